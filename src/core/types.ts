@@ -1,0 +1,101 @@
+/** Shared data shapes of the evaluation core. Plain data only: they cross workers and go to JSON. */
+
+/** BIRD's three buckets; anything else (Spider, custom data without difficulty) is `unknown`. */
+export type Difficulty = 'simple' | 'moderate' | 'challenging' | 'unknown';
+export const DIFFICULTIES: readonly Difficulty[] = ['simple', 'moderate', 'challenging'];
+
+/** One benchmark question (BIRD or Spider), normalised. */
+export interface Question {
+  /** BIRD `question_id`; for Spider, the 0-based position in the file. */
+  questionId: number;
+  dbId: string;
+  question: string;
+  /** BIRD external knowledge; empty for Spider. */
+  evidence: string;
+  /** Gold SQL as given in the question file (BIRD `SQL`, Spider `query`). */
+  goldSql: string;
+  difficulty: Difficulty;
+}
+
+/** One line of a gold `.sql` file: `SQL<TAB>db_id`. */
+export interface GoldEntry {
+  sql: string;
+  dbId: string;
+}
+
+/**
+ * Which rule produced the SQL of a prediction. Every item records its rule so that a
+ * format reward and extraction failures can be inspected later.
+ */
+export type ExtractionRule =
+  | 'bird-separator' // BIRD JSON value `SQL\t----- bird -----\tdb_id`
+  | 'bird-no-separator' // BIRD JSON value without the separator: the whole stripped string
+  | 'bird-non-string' // BIRD JSON value that is not a string: SQL becomes " " (official)
+  | 'sql-field' // JSONL `sql` field, used as given
+  | 'sql-line' // one line of a plain .sql predictions file
+  | 'fenced-sql-first' // first ```sql / ```sqlite block of a completion
+  | 'fenced-sql-last' // last ```sql / ```sqlite block of a completion
+  | 'answer-tag' // <answer>...</answer>
+  | 'solution-tag' // <solution>...</solution>
+  | 'select-fallback' // text from the first SELECT / WITH to the end (or to the first ';')
+  | 'none'; // nothing that looks like SQL: the item is evaluated with empty SQL
+
+export interface Extraction {
+  rule: ExtractionRule;
+  /** True when a <think>...</think> block was removed before the rule was applied. */
+  thinkStripped: boolean;
+}
+
+/** One prediction as read from a predictions file, before pairing with gold. */
+export interface Prediction {
+  /** Position in the file (0-based, in key order for BIRD JSON, line order for JSONL/.sql). */
+  position: number;
+  /** question_id when the file names one (JSONL); BIRD JSON keys are ignored, as official. */
+  questionId: number | null;
+  sql: string;
+  extraction: Extraction;
+  /** The raw completion, when the file held one (JSONL `completion`). */
+  completion?: string;
+}
+
+/** One unit of work: a prediction paired with its gold query. */
+export interface EvalItem {
+  /** 0-based position of the gold line. */
+  index: number;
+  questionId: number;
+  dbId: string;
+  difficulty: Difficulty;
+  predSql: string;
+  goldSql: string;
+  extraction: Extraction;
+}
+
+export type ItemStatus = 'ok' | 'error' | 'timeout' | 'missing-db';
+
+/** A SQLite value as the core sees it: INTEGER may be a bigint beyond 2^53. */
+export type SqlValue = null | number | bigint | string | Uint8Array;
+
+export interface ItemResult {
+  index: number;
+  questionId: number;
+  dbId: string;
+  difficulty: Difficulty;
+  /** Official EX, 0 or 1 (errors, timeouts and missing databases are 0). */
+  ex: 0 | 1;
+  /** Official Soft-F1 in [0, 1]; null when not requested. */
+  softF1: number | null;
+  /** R-VES reward (0, 0.25, 0.5, 0.75, 1, 1.25); null when not requested. */
+  rves: number | null;
+  /** Mean gold/pred time ratio after outlier removal (R-VES); null when not measured. */
+  timeRatio: number | null;
+  status: ItemStatus;
+  /** SQLite's message (prefixed by the side that failed) for `error`; a sentence for the others. */
+  error: string | null;
+  /** The prediction changed the database (rows or schema) before the gold query ran. */
+  mutatedDb: boolean;
+  extraction: Extraction;
+  predRowCount: number | null;
+  goldRowCount: number | null;
+  /** Milliseconds spent executing both queries (not the R-VES repetitions). */
+  elapsedMs: number | null;
+}
