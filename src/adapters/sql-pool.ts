@@ -1,0 +1,255 @@
+/**
+ * SqlExecutor adapter: a pool of sql.js workers (the same worker module in the browser and
+ * in Node). Items are grouped by database and a worker keeps to one database while it has
+ * items, so each database is opened by as few workers as possible. A per-item timeout (both
+ * queries together, as official) terminates the worker and starts a fresh one: only the item
+ * that ran away is marked `timeout`; the next item runs normally.
+ */
+import { transfer, type Remote } from 'comlink';
+import { timeRatio, vesReward } from '../core/compare/r-ves.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
+import { itemResult } from '../core/eval/item-result.ts';
+import type { EvalItem, ItemResult } from '../core/types.ts';
+import type { ExecDone, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
+
+export interface WorkerHandle {
+  api: Remote<SqlWorkerApi>;
+  terminate(): void;
+  /** Resolves with a reason when the worker dies on its own (crash, out of memory). */
+  exited: Promise<string>;
+}
+
+/** Where database bytes come from: files on disk (CLI), IndexedDB (browser), the demo. */
+export interface DbSource {
+  has(dbId: string): Promise<boolean>;
+  /** A fresh copy each call: the bytes are transferred to a worker. */
+  load(dbId: string): Promise<Uint8Array>;
+  /** Where the database was expected, for the missing-db message. */
+  describe(dbId: string): string;
+}
+
+export interface SqlPoolOptions {
+  spawn: () => WorkerHandle;
+  dbSource: DbSource;
+  /** Number of workers (default: the number of cores). */
+  size: number;
+  wasmUrl?: string;
+  /** Bytes of opened databases each worker may keep (default 512 MiB). */
+  cacheBytes?: number;
+}
+
+const TIMEOUT = Symbol('timeout');
+class WorkerDied extends Error {}
+
+interface Slot {
+  handle: WorkerHandle;
+  ready: Promise<unknown>;
+  currentDb: string | null;
+}
+
+export class SqlPool implements SqlExecutor {
+  private readonly slots: Slot[] = [];
+  private disposed = false;
+
+  constructor(private readonly opts: SqlPoolOptions) {
+    if (!Number.isInteger(opts.size) || opts.size < 1) throw new Error(`pool size must be a positive integer, got ${opts.size}`);
+  }
+
+  private spawnSlot(): Slot {
+    const handle = this.opts.spawn();
+    const ready = handle.api.init({ wasmUrl: this.opts.wasmUrl, cacheBytes: this.opts.cacheBytes ?? 512 * 1024 * 1024 });
+    return { handle, ready, currentDb: null };
+  }
+
+  private restart(slot: Slot): void {
+    slot.handle.terminate();
+    Object.assign(slot, this.spawnSlot());
+  }
+
+  /** Runs `fn` on the slot's worker; a timeout or a crash restarts the worker. */
+  private async call<T>(slot: Slot, fn: (api: Remote<SqlWorkerApi>) => Promise<T>, timeoutMs: number): Promise<T | typeof TIMEOUT> {
+    await slot.ready;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<typeof TIMEOUT>((resolve) => {
+      timer = setTimeout(() => resolve(TIMEOUT), timeoutMs);
+    });
+    const died = slot.handle.exited.then((reason) => {
+      throw new WorkerDied(reason);
+    });
+    try {
+      const r = await Promise.race([fn(slot.handle.api), timeout, died]);
+      if (r === TIMEOUT) this.restart(slot);
+      return r;
+    } catch (err) {
+      if (err instanceof WorkerDied) this.restart(slot);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async evaluate(
+    items: readonly EvalItem[],
+    options: EvalOptions,
+    hooks: { signal?: AbortSignal; onEvent?: (e: EvalEvent) => void } = {},
+  ): Promise<ItemResult[]> {
+    if (this.disposed) throw new Error('SqlPool used after dispose()');
+    const { dbSource } = this.opts;
+    const results: ItemResult[] = new Array(items.length);
+    const position = new Map<EvalItem, number>();
+    items.forEach((it, i) => position.set(it, i));
+    let done = 0;
+    const finish = (item: EvalItem, result: ItemResult, exec: ExecDone | null = null) => {
+      results[position.get(item)!] = result;
+      done += 1;
+      const preview = exec && options.previewRows > 0
+        ? { predColumns: exec.predColumns, goldColumns: exec.goldColumns, predRows: exec.predPreview, goldRows: exec.goldPreview }
+        : null;
+      hooks.onEvent?.({ type: 'item', result, preview, done, total: items.length });
+    };
+
+    // Group by database, in order of first appearance; missing databases are settled at once.
+    const queues = new Map<string, EvalItem[]>();
+    for (const it of items) {
+      let q = queues.get(it.dbId);
+      if (!q) queues.set(it.dbId, (q = []));
+      q.push(it);
+    }
+    for (const dbId of [...queues.keys()]) {
+      if (!(await dbSource.has(dbId))) {
+        for (const it of queues.get(dbId)!) {
+          finish(it, itemResult(it, { status: 'missing-db', error: `database ${dbId} not found: expected ${dbSource.describe(dbId)}` }));
+        }
+        queues.delete(dbId);
+      }
+    }
+    const badDbs = new Map<string, string>();
+    const active = new Map<string, number>();
+
+    const pick = (slot: Slot): EvalItem | undefined => {
+      let dbId = slot.currentDb;
+      if (!dbId || !queues.get(dbId)?.length) {
+        let best: string | null = null;
+        let bestScore = -Infinity;
+        for (const [id, q] of queues) {
+          if (!q.length) continue;
+          // Prefer a database nobody works on, then the one with the most items left.
+          const score = q.length - (active.get(id) ?? 0) * 1e9;
+          if (score > bestScore) {
+            bestScore = score;
+            best = id;
+          }
+        }
+        if (best === null) return undefined;
+        if (slot.currentDb) active.set(slot.currentDb, (active.get(slot.currentDb) ?? 1) - 1);
+        dbId = best;
+        slot.currentDb = dbId;
+        active.set(dbId, (active.get(dbId) ?? 0) + 1);
+      }
+      return queues.get(dbId)!.shift();
+    };
+
+    const ensureDb = async (slot: Slot, dbId: string): Promise<string | null> => {
+      const known = badDbs.get(dbId);
+      if (known) return known;
+      const t0 = performance.now();
+      try {
+        const bytes = await dbSource.load(dbId);
+        const size = bytes.length;
+        const r = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
+        if (r === TIMEOUT) throw new Error(`database ${dbId}: opening took longer than 10 minutes`);
+        hooks.onEvent?.({ type: 'db-loaded', dbId, ms: performance.now() - t0, sizeBytes: size });
+        return null;
+      } catch (err) {
+        const msg = errorMessage(err);
+        badDbs.set(dbId, msg);
+        return msg;
+      }
+    };
+
+    const runItem = async (slot: Slot, item: EvalItem): Promise<void> => {
+      const req = {
+        dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, readOnly: options.readOnly,
+        softF1: options.metrics.includes('soft-f1'), previewRows: options.previewRows,
+      };
+      const withDb = async <T>(fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>, ms: number): Promise<T | typeof TIMEOUT | string> => {
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const r = await this.call(slot, fn, ms);
+          if (r === TIMEOUT || (r as NeedDb).kind !== 'need-db') return r as T | typeof TIMEOUT;
+          const err = await ensureDb(slot, item.dbId);
+          if (err) return err;
+        }
+        return `database ${item.dbId} could not be kept open in the worker`;
+      };
+      let exec: ExecDone | typeof TIMEOUT | string;
+      try {
+        exec = await withDb((api) => api.evaluate(req), options.timeoutMs);
+      } catch (err) {
+        hooks.onEvent?.({ type: 'worker-restarted', reason: errorMessage(err) });
+        finish(item, itemResult(item, { status: 'error', error: `worker crashed: ${errorMessage(err)}` }));
+        return;
+      }
+      if (exec === TIMEOUT) {
+        hooks.onEvent?.({ type: 'worker-restarted', reason: `item ${item.index} timed out` });
+        finish(item, itemResult(item, {
+          status: 'timeout', softF1: req.softF1 ? 0 : null, rves: options.metrics.includes('r-ves') ? 0 : null,
+          error: `timed out after ${options.timeoutMs / 1000} s (prediction and gold together)`,
+        }));
+        return;
+      }
+      if (typeof exec === 'string') {
+        finish(item, itemResult(item, { status: 'error', error: exec, softF1: req.softF1 ? 0 : null }));
+        return;
+      }
+      let rves: number | null = null;
+      let ratio: number | null = null;
+      if (options.metrics.includes('r-ves')) {
+        rves = 0;
+        if (exec.ex === 1) {
+          const timed = await withDb(
+            (api) => api.timeQueries({ dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, iterations: options.vesIterations }),
+            options.timeoutMs * options.vesIterations,
+          ).catch(() => TIMEOUT);
+          if (timed !== TIMEOUT && typeof timed !== 'string') {
+            ratio = timeRatio(timed.ratios);
+            rves = ratio === null ? 0 : vesReward(ratio);
+          }
+        }
+      }
+      finish(item, itemResult(item, {
+        status: exec.status, ex: exec.ex, softF1: exec.softF1, rves, timeRatio: ratio, error: exec.error,
+        mutatedDb: exec.mutatedDb, predRowCount: exec.predRowCount, goldRowCount: exec.goldRowCount, elapsedMs: exec.elapsedMs,
+      }), exec);
+    };
+
+    const pending = [...queues.values()].reduce((n, q) => n + q.length, 0);
+    while (this.slots.length < Math.min(this.opts.size, pending)) this.slots.push(this.spawnSlot());
+    const slots = this.slots.slice(0, Math.min(this.opts.size, pending));
+    const aborted = new Promise<never>((_, reject) => {
+      const onAbort = () => reject(new DOMException('evaluation aborted', 'AbortError'));
+      if (hooks.signal?.aborted) onAbort();
+      hooks.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    aborted.catch(() => undefined);
+    const loops = slots.map(async (slot) => {
+      for (let item = pick(slot); item && !hooks.signal?.aborted; item = pick(slot)) await runItem(slot, item);
+      if (slot.currentDb) active.set(slot.currentDb, (active.get(slot.currentDb) ?? 1) - 1);
+      slot.currentDb = null;
+    });
+    try {
+      await Promise.race([Promise.all(loops), aborted]);
+    } catch (err) {
+      for (const slot of this.slots) slot.handle.terminate();
+      this.slots.length = 0;
+      throw err;
+    }
+    return results;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const slot of this.slots) slot.handle.terminate();
+    this.slots.length = 0;
+  }
+}

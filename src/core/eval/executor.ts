@@ -1,0 +1,46 @@
+import type { EvalItem, ItemResult } from '../types.ts';
+
+export type MetricName = 'ex' | 'soft-f1' | 'r-ves';
+export const METRICS: readonly MetricName[] = ['ex', 'soft-f1', 'r-ves'];
+
+export interface EvalOptions {
+  metrics: readonly MetricName[];
+  /** Per item, covering prediction and gold together (official: 30 s). */
+  timeoutMs: number;
+  readOnly: boolean;
+  /** R-VES repetitions per correct item (official: 100). */
+  vesIterations: number;
+  /** Rows of each result kept for display. */
+  previewRows: number;
+}
+
+export const DEFAULT_EVAL_OPTIONS: EvalOptions = {
+  metrics: ['ex', 'soft-f1'],
+  timeoutMs: 30_000,
+  readOnly: false,
+  vesIterations: 100,
+  previewRows: 0,
+};
+
+/** Rows shown with an item, when the executor was asked for them. */
+export interface ItemPreview {
+  predColumns: string[];
+  goldColumns: string[];
+  predRows: unknown[][];
+  goldRows: unknown[][];
+}
+
+export type EvalEvent =
+  | { type: 'item'; result: ItemResult; preview: ItemPreview | null; done: number; total: number }
+  | { type: 'db-loaded'; dbId: string; ms: number; sizeBytes: number }
+  | { type: 'worker-restarted'; reason: string };
+
+/** Port: runs prediction and gold SQL of each item and compares them. */
+export interface SqlExecutor {
+  evaluate(
+    items: readonly EvalItem[],
+    options: EvalOptions,
+    hooks?: { signal?: AbortSignal; onEvent?: (e: EvalEvent) => void },
+  ): Promise<ItemResult[]>;
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,254 @@
+/**
+ * What the SQL worker does, written against an initialised sql.js module so that it can be
+ * exercised directly in tests. workers/sql.worker.ts is the only place that loads sql.js.
+ *
+ * Semantics follow BIRD's official evaluator (../shared/docs/EVAL_SEMANTICS.md): the
+ * prediction runs first, then the gold query, on the same connection; Python sqlite3's
+ * statement rules apply; values keep their SQLite storage class (INTEGER beyond 2^53 is read
+ * as a bigint). A prediction that writes is seen by its own gold query, then the database is
+ * re-opened from pristine bytes so nothing leaks into the next item.
+ */
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
+import { executionMatch } from '../src/core/compare/ex.ts';
+import { softF1 } from '../src/core/compare/soft-f1.ts';
+import {
+  MULTIPLE_STATEMENTS_MESSAGE,
+  NUL_MESSAGE,
+  firstSignificantIndex,
+  hasTrailingStatement,
+  looksLikeQuery,
+} from '../src/core/sql/python-statement.ts';
+import type { SqlValue } from '../src/core/types.ts';
+import type { ExecDone, ExecRequest, NeedDb, QueryResult, SqlWorkerApi, TimeRequest, WorkerInit } from './sql.api.ts';
+
+interface OpenDb {
+  db: Database;
+  sizeBytes: number;
+}
+
+interface Result {
+  columns: string[];
+  rows: SqlValue[][];
+}
+
+const SQLITE_HEADER = 'SQLite format 3\u0000';
+const MAX_SAFE = 9007199254740991;
+
+/** Thrown inside the engine to tag which query failed. */
+class SideError extends Error {}
+
+export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsStatic>): SqlWorkerApi {
+  let SQL: SqlJsStatic | null = null;
+  let cacheBytes = 512 * 1024 * 1024;
+  // Map iteration order is insertion order: delete + set moves an entry to the MRU end.
+  const open = new Map<string, OpenDb>();
+
+  function sql(): SqlJsStatic {
+    if (!SQL) throw new Error('SQL worker used before init()');
+    return SQL;
+  }
+
+  function touch(dbId: string): OpenDb | undefined {
+    const entry = open.get(dbId);
+    if (entry) {
+      open.delete(dbId);
+      open.set(dbId, entry);
+    }
+    return entry;
+  }
+
+  function drop(dbId: string): void {
+    const entry = open.get(dbId);
+    if (!entry) return;
+    open.delete(dbId);
+    try {
+      entry.db.close();
+    } catch {
+      // closing a broken handle must not hide the error that led here
+    }
+  }
+
+  function evict(keep: string): void {
+    let total = 0;
+    for (const e of open.values()) total += e.sizeBytes;
+    for (const id of [...open.keys()]) {
+      if (total <= cacheBytes) break;
+      if (id === keep) continue;
+      total -= open.get(id)!.sizeBytes;
+      drop(id);
+    }
+  }
+
+  /** Runs one SQL text under Python sqlite3's rules and fetches every row. */
+  function runPython(db: Database, text: string): Result {
+    if (text.includes('\u0000')) throw new Error(NUL_MESSAGE);
+    const start = firstSignificantIndex(text);
+    if (start < 0) return { columns: [], rows: [] };
+    const it = db.iterateStatements(text);
+    const first = it.next();
+    // SQLite skips empty statements (';'), so `done` here means the text held nothing else.
+    if (first.done) return { columns: [], rows: [] };
+    const stmt: Statement = first.value;
+    try {
+      // Python checks the rest of the text before it executes anything.
+      if (hasTrailingStatement(it.getRemainingSQL())) throw new Error(MULTIPLE_STATEMENTS_MESSAGE);
+      const rows: SqlValue[][] = [];
+      while (stmt.step()) {
+        let row = stmt.get() as SqlValue[];
+        for (const v of row) {
+          if (typeof v === 'number' && (v > MAX_SAFE || v < -MAX_SAFE) && Number.isInteger(v)) {
+            // An INTEGER beyond 2^53 arrived as a rounded double: read the row again exactly.
+            row = stmt.get(null, { useBigInt: true }) as SqlValue[];
+            break;
+          }
+        }
+        rows.push(row);
+      }
+      return { columns: stmt.getColumnNames(), rows };
+    } finally {
+      stmt.free();
+    }
+  }
+
+  /** What a write can change: rows, schemas (main and temp), attached databases. */
+  function fingerprint(db: Database): string {
+    const r = db.exec(
+      'SELECT total_changes(), (SELECT schema_version FROM pragma_schema_version), ' +
+        "(SELECT count(*) FROM pragma_database_list)",
+    );
+    const temp = db.exec('PRAGMA temp.schema_version');
+    return JSON.stringify([r[0]?.values[0], temp[0]?.values[0]]);
+  }
+
+  function preview(rows: SqlValue[][], n: number): SqlValue[][] {
+    return n > 0 ? rows.slice(0, n) : [];
+  }
+
+  const api: SqlWorkerApi = {
+    async init(options) {
+      cacheBytes = options.cacheBytes;
+      SQL = await loadSqlJs(options);
+      const db = new SQL.Database();
+      const v = String(db.exec('select sqlite_version()')[0]!.values[0]![0]);
+      db.close();
+      return { sqliteVersion: v };
+    },
+
+    async loadDb(dbId, bytes) {
+      const head = String.fromCharCode(...bytes.subarray(0, 16));
+      if (bytes.length < 100 || head !== SQLITE_HEADER) {
+        throw new Error(
+          `database ${dbId}: not an SQLite 3 file (${bytes.length} bytes, header ${JSON.stringify(head.slice(0, 15))}); ` +
+            `replace it with the .sqlite file of ${dbId}`,
+        );
+      }
+      // WAL databases cannot be opened from memory; the copy we hold is switched to rollback
+      // journal mode (bytes 18-19), which changes nothing about its content. The user's file
+      // is never written.
+      if (bytes[18] === 2 || bytes[19] === 2) {
+        bytes[18] = 1;
+        bytes[19] = 1;
+      }
+      drop(dbId);
+      const db = new (sql().Database)(bytes);
+      let tables: number;
+      try {
+        tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
+        db.exec('PRAGMA quick_check(1)');
+      } catch (err) {
+        db.close();
+        throw new Error(`database ${dbId}: unreadable SQLite file (${(err as Error).message}); re-import it`);
+      }
+      open.set(dbId, { db, sizeBytes: bytes.length });
+      evict(dbId);
+      return { sizeBytes: bytes.length, tables };
+    },
+
+    async evaluate(req: ExecRequest): Promise<ExecDone | NeedDb> {
+      const entry = touch(req.dbId);
+      if (!entry) return { kind: 'need-db' };
+      const db = entry.db;
+      const t0 = performance.now();
+      const before = fingerprint(db);
+      let pred: Result | null = null;
+      let gold: Result | null = null;
+      let error: string | null = null;
+      let mutatedDb = false;
+      try {
+        if (req.readOnly) db.exec('PRAGMA query_only = 1');
+        try {
+          pred = runPython(db, req.predSql);
+        } catch (err) {
+          throw new SideError(`prediction: ${(err as Error).message}`);
+        } finally {
+          mutatedDb = fingerprint(db) !== before;
+          if (req.readOnly) db.exec('PRAGMA query_only = 0');
+        }
+        if (mutatedDb && req.readOnly) {
+          throw new SideError('prediction: writes to the database, which --read-only forbids');
+        }
+        try {
+          gold = runPython(db, req.goldSql);
+        } catch (err) {
+          throw new SideError(`gold: ${(err as Error).message}`);
+        }
+      } catch (err) {
+        error = err instanceof SideError ? err.message : `prediction: ${(err as Error).message}`;
+      } finally {
+        // Re-open from pristine bytes after anything that may have left state behind.
+        if (mutatedDb || !looksLikeQuery(req.predSql)) drop(req.dbId);
+      }
+      const elapsedMs = performance.now() - t0;
+      if (error !== null || !pred || !gold) {
+        return {
+          kind: 'done', status: 'error', ex: 0, softF1: req.softF1 ? 0 : null, error, mutatedDb,
+          predRowCount: pred?.rows.length ?? null, goldRowCount: gold?.rows.length ?? null,
+          predColumns: pred?.columns ?? [], goldColumns: gold?.columns ?? [],
+          predPreview: preview(pred?.rows ?? [], req.previewRows), goldPreview: [], elapsedMs,
+        };
+      }
+      return {
+        kind: 'done', status: 'ok', ex: executionMatch(pred.rows, gold.rows),
+        softF1: req.softF1 ? softF1(pred.rows, gold.rows) : null, error: null, mutatedDb,
+        predRowCount: pred.rows.length, goldRowCount: gold.rows.length,
+        predColumns: pred.columns, goldColumns: gold.columns,
+        predPreview: preview(pred.rows, req.previewRows), goldPreview: preview(gold.rows, req.previewRows),
+        elapsedMs,
+      };
+    },
+
+    async timeQueries(req: TimeRequest) {
+      const entry = touch(req.dbId);
+      if (!entry) return { kind: 'need-db' };
+      const ratios: number[] = [];
+      for (let i = 0; i < req.iterations; i++) {
+        const t0 = performance.now();
+        runPython(entry.db, req.predSql);
+        const t1 = performance.now();
+        runPython(entry.db, req.goldSql);
+        const t2 = performance.now();
+        ratios.push((t2 - t1) / (t1 - t0));
+      }
+      return { kind: 'done', ratios };
+    },
+
+    async query(dbId, text, maxRows): Promise<QueryResult | NeedDb> {
+      const entry = touch(dbId);
+      if (!entry) return { kind: 'need-db' };
+      const db = entry.db;
+      db.exec('PRAGMA query_only = 1');
+      try {
+        const r = runPython(db, text);
+        return { columns: r.columns, rows: r.rows.slice(0, maxRows), truncated: r.rows.length > maxRows };
+      } finally {
+        db.exec('PRAGMA query_only = 0');
+        if (!looksLikeQuery(text)) drop(dbId);
+      }
+    },
+
+    async openDbs() {
+      return [...open.keys()];
+    },
+  };
+  return api;
+}

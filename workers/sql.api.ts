@@ -1,0 +1,70 @@
+/**
+ * The contract of the SQL worker (workers/sql.worker.ts), shared by the browser (Web Workers)
+ * and Node (worker_threads). Plain data only; database bytes are transferred, not copied.
+ */
+import type { SqlValue } from '../src/core/types.ts';
+
+export interface WorkerInit {
+  /** URL of sql-wasm.wasm (browser builds); Node finds it next to sql.js itself. */
+  wasmUrl?: string;
+  /** Opened databases are kept in an LRU bounded by this many bytes (the one in use always stays). */
+  cacheBytes: number;
+}
+
+export interface ExecRequest {
+  dbId: string;
+  predSql: string;
+  goldSql: string;
+  /** Any write by the prediction becomes an error instead of being seen by the gold query. */
+  readOnly: boolean;
+  softF1: boolean;
+  /** Rows of each result to send back for display (0 for none). */
+  previewRows: number;
+}
+
+export interface ExecDone {
+  kind: 'done';
+  status: 'ok' | 'error';
+  ex: 0 | 1;
+  softF1: number | null;
+  error: string | null;
+  mutatedDb: boolean;
+  predRowCount: number | null;
+  goldRowCount: number | null;
+  predColumns: string[];
+  goldColumns: string[];
+  predPreview: SqlValue[][];
+  goldPreview: SqlValue[][];
+  elapsedMs: number;
+}
+
+/** The worker does not hold the database (never loaded, evicted, or reset after a write). */
+export interface NeedDb {
+  kind: 'need-db';
+}
+
+export interface TimeRequest {
+  dbId: string;
+  predSql: string;
+  goldSql: string;
+  iterations: number;
+}
+
+export interface QueryResult {
+  columns: string[];
+  rows: SqlValue[][];
+  truncated: boolean;
+}
+
+export interface SqlWorkerApi {
+  init(options: WorkerInit): Promise<{ sqliteVersion: string }>;
+  /** Opens a database from its bytes. Throws a clear error for bytes that are not SQLite. */
+  loadDb(dbId: string, bytes: Uint8Array): Promise<{ sizeBytes: number; tables: number }>;
+  evaluate(req: ExecRequest): Promise<ExecDone | NeedDb>;
+  /** R-VES timings: gold_time / pred_time for each repetition. */
+  timeQueries(req: TimeRequest): Promise<{ kind: 'done'; ratios: number[] } | NeedDb>;
+  /** A read-only query for display (schemas, sample rows). */
+  query(dbId: string, sql: string, maxRows: number): Promise<QueryResult | NeedDb>;
+  /** Database ids currently open, most recently used last. */
+  openDbs(): Promise<string[]>;
+}
