@@ -35,12 +35,18 @@ export type EvalEvent =
   | { type: 'db-loaded'; dbId: string; ms: number; sizeBytes: number }
   | { type: 'worker-restarted'; reason: string };
 
+/** The part of AbortSignal the core uses (the core is compiled without DOM types). */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+}
+
 /** Port: runs prediction and gold SQL of each item and compares them. */
 export interface SqlExecutor {
   evaluate(
     items: readonly EvalItem[],
     options: EvalOptions,
-    hooks?: { signal?: AbortSignal; onEvent?: (e: EvalEvent) => void },
+    hooks?: { signal?: AbortSignalLike; onEvent?: (e: EvalEvent) => void },
   ): Promise<ItemResult[]>;
   dispose(): Promise<void>;
 }

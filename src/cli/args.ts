@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { WorkbenchError } from '../core/errors.ts';
+import { METRICS, type MetricName } from '../core/eval/executor.ts';
+
+export interface EvalArgs {
+  predictions: string;
+  gold: string;
+  dbRoot: string;
+  dataset: string | null;
+  timeoutS: number;
+  workers: number | null;
+  readOnly: boolean;
+  metrics: MetricName[];
+  out: string | null;
+  vesIterations: number;
+}
+
+export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR
+    [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
+    [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]`;
+
+const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
+
+function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw bad(flag, `expected a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}
+
+export function parseEvalArgs(argv: string[]): EvalArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        predictions: { type: 'string' },
+        gold: { type: 'string' },
+        'db-root': { type: 'string' },
+        dataset: { type: 'string' },
+        'timeout-s': { type: 'string' },
+        workers: { type: 'string' },
+        'read-only': { type: 'boolean' },
+        metrics: { type: 'string' },
+        'ves-iterations': { type: 'string' },
+        out: { type: 'string' },
+      },
+    }));
+  } catch (err) {
+    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${EVAL_USAGE}`);
+  }
+  for (const req of ['predictions', 'gold', 'db-root'] as const) {
+    if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
+  }
+  const metrics = (values.metrics ?? 'ex,soft-f1').split(',').map((m) => m.trim()).filter(Boolean);
+  for (const m of metrics) {
+    if (!(METRICS as readonly string[]).includes(m)) throw bad('--metrics', `unknown metric ${JSON.stringify(m)}; use a comma-separated list of ${METRICS.join(', ')}`);
+  }
+  if (metrics.length === 0) throw bad('--metrics', `name at least one of ${METRICS.join(', ')}`);
+  return {
+    predictions: values.predictions!,
+    gold: values.gold!,
+    dbRoot: values['db-root']!,
+    dataset: values.dataset ?? null,
+    timeoutS: positiveNumber('--timeout-s', values['timeout-s'], 30, false),
+    workers: values.workers === undefined ? null : positiveNumber('--workers', values.workers, 1, true),
+    readOnly: values['read-only'] ?? false,
+    metrics: [...new Set(metrics)] as MetricName[],
+    out: values.out ?? null,
+    vesIterations: positiveNumber('--ves-iterations', values['ves-iterations'], 100, true),
+  };
+}

@@ -1,0 +1,50 @@
+import type { ItemResult } from '../types.ts';
+import type { BucketScores, Summary } from './summary.ts';
+
+/** The `--out` JSON of the CLI: snake_case keys, percentages unrounded, `ex` 0 or 1. */
+export interface JsonBucket {
+  count: number;
+  ex: number | null;
+  soft_f1: number | null;
+  r_ves: number | null;
+  errors: number;
+  timeouts: number;
+  mutated_db: number;
+}
+
+function bucketJson(b: BucketScores): JsonBucket {
+  return { count: b.count, ex: b.ex, soft_f1: b.softF1, r_ves: b.rves, errors: b.errors, timeouts: b.timeouts, mutated_db: b.mutated };
+}
+
+export function summaryJson(s: Summary, extra: Record<string, unknown>) {
+  return {
+    metrics: s.metrics,
+    count: s.byDifficulty.total.count,
+    by_difficulty: Object.fromEntries(Object.entries(s.byDifficulty).map(([k, b]) => [k, bucketJson(b!)])),
+    by_db: Object.fromEntries(Object.entries(s.byDb).map(([k, b]) => [k, bucketJson(b)])),
+    missing_dbs: s.missingDbs,
+    status_counts: s.statusCounts,
+    ...extra,
+  };
+}
+
+export function itemJson(r: ItemResult) {
+  return {
+    index: r.index,
+    question_id: r.questionId,
+    db_id: r.dbId,
+    difficulty: r.difficulty,
+    ex: r.ex,
+    soft_f1: r.softF1,
+    r_ves: r.rves,
+    time_ratio: r.timeRatio,
+    status: r.status,
+    error: r.error,
+    mutated_db: r.mutatedDb,
+    extraction: r.extraction.rule,
+    think_stripped: r.extraction.thinkStripped,
+    pred_rows: r.predRowCount,
+    gold_rows: r.goldRowCount,
+    elapsed_ms: r.elapsedMs === null ? null : Math.round(r.elapsedMs * 1000) / 1000,
+  };
+}

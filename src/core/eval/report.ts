@@ -1,0 +1,76 @@
+import type { MetricName } from './executor.ts';
+import type { BucketScores, Summary } from './summary.ts';
+
+/**
+ * Python's `'{:.2f}'.format(x)`: the exact binary value rounded half to even. JavaScript's
+ * toFixed rounds exact ties up; ties only exist for multiples of 1/8 (x.125, x.375, ...).
+ */
+export function formatFixed2(x: number): string {
+  const scaled = x * 100;
+  if (Number.isInteger(x * 8) && Math.abs(scaled % 1) === 0.5) {
+    const floor = Math.floor(scaled);
+    const even = floor % 2 === 0 ? floor : floor + 1;
+    return (even / 100).toFixed(2);
+  }
+  return x.toFixed(2);
+}
+
+const LEVELS = ['simple', 'moderate', 'challenging', 'total'] as const;
+const LABEL: Record<MetricName, string> = { ex: 'EX', 'soft-f1': 'Soft F1', 'r-ves': 'R-VES' };
+const FIELD: Record<MetricName, keyof BucketScores> = { ex: 'ex', 'soft-f1': 'softF1', 'r-ves': 'rves' };
+
+const pad = (s: string, w = 20) => (s.length >= w ? s : s + ' '.repeat(w - s.length));
+
+/** The official `print_data` layout: one block per metric, 20-character columns. */
+export function officialTable(summary: Summary): string {
+  const lines: string[] = [];
+  const cols = LEVELS.map((l) => summary.byDifficulty[l]);
+  lines.push([pad(''), ...LEVELS.map((l) => pad(l))].join(' ').trimEnd());
+  lines.push([pad('count'), ...cols.map((c) => pad(String(c?.count ?? 0)))].join(' ').trimEnd());
+  for (const m of summary.metrics) {
+    const label = LABEL[m];
+    lines.push(`======================================    ${label}    =====================================`);
+    const vals = cols.map((c) => {
+      const v = c?.[FIELD[m]];
+      return typeof v === 'number' ? formatFixed2(v) : '-';
+    });
+    lines.push([pad(label), ...vals.map((v) => pad(v))].join(' ').trimEnd());
+  }
+  lines.push('===========================================================================================');
+  return lines.join('\n');
+}
+
+/** Per database, then the notes a reader needs: missing databases, failures, writes. */
+export function detailReport(summary: Summary): string {
+  const lines: string[] = [];
+  const dbs = Object.entries(summary.byDb);
+  if (dbs.length > 0) {
+    const w = Math.max(8, ...dbs.map(([id]) => id.length)) + 2;
+    const metricCols = summary.metrics.map((m) => LABEL[m]);
+    lines.push([pad('database', w), pad('count', 7), ...metricCols.map((c) => pad(c, 9)), 'errors  timeouts  writes'].join(''));
+    for (const [id, b] of dbs) {
+      const vals = summary.metrics.map((m) => {
+        const v = b[FIELD[m]];
+        return pad(typeof v === 'number' ? formatFixed2(v) : '-', 9);
+      });
+      lines.push([pad(id, w), pad(String(b.count), 7), ...vals, pad(String(b.errors), 8), pad(String(b.timeouts), 10), String(b.mutated)].join(''));
+    }
+  }
+  const missing = Object.entries(summary.missingDbs);
+  if (missing.length > 0) {
+    const n = missing.reduce((a, [, c]) => a + c, 0);
+    lines.push(
+      `warning: ${n} item(s) left out of the scores because their database is missing: ` +
+        missing.map(([id, c]) => `${id} (${c})`).join(', '),
+    );
+  }
+  const t = summary.byDifficulty.total;
+  if (t.mutated > 0) {
+    lines.push(`warning: ${t.mutated} prediction(s) wrote to the database before their gold query ran (mutated_db); ` +
+      'the official evaluator scores them the same way: check them for reward hacking, or run with --read-only');
+  }
+  if (summary.metrics.includes('r-ves')) {
+    lines.push('note: R-VES depends on the machine and the SQL engine (here sql.js, WebAssembly): it is not reproducible across machines');
+  }
+  return lines.join('\n');
+}
