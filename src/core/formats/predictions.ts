@@ -1,0 +1,280 @@
+import { WorkbenchError } from '../errors.ts';
+import { extractSql, type ExtractOptions } from '../sql/extract-sql.ts';
+import type { EvalItem, Extraction, ExtractionRule, GoldEntry, Prediction, Question } from '../types.ts';
+import { pyStrip, pythonLines, stripBom } from './gold.ts';
+import { describeValue, isRecord, parseJsonLines, parseJsonText } from './questions.ts';
+
+/** Separator between SQL and db name in BIRD prediction values (tab, dashes, " bird ", tab). */
+export const BIRD_SEPARATOR = '\t----- bird -----\t';
+
+function rule(r: ExtractionRule): Extraction {
+  return { rule: r, thinkStripped: false };
+}
+
+/**
+ * Top-level `[key, raw value text]` pairs of a JSON object, in file order. JS objects put
+ * integer-like keys first in numeric order while the official evaluator iterates a Python dict
+ * (file order), so the order has to come from the text. `text` must already be valid JSON.
+ */
+function topLevelEntries(text: string): Array<[string, string]> {
+  const entries: Array<[string, string]> = [];
+  let i = text.indexOf('{') + 1;
+  const ws = (): void => {
+    while (' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const skipString = (): void => {
+    for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    i++;
+  };
+  for (;;) {
+    ws();
+    if (text[i] === '}') return entries;
+    const keyStart = i;
+    skipString();
+    const key = JSON.parse(text.slice(keyStart, i)) as string;
+    ws();
+    i++; // ':'
+    ws();
+    const valueStart = i;
+    let depth = 0;
+    for (; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === '"') {
+        skipString();
+        i--;
+      } else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        if (depth === 0) break;
+        depth--;
+      } else if (c === ',' && depth === 0) break;
+    }
+    entries.push([key, text.slice(valueStart, i).trim()]);
+    if (text[i] === ',') i++;
+  }
+}
+
+/** One BIRD value, read exactly as the official evaluator reads it. */
+function birdPrediction(value: unknown, position: number): Prediction {
+  if (typeof value !== 'string') return { position, questionId: null, sql: ' ', extraction: rule('bird-non-string') };
+  const parts = value.split(BIRD_SEPARATOR);
+  if (parts.length === 2) return { position, questionId: null, sql: parts[0]!, extraction: rule('bird-separator') };
+  return { position, questionId: null, sql: pyStrip(value), extraction: rule('bird-no-separator') };
+}
+
+function parseBirdJson(body: string, fileName: string): Prediction[] {
+  const parsed = parseJsonText(body, fileName);
+  if (!isRecord(parsed)) {
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `expected a BIRD predictions object {"0": "SQL\\t----- bird -----\\tdb_id", ...}, found ${describeValue(parsed)}`,
+      fileName,
+    );
+  }
+  // Python dict semantics for repeated keys: the last value wins, at the first key's position.
+  const slotOfKey = new Map<string, number>();
+  const values: unknown[] = [];
+  for (const [key, raw] of topLevelEntries(body)) {
+    const slot = slotOfKey.get(key);
+    if (slot === undefined) {
+      slotOfKey.set(key, values.length);
+      values.push(JSON.parse(raw));
+    } else values[slot] = JSON.parse(raw);
+  }
+  return values.map(birdPrediction);
+}
+
+function questionIdOf(v: unknown, where: string): number {
+  const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `"question_id" must be a non-negative integer (or a string of digits), found ${describeValue(v)}`,
+      where,
+    );
+  }
+  return n;
+}
+
+/** JSONL: `position` is the 0-based physical line, so `position + 1` names the line later on. */
+function parseJsonlPredictions(body: string, fileName: string, options: ExtractOptions): Prediction[] {
+  const rows = parseJsonLines(body, fileName);
+  if (rows.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file contains no predictions', fileName);
+  return rows.map(({ value, line }) => {
+    const where = `${fileName}:${line}`;
+    if (!isRecord(value)) {
+      throw new WorkbenchError('BAD_FORMAT', `expected an object {"question_id": ..., "sql": ...}, found ${describeValue(value)}`, where);
+    }
+    const questionId = questionIdOf(value.question_id, where);
+    const position = line - 1;
+    if (value.sql !== undefined) {
+      if (typeof value.sql !== 'string') {
+        throw new WorkbenchError('BAD_FORMAT', `"sql" must be a string, found ${describeValue(value.sql)}`, where);
+      }
+      const pred: Prediction = { position, questionId, sql: value.sql, extraction: rule('sql-field') };
+      if (typeof value.completion === 'string') pred.completion = value.completion;
+      return pred;
+    }
+    if (typeof value.completion !== 'string') {
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `needs a "sql" string or a "completion" string (raw model output), found "completion" ${describeValue(value.completion)}`,
+        where,
+      );
+    }
+    const { sql, extraction } = extractSql(value.completion, options);
+    return { position, questionId, sql, extraction, completion: value.completion };
+  });
+}
+
+/**
+ * Plain SQL, one prediction per line, `position` = line index. An empty line in the middle is a
+ * prediction with empty SQL (it keeps later lines aligned with gold); blank lines at the end are
+ * ignored, like a final newline.
+ */
+function parseSqlLines(body: string, fileName: string): Prediction[] {
+  const lines = pythonLines(body);
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+  if (lines.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file contains no predictions', fileName);
+  return lines.map((line, position) => ({ position, questionId: null, sql: line.trim(), extraction: rule('sql-line') }));
+}
+
+function looksLikeJsonlLine(line: string): boolean {
+  try {
+    const v: unknown = JSON.parse(line);
+    return isRecord(v) && 'question_id' in v;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Parses a predictions file, detecting its format: `.jsonl` → JSON Lines; `.sql` → one SQL per
+ * line; text starting with `{` → JSON Lines if its first line alone is an object with
+ * `question_id`, else a BIRD predictions object; `[` → error; other non-JSON text → one SQL per
+ * line, unless the name ends in `.json`.
+ */
+export function parsePredictions(text: string, fileName: string, options: ExtractOptions = {}): Prediction[] {
+  const body = stripBom(text);
+  const name = fileName.toLowerCase();
+  const trimmed = body.trim();
+  if (trimmed === '') throw new WorkbenchError('BAD_FORMAT', 'the predictions file is empty', fileName);
+
+  if (name.endsWith('.jsonl')) return parseJsonlPredictions(body, fileName, options);
+  if (name.endsWith('.sql')) return parseSqlLines(body, fileName);
+  if (trimmed.startsWith('{')) {
+    const firstLine = trimmed.slice(0, (trimmed + '\n').indexOf('\n'));
+    if (looksLikeJsonlLine(firstLine)) return parseJsonlPredictions(body, fileName, options);
+    const preds = parseBirdJson(body, fileName);
+    if (preds.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the predictions object is empty', fileName);
+    return preds;
+  }
+  if (trimmed.startsWith('[')) {
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      'a JSON array is not a predictions format: use a BIRD object {"0": "SQL\\t----- bird -----\\tdb_id", ...}, ' +
+        'JSON Lines {"question_id": 0, "sql": "..."} or a .sql file with one query per line',
+      fileName,
+    );
+  }
+  if (name.endsWith('.json')) {
+    throw new WorkbenchError('BAD_JSON', 'named .json but does not start with `{`: it is not a BIRD predictions object', fileName);
+  }
+  return parseSqlLines(body, fileName);
+}
+
+function checkQuestionsMatchGold(questions: Question[], gold: GoldEntry[]): void {
+  if (questions.length !== gold.length) {
+    throw new WorkbenchError(
+      'MISMATCH',
+      `the questions file has ${questions.length} questions but the gold file has ${gold.length} lines: they do not belong together`,
+    );
+  }
+  const i = questions.findIndex((q, k) => q.dbId !== gold[k]!.dbId);
+  if (i >= 0) {
+    throw new WorkbenchError(
+      'MISMATCH',
+      `question ${i} has db_id "${questions[i]!.dbId}" but gold line ${i + 1} has "${gold[i]!.dbId}": ` +
+        'the questions file and the gold file are not in the same order or not the same dataset',
+      `questions[${i}]`,
+    );
+  }
+}
+
+/**
+ * Pairs predictions with gold. Positional files (BIRD JSON, .sql) pair like Python's zip, as
+ * official; JSONL pairs by question_id. The prediction's own db name is ignored: each item runs
+ * on its gold line's database, as the current official evaluator does.
+ */
+export function pairPredictions(
+  preds: Prediction[],
+  gold: GoldEntry[],
+  questions: Question[] | null,
+  fileName: string,
+): { items: EvalItem[]; warnings: string[] } {
+  if (questions) checkQuestionsMatchGold(questions, gold);
+  const warnings: string[] = [];
+  const item = (index: number, p: Prediction): EvalItem => ({
+    index,
+    questionId: questions ? questions[index]!.questionId : index,
+    dbId: gold[index]!.dbId,
+    difficulty: questions ? questions[index]!.difficulty : 'unknown',
+    predSql: p.sql,
+    goldSql: gold[index]!.sql,
+    extraction: p.extraction,
+  });
+
+  const keyed = preds.filter((p) => p.questionId !== null).length;
+  if (keyed === 0) {
+    const n = Math.min(preds.length, gold.length);
+    if (preds.length > n) {
+      warnings.push(
+        `${fileName}: ${preds.length - n} predictions beyond the ${n} gold lines were dropped (the official evaluator drops them silently).`,
+      );
+    }
+    if (gold.length > n) {
+      warnings.push(
+        `${fileName}: only ${n} predictions for ${gold.length} gold lines: the last ${gold.length - n} gold questions were dropped ` +
+          `and the scores are over ${n} questions (the official evaluator drops them silently).`,
+      );
+    }
+    return { items: preds.slice(0, n).map((p, k) => item(k, p)), warnings };
+  }
+  if (keyed !== preds.length) {
+    throw new WorkbenchError('INTERNAL', 'predictions mix question_id and positional entries', fileName);
+  }
+
+  // Mini-dev repeats two question ids; a prediction for such an id answers every copy.
+  const goldOfId = new Map<number, number[]>();
+  if (questions) questions.forEach((q, i) => goldOfId.set(q.questionId, [...(goldOfId.get(q.questionId) ?? []), i]));
+  const taken = new Map<number, EvalItem[]>();
+  let extraSamples = 0;
+  for (const p of preds) {
+    const id = p.questionId!;
+    if (taken.has(id)) {
+      extraSamples++;
+      continue;
+    }
+    const positions = questions ? goldOfId.get(id) : id < gold.length ? [id] : undefined;
+    if (!positions) {
+      throw new WorkbenchError(
+        'MISMATCH',
+        questions
+          ? `question_id ${id} is not in the questions file: are the predictions for another dataset?`
+          : `question_id ${id} is not a gold line index (0..${gold.length - 1}); without a questions file, ` +
+              'question_id is read as the 0-based gold line. Load the questions file to pair by BIRD question_id.',
+        `${fileName}:${p.position + 1}`,
+      );
+    }
+    taken.set(id, positions.map((g) => item(g, p)));
+  }
+  const items = [...taken.values()].flat().sort((a, b) => a.index - b.index);
+  if (extraSamples > 0) {
+    warnings.push(
+      `${fileName}: ${extraSamples} extra samples were ignored (lines repeating a question_id); only the first sample of each question is evaluated.`,
+    );
+  }
+  if (items.length < gold.length) {
+    warnings.push(`${fileName}: ${gold.length - items.length} gold questions have no prediction and were skipped.`);
+  }
+  return { items, warnings };
+}
