@@ -34,6 +34,10 @@ interface Result {
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 const MAX_SAFE = 9007199254740991;
 
+/** sql.js reads INTEGER as bigint with `useBigInt` (its typings omit the second argument). */
+const getExact = (stmt: Statement): SqlValue[] =>
+  (stmt.get as unknown as (p: null, c: { useBigInt: boolean }) => SqlValue[]).call(stmt, null, { useBigInt: true });
+
 /** Thrown inside the engine to tag which query failed. */
 class SideError extends Error {}
 
@@ -98,7 +102,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         for (const v of row) {
           if (typeof v === 'number' && (v > MAX_SAFE || v < -MAX_SAFE) && Number.isInteger(v)) {
             // An INTEGER beyond 2^53 arrived as a rounded double: read the row again exactly.
-            row = stmt.get(null, { useBigInt: true }) as SqlValue[];
+            row = getExact(stmt);
             break;
           }
         }
@@ -110,14 +114,19 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     }
   }
 
-  /** What a write can change: rows, schemas (main and temp), attached databases. */
-  function fingerprint(db: Database): string {
+  /**
+   * What a statement can change on the connection: rows (total_changes), the main schema,
+   * and the list of databases (ATTACH, or a temp database appearing for a TEMP table).
+   * Only the first two modify the database itself (`mutated_db`); any change means the
+   * connection is re-opened before the next item. The temp schema is not read here
+   * because reading it would create the temp database.
+   */
+  function fingerprint(db: Database): { data: string; connection: string } {
     const r = db.exec(
       'SELECT total_changes(), (SELECT schema_version FROM pragma_schema_version), ' +
-        "(SELECT count(*) FROM pragma_database_list)",
-    );
-    const temp = db.exec('PRAGMA temp.schema_version');
-    return JSON.stringify([r[0]?.values[0], temp[0]?.values[0]]);
+        "(SELECT group_concat(name) FROM pragma_database_list)",
+    )[0]!.values[0]!;
+    return { data: `${r[0]}/${r[1]}`, connection: String(r[2]) };
   }
 
   function preview(rows: SqlValue[][], n: number): SqlValue[][] {
@@ -154,7 +163,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       let tables: number;
       try {
         tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
-        db.exec('PRAGMA quick_check(1)');
+        db.exec('PRAGMA main.quick_check(1)');
       } catch (err) {
         db.close();
         throw new Error(`database ${dbId}: unreadable SQLite file (${(err as Error).message}); re-import it`);
@@ -170,6 +179,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       const db = entry.db;
       const t0 = performance.now();
       const before = fingerprint(db);
+      let dirty = !looksLikeQuery(req.predSql);
       let pred: Result | null = null;
       let gold: Result | null = null;
       let error: string | null = null;
@@ -181,7 +191,9 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         } catch (err) {
           throw new SideError(`prediction: ${(err as Error).message}`);
         } finally {
-          mutatedDb = fingerprint(db) !== before;
+          const after = fingerprint(db);
+          mutatedDb = after.data !== before.data;
+          dirty ||= mutatedDb || after.connection !== before.connection;
           if (req.readOnly) db.exec('PRAGMA query_only = 0');
         }
         if (mutatedDb && req.readOnly) {
@@ -196,7 +208,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         error = err instanceof SideError ? err.message : `prediction: ${(err as Error).message}`;
       } finally {
         // Re-open from pristine bytes after anything that may have left state behind.
-        if (mutatedDb || !looksLikeQuery(req.predSql)) drop(req.dbId);
+        if (dirty) drop(req.dbId);
       }
       const elapsedMs = performance.now() - t0;
       if (error !== null || !pred || !gold) {

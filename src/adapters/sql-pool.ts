@@ -8,7 +8,7 @@
 import { transfer, type Remote } from 'comlink';
 import { timeRatio, vesReward } from '../core/compare/r-ves.ts';
 import { errorMessage } from '../core/errors.ts';
-import type { EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
+import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
 import { itemResult } from '../core/eval/item-result.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
 import type { ExecDone, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
@@ -40,6 +40,8 @@ export interface SqlPoolOptions {
 }
 
 const TIMEOUT = Symbol('timeout');
+/** A worker joins a database another worker holds only when this many items per holder remain. */
+const STEAL_MIN_ITEMS = 16;
 class WorkerDied extends Error {}
 
 interface Slot {
@@ -64,7 +66,9 @@ export class SqlPool implements SqlExecutor {
 
   private restart(slot: Slot): void {
     slot.handle.terminate();
-    Object.assign(slot, this.spawnSlot());
+    const { handle, ready } = this.spawnSlot();
+    slot.handle = handle;
+    slot.ready = ready;
   }
 
   /** Runs `fn` on the slot's worker; a timeout or a crash restarts the worker. */
@@ -92,7 +96,7 @@ export class SqlPool implements SqlExecutor {
   async evaluate(
     items: readonly EvalItem[],
     options: EvalOptions,
-    hooks: { signal?: AbortSignal; onEvent?: (e: EvalEvent) => void } = {},
+    hooks: { signal?: AbortSignalLike; onEvent?: (e: EvalEvent) => void } = {},
   ): Promise<ItemResult[]> {
     if (this.disposed) throw new Error('SqlPool used after dispose()');
     const { dbSource } = this.opts;
@@ -133,9 +137,11 @@ export class SqlPool implements SqlExecutor {
         let best: string | null = null;
         let bestScore = -Infinity;
         for (const [id, q] of queues) {
-          if (!q.length) continue;
-          // Prefer a database nobody works on, then the one with the most items left.
-          const score = q.length - (active.get(id) ?? 0) * 1e9;
+          const busy = active.get(id) ?? 0;
+          // Prefer a database nobody works on; join one only when enough items are left
+          // to pay for opening a second copy of it.
+          if (!q.length || (busy > 0 && q.length < STEAL_MIN_ITEMS * busy)) continue;
+          const score = q.length - busy * 1e9;
           if (score > bestScore) {
             bestScore = score;
             best = id;
@@ -211,7 +217,7 @@ export class SqlPool implements SqlExecutor {
             (api) => api.timeQueries({ dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, iterations: options.vesIterations }),
             options.timeoutMs * options.vesIterations,
           ).catch(() => TIMEOUT);
-          if (timed !== TIMEOUT && typeof timed !== 'string') {
+          if (typeof timed === 'object') {
             ratio = timeRatio(timed.ratios);
             rves = ratio === null ? 0 : vesReward(ratio);
           }

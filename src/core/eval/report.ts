@@ -16,7 +16,7 @@ export function formatFixed2(x: number): string {
 }
 
 const LEVELS = ['simple', 'moderate', 'challenging', 'total'] as const;
-const LABEL: Record<MetricName, string> = { ex: 'EX', 'soft-f1': 'Soft F1', 'r-ves': 'R-VES' };
+const LABEL: Record<MetricName, string> = { ex: 'EX', 'soft-f1': 'Soft-F1', 'r-ves': 'R-VES' };
 const FIELD: Record<MetricName, keyof BucketScores> = { ex: 'ex', 'soft-f1': 'softF1', 'r-ves': 'rves' };
 
 const pad = (s: string, w = 20) => (s.length >= w ? s : s + ' '.repeat(w - s.length));

@@ -1,0 +1,32 @@
+/** Browser composition: the SQL worker as a module Web Worker, sql.js's wasm as a bundled asset. */
+import { wrap } from 'comlink';
+import wasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
+import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
+import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
+
+export function spawnBrowserSqlWorker(): WorkerHandle {
+  const worker = new Worker(new URL('../../../workers/sql.worker.ts', import.meta.url), { type: 'module', name: 'sql' });
+  const exited = new Promise<string>((resolve) => {
+    worker.addEventListener('error', (e) => resolve(e.message || 'the SQL worker failed to start'));
+  });
+  return { api: wrap<SqlWorkerApi>(worker), terminate: () => worker.terminate(), exited };
+}
+
+/** Databases held as bytes in memory (the demo; tests). Each load hands out a copy. */
+export function memoryDbSource(dbs: Map<string, Uint8Array>): DbSource {
+  return {
+    async has(dbId) {
+      return dbs.has(dbId);
+    },
+    async load(dbId) {
+      const bytes = dbs.get(dbId);
+      if (!bytes) throw new Error(`database ${dbId} is not loaded`);
+      return bytes.slice();
+    },
+    describe: (dbId) => `a database named ${dbId} among the loaded databases (${[...dbs.keys()].join(', ') || 'none'})`,
+  };
+}
+
+export function createBrowserSqlPool(dbSource: DbSource, size = Math.max(1, navigator.hardwareConcurrency || 2)): SqlPool {
+  return new SqlPool({ spawn: spawnBrowserSqlWorker, dbSource, size, wasmUrl });
+}

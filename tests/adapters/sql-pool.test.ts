@@ -1,0 +1,111 @@
+import initSqlJs from 'sql.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { memoryDbSource } from '../../src/adapters/browser/sql-worker-host.ts';
+import { spawnNodeSqlWorker } from '../../src/adapters/node/sql-worker-host.ts';
+import { SqlPool, type WorkerHandle } from '../../src/adapters/sql-pool.ts';
+import { DEFAULT_EVAL_OPTIONS, type EvalEvent } from '../../src/core/eval/executor.ts';
+import type { EvalItem } from '../../src/core/types.ts';
+
+const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
+let dbs: Map<string, Uint8Array>;
+let pool: SqlPool | null = null;
+
+beforeAll(async () => {
+  const SQL = await initSqlJs();
+  dbs = new Map();
+  for (const [name, rows] of [['a', 3], ['b', 5]] as const) {
+    const db = new SQL.Database();
+    db.exec(`CREATE TABLE t(x); ${Array.from({ length: rows }, (_, i) => `INSERT INTO t VALUES (${i});`).join('')}`);
+    dbs.set(name, db.export());
+    db.close();
+  }
+});
+
+afterEach(async () => {
+  await pool?.dispose();
+  pool = null;
+});
+
+const item = (index: number, dbId: string, predSql: string, goldSql: string): EvalItem => ({
+  index, questionId: 1000 + index, dbId, difficulty: 'simple', predSql, goldSql,
+  extraction: { rule: 'sql-line', thinkStripped: false },
+});
+
+describe('SqlPool on Node worker_threads (the same worker module as the browser)', () => {
+  it('kills a runaway query at the timeout and still evaluates the next item', async () => {
+    pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
+    const events: EvalEvent[] = [];
+    const results = await pool.evaluate(
+      [item(0, 'a', RUNAWAY, 'SELECT 1'), item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3')],
+      { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 1500 },
+      { onEvent: (e) => events.push(e) },
+    );
+    expect(results[0]).toMatchObject({ status: 'timeout', ex: 0, softF1: 0, index: 0 });
+    expect(results[0]!.error).toMatch(/timed out after 1.5 s/);
+    expect(results[1]).toMatchObject({ status: 'ok', ex: 1, index: 1 });
+    expect(events.some((e) => e.type === 'worker-restarted')).toBe(true);
+  });
+
+  it('returns results in item order whatever the order of completion, with several workers', async () => {
+    pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 2 });
+    const items = Array.from({ length: 30 }, (_, i) =>
+      item(i, i % 2 ? 'a' : 'b', 'SELECT count(*) FROM t', i % 2 ? 'SELECT 3' : i % 3 ? 'SELECT 5' : 'SELECT 0'));
+    const results = await pool.evaluate(items, DEFAULT_EVAL_OPTIONS);
+    expect(results.map((r) => r.index)).toEqual(items.map((i) => i.index));
+    expect(results.map((r) => r.ex)).toEqual(items.map((_, i) => (i % 2 || i % 3 ? 1 : 0)));
+  });
+
+  it('opens each database once per worker while it has items of it', async () => {
+    pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 2 });
+    const loads: string[] = [];
+    const items = Array.from({ length: 20 }, (_, i) => item(i, i < 10 ? 'a' : 'b', 'SELECT 1', 'SELECT 1'));
+    await pool.evaluate(items, DEFAULT_EVAL_OPTIONS, { onEvent: (e) => e.type === 'db-loaded' && loads.push(e.dbId) });
+    expect(loads.sort()).toEqual(['a', 'b']);
+  });
+
+  it('leaves items of a missing database out with a message naming it', async () => {
+    pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
+    const [r0, r1] = await pool.evaluate([item(0, 'nope', 'SELECT 1', 'SELECT 1'), item(1, 'a', 'SELECT 1', 'SELECT 1')], DEFAULT_EVAL_OPTIONS);
+    expect(r0).toMatchObject({ status: 'missing-db', ex: 0 });
+    expect(r0!.error).toContain('database nope not found');
+    expect(r1).toMatchObject({ status: 'ok', ex: 1 });
+  });
+
+  it('marks every item of an unreadable database as an error and goes on', async () => {
+    const broken = new Map(dbs);
+    broken.set('junk', new TextEncoder().encode('this is not a database'.repeat(20)));
+    pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(broken), size: 1 });
+    const results = await pool.evaluate(
+      [item(0, 'junk', 'SELECT 1', 'SELECT 1'), item(1, 'junk', 'SELECT 1', 'SELECT 1'), item(2, 'a', 'SELECT 1', 'SELECT 1')],
+      DEFAULT_EVAL_OPTIONS,
+    );
+    expect(results.map((r) => r.status)).toEqual(['error', 'error', 'ok']);
+    expect(results[0]!.error).toContain('database junk: not an SQLite 3 file');
+  });
+
+  it('survives a worker that dies mid-item: that item is an error, the next one runs', async () => {
+    let spawned = 0;
+    const spawn = (): WorkerHandle => {
+      const h = spawnNodeSqlWorker();
+      // The first worker is killed from outside 300 ms in, as a crash would.
+      if (spawned++ === 0) setTimeout(() => h.terminate(), 300);
+      return h;
+    };
+    pool = new SqlPool({ spawn, dbSource: memoryDbSource(dbs), size: 1 });
+    const results = await pool.evaluate(
+      [item(0, 'a', RUNAWAY, 'SELECT 1'), item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3')],
+      { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 20_000 },
+    );
+    expect(results[0]!.status).toBe('error');
+    expect(results[0]!.error).toMatch(/worker crashed/);
+    expect(results[1]).toMatchObject({ status: 'ok', ex: 1 });
+  });
+
+  it('stops on abort and rejects with an AbortError', async () => {
+    pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
+    const ctrl = new AbortController();
+    setTimeout(() => ctrl.abort(), 300);
+    await expect(pool.evaluate([item(0, 'a', RUNAWAY, 'SELECT 1')], { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 20_000 }, { signal: ctrl.signal }))
+      .rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
