@@ -127,7 +127,8 @@ function parseJsonlPredictions(body: string, fileName: string, options: ExtractO
 }
 
 /**
- * Plain SQL, one prediction per line, `position` = line index. An empty line in the middle is a
+ * Plain SQL, one prediction per line, `position` = line index. A tab ends the SQL: the rest
+ * of the line is a db name, as in gold files. An empty line in the middle is a
  * prediction with empty SQL (it keeps later lines aligned with gold); blank lines at the end are
  * ignored, like a final newline.
  */
@@ -135,7 +136,13 @@ function parseSqlLines(body: string, fileName: string): Prediction[] {
   const lines = pythonLines(body);
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
   if (lines.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file contains no predictions', fileName);
-  return lines.map((line, position) => ({ position, questionId: null, sql: line.trim(), extraction: rule('sql-line') }));
+  // A line in gold format (`SQL<TAB>db_id`, e.g. Spider's dev_gold.sql used as predictions)
+  // contributes the SQL before its last tab; the db name is ignored, as in BIRD JSON.
+  return lines.map((line, position) => {
+    const tab = line.lastIndexOf('\t');
+    const sql = (tab >= 0 ? line.slice(0, tab) : line).trim();
+    return { position, questionId: null, sql, extraction: rule('sql-line') };
+  });
 }
 
 function looksLikeJsonlLine(line: string): boolean {
