@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The README's test command (`npm run test:all`) and CI's (.ci/run): installs what the tests
+# need on a fresh Debian machine with Node 20, then runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian's Chromium drives the browser tests (playwright-core cannot download a browser here).
+if [ ! -x /usr/bin/chromium ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "Installing Debian's chromium for the browser tests..."
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+if [ -f package-lock.json ]; then
+  npm ci --no-audit --no-fund
+else
+  npm install --no-audit --no-fund
+fi
+
+# Types: the app, workers, CLI and tests; then the pure core alone, without DOM or Node types.
+npm run --silent check
+# Every test: core, workers, pool, CLI on ../shared/data, and headless Chromium on the built app.
+npx vitest run
