@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { WorkbenchError } from '../core/errors.ts';
-import { METRICS, type MetricName } from '../core/eval/executor.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 
 export interface EvalArgs {
   predictions: string;

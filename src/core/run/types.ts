@@ -1,0 +1,77 @@
+/**
+ * A run: what was evaluated, how, and every sample's result. The same shape is stored in
+ * IndexedDB (header apart from samples), exported as a run file, and read by the CLI.
+ */
+import type { MetricName } from '../eval/executor.ts';
+import type { Difficulty, ItemResult } from '../types.ts';
+
+export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
+export const RUN_FILE_VERSION = 1;
+
+export interface RunConfig {
+  metrics: MetricName[];
+  timeoutMs: number;
+  readOnly: boolean;
+  vesIterations: number;
+  /** Which fenced block extraction takes from completions. */
+  fence: 'first' | 'last';
+  /** Reward per sample as an expression of `ex` and `format` (e.g. `ex + 0.1 * format`). */
+  rewardFormula: string;
+}
+
+export const DEFAULT_RUN_CONFIG: RunConfig = {
+  metrics: ['ex', 'soft-f1'],
+  timeoutMs: 30_000,
+  readOnly: false,
+  vesIterations: 100,
+  fence: 'last',
+  rewardFormula: 'ex',
+};
+
+export interface FileRef {
+  name: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface RunHeader {
+  id: string;
+  name: string;
+  /** ISO 8601. */
+  createdAt: string;
+  updatedAt: string;
+  status: 'running' | 'done' | 'cancelled' | 'failed';
+  /** How the SQL was produced: a predictions file (replay) or an engine. */
+  source: { kind: 'replay'; predictions: FileRef } | { kind: 'generation'; engine: string; model: string; template: string };
+  dataset: { id: string; name: string; questions: FileRef; gold: FileRef | null; databases: Record<string, string> };
+  /** Gold indices (positions in the dataset) of the questions in this run. */
+  subset: { description: string; indices: number[] };
+  config: RunConfig;
+  samplesPerQuestion: number;
+  /** Engine of execution, e.g. `sql.js 1.17.0 (SQLite 3.54.1)`. */
+  executor: string;
+}
+
+/** One sample of one question: the item's scores plus what the model wrote. */
+export interface SampleRecord extends ItemResult {
+  /** 0-based sample number within its question. */
+  sample: number;
+  sql: string;
+  goldSql: string;
+  completion?: string;
+  /** Format reward: SQL was found by an extraction rule other than `none`. */
+  format: 0 | 1;
+  /** Value of the run's reward formula. */
+  reward: number;
+  /** Mean token log-probability, when the engine reported it. */
+  meanLogprob?: number;
+}
+
+export interface RunFile {
+  format: typeof RUN_FILE_FORMAT;
+  version: typeof RUN_FILE_VERSION;
+  run: RunHeader;
+  samples: SampleRecord[];
+}
+
+export type { Difficulty };
