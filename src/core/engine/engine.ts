@@ -1,0 +1,83 @@
+/**
+ * The Engine port: every way of producing completions (WebLLM on the GPU, wllama on the CPU,
+ * an OpenAI-compatible server, replay of a predictions file) behind one interface.
+ */
+import type { AbortSignalLike } from '../eval/executor.ts';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** A prompt is chat messages; engines without a chat template render them with their own template. */
+export interface Prompt {
+  messages: ChatMessage[];
+}
+
+export interface SamplingParams {
+  /** Number of samples for this prompt. */
+  n: number;
+  temperature: number;
+  topP: number;
+  maxTokens: number;
+  /** Integer seed; sample i uses seed + i where the engine samples one at a time. */
+  seed: number | null;
+  stop: string[];
+  /** Ask for token log-probabilities when the engine can give them. */
+  logprobs: boolean;
+}
+
+export const GREEDY: SamplingParams = { n: 1, temperature: 0, topP: 1, maxTokens: 512, seed: 0, stop: [], logprobs: false };
+
+export interface Completion {
+  text: string;
+  finishReason: 'stop' | 'length' | 'abort' | 'error';
+  tokensIn: number | null;
+  tokensOut: number | null;
+  latencyMs: number;
+  seed: number | null;
+  /** Mean log-probability of the generated tokens, when reported. */
+  meanLogprob: number | null;
+  /** Set when finishReason is 'error'. */
+  error?: string;
+}
+
+export interface EngineCapabilities {
+  streaming: boolean;
+  /** The engine returns n > 1 samples from one call. */
+  nativeN: boolean;
+  logprobs: boolean;
+  /** Can count tokens of a text with the model's tokenizer. */
+  tokenize: boolean;
+}
+
+export interface LoadProgress {
+  /** 0..1, or null when unknown. */
+  fraction: number | null;
+  text: string;
+}
+
+export interface ModelRef {
+  /** Engine-specific id: a WebLLM model id, a GGUF file name or URL, a server model name. */
+  id: string;
+  /** Where the weights come from (URL, file, server), for the run record. */
+  source?: string;
+}
+
+export interface Engine {
+  /** `webllm`, `wllama`, `openai`, `replay`. */
+  readonly kind: string;
+  readonly capabilities: EngineCapabilities;
+  load(model: ModelRef, hooks?: { signal?: AbortSignalLike; onProgress?: (p: LoadProgress) => void }): Promise<void>;
+  generate(
+    prompt: Prompt,
+    params: SamplingParams,
+    hooks?: { signal?: AbortSignalLike; onToken?: (sampleIndex: number, text: string) => void },
+  ): Promise<Completion[]>;
+  /** Token count of a text with the loaded model's tokenizer (when capabilities.tokenize). */
+  countTokens?(text: string): Promise<number>;
+  /** Context window of the loaded model, in tokens. */
+  contextWindow(): number | null;
+  interrupt(): Promise<void>;
+  unload(): Promise<void>;
+}
