@@ -13,6 +13,7 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['tests/**/*.test.ts'],
+    globalSetup: ['tests/browser/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Worker pools and Chromium are heavy on a 2-core machine: keep files sequential-ish.

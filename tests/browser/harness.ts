@@ -1,0 +1,202 @@
+/**
+ * Browser test harness: serves the built app over HTTP on 127.0.0.1 and drives Debian's
+ * headless Chromium with playwright-core. Page errors, console errors and dialogs are
+ * collected, and the tests fail on them.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * Why the browser tests cannot run here, or null when they can. A missing Chromium skips them
+ * on a development machine; under CI it does not (launching then fails with a clear error).
+ */
+export function browserSkipReason(): string | null {
+  if (existsSync(CHROMIUM_PATH) || process.env.CI) return null;
+  return `${CHROMIUM_PATH} not found (apt-get install -y chromium); browser tests are skipped outside CI`;
+}
+
+/** A describe-block title that says why it was skipped. */
+export function suiteTitle(title: string): string {
+  const reason = browserSkipReason();
+  return reason ? `${title} (skipped: ${reason})` : title;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}, and CI is set, so the browser tests cannot be skipped: apt-get install -y chromium`,
+    );
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** The folder built by global-setup.ts. */
+export function builtAppDir(): string {
+  const { dir, error } = inject('browserDist');
+  if (error) throw new Error(`the app could not be built for the browser tests: ${error}`);
+  if (!dir) throw new Error('no built app: tests/browser/global-setup.ts must be registered as a Vitest globalSetup');
+  return dir;
+}
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.sql': 'text/plain; charset=utf-8',
+  '.sqlite': 'application/vnd.sqlite3',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export interface StaticServer {
+  /** Base URL ending in '/'. */
+  url: string;
+  /** Paths requested so far, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** A static file server for `root` on 127.0.0.1 and a free port. GET and HEAD only. */
+export async function serveStatic(root: string): Promise<StaticServer> {
+  const base = path.resolve(root);
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      requests.push(url.pathname);
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { Allow: 'GET, HEAD' }).end();
+        return;
+      }
+      let file = path.resolve(base, '.' + decodeURIComponent(url.pathname));
+      if (file !== base && !file.startsWith(base + path.sep)) {
+        res.writeHead(403).end();
+        return;
+      }
+      const info = await stat(file).catch(() => null);
+      if (info?.isDirectory()) file = path.join(file, 'index.html');
+      const body = await readFile(file).catch(() => null);
+      if (!body) {
+        res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: ${url.pathname}`);
+        return;
+      }
+      res.writeHead(200, {
+        'Content-Type': MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+        'Content-Length': body.length,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    })().catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface PageWatch {
+  /** Uncaught exceptions, console errors, dialogs and crashes, in order. */
+  problems: string[];
+  dialogs: string[];
+  /** URLs of the Web Workers the page started. */
+  workers: string[];
+}
+
+/** Starts collecting what must never happen on a page. Dialogs are recorded and dismissed. */
+export function watchPage(page: Page): PageWatch {
+  const watch: PageWatch = { problems: [], dialogs: [], workers: [] };
+  page.on('pageerror', (err) => watch.problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') watch.problems.push(`console error: ${msg.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    watch.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    watch.problems.push(`dialog opened: ${dialog.type()} ${JSON.stringify(dialog.message())}`);
+    void dialog.dismiss().catch(() => undefined);
+  });
+  page.on('crash', () => watch.problems.push('the page crashed'));
+  page.on('worker', (worker) => watch.workers.push(worker.url()));
+  return watch;
+}
+
+export type Phase = 'idle' | 'loading' | 'running' | 'done' | 'stopped' | 'failed';
+
+/** Waits until the page's run reaches `phase` (the `data-phase` of <main>). */
+export async function waitForPhase(page: Page, phase: Phase, timeoutMs = 90_000): Promise<void> {
+  await page.waitForSelector(`main[data-phase="${phase}"]`, { timeout: timeoutMs });
+}
+
+/** What each item element says about itself, by index. */
+export interface ShownItem {
+  index: number;
+  status: string;
+  ex: string;
+  mutated: boolean;
+  verdict: string;
+}
+
+export async function shownItems(page: Page): Promise<ShownItem[]> {
+  return page.$$eval('li[data-index]', (els) =>
+    els.map((el) => {
+      const e = el as HTMLElement;
+      return {
+        index: Number(e.dataset.index),
+        status: e.dataset.status ?? '',
+        ex: e.dataset.ex ?? '',
+        mutated: e.dataset.mutated === 'true',
+        verdict: e.querySelector('[data-testid="verdict"]')?.textContent?.trim() ?? '',
+      };
+    }),
+  );
+}
+
+/** The summary table as shown: `cells[row][column]`, e.g. cells.ex.total = '65.00'. */
+export async function shownSummary(page: Page): Promise<Record<string, Record<string, string>>> {
+  return page.$$eval('[data-testid="summary"] td[data-row]', (tds) => {
+    const cells: Record<string, Record<string, string>> = {};
+    for (const td of tds) {
+      const e = td as HTMLElement;
+      (cells[e.dataset.row!] ??= {})[e.dataset.col!] = e.textContent?.trim() ?? '';
+    }
+    return cells;
+  });
+}
