@@ -1,6 +1,12 @@
 /// <reference types="vitest/config" />
+import { fileURLToPath } from 'node:url';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
-import { defineConfig } from 'vite';
+import { playwright } from '@vitest/browser-playwright';
+import { defineConfig, searchForWorkspaceRoot } from 'vite';
+import { configDefaults } from 'vitest/config';
+
+/** Real benchmark data beside the repository (never copied into it); browser tests fetch it via /@fs/. */
+const sharedDataDir = fileURLToPath(new URL('../shared/data', import.meta.url));
 
 export default defineConfig({
   plugins: [svelte()],
@@ -8,15 +14,48 @@ export default defineConfig({
   base: './',
   worker: { format: 'es' },
   build: { target: 'es2022', sourcemap: true },
-  server: { host: '127.0.0.1' },
+  server: {
+    host: '127.0.0.1',
+    fs: { allow: [searchForWorkspaceRoot(process.cwd()), sharedDataDir] },
+  },
   preview: { host: '127.0.0.1' },
   test: {
-    environment: 'node',
-    include: ['tests/**/*.test.ts'],
-    globalSetup: ['tests/browser/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Worker pools and Chromium are heavy on a 2-core machine: keep files sequential-ish.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          environment: 'node',
+          include: ['tests/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'tests/**/*.browser.test.ts'],
+          globalSetup: ['tests/browser/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        // Pre-bundled up front: a dependency discovered mid-run would reload the test page.
+        optimizeDeps: { include: ['idb', 'comlink', 'hash-wasm', '@zip.js/zip.js', 'sql.js'] },
+        test: {
+          name: 'browser',
+          include: ['tests/**/*.browser.test.ts'],
+          provide: { sharedDataDir },
+          browser: {
+            enabled: true,
+            headless: true,
+            provider: playwright({
+              launchOptions: {
+                executablePath: '/usr/bin/chromium',
+                args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+              },
+            }),
+            instances: [{ browser: 'chromium' }],
+          },
+        },
+      },
+    ],
   },
 });
