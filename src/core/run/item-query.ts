@@ -1,0 +1,130 @@
+/**
+ * Filter, search and sort of a run's samples for the item explorer. Pure and fast enough to
+ * run on every keystroke over a few thousand samples (one pass, no regular expressions built
+ * from user text).
+ */
+import type { Difficulty, Question } from '../types.ts';
+import type { SampleRecord } from './types.ts';
+
+export type Outcome = 'all' | 'right' | 'wrong' | 'wrong-result' | 'error' | 'timeout' | 'modified' | 'missing-db';
+
+export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
+  { id: 'all', label: 'all' },
+  { id: 'right', label: 'right (EX 1)' },
+  { id: 'wrong', label: 'wrong (EX 0, any reason)' },
+  { id: 'wrong-result', label: 'wrong result (ran, EX 0)' },
+  { id: 'error', label: 'SQL error' },
+  { id: 'timeout', label: 'timeout' },
+  { id: 'modified', label: 'modified the database' },
+  { id: 'missing-db', label: 'missing database' },
+];
+
+export type SortKey = 'index' | 'db' | 'difficulty' | 'soft-f1' | 'time' | 'status';
+
+export const SORT_KEYS: readonly { id: SortKey; label: string }[] = [
+  { id: 'index', label: 'question order' },
+  { id: 'db', label: 'database' },
+  { id: 'difficulty', label: 'difficulty' },
+  { id: 'soft-f1', label: 'Soft-F1' },
+  { id: 'time', label: 'execution time' },
+  { id: 'status', label: 'status' },
+];
+
+export interface ItemQuery {
+  outcome: Outcome;
+  difficulty: Difficulty | 'all';
+  dbId: string | 'all';
+  /** Case-insensitive text looked up in question, evidence, both SQL, error, database and id. */
+  search: string;
+  sort: SortKey;
+  descending: boolean;
+}
+
+export const DEFAULT_QUERY: ItemQuery = { outcome: 'all', difficulty: 'all', dbId: 'all', search: '', sort: 'index', descending: false };
+
+/** A sample with the text of its question when the dataset is known. */
+export interface ExplorerRow {
+  sample: SampleRecord;
+  question: Question | null;
+}
+
+export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
+  switch (outcome) {
+    case 'all':
+      return true;
+    case 'right':
+      return s.ex === 1;
+    case 'wrong':
+      return s.ex === 0;
+    case 'wrong-result':
+      return s.ex === 0 && s.status === 'ok';
+    case 'error':
+      return s.status === 'error';
+    case 'timeout':
+      return s.status === 'timeout';
+    case 'modified':
+      return s.mutatedDb;
+    case 'missing-db':
+      return s.status === 'missing-db';
+  }
+}
+
+function haystack(r: ExplorerRow): string {
+  const s = r.sample;
+  const q = r.question;
+  return [String(s.questionId), s.dbId, s.sql, s.goldSql, s.error ?? '', q?.question ?? '', q?.evidence ?? ''].join('\n').toLowerCase();
+}
+
+const DIFFICULTY_ORDER: Record<Difficulty, number> = { simple: 0, moderate: 1, challenging: 2, unknown: 3 };
+const STATUS_ORDER: Record<SampleRecord['status'], number> = { ok: 0, error: 1, timeout: 2, 'missing-db': 3 };
+
+function compareBy(key: SortKey): (a: SampleRecord, b: SampleRecord) => number {
+  switch (key) {
+    case 'index':
+      return () => 0;
+    case 'db':
+      return (a, b) => (a.dbId < b.dbId ? -1 : a.dbId > b.dbId ? 1 : 0);
+    case 'difficulty':
+      return (a, b) => DIFFICULTY_ORDER[a.difficulty] - DIFFICULTY_ORDER[b.difficulty];
+    case 'soft-f1':
+      return (a, b) => (a.softF1 ?? -1) - (b.softF1 ?? -1);
+    case 'time':
+      return (a, b) => (a.elapsedMs ?? -1) - (b.elapsedMs ?? -1);
+    case 'status':
+      return (a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || b.ex - a.ex;
+  }
+}
+
+/**
+ * Rows that pass the filters, sorted. Ties keep question order (then sample order), so the
+ * result is stable whatever the sort direction.
+ */
+export class ItemIndex {
+  readonly #rows: readonly ExplorerRow[];
+  readonly #text: string[];
+
+  constructor(rows: readonly ExplorerRow[]) {
+    this.#rows = rows;
+    this.#text = rows.map(haystack);
+  }
+
+  get size(): number {
+    return this.#rows.length;
+  }
+
+  query(q: ItemQuery): ExplorerRow[] {
+    const needle = q.search.trim().toLowerCase();
+    const out: ExplorerRow[] = [];
+    this.#rows.forEach((r, i) => {
+      const s = r.sample;
+      if (!matchesOutcome(s, q.outcome)) return;
+      if (q.difficulty !== 'all' && s.difficulty !== q.difficulty) return;
+      if (q.dbId !== 'all' && s.dbId !== q.dbId) return;
+      if (needle && !this.#text[i]!.includes(needle)) return;
+      out.push(r);
+    });
+    const cmp = compareBy(q.sort);
+    const dir = q.descending ? -1 : 1;
+    return out.sort((a, b) => dir * cmp(a.sample, b.sample) || a.sample.index - b.sample.index || a.sample.sample - b.sample.sample);
+  }
+}
