@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { birdPredictionsJson, parseRunFile, runFileJson, toBirdPredictions, toCsv, toRunFile } from '../../src/core/run/export.ts';
+import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
+import { parsePredictions } from '../../src/core/formats/predictions.ts';
+
+const header: RunHeader = {
+  id: 'r1', name: 'run', createdAt: '2025-01-01T00:00:00.000Z', updatedAt: '2025-01-01T00:00:00.000Z', status: 'done',
+  source: { kind: 'replay', predictions: { name: 'p.json', sha256: 'ab', bytes: 3 } },
+  dataset: { id: 'd', name: 'mini', questions: { name: 'q.json', sha256: 'cd', bytes: 4 }, gold: null, databases: { a: 'ef' } },
+  subset: { description: 'all', indices: [0, 2] }, config: DEFAULT_RUN_CONFIG, samplesPerQuestion: 1, executor: 'test',
+};
+
+const sample = (index: number, sql: string, extra: Partial<SampleRecord> = {}): SampleRecord => ({
+  index, questionId: 100 + index, dbId: 'a', difficulty: 'simple', ex: 1, softF1: 1, rves: null, timeRatio: null, status: 'ok',
+  error: null, mutatedDb: false, extraction: { rule: 'bird-separator', thinkStripped: false }, predRowCount: 1, goldRowCount: 1,
+  elapsedMs: 1.5, sample: 0, sql, goldSql: 'SELECT 1', format: 1, reward: 1, ...extra,
+});
+
+describe('run exports', () => {
+  it('BIRD predictions keep gold positions: a gap gets an empty prediction, extra samples are left out', () => {
+    const preds = toBirdPredictions([sample(2, 'SELECT 2'), sample(0, 'SELECT\n0'), sample(0, 'SELECT 9', { sample: 1 })]);
+    expect(preds).toEqual({ '0': 'SELECT\n0\t----- bird -----\ta', '1': '\t----- bird -----\tnot-in-run', '2': 'SELECT 2\t----- bird -----\ta' });
+    // Read back by the core parser, positions and SQL are the same.
+    expect(parsePredictions(birdPredictionsJson([sample(0, 'SELECT 1'), sample(1, ' ')]), 'p.json').map((p) => p.sql)).toEqual(['SELECT 1', ' ']);
+  });
+
+  it('CSV quotes commas, quotes and newlines, one row per sample in (index, sample) order', () => {
+    const csv = toCsv([sample(1, 'SELECT "x", 2'), sample(0, 'SELECT 1\nFROM t', { error: null, softF1: null })]);
+    const lines = csv.split('\r\n');
+    expect(lines[0]).toMatch(/^index,question_id,db_id,difficulty,sample,status,ex,soft_f1/);
+    expect(lines[1]).toBe('0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1');
+    expect(lines[2]).toContain('"SELECT ""x"", 2"');
+  });
+
+  it('a run file round-trips through JSON and the boundary check', () => {
+    const file = toRunFile(header, [sample(2, 'SELECT 2'), sample(0, 'SELECT 0')]);
+    expect(file.samples.map((s) => s.index)).toEqual([0, 2]);
+    expect(parseRunFile(runFileJson(file), 'run.json')).toEqual(file);
+  });
+
+  it.each([
+    ['not JSON', '{', /run\.json:1:2: not valid JSON/],
+    ['another format', '{"format":"x"}', /not a workbench run file/],
+    ['a newer version', JSON.stringify({ format: 'rlvr-workbench-run', version: 2 }), /version number 2 is not supported/],
+    ['a sample with ex 2', runFileJson(toRunFile(header, [sample(0, 'x', { ex: 2 as 0 })])), /samples\[0\]: "ex" must be 0 or 1/],
+    ['a repeated sample', runFileJson(toRunFile(header, [sample(0, 'x'), sample(0, 'y')])), /samples\[1\]: sample 0\/0 appears twice/],
+    ['a header without status', JSON.stringify({ ...toRunFile(header, []), run: { ...header, status: 'weird' } }), /run: "status" must be/],
+  ])('refuses %s with a message naming the file and field', (_name, text, message) => {
+    expect(() => parseRunFile(text, 'run.json')).toThrow(message);
+  });
+});
