@@ -1,0 +1,87 @@
+/**
+ * Streaming reads of import files: sha256 computed incrementally (hash-wasm; crypto.subtle
+ * cannot hash in pieces), the SQLite header checked on the first bytes, progress reported.
+ */
+import { createSHA256, type IHasher } from 'hash-wasm';
+import { WorkbenchError } from '../../core/errors.ts';
+import type { ImportFile } from './import-files.ts';
+
+const SQLITE_HEADER = 'SQLite format 3\u0000';
+
+export async function newHasher(): Promise<IHasher> {
+  const h = await createSHA256();
+  h.init();
+  return h;
+}
+
+export function abortError(): DOMException {
+  return new DOMException('import cancelled', 'AbortError');
+}
+
+/** BAD_DATABASE unless `head` (the first 16+ bytes, or all of a shorter file) is SQLite's header. */
+export function checkSqliteHeader(head: Uint8Array, path: string, dbId: string): void {
+  const text = String.fromCharCode(...head.subarray(0, 16));
+  if (head.length >= 16 && text === SQLITE_HEADER) return;
+  const shown = JSON.stringify(text.replace(/[^\x20-\x7e]/g, '?').slice(0, 15));
+  throw new WorkbenchError(
+    'BAD_DATABASE',
+    head.length === 0
+      ? `the database file of ${dbId} is empty: replace it with the real ${dbId}.sqlite and import again`
+      : `not an SQLite database (it starts with ${shown} instead of "SQLite format 3"): ` +
+          `replace it with the real ${dbId}.sqlite and import again`,
+    path,
+  );
+}
+
+export interface ReadHooks {
+  signal?: AbortSignal;
+  onBytes?: (doneBytes: number) => void;
+  /** Called with the first 16 bytes (or fewer at the end of a short file) before anything else. */
+  onHead?: (head: Uint8Array) => void;
+  /** Every piece of the file, in order, after it was hashed. */
+  onData?: (piece: Uint8Array) => Promise<void> | void;
+}
+
+/** Streams a file once: sha256 of all of it, its size, and each piece to `onData`. */
+export async function streamFile(file: ImportFile, hooks: ReadHooks = {}): Promise<{ sha256: string; bytes: number }> {
+  const hasher = await newHasher();
+  const reader = file.open(hooks.signal).getReader();
+  let head: Uint8Array | null = hooks.onHead ? new Uint8Array(0) : null;
+  let bytes = 0;
+  try {
+    for (;;) {
+      if (hooks.signal?.aborted) throw abortError();
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (head && head.length < 16) {
+        const joined = new Uint8Array(head.length + Math.min(16 - head.length, value.length));
+        joined.set(head);
+        joined.set(value.subarray(0, joined.length - head.length), head.length);
+        head = joined;
+        if (head.length >= 16) hooks.onHead!(head);
+      }
+      hasher.update(value);
+      bytes += value.length;
+      if (hooks.onData) await hooks.onData(value);
+      hooks.onBytes?.(bytes);
+    }
+    if (head && head.length < 16) hooks.onHead!(head);
+  } catch (err) {
+    await reader.cancel().catch(() => undefined);
+    throw err;
+  }
+  return { sha256: hasher.digest('hex'), bytes };
+}
+
+/** UTF-8 text of a small file with its sha256 and size (question, gold, predictions files). */
+export async function readTextFile(file: ImportFile, signal?: AbortSignal): Promise<{ text: string; sha256: string; bytes: number }> {
+  const pieces: Uint8Array[] = [];
+  const { sha256, bytes } = await streamFile(file, { signal, onData: (p) => void pieces.push(p.slice()) });
+  const all = new Uint8Array(bytes);
+  let at = 0;
+  for (const p of pieces) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return { text: new TextDecoder('utf-8').decode(all), sha256, bytes };
+}

@@ -1,0 +1,45 @@
+/** A store on a fresh IndexedDB database per test, and raw counts to check what was written. */
+import { deleteDB } from 'idb';
+import { createIdbStore, type IdbStoreOptions } from '../../src/adapters/store/idb-store.ts';
+import { openWorkbenchDb } from '../../src/adapters/store/schema.ts';
+import type { WorkbenchStore } from '../../src/adapters/store/workbench-store.ts';
+
+export interface TestStore {
+  dbName: string;
+  store: WorkbenchStore;
+  /** A new store on the same database: what a reloaded page sees. */
+  reopen(options?: Omit<IdbStoreOptions, 'dbName'>): WorkbenchStore;
+  counts(): Promise<{ datasets: number; databases: number; chunks: number; runs: number; samples: number }>;
+  dispose(): Promise<void>;
+}
+
+export function testStore(options: Omit<IdbStoreOptions, 'dbName'> = {}): TestStore {
+  const dbName = `wb-test-${crypto.randomUUID()}`;
+  const opened: WorkbenchStore[] = [];
+  const make = (o: Omit<IdbStoreOptions, 'dbName'>) => {
+    const s = createIdbStore({ ...o, dbName });
+    opened.push(s);
+    return s;
+  };
+  const store = make(options);
+  return {
+    dbName,
+    store,
+    reopen: (o = {}) => make(o),
+    async counts() {
+      const idb = await openWorkbenchDb(dbName);
+      try {
+        const [datasets, databases, chunks, runs, samples] = await Promise.all(
+          (['datasets', 'databases', 'chunks', 'runs', 'samples'] as const).map((s) => idb.count(s)),
+        );
+        return { datasets: datasets!, databases: databases!, chunks: chunks!, runs: runs!, samples: samples! };
+      } finally {
+        idb.close();
+      }
+    },
+    async dispose() {
+      for (const s of opened) s.close();
+      await deleteDB(dbName);
+    },
+  };
+}

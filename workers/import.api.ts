@@ -1,0 +1,41 @@
+/**
+ * The contract of the import worker (workers/import.worker.ts): dataset import (hashing,
+ * unzipping, writing database chunks to IndexedDB) and predictions parsing, off the main thread.
+ * Results are plain data; errors come back as data too, since comlink keeps only an
+ * error's name and message and the UI needs its `code`.
+ */
+import type { EvalItem, GoldEntry, Question } from '../src/core/types.ts';
+import type { ErrorData } from '../src/adapters/store/errors.ts';
+import type { DatasetRecord, ImportProgress, ImportSource } from '../src/adapters/store/workbench-store.ts';
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
+
+export interface ImportJob {
+  /** Lets `abort(jobId)` cancel it (an AbortSignal cannot cross to a worker). */
+  jobId: string;
+  dbName: string;
+  source: ImportSource;
+  simulateQuotaAfterBytes?: number;
+}
+
+export interface PairJob {
+  predictionsName: string;
+  predictionsText: string;
+  questions: Question[];
+  gold: GoldEntry[];
+  fence: 'first' | 'last';
+}
+
+export interface PairedPredictions {
+  items: EvalItem[];
+  warnings: string[];
+  sha256: string;
+  bytes: number;
+}
+
+export interface ImportWorkerApi {
+  importDataset(job: ImportJob, onProgress?: (p: ImportProgress) => void): Promise<Outcome<DatasetRecord>>;
+  abort(jobId: string): Promise<void>;
+  /** Parses a predictions file (any core format), checks it belongs to the dataset, pairs it. */
+  pairPredictions(job: PairJob): Promise<Outcome<PairedPredictions>>;
+}

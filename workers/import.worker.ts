@@ -1,0 +1,45 @@
+/** Import worker entry: see import.api.ts. */
+import { expose } from 'comlink';
+import { importDataset } from '../src/adapters/import/import-dataset.ts';
+import { pairRunPredictions } from '../src/adapters/import/pair-run.ts';
+import { toErrorData } from '../src/adapters/store/errors.ts';
+import { openWorkbenchDb } from '../src/adapters/store/schema.ts';
+import type { ImportWorkerApi, Outcome } from './import.api.ts';
+
+const jobs = new Map<string, AbortController>();
+
+async function outcome<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (err) {
+    return { ok: false, error: toErrorData(err) };
+  }
+}
+
+const api: ImportWorkerApi = {
+  async importDataset(job, onProgress) {
+    const ctl = new AbortController();
+    jobs.set(job.jobId, ctl);
+    return outcome(async () => {
+      const idb = await openWorkbenchDb(job.dbName);
+      try {
+        return await importDataset(idb, job.source, {
+          signal: ctl.signal,
+          onProgress: onProgress ? (p) => void onProgress(p) : undefined,
+          simulateQuotaAfterBytes: job.simulateQuotaAfterBytes,
+        });
+      } finally {
+        idb.close();
+        jobs.delete(job.jobId);
+      }
+    });
+  },
+  async abort(jobId) {
+    jobs.get(jobId)?.abort();
+  },
+  async pairPredictions(job) {
+    return outcome(async () => pairRunPredictions(job));
+  },
+};
+
+expose(api satisfies ImportWorkerApi);
