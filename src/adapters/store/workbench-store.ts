@@ -4,7 +4,8 @@
  */
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
-import type { FileRef, RunConfig, RunHeader, SampleRecord } from '../../core/run/types.ts';
+import type { FileRef, RunConfig, RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
+import type { ItemStatus } from '../../core/types.ts';
 
 export interface StoredDatabase {
   /** sha256 of the file: one stored copy per distinct database, shared by every dataset and run. */
@@ -49,6 +50,10 @@ export interface ImportSource {
   name: string;
   /** Every file with its relative path (`dev_databases/x/x.sqlite`, `dev.json`, a .zip...). */
   files: { path: string; file: Blob }[];
+  /** Path (as in `files`) of the questions file, when the user chose it; otherwise it is found by name. */
+  questionsPath?: string;
+  /** Path of the gold file, when the user chose it; without one found, the questions' own SQL is the gold. */
+  goldPath?: string;
 }
 
 export interface RunRequest {
@@ -63,6 +68,22 @@ export interface StorageInfo {
   usage: number;
   quota: number;
   persisted: boolean;
+}
+
+/** A gold query that does not pass as its own prediction (error, timeout, missing database). */
+export interface GoldFailure {
+  index: number;
+  questionId: number;
+  dbId: string;
+  status: ItemStatus;
+  error: string | null;
+  sql: string;
+}
+
+export interface GoldSelfTestResult {
+  /** The self-test, stored as a run like any other. */
+  run: RunHeader;
+  failures: GoldFailure[];
 }
 
 export interface WorkbenchStore {
@@ -84,4 +105,21 @@ export interface WorkbenchStore {
   samples(runId: string, page?: { offset: number; limit: number }): Promise<SampleRecord[]>;
   renameRun(runId: string, name: string): Promise<void>;
   deleteRun(runId: string): Promise<void>;
+
+  // ---- Additions (additive only) ----
+  getDataset(datasetId: string): Promise<DatasetRecord | undefined>;
+  /** Every stored database file, one per sha256. */
+  listDatabases(): Promise<StoredDatabase[]>;
+  /** Runs every gold query as its own prediction (stored as a run); lists the golds that fail or time out. */
+  goldSelfTest(datasetId: string, hooks?: { signal?: AbortSignal; onEvent?: (e: EvalEvent) => void }): Promise<GoldSelfTestResult>;
+  /** Ids of runs being evaluated right now in any tab (Web Locks); a `running` run not listed was interrupted. */
+  activeRunIds(): Promise<string[]>;
+  /** Number of stored samples of a run. */
+  sampleCount(runId: string): Promise<number>;
+  /** The run as a run file (header + samples); see core/run/export.ts for JSON, BIRD predictions and CSV. */
+  exportRun(runId: string): Promise<RunFile>;
+  /** Stores a run file (validated first); refuses a run that is already stored. */
+  importRunFile(text: string, fileName: string): Promise<RunHeader>;
+  /** Closes the IndexedDB connection (tests; a page being left). */
+  close(): void;
 }
