@@ -1,0 +1,92 @@
+/**
+ * Evaluates a run's remaining items in the SQL pool and stores each sample as it finishes.
+ * Shared by startRun, resumeRun and the gold self-test; the caller holds the run's lock.
+ */
+import type { EvalEvent, EvalOptions, SqlExecutor } from '../../core/eval/executor.ts';
+import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
+import type { EvalItem, ItemResult } from '../../core/types.ts';
+import type { DbSource } from '../sql-pool.ts';
+import { StoreError, isAbortError, isQuotaError } from './errors.ts';
+import { SampleWriter } from './sample-writer.ts';
+import type { WorkbenchIdb } from './schema.ts';
+import { storeDbSource } from './store-db-source.ts';
+
+export interface ExecutionContext {
+  idb: WorkbenchIdb;
+  createExecutor: (source: DbSource) => SqlExecutor;
+  simulateQuotaAfterSamples?: number;
+}
+
+export function toSample(result: ItemResult, item: EvalItem): SampleRecord {
+  const format = result.extraction.rule === 'none' ? 0 : 1;
+  // The reward formula is not evaluated yet: reward = ex.
+  return { ...result, sample: 0, sql: item.predSql, goldSql: item.goldSql, format, reward: result.ex };
+}
+
+export function evalOptions(run: RunHeader): EvalOptions {
+  const c = run.config;
+  return { metrics: c.metrics, timeoutMs: c.timeoutMs, readOnly: c.readOnly, vesIterations: c.vesIterations, previewRows: 0 };
+}
+
+/**
+ * Runs `items` (those not stored yet) of `run`; `doneBefore` samples are already stored. Returns
+ * the header with its final status: done, cancelled (signal) or failed (storage); a storage
+ * failure also throws a StoreError naming the run.
+ */
+export async function executeRun(
+  ctx: ExecutionContext,
+  run: RunHeader,
+  items: readonly EvalItem[],
+  doneBefore: number,
+  hooks: { signal?: AbortSignal; onEvent?: (e: EvalEvent) => void } = {},
+): Promise<RunHeader> {
+  const { idb } = ctx;
+  const total = doneBefore + items.length;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  hooks.signal?.addEventListener('abort', onAbort, { once: true });
+  if (hooks.signal?.aborted) stop.abort();
+  const writer = new SampleWriter(idb, run.id, {
+    simulateQuotaAfterSamples: ctx.simulateQuotaAfterSamples,
+    onError: () => stop.abort(),
+  });
+  const byIndex = new Map(items.map((it) => [it.index, it]));
+  const executor = ctx.createExecutor(storeDbSource(idb, run.dataset.databases, run.dataset.name));
+  let status: RunHeader['status'] = 'done';
+  let failure: unknown = null;
+  try {
+    if (items.length > 0) {
+      await executor.evaluate(items, evalOptions(run), {
+        signal: stop.signal,
+        onEvent: (e) => {
+          if (e.type !== 'item') return hooks.onEvent?.(e);
+          writer.push(toSample(e.result, byIndex.get(e.result.index)!));
+          hooks.onEvent?.({ ...e, done: doneBefore + e.done, total });
+        },
+      });
+    }
+  } catch (err) {
+    if (!isAbortError(err)) failure = err;
+  } finally {
+    hooks.signal?.removeEventListener('abort', onAbort);
+    await executor.dispose().catch(() => undefined);
+  }
+  try {
+    await writer.close();
+  } catch (err) {
+    failure ??= err;
+  }
+  if (failure) status = 'failed';
+  else if (stop.signal.aborted) status = 'cancelled';
+  const final: RunHeader = { ...run, status, updatedAt: new Date().toISOString() };
+  await idb.put('runs', final).catch(() => undefined);
+  if (failure && isQuotaError(failure)) {
+    throw new StoreError(
+      'QUOTA_EXCEEDED',
+      `Browser storage is full: run "${run.name}" stopped after ${doneBefore + writer.written} of ${total} samples were stored. ` +
+        'The stored samples are kept. Free space by deleting runs or datasets you no longer need, then resume the run.',
+    );
+  }
+  if (failure) throw failure;
+  return final;
+}

@@ -1,0 +1,24 @@
+/** DbSource for runs in the browser: databases read from the store by the sha256 a run recorded. */
+import type { DbSource } from '../sql-pool.ts';
+import { readDatabaseBytes } from './database-bytes.ts';
+import type { WorkbenchIdb } from './schema.ts';
+
+export function storeDbSource(idb: WorkbenchIdb, databases: Record<string, string>, datasetName: string): DbSource {
+  return {
+    async has(dbId) {
+      const sha = databases[dbId];
+      return sha !== undefined && (await idb.count('databases', sha)) > 0;
+    },
+    async load(dbId) {
+      const sha = databases[dbId];
+      const record = sha ? await idb.get('databases', sha) : undefined;
+      if (!record) throw new Error(`database ${dbId} is no longer in browser storage: import dataset "${datasetName}" again`);
+      return readDatabaseBytes(idb, record);
+    },
+    describe(dbId) {
+      return databases[dbId]
+        ? `${dbId} of dataset "${datasetName}" in browser storage, but it was deleted: import the dataset again`
+        : `${dbId}/${dbId}.sqlite among the files of dataset "${datasetName}": it was not imported; import the dataset again with it`;
+    },
+  };
+}

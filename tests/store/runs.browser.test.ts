@@ -1,0 +1,150 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EvalEvent } from '../../src/core/eval/executor.ts';
+import { DEFAULT_RUN_CONFIG, type SampleRecord } from '../../src/core/run/types.ts';
+import type { DatasetRecord, RunRequest } from '../../src/adapters/store/workbench-store.ts';
+import { birdMiniDevFiles, sharedBlob, sharedText } from './browser-data.ts';
+import { testStore, type TestStore } from './store-helpers.ts';
+
+const PRED = 'predictions/sql_output_kg/predict_mini_dev_gpt-4_sqlite.json';
+let files: { path: string; file: Blob }[];
+let predText: string;
+let expected: { items: Array<{ index: number; ex: 0 | 1 }> };
+let t: TestStore;
+let ds: DatasetRecord;
+
+beforeAll(async () => {
+  files = await birdMiniDevFiles();
+  predText = await sharedText(`bird/${PRED}`);
+  expected = JSON.parse(await sharedText('bird/expected/predict_mini_dev_gpt-4_sqlite.json'));
+});
+afterEach(() => t?.dispose());
+
+async function importMiniDev(options: Parameters<typeof testStore>[0] = {}) {
+  t = testStore(options);
+  ds = await t.store.importDataset({ kind: 'bird', name: 'BIRD mini-dev', files });
+}
+
+/** The 140 questions whose databases are here, as a subset. */
+function request(name = 'gpt-4'): RunRequest {
+  const indices = ds.questions.flatMap((q, i) => (ds.databases[q.dbId] ? [i] : []));
+  return {
+    name, datasetId: ds.id, subset: { description: 'questions with a database', indices },
+    predictions: { name: 'predict_mini_dev_gpt-4_sqlite.json', text: predText }, config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] },
+  };
+}
+
+/** What must be equal between two runs of the same items (timings differ). */
+const comparable = (s: SampleRecord[]) => s.map(({ elapsedMs: _e, ...rest }) => rest);
+
+describe('runs: evaluated in the sql.js worker pool, stored as each sample finishes', () => {
+  it('finds the official per-item EX of real predictions, and the run survives a reload', async () => {
+    await importMiniDev();
+    const events: EvalEvent[] = [];
+    const run = await t.store.startRun(request(), { onEvent: (e) => events.push(e) });
+    expect(run.status).toBe('done');
+    expect(run.source).toMatchObject({ kind: 'replay', predictions: { name: 'predict_mini_dev_gpt-4_sqlite.json', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(run.dataset).toMatchObject({ id: ds.id, questions: ds.questionsFile, gold: ds.goldFile, databases: ds.databases });
+    const items = events.filter((e) => e.type === 'item');
+    expect(items.at(-1)).toMatchObject({ done: 140, total: 140 });
+
+    const reloaded = t.reopen();
+    expect((await reloaded.listRuns()).map((r) => [r.id, r.status])).toEqual([[run.id, 'done']]);
+    const samples = await reloaded.samples(run.id);
+    expect(samples.map((s) => [s.index, s.ex])).toEqual(expected.items.map((e) => [e.index, e.ex]));
+    expect(samples.every((s) => s.sample === 0 && s.format === 1 && s.reward === s.ex && s.goldSql.length > 0)).toBe(true);
+    expect((await reloaded.samples(run.id, { offset: 130, limit: 20 })).map((s) => s.index)).toEqual(samples.slice(130).map((s) => s.index));
+    expect(await reloaded.sampleCount(run.id)).toBe(140);
+  });
+
+  it('a run interrupted after some samples, resumed after a reload, ends with exactly the samples of an uninterrupted run', async () => {
+    await importMiniDev();
+    const whole = await t.store.startRun(request('whole'));
+    const ctl = new AbortController();
+    const cut = await t.store.startRun(request('cut'), { signal: ctl.signal, onEvent: (e) => e.type === 'item' && e.done >= 40 && ctl.abort() });
+    expect(cut.status).toBe('cancelled');
+    const stored = await t.store.sampleCount(cut.id);
+    expect(stored).toBeGreaterThanOrEqual(40);
+    expect(stored).toBeLessThan(140);
+
+    const reloaded = t.reopen();
+    const events: EvalEvent[] = [];
+    const resumed = await reloaded.resumeRun(cut.id, { onEvent: (e) => events.push(e) });
+    expect(resumed.status).toBe('done');
+    const firstItem = events.find((e) => e.type === 'item');
+    expect(firstItem).toMatchObject({ done: stored + 1, total: 140 });
+    expect(comparable(await reloaded.samples(cut.id))).toEqual(comparable(await reloaded.samples(whole.id)));
+  });
+
+  it('refuses to evaluate a run another tab is evaluating (Web Locks)', async () => {
+    await importMiniDev();
+    let resumeError: unknown = null;
+    let runId = '';
+    let attempt: Promise<void> | null = null;
+    const first = t.store.startRun(request(), {
+      onEvent: (e) => {
+        if (e.type === 'item' && e.done === 1) {
+          attempt = t.store.listRuns().then(async ([r]) => {
+            runId = r!.id;
+            expect(await t.store.activeRunIds()).toContain(runId);
+            await t.reopen().resumeRun(runId).catch((err) => (resumeError = err));
+          });
+        }
+      },
+    });
+    await first;
+    await attempt;
+    expect(resumeError).toMatchObject({ name: 'StoreError', code: 'LOCKED', message: expect.stringMatching(/is being evaluated in another tab/) });
+    expect(await t.store.activeRunIds()).not.toContain(runId);
+  });
+
+  it('refuses predictions made for another dataset at run start, storing nothing', async () => {
+    t = testStore();
+    const devFiles = [
+      { path: 'dev/dev.json', file: await sharedBlob('bird/dev/dev.json') },
+      { path: 'dev/dev_gold.sql', file: await sharedBlob('bird/dev/dev_gold.sql') },
+      ...(await birdMiniDevFiles()).filter((f) => f.path.endsWith('.sqlite')),
+    ];
+    const dev = await t.store.importDataset({ kind: 'bird', name: 'BIRD dev', files: devFiles });
+    await expect(t.store.startRun({ ...request(), datasetId: dev.id, subset: { description: 'all', indices: [] } })).rejects.toMatchObject({
+      code: 'MISMATCH', message: expect.stringMatching(/predict_mini_dev_gpt-4_sqlite\.json: these predictions are for another dataset/),
+    });
+    expect(await t.counts()).toMatchObject({ runs: 0, samples: 0 });
+  });
+
+  it('storage full while writing samples (test double: a real QuotaExceededError after N samples): a message naming the run, stored samples kept, resumable', async () => {
+    await importMiniDev({ testing: { simulateQuotaAfterSamples: 30 } });
+    const err = await t.store.startRun(request('big run')).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'StoreError', code: 'QUOTA_EXCEEDED', message: expect.stringMatching(/run "big run" stopped after \d+ of 140 samples were stored/) });
+    const [run] = await t.store.listRuns();
+    const kept = await t.store.sampleCount(run!.id);
+    expect(kept).toBeLessThanOrEqual(30);
+    expect(run!.status).toBe('failed');
+    const done = await t.reopen().resumeRun(run!.id);
+    expect(done.status).toBe('done');
+    expect(await t.store.sampleCount(run!.id)).toBe(140);
+  });
+
+  it('exports a run and imports the file back after the run was deleted', async () => {
+    await importMiniDev();
+    const run = await t.store.startRun(request());
+    const file = await t.store.exportRun(run.id);
+    const text = JSON.stringify(file);
+    await expect(t.store.importRunFile(text, 'run.json')).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
+    await t.store.deleteRun(run.id);
+    expect(await t.counts()).toMatchObject({ runs: 0, samples: 0, databases: 3 });
+    const back = await t.store.importRunFile(text, 'run.json');
+    expect(back).toEqual(run);
+    expect(await t.store.samples(run.id)).toEqual(file.samples);
+    await t.store.renameRun(run.id, 'renamed');
+    expect((await t.store.getRun(run.id))!.name).toBe('renamed');
+  });
+
+  it('gold self-test: every gold of the stored databases passes as its own prediction, stored as a run', async () => {
+    await importMiniDev();
+    const { run, failures } = await t.store.goldSelfTest(ds.id);
+    expect(run.status).toBe('done');
+    expect(run.subset.indices).toHaveLength(140);
+    expect(failures).toEqual([]);
+    expect(await t.store.sampleCount(run.id)).toBe(140);
+  });
+});
