@@ -12,6 +12,11 @@ export interface ChatMessage {
 /** A prompt is chat messages; engines without a chat template render them with their own template. */
 export interface Prompt {
   messages: ChatMessage[];
+  /**
+   * The question this prompt asks. Generating engines ignore it; the replay engine looks the
+   * recorded completions up by it.
+   */
+  questionId?: number;
 }
 
 export interface SamplingParams {
