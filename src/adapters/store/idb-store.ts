@@ -15,7 +15,8 @@ import type { DbSource } from '../sql-pool.ts';
 import { deleteOrphanChunks, holdLock } from './database-bytes.ts';
 import { StoreError } from './errors.ts';
 import { executeRun, type ExecutionContext } from './run-execution.ts';
-import { DEFAULT_DB_NAME, chunkRange, openWorkbenchDb, sampleRange, type StoredSample, type WorkbenchIdb } from './schema.ts';
+import { allSamples, countSamples, samplePage, storedKeys } from './sample-blocks.ts';
+import { BLOCK_SIZE, DEFAULT_DB_NAME, blockRange, chunkRange, openWorkbenchDb, type WorkbenchIdb } from './schema.ts';
 import type {
   DatasetCard, DatasetRecord, GoldSelfTestResult, RunRequest, StorageInfo, StoredDatabase, WorkbenchStore,
 } from './workbench-store.ts';
@@ -32,11 +33,6 @@ export interface IdbStoreOptions {
 }
 
 const runLock = (runId: string) => `run:${runId}`;
-
-function stripRunId(s: StoredSample): SampleRecord {
-  const { runId: _runId, ...rest } = s;
-  return rest;
-}
 
 async function sha256Of(text: string): Promise<{ sha256: string; bytes: number }> {
   const bytes = new TextEncoder().encode(text);
@@ -219,7 +215,7 @@ class IdbStore implements WorkbenchStore {
     try {
       const inputs = await idb.get('runInputs', runId);
       if (!inputs) throw new StoreError('NOT_FOUND', `run "${run.name}" was imported from a file and cannot be resumed: its predictions are not stored`);
-      const done = new Set((await idb.getAllKeys('samples', sampleRange(runId))).map(([, index, sample]) => `${index}/${sample}`));
+      const done = await storedKeys(idb, runId);
       const remaining = inputs.items.filter((it) => !done.has(`${it.index}/0`));
       const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString() };
       await idb.put('runs', header);
@@ -284,21 +280,11 @@ class IdbStore implements WorkbenchStore {
 
   async samples(runId: string, page?: { offset: number; limit: number }): Promise<SampleRecord[]> {
     const idb = await this.idb();
-    if (!page || page.offset === 0) {
-      return (await idb.getAll('samples', sampleRange(runId), page?.limit)).map(stripRunId);
-    }
-    const out: SampleRecord[] = [];
-    let cursor = await idb.transaction('samples').store.openCursor(sampleRange(runId));
-    if (cursor) cursor = await cursor.advance(page.offset);
-    while (cursor && out.length < page.limit) {
-      out.push(stripRunId(cursor.value));
-      cursor = await cursor.continue();
-    }
-    return out;
+    return page ? samplePage(idb, runId, page.offset, page.limit) : allSamples(idb, runId);
   }
 
   async sampleCount(runId: string): Promise<number> {
-    return (await this.idb()).count('samples', sampleRange(runId));
+    return countSamples(await this.idb(), runId);
   }
 
   async renameRun(runId: string, name: string): Promise<void> {
@@ -312,10 +298,11 @@ class IdbStore implements WorkbenchStore {
   async deleteRun(runId: string): Promise<void> {
     const idb = await this.idb();
     const run = await idb.get('runs', runId);
-    const tx = idb.transaction(['runs', 'runInputs', 'samples'], 'readwrite');
+    const tx = idb.transaction(['runs', 'runInputs', 'sampleBlocks', 'sampleMeta'], 'readwrite');
     void tx.objectStore('runs').delete(runId);
     void tx.objectStore('runInputs').delete(runId);
-    void tx.objectStore('samples').delete(sampleRange(runId));
+    void tx.objectStore('sampleBlocks').delete(blockRange(runId));
+    void tx.objectStore('sampleMeta').delete(runId);
     await tx.done;
     if (run) await this.deleteUnreferenced(idb, Object.values(run.dataset.databases));
   }
@@ -325,14 +312,19 @@ class IdbStore implements WorkbenchStore {
   }
 
   async importRunFile(text: string, fileName: string): Promise<RunHeader> {
-    const file = parseRunFile(text, fileName);
+    const parsed = parseRunFile(text, fileName);
+    const file = toRunFile(parsed.run, parsed.samples); // (index, sample) order
     const idb = await this.idb();
     const existing = await idb.get('runs', file.run.id);
     if (existing) throw new StoreError('ALREADY_EXISTS', `${fileName}: this run is already stored as "${existing.name}"`);
     const run: RunHeader = file.run.status === 'running' ? { ...file.run, status: 'cancelled' } : file.run;
-    const tx = idb.transaction(['runs', 'samples'], 'readwrite');
+    const samples = file.samples; // sorted and unique: checked by parseRunFile's caller below
+    const tx = idb.transaction(['runs', 'sampleBlocks', 'sampleMeta'], 'readwrite');
     void tx.objectStore('runs').put(run);
-    for (const s of file.samples) void tx.objectStore('samples').put({ ...s, runId: run.id });
+    for (let b = 0; b * BLOCK_SIZE < samples.length; b++) {
+      void tx.objectStore('sampleBlocks').put({ runId: run.id, block: b, samples: samples.slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE) });
+    }
+    void tx.objectStore('sampleMeta').put({ runId: run.id, sorted: true, count: samples.length, blockSize: BLOCK_SIZE });
     await tx.done;
     return run;
   }

@@ -7,6 +7,7 @@ import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { EvalItem, ItemResult } from '../../core/types.ts';
 import type { DbSource } from '../sql-pool.ts';
 import { StoreError, isAbortError, isQuotaError } from './errors.ts';
+import { markUnsorted, nextBlock, sortBlocks } from './sample-blocks.ts';
 import { SampleWriter } from './sample-writer.ts';
 import type { WorkbenchIdb } from './schema.ts';
 import { storeDbSource } from './store-db-source.ts';
@@ -46,7 +47,8 @@ export async function executeRun(
   const onAbort = () => stop.abort();
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   if (hooks.signal?.aborted) stop.abort();
-  const writer = new SampleWriter(idb, run.id, {
+  await markUnsorted(idb, run.id);
+  const writer = new SampleWriter(idb, run.id, await nextBlock(idb, run.id), {
     simulateQuotaAfterSamples: ctx.simulateQuotaAfterSamples,
     onError: () => stop.abort(),
   });
@@ -76,6 +78,8 @@ export async function executeRun(
   } catch (err) {
     failure ??= err;
   }
+  // Sorted blocks make paging cheap; if this fails (storage full) the run stays readable unsorted.
+  await sortBlocks(idb, run.id).catch(() => undefined);
   if (failure) status = 'failed';
   else if (stop.signal.aborted) status = 'cancelled';
   const final: RunHeader = { ...run, status, updatedAt: new Date().toISOString() };

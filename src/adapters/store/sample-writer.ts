@@ -1,10 +1,9 @@
 /**
  * Writes a run's samples as they finish, batched: every sample that arrives within ~50 ms goes
- * into one transaction (one transaction per sample would cap a run at a few hundred samples a
- * second). Keys are [runId, index, sample], so writing a sample twice cannot duplicate it.
+ * into one block record in one transaction (see SampleBlock in schema.ts for why blocks).
  */
 import type { SampleRecord } from '../../core/run/types.ts';
-import type { StoredSample, WorkbenchIdb } from './schema.ts';
+import type { WorkbenchIdb } from './schema.ts';
 
 export interface SampleWriterOptions {
   batchMs?: number;
@@ -15,15 +14,17 @@ export interface SampleWriterOptions {
 }
 
 export class SampleWriter {
-  private queue: StoredSample[] = [];
+  private queue: SampleRecord[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown = null;
   private stored = 0;
 
+  /** `firstBlock`: the number after the run's last stored block (see nextBlock()). */
   constructor(
     private readonly idb: WorkbenchIdb,
     private readonly runId: string,
+    private block: number,
     private readonly opts: SampleWriterOptions = {},
   ) {}
 
@@ -38,7 +39,7 @@ export class SampleWriter {
 
   push(sample: SampleRecord): void {
     if (this.failure) return;
-    this.queue.push({ ...sample, runId: this.runId });
+    this.queue.push(sample);
     this.timer ??= setTimeout(() => void this.flush(), this.opts.batchMs ?? 50);
   }
 
@@ -56,9 +57,8 @@ export class SampleWriter {
         if (limit !== undefined && this.stored + batch.length > limit) {
           throw new DOMException('simulated: the quota of this origin is exhausted', 'QuotaExceededError');
         }
-        const tx = this.idb.transaction('samples', 'readwrite');
-        for (const s of batch) void tx.store.put(s);
-        await tx.done;
+        await this.idb.put('sampleBlocks', { runId: this.runId, block: this.block, samples: batch });
+        this.block++;
         this.stored += batch.length;
       } catch (err) {
         this.failure = err;

@@ -1,0 +1,70 @@
+/**
+ * Reading and sorting a run's sample blocks (see SampleBlock in schema.ts): a sorted run is
+ * paged by reading only the blocks a page covers; an unsorted one (running, or interrupted) is
+ * read whole, de-duplicated by (index, sample) and sorted.
+ */
+import type { SampleRecord } from '../../core/run/types.ts';
+import { BLOCK_SIZE, blockRange, type WorkbenchIdb } from './schema.ts';
+
+const keyOf = (s: SampleRecord) => `${s.index}/${s.sample}`;
+
+export function sortUnique(blocks: readonly { samples: SampleRecord[] }[]): SampleRecord[] {
+  const byKey = new Map<string, SampleRecord>();
+  for (const b of blocks) for (const s of b.samples) byKey.set(keyOf(s), s);
+  return [...byKey.values()].sort((a, b) => a.index - b.index || a.sample - b.sample);
+}
+
+/** Every sample of a run in (index, sample) order, each key once. */
+export async function allSamples(idb: WorkbenchIdb, runId: string): Promise<SampleRecord[]> {
+  return sortUnique(await idb.getAll('sampleBlocks', blockRange(runId)));
+}
+
+export async function samplePage(idb: WorkbenchIdb, runId: string, offset: number, limit: number): Promise<SampleRecord[]> {
+  const meta = await idb.get('sampleMeta', runId);
+  if (!meta?.sorted) return (await allSamples(idb, runId)).slice(offset, offset + limit);
+  if (limit <= 0 || offset >= meta.count) return [];
+  const first = Math.floor(offset / meta.blockSize);
+  const last = Math.floor((Math.min(meta.count, offset + limit) - 1) / meta.blockSize);
+  const blocks = await idb.getAll('sampleBlocks', blockRange(runId, first, last));
+  return blocks.flatMap((b) => b.samples).slice(offset - first * meta.blockSize, offset - first * meta.blockSize + limit);
+}
+
+export async function countSamples(idb: WorkbenchIdb, runId: string): Promise<number> {
+  const meta = await idb.get('sampleMeta', runId);
+  return meta?.sorted ? meta.count : (await allSamples(idb, runId)).length;
+}
+
+/** Keys `index/sample` of the samples stored for a run. */
+export async function storedKeys(idb: WorkbenchIdb, runId: string): Promise<Set<string>> {
+  return new Set((await allSamples(idb, runId)).map(keyOf));
+}
+
+/** Number for the next appended block (after every block of the run). */
+export async function nextBlock(idb: WorkbenchIdb, runId: string): Promise<number> {
+  const cursor = await idb.transaction('sampleBlocks').store.openKeyCursor(blockRange(runId), 'prev');
+  return cursor ? cursor.key[1] + 1 : 0;
+}
+
+/**
+ * Rewrites a run's blocks in (index, sample) order, BLOCK_SIZE each, in one transaction: it
+ * either all happens or nothing changes. Call only while holding the run's lock.
+ */
+export async function sortBlocks(idb: WorkbenchIdb, runId: string): Promise<void> {
+  const meta = await idb.get('sampleMeta', runId);
+  if (meta?.sorted) return;
+  const samples = await allSamples(idb, runId);
+  const tx = idb.transaction(['sampleBlocks', 'sampleMeta'], 'readwrite');
+  const blocks = tx.objectStore('sampleBlocks');
+  void blocks.delete(blockRange(runId));
+  for (let b = 0; b * BLOCK_SIZE < samples.length; b++) {
+    void blocks.put({ runId, block: b, samples: samples.slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE) });
+  }
+  void tx.objectStore('sampleMeta').put({ runId, sorted: true, count: samples.length, blockSize: BLOCK_SIZE });
+  await tx.done;
+}
+
+/** Marks a run as being appended to (its blocks are no longer in order). */
+export async function markUnsorted(idb: WorkbenchIdb, runId: string): Promise<void> {
+  const meta = await idb.get('sampleMeta', runId);
+  await idb.put('sampleMeta', { runId, sorted: false, count: meta?.count ?? 0, blockSize: BLOCK_SIZE });
+}
