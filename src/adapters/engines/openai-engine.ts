@@ -1,0 +1,402 @@
+/**
+ * The OpenAI-compatible engine: a model served by vLLM, llama.cpp's server, Ollama or any
+ * server speaking `/v1/chat/completions` or `/v1/completions`. This is how models bigger than
+ * the user's GPU are evaluated.
+ *
+ * - At most `concurrency` requests are in flight, however many questions the run layer asks
+ *   in parallel.
+ * - 429, 5xx and network failures are retried up to `maxRetries` times with exponential
+ *   backoff and jitter; a Retry-After header is honoured (up to `maxRetryAfterMs`).
+ * - `n` > 1 is asked for natively; a server that returns fewer choices (llama.cpp's server,
+ *   Ollama) is remembered and the remaining samples are generated one request each, sample i
+ *   with seed + i.
+ * - Failures that concern the whole engine (server unreachable, 401/403, unknown model, 5xx or
+ *   429 after the retries) reject, so a run can pause. Failures that concern one prompt (400,
+ *   413, 422: usually a prompt longer than the context; a malformed reply) become error
+ *   samples.
+ * - The API key is kept in a private field: it is sent as `Authorization: Bearer`, never put
+ *   in messages, `describe()` or anything exported.
+ */
+import type { AbortSignalLike } from '../../core/eval/executor.ts';
+import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams } from '../../core/engine/engine.ts';
+import { onAbort } from '../../core/engine/abort.ts';
+import { EngineError, isEngineError } from '../../core/engine/engine-error.ts';
+import { abortedCompletion, errorCompletion, meanLogprob, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
+import {
+  ENDPOINT_PATH,
+  StreamAccumulator,
+  parseJsonReply,
+  parseReply,
+  requestBody,
+  retryAfterMs,
+  serverMessage,
+  type Endpoint,
+  type ParsedReply,
+} from './openai-protocol.ts';
+
+export interface OpenAiEngineOptions {
+  /** Server root, e.g. `http://127.0.0.1:8000` (a trailing `/v1` is accepted). */
+  baseUrl: string;
+  /** Model name the server knows; `load({ id })` may set it instead. */
+  model?: string;
+  /** Sent as `Authorization: Bearer <key>`; never exported. Default none. */
+  apiKey?: string | null;
+  /** Default `chat` (`/v1/chat/completions`); `completions` sends text to `/v1/completions`. */
+  endpoint?: Endpoint;
+  /** Requests in flight at most. Default 4. */
+  concurrency?: number;
+  /** Retries of one request after 429, 5xx or a network failure. Default 4. */
+  maxRetries?: number;
+  /** First backoff in ms, doubled per retry, with jitter. Default 500. */
+  retryBaseMs?: number;
+  /** Longest backoff in ms. Default 30 000. */
+  retryMaxMs?: number;
+  /** A Retry-After longer than this fails at once instead of waiting. Default 120 000. */
+  maxRetryAfterMs?: number;
+  /** Time limit of one request in ms. Default 600 000. */
+  timeoutMs?: number;
+  /** Stream tokens (Server-Sent Events). Default false. */
+  stream?: boolean;
+  /** Context window in tokens; default: what `/v1/models` reports (vLLM, llama.cpp), else unknown. */
+  contextWindow?: number | null;
+  /** Token counting endpoint: vLLM's or llama.cpp's `/tokenize`. Default none. */
+  tokenizer?: 'none' | 'vllm' | 'llama.cpp';
+  /** Injected for tests. */
+  fetch?: typeof fetch;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+/** What a run records about the engine: everything but the key. */
+export interface OpenAiEngineDescription {
+  kind: 'openai';
+  baseUrl: string;
+  model: string;
+  endpoint: Endpoint;
+  hasApiKey: boolean;
+}
+
+const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+/** Statuses about this prompt rather than the server (400/413/422: too long, invalid). */
+const PROMPT_STATUS = /\bHTTP (400|413|422)\b/;
+
+function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new EngineError('ABORTED', 'the request was cancelled'));
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      clearTimeout(t);
+      reject(new EngineError('ABORTED', 'the request was cancelled'));
+    };
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/** A counting semaphore: `run` waits for a free slot. */
+class Slots {
+  private free: number;
+  private readonly queue: Array<() => void> = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.queue.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = this.queue.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
+export class OpenAiEngine implements Engine {
+  readonly kind = 'openai';
+  readonly capabilities: EngineCapabilities;
+  readonly #apiKey: string | null;
+  private readonly base: string;
+  private model: string;
+  private readonly endpoint: Endpoint;
+  private readonly slots: Slots;
+  private readonly inFlight = new Set<AbortController>();
+  private loaded = false;
+  private window: number | null;
+  /** Bumped by interrupt(): generate() calls that started before it stop. */
+  private epoch = 0;
+  /** Set when the server answered a request for n > 1 with fewer choices. */
+  private serverIgnoresN = false;
+
+  constructor(private readonly options: OpenAiEngineOptions) {
+    let base: string;
+    try {
+      base = new URL(options.baseUrl).href;
+    } catch {
+      throw new EngineError('CONFIG', `the base URL ${JSON.stringify(options.baseUrl)} is not an absolute http(s) URL`);
+    }
+    if (!/^https?:/.test(base)) throw new EngineError('CONFIG', `the base URL ${base} must start with http:// or https://`);
+    this.base = base.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.#apiKey = options.apiKey || null;
+    this.model = options.model ?? '';
+    this.endpoint = options.endpoint ?? 'chat';
+    const concurrency = options.concurrency ?? 4;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new EngineError('CONFIG', `concurrency must be an integer >= 1, got ${concurrency}`);
+    this.slots = new Slots(concurrency);
+    this.window = options.contextWindow ?? null;
+    this.capabilities = { streaming: options.stream ?? false, nativeN: true, logprobs: true, tokenize: (options.tokenizer ?? 'none') !== 'none' };
+  }
+
+  describe(): OpenAiEngineDescription {
+    return { kind: 'openai', baseUrl: this.base, model: this.model, endpoint: this.endpoint, hasApiKey: this.#apiKey !== null };
+  }
+
+  /** The key must never reach a run file, even through JSON.stringify(engine). */
+  toJSON(): OpenAiEngineDescription {
+    return this.describe();
+  }
+
+  private headers(json: boolean): Record<string, string> {
+    const h: Record<string, string> = { accept: json ? 'application/json' : 'text/event-stream, application/json' };
+    if (json) h['content-type'] = 'application/json';
+    if (this.#apiKey) h.authorization = `Bearer ${this.#apiKey}`;
+    return h;
+  }
+
+  /**
+   * One HTTP exchange with retries; `read` turns a 2xx response into the result. Each attempt
+   * has its own time limit; the caller's signal and `interrupt()` cancel every attempt.
+   * Throws EngineError: HTTP or NETWORK (after the retries, or at once for statuses that a
+   * retry cannot fix), ABORTED.
+   */
+  private async exchange<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    signal: AbortSignalLike | undefined,
+    read: (res: Response, where: string) => Promise<T>,
+  ): Promise<T> {
+    const url = `${this.base}${path}`;
+    const where = `${method} ${url}`;
+    const fetchFn = this.options.fetch ?? globalThis.fetch.bind(globalThis);
+    const sleep = this.options.sleep ?? defaultSleep;
+    const random = this.options.random ?? Math.random;
+    const maxRetries = this.options.maxRetries ?? 4;
+    const cancel = new AbortController();
+    this.inFlight.add(cancel);
+    const stopListening = onAbort(signal, () => cancel.abort());
+    const cancelled = () => new EngineError('ABORTED', 'the request was cancelled', where);
+    try {
+      for (let attempt = 0; ; attempt++) {
+        if (cancel.signal.aborted) throw cancelled();
+        const one = new AbortController();
+        const stopOne = onAbort(cancel.signal, () => one.abort());
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          one.abort();
+        }, this.options.timeoutMs ?? 600_000);
+        let failure: string;
+        try {
+          const res = await fetchFn(url, {
+            method,
+            headers: this.headers(method === 'GET' || !this.capabilities.streaming),
+            body: body === undefined ? undefined : JSON.stringify(body),
+            signal: one.signal,
+          });
+          if (res.ok) return await read(res, where);
+          const message = serverMessage(await res.text().catch(() => ''));
+          if (!RETRY_STATUS.has(res.status) || attempt >= maxRetries) {
+            throw new EngineError('HTTP', this.statusSentence(res.status, message, attempt), where);
+          }
+          const asked = retryAfterMs(res.headers.get('retry-after'), Date.now());
+          const limit = this.options.maxRetryAfterMs ?? 120_000;
+          if (asked !== null && asked > limit) {
+            throw new EngineError(
+              'HTTP',
+              `HTTP ${res.status}: the server asks to retry after ${Math.round(asked / 1000)} s, longer than the ${Math.round(limit / 1000)} s limit`,
+              where,
+            );
+          }
+          clearTimeout(timer);
+          await sleep(asked ?? this.backoff(attempt, random), cancel.signal).catch(() => {
+            throw cancelled();
+          });
+          continue;
+        } catch (err) {
+          if (isEngineError(err)) throw err;
+          if (cancel.signal.aborted) throw cancelled();
+          failure = timedOut ? `no answer within ${Math.round((this.options.timeoutMs ?? 600_000) / 1000)} s` : (err as Error).message;
+        } finally {
+          clearTimeout(timer);
+          stopOne();
+        }
+        // A network failure or a timeout (the reply's body included).
+        if (attempt >= maxRetries) {
+          throw new EngineError('NETWORK', `the server could not be reached after ${attempt + 1} attempts: ${failure}`, where);
+        }
+        await sleep(this.backoff(attempt, random), cancel.signal).catch(() => {
+          throw cancelled();
+        });
+      }
+    } finally {
+      stopListening();
+      this.inFlight.delete(cancel);
+    }
+  }
+
+  /** Exponential backoff with "equal jitter": half fixed, half random, capped. */
+  private backoff(attempt: number, random: () => number): number {
+    const cap = Math.min(this.options.retryMaxMs ?? 30_000, (this.options.retryBaseMs ?? 500) * 2 ** attempt);
+    return cap / 2 + random() * (cap / 2);
+  }
+
+  private statusSentence(status: number, message: string, attempt: number): string {
+    const said = message ? `: ${message}` : '';
+    if (status === 401 || status === 403) return `HTTP ${status}: the server refused the request; check the API key${said}`;
+    if (status === 404) return `HTTP 404: no such endpoint or model on this server (is the base URL right, and is "${this.model}" served?)${said}`;
+    const tries = attempt > 0 ? ` after ${attempt + 1} attempts` : '';
+    return `HTTP ${status}${tries}${said}`;
+  }
+
+  async load(model: ModelRef, hooks: { signal?: AbortSignalLike } = {}): Promise<void> {
+    if (model.id) this.model = model.id;
+    if (!this.model) throw new EngineError('CONFIG', 'no model name: set it in the engine settings');
+    // /v1/models checks that the server is reachable and serves the model; servers without
+    // the route are accepted as they are.
+    let listed: unknown;
+    try {
+      listed = await this.exchange('GET', '/v1/models', undefined, hooks.signal, async (res, where) => parseJsonReply(await res.text(), where));
+    } catch (err) {
+      if (isEngineError(err) && err.code === 'HTTP' && /HTTP 404/.test(err.message)) listed = null;
+      else throw err;
+    }
+    const data = (listed as { data?: unknown } | null)?.data;
+    if (Array.isArray(data)) {
+      const entries = data.filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null);
+      const entry = entries.find((d) => d.id === this.model);
+      if (!entry) {
+        const names = entries.map((d) => String(d.id)).slice(0, 20).join(', ');
+        throw new EngineError('MODEL_MISSING', `the server does not serve a model named "${this.model}" (it serves: ${names || 'none'})`, `${this.base}/v1/models`);
+      }
+      if (this.options.contextWindow == null) {
+        const meta = entry.meta as Record<string, unknown> | undefined;
+        const n = entry.max_model_len ?? meta?.n_ctx ?? meta?.n_ctx_train;
+        if (typeof n === 'number' && n > 0) this.window = n;
+      }
+    }
+    this.loaded = true;
+  }
+
+  contextWindow(): number | null {
+    return this.window;
+  }
+
+  async countTokens(text: string): Promise<number> {
+    const kind = this.options.tokenizer ?? 'none';
+    if (kind === 'none') throw new EngineError('CONFIG', 'token counting is not configured for this server (set tokenizer to vllm or llama.cpp)');
+    const body = kind === 'vllm' ? { model: this.model, prompt: text, add_special_tokens: false } : { content: text };
+    return this.slots.run(() =>
+      this.exchange('POST', '/tokenize', body, undefined, async (res, where) => {
+        const j = parseJsonReply(await res.text(), where) as { count?: unknown; tokens?: unknown };
+        if (typeof j.count === 'number') return j.count;
+        if (Array.isArray(j.tokens)) return j.tokens.length;
+        throw new EngineError('BAD_REPLY', 'the /tokenize reply has neither "count" nor "tokens"', where);
+      }),
+    );
+  }
+
+  /** One request for `n` choices. */
+  private request(prompt: Prompt, p: SamplingParams, n: number, seed: number | null, signal: AbortSignalLike | undefined, onText?: (i: number, piece: string) => void): Promise<ParsedReply> {
+    const stream = this.capabilities.streaming;
+    const body = requestBody(this.endpoint, this.model, prompt.messages, p, n, seed, stream);
+    return this.slots.run(() =>
+      this.exchange('POST', ENDPOINT_PATH[this.endpoint], body, signal, async (res, where) => {
+        const type = res.headers.get('content-type') ?? '';
+        if (!stream || !type.includes('text/event-stream') || !res.body) return parseReply(this.endpoint, parseJsonReply(await res.text(), where), where);
+        const acc = new StreamAccumulator(this.endpoint, where, onText);
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          acc.push(value);
+        }
+        return acc.end();
+      }),
+    );
+  }
+
+  async generate(
+    prompt: Prompt,
+    params: SamplingParams,
+    hooks: { signal?: AbortSignalLike; onToken?: (sampleIndex: number, text: string) => void } = {},
+  ): Promise<Completion[]> {
+    validateSampling(params);
+    if (!this.loaded) throw new EngineError('NOT_LOADED', 'the engine is not loaded: call load() first');
+    const epoch = this.epoch;
+    const stopped = () => hooks.signal?.aborted === true || this.epoch !== epoch;
+    const out: Completion[] = [];
+
+    /** One request for `n` samples starting at sample `first`; failures about this prompt become error samples. */
+    const ask = async (n: number, first: number, seed: number | null): Promise<boolean> => {
+      const t0 = performance.now();
+      try {
+        const r = await this.request(prompt, params, n, seed, hooks.signal, hooks.onToken && ((i, piece) => hooks.onToken!(first + i, piece)));
+        const ms = performance.now() - t0;
+        for (const c of r.choices.slice(0, n)) {
+          out.push({
+            text: c.text,
+            finishReason: c.finishReason,
+            tokensIn: r.promptTokens,
+            tokensOut: r.choices.length === 1 ? r.completionTokens : (c.logprobs?.length ?? null),
+            latencyMs: ms,
+            seed,
+            meanLogprob: meanLogprob(c.logprobs),
+          });
+        }
+        return r.choices.length >= n;
+      } catch (err) {
+        if (isEngineError(err) && err.code === 'ABORTED') return false;
+        const promptProblem =
+          isEngineError(err) && (err.code === 'BAD_REPLY' || (err.code === 'HTTP' && PROMPT_STATUS.test(err.message)));
+        if (!promptProblem) throw err;
+        for (let i = 0; i < n; i++) out.push(errorCompletion((err as Error).message, seed, performance.now() - t0));
+        return true;
+      }
+    };
+
+    // All samples in one request, unless this server is known to ignore n; a shortfall is
+    // remembered and made up below with one request per sample (sample i: seed + i).
+    if (params.n === 1 || !this.serverIgnoresN) {
+      const complete = await ask(params.n, 0, params.seed);
+      if (!complete && !stopped() && out.length > 0) this.serverIgnoresN = true;
+    }
+    while (out.length < params.n) {
+      const i = out.length;
+      if (stopped()) {
+        out.push(abortedCompletion(sampleSeed(params, i)));
+        continue;
+      }
+      await ask(1, i, sampleSeed(params, i));
+      if (out.length === i) out.push(abortedCompletion(sampleSeed(params, i)));
+    }
+    return out;
+  }
+
+  async interrupt(): Promise<void> {
+    this.epoch++;
+    for (const c of this.inFlight) c.abort();
+  }
+
+  async unload(): Promise<void> {
+    await this.interrupt();
+    this.loaded = false;
+  }
+}
+
+export function createOpenAiEngine(options: OpenAiEngineOptions): OpenAiEngine {
+  return new OpenAiEngine(options);
+}

@@ -1,0 +1,236 @@
+/**
+ * The OpenAI-compatible wire format as vLLM, llama.cpp's server and Ollama speak it: request
+ * bodies, validation of replies at the boundary (every problem names the endpoint), Server-Sent
+ * Events, and Retry-After. Pure functions; the transport is in openai-engine.ts.
+ */
+import type { ChatMessage, SamplingParams } from '../../core/engine/engine.ts';
+import { EngineError } from '../../core/engine/engine-error.ts';
+import { renderPlainChat } from '../../core/engine/plain-template.ts';
+
+export type Endpoint = 'chat' | 'completions';
+
+export const ENDPOINT_PATH: Record<Endpoint, string> = { chat: '/v1/chat/completions', completions: '/v1/completions' };
+
+/** What one choice of a reply holds, whatever the endpoint. */
+export interface ParsedChoice {
+  index: number;
+  text: string;
+  finishReason: 'stop' | 'length';
+  logprobs: number[] | null;
+}
+
+export interface ParsedReply {
+  choices: ParsedChoice[];
+  promptTokens: number | null;
+  completionTokens: number | null;
+}
+
+/**
+ * `/v1/completions` takes text: a prompt that is a single user message is sent as is (BIRD's
+ * own prompts are completion prompts); several messages are joined with the plain template.
+ */
+export function completionPrompt(messages: readonly ChatMessage[]): string {
+  return messages.length === 1 && messages[0]!.role === 'user' ? messages[0]!.content : renderPlainChat(messages);
+}
+
+export function requestBody(
+  endpoint: Endpoint,
+  model: string,
+  messages: readonly ChatMessage[],
+  p: SamplingParams,
+  n: number,
+  seed: number | null,
+  stream: boolean,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model,
+    max_tokens: p.maxTokens,
+    temperature: p.temperature,
+    top_p: p.topP,
+    n,
+  };
+  if (seed !== null) body.seed = seed;
+  if (p.stop.length > 0) body.stop = p.stop;
+  if (endpoint === 'chat') {
+    body.messages = messages.map((m) => ({ role: m.role, content: m.content }));
+    if (p.logprobs) body.logprobs = true;
+  } else {
+    body.prompt = completionPrompt(messages);
+    if (p.logprobs) body.logprobs = 1;
+  }
+  if (stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function bad(where: string, what: string): never {
+  throw new EngineError('BAD_REPLY', `the reply is not an OpenAI-compatible completion: ${what}`, where);
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'missing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'string' ? `the string ${JSON.stringify(v.slice(0, 40))}` : typeof v;
+}
+
+/** Parses JSON text, with a message that quotes the start of what came instead. */
+export function parseJsonReply(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const start = text.trim().slice(0, 80);
+    throw new EngineError('BAD_REPLY', `the reply is not valid JSON (it starts with ${JSON.stringify(start)})`, where);
+  }
+}
+
+function tokenLogprobs(v: unknown): number[] | null {
+  if (!isObj(v)) return null;
+  if (Array.isArray(v.content)) return v.content.map((t) => (isObj(t) && typeof t.logprob === 'number' ? t.logprob : NaN));
+  if (Array.isArray(v.token_logprobs)) return v.token_logprobs.map((x) => (typeof x === 'number' ? x : NaN));
+  return null;
+}
+
+function finish(v: unknown): 'stop' | 'length' {
+  return v === 'length' ? 'length' : 'stop';
+}
+
+/**
+ * Text of a chat message. Servers with a reasoning parser (vLLM `--reasoning-parser`) move the
+ * thinking to `reasoning_content`; it is put back as `<think>...</think>` so the completion is
+ * what the model wrote and extraction strips it as usual.
+ */
+function chatText(message: Record<string, unknown>, where: string, i: number): string {
+  const content = message.content;
+  if (content !== null && content !== undefined && typeof content !== 'string') bad(where, `choices[${i}].message.content is ${describe(content)}`);
+  const reasoning = message.reasoning_content ?? message.reasoning;
+  const think = typeof reasoning === 'string' && reasoning !== '' ? `<think>${reasoning}</think>` : '';
+  return think + (content ?? '');
+}
+
+export function parseReply(endpoint: Endpoint, json: unknown, where: string): ParsedReply {
+  if (!isObj(json)) bad(where, `expected a JSON object, found ${describe(json)}`);
+  if (isObj(json.error)) throw new EngineError('HTTP', `the server reported an error: ${String(json.error.message ?? JSON.stringify(json.error))}`, where);
+  if (!Array.isArray(json.choices)) bad(where, `"choices" is ${describe(json.choices)}`);
+  const choices = json.choices.map((c, i): ParsedChoice => {
+    if (!isObj(c)) bad(where, `choices[${i}] is ${describe(c)}`);
+    let text: string;
+    if (endpoint === 'chat') {
+      if (!isObj(c.message)) bad(where, `choices[${i}].message is ${describe(c.message)}`);
+      text = chatText(c.message, where, i);
+    } else {
+      if (typeof c.text !== 'string') bad(where, `choices[${i}].text is ${describe(c.text)}`);
+      text = c.text;
+    }
+    return { index: typeof c.index === 'number' ? c.index : i, text, finishReason: finish(c.finish_reason), logprobs: tokenLogprobs(c.logprobs) };
+  });
+  const usage = isObj(json.usage) ? json.usage : {};
+  return {
+    choices: choices.sort((a, b) => a.index - b.index),
+    promptTokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : null,
+    completionTokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : null,
+  };
+}
+
+/** Accumulates a streamed reply (Server-Sent Events) into the same shape as `parseReply`. */
+export class StreamAccumulator {
+  private readonly texts = new Map<number, { text: string; finish: 'stop' | 'length'; logprobs: number[] }>();
+  private pending = '';
+  private promptTokens: number | null = null;
+  private completionTokens: number | null = null;
+  done = false;
+
+  constructor(
+    private readonly endpoint: Endpoint,
+    private readonly where: string,
+    private readonly onText?: (index: number, piece: string) => void,
+  ) {}
+
+  /** Feeds decoded text; complete `data:` lines are parsed, a partial line waits for more. */
+  push(chunk: string): void {
+    this.pending += chunk;
+    const lines = this.pending.split(/\r?\n/);
+    this.pending = lines.pop()!;
+    for (const line of lines) this.line(line);
+  }
+
+  end(): ParsedReply {
+    if (this.pending.trim() !== '') this.line(this.pending);
+    this.pending = '';
+    if (this.texts.size === 0) bad(this.where, 'the stream ended without any choice');
+    return {
+      choices: [...this.texts.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([index, c]) => ({ index, text: c.text, finishReason: c.finish, logprobs: c.logprobs.length > 0 ? c.logprobs : null })),
+      promptTokens: this.promptTokens,
+      completionTokens: this.completionTokens,
+    };
+  }
+
+  private line(line: string): void {
+    if (!line.startsWith('data:')) return;
+    const data = line.slice(5).trim();
+    if (data === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    const json = parseJsonReply(data, this.where);
+    if (!isObj(json)) bad(this.where, `a stream event is ${describe(json)}`);
+    if (isObj(json.error)) throw new EngineError('HTTP', `the server reported an error: ${String(json.error.message)}`, this.where);
+    if (isObj(json.usage)) {
+      if (typeof json.usage.prompt_tokens === 'number') this.promptTokens = json.usage.prompt_tokens;
+      if (typeof json.usage.completion_tokens === 'number') this.completionTokens = json.usage.completion_tokens;
+    }
+    if (!Array.isArray(json.choices)) return;
+    for (const c of json.choices) {
+      if (!isObj(c)) continue;
+      const index = typeof c.index === 'number' ? c.index : 0;
+      const slot = this.texts.get(index) ?? { text: '', finish: 'stop' as const, logprobs: [] };
+      let piece = '';
+      if (this.endpoint === 'chat' && isObj(c.delta)) {
+        const r = c.delta.reasoning_content ?? c.delta.reasoning;
+        if (typeof r === 'string' && r !== '') piece += (slot.text.startsWith('<think>') ? '' : '<think>') + r;
+        if (typeof c.delta.content === 'string' && c.delta.content !== '') {
+          if (slot.text.startsWith('<think>') && !slot.text.includes('</think>')) piece += '</think>';
+          piece += c.delta.content;
+        }
+      } else if (typeof c.text === 'string') piece = c.text;
+      if (piece) {
+        slot.text += piece;
+        this.onText?.(index, piece);
+      }
+      if (c.finish_reason) slot.finish = finish(c.finish_reason);
+      slot.logprobs.push(...(tokenLogprobs(c.logprobs) ?? []));
+      this.texts.set(index, slot);
+    }
+  }
+}
+
+/** Milliseconds a Retry-After header asks for (delta-seconds or an HTTP date), or null. */
+export function retryAfterMs(header: string | null, now: number): number | null {
+  if (header === null || header.trim() === '') return null;
+  const t = header.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000);
+  const date = Date.parse(t);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** The server's own error message from an error body (OpenAI `{error: {message}}`, or text). */
+export function serverMessage(body: string): string {
+  try {
+    const j = JSON.parse(body) as unknown;
+    if (isObj(j)) {
+      if (isObj(j.error) && typeof j.error.message === 'string') return j.error.message;
+      if (typeof j.error === 'string') return j.error;
+      if (typeof j.message === 'string') return j.message;
+      if (typeof j.detail === 'string') return j.detail;
+    }
+  } catch {
+    // not JSON: quote the text
+  }
+  return body.trim().slice(0, 300);
+}
