@@ -1,0 +1,176 @@
+/**
+ * Datasets screen state: the stored datasets, the import in progress (progress, cancel, its
+ * error), dataset cards loaded on demand, gold self-tests and deletion.
+ */
+import { errorMessage } from '../../core/errors.ts';
+import type { EvalEvent } from '../../core/eval/executor.ts';
+import type {
+  DatasetCard, DatasetRecord, GoldSelfTestResult, ImportProgress, ImportSource, WorkbenchStore,
+} from '../../adapters/store/workbench-store.ts';
+
+export interface SelfTestState {
+  running: boolean;
+  done: number;
+  total: number;
+  result: GoldSelfTestResult | null;
+  error: string | null;
+}
+
+const isAbort = (err: unknown) => (err as { name?: string } | null)?.name === 'AbortError';
+
+export class DatasetsState {
+  readonly #store: WorkbenchStore;
+  readonly #onChange: () => void;
+  #list = $state.raw<DatasetRecord[]>([]);
+  #loaded = $state(false);
+  #listError = $state<string | null>(null);
+  #progress = $state.raw<ImportProgress | null>(null);
+  #importing = $state(false);
+  #importError = $state<string | null>(null);
+  #importNote = $state<string | null>(null);
+  #cards = $state.raw<Record<string, DatasetCard>>({});
+  #cardErrors = $state.raw<Record<string, string>>({});
+  #selfTests = $state.raw<Record<string, SelfTestState>>({});
+  #importAbort: AbortController | null = null;
+  #selfTestAborts = new Map<string, AbortController>();
+
+  /** `onChange` runs after anything that changes what is stored (storage usage, runs list). */
+  constructor(store: WorkbenchStore, onChange: () => void) {
+    this.#store = store;
+    this.#onChange = onChange;
+  }
+
+  get list(): readonly DatasetRecord[] {
+    return this.#list;
+  }
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+  get listError(): string | null {
+    return this.#listError;
+  }
+  get progress(): ImportProgress | null {
+    return this.#progress;
+  }
+  get importing(): boolean {
+    return this.#importing;
+  }
+  get importError(): string | null {
+    return this.#importError;
+  }
+  get importNote(): string | null {
+    return this.#importNote;
+  }
+  card(id: string): DatasetCard | null {
+    return this.#cards[id] ?? null;
+  }
+  cardError(id: string): string | null {
+    return this.#cardErrors[id] ?? null;
+  }
+  selfTest(id: string): SelfTestState | null {
+    return this.#selfTests[id] ?? null;
+  }
+  byId(id: string): DatasetRecord | null {
+    return this.#list.find((d) => d.id === id) ?? null;
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.#list = await this.#store.listDatasets();
+      this.#listError = null;
+    } catch (err) {
+      this.#listError = `The stored datasets could not be read: ${errorMessage(err)}`;
+    } finally {
+      this.#loaded = true;
+    }
+  }
+
+  /** Imports a dataset; resolves with it, or null when it failed or was cancelled (see importError). */
+  async import(source: ImportSource): Promise<DatasetRecord | null> {
+    if (this.#importing) return null;
+    const abort = new AbortController();
+    this.#importAbort = abort;
+    this.#importing = true;
+    this.#importError = null;
+    this.#importNote = null;
+    this.#progress = { phase: 'reading', file: '', doneBytes: 0, totalBytes: 0 };
+    try {
+      const ds = await this.#store.importDataset(source, { signal: abort.signal, onProgress: (p) => (this.#progress = p) });
+      this.#importNote = `Imported "${ds.name}": ${ds.questions.length} questions, ${Object.keys(ds.databases).length} databases.`;
+      await this.refresh();
+      return ds;
+    } catch (err) {
+      this.#importError = isAbort(err) || abort.signal.aborted
+        ? 'Import cancelled: nothing of it was stored, and everything stored before is unchanged.'
+        : `Import failed: ${errorMessage(err)}`;
+      return null;
+    } finally {
+      this.#importing = false;
+      this.#progress = null;
+      this.#importAbort = null;
+      this.#onChange();
+    }
+  }
+
+  cancelImport(): void {
+    this.#importAbort?.abort();
+  }
+
+  clearImportMessages(): void {
+    this.#importError = null;
+    this.#importNote = null;
+  }
+
+  async loadCard(id: string): Promise<void> {
+    try {
+      const card = await this.#store.datasetCard(id);
+      this.#cards = { ...this.#cards, [id]: card };
+    } catch (err) {
+      this.#cardErrors = { ...this.#cardErrors, [id]: errorMessage(err) };
+    }
+  }
+
+  #setSelfTest(id: string, patch: Partial<SelfTestState>): void {
+    const prev = this.#selfTests[id] ?? { running: false, done: 0, total: 0, result: null, error: null };
+    this.#selfTests = { ...this.#selfTests, [id]: { ...prev, ...patch } };
+  }
+
+  async runSelfTest(id: string): Promise<void> {
+    if (this.#selfTests[id]?.running) return;
+    const abort = new AbortController();
+    this.#selfTestAborts.set(id, abort);
+    this.#setSelfTest(id, { running: true, done: 0, total: this.byId(id)?.gold.length ?? 0, result: null, error: null });
+    try {
+      const result = await this.#store.goldSelfTest(id, {
+        signal: abort.signal,
+        onEvent: (e: EvalEvent) => {
+          if (e.type === 'item') this.#setSelfTest(id, { done: e.done, total: e.total });
+        },
+      });
+      this.#setSelfTest(id, { running: false, result });
+    } catch (err) {
+      this.#setSelfTest(id, { running: false, error: isAbort(err) ? 'Self-test cancelled.' : errorMessage(err) });
+    } finally {
+      this.#selfTestAborts.delete(id);
+      this.#onChange();
+    }
+  }
+
+  cancelSelfTest(id: string): void {
+    this.#selfTestAborts.get(id)?.abort();
+  }
+
+  async remove(id: string): Promise<string | null> {
+    try {
+      await this.#store.deleteDataset(id);
+      const { [id]: _card, ...cards } = this.#cards;
+      this.#cards = cards;
+      await this.refresh();
+      return null;
+    } catch (err) {
+      return `The dataset could not be deleted: ${errorMessage(err)}`;
+    } finally {
+      this.#onChange();
+    }
+  }
+}

@@ -1,0 +1,38 @@
+/** Numbers as the screens write them. */
+import { formatFixed2 } from '../../core/eval/report.ts';
+
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < UNITS.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${UNITS[u]}`;
+}
+
+/** A percentage as the official printout writes it (2 decimals, Python rounding); '–' for none. */
+export function pct(x: number | null | undefined): string {
+  return typeof x === 'number' ? formatFixed2(x) : '–';
+}
+
+export function formatDuration(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return '–';
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${s % 60} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+export function formatDate(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export const plural = (n: number, one: string, many = one + 's'): string => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+export const shortSha = (sha: string): string => sha.slice(0, 12);

@@ -1,0 +1,193 @@
+/**
+ * Runs screen state: the stored runs, the run being evaluated (live progress, cancel), and the
+ * run-level actions (rename, delete, export, import of a run file).
+ */
+import { birdPredictionsJson, runFileJson, toCsv } from '../../core/run/export.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { RunHeader } from '../../core/run/types.ts';
+import type { RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import { downloadText, safeFileName } from './download.ts';
+
+export interface RunJob {
+  name: string;
+  done: number;
+  total: number;
+  startedAt: number;
+  /** performance.now() of the last finished item. */
+  lastAt: number;
+  cancelling: boolean;
+}
+
+export type ExportKind = 'run' | 'bird' | 'csv';
+
+export class RunsState {
+  readonly #store: WorkbenchStore;
+  readonly #onChange: () => void;
+  #list = $state.raw<RunHeader[]>([]);
+  #active = $state.raw<ReadonlySet<string>>(new Set());
+  #loaded = $state(false);
+  #error = $state<string | null>(null);
+  #job = $state.raw<RunJob | null>(null);
+  #jobError = $state<string | null>(null);
+  #lastFinished = $state.raw<RunHeader | null>(null);
+  #abort: AbortController | null = null;
+
+  #rate = $derived.by(() => {
+    const j = this.#job;
+    if (!j || j.done === 0) return null;
+    const s = (j.lastAt - j.startedAt) / 1000;
+    return s > 0 ? j.done / s : null;
+  });
+
+  constructor(store: WorkbenchStore, onChange: () => void) {
+    this.#store = store;
+    this.#onChange = onChange;
+  }
+
+  get list(): readonly RunHeader[] {
+    return this.#list;
+  }
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+  get error(): string | null {
+    return this.#error;
+  }
+  get job(): RunJob | null {
+    return this.#job;
+  }
+  get jobError(): string | null {
+    return this.#jobError;
+  }
+  /** The run that the last job produced (done or cancelled), for a link to its dashboard. */
+  get lastFinished(): RunHeader | null {
+    return this.#lastFinished;
+  }
+  /** Items per second so far. */
+  get rate(): number | null {
+    return this.#rate;
+  }
+  /** Milliseconds left at the current rate. */
+  get etaMs(): number | null {
+    const j = this.#job;
+    return j && this.#rate ? ((j.total - j.done) / this.#rate) * 1000 : null;
+  }
+  /** A stored run whose status says running but that no tab is evaluating: it was interrupted. */
+  interrupted(run: RunHeader): boolean {
+    return run.status === 'running' && !this.#active.has(run.id);
+  }
+  byId(id: string): RunHeader | null {
+    return this.#list.find((r) => r.id === id) ?? null;
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      const [list, active] = await Promise.all([this.#store.listRuns(), this.#store.activeRunIds()]);
+      this.#list = list;
+      this.#active = new Set(active);
+      this.#error = null;
+    } catch (err) {
+      this.#error = `The stored runs could not be read: ${errorMessage(err)}`;
+    } finally {
+      this.#loaded = true;
+    }
+  }
+
+  /** Evaluates a run; resolves with its header (done or cancelled) or null when it failed. */
+  async start(req: RunRequest): Promise<RunHeader | null> {
+    if (this.#job) return null;
+    const abort = new AbortController();
+    this.#abort = abort;
+    const now = performance.now();
+    this.#job = { name: req.name, done: 0, total: req.subset.indices.length, startedAt: now, lastAt: now, cancelling: false };
+    this.#jobError = null;
+    this.#lastFinished = null;
+    const refreshSoon = setTimeout(() => void this.refresh(), 1500);
+    try {
+      const run = await this.#store.startRun(req, {
+        signal: abort.signal,
+        onEvent: (e) => {
+          if (e.type !== 'item' || !this.#job) return;
+          this.#job = { ...this.#job, done: e.done, total: e.total, lastAt: performance.now() };
+        },
+      });
+      this.#lastFinished = run;
+      return run;
+    } catch (err) {
+      this.#jobError = `The run could not be evaluated: ${errorMessage(err)}`;
+      return null;
+    } finally {
+      clearTimeout(refreshSoon);
+      this.#job = null;
+      this.#abort = null;
+      await this.refresh();
+      this.#onChange();
+    }
+  }
+
+  cancel(): void {
+    if (!this.#job) return;
+    this.#job = { ...this.#job, cancelling: true };
+    this.#abort?.abort();
+  }
+
+  async resume(runId: string): Promise<string | null> {
+    try {
+      await this.#store.resumeRun(runId);
+      return null;
+    } catch (err) {
+      return errorMessage(err);
+    } finally {
+      await this.refresh();
+    }
+  }
+
+  async rename(runId: string, name: string): Promise<string | null> {
+    const trimmed = name.trim();
+    if (!trimmed) return 'A run needs a name.';
+    try {
+      await this.#store.renameRun(runId, trimmed);
+      await this.refresh();
+      return null;
+    } catch (err) {
+      return `The run could not be renamed: ${errorMessage(err)}`;
+    }
+  }
+
+  async remove(runId: string): Promise<string | null> {
+    try {
+      await this.#store.deleteRun(runId);
+      await this.refresh();
+      this.#onChange();
+      return null;
+    } catch (err) {
+      return `The run could not be deleted: ${errorMessage(err)}`;
+    }
+  }
+
+  async export(runId: string, kind: ExportKind): Promise<string | null> {
+    try {
+      const file = await this.#store.exportRun(runId);
+      const base = safeFileName(file.run.name);
+      if (kind === 'run') downloadText(`${base}.run.json`, runFileJson(file), 'application/json');
+      else if (kind === 'bird') downloadText(`${base}.predict_bird.json`, birdPredictionsJson(file.samples), 'application/json');
+      else downloadText(`${base}.csv`, toCsv(file.samples), 'text/csv');
+      return null;
+    } catch (err) {
+      return `The run could not be exported: ${errorMessage(err)}`;
+    }
+  }
+
+  /** Stores a run file; resolves with the run, or throws an Error with a message to show. */
+  async importFile(file: File): Promise<RunHeader> {
+    try {
+      const run = await this.#store.importRunFile(await file.text(), file.name);
+      return run;
+    } catch (err) {
+      throw new Error(`${file.name} was not imported: ${errorMessage(err)}`);
+    } finally {
+      await this.refresh();
+      this.#onChange();
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The workbench's state, created once by the shell and handed to every screen through Svelte
+ * context (`createWorkbench` / `useWorkbench`): it outlives route changes, so an import or a
+ * run keeps going while the user looks elsewhere.
+ */
+import { getContext, setContext } from 'svelte';
+import { DatasetsState } from './datasets.svelte.ts';
+import { NewRunDraft } from './new-run-draft.svelte.ts';
+import { ImportDraft } from './import-draft.svelte.ts';
+import { Router } from './router.svelte.ts';
+import { RunView } from './run-view.svelte.ts';
+import { RunsState } from './runs.svelte.ts';
+import type { WorkbenchServices } from './services.ts';
+import { StorageState } from './storage.svelte.ts';
+
+export class Workbench {
+  readonly services: WorkbenchServices;
+  readonly router = new Router();
+  readonly storage: StorageState;
+  readonly datasets: DatasetsState;
+  readonly runs: RunsState;
+  readonly importDraft = new ImportDraft();
+  readonly newRun = new NewRunDraft();
+  /** Plain field: the cache behind `view`, which creates at most one RunView per run shown. */
+  #cache: RunView | null = null;
+  #version = $state(0);
+  #view = $derived.by((): RunView | null => {
+    void this.#version;
+    const r = this.router.route;
+    const id = r.page === 'run' || r.page === 'items' ? r.runId : null;
+    if (!id) return null;
+    if (this.#cache?.runId !== id) {
+      this.#cache = new RunView(id, this.services.store, this.services.previews);
+      void this.#cache.load();
+    }
+    return this.#cache;
+  });
+
+  constructor(services: WorkbenchServices) {
+    this.services = services;
+    const changed = () => void this.storage.refresh();
+    this.storage = new StorageState(services.store);
+    this.datasets = new DatasetsState(services.store, () => {
+      changed();
+      void this.runs.refresh();
+    });
+    this.runs = new RunsState(services.store, () => {
+      changed();
+      this.#cache = null;
+      this.#version++;
+    });
+  }
+
+  /** Loads what every screen lists; called once by the shell. */
+  async start(): Promise<void> {
+    await Promise.all([this.storage.refresh(), this.datasets.refresh(), this.runs.refresh()]);
+  }
+
+  /** The run of the dashboard or explorer route, shared by both (loaded once per run). */
+  get view(): RunView | null {
+    return this.#view;
+  }
+
+  /** Reloads the shown run (after it changed: a rename, a finished evaluation). */
+  reloadRun(): void {
+    void this.#cache?.load();
+  }
+}
+
+const KEY = Symbol('workbench');
+
+export function createWorkbench(services: WorkbenchServices): Workbench {
+  const wb = new Workbench(services);
+  setContext(KEY, wb);
+  return wb;
+}
+
+export function useWorkbench(): Workbench {
+  const wb = getContext<Workbench | undefined>(KEY);
+  if (!wb) throw new Error('useWorkbench() outside the workbench shell');
+  return wb;
+}
