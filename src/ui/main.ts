@@ -1,8 +1,15 @@
-/** Browser composition root: the demo run with sql.js Web Workers, mounted into index.html. */
+/**
+ * Browser composition root: the workbench (IndexedDB store, sql.js Web Workers) and the demo
+ * run, mounted into index.html. Screens are chosen by the address's hash (#/datasets, #/runs…);
+ * the demo page is the default and starts its run the first time it is shown.
+ */
 import { mount } from 'svelte';
 import { createBrowserSqlPool, memoryDbSource } from '../adapters/browser/sql-worker-host.ts';
-import App from './App.svelte';
+import { createIdbStore } from '../adapters/store/idb-store.ts';
 import { createDemoRun, type Phase } from './demo-run.svelte.ts';
+import { createPreviewService } from './preview-service.ts';
+import Shell from './Shell.svelte';
+import './workbench/theme.css';
 
 /** Read-only facts for tests and curious users (`window.__workbench` in the console). */
 export interface WorkbenchDiagnostics {
@@ -26,7 +33,7 @@ async function fetchOk(url: string): Promise<Response> {
 }
 
 const cores = Math.max(1, navigator.hardwareConcurrency || 2);
-const run = createDemoRun({
+const demo = createDemoRun({
   fetchText: async (url) => (await fetchOk(url)).text(),
   fetchBytes: async (url) => new Uint8Array(await (await fetchOk(url)).arrayBuffer()),
   createExecutor: (dbs, workers) => createBrowserSqlPool(memoryDbSource(dbs), workers),
@@ -36,21 +43,23 @@ const run = createDemoRun({
 
 const diagnostics: WorkbenchDiagnostics = Object.freeze({
   get phase() {
-    return run.phase;
+    return demo.phase;
   },
   get workers() {
-    return run.shownSettings?.workers ?? null;
+    return demo.shownSettings?.workers ?? null;
   },
   get done() {
-    return run.done;
+    return demo.done;
   },
   get total() {
-    return run.total;
+    return demo.total;
   },
 });
 Object.defineProperty(window, '__workbench', { value: diagnostics, enumerable: false });
 
+const store = createIdbStore();
+const previews = createPreviewService();
+
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
-mount(App, { target, props: { run } });
-void run.run();
+mount(Shell, { target, props: { services: { store, previews }, demo, ondemo: () => void demo.run() } });
