@@ -1,0 +1,98 @@
+/**
+ * Shared steps of the workbench browser tests: a laptop-sized page, dataset import through
+ * the real file inputs, runs started from the Runs screen, downloads read back, screenshots.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ROOT } from '../helpers/cli.ts';
+
+/** Screenshots of the tests (git-ignored). */
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+
+export async function laptopPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, acceptDownloads: true });
+  return context.newPage();
+}
+
+export async function screenshot(page: Page, name: string, fullPage = false): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, name);
+  await page.screenshot({ path: file, fullPage });
+  return file;
+}
+
+export async function goto(page: Page, base: string, hash: string): Promise<void> {
+  await page.goto(base + hash);
+}
+
+export interface ImportOptions {
+  kind: 'bird' | 'spider' | 'custom';
+  name: string;
+  /** A folder (through the webkitdirectory input) or loose files (through the multi-file input). */
+  folder?: string;
+  files?: string[];
+}
+
+/** Picks the files, checks the review, imports; resolves with the message shown (done or error). */
+export async function importDataset(page: Page, opts: ImportOptions): Promise<{ ok: boolean; message: string }> {
+  await page.getByTestId('nav-datasets').click();
+  if (opts.folder) await page.getByTestId('import-folder').setInputFiles(opts.folder);
+  else await page.getByTestId('import-files').setInputFiles(opts.files ?? []);
+  await page.getByTestId('import-review').waitFor();
+  await page.locator(`input[name="kind"][value="${opts.kind}"]`).check();
+  await page.getByTestId('import-name').fill(opts.name);
+  await page.getByTestId('import-start').click();
+  const outcome = page.locator('[data-testid="import-done"], [data-testid="import-error"]');
+  await outcome.first().waitFor({ timeout: 120_000 });
+  const ok = (await page.getByTestId('import-done').count()) > 0;
+  return { ok, message: (await outcome.first().textContent())?.trim() ?? '' };
+}
+
+export interface RunOptions {
+  datasetName: string;
+  predictions: string;
+  name: string;
+  /** Ticks "only stored" databases. */
+  onlyStored?: boolean;
+  timeoutS?: number;
+}
+
+/** Fills the new-run form and starts it; resolves once the dashboard of the finished run shows, or with the error shown. */
+export async function startRun(page: Page, opts: RunOptions): Promise<{ runId: string | null; error: string | null }> {
+  await page.getByTestId('nav-runs').click();
+  const select = page.getByTestId('run-dataset');
+  const value = await select.locator('option', { hasText: opts.datasetName }).first().getAttribute('value');
+  await select.selectOption(value!);
+  await page.getByTestId('run-predictions').setInputFiles(opts.predictions);
+  if (opts.onlyStored) await page.getByTestId('subset-stored').click();
+  if (opts.timeoutS !== undefined) await page.getByTestId('run-timeout').fill(String(opts.timeoutS));
+  await page.getByTestId('run-name').fill(opts.name);
+  await page.getByTestId('run-start').click();
+  const end = page.locator('[data-testid="dashboard"][data-loaded="true"], [data-testid="run-error"]');
+  await end.first().waitFor({ timeout: 180_000 });
+  if ((await page.getByTestId('run-error').count()) > 0) {
+    return { runId: null, error: (await page.getByTestId('run-error').textContent())?.trim() ?? '' };
+  }
+  const m = /#\/run\/([^/]+)$/.exec(page.url());
+  return { runId: m ? decodeURIComponent(m[1]!) : null, error: null };
+}
+
+/** Clicks an export button and returns the downloaded text. */
+export async function downloadFrom(page: Page, selector: string): Promise<{ name: string; text: string }> {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.locator(selector).click()]);
+  const file = await dl.path();
+  return { name: dl.suggestedFilename(), text: readFileSync(file, 'utf8') };
+}
+
+/** The dashboard's official table: `cells[row][column]`, e.g. cells.ex.total = '77.14'. */
+export async function officialCells(page: Page): Promise<Record<string, Record<string, string>>> {
+  return page.$$eval('[data-testid="official-table"] td[data-row]', (tds) => {
+    const cells: Record<string, Record<string, string>> = {};
+    for (const td of tds) {
+      const e = td as HTMLElement;
+      (cells[e.dataset.row!] ??= {})[e.dataset.col!] = e.textContent?.trim() ?? '';
+    }
+    return cells;
+  });
+}
