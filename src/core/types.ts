@@ -56,6 +56,8 @@ export interface Prediction {
   extraction: Extraction;
   /** The raw completion, when the file held one (JSONL `completion`). */
   completion?: string;
+  /** Mean token log-probability of the completion, when the file gives one (JSONL `mean_logprob`). */
+  meanLogprob?: number;
 }
 
 /** One unit of work: a prediction paired with its gold query. */
@@ -68,6 +70,12 @@ export interface EvalItem {
   predSql: string;
   goldSql: string;
   extraction: Extraction;
+  /** 0-based sample number within its question (several samples share `index`); absent = 0. */
+  sample?: number;
+  /** The raw completion the SQL was extracted from, when there was one (kept for run files). */
+  completion?: string;
+  /** Mean token log-probability of the completion, when known (best-of-n scorer). */
+  meanLogprob?: number;
 }
 
 export type ItemStatus = 'ok' | 'error' | 'timeout' | 'missing-db';
@@ -98,4 +106,11 @@ export interface ItemResult {
   goldRowCount: number | null;
   /** Milliseconds spent executing both queries (not the R-VES repetitions). */
   elapsedMs: number | null;
+  /** The item's sample number within its question, copied from the EvalItem (absent = 0). */
+  sample?: number;
+  /**
+   * Signature of the predicted result (hash of its set of rows under EX equality), present
+   * when the prediction executed: two samples with EX-equal results share it (self-consistency).
+   */
+  resultKey?: string;
 }

@@ -17,6 +17,7 @@ export function itemResult(item: EvalItem, fields: Partial<ItemResult> & Pick<It
     predRowCount: null,
     goldRowCount: null,
     elapsedMs: null,
+    ...(item.sample !== undefined ? { sample: item.sample } : {}),
     ...fields,
   };
 }

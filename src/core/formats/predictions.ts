@@ -95,34 +95,101 @@ function questionIdOf(v: unknown, where: string): number {
   return n;
 }
 
-/** JSONL: `position` is the 0-based physical line, so `position + 1` names the line later on. */
+/** An optional JSONL field that must be a string array when present. */
+function stringArray(v: unknown, field: string, where: string): string[] | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'string')) {
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `"${field}" must be a non-empty array of strings (one per sample), found ${Array.isArray(v) ? (v.length === 0 ? 'an empty array' : 'an array with a non-string element') : describeValue(v)}`,
+      where,
+    );
+  }
+  return v as string[];
+}
+
+function logprobOf(v: unknown, field: string, where: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    throw new WorkbenchError('BAD_FORMAT', `"${field}" must be a finite number, found ${describeValue(v)}`, where);
+  }
+  return v;
+}
+
+/** One sample: explicit SQL wins over the completion, which is kept either way. */
+function samplePrediction(
+  position: number,
+  questionId: number,
+  sql: string | undefined,
+  completion: string | undefined,
+  meanLogprob: number | undefined,
+  options: ExtractOptions,
+): Prediction {
+  let pred: Prediction;
+  if (sql !== undefined) {
+    pred = { position, questionId, sql, extraction: rule('sql-field') };
+    if (completion !== undefined) pred.completion = completion;
+  } else {
+    const { sql: extracted, extraction } = extractSql(completion!, options);
+    pred = { position, questionId, sql: extracted, extraction, completion: completion! };
+  }
+  if (meanLogprob !== undefined) pred.meanLogprob = meanLogprob;
+  return pred;
+}
+
+/**
+ * JSONL: `position` is the 0-based physical line, so `position + 1` names the line later on.
+ * A line holds one sample (`sql` / `completion`) or several (`sqls` / `completions` arrays,
+ * e.g. vLLM's n outputs or an RL trainer's rollouts); several lines may share a question_id.
+ */
 function parseJsonlPredictions(body: string, fileName: string, options: ExtractOptions): Prediction[] {
   const rows = parseJsonLines(body, fileName);
   if (rows.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file contains no predictions', fileName);
-  return rows.map(({ value, line }) => {
+  return rows.flatMap(({ value, line }) => {
     const where = `${fileName}:${line}`;
     if (!isRecord(value)) {
       throw new WorkbenchError('BAD_FORMAT', `expected an object {"question_id": ..., "sql": ...}, found ${describeValue(value)}`, where);
     }
     const questionId = questionIdOf(value.question_id, where);
     const position = line - 1;
-    if (value.sql !== undefined) {
-      if (typeof value.sql !== 'string') {
-        throw new WorkbenchError('BAD_FORMAT', `"sql" must be a string, found ${describeValue(value.sql)}`, where);
+    if (value.sqls !== undefined || value.completions !== undefined) {
+      if (value.sql !== undefined || value.completion !== undefined) {
+        throw new WorkbenchError(
+          'BAD_FORMAT',
+          'use either "sql"/"completion" (one sample) or "sqls"/"completions" (several samples) on a line, not both',
+          where,
+        );
       }
-      const pred: Prediction = { position, questionId, sql: value.sql, extraction: rule('sql-field') };
-      if (typeof value.completion === 'string') pred.completion = value.completion;
-      return pred;
+      const sqls = stringArray(value.sqls, 'sqls', where);
+      const completions = stringArray(value.completions, 'completions', where);
+      const n = (sqls ?? completions)!.length;
+      if (sqls && completions && sqls.length !== completions.length) {
+        throw new WorkbenchError('BAD_FORMAT', `"sqls" has ${sqls.length} samples but "completions" has ${completions.length}`, where);
+      }
+      let logprobs: unknown[] | undefined;
+      if (value.mean_logprobs !== undefined && value.mean_logprobs !== null) {
+        if (!Array.isArray(value.mean_logprobs) || value.mean_logprobs.length !== n) {
+          throw new WorkbenchError('BAD_FORMAT', `"mean_logprobs" must be an array of ${n} numbers, one per sample`, where);
+        }
+        logprobs = value.mean_logprobs;
+      }
+      return Array.from({ length: n }, (_, k) =>
+        samplePrediction(position, questionId, sqls?.[k], completions?.[k], logprobOf(logprobs?.[k], `mean_logprobs[${k}]`, where), options),
+      );
     }
-    if (typeof value.completion !== 'string') {
+    if (value.sql !== undefined && typeof value.sql !== 'string') {
+      throw new WorkbenchError('BAD_FORMAT', `"sql" must be a string, found ${describeValue(value.sql)}`, where);
+    }
+    const completion = typeof value.completion === 'string' ? value.completion : undefined;
+    if (value.sql === undefined && completion === undefined) {
       throw new WorkbenchError(
         'BAD_FORMAT',
-        `needs a "sql" string or a "completion" string (raw model output), found "completion" ${describeValue(value.completion)}`,
+        `needs a "sql" string or a "completion" string (raw model output), or "sqls"/"completions" arrays, found "completion" ${describeValue(value.completion)}`,
         where,
       );
     }
-    const { sql, extraction } = extractSql(value.completion, options);
-    return { position, questionId, sql, extraction, completion: value.completion };
+    const meanLogprob = logprobOf(value.mean_logprob, 'mean_logprob', where);
+    return [samplePrediction(position, questionId, value.sql as string | undefined, completion, meanLogprob, options)];
   });
 }
 
@@ -207,10 +274,26 @@ function checkQuestionsMatchGold(questions: Question[], gold: GoldEntry[]): void
   }
 }
 
+/** The most frequent value (the smallest among equally frequent ones), or undefined. */
+function mostCommon(values: Iterable<number>): number | undefined {
+  const freq = new Map<number, number>();
+  for (const v of values) freq.set(v, (freq.get(v) ?? 0) + 1);
+  let best: number | undefined;
+  for (const [v, f] of freq) if (best === undefined || f > freq.get(best)! || (f === freq.get(best)! && v < best)) best = v;
+  return best;
+}
+
 /**
  * Pairs predictions with gold. Positional files (BIRD JSON, .sql) pair like Python's zip, as
- * official; JSONL pairs by question_id. The prediction's own db name is ignored: each item runs
- * on its gold line's database, as the current official evaluator does.
+ * official, one sample per question. JSONL pairs by question_id and keeps every sample: the
+ * lines (and array elements) of one id are its samples 0, 1, ... in file order, and each
+ * becomes an item with the gold position as `index`. The prediction's own db name is
+ * ignored: each item runs on its gold line's database, as the current official evaluator does.
+ *
+ * An id that the questions file repeats (BIRD mini-dev: 137 and 138, identical copies) gets
+ * all its samples at every copy, except when it has exactly (copies x n) samples, n being the
+ * file's usual samples per question: then they are dealt out in file order, n to each copy,
+ * so that a per-position file converted to JSONL scores exactly like the positional file.
  */
 export function pairPredictions(
   preds: Prediction[],
@@ -220,15 +303,21 @@ export function pairPredictions(
 ): { items: EvalItem[]; warnings: string[] } {
   if (questions) checkQuestionsMatchGold(questions, gold);
   const warnings: string[] = [];
-  const item = (index: number, p: Prediction): EvalItem => ({
-    index,
-    questionId: questions ? questions[index]!.questionId : index,
-    dbId: gold[index]!.dbId,
-    difficulty: questions ? questions[index]!.difficulty : 'unknown',
-    predSql: p.sql,
-    goldSql: gold[index]!.sql,
-    extraction: p.extraction,
-  });
+  const item = (index: number, p: Prediction, sample?: number): EvalItem => {
+    const it: EvalItem = {
+      index,
+      questionId: questions ? questions[index]!.questionId : index,
+      dbId: gold[index]!.dbId,
+      difficulty: questions ? questions[index]!.difficulty : 'unknown',
+      predSql: p.sql,
+      goldSql: gold[index]!.sql,
+      extraction: p.extraction,
+    };
+    if (sample !== undefined) it.sample = sample;
+    if (p.completion !== undefined) it.completion = p.completion;
+    if (p.meanLogprob !== undefined) it.meanLogprob = p.meanLogprob;
+    return it;
+  };
 
   const keyed = preds.filter((p) => p.questionId !== null).length;
   if (keyed === 0) {
@@ -250,38 +339,41 @@ export function pairPredictions(
     throw new WorkbenchError('INTERNAL', 'predictions mix question_id and positional entries', fileName);
   }
 
-  // Mini-dev repeats two question ids; a prediction for such an id answers every copy.
   const goldOfId = new Map<number, number[]>();
   if (questions) questions.forEach((q, i) => goldOfId.set(q.questionId, [...(goldOfId.get(q.questionId) ?? []), i]));
-  const taken = new Map<number, EvalItem[]>();
-  let extraSamples = 0;
+  const samplesOfId = new Map<number, { positions: number[]; samples: Prediction[] }>();
   for (const p of preds) {
     const id = p.questionId!;
-    if (taken.has(id)) {
-      extraSamples++;
-      continue;
+    let entry = samplesOfId.get(id);
+    if (!entry) {
+      const positions = questions ? goldOfId.get(id) : id < gold.length ? [id] : undefined;
+      if (!positions) {
+        throw new WorkbenchError(
+          'MISMATCH',
+          questions
+            ? `question_id ${id} is not in the questions file: are the predictions for another dataset?`
+            : `question_id ${id} is not a gold line index (0..${gold.length - 1}); without a questions file, ` +
+                'question_id is read as the 0-based gold line. Load the questions file to pair by BIRD question_id.',
+          `${fileName}:${p.position + 1}`,
+        );
+      }
+      samplesOfId.set(id, (entry = { positions, samples: [] }));
     }
-    const positions = questions ? goldOfId.get(id) : id < gold.length ? [id] : undefined;
-    if (!positions) {
-      throw new WorkbenchError(
-        'MISMATCH',
-        questions
-          ? `question_id ${id} is not in the questions file: are the predictions for another dataset?`
-          : `question_id ${id} is not a gold line index (0..${gold.length - 1}); without a questions file, ` +
-              'question_id is read as the 0-based gold line. Load the questions file to pair by BIRD question_id.',
-        `${fileName}:${p.position + 1}`,
-      );
-    }
-    taken.set(id, positions.map((g) => item(g, p)));
+    entry.samples.push(p);
   }
-  const items = [...taken.values()].flat().sort((a, b) => a.index - b.index);
-  if (extraSamples > 0) {
-    warnings.push(
-      `${fileName}: ${extraSamples} extra samples were ignored (lines repeating a question_id); only the first sample of each question is evaluated.`,
-    );
+  const usualN = mostCommon([...samplesOfId.values()].filter((e) => e.positions.length === 1).map((e) => e.samples.length));
+  const items: EvalItem[] = [];
+  for (const { positions, samples } of samplesOfId.values()) {
+    const deal = positions.length > 1 && usualN !== undefined && samples.length === positions.length * usualN;
+    positions.forEach((g, copy) => {
+      const mine = deal ? samples.slice(copy * usualN, (copy + 1) * usualN) : samples;
+      mine.forEach((p, s) => items.push(item(g, p, s)));
+    });
   }
-  if (items.length < gold.length) {
-    warnings.push(`${fileName}: ${gold.length - items.length} gold questions have no prediction and were skipped.`);
+  items.sort((a, b) => a.index - b.index || a.sample! - b.sample!);
+  const answered = new Set(items.map((i) => i.index)).size;
+  if (answered < gold.length) {
+    warnings.push(`${fileName}: ${gold.length - answered} gold questions have no prediction and were skipped.`);
   }
   return { items, warnings };
 }

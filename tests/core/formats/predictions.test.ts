@@ -130,6 +130,12 @@ describe('parsePredictions: format detection and other formats', () => {
     ['a question_id that is a word', 'r.jsonl', '{"question_id": "q1", "sql": "A"}', 'BAD_FORMAT', 'r.jsonl:1', /found the string "q1"/],
     ['a sql that is not a string', 'r.jsonl', '{"question_id": 0, "sql": null}', 'BAD_FORMAT', 'r.jsonl:1', /"sql" must be a string, found null/],
     ['neither sql nor completion', 'r.jsonl', '{"question_id": 0, "text": "A"}', 'BAD_FORMAT', 'r.jsonl:1', /needs a "sql" string or a "completion" string/],
+    ['an empty completions array', 'r.jsonl', '{"question_id": 0, "completions": []}', 'BAD_FORMAT', 'r.jsonl:1', /"completions" must be a non-empty array of strings .*an empty array/],
+    ['a sqls array with a number', 'r.jsonl', '{"question_id": 0, "sqls": ["A", 1]}', 'BAD_FORMAT', 'r.jsonl:1', /"sqls" must be .*non-string element/],
+    ['sqls and completions of different lengths', 'r.jsonl', '{"question_id": 0, "sqls": ["A"], "completions": ["a", "b"]}', 'BAD_FORMAT', 'r.jsonl:1', /"sqls" has 1 samples but "completions" has 2/],
+    ['sql next to completions', 'r.jsonl', '{"question_id": 0, "sql": "A", "completions": ["a"]}', 'BAD_FORMAT', 'r.jsonl:1', /either "sql"\/"completion" .* or "sqls"\/"completions"/],
+    ['mean_logprobs of the wrong length', 'r.jsonl', '{"question_id": 0, "sqls": ["A", "B"], "mean_logprobs": [-1]}', 'BAD_FORMAT', 'r.jsonl:1', /"mean_logprobs" must be an array of 2 numbers/],
+    ['a mean_logprob that is a string', 'r.jsonl', '{"question_id": 0, "sql": "A", "mean_logprob": "x"}', 'BAD_FORMAT', 'r.jsonl:1', /"mean_logprob" must be a finite number/],
   ])('rejects %s', (_title, name, text, code, where, message) => {
     const e = errorOf(() => parsePredictions(text, name));
     expect(e.code).toBe(code);
@@ -190,13 +196,54 @@ describe('pairPredictions', () => {
     expect(items.map((i) => [i.index, i.dbId, i.goldSql])).toEqual([[1, 'b', 'G1']]);
   });
 
-  it('uses the first sample per question and warns about extra samples and unanswered questions', () => {
-    const preds = parsePredictions(jsonl([10, 'first'], [10, 'second'], [10, 'third']), 'r.jsonl');
+  it('keeps every sample of a question, numbered in file order, and warns about unanswered questions', () => {
+    const preds = parsePredictions(jsonl([10, 'first'], [12, 'other'], [10, 'second'], [10, 'third']), 'r.jsonl');
     const { items, warnings } = pairPredictions(preds, gold, questions, 'r.jsonl');
-    expect(items.map((i) => i.predSql)).toEqual(['first']);
-    expect(warnings).toEqual([
-      'r.jsonl: 2 extra samples were ignored (lines repeating a question_id); only the first sample of each question is evaluated.',
-      'r.jsonl: 2 gold questions have no prediction and were skipped.',
+    expect(items.map((i) => [i.index, i.sample, i.predSql])).toEqual([
+      [0, 0, 'first'], [0, 1, 'second'], [0, 2, 'third'], [2, 0, 'other'],
+    ]);
+    expect(warnings).toEqual(['r.jsonl: 1 gold questions have no prediction and were skipped.']);
+  });
+
+  it('turns sqls and completions arrays into samples, after the samples of earlier lines', () => {
+    const text = [
+      JSON.stringify({ question_id: 11, sql: 'S0' }),
+      JSON.stringify({ question_id: 11, completions: ['```sql\nSELECT 1\n```', 'no sql here'], mean_logprobs: [-0.5, -2] }),
+      JSON.stringify({ question_id: 10, sqls: ['A', 'B'], completions: ['a', 'b'] }),
+    ].join('\n');
+    const { items, warnings } = pairPredictions(parsePredictions(text, 'r.jsonl'), gold, questions, 'r.jsonl');
+    expect(warnings).toEqual(['r.jsonl: 1 gold questions have no prediction and were skipped.']);
+    expect(items.map((i) => [i.index, i.sample, i.predSql, i.extraction.rule, i.completion, i.meanLogprob])).toEqual([
+      [0, 0, 'A', 'sql-field', 'a', undefined],
+      [0, 1, 'B', 'sql-field', 'b', undefined],
+      [1, 0, 'S0', 'sql-field', undefined, undefined],
+      [1, 1, 'SELECT 1', 'fenced-sql-last', '```sql\nSELECT 1\n```', -0.5],
+      [1, 2, '', 'none', 'no sql here', -2],
+    ]);
+  });
+
+  it('keeps positional files at one sample per question, without a sample number', () => {
+    const { items } = pairPredictions(parsePredictions('P0\nP1\nP2', 'p.sql'), gold, null, 'p.sql');
+    expect(items.map((i) => i.sample)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('gives every copy of a repeated question_id all its samples', () => {
+    const repeated = [questions[0]!, questions[1]!, { ...questions[1]!, dbId: 'b' }];
+    const preds = parsePredictions(jsonl([10, 'a'], [10, 'b'], [11, 'x'], [11, 'y'], [11, 'z']), 'r.jsonl');
+    const { items } = pairPredictions(preds, gold, repeated, 'r.jsonl');
+    expect(items.map((i) => [i.index, i.sample, i.predSql])).toEqual([
+      [0, 0, 'a'], [0, 1, 'b'],
+      [1, 0, 'x'], [1, 1, 'y'], [1, 2, 'z'],
+      [2, 0, 'x'], [2, 1, 'y'], [2, 2, 'z'],
+    ]);
+  });
+
+  it('deals the samples of a repeated question_id out to its copies when there are copies x n of them', () => {
+    const repeated = [questions[0]!, questions[1]!, { ...questions[1]!, dbId: 'b' }];
+    const preds = parsePredictions(jsonl([10, 'a'], [10, 'b'], [11, 'w'], [11, 'x'], [11, 'y'], [11, 'z']), 'r.jsonl');
+    const { items } = pairPredictions(preds, gold, repeated, 'r.jsonl');
+    expect(items.map((i) => [i.index, i.sample, i.predSql])).toEqual([
+      [0, 0, 'a'], [0, 1, 'b'], [1, 0, 'w'], [1, 1, 'x'], [2, 0, 'y'], [2, 1, 'z'],
     ]);
   });
 
@@ -281,8 +328,10 @@ describe('real prediction files', () => {
     const preds = parsePredictions(readSharedText(...files[0]!), 'p.json');
     const lines = preds.map((p, i) => JSON.stringify({ question_id: miniQuestions[i]!.questionId, sql: p.sql }));
     const { items, warnings } = pairPredictions(parsePredictions(lines.join('\n'), 'p.jsonl'), miniGold, miniQuestions, 'p.jsonl');
+    expect(warnings).toEqual([]);
     expect(items).toHaveLength(500);
-    expect(warnings).toEqual(['p.jsonl: 2 extra samples were ignored (lines repeating a question_id); only the first sample of each question is evaluated.']);
+    expect(items.map((i) => i.sample)).toEqual(new Array(500).fill(0));
+    expect(items.map((i) => i.predSql)).toEqual(preds.map((p) => p.sql));
   });
 
   it('rejects JSONL predictions whose question_id is not in the mini-dev questions', () => {
