@@ -65,6 +65,18 @@ export interface SampleRecord extends ItemResult {
   reward: number;
   /** Mean token log-probability, when the engine reported it. */
   meanLogprob?: number;
+  /** Rubric score of the sample, when a rubric was applied (best-of-n scorer). */
+  rubricScore?: number;
+}
+
+/** Text of one question of the run, for exports that feed the next RL round. */
+export interface RunQuestion {
+  /** Gold position, as `SampleRecord.index`. */
+  index: number;
+  questionId: number;
+  dbId: string;
+  question: string;
+  evidence: string;
 }
 
 export interface RunFile {
@@ -72,6 +84,8 @@ export interface RunFile {
   version: typeof RUN_FILE_VERSION;
   run: RunHeader;
   samples: SampleRecord[];
+  /** The questions' texts, when the run knew them (optional: `eval` without `--dataset` has none). */
+  questions?: RunQuestion[];
 }
 
 export type { Difficulty };

@@ -1,0 +1,64 @@
+/**
+ * Rewards per sample, as RLVR recipes define them: the execution reward (EX, 0 or 1), a format
+ * reward, and a formula combining them that is stored with the run (`RunConfig.rewardFormula`).
+ */
+import { WorkbenchError } from '../errors.ts';
+import type { ExtractionRule } from '../types.ts';
+import { evaluateExpression, parseExpression, variablesOf } from './expression.ts';
+
+export const REWARD_VARIABLES = ['ex', 'format', 'soft_f1'] as const;
+export type RewardVariable = (typeof REWARD_VARIABLES)[number];
+export const DEFAULT_REWARD_FORMULA = 'ex';
+
+/**
+ * Format reward: 1 when an extraction rule found SQL in the output, 0 for `none` (nothing
+ * that looks like SQL) and for `bird-non-string` (a BIRD value that is not a string). Whether
+ * the SQL parses is not checked here: a syntax error already costs the execution reward.
+ */
+export function formatReward(rule: ExtractionRule): 0 | 1 {
+  return rule === 'none' || rule === 'bird-non-string' ? 0 : 1;
+}
+
+export interface RewardInputs {
+  ex: 0 | 1;
+  format: 0 | 1;
+  /** null when Soft-F1 was not computed (counts as 0; `checkFormulaMetrics` rejects a formula that needs it). */
+  softF1: number | null;
+}
+
+export interface RewardFormula {
+  text: string;
+  uses: ReadonlySet<RewardVariable>;
+  evaluate(inputs: RewardInputs): number;
+}
+
+/** Compiles a formula once; errors name the formula and the position of the problem. */
+export function compileRewardFormula(text: string): RewardFormula {
+  const tree = parseExpression(text, REWARD_VARIABLES);
+  const uses = variablesOf(tree) as Set<RewardVariable>;
+  return {
+    text,
+    uses,
+    evaluate(inputs) {
+      const value = evaluateExpression(tree, { ex: inputs.ex, format: inputs.format, soft_f1: inputs.softF1 ?? 0 });
+      if (!Number.isFinite(value)) {
+        throw new WorkbenchError(
+          'BAD_OPTION',
+          `reward formula ${JSON.stringify(text)} gives ${value} for ex = ${inputs.ex}, format = ${inputs.format}, soft_f1 = ${inputs.softF1}: ` +
+            'a reward must be a finite number (division by zero?)',
+        );
+      }
+      return value;
+    },
+  };
+}
+
+/** A formula using soft_f1 needs the Soft-F1 metric; errors before any work is done. */
+export function checkFormulaMetrics(formula: RewardFormula, metrics: readonly string[]): void {
+  if (formula.uses.has('soft_f1') && !metrics.includes('soft-f1')) {
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `reward formula ${JSON.stringify(formula.text)} uses soft_f1, but Soft-F1 is not among the metrics (${metrics.join(', ')}): add soft-f1`,
+    );
+  }
+}
