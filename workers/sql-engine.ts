@@ -18,6 +18,7 @@ import {
   hasTrailingStatement,
   looksLikeQuery,
 } from '../src/core/sql/python-statement.ts';
+import { resultKey } from '../src/core/rl/result-key.ts';
 import type { SqlValue } from '../src/core/types.ts';
 import type { ExecDone, ExecRequest, NeedDb, QueryResult, SqlWorkerApi, TimeRequest, WorkerInit } from './sql.api.ts';
 
@@ -184,6 +185,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       let gold: Result | null = null;
       let error: string | null = null;
       let mutatedDb = false;
+      let predKey: string | undefined;
       try {
         if (req.readOnly) db.exec('PRAGMA query_only = 1');
         try {
@@ -199,6 +201,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         if (mutatedDb && req.readOnly) {
           throw new SideError('prediction: writes to the database, which --read-only forbids');
         }
+        // The prediction executed: its result votes in self-consistency even if gold fails.
+        predKey = resultKey(pred.rows);
         try {
           gold = runPython(db, req.goldSql);
         } catch (err) {
@@ -217,6 +221,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
           predRowCount: pred?.rows.length ?? null, goldRowCount: gold?.rows.length ?? null,
           predColumns: pred?.columns ?? [], goldColumns: gold?.columns ?? [],
           predPreview: preview(pred?.rows ?? [], req.previewRows), goldPreview: [], elapsedMs,
+          ...(predKey !== undefined ? { resultKey: predKey } : {}),
         };
       }
       return {
@@ -225,7 +230,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         predRowCount: pred.rows.length, goldRowCount: gold.rows.length,
         predColumns: pred.columns, goldColumns: gold.columns,
         predPreview: preview(pred.rows, req.previewRows), goldPreview: preview(gold.rows, req.previewRows),
-        elapsedMs,
+        elapsedMs, resultKey: predKey!,
       };
     },
 

@@ -36,6 +36,11 @@ export interface ExecDone {
   predPreview: SqlValue[][];
   goldPreview: SqlValue[][];
   elapsedMs: number;
+  /**
+   * Signature of the predicted result (src/core/rl/result-key.ts), present when the
+   * prediction executed: EX-equal results share it, so samples can vote on their results.
+   */
+  resultKey?: string;
 }
 
 /** The worker does not hold the database (never loaded, evicted, or reset after a write). */

@@ -226,6 +226,7 @@ export class SqlPool implements SqlExecutor {
       finish(item, itemResult(item, {
         status: exec.status, ex: exec.ex, softF1: exec.softF1, rves, timeRatio: ratio, error: exec.error,
         mutatedDb: exec.mutatedDb, predRowCount: exec.predRowCount, goldRowCount: exec.goldRowCount, elapsedMs: exec.elapsedMs,
+        ...(exec.resultKey !== undefined ? { resultKey: exec.resultKey } : {}),
       }), exec);
     };
 
