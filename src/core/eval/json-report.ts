@@ -31,6 +31,7 @@ export function summaryJson(s: Summary, extra: Record<string, unknown>) {
 export function itemJson(r: ItemResult) {
   return {
     index: r.index,
+    sample: r.sample ?? 0,
     question_id: r.questionId,
     db_id: r.dbId,
     difficulty: r.difficulty,
@@ -46,5 +47,7 @@ export function itemJson(r: ItemResult) {
     pred_rows: r.predRowCount,
     gold_rows: r.goldRowCount,
     elapsed_ms: r.elapsedMs === null ? null : Math.round(r.elapsedMs * 1000) / 1000,
+    // Signature of the predicted result for self-consistency votes; null when the prediction did not execute.
+    result_key: r.resultKey ?? null,
   };
 }

@@ -1,0 +1,162 @@
+/**
+ * Per-prompt and per-run statistics over n samples: pass@k, maj@k, best-of-n, GRPO groups,
+ * the learnable frontier and histograms, overall and by difficulty. Pure: randomness (the
+ * maj@n tie-break) comes from the injected Rng, consumed in gold order.
+ */
+import { WorkbenchError } from '../errors.ts';
+import type { SampleRecord } from '../run/types.ts';
+import { DIFFICULTIES, type Difficulty } from '../types.ts';
+import { bestOfNAccuracy, SCORERS, type Scorer } from './best-of-n.ts';
+import { grpoGroup } from './grpo.ts';
+import { groupSamples, type PromptGroup } from './groups.ts';
+import { advantageHistogram, passRateHistogram, type Bin } from './histogram.ts';
+import { expectedMajCurve, majorityVote, voteGroups } from './majority.ts';
+import { passAtK } from './pass-at-k.ts';
+import type { Rng } from './rng.ts';
+
+export interface PromptStats {
+  key: string;
+  index: number;
+  questionId: number;
+  dbId: string;
+  difficulty: Difficulty;
+  n: number;
+  /** Samples with EX 1. */
+  correct: number;
+  passRate: number;
+  meanReward: number;
+  /** GRPO group statistics of the rewards (verl). */
+  grpoMean: number;
+  grpoStd: number;
+  advantages: number[];
+  zeroVariance: boolean;
+  noGradient: boolean;
+  /** 0 < pass rate < 1. */
+  frontier: boolean;
+  passAtK: Record<number, number>;
+  majAtK: Record<number, number>;
+  /** Samples that executed and so voted. */
+  voters: number;
+  /** The vote over all n samples (seeded tie-break). */
+  vote: { resultKey: string | null; size: number; tied: number; score: number };
+  /** The samples, for best-of-n and exports. */
+  samples: readonly SampleRecord[];
+}
+
+export interface StatsBucket {
+  questions: number;
+  samples: number;
+  /** Smallest and largest n among the prompts. */
+  nMin: number;
+  nMax: number;
+  meanEx: number;
+  meanReward: number;
+  passAtK: Record<number, number>;
+  majAtK: Record<number, number>;
+  /** Best-of-n accuracy per scorer id; null when the scorer has no score for some sample. */
+  bestOfN: Record<string, number | null>;
+  zeroVarianceShare: number;
+  noGradientShare: number;
+  frontierShare: number;
+  allCorrectShare: number;
+  allWrongShare: number;
+  meanAbsAdvantage: number;
+  passRateHistogram: Bin[];
+  advantageHistogram: Bin[];
+}
+
+export interface RunStats {
+  ks: number[];
+  overall: StatsBucket;
+  byDifficulty: Partial<Record<Difficulty, StatsBucket>>;
+  prompts: PromptStats[];
+  /** Samples left out because their database is missing. */
+  missingDb: number;
+}
+
+export interface StatsOptions {
+  /** Which k to report (default: every k from 1 to the smallest n). */
+  ks?: readonly number[];
+  /** Breaks maj@n ties. */
+  rng: Rng;
+  scorers?: readonly Scorer[];
+}
+
+function promptStats(g: PromptGroup, ks: readonly number[], rng: Rng): PromptStats {
+  const n = g.samples.length;
+  const correct = g.samples.reduce((a, s) => a + s.ex, 0);
+  const rewards = g.samples.map((s) => s.reward);
+  const grpo = grpoGroup(rewards);
+  const { groups, abstain } = voteGroups(g.samples);
+  const vote = majorityVote(groups, rng);
+  const curve = ks.some((k) => k < n) ? expectedMajCurve(groups, abstain) : [];
+  const passAt: Record<number, number> = {};
+  const majAt: Record<number, number> = {};
+  for (const k of ks) {
+    passAt[k] = passAtK(n, correct, k);
+    majAt[k] = k === n ? vote.score : curve[k - 1]!;
+  }
+  return {
+    key: g.key, index: g.index, questionId: g.questionId, dbId: g.dbId, difficulty: g.difficulty,
+    n, correct, passRate: correct / n, meanReward: rewards.reduce((a, r) => a + r, 0) / n,
+    grpoMean: grpo.mean, grpoStd: grpo.std, advantages: grpo.advantages,
+    zeroVariance: grpo.zeroVariance, noGradient: grpo.noGradient, frontier: correct > 0 && correct < n,
+    passAtK: passAt, majAtK: majAt, voters: n - abstain,
+    vote: { resultKey: vote.winner?.resultKey ?? null, size: vote.winner?.size ?? 0, tied: vote.tied, score: vote.score },
+    samples: g.samples,
+  };
+}
+
+function bucket(prompts: readonly PromptStats[], ks: readonly number[], scorers: readonly Scorer[]): StatsBucket {
+  const q = prompts.length;
+  const mean = (f: (p: PromptStats) => number) => (q === 0 ? 0 : prompts.reduce((a, p) => a + f(p), 0) / q);
+  const share = (f: (p: PromptStats) => boolean) => (q === 0 ? 0 : prompts.filter(f).length / q);
+  const advantages = prompts.flatMap((p) => p.advantages);
+  return {
+    questions: q,
+    samples: prompts.reduce((a, p) => a + p.n, 0),
+    nMin: q === 0 ? 0 : Math.min(...prompts.map((p) => p.n)),
+    nMax: q === 0 ? 0 : Math.max(...prompts.map((p) => p.n)),
+    meanEx: mean((p) => p.passRate),
+    meanReward: mean((p) => p.meanReward),
+    passAtK: Object.fromEntries(ks.map((k) => [k, mean((p) => p.passAtK[k]!)])),
+    majAtK: Object.fromEntries(ks.map((k) => [k, mean((p) => p.majAtK[k]!)])),
+    bestOfN: Object.fromEntries(scorers.map((s) => [s.id, bestOfNAccuracy(prompts.map((p) => p.samples), s)])),
+    zeroVarianceShare: share((p) => p.zeroVariance),
+    noGradientShare: share((p) => p.noGradient),
+    frontierShare: share((p) => p.frontier),
+    allCorrectShare: share((p) => p.correct === p.n),
+    allWrongShare: share((p) => p.correct === 0),
+    meanAbsAdvantage: advantages.length === 0 ? 0 : advantages.reduce((a, v) => a + Math.abs(v), 0) / advantages.length,
+    passRateHistogram: passRateHistogram(prompts.map((p) => p.passRate)),
+    advantageHistogram: advantageHistogram(advantages),
+  };
+}
+
+export function computeRunStats(samples: readonly SampleRecord[], options: StatsOptions): RunStats {
+  const { groups, missingDb } = groupSamples(samples);
+  if (groups.length === 0) {
+    throw new WorkbenchError('BAD_FORMAT', 'no sample can be scored: the run is empty or every database is missing');
+  }
+  const nMin = Math.min(...groups.map((g) => g.samples.length));
+  const ks = options.ks ? [...new Set(options.ks)].sort((a, b) => a - b) : Array.from({ length: nMin }, (_, i) => i + 1);
+  for (const k of ks) {
+    if (!Number.isInteger(k) || k < 1 || k > nMin) {
+      const short = groups.find((g) => g.samples.length < k);
+      throw new WorkbenchError(
+        'BAD_OPTION',
+        `k = ${k} is not possible: k must be an integer from 1 to ${nMin}` +
+          (short ? ` (question ${short.questionId} has ${short.samples.length} samples)` : ''),
+        'k',
+      );
+    }
+  }
+  const scorers = options.scorers ?? SCORERS;
+  const prompts = groups.map((g) => promptStats(g, ks, options.rng));
+  const byDifficulty: RunStats['byDifficulty'] = {};
+  for (const d of [...DIFFICULTIES, 'unknown'] as const) {
+    const ps = prompts.filter((p) => p.difficulty === d);
+    if (ps.length > 0) byDifficulty[d] = bucket(ps, ks, scorers);
+  }
+  return { ks, overall: bucket(prompts, ks, scorers), byDifficulty, prompts, missingDb };
+}

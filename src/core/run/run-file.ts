@@ -1,0 +1,189 @@
+/**
+ * Run files at the boundary: `parseRunFile` reads (a) a run file exported by the app or written
+ * by `eval --run-out` and (b) the JSON report of `eval --out`, converted to samples, and
+ * validates every field it keeps. `toSampleRecords` and `buildRunFile` make run files.
+ */
+import { WorkbenchError } from '../errors.ts';
+import { METRICS, type MetricName } from '../eval/executor.ts';
+import { parseJsonText } from '../formats/questions.ts';
+import { compileRewardFormula, formatReward, type RewardFormula } from '../rl/reward.ts';
+import type { EvalItem, ItemResult } from '../types.ts';
+import { readEvalReport } from './eval-report.ts';
+import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleRecord } from './types.ts';
+import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from './validate.ts';
+
+/** One sample per item, with its format reward and the formula's reward. Items and results are parallel. */
+export function toSampleRecords(items: readonly EvalItem[], results: readonly ItemResult[], formula: RewardFormula): SampleRecord[] {
+  if (items.length !== results.length) throw new WorkbenchError('INTERNAL', `${items.length} items but ${results.length} results`);
+  return results.map((r, i) => {
+    const item = items[i]!;
+    const format = formatReward(r.extraction.rule);
+    const rec: SampleRecord = {
+      ...r,
+      sample: item.sample ?? 0,
+      sql: item.predSql,
+      goldSql: item.goldSql,
+      format,
+      reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1 }),
+    };
+    if (item.completion !== undefined) rec.completion = item.completion;
+    if (item.meanLogprob !== undefined) rec.meanLogprob = item.meanLogprob;
+    return rec;
+  });
+}
+
+export function buildRunFile(run: RunHeader, samples: SampleRecord[], questions?: RunQuestion[]): RunFile {
+  const file: RunFile = { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, run, samples };
+  if (questions) file.questions = questions;
+  return file;
+}
+
+function fileRef(r: JsonReader, v: unknown, path: string): FileRef {
+  const o = r.obj(v, path);
+  return { name: r.str(o, 'name', path), sha256: r.str(o, 'sha256', path), bytes: r.int(o, 'bytes', path) };
+}
+
+function readHeader(r: JsonReader, v: unknown): RunHeader {
+  const o = r.obj(v, 'run');
+  const src = r.obj(o.source, 'run.source');
+  const kind = r.oneOf(src, 'kind', 'run.source', ['replay', 'generation'] as const);
+  const source: RunHeader['source'] = kind === 'replay'
+    ? { kind, predictions: fileRef(r, src.predictions, 'run.source.predictions') }
+    : { kind, engine: r.str(src, 'engine', 'run.source'), model: r.str(src, 'model', 'run.source'), template: r.str(src, 'template', 'run.source') };
+  const ds = r.obj(o.dataset, 'run.dataset');
+  const dbs = r.obj(ds.databases, 'run.dataset.databases');
+  const databases: Record<string, string> = {};
+  for (const k of Object.keys(dbs)) databases[k] = r.str(dbs, k, 'run.dataset.databases');
+  const subset = r.obj(o.subset, 'run.subset');
+  const cfg = r.obj(o.config, 'run.config');
+  const metrics = r.arr(cfg.metrics, 'run.config.metrics').map((m, i) =>
+    (METRICS as readonly unknown[]).includes(m) ? (m as MetricName) : r.fail(`run.config.metrics[${i}]`, `one of ${METRICS.join(', ')}`, m));
+  const rewardFormula = r.str(cfg, 'rewardFormula', 'run.config');
+  try {
+    compileRewardFormula(rewardFormula);
+  } catch (err) {
+    throw new WorkbenchError('BAD_FORMAT', `run.config.rewardFormula is not a valid formula: ${(err as Error).message}`, r.file);
+  }
+  return {
+    id: r.str(o, 'id', 'run'),
+    name: r.str(o, 'name', 'run'),
+    createdAt: r.str(o, 'createdAt', 'run'),
+    updatedAt: r.str(o, 'updatedAt', 'run'),
+    status: r.oneOf(o, 'status', 'run', ['running', 'done', 'cancelled', 'failed'] as const),
+    source,
+    dataset: {
+      id: r.str(ds, 'id', 'run.dataset'),
+      name: r.str(ds, 'name', 'run.dataset'),
+      questions: fileRef(r, ds.questions, 'run.dataset.questions'),
+      gold: ds.gold === null ? null : fileRef(r, ds.gold, 'run.dataset.gold'),
+      databases,
+    },
+    subset: {
+      description: r.str(subset, 'description', 'run.subset'),
+      indices: r.arr(subset.indices, 'run.subset.indices').map((x, i) =>
+        Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : r.fail(`run.subset.indices[${i}]`, 'an integer >= 0', x)),
+    },
+    config: {
+      metrics,
+      timeoutMs: r.num(cfg, 'timeoutMs', 'run.config'),
+      readOnly: r.bool(cfg, 'readOnly', 'run.config'),
+      vesIterations: r.int(cfg, 'vesIterations', 'run.config', 1),
+      fence: r.oneOf(cfg, 'fence', 'run.config', ['first', 'last'] as const),
+      rewardFormula,
+    },
+    samplesPerQuestion: r.int(o, 'samplesPerQuestion', 'run', 1),
+    executor: r.str(o, 'executor', 'run'),
+  };
+}
+
+function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
+  const o = r.obj(v, path);
+  const ext = r.obj(o.extraction, `${path}.extraction`);
+  const rec: SampleRecord = {
+    index: r.int(o, 'index', path),
+    questionId: r.int(o, 'questionId', path),
+    dbId: r.str(o, 'dbId', path),
+    difficulty: r.oneOf(o, 'difficulty', path, DIFFICULTY_VALUES),
+    ex: r.oneOf(o, 'ex', path, [0, 1] as const),
+    softF1: r.nullable(o, 'softF1', path, r.num),
+    rves: r.nullable(o, 'rves', path, r.num),
+    timeRatio: r.nullable(o, 'timeRatio', path, r.num),
+    status: r.oneOf(o, 'status', path, STATUS_VALUES),
+    error: r.nullable(o, 'error', path, r.str),
+    mutatedDb: r.bool(o, 'mutatedDb', path),
+    extraction: { rule: r.oneOf(ext, 'rule', `${path}.extraction`, RULE_VALUES), thinkStripped: r.bool(ext, 'thinkStripped', `${path}.extraction`) },
+    predRowCount: r.nullable(o, 'predRowCount', path, r.int),
+    goldRowCount: r.nullable(o, 'goldRowCount', path, r.int),
+    elapsedMs: r.nullable(o, 'elapsedMs', path, r.num),
+    sample: r.int(o, 'sample', path),
+    sql: r.str(o, 'sql', path),
+    goldSql: r.str(o, 'goldSql', path),
+    format: r.oneOf(o, 'format', path, [0, 1] as const),
+    reward: r.num(o, 'reward', path),
+  };
+  const resultKey = r.optional(o, 'resultKey', path, r.str);
+  const completion = r.optional(o, 'completion', path, r.str);
+  const meanLogprob = r.optional(o, 'meanLogprob', path, r.num);
+  const rubricScore = r.optional(o, 'rubricScore', path, r.num);
+  if (resultKey !== undefined) rec.resultKey = resultKey;
+  if (completion !== undefined) rec.completion = completion;
+  if (meanLogprob !== undefined) rec.meanLogprob = meanLogprob;
+  if (rubricScore !== undefined) rec.rubricScore = rubricScore;
+  return rec;
+}
+
+function readQuestions(r: JsonReader, v: unknown): RunQuestion[] {
+  return r.arr(v, 'questions').map((q, i) => {
+    const path = `questions[${i}]`;
+    const o: Obj = r.obj(q, path);
+    return {
+      index: r.int(o, 'index', path), questionId: r.int(o, 'questionId', path), dbId: r.str(o, 'dbId', path),
+      question: r.str(o, 'question', path), evidence: r.str(o, 'evidence', path),
+    };
+  });
+}
+
+/** Checks that no (question, sample) appears twice: a merged or corrupted file would double-count. */
+function checkUniqueSamples(samples: readonly SampleRecord[], file: string): void {
+  const seen = new Set<string>();
+  for (const [i, s] of samples.entries()) {
+    const key = `${s.index}:${s.questionId}:${s.sample}`;
+    if (seen.has(key)) {
+      throw new WorkbenchError('BAD_FORMAT', `samples[${i}] repeats sample ${s.sample} of question ${s.questionId} (index ${s.index})`, file);
+    }
+    seen.add(key);
+  }
+}
+
+/** Reads a run file or an `eval --out` report; errors name the file and the field. */
+export function parseRunFile(text: string, fileName: string): RunFile {
+  const data = parseJsonText(text.replace(/^\uFEFF/, ''), fileName);
+  const r = new JsonReader(fileName);
+  const top = r.obj(data, 'the file');
+  let file: RunFile;
+  if (top.format === RUN_FILE_FORMAT) {
+    if (top.version !== RUN_FILE_VERSION) {
+      const newer = typeof top.version === 'number' && top.version > RUN_FILE_VERSION;
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        newer
+          ? `run file version ${top.version} was written by a newer workbench; this one reads version ${RUN_FILE_VERSION}`
+          : `version must be ${RUN_FILE_VERSION}, found ${JSON.stringify(top.version)}`,
+        fileName,
+      );
+    }
+    const samples = r.arr(top.samples, 'samples').map((s, i) => readSample(r, s, `samples[${i}]`));
+    file = buildRunFile(readHeader(r, top.run), samples, top.questions === undefined ? undefined : readQuestions(r, top.questions));
+  } else if ('summary' in top && 'items' in top) {
+    file = readEvalReport(r, top);
+  } else {
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `not a run file: expected {"format": "${RUN_FILE_FORMAT}", "version": 1, "run": {...}, "samples": [...]} ` +
+        'or the JSON report written by `eval --out` ({"summary": {...}, "items": [...]})',
+      fileName,
+    );
+  }
+  checkUniqueSamples(file.samples, fileName);
+  return file;
+}
