@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /** Node composition root: `npm run --silent cli -- <command> ...` (see README for every flag). */
 import { WorkbenchError, errorMessage, isWorkbenchError } from '../core/errors.ts';
+import * as compareCommand from './commands/compare.ts';
 import * as evalCommand from './commands/eval.ts';
+import * as statsCommand from './commands/stats.ts';
 
 interface Command {
   summary: string;
@@ -12,6 +14,8 @@ interface Command {
 /** One entry per command; each module exports `usage` and `run`. */
 const COMMANDS: Record<string, Command> = {
   eval: { summary: 'execute predictions and gold SQL against BIRD-layout databases and score them', ...evalCommand },
+  stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
+  compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },
 };
 
 const USAGE = `usage: npm run --silent cli -- <command> [flags]

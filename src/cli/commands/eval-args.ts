@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { WorkbenchError } from '../../core/errors.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
+import { DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
 
 export interface EvalArgs {
   predictions: string;
@@ -13,11 +14,16 @@ export interface EvalArgs {
   metrics: MetricName[];
   out: string | null;
   vesIterations: number;
+  /** Run file (header + one record per sample) for `stats` and `compare`. */
+  runOut: string | null;
+  /** Reward per sample, stored with the run (`ex`, `format`, `soft_f1`, numbers, + - * / and parentheses). */
+  reward: string;
 }
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
-    [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]`;
+    [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]
+    [--run-out FILE] [--reward "ex + 0.1 * format"]`;
 
 const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
 
@@ -48,6 +54,8 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
         metrics: { type: 'string' },
         'ves-iterations': { type: 'string' },
         out: { type: 'string' },
+        'run-out': { type: 'string' },
+        reward: { type: 'string' },
       },
     }));
   } catch (err) {
@@ -72,5 +80,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     metrics: [...new Set(metrics)] as MetricName[],
     out: values.out ?? null,
     vesIterations: positiveNumber('--ves-iterations', values['ves-iterations'], 100, true),
+    runOut: values['run-out'] ?? null,
+    reward: values.reward ?? DEFAULT_REWARD_FORMULA,
   };
 }

@@ -6,11 +6,14 @@ import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable } from '../../core/eval/report.ts';
-import { summarize } from '../../core/eval/summary.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { pairPredictions, parsePredictions } from '../../core/formats/predictions.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';
+import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.ts';
+import { samplesPerQuestion, summarizeSamples } from '../../core/rl/sample-summary.ts';
+import { buildRunFile, toSampleRecords } from '../../core/run/run-file.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
+import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
 
 export const usage = EVAL_USAGE;
 
@@ -34,6 +37,16 @@ export async function readText(flag: string, file: string): Promise<string> {
 }
 
 async function runEval(args: EvalArgs): Promise<void> {
+  // A bad formula fails before any work, with the formula and the position in the message.
+  const formula = (() => {
+    try {
+      const f = compileRewardFormula(args.reward);
+      checkFormulaMetrics(f, args.metrics);
+      return f;
+    } catch (err) {
+      throw new WorkbenchError('BAD_OPTION', (err as Error).message, '--reward');
+    }
+  })();
   const dbRootStat = await stat(args.dbRoot).catch(() => null);
   if (!dbRootStat?.isDirectory()) {
     throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
@@ -58,8 +71,17 @@ async function runEval(args: EvalArgs): Promise<void> {
   } finally {
     await pool.dispose();
   }
-  const summary = summarize(results, args.metrics);
+  const summary = summarizeSamples(results, args.metrics);
+  const n = samplesPerQuestion(results);
   process.stdout.write(officialTable(summary) + '\n');
+  if (n.max > 1) {
+    const nText = n.min === n.max ? `n = ${n.max}` : `n = ${n.min} to ${n.max}`;
+    process.stdout.write(
+      `${nText} samples per question (${results.length} samples): each score is the mean over a question's samples ` +
+        `(mean EX = expected single-sample EX), averaged over the ${n.questions} questions; count = questions. ` +
+        'Use `stats` for pass@k and maj@k.\n',
+    );
+  }
   const detail = detailReport(summary);
   if (detail) process.stdout.write('\n' + detail + '\n');
   if (args.out) {
@@ -71,10 +93,18 @@ async function runEval(args: EvalArgs): Promise<void> {
           timeout_s: args.timeoutS, read_only: args.readOnly, ves_iterations: args.vesIterations,
         },
         engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
+        executor: executorName(),
+        samples_per_question: { min: n.min, max: n.max },
+        reward_formula: formula.text,
       }),
       items: results.map(itemJson),
     };
     await writeFile(args.out, JSON.stringify(out, null, 1) + '\n');
+  }
+  if (args.runOut) {
+    const header = await evalRunHeader(args, items, results);
+    const file = buildRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
+    await writeFile(args.runOut, JSON.stringify(file, null, 1) + '\n');
   }
 }
 

@@ -1,0 +1,44 @@
+/** `compare`: two runs on the same questions: fixed / broken, EX difference with a bootstrap interval, McNemar. */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { WorkbenchError } from '../../core/errors.ts';
+import { compareRuns } from '../../core/rl/compare.ts';
+import { compareJson, compareTable } from '../../core/rl/compare-report.ts';
+import { mulberry32 } from '../../core/rl/rng.ts';
+import { parseRunFile } from '../../core/run/run-file.ts';
+import { readText } from './eval.ts';
+import { bad, integerFlag } from './rl-args.ts';
+
+export const usage = `usage: npm run --silent cli -- compare RUN_A RUN_B [--seed 0] [--resamples 10000] [--out FILE]`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  let positionals;
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: { seed: { type: 'string' }, resamples: { type: 'string' }, out: { type: 'string' } },
+    }));
+  } catch (err) {
+    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${usage}`);
+  }
+  if (positionals.length !== 2) {
+    throw bad('RUN_A RUN_B', `name exactly two run files (run files or eval --out reports), got ${positionals.length}\n${usage}`);
+  }
+  const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
+  const resamples = integerFlag('--resamples', values.resamples, 10_000, 1, 10_000_000);
+  const [fileA, fileB] = positionals as [string, string];
+  const a = parseRunFile(await readText('RUN_A', fileA), path.basename(fileA));
+  const b = parseRunFile(await readText('RUN_B', fileB), path.basename(fileB));
+  const result = compareRuns(a, b, { resamples, makeRng: () => mulberry32(seed) });
+  if (result.overall.questions === 0) {
+    throw new WorkbenchError('MISMATCH', `${fileA} and ${fileB} have no scored question in common: they are runs on different questions`);
+  }
+  const meta = { runA: `${a.run.name} (${fileA})`, runB: `${b.run.name} (${fileB})`, seed, resamples };
+  process.stdout.write(compareTable(result, meta) + '\n');
+  if (values.out) await writeFile(values.out, JSON.stringify(compareJson(result, meta), null, 1) + '\n');
+  return 0;
+}

@@ -1,0 +1,22 @@
+/** Flag readers shared by `stats` and `compare`. */
+import { WorkbenchError } from '../../core/errors.ts';
+
+export const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
+
+/** An integer in [min, max], or the default when the flag is absent. */
+export function integerFlag(flag: string, v: string | undefined, def: number, min: number, max: number): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw bad(flag, `expected an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}
+
+/** `--k 1,4,8`: positive integers, at least one. */
+export function kList(v: string | undefined): number[] | undefined {
+  if (v === undefined) return undefined;
+  const parts = v.split(',').map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) throw bad('--k', 'name at least one k, e.g. --k 1,4,8');
+  return parts.map((p) => integerFlag('--k', p, 1, 1, 1_000_000));
+}

@@ -1,0 +1,78 @@
+/**
+ * `eval --run-out`: the run header from the CLI's inputs. Checksums are computed here, at the
+ * Node edge (node:crypto, streamed so multi-GB databases do not sit in memory), never in the core.
+ */
+import { randomUUID, createHash } from 'node:crypto';
+import { createReadStream, readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { DEFAULT_RUN_CONFIG, type FileRef, type RunHeader, type RunQuestion } from '../../core/run/types.ts';
+import type { EvalItem, ItemResult, Question } from '../../core/types.ts';
+import type { EvalArgs } from './eval-args.ts';
+
+export async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export async function fileRef(file: string): Promise<FileRef> {
+  const [sha256, st] = await Promise.all([sha256File(file), stat(file)]);
+  return { name: path.basename(file), sha256, bytes: st.size };
+}
+
+/** `sql.js 1.17.0`: its package.json is not exported, so it is read next to the resolved entry (dist/). */
+export function executorName(): string {
+  try {
+    const entry = createRequire(import.meta.url).resolve('sql.js');
+    const pkg = JSON.parse(readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
+    return `sql.js ${pkg.version}`;
+  } catch {
+    return 'sql.js';
+  }
+}
+
+export async function evalRunHeader(args: EvalArgs, items: readonly EvalItem[], results: readonly ItemResult[]): Promise<RunHeader> {
+  const present = [...new Set(results.filter((r) => r.status !== 'missing-db').map((r) => r.dbId))].sort();
+  const databases: Record<string, string> = {};
+  for (const db of present) databases[db] = await sha256File(path.join(args.dbRoot, db, `${db}.sqlite`));
+  const gold = await fileRef(args.gold);
+  const questions = args.dataset ? await fileRef(args.dataset) : gold;
+  const perQuestion = new Map<number, number>();
+  for (const it of items) perQuestion.set(it.index, (perQuestion.get(it.index) ?? 0) + 1);
+  const now = new Date().toISOString();
+  const datasetName = path.basename(args.dataset ?? args.gold);
+  return {
+    id: randomUUID(),
+    name: path.basename(args.predictions),
+    createdAt: now,
+    updatedAt: now,
+    status: 'done',
+    source: { kind: 'replay', predictions: await fileRef(args.predictions) },
+    dataset: { id: datasetName, name: datasetName, questions, gold, databases },
+    subset: {
+      description: 'every gold question with a prediction',
+      indices: [...perQuestion.keys()].sort((a, b) => a - b),
+    },
+    config: {
+      ...DEFAULT_RUN_CONFIG,
+      metrics: args.metrics,
+      timeoutMs: args.timeoutS * 1000,
+      readOnly: args.readOnly,
+      vesIterations: args.vesIterations,
+      rewardFormula: args.reward,
+    },
+    samplesPerQuestion: Math.max(1, ...perQuestion.values()),
+    executor: executorName(),
+  };
+}
+
+/** The texts of the run's questions, from the questions file. */
+export function runQuestions(items: readonly EvalItem[], questions: readonly Question[]): RunQuestion[] {
+  const indices = [...new Set(items.map((i) => i.index))].sort((a, b) => a - b);
+  return indices.map((index) => {
+    const q = questions[index]!;
+    return { index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence };
+  });
+}

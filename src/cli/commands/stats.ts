@@ -1,0 +1,78 @@
+/** `stats`: pass@k, maj@k, best-of-n and GRPO group statistics of a run file (or an eval --out report). */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
+import { parseQuestions } from '../../core/formats/questions.ts';
+import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
+import { mulberry32 } from '../../core/rl/rng.ts';
+import { computeRunStats } from '../../core/rl/run-stats.ts';
+import { statsJson, statsTable } from '../../core/rl/stats-report.ts';
+import { parseRunFile } from '../../core/run/run-file.ts';
+import type { RunQuestion } from '../../core/run/types.ts';
+import { readText } from './eval.ts';
+import { bad, integerFlag, kList } from './rl-args.ts';
+
+export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
+    [--csv FILE] [--prompts-json FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        run: { type: 'string' },
+        k: { type: 'string' },
+        seed: { type: 'string' },
+        out: { type: 'string' },
+        csv: { type: 'string' },
+        'prompts-json': { type: 'string' },
+        'frontier-jsonl': { type: 'string' },
+        dataset: { type: 'string' },
+      },
+    }));
+  } catch (err) {
+    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${usage}`);
+  }
+  if (!values.run) throw bad('--run', `is required\n${usage}`);
+  const ks = kList(values.k);
+  const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
+
+  const runFile = parseRunFile(await readText('--run', values.run), path.basename(values.run));
+  let stats;
+  try {
+    stats = computeRunStats(runFile.samples, { ks, rng: mulberry32(seed) });
+  } catch (err) {
+    if (isWorkbenchError(err) && err.where === 'k') throw bad('--k', err.message.replace(/^k: /, ''));
+    if (isWorkbenchError(err)) throw new WorkbenchError(err.code, err.message, path.basename(values.run));
+    throw err;
+  }
+  const meta = { runName: runFile.run.name, runId: runFile.run.id, rewardFormula: runFile.run.config.rewardFormula, seed };
+  process.stdout.write(statsTable(stats, meta) + '\n');
+
+  if (values.out) await writeFile(values.out, JSON.stringify(statsJson(stats, meta), null, 1) + '\n');
+  if (values.csv) await writeFile(values.csv, promptStatsCsv(stats.prompts, stats.ks));
+  if (values['prompts-json']) await writeFile(values['prompts-json'], JSON.stringify(promptStatsJson(stats.prompts, stats.ks), null, 1) + '\n');
+  if (values['frontier-jsonl']) {
+    let questions: RunQuestion[] | undefined = runFile.questions;
+    if (values.dataset) {
+      const parsed = parseQuestions(await readText('--dataset', values.dataset), path.basename(values.dataset));
+      questions = parsed.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
+    }
+    if (!questions) {
+      throw bad('--frontier-jsonl', 'needs the question texts, which this run file does not hold: add --dataset FILE (the questions file of the run)');
+    }
+    try {
+      await writeFile(values['frontier-jsonl'], frontierJsonl(stats.prompts, questions));
+    } catch (err) {
+      if (isWorkbenchError(err)) throw new WorkbenchError(err.code, err.message, values.dataset ? '--dataset' : '--frontier-jsonl');
+      throw err;
+    }
+    const n = stats.prompts.filter((p) => p.frontier).length;
+    process.stderr.write(`wrote ${n} frontier prompt(s) to ${values['frontier-jsonl']}\n`);
+  }
+  return 0;
+}
