@@ -42,6 +42,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['tests/**/*.browser.test.ts'],
+          exclude: [...configDefaults.exclude, 'tests/engines/**'],
           provide: { sharedDataDir },
           browser: {
             enabled: true,
@@ -50,6 +51,39 @@ export default defineConfig({
               launchOptions: {
                 executablePath: '/usr/bin/chromium',
                 args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+              },
+            }),
+            instances: [{ browser: 'chromium' }],
+          },
+        },
+      },
+      {
+        extends: true,
+        // The engines' tests need what the app's pages give them: cross-origin isolation
+        // (wllama's threads need SharedArrayBuffer) and a WebGPU adapter (SwiftShader, via
+        // --enable-unsafe-webgpu; no shader-f16).
+        server: { headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } },
+        optimizeDeps: { include: ['comlink', 'sql.js', '@wllama/wllama', '@mlc-ai/web-llm'] },
+        test: {
+          name: 'browser-engines',
+          include: ['tests/engines/**/*.browser.test.ts'],
+          provide: { sharedDataDir },
+          browser: {
+            enabled: true,
+            headless: true,
+            provider: playwright({
+              launchOptions: {
+                executablePath: '/usr/bin/chromium',
+                args: [
+                  '--no-sandbox',
+                  '--disable-gpu',
+                  '--disable-quic',
+                  '--no-first-run',
+                  '--disable-background-networking',
+                  '--disable-component-update',
+                  '--disable-sync',
+                  '--enable-unsafe-webgpu',
+                ],
               },
             }),
             instances: [{ browser: 'chromium' }],
