@@ -63,7 +63,10 @@ export default defineConfig({
         // (wllama's threads need SharedArrayBuffer) and a WebGPU adapter (SwiftShader, via
         // --enable-unsafe-webgpu; no shader-f16).
         server: { headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } },
-        optimizeDeps: { include: ['comlink', 'sql.js', '@wllama/wllama', '@mlc-ai/web-llm'] },
+        // Its own pre-bundle cache, complete up front: a dependency discovered mid-run, or the
+        // other browser project re-optimising a shared cache, would reload the test page.
+        cacheDir: 'node_modules/.vite/browser-engines',
+        optimizeDeps: { include: ['comlink', 'comlink/dist/esm/node-adapter.mjs', 'sql.js', '@wllama/wllama', '@mlc-ai/web-llm'] },
         test: {
           name: 'browser-engines',
           include: ['tests/engines/**/*.browser.test.ts'],
