@@ -13,7 +13,10 @@ interface Item { index: number; sample: number; question_id: number; ex: 0 | 1; 
 
 async function evalCli(predictions: string, extra: string[] = []) {
   const out = tempFile('eval.json');
-  const run = await runCli(['eval', '--predictions', predictions, '--gold', GOLD(), '--dataset', DATASET(), '--db-root', bird('databases'), '--out', out, ...extra]);
+  const run = await runCli([
+    'eval', '--predictions', predictions, '--gold', GOLD(), '--dataset', DATASET(), '--db-root', bird('databases'),
+    '--workers', '1', '--out', out, ...extra,
+  ]);
   expect(run.stderr).not.toMatch(/^error/m);
   expect(run.code).toBe(0);
   return { run, out, report: readJson<{ summary: any; items: Item[] }>(out) };
@@ -38,10 +41,9 @@ describe('compare on two real prediction files over the questions whose database
   let runB: string;
   beforeAll(async () => {
     runB = tempFile('b.run.json');
-    [a, b] = await Promise.all([
-      evalCli(bird('predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json')),
-      evalCli(bird('predictions', 'sql_output_kg', 'predict_mini_dev_meta-llama-3-70b-instruct-2_sqlite.json'), ['--run-out', runB]),
-    ]);
+    // One after the other, one worker each: other test files time real queries against 30 s limits.
+    a = await evalCli(bird('predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'));
+    b = await evalCli(bird('predictions', 'sql_output_kg', 'predict_mini_dev_meta-llama-3-70b-instruct-2_sqlite.json'), ['--run-out', runB]);
   });
 
   it('counts fixed / broken / both right / both wrong exactly as the per-item verdicts of the two evals', async () => {
