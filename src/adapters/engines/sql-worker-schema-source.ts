@@ -1,0 +1,60 @@
+/**
+ * SchemaSource over the SQL worker's read-only `query` (workers/sql.api.ts): the same worker
+ * module that scores SQL also reads schemas and sample rows for prompts. When the worker does
+ * not hold the database it is opened from `dbSource` and the query is retried once.
+ * Description files come from the caller (the dataset's stored `database_description/`).
+ */
+import type { DescriptionFile, SampleRows, SchemaSource, TableInfo } from '../../core/prompt/schema-source.ts';
+import { SCHEMA_QUERIES, splitSampleRow } from '../../core/prompt/schema-source.ts';
+import type { NeedDb, QueryResult } from '../../../workers/sql.api.ts';
+import type { DbSource } from '../sql-pool.ts';
+
+/** The part of the SQL worker API this source uses (a comlink Remote satisfies it). */
+export interface SqlQueryApi {
+  query(dbId: string, sql: string, maxRows: number): Promise<QueryResult | NeedDb>;
+  loadDb(dbId: string, bytes: Uint8Array): Promise<unknown>;
+}
+
+export interface SqlWorkerSchemaSourceOptions {
+  api: SqlQueryApi;
+  dbSource: DbSource;
+  /** BIRD description files of a database, or null. */
+  descriptionFiles?: (dbId: string) => Promise<DescriptionFile[] | null>;
+  /** Wraps bytes for the worker call (comlink's `transfer`); default: pass as is. */
+  transferBytes?: (bytes: Uint8Array) => Uint8Array;
+}
+
+const MAX_ROWS = 100_000;
+
+export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOptions): SchemaSource {
+  const { api, dbSource } = options;
+  const run = async (dbId: string, sql: string): Promise<QueryResult> => {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const r = await api.query(dbId, sql, MAX_ROWS);
+      if (!('kind' in r)) return r;
+      if (!(await dbSource.has(dbId))) throw new Error(`database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
+      const bytes = await dbSource.load(dbId);
+      await api.loadDb(dbId, options.transferBytes ? options.transferBytes(bytes) : bytes);
+    }
+    throw new Error(`database ${dbId} could not be kept open in the SQL worker`);
+  };
+  const source: SchemaSource = {
+    async tables(dbId): Promise<TableInfo[]> {
+      const r = await run(dbId, SCHEMA_QUERIES.tables);
+      const out: TableInfo[] = [];
+      for (const [name, sql] of r.rows) {
+        const cols = await run(dbId, SCHEMA_QUERIES.columns(String(name)));
+        out.push({ name: String(name), createSql: String(sql), columns: cols.rows.map((c) => String(c[0])) });
+      }
+      return out;
+    },
+    async sampleRows(dbId, table, limit): Promise<SampleRows> {
+      const cols = (await run(dbId, SCHEMA_QUERIES.columns(table))).rows.map((c) => String(c[0]));
+      const r = await run(dbId, SCHEMA_QUERIES.sample(table, cols, limit));
+      const split = r.rows.map((row) => splitSampleRow(row, cols.length));
+      return { columns: cols, rows: split.map((s) => s.values), classes: split.map((s) => s.classes) };
+    },
+  };
+  if (options.descriptionFiles) source.descriptionFiles = options.descriptionFiles;
+  return source;
+}

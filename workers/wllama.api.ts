@@ -1,0 +1,72 @@
+/**
+ * The contract of the CPU engine's worker (workers/wllama.worker.ts), spoken through comlink.
+ * Plain data only. Failures come back as `{ ok: false, error: { code, message } }` rather than
+ * as thrown errors, because comlink keeps only the name and message of a thrown error and the
+ * run layer needs the code.
+ */
+import type { LoadProgress } from '../src/core/engine/engine.ts';
+import type { EngineErrorData } from '../src/core/engine/engine-error.ts';
+
+export type WorkerReply<T> = { ok: true; value: T } | { ok: false; error: EngineErrorData };
+
+/** A GGUF from a file picker (one Blob, or the shards of a split model in order) or a URL. */
+export type GgufSource = { kind: 'blob'; name: string; blobs: Blob[] } | { kind: 'url'; url: string };
+
+export interface WllamaLoadRequest {
+  source: GgufSource;
+  /** Absolute URL of wllama.wasm, served from our own bundle. */
+  wasmUrl: string;
+  /** Context window to allocate; null: the model's training context, capped at 4096. */
+  nCtx: number | null;
+  nThreads: number;
+}
+
+export interface WllamaModelInfo {
+  /** `general.name` from the GGUF, else the file name. */
+  name: string;
+  ggufVersion: number;
+  nVocab: number;
+  /** Context window allocated for generation. */
+  nCtx: number;
+  nCtxTrain: number;
+  /** The GGUF carries `tokenizer.chat_template`; otherwise prompts use the plain template. */
+  hasChatTemplate: boolean;
+  architecture: string | null;
+  /** Threads actually used (1 when the page is not cross-origin isolated). */
+  threads: number;
+  multithread: boolean;
+  sizeBytes: number;
+  loadMs: number;
+}
+
+export interface WllamaGenerateRequest {
+  /** Chat messages when the model has a chat template, else the already rendered text. */
+  input: { kind: 'chat'; messages: { role: 'system' | 'user' | 'assistant'; content: string }[] } | { kind: 'text'; prompt: string };
+  maxTokens: number;
+  temperature: number;
+  topP: number;
+  seed: number | null;
+  stop: string[];
+  logprobs: boolean;
+}
+
+export interface WllamaGenerateResult {
+  text: string;
+  finishReason: 'stop' | 'length' | 'abort';
+  tokensIn: number | null;
+  tokensOut: number | null;
+  meanLogprob: number | null;
+  /** Milliseconds from request to last token. */
+  ms: number;
+}
+
+export interface WllamaWorkerApi {
+  load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => void): Promise<WorkerReply<WllamaModelInfo>>;
+  /** One sample. `onText` receives each new piece of text as it is generated. */
+  generate(req: WllamaGenerateRequest, onText?: (piece: string) => void): Promise<WorkerReply<WllamaGenerateResult>>;
+  /** Tokens of `text` as the model's tokenizer counts them (prompt evaluation, no generation). */
+  countTokens(text: string): Promise<WorkerReply<number>>;
+  /** Stops the generation in progress (it resolves with finishReason 'abort'). */
+  cancel(): Promise<void>;
+  unload(): Promise<void>;
+}

@@ -1,0 +1,257 @@
+/**
+ * CPU engine worker: llama.cpp compiled to WebAssembly (@wllama/wllama), the only file that
+ * imports wllama. wllama runs llama.cpp in a worker of its own; this outer worker keeps the
+ * GGUF checks, the download and wllama's polling loop off the page's main thread, and lets the
+ * page stop everything at once by terminating it.
+ *
+ * wllama's loader resolves even for garbage (empty vocabulary) and garbles the message for
+ * old GGUF versions, so the header is checked here first and the vocabulary after loading.
+ */
+import { expose } from 'comlink';
+import { Wllama, type WllamaLogger } from '@wllama/wllama';
+import type { LoadProgress } from '../src/core/engine/engine.ts';
+import { EngineError, isAbortError, toEngineErrorData, type EngineErrorCode } from '../src/core/engine/engine-error.ts';
+import { GGUF_HEADER_BYTES, checkGgufHeader } from '../src/core/engine/gguf-header.ts';
+import { meanLogprob } from '../src/core/engine/sampling.ts';
+import type {
+  GgufSource,
+  WllamaGenerateRequest,
+  WllamaGenerateResult,
+  WllamaLoadRequest,
+  WllamaModelInfo,
+  WllamaWorkerApi,
+  WorkerReply,
+} from './wllama.api.ts';
+
+/** Default context when the caller leaves it open; capped by the model's training context. */
+const DEFAULT_N_CTX = 4096;
+
+let wllama: Wllama | null = null;
+let info: WllamaModelInfo | null = null;
+let running: AbortController | null = null;
+/** Recent warnings and errors of llama.cpp, quoted when a load fails. */
+const nativeLog: string[] = [];
+
+function remember(level: string, args: unknown[]): void {
+  nativeLog.push(`${level}: ${args.map(String).join(' ')}`);
+  if (nativeLog.length > 20) nativeLog.shift();
+}
+
+const logger: WllamaLogger = {
+  debug: () => undefined,
+  log: () => undefined,
+  warn: (...args: unknown[]) => remember('warn', args),
+  error: (...args: unknown[]) => remember('error', args),
+};
+
+async function reply<T>(fn: () => Promise<T>, fallback: EngineErrorCode = 'INTERNAL'): Promise<WorkerReply<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (err) {
+    return { ok: false, error: toEngineErrorData(err, fallback) };
+  }
+}
+
+/** Reads the whole body with progress; a missing file is MODEL_MISSING, not a parse error later. */
+async function download(url: string, onProgress?: (p: LoadProgress) => void): Promise<Blob> {
+  let res: Response;
+  try {
+    res = await fetch(url);
+  } catch (err) {
+    throw new EngineError('NETWORK', `could not download the model: ${(err as Error).message}`, url);
+  }
+  if (!res.ok) {
+    throw new EngineError(
+      res.status === 404 ? 'MODEL_MISSING' : 'HTTP',
+      `could not download the model: HTTP ${res.status} ${res.statusText}`.trim(),
+      url,
+    );
+  }
+  // Static hosts and dev servers often answer a missing path with their HTML page.
+  if ((res.headers.get('content-type') ?? '').includes('text/html')) {
+    throw new EngineError('MODEL_MISSING', 'the server answered with a web page instead of a model file: check the URL', url);
+  }
+  const total = Number(res.headers.get('content-length')) || null;
+  if (!res.body) return res.blob();
+  const parts: Uint8Array[] = [];
+  let done = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    parts.push(chunk.value);
+    done += chunk.value.length;
+    onProgress?.({ fraction: total ? Math.min(1, done / total) * 0.8 : null, text: `downloading: ${(done / 1048576).toFixed(1)} MiB` });
+  }
+  return new Blob(parts as BlobPart[]);
+}
+
+async function modelBlobs(source: GgufSource, onProgress?: (p: LoadProgress) => void): Promise<{ name: string; blobs: Blob[] }> {
+  if (source.kind === 'blob') {
+    if (source.blobs.length === 0) throw new EngineError('CONFIG', 'no model file was given', source.name);
+    return { name: source.name, blobs: source.blobs };
+  }
+  const blob = await download(source.url, onProgress);
+  const name = decodeURIComponent(new URL(source.url).pathname.split('/').pop() || source.url);
+  return { name, blobs: [blob] };
+}
+
+async function unloadModel(): Promise<void> {
+  running?.abort();
+  running = null;
+  const w = wllama;
+  wllama = null;
+  info = null;
+  if (w) await w.exit().catch(() => undefined);
+}
+
+async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => void): Promise<WllamaModelInfo> {
+  await unloadModel();
+  const t0 = performance.now();
+  onProgress?.({ fraction: 0, text: 'reading the model file' });
+  const { name, blobs } = await modelBlobs(req.source, onProgress);
+  const first = blobs[0]!;
+  const head = new Uint8Array(await first.slice(0, GGUF_HEADER_BYTES).arrayBuffer());
+  const header = checkGgufHeader(head, name, first.size);
+
+  onProgress?.({ fraction: 0.85, text: `loading ${name} into llama.cpp (${req.nThreads} thread${req.nThreads > 1 ? 's' : ''})` });
+  nativeLog.length = 0;
+  const w = new Wllama({ default: req.wasmUrl }, { logger, suppressNativeLog: false });
+  // Never fetch a compatibility build from a CDN: the wasm comes from our own bundle.
+  w.setCompat(null);
+  try {
+    await w.loadModel(blobs, { n_ctx: req.nCtx ?? DEFAULT_N_CTX, n_threads: req.nThreads, n_gpu_layers: 0 });
+  } catch (err) {
+    await w.exit().catch(() => undefined);
+    const native = nativeLog.filter((l) => l.startsWith('error')).slice(-3).join(' | ');
+    throw new EngineError(
+      'MODEL_REJECTED',
+      `llama.cpp could not load the model: ${(err as Error).message}${native ? ` (${native})` : ''}`,
+      name,
+    );
+  }
+  const meta = w.getModelMetadata();
+  if (!(meta.hparams.nVocab > 0)) {
+    await w.exit().catch(() => undefined);
+    throw new EngineError(
+      'MODEL_REJECTED',
+      'llama.cpp found no vocabulary in it (nVocab 0): the file is incomplete or not a language model; download it again or choose a complete .gguf file',
+      name,
+    );
+  }
+  const ctx = w.getLoadedContextInfo();
+  wllama = w;
+  info = {
+    name: meta.meta['general.name'] || name,
+    ggufVersion: header.version,
+    nVocab: meta.hparams.nVocab,
+    nCtx: ctx.n_ctx,
+    nCtxTrain: meta.hparams.nCtxTrain,
+    hasChatTemplate: !!w.getChatTemplate(),
+    architecture: meta.meta['general.architecture'] ?? null,
+    threads: w.getNumThreads(),
+    multithread: w.isMultithread(),
+    sizeBytes: blobs.reduce((n, b) => n + b.size, 0),
+    loadMs: performance.now() - t0,
+  };
+  onProgress?.({ fraction: 1, text: `loaded ${info.name}` });
+  return info;
+}
+
+interface Chunk {
+  choices?: Array<{
+    text?: string;
+    delta?: { content?: string | null };
+    finish_reason?: string | null;
+    logprobs?: { content?: Array<{ logprob: number }> | null } | null;
+  }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+}
+
+async function generate(req: WllamaGenerateRequest, onText?: (piece: string) => void): Promise<WllamaGenerateResult> {
+  const w = wllama;
+  if (!w) throw new EngineError('NOT_LOADED', 'no model is loaded: call load() first');
+  running?.abort();
+  const controller = new AbortController();
+  running = controller;
+  const t0 = performance.now();
+  let text = '';
+  let finish: string | null = null;
+  let usage: Chunk['usage'] = null;
+  const logprobs: number[] = [];
+  const onData = (chunk: Chunk) => {
+    const choice = chunk.choices?.[0];
+    const piece = choice?.text ?? choice?.delta?.content ?? '';
+    if (piece) {
+      text += piece;
+      onText?.(piece);
+    }
+    for (const lp of choice?.logprobs?.content ?? []) logprobs.push(lp.logprob);
+    if (choice?.finish_reason) finish = choice.finish_reason;
+    if (chunk.usage) usage = chunk.usage;
+  };
+  const common = {
+    max_tokens: req.maxTokens,
+    temperature: req.temperature,
+    top_p: req.topP,
+    ...(req.seed === null ? {} : { seed: req.seed }),
+    stop: req.stop,
+    stream: true as const,
+    onData,
+    abortSignal: controller.signal,
+  };
+  try {
+    if (req.input.kind === 'chat') {
+      await w.createChatCompletion({ ...common, messages: req.input.messages, logprobs: req.logprobs });
+    } else {
+      await w.createCompletion({ ...common, prompt: req.input.prompt, logprobs: req.logprobs ? 1 : null });
+    }
+  } catch (err) {
+    if (!isAbortError(err) && !controller.signal.aborted) {
+      throw new EngineError('INTERNAL', `generation failed: ${(err as Error).message}`, info?.name);
+    }
+    finish = 'abort';
+  } finally {
+    if (running === controller) running = null;
+  }
+  const u = usage as Chunk['usage'];
+  return {
+    text,
+    finishReason: finish === 'abort' ? 'abort' : finish === 'length' ? 'length' : 'stop',
+    tokensIn: u?.prompt_tokens ?? null,
+    tokensOut: u?.completion_tokens ?? null,
+    meanLogprob: meanLogprob(logprobs),
+    ms: performance.now() - t0,
+  };
+}
+
+async function countTokens(text: string): Promise<number> {
+  const w = wllama;
+  if (!w) throw new EngineError('NOT_LOADED', 'no model is loaded: call load() first');
+  // wllama exposes no tokenizer call: evaluating the prompt for zero new tokens reports its
+  // length, and llama.cpp's prompt cache lets the following generation reuse that work.
+  let n: number | undefined;
+  try {
+    const r = await w.createCompletion({ prompt: text, max_tokens: 0, temperature: 0 });
+    n = r.usage?.prompt_tokens;
+  } catch (err) {
+    // A text longer than the context is refused before evaluation, with its length.
+    const m = /request \((\d+) tokens\) exceeds/.exec((err as Error).message);
+    if (!m) throw err;
+    n = Number(m[1]);
+  }
+  if (typeof n !== 'number') throw new EngineError('INTERNAL', 'llama.cpp did not report a prompt token count');
+  return n;
+}
+
+const api: WllamaWorkerApi = {
+  load: (req, onProgress) => reply(() => load(req, onProgress), 'MODEL_REJECTED'),
+  generate: (req, onText) => reply(() => generate(req, onText)),
+  countTokens: (text) => reply(() => countTokens(text)),
+  async cancel() {
+    running?.abort();
+  },
+  unload: () => unloadModel(),
+};
+
+expose(api);
