@@ -14,6 +14,7 @@ interface Command {
 /** One entry per command; each module exports `usage` and `run`. */
 const COMMANDS: Record<string, Command> = {
   eval: { summary: 'execute predictions and gold SQL against BIRD-layout databases and score them', ...evalCommand },
+  rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...(await import('./commands/rubric.ts')) },
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
   compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },
 };

@@ -1,0 +1,218 @@
+/** `rubric`: score completions of a RaR-style dataset with a judge (explicit, implicit, Likert). */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { FileJudgeCache } from '../../adapters/judge/file-judge-cache.ts';
+import { OpenAiJudgeEngine } from '../../adapters/judge/openai-judge-engine.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import { describeValue, isRecord, parseJsonLines } from '../../core/formats/questions.ts';
+import { summarizeRubricScores } from '../../core/rubric/aggregate.ts';
+import { MemoryJudgeCache, type JudgeCache } from '../../core/rubric/judge-cache.ts';
+import { Judge } from '../../core/rubric/judge.ts';
+import { applyWeighting, type WeightingName } from '../../core/rubric/model.ts';
+import { parseRarJsonl, type RarRow } from '../../core/rubric/rar-dataset.ts';
+import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/score.ts';
+import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
+import { readText } from './eval.ts';
+
+export const usage = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl --completions FILE.jsonl
+    --judge-url URL --judge-model NAME [--judge-api-key-env VAR]
+    [--aggregation explicit,implicit,likert] [--weighting as-given|paper|rar-integers]
+    [--normalization positive|absolute] [--no-clip] [--retries 2] [--temperature 0]
+    [--max-tokens 512] [--concurrency 4] [--cache FILE.jsonl] [--out FILE]`;
+
+interface RubricArgs {
+  dataset: string;
+  completions: string;
+  judgeUrl: string;
+  judgeModel: string;
+  apiKeyEnv: string | null;
+  aggregations: Aggregation[];
+  weighting: WeightingName | 'as-given';
+  normalization: Normalization;
+  clip: boolean;
+  retries: number;
+  temperature: number;
+  maxTokens: number;
+  concurrency: number;
+  cache: string | null;
+  out: string | null;
+}
+
+const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
+
+function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[], def: T): T {
+  if (v === undefined) return def;
+  if (!(allowed as readonly string[]).includes(v)) throw bad(flag, `expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as T;
+}
+
+function number(flag: string, v: string | undefined, def: number, check: (n: number) => boolean, what: string): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (v.trim() === '' || !check(n)) throw bad(flag, `expected ${what}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+function parseRubricArgs(argv: string[]): RubricArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        dataset: { type: 'string' }, completions: { type: 'string' }, 'judge-url': { type: 'string' }, 'judge-model': { type: 'string' },
+        'judge-api-key-env': { type: 'string' }, aggregation: { type: 'string' }, weighting: { type: 'string' },
+        normalization: { type: 'string' }, 'no-clip': { type: 'boolean' }, retries: { type: 'string' }, temperature: { type: 'string' },
+        'max-tokens': { type: 'string' }, concurrency: { type: 'string' }, cache: { type: 'string' }, out: { type: 'string' },
+      },
+    }));
+  } catch (err) {
+    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${usage}`);
+  }
+  for (const req of ['dataset', 'completions', 'judge-url', 'judge-model'] as const) {
+    if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  }
+  const aggregations = (values.aggregation ?? AGGREGATIONS.join(',')).split(',').map((a) => a.trim()).filter(Boolean);
+  for (const a of aggregations) {
+    if (!(AGGREGATIONS as readonly string[]).includes(a)) throw bad('--aggregation', `unknown aggregation ${JSON.stringify(a)}; use a comma-separated list of ${AGGREGATIONS.join(', ')}`);
+  }
+  if (aggregations.length === 0) throw bad('--aggregation', `name at least one of ${AGGREGATIONS.join(', ')}`);
+  let judgeUrl: URL;
+  try {
+    judgeUrl = new URL(values['judge-url']!);
+  } catch {
+    throw bad('--judge-url', `not a URL: ${JSON.stringify(values['judge-url'])} (e.g. http://127.0.0.1:8000/v1)`);
+  }
+  if (judgeUrl.protocol !== 'http:' && judgeUrl.protocol !== 'https:') throw bad('--judge-url', `use an http(s) URL, got ${judgeUrl.protocol}`);
+  const envName = values['judge-api-key-env'] ?? null;
+  if (envName !== null && !process.env[envName]) throw bad('--judge-api-key-env', `the environment variable ${envName} is not set`);
+  return {
+    dataset: values.dataset!,
+    completions: values.completions!,
+    judgeUrl: values['judge-url']!,
+    judgeModel: values['judge-model']!,
+    apiKeyEnv: envName,
+    aggregations: [...new Set(aggregations)] as Aggregation[],
+    weighting: oneOf('--weighting', values.weighting, ['as-given', 'paper', 'rar-integers'] as const, 'as-given'),
+    normalization: oneOf('--normalization', values.normalization, ['positive', 'absolute'] as const, 'positive'),
+    clip: !values['no-clip'],
+    retries: number('--retries', values.retries, 2, (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
+    temperature: number('--temperature', values.temperature, 0, (n) => Number.isFinite(n) && n >= 0 && n <= 2, 'a number in 0..2'),
+    maxTokens: number('--max-tokens', values['max-tokens'], 512, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
+    concurrency: number('--concurrency', values.concurrency, 4, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
+    cache: values.cache ?? null,
+    out: values.out ?? null,
+  };
+}
+
+interface Job {
+  row: RarRow;
+  sample: number;
+  completion: string;
+}
+
+/**
+ * Completions JSONL: `{"completion": "..."}` per line, paired with the dataset by `id` (the
+ * row's id), else by `index` (0-based row), else by position (then the counts must match).
+ * Several completions of one row are its samples 0, 1, ... in file order.
+ */
+export function pairCompletions(text: string, fileName: string, rows: readonly RarRow[]): Job[] {
+  const lines = parseJsonLines(text, fileName);
+  if (lines.length === 0) throw new WorkbenchError('BAD_FORMAT', 'no completions: one JSON object per line, {"completion": "..."}', fileName);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const samples = new Map<RarRow, number>();
+  const keyed = lines.some(({ value }) => isRecord(value) && (value.id !== undefined || value.index !== undefined));
+  if (!keyed && lines.length !== rows.length) {
+    throw new WorkbenchError('MISMATCH', `${lines.length} completions without "id" or "index" for ${rows.length} dataset rows; pair them by position only when the counts match, or give each line an "id" or "index"`, fileName);
+  }
+  return lines.map(({ value, line }, i) => {
+    const where = `${fileName}:${line}`;
+    if (!isRecord(value) || typeof value.completion !== 'string') {
+      throw new WorkbenchError('BAD_FORMAT', `expected {"completion": "..."} with a string completion, found ${isRecord(value) ? describeValue(value.completion) : describeValue(value)}`, where);
+    }
+    let row: RarRow | undefined;
+    if (value.id !== undefined) {
+      row = byId.get(String(value.id));
+      if (!row) throw new WorkbenchError('MISMATCH', `no dataset row has id ${JSON.stringify(value.id)}`, where);
+    } else if (value.index !== undefined) {
+      if (typeof value.index !== 'number' || !Number.isInteger(value.index)) throw new WorkbenchError('BAD_FORMAT', `"index" must be an integer, found ${describeValue(value.index)}`, where);
+      row = rows[value.index];
+      if (!row) throw new WorkbenchError('MISMATCH', `index ${value.index} is beyond the dataset's ${rows.length} rows (0-based)`, where);
+    } else if (keyed) {
+      throw new WorkbenchError('BAD_FORMAT', 'other lines name their row with "id" or "index"; this one must too', where);
+    } else row = rows[i]!;
+    const sample = samples.get(row) ?? 0;
+    samples.set(row, sample + 1);
+    return { row, sample, completion: value.completion };
+  });
+}
+
+const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
+
+export async function run(argv: string[]): Promise<number> {
+  const args = parseRubricArgs(argv);
+  const rows = parseRarJsonl(await readText('--dataset', args.dataset), path.basename(args.dataset));
+  const jobs = pairCompletions(await readText('--completions', args.completions), path.basename(args.completions), rows);
+  const cache: JudgeCache = args.cache ? await FileJudgeCache.open(args.cache) : new MemoryJudgeCache();
+  const engine = new OpenAiJudgeEngine({ baseUrl: args.judgeUrl, apiKey: args.apiKeyEnv ? process.env[args.apiKeyEnv] : undefined });
+  await engine.load({ id: args.judgeModel, source: args.judgeUrl });
+  const judge = new Judge({ engine, model: args.judgeModel, params: { temperature: args.temperature, maxTokens: args.maxTokens }, retries: args.retries, cache });
+  const explicit = { normalization: args.normalization, clip: args.clip, unresolved: 'null' as const };
+
+  const results: Array<{ job: Job; scores: RubricScores }> = [];
+  for (const job of jobs) {
+    const rubric = args.weighting === 'as-given' ? job.row.rubric : applyWeighting(job.row.rubric, args.weighting);
+    const scores = await scoreSample(
+      rubric,
+      { question: job.row.question, reference: job.row.referenceAnswer, completion: job.completion },
+      { aggregations: args.aggregations, explicit, judge, concurrency: args.concurrency },
+    );
+    results.push({ job, scores });
+  }
+  await engine.unload();
+  const neverAnswered = judge.stats.calls > 0 && judge.stats.errors === judge.stats.calls;
+
+  const summary = summarizeRubricScores(results.map((r) => r.scores));
+  const lines = [['row', 'sample', 'explicit', 'implicit', 'likert', 'flags'].map((h) => h.padEnd(10)).join(' ').trimEnd()];
+  for (const { job, scores: s } of results) {
+    const flags = [
+      s.explicit?.status === 'incomplete' ? `unresolved:${s.explicit.unresolved.join(',')}` : '',
+      s.implicit && s.implicit.status !== 'ok' ? `implicit:${s.implicit.status}` : '',
+      s.likert && s.likert.status !== 'ok' ? `likert:${s.likert.status}` : '',
+      s.promptInjection.flagged ? `prompt-injection:${s.promptInjection.matches.map((m) => m.pattern).join(',')}` : '',
+    ].filter(Boolean).join(' ');
+    lines.push([job.row.id, String(job.sample), fmt(s.explicit?.score), fmt(s.implicit?.score), fmt(s.likert?.score), flags].map((c) => c.padEnd(10)).join(' ').trimEnd());
+  }
+  lines.push('');
+  for (const a of args.aggregations) {
+    const st = summary[a];
+    lines.push(`${a.padEnd(9)} mean ${fmt(st.mean)} over ${st.n} sample(s)${st.missing ? `, ${st.missing} without a score (unparseable, error or unresolved criteria)` : ''}`);
+  }
+  lines.push(`judge ${args.judgeModel}: ${judge.stats.calls} call(s), ${judge.stats.cacheHits} cache hit(s), ${judge.stats.malformed} malformed answer(s), ${judge.stats.errors} failed call(s)`);
+  if (summary.promptInjection) lines.push(`warning: ${summary.promptInjection} completion(s) address the judge (prompt-injection flag)`);
+  process.stdout.write(lines.join('\n') + '\n');
+
+  if (args.out) {
+    const out = {
+      format: 'rlvr-workbench-rubric-scores',
+      version: 1,
+      inputs: { dataset: args.dataset, completions: args.completions },
+      judge: { url: args.judgeUrl, ...judge.info },
+      options: {
+        aggregations: args.aggregations, weighting: args.weighting, normalization: args.normalization, clip: args.clip,
+        retries: args.retries, temperature: args.temperature, max_tokens: args.maxTokens,
+      },
+      summary: { ...summary, judge_stats: { ...judge.stats } },
+      items: results.map(({ job, scores }) => ({ index: job.row.index, id: job.row.id, sample: job.sample, scores })),
+    };
+    await writeFile(args.out, JSON.stringify(out, null, 1) + '\n');
+  }
+  if (neverAnswered) {
+    const first = results.flatMap((r) => r.scores.criteria).find((v) => v.status === 'error')?.explanation
+      ?? results.map((r) => r.scores.implicit ?? r.scores.likert).find((j) => j?.status === 'error')?.explanation;
+    throw new WorkbenchError('BAD_OPTION', `the judge never answered (${judge.stats.calls} call(s) failed): ${first ?? 'unknown error'}`, '--judge-url');
+  }
+  return 0;
+}

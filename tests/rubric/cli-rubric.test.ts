@@ -1,0 +1,143 @@
+/**
+ * `rubric` CLI command end to end: the shipped example dataset and completions, judged by a
+ * local OpenAI-protocol server on 127.0.0.1 with recorded answers.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ROOT, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { section, startJudgeServer, type ChatRequest, type JudgeServer } from './helpers/openai-server.ts';
+
+const DATASET = path.join(ROOT, 'public/rubrics/example-rar.jsonl');
+const COMPLETIONS = path.join(ROOT, 'public/rubrics/example-completions.jsonl');
+const PITFALLS = new Set(['Waiting advice', 'Unsafe medication', 'Insulin first', 'Air bubbles', 'Mass in speed', 'Energy as speed', 'Wrong formula']);
+
+/**
+ * A recorded judge: the two bad completions ("muscle strain", "air bubbles") meet only their
+ * pitfalls; every other completion meets every positive criterion except "Nitroglycerin caveat".
+ */
+function recorded(req: ChatRequest): string {
+  const user = req.messages.find((m) => m.role === 'user')!.content;
+  const response = section(req, 'response');
+  const bad = /muscle strain|air bubbles/.test(response);
+  if (user.includes('<criterion>')) {
+    const title = section(req, 'criterion').split(':')[0]!;
+    const met = bad ? PITFALLS.has(title) : !PITFALLS.has(title) && title !== 'Nitroglycerin caveat';
+    return JSON.stringify({ criteria_met: met, explanation: `recorded verdict for ${title}` });
+  }
+  if (user.includes('<rubric>')) return `{"score": ${bad ? 2 : 9}, "explanation": "recorded"}`;
+  return '```json\n{"score": 6, "explanation": "recorded"}\n```';
+}
+
+interface Out {
+  judge: { model: string; engine: string };
+  summary: { count: number; explicit: { mean: number; n: number }; promptInjection: number; judge_stats: { calls: number; cacheHits: number } };
+  items: Array<{ id: string; sample: number; scores: { criteria: Array<{ status: string }>; explicit: { score: number; unclipped: number }; implicit: { score: number }; likert: { score: number }; promptInjection: { flagged: boolean } } }>;
+}
+
+let server: JudgeServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+const base = (url: string) => ['rubric', '--dataset', DATASET, '--completions', COMPLETIONS, '--judge-url', url, '--judge-model', 'recorded-judge'];
+
+describe('rubric CLI command', () => {
+  it('scores the example completions: explicit, implicit and Likert per sample, prompt injection flagged', async () => {
+    server = await startJudgeServer(recorded);
+    const out = tempFile('rubric.json');
+    const run = await runCli([...base(server.url), '--out', out]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const got = readJson<Out>(out);
+    expect(got.items.map((i) => [i.id, i.sample])).toEqual([
+      ['med-chest-pain', 0], ['med-chest-pain', 1], ['med-t2d-first-line', 0], ['sci-ice-floats', 0], ['sci-ice-floats', 1],
+      ['sci-falling-ball', 0], ['sci-propane-combustion', 0],
+    ]);
+    const explicit = got.items.map((i) => i.scores.explicit.score);
+    // Chest pain: positive weights 5+5+4+3+3+2+2 = 24, all met but nitroglycerin (3): 21/24.
+    expect(explicit[0]).toBeCloseTo(21 / 24, 12);
+    // The bad answer meets both pitfalls: −3/24, clipped to 0.
+    expect(explicit[1]).toBe(0);
+    expect(got.items[1]!.scores.explicit.unclipped).toBeCloseTo(-3 / 24, 12);
+    expect(explicit[4]).toBe(0);
+    expect([explicit[2], explicit[3], explicit[5], explicit[6]]).toEqual([1, 1, 1, 1]);
+    expect(got.items[0]!.scores.implicit.score).toBeCloseTo(8 / 9, 12);
+    expect(got.items[1]!.scores.implicit.score).toBeCloseTo(1 / 9, 12);
+    expect(got.items.every((i) => Math.abs(i.scores.likert.score - 5 / 9) < 1e-12)).toBe(true);
+    expect(got.items.map((i) => i.scores.promptInjection.flagged)).toEqual([false, false, false, false, true, false, false]);
+    expect(got.summary.explicit.mean).toBeCloseTo((21 / 24 + 4) / 7, 12);
+    expect(got.summary.promptInjection).toBe(1);
+    // 9 + 9 + 10 + 8 + 8 + 9 + 7 criteria, plus one implicit and one Likert call per sample.
+    expect(server.calls).toBe(60 + 7 + 7);
+    expect(got.summary.judge_stats).toMatchObject({ calls: 74, cacheHits: 0 });
+    expect(got.judge).toMatchObject({ model: 'recorded-judge', engine: 'openai' });
+    expect(run.stdout).toMatch(/^med-chest-pain\s+0\s+0\.875\s+0\.889\s+0\.556\s*$/m);
+    expect(run.stdout).toContain('warning: 1 completion(s) address the judge');
+  });
+
+  it('with --cache, a second run with other weights and aggregations makes no judge call', async () => {
+    server = await startJudgeServer(recorded);
+    const cache = tempFile('judge-cache.jsonl');
+    const first = await runCli([...base(server.url), '--cache', cache]);
+    expect(first.code).toBe(0);
+    expect(server.calls).toBe(74);
+    expect(existsSync(cache)).toBe(true);
+    const out = tempFile('paper.json');
+    const again = await runCli([...base(server.url), '--cache', cache, '--weighting', 'paper', '--aggregation', 'explicit,likert', '--out', out]);
+    expect(again.code).toBe(0);
+    expect(server.calls).toBe(74);
+    const got = readJson<Out>(out);
+    expect(got.summary.judge_stats).toMatchObject({ calls: 0, cacheHits: 60 + 7 });
+    // Paper weights: 1 + 1 + 0.7·3 + 0.3·2 = 4.7 positive, all met but nitroglycerin (0.7).
+    expect(got.items[0]!.scores.explicit.score).toBeCloseTo(4 / 4.7, 12);
+    expect(got.items[0]!.scores.implicit).toBeNull();
+  });
+
+  it('a judge that never answers in the format leaves `unparseable` verdicts, never a 0', async () => {
+    server = await startJudgeServer(() => 'Looks good to me!');
+    const out = tempFile('u.json');
+    const run = await runCli([...base(server.url), '--retries', '0', '--aggregation', 'explicit,implicit', '--out', out]);
+    expect(run.code).toBe(0);
+    const got = readJson<Out>(out);
+    expect(got.items.every((i) => i.scores.explicit.score === null && i.scores.criteria.every((c) => c.status === 'unparseable'))).toBe(true);
+    expect(got.summary.explicit).toMatchObject({ n: 0, mean: null });
+    expect(run.stdout).toMatch(/^med-chest-pain\s+0\s+—\s+—\s+—\s+unresolved:c1,.*implicit:unparseable/m);
+    expect(run.stdout).toContain('explicit  mean — over 0 sample(s), 7 without a score');
+  });
+
+  it('exits 2 naming the flag when the judge cannot be reached', async () => {
+    server = await startJudgeServer(recorded);
+    const url = server.url;
+    await server.close();
+    server = null;
+    const run = await runCli([...base(url), '--retries', '0', '--aggregation', 'likert']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: --judge-url: the judge never answered \(7 call\(s\) failed\): judge call failed: request to http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions failed/);
+  });
+
+  it.each([
+    [['--aggregation', 'explicit,vibes'], '--aggregation: unknown aggregation "vibes"'],
+    [['--weighting', 'heavy'], '--weighting: expected one of as-given, paper, rar-integers, got "heavy"'],
+    [['--retries', '1.5'], '--retries: expected a non-negative integer, got "1.5"'],
+  ])('rejects %j', async (flags, message) => {
+    const run = await runCli([...base('http://127.0.0.1:9/v1'), ...flags]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+
+  it('rejects a missing judge URL and completions that do not pair with the dataset', async () => {
+    const noUrl = await runCli(['rubric', '--dataset', DATASET, '--completions', COMPLETIONS, '--judge-model', 'm']);
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain('--judge-url: is required');
+    const comps = tempFile('c.jsonl');
+    writeFileSync(comps, '{"completion": "a"}\n{"completion": "b"}\n');
+    const unpaired = await runCli(['rubric', '--dataset', DATASET, '--completions', comps, '--judge-url', 'http://127.0.0.1:9/v1', '--judge-model', 'm']);
+    expect(unpaired.code).toBe(2);
+    expect(unpaired.stderr).toContain('c.jsonl: 2 completions without "id" or "index" for 5 dataset rows');
+    writeFileSync(comps, '{"id": "med-chest-pain", "completion": "a"}\n{"id": "nope", "completion": "b"}\n');
+    const unknown = await runCli(['rubric', '--dataset', DATASET, '--completions', comps, '--judge-url', 'http://127.0.0.1:9/v1', '--judge-model', 'm']);
+    expect(unknown.stderr).toContain('c.jsonl:2: no dataset row has id "nope"');
+  });
+});
