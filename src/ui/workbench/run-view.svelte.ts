@@ -129,7 +129,9 @@ export class RunView {
     const n = this.#visible.length;
     if (n === 0) return -1;
     const at = this.cursorPosition;
-    const next = at < 0 ? (step > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, at + step));
+    // Without a cursor, the first step down lands on the first row and the first step up on the last.
+    const from = at >= 0 ? at : step > 0 ? -1 : n;
+    const next = Math.max(0, Math.min(n - 1, from + step));
     this.#cursor = keyOf(this.#visible[next]!.sample);
     return next;
   }
@@ -137,7 +139,7 @@ export class RunView {
   /** Re-runs the open item for its result tables (once per item). */
   async loadPreview(key: ItemKey): Promise<void> {
     const k = keyOf(key);
-    if (this.#preview?.key === k && (this.#preview.loading || this.#preview.preview || this.#preview.error)) return;
+    if (this.#preview?.key === k) return;
     const row = this.#byKey.get(k);
     const run = this.#run;
     if (!row || !run) return;
