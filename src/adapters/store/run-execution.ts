@@ -21,7 +21,8 @@ export interface ExecutionContext {
 export function toSample(result: ItemResult, item: EvalItem): SampleRecord {
   const format = result.extraction.rule === 'none' ? 0 : 1;
   // The reward formula is not evaluated yet: reward = ex.
-  return { ...result, sample: 0, sql: item.predSql, goldSql: item.goldSql, format, reward: result.ex };
+  const sample = (result as { sample?: number }).sample ?? 0;
+  return { ...result, sample, sql: item.predSql, goldSql: item.goldSql, format, reward: result.ex };
 }
 
 export function evalOptions(run: RunHeader): EvalOptions {
