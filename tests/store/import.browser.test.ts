@@ -67,6 +67,36 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
   });
 });
 
+it('reads a zip inside a zip, as in BIRD dev.zip (dev_databases.zip inside), when the inner zip is stored; refuses a compressed one with a message', async () => {
+  t = testStore();
+  const { BlobWriter, BlobReader, ZipWriter } = await import('@zip.js/zip.js');
+  const files = await birdMiniDevFiles();
+  const inner = new ZipWriter(new BlobWriter('application/zip'), { useWebWorkers: false });
+  for (const f of files.filter((f) => f.path.endsWith('.sqlite'))) await inner.add(f.path.replace(/^minidev\//, ''), new BlobReader(f.file));
+  const innerBlob = await inner.close();
+  const outerZip = async (level: number) => {
+    const outer = new ZipWriter(new BlobWriter('application/zip'), { useWebWorkers: false });
+    for (const f of files.filter((f) => !f.path.endsWith('.sqlite'))) await outer.add(`dev_20240627/${f.path.replace(/^minidev\//, '')}`, new BlobReader(f.file));
+    await outer.add('dev_20240627/dev_databases.zip', new BlobReader(innerBlob), { level });
+    return outer.close();
+  };
+  const ds = await t.store.importDataset({ kind: 'bird', name: 'nested', files: [{ path: 'dev.zip', file: await outerZip(0) }] });
+  expect(Object.keys(ds.databases).sort()).toEqual([...BIRD_DBS]);
+  await expect(t.store.importDataset({ kind: 'bird', name: 'nested deflated', files: [{ path: 'dev.zip', file: await outerZip(6) }] }))
+    .rejects.toThrow(/^dev\.zip: contains another zip \(dev_20240627\/dev_databases\.zip\) that cannot be read without unpacking it whole: unzip/);
+});
+
+it('a cancelled import stores nothing', async () => {
+  t = testStore();
+  const ctl = new AbortController();
+  const files = await birdMiniDevFiles();
+  const err = await t.store
+    .importDataset({ kind: 'bird', name: 'cancelled', files }, { signal: ctl.signal, onProgress: (p) => p.phase === 'parsing' && ctl.abort() })
+    .catch((e: unknown) => e);
+  expect(err).toMatchObject({ name: 'AbortError' });
+  expect(await t.counts()).toMatchObject({ datasets: 0, databases: 0, chunks: 0 });
+});
+
 describe('a bad import gives a clear message and leaves everything stored before intact', () => {
   async function withEarlierDataset() {
     t = testStore();
