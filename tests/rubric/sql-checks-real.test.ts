@@ -32,6 +32,7 @@ describe('a rubric with the single item "result matches gold" is the EX reward',
       '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
       '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
       '--db-root', sharedData('bird', 'databases'),
+      '--workers', '2',
       '--out', out,
     ]);
     expect(run.code, run.stderr).toBe(0);
