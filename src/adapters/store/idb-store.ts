@@ -14,7 +14,7 @@ import { importInWorker, pairInWorker } from '../import/import-client.ts';
 import type { DbSource } from '../sql-pool.ts';
 import { deleteOrphanChunks, holdLock } from './database-bytes.ts';
 import { StoreError } from './errors.ts';
-import { executeRun, type ExecutionContext } from './run-execution.ts';
+import { executeRun, itemKey, type ExecutionContext } from './run-execution.ts';
 import { allSamples, countSamples, samplePage, storedKeys } from './sample-blocks.ts';
 import { BLOCK_SIZE, DEFAULT_DB_NAME, blockRange, chunkRange, openWorkbenchDb, type WorkbenchIdb } from './schema.ts';
 import type {
@@ -198,10 +198,11 @@ class IdbStore implements WorkbenchStore {
     if (items.length === 0) {
       throw new WorkbenchError('MISMATCH', 'no question of the chosen subset has a prediction in this file', req.predictions.name);
     }
-    const subset = { description: req.subset.description, indices: items.map((it) => it.index) };
+    const subset = { description: req.subset.description, indices: [...new Set(items.map((it) => it.index))] };
     const header = this.newHeader({ name: req.name, subset, config: req.config }, dataset, {
       name: req.predictions.name, sha256: paired.sha256, bytes: paired.bytes,
     });
+    header.samplesPerQuestion = Math.max(...items.map((it) => (it.sample ?? 0) + 1));
     return this.createAndExecute(header, items, hooks);
   }
 
@@ -216,7 +217,7 @@ class IdbStore implements WorkbenchStore {
       const inputs = await idb.get('runInputs', runId);
       if (!inputs) throw new StoreError('NOT_FOUND', `run "${run.name}" was imported from a file and cannot be resumed: its predictions are not stored`);
       const done = await storedKeys(idb, runId);
-      const remaining = inputs.items.filter((it) => !done.has(`${it.index}/0`));
+      const remaining = inputs.items.filter((it) => !done.has(itemKey(it)));
       const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString() };
       await idb.put('runs', header);
       return await executeRun(this.context(idb), header, remaining, inputs.items.length - remaining.length, hooks);

@@ -18,10 +18,15 @@ export interface ExecutionContext {
   simulateQuotaAfterSamples?: number;
 }
 
+/** `index/sample`: what identifies a sample within a run. */
+export function itemKey(x: { index: number; sample?: number }): string {
+  return `${x.index}/${x.sample ?? 0}`;
+}
+
 export function toSample(result: ItemResult, item: EvalItem): SampleRecord {
   const format = result.extraction.rule === 'none' ? 0 : 1;
   // The reward formula is not evaluated yet: reward = ex.
-  const sample = (result as { sample?: number }).sample ?? 0;
+  const sample = result.sample ?? item.sample ?? 0;
   return { ...result, sample, sql: item.predSql, goldSql: item.goldSql, format, reward: result.ex };
 }
 
@@ -53,7 +58,7 @@ export async function executeRun(
     simulateQuotaAfterSamples: ctx.simulateQuotaAfterSamples,
     onError: () => stop.abort(),
   });
-  const byIndex = new Map(items.map((it) => [it.index, it]));
+  const itemOf = new Map(items.map((it) => [itemKey(it), it]));
   const executor = ctx.createExecutor(storeDbSource(idb, run.dataset.databases, run.dataset.name));
   let status: RunHeader['status'] = 'done';
   let failure: unknown = null;
@@ -63,7 +68,7 @@ export async function executeRun(
         signal: stop.signal,
         onEvent: (e) => {
           if (e.type !== 'item') return hooks.onEvent?.(e);
-          writer.push(toSample(e.result, byIndex.get(e.result.index)!));
+          writer.push(toSample(e.result, itemOf.get(itemKey(e.result))!));
           hooks.onEvent?.({ ...e, done: doneBefore + e.done, total });
         },
       });
