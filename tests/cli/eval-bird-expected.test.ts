@@ -54,7 +54,8 @@ describe('the CLI reproduces the official per-item EX and Soft-F1 on real BIRD m
       expect({ where, question_id: g.question_id, db_id: g.db_id, difficulty: g.difficulty, ex: g.ex })
         .toEqual({ where, question_id: e.question_id, db_id: e.db_id, difficulty: e.difficulty, ex: e.ex });
       expect(Math.abs(g.soft_f1 - e.soft_f1), `${where} soft_f1 ${g.soft_f1} vs ${e.soft_f1}`).toBeLessThanOrEqual(1e-9);
-      if ((g.status !== 'ok') !== e.failed) failedDiffers.push(e.index);
+      // A timeout depends on the machine's load (the reference run's too): only errors compare.
+      if (g.status !== 'timeout' && (g.status !== 'ok') !== e.failed) failedDiffers.push(e.index);
     }
     // Whether a wrong prediction failed or ran may depend on the SQLite version, never its score.
     expect(failedDiffers).toEqual(KNOWN_ENGINE_DIFFERENCES[file] ?? []);
