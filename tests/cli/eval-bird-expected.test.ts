@@ -58,7 +58,8 @@ describe('the CLI reproduces the official per-item EX and Soft-F1 on real BIRD m
       if (g.status !== 'timeout' && (g.status !== 'ok') !== e.failed) failedDiffers.push(e.index);
     }
     // Whether a wrong prediction failed or ran may depend on the SQLite version, never its score.
-    expect(failedDiffers).toEqual(KNOWN_ENGINE_DIFFERENCES[file] ?? []);
+    const known = (KNOWN_ENGINE_DIFFERENCES[file] ?? []).filter((i) => got.items[i].status !== 'timeout');
+    expect(failedDiffers).toEqual(known);
     // Items whose database is absent are left out of the summary, with a warning naming them.
     expect(Object.keys(got.summary.missing_dbs).length).toBe(8);
     expect(run.stdout).toMatch(/warning: 360 item\(s\) left out .*debit_card_specializing \(30\)/);
