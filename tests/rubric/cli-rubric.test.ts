@@ -112,9 +112,26 @@ describe('rubric CLI command', () => {
     const url = server.url;
     await server.close();
     server = null;
-    const run = await runCli([...base(url), '--retries', '0', '--aggregation', 'likert']);
+    const run = await runCli([...base(url), '--http-retries', '0', '--aggregation', 'likert']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^error: --judge-url: the judge never answered \(7 call\(s\) failed\): judge call failed: request to http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions failed/);
+    expect(run.stderr).toMatch(/^error: --judge-url: the judge failed after 0 of 7 sample\(s\): GET http:\/\/127\.0\.0\.1:\d+\/v1\/models: the server could not be reached/);
+  });
+
+  it('stops with exit 2 when the judge server fails mid-run, keeping the cached answers for a rerun', async () => {
+    let calls = 0;
+    server = await startJudgeServer((req) => (++calls > 20 ? { status: 503, body: '{"error":{"message":"going away"}}' } : recorded(req)));
+    const cache = tempFile('partial.jsonl');
+    const run = await runCli([...base(server.url), '--http-retries', '0', '--concurrency', '1', '--cache', cache]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--judge-url: the judge failed after 1 of 7 sample(s)');
+    expect(run.stderr).toContain('HTTP 503: going away');
+    expect(run.stderr).toContain(`the answers received so far are in ${cache}`);
+    // The rerun pays only for what is missing.
+    await server.close();
+    server = await startJudgeServer(recorded);
+    const again = await runCli([...base(server.url), '--cache', cache]);
+    expect(again.code).toBe(0);
+    expect(server.calls).toBe(74 - 20);
   });
 
   it.each([

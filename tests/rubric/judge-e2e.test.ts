@@ -1,9 +1,11 @@
 /**
- * The judge pipeline end to end: rubric -> Judge -> Engine over HTTP -> a local OpenAI-protocol
- * server on 127.0.0.1 returning recorded judge answers -> strict parsing -> RubricScores.
+ * The judge pipeline end to end: rubric -> Judge -> the product's OpenAI-compatible engine ->
+ * a local OpenAI-protocol server on 127.0.0.1 returning recorded judge answers -> strict
+ * parsing -> RubricScores.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpenAiJudgeEngine } from '../../src/adapters/judge/openai-judge-engine.ts';
+import { createOpenAiEngine } from '../../src/adapters/engines/openai-engine.ts';
+import { isEngineError } from '../../src/core/engine/engine-error.ts';
 import { reaggregate } from '../../src/core/rubric/aggregate.ts';
 import { MemoryJudgeCache } from '../../src/core/rubric/judge-cache.ts';
 import { Judge } from '../../src/core/rubric/judge.ts';
@@ -51,9 +53,12 @@ afterEach(async () => {
   server = null;
 });
 
+/** No HTTP retries inside the engine: the judge's own retries are under test. */
+const openAi = (url: string) => createOpenAiEngine({ baseUrl: url, maxRetries: 0 });
+
 async function judgeFor(respond: Parameters<typeof startJudgeServer>[0], opts: { retries?: number; cache?: MemoryJudgeCache } = {}) {
   server = await startJudgeServer(respond);
-  const engine = new OpenAiJudgeEngine({ baseUrl: server.url });
+  const engine = openAi(server.url);
   await engine.load({ id: 'recorded-judge' });
   return new Judge({ engine, model: 'recorded-judge', retries: opts.retries ?? 2, cache: opts.cache ?? new MemoryJudgeCache() });
 }
@@ -129,7 +134,7 @@ describe('judge pipeline against a local OpenAI-protocol server', () => {
     expect({ ...second, criteria: second.criteria.map((c) => ({ ...c, cached: false })), implicit: { ...second.implicit, cached: false }, likert: { ...second.likert, cached: false } })
       .toEqual(first);
     // A new judge sharing the cache (a new session, same prompts, model and parameters) makes no call either.
-    const engine = new OpenAiJudgeEngine({ baseUrl: server!.url });
+    const engine = openAi(server!.url);
     await engine.load({ id: 'recorded-judge' });
     await scoreSample(rubric, sample, { judge: new Judge({ engine, model: 'recorded-judge', cache }) });
     expect(server!.calls).toBe(5);
@@ -142,16 +147,26 @@ describe('judge pipeline against a local OpenAI-protocol server', () => {
     expect(server!.calls).toBe(6);
   });
 
-  it('a failing server gives `error` verdicts (not cached), retried the configured number of times', async () => {
-    const judge = await judgeFor(() => ({ status: 500, body: '{"error":{"message":"model overloaded"}}' }), { retries: 1 });
+  it('a failure about one prompt (HTTP 400) gives `error` verdicts, retried, never cached', async () => {
+    const judge = await judgeFor(() => ({ status: 400, body: '{"error":{"message":"prompt is longer than the context"}}' }), { retries: 1 });
     const s = await scoreSample(rubric, sample, { judge, aggregations: ['explicit'] });
     expect(s.criteria[0]).toMatchObject({ status: 'error', met: null, raw: null, attempts: 2 });
-    expect(s.criteria[0]!.explanation).toContain('HTTP 500');
-    expect(s.criteria[0]!.explanation).toContain('model overloaded');
+    expect(s.criteria[0]!.explanation).toContain('HTTP 400');
+    expect(s.criteria[0]!.explanation).toContain('prompt is longer than the context');
+    expect(s.explicit).toMatchObject({ score: null, status: 'incomplete' });
     expect(s.implicit).toBeNull();
     expect(server!.calls).toBe(6);
     await scoreSample(rubric, sample, { judge, aggregations: ['explicit'] });
     expect(server!.calls).toBe(12);
+  });
+
+  it('a failure of the whole engine (HTTP 500 after the engine\'s retries) rejects, so the caller can pause', async () => {
+    const judge = await judgeFor(() => ({ status: 500, body: '{"error":{"message":"model overloaded"}}' }));
+    const err = await scoreSample(rubric, sample, { judge }).then(() => null, (e: unknown) => e);
+    expect(isEngineError(err)).toBe(true);
+    expect((err as Error).message).toContain('HTTP 500');
+    expect((err as Error).message).toContain('model overloaded');
+    expect(server!.calls).toBe(1);
   });
 
   it('flags a completion that instructs the judge, and the judge is told it is data', async () => {

@@ -3,7 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FileJudgeCache } from '../../adapters/judge/file-judge-cache.ts';
-import { OpenAiJudgeEngine } from '../../adapters/judge/openai-judge-engine.ts';
+import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
+import { isEngineError } from '../../core/engine/engine-error.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { describeValue, isRecord, parseJsonLines } from '../../core/formats/questions.ts';
 import { summarizeRubricScores } from '../../core/rubric/aggregate.ts';
@@ -19,7 +20,7 @@ export const usage = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl
     --judge-url URL --judge-model NAME [--judge-api-key-env VAR]
     [--aggregation explicit,implicit,likert] [--weighting as-given|paper|rar-integers]
     [--normalization positive|absolute] [--no-clip] [--retries 2] [--temperature 0]
-    [--max-tokens 512] [--concurrency 4] [--cache FILE.jsonl] [--out FILE]`;
+    [--max-tokens 512] [--concurrency 4] [--http-retries 4] [--cache FILE.jsonl] [--out FILE]`;
 
 interface RubricArgs {
   dataset: string;
@@ -35,6 +36,7 @@ interface RubricArgs {
   temperature: number;
   maxTokens: number;
   concurrency: number;
+  httpRetries: number;
   cache: string | null;
   out: string | null;
 }
@@ -65,7 +67,8 @@ function parseRubricArgs(argv: string[]): RubricArgs {
         dataset: { type: 'string' }, completions: { type: 'string' }, 'judge-url': { type: 'string' }, 'judge-model': { type: 'string' },
         'judge-api-key-env': { type: 'string' }, aggregation: { type: 'string' }, weighting: { type: 'string' },
         normalization: { type: 'string' }, 'no-clip': { type: 'boolean' }, retries: { type: 'string' }, temperature: { type: 'string' },
-        'max-tokens': { type: 'string' }, concurrency: { type: 'string' }, cache: { type: 'string' }, out: { type: 'string' },
+        'max-tokens': { type: 'string' }, concurrency: { type: 'string' }, 'http-retries': { type: 'string' }, cache: { type: 'string' },
+        out: { type: 'string' },
       },
     }));
   } catch (err) {
@@ -102,6 +105,7 @@ function parseRubricArgs(argv: string[]): RubricArgs {
     temperature: number('--temperature', values.temperature, 0, (n) => Number.isFinite(n) && n >= 0 && n <= 2, 'a number in 0..2'),
     maxTokens: number('--max-tokens', values['max-tokens'], 512, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
     concurrency: number('--concurrency', values.concurrency, 4, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
+    httpRetries: number('--http-retries', values['http-retries'], 4, (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
     cache: values.cache ?? null,
     out: values.out ?? null,
   };
@@ -156,23 +160,35 @@ export async function run(argv: string[]): Promise<number> {
   const rows = parseRarJsonl(await readText('--dataset', args.dataset), path.basename(args.dataset));
   const jobs = pairCompletions(await readText('--completions', args.completions), path.basename(args.completions), rows);
   const cache: JudgeCache = args.cache ? await FileJudgeCache.open(args.cache) : new MemoryJudgeCache();
-  const engine = new OpenAiJudgeEngine({ baseUrl: args.judgeUrl, apiKey: args.apiKeyEnv ? process.env[args.apiKeyEnv] : undefined });
-  await engine.load({ id: args.judgeModel, source: args.judgeUrl });
+  const engine = createOpenAiEngine({
+    baseUrl: args.judgeUrl,
+    apiKey: args.apiKeyEnv ? process.env[args.apiKeyEnv] : null,
+    concurrency: args.concurrency,
+    maxRetries: args.httpRetries,
+  });
   const judge = new Judge({ engine, model: args.judgeModel, params: { temperature: args.temperature, maxTokens: args.maxTokens }, retries: args.retries, cache });
   const explicit = { normalization: args.normalization, clip: args.clip, unresolved: 'null' as const };
 
   const results: Array<{ job: Job; scores: RubricScores }> = [];
-  for (const job of jobs) {
-    const rubric = args.weighting === 'as-given' ? job.row.rubric : applyWeighting(job.row.rubric, args.weighting);
-    const scores = await scoreSample(
-      rubric,
-      { question: job.row.question, reference: job.row.referenceAnswer, completion: job.completion },
-      { aggregations: args.aggregations, explicit, judge, concurrency: args.concurrency },
-    );
-    results.push({ job, scores });
+  try {
+    await engine.load({ id: args.judgeModel, source: args.judgeUrl });
+    for (const job of jobs) {
+      const rubric = args.weighting === 'as-given' ? job.row.rubric : applyWeighting(job.row.rubric, args.weighting);
+      const scores = await scoreSample(
+        rubric,
+        { question: job.row.question, reference: job.row.referenceAnswer, completion: job.completion },
+        { aggregations: args.aggregations, explicit, judge, concurrency: args.concurrency },
+      );
+      results.push({ job, scores });
+    }
+  } catch (err) {
+    // A failure of the whole judge (unreachable, refused, unknown model): nothing to score with.
+    if (!isEngineError(err)) throw err;
+    const kept = args.cache ? `; the answers received so far are in ${args.cache}, a rerun asks only for the rest` : '';
+    throw new WorkbenchError('BAD_OPTION', `the judge failed after ${results.length} of ${jobs.length} sample(s): ${err.message}${kept}`, '--judge-url');
+  } finally {
+    await engine.unload();
   }
-  await engine.unload();
-  const neverAnswered = judge.stats.calls > 0 && judge.stats.errors === judge.stats.calls;
 
   const summary = summarizeRubricScores(results.map((r) => r.scores));
   const lines = [['row', 'sample', 'explicit', 'implicit', 'likert', 'flags'].map((h) => h.padEnd(10)).join(' ').trimEnd()];
@@ -208,11 +224,6 @@ export async function run(argv: string[]): Promise<number> {
       items: results.map(({ job, scores }) => ({ index: job.row.index, id: job.row.id, sample: job.sample, scores })),
     };
     await writeFile(args.out, JSON.stringify(out, null, 1) + '\n');
-  }
-  if (neverAnswered) {
-    const first = results.flatMap((r) => r.scores.criteria).find((v) => v.status === 'error')?.explanation
-      ?? results.map((r) => r.scores.implicit ?? r.scores.likert).find((j) => j?.status === 'error')?.explanation;
-    throw new WorkbenchError('BAD_OPTION', `the judge never answered (${judge.stats.calls} call(s) failed): ${first ?? 'unknown error'}`, '--judge-url');
   }
   return 0;
 }

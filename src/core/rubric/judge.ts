@@ -1,12 +1,15 @@
 /**
  * The judge: any Engine (WebLLM, the CPU engine, an OpenAI-compatible server) answering the
- * versioned prompts of judge-prompts.ts. Answers are parsed strictly; a malformed answer or a
- * failed call is retried, and when no attempt parses the verdict is `unparseable` (raw answer
- * kept) or `error`: never a silent 0. Every answer is cached by (prompt, model, parameters).
+ * versioned prompts of judge-prompts.ts. Answers are parsed strictly; a malformed answer or an
+ * error completion (a failure about this prompt, e.g. HTTP 400 for a prompt too long) is
+ * retried, and when no attempt parses the verdict is `unparseable` (raw answer kept) or
+ * `error`: never a silent 0. A rejected `generate` is a failure of the whole engine (server
+ * unreachable, GPU lost, ...): it propagates, so the caller can pause and resume, and the
+ * answers already cached are not asked again. Every answer is cached by (prompt, model,
+ * parameters).
  */
 import type { AbortSignalLike } from '../eval/executor.ts';
-import type { ChatMessage, Engine, SamplingParams } from '../engine/engine.ts';
-import { errorMessage } from '../errors.ts';
+import type { ChatMessage, Completion, Engine, SamplingParams } from '../engine/engine.ts';
 import { scaleToUnit } from './aggregate.ts';
 import { MemoryJudgeCache, judgeCacheKey, type JudgeCache } from './judge-cache.ts';
 import { DEFAULT_JUDGE_PROMPTS, renderTemplate, type JudgePromptSet, type JudgePromptTemplate } from './judge-prompts.ts';
@@ -49,7 +52,7 @@ export interface JudgeStats {
   cacheHits: number;
   /** Answers that did not parse (each one is retried while attempts remain). */
   malformed: number;
-  /** Engine calls that failed. */
+  /** Error completions (failures about one prompt; engine-wide failures reject instead). */
   errors: number;
 }
 
@@ -151,19 +154,21 @@ export class Judge {
       } else {
         allCached = false;
         this.stats.calls += 1;
+        let c: Completion | undefined;
         try {
-          const [c] = await this.opts.engine.generate({ messages }, params, { signal: this.opts.signal });
-          if (!c) throw new Error('the engine returned no completion');
-          if (c.finishReason === 'abort') throw new JudgeAbortedError();
-          if (c.finishReason === 'error') throw new Error(c.error ?? 'the engine reported an error');
-          text = c.text;
-          await this.cache.set(key, { text, finishReason: c.finishReason });
+          [c] = await this.opts.engine.generate({ messages }, params, { signal: this.opts.signal });
         } catch (err) {
-          if (err instanceof JudgeAbortedError || this.opts.signal?.aborted) throw new JudgeAbortedError();
+          if (this.opts.signal?.aborted) throw new JudgeAbortedError();
+          throw err;
+        }
+        if (c?.finishReason === 'abort' || this.opts.signal?.aborted) throw new JudgeAbortedError();
+        if (!c || c.finishReason === 'error') {
           this.stats.errors += 1;
-          reason = `judge call failed: ${errorMessage(err)}`;
+          reason = `judge call failed: ${c ? (c.error ?? 'the engine reported an error') : 'the engine returned no completion'}`;
           continue;
         }
+        text = c.text;
+        await this.cache.set(key, { text, finishReason: c.finishReason });
       }
       const parsed = parse(text);
       if (parsed.ok) return { value: parsed.value, status: 'ok', raw: text, attempts: attempt + 1, cached: allCached, reason: '' };
