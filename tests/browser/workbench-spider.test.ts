@@ -1,6 +1,7 @@
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BlobReader, BlobWriter, ZipWriter, configure } from '@zip.js/zip.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
@@ -18,6 +19,17 @@ function spiderFolder(): string {
   for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(root, f));
   for (const db of DBS) cpSync(sharedData('spider', db, `${db}.sqlite`), path.join(root, 'database', db, `${db}.sqlite`));
   return root;
+}
+
+/** The same files as a .zip (as a release download), with the folder inside it. */
+async function spiderZip(root: string): Promise<string> {
+  configure({ useWebWorkers: false });
+  const zip = new ZipWriter(new BlobWriter('application/zip'));
+  const files = ['dev.json', 'dev_gold.sql', ...DBS.map((db) => `database/${db}/${db}.sqlite`)];
+  for (const f of files) await zip.add(`spider/${f}`, new BlobReader(new Blob([readFileSync(path.join(root, f))])));
+  const out = path.join(path.dirname(root), 'spider.zip');
+  writeFileSync(out, Buffer.from(await (await zip.close()).arrayBuffer()));
+  return out;
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider databases'), () => {
@@ -82,5 +94,36 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
     const file = JSON.parse((await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text) as RunFile;
     const expected = selectSubset(questions, { dbIds: [...DBS].sort(), difficulties: [], questionIds: [], sample: { n: 50, seed: 7 } });
     expect(file.run.subset.indices).toEqual(expected.indices);
+  });
+
+  it('imports the same dataset from a .zip (streamed in the import worker), with the same database fingerprints', async () => {
+    const imported = await importDataset(page, { kind: 'spider', name: 'Spider from zip', files: [await spiderZip(folder)] });
+    expect(imported).toEqual({ ok: true, message: 'Imported "Spider from zip": 1034 questions, 4 databases.' });
+    const card = page.getByTestId('dataset-card');
+    await card.getByTestId('db-table').waitFor();
+    expect(await card.textContent()).toContain('spider/dev.json');
+    const shas = await card.locator('td.sha').allTextContents();
+    await page.getByTestId('dataset-list').locator('a', { hasText: 'Spider dev (4 dbs)' }).click();
+    await page.locator('[data-testid="dataset-card"] h2', { hasText: 'Spider dev (4 dbs)' }).waitFor();
+    expect(await page.getByTestId('dataset-card').locator('td.sha').allTextContents()).toEqual(shas);
+  });
+
+  it('renames and deletes runs from the runs list', async () => {
+    await page.getByTestId('nav-runs').click();
+    const rows = page.getByTestId('run-list').locator('li[data-run-id]');
+    expect(await rows.count()).toBe(2);
+    const id = await rows.filter({ hasText: 'gold sample' }).getAttribute('data-run-id');
+    const sample = page.locator(`li[data-run-id="${id}"]`);
+    await sample.getByTestId('rename').click();
+    await sample.getByTestId('rename-input').fill('gold sample, renamed');
+    await sample.getByRole('button', { name: 'Save' }).click();
+    await rows.filter({ hasText: 'gold sample, renamed' }).waitFor();
+    const selfTest = rows.filter({ hasText: 'gold self-test' });
+    await selfTest.getByTestId('delete-run').click();
+    await selfTest.getByTestId('delete-run-confirm').click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="run-list"] li[data-run-id]').length === 1);
+    await page.reload();
+    await page.getByTestId('run-list').locator('li[data-run-id]').first().waitFor();
+    expect(await page.getByTestId('run-list').locator('li[data-run-id] [data-testid="run-link"]').allTextContents()).toEqual(['gold sample, renamed']);
   });
 });
