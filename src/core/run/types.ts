@@ -4,6 +4,7 @@
  */
 import type { MetricName } from '../eval/executor.ts';
 import type { Difficulty, ItemResult } from '../types.ts';
+import type { RubricScores } from '../rubric/scores.ts';
 
 export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
 export const RUN_FILE_VERSION = 1;
@@ -67,6 +68,12 @@ export interface SampleRecord extends ItemResult {
   meanLogprob?: number;
   /** Rubric score of the sample, when a rubric was applied (best-of-n scorer). */
   rubricScore?: number;
+  /**
+   * Every criterion's verdict and the explicit, implicit and Likert aggregates, when the sample
+   * was scored with a rubric (src/core/rubric); its `promptInjection` flags completions that
+   * address the judge.
+   */
+  rubric?: RubricScores;
 }
 
 /** Text of one question of the run, for exports that feed the next RL round. */
