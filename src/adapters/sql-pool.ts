@@ -73,15 +73,17 @@ export class SqlPool implements SqlExecutor {
 
   /** Runs `fn` on the slot's worker; a timeout or a crash restarts the worker. */
   private async call<T>(slot: Slot, fn: (api: Remote<SqlWorkerApi>) => Promise<T>, timeoutMs: number): Promise<T | typeof TIMEOUT> {
-    await slot.ready;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<typeof TIMEOUT>((resolve) => {
-      timer = setTimeout(() => resolve(TIMEOUT), timeoutMs);
-    });
     const died = slot.handle.exited.then((reason) => {
       throw new WorkerDied(reason);
     });
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
+      // A worker can die while it starts (sql.js failing to load, killed): that must not hang
+      // the run. Start-up is not part of an item's timeout.
+      await Promise.race([slot.ready, died]);
+      const timeout = new Promise<typeof TIMEOUT>((resolve) => {
+        timer = setTimeout(() => resolve(TIMEOUT), timeoutMs);
+      });
       const r = await Promise.race([fn(slot.handle.api), timeout, died]);
       if (r === TIMEOUT) this.restart(slot);
       return r;

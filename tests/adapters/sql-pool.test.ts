@@ -101,6 +101,23 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
     expect(results[1]).toMatchObject({ status: 'ok', ex: 1 });
   });
 
+  it('survives a worker that dies while it starts: no hang, the item is an error, the next one runs', async () => {
+    let spawned = 0;
+    const spawn = (): WorkerHandle => {
+      const h = spawnNodeSqlWorker();
+      if (spawned++ === 0) h.terminate();
+      return h;
+    };
+    pool = new SqlPool({ spawn, dbSource: memoryDbSource(dbs), size: 1 });
+    const results = await pool.evaluate(
+      [item(0, 'a', 'SELECT 1', 'SELECT 1'), item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3')],
+      DEFAULT_EVAL_OPTIONS,
+    );
+    expect(results[0]!.status).toBe('error');
+    expect(results[0]!.error).toMatch(/worker crashed/);
+    expect(results[1]).toMatchObject({ status: 'ok', ex: 1 });
+  });
+
   it('stops on abort and rejects with an AbortError', async () => {
     pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
     const ctrl = new AbortController();
