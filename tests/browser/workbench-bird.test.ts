@@ -73,7 +73,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
   });
 
   it("evaluates a published model's predictions and finds the CLI's EX and Soft-F1 on every one of the 500 items", async () => {
-    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'gpt-4o cot' });
+    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'gpt-4o cot', expectProgress: true });
     expect(run.error).toBeNull();
     runId = run.runId!;
     await page.locator('canvas').first().waitFor();

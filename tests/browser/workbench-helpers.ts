@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { ROOT } from '../helpers/cli.ts';
 
 /** Screenshots of the tests (git-ignored). */
@@ -56,6 +57,8 @@ export interface RunOptions {
   /** Ticks "only stored" databases. */
   onlyStored?: boolean;
   timeoutS?: number;
+  /** Checks that live progress (done/total, items/s) shows while the run is evaluated. */
+  expectProgress?: boolean;
 }
 
 /** Fills the new-run form and starts it; resolves once the dashboard of the finished run shows, or with the error shown. */
@@ -69,6 +72,12 @@ export async function startRun(page: Page, opts: RunOptions): Promise<{ runId: s
   if (opts.timeoutS !== undefined) await page.getByTestId('run-timeout').fill(String(opts.timeoutS));
   await page.getByTestId('run-name').fill(opts.name);
   await page.getByTestId('run-start').click();
+  if (opts.expectProgress) {
+    const progress = page.getByTestId('run-progress');
+    await progress.waitFor({ timeout: 5000 });
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="run-done"]')?.textContent ?? 0) > 0, undefined, { timeout: 60_000 });
+    expect((await progress.textContent())?.replace(/\s+/g, ' ')).toMatch(/of \d+ items · [\d.]+ items\/s/);
+  }
   const end = page.locator('[data-testid="dashboard"][data-loaded="true"], [data-testid="run-error"]');
   await end.first().waitFor({ timeout: 180_000 });
   if ((await page.getByTestId('run-error').count()) > 0) {

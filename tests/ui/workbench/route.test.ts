@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { parseHash, routeHash, type Route } from '../../../src/ui/workbench/route.ts';
+
+describe('hash routes', () => {
+  it.each<[string, Route]>([
+    ['', { page: 'demo' }],
+    ['#/', { page: 'demo' }],
+    ['#/nowhere', { page: 'demo' }],
+    ['#/datasets', { page: 'datasets', datasetId: null }],
+    ['#/datasets/ab-12', { page: 'datasets', datasetId: 'ab-12' }],
+    ['#/runs', { page: 'runs' }],
+    ['#/run/r1', { page: 'run', runId: 'r1' }],
+    ['#/run/r1/items', { page: 'items', runId: 'r1', item: null }],
+    ['#/run/r1/items/12', { page: 'items', runId: 'r1', item: { index: 12, sample: 0 } }],
+    ['#/run/r1/items/12.3', { page: 'items', runId: 'r1', item: { index: 12, sample: 3 } }],
+    ['#/run/r%20x', { page: 'run', runId: 'r x' }],
+  ])('reads %j', (hash, route) => {
+    expect(parseHash(hash)).toEqual(route);
+  });
+
+  it('writes what it reads', () => {
+    for (const hash of ['#/', '#/datasets', '#/datasets/d', '#/runs', '#/run/r%20x', '#/run/r/items', '#/run/r/items/4.1']) {
+      expect(routeHash(parseHash(hash))).toBe(hash);
+    }
+  });
+
+  it('ignores an item key that is not a number, and a broken escape', () => {
+    expect(parseHash('#/run/r/items/x')).toEqual({ page: 'items', runId: 'r', item: null });
+    expect(parseHash('#/run/%E0%A4%A')).toEqual({ page: 'run', runId: '%E0%A4%A' });
+  });
+});
