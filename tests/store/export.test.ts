@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { birdPredictionsJson, parseRunFile, runFileJson, toBirdPredictions, toCsv, toRunFile } from '../../src/core/run/export.ts';
+import { birdPredictionsJson, runFileJson, toBirdPredictions, toCsv, toRunFile } from '../../src/core/run/export.ts';
+import { parseRunFile } from '../../src/core/run/run-file.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
 import { parsePredictions } from '../../src/core/formats/predictions.ts';
 
@@ -40,11 +41,11 @@ describe('run exports', () => {
 
   it.each([
     ['not JSON', '{', /run\.json:1:2: not valid JSON/],
-    ['another format', '{"format":"x"}', /not a workbench run file/],
-    ['a newer version', JSON.stringify({ format: 'rlvr-workbench-run', version: 2 }), /version number 2 is not supported/],
-    ['a sample with ex 2', runFileJson(toRunFile(header, [sample(0, 'x', { ex: 2 as 0 })])), /samples\[0\]: "ex" must be 0 or 1/],
-    ['a repeated sample', runFileJson(toRunFile(header, [sample(0, 'x'), sample(0, 'y')])), /samples\[1\]: sample 0\/0 appears twice/],
-    ['a header without status', JSON.stringify({ ...toRunFile(header, []), run: { ...header, status: 'weird' } }), /run: "status" must be/],
+    ['another format', '{"format":"x"}', /run\.json: not a run file/],
+    ['a newer version', JSON.stringify({ format: 'rlvr-workbench-run', version: 2 }), /run file version 2 was written by a newer workbench/],
+    ['a sample with ex 2', runFileJson(toRunFile(header, [sample(0, 'x', { ex: 2 as 0 })])), /samples\[0\]\.ex must be one of 0, 1/],
+    ['a repeated sample', runFileJson(toRunFile(header, [sample(0, 'x'), sample(0, 'y')])), /samples\[1\] repeats sample 0 of question/],
+    ['a header without status', JSON.stringify({ ...toRunFile(header, []), run: { ...header, status: 'weird' } }), /run\.status must be one of/],
   ])('refuses %s with a message naming the file and field', (_name, text, message) => {
     expect(() => parseRunFile(text, 'run.json')).toThrow(message);
   });

@@ -6,7 +6,8 @@
 import { createSHA256 } from 'hash-wasm';
 import { WorkbenchError } from '../../core/errors.ts';
 import type { SqlExecutor } from '../../core/eval/executor.ts';
-import { toRunFile, parseRunFile } from '../../core/run/export.ts';
+import { toRunFile } from '../../core/run/export.ts';
+import { parseRunFile } from '../../core/run/run-file.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { createBrowserSqlPool } from '../browser/sql-worker-host.ts';

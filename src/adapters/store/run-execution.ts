@@ -3,7 +3,9 @@
  * Shared by startRun, resumeRun and the gold self-test; the caller holds the run's lock.
  */
 import type { EvalEvent, EvalOptions, SqlExecutor } from '../../core/eval/executor.ts';
+import { toSampleRecord } from '../../core/run/run-file.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
+import { compileRewardFormula, type RewardFormula } from '../../core/rl/reward.ts';
 import type { EvalItem, ItemResult } from '../../core/types.ts';
 import type { DbSource } from '../sql-pool.ts';
 import { StoreError, isAbortError, isQuotaError } from './errors.ts';
@@ -23,11 +25,9 @@ export function itemKey(x: { index: number; sample?: number }): string {
   return `${x.index}/${x.sample ?? 0}`;
 }
 
-export function toSample(result: ItemResult, item: EvalItem): SampleRecord {
-  const format = result.extraction.rule === 'none' ? 0 : 1;
-  // The reward formula is not evaluated yet: reward = ex.
-  const sample = result.sample ?? item.sample ?? 0;
-  return { ...result, sample, sql: item.predSql, goldSql: item.goldSql, format, reward: result.ex };
+/** A finished item as stored: the core's sample record with the run's reward formula. */
+export function toSample(result: ItemResult, item: EvalItem, formula: RewardFormula = compileRewardFormula('ex')): SampleRecord {
+  return toSampleRecord(item, result, formula);
 }
 
 export function evalOptions(run: RunHeader): EvalOptions {
@@ -54,6 +54,7 @@ export async function executeRun(
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   if (hooks.signal?.aborted) stop.abort();
   await markUnsorted(idb, run.id);
+  const formula = compileRewardFormula(run.config.rewardFormula ?? 'ex');
   const writer = new SampleWriter(idb, run.id, await nextBlock(idb, run.id), {
     simulateQuotaAfterSamples: ctx.simulateQuotaAfterSamples,
     onError: () => stop.abort(),
@@ -68,7 +69,7 @@ export async function executeRun(
         signal: stop.signal,
         onEvent: (e) => {
           if (e.type !== 'item') return hooks.onEvent?.(e);
-          writer.push(toSample(e.result, itemOf.get(itemKey(e.result))!));
+          writer.push(toSample(e.result, itemOf.get(itemKey(e.result))!, formula));
           hooks.onEvent?.({ ...e, done: doneBefore + e.done, total });
         },
       });

@@ -11,7 +11,8 @@ import { pairPredictions, parsePredictions } from '../../core/formats/prediction
 import { parseQuestions } from '../../core/formats/questions.ts';
 import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.ts';
 import { samplesPerQuestion, summarizeSamples } from '../../core/rl/sample-summary.ts';
-import { buildRunFile, toSampleRecords } from '../../core/run/run-file.ts';
+import { toRunFile } from '../../core/run/export.ts';
+import { toSampleRecords } from '../../core/run/run-file.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
 
@@ -103,7 +104,7 @@ async function runEval(args: EvalArgs): Promise<void> {
   }
   if (args.runOut) {
     const header = await evalRunHeader(args, items, results);
-    const file = buildRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
+    const file = toRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
     await writeFile(args.runOut, JSON.stringify(file, null, 1) + '\n');
   }
 }

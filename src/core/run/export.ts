@@ -1,19 +1,20 @@
 /**
  * Exports of a run (pure): the run file (header + samples), predictions in BIRD's format so
- * that the official evaluator or our CLI reproduces the run's numbers, and CSV. Plus the
- * boundary check of a run file being imported.
+ * that the official evaluator or our CLI reproduces the run's numbers, and CSV. Reading a run
+ * file back (the boundary check) is `parseRunFile` in run-file.ts.
  */
-import { WorkbenchError } from '../errors.ts';
 import { BIRD_SEPARATOR } from '../formats/predictions.ts';
-import { describeValue, isRecord, parseJsonText } from '../formats/questions.ts';
-import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type RunHeader, type SampleRecord } from './types.ts';
+import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type RunHeader, type RunQuestion, type SampleRecord } from './types.ts';
 
 function bySampleOrder(a: SampleRecord, b: SampleRecord): number {
   return a.index - b.index || a.sample - b.sample;
 }
 
-export function toRunFile(run: RunHeader, samples: readonly SampleRecord[]): RunFile {
-  return { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, run, samples: [...samples].sort(bySampleOrder) };
+/** A run file with its samples in (index, sample) order; `questions` adds their texts. */
+export function toRunFile(run: RunHeader, samples: readonly SampleRecord[], questions?: RunQuestion[]): RunFile {
+  const file: RunFile = { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, run, samples: [...samples].sort(bySampleOrder) };
+  if (questions) file.questions = questions;
+  return file;
 }
 
 /** JSON text of a run file; bigint-free by construction (samples hold scores, not rows). */
@@ -67,97 +68,4 @@ export function toCsv(samples: readonly SampleRecord[]): string {
     ].map(csvCell).join(','),
   );
   return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';
-}
-
-// ---- Import of a run file: validated here, trusted inside. ----
-
-type Check = (v: unknown) => boolean;
-const str: Check = (v) => typeof v === 'string';
-const num: Check = (v) => typeof v === 'number' && Number.isFinite(v);
-const int: Check = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-const numOrNull: Check = (v) => v === null || num(v);
-const intOrNull: Check = (v) => v === null || int(v);
-const strOrNull: Check = (v) => v === null || str(v);
-const bool: Check = (v) => typeof v === 'boolean';
-const oneOf = (...xs: unknown[]): Check => (v) => xs.includes(v);
-const obj: Check = (v) => isRecord(v);
-
-function need(o: Record<string, unknown>, key: string, ok: Check, want: string, where: string): void {
-  if (!ok(o[key])) throw new WorkbenchError('BAD_FORMAT', `"${key}" must be ${want}, found ${describeValue(o[key])}`, where);
-}
-
-function checkFileRef(v: unknown, where: string): void {
-  if (!isRecord(v)) throw new WorkbenchError('BAD_FORMAT', `expected a file reference {name, sha256, bytes}, found ${describeValue(v)}`, where);
-  need(v, 'name', str, 'a string', where);
-  need(v, 'sha256', str, 'a string', where);
-  need(v, 'bytes', int, 'a byte count', where);
-}
-
-function checkHeader(run: unknown, where: string): void {
-  if (!isRecord(run)) throw new WorkbenchError('BAD_FORMAT', `"run" must be an object, found ${describeValue(run)}`, where);
-  for (const k of ['id', 'name', 'createdAt', 'updatedAt', 'executor']) need(run, k, str, 'a string', where);
-  need(run, 'status', oneOf('running', 'done', 'cancelled', 'failed'), 'running, done, cancelled or failed', where);
-  need(run, 'samplesPerQuestion', int, 'a count', where);
-  need(run, 'source', obj, 'an object', where);
-  need(run, 'dataset', obj, 'an object', where);
-  need(run, 'subset', obj, 'an object', where);
-  need(run, 'config', obj, 'an object', where);
-  const source = run.source as Record<string, unknown>;
-  need(source, 'kind', oneOf('replay', 'generation'), '"replay" or "generation"', `${where}.source`);
-  if (source.kind === 'replay') checkFileRef(source.predictions, `${where}.source.predictions`);
-  const ds = run.dataset as Record<string, unknown>;
-  need(ds, 'id', str, 'a string', `${where}.dataset`);
-  need(ds, 'name', str, 'a string', `${where}.dataset`);
-  checkFileRef(ds.questions, `${where}.dataset.questions`);
-  if (ds.gold !== null) checkFileRef(ds.gold, `${where}.dataset.gold`);
-  need(ds, 'databases', obj, 'an object', `${where}.dataset`);
-  const subset = run.subset as Record<string, unknown>;
-  need(subset, 'description', str, 'a string', `${where}.subset`);
-  need(subset, 'indices', (v) => Array.isArray(v) && v.every(int), 'an array of indices', `${where}.subset`);
-  const config = run.config as Record<string, unknown>;
-  need(config, 'metrics', (v) => Array.isArray(v) && v.every(oneOf('ex', 'soft-f1', 'r-ves')), 'a list of metrics', `${where}.config`);
-  need(config, 'timeoutMs', num, 'a number', `${where}.config`);
-  need(config, 'readOnly', bool, 'true or false', `${where}.config`);
-}
-
-function checkSample(s: unknown, where: string): void {
-  if (!isRecord(s)) throw new WorkbenchError('BAD_FORMAT', `expected a sample object, found ${describeValue(s)}`, where);
-  for (const k of ['index', 'questionId', 'sample']) need(s, k, int, 'a non-negative integer', where);
-  for (const k of ['dbId', 'sql', 'goldSql']) need(s, k, str, 'a string', where);
-  need(s, 'difficulty', oneOf('simple', 'moderate', 'challenging', 'unknown'), 'a difficulty', where);
-  need(s, 'status', oneOf('ok', 'error', 'timeout', 'missing-db'), 'ok, error, timeout or missing-db', where);
-  need(s, 'ex', oneOf(0, 1), '0 or 1', where);
-  need(s, 'format', oneOf(0, 1), '0 or 1', where);
-  need(s, 'reward', num, 'a number', where);
-  for (const k of ['softF1', 'rves', 'timeRatio', 'elapsedMs']) need(s, k, numOrNull, 'a number or null', where);
-  for (const k of ['predRowCount', 'goldRowCount']) need(s, k, intOrNull, 'a count or null', where);
-  need(s, 'error', strOrNull, 'a string or null', where);
-  need(s, 'mutatedDb', bool, 'true or false', where);
-  need(s, 'extraction', (v) => isRecord(v) && str(v.rule) && bool(v.thinkStripped), 'an extraction {rule, thinkStripped}', where);
-}
-
-/** Parses and validates a run file; errors name the file and the field. */
-export function parseRunFile(text: string, fileName: string): RunFile {
-  const v = parseJsonText(text, fileName);
-  if (!isRecord(v) || v.format !== RUN_FILE_FORMAT) {
-    throw new WorkbenchError('BAD_FORMAT', `not a workbench run file (expected "format": "${RUN_FILE_FORMAT}")`, fileName);
-  }
-  if (v.version !== RUN_FILE_VERSION) {
-    throw new WorkbenchError(
-      'BAD_FORMAT',
-      `run file version ${describeValue(v.version)} is not supported (this workbench reads version ${RUN_FILE_VERSION})`,
-      fileName,
-    );
-  }
-  checkHeader(v.run, `${fileName}: run`);
-  if (!Array.isArray(v.samples)) throw new WorkbenchError('BAD_FORMAT', `"samples" must be an array, found ${describeValue(v.samples)}`, fileName);
-  const seen = new Set<string>();
-  v.samples.forEach((s, i) => {
-    const where = `${fileName}: samples[${i}]`;
-    checkSample(s, where);
-    const key = `${(s as SampleRecord).index}/${(s as SampleRecord).sample}`;
-    if (seen.has(key)) throw new WorkbenchError('BAD_FORMAT', `sample ${key} appears twice`, where);
-    seen.add(key);
-  });
-  return v as unknown as RunFile;
 }

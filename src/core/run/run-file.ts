@@ -1,7 +1,7 @@
 /**
  * Run files at the boundary: `parseRunFile` reads (a) a run file exported by the app or written
  * by `eval --run-out` and (b) the JSON report of `eval --out`, converted to samples, and
- * validates every field it keeps. `toSampleRecords` and `buildRunFile` make run files.
+ * validates every field it keeps. `toSampleRecords` makes the samples of a run file (`toRunFile` in export.ts).
  */
 import { WorkbenchError } from '../errors.ts';
 import { METRICS, type MetricName } from '../eval/executor.ts';
@@ -9,33 +9,30 @@ import { parseJsonText } from '../formats/questions.ts';
 import { compileRewardFormula, formatReward, type RewardFormula } from '../rl/reward.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { readEvalReport } from './eval-report.ts';
+import { toRunFile } from './export.ts';
 import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleRecord } from './types.ts';
 import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from './validate.ts';
 
-/** One sample per item, with its format reward and the formula's reward. Items and results are parallel. */
-export function toSampleRecords(items: readonly EvalItem[], results: readonly ItemResult[], formula: RewardFormula): SampleRecord[] {
-  if (items.length !== results.length) throw new WorkbenchError('INTERNAL', `${items.length} items but ${results.length} results`);
-  return results.map((r, i) => {
-    const item = items[i]!;
-    const format = formatReward(r.extraction.rule);
-    const rec: SampleRecord = {
-      ...r,
-      sample: item.sample ?? 0,
-      sql: item.predSql,
-      goldSql: item.goldSql,
-      format,
-      reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1 }),
-    };
-    if (item.completion !== undefined) rec.completion = item.completion;
-    if (item.meanLogprob !== undefined) rec.meanLogprob = item.meanLogprob;
-    return rec;
-  });
+/** A sample's record: its result, what was asked and written, the format reward and the formula's reward. */
+export function toSampleRecord(item: EvalItem, r: ItemResult, formula: RewardFormula): SampleRecord {
+  const format = formatReward(r.extraction.rule);
+  const rec: SampleRecord = {
+    ...r,
+    sample: r.sample ?? item.sample ?? 0,
+    sql: item.predSql,
+    goldSql: item.goldSql,
+    format,
+    reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1 }),
+  };
+  if (item.completion !== undefined) rec.completion = item.completion;
+  if (item.meanLogprob !== undefined) rec.meanLogprob = item.meanLogprob;
+  return rec;
 }
 
-export function buildRunFile(run: RunHeader, samples: SampleRecord[], questions?: RunQuestion[]): RunFile {
-  const file: RunFile = { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, run, samples };
-  if (questions) file.questions = questions;
-  return file;
+/** One sample per item. Items and results are parallel. */
+export function toSampleRecords(items: readonly EvalItem[], results: readonly ItemResult[], formula: RewardFormula): SampleRecord[] {
+  if (items.length !== results.length) throw new WorkbenchError('INTERNAL', `${items.length} items but ${results.length} results`);
+  return results.map((r, i) => toSampleRecord(items[i]!, r, formula));
 }
 
 function fileRef(r: JsonReader, v: unknown, path: string): FileRef {
@@ -173,7 +170,7 @@ export function parseRunFile(text: string, fileName: string): RunFile {
       );
     }
     const samples = r.arr(top.samples, 'samples').map((s, i) => readSample(r, s, `samples[${i}]`));
-    file = buildRunFile(readHeader(r, top.run), samples, top.questions === undefined ? undefined : readQuestions(r, top.questions));
+    file = toRunFile(readHeader(r, top.run), samples, top.questions === undefined ? undefined : readQuestions(r, top.questions));
   } else if ('summary' in top && 'items' in top) {
     file = readEvalReport(r, top);
   } else {

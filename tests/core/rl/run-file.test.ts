@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { WorkbenchError } from '../../../src/core/errors.ts';
 import { itemJson } from '../../../src/core/eval/json-report.ts';
 import { compileRewardFormula } from '../../../src/core/rl/reward.ts';
-import { buildRunFile, parseRunFile, toSampleRecords } from '../../../src/core/run/run-file.ts';
+import { toRunFile } from '../../../src/core/run/export.ts';
+import { parseRunFile, toSampleRecords } from '../../../src/core/run/run-file.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
 import { header, sample } from './fixtures.ts';
 
@@ -39,14 +40,14 @@ describe('run files', () => {
   });
 
   it('reads back what it writes', () => {
-    const file = buildRunFile(header({ samplesPerQuestion: 2 }), toSampleRecords(items, results, compileRewardFormula('ex')), [
+    const file = toRunFile(header({ samplesPerQuestion: 2 }), toSampleRecords(items, results, compileRewardFormula('ex')), [
       { index: 3, questionId: 7, dbId: 'db', question: 'Q?', evidence: '' },
     ]);
     const back = parseRunFile(JSON.stringify(file), 'run.json');
     expect(back).toEqual(JSON.parse(JSON.stringify(file)));
   });
 
-  const good = () => JSON.parse(JSON.stringify(buildRunFile(header(), [sample({ index: 0, sample: 0, ex: 1, reward: 1 })])));
+  const good = () => JSON.parse(JSON.stringify(toRunFile(header(), [sample({ index: 0, sample: 0, ex: 1, reward: 1 })])));
 
   it.each<[string, (f: any) => void, RegExp]>([
     ['a sample whose ex is a string', (f) => (f.samples[0].ex = '1'), /samples\[0\]\.ex must be one of 0, 1, found the string "1"/],
