@@ -61,7 +61,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
 
   it('imports dev.json, dev_gold.sql and four databases as a Spider dataset', async () => {
     const imported = await importDataset(page, { kind: 'spider', name: 'Spider dev (4 dbs)', folder });
-    expect(imported).toEqual({ ok: true, message: 'Imported "Spider dev (4 dbs)": 1034 questions, 4 databases.' });
+    expect(imported).toEqual({ ok: true, message: 'Imported "Spider dev (4 dbs)": 1,034 questions, 4 databases.' });
     const card = page.getByTestId('dataset-card');
     await card.getByTestId('db-table').waitFor();
     for (const db of DBS) expect(await card.locator(`tr[data-db="${db}"] td.sha`).textContent()).toMatch(/^[0-9a-f]{64}$/);
@@ -98,7 +98,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
 
   it('imports the same dataset from a .zip (streamed in the import worker), with the same database fingerprints', async () => {
     const imported = await importDataset(page, { kind: 'spider', name: 'Spider from zip', files: [await spiderZip(folder)] });
-    expect(imported).toEqual({ ok: true, message: 'Imported "Spider from zip": 1034 questions, 4 databases.' });
+    expect(imported).toEqual({ ok: true, message: 'Imported "Spider from zip": 1,034 questions, 4 databases.' });
     const card = page.getByTestId('dataset-card');
     await card.getByTestId('db-table').waitFor();
     expect(await card.textContent()).toContain('spider/dev.json');
@@ -125,5 +125,27 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
     await page.reload();
     await page.getByTestId('run-list').locator('li[data-run-id]').first().waitFor();
     expect(await page.getByTestId('run-list').locator('li[data-run-id] [data-testid="run-link"]').allTextContents()).toEqual(['gold sample, renamed']);
+  });
+
+  it('imports a custom dataset dropped on the page', async () => {
+    await page.getByTestId('nav-datasets').click();
+    const db = readFileSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite')).toString('base64');
+    const questions = JSON.stringify([{ db_id: 'concert_singer', question: 'How many singers are there?', query: 'SELECT count(*) FROM singer' }]);
+    await page.evaluate(
+      ([dbB64, qText]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([qText!], 'questions.json', { type: 'application/json' }));
+        dt.items.add(new File([Uint8Array.from(atob(dbB64!), (c) => c.charCodeAt(0))], 'concert_singer.sqlite'));
+        const zone = document.querySelector('[aria-label="Choose or drop the dataset\'s files"]')!;
+        zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      },
+      [db, questions],
+    );
+    await page.getByTestId('import-review').waitFor();
+    await page.locator('input[name="kind"][value="custom"]').check();
+    await page.getByTestId('import-name').fill('dropped');
+    await page.getByTestId('import-start').click();
+    expect(await page.getByTestId('import-done').textContent()).toBe('Imported "dropped": 1 question, 1 database.');
   });
 });

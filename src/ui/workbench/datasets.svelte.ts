@@ -3,6 +3,7 @@
  * error), dataset cards loaded on demand, gold self-tests and deletion.
  */
 import { errorMessage } from '../../core/errors.ts';
+import { plural } from './format.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type {
   DatasetCard, DatasetRecord, GoldSelfTestResult, ImportProgress, ImportSource, WorkbenchStore,
@@ -96,7 +97,7 @@ export class DatasetsState {
     this.#progress = { phase: 'reading', file: '', doneBytes: 0, totalBytes: 0 };
     try {
       const ds = await this.#store.importDataset(source, { signal: abort.signal, onProgress: (p) => (this.#progress = p) });
-      this.#importNote = `Imported "${ds.name}": ${ds.questions.length} questions, ${Object.keys(ds.databases).length} databases.`;
+      this.#importNote = `Imported "${ds.name}": ${plural(ds.questions.length, 'question')}, ${plural(Object.keys(ds.databases).length, 'database')}.`;
       await this.refresh();
       return ds;
     } catch (err) {
