@@ -17,6 +17,7 @@ const COMMANDS: Record<string, Command> = {
   rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...(await import('./commands/rubric.ts')) },
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
   compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },
+  probe: { summary: 'reward-hacking probe: how many questions known exploit predictions win, official vs read-only', ...(await import('./commands/probe.ts')) },
 };
 
 const USAGE = `usage: npm run --silent cli -- <command> [flags]

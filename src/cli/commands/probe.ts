@@ -1,0 +1,114 @@
+/**
+ * `probe`: the reward-hacking probe (src/core/probe). Runs known exploit predictions against
+ * every question of a gold file whose database is present, under the official semantics and
+ * read-only, and reports how many questions each exploit would win.
+ */
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { stat } from 'node:fs/promises';
+import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import { parseGoldSql } from '../../core/formats/gold.ts';
+import { parseQuestions } from '../../core/formats/questions.ts';
+import { EXPLOITS, type ExploitId, type ProbeQuestion } from '../../core/probe/exploits.ts';
+import { probeJson, probeTable } from '../../core/probe/probe-report.ts';
+import { runProbe } from '../../core/probe/run-probe.ts';
+import type { GoldEntry, Question } from '../../core/types.ts';
+import { readText } from './eval.ts';
+
+export const usage = `usage: npm run --silent cli -- probe --gold FILE --db-root DIR
+    [--dataset FILE] [--out FILE] [--timeout-s 30] [--workers N] [--exploits ${EXPLOITS.map((e) => e.id).join(',')}]`;
+
+const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
+
+interface ProbeArgs {
+  gold: string;
+  dbRoot: string;
+  dataset: string | null;
+  out: string | null;
+  timeoutS: number;
+  workers: number | null;
+  exploits: ExploitId[] | undefined;
+}
+
+function parseProbeArgs(argv: string[]): ProbeArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        gold: { type: 'string' },
+        'db-root': { type: 'string' },
+        dataset: { type: 'string' },
+        out: { type: 'string' },
+        'timeout-s': { type: 'string' },
+        workers: { type: 'string' },
+        exploits: { type: 'string' },
+      },
+    }));
+  } catch (err) {
+    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${usage}`);
+  }
+  for (const req of ['gold', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  const num = (flag: string, v: string | undefined, integer: boolean): number | null => {
+    if (v === undefined) return null;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw bad(flag, `expected a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(v)}`);
+    return n;
+  };
+  let exploits: ExploitId[] | undefined;
+  if (values.exploits !== undefined) {
+    exploits = values.exploits.split(',').map((s) => s.trim()).filter(Boolean) as ExploitId[];
+    for (const id of exploits) {
+      if (!EXPLOITS.some((e) => e.id === id)) throw bad('--exploits', `unknown exploit ${JSON.stringify(id)}; use any of ${EXPLOITS.map((e) => e.id).join(', ')}`);
+    }
+  }
+  return {
+    gold: values.gold!,
+    dbRoot: values['db-root']!,
+    dataset: values.dataset ?? null,
+    out: values.out ?? null,
+    timeoutS: num('--timeout-s', values['timeout-s'], false) ?? 30,
+    workers: num('--workers', values.workers, true),
+    exploits,
+  };
+}
+
+/** Gold lines paired with the questions file by position (as `eval` pairs BIRD predictions). */
+export function probeQuestions(gold: readonly GoldEntry[], questions: readonly Question[] | null, datasetName: string): ProbeQuestion[] {
+  if (questions && questions.length !== gold.length) {
+    throw new WorkbenchError('MISMATCH', `${questions.length} questions for ${gold.length} gold lines: use the questions file of this gold file`, datasetName);
+  }
+  return gold.map((g, index) => {
+    const q = questions?.[index];
+    if (q && q.dbId !== g.dbId) {
+      throw new WorkbenchError('MISMATCH', `question ${index} is about ${q.dbId} but gold line ${index + 1} about ${g.dbId}: use the questions file of this gold file`, datasetName);
+    }
+    return { index, questionId: q?.questionId ?? index, dbId: g.dbId, difficulty: q?.difficulty ?? 'unknown', goldSql: g.sql, question: q ? q.question : null };
+  });
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const args = parseProbeArgs(argv);
+  if (!(await stat(args.dbRoot).catch(() => null))?.isDirectory()) {
+    throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
+  }
+  const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
+  const questions = args.dataset ? parseQuestions(await readText('--dataset', args.dataset), path.basename(args.dataset)) : null;
+  const probe = probeQuestions(gold, questions, args.dataset ? path.basename(args.dataset) : '');
+  const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
+  let report;
+  try {
+    report = await runProbe(probe, pool, { timeoutMs: args.timeoutS * 1000, exploits: args.exploits });
+  } finally {
+    await pool.dispose();
+  }
+  process.stdout.write(probeTable(report) + '\n');
+  if (!questions) process.stdout.write('copy-question was not run: it needs the question texts (--dataset).\n');
+  if (args.out) await writeFile(args.out, JSON.stringify(probeJson(report), null, 2) + '\n');
+  return 0;
+}
