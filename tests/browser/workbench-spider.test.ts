@@ -148,4 +148,27 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
     await page.getByTestId('import-start').click();
     expect(await page.getByTestId('import-done').textContent()).toBe('Imported "dropped": 1 question, 1 database.');
   });
+
+  it('cancels a run of queries that never end: the items that timed out are kept and counted', async () => {
+    const never = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+    const preds = path.join(path.dirname(folder), 'never.sql');
+    writeFileSync(preds, Array.from({ length: questions.length }, () => never).join('\n') + '\n');
+    await page.getByTestId('nav-runs').click();
+    await page.getByTestId('run-dataset').selectOption({ label: 'Spider dev (4 dbs) (1,034 questions)' });
+    await page.getByTestId('run-predictions').setInputFiles(preds);
+    await page.getByTestId('subset-stored').click();
+    await page.getByTestId('run-timeout').fill('1');
+    await page.getByTestId('run-name').fill('never ends');
+    await page.getByTestId('run-start').click();
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="run-done"]')?.textContent ?? 0) >= 2, undefined, { timeout: 30_000 });
+    await page.getByTestId('run-cancel').click();
+    const note = page.getByRole('status').filter({ hasText: 'was cancelled' });
+    await note.waitFor({ timeout: 30_000 });
+    await note.getByRole('link', { name: 'Open its dashboard' }).click();
+    await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+    const timeouts = Number(await page.locator('[data-count="timeout"]').textContent());
+    expect(timeouts).toBeGreaterThanOrEqual(2);
+    expect(timeouts).toBeLessThan(withDb);
+    expect((await officialCells(page)).count!.total).toBe(String(timeouts));
+  });
 });
