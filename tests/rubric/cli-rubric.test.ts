@@ -43,7 +43,8 @@ afterEach(async () => {
 
 const base = (url: string) => ['rubric', '--dataset', DATASET, '--completions', COMPLETIONS, '--judge-url', url, '--judge-model', 'recorded-judge'];
 
-describe('rubric CLI command', () => {
+/** Each test spawns the CLI (npm + tsx) once or twice: allow for a loaded 2-core machine. */
+describe('rubric CLI command', { timeout: 180_000 }, () => {
   it('scores the example completions: explicit, implicit and Likert per sample, prompt injection flagged', async () => {
     server = await startJudgeServer(recorded);
     const out = tempFile('rubric.json');

@@ -20,7 +20,8 @@ beforeAll(async () => {
   for (const db of BIRD_DBS_HERE) schemas[db] = await readBirdSchema(db);
 });
 
-describe('a rubric with the single item "result matches gold" is the EX reward', () => {
+// Real executions (CLI and worker pool) on a 2-core machine that other test files share.
+describe('a rubric with the single item "result matches gold" is the EX reward', { timeout: 240_000 }, () => {
   it.each([
     'TA_output/predict_mini_dev_gpt-4-o_cot_SQLite.json',
     'sql_output_kg/predict_mini_dev_meta-llama-3-8b-instruct-2_sqlite.json',
@@ -57,7 +58,7 @@ describe('a rubric with the single item "result matches gold" is the EX reward',
   });
 });
 
-describe('schema-only on the real schemas (read with sql.js from the .sqlite files)', () => {
+describe('schema-only on the real schemas (read with sql.js from the .sqlite files)', { timeout: 240_000 }, () => {
   it('accepts all 140 gold queries whose database is present', () => {
     const { gold } = miniDev();
     const here = gold.filter((g) => schemas[g.dbId]);
@@ -105,7 +106,7 @@ describe('execution-based checks on a real run', () => {
       ...items,
       { ...items[0]!, index: 10_000, predSql: 'DELETE FROM event' },
     ]);
-  }, 120_000);
+  }, 240_000);
 
   it('executes = the prediction ran; matches-gold = EX; no-write holds for every published prediction', () => {
     const real = run.filter((r) => r.item.index !== 10_000);
@@ -149,7 +150,7 @@ describe('uses-evidence-formula on the gold queries (documented heuristic)', () 
   });
 });
 
-describe('the built-in BIRD rubric mixes programmatic and judge items', () => {
+describe('the built-in BIRD rubric mixes programmatic and judge items', { timeout: 240_000 }, () => {
   it('without a judge, its judge items are skipped (score null) and the programmatic verdicts stand', async () => {
     const run = await runBirdPredictions('TA_output/predict_mini_dev_gpt-4-o_cot_SQLite.json');
     const r = run.find((x) => x.result.ex === 1)!;
