@@ -171,4 +171,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
     expect(timeouts).toBeLessThan(withDb);
     expect((await officialCells(page)).count!.total).toBe(String(timeouts));
   });
+
+  it('deletes a dataset after asking, and keeps the others', async () => {
+    await page.getByTestId('nav-datasets').click();
+    const list = page.getByTestId('dataset-list').locator('li');
+    expect(await list.count()).toBe(3);
+    await list.filter({ hasText: 'dropped' }).locator('a').click();
+    await page.locator('[data-testid="dataset-card"] h2', { hasText: 'dropped' }).waitFor();
+    await page.getByTestId('delete-dataset').click();
+    await page.getByTestId('delete-dataset-confirm').click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="dataset-list"] li').length === 2);
+    expect(await page.getByTestId('dataset-list').textContent()).not.toContain('dropped');
+    expect(page.url()).toMatch(/#\/datasets$/);
+  });
 });

@@ -4,6 +4,7 @@
  */
 import { birdPredictionsJson, runFileJson, toCsv } from '../../core/run/export.ts';
 import { errorMessage } from '../../core/errors.ts';
+import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { downloadText, safeFileName } from './download.ts';
@@ -94,17 +95,30 @@ export class RunsState {
   }
 
   /** Evaluates a run; resolves with its header (done or cancelled) or null when it failed. */
-  async start(req: RunRequest): Promise<RunHeader | null> {
+  start(req: RunRequest): Promise<RunHeader | null> {
+    return this.#track(req.name, req.subset.indices.length, (hooks) => this.#store.startRun(req, hooks));
+  }
+
+  /** Continues an interrupted run: only its missing samples are evaluated, with the same live progress. */
+  resume(run: RunHeader): Promise<RunHeader | null> {
+    return this.#track(run.name, run.subset.indices.length, (hooks) => this.#store.resumeRun(run.id, hooks));
+  }
+
+  async #track(
+    name: string,
+    total: number,
+    go: (hooks: { signal: AbortSignal; onEvent: (e: EvalEvent) => void }) => Promise<RunHeader>,
+  ): Promise<RunHeader | null> {
     if (this.#job) return null;
     const abort = new AbortController();
     this.#abort = abort;
     const now = performance.now();
-    this.#job = { name: req.name, done: 0, total: req.subset.indices.length, startedAt: now, lastAt: now, cancelling: false };
+    this.#job = { name, done: 0, total, startedAt: now, lastAt: now, cancelling: false };
     this.#jobError = null;
     this.#lastFinished = null;
     const refreshSoon = setTimeout(() => void this.refresh(), 1500);
     try {
-      const run = await this.#store.startRun(req, {
+      const run = await go({
         signal: abort.signal,
         onEvent: (e) => {
           if (e.type !== 'item' || !this.#job) return;
@@ -129,17 +143,6 @@ export class RunsState {
     if (!this.#job) return;
     this.#job = { ...this.#job, cancelling: true };
     this.#abort?.abort();
-  }
-
-  async resume(runId: string): Promise<string | null> {
-    try {
-      await this.#store.resumeRun(runId);
-      return null;
-    } catch (err) {
-      return errorMessage(err);
-    } finally {
-      await this.refresh();
-    }
   }
 
   async rename(runId: string, name: string): Promise<string | null> {
