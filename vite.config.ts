@@ -4,12 +4,14 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig, searchForWorkspaceRoot } from 'vite';
 import { configDefaults } from 'vitest/config';
+import { pwaPlugin } from './pwa.config.ts';
 
 /** Real benchmark data beside the repository (never copied into it); browser tests fetch it via /@fs/. */
 const sharedDataDir = fileURLToPath(new URL('../shared/data', import.meta.url));
 
 export default defineConfig({
-  plugins: [svelte()],
+  // The service worker only in builds (vite-plugin-pwa does nothing under the dev server and Vitest).
+  plugins: [svelte(), pwaPlugin()],
   // Relative base: the built app works from any folder and from file-less static hosts.
   base: './',
   worker: { format: 'es' },

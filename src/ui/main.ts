@@ -6,9 +6,11 @@
 import { mount } from 'svelte';
 import { createBrowserSqlPool, memoryDbSource } from '../adapters/browser/sql-worker-host.ts';
 import { createIdbStore } from '../adapters/store/idb-store.ts';
+import { AppUpdate } from './app-update.svelte.ts';
 import { createDemoRun, type Phase } from './demo-run.svelte.ts';
 import { createPreviewService } from './preview-service.ts';
 import Shell from './Shell.svelte';
+import UpdateBanner from './UpdateBanner.svelte';
 import './workbench/theme.css';
 
 /** Read-only facts for tests and curious users (`window.__workbench` in the console). */
@@ -63,3 +65,8 @@ const previews = createPreviewService();
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
 mount(Shell, { target, props: { services: { store, previews }, demo, ondemo: () => void demo.run() } });
+
+// Offline use (service worker) and new versions, in their own element beside the shell.
+const appUpdate = new AppUpdate(() => store.activeRunIds());
+mount(UpdateBanner, { target: document.body.appendChild(document.createElement('div')), props: { update: appUpdate } });
+appUpdate.register();

@@ -27,7 +27,9 @@ function viteBuild(outDir: string): Promise<void> {
   for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
   const vite = path.join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], {
+    // Its own temporary outDir, so Vite's lock against two builds of one project is not needed
+    // (it fails the tests whenever another build of this tree runs at the same time).
+    const child = spawn(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn', '--bypass-lock'], {
       cwd: repoRoot,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

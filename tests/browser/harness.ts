@@ -71,6 +71,8 @@ const MIME: Record<string, string> = {
   '.png': 'image/png',
   '.ico': 'image/x-icon',
   '.txt': 'text/plain; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.jsonl': 'application/jsonl; charset=utf-8',
 };
 
 export interface StaticServer {

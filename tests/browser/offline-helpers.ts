@@ -1,0 +1,45 @@
+/**
+ * Steps shared by the offline, traffic and robustness browser tests: a small Spider folder
+ * (one database), waiting for the service worker to control the page, and what it cached.
+ */
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { sharedData } from '../helpers/shared-data.ts';
+
+/** Spider dev with only concert_singer's database (45 questions have it), laid out as in the download. */
+export function spiderOneDbFolder(): string {
+  const root = path.join(mkdtempSync(path.join(tmpdir(), 'wb-offline-')), 'spider');
+  for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(root, f));
+  cpSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite'), path.join(root, 'database', 'concert_singer', 'concert_singer.sqlite'));
+  return root;
+}
+
+/** Resolves once the service worker is active, controls the page and has said "ready to work offline". */
+export async function waitForServiceWorker(page: Page, timeoutMs = 60_000): Promise<void> {
+  await page.waitForFunction(
+    async () => {
+      const reg = await navigator.serviceWorker.getRegistration();
+      return reg?.active?.state === 'activated' && navigator.serviceWorker.controller !== null;
+    },
+    undefined,
+    { timeout: timeoutMs, polling: 100 },
+  );
+  await page.getByTestId('offline-ready').waitFor({ timeout: timeoutMs });
+}
+
+/** What the service worker's caches hold: entries and bytes per cache. */
+export async function cachedBytes(page: Page): Promise<Record<string, { entries: number; bytes: number; urls: string[] }>> {
+  return page.evaluate(async () => {
+    const out: Record<string, { entries: number; bytes: number; urls: string[] }> = {};
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      const reqs = await cache.keys();
+      let bytes = 0;
+      for (const r of reqs) bytes += (await (await cache.match(r))!.blob()).size;
+      out[name] = { entries: reqs.length, bytes, urls: reqs.map((r) => new URL(r.url).pathname) };
+    }
+    return out;
+  });
+}

@@ -1,0 +1,109 @@
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sharedData } from '../helpers/shared-data.ts';
+import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, waitForPhase, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { cachedBytes, spiderOneDbFolder, waitForServiceWorker } from './offline-helpers.ts';
+import { importDataset, officialCells, startRun } from './workbench-helpers.ts';
+
+/**
+ * Offline after one visit: the service worker precaches the app, its workers and sql.js's
+ * WebAssembly; then, with the server stopped and the browser offline, the app reloads, shows a
+ * stored run, evaluates a stored dataset again and runs the demo.
+ */
+describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (service worker)'), () => {
+  let server: StaticServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let watch: PageWatch;
+  let runId: string;
+  let exTotal: string;
+  let precache: Awaited<ReturnType<typeof cachedBytes>>;
+  let offlineLoadMs = 0;
+
+  beforeAll(async () => {
+    server = await serveStatic(builtAppDir());
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    page = await context.newPage();
+    watch = watchPage(page);
+    await page.goto(server.url + '#/datasets');
+    await waitForServiceWorker(page);
+    precache = await cachedBytes(page);
+
+    expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
+    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'online', onlyStored: true });
+    expect(run.error).toBeNull();
+    runId = run.runId!;
+    exTotal = (await officialCells(page)).ex!.total!;
+
+    // Network off: the server is gone and the browser is offline.
+    await server.close();
+    await context.setOffline(true);
+    // A full load (not a same-document hash change): from about:blank to the app.
+    await page.goto('about:blank');
+    const t0 = Date.now();
+    await page.goto(server.url + '#/runs');
+    await page.getByTestId('run-list').locator(`li[data-run-id="${runId}"]`).waitFor();
+    offlineLoadMs = Date.now() - t0;
+  }, 240_000);
+
+  afterEach(() => {
+    // Offline, the browser reports failed fetches nowhere else: any error here is a real one.
+    expect(watch.problems).toEqual([]);
+  });
+
+  afterAll(async () => {
+    process.stderr.write(`[offline] precache ${JSON.stringify(Object.fromEntries(Object.entries(precache ?? {}).map(([k, v]) => [k, { entries: v.entries, bytes: v.bytes }])))}; offline reload to the runs list ${offlineLoadMs} ms\n`);
+    await browser?.close();
+  });
+
+  it('precaches the app shell, both worker bundles, sql.js WebAssembly and the demo, and no source map', () => {
+    const name = Object.keys(precache).find((n) => n.startsWith('workbox-precache'))!;
+    const urls = precache[name]!.urls;
+    for (const re of [/\/index\.html$/, /\/assets\/index-[\w-]+\.js$/, /\/assets\/sql\.worker-[\w-]+\.js$/, /\/assets\/import\.worker-[\w-]+\.js$/, /\/assets\/sql-wasm-browser-[\w-]+\.wasm$/, /\/assets\/DashboardPage-[\w-]+\.js$/, /\/demo\/city_library\/city_library\.sqlite$/, /\/manifest\.webmanifest$/, /\/icons\/icon-512\.png$/]) {
+      expect(urls.some((u) => re.test(u)), String(re)).toBe(true);
+    }
+    expect(urls.some((u) => u.endsWith('.map'))).toBe(false);
+    expect(precache[name]!.bytes).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it('reloads with the network off and lists the stored runs', async () => {
+    expect(await page.evaluate(() => navigator.onLine)).toBe(false);
+    expect(await page.evaluate(() => performance.getEntriesByType('navigation')[0]?.name)).toBe(server.url + '#/runs');
+    expect(offlineLoadMs).toBeLessThan(15_000);
+    expect(await page.getByTestId('run-list').locator('li[data-run-id]').count()).toBe(1);
+  });
+
+  it('opens the stored run offline, with the same scores', async () => {
+    await page.goto(server.url + `#/run/${runId}`);
+    await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+    expect((await officialCells(page)).ex!.total).toBe(exTotal);
+  });
+
+  it('opens the stored dataset and evaluates it again offline, in the sql.js workers, with the same result', async () => {
+    await page.getByTestId('nav-datasets').click();
+    await page.getByTestId('dataset-list').locator('li a').first().click();
+    await page.getByTestId('dataset-card').getByTestId('db-table').waitFor();
+    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'offline', onlyStored: true });
+    expect(run.error).toBeNull();
+    expect(run.runId).not.toBe(runId);
+    expect((await officialCells(page)).ex!.total).toBe(exTotal);
+  });
+
+  it('runs the embedded demo offline', async () => {
+    await page.goto(server.url + '#/');
+    await waitForPhase(page, 'done');
+    expect(await page.locator('li[data-index]').count()).toBe(20);
+  });
+
+  it('is installable: a manifest with a name, a start URL, standalone display and 192/512 px icons', async () => {
+    const manifest = await page.evaluate(async () => (await fetch(document.querySelector<HTMLLinkElement>('link[rel="manifest"]')!.href)).json());
+    expect(manifest).toMatchObject({ name: expect.any(String), short_name: expect.any(String), start_url: './', display: 'standalone' });
+    const sizes = (manifest.icons as Array<{ sizes: string; purpose?: string }>).map((i) => i.sizes);
+    expect(sizes).toEqual(expect.arrayContaining(['192x192', '512x512']));
+    expect(manifest.icons.some((i: { purpose?: string }) => i.purpose === 'maskable')).toBe(true);
+    expect(path.basename(manifest.icons[1].src)).toBe('icon-192.png');
+  });
+});
