@@ -7,7 +7,9 @@ export type Route =
   | { page: 'datasets'; datasetId: string | null }
   | { page: 'runs' }
   | { page: 'run'; runId: string | null }
-  | { page: 'items'; runId: string | null; item: ItemKey | null };
+  | { page: 'items'; runId: string | null; item: ItemKey | null }
+  | { page: 'rl'; runId: string | null }
+  | { page: 'compare'; runIds: string[] };
 
 export interface ItemKey {
   index: number;
@@ -37,10 +39,15 @@ export function parseHash(hash: string): Route {
     case 'runs':
       return { page: 'runs' };
     case 'run':
+      if (parts[2] === 'rl') return { page: 'rl', runId: parts[1] ?? null };
       if (parts[2] === 'items') return { page: 'items', runId: parts[1] ?? null, item: parseItemKey(parts[3]) };
       return { page: 'run', runId: parts[1] ?? null };
     case 'items':
       return { page: 'items', runId: null, item: null };
+    case 'rl':
+      return { page: 'rl', runId: null };
+    case 'compare':
+      return { page: 'compare', runIds: parts.slice(1) };
     default:
       return { page: 'demo' };
   }
@@ -60,5 +67,9 @@ export function routeHash(route: Route): string {
     case 'items':
       if (!route.runId) return '#/items';
       return `#/run/${e(route.runId)}/items${route.item ? '/' + itemKeyText(route.item) : ''}`;
+    case 'rl':
+      return route.runId ? `#/run/${e(route.runId)}/rl` : '#/rl';
+    case 'compare':
+      return ['#/compare', ...route.runIds.map(e)].join('/');
   }
 }
