@@ -3,6 +3,8 @@
 import { WorkbenchError, errorMessage, isWorkbenchError } from '../core/errors.ts';
 import * as compareCommand from './commands/compare.ts';
 import * as evalCommand from './commands/eval.ts';
+import * as probeCommand from './commands/probe.ts';
+import * as rubricCommand from './commands/rubric.ts';
 import * as statsCommand from './commands/stats.ts';
 
 interface Command {
@@ -14,10 +16,10 @@ interface Command {
 /** One entry per command; each module exports `usage` and `run`. */
 const COMMANDS: Record<string, Command> = {
   eval: { summary: 'execute predictions and gold SQL against BIRD-layout databases and score them', ...evalCommand },
-  rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...(await import('./commands/rubric.ts')) },
+  rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...rubricCommand },
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
   compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },
-  probe: { summary: 'reward-hacking probe: how many questions known exploit predictions win, official vs read-only', ...(await import('./commands/probe.ts')) },
+  probe: { summary: 'reward-hacking probe: how many questions known exploit predictions win, official vs read-only', ...probeCommand },
 };
 
 const USAGE = `usage: npm run --silent cli -- <command> [flags]

@@ -8,7 +8,9 @@ import { METRICS, type MetricName } from '../eval/executor.ts';
 import { parseJsonText } from '../formats/questions.ts';
 import { compileRewardFormula, formatReward, type RewardFormula } from '../rl/reward.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
+import { readRubricScores } from '../rubric/read-scores.ts';
 import { readEvalReport } from './eval-report.ts';
+import type { SampleGeneration } from './generation.ts';
 import { toRunFile } from './export.ts';
 import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleRecord } from './types.ts';
 import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from './validate.ts';
@@ -126,7 +128,44 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
   if (completion !== undefined) rec.completion = completion;
   if (meanLogprob !== undefined) rec.meanLogprob = meanLogprob;
   if (rubricScore !== undefined) rec.rubricScore = rubricScore;
+  const rubric = r.optional(o, 'rubric', path, readRubricScores);
+  if (rubric !== undefined) rec.rubric = rubric;
+  if (o.generation !== undefined) rec.generation = readGeneration(r, o.generation, `${path}.generation`);
   return rec;
+}
+
+/** A generation run's per-sample record (prompt, fit, tokens, timing, seed, engine, model). */
+function readGeneration(r: JsonReader, v: unknown, path: string): SampleGeneration {
+  const o = r.obj(v, path);
+  const prompt = r.arr(o.prompt, `${path}.prompt`).map((m, i) => {
+    const mo = r.obj(m, `${path}.prompt[${i}]`);
+    return { role: r.oneOf(mo, 'role', `${path}.prompt[${i}]`, ['system', 'user', 'assistant'] as const), content: r.str(mo, 'content', `${path}.prompt[${i}]`) };
+  });
+  const f = r.obj(o.fit, `${path}.fit`);
+  const cut = r.obj(f.cut, `${path}.fit.cut`);
+  const names = (k: string) => r.arr(cut[k], `${path}.fit.cut.${k}`).map((x) => String(x));
+  const gen: SampleGeneration = {
+    prompt,
+    templateId: r.str(o, 'templateId', path),
+    templateFingerprint: r.str(o, 'templateFingerprint', path),
+    fit: {
+      limit: r.nullable(f, 'limit', `${path}.fit`, r.int),
+      tokens: r.int(f, 'tokens', `${path}.fit`),
+      counter: r.oneOf(f, 'counter', `${path}.fit`, ['engine', 'chars/4'] as const),
+      fits: r.bool(f, 'fits', `${path}.fit`),
+      cut: { sampleRows: names('sampleRows'), descriptions: names('descriptions'), tables: names('tables') },
+    },
+    tokensIn: r.nullable(o, 'tokensIn', path, r.int),
+    tokensOut: r.nullable(o, 'tokensOut', path, r.int),
+    latencyMs: r.num(o, 'latencyMs', path),
+    finishReason: r.oneOf(o, 'finishReason', path, ['stop', 'length', 'abort', 'error'] as const),
+    seed: r.nullable(o, 'seed', path, r.num),
+    engine: r.str(o, 'engine', path),
+    model: r.str(o, 'model', path),
+  };
+  const error = r.optional(o, 'error', path, r.str);
+  if (error !== undefined) gen.error = error;
+  return gen;
 }
 
 function readQuestions(r: JsonReader, v: unknown): RunQuestion[] {
