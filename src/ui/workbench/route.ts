@@ -9,7 +9,8 @@ export type Route =
   | { page: 'run'; runId: string | null }
   | { page: 'items'; runId: string | null; item: ItemKey | null }
   | { page: 'rl'; runId: string | null }
-  | { page: 'compare'; runIds: string[] };
+  | { page: 'compare'; runIds: string[] }
+  | { page: 'rubrics' };
 
 export interface ItemKey {
   index: number;
@@ -48,6 +49,8 @@ export function parseHash(hash: string): Route {
       return { page: 'rl', runId: null };
     case 'compare':
       return { page: 'compare', runIds: parts.slice(1) };
+    case 'rubrics':
+      return { page: 'rubrics' };
     default:
       return { page: 'demo' };
   }
@@ -71,5 +74,7 @@ export function routeHash(route: Route): string {
       return route.runId ? `#/run/${e(route.runId)}/rl` : '#/rl';
     case 'compare':
       return ['#/compare', ...route.runIds.map(e)].join('/');
+    case 'rubrics':
+      return '#/rubrics';
   }
 }

@@ -1,0 +1,95 @@
+/**
+ * Rubrics in the browser: their own small IndexedDB database `rlvr-workbench-rubrics` (the
+ * workbench store's schema is left alone), holding
+ * - `rubrics`: the rubrics of the editor, by id;
+ * - `judgeCache`: the JudgeCache port (raw judge answers by the hash of prompt, model and
+ *   parameters), so re-scoring or re-aggregating a run makes no judge call;
+ * - `scores`: a run's per-sample RubricScores for one rubric, by [runId, rubricId].
+ */
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { CachedAnswer, JudgeCache } from '../../core/rubric/judge-cache.ts';
+import type { Rubric } from '../../core/rubric/model.ts';
+import type { RubricScores } from '../../core/rubric/scores.ts';
+
+export const RUBRIC_DB_NAME = 'rlvr-workbench-rubrics';
+const RUBRIC_DB_VERSION = 1;
+
+export interface StoredRubric {
+  rubric: Rubric;
+  updatedAt: string;
+}
+
+export interface ScoredSample {
+  index: number;
+  sample: number;
+  scores: RubricScores;
+}
+
+export interface StoredRubricRun {
+  runId: string;
+  rubricId: string;
+  /** The rubric as it was when scored (it may be edited later). */
+  rubric: Rubric;
+  scoredAt: string;
+  samples: ScoredSample[];
+}
+
+interface RubricDB extends DBSchema {
+  rubrics: { key: string; value: StoredRubric };
+  judgeCache: { key: string; value: { key: string } & CachedAnswer };
+  scores: { key: [string, string]; value: StoredRubricRun };
+}
+
+export type RubricDb = IDBPDatabase<RubricDB>;
+
+export function openRubricDb(name = RUBRIC_DB_NAME): Promise<RubricDb> {
+  return openDB<RubricDB>(name, RUBRIC_DB_VERSION, {
+    upgrade(db) {
+      db.createObjectStore('rubrics', { keyPath: 'rubric.id' });
+      db.createObjectStore('judgeCache', { keyPath: 'key' });
+      db.createObjectStore('scores', { keyPath: ['runId', 'rubricId'] });
+    },
+  });
+}
+
+export class IdbJudgeCache implements JudgeCache {
+  constructor(private readonly db: RubricDb) {}
+
+  async get(key: string): Promise<CachedAnswer | undefined> {
+    const hit = await this.db.get('judgeCache', key);
+    return hit ? { text: hit.text, finishReason: hit.finishReason } : undefined;
+  }
+
+  async set(key: string, answer: CachedAnswer): Promise<void> {
+    await this.db.put('judgeCache', { key, text: answer.text, finishReason: answer.finishReason });
+  }
+
+  count(): Promise<number> {
+    return this.db.count('judgeCache');
+  }
+}
+
+/** The editor's rubrics and the stored scorings, over the same database. */
+export class RubricRepository {
+  constructor(readonly db: RubricDb) {}
+
+  async list(): Promise<StoredRubric[]> {
+    const all = await this.db.getAll('rubrics');
+    return all.sort((a, b) => a.rubric.title.localeCompare(b.rubric.title));
+  }
+  async save(rubric: Rubric): Promise<void> {
+    await this.db.put('rubrics', { rubric, updatedAt: new Date().toISOString() });
+  }
+  async remove(id: string): Promise<void> {
+    await this.db.delete('rubrics', id);
+  }
+  async saveScores(run: StoredRubricRun): Promise<void> {
+    await this.db.put('scores', run);
+  }
+  getScores(runId: string, rubricId: string): Promise<StoredRubricRun | undefined> {
+    return this.db.get('scores', [runId, rubricId]);
+  }
+  cache(): IdbJudgeCache {
+    return new IdbJudgeCache(this.db);
+  }
+}

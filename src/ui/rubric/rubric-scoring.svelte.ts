@@ -1,0 +1,139 @@
+/**
+ * Scoring a stored run with a rubric: the judge (an OpenAI-compatible server, or none when the
+ * rubric is all programmatic), every sample through the core's `scoreSample` with the judge
+ * cache in IndexedDB, the result stored per (run, rubric), and the run-level views derived.
+ */
+import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
+import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../adapters/judge/idb-judge-cache.ts';
+import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
+import { birdSample } from '../../core/rubric/bird-rubric.ts';
+import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
+import type { Rubric } from '../../core/rubric/model.ts';
+import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
+import type { SampleRecord } from '../../core/run/types.ts';
+import type { Question } from '../../core/types.ts';
+import { agreement, exMatrix, histogram, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
+
+export type JudgeChoice = 'none' | 'openai';
+
+export const needsJudge = (rubric: Rubric): boolean => rubric.items.some((i) => i.check.kind === 'judge');
+
+/** The sample as the rubric sees it: its question and evidence when the dataset is still stored. */
+export function sampleToScore(s: SampleRecord, question: Question | null) {
+  return birdSample({
+    question: question ?? { question: '(question text not stored)', evidence: '', goldSql: s.goldSql },
+    sql: s.sql,
+    completion: s.completion,
+    execution: { status: s.status, ex: s.ex, error: s.error, mutatedDb: s.mutatedDb },
+  });
+}
+
+export class RubricScoring {
+  runId = $state('');
+  judgeChoice = $state<JudgeChoice>('none');
+  judgeUrl = $state('http://127.0.0.1:8000');
+  judgeModel = $state('');
+  /** Implicit and Likert need a judge; explicit is always computed. */
+  withImplicit = $state(true);
+  withLikert = $state(true);
+  /** Which score the judge-vs-EX matrix compares with EX. */
+  matrixScore = $state<JudgeScoreKind>('implicit');
+  threshold = $state(0.5);
+
+  running = $state(false);
+  done = $state(0);
+  total = $state(0);
+  error = $state<string | null>(null);
+  stats = $state.raw<JudgeStats | null>(null);
+  scored = $state.raw<StoredRubricRun | null>(null);
+  samples = $state.raw<SampleRecord[]>([]);
+  #abort: AbortController | null = null;
+
+  readonly summary = $derived.by((): RubricSummary | null => (this.scored ? summarizeRubricScores(this.scored.samples.map((s) => s.scores)) : null));
+  readonly histograms = $derived.by(() => {
+    const all = this.scored?.samples ?? [];
+    return (['explicit', 'implicit', 'likert'] as const).map((k) => ({ kind: k, counts: histogram(all.map((s) => scoreOf(s.scores, k))) }));
+  });
+  readonly agreement = $derived.by((): Agreement | null => {
+    const all = this.scored?.samples ?? [];
+    return agreement(all.map((s) => scoreOf(s.scores, 'explicit')), all.map((s) => scoreOf(s.scores, 'implicit')), this.threshold);
+  });
+  readonly matrix = $derived.by((): ExMatrix | null => {
+    const all = this.scored?.samples ?? [];
+    if (all.length === 0) return null;
+    const byKey = new Map(this.samples.map((s) => [`${s.index}.${s.sample}`, s]));
+    return exMatrix(
+      all.map((s) => ({ key: `${s.index}.${s.sample}`, ex: byKey.get(`${s.index}.${s.sample}`)?.ex ?? 0, score: scoreOf(s.scores, this.matrixScore) })),
+      this.threshold,
+    );
+  });
+
+  constructor(
+    private readonly store: WorkbenchStore,
+    private readonly repo: () => Promise<RubricRepository>,
+  ) {}
+
+  /** Shows what was stored for (run, rubric), if anything. */
+  async show(rubric: Rubric | null): Promise<void> {
+    if (!this.runId || !rubric) return;
+    const [stored, samples] = await Promise.all([(await this.repo()).getScores(this.runId, rubric.id), this.store.samples(this.runId)]);
+    this.samples = samples;
+    this.scored = stored ?? null;
+  }
+
+  cancel(): void {
+    this.#abort?.abort();
+  }
+
+  async score(rubric: Rubric): Promise<void> {
+    if (this.running) return;
+    this.error = null;
+    this.stats = null;
+    const run = this.runId ? await this.store.getRun(this.runId) : undefined;
+    if (!run) {
+      this.error = 'Choose a stored run to score.';
+      return;
+    }
+    const useJudge = this.judgeChoice === 'openai';
+    if (needsJudge(rubric) && !useJudge) {
+      this.error = 'This rubric has judge criteria: choose a judge (an OpenAI-compatible server), or make every criterion programmatic.';
+      return;
+    }
+    this.running = true;
+    this.#abort = new AbortController();
+    const signal = this.#abort.signal;
+    const repo = await this.repo();
+    const engine = useJudge ? createOpenAiEngine({ baseUrl: this.judgeUrl, model: this.judgeModel || undefined, concurrency: 2, maxRetries: 1 }) : null;
+    try {
+      const [samples, dataset] = await Promise.all([this.store.samples(run.id), this.store.getDataset(run.dataset.id)]);
+      this.samples = samples;
+      this.total = samples.length;
+      this.done = 0;
+      let judge: Judge | null = null;
+      if (engine) {
+        await engine.load({ id: this.judgeModel, source: this.judgeUrl }, { signal });
+        judge = new Judge({ engine, model: this.judgeModel, cache: repo.cache(), signal });
+      }
+      const aggregations: Aggregation[] = ['explicit', ...(judge && this.withImplicit ? (['implicit'] as const) : []), ...(judge && this.withLikert ? (['likert'] as const) : [])];
+      const out: ScoredSample[] = [];
+      for (const s of samples) {
+        if (signal.aborted) throw new Error('scoring was cancelled');
+        const scores = await scoreSample(rubric, sampleToScore(s, dataset?.questions[s.index] ?? null), { aggregations, judge, concurrency: 2 });
+        out.push({ index: s.index, sample: s.sample, scores: $state.snapshot(scores) as typeof scores });
+        this.done = out.length;
+        if (judge) this.stats = { ...judge.stats };
+      }
+      const result: StoredRubricRun = { runId: run.id, rubricId: rubric.id, rubric: $state.snapshot(rubric) as Rubric, scoredAt: new Date().toISOString(), samples: out };
+      await repo.saveScores(result);
+      this.scored = result;
+    } catch (err) {
+      this.error = `Scoring stopped: ${errorMessage(err)}`;
+    } finally {
+      await engine?.unload().catch(() => undefined);
+      this.running = false;
+      this.#abort = null;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The rubric screen's state: the stored rubrics (own IndexedDB database, see
+ * adapters/judge/idb-judge-cache.ts), the built-in ones, the rubric being edited, and the scoring.
+ */
+import { openRubricDb, RubricRepository, type StoredRubric } from '../../adapters/judge/idb-judge-cache.ts';
+import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { BIRD_RUBRIC, EX_ONLY_RUBRIC } from '../../core/rubric/bird-rubric.ts';
+import type { Rubric } from '../../core/rubric/model.ts';
+import { RubricDraft } from './rubric-draft.svelte.ts';
+import { RubricScoring } from './rubric-scoring.svelte.ts';
+
+export const BUILT_IN: readonly Rubric[] = [BIRD_RUBRIC, EX_ONLY_RUBRIC];
+
+export class RubricScreen {
+  readonly draft = new RubricDraft(EX_ONLY_RUBRIC);
+  readonly scoring: RubricScoring;
+  stored = $state.raw<StoredRubric[]>([]);
+  message = $state<string | null>(null);
+  error = $state<string | null>(null);
+  #repo: Promise<RubricRepository> | null = null;
+
+  constructor(store: WorkbenchStore) {
+    this.scoring = new RubricScoring(store, () => this.repo());
+  }
+
+  repo(): Promise<RubricRepository> {
+    return (this.#repo ??= openRubricDb().then((db) => new RubricRepository(db)));
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.stored = await (await this.repo()).list();
+    } catch (err) {
+      this.error = `Stored rubrics could not be read: ${errorMessage(err)}`;
+    }
+  }
+
+  open(rubric: Rubric): void {
+    this.draft.load(rubric);
+    this.message = null;
+    void this.scoring.show(rubric);
+  }
+
+  async save(): Promise<void> {
+    const r = this.draft.result;
+    if (!r.rubric) return;
+    try {
+      await (await this.repo()).save($state.snapshot(r.rubric) as Rubric);
+      this.message = `Saved rubric "${r.rubric.title}" (${r.rubric.items.length} criteria).`;
+      this.error = null;
+      await this.refresh();
+    } catch (err) {
+      this.error = `The rubric could not be saved: ${errorMessage(err)}`;
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    await (await this.repo()).remove(id);
+    await this.refresh();
+  }
+}
+
+const screens = new WeakMap<WorkbenchStore, RubricScreen>();
+
+/** One screen state per store (per page life): an edit survives leaving the screen and coming back. */
+export function rubricScreenFor(store: WorkbenchStore): RubricScreen {
+  let s = screens.get(store);
+  if (!s) screens.set(store, (s = new RubricScreen(store)));
+  return s;
+}
