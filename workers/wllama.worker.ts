@@ -7,7 +7,7 @@
  * wllama's loader resolves even for garbage (empty vocabulary) and garbles the message for
  * old GGUF versions, so the header is checked here first and the vocabulary after loading.
  */
-import { expose } from 'comlink';
+import { expose, releaseProxy, type Remote } from 'comlink';
 import { Wllama, type WllamaLogger } from '@wllama/wllama';
 import type { LoadProgress } from '../src/core/engine/engine.ts';
 import { EngineError, isAbortError, toEngineErrorData, type EngineErrorCode } from '../src/core/engine/engine-error.ts';
@@ -168,9 +168,38 @@ interface Chunk {
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
 }
 
+/**
+ * Streamed text reaches the page in pieces at most every 50 ms (one message per token would
+ * flood the page at a few hundred tokens per second). `end` sends the rest and waits for it,
+ * so the page has every piece before the completion, then releases the callback's port.
+ */
+function textSink(onText: ((piece: string) => void) | undefined) {
+  let buffer = '';
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const flush = () => {
+    timer = null;
+    const piece = buffer;
+    buffer = '';
+    return piece && onText ? Promise.resolve(onText(piece)).catch(() => undefined) : Promise.resolve();
+  };
+  return {
+    push(piece: string) {
+      if (!onText) return;
+      buffer += piece;
+      timer ??= setTimeout(() => void flush(), 50);
+    },
+    async end() {
+      if (timer) clearTimeout(timer);
+      await flush();
+      (onText as Remote<(piece: string) => void> | undefined)?.[releaseProxy]?.();
+    },
+  };
+}
+
 async function generate(req: WllamaGenerateRequest, onText?: (piece: string) => void): Promise<WllamaGenerateResult> {
   const w = wllama;
   if (!w) throw new EngineError('NOT_LOADED', 'no model is loaded: call load() first');
+  const sink = textSink(onText);
   running?.abort();
   const controller = new AbortController();
   running = controller;
@@ -184,7 +213,7 @@ async function generate(req: WllamaGenerateRequest, onText?: (piece: string) => 
     const piece = choice?.text ?? choice?.delta?.content ?? '';
     if (piece) {
       text += piece;
-      onText?.(piece);
+      sink.push(piece);
     }
     for (const lp of choice?.logprobs?.content ?? []) logprobs.push(lp.logprob);
     if (choice?.finish_reason) finish = choice.finish_reason;
@@ -213,6 +242,7 @@ async function generate(req: WllamaGenerateRequest, onText?: (piece: string) => 
     finish = 'abort';
   } finally {
     if (running === controller) running = null;
+    await sink.end();
   }
   const u = usage as Chunk['usage'];
   return {
@@ -245,7 +275,8 @@ async function countTokens(text: string): Promise<number> {
 }
 
 const api: WllamaWorkerApi = {
-  load: (req, onProgress) => reply(() => load(req, onProgress), 'MODEL_REJECTED'),
+  load: (req, onProgress) =>
+    reply(() => load(req, onProgress), 'MODEL_REJECTED').finally(() => (onProgress as Remote<typeof onProgress> | undefined)?.[releaseProxy]?.()),
   generate: (req, onText) => reply(() => generate(req, onText)),
   countTokens: (text) => reply(() => countTokens(text)),
   async cancel() {
