@@ -3,7 +3,24 @@
  * agreement of two aggregates, and the judge-vs-EX matrix whose "judge passes, EX = 0" cell
  * lists the samples where the judge rewards a wrong answer (a reward-hacking lens).
  */
+import { birdSample } from '../../core/rubric/bird-rubric.ts';
+import type { SampleToScore } from '../../core/rubric/score.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
+import type { SampleRecord } from '../../core/run/types.ts';
+import type { Question } from '../../core/types.ts';
+
+/** A stored sample as the rubric sees it: its question and evidence when the dataset is still stored. */
+export function sampleToScore(
+  s: Pick<SampleRecord, 'sql' | 'completion' | 'goldSql' | 'status' | 'ex' | 'error' | 'mutatedDb'>,
+  question: Pick<Question, 'question' | 'evidence'> | null,
+): SampleToScore {
+  return birdSample({
+    question: { question: question?.question ?? '(question text not stored)', evidence: question?.evidence ?? '', goldSql: s.goldSql },
+    sql: s.sql,
+    completion: s.completion,
+    execution: { status: s.status, ex: s.ex, error: s.error, mutatedDb: s.mutatedDb },
+  });
+}
 
 export const BINS = 10;
 

@@ -8,27 +8,15 @@ import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../adap
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
-import { birdSample } from '../../core/rubric/bird-rubric.ts';
 import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
 import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
-import type { Question } from '../../core/types.ts';
-import { agreement, exMatrix, histogram, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
+import { agreement, exMatrix, histogram, sampleToScore, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
 
 export type JudgeChoice = 'none' | 'openai';
 
 export const needsJudge = (rubric: Rubric): boolean => rubric.items.some((i) => i.check.kind === 'judge');
-
-/** The sample as the rubric sees it: its question and evidence when the dataset is still stored. */
-export function sampleToScore(s: SampleRecord, question: Question | null) {
-  return birdSample({
-    question: question ?? { question: '(question text not stored)', evidence: '', goldSql: s.goldSql },
-    sql: s.sql,
-    completion: s.completion,
-    execution: { status: s.status, ex: s.ex, error: s.error, mutatedDb: s.mutatedDb },
-  });
-}
 
 export class RubricScoring {
   runId = $state('');

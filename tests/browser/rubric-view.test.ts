@@ -1,0 +1,271 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createOpenAiEngine } from '../../src/adapters/engines/openai-engine.ts';
+import { summarizeRubricScores } from '../../src/core/rubric/aggregate.ts';
+import { Judge } from '../../src/core/rubric/judge.ts';
+import { validateRubric, type Rubric } from '../../src/core/rubric/model.ts';
+import { scoreSample } from '../../src/core/rubric/score.ts';
+import type { RubricScores } from '../../src/core/rubric/scores.ts';
+import { parseGoldSql } from '../../src/core/formats/gold.ts';
+import { pairPredictions, parsePredictions } from '../../src/core/formats/predictions.ts';
+import { parseQuestions } from '../../src/core/formats/questions.ts';
+import { agreement, exMatrix, fmt3, sampleToScore } from '../../src/ui/rubric/analysis.ts';
+import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { DEMO_ROOT, evaluateDemoInNode } from './node-reference.ts';
+import { importDataset, screenshot, startRun } from './workbench-helpers.ts';
+
+const MODEL = 'tiny-judge';
+
+/**
+ * A deterministic judge speaking the OpenAI protocol on loopback: criterion answers depend on
+ * the response (met when it aggregates), and a response with ORDER BY first gets a malformed
+ * answer (greedy attempt), then a well-formed one on the retry; implicit and Likert scores
+ * depend on the prompt's length.
+ */
+function judgeAnswer(system: string, user: string, temperature: number): string {
+  const response = /<response>([\s\S]*?)<\/response>/i.exec(user)?.[1] ?? user;
+  if (system.includes('one rubric criterion')) {
+    if (/ORDER BY/i.test(response) && temperature === 0) return 'criteria met: yes';
+    const met = /\b(COUNT|SUM|AVG)\s*\(/i.test(response);
+    return JSON.stringify({ criteria_met: met, explanation: met ? 'the query aggregates as asked' : 'no aggregate in the query' });
+  }
+  const score = 1 + ((user.length * (system.includes('against a rubric') ? 1 : 7)) % 10);
+  return JSON.stringify({ score, explanation: `test score ${score}` });
+}
+
+async function startJudge(): Promise<{ url: string; calls: () => number; close: () => Promise<void> }> {
+  let calls = 0;
+  const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'content-type, authorization', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS' };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const send = (status: number, body: unknown) => res.writeHead(status, { ...cors, 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      if (req.method === 'OPTIONS') return void res.writeHead(204, cors).end();
+      if (req.url?.endsWith('/v1/models')) return send(200, { object: 'list', data: [{ id: MODEL, object: 'model' }] });
+      if (req.method === 'POST' && req.url?.endsWith('/v1/chat/completions')) {
+        calls += 1;
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content: string }[]; temperature?: number };
+        const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
+        const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+        const content = judgeAnswer(system, user, body.temperature ?? 0);
+        return send(200, {
+          id: `c${calls}`, object: 'chat.completion', model: MODEL,
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        });
+      }
+      send(404, { error: { message: `no route ${req.method} ${req.url}` } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls: () => calls,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/** The rubric the test types into the editor, as the core reads it. */
+const RUBRIC: Rubric = validateRubric({
+  id: 'demo-rubric',
+  title: 'Demo SQL rubric',
+  items: [
+    { id: 'judge-agg', title: 'Aggregates when asked', description: 'Uses COUNT, SUM or AVG when the question asks how many or how much.', category: 'important', weight: 0.7, check: { kind: 'judge' } },
+    { id: 'matches-gold', title: 'Result matches gold', description: 'The query returns the same set of rows as the gold query (official EX).', category: 'essential', weight: 1, check: { kind: 'sql', name: 'matches-gold' } },
+    { id: 'executes', title: 'Executes without error', description: '', category: 'important', weight: 0.7, check: { kind: 'sql', name: 'executes' } },
+    { id: 'no-star', title: 'Avoids SELECT *', description: '', category: 'pitfall', weight: 0.9, check: { kind: 'regex', pattern: '^(?!.*SELECT\\s+\\*)', flags: 'is', target: 'sql' } },
+  ],
+});
+
+describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
+  let server: StaticServer;
+  let judge: Awaited<ReturnType<typeof startJudge>>;
+  let browser: Browser;
+  let page: Page;
+  let watch: PageWatch;
+  let reference: Map<string, { ex: 0 | 1; scores: RubricScores }>;
+
+  /** The same samples scored in Node with the core and the same judge server. */
+  async function nodeReference(): Promise<Map<string, { ex: 0 | 1; scores: RubricScores }>> {
+    const read = (name: string) => readFile(path.join(DEMO_ROOT, name), 'utf8');
+    const questions = parseQuestions(await read('questions.json'), 'questions.json');
+    const gold = parseGoldSql(await read('gold.sql'), 'gold.sql');
+    const { items } = pairPredictions(parsePredictions(await read('predictions.json'), 'predictions.json'), gold, questions, 'predictions.json');
+    const { results } = await evaluateDemoInNode('predictions.json', { timeoutS: 30 });
+    const engine = createOpenAiEngine({ baseUrl: judge.url, model: MODEL, maxRetries: 0 });
+    await engine.load({ id: MODEL, source: judge.url });
+    const j = new Judge({ engine, model: MODEL });
+    const out = new Map<string, { ex: 0 | 1; scores: RubricScores }>();
+    for (const r of results) {
+      const item = items.find((i) => i.index === r.index)!;
+      const sample = { ...r, sql: item.predSql, goldSql: item.goldSql, completion: item.completion };
+      out.set(`${r.index}.0`, { ex: r.ex, scores: await scoreSample(RUBRIC, sampleToScore(sample, questions[r.index]!), { judge: j }) });
+    }
+    await engine.unload();
+    return out;
+  }
+
+  beforeAll(async () => {
+    judge = await startJudge();
+    const ref = nodeReference();
+    server = await serveStatic(builtAppDir());
+    browser = await launchChromium();
+    // The app's CSP allows connections to its own origin only; the judge is on another port.
+    const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, bypassCSP: true });
+    page = await context.newPage();
+    watch = watchPage(page);
+    await page.goto(server.url + '#/datasets');
+    const imported = await importDataset(page, {
+      kind: 'bird', name: 'Demo library',
+      files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(DEMO_ROOT, f)),
+    });
+    expect(imported.ok, imported.message).toBe(true);
+    const run = await startRun(page, { datasetName: 'Demo library', predictions: path.join(DEMO_ROOT, 'predictions.json'), name: 'demo for rubrics' });
+    expect(run.error).toBeNull();
+    reference = await ref;
+  });
+
+  afterEach(() => {
+    expect(watch.problems).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await judge?.close();
+  });
+
+  const crit = (i: number, field: string) => page.locator(`[data-testid="criterion-${i}"] [data-testid="${field}"]`);
+
+  it('edits a rubric: validation messages from the core, presets, reorder, saved in IndexedDB', async () => {
+    await page.getByTestId('nav-rubrics').click();
+    await page.getByTestId('rubric-editor').waitFor();
+    // The editor opens on the EX-only rubric: one "result matches gold" item.
+    expect(await crit(0, 'crit-sql').inputValue()).toBe('matches-gold');
+    await page.getByTestId('rubric-id').fill('demo-rubric');
+    await page.getByTestId('rubric-title').fill('Demo SQL rubric');
+
+    await page.getByTestId('rubric-add').click();
+    expect(await page.getByTestId('rubric-error').textContent()).toContain('item "c2": missing "title"');
+    await expect.poll(() => page.getByTestId('rubric-save').isDisabled()).toBe(true);
+    await crit(1, 'crit-id').fill('executes');
+    await crit(1, 'crit-title').fill('Executes without error');
+    await crit(1, 'crit-category').selectOption('important');
+    expect(await crit(1, 'crit-weight').inputValue()).toBe('0.7');
+    await crit(1, 'crit-kind').selectOption('sql');
+    await crit(1, 'crit-sql').selectOption('executes');
+
+    await page.getByTestId('rubric-add').click();
+    await crit(2, 'crit-id').fill('no-star');
+    await crit(2, 'crit-title').fill('Avoids SELECT *');
+    await crit(2, 'crit-category').selectOption('pitfall');
+    await crit(2, 'crit-kind').selectOption('regex');
+    await crit(2, 'crit-pattern').fill('(');
+    expect(await page.getByTestId('rubric-error').textContent()).toContain('does not compile');
+    await crit(2, 'crit-pattern').fill('^(?!.*SELECT\\s+\\*)');
+    await crit(2, 'crit-flags').fill('g');
+    expect(await page.getByTestId('rubric-error').textContent()).toContain('g and y make a test depend on the previous one');
+    await crit(2, 'crit-flags').fill('is');
+    await crit(2, 'crit-weight').fill('-0.9');
+    await page.getByTestId('rubric-preset').selectOption('rar-integers');
+    expect(await crit(2, 'crit-weight').inputValue()).toBe('-2');
+    expect(await crit(0, 'crit-weight').inputValue()).toBe('5');
+    await page.getByTestId('rubric-preset').selectOption('paper');
+    await crit(2, 'crit-weight').fill('0.9');
+
+    await page.getByTestId('rubric-add').click();
+    await crit(3, 'crit-id').fill('judge-agg');
+    await crit(3, 'crit-title').fill('Aggregates when asked');
+    await crit(3, 'crit-description').fill('Uses COUNT, SUM or AVG when the question asks how many or how much.');
+    await crit(3, 'crit-category').selectOption('important');
+    // Reorder: the judge item to the top.
+    for (let i = 3; i > 0; i--) await crit(i, 'crit-up').click();
+    expect(await crit(0, 'crit-id').inputValue()).toBe('judge-agg');
+    expect(await page.getByTestId('rubric-error').count()).toBe(0);
+    await page.getByTestId('rubric-save').click();
+    expect(await page.getByTestId('rubric-saved').textContent()).toContain('Saved rubric "Demo SQL rubric" (4 criteria)');
+    await page.locator('[data-testid="stored-rubric"][data-id="demo-rubric"]').waitFor();
+    // Stored in its own database, as the core reads it.
+    const stored = await page.evaluate(
+      () => new Promise<unknown>((resolve, reject) => {
+        const open = indexedDB.open('rlvr-workbench-rubrics');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction('rubrics').objectStore('rubrics').get('demo-rubric');
+          get.onsuccess = () => { resolve(get.result); open.result.close(); };
+        };
+      }),
+    );
+    expect((stored as { rubric: Rubric }).rubric).toEqual(RUBRIC);
+  });
+
+  it('scores the stored run with a judge on loopback: per-criterion verdicts and aggregates equal the core in Node', async () => {
+    const runSelect = page.getByTestId('score-run');
+    await runSelect.selectOption({ label: 'demo for rubrics (Demo library)' });
+    await page.getByTestId('judge-choice').selectOption('openai');
+    await page.getByTestId('judge-url').fill(judge.url);
+    await page.getByTestId('judge-model').fill(MODEL);
+    const t0 = Date.now();
+    await page.getByTestId('score-start').click();
+    await page.locator('[data-testid="rubric-summary"], [data-testid="score-error"]').first().waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('score-error').count()).toBe(0);
+    console.log(`rubric view: 20 samples scored in ${Date.now() - t0} ms, ${judge.calls()} judge calls so far`);
+    expect(await page.getByTestId('judge-stats').textContent()).toMatch(/Judge: [1-9]\d* call\(s\), 0 answer\(s\) from the cache, [1-9]\d* malformed/);
+
+    const rows = page.locator('[data-testid="sample-verdicts"] tbody tr');
+    expect(await rows.count()).toBe(reference.size);
+    const shown = await page.$$eval('[data-testid="sample-verdicts"] tbody tr', (trs) =>
+      trs.map((tr) => ({
+        key: (tr as HTMLElement).dataset.key!,
+        ex: tr.querySelector('[data-col="ex"]')!.textContent!.trim(),
+        items: Object.fromEntries([...tr.querySelectorAll<HTMLElement>('td[data-item]')].map((td) => [td.dataset.item!, { met: td.dataset.met!, status: td.dataset.status!, text: td.textContent!.trim() }])),
+        agg: Object.fromEntries([...tr.querySelectorAll<HTMLElement>('td[data-agg]')].map((td) => [td.dataset.agg!, td.textContent!.trim()])),
+      })),
+    );
+    for (const row of shown) {
+      const ref = reference.get(row.key)!;
+      expect(row.ex, row.key).toBe(String(ref.ex));
+      for (const v of ref.scores.criteria) {
+        expect(row.items[v.id], `${row.key} ${v.id}`).toMatchObject({ met: String(v.met), status: v.status });
+        expect(row.items[v.id]!.text).toContain(v.explanation);
+      }
+      expect(row.agg, row.key).toEqual({ explicit: fmt3(ref.scores.explicit?.score), implicit: fmt3(ref.scores.implicit?.score), likert: fmt3(ref.scores.likert?.score) });
+    }
+    // "Result matches gold" is exactly EX.
+    for (const row of shown) expect(row.items['matches-gold']!.met).toBe(row.ex === '1' ? 'true' : 'false');
+
+    const all = [...reference.values()];
+    const summary = summarizeRubricScores(all.map((r) => r.scores));
+    for (const k of ['explicit', 'implicit', 'likert'] as const) {
+      expect(await page.locator(`[data-testid="rubric-means"] td[data-agg="${k}"][data-col="mean"]`).textContent()).toBe(fmt3(summary[k].mean));
+      expect(await page.locator(`[data-testid="rubric-means"] td[data-agg="${k}"][data-col="n"]`).textContent()).toBe(String(summary[k].n));
+    }
+    const ag = agreement(all.map((r) => r.scores.explicit?.score ?? null), all.map((r) => r.scores.implicit?.score ?? null));
+    expect(await page.locator('[data-testid="agreement"] [data-value="pearson"]').textContent()).toBe(fmt3(ag.pearson));
+    expect(await page.locator('[data-testid="agreement"] [data-value="pass"]').textContent()).toBe(fmt3(ag.passAgreement));
+
+    const keys = [...reference.keys()];
+    const m = exMatrix(keys.map((key) => ({ key, ex: reference.get(key)!.ex, score: reference.get(key)!.scores.implicit?.score ?? null })));
+    const cell = (c: string) => page.locator(`[data-testid="ex-matrix"] td[data-cell="${c}"]`).textContent();
+    expect([await cell('pass-right'), await cell('pass-wrong'), await cell('fail-right'), await cell('fail-wrong')]).toEqual(
+      [m.passRight, m.passWrong, m.failRight, m.failWrong].map(String),
+    );
+    expect(await page.locator('[data-testid="rewarded-wrong"] a').evaluateAll((as) => as.map((a) => (a as HTMLElement).dataset.key))).toEqual(m.rewardedWrong);
+    expect(m.passWrong + m.passRight + m.failRight + m.failWrong).toBe(keys.length);
+    await page.locator('canvas').first().waitFor();
+    await screenshot(page, 'rubric-view.png', true);
+  });
+
+  it('scores again from the IndexedDB judge cache without a judge call', async () => {
+    const before = judge.calls();
+    await page.getByTestId('score-start').click();
+    await expect.poll(async () => (await page.getByTestId('judge-stats').textContent()) ?? '', { timeout: 30_000 }).toMatch(/Judge: 0 call\(s\), [1-9]\d* answer\(s\) from the cache/);
+    expect(judge.calls()).toBe(before);
+  });
+});
