@@ -16,6 +16,11 @@ import type { DbSource } from '../sql-pool.ts';
 import { deleteOrphanChunks, holdLock } from './database-bytes.ts';
 import { StoreError } from './errors.ts';
 import { executeRun, itemKey, type ExecutionContext } from './run-execution.ts';
+import type { Engine } from '../../core/engine/engine.ts';
+import {
+  generationPlan, questionsWithDatabase, resumeGenerationRun, startGenerationRun,
+  type GenerationHooks, type GenerationPlan, type GenerationRunRequest, type GenerationRunResult, type GenerationStoreContext,
+} from './generation-run.ts';
 import { allSamples, countSamples, samplePage, storedKeys } from './sample-blocks.ts';
 import { BLOCK_SIZE, DEFAULT_DB_NAME, blockRange, chunkRange, openWorkbenchDb, type WorkbenchIdb } from './schema.ts';
 import type {
@@ -216,6 +221,9 @@ class IdbStore implements WorkbenchStore {
     }
     try {
       const inputs = await idb.get('runInputs', runId);
+      if (inputs?.generation) {
+        throw new StoreError('NOT_FOUND', `run "${run.name}" is a generation run: resume it from the Generate page, with its engine and model loaded`);
+      }
       if (!inputs) throw new StoreError('NOT_FOUND', `run "${run.name}" was imported from a file and cannot be resumed: its predictions are not stored`);
       const done = await storedKeys(idb, runId);
       const remaining = inputs.items.filter((it) => !done.has(itemKey(it)));
@@ -329,6 +337,27 @@ class IdbStore implements WorkbenchStore {
     void tx.objectStore('sampleMeta').put({ runId: run.id, sorted: true, count: samples.length, blockSize: BLOCK_SIZE });
     await tx.done;
     return run;
+  }
+
+  async startGenerationRun(req: GenerationRunRequest, engine: Engine, hooks: GenerationHooks = {}): Promise<GenerationRunResult> {
+    const dataset = await this.dataset(req.datasetId);
+    return startGenerationRun(await this.generationContext(), dataset, req, engine, hooks);
+  }
+
+  async resumeGenerationRun(runId: string, engine: Engine, hooks: GenerationHooks = {}): Promise<GenerationRunResult> {
+    return resumeGenerationRun(await this.generationContext(), runId, engine, hooks);
+  }
+
+  async generationPlan(runId: string): Promise<GenerationPlan | undefined> {
+    return generationPlan(await this.idb(), runId);
+  }
+
+  async questionsWithDatabase(datasetId: string): Promise<number[]> {
+    return questionsWithDatabase(await this.idb(), await this.dataset(datasetId));
+  }
+
+  private async generationContext(): Promise<GenerationStoreContext> {
+    return { ...this.context(await this.idb()), executorName: this.opts.executorName ?? 'sql.js in Web Workers (browser)' };
   }
 
   close(): void {

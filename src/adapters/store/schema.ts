@@ -42,6 +42,8 @@ export interface DatabaseRecord extends StoredDatabase {
 export interface RunInputRecord {
   runId: string;
   items: EvalItem[];
+  /** Generation runs: the plan (spec and questions); `items` is then empty. See generation-run.ts. */
+  generation?: import('./generation-run.ts').GenerationPlan;
 }
 
 /** A sample as stored in version 1: the record plus the run it belongs to (part of its key). */

@@ -6,6 +6,8 @@ import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import type { FileRef, RunConfig, RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemStatus } from '../../core/types.ts';
+import type { Engine } from '../../core/engine/engine.ts';
+import type { GenerationHooks, GenerationPlan, GenerationRunRequest, GenerationRunResult } from './generation-run.ts';
 
 export interface StoredDatabase {
   /** sha256 of the file: one stored copy per distinct database, shared by every dataset and run. */
@@ -120,6 +122,14 @@ export interface WorkbenchStore {
   exportRun(runId: string): Promise<RunFile>;
   /** Stores a run file (validated first); refuses a run that is already stored. */
   importRunFile(text: string, fileName: string): Promise<RunHeader>;
+  /** Generation run (generation-run.ts): prompts, generates with a loaded engine, scores and stores each sample as produced. */
+  startGenerationRun(req: GenerationRunRequest, engine: Engine, hooks?: GenerationHooks): Promise<GenerationRunResult>;
+  /** Continues a paused or interrupted generation run: only (index, sample) keys not stored are generated. */
+  resumeGenerationRun(runId: string, engine: Engine, hooks?: GenerationHooks): Promise<GenerationRunResult>;
+  /** The stored plan (spec, questions) of a generation run; undefined for other runs. */
+  generationPlan(runId: string): Promise<GenerationPlan | undefined>;
+  /** Gold positions of a dataset's questions whose database is stored. */
+  questionsWithDatabase(datasetId: string): Promise<number[]>;
   /** Closes the IndexedDB connection (tests; a page being left). */
   close(): void;
 }

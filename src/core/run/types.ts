@@ -5,6 +5,7 @@
 import type { MetricName } from '../eval/executor.ts';
 import type { Difficulty, ItemResult } from '../types.ts';
 import type { RubricScores } from '../rubric/scores.ts';
+import type { SampleGeneration } from './generation.ts';
 
 export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
 export const RUN_FILE_VERSION = 1;
@@ -74,6 +75,8 @@ export interface SampleRecord extends ItemResult {
    * address the judge.
    */
   rubric?: RubricScores;
+  /** How a generation run produced the sample: prompt as sent, what was cut, tokens, latency, finish reason, seed, engine and model. */
+  generation?: SampleGeneration;
 }
 
 /** Text of one question of the run, for exports that feed the next RL round. */
