@@ -68,7 +68,8 @@ export default defineConfig({
         // Its own pre-bundle cache, complete up front: a dependency discovered mid-run, or the
         // other browser project re-optimising a shared cache, would reload the test page.
         cacheDir: 'node_modules/.vite/browser-engines',
-        optimizeDeps: { include: ['comlink', 'comlink/dist/esm/node-adapter.mjs', 'sql.js', '@wllama/wllama', '@mlc-ai/web-llm'] },
+        // idb, hash-wasm and zip.js: the generation-run test imports a dataset through the store and its import worker.
+        optimizeDeps: { include: ['comlink', 'comlink/dist/esm/node-adapter.mjs', 'sql.js', '@wllama/wllama', '@mlc-ai/web-llm', 'idb', 'hash-wasm', '@zip.js/zip.js'] },
         test: {
           name: 'browser-engines',
           include: ['tests/engines/**/*.browser.test.ts'],
