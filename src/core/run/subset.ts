@@ -3,6 +3,7 @@
  * id, then an optional seeded random sample. Pure, so the same choice gives the same indices
  * in the browser, in Node and in a test. Indices are gold positions, as `RunHeader.subset`.
  */
+import { mulberry32, randomIndex } from '../rl/rng.ts';
 import { WorkbenchError } from '../errors.ts';
 import type { Difficulty, Question } from '../types.ts';
 
@@ -58,28 +59,13 @@ function describe(spec: SubsetSpec, kept: number, total: number): string {
   return parts.length === 0 ? `all ${total} questions` : `${kept} of ${total} questions: ${parts.join('; ')}`;
 }
 
-/**
- * mulberry32, the same 32-bit generator as the RL statistics (core/rl/rng.ts), kept here so a
- * run's subset depends on nothing else: the same seed draws the same questions everywhere.
- */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Partial Fisher-Yates: the first `n` of a seeded shuffle, returned in ascending order. */
 function sampleOf(indices: number[], n: number, seed: number): number[] {
   const a = indices.slice();
   const rng = mulberry32(seed);
   const k = Math.min(n, a.length);
   for (let i = 0; i < k; i++) {
-    const j = i + Math.min(a.length - i - 1, Math.floor(rng() * (a.length - i)));
+    const j = i + randomIndex(rng, a.length - i);
     [a[i], a[j]] = [a[j]!, a[i]!];
   }
   return a.slice(0, k).sort((x, y) => x - y);
