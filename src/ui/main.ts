@@ -10,6 +10,7 @@ import { AppUpdate } from './app-update.svelte.ts';
 import { createDemoRun, type Phase } from './demo-run.svelte.ts';
 import { createPreviewService } from './preview-service.ts';
 import Shell from './Shell.svelte';
+import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
 import './workbench/theme.css';
 
@@ -59,7 +60,10 @@ const diagnostics: WorkbenchDiagnostics = Object.freeze({
 });
 Object.defineProperty(window, '__workbench', { value: diagnostics, enumerable: false });
 
-const store = createIdbStore();
+// Browser tests may simulate a full disk through the address (shown on the page when active).
+const testing = testDoublesFromUrl(location.search);
+if (testing) showTestDoubles(testing);
+const store = createIdbStore({ testing });
 const previews = createPreviewService();
 
 const target = document.getElementById('app');

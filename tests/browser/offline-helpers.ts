@@ -43,3 +43,33 @@ export async function cachedBytes(page: Page): Promise<Record<string, { entries:
     return out;
   });
 }
+
+/** Raw counts of the app's IndexedDB stores (what a half-written import would leave behind). */
+export async function idbCounts(page: Page): Promise<{ datasets: number; databases: number; chunks: number; runs: number; chunkShas: string[] }> {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('rlvr-workbench');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const tx = db.transaction(['datasets', 'databases', 'chunks', 'runs']);
+          const out = { datasets: 0, databases: 0, chunks: 0, runs: 0, chunkShas: [] as string[] };
+          for (const name of ['datasets', 'databases', 'runs'] as const) {
+            const r = tx.objectStore(name).count();
+            r.onsuccess = () => (out[name] = r.result);
+          }
+          const keys = tx.objectStore('chunks').getAllKeys();
+          keys.onsuccess = () => {
+            out.chunks = keys.result.length;
+            out.chunkShas = [...new Set(keys.result.map((k) => String((k as [string, number])[0])))].sort();
+          };
+          tx.oncomplete = () => {
+            db.close();
+            resolve(out);
+          };
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+  );
+}
