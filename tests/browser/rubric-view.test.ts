@@ -5,11 +5,11 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiEngine } from '../../src/adapters/engines/openai-engine.ts';
-import { summarizeRubricScores } from '../../src/core/rubric/aggregate.ts';
+import { reaggregate, summarizeRubricScores } from '../../src/core/rubric/aggregate.ts';
 import { Judge } from '../../src/core/rubric/judge.ts';
-import { validateRubric, type Rubric } from '../../src/core/rubric/model.ts';
+import { applyWeighting, validateRubric, type Rubric } from '../../src/core/rubric/model.ts';
 import { scoreSample } from '../../src/core/rubric/score.ts';
-import type { RubricScores } from '../../src/core/rubric/scores.ts';
+import { DEFAULT_EXPLICIT_OPTIONS, type RubricScores } from '../../src/core/rubric/scores.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { pairPredictions, parsePredictions } from '../../src/core/formats/predictions.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
@@ -266,6 +266,21 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     const before = judge.calls();
     await page.getByTestId('score-start').click();
     await expect.poll(async () => (await page.getByTestId('judge-stats').textContent()) ?? '', { timeout: 30_000 }).toMatch(/Judge: 0 call\(s\), [1-9]\d* answer\(s\) from the cache/);
+    expect(judge.calls()).toBe(before);
+  });
+
+  it('re-aggregates with the RaR datasets\' integer weights from the stored verdicts, without a judge call', async () => {
+    const before = judge.calls();
+    await page.getByTestId('rubric-preset').selectOption('rar-integers');
+    await page.getByTestId('reaggregate').click();
+    const weighted = applyWeighting(RUBRIC, 'rar-integers');
+    const expected = new Map([...reference].map(([k, r]) => [k, fmt3(reaggregate(r.scores, weighted.items, DEFAULT_EXPLICIT_OPTIONS).explicit?.score)]));
+    await expect
+      .poll(() => page.$$eval('[data-testid="sample-verdicts"] tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [(tr as HTMLElement).dataset.key!, tr.querySelector('[data-agg="explicit"]')!.textContent!.trim()]))))
+      .toEqual(Object.fromEntries(expected));
+    // The weights changed the score of at least one sample (else this checks nothing).
+    expect([...expected].some(([k, v]) => v !== fmt3(reference.get(k)!.scores.explicit?.score))).toBe(true);
+    expect(await page.locator('[data-testid="sample-verdicts"] thead').textContent()).toContain('essential · 5');
     expect(judge.calls()).toBe(before);
   });
 });

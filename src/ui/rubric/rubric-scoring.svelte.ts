@@ -7,9 +7,10 @@ import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
 import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../adapters/judge/idb-judge-cache.ts';
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
+import { reaggregate, summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
+import type { ExplicitOptions, Normalization } from '../../core/rubric/scores.ts';
 import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { agreement, exMatrix, histogram, sampleToScore, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
@@ -29,6 +30,10 @@ export class RubricScoring {
   /** Which score the judge-vs-EX matrix compares with EX. */
   matrixScore = $state<JudgeScoreKind>('implicit');
   threshold = $state(0.5);
+  /** Explicit aggregation: denominator, clipping, and what an item without a verdict does. */
+  normalization = $state<Normalization>('positive');
+  clip = $state(true);
+  unresolved = $state<ExplicitOptions['unresolved']>('null');
 
   running = $state(false);
   done = $state(0);
@@ -71,6 +76,37 @@ export class RubricScoring {
     this.scored = stored ?? null;
   }
 
+  get explicitOptions(): ExplicitOptions {
+    return { normalization: this.normalization, clip: this.clip, unresolved: this.unresolved };
+  }
+
+  /**
+   * The stored verdicts with the rubric's current weights and the explicit options: no judge
+   * call, no cache lookup. Refused when a criterion's text or check changed (its verdicts would
+   * be stale): then score again, which replays the cached judge answers.
+   */
+  async reaggregate(rubric: Rubric): Promise<void> {
+    const scored = this.scored;
+    if (!scored) return;
+    const key = (i: Rubric['items'][number]) => JSON.stringify([i.id, i.title, i.description, i.check]);
+    const before = new Set(scored.rubric.items.map(key));
+    const changed = rubric.id !== scored.rubricId || rubric.items.length !== before.size || rubric.items.some((i) => !before.has(key(i)));
+    if (changed) {
+      this.error = 'Criteria were added, removed or reworded since this run was scored: score it again (judge answers come from the cache).';
+      return;
+    }
+    this.error = null;
+    const r = $state.snapshot(rubric) as Rubric;
+    const next: StoredRubricRun = {
+      ...scored,
+      rubric: r,
+      scoredAt: new Date().toISOString(),
+      samples: scored.samples.map((s) => ({ ...s, scores: reaggregate(s.scores, r.items, this.explicitOptions) })),
+    };
+    await (await this.repo()).saveScores(next);
+    this.scored = next;
+  }
+
   cancel(): void {
     this.#abort?.abort();
   }
@@ -108,7 +144,7 @@ export class RubricScoring {
       const out: ScoredSample[] = [];
       for (const s of samples) {
         if (signal.aborted) throw new Error('scoring was cancelled');
-        const scores = await scoreSample(rubric, sampleToScore(s, dataset?.questions[s.index] ?? null), { aggregations, judge, concurrency: 2 });
+        const scores = await scoreSample(rubric, sampleToScore(s, dataset?.questions[s.index] ?? null), { aggregations, judge, concurrency: 2, explicit: this.explicitOptions });
         out.push({ index: s.index, sample: s.sample, scores: $state.snapshot(scores) as typeof scores });
         this.done = out.length;
         if (judge) this.stats = { ...judge.stats };
