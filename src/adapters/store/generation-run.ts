@@ -7,7 +7,7 @@
 import { transfer } from 'comlink';
 import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import type { Engine } from '../../core/engine/engine.ts';
-import { loadDatabaseContext, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
+import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { CANCEL, remainingJobs, runGeneration, type GenerationOutcome, type GenerationProgress, type GenerationSpec } from '../../core/run/generation.ts';
 import type { RunConfig, RunHeader } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
@@ -45,6 +45,8 @@ export interface GenerationHooks {
   /** Called once the header is stored (the run's id is known). */
   onStart?: (run: RunHeader) => void;
 }
+
+export type GenerationPreviewSpec = Pick<GenerationSpec, 'template' | 'sampleRows' | 'descriptions'> & { maxTokens: number };
 
 export interface GenerationRunResult {
   run: RunHeader;
@@ -221,4 +223,35 @@ async function execute(ctx: GenerationStoreContext, run: RunHeader, plan: Genera
   }
   if (failure) throw failure;
   return { run: final, outcome };
+}
+
+/**
+ * The prompt of one question as a run with `spec` would build it (the Generate screen's
+ * preview), with the engine's tokenizer and context window when one is loaded.
+ */
+export async function previewGenerationPrompt(
+  idb: WorkbenchIdb,
+  dataset: DatasetRecord,
+  index: number,
+  spec: GenerationPreviewSpec,
+  engine: Engine | null,
+): Promise<BuiltPrompt> {
+  const q = dataset.questions[index];
+  if (!q) throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no question at position ${index}`);
+  const dbSource = storeDbSource(idb, dataset.databases, dataset.name);
+  const worker = spawnBrowserSqlWorker();
+  try {
+    await worker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
+    const source = createSqlWorkerSchemaSource({ api: worker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
+    const rows = spec.sampleRows ?? spec.template.sampleRows;
+    const ctx = await loadDatabaseContext(source, q.dbId, { sampleRows: rows, descriptions: spec.descriptions ?? spec.template.descriptions });
+    return await buildPrompt(spec.template, ctx, q, {
+      sampleRows: rows,
+      descriptions: spec.descriptions,
+      budget: { contextWindow: engine?.contextWindow() ?? null, reserve: spec.maxTokens },
+      countTokens: engine?.capabilities.tokenize && engine.countTokens ? (t) => engine.countTokens!(t) : undefined,
+    });
+  } finally {
+    worker.terminate();
+  }
 }

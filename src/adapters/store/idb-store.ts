@@ -17,9 +17,10 @@ import { deleteOrphanChunks, holdLock } from './database-bytes.ts';
 import { StoreError } from './errors.ts';
 import { executeRun, itemKey, type ExecutionContext } from './run-execution.ts';
 import type { Engine } from '../../core/engine/engine.ts';
+import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
 import {
-  generationPlan, questionsWithDatabase, resumeGenerationRun, startGenerationRun,
-  type GenerationHooks, type GenerationPlan, type GenerationRunRequest, type GenerationRunResult, type GenerationStoreContext,
+  generationPlan, previewGenerationPrompt, questionsWithDatabase, resumeGenerationRun, startGenerationRun,
+  type GenerationHooks, type GenerationPreviewSpec, type GenerationPlan, type GenerationRunRequest, type GenerationRunResult, type GenerationStoreContext,
 } from './generation-run.ts';
 import { allSamples, countSamples, samplePage, storedKeys } from './sample-blocks.ts';
 import { BLOCK_SIZE, DEFAULT_DB_NAME, blockRange, chunkRange, openWorkbenchDb, type WorkbenchIdb } from './schema.ts';
@@ -354,6 +355,10 @@ class IdbStore implements WorkbenchStore {
 
   async questionsWithDatabase(datasetId: string): Promise<number[]> {
     return questionsWithDatabase(await this.idb(), await this.dataset(datasetId));
+  }
+
+  async previewGenerationPrompt(datasetId: string, index: number, spec: GenerationPreviewSpec, engine: Engine | null): Promise<BuiltPrompt> {
+    return previewGenerationPrompt(await this.idb(), await this.dataset(datasetId), index, spec, engine);
   }
 
   private async generationContext(): Promise<GenerationStoreContext> {

@@ -7,7 +7,8 @@ import type { GoldEntry, Question } from '../../core/types.ts';
 import type { FileRef, RunConfig, RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemStatus } from '../../core/types.ts';
 import type { Engine } from '../../core/engine/engine.ts';
-import type { GenerationHooks, GenerationPlan, GenerationRunRequest, GenerationRunResult } from './generation-run.ts';
+import type { GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult } from './generation-run.ts';
+import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
 
 export interface StoredDatabase {
   /** sha256 of the file: one stored copy per distinct database, shared by every dataset and run. */
@@ -130,6 +131,8 @@ export interface WorkbenchStore {
   generationPlan(runId: string): Promise<GenerationPlan | undefined>;
   /** Gold positions of a dataset's questions whose database is stored. */
   questionsWithDatabase(datasetId: string): Promise<number[]>;
+  /** The prompt a generation run would send for one question (the Generate screen's preview). */
+  previewGenerationPrompt(datasetId: string, index: number, spec: GenerationPreviewSpec, engine: Engine | null): Promise<BuiltPrompt>;
   /** Closes the IndexedDB connection (tests; a page being left). */
   close(): void;
 }

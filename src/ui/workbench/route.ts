@@ -10,6 +10,7 @@ export type Route =
   | { page: 'items'; runId: string | null; item: ItemKey | null }
   | { page: 'rl'; runId: string | null }
   | { page: 'compare'; runIds: string[] }
+  | { page: 'generate' }
   | { page: 'rubrics' };
 
 export interface ItemKey {
@@ -51,6 +52,8 @@ export function parseHash(hash: string): Route {
       return { page: 'compare', runIds: parts.slice(1) };
     case 'rubrics':
       return { page: 'rubrics' };
+    case 'generate':
+      return { page: 'generate' };
     default:
       return { page: 'demo' };
   }
@@ -76,5 +79,7 @@ export function routeHash(route: Route): string {
       return ['#/compare', ...route.runIds.map(e)].join('/');
     case 'rubrics':
       return '#/rubrics';
+    case 'generate':
+      return '#/generate';
   }
 }
