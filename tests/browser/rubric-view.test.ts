@@ -258,6 +258,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     );
     expect(await page.locator('[data-testid="rewarded-wrong"] a').evaluateAll((as) => as.map((a) => (a as HTMLElement).dataset.key))).toEqual(m.rewardedWrong);
     expect(m.passWrong + m.passRight + m.failRight + m.failWrong).toBe(keys.length);
+    await page.getByTestId('only-rewarded-wrong').check();
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.key))).toEqual(m.rewardedWrong);
+    await page.getByTestId('only-rewarded-wrong').uncheck();
+    expect(await rows.count()).toBe(keys.length);
     await page.locator('canvas').first().waitFor();
     await screenshot(page, 'rubric-view.png', true);
   });
