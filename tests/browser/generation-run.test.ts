@@ -1,0 +1,87 @@
+/**
+ * The Generate screen end to end in the built app (headless Chromium): the embedded demo
+ * dataset imported through the Datasets page, the REAL stories260K.gguf picked with the file
+ * input and loaded on the CPU engine, a run of the first 3 questions started from the page,
+ * live progress seen, the finished run opened in the dashboard; then the page is reloaded and
+ * the run is still listed, and the explorer shows each sample's prompt and completion (a
+ * story: extraction rule `none`, EX 0).
+ */
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sharedData } from '../helpers/shared-data.ts';
+import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { DEMO_ROOT } from './node-reference.ts';
+import { importDataset, laptopPage, screenshot } from './workbench-helpers.ts';
+
+describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real GGUF model on the CPU engine'), () => {
+  let server: StaticServer;
+  let browser: Browser;
+  let page: Page;
+  let watch: PageWatch;
+
+  beforeAll(async () => {
+    server = await serveStatic(builtAppDir());
+    browser = await launchChromium();
+    page = await laptopPage(browser);
+    watch = watchPage(page);
+  });
+  afterEach(() => {
+    expect(watch.problems).toEqual([]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('generates 3 questions, stores each sample with its prompt and completion, and shows the run after a reload', async () => {
+    const t0 = Date.now();
+    await page.goto(server.url + '#/datasets');
+    const imported = await importDataset(page, {
+      kind: 'bird', name: 'Demo library',
+      files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(DEMO_ROOT, f)),
+    });
+    expect(imported.ok, imported.message).toBe(true);
+
+    await page.getByTestId('nav-generate').click();
+    await page.getByTestId('generate-page').waitFor();
+    await page.getByTestId('gguf-file').setInputFiles(sharedData('models', 'stories260K.gguf'));
+    await page.getByTestId('engine-load').click();
+    await expect.poll(async () => (await page.getByTestId('engine-loaded').textContent()) ?? '', { timeout: 60_000 }).toContain('wllama · stories260K.gguf');
+
+    await page.getByTestId('gen-subset').selectOption('first');
+    await page.getByTestId('gen-first-n').fill('3');
+    await page.getByTestId('gen-max-tokens').fill('16');
+    await page.getByTestId('gen-preview').click();
+    await expect.poll(async () => (await page.getByTestId('gen-preview-text').textContent()) ?? '', { timeout: 30_000 }).toContain('CREATE TABLE');
+    expect(await page.getByTestId('gen-preview-note').textContent()).toMatch(/tokens \(the engine's tokenizer\) of 2032 available/);
+    await page.getByTestId('gen-name').fill('stories on the demo');
+    await page.getByTestId('gen-start').click();
+    await page.getByTestId('gen-progress').waitFor({ timeout: 30_000 });
+
+    // A finished run opens in the dashboard.
+    await page.waitForURL(/#\/run\/[^/]+$/, { timeout: 90_000 });
+    const runId = decodeURIComponent(page.url().split('#/run/')[1]!);
+    await screenshot(page, 'generation-dashboard.png');
+
+    await page.reload();
+    await page.getByTestId('nav-runs').click();
+    await expect.poll(async () => (await page.locator('main').textContent()) ?? '', { timeout: 30_000 }).toContain('stories on the demo');
+
+    for (const index of [0, 1, 2]) {
+      await page.goto(`${server.url}#/run/${encodeURIComponent(runId)}/items/${index}.0`);
+      const detail = page.getByTestId('item-detail');
+      await detail.waitFor();
+      expect(await detail.getAttribute('data-ex')).toBe('0');
+      const prompt = page.getByTestId('sample-prompt');
+      await prompt.locator('summary').click();
+      const text = ((await prompt.textContent()) ?? '').replace(/\s+/g, ' ');
+      expect(text).toContain('CREATE TABLE');
+      expect(text).toMatch(/bird-minidev-v1, \d+ tokens/);
+      expect(text).toMatch(/wllama · stories260K\.gguf · \d+ tokens in, \d+ out · \d+ ms · (stop|length) · seed 0/);
+      expect(await detail.textContent()).toContain('Completion the SQL was extracted from (none)');
+    }
+    await screenshot(page, 'generation-explorer.png');
+    console.log(`generate screen: ${Date.now() - t0} ms (import, load, 3 samples, reload, explorer)`);
+  });
+});
