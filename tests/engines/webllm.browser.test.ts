@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { probeGpu, checkCatalogModel } from '../../src/adapters/engines/webgpu-capability.ts';
 import { deleteCachedModel, importLocalModel, listCachedModels, type LocalFile } from '../../src/adapters/engines/webllm-cache.ts';
 import { customModelRecord, type CustomModelRecord } from '../../src/adapters/engines/webllm-custom.ts';
-import { createWebLlmEngine, type WebLlmEngine } from '../../src/adapters/engines/webllm-engine.ts';
+import { createWebLlmEngine, deleteModel, isModelCached, type WebLlmEngine } from '../../src/adapters/engines/webllm-engine.ts';
 
 const engines: WebLlmEngine[] = [];
 const engine = (...args: Parameters<typeof createWebLlmEngine>) => {
@@ -142,6 +142,16 @@ describe("offline import into web-llm's cache", () => {
     expect(await deleteCachedModel(record.filesUrl, record.modelLibUrl)).toBe(6);
     expect(await webllm.hasModelInCache(record.id, appConfigOf(record))).toBe(false);
     expect((await listCachedModels()).find((m) => m.filesUrl === record.filesUrl)).toBeUndefined();
+  });
+
+  it("is seen and deleted by web-llm's own hasModelInCache / deleteModelAllInfoInCache", async () => {
+    const record = await importLocalModel(folder(), { id: 'webllm-delete' });
+    expect(await isModelCached(record.id, record)).toBe(true);
+    await deleteModel(record.id, record);
+    expect(await isModelCached(record.id, record)).toBe(false);
+    expect((await listCachedModels()).find((m) => m.filesUrl === record.filesUrl)).toBeUndefined();
+    expect(await (await caches.open('webllm/wasm')).match(record.modelLibUrl)).toBeUndefined();
+    expect(await (await caches.open('webllm/config')).match(`${record.filesUrl}mlc-chat-config.json`)).toBeUndefined();
   });
 
   it('loads an imported model from the cache alone: web-llm reaches the model library without any network', async () => {

@@ -49,6 +49,11 @@ export function catalogModelUrl(entry: WebLlmCatalogEntry): string {
   return `https://huggingface.co/mlc-ai/${entry.id}`;
 }
 
+/** Where web-llm caches a catalog model's files (the keys `listCachedModels` reports). */
+export function catalogFilesUrl(entry: WebLlmCatalogEntry): string {
+  return `${catalogModelUrl(entry)}/resolve/main/`;
+}
+
 export function catalogNeeds(entry: WebLlmCatalogEntry, extra: { cached?: boolean; downloadBytes?: number | null } = {}): ModelNeeds {
   const alt = WEBLLM_CATALOG.find((e) => e.id === entry.alternative);
   const exact = typeof extra.downloadBytes === 'number';
@@ -112,6 +117,6 @@ export async function checkCatalogModel(id: string, options: CatalogCheckOptions
   const entry = WEBLLM_CATALOG.find((e) => e.id === id);
   if (!entry) throw new Error(`${id} is not in the WebLLM catalog`);
   const probe = options.probe ?? (await probeGpu());
-  const downloadBytes = options.measure && !options.cached ? await measureDownload(`${catalogModelUrl(entry)}/resolve/main/`) : null;
+  const downloadBytes = options.measure && !options.cached ? await measureDownload(catalogFilesUrl(entry)) : null;
   return gpuVerdict(probe, catalogNeeds(entry, { cached: options.cached, downloadBytes }));
 }

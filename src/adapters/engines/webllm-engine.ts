@@ -23,9 +23,9 @@ import { gpuVerdict } from '../../core/engine/gpu-verdict.ts';
 import { abortedCompletion, applyStop, errorCompletion, meanLogprob, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
 import { catalogNeeds, customNeeds, probeGpu } from './webgpu-capability.ts';
 import { WEBLLM_CATALOG } from './webllm-catalog.ts';
-import { IMPORT_HOST } from './webllm-cache.ts';
-import { preflightCustomModel, type CustomModelRecord, type PreflightResult } from './webllm-custom.ts';
-import { mapWebLlmError } from './webllm-errors.ts';
+import { IMPORT_HOST, deleteCachedModel } from './webllm-cache.ts';
+import { preflightCustomModel, webllmFilesUrl, type CustomModelRecord, type PreflightResult } from './webllm-custom.ts';
+import { GPU_LOST_ADVICE, mapWebLlmError } from './webllm-errors.ts';
 
 export interface WebLlmEngineOptions {
   /** Custom checkpoints (from a URL or imported from disk) the engine can load, by id. */
@@ -183,8 +183,16 @@ export class WebLlmEngine implements Engine {
             }
           }
         } catch (err) {
-          const e = mapWebLlmError(err, prompt.questionId === undefined ? undefined : `question ${prompt.questionId}`);
-          if (e.code === 'GPU_LOST') throw e;
+          // web-llm unloads the model itself when the device is lost; this engine never does
+          // so behind the run's back, so "not loaded" here means the GPU went away.
+          const dropped = /ModelNotLoadedError|Model not loaded/i.test(`${(err as Error).name} ${(err as Error).message}`);
+          const e = dropped
+            ? new EngineError('GPU_LOST', `${GPU_LOST_ADVICE} (web-llm dropped the model: ${(err as Error).message.slice(0, 80)})`)
+            : mapWebLlmError(err, prompt.questionId === undefined ? undefined : `question ${prompt.questionId}`);
+          if (e.code === 'GPU_LOST') {
+            this.engine = null;
+            throw e;
+          }
           out.push(errorCompletion(e.message, seed, performance.now() - t0));
           continue;
         }
@@ -227,4 +235,31 @@ export class WebLlmEngine implements Engine {
 
 export function createWebLlmEngine(options: WebLlmEngineOptions = {}): WebLlmEngine {
   return new WebLlmEngine(options);
+}
+
+/** web-llm's record of a catalog or custom model, for its cache functions. */
+async function appConfigFor(id: string, custom?: CustomModelRecord): Promise<{ webllm: typeof import('@mlc-ai/web-llm'); appConfig: AppConfig }> {
+  const webllm = await import('@mlc-ai/web-llm');
+  const record = custom
+    ? { model: custom.modelUrl, model_id: custom.id, model_lib: custom.modelLibUrl }
+    : webllm.prebuiltAppConfig.model_list.find((m) => m.model_id === id);
+  if (!record) throw new EngineError('MODEL_MISSING', `"${id}" is not a WebLLM prebuilt model; pass its custom record`);
+  return { webllm, appConfig: { model_list: [record], cacheBackend: 'cache' } };
+}
+
+/** Whether web-llm holds the model's weights (its own hasModelInCache). */
+export async function isModelCached(id: string, custom?: CustomModelRecord): Promise<boolean> {
+  const { webllm, appConfig } = await appConfigFor(id, custom);
+  return webllm.hasModelInCache(id, appConfig);
+}
+
+/**
+ * Deletes weights, tokenizer, config and library of a model: web-llm's
+ * deleteModelAllInfoInCache, then whatever it leaves behind (it keeps tensor-cache.json).
+ */
+export async function deleteModel(id: string, custom?: CustomModelRecord): Promise<void> {
+  const { webllm, appConfig } = await appConfigFor(id, custom);
+  await webllm.deleteModelAllInfoInCache(id, appConfig);
+  const record = appConfig.model_list[0]!;
+  await deleteCachedModel(webllmFilesUrl(record.model), record.model_lib);
 }
