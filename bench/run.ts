@@ -1,0 +1,337 @@
+/**
+ * `npm run bench [-- --quick] [--out FILE] [--rounds N]`: evaluation speed of our sql.js worker
+ * pool against native SQLite (better-sqlite3) on the same items, database opening speed and the
+ * memory of a worker holding a large database (issue 8). Prints a table; `--out` writes JSON.
+ * Methods are described next to each measurement below and in the README's Benchmarks section.
+ */
+import { transfer } from 'comlink';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawnNodeSqlWorker } from '../src/adapters/node/sql-worker-host.ts';
+import { SqlPool } from '../src/adapters/sql-pool.ts';
+import type { EvalOptions } from '../src/core/eval/executor.ts';
+import type { EvalItem, ItemResult } from '../src/core/types.ts';
+import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload } from './items.ts';
+import { IMPLEMENTED_KEYS, NOT_YET_MEASURED, TARGETS } from './keys.ts';
+import { runNative, type NativeItemResult } from './native-host.ts';
+import { makeLargeDb, makeTinyDb } from './synthetic-db.ts';
+
+interface Args {
+  quick: boolean;
+  out: string | null;
+  rounds: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { quick: false, out: null, rounds: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--quick') args.quick = true;
+    else if (a === '--out') args.out = argv[++i] ?? fail('--out needs a file');
+    else if (a === '--rounds') {
+      args.rounds = Number(argv[++i]);
+      if (!Number.isInteger(args.rounds) || args.rounds < 1) fail('--rounds needs a positive integer');
+    } else if (a === '--help' || a === '-h') {
+      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE] [--rounds N]\n');
+      process.exit(0);
+    } else fail(`unknown argument ${a}`);
+  }
+  if (args.rounds === 0) args.rounds = args.quick ? 1 : 3;
+  return args;
+}
+
+function fail(msg: string): never {
+  process.stderr.write(`bench: ${msg}\n`);
+  process.exit(2);
+}
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const MiB = 1024 * 1024;
+
+/** The official per-item timeout (prediction and gold together), on both sides. */
+const ITEM_TIMEOUT_MS = 30_000;
+/** An item that natively runs longer than this is a runaway: left out of the timed workload. */
+const RUNAWAY_MS = 10_000;
+
+const EVAL_OPTIONS: EvalOptions = {
+  metrics: ['ex', 'soft-f1'], timeoutMs: ITEM_TIMEOUT_MS, readOnly: false, vesIterations: 1, previewRows: 0,
+};
+
+interface Timed {
+  ms: number;
+  cpuMs: number;
+}
+
+/** Warm-up items on two tiny synthetic databases: one per worker, JIT and sql.js loaded. */
+function warmupItems(ids: string[]): EvalItem[] {
+  const out: EvalItem[] = [];
+  for (const dbId of ids) {
+    for (const [predSql, goldSql] of [
+      ['SELECT name FROM t WHERE id < 50', 'SELECT name FROM t WHERE id < 50 ORDER BY id DESC'],
+      ['SELECT count(*), avg(score) FROM t', 'SELECT count(*), avg(score) FROM t'],
+    ] as const) {
+      out.push({
+        index: out.length, questionId: out.length, dbId, difficulty: 'unknown', predSql, goldSql,
+        extraction: { rule: 'sql-line', thinkStripped: false },
+      });
+    }
+  }
+  return out;
+}
+
+async function timePool(w: Workload, items: EvalItem[], size: number, warmup: EvalItem[]): Promise<Timed & { results: ItemResult[]; startMs: number }> {
+  const pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: workloadDbSource(w), size });
+  try {
+    // Worker start (thread, tsx, sql.js wasm) is measured apart; the timed part opens every
+    // database of the workload from its file, as a CLI run does.
+    const s0 = performance.now();
+    await pool.evaluate(warmup, EVAL_OPTIONS);
+    const startMs = performance.now() - s0;
+    const c0 = cpuMs();
+    const t0 = performance.now();
+    const results = await pool.evaluate(items, EVAL_OPTIONS);
+    return { ms: performance.now() - t0, cpuMs: cpuMs() - c0, results, startMs };
+  } finally {
+    await pool.dispose();
+  }
+}
+
+async function timeNative(w: Workload, items: EvalItem[], warmup: EvalItem[], timeoutMs = ITEM_TIMEOUT_MS): Promise<Timed & { results: NativeItemResult[]; timeouts: number[] }> {
+  const c0 = cpuMs();
+  const r = await runNative(items, w.dbPath, { timeoutMs, softF1: true, warmup });
+  // cpu includes the native thread's start and warm-up: small, and only against the reference.
+  return { ms: r.ms, cpuMs: cpuMs() - c0, results: r.results, timeouts: r.timeouts };
+}
+
+/** `db_open_ms_per_mib`: loadDb in one worker (transfer, open, table count, quick_check). */
+async function measureDbOpen(reps: number): Promise<{ msPerMiB: number; perDb: Record<string, { mib: number; ms: number }> }> {
+  const worker = spawnNodeSqlWorker();
+  try {
+    await worker.api.init({ cacheBytes: 512 * MiB });
+    const perDb: Record<string, { mib: number; ms: number }> = {};
+    let totalMs = 0;
+    let totalMiB = 0;
+    for (const dbId of ['student_club', 'superhero', 'toxicology']) {
+      const bytes = new Uint8Array(readFileSync(path.join(BIRD_DB_ROOT, dbId, `${dbId}.sqlite`)));
+      const times: number[] = [];
+      for (let i = 0; i < reps + 1; i++) {
+        const copy = bytes.slice();
+        const t0 = performance.now();
+        await worker.api.loadDb(dbId, transfer(copy, [copy.buffer]));
+        if (i > 0) times.push(performance.now() - t0); // the first open warms the worker up
+      }
+      const ms = median(times);
+      perDb[dbId] = { mib: bytes.length / MiB, ms };
+      totalMs += ms;
+      totalMiB += bytes.length / MiB;
+    }
+    return { msPerMiB: totalMs / totalMiB, perDb };
+  } finally {
+    worker.terminate();
+  }
+}
+
+interface Probe {
+  sizeBytes: number; resetPeak: boolean; baseRssKiB: number; peakHwmKiB: number; afterRssKiB: number;
+  readMs: number; openMs: number; scanMs: number;
+}
+
+/** `peak_worker_rss_mib_per_db_mib`: a child process holding the synthetic database in one worker. */
+function probeRss(file: string): Promise<Probe> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench', 'rss-probe.ts'), file], {
+      cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`rss probe exited with ${code}: ${err}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!) as Probe);
+    });
+  });
+}
+
+function fmt(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  if (Number.isInteger(v)) return String(v);
+  return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const started = new Date();
+  const load0 = loadavg();
+  const tmp = mkdtempSync(path.join(tmpdir(), 'wb-bench-'));
+  const cleanup = () => rmSync(tmp, { recursive: true, force: true });
+  process.once('SIGINT', () => {
+    cleanup();
+    process.exit(130);
+  });
+  try {
+    const allWorkers = availableParallelism();
+    const w = loadWorkload(args.quick ? { birdFiles: 2, spiderStride: 4 } : {});
+    const warmIds = ['__bench_warmup_0', '__bench_warmup_1'];
+    for (const id of warmIds) w.dbPath.set(id, makeTinyDb(tmp, id));
+    const warmup = warmupItems(warmIds);
+    const label = (i: number) => `${w.sources[i]} #${w.items[i]!.index} (${w.items[i]!.dbId})`;
+    log(`${w.items.length} items (${w.birdItems} BIRD from ${w.birdFiles.length} prediction files, ${w.spiderItems} Spider), ` +
+      `${allWorkers} cores, ${args.rounds} round(s)`);
+
+    // 1. Runaways: items that natively run longer than RUNAWAY_MS. Each would cost the same idle
+    // wait on both sides (the timeout), which says nothing about speed, so they are left out of
+    // the timed workload and counted.
+    log(`native pass to find runaway items (> ${RUNAWAY_MS / 1000} s natively)...`);
+    const pre = await timeNative(w, w.items, warmup, RUNAWAY_MS);
+    const runaway = new Set(pre.timeouts);
+    const kept = w.items.map((_, i) => i).filter((i) => !runaway.has(i));
+    const items = kept.map((i) => w.items[i]!);
+    log(`runaways: ${[...runaway].map(label).join(', ') || 'none'}`);
+
+    // 2. Timed rounds, interleaved so that a change of machine load hits every side alike.
+    const rounds: { native: Timed; one: Timed; all: Timed; startOne: number; startAll: number }[] = [];
+    const disagreeing = new Map<number, { native: number; one: number; all: number; nativeStatus: string; oursStatus: string; error: string | null }>();
+    let timeoutsOurs = 0;
+    let timeoutsNative = 0;
+    let statusDiff = 0;
+    for (let r = 0; r < args.rounds; r++) {
+      log(`round ${r + 1}/${args.rounds}: native...`);
+      const native = await timeNative(w, items, warmup);
+      log(`  native ${fmt(native.ms)} ms; pool with 1 worker...`);
+      const one = await timePool(w, items, 1, warmup);
+      log(`  1 worker ${fmt(one.ms)} ms; pool with ${allWorkers} workers...`);
+      const all = await timePool(w, items, allWorkers, warmup);
+      log(`  ${allWorkers} workers ${fmt(all.ms)} ms`);
+      rounds.push({ native, one, all, startOne: one.startMs, startAll: all.startMs });
+      timeoutsNative = Math.max(timeoutsNative, native.timeouts.length);
+      timeoutsOurs = Math.max(
+        timeoutsOurs,
+        one.results.filter((x) => x.status === 'timeout').length,
+        all.results.filter((x) => x.status === 'timeout').length,
+      );
+      let sd = 0;
+      for (let i = 0; i < items.length; i++) {
+        const n = native.results[i]!;
+        const a = one.results[i]!;
+        const b = all.results[i]!;
+        if (n.status === 'timeout' || a.status === 'timeout' || b.status === 'timeout') continue;
+        if (n.status !== a.status || n.status !== b.status) sd++;
+        if (n.ex !== a.ex || n.ex !== b.ex) {
+          disagreeing.set(i, { native: n.ex, one: a.ex, all: b.ex, nativeStatus: n.status, oursStatus: a.status, error: a.error ?? n.error });
+        }
+      }
+      statusDiff = Math.max(statusDiff, sd);
+    }
+
+    const nativeMs = median(rounds.map((x) => x.native.ms));
+    const oneMs = median(rounds.map((x) => x.one.ms));
+    const allMs = median(rounds.map((x) => x.all.ms));
+    const ratio = (k: 'one' | 'all') => median(rounds.map((x) => x[k].ms / x.native.ms));
+    const cpuRatio = (k: 'one' | 'all') => median(rounds.map((x) => x[k].cpuMs / x.native.cpuMs));
+
+    // 3. Opening databases in a worker.
+    log('opening the BIRD databases in a worker...');
+    const open = await measureDbOpen(args.quick ? 3 : 9);
+
+    // 4. Memory of a worker holding a large database.
+    const targetMiB = args.quick ? 100 : 500;
+    log(`making a ~${targetMiB} MiB synthetic database...`);
+    const big = makeLargeDb(tmp, 'bench_large', targetMiB * MiB);
+    log(`  ${fmt(big.sizeBytes / MiB)} MiB; loading it in one worker (child process)...`);
+    const probe = await probeRss(big.file);
+    rmSync(path.dirname(big.file), { recursive: true, force: true });
+    const dbMiB = probe.sizeBytes / MiB;
+
+    const keys: Record<string, number> = {
+      eval_items: items.length,
+      eval_ratio_vs_native_1worker: ratio('one'),
+      eval_ratio_vs_native_allworkers: ratio('all'),
+      eval_items_per_s_allworkers: items.length / (allMs / 1000),
+      eval_disagreements: disagreeing.size,
+      db_open_ms_per_mib: open.msPerMiB,
+      peak_worker_rss_mib_per_db_mib: (probe.peakHwmKiB - probe.baseRssKiB) / 1024 / dbMiB,
+      // Context for the keys above.
+      eval_items_runaway_excluded: runaway.size,
+      eval_timeouts_ours: timeoutsOurs,
+      eval_timeouts_native: timeoutsNative,
+      eval_status_disagreements: statusDiff,
+      eval_native_ms: nativeMs,
+      eval_1worker_ms: oneMs,
+      eval_allworkers_ms: allMs,
+      eval_allworkers: allWorkers,
+      eval_items_per_s_native: items.length / (nativeMs / 1000),
+      eval_items_per_s_1worker: items.length / (oneMs / 1000),
+      eval_cpu_ratio_vs_native_1worker: cpuRatio('one'),
+      eval_cpu_ratio_vs_native_allworkers: cpuRatio('all'),
+      worker_start_ms_1worker: median(rounds.map((x) => x.startOne)),
+      large_db_mib: dbMiB,
+      large_db_open_ms_per_mib: probe.openMs / dbMiB,
+      large_db_steady_rss_mib_per_db_mib: (probe.afterRssKiB - probe.baseRssKiB) / 1024 / dbMiB,
+    };
+    for (const k of IMPLEMENTED_KEYS) if (!Number.isFinite(keys[k])) throw new Error(`key ${k} is not a finite number: ${keys[k]}`);
+
+    // Table.
+    const rows: [string, string, string, string][] = [];
+    for (const [k, v] of Object.entries(keys)) {
+      const t = TARGETS[k];
+      rows.push([k, fmt(v), t?.text ?? '', t ? (t.met(v) ? 'met' : 'MISSED') : '']);
+    }
+    for (const k of NOT_YET_MEASURED) rows.push([k, 'not yet measured', TARGETS[k]?.text ?? '', '']);
+    const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length), ['key', 'value', 'target', ''][c]!.length));
+    const line = (r: string[]) => r.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    process.stdout.write([line(['key', 'value', 'target', '']), line(widths.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n') + '\n');
+    if (disagreeing.size > 0) {
+      process.stdout.write(`\nEX disagreements (native vs ours):\n`);
+      for (const [i, d] of disagreeing) process.stdout.write(`  ${label(kept[i]!)}: native ${d.native}, ours ${d.one}/${d.all} (${d.error ?? ''})\n`);
+    }
+
+    if (args.out) {
+      const json = {
+        ...keys,
+        not_yet_measured: [...NOT_YET_MEASURED],
+        meta: {
+          command: `npm run bench --${args.quick ? ' --quick' : ''}${args.rounds !== (args.quick ? 1 : 3) ? ` --rounds ${args.rounds}` : ''} --out FILE`,
+          started: started.toISOString(),
+          node: process.version,
+          cpu: cpus()[0]?.model ?? 'unknown',
+          cores: allWorkers,
+          loadavg_start: load0,
+          loadavg_end: loadavg(),
+          workload: {
+            bird_prediction_files: w.birdFiles.map((f) => path.basename(f)),
+            bird_items: w.birdItems, spider_items: w.spiderItems,
+            runaway_excluded: [...runaway].map((i) => ({ item: label(i), pred: w.items[i]!.predSql.slice(0, 300) })),
+          },
+          item_timeout_ms: ITEM_TIMEOUT_MS,
+          runaway_ms: RUNAWAY_MS,
+          rounds: rounds.map((x) => ({
+            native_ms: x.native.ms, one_worker_ms: x.one.ms, all_workers_ms: x.all.ms,
+            native_cpu_ms: x.native.cpuMs, one_worker_cpu_ms: x.one.cpuMs, all_workers_cpu_ms: x.all.cpuMs,
+            start_one_ms: x.startOne, start_all_ms: x.startAll,
+          })),
+          db_open: open.perDb,
+          rss_probe: probe,
+          disagreements: [...disagreeing].map(([i, d]) => ({ item: label(kept[i]!), ...d })),
+        },
+      };
+      writeFileSync(args.out, JSON.stringify(json, null, 1) + '\n');
+      log(`wrote ${args.out}`);
+    }
+  } finally {
+    cleanup();
+  }
+}
+
+await main();
