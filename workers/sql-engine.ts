@@ -16,6 +16,7 @@ import {
   NUL_MESSAGE,
   firstSignificantIndex,
   hasTrailingStatement,
+  leadingKeyword,
   looksLikeQuery,
 } from '../src/core/sql/python-statement.ts';
 import { resultKey } from '../src/core/rl/result-key.ts';
@@ -25,6 +26,18 @@ import type { ExecDone, ExecRequest, NeedDb, QueryResult, SqlWorkerApi, TimeRequ
 interface OpenDb {
   db: Database;
   sizeBytes: number;
+  /**
+   * The bytes given to loadDb while the in-memory file system uses them as the database file
+   * (see openSharing); null once the connection runs on a private copy.
+   */
+  shared: Uint8Array | null;
+  /** The fingerprint query, prepared once per connection (see fingerprint()). */
+  fpStmt: Statement | null;
+}
+
+interface Fingerprint {
+  data: string;
+  connection: string;
 }
 
 interface Result {
@@ -38,6 +51,42 @@ const MAX_SAFE = 9007199254740991;
 /** sql.js reads INTEGER as bigint with `useBigInt` (its typings omit the second argument). */
 const getExact = (stmt: Statement): SqlValue[] =>
   (stmt.get as unknown as (p: null, c: { useBigInt: boolean }) => SqlValue[]).call(stmt, null, { useBigInt: true });
+
+/**
+ * Opens `bytes` without copying them. sql.js writes the bytes into its in-memory file system,
+ * whose first write of a file keeps `data.slice(0, n)`: a second copy of the whole database,
+ * alive beside the first while the database opens (twice the memory of a large file). Here
+ * `slice` of the whole array returns the array itself for the time of the open, so the file
+ * system reads the caller's bytes in place. Reading never writes to the database file; a
+ * statement that may write runs only after privatize() (the caller's bytes are never changed).
+ */
+function openSharing(SQL: SqlJsStatic, bytes: Uint8Array): Database {
+  const n = bytes.length;
+  Object.defineProperty(bytes, 'slice', {
+    configurable: true,
+    value(this: Uint8Array, start?: number, end?: number) {
+      return start === 0 && end === n ? this : Uint8Array.prototype.slice.call(this, start, end);
+    },
+  });
+  try {
+    return new SQL.Database(bytes);
+  } finally {
+    delete (bytes as { slice?: unknown }).slice;
+  }
+}
+
+/**
+ * Only SELECT and VALUES statements never write. Anything else may (WITH ... DELETE, DML, DDL,
+ * PRAGMA, a leading empty statement before a write...).
+ */
+function mayWrite(text: string): boolean {
+  const k = leadingKeyword(text);
+  return k !== 'SELECT' && k !== 'VALUES';
+}
+
+const FINGERPRINT_SQL =
+  'SELECT total_changes(), (SELECT schema_version FROM pragma_schema_version), ' +
+  '(SELECT group_concat(name) FROM pragma_database_list)';
 
 /** Thrown inside the engine to tag which query failed. */
 class SideError extends Error {}
@@ -84,6 +133,20 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     }
   }
 
+  /**
+   * Before a statement that may write: a connection that reads the caller's bytes in place is
+   * re-opened on a copy of them (the connection is clean here: anything that changed it has
+   * dropped it). At most once per load, and only for items that are not plain queries.
+   */
+  function privatize(entry: OpenDb, ...texts: string[]): void {
+    if (!entry.shared || !texts.some(mayWrite)) return;
+    const bytes = entry.shared;
+    entry.db.close();
+    entry.db = new (sql().Database)(bytes);
+    entry.shared = null;
+    entry.fpStmt = null;
+  }
+
   /** Runs one SQL text under Python sqlite3's rules and fetches every row. */
   function runPython(db: Database, text: string): Result {
     if (text.includes('\u0000')) throw new Error(NUL_MESSAGE);
@@ -122,12 +185,17 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
    * connection is re-opened before the next item. The temp schema is not read here
    * because reading it would create the temp database.
    */
-  function fingerprint(db: Database): { data: string; connection: string } {
-    const r = db.exec(
-      'SELECT total_changes(), (SELECT schema_version FROM pragma_schema_version), ' +
-        "(SELECT group_concat(name) FROM pragma_database_list)",
-    )[0]!.values[0]!;
-    return { data: `${r[0]}/${r[1]}`, connection: String(r[2]) };
+  function fingerprint(entry: OpenDb): Fingerprint {
+    // Prepared once per connection and reset at once: a reset statement holds no lock, and
+    // SQLite prepares it again by itself after a schema change.
+    const stmt = (entry.fpStmt ??= entry.db.prepare(FINGERPRINT_SQL));
+    try {
+      stmt.step();
+      const r = stmt.get();
+      return { data: `${r[0]}/${r[1]}`, connection: String(r[2]) };
+    } finally {
+      stmt.reset();
+    }
   }
 
   function preview(rows: SqlValue[][], n: number): SqlValue[][] {
@@ -160,7 +228,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         bytes[19] = 1;
       }
       drop(dbId);
-      const db = new (sql().Database)(bytes);
+      const db = openSharing(sql(), bytes);
       let tables: number;
       try {
         tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
@@ -169,7 +237,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         db.close();
         throw new Error(`database ${dbId}: unreadable SQLite file (${(err as Error).message}); re-import it`);
       }
-      open.set(dbId, { db, sizeBytes: bytes.length });
+      open.set(dbId, { db, sizeBytes: bytes.length, shared: bytes, fpStmt: null });
       evict(dbId);
       return { sizeBytes: bytes.length, tables };
     },
@@ -177,9 +245,10 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     async evaluate(req: ExecRequest): Promise<ExecDone | NeedDb> {
       const entry = touch(req.dbId);
       if (!entry) return { kind: 'need-db' };
+      privatize(entry, req.predSql, req.goldSql);
       const db = entry.db;
       const t0 = performance.now();
-      const before = fingerprint(db);
+      const before = fingerprint(entry);
       let dirty = !looksLikeQuery(req.predSql);
       let pred: Result | null = null;
       let gold: Result | null = null;
@@ -193,7 +262,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         } catch (err) {
           throw new SideError(`prediction: ${(err as Error).message}`);
         } finally {
-          const after = fingerprint(db);
+          const after = fingerprint(entry);
           mutatedDb = after.data !== before.data;
           dirty ||= mutatedDb || after.connection !== before.connection;
           if (req.readOnly) db.exec('PRAGMA query_only = 0');
@@ -237,6 +306,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     async timeQueries(req: TimeRequest) {
       const entry = touch(req.dbId);
       if (!entry) return { kind: 'need-db' };
+      privatize(entry, req.predSql, req.goldSql);
       const ratios: number[] = [];
       for (let i = 0; i < req.iterations; i++) {
         const t0 = performance.now();
@@ -252,6 +322,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     async query(dbId, text, maxRows): Promise<QueryResult | NeedDb> {
       const entry = touch(dbId);
       if (!entry) return { kind: 'need-db' };
+      privatize(entry, text);
       const db = entry.db;
       db.exec('PRAGMA query_only = 1');
       try {

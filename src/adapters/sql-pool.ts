@@ -40,8 +40,14 @@ export interface SqlPoolOptions {
 }
 
 const TIMEOUT = Symbol('timeout');
-/** A worker joins a database another worker holds only when this many items per holder remain. */
+/** A worker joins a database another worker holds when this many items per holder remain... */
 const STEAL_MIN_ITEMS = 16;
+/**
+ * ...or, once the database's opening and some of its items have been timed, when each holder
+ * still has more work than twice the opening time plus this: at the end of a run, a worker
+ * with nothing else to do helps with a slow database instead of waiting for it.
+ */
+const STEAL_MIN_MS = 250;
 class WorkerDied extends Error {}
 
 interface Slot {
@@ -132,6 +138,22 @@ export class SqlPool implements SqlExecutor {
     }
     const badDbs = new Map<string, string>();
     const active = new Map<string, number>();
+    // Per database: time to open it in a worker, and execution time of its items so far.
+    const openMs = new Map<string, number>();
+    const itemMs = new Map<string, { total: number; n: number }>();
+    const timed = (dbId: string, ms: number) => {
+      const t = itemMs.get(dbId);
+      if (t) {
+        t.total += ms;
+        t.n += 1;
+      } else itemMs.set(dbId, { total: ms, n: 1 });
+    };
+    const worthJoining = (dbId: string, left: number, busy: number): boolean => {
+      const open = openMs.get(dbId);
+      const t = itemMs.get(dbId);
+      if (open === undefined || !t) return false;
+      return (left * (t.total / t.n)) / busy > 2 * open + STEAL_MIN_MS;
+    };
 
     const pick = (slot: Slot): EvalItem | undefined => {
       let dbId = slot.currentDb;
@@ -142,7 +164,7 @@ export class SqlPool implements SqlExecutor {
           const busy = active.get(id) ?? 0;
           // Prefer a database nobody works on; join one only when enough items are left
           // to pay for opening a second copy of it.
-          if (!q.length || (busy > 0 && q.length < STEAL_MIN_ITEMS * busy)) continue;
+          if (!q.length || (busy > 0 && q.length < STEAL_MIN_ITEMS * busy && !worthJoining(id, q.length, busy))) continue;
           const score = q.length - busy * 1e9;
           if (score > bestScore) {
             bestScore = score;
@@ -163,10 +185,14 @@ export class SqlPool implements SqlExecutor {
       if (known) return known;
       const t0 = performance.now();
       try {
+        // The opening time that decides joining leaves out the start of a fresh worker.
+        await slot.ready.catch(() => undefined);
+        const t1 = performance.now();
         const bytes = await dbSource.load(dbId);
         const size = bytes.length;
         const r = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
         if (r === TIMEOUT) throw new Error(`database ${dbId}: opening took longer than 10 minutes`);
+        openMs.set(dbId, Math.max(performance.now() - t1, openMs.get(dbId) ?? 0));
         hooks.onEvent?.({ type: 'db-loaded', dbId, ms: performance.now() - t0, sizeBytes: size });
         return null;
       } catch (err) {
@@ -199,6 +225,7 @@ export class SqlPool implements SqlExecutor {
         return;
       }
       if (exec === TIMEOUT) {
+        timed(item.dbId, options.timeoutMs);
         hooks.onEvent?.({ type: 'worker-restarted', reason: `item ${item.index} timed out` });
         finish(item, itemResult(item, {
           status: 'timeout', softF1: req.softF1 ? 0 : null, rves: options.metrics.includes('r-ves') ? 0 : null,
@@ -210,6 +237,7 @@ export class SqlPool implements SqlExecutor {
         finish(item, itemResult(item, { status: 'error', error: exec, softF1: req.softF1 ? 0 : null }));
         return;
       }
+      timed(item.dbId, exec.elapsedMs);
       let rves: number | null = null;
       let ratio: number | null = null;
       if (options.metrics.includes('r-ves')) {
