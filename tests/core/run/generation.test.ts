@@ -6,7 +6,9 @@ import { BIRD_MINIDEV_V1 } from '../../../src/core/prompt/templates.ts';
 import {
   PAUSE, exWithInterval, quickCheckIndices, remainingJobs, runGeneration, wilsonInterval, type GenerationSpec,
 } from '../../../src/core/run/generation.ts';
-import type { SampleRecord } from '../../../src/core/run/types.ts';
+import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
+import { runFileJson, toRunFile } from '../../../src/core/run/export.ts';
+import { parseRunFile } from '../../../src/core/run/run-file.ts';
 import type { EvalItem, ItemResult, Question } from '../../../src/core/types.ts';
 
 const db: DatabaseContext = {
@@ -73,6 +75,22 @@ describe('generation runs (pure loop over ports)', () => {
     expect(g).toMatchObject({ tokensIn: 40, tokensOut: 5, seed: 0, engine: 'fake', model: 'm', finishReason: 'stop', templateId: 'bird-minidev-v1' });
     expect(g.fit).toMatchObject({ counter: 'chars/4', fits: true, limit: 4096 - 64 });
     expect(stored[0]!.completion).toContain('SELECT 0');
+  });
+
+  it('a run file keeps each sample\'s generation record (prompt, fit, tokens, seed, engine, model)', async () => {
+    const stored: SampleRecord[] = [];
+    await runGeneration(spec(2), { fence: 'last', rewardFormula: 'ex' }, remainingJobs({ indices: [0, 1], questions, gold, n: 2 }, new Set()), {
+      engine: fakeEngine(), database: async () => db, evaluate, store: (s) => stored.push(...s),
+    }, { signal: new AbortController().signal, doneBefore: 0, total: 4 });
+    const header: RunHeader = {
+      id: 'g', name: 'gen', createdAt: 'x', updatedAt: 'x', status: 'done',
+      source: { kind: 'generation', engine: 'fake', model: 'm', template: 'bird-minidev-v1' },
+      dataset: { id: 'd', name: 'd', questions: { name: 'q.json', sha256: 'a', bytes: 1 }, gold: null, databases: {} },
+      subset: { description: 'two', indices: [0, 1] }, config: DEFAULT_RUN_CONFIG, samplesPerQuestion: 2, executor: 'test',
+    };
+    const back = parseRunFile(runFileJson(toRunFile(header, stored)), 'gen.run.json');
+    expect(back.run.source).toEqual(header.source);
+    expect(back.samples.map((s) => s.generation)).toEqual(stored.map((s) => s.generation));
   });
 
   it('asks an engine with native n once per question', async () => {
