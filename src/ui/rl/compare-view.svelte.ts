@@ -30,19 +30,10 @@ export class CompareView {
   #errors = $state.raw<ReadonlyMap<string, string>>(new Map());
   #loading = $state(0);
 
-  #pairs = $derived.by((): ComparedPair[] => {
-    const files = this.#runIds.map((id) => this.#files.get(id));
-    if (files.length < 2 || files.some((f) => !f)) return [];
-    const [a, ...rest] = files as RunFile[];
-    return rest.map((b) => {
-      try {
-        const result = compareRuns(a!, b, { resamples: RESAMPLES, makeRng: () => mulberry32(SEED) });
-        return { a: a!, b, result, explanations: compareExplanations(result.overall), error: null };
-      } catch (err) {
-        return { a: a!, b, result: null, explanations: {}, error: errorMessage(err) };
-      }
-    });
-  });
+  #pairs = $state.raw<ComparedPair[]>([]);
+  #computing = $state(false);
+  /** Bumped by every new choice of runs: a comparison of an older choice is dropped. */
+  #generation = 0;
 
   constructor(store: WorkbenchStore) {
     this.#store = store;
@@ -62,14 +53,43 @@ export class CompareView {
   }
   /** Every chosen run is loaded and compared (or failed to load). */
   get ready(): boolean {
-    return this.#runIds.every((id) => this.#files.has(id) || this.#errors.has(id)) && this.#loading === 0;
+    return this.#runIds.every((id) => this.#files.has(id) || this.#errors.has(id)) && this.#loading === 0 && !this.#computing;
+  }
+
+  /**
+   * Compares the baseline with every other chosen run, one pair per task (the bootstrap takes
+   * about a second for 500 questions), so the page can say it is comparing in the meantime.
+   */
+  async #compare(): Promise<void> {
+    const generation = ++this.#generation;
+    const files = this.#runIds.map((id) => this.#files.get(id)).filter((f): f is RunFile => f !== undefined);
+    this.#pairs = [];
+    if (files.length < 2) return;
+    this.#computing = true;
+    const [a, ...rest] = files as [RunFile, ...RunFile[]];
+    const pairs: ComparedPair[] = [];
+    try {
+      for (const b of rest) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (generation !== this.#generation) return;
+        try {
+          const result = compareRuns(a, b, { resamples: RESAMPLES, makeRng: () => mulberry32(SEED) });
+          pairs.push({ a, b, result, explanations: compareExplanations(result.overall), error: null });
+        } catch (err) {
+          pairs.push({ a, b, result: null, explanations: {}, error: errorMessage(err) });
+        }
+        this.#pairs = [...pairs];
+      }
+    } finally {
+      if (generation === this.#generation) this.#computing = false;
+    }
   }
 
   /** Chooses the runs (baseline first) and loads the ones not read yet. */
   async setRunIds(ids: readonly string[]): Promise<void> {
     this.#runIds = [...new Set(ids)];
     const missing = this.#runIds.filter((id) => !this.#files.has(id));
-    if (missing.length === 0) return;
+    if (missing.length === 0) return this.#compare();
     this.#loading++;
     try {
       const loaded = await Promise.all(
@@ -92,6 +112,7 @@ export class CompareView {
     } finally {
       this.#loading--;
     }
+    await this.#compare();
   }
 
   /** The comparison as the CLI's `compare --out` writes it. */
