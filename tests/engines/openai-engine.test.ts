@@ -67,6 +67,17 @@ describe('OpenAI-compatible engine against a local server', () => {
     expect(JSON.stringify(e)).not.toContain('sk-secret');
     expect(JSON.stringify(e.describe())).not.toContain('sk-secret');
     expect(e.describe()).toEqual({ kind: 'openai', baseUrl: server.url, model: 'test-model', endpoint: 'chat', hasApiKey: true });
+    // Not in any ordinary property either (only a private field of the HTTP client holds it).
+    const seen = new Set<unknown>();
+    const strings: string[] = [];
+    const walk = (v: unknown): void => {
+      if (typeof v === 'string') strings.push(v);
+      if (typeof v !== 'object' || v === null || seen.has(v)) return;
+      seen.add(v);
+      for (const x of Object.values(v)) walk(x);
+    };
+    walk(e);
+    expect(strings.some((x) => x.includes('sk-secret'))).toBe(false);
   });
 
   it('sends no authorization header without a key', async () => {

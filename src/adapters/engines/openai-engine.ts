@@ -19,7 +19,6 @@
  */
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
 import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams } from '../../core/engine/engine.ts';
-import { onAbort } from '../../core/engine/abort.ts';
 import { EngineError, isEngineError } from '../../core/engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, meanLogprob, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
 import {
@@ -28,11 +27,10 @@ import {
   parseJsonReply,
   parseReply,
   requestBody,
-  retryAfterMs,
-  serverMessage,
   type Endpoint,
   type ParsedReply,
 } from './openai-protocol.ts';
+import { OpenAiHttp, PROMPT_STATUS } from './openai-http.ts';
 
 export interface OpenAiEngineOptions {
   /** Server root, e.g. `http://127.0.0.1:8000` (a trailing `/v1` is accepted). */
@@ -76,54 +74,13 @@ export interface OpenAiEngineDescription {
   hasApiKey: boolean;
 }
 
-const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
-/** Statuses about this prompt rather than the server (400/413/422: too long, invalid). */
-const PROMPT_STATUS = /\bHTTP (400|413|422)\b/;
-
-function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new EngineError('ABORTED', 'the request was cancelled'));
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    const stop = () => {
-      clearTimeout(t);
-      reject(new EngineError('ABORTED', 'the request was cancelled'));
-    };
-    signal.addEventListener('abort', stop, { once: true });
-  });
-}
-
-/** A counting semaphore: `run` waits for a free slot. */
-class Slots {
-  private free: number;
-  private readonly queue: Array<() => void> = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.queue.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      const next = this.queue.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
-}
-
 export class OpenAiEngine implements Engine {
   readonly kind = 'openai';
   readonly capabilities: EngineCapabilities;
-  readonly #apiKey: string | null;
   private readonly base: string;
   private model: string;
   private readonly endpoint: Endpoint;
-  private readonly slots: Slots;
-  private readonly inFlight = new Set<AbortController>();
+  private readonly http: OpenAiHttp;
   private loaded = false;
   private window: number | null;
   /** Bumped by interrupt(): generate() calls that started before it stop. */
@@ -131,7 +88,12 @@ export class OpenAiEngine implements Engine {
   /** Set when the server answered a request for n > 1 with fewer choices. */
   private serverIgnoresN = false;
 
-  constructor(private readonly options: OpenAiEngineOptions) {
+  /** The settings without the key, which only the HTTP client holds (in a private field). */
+  private readonly options: Omit<OpenAiEngineOptions, 'apiKey'>;
+
+  constructor(settings: OpenAiEngineOptions) {
+    const { apiKey, ...options } = settings;
+    this.options = options;
     let base: string;
     try {
       base = new URL(options.baseUrl).href;
@@ -140,126 +102,29 @@ export class OpenAiEngine implements Engine {
     }
     if (!/^https?:/.test(base)) throw new EngineError('CONFIG', `the base URL ${base} must start with http:// or https://`);
     this.base = base.replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.#apiKey = options.apiKey || null;
     this.model = options.model ?? '';
     this.endpoint = options.endpoint ?? 'chat';
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new EngineError('CONFIG', `concurrency must be an integer >= 1, got ${concurrency}`);
-    this.slots = new Slots(concurrency);
     this.window = options.contextWindow ?? null;
     this.capabilities = { streaming: options.stream ?? false, nativeN: true, logprobs: true, tokenize: (options.tokenizer ?? 'none') !== 'none' };
+    this.http = new OpenAiHttp({
+      ...options,
+      base: this.base,
+      apiKey: apiKey || null,
+      concurrency,
+      stream: this.capabilities.streaming,
+      model: () => this.model,
+    });
   }
 
   describe(): OpenAiEngineDescription {
-    return { kind: 'openai', baseUrl: this.base, model: this.model, endpoint: this.endpoint, hasApiKey: this.#apiKey !== null };
+    return { kind: 'openai', baseUrl: this.base, model: this.model, endpoint: this.endpoint, hasApiKey: this.http.hasApiKey };
   }
 
   /** The key must never reach a run file, even through JSON.stringify(engine). */
   toJSON(): OpenAiEngineDescription {
     return this.describe();
-  }
-
-  private headers(json: boolean): Record<string, string> {
-    const h: Record<string, string> = { accept: json ? 'application/json' : 'text/event-stream, application/json' };
-    if (json) h['content-type'] = 'application/json';
-    if (this.#apiKey) h.authorization = `Bearer ${this.#apiKey}`;
-    return h;
-  }
-
-  /**
-   * One HTTP exchange with retries; `read` turns a 2xx response into the result. Each attempt
-   * has its own time limit; the caller's signal and `interrupt()` cancel every attempt.
-   * Throws EngineError: HTTP or NETWORK (after the retries, or at once for statuses that a
-   * retry cannot fix), ABORTED.
-   */
-  private async exchange<T>(
-    method: 'GET' | 'POST',
-    path: string,
-    body: unknown,
-    signal: AbortSignalLike | undefined,
-    read: (res: Response, where: string) => Promise<T>,
-  ): Promise<T> {
-    const url = `${this.base}${path}`;
-    const where = `${method} ${url}`;
-    const fetchFn = this.options.fetch ?? globalThis.fetch.bind(globalThis);
-    const sleep = this.options.sleep ?? defaultSleep;
-    const random = this.options.random ?? Math.random;
-    const maxRetries = this.options.maxRetries ?? 4;
-    const cancel = new AbortController();
-    this.inFlight.add(cancel);
-    const stopListening = onAbort(signal, () => cancel.abort());
-    const cancelled = () => new EngineError('ABORTED', 'the request was cancelled', where);
-    try {
-      for (let attempt = 0; ; attempt++) {
-        if (cancel.signal.aborted) throw cancelled();
-        const one = new AbortController();
-        const stopOne = onAbort(cancel.signal, () => one.abort());
-        let timedOut = false;
-        const timer = setTimeout(() => {
-          timedOut = true;
-          one.abort();
-        }, this.options.timeoutMs ?? 600_000);
-        let failure: string;
-        try {
-          const res = await fetchFn(url, {
-            method,
-            headers: this.headers(method === 'GET' || !this.capabilities.streaming),
-            body: body === undefined ? undefined : JSON.stringify(body),
-            signal: one.signal,
-          });
-          if (res.ok) return await read(res, where);
-          const message = serverMessage(await res.text().catch(() => ''));
-          if (!RETRY_STATUS.has(res.status) || attempt >= maxRetries) {
-            throw new EngineError('HTTP', this.statusSentence(res.status, message, attempt), where);
-          }
-          const asked = retryAfterMs(res.headers.get('retry-after'), Date.now());
-          const limit = this.options.maxRetryAfterMs ?? 120_000;
-          if (asked !== null && asked > limit) {
-            throw new EngineError(
-              'HTTP',
-              `HTTP ${res.status}: the server asks to retry after ${Math.round(asked / 1000)} s, longer than the ${Math.round(limit / 1000)} s limit`,
-              where,
-            );
-          }
-          clearTimeout(timer);
-          await sleep(asked ?? this.backoff(attempt, random), cancel.signal).catch(() => {
-            throw cancelled();
-          });
-          continue;
-        } catch (err) {
-          if (isEngineError(err)) throw err;
-          if (cancel.signal.aborted) throw cancelled();
-          failure = timedOut ? `no answer within ${Math.round((this.options.timeoutMs ?? 600_000) / 1000)} s` : (err as Error).message;
-        } finally {
-          clearTimeout(timer);
-          stopOne();
-        }
-        // A network failure or a timeout (the reply's body included).
-        if (attempt >= maxRetries) {
-          throw new EngineError('NETWORK', `the server could not be reached after ${attempt + 1} attempts: ${failure}`, where);
-        }
-        await sleep(this.backoff(attempt, random), cancel.signal).catch(() => {
-          throw cancelled();
-        });
-      }
-    } finally {
-      stopListening();
-      this.inFlight.delete(cancel);
-    }
-  }
-
-  /** Exponential backoff with "equal jitter": half fixed, half random, capped. */
-  private backoff(attempt: number, random: () => number): number {
-    const cap = Math.min(this.options.retryMaxMs ?? 30_000, (this.options.retryBaseMs ?? 500) * 2 ** attempt);
-    return cap / 2 + random() * (cap / 2);
-  }
-
-  private statusSentence(status: number, message: string, attempt: number): string {
-    const said = message ? `: ${message}` : '';
-    if (status === 401 || status === 403) return `HTTP ${status}: the server refused the request; check the API key${said}`;
-    if (status === 404) return `HTTP 404: no such endpoint or model on this server (is the base URL right, and is "${this.model}" served?)${said}`;
-    const tries = attempt > 0 ? ` after ${attempt + 1} attempts` : '';
-    return `HTTP ${status}${tries}${said}`;
   }
 
   async load(model: ModelRef, hooks: { signal?: AbortSignalLike } = {}): Promise<void> {
@@ -269,7 +134,7 @@ export class OpenAiEngine implements Engine {
     // the route are accepted as they are.
     let listed: unknown;
     try {
-      listed = await this.exchange('GET', '/v1/models', undefined, hooks.signal, async (res, where) => parseJsonReply(await res.text(), where));
+      listed = await this.http.exchange('GET', '/v1/models', undefined, hooks.signal, async (res, where) => parseJsonReply(await res.text(), where));
     } catch (err) {
       if (isEngineError(err) && err.code === 'HTTP' && /HTTP 404/.test(err.message)) listed = null;
       else throw err;
@@ -299,8 +164,8 @@ export class OpenAiEngine implements Engine {
     const kind = this.options.tokenizer ?? 'none';
     if (kind === 'none') throw new EngineError('CONFIG', 'token counting is not configured for this server (set tokenizer to vllm or llama.cpp)');
     const body = kind === 'vllm' ? { model: this.model, prompt: text, add_special_tokens: false } : { content: text };
-    return this.slots.run(() =>
-      this.exchange('POST', '/tokenize', body, undefined, async (res, where) => {
+    return this.http.slots.run(() =>
+      this.http.exchange('POST', '/tokenize', body, undefined, async (res, where) => {
         const j = parseJsonReply(await res.text(), where) as { count?: unknown; tokens?: unknown };
         if (typeof j.count === 'number') return j.count;
         if (Array.isArray(j.tokens)) return j.tokens.length;
@@ -313,8 +178,8 @@ export class OpenAiEngine implements Engine {
   private request(prompt: Prompt, p: SamplingParams, n: number, seed: number | null, signal: AbortSignalLike | undefined, onText?: (i: number, piece: string) => void): Promise<ParsedReply> {
     const stream = this.capabilities.streaming;
     const body = requestBody(this.endpoint, this.model, prompt.messages, p, n, seed, stream);
-    return this.slots.run(() =>
-      this.exchange('POST', ENDPOINT_PATH[this.endpoint], body, signal, async (res, where) => {
+    return this.http.slots.run(() =>
+      this.http.exchange('POST', ENDPOINT_PATH[this.endpoint], body, signal, async (res, where) => {
         const type = res.headers.get('content-type') ?? '';
         if (!stream || !type.includes('text/event-stream') || !res.body) return parseReply(this.endpoint, parseJsonReply(await res.text(), where), where);
         const acc = new StreamAccumulator(this.endpoint, where, onText);
@@ -388,7 +253,7 @@ export class OpenAiEngine implements Engine {
 
   async interrupt(): Promise<void> {
     this.epoch++;
-    for (const c of this.inFlight) c.abort();
+    this.http.cancelAll();
   }
 
   async unload(): Promise<void> {
