@@ -55,6 +55,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real G
     await page.getByTestId('gen-preview').click();
     await expect.poll(async () => (await page.getByTestId('gen-preview-text').textContent()) ?? '', { timeout: 30_000 }).toContain('CREATE TABLE');
     expect(await page.getByTestId('gen-preview-note').textContent()).toMatch(/tokens \(the engine's tokenizer\) of 2032 available/);
+    await screenshot(page, 'generation-page.png', true);
     await page.getByTestId('gen-name').fill('stories on the demo');
     await page.getByTestId('gen-start').click();
     await page.getByTestId('gen-progress').waitFor({ timeout: 30_000 });
