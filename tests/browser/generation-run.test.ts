@@ -85,4 +85,52 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real G
     await screenshot(page, 'generation-explorer.png');
     console.log(`generate screen: ${Date.now() - t0} ms (import, load, 3 samples, reload, explorer)`);
   });
+
+  it('pauses from the page, and after a reload resumes with the model picked again, without duplicate samples', async () => {
+    const t0 = Date.now();
+    await page.goto(server.url + '#/generate');
+    await page.getByTestId('gguf-file').setInputFiles(sharedData('models', 'stories260K.gguf'));
+    await page.getByTestId('engine-load').click();
+    await expect.poll(async () => (await page.getByTestId('engine-loaded').textContent()) ?? '', { timeout: 60_000 }).toContain('stories260K.gguf');
+    await page.getByTestId('gen-subset').selectOption('first');
+    await page.getByTestId('gen-first-n').fill('3');
+    await page.getByTestId('gen-n').fill('2');
+    await page.getByTestId('gen-temperature').fill('0.8');
+    await page.getByTestId('gen-max-tokens').fill('48');
+    await page.getByTestId('gen-name').fill('paused stories');
+    await page.getByTestId('gen-start').click();
+    await expect.poll(async () => Number((await page.getByTestId('gen-done').textContent().catch(() => '0')) ?? 0), { timeout: 60_000 }).toBeGreaterThanOrEqual(2);
+    await page.getByTestId('gen-pause').click();
+    const finished = page.getByTestId('gen-finished');
+    await finished.waitFor({ timeout: 30_000 });
+    expect(await finished.getAttribute('data-outcome')).toBe('paused');
+
+    await page.reload();
+    await page.getByTestId('generate-page').waitFor();
+    await page.getByTestId('gen-unfinished').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('gen-unfinished').textContent()).toContain('paused stories');
+    await page.getByTestId('gguf-file').setInputFiles(sharedData('models', 'stories260K.gguf'));
+    await page.getByTestId('engine-load').click();
+    await expect.poll(async () => (await page.getByTestId('engine-loaded').textContent()) ?? '', { timeout: 60_000 }).toContain('stories260K.gguf');
+    await page.getByTestId('gen-resume').first().click();
+    await page.waitForURL(/#\/run\/[^/]+$/, { timeout: 90_000 });
+    const runId = decodeURIComponent(page.url().split('#/run/')[1]!);
+
+    const keys = await page.evaluate(async (id) => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open('rlvr-workbench');
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      const blocks = await new Promise<Array<{ runId: string; samples: Array<{ index: number; sample: number }> }>>((resolve, reject) => {
+        const r = db.transaction('sampleBlocks').objectStore('sampleBlocks').getAll();
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      db.close();
+      return blocks.filter((b) => b.runId === id).flatMap((b) => b.samples.map((s) => `${s.index}/${s.sample}`));
+    }, runId);
+    expect(keys).toEqual(['0/0', '0/1', '1/0', '1/1', '2/0', '2/1']);
+    console.log(`pause, reload, resume: ${Date.now() - t0} ms`);
+  });
 });
