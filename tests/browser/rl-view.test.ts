@@ -131,6 +131,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'
       `${pct(o.zeroVarianceShare)} of prompts give GRPO no gradient: every sample got the same reward.`,
     );
     expect(await page.locator('[data-testid="prompt-table"] tbody tr').count()).toBe(QUESTIONS);
+    const frontierKeys = stats.prompts.filter((p) => p.frontier).map((p) => p.key);
+    await page.getByTestId('prompt-filter').selectOption('frontier');
+    expect(await page.locator('[data-testid="prompt-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.key))).toEqual(frontierKeys);
+    await page.getByTestId('prompt-filter').selectOption('all');
     await page.locator('[data-testid="rl-page"] canvas').nth(4).waitFor();
     await screenshot(page, 'rl-view.png', true);
   });
