@@ -132,6 +132,13 @@ function promptTooLong(fit: PromptFit, seed: number | null): Completion {
   };
 }
 
+/** The engine's message, with what to do unless it already says it. */
+function gpuLostMessage(message: string): string {
+  return /\bkept\b/.test(message)
+    ? `${message} Reload the page, load the model again on the Generate screen and resume the run.`
+    : `${message}. The samples generated so far are kept: reload the page, load the model again and resume the run.`;
+}
+
 /** Why a signal stopped the run. */
 function stopKind(signal: StopSignal): 'pause' | 'cancel' {
   return signal.reason === PAUSE ? 'pause' : 'cancel';
@@ -226,7 +233,7 @@ export async function runGeneration(
         });
       } catch (err) {
         if (isEngineError(err) && err.code === 'GPU_LOST') {
-          return { kind: 'gpu-lost', message: `${err.message}. The samples generated so far are kept: reload the page, load the model again and resume the run.` };
+          return { kind: 'gpu-lost', message: gpuLostMessage(err.message) };
         }
         if (signal.aborted || (isEngineError(err) && err.code === 'ABORTED')) return stopped() ?? { kind: 'cancelled' };
         throw err;
@@ -239,7 +246,7 @@ export async function runGeneration(
         const c = out[i] ?? { text: '', finishReason: 'error', tokensIn: null, tokensOut: null, latencyMs: 0, seed: seedOf(s), meanLogprob: null, error: 'the engine returned fewer samples than asked' };
         if (c.finishReason === 'abort') return stopped() ?? { kind: 'cancelled' };
         if (c.finishReason === 'error' && /device (was )?lost|GPU_LOST/i.test(c.error ?? '')) {
-          return { kind: 'gpu-lost', message: `${c.error}. The samples generated so far are kept: reload the page, load the model again and resume the run.` };
+          return { kind: 'gpu-lost', message: gpuLostMessage(c.error ?? 'the GPU device was lost') };
         }
         tokensOut += c.tokensOut ?? 0;
         completions.push({ sample: s, c });
