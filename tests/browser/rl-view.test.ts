@@ -6,7 +6,7 @@ import { pct } from '../../src/core/rl/explanations.ts';
 import { mulberry32 } from '../../src/core/rl/rng.ts';
 import { computeRunStats, type RunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
-import { tempFile } from '../helpers/cli.ts';
+import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
 import { downloadFrom, importDataset, laptopPage, screenshot, startRun } from './workbench-helpers.ts';
@@ -148,7 +148,19 @@ describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'
     const frontier = (await downloadFrom(page, '[data-testid="rl-export-frontier"]')).text.trimEnd().split('\n').map((l) => JSON.parse(l) as { question_id: number; question: string });
     expect(frontier.map((f) => f.question_id)).toEqual(stats.prompts.filter((p) => p.frontier).map((p) => p.questionId));
     expect(frontier.every((f) => f.question.length > 0)).toBe(true);
-  });
+
+    // The run statistics JSON is what the CLI's `stats --out` writes for the exported run file.
+    const shown = JSON.parse((await downloadFrom(page, '[data-testid="rl-export-stats"]')).text) as Record<string, unknown>;
+    const runFile = tempFile('run-a.json');
+    writeFileSync(runFile, JSON.stringify(fileA));
+    const out = tempFile('stats.json');
+    const cli = await runCli(['stats', '--run', runFile, '--out', out]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const want = readJson<Record<string, unknown>>(out);
+    for (const key of ['questions', 'samples_per_question', 'pass_at_k', 'maj_at_k', 'zero_variance_share', 'frontier_share', 'best_of_n', 'by_difficulty']) {
+      expect(shown[key], key).toEqual(want[key]);
+    }
+  }, 120_000);
 
   it('compares a second checkpoint: fixed / broken / both counts, EX difference and McNemar p as computed from both runs', async () => {
     const { file } = writePredictions('rollouts-b.jsonl', (q) => (q % 2 ? Math.min(N, (q % (N + 1)) + 2) : Math.max(0, (q % (N + 1)) - 1)));
