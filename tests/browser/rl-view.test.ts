@@ -186,5 +186,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'
     expect(await page.locator('[data-testid="compare-warnings"] li').allTextContents()).toEqual(want.warnings.map((w) => `⚠ ${w}`));
     await page.locator('[data-testid="compare-result"] canvas').waitFor();
     await screenshot(page, 'rl-compare.png', true);
-  });
+
+    // The comparison JSON is what the CLI's `compare --out` writes for the two exported run files.
+    const shown = JSON.parse((await downloadFrom(page, '[data-testid="compare-export"]')).text) as Record<string, unknown>;
+    const [a, b, out] = [tempFile('a.json'), tempFile('b.json'), tempFile('compare.json')];
+    writeFileSync(a, JSON.stringify(fileA));
+    writeFileSync(b, JSON.stringify(fileB));
+    const cli = await runCli(['compare', a, b, '--out', out]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const cliJson = readJson<Record<string, unknown>>(out);
+    for (const key of ['questions', 'counts', 'ex_delta', 'ci95', 'mcnemar_p', 'by_difficulty', 'by_db', 'warnings', 'per_question']) {
+      expect(shown[key], key).toEqual(cliJson[key]);
+    }
+  }, 120_000);
 });
