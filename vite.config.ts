@@ -72,7 +72,7 @@ export default defineConfig({
         optimizeDeps: { include: ['comlink', 'comlink/dist/esm/node-adapter.mjs', 'sql.js', '@wllama/wllama', '@mlc-ai/web-llm', 'idb', 'hash-wasm', '@zip.js/zip.js'] },
         test: {
           name: 'browser-engines',
-          include: ['tests/engines/**/*.browser.test.ts'],
+          include: ['tests/engines/**/*.browser.test.ts', 'tests/rubric/*.browser-engines.ts'],
           provide: { sharedDataDir },
           browser: {
             enabled: true,
