@@ -195,7 +195,11 @@ async function execute(ctx: GenerationStoreContext, run: RunHeader, plan: Genera
       store: (samples) => {
         for (const s of samples) writer.push(s);
       },
-    }, { signal: stop.signal, doneBefore, total, onProgress: hooks.onProgress });
+    }, {
+      signal: stop.signal, doneBefore, total, onProgress: hooks.onProgress,
+      // A server answers several questions at once (the OpenAI engine caps requests in flight itself).
+      concurrency: engine.kind === 'openai' ? 4 : 1,
+    });
   } catch (err) {
     failure = err;
   } finally {

@@ -93,6 +93,30 @@ describe('generation runs (pure loop over ports)', () => {
     expect(back.samples.map((s) => s.generation)).toEqual(stored.map((s) => s.generation));
   });
 
+  it('keeps several questions in flight when asked (server engines), each sample stored once', async () => {
+    const many: Question[] = Array.from({ length: 9 }, (_, i) => ({ ...questions[0]!, questionId: 10 + i, question: `q${i}?`, goldSql: `SELECT ${i}` }));
+    let inFlight = 0;
+    let most = 0;
+    const base = fakeEngine();
+    const engine: Engine = {
+      ...base,
+      async generate(p, params, hooks) {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+        return base.generate(p, params, hooks);
+      },
+    };
+    const stored: SampleRecord[] = [];
+    const out = await runGeneration(spec(1), { fence: 'last', rewardFormula: 'ex' }, remainingJobs({ indices: many.map((_, i) => i), questions: many, gold: many.map((q) => ({ sql: q.goldSql })), n: 1 }, new Set()), {
+      engine, database: async () => db, evaluate, store: (s) => stored.push(...s),
+    }, { signal: new AbortController().signal, doneBefore: 0, total: 9, concurrency: 3 });
+    expect(out).toEqual({ kind: 'done' });
+    expect(most).toBe(3);
+    expect(stored.map((s) => s.index).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(stored.every((s) => s.ex === 1)).toBe(true);
+  });
+
   it('asks an engine with native n once per question', async () => {
     const engine = fakeEngine({ nativeN: true });
     const stored: SampleRecord[] = [];
