@@ -173,6 +173,8 @@ export async function runGeneration(
   let doneNow = 0;
   let tokensOut = 0;
   let genMs = 0;
+  // Tokens of the sample being streamed, estimated at 4 characters per token (engines stream
+  // text in batches, not one token per call); replaced by the engine's count when it finishes.
   let liveTokens = 0;
   let genStart = 0;
   const progress = (phase: GenerationProgress['phase'], current: GenerationProgress['current']) => {
@@ -180,7 +182,7 @@ export async function runGeneration(
     const elapsed = now() - started;
     const remaining = hooks.total - hooks.doneBefore - doneNow;
     const ms = genMs + (phase === 'generate' ? now() - genStart : 0);
-    const tokens = tokensOut + (phase === 'generate' ? liveTokens : 0);
+    const tokens = tokensOut + (phase === 'generate' ? Math.round(liveTokens) : 0);
     hooks.onProgress({
       done: hooks.doneBefore + doneNow,
       total: hooks.total,
@@ -233,7 +235,7 @@ export async function runGeneration(
           onToken: (i, piece) => {
             const s = call.samples[i] ?? call.samples[0]!;
             texts.set(s, (texts.get(s) ?? '') + piece);
-            liveTokens++;
+            liveTokens += piece.length / 4;
             const t = now();
             if (t - lastReport > 200) {
               lastReport = t;
