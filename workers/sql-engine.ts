@@ -48,6 +48,18 @@ interface Result {
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 const MAX_SAFE = 9007199254740991;
 
+/**
+ * Memory bounds of a worker, far above what any benchmark query needs (they change no result
+ * of a normal query). SQLite's heap (strings, blobs, sorter and hash memory before spilling)
+ * stops at HEAP_LIMIT with "out of memory": a recursive CTE that doubles a string fails in a
+ * few seconds instead of growing the worker to gigabytes. A result is kept in memory to be
+ * compared, so one of more than MAX_RESULT_VALUES values (rows x columns, about 1 GB of
+ * JavaScript arrays) is an error rather than a crashed worker; the official evaluator would
+ * try to hold it too. Sorts that spill to temporary files are bounded by the item timeout.
+ */
+export const HEAP_LIMIT = 512 * 1024 * 1024;
+export const MAX_RESULT_VALUES = 8_000_000;
+
 /** sql.js reads INTEGER as bigint with `useBigInt` (its typings omit the second argument). */
 const getExact = (stmt: Statement): SqlValue[] =>
   (stmt.get as unknown as (p: null, c: { useBigInt: boolean }) => SqlValue[]).call(stmt, null, { useBigInt: true });
@@ -161,7 +173,13 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       // Python checks the rest of the text before it executes anything.
       if (hasTrailingStatement(it.getRemainingSQL())) throw new Error(MULTIPLE_STATEMENTS_MESSAGE);
       const rows: SqlValue[][] = [];
+      const width = Math.max(1, stmt.getColumnNames().length);
       while (stmt.step()) {
+        if ((rows.length + 1) * width > MAX_RESULT_VALUES) {
+          throw new Error(
+            `the result has more than ${MAX_RESULT_VALUES.toLocaleString('en-US')} values (${rows.length.toLocaleString('en-US')} rows of ${width} columns so far): too large to hold for the comparison`,
+          );
+        }
         let row = stmt.get() as SqlValue[];
         for (const v of row) {
           if (typeof v === 'number' && (v > MAX_SAFE || v < -MAX_SAFE) && Number.isInteger(v)) {
@@ -207,6 +225,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       cacheBytes = options.cacheBytes;
       SQL = await loadSqlJs(options);
       const db = new SQL.Database();
+      // Process-wide (this worker's SQLite), so set once on any connection.
+      db.exec(`PRAGMA hard_heap_limit = ${HEAP_LIMIT}`);
       const v = String(db.exec('select sqlite_version()')[0]!.values[0]![0]);
       db.close();
       return { sqliteVersion: v };
@@ -232,10 +252,12 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       let tables: number;
       try {
         tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
-        db.exec('PRAGMA main.quick_check(1)');
+        // quick_check reports damage as a row (it throws only when it cannot read at all).
+        const check = String(db.exec('PRAGMA main.quick_check(1)')[0]?.values[0]?.[0] ?? 'ok');
+        if (check !== 'ok') throw new Error(`damaged: ${check.replace(/\s+/g, ' ').replace('*** in database main *** ', '')}`);
       } catch (err) {
         db.close();
-        throw new Error(`database ${dbId}: unreadable SQLite file (${(err as Error).message}); re-import it`);
+        throw new Error(`database ${dbId}: unreadable SQLite file (${(err as Error).message}); import an intact copy of it again`);
       }
       open.set(dbId, { db, sizeBytes: bytes.length, shared: bytes, fpStmt: null });
       evict(dbId);
