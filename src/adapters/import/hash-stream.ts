@@ -4,6 +4,7 @@
  */
 import { createSHA256, type IHasher } from 'hash-wasm';
 import { WorkbenchError } from '../../core/errors.ts';
+import { decodeUtf8File } from '../utf8-text.ts';
 import type { ImportFile } from './import-files.ts';
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
@@ -73,7 +74,7 @@ export async function streamFile(file: ImportFile, hooks: ReadHooks = {}): Promi
   return { sha256: hasher.digest('hex'), bytes };
 }
 
-/** UTF-8 text of a small file with its sha256 and size (question, gold, predictions files). */
+/** UTF-8 text of a small file with its sha256 and size (question, gold, predictions files); another encoding is an error. */
 export async function readTextFile(file: ImportFile, signal?: AbortSignal): Promise<{ text: string; sha256: string; bytes: number }> {
   const pieces: Uint8Array[] = [];
   const { sha256, bytes } = await streamFile(file, { signal, onData: (p) => void pieces.push(p.slice()) });
@@ -83,5 +84,5 @@ export async function readTextFile(file: ImportFile, signal?: AbortSignal): Prom
     all.set(p, at);
     at += p.length;
   }
-  return { text: new TextDecoder('utf-8').decode(all), sha256, bytes };
+  return { text: decodeUtf8File(all, file.path), sha256, bytes };
 }

@@ -19,6 +19,7 @@ import { CHUNK_BYTES, chunkRange, type DatabaseRecord, type WorkbenchIdb } from 
 import type { DatasetRecord, ImportProgress, ImportSource } from '../store/workbench-store.ts';
 import { classifyFiles } from './classify-files.ts';
 import { abortError, checkSqliteHeader, readTextFile, streamFile } from './hash-stream.ts';
+import { checkSqliteSize } from './sqlite-size.ts';
 import { expandFiles, type ImportFile } from './import-files.ts';
 import { knownDatabase } from './known-databases.ts';
 
@@ -112,12 +113,17 @@ export async function importDataset(idb: WorkbenchIdb, source: ImportSource, opt
     if (!path) continue;
     const file = byPath.get(path)!;
     const total = file.size;
+    let header: Uint8Array = new Uint8Array(0);
     const { sha256, bytes } = await streamFile(file, {
       signal,
       onHead: (head) => checkSqliteHeader(head, file.path, dbId),
+      onData: (piece) => {
+        if (header.length < 100) header = concatHead(header, piece);
+      },
       onBytes: (done) => progress({ phase: 'hashing', file: file.path, doneBytes: done, totalBytes: total }),
     });
     if (bytes === 0) checkSqliteHeader(new Uint8Array(0), file.path, dbId);
+    checkSqliteSize(header, bytes, file.path, dbId);
     progress({ phase: 'hashing', file: file.path, doneBytes: bytes, totalBytes: total }, true);
     plans.push({ dbId, file, sha256, size: bytes, existing: (await idb.count('databases', sha256)) > 0 });
   }
@@ -270,4 +276,12 @@ async function writeChunks(
   if (sha256 !== plan.sha256) {
     throw new WorkbenchError('BAD_FORMAT', 'the file changed while it was being imported: import it again', file.path);
   }
+}
+
+/** The first 100 bytes of a file, gathered from its stream pieces (the SQLite header). */
+function concatHead(head: Uint8Array, piece: Uint8Array): Uint8Array {
+  const out = new Uint8Array(Math.min(100, head.length + piece.length));
+  out.set(head);
+  out.set(piece.subarray(0, out.length - head.length), head.length);
+  return out;
 }

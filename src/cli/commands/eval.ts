@@ -3,7 +3,8 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
-import { WorkbenchError } from '../../core/errors.ts';
+import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
+import { decodeUtf8File } from '../../adapters/utf8-text.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
@@ -27,12 +28,12 @@ export async function readText(flag: string, file: string): Promise<string> {
   try {
     const bytes = await readFile(file);
     // Strict UTF-8: a file in another encoding is an input error, not silently mangled text.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    return decodeUtf8File(bytes, file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new WorkbenchError('MISSING_FILE', `file not found: ${file}`, flag);
     if (code === 'EISDIR') throw new WorkbenchError('BAD_OPTION', `${file} is a directory; name a file`, flag);
-    if (err instanceof TypeError) throw new WorkbenchError('BAD_FORMAT', `${file} is not UTF-8 text; convert it to UTF-8`, flag);
+    if (isWorkbenchError(err)) throw new WorkbenchError(err.code, `${err.message}`, flag);
     throw err;
   }
 }

@@ -2,12 +2,13 @@
  * The new-run form: dataset, subset, predictions file and configuration, checked as the user
  * types, turned into a `RunRequest`. The subset is chosen by the pure core (`selectSubset`).
  */
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, isWorkbenchError } from '../../core/errors.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../core/run/types.ts';
 import { parseIdList, selectSubset, type Subset } from '../../core/run/subset.ts';
 import type { Difficulty } from '../../core/types.ts';
 import type { DatasetRecord, RunRequest } from '../../adapters/store/workbench-store.ts';
+import { readUtf8File } from '../../adapters/utf8-text.ts';
 
 export interface PredictionsFile {
   name: string;
@@ -162,11 +163,11 @@ export class NewRunDraft {
     }
     try {
       // Reading is asynchronous; parsing and pairing happen in the import worker at start.
-      this.#predictions = { name: file.name, text: await file.text(), bytes: file.size };
+      this.#predictions = { name: file.name, text: await readUtf8File(file), bytes: file.size };
       this.#autoName();
     } catch (err) {
       this.#predictions = null;
-      this.#predictionsError = `${file.name} could not be read: ${errorMessage(err)}`;
+      this.#predictionsError = isWorkbenchError(err) ? err.message : `${file.name} could not be read: ${errorMessage(err)}`;
     }
   }
   setName(name: string): void {
