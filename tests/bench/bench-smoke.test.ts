@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,8 @@ import { ROOT } from '../helpers/cli.ts';
 // key as a finite number. Nothing here is timed: the values depend on the machine.
 describe('npm run bench -- --quick', () => {
   it('writes every implemented key as a finite number and lists the keys not yet measured', async () => {
-    const out = path.join(mkdtempSync(path.join(tmpdir(), 'wb-bench-smoke-')), 'bench.json');
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-bench-smoke-'));
+    const out = path.join(dir, 'bench.json');
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn('npm', ['run', '--silent', 'bench', '--', '--quick', '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
@@ -22,6 +23,7 @@ describe('npm run bench -- --quick', () => {
     });
     expect(run.code, run.stderr).toBe(0);
     const got = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
+    rmSync(dir, { recursive: true, force: true });
     for (const key of IMPLEMENTED_KEYS) {
       expect(typeof got[key], key).toBe('number');
       expect(Number.isFinite(got[key]), key).toBe(true);
