@@ -9,6 +9,7 @@ import { createIdbStore } from '../adapters/store/idb-store.ts';
 import { AppUpdate } from './app-update.svelte.ts';
 import { createDemoRun, type Phase } from './demo-run.svelte.ts';
 import { createPreviewService } from './preview-service.ts';
+import { createProbeService } from './probe/probe-service.ts';
 import Shell from './Shell.svelte';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
@@ -68,7 +69,7 @@ const previews = createPreviewService();
 
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
-mount(Shell, { target, props: { services: { store, previews }, demo, ondemo: () => void demo.run() } });
+mount(Shell, { target, props: { services: { store, previews, probe: createProbeService() }, demo, ondemo: () => void demo.run() } });
 
 // Offline use (service worker) and new versions, in their own element beside the shell.
 const appUpdate = new AppUpdate(() => store.activeRunIds());

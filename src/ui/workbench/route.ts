@@ -11,7 +11,8 @@ export type Route =
   | { page: 'rl'; runId: string | null }
   | { page: 'compare'; runIds: string[] }
   | { page: 'generate' }
-  | { page: 'rubrics' };
+  | { page: 'rubrics' }
+  | { page: 'probe'; datasetId: string | null };
 
 export interface ItemKey {
   index: number;
@@ -54,6 +55,8 @@ export function parseHash(hash: string): Route {
       return { page: 'rubrics' };
     case 'generate':
       return { page: 'generate' };
+    case 'probe':
+      return { page: 'probe', datasetId: parts[1] ?? null };
     default:
       return { page: 'demo' };
   }
@@ -81,5 +84,7 @@ export function routeHash(route: Route): string {
       return '#/rubrics';
     case 'generate':
       return '#/generate';
+    case 'probe':
+      return route.datasetId ? `#/probe/${e(route.datasetId)}` : '#/probe';
   }
 }

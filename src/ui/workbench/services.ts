@@ -3,6 +3,7 @@ import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult } from '../../core/types.ts';
+import type { ProbeService } from '../probe/probe-service.ts';
 
 /** Re-runs one stored sample in the SQL worker pool to show both result tables. */
 export interface PreviewService {
@@ -14,4 +15,6 @@ export interface PreviewService {
 export interface WorkbenchServices {
   store: WorkbenchStore;
   previews: PreviewService;
+  /** The reward-hacking probe over stored databases (the probe screen makes its own when absent). */
+  probe?: ProbeService;
 }

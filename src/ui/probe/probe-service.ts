@@ -1,0 +1,38 @@
+/**
+ * The reward-hacking probe in the browser: the core's runProbe over a sql.js worker pool on a
+ * stored dataset's databases (IndexedDB), as the CLI runs it over a folder.
+ */
+import { createBrowserSqlPool } from '../../adapters/browser/sql-worker-host.ts';
+import { openWorkbenchDb, type WorkbenchIdb } from '../../adapters/store/schema.ts';
+import { storeDbSource } from '../../adapters/store/store-db-source.ts';
+import type { DatasetRecord } from '../../adapters/store/workbench-store.ts';
+import type { ProbeQuestion } from '../../core/probe/exploits.ts';
+import { runProbe, type ProbeOptions, type ProbeReport } from '../../core/probe/run-probe.ts';
+
+export interface ProbeService {
+  run(dataset: DatasetRecord, options: ProbeOptions): Promise<ProbeReport>;
+}
+
+/** The dataset's questions whose database is stored, as the probe needs them. */
+export function probeQuestionsOf(dataset: DatasetRecord): ProbeQuestion[] {
+  return dataset.gold.flatMap((g, index) => {
+    if (!dataset.databases[g.dbId]) return [];
+    const q = dataset.questions[index];
+    return [{ index, questionId: q?.questionId ?? index, dbId: g.dbId, difficulty: q?.difficulty ?? 'unknown', goldSql: g.sql, question: q?.question ?? null }];
+  });
+}
+
+export function createProbeService(dbName?: string): ProbeService {
+  let idb: Promise<WorkbenchIdb> | null = null;
+  return {
+    async run(dataset, options) {
+      idb ??= openWorkbenchDb(dbName);
+      const pool = createBrowserSqlPool(storeDbSource(await idb, dataset.databases, dataset.name));
+      try {
+        return await runProbe(probeQuestionsOf(dataset), pool, options);
+      } finally {
+        await pool.dispose();
+      }
+    },
+  };
+}
