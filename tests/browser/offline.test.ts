@@ -1,3 +1,4 @@
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -59,14 +60,19 @@ describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (servic
     await browser?.close();
   });
 
-  it('precaches the app shell, both worker bundles, sql.js WebAssembly and the demo, and no source map', () => {
+  it('precaches the app shell, the worker bundles, sql.js and wllama WebAssembly and the demo, but not web-llm or source maps', () => {
     const name = Object.keys(precache).find((n) => n.startsWith('workbox-precache'))!;
     const urls = precache[name]!.urls;
     for (const re of [/\/index\.html$/, /\/assets\/index-[\w-]+\.js$/, /\/assets\/sql\.worker-[\w-]+\.js$/, /\/assets\/import\.worker-[\w-]+\.js$/, /\/assets\/sql-wasm-browser-[\w-]+\.wasm$/, /\/assets\/DashboardPage-[\w-]+\.js$/, /\/demo\/city_library\/city_library\.sqlite$/, /\/manifest\.webmanifest$/, /\/icons\/icon-512\.png$/]) {
       expect(urls.some((u) => re.test(u)), String(re)).toBe(true);
     }
     expect(urls.some((u) => u.endsWith('.map'))).toBe(false);
-    expect(precache[name]!.bytes).toBeLessThan(8 * 1024 * 1024);
+    // wllama's WebAssembly and worker when the app bundles them; JavaScript over 2 MiB (web-llm) is cached on first use instead.
+    const built = readdirSync(path.join(builtAppDir(), 'assets'));
+    for (const f of built.filter((f) => /^wllama.*\.(wasm|js)$/.test(f) || /^sql-wasm.*\.wasm$/.test(f))) expect(urls, f).toContain(`/assets/${f}`);
+    const big = built.filter((f) => f.endsWith('.js') && statSync(path.join(builtAppDir(), 'assets', f)).size > 2 * 1024 * 1024);
+    for (const f of big) expect(urls, f).not.toContain(`/assets/${f}`);
+    expect(precache[name]!.bytes).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('reloads with the network off and lists the stored runs', async () => {
