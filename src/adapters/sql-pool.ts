@@ -11,7 +11,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
 import { itemResult } from '../core/eval/item-result.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
-import type { ExecDone, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
+import type { ExecDone, ExecRequest, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
 
 export interface WorkerHandle {
   api: Remote<SqlWorkerApi>;
@@ -54,6 +54,19 @@ interface Slot {
   handle: WorkerHandle;
   ready: Promise<unknown>;
   currentDb: string | null;
+  /** Databases opened on this slot so far (tells a request sent before an opening). */
+  loads: number;
+}
+
+/**
+ * A request posted to a worker before the pool waits for it: the worker takes the next item as
+ * soon as it finishes the current one, instead of waiting for the main thread to receive the
+ * result and post the next request (a thread hand-off per item, slow on a busy machine).
+ */
+interface Sent<T> {
+  handle: WorkerHandle;
+  loads: number;
+  promise: Promise<T>;
 }
 
 export class SqlPool implements SqlExecutor {
@@ -67,7 +80,7 @@ export class SqlPool implements SqlExecutor {
   private spawnSlot(): Slot {
     const handle = this.opts.spawn();
     const ready = handle.api.init({ wasmUrl: this.opts.wasmUrl, cacheBytes: this.opts.cacheBytes ?? 512 * 1024 * 1024 });
-    return { handle, ready, currentDb: null };
+    return { handle, ready, currentDb: null, loads: 0 };
   }
 
   private restart(slot: Slot): void {
@@ -77,8 +90,14 @@ export class SqlPool implements SqlExecutor {
     slot.ready = ready;
   }
 
-  /** Runs `fn` on the slot's worker; a timeout or a crash restarts the worker. */
-  private async call<T>(slot: Slot, fn: (api: Remote<SqlWorkerApi>) => Promise<T>, timeoutMs: number): Promise<T | typeof TIMEOUT> {
+  /**
+   * Runs `fn` on the slot's worker, or waits for `sent` when it was posted to the same worker;
+   * a timeout or a crash restarts the worker. The timeout starts here: for a request posted
+   * ahead, that is when the previous result has arrived, which is when the worker took it.
+   */
+  private async call<T>(
+    slot: Slot, fn: (api: Remote<SqlWorkerApi>) => Promise<T>, timeoutMs: number, sent: Sent<T> | null = null,
+  ): Promise<T | typeof TIMEOUT> {
     const died = slot.handle.exited.then((reason) => {
       throw new WorkerDied(reason);
     });
@@ -90,7 +109,8 @@ export class SqlPool implements SqlExecutor {
       const timeout = new Promise<typeof TIMEOUT>((resolve) => {
         timer = setTimeout(() => resolve(TIMEOUT), timeoutMs);
       });
-      const r = await Promise.race([fn(slot.handle.api), timeout, died]);
+      const request = sent && sent.handle === slot.handle ? sent.promise : fn(slot.handle.api);
+      const r = await Promise.race([request, timeout, died]);
       if (r === TIMEOUT) this.restart(slot);
       return r;
     } catch (err) {
@@ -192,6 +212,7 @@ export class SqlPool implements SqlExecutor {
         const size = bytes.length;
         const r = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
         if (r === TIMEOUT) throw new Error(`database ${dbId}: opening took longer than 10 minutes`);
+        slot.loads += 1;
         openMs.set(dbId, Math.max(performance.now() - t1, openMs.get(dbId) ?? 0));
         hooks.onEvent?.({ type: 'db-loaded', dbId, ms: performance.now() - t0, sizeBytes: size });
         return null;
@@ -202,15 +223,31 @@ export class SqlPool implements SqlExecutor {
       }
     };
 
-    const runItem = async (slot: Slot, item: EvalItem): Promise<void> => {
-      const req = {
-        dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, readOnly: options.readOnly,
-        softF1: options.metrics.includes('soft-f1'), previewRows: options.previewRows,
-      };
-      const withDb = async <T>(fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>, ms: number): Promise<T | typeof TIMEOUT | string> => {
+    const request = (item: EvalItem): ExecRequest => ({
+      dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, readOnly: options.readOnly,
+      softF1: options.metrics.includes('soft-f1'), previewRows: options.previewRows,
+    });
+    const send = (slot: Slot, item: EvalItem): Sent<ExecDone | NeedDb> => {
+      const promise = slot.handle.api.evaluate(request(item));
+      promise.catch(() => undefined); // a request to a worker that was restarted is never awaited
+      return { handle: slot.handle, loads: slot.loads, promise };
+    };
+
+    const runItem = async (slot: Slot, item: EvalItem, sent: Sent<ExecDone | NeedDb> | null = null): Promise<void> => {
+      const req = request(item);
+      const withDb = async <T>(
+        fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>, ms: number, ahead: Sent<T | NeedDb> | null = null,
+      ): Promise<T | typeof TIMEOUT | string> => {
         for (let attempt = 0; attempt < 2; attempt++) {
-          const r = await this.call(slot, fn, ms);
+          const r = await this.call(slot, fn, ms, ahead);
+          // Posted before a database was opened on this worker: ask again before opening one.
+          const early = ahead !== null && ahead.handle === slot.handle && ahead.loads !== slot.loads;
+          ahead = null;
           if (r === TIMEOUT || (r as NeedDb).kind !== 'need-db') return r as T | typeof TIMEOUT;
+          if (early) {
+            attempt -= 1;
+            continue;
+          }
           const err = await ensureDb(slot, item.dbId);
           if (err) return err;
         }
@@ -218,7 +255,7 @@ export class SqlPool implements SqlExecutor {
       };
       let exec: ExecDone | typeof TIMEOUT | string;
       try {
-        exec = await withDb((api) => api.evaluate(req), options.timeoutMs);
+        exec = await withDb((api) => api.evaluate(req), options.timeoutMs, sent);
       } catch (err) {
         hooks.onEvent?.({ type: 'worker-restarted', reason: errorMessage(err) });
         finish(item, itemResult(item, { status: 'error', error: `worker crashed: ${errorMessage(err)}` }));
@@ -269,8 +306,24 @@ export class SqlPool implements SqlExecutor {
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
     });
     aborted.catch(() => undefined);
+    // R-VES times each correct item right after it: nothing may be queued in the worker then.
+    const ahead = !options.metrics.includes('r-ves');
     const loops = slots.map(async (slot) => {
-      for (let item = pick(slot); item && !hooks.signal?.aborted; item = pick(slot)) await runItem(slot, item);
+      let item = pick(slot);
+      let sent: Sent<ExecDone | NeedDb> | null = null;
+      while (item && !hooks.signal?.aborted) {
+        let next: EvalItem | undefined;
+        let nextSent: Sent<ExecDone | NeedDb> | null = null;
+        if (ahead) {
+          // This item's request goes first, then the next one's, in the worker's order.
+          if (!sent || sent.handle !== slot.handle) sent = send(slot, item);
+          next = pick(slot);
+          if (next) nextSent = send(slot, next);
+        }
+        await runItem(slot, item, sent);
+        item = next ?? pick(slot);
+        sent = next ? nextSent : null;
+      }
       if (slot.currentDb) active.set(slot.currentDb, (active.get(slot.currentDb) ?? 1) - 1);
       slot.currentDb = null;
     });
