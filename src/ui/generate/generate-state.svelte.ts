@@ -14,6 +14,9 @@ import { BUILTIN_TEMPLATES, findTemplate } from '../../core/prompt/templates.ts'
 import { CANCEL, PAUSE, exWithInterval, quickCheckIndices, quickCheckParams, type GenerationOutcome, type GenerationProgress, type GenerationSpec } from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../core/run/types.ts';
 import { WEBLLM_CATALOG } from '../../adapters/engines/webllm-catalog.ts';
+import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
+import type { PromptTemplate } from '../../core/prompt/templates.ts';
+import { loadCustomModels, loadUserTemplates } from './user-library.ts';
 
 export type EngineChoice = 'wllama' | 'openai' | 'webllm';
 export type SubsetChoice = 'quick' | 'first' | 'all';
@@ -41,7 +44,10 @@ export class GenerateState {
   baseUrl = $state(ls(LS.baseUrl));
   openaiModel = $state(ls(LS.model));
   apiKey = $state(ls(LS.key));
-  webllmId = $state(WEBLLM_CATALOG.find((e) => e.sqlTuned)?.id ?? WEBLLM_CATALOG[0]!.id);
+  webllmId = $state(this.defaultWebLlmId());
+  /** The researcher's own checkpoints and templates (user-library.ts). */
+  customModels = $state.raw<CustomModelRecord[]>(loadCustomModels());
+  userTemplates = $state.raw<PromptTemplate[]>(loadUserTemplates());
   verdict = $state.raw<CapabilityVerdict | null>(null);
   verdictError = $state<string | null>(null);
 
@@ -75,6 +81,10 @@ export class GenerateState {
   unfinished = $state.raw<RunHeader[]>([]);
   #controller: AbortController | null = null;
   #loadAbort: AbortController | null = null;
+
+  defaultWebLlmId(): string {
+    return WEBLLM_CATALOG.find((e) => e.sqlTuned)?.id ?? WEBLLM_CATALOG[0]!.id;
+  }
 
   /** Quick check: 50 seeded questions, one greedy sample, EX with a 95% interval. */
   quickCheckPreset(): void {
@@ -135,7 +145,7 @@ export class GenerateState {
         model = { id: this.openaiModel.trim(), source: this.baseUrl.trim() };
       } else {
         const { createWebLlmEngine } = await import('../../adapters/engines/webllm-engine.ts');
-        engine = createWebLlmEngine();
+        engine = createWebLlmEngine({ customModels: [...this.customModels] });
         model = { id: this.webllmId };
       }
       await engine.load(model, { signal: this.#loadAbort.signal, onProgress: (p) => (this.loadProgress = p) });
@@ -154,7 +164,7 @@ export class GenerateState {
   }
 
   template() {
-    return findTemplate(this.templateId) ?? BUILTIN_TEMPLATES[0]!;
+    return findTemplate(this.templateId, this.userTemplates) ?? BUILTIN_TEMPLATES[0]!;
   }
 
   params(): SamplingParams {
