@@ -156,6 +156,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: own models, th
     expect(text).not.toContain('params_shard_0.bin is missing');
     expect(await page.getByTestId('custom-notes').textContent()).toContain(`${models.url}ckpt/resolve/main/`);
     expect(await page.getByTestId('webllm-model').inputValue()).toBe('my-ckpt');
+    // The capability check works for a custom model too (this Chromium has no WebGPU adapter).
+    await page.getByTestId('webllm-check').click();
+    await expect.poll(async () => (await page.getByTestId('webllm-verdict').textContent()) ?? '', { timeout: 10_000 }).toMatch(/Cannot run|Can run/);
 
     await page.reload();
     await openGenerate();

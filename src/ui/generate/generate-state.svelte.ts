@@ -110,6 +110,11 @@ export class GenerateState {
     this.verdict = null;
     this.verdictError = null;
     try {
+      if (this.customModels.some((c) => c.id === this.webllmId)) {
+        const { createWebLlmEngine } = await import('../../adapters/engines/webllm-engine.ts');
+        this.verdict = await createWebLlmEngine({ customModels: [...this.customModels] }).check(this.webllmId);
+        return;
+      }
       const { checkCatalogModel } = await import('../../adapters/engines/webgpu-capability.ts');
       this.verdict = await checkCatalogModel(this.webllmId);
     } catch (err) {
