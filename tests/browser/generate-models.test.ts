@@ -8,7 +8,8 @@
  *   record survives a reload;
  * - "Edit as new template" on the official mini-dev template: a draft without {{question}} is
  *   refused with the reason; a valid one is saved as my-bird-minidev-v1, selected, used by the
- *   prompt preview, kept after a reload, and editing it again makes my-bird-minidev-v2.
+ *   prompt preview and by a one-question run (the real stories260K.gguf on the CPU engine),
+ *   whose stored sample names it; kept after a reload; editing it again makes my-bird-minidev-v2.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -17,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
 import { DEMO_ROOT } from './node-reference.ts';
 import { importDataset, laptopPage, screenshot } from './workbench-helpers.ts';
@@ -166,7 +168,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: own models, th
     expect(await page.locator('[data-testid="webllm-model"] option[value="my-ckpt"]').count()).toBe(1);
   });
 
-  it('edits the official template as a new versioned one, refuses a draft without {{question}}, and previews with it', async () => {
+  it('edits the official template as a new versioned one, refuses a draft without {{question}}, previews with it and a run records it', async () => {
     const imported = await importDataset(page, { kind: 'bird', name: 'Demo library', files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(DEMO_ROOT, f)) });
     expect(imported.ok, imported.message).toBe(true);
     await page.getByTestId('nav-generate').click();
@@ -195,6 +197,26 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: own models, th
     expect(preview).toMatch(/\nQ: \S/);
     expect(preview).not.toContain('-- Using valid');
     await screenshot(page, 'generate-template-edited.png', true);
+
+    // A run with it (1 question, the tiny real GGUF on the CPU engine) records its id and text.
+    await page.locator('input[name="engine"][value="wllama"]').check();
+    await page.getByTestId('gguf-file').setInputFiles(sharedData('models', 'stories260K.gguf'));
+    await page.getByTestId('engine-load').click();
+    await expect.poll(async () => (await page.getByTestId('engine-loaded').textContent()) ?? '', { timeout: 30_000 }).toContain('stories260K.gguf');
+    await page.getByTestId('gen-subset').selectOption('first');
+    await page.getByTestId('gen-first-n').fill('1');
+    await page.getByTestId('gen-max-tokens').fill('8');
+    await page.getByTestId('gen-start').click();
+    await page.waitForURL(/#\/run\/[^/]+$/, { timeout: 30_000 });
+    const runId = decodeURIComponent(page.url().split('#/run/')[1]!);
+    await page.goto(`${server.url}#/run/${encodeURIComponent(runId)}/items/0.0`);
+    const sample = page.getByTestId('sample-prompt');
+    await sample.waitFor({ timeout: 15_000 });
+    await sample.locator('summary').click();
+    const shown = (await sample.textContent()) ?? '';
+    expect(shown).toContain('Prompt (my-bird-minidev-v1,');
+    expect(shown).toContain('EDITED-MARKER');
+    await page.goto(`${server.url}#/generate`);
 
     await page.reload();
     await page.getByTestId('generate-page').waitFor();
