@@ -66,6 +66,8 @@ export function pwaPlugin() {
         },
       ],
       navigateFallback: 'index.html',
+      // Only the app's own addresses get the app; a file opened in a tab (a demo file, sw.js) is served as itself.
+      navigateFallbackDenylist: [/\/[^/]+\.[a-z0-9]+$/i],
       clientsClaim: true,
       skipWaiting: false,
       cleanupOutdatedCaches: true,

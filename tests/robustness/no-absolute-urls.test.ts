@@ -7,10 +7,11 @@ import { ROOT } from '../helpers/cli.ts';
  * The app contacts no host on its own. Absolute URLs may appear only where the user configures
  * the host: the engines (an endpoint the user types, a model the user picks from the catalog),
  * loopback examples and defaults of such endpoints (never contacted until the user starts that
- * engine or judge), and reserved `.invalid` names (which no resolver answers).
+ * engine or judge), examples in input placeholders (the user types the real address), and
+ * reserved `.invalid` names (which no resolver answers).
  */
 const ENGINE_CODE = /^src\/adapters\/engines\//;
-const HARMLESS = /\b(?:https?|wss?):\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?\b|\b(?:https?):\/\/[a-z0-9.-]+\.invalid\b|\/\^https\?:\//i;
+const HARMLESS = /\b(?:https?|wss?):\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?\b|\b(?:https?):\/\/[a-z0-9.-]+\.invalid\b|\/\^https\?:\/|placeholder="[^"]*"/i;
 const URL_RE = /\b(?:https?|wss?):\/\/[^\s'"`)]+|\/\/(?:[a-z0-9-]+\.)+(?:com|org|net|io|ai|dev|co|app)\b/i;
 
 function files(dir: string): string[] {
