@@ -21,4 +21,12 @@ npm install --no-audit --no-fund
 # Types: the app, workers, CLI and tests; then the pure core alone, without DOM or Node types.
 npm run --silent check
 # Every test: core, workers, pool, CLI on ../shared/data, and headless Chromium on the built app.
-npx vitest run
+report="$(mktemp -d)/vitest.json"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" || status=$?
+# One plain closing line, whatever the reporter printed above.
+if [ -f "$report" ]; then
+  node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);' "$report"
+fi
+exit "$status"
