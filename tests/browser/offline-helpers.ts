@@ -5,7 +5,7 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { sharedData } from '../helpers/shared-data.ts';
 
 /** Spider dev with only concert_singer's database (45 questions have it), laid out as in the download. */
@@ -14,6 +14,35 @@ export function spiderOneDbFolder(): string {
   for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(root, f));
   cpSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite'), path.join(root, 'database', 'concert_singer', 'concert_singer.sqlite'));
   return root;
+}
+
+/** Spider dev with only pets_1's database (a second small dataset, 16 KiB of database). */
+export function spiderPetsFolder(): string {
+  const root = path.join(mkdtempSync(path.join(tmpdir(), 'wb-pets-')), 'spider');
+  for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(root, f));
+  cpSync(sharedData('spider', 'pets_1', 'pets_1.sqlite'), path.join(root, 'database', 'pets_1', 'pets_1.sqlite'));
+  return root;
+}
+
+/**
+ * What the browser itself counts for an origin, through the DevTools protocol: usage in bytes,
+ * the quota it enforces, and whether a test override of that quota is active. (The page's
+ * navigator.storage.estimate() is no use here: Chromium reports usage + 10 GiB as the quota,
+ * whatever the real or overridden quota is.)
+ */
+export async function originStorage(cdp: CDPSession, origin: string): Promise<{ usage: number; quota: number; overrideActive: boolean; indexedDb: number }> {
+  const r = (await cdp.send('Storage.getUsageAndQuota', { origin })) as {
+    usage: number;
+    quota: number;
+    overrideActive: boolean;
+    usageBreakdown: Array<{ storageType: string; usage: number }>;
+  };
+  return {
+    usage: r.usage,
+    quota: r.quota,
+    overrideActive: r.overrideActive,
+    indexedDb: r.usageBreakdown.find((b) => b.storageType === 'indexeddb')?.usage ?? 0,
+  };
 }
 
 /** Resolves once the service worker is active, controls the page and has said "ready to work offline". */
