@@ -209,14 +209,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     const runSelect = page.getByTestId('score-run');
     await runSelect.selectOption({ label: 'demo for rubrics (Demo library)' });
     await page.getByTestId('judge-choice').selectOption('openai');
-    await page.getByTestId('judge-url').fill(judge.url);
-    await page.getByTestId('judge-model').fill(MODEL);
+    await page.getByTestId('judge-openai-url').fill(judge.url);
+    await page.getByTestId('judge-openai-model').fill(MODEL);
     const t0 = Date.now();
     await page.getByTestId('score-start').click();
     await page.locator('[data-testid="rubric-summary"], [data-testid="score-error"]').first().waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('score-error').count()).toBe(0);
     console.log(`rubric view: 20 samples scored in ${Date.now() - t0} ms, ${judge.calls()} judge calls so far`);
     expect(await page.getByTestId('judge-stats').textContent()).toMatch(/Judge: [1-9]\d* call\(s\), 0 answer\(s\) from the cache, [1-9]\d* malformed/);
+    expect(await page.getByTestId('score-written').textContent()).toContain(`Written into the run's ${reference.size} samples`);
 
     const rows = page.locator('[data-testid="sample-verdicts"] tbody tr');
     expect(await rows.count()).toBe(reference.size);

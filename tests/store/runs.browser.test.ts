@@ -4,6 +4,11 @@ import { DEFAULT_RUN_CONFIG, type SampleRecord } from '../../src/core/run/types.
 import type { DatasetRecord, RunRequest } from '../../src/adapters/store/workbench-store.ts';
 import { birdMiniDevFiles, sharedBlob, sharedText } from './browser-data.ts';
 import { testStore, type TestStore } from './store-helpers.ts';
+import { EX_ONLY_RUBRIC } from '../../src/core/rubric/bird-rubric.ts';
+import { scoreSample } from '../../src/core/rubric/score.ts';
+import { runFileJson, toCsv } from '../../src/core/run/export.ts';
+import { parseRunFile } from '../../src/core/run/run-file.ts';
+import { sampleToScore } from '../../src/ui/rubric/analysis.ts';
 
 const PRED = 'predictions/sql_output_kg/predict_mini_dev_gpt-4_sqlite.json';
 let files: { path: string; file: Blob }[];
@@ -146,5 +151,41 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     expect(run.subset.indices).toHaveLength(140);
     expect(failures).toEqual([]);
     expect(await t.store.sampleCount(run.id)).toBe(140);
+  });
+
+  it('rubric scores are written into the stored samples in one step: EX-only rubric reward = EX on all 140, exports carry them', async () => {
+    await importMiniDev();
+    const run = await t.store.startRun(request());
+    const before = await t.store.samples(run.id);
+    const scored = await Promise.all(before.map(async (s) => {
+      const rubric = await scoreSample(EX_ONLY_RUBRIC, sampleToScore(s, ds.questions[s.index] ?? null), { aggregations: ['explicit'] });
+      return { index: s.index, sample: s.sample, rubric, rubricScore: rubric.explicit?.score ?? null };
+    }));
+    // All but the first sample: the first keeps what it had.
+    expect(await t.store.setSampleRubrics(run.id, scored.slice(1))).toBe(139);
+    const after = await t.reopen().samples(run.id);
+    expect(after[0]).toEqual(before[0]);
+    for (const [i, s] of after.entries()) {
+      if (i === 0) continue;
+      expect(s.rubricScore, `item ${s.index}`).toBe(s.ex);
+      expect(s.rubric?.criteria.map((c) => [c.id, c.met])).toEqual([['matches-gold', s.ex === 1]]);
+      const { rubric: _r, rubricScore: _s, ...rest } = s;
+      expect(rest).toEqual(before[i]);
+    }
+    const file = await t.store.exportRun(run.id);
+    expect(parseRunFile(runFileJson(file), 'run.json').samples[1]!.rubric).toEqual(after[1]!.rubric);
+    const csv = toCsv(file.samples).split('\r\n');
+    expect(csv[0]).toContain(',rubric_id,rubric_score,rubric_explicit,rubric_implicit,rubric_likert');
+    expect(csv[2]).toMatch(new RegExp(`,ex-only,${after[1]!.ex},${after[1]!.ex},,$`));
+    // A run being evaluated (its Web Lock held, as by another tab) is not written to, and stays as it was.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((r) => (locked = r));
+    void navigator.locks.request(`run:${run.id}`, () => (locked(), held));
+    await lockTaken;
+    await expect(t.store.setSampleRubrics(run.id, scored)).rejects.toThrow(/is being evaluated/);
+    release();
+    expect((await t.store.samples(run.id))[0]).toEqual(before[0]);
   });
 });

@@ -14,7 +14,7 @@ import { createBrowserSqlPool } from '../browser/sql-worker-host.ts';
 import { importInWorker, pairInWorker } from '../import/import-client.ts';
 import type { DbSource } from '../sql-pool.ts';
 import { deleteOrphanChunks, holdLock } from './database-bytes.ts';
-import { StoreError } from './errors.ts';
+import { StoreError, isQuotaError } from './errors.ts';
 import { executeRun, itemKey, type ExecutionContext } from './run-execution.ts';
 import type { Engine } from '../../core/engine/engine.ts';
 import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
@@ -25,7 +25,7 @@ import {
 import { allSamples, countSamples, samplePage, storedKeys } from './sample-blocks.ts';
 import { BLOCK_SIZE, DEFAULT_DB_NAME, blockRange, chunkRange, openWorkbenchDb, type WorkbenchIdb } from './schema.ts';
 import type {
-  DatasetCard, DatasetRecord, GoldSelfTestResult, RunRequest, StorageInfo, StoredDatabase, WorkbenchStore,
+  DatasetCard, DatasetRecord, GoldSelfTestResult, RunRequest, SampleRubric, StorageInfo, StoredDatabase, WorkbenchStore,
 } from './workbench-store.ts';
 
 export interface IdbStoreOptions {
@@ -296,6 +296,42 @@ class IdbStore implements WorkbenchStore {
 
   async sampleCount(runId: string): Promise<number> {
     return countSamples(await this.idb(), runId);
+  }
+
+  async setSampleRubrics(runId: string, scored: readonly SampleRubric[]): Promise<number> {
+    const idb = await this.idb();
+    const run = await this.runOrThrow(runId);
+    const release = await holdLock(runLock(runId), true);
+    if (!release) throw new StoreError('LOCKED', `run "${run.name}" is being evaluated: write rubric scores into it once it has finished`);
+    try {
+      const byKey = new Map(scored.map((s) => [`${s.index}/${s.sample}`, s]));
+      let updated = 0;
+      // One transaction: every block gets the scores, or (quota, a closed tab) none does.
+      const tx = idb.transaction('sampleBlocks', 'readwrite');
+      let cursor = await tx.store.openCursor(blockRange(runId));
+      while (cursor) {
+        let changed = false;
+        const samples = cursor.value.samples.map((rec) => {
+          const s = byKey.get(`${rec.index}/${rec.sample}`);
+          if (!s) return rec;
+          changed = true;
+          updated += 1;
+          const next: SampleRecord = { ...rec, rubric: s.rubric };
+          if (s.rubricScore === null) delete next.rubricScore;
+          else next.rubricScore = s.rubricScore;
+          return next;
+        });
+        if (changed) await cursor.update({ ...cursor.value, samples });
+        cursor = await cursor.continue();
+      }
+      await tx.done;
+      return updated;
+    } catch (err) {
+      if (isQuotaError(err)) throw new StoreError('QUOTA_EXCEEDED', `Browser storage is full: the rubric scores of run "${run.name}" were not written (nothing in the run changed). Free space by deleting datasets or runs.`);
+      throw err;
+    } finally {
+      release();
+    }
   }
 
   async renameRun(runId: string, name: string): Promise<void> {

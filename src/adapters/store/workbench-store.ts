@@ -6,6 +6,7 @@ import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import type { FileRef, RunConfig, RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemStatus } from '../../core/types.ts';
+import type { RubricScores } from '../../core/rubric/scores.ts';
 import type { Engine } from '../../core/engine/engine.ts';
 import type { GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult } from './generation-run.ts';
 import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
@@ -89,6 +90,15 @@ export interface GoldSelfTestResult {
   failures: GoldFailure[];
 }
 
+/** One sample's rubric scores, as written into the run by `setSampleRubrics`. */
+export interface SampleRubric {
+  index: number;
+  sample: number;
+  rubric: RubricScores;
+  /** The scalar reward the run uses (explicit, else implicit, else Likert), or null. */
+  rubricScore: number | null;
+}
+
 export interface WorkbenchStore {
   storage(): Promise<StorageInfo>;
   requestPersistence(): Promise<boolean>;
@@ -133,6 +143,12 @@ export interface WorkbenchStore {
   questionsWithDatabase(datasetId: string): Promise<number[]>;
   /** The prompt a generation run would send for one question (the Generate screen's preview). */
   previewGenerationPrompt(datasetId: string, index: number, spec: GenerationPreviewSpec, engine: Engine | null): Promise<BuiltPrompt>;
+  /**
+   * Writes a rubric scoring into the run's samples (`rubric`, and `rubricScore` for best-of-n
+   * and exports), in one transaction; samples not listed keep what they had. Refused while the
+   * run is being evaluated. Returns how many samples were updated.
+   */
+  setSampleRubrics(runId: string, scored: readonly SampleRubric[]): Promise<number>;
   /** Closes the IndexedDB connection (tests; a page being left). */
   close(): void;
 }

@@ -50,6 +50,7 @@ export function birdPredictionsJson(samples: readonly SampleRecord[]): string {
 const CSV_COLUMNS = [
   'index', 'question_id', 'db_id', 'difficulty', 'sample', 'status', 'ex', 'soft_f1', 'rves', 'time_ratio', 'format',
   'reward', 'mutated_db', 'extraction_rule', 'pred_rows', 'gold_rows', 'elapsed_ms', 'error', 'sql', 'gold_sql',
+  'rubric_id', 'rubric_score', 'rubric_explicit', 'rubric_implicit', 'rubric_likert',
 ] as const;
 
 function csvCell(v: unknown): string {
@@ -65,6 +66,7 @@ export function toCsv(samples: readonly SampleRecord[]): string {
       s.index, s.questionId, s.dbId, s.difficulty, s.sample, s.status, s.ex, s.softF1, s.rves, s.timeRatio, s.format,
       s.reward, s.mutatedDb, s.extraction.rule, s.predRowCount, s.goldRowCount,
       s.elapsedMs === null ? null : Math.round(s.elapsedMs * 1000) / 1000, s.error, s.sql, s.goldSql,
+      s.rubric?.rubricId, s.rubricScore, s.rubric?.explicit?.score, s.rubric?.implicit?.score, s.rubric?.likert?.score,
     ].map(csvCell).join(','),
   );
   return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';

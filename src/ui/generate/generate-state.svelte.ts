@@ -3,32 +3,20 @@
  * run's settings, the prompt preview and the run in progress. One instance for the page's
  * lifetime (`generateState()`), so a run keeps going while the user looks at other screens.
  *
- * The OpenAI-compatible base URL, model and key are kept in localStorage only: the run
- * records the model name, never the key.
+ * The engine part (choice, loading, the server settings kept in localStorage) is an EngineSlot.
  */
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import type { Engine, LoadProgress, ModelRef, SamplingParams } from '../../core/engine/engine.ts';
-import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
+import type { SamplingParams } from '../../core/engine/engine.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { BUILTIN_TEMPLATES, findTemplate } from '../../core/prompt/templates.ts';
 import { CANCEL, PAUSE, exWithInterval, quickCheckIndices, quickCheckParams, type GenerationOutcome, type GenerationProgress, type GenerationSpec } from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../core/run/types.ts';
-import { WEBLLM_CATALOG } from '../../adapters/engines/webllm-catalog.ts';
-import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
 import type { PromptTemplate } from '../../core/prompt/templates.ts';
-import { loadCustomModels, loadUserTemplates } from './user-library.ts';
+import { EngineSlot } from '../engine/engine-slot.svelte.ts';
+import { loadUserTemplates } from './user-library.ts';
 
-export type EngineChoice = 'wllama' | 'openai' | 'webllm';
+export type { EngineChoice } from '../engine/engine-slot.svelte.ts';
 export type SubsetChoice = 'quick' | 'first' | 'all';
-
-const LS = { baseUrl: 'wb.openai.baseUrl', model: 'wb.openai.model', key: 'wb.openai.apiKey' };
-const ls = (k: string): string => {
-  try {
-    return localStorage.getItem(k) ?? '';
-  } catch {
-    return '';
-  }
-};
 
 export interface FinishedSummary {
   runId: string;
@@ -37,25 +25,8 @@ export interface FinishedSummary {
   ex: { ex: number; low: number; high: number; n: number; correct: number } | null;
 }
 
-export class GenerateState {
-  engineKind = $state<EngineChoice>('wllama');
-  ggufFile = $state.raw<File | null>(null);
-  ggufUrl = $state('');
-  baseUrl = $state(ls(LS.baseUrl));
-  openaiModel = $state(ls(LS.model));
-  apiKey = $state(ls(LS.key));
-  webllmId = $state(this.defaultWebLlmId());
-  /** The researcher's own checkpoints and templates (user-library.ts). */
-  customModels = $state.raw<CustomModelRecord[]>(loadCustomModels());
+export class GenerateState extends EngineSlot {
   userTemplates = $state.raw<PromptTemplate[]>(loadUserTemplates());
-  verdict = $state.raw<CapabilityVerdict | null>(null);
-  verdictError = $state<string | null>(null);
-
-  engine = $state.raw<Engine | null>(null);
-  model = $state.raw<ModelRef | null>(null);
-  loading = $state(false);
-  loadProgress = $state.raw<LoadProgress | null>(null);
-  loadError = $state<string | null>(null);
 
   datasetId = $state<string | null>(null);
   templateId = $state(BUILTIN_TEMPLATES[0]!.id);
@@ -80,10 +51,10 @@ export class GenerateState {
   finished = $state.raw<FinishedSummary | null>(null);
   unfinished = $state.raw<RunHeader[]>([]);
   #controller: AbortController | null = null;
-  #loadAbort: AbortController | null = null;
 
-  defaultWebLlmId(): string {
-    return WEBLLM_CATALOG.find((e) => e.sqlTuned)?.id ?? WEBLLM_CATALOG[0]!.id;
+  /** No engine change while a run uses the engine. */
+  protected override canLoad(): boolean {
+    return !this.running;
   }
 
   /** Quick check: 50 seeded questions, one greedy sample, EX with a 95% interval. */
@@ -94,78 +65,6 @@ export class GenerateState {
     this.temperature = q.temperature;
     this.topP = q.topP;
     this.seed = q.seed ?? 0;
-  }
-
-  saveOpenAi(): void {
-    try {
-      localStorage.setItem(LS.baseUrl, this.baseUrl);
-      localStorage.setItem(LS.model, this.openaiModel);
-      localStorage.setItem(LS.key, this.apiKey);
-    } catch {
-      /* private mode: the values live for this page only */
-    }
-  }
-
-  async checkWebLlm(): Promise<void> {
-    this.verdict = null;
-    this.verdictError = null;
-    try {
-      if (this.customModels.some((c) => c.id === this.webllmId)) {
-        const { createWebLlmEngine } = await import('../../adapters/engines/webllm-engine.ts');
-        this.verdict = await createWebLlmEngine({ customModels: [...this.customModels] }).check(this.webllmId);
-        return;
-      }
-      const { checkCatalogModel } = await import('../../adapters/engines/webgpu-capability.ts');
-      this.verdict = await checkCatalogModel(this.webllmId);
-    } catch (err) {
-      this.verdictError = errorMessage(err);
-    }
-  }
-
-  async loadEngine(): Promise<void> {
-    if (this.running) return;
-    this.loadError = null;
-    this.loading = true;
-    this.loadProgress = null;
-    this.#loadAbort = new AbortController();
-    const old = this.engine;
-    this.engine = null;
-    this.model = null;
-    await old?.unload().catch(() => undefined);
-    try {
-      let engine: Engine;
-      let model: ModelRef;
-      if (this.engineKind === 'wllama') {
-        const { createWllamaEngine } = await import('../../adapters/engines/wllama-engine.ts');
-        const e = createWllamaEngine();
-        if (this.ggufFile) model = e.addFile(this.ggufFile.name, this.ggufFile);
-        else if (this.ggufUrl.trim()) model = { id: this.ggufUrl.trim().split('/').pop() || this.ggufUrl.trim(), source: this.ggufUrl.trim() };
-        else throw new Error('pick a GGUF file or give its URL');
-        engine = e;
-      } else if (this.engineKind === 'openai') {
-        if (!this.baseUrl.trim() || !this.openaiModel.trim()) throw new Error('give the server base URL and the model name');
-        this.saveOpenAi();
-        const { createOpenAiEngine } = await import('../../adapters/engines/openai-engine.ts');
-        engine = createOpenAiEngine({ baseUrl: this.baseUrl.trim(), model: this.openaiModel.trim(), apiKey: this.apiKey.trim() || null });
-        model = { id: this.openaiModel.trim(), source: this.baseUrl.trim() };
-      } else {
-        const { createWebLlmEngine } = await import('../../adapters/engines/webllm-engine.ts');
-        engine = createWebLlmEngine({ customModels: [...this.customModels] });
-        model = { id: this.webllmId };
-      }
-      await engine.load(model, { signal: this.#loadAbort.signal, onProgress: (p) => (this.loadProgress = p) });
-      this.engine = engine;
-      this.model = model;
-    } catch (err) {
-      this.loadError = errorMessage(err);
-    } finally {
-      this.loading = false;
-      this.#loadAbort = null;
-    }
-  }
-
-  cancelLoad(): void {
-    this.#loadAbort?.abort();
   }
 
   template() {
@@ -215,7 +114,7 @@ export class GenerateState {
       this.subset === 'quick' ? `quick check: ${indices.length} seeded-random questions with a database` : this.subset === 'first' ? `first ${indices.length} questions with a database` : 'every question with a database';
     const spec: GenerationSpec = {
       engine: this.engine.kind,
-      model: this.engineKind === 'openai' ? { id: this.model.id, source: this.baseUrl.trim() } : this.model,
+      model: this.recordedModel() ?? this.model,
       template: this.template(),
       params: this.params(),
     };

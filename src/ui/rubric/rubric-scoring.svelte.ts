@@ -1,29 +1,33 @@
 /**
- * Scoring a stored run with a rubric: the judge (an OpenAI-compatible server, or none when the
- * rubric is all programmatic), every sample through the core's `scoreSample` with the judge
- * cache in IndexedDB, the result stored per (run, rubric), and the run-level views derived.
+ * Scoring a stored run with a rubric: the judge (any engine of the app: the CPU engine, WebLLM
+ * or an OpenAI-compatible server; none when the rubric is all programmatic), every sample
+ * through the core's `scoreSample` with the judge cache in IndexedDB, the result stored per
+ * (run, rubric) and written into the run's samples, and the run-level views derived.
  */
-import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
 import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../adapters/judge/idb-judge-cache.ts';
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { reaggregate, summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
-import type { ExplicitOptions, Normalization } from '../../core/rubric/scores.ts';
+import type { ExplicitOptions, Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
+import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
 import { agreement, exMatrix, histogram, sampleToScore, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
 
-export type JudgeChoice = 'none' | 'openai';
+export type JudgeChoice = 'none' | EngineChoice;
+
+/** The scalar reward of a rubric scoring: explicit, else implicit, else Likert, else null. */
+export const rubricReward = (s: RubricScores): number | null => s.explicit?.score ?? s.implicit?.score ?? s.likert?.score ?? null;
 
 export const needsJudge = (rubric: Rubric): boolean => rubric.items.some((i) => i.check.kind === 'judge');
 
 export class RubricScoring {
   runId = $state('');
   judgeChoice = $state<JudgeChoice>('none');
-  judgeUrl = $state('http://127.0.0.1:8000');
-  judgeModel = $state('');
+  /** The judge engine, chosen and loaded apart from the Generate screen's policy. */
+  readonly judge = new EngineSlot('wb.judge');
   /** Implicit and Likert need a judge; explicit is always computed. */
   withImplicit = $state(true);
   withLikert = $state(true);
@@ -39,6 +43,8 @@ export class RubricScoring {
   done = $state(0);
   total = $state(0);
   error = $state<string | null>(null);
+  /** What was written into the run's samples by the last scoring. */
+  written = $state<string | null>(null);
   stats = $state.raw<JudgeStats | null>(null);
   scored = $state.raw<StoredRubricRun | null>(null);
   samples = $state.raw<SampleRecord[]>([]);
@@ -105,41 +111,62 @@ export class RubricScoring {
     };
     await (await this.repo()).saveScores(next);
     this.scored = next;
+    await this.writeIntoRun(next);
+  }
+
+  /**
+   * The scores go into the run's own samples too: the run file and CSV exports carry them, and
+   * best-of-n can pick by rubric score. The reward is the explicit score, else the implicit,
+   * else the Likert one.
+   */
+  private async writeIntoRun(result: StoredRubricRun): Promise<void> {
+    const n = await this.store.setSampleRubrics(
+      result.runId,
+      result.samples.map((s) => ({ index: s.index, sample: s.sample, rubric: s.scores, rubricScore: rubricReward(s.scores) })),
+    );
+    this.written = `Written into the run's ${n} samples: its exports and best-of-n by rubric score use “${result.rubric.title}”.`;
   }
 
   cancel(): void {
     this.#abort?.abort();
   }
 
+  /** The judge slot's engine, loaded now when it is not (or holds another kind of engine). */
+  async loadedJudge(repo: RubricRepository, signal: AbortSignal): Promise<Judge> {
+    const slot = this.judge;
+    if (this.judgeChoice !== 'none') slot.engineKind = this.judgeChoice;
+    if (!slot.loadedAsChosen()) {
+      await slot.loadEngine();
+      if (slot.loadError || !slot.engine) throw new Error(`the judge could not be loaded: ${slot.loadError ?? 'no engine'}`);
+    }
+    return new Judge({ engine: slot.engine!, model: slot.model!.id, cache: repo.cache(), signal });
+  }
+
   async score(rubric: Rubric): Promise<void> {
     if (this.running) return;
     this.error = null;
+    this.written = null;
     this.stats = null;
     const run = this.runId ? await this.store.getRun(this.runId) : undefined;
     if (!run) {
       this.error = 'Choose a stored run to score.';
       return;
     }
-    const useJudge = this.judgeChoice === 'openai';
+    const useJudge = this.judgeChoice !== 'none';
     if (needsJudge(rubric) && !useJudge) {
-      this.error = 'This rubric has judge criteria: choose a judge (an OpenAI-compatible server), or make every criterion programmatic.';
+      this.error = 'This rubric has judge criteria: choose a judge engine, or make every criterion programmatic.';
       return;
     }
     this.running = true;
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
     const repo = await this.repo();
-    const engine = useJudge ? createOpenAiEngine({ baseUrl: this.judgeUrl, model: this.judgeModel || undefined, concurrency: 2, maxRetries: 1 }) : null;
     try {
       const [samples, dataset] = await Promise.all([this.store.samples(run.id), this.store.getDataset(run.dataset.id)]);
       this.samples = samples;
       this.total = samples.length;
       this.done = 0;
-      let judge: Judge | null = null;
-      if (engine) {
-        await engine.load({ id: this.judgeModel, source: this.judgeUrl }, { signal });
-        judge = new Judge({ engine, model: this.judgeModel, cache: repo.cache(), signal });
-      }
+      const judge = useJudge ? await this.loadedJudge(repo, signal) : null;
       const aggregations: Aggregation[] = ['explicit', ...(judge && this.withImplicit ? (['implicit'] as const) : []), ...(judge && this.withLikert ? (['likert'] as const) : [])];
       const out: ScoredSample[] = [];
       for (const s of samples) {
@@ -152,10 +179,10 @@ export class RubricScoring {
       const result: StoredRubricRun = { runId: run.id, rubricId: rubric.id, rubric: $state.snapshot(rubric) as Rubric, scoredAt: new Date().toISOString(), samples: out };
       await repo.saveScores(result);
       this.scored = result;
+      await this.writeIntoRun(result);
     } catch (err) {
       this.error = `Scoring stopped: ${errorMessage(err)}`;
     } finally {
-      await engine?.unload().catch(() => undefined);
       this.running = false;
       this.#abort = null;
     }

@@ -1,0 +1,164 @@
+/**
+ * One engine of the app, chosen and loaded by the user: the CPU engine (a GGUF file or URL,
+ * llama.cpp in WebAssembly), an OpenAI-compatible server, or WebLLM on the GPU. The Generate
+ * screen's policy and the rubric judges are each one slot, so any engine can be the policy and
+ * any engine the judge, and they may differ.
+ *
+ * The OpenAI-compatible base URL, model and key are kept in localStorage only (under the slot's
+ * own keys): runs record the model name and URL, never the key.
+ */
+import { WEBLLM_CATALOG } from '../../adapters/engines/webllm-catalog.ts';
+import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
+import type { Engine, LoadProgress, ModelRef } from '../../core/engine/engine.ts';
+import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { loadCustomModels } from '../generate/user-library.ts';
+
+export type EngineChoice = 'wllama' | 'openai' | 'webllm';
+
+export const ENGINE_CHOICES: readonly { value: EngineChoice; label: string }[] = [
+  { value: 'wllama', label: 'CPU (GGUF, llama.cpp in WebAssembly)' },
+  { value: 'openai', label: 'OpenAI-compatible server' },
+  { value: 'webllm', label: 'GPU (WebLLM)' },
+];
+
+const ls = (k: string): string => {
+  try {
+    return localStorage.getItem(k) ?? '';
+  } catch {
+    return '';
+  }
+};
+
+export class EngineSlot {
+  engineKind = $state<EngineChoice>('wllama');
+  ggufFile = $state.raw<File | null>(null);
+  ggufUrl = $state('');
+  baseUrl = $state('');
+  openaiModel = $state('');
+  apiKey = $state('');
+  webllmId = $state(this.defaultWebLlmId());
+  /** The researcher's own WebLLM checkpoints (user-library.ts). */
+  customModels = $state.raw<CustomModelRecord[]>(loadCustomModels());
+  verdict = $state.raw<CapabilityVerdict | null>(null);
+  verdictError = $state<string | null>(null);
+
+  engine = $state.raw<Engine | null>(null);
+  model = $state.raw<ModelRef | null>(null);
+  loading = $state(false);
+  loadProgress = $state.raw<LoadProgress | null>(null);
+  loadError = $state<string | null>(null);
+  #loadAbort: AbortController | null = null;
+
+  /** `storageKey`: prefix of the localStorage keys of this slot's server settings. */
+  constructor(private readonly storageKey = 'wb.openai') {
+    this.baseUrl = ls(`${storageKey}.baseUrl`);
+    this.openaiModel = ls(`${storageKey}.model`);
+    this.apiKey = ls(`${storageKey}.apiKey`);
+  }
+
+  defaultWebLlmId(): string {
+    return WEBLLM_CATALOG.find((e) => e.sqlTuned)?.id ?? WEBLLM_CATALOG[0]!.id;
+  }
+
+  /** Whether the slot may (re)load now; the Generate screen refuses while a run uses the engine. */
+  protected canLoad(): boolean {
+    return true;
+  }
+
+  /** The model as a run records it: the server's URL with an OpenAI-compatible model. */
+  recordedModel(): ModelRef | null {
+    if (!this.model) return null;
+    return this.engine?.kind === 'openai' ? { id: this.model.id, source: this.baseUrl.trim() } : this.model;
+  }
+
+  /** The loaded engine is the one the fields describe now (same kind, server, model or file). */
+  loadedAsChosen(): boolean {
+    const e = this.engine;
+    const m = this.model;
+    if (!e || !m || e.kind !== this.engineKind) return false;
+    if (this.engineKind === 'openai') return m.id === this.openaiModel.trim() && m.source === this.baseUrl.trim();
+    if (this.engineKind === 'webllm') return m.id === this.webllmId;
+    return this.ggufFile ? m.id === this.ggufFile.name || m.source?.endsWith(this.ggufFile.name) === true : m.source === this.ggufUrl.trim();
+  }
+
+  saveOpenAi(): void {
+    try {
+      localStorage.setItem(`${this.storageKey}.baseUrl`, this.baseUrl);
+      localStorage.setItem(`${this.storageKey}.model`, this.openaiModel);
+      localStorage.setItem(`${this.storageKey}.apiKey`, this.apiKey);
+    } catch {
+      /* private mode: the values live for this page only */
+    }
+  }
+
+  async checkWebLlm(): Promise<void> {
+    this.verdict = null;
+    this.verdictError = null;
+    try {
+      if (this.customModels.some((c) => c.id === this.webllmId)) {
+        const { createWebLlmEngine } = await import('../../adapters/engines/webllm-engine.ts');
+        this.verdict = await createWebLlmEngine({ customModels: [...this.customModels] }).check(this.webllmId);
+        return;
+      }
+      const { checkCatalogModel } = await import('../../adapters/engines/webgpu-capability.ts');
+      this.verdict = await checkCatalogModel(this.webllmId);
+    } catch (err) {
+      this.verdictError = errorMessage(err);
+    }
+  }
+
+  /** Loads the chosen engine; on failure `loadError` says why and the slot holds no engine. */
+  async loadEngine(): Promise<void> {
+    if (!this.canLoad()) return;
+    this.loadError = null;
+    this.loading = true;
+    this.loadProgress = null;
+    this.#loadAbort = new AbortController();
+    const old = this.engine;
+    this.engine = null;
+    this.model = null;
+    await old?.unload().catch(() => undefined);
+    try {
+      let engine: Engine;
+      let model: ModelRef;
+      if (this.engineKind === 'wllama') {
+        const { createWllamaEngine } = await import('../../adapters/engines/wllama-engine.ts');
+        const e = createWllamaEngine();
+        if (this.ggufFile) model = e.addFile(this.ggufFile.name, this.ggufFile);
+        else if (this.ggufUrl.trim()) model = { id: this.ggufUrl.trim().split('/').pop() || this.ggufUrl.trim(), source: this.ggufUrl.trim() };
+        else throw new Error('pick a GGUF file or give its URL');
+        engine = e;
+      } else if (this.engineKind === 'openai') {
+        if (!this.baseUrl.trim() || !this.openaiModel.trim()) throw new Error('give the server base URL and the model name');
+        this.saveOpenAi();
+        const { createOpenAiEngine } = await import('../../adapters/engines/openai-engine.ts');
+        engine = createOpenAiEngine({ baseUrl: this.baseUrl.trim(), model: this.openaiModel.trim(), apiKey: this.apiKey.trim() || null });
+        model = { id: this.openaiModel.trim(), source: this.baseUrl.trim() };
+      } else {
+        const { createWebLlmEngine } = await import('../../adapters/engines/webllm-engine.ts');
+        engine = createWebLlmEngine({ customModels: [...this.customModels] });
+        model = { id: this.webllmId };
+      }
+      await engine.load(model, { signal: this.#loadAbort.signal, onProgress: (p) => (this.loadProgress = p) });
+      this.engine = engine;
+      this.model = model;
+    } catch (err) {
+      this.loadError = errorMessage(err);
+    } finally {
+      this.loading = false;
+      this.#loadAbort = null;
+    }
+  }
+
+  cancelLoad(): void {
+    this.#loadAbort?.abort();
+  }
+
+  async unload(): Promise<void> {
+    const e = this.engine;
+    this.engine = null;
+    this.model = null;
+    await e?.unload().catch(() => undefined);
+  }
+}
