@@ -6,12 +6,12 @@ import { FileJudgeCache } from '../../adapters/judge/file-judge-cache.ts';
 import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
 import { isEngineError } from '../../core/engine/engine-error.ts';
 import { WorkbenchError } from '../../core/errors.ts';
-import { describeValue, isRecord, parseJsonLines } from '../../core/formats/questions.ts';
 import { summarizeRubricScores } from '../../core/rubric/aggregate.ts';
 import { MemoryJudgeCache, type JudgeCache } from '../../core/rubric/judge-cache.ts';
 import { Judge } from '../../core/rubric/judge.ts';
 import { applyWeighting, type WeightingName } from '../../core/rubric/model.ts';
-import { parseRarJsonl, type RarRow } from '../../core/rubric/rar-dataset.ts';
+import { parseRarJsonl } from '../../core/rubric/rar-dataset.ts';
+import { pairCompletions, type RarJob as Job } from '../../core/rubric/rar-run.ts';
 import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
@@ -109,48 +109,6 @@ function parseRubricArgs(argv: string[]): RubricArgs {
     cache: values.cache ?? null,
     out: values.out ?? null,
   };
-}
-
-interface Job {
-  row: RarRow;
-  sample: number;
-  completion: string;
-}
-
-/**
- * Completions JSONL: `{"completion": "..."}` per line, paired with the dataset by `id` (the
- * row's id), else by `index` (0-based row), else by position (then the counts must match).
- * Several completions of one row are its samples 0, 1, ... in file order.
- */
-export function pairCompletions(text: string, fileName: string, rows: readonly RarRow[]): Job[] {
-  const lines = parseJsonLines(text, fileName);
-  if (lines.length === 0) throw new WorkbenchError('BAD_FORMAT', 'no completions: one JSON object per line, {"completion": "..."}', fileName);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const samples = new Map<RarRow, number>();
-  const keyed = lines.some(({ value }) => isRecord(value) && (value.id !== undefined || value.index !== undefined));
-  if (!keyed && lines.length !== rows.length) {
-    throw new WorkbenchError('MISMATCH', `${lines.length} completions without "id" or "index" for ${rows.length} dataset rows; pair them by position only when the counts match, or give each line an "id" or "index"`, fileName);
-  }
-  return lines.map(({ value, line }, i) => {
-    const where = `${fileName}:${line}`;
-    if (!isRecord(value) || typeof value.completion !== 'string') {
-      throw new WorkbenchError('BAD_FORMAT', `expected {"completion": "..."} with a string completion, found ${isRecord(value) ? describeValue(value.completion) : describeValue(value)}`, where);
-    }
-    let row: RarRow | undefined;
-    if (value.id !== undefined) {
-      row = byId.get(String(value.id));
-      if (!row) throw new WorkbenchError('MISMATCH', `no dataset row has id ${JSON.stringify(value.id)}`, where);
-    } else if (value.index !== undefined) {
-      if (typeof value.index !== 'number' || !Number.isInteger(value.index)) throw new WorkbenchError('BAD_FORMAT', `"index" must be an integer, found ${describeValue(value.index)}`, where);
-      row = rows[value.index];
-      if (!row) throw new WorkbenchError('MISMATCH', `index ${value.index} is beyond the dataset's ${rows.length} rows (0-based)`, where);
-    } else if (keyed) {
-      throw new WorkbenchError('BAD_FORMAT', 'other lines name their row with "id" or "index"; this one must too', where);
-    } else row = rows[i]!;
-    const sample = samples.get(row) ?? 0;
-    samples.set(row, sample + 1);
-    return { row, sample, completion: value.completion };
-  });
 }
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
