@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
@@ -108,3 +110,144 @@ describe.skipIf(browserSkipReason())(suiteTitle('no request leaves the origin du
     expect(serverDuring.filter((p) => p !== '/sw.js' && !/^\/workbox-[\w-]+\.js$/.test(p))).toEqual([]);
   });
 });
+
+/**
+ * A TEST DOUBLE FOR A MODEL: a loopback server on its own port (so its own origin) that speaks
+ * the OpenAI protocol and answers every chat completion with the same canned SQL. It records
+ * each request it receives, and allows the app's origin by CORS as a real server must.
+ */
+interface CannedModelServer {
+  /** Base URL as the user types it, e.g. http://127.0.0.1:40123 */
+  url: string;
+  requests: Array<{ method: string; path: string }>;
+  close(): Promise<void>;
+}
+
+const CANNED_MODEL = 'canned-sql-test-double';
+const CANNED_ANSWER = 'Here is the query:\n```sql\nSELECT count(*) FROM singer\n```';
+
+async function startCannedModelServer(): Promise<CannedModelServer> {
+  const requests: Array<{ method: string; path: string }> = [];
+  const cors = {
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Headers': 'content-type, authorization',
+    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      requests.push({ method: req.method ?? 'GET', path });
+      const send = (status: number, body: unknown) => res.writeHead(status, { ...cors, 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      if (req.method === 'OPTIONS') return void res.writeHead(204, cors).end();
+      if (req.method === 'GET' && path === '/v1/models') return send(200, { object: 'list', data: [{ id: CANNED_MODEL, object: 'model', max_model_len: 8192 }] });
+      if (req.method === 'POST' && path === '/v1/chat/completions') {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { n?: number; model: string };
+        const n = body.n ?? 1;
+        return send(200, {
+          id: `canned-${requests.length}`,
+          object: 'chat.completion',
+          model: body.model,
+          choices: Array.from({ length: n }, (_, index) => ({ index, finish_reason: 'stop', message: { role: 'assistant', content: CANNED_ANSWER } })),
+          usage: { prompt_tokens: 100, completion_tokens: 12 * n, total_tokens: 100 + 12 * n },
+        });
+      }
+      send(404, { error: { message: `no route ${req.method} ${path}` } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe.skipIf(browserSkipReason())(
+  suiteTitle('no request leaves the origin or the configured endpoint during a generation run (OpenAI-compatible engine on a canned-completions test double for a model)'),
+  () => {
+    let server: StaticServer;
+    let model: CannedModelServer;
+    let browser: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let watch: PageWatch;
+    const log = new RequestLog();
+    let during: Logged[] = [];
+    let serverDuring: string[] = [];
+    let origin: string;
+    let endpointOrigin: string;
+
+    beforeAll(async () => {
+      server = await serveStatic(builtAppDir());
+      model = await startCannedModelServer();
+      origin = new URL(server.url).origin;
+      endpointOrigin = new URL(model.url).origin;
+      expect(endpointOrigin).not.toBe(origin);
+      browser = await launchChromium();
+      context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+      page = await context.newPage();
+      watch = watchPage(page);
+      await log.attach(context, page);
+      await page.goto(server.url + '#/datasets');
+      await waitForServiceWorker(page);
+      expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
+
+      // From choosing the engine to the finished run's dashboard.
+      log.clear();
+      const before = server.requests.length;
+      await page.getByTestId('nav-generate').click();
+      await page.getByTestId('generate-page').waitFor();
+      await page.locator('input[name="engine"][value="openai"]').check();
+      await page.getByTestId('openai-url').fill(model.url);
+      await page.getByTestId('openai-model').fill(CANNED_MODEL);
+      await page.getByTestId('engine-load').click();
+      await page.getByTestId('engine-loaded').filter({ hasText: `openai · ${CANNED_MODEL}` }).waitFor({ timeout: 30_000 });
+      await page.getByTestId('gen-subset').selectOption('first');
+      await page.getByTestId('gen-first-n').fill('5');
+      await page.getByTestId('gen-n').fill('2');
+      await page.getByTestId('gen-name').fill('canned generation');
+      await page.getByTestId('gen-start').click();
+      await page.waitForURL(/#\/run\/[^/]+$/, { timeout: 120_000 });
+      await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+      during = [...log.entries];
+      serverDuring = server.requests.slice(before);
+    }, 180_000);
+
+    afterEach(() => {
+      expect(watch.problems).toEqual([]);
+    });
+
+    afterAll(async () => {
+      process.stderr.write(`[traffic] ${during.length} requests logged during the generation run: ${JSON.stringify([...new Set(during.map((e) => `${e.source} ${e.url.startsWith(origin) ? '' : new URL(e.url).origin}${new URL(e.url).pathname}`))])}\n`);
+      await browser?.close();
+      await server?.close();
+      await model?.close();
+    });
+
+    it('the run was generated by the configured endpoint: it received the model check and one completion request per question', () => {
+      expect(model.requests.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual(['/v1/models']);
+      expect(model.requests.filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(Array(5).fill('/v1/chat/completions'));
+      expect(model.requests.every((r) => ['/v1/models', '/v1/chat/completions'].includes(r.path))).toBe(true);
+      // The log sees those cross-origin requests too: it would see any other.
+      expect(during.some((e) => e.url === `${model.url}/v1/chat/completions`)).toBe(true);
+    });
+
+    it('every request of the page, its workers and the service worker goes to the app’s origin or the configured endpoint', () => {
+      const outside = during.filter((e) => !e.url.startsWith('blob:') && !e.url.startsWith('data:') && ![origin, endpointOrigin].includes(new URL(e.url).origin));
+      expect(outside).toEqual([]);
+      const toEndpoint = during.filter((e) => new URL(e.url).origin === endpointOrigin).map((e) => new URL(e.url).pathname);
+      expect([...new Set(toEndpoint)].sort()).toEqual(['/v1/chat/completions', '/v1/models']);
+    });
+
+    it('the app itself came from the service worker’s cache: the app’s server saw only its update checks', () => {
+      expect(serverDuring.filter((p) => p !== '/sw.js' && !/^\/workbox-[\w-]+\.js$/.test(p))).toEqual([]);
+    });
+  },
+);
