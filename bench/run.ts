@@ -1,7 +1,9 @@
 /**
  * `npm run bench [-- --quick] [--out FILE] [--rounds N]`: evaluation speed of our sql.js worker
  * pool against native SQLite (better-sqlite3) on the same items, database opening speed and the
- * memory of a worker holding a large database (issue 8). Prints a table; `--out` writes JSON.
+ * memory of a worker holding a large database, and the built app in headless Chromium: a replay
+ * run's speed and main-thread long tasks, IndexedDB sample writes and reopening a stored run
+ * (issue 8, bench/browser.ts). Prints a table; `--out` writes JSON.
  * Methods are described next to each measurement below and in the README's Benchmarks section.
  */
 import { transfer } from 'comlink';
@@ -14,7 +16,8 @@ import { SqlPool } from '../src/adapters/sql-pool.ts';
 import type { EvalOptions } from '../src/core/eval/executor.ts';
 import type { EvalItem, ItemResult } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload } from './items.ts';
-import { IMPLEMENTED_KEYS, NOT_YET_MEASURED, TARGETS } from './keys.ts';
+import { browserBenchSkipReason, measureBrowser, type BrowserBench } from './browser.ts';
+import { BROWSER_KEYS, IMPLEMENTED_KEYS, NODE_KEYS, TARGETS } from './keys.ts';
 import { runNative, type NativeItemResult } from './native-host.ts';
 import { makeLargeDb, makeTinyDb } from './synthetic-db.ts';
 
@@ -259,6 +262,12 @@ async function main(): Promise<void> {
     rmSync(path.dirname(big.file), { recursive: true, force: true });
     const dbMiB = probe.sizeBytes / MiB;
 
+    // 5. The built app in headless Chromium (skipped, with the reason, without Chromium).
+    const browserSkipped = browserBenchSkipReason();
+    let browser: BrowserBench | null = null;
+    if (browserSkipped) log(`browser part skipped: ${browserSkipped}`);
+    else browser = await measureBrowser({ quick: args.quick, tmp, log });
+
     const keys: Record<string, number> = {
       eval_items: items.length,
       eval_ratio_vs_native_1worker: ratio('one'),
@@ -284,11 +293,13 @@ async function main(): Promise<void> {
       large_db_mib: dbMiB,
       large_db_open_ms_per_mib: probe.openMs / dbMiB,
       large_db_steady_rss_mib_per_db_mib: (probe.afterRssKiB - probe.baseRssKiB) / 1024 / dbMiB,
+      ...browser?.keys,
       // Other processes on the machine slow every side: the 1-minute load average, start and end.
       machine_loadavg_start: load0[0]!,
       machine_loadavg_end: loadavg()[0]!,
     };
-    for (const k of IMPLEMENTED_KEYS) if (!Number.isFinite(keys[k])) throw new Error(`key ${k} is not a finite number: ${keys[k]}`);
+    const required: readonly string[] = browser ? IMPLEMENTED_KEYS : NODE_KEYS;
+    for (const k of required) if (!Number.isFinite(keys[k])) throw new Error(`key ${k} is not a finite number: ${keys[k]}`);
 
     // Table.
     const rows: [string, string, string, string][] = [];
@@ -296,7 +307,7 @@ async function main(): Promise<void> {
       const t = TARGETS[k];
       rows.push([k, fmt(v), t?.text ?? '', t ? (t.met(v) ? 'met' : 'MISSED') : '']);
     }
-    for (const k of NOT_YET_MEASURED) rows.push([k, 'not yet measured', TARGETS[k]?.text ?? '', '']);
+    if (browserSkipped) for (const k of BROWSER_KEYS) rows.push([k, 'skipped', TARGETS[k]?.text ?? '', browserSkipped]);
     const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length), ['key', 'value', 'target', ''][c]!.length));
     const line = (r: string[]) => r.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
     process.stdout.write([line(['key', 'value', 'target', '']), line(widths.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n') + '\n');
@@ -308,7 +319,7 @@ async function main(): Promise<void> {
     if (args.out) {
       const json = {
         ...keys,
-        not_yet_measured: [...NOT_YET_MEASURED],
+        ...(browserSkipped ? { skipped: { keys: [...BROWSER_KEYS], reason: browserSkipped } } : {}),
         meta: {
           command: `npm run bench --${args.quick ? ' --quick' : ''}${args.rounds !== (args.quick ? 1 : 3) ? ` --rounds ${args.rounds}` : ''} --out FILE`,
           started: started.toISOString(),
@@ -332,6 +343,7 @@ async function main(): Promise<void> {
           db_open: open.perDb,
           rss_probe: probe,
           disagreements: [...disagreeing].map(([i, d]) => ({ item: label(kept[i]!), ...d })),
+          browser: browser?.meta ?? null,
         },
       };
       writeFileSync(args.out, JSON.stringify(json, null, 1) + '\n');

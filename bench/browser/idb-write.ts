@@ -1,0 +1,71 @@
+/**
+ * Benchmark page (built by bench/browser.ts beside the app, same origin): stores a run of N
+ * samples in the app's IndexedDB database with the store's own code, as a run does
+ * (run-execution.ts: markUnsorted, a SampleWriter fed as items finish, sortBlocks when it ends),
+ * the way tests/store/performance.browser.test.ts measures it. The app then reopens the run.
+ */
+import { countSamples, markUnsorted, sortBlocks } from '../../src/adapters/store/sample-blocks.ts';
+import { SampleWriter } from '../../src/adapters/store/sample-writer.ts';
+import { openWorkbenchDb } from '../../src/adapters/store/schema.ts';
+import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
+
+export interface IdbWriteResult {
+  runId: string;
+  samples: number;
+  /** First push to the writer's close (every block committed). */
+  writeMs: number;
+  /** Re-writing the blocks in (index, sample) order, as a run does when it stops. */
+  sortMs: number;
+  stored: number;
+}
+
+declare global {
+  interface Window {
+    benchIdbWrite?: (n: number) => Promise<IdbWriteResult>;
+  }
+}
+
+const DBS = ['superhero', 'toxicology', 'student_club'];
+
+const sample = (index: number): SampleRecord => ({
+  index, questionId: index, dbId: DBS[index % 3]!, difficulty: 'moderate',
+  ex: (index % 2) as 0 | 1, softF1: 0.5, rves: null, timeRatio: null, status: index % 7 === 0 ? 'error' : 'ok',
+  error: index % 7 === 0 ? 'prediction: no such column: T1.name' : null, mutatedDb: false,
+  extraction: { rule: 'bird-separator', thinkStripped: false }, predRowCount: 3, goldRowCount: 3, elapsedMs: 2.25, sample: 0,
+  sql: `SELECT T1.name, COUNT(*) FROM superhero AS T1 JOIN hero_power AS T2 ON T1.id = T2.hero_id WHERE T1.id = ${index} GROUP BY T1.name`,
+  goldSql: `SELECT T1.name FROM superhero AS T1 WHERE T1.id = ${index}`, format: 1, reward: index % 2,
+});
+
+window.benchIdbWrite = async (n: number): Promise<IdbWriteResult> => {
+  const idb = await openWorkbenchDb();
+  try {
+    const now = new Date().toISOString();
+    const runId = `bench-idb-${crypto.randomUUID()}`;
+    const header: RunHeader = {
+      id: runId, name: `bench: ${n} samples`, createdAt: now, updatedAt: now, status: 'running',
+      source: { kind: 'replay', predictions: { name: 'bench.json', sha256: '0', bytes: 0 } },
+      dataset: { id: 'bench', name: 'bench (not stored)', questions: { name: 'q.json', sha256: '0', bytes: 0 }, gold: null, databases: {} },
+      subset: { description: 'all', indices: Array.from({ length: n }, (_, i) => i) }, config: DEFAULT_RUN_CONFIG,
+      samplesPerQuestion: 1, executor: 'bench',
+    };
+    await idb.put('runs', header);
+    await markUnsorted(idb, runId);
+    const writer = new SampleWriter(idb, runId, 0);
+    // Samples arrive over time, as from the pool: out of order (grouped by database), 100 per task.
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (a % 3) - (b % 3) || a - b);
+    const t0 = performance.now();
+    for (let i = 0; i < n; i += 100) {
+      for (const k of order.slice(i, i + 100)) writer.push(sample(k));
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await writer.close();
+    const writeMs = performance.now() - t0;
+    const s0 = performance.now();
+    await sortBlocks(idb, runId);
+    const sortMs = performance.now() - s0;
+    await idb.put('runs', { ...header, status: 'done', updatedAt: new Date().toISOString() });
+    return { runId, samples: n, writeMs, sortMs, stored: await countSamples(idb, runId) };
+  } finally {
+    idb.close();
+  }
+};
