@@ -2,7 +2,7 @@
  * Steps shared by the offline, traffic and robustness browser tests: a small Spider folder
  * (one database), waiting for the service worker to control the page, and what it cached.
  */
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
@@ -20,6 +20,30 @@ export function spiderOneDbFolder(): string {
 export function spiderPetsFolder(): string {
   const root = path.join(mkdtempSync(path.join(tmpdir(), 'wb-pets-')), 'spider');
   for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(root, f));
+  cpSync(sharedData('spider', 'pets_1', 'pets_1.sqlite'), path.join(root, 'database', 'pets_1', 'pets_1.sqlite'));
+  return root;
+}
+
+/**
+ * A synthetic Spider-format dataset on pets_1 whose questions file is large (each question
+ * carries `questionChars` of pseudo-random text, which no compression shrinks much) while its
+ * database is 16 KiB: an import whose dataset record, not its database, is what takes room.
+ */
+export function longQuestionsFolder(count: number, questionChars: number): string {
+  const root = path.join(mkdtempSync(path.join(tmpdir(), 'wb-long-')), 'spider');
+  let seed = 12345;
+  const letter = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return 'abcdefghijklmnopqrstuvwxyz '[seed % 27]!;
+  };
+  const questions = Array.from({ length: count }, (_, i) => ({
+    db_id: 'pets_1',
+    query: 'SELECT count(*) FROM pets',
+    question: `Question ${i}: how many pets are there? ` + Array.from({ length: questionChars }, letter).join(''),
+  }));
+  mkdirSync(path.join(root, 'database', 'pets_1'), { recursive: true });
+  writeFileSync(path.join(root, 'dev.json'), JSON.stringify(questions));
+  writeFileSync(path.join(root, 'dev_gold.sql'), questions.map((q) => `${q.query}\t${q.db_id}\n`).join(''));
   cpSync(sharedData('spider', 'pets_1', 'pets_1.sqlite'), path.join(root, 'database', 'pets_1', 'pets_1.sqlite'));
   return root;
 }

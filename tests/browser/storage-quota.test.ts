@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { idbCounts, originStorage, spiderOneDbFolder, spiderPetsFolder } from './offline-helpers.ts';
+import { idbCounts, longQuestionsFolder, originStorage, spiderOneDbFolder, spiderPetsFolder } from './offline-helpers.ts';
 import { importDataset, laptopPage, officialCells, startRun } from './workbench-helpers.ts';
 
 type Counts = Awaited<ReturnType<typeof idbCounts>>;
@@ -32,8 +32,10 @@ const BIRD_DBS = [
  * The service worker is blocked in this browser context, so that the quota holds the app's data
  * alone (its 12 MB precache would otherwise count towards it). A small Spider dataset and a run
  * fit (about 0.2 MB); BIRD mini-dev (5.3 MiB of databases) does not: its first two databases
- * (2.9 MB) are stored, the third is refused. The app says so, deletes what that import wrote,
- * keeps everything stored before, and goes on importing and evaluating under the same quota.
+ * (2.9 MB) are stored, the third is refused. A dataset whose database fits but whose record
+ * (8 MB of question text) does not is refused at the last transaction. Each time the app says
+ * so, deletes what that import wrote, keeps everything stored before, and goes on importing and
+ * evaluating under the same quota.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quota enforced by Chromium'), () => {
   let server: StaticServer;
@@ -114,6 +116,19 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
       `[storage quota] real quota ${QUOTA_BYTES} B; stored before ${usageBefore} B; peak usage seen during the refused import ${peak} B; ` +
         `after it ${after.usage} B; the import failed after ${importMs} ms\n`,
     );
+  });
+
+  it('an import whose databases fit but whose dataset record does not (2,000 questions of 4 KB text on a 16 KiB database) says so and stores nothing of it', async () => {
+    const t0 = Date.now();
+    const r = await importDataset(page, { kind: 'spider', name: 'Long questions', folder: longQuestionsFolder(2000, 4000) });
+    const importMs = Date.now() - t0;
+    expect(r.ok).toBe(false);
+    expect(r.message).toMatch(/Browser storage is full: dataset "Long questions" was not imported \(its record did not fit\)/);
+    expect(r.message).toContain('Nothing stored before was changed');
+    expect(await idbCounts(page)).toEqual(before);
+    await expect.poll(async () => (await originStorage(cdp, origin)).usage).toBeLessThanOrEqual(usageBefore);
+    await storedIsIntact(page, before, runId, exTotal);
+    process.stderr.write(`[storage quota] the dataset record that did not fit: import failed after ${importMs} ms\n`);
   });
 
   it('the app stays usable under the same quota: a small import and a run still work', async () => {
