@@ -113,7 +113,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
     expect(after).toMatchObject({ quota: QUOTA_BYTES, overrideActive: true });
     await storedIsIntact(page, before, runId, exTotal);
     process.stderr.write(
-      `[storage quota] real quota ${QUOTA_BYTES} B; stored before ${usageBefore} B; peak usage seen during the refused import ${peak} B; ` +
+      `[storage quota] real quota ${QUOTA_BYTES} B; stored before ${usageBefore} B; highest usage sampled during the refused import (CDP, may miss the peak) ${peak} B; ` +
         `after it ${after.usage} B; the import failed after ${importMs} ms\n`,
     );
   });
