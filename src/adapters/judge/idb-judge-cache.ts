@@ -4,15 +4,18 @@
  * - `rubrics`: the rubrics of the editor, by id;
  * - `judgeCache`: the JudgeCache port (raw judge answers by the hash of prompt, model and
  *   parameters), so re-scoring or re-aggregating a run makes no judge call;
- * - `scores`: a run's per-sample RubricScores for one rubric, by [runId, rubricId].
+ * - `scores`: a run's per-sample RubricScores for one rubric, by [runId, rubricId];
+ * - (version 2) `rarDatasets`, `rarRuns` and `rarSamples`: RaR-style rubric datasets and their
+ *   runs, every sample by [runId, index, sample] (rar-store.ts).
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { CachedAnswer, JudgeCache } from '../../core/rubric/judge-cache.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
+import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from './rar-store.ts';
 
 export const RUBRIC_DB_NAME = 'rlvr-workbench-rubrics';
-const RUBRIC_DB_VERSION = 1;
+const RUBRIC_DB_VERSION = 2;
 
 export interface StoredRubric {
   rubric: Rubric;
@@ -38,16 +41,26 @@ interface RubricDB extends DBSchema {
   rubrics: { key: string; value: StoredRubric };
   judgeCache: { key: string; value: { key: string } & CachedAnswer };
   scores: { key: [string, string]; value: StoredRubricRun };
+  rarDatasets: { key: string; value: RarDatasetRecord };
+  rarRuns: { key: string; value: RarRunHeader };
+  rarSamples: { key: [string, number, number]; value: StoredRarSample };
 }
 
 export type RubricDb = IDBPDatabase<RubricDB>;
 
 export function openRubricDb(name = RUBRIC_DB_NAME): Promise<RubricDb> {
   return openDB<RubricDB>(name, RUBRIC_DB_VERSION, {
-    upgrade(db) {
-      db.createObjectStore('rubrics', { keyPath: 'rubric.id' });
-      db.createObjectStore('judgeCache', { keyPath: 'key' });
-      db.createObjectStore('scores', { keyPath: ['runId', 'rubricId'] });
+    upgrade(db, oldVersion) {
+      if (oldVersion < 1) {
+        db.createObjectStore('rubrics', { keyPath: 'rubric.id' });
+        db.createObjectStore('judgeCache', { keyPath: 'key' });
+        db.createObjectStore('scores', { keyPath: ['runId', 'rubricId'] });
+      }
+      if (oldVersion < 2) {
+        db.createObjectStore('rarDatasets', { keyPath: 'id' });
+        db.createObjectStore('rarRuns', { keyPath: 'id' });
+        db.createObjectStore('rarSamples', { keyPath: ['runId', 'index', 'sample'] });
+      }
     },
   });
 }

@@ -12,6 +12,7 @@ export type Route =
   | { page: 'compare'; runIds: string[] }
   | { page: 'generate' }
   | { page: 'rubrics' }
+  | { page: 'rubric-runs' }
   | { page: 'probe'; datasetId: string | null };
 
 export interface ItemKey {
@@ -53,6 +54,8 @@ export function parseHash(hash: string): Route {
       return { page: 'compare', runIds: parts.slice(1) };
     case 'rubrics':
       return { page: 'rubrics' };
+    case 'rubric-runs':
+      return { page: 'rubric-runs' };
     case 'generate':
       return { page: 'generate' };
     case 'probe':
@@ -82,6 +85,8 @@ export function routeHash(route: Route): string {
       return ['#/compare', ...route.runIds.map(e)].join('/');
     case 'rubrics':
       return '#/rubrics';
+    case 'rubric-runs':
+      return '#/rubric-runs';
     case 'generate':
       return '#/generate';
     case 'probe':

@@ -14,12 +14,14 @@ describe('hash routes', () => {
     ['#/run/r1/items/12', { page: 'items', runId: 'r1', item: { index: 12, sample: 0 } }],
     ['#/run/r1/items/12.3', { page: 'items', runId: 'r1', item: { index: 12, sample: 3 } }],
     ['#/run/r%20x', { page: 'run', runId: 'r x' }],
+    ['#/rubrics', { page: 'rubrics' }],
+    ['#/rubric-runs', { page: 'rubric-runs' }],
   ])('reads %j', (hash, route) => {
     expect(parseHash(hash)).toEqual(route);
   });
 
   it('writes what it reads', () => {
-    for (const hash of ['#/', '#/datasets', '#/datasets/d', '#/runs', '#/run/r%20x', '#/run/r/items', '#/run/r/items/4.1']) {
+    for (const hash of ['#/', '#/datasets', '#/datasets/d', '#/runs', '#/rubrics', '#/rubric-runs', '#/run/r%20x', '#/run/r/items', '#/run/r/items/4.1']) {
       expect(routeHash(parseHash(hash))).toBe(hash);
     }
   });

@@ -1,0 +1,265 @@
+/**
+ * State of the rubric-runs screen: RaR-style datasets (imported JSONL, or the example shipped
+ * with the app), a run that generates answers with any engine (or replays a completions file)
+ * and judges each with its question's rubric, the stored runs, and the open run's views. One
+ * instance per page life, so a run goes on while the user looks at other screens.
+ */
+import { openRubricDb, RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
+import { RarRepository, type NewRarRun, type RarDatasetRecord, type RarRunHeader, type StoredRarSample } from '../../adapters/judge/rar-store.ts';
+import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { Judge } from '../../core/rubric/judge.ts';
+import type { WeightingName } from '../../core/rubric/model.ts';
+import { pairCompletions, replayCompletions } from '../../core/rubric/rar-run.ts';
+import type { Aggregation } from '../../core/rubric/score.ts';
+import type { Normalization } from '../../core/rubric/scores.ts';
+import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
+import { agreement, histogram, scoreOf, type Agreement } from './analysis.ts';
+
+export const EXAMPLE_RAR_URL = 'rubrics/example-rar.jsonl';
+
+export type PolicyChoice = 'engine' | 'replay';
+
+export class RarState {
+  readonly policy = new EngineSlot('wb.rar.policy');
+  readonly judge = new EngineSlot('wb.rar.judge');
+  datasets = $state.raw<RarDatasetRecord[]>([]);
+  runs = $state.raw<RarRunHeader[]>([]);
+  active = $state.raw<string[]>([]);
+  message = $state<string | null>(null);
+  error = $state<string | null>(null);
+
+  datasetId = $state<string | null>(null);
+  policyChoice = $state<PolicyChoice>('engine');
+  completionsFile = $state.raw<File | null>(null);
+  judgeChoice = $state<'none' | EngineChoice>('openai');
+  n = $state(2);
+  temperature = $state(0.7);
+  maxTokens = $state(512);
+  seed = $state(0);
+  withImplicit = $state(true);
+  withLikert = $state(true);
+  weighting = $state<WeightingName | 'as-given'>('as-given');
+  normalization = $state<Normalization>('positive');
+  clip = $state(true);
+  name = $state('');
+
+  running = $state(false);
+  runningId = $state<string | null>(null);
+  progress = $state.raw<{ done: number; total: number } | null>(null);
+  runError = $state<string | null>(null);
+  #abort: AbortController | null = null;
+
+  openId = $state<string | null>(null);
+  openRun = $state.raw<RarRunHeader | null>(null);
+  openSamples = $state.raw<StoredRarSample[]>([]);
+  threshold = $state(0.5);
+
+  readonly summary = $derived.by((): RubricSummary | null => (this.openSamples.length ? summarizeRubricScores(this.openSamples.map((s) => s.scores)) : null));
+  readonly histograms = $derived((['explicit', 'implicit', 'likert'] as const).map((k) => ({ kind: k, counts: histogram(this.openSamples.map((s) => scoreOf(s.scores, k))) })));
+  readonly agreement = $derived.by((): Agreement | null =>
+    agreement(this.openSamples.map((s) => scoreOf(s.scores, 'explicit')), this.openSamples.map((s) => scoreOf(s.scores, 'implicit')), this.threshold),
+  );
+
+  #repo: Promise<{ rar: RarRepository; rubrics: RubricRepository }> | null = null;
+
+  repo(): Promise<{ rar: RarRepository; rubrics: RubricRepository }> {
+    return (this.#repo ??= openRubricDb().then((db) => ({ rar: new RarRepository(db), rubrics: new RubricRepository(db) })));
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      const { rar } = await this.repo();
+      [this.datasets, this.runs, this.active] = await Promise.all([rar.listDatasets(), rar.listRuns(), rar.activeRunIds()]);
+      if (!this.datasetId || !this.datasets.some((d) => d.id === this.datasetId)) this.datasetId = this.datasets[0]?.id ?? null;
+    } catch (err) {
+      this.error = `Stored rubric datasets could not be read: ${errorMessage(err)}`;
+    }
+  }
+
+  /** A run whose status is `running` but whose lock nobody holds was interrupted (closed tab, reload). */
+  interrupted(run: RarRunHeader): boolean {
+    return run.status === 'running' && !this.active.includes(run.id) && this.runningId !== run.id;
+  }
+
+  async importFile(file: File): Promise<void> {
+    await this.#import(() => file.text(), file.name);
+  }
+
+  async importExample(): Promise<void> {
+    await this.#import(async () => {
+      const res = await fetch(new URL(EXAMPLE_RAR_URL, document.baseURI));
+      if (!res.ok) throw new Error(`the example dataset could not be read (${res.status} ${res.statusText})`);
+      return res.text();
+    }, 'example-rar.jsonl', 'Example: medicine and science (RaR)');
+  }
+
+  async #import(read: () => Promise<string>, fileName: string, name?: string): Promise<void> {
+    this.error = null;
+    this.message = null;
+    try {
+      const { rar } = await this.repo();
+      const d = await rar.importDataset(await read(), fileName, name);
+      this.message = `Imported "${d.name}": ${d.rows.length} questions, ${d.rows.reduce((n, r) => n + r.rubric.items.length, 0)} criteria.`;
+      this.datasetId = d.id;
+      await this.refresh();
+    } catch (err) {
+      this.error = errorMessage(err);
+    }
+  }
+
+  async deleteDataset(id: string): Promise<void> {
+    this.error = null;
+    try {
+      await (await this.repo()).rar.deleteDataset(id);
+      await this.refresh();
+    } catch (err) {
+      this.error = errorMessage(err);
+    }
+  }
+
+  async deleteRun(id: string): Promise<void> {
+    await (await this.repo()).rar.deleteRun(id);
+    if (this.openId === id) this.close();
+    await this.refresh();
+  }
+
+  aggregations(): Aggregation[] {
+    return ['explicit', ...(this.judgeChoice !== 'none' && this.withImplicit ? (['implicit'] as const) : []), ...(this.judgeChoice !== 'none' && this.withLikert ? (['likert'] as const) : [])];
+  }
+
+  /** Loads an engine slot when it does not hold the engine its fields describe. */
+  async #ensure(slot: EngineSlot, what: string): Promise<void> {
+    if (slot.loadedAsChosen()) return;
+    await slot.loadEngine();
+    if (slot.loadError || !slot.engine) throw new Error(`the ${what} could not be loaded: ${slot.loadError ?? 'no engine'}`);
+  }
+
+  async #judge(signal: AbortSignal): Promise<Judge | null> {
+    if (this.judgeChoice === 'none') return null;
+    this.judge.engineKind = this.judgeChoice;
+    await this.#ensure(this.judge, 'judge');
+    const { rubrics } = await this.repo();
+    return new Judge({ engine: this.judge.engine!, model: this.judge.model!.id, cache: rubrics.cache(), signal });
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.runError = null;
+    const dataset = this.datasets.find((d) => d.id === this.datasetId);
+    if (!dataset) {
+      this.runError = 'Choose a rubric dataset (import one, or add the example).';
+      return;
+    }
+    if (!Number.isInteger(this.n) || this.n < 1 || this.n > 64) {
+      this.runError = `Samples per question must be a whole number from 1 to 64 (got ${this.n}).`;
+      return;
+    }
+    await this.#drive(async (rar, signal, hooks) => {
+      let policy: NewRarRun['policy'];
+      if (this.policyChoice === 'replay') {
+        const file = this.completionsFile;
+        if (!file) throw new Error('choose a completions file (JSONL, one {"id" or "index", "completion"} per line)');
+        const text = await file.text();
+        const jobs = pairCompletions(text, file.name, dataset.rows);
+        const { sha256Hex } = await import('../../core/rubric/sha256.ts');
+        policy = { kind: 'replay', file: { name: file.name, sha256: sha256Hex(text), bytes: file.size }, completions: Object.fromEntries(replayCompletions(jobs)) };
+      } else {
+        await this.#ensure(this.policy, 'policy');
+        policy = {
+          kind: 'engine', engine: this.policy.engine!.kind, model: this.policy.recordedModel()!,
+          params: { n: this.n, temperature: this.temperature, topP: 1, maxTokens: this.maxTokens, seed: this.seed, stop: [], logprobs: false },
+        };
+      }
+      const judge = await this.#judge(signal);
+      const modelName = policy.kind === 'engine' ? policy.model.id : policy.file.name;
+      const req: NewRarRun = {
+        name: this.name.trim() || `${dataset.name} · ${modelName}${judge ? ` · judged by ${judge.info.model}` : ''}`,
+        datasetId: dataset.id, policy, samplesPerQuestion: this.n, aggregations: this.aggregations(),
+        explicit: { normalization: this.normalization, clip: this.clip, unresolved: 'null' }, weighting: this.weighting,
+      };
+      return rar.start(req, { policy: policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
+    });
+  }
+
+  async resume(run: RarRunHeader): Promise<void> {
+    if (this.running) return;
+    this.runError = null;
+    await this.#drive(async (rar, signal, hooks) => {
+      if (run.policy.kind === 'engine') {
+        if (!this.policy.engine || this.policy.model?.id !== run.policy.model.id) {
+          throw new Error(`load the run's policy model first (${run.policy.engine} · ${run.policy.model.id}): only the samples not stored are generated`);
+        }
+      }
+      let judge: Judge | null = null;
+      if (run.judge) {
+        if (!this.judge.engine || this.judge.model?.id !== run.judge.model) {
+          throw new Error(`load the run's judge first (${run.judge.engine} · ${run.judge.model})`);
+        }
+        const { rubrics } = await this.repo();
+        judge = new Judge({ engine: this.judge.engine, model: this.judge.model.id, cache: rubrics.cache(), signal });
+      }
+      return rar.resume(run.id, { policy: run.policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
+    });
+  }
+
+  async #drive(go: (rar: RarRepository, signal: AbortSignal, hooks: Parameters<RarRepository['start']>[2]) => Promise<RarRunHeader>): Promise<void> {
+    this.running = true;
+    this.progress = null;
+    this.#abort = new AbortController();
+    const signal = this.#abort.signal;
+    try {
+      const { rar } = await this.repo();
+      const done = await go(rar, signal, {
+        signal,
+        onStart: (run) => {
+          this.runningId = run.id;
+          void this.refresh();
+        },
+        onProgress: (p) => (this.progress = p),
+      });
+      await this.open(done.id);
+    } catch (err) {
+      this.runError = `The run stopped: ${errorMessage(err)}`;
+    } finally {
+      this.running = false;
+      this.runningId = null;
+      this.#abort = null;
+      await this.refresh();
+    }
+  }
+
+  cancel(): void {
+    this.#abort?.abort();
+    void this.policy.engine?.interrupt();
+  }
+
+  async open(id: string): Promise<void> {
+    const { rar } = await this.repo();
+    const [run, samples] = await Promise.all([rar.getRun(id), rar.samples(id)]);
+    this.openId = id;
+    this.openRun = run ?? null;
+    this.openSamples = samples;
+  }
+
+  close(): void {
+    this.openId = null;
+    this.openRun = null;
+    this.openSamples = [];
+  }
+
+  /** The open run as JSON Lines: one sample per line with its question id, completion and scores. */
+  exportJsonl(): string {
+    const run = this.openRun;
+    return this.openSamples
+      .map((s) => JSON.stringify({ run: run?.id, id: s.rowId, index: s.index, sample: s.sample, completion: s.completion, generation: s.generation, scores: s.scores }))
+      .join('\n') + '\n';
+  }
+}
+
+let instance: RarState | null = null;
+
+export function rarState(): RarState {
+  instance ??= new RarState();
+  return instance;
+}
