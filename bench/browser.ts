@@ -257,7 +257,22 @@ async function measureIdb(browser: Browser, base: string, log: (m: string) => vo
 }
 
 /** Builds the app and the benchmark page into `tmp`, serves them and measures both parts. */
-export async function measureBrowser(opts: { quick: boolean; tmp: string; log: (m: string) => void }): Promise<BrowserBench> {
+const median = (xs: number[]) => {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+};
+
+/** Each key's median over the rounds. */
+function medians(rounds: Record<string, number>[]): Record<string, number> {
+  return Object.fromEntries(Object.keys(rounds[0]!).map((k) => [k, median(rounds.map((r) => r[k]!))]));
+}
+
+/**
+ * Builds the app and the benchmark page into `tmp`, serves them and measures both parts, `rounds`
+ * times, each round in fresh browser contexts (empty storage); every key is the median of the
+ * rounds, which are all kept in the meta.
+ */
+export async function measureBrowser(opts: { quick: boolean; rounds: number; tmp: string; log: (m: string) => void }): Promise<BrowserBench> {
   const { tmp, log } = opts;
   const dist = path.join(tmp, 'dist');
   const t0 = performance.now();
@@ -269,11 +284,19 @@ export async function measureBrowser(opts: { quick: boolean; tmp: string; log: (
   let browser: Browser | null = null;
   try {
     browser = await launchChromium();
-    const ev = await measureEval(browser, server.url, tmp, opts.quick, log);
-    const idb = await measureIdb(browser, server.url, log);
+    const evals: Awaited<ReturnType<typeof measureEval>>[] = [];
+    const idbs: Awaited<ReturnType<typeof measureIdb>>[] = [];
+    for (let r = 0; r < opts.rounds; r++) {
+      log(`browser round ${r + 1}/${opts.rounds}`);
+      evals.push(await measureEval(browser, server.url, tmp, opts.quick, log));
+      idbs.push(await measureIdb(browser, server.url, log));
+    }
     return {
-      keys: { ...ev.keys, ...idb.keys },
-      meta: { build_ms: buildMs, chromium: browser.version(), eval: ev.meta, idb: idb.meta },
+      keys: { ...medians(evals.map((e) => e.keys)), ...medians(idbs.map((e) => e.keys)) },
+      meta: {
+        build_ms: buildMs, chromium: browser.version(),
+        rounds: evals.map((e, i) => ({ eval: { ...e.keys, ...e.meta }, idb: { ...idbs[i]!.keys, ...idbs[i]!.meta } })),
+      },
     };
   } finally {
     await browser?.close();

@@ -266,7 +266,7 @@ async function main(): Promise<void> {
     const browserSkipped = browserBenchSkipReason();
     let browser: BrowserBench | null = null;
     if (browserSkipped) log(`browser part skipped: ${browserSkipped}`);
-    else browser = await measureBrowser({ quick: args.quick, tmp, log });
+    else browser = await measureBrowser({ quick: args.quick, rounds: args.rounds, tmp, log });
 
     const keys: Record<string, number> = {
       eval_items: items.length,
