@@ -101,8 +101,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
     await sampler;
     const importMs = Date.now() - t0;
     expect(r.ok).toBe(false);
-    // The browser's own refusal, mapped to the app's message: the first two databases were stored, the third did not fit.
-    expect(r.message).toMatch(/Browser storage is full: dataset "BIRD mini-dev" was not imported \(it stopped while storing database toxicology, 2\.6 MiB; the new databases of this dataset need 5\.3 MiB\)/);
+    // The browser's own refusal, mapped to the app's message. Measured: the first two databases are
+    // stored and toxicology is refused; a refusal at superhero passes too, because Chromium's IndexedDB
+    // checks space against a cached estimate that can be one write conservative.
+    expect(r.message).toMatch(/Browser storage is full: dataset "BIRD mini-dev" was not imported \(it stopped while storing database (?:superhero, 0\.2|toxicology, 2\.6) MiB; the new databases of this dataset need 5\.3 MiB\)/);
     expect(r.message).toContain('Nothing stored before was changed');
     expect(r.message).toMatch(/Free space by deleting datasets or runs/);
 
