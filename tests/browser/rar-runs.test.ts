@@ -8,8 +8,6 @@
  * judges in the app (its answers never parse: `unparseable`, raw answers kept).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +19,7 @@ import { fmt3 } from '../../src/ui/rubric/analysis.ts';
 import { ROOT, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { startLoopbackOpenAi, type ChatBody } from './loopback-openai.ts';
 import { laptopPage, screenshot } from './workbench-helpers.ts';
 
 const DATASET = path.join(ROOT, 'public/rubrics/example-rar.jsonl');
@@ -30,14 +29,8 @@ for (const j of pairCompletions(readFileSync(path.join(ROOT, 'public/rubrics/exa
   answers.set(j.row.question, [...(answers.get(j.row.question) ?? []), j.completion]);
 }
 
-interface Body {
-  model: string;
-  seed?: number;
-  messages: { role: string; content: string }[];
-}
-
 /** The policy answers by seed (deterministic per question and sample); the judge as in tests/rubric/rar-run.test.ts. */
-function answer(body: Body): string {
+function answer(body: ChatBody): string {
   const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
   const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
   if (system === RAR_POLICY_SYSTEM) {
@@ -54,34 +47,18 @@ function answer(body: Body): string {
   return `{"score": ${bad ? 3 : 8}, "explanation": "recorded"}`;
 }
 
-async function startModels(delayMs: () => number): Promise<{ url: string; policyCalls: () => number; close: () => Promise<void> }> {
+async function startModels(delayMs: () => number) {
   let policyCalls = 0;
-  const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'content-type, authorization', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS' };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const send = (status: number, body: unknown) => res.writeHead(status, { ...cors, 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-      if (req.method === 'OPTIONS') return void res.writeHead(204, cors).end();
-      if (req.url?.endsWith('/v1/models')) return send(200, { object: 'list', data: [{ id: 'recorded-policy', object: 'model' }, { id: 'recorded-judge', object: 'model' }] });
-      if (req.method !== 'POST' || !req.url?.endsWith('/v1/chat/completions')) return send(404, { error: { message: 'no route' } });
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body;
-      const isPolicy = body.messages[0]?.content === RAR_POLICY_SYSTEM;
-      if (isPolicy) policyCalls += 1;
-      setTimeout(() => send(200, {
-        id: 'c', object: 'chat.completion', model: body.model,
-        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: answer(body) } }],
-        usage: { prompt_tokens: 12, completion_tokens: 40, total_tokens: 52 },
-      }), isPolicy ? delayMs() : 0);
-    });
+  const isPolicy = (body: ChatBody) => body.messages[0]?.content === RAR_POLICY_SYSTEM;
+  const server = await startLoopbackOpenAi({
+    models: ['recorded-policy', 'recorded-judge'],
+    respond: (body) => {
+      if (isPolicy(body)) policyCalls += 1;
+      return answer(body);
+    },
+    delayMs: (body) => (isPolicy(body) ? delayMs() : 0),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    policyCalls: () => policyCalls,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
+  return { ...server, policyCalls: () => policyCalls };
 }
 
 interface Shown {
@@ -108,6 +85,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
   let page: Page;
   let watch: PageWatch;
   let reference: Map<string, RarSample>;
+  let fullRunPolicyCalls = 0;
 
   async function loadEngines(): Promise<void> {
     await page.locator('input[name="rar-policy-engine"][value="openai"]').check();
@@ -163,8 +141,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
     await loadEngines();
     await page.getByTestId('rar-n').fill('2');
     await page.getByTestId('rar-name').fill('first');
+    const c0 = models.policyCalls();
     await page.getByTestId('rar-start').click();
     await waitOpen('first');
+    fullRunPolicyCalls = models.policyCalls() - c0;
     expect(await page.getByTestId('rar-run-error').count()).toBe(0);
 
     const shown = await shownSamples(page);
@@ -220,8 +200,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
     await page.getByTestId('rar-policy-engine-loaded').waitFor();
     await page.getByTestId('judge-engine-load').click();
     await page.getByTestId('judge-engine-loaded').waitFor();
+    const c0 = models.policyCalls();
     await row.getByTestId('rar-resume').click();
     await waitOpen('interrupted');
+    // The questions stored before the reload were not asked again.
+    expect(models.policyCalls() - c0).toBeLessThan(fullRunPolicyCalls);
     const resumed = await shownSamples(page);
     expect(resumed).toEqual(firstShown);
     expect(new Set(resumed.map((s) => s.key)).size).toBe(reference.size);

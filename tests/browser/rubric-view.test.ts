@@ -1,6 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +13,7 @@ import { pairPredictions, parsePredictions } from '../../src/core/formats/predic
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { agreement, exMatrix, fmt3, sampleToScore } from '../../src/ui/rubric/analysis.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { startLoopbackOpenAi } from './loopback-openai.ts';
 import { DEMO_ROOT, evaluateDemoInNode } from './node-reference.ts';
 import { importDataset, screenshot, startRun } from './workbench-helpers.ts';
 
@@ -37,38 +36,15 @@ function judgeAnswer(system: string, user: string, temperature: number): string 
   return JSON.stringify({ score, explanation: `test score ${score}` });
 }
 
-async function startJudge(): Promise<{ url: string; calls: () => number; close: () => Promise<void> }> {
-  let calls = 0;
-  const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'content-type, authorization', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS' };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const send = (status: number, body: unknown) => res.writeHead(status, { ...cors, 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-      if (req.method === 'OPTIONS') return void res.writeHead(204, cors).end();
-      if (req.url?.endsWith('/v1/models')) return send(200, { object: 'list', data: [{ id: MODEL, object: 'model' }] });
-      if (req.method === 'POST' && req.url?.endsWith('/v1/chat/completions')) {
-        calls += 1;
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content: string }[]; temperature?: number };
-        const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
-        const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
-        const content = judgeAnswer(system, user, body.temperature ?? 0);
-        return send(200, {
-          id: `c${calls}`, object: 'chat.completion', model: MODEL,
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        });
-      }
-      send(404, { error: { message: `no route ${req.method} ${req.url}` } });
-    });
+function startJudge() {
+  return startLoopbackOpenAi({
+    models: [MODEL],
+    respond: (body) => {
+      const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
+      const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+      return judgeAnswer(system, user, body.temperature ?? 0);
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    calls: () => calls,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
 }
 
 /** The rubric the test types into the editor, as the core reads it. */
