@@ -294,6 +294,8 @@ export class SqlPool implements SqlExecutor {
         status: exec.status, ex: exec.ex, softF1: exec.softF1, rves, timeRatio: ratio, error: exec.error,
         mutatedDb: exec.mutatedDb, predRowCount: exec.predRowCount, goldRowCount: exec.goldRowCount, elapsedMs: exec.elapsedMs,
         ...(exec.resultKey !== undefined ? { resultKey: exec.resultKey } : {}),
+        ...(exec.predRowCount !== null ? { predColumnCount: exec.predColumns.length } : {}),
+        ...(exec.goldRowCount !== null ? { goldColumnCount: exec.goldColumns.length } : {}),
       }), exec);
     };
 

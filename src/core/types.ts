@@ -113,4 +113,7 @@ export interface ItemResult {
    * when the prediction executed: two samples with EX-equal results share it (self-consistency).
    */
   resultKey?: string;
+  /** Columns of the predicted / gold result, present when that query ran (the rubric's column-count check). */
+  predColumnCount?: number;
+  goldColumnCount?: number;
 }

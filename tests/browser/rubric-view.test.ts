@@ -8,6 +8,8 @@ import { Judge } from '../../src/core/rubric/judge.ts';
 import { applyWeighting, validateRubric, type Rubric } from '../../src/core/rubric/model.ts';
 import { scoreSample } from '../../src/core/rubric/score.ts';
 import { DEFAULT_EXPLICIT_OPTIONS, type RubricScores } from '../../src/core/rubric/scores.ts';
+import { BIRD_RUBRIC } from '../../src/core/rubric/bird-rubric.ts';
+import initSqlJs from 'sql.js';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { pairPredictions, parsePredictions } from '../../src/core/formats/predictions.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
@@ -263,5 +265,50 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     expect([...expected].some(([k, v]) => v !== fmt3(reference.get(k)!.scores.explicit?.score))).toBe(true);
     expect(await page.locator('[data-testid="sample-verdicts"] thead').textContent()).toContain('essential · 5');
     expect(judge.calls()).toBe(before);
+  });
+
+  it('the built-in BIRD rubric without a judge: schema-only and column-count are decided on the stored run, equal to the core with the demo database\'s schema', async () => {
+    const read = (name: string) => readFile(path.join(DEMO_ROOT, name), 'utf8');
+    const questions = parseQuestions(await read('questions.json'), 'questions.json');
+    const gold = parseGoldSql(await read('gold.sql'), 'gold.sql');
+    const { items } = pairPredictions(parsePredictions(await read('predictions.json'), 'predictions.json'), gold, questions, 'predictions.json');
+    const { results } = await evaluateDemoInNode('predictions.json', { timeoutS: 30 });
+    const SQL = await initSqlJs();
+    const db = new SQL.Database(await readFile(path.join(DEMO_ROOT, 'city_library', 'city_library.sqlite')));
+    const schema: Record<string, string[]> = {};
+    for (const [t] of db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")[0]!.values) {
+      schema[String(t)] = db.exec(`SELECT name FROM pragma_table_info('${String(t)}')`)[0]!.values.map((r) => String(r[0]));
+    }
+    db.close();
+    const expected = new Map<string, RubricScores>();
+    for (const r of results) {
+      const item = items.find((i) => i.index === r.index)!;
+      expected.set(`${r.index}.0`, await scoreSample(BIRD_RUBRIC, sampleToScore({ ...r, sql: item.predSql, goldSql: item.goldSql, completion: item.completion }, questions[r.index]!, schema), { aggregations: ['explicit'] }));
+    }
+
+    await page.getByRole('button', { name: BIRD_RUBRIC.title }).click();
+    await page.getByTestId('judge-choice').selectOption('none');
+    await page.getByTestId('score-start').click();
+    await expect.poll(async () => (await page.getByTestId('score-written').textContent().catch(() => '')) ?? '', { timeout: 60_000 }).toContain(BIRD_RUBRIC.title);
+    const shown = await page.$$eval('[data-testid="sample-verdicts"] tbody tr', (trs) =>
+      trs.map((tr) => ({
+        key: (tr as HTMLElement).dataset.key!,
+        items: Object.fromEntries([...tr.querySelectorAll<HTMLElement>('td[data-item]')].map((td) => [td.dataset.item!, { met: td.dataset.met!, status: td.dataset.status! }])),
+      })),
+    );
+    expect(shown).toHaveLength(expected.size);
+    let decided = 0;
+    for (const row of shown) {
+      const ref = expected.get(row.key)!;
+      for (const id of ['matches-gold', 'executes', 'schema-only', 'column-count', 'evidence-formula', 'no-write']) {
+        const v = ref.criteria.find((c) => c.id === id)!;
+        expect(row.items[id], `${row.key} ${id}`).toEqual({ met: String(v.met), status: v.status });
+      }
+      if (row.items['schema-only']!.status === 'ok' && row.items['column-count']!.status === 'ok') decided += 1;
+    }
+    // Both checks are decided on every sample whose database is there (a prediction that failed
+    // returned no columns: column-count not met), none is left "not applicable".
+    expect(decided).toBe(results.filter((r) => r.status !== 'missing-db').length);
+    expect(decided).toBeGreaterThan(0);
   });
 });

@@ -259,3 +259,25 @@ export async function previewGenerationPrompt(
     worker.terminate();
   }
 }
+
+/**
+ * Table -> column names of each stored database of a run (the rubric's schema-only check), read
+ * by a SQL worker with the same queries as the prompts. A database that is no longer stored is
+ * left out (its samples' check is then not applicable).
+ */
+export async function databaseSchemas(idb: WorkbenchIdb, databases: Record<string, string>, datasetName: string): Promise<Record<string, Record<string, string[]>>> {
+  const dbSource = storeDbSource(idb, databases, datasetName);
+  const worker = spawnBrowserSqlWorker();
+  const out: Record<string, Record<string, string[]>> = {};
+  try {
+    await worker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
+    const source = createSqlWorkerSchemaSource({ api: worker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
+    for (const dbId of Object.keys(databases)) {
+      if (!(await dbSource.has(dbId))) continue;
+      out[dbId] = Object.fromEntries((await source.tables(dbId)).map((t) => [t.name, t.columns]));
+    }
+    return out;
+  } finally {
+    worker.terminate();
+  }
+}

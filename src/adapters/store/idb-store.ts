@@ -19,7 +19,7 @@ import { executeRun, itemKey, type ExecutionContext } from './run-execution.ts';
 import type { Engine } from '../../core/engine/engine.ts';
 import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
 import {
-  generationPlan, previewGenerationPrompt, questionsWithDatabase, resumeGenerationRun, startGenerationRun,
+  databaseSchemas, generationPlan, previewGenerationPrompt, questionsWithDatabase, resumeGenerationRun, startGenerationRun,
   type GenerationHooks, type GenerationPreviewSpec, type GenerationPlan, type GenerationRunRequest, type GenerationRunResult, type GenerationStoreContext,
 } from './generation-run.ts';
 import { allSamples, countSamples, samplePage, storedKeys } from './sample-blocks.ts';
@@ -296,6 +296,11 @@ class IdbStore implements WorkbenchStore {
 
   async sampleCount(runId: string): Promise<number> {
     return countSamples(await this.idb(), runId);
+  }
+
+  async databaseSchemas(runId: string): Promise<Record<string, Record<string, string[]>>> {
+    const run = await this.runOrThrow(runId);
+    return databaseSchemas(await this.idb(), run.dataset.databases, run.dataset.name);
   }
 
   async setSampleRubrics(runId: string, scored: readonly SampleRubric[]): Promise<number> {

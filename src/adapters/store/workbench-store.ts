@@ -149,6 +149,8 @@ export interface WorkbenchStore {
    * run is being evaluated. Returns how many samples were updated.
    */
   setSampleRubrics(runId: string, scored: readonly SampleRubric[]): Promise<number>;
+  /** Table -> column names of each stored database of a run (databases no longer stored are left out). */
+  databaseSchemas(runId: string): Promise<Record<string, Record<string, string[]>>>;
   /** Closes the IndexedDB connection (tests; a page being left). */
   close(): void;
 }

@@ -124,6 +124,10 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
   const completion = r.optional(o, 'completion', path, r.str);
   const meanLogprob = r.optional(o, 'meanLogprob', path, r.num);
   const rubricScore = r.optional(o, 'rubricScore', path, r.num);
+  const predColumnCount = r.optional(o, 'predColumnCount', path, r.int);
+  const goldColumnCount = r.optional(o, 'goldColumnCount', path, r.int);
+  if (predColumnCount !== undefined) rec.predColumnCount = predColumnCount;
+  if (goldColumnCount !== undefined) rec.goldColumnCount = goldColumnCount;
   if (resultKey !== undefined) rec.resultKey = resultKey;
   if (completion !== undefined) rec.completion = completion;
   if (meanLogprob !== undefined) rec.meanLogprob = meanLogprob;

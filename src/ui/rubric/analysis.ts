@@ -5,20 +5,23 @@
  */
 import { birdSample } from '../../core/rubric/bird-rubric.ts';
 import type { SampleToScore } from '../../core/rubric/score.ts';
+import type { Schema } from '../../core/rubric/sql-checks.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import type { Question } from '../../core/types.ts';
 
 /** A stored sample as the rubric sees it: its question and evidence when the dataset is still stored. */
 export function sampleToScore(
-  s: Pick<SampleRecord, 'sql' | 'completion' | 'goldSql' | 'status' | 'ex' | 'error' | 'mutatedDb'>,
+  s: Pick<SampleRecord, 'sql' | 'completion' | 'goldSql' | 'status' | 'ex' | 'error' | 'mutatedDb' | 'predColumnCount' | 'goldColumnCount'>,
   question: Pick<Question, 'question' | 'evidence'> | null,
+  schema: Schema | null = null,
 ): SampleToScore {
   return birdSample({
     question: { question: question?.question ?? '(question text not stored)', evidence: question?.evidence ?? '', goldSql: s.goldSql },
     sql: s.sql,
     completion: s.completion,
-    execution: { status: s.status, ex: s.ex, error: s.error, mutatedDb: s.mutatedDb },
+    execution: { status: s.status, ex: s.ex, error: s.error, mutatedDb: s.mutatedDb, predColumnCount: s.predColumnCount ?? null, goldColumnCount: s.goldColumnCount ?? null },
+    schema,
   });
 }
 

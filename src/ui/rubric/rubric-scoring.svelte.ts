@@ -152,17 +152,19 @@ export class RubricScoring {
       this.error = 'Choose a stored run to score.';
       return;
     }
+    // Without a judge, judge criteria are recorded as skipped (the panel says so) and the
+    // programmatic ones are still decided.
     const useJudge = this.judgeChoice !== 'none';
-    if (needsJudge(rubric) && !useJudge) {
-      this.error = 'This rubric has judge criteria: choose a judge engine, or make every criterion programmatic.';
-      return;
-    }
     this.running = true;
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
     const repo = await this.repo();
     try {
       const [samples, dataset] = await Promise.all([this.store.samples(run.id), this.store.getDataset(run.dataset.id)]);
+      // Schemas only when a criterion checks them (reading them opens every database of the run).
+      const schemas = rubric.items.some((i) => i.check.kind === 'sql' && (i.check.name === 'schema-only' || i.check.name === 'uses-evidence-formula'))
+        ? await this.store.databaseSchemas(run.id)
+        : {};
       this.samples = samples;
       this.total = samples.length;
       this.done = 0;
@@ -171,7 +173,7 @@ export class RubricScoring {
       const out: ScoredSample[] = [];
       for (const s of samples) {
         if (signal.aborted) throw new Error('scoring was cancelled');
-        const scores = await scoreSample(rubric, sampleToScore(s, dataset?.questions[s.index] ?? null), { aggregations, judge, concurrency: 2, explicit: this.explicitOptions });
+        const scores = await scoreSample(rubric, sampleToScore(s, dataset?.questions[s.index] ?? null, schemas[s.dbId] ?? null), { aggregations, judge, concurrency: 2, explicit: this.explicitOptions });
         out.push({ index: s.index, sample: s.sample, scores: $state.snapshot(scores) as typeof scores });
         this.done = out.length;
         if (judge) this.stats = { ...judge.stats };
