@@ -1,30 +1,19 @@
 /** `compare`: two runs on the same questions: fixed / broken, EX difference with a bootstrap interval, McNemar. */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { WorkbenchError } from '../../core/errors.ts';
 import { compareRuns } from '../../core/rl/compare.ts';
 import { compareJson, compareTable } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/rl/rng.ts';
 import { parseRunFile } from '../../core/run/run-file.ts';
 import { readText } from './eval.ts';
+import { parseFlags } from './flags.ts';
 import { bad, integerFlag } from './rl-args.ts';
 
 export const usage = `usage: npm run --silent cli -- compare RUN_A RUN_B [--seed 0] [--resamples 10000] [--out FILE]`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  let positionals;
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: { seed: { type: 'string' }, resamples: { type: 'string' }, out: { type: 'string' } },
-    }));
-  } catch (err) {
-    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${usage}`);
-  }
+  const { values, positionals } = parseFlags(argv, { seed: { type: 'string' }, resamples: { type: 'string' }, out: { type: 'string' } }, usage, true);
   if (positionals.length !== 2) {
     throw bad('RUN_A RUN_B', `name exactly two run files (run files or eval --out reports), got ${positionals.length}\n${usage}`);
   }

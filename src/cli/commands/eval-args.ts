@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { WorkbenchError } from '../../core/errors.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
+import { parseFlags } from './flags.ts';
 
 export interface EvalArgs {
   predictions: string;
@@ -37,30 +37,20 @@ function positiveNumber(flag: string, v: string | undefined, def: number, intege
 }
 
 export function parseEvalArgs(argv: string[]): EvalArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        predictions: { type: 'string' },
-        gold: { type: 'string' },
-        'db-root': { type: 'string' },
-        dataset: { type: 'string' },
-        'timeout-s': { type: 'string' },
-        workers: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        metrics: { type: 'string' },
-        'ves-iterations': { type: 'string' },
-        out: { type: 'string' },
-        'run-out': { type: 'string' },
-        reward: { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${EVAL_USAGE}`);
-  }
+  const { values } = parseFlags(argv, {
+    predictions: { type: 'string' },
+    gold: { type: 'string' },
+    'db-root': { type: 'string' },
+    dataset: { type: 'string' },
+    'timeout-s': { type: 'string' },
+    workers: { type: 'string' },
+    'read-only': { type: 'boolean' },
+    metrics: { type: 'string' },
+    'ves-iterations': { type: 'string' },
+    out: { type: 'string' },
+    'run-out': { type: 'string' },
+    reward: { type: 'string' },
+  }, EVAL_USAGE);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
   }

@@ -6,7 +6,6 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { stat } from 'node:fs/promises';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
@@ -17,6 +16,7 @@ import { probeJson, probeTable } from '../../core/probe/probe-report.ts';
 import { runProbe } from '../../core/probe/run-probe.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { readText } from './eval.ts';
+import { parseFlags } from './flags.ts';
 
 export const usage = `usage: npm run --silent cli -- probe --gold FILE --db-root DIR
     [--dataset FILE] [--out FILE] [--timeout-s 30] [--workers N] [--exploits ${EXPLOITS.map((e) => e.id).join(',')}]`;
@@ -34,25 +34,15 @@ interface ProbeArgs {
 }
 
 function parseProbeArgs(argv: string[]): ProbeArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        gold: { type: 'string' },
-        'db-root': { type: 'string' },
-        dataset: { type: 'string' },
-        out: { type: 'string' },
-        'timeout-s': { type: 'string' },
-        workers: { type: 'string' },
-        exploits: { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${usage}`);
-  }
+  const { values } = parseFlags(argv, {
+    gold: { type: 'string' },
+    'db-root': { type: 'string' },
+    dataset: { type: 'string' },
+    out: { type: 'string' },
+    'timeout-s': { type: 'string' },
+    workers: { type: 'string' },
+    exploits: { type: 'string' },
+  }, usage);
   for (const req of ['gold', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
   const num = (flag: string, v: string | undefined, integer: boolean): number | null => {
     if (v === undefined) return null;

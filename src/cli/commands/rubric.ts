@@ -1,7 +1,6 @@
 /** `rubric`: score completions of a RaR-style dataset with a judge (explicit, implicit, Likert). */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { FileJudgeCache } from '../../adapters/judge/file-judge-cache.ts';
 import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
 import { isEngineError } from '../../core/engine/engine-error.ts';
@@ -15,6 +14,7 @@ import { pairCompletions, type RarJob as Job } from '../../core/rubric/rar-run.t
 import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
+import { parseFlags } from './flags.ts';
 
 export const usage = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl --completions FILE.jsonl
     --judge-url URL --judge-model NAME [--judge-api-key-env VAR]
@@ -57,23 +57,13 @@ function number(flag: string, v: string | undefined, def: number, check: (n: num
 }
 
 function parseRubricArgs(argv: string[]): RubricArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        dataset: { type: 'string' }, completions: { type: 'string' }, 'judge-url': { type: 'string' }, 'judge-model': { type: 'string' },
-        'judge-api-key-env': { type: 'string' }, aggregation: { type: 'string' }, weighting: { type: 'string' },
-        normalization: { type: 'string' }, 'no-clip': { type: 'boolean' }, retries: { type: 'string' }, temperature: { type: 'string' },
-        'max-tokens': { type: 'string' }, concurrency: { type: 'string' }, 'http-retries': { type: 'string' }, cache: { type: 'string' },
-        out: { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${usage}`);
-  }
+  const { values } = parseFlags(argv, {
+    dataset: { type: 'string' }, completions: { type: 'string' }, 'judge-url': { type: 'string' }, 'judge-model': { type: 'string' },
+    'judge-api-key-env': { type: 'string' }, aggregation: { type: 'string' }, weighting: { type: 'string' },
+    normalization: { type: 'string' }, 'no-clip': { type: 'boolean' }, retries: { type: 'string' }, temperature: { type: 'string' },
+    'max-tokens': { type: 'string' }, concurrency: { type: 'string' }, 'http-retries': { type: 'string' }, cache: { type: 'string' },
+    out: { type: 'string' },
+  }, usage);
   for (const req of ['dataset', 'completions', 'judge-url', 'judge-model'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
   }

@@ -1,7 +1,6 @@
 /** `stats`: pass@k, maj@k, best-of-n and GRPO group statistics of a run file (or an eval --out report). */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
@@ -12,31 +11,22 @@ import { parseRunFile } from '../../core/run/run-file.ts';
 import type { RunQuestion } from '../../core/run/types.ts';
 import { readText } from './eval.ts';
 import { bad, integerFlag, kList } from './rl-args.ts';
+import { parseFlags } from './flags.ts';
 
 export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
     [--csv FILE] [--prompts-json FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        run: { type: 'string' },
-        k: { type: 'string' },
-        seed: { type: 'string' },
-        out: { type: 'string' },
-        csv: { type: 'string' },
-        'prompts-json': { type: 'string' },
-        'frontier-jsonl': { type: 'string' },
-        dataset: { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${usage}`);
-  }
+  const { values } = parseFlags(argv, {
+    run: { type: 'string' },
+    k: { type: 'string' },
+    seed: { type: 'string' },
+    out: { type: 'string' },
+    csv: { type: 'string' },
+    'prompts-json': { type: 'string' },
+    'frontier-jsonl': { type: 'string' },
+    dataset: { type: 'string' },
+  }, usage);
   if (!values.run) throw bad('--run', `is required\n${usage}`);
   const ks = kList(values.k);
   const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
