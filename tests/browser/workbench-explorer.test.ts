@@ -112,4 +112,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
     expect(await page.getByTestId('item-detail').textContent()).toContain('not stored');
     await screenshot(page, 'workbench-explorer-2000.png');
   });
+
+  it('opens a link to an item beyond the first page in a fresh page, once the whole run is read, and moves on from it', async () => {
+    await page.goto(`${server.url}#/run/big-run/items/1500.0`);
+    await page.reload();
+    await page.locator('[data-testid="item-detail"][data-index="1500"]').waitFor();
+    expect(await page.getByTestId('explorer').getAttribute('data-complete')).toBe('true');
+    expect(await page.getByTestId('filter-count').textContent()).toContain('2,000 of 2,000 items');
+    await page.getByTestId('item-list').focus();
+    await page.keyboard.press('j');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid="item-detail"][data-index="1501"]').waitFor();
+    expect(page.url()).toContain('/items/1501.0');
+  });
 });

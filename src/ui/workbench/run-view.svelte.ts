@@ -2,6 +2,12 @@
  * One stored run as the dashboard and the item explorer show it: header, samples, summary,
  * the questions' texts (from its dataset, when still stored), the explorer's query and cursor,
  * and the result tables of the open item (re-run in the SQL worker pool on demand).
+ *
+ * A finished run is read in two steps: its first page of samples (FIRST_PAGE, in (index, sample)
+ * order) and its sample count, shown at once, then, after the first paint, every sample. Until
+ * then (`complete` false) the explorer lists the first page under the default query (which is a
+ * prefix of the whole list in the same order), and every other query, the summary and the
+ * dashboard wait for the whole list.
  */
 import { errorMessage } from '../../core/errors.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
@@ -14,6 +20,8 @@ import type { ItemKey } from './route.ts';
 import type { PreviewService } from './services.ts';
 
 export const PREVIEW_ROWS = 20;
+/** Samples read and listed before the whole run (a screenful or two of rows). */
+export const FIRST_PAGE = 100;
 
 export interface PreviewState {
   key: string;
@@ -26,12 +34,40 @@ export interface PreviewState {
 
 export const keyOf = (s: { index: number; sample: number }): string => `${s.index}.${s.sample}`;
 
+/** True when `q` lists the samples in stored order, unfiltered: the first page is its beginning. */
+export function firstPageServes(q: ItemQuery): boolean {
+  return q.outcome === 'all' && q.difficulty === 'all' && q.dbId === 'all' && q.search.trim() === '' && q.sort === 'index' && !q.descending;
+}
+
+/** Resolves after the next paint (animation frame, then a task); hidden pages get no frames, hence the timer. */
+function afterPaint(): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const go = () => {
+      if (done) return;
+      done = true;
+      resolve();
+    };
+    setTimeout(go, 100);
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(go, 0));
+  });
+}
+
 export class RunView {
   readonly runId: string;
   readonly #store: WorkbenchStore;
   readonly #previews: PreviewService;
   #run = $state.raw<RunHeader | null>(null);
+  /** Every sample, once read (`complete`); before that, empty. */
   #samples = $state.raw<SampleRecord[]>([]);
+  /** The first FIRST_PAGE samples, listed while the rest is read. */
+  #page = $state.raw<SampleRecord[]>([]);
+  #total = $state(0);
+  #complete = $state(false);
+  /** Plain field: only the latest load() writes its results. */
+  #generation = 0;
+  #settle: () => void = () => undefined;
+  readonly #ready = new Promise<void>((resolve) => (this.#settle = resolve));
   #questions = $state.raw<readonly Question[] | null>(null);
   #loading = $state(true);
   #error = $state<string | null>(null);
@@ -40,9 +76,14 @@ export class RunView {
   #preview = $state.raw<PreviewState | null>(null);
 
   #summary = $derived.by((): Summary | null => (this.#run && this.#samples.length > 0 ? summarize(this.#samples, this.#run.config.metrics) : null));
-  #rows = $derived.by((): ExplorerRow[] => this.#samples.map((sample) => ({ sample, question: this.#questions?.[sample.index] ?? null })));
+  #rows = $derived.by((): ExplorerRow[] =>
+    (this.#complete ? this.#samples : this.#page).map((sample) => ({ sample, question: this.#questions?.[sample.index] ?? null })),
+  );
   #index = $derived(new ItemIndex(this.#rows));
-  #visible = $derived(this.#index.query(this.#query));
+  #visible = $derived.by((): ExplorerRow[] => {
+    if (this.#complete) return this.#index.query(this.#query);
+    return firstPageServes(this.#query) ? this.#rows : [];
+  });
   #byKey = $derived(new Map(this.#rows.map((r) => [keyOf(r.sample), r])));
   #dbIds = $derived([...new Set(this.#samples.map((s) => s.dbId))].sort());
 
@@ -55,11 +96,33 @@ export class RunView {
   get run(): RunHeader | null {
     return this.#run;
   }
+  /** Every sample of the run; empty until `complete`. */
   get samples(): readonly SampleRecord[] {
     return this.#samples;
   }
+  /** True while the run's header (and first page) is being read, or the whole run is re-read. */
   get loading(): boolean {
     return this.#loading;
+  }
+  /** True once every sample is read: the summary, filters, sorting and search need it. */
+  get complete(): boolean {
+    return this.#complete;
+  }
+  /** Number of samples of the run (the stored count until every sample is read). */
+  get total(): number {
+    return this.#complete ? this.#samples.length : this.#total;
+  }
+  /** Resolves when every sample is read, or when reading the run failed. */
+  whenComplete(): Promise<void> {
+    return this.#ready;
+  }
+  /**
+   * Number of rows the query lists: known once the whole run is read, or when the query lists
+   * the stored order unfiltered (the first page is its beginning, `total` its length); else null.
+   */
+  get shown(): number | null {
+    if (this.#complete) return this.#visible.length;
+    return firstPageServes(this.#query) ? this.#total : null;
   }
   get error(): string | null {
     return this.#error;
@@ -93,24 +156,65 @@ export class RunView {
     return this.#preview;
   }
 
-  /** Writes no state before its first await: it may be started while a derived value is computed. */
+  /**
+   * Reads the run: the first time, a finished run's first page and count, then (after the first
+   * paint) every sample; again (a reload), every sample while the old ones stay shown. A newer
+   * call supersedes an older one. Writes no state before its first await: it may be started
+   * while a derived value is computed.
+   */
   async load(): Promise<void> {
+    const generation = ++this.#generation;
+    const current = () => generation === this.#generation;
     try {
       const run = await this.#store.getRun(this.runId);
+      if (!current()) return;
       this.#loading = true;
       if (!run) {
         this.#error = 'This run is not in browser storage (it was deleted, or the link is from another browser).';
         return;
       }
-      const [samples, dataset] = await Promise.all([this.#store.samples(this.runId), this.#store.getDataset(run.dataset.id)]);
+      let questions: readonly Question[] | null | undefined;
+      // A running run's blocks are unsorted: a page would read them all anyway.
+      if (!this.#complete && run.status !== 'running') {
+        const [page, total, dataset] = await Promise.all([
+          this.#store.samples(this.runId, { offset: 0, limit: FIRST_PAGE }),
+          this.#store.sampleCount(this.runId),
+          this.#store.getDataset(run.dataset.id),
+        ]);
+        if (!current()) return;
+        questions = dataset ? dataset.questions : null;
+        this.#run = run;
+        this.#page = page;
+        this.#total = total;
+        this.#questions = questions;
+        this.#error = null;
+        this.#loading = false;
+        if (page.length >= total) {
+          this.#samples = page;
+          this.#complete = true;
+          return;
+        }
+        await afterPaint();
+        if (!current()) return;
+      }
+      const [samples, dataset] = await Promise.all([
+        this.#store.samples(this.runId),
+        questions === undefined ? this.#store.getDataset(run.dataset.id) : Promise.resolve(undefined),
+      ]);
+      if (!current()) return;
       this.#run = run;
       this.#samples = samples;
-      this.#questions = dataset ? dataset.questions : null;
+      this.#complete = true;
+      this.#page = [];
+      if (questions === undefined) this.#questions = dataset ? dataset.questions : null;
       this.#error = null;
     } catch (err) {
-      this.#error = `The run could not be read: ${errorMessage(err)}`;
+      if (current()) this.#error = `The run could not be read: ${errorMessage(err)}`;
     } finally {
-      this.#loading = false;
+      if (current()) {
+        this.#loading = false;
+        if (this.#complete || this.#error !== null) this.#settle();
+      }
     }
   }
 

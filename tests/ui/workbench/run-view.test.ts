@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import type { WorkbenchStore } from '../../../src/adapters/store/workbench-store.ts';
+import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
+import { FIRST_PAGE, RunView } from '../../../src/ui/workbench/run-view.svelte.ts';
+import type { PreviewService } from '../../../src/ui/workbench/services.ts';
+
+const N = 10_000;
+
+function sample(index: number): SampleRecord {
+  const status = index % 17 === 0 ? 'error' : 'ok';
+  return {
+    index, questionId: index, dbId: `db_${index % 7}`, difficulty: 'simple', ex: status === 'ok' && index % 3 !== 1 ? 1 : 0,
+    softF1: 0, rves: null, timeRatio: null, status, error: status === 'error' ? 'no such column' : null,
+    mutatedDb: false, extraction: { rule: 'bird-separator', thinkStripped: false }, predRowCount: 1, goldRowCount: 1,
+    elapsedMs: 1, sample: 0, format: 1, reward: 0, goldSql: 'SELECT 1', sql: `SELECT ${index}`,
+  };
+}
+
+function header(status: RunHeader['status']): RunHeader {
+  return {
+    id: 'r1', name: 'ten thousand', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', status,
+    source: { kind: 'replay', predictions: { name: 'p.json', sha256: 'ab', bytes: 3 } },
+    dataset: { id: 'gone', name: 'not stored', questions: { name: 'q.json', sha256: 'cd', bytes: 4 }, gold: null, databases: {} },
+    subset: { description: 'all', indices: [] }, config: DEFAULT_RUN_CONFIG, samplesPerQuestion: 1, executor: 'test',
+  };
+}
+
+/** A store of one run whose whole-run read waits until `release()`; it logs every read. */
+function heldStore(status: RunHeader['status']) {
+  const all = Array.from({ length: N }, (_, i) => sample(i));
+  const reads: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const store = {
+    getRun: async () => header(status),
+    getDataset: async () => undefined,
+    sampleCount: async () => {
+      reads.push('count');
+      return N;
+    },
+    samples: async (_id: string, page?: { offset: number; limit: number }) => {
+      if (page) {
+        reads.push(`page ${page.offset}+${page.limit}`);
+        return all.slice(page.offset, page.offset + page.limit);
+      }
+      reads.push('all');
+      await held;
+      return all;
+    },
+  } as unknown as WorkbenchStore;
+  return { store, reads, release, all };
+}
+
+const previews: PreviewService = { preview: () => Promise.reject(new Error('not here')), release: async () => undefined };
+
+const until = async (cond: () => boolean): Promise<void> => {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(cond()).toBe(true);
+};
+
+describe('the run view of a large stored run', () => {
+  it('lists the first page with the run count before the whole run is read, then everything', async () => {
+    const { store, reads, release, all } = heldStore('done');
+    const view = new RunView('r1', store, previews);
+    const loaded = view.load();
+    await until(() => !view.loading);
+
+    // First page shown; the whole-run read is asked for after it (and held by the store).
+    expect(reads.slice(0, 2).sort()).toEqual(['count', `page 0+${FIRST_PAGE}`]);
+    expect(view.complete).toBe(false);
+    expect(view.run?.name).toBe('ten thousand');
+    expect(view.visible.map((r) => r.sample.index)).toEqual(all.slice(0, FIRST_PAGE).map((s) => s.index));
+    expect(view.total).toBe(N);
+    expect(view.shown).toBe(N);
+    expect(view.summary).toBeNull();
+    expect(view.samples).toEqual([]);
+    expect(view.row({ index: 3, sample: 0 })?.sample.index).toBe(3);
+    expect(view.row({ index: 9_000, sample: 0 })).toBeNull();
+
+    // j/k inside the first page work on it as on the whole list.
+    expect(view.moveCursor(1)).toBe(0);
+    expect(view.moveCursor(2)).toBe(2);
+
+    // A filter the first page cannot answer waits: nothing listed, count unknown.
+    view.setQuery({ outcome: 'error' });
+    expect(view.visible).toEqual([]);
+    expect(view.shown).toBeNull();
+    await until(() => reads.includes('all'));
+    expect(view.complete).toBe(false);
+
+    release();
+    await view.whenComplete();
+    await loaded;
+    expect(view.complete).toBe(true);
+    expect(view.total).toBe(N);
+    expect(view.shown).toBe(all.filter((s) => s.status === 'error').length);
+    expect(view.visible.every((r) => r.sample.status === 'error')).toBe(true);
+    expect(view.summary).not.toBeNull();
+    expect(view.row({ index: 9_000, sample: 0 })?.sample.index).toBe(9_000);
+    view.resetQuery();
+    expect(view.shown).toBe(N);
+    // The cursor kept its item across the switch to the whole list.
+    expect(view.cursorPosition).toBe(2);
+    expect(view.moveCursor(Infinity)).toBe(N - 1);
+  });
+
+  it('reads a running run whole (its blocks are unsorted, a page would read them all anyway)', async () => {
+    const { store, reads, release } = heldStore('running');
+    const view = new RunView('r1', store, previews);
+    const loaded = view.load();
+    await until(() => reads.length > 0);
+    expect(view.loading).toBe(true);
+    release();
+    await loaded;
+    expect(reads).toEqual(['all']);
+    expect(view.complete).toBe(true);
+    expect(view.visible).toHaveLength(N);
+  });
+
+  it('keeps the rows shown while a reload reads the run again', async () => {
+    const { store, reads, release } = heldStore('done');
+    release();
+    const view = new RunView('r1', store, previews);
+    await view.load();
+    expect(view.complete).toBe(true);
+    await view.load();
+    expect(reads.filter((r) => r === 'all')).toHaveLength(2);
+    expect(reads.filter((r) => r.startsWith('page'))).toHaveLength(1);
+    expect(view.visible).toHaveLength(N);
+  });
+});
