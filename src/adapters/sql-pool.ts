@@ -217,6 +217,10 @@ export class SqlPool implements SqlExecutor {
         hooks.onEvent?.({ type: 'db-loaded', dbId, ms: performance.now() - t0, sizeBytes: size });
         return null;
       } catch (err) {
+        // The worker died while opening it: the item under it is marked by runItem, the
+        // restarted worker opens the database again for the next items. Only a database that
+        // cannot be opened (bad bytes, too slow) is given up for the rest of the run.
+        if (err instanceof WorkerDied) throw err;
         const msg = errorMessage(err);
         badDbs.set(dbId, msg);
         return msg;

@@ -118,6 +118,28 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
     expect(results[1]).toMatchObject({ status: 'ok', ex: 1 });
   });
 
+  it('a worker that dies while it opens a database: that item is marked, the database is not given up, its later items run', async () => {
+    let spawned = 0;
+    const spawn = (): WorkerHandle => {
+      const h = spawnNodeSqlWorker();
+      if (spawned++ > 0) return h;
+      // The first worker crashes as it receives the database bytes.
+      const api = new Proxy(h.api, {
+        get: (target, prop, receiver) => (prop === 'loadDb' ? () => (h.terminate(), new Promise(() => undefined)) : Reflect.get(target, prop, receiver)),
+      });
+      return { ...h, api };
+    };
+    pool = new SqlPool({ spawn, dbSource: memoryDbSource(dbs), size: 1 });
+    const results = await pool.evaluate(
+      [item(0, 'a', 'SELECT 1', 'SELECT 1'), item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3'), item(2, 'a', 'SELECT 2', 'SELECT 2')],
+      DEFAULT_EVAL_OPTIONS,
+    );
+    expect(results[0]!.status).toBe('error');
+    expect(results[0]!.error).toMatch(/^worker crashed/);
+    expect(results.slice(1).map((r) => [r.status, r.ex])).toEqual([['ok', 1], ['ok', 1]]);
+    expect(spawned).toBe(2);
+  });
+
   it('stops on abort and rejects with an AbortError', async () => {
     pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
     const ctrl = new AbortController();
