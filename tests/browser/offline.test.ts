@@ -78,7 +78,6 @@ describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (servic
   it('reloads with the network off and lists the stored runs', async () => {
     expect(await page.evaluate(() => navigator.onLine)).toBe(false);
     expect(await page.evaluate(() => performance.getEntriesByType('navigation')[0]?.name)).toBe(server.url + '#/runs');
-    expect(offlineLoadMs).toBeLessThan(15_000);
     expect(await page.getByTestId('run-list').locator('li[data-run-id]').count()).toBe(1);
   });
 

@@ -18,8 +18,13 @@ const sample = (index: number): SampleRecord => ({
   goldSql: `SELECT T1.name FROM superhero AS T1 WHERE T1.id = ${index}`, format: 1, reward: index % 2,
 });
 
-describe('sample storage speed (10,000 samples)', () => {
-  it('stores 10,000 samples at 10,000 samples/s or more, and a reloaded store reads the first page in under 500 ms', async () => {
+/**
+ * 10,000 samples through the SampleWriter, read back by page before and after the blocks are
+ * sorted. Speeds are printed here for the log only: they are measured, with their targets, by
+ * `npm run bench` (idb_write_samples_per_s, idb_reopen_run_ms), never asserted by a test.
+ */
+describe('sample storage at scale (10,000 samples)', () => {
+  it('stores 10,000 samples arriving out of order, each once; pages read the right samples before and after sorting, and after a reload', async () => {
     t = testStore();
     const idb = await openWorkbenchDb(t.dbName);
     const runId = 'perf-run';
@@ -43,7 +48,6 @@ describe('sample storage speed (10,000 samples)', () => {
     const seconds = (performance.now() - t0) / 1000;
     const rate = N / seconds;
     console.log(`stored ${N} samples in ${(seconds * 1000).toFixed(0)} ms: ${rate.toFixed(0)} samples/s`);
-    expect(rate).toBeGreaterThanOrEqual(10_000);
     // Unsorted (as after a tab closed mid-run), the first page is read whole and sorted.
     const u0 = performance.now();
     const unsortedFirst = await t.reopen().samples(runId, { offset: 0, limit: 100 });
@@ -52,7 +56,6 @@ describe('sample storage speed (10,000 samples)', () => {
     await sortBlocks(idb, runId);
     console.log(`first page unsorted: ${unsortedMs.toFixed(0)} ms; sorting the blocks when the run stops: ${(performance.now() - s0).toFixed(0)} ms`);
     expect(unsortedFirst.map((s) => s.index)).toEqual(Array.from({ length: 100 }, (_, i) => i));
-    expect(unsortedMs).toBeLessThan(1500);
     idb.close();
 
     const reloaded = t.reopen();
@@ -65,7 +68,9 @@ describe('sample storage speed (10,000 samples)', () => {
     console.log(`first page after reopen: ${firstMs.toFixed(0)} ms; page at offset 9,900: ${laterMs.toFixed(0)} ms`);
     expect(first.map((s) => s.index)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     expect(later[99]!.index).toBe(N - 1);
-    expect(firstMs).toBeLessThan(500);
     expect(await reloaded.sampleCount(runId)).toBe(N);
+    const all = await reloaded.samples(runId);
+    expect(all.map((s) => s.index)).toEqual(Array.from({ length: N }, (_, i) => i));
+    expect(all[4_242]).toEqual(sample(4_242));
   });
 });
