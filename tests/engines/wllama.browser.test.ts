@@ -136,7 +136,6 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
     await e.load(storiesRef);
     const controller = new AbortController();
     const pieces: string[] = [];
-    const t0 = performance.now();
     setTimeout(() => controller.abort(), 150);
     const out = await e.generate(
       { messages: [{ role: 'user', content: 'Once upon a time' }] },
@@ -146,7 +145,6 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
     expect(out.map((c) => c.finishReason)).toEqual(['abort', 'abort']);
     expect(out[0]!.text).toBe(pieces.join(''));
     expect(out[1]!.text).toBe('');
-    expect(performance.now() - t0).toBeLessThan(5000);
   });
 
   it('stops through interrupt() as well', async () => {

@@ -79,12 +79,10 @@ describe('hostile SQL in predictions: the item fails or is contained, the pool l
     await expectPristine();
   });
 
-  it('a recursive CTE that doubles a string fails with "out of memory" at the worker heap limit, in seconds', async () => {
-    const t0 = Date.now();
+  it('a recursive CTE that doubles a string fails with "out of memory" at the worker heap limit, not by the timeout', async () => {
     const r = await evaluate("WITH RECURSIVE r(s, n) AS (SELECT 'x', 0 UNION ALL SELECT s || s, n + 1 FROM r WHERE n < 40) SELECT max(length(s)) FROM r", 'SELECT 1', { timeoutMs: 60_000 });
     expect(r).toMatchObject({ status: 'error', ex: 0 });
     expect(r.error).toMatch(/^prediction: (out of memory|string or blob too big)/);
-    expect(Date.now() - t0).toBeLessThan(30_000);
     await expectPristine();
   }, 90_000);
 

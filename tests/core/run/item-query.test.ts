@@ -51,11 +51,12 @@ describe('ItemIndex.query', () => {
     expect(ids({ sort: 'time', descending: true })).toEqual([1, 0, 2, 4, 5, 3]);
     expect(ids({ sort: 'db' })).toEqual([0, 2, 3, 4, 5, 1]);
   });
-  it('answers 5,000 samples in well under a frame', () => {
+  it('filters, searches and sorts 5,000 samples', () => {
     const big = new ItemIndex(Array.from({ length: 5000 }, (_, i) => ({ sample: sample(i, { ex: (i % 3 === 0 ? 1 : 0) as 0 | 1 }), question: null })));
-    const t0 = performance.now();
     const out = big.query({ ...DEFAULT_QUERY, outcome: 'wrong', search: 'select', sort: 'soft-f1', descending: true });
     expect(out.length).toBe(3333);
-    expect(performance.now() - t0).toBeLessThan(50);
+    expect(out.every((r) => r.sample.ex === 0)).toBe(true);
+    const f1 = out.map((r) => r.sample.softF1 ?? -1);
+    expect(f1.every((v, i) => i === 0 || f1[i - 1]! >= v)).toBe(true);
   });
 });
