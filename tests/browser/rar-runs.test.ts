@@ -192,17 +192,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
     const row = page.locator('[data-testid="rar-runs"] tr[data-name="interrupted"]');
     await expect.poll(async () => (await row.count()) > 0 ? await row.locator('[data-col="status"]').textContent() : '').toBe('interrupted');
     delay = 0;
-    // Resume asks for the run's engines, loaded again after the reload.
+    // Resume asks for the run's engines: after the reload the page holds none and no settings for them.
     await row.getByTestId('rar-resume').click();
     await expect.poll(async () => (await page.getByTestId('rar-run-error').textContent()) ?? '').toMatch(/load the run's policy model first \(openai · recorded-policy\)/);
+    // With the fields set to the run's engines, Resume loads them itself.
     await loadEngines();
-    await page.getByTestId('rar-policy-engine-load').click();
-    await page.getByTestId('rar-policy-engine-loaded').waitFor();
-    await page.getByTestId('judge-engine-load').click();
-    await page.getByTestId('judge-engine-loaded').waitFor();
     const c0 = models.policyCalls();
     await row.getByTestId('rar-resume').click();
     await waitOpen('interrupted');
+    expect(await page.getByTestId('rar-policy-engine-loaded').textContent()).toContain('openai · recorded-policy');
+    expect(await page.getByTestId('judge-engine-loaded').textContent()).toContain('openai · recorded-judge');
     // The questions stored before the reload were not asked again.
     expect(models.policyCalls() - c0).toBeLessThan(fullRunPolicyCalls);
     const resumed = await shownSamples(page);

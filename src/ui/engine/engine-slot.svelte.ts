@@ -72,6 +72,15 @@ export class EngineSlot {
     return this.engine?.kind === 'openai' ? { id: this.model.id, source: this.baseUrl.trim() } : this.model;
   }
 
+  /** The model id the fields describe now (before loading), or null when none is chosen. */
+  chosenModelId(): string | null {
+    if (this.engineKind === 'openai') return this.openaiModel.trim() || null;
+    if (this.engineKind === 'webllm') return this.webllmId;
+    if (this.ggufFile) return this.ggufFile.name;
+    const url = this.ggufUrl.trim();
+    return url ? url.split('/').pop() || url : null;
+  }
+
   /** The loaded engine is the one the fields describe now (same kind, server, model or file). */
   loadedAsChosen(): boolean {
     const e = this.engine;

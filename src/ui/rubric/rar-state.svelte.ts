@@ -187,20 +187,26 @@ export class RarState {
     this.runError = null;
     await this.#drive(async (rar, signal, hooks) => {
       if (run.policy.kind === 'engine') {
-        if (!this.policy.engine || this.policy.model?.id !== run.policy.model.id) {
-          throw new Error(`load the run's policy model first (${run.policy.engine} · ${run.policy.model.id}): only the samples not stored are generated`);
-        }
+        await this.#readyFor(this.policy, run.policy.engine, run.policy.model.id, `load the run's policy model first (${run.policy.engine} · ${run.policy.model.id}): only the samples not stored are generated`);
       }
       let judge: Judge | null = null;
       if (run.judge) {
-        if (!this.judge.engine || this.judge.model?.id !== run.judge.model) {
-          throw new Error(`load the run's judge first (${run.judge.engine} · ${run.judge.model})`);
-        }
+        await this.#readyFor(this.judge, run.judge.engine, run.judge.model, `load the run's judge first (${run.judge.engine} · ${run.judge.model})`);
         const { rubrics } = await this.repo();
-        judge = new Judge({ engine: this.judge.engine, model: this.judge.model.id, cache: rubrics.cache(), signal });
+        judge = new Judge({ engine: this.judge.engine!, model: this.judge.model!.id, cache: rubrics.cache(), signal });
       }
       return rar.resume(run.id, { policy: run.policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
     });
+  }
+
+  /**
+   * The slot holds the engine a run recorded: already loaded, or loaded now when the slot's
+   * fields describe it (same kind and model); else `missing` says what to load.
+   */
+  async #readyFor(slot: EngineSlot, engine: string, modelId: string, missing: string): Promise<void> {
+    if (slot.engine?.kind === engine && slot.model?.id === modelId) return;
+    if (slot.engineKind !== engine || slot.chosenModelId() !== modelId) throw new Error(missing);
+    await this.#ensure(slot, engine === 'openai' ? 'server' : 'model');
   }
 
   async #drive(go: (rar: RarRepository, signal: AbortSignal, hooks: Parameters<RarRepository['start']>[2]) => Promise<RarRunHeader>): Promise<void> {
