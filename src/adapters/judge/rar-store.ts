@@ -31,7 +31,8 @@ export interface RarDatasetRecord {
 }
 
 export type RarPolicyRecord =
-  | { kind: 'engine'; engine: string; model: ModelRef; params: SamplingParams }
+  /** `prompt`: the policy prompt's version (rar-run.ts RAR_POLICY_PROMPT_VERSION). */
+  | { kind: 'engine'; engine: string; model: ModelRef; params: SamplingParams; prompt: string }
   | { kind: 'replay'; file: { name: string; sha256: string; bytes: number }; completions: Record<number, string[]> };
 
 export interface RarRunHeader {

@@ -10,7 +10,7 @@ import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/agg
 import { errorMessage } from '../../core/errors.ts';
 import { Judge } from '../../core/rubric/judge.ts';
 import type { WeightingName } from '../../core/rubric/model.ts';
-import { pairCompletions, replayCompletions } from '../../core/rubric/rar-run.ts';
+import { RAR_POLICY_PROMPT_VERSION, pairCompletions, replayCompletions } from '../../core/rubric/rar-run.ts';
 import type { Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization } from '../../core/rubric/scores.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
@@ -167,7 +167,7 @@ export class RarState {
       } else {
         await this.#ensure(this.policy, 'policy');
         policy = {
-          kind: 'engine', engine: this.policy.engine!.kind, model: this.policy.recordedModel()!,
+          kind: 'engine', engine: this.policy.engine!.kind, model: this.policy.recordedModel()!, prompt: RAR_POLICY_PROMPT_VERSION,
           params: { n: this.n, temperature: this.temperature, topP: 1, maxTokens: this.maxTokens, seed: this.seed, stop: [], logprobs: false },
         };
       }
