@@ -38,18 +38,27 @@ export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOption
     }
     throw new Error(`database ${dbId} could not be kept open in the SQL worker`);
   };
+  // Column names per database and table, read once (tables() then sampleRows() of each table).
+  const columnsRead = new Map<string, Promise<string[]>>();
+  const columns = (dbId: string, table: string): Promise<string[]> => {
+    const key = JSON.stringify([dbId, table]);
+    let cols = columnsRead.get(key);
+    if (!cols) {
+      cols = run(dbId, SCHEMA_QUERIES.columns(table)).then((r) => r.rows.map((c) => String(c[0])));
+      columnsRead.set(key, cols);
+      cols.catch(() => columnsRead.delete(key));
+    }
+    return cols;
+  };
   const source: SchemaSource = {
     async tables(dbId): Promise<TableInfo[]> {
       const r = await run(dbId, SCHEMA_QUERIES.tables);
       const out: TableInfo[] = [];
-      for (const [name, sql] of r.rows) {
-        const cols = await run(dbId, SCHEMA_QUERIES.columns(String(name)));
-        out.push({ name: String(name), createSql: String(sql), columns: cols.rows.map((c) => String(c[0])) });
-      }
+      for (const [name, sql] of r.rows) out.push({ name: String(name), createSql: String(sql), columns: await columns(dbId, String(name)) });
       return out;
     },
     async sampleRows(dbId, table, limit): Promise<SampleRows> {
-      const cols = (await run(dbId, SCHEMA_QUERIES.columns(table))).rows.map((c) => String(c[0]));
+      const cols = await columns(dbId, table);
       const r = await run(dbId, SCHEMA_QUERIES.sample(table, cols, limit));
       const split = r.rows.map((row) => splitSampleRow(row, cols.length));
       return { columns: cols, rows: split.map((s) => s.values), classes: split.map((s) => s.classes) };

@@ -151,38 +151,42 @@ export class WllamaEngine implements Engine {
       : { kind: 'text' as const, prompt: renderPlainChat(prompt.messages) };
     const stop = model.hasChatTemplate ? params.stop : [...params.stop, ...PLAIN_TEMPLATE_STOP];
     const out: Completion[] = [];
-    for (let i = 0; i < params.n; i++) {
-      const seed = sampleSeed(params, i);
-      if (this.interrupted || hooks.signal?.aborted) {
-        out.push(abortedCompletion(seed));
-        continue;
+    try {
+      for (let i = 0; i < params.n; i++) {
+        const seed = sampleSeed(params, i);
+        if (this.interrupted || hooks.signal?.aborted) {
+          out.push(abortedCompletion(seed));
+          continue;
+        }
+        const onText = hooks.onToken ? proxy((piece: string) => hooks.onToken!(i, piece)) : undefined;
+        const t0 = performance.now();
+        try {
+          const r = await this.call((api) =>
+            api.generate(
+              { input, maxTokens: params.maxTokens, temperature: params.temperature, topP: params.topP, seed, stop, logprobs: params.logprobs },
+              onText,
+            ),
+          );
+          // llama.cpp already stops at `stop`; cutting again keeps every engine identical.
+          const cut = applyStop(r.text, stop);
+          out.push({
+            text: cut.text,
+            finishReason: r.finishReason,
+            tokensIn: r.tokensIn,
+            tokensOut: r.tokensOut,
+            latencyMs: r.ms,
+            seed,
+            meanLogprob: r.meanLogprob,
+          });
+        } catch (err) {
+          if ((err as EngineError).code === 'NOT_LOADED') throw err;
+          out.push(errorCompletion((err as Error).message, seed, performance.now() - t0));
+        }
       }
-      const onText = hooks.onToken ? proxy((piece: string) => hooks.onToken!(i, piece)) : undefined;
-      const t0 = performance.now();
-      try {
-        const r = await this.call((api) =>
-          api.generate(
-            { input, maxTokens: params.maxTokens, temperature: params.temperature, topP: params.topP, seed, stop, logprobs: params.logprobs },
-            onText,
-          ),
-        );
-        // llama.cpp already stops at `stop`; cutting again keeps every engine identical.
-        const cut = applyStop(r.text, stop);
-        out.push({
-          text: cut.text,
-          finishReason: r.finishReason,
-          tokensIn: r.tokensIn,
-          tokensOut: r.tokensOut,
-          latencyMs: r.ms,
-          seed,
-          meanLogprob: r.meanLogprob,
-        });
-      } catch (err) {
-        if ((err as EngineError).code === 'NOT_LOADED') throw err;
-        out.push(errorCompletion((err as Error).message, seed, performance.now() - t0));
-      }
+    } finally {
+      // Also when the engine is found unloaded mid-way: a later abort must not reach it.
+      stopListening();
     }
-    stopListening();
     return out;
   }
 

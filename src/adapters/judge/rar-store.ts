@@ -17,7 +17,7 @@ import { parseRarJsonl, type RarRow } from '../../core/rubric/rar-dataset.ts';
 import { rarKey, runRar, type RarSample } from '../../core/rubric/rar-run.ts';
 import type { Aggregation } from '../../core/rubric/score.ts';
 import type { ExplicitOptions, JudgeInfo } from '../../core/rubric/scores.ts';
-import { sha256Hex } from '../../core/rubric/sha256.ts';
+import { sha256Text } from '../import/pair-run.ts';
 import { holdLock } from '../store/database-bytes.ts';
 import { StoreError, isQuotaError } from '../store/errors.ts';
 import type { RubricDb } from './idb-judge-cache.ts';
@@ -80,9 +80,8 @@ export class RarRepository {
   /** Parses (errors name the file and line) and stores a RaR JSONL file; nothing is stored when it does not parse. */
   async importDataset(text: string, fileName: string, name = fileName.replace(/\.jsonl?$/i, '')): Promise<RarDatasetRecord> {
     const rows = parseRarJsonl(text, fileName);
-    const record: RarDatasetRecord = {
-      id: crypto.randomUUID(), name, file: { name: fileName, sha256: sha256Hex(text), bytes: new TextEncoder().encode(text).length }, importedAt: now(), rows,
-    };
+    const { sha256, bytes } = await sha256Text(text);
+    const record: RarDatasetRecord = { id: crypto.randomUUID(), name, file: { name: fileName, sha256, bytes }, importedAt: now(), rows };
     try {
       await this.db.put('rarDatasets', record);
     } catch (err) {
@@ -175,7 +174,7 @@ export class RarRepository {
     };
     try {
       hooks.onStart?.(await setStatus('running'));
-      const done = new Set((await this.samples(run.id)).map((s) => rarKey(s.index, s.sample)));
+      const done = new Set((await this.db.getAllKeys('rarSamples', runRange(run.id))).map(([, index, sample]) => rarKey(index, sample)));
       const policy = run.policy;
       const outcome = await runRar({
         rows: dataset.rows,

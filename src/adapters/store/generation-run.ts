@@ -19,7 +19,9 @@ import { evalOptions, type ExecutionContext } from './run-execution.ts';
 import { markUnsorted, nextBlock, sortBlocks, storedKeys } from './sample-blocks.ts';
 import { SampleWriter } from './sample-writer.ts';
 import type { WorkbenchIdb } from './schema.ts';
-import { storeDbSource } from './store-db-source.ts';
+import { storeDbSource, storedDbIds } from './store-db-source.ts';
+import type { DbSource } from '../sql-pool.ts';
+import type { SchemaSource } from '../../core/prompt/schema-source.ts';
 import type { DatasetRecord } from './workbench-store.ts';
 
 export interface GenerationRunRequest {
@@ -61,9 +63,24 @@ const runLock = (runId: string) => `run:${runId}`;
 
 /** The questions of `dataset` whose database is stored, by gold position. */
 export async function questionsWithDatabase(idb: WorkbenchIdb, dataset: DatasetRecord): Promise<number[]> {
-  const stored = new Set<string>();
-  for (const [dbId, sha] of Object.entries(dataset.databases)) if ((await idb.count('databases', sha)) > 0) stored.add(dbId);
+  const stored = await storedDbIds(idb, dataset.databases);
   return dataset.questions.flatMap((q, i) => (stored.has(q.dbId) ? [i] : []));
+}
+
+/**
+ * A SQL worker of its own that reads schemas and sample rows (the prompts' SchemaSource) from
+ * the stored databases; `dispose` ends it.
+ */
+async function openSchemaSource(dbSource: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }> {
+  const worker = spawnBrowserSqlWorker();
+  try {
+    await worker.api.init({ cacheBytes, wasmUrl: sqlWasmUrl });
+  } catch (err) {
+    worker.terminate();
+    throw err;
+  }
+  const source = createSqlWorkerSchemaSource({ api: worker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
+  return { source, dispose: () => worker.terminate() };
 }
 
 export async function startGenerationRun(
@@ -167,14 +184,14 @@ async function execute(ctx: GenerationStoreContext, run: RunHeader, plan: Genera
   });
   const dbSource = storeDbSource(idb, run.dataset.databases, run.dataset.name);
   const executor = ctx.createExecutor(dbSource);
-  const schemaWorker = spawnBrowserSqlWorker();
+  let schemas: Awaited<ReturnType<typeof openSchemaSource>> | null = null;
   const contexts = new Map<string, Promise<DatabaseContext>>();
   const spec = plan.spec;
   let outcome: GenerationOutcome = { kind: 'cancelled' };
   let failure: unknown = null;
   try {
-    await schemaWorker.api.init({ cacheBytes: 256 * 1024 * 1024, wasmUrl: sqlWasmUrl });
-    const source = createSqlWorkerSchemaSource({ api: schemaWorker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
+    schemas = await openSchemaSource(dbSource, 256 * 1024 * 1024);
+    const { source } = schemas;
     const rows = spec.sampleRows ?? spec.template.sampleRows;
     const descriptions = spec.descriptions ?? spec.template.descriptions;
     outcome = await runGeneration(spec, run.config, jobs, {
@@ -204,7 +221,7 @@ async function execute(ctx: GenerationStoreContext, run: RunHeader, plan: Genera
     failure = err;
   } finally {
     hooks.signal?.removeEventListener('abort', forward);
-    schemaWorker.terminate();
+    schemas?.dispose();
     await executor.dispose().catch(() => undefined);
   }
   try {
@@ -242,11 +259,8 @@ export async function previewGenerationPrompt(
 ): Promise<BuiltPrompt> {
   const q = dataset.questions[index];
   if (!q) throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no question at position ${index}`);
-  const dbSource = storeDbSource(idb, dataset.databases, dataset.name);
-  const worker = spawnBrowserSqlWorker();
+  const { source, dispose } = await openSchemaSource(storeDbSource(idb, dataset.databases, dataset.name), 64 * 1024 * 1024);
   try {
-    await worker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
-    const source = createSqlWorkerSchemaSource({ api: worker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
     const rows = spec.sampleRows ?? spec.template.sampleRows;
     const ctx = await loadDatabaseContext(source, q.dbId, { sampleRows: rows, descriptions: spec.descriptions ?? spec.template.descriptions });
     return await buildPrompt(spec.template, ctx, q, {
@@ -256,7 +270,7 @@ export async function previewGenerationPrompt(
       countTokens: engine?.capabilities.tokenize && engine.countTokens ? (t) => engine.countTokens!(t) : undefined,
     });
   } finally {
-    worker.terminate();
+    dispose();
   }
 }
 
@@ -266,18 +280,14 @@ export async function previewGenerationPrompt(
  * left out (its samples' check is then not applicable).
  */
 export async function databaseSchemas(idb: WorkbenchIdb, databases: Record<string, string>, datasetName: string): Promise<Record<string, Record<string, string[]>>> {
-  const dbSource = storeDbSource(idb, databases, datasetName);
-  const worker = spawnBrowserSqlWorker();
+  const stored = await storedDbIds(idb, databases);
   const out: Record<string, Record<string, string[]>> = {};
+  if (stored.size === 0) return out;
+  const { source, dispose } = await openSchemaSource(storeDbSource(idb, databases, datasetName), 64 * 1024 * 1024);
   try {
-    await worker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
-    const source = createSqlWorkerSchemaSource({ api: worker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
-    for (const dbId of Object.keys(databases)) {
-      if (!(await dbSource.has(dbId))) continue;
-      out[dbId] = Object.fromEntries((await source.tables(dbId)).map((t) => [t.name, t.columns]));
-    }
+    for (const dbId of stored) out[dbId] = Object.fromEntries((await source.tables(dbId)).map((t) => [t.name, t.columns]));
     return out;
   } finally {
-    worker.terminate();
+    dispose();
   }
 }

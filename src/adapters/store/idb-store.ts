@@ -3,7 +3,7 @@
  * database bytes (Blob chunks, see schema.ts), runs, their inputs and their samples. Imports
  * and predictions parsing run in the import worker; SQL runs in the sql.js worker pool.
  */
-import { createSHA256 } from 'hash-wasm';
+import { sha256Text } from '../import/pair-run.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import type { SqlExecutor } from '../../core/eval/executor.ts';
 import { toRunFile } from '../../core/run/export.ts';
@@ -15,6 +15,7 @@ import { importInWorker, pairInWorker } from '../import/import-client.ts';
 import type { DbSource } from '../sql-pool.ts';
 import { deleteOrphanChunks, holdLock } from './database-bytes.ts';
 import { StoreError, isQuotaError } from './errors.ts';
+import { storedDbIds } from './store-db-source.ts';
 import { executeRun, itemKey, type ExecutionContext } from './run-execution.ts';
 import type { Engine } from '../../core/engine/engine.ts';
 import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
@@ -40,14 +41,6 @@ export interface IdbStoreOptions {
 }
 
 const runLock = (runId: string) => `run:${runId}`;
-
-async function sha256Of(text: string): Promise<{ sha256: string; bytes: number }> {
-  const bytes = new TextEncoder().encode(text);
-  const h = await createSHA256();
-  h.init();
-  h.update(bytes);
-  return { sha256: h.digest('hex'), bytes: bytes.length };
-}
 
 class IdbStore implements WorkbenchStore {
   private readonly dbName: string;
@@ -239,8 +232,7 @@ class IdbStore implements WorkbenchStore {
   async goldSelfTest(datasetId: string, hooks: Parameters<WorkbenchStore['startRun']>[1] = {}): Promise<GoldSelfTestResult> {
     const dataset = await this.dataset(datasetId);
     const idb = await this.idb();
-    const stored = new Set<string>();
-    for (const [dbId, sha] of Object.entries(dataset.databases)) if ((await idb.count('databases', sha)) > 0) stored.add(dbId);
+    const stored = await storedDbIds(idb, dataset.databases);
     // Questions without a database cannot test their gold: they are left out, not listed as failures.
     const all: EvalItem[] = dataset.gold.map((g, index) => ({
       index,
@@ -260,7 +252,7 @@ class IdbStore implements WorkbenchStore {
     const header = this.newHeader(
       { name, subset: { description: 'questions with a stored database', indices: items.map((it) => it.index) }, config: { ...SELF_TEST_CONFIG } },
       dataset,
-      { name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`, ...(await sha256Of(goldText)) },
+      { name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`, ...(await sha256Text(goldText)) },
     );
     const run = await this.createAndExecute(header, items, hooks);
     const failures = (await this.samples(run.id))

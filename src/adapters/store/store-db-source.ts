@@ -22,3 +22,10 @@ export function storeDbSource(idb: WorkbenchIdb, databases: Record<string, strin
     },
   };
 }
+
+/** Ids of the databases (of a dataset or run's `databases`: id -> sha256) whose bytes are stored. */
+export async function storedDbIds(idb: WorkbenchIdb, databases: Record<string, string>): Promise<Set<string>> {
+  const stored = new Set<string>();
+  for (const [dbId, sha] of Object.entries(databases)) if ((await idb.count('databases', sha)) > 0) stored.add(dbId);
+  return stored;
+}

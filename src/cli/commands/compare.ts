@@ -7,8 +7,8 @@ import { compareJson, compareTable } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/rl/rng.ts';
 import { parseRunFile } from '../../core/run/run-file.ts';
 import { readText } from './eval.ts';
-import { parseFlags } from './flags.ts';
-import { bad, integerFlag } from './rl-args.ts';
+import { bad, parseFlags } from './flags.ts';
+import { integerFlag } from './rl-args.ts';
 
 export const usage = `usage: npm run --silent cli -- compare RUN_A RUN_B [--seed 0] [--resamples 10000] [--out FILE]`;
 

@@ -1,7 +1,6 @@
-import { WorkbenchError } from '../../core/errors.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
-import { parseFlags } from './flags.ts';
+import { bad, parseFlags } from './flags.ts';
 
 export interface EvalArgs {
   predictions: string;
@@ -25,7 +24,6 @@ export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FIL
     [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]
     [--run-out FILE] [--reward "ex + 0.1 * format"]`;
 
-const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
 
 function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
   if (v === undefined) return def;

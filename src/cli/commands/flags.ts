@@ -9,3 +9,6 @@ export function parseFlags<O extends ParseArgsOptionsConfig>(argv: string[], opt
     throw new WorkbenchError('BAD_OPTION', `${(err as Error).message}\n${usage}`);
   }
 }
+
+/** A BAD_OPTION error naming the flag. */
+export const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);

@@ -16,12 +16,11 @@ import { probeJson, probeTable } from '../../core/probe/probe-report.ts';
 import { runProbe } from '../../core/probe/run-probe.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { readText } from './eval.ts';
-import { parseFlags } from './flags.ts';
+import { bad, parseFlags } from './flags.ts';
 
 export const usage = `usage: npm run --silent cli -- probe --gold FILE --db-root DIR
     [--dataset FILE] [--out FILE] [--timeout-s 30] [--workers N] [--exploits ${EXPLOITS.map((e) => e.id).join(',')}]`;
 
-const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
 
 interface ProbeArgs {
   gold: string;

@@ -1,7 +1,5 @@
 /** Flag readers shared by `stats` and `compare`. */
-import { WorkbenchError } from '../../core/errors.ts';
-
-export const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
+import { bad } from './flags.ts';
 
 /** An integer in [min, max], or the default when the flag is absent. */
 export function integerFlag(flag: string, v: string | undefined, def: number, min: number, max: number): number {

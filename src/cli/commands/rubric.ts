@@ -14,7 +14,7 @@ import { pairCompletions, type RarJob as Job } from '../../core/rubric/rar-run.t
 import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
-import { parseFlags } from './flags.ts';
+import { bad, parseFlags } from './flags.ts';
 
 export const usage = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl --completions FILE.jsonl
     --judge-url URL --judge-model NAME [--judge-api-key-env VAR]
@@ -41,7 +41,6 @@ interface RubricArgs {
   out: string | null;
 }
 
-const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
 
 function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[], def: T): T {
   if (v === undefined) return def;

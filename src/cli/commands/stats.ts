@@ -10,8 +10,8 @@ import { statsJson, statsTable } from '../../core/rl/stats-report.ts';
 import { parseRunFile } from '../../core/run/run-file.ts';
 import type { RunQuestion } from '../../core/run/types.ts';
 import { readText } from './eval.ts';
-import { bad, integerFlag, kList } from './rl-args.ts';
-import { parseFlags } from './flags.ts';
+import { integerFlag, kList } from './rl-args.ts';
+import { bad, parseFlags } from './flags.ts';
 
 export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
     [--csv FILE] [--prompts-json FILE] [--frontier-jsonl FILE] [--dataset FILE]`;

@@ -9,7 +9,7 @@
  * parameters).
  */
 import type { AbortSignalLike } from '../eval/executor.ts';
-import type { ChatMessage, Completion, Engine, SamplingParams } from '../engine/engine.ts';
+import { GREEDY, type ChatMessage, type Completion, type Engine, type SamplingParams } from '../engine/engine.ts';
 import { scaleToUnit } from './aggregate.ts';
 import { MemoryJudgeCache, judgeCacheKey, type JudgeCache } from './judge-cache.ts';
 import { DEFAULT_JUDGE_PROMPTS, renderTemplate, type JudgePromptSet, type JudgePromptTemplate } from './judge-prompts.ts';
@@ -56,7 +56,7 @@ export interface JudgeStats {
   errors: number;
 }
 
-const DEFAULT_PARAMS: Omit<SamplingParams, 'n'> = { temperature: 0, topP: 1, maxTokens: 512, seed: 0, stop: [], logprobs: false };
+const { n: _n, ...DEFAULT_PARAMS }: SamplingParams = GREEDY;
 
 export class JudgeAbortedError extends Error {
   override readonly name = 'AbortError';

@@ -133,10 +133,21 @@ export function plannedKeys(rows: readonly RarRow[], samples: number, policy: Ra
 export async function runRar(o: RarRunOptions): Promise<'done' | 'cancelled'> {
   const planned = plannedKeys(o.rows, o.samples, o.policy);
   const total = planned.length;
-  let done = planned.filter(([i, s]) => o.done.has(rarKey(i, s))).length;
+  let done = 0;
+  const missingByRow = new Map<number, number[]>();
+  for (const [i, s] of planned) {
+    if (o.done.has(rarKey(i, s))) done += 1;
+    else {
+      const list = missingByRow.get(i);
+      if (list) list.push(s);
+      else missingByRow.set(i, [s]);
+    }
+  }
   o.onProgress?.({ done, total });
   for (const row of o.rows) {
-    const missing = planned.filter(([i, s]) => i === row.index && !o.done.has(rarKey(i, s))).map(([, s]) => s);
+    // A question's samples are written together, so the missing ones are all of them or none:
+    // consecutive, and seed + first missing gives each sample the seed it would have had.
+    const missing = missingByRow.get(row.index) ?? [];
     if (missing.length === 0) continue;
     if (o.signal?.aborted) return 'cancelled';
     const rubric: Rubric = o.weighting === 'as-given' ? row.rubric : applyWeighting(row.rubric, o.weighting);

@@ -11,7 +11,7 @@
  * completion (scored 0) and the run goes on.
  */
 import type { AbortSignalLike } from '../eval/executor.ts';
-import type { ChatMessage, Completion, Engine, ModelRef, SamplingParams } from '../engine/engine.ts';
+import { GREEDY, type ChatMessage, type Completion, type Engine, type ModelRef, type SamplingParams } from '../engine/engine.ts';
 import { isEngineError } from '../engine/engine-error.ts';
 import { buildPrompt, type DatabaseContext, type PromptFit } from '../prompt/build-prompt.ts';
 import type { PromptTemplate } from '../prompt/templates.ts';
@@ -335,7 +335,7 @@ export function quickCheckIndices(available: readonly number[], size = 50, seed 
 
 /** Sampling of the quick check: one greedy sample, seed 0. */
 export function quickCheckParams(maxTokens = 512): SamplingParams {
-  return { n: 1, temperature: 0, topP: 1, maxTokens, seed: 0, stop: [], logprobs: false };
+  return { ...GREEDY, stop: [], maxTokens };
 }
 
 /** Wilson score interval of a proportion (95% by default); [0, 0] for n = 0. */
