@@ -160,6 +160,13 @@ export class EngineSlot {
     }
   }
 
+  /** The engine the fields describe, loaded now unless it already is; the error names `what` when it cannot load. */
+  async ensureLoaded(what: string): Promise<{ engine: Engine; model: ModelRef }> {
+    if (!this.loadedAsChosen()) await this.loadEngine();
+    if (this.loadError || !this.engine || !this.model) throw new Error(`the ${what} could not be loaded: ${this.loadError ?? 'no engine'}`);
+    return { engine: this.engine, model: this.model };
+  }
+
   cancelLoad(): void {
     this.#loadAbort?.abort();
   }

@@ -119,3 +119,18 @@ export function exMatrix(rows: readonly ExMatrixRow[], threshold = 0.5): ExMatri
 }
 
 export const fmt3 = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : x.toFixed(3));
+
+/** A criterion's verdict as shown in the per-sample tables. */
+export const verdictMark = (met: boolean | null, status: string): string => (status !== 'ok' ? status : met ? '✓ met' : '✗ not met');
+
+export const SCORE_KINDS = ['explicit', 'implicit', 'likert'] as const;
+
+/** Each aggregate's score histogram over a run's samples (ScoreOverview's charts). */
+export function scoreHistograms(scores: readonly RubricScores[]): { kind: (typeof SCORE_KINDS)[number]; counts: number[] }[] {
+  return SCORE_KINDS.map((k) => ({ kind: k, counts: histogram(scores.map((s) => scoreOf(s, k))) }));
+}
+
+/** Agreement of the explicit and implicit scores over a run's samples. */
+export function explicitImplicitAgreement(scores: readonly RubricScores[], threshold: number): Agreement {
+  return agreement(scores.map((s) => scoreOf(s, 'explicit')), scores.map((s) => scoreOf(s, 'implicit')), threshold);
+}

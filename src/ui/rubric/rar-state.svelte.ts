@@ -4,7 +4,8 @@
  * and judges each with its question's rubric, the stored runs, and the open run's views. One
  * instance per page life, so a run goes on while the user looks at other screens.
  */
-import { openRubricDb, RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
+import { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
+import { rubricDb } from './rubric-db.ts';
 import { RarRepository, type NewRarRun, type RarDatasetRecord, type RarRunHeader, type StoredRarSample } from '../../adapters/judge/rar-store.ts';
 import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -14,7 +15,7 @@ import { RAR_POLICY_PROMPT_VERSION, pairCompletions, replayCompletions } from '.
 import type { Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization } from '../../core/rubric/scores.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
-import { agreement, histogram, scoreOf, type Agreement } from './analysis.ts';
+import { explicitImplicitAgreement, scoreHistograms, type Agreement } from './analysis.ts';
 
 export const EXAMPLE_RAR_URL = 'rubrics/example-rar.jsonl';
 
@@ -55,16 +56,15 @@ export class RarState {
   openSamples = $state.raw<StoredRarSample[]>([]);
   threshold = $state(0.5);
 
-  readonly summary = $derived.by((): RubricSummary | null => (this.openSamples.length ? summarizeRubricScores(this.openSamples.map((s) => s.scores)) : null));
-  readonly histograms = $derived((['explicit', 'implicit', 'likert'] as const).map((k) => ({ kind: k, counts: histogram(this.openSamples.map((s) => scoreOf(s.scores, k))) })));
-  readonly agreement = $derived.by((): Agreement | null =>
-    agreement(this.openSamples.map((s) => scoreOf(s.scores, 'explicit')), this.openSamples.map((s) => scoreOf(s.scores, 'implicit')), this.threshold),
-  );
+  readonly #scores = $derived(this.openSamples.map((s) => s.scores));
+  readonly summary = $derived.by((): RubricSummary | null => (this.#scores.length ? summarizeRubricScores(this.#scores) : null));
+  readonly histograms = $derived(scoreHistograms(this.#scores));
+  readonly agreement = $derived.by((): Agreement => explicitImplicitAgreement(this.#scores, this.threshold));
 
   #repo: Promise<{ rar: RarRepository; rubrics: RubricRepository }> | null = null;
 
   repo(): Promise<{ rar: RarRepository; rubrics: RubricRepository }> {
-    return (this.#repo ??= openRubricDb().then((db) => ({ rar: new RarRepository(db), rubrics: new RubricRepository(db) })));
+    return (this.#repo ??= rubricDb().then((db) => ({ rar: new RarRepository(db), rubrics: new RubricRepository(db) })));
   }
 
   async refresh(): Promise<void> {
@@ -128,19 +128,12 @@ export class RarState {
     return ['explicit', ...(this.judgeChoice !== 'none' && this.withImplicit ? (['implicit'] as const) : []), ...(this.judgeChoice !== 'none' && this.withLikert ? (['likert'] as const) : [])];
   }
 
-  /** Loads an engine slot when it does not hold the engine its fields describe. */
-  async #ensure(slot: EngineSlot, what: string): Promise<void> {
-    if (slot.loadedAsChosen()) return;
-    await slot.loadEngine();
-    if (slot.loadError || !slot.engine) throw new Error(`the ${what} could not be loaded: ${slot.loadError ?? 'no engine'}`);
-  }
-
   async #judge(signal: AbortSignal): Promise<Judge | null> {
     if (this.judgeChoice === 'none') return null;
     this.judge.engineKind = this.judgeChoice;
-    await this.#ensure(this.judge, 'judge');
+    const { engine, model } = await this.judge.ensureLoaded('judge');
     const { rubrics } = await this.repo();
-    return new Judge({ engine: this.judge.engine!, model: this.judge.model!.id, cache: rubrics.cache(), signal });
+    return new Judge({ engine, model: model.id, cache: rubrics.cache(), signal });
   }
 
   async start(): Promise<void> {
@@ -162,10 +155,10 @@ export class RarState {
         if (!file) throw new Error('choose a completions file (JSONL, one {"id" or "index", "completion"} per line)');
         const text = await file.text();
         const jobs = pairCompletions(text, file.name, dataset.rows);
-        const { sha256Hex } = await import('../../core/rubric/sha256.ts');
-        policy = { kind: 'replay', file: { name: file.name, sha256: sha256Hex(text), bytes: file.size }, completions: Object.fromEntries(replayCompletions(jobs)) };
+        const { sha256Text } = await import('../../adapters/import/pair-run.ts');
+        policy = { kind: 'replay', file: { name: file.name, ...(await sha256Text(text)) }, completions: Object.fromEntries(replayCompletions(jobs)) };
       } else {
-        await this.#ensure(this.policy, 'policy');
+        await this.policy.ensureLoaded('policy');
         policy = {
           kind: 'engine', engine: this.policy.engine!.kind, model: this.policy.recordedModel()!, prompt: RAR_POLICY_PROMPT_VERSION,
           params: { n: this.n, temperature: this.temperature, topP: 1, maxTokens: this.maxTokens, seed: this.seed, stop: [], logprobs: false },
@@ -206,7 +199,7 @@ export class RarState {
   async #readyFor(slot: EngineSlot, engine: string, modelId: string, missing: string): Promise<void> {
     if (slot.engine?.kind === engine && slot.model?.id === modelId) return;
     if (slot.engineKind !== engine || slot.chosenModelId() !== modelId) throw new Error(missing);
-    await this.#ensure(slot, engine === 'openai' ? 'server' : 'model');
+    await slot.ensureLoaded(engine === 'openai' ? 'server' : 'model');
   }
 
   async #drive(go: (rar: RarRepository, signal: AbortSignal, hooks: Parameters<RarRepository['start']>[2]) => Promise<RarRunHeader>): Promise<void> {

@@ -14,7 +14,7 @@ import type { ExplicitOptions, Normalization, RubricScores } from '../../core/ru
 import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
-import { agreement, exMatrix, histogram, sampleToScore, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
+import { exMatrix, explicitImplicitAgreement, sampleToScore, scoreHistograms, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
 
 export type JudgeChoice = 'none' | EngineChoice;
 
@@ -50,15 +50,10 @@ export class RubricScoring {
   samples = $state.raw<SampleRecord[]>([]);
   #abort: AbortController | null = null;
 
-  readonly summary = $derived.by((): RubricSummary | null => (this.scored ? summarizeRubricScores(this.scored.samples.map((s) => s.scores)) : null));
-  readonly histograms = $derived.by(() => {
-    const all = this.scored?.samples ?? [];
-    return (['explicit', 'implicit', 'likert'] as const).map((k) => ({ kind: k, counts: histogram(all.map((s) => scoreOf(s.scores, k))) }));
-  });
-  readonly agreement = $derived.by((): Agreement | null => {
-    const all = this.scored?.samples ?? [];
-    return agreement(all.map((s) => scoreOf(s.scores, 'explicit')), all.map((s) => scoreOf(s.scores, 'implicit')), this.threshold);
-  });
+  readonly summary = $derived.by((): RubricSummary | null => (this.scored ? summarizeRubricScores(this.#scores) : null));
+  readonly #scores = $derived((this.scored?.samples ?? []).map((s) => s.scores));
+  readonly histograms = $derived(scoreHistograms(this.#scores));
+  readonly agreement = $derived.by((): Agreement | null => explicitImplicitAgreement(this.#scores, this.threshold));
   readonly matrix = $derived.by((): ExMatrix | null => {
     const all = this.scored?.samples ?? [];
     if (all.length === 0) return null;
@@ -132,14 +127,10 @@ export class RubricScoring {
   }
 
   /** The judge slot's engine, loaded now when it is not (or holds another kind of engine). */
-  async loadedJudge(repo: RubricRepository, signal: AbortSignal): Promise<Judge> {
-    const slot = this.judge;
-    if (this.judgeChoice !== 'none') slot.engineKind = this.judgeChoice;
-    if (!slot.loadedAsChosen()) {
-      await slot.loadEngine();
-      if (slot.loadError || !slot.engine) throw new Error(`the judge could not be loaded: ${slot.loadError ?? 'no engine'}`);
-    }
-    return new Judge({ engine: slot.engine!, model: slot.model!.id, cache: repo.cache(), signal });
+  async #loadedJudge(repo: RubricRepository, signal: AbortSignal): Promise<Judge> {
+    if (this.judgeChoice !== 'none') this.judge.engineKind = this.judgeChoice;
+    const { engine, model } = await this.judge.ensureLoaded('judge');
+    return new Judge({ engine, model: model.id, cache: repo.cache(), signal });
   }
 
   async score(rubric: Rubric): Promise<void> {
@@ -168,7 +159,7 @@ export class RubricScoring {
       this.samples = samples;
       this.total = samples.length;
       this.done = 0;
-      const judge = useJudge ? await this.loadedJudge(repo, signal) : null;
+      const judge = useJudge ? await this.#loadedJudge(repo, signal) : null;
       const aggregations: Aggregation[] = ['explicit', ...(judge && this.withImplicit ? (['implicit'] as const) : []), ...(judge && this.withLikert ? (['likert'] as const) : [])];
       const out: ScoredSample[] = [];
       for (const s of samples) {

@@ -2,7 +2,8 @@
  * The rubric screen's state: the stored rubrics (own IndexedDB database, see
  * adapters/judge/idb-judge-cache.ts), the built-in ones, the rubric being edited, and the scoring.
  */
-import { openRubricDb, RubricRepository, type StoredRubric } from '../../adapters/judge/idb-judge-cache.ts';
+import { RubricRepository, type StoredRubric } from '../../adapters/judge/idb-judge-cache.ts';
+import { rubricDb } from './rubric-db.ts';
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { BIRD_RUBRIC, EX_ONLY_RUBRIC } from '../../core/rubric/bird-rubric.ts';
@@ -25,7 +26,7 @@ export class RubricScreen {
   }
 
   repo(): Promise<RubricRepository> {
-    return (this.#repo ??= openRubricDb().then((db) => new RubricRepository(db)));
+    return (this.#repo ??= rubricDb().then((db) => new RubricRepository(db)));
   }
 
   async refresh(): Promise<void> {
