@@ -10,15 +10,15 @@
  *   stores a run of 10,000 samples with the store's own SampleWriter, then a fresh page of the app
  *   opens the run's item explorer; the time from navigation to the first item row in the DOM.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { parseQuestions } from '../src/core/formats/questions.ts';
+import { viteBuild } from '../tests/browser/vite-build.ts';
 import { CHROMIUM_PATH, launchChromium, serveStatic, watchPage, type PageWatch } from '../tests/browser/harness.ts';
 import { importDataset, startRun } from '../tests/browser/workbench-helpers.ts';
 import type { IdbWriteResult } from './browser/idb-write.ts';
-import { REPO_ROOT, SPIDER_DB_ROOT } from './items.ts';
+import { SPIDER_DB_ROOT } from './items.ts';
 
 /** Why the browser part cannot run here, or null. */
 export function browserBenchSkipReason(): string | null {
@@ -34,27 +34,6 @@ const LONG_TASK_MS = 50;
 /** How long the dashboard of the finished run is watched for long tasks after it shows. */
 const AFTER_RUN_MS = 2000;
 
-/**
- * `vite build` in a child process with Vitest's variables removed (the smoke test runs the bench
- * inside Vitest, whose NODE_ENV=test would make a development build); its own outDir and
- * --bypass-lock, as tests/browser/global-setup.ts, so that another build of this tree at the same
- * time does not fail it.
- */
-export function viteBuild(args: string[]): Promise<void> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
-  for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
-  const vite = path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [vite, 'build', ...args, '--emptyOutDir', '--logLevel', 'warn', '--bypass-lock'], {
-      cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`vite build ${args.join(' ')} exited with ${code}:\n${output}`))));
-  });
-}
 
 /** Dev questions, dev_gold.sql and the databases, laid out as a Spider download (`database/<db>/<db>.sqlite`). */
 export function spiderFolder(tmp: string, dbs: string[]): string {

@@ -45,14 +45,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
   }
 
   /** Picks a predictions file in the new-run form; resolves with the alert shown under it, if any. */
-  async function pickPredictions(p: string): Promise<string | null> {
+  /** Picks a predictions file expected to be refused on the spot: the form's alert text. */
+  async function pickPredictions(p: string): Promise<string> {
     await page.getByTestId('nav-runs').click();
     const select = page.getByTestId('run-dataset');
     await select.selectOption((await select.locator('option', { hasText: 'Spider one db' }).first().getAttribute('value'))!);
     await page.getByTestId('run-predictions').setInputFiles(p);
-    const alert = page.getByTestId('new-run').locator('[role="alert"]');
-    await page.waitForTimeout(300);
-    return (await alert.count()) > 0 ? ((await alert.first().textContent()) ?? '').trim() : null;
+    const alert = page.getByTestId('new-run').locator('[role="alert"]').first();
+    await alert.waitFor();
+    return ((await alert.textContent()) ?? '').trim();
   }
 
   beforeAll(async () => {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
 import { spiderOneDbFolder, waitForServiceWorker } from './offline-helpers.ts';
-import { importDataset, officialCells, startRun } from './workbench-helpers.ts';
+import { importDataset, laptopPage, officialCells, startRun } from './workbench-helpers.ts';
 
 interface Logged {
   source: 'page' | 'context' | 'service-worker' | 'worker-cdp';
@@ -66,8 +66,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('no request leaves the origin du
     server = await serveStatic(builtAppDir());
     origin = new URL(server.url).origin;
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-    page = await context.newPage();
+    page = await laptopPage(browser);
+    context = page.context();
     watch = watchPage(page);
     await log.attach(context, page);
     await page.goto(server.url + '#/datasets');
@@ -191,8 +191,8 @@ describe.skipIf(browserSkipReason())(
       endpointOrigin = new URL(model.url).origin;
       expect(endpointOrigin).not.toBe(origin);
       browser = await launchChromium();
-      context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-      page = await context.newPage();
+      page = await laptopPage(browser);
+      context = page.context();
       watch = watchPage(page);
       await log.attach(context, page);
       await page.goto(server.url + '#/datasets');

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
 import { importDataset, laptopPage, officialCells, startRun } from './workbench-helpers.ts';
+import { spiderOneDbFolder } from './offline-helpers.ts';
 
 /**
  * Wrong files get a message that names the file and what is wrong, and change nothing that was
@@ -37,9 +38,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong fil
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'wb-errors-'));
-    const spider = path.join(dir, 'spider');
-    for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(spider, f));
-    cpSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite'), path.join(spider, 'database', 'concert_singer', 'concert_singer.sqlite'));
+    const spider = spiderOneDbFolder();
     writeFileSync(path.join(dir, 'questions.json'), '[{"db_id": "concert_singer", "question": "How many singers?", "query": "SELECT count(*) FROM singer"},');
     mkdirSync(path.join(dir, 'fake'));
     writeFileSync(path.join(dir, 'fake', 'questions.json'), JSON.stringify([{ db_id: 'fake', question: 'How many?', query: 'SELECT 1' }]));
