@@ -97,10 +97,15 @@ export class RlView {
         this.#error = 'This run is not in browser storage (it was deleted, or the link is from another browser).';
         return;
       }
-      const [file, dataset] = await Promise.all([this.#store.exportRun(this.runId), this.#store.getDataset(run.dataset.id)]);
-      this.#questions = dataset
-        ? dataset.questions.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }))
-        : null;
+      // While a run is evaluated this is called again every few seconds: the dataset's questions
+      // cannot change meanwhile, so they are read once.
+      const questionsKnown = this.#file !== null;
+      const [file, dataset] = await Promise.all([this.#store.exportRun(this.runId), questionsKnown ? null : this.#store.getDataset(run.dataset.id)]);
+      if (!questionsKnown) {
+        this.#questions = dataset
+          ? dataset.questions.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }))
+          : null;
+      }
       this.#file = file;
       this.#error = null;
     } catch (err) {
