@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { DbSource } from '../src/adapters/sql-pool.ts';
 import { folderDbSource } from '../src/adapters/node/sql-worker-host.ts';
 import { parseGoldSql } from '../src/core/formats/gold.ts';
-import { pairPredictions, parsePredictions } from '../src/core/formats/predictions.ts';
+import { planReplay } from '../src/core/run/replay.ts';
 import { parseQuestions } from '../src/core/formats/questions.ts';
 import type { EvalItem } from '../src/core/types.ts';
 
@@ -74,8 +74,7 @@ export function loadWorkload(opts: WorkloadOptions = {}): Workload {
   if (birdFiles.length !== 13) throw new Error(`expected 13 BIRD prediction files, found ${birdFiles.length}`);
   if (opts.birdFiles !== undefined) birdFiles = birdFiles.slice(0, opts.birdFiles);
   for (const file of birdFiles) {
-    const preds = parsePredictions(text(file), path.basename(file));
-    const { items: paired } = pairPredictions(preds, gold, questions, path.basename(file));
+    const { items: paired } = planReplay({ predictions: { name: path.basename(file), text: text(file) }, gold, questions });
     for (const it of paired) {
       if (!present(BIRD_DB_ROOT, it.dbId)) continue;
       items.push(it);
@@ -87,11 +86,10 @@ export function loadWorkload(opts: WorkloadOptions = {}): Workload {
   // Spider dev: gold as its own prediction.
   const spiderGold = path.join(SPIDER_DB_ROOT, 'dev_gold.sql');
   const sGold = parseGoldSql(text(spiderGold), 'dev_gold.sql');
-  const sPreds = parsePredictions(text(spiderGold), 'dev_gold.sql');
   const sQuestions = parseQuestions(text(path.join(SPIDER_DB_ROOT, 'dev.json')), 'dev.json');
   const stride = opts.spiderStride ?? 1;
   let k = 0;
-  for (const it of pairPredictions(sPreds, sGold, sQuestions, 'dev_gold.sql').items) {
+  for (const it of planReplay({ predictions: { name: 'dev_gold.sql', text: text(spiderGold) }, gold: sGold, questions: sQuestions }).items) {
     if (!present(SPIDER_DB_ROOT, it.dbId)) continue;
     if (k++ % stride !== 0) continue;
     items.push(it);

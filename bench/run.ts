@@ -14,6 +14,8 @@ import path from 'node:path';
 import { spawnNodeSqlWorker } from '../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../src/adapters/sql-pool.ts';
 import type { EvalOptions } from '../src/core/eval/executor.ts';
+import { OFFICIAL_TIMEOUT_MS } from '../src/core/eval/constants.ts';
+import { runEvaluation } from '../src/core/run/replay.ts';
 import type { EvalItem, ItemResult } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload } from './items.ts';
 import { browserBenchSkipReason, measureBrowser, type BrowserBench } from './browser.ts';
@@ -62,7 +64,7 @@ const cpuMs = () => {
 const MiB = 1024 * 1024;
 
 /** The official per-item timeout (prediction and gold together), on both sides. */
-const ITEM_TIMEOUT_MS = 30_000;
+const ITEM_TIMEOUT_MS = OFFICIAL_TIMEOUT_MS;
 /**
  * An item that natively runs longer than this is a runaway: left out of the timed workload.
  * Well above the slowest item that does finish (about 4 s on an idle machine, 14 s seen under
@@ -102,11 +104,11 @@ async function timePool(w: Workload, items: EvalItem[], size: number, warmup: Ev
     // Worker start (thread, tsx, sql.js wasm) is measured apart; the timed part opens every
     // database of the workload from its file, as a CLI run does.
     const s0 = performance.now();
-    await pool.evaluate(warmup, EVAL_OPTIONS);
+    await runEvaluation(warmup, EVAL_OPTIONS, { executor: pool });
     const startMs = performance.now() - s0;
     const c0 = cpuMs();
     const t0 = performance.now();
-    const results = await pool.evaluate(items, EVAL_OPTIONS);
+    const { results } = await runEvaluation(items, EVAL_OPTIONS, { executor: pool });
     return { ms: performance.now() - t0, cpuMs: cpuMs() - c0, results, startMs };
   } finally {
     await pool.dispose();

@@ -37,3 +37,20 @@ export function errorMessage(err: unknown): string {
   }
   return String(err);
 }
+
+/**
+ * Cancellation, one encoding everywhere: an error named `AbortError` (what `AbortSignal`,
+ * fetch and the SQL pool throw, and what survives comlink, which keeps only name and message)
+ * or an engine error with code `ABORTED`. Guard with `isCancellation`, never `instanceof`.
+ */
+export function cancelledError(what: string): Error {
+  const err = new Error(`${what} was cancelled`);
+  err.name = 'AbortError';
+  return err;
+}
+
+export function isCancellation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { name?: unknown; code?: unknown };
+  return e.name === 'AbortError' || e.code === 'ABORTED';
+}

@@ -58,6 +58,10 @@ export interface Prediction {
   completion?: string;
   /** Mean token log-probability of the completion, when the file gives one (JSONL `mean_logprob`). */
   meanLogprob?: number;
+  /** BIRD JSON: the object key as written (ignored by the official pairing, checked by ours). */
+  key?: string;
+  /** BIRD JSON: the database name after the value's separator (ignored officially, checked by ours). */
+  dbName?: string;
 }
 
 /** One unit of work: a prediction paired with its gold query. */

@@ -72,6 +72,6 @@ if (!target) throw new Error('index.html has no #app element');
 mount(Shell, { target, props: { services: { store, previews, probe: createProbeService() }, demo, ondemo: () => void demo.run() } });
 
 // Offline use (service worker) and new versions, in their own element beside the shell.
-const appUpdate = new AppUpdate(() => store.activeRunIds());
+const appUpdate = new AppUpdate(() => store.runs.activeIds());
 mount(UpdateBanner, { target: document.body.appendChild(document.createElement('div')), props: { update: appUpdate } });
 appUpdate.register();

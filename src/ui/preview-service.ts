@@ -9,6 +9,8 @@ import { openWorkbenchDb, type WorkbenchIdb } from '../adapters/store/schema.ts'
 import { storeDbSource } from '../adapters/store/store-db-source.ts';
 import type { ItemPreview, SqlExecutor } from '../core/eval/executor.ts';
 import type { EvalItem } from '../core/types.ts';
+import { evalOptionsOf } from '../core/eval/constants.ts';
+import { runEvaluation } from '../core/run/replay.ts';
 import type { PreviewService } from './workbench/services.ts';
 
 export function createPreviewService(dbName?: string): PreviewService {
@@ -42,10 +44,10 @@ export function createPreviewService(dbName?: string): PreviewService {
           sample: sample.sample,
         };
         let preview: ItemPreview | null = null;
-        const [result] = await pool.executor.evaluate(
+        const { results: [result] } = await runEvaluation(
           [item],
-          { metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0, previewRows: rows },
-          { onEvent: (e) => void (e.type === 'item' && (preview = e.preview)) },
+          evalOptionsOf({ metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0 }, rows),
+          { executor: pool.executor, sink: (_r, _it, p) => void (preview = p) },
         );
         if (!result) throw new Error('the SQL worker returned no result');
         return { preview, result };

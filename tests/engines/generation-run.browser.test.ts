@@ -29,7 +29,7 @@ async function demoFile(path: string): Promise<{ path: string; file: Blob }> {
 beforeAll(async () => {
   t = testStore();
   const files = await Promise.all(['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map(demoFile));
-  ds = await t.store.importDataset({ kind: 'bird', name: 'demo', files, questionsPath: 'questions.json', goldPath: 'gold.sql' });
+  ds = await t.store.datasets.import({ kind: 'bird', name: 'demo', files, questionsPath: 'questions.json', goldPath: 'gold.sql' });
   engine = createWllamaEngine({ threads: 1 });
   engine.addFile('stories260K.gguf', await sharedFile('models/stories260K.gguf'));
   await engine.load({ id: 'stories260K.gguf', source: 'file:stories260K.gguf' });
@@ -58,7 +58,7 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
     };
     const pause = new AbortController();
     const progress: GenerationProgress[] = [];
-    const first = await t.store.startGenerationRun(req, engine, {
+    const first = await t.store.service.startGeneration(req, engine, {
       signal: pause.signal,
       onProgress: (p) => {
         progress.push(p);
@@ -70,24 +70,24 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
     expect(first.run.source).toEqual({ kind: 'generation', engine: 'wllama', model: 'stories260K.gguf', template: 'bird-minidev-v1' });
     expect(first.run.samplesPerQuestion).toBe(2);
     expect(progress.some((p) => p.phase === 'generate')).toBe(true);
-    const afterPause = await t.store.sampleCount(first.run.id);
+    const afterPause = await t.store.runs.sampleCount(first.run.id);
     expect(afterPause).toBeGreaterThanOrEqual(2);
     expect(afterPause).toBeLessThan(6);
 
     // What a reloaded page sees: a new store on the same database, the run listed as unfinished.
     const reloaded = t.reopen();
-    expect((await reloaded.getRun(first.run.id))?.status).toBe('running');
-    await expect(reloaded.resumeRun(first.run.id)).rejects.toThrow(/generation run: resume it from the Generate page/);
-    const plan = await reloaded.generationPlan(first.run.id);
+    expect((await reloaded.runs.get(first.run.id))?.status).toBe('running');
+    await expect(reloaded.service.resume(first.run.id)).rejects.toThrow(/generation run: resume it from the Generate page/);
+    const plan = await reloaded.runs.generationPlan(first.run.id);
     expect(plan?.spec.params.n).toBe(2);
-    const resumed = await reloaded.resumeGenerationRun(first.run.id, engine, { onProgress: (p) => progress.push(p) });
+    const resumed = await reloaded.service.resumeGeneration(first.run.id, engine, { onProgress: (p) => progress.push(p) });
     expect(resumed.outcome.kind).toBe('done');
     expect(resumed.run.status).toBe('done');
     expect(progress.at(-1)).toMatchObject({ done: 6, total: 6 });
 
     const third = t.reopen();
-    expect((await third.listRuns()).map((r) => [r.id, r.status])).toEqual([[first.run.id, 'done']]);
-    const samples = await third.samples(first.run.id);
+    expect((await third.runs.list()).map((r) => [r.id, r.status])).toEqual([[first.run.id, 'done']]);
+    const samples = await third.runs.samples(first.run.id);
     expect(samples.map((s) => [s.index, s.sample])).toEqual([[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]]);
     for (const s of samples) {
       expect(s.extraction.rule).toBe('none');
@@ -109,7 +109,7 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
     expect(exWithInterval(samples).high).toBeGreaterThan(0.4);
 
     // The run file keeps the generation records (and no API key: the spec holds none).
-    const file = await third.exportRun(first.run.id);
+    const file = await third.runs.export(first.run.id);
     expect(file.samples[0]!.generation?.prompt[0]!.content).toBe(samples[0]!.generation!.prompt[0]!.content);
     console.log(`generation run: ${Math.round(performance.now() - t0)} ms for 6 samples (paused once, resumed after a reopen)`);
     // Real inference on a shared 2-core machine: 11-24 s alone, over 60 s when other suites run.

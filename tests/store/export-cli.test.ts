@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { folderDbSource, spawnNodeSqlWorker } from '../../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../../src/adapters/sql-pool.ts';
-import { toSample } from '../../src/adapters/store/run-execution.ts';
+import { toSampleRecord } from '../../src/core/run/run-file.ts';
+import { compileRewardFormula } from '../../src/core/rl/reward.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { pairPredictions, parsePredictions } from '../../src/core/formats/predictions.ts';
@@ -22,7 +23,7 @@ describe('exported BIRD predictions reproduce the run in the CLI', () => {
     const preds = parsePredictions(readSharedText('bird', predFile), predFile);
     const { items } = pairPredictions(preds, gold, questions, predFile);
     const results = await pool.evaluate(items, { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 30_000 });
-    const samples = results.map((r, i) => toSample(r, items[i]!));
+    const samples = results.map((r, i) => toSampleRecord(items[i]!, r, compileRewardFormula('ex')));
     expect(samples.filter((s) => s.status !== 'missing-db')).toHaveLength(140);
 
     const exported = tempFile('exported.json');

@@ -9,14 +9,14 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
   it('stores the dataset with its card: questions by difficulty and database, sha256 and known release of each database', async () => {
     t = testStore();
     const phases = new Set<string>();
-    const ds = await t.store.importDataset({ kind: 'bird', name: 'BIRD mini-dev', files: await birdMiniDevFiles() }, { onProgress: (p) => phases.add(p.phase) });
+    const ds = await t.store.datasets.import({ kind: 'bird', name: 'BIRD mini-dev', files: await birdMiniDevFiles() }, { onProgress: (p) => phases.add(p.phase) });
     expect(ds.questions).toHaveLength(500);
     expect(ds.goldFile?.name).toBe('minidev/mini_dev_sqlite_gold.sql');
     expect(ds.questionsFile.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(Object.keys(ds.databases).sort()).toEqual([...BIRD_DBS]);
     expect([...phases]).toEqual(expect.arrayContaining(['parsing', 'hashing', 'storing', 'done']));
 
-    const card = await t.store.datasetCard(ds.id);
+    const card = await t.store.datasets.card(ds.id);
     expect(card.byDifficulty).toEqual({ simple: 148, moderate: 250, challenging: 102 });
     expect(card.byDb.superhero).toEqual({
       questions: expect.any(Number), sizeBytes: 237_568,
@@ -32,24 +32,24 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
   it('keeps one copy of each database when a second dataset uses the same files, and after a reload', async () => {
     t = testStore();
     const files = await birdMiniDevFiles();
-    await t.store.importDataset({ kind: 'bird', name: 'first', files });
+    await t.store.datasets.import({ kind: 'bird', name: 'first', files });
     const before = await t.counts();
-    await t.store.importDataset({ kind: 'bird', name: 'second', files });
+    await t.store.datasets.import({ kind: 'bird', name: 'second', files });
     expect(await t.counts()).toEqual({ ...before, datasets: 2 });
     expect(before).toMatchObject({ databases: 3, chunks: 3 });
     const reloaded = t.reopen();
-    expect((await reloaded.listDatasets()).map((d) => d.name)).toEqual(['first', 'second']);
-    expect((await reloaded.listDatabases()).map((d) => d.dbId).sort()).toEqual([...BIRD_DBS]);
+    expect((await reloaded.datasets.list()).map((d) => d.name)).toEqual(['first', 'second']);
+    expect((await reloaded.datasets.databases()).map((d) => d.dbId).sort()).toEqual([...BIRD_DBS]);
   });
 
   it('deleting a dataset keeps databases another dataset still uses, and frees them with the last one', async () => {
     t = testStore();
     const files = await birdMiniDevFiles();
-    const a = await t.store.importDataset({ kind: 'bird', name: 'a', files });
-    const b = await t.store.importDataset({ kind: 'bird', name: 'b', files: files.filter((f) => !f.path.includes('toxicology')) });
-    await t.store.deleteDataset(a.id);
+    const a = await t.store.datasets.import({ kind: 'bird', name: 'a', files });
+    const b = await t.store.datasets.import({ kind: 'bird', name: 'b', files: files.filter((f) => !f.path.includes('toxicology')) });
+    await t.store.datasets.delete(a.id);
     expect(await t.counts()).toMatchObject({ datasets: 1, databases: 2, chunks: 2 });
-    await t.store.deleteDataset(b.id);
+    await t.store.datasets.delete(b.id);
     expect(await t.counts()).toMatchObject({ datasets: 0, databases: 0, chunks: 0 });
   });
 
@@ -59,8 +59,8 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
     const zip = new ZipWriter(new BlobWriter('application/zip'), { zip64: true, useWebWorkers: false });
     for (const f of await birdMiniDevFiles()) await zip.add(`MINIDEV/${f.path.replace(/^minidev\//, '')}`, new BlobReader(f.file));
     const blob = await zip.close();
-    const ds = await t.store.importDataset({ kind: 'bird', name: 'zipped', files: [{ path: 'minidev.zip', file: blob }] });
-    const card = await t.store.datasetCard(ds.id);
+    const ds = await t.store.datasets.import({ kind: 'bird', name: 'zipped', files: [{ path: 'minidev.zip', file: blob }] });
+    const card = await t.store.datasets.card(ds.id);
     expect(card.questionsWithoutDb).toHaveLength(360);
     expect(card.byDb.student_club!.sha256).toBe('eb89bcfe97eefa386a27904ec5aa15159811a7eac894ec659a36e48fa9f76b77');
     expect(await t.counts()).toMatchObject({ databases: 3, chunks: 3 });
@@ -80,9 +80,9 @@ it('reads a zip inside a zip, as in BIRD dev.zip (dev_databases.zip inside), whe
     await outer.add('dev_20240627/dev_databases.zip', new BlobReader(innerBlob), { level });
     return outer.close();
   };
-  const ds = await t.store.importDataset({ kind: 'bird', name: 'nested', files: [{ path: 'dev.zip', file: await outerZip(0) }] });
+  const ds = await t.store.datasets.import({ kind: 'bird', name: 'nested', files: [{ path: 'dev.zip', file: await outerZip(0) }] });
   expect(Object.keys(ds.databases).sort()).toEqual([...BIRD_DBS]);
-  await expect(t.store.importDataset({ kind: 'bird', name: 'nested deflated', files: [{ path: 'dev.zip', file: await outerZip(6) }] }))
+  await expect(t.store.datasets.import({ kind: 'bird', name: 'nested deflated', files: [{ path: 'dev.zip', file: await outerZip(6) }] }))
     .rejects.toThrow(/^dev\.zip: contains another zip \(dev_20240627\/dev_databases\.zip\) that cannot be read without unpacking it whole: unzip/);
 });
 
@@ -91,7 +91,7 @@ it('a cancelled import stores nothing', async () => {
   const ctl = new AbortController();
   const files = await birdMiniDevFiles();
   const err = await t.store
-    .importDataset({ kind: 'bird', name: 'cancelled', files }, { signal: ctl.signal, onProgress: (p) => p.phase === 'parsing' && ctl.abort() })
+    .datasets.import({ kind: 'bird', name: 'cancelled', files }, { signal: ctl.signal, onProgress: (p) => p.phase === 'parsing' && ctl.abort() })
     .catch((e: unknown) => e);
   expect(err).toMatchObject({ name: 'AbortError' });
   expect(await t.counts()).toMatchObject({ datasets: 0, databases: 0, chunks: 0 });
@@ -101,14 +101,14 @@ describe('a bad import gives a clear message and leaves everything stored before
   async function withEarlierDataset() {
     t = testStore();
     const files = await birdMiniDevFiles();
-    await t.store.importDataset({ kind: 'bird', name: 'earlier', files: files.filter((f) => !f.path.includes('toxicology')) });
+    await t.store.datasets.import({ kind: 'bird', name: 'earlier', files: files.filter((f) => !f.path.includes('toxicology')) });
     return { files, before: await t.counts() };
   }
 
   it('a non-SQLite file as a database: BAD_DATABASE naming the file', async () => {
     const { files, before } = await withEarlierDataset();
     const bad = files.map((f) => (f.path.includes('toxicology') ? { ...f, file: new Blob(['id,name\n1,carbon\n']) } : f));
-    await expect(t.store.importDataset({ kind: 'bird', name: 'broken', files: bad })).rejects.toMatchObject({
+    await expect(t.store.datasets.import({ kind: 'bird', name: 'broken', files: bad })).rejects.toMatchObject({
       name: 'WorkbenchError', code: 'BAD_DATABASE',
       message: expect.stringMatching(/^minidev\/dev_databases\/toxicology\/toxicology\.sqlite: not an SQLite database \(it starts with "id,name\?1,carbo"/),
     });
@@ -119,7 +119,7 @@ describe('a bad import gives a clear message and leaves everything stored before
     const { files, before } = await withEarlierDataset();
     const text = await files[0]!.file.text();
     const bad = files.map((f, i) => (i === 0 ? { ...f, file: new Blob([text.replace('},', '},,')]) } : f));
-    await expect(t.store.importDataset({ kind: 'bird', name: 'broken', files: bad })).rejects.toMatchObject({
+    await expect(t.store.datasets.import({ kind: 'bird', name: 'broken', files: bad })).rejects.toMatchObject({
       code: 'BAD_JSON', message: expect.stringMatching(/^minidev\/mini_dev_sqlite\.json:\d+:\d+: not valid JSON/),
     });
     expect(await t.counts()).toEqual(before);
@@ -129,7 +129,7 @@ describe('a bad import gives a clear message and leaves everything stored before
     const { files, before } = await withEarlierDataset();
     const devGold = await sharedBlob('bird/dev/dev_gold.sql');
     const bad = files.map((f) => (f.path.endsWith('_gold.sql') ? { ...f, file: devGold } : f));
-    await expect(t.store.importDataset({ kind: 'bird', name: 'mixed', files: bad })).rejects.toMatchObject({
+    await expect(t.store.datasets.import({ kind: 'bird', name: 'mixed', files: bad })).rejects.toMatchObject({
       code: 'MISMATCH', message: expect.stringMatching(/has 500 questions but .* has 1534 gold lines/),
     });
     expect(await t.counts()).toEqual(before);
@@ -139,7 +139,7 @@ describe('a bad import gives a clear message and leaves everything stored before
     const { files, before } = await withEarlierDataset();
     // superhero and student_club are stored already; toxicology (2.6 MiB) is the only new one.
     const full = t.reopen({ testing: { simulateQuotaAfterBytes: 0 } });
-    await expect(full.importDataset({ kind: 'bird', name: 'too big', files })).rejects.toMatchObject({
+    await expect(full.datasets.import({ kind: 'bird', name: 'too big', files })).rejects.toMatchObject({
       name: 'StoreError', code: 'QUOTA_EXCEEDED',
       message: expect.stringMatching(/dataset "too big" was not imported \(it stopped while storing database toxicology.*Nothing stored before was changed/),
     });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pairRunPredictions } from '../../src/adapters/import/pair-run.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
+import { planReplay } from '../../src/core/run/replay.ts';
 import { readSharedText } from '../helpers/shared-data.ts';
 
 const miniQ = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'mini_dev_sqlite.json');
@@ -27,6 +28,15 @@ describe('predictions are checked against the dataset at run start', () => {
   it('refuses a positional file whose count differs from the dataset', async () => {
     await expect(pairRunPredictions({ predictionsName: 'p.sql', predictionsText: 'SELECT 1\nSELECT 2\n', questions: miniQ, gold: miniG, fence: 'last' }))
       .rejects.toMatchObject({ code: 'MISMATCH', message: expect.stringMatching(/2 predictions for a dataset of 500 questions/) });
+  });
+
+  it('refuses a BIRD file whose keys were sorted as strings, with the CLI\'s finding as the message', async () => {
+    const obj = JSON.parse(predText) as Record<string, string>;
+    const text = '{' + Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`).join(',') + '}';
+    const plan = planReplay({ predictions: { name: predName, text }, gold: miniG, questions: miniQ });
+    const keyOrder = plan.findings.find((f) => f.code === 'key-order')!;
+    await expect(pairRunPredictions({ predictionsName: predName, predictionsText: text, questions: miniQ, gold: miniG, fence: 'last' }))
+      .rejects.toMatchObject({ code: 'MISMATCH', message: expect.stringContaining(keyOrder.message) });
   });
 
   it('refuses JSON Lines naming a question the dataset does not have', async () => {

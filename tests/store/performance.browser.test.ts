@@ -50,7 +50,7 @@ describe('sample storage at scale (10,000 samples)', () => {
     console.log(`stored ${N} samples in ${(seconds * 1000).toFixed(0)} ms: ${rate.toFixed(0)} samples/s`);
     // Unsorted (as after a tab closed mid-run), the first page is read whole and sorted.
     const u0 = performance.now();
-    const unsortedFirst = await t.reopen().samples(runId, { offset: 0, limit: 100 });
+    const unsortedFirst = await t.reopen().runs.samples(runId, { offset: 0, limit: 100 });
     const unsortedMs = performance.now() - u0;
     const s0 = performance.now();
     await sortBlocks(idb, runId);
@@ -60,16 +60,16 @@ describe('sample storage at scale (10,000 samples)', () => {
 
     const reloaded = t.reopen();
     const r0 = performance.now();
-    const first = await reloaded.samples(runId, { offset: 0, limit: 100 });
+    const first = await reloaded.runs.samples(runId, { offset: 0, limit: 100 });
     const firstMs = performance.now() - r0;
     const p0 = performance.now();
-    const later = await reloaded.samples(runId, { offset: 9_900, limit: 100 });
+    const later = await reloaded.runs.samples(runId, { offset: 9_900, limit: 100 });
     const laterMs = performance.now() - p0;
     console.log(`first page after reopen: ${firstMs.toFixed(0)} ms; page at offset 9,900: ${laterMs.toFixed(0)} ms`);
     expect(first.map((s) => s.index)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     expect(later[99]!.index).toBe(N - 1);
-    expect(await reloaded.sampleCount(runId)).toBe(N);
-    const all = await reloaded.samples(runId);
+    expect(await reloaded.runs.sampleCount(runId)).toBe(N);
+    const all = await reloaded.runs.samples(runId);
     expect(all.map((s) => s.index)).toEqual(Array.from({ length: N }, (_, i) => i));
     expect(all[4_242]).toEqual(sample(4_242));
   });

@@ -10,17 +10,17 @@ const DBS = ['concert_singer', 'pets_1', 'poker_player'] as const;
 describe('Spider dataset', () => {
   it('imports Spider dev with a few databases (tables.json ignored) and runs its gold self-test', async () => {
     t = testStore();
-    const ds = await t.store.importDataset({ kind: 'spider', name: 'Spider dev', files: await spiderFiles(DBS) });
+    const ds = await t.store.datasets.import({ kind: 'spider', name: 'Spider dev', files: await spiderFiles(DBS) });
     expect(ds.kind).toBe('spider');
     expect(ds.questions).toHaveLength(1034);
     expect(ds.goldFile?.name).toBe('spider/dev_gold.sql');
     expect(Object.keys(ds.databases).sort()).toEqual([...DBS]);
-    const card = await t.store.datasetCard(ds.id);
+    const card = await t.store.datasets.card(ds.id);
     expect(card.byDifficulty).toEqual({ unknown: 1034 });
     expect(card.byDb.concert_singer).toMatchObject({ questions: 45, knownAs: null });
     expect(card.questionsWithoutDb).toHaveLength(1034 - 45 - 42 - 40);
 
-    const { run, failures } = await t.store.goldSelfTest(ds.id);
+    const { run, failures } = await t.store.service.goldSelfTest(ds.id);
     expect(run.status).toBe('done');
     expect(run.subset.indices).toHaveLength(45 + 42 + 40);
     expect(failures).toEqual([]);

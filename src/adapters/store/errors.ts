@@ -30,9 +30,8 @@ export function isQuotaError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'QuotaExceededError';
 }
 
-export function isAbortError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'AbortError';
-}
+/** A cancellation (see isCancellation in the core's errors). */
+export { isCancellation as isAbortError } from '../../core/errors.ts';
 
 const MiB = 1024 * 1024;
 export function mib(bytes: number): string {

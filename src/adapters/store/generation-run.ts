@@ -8,64 +8,21 @@ import { transfer } from 'comlink';
 import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import type { Engine } from '../../core/engine/engine.ts';
 import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
-import { CANCEL, remainingJobs, runGeneration, type GenerationOutcome, type GenerationProgress, type GenerationSpec } from '../../core/run/generation.ts';
-import type { RunConfig, RunHeader } from '../../core/run/types.ts';
+import { remainingJobs, runGeneration, type GenerationOutcome } from '../../core/run/generation.ts';
+import type { RunHeader } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { spawnBrowserSqlWorker } from '../browser/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
-import { holdLock } from './database-bytes.ts';
-import { StoreError, isAbortError, isQuotaError } from './errors.ts';
-import { evalOptions, type ExecutionContext } from './run-execution.ts';
-import { markUnsorted, nextBlock, sortBlocks, storedKeys } from './sample-blocks.ts';
-import { SampleWriter } from './sample-writer.ts';
+import { evalOptionsOf } from '../../core/eval/constants.ts';
+import { questionsWithDatabase } from './dataset-repository.ts';
+import { StoreError, isAbortError } from './errors.ts';
+import { openRunSession, withRunLock, type StoreContext } from './run-session.ts';
+import { storedKeys } from './sample-blocks.ts';
 import type { WorkbenchIdb } from './schema.ts';
 import { storeDbSource, storedDbIds } from './store-db-source.ts';
 import type { DbSource } from '../sql-pool.ts';
 import type { SchemaSource } from '../../core/prompt/schema-source.ts';
-import type { DatasetRecord } from './workbench-store.ts';
-
-export interface GenerationRunRequest {
-  name: string;
-  datasetId: string;
-  /** Gold positions to ask; empty: every question with a stored database. */
-  subset: { description: string; indices: number[] };
-  spec: GenerationSpec;
-  config: RunConfig;
-}
-
-/** Stored in `runInputs.generation`: what a resume needs without the dataset. */
-export interface GenerationPlan {
-  spec: GenerationSpec;
-  questions: DatasetRecord['questions'];
-  gold: { sql: string }[];
-}
-
-export interface GenerationHooks {
-  /** Abort with reason `pause` to pause (resumable), anything else cancels. */
-  signal?: AbortSignal;
-  onProgress?: (p: GenerationProgress) => void;
-  /** Called once the header is stored (the run's id is known). */
-  onStart?: (run: RunHeader) => void;
-}
-
-export type GenerationPreviewSpec = Pick<GenerationSpec, 'template' | 'sampleRows' | 'descriptions'> & { maxTokens: number };
-
-export interface GenerationRunResult {
-  run: RunHeader;
-  outcome: GenerationOutcome;
-}
-
-export interface GenerationStoreContext extends ExecutionContext {
-  executorName: string;
-}
-
-const runLock = (runId: string) => `run:${runId}`;
-
-/** The questions of `dataset` whose database is stored, by gold position. */
-export async function questionsWithDatabase(idb: WorkbenchIdb, dataset: DatasetRecord): Promise<number[]> {
-  const stored = await storedDbIds(idb, dataset.databases);
-  return dataset.questions.flatMap((q, i) => (stored.has(q.dbId) ? [i] : []));
-}
+import type { DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult } from './records.ts';
 
 /**
  * A SQL worker of its own that reads schemas and sample rows (the prompts' SchemaSource) from
@@ -84,7 +41,7 @@ async function openSchemaSource(dbSource: DbSource, cacheBytes: number): Promise
 }
 
 export async function startGenerationRun(
-  ctx: GenerationStoreContext,
+  ctx: StoreContext,
   dataset: DatasetRecord,
   req: GenerationRunRequest,
   engine: Engine,
@@ -117,23 +74,19 @@ export async function startGenerationRun(
     questions: dataset.questions,
     gold: dataset.gold.length === dataset.questions.length ? dataset.gold.map((g) => ({ sql: g.sql })) : dataset.questions.map((q) => ({ sql: q.goldSql })),
   };
-  const release = await holdLock(runLock(header.id), true);
-  if (!release) throw new StoreError('LOCKED', `run "${header.name}" is already being generated`);
-  try {
+  return withRunLock(header.id, `run "${header.name}" is already being generated`, async () => {
     const tx = idb.transaction(['runs', 'runInputs'], 'readwrite');
     void tx.objectStore('runs').put(header);
     // `items` stays empty: the run's items are made as it generates (resumeRun refuses generation runs).
     void tx.objectStore('runInputs').put({ runId: header.id, items: [], generation: plan });
     await tx.done;
     hooks.onStart?.(header);
-    return await execute(ctx, header, plan, engine, hooks);
-  } finally {
-    release();
-  }
+    return execute(ctx, header, plan, engine, hooks);
+  });
 }
 
 /** Continues a generation run with `engine` (loaded by the caller with the run's model). */
-export async function resumeGenerationRun(ctx: GenerationStoreContext, runId: string, engine: Engine, hooks: GenerationHooks = {}): Promise<GenerationRunResult> {
+export async function resumeGenerationRun(ctx: StoreContext, runId: string, engine: Engine, hooks: GenerationHooks = {}): Promise<GenerationRunResult> {
   const { idb } = ctx;
   const run = await idb.get('runs', runId);
   if (!run) throw new StoreError('NOT_FOUND', `run ${runId} is not in browser storage (deleted?)`);
@@ -143,45 +96,24 @@ export async function resumeGenerationRun(ctx: GenerationStoreContext, runId: st
   if (engine.kind !== plan.spec.engine) {
     throw new StoreError('NOT_FOUND', `run "${run.name}" was generated with the ${plan.spec.engine} engine (${plan.spec.model.id}); load that engine and model to resume it`);
   }
-  const release = await holdLock(runLock(runId), true);
-  if (!release) throw new StoreError('LOCKED', `run "${run.name}" is being generated in another tab: follow it there, or close that tab and resume it here`);
-  try {
+  const locked = `run "${run.name}" is being generated in another tab: follow it there, or close that tab and resume it here`;
+  return withRunLock(runId, locked, async () => {
     const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString() };
     await idb.put('runs', header);
     hooks.onStart?.(header);
-    return await execute(ctx, header, plan, engine, hooks);
-  } finally {
-    release();
-  }
+    return execute(ctx, header, plan, engine, hooks);
+  });
 }
 
-/** The stored plan of a generation run (spec and questions), or undefined for other runs. */
-export async function generationPlan(idb: WorkbenchIdb, runId: string): Promise<GenerationPlan | undefined> {
-  return (await idb.get('runInputs', runId))?.generation;
-}
-
-async function execute(ctx: GenerationStoreContext, run: RunHeader, plan: GenerationPlan, engine: Engine, hooks: GenerationHooks): Promise<GenerationRunResult> {
+async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, engine: Engine, hooks: GenerationHooks): Promise<GenerationRunResult> {
   const { idb } = ctx;
-  const stop = new AbortController();
-  const forward = () => stop.abort(hooks.signal?.reason);
-  hooks.signal?.addEventListener('abort', forward, { once: true });
-  if (hooks.signal?.aborted) forward();
-
   const done = await storedKeys(idb, run.id);
   const n = plan.spec.params.n;
   const jobs = remainingJobs({ indices: run.subset.indices, questions: plan.questions, gold: plan.gold, n }, done);
   const total = run.subset.indices.length * n;
   const doneBefore = total - jobs.reduce((k, j) => k + j.samples.length, 0);
 
-  await markUnsorted(idb, run.id);
-  let writeFailure: unknown = null;
-  const writer = new SampleWriter(idb, run.id, await nextBlock(idb, run.id), {
-    simulateQuotaAfterSamples: ctx.simulateQuotaAfterSamples,
-    onError: (err) => {
-      writeFailure = err;
-      stop.abort(CANCEL);
-    },
-  });
+  const session = await openRunSession(ctx, run, hooks.signal);
   const dbSource = storeDbSource(idb, run.dataset.databases, run.dataset.name);
   const executor = ctx.createExecutor(dbSource);
   let schemas: Awaited<ReturnType<typeof openSchemaSource>> | null = null;
@@ -203,47 +135,29 @@ async function execute(ctx: GenerationStoreContext, run: RunHeader, plan: Genera
       },
       evaluate: async (items: EvalItem[], signal) => {
         try {
-          return await executor.evaluate(items, evalOptions(run), { signal });
+          return await executor.evaluate(items, evalOptionsOf(run.config), { signal });
         } catch (err) {
           if (isAbortError(err) || signal.aborted) return [];
           throw err;
         }
       },
       store: (samples) => {
-        for (const s of samples) writer.push(s);
+        for (const s of samples) session.push(s);
       },
     }, {
-      signal: stop.signal, doneBefore, total, onProgress: hooks.onProgress,
+      signal: session.signal, doneBefore, total, onProgress: hooks.onProgress,
       // A server answers several questions at once (the OpenAI engine caps requests in flight itself).
       concurrency: engine.kind === 'openai' ? 4 : 1,
     });
   } catch (err) {
     failure = err;
   } finally {
-    hooks.signal?.removeEventListener('abort', forward);
     schemas?.dispose();
     await executor.dispose().catch(() => undefined);
   }
-  try {
-    await writer.close();
-  } catch (err) {
-    failure ??= err;
-  }
-  failure ??= writeFailure;
-  await sortBlocks(idb, run.id).catch(() => undefined);
   // Paused and GPU-lost runs stay `running` without a lock: the app lists them as interrupted, to resume.
-  const status: RunHeader['status'] = failure ? 'failed' : outcome.kind === 'done' ? 'done' : outcome.kind === 'cancelled' ? 'cancelled' : 'running';
-  const final: RunHeader = { ...run, status, updatedAt: new Date().toISOString() };
-  await idb.put('runs', final).catch(() => undefined);
-  if (failure && isQuotaError(failure)) {
-    throw new StoreError(
-      'QUOTA_EXCEEDED',
-      `Browser storage is full: run "${run.name}" stopped after ${doneBefore + writer.written} of ${total} samples were stored. ` +
-        'The stored samples are kept. Free space by deleting runs or datasets you no longer need, then resume the run.',
-    );
-  }
-  if (failure) throw failure;
-  return { run: final, outcome };
+  const status: RunHeader['status'] = outcome.kind === 'done' ? 'done' : outcome.kind === 'cancelled' ? 'cancelled' : 'running';
+  return { run: await session.finish(failure, status, { doneBefore, total }), outcome };
 }
 
 /**

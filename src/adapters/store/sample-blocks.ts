@@ -3,10 +3,10 @@
  * paged by reading only the blocks a page covers; an unsorted one (running, or interrupted) is
  * read whole, de-duplicated by (index, sample) and sorted.
  */
+import { sampleKey as keyOf } from '../../core/eval/constants.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { BLOCK_SIZE, blockRange, type WorkbenchIdb } from './schema.ts';
 
-const keyOf = (s: SampleRecord) => `${s.index}/${s.sample}`;
 
 export function sortUnique(blocks: readonly { samples: SampleRecord[] }[]): SampleRecord[] {
   const byKey = new Map<string, SampleRecord>();

@@ -6,7 +6,7 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
-import type { DatasetRecord, StoredDatabase } from './workbench-store.ts';
+import type { DatasetRecord, StoredDatabase } from './records.ts';
 
 export const DEFAULT_DB_NAME = 'rlvr-workbench';
 export const SCHEMA_VERSION = 2;
@@ -43,7 +43,7 @@ export interface RunInputRecord {
   runId: string;
   items: EvalItem[];
   /** Generation runs: the plan (spec and questions); `items` is then empty. See generation-run.ts. */
-  generation?: import('./generation-run.ts').GenerationPlan;
+  generation?: import('./records.ts').GenerationPlan;
 }
 
 /** A sample as stored in version 1: the record plus the run it belongs to (part of its key). */

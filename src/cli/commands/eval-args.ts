@@ -1,3 +1,4 @@
+import { OFFICIAL_TIMEOUT_S, OFFICIAL_VES_ITERATIONS } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
 import { bad, parseFlags } from './flags.ts';
@@ -17,12 +18,14 @@ export interface EvalArgs {
   runOut: string | null;
   /** Reward per sample, stored with the run (`ex`, `format`, `soft_f1`, numbers, + - * / and parentheses). */
   reward: string;
+  /** Pairing findings (src/core/formats/pairing.ts) are errors instead of warnings. */
+  strict: boolean;
 }
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]
-    [--run-out FILE] [--reward "ex + 0.1 * format"]`;
+    [--run-out FILE] [--reward "ex + 0.1 * format"] [--strict]`;
 
 
 function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
@@ -48,6 +51,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     out: { type: 'string' },
     'run-out': { type: 'string' },
     reward: { type: 'string' },
+    strict: { type: 'boolean' },
   }, EVAL_USAGE);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
@@ -62,13 +66,14 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     gold: values.gold!,
     dbRoot: values['db-root']!,
     dataset: values.dataset ?? null,
-    timeoutS: positiveNumber('--timeout-s', values['timeout-s'], 30, false),
+    timeoutS: positiveNumber('--timeout-s', values['timeout-s'], OFFICIAL_TIMEOUT_S, false),
     workers: values.workers === undefined ? null : positiveNumber('--workers', values.workers, 1, true),
     readOnly: values['read-only'] ?? false,
     metrics: [...new Set(metrics)] as MetricName[],
     out: values.out ?? null,
-    vesIterations: positiveNumber('--ves-iterations', values['ves-iterations'], 100, true),
+    vesIterations: positiveNumber('--ves-iterations', values['ves-iterations'], OFFICIAL_VES_ITERATIONS, true),
     runOut: values['run-out'] ?? null,
     reward: values.reward ?? DEFAULT_REWARD_FORMULA,
+    strict: values.strict ?? false,
   };
 }

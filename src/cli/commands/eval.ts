@@ -6,12 +6,13 @@ import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
 import { decodeUtf8File } from '../../adapters/utf8-text.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
-import { detailReport, officialTable } from '../../core/eval/report.ts';
+import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
+import { evalOptionsOf } from '../../core/eval/constants.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
-import { pairPredictions, parsePredictions } from '../../core/formats/predictions.ts';
+import { findingText } from '../../core/formats/pairing.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';
 import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.ts';
-import { samplesPerQuestion, summarizeSamples } from '../../core/rl/sample-summary.ts';
+import { planReplay, runEvaluation } from '../../core/run/replay.ts';
 import { toRunFile } from '../../core/run/export.ts';
 import { toSampleRecords } from '../../core/run/run-file.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
@@ -53,50 +54,40 @@ async function runEval(args: EvalArgs): Promise<void> {
   if (!dbRootStat?.isDirectory()) {
     throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
   }
-  const goldName = path.basename(args.gold);
-  const gold = parseGoldSql(await readText('--gold', args.gold), goldName);
+  const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
   const questions = args.dataset ? parseQuestions(await readText('--dataset', args.dataset), path.basename(args.dataset)) : null;
-  const preds = parsePredictions(await readText('--predictions', args.predictions), path.basename(args.predictions));
-  const { items, warnings } = pairPredictions(preds, gold, questions, path.basename(args.predictions));
+  const plan = planReplay(
+    { predictions: { name: path.basename(args.predictions), text: await readText('--predictions', args.predictions) }, gold, questions },
+    { strict: args.strict },
+  );
+  const { items } = plan;
+  const warnings = [...plan.findings.map(findingText), ...plan.warnings];
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
 
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
-  let results;
+  let outcome;
   try {
-    results = await pool.evaluate(items, {
-      metrics: args.metrics,
-      timeoutMs: args.timeoutS * 1000,
-      readOnly: args.readOnly,
-      vesIterations: args.vesIterations,
-      previewRows: 0,
-    });
+    outcome = await runEvaluation(items, evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 }), { executor: pool });
   } finally {
     await pool.dispose();
   }
-  const summary = summarizeSamples(results, args.metrics);
-  const n = samplesPerQuestion(results);
+  const { results, summary } = outcome;
   process.stdout.write(officialTable(summary) + '\n');
-  if (n.max > 1) {
-    const nText = n.min === n.max ? `n = ${n.max}` : `n = ${n.min} to ${n.max}`;
-    process.stdout.write(
-      `${nText} samples per question (${results.length} samples): each score is the mean over a question's samples ` +
-        `(mean EX = expected single-sample EX), averaged over the ${n.questions} questions; count = questions. ` +
-        'Use `stats` for pass@k and maj@k.\n',
-    );
-  }
+  const note = samplesNote(summary);
+  if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
   const detail = detailReport(summary);
   if (detail) process.stdout.write('\n' + detail + '\n');
   if (args.out) {
     const out = {
       summary: summaryJson(summary, {
         warnings,
+        pairing_findings: plan.findings.map(({ code, message }) => ({ code, message })),
         inputs: {
           predictions: args.predictions, gold: args.gold, dataset: args.dataset, db_root: args.dbRoot,
           timeout_s: args.timeoutS, read_only: args.readOnly, ves_iterations: args.vesIterations,
         },
         engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
         executor: executorName(),
-        samples_per_question: { min: n.min, max: n.max },
         reward_formula: formula.text,
       }),
       items: results.map(itemJson),

@@ -4,6 +4,7 @@
  * a sample as an error. Worker boundaries keep only `name` and `message`, so engines that talk
  * to a worker send `{ code, message }` as plain data and rebuild the error with `engineError`.
  */
+import { isCancellation } from '../errors.ts';
 export type EngineErrorCode =
   | 'CONFIG' // an engine setting or sampling parameter is invalid
   | 'NOT_LOADED' // generate() before load(), or after unload()
@@ -58,5 +59,5 @@ export function toEngineErrorData(err: unknown, fallback: EngineErrorCode = 'INT
 }
 
 export function isAbortError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'AbortError';
+  return isCancellation(err);
 }

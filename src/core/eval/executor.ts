@@ -1,4 +1,5 @@
 import type { EvalItem, ItemResult } from '../types.ts';
+import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from './constants.ts';
 
 export type MetricName = 'ex' | 'soft-f1' | 'r-ves';
 export const METRICS: readonly MetricName[] = ['ex', 'soft-f1', 'r-ves'];
@@ -16,9 +17,9 @@ export interface EvalOptions {
 
 export const DEFAULT_EVAL_OPTIONS: EvalOptions = {
   metrics: ['ex', 'soft-f1'],
-  timeoutMs: 30_000,
+  timeoutMs: OFFICIAL_TIMEOUT_MS,
   readOnly: false,
-  vesIterations: 100,
+  vesIterations: OFFICIAL_VES_ITERATIONS,
   previewRows: 0,
 };
 

@@ -3,7 +3,9 @@ import type { BucketScores, Summary } from './summary.ts';
 
 /** The `--out` JSON of the CLI: snake_case keys, percentages unrounded, `ex` 0 or 1. */
 export interface JsonBucket {
+  /** Questions; `samples` counts their samples (equal with one sample per question). */
   count: number;
+  samples: number;
   ex: number | null;
   soft_f1: number | null;
   r_ves: number | null;
@@ -13,13 +15,15 @@ export interface JsonBucket {
 }
 
 function bucketJson(b: BucketScores): JsonBucket {
-  return { count: b.count, ex: b.ex, soft_f1: b.softF1, r_ves: b.rves, errors: b.errors, timeouts: b.timeouts, mutated_db: b.mutated };
+  return { count: b.count, samples: b.samples, ex: b.ex, soft_f1: b.softF1, r_ves: b.rves, errors: b.errors, timeouts: b.timeouts, mutated_db: b.mutated };
 }
 
 export function summaryJson(s: Summary, extra: Record<string, unknown>) {
   return {
     metrics: s.metrics,
     count: s.byDifficulty.total.count,
+    samples: s.byDifficulty.total.samples,
+    samples_per_question: { min: s.samplesPerQuestion.min, max: s.samplesPerQuestion.max },
     by_difficulty: Object.fromEntries(Object.entries(s.byDifficulty).map(([k, b]) => [k, bucketJson(b!)])),
     by_db: Object.fromEntries(Object.entries(s.byDb).map(([k, b]) => [k, bucketJson(b)])),
     missing_dbs: s.missingDbs,

@@ -40,6 +40,21 @@ export function officialTable(summary: Summary): string {
   return lines.join('\n');
 }
 
+/**
+ * What the scores mean when questions have several samples (null with one per question): the
+ * same sentence under the CLI's table and on the dashboard.
+ */
+export function samplesNote(summary: Summary): string | null {
+  const n = summary.samplesPerQuestion;
+  if (n.max <= 1) return null;
+  const nText = n.min === n.max ? `n = ${n.max}` : `n = ${n.min} to ${n.max}`;
+  const samples = Object.values(summary.statusCounts).reduce((a, c) => a + c, 0);
+  return (
+    `${nText} samples per question (${samples} samples): each score is the mean over a question's samples ` +
+    `(mean EX = expected single-sample EX), averaged over the ${n.questions} questions; count = questions.`
+  );
+}
+
 /** Per database, then the notes a reader needs: missing databases, failures, writes. */
 export function detailReport(summary: Summary): string {
   const lines: string[] = [];

@@ -3,7 +3,10 @@ import type { MetricName } from './executor.ts';
 
 /** Scores of one bucket as percentages (unrounded), or null where the bucket is empty or the metric was not run. */
 export interface BucketScores {
+  /** Questions in the bucket (with one sample per question: items). */
   count: number;
+  /** Samples in the bucket (equal to `count` with one sample per question). */
+  samples: number;
   ex: number | null;
   softF1: number | null;
   rves: number | null;
@@ -21,7 +24,16 @@ export interface Summary {
   byDb: Record<string, BucketScores>;
   /** Items left out because their database is missing, by database. */
   missingDbs: Record<string, number>;
+  /** Samples per scored question (database present): smallest, largest, and the number of questions. */
+  samplesPerQuestion: SamplesPerQuestion;
+  /** Counts samples, as the official printout counts items. */
   statusCounts: Record<ItemResult['status'], number>;
+}
+
+export interface SamplesPerQuestion {
+  min: number;
+  max: number;
+  questions: number;
 }
 
 /**
@@ -34,29 +46,97 @@ function bucket(items: readonly ItemResult[], metrics: readonly MetricName[]): B
   const mean = (f: (r: ItemResult) => number) => (n === 0 ? null : (items.reduce((a, r) => a + f(r), 0) / n) * 100);
   return {
     count: n,
+    samples: n,
     ex: metrics.includes('ex') ? mean((r) => r.ex) : null,
     softF1: metrics.includes('soft-f1') ? mean((r) => r.softF1 ?? 0) : null,
     // R-VES: mean of sqrt(reward) x 100 (official `compute_ves`).
     rves: metrics.includes('r-ves') ? mean((r) => Math.sqrt(r.rves ?? 0)) : null,
-    errors: items.filter((r) => r.status === 'error').length,
-    timeouts: items.filter((r) => r.status === 'timeout').length,
-    mutated: items.filter((r) => r.mutatedDb).length,
+    ...failures(items),
   };
 }
 
+function failures(items: readonly ItemResult[]): Pick<BucketScores, 'errors' | 'timeouts' | 'mutated'> {
+  let errors = 0;
+  let timeouts = 0;
+  let mutated = 0;
+  for (const r of items) {
+    if (r.status === 'error') errors++;
+    else if (r.status === 'timeout') timeouts++;
+    if (r.mutatedDb) mutated++;
+  }
+  return { errors, timeouts, mutated };
+}
+
+/**
+ * A bucket of questions with several samples: each question first averages its samples (mean
+ * EX, Soft-F1, sqrt(R-VES)), then the bucket averages over questions, so every question weighs
+ * the same whatever its n. Errors, timeouts and writes count samples.
+ */
+function questionBucket(questions: readonly ItemResult[][], metrics: readonly MetricName[]): BucketScores {
+  const q = questions.length;
+  const mean = (f: (r: ItemResult) => number) =>
+    q === 0 ? null : (questions.reduce((a, rs) => a + rs.reduce((b, r) => b + f(r), 0) / rs.length, 0) / q) * 100;
+  const all = questions.flat();
+  return {
+    count: q,
+    samples: all.length,
+    ex: metrics.includes('ex') ? mean((r) => r.ex) : null,
+    softF1: metrics.includes('soft-f1') ? mean((r) => r.softF1 ?? 0) : null,
+    rves: metrics.includes('r-ves') ? mean((r) => Math.sqrt(r.rves ?? 0)) : null,
+    ...failures(all),
+  };
+}
+
+/** Samples per question among the scored items (database present): smallest and largest. */
+export function samplesPerQuestion(results: readonly ItemResult[]): SamplesPerQuestion {
+  const per = new Map<number, number>();
+  for (const r of results) if (r.status !== 'missing-db') per.set(r.index, (per.get(r.index) ?? 0) + 1);
+  let min = Infinity;
+  let max = 0;
+  for (const c of per.values()) {
+    if (c < min) min = c;
+    if (c > max) max = c;
+  }
+  return { min: per.size ? min : 0, max, questions: per.size };
+}
+
+/**
+ * The one summary of a run, in the CLI, the dashboard, exports and the RL view. With one sample
+ * per question it is the official evaluator's, item by item; with several, each question first
+ * averages its samples and buckets average over questions (mean EX = expected single-sample EX),
+ * `count` being questions and `samples` samples.
+ */
 export function summarize(results: readonly ItemResult[], metrics: readonly MetricName[]): Summary {
   const scored = results.filter((r) => r.status !== 'missing-db');
-  const byDifficulty: Summary['byDifficulty'] = { total: bucket(scored, metrics) };
-  for (const d of [...DIFFICULTIES, 'unknown'] as const) {
-    const items = scored.filter((r) => r.difficulty === d);
-    if (d !== 'unknown' || items.length > 0) byDifficulty[d] = bucket(items, metrics);
-  }
+  const spq = samplesPerQuestion(scored);
   const dbIds = [...new Set(scored.map((r) => r.dbId))].sort();
+  const byDifficulty = {} as Summary['byDifficulty'];
   const byDb: Record<string, BucketScores> = {};
-  for (const db of dbIds) byDb[db] = bucket(scored.filter((r) => r.dbId === db), metrics);
+  if (spq.max <= 1) {
+    byDifficulty.total = bucket(scored, metrics);
+    for (const d of [...DIFFICULTIES, 'unknown'] as const) {
+      const items = scored.filter((r) => r.difficulty === d);
+      if (d !== 'unknown' || items.length > 0) byDifficulty[d] = bucket(items, metrics);
+    }
+    for (const db of dbIds) byDb[db] = bucket(scored.filter((r) => r.dbId === db), metrics);
+  } else {
+    const byIndex = new Map<number, ItemResult[]>();
+    for (const r of scored) {
+      const list = byIndex.get(r.index);
+      if (list) list.push(r);
+      else byIndex.set(r.index, [r]);
+    }
+    const questions = [...byIndex.values()];
+    byDifficulty.total = questionBucket(questions, metrics);
+    for (const d of [...DIFFICULTIES, 'unknown'] as const) {
+      const qs = questions.filter((rs) => rs[0]!.difficulty === d);
+      if (d !== 'unknown' || qs.length > 0) byDifficulty[d] = questionBucket(qs, metrics);
+    }
+    for (const db of dbIds) byDb[db] = questionBucket(questions.filter((rs) => rs[0]!.dbId === db), metrics);
+  }
   const missingDbs: Record<string, number> = {};
   for (const r of results) if (r.status === 'missing-db') missingDbs[r.dbId] = (missingDbs[r.dbId] ?? 0) + 1;
   const statusCounts = { ok: 0, error: 0, timeout: 0, 'missing-db': 0 };
   for (const r of results) statusCounts[r.status] += 1;
-  return { metrics: [...metrics], byDifficulty, byDb, missingDbs, statusCounts };
+  return { metrics: [...metrics], byDifficulty, byDb, missingDbs, samplesPerQuestion: spq, statusCounts };
 }

@@ -54,11 +54,11 @@ function topLevelEntries(text: string): Array<[string, string]> {
 }
 
 /** One BIRD value, read exactly as the official evaluator reads it. */
-function birdPrediction(value: unknown, position: number): Prediction {
-  if (typeof value !== 'string') return { position, questionId: null, sql: ' ', extraction: rule('bird-non-string') };
+function birdPrediction(value: unknown, position: number, key: string): Prediction {
+  if (typeof value !== 'string') return { position, questionId: null, sql: ' ', extraction: rule('bird-non-string'), key };
   const parts = value.split(BIRD_SEPARATOR);
-  if (parts.length === 2) return { position, questionId: null, sql: parts[0]!, extraction: rule('bird-separator') };
-  return { position, questionId: null, sql: pyStrip(value), extraction: rule('bird-no-separator') };
+  if (parts.length === 2) return { position, questionId: null, sql: parts[0]!, extraction: rule('bird-separator'), key, dbName: parts[1]!.trim() };
+  return { position, questionId: null, sql: pyStrip(value), extraction: rule('bird-no-separator'), key };
 }
 
 function parseBirdJson(body: string, fileName: string): Prediction[] {
@@ -73,14 +73,16 @@ function parseBirdJson(body: string, fileName: string): Prediction[] {
   // Python dict semantics for repeated keys: the last value wins, at the first key's position.
   const slotOfKey = new Map<string, number>();
   const values: unknown[] = [];
+  const keys: string[] = [];
   for (const [key, raw] of topLevelEntries(body)) {
     const slot = slotOfKey.get(key);
     if (slot === undefined) {
       slotOfKey.set(key, values.length);
       values.push(JSON.parse(raw));
+      keys.push(key);
     } else values[slot] = JSON.parse(raw);
   }
-  return values.map(birdPrediction);
+  return values.map((v, position) => birdPrediction(v, position, keys[position]!));
 }
 
 function questionIdOf(v: unknown, where: string): number {
@@ -321,18 +323,8 @@ export function pairPredictions(
 
   const keyed = preds.filter((p) => p.questionId !== null).length;
   if (keyed === 0) {
+    // Positional, like Python's zip; what is suspicious about it is reported by pairingFindings.
     const n = Math.min(preds.length, gold.length);
-    if (preds.length > n) {
-      warnings.push(
-        `${fileName}: ${preds.length - n} predictions beyond the ${n} gold lines were dropped (the official evaluator drops them silently).`,
-      );
-    }
-    if (gold.length > n) {
-      warnings.push(
-        `${fileName}: only ${n} predictions for ${gold.length} gold lines: the last ${gold.length - n} gold questions were dropped ` +
-          `and the scores are over ${n} questions (the official evaluator drops them silently).`,
-      );
-    }
     return { items: preds.slice(0, n).map((p, k) => item(k, p)), warnings };
   }
   if (keyed !== preds.length) {

@@ -4,7 +4,10 @@
  * counts the questions each exploit wins. A run of the official evaluator that rewards these
  * can be gamed by a policy; read-only evaluation should leave only the non-writing exploits.
  */
+import { evalOptionsOf } from '../eval/constants.ts';
+import { cancelledError } from '../errors.ts';
 import type { EvalEvent, SqlExecutor } from '../eval/executor.ts';
+import { runEvaluation } from '../run/replay.ts';
 import type { AbortSignalLike } from '../eval/executor.ts';
 import type { EvalItem, ItemResult, ItemStatus } from '../types.ts';
 import { EXPLOITS, exploitItems, type ExploitId, type ExploitSpec, type ProbeQuestion } from './exploits.ts';
@@ -73,14 +76,15 @@ export async function runProbe(questions: readonly ProbeQuestion[], executor: Sq
   const specs = EXPLOITS.filter((e) => !opts.exploits || opts.exploits.includes(e.id));
   const perExploit = specs.map((spec) => ({ spec, items: exploitItems(spec.id, questions) }));
   const all: EvalItem[] = perExploit.flatMap((p) => p.items);
-  const run = async (semantics: Semantics): Promise<ItemResult[]> =>
-    all.length === 0
-      ? []
-      : executor.evaluate(
-          all,
-          { metrics: ['ex'], timeoutMs: opts.timeoutMs, readOnly: semantics === 'readOnly', vesIterations: 0, previewRows: 0 },
-          { signal: opts.signal, onEvent: opts.onEvent ? (e) => opts.onEvent!({ ...e, semantics }) : undefined },
-        );
+  const run = async (semantics: Semantics): Promise<ItemResult[]> => {
+    const outcome = await runEvaluation(
+      all,
+      evalOptionsOf({ metrics: ['ex'], timeoutMs: opts.timeoutMs, readOnly: semantics === 'readOnly', vesIterations: 0 }),
+      { executor, signal: opts.signal, onEvent: opts.onEvent ? (e) => opts.onEvent!({ ...e, semantics }) : undefined },
+    );
+    if (outcome.cancelled) throw cancelledError('the probe');
+    return outcome.results;
+  };
   const official = await run('official');
   const readOnly = await run('readOnly');
 

@@ -7,6 +7,7 @@
  * are neither generated nor scored again: a run resumed after a reload or a closed tab ends
  * with the same samples as one that was never interrupted.
  */
+import { sampleKey } from '../eval/constants.ts';
 import type { Engine, Prompt, SamplingParams } from '../engine/engine.ts';
 import { WorkbenchError } from '../errors.ts';
 import { describeValue, isRecord, parseJsonLines } from '../formats/questions.ts';
@@ -108,7 +109,7 @@ export interface RarRunOptions {
   onProgress?: (p: { done: number; total: number }) => void;
 }
 
-export const rarKey = (index: number, sample: number): string => `${index}/${sample}`;
+export const rarKey = (index: number, sample: number): string => sampleKey({ index, sample });
 
 export function replayCompletions(jobs: readonly RarJob[]): Map<number, string[]> {
   const out = new Map<number, string[]>();

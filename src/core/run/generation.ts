@@ -10,6 +10,7 @@
  * samples already handed to the sink are kept. Other errors of one sample become an error
  * completion (scored 0) and the run goes on.
  */
+import { sampleKey } from '../eval/constants.ts';
 import type { AbortSignalLike } from '../eval/executor.ts';
 import { GREEDY, type ChatMessage, type Completion, type Engine, type ModelRef, type SamplingParams } from '../engine/engine.ts';
 import { isEngineError } from '../engine/engine-error.ts';
@@ -115,7 +116,7 @@ export function remainingJobs(
     const question = plan.questions[index];
     if (!question) continue;
     const samples: number[] = [];
-    for (let s = 0; s < plan.n; s++) if (!stored.has(`${index}/${s}`)) samples.push(s);
+    for (let s = 0; s < plan.n; s++) if (!stored.has(sampleKey({ index, sample: s }))) samples.push(s);
     if (samples.length > 0) jobs.push({ index, question, goldSql: plan.gold[index]?.sql ?? question.goldSql, samples });
   }
   return jobs;

@@ -2,6 +2,7 @@
  * A run: what was evaluated, how, and every sample's result. The same shape is stored in
  * IndexedDB (header apart from samples), exported as a run file, and read by the CLI.
  */
+import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from '../eval/constants.ts';
 import type { MetricName } from '../eval/executor.ts';
 import type { Difficulty, ItemResult } from '../types.ts';
 import type { RubricScores } from '../rubric/scores.ts';
@@ -23,9 +24,9 @@ export interface RunConfig {
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {
   metrics: ['ex', 'soft-f1'],
-  timeoutMs: 30_000,
+  timeoutMs: OFFICIAL_TIMEOUT_MS,
   readOnly: false,
-  vesIterations: 100,
+  vesIterations: OFFICIAL_VES_ITERATIONS,
   fence: 'last',
   rewardFormula: 'ex',
 };

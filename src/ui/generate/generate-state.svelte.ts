@@ -5,7 +5,7 @@
  *
  * The engine part (choice, loading, the server settings kept in localStorage) is an EngineSlot.
  */
-import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { RunService, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import type { SamplingParams } from '../../core/engine/engine.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { BUILTIN_TEMPLATES, findTemplate } from '../../core/prompt/templates.ts';
@@ -79,9 +79,9 @@ export class GenerateState extends EngineSlot {
     this.previewError = null;
     if (!this.datasetId) return;
     try {
-      const indices = await store.questionsWithDatabase(this.datasetId);
+      const indices = await store.datasets.questionsWithDatabase(this.datasetId);
       if (indices.length === 0) throw new Error('this dataset has no stored database');
-      const built = await store.previewGenerationPrompt(
+      const built = await store.service.previewPrompt(
         this.datasetId, indices[0]!,
         { template: this.template(), sampleRows: this.sampleRows ?? undefined, maxTokens: this.maxTokens },
         this.engine,
@@ -101,13 +101,13 @@ export class GenerateState extends EngineSlot {
   }
 
   async refreshUnfinished(store: WorkbenchStore): Promise<void> {
-    const [runs, active] = await Promise.all([store.listRuns(), store.activeRunIds()]);
+    const [runs, active] = await Promise.all([store.runs.list(), store.runs.activeIds()]);
     this.unfinished = runs.filter((r) => r.source.kind === 'generation' && r.status === 'running' && !active.includes(r.id));
   }
 
   async start(store: WorkbenchStore, onDone: (runId: string) => void): Promise<void> {
     if (!this.engine || !this.model || !this.datasetId || this.running) return;
-    const available = await store.questionsWithDatabase(this.datasetId);
+    const available = await store.datasets.questionsWithDatabase(this.datasetId);
     const indices =
       this.subset === 'quick' ? quickCheckIndices(available) : this.subset === 'first' ? available.slice(0, Math.max(1, this.firstN)) : available;
     const description =
@@ -121,18 +121,18 @@ export class GenerateState extends EngineSlot {
     if (this.sampleRows !== null) spec.sampleRows = this.sampleRows;
     const name = this.name.trim() || `${this.model.id} · ${spec.template.id}${this.subset === 'quick' ? ' · quick check' : ''}`;
     await this.#drive(onDone, (hooks) =>
-      store.startGenerationRun({ name, datasetId: this.datasetId!, subset: { description, indices }, spec, config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] } }, this.engine!, hooks),
+      store.service.startGeneration({ name, datasetId: this.datasetId!, subset: { description, indices }, spec, config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] } }, this.engine!, hooks),
     store);
   }
 
   async resume(store: WorkbenchStore, runId: string, onDone: (runId: string) => void): Promise<void> {
     if (!this.engine || this.running) return;
-    await this.#drive(onDone, (hooks) => store.resumeGenerationRun(runId, this.engine!, hooks), store);
+    await this.#drive(onDone, (hooks) => store.service.resumeGeneration(runId, this.engine!, hooks), store);
   }
 
   async #drive(
     onDone: (runId: string) => void,
-    go: (hooks: Parameters<WorkbenchStore['startGenerationRun']>[2]) => ReturnType<WorkbenchStore['startGenerationRun']>,
+    go: (hooks: Parameters<RunService['startGeneration']>[2]) => ReturnType<RunService['startGeneration']>,
     store: WorkbenchStore,
   ): Promise<void> {
     this.running = true;
@@ -146,7 +146,7 @@ export class GenerateState extends EngineSlot {
         onStart: (run) => (this.runId = run.id),
         onProgress: (p) => (this.progress = p),
       });
-      const samples = await store.samples(r.run.id);
+      const samples = await store.runs.samples(r.run.id);
       this.finished = {
         runId: r.run.id,
         outcome: r.outcome.kind,

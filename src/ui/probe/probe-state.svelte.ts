@@ -1,5 +1,5 @@
 /** The probe screen's state: which dataset, the probe in progress (both passes), its report. */
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, isCancellation } from '../../core/errors.ts';
 import type { ProbeReport, Semantics } from '../../core/probe/run-probe.ts';
 import type { DatasetRecord } from '../../adapters/store/workbench-store.ts';
 import type { ProbeService } from './probe-service.ts';
@@ -64,7 +64,7 @@ export class ProbeState {
       });
       this.#reportFor = dataset.name;
     } catch (err) {
-      this.#error = (err as { name?: string }).name === 'AbortError' ? 'The probe was cancelled.' : `The probe could not run: ${errorMessage(err)}`;
+      this.#error = isCancellation(err) ? 'The probe was cancelled.' : `The probe could not run: ${errorMessage(err)}`;
     } finally {
       this.#running = false;
       this.#pass = null;

@@ -95,7 +95,7 @@ export class CompareView {
       const loaded = await Promise.all(
         missing.map(async (id): Promise<[string, RunFile | string]> => {
           try {
-            return [id, await this.#store.exportRun(id)];
+            return [id, await this.#store.runs.export(id)];
           } catch (err) {
             return [id, `run ${id} could not be read: ${errorMessage(err)}`];
           }

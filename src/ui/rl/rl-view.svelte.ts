@@ -92,7 +92,7 @@ export class RlView {
 
   async load(): Promise<void> {
     try {
-      const run = await this.#store.getRun(this.runId);
+      const run = await this.#store.runs.get(this.runId);
       if (!run) {
         this.#error = 'This run is not in browser storage (it was deleted, or the link is from another browser).';
         return;
@@ -100,7 +100,7 @@ export class RlView {
       // While a run is evaluated this is called again every few seconds: the dataset's questions
       // cannot change meanwhile, so they are read once.
       const questionsKnown = this.#file !== null;
-      const [file, dataset] = await Promise.all([this.#store.exportRun(this.runId), questionsKnown ? null : this.#store.getDataset(run.dataset.id)]);
+      const [file, dataset] = await Promise.all([this.#store.runs.export(this.runId), questionsKnown ? null : this.#store.datasets.get(run.dataset.id)]);
       if (!questionsKnown) {
         this.#questions = dataset
           ? dataset.questions.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }))

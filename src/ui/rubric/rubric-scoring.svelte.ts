@@ -72,7 +72,7 @@ export class RubricScoring {
   /** Shows what was stored for (run, rubric), if anything. */
   async show(rubric: Rubric | null): Promise<void> {
     if (!this.runId || !rubric) return;
-    const [stored, samples] = await Promise.all([(await this.repo()).getScores(this.runId, rubric.id), this.store.samples(this.runId)]);
+    const [stored, samples] = await Promise.all([(await this.repo()).getScores(this.runId, rubric.id), this.store.runs.samples(this.runId)]);
     this.samples = samples;
     this.scored = stored ?? null;
   }
@@ -115,7 +115,7 @@ export class RubricScoring {
    * else the Likert one.
    */
   private async writeIntoRun(result: StoredRubricRun): Promise<void> {
-    const n = await this.store.setSampleRubrics(
+    const n = await this.store.runs.setSampleRubrics(
       result.runId,
       result.samples.map((s) => ({ index: s.index, sample: s.sample, rubric: s.scores, rubricScore: rubricReward(s.scores) })),
     );
@@ -138,7 +138,7 @@ export class RubricScoring {
     this.error = null;
     this.written = null;
     this.stats = null;
-    const run = this.runId ? await this.store.getRun(this.runId) : undefined;
+    const run = this.runId ? await this.store.runs.get(this.runId) : undefined;
     if (!run) {
       this.error = 'Choose a stored run to score.';
       return;
@@ -151,10 +151,10 @@ export class RubricScoring {
     const signal = this.#abort.signal;
     const repo = await this.repo();
     try {
-      const [samples, dataset] = await Promise.all([this.store.samples(run.id), this.store.getDataset(run.dataset.id)]);
+      const [samples, dataset] = await Promise.all([this.store.runs.samples(run.id), this.store.datasets.get(run.dataset.id)]);
       // Schemas only when a criterion checks them (reading them opens every database of the run).
       const schemas = rubric.items.some((i) => i.check.kind === 'sql' && (i.check.name === 'schema-only' || i.check.name === 'uses-evidence-formula'))
-        ? await this.store.databaseSchemas(run.id)
+        ? await this.store.service.databaseSchemas(run.id)
         : {};
       this.samples = samples;
       this.total = samples.length;

@@ -2,7 +2,7 @@
  * Datasets screen state: the stored datasets, the import in progress (progress, cancel, its
  * error), dataset cards loaded on demand, gold self-tests and deletion.
  */
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { plural } from './format.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type {
@@ -17,7 +17,6 @@ export interface SelfTestState {
   error: string | null;
 }
 
-const isAbort = (err: unknown) => (err as { name?: string } | null)?.name === 'AbortError';
 
 export class DatasetsState {
   readonly #store: WorkbenchStore;
@@ -77,7 +76,7 @@ export class DatasetsState {
 
   async refresh(): Promise<void> {
     try {
-      this.#list = await this.#store.listDatasets();
+      this.#list = await this.#store.datasets.list();
       this.#listError = null;
     } catch (err) {
       this.#listError = `The stored datasets could not be read: ${errorMessage(err)}`;
@@ -96,12 +95,12 @@ export class DatasetsState {
     this.#importNote = null;
     this.#progress = { phase: 'reading', file: '', doneBytes: 0, totalBytes: 0 };
     try {
-      const ds = await this.#store.importDataset(source, { signal: abort.signal, onProgress: (p) => (this.#progress = p) });
+      const ds = await this.#store.datasets.import(source, { signal: abort.signal, onProgress: (p) => (this.#progress = p) });
       this.#importNote = `Imported "${ds.name}": ${plural(ds.questions.length, 'question')}, ${plural(Object.keys(ds.databases).length, 'database')}.`;
       await this.refresh();
       return ds;
     } catch (err) {
-      this.#importError = isAbort(err) || abort.signal.aborted
+      this.#importError = isCancellation(err) || abort.signal.aborted
         ? 'Import cancelled: nothing of it was stored, and everything stored before is unchanged.'
         : `Import failed: ${errorMessage(err)}`;
       return null;
@@ -124,7 +123,7 @@ export class DatasetsState {
 
   async loadCard(id: string): Promise<void> {
     try {
-      const card = await this.#store.datasetCard(id);
+      const card = await this.#store.datasets.card(id);
       this.#cards = { ...this.#cards, [id]: card };
     } catch (err) {
       this.#cardErrors = { ...this.#cardErrors, [id]: errorMessage(err) };
@@ -142,7 +141,7 @@ export class DatasetsState {
     this.#selfTestAborts.set(id, abort);
     this.#setSelfTest(id, { running: true, done: 0, total: this.byId(id)?.gold.length ?? 0, result: null, error: null });
     try {
-      const result = await this.#store.goldSelfTest(id, {
+      const result = await this.#store.service.goldSelfTest(id, {
         signal: abort.signal,
         onEvent: (e: EvalEvent) => {
           if (e.type === 'item') this.#setSelfTest(id, { done: e.done, total: e.total });
@@ -150,7 +149,7 @@ export class DatasetsState {
       });
       this.#setSelfTest(id, { running: false, result });
     } catch (err) {
-      this.#setSelfTest(id, { running: false, error: isAbort(err) ? 'Self-test cancelled.' : errorMessage(err) });
+      this.#setSelfTest(id, { running: false, error: isCancellation(err) ? 'Self-test cancelled.' : errorMessage(err) });
     } finally {
       this.#selfTestAborts.delete(id);
       this.#onChange();
@@ -163,7 +162,7 @@ export class DatasetsState {
 
   async remove(id: string): Promise<string | null> {
     try {
-      await this.#store.deleteDataset(id);
+      await this.#store.datasets.delete(id);
       const { [id]: _card, ...cards } = this.#cards;
       this.#cards = cards;
       await this.refresh();

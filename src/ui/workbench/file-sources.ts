@@ -4,6 +4,7 @@
  * walked recursively), or from `showDirectoryPicker`. Only file handles are gathered: nothing
  * is read here, so a 1.4 GiB folder costs no memory until the import worker streams it.
  */
+import { isCancellation } from '../../core/errors.ts';
 export interface PickedFile {
   path: string;
   file: File;
@@ -80,7 +81,7 @@ export async function pickDirectory(): Promise<PickedFile[] | null> {
     await walkHandle(dir, dir.name, out);
     return out;
   } catch (err) {
-    if ((err as { name?: string }).name === 'AbortError') return null;
+    if (isCancellation(err)) return null;
     throw err;
   }
 }

@@ -9,13 +9,20 @@
  * prefix of the whole list in the same order), and every other query, the summary and the
  * dashboard wait for the whole list.
  */
+import { itemKeyText } from './route.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
 import { summarize, type Summary } from '../../core/eval/summary.ts';
 import { DEFAULT_QUERY, ItemIndex, type ExplorerRow, type ItemQuery } from '../../core/run/item-query.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult, Question } from '../../core/types.ts';
-import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { DatasetRepository, RunRepository } from '../../adapters/store/workbench-store.ts';
+
+/** What a run view reads: the run, its samples and its dataset's questions. */
+export interface RunViewStore {
+  runs: Pick<RunRepository, 'get' | 'samples' | 'sampleCount'>;
+  datasets: Pick<DatasetRepository, 'get'>;
+}
 import type { ItemKey } from './route.ts';
 import type { PreviewService } from './services.ts';
 
@@ -32,7 +39,8 @@ export interface PreviewState {
   error: string | null;
 }
 
-export const keyOf = (s: { index: number; sample: number }): string => `${s.index}.${s.sample}`;
+/** A sample's key in the explorer's rows and addresses (`index.sample`, route.ts's item key). */
+export const keyOf = (s: { index: number; sample: number }): string => itemKeyText(s);
 
 /** True when `q` lists the samples in stored order, unfiltered: the first page is its beginning. */
 export function firstPageServes(q: ItemQuery): boolean {
@@ -55,7 +63,7 @@ function afterPaint(): Promise<void> {
 
 export class RunView {
   readonly runId: string;
-  readonly #store: WorkbenchStore;
+  readonly #store: RunViewStore;
   readonly #previews: PreviewService;
   #run = $state.raw<RunHeader | null>(null);
   /** Every sample, once read (`complete`); before that, empty. */
@@ -87,7 +95,7 @@ export class RunView {
   #byKey = $derived(new Map(this.#rows.map((r) => [keyOf(r.sample), r])));
   #dbIds = $derived([...new Set(this.#samples.map((s) => s.dbId))].sort());
 
-  constructor(runId: string, store: WorkbenchStore, previews: PreviewService) {
+  constructor(runId: string, store: RunViewStore, previews: PreviewService) {
     this.runId = runId;
     this.#store = store;
     this.#previews = previews;
@@ -166,7 +174,7 @@ export class RunView {
     const generation = ++this.#generation;
     const current = () => generation === this.#generation;
     try {
-      const run = await this.#store.getRun(this.runId);
+      const run = await this.#store.runs.get(this.runId);
       if (!current()) return;
       this.#loading = true;
       if (!run) {
@@ -177,9 +185,9 @@ export class RunView {
       // A running run's blocks are unsorted: a page would read them all anyway.
       if (!this.#complete && run.status !== 'running') {
         const [page, total, dataset] = await Promise.all([
-          this.#store.samples(this.runId, { offset: 0, limit: FIRST_PAGE }),
-          this.#store.sampleCount(this.runId),
-          this.#store.getDataset(run.dataset.id),
+          this.#store.runs.samples(this.runId, { offset: 0, limit: FIRST_PAGE }),
+          this.#store.runs.sampleCount(this.runId),
+          this.#store.datasets.get(run.dataset.id),
         ]);
         if (!current()) return;
         questions = dataset ? dataset.questions : null;
@@ -198,8 +206,8 @@ export class RunView {
         if (!current()) return;
       }
       const [samples, dataset] = await Promise.all([
-        this.#store.samples(this.runId),
-        questions === undefined ? this.#store.getDataset(run.dataset.id) : Promise.resolve(undefined),
+        this.#store.runs.samples(this.runId),
+        questions === undefined ? this.#store.datasets.get(run.dataset.id) : Promise.resolve(undefined),
       ]);
       if (!current()) return;
       this.#run = run;

@@ -83,7 +83,7 @@ export class RunsState {
 
   async refresh(): Promise<void> {
     try {
-      const [list, active] = await Promise.all([this.#store.listRuns(), this.#store.activeRunIds()]);
+      const [list, active] = await Promise.all([this.#store.runs.list(), this.#store.runs.activeIds()]);
       this.#list = list;
       this.#active = new Set(active);
       this.#error = null;
@@ -96,12 +96,12 @@ export class RunsState {
 
   /** Evaluates a run; resolves with its header (done or cancelled) or null when it failed. */
   start(req: RunRequest): Promise<RunHeader | null> {
-    return this.#track(req.name, req.subset.indices.length, (hooks) => this.#store.startRun(req, hooks));
+    return this.#track(req.name, req.subset.indices.length, (hooks) => this.#store.service.startReplay(req, hooks));
   }
 
   /** Continues an interrupted run: only its missing samples are evaluated, with the same live progress. */
   resume(run: RunHeader): Promise<RunHeader | null> {
-    return this.#track(run.name, run.subset.indices.length, (hooks) => this.#store.resumeRun(run.id, hooks));
+    return this.#track(run.name, run.subset.indices.length, (hooks) => this.#store.service.resume(run.id, hooks));
   }
 
   async #track(
@@ -149,7 +149,7 @@ export class RunsState {
     const trimmed = name.trim();
     if (!trimmed) return 'A run needs a name.';
     try {
-      await this.#store.renameRun(runId, trimmed);
+      await this.#store.runs.rename(runId, trimmed);
       await this.refresh();
       return null;
     } catch (err) {
@@ -159,7 +159,7 @@ export class RunsState {
 
   async remove(runId: string): Promise<string | null> {
     try {
-      await this.#store.deleteRun(runId);
+      await this.#store.runs.delete(runId);
       await this.refresh();
       this.#onChange();
       return null;
@@ -170,7 +170,7 @@ export class RunsState {
 
   async export(runId: string, kind: ExportKind): Promise<string | null> {
     try {
-      const file = await this.#store.exportRun(runId);
+      const file = await this.#store.runs.export(runId);
       const base = safeFileName(file.run.name);
       if (kind === 'run') downloadText(`${base}.run.json`, runFileJson(file), 'application/json');
       else if (kind === 'bird') downloadText(`${base}.predict_bird.json`, birdPredictionsJson(file.samples), 'application/json');
@@ -184,7 +184,7 @@ export class RunsState {
   /** Stores a run file; resolves with the run, or throws an Error with a message to show. */
   async importFile(file: File): Promise<RunHeader> {
     try {
-      const run = await this.#store.importRunFile(await file.text(), file.name);
+      const run = await this.#store.runs.importFile(await file.text(), file.name);
       return run;
     } catch (err) {
       throw new Error(`${file.name} was not imported: ${errorMessage(err)}`);

@@ -20,7 +20,7 @@ export class StorageState {
 
   async refresh(): Promise<void> {
     try {
-      this.#info = await this.#store.storage();
+      this.#info = await this.#store.storage.estimate();
     } catch (err) {
       this.#note = `Storage usage is not available: ${errorMessage(err)}`;
     }
@@ -29,7 +29,7 @@ export class StorageState {
   /** Asks the browser to keep the data under storage pressure (it may decide by itself, e.g. by engagement). */
   async keep(): Promise<void> {
     try {
-      const granted = await this.#store.requestPersistence();
+      const granted = await this.#store.storage.requestPersistence();
       this.#note = granted
         ? 'The browser will keep this data until you delete it.'
         : 'The browser declined for now (it decides by itself, e.g. after more visits or a bookmark): data may be evicted if the disk runs low.';

@@ -4,6 +4,7 @@ import { WorkbenchError } from '../../../src/core/errors.ts';
 import { parseGoldSql } from '../../../src/core/formats/gold.ts';
 import { BIRD_SEPARATOR, pairPredictions, parsePredictions } from '../../../src/core/formats/predictions.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
+import { planReplay } from '../../../src/core/run/replay.ts';
 import type { GoldEntry, Prediction, Question } from '../../../src/core/types.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';
 
@@ -22,11 +23,11 @@ const rules = (preds: Prediction[]) => preds.map((p) => p.extraction.rule);
 const bird = (sql: string, db = 'financial') => `${sql}${BIRD_SEPARATOR}${db}`;
 
 describe('parsePredictions: BIRD JSON', () => {
-  it('takes the part before the separator, unstripped, and ignores the db name', () => {
+  it('takes the part before the separator, unstripped, and keeps the key and db name only for the pairing checks', () => {
     const preds = parsePredictions(JSON.stringify({ 0: bird('\nSELECT 1 '), 1: bird('SELECT 2', 'other_db') }), 'p.json');
     expect(preds).toEqual([
-      { position: 0, questionId: null, sql: '\nSELECT 1 ', extraction: { rule: 'bird-separator', thinkStripped: false } },
-      { position: 1, questionId: null, sql: 'SELECT 2', extraction: { rule: 'bird-separator', thinkStripped: false } },
+      { position: 0, questionId: null, sql: '\nSELECT 1 ', extraction: { rule: 'bird-separator', thinkStripped: false }, key: '0', dbName: 'financial' },
+      { position: 1, questionId: null, sql: 'SELECT 2', extraction: { rule: 'bird-separator', thinkStripped: false }, key: '1', dbName: 'other_db' },
     ]);
   });
 
@@ -175,11 +176,12 @@ describe('pairPredictions', () => {
   it.each([
     ['extra predictions are dropped like Python zip', 'P0\nP1\nP2\nP3\nP4', 3, /2 predictions beyond the 3 gold lines were dropped/],
     ['missing predictions drop the last gold lines like Python zip', 'P0', 1, /only 1 predictions for 3 gold lines: the last 2/],
-  ])('warns when %s', (_title, text, count, warning) => {
-    const { items, warnings } = pairPredictions(parsePredictions(text, 'p.sql'), gold, null, 'p.sql');
+  ])('pairs positionally and reports a count finding when %s', (_title, text, count, warning) => {
+    const { items, warnings, findings } = planReplay({ predictions: { name: 'p.sql', text }, gold, questions: null });
     expect(items).toHaveLength(count);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(warning);
+    expect(warnings).toEqual([]);
+    expect(findings.map((f) => f.code)).toEqual(['count-mismatch']);
+    expect(findings[0]!.message).toMatch(warning);
   });
 
   it('pairs JSONL by question_id through the questions file, in gold order', () => {
@@ -317,11 +319,10 @@ describe('real prediction files', () => {
 
   it('pairs mini-dev predictions against BIRD dev gold without error: the db name is ignored, as official', () => {
     const devGold = parseGoldSql(readSharedText('bird', 'dev', 'dev_gold.sql'), 'dev_gold.sql');
-    const preds = parsePredictions(readSharedText(...files[0]!), 'p.json');
-    const { items, warnings } = pairPredictions(preds, devGold, null, 'p.json');
+    const { items, findings } = planReplay({ predictions: { name: 'p.json', text: readSharedText(...files[0]!) }, gold: devGold, questions: null });
     expect(items).toHaveLength(500);
     expect(items[0]!.dbId).toBe(devGold[0]!.dbId);
-    expect(warnings[0]).toMatch(/the last 1034 gold questions were dropped/);
+    expect(findings.find((f) => f.code === 'count-mismatch')!.message).toMatch(/the last 1034 gold questions were dropped/);
   });
 
   it('pairs a JSONL conversion of a mini-dev file by question_id into 500 items, covering the repeated ids', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { WorkbenchStore } from '../../../src/adapters/store/workbench-store.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
-import { FIRST_PAGE, RunView } from '../../../src/ui/workbench/run-view.svelte.ts';
+import { FIRST_PAGE, RunView, type RunViewStore } from '../../../src/ui/workbench/run-view.svelte.ts';
 import type { PreviewService } from '../../../src/ui/workbench/services.ts';
 
 const N = 10_000;
@@ -31,23 +30,25 @@ function heldStore(status: RunHeader['status']) {
   const reads: string[] = [];
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const store = {
-    getRun: async () => header(status),
-    getDataset: async () => undefined,
-    sampleCount: async () => {
-      reads.push('count');
-      return N;
+  const store: RunViewStore = {
+    runs: {
+      get: async () => header(status),
+      sampleCount: async () => {
+        reads.push('count');
+        return N;
+      },
+      samples: async (_id: string, page?: { offset: number; limit: number }) => {
+        if (page) {
+          reads.push(`page ${page.offset}+${page.limit}`);
+          return all.slice(page.offset, page.offset + page.limit);
+        }
+        reads.push('all');
+        await held;
+        return all;
+      },
     },
-    samples: async (_id: string, page?: { offset: number; limit: number }) => {
-      if (page) {
-        reads.push(`page ${page.offset}+${page.limit}`);
-        return all.slice(page.offset, page.offset + page.limit);
-      }
-      reads.push('all');
-      await held;
-      return all;
-    },
-  } as unknown as WorkbenchStore;
+    datasets: { get: async () => undefined },
+  };
   return { store, reads, release, all };
 }
 

@@ -1,0 +1,136 @@
+/**
+ * The records of the browser's store (datasets, databases, run requests, results of the run
+ * service) as plain data: what the store's ports, the import worker's contract and the UI share.
+ * It imports only the core, so every side can import it without a cycle.
+ */
+import type { EvalEvent } from '../../core/eval/executor.ts';
+import type { GenerationOutcome, GenerationProgress, GenerationSpec } from '../../core/run/generation.ts';
+import type { GoldEntry, Question } from '../../core/types.ts';
+import type { FileRef, RunConfig, RunHeader } from '../../core/run/types.ts';
+import type { ItemStatus } from '../../core/types.ts';
+import type { RubricScores } from '../../core/rubric/scores.ts';
+
+export interface StoredDatabase {
+  /** sha256 of the file: one stored copy per distinct database, shared by every dataset and run. */
+  sha256: string;
+  dbId: string;
+  sizeBytes: number;
+  /** Name and version of a published release when the sha256 matches DB_REFERENCE-style fingerprints. */
+  knownAs: string | null;
+  storedAt: string;
+}
+
+export interface DatasetRecord {
+  id: string;
+  name: string;
+  kind: 'bird' | 'spider' | 'custom';
+  createdAt: string;
+  questionsFile: FileRef;
+  goldFile: FileRef | null;
+  questions: Question[];
+  gold: GoldEntry[];
+  /** db_id -> sha256 of the stored database; a db_id absent here has no database. */
+  databases: Record<string, string>;
+}
+
+export interface DatasetCard {
+  dataset: DatasetRecord;
+  byDifficulty: Record<string, number>;
+  byDb: Record<string, { questions: number; sizeBytes: number | null; sha256: string | null; knownAs: string | null }>;
+  questionsWithoutDb: number[];
+}
+
+export interface ImportProgress {
+  phase: 'reading' | 'hashing' | 'storing' | 'parsing' | 'done';
+  file: string;
+  doneBytes: number;
+  totalBytes: number;
+}
+
+/** What a user hands the importer: files from a picker, a dropped folder, or a zip. */
+export interface ImportSource {
+  kind: 'bird' | 'spider' | 'custom';
+  name: string;
+  /** Every file with its relative path (`dev_databases/x/x.sqlite`, `dev.json`, a .zip...). */
+  files: { path: string; file: Blob }[];
+  /** Path (as in `files`) of the questions file, when the user chose it; otherwise it is found by name. */
+  questionsPath?: string;
+  /** Path of the gold file, when the user chose it; without one found, the questions' own SQL is the gold. */
+  goldPath?: string;
+}
+
+export interface RunRequest {
+  name: string;
+  datasetId: string;
+  subset: { description: string; indices: number[] };
+  predictions: { name: string; text: string };
+  config: RunConfig;
+}
+
+export interface StorageInfo {
+  usage: number;
+  quota: number;
+  persisted: boolean;
+}
+
+/** A gold query that does not pass as its own prediction (error, timeout, missing database). */
+export interface GoldFailure {
+  index: number;
+  questionId: number;
+  dbId: string;
+  status: ItemStatus;
+  error: string | null;
+  sql: string;
+}
+
+export interface GoldSelfTestResult {
+  /** The self-test, stored as a run like any other. */
+  run: RunHeader;
+  failures: GoldFailure[];
+}
+
+/** One sample's rubric scores, as written into the run by `setSampleRubrics`. */
+export interface SampleRubric {
+  index: number;
+  sample: number;
+  rubric: RubricScores;
+  /** The scalar reward the run uses (explicit, else implicit, else Likert), or null. */
+  rubricScore: number | null;
+}
+
+/** Progress and cancellation of a replay run, a resume or a self-test. */
+export interface RunHooks {
+  signal?: AbortSignal;
+  onEvent?: (e: EvalEvent) => void;
+}
+
+export interface GenerationRunRequest {
+  name: string;
+  datasetId: string;
+  /** Gold positions to ask; empty: every question with a stored database. */
+  subset: { description: string; indices: number[] };
+  spec: GenerationSpec;
+  config: RunConfig;
+}
+
+/** Stored in `runInputs.generation`: what a resume needs without the dataset. */
+export interface GenerationPlan {
+  spec: GenerationSpec;
+  questions: Question[];
+  gold: { sql: string }[];
+}
+
+export interface GenerationHooks {
+  /** Abort with reason `pause` to pause (resumable), anything else cancels. */
+  signal?: AbortSignal;
+  onProgress?: (p: GenerationProgress) => void;
+  /** Called once the header is stored (the run's id is known). */
+  onStart?: (run: RunHeader) => void;
+}
+
+export type GenerationPreviewSpec = Pick<GenerationSpec, 'template' | 'sampleRows' | 'descriptions'> & { maxTokens: number };
+
+export interface GenerationRunResult {
+  run: RunHeader;
+  outcome: GenerationOutcome;
+}

@@ -1,0 +1,117 @@
+/**
+ * Runs in IndexedDB, persistence only: headers, samples in blocks (sample-blocks.ts), run files
+ * in and out, rubric scores written into samples. Evaluation lives in the run service.
+ */
+import { sampleKey } from '../../core/eval/constants.ts';
+import { toRunFile } from '../../core/run/export.ts';
+import { parseRunFile } from '../../core/run/run-file.ts';
+import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
+import { deleteUnreferenced } from './dataset-repository.ts';
+import { StoreError, isQuotaError } from './errors.ts';
+import { withRunLock, lockedRunIds } from './run-session.ts';
+import { allSamples, countSamples, samplePage } from './sample-blocks.ts';
+import { BLOCK_SIZE, blockRange, type WorkbenchIdb } from './schema.ts';
+import type { RunRepository } from './workbench-store.ts';
+
+/** The run, or NOT_FOUND naming it. */
+export async function runOrThrow(idb: WorkbenchIdb, runId: string): Promise<RunHeader> {
+  const run = await idb.get('runs', runId);
+  if (!run) throw new StoreError('NOT_FOUND', `run ${runId} is not in browser storage (deleted?)`);
+  return run;
+}
+
+export function createRunRepository(opened: Promise<WorkbenchIdb>): RunRepository {
+  const samples = async (runId: string, page?: { offset: number; limit: number }) => {
+    const idb = await opened;
+    return page ? samplePage(idb, runId, page.offset, page.limit) : allSamples(idb, runId);
+  };
+  return {
+    async list() {
+      const all = await (await opened).getAll('runs');
+      return all.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    },
+    async get(runId) {
+      return (await opened).get('runs', runId);
+    },
+    samples,
+    async sampleCount(runId) {
+      return countSamples(await opened, runId);
+    },
+    async rename(runId, name) {
+      const tx = (await opened).transaction('runs', 'readwrite');
+      const run = await tx.store.get(runId);
+      if (run) await tx.store.put({ ...run, name, updatedAt: new Date().toISOString() });
+      await tx.done;
+    },
+    async delete(runId) {
+      const idb = await opened;
+      const run = await idb.get('runs', runId);
+      const tx = idb.transaction(['runs', 'runInputs', 'sampleBlocks', 'sampleMeta'], 'readwrite');
+      void tx.objectStore('runs').delete(runId);
+      void tx.objectStore('runInputs').delete(runId);
+      void tx.objectStore('sampleBlocks').delete(blockRange(runId));
+      void tx.objectStore('sampleMeta').delete(runId);
+      await tx.done;
+      if (run) await deleteUnreferenced(idb, Object.values(run.dataset.databases));
+    },
+    async export(runId) {
+      return toRunFile(await runOrThrow(await opened, runId), await samples(runId));
+    },
+    async importFile(text, fileName) {
+      const parsed = parseRunFile(text, fileName);
+      const file = toRunFile(parsed.run, parsed.samples); // (index, sample) order
+      const idb = await opened;
+      const existing = await idb.get('runs', file.run.id);
+      if (existing) throw new StoreError('ALREADY_EXISTS', `${fileName}: this run is already stored as "${existing.name}"`);
+      const run: RunHeader = file.run.status === 'running' ? { ...file.run, status: 'cancelled' } : file.run;
+      const all = file.samples;
+      const tx = idb.transaction(['runs', 'sampleBlocks', 'sampleMeta'], 'readwrite');
+      void tx.objectStore('runs').put(run);
+      for (let b = 0; b * BLOCK_SIZE < all.length; b++) {
+        void tx.objectStore('sampleBlocks').put({ runId: run.id, block: b, samples: all.slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE) });
+      }
+      void tx.objectStore('sampleMeta').put({ runId: run.id, sorted: true, count: all.length, blockSize: BLOCK_SIZE });
+      await tx.done;
+      return run;
+    },
+    activeIds: lockedRunIds,
+    async setSampleRubrics(runId, scored) {
+      const idb = await opened;
+      const run = await runOrThrow(idb, runId);
+      return withRunLock(runId, `run "${run.name}" is being evaluated: write rubric scores into it once it has finished`, async () => {
+        const byKey = new Map(scored.map((s) => [sampleKey(s), s]));
+        let updated = 0;
+        try {
+          // One transaction: every block gets the scores, or (quota, a closed tab) none does.
+          const tx = idb.transaction('sampleBlocks', 'readwrite');
+          let cursor = await tx.store.openCursor(blockRange(runId));
+          while (cursor) {
+            let changed = false;
+            const next = cursor.value.samples.map((rec) => {
+              const s = byKey.get(sampleKey(rec));
+              if (!s) return rec;
+              changed = true;
+              updated += 1;
+              const out: SampleRecord = { ...rec, rubric: s.rubric };
+              if (s.rubricScore === null) delete out.rubricScore;
+              else out.rubricScore = s.rubricScore;
+              return out;
+            });
+            if (changed) await cursor.update({ ...cursor.value, samples: next });
+            cursor = await cursor.continue();
+          }
+          await tx.done;
+          return updated;
+        } catch (err) {
+          if (isQuotaError(err)) {
+            throw new StoreError('QUOTA_EXCEEDED', `Browser storage is full: the rubric scores of run "${run.name}" were not written (nothing in the run changed). Free space by deleting datasets or runs.`);
+          }
+          throw err;
+        }
+      });
+    },
+    async generationPlan(runId) {
+      return (await (await opened).get('runInputs', runId))?.generation;
+    },
+  };
+}

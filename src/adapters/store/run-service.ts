@@ -1,0 +1,181 @@
+/**
+ * The browser's run service: replay runs (a predictions file paired in the import worker by the
+ * core's replay plan), resumes, the gold self-test and generation runs, each evaluated by the
+ * core's loop (`runEvaluation`, `runGeneration`) inside one run session (run-session.ts).
+ */
+import { OFFICIAL_TIMEOUT_MS, evalOptionsOf } from '../../core/eval/constants.ts';
+import { remainingItems, runEvaluation, selectItems } from '../../core/run/replay.ts';
+import { toSampleRecord } from '../../core/run/run-file.ts';
+import type { RunHeader } from '../../core/run/types.ts';
+import { compileRewardFormula } from '../../core/rl/reward.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import type { EvalItem } from '../../core/types.ts';
+import { pairInWorker } from '../import/import-client.ts';
+import { sha256Text } from '../import/pair-run.ts';
+import { datasetOrThrow } from './dataset-repository.ts';
+import { StoreError } from './errors.ts';
+import { databaseSchemas, previewGenerationPrompt, resumeGenerationRun, startGenerationRun } from './generation-run.ts';
+import { runOrThrow } from './run-repository.ts';
+import { openRunSession, withRunLock, type StoreContext } from './run-session.ts';
+import { allSamples, storedKeys } from './sample-blocks.ts';
+import type { WorkbenchIdb } from './schema.ts';
+import { storeDbSource, storedDbIds } from './store-db-source.ts';
+import type { DatasetRecord, RunHooks } from './records.ts';
+import type { RunService } from './workbench-store.ts';
+
+/** Gold self-test: EX only, the official timeout, writes allowed as in the official evaluator. */
+const SELF_TEST_CONFIG: RunHeader['config'] = {
+  metrics: ['ex'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0, fence: 'last', rewardFormula: 'ex',
+};
+
+/** Evaluates `items` of `run` (the caller holds its lock); `doneBefore` samples are stored already. */
+async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly EvalItem[], doneBefore: number, hooks: RunHooks): Promise<RunHeader> {
+  const session = await openRunSession(ctx, run, hooks.signal);
+  const formula = compileRewardFormula(run.config.rewardFormula ?? 'ex');
+  const executor = ctx.createExecutor(storeDbSource(ctx.idb, run.dataset.databases, run.dataset.name));
+  let failure: unknown = null;
+  let cancelled = false;
+  try {
+    const outcome = await runEvaluation(items, evalOptionsOf(run.config), {
+      executor,
+      signal: session.signal,
+      doneBefore,
+      sink: (result, item) => session.push(toSampleRecord(item, result, formula)),
+      onEvent: hooks.onEvent,
+    });
+    cancelled = outcome.cancelled;
+  } catch (err) {
+    failure = err;
+  } finally {
+    await executor.dispose().catch(() => undefined);
+  }
+  const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
+  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length });
+}
+
+export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: WorkbenchIdb) => StoreContext): RunService {
+  const context = async () => ctxOf(await opened);
+
+  const newHeader = (
+    ctx: StoreContext,
+    req: { name: string; subset: RunHeader['subset']; config: RunHeader['config'] },
+    dataset: DatasetRecord,
+    predictions: { name: string; sha256: string; bytes: number },
+  ): RunHeader => {
+    const now = new Date().toISOString();
+    return {
+      id: crypto.randomUUID(),
+      name: req.name,
+      createdAt: now,
+      updatedAt: now,
+      status: 'running',
+      source: { kind: 'replay', predictions },
+      dataset: { id: dataset.id, name: dataset.name, questions: dataset.questionsFile, gold: dataset.goldFile, databases: { ...dataset.databases } },
+      subset: req.subset,
+      config: req.config,
+      samplesPerQuestion: 1,
+      executor: ctx.executorName,
+    };
+  };
+
+  /** Stores the header and the items, then evaluates them, under the run's lock. */
+  const createAndEvaluate = async (ctx: StoreContext, header: RunHeader, items: EvalItem[], hooks: RunHooks) =>
+    withRunLock(header.id, `run "${header.name}" is already being evaluated`, async () => {
+      const tx = ctx.idb.transaction(['runs', 'runInputs'], 'readwrite');
+      void tx.objectStore('runs').put(header);
+      void tx.objectStore('runInputs').put({ runId: header.id, items });
+      await tx.done;
+      return evaluateRun(ctx, header, items, 0, hooks);
+    });
+
+  return {
+    async startReplay(req, hooks = {}) {
+      const ctx = await context();
+      const dataset = await datasetOrThrow(ctx.idb, req.datasetId);
+      const paired = await pairInWorker({
+        predictionsName: req.predictions.name,
+        predictionsText: req.predictions.text,
+        questions: dataset.questions,
+        gold: dataset.gold,
+        fence: req.config.fence,
+      });
+      const items = selectItems(paired.items, req.subset.indices);
+      if (items.length === 0) {
+        throw new WorkbenchError('MISMATCH', 'no question of the chosen subset has a prediction in this file', req.predictions.name);
+      }
+      const subset = { description: req.subset.description, indices: [...new Set(items.map((it) => it.index))] };
+      const header = newHeader(ctx, { name: req.name, subset, config: req.config }, dataset, {
+        name: req.predictions.name, sha256: paired.sha256, bytes: paired.bytes,
+      });
+      header.samplesPerQuestion = items.reduce((m, it) => Math.max(m, (it.sample ?? 0) + 1), 1);
+      return createAndEvaluate(ctx, header, items, hooks);
+    },
+
+    async resume(runId, hooks = {}) {
+      const ctx = await context();
+      const run = await runOrThrow(ctx.idb, runId);
+      const locked = `run "${run.name}" is being evaluated in another tab: follow it there, or close that tab and resume it here`;
+      return withRunLock(runId, locked, async () => {
+        const inputs = await ctx.idb.get('runInputs', runId);
+        if (inputs?.generation) {
+          throw new StoreError('NOT_FOUND', `run "${run.name}" is a generation run: resume it from the Generate page, with its engine and model loaded`);
+        }
+        if (!inputs) throw new StoreError('NOT_FOUND', `run "${run.name}" was imported from a file and cannot be resumed: its predictions are not stored`);
+        const remaining = remainingItems(inputs.items, await storedKeys(ctx.idb, runId));
+        const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString() };
+        await ctx.idb.put('runs', header);
+        return evaluateRun(ctx, header, remaining, inputs.items.length - remaining.length, hooks);
+      });
+    },
+
+    async goldSelfTest(datasetId, hooks = {}) {
+      const ctx = await context();
+      const dataset = await datasetOrThrow(ctx.idb, datasetId);
+      const stored = await storedDbIds(ctx.idb, dataset.databases);
+      // Questions without a database cannot test their gold: they are left out, not listed as failures.
+      const items: EvalItem[] = dataset.gold
+        .map((g, index) => ({
+          index,
+          questionId: dataset.questions[index]?.questionId ?? index,
+          dbId: g.dbId,
+          difficulty: dataset.questions[index]?.difficulty ?? 'unknown',
+          predSql: g.sql,
+          goldSql: g.sql,
+          extraction: { rule: 'sql-line' as const, thinkStripped: false },
+        }))
+        .filter((it) => stored.has(it.dbId));
+      if (items.length === 0) {
+        throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no stored database: there is no gold query to test`);
+      }
+      const goldText = dataset.gold.map((g) => `${g.sql}\t${g.dbId}`).join('\n');
+      const header = newHeader(
+        ctx,
+        { name: `${dataset.name}: gold self-test`, subset: { description: 'questions with a stored database', indices: items.map((it) => it.index) }, config: { ...SELF_TEST_CONFIG } },
+        dataset,
+        { name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`, ...(await sha256Text(goldText)) },
+      );
+      const run = await createAndEvaluate(ctx, header, items, hooks);
+      const failures = (await allSamples(ctx.idb, run.id))
+        .filter((s) => s.status !== 'ok' || s.ex !== 1)
+        .map((s) => ({ index: s.index, questionId: s.questionId, dbId: s.dbId, status: s.status, error: s.error, sql: s.goldSql }));
+      return { run, failures };
+    },
+
+    async startGeneration(req, engine, hooks = {}) {
+      const ctx = await context();
+      return startGenerationRun(ctx, await datasetOrThrow(ctx.idb, req.datasetId), req, engine, hooks);
+    },
+    async resumeGeneration(runId, engine, hooks = {}) {
+      return resumeGenerationRun(await context(), runId, engine, hooks);
+    },
+    async previewPrompt(datasetId, index, spec, engine) {
+      const idb = await opened;
+      return previewGenerationPrompt(idb, await datasetOrThrow(idb, datasetId), index, spec, engine);
+    },
+    async databaseSchemas(runId) {
+      const idb = await opened;
+      const run = await runOrThrow(idb, runId);
+      return databaseSchemas(idb, run.dataset.databases, run.dataset.name);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * What every kind of run shares while it writes samples: the run's Web Lock, a writer that
+ * appends sample blocks, a stop signal that both the user's signal and a storage failure
+ * trigger, and the finish that sorts the blocks, stores the final status and turns a full disk
+ * into a message that names the run. Replay runs, resumes, self-tests and generation runs
+ * (run-service.ts, generation-run.ts) all go through it.
+ */
+import type { SqlExecutor } from '../../core/eval/executor.ts';
+import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
+import type { DbSource } from '../sql-pool.ts';
+import { holdLock } from './database-bytes.ts';
+import { StoreError, isQuotaError } from './errors.ts';
+import { markUnsorted, nextBlock, sortBlocks } from './sample-blocks.ts';
+import { SampleWriter } from './sample-writer.ts';
+import type { WorkbenchIdb } from './schema.ts';
+
+/** What the store's run code needs from its composition root. */
+export interface StoreContext {
+  idb: WorkbenchIdb;
+  createExecutor: (source: DbSource) => SqlExecutor;
+  /** Written into each run header, e.g. `sql.js in Web Workers (browser)`. */
+  executorName: string;
+  /** Test double: a QuotaExceededError after this many samples. */
+  simulateQuotaAfterSamples?: number;
+}
+
+/** The stop reason a storage failure gives the run's signal. */
+export const STORAGE_FAILED = 'storage-failed';
+
+const runLock = (runId: string) => `run:${runId}`;
+
+/** Runs `body` holding the run's Web Lock; throws LOCKED with `lockedMessage` when another tab holds it. */
+export async function withRunLock<T>(runId: string, lockedMessage: string, body: () => Promise<T>): Promise<T> {
+  const release = await holdLock(runLock(runId), true);
+  if (!release) throw new StoreError('LOCKED', lockedMessage);
+  try {
+    return await body();
+  } finally {
+    release();
+  }
+}
+
+/** Ids of runs whose lock is held in any tab right now. */
+export async function lockedRunIds(): Promise<string[]> {
+  const held = (await navigator.locks?.query())?.held ?? [];
+  return held.map((l) => l.name ?? '').filter((n) => n.startsWith('run:')).map((n) => n.slice(4));
+}
+
+export interface RunSession {
+  /** Aborted by the caller's signal (with its reason) or by a storage failure (STORAGE_FAILED). */
+  readonly signal: AbortSignal;
+  push(sample: SampleRecord): void;
+  /**
+   * Closes the writer and stores the run's final status: `failed` when `failure` or a write
+   * failed, else `status`. Throws the failure (a full disk as QUOTA_EXCEEDED naming the run).
+   */
+  finish(failure: unknown, status: RunHeader['status'], counts: { doneBefore: number; total: number }): Promise<RunHeader>;
+}
+
+/** Opens a writing session on `run` (the caller holds its lock). */
+export async function openRunSession(ctx: StoreContext, run: RunHeader, signal?: AbortSignal): Promise<RunSession> {
+  const { idb } = ctx;
+  const stop = new AbortController();
+  const forward = () => stop.abort(signal?.reason);
+  signal?.addEventListener('abort', forward, { once: true });
+  if (signal?.aborted) forward();
+  await markUnsorted(idb, run.id);
+  let writeFailure: unknown = null;
+  const writer = new SampleWriter(idb, run.id, await nextBlock(idb, run.id), {
+    simulateQuotaAfterSamples: ctx.simulateQuotaAfterSamples,
+    onError: (err) => {
+      writeFailure ??= err;
+      stop.abort(STORAGE_FAILED);
+    },
+  });
+  return {
+    signal: stop.signal,
+    push: (sample) => writer.push(sample),
+    async finish(failure, status, { doneBefore, total }) {
+      signal?.removeEventListener('abort', forward);
+      try {
+        await writer.close();
+      } catch (err) {
+        failure ??= err;
+      }
+      failure ??= writeFailure;
+      // Sorted blocks make paging cheap; if this fails (storage full) the run stays readable unsorted.
+      await sortBlocks(idb, run.id).catch(() => undefined);
+      const final: RunHeader = { ...run, status: failure ? 'failed' : status, updatedAt: new Date().toISOString() };
+      await idb.put('runs', final).catch(() => undefined);
+      if (failure && isQuotaError(failure)) {
+        throw new StoreError(
+          'QUOTA_EXCEEDED',
+          `Browser storage is full: run "${run.name}" stopped after ${doneBefore + writer.written} of ${total} samples were stored. ` +
+            'The stored samples are kept. Free space by deleting runs or datasets you no longer need, then resume the run.',
+        );
+      }
+      if (failure) throw failure;
+      return final;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { samplesNote } from '../../../src/core/eval/report.ts';
+import { samplesPerQuestion, summarize } from '../../../src/core/eval/summary.ts';
+import { question, sample, verdicts } from '../rl/fixtures.ts';
+
+describe('the one run summary, with one and with several samples per question', () => {
+  it('is the official per-item summary with one sample per question: count = samples = items', () => {
+    const results = verdicts([1, 0, 1]);
+    const s = summarize(results, ['ex', 'soft-f1']);
+    expect(s.byDifficulty.total).toMatchObject({ count: 3, samples: 3, ex: ((1 + 0 + 1) / 3) * 100 });
+    expect(s.samplesPerQuestion).toEqual({ min: 1, max: 1, questions: 3 });
+    expect(samplesNote(s)).toBeNull();
+  });
+
+  it('averages each question over its samples, then over questions, and counts both questions and samples', () => {
+    const spec = (s: string) => [...s].map((c) => (c === '.' ? null : c));
+    // question 0: 2 of 2 right; question 1: 1 of 4 right (one failed); mean of means = (1 + 0.25) / 2
+    const results = [...question(0, spec('RR')), ...question(1, spec('RAA.'), { difficulty: 'moderate' }), sample({ index: 2, sample: 0, status: 'missing-db' })];
+    const s = summarize(results, ['ex']);
+    expect(s.byDifficulty.total).toMatchObject({ count: 2, samples: 6, ex: 62.5, softF1: null, errors: 1 });
+    expect(s.byDifficulty.simple).toMatchObject({ count: 1, samples: 2, ex: 100 });
+    expect(s.byDifficulty.moderate).toMatchObject({ count: 1, samples: 4, ex: 25 });
+    expect(s.byDb.db).toMatchObject({ count: 2, ex: 62.5 });
+    expect(s.missingDbs).toEqual({ db: 1 });
+    expect(samplesPerQuestion(results)).toEqual({ min: 2, max: 4, questions: 2 });
+    expect(samplesNote(s)).toMatch(/^n = 2 to 4 samples per question \(7 samples\): .* averaged over the 2 questions; count = questions\.$/);
+  });
+
+  it('finds the smallest and largest n over 300,000 samples without spreading them into arguments', () => {
+    const results = Array.from({ length: 300_000 }, (_, i) => sample({ index: Math.floor(i / 3), sample: i % 3, status: 'ok' }));
+    expect(samplesPerQuestion(results)).toEqual({ min: 3, max: 3, questions: 100_000 });
+  });
+});
