@@ -4,6 +4,7 @@
  * Results are plain data; errors come back as data too, since comlink keeps only an
  * error's name and message and the UI needs its `code`.
  */
+import type { PairingFinding } from '../src/core/formats/pairing.ts';
 import type { EvalItem, GoldEntry, Question } from '../src/core/types.ts';
 import type { ErrorData } from '../src/adapters/store/errors.ts';
 import type { DatasetRecord, ImportProgress, ImportSource } from '../src/adapters/store/workbench-store.ts';
@@ -24,11 +25,14 @@ export interface PairJob {
   questions: Question[];
   gold: GoldEntry[];
   fence: 'first' | 'last';
+  /** Refuse a file whose pairing has findings (the default, as at run start); false only reports them. */
+  strict?: boolean;
 }
 
 export interface PairedPredictions {
   items: EvalItem[];
   warnings: string[];
+  findings: PairingFinding[];
   sha256: string;
   bytes: number;
 }

@@ -22,12 +22,17 @@ const api: ImportWorkerApi = {
     jobs.set(job.jobId, ctl);
     return outcome(async () => {
       const idb = await openWorkbenchDb(job.dbName);
+      // Progress travels on the callback's own port: the last report ('done') is awaited before
+      // the result is sent, or it could arrive after the caller has terminated this worker.
+      let lastReport: Promise<unknown> = Promise.resolve();
       try {
-        return await importDataset(idb, job.source, {
+        const record = await importDataset(idb, job.source, {
           signal: ctl.signal,
-          onProgress: onProgress ? (p) => void onProgress(p) : undefined,
+          onProgress: onProgress ? (p) => void (lastReport = Promise.resolve(onProgress(p)).catch(() => undefined)) : undefined,
           simulateQuotaAfterBytes: job.simulateQuotaAfterBytes,
         });
+        await lastReport;
+        return record;
       } finally {
         idb.close();
         jobs.delete(job.jobId);

@@ -5,6 +5,8 @@
  */
 import { mount } from 'svelte';
 import { createBrowserSqlPool, memoryDbSource } from '../adapters/browser/sql-worker-host.ts';
+import { createBrowserEngineFactory } from '../adapters/engines/engine-factory.ts';
+import { openRubricDb, type RubricDb } from '../adapters/judge/idb-judge-cache.ts';
 import { createIdbStore } from '../adapters/store/idb-store.ts';
 import { AppUpdate } from './app-update.svelte.ts';
 import { createDemoRun, type Phase } from './demo-run.svelte.ts';
@@ -13,6 +15,7 @@ import { createProbeService } from './probe/probe-service.ts';
 import Shell from './Shell.svelte';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
+import type { WorkbenchServices } from './workbench/services.ts';
 import './workbench/theme.css';
 
 /** Read-only facts for tests and curious users (`window.__workbench` in the console). */
@@ -65,11 +68,28 @@ Object.defineProperty(window, '__workbench', { value: diagnostics, enumerable: f
 const testing = testDoublesFromUrl(location.search);
 if (testing) showTestDoubles(testing);
 const store = createIdbStore({ testing });
-const previews = createPreviewService();
+let rubricDbOpen: Promise<RubricDb> | null = null;
+const services: WorkbenchServices = {
+  store,
+  previews: createPreviewService({
+    dbSource: (run) => store.datasets.source(run.dataset.databases, run.dataset.name),
+    createExecutor: (source) => createBrowserSqlPool(source, 1),
+  }),
+  probe: createProbeService({
+    dbSource: (dataset) => store.datasets.source(dataset.databases, dataset.name),
+    createExecutor: (source) => createBrowserSqlPool(source),
+  }),
+  engines: createBrowserEngineFactory(),
+  rubricDb: () =>
+    (rubricDbOpen ??= openRubricDb().catch((err: unknown) => {
+      rubricDbOpen = null; // a later call tries again
+      throw err;
+    })),
+};
 
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
-mount(Shell, { target, props: { services: { store, previews, probe: createProbeService() }, demo, ondemo: () => void demo.run() } });
+mount(Shell, { target, props: { services, demo, ondemo: () => void demo.run() } });
 
 // Offline use (service worker) and new versions, in their own element beside the shell.
 const appUpdate = new AppUpdate(() => store.runs.activeIds());

@@ -4,17 +4,22 @@
  * rows of each side. Samples do not keep rows (a run of 1,534 items would store megabytes of
  * them); re-running one item takes milliseconds and never blocks the page.
  */
-import { createBrowserSqlPool } from '../adapters/browser/sql-worker-host.ts';
-import { openWorkbenchDb, type WorkbenchIdb } from '../adapters/store/schema.ts';
-import { storeDbSource } from '../adapters/store/store-db-source.ts';
+import type { DbSource } from '../adapters/sql-pool.ts';
 import type { ItemPreview, SqlExecutor } from '../core/eval/executor.ts';
+import type { RunHeader } from '../core/run/types.ts';
 import type { EvalItem } from '../core/types.ts';
 import { evalOptionsOf } from '../core/eval/constants.ts';
 import { runEvaluation } from '../core/run/replay.ts';
 import type { PreviewService } from './workbench/services.ts';
 
-export function createPreviewService(dbName?: string): PreviewService {
-  let idb: Promise<WorkbenchIdb> | null = null;
+export interface PreviewPorts {
+  /** The run's stored databases. */
+  dbSource: (run: RunHeader) => DbSource;
+  /** A one-worker SQL pool over them. */
+  createExecutor: (source: DbSource) => SqlExecutor;
+}
+
+export function createPreviewService(ports: PreviewPorts): PreviewService {
   let pool: { runId: string; executor: SqlExecutor } | null = null;
   /** One preview at a time: the pool has one worker, and a newer request waits its turn. */
   let queue: Promise<unknown> = Promise.resolve();
@@ -28,10 +33,9 @@ export function createPreviewService(dbName?: string): PreviewService {
   return {
     preview(run, sample, rows) {
       const job = queue.then(async () => {
-        idb ??= openWorkbenchDb(dbName);
         if (pool?.runId !== run.id) {
           await release();
-          pool = { runId: run.id, executor: createBrowserSqlPool(storeDbSource(await idb, run.dataset.databases, run.dataset.name), 1) };
+          pool = { runId: run.id, executor: ports.createExecutor(ports.dbSource(run)) };
         }
         const item: EvalItem = {
           index: sample.index,

@@ -18,9 +18,9 @@ export async function sha256Text(text: string): Promise<{ sha256: string; bytes:
 }
 
 export async function pairRunPredictions(job: PairJob): Promise<PairedPredictions> {
-  const { items, warnings } = planReplay(
+  const { items, warnings, findings } = planReplay(
     { predictions: { name: job.predictionsName, text: job.predictionsText }, gold: job.gold, questions: job.questions, fence: job.fence },
-    { strict: true },
+    { strict: job.strict ?? true },
   );
-  return { items, warnings, ...(await sha256Text(job.predictionsText)) };
+  return { items, warnings, findings, ...(await sha256Text(job.predictionsText)) };
 }

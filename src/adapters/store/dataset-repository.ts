@@ -5,7 +5,7 @@
 import { importInWorker } from '../import/import-client.ts';
 import { StoreError } from './errors.ts';
 import { chunkRange, type WorkbenchIdb } from './schema.ts';
-import { storedDbIds } from './store-db-source.ts';
+import { storeDbSource, storedDbIds } from './store-db-source.ts';
 import type { DatasetRepository, StoragePort } from './workbench-store.ts';
 import type { DatasetCard, DatasetRecord } from './records.ts';
 
@@ -83,6 +83,9 @@ export function createDatasetRepository(
     async databases() {
       const all = await (await opened).getAll('databases');
       return all.map(({ sha256, dbId, sizeBytes, knownAs, storedAt }) => ({ sha256, dbId, sizeBytes, knownAs, storedAt }));
+    },
+    source(databases, datasetName) {
+      return storeDbSource(opened, databases, datasetName);
     },
     async questionsWithDatabase(datasetId) {
       const idb = await opened;

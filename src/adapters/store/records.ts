@@ -4,6 +4,7 @@
  * It imports only the core, so every side can import it without a cycle.
  */
 import type { EvalEvent } from '../../core/eval/executor.ts';
+import type { PairingFinding } from '../../core/formats/pairing.ts';
 import type { GenerationOutcome, GenerationProgress, GenerationSpec } from '../../core/run/generation.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import type { FileRef, RunConfig, RunHeader } from '../../core/run/types.ts';
@@ -96,6 +97,14 @@ export interface SampleRubric {
   rubric: RubricScores;
   /** The scalar reward the run uses (explicit, else implicit, else Likert), or null. */
   rubricScore: number | null;
+}
+
+/** A predictions file paired with a dataset before a run: the findings that would refuse it, the notes, and the samples it holds. */
+export interface ReplayCheck {
+  findings: PairingFinding[];
+  warnings: string[];
+  samples: number;
+  questions: number;
 }
 
 /** Progress and cancellation of a replay run, a resume or a self-test. */

@@ -111,6 +111,16 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
       return createAndEvaluate(ctx, header, items, hooks);
     },
 
+    async checkReplay(req) {
+      const ctx = await context();
+      const dataset = await datasetOrThrow(ctx.idb, req.datasetId);
+      const paired = await pairInWorker({
+        predictionsName: req.predictions.name, predictionsText: req.predictions.text,
+        questions: dataset.questions, gold: dataset.gold, fence: req.fence, strict: false,
+      });
+      return { findings: paired.findings, warnings: paired.warnings, samples: paired.items.length, questions: new Set(paired.items.map((it) => it.index)).size };
+    },
+
     async resume(runId, hooks = {}) {
       const ctx = await context();
       const run = await runOrThrow(ctx.idb, runId);

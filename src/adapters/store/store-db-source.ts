@@ -3,13 +3,15 @@ import type { DbSource } from '../sql-pool.ts';
 import { readDatabaseBytes } from './database-bytes.ts';
 import type { WorkbenchIdb } from './schema.ts';
 
-export function storeDbSource(idb: WorkbenchIdb, databases: Record<string, string>, datasetName: string): DbSource {
+/** `idb` may still be opening: the source waits for it on first use. */
+export function storeDbSource(opened: WorkbenchIdb | Promise<WorkbenchIdb>, databases: Record<string, string>, datasetName: string): DbSource {
   return {
     async has(dbId) {
       const sha = databases[dbId];
-      return sha !== undefined && (await idb.count('databases', sha)) > 0;
+      return sha !== undefined && (await (await opened).count('databases', sha)) > 0;
     },
     async load(dbId) {
+      const idb = await opened;
       const sha = databases[dbId];
       const record = sha ? await idb.get('databases', sha) : undefined;
       if (!record) throw new Error(`database ${dbId} is no longer in browser storage: import dataset "${datasetName}" again`);

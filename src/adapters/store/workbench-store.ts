@@ -6,11 +6,12 @@
  * composition root (src/ui/main.ts).
  */
 import type { Engine } from '../../core/engine/engine.ts';
+import type { DbSource } from '../sql-pool.ts';
 import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type {
   DatasetCard, DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult,
-  GoldSelfTestResult, ImportProgress, ImportSource, RunHooks, RunRequest, SampleRubric, StorageInfo, StoredDatabase,
+  GoldSelfTestResult, ImportProgress, ImportSource, ReplayCheck, RunHooks, RunRequest, SampleRubric, StorageInfo, StoredDatabase,
 } from './records.ts';
 
 export type * from './records.ts';
@@ -33,6 +34,8 @@ export interface DatasetRepository {
   databases(): Promise<StoredDatabase[]>;
   /** Gold positions of a dataset's questions whose database is stored. */
   questionsWithDatabase(datasetId: string): Promise<number[]>;
+  /** The stored databases of a dataset or run (db_id -> sha256) as the SQL pool reads them. */
+  source(databases: Record<string, string>, datasetName: string): DbSource;
 }
 
 /** Runs as stored: headers, samples in blocks, run files. */
@@ -64,6 +67,8 @@ export interface RunRepository {
 export interface RunService {
   /** Pairs a predictions file with the dataset, creates the run, evaluates it, stores each sample as it finishes. */
   startReplay(req: RunRequest, hooks?: RunHooks): Promise<RunHeader>;
+  /** Pairs a predictions file with a dataset without running it: what the run would refuse or warn about. */
+  checkReplay(req: Pick<RunRequest, 'datasetId' | 'predictions'> & { fence: RunRequest['config']['fence'] }): Promise<ReplayCheck>;
   /** Continues a replay run whose tab was closed: only samples not yet stored are evaluated. */
   resume(runId: string, hooks?: RunHooks): Promise<RunHeader>;
   /** Runs every gold query as its own prediction (stored as a run); lists the golds that fail or time out. */

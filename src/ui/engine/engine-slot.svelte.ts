@@ -8,6 +8,7 @@
  * own keys): runs record the model name and URL, never the key.
  */
 import { WEBLLM_CATALOG } from '../../adapters/engines/webllm-catalog.ts';
+import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
 import type { Engine, LoadProgress, ModelRef } from '../../core/engine/engine.ts';
 import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
@@ -50,8 +51,11 @@ export class EngineSlot {
   loadError = $state<string | null>(null);
   #loadAbort: AbortController | null = null;
 
-  /** `storageKey`: prefix of the localStorage keys of this slot's server settings. */
-  constructor(private readonly storageKey = 'wb.openai') {
+  /** `storageKey`: prefix of the localStorage keys of this slot's server settings; `engines` from the composition root. */
+  constructor(
+    protected readonly engines: EngineFactory,
+    private readonly storageKey = 'wb.openai',
+  ) {
     this.baseUrl = ls(`${storageKey}.baseUrl`);
     this.openaiModel = ls(`${storageKey}.model`);
     this.apiKey = ls(`${storageKey}.apiKey`);
@@ -105,13 +109,7 @@ export class EngineSlot {
     this.verdict = null;
     this.verdictError = null;
     try {
-      if (this.customModels.some((c) => c.id === this.webllmId)) {
-        const { createWebLlmEngine } = await import('../../adapters/engines/webllm-engine.ts');
-        this.verdict = await createWebLlmEngine({ customModels: [...this.customModels] }).check(this.webllmId);
-        return;
-      }
-      const { checkCatalogModel } = await import('../../adapters/engines/webgpu-capability.ts');
-      this.verdict = await checkCatalogModel(this.webllmId);
+      this.verdict = await this.engines.checkWebLlm(this.webllmId, this.customModels);
     } catch (err) {
       this.verdictError = errorMessage(err);
     }
@@ -129,26 +127,19 @@ export class EngineSlot {
     this.model = null;
     await old?.unload().catch(() => undefined);
     try {
-      let engine: Engine;
-      let model: ModelRef;
+      let made: { engine: Engine; model: ModelRef };
       if (this.engineKind === 'wllama') {
-        const { createWllamaEngine } = await import('../../adapters/engines/wllama-engine.ts');
-        const e = createWllamaEngine();
-        if (this.ggufFile) model = e.addFile(this.ggufFile.name, this.ggufFile);
-        else if (this.ggufUrl.trim()) model = { id: this.ggufUrl.trim().split('/').pop() || this.ggufUrl.trim(), source: this.ggufUrl.trim() };
+        if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile });
+        else if (this.ggufUrl.trim()) made = await this.engines.gguf({ url: this.ggufUrl });
         else throw new Error('pick a GGUF file or give its URL');
-        engine = e;
       } else if (this.engineKind === 'openai') {
         if (!this.baseUrl.trim() || !this.openaiModel.trim()) throw new Error('give the server base URL and the model name');
         this.saveOpenAi();
-        const { createOpenAiEngine } = await import('../../adapters/engines/openai-engine.ts');
-        engine = createOpenAiEngine({ baseUrl: this.baseUrl.trim(), model: this.openaiModel.trim(), apiKey: this.apiKey.trim() || null });
-        model = { id: this.openaiModel.trim(), source: this.baseUrl.trim() };
+        made = await this.engines.openai({ baseUrl: this.baseUrl.trim(), model: this.openaiModel.trim(), apiKey: this.apiKey.trim() || null });
       } else {
-        const { createWebLlmEngine } = await import('../../adapters/engines/webllm-engine.ts');
-        engine = createWebLlmEngine({ customModels: [...this.customModels] });
-        model = { id: this.webllmId };
+        made = await this.engines.webllm(this.webllmId, this.customModels);
       }
+      const { engine, model } = made;
       await engine.load(model, { signal: this.#loadAbort.signal, onProgress: (p) => (this.loadProgress = p) });
       this.engine = engine;
       this.model = model;

@@ -174,12 +174,6 @@ export class GenerateState extends EngineSlot {
   }
 }
 
-let instance: GenerateState | null = null;
-
-export function generateState(): GenerateState {
-  instance ??= new GenerateState();
-  return instance;
-}
 
 export function formatEta(ms: number | null): string {
   if (ms === null || !Number.isFinite(ms)) return '—';

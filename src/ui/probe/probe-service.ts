@@ -2,10 +2,9 @@
  * The reward-hacking probe in the browser: the core's runProbe over a sql.js worker pool on a
  * stored dataset's databases (IndexedDB), as the CLI runs it over a folder.
  */
-import { createBrowserSqlPool } from '../../adapters/browser/sql-worker-host.ts';
-import { openWorkbenchDb, type WorkbenchIdb } from '../../adapters/store/schema.ts';
-import { storeDbSource } from '../../adapters/store/store-db-source.ts';
+import type { DbSource } from '../../adapters/sql-pool.ts';
 import type { DatasetRecord } from '../../adapters/store/workbench-store.ts';
+import type { SqlExecutor } from '../../core/eval/executor.ts';
 import type { ProbeQuestion } from '../../core/probe/exploits.ts';
 import { runProbe, type ProbeOptions, type ProbeReport } from '../../core/probe/run-probe.ts';
 
@@ -22,12 +21,17 @@ export function probeQuestionsOf(dataset: DatasetRecord): ProbeQuestion[] {
   });
 }
 
-export function createProbeService(dbName?: string): ProbeService {
-  let idb: Promise<WorkbenchIdb> | null = null;
+export interface ProbePorts {
+  /** The dataset's stored databases. */
+  dbSource: (dataset: DatasetRecord) => DbSource;
+  /** A SQL pool over them (one worker per core). */
+  createExecutor: (source: DbSource) => SqlExecutor;
+}
+
+export function createProbeService(ports: ProbePorts): ProbeService {
   return {
     async run(dataset, options) {
-      idb ??= openWorkbenchDb(dbName);
-      const pool = createBrowserSqlPool(storeDbSource(await idb, dataset.databases, dataset.name));
+      const pool = ports.createExecutor(ports.dbSource(dataset));
       try {
         return await runProbe(probeQuestionsOf(dataset), pool, options);
       } finally {

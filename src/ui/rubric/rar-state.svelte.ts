@@ -5,7 +5,8 @@
  * instance per page life, so a run goes on while the user looks at other screens.
  */
 import { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
-import { rubricDb } from './rubric-db.ts';
+import type { RubricDb } from '../../adapters/judge/idb-judge-cache.ts';
+import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import { RarRepository, type NewRarRun, type RarDatasetRecord, type RarRunHeader, type StoredRarSample } from '../../adapters/judge/rar-store.ts';
 import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -22,8 +23,8 @@ export const EXAMPLE_RAR_URL = 'rubrics/example-rar.jsonl';
 export type PolicyChoice = 'engine' | 'replay';
 
 export class RarState {
-  readonly policy = new EngineSlot('wb.rar.policy');
-  readonly judge = new EngineSlot('wb.rar.judge');
+  readonly policy: EngineSlot;
+  readonly judge: EngineSlot;
   datasets = $state.raw<RarDatasetRecord[]>([]);
   runs = $state.raw<RarRunHeader[]>([]);
   active = $state.raw<string[]>([]);
@@ -63,8 +64,16 @@ export class RarState {
 
   #repo: Promise<{ rar: RarRepository; rubrics: RubricRepository }> | null = null;
 
+  constructor(
+    engines: EngineFactory,
+    private readonly rubricDb: () => Promise<RubricDb>,
+  ) {
+    this.policy = new EngineSlot(engines, 'wb.rar.policy');
+    this.judge = new EngineSlot(engines, 'wb.rar.judge');
+  }
+
   repo(): Promise<{ rar: RarRepository; rubrics: RubricRepository }> {
-    return (this.#repo ??= rubricDb().then((db) => ({ rar: new RarRepository(db), rubrics: new RubricRepository(db) })));
+    return (this.#repo ??= this.rubricDb().then((db) => ({ rar: new RarRepository(db), rubrics: new RubricRepository(db) })));
   }
 
   async refresh(): Promise<void> {
@@ -256,9 +265,3 @@ export class RarState {
   }
 }
 
-let instance: RarState | null = null;
-
-export function rarState(): RarState {
-  instance ??= new RarState();
-  return instance;
-}

@@ -14,6 +14,7 @@ import type { ExplicitOptions, Normalization, RubricScores } from '../../core/ru
 import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
+import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import { exMatrix, explicitImplicitAgreement, sampleToScore, scoreHistograms, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
 
 export type JudgeChoice = 'none' | EngineChoice;
@@ -27,7 +28,7 @@ export class RubricScoring {
   runId = $state('');
   judgeChoice = $state<JudgeChoice>('none');
   /** The judge engine, chosen and loaded apart from the Generate screen's policy. */
-  readonly judge = new EngineSlot('wb.judge');
+  readonly judge: EngineSlot;
   /** Implicit and Likert need a judge; explicit is always computed. */
   withImplicit = $state(true);
   withLikert = $state(true);
@@ -67,7 +68,10 @@ export class RubricScoring {
   constructor(
     private readonly store: WorkbenchStore,
     private readonly repo: () => Promise<RubricRepository>,
-  ) {}
+    engines: EngineFactory,
+  ) {
+    this.judge = new EngineSlot(engines, 'wb.judge');
+  }
 
   /** Shows what was stored for (run, rubric), if anything. */
   async show(rubric: Rubric | null): Promise<void> {

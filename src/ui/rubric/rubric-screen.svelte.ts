@@ -3,7 +3,8 @@
  * adapters/judge/idb-judge-cache.ts), the built-in ones, the rubric being edited, and the scoring.
  */
 import { RubricRepository, type StoredRubric } from '../../adapters/judge/idb-judge-cache.ts';
-import { rubricDb } from './rubric-db.ts';
+import type { RubricDb } from '../../adapters/judge/idb-judge-cache.ts';
+import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { BIRD_RUBRIC, EX_ONLY_RUBRIC } from '../../core/rubric/bird-rubric.ts';
@@ -21,12 +22,16 @@ export class RubricScreen {
   error = $state<string | null>(null);
   #repo: Promise<RubricRepository> | null = null;
 
-  constructor(store: WorkbenchStore) {
-    this.scoring = new RubricScoring(store, () => this.repo());
+  constructor(
+    store: WorkbenchStore,
+    engines: EngineFactory,
+    private readonly rubricDb: () => Promise<RubricDb>,
+  ) {
+    this.scoring = new RubricScoring(store, () => this.repo(), engines);
   }
 
   repo(): Promise<RubricRepository> {
-    return (this.#repo ??= rubricDb().then((db) => new RubricRepository(db)));
+    return (this.#repo ??= this.rubricDb().then((db) => new RubricRepository(db)));
   }
 
   async refresh(): Promise<void> {
@@ -62,11 +67,3 @@ export class RubricScreen {
   }
 }
 
-const screens = new WeakMap<WorkbenchStore, RubricScreen>();
-
-/** One screen state per store (per page life): an edit survives leaving the screen and coming back. */
-export function rubricScreenFor(store: WorkbenchStore): RubricScreen {
-  let s = screens.get(store);
-  if (!s) screens.set(store, (s = new RubricScreen(store)));
-  return s;
-}

@@ -7,7 +7,9 @@ import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../core/run/types.ts';
 import { parseIdList, selectSubset, type Subset } from '../../core/run/subset.ts';
 import type { Difficulty } from '../../core/types.ts';
-import type { DatasetRecord, RunRequest } from '../../adapters/store/workbench-store.ts';
+import type { DatasetRecord, ReplayCheck, RunRequest, RunService } from '../../adapters/store/workbench-store.ts';
+import type { PairingFinding } from '../../core/formats/pairing.ts';
+import { APP_MAX_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { readUtf8File } from '../../adapters/utf8-text.ts';
 
 export interface PredictionsFile {
@@ -16,7 +18,14 @@ export interface PredictionsFile {
   bytes: number;
 }
 
+/** Pairs the chosen file with the chosen dataset before the run (the run service's checkReplay). */
+export type ReplayChecker = RunService['checkReplay'];
+
 export class NewRunDraft {
+  readonly #checker: ReplayChecker | null;
+  #check = $state.raw<ReplayCheck | null>(null);
+  #checking = $state(false);
+  #checkSeq = 0;
   #dataset = $state.raw<DatasetRecord | null>(null);
   #dbIds = $state.raw<string[]>([]);
   #difficulties = $state.raw<Difficulty[]>([]);
@@ -32,6 +41,10 @@ export class NewRunDraft {
   #readOnly = $state(DEFAULT_RUN_CONFIG.readOnly);
   #metrics = $state.raw<MetricName[]>([...DEFAULT_RUN_CONFIG.metrics]);
   #fence = $state<RunConfig['fence']>(DEFAULT_RUN_CONFIG.fence);
+
+  constructor(checker: ReplayChecker | null = null) {
+    this.#checker = checker;
+  }
 
   #subset = $derived.by((): { subset: Subset | null; error: string | null } => {
     const ds = this.#dataset;
@@ -87,6 +100,17 @@ export class NewRunDraft {
   get predictionsError(): string | null {
     return this.#predictionsError;
   }
+  /** What pairing the file with the dataset finds (a run refuses a file with findings); empty until checked. */
+  get findings(): readonly PairingFinding[] {
+    return this.#check?.findings ?? [];
+  }
+  /** The file as paired with the dataset (samples, questions), once checked. */
+  get checked(): ReplayCheck | null {
+    return this.#check;
+  }
+  get checking(): boolean {
+    return this.#checking;
+  }
   get name(): string {
     return this.#name;
   }
@@ -133,6 +157,7 @@ export class NewRunDraft {
     this.#difficulties = [];
     this.#idsText = '';
     this.#autoName();
+    void this.#recheck();
   }
   toggleDb(id: string, on: boolean): void {
     this.#dbIds = on ? [...new Set([...this.#dbIds, id])] : this.#dbIds.filter((d) => d !== id);
@@ -165,6 +190,7 @@ export class NewRunDraft {
       // Reading is asynchronous; parsing and pairing happen in the import worker at start.
       this.#predictions = { name: file.name, text: await readUtf8File(file), bytes: file.size };
       this.#autoName();
+      void this.#recheck();
     } catch (err) {
       this.#predictions = null;
       this.#predictionsError = isWorkbenchError(err) ? err.message : `${file.name} could not be read: ${errorMessage(err)}`;
@@ -175,7 +201,7 @@ export class NewRunDraft {
     this.#nameTouched = name.trim() !== '';
   }
   setTimeoutS(s: number): void {
-    if (Number.isFinite(s)) this.#timeoutS = Math.min(600, s);
+    if (Number.isFinite(s)) this.#timeoutS = Math.min(APP_MAX_TIMEOUT_S, s);
   }
   setReadOnly(on: boolean): void {
     this.#readOnly = on;
@@ -186,6 +212,25 @@ export class NewRunDraft {
   }
   setFence(f: RunConfig['fence']): void {
     this.#fence = f;
+    void this.#recheck();
+  }
+
+  /** Pairs the current file with the current dataset in the import worker; a newer choice wins. */
+  async #recheck(): Promise<void> {
+    const seq = ++this.#checkSeq;
+    this.#check = null;
+    const ds = this.#dataset;
+    const p = this.#predictions;
+    if (!this.#checker || !ds || !p) return;
+    this.#checking = true;
+    try {
+      const check = await this.#checker({ datasetId: ds.id, predictions: { name: p.name, text: p.text }, fence: this.#fence });
+      if (seq === this.#checkSeq) this.#check = check;
+    } catch (err) {
+      if (seq === this.#checkSeq) this.#predictionsError = isWorkbenchError(err) ? err.message : errorMessage(err);
+    } finally {
+      if (seq === this.#checkSeq) this.#checking = false;
+    }
   }
 
   #autoName(): void {

@@ -4,6 +4,8 @@ import type { ItemPreview } from '../../core/eval/executor.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult } from '../../core/types.ts';
 import type { ProbeService } from '../probe/probe-service.ts';
+import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
+import type { RubricDb } from '../../adapters/judge/idb-judge-cache.ts';
 
 /** Re-runs one stored sample in the SQL worker pool to show both result tables. */
 export interface PreviewService {
@@ -12,9 +14,14 @@ export interface PreviewService {
   release(): Promise<void>;
 }
 
+/** Everything the screens use, built once by the composition root (src/ui/main.ts). */
 export interface WorkbenchServices {
   store: WorkbenchStore;
   previews: PreviewService;
-  /** The reward-hacking probe over stored databases (the probe screen makes its own when absent). */
-  probe?: ProbeService;
+  /** The reward-hacking probe over stored databases. */
+  probe: ProbeService;
+  /** The engines a policy or a judge can load. */
+  engines: EngineFactory;
+  /** The page's one connection to the rubrics database (rubrics, judge caches, RaR runs), opened on first use. */
+  rubricDb: () => Promise<RubricDb>;
 }

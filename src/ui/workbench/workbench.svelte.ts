@@ -12,6 +12,9 @@ import { RunView } from './run-view.svelte.ts';
 import { RunsState } from './runs.svelte.ts';
 import type { WorkbenchServices } from './services.ts';
 import { StorageState } from './storage.svelte.ts';
+import { GenerateState } from '../generate/generate-state.svelte.ts';
+import { RarState } from '../rubric/rar-state.svelte.ts';
+import { RubricScreen } from '../rubric/rubric-screen.svelte.ts';
 
 export class Workbench {
   readonly services: WorkbenchServices;
@@ -20,7 +23,7 @@ export class Workbench {
   readonly datasets: DatasetsState;
   readonly runs: RunsState;
   readonly importDraft = new ImportDraft();
-  readonly newRun = new NewRunDraft();
+  readonly newRun: NewRunDraft;
   /** Plain field: the cache behind `view`, which creates at most one RunView per run shown. */
   #cache: RunView | null = null;
   #version = $state(0);
@@ -38,6 +41,7 @@ export class Workbench {
 
   constructor(services: WorkbenchServices) {
     this.services = services;
+    this.newRun = new NewRunDraft((req) => services.store.service.checkReplay(req));
     const changed = () => void this.storage.refresh();
     this.storage = new StorageState(services.store);
     this.datasets = new DatasetsState(services.store, () => {
@@ -49,6 +53,25 @@ export class Workbench {
       this.#cache = null;
       this.#version++;
     });
+  }
+
+  #generate: GenerateState | null = null;
+  #rubrics: RubricScreen | null = null;
+  #rar: RarState | null = null;
+
+  /** The Generate screen's state, made on first use: a generation keeps going while the user looks elsewhere. */
+  get generate(): GenerateState {
+    return (this.#generate ??= new GenerateState(this.services.engines));
+  }
+
+  /** The rubric screen's state (editor and scoring), made on first use. */
+  get rubrics(): RubricScreen {
+    return (this.#rubrics ??= new RubricScreen(this.services.store, this.services.engines, this.services.rubricDb));
+  }
+
+  /** The rubric runs screen's state (RaR datasets and runs), made on first use. */
+  get rar(): RarState {
+    return (this.#rar ??= new RarState(this.services.engines, this.services.rubricDb));
   }
 
   /** Loads what every screen lists; called once by the shell. */

@@ -1,0 +1,92 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { formatFixed2 } from '../../src/core/eval/report.ts';
+import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { sharedData } from '../helpers/shared-data.ts';
+import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { importDataset, laptopPage, officialCells, startRun } from './workbench-helpers.ts';
+
+interface BirdQuestion { question_id: number; db_id: string; SQL: string; difficulty: string }
+
+const STORED = new Set(['superhero', 'student_club', 'toxicology']);
+const WRONG = ["SELECT 'not the answer'", 'SELEC broken'];
+
+/**
+ * n = 4 samples for 11 questions of the three stored mini-dev databases, except one question
+ * with 2 samples and one with 6, so a per-sample and a per-question summary differ; plus two
+ * questions of a database that is not here (unscored, left out of both counts).
+ */
+function writeRollouts(): string {
+  const all = JSON.parse(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8')) as BirdQuestion[];
+  const usable = all.filter((x) => x.question_id !== 137 && x.question_id !== 138);
+  const here = usable.filter((x) => STORED.has(x.db_id)).slice(0, 13);
+  const away = usable.filter((x) => !STORED.has(x.db_id)).slice(0, 2);
+  const lines: string[] = [];
+  here.forEach((x, q) => {
+    const n = q === 0 ? 2 : q === 1 ? 6 : 4;
+    for (let s = 0; s < n; s++) {
+      const right = (s * 7 + q) % 3 !== 0;
+      lines.push(JSON.stringify({ question_id: x.question_id, sql: right ? x.SQL : WRONG[(s + q) % WRONG.length] }));
+    }
+  });
+  for (const x of away) lines.push(JSON.stringify({ question_id: x.question_id, sql: x.SQL }));
+  const file = tempFile('unequal-rollouts.jsonl');
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+/** One multi-sample run through the CLI and through the app: the same summary, counts included. */
+describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample run, CLI and app'), () => {
+  let server: StaticServer;
+  let browser: Browser;
+  let page: Page;
+  let watch: PageWatch;
+
+  beforeAll(async () => {
+    server = await serveStatic(builtAppDir());
+    browser = await launchChromium();
+    page = await laptopPage(browser);
+    watch = watchPage(page);
+    await page.goto(server.url + '#/datasets');
+    const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
+    expect(imported.ok, imported.message).toBe(true);
+  });
+
+  afterEach(() => {
+    expect(watch.problems).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows per question counts, sample counts, EX and Soft-F1 equal to the CLI, with the same n note', async () => {
+    const file = writeRollouts();
+    const out = tempFile('unequal.json');
+    const cli = await runCli([
+      'eval', '--predictions', file, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), '--db-root', sharedData('bird', 'databases'), '--out', out,
+    ]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const summary = readJson(out).summary;
+    // 13 questions scored (2 missing-db ones left out), 2 + 6 + 11 x 4 = 52 samples.
+    expect(summary.by_difficulty.total).toMatchObject({ count: 13, samples: 52 });
+    expect(summary.samples_per_question).toEqual({ min: 2, max: 6 });
+
+    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: file, name: 'unequal n' });
+    expect(run.error).toBeNull();
+    const cells = await officialCells(page);
+    for (const level of ['simple', 'moderate', 'challenging', 'total'] as const) {
+      const b = summary.by_difficulty[level];
+      expect(cells.count![level], `count ${level}`).toBe(String(b.count));
+      expect(cells.samples![level], `samples ${level}`).toBe(String(b.samples));
+      expect(cells.ex![level], `EX ${level}`).toBe(b.count ? formatFixed2(b.ex) : '–');
+      expect(cells['soft-f1']![level], `Soft-F1 ${level}`).toBe(b.count ? formatFixed2(b.soft_f1) : '–');
+    }
+    const note = (await page.getByTestId('samples-note').textContent())?.trim();
+    expect(cli.stdout).toContain(note!);
+    expect(note).toMatch(/^n = 2 to 6 samples per question \(54 samples\)/);
+  });
+});
