@@ -6,8 +6,8 @@
  */
 import type { PairingFinding } from '../src/core/formats/pairing.ts';
 import type { EvalItem, GoldEntry, Question } from '../src/core/types.ts';
-import type { ErrorData } from '../src/adapters/store/errors.ts';
-import type { DatasetRecord, ImportProgress, ImportSource } from '../src/adapters/store/workbench-store.ts';
+import type { ErrorData } from '../src/core/errors.ts';
+import type { DatasetRecord, ImportProgress, ImportSource } from '../src/adapters/store/records.ts';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
 

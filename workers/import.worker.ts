@@ -2,7 +2,7 @@
 import { expose } from 'comlink';
 import { importDataset } from '../src/adapters/import/import-dataset.ts';
 import { pairRunPredictions } from '../src/adapters/import/pair-run.ts';
-import { toErrorData } from '../src/adapters/store/errors.ts';
+import { toErrorData } from '../src/core/errors.ts';
 import { openWorkbenchDb } from '../src/adapters/store/schema.ts';
 import type { ImportWorkerApi, Outcome } from './import.api.ts';
 

@@ -285,4 +285,4 @@ const api: WllamaWorkerApi = {
   unload: () => unloadModel(),
 };
 
-expose(api);
+expose(api satisfies WllamaWorkerApi);

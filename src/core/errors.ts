@@ -12,17 +12,31 @@ export type ErrorCode =
   | 'BAD_DATABASE' // bytes that are not an SQLite database
   | 'INTERNAL';
 
-export class WorkbenchError extends Error {
-  override readonly name = 'WorkbenchError';
-  readonly code: ErrorCode;
-  /** File, item or setting the error is about, e.g. `preds.json` or `preds.jsonl:12`. */
+/**
+ * The one base of the product's errors: a literal `code` to switch on and, where it helps,
+ * `where` (the file, item, setting or endpoint), which the message starts with. The layers'
+ * classes (WorkbenchError here, StoreError for browser storage, EngineError for engines) differ
+ * only in `name` and in their codes.
+ */
+export abstract class CodedError<C extends string = string> extends Error {
+  readonly code: C;
   readonly where: string | undefined;
 
-  constructor(code: ErrorCode, message: string, where?: string) {
+  constructor(code: C, message: string, where?: string) {
     super(where ? `${where}: ${message}` : message);
     this.code = code;
     this.where = where;
   }
+}
+
+/** Any of the product's errors, also after a realm crossing (a plain object with a string `code`). */
+export function isCodedError(err: unknown): err is CodedError {
+  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' &&
+    typeof (err as { message?: unknown }).message === 'string';
+}
+
+export class WorkbenchError extends CodedError<ErrorCode> {
+  override readonly name = 'WorkbenchError';
 }
 
 export function isWorkbenchError(err: unknown): err is WorkbenchError {
@@ -36,6 +50,27 @@ export function errorMessage(err: unknown): string {
     return (err as { message: string }).message;
   }
   return String(err);
+}
+
+/** Plain data for a realm crossing (comlink keeps only name/message/stack of an Error). */
+export interface ErrorData {
+  name: string;
+  message: string;
+  code?: string;
+  where?: string;
+}
+
+export function toErrorData(err: unknown): ErrorData {
+  if (typeof err === 'object' && err !== null) {
+    const e = err as { name?: unknown; message?: unknown; code?: unknown; where?: unknown };
+    return {
+      name: typeof e.name === 'string' ? e.name : 'Error',
+      message: typeof e.message === 'string' ? e.message : String(err),
+      ...(typeof e.code === 'string' ? { code: e.code } : {}),
+      ...(typeof e.where === 'string' ? { where: e.where } : {}),
+    };
+  }
+  return { name: 'Error', message: String(err) };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { DbSource } from '../adapters/sql-pool.ts';
 import type { ItemPreview, SqlExecutor } from '../core/eval/executor.ts';
 import type { RunHeader } from '../core/run/types.ts';
 import type { EvalItem } from '../core/types.ts';
-import { evalOptionsOf } from '../core/eval/constants.ts';
+import { evalOptionsOf } from '../core/eval/executor.ts';
 import { runEvaluation } from '../core/run/replay.ts';
 import type { PreviewService } from './workbench/services.ts';
 

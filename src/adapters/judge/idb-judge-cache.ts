@@ -12,7 +12,7 @@ import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { CachedAnswer, JudgeCache } from '../../core/rubric/judge-cache.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
-import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from './rar-store.ts';
+import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from './rar-records.ts';
 
 export const RUBRIC_DB_NAME = 'rlvr-workbench-rubrics';
 const RUBRIC_DB_VERSION = 2;

@@ -10,53 +10,17 @@
  * run whose lock nobody holds was interrupted (closed tab, reload) and can be resumed: only
  * the (index, sample) keys not stored are generated and judged.
  */
-import type { Engine, ModelRef, SamplingParams } from '../../core/engine/engine.ts';
+import type { Engine } from '../../core/engine/engine.ts';
 import type { Judge } from '../../core/rubric/judge.ts';
-import type { WeightingName } from '../../core/rubric/model.ts';
-import { parseRarJsonl, type RarRow } from '../../core/rubric/rar-dataset.ts';
-import { rarKey, runRar, type RarSample } from '../../core/rubric/rar-run.ts';
-import type { Aggregation } from '../../core/rubric/score.ts';
-import type { ExplicitOptions, JudgeInfo } from '../../core/rubric/scores.ts';
+import { parseRarJsonl } from '../../core/rubric/rar-dataset.ts';
+import { rarKey, runRar } from '../../core/rubric/rar-run.ts';
 import { sha256Text } from '../import/pair-run.ts';
 import { holdLock } from '../store/database-bytes.ts';
 import { StoreError, isQuotaError } from '../store/errors.ts';
 import type { RubricDb } from './idb-judge-cache.ts';
+import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from './rar-records.ts';
 
-export interface RarDatasetRecord {
-  id: string;
-  name: string;
-  file: { name: string; sha256: string; bytes: number };
-  importedAt: string;
-  rows: RarRow[];
-}
-
-export type RarPolicyRecord =
-  /** `prompt`: the policy prompt's version (rar-run.ts RAR_POLICY_PROMPT_VERSION). */
-  | { kind: 'engine'; engine: string; model: ModelRef; params: SamplingParams; prompt: string }
-  | { kind: 'replay'; file: { name: string; sha256: string; bytes: number }; completions: Record<number, string[]> };
-
-export interface RarRunHeader {
-  id: string;
-  name: string;
-  createdAt: string;
-  updatedAt: string;
-  status: 'running' | 'done' | 'cancelled' | 'failed';
-  /** Why the run stopped, when it failed. */
-  error: string | null;
-  dataset: { id: string; name: string; file: RarDatasetRecord['file'] };
-  policy: RarPolicyRecord;
-  judge: JudgeInfo | null;
-  samplesPerQuestion: number;
-  aggregations: Aggregation[];
-  explicit: ExplicitOptions;
-  weighting: WeightingName | 'as-given';
-  /** Samples the run plans (rows x samples, or what the replayed file has). */
-  planned: number;
-}
-
-export interface StoredRarSample extends RarSample {
-  runId: string;
-}
+export type * from './rar-records.ts';
 
 export interface RarRunHooks {
   signal?: AbortSignal;

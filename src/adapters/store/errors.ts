@@ -4,6 +4,8 @@
  * `WorkbenchError`s (BAD_DATABASE, BAD_FORMAT, MISMATCH...) from the core; these are the
  * storage's own. Guard with `isStoreError` (works across workers, where only `name` survives).
  */
+import { CodedError } from '../../core/errors.ts';
+
 export type StoreErrorCode =
   | 'QUOTA_EXCEEDED' // the browser refused to store more bytes
   | 'LOCKED' // another tab holds the run or database being written
@@ -12,12 +14,10 @@ export type StoreErrorCode =
   | 'BAD_RUN_FILE' // a run file that is not a valid run
   | 'ABORTED'; // the user cancelled
 
-export class StoreError extends Error {
+export class StoreError extends CodedError<StoreErrorCode> {
   override readonly name = 'StoreError';
-  readonly code: StoreErrorCode;
   constructor(code: StoreErrorCode, message: string) {
-    super(message);
-    this.code = code;
+    super(code, message);
   }
 }
 
@@ -38,23 +38,4 @@ export function mib(bytes: number): string {
   return `${(bytes / MiB).toFixed(bytes < 10 * MiB ? 1 : 0)} MiB`;
 }
 
-/** Plain data for a realm crossing (comlink keeps only name/message/stack of an Error). */
-export interface ErrorData {
-  name: string;
-  message: string;
-  code?: string;
-  where?: string;
-}
-
-export function toErrorData(err: unknown): ErrorData {
-  if (typeof err === 'object' && err !== null) {
-    const e = err as { name?: unknown; message?: unknown; code?: unknown; where?: unknown };
-    return {
-      name: typeof e.name === 'string' ? e.name : 'Error',
-      message: typeof e.message === 'string' ? e.message : String(err),
-      ...(typeof e.code === 'string' ? { code: e.code } : {}),
-      ...(typeof e.where === 'string' ? { where: e.where } : {}),
-    };
-  }
-  return { name: 'Error', message: String(err) };
-}
+export { toErrorData, type ErrorData } from '../../core/errors.ts';

@@ -13,7 +13,7 @@ import type { RunHeader } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { spawnBrowserSqlWorker } from '../browser/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
-import { evalOptionsOf } from '../../core/eval/constants.ts';
+import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { questionsWithDatabase } from './dataset-repository.ts';
 import { StoreError, isAbortError } from './errors.ts';
 import { openRunSession, withRunLock, type StoreContext } from './run-session.ts';

@@ -3,7 +3,8 @@
  * core's replay plan), resumes, the gold self-test and generation runs, each evaluated by the
  * core's loop (`runEvaluation`, `runGeneration`) inside one run session (run-session.ts).
  */
-import { OFFICIAL_TIMEOUT_MS, evalOptionsOf } from '../../core/eval/constants.ts';
+import { OFFICIAL_TIMEOUT_MS } from '../../core/eval/constants.ts';
+import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { remainingItems, runEvaluation, selectItems } from '../../core/run/replay.ts';
 import { toSampleRecord } from '../../core/run/run-file.ts';
 import type { RunHeader } from '../../core/run/types.ts';

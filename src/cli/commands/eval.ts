@@ -7,7 +7,7 @@ import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
 import { decodeUtf8File } from '../../adapters/utf8-text.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
-import { evalOptionsOf } from '../../core/eval/constants.ts';
+import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';

@@ -4,7 +4,7 @@
  * a sample as an error. Worker boundaries keep only `name` and `message`, so engines that talk
  * to a worker send `{ code, message }` as plain data and rebuild the error with `engineError`.
  */
-import { isCancellation } from '../errors.ts';
+import { CodedError, isCancellation } from '../errors.ts';
 export type EngineErrorCode =
   | 'CONFIG' // an engine setting or sampling parameter is invalid
   | 'NOT_LOADED' // generate() before load(), or after unload()
@@ -18,17 +18,9 @@ export type EngineErrorCode =
   | 'ABORTED' // cancelled through the signal or interrupt()
   | 'INTERNAL';
 
-export class EngineError extends Error {
+/** `where`: the endpoint, file or model the error is about. */
+export class EngineError extends CodedError<EngineErrorCode> {
   override readonly name = 'EngineError';
-  readonly code: EngineErrorCode;
-  /** The endpoint, file or model the error is about. */
-  readonly where: string | undefined;
-
-  constructor(code: EngineErrorCode, message: string, where?: string) {
-    super(where ? `${where}: ${message}` : message);
-    this.code = code;
-    this.where = where;
-  }
 }
 
 /** Plain-data form of an EngineError, for worker messages. */

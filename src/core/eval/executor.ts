@@ -51,3 +51,22 @@ export interface SqlExecutor {
   ): Promise<ItemResult[]>;
   dispose(): Promise<void>;
 }
+
+/** What a run's configuration says about evaluation. */
+export interface EvalConfig {
+  metrics: readonly MetricName[];
+  timeoutMs: number;
+  readOnly: boolean;
+  vesIterations: number;
+}
+
+/** The executor's options for a run's configuration; rows are kept for display only when asked. */
+export function evalOptionsOf(config: EvalConfig, previewRows = 0): EvalOptions {
+  return {
+    metrics: [...config.metrics],
+    timeoutMs: config.timeoutMs,
+    readOnly: config.readOnly,
+    vesIterations: config.vesIterations,
+    previewRows,
+  };
+}

@@ -4,7 +4,7 @@
  * counts the questions each exploit wins. A run of the official evaluator that rewards these
  * can be gamed by a policy; read-only evaluation should leave only the non-writing exploits.
  */
-import { evalOptionsOf } from '../eval/constants.ts';
+import { evalOptionsOf } from '../eval/executor.ts';
 import { cancelledError } from '../errors.ts';
 import type { EvalEvent, SqlExecutor } from '../eval/executor.ts';
 import { runEvaluation } from '../run/replay.ts';

@@ -12,7 +12,7 @@
  */
 import { sampleKey } from '../eval/constants.ts';
 import type { AbortSignalLike } from '../eval/executor.ts';
-import { GREEDY, type ChatMessage, type Completion, type Engine, type ModelRef, type SamplingParams } from '../engine/engine.ts';
+import { GREEDY, type Completion, type Engine, type ModelRef, type SamplingParams } from '../engine/engine.ts';
 import { isEngineError } from '../engine/engine-error.ts';
 import { buildPrompt, type DatabaseContext, type PromptFit } from '../prompt/build-prompt.ts';
 import type { PromptTemplate } from '../prompt/templates.ts';
@@ -21,7 +21,7 @@ import { compileRewardFormula } from '../rl/reward.ts';
 import { extractSql } from '../sql/extract-sql.ts';
 import type { EvalItem, ItemResult, Question } from '../types.ts';
 import { toSampleRecord } from './run-file.ts';
-import type { RunConfig, SampleRecord } from './types.ts';
+import type { RunConfig, SampleGeneration, SampleRecord } from './types.ts';
 
 /** What a generation run asks of its engine; stored with the run so a resume asks the same. */
 export interface GenerationSpec {
@@ -38,25 +38,7 @@ export interface GenerationSpec {
   params: SamplingParams;
 }
 
-/** How one sample was produced: stored in `SampleRecord.generation`. */
-export interface SampleGeneration {
-  /** The prompt exactly as sent. */
-  prompt: ChatMessage[];
-  templateId: string;
-  templateFingerprint: string;
-  /** Token count, limit, counter and what was cut to fit the context window. */
-  fit: PromptFit;
-  tokensIn: number | null;
-  tokensOut: number | null;
-  latencyMs: number;
-  finishReason: Completion['finishReason'];
-  seed: number | null;
-  /** `<engine kind>` and model id. */
-  engine: string;
-  model: string;
-  /** The engine's message when finishReason is `error`. */
-  error?: string;
-}
+export type { SampleGeneration } from './types.ts';
 
 /** One question of a plan and the sample numbers still to generate. */
 export interface GenerationJob {

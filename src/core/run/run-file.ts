@@ -10,9 +10,8 @@ import { compileRewardFormula, formatReward, type RewardFormula } from '../rl/re
 import type { EvalItem, ItemResult } from '../types.ts';
 import { readRubricScores } from '../rubric/read-scores.ts';
 import { readEvalReport } from './eval-report.ts';
-import type { SampleGeneration } from './generation.ts';
 import { toRunFile } from './export.ts';
-import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleRecord } from './types.ts';
+import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleGeneration, type SampleRecord } from './types.ts';
 import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from './validate.ts';
 
 /** A sample's record: its result, what was asked and written, the format reward and the formula's reward. */

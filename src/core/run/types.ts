@@ -6,7 +6,8 @@ import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from '../eval/constants.
 import type { MetricName } from '../eval/executor.ts';
 import type { Difficulty, ItemResult } from '../types.ts';
 import type { RubricScores } from '../rubric/scores.ts';
-import type { SampleGeneration } from './generation.ts';
+import type { ChatMessage, Completion } from '../engine/engine.ts';
+import type { PromptFit } from '../prompt/build-prompt.ts';
 
 export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
 export const RUN_FILE_VERSION = 1;
@@ -100,3 +101,23 @@ export interface RunFile {
 }
 
 export type { Difficulty };
+
+/** How one sample was produced: stored in `SampleRecord.generation`. */
+export interface SampleGeneration {
+  /** The prompt exactly as sent. */
+  prompt: ChatMessage[];
+  templateId: string;
+  templateFingerprint: string;
+  /** Token count, limit, counter and what was cut to fit the context window. */
+  fit: PromptFit;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  latencyMs: number;
+  finishReason: Completion['finishReason'];
+  seed: number | null;
+  /** `<engine kind>` and model id. */
+  engine: string;
+  model: string;
+  /** The engine's message when finishReason is `error`. */
+  error?: string;
+}
