@@ -15,6 +15,7 @@ import { pairPredictions, parsePredictions } from '../formats/predictions.ts';
 import type { EvalItem, GoldEntry, ItemResult, Question } from '../types.ts';
 import { sampleKey } from '../eval/constants.ts';
 import { isCancellation } from '../errors.ts';
+import { copyResult, planReuse, reusable, reuseKey, shareable } from './reuse.ts';
 
 export interface ReplayInputs {
   predictions: { name: string; text: string };
@@ -68,6 +69,8 @@ export interface EvaluationPorts {
   onEvent?: (e: EvalEvent) => void;
   /** Samples already stored before this call (a resumed run); they count in `done` and `total`. */
   doneBefore?: number;
+  /** Identical items take the verdict of the first (reuse.ts); default on. */
+  reuse?: boolean;
   now?: () => number;
 }
 
@@ -78,12 +81,15 @@ export interface EvaluationOutcome {
   /** The signal stopped the evaluation before every item finished. */
   cancelled: boolean;
   elapsedMs: number;
+  /** Items whose queries were executed, and items that took the verdict of an identical one. */
+  executed: number;
+  reused: number;
 }
 
-
 /**
- * Evaluates `items` with the executor and summarises them. A stop by the signal is not an
- * error: the outcome says `cancelled` and holds what finished. Any other failure throws.
+ * Evaluates `items` with the executor and summarises them. Identical items are executed once
+ * (reuse.ts) unless `ports.reuse` is false. A stop by the signal is not an error: the outcome
+ * says `cancelled` and holds what finished. Any other failure throws.
  */
 export async function runEvaluation(items: readonly EvalItem[], options: EvalOptions, ports: EvaluationPorts): Promise<EvaluationOutcome> {
   const now = ports.now ?? (() => Date.now());
@@ -92,26 +98,46 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
   const total = doneBefore + items.length;
   const itemOf = new Map(items.map((it) => [sampleKey(it), it]));
   const finished = new Map<string, ItemResult>();
-  let cancelled = false;
-  let results: ItemResult[] = [];
-  if (items.length > 0) {
-    try {
-      results = await ports.executor.evaluate(items, options, {
-        signal: ports.signal,
-        onEvent: (e) => {
-          if (e.type !== 'item') return ports.onEvent?.(e);
-          const key = sampleKey(e.result);
-          finished.set(key, e.result);
-          ports.sink?.(e.result, itemOf.get(key)!, e.preview);
-          ports.onEvent?.({ ...e, done: doneBefore + e.done, total });
-        },
-      });
-    } catch (err) {
-      if (!isCancellation(err) && !ports.signal?.aborted) throw err;
-      cancelled = true;
-      results = items.flatMap((it) => finished.get(sampleKey(it)) ?? []);
+  const plan = planReuse(items, options, ports.reuse ?? true);
+  const again: EvalItem[] = [];
+  let executed = 0;
+  let reused = 0;
+  const deliver = (result: ItemResult, item: EvalItem, preview: ItemPreview | null) => {
+    finished.set(sampleKey(item), result);
+    ports.sink?.(result, item, preview);
+    ports.onEvent?.({ type: 'item', result, preview, done: doneBefore + finished.size, total });
+  };
+  const settle = (result: ItemResult, preview: ItemPreview | null, copies: boolean) => {
+    const item = itemOf.get(sampleKey(result))!;
+    executed++;
+    deliver(result, item, preview);
+    const key = copies && reusable(item) ? reuseKey(item) : null;
+    const dups = key === null ? undefined : plan.waiting.get(key);
+    if (!dups) return;
+    plan.waiting.delete(key!);
+    if (!shareable(result)) return void again.push(...dups);
+    for (const d of dups) {
+      reused++;
+      deliver(copyResult(result, d), d, preview);
     }
+  };
+  const pass = async (batch: readonly EvalItem[], copies: boolean) => {
+    const out = await ports.executor.evaluate(batch, options, {
+      signal: ports.signal,
+      onEvent: (e) => (e.type === 'item' ? settle(e.result, e.preview, copies) : ports.onEvent?.(e)),
+    });
+    // An executor that reports no item events (a test double) still has its results settled.
+    for (const r of out) if (!finished.has(sampleKey(r))) settle(r, null, copies);
+  };
+  let cancelled = false;
+  try {
+    if (plan.first.length > 0) await pass(plan.first, true);
+    if (again.length > 0) await pass(again, false);
+  } catch (err) {
+    if (!isCancellation(err) && !ports.signal?.aborted) throw err;
+    cancelled = true;
   }
-  if (ports.signal?.aborted && results.length < items.length) cancelled = true;
-  return { results, summary: summarize(results, options.metrics), cancelled, elapsedMs: now() - started };
+  const results = items.flatMap((it) => finished.get(sampleKey(it)) ?? []);
+  if (results.length < items.length && ports.signal?.aborted) cancelled = true;
+  return { results, summary: summarize(results, options.metrics), cancelled, elapsedMs: now() - started, executed, reused };
 }

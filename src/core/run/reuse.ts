@@ -1,0 +1,92 @@
+/**
+ * Reuse without changing a verdict. An RL run repeats itself: many samples of a question hold
+ * the same SQL. Two items with the same database, the same gold and the same prediction (up to
+ * what SQLite cannot see: surrounding whitespace and one trailing `;`) run the same two queries
+ * on the same pristine database, so the second can take the first one's verdict. Not reused:
+ * - SQL whose result can change between executions (NON_DETERMINISTIC below);
+ * - SQL that may write (WRITES below), and any item whose first execution changed the database;
+ * - timeouts and failures of the machine rather than of the SQL (a killed worker): only `ok`
+ *   and SQLite's own errors (prefixed `prediction:` or `gold:`) are reused;
+ * - R-VES runs: R-VES times each item itself.
+ * A reused item keeps its own identity (index, sample, question id, difficulty, extraction) and
+ * the first execution's time (`elapsedMs`): the time the same two queries took on this machine.
+ */
+import type { EvalOptions } from '../eval/executor.ts';
+import type { EvalItem, ItemResult } from '../types.ts';
+
+/**
+ * Functions and keywords whose value depends on when or how often the query runs, or on what
+ * the connection did before: random(), randomblob(), the date and time functions with 'now'
+ * (and without arguments), CURRENT_DATE / CURRENT_TIME / CURRENT_TIMESTAMP, changes(),
+ * total_changes(), last_insert_rowid().
+ */
+export const NON_DETERMINISTIC = /\b(random|randomblob|changes|total_changes|last_insert_rowid)\s*\(|\bcurrent_(date|time|timestamp)\b|'now'|\b(date|time|datetime|julianday|unixepoch|strftime|timediff)\s*\(\s*\)/i;
+
+/** Statements that may change the database or the connection (conservative: anywhere in the text). */
+export const WRITES = /\b(insert|update|delete|replace|drop|create|alter|attach|detach|pragma|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release)\b/i;
+
+/** The prediction as SQLite sees it: surrounding whitespace and one trailing `;` removed. */
+export function normalizedSql(sql: string): string {
+  const t = sql.trim();
+  return t.endsWith(';') ? t.slice(0, -1).trim() : t;
+}
+
+/** Whether an item's verdict may be shared with identical items at all. */
+export function reusable(item: EvalItem): boolean {
+  const texts = [item.predSql, item.goldSql];
+  return !texts.some((t) => NON_DETERMINISTIC.test(t) || WRITES.test(t));
+}
+
+/** Whether an executed item's verdict is one its duplicates would get too. */
+export function shareable(r: ItemResult): boolean {
+  if (r.mutatedDb) return false;
+  if (r.status === 'ok') return true;
+  return r.status === 'error' && r.error !== null && /^(prediction|gold): /.test(r.error);
+}
+
+export function reuseKey(item: EvalItem): string {
+  return `${item.dbId}\u0000${item.goldSql}\u0000${normalizedSql(item.predSql)}`;
+}
+
+export interface ReusePlan {
+  /** Items to execute: one per distinct key, plus every item that cannot be shared. */
+  first: EvalItem[];
+  /** Duplicates waiting for the item they copy (by reuse key). */
+  waiting: Map<string, EvalItem[]>;
+}
+
+/** Splits items into those to execute and the duplicates of the reusable ones. */
+export function planReuse(items: readonly EvalItem[], options: EvalOptions, enabled: boolean): ReusePlan {
+  const first: EvalItem[] = [];
+  const waiting = new Map<string, EvalItem[]>();
+  if (!enabled || options.metrics.includes('r-ves')) return { first: [...items], waiting };
+  for (const it of items) {
+    if (!reusable(it)) {
+      first.push(it);
+      continue;
+    }
+    const key = reuseKey(it);
+    const list = waiting.get(key);
+    if (list) list.push(it);
+    else {
+      waiting.set(key, []);
+      first.push(it);
+    }
+  }
+  return { first, waiting };
+}
+
+/** The verdict of `from` for `item`: same scores, the item's own identity. */
+export function copyResult(from: ItemResult, item: EvalItem): ItemResult {
+  const r: ItemResult = {
+    ...from,
+    index: item.index,
+    questionId: item.questionId,
+    dbId: item.dbId,
+    difficulty: item.difficulty,
+    extraction: item.extraction,
+  };
+  if (item.sample !== undefined) r.sample = item.sample;
+  else delete r.sample;
+  return r;
+}
