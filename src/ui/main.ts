@@ -13,7 +13,7 @@ import { createProbeService } from './probe/probe-service.ts';
 import Shell from './Shell.svelte';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
-import './workbench/theme.css';
+import './shell/theme.css';
 
 /** Read-only facts for tests and curious users (`window.__workbench` in the console). */
 export interface WorkbenchDiagnostics {

@@ -16,7 +16,7 @@ import { DEFAULT_QUERY, ItemIndex, type ExplorerRow, type ItemQuery } from '../.
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult, Question } from '../../core/types.ts';
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import type { ItemKey } from './route.ts';
+import type { ItemKey } from '../shell/route.ts';
 import type { PreviewService } from './services.ts';
 
 export const PREVIEW_ROWS = 20;

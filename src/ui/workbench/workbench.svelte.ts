@@ -7,7 +7,7 @@ import { getContext, setContext } from 'svelte';
 import { DatasetsState } from './datasets.svelte.ts';
 import { NewRunDraft } from './new-run-draft.svelte.ts';
 import { ImportDraft } from './import-draft.svelte.ts';
-import { Router } from './router.svelte.ts';
+import { Router } from '../shell/router.svelte.ts';
 import { RunView } from './run-view.svelte.ts';
 import { RunsState } from './runs.svelte.ts';
 import type { WorkbenchServices } from './services.ts';
