@@ -17,4 +17,6 @@ export interface WorkbenchServices {
   previews: PreviewService;
   /** The reward-hacking probe over stored databases (the probe screen makes its own when absent). */
   probe?: ProbeService;
+  /** A file of the embedded demo (public/demo), by its path under `demo/`, e.g. `gold.sql`. */
+  fetchDemoFile(path: string): Promise<Blob>;
 }
