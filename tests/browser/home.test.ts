@@ -93,6 +93,26 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
     expect(await phone.getByRole('heading', { level: 1 }).first().textContent()).toContain('Datasets');
   });
 
+  it('adds the demo once when two tabs open the first page at the same time', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    try {
+      const [a, b] = await Promise.all([context.newPage(), context.newPage()]);
+      const watches = [watchPage(a), watchPage(b)];
+      await Promise.all([a.goto(server.url), b.goto(server.url)]);
+      const [runA, runB] = await Promise.all([waitForDemo(a), waitForDemo(b)]);
+      expect(runA).toBe(runB);
+      await gotoHash(a, '#/runs');
+      await a.getByTestId('run-list').locator('li[data-run-id]').first().waitFor();
+      expect(await a.getByTestId('run-list').locator('li[data-run-id]').count()).toBe(1);
+      await gotoHash(a, '#/datasets');
+      await a.getByTestId('dataset-list').locator('li[data-dataset-id]').first().waitFor();
+      expect(await a.getByTestId('dataset-list').locator('li[data-dataset-id]').count()).toBe(1);
+      expect(watches.flatMap((w) => w.problems)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('offers a deleted demo again instead of adding it unasked, and adds it once', async () => {
     await gotoHash(page, '#/runs');
     const row = page.getByTestId('run-list').locator(`li[data-run-id="${runId}"]`);

@@ -128,11 +128,13 @@ export class DemoLibrary {
         return;
       }
       this.#runId = run.run.id;
-      const interrupted = !run.created && this.#deps.runs.interrupted(run.run);
-      if (interrupted) {
+      const { datasets, runs } = this.#deps;
+      // Added by another tab since this one read its lists: list it here too.
+      if (!runs.byId(run.run.id) || !datasets.byId(run.run.dataset.id)) await Promise.all([datasets.refresh(), runs.refresh()]);
+      if (!run.created && runs.interrupted(run.run)) {
         // Closed while it was being evaluated: finish it (only its missing items are evaluated).
         this.#phase = 'running';
-        await this.#deps.runs.resume(run.run);
+        await runs.resume(run.run);
       }
       this.#phase = 'done';
     } catch (err) {
