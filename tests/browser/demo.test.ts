@@ -32,6 +32,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the demo on the first page, bui
   let watch: PageWatch;
   let node: { results: ItemResult[]; summary: Summary };
   let runId: string;
+  /** Load to the demo's dashboard: first visit (import + run) and a later one (found), reported, not asserted. */
+  let firstVisitMs = 0;
+  let laterVisitMs = 0;
   const wasmRequests: string[] = [];
 
   beforeAll(async () => {
@@ -44,8 +47,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the demo on the first page, bui
     page.on('request', (req) => {
       if (req.url().endsWith('.wasm')) wasmRequests.push(req.url());
     });
+    const t0 = Date.now();
     await page.goto(server.url);
     runId = await waitForDemo(page);
+    firstVisitMs = Date.now() - t0;
     node = await reference;
   });
 
@@ -54,6 +59,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the demo on the first page, bui
   });
 
   afterAll(async () => {
+    process.stderr.write(`[demo] load to the demo dashboard: first visit ${firstVisitMs} ms, later visit ${laterVisitMs} ms\n`);
     await browser?.close();
     await server?.close();
   });
@@ -134,8 +140,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the demo on the first page, bui
   it('finds the stored demo on a later visit instead of adding it again', async () => {
     // A full load of the first page (not a hash change).
     await page.goto('about:blank');
+    const t0 = Date.now();
     await page.goto(server.url);
     expect(await waitForDemo(page)).toBe(runId);
+    laterVisitMs = Date.now() - t0;
     await gotoHash(page, '#/runs');
     await page.getByTestId('run-list').locator(`li[data-run-id="${runId}"]`).waitFor();
     expect(await page.getByTestId('run-list').locator('li[data-run-id]').count()).toBe(1);
