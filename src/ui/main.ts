@@ -1,68 +1,30 @@
 /**
- * Browser composition root: the workbench (IndexedDB store, sql.js Web Workers) and the demo
- * run, mounted into index.html. Screens are chosen by the address's hash (#/datasets, #/runs…);
- * the demo page is the default and starts its run the first time it is shown.
+ * Browser composition root: the workbench (IndexedDB store, sql.js Web Workers, previews, the
+ * reward-hacking probe) mounted into index.html. Screens are chosen by the address's hash
+ * (#/datasets, #/runs…); the first page (#/) shows the embedded demo as a stored run, added the
+ * first time it is shown (src/ui/home/demo-library.svelte.ts).
  */
 import { mount } from 'svelte';
-import { createBrowserSqlPool, memoryDbSource } from '../adapters/browser/sql-worker-host.ts';
+import { createBrowserSqlPool } from '../adapters/browser/sql-worker-host.ts';
 import { createBrowserEngineFactory } from '../adapters/engines/engine-factory.ts';
 import { openRubricDb, type RubricDb } from '../adapters/judge/idb-judge-cache.ts';
 import { createIdbStore } from '../adapters/store/idb-store.ts';
+import App from './App.svelte';
 import { AppUpdate } from './app-update.svelte.ts';
-import { createDemoRun, type Phase } from './demo-run.svelte.ts';
 import { createPreviewService } from './preview-service.ts';
 import { createProbeService } from './probe/probe-service.ts';
-import Shell from './Shell.svelte';
+import './shell/theme.css';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
 import type { WorkbenchServices } from './workbench/services.ts';
-import './workbench/theme.css';
 
-/** Read-only facts for tests and curious users (`window.__workbench` in the console). */
-export interface WorkbenchDiagnostics {
-  readonly phase: Phase;
-  /** Web Workers the run on screen used. */
-  readonly workers: number | null;
-  readonly done: number;
-  readonly total: number;
-}
-
-declare global {
-  interface Window {
-    readonly __workbench?: WorkbenchDiagnostics;
-  }
-}
-
-async function fetchOk(url: string): Promise<Response> {
+/** The embedded demo's files, relative to the page so that the built app works from any folder. */
+async function fetchDemoFile(path: string): Promise<Blob> {
+  const url = `./demo/${path}`;
   const res = await fetch(url);
-  if (!res.ok) throw new Error(`could not load ${url}: HTTP ${res.status} ${res.statusText}`);
-  return res;
+  if (!res.ok) throw new Error(`could not load ${url}: HTTP ${res.status} ${res.statusText}; reload the page (or reinstall the app)`);
+  return res.blob();
 }
-
-const cores = Math.max(1, navigator.hardwareConcurrency || 2);
-const demo = createDemoRun({
-  fetchText: async (url) => (await fetchOk(url)).text(),
-  fetchBytes: async (url) => new Uint8Array(await (await fetchOk(url)).arrayBuffer()),
-  createExecutor: (dbs, workers) => createBrowserSqlPool(memoryDbSource(dbs), workers),
-  defaultWorkers: Math.min(4, cores),
-  maxWorkers: Math.max(8, cores),
-});
-
-const diagnostics: WorkbenchDiagnostics = Object.freeze({
-  get phase() {
-    return demo.phase;
-  },
-  get workers() {
-    return demo.shownSettings?.workers ?? null;
-  },
-  get done() {
-    return demo.done;
-  },
-  get total() {
-    return demo.total;
-  },
-});
-Object.defineProperty(window, '__workbench', { value: diagnostics, enumerable: false });
 
 // Browser tests may simulate a full disk through the address (shown on the page when active).
 const testing = testDoublesFromUrl(location.search);
@@ -85,13 +47,14 @@ const services: WorkbenchServices = {
       rubricDbOpen = null; // a later call tries again
       throw err;
     })),
+  fetchDemoFile,
 };
 
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
-mount(Shell, { target, props: { services, demo, ondemo: () => void demo.run() } });
+mount(App, { target, props: { services } });
 
-// Offline use (service worker) and new versions, in their own element beside the shell.
+// Offline use (service worker) and new versions, in their own element beside the app.
 const appUpdate = new AppUpdate(() => store.runs.activeIds());
 mount(UpdateBanner, { target: document.body.appendChild(document.createElement('div')), props: { update: appUpdate } });
 appUpdate.register();

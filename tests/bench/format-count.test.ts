@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, plural } from '../../src/ui/workbench/format.ts';
+import { formatCount, plural } from '../../src/ui/shell/format.ts';
 
 // formatCount replaced toLocaleString('en') on the explorer's first render (a benchmark finding:
 // the first Intl call of a page delays a reopened run's first rows); it must write the same text.

@@ -5,9 +5,11 @@ import {
   browserSkipReason,
   builtAppDir,
   launchChromium,
+  openItem,
+  runHostileDemo,
   serveStatic,
   suiteTitle,
-  waitForPhase,
+  waitForDemo,
   watchPage,
   type PageWatch,
   type StaticServer,
@@ -19,6 +21,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('markup in predictions'), () => 
   let browser: Browser;
   let page: Page;
   let watch: PageWatch;
+  let runId: string;
 
   beforeAll(async () => {
     server = await serveStatic(builtAppDir());
@@ -26,11 +29,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('markup in predictions'), () => 
     page = await browser.newPage();
     watch = watchPage(page);
     await page.goto(server.url);
-    await waitForPhase(page, 'done');
-    await page.getByTestId('preset').selectOption('hostile');
-    await page.getByTestId('timeout').fill('2');
-    await page.getByTestId('run').click();
-    await waitForPhase(page, 'done');
+    await waitForDemo(page);
+    runId = await runHostileDemo(page, { timeoutS: 2 });
   });
 
   afterAll(async () => {
@@ -39,11 +39,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('markup in predictions'), () => 
   });
 
   it('shows <img onerror> and <script> in the predicted SQL as text', async () => {
-    const item = page.locator(`li[data-index="${HOSTILE.markup}"]`);
+    const item = await openItem(page, runId, HOSTILE.markup);
     const sql = await item.getByTestId('pred-sql').textContent();
     expect(sql).toContain('<img src=x onerror=alert(1)>');
     expect(sql).toContain('<script>alert("pwned")</script>');
     // ...and in the result rows of the preview.
+    await item.getByTestId('pred-rows').locator('tbody td').first().waitFor();
     const cells = await item.locator('table.rows td').allTextContents();
     expect(cells).toEqual(expect.arrayContaining(['<img src=x onerror=alert(1)>', '<script>alert("pwned")</script>']));
   });

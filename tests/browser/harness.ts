@@ -8,7 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -160,14 +160,25 @@ export function watchPage(page: Page): PageWatch {
   return watch;
 }
 
-export type Phase = 'idle' | 'loading' | 'running' | 'done' | 'stopped' | 'failed';
-
-/** Waits until the page's run reaches `phase` (the `data-phase` of <main>). */
-export async function waitForPhase(page: Page, phase: Phase, timeoutMs = 90_000): Promise<void> {
-  await page.waitForSelector(`main[data-phase="${phase}"]`, { timeout: timeoutMs });
+/**
+ * Waits until the first page shows the embedded demo's run, evaluated and stored, on its
+ * dashboard; resolves with the run's id.
+ */
+export async function waitForDemo(page: Page, timeoutMs = 90_000): Promise<string> {
+  await page.waitForSelector('[data-testid="demo"][data-phase="done"] [data-testid="dashboard"][data-loaded="true"]', { timeout: timeoutMs });
+  const runId = await page.getByTestId('dashboard').getAttribute('data-run-id');
+  if (!runId) throw new Error('the demo dashboard names no run');
+  return runId;
 }
 
-/** What each item element says about itself, by index. */
+/** Goes to a route of the app by its hash (a same-document navigation, as a link does). */
+export async function gotoHash(page: Page, hash: string): Promise<void> {
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+}
+
+/** What the item explorer's list says about each item, by index. */
 export interface ShownItem {
   index: number;
   status: string;
@@ -176,8 +187,14 @@ export interface ShownItem {
   verdict: string;
 }
 
-export async function shownItems(page: Page): Promise<ShownItem[]> {
-  return page.$$eval('li[data-index]', (els) =>
+/**
+ * Opens the run's item explorer and reads every row of its list. The list is virtual: the page
+ * must be tall enough to render every row (20 demo items need about 1,200 px).
+ */
+export async function shownItems(page: Page, runId: string): Promise<ShownItem[]> {
+  await gotoHash(page, `#/run/${encodeURIComponent(runId)}/items`);
+  await page.waitForSelector('[data-testid="explorer"][data-complete="true"] [role="option"][data-index]');
+  const items = await page.$$eval('[data-testid="item-list"] [role="option"][data-index]', (els) =>
     els.map((el) => {
       const e = el as HTMLElement;
       return {
@@ -189,16 +206,29 @@ export async function shownItems(page: Page): Promise<ShownItem[]> {
       };
     }),
   );
+  return items.sort((a, b) => a.index - b.index);
 }
 
-/** The summary table as shown: `cells[row][column]`, e.g. cells.ex.total = '65.00'. */
-export async function shownSummary(page: Page): Promise<Record<string, Record<string, string>>> {
-  return page.$$eval('[data-testid="summary"] td[data-row]', (tds) => {
-    const cells: Record<string, Record<string, string>> = {};
-    for (const td of tds) {
-      const e = td as HTMLElement;
-      (cells[e.dataset.row!] ??= {})[e.dataset.col!] = e.textContent?.trim() ?? '';
-    }
-    return cells;
-  });
+/** Opens one item (sample 0) in the explorer and resolves with its detail pane. */
+export async function openItem(page: Page, runId: string, index: number): Promise<Locator> {
+  await gotoHash(page, `#/run/${encodeURIComponent(runId)}/items/${index}.0`);
+  const detail = page.locator(`[data-testid="item-detail"][data-index="${index}"]`);
+  await detail.waitFor();
+  return detail;
+}
+
+/**
+ * Evaluates the demo's hostile predictions from the first page (timeout per item in seconds) and
+ * resolves with the new run's id once its dashboard shows.
+ */
+export async function runHostileDemo(page: Page, opts: { timeoutS: number; readOnly?: boolean; whileRunning?: () => Promise<void> }): Promise<string> {
+  await gotoHash(page, '#/');
+  await page.getByTestId('hostile-timeout').fill(String(opts.timeoutS));
+  await page.getByTestId('hostile-readonly').setChecked(opts.readOnly ?? false);
+  await page.getByTestId('run-hostile').click();
+  if (opts.whileRunning) await opts.whileRunning();
+  await page.waitForURL(/#\/run\/[^/]+$/, { timeout: 90_000 });
+  const runId = decodeURIComponent(/#\/run\/([^/]+)$/.exec(page.url())![1]!);
+  await page.locator(`[data-testid="dashboard"][data-loaded="true"][data-run-id="${runId}"]`).waitFor({ timeout: 90_000 });
+  return runId;
 }

@@ -3,14 +3,14 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, waitForPhase, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, waitForDemo, watchPage, type PageWatch, type StaticServer } from './harness.ts';
 import { cachedBytes, spiderOneDbFolder, waitForServiceWorker } from './offline-helpers.ts';
 import { importDataset, officialCells, startRun } from './workbench-helpers.ts';
 
 /**
  * Offline after one visit: the service worker precaches the app, its workers and sql.js's
  * WebAssembly; then, with the server stopped and the browser offline, the app reloads, shows a
- * stored run, evaluates a stored dataset again and runs the demo.
+ * stored run, evaluates a stored dataset again and adds and evaluates the demo.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (service worker)'), () => {
   let server: StaticServer;
@@ -97,10 +97,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (servic
     expect((await officialCells(page)).ex!.total).toBe(exTotal);
   });
 
-  it('runs the embedded demo offline', async () => {
+  it('adds and evaluates the embedded demo offline, on its first visit to the first page', async () => {
     await page.goto(server.url + '#/');
-    await waitForPhase(page, 'done');
-    expect(await page.locator('li[data-index]').count()).toBe(20);
+    await waitForDemo(page);
+    expect((await officialCells(page)).count!.total).toBe('20');
+    expect(await page.getByTestId('run-title').textContent()).toBe('Demo model on the city library');
   });
 
   it('is installable: a manifest with a name, a start URL, standalone display and 192/512 px icons', async () => {

@@ -10,7 +10,7 @@ import { compareRuns, type RunComparison } from '../../core/rl/compare.ts';
 import { compareExplanations, compareJson } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/rl/rng.ts';
 import type { RunFile } from '../../core/run/types.ts';
-import { downloadText, safeFileName } from '../workbench/download.ts';
+import { downloadText, safeFileName } from '../shell/download.ts';
 
 export const RESAMPLES = 10_000;
 export const SEED = 0;

@@ -11,7 +11,7 @@ import { mulberry32 } from '../../core/rl/rng.ts';
 import { computeRunStats, type PromptStats, type RunStats } from '../../core/rl/run-stats.ts';
 import { statsExplanations, statsJson } from '../../core/rl/stats-report.ts';
 import type { RunFile, RunQuestion } from '../../core/run/types.ts';
-import { downloadText, safeFileName } from '../workbench/download.ts';
+import { downloadText, safeFileName } from '../shell/download.ts';
 
 export type PromptFilter = 'all' | 'frontier' | 'zero-variance' | 'all-right' | 'all-wrong';
 

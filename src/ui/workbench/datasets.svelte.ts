@@ -3,7 +3,7 @@
  * error), dataset cards loaded on demand, gold self-tests and deletion.
  */
 import { errorMessage, isCancellation } from '../../core/errors.ts';
-import { plural } from './format.ts';
+import { plural } from '../shell/format.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type {
   DatasetCard, DatasetRecord, GoldSelfTestResult, ImportProgress, ImportSource, WorkbenchStore,

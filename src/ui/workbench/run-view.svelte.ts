@@ -9,7 +9,7 @@
  * prefix of the whole list in the same order), and every other query, the summary and the
  * dashboard wait for the whole list.
  */
-import { itemKeyText } from './route.ts';
+import { itemKeyText } from '../shell/route.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
 import { summarize, type Summary } from '../../core/eval/summary.ts';
@@ -17,13 +17,13 @@ import { DEFAULT_QUERY, ItemIndex, type ExplorerRow, type ItemQuery } from '../.
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult, Question } from '../../core/types.ts';
 import type { DatasetRepository, RunRepository } from '../../adapters/store/workbench-store.ts';
+import type { ItemKey } from '../shell/route.ts';
 
 /** What a run view reads: the run, its samples and its dataset's questions. */
 export interface RunViewStore {
   runs: Pick<RunRepository, 'get' | 'samples' | 'sampleCount'>;
   datasets: Pick<DatasetRepository, 'get'>;
 }
-import type { ItemKey } from './route.ts';
 import type { PreviewService } from './services.ts';
 
 export const PREVIEW_ROWS = 20;

@@ -7,7 +7,7 @@ import { errorMessage } from '../../core/errors.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import { downloadText, safeFileName } from './download.ts';
+import { downloadText, safeFileName } from '../shell/download.ts';
 
 export interface RunJob {
   name: string;

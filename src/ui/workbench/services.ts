@@ -24,4 +24,6 @@ export interface WorkbenchServices {
   engines: EngineFactory;
   /** The page's one connection to the rubrics database (rubrics, judge caches, RaR runs), opened on first use. */
   rubricDb: () => Promise<RubricDb>;
+  /** A file of the embedded demo (public/demo), by its path under `demo/`, e.g. `gold.sql`. */
+  fetchDemoFile(path: string): Promise<Blob>;
 }

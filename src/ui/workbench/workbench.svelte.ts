@@ -4,10 +4,11 @@
  * run keeps going while the user looks elsewhere.
  */
 import { getContext, setContext } from 'svelte';
+import { DemoLibrary } from '../home/demo-library.svelte.ts';
 import { DatasetsState } from './datasets.svelte.ts';
 import { NewRunDraft } from './new-run-draft.svelte.ts';
 import { ImportDraft } from './import-draft.svelte.ts';
-import { Router } from './router.svelte.ts';
+import { Router } from '../shell/router.svelte.ts';
 import { RunView } from './run-view.svelte.ts';
 import { RunsState } from './runs.svelte.ts';
 import type { WorkbenchServices } from './services.ts';
@@ -24,13 +25,15 @@ export class Workbench {
   readonly runs: RunsState;
   readonly importDraft = new ImportDraft();
   readonly newRun: NewRunDraft;
+  readonly demo: DemoLibrary;
   /** Plain field: the cache behind `view`, which creates at most one RunView per run shown. */
   #cache: RunView | null = null;
   #version = $state(0);
   #view = $derived.by((): RunView | null => {
     void this.#version;
     const r = this.router.route;
-    const id = r.page === 'run' || r.page === 'items' ? r.runId : null;
+    // The first page shows the demo run's dashboard.
+    const id = r.page === 'run' || r.page === 'items' ? r.runId : r.page === 'demo' ? this.demo.runId : null;
     if (!id) return null;
     if (this.#cache?.runId !== id) {
       this.#cache = new RunView(id, this.services.store, this.services.previews);
@@ -53,6 +56,7 @@ export class Workbench {
       this.#cache = null;
       this.#version++;
     });
+    this.demo = new DemoLibrary({ store: services.store, datasets: this.datasets, runs: this.runs, fetchDemoFile: services.fetchDemoFile });
   }
 
   #generate: GenerateState | null = null;

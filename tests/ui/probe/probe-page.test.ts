@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DatasetRecord } from '../../../src/adapters/store/workbench-store.ts';
 import { probeQuestionsOf } from '../../../src/ui/probe/probe-service.ts';
-import { parseHash, routeHash } from '../../../src/ui/workbench/route.ts';
+import { parseHash, routeHash } from '../../../src/ui/shell/route.ts';
 
 describe('the probe screen', () => {
   it('has a hash route, with an optional dataset', () => {

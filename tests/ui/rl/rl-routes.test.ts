@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHash, routeHash, type Route } from '../../../src/ui/workbench/route.ts';
+import { parseHash, routeHash, type Route } from '../../../src/ui/shell/route.ts';
 import { percent2, points, pValue } from '../../../src/ui/rl/compare-format.ts';
 
 describe('RL view and comparison routes', () => {
