@@ -36,6 +36,7 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
   const executor = ctx.createExecutor(storeDbSource(ctx.idb, run.dataset.databases, run.dataset.name));
   let failure: unknown = null;
   let cancelled = false;
+  const executions = { executed: run.executions?.executed ?? 0, reused: run.executions?.reused ?? 0 };
   try {
     const outcome = await runEvaluation(items, evalOptionsOf(run.config), {
       executor,
@@ -45,13 +46,15 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
       onEvent: hooks.onEvent,
     });
     cancelled = outcome.cancelled;
+    executions.executed += outcome.executed;
+    executions.reused += outcome.reused;
   } catch (err) {
     failure = err;
   } finally {
     await executor.dispose().catch(() => undefined);
   }
   const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
-  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length });
+  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions });
 }
 
 export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: WorkbenchIdb) => StoreContext): RunService {

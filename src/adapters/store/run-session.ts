@@ -54,7 +54,7 @@ export interface RunSession {
    * Closes the writer and stores the run's final status: `failed` when `failure` or a write
    * failed, else `status`. Throws the failure (a full disk as QUOTA_EXCEEDED naming the run).
    */
-  finish(failure: unknown, status: RunHeader['status'], counts: { doneBefore: number; total: number }): Promise<RunHeader>;
+  finish(failure: unknown, status: RunHeader['status'], counts: { doneBefore: number; total: number }, patch?: Partial<RunHeader>): Promise<RunHeader>;
 }
 
 /** Opens a writing session on `run` (the caller holds its lock). */
@@ -76,7 +76,7 @@ export async function openRunSession(ctx: StoreContext, run: RunHeader, signal?:
   return {
     signal: stop.signal,
     push: (sample) => writer.push(sample),
-    async finish(failure, status, { doneBefore, total }) {
+    async finish(failure, status, { doneBefore, total }, patch = {}) {
       signal?.removeEventListener('abort', forward);
       try {
         await writer.close();
@@ -86,7 +86,7 @@ export async function openRunSession(ctx: StoreContext, run: RunHeader, signal?:
       failure ??= writeFailure;
       // Sorted blocks make paging cheap; if this fails (storage full) the run stays readable unsorted.
       await sortBlocks(idb, run.id).catch(() => undefined);
-      const final: RunHeader = { ...run, status: failure ? 'failed' : status, updatedAt: new Date().toISOString() };
+      const final: RunHeader = { ...run, ...patch, status: failure ? 'failed' : status, updatedAt: new Date().toISOString() };
       await idb.put('runs', final).catch(() => undefined);
       if (failure && isQuotaError(failure)) {
         throw new StoreError(

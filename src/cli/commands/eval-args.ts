@@ -20,12 +20,14 @@ export interface EvalArgs {
   reward: string;
   /** Pairing findings (src/core/formats/pairing.ts) are errors instead of warnings. */
   strict: boolean;
+  /** Execute identical items once (src/core/run/reuse.ts); `--no-reuse` executes every item. */
+  reuse: boolean;
 }
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]
-    [--run-out FILE] [--reward "ex + 0.1 * format"] [--strict]`;
+    [--run-out FILE] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse]`;
 
 
 function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
@@ -52,6 +54,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     'run-out': { type: 'string' },
     reward: { type: 'string' },
     strict: { type: 'boolean' },
+    'no-reuse': { type: 'boolean' },
   }, EVAL_USAGE);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
@@ -75,5 +78,6 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     runOut: values['run-out'] ?? null,
     reward: values.reward ?? DEFAULT_REWARD_FORMULA,
     strict: values.strict ?? false,
+    reuse: !(values['no-reuse'] ?? false),
   };
 }

@@ -67,7 +67,7 @@ async function runEval(args: EvalArgs): Promise<void> {
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   let outcome;
   try {
-    outcome = await runEvaluation(items, evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 }), { executor: pool });
+    outcome = await runEvaluation(items, evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 }), { executor: pool, reuse: args.reuse });
   } finally {
     await pool.dispose();
   }
@@ -89,13 +89,15 @@ async function runEval(args: EvalArgs): Promise<void> {
         engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
         executor: executorName(),
         reward_formula: formula.text,
+        // Items whose queries ran, and items that took the verdict of an identical item (src/core/run/reuse.ts).
+        executions: { items: results.length, executed: outcome.executed, reused: outcome.reused },
       }),
       items: results.map(itemJson),
     };
     await writeFile(args.out, JSON.stringify(out, null, 1) + '\n');
   }
   if (args.runOut) {
-    const header = await evalRunHeader(args, items, results);
+    const header = { ...(await evalRunHeader(args, items, results)), executions: { executed: outcome.executed, reused: outcome.reused } };
     const file = toRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
     await writeFile(args.runOut, JSON.stringify(file, null, 1) + '\n');
   }

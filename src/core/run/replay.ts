@@ -96,21 +96,29 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
   const started = now();
   const doneBefore = ports.doneBefore ?? 0;
   const total = doneBefore + items.length;
-  const itemOf = new Map(items.map((it) => [sampleKey(it), it]));
-  const finished = new Map<string, ItemResult>();
-  const plan = planReuse(items, options, ports.reuse ?? true);
+  // Items are told apart by position (a probe repeats (index, sample) across exploits): the
+  // executor sees each item with its position as `sample`, and results get their identity back.
+  const tagged = items.map((it, i) => ({ ...it, sample: i }));
+  const finished: Array<ItemResult | undefined> = new Array(items.length);
+  let count = 0;
+  const plan = planReuse(tagged, options, ports.reuse ?? true);
   const again: EvalItem[] = [];
   let executed = 0;
   let reused = 0;
-  const deliver = (result: ItemResult, item: EvalItem, preview: ItemPreview | null) => {
-    finished.set(sampleKey(item), result);
-    ports.sink?.(result, item, preview);
-    ports.onEvent?.({ type: 'item', result, preview, done: doneBefore + finished.size, total });
+  const deliver = (result: ItemResult, at: number, preview: ItemPreview | null) => {
+    const item = items[at]!;
+    const own = copyResult(result, item);
+    finished[at] = own;
+    count++;
+    ports.sink?.(own, item, preview);
+    ports.onEvent?.({ type: 'item', result: own, preview, done: doneBefore + count, total });
   };
   const settle = (result: ItemResult, preview: ItemPreview | null, copies: boolean) => {
-    const item = itemOf.get(sampleKey(result))!;
+    const at = result.sample!;
+    if (finished[at]) return;
     executed++;
-    deliver(result, item, preview);
+    deliver(result, at, preview);
+    const item = tagged[at]!;
     const key = copies && reusable(item) ? reuseKey(item) : null;
     const dups = key === null ? undefined : plan.waiting.get(key);
     if (!dups) return;
@@ -118,7 +126,7 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
     if (!shareable(result)) return void again.push(...dups);
     for (const d of dups) {
       reused++;
-      deliver(copyResult(result, d), d, preview);
+      deliver(result, d.sample!, preview);
     }
   };
   const pass = async (batch: readonly EvalItem[], copies: boolean) => {
@@ -127,7 +135,7 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
       onEvent: (e) => (e.type === 'item' ? settle(e.result, e.preview, copies) : ports.onEvent?.(e)),
     });
     // An executor that reports no item events (a test double) still has its results settled.
-    for (const r of out) if (!finished.has(sampleKey(r))) settle(r, null, copies);
+    for (const r of out) settle(r, null, copies);
   };
   let cancelled = false;
   try {
@@ -137,7 +145,7 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
     if (!isCancellation(err) && !ports.signal?.aborted) throw err;
     cancelled = true;
   }
-  const results = items.flatMap((it) => finished.get(sampleKey(it)) ?? []);
+  const results = finished.filter((r): r is ItemResult => r !== undefined);
   if (results.length < items.length && ports.signal?.aborted) cancelled = true;
   return { results, summary: summarize(results, options.metrics), cancelled, elapsedMs: now() - started, executed, reused };
 }

@@ -62,7 +62,7 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   } catch (err) {
     throw new WorkbenchError('BAD_FORMAT', `run.config.rewardFormula is not a valid formula: ${(err as Error).message}`, r.file);
   }
-  return {
+  const header: RunHeader = {
     id: r.str(o, 'id', 'run'),
     name: r.str(o, 'name', 'run'),
     createdAt: r.str(o, 'createdAt', 'run'),
@@ -92,6 +92,11 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
     samplesPerQuestion: r.int(o, 'samplesPerQuestion', 'run', 1),
     executor: r.str(o, 'executor', 'run'),
   };
+  if (o.executions !== undefined) {
+    const x = r.obj(o.executions, 'run.executions');
+    header.executions = { executed: r.int(x, 'executed', 'run.executions', 0), reused: r.int(x, 'reused', 'run.executions', 0) };
+  }
+  return header;
 }
 
 function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {

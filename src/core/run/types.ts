@@ -54,6 +54,8 @@ export interface RunHeader {
   samplesPerQuestion: number;
   /** Engine of execution, e.g. `sql.js 1.17.0 (SQLite 3.54.1)`. */
   executor: string;
+  /** Samples whose queries ran, and samples that took the verdict of an identical one (src/core/run/reuse.ts); absent in older runs. */
+  executions?: { executed: number; reused: number };
 }
 
 /** One sample of one question: the item's scores plus what the model wrote. */

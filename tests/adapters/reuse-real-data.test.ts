@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
+import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
+import { parseGoldSql } from '../../src/core/formats/gold.ts';
+import { parseQuestions } from '../../src/core/formats/questions.ts';
+import { planReplay, runEvaluation } from '../../src/core/run/replay.ts';
+import type { EvalItem, ItemResult } from '../../src/core/types.ts';
+import { birdPredictionFiles } from '../../bench/items.ts';
+import { readSharedText, sharedData } from '../helpers/shared-data.ts';
+
+const BIRD_DBS = new Set(['superhero', 'student_club', 'toxicology']);
+const verdict = (r: ItemResult) => [r.index, r.sample ?? 0, r.ex, r.softF1, r.status, r.error, r.mutatedDb, r.predRowCount, r.goldRowCount, r.resultKey ?? null];
+
+/** The 13 real mini-dev prediction files as one run of 13 samples per question (file k = sample k). */
+function thirteenSampleRun(): EvalItem[] {
+  const gold = parseGoldSql(readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'gold.sql');
+  const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'q.json');
+  const files = birdPredictionFiles();
+  expect(files).toHaveLength(13);
+  return files.flatMap((f, k) =>
+    planReplay({ predictions: { name: path.basename(f), text: readSharedText(path.relative(sharedData(), f)) }, gold, questions })
+      .items.filter((it) => BIRD_DBS.has(it.dbId)).map((it) => ({ ...it, sample: k })),
+  );
+}
+
+describe('reuse gives the same verdict as executing every sample, on real data', () => {
+  const pool = createNodeSqlPool({ dbRoot: sharedData('bird', 'databases'), workers: 2 });
+  afterAll(() => pool.dispose());
+
+  it('the 13 real mini-dev files as a 13-sample run: identical per-item results, fewer executions', async () => {
+    const items = thirteenSampleRun();
+    expect(items).toHaveLength(140 * 13);
+    const on = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: pool });
+    const off = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: pool, reuse: false });
+    expect(off).toMatchObject({ executed: 1820, reused: 0 });
+    expect(on.executed + on.reused).toBe(1820);
+    expect(on.reused).toBeGreaterThan(0);
+    expect(on.results.map(verdict)).toEqual(off.results.map(verdict));
+    expect(on.summary.byDifficulty.total).toEqual(off.summary.byDifficulty.total);
+    console.log(`13-sample run: ${on.executed} executions with reuse for 1,820 samples (${on.reused} reused)`);
+  }, 300_000);
+
+  it('Spider dev gold as its own prediction: identical per-item results', async () => {
+    const gold = parseGoldSql(readSharedText('spider', 'dev_gold.sql'), 'dev_gold.sql');
+    const questions = parseQuestions(readSharedText('spider', 'dev.json'), 'dev.json');
+    const items = planReplay({ predictions: { name: 'dev_gold.sql', text: readSharedText('spider', 'dev_gold.sql') }, gold, questions }).items;
+    const spider = createNodeSqlPool({ dbRoot: sharedData('spider'), workers: 2 });
+    try {
+      const on = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: spider });
+      const off = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: spider, reuse: false });
+      expect(on.results.map(verdict)).toEqual(off.results.map(verdict));
+      console.log(`Spider dev: ${on.executed} executions with reuse for ${items.length} items (${on.reused} reused)`);
+    } finally {
+      await spider.dispose();
+    }
+  }, 300_000);
+});
