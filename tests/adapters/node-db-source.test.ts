@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { NativeDatabase as Database, type NativeDb } from '../helpers/native-sqlite.ts';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import type { EvalItem } from '../../src/core/types.ts';
 
 /** The CLI's database source (a BIRD-style folder) against files SQLite itself wrote. */
 let pool: SqlPool | null = null;
-const open: Database.Database[] = [];
+const open: NativeDb[] = [];
 afterEach(async () => {
   await pool?.dispose();
   pool = null;

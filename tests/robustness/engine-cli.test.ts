@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { NativeDatabase as Database, type NativeDb } from '../helpers/native-sqlite.ts';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -71,7 +71,7 @@ describe('a result whose values add up to more than a worker\'s memory', () => {
 describe('the CLI\'s database folder with a WAL database', () => {
   it('an item of a database whose -wal holds committed rows is an error naming the -wal; the other database scores', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'wb-wal-cli-'));
-    const open: Database.Database[] = [];
+    const open: NativeDb[] = [];
     for (const id of ['w', 'plain']) {
       mkdirSync(path.join(root, id));
       const db = new Database(path.join(root, id, `${id}.sqlite`));
