@@ -28,17 +28,20 @@ export { MAX_RESULT_BYTES, MAX_RESULT_VALUES } from './sql-result.ts';
 
 interface OpenDb {
   db: Database;
-  /** The bytes given to loadDb, never written: every re-open starts from them. */
-  pristine: Uint8Array;
   /**
-   * The in-memory file system uses `pristine` itself as the database file (see openSharing);
-   * false while the connection runs on a private copy (then the worker holds the bytes twice).
+   * The bytes given to loadDb, never written: every re-open starts from them. Let go once the
+   * connection runs on a private copy (not to hold a database twice), except while R-VES
+   * repetitions need them; without them, a changed connection is dropped and the pool opens
+   * the database again.
    */
+  pristine: Uint8Array | null;
+  /** The in-memory file system uses `pristine` itself as the database file (see openSharing). */
   shared: boolean;
   /** The last execution changed the connection: re-open it before the next one. */
   dirty: boolean;
   /** The fingerprint query, prepared once per connection (see sql-writes.ts). */
   fpStmt: Statement | null;
+  sizeBytes: number;
 }
 
 /** One execution and what it did to the connection. */
@@ -85,7 +88,7 @@ function openSharing(SQL: SqlJsStatic, bytes: Uint8Array): Database {
   }
 }
 
-const heldBytes = (e: OpenDb) => e.pristine.length * (e.shared ? 1 : 2);
+const heldBytes = (e: OpenDb) => e.sizeBytes * (!e.shared && e.pristine ? 2 : 1);
 
 export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsStatic>): SqlWorkerApi {
   let SQL: SqlJsStatic | null = null;
@@ -136,17 +139,30 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
   /**
    * Before every execution: a connection that the last execution changed is re-opened from the
    * pristine bytes, and one that reads them in place is re-opened on a private copy when a text
-   * may write (and back on the bytes in place once only reads follow).
+   * may write (and back on the bytes in place once only reads follow). False when the pristine
+   * bytes are no longer held: the database is dropped, and the caller answers need-db.
    */
-  function prepare(dbId: string, entry: OpenDb, ...texts: string[]): void {
+  function prepare(dbId: string, entry: OpenDb, texts: string[], keepPristine = false): boolean {
     const writable = texts.some(mayWrite);
-    if (!entry.dirty && !(entry.shared && writable)) return;
+    if (!entry.dirty && !(entry.shared && writable)) return true;
+    const bytes = entry.pristine;
+    if (!bytes) {
+      drop(dbId);
+      return false;
+    }
     closeQuietly(entry.db);
     entry.fpStmt = null;
-    entry.db = writable ? new (sql().Database)(entry.pristine) : openSharing(sql(), entry.pristine);
+    entry.db = writable ? new (sql().Database)(bytes) : openSharing(sql(), bytes);
     entry.shared = !writable;
     entry.dirty = false;
+    if (writable && !keepPristine) entry.pristine = null;
     if (writable) evict(dbId);
+    return true;
+  }
+
+  /** After an execution: a changed connection that cannot be restored in place is dropped now. */
+  function settle(dbId: string, entry: OpenDb): void {
+    if (entry.dirty && !entry.pristine) drop(dbId);
   }
 
   /**
@@ -224,14 +240,14 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         db.close();
         throw new Error(`database ${dbId}: unreadable SQLite file (${(err as Error).message}); import an intact copy of it again`);
       }
-      open.set(dbId, { db, pristine: bytes, shared: true, dirty: false, fpStmt: null });
+      open.set(dbId, { db, pristine: bytes, shared: true, dirty: false, fpStmt: null, sizeBytes: bytes.length });
       evict(dbId);
       return { sizeBytes: bytes.length, tables };
     },
 
     async evaluate(req: ExecRequest): Promise<ExecDone | NeedDb> {
       const entry = touch(req.dbId);
-      if (!entry) return { kind: 'need-db' };
+      if (!entry || !prepare(req.dbId, entry, [req.predSql, req.goldSql])) return { kind: 'need-db' };
       const t0 = performance.now();
       let pred: Result | null = null;
       let gold: Result | null = null;
@@ -239,7 +255,6 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       let mutatedDb = false;
       let predKey: string | undefined;
       try {
-        prepare(req.dbId, entry, req.predSql, req.goldSql);
         const p = execute(entry, req.predSql, req.readOnly);
         mutatedDb = p.wrote;
         pred = p.result;
@@ -256,6 +271,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         entry.dirty = true;
         error = `prediction: ${errorMessage(err)}`;
       }
+      settle(req.dbId, entry);
       const elapsedMs = performance.now() - t0;
       if (error !== null || !pred || !gold) {
         return {
@@ -278,29 +294,38 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
 
     async timeQueries(req: TimeRequest) {
       const entry = touch(req.dbId);
-      if (!entry) return { kind: 'need-db' };
-      const ratios: number[] = [];
+      const texts = [req.predSql, req.goldSql];
       // Each timed execution starts from the pristine database, as each of the official
-      // evaluator's opens a connection of its own and commits nothing.
+      // evaluator's opens a connection of its own and commits nothing: the pristine bytes are
+      // kept for the repetitions (a connection without them is opened again by the pool).
+      if (entry && !entry.pristine && texts.some(mayWrite)) drop(req.dbId);
+      if (!entry || !open.has(req.dbId) || !prepare(req.dbId, entry, texts, true)) return { kind: 'need-db' };
       const timed = (text: string, side: string): number => {
-        prepare(req.dbId, entry, req.predSql, req.goldSql);
+        if (!prepare(req.dbId, entry, texts, true)) throw new Error('the database was dropped between repetitions');
         const r = execute(entry, text, false);
         if (r.error) throw new Error(`${side}: ${r.error.message}`);
         return r.ms;
       };
-      for (let i = 0; i < req.iterations; i++) {
-        const predMs = timed(req.predSql, 'prediction');
-        const goldMs = timed(req.goldSql, 'gold');
-        ratios.push(goldMs / predMs);
+      const ratios: number[] = [];
+      try {
+        for (let i = 0; i < req.iterations; i++) {
+          const predMs = timed(req.predSql, 'prediction');
+          const goldMs = timed(req.goldSql, 'gold');
+          ratios.push(goldMs / predMs);
+        }
+      } finally {
+        // Back to holding the database once: a private copy lets the pristine bytes go.
+        if (!entry.shared) entry.pristine = null;
+        settle(req.dbId, entry);
       }
       return { kind: 'done', ratios };
     },
 
     async query(dbId, text, maxRows): Promise<QueryResult | NeedDb> {
       const entry = touch(dbId);
-      if (!entry) return { kind: 'need-db' };
-      prepare(dbId, entry, text);
+      if (!entry || !prepare(dbId, entry, [text])) return { kind: 'need-db' };
       const r = execute(entry, text, true);
+      settle(dbId, entry);
       if (r.error) throw r.error;
       if (r.wrote) throw new Error('writes to the database: only queries are shown');
       return { columns: r.result!.columns, rows: r.result!.rows.slice(0, maxRows), truncated: r.result!.rows.length > maxRows };

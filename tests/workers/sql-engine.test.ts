@@ -195,7 +195,14 @@ describe('loading databases', () => {
 });
 
 describe('every execution starts from the pristine database, R-VES timing repetitions included', () => {
-  const time = (predSql: string, goldSql: string, iterations = 3) => engine.timeQueries({ dbId: 'people', predSql, goldSql, iterations });
+  /** As the pool does: a database the worker no longer holds is loaded again. */
+  const time = async (predSql: string, goldSql: string, iterations = 3) => {
+    const req = { dbId: 'people', predSql, goldSql, iterations };
+    const r = await engine.timeQueries(req);
+    if (r.kind === 'done') return r;
+    await engine.loadDb('people', pristine.slice());
+    return engine.timeQueries(req);
+  };
 
   it('a writing prediction timed for R-VES leaves nothing for the next item', async () => {
     expect(await run('DELETE FROM person', 'SELECT * FROM person WHERE score > 100')).toMatchObject({ ex: 1, mutatedDb: true });
@@ -264,7 +271,8 @@ describe('results are capped by bytes as well as by values', () => {
     expect(r.error).toMatch(/^gold: the result's values take more than 256 MiB/);
   });
   it('a result just under the byte limit is compared as usual', async () => {
-    const q = 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 100) SELECT i, zeroblob(1000000) FROM c';
+    // 100 texts of 1,000,000 characters: 200 MiB as counted.
+    const q = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 100) SELECT i, replace(hex(zeroblob(500000)), '0', 'x') FROM c";
     expect(await run(q, q)).toMatchObject({ status: 'ok', ex: 1, predRowCount: 100 });
   });
 });
