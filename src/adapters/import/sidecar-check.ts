@@ -7,7 +7,7 @@ import { WorkbenchError } from '../../core/errors.ts';
 import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidecars.ts';
 import type { ImportFile } from './import-files.ts';
 
-const THEN = 'import the folder again (the -wal or -journal file then goes away)';
+const THEN = 'import the folder again';
 
 async function head(file: ImportFile, n: number): Promise<Uint8Array> {
   if (file.slice) return new Uint8Array(await file.slice(0, n).arrayBuffer());
