@@ -5,64 +5,65 @@
  * Semantics follow BIRD's official evaluator (../shared/docs/EVAL_SEMANTICS.md): the
  * prediction runs first, then the gold query, on the same connection; Python sqlite3's
  * statement rules apply; values keep their SQLite storage class (INTEGER beyond 2^53 is read
- * as a bigint). A prediction that writes is seen by its own gold query, then the database is
- * re-opened from pristine bytes so nothing leaks into the next item.
+ * as a bigint). A prediction that writes is seen by its own gold query; after any execution
+ * that changed the connection (a write, an ATTACH, a PRAGMA...) the database is re-opened from
+ * its pristine bytes before the next execution of any kind (the next item, or an R-VES timing
+ * repetition: officially each timed execution opens its own connection and commits nothing),
+ * so nothing leaks.
  */
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { executionMatch } from '../src/core/compare/ex.ts';
 import { softF1 } from '../src/core/compare/soft-f1.ts';
-import {
-  MULTIPLE_STATEMENTS_MESSAGE,
-  NUL_MESSAGE,
-  firstSignificantIndex,
-  hasTrailingStatement,
-  leadingKeyword,
-  looksLikeQuery,
-} from '../src/core/sql/python-statement.ts';
+import { errorMessage } from '../src/core/errors.ts';
+import { looksLikeQuery } from '../src/core/sql/python-statement.ts';
 import { resultKey } from '../src/core/rl/result-key.ts';
 import type { SqlValue } from '../src/core/types.ts';
 import type { ExecDone, ExecRequest, NeedDb, QueryResult, SqlWorkerApi, TimeRequest, WorkerInit } from './sql.api.ts';
+import { runPython, type Result } from './sql-result.ts';
+import {
+  VACUUM_INTO_MESSAGE, changed, isVacuumInto, mayWrite, prepareFingerprint, readFingerprint, wrote, type Fingerprint,
+} from './sql-writes.ts';
+
+export { MAX_RESULT_BYTES, MAX_RESULT_VALUES } from './sql-result.ts';
 
 interface OpenDb {
   db: Database;
-  sizeBytes: number;
   /**
-   * The bytes given to loadDb while the in-memory file system uses them as the database file
-   * (see openSharing); null once the connection runs on a private copy.
+   * The bytes given to loadDb, never written: every re-open starts from them. Let go once the
+   * connection runs on a private copy (not to hold a database twice), except while R-VES
+   * repetitions need them; without them, a changed connection is dropped and the pool opens
+   * the database again.
    */
-  shared: Uint8Array | null;
-  /** The fingerprint query, prepared once per connection (see fingerprint()). */
+  pristine: Uint8Array | null;
+  /** The in-memory file system uses `pristine` itself as the database file (see openSharing). */
+  shared: boolean;
+  /** The last execution changed the connection: re-open it before the next one. */
+  dirty: boolean;
+  /** The fingerprint query, prepared once per connection (see sql-writes.ts). */
   fpStmt: Statement | null;
+  sizeBytes: number;
 }
 
-interface Fingerprint {
-  data: string;
-  connection: string;
-}
-
-interface Result {
-  columns: string[];
-  rows: SqlValue[][];
+/** One execution and what it did to the connection. */
+interface Ran {
+  result: Result | null;
+  error: Error | null;
+  /** It changed the database or the databases attached (`mutated_db`). */
+  wrote: boolean;
+  ms: number;
 }
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
-const MAX_SAFE = 9007199254740991;
 
 /**
  * Memory bounds of a worker, far above what any benchmark query needs (they change no result
  * of a normal query). SQLite's heap (strings, blobs, sorter and hash memory before spilling)
  * stops at HEAP_LIMIT with "out of memory": a recursive CTE that doubles a string fails in a
- * few seconds instead of growing the worker to gigabytes. A result is kept in memory to be
- * compared, so one of more than MAX_RESULT_VALUES values (rows x columns, about 1 GB of
- * JavaScript arrays) is an error rather than a crashed worker; the official evaluator would
- * try to hold it too. Sorts that spill to temporary files are bounded by the item timeout.
+ * few seconds instead of growing the worker to gigabytes. Results are bounded by their number
+ * of values and their bytes (sql-result.ts). Sorts that spill to temporary files are bounded
+ * by the item timeout.
  */
 export const HEAP_LIMIT = 512 * 1024 * 1024;
-export const MAX_RESULT_VALUES = 8_000_000;
-
-/** sql.js reads INTEGER as bigint with `useBigInt` (its typings omit the second argument). */
-const getExact = (stmt: Statement): SqlValue[] =>
-  (stmt.get as unknown as (p: null, c: { useBigInt: boolean }) => SqlValue[]).call(stmt, null, { useBigInt: true });
 
 /**
  * Opens `bytes` without copying them. sql.js writes the bytes into its in-memory file system,
@@ -70,7 +71,7 @@ const getExact = (stmt: Statement): SqlValue[] =>
  * alive beside the first while the database opens (twice the memory of a large file). Here
  * `slice` of the whole array returns the array itself for the time of the open, so the file
  * system reads the caller's bytes in place. Reading never writes to the database file; a
- * statement that may write runs only after privatize() (the caller's bytes are never changed).
+ * statement that may write runs only on a private copy (the caller's bytes are never changed).
  */
 function openSharing(SQL: SqlJsStatic, bytes: Uint8Array): Database {
   const n = bytes.length;
@@ -87,21 +88,7 @@ function openSharing(SQL: SqlJsStatic, bytes: Uint8Array): Database {
   }
 }
 
-/**
- * Only SELECT and VALUES statements never write. Anything else may (WITH ... DELETE, DML, DDL,
- * PRAGMA, a leading empty statement before a write...).
- */
-function mayWrite(text: string): boolean {
-  const k = leadingKeyword(text);
-  return k !== 'SELECT' && k !== 'VALUES';
-}
-
-const FINGERPRINT_SQL =
-  'SELECT total_changes(), (SELECT schema_version FROM pragma_schema_version), ' +
-  '(SELECT group_concat(name) FROM pragma_database_list)';
-
-/** Thrown inside the engine to tag which query failed. */
-class SideError extends Error {}
+const heldBytes = (e: OpenDb) => e.sizeBytes * (!e.shared && e.pristine ? 2 : 1);
 
 export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsStatic>): SqlWorkerApi {
   let SQL: SqlJsStatic | null = null;
@@ -123,96 +110,90 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     return entry;
   }
 
-  function drop(dbId: string): void {
-    const entry = open.get(dbId);
-    if (!entry) return;
-    open.delete(dbId);
+  function closeQuietly(db: Database): void {
     try {
-      entry.db.close();
+      db.close();
     } catch {
       // closing a broken handle must not hide the error that led here
     }
   }
 
+  function drop(dbId: string): void {
+    const entry = open.get(dbId);
+    if (!entry) return;
+    open.delete(dbId);
+    closeQuietly(entry.db);
+  }
+
   function evict(keep: string): void {
     let total = 0;
-    for (const e of open.values()) total += e.sizeBytes;
+    for (const e of open.values()) total += heldBytes(e);
     for (const id of [...open.keys()]) {
       if (total <= cacheBytes) break;
       if (id === keep) continue;
-      total -= open.get(id)!.sizeBytes;
+      total -= heldBytes(open.get(id)!);
       drop(id);
     }
   }
 
   /**
-   * Before a statement that may write: a connection that reads the caller's bytes in place is
-   * re-opened on a copy of them (the connection is clean here: anything that changed it has
-   * dropped it). At most once per load, and only for items that are not plain queries.
+   * Before every execution: a connection that the last execution changed is re-opened from the
+   * pristine bytes, and one that reads them in place is re-opened on a private copy when a text
+   * may write (and back on the bytes in place once only reads follow). False when the pristine
+   * bytes are no longer held: the database is dropped, and the caller answers need-db.
    */
-  function privatize(entry: OpenDb, ...texts: string[]): void {
-    if (!entry.shared || !texts.some(mayWrite)) return;
-    const bytes = entry.shared;
-    entry.db.close();
-    entry.db = new (sql().Database)(bytes);
-    entry.shared = null;
+  function prepare(dbId: string, entry: OpenDb, texts: string[], keepPristine = false): boolean {
+    const writable = texts.some(mayWrite);
+    if (!entry.dirty && !(entry.shared && writable)) return true;
+    const bytes = entry.pristine;
+    if (!bytes) {
+      drop(dbId);
+      return false;
+    }
+    closeQuietly(entry.db);
     entry.fpStmt = null;
+    entry.db = writable ? new (sql().Database)(bytes) : openSharing(sql(), bytes);
+    entry.shared = !writable;
+    entry.dirty = false;
+    if (writable && !keepPristine) entry.pristine = null;
+    if (writable) evict(dbId);
+    return true;
   }
 
-  /** Runs one SQL text under Python sqlite3's rules and fetches every row. */
-  function runPython(db: Database, text: string): Result {
-    if (text.includes('\u0000')) throw new Error(NUL_MESSAGE);
-    const start = firstSignificantIndex(text);
-    if (start < 0) return { columns: [], rows: [] };
-    const it = db.iterateStatements(text);
-    const first = it.next();
-    // SQLite skips empty statements (';'), so `done` here means the text held nothing else.
-    if (first.done) return { columns: [], rows: [] };
-    const stmt: Statement = first.value;
-    try {
-      // Python checks the rest of the text before it executes anything.
-      if (hasTrailingStatement(it.getRemainingSQL())) throw new Error(MULTIPLE_STATEMENTS_MESSAGE);
-      const rows: SqlValue[][] = [];
-      const width = Math.max(1, stmt.getColumnNames().length);
-      while (stmt.step()) {
-        if ((rows.length + 1) * width > MAX_RESULT_VALUES) {
-          throw new Error(
-            `the result has more than ${MAX_RESULT_VALUES.toLocaleString('en-US')} values (${rows.length.toLocaleString('en-US')} rows of ${width} columns so far): too large to hold for the comparison`,
-          );
-        }
-        let row = stmt.get() as SqlValue[];
-        for (const v of row) {
-          if (typeof v === 'number' && (v > MAX_SAFE || v < -MAX_SAFE) && Number.isInteger(v)) {
-            // An INTEGER beyond 2^53 arrived as a rounded double: read the row again exactly.
-            row = getExact(stmt);
-            break;
-          }
-        }
-        rows.push(row);
-      }
-      return { columns: stmt.getColumnNames(), rows };
-    } finally {
-      stmt.free();
-    }
+  /** After an execution: a changed connection that cannot be restored in place is dropped now. */
+  function settle(dbId: string, entry: OpenDb): void {
+    if (entry.dirty && !entry.pristine) drop(dbId);
   }
 
   /**
-   * What a statement can change on the connection: rows (total_changes), the main schema,
-   * and the list of databases (ATTACH, or a temp database appearing for a TEMP table).
-   * Only the first two modify the database itself (`mutated_db`); any change means the
-   * connection is re-opened before the next item. The temp schema is not read here
-   * because reading it would create the temp database.
+   * Runs one text and compares the connection before and after it: any change marks the
+   * connection dirty, so it is re-opened before the next execution.
    */
-  function fingerprint(entry: OpenDb): Fingerprint {
-    // Prepared once per connection and reset at once: a reset statement holds no lock, and
-    // SQLite prepares it again by itself after a schema change.
-    const stmt = (entry.fpStmt ??= entry.db.prepare(FINGERPRINT_SQL));
+  function execute(entry: OpenDb, text: string, readOnly: boolean): Ran {
+    if (isVacuumInto(text)) return { result: null, error: new Error(VACUUM_INTO_MESSAGE), wrote: true, ms: 0 };
+    const fp = () => readFingerprint((entry.fpStmt ??= prepareFingerprint(entry.db)));
+    const before: Fingerprint = fp();
+    let result: Result | null = null;
+    let error: Error | null = null;
+    const t0 = performance.now();
     try {
-      stmt.step();
-      const r = stmt.get();
-      return { data: `${r[0]}/${r[1]}`, connection: String(r[2]) };
-    } finally {
-      stmt.reset();
+      if (readOnly) entry.db.exec('PRAGMA query_only = 1');
+      try {
+        result = runPython(entry.db, text);
+      } finally {
+        if (readOnly) entry.db.exec('PRAGMA query_only = 0');
+      }
+    } catch (err) {
+      error = err instanceof Error ? err : new Error(errorMessage(err));
+    }
+    const ms = performance.now() - t0;
+    try {
+      const after = fp();
+      if (!looksLikeQuery(text) || changed(before, after)) entry.dirty = true;
+      return { result, error, wrote: wrote(before, after), ms };
+    } catch {
+      entry.dirty = true;
+      return { result, error, wrote: true, ms };
     }
   }
 
@@ -241,8 +222,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         );
       }
       // WAL databases cannot be opened from memory; the copy we hold is switched to rollback
-      // journal mode (bytes 18-19), which changes nothing about its content. The user's file
-      // is never written.
+      // journal mode (bytes 18-19), which changes nothing about its content (a non-empty -wal
+      // beside the file is refused where the bytes are read). The user's file is never written.
       if (bytes[18] === 2 || bytes[19] === 2) {
         bytes[18] = 1;
         bytes[19] = 1;
@@ -259,52 +240,38 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         db.close();
         throw new Error(`database ${dbId}: unreadable SQLite file (${(err as Error).message}); import an intact copy of it again`);
       }
-      open.set(dbId, { db, sizeBytes: bytes.length, shared: bytes, fpStmt: null });
+      open.set(dbId, { db, pristine: bytes, shared: true, dirty: false, fpStmt: null, sizeBytes: bytes.length });
       evict(dbId);
       return { sizeBytes: bytes.length, tables };
     },
 
     async evaluate(req: ExecRequest): Promise<ExecDone | NeedDb> {
       const entry = touch(req.dbId);
-      if (!entry) return { kind: 'need-db' };
-      privatize(entry, req.predSql, req.goldSql);
-      const db = entry.db;
+      if (!entry || !prepare(req.dbId, entry, [req.predSql, req.goldSql])) return { kind: 'need-db' };
       const t0 = performance.now();
-      const before = fingerprint(entry);
-      let dirty = !looksLikeQuery(req.predSql);
       let pred: Result | null = null;
       let gold: Result | null = null;
       let error: string | null = null;
       let mutatedDb = false;
       let predKey: string | undefined;
       try {
-        if (req.readOnly) db.exec('PRAGMA query_only = 1');
-        try {
-          pred = runPython(db, req.predSql);
-        } catch (err) {
-          throw new SideError(`prediction: ${(err as Error).message}`);
-        } finally {
-          const after = fingerprint(entry);
-          mutatedDb = after.data !== before.data;
-          dirty ||= mutatedDb || after.connection !== before.connection;
-          if (req.readOnly) db.exec('PRAGMA query_only = 0');
-        }
-        if (mutatedDb && req.readOnly) {
-          throw new SideError('prediction: writes to the database, which --read-only forbids');
-        }
-        // The prediction executed: its result votes in self-consistency even if gold fails.
-        predKey = resultKey(pred.rows);
-        try {
-          gold = runPython(db, req.goldSql);
-        } catch (err) {
-          throw new SideError(`gold: ${(err as Error).message}`);
+        const p = execute(entry, req.predSql, req.readOnly);
+        mutatedDb = p.wrote;
+        pred = p.result;
+        if (p.error) error = `prediction: ${p.error.message}`;
+        else if (mutatedDb && req.readOnly) error = 'prediction: writes to the database, which --read-only forbids';
+        else {
+          // The prediction executed: its result votes in self-consistency even if gold fails.
+          predKey = resultKey(pred!.rows);
+          const g = execute(entry, req.goldSql, false);
+          if (g.error) error = `gold: ${g.error.message}`;
+          gold = g.result;
         }
       } catch (err) {
-        error = err instanceof SideError ? err.message : `prediction: ${(err as Error).message}`;
-      } finally {
-        // Re-open from pristine bytes after anything that may have left state behind.
-        if (dirty) drop(req.dbId);
+        entry.dirty = true;
+        error = `prediction: ${errorMessage(err)}`;
       }
+      settle(req.dbId, entry);
       const elapsedMs = performance.now() - t0;
       if (error !== null || !pred || !gold) {
         return {
@@ -327,33 +294,41 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
 
     async timeQueries(req: TimeRequest) {
       const entry = touch(req.dbId);
-      if (!entry) return { kind: 'need-db' };
-      privatize(entry, req.predSql, req.goldSql);
+      const texts = [req.predSql, req.goldSql];
+      // Each timed execution starts from the pristine database, as each of the official
+      // evaluator's opens a connection of its own and commits nothing: the pristine bytes are
+      // kept for the repetitions (a connection without them is opened again by the pool).
+      if (entry && !entry.pristine && texts.some(mayWrite)) drop(req.dbId);
+      if (!entry || !open.has(req.dbId) || !prepare(req.dbId, entry, texts, true)) return { kind: 'need-db' };
+      const timed = (text: string, side: string): number => {
+        if (!prepare(req.dbId, entry, texts, true)) throw new Error('the database was dropped between repetitions');
+        const r = execute(entry, text, false);
+        if (r.error) throw new Error(`${side}: ${r.error.message}`);
+        return r.ms;
+      };
       const ratios: number[] = [];
-      for (let i = 0; i < req.iterations; i++) {
-        const t0 = performance.now();
-        runPython(entry.db, req.predSql);
-        const t1 = performance.now();
-        runPython(entry.db, req.goldSql);
-        const t2 = performance.now();
-        ratios.push((t2 - t1) / (t1 - t0));
+      try {
+        for (let i = 0; i < req.iterations; i++) {
+          const predMs = timed(req.predSql, 'prediction');
+          const goldMs = timed(req.goldSql, 'gold');
+          ratios.push(goldMs / predMs);
+        }
+      } finally {
+        // Back to holding the database once: a private copy lets the pristine bytes go.
+        if (!entry.shared) entry.pristine = null;
+        settle(req.dbId, entry);
       }
       return { kind: 'done', ratios };
     },
 
     async query(dbId, text, maxRows): Promise<QueryResult | NeedDb> {
       const entry = touch(dbId);
-      if (!entry) return { kind: 'need-db' };
-      privatize(entry, text);
-      const db = entry.db;
-      db.exec('PRAGMA query_only = 1');
-      try {
-        const r = runPython(db, text);
-        return { columns: r.columns, rows: r.rows.slice(0, maxRows), truncated: r.rows.length > maxRows };
-      } finally {
-        db.exec('PRAGMA query_only = 0');
-        if (!looksLikeQuery(text)) drop(dbId);
-      }
+      if (!entry || !prepare(dbId, entry, [text])) return { kind: 'need-db' };
+      const r = execute(entry, text, true);
+      settle(dbId, entry);
+      if (r.error) throw r.error;
+      if (r.wrote) throw new Error('writes to the database: only queries are shown');
+      return { columns: r.result!.columns, rows: r.result!.rows.slice(0, maxRows), truncated: r.result!.rows.length > maxRows };
     },
 
     async openDbs() {

@@ -10,6 +10,7 @@ import { timeRatio, vesReward } from '../core/compare/r-ves.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
 import { itemResult } from '../core/eval/item-result.ts';
+import { MAX_TIMER_MS, checkTimerMs } from '../core/eval/limits.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
 import type { ExecDone, ExecRequest, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
 
@@ -107,7 +108,8 @@ export class SqlPool implements SqlExecutor {
       // the run. Start-up is not part of an item's timeout.
       await Promise.race([slot.ready, died]);
       const timeout = new Promise<typeof TIMEOUT>((resolve) => {
-        timer = setTimeout(() => resolve(TIMEOUT), timeoutMs);
+        // A longer delay would fire at once (see limits.ts): callers validate, this never overflows.
+        timer = setTimeout(() => resolve(TIMEOUT), Math.min(timeoutMs, MAX_TIMER_MS));
       });
       const request = sent && sent.handle === slot.handle ? sent.promise : fn(slot.handle.api);
       const r = await Promise.race([request, timeout, died]);
@@ -127,6 +129,8 @@ export class SqlPool implements SqlExecutor {
     hooks: { signal?: AbortSignalLike; onEvent?: (e: EvalEvent) => void } = {},
   ): Promise<ItemResult[]> {
     if (this.disposed) throw new Error('SqlPool used after dispose()');
+    // Before any work: a timeout the platform cannot time would time out every item at once.
+    checkTimerMs(options.timeoutMs, 'timeoutMs');
     const { dbSource } = this.opts;
     const results: ItemResult[] = new Array(items.length);
     const position = new Map<EvalItem, number>();
@@ -286,7 +290,8 @@ export class SqlPool implements SqlExecutor {
         if (exec.ex === 1) {
           const timed = await withDb(
             (api) => api.timeQueries({ dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, iterations: options.vesIterations }),
-            options.timeoutMs * options.vesIterations,
+            // The limit of all repetitions together, at most the longest delay a timer can wait.
+            Math.min(options.timeoutMs * options.vesIterations, MAX_TIMER_MS),
           ).catch(() => TIMEOUT);
           if (typeof timed === 'object') {
             ratio = timeRatio(timed.ratios);

@@ -1,6 +1,6 @@
 import initSqlJs from 'sql.js';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSqlEngine } from '../../workers/sql-engine.ts';
+import { MAX_RESULT_BYTES, createSqlEngine } from '../../workers/sql-engine.ts';
 import type { ExecDone, ExecRequest, SqlWorkerApi } from '../../workers/sql.api.ts';
 
 // The engine is the SQL worker's body: here it runs in-process on real sql.js.
@@ -191,5 +191,88 @@ describe('loading databases', () => {
     await small.loadDb('c', pristine.slice());
     expect(await small.openDbs()).toEqual(['a', 'c']);
     expect((await small.evaluate({ dbId: 'b', predSql: 'SELECT 1', goldSql: 'SELECT 1', readOnly: false, softF1: false, previewRows: 0 })).kind).toBe('need-db');
+  });
+});
+
+describe('every execution starts from the pristine database, R-VES timing repetitions included', () => {
+  /** As the pool does: a database the worker no longer holds is loaded again. */
+  const time = async (predSql: string, goldSql: string, iterations = 3) => {
+    const req = { dbId: 'people', predSql, goldSql, iterations };
+    const r = await engine.timeQueries(req);
+    if (r.kind === 'done') return r;
+    await engine.loadDb('people', pristine.slice());
+    return engine.timeQueries(req);
+  };
+
+  it('a writing prediction timed for R-VES leaves nothing for the next item', async () => {
+    expect(await run('DELETE FROM person', 'SELECT * FROM person WHERE score > 100')).toMatchObject({ ex: 1, mutatedDb: true });
+    expect(await time('DELETE FROM person', 'SELECT * FROM person WHERE score > 100')).toMatchObject({ kind: 'done' });
+    expect((await run('SELECT count(*) FROM person', 'SELECT 3')).ex).toBe(1);
+    await time('DROP TABLE person', 'SELECT 1', 2);
+    expect((await run('SELECT count(*) FROM person', 'SELECT 3')).ex).toBe(1);
+  });
+  it('each repetition of a writing prediction runs on the pristine database (an INSERT with a key fails when repeated on the same one)', async () => {
+    // INSERT of an existing-free key succeeds once; on a database kept from the previous
+    // repetition, the second one fails with a UNIQUE constraint.
+    const r = await time("INSERT INTO person(id, name) VALUES (10, 'Zed')", 'SELECT name FROM person WHERE id = 10', 3);
+    expect(r).toMatchObject({ kind: 'done' });
+    expect(r.kind === 'done' && r.ratios).toHaveLength(3);
+  });
+  it('a writing gold query is re-opened from too', async () => {
+    await run('SELECT 1', 'DELETE FROM person');
+    expect((await run('SELECT count(*) FROM person', 'SELECT 3')).ex).toBe(1);
+  });
+});
+
+describe('writes that change no row are flagged too: ATTACH, PRAGMA user_version, VACUUM INTO', () => {
+  it.each([
+    ['ATTACH of a file', "ATTACH 'other.db' AS other"],
+    ['ATTACH of a memory database', "ATTACH ':memory:' AS other"],
+    ['PRAGMA user_version = N', 'PRAGMA user_version = 7'],
+    ['PRAGMA application_id = N', 'PRAGMA application_id = 7'],
+  ])('%s is flagged mutated_db officially, an error under read-only, and never leaks', async (_n, sql) => {
+    expect(await run(sql, 'SELECT * FROM empty_table')).toMatchObject({ status: 'ok', ex: 1, mutatedDb: true });
+    expect((await run('SELECT user_version, (SELECT count(*) FROM pragma_database_list) FROM pragma_user_version', 'SELECT 0, 1')).ex).toBe(1);
+    const ro = await run(sql, 'SELECT 1', { readOnly: true });
+    expect(ro).toMatchObject({ status: 'error', ex: 0 });
+    // SQLite's own refusal under query_only, or the worker's when SQLite lets it through (ATTACH).
+    expect(ro.error).toMatch(/^prediction: (attempt to write a readonly database|writes to the database, which --read-only forbids)$/);
+    expect((await run('SELECT user_version, (SELECT count(*) FROM pragma_database_list) FROM pragma_user_version', 'SELECT 0, 1')).ex).toBe(1);
+  });
+  it.each([
+    ["VACUUM INTO 'copy.db'"],
+    ["vacuum main into 'copy.db'"],
+    ["/* c */ VACUUM -- x\n \"main\" /* y */ INTO 'copy.db';"],
+    [";VACUUM INTO 'copy.db'"],
+  ])('%j is refused (its copy would stay in the worker\'s memory), flagged, in both modes', async (sql) => {
+    for (const readOnly of [false, true]) {
+      const r = await run(sql, 'SELECT 1', { readOnly });
+      expect(r).toMatchObject({ status: 'error', ex: 0, mutatedDb: true });
+      expect(r.error).toMatch(/^prediction: VACUUM INTO writes a copy of the database to a file, which the SQL worker refuses/);
+    }
+  });
+  it('plain VACUUM and a column named into are not VACUUM INTO', async () => {
+    expect((await run('VACUUM', 'SELECT count(*) FROM person')).status).toBe('ok');
+    expect((await run('VACUUM main', 'SELECT count(*) FROM person')).status).toBe('ok');
+    expect((await run('SELECT 1 AS "into"', 'SELECT 1')).ex).toBe(1);
+  });
+});
+
+describe('results are capped by bytes as well as by values', () => {
+  it(`text values adding up to more than ${MAX_RESULT_BYTES / 2 ** 20} MiB are an error naming the limit; the next item scores`, async () => {
+    const r = await run("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 200) SELECT i, replace(hex(zeroblob(500000)), '0', 'x') FROM c", 'SELECT 1');
+    expect(r).toMatchObject({ status: 'error', ex: 0 });
+    expect(r.error).toMatch(/^prediction: the result's values take more than 256 MiB \(the limit per result; \d+ rows of 2 columns so far/);
+    expect((await run('SELECT count(*) FROM person', 'SELECT 3')).ex).toBe(1);
+  });
+  it('BLOB values are counted by their length, on either side', async () => {
+    const r = await run('SELECT 1', 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 300) SELECT zeroblob(1000000) FROM c');
+    expect(r.status).toBe('error');
+    expect(r.error).toMatch(/^gold: the result's values take more than 256 MiB/);
+  });
+  it('a result just under the byte limit is compared as usual', async () => {
+    // 100 texts of 1,000,000 characters: 200 MiB as counted.
+    const q = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 100) SELECT i, replace(hex(zeroblob(500000)), '0', 'x') FROM c";
+    expect(await run(q, q)).toMatchObject({ status: 'ok', ex: 1, predRowCount: 100 });
   });
 });

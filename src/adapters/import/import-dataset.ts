@@ -19,6 +19,7 @@ import { CHUNK_BYTES, chunkRange, type DatabaseRecord, type WorkbenchIdb } from 
 import type { DatasetRecord, ImportProgress, ImportSource } from '../store/workbench-store.ts';
 import { classifyFiles } from './classify-files.ts';
 import { abortError, checkSqliteHeader, readTextFile, streamFile } from './hash-stream.ts';
+import { checkSidecars } from './sidecar-check.ts';
 import { checkSqliteSize } from './sqlite-size.ts';
 import { expandFiles, type ImportFile } from './import-files.ts';
 import { knownDatabase } from './known-databases.ts';
@@ -112,6 +113,7 @@ export async function importDataset(idb: WorkbenchIdb, source: ImportSource, opt
     const path = classified.databases.get(dbId);
     if (!path) continue;
     const file = byPath.get(path)!;
+    await checkSidecars(path, byPath);
     const total = file.size;
     let header: Uint8Array = new Uint8Array(0);
     const { sha256, bytes } = await streamFile(file, {

@@ -1,12 +1,19 @@
 /** Node composition: the SQL worker in worker_threads, and database files from a folder. */
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { access, readFile } from 'node:fs/promises';
+import { access, open, readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
+import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidecars.ts';
+
+/**
+ * The largest database file read here: Node reads at most 2 GiB - 1 byte into one buffer
+ * (fs.readFile), and a worker holds the whole database in memory.
+ */
+export const MAX_DB_FILE_BYTES = 2 ** 31 - 1;
 
 const workerUrl = new URL('../../../workers/sql.worker.ts', import.meta.url);
 const bootstrapUrl = new URL('../../../workers/node-bootstrap.mjs', import.meta.url);
@@ -24,17 +31,65 @@ export function spawnNodeSqlWorker(): WorkerHandle {
   };
 }
 
-/** BIRD's layout: the database of db_id is `<root>/<db_id>/<db_id>.sqlite`. */
+/**
+ * Why `dbId` cannot name a folder inside the root, or null. A db_id comes from the gold or
+ * questions file: one with a path separator, `..` or a drive would read a `.sqlite` outside
+ * the root, so it is refused.
+ */
+export function unsafeDbId(dbId: string): string | null {
+  if (dbId !== '' && dbId !== '.' && dbId !== '..' && !/[/\\:\u0000]/.test(dbId) && !path.isAbsolute(dbId)) return null;
+  return `db_id ${JSON.stringify(dbId)} is not a plain folder name (it is empty, "." or "..", or holds a path separator, ":" or NUL), ` +
+    'so its database could lie outside the database folder: nothing was read for it. Fix that db_id in the gold or questions file';
+}
+
+async function sidecarProblems(file: string): Promise<string | null> {
+  const then = 'run again';
+  const wal = await stat(`${file}-wal`).catch(() => null);
+  const walMsg = wal?.isFile() ? walProblem(file, wal.size, then) : null;
+  if (walMsg) return walMsg;
+  const journal = await stat(`${file}-journal`).catch(() => null);
+  if (!journal?.isFile() || journal.size < JOURNAL_MAGIC_BYTES) return null;
+  const fh = await open(`${file}-journal`, 'r');
+  try {
+    const head = new Uint8Array(JOURNAL_MAGIC_BYTES);
+    await fh.read(head, 0, head.length, 0);
+    return journalProblem(file, journal.size, head, then);
+  } finally {
+    await fh.close();
+  }
+}
+
+const gib = (n: number) => `${(n / 2 ** 30).toFixed(2)} GiB`;
+
+/**
+ * BIRD's layout: the database of db_id is `<root>/<db_id>/<db_id>.sqlite`. A db_id that is not
+ * a plain folder name is reported by `has` as present so that `load` fails its items with the
+ * reason (an error naming the db_id, never a file outside the root).
+ */
 export function folderDbSource(root: string): DbSource {
   const file = (dbId: string) => path.join(root, dbId, `${dbId}.sqlite`);
   return {
     async has(dbId) {
+      if (unsafeDbId(dbId)) return true;
       return access(file(dbId)).then(() => true, () => false);
     },
     async load(dbId) {
-      return new Uint8Array(await readFile(file(dbId)));
+      const unsafe = unsafeDbId(dbId);
+      if (unsafe) throw new Error(unsafe);
+      const f = file(dbId);
+      const { size } = await stat(f);
+      if (size > MAX_DB_FILE_BYTES) {
+        throw new Error(
+          `database ${dbId}: ${f} is ${gib(size)} (${size.toLocaleString('en-US')} bytes), more than the ${gib(MAX_DB_FILE_BYTES + 1)} ` +
+            'a database may have here (a worker holds the whole file in memory, and Node reads at most 2 GiB into one buffer): ' +
+            'evaluate on a smaller copy (e.g. VACUUM INTO a copy without the tables its questions do not read)',
+        );
+      }
+      const problem = await sidecarProblems(f);
+      if (problem) throw new Error(`database ${dbId}: ${problem}`);
+      return new Uint8Array(await readFile(f));
     },
-    describe: file,
+    describe: (dbId) => unsafeDbId(dbId) ?? file(dbId),
   };
 }
 
