@@ -17,6 +17,7 @@ import { softF1 } from '../src/core/compare/soft-f1.ts';
 import { errorMessage } from '../src/core/errors.ts';
 import { looksLikeQuery } from '../src/core/sql/python-statement.ts';
 import { resultKey } from '../src/core/rl/result-key.ts';
+import { NON_DETERMINISTIC, WRITES } from '../src/core/run/reuse.ts';
 import type { SqlValue } from '../src/core/types.ts';
 import type { ExecDone, ExecRequest, NeedDb, QueryResult, SqlWorkerApi, TimeRequest, WorkerInit } from './sql.api.ts';
 import { runPython, type Result } from './sql-result.ts';
@@ -65,6 +66,9 @@ const SQLITE_HEADER = 'SQLite format 3\u0000';
  */
 export const HEAP_LIMIT = 512 * 1024 * 1024;
 
+/** Values (rows x columns) of gold results a worker keeps for reuse; a larger result is run again each time. */
+export const GOLD_CACHE_VALUES = 4_000_000;
+
 /**
  * Opens `bytes` without copying them. sql.js writes the bytes into its in-memory file system,
  * whose first write of a file keeps `data.slice(0, n)`: a second copy of the whole database,
@@ -95,6 +99,31 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
   let cacheBytes = 512 * 1024 * 1024;
   // Map iteration order is insertion order: delete + set moves an entry to the MRU end.
   const open = new Map<string, OpenDb>();
+  /**
+   * Gold results on the pristine database, by database and gold text (reuse.ts in the core says
+   * which golds qualify): every sample of a question runs the same gold, so it is executed once
+   * while its result fits GOLD_CACHE_VALUES. New bytes for a database (loadDb) forget its golds.
+   */
+  const golds = new Map<string, { result: Result | null; error: string | null; values: number }>();
+  let goldValues = 0;
+  const goldKey = (dbId: string, sql: string) => `${dbId}\u0000${sql}`;
+  function forgetGolds(dbId: string): void {
+    for (const [k, g] of golds) if (k.startsWith(`${dbId}\u0000`)) {
+      golds.delete(k);
+      goldValues -= g.values;
+    }
+  }
+  function keepGold(key: string, result: Result | null, error: string | null): void {
+    const values = result ? result.rows.length * Math.max(1, result.columns.length) : 0;
+    if (values > GOLD_CACHE_VALUES) return;
+    golds.set(key, { result, error, values });
+    goldValues += values;
+    for (const [k, g] of golds) {
+      if (goldValues <= GOLD_CACHE_VALUES) break;
+      golds.delete(k);
+      goldValues -= g.values;
+    }
+  }
 
   function sql(): SqlJsStatic {
     if (!SQL) throw new Error('SQL worker used before init()');
@@ -197,6 +226,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     }
   }
 
+  const goldReusable = (sql: string) => !NON_DETERMINISTIC.test(sql) && !WRITES.test(sql);
+
   function preview(rows: SqlValue[][], n: number): SqlValue[][] {
     return n > 0 ? rows.slice(0, n) : [];
   }
@@ -229,6 +260,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         bytes[19] = 1;
       }
       drop(dbId);
+      forgetGolds(dbId);
       const db = openSharing(sql(), bytes);
       let tables: number;
       try {
@@ -254,6 +286,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       let error: string | null = null;
       let mutatedDb = false;
       let predKey: string | undefined;
+      let goldReused = false;
       try {
         const p = execute(entry, req.predSql, req.readOnly);
         mutatedDb = p.wrote;
@@ -263,9 +296,22 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         else {
           // The prediction executed: its result votes in self-consistency even if gold fails.
           predKey = resultKey(pred!.rows);
-          const g = execute(entry, req.goldSql, false);
-          if (g.error) error = `gold: ${g.error.message}`;
-          gold = g.result;
+          // The gold of a pristine database is the same for every sample whose prediction left
+          // it untouched: executed once, then taken from `golds` (it adds no time to the item).
+          const key = req.reuseGold && !entry.dirty && !p.wrote && goldReusable(req.goldSql) ? goldKey(req.dbId, req.goldSql) : null;
+          const known = key === null ? undefined : golds.get(key);
+          if (known) {
+            golds.delete(key!);
+            golds.set(key!, known);
+            goldReused = true;
+            gold = known.result;
+            if (known.error !== null) error = known.error;
+          } else {
+            const g = execute(entry, req.goldSql, false);
+            if (g.error) error = `gold: ${g.error.message}`;
+            gold = g.result;
+            if (key !== null && !g.wrote && !entry.dirty) keepGold(key, g.result, g.error ? error : null);
+          }
         }
       } catch (err) {
         entry.dirty = true;
@@ -280,6 +326,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
           predColumns: pred?.columns ?? [], goldColumns: gold?.columns ?? [],
           predPreview: preview(pred?.rows ?? [], req.previewRows), goldPreview: [], elapsedMs,
           ...(predKey !== undefined ? { resultKey: predKey } : {}),
+          ...(goldReused ? { goldReused } : {}),
         };
       }
       return {
@@ -289,6 +336,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         predColumns: pred.columns, goldColumns: gold.columns,
         predPreview: preview(pred.rows, req.previewRows), goldPreview: preview(gold.rows, req.previewRows),
         elapsedMs, resultKey: predKey!,
+        ...(goldReused ? { goldReused } : {}),
       };
     },
 

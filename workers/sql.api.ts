@@ -20,6 +20,8 @@ export interface ExecRequest {
   softF1: boolean;
   /** Rows of each result to send back for display (0 for none). */
   previewRows: number;
+  /** Take the gold's result from an earlier item on the pristine database when there is one (default off). */
+  reuseGold?: boolean;
 }
 
 export interface ExecDone {
@@ -41,6 +43,8 @@ export interface ExecDone {
    * prediction executed: EX-equal results share it, so samples can vote on their results.
    */
   resultKey?: string;
+  /** The gold's result came from an earlier item (it was not executed for this one). */
+  goldReused?: boolean;
 }
 
 /** The worker does not hold the database (never loaded, evicted, or reset after a write). */

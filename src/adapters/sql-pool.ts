@@ -233,7 +233,7 @@ export class SqlPool implements SqlExecutor {
 
     const request = (item: EvalItem): ExecRequest => ({
       dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, readOnly: options.readOnly,
-      softF1: options.metrics.includes('soft-f1'), previewRows: options.previewRows,
+      softF1: options.metrics.includes('soft-f1'), previewRows: options.previewRows, reuseGold: options.reuse ?? true,
     });
     const send = (slot: Slot, item: EvalItem): Sent<ExecDone | NeedDb> => {
       const promise = slot.handle.api.evaluate(request(item));
@@ -303,6 +303,7 @@ export class SqlPool implements SqlExecutor {
         status: exec.status, ex: exec.ex, softF1: exec.softF1, rves, timeRatio: ratio, error: exec.error,
         mutatedDb: exec.mutatedDb, predRowCount: exec.predRowCount, goldRowCount: exec.goldRowCount, elapsedMs: exec.elapsedMs,
         ...(exec.resultKey !== undefined ? { resultKey: exec.resultKey } : {}),
+        ...(exec.goldReused ? { goldReused: true } : {}),
         ...(exec.predRowCount !== null ? { predColumnCount: exec.predColumns.length } : {}),
         ...(exec.goldRowCount !== null ? { goldColumnCount: exec.goldColumns.length } : {}),
       }), exec);

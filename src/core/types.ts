@@ -117,6 +117,8 @@ export interface ItemResult {
    * when the prediction executed: two samples with EX-equal results share it (self-consistency).
    */
   resultKey?: string;
+  /** The gold's result was taken from an earlier item on the pristine database (not executed for this one). */
+  goldReused?: boolean;
   /** Columns of the predicted / gold result, present when that query ran (the rubric's column-count check). */
   predColumnCount?: number;
   goldColumnCount?: number;

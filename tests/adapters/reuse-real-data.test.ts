@@ -38,7 +38,11 @@ describe('reuse gives the same verdict as executing every sample, on real data',
     expect(on.reused).toBeGreaterThan(0);
     expect(on.results.map(verdict)).toEqual(off.results.map(verdict));
     expect(on.summary.byDifficulty.total).toEqual(off.summary.byDifficulty.total);
-    console.log(`13-sample run: ${on.executed} executions with reuse for 1,820 samples (${on.reused} reused)`);
+    // 140 distinct golds: each worker executes a gold once per database it holds (at most twice here), and
+    // not at all for a prediction that failed.
+    expect(on.goldExecuted).toBeLessThanOrEqual(140 * 2);
+    expect(off.goldExecuted).toBeGreaterThan(1500);
+    console.log(`13-sample run: ${on.executed} executions with reuse for 1,820 samples (${on.reused} reused), ${on.goldExecuted} gold executions (${off.goldExecuted} without reuse)`);
   }, 300_000);
 
   it('Spider dev gold as its own prediction: identical per-item results', async () => {

@@ -90,7 +90,7 @@ async function runEval(args: EvalArgs): Promise<void> {
         executor: executorName(),
         reward_formula: formula.text,
         // Items whose queries ran, and items that took the verdict of an identical item (src/core/run/reuse.ts).
-        executions: { items: results.length, executed: outcome.executed, reused: outcome.reused },
+        executions: { items: results.length, executed: outcome.executed, reused: outcome.reused, gold_executed: outcome.goldExecuted },
       }),
       items: results.map(itemJson),
     };

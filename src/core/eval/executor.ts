@@ -13,6 +13,11 @@ export interface EvalOptions {
   vesIterations: number;
   /** Rows of each result kept for display. */
   previewRows: number;
+  /**
+   * Reuse results that cannot differ (src/core/run/reuse.ts): a gold already executed on the
+   * pristine database, identical items. Default on; the verdicts are the same either way.
+   */
+  reuse?: boolean;
 }
 
 export const DEFAULT_EVAL_OPTIONS: EvalOptions = {

@@ -84,6 +84,8 @@ export interface EvaluationOutcome {
   /** Items whose queries were executed, and items that took the verdict of an identical one. */
   executed: number;
   reused: number;
+  /** Gold queries executed (an item whose gold came from an earlier one on the pristine database, or whose prediction failed, ran none). */
+  goldExecuted: number;
 }
 
 /**
@@ -105,6 +107,7 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
   const again: EvalItem[] = [];
   let executed = 0;
   let reused = 0;
+  let goldExecuted = 0;
   const deliver = (result: ItemResult, at: number, preview: ItemPreview | null) => {
     const item = items[at]!;
     const own = copyResult(result, item);
@@ -117,6 +120,7 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
     const at = result.sample!;
     if (finished[at]) return;
     executed++;
+    if (!result.goldReused && (result.goldRowCount !== null || result.error?.startsWith('gold: '))) goldExecuted++;
     deliver(result, at, preview);
     const item = tagged[at]!;
     const key = copies && reusable(item) ? reuseKey(item) : null;
@@ -129,8 +133,9 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
       deliver(result, d.sample!, preview);
     }
   };
+  const execOptions: EvalOptions = { ...options, reuse: ports.reuse ?? true };
   const pass = async (batch: readonly EvalItem[], copies: boolean) => {
-    const out = await ports.executor.evaluate(batch, options, {
+    const out = await ports.executor.evaluate(batch, execOptions, {
       signal: ports.signal,
       onEvent: (e) => (e.type === 'item' ? settle(e.result, e.preview, copies) : ports.onEvent?.(e)),
     });
@@ -147,5 +152,5 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
   }
   const results = finished.filter((r): r is ItemResult => r !== undefined);
   if (results.length < items.length && ports.signal?.aborted) cancelled = true;
-  return { results, summary: summarize(results, options.metrics), cancelled, elapsedMs: now() - started, executed, reused };
+  return { results, summary: summarize(results, options.metrics), cancelled, elapsedMs: now() - started, executed, reused, goldExecuted };
 }
