@@ -8,13 +8,14 @@
 import type { MetricName } from '../eval/executor.ts';
 import { summarize, type BucketScores, type Summary } from '../eval/summary.ts';
 import { DIFFICULTIES, type ItemResult } from '../types.ts';
+import { maxOf, minOf } from './numbers.ts';
 
 /** Samples per question among the scored items (database present): smallest and largest. */
 export function samplesPerQuestion(results: readonly ItemResult[]): { min: number; max: number; questions: number } {
   const per = new Map<number, number>();
   for (const r of results) if (r.status !== 'missing-db') per.set(r.index, (per.get(r.index) ?? 0) + 1);
   const counts = [...per.values()];
-  return { min: counts.length ? Math.min(...counts) : 0, max: counts.length ? Math.max(...counts) : 0, questions: counts.length };
+  return { min: minOf(counts), max: maxOf(counts), questions: counts.length };
 }
 
 function bucket(questions: readonly ItemResult[][], metrics: readonly MetricName[]): BucketScores {
