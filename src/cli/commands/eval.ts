@@ -1,5 +1,5 @@
 /** `eval`: execute predictions and gold SQL against BIRD-layout databases and score them. */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
@@ -14,13 +14,18 @@ import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.
 import { samplesPerQuestion, summarizeSamples } from '../../core/rl/sample-summary.ts';
 import { toRunFile } from '../../core/run/export.ts';
 import { toSampleRecords } from '../../core/run/run-file.ts';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { assertSomethingScored } from '../nothing-scored.ts';
+import { checkEvalOutputs } from '../preflight-commands.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
 
 export const usage = EVAL_USAGE;
 
 export async function run(argv: string[]): Promise<number> {
-  await runEval(parseEvalArgs(argv));
+  const args = parseEvalArgs(argv);
+  await checkEvalOutputs(args);
+  await runEval(args);
   return 0;
 }
 
@@ -73,6 +78,7 @@ async function runEval(args: EvalArgs): Promise<void> {
   } finally {
     await pool.dispose();
   }
+  assertSomethingScored(results, args.dbRoot);
   const summary = summarizeSamples(results, args.metrics);
   const n = samplesPerQuestion(results);
   process.stdout.write(officialTable(summary) + '\n');
@@ -101,12 +107,12 @@ async function runEval(args: EvalArgs): Promise<void> {
       }),
       items: results.map(itemJson),
     };
-    await writeFile(args.out, JSON.stringify(out, null, 1) + '\n');
+    await writeFileAtomic(args.out, JSON.stringify(out, null, 1) + '\n');
   }
   if (args.runOut) {
     const header = await evalRunHeader(args, items, results);
     const file = toRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
-    await writeFile(args.runOut, JSON.stringify(file, null, 1) + '\n');
+    await writeFileAtomic(args.runOut, JSON.stringify(file, null, 1) + '\n');
   }
 }
 

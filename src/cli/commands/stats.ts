@@ -1,5 +1,4 @@
 /** `stats`: pass@k, maj@k, best-of-n and GRPO group statistics of a run file (or an eval --out report). */
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';
@@ -12,6 +11,8 @@ import type { RunQuestion } from '../../core/run/types.ts';
 import { readText } from './eval.ts';
 import { integerFlag, kList } from './rl-args.ts';
 import { bad, parseFlags } from './flags.ts';
+import { writeFileAtomic as writeFile } from '../atomic-write.ts';
+import { checkStatsOutputs } from '../preflight-commands.ts';
 
 export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
     [--csv FILE] [--prompts-json FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
@@ -30,6 +31,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.run) throw bad('--run', `is required\n${usage}`);
   const ks = kList(values.k);
   const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
+  await checkStatsOutputs(values);
 
   const runFile = parseRunFile(await readText('--run', values.run), path.basename(values.run));
   let stats;
