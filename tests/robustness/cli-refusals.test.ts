@@ -45,7 +45,7 @@ describe('refused before the run', { timeout: 120_000 }, () => {
     const run = await runCli(evalArgs(t, '--reward', 'ex / (format - 1)'));
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/error: --reward: reward formula "ex \/ \(format - 1\)" gives (NaN|-?Infinity) for ex = \d, format = 1.* division by zero/);
+    expect(run.stderr).toMatch(/error: --reward: reward formula "ex \/ \(format - 1\)" gives (NaN|-?Infinity) for ex = \d, format = 1.*division by zero/);
   });
 
   it('eval --workers 1000 and --timeout-s 2147484: refused with the bound named', async () => {
