@@ -18,9 +18,14 @@ export function judgeTimeoutFlag(v: string | undefined): number {
   return n;
 }
 
-/** Throws when no sample got a score from any aggregation, with the judge's counts; the table and --out are already written. */
+/**
+ * Throws when the judge failed every call it made and so no sample got a score, with the
+ * judge's counts; the table and --out are already written. A judge that answered but never in
+ * the format is a result (`unparseable` verdicts), not a failure, and exits 0.
+ */
 export function assertJudgeScoredSomething(summary: RubricSummary, aggregations: readonly Aggregation[], stats: JudgeStats, samples: number): void {
   if (samples === 0 || aggregations.some((a) => summary[a].n > 0)) return;
+  if (stats.calls === 0 || stats.errors < stats.calls) return;
   throw new WorkbenchError(
     'BAD_OPTION',
     `nothing was scored: none of the ${samples} sample(s) got a ${aggregations.join(', ')} score; ` +

@@ -1,10 +1,12 @@
 /**
  * Output paths checked before any work starts: each output's folder must exist, an output
  * must not be a folder, and no output may be one of the inputs (compared by resolved real
- * path, so `./a/../gold.sql` and symlinks are caught) or lie inside --db-root (the databases'
- * folder is input only: `--out DB_ROOT/superhero/superhero.sqlite` would overwrite a database).
+ * path, so `./a/../gold.sql` and symlinks are caught), nor a database under --db-root: an
+ * SQLite file there (`--out DB_ROOT/superhero/superhero.sqlite` would overwrite a database)
+ * or a file named as SQLite or the loader would take for part of one (`.sqlite`, `-wal`,
+ * `-journal`, `-shm`). A report beside the databases is allowed, and may be replaced.
  */
-import { realpath, stat } from 'node:fs/promises';
+import { open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkbenchError } from '../core/errors.ts';
 
@@ -41,6 +43,20 @@ async function resolvedInput(file: string): Promise<string | null> {
 }
 
 const inside = (dir: string, file: string) => file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+const DATABASE_NAME = /\.sqlite$|-wal$|-journal$|-shm$/i;
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+async function isSqliteFile(file: string): Promise<boolean> {
+  const handle = await open(file, 'r').catch(() => null);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return bytesRead === head.length && head.equals(SQLITE_HEADER);
+  } finally {
+    await handle.close();
+  }
+}
 
 /** Throws a WorkbenchError naming the flag and the folder or input at fault; nothing is written. */
 export async function checkOutputs(spec: PreflightSpec): Promise<void> {
@@ -65,8 +81,8 @@ export async function checkOutputs(spec: PreflightSpec): Promise<void> {
       throw new WorkbenchError('BAD_OPTION', `${o.file} is the ${input.flag} input (${input.file}): writing it would destroy it; name another file`, o.flag);
     }
     const dir = dirs.find((d) => d.real === real || inside(d.real, real));
-    if (dir) {
-      throw new WorkbenchError('BAD_OPTION', `${o.file} is inside ${dir.flag} ${dir.dir}, which holds the databases and is only read: write it elsewhere`, o.flag);
+    if (dir && (DATABASE_NAME.test(real) || (await isSqliteFile(real)))) {
+      throw new WorkbenchError('BAD_OPTION', `${o.file} is a database file inside ${dir.flag} ${dir.dir}, whose databases are only read: write it elsewhere`, o.flag);
     }
     const other = seen.get(real);
     if (other) throw new WorkbenchError('BAD_OPTION', `${o.file} is also the file of ${other}: give each output its own file`, o.flag);

@@ -3,7 +3,7 @@
  * with the flag and the folder or input named; an output that is an input, or inside
  * --db-root, is refused and the input keeps its bytes.
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
@@ -42,10 +42,14 @@ describe('outputs checked before any work', { timeout: 120_000 }, () => {
   });
 
   it('eval --out naming the database itself, or a symlink to the predictions: refused', async () => {
-    await refused(evalArgs(t, '--out', t.db), '--out', /inside --db-root .* only read/);
+    await refused(evalArgs(t, '--out', t.db), '--out', /is a database file inside --db-root .* only read/);
     const link = path.join(t.dir, 'link.json');
     symlinkSync(t.predictions, link);
     await refused(evalArgs(t, '--out', link), '--out', /is the --predictions input/);
+    // an SQLite file under --db-root, whatever its name
+    const renamed = path.join(t.dbRoot, 'tiny', 'copy.bin');
+    writeFileSync(renamed, readFileSync(t.db));
+    await refused(evalArgs(t, '--out', renamed), '--out', /is a database file inside --db-root/);
   });
 
   it('eval --out and --run-out naming the same file: refused', async () => {
@@ -60,7 +64,9 @@ describe('outputs checked before any work', { timeout: 120_000 }, () => {
 
   it('compare --out naming RUN_A, and probe --out inside --db-root: refused', async () => {
     await refused(['compare', runFile, runFile, '--out', runFile], '--out', /is the RUN_A input/);
-    await refused(['probe', '--gold', t.gold, '--db-root', t.dbRoot, '--out', path.join(t.dbRoot, 'probe.json')], '--out', /inside --db-root/);
+    await refused(['probe', '--gold', t.gold, '--db-root', t.dbRoot, '--out', t.db], '--out', /inside --db-root/);
+    // a new file named like a database, where the next run would read it as one
+    await refused(['probe', '--gold', t.gold, '--db-root', t.dbRoot, '--out', path.join(t.dbRoot, 'tiny', 'tiny.sqlite-wal')], '--out', /inside --db-root/);
   });
 
   it('rubric --out naming the completions file: refused before the judge is asked', async () => {
@@ -75,10 +81,8 @@ describe('outputs checked before any work', { timeout: 120_000 }, () => {
     expect(readFileSync(completions).equals(before)).toBe(true);
   });
 
-  it('a valid --out in an existing folder is written, and replaces an older file', async () => {
-    const dir = path.join(t.dir, 'reports');
-    mkdirSync(dir);
-    const out = path.join(dir, 'r.json');
+  it('a valid --out in an existing folder (even beside the databases) is written, and replaces an older file', async () => {
+    const out = path.join(t.dbRoot, 'r.json');
     writeFileSync(out, 'old');
     const run = await runCli(evalArgs(t, '--out', out));
     expect(run.code).toBe(0);
