@@ -60,6 +60,8 @@ describe('outputs checked before any work', { timeout: 120_000 }, () => {
   it('stats --csv in a missing folder and stats --out naming the run file: refused before the statistics', async () => {
     await refused(['stats', '--run', runFile, '--csv', path.join(t.dir, 'nope', 'p.csv')], '--csv', /does not exist/);
     await refused(['stats', '--run', runFile, '--out', runFile], '--out', /is the --run input/);
+    // a run file without question texts: --frontier-jsonl is refused before the statistics (it used to be after the table)
+    await refused(['stats', '--run', runFile, '--frontier-jsonl', path.join(t.dir, 'f.jsonl')], '--frontier-jsonl', /needs the question texts/);
   });
 
   it('compare --out naming RUN_A, and probe --out inside --db-root: refused', async () => {

@@ -34,6 +34,17 @@ export async function run(argv: string[]): Promise<number> {
   await checkStatsOutputs(values);
 
   const runFile = parseRunFile(await readText('--run', values.run), path.basename(values.run));
+  // The question texts --frontier-jsonl needs are read (or found missing) before the statistics are computed.
+  let questions: RunQuestion[] | undefined = runFile.questions;
+  if (values['frontier-jsonl']) {
+    if (values.dataset) {
+      const parsed = parseQuestions(await readText('--dataset', values.dataset), path.basename(values.dataset));
+      questions = parsed.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
+    }
+    if (!questions) {
+      throw bad('--frontier-jsonl', 'needs the question texts, which this run file does not hold: add --dataset FILE (the questions file of the run)');
+    }
+  }
   let stats;
   try {
     stats = computeRunStats(runFile.samples, { ks, rng: mulberry32(seed) });
@@ -48,15 +59,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.out) await writeFile(values.out, JSON.stringify(statsJson(stats, meta), null, 1) + '\n');
   if (values.csv) await writeFile(values.csv, promptStatsCsv(stats.prompts, stats.ks));
   if (values['prompts-json']) await writeFile(values['prompts-json'], JSON.stringify(promptStatsJson(stats.prompts, stats.ks), null, 1) + '\n');
-  if (values['frontier-jsonl']) {
-    let questions: RunQuestion[] | undefined = runFile.questions;
-    if (values.dataset) {
-      const parsed = parseQuestions(await readText('--dataset', values.dataset), path.basename(values.dataset));
-      questions = parsed.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
-    }
-    if (!questions) {
-      throw bad('--frontier-jsonl', 'needs the question texts, which this run file does not hold: add --dataset FILE (the questions file of the run)');
-    }
+  if (values['frontier-jsonl'] && questions) {
     try {
       await writeFile(values['frontier-jsonl'], frontierJsonl(stats.prompts, questions));
     } catch (err) {
