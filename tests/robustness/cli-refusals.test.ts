@@ -33,6 +33,14 @@ describe('nothing scored is an error', { timeout: 120_000 }, () => {
     expect(run.stderr).toMatch(/tiny \(2 item\(s\)\) could not be opened: database tiny: not an SQLite 3 file/);
   });
 
+  it('probe with an empty --db-root: exit 2, the missing databases on stderr (was "0 questions probed", exit 0)', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'wb-empty-'));
+    const run = await runCli(['probe', '--gold', t.gold, '--db-root', empty, '--workers', '1']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/error: --db-root: nothing was probed: none of the 2 question\(s\) has its database .* \(missing: tiny;/);
+  });
+
   it('eval with one good database still exits 0', async () => {
     const run = await runCli(evalArgs(t));
     expect(run.code).toBe(0);

@@ -102,6 +102,11 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await pool.dispose();
   }
+  if (report.questions === 0) {
+    const dbs = report.missingDb.databases;
+    throw new WorkbenchError('MISSING_FILE', `nothing was probed: none of the ${probe.length} question(s) has its database in ${args.dbRoot}` +
+      (dbs.length ? ` (missing: ${dbs.join(', ')}; expected <db-root>/<db_id>/<db_id>.sqlite)` : ''), '--db-root');
+  }
   process.stdout.write(probeTable(report) + '\n');
   if (!questions) process.stdout.write('copy-question was not run: it needs the question texts (--dataset).\n');
   if (args.out) await writeFileAtomic(args.out, JSON.stringify(probeJson(report), null, 2) + '\n');
