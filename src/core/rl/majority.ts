@@ -150,9 +150,10 @@ export function expectedMajCurve(groups: readonly VoteGroup[], abstain: number):
           for (let j = 0; j <= step && !any; j++) any = P[j * width + m] !== 0;
           if (!any) continue;
           // F(x) = C(S, m) C(o, x) / C(S2, m + x), a probability, stepped in x by its ratio.
+          const lSm = lC(S, m);
           let f = 0;
           for (let x = 0; x <= t; x++) {
-            f = x === 0 || f < TINY ? Math.exp(lC(S, m) + lC(o.size, x) - lC(S2, m + x)) : f * ((o.size - x + 1) / x) * ((m + x) / (S2 - m - x + 1));
+            f = x === 0 || f < TINY ? Math.exp(lSm + lC(o.size, x) - lC(S2, m + x)) : f * ((o.size - x + 1) / x) * ((m + x) / (S2 - m - x + 1));
             if (f === 0) continue;
             const tie = x === t ? 1 : 0;
             for (let j = 0; j <= step; j++) {
