@@ -162,13 +162,21 @@ describe('SQLite files that are not whole', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'wb-cut-'));
     mkdirSync(path.join(root, 'superhero'));
     writeFileSync(path.join(root, 'superhero', 'superhero.sqlite'), original.subarray(0, 120_000));
+    // A second, intact database: with nothing scorable at all the CLI exits 2 (tests/robustness/cli-refusals.test.ts).
+    const SQL = await initSqlJs();
+    const intact = new SQL.Database();
+    intact.run('CREATE TABLE t (x); INSERT INTO t VALUES (1);');
+    mkdirSync(path.join(root, 'tiny'));
+    writeFileSync(path.join(root, 'tiny', 'tiny.sqlite'), intact.export());
+    intact.close();
     const gold = path.join(root, 'gold.sql');
-    writeFileSync(gold, 'SELECT count(*) FROM superhero\tsuperhero\n');
+    writeFileSync(gold, 'SELECT count(*) FROM superhero\tsuperhero\nSELECT x FROM t\ttiny\n');
     const out = path.join(root, 'out.json');
     const run = await runCli(['eval', '--predictions', gold, '--gold', gold, '--db-root', root, '--out', out, '--workers', '1']);
     expect(run.code).toBe(0);
-    const report = JSON.parse(readFileSync(out, 'utf8')) as { items: Array<{ status: string; error: string }> };
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { items: Array<{ status: string; error: string; ex: number }> };
     expect(report.items[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/database superhero: unreadable SQLite file/) });
+    expect(report.items[1]).toMatchObject({ status: 'ok', ex: 1 });
   });
 });
 

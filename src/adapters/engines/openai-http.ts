@@ -20,6 +20,8 @@ export interface HttpOptions {
   retryMaxMs?: number;
   maxRetryAfterMs?: number;
   timeoutMs?: number;
+  /** Largest reply body read, in bytes (default DEFAULT_MAX_REPLY_BYTES); a larger one fails as BAD_REPLY. */
+  maxReplyBytes?: number;
   /** Accept Server-Sent Events on POST. */
   stream: boolean;
   /** The model name, for the 404 sentence. */
@@ -30,6 +32,37 @@ export interface HttpOptions {
 }
 
 const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+
+/** A judge's or policy's answer is a few KB; 16 MiB leaves room for n choices with logprobs, not for a 200 MB body. */
+export const DEFAULT_MAX_REPLY_BYTES = 16 * 1024 * 1024;
+
+const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+
+/**
+ * The response with its body counted while it is read: past `max` bytes the reading fails
+ * with BAD_REPLY and the connection is dropped, so a huge body is never held whole. A
+ * Content-Length above `max` fails before a byte is read.
+ */
+export function capReply(res: Response, max: number, where: string): Response {
+  const tooLarge = (what: string) => new EngineError('BAD_REPLY', `the reply is ${what}, more than the ${mib(max)} a reply may have`, where);
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    void res.body?.cancel().catch(() => {});
+    throw tooLarge(`${declared} bytes (Content-Length)`);
+  }
+  if (!res.body) return res;
+  let seen = 0;
+  const counted = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > max) controller.error(tooLarge(`over ${mib(max)} and still coming`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
 /** Statuses about this prompt rather than the server (400/413/422: too long, invalid). */
 export const PROMPT_STATUS = /\bHTTP (400|413|422)\b/;
 
@@ -139,8 +172,9 @@ export class OpenAiHttp {
             body: body === undefined ? undefined : JSON.stringify(body),
             signal: one.signal,
           });
-          if (res.ok) return await read(res, where);
-          const message = serverMessage(await res.text().catch(() => ''));
+          const capped = capReply(res, this.options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES, where);
+          if (res.ok) return await read(capped, where);
+          const message = serverMessage(await capped.text().catch(() => ''));
           if (!RETRY_STATUS.has(res.status) || attempt >= maxRetries) {
             throw new EngineError('HTTP', this.statusSentence(res.status, message, attempt), where);
           }

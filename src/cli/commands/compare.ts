@@ -1,5 +1,4 @@
 /** `compare`: two runs on the same questions: fixed / broken, EX difference with a bootstrap interval, McNemar. */
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkbenchError } from '../../core/errors.ts';
 import { compareRuns } from '../../core/rl/compare.ts';
@@ -9,6 +8,8 @@ import { parseRunFile } from '../../core/run/run-file.ts';
 import { readText } from './eval.ts';
 import { bad, parseFlags } from './flags.ts';
 import { integerFlag } from './rl-args.ts';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { checkCompareOutputs } from '../preflight-commands.ts';
 
 export const usage = `usage: npm run --silent cli -- compare RUN_A RUN_B [--seed 0] [--resamples 10000] [--out FILE]`;
 
@@ -20,6 +21,7 @@ export async function run(argv: string[]): Promise<number> {
   const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
   const resamples = integerFlag('--resamples', values.resamples, 10_000, 1, 10_000_000);
   const [fileA, fileB] = positionals as [string, string];
+  await checkCompareOutputs(values.out, fileA, fileB);
   const a = parseRunFile(await readText('RUN_A', fileA), path.basename(fileA));
   const b = parseRunFile(await readText('RUN_B', fileB), path.basename(fileB));
   const result = compareRuns(a, b, { resamples, makeRng: () => mulberry32(seed) });
@@ -28,6 +30,6 @@ export async function run(argv: string[]): Promise<number> {
   }
   const meta = { runA: `${a.run.name} (${fileA})`, runB: `${b.run.name} (${fileB})`, seed, resamples };
   process.stdout.write(compareTable(result, meta) + '\n');
-  if (values.out) await writeFile(values.out, JSON.stringify(compareJson(result, meta), null, 1) + '\n');
+  if (values.out) await writeFileAtomic(values.out, JSON.stringify(compareJson(result, meta), null, 1) + '\n');
   return 0;
 }

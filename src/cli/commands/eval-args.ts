@@ -1,6 +1,8 @@
 import { OFFICIAL_TIMEOUT_S, OFFICIAL_VES_ITERATIONS } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
-import { DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import { checkFormulaFinite, checkFormulaMetrics, compileRewardFormula, DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
+import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { bad, parseFlags } from './flags.ts';
 
 export interface EvalArgs {
@@ -64,13 +66,13 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     if (!(METRICS as readonly string[]).includes(m)) throw bad('--metrics', `unknown metric ${JSON.stringify(m)}; use a comma-separated list of ${METRICS.join(', ')}`);
   }
   if (metrics.length === 0) throw bad('--metrics', `name at least one of ${METRICS.join(', ')}`);
-  return {
+  const args: EvalArgs = {
     predictions: values.predictions!,
     gold: values.gold!,
     dbRoot: values['db-root']!,
     dataset: values.dataset ?? null,
     timeoutS: positiveNumber('--timeout-s', values['timeout-s'], OFFICIAL_TIMEOUT_S, false),
-    workers: values.workers === undefined ? null : positiveNumber('--workers', values.workers, 1, true),
+    workers: workersFlag(values.workers),
     readOnly: values['read-only'] ?? false,
     metrics: [...new Set(metrics)] as MetricName[],
     out: values.out ?? null,
@@ -80,4 +82,14 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     strict: values.strict ?? false,
     reuse: !(values['no-reuse'] ?? false),
   };
+  checkTimerFlags(args.timeoutS, args.metrics.includes('r-ves') ? { iterations: args.vesIterations } : null);
+  // A bad formula fails here, before any file is read: syntax, a metric it needs, a division by zero.
+  try {
+    const formula = compileRewardFormula(args.reward);
+    checkFormulaMetrics(formula, args.metrics);
+    checkFormulaFinite(formula);
+  } catch (err) {
+    throw new WorkbenchError('BAD_OPTION', (err as Error).message, '--reward');
+  }
+  return args;
 }

@@ -1,5 +1,5 @@
 /** `eval`: execute predictions and gold SQL against BIRD-layout databases and score them. */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
@@ -11,17 +11,22 @@ import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';
-import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.ts';
+import { compileRewardFormula } from '../../core/rl/reward.ts';
 import { planReplay, runEvaluation } from '../../core/run/replay.ts';
 import { toRunFile } from '../../core/run/export.ts';
 import { toSampleRecords } from '../../core/run/run-file.ts';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { assertSomethingScored } from '../nothing-scored.ts';
+import { checkEvalOutputs } from '../preflight-commands.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
 
 export const usage = EVAL_USAGE;
 
 export async function run(argv: string[]): Promise<number> {
-  await runEval(parseEvalArgs(argv));
+  const args = parseEvalArgs(argv);
+  await checkEvalOutputs(args);
+  await runEval(args);
   return 0;
 }
 
@@ -40,16 +45,8 @@ export async function readText(flag: string, file: string): Promise<string> {
 }
 
 async function runEval(args: EvalArgs): Promise<void> {
-  // A bad formula fails before any work, with the formula and the position in the message.
-  const formula = (() => {
-    try {
-      const f = compileRewardFormula(args.reward);
-      checkFormulaMetrics(f, args.metrics);
-      return f;
-    } catch (err) {
-      throw new WorkbenchError('BAD_OPTION', (err as Error).message, '--reward');
-    }
-  })();
+  // Checked by parseEvalArgs before any work (syntax, metrics it needs, division by zero).
+  const formula = compileRewardFormula(args.reward);
   const dbRootStat = await stat(args.dbRoot).catch(() => null);
   if (!dbRootStat?.isDirectory()) {
     throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
@@ -72,6 +69,7 @@ async function runEval(args: EvalArgs): Promise<void> {
     await pool.dispose();
   }
   const { results, summary } = outcome;
+  assertSomethingScored(results, args.dbRoot);
   process.stdout.write(officialTable(summary) + '\n');
   const note = samplesNote(summary);
   if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
@@ -94,12 +92,12 @@ async function runEval(args: EvalArgs): Promise<void> {
       }),
       items: results.map(itemJson),
     };
-    await writeFile(args.out, JSON.stringify(out, null, 1) + '\n');
+    await writeFileAtomic(args.out, JSON.stringify(out, null, 1) + '\n');
   }
   if (args.runOut) {
     const header = { ...(await evalRunHeader(args, items, results)), executions: { executed: outcome.executed, reused: outcome.reused } };
     const file = toRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
-    await writeFile(args.runOut, JSON.stringify(file, null, 1) + '\n');
+    await writeFileAtomic(args.runOut, JSON.stringify(file, null, 1) + '\n');
   }
 }
 

@@ -3,7 +3,6 @@
  * every question of a gold file whose database is present, under the official semantics and
  * read-only, and reports how many questions each exploit would win.
  */
-import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
@@ -17,6 +16,9 @@ import { runProbe } from '../../core/probe/run-probe.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { readText } from './eval.ts';
 import { bad, parseFlags } from './flags.ts';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { checkTimerFlags, workersFlag } from '../bounds.ts';
+import { checkProbeOutputs } from '../preflight-commands.ts';
 
 export const usage = `usage: npm run --silent cli -- probe --gold FILE --db-root DIR
     [--dataset FILE] [--out FILE] [--timeout-s 30] [--workers N] [--exploits ${EXPLOITS.map((e) => e.id).join(',')}]`;
@@ -52,17 +54,20 @@ function parseProbeArgs(argv: string[]): ProbeArgs {
   let exploits: ExploitId[] | undefined;
   if (values.exploits !== undefined) {
     exploits = values.exploits.split(',').map((s) => s.trim()).filter(Boolean) as ExploitId[];
+    if (exploits.length === 0) throw bad('--exploits', `names no exploit, so nothing would run: name at least one of ${EXPLOITS.map((e) => e.id).join(', ')}, or leave the flag out for all`);
     for (const id of exploits) {
       if (!EXPLOITS.some((e) => e.id === id)) throw bad('--exploits', `unknown exploit ${JSON.stringify(id)}; use any of ${EXPLOITS.map((e) => e.id).join(', ')}`);
     }
   }
+  const timeoutS = num('--timeout-s', values['timeout-s'], false) ?? 30;
+  checkTimerFlags(timeoutS, null);
   return {
     gold: values.gold!,
     dbRoot: values['db-root']!,
     dataset: values.dataset ?? null,
     out: values.out ?? null,
-    timeoutS: num('--timeout-s', values['timeout-s'], false) ?? 30,
-    workers: num('--workers', values.workers, true),
+    timeoutS,
+    workers: workersFlag(values.workers),
     exploits,
   };
 }
@@ -83,6 +88,7 @@ export function probeQuestions(gold: readonly GoldEntry[], questions: readonly Q
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseProbeArgs(argv);
+  await checkProbeOutputs(args);
   if (!(await stat(args.dbRoot).catch(() => null))?.isDirectory()) {
     throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
   }
@@ -96,8 +102,13 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await pool.dispose();
   }
+  if (report.questions === 0) {
+    const dbs = report.missingDb.databases;
+    throw new WorkbenchError('MISSING_FILE', `nothing was probed: none of the ${probe.length} question(s) has its database in ${args.dbRoot}` +
+      (dbs.length ? ` (missing: ${dbs.join(', ')}; expected <db-root>/<db_id>/<db_id>.sqlite)` : ''), '--db-root');
+  }
   process.stdout.write(probeTable(report) + '\n');
   if (!questions) process.stdout.write('copy-question was not run: it needs the question texts (--dataset).\n');
-  if (args.out) await writeFile(args.out, JSON.stringify(probeJson(report), null, 2) + '\n');
+  if (args.out) await writeFileAtomic(args.out, JSON.stringify(probeJson(report), null, 2) + '\n');
   return 0;
 }

@@ -1,5 +1,4 @@
 /** `rubric`: score completions of a RaR-style dataset with a judge (explicit, implicit, Likert). */
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FileJudgeCache } from '../../adapters/judge/file-judge-cache.ts';
 import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
@@ -15,12 +14,15 @@ import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/s
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
 import { bad, parseFlags } from './flags.ts';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { DEFAULT_JUDGE_TIMEOUT_S, judgeTimeoutFlag, assertJudgeScoredSomething } from '../judge-flags.ts';
+import { checkRubricOutputs } from '../preflight-commands.ts';
 
 export const usage = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl --completions FILE.jsonl
     --judge-url URL --judge-model NAME [--judge-api-key-env VAR]
     [--aggregation explicit,implicit,likert] [--weighting as-given|paper|rar-integers]
     [--normalization positive|absolute] [--no-clip] [--retries 2] [--temperature 0]
-    [--max-tokens 512] [--concurrency 4] [--http-retries 4] [--cache FILE.jsonl] [--out FILE]`;
+    [--max-tokens 512] [--concurrency 4] [--http-retries 4] [--judge-timeout-s ${DEFAULT_JUDGE_TIMEOUT_S}] [--cache FILE.jsonl] [--out FILE]`;
 
 interface RubricArgs {
   dataset: string;
@@ -37,6 +39,7 @@ interface RubricArgs {
   maxTokens: number;
   concurrency: number;
   httpRetries: number;
+  judgeTimeoutS: number;
   cache: string | null;
   out: string | null;
 }
@@ -60,7 +63,7 @@ function parseRubricArgs(argv: string[]): RubricArgs {
     dataset: { type: 'string' }, completions: { type: 'string' }, 'judge-url': { type: 'string' }, 'judge-model': { type: 'string' },
     'judge-api-key-env': { type: 'string' }, aggregation: { type: 'string' }, weighting: { type: 'string' },
     normalization: { type: 'string' }, 'no-clip': { type: 'boolean' }, retries: { type: 'string' }, temperature: { type: 'string' },
-    'max-tokens': { type: 'string' }, concurrency: { type: 'string' }, 'http-retries': { type: 'string' }, cache: { type: 'string' },
+    'max-tokens': { type: 'string' }, concurrency: { type: 'string' }, 'http-retries': { type: 'string' }, 'judge-timeout-s': { type: 'string' }, cache: { type: 'string' },
     out: { type: 'string' },
   }, usage);
   for (const req of ['dataset', 'completions', 'judge-url', 'judge-model'] as const) {
@@ -95,6 +98,7 @@ function parseRubricArgs(argv: string[]): RubricArgs {
     maxTokens: number('--max-tokens', values['max-tokens'], 512, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
     concurrency: number('--concurrency', values.concurrency, 4, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
     httpRetries: number('--http-retries', values['http-retries'], 4, (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
+    judgeTimeoutS: judgeTimeoutFlag(values['judge-timeout-s']),
     cache: values.cache ?? null,
     out: values.out ?? null,
   };
@@ -104,6 +108,7 @@ const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseRubricArgs(argv);
+  await checkRubricOutputs(args);
   const rows = parseRarJsonl(await readText('--dataset', args.dataset), path.basename(args.dataset));
   const jobs = pairCompletions(await readText('--completions', args.completions), path.basename(args.completions), rows);
   const cache: JudgeCache = args.cache ? await FileJudgeCache.open(args.cache) : new MemoryJudgeCache();
@@ -112,6 +117,7 @@ export async function run(argv: string[]): Promise<number> {
     apiKey: args.apiKeyEnv ? process.env[args.apiKeyEnv] : null,
     concurrency: args.concurrency,
     maxRetries: args.httpRetries,
+    timeoutMs: args.judgeTimeoutS * 1000,
   });
   const judge = new Judge({ engine, model: args.judgeModel, params: { temperature: args.temperature, maxTokens: args.maxTokens }, retries: args.retries, cache });
   const explicit = { normalization: args.normalization, clip: args.clip, unresolved: 'null' as const };
@@ -170,7 +176,8 @@ export async function run(argv: string[]): Promise<number> {
       summary: { ...summary, judge_stats: { ...judge.stats } },
       items: results.map(({ job, scores }) => ({ index: job.row.index, id: job.row.id, sample: job.sample, scores })),
     };
-    await writeFile(args.out, JSON.stringify(out, null, 1) + '\n');
+    await writeFileAtomic(args.out, JSON.stringify(out, null, 1) + '\n');
   }
+  assertJudgeScoredSomething(summary, args.aggregations, judge.stats, results.length);
   return 0;
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { DEFAULT_RUN_CONFIG, type FileRef, type RunHeader, type RunQuestion } from '../../core/run/types.ts';
 import type { EvalItem, ItemResult, Question } from '../../core/types.ts';
 import type { EvalArgs } from './eval-args.ts';
+import { maxOf } from '../../core/rl/numbers.ts';
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -63,7 +64,7 @@ export async function evalRunHeader(args: EvalArgs, items: readonly EvalItem[], 
       vesIterations: args.vesIterations,
       rewardFormula: args.reward,
     },
-    samplesPerQuestion: Math.max(1, ...perQuestion.values()),
+    samplesPerQuestion: Math.max(1, maxOf([...perQuestion.values()])),
     executor: executorName(),
   };
 }

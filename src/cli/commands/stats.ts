@@ -1,5 +1,4 @@
 /** `stats`: pass@k, maj@k, best-of-n and GRPO group statistics of a run file (or an eval --out report). */
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';
@@ -12,6 +11,8 @@ import type { RunQuestion } from '../../core/run/types.ts';
 import { readText } from './eval.ts';
 import { integerFlag, kList } from './rl-args.ts';
 import { bad, parseFlags } from './flags.ts';
+import { writeFileAtomic as writeFile } from '../atomic-write.ts';
+import { checkStatsOutputs } from '../preflight-commands.ts';
 
 export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
     [--csv FILE] [--prompts-json FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
@@ -30,8 +31,20 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.run) throw bad('--run', `is required\n${usage}`);
   const ks = kList(values.k);
   const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
+  await checkStatsOutputs(values);
 
   const runFile = parseRunFile(await readText('--run', values.run), path.basename(values.run));
+  // The question texts --frontier-jsonl needs are read (or found missing) before the statistics are computed.
+  let questions: RunQuestion[] | undefined = runFile.questions;
+  if (values['frontier-jsonl']) {
+    if (values.dataset) {
+      const parsed = parseQuestions(await readText('--dataset', values.dataset), path.basename(values.dataset));
+      questions = parsed.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
+    }
+    if (!questions) {
+      throw bad('--frontier-jsonl', 'needs the question texts, which this run file does not hold: add --dataset FILE (the questions file of the run)');
+    }
+  }
   let stats;
   try {
     stats = computeRunStats(runFile.samples, { ks, rng: mulberry32(seed) });
@@ -46,15 +59,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.out) await writeFile(values.out, JSON.stringify(statsJson(stats, meta), null, 1) + '\n');
   if (values.csv) await writeFile(values.csv, promptStatsCsv(stats.prompts, stats.ks));
   if (values['prompts-json']) await writeFile(values['prompts-json'], JSON.stringify(promptStatsJson(stats.prompts, stats.ks), null, 1) + '\n');
-  if (values['frontier-jsonl']) {
-    let questions: RunQuestion[] | undefined = runFile.questions;
-    if (values.dataset) {
-      const parsed = parseQuestions(await readText('--dataset', values.dataset), path.basename(values.dataset));
-      questions = parsed.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
-    }
-    if (!questions) {
-      throw bad('--frontier-jsonl', 'needs the question texts, which this run file does not hold: add --dataset FILE (the questions file of the run)');
-    }
+  if (values['frontier-jsonl'] && questions) {
     try {
       await writeFile(values['frontier-jsonl'], frontierJsonl(stats.prompts, questions));
     } catch (err) {

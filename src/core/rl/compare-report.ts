@@ -5,6 +5,7 @@
  */
 import { CATEGORIES, type ComparisonBucket, type RunComparison } from './compare.ts';
 import { explain } from './explanations.ts';
+import { maxOf } from './numbers.ts';
 
 export interface CompareMeta {
   runA: string;
@@ -75,7 +76,7 @@ function row(name: string, b: ComparisonBucket, w: number): string {
 
 export function compareTable(c: RunComparison, meta: CompareMeta): string {
   const names = [...Object.keys(c.byDifficulty), 'total', ...Object.keys(c.byDb)];
-  const w = Math.max(12, ...names.map((n) => n.length)) + 2;
+  const w = Math.max(12, maxOf(names.map((n) => n.length))) + 2;
   const head = [pad('', w), pad('count', 7), pad('fixed', 7), pad('broken', 8), pad('both+', 7), pad('both-', 7),
     pad('EX A', 8), pad('EX B', 8), pad('B - A', 9), pad('95% CI (points)', 20), 'McNemar p'].join('');
   const lines = [`A: ${meta.runA}`, `B: ${meta.runB}`, '', head];

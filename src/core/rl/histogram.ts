@@ -1,4 +1,6 @@
 /** Histogram bins for pass rates and GRPO advantages; plain data for tables, plots and JSON. */
+import { maxOf, minOf } from './numbers.ts';
+
 export interface Bin {
   label: string;
   /** Bounds; `loOpen`/`hiOpen` say whether each end is excluded. */
@@ -36,27 +38,42 @@ export function passRateHistogram(rates: readonly number[]): Bin[] {
   return bins;
 }
 
+/** At most this many advantage bins: the width grows (1, 2, 5 x 10^e) when the values spread wider. */
+export const MAX_ADVANTAGE_BINS = 40;
+
+/** The smallest of 1, 2, 5 x 10^e that is >= x. */
+function niceWidth(x: number): number {
+  const e = 10 ** Math.floor(Math.log10(x));
+  for (const f of [1, 2, 5, 10]) if (f * e >= x) return f * e;
+  return 10 * e;
+}
+
 /**
  * Advantages: bins of `width` on a grid through 0, from the lowest to the highest value, with
- * exactly-zero advantages (zero-variance groups) counted apart in a bin of their own.
+ * exactly-zero advantages (zero-variance groups) counted apart in a bin of their own. When the
+ * values span more than MAX_ADVANTAGE_BINS bins (one huge reward gives a huge advantage) the
+ * width is widened, so the number of bins never depends on the size of the values.
  */
 export function advantageHistogram(values: readonly number[], width = 0.5): Bin[] {
   const nonZero = values.filter((v) => v !== 0);
   const bins: Bin[] = [];
   const zeros = values.length - nonZero.length;
   if (nonZero.length > 0) {
-    const lo = Math.floor(Math.min(...nonZero) / width) * width;
-    const hi = Math.ceil(Math.max(...nonZero) / width) * width;
-    for (let x = lo; x < hi - 1e-12; x += width) {
-      const a = Math.round(x / width) * width;
-      const b = Math.round((x + width) / width) * width;
-      bins.push(bin(a, b, false, true));
-    }
-    if (bins.length === 0) bins.push(bin(lo, lo + width, false, true));
-    bins[bins.length - 1]!.hiOpen = false;
-    bins[bins.length - 1]!.label = `[${bins[bins.length - 1]!.lo}, ${bins[bins.length - 1]!.hi}]`;
+    const min = minOf(nonZero);
+    const max = maxOf(nonZero);
+    // Half the range, doubled back: max - min itself may overflow for values near the double limit.
+    const span = max / 2 - min / 2;
+    if (span / width > MAX_ADVANTAGE_BINS / 2) width = niceWidth(span / (MAX_ADVANTAGE_BINS / 2));
+    const first = Math.floor(min / width);
+    const count = Math.max(1, Math.ceil(max / width) - first);
+    for (let i = 0; i < count; i++) bins.push(bin((first + i) * width, (first + i + 1) * width, false, true));
+    const last = bins[bins.length - 1]!;
+    last.hiOpen = false;
+    last.label = `[${last.lo}, ${last.hi}]`;
     for (const v of nonZero) {
-      const b = bins.find((x) => inBin(x, v)) ?? (v < bins[0]!.lo ? bins[0]! : bins[bins.length - 1]!);
+      // Index arithmetic, not a search: clamped, so rounding at a bin edge cannot lose a value.
+      const at = Math.min(count - 1, Math.max(0, Math.floor(v / width) - first));
+      const b = inBin(bins[at]!, v) ? bins[at]! : (bins.find((x) => inBin(x, v)) ?? bins[at]!);
       b.count++;
     }
   }

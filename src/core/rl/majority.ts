@@ -16,6 +16,7 @@
  */
 import type { SampleRecord } from '../run/types.ts';
 import { randomIndex, type Rng } from './rng.ts';
+import { maxOf } from './numbers.ts';
 
 export interface VoteGroup {
   resultKey: string;
@@ -59,83 +60,127 @@ export interface Vote {
 /** The vote over all samples, ties broken by `rng`. */
 export function majorityVote(groups: readonly VoteGroup[], rng: Rng): Vote {
   if (groups.length === 0) return { winner: null, tied: 0, score: 0 };
-  const max = Math.max(...groups.map((g) => g.size));
+  const max = maxOf(groups.map((g) => g.size));
   const top = groups.filter((g) => g.size === max);
   const winner = top.length === 1 ? top[0]! : top[randomIndex(rng, top.length)]!;
   return { winner, tied: top.length, score: winner.value };
 }
 
-/** Binomial coefficients C(n, 0..n) as doubles; exact while below 2^53, accurate after. */
-function binomialRows(n: number): Float64Array[] {
-  const rows: Float64Array[] = [];
-  for (let i = 0; i <= n; i++) {
-    const row = new Float64Array(i + 1);
-    row[0] = row[i] = 1;
-    for (let j = 1; j < i; j++) row[j] = rows[i - 1]![j - 1]! + rows[i - 1]![j]!;
-    rows.push(row);
-  }
-  return rows;
+/** ln(i!) for i = 0..n: binomials as ln C(a, b) = lf[a] - lf[b] - lf[a - b] never overflow. */
+function logFactorials(n: number): Float64Array {
+  const lf = new Float64Array(n + 1);
+  for (let i = 2; i <= n; i++) lf[i] = lf[i - 1]! + Math.log(i);
+  return lf;
 }
 
-/** Counting stays in doubles: C(1000, 500) ~ 2.7e299 is the largest that fits. */
-export const MAX_EXACT_MAJ_SAMPLES = 1000;
+/**
+ * Above this many inner steps for one question the exact maj@k (k < n) is refused with a
+ * clear error instead of running for minutes: it is reached only with many (hundreds of)
+ * distinct results of the same size as the right one, e.g. 1,000 singletons.
+ */
+/** Below this a term is recomputed from logs rather than stepped by a ratio, so underflow cannot stick at 0. */
+const TINY = 1e-250;
+
+export const MAX_MAJ_STEPS = 100_000_000;
+
+/** Thrown when a question's exact maj@k would exceed MAX_MAJ_STEPS. */
+export class MajCurveTooLarge extends Error {
+  constructor(readonly samples: number, readonly groups: number) {
+    super(`exact maj@k for k < n over ${samples} samples in ${groups} distinct results needs more than ${MAX_MAJ_STEPS} steps`);
+    this.name = 'MajCurveTooLarge';
+  }
+}
+
+/** The inner steps expectedMajCurve takes, counted before any is taken (same loops, no work). */
+export function majCurveSteps(groups: readonly VoteGroup[], abstain: number): number {
+  let steps = 0;
+  groups.forEach((g, gi) => {
+    if (g.value === 0) return;
+    const others = groups.filter((_, oi) => oi !== gi);
+    for (let t = 1; t <= g.size; t++) {
+      let c = 0;
+      let free = abstain;
+      for (const o of others) {
+        if (o.size < t) free += o.size;
+        else steps += (++c) * ((c - 1) * t + 1) * (t + 1);
+      }
+      steps += (c * t + 1) * (free + 1);
+      if (steps > MAX_MAJ_STEPS) return;
+    }
+  });
+  return steps;
+}
 
 /**
  * Expected maj@k for every k from 1 to n (index k - 1), n = voters + abstainers.
  *
- * For a group G of size s and a vote count t in G, the other groups must each draw at most
- * t; W_t[j][m] counts the ways to draw m samples from them with exactly j of them drawing t
- * (a j+1-way tie, G then wins with probability 1/(j+1)); abstainers fill the rest freely:
- *   P_k(G wins) = sum_t C(s, t) sum_{j,m} W_t[j][m] C(f, k-t-m) / (j+1) / C(n, k).
- * Only groups with a non-zero value contribute, which in practice is the one group whose
- * result equals gold.
+ * For a group G of size s and a vote count t in G, every other group must draw at most t.
+ * Groups smaller than t cannot reach t, so they join the abstainers in a free pool of f
+ * samples; the c constrained groups (size >= t, S samples together) are combined one by one:
+ * P[j][m] is the share of the C(S, m) ways to draw m samples from them in which each draws at
+ * most t and exactly j draw t (a j+1-way tie, G then wins with probability 1/(j+1)). Then
+ *   P_k(G wins) = sum_t sum_m C(s, t) C(S, m) C(f, k-t-m) / C(n, k) * sum_j P[j][m] / (j+1).
+ * Every count is a ratio of binomials formed in log space, so n is not limited by the double
+ * range (C(1030, 515) already overflows). Only groups with a non-zero value contribute, which
+ * in practice is the one group whose result equals gold.
  */
 export function expectedMajCurve(groups: readonly VoteGroup[], abstain: number): number[] {
   const n = groups.reduce((a, g) => a + g.size, abstain);
-  if (n > MAX_EXACT_MAJ_SAMPLES) {
-    throw new RangeError(`exact maj@k supports up to ${MAX_EXACT_MAJ_SAMPLES} samples per question, got ${n}`);
-  }
-  const C = binomialRows(n);
-  const curve = new Array<number>(n).fill(0);
+  const lf = logFactorials(n);
+  const lC = (a: number, b: number) => lf[a]! - lf[b]! - lf[a - b]!;
+  const curve = new Float64Array(n);
+  if (majCurveSteps(groups, abstain) > MAX_MAJ_STEPS) throw new MajCurveTooLarge(n, groups.length);
   groups.forEach((g, gi) => {
     if (g.value === 0) return;
     const others = groups.filter((_, oi) => oi !== gi);
-    const J = others.length;
     for (let t = 1; t <= g.size; t++) {
-      // W[j * (n + 1) + m]
-      let W = new Float64Array((J + 1) * (n + 1));
-      W[0] = 1;
+      const constrained = others.filter((o) => o.size >= t);
+      const free = abstain + others.reduce((a, o) => (o.size < t ? a + o.size : a), 0);
+      // P[j * width + m], m <= maxM = (groups combined so far) * t
+      const width = constrained.length * t + 1;
+      let P = new Float64Array((constrained.length + 1) * width);
+      P[0] = 1;
+      let S = 0;
       let maxM = 0;
-      others.forEach((o, step) => {
-        const next = new Float64Array(W.length);
-        const top = Math.min(o.size, t);
-        for (let j = 0; j <= step; j++) {
-          for (let m = 0; m <= maxM; m++) {
-            const w = W[j * (n + 1) + m]!;
-            if (w === 0) continue;
-            for (let x = 0; x <= top; x++) {
-              const at = (x === t ? j + 1 : j) * (n + 1) + m + x;
-              next[at] = next[at]! + w * C[o.size]![x]!;
+      constrained.forEach((o, step) => {
+        const next = new Float64Array(P.length);
+        const S2 = S + o.size;
+        for (let m = 0; m <= maxM; m++) {
+          let any = false;
+          for (let j = 0; j <= step && !any; j++) any = P[j * width + m] !== 0;
+          if (!any) continue;
+          // F(x) = C(S, m) C(o, x) / C(S2, m + x), a probability, stepped in x by its ratio.
+          const lSm = lC(S, m);
+          let f = 0;
+          for (let x = 0; x <= t; x++) {
+            f = x === 0 || f < TINY ? Math.exp(lSm + lC(o.size, x) - lC(S2, m + x)) : f * ((o.size - x + 1) / x) * ((m + x) / (S2 - m - x + 1));
+            if (f === 0) continue;
+            const tie = x === t ? 1 : 0;
+            for (let j = 0; j <= step; j++) {
+              const w = P[j * width + m]!;
+              if (w !== 0) next[(j + tie) * width + m + x] += w * f;
             }
           }
         }
-        maxM += top;
-        W = next;
+        S = S2;
+        maxM += t;
+        P = next;
       });
-      const ways = C[g.size]![t]!;
-      for (let k = t; k <= n; k++) {
-        let sum = 0;
-        for (let j = 0; j <= J; j++) {
-          for (let m = 0; m <= Math.min(maxM, k - t); m++) {
-            const w = W[j * (n + 1) + m]!;
-            const rest = k - t - m;
-            if (w === 0 || rest > abstain) continue;
-            sum += (w * C[abstain]![rest]!) / (j + 1);
-          }
+      const lWays = lC(g.size, t);
+      for (let m = 0; m <= maxM; m++) {
+        let q = 0;
+        for (let j = 0; j <= constrained.length; j++) q += P[j * width + m]! / (j + 1);
+        if (q === 0) continue;
+        const lHead = lWays + lC(S, m);
+        // C(s, t) C(S, m) C(free, r) / C(n, k), stepped in r by its ratio.
+        let f = 0;
+        for (let r = 0; r <= free; r++) {
+          const k = t + m + r;
+          f = r === 0 || f < TINY ? Math.exp(lHead + lC(free, r) - lC(n, k)) : f * ((free - r + 1) / r) * (k / (n - k + 1));
+          curve[k - 1] += g.value * q * f;
         }
-        curve[k - 1] = curve[k - 1]! + (g.value * ways * sum) / C[n]![k]!;
       }
     }
   });
-  return curve;
+  return Array.from(curve);
 }

@@ -1,5 +1,6 @@
 /** Paired statistics for comparing two runs question by question. */
 import { randomIndex, type Rng } from './rng.ts';
+import { maxOf } from './numbers.ts';
 
 /**
  * Exact McNemar test: under "both runs are equally good" each discordant question is fixed or
@@ -19,7 +20,7 @@ export function mcnemarExactP(b: number, c: number): number {
     if (i > 0) logC += Math.log(n - i + 1) - Math.log(i);
     logs.push(logC + logHalfN);
   }
-  const top = Math.max(...logs);
+  const top = maxOf(logs);
   const tail = Math.exp(top) * logs.reduce((a, l) => a + Math.exp(l - top), 0);
   return Math.min(1, 2 * tail);
 }

@@ -62,3 +62,18 @@ export function checkFormulaMetrics(formula: RewardFormula, metrics: readonly st
     );
   }
 }
+
+/**
+ * A formula that is not finite somewhere on the metrics' values (a division by zero) fails
+ * before the run, not on its first sample after minutes of work: it is evaluated on every
+ * combination of the ends of each metric's range (ex 0/1, format 0/1, soft_f1 0/1; soft_f1
+ * counts as 0 when Soft-F1 is not computed). Throws the error `evaluate` gives, naming the
+ * formula and the values.
+ */
+export function checkFormulaFinite(formula: RewardFormula): void {
+  for (const ex of [0, 1] as const) {
+    for (const format of [0, 1] as const) {
+      for (const softF1 of [0, 1]) formula.evaluate({ ex, format, softF1 });
+    }
+  }
+}

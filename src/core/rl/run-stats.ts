@@ -10,7 +10,8 @@ import { bestOfNAccuracy, SCORERS, type Scorer } from './best-of-n.ts';
 import { grpoGroup } from './grpo.ts';
 import { groupSamples, type PromptGroup } from './groups.ts';
 import { advantageHistogram, passRateHistogram, type Bin } from './histogram.ts';
-import { expectedMajCurve, majorityVote, voteGroups } from './majority.ts';
+import { expectedMajCurve, MajCurveTooLarge, majorityVote, voteGroups } from './majority.ts';
+import { maxOf, meanOf, minOf } from './numbers.ts';
 import { passAtK } from './pass-at-k.ts';
 import type { Rng } from './rng.ts';
 
@@ -82,6 +83,20 @@ export interface StatsOptions {
   scorers?: readonly Scorer[];
 }
 
+function majCurve(g: PromptGroup, groups: Parameters<typeof expectedMajCurve>[0], abstain: number): number[] {
+  try {
+    return expectedMajCurve(groups, abstain);
+  } catch (err) {
+    if (!(err instanceof MajCurveTooLarge)) throw err;
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `k: question ${g.questionId} has ${err.samples} samples in ${err.groups} distinct results, too many for the exact maj@k with k < n: ` +
+        `ask only for k = n (maj@n is one vote), e.g. --k ${err.samples}, or leave that question out`,
+      'k',
+    );
+  }
+}
+
 function promptStats(g: PromptGroup, ks: readonly number[], rng: Rng): PromptStats {
   const n = g.samples.length;
   const correct = g.samples.reduce((a, s) => a + s.ex, 0);
@@ -89,7 +104,7 @@ function promptStats(g: PromptGroup, ks: readonly number[], rng: Rng): PromptSta
   const grpo = grpoGroup(rewards);
   const { groups, abstain } = voteGroups(g.samples);
   const vote = majorityVote(groups, rng);
-  const curve = ks.some((k) => k < n) ? expectedMajCurve(groups, abstain) : [];
+  const curve = ks.some((k) => k < n) ? majCurve(g, groups, abstain) : [];
   const passAt: Record<number, number> = {};
   const majAt: Record<number, number> = {};
   for (const k of ks) {
@@ -98,7 +113,7 @@ function promptStats(g: PromptGroup, ks: readonly number[], rng: Rng): PromptSta
   }
   return {
     key: g.key, index: g.index, questionId: g.questionId, dbId: g.dbId, difficulty: g.difficulty,
-    n, correct, passRate: correct / n, meanReward: rewards.reduce((a, r) => a + r, 0) / n,
+    n, correct, passRate: correct / n, meanReward: meanOf(rewards),
     grpoMean: grpo.mean, grpoStd: grpo.std, advantages: grpo.advantages,
     zeroVariance: grpo.zeroVariance, noGradient: grpo.noGradient, frontier: correct > 0 && correct < n,
     passAtK: passAt, majAtK: majAt, voters: n - abstain,
@@ -109,14 +124,14 @@ function promptStats(g: PromptGroup, ks: readonly number[], rng: Rng): PromptSta
 
 function bucket(prompts: readonly PromptStats[], ks: readonly number[], scorers: readonly Scorer[]): StatsBucket {
   const q = prompts.length;
-  const mean = (f: (p: PromptStats) => number) => (q === 0 ? 0 : prompts.reduce((a, p) => a + f(p), 0) / q);
+  const mean = (f: (p: PromptStats) => number) => meanOf(prompts.map(f));
   const share = (f: (p: PromptStats) => boolean) => (q === 0 ? 0 : prompts.filter(f).length / q);
   const advantages = prompts.flatMap((p) => p.advantages);
   return {
     questions: q,
     samples: prompts.reduce((a, p) => a + p.n, 0),
-    nMin: q === 0 ? 0 : Math.min(...prompts.map((p) => p.n)),
-    nMax: q === 0 ? 0 : Math.max(...prompts.map((p) => p.n)),
+    nMin: minOf(prompts.map((p) => p.n)),
+    nMax: maxOf(prompts.map((p) => p.n)),
     meanEx: mean((p) => p.passRate),
     meanReward: mean((p) => p.meanReward),
     passAtK: Object.fromEntries(ks.map((k) => [k, mean((p) => p.passAtK[k]!)])),
@@ -127,7 +142,7 @@ function bucket(prompts: readonly PromptStats[], ks: readonly number[], scorers:
     frontierShare: share((p) => p.frontier),
     allCorrectShare: share((p) => p.correct === p.n),
     allWrongShare: share((p) => p.correct === 0),
-    meanAbsAdvantage: advantages.length === 0 ? 0 : advantages.reduce((a, v) => a + Math.abs(v), 0) / advantages.length,
+    meanAbsAdvantage: meanOf(advantages.map(Math.abs)),
     passRateHistogram: passRateHistogram(prompts.map((p) => p.passRate)),
     advantageHistogram: advantageHistogram(advantages),
   };
@@ -138,7 +153,7 @@ export function computeRunStats(samples: readonly SampleRecord[], options: Stats
   if (groups.length === 0) {
     throw new WorkbenchError('BAD_FORMAT', 'no sample can be scored: the run is empty or every database is missing');
   }
-  const nMin = Math.min(...groups.map((g) => g.samples.length));
+  const nMin = minOf(groups.map((g) => g.samples.length));
   const ks = options.ks ? [...new Set(options.ks)].sort((a, b) => a - b) : Array.from({ length: nMin }, (_, i) => i + 1);
   for (const k of ks) {
     if (!Number.isInteger(k) || k < 1 || k > nMin) {

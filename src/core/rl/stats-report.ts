@@ -8,6 +8,7 @@ import { explain, pct } from './explanations.ts';
 import { GRPO_EPSILON } from './grpo.ts';
 import type { Bin } from './histogram.ts';
 import type { RunStats, StatsBucket } from './run-stats.ts';
+import { maxOf } from './numbers.ts';
 
 export interface StatsMeta {
   runName: string;
@@ -86,8 +87,8 @@ const pad = (s: string, w: number) => s.padEnd(w);
 const fmt = (v: number | null | undefined) => (typeof v === 'number' ? pct(v) : '-');
 
 function histogramLines(bins: readonly Bin[]): string[] {
-  const max = Math.max(1, ...bins.map((b) => b.count));
-  const w = Math.max(...bins.map((b) => b.label.length)) + 2;
+  const max = Math.max(1, maxOf(bins.map((b) => b.count)));
+  const w = maxOf(bins.map((b) => b.label.length)) + 2;
   return bins.map((b) => `  ${pad(b.label, w)}${pad(String(b.count), 6)}${'#'.repeat(Math.round((b.count / max) * 40))}`.trimEnd());
 }
 

@@ -1,0 +1,63 @@
+/**
+ * Outputs written atomically: the text goes to a temporary file in the output's own folder
+ * (same file system, so the rename is atomic), is flushed to disk, and is renamed over the
+ * output only when complete. Ctrl-C or a crash mid-write leaves the previous output (or none)
+ * intact, never a truncated one; on SIGINT / SIGTERM the temporary file is removed too.
+ */
+import { randomBytes } from 'node:crypto';
+import { unlinkSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+const pending = new Set<string>();
+let handlersInstalled = false;
+
+function removePending(): void {
+  for (const file of pending) {
+    try {
+      unlinkSync(file);
+    } catch {
+      // already gone
+    }
+  }
+  pending.clear();
+}
+
+/** On a signal: remove the temporary files, then die of the same signal (exit code 128 + n). */
+function installSignalCleanup(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      removePending();
+      process.kill(process.pid, signal);
+    });
+  }
+}
+
+/** The name of the temporary file: hidden, next to the output, unique per process and write. */
+export function tempPathFor(file: string): string {
+  const abs = path.resolve(file);
+  return path.join(path.dirname(abs), `.${path.basename(abs)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  installSignalCleanup();
+  const temp = tempPathFor(file);
+  pending.add(temp);
+  try {
+    const handle = await open(temp, 'wx');
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (err) {
+    await unlink(temp).catch(() => {});
+    throw err;
+  } finally {
+    pending.delete(temp);
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Output paths checked before any work starts: each output's folder must exist, an output
+ * must not be a folder, and no output may be one of the inputs (compared by resolved real
+ * path, so `./a/../gold.sql` and symlinks are caught), nor a database under --db-root: an
+ * SQLite file there (`--out DB_ROOT/superhero/superhero.sqlite` would overwrite a database)
+ * or a file named as SQLite or the loader would take for part of one (`.sqlite`, `-wal`,
+ * `-journal`, `-shm`). A report beside the databases is allowed, and may be replaced.
+ */
+import { open, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { WorkbenchError } from '../core/errors.ts';
+
+export interface PathFlag {
+  flag: string;
+  file: string | null | undefined;
+}
+
+export interface PreflightSpec {
+  /** Files the command will write. */
+  outputs: readonly PathFlag[];
+  /** Files the command reads. */
+  inputs: readonly PathFlag[];
+  /** Folders whose every file is an input (--db-root). */
+  inputDirs?: readonly PathFlag[];
+}
+
+/** The real path of a file that may not exist yet: its folder's real path + its name. */
+async function resolvedOutput(flag: string, file: string): Promise<string> {
+  const abs = path.resolve(file);
+  const dir = path.dirname(abs);
+  const dirStat = await stat(dir).catch(() => null);
+  if (!dirStat) throw new WorkbenchError('MISSING_FILE', `the folder ${dir} of ${file} does not exist: create it first, or name a file in an existing folder`, flag);
+  if (!dirStat.isDirectory()) throw new WorkbenchError('BAD_OPTION', `${dir} (the folder of ${file}) is not a folder`, flag);
+  const own = await stat(abs).catch(() => null);
+  if (own?.isDirectory()) throw new WorkbenchError('BAD_OPTION', `${file} is a folder: name the file to write`, flag);
+  // An existing file (or a symlink to one) is compared by its own real path.
+  if (own) return realpath(abs);
+  return path.join(await realpath(dir), path.basename(abs));
+}
+
+async function resolvedInput(file: string): Promise<string | null> {
+  return realpath(path.resolve(file)).catch(() => null);
+}
+
+const inside = (dir: string, file: string) => file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+const DATABASE_NAME = /\.sqlite$|-wal$|-journal$|-shm$/i;
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+async function isSqliteFile(file: string): Promise<boolean> {
+  const handle = await open(file, 'r').catch(() => null);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return bytesRead === head.length && head.equals(SQLITE_HEADER);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Throws a WorkbenchError naming the flag and the folder or input at fault; nothing is written. */
+export async function checkOutputs(spec: PreflightSpec): Promise<void> {
+  const inputs: Array<{ flag: string; file: string; real: string }> = [];
+  for (const i of spec.inputs) {
+    if (!i.file) continue;
+    const real = await resolvedInput(i.file);
+    if (real) inputs.push({ flag: i.flag, file: i.file, real });
+  }
+  const dirs: Array<{ flag: string; dir: string; real: string }> = [];
+  for (const d of spec.inputDirs ?? []) {
+    if (!d.file) continue;
+    const real = await resolvedInput(d.file);
+    if (real) dirs.push({ flag: d.flag, dir: d.file, real });
+  }
+  const seen = new Map<string, string>();
+  for (const o of spec.outputs) {
+    if (!o.file) continue;
+    const real = await resolvedOutput(o.flag, o.file);
+    const input = inputs.find((i) => i.real === real);
+    if (input) {
+      throw new WorkbenchError('BAD_OPTION', `${o.file} is the ${input.flag} input (${input.file}): writing it would destroy it; name another file`, o.flag);
+    }
+    const dir = dirs.find((d) => d.real === real || inside(d.real, real));
+    if (dir && (DATABASE_NAME.test(real) || (await isSqliteFile(real)))) {
+      throw new WorkbenchError('BAD_OPTION', `${o.file} is a database file inside ${dir.flag} ${dir.dir}, whose databases are only read: write it elsewhere`, o.flag);
+    }
+    const other = seen.get(real);
+    if (other) throw new WorkbenchError('BAD_OPTION', `${o.file} is also the file of ${other}: give each output its own file`, o.flag);
+    seen.set(real, o.flag);
+  }
+}
