@@ -3,6 +3,7 @@
  * no SQL texts and no checksums, so `sql`/`goldSql` are empty and the header's sha256 fields
  * are empty strings (comparisons then warn that the databases cannot be checked).
  */
+import { maxOf } from '../rl/numbers.ts';
 import { METRICS, type MetricName } from '../eval/executor.ts';
 import { compileRewardFormula, DEFAULT_REWARD_FORMULA, formatReward } from '../rl/reward.ts';
 import { DEFAULT_RUN_CONFIG, RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type SampleRecord } from './types.ts';
@@ -84,7 +85,7 @@ export function readEvalReport(r: JsonReader, top: Obj): RunFile {
         vesIterations: typeof inputs.ves_iterations === 'number' ? inputs.ves_iterations : DEFAULT_RUN_CONFIG.vesIterations,
         rewardFormula: formulaText,
       },
-      samplesPerQuestion: Math.max(1, ...perQuestion.values()),
+      samplesPerQuestion: maxOf([...perQuestion.values()], 1),
       // `executor` (e.g. `sql.js 1.17.0`) is in reports since run files exist; older ones say nothing comparable.
       executor: typeof summary.executor === 'string' ? summary.executor : '',
     },

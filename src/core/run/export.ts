@@ -34,7 +34,8 @@ export function toBirdPredictions(samples: readonly SampleRecord[]): Record<stri
     const had = first.get(s.index);
     if (!had || s.sample < had.sample) first.set(s.index, s);
   }
-  const last = Math.max(-1, ...first.keys());
+  let last = -1;
+  for (const i of first.keys()) if (i > last) last = i;
   const out: Record<string, string> = {};
   for (let i = 0; i <= last; i++) {
     const s = first.get(i);
