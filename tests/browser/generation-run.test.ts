@@ -8,11 +8,11 @@
  */
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
 import { DEMO_ROOT } from './node-reference.ts';
-import { importDataset, laptopPage, screenshot } from './workbench-helpers.ts';
+import { closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
 
 describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real GGUF model on the CPU engine'), () => {
   let server: StaticServer;
@@ -21,18 +21,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real G
   let watch: PageWatch;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
   });
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('generates 3 questions, stores each sample with its prompt and completion, and shows the run after a reload', async () => {
     const t0 = Date.now();

@@ -2,10 +2,10 @@ import { copyFileSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { NativeDatabase } from '../helpers/native-sqlite.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { importDataset, laptopPage } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { closeAppAfter, importDataset, openApp } from './workbench-helpers.ts';
 
 /**
  * Issue 17's attacks on the SQL engine, in the built app (the same engine and pool as the CLI):
@@ -43,21 +43,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile SQL against the engine 
     writeFileSync(path.join(dir, 'eng', 'questions.json'), JSON.stringify(QUESTIONS.map(({ pred: _p, ...q }) => q)));
     writeFileSync(path.join(dir, 'preds.sql'), QUESTIONS.map((q) => q.pred).join('\n') + '\n');
 
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
   }, 180_000);
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('a folder whose database has a -wal with committed rows beside it is refused at import, naming the -wal and the checkpoint', async () => {
     const src = path.join(dir, 'wal-src');

@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
 import { idbCounts, spiderOneDbFolder } from './offline-helpers.ts';
-import { importDataset, laptopPage, officialCells, startRun } from './workbench-helpers.ts';
+import { closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
 
 /** concert_singer's questions are the first 45 of Spider dev (positions = question ids). */
 const QUESTIONS = 45;
@@ -58,10 +58,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'wb-hostile-'));
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
     expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
     const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'gold', onlyStored: true });
@@ -71,14 +68,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
     before = await idbCounts(page);
   }, 180_000);
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   const sqlite = () => readFileSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite'));
   const questionsJson = JSON.stringify([{ db_id: 'concert_singer', question: 'How many singers are there in the café?', query: 'SELECT count(*) FROM singer' }]);

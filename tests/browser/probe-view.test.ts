@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
 import { spiderOneDbFolder } from './offline-helpers.ts';
-import { importDataset, laptopPage, screenshot } from './workbench-helpers.ts';
+import { closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
 
 interface CliProbe { questions: number; exploits: Array<{ id: string; variants: number; official: { won: number }; read_only: { won: number } }> }
 
@@ -28,22 +28,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
     expect(run.code).toBe(0);
     cli = readJson<CliProbe>(out);
 
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
     expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
   }, 300_000);
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('runs every exploit on the stored questions and shows, per exploit, the questions won under each semantics as the CLI counts them', async () => {
     await page.getByTestId('nav-probe').click();

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/core/rl/compare.ts';
 import { pct } from '../../src/core/rl/explanations.ts';
 import { mulberry32 } from '../../src/core/rl/rng.ts';
@@ -8,8 +8,8 @@ import { computeRunStats, type RunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { downloadFrom, importDataset, laptopPage, screenshot, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { closeAppAfter, downloadFrom, importDataset, openApp, screenshot, startRun } from './workbench-helpers.ts';
 
 interface BirdQuestion { question_id: number; db_id: string; SQL: string; difficulty: string }
 
@@ -70,23 +70,13 @@ describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'
   let stats: RunStats;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
     const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
     expect(imported.ok, imported.message).toBe(true);
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('shows pass@1, pass@4, maj@4 and the GRPO shares of a 4-sample run as computed from its stored samples', async () => {
     const { file, ids } = writePredictions('rollouts-a.jsonl', (q) => q % (N + 1));

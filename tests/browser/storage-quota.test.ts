@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
 import { idbCounts, longQuestionsFolder, originStorage, spiderOneDbFolder, spiderPetsFolder } from './offline-helpers.ts';
-import { importDataset, laptopPage, officialCells, startRun } from './workbench-helpers.ts';
+import { closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
 
 type Counts = Awaited<ReturnType<typeof idbCounts>>;
 
@@ -77,14 +77,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
     expect(usageBefore + bird).toBeGreaterThan(QUOTA_BYTES);
   }, 180_000);
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('an import that does not fit (BIRD mini-dev, 5.3 MiB) fills the quota, says so, stores nothing of it and changes nothing stored before', async () => {
     const t0 = Date.now();
@@ -160,10 +153,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: si
   let before: Counts;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
     expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
     const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'gold', onlyStored: true });

@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { downloadFrom, importDataset, laptopPage, officialCells, screenshot, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
 
 interface CliItem { index: number; question_id: number; ex: 0 | 1; soft_f1: number | null; status: string; pred_rows: number | null; gold_rows: number | null }
 interface CliBucket { count: number; ex: number; soft_f1: number }
@@ -39,22 +39,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
 
   beforeAll(async () => {
     const reference = cliEval(PREDICTIONS);
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
     cli = await reference;
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('imports the BIRD folder through the folder input: questions, gold, the three databases with their fingerprints', async () => {
     const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { importDataset, laptopPage, officialCells, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
 import { spiderOneDbFolder } from './offline-helpers.ts';
 
 /**
@@ -44,10 +44,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong fil
     writeFileSync(path.join(dir, 'fake', 'questions.json'), JSON.stringify([{ db_id: 'fake', question: 'How many?', query: 'SELECT 1' }]));
     writeFileSync(path.join(dir, 'fake', 'fake.sqlite'), 'id,name\n1,not a database\n');
 
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
     expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spider })).ok).toBe(true);
     await page.getByTestId('dataset-card').getByTestId('db-table').waitFor();
@@ -58,14 +55,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong fil
     exTotal = (await officialCells(page)).ex!.total!;
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('says which questions file is malformed, and stores nothing of it', async () => {
     const files = [path.join(dir, 'questions.json'), sharedData('spider', 'concert_singer', 'concert_singer.sqlite')];

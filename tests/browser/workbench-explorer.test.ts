@@ -2,11 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runFileJson, toRunFile } from '../../src/core/run/export.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { laptopPage, screenshot } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
 
 const N = 2000;
 const HOSTILE = 1234;
@@ -41,10 +41,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
   beforeAll(async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'wb-big-')), 'big.run.json');
     writeFileSync(file, runFileJson(toRunFile(header, samples)));
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/runs');
     await page.getByTestId('import-run').setInputFiles(file);
     expect(await page.getByTestId('import-run-message').textContent()).toContain('Imported run "two thousand" (2000 questions)');
@@ -52,14 +49,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
     await options().first().waitFor();
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('lists 2,000 items with only the visible rows in the page', async () => {
     expect(await page.getByTestId('filter-count').textContent()).toContain('2,000 of 2,000 items');

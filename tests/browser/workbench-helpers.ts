@@ -5,8 +5,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import { ROOT } from '../helpers/cli.ts';
+import { builtAppDir, launchChromium, serveStatic, watchPage, type PageWatch, type StaticServer } from './harness.ts';
 
 /** Screenshots of the tests (git-ignored). */
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
@@ -103,5 +104,32 @@ export async function officialCells(page: Page): Promise<Record<string, Record<s
       (cells[e.dataset.row!] ??= {})[e.dataset.col!] = e.textContent?.trim() ?? '';
     }
     return cells;
+  });
+}
+
+/** The built app served on loopback, a Chromium with a laptop-sized page on it, and the page's problems watched. */
+export interface AppSession {
+  server: StaticServer;
+  browser: Browser;
+  page: Page;
+  watch: PageWatch;
+}
+
+export async function openApp(): Promise<AppSession> {
+  const server = await serveStatic(builtAppDir());
+  const browser = await launchChromium();
+  const page = await laptopPage(browser);
+  return { server, browser, page, watch: watchPage(page) };
+}
+
+/** Registers the suite's checks: no page problem after each test; browser and server closed after the suite. */
+export function closeAppAfter(session: () => Partial<AppSession>): void {
+  afterEach(() => {
+    expect(session().watch?.problems ?? []).toEqual([]);
+  });
+  afterAll(async () => {
+    const s = session();
+    await s.browser?.close();
+    await s.server?.close();
   });
 }

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BlobReader, BlobWriter, ZipWriter, configure } from '@zip.js/zip.js';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { selectSubset } from '../../src/core/run/subset.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { downloadFrom, importDataset, laptopPage, officialCells, screenshot, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
 
 const DBS = ['concert_singer', 'pets_1', 'car_1', 'flight_2'];
 
@@ -43,21 +43,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
 
   beforeAll(async () => {
     folder = spiderFolder();
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('imports dev.json, dev_gold.sql and four databases as a Spider dataset', async () => {
     const imported = await importDataset(page, { kind: 'spider', name: 'Spider dev (4 dbs)', folder });

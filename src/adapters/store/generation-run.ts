@@ -9,13 +9,14 @@ import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import type { Engine } from '../../core/engine/engine.ts';
 import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { remainingJobs, runGeneration, type GenerationOutcome } from '../../core/run/generation.ts';
+import { runEvaluation } from '../../core/run/replay.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { spawnBrowserSqlWorker } from '../browser/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
 import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { questionsWithDatabase } from './dataset-repository.ts';
-import { StoreError, isAbortError } from './errors.ts';
+import { StoreError } from './errors.ts';
 import { openRunSession, withRunLock, type StoreContext } from './run-session.ts';
 import { storedKeys } from './sample-blocks.ts';
 import type { WorkbenchIdb } from './schema.ts';
@@ -133,14 +134,8 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
         if (!c) contexts.set(dbId, (c = loadDatabaseContext(source, dbId, { sampleRows: rows, descriptions })));
         return c;
       },
-      evaluate: async (items: EvalItem[], signal) => {
-        try {
-          return await executor.evaluate(items, evalOptionsOf(run.config), { signal });
-        } catch (err) {
-          if (isAbortError(err) || signal.aborted) return [];
-          throw err;
-        }
-      },
+      // A stop returns what finished; the loop keeps nothing of a question it could not finish.
+      evaluate: async (items: EvalItem[], signal) => (await runEvaluation(items, evalOptionsOf(run.config), { executor, signal })).results,
       store: (samples) => {
         for (const s of samples) session.push(s);
       },
