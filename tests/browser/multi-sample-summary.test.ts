@@ -79,4 +79,29 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
     expect(cli.stdout).toContain(note!);
     expect(note).toMatch(/^n = 2 to 6 samples per question \(54 samples\)/);
   });
+  it('shows the CLI\'s pairing finding for a BIRD file with keys sorted as text when it is chosen, and refuses to run it', async () => {
+    const name = 'predict_mini_dev_gpt-4-o_cot_SQLite.json';
+    const obj = JSON.parse(readFileSync(sharedData('bird', 'predictions', 'TA_output', name), 'utf8')) as Record<string, string>;
+    const file = tempFile(name);
+    writeFileSync(file, '{' + Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`).join(',\n') + '}');
+    const cli = await runCli([
+      'eval', '--predictions', file, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), '--db-root', sharedData('bird', 'databases'), '--strict',
+    ]);
+    expect(cli.code).toBe(2);
+    const cliMessage = /keys are not at their own position[^\n]*?numeric order/.exec(cli.stderr)?.[0];
+    expect(cliMessage).toBeTruthy();
+
+    await page.getByTestId('nav-runs').click();
+    const select = page.getByTestId('run-dataset');
+    await select.selectOption((await select.locator('option', { hasText: 'BIRD mini-dev' }).first().getAttribute('value'))!);
+    await page.getByTestId('run-predictions').setInputFiles(file);
+    const finding = page.locator('[data-testid="pairing-findings"] li[data-code="key-order"]');
+    await finding.waitFor();
+    expect(await finding.textContent()).toContain(cliMessage!);
+    await page.getByTestId('run-name').fill('sorted keys');
+    await page.getByTestId('run-start').click();
+    await page.getByTestId('run-error').waitFor();
+    expect(await page.getByTestId('run-error').textContent()).toContain(cliMessage!);
+  });
 });
