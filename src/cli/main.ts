@@ -3,6 +3,7 @@
 import { WorkbenchError, errorMessage, isWorkbenchError } from '../core/errors.ts';
 import * as compareCommand from './commands/compare.ts';
 import * as evalCommand from './commands/eval.ts';
+import * as mergeCommand from './commands/merge.ts';
 import * as probeCommand from './commands/probe.ts';
 import * as rubricCommand from './commands/rubric.ts';
 import * as statsCommand from './commands/stats.ts';
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...rubricCommand },
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
   compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },
+  merge: { summary: 'join the outputs of `eval --shard K/N` runs into the report and run file of one run', ...mergeCommand },
   probe: { summary: 'reward-hacking probe: how many questions known exploit predictions win, official vs read-only', ...probeCommand },
 };
 

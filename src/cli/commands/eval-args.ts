@@ -3,6 +3,7 @@ import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { checkFormulaFinite, checkFormulaMetrics, compileRewardFormula, DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
+import { parseShard, type Shard } from '../../core/run/shard.ts';
 import { bad, parseFlags } from './flags.ts';
 
 export interface EvalArgs {
@@ -24,12 +25,14 @@ export interface EvalArgs {
   strict: boolean;
   /** Execute identical items once (src/core/run/reuse.ts); `--no-reuse` executes every item. */
   reuse: boolean;
+  /** `--shard K/N`: evaluate only shard K of N (src/core/run/shard.ts). */
+  shard: Shard | null;
 }
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]
-    [--run-out FILE] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse]`;
+    [--run-out FILE] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]`;
 
 
 function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
@@ -57,6 +60,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     reward: { type: 'string' },
     strict: { type: 'boolean' },
     'no-reuse': { type: 'boolean' },
+    shard: { type: 'string' },
   }, EVAL_USAGE);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
@@ -81,6 +85,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     reward: values.reward ?? DEFAULT_REWARD_FORMULA,
     strict: values.strict ?? false,
     reuse: !(values['no-reuse'] ?? false),
+    shard: values.shard === undefined ? null : parseShard(values.shard),
   };
   checkTimerFlags(args.timeoutS, args.metrics.includes('r-ves') ? { iterations: args.vesIterations } : null);
   // A bad formula fails here, before any file is read: syntax, a metric it needs, a division by zero.

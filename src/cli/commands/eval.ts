@@ -13,6 +13,7 @@ import { findingText } from '../../core/formats/pairing.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';
 import { compileRewardFormula } from '../../core/rl/reward.ts';
 import { planReplay, runEvaluation } from '../../core/run/replay.ts';
+import { shardItems } from '../../core/run/shard.ts';
 import { toRunFile } from '../../core/run/export.ts';
 import { toSampleRecords } from '../../core/run/run-file.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
@@ -57,7 +58,8 @@ async function runEval(args: EvalArgs): Promise<void> {
     { predictions: { name: path.basename(args.predictions), text: await readText('--predictions', args.predictions) }, gold, questions },
     { strict: args.strict },
   );
-  const { items } = plan;
+  // A shard evaluates its databases' items; the pairing and its findings are the whole file's.
+  const items = args.shard ? shardItems(plan.items, args.shard) : plan.items;
   const warnings = [...plan.findings.map(findingText), ...plan.warnings];
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
 
@@ -69,7 +71,8 @@ async function runEval(args: EvalArgs): Promise<void> {
     await pool.dispose();
   }
   const { results, summary } = outcome;
-  assertSomethingScored(results, args.dbRoot);
+  // A shard may hold only databases that are missing here; `merge` sees the whole run.
+  if (!args.shard) assertSomethingScored(results, args.dbRoot);
   process.stdout.write(officialTable(summary) + '\n');
   const note = samplesNote(summary);
   if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
@@ -89,13 +92,18 @@ async function runEval(args: EvalArgs): Promise<void> {
         reward_formula: formula.text,
         // Items whose queries ran, and items that took the verdict of an identical item (src/core/run/reuse.ts).
         executions: { items: results.length, executed: outcome.executed, reused: outcome.reused, gold_executed: outcome.goldExecuted },
+        ...(args.shard ? { shard: args.shard } : {}),
       }),
       items: results.map(itemJson),
     };
     await writeFileAtomic(args.out, JSON.stringify(out, null, 1) + '\n');
   }
   if (args.runOut) {
-    const header = { ...(await evalRunHeader(args, items, results)), executions: { executed: outcome.executed, reused: outcome.reused } };
+    const header = {
+      ...(await evalRunHeader(args, items, results)),
+      executions: { executed: outcome.executed, reused: outcome.reused },
+      ...(args.shard ? { shard: args.shard } : {}),
+    };
     const file = toRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
     await writeFileAtomic(args.runOut, JSON.stringify(file, null, 1) + '\n');
   }

@@ -96,6 +96,10 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
     const x = r.obj(o.executions, 'run.executions');
     header.executions = { executed: r.int(x, 'executed', 'run.executions', 0), reused: r.int(x, 'reused', 'run.executions', 0) };
   }
+  if (o.shard !== undefined) {
+    const x = r.obj(o.shard, 'run.shard');
+    header.shard = { k: r.int(x, 'k', 'run.shard', 1), n: r.int(x, 'n', 'run.shard', 1) };
+  }
   return header;
 }
 

@@ -56,6 +56,8 @@ export interface RunHeader {
   executor: string;
   /** Samples whose queries ran, and samples that took the verdict of an identical one (src/core/run/reuse.ts); absent in older runs. */
   executions?: { executed: number; reused: number };
+  /** `eval --shard K/N`: this run file holds shard K of N (src/core/run/shard.ts); `merge` joins them. */
+  shard?: { k: number; n: number };
 }
 
 /** One sample of one question: the item's scores plus what the model wrote. */
