@@ -99,7 +99,7 @@ export function loadWorkload(opts: WorkloadOptions = {}): Workload {
 }
 
 /** The pool's database source for this workload: BIRD and Spider ids do not collide. */
-export function workloadDbSource(w: Workload): DbSource {
+export function workloadDbSource(w: Pick<Workload, 'dbPath'>): DbSource {
   const sources = new Map<string, DbSource>();
   const sourceOf = (dbId: string) => {
     const file = w.dbPath.get(dbId);

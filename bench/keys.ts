@@ -9,6 +9,15 @@ export const NODE_KEYS = [
   'eval_disagreements',
   'db_open_ms_per_mib',
   'peak_worker_rss_mib_per_db_mib',
+  // Issue 14: the RL-shaped workload (bench/rl.ts) and the statistics at scale.
+  'rl_eval_items',
+  'rl_eval_ratio_vs_native_1worker',
+  'rl_eval_ratio_vs_native_allworkers',
+  'rl_gold_executions',
+  'rl_pred_executions',
+  'rl_disagreements',
+  'stats_ms_per_100k_samples',
+  'compare_ms_per_100k_samples',
 ] as const;
 
 /**
@@ -40,4 +49,9 @@ export const TARGETS: Record<string, Target> = {
   browser_longest_task_ms: { text: '< 50', met: (v) => v < 50 },
   idb_write_samples_per_s: { text: '>= 10000', met: (v) => v >= 10_000 },
   idb_reopen_run_ms: { text: '< 500', met: (v) => v < 500 },
+  rl_eval_ratio_vs_native_1worker: { text: '<= 0.25', met: (v) => v <= 0.25 },
+  rl_eval_ratio_vs_native_allworkers: { text: '<= 0.15', met: (v) => v <= 0.15 },
+  rl_disagreements: { text: '= 0', met: (v) => v === 0 },
+  stats_ms_per_100k_samples: { text: '< 1500', met: (v) => v < 1500 },
+  compare_ms_per_100k_samples: { text: '< 3000', met: (v) => v < 3000 },
 };

@@ -22,6 +22,7 @@ import { browserBenchSkipReason, measureBrowser, type BrowserBench } from './bro
 import { BROWSER_KEYS, IMPLEMENTED_KEYS, NODE_KEYS, TARGETS } from './keys.ts';
 import { runNative, type NativeItemResult } from './native-host.ts';
 import { makeLargeDb, makeTinyDb } from './synthetic-db.ts';
+import { measureStats, rlWorkload } from './rl.ts';
 
 interface Args {
   quick: boolean;
@@ -82,7 +83,7 @@ interface Timed {
 }
 
 /** Warm-up items on two tiny synthetic databases: one per worker, JIT and sql.js loaded. */
-function warmupItems(ids: string[]): EvalItem[] {
+export function warmupItems(ids: string[]): EvalItem[] {
   const out: EvalItem[] = [];
   for (const dbId of ids) {
     for (const [predSql, goldSql] of [
@@ -98,24 +99,28 @@ function warmupItems(ids: string[]): EvalItem[] {
   return out;
 }
 
-async function timePool(w: Workload, items: EvalItem[], size: number, warmup: EvalItem[]): Promise<Timed & { results: ItemResult[]; startMs: number }> {
+/**
+ * Our pool over `items`. `reuse` is off for the eval_* keys, which compare the engines on the
+ * same work (every item executed, as natively); the rl_* keys (rl.ts) measure the loop with reuse.
+ */
+export async function timePool(w: Pick<Workload, 'dbPath'>, items: EvalItem[], size: number, warmup: EvalItem[], reuse = false): Promise<Timed & { results: ItemResult[]; startMs: number; executed: number; goldExecuted: number }> {
   const pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: workloadDbSource(w), size });
   try {
     // Worker start (thread, tsx, sql.js wasm) is measured apart; the timed part opens every
     // database of the workload from its file, as a CLI run does.
     const s0 = performance.now();
-    await runEvaluation(warmup, EVAL_OPTIONS, { executor: pool });
+    await runEvaluation(warmup, EVAL_OPTIONS, { executor: pool, reuse: false });
     const startMs = performance.now() - s0;
     const c0 = cpuMs();
     const t0 = performance.now();
-    const { results } = await runEvaluation(items, EVAL_OPTIONS, { executor: pool });
-    return { ms: performance.now() - t0, cpuMs: cpuMs() - c0, results, startMs };
+    const { results, executed, goldExecuted } = await runEvaluation(items, EVAL_OPTIONS, { executor: pool, reuse });
+    return { ms: performance.now() - t0, cpuMs: cpuMs() - c0, results, startMs, executed, goldExecuted };
   } finally {
     await pool.dispose();
   }
 }
 
-async function timeNative(w: Workload, items: EvalItem[], warmup: EvalItem[], timeoutMs = ITEM_TIMEOUT_MS): Promise<Timed & { results: NativeItemResult[]; timeouts: number[] }> {
+export async function timeNative(w: Pick<Workload, 'dbPath'>, items: EvalItem[], warmup: EvalItem[], timeoutMs = ITEM_TIMEOUT_MS): Promise<Timed & { results: NativeItemResult[]; timeouts: number[] }> {
   const r = await runNative(items, w.dbPath, { timeoutMs, softF1: true, warmup });
   return { ms: r.ms, cpuMs: r.cpuMs, results: r.results, timeouts: r.timeouts };
 }
@@ -251,6 +256,26 @@ async function main(): Promise<void> {
       return r.length ? median(r) : NaN;
     };
 
+    // 2b. The RL-shaped workload (issue 14): many samples per question, the loop with reuse on
+    // our side, every sample executing prediction and gold natively (the official approach).
+    const rl = rlWorkload(args.quick ? { questions: 30, perQuestion: 8 } : { perQuestion: 64 });
+    for (const id of warmIds) rl.dbPath.set(id, w.dbPath.get(id)!);
+    log(`RL workload: ${rl.items.length} samples (${rl.questions} questions x ${rl.perQuestion}); native...`);
+    const rlNative = await timeNative(rl, rl.items, warmup);
+    log(`  native ${fmt(rlNative.ms)} ms; pool with 1 worker and reuse...`);
+    const rlOne = await timePool(rl, rl.items, 1, warmup, true);
+    log(`  1 worker ${fmt(rlOne.ms)} ms; pool with ${allWorkers} workers and reuse...`);
+    const rlAll = await timePool(rl, rl.items, allWorkers, warmup, true);
+    log(`  ${allWorkers} workers ${fmt(rlAll.ms)} ms`);
+    let rlDisagree = 0;
+    for (let i = 0; i < rl.items.length; i++) {
+      const n = rlNative.results[i]!;
+      if (n.status === 'timeout' || rlOne.results[i]!.status === 'timeout' || rlAll.results[i]!.status === 'timeout') continue;
+      if (n.ex !== rlOne.results[i]!.ex || n.ex !== rlAll.results[i]!.ex) rlDisagree++;
+    }
+    log('statistics on a synthetic run...');
+    const st = measureStats(args.quick);
+
     // 3. Opening databases in a worker.
     log('opening the BIRD databases in a worker...');
     const open = await measureDbOpen(args.quick ? 3 : 9);
@@ -295,6 +320,20 @@ async function main(): Promise<void> {
       large_db_mib: dbMiB,
       large_db_open_ms_per_mib: probe.openMs / dbMiB,
       large_db_steady_rss_mib_per_db_mib: (probe.afterRssKiB - probe.baseRssKiB) / 1024 / dbMiB,
+      rl_eval_items: rl.items.length,
+      rl_eval_ratio_vs_native_1worker: rlOne.ms / rlNative.ms,
+      rl_eval_ratio_vs_native_allworkers: rlAll.ms / rlNative.ms,
+      rl_pred_executions: rlOne.executed,
+      rl_gold_executions: rlOne.goldExecuted,
+      rl_disagreements: rlDisagree,
+      rl_native_ms: rlNative.ms,
+      rl_1worker_ms: rlOne.ms,
+      rl_allworkers_ms: rlAll.ms,
+      rl_allworkers_pred_executions: rlAll.executed,
+      rl_allworkers_gold_executions: rlAll.goldExecuted,
+      stats_ms_per_100k_samples: st.statsMsPer100k,
+      compare_ms_per_100k_samples: st.compareMsPer100k,
+      stats_bench_samples: st.samples,
       ...browser?.keys,
       // Other processes on the machine slow every side: the 1-minute load average, start and end.
       machine_loadavg_start: load0[0]!,
