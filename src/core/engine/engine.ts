@@ -45,6 +45,10 @@ export interface Completion {
   meanLogprob: number | null;
   /** Set when finishReason is 'error'. */
   error?: string;
+  /** The model id the server says answered (OpenAI `model`), when it says. */
+  servedModel?: string;
+  /** The server's `system_fingerprint` (its build and configuration), when it sends one. */
+  systemFingerprint?: string;
 }
 
 export interface EngineCapabilities {

@@ -280,6 +280,8 @@ export async function runGeneration(
         model: spec.model.id,
       };
       if (c.error !== undefined) gen.error = c.error;
+      if (c.servedModel !== undefined) gen.servedModel = c.servedModel;
+      if (c.systemFingerprint !== undefined) gen.systemFingerprint = c.systemFingerprint;
       rec.generation = gen;
       return rec;
     });

@@ -168,6 +168,10 @@ function readGeneration(r: JsonReader, v: unknown, path: string): SampleGenerati
   };
   const error = r.optional(o, 'error', path, r.str);
   if (error !== undefined) gen.error = error;
+  const servedModel = r.optional(o, 'servedModel', path, r.str);
+  if (servedModel !== undefined) gen.servedModel = servedModel;
+  const fingerprint = r.optional(o, 'systemFingerprint', path, r.str);
+  if (fingerprint !== undefined) gen.systemFingerprint = fingerprint;
   return gen;
 }
 

@@ -120,4 +120,7 @@ export interface SampleGeneration {
   model: string;
   /** The engine's message when finishReason is `error`. */
   error?: string;
+  /** The model id the server says answered, and its `system_fingerprint`, when reported. */
+  servedModel?: string;
+  systemFingerprint?: string;
 }
