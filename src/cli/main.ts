@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** Node composition root: `npm run --silent cli -- <command> ...` (see README for every flag). */
 import { WorkbenchError, errorMessage, isWorkbenchError } from '../core/errors.ts';
+import * as batchCommand from './commands/batch.ts';
 import * as compareCommand from './commands/compare.ts';
 import * as evalCommand from './commands/eval.ts';
 import * as probeCommand from './commands/probe.ts';
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...rubricCommand },
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
   compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },
+  batch: { summary: 'generation on a cluster: export a plan as an OpenAI batch JSONL, import run_batch output as a run', ...batchCommand },
   probe: { summary: 'reward-hacking probe: how many questions known exploit predictions win, official vs read-only', ...probeCommand },
 };
 
