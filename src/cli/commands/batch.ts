@@ -20,7 +20,7 @@ import { parseQuestions } from '../../core/formats/questions.ts';
 import { loadDatabaseContext, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { findTemplate, BUILTIN_TEMPLATES } from '../../core/prompt/templates.ts';
 import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.ts';
-import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, BATCH_ENGINE, type BatchPlan } from '../../core/run/batch.ts';
+import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/run/batch.ts';
 import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/run/batch-output.ts';
 import { runBatchImport } from '../../core/run/batch-engine.ts';
 import { toRunFile } from '../../core/run/export.ts';
@@ -103,9 +103,10 @@ async function runExport(args: BatchExportArgs): Promise<void> {
   });
   const schemas = await openSchemas(args.dbRoot, plan);
   try {
-    const { lines, tooLong } = await batchRequests(plan, questions, schemas.database);
+    const exported = await batchRequests(plan, questions, schemas.database);
+    const { lines, tooLong } = exported;
     await writeFile(args.out, batchJsonl(lines));
-    await writeFile(args.planOut, batchPlanJson(plan));
+    await writeFile(args.planOut, batchPlanJson(withPromptHashes(plan, exported)));
     for (const t of tooLong) process.stderr.write(`warning: ${t.customId} left out: its prompt needs ${t.tokens} tokens, the context window leaves ${t.limit}\n`);
     process.stdout.write(`wrote ${lines.length} requests (${plan.indices.length} questions x ${plan.spec.params.n} samples${tooLong.length ? `, ${tooLong.length} too long` : ''}) to ${args.out}\nplan: ${args.planOut}\n`);
   } finally {

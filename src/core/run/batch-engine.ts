@@ -14,7 +14,7 @@ import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, Sampling
 import { EngineError } from '../engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, validateSampling } from '../engine/sampling.ts';
 import type { Question } from '../types.ts';
-import { BATCH_ENGINE, customIdOf, type BatchPlan } from './batch.ts';
+import { BATCH_ENGINE, customIdOf, promptHash, type BatchPlan } from './batch.ts';
 import type { BatchOutput } from './batch-output.ts';
 import { remainingJobs, runGeneration, type GenerationOutcome, type GenerationPorts, type StopSignal } from './generation.ts';
 import type { RunConfig } from './types.ts';
@@ -59,6 +59,11 @@ export class BatchEngine implements Engine {
     const index = prompt.questionId === undefined ? undefined : this.indexOf.get(prompt.questionId);
     if (index === undefined) {
       throw new EngineError('CONFIG', `question ${prompt.questionId} is not in the batch plan`, this.files);
+    }
+    const exported = this.plan.prompts?.[String(index)];
+    if (exported !== undefined && exported !== promptHash(prompt.messages)) {
+      // Scoring a completion under another prompt's record would misreport what was asked.
+      throw new EngineError('CONFIG', `the prompt of question position ${index} (question ${prompt.questionId}) rebuilt from the plan differs from the one exported: import with the same databases, description files and template as the export`, this.files);
     }
     const customId = customIdOf(index, params.seed - base);
     const r = this.output.results.get(customId);

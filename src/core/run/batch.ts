@@ -26,6 +26,7 @@ import { parseJsonText } from '../formats/questions.ts';
 import type { Question } from '../types.ts';
 import type { GenerationSpec } from './generation.ts';
 import type { FileRef } from './types.ts';
+import { sha256Hex } from '../rubric/sha256.ts';
 import { JsonReader } from './validate.ts';
 
 export const BATCH_PLAN_FORMAT = 'rlvr-workbench-batch-plan';
@@ -45,6 +46,21 @@ export interface BatchPlan {
   dataset: { name: string; questions: FileRef | null; gold: FileRef | null };
   /** Gold positions of the plan's questions, ascending. */
   indices: number[];
+  /**
+   * sha256 of each exported prompt (JSON of its messages) by gold position, filled by
+   * `withPromptHashes`: the import checks that it rebuilds the very prompts that were sent.
+   */
+  prompts?: Record<string, string>;
+}
+
+/** The fingerprint of a prompt as `BatchPlan.prompts` keeps it. */
+export function promptHash(messages: readonly ChatMessage[]): string {
+  return sha256Hex(JSON.stringify(messages.map((m) => [m.role, m.content])));
+}
+
+/** The plan with the fingerprints of the prompts an export built. */
+export function withPromptHashes(plan: BatchPlan, exported: Pick<BatchExport, 'promptHashes'>): BatchPlan {
+  return { ...plan, prompts: { ...plan.prompts, ...exported.promptHashes } };
 }
 
 export interface BatchRequestBody {
@@ -128,6 +144,8 @@ export interface BatchExport {
   lines: BatchRequestLine[];
   /** Samples left out because their prompt does not fit the plan's context window. */
   tooLong: Array<{ customId: string; tokens: number; limit: number | null }>;
+  /** `promptHash` of each question's prompt, by gold position. */
+  promptHashes: Record<string, string>;
 }
 
 /**
@@ -144,6 +162,7 @@ export async function batchRequests(
   const p = spec.params;
   const lines: BatchRequestLine[] = [];
   const tooLong: BatchExport['tooLong'] = [];
+  const promptHashes: Record<string, string> = {};
   for (const index of plan.indices) {
     const wanted = Array.from({ length: p.n }, (_, s) => s).filter((s) => !only || only.has(customIdOf(index, s)));
     if (wanted.length === 0) continue;
@@ -155,6 +174,7 @@ export async function batchRequests(
       descriptions: spec.descriptions,
       budget: { contextWindow: plan.contextWindow, reserve: p.maxTokens },
     });
+    promptHashes[String(index)] = promptHash(built.prompt.messages);
     for (const s of wanted) {
       const customId = customIdOf(index, s);
       if (!built.fit.fits) {
@@ -171,7 +191,7 @@ export async function batchRequests(
       lines.push({ custom_id: customId, method: 'POST', url: BATCH_URL, body });
     }
   }
-  return { lines, tooLong };
+  return { lines, tooLong, promptHashes };
 }
 
 /** JSON Lines text, one request per line, newline-terminated. */
@@ -225,5 +245,13 @@ export function parseBatchPlan(text: string, fileName: string): BatchPlan {
     contextWindow: r.nullable(o, 'contextWindow', 'plan', (oo, k, path) => r.int(oo, k, path, 1)),
     dataset: { name: r.str(d, 'name', 'dataset'), questions: fileRefOrNull(r, d.questions, 'dataset.questions'), gold: fileRefOrNull(r, d.gold, 'dataset.gold') },
     indices,
+    ...(o.prompts === undefined ? {} : { prompts: promptsOf(r, o.prompts) }),
   };
+}
+
+function promptsOf(r: JsonReader, v: unknown): Record<string, string> {
+  const o = r.obj(v, 'prompts');
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(o)) out[k] = r.str(o, k, 'prompts');
+  return out;
 }

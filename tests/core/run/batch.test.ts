@@ -6,7 +6,7 @@ import { parseGoldSql } from '../../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { loadDatabaseContext, type DatabaseContext } from '../../../src/core/prompt/build-prompt.ts';
 import { BIRD_MINIDEV_V1, REASONING_V1 } from '../../../src/core/prompt/templates.ts';
-import { batchJsonl, batchRequests, makeBatchPlan, parseBatchPlan, batchPlanJson, parseCustomId, type BatchPlan } from '../../../src/core/run/batch.ts';
+import { batchJsonl, batchRequests, withPromptHashes, makeBatchPlan, parseBatchPlan, batchPlanJson, parseCustomId, type BatchPlan } from '../../../src/core/run/batch.ts';
 import { runBatchImport } from '../../../src/core/run/batch-engine.ts';
 import { batchCoverage, mergeBatchOutputs, parseBatchOutput } from '../../../src/core/run/batch-output.ts';
 import { planReplay, runEvaluation } from '../../../src/core/run/replay.ts';
@@ -126,8 +126,11 @@ describe('batch output (vLLM run_batch format)', () => {
 
 describe('batch import → run', () => {
   it('scores the imported completions exactly as a replay of the same completions, keeping errors and missing lines as error samples', async () => {
-    const p = plan();
-    const { lines } = await batchRequests(p, questions, database(p));
+    const exported = await batchRequests(plan(), questions, database(plan()));
+    const { lines } = exported;
+    // The plan as written next to the JSONL: the import checks it rebuilds these very prompts.
+    const p = withPromptHashes(plan(), exported);
+    expect(Object.keys(p.prompts!)).toEqual(indices.map(String));
     // Sample 0 answers with the gold query in a fence, sample 1 with a wrong one; one error line, one missing line.
     const completionOf = (id: string) => {
       const { index, sample } = parseCustomId(id)!;
@@ -174,5 +177,12 @@ describe('batch import → run', () => {
     const correct = answered.filter((s) => s.ex === 1).length;
     expect(correct).toBe(ev.results.filter((r) => r.ex === 1).length);
     expect(correct).toBeGreaterThan(0);
+
+    // A plan whose prompt does not match what the import rebuilds (other databases, another
+    // template text) is refused, naming the question, instead of recording the wrong prompt.
+    const tampered = { ...p, prompts: { ...p.prompts, [String(indices[1])]: 'f'.repeat(64) } };
+    await expect(runBatchImport(tampered, { questions, gold, output, files: 'out.jsonl' }, config, {
+      database: database(p), evaluate: (items, signal) => pool.evaluate(items, evalOptionsOf(config), { signal }), store: () => undefined,
+    })).rejects.toThrow(new RegExp(`out\\.jsonl: the prompt of question position ${indices[1]} .* differs from the one exported`));
   }, 60_000);
 });
