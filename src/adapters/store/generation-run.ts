@@ -28,7 +28,7 @@ import type { DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewS
  * A SQL worker of its own that reads schemas and sample rows (the prompts' SchemaSource) from
  * the stored databases; `dispose` ends it.
  */
-async function openSchemaSource(dbSource: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }> {
+export async function openSchemaSource(dbSource: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }> {
   const worker = spawnBrowserSqlWorker();
   try {
     await worker.api.init({ cacheBytes, wasmUrl: sqlWasmUrl });
