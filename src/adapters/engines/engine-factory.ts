@@ -11,7 +11,7 @@ export interface EngineFactory {
   /** llama.cpp in WebAssembly on a GGUF file the user picked, or a GGUF URL. */
   gguf(model: { file: File } | { url: string }): Promise<{ engine: Engine; model: ModelRef }>;
   /** An OpenAI-compatible server (vLLM, llama.cpp, Ollama); the key is never recorded. */
-  openai(options: { baseUrl: string; model: string; apiKey: string | null }): Promise<{ engine: Engine; model: ModelRef }>;
+  openai(options: { baseUrl: string; model: string; apiKey: string | null; concurrency?: number; maxRetries?: number }): Promise<{ engine: Engine; model: ModelRef }>;
   /** WebLLM on the GPU, with the researcher's own MLC checkpoints beside the catalog. */
   webllm(id: string, customModels: readonly CustomModelRecord[]): Promise<{ engine: Engine; model: ModelRef }>;
   /** Whether this machine's GPU can run a WebLLM model (catalog or custom). */
@@ -27,9 +27,9 @@ export function createBrowserEngineFactory(): EngineFactory {
       const url = source.url.trim();
       return { engine, model: { id: url.split('/').pop() || url, source: url } };
     },
-    async openai({ baseUrl, model, apiKey }) {
+    async openai({ baseUrl, model, apiKey, concurrency, maxRetries }) {
       const { createOpenAiEngine } = await import('./openai-engine.ts');
-      return { engine: createOpenAiEngine({ baseUrl, model, apiKey }), model: { id: model, source: baseUrl } };
+      return { engine: createOpenAiEngine({ baseUrl, model, apiKey, concurrency, maxRetries }), model: { id: model, source: baseUrl } };
     },
     async webllm(id, customModels) {
       const { createWebLlmEngine } = await import('./webllm-engine.ts');

@@ -146,8 +146,8 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
       },
     }, {
       signal: session.signal, doneBefore, total, onProgress: hooks.onProgress,
-      // A server answers several questions at once (the OpenAI engine caps requests in flight itself).
-      concurrency: engine.kind === 'openai' ? 4 : 1,
+      // A server answers several questions at once: as many as it has request slots (the engine caps requests in flight itself).
+      concurrency: engine.concurrency ?? 1,
     });
   } catch (err) {
     failure = err;

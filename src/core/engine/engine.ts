@@ -77,6 +77,8 @@ export interface Engine {
   /** `webllm`, `wllama`, `openai`, `replay`. */
   readonly kind: string;
   readonly capabilities: EngineCapabilities;
+  /** Requests the engine serves at once (a server's slots); the run keeps as many questions in flight. Default 1. */
+  readonly concurrency?: number;
   load(model: ModelRef, hooks?: { signal?: AbortSignalLike; onProgress?: (p: LoadProgress) => void }): Promise<void>;
   generate(
     prompt: Prompt,

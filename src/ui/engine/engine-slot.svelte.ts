@@ -38,6 +38,9 @@ export class EngineSlot {
   baseUrl = $state('');
   openaiModel = $state('');
   apiKey = $state('');
+  /** Requests in flight and retries per request: a cluster behind the URL takes many more than one GPU. */
+  openaiConcurrency = $state(4);
+  openaiRetries = $state(4);
   webllmId = $state(this.defaultWebLlmId());
   /** The researcher's own WebLLM checkpoints (user-library.ts). */
   customModels = $state.raw<CustomModelRecord[]>(loadCustomModels());
@@ -135,7 +138,14 @@ export class EngineSlot {
       } else if (this.engineKind === 'openai') {
         if (!this.baseUrl.trim() || !this.openaiModel.trim()) throw new Error('give the server base URL and the model name');
         this.saveOpenAi();
-        made = await this.engines.openai({ baseUrl: this.baseUrl.trim(), model: this.openaiModel.trim(), apiKey: this.apiKey.trim() || null });
+        const count = (v: number, name: string, min: number) => {
+          if (!Number.isInteger(v) || v < min || v > 1024) throw new Error(`${name} must be an integer from ${min} to 1024, got ${v}`);
+          return v;
+        };
+        made = await this.engines.openai({
+          baseUrl: this.baseUrl.trim(), model: this.openaiModel.trim(), apiKey: this.apiKey.trim() || null,
+          concurrency: count(this.openaiConcurrency, 'requests in flight', 1), maxRetries: count(this.openaiRetries, 'retries', 0),
+        });
       } else {
         made = await this.engines.webllm(this.webllmId, this.customModels);
       }
