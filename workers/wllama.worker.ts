@@ -8,11 +8,12 @@
  * old GGUF versions, so the header is checked here first and the vocabulary after loading.
  */
 import { expose, releaseProxy, type Remote } from 'comlink';
-import { Wllama, type WllamaLogger } from '@wllama/wllama';
+import { LogLevel, Wllama, type WllamaLogger } from '@wllama/wllama';
 import type { LoadProgress } from '../src/core/engine/engine.ts';
 import { EngineError, isAbortError, toEngineErrorData, type EngineErrorCode } from '../src/core/engine/engine-error.ts';
 import { GGUF_HEADER_BYTES, checkGgufHeader } from '../src/core/engine/gguf-header.ts';
 import { meanLogprob } from '../src/core/engine/sampling.ts';
+import { deviceReport, isDeviceLogLine, parseLlamaDeviceLog, type WebGpuProbe } from '../src/core/engine/llama-device.ts';
 import type {
   GgufSource,
   WllamaGenerateRequest,
@@ -32,17 +33,48 @@ let running: AbortController | null = null;
 /** Recent warnings and errors of llama.cpp, quoted when a load fails. */
 const nativeLog: string[] = [];
 
+/** llama.cpp's lines that say which device got the layers (llama-device.ts), from the last load. */
+const deviceLog: string[] = [];
+
 function remember(level: string, args: unknown[]): void {
   nativeLog.push(`${level}: ${args.map(String).join(' ')}`);
   if (nativeLog.length > 20) nativeLog.shift();
 }
 
+/** Keeps the device lines of the debug log (llama.cpp logs them at debug level only). */
+function device(args: unknown[]): void {
+  const line = args.map(String).join(' ');
+  if (isDeviceLogLine(line) && deviceLog.length < 4096) deviceLog.push(line);
+}
+
 const logger: WllamaLogger = {
-  debug: () => undefined,
-  log: () => undefined,
+  debug: (...args: unknown[]) => device(args),
+  log: (...args: unknown[]) => device(args),
   warn: (...args: unknown[]) => remember('warn', args),
   error: (...args: unknown[]) => remember('error', args),
 };
+
+function evidenceLines(lines: readonly string[]): string[] {
+  const layers = lines.filter((l) => l.includes('assigned to device'));
+  const rest = lines.filter((l) => !l.includes('assigned to device'));
+  return [...layers.slice(0, 2), ...(layers.length > 2 ? [layers.at(-1)!] : []), ...rest.slice(0, 3)].map((l) => l.trim());
+}
+
+/** WebGPU as this worker sees it: the API, an adapter, its features and whether it is a software one. */
+async function probeWebGpu(): Promise<WebGpuProbe> {
+  const gpu = (navigator as unknown as { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+  if (!gpu) return { api: false, adapter: false, description: null, features: [], software: false };
+  try {
+    const adapter = (await gpu.requestAdapter()) as { features: Set<string>; info?: Record<string, unknown>; isFallbackAdapter?: boolean } | null;
+    if (!adapter) return { api: true, adapter: false, description: null, features: [], software: false };
+    const info = adapter.info ?? {};
+    const description = ['vendor', 'architecture', 'device', 'description'].map((k) => info[k]).filter((v) => typeof v === 'string' && v).join(' · ') || null;
+    const software = adapter.isFallbackAdapter === true || info.isFallbackAdapter === true || /swiftshader/i.test(description ?? '');
+    return { api: true, adapter: true, description, features: [...adapter.features].sort(), software };
+  } catch {
+    return { api: true, adapter: false, description: null, features: [], software: false };
+  }
+}
 
 async function reply<T>(fn: () => Promise<T>, fallback: EngineErrorCode = 'INTERNAL'): Promise<WorkerReply<T>> {
   try {
@@ -116,11 +148,18 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
 
   onProgress?.({ fraction: 0.85, text: `loading ${name} into llama.cpp (${req.nThreads} thread${req.nThreads > 1 ? 's' : ''})` });
   nativeLog.length = 0;
+  deviceLog.length = 0;
+  const webgpu = await probeWebGpu();
   const w = new Wllama({ default: req.wasmUrl }, { logger, suppressNativeLog: false });
   // Never fetch a compatibility build from a CDN: the wasm comes from our own bundle.
   w.setCompat(null);
   try {
-    await w.loadModel(blobs, { n_ctx: req.nCtx ?? DEFAULT_N_CTX, n_threads: req.nThreads, n_gpu_layers: 0 });
+    // Debug level: llama.cpp names the device of each layer only there. 'all' leaves n_gpu_layers to
+    // wllama (every layer its GPU backend takes); 0 keeps wllama from starting WebGPU at all.
+    await w.loadModel(blobs, {
+      n_ctx: req.nCtx ?? DEFAULT_N_CTX, n_threads: req.nThreads, log_level: LogLevel.DEBUG,
+      ...(req.gpuLayers === 'all' ? {} : { n_gpu_layers: req.gpuLayers }),
+    });
   } catch (err) {
     await w.exit().catch(() => undefined);
     const native = nativeLog.filter((l) => l.startsWith('error')).slice(-3).join(' | ');
@@ -153,6 +192,11 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
     multithread: w.isMultithread(),
     sizeBytes: blobs.reduce((n, b) => n + b.size, 0),
     loadMs: performance.now() - t0,
+    // `evidence`: llama.cpp's own lines behind the verdict (first layers, backend count, adapter).
+    device: (({ log, ...rest }) => ({ ...rest, backends: log.backends, webgpuAdapter: log.webgpuAdapter, evidence: evidenceLines(deviceLog) }))(
+      deviceReport(parseLlamaDeviceLog(deviceLog), webgpu, req.gpuLayers === 'all' ? Number.MAX_SAFE_INTEGER : req.gpuLayers),
+    ),
+    webgpu,
   };
   onProgress?.({ fraction: 1, text: `loaded ${info.name}` });
   return info;

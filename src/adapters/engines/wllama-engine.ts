@@ -23,6 +23,8 @@ export interface WllamaEngineOptions {
   threads?: number | 'auto';
   /** Context window to allocate; default: the model's training context, at most 4096. */
   nCtx?: number | null;
+  /** Layers on the GPU (WebGPU): 'all' (default), a count, or 0 for the CPU; llama.cpp falls back to the CPU by itself. */
+  gpuLayers?: number | 'all';
   /** URL of wllama.wasm; default: the copy bundled with the app (never a CDN). */
   wasmUrl?: string;
   /** Creates the worker; default: workers/wllama.worker.ts as a module worker. */
@@ -112,6 +114,7 @@ export class WllamaEngine implements Engine {
           wasmUrl: new URL(this.options.wasmUrl ?? wllamaWasmUrl, globalThis.location?.href).href,
           nCtx: this.options.nCtx ?? null,
           nThreads: this.threadChoice!.threads,
+          gpuLayers: this.options.gpuLayers ?? 'all',
         },
         onProgress ? proxy(onProgress) : undefined,
       ),
