@@ -8,8 +8,8 @@ import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
 import type { CustomModelRecord } from './webllm-custom.ts';
 
 export interface EngineFactory {
-  /** llama.cpp in WebAssembly on a GGUF file the user picked, or a GGUF URL. */
-  gguf(model: { file: File } | { url: string }): Promise<{ engine: Engine; model: ModelRef }>;
+  /** llama.cpp in WebAssembly on a GGUF file the user picked, or a GGUF URL; layers on WebGPU: all by default, a count, 0 for the CPU. */
+  gguf(model: { file: File } | { url: string }, options?: { gpuLayers?: number | 'all' }): Promise<{ engine: Engine; model: ModelRef }>;
   /** An OpenAI-compatible server (vLLM, llama.cpp, Ollama); the key is never recorded. */
   openai(options: { baseUrl: string; model: string; apiKey: string | null; concurrency?: number; maxRetries?: number }): Promise<{ engine: Engine; model: ModelRef }>;
   /** WebLLM on the GPU, with the researcher's own MLC checkpoints beside the catalog. */
@@ -20,9 +20,9 @@ export interface EngineFactory {
 
 export function createBrowserEngineFactory(): EngineFactory {
   return {
-    async gguf(source) {
+    async gguf(source, options = {}) {
       const { createWllamaEngine } = await import('./wllama-engine.ts');
-      const engine = createWllamaEngine();
+      const engine = createWllamaEngine({ gpuLayers: options.gpuLayers ?? 'all' });
       if ('file' in source) return { engine, model: engine.addFile(source.file.name, source.file) };
       const url = source.url.trim();
       return { engine, model: { id: url.split('/').pop() || url, source: url } };

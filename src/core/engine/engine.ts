@@ -51,6 +51,13 @@ export interface Completion {
   systemFingerprint?: string;
 }
 
+export interface EngineDevice {
+  /** `webgpu`, `cpu`, or a server's name for itself. */
+  device: string;
+  /** Why the CPU ran it when the GPU was asked for; null otherwise. */
+  reason: string | null;
+}
+
 export interface EngineCapabilities {
   streaming: boolean;
   /** The engine returns n > 1 samples from one call. */
@@ -89,6 +96,11 @@ export interface Engine {
   countTokens?(text: string): Promise<number>;
   /** Context window of the loaded model, in tokens. */
   contextWindow(): number | null;
+  /**
+   * The device that runs the loaded model, as the engine found out (not as configured), and
+   * why the CPU when a GPU was asked for; engines that cannot tell leave it out.
+   */
+  device?(): EngineDevice | null;
   interrupt(): Promise<void>;
   unload(): Promise<void>;
 }

@@ -18,7 +18,7 @@ import { loadCustomModels } from '../generate/user-library.ts';
 export type EngineChoice = 'wllama' | 'openai' | 'webllm';
 
 export const ENGINE_CHOICES: readonly { value: EngineChoice; label: string }[] = [
-  { value: 'wllama', label: 'CPU (GGUF, llama.cpp in WebAssembly)' },
+  { value: 'wllama', label: 'GGUF (llama.cpp: WebGPU when the browser offers a usable GPU, else the CPU)' },
   { value: 'openai', label: 'OpenAI-compatible server' },
   { value: 'webllm', label: 'GPU (WebLLM)' },
 ];
@@ -38,6 +38,8 @@ export class EngineSlot {
   baseUrl = $state('');
   openaiModel = $state('');
   apiKey = $state('');
+  /** GGUF layers on the GPU: empty for all (the default), a count, 0 for the CPU. */
+  ggufGpuLayers = $state<number | null>(null);
   /** Requests in flight and retries per request: a cluster behind the URL takes many more than one GPU. */
   openaiConcurrency = $state(4);
   openaiRetries = $state(4);
@@ -132,8 +134,11 @@ export class EngineSlot {
     try {
       let made: { engine: Engine; model: ModelRef };
       if (this.engineKind === 'wllama') {
-        if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile });
-        else if (this.ggufUrl.trim()) made = await this.engines.gguf({ url: this.ggufUrl });
+        const layers = this.ggufGpuLayers;
+        if (layers !== null && (!Number.isInteger(layers) || layers < 0)) throw new Error(`GPU layers must be empty (all) or an integer >= 0, got ${layers}`);
+        const gpuLayers = layers ?? 'all';
+        if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile }, { gpuLayers });
+        else if (this.ggufUrl.trim()) made = await this.engines.gguf({ url: this.ggufUrl }, { gpuLayers });
         else throw new Error('pick a GGUF file or give its URL');
       } else if (this.engineKind === 'openai') {
         if (!this.baseUrl.trim() || !this.openaiModel.trim()) throw new Error('give the server base URL and the model name');
