@@ -5,6 +5,7 @@
  */
 import type { Engine, ModelRef } from '../../core/engine/engine.ts';
 import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
+import { recommendEngine, type Recommendation } from '../../core/engine/engine-recommendation.ts';
 import type { CustomModelRecord } from './webllm-custom.ts';
 
 export interface EngineFactory {
@@ -16,6 +17,8 @@ export interface EngineFactory {
   webllm(id: string, customModels: readonly CustomModelRecord[]): Promise<{ engine: Engine; model: ModelRef }>;
   /** Whether this machine's GPU can run a WebLLM model (catalog or custom). */
   checkWebLlm(id: string, customModels: readonly CustomModelRecord[]): Promise<CapabilityVerdict>;
+  /** The machine check's advice for a GGUF of this size: GGUF on WebGPU, on the CPU, or a server, and why. */
+  recommendGguf(bytes: number | null): Promise<Recommendation>;
 }
 
 export function createBrowserEngineFactory(): EngineFactory {
@@ -42,6 +45,10 @@ export function createBrowserEngineFactory(): EngineFactory {
       }
       const { checkCatalogModel } = await import('./webgpu-capability.ts');
       return checkCatalogModel(id);
+    },
+    async recommendGguf(bytes) {
+      const { probeGpu } = await import('./webgpu-capability.ts');
+      return recommendEngine(await probeGpu(), { format: 'gguf', bytes });
     },
   };
 }

@@ -12,6 +12,7 @@ import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
 import type { Engine, LoadProgress, ModelRef } from '../../core/engine/engine.ts';
 import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
+import type { Recommendation } from '../../core/engine/engine-recommendation.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { loadCustomModels } from '../generate/user-library.ts';
 
@@ -38,6 +39,8 @@ export class EngineSlot {
   baseUrl = $state('');
   openaiModel = $state('');
   apiKey = $state('');
+  /** The machine check's advice for the picked GGUF (engine-recommendation.ts). */
+  advice = $state.raw<Recommendation | null>(null);
   /** GGUF layers on the GPU: empty for all (the default), a count, 0 for the CPU. */
   ggufGpuLayers = $state<number | null>(null);
   /** Requests in flight and retries per request: a cluster behind the URL takes many more than one GPU. */
@@ -107,6 +110,16 @@ export class EngineSlot {
       localStorage.setItem(`${this.storageKey}.apiKey`, this.apiKey);
     } catch {
       /* private mode: the values live for this page only */
+    }
+  }
+
+  /** Recommends an engine for the picked GGUF file (or a GGUF URL of unknown size). */
+  async adviseGguf(): Promise<void> {
+    this.advice = null;
+    try {
+      this.advice = await this.engines.recommendGguf(this.ggufFile ? this.ggufFile.size : null);
+    } catch {
+      this.advice = null;
     }
   }
 
