@@ -169,7 +169,7 @@ describe('batch import → run', () => {
     const replayed = new Map(ev.results.map((r, i) => [replay.items[i]!.questionId, r] as const));
     // Per question the replay numbers its samples 0.. in file order, so compare by question and SQL.
     for (const s of answered) {
-      const r = ev.results.find((x, i) => replay.items[i]!.questionId === s.questionId && replay.items[i]!.predSql === s.sql);
+      const r = ev.results.find((_x, i) => replay.items[i]!.questionId === s.questionId && replay.items[i]!.predSql === s.sql);
       expect(r, key(s)).toBeDefined();
       expect({ ex: s.ex, softF1: s.softF1, status: s.status }).toEqual({ ex: r!.ex, softF1: r!.softF1, status: r!.status });
     }
