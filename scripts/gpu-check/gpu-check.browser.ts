@@ -33,6 +33,8 @@ declare module 'vitest' {
     /** Absolute path of public/demo. */
     demoDir: string;
     maxTokens: number;
+    /** Leave out the demo generation run (the bench measures tokens/s only). */
+    skipDemo: boolean;
   }
 }
 
@@ -125,7 +127,7 @@ it('gpu check', async () => {
     return { id: entry.id, canRun: v.canRun, summary: v.summary, advice: recommendEngine(probe, { format: 'mlc', bytes: null, webllm: v }).label };
   });
   const first = inject('ggufFiles')[0];
-  const generation = first ? await demoRun(await file(first), inject('demoDir')).catch((err: Error) => ({ error: err.message })) : null;
+  const generation = first && !inject('skipDemo') ? await demoRun(await file(first), inject('demoDir')).catch((err: Error) => ({ error: err.message })) : null;
   const bench: Record<string, number | string> = {};
   for (const g of ggufs) {
     for (const m of [g.gpuLayersAll, g.gpuLayers0]) {

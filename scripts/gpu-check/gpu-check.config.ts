@@ -25,7 +25,7 @@ export default defineConfig({
   test: {
     include: ['scripts/gpu-check/gpu-check.browser.ts'],
     testTimeout: 540_000,
-    provide: { ggufFiles, demoDir: `${root.replace(/\/$/, '')}/public/demo`, maxTokens: Number(process.env.GPU_CHECK_MAX_TOKENS ?? 128) },
+    provide: { ggufFiles, demoDir: `${root.replace(/\/$/, '')}/public/demo`, maxTokens: Number(process.env.GPU_CHECK_MAX_TOKENS ?? 128), skipDemo: process.env.GPU_CHECK_NO_DEMO === '1' },
     browser: {
       enabled: true,
       headless: true,
