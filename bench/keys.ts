@@ -31,6 +31,9 @@ export const BROWSER_KEYS = [
   'browser_total_blocking_ms',
   'idb_write_samples_per_s',
   'idb_reopen_run_ms',
+  // bench/gguf.ts: greedy decoding of the real stories260K.gguf on the CPU backend (always);
+  // gen_tokens_per_s_gguf_webgpu joins it only when llama.cpp ran the layers on WebGPU.
+  'gen_tokens_per_s_gguf_cpu',
 ] as const;
 
 /** Every key of the issue; all are measured now. */

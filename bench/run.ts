@@ -19,6 +19,7 @@ import { runEvaluation } from '../src/core/run/replay.ts';
 import type { EvalItem, ItemResult } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload } from './items.ts';
 import { browserBenchSkipReason, measureBrowser, type BrowserBench } from './browser.ts';
+import { measureGguf } from './gguf.ts';
 import { BROWSER_KEYS, IMPLEMENTED_KEYS, NODE_KEYS, TARGETS } from './keys.ts';
 import { runNative, type NativeItemResult } from './native-host.ts';
 import { makeLargeDb, makeTinyDb } from './synthetic-db.ts';
@@ -294,6 +295,7 @@ async function main(): Promise<void> {
     let browser: BrowserBench | null = null;
     if (browserSkipped) log(`browser part skipped: ${browserSkipped}`);
     else browser = await measureBrowser({ quick: args.quick, rounds: args.rounds, tmp, log });
+    const gguf = browserSkipped ? null : await measureGguf({ tmp, log });
 
     const keys: Record<string, number> = {
       eval_items: items.length,
@@ -335,6 +337,7 @@ async function main(): Promise<void> {
       compare_ms_per_100k_samples: st.compareMsPer100k,
       stats_bench_samples: st.samples,
       ...browser?.keys,
+      ...gguf?.keys,
       // Other processes on the machine slow every side: the 1-minute load average, start and end.
       machine_loadavg_start: load0[0]!,
       machine_loadavg_end: loadavg()[0]!,
@@ -349,6 +352,7 @@ async function main(): Promise<void> {
       rows.push([k, fmt(v), t?.text ?? '', t ? (t.met(v) ? 'met' : 'MISSED') : '']);
     }
     if (browserSkipped) for (const k of BROWSER_KEYS) rows.push([k, 'skipped', TARGETS[k]?.text ?? '', browserSkipped]);
+    for (const [k, why] of Object.entries(gguf?.absent ?? {})) rows.push([k, 'absent', '', why]);
     const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length), ['key', 'value', 'target', ''][c]!.length));
     const line = (r: string[]) => r.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
     process.stdout.write([line(['key', 'value', 'target', '']), line(widths.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n') + '\n');
@@ -361,6 +365,7 @@ async function main(): Promise<void> {
       const json = {
         ...keys,
         ...(browserSkipped ? { skipped: { keys: [...BROWSER_KEYS], reason: browserSkipped } } : {}),
+        ...(gguf && Object.keys(gguf.absent).length > 0 ? { absent: gguf.absent } : {}),
         meta: {
           command: `npm run bench --${args.quick ? ' --quick' : ''}${args.rounds !== (args.quick ? 1 : 3) ? ` --rounds ${args.rounds}` : ''} --out FILE`,
           started: started.toISOString(),

@@ -6,6 +6,7 @@
  */
 import type { LoadProgress } from '../src/core/engine/engine.ts';
 import type { EngineErrorData } from '../src/core/engine/engine-error.ts';
+import type { DeviceReport, WebGpuProbe } from '../src/core/engine/llama-device.ts';
 
 export type WorkerReply<T> = { ok: true; value: T } | { ok: false; error: EngineErrorData };
 
@@ -19,6 +20,8 @@ export interface WllamaLoadRequest {
   /** Context window to allocate; null: the model's training context, capped at 4096. */
   nCtx: number | null;
   nThreads: number;
+  /** Layers to put on the GPU: 'all' (default: llama.cpp offloads what its GPU backend takes) or a count; 0 is the CPU. */
+  gpuLayers: number | 'all';
 }
 
 export interface WllamaModelInfo {
@@ -37,6 +40,10 @@ export interface WllamaModelInfo {
   multithread: boolean;
   sizeBytes: number;
   loadMs: number;
+  /** The device that ran the layers, read from llama.cpp's log, and why the CPU when it did. */
+  device: Omit<DeviceReport, 'log'> & { backends: number | null; webgpuAdapter: string | null; evidence: string[] };
+  /** What the worker saw of WebGPU before loading. */
+  webgpu: WebGpuProbe;
 }
 
 export interface WllamaGenerateRequest {

@@ -8,11 +8,13 @@
  * old GGUF versions, so the header is checked here first and the vocabulary after loading.
  */
 import { expose, releaseProxy, type Remote } from 'comlink';
-import { Wllama, type WllamaLogger } from '@wllama/wllama';
+import { LogLevel, Wllama, type WllamaLogger } from '@wllama/wllama';
 import type { LoadProgress } from '../src/core/engine/engine.ts';
 import { EngineError, isAbortError, toEngineErrorData, type EngineErrorCode } from '../src/core/engine/engine-error.ts';
 import { GGUF_HEADER_BYTES, checkGgufHeader } from '../src/core/engine/gguf-header.ts';
 import { meanLogprob } from '../src/core/engine/sampling.ts';
+import { deviceReport, isDeviceLogLine, parseLlamaDeviceLog } from '../src/core/engine/llama-device.ts';
+import { evidenceLines, probeWebGpu } from './wllama-device.ts';
 import type {
   GgufSource,
   WllamaGenerateRequest,
@@ -32,14 +34,23 @@ let running: AbortController | null = null;
 /** Recent warnings and errors of llama.cpp, quoted when a load fails. */
 const nativeLog: string[] = [];
 
+/** llama.cpp's lines that say which device got the layers (llama-device.ts), from the last load. */
+const deviceLog: string[] = [];
+
 function remember(level: string, args: unknown[]): void {
   nativeLog.push(`${level}: ${args.map(String).join(' ')}`);
   if (nativeLog.length > 20) nativeLog.shift();
 }
 
+/** Keeps the device lines of the debug log (llama.cpp logs them at debug level only). */
+function device(args: unknown[]): void {
+  const line = args.map(String).join(' ');
+  if (isDeviceLogLine(line) && deviceLog.length < 4096) deviceLog.push(line);
+}
+
 const logger: WllamaLogger = {
-  debug: () => undefined,
-  log: () => undefined,
+  debug: (...args: unknown[]) => device(args),
+  log: (...args: unknown[]) => device(args),
   warn: (...args: unknown[]) => remember('warn', args),
   error: (...args: unknown[]) => remember('error', args),
 };
@@ -116,11 +127,18 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
 
   onProgress?.({ fraction: 0.85, text: `loading ${name} into llama.cpp (${req.nThreads} thread${req.nThreads > 1 ? 's' : ''})` });
   nativeLog.length = 0;
+  deviceLog.length = 0;
+  const webgpu = await probeWebGpu();
   const w = new Wllama({ default: req.wasmUrl }, { logger, suppressNativeLog: false });
   // Never fetch a compatibility build from a CDN: the wasm comes from our own bundle.
   w.setCompat(null);
   try {
-    await w.loadModel(blobs, { n_ctx: req.nCtx ?? DEFAULT_N_CTX, n_threads: req.nThreads, n_gpu_layers: 0 });
+    // Debug level: llama.cpp names the device of each layer only there. 'all' leaves n_gpu_layers to
+    // wllama (every layer its GPU backend takes); 0 keeps wllama from starting WebGPU at all.
+    await w.loadModel(blobs, {
+      n_ctx: req.nCtx ?? DEFAULT_N_CTX, n_threads: req.nThreads, log_level: LogLevel.DEBUG,
+      ...(req.gpuLayers === 'all' ? {} : { n_gpu_layers: req.gpuLayers }),
+    });
   } catch (err) {
     await w.exit().catch(() => undefined);
     const native = nativeLog.filter((l) => l.startsWith('error')).slice(-3).join(' | ');
@@ -153,6 +171,11 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
     multithread: w.isMultithread(),
     sizeBytes: blobs.reduce((n, b) => n + b.size, 0),
     loadMs: performance.now() - t0,
+    // `evidence`: llama.cpp's own lines behind the verdict (first layers, backend count, adapter).
+    device: (({ log, ...rest }) => ({ ...rest, backends: log.backends, webgpuAdapter: log.webgpuAdapter, evidence: evidenceLines(deviceLog) }))(
+      deviceReport(parseLlamaDeviceLog(deviceLog), webgpu, req.gpuLayers === 'all' ? Number.MAX_SAFE_INTEGER : req.gpuLayers),
+    ),
+    webgpu,
   };
   onProgress?.({ fraction: 1, text: `loaded ${info.name}` });
   return info;

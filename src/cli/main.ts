@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** Node composition root: `npm run --silent cli -- <command> ...` (see README for every flag). */
 import { WorkbenchError, errorMessage, isWorkbenchError } from '../core/errors.ts';
+import * as batchCommand from './commands/batch.ts';
 import * as compareCommand from './commands/compare.ts';
 import * as evalCommand from './commands/eval.ts';
 import * as mergeCommand from './commands/merge.ts';
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
   compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },
   merge: { summary: 'join the outputs of `eval --shard K/N` runs into the report and run file of one run', ...mergeCommand },
+  batch: { summary: 'generation on a cluster: export a plan as an OpenAI batch JSONL, import run_batch output as a run', ...batchCommand },
   probe: { summary: 'reward-hacking probe: how many questions known exploit predictions win, official vs read-only', ...probeCommand },
 };
 

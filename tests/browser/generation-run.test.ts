@@ -39,6 +39,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real G
     await page.getByTestId('gguf-file').setInputFiles(sharedData('models', 'stories260K.gguf'));
     await page.getByTestId('engine-load').click();
     await expect.poll(async () => (await page.getByTestId('engine-loaded').textContent()) ?? '', { timeout: 60_000 }).toContain('wllama · stories260K.gguf');
+    // The device llama.cpp actually used, read from its log, with the fallback reason; and the machine check's advice.
+    const device = page.getByTestId('engine-device');
+    expect(await device.getAttribute('data-device')).toBe('cpu');
+    expect(await device.textContent()).toMatch(/Ran on: CPU — .*(WebGPU|adapter|shader-f16)/);
+    expect(await page.getByTestId('engine-advice').getAttribute('data-advice')).toBe('gguf-cpu');
 
     await page.getByTestId('gen-subset').selectOption('first');
     await page.getByTestId('gen-first-n').fill('3');

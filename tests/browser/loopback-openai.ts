@@ -18,6 +18,8 @@ export interface LoopbackModels {
   /** Base URL without /v1, as a user types it. */
   url: string;
   calls: () => number;
+  /** Most chat completions answered at once so far. */
+  maxInFlight: () => number;
   close: () => Promise<void>;
 }
 
@@ -27,6 +29,8 @@ export async function startLoopbackOpenAi(options: {
   delayMs?: (body: ChatBody) => number;
 }): Promise<LoopbackModels> {
   let calls = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
   const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'content-type, authorization', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS' };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -37,13 +41,18 @@ export async function startLoopbackOpenAi(options: {
       if (req.url?.endsWith('/v1/models')) return send(200, { object: 'list', data: options.models.map((id) => ({ id, object: 'model' })) });
       if (req.method !== 'POST' || !req.url?.endsWith('/v1/chat/completions')) return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
       calls += 1;
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
       const content = options.respond(body);
-      setTimeout(() => send(200, {
-        id: `c${calls}`, object: 'chat.completion', model: body.model,
-        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-        usage: { prompt_tokens: 12, completion_tokens: 40, total_tokens: 52 },
-      }), options.delayMs?.(body) ?? 0);
+      setTimeout(() => {
+        inFlight -= 1;
+        send(200, {
+          id: `c${calls}`, object: 'chat.completion', model: body.model,
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+          usage: { prompt_tokens: 12, completion_tokens: 40, total_tokens: 52 },
+        });
+      }, options.delayMs?.(body) ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -51,6 +60,7 @@ export async function startLoopbackOpenAi(options: {
   return {
     url: `http://127.0.0.1:${port}`,
     calls: () => calls,
+    maxInFlight: () => maxInFlight,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

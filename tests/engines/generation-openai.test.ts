@@ -14,7 +14,7 @@ import { startFakeOpenAi, type FakeServer } from './openai-server.ts';
 
 let server: FakeServer;
 beforeAll(async () => {
-  server = await startFakeOpenAi();
+  server = await startFakeOpenAi({ fingerprint: 'fp_test_1' });
 });
 afterAll(async () => {
   await server?.close();
@@ -56,7 +56,7 @@ describe('generation run over the OpenAI-compatible engine (local server)', () =
       [0, 1, 2, 3, 4].flatMap((i) => [[i, 0, 'fenced-sql-last', 1], [i, 1, 'fenced-sql-last', 0]]),
     );
     const g = sorted[0]!.generation!;
-    expect(g).toMatchObject({ engine: 'openai', model: 'test-model', templateId: 'reasoning-v1', finishReason: 'stop' });
+    expect(g).toMatchObject({ engine: 'openai', model: 'test-model', templateId: 'reasoning-v1', finishReason: 'stop', servedModel: 'test-model', systemFingerprint: 'fp_test_1' });
     expect(g.prompt.map((m) => m.role)).toEqual(['system', 'user']);
     expect(g.prompt[1]!.content).toContain('Question: question 0?');
   });

@@ -67,7 +67,10 @@ describe('OpenAI-compatible engine against a local server', () => {
     expect(server.requests.every((r) => r.headers.authorization === 'Bearer sk-secret-123')).toBe(true);
     expect(JSON.stringify(e)).not.toContain('sk-secret');
     expect(JSON.stringify(e.describe())).not.toContain('sk-secret');
-    expect(e.describe()).toEqual({ kind: 'openai', baseUrl: server.url, model: 'test-model', endpoint: 'chat', hasApiKey: true });
+    expect(e.describe()).toEqual({
+      kind: 'openai', baseUrl: server.url, model: 'test-model', endpoint: 'chat', hasApiKey: true, concurrency: 4, maxRetries: 4,
+      support: { n: 'unchecked', logprobs: 'unchecked', ownedBy: null },
+    });
     // Not in any ordinary property either (only a private field of the HTTP client holds it).
     const seen = new Set<unknown>();
     const strings: string[] = [];
@@ -121,6 +124,34 @@ describe('OpenAI-compatible engine against a local server', () => {
     expect(server.completions().map((r) => [r.body!.n, r.body!.seed])).toEqual([[3, 20], [1, 21], [1, 22]]);
     await e.generate(prompt, { ...GREEDY, n: 2, seed: 0 });
     expect(server.completions().slice(3).map((r) => r.body!.n)).toEqual([1, 1]);
+  });
+
+  it('records the model that answered and the system_fingerprint on every sample, and the server family from /v1/models', async () => {
+    const e = await engine({ concurrency: 32, maxRetries: 9 }, {
+      fingerprint: 'fp_vllm_0.11', servedModel: 'Qwen/Qwen2.5-Coder-32B-Instruct',
+      models: [{ id: 'test-model', object: 'model', owned_by: 'vllm', max_model_len: 32768 }],
+    });
+    const out = await e.generate(prompt, { ...GREEDY, n: 2, temperature: 0.7, seed: 1 });
+    for (const c of out) expect(c).toMatchObject({ servedModel: 'Qwen/Qwen2.5-Coder-32B-Instruct', systemFingerprint: 'fp_vllm_0.11' });
+    expect(e.concurrency).toBe(32);
+    expect(e.describe()).toMatchObject({ concurrency: 32, maxRetries: 9, support: { n: 'native', logprobs: 'unchecked', ownedBy: 'vllm' } });
+  });
+
+  it('checks logprobs against the reply: a server that leaves them out is not asked again, and says so', async () => {
+    const e = await engine({}, { omitsLogprobs: true });
+    const first = await e.generate(prompt, { ...GREEDY, logprobs: true });
+    expect(first[0]!.meanLogprob).toBeNull();
+    expect(server.completions()[0]!.body!.logprobs).toBe(true);
+    expect(e.describe().support.logprobs).toBe('no');
+    await e.generate(prompt, { ...GREEDY, logprobs: true });
+    expect(server.completions()[1]!.body!.logprobs).toBeUndefined();
+  });
+
+  it('reports logprobs returned by a server that computes them, and n one per request for one that ignores n', async () => {
+    const e = await engine({}, { ignoresN: true });
+    expect(e.describe().support).toEqual({ n: 'unchecked', logprobs: 'unchecked', ownedBy: null });
+    await e.generate(prompt, { ...GREEDY, n: 2, temperature: 0.5, seed: 3, logprobs: true });
+    expect(e.describe().support).toMatchObject({ n: 'one per request', logprobs: 'yes' });
   });
 
   it('waits as long as Retry-After says after a 429, then succeeds', async () => {

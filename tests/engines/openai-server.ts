@@ -26,6 +26,12 @@ export interface FakeServerOptions {
   /** Answer only one choice whatever n is (llama.cpp's server, Ollama). */
   ignoresN?: boolean;
   models?: Array<Record<string, unknown>>;
+  /** `system_fingerprint` of every reply (vLLM and OpenAI send one); default none. */
+  fingerprint?: string;
+  /** The model name replies carry; default the request's (vLLM answers with the served name). */
+  servedModel?: string;
+  /** Leave token log-probabilities out even when asked (servers that do not compute them). */
+  omitsLogprobs?: boolean;
   /** Text of choice i for a request; default `SELECT <i>` in a sql fence. */
   text?: (body: Record<string, unknown>, i: number) => string;
 }
@@ -73,12 +79,16 @@ export async function startFakeOpenAi(options: FakeServerOptions = {}): Promise<
       res.end('data: [DONE]\n\n');
       return;
     }
+    const lp = (t: string) => (body.logprobs && !options.omitsLogprobs ? logprobs(t) : null);
     const choices = texts.map((t, index) =>
       chat
-        ? { index, message: { role: 'assistant', content: t }, finish_reason: 'stop', logprobs: body.logprobs ? logprobs(t) : null }
-        : { index, text: t, finish_reason: 'stop', logprobs: body.logprobs ? logprobs(t) : null },
+        ? { index, message: { role: 'assistant', content: t }, finish_reason: 'stop', logprobs: lp(t) }
+        : { index, text: t, finish_reason: 'stop', logprobs: lp(t) },
     );
-    json(res, 200, { id: 'x', object: chat ? 'chat.completion' : 'text_completion', model: body.model, choices, usage });
+    json(res, 200, {
+      id: 'x', object: chat ? 'chat.completion' : 'text_completion', model: options.servedModel ?? body.model, choices, usage,
+      ...(options.fingerprint ? { system_fingerprint: options.fingerprint } : {}),
+    });
   };
 
   const server: Server = createServer((req, res) => {

@@ -65,6 +65,19 @@ export interface OpenAiEngineOptions {
   random?: () => number;
 }
 
+/**
+ * What the server showed it does, from its replies (not assumed): `n` natively or one sample
+ * per request, token log-probabilities returned or left out. `unchecked` until a reply says.
+ * Seeds are sent; no reply says whether they were used, so `seed` names the server family from
+ * /v1/models (`owned_by`: vllm, sglang, llamacpp...) for the reader to judge.
+ */
+export interface OpenAiServerSupport {
+  n: 'native' | 'one per request' | 'unchecked';
+  logprobs: 'yes' | 'no' | 'unchecked';
+  /** `owned_by` of the model in /v1/models, or null when the server did not say. */
+  ownedBy: string | null;
+}
+
 /** What a run records about the engine: everything but the key. */
 export interface OpenAiEngineDescription {
   kind: 'openai';
@@ -72,6 +85,9 @@ export interface OpenAiEngineDescription {
   model: string;
   endpoint: Endpoint;
   hasApiKey: boolean;
+  concurrency: number;
+  maxRetries: number;
+  support: OpenAiServerSupport;
 }
 
 export class OpenAiEngine implements Engine {
@@ -87,6 +103,11 @@ export class OpenAiEngine implements Engine {
   private epoch = 0;
   /** Set when the server answered a request for n > 1 with fewer choices. */
   private serverIgnoresN = false;
+  /** Set when the server answered a request for logprobs without any: they are not asked again. */
+  private serverOmitsLogprobs = false;
+  private readonly support: OpenAiServerSupport = { n: 'unchecked', logprobs: 'unchecked', ownedBy: null };
+  /** Requests in flight at most: the run layer keeps as many questions going. */
+  readonly concurrency: number;
 
   /** The settings without the key, which only the HTTP client holds (in a private field). */
   private readonly options: Omit<OpenAiEngineOptions, 'apiKey'>;
@@ -106,6 +127,7 @@ export class OpenAiEngine implements Engine {
     this.endpoint = options.endpoint ?? 'chat';
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new EngineError('CONFIG', `concurrency must be an integer >= 1, got ${concurrency}`);
+    this.concurrency = concurrency;
     this.window = options.contextWindow ?? null;
     this.capabilities = { streaming: options.stream ?? false, nativeN: true, logprobs: true, tokenize: (options.tokenizer ?? 'none') !== 'none' };
     this.http = new OpenAiHttp({
@@ -119,7 +141,10 @@ export class OpenAiEngine implements Engine {
   }
 
   describe(): OpenAiEngineDescription {
-    return { kind: 'openai', baseUrl: this.base, model: this.model, endpoint: this.endpoint, hasApiKey: this.http.hasApiKey };
+    return {
+      kind: 'openai', baseUrl: this.base, model: this.model, endpoint: this.endpoint, hasApiKey: this.http.hasApiKey,
+      concurrency: this.concurrency, maxRetries: this.options.maxRetries ?? 4, support: { ...this.support },
+    };
   }
 
   /** The key must never reach a run file, even through JSON.stringify(engine). */
@@ -147,6 +172,7 @@ export class OpenAiEngine implements Engine {
         const names = entries.map((d) => String(d.id)).slice(0, 20).join(', ');
         throw new EngineError('MODEL_MISSING', `the server does not serve a model named "${this.model}" (it serves: ${names || 'none'})`, `${this.base}/v1/models`);
       }
+      if (typeof entry.owned_by === 'string') this.support.ownedBy = entry.owned_by;
       if (this.options.contextWindow == null) {
         const meta = entry.meta as Record<string, unknown> | undefined;
         const n = entry.max_model_len ?? meta?.n_ctx ?? meta?.n_ctx_train;
@@ -209,10 +235,12 @@ export class OpenAiEngine implements Engine {
     const ask = async (n: number, first: number, seed: number | null): Promise<boolean> => {
       const t0 = performance.now();
       try {
-        const r = await this.request(prompt, params, n, seed, hooks.signal, hooks.onToken && ((i, piece) => hooks.onToken!(first + i, piece)));
+        const asked = params.logprobs && !this.serverOmitsLogprobs ? params : { ...params, logprobs: false };
+        const r = await this.request(prompt, asked, n, seed, hooks.signal, hooks.onToken && ((i, piece) => hooks.onToken!(first + i, piece)));
         const ms = performance.now() - t0;
+        this.noteSupport(asked, n, r);
         for (const c of r.choices.slice(0, n)) {
-          out.push({
+          const done: Completion = {
             text: c.text,
             finishReason: c.finishReason,
             tokensIn: r.promptTokens,
@@ -220,7 +248,10 @@ export class OpenAiEngine implements Engine {
             latencyMs: ms,
             seed,
             meanLogprob: meanLogprob(c.logprobs),
-          });
+          };
+          if (r.model) done.servedModel = r.model;
+          if (r.systemFingerprint) done.systemFingerprint = r.systemFingerprint;
+          out.push(done);
         }
         return r.choices.length >= n;
       } catch (err) {
@@ -249,6 +280,19 @@ export class OpenAiEngine implements Engine {
       if (out.length === i) out.push(abortedCompletion(sampleSeed(params, i)));
     }
     return out;
+  }
+
+  /** What this reply shows the server does with n and logprobs. */
+  private noteSupport(asked: SamplingParams, n: number, r: ParsedReply): void {
+    if (n > 1) {
+      if (r.choices.length >= n) this.support.n = 'native';
+      else if (r.choices.length > 0) this.support.n = 'one per request';
+    }
+    if (asked.logprobs && r.choices.length > 0) {
+      const any = r.choices.some((c) => c.logprobs !== null && c.logprobs.length > 0);
+      this.support.logprobs = any ? 'yes' : 'no';
+      if (!any) this.serverOmitsLogprobs = true;
+    }
   }
 
   async interrupt(): Promise<void> {

@@ -23,7 +23,12 @@ export interface ParsedReply {
   choices: ParsedChoice[];
   promptTokens: number | null;
   completionTokens: number | null;
+  /** The reply's `model` (the model that answered) and `system_fingerprint`, when sent. */
+  model: string | null;
+  systemFingerprint: string | null;
 }
+
+const strOrNull = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /**
  * `/v1/completions` takes text: a prompt that is a single user message is sent as is (BIRD's
@@ -133,6 +138,8 @@ export function parseReply(endpoint: Endpoint, json: unknown, where: string): Pa
     choices: choices.sort((a, b) => a.index - b.index),
     promptTokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : null,
     completionTokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : null,
+    model: strOrNull(json.model),
+    systemFingerprint: strOrNull(json.system_fingerprint),
   };
 }
 
@@ -142,6 +149,8 @@ export class StreamAccumulator {
   private pending = '';
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
+  private model: string | null = null;
+  private fingerprint: string | null = null;
   done = false;
 
   constructor(
@@ -168,6 +177,8 @@ export class StreamAccumulator {
         .map(([index, c]) => ({ index, text: c.text, finishReason: c.finish, logprobs: c.logprobs.length > 0 ? c.logprobs : null })),
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
+      model: this.model,
+      systemFingerprint: this.fingerprint,
     };
   }
 
@@ -181,6 +192,8 @@ export class StreamAccumulator {
     const json = parseJsonReply(data, this.where);
     if (!isObj(json)) bad(this.where, `a stream event is ${describe(json)}`);
     if (isObj(json.error)) throw new EngineError('HTTP', `the server reported an error: ${String(json.error.message)}`, this.where);
+    this.model ??= strOrNull(json.model);
+    this.fingerprint ??= strOrNull(json.system_fingerprint);
     if (isObj(json.usage)) {
       if (typeof json.usage.prompt_tokens === 'number') this.promptTokens = json.usage.prompt_tokens;
       if (typeof json.usage.completion_tokens === 'number') this.completionTokens = json.usage.completion_tokens;

@@ -10,7 +10,7 @@
 import { wrap, proxy, type Remote } from 'comlink';
 import wllamaWasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, LoadProgress, ModelRef, Prompt, SamplingParams } from '../../core/engine/engine.ts';
+import type { Completion, Engine, EngineCapabilities, EngineDevice, LoadProgress, ModelRef, Prompt, SamplingParams } from '../../core/engine/engine.ts';
 import { EngineError, engineError } from '../../core/engine/engine-error.ts';
 import { PLAIN_TEMPLATE_STOP, renderPlainChat } from '../../core/engine/plain-template.ts';
 import { abortPromise, onAbort, throwIfAborted } from '../../core/engine/abort.ts';
@@ -23,6 +23,8 @@ export interface WllamaEngineOptions {
   threads?: number | 'auto';
   /** Context window to allocate; default: the model's training context, at most 4096. */
   nCtx?: number | null;
+  /** Layers on the GPU (WebGPU): 'all' (default), a count, or 0 for the CPU; llama.cpp falls back to the CPU by itself. */
+  gpuLayers?: number | 'all';
   /** URL of wllama.wasm; default: the copy bundled with the app (never a CDN). */
   wasmUrl?: string;
   /** Creates the worker; default: workers/wllama.worker.ts as a module worker. */
@@ -52,6 +54,11 @@ export class WllamaEngine implements Engine {
   addFile(name: string, blobs: Blob | Blob[]): ModelRef {
     this.files.set(name, Array.isArray(blobs) ? blobs : [blobs]);
     return { id: name, source: `${FILE_SOURCE}${name}` };
+  }
+
+  /** The device llama.cpp put the layers on (from its log) and why the CPU, for runs and the panel. */
+  device(): EngineDevice | null {
+    return this.model ? { device: this.model.device.device, reason: this.model.device.reason } : null;
   }
 
   /** What was loaded, with the thread count and why, for the run record and the UI. */
@@ -112,6 +119,7 @@ export class WllamaEngine implements Engine {
           wasmUrl: new URL(this.options.wasmUrl ?? wllamaWasmUrl, globalThis.location?.href).href,
           nCtx: this.options.nCtx ?? null,
           nThreads: this.threadChoice!.threads,
+          gpuLayers: this.options.gpuLayers ?? 'all',
         },
         onProgress ? proxy(onProgress) : undefined,
       ),

@@ -29,7 +29,7 @@ import type { DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewS
  * A SQL worker of its own that reads schemas and sample rows (the prompts' SchemaSource) from
  * the stored databases; `dispose` ends it.
  */
-async function openSchemaSource(dbSource: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }> {
+export async function openSchemaSource(dbSource: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }> {
   const worker = spawnBrowserSqlWorker();
   try {
     await worker.api.init({ cacheBytes, wasmUrl: sqlWasmUrl });
@@ -141,8 +141,8 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
       },
     }, {
       signal: session.signal, doneBefore, total, onProgress: hooks.onProgress,
-      // A server answers several questions at once (the OpenAI engine caps requests in flight itself).
-      concurrency: engine.kind === 'openai' ? 4 : 1,
+      // A server answers several questions at once: as many as it has request slots (the engine caps requests in flight itself).
+      concurrency: engine.concurrency ?? 1,
     });
   } catch (err) {
     failure = err;

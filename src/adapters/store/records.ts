@@ -6,6 +6,7 @@
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { PairingFinding } from '../../core/formats/pairing.ts';
 import type { GenerationOutcome, GenerationProgress, GenerationSpec } from '../../core/run/generation.ts';
+import type { BatchExport, BatchPlan } from '../../core/run/batch.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import type { FileRef, RunConfig, RunHeader } from '../../core/run/types.ts';
 import type { ItemStatus } from '../../core/types.ts';
@@ -142,4 +143,21 @@ export type GenerationPreviewSpec = Pick<GenerationSpec, 'template' | 'sampleRow
 export interface GenerationRunResult {
   run: RunHeader;
   outcome: GenerationOutcome;
+}
+
+export interface BatchExportRequest {
+  /** Gold positions; empty: every question with a stored database. */
+  indices: number[];
+  spec: Omit<GenerationSpec, 'engine'>;
+  contextWindow: number | null;
+  /** An existing plan: export only these custom_ids of it (the missing lines), ignoring the rest of the request. */
+  redo?: { plan: BatchPlan; customIds: string[] };
+}
+
+export interface BatchExportFiles {
+  plan: BatchPlan;
+  planJson: string;
+  jsonl: string;
+  requests: number;
+  tooLong: BatchExport['tooLong'];
 }

@@ -15,6 +15,7 @@ import { pairInWorker } from '../import/import-client.ts';
 import { sha256Text } from '../import/pair-run.ts';
 import { datasetOrThrow } from './dataset-repository.ts';
 import { StoreError } from './errors.ts';
+import { exportBatchFiles } from './batch-export.ts';
 import { databaseSchemas, previewGenerationPrompt, resumeGenerationRun, startGenerationRun } from './generation-run.ts';
 import { runOrThrow } from './run-repository.ts';
 import { openRunSession, withRunLock, type StoreContext } from './run-session.ts';
@@ -190,6 +191,10 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
       const idb = await opened;
       const run = await runOrThrow(idb, runId);
       return databaseSchemas(idb, run.dataset.databases, run.dataset.name);
+    },
+    async exportBatch(datasetId, req) {
+      const idb = await opened;
+      return exportBatchFiles(idb, await datasetOrThrow(idb, datasetId), req);
     },
   };
 }

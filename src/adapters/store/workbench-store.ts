@@ -10,7 +10,7 @@ import type { DbSource } from '../sql-pool.ts';
 import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type {
-  DatasetCard, DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult,
+  BatchExportFiles, BatchExportRequest, DatasetCard, DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult,
   GoldSelfTestResult, ImportProgress, ImportSource, ReplayCheck, RunHooks, RunRequest, SampleRubric, StorageInfo, StoredDatabase,
 } from './records.ts';
 
@@ -81,6 +81,8 @@ export interface RunService {
   previewPrompt(datasetId: string, index: number, spec: GenerationPreviewSpec, engine: Engine | null): Promise<BuiltPrompt>;
   /** Table -> column names of each stored database of a run (databases no longer stored are left out). */
   databaseSchemas(runId: string): Promise<Record<string, Record<string, string[]>>>;
+  /** A generation plan as an OpenAI batch input JSONL and its plan file (or only some lines of an existing plan). */
+  exportBatch(datasetId: string, req: BatchExportRequest): Promise<BatchExportFiles>;
 }
 
 /** The four ports over one IndexedDB database, as the composition root hands them out. */

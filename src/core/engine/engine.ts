@@ -45,6 +45,17 @@ export interface Completion {
   meanLogprob: number | null;
   /** Set when finishReason is 'error'. */
   error?: string;
+  /** The model id the server says answered (OpenAI `model`), when it says. */
+  servedModel?: string;
+  /** The server's `system_fingerprint` (its build and configuration), when it sends one. */
+  systemFingerprint?: string;
+}
+
+export interface EngineDevice {
+  /** `webgpu`, `cpu`, or a server's name for itself. */
+  device: string;
+  /** Why the CPU ran it when the GPU was asked for; null otherwise. */
+  reason: string | null;
 }
 
 export interface EngineCapabilities {
@@ -73,6 +84,8 @@ export interface Engine {
   /** `webllm`, `wllama`, `openai`, `replay`. */
   readonly kind: string;
   readonly capabilities: EngineCapabilities;
+  /** Requests the engine serves at once (a server's slots); the run keeps as many questions in flight. Default 1. */
+  readonly concurrency?: number;
   load(model: ModelRef, hooks?: { signal?: AbortSignalLike; onProgress?: (p: LoadProgress) => void }): Promise<void>;
   generate(
     prompt: Prompt,
@@ -83,6 +96,11 @@ export interface Engine {
   countTokens?(text: string): Promise<number>;
   /** Context window of the loaded model, in tokens. */
   contextWindow(): number | null;
+  /**
+   * The device that runs the loaded model, as the engine found out (not as configured), and
+   * why the CPU when a GPU was asked for; engines that cannot tell leave it out.
+   */
+  device?(): EngineDevice | null;
   interrupt(): Promise<void>;
   unload(): Promise<void>;
 }

@@ -177,6 +177,8 @@ export async function runGeneration(
     });
   };
   const engineId = `${spec.engine}`;
+  // Read once: the device does not change while the model stays loaded.
+  const device = engine.device?.() ?? null;
   const stopped = (): GenerationOutcome | null =>
     signal.aborted ? (stopKind(signal) === 'pause' ? { kind: 'paused', message: 'paused by the user' } : { kind: 'cancelled' }) : null;
 
@@ -280,6 +282,12 @@ export async function runGeneration(
         model: spec.model.id,
       };
       if (c.error !== undefined) gen.error = c.error;
+      if (device) {
+        gen.device = device.device;
+        if (device.reason) gen.deviceReason = device.reason;
+      }
+      if (c.servedModel !== undefined) gen.servedModel = c.servedModel;
+      if (c.systemFingerprint !== undefined) gen.systemFingerprint = c.systemFingerprint;
       rec.generation = gen;
       return rec;
     });

@@ -177,6 +177,14 @@ function readGeneration(r: JsonReader, v: unknown, path: string): SampleGenerati
   };
   const error = r.optional(o, 'error', path, r.str);
   if (error !== undefined) gen.error = error;
+  const device = r.optional(o, 'device', path, r.str);
+  if (device !== undefined) gen.device = device;
+  const deviceReason = r.optional(o, 'deviceReason', path, r.str);
+  if (deviceReason !== undefined) gen.deviceReason = deviceReason;
+  const servedModel = r.optional(o, 'servedModel', path, r.str);
+  if (servedModel !== undefined) gen.servedModel = servedModel;
+  const fingerprint = r.optional(o, 'systemFingerprint', path, r.str);
+  if (fingerprint !== undefined) gen.systemFingerprint = fingerprint;
   return gen;
 }
 

@@ -124,4 +124,10 @@ export interface SampleGeneration {
   model: string;
   /** The engine's message when finishReason is `error`. */
   error?: string;
+  /** The device that ran the sample and, on a fallback to the CPU, why (engines that report it). */
+  device?: string;
+  deviceReason?: string;
+  /** The model id the server says answered, and its `system_fingerprint`, when reported. */
+  servedModel?: string;
+  systemFingerprint?: string;
 }

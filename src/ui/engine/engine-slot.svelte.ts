@@ -12,13 +12,14 @@ import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
 import type { Engine, LoadProgress, ModelRef } from '../../core/engine/engine.ts';
 import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
+import type { Recommendation } from '../../core/engine/engine-recommendation.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { loadCustomModels } from '../generate/user-library.ts';
 
 export type EngineChoice = 'wllama' | 'openai' | 'webllm';
 
 export const ENGINE_CHOICES: readonly { value: EngineChoice; label: string }[] = [
-  { value: 'wllama', label: 'CPU (GGUF, llama.cpp in WebAssembly)' },
+  { value: 'wllama', label: 'GGUF (llama.cpp: WebGPU when the browser offers a usable GPU, else the CPU)' },
   { value: 'openai', label: 'OpenAI-compatible server' },
   { value: 'webllm', label: 'GPU (WebLLM)' },
 ];
@@ -38,6 +39,13 @@ export class EngineSlot {
   baseUrl = $state('');
   openaiModel = $state('');
   apiKey = $state('');
+  /** The machine check's advice for the picked GGUF (engine-recommendation.ts). */
+  advice = $state.raw<Recommendation | null>(null);
+  /** GGUF layers on the GPU: empty for all (the default), a count, 0 for the CPU. */
+  ggufGpuLayers = $state<number | null>(null);
+  /** Requests in flight and retries per request: a cluster behind the URL takes many more than one GPU. */
+  openaiConcurrency = $state(4);
+  openaiRetries = $state(4);
   webllmId = $state(this.defaultWebLlmId());
   /** The researcher's own WebLLM checkpoints (user-library.ts). */
   customModels = $state.raw<CustomModelRecord[]>(loadCustomModels());
@@ -105,6 +113,16 @@ export class EngineSlot {
     }
   }
 
+  /** Recommends an engine for the picked GGUF file (or a GGUF URL of unknown size). */
+  async adviseGguf(): Promise<void> {
+    this.advice = null;
+    try {
+      this.advice = await this.engines.recommendGguf(this.ggufFile ? this.ggufFile.size : null);
+    } catch {
+      this.advice = null;
+    }
+  }
+
   async checkWebLlm(): Promise<void> {
     this.verdict = null;
     this.verdictError = null;
@@ -129,13 +147,23 @@ export class EngineSlot {
     try {
       let made: { engine: Engine; model: ModelRef };
       if (this.engineKind === 'wllama') {
-        if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile });
-        else if (this.ggufUrl.trim()) made = await this.engines.gguf({ url: this.ggufUrl });
+        const layers = this.ggufGpuLayers;
+        if (layers !== null && (!Number.isInteger(layers) || layers < 0)) throw new Error(`GPU layers must be empty (all) or an integer >= 0, got ${layers}`);
+        const gpuLayers = layers ?? 'all';
+        if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile }, { gpuLayers });
+        else if (this.ggufUrl.trim()) made = await this.engines.gguf({ url: this.ggufUrl }, { gpuLayers });
         else throw new Error('pick a GGUF file or give its URL');
       } else if (this.engineKind === 'openai') {
         if (!this.baseUrl.trim() || !this.openaiModel.trim()) throw new Error('give the server base URL and the model name');
         this.saveOpenAi();
-        made = await this.engines.openai({ baseUrl: this.baseUrl.trim(), model: this.openaiModel.trim(), apiKey: this.apiKey.trim() || null });
+        const count = (v: number, name: string, min: number) => {
+          if (!Number.isInteger(v) || v < min || v > 1024) throw new Error(`${name} must be an integer from ${min} to 1024, got ${v}`);
+          return v;
+        };
+        made = await this.engines.openai({
+          baseUrl: this.baseUrl.trim(), model: this.openaiModel.trim(), apiKey: this.apiKey.trim() || null,
+          concurrency: count(this.openaiConcurrency, 'requests in flight', 1), maxRetries: count(this.openaiRetries, 'retries', 0),
+        });
       } else {
         made = await this.engines.webllm(this.webllmId, this.customModels);
       }

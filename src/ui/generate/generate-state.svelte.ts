@@ -5,14 +5,15 @@
  *
  * The engine part (choice, loading, the server settings kept in localStorage) is an EngineSlot.
  */
-import type { RunService, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import type { SamplingParams } from '../../core/engine/engine.ts';
+import type { GenerationRunRequest, RunService, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { Engine, SamplingParams } from '../../core/engine/engine.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { BUILTIN_TEMPLATES, findTemplate } from '../../core/prompt/templates.ts';
 import { CANCEL, PAUSE, exWithInterval, quickCheckIndices, quickCheckParams, type GenerationOutcome, type GenerationProgress, type GenerationSpec } from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../core/run/types.ts';
 import type { PromptTemplate } from '../../core/prompt/templates.ts';
 import { EngineSlot } from '../engine/engine-slot.svelte.ts';
+import { BatchState } from './batch-state.svelte.ts';
 import { loadUserTemplates } from './user-library.ts';
 
 export type { EngineChoice } from '../engine/engine-slot.svelte.ts';
@@ -27,6 +28,8 @@ export interface FinishedSummary {
 
 export class GenerateState extends EngineSlot {
   userTemplates = $state.raw<PromptTemplate[]>(loadUserTemplates());
+  /** Batch files for a cluster: export of this screen's plan, import of the output. */
+  readonly batch = new BatchState();
 
   datasetId = $state<string | null>(null);
   templateId = $state(BUILTIN_TEMPLATES[0]!.id);
@@ -123,6 +126,12 @@ export class GenerateState extends EngineSlot {
     await this.#drive(onDone, (hooks) =>
       store.service.startGeneration({ name, datasetId: this.datasetId!, subset: { description, indices }, spec, config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] } }, this.engine!, hooks),
     store);
+  }
+
+  /** A run with an engine other than the loaded one: the batch engine over an imported output file. */
+  async startWith(store: WorkbenchStore, engine: Engine, req: GenerationRunRequest, onDone: (runId: string) => void): Promise<void> {
+    if (this.running) return;
+    await this.#drive(onDone, (hooks) => store.service.startGeneration(req, engine, hooks), store);
   }
 
   async resume(store: WorkbenchStore, runId: string, onDone: (runId: string) => void): Promise<void> {

@@ -1,0 +1,87 @@
+/** Flags of `batch export` and `batch import`. */
+import { OFFICIAL_TIMEOUT_S } from '../../core/eval/constants.ts';
+import { METRICS, type MetricName } from '../../core/eval/executor.ts';
+import { DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
+import { bad, parseFlags } from './flags.ts';
+
+export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --dataset FILE --gold FILE --db-root DIR --model NAME --out FILE.jsonl
+    [--plan-out FILE] [--template bird-minidev-v1|reasoning-v1] [--n 1] [--seed 0] [--temperature 0]
+    [--top-p 1] [--max-tokens 512] [--context-window N] [--sample-rows N] [--descriptions] [--logprobs] [--limit N]
+  npm run --silent cli -- batch import --plan FILE --output FILE [--output FILE ...] --dataset FILE --gold FILE --db-root DIR
+    [--run-out FILE] [--missing-out FILE.jsonl] [--metrics ex,soft-f1] [--reward ex] [--timeout-s 30] [--workers N]
+  export writes one OpenAI batch request per (question, sample), custom_id q<position>-s<sample>, seed + sample,
+  and the plan (default: FILE with .plan.json for .jsonl); import matches run_batch output lines by custom_id,
+  scores them as a generation run and lists missing and failed lines (--missing-out: those as a smaller batch).`;
+
+export interface BatchExportArgs {
+  dataset: string; gold: string; dbRoot: string; model: string; out: string; planOut: string;
+  template: string; n: number; seed: number; temperature: number; topP: number; maxTokens: number;
+  contextWindow: number | null; sampleRows: number | null; descriptions: boolean | null; logprobs: boolean; limit: number | null;
+}
+
+export interface BatchImportArgs {
+  plan: string; outputs: string[]; dataset: string; gold: string; dbRoot: string;
+  runOut: string | null; missingOut: string | null; metrics: MetricName[]; reward: string; timeoutS: number; workers: number | null;
+}
+
+function num(flag: string, v: string | undefined, def: number, check: (n: number) => boolean, what: string): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || !check(n)) throw bad(flag, `expected ${what}, got ${JSON.stringify(v)}`);
+  return n;
+}
+const nonNegInt = (n: number) => Number.isSafeInteger(n) && n >= 0;
+const posInt = (n: number) => Number.isSafeInteger(n) && n >= 1;
+
+function required<T extends Record<string, unknown>>(values: T, names: readonly (keyof T & string)[]): void {
+  for (const name of names) if (!values[name]) throw bad(`--${name}`, `is required\n${BATCH_USAGE}`);
+}
+
+export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
+  const { values: v } = parseFlags(argv, {
+    dataset: { type: 'string' }, gold: { type: 'string' }, 'db-root': { type: 'string' }, model: { type: 'string' },
+    out: { type: 'string' }, 'plan-out': { type: 'string' }, template: { type: 'string' }, n: { type: 'string' },
+    seed: { type: 'string' }, temperature: { type: 'string' }, 'top-p': { type: 'string' }, 'max-tokens': { type: 'string' },
+    'context-window': { type: 'string' }, 'sample-rows': { type: 'string' }, descriptions: { type: 'boolean' },
+    logprobs: { type: 'boolean' }, limit: { type: 'string' },
+  }, BATCH_USAGE);
+  required(v, ['dataset', 'gold', 'db-root', 'model', 'out']);
+  const out = v.out!;
+  return {
+    dataset: v.dataset!, gold: v.gold!, dbRoot: v['db-root']!, model: v.model!, out,
+    planOut: v['plan-out'] ?? (out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out) + '.plan.json',
+    template: v.template ?? 'bird-minidev-v1',
+    n: num('--n', v.n, 1, posInt, 'an integer >= 1'),
+    seed: num('--seed', v.seed, 0, nonNegInt, 'an integer >= 0'),
+    temperature: num('--temperature', v.temperature, 0, (n) => n >= 0, 'a number >= 0'),
+    topP: num('--top-p', v['top-p'], 1, (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
+    maxTokens: num('--max-tokens', v['max-tokens'], 512, posInt, 'an integer >= 1'),
+    contextWindow: v['context-window'] === undefined ? null : num('--context-window', v['context-window'], 0, posInt, 'an integer >= 1'),
+    sampleRows: v['sample-rows'] === undefined ? null : num('--sample-rows', v['sample-rows'], 0, (n) => nonNegInt(n) && n <= 100, 'an integer from 0 to 100'),
+    descriptions: v.descriptions ?? null,
+    logprobs: v.logprobs ?? false,
+    limit: v.limit === undefined ? null : num('--limit', v.limit, 0, posInt, 'an integer >= 1'),
+  };
+}
+
+export function parseBatchImportArgs(argv: string[]): BatchImportArgs {
+  const { values: v } = parseFlags(argv, {
+    plan: { type: 'string' }, output: { type: 'string', multiple: true }, dataset: { type: 'string' }, gold: { type: 'string' },
+    'db-root': { type: 'string' }, 'run-out': { type: 'string' }, 'missing-out': { type: 'string' }, metrics: { type: 'string' },
+    reward: { type: 'string' }, 'timeout-s': { type: 'string' }, workers: { type: 'string' },
+  }, BATCH_USAGE);
+  required(v, ['plan', 'dataset', 'gold', 'db-root']);
+  if (!v.output || v.output.length === 0) throw bad('--output', `is required (the output JSONL of run_batch; repeat it for the outputs of re-run missing lines)\n${BATCH_USAGE}`);
+  const metrics = (v.metrics ?? 'ex,soft-f1').split(',').map((m) => m.trim()).filter(Boolean);
+  for (const m of metrics) {
+    if (!(METRICS as readonly string[]).includes(m)) throw bad('--metrics', `unknown metric ${JSON.stringify(m)}; use a comma-separated list of ${METRICS.join(', ')}`);
+  }
+  if (metrics.length === 0) throw bad('--metrics', `name at least one of ${METRICS.join(', ')}`);
+  return {
+    plan: v.plan!, outputs: v.output, dataset: v.dataset!, gold: v.gold!, dbRoot: v['db-root']!,
+    runOut: v['run-out'] ?? null, missingOut: v['missing-out'] ?? null, metrics: [...new Set(metrics)] as MetricName[],
+    reward: v.reward ?? DEFAULT_REWARD_FORMULA,
+    timeoutS: num('--timeout-s', v['timeout-s'], OFFICIAL_TIMEOUT_S, (n) => n > 0, 'a positive number'),
+    workers: v.workers === undefined ? null : num('--workers', v.workers, 1, posInt, 'a positive integer'),
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * `batch`: generation on a cluster through batch files. `batch export` writes a generation
+ * plan as an OpenAI batch input JSONL (src/core/run/batch.ts) plus its plan file; `batch import`
+ * reads the output JSONL of vLLM's run_batch, SGLang or OpenAI's Batch API back, scores it as a
+ * generation run (src/core/run/batch-engine.ts) and writes the run file.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createNodeSqlPool, folderDbSource, spawnNodeSqlWorker } from '../../adapters/node/sql-worker-host.ts';
+import { createSqlWorkerSchemaSource } from '../../adapters/engines/sql-worker-schema-source.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import { summarize } from '../../core/eval/summary.ts';
+import { evalOptionsOf } from '../../core/eval/executor.ts';
+import { officialTable } from '../../core/eval/report.ts';
+import { parseGoldSql } from '../../core/formats/gold.ts';
+import { parseQuestions } from '../../core/formats/questions.ts';
+import { loadDatabaseContext, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
+import { findTemplate, BUILTIN_TEMPLATES } from '../../core/prompt/templates.ts';
+import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.ts';
+import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/run/batch.ts';
+import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/run/batch-output.ts';
+import { runBatchImport } from '../../core/run/batch-engine.ts';
+import { toRunFile } from '../../core/run/export.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader, type SampleRecord } from '../../core/run/types.ts';
+import type { GoldEntry, Question } from '../../core/types.ts';
+import { BATCH_USAGE, parseBatchExportArgs, parseBatchImportArgs, type BatchExportArgs, type BatchImportArgs } from './batch-args.ts';
+import { readText } from './eval.ts';
+import { executorName, fileRef, sha256File } from './run-out.ts';
+
+export const usage = BATCH_USAGE;
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'export') await runExport(parseBatchExportArgs(rest));
+  else if (sub === 'import') await runImport(parseBatchImportArgs(rest));
+  else throw new WorkbenchError('BAD_OPTION', `expected "batch export" or "batch import", found ${JSON.stringify(sub ?? '')}\n${BATCH_USAGE}`);
+  return 0;
+}
+
+async function readDataset(args: { dataset: string; gold: string; dbRoot: string }): Promise<{ questions: Question[]; gold: GoldEntry[] }> {
+  if (!existsSync(args.dbRoot)) throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
+  const questions = parseQuestions(await readText('--dataset', args.dataset), path.basename(args.dataset));
+  const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
+  if (gold.length !== questions.length) {
+    throw new WorkbenchError('MISMATCH', `${path.basename(args.gold)} has ${gold.length} gold queries but ${path.basename(args.dataset)} has ${questions.length} questions: name the gold file of this dataset`, '--gold');
+  }
+  return { questions, gold };
+}
+
+/** Schema contexts read by one SQL worker (the same queries as the app's prompts), one per database. */
+async function openSchemas(dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
+  const worker = spawnNodeSqlWorker();
+  await worker.api.init({ cacheBytes: 256 * 1024 * 1024 });
+  const source = createSqlWorkerSchemaSource({
+    api: worker.api,
+    dbSource: folderDbSource(dbRoot),
+    descriptionFiles: async (dbId) => {
+      const dir = path.join(dbRoot, dbId, 'database_description');
+      if (!existsSync(dir)) return null;
+      return readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.csv')).sort()
+        .map((name) => ({ name, bytes: new Uint8Array(readFileSync(path.join(dir, name))) }));
+    },
+  });
+  const spec = plan.spec;
+  const contexts = new Map<string, Promise<DatabaseContext>>();
+  const database = (dbId: string) => {
+    let c = contexts.get(dbId);
+    if (!c) {
+      c = loadDatabaseContext(source, dbId, { sampleRows: spec.sampleRows ?? spec.template.sampleRows, descriptions: spec.descriptions ?? spec.template.descriptions });
+      contexts.set(dbId, c);
+    }
+    return c;
+  };
+  return { database, dispose: () => worker.terminate() };
+}
+
+async function runExport(args: BatchExportArgs): Promise<void> {
+  const template = findTemplate(args.template);
+  if (!template) throw new WorkbenchError('BAD_OPTION', `unknown template ${JSON.stringify(args.template)}; use one of ${BUILTIN_TEMPLATES.map((t) => t.id).join(', ')}`, '--template');
+  const { questions } = await readDataset(args);
+  const db = folderDbSource(args.dbRoot);
+  const present = new Map<string, boolean>();
+  for (const q of questions) if (!present.has(q.dbId)) present.set(q.dbId, await db.has(q.dbId));
+  const absent = [...present].filter(([, p]) => !p).map(([id]) => id);
+  let indices = questions.flatMap((q, i) => (present.get(q.dbId) ? [i] : []));
+  if (args.limit !== null) indices = indices.slice(0, args.limit);
+  if (absent.length > 0) {
+    process.stderr.write(`warning: ${questions.length - questions.filter((q) => present.get(q.dbId)).length} questions left out: no database under ${args.dbRoot} for ${absent.join(', ')}\n`);
+  }
+  const plan = makeBatchPlan({
+    spec: {
+      model: { id: args.model }, template,
+      ...(args.sampleRows !== null ? { sampleRows: args.sampleRows } : {}),
+      ...(args.descriptions !== null ? { descriptions: args.descriptions } : {}),
+      params: { n: args.n, temperature: args.temperature, topP: args.topP, maxTokens: args.maxTokens, seed: args.seed, stop: [...template.stop], logprobs: args.logprobs },
+    },
+    contextWindow: args.contextWindow,
+    dataset: { name: path.basename(args.dataset), questions: await fileRef(args.dataset), gold: await fileRef(args.gold) },
+    indices, questions,
+  });
+  const schemas = await openSchemas(args.dbRoot, plan);
+  try {
+    const exported = await batchRequests(plan, questions, schemas.database);
+    const { lines, tooLong } = exported;
+    await writeFile(args.out, batchJsonl(lines));
+    await writeFile(args.planOut, batchPlanJson(withPromptHashes(plan, exported)));
+    for (const t of tooLong) process.stderr.write(`warning: ${t.customId} left out: its prompt needs ${t.tokens} tokens, the context window leaves ${t.limit}\n`);
+    process.stdout.write(`wrote ${lines.length} requests (${plan.indices.length} questions x ${plan.spec.params.n} samples${tooLong.length ? `, ${tooLong.length} too long` : ''}) to ${args.out}\nplan: ${args.planOut}\n`);
+  } finally {
+    schemas.dispose();
+  }
+}
+
+async function runImport(args: BatchImportArgs): Promise<void> {
+  const formula = (() => {
+    try {
+      const f = compileRewardFormula(args.reward);
+      checkFormulaMetrics(f, args.metrics);
+      return f;
+    } catch (err) {
+      throw new WorkbenchError('BAD_OPTION', (err as Error).message, '--reward');
+    }
+  })();
+  const plan = parseBatchPlan(await readText('--plan', args.plan), path.basename(args.plan));
+  const { questions, gold } = await readDataset(args);
+  const datasetSha = await sha256File(args.dataset);
+  if (plan.dataset.questions && plan.dataset.questions.sha256 !== datasetSha) {
+    throw new WorkbenchError('MISMATCH', `the plan was exported from ${plan.dataset.questions.name} (sha256 ${plan.dataset.questions.sha256.slice(0, 12)}…), not this file (${datasetSha.slice(0, 12)}…)`, '--dataset');
+  }
+  const outputs = [];
+  for (const file of args.outputs) outputs.push(parseBatchOutput(await readText('--output', file), path.basename(file)));
+  const output = mergeBatchOutputs(outputs);
+  for (const p of output.problems) process.stderr.write(`warning: ${p}\n`);
+  const coverage = batchCoverage(plan, output);
+  const total = planCustomIds(plan).length;
+  process.stderr.write(`${coverageText(coverage, total)}\n`);
+  if (coverage.missing.length > 0) process.stderr.write(`missing: ${coverage.missing.join(' ')}\n`);
+  if (coverage.failed.length > 0) process.stderr.write(`failed: ${coverage.failed.join(' ')}\n`);
+
+  const config: RunConfig = { ...DEFAULT_RUN_CONFIG, metrics: args.metrics, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
+  const schemas = await openSchemas(args.dbRoot, plan);
+  const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
+  const samples: SampleRecord[] = [];
+  try {
+    const outcome = await runBatchImport(plan, { questions, gold, output, files: args.outputs.map((f) => path.basename(f)).join(', ') }, config, {
+      database: schemas.database,
+      evaluate: (items, signal) => pool.evaluate(items, evalOptionsOf(config), { signal }),
+      store: (s) => samples.push(...s),
+    });
+    if (outcome.kind !== 'done') throw new WorkbenchError('INTERNAL', `the import stopped: ${outcome.kind}`);
+    if (args.missingOut) {
+      const redo = new Set([...coverage.missing, ...coverage.failed]);
+      const { lines } = await batchRequests(plan, questions, schemas.database, redo);
+      await writeFile(args.missingOut, batchJsonl(lines));
+      process.stderr.write(`wrote the ${lines.length} missing and failed requests to ${args.missingOut}\n`);
+    }
+  } finally {
+    schemas.dispose();
+    await pool.dispose();
+  }
+  process.stdout.write(officialTable(summarize(samples, config.metrics)) + '\n');
+  if (args.runOut) {
+    const header = await importRunHeader(args, plan, samples, config);
+    const byIndex = new Set(plan.indices);
+    const runQs = questions.flatMap((q, index) => (byIndex.has(index) ? [{ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }] : []));
+    await writeFile(args.runOut, JSON.stringify(toRunFile(header, samples, runQs), null, 1) + '\n');
+  }
+}
+
+async function importRunHeader(args: BatchImportArgs, plan: BatchPlan, samples: readonly SampleRecord[], config: RunConfig): Promise<RunHeader> {
+  const databases: Record<string, string> = {};
+  for (const db of [...new Set(samples.filter((s) => s.status !== 'missing-db').map((s) => s.dbId))].sort()) {
+    databases[db] = await sha256File(path.join(args.dbRoot, db, `${db}.sqlite`));
+  }
+  const now = new Date().toISOString();
+  const name = path.basename(args.dataset);
+  return {
+    id: randomUUID(), name: `${path.basename(args.outputs[0]!)} (batch)`, createdAt: now, updatedAt: now, status: 'done',
+    source: { kind: 'generation', engine: BATCH_ENGINE, model: plan.spec.model.id, template: plan.spec.template.id },
+    dataset: { id: name, name, questions: await fileRef(args.dataset), gold: await fileRef(args.gold), databases },
+    subset: { description: `batch plan ${path.basename(args.plan)}`, indices: [...plan.indices] },
+    config, samplesPerQuestion: plan.spec.params.n, executor: executorName(),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The Generate screen's batch files: export the screen's plan (dataset, questions, template,
+ * sampling) as an OpenAI batch input JSONL plus its plan file for a cluster (vLLM's run_batch,
+ * SGLang, OpenAI's Batch API, Ray Data LLM), then import the output JSONL back as a generation
+ * run, scored through the same loop with the BatchEngine (src/core/run/batch-engine.ts).
+ */
+import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { BATCH_ENGINE, parseBatchPlan, planCustomIds, type BatchPlan } from '../../core/run/batch.ts';
+import { BatchEngine } from '../../core/run/batch-engine.ts';
+import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput, type BatchCoverage, type BatchOutput } from '../../core/run/batch-output.ts';
+import { quickCheckIndices } from '../../core/run/generation.ts';
+import { DEFAULT_RUN_CONFIG } from '../../core/run/types.ts';
+import { downloadText, safeFileName } from '../shell/download.ts';
+import type { GenerateState } from './generate-state.svelte.ts';
+
+export class BatchState {
+  /** The model name the cluster serves (the `model` of every line). */
+  model = $state('');
+  /** Context window to fit prompts to; null: prompts are never cut. */
+  contextWindow = $state<number | null>(null);
+  busy = $state(false);
+  exported = $state<string | null>(null);
+  error = $state<string | null>(null);
+
+  plan = $state.raw<BatchPlan | null>(null);
+  planName = $state('');
+  output = $state.raw<BatchOutput | null>(null);
+  outputNames = $state<string[]>([]);
+  coverage = $state.raw<BatchCoverage | null>(null);
+
+  /** The name of the model line: what the user typed, else the loaded engine's model. */
+  modelName(g: GenerateState): string {
+    return this.model.trim() || g.model?.id || '';
+  }
+
+  async exportPlan(g: GenerateState, store: WorkbenchStore): Promise<void> {
+    if (!g.datasetId || this.busy) return;
+    await this.#busy(async () => {
+      const available = await store.datasets.questionsWithDatabase(g.datasetId!);
+      const indices = g.subset === 'first' ? available.slice(0, Math.max(1, g.firstN)) : g.subset === 'all' ? available : quickCheckIndices(available);
+      const spec = { model: { id: this.modelName(g) }, template: g.template(), params: g.params(), ...(g.sampleRows !== null ? { sampleRows: g.sampleRows } : {}) };
+      const files = await store.service.exportBatch(g.datasetId!, { indices, spec, contextWindow: this.contextWindow });
+      const base = safeFileName(g.name.trim() || `${spec.model.id}-${spec.template.id}`);
+      downloadText(`${base}.jsonl`, files.jsonl, 'application/jsonl');
+      downloadText(`${base}.plan.json`, files.planJson, 'application/json');
+      this.exported = `${files.requests} requests (${files.plan.indices.length} questions × ${files.plan.spec.params.n} samples) in ${base}.jsonl, plan in ${base}.plan.json` +
+        (files.tooLong.length ? `; ${files.tooLong.length} left out, their prompt does not fit the context window` : '');
+    });
+  }
+
+  async choosePlan(file: File): Promise<void> {
+    await this.#busy(async () => {
+      this.plan = null;
+      this.plan = parseBatchPlan(await file.text(), file.name);
+      this.planName = file.name;
+      this.#cover();
+    });
+  }
+
+  async chooseOutputs(files: readonly File[]): Promise<void> {
+    await this.#busy(async () => {
+      this.output = null;
+      const parsed: BatchOutput[] = [];
+      for (const f of files) parsed.push(parseBatchOutput(await f.text(), f.name));
+      this.output = mergeBatchOutputs(parsed);
+      this.outputNames = files.map((f) => f.name);
+      this.#cover();
+    });
+  }
+
+  coverageLine(): string | null {
+    return this.plan && this.coverage ? coverageText(this.coverage, planCustomIds(this.plan).length) : null;
+  }
+
+  /** The missing and failed requests of the plan as a smaller batch. */
+  async exportMissing(g: GenerateState, store: WorkbenchStore): Promise<void> {
+    const { plan, coverage } = this;
+    if (!plan || !coverage || !g.datasetId) return;
+    await this.#busy(async () => {
+      const customIds = [...coverage.missing, ...coverage.failed];
+      const files = await store.service.exportBatch(g.datasetId!, { indices: [], spec: plan.spec, contextWindow: plan.contextWindow, redo: { plan, customIds } });
+      downloadText(`${safeFileName(this.planName.replace(/\.plan\.json$/, ''))}-missing.jsonl`, files.jsonl, 'application/jsonl');
+      this.exported = `${files.requests} missing and failed requests exported; run them and import their output together with the first one`;
+    });
+  }
+
+  /** A generation run of the chosen dataset whose completions are the output's lines. */
+  async importRun(g: GenerateState, store: WorkbenchStore, onDone: (runId: string) => void): Promise<void> {
+    const { plan, output } = this;
+    if (!plan || !output || !g.datasetId || g.running) return;
+    this.error = null;
+    const dataset = await store.datasets.get(g.datasetId);
+    if (!dataset) return;
+    if (plan.dataset.questions && plan.dataset.questions.sha256 !== dataset.questionsFile.sha256) {
+      this.error = `${this.planName} was exported from ${plan.dataset.questions.name}, not from dataset "${dataset.name}": choose that dataset above`;
+      return;
+    }
+    const engine = new BatchEngine(plan, dataset.questions, output, this.outputNames.join(', '));
+    const name = g.name.trim() || `${plan.spec.model.id} · ${plan.spec.template.id} · batch`;
+    await g.startWith(store, engine, {
+      name, datasetId: dataset.id,
+      subset: { description: `batch plan ${this.planName}: ${plan.indices.length} questions`, indices: plan.indices },
+      spec: { ...plan.spec, engine: BATCH_ENGINE },
+      config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] },
+    }, onDone);
+  }
+
+  #cover(): void {
+    this.coverage = this.plan && this.output ? batchCoverage(this.plan, this.output) : null;
+  }
+
+  async #busy(work: () => Promise<void>): Promise<void> {
+    this.busy = true;
+    this.error = null;
+    try {
+      await work();
+    } catch (err) {
+      this.error = errorMessage(err);
+    } finally {
+      this.busy = false;
+    }
+  }
+}
