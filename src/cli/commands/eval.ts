@@ -1,22 +1,21 @@
 /** `eval`: execute predictions and gold SQL against BIRD-layout databases and score them. */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
-import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
-import { decodeUtf8File } from '../../adapters/utf8-text.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
 import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { findingText } from '../../core/formats/pairing.ts';
-import { parseQuestions } from '../../core/formats/questions.ts';
 import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.ts';
 import { planReplay, runEvaluation } from '../../core/run/replay.ts';
 import { toRunFile } from '../../core/run/export.ts';
 import { toSampleRecords } from '../../core/run/run-file.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
+import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
 
 export const usage = EVAL_USAGE;
 
@@ -25,19 +24,8 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-export async function readText(flag: string, file: string): Promise<string> {
-  try {
-    const bytes = await readFile(file);
-    // Strict UTF-8: a file in another encoding is an input error, not silently mangled text.
-    return decodeUtf8File(bytes, file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new WorkbenchError('MISSING_FILE', `file not found: ${file}`, flag);
-    if (code === 'EISDIR') throw new WorkbenchError('BAD_OPTION', `${file} is a directory; name a file`, flag);
-    if (isWorkbenchError(err)) throw new WorkbenchError(err.code, `${err.message}`, flag);
-    throw err;
-  }
-}
+/** Kept here for the commands that import it from eval.ts. */
+export { readText };
 
 async function runEval(args: EvalArgs): Promise<void> {
   // A bad formula fails before any work, with the formula and the position in the message.
@@ -55,9 +43,9 @@ async function runEval(args: EvalArgs): Promise<void> {
     throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
   }
   const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
-  const questions = args.dataset ? parseQuestions(await readText('--dataset', args.dataset), path.basename(args.dataset)) : null;
+  const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
   const plan = planReplay(
-    { predictions: { name: path.basename(args.predictions), text: await readText('--predictions', args.predictions) }, gold, questions },
+    { predictions: await readPredictionsInput('--predictions', args.predictions), gold, questions },
     { strict: args.strict },
   );
   const { items } = plan;

@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
-import { parseQuestions } from '../../core/formats/questions.ts';
+import { readQuestionsInput } from './tabular-input.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
 import { mulberry32 } from '../../core/rl/rng.ts';
 import { computeRunStats } from '../../core/rl/run-stats.ts';
@@ -49,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values['frontier-jsonl']) {
     let questions: RunQuestion[] | undefined = runFile.questions;
     if (values.dataset) {
-      const parsed = parseQuestions(await readText('--dataset', values.dataset), path.basename(values.dataset));
+      const parsed = await readQuestionsInput('--dataset', values.dataset);
       questions = parsed.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
     }
     if (!questions) {
