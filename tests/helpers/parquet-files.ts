@@ -32,7 +32,8 @@ export const RAR_SCHEMA: SchemaElement[] = [
 ];
 
 export function parquetBytes(schema: SchemaElement[], columns: Column[], rowGroupSize: number): Uint8Array {
-  return new Uint8Array(parquetWriteBuffer({ schema, columnData: columns as never, rowGroupSize }));
+  // hyparquet-writer pins its own hyparquet for types: the schema elements are the same shape.
+  return new Uint8Array(parquetWriteBuffer({ schema: schema as never, columnData: columns as never, rowGroupSize }));
 }
 
 export function writeParquet(file: string, schema: SchemaElement[], columns: Column[], rowGroupSize = 1000): string {

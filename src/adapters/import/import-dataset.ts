@@ -10,7 +10,6 @@
  */
 import { WorkbenchError } from '../../core/errors.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
-import { parseQuestions } from '../../core/formats/questions.ts';
 import type { FileRef } from '../../core/run/types.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { dbWriteLock, holdLock } from '../store/database-bytes.ts';
@@ -20,6 +19,7 @@ import type { DatasetRecord, ImportProgress, ImportSource } from '../store/workb
 import { classifyFiles } from './classify-files.ts';
 import { abortError, checkSqliteHeader, readTextFile, streamFile } from './hash-stream.ts';
 import { checkSqliteSize } from './sqlite-size.ts';
+import { readQuestionsFile } from './questions-file.ts';
 import { expandFiles, type ImportFile } from './import-files.ts';
 import { knownDatabase } from './known-databases.ts';
 
@@ -88,9 +88,9 @@ export async function importDataset(idb: WorkbenchIdb, source: ImportSource, opt
   const classified = classifyFiles([...byPath.keys()], { questionsPath: source.questionsPath, goldPath: source.goldPath });
   const qFile = byPath.get(classified.questions)!;
   progress({ phase: 'parsing', file: qFile.path, doneBytes: 0, totalBytes: qFile.size }, true);
-  const qText = await readTextFile(qFile, signal);
-  const questions = parseQuestions(qText.text, qFile.path);
-  const questionsFile: FileRef = { name: qFile.path, sha256: qText.sha256, bytes: qText.bytes };
+  const qRead = await readQuestionsFile(qFile, signal);
+  const questions = qRead.questions;
+  const questionsFile: FileRef = { name: qFile.path, sha256: qRead.sha256, bytes: qRead.bytes };
   let gold: GoldEntry[];
   let goldFile: FileRef | null = null;
   if (classified.gold) {

@@ -10,7 +10,10 @@ import type { PairJob, PairedPredictions } from '../../../workers/import.api.ts'
 
 /** sha256 (hash-wasm, fast on 50 MB files) and UTF-8 size of a text. */
 export async function sha256Text(text: string): Promise<{ sha256: string; bytes: number }> {
-  const bytes = new TextEncoder().encode(text);
+  return sha256Bytes(new TextEncoder().encode(text));
+}
+
+export async function sha256Bytes(bytes: Uint8Array): Promise<{ sha256: string; bytes: number }> {
   const h = await createSHA256();
   h.init();
   h.update(bytes);

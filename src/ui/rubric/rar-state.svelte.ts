@@ -92,7 +92,8 @@ export class RarState {
   }
 
   async importFile(file: File): Promise<void> {
-    await this.#import(() => file.text(), file.name);
+    // A Parquet split (as released on the hub) is read by byte range; JSONL as text.
+    await this.#import(async () => (/\.parquet$/i.test(file.name) ? file : file.text()), file.name);
   }
 
   async importExample(): Promise<void> {
@@ -103,7 +104,7 @@ export class RarState {
     }, 'example-rar.jsonl', 'Example: medicine and science (RaR)');
   }
 
-  async #import(read: () => Promise<string>, fileName: string, name?: string): Promise<void> {
+  async #import(read: () => Promise<string | Blob>, fileName: string, name?: string): Promise<void> {
     this.error = null;
     this.message = null;
     try {

@@ -12,7 +12,7 @@ import { parseQuestions, questionsFromRecords } from '../../../src/core/formats/
 import { parseRarJsonl, rarFromRecords } from '../../../src/core/rubric/rar-dataset.ts';
 import { planReplay } from '../../../src/core/run/replay.ts';
 import { parquetRecordGroups, readParquetRecords } from '../../../src/adapters/parquet/read-parquet.ts';
-import { int64, float64, listOf, memoryBuffer, parquetBytes, RAR_SCHEMA, structOf, utf8 } from '../../helpers/parquet-files.ts';
+import { int64, float64, listOf, memoryBuffer, parquetBytes, RAR_SCHEMA, utf8 } from '../../helpers/parquet-files.ts';
 import { readSharedText } from '../../helpers/shared-data.ts';
 
 const demo = (f: string) => new URL(`../../../public/demo/${f}`, import.meta.url).pathname;
