@@ -3,6 +3,7 @@
  * hyparquet-writer score exactly like their JSON/JSONL twins, end to end through the CLI.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
@@ -59,5 +60,35 @@ describe('eval reads Parquet predictions and questions', () => {
     const run = await runCli(evalArgs(fake, demo('questions.json'), tempFile('o.json')));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/fake\.parquet: not a Parquet file: it does not start with "PAR1"/);
+  });
+});
+
+describe('eval --run-out run.parquet', () => {
+  it('writes the samples table that DuckDB reads: avg(ex) is the EX of the JSON run file, row for row the same samples', async () => {
+    const { jsonl } = twins();
+    const [json, parquet] = [tempFile('run.json'), tempFile('run.parquet')];
+    const base = ['eval', '--predictions', jsonl, '--gold', demo('gold.sql'), '--dataset', demo('questions.json'), '--db-root', demo('')];
+    const [rj, rp] = await Promise.all([runCli([...base, '--run-out', json]), runCli([...base, '--run-out', parquet])]);
+    expect(rj.code, rj.stderr).toBe(0);
+    expect(rp.code, rp.stderr).toBe(0);
+    const runFile = readJson(json);
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      const agg = (await conn.runAndReadAll(`SELECT avg(ex) AS ex, count(*)::INTEGER AS n FROM '${parquet}'`)).getRowObjectsJson()[0]!;
+      const ex = runFile.samples.reduce((n: number, s: { ex: number }) => n + s.ex, 0) / runFile.samples.length;
+      expect(agg).toEqual({ ex, n: 20 });
+      const rows = (await conn.runAndReadAll(`SELECT index, question_id, sample, ex, soft_f1, status, sql, gold_sql, completion, mean_logprob, extraction_rule, reward, question FROM '${parquet}' ORDER BY index, sample`)).getRowObjectsJson();
+      expect(rows).toEqual(runFile.samples.map((s: Record<string, any>) => ({
+        index: s.index, question_id: String(s.questionId), sample: s.sample, ex: s.ex, soft_f1: s.softF1, status: s.status, sql: s.sql, gold_sql: s.goldSql,
+        completion: s.completion ?? null, mean_logprob: s.meanLogprob ?? null, extraction_rule: s.extraction.rule, reward: s.reward,
+        question: runFile.questions.find((q: { index: number }) => q.index === s.index).question,
+      })));
+      const kv = (await conn.runAndReadAll(`SELECT decode(value) AS v FROM parquet_kv_metadata('${parquet}') WHERE decode(key) = 'rlvr-workbench.run'`)).getRowObjectsJson();
+      expect(JSON.parse(kv[0]!.v as string).source.kind).toBe('replay');
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
   });
 });

@@ -16,6 +16,9 @@ import { toSampleRecords } from '../../core/run/run-file.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
+import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
+import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
+import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
 
 export const usage = EVAL_USAGE;
 
@@ -85,7 +88,9 @@ async function runEval(args: EvalArgs): Promise<void> {
   if (args.runOut) {
     const header = await evalRunHeader(args, items, results);
     const file = toRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
-    await writeFile(args.runOut, JSON.stringify(file, null, 1) + '\n');
+    // run.parquet: the samples table (docs/formats.md), the header in the file's metadata.
+    if (isParquetName(args.runOut)) await writeParquetFile(args.runOut, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) });
+    else await writeFile(args.runOut, JSON.stringify(file, null, 1) + '\n');
   }
 }
 
