@@ -6,6 +6,7 @@
  */
 import { createSHA256 } from 'hash-wasm';
 import { planReplay } from '../../core/run/replay.ts';
+import { blobAsyncBuffer, readParquetRecords } from '../parquet/read-parquet.ts';
 import type { PairJob, PairedPredictions } from '../../../workers/import.api.ts';
 
 /** sha256 (hash-wasm, fast on 50 MB files) and UTF-8 size of a text. */
@@ -21,9 +22,15 @@ export async function sha256Bytes(bytes: Uint8Array): Promise<{ sha256: string; 
 }
 
 export async function pairRunPredictions(job: PairJob): Promise<PairedPredictions> {
+  const name = job.predictionsName;
+  // A Parquet file (same columns as the JSONL format) is read row group by row group from the Blob.
+  const predictions = job.predictionsBlob
+    ? { name, records: await readParquetRecords({ name, file: blobAsyncBuffer(job.predictionsBlob) }) }
+    : { name, text: job.predictionsText ?? '' };
   const { items, warnings, findings } = planReplay(
-    { predictions: { name: job.predictionsName, text: job.predictionsText }, gold: job.gold, questions: job.questions, fence: job.fence },
+    { predictions, gold: job.gold, questions: job.questions, fence: job.fence },
     { strict: job.strict ?? true },
   );
-  return { items, warnings, findings, ...(await sha256Text(job.predictionsText)) };
+  const hash = job.predictionsBlob ? await sha256Bytes(new Uint8Array(await job.predictionsBlob.arrayBuffer())) : await sha256Text(job.predictionsText ?? '');
+  return { items, warnings, findings, ...hash };
 }

@@ -10,11 +10,13 @@ import { statsJson, statsTable } from '../../core/rl/stats-report.ts';
 import { parseRunFile } from '../../core/run/run-file.ts';
 import type { RunQuestion } from '../../core/run/types.ts';
 import { readText } from './eval.ts';
+import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
+import { promptStatsTable, runTableMetadata } from '../../core/run/tables.ts';
 import { integerFlag, kList } from './rl-args.ts';
 import { bad, parseFlags } from './flags.ts';
 
 export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
-    [--csv FILE] [--prompts-json FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
+    [--csv FILE] [--prompts-json FILE] [--parquet FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -24,6 +26,7 @@ export async function run(argv: string[]): Promise<number> {
     out: { type: 'string' },
     csv: { type: 'string' },
     'prompts-json': { type: 'string' },
+    parquet: { type: 'string' },
     'frontier-jsonl': { type: 'string' },
     dataset: { type: 'string' },
   }, usage);
@@ -46,6 +49,10 @@ export async function run(argv: string[]): Promise<number> {
   if (values.out) await writeFile(values.out, JSON.stringify(statsJson(stats, meta), null, 1) + '\n');
   if (values.csv) await writeFile(values.csv, promptStatsCsv(stats.prompts, stats.ks));
   if (values['prompts-json']) await writeFile(values['prompts-json'], JSON.stringify(promptStatsJson(stats.prompts, stats.ks), null, 1) + '\n');
+  if (values.parquet) {
+    const table = promptStatsTable(stats.ks);
+    await writeParquetFile(values.parquet, table, stats.prompts, { metadata: runTableMetadata(table, runFile.run) });
+  }
   if (values['frontier-jsonl']) {
     let questions: RunQuestion[] | undefined = runFile.questions;
     if (values.dataset) {
