@@ -83,7 +83,11 @@ export async function importDataset(idb: WorkbenchIdb, source: ImportSource, opt
   };
 
   // 1. Files, questions, gold.
-  const files = await expandFiles(source.files);
+  // A deflated inner zip (BIRD's dev_databases.zip) is inflated to disk first, with progress.
+  const files = await expandFiles(source.files, {
+    signal,
+    onBytes: (doneBytes, totalBytes) => progress({ phase: 'reading', file: 'unpacking the inner zip', doneBytes, totalBytes }),
+  });
   const byPath = new Map(files.map((f) => [f.path, f]));
   const classified = classifyFiles([...byPath.keys()], { questionsPath: source.questionsPath, goldPath: source.goldPath });
   const qFile = byPath.get(classified.questions)!;
