@@ -22,7 +22,7 @@ export interface EvalArgs {
   strict: boolean;
 }
 
-export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR
+export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]
     [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict]`;

@@ -16,6 +16,7 @@ import { toSampleRecords } from '../../core/run/run-file.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
+import { resolveDbRoot } from './db-root-zip.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
@@ -30,7 +31,17 @@ export async function run(argv: string[]): Promise<number> {
 /** Kept here for the commands that import it from eval.ts. */
 export { readText };
 
-async function runEval(args: EvalArgs): Promise<void> {
+async function runEval(given: EvalArgs): Promise<void> {
+  // --db-root may be a zip (BIRD's dev.zip): its databases are inflated to a temporary folder.
+  const root = await resolveDbRoot(given.dbRoot);
+  try {
+    await evaluate({ ...given, dbRoot: root.dir }, given.dbRoot);
+  } finally {
+    await root.cleanup();
+  }
+}
+
+async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   // A bad formula fails before any work, with the formula and the position in the message.
   const formula = (() => {
     try {
@@ -74,7 +85,7 @@ async function runEval(args: EvalArgs): Promise<void> {
         warnings,
         pairing_findings: plan.findings.map(({ code, message }) => ({ code, message })),
         inputs: {
-          predictions: args.predictions, gold: args.gold, dataset: args.dataset, db_root: args.dbRoot,
+          predictions: args.predictions, gold: args.gold, dataset: args.dataset, db_root: shownDbRoot,
           timeout_s: args.timeoutS, read_only: args.readOnly, ves_iterations: args.vesIterations,
         },
         engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',

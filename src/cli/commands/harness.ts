@@ -27,8 +27,9 @@ import { parseEvalArgs } from './eval-args.ts';
 import { bad, parseFlags } from './flags.ts';
 import { evalRunHeader, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
+import { resolveDbRoot } from './db-root-zip.ts';
 
-export const usage = `usage: npm run --silent cli -- harness --completions FILE|DIR --gold FILE --dataset FILE --db-root DIR
+export const usage = `usage: npm run --silent cli -- harness --completions FILE|DIR --gold FILE --dataset FILE --db-root DIR|ZIP
     [--from verl|lm-eval|inspect] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
 
 /** `run.json` -> `run.step-10.json` when the file holds several steps. */
@@ -74,7 +75,8 @@ export async function run(argv: string[]): Promise<number> {
   const { format, rows, name, files } = await readRows(values.completions!, (values.from as HarnessFormat | undefined) ?? null);
   const runs = mapHarnessRows(rows, questions);
   const formula = compileRewardFormula(evalArgs.reward);
-  const pool = createNodeSqlPool({ dbRoot: evalArgs.dbRoot, workers: evalArgs.workers ?? availableParallelism() });
+  const root = await resolveDbRoot(evalArgs.dbRoot);
+  const pool = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
   try {
     for (const r of runs) {
       process.stderr.write(`${mappingReport(format, name, r)}\n`);
@@ -91,7 +93,7 @@ export async function run(argv: string[]): Promise<number> {
         const out = stepFile(values['run-out'], r.step, runs.length > 1);
         // The file the step came from (verl: <dir>/<step>.jsonl) is the run's predictions file.
         const source = files.find((f) => path.basename(f) === `${r.step}.jsonl`) ?? files[0]!;
-        const header = await evalRunHeader({ ...evalArgs, predictions: source }, plan.items, results);
+        const header = await evalRunHeader({ ...evalArgs, dbRoot: root.dir, predictions: source }, plan.items, results);
         header.name = label;
         const file = toRunFile(header, toSampleRecords(plan.items, results, formula), runQuestions(plan.items, questions));
         if (isParquetName(out)) await writeParquetFile(out, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) });
@@ -100,6 +102,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   } finally {
     await pool.dispose();
+    await root.cleanup();
   }
   return 0;
 }
