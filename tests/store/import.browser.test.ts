@@ -100,6 +100,17 @@ it('reads a zip inside a zip, as in BIRD dev.zip (dev_databases.zip inside), sto
   await expect(t.store.datasets.import({ kind: 'bird', name: 'damaged', files: [{ path: 'dev.zip', file: new Blob([bytes]) }] }))
     .rejects.toThrow(/dev_20240627\/dev_databases\.zip.* is damaged .*download dev\.zip again, or unzip it with another tool and import the folder/);
   expect((await t.counts()).datasets).toBe(2);
+
+  // Cancelled while the inner zip is being inflated: nothing stored, no spooled copy left.
+  const ctl = new AbortController();
+  const cancelled = await t.store.datasets
+    .import({ kind: 'bird', name: 'cancelled', files: [{ path: 'dev.zip', file: deflatedZip }] }, { signal: ctl.signal, onProgress: (p) => p.file === 'unpacking the inner zip' && ctl.abort() })
+    .catch((e: unknown) => e);
+  expect(cancelled).toMatchObject({ name: 'AbortError' });
+  expect((await t.counts()).datasets).toBe(2);
+  const after: string[] = [];
+  for await (const name of (spool as unknown as { keys(): AsyncIterable<string> }).keys()) after.push(name);
+  expect(after).toEqual([]);
 });
 
 it('a cancelled import stores nothing', async () => {
