@@ -15,7 +15,7 @@ import { readUtf8File } from '../../adapters/utf8-text.ts';
 
 export interface PredictionsFile {
   name: string;
-  /** Text formats are read here; a Parquet file is kept as the File and read in the import worker. */
+  /** Text formats are read here; a Parquet file or an Inspect .eval log is kept as the File and read in the import worker. */
   input: PredictionsInput;
   bytes: number;
 }
@@ -190,7 +190,7 @@ export class NewRunDraft {
     }
     try {
       // Reading is asynchronous; parsing and pairing happen in the import worker at start.
-      const input: PredictionsInput = /\.(parquet|pq)$/i.test(file.name) ? { name: file.name, blob: file } : { name: file.name, text: await readUtf8File(file) };
+      const input: PredictionsInput = /\.(parquet|pq|eval)$/i.test(file.name) ? { name: file.name, blob: file } : { name: file.name, text: await readUtf8File(file) };
       this.#predictions = { name: file.name, input, bytes: file.size };
       this.#autoName();
       void this.#recheck();
@@ -238,7 +238,7 @@ export class NewRunDraft {
 
   #autoName(): void {
     if (this.#nameTouched) return;
-    const pred = this.#predictions?.name.replace(/\.(json|jsonl|sql|parquet)$/i, '');
+    const pred = this.#predictions?.name.replace(/\.(json|jsonl|sql|parquet|eval)$/i, '');
     this.#name = [pred, this.#dataset?.name].filter(Boolean).join(' on ');
   }
 
