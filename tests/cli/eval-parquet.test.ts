@@ -92,3 +92,27 @@ describe('eval --run-out run.parquet', () => {
     }
   });
 });
+
+describe('stats --parquet', () => {
+  it('writes the prompt-stats table: one row per question, pass@k columns, advantages as a list of doubles', async () => {
+    const { jsonl } = twins();
+    const run = tempFile('run.json');
+    const r = await runCli(['eval', '--predictions', jsonl, '--gold', demo('gold.sql'), '--dataset', demo('questions.json'), '--db-root', demo(''), '--run-out', run]);
+    expect(r.code, r.stderr).toBe(0);
+    const [json, parquet] = [tempFile('prompts.json'), tempFile('prompts.parquet')];
+    const s = await runCli(['stats', '--run', run, '--k', '1', '--prompts-json', json, '--parquet', parquet]);
+    expect(s.code, s.stderr).toBe(0);
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      const reader = await conn.runAndReadAll(`SELECT index, n, correct, pass_rate, pass_at_1, advantages FROM '${parquet}' ORDER BY index`);
+      expect(reader.columnTypes().map(String)).toEqual(['INTEGER', 'INTEGER', 'INTEGER', 'DOUBLE', 'DOUBLE', 'DOUBLE[]']);
+      expect(reader.getRowObjectsJson()).toEqual(readJson(json).map((p: Record<string, unknown>) => ({
+        index: p.index, n: p.n, correct: p.correct, pass_rate: p.pass_rate, pass_at_1: p.pass_at_1, advantages: p.advantages,
+      })));
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  });
+});

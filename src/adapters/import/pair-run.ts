@@ -62,6 +62,19 @@ async function harnessRecords(job: PairJob): Promise<{ records: SourceRecord[]; 
   return { records: run.records, warnings: [mappingReport(format, name, run)] };
 }
 
+/** sha256 and size of a Blob, read as a stream (a large Parquet file is never held whole). */
+export async function sha256Blob(blob: Blob): Promise<{ sha256: string; bytes: number }> {
+  const h = await createSHA256();
+  h.init();
+  const reader = (blob.stream() as ReadableStream<Uint8Array>).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    h.update(value);
+  }
+  return { sha256: h.digest('hex'), bytes: blob.size };
+}
+
 export async function pairRunPredictions(job: PairJob): Promise<PairedPredictions> {
   const name = job.predictionsName;
   const harness = await harnessRecords(job);
@@ -75,6 +88,6 @@ export async function pairRunPredictions(job: PairJob): Promise<PairedPrediction
     { predictions, gold: job.gold, questions: job.questions, fence: job.fence },
     { strict: job.strict ?? true },
   );
-  const hash = job.predictionsBlob ? await sha256Bytes(new Uint8Array(await job.predictionsBlob.arrayBuffer())) : await sha256Text(job.predictionsText ?? '');
+  const hash = job.predictionsBlob ? await sha256Blob(job.predictionsBlob) : await sha256Text(job.predictionsText ?? '');
   return { items, warnings: [...(harness?.warnings ?? []), ...warnings], findings, ...hash };
 }

@@ -14,7 +14,7 @@ import type { Engine } from '../../core/engine/engine.ts';
 import type { Judge } from '../../core/rubric/judge.ts';
 import { parseRarJsonl, rarFromRecords } from '../../core/rubric/rar-dataset.ts';
 import { rarKey, runRar } from '../../core/rubric/rar-run.ts';
-import { sha256Bytes, sha256Text } from '../import/pair-run.ts';
+import { sha256Blob, sha256Text } from '../import/pair-run.ts';
 import { blobAsyncBuffer, readParquetRecords } from '../parquet/read-parquet.ts';
 import { holdLock } from '../store/database-bytes.ts';
 import { StoreError, isQuotaError } from '../store/errors.ts';
@@ -54,7 +54,7 @@ export class RarRepository {
       ({ sha256, bytes } = await sha256Text(source));
     } else {
       rows = rarFromRecords(await readParquetRecords({ name: fileName, file: blobAsyncBuffer(source) }), fileName);
-      ({ sha256, bytes } = await sha256Bytes(new Uint8Array(await source.arrayBuffer())));
+      ({ sha256, bytes } = await sha256Blob(source));
     }
     const record: RarDatasetRecord = { id: crypto.randomUUID(), name, file: { name: fileName, sha256, bytes }, importedAt: now(), rows };
     try {

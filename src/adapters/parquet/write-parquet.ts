@@ -85,8 +85,11 @@ export async function writeParquetTable<R>(table: TableSchema<R>, rows: readonly
   return writer.offset;
 }
 
-/** A sink that keeps the parts for a Blob (the browser pages a large Blob out to disk). */
+/**
+ * A sink that turns each row group's bytes into a Blob at once, so the encoded file is held by
+ * the browser's blob storage (which pages large blobs out to disk), not by the JS heap.
+ */
 export function blobSink(): { sink: ParquetSink; blob(): Blob } {
-  const parts: Uint8Array<ArrayBuffer>[] = [];
-  return { sink: (bytes) => void parts.push(bytes.slice()), blob: () => new Blob(parts, { type: 'application/vnd.apache.parquet' }) };
+  const parts: Blob[] = [];
+  return { sink: (bytes) => void parts.push(new Blob([bytes.slice()])), blob: () => new Blob(parts, { type: 'application/vnd.apache.parquet' }) };
 }
