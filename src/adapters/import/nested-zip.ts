@@ -80,7 +80,8 @@ export async function spoolNestedZip(zipPath: string, entryPath: string, entry: 
     signal: hooks.signal,
     checkSignature: true,
     checkOverlappingEntry: true,
-    onprogress: async (done: number) => hooks.onBytes?.(done, total),
+    // zip.js counts the entry's compressed bytes read: done / max is the share inflated.
+    onprogress: async (done: number, max: number) => hooks.onBytes?.(done, max),
   };
   const dir = await spoolDir();
   try {
