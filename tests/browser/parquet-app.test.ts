@@ -109,7 +109,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('Parquet in and out in the app')
     expect((rows.reduce((s, r) => s + r.pass_rate, 0) / 20 * 100).toFixed(2)).toBe(jsonEx);
   });
 
-  it('imports a RaR split in the published Parquet schema with every criterion', async () => {
+  it('imports RaR splits in the published Parquet schema with every criterion, several files at once', async () => {
     const file = writeParquet(path.join(work, 'test-00000-of-00001.parquet'), RAR_SCHEMA, [
       { name: 'question', data: ['Why is the sky blue?', 'Why does ice float?'] },
       { name: 'reference_answer', data: ['Rayleigh scattering.', null] },
@@ -121,8 +121,13 @@ describe.skipIf(browserSkipReason())(suiteTitle('Parquet in and out in the app')
       { name: 'rubric_list', data: [['a', 'b'], ['c', 'd', 'e']] },
       { name: 'rubric_count', data: [2n, 3n] },
     ], 1);
+    // Two splits at once, as a release ships them: one dataset each.
+    const val = path.join(work, 'val-00000-of-00001.parquet');
+    copyFileSync(file, val);
     await page.goto(server.url + '#/rubric-runs');
-    await page.getByTestId('rar-file').setInputFiles(file);
-    await expect.poll(async () => (await page.getByTestId('rar-message').textContent()) ?? '').toContain('Imported "test-00000-of-00001": 2 questions, 5 criteria');
+    await page.getByTestId('rar-file').setInputFiles([file, val]);
+    await expect.poll(async () => (await page.getByTestId('rar-message').textContent()) ?? '')
+      .toBe('Imported "test-00000-of-00001": 2 questions, 5 criteria. Imported "val-00000-of-00001": 2 questions, 5 criteria.');
+    expect(await page.getByTestId('rar-datasets').textContent()).toContain('val-00000-of-00001.parquet');
   });
 });

@@ -96,6 +96,17 @@ export class RarState {
     await this.#import(async () => (/\.parquet$/i.test(file.name) ? file : file.text()), file.name);
   }
 
+  /** Several files at once (a release's train / val / test splits): one dataset each, stopping at the first that fails. */
+  async importFiles(files: readonly File[]): Promise<void> {
+    const done: string[] = [];
+    for (const f of files) {
+      await this.importFile(f);
+      if (this.error) break;
+      if (this.message) done.push(this.message);
+    }
+    this.message = done.length ? done.join(' ') : null;
+  }
+
   async importExample(): Promise<void> {
     await this.#import(async () => {
       const res = await fetch(new URL(EXAMPLE_RAR_URL, document.baseURI));
