@@ -21,7 +21,9 @@ export interface ImportJob {
 
 export interface PairJob {
   predictionsName: string;
-  predictionsText: string;
+  /** The file's text; a Parquet predictions file comes as `predictionsBlob` instead. */
+  predictionsText?: string;
+  predictionsBlob?: Blob;
   questions: Question[];
   gold: GoldEntry[];
   fence: 'first' | 'last';

@@ -2,6 +2,7 @@
 import { expose } from 'comlink';
 import { importDataset } from '../src/adapters/import/import-dataset.ts';
 import { pairRunPredictions } from '../src/adapters/import/pair-run.ts';
+import { releaseSpooledFiles } from '../src/adapters/import/nested-zip.ts';
 import { toErrorData } from '../src/core/errors.ts';
 import { openWorkbenchDb } from '../src/adapters/store/schema.ts';
 import type { ImportWorkerApi, Outcome } from './import.api.ts';
@@ -36,6 +37,7 @@ const api: ImportWorkerApi = {
       } finally {
         idb.close();
         jobs.delete(job.jobId);
+        await releaseSpooledFiles();
       }
     });
   },

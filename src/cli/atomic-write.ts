@@ -61,3 +61,19 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     pending.delete(temp);
   }
 }
+
+/** Any writer made atomic: `write` fills a temporary file beside `file`, which is renamed when it is complete. */
+export async function writeAtomicWith(file: string, write: (temp: string) => Promise<unknown>): Promise<void> {
+  installSignalCleanup();
+  const temp = tempPathFor(file);
+  pending.add(temp);
+  try {
+    await write(temp);
+    await rename(temp, file);
+  } catch (err) {
+    await unlink(temp).catch(() => {});
+    throw err;
+  } finally {
+    pending.delete(temp);
+  }
+}

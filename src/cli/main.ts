@@ -5,6 +5,7 @@ import * as batchCommand from './commands/batch.ts';
 import * as compareCommand from './commands/compare.ts';
 import * as evalCommand from './commands/eval.ts';
 import * as mergeCommand from './commands/merge.ts';
+import * as harnessCommand from './commands/harness.ts';
 import * as probeCommand from './commands/probe.ts';
 import * as rubricCommand from './commands/rubric.ts';
 import * as statsCommand from './commands/stats.ts';
@@ -18,6 +19,7 @@ interface Command {
 /** One entry per command; each module exports `usage` and `run`. */
 const COMMANDS: Record<string, Command> = {
   eval: { summary: 'execute predictions and gold SQL against BIRD-layout databases and score them', ...evalCommand },
+  harness: { summary: 'evaluate completions dumped by verl, lm-evaluation-harness or Inspect as runs (one per step)', ...harnessCommand },
   rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...rubricCommand },
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
   compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },

@@ -84,7 +84,7 @@ export function classifyFiles(
     questions = files.find((p) => p === normalizePath(choose.questionsPath!));
     if (!questions) throw new WorkbenchError('MISSING_FILE', 'the chosen questions file is not among the files given', choose.questionsPath);
   } else {
-    const candidates = files.filter((p) => /\.jsonl?$/i.test(p) && outsideDbs(p) && !NOT_QUESTIONS.test(baseName(p)) && !/^train/i.test(baseName(p)));
+    const candidates = files.filter((p) => /\.(jsonl?|parquet)$/i.test(p) && outsideDbs(p) && !NOT_QUESTIONS.test(baseName(p)) && !/^train/i.test(baseName(p)));
     for (const name of PREFERRED_QUESTIONS) {
       const hits = candidates.filter((p) => baseName(p).toLowerCase() === name);
       // The shallowest copy: a folder may hold the download and an unpacked sub-folder.
@@ -104,7 +104,7 @@ export function classifyFiles(
     if (!questions) {
       throw new WorkbenchError(
         'MISSING_FILE',
-        'no questions file (.json or .jsonl, e.g. dev.json or mini_dev_sqlite.json) among the files given',
+        'no questions file (.json, .jsonl or .parquet, e.g. dev.json or mini_dev_sqlite.json) among the files given',
         'import',
       );
     }

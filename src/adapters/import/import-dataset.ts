@@ -10,7 +10,6 @@
  */
 import { WorkbenchError } from '../../core/errors.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
-import { parseQuestions } from '../../core/formats/questions.ts';
 import type { FileRef } from '../../core/run/types.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { dbWriteLock, holdLock } from '../store/database-bytes.ts';
@@ -21,6 +20,7 @@ import { classifyFiles } from './classify-files.ts';
 import { abortError, checkSqliteHeader, readTextFile, streamFile } from './hash-stream.ts';
 import { checkSidecars } from './sidecar-check.ts';
 import { checkSqliteSize } from './sqlite-size.ts';
+import { readQuestionsFile } from './questions-file.ts';
 import { expandFiles, type ImportFile } from './import-files.ts';
 import { knownDatabase } from './known-databases.ts';
 
@@ -84,14 +84,18 @@ export async function importDataset(idb: WorkbenchIdb, source: ImportSource, opt
   };
 
   // 1. Files, questions, gold.
-  const files = await expandFiles(source.files);
+  // A deflated inner zip (BIRD's dev_databases.zip) is inflated to disk first, with progress.
+  const files = await expandFiles(source.files, {
+    signal,
+    onBytes: (doneBytes, totalBytes) => progress({ phase: 'reading', file: 'unpacking the inner zip', doneBytes, totalBytes }),
+  });
   const byPath = new Map(files.map((f) => [f.path, f]));
   const classified = classifyFiles([...byPath.keys()], { questionsPath: source.questionsPath, goldPath: source.goldPath });
   const qFile = byPath.get(classified.questions)!;
   progress({ phase: 'parsing', file: qFile.path, doneBytes: 0, totalBytes: qFile.size }, true);
-  const qText = await readTextFile(qFile, signal);
-  const questions = parseQuestions(qText.text, qFile.path);
-  const questionsFile: FileRef = { name: qFile.path, sha256: qText.sha256, bytes: qText.bytes };
+  const qRead = await readQuestionsFile(qFile, signal);
+  const questions = qRead.questions;
+  const questionsFile: FileRef = { name: qFile.path, sha256: qRead.sha256, bytes: qRead.bytes };
   let gold: GoldEntry[];
   let goldFile: FileRef | null = null;
   if (classified.gold) {

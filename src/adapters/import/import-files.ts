@@ -8,6 +8,7 @@
 import { BlobReader, TextWriter, ZipReader, configure, type Entry, type FileEntry } from '@zip.js/zip.js';
 import { WorkbenchError } from '../../core/errors.ts';
 import { isJunk, normalizePath } from './classify-files.ts';
+import { spoolNestedZip, type SpoolHooks } from './nested-zip.ts';
 
 configure({ useWebWorkers: false, useCompressionStream: true });
 
@@ -31,14 +32,16 @@ function blobFile(path: string, blob: Blob): ImportFile {
   };
 }
 
-function entryFile(path: string, entry: FileEntry): ImportFile {
+function entryFile(path: string, entry: FileEntry, zipPath: string): ImportFile {
   return {
     path,
     size: entry.uncompressedSize,
     open(signal) {
+      // A bad CRC-32 or an entry overlapping another fails the read, named here (zip.js's message alone names neither).
       const pipe = new TransformStream<Uint8Array, Uint8Array>();
-      entry.getData(pipe.writable, { signal }).catch(() => {
-        // the error reaches the reader through the aborted pipe
+      entry.getData(pipe.writable, { signal, checkSignature: true, checkOverlappingEntry: true }).catch((err: Error) => {
+        if (signal?.aborted) return;
+        void pipe.writable.abort(new WorkbenchError('BAD_FORMAT', `${path} in ${zipPath} is damaged (${err.message}): download the zip again, or unzip it with another tool and import the folder`, `${zipPath}/${path}`)).catch(() => undefined);
       });
       return pipe.readable;
     },
@@ -54,8 +57,8 @@ async function storedEntryBlob(zip: Blob, entry: FileEntry): Promise<Blob> {
   return zip.slice(start, start + entry.compressedSize);
 }
 
-/** Every file inside a zip Blob, nested zips included when they are stored uncompressed. */
-async function zipFiles(zipPath: string, zip: Blob, depth: number): Promise<ImportFile[]> {
+/** Every file inside a zip Blob, nested zips included (a deflated one is spooled to disk first: nested-zip.ts). */
+async function zipFiles(zipPath: string, zip: Blob, depth: number, hooks: SpoolHooks): Promise<ImportFile[]> {
   let entries: Entry[];
   try {
     entries = await new ZipReader(new BlobReader(zip)).getEntries();
@@ -67,29 +70,25 @@ async function zipFiles(zipPath: string, zip: Blob, depth: number): Promise<Impo
     if (e.directory || isJunk(e.filename)) continue;
     const path = normalizePath(e.filename);
     if (/\.zip$/i.test(path)) {
-      if (depth > 0 || e.compressionMethod !== 0) {
-        throw new WorkbenchError(
-          'BAD_FORMAT',
-          `contains another zip (${path}) that cannot be read without unpacking it whole: ` +
-            `unzip ${path} and import the folder (or give ${path} itself together with the other files)`,
-          zipPath,
-        );
+      if (depth > 1) {
+        throw new WorkbenchError('BAD_FORMAT', `zips nested three deep (${path}) are not read: unzip ${zipPath} and import the folder`, zipPath);
       }
-      out.push(...(await zipFiles(`${zipPath}/${path}`, await storedEntryBlob(zip, e), depth + 1)));
+      const inner = e.compressionMethod === 0 ? await storedEntryBlob(zip, e) : await spoolNestedZip(zipPath, path, e, hooks);
+      out.push(...(await zipFiles(`${zipPath}/${path}`, inner, depth + 1, hooks)));
       continue;
     }
-    out.push(entryFile(path, e));
+    out.push(entryFile(path, e, zipPath));
   }
   return out;
 }
 
 /** Expands zips among the given files; loose files pass through. */
-export async function expandFiles(files: readonly { path: string; file: Blob }[]): Promise<ImportFile[]> {
+export async function expandFiles(files: readonly { path: string; file: Blob }[], hooks: SpoolHooks = {}): Promise<ImportFile[]> {
   const out: ImportFile[] = [];
   for (const { path, file } of files) {
     const p = normalizePath(path);
     if (isJunk(p)) continue;
-    if (/\.zip$/i.test(p)) out.push(...(await zipFiles(p, file, 0)));
+    if (/\.zip$/i.test(p)) out.push(...(await zipFiles(p, file, 0, hooks)));
     else out.push(blobFile(p, file));
   }
   return out;

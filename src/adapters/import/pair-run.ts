@@ -5,22 +5,89 @@
  * findings' message instead of being scored against the wrong gold.
  */
 import { createSHA256 } from 'hash-wasm';
+import { WorkbenchError } from '../../core/errors.ts';
+import { detectHarnessFormat, mapHarnessRows, mappingReport } from '../../core/formats/harness.ts';
+import type { SourceRecord } from '../../core/formats/records.ts';
 import { planReplay } from '../../core/run/replay.ts';
+import { readHarnessFile } from '../harness/read-harness.ts';
+import { blobAsyncBuffer, readParquetRecords } from '../parquet/read-parquet.ts';
 import type { PairJob, PairedPredictions } from '../../../workers/import.api.ts';
 
 /** sha256 (hash-wasm, fast on 50 MB files) and UTF-8 size of a text. */
 export async function sha256Text(text: string): Promise<{ sha256: string; bytes: number }> {
-  const bytes = new TextEncoder().encode(text);
+  return sha256Bytes(new TextEncoder().encode(text));
+}
+
+export async function sha256Bytes(bytes: Uint8Array): Promise<{ sha256: string; bytes: number }> {
   const h = await createSHA256();
   h.init();
   h.update(bytes);
   return { sha256: h.digest('hex'), bytes: bytes.length };
 }
 
+/**
+ * A trainer's or harness's dump (verl generations, lm-eval --log_samples, an Inspect log) as the
+ * records of one run, with the mapping report as warnings; null when the file is not one. The app
+ * makes one run per file: a dump holding several training steps is refused with what to do.
+ */
+async function harnessRecords(job: PairJob): Promise<{ records: SourceRecord[]; warnings: string[] } | null> {
+  const name = job.predictionsName;
+  const text = job.predictionsText;
+  let blob: Blob | null = null;
+  if (job.predictionsBlob && /\.eval$/i.test(name)) blob = job.predictionsBlob;
+  else if (text !== undefined) {
+    const trimmed = text.trimStart();
+    const firstLine = trimmed.slice(0, (trimmed + '\n').indexOf('\n'));
+    let first: unknown = null;
+    try {
+      first = JSON.parse(/\.json$/i.test(name) && trimmed.includes('"samples"') ? trimmed : firstLine);
+    } catch {
+      first = null;
+    }
+    if (detectHarnessFormat(first)) blob = new Blob([text]);
+  }
+  if (!blob) return null;
+  const { format, rows } = await readHarnessFile(name, blob, null);
+  const runs = mapHarnessRows(rows, job.questions);
+  if (runs.length > 1) {
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `holds ${runs.length} training steps (${runs.map((r) => r.step).join(', ')}): the app makes one run per file. ` +
+        'Give one step per file (verl writes one <step>.jsonl per validation), or use the CLI\'s harness command, which makes one run per step',
+      name,
+    );
+  }
+  const run = runs[0]!;
+  if (run.records.length === 0) throw new WorkbenchError('MISMATCH', `no row matched a question of this dataset: ${mappingReport(format, name, run)}`, name);
+  return { records: run.records, warnings: [mappingReport(format, name, run)] };
+}
+
+/** sha256 and size of a Blob, read as a stream (a large Parquet file is never held whole). */
+export async function sha256Blob(blob: Blob): Promise<{ sha256: string; bytes: number }> {
+  const h = await createSHA256();
+  h.init();
+  const reader = (blob.stream() as ReadableStream<Uint8Array>).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    h.update(value);
+  }
+  return { sha256: h.digest('hex'), bytes: blob.size };
+}
+
 export async function pairRunPredictions(job: PairJob): Promise<PairedPredictions> {
+  const name = job.predictionsName;
+  const harness = await harnessRecords(job);
+  // A Parquet file (same columns as the JSONL format) is read row group by row group from the Blob.
+  const predictions = harness
+    ? { name, records: harness.records }
+    : job.predictionsBlob
+      ? { name, records: await readParquetRecords({ name, file: blobAsyncBuffer(job.predictionsBlob) }) }
+      : { name, text: job.predictionsText ?? '' };
   const { items, warnings, findings } = planReplay(
-    { predictions: { name: job.predictionsName, text: job.predictionsText }, gold: job.gold, questions: job.questions, fence: job.fence },
+    { predictions, gold: job.gold, questions: job.questions, fence: job.fence },
     { strict: job.strict ?? true },
   );
-  return { items, warnings, findings, ...(await sha256Text(job.predictionsText)) };
+  const hash = job.predictionsBlob ? await sha256Blob(job.predictionsBlob) : await sha256Text(job.predictionsText ?? '');
+  return { items, warnings: [...(harness?.warnings ?? []), ...warnings], findings, ...hash };
 }

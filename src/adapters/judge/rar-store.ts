@@ -12,9 +12,10 @@
  */
 import type { Engine } from '../../core/engine/engine.ts';
 import type { Judge } from '../../core/rubric/judge.ts';
-import { parseRarJsonl } from '../../core/rubric/rar-dataset.ts';
+import { parseRarJsonl, rarFromRecords } from '../../core/rubric/rar-dataset.ts';
 import { rarKey, runRar } from '../../core/rubric/rar-run.ts';
-import { sha256Text } from '../import/pair-run.ts';
+import { sha256Blob, sha256Text } from '../import/pair-run.ts';
+import { blobAsyncBuffer, readParquetRecords } from '../parquet/read-parquet.ts';
 import { holdLock } from '../store/database-bytes.ts';
 import { StoreError, isQuotaError } from '../store/errors.ts';
 import type { RubricDb } from './idb-judge-cache.ts';
@@ -41,10 +42,20 @@ function quotaMessage(what: string): StoreError {
 export class RarRepository {
   constructor(readonly db: RubricDb) {}
 
-  /** Parses (errors name the file and line) and stores a RaR JSONL file; nothing is stored when it does not parse. */
-  async importDataset(text: string, fileName: string, name = fileName.replace(/\.jsonl?$/i, '')): Promise<RarDatasetRecord> {
-    const rows = parseRarJsonl(text, fileName);
-    const { sha256, bytes } = await sha256Text(text);
+  /**
+   * Parses (errors name the file and line, or row group, row and column) and stores a RaR
+   * dataset: JSONL text, or a released Parquet split as a Blob (`train-00000-of-00001.parquet`);
+   * nothing is stored when it does not parse.
+   */
+  async importDataset(source: string | Blob, fileName: string, name = fileName.replace(/\.(jsonl?|parquet)$/i, '')): Promise<RarDatasetRecord> {
+    let rows, sha256, bytes;
+    if (typeof source === 'string') {
+      rows = parseRarJsonl(source, fileName);
+      ({ sha256, bytes } = await sha256Text(source));
+    } else {
+      rows = rarFromRecords(await readParquetRecords({ name: fileName, file: blobAsyncBuffer(source) }), fileName);
+      ({ sha256, bytes } = await sha256Blob(source));
+    }
     const record: RarDatasetRecord = { id: crypto.randomUUID(), name, file: { name: fileName, sha256, bytes }, importedAt: now(), rows };
     try {
       await this.db.put('rarDatasets', record);

@@ -61,11 +61,14 @@ export interface ImportSource {
   goldPath?: string;
 }
 
+/** A predictions file as the app hands it over: text (BIRD JSON, JSONL, .sql), or a Parquet file as a Blob read by byte range. */
+export type PredictionsInput = { name: string; text: string } | { name: string; blob: Blob };
+
 export interface RunRequest {
   name: string;
   datasetId: string;
   subset: { description: string; indices: number[] };
-  predictions: { name: string; text: string };
+  predictions: PredictionsInput;
   config: RunConfig;
 }
 

@@ -22,7 +22,8 @@ import { openRunSession, withRunLock, type StoreContext } from './run-session.ts
 import { allSamples, storedKeys } from './sample-blocks.ts';
 import type { WorkbenchIdb } from './schema.ts';
 import { storeDbSource, storedDbIds } from './store-db-source.ts';
-import type { DatasetRecord, RunHooks } from './records.ts';
+import type { DatasetRecord, PredictionsInput, RunHooks } from './records.ts';
+import type { PairJob } from '../../../workers/import.api.ts';
 import type { RunService } from './workbench-store.ts';
 
 /** Gold self-test: EX only, the official timeout, writes allowed as in the official evaluator. */
@@ -56,6 +57,11 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
   }
   const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
   return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions });
+}
+
+/** The predictions part of a pair job: text, or a Parquet file's Blob (cloned to the worker, not read here). */
+function pairJobInput(p: PredictionsInput): Pick<PairJob, 'predictionsName' | 'predictionsText' | 'predictionsBlob'> {
+  return 'blob' in p ? { predictionsName: p.name, predictionsBlob: p.blob } : { predictionsName: p.name, predictionsText: p.text };
 }
 
 export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: WorkbenchIdb) => StoreContext): RunService {
@@ -98,8 +104,7 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
       const ctx = await context();
       const dataset = await datasetOrThrow(ctx.idb, req.datasetId);
       const paired = await pairInWorker({
-        predictionsName: req.predictions.name,
-        predictionsText: req.predictions.text,
+        ...pairJobInput(req.predictions),
         questions: dataset.questions,
         gold: dataset.gold,
         fence: req.config.fence,
@@ -120,7 +125,7 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
       const ctx = await context();
       const dataset = await datasetOrThrow(ctx.idb, req.datasetId);
       const paired = await pairInWorker({
-        predictionsName: req.predictions.name, predictionsText: req.predictions.text,
+        ...pairJobInput(req.predictions),
         questions: dataset.questions, gold: dataset.gold, fence: req.fence, strict: false,
       });
       return { findings: paired.findings, warnings: paired.warnings, samples: paired.items.length, questions: new Set(paired.items.map((it) => it.index)).size };

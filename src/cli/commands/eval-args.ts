@@ -17,7 +17,7 @@ export interface EvalArgs {
   metrics: MetricName[];
   out: string | null;
   vesIterations: number;
-  /** Run file (header + one record per sample) for `stats` and `compare`. */
+  /** Run file (header + one record per sample) for `stats` and `compare`; `.parquet`: the samples table for DuckDB/pandas. */
   runOut: string | null;
   /** Reward per sample, stored with the run (`ex`, `format`, `soft_f1`, numbers, + - * / and parentheses). */
   reward: string;
@@ -29,10 +29,10 @@ export interface EvalArgs {
   shard: Shard | null;
 }
 
-export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR
+export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]
-    [--run-out FILE] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]`;
+    [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]`;
 
 
 function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {

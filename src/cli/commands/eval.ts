@@ -1,26 +1,29 @@
 /** `eval`: execute predictions and gold SQL against BIRD-layout databases and score them. */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
-import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
-import { decodeUtf8File } from '../../adapters/utf8-text.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
 import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { findingText } from '../../core/formats/pairing.ts';
-import { parseQuestions } from '../../core/formats/questions.ts';
 import { compileRewardFormula } from '../../core/rl/reward.ts';
 import { planReplay, runEvaluation } from '../../core/run/replay.ts';
 import { shardItems } from '../../core/run/shard.ts';
 import { toRunFile } from '../../core/run/export.ts';
 import { toSampleRecords } from '../../core/run/run-file.ts';
-import { writeFileAtomic } from '../atomic-write.ts';
+import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
 import { checkEvalOutputs } from '../preflight-commands.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
+import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
+import { resolveDbRoot } from './db-root-zip.ts';
+import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
+import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
+import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
 
 export const usage = EVAL_USAGE;
 
@@ -31,21 +34,20 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-export async function readText(flag: string, file: string): Promise<string> {
+/** Kept here for the commands that import it from eval.ts. */
+export { readText };
+
+async function runEval(given: EvalArgs): Promise<void> {
+  // --db-root may be a zip (BIRD's dev.zip): its databases are inflated to a temporary folder.
+  const root = await resolveDbRoot(given.dbRoot);
   try {
-    const bytes = await readFile(file);
-    // Strict UTF-8: a file in another encoding is an input error, not silently mangled text.
-    return decodeUtf8File(bytes, file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new WorkbenchError('MISSING_FILE', `file not found: ${file}`, flag);
-    if (code === 'EISDIR') throw new WorkbenchError('BAD_OPTION', `${file} is a directory; name a file`, flag);
-    if (isWorkbenchError(err)) throw new WorkbenchError(err.code, `${err.message}`, flag);
-    throw err;
+    await evaluate({ ...given, dbRoot: root.dir }, given.dbRoot);
+  } finally {
+    await root.cleanup();
   }
 }
 
-async function runEval(args: EvalArgs): Promise<void> {
+async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   // Checked by parseEvalArgs before any work (syntax, metrics it needs, division by zero).
   const formula = compileRewardFormula(args.reward);
   const dbRootStat = await stat(args.dbRoot).catch(() => null);
@@ -53,9 +55,9 @@ async function runEval(args: EvalArgs): Promise<void> {
     throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
   }
   const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
-  const questions = args.dataset ? parseQuestions(await readText('--dataset', args.dataset), path.basename(args.dataset)) : null;
+  const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
   const plan = planReplay(
-    { predictions: { name: path.basename(args.predictions), text: await readText('--predictions', args.predictions) }, gold, questions },
+    { predictions: await readPredictionsInput('--predictions', args.predictions), gold, questions },
     { strict: args.strict },
   );
   // A shard evaluates its databases' items; the pairing and its findings are the whole file's.
@@ -84,7 +86,7 @@ async function runEval(args: EvalArgs): Promise<void> {
         warnings,
         pairing_findings: plan.findings.map(({ code, message }) => ({ code, message })),
         inputs: {
-          predictions: args.predictions, gold: args.gold, dataset: args.dataset, db_root: args.dbRoot,
+          predictions: args.predictions, gold: args.gold, dataset: args.dataset, db_root: shownDbRoot,
           timeout_s: args.timeoutS, read_only: args.readOnly, ves_iterations: args.vesIterations,
         },
         engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
@@ -105,7 +107,10 @@ async function runEval(args: EvalArgs): Promise<void> {
       ...(args.shard ? { shard: args.shard } : {}),
     };
     const file = toRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
-    await writeFileAtomic(args.runOut, JSON.stringify(file, null, 1) + '\n');
+    // run.parquet: the samples table (docs/formats.md), the header in the file's metadata.
+    if (isParquetName(args.runOut)) {
+      await writeAtomicWith(args.runOut, (temp) => writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) }));
+    } else await writeFileAtomic(args.runOut, JSON.stringify(file, null, 1) + '\n');
   }
 }
 

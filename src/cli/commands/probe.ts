@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
-import { parseQuestions } from '../../core/formats/questions.ts';
+import { readQuestionsInput } from './tabular-input.ts';
 import { EXPLOITS, type ExploitId, type ProbeQuestion } from '../../core/probe/exploits.ts';
 import { probeJson, probeTable } from '../../core/probe/probe-report.ts';
 import { runProbe } from '../../core/probe/run-probe.ts';
@@ -93,7 +93,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
   }
   const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
-  const questions = args.dataset ? parseQuestions(await readText('--dataset', args.dataset), path.basename(args.dataset)) : null;
+  const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
   const probe = probeQuestions(gold, questions, args.dataset ? path.basename(args.dataset) : '');
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   let report;

@@ -8,7 +8,7 @@ import { summarizeRubricScores } from '../../core/rubric/aggregate.ts';
 import { MemoryJudgeCache, type JudgeCache } from '../../core/rubric/judge-cache.ts';
 import { Judge } from '../../core/rubric/judge.ts';
 import { applyWeighting, type WeightingName } from '../../core/rubric/model.ts';
-import { parseRarJsonl } from '../../core/rubric/rar-dataset.ts';
+import { readRarInput } from './tabular-input.ts';
 import { pairCompletions, type RarJob as Job } from '../../core/rubric/rar-run.ts';
 import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
@@ -18,7 +18,7 @@ import { writeFileAtomic } from '../atomic-write.ts';
 import { DEFAULT_JUDGE_TIMEOUT_S, judgeTimeoutFlag, assertJudgeScoredSomething } from '../judge-flags.ts';
 import { checkRubricOutputs } from '../preflight-commands.ts';
 
-export const usage = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl --completions FILE.jsonl
+export const usage = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl|FILE.parquet --completions FILE.jsonl
     --judge-url URL --judge-model NAME [--judge-api-key-env VAR]
     [--aggregation explicit,implicit,likert] [--weighting as-given|paper|rar-integers]
     [--normalization positive|absolute] [--no-clip] [--retries 2] [--temperature 0]
@@ -109,7 +109,7 @@ const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '
 export async function run(argv: string[]): Promise<number> {
   const args = parseRubricArgs(argv);
   await checkRubricOutputs(args);
-  const rows = parseRarJsonl(await readText('--dataset', args.dataset), path.basename(args.dataset));
+  const rows = await readRarInput('--dataset', args.dataset);
   const jobs = pairCompletions(await readText('--completions', args.completions), path.basename(args.completions), rows);
   const cache: JudgeCache = args.cache ? await FileJudgeCache.open(args.cache) : new MemoryJudgeCache();
   const engine = createOpenAiEngine({

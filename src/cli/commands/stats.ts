@@ -1,7 +1,7 @@
 /** `stats`: pass@k, maj@k, best-of-n and GRPO group statistics of a run file (or an eval --out report). */
 import path from 'node:path';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
-import { parseQuestions } from '../../core/formats/questions.ts';
+import { readQuestionsInput } from './tabular-input.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
 import { mulberry32 } from '../../core/rl/rng.ts';
 import { computeRunStats } from '../../core/rl/run-stats.ts';
@@ -9,13 +9,15 @@ import { statsJson, statsTable } from '../../core/rl/stats-report.ts';
 import { parseRunFile } from '../../core/run/run-file.ts';
 import type { RunQuestion } from '../../core/run/types.ts';
 import { readText } from './eval.ts';
+import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
+import { promptStatsTable, runTableMetadata } from '../../core/run/tables.ts';
 import { integerFlag, kList } from './rl-args.ts';
 import { bad, parseFlags } from './flags.ts';
-import { writeFileAtomic as writeFile } from '../atomic-write.ts';
+import { writeAtomicWith, writeFileAtomic as writeFile } from '../atomic-write.ts';
 import { checkStatsOutputs } from '../preflight-commands.ts';
 
 export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
-    [--csv FILE] [--prompts-json FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
+    [--csv FILE] [--prompts-json FILE] [--parquet FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -25,6 +27,7 @@ export async function run(argv: string[]): Promise<number> {
     out: { type: 'string' },
     csv: { type: 'string' },
     'prompts-json': { type: 'string' },
+    parquet: { type: 'string' },
     'frontier-jsonl': { type: 'string' },
     dataset: { type: 'string' },
   }, usage);
@@ -38,7 +41,7 @@ export async function run(argv: string[]): Promise<number> {
   let questions: RunQuestion[] | undefined = runFile.questions;
   if (values['frontier-jsonl']) {
     if (values.dataset) {
-      const parsed = parseQuestions(await readText('--dataset', values.dataset), path.basename(values.dataset));
+      const parsed = await readQuestionsInput('--dataset', values.dataset);
       questions = parsed.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
     }
     if (!questions) {
@@ -59,6 +62,10 @@ export async function run(argv: string[]): Promise<number> {
   if (values.out) await writeFile(values.out, JSON.stringify(statsJson(stats, meta), null, 1) + '\n');
   if (values.csv) await writeFile(values.csv, promptStatsCsv(stats.prompts, stats.ks));
   if (values['prompts-json']) await writeFile(values['prompts-json'], JSON.stringify(promptStatsJson(stats.prompts, stats.ks), null, 1) + '\n');
+  if (values.parquet) {
+    const table = promptStatsTable(stats.ks);
+    await writeAtomicWith(values.parquet, (temp) => writeParquetFile(temp, table, stats.prompts, { metadata: runTableMetadata(table, runFile.run) }));
+  }
   if (values['frontier-jsonl'] && questions) {
     try {
       await writeFile(values['frontier-jsonl'], frontierJsonl(stats.prompts, questions));

@@ -1,8 +1,10 @@
 import { WorkbenchError } from '../errors.ts';
-import { extractSql, type ExtractOptions } from '../sql/extract-sql.ts';
+import type { ExtractOptions } from '../sql/extract-sql.ts';
 import type { EvalItem, Extraction, ExtractionRule, GoldEntry, Prediction, Question } from '../types.ts';
 import { pyStrip, pythonLines, stripBom } from './gold.ts';
-import { describeValue, isRecord, parseJsonLines, parseJsonText } from './questions.ts';
+import { predictionsFromRecords } from './prediction-records.ts';
+import { describeValue, isRecord, parseJsonText } from './questions.ts';
+import { jsonLineRecords } from './records.ts';
 
 /** Separator between SQL and db name in BIRD prediction values (tab, dashes, " bird ", tab). */
 export const BIRD_SEPARATOR = '\t----- bird -----\t';
@@ -85,116 +87,6 @@ function parseBirdJson(body: string, fileName: string): Prediction[] {
   return values.map((v, position) => birdPrediction(v, position, keys[position]!));
 }
 
-function questionIdOf(v: unknown, where: string): number {
-  const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw new WorkbenchError(
-      'BAD_FORMAT',
-      `"question_id" must be a non-negative integer (or a string of digits), found ${describeValue(v)}`,
-      where,
-    );
-  }
-  return n;
-}
-
-/** An optional JSONL field that must be a string array when present. */
-function stringArray(v: unknown, field: string, where: string): string[] | undefined {
-  if (v === undefined) return undefined;
-  if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'string')) {
-    throw new WorkbenchError(
-      'BAD_FORMAT',
-      `"${field}" must be a non-empty array of strings (one per sample), found ${Array.isArray(v) ? (v.length === 0 ? 'an empty array' : 'an array with a non-string element') : describeValue(v)}`,
-      where,
-    );
-  }
-  return v as string[];
-}
-
-function logprobOf(v: unknown, field: string, where: string): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) {
-    throw new WorkbenchError('BAD_FORMAT', `"${field}" must be a finite number, found ${describeValue(v)}`, where);
-  }
-  return v;
-}
-
-/** One sample: explicit SQL wins over the completion, which is kept either way. */
-function samplePrediction(
-  position: number,
-  questionId: number,
-  sql: string | undefined,
-  completion: string | undefined,
-  meanLogprob: number | undefined,
-  options: ExtractOptions,
-): Prediction {
-  let pred: Prediction;
-  if (sql !== undefined) {
-    pred = { position, questionId, sql, extraction: rule('sql-field') };
-    if (completion !== undefined) pred.completion = completion;
-  } else {
-    const { sql: extracted, extraction } = extractSql(completion!, options);
-    pred = { position, questionId, sql: extracted, extraction, completion: completion! };
-  }
-  if (meanLogprob !== undefined) pred.meanLogprob = meanLogprob;
-  return pred;
-}
-
-/**
- * JSONL: `position` is the 0-based physical line, so `position + 1` names the line later on.
- * A line holds one sample (`sql` / `completion`) or several (`sqls` / `completions` arrays,
- * e.g. vLLM's n outputs or an RL trainer's rollouts); several lines may share a question_id.
- */
-function parseJsonlPredictions(body: string, fileName: string, options: ExtractOptions): Prediction[] {
-  const rows = parseJsonLines(body, fileName);
-  if (rows.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file contains no predictions', fileName);
-  return rows.flatMap(({ value, line }) => {
-    const where = `${fileName}:${line}`;
-    if (!isRecord(value)) {
-      throw new WorkbenchError('BAD_FORMAT', `expected an object {"question_id": ..., "sql": ...}, found ${describeValue(value)}`, where);
-    }
-    const questionId = questionIdOf(value.question_id, where);
-    const position = line - 1;
-    if (value.sqls !== undefined || value.completions !== undefined) {
-      if (value.sql !== undefined || value.completion !== undefined) {
-        throw new WorkbenchError(
-          'BAD_FORMAT',
-          'use either "sql"/"completion" (one sample) or "sqls"/"completions" (several samples) on a line, not both',
-          where,
-        );
-      }
-      const sqls = stringArray(value.sqls, 'sqls', where);
-      const completions = stringArray(value.completions, 'completions', where);
-      const n = (sqls ?? completions)!.length;
-      if (sqls && completions && sqls.length !== completions.length) {
-        throw new WorkbenchError('BAD_FORMAT', `"sqls" has ${sqls.length} samples but "completions" has ${completions.length}`, where);
-      }
-      let logprobs: unknown[] | undefined;
-      if (value.mean_logprobs !== undefined && value.mean_logprobs !== null) {
-        if (!Array.isArray(value.mean_logprobs) || value.mean_logprobs.length !== n) {
-          throw new WorkbenchError('BAD_FORMAT', `"mean_logprobs" must be an array of ${n} numbers, one per sample`, where);
-        }
-        logprobs = value.mean_logprobs;
-      }
-      return Array.from({ length: n }, (_, k) =>
-        samplePrediction(position, questionId, sqls?.[k], completions?.[k], logprobOf(logprobs?.[k], `mean_logprobs[${k}]`, where), options),
-      );
-    }
-    if (value.sql !== undefined && typeof value.sql !== 'string') {
-      throw new WorkbenchError('BAD_FORMAT', `"sql" must be a string, found ${describeValue(value.sql)}`, where);
-    }
-    const completion = typeof value.completion === 'string' ? value.completion : undefined;
-    if (value.sql === undefined && completion === undefined) {
-      throw new WorkbenchError(
-        'BAD_FORMAT',
-        `needs a "sql" string or a "completion" string (raw model output), or "sqls"/"completions" arrays, found "completion" ${describeValue(value.completion)}`,
-        where,
-      );
-    }
-    const meanLogprob = logprobOf(value.mean_logprob, 'mean_logprob', where);
-    return [samplePrediction(position, questionId, value.sql as string | undefined, completion, meanLogprob, options)];
-  });
-}
-
 /**
  * Plain SQL, one prediction per line, `position` = line index. A tab ends the SQL: the rest
  * of the line is a db name, as in gold files. An empty line in the middle is a
@@ -235,11 +127,11 @@ export function parsePredictions(text: string, fileName: string, options: Extrac
   const trimmed = body.trim();
   if (trimmed === '') throw new WorkbenchError('BAD_FORMAT', 'the predictions file is empty', fileName);
 
-  if (name.endsWith('.jsonl')) return parseJsonlPredictions(body, fileName, options);
+  if (name.endsWith('.jsonl')) return predictionsFromRecords(jsonLineRecords(body, fileName), fileName, options);
   if (name.endsWith('.sql')) return parseSqlLines(body, fileName);
   if (trimmed.startsWith('{')) {
     const firstLine = trimmed.slice(0, (trimmed + '\n').indexOf('\n'));
-    if (looksLikeJsonlLine(firstLine)) return parseJsonlPredictions(body, fileName, options);
+    if (looksLikeJsonlLine(firstLine)) return predictionsFromRecords(jsonLineRecords(body, fileName), fileName, options);
     const preds = parseBirdJson(body, fileName);
     if (preds.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the predictions object is empty', fileName);
     return preds;

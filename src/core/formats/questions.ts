@@ -157,7 +157,8 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 
 const KNOWN_DIFFICULTIES: ReadonlySet<string> = new Set(['simple', 'moderate', 'challenging']);
 
-interface Row {
+/** One question record and where it is (`file[i]`, `file:line`, `file row N (row group G)`). */
+export interface Row {
   value: unknown;
   where: string;
 }
@@ -242,6 +243,14 @@ export function parseQuestions(text: string, fileName: string): Question[] {
   } else {
     rows = parseJsonLines(body, fileName).map(({ value, line }) => ({ value, where: `${fileName}:${line}` }));
   }
+  return questionsFromRecords(rows, fileName);
+}
+
+/**
+ * Questions from records: the elements of a JSON array, the lines of JSON Lines or the rows of a
+ * Parquet file (BIRD's and Spider's question files as published on dataset hubs), checked alike.
+ */
+export function questionsFromRecords(rows: readonly Row[], fileName: string): Question[] {
   if (rows.length === 0) {
     throw new WorkbenchError('BAD_FORMAT', 'the file contains no questions', fileName);
   }

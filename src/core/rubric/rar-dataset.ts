@@ -16,7 +16,8 @@
  * Criteria ids are c1, c2, ... in rubric order.
  */
 import { WorkbenchError } from '../errors.ts';
-import { describeValue, isRecord, parseJsonLines } from '../formats/questions.ts';
+import { describeValue, isRecord } from '../formats/questions.ts';
+import { jsonLineRecords, type SourceRecord } from '../formats/records.ts';
 import { CATEGORIES, validateRubric, type Category, type Rubric } from './model.ts';
 
 export interface RarRow {
@@ -45,17 +46,25 @@ export function categoryFromWeight(weight: number, integerScale: boolean): Categ
 }
 
 export function parseRarJsonl(text: string, fileName: string): RarRow[] {
+  return rarFromRecords(jsonLineRecords(text, fileName), fileName);
+}
+
+/**
+ * Rows of a RaR dataset from records: JSONL lines or the rows of a released Parquet split
+ * (`data/train-*.parquet`: `rubric` a list of {description, title, weight: int64} structs).
+ * A row without an `id` gets `<file>:<line or row>`.
+ */
+export function rarFromRecords(records: readonly SourceRecord[], fileName: string): RarRow[] {
   const rows: RarRow[] = [];
   const ids = new Set<string>();
-  for (const { value, line } of parseJsonLines(text, fileName)) {
-    const where = `${fileName}:${line}`;
+  for (const { value, line, where } of records) {
     const bad = (msg: string) => new WorkbenchError('BAD_FORMAT', msg, where);
     if (!isRecord(value)) throw bad(`expected an object {"question", "reference_answer", "rubric"}, found ${describeValue(value)}`);
     if (typeof value.question !== 'string' || value.question.trim() === '') throw bad(`"question" must be a non-empty string, found ${describeValue(value.question)}`);
     const ref = value.reference_answer;
     if (ref !== undefined && ref !== null && typeof ref !== 'string') throw bad(`"reference_answer" must be a string, found ${describeValue(ref)}`);
     if (value.id !== undefined && typeof value.id !== 'string' && typeof value.id !== 'number') throw bad(`"id" must be a string or a number, found ${describeValue(value.id)}`);
-    const id = value.id === undefined ? where : String(value.id);
+    const id = value.id === undefined ? `${fileName}:${line}` : String(value.id);
     if (ids.has(id)) throw bad(`duplicate id ${JSON.stringify(id)}`);
     ids.add(id);
     if (!Array.isArray(value.rubric)) throw bad(`"rubric" must be an array of {title, description, weight}, found ${describeValue(value.rubric)}`);
@@ -79,6 +88,6 @@ export function parseRarJsonl(text: string, fileName: string): RarRow[] {
     const rubric: Rubric = validateRubric({ id, title: value.question.slice(0, 80), items }, {}, where);
     rows.push({ index: rows.length, line, id, question: value.question, referenceAnswer: (ref as string | null | undefined) ?? null, rubric });
   }
-  if (rows.length === 0) throw new WorkbenchError('BAD_FORMAT', 'no rows: a RaR dataset needs one JSON object per line', fileName);
+  if (rows.length === 0) throw new WorkbenchError('BAD_FORMAT', 'no rows: a RaR dataset needs one JSON object per line (or one Parquet row per question)', fileName);
   return rows;
 }

@@ -12,13 +12,16 @@ import type { AbortSignalLike, EvalEvent, EvalOptions, ItemPreview, SqlExecutor 
 import { summarize, type Summary } from '../eval/summary.ts';
 import { findingsError, pairingFindings, type PairingFinding } from '../formats/pairing.ts';
 import { pairPredictions, parsePredictions } from '../formats/predictions.ts';
+import { predictionsFromRecords } from '../formats/prediction-records.ts';
+import type { SourceRecord } from '../formats/records.ts';
 import type { EvalItem, GoldEntry, ItemResult, Question } from '../types.ts';
 import { sampleKey } from '../eval/constants.ts';
 import { isCancellation } from '../errors.ts';
 import { copyResult, planReuse, reusable, reuseKey, shareable } from './reuse.ts';
 
 export interface ReplayInputs {
-  predictions: { name: string; text: string };
+  /** A predictions file's text, or the records of a tabular file (Parquet rows) in the JSONL columns. */
+  predictions: { name: string; text: string } | { name: string; records: readonly SourceRecord[] };
   gold: readonly GoldEntry[];
   /** The questions file (question ids, difficulties); null pairs by gold line. */
   questions: readonly Question[] | null;
@@ -39,8 +42,11 @@ export interface ReplayPlan {
  * CLI's `--strict`, and the app, which refuses to start a run on such a file).
  */
 export function planReplay(inputs: ReplayInputs, options: { strict?: boolean } = {}): ReplayPlan {
-  const { name, text } = inputs.predictions;
-  const preds = parsePredictions(text, name, { fence: inputs.fence });
+  const { name } = inputs.predictions;
+  const extract = { fence: inputs.fence };
+  const preds = 'records' in inputs.predictions
+    ? predictionsFromRecords(inputs.predictions.records, name, extract)
+    : parsePredictions(inputs.predictions.text, name, extract);
   const gold = [...inputs.gold];
   const findings = pairingFindings(preds, gold, name);
   if (options.strict && findings.length > 0) throw findingsError(findings);

@@ -11,7 +11,8 @@ import { mulberry32 } from '../../core/rl/rng.ts';
 import { computeRunStats, type PromptStats, type RunStats } from '../../core/rl/run-stats.ts';
 import { statsExplanations, statsJson } from '../../core/rl/stats-report.ts';
 import type { RunFile, RunQuestion } from '../../core/run/types.ts';
-import { downloadText, safeFileName } from '../shell/download.ts';
+import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
+import { promptStatsParquetBlob } from '../workbench/parquet-export.ts';
 
 export type PromptFilter = 'all' | 'frontier' | 'zero-variance' | 'all-right' | 'all-wrong';
 
@@ -117,6 +118,19 @@ export class RlView {
 
   #name(suffix: string): string {
     return `${safeFileName(this.#file?.run.name ?? 'run')}-${suffix}`;
+  }
+
+  /** Downloads the per-prompt statistics as Parquet (prompt-stats table); returns an error message when it cannot be written. */
+  async downloadParquet(): Promise<string | null> {
+    const s = this.#computed.stats;
+    const file = this.#file;
+    if (!s || !file) return 'Nothing to export yet.';
+    try {
+      downloadBlob(this.#name('prompts.parquet'), await promptStatsParquetBlob(s.prompts, s.ks, file.run));
+      return null;
+    } catch (err) {
+      return `The export failed: ${errorMessage(err)}`;
+    }
   }
 
   /** Downloads an export; returns an error message when it cannot be written. */

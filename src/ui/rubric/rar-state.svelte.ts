@@ -92,7 +92,19 @@ export class RarState {
   }
 
   async importFile(file: File): Promise<void> {
-    await this.#import(() => file.text(), file.name);
+    // A Parquet split (as released on the hub) is read by byte range; JSONL as text.
+    await this.#import(async () => (/\.parquet$/i.test(file.name) ? file : file.text()), file.name);
+  }
+
+  /** Several files at once (a release's train / val / test splits): one dataset each, stopping at the first that fails. */
+  async importFiles(files: readonly File[]): Promise<void> {
+    const done: string[] = [];
+    for (const f of files) {
+      await this.importFile(f);
+      if (this.error) break;
+      if (this.message) done.push(this.message);
+    }
+    this.message = done.length ? done.join(' ') : null;
   }
 
   async importExample(): Promise<void> {
@@ -103,7 +115,7 @@ export class RarState {
     }, 'example-rar.jsonl', 'Example: medicine and science (RaR)');
   }
 
-  async #import(read: () => Promise<string>, fileName: string, name?: string): Promise<void> {
+  async #import(read: () => Promise<string | Blob>, fileName: string, name?: string): Promise<void> {
     this.error = null;
     this.message = null;
     try {

@@ -1,6 +1,11 @@
 /** Saves text as a file through a temporary object URL (no server involved). */
 export function downloadText(fileName: string, text: string, mime: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: mime }));
+  downloadBlob(fileName, new Blob([text], { type: mime }));
+}
+
+/** Saves a Blob (e.g. a Parquet export built from parts) as a file. */
+export function downloadBlob(fileName: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = fileName;

@@ -8,13 +8,15 @@ import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../core/run/types.ts';
 import { parseIdList, selectSubset, type Subset } from '../../core/run/subset.ts';
 import type { Difficulty } from '../../core/types.ts';
 import type { DatasetRecord, ReplayCheck, RunRequest, RunService } from '../../adapters/store/workbench-store.ts';
+import type { PredictionsInput } from '../../adapters/store/records.ts';
 import type { PairingFinding } from '../../core/formats/pairing.ts';
 import { APP_MAX_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { readUtf8File } from '../../adapters/utf8-text.ts';
 
 export interface PredictionsFile {
   name: string;
-  text: string;
+  /** Text formats are read here; a Parquet file or an Inspect .eval log is kept as the File and read in the import worker. */
+  input: PredictionsInput;
   bytes: number;
 }
 
@@ -188,7 +190,8 @@ export class NewRunDraft {
     }
     try {
       // Reading is asynchronous; parsing and pairing happen in the import worker at start.
-      this.#predictions = { name: file.name, text: await readUtf8File(file), bytes: file.size };
+      const input: PredictionsInput = /\.(parquet|pq|eval)$/i.test(file.name) ? { name: file.name, blob: file } : { name: file.name, text: await readUtf8File(file) };
+      this.#predictions = { name: file.name, input, bytes: file.size };
       this.#autoName();
       void this.#recheck();
     } catch (err) {
@@ -224,7 +227,7 @@ export class NewRunDraft {
     if (!this.#checker || !ds || !p) return;
     this.#checking = true;
     try {
-      const check = await this.#checker({ datasetId: ds.id, predictions: { name: p.name, text: p.text }, fence: this.#fence });
+      const check = await this.#checker({ datasetId: ds.id, predictions: p.input, fence: this.#fence });
       if (seq === this.#checkSeq) this.#check = check;
     } catch (err) {
       if (seq === this.#checkSeq) this.#predictionsError = isWorkbenchError(err) ? err.message : errorMessage(err);
@@ -235,7 +238,7 @@ export class NewRunDraft {
 
   #autoName(): void {
     if (this.#nameTouched) return;
-    const pred = this.#predictions?.name.replace(/\.(json|jsonl|sql)$/i, '');
+    const pred = this.#predictions?.name.replace(/\.(json|jsonl|sql|parquet|eval)$/i, '');
     this.#name = [pred, this.#dataset?.name].filter(Boolean).join(' on ');
   }
 
@@ -247,7 +250,7 @@ export class NewRunDraft {
       name: this.#name.trim(),
       datasetId: ds.id,
       subset: { description: subset.description, indices: subset.indices },
-      predictions: { name: this.#predictions.name, text: this.#predictions.text },
+      predictions: this.#predictions.input,
       config: {
         ...DEFAULT_RUN_CONFIG,
         metrics: [...this.#metrics],

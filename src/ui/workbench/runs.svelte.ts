@@ -7,7 +7,8 @@ import { errorMessage } from '../../core/errors.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import { downloadText, safeFileName } from '../shell/download.ts';
+import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
+import { runParquetBlob } from './parquet-export.ts';
 
 export interface RunJob {
   name: string;
@@ -19,7 +20,7 @@ export interface RunJob {
   cancelling: boolean;
 }
 
-export type ExportKind = 'run' | 'bird' | 'csv';
+export type ExportKind = 'run' | 'bird' | 'csv' | 'parquet';
 
 export class RunsState {
   readonly #store: WorkbenchStore;
@@ -174,6 +175,12 @@ export class RunsState {
       const base = safeFileName(file.run.name);
       if (kind === 'run') downloadText(`${base}.run.json`, runFileJson(file), 'application/json');
       else if (kind === 'bird') downloadText(`${base}.predict_bird.json`, birdPredictionsJson(file.samples), 'application/json');
+      else if (kind === 'parquet') {
+        // The questions' texts go into the table too, from the run's dataset while it is stored.
+        const dataset = file.questions ? null : await this.#store.datasets.get(file.run.dataset.id);
+        const questions = file.questions ?? dataset?.questions.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
+        downloadBlob(`${base}.samples.parquet`, await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }));
+      }
       else downloadText(`${base}.csv`, toCsv(file.samples), 'text/csv');
       return null;
     } catch (err) {

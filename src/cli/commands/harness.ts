@@ -1,0 +1,108 @@
+/**
+ * `harness`: completions from an RL trainer or eval harness (verl validation generations,
+ * lm-evaluation-harness --log_samples, Inspect eval logs) evaluated as runs, one per training
+ * step where the file holds several. Rows are mapped to the dataset's questions (the rule per
+ * row is reported on stderr, with every unmatched row); each run is then scored exactly like
+ * `eval` scores a JSONL predictions file.
+ */
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { readHarnessFile } from '../../adapters/harness/read-harness.ts';
+import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
+import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
+import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import { evalOptionsOf } from '../../core/eval/executor.ts';
+import { officialTable } from '../../core/eval/report.ts';
+import { parseGoldSql } from '../../core/formats/gold.ts';
+import { HARNESS_FORMATS, mapHarnessRows, mappingReport, type HarnessFormat, type HarnessRow } from '../../core/formats/harness.ts';
+import { findingText } from '../../core/formats/pairing.ts';
+import { compileRewardFormula } from '../../core/rl/reward.ts';
+import { toRunFile } from '../../core/run/export.ts';
+import { planReplay, runEvaluation } from '../../core/run/replay.ts';
+import { toSampleRecords } from '../../core/run/run-file.ts';
+import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
+import { parseEvalArgs } from './eval-args.ts';
+import { bad, parseFlags } from './flags.ts';
+import { evalRunHeader, runQuestions } from './run-out.ts';
+import { readQuestionsInput, readText } from './tabular-input.ts';
+import { resolveDbRoot } from './db-root-zip.ts';
+
+export const usage = `usage: npm run --silent cli -- harness --completions FILE|DIR --gold FILE --dataset FILE --db-root DIR|ZIP
+    [--from verl|lm-eval|inspect] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
+
+/** `run.json` -> `run.step-10.json` when the file holds several steps. */
+function stepFile(file: string, step: number | null, several: boolean): string {
+  if (!several || step === null) return file;
+  const ext = path.extname(file);
+  return `${file.slice(0, file.length - ext.length)}.step-${step}${ext}`;
+}
+
+async function readRows(input: string, format: HarnessFormat | null): Promise<{ format: HarnessFormat; rows: HarnessRow[]; name: string; files: string[] }> {
+  const st = await stat(input).catch(() => null);
+  if (!st) throw new WorkbenchError('MISSING_FILE', `file not found: ${input}`, '--completions');
+  // verl writes one <step>.jsonl per validation into trainer.validation_data_dir: a folder is read whole.
+  const files = st.isDirectory() ? (await readdir(input)).filter((f) => /\.jsonl$/i.test(f)).sort().map((f) => path.join(input, f)) : [input];
+  if (files.length === 0) throw new WorkbenchError('MISSING_FILE', `no .jsonl file in the folder ${input}`, '--completions');
+  let found: HarnessFormat | null = format;
+  const rows: HarnessRow[] = [];
+  for (const f of files) {
+    const got = await readHarnessFile(path.basename(f), new Blob([await readFile(f)]), found);
+    found = got.format;
+    rows.push(...got.rows);
+  }
+  return { format: found!, rows, name: path.basename(input), files };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, {
+    completions: { type: 'string' }, from: { type: 'string' }, gold: { type: 'string' }, dataset: { type: 'string' }, 'db-root': { type: 'string' },
+    'run-out': { type: 'string' }, 'timeout-s': { type: 'string' }, workers: { type: 'string' }, metrics: { type: 'string' },
+  }, usage);
+  for (const req of ['completions', 'gold', 'dataset', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  if (values.from !== undefined && !(HARNESS_FORMATS as readonly string[]).includes(values.from)) {
+    throw bad('--from', `unknown format ${JSON.stringify(values.from)}; use one of ${HARNESS_FORMATS.join(', ')}`);
+  }
+  // The evaluation flags mean what they mean for `eval` (same parser, same defaults and checks).
+  const evalArgs = parseEvalArgs([
+    '--predictions', values.completions!, '--gold', values.gold!, '--db-root', values['db-root']!, '--dataset', values.dataset!,
+    ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []), ...(values.workers ? ['--workers', values.workers] : []),
+    ...(values.metrics ? ['--metrics', values.metrics] : []),
+  ]);
+  const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
+  const questions = await readQuestionsInput('--dataset', values.dataset!);
+  const { format, rows, name, files } = await readRows(values.completions!, (values.from as HarnessFormat | undefined) ?? null);
+  const runs = mapHarnessRows(rows, questions);
+  const formula = compileRewardFormula(evalArgs.reward);
+  const root = await resolveDbRoot(evalArgs.dbRoot);
+  const pool = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
+  try {
+    for (const r of runs) {
+      process.stderr.write(`${mappingReport(format, name, r)}\n`);
+      if (r.records.length === 0) {
+        process.stderr.write(`warning: ${name}${r.step === null ? '' : ` step ${r.step}`}: no row matched a question; nothing to evaluate\n`);
+        continue;
+      }
+      const label = `${name}${r.step === null ? '' : ` step ${r.step}`}`;
+      const plan = planReplay({ predictions: { name: label, records: r.records }, gold, questions });
+      for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
+      const { results, summary } = await runEvaluation(plan.items, evalOptionsOf({ ...evalArgs, timeoutMs: evalArgs.timeoutS * 1000 }), { executor: pool });
+      process.stdout.write(`${label} (${format})\n${officialTable(summary)}\n\n`);
+      if (values['run-out']) {
+        const out = stepFile(values['run-out'], r.step, runs.length > 1);
+        // The file the step came from (verl: <dir>/<step>.jsonl) is the run's predictions file.
+        const source = files.find((f) => path.basename(f) === `${r.step}.jsonl`) ?? files[0]!;
+        const header = await evalRunHeader({ ...evalArgs, dbRoot: root.dir, predictions: source }, plan.items, results);
+        header.name = label;
+        const file = toRunFile(header, toSampleRecords(plan.items, results, formula), runQuestions(plan.items, questions));
+        if (isParquetName(out)) await writeParquetFile(out, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) });
+        else await writeFile(out, JSON.stringify(file, null, 1) + '\n');
+      }
+    }
+  } finally {
+    await pool.dispose();
+    await root.cleanup();
+  }
+  return 0;
+}
