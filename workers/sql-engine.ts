@@ -102,10 +102,14 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
   /**
    * Gold results on the pristine database, by database and gold text (reuse.ts in the core says
    * which golds qualify): every sample of a question runs the same gold, so it is executed once
-   * while its result fits GOLD_CACHE_VALUES. New bytes for a database (loadDb) forget its golds.
+   * per worker while its result fits GOLD_CACHE_VALUES, even when the database is evicted and
+   * loaded again. A worker serves one pool, whose DbSource gives each db_id one file, and
+   * `forgetGolds` is called when a database id is given bytes it did not have before.
    */
   const golds = new Map<string, { result: Result | null; error: string | null; values: number }>();
   let goldValues = 0;
+  /** Size of the bytes each database id was last loaded with (other bytes forget its golds). */
+  const seenSize = new Map<string, number>();
   const goldKey = (dbId: string, sql: string) => `${dbId}\u0000${sql}`;
   function forgetGolds(dbId: string): void {
     for (const [k, g] of golds) if (k.startsWith(`${dbId}\u0000`)) {
@@ -259,8 +263,10 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         bytes[18] = 1;
         bytes[19] = 1;
       }
+      const before = open.get(dbId)?.sizeBytes ?? seenSize.get(dbId);
+      if (before !== undefined && before !== bytes.length) forgetGolds(dbId);
+      seenSize.set(dbId, bytes.length);
       drop(dbId);
-      forgetGolds(dbId);
       const db = openSharing(sql(), bytes);
       let tables: number;
       try {

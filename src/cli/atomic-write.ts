@@ -42,10 +42,7 @@ export function tempPathFor(file: string): string {
 }
 
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  installSignalCleanup();
-  const temp = tempPathFor(file);
-  pending.add(temp);
-  try {
+  await writeAtomicWith(file, async (temp) => {
     const handle = await open(temp, 'wx');
     try {
       await handle.writeFile(text);
@@ -53,13 +50,7 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     } finally {
       await handle.close();
     }
-    await rename(temp, file);
-  } catch (err) {
-    await unlink(temp).catch(() => {});
-    throw err;
-  } finally {
-    pending.delete(temp);
-  }
+  });
 }
 
 /** Any writer made atomic: `write` fills a temporary file beside `file`, which is renamed when it is complete. */

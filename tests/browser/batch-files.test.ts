@@ -7,8 +7,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Download, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Download } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
@@ -17,29 +17,17 @@ import { parseCustomId, type BatchRequestLine } from '../../src/core/run/batch.t
 import { planReplay } from '../../src/core/run/replay.ts';
 import { vllmErrorLine, vllmOkLine } from '../helpers/batch-fixtures.ts';
 import { tempFile } from '../helpers/cli.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
 import { DEMO_ROOT } from './node-reference.ts';
-import { importDataset, laptopPage } from './workbench-helpers.ts';
+import { type AppSession, closeAppAfter, importDataset, openApp } from './workbench-helpers.ts';
 
 describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: batch files out and back in'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
   });
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('exports one line per sample with a unique custom_id and imports run_batch output as a run scored like a replay', async () => {
     await page.goto(server.url + '#/datasets');

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BlobReader, BlobWriter, TextReader, Uint8ArrayReader, ZipWriter } from '@zip.js/zip.js';
 import type { Browser, CDPSession, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { laptopPage } from './workbench-helpers.ts';
+import { closeAppAfter, laptopPage } from './workbench-helpers.ts';
 
 const DBS = ['student_club', 'superhero', 'toxicology'];
 const DEV_FILES = ['dev.json', 'dev_gold.sql', 'dev_tables.json'];
@@ -114,11 +114,7 @@ describe.skipIf(browserSkipReason())(suiteTitle("BIRD's release zip with the dat
     watch = watchPage(page);
     await page.goto(server.url + '#/datasets');
   });
-  afterEach(() => expect(watch.problems).toEqual([]));
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('imports dev.zip through the file input to the same databases (sha256) as the folder, and reports the peak memory', async () => {
     const zip = await releaseZip();

@@ -7,18 +7,14 @@
  * story: extraction rule `none`, EX 0).
  */
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
 import { DEMO_ROOT } from './node-reference.ts';
-import { closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
+import { type AppSession, closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
 
 describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real GGUF model on the CPU engine'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
 
   beforeAll(async () => {
     ({ server, browser, page, watch } = await openApp());

@@ -1,11 +1,10 @@
 import { copyFileSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NativeDatabase } from '../helpers/native-sqlite.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, importDataset, openApp } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
+import { type AppSession, closeAppAfter, importDataset, openApp } from './workbench-helpers.ts';
 
 /**
  * Issue 17's attacks on the SQL engine, in the built app (the same engine and pool as the CLI):
@@ -24,10 +23,7 @@ const QUESTIONS = [
 ];
 
 describe.skipIf(browserSkipReason())(suiteTitle('hostile SQL against the engine in the app'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
   let dir: string;
 
   beforeAll(async () => {

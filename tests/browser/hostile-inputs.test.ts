@@ -1,13 +1,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
 import { idbCounts, spiderOneDbFolder } from './offline-helpers.ts';
-import { closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
+import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
 
 /** concert_singer's questions are the first 45 of Spider dev (positions = question ids). */
 const QUESTIONS = 45;
@@ -22,10 +21,7 @@ const MALICIOUS =
  * and its score.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
   let dir: string;
   let runId: string;
   let exTotal: string;

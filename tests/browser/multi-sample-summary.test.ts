@@ -1,11 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
+import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
 
 interface BirdQuestion { question_id: number; db_id: string; SQL: string; difficulty: string }
 
@@ -38,10 +37,7 @@ function writeRollouts(): string {
 
 /** One multi-sample run through the CLI and through the app: the same summary, counts included. */
 describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample run, CLI and app'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
 
   beforeAll(async () => {
     ({ server, browser, page, watch } = await openApp());
@@ -75,6 +71,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
       expect(cells.ex![level], `EX ${level}`).toBe(b.count ? formatFixed2(b.ex) : '–');
       expect(cells['soft-f1']![level], `Soft-F1 ${level}`).toBe(b.count ? formatFixed2(b.soft_f1) : '–');
     }
+    await screenshot(page, 'dashboard-multi-sample-1400x1000.png');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'dashboard-multi-sample-390x844.png', true);
+    await page.setViewportSize({ width: 1400, height: 1000 });
     const note = (await page.getByTestId('samples-note').textContent())?.trim();
     expect(cli.stdout).toContain(note!);
     expect(note).toMatch(/^n = 2 to 6 samples per question \(54 samples\)/);
@@ -99,6 +99,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
     const finding = page.locator('[data-testid="pairing-findings"] li[data-code="key-order"]');
     await finding.waitFor();
     expect(await finding.textContent()).toContain(cliMessage!);
+    await screenshot(page, 'new-run-findings-1400x1000.png', true);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'new-run-findings-390x844.png', true);
+    await page.setViewportSize({ width: 1400, height: 1000 });
     await page.getByTestId('run-name').fill('sorted keys');
     await page.getByTestId('run-start').click();
     await page.getByTestId('run-error').waitFor();

@@ -1,22 +1,18 @@
 import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
 import { spiderOneDbFolder } from './offline-helpers.ts';
-import { closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
+import { type AppSession, closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
 
 interface CliProbe { questions: number; exploits: Array<{ id: string; variants: number; official: { won: number }; read_only: { won: number } }> }
 
 /** The probe screen gives the CLI's counts on the same questions and database. */
 describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
   let cli: CliProbe;
 
   beforeAll(async () => {

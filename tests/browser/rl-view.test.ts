@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/core/rl/compare.ts';
 import { pct } from '../../src/core/rl/explanations.ts';
@@ -8,8 +8,8 @@ import { computeRunStats, type RunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, downloadFrom, importDataset, openApp, screenshot, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
+import { type AppSession, closeAppAfter, downloadFrom, importDataset, openApp, screenshot, startRun } from './workbench-helpers.ts';
 
 interface BirdQuestion { question_id: number; db_id: string; SQL: string; difficulty: string }
 
@@ -61,10 +61,7 @@ async function exportedRun(page: Page, runId: string): Promise<RunFile> {
  * (read back through the run export), its exports, and the comparison with a second run.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
   let runA: string;
   let fileA: RunFile;
   let stats: RunStats;

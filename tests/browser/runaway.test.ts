@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { closeAppAfter } from './workbench-helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE } from '../../scripts/demo/predictions.ts';
 import {
   browserSkipReason,
@@ -59,14 +60,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('a runaway query in the hostile 
     });
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('marks the never-ending recursive CTE as a timeout with score 0', async () => {
     const item = await openItem(page, runId, HOSTILE.runaway);

@@ -1,9 +1,9 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
 import { idbCounts, longQuestionsFolder, originStorage, spiderOneDbFolder, spiderPetsFolder } from './offline-helpers.ts';
-import { closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
+import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
 
 type Counts = Awaited<ReturnType<typeof idbCounts>>;
 
@@ -144,10 +144,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
  * does not reach (a run of 45 samples stores about 12 KB).
  */
 describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: simulated quota)'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
   let runId: string;
   let exTotal: string;
   let before: Counts;
@@ -164,14 +161,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: si
     expect(before).toMatchObject({ datasets: 1, databases: 1, runs: 1 });
   }, 180_000);
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('shows what the site stores against its quota, and asks the browser to keep the data', async () => {
     const line = page.getByTestId('storage-line');

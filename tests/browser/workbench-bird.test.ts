@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
+import { type AppSession, closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
 
 interface CliItem { index: number; question_id: number; ex: 0 | 1; soft_f1: number | null; status: string; pred_rows: number | null; gold_rows: number | null }
 interface CliBucket { count: number; ex: number; soft_f1: number }
@@ -30,10 +29,7 @@ async function cliEval(predictions: string): Promise<CliReport> {
  * browser, compared item by item with the CLI, kept across a reload, explored item by item.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
   let cli: CliReport;
   let runId: string;
 

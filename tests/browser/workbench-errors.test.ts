@@ -1,11 +1,10 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
+import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
 import { spiderOneDbFolder } from './offline-helpers.ts';
 
 /**
@@ -13,10 +12,7 @@ import { spiderOneDbFolder } from './offline-helpers.ts';
  * stored: the dataset, its database and the run made before are all still there, unchanged.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong files and keeps what it has'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
   let dir: string;
   let runId: string;
   let exTotal: string;
@@ -25,12 +21,13 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong fil
   async function storedIsIntact(): Promise<void> {
     await page.getByTestId('nav-datasets').click();
     const items = page.getByTestId('dataset-list').locator('li');
-    expect(await items.count()).toBe(1);
+    // The lists render once the store has answered: wait for them, then there must be exactly one.
+    await expect.poll(() => items.count(), { timeout: 10_000 }).toBe(1);
     await items.first().locator('a').click();
     await page.getByTestId('dataset-card').getByTestId('db-table').waitFor();
     expect(await page.locator('tr[data-db="concert_singer"] td.sha').textContent()).toBe(sha);
     await page.getByTestId('nav-runs').click();
-    expect(await page.getByTestId('run-list').locator('li[data-run-id]').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('run-list').locator('li[data-run-id]').count(), { timeout: 10_000 }).toBe(1);
     await page.goto(`${server.url}#/run/${runId}`);
     await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
     expect((await officialCells(page)).ex!.total).toBe(exTotal);

@@ -1,12 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runFileJson, toRunFile } from '../../src/core/run/export.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
+import { type AppSession, closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
 
 const N = 2000;
 const HOSTILE = 1234;
@@ -25,10 +24,7 @@ function sample(index: number): SampleRecord {
 
 /** A run of 2,000 samples (more than BIRD dev's 1,534) imported as a run file: the explorer stays small in the DOM and quick. */
 describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 items'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
   const samples = Array.from({ length: N }, (_, i) => sample(i));
   const header: RunHeader = {
     id: 'big-run', name: 'two thousand', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', status: 'done',

@@ -2,14 +2,13 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BlobReader, BlobWriter, ZipWriter, configure } from '@zip.js/zip.js';
-import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { selectSubset } from '../../src/core/run/subset.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
+import { type AppSession, closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
 
 const DBS = ['concert_singer', 'pets_1', 'car_1', 'flight_2'];
 
@@ -33,10 +32,7 @@ async function spiderZip(root: string): Promise<string> {
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider databases'), () => {
-  let server: StaticServer;
-  let browser: Browser;
-  let page: Page;
-  let watch: PageWatch;
+  let { server, browser, page, watch } = {} as AppSession;
   let folder: string;
   const questions = parseQuestions(readFileSync(sharedData('spider', 'dev.json'), 'utf8'), 'dev.json');
   const withDb = questions.filter((q) => DBS.includes(q.dbId)).length;

@@ -18,7 +18,7 @@
  *   in messages, `describe()` or anything exported.
  */
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams } from '../../core/engine/engine.ts';
+import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
 import { EngineError, isEngineError } from '../../core/engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, meanLogprob, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
 import {
@@ -220,11 +220,7 @@ export class OpenAiEngine implements Engine {
     );
   }
 
-  async generate(
-    prompt: Prompt,
-    params: SamplingParams,
-    hooks: { signal?: AbortSignalLike; onToken?: (sampleIndex: number, text: string) => void } = {},
-  ): Promise<Completion[]> {
+  async generate(prompt: Prompt, params: SamplingParams, hooks: GenerateHooks = {}): Promise<Completion[]> {
     validateSampling(params);
     if (!this.loaded) throw new EngineError('NOT_LOADED', 'the engine is not loaded: call load() first');
     const epoch = this.epoch;

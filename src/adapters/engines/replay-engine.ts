@@ -8,8 +8,7 @@
  * SQL (BIRD JSON, JSONL `sql`, `.sql` lines). A question with fewer recorded samples than asked
  * gets error samples for the rest: errors are data, never a crashed run.
  */
-import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams } from '../../core/engine/engine.ts';
+import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
 import { EngineError } from '../../core/engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
 import type { Prediction, Question } from '../../core/types.ts';
@@ -59,11 +58,7 @@ export class ReplayEngine implements Engine {
     return null;
   }
 
-  async generate(
-    prompt: Prompt,
-    params: SamplingParams,
-    hooks: { signal?: AbortSignalLike; onToken?: (sampleIndex: number, text: string) => void } = {},
-  ): Promise<Completion[]> {
+  async generate(prompt: Prompt, params: SamplingParams, hooks: GenerateHooks = {}): Promise<Completion[]> {
     validateSampling(params);
     if (!this.loaded) throw new EngineError('NOT_LOADED', 'no predictions file is loaded: call load() first');
     const id = prompt.questionId;

@@ -15,7 +15,7 @@
  */
 import type { AppConfig, ChatCompletionChunk, MLCEngineInterface, ModelRecord } from '@mlc-ai/web-llm';
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, LoadProgress, ModelRef, Prompt, SamplingParams } from '../../core/engine/engine.ts';
+import type { Completion, Engine, EngineCapabilities, LoadProgress, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
 import { abortPromise, onAbort, throwIfAborted } from '../../core/engine/abort.ts';
 import { EngineError } from '../../core/engine/engine-error.ts';
 import type { CapabilityVerdict, GpuProbe } from '../../core/engine/gpu-verdict.ts';
@@ -132,11 +132,7 @@ export class WebLlmEngine implements Engine {
     return this.window;
   }
 
-  async generate(
-    prompt: Prompt,
-    params: SamplingParams,
-    hooks: { signal?: AbortSignalLike; onToken?: (sampleIndex: number, text: string) => void } = {},
-  ): Promise<Completion[]> {
+  async generate(prompt: Prompt, params: SamplingParams, hooks: GenerateHooks = {}): Promise<Completion[]> {
     validateSampling(params);
     const engine = this.engine;
     if (!engine) throw new EngineError('NOT_LOADED', 'no model is loaded: call load() first');

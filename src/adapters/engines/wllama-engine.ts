@@ -10,7 +10,7 @@
 import { wrap, proxy, type Remote } from 'comlink';
 import wllamaWasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, EngineDevice, LoadProgress, ModelRef, Prompt, SamplingParams } from '../../core/engine/engine.ts';
+import type { Completion, Engine, EngineCapabilities, EngineDevice, LoadProgress, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
 import { EngineError, engineError } from '../../core/engine/engine-error.ts';
 import { PLAIN_TEMPLATE_STOP, renderPlainChat } from '../../core/engine/plain-template.ts';
 import { abortPromise, onAbort, throwIfAborted } from '../../core/engine/abort.ts';
@@ -144,11 +144,7 @@ export class WllamaEngine implements Engine {
     return this.call((api) => api.countTokens(text));
   }
 
-  async generate(
-    prompt: Prompt,
-    params: SamplingParams,
-    hooks: { signal?: AbortSignalLike; onToken?: (sampleIndex: number, text: string) => void } = {},
-  ): Promise<Completion[]> {
+  async generate(prompt: Prompt, params: SamplingParams, hooks: GenerateHooks = {}): Promise<Completion[]> {
     validateSampling(params);
     const model = this.model;
     if (!model) throw new EngineError('NOT_LOADED', 'no model is loaded: call load() first');

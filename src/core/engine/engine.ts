@@ -51,6 +51,12 @@ export interface Completion {
   systemFingerprint?: string;
 }
 
+/** Cancellation and streaming of one generate() call: `onToken` receives each sample's text as it grows. */
+export interface GenerateHooks {
+  signal?: AbortSignalLike;
+  onToken?: (sampleIndex: number, text: string) => void;
+}
+
 export interface EngineDevice {
   /** `webgpu`, `cpu`, or a server's name for itself. */
   device: string;
@@ -90,7 +96,7 @@ export interface Engine {
   generate(
     prompt: Prompt,
     params: SamplingParams,
-    hooks?: { signal?: AbortSignalLike; onToken?: (sampleIndex: number, text: string) => void },
+    hooks?: GenerateHooks,
   ): Promise<Completion[]>;
   /** Token count of a text with the loaded model's tokenizer (when capabilities.tokenize). */
   countTokens?(text: string): Promise<number>;

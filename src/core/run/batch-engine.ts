@@ -9,8 +9,7 @@
  * The engine does not do n natively, so the loop asks one sample per call. A request with no
  * line in the output becomes an error sample saying so: errors are data, never a crashed run.
  */
-import type { AbortSignalLike } from '../eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams } from '../engine/engine.ts';
+import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../engine/engine.ts';
 import { EngineError } from '../engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, validateSampling } from '../engine/sampling.ts';
 import type { Question } from '../types.ts';
@@ -45,11 +44,7 @@ export class BatchEngine implements Engine {
     return this.plan.contextWindow;
   }
 
-  async generate(
-    prompt: Prompt,
-    params: SamplingParams,
-    hooks: { signal?: AbortSignalLike; onToken?: (sampleIndex: number, text: string) => void } = {},
-  ): Promise<Completion[]> {
+  async generate(prompt: Prompt, params: SamplingParams, hooks: GenerateHooks = {}): Promise<Completion[]> {
     validateSampling(params);
     const base = this.plan.spec.params.seed;
     if (params.n !== 1 || params.seed === null || base === null) {

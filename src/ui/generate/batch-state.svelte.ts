@@ -4,7 +4,9 @@
  * SGLang, OpenAI's Batch API, Ray Data LLM), then import the output JSONL back as a generation
  * run, scored through the same loop with the BatchEngine (src/core/run/batch-engine.ts).
  */
-import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { GenerationRunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { Engine, ModelRef, SamplingParams } from '../../core/engine/engine.ts';
+import type { PromptTemplate } from '../../core/prompt/templates.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { BATCH_ENGINE, parseBatchPlan, planCustomIds, type BatchPlan } from '../../core/run/batch.ts';
 import { BatchEngine } from '../../core/run/batch-engine.ts';
@@ -12,7 +14,19 @@ import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput, type 
 import { quickCheckIndices } from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG } from '../../core/run/types.ts';
 import { downloadText, safeFileName } from '../shell/download.ts';
-import type { GenerateState } from './generate-state.svelte.ts';
+/** What the batch panel reads from the Generate screen's state (GenerateState is one). */
+export interface BatchSource {
+  readonly datasetId: string | null;
+  readonly subset: 'quick' | 'first' | 'all';
+  readonly firstN: number;
+  readonly model: ModelRef | null;
+  readonly name: string;
+  readonly sampleRows: number | null;
+  readonly running: boolean;
+  template(): PromptTemplate;
+  params(): SamplingParams;
+  startWith(store: WorkbenchStore, engine: Engine, req: GenerationRunRequest, onDone: (runId: string) => void): Promise<void>;
+}
 
 export class BatchState {
   /** The model name the cluster serves (the `model` of every line). */
@@ -30,11 +44,11 @@ export class BatchState {
   coverage = $state.raw<BatchCoverage | null>(null);
 
   /** The name of the model line: what the user typed, else the loaded engine's model. */
-  modelName(g: GenerateState): string {
+  modelName(g: BatchSource): string {
     return this.model.trim() || g.model?.id || '';
   }
 
-  async exportPlan(g: GenerateState, store: WorkbenchStore): Promise<void> {
+  async exportPlan(g: BatchSource, store: WorkbenchStore): Promise<void> {
     if (!g.datasetId || this.busy) return;
     await this.#busy(async () => {
       const available = await store.datasets.questionsWithDatabase(g.datasetId!);
@@ -74,7 +88,7 @@ export class BatchState {
   }
 
   /** The missing and failed requests of the plan as a smaller batch. */
-  async exportMissing(g: GenerateState, store: WorkbenchStore): Promise<void> {
+  async exportMissing(g: BatchSource, store: WorkbenchStore): Promise<void> {
     const { plan, coverage } = this;
     if (!plan || !coverage || !g.datasetId) return;
     await this.#busy(async () => {
@@ -86,7 +100,7 @@ export class BatchState {
   }
 
   /** A generation run of the chosen dataset whose completions are the output's lines. */
-  async importRun(g: GenerateState, store: WorkbenchStore, onDone: (runId: string) => void): Promise<void> {
+  async importRun(g: BatchSource, store: WorkbenchStore, onDone: (runId: string) => void): Promise<void> {
     const { plan, output } = this;
     if (!plan || !output || !g.datasetId || g.running) return;
     this.error = null;

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { WorkbenchError } from '../../../src/core/errors.ts';
 import { parseGoldSql, pyStrip } from '../../../src/core/formats/gold.ts';
 import { readSharedText } from '../../helpers/shared-data.ts';
-
-function errorOf(fn: () => unknown): WorkbenchError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof WorkbenchError) return e;
-    throw e;
-  }
-  throw new Error('expected a WorkbenchError');
-}
+import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';
 
 describe('parseGoldSql', () => {
   it('reads `SQL<TAB>db_id` lines in order', () => {

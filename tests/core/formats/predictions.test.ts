@@ -1,22 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WorkbenchError } from '../../../src/core/errors.ts';
 import { parseGoldSql } from '../../../src/core/formats/gold.ts';
 import { BIRD_SEPARATOR, pairPredictions, parsePredictions } from '../../../src/core/formats/predictions.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { planReplay } from '../../../src/core/run/replay.ts';
 import type { GoldEntry, Prediction, Question } from '../../../src/core/types.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';
-
-function errorOf(fn: () => unknown): WorkbenchError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof WorkbenchError) return e;
-    throw e;
-  }
-  throw new Error('expected a WorkbenchError');
-}
+import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';
 
 const sqls = (preds: Prediction[]) => preds.map((p) => p.sql);
 const rules = (preds: Prediction[]) => preds.map((p) => p.extraction.rule);

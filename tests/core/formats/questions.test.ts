@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { WorkbenchError } from '../../../src/core/errors.ts';
 import { jsonErrorOffset, parseQuestions } from '../../../src/core/formats/questions.ts';
 import type { Question } from '../../../src/core/types.ts';
 import { readSharedText } from '../../helpers/shared-data.ts';
-
-function errorOf(fn: () => unknown): WorkbenchError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof WorkbenchError) return e;
-    throw e;
-  }
-  throw new Error('expected a WorkbenchError');
-}
+import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';
 
 const bird = (over: Record<string, unknown> = {}) => ({
   question_id: 7,

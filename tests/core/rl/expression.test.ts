@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { WorkbenchError } from '../../../src/core/errors.ts';
 import { evaluateExpression, parseExpression } from '../../../src/core/rl/expression.ts';
+import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';
 
 const VARS = ['ex', 'format', 'soft_f1'];
 const calc = (f: string, vars: Record<string, number> = { ex: 1, format: 0, soft_f1: 0.5 }) => evaluateExpression(parseExpression(f, VARS), vars);
-
-function errorOf(fn: () => unknown): WorkbenchError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof WorkbenchError) return e;
-    throw e;
-  }
-  throw new Error('expected a WorkbenchError');
-}
 
 describe('reward formula expressions', () => {
   it.each<[string, number]>([

@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { WorkbenchError } from '../../../src/core/errors.ts';
 import { itemJson } from '../../../src/core/eval/json-report.ts';
 import { compileRewardFormula } from '../../../src/core/rl/reward.ts';
 import { toRunFile } from '../../../src/core/run/export.ts';
 import { parseRunFile, toSampleRecords } from '../../../src/core/run/run-file.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
 import { header, sample } from './fixtures.ts';
-
-function errorOf(fn: () => unknown): WorkbenchError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof WorkbenchError) return e;
-    throw e;
-  }
-  throw new Error('expected a WorkbenchError');
-}
+import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';
 
 const item = (sampleNo: number, rule: EvalItem['extraction']['rule'], extra: Partial<EvalItem> = {}): EvalItem => ({
   index: 3, questionId: 7, dbId: 'db', difficulty: 'moderate', predSql: `P${sampleNo}`, goldSql: 'G',
