@@ -29,6 +29,7 @@ import type { GoldEntry, Question } from '../../core/types.ts';
 import { BATCH_USAGE, parseBatchExportArgs, parseBatchImportArgs, type BatchExportArgs, type BatchImportArgs } from './batch-args.ts';
 import { readText } from './eval.ts';
 import { executorName, fileRef, sha256File } from './run-out.ts';
+import { runEvaluation } from '../../core/run/replay.ts';
 
 export const usage = BATCH_USAGE;
 
@@ -147,7 +148,7 @@ async function runImport(args: BatchImportArgs): Promise<void> {
   try {
     const outcome = await runBatchImport(plan, { questions, gold, output, files: args.outputs.map((f) => path.basename(f)).join(', ') }, config, {
       database: schemas.database,
-      evaluate: (items, signal) => pool.evaluate(items, evalOptionsOf(config), { signal }),
+      evaluate: async (items, signal) => (await runEvaluation(items, evalOptionsOf(config), { executor: pool, signal })).results,
       store: (s) => samples.push(...s),
     });
     if (outcome.kind !== 'done') throw new WorkbenchError('INTERNAL', `the import stopped: ${outcome.kind}`);
