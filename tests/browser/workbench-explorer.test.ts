@@ -70,15 +70,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
   it('filters by outcome, difficulty and database, and sorts', async () => {
     const count = async () => Number((await page.getByTestId('filter-count').textContent())!.split(' of ')[0]!.replace(/,/g, ''));
     await page.getByTestId('filter-outcome').selectOption('error');
-    expect(await count()).toBe(samples.filter((s) => s.status === 'error').length);
+    await expect.poll(count).toBe(samples.filter((s) => s.status === 'error').length);
     await page.getByTestId('filter-difficulty').selectOption('moderate');
-    expect(await count()).toBe(samples.filter((s) => s.status === 'error' && s.difficulty === 'moderate').length);
+    await expect.poll(count).toBe(samples.filter((s) => s.status === 'error' && s.difficulty === 'moderate').length);
     await page.getByTestId('filter-db').selectOption('db_3');
-    expect(await count()).toBe(samples.filter((s) => s.status === 'error' && s.difficulty === 'moderate' && s.dbId === 'db_3').length);
+    await expect.poll(count).toBe(samples.filter((s) => s.status === 'error' && s.difficulty === 'moderate' && s.dbId === 'db_3').length);
     await page.getByRole('button', { name: 'clear filters' }).click();
     await page.getByTestId('filter-sort').selectOption('time');
     await page.getByText('descending').click();
-    expect(Number(await options().first().getAttribute('data-index')) % 40).toBe(39);
+    // The list re-renders after the click: wait for it rather than read the row that was first before.
+    await expect.poll(async () => Number(await options().first().getAttribute('data-index')) % 40).toBe(39);
     await page.getByTestId('filter-sort').selectOption('index');
     await page.getByText('descending').click();
   });
