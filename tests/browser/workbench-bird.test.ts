@@ -109,8 +109,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
   it('opens a wrong item and shows both result tables, with its row counts, and moves on with the keyboard', async () => {
     await page.getByTestId('filter-outcome').selectOption('wrong-result');
     const wrong = cli.items.filter((i) => i.status === 'ok' && i.ex === 0);
-    expect(await page.getByTestId('filter-count').textContent()).toContain(`${wrong.length} of 500 items`);
+    await expect.poll(() => page.getByTestId('filter-count').textContent()).toContain(`${wrong.length} of 500 items`);
     const first = page.locator('[data-testid="item-list"] [role="option"]').first();
+    // The virtual list re-renders after the filter: wait until its first row is a wrong one.
+    await expect.poll(async () => wrong.some((w) => w.index === Number(await first.getAttribute('data-index')))).toBe(true);
     const index = Number(await first.getAttribute('data-index'));
     await first.click();
     const detail = page.locator(`[data-testid="item-detail"][data-index="${index}"]`);
