@@ -123,4 +123,28 @@ describe('Parquet out: a run of 100,000 samples read back by DuckDB', () => {
     );
     expect(new Set(read.rows.map((r) => r.status))).toEqual(new Set(['ok', 'error']));
   }, 60_000);
+
+  it('a generation run keeps the device that ran: gen_device* per sample, run.device in the header metadata', async () => {
+    const reason = 'the WebGPU adapter lacks shader-f16, which llama.cpp\'s WebGPU backend needs';
+    const gen = (device: string, extra: { deviceReason?: string; deviceDetail?: string }): SampleRecord['generation'] => ({
+      prompt: [{ role: 'user', content: 'q' }], templateId: 't', templateFingerprint: 'f',
+      fit: { limit: 100, tokens: 10, counter: 'engine', fits: true, cut: { sampleRows: [], descriptions: [], tables: [] } },
+      tokensIn: 10, tokensOut: 4, latencyMs: 2, finishReason: 'stop', seed: 0, engine: 'wllama', model: 'm.gguf', device, ...extra,
+    });
+    const samples: SampleRecord[] = [
+      { ...real[0]!, generation: gen('cpu', { deviceReason: reason }) },
+      { ...real[1]!, generation: gen('server', { deviceDetail: 'model Qwen/Qwen2.5-Coder-7B-Instruct, system_fingerprint fp_1' }) },
+      real[2]!,
+    ];
+    const run = { ...header, device: { device: 'cpu', reason } } as RunHeader;
+    const file = path.join(dir, 'run-device.parquet');
+    await writeParquetFile(file, SAMPLES_TABLE, sampleRows(samples, questions), { metadata: runTableMetadata(SAMPLES_TABLE, run) });
+    const read = await query(`SELECT index, sample, gen_device, gen_device_reason, gen_device_detail FROM '${file}' ORDER BY index, sample`);
+    const want = [...samples].sort((a, b) => a.index - b.index || a.sample - b.sample)
+      .map((s) => ({ index: s.index, sample: s.sample, gen_device: s.generation?.device ?? null, gen_device_reason: s.generation?.deviceReason ?? null, gen_device_detail: s.generation?.deviceDetail ?? null }));
+    expect(read.rows).toEqual(want);
+    expect(read.rows.map((r) => r.gen_device).sort()).toEqual(['cpu', 'server', null].sort());
+    const kv = await query(`SELECT decode(value) AS value FROM parquet_kv_metadata('${file}') WHERE decode(key) = 'rlvr-workbench.run'`);
+    expect(JSON.parse(kv.rows[0]!.value as string).device).toEqual({ device: 'cpu', reason });
+  }, 60_000);
 });

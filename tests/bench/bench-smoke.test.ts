@@ -41,6 +41,12 @@ describe('npm run bench -- --quick', () => {
       expect(got.idb_write_samples_per_s as number).toBeGreaterThan(0);
       expect(got.idb_reopen_run_ms as number).toBeGreaterThan(0);
       expect(got).not.toHaveProperty('skipped');
+      // GGUF tokens/s per device (bench/gguf.ts): the CPU key always; the WebGPU key only when
+      // llama.cpp ran the layers on WebGPU, otherwise listed under `absent` with its reason
+      // (here: SwiftShader has no shader-f16, so only the CPU backend registers).
+      expect(got.gen_tokens_per_s_gguf_cpu as number).toBeGreaterThan(0);
+      if (typeof got.gen_tokens_per_s_gguf_webgpu === 'number') expect(got).not.toHaveProperty('absent.gen_tokens_per_s_gguf_webgpu');
+      else expect((got.absent as Record<string, string>).gen_tokens_per_s_gguf_webgpu).toMatch(/WebGPU|adapter|shader-f16/);
     } else {
       expect(got.skipped).toEqual({ keys: [...BROWSER_KEYS], reason: expect.stringContaining(CHROMIUM_PATH) });
     }

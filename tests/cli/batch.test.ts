@@ -45,6 +45,9 @@ describe('CLI batch export / import', () => {
     const run = parseRunFile(readFileSync(runOut, 'utf8'), 'run.json');
     expect(run.run.source).toEqual({ kind: 'generation', engine: 'batch', model: 'Qwen/Qwen2.5-Coder-7B-Instruct', template: 'bird-minidev-v1' });
     expect(run.samples).toHaveLength(12);
+    // The run's header and every sample name the device: the servers that ran the batch.
+    expect(run.run.device).toEqual({ device: 'server', reason: null, detail: expect.stringMatching(/^batch output .*; model Qwen\/Qwen2\.5-Coder-7B-Instruct/) });
+    for (const s of run.samples) expect(s.generation?.deviceDetail).toBe(run.run.device!.detail);
     const failed = run.samples.find((s) => `q${s.index}-s${s.sample}` === errorLine.custom_id)!;
     expect(failed.generation).toMatchObject({ finishReason: 'error', error: expect.stringContaining('status 400: CUDA out of memory') });
     expect(readLines(missingOut)).toEqual([errorLine, missingLine].sort((a, b) => lines.indexOf(a) - lines.indexOf(b)));

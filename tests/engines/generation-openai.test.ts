@@ -57,6 +57,9 @@ describe('generation run over the OpenAI-compatible engine (local server)', () =
     );
     const g = sorted[0]!.generation!;
     expect(g).toMatchObject({ engine: 'openai', model: 'test-model', templateId: 'reasoning-v1', finishReason: 'stop', servedModel: 'test-model', systemFingerprint: 'fp_test_1' });
+    // The device: the server, named by the model and fingerprint of its replies (read after each call).
+    expect(g.device).toBe('server');
+    expect(g.deviceDetail).toMatch(/^model test-model, .*system_fingerprint fp_test_1 at http:\/\/127\.0\.0\.1:\d+$/);
     expect(g.prompt.map((m) => m.role)).toEqual(['system', 'user']);
     expect(g.prompt[1]!.content).toContain('Question: question 0?');
   });

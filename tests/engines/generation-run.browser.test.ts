@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWllamaEngine, type WllamaEngine } from '../../src/adapters/engines/wllama-engine.ts';
 import { PAUSE, exWithInterval, type GenerationProgress } from '../../src/core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG } from '../../src/core/run/types.ts';
+import { toCsv } from '../../src/core/run/export.ts';
 import { BIRD_MINIDEV_V1 } from '../../src/core/prompt/templates.ts';
 import type { DatasetRecord } from '../../src/adapters/store/workbench-store.ts';
 import { testStore, type TestStore } from '../store/store-helpers.ts';
@@ -111,6 +112,16 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
     // The run file keeps the generation records (and no API key: the spec holds none).
     const file = await third.runs.export(first.run.id);
     expect(file.samples[0]!.generation?.prompt[0]!.content).toBe(samples[0]!.generation!.prompt[0]!.content);
+    // The device llama.cpp reported is the run's, in its header and on every sample, and in the CSV.
+    const device = engine.device()!;
+    expect(device.device).toBe('cpu'); // only llama.cpp's CPU backend registers on this machine (SwiftShader, no shader-f16)
+    expect(device.reason).toMatch(/WebGPU|adapter|shader-f16/);
+    expect(first.run.device).toEqual({ device: 'cpu', reason: device.reason });
+    expect(file.run.device).toEqual({ device: 'cpu', reason: device.reason });
+    for (const s of file.samples) expect([s.generation?.device, s.generation?.deviceReason]).toEqual(['cpu', device.reason]);
+    const csv = toCsv(file.samples).split('\r\n');
+    expect(csv[0]).toMatch(/,gen_device,gen_device_reason,gen_device_detail$/);
+    for (const line of csv.slice(1, 7)) expect(line).toContain(',cpu,');
     console.log(`generation run: ${Math.round(performance.now() - t0)} ms for 6 samples (paused once, resumed after a reopen)`);
     // Real inference on a shared 2-core machine: 11-24 s alone, over 60 s when other suites run.
   }, 240_000);

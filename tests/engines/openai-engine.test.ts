@@ -137,6 +137,21 @@ describe('OpenAI-compatible engine against a local server', () => {
     expect(e.describe()).toMatchObject({ concurrency: 32, maxRetries: 9, support: { n: 'native', logprobs: 'unchecked', ownedBy: 'vllm' } });
   });
 
+  it('reports its device as the server: the configured model before a reply, then the model and system_fingerprint the server answered with', async () => {
+    const e = await engine({}, {
+      fingerprint: 'fp_sglang_7', servedModel: 'Qwen/Qwen2.5-Coder-7B-Instruct',
+      models: [{ id: 'test-model', object: 'model', owned_by: 'sglang' }],
+    });
+    expect(e.device()).toEqual({ device: 'server', reason: null, detail: `model test-model, owned by sglang at ${server.url.replace(/\/+$/, '')}` });
+    await e.generate(prompt, { ...GREEDY });
+    expect(e.device()).toEqual({
+      device: 'server', reason: null,
+      detail: `model Qwen/Qwen2.5-Coder-7B-Instruct, owned by sglang, system_fingerprint fp_sglang_7 at ${server.url.replace(/\/+$/, '')}`,
+    });
+    await e.unload();
+    expect(e.device()).toBeNull();
+  });
+
   it('checks logprobs against the reply: a server that leaves them out is not asked again, and says so', async () => {
     const e = await engine({}, { omitsLogprobs: true });
     const first = await e.generate(prompt, { ...GREEDY, logprobs: true });

@@ -35,6 +35,13 @@ describe('replay engine', () => {
     expect(out.map((c) => c.seed)).toEqual([5, 6, 7]);
   });
 
+  it('reports device none once loaded: no model runs', async () => {
+    const engine = createReplayEngine(source());
+    expect(engine.device()).toBeNull();
+    await engine.load({ id: 'samples.jsonl' });
+    expect(engine.device()).toEqual({ device: 'none', reason: null });
+  });
+
   it('serves the SQL of a prediction that has no raw completion', async () => {
     const engine = createReplayEngine(source());
     await engine.load({ id: 'samples.jsonl' });

@@ -120,6 +120,28 @@ describe('WebLLM engine logic', () => {
     expect(f.requests[0]).toMatchObject({ temperature: 0.5, top_p: 0.9, max_tokens: 99, stop: [';'], seed: 7, stream: true, logprobs: true, messages: prompt.messages });
   });
 
+  it('reports WebGPU on the adapter its capability check saw while a model is loaded, and no device before or after', async () => {
+    const e = fakeWebLlm().make();
+    expect(e.device()).toBeNull();
+    await e.load(Q32);
+    expect(e.device()).toEqual({ device: 'webgpu', reason: null, detail: 'test gpu' });
+    await e.unload();
+    expect(e.device()).toBeNull();
+  });
+
+  it('names a software adapter (SwiftShader) as such in its device', async () => {
+    const e = createWebLlmEngine({
+      probe: async () => ({ ...gpu([]), adapter: { vendor: 'google', architecture: 'swiftshader', device: '', description: 'SwiftShader Device (Subzero)', isFallbackAdapter: true } }),
+      spawn: () => ({ terminate() {} }) as unknown as Worker,
+      importWebLlm: async () => ({
+        prebuiltAppConfig: { model_list: [{ model: 'm', model_id: Q32.id, model_lib: 'lib.wasm' }] },
+        CreateWebWorkerMLCEngine: async () => ({ unload: async () => {} }),
+      }) as unknown as typeof import('@mlc-ai/web-llm'),
+    });
+    await e.load(Q32);
+    expect(e.device()).toEqual({ device: 'webgpu', reason: null, detail: 'google swiftshader (SwiftShader Device (Subzero)), a software (fallback) adapter' });
+  });
+
   it('makes shader-f16 explicit in the record of a q4f16 model, which web-llm itself omits', async () => {
     const f = fakeWebLlm();
     await f.make(['shader-f16']).load(Q16);

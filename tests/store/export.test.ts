@@ -29,8 +29,38 @@ describe('run exports', () => {
     const csv = toCsv([sample(1, 'SELECT "x", 2'), sample(0, 'SELECT 1\nFROM t', { error: null, softF1: null })]);
     const lines = csv.split('\r\n');
     expect(lines[0]).toMatch(/^index,question_id,db_id,difficulty,sample,status,ex,soft_f1/);
-    expect(lines[1]).toBe('0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,');
+    expect(lines[1]).toBe('0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,,,,');
     expect(lines[2]).toContain('"SELECT ""x"", 2"');
+  });
+
+  it('the device that ran: the header\'s run.device and each sample\'s in the run file, and gen_device* at the end of the CSV', () => {
+    const gen = (device: string, deviceReason?: string, deviceDetail?: string): SampleRecord['generation'] => ({
+      prompt: [{ role: 'user', content: 'q' }], templateId: 't', templateFingerprint: 'f',
+      fit: { tokens: 10, limit: 100, counter: 'chars/4', fits: true, cut: { sampleRows: [], descriptions: [], tables: [] } },
+      tokensIn: 10, tokensOut: 5, latencyMs: 3, finishReason: 'stop', seed: 1, engine: 'wllama', model: 'm.gguf',
+      device, ...(deviceReason ? { deviceReason } : {}), ...(deviceDetail ? { deviceDetail } : {}),
+    });
+    const run: RunHeader = {
+      ...header, source: { kind: 'generation', engine: 'wllama', model: 'm.gguf', template: 't' },
+      device: { device: 'cpu', reason: 'the WebGPU adapter lacks shader-f16, which llama.cpp\'s WebGPU backend needs' },
+    };
+    const file = toRunFile(run, [
+      sample(0, 'SELECT 0', { generation: gen('cpu', 'the WebGPU adapter lacks shader-f16, which llama.cpp\'s WebGPU backend needs') }),
+      sample(2, 'SELECT 2', { generation: gen('server', undefined, 'model Qwen/Qwen2.5-Coder-7B, system_fingerprint fp_1') }),
+    ]);
+    const back = parseRunFile(runFileJson(file), 'run.json');
+    expect(back).toEqual(file);
+    expect(back.run.device).toEqual(run.device);
+    expect(back.samples.map((s) => [s.generation?.device, s.generation?.deviceReason, s.generation?.deviceDetail])).toEqual([
+      ['cpu', 'the WebGPU adapter lacks shader-f16, which llama.cpp\'s WebGPU backend needs', undefined],
+      ['server', undefined, 'model Qwen/Qwen2.5-Coder-7B, system_fingerprint fp_1'],
+    ]);
+    const lines = toCsv(file.samples).split('\r\n');
+    expect(lines[0]).toMatch(/,gen_device,gen_device_reason,gen_device_detail$/);
+    expect(lines[1]).toMatch(/,cpu,"the WebGPU adapter lacks shader-f16, which llama\.cpp's WebGPU backend needs",$/);
+    expect(lines[2]).toMatch(/,server,,"model Qwen\/Qwen2\.5-Coder-7B, system_fingerprint fp_1"$/);
+    // A header device without its fields is refused, naming the field.
+    expect(() => parseRunFile(JSON.stringify({ ...file, run: { ...run, device: { reason: null } } }), 'run.json')).toThrow(/run\.device/);
   });
 
   it('a run file round-trips through JSON and the boundary check', () => {

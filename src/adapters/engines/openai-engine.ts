@@ -18,7 +18,7 @@
  *   in messages, `describe()` or anything exported.
  */
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
+import type { Completion, Engine, EngineCapabilities, EngineDevice, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
 import { EngineError, isEngineError } from '../../core/engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, meanLogprob, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
 import {
@@ -106,6 +106,8 @@ export class OpenAiEngine implements Engine {
   /** Set when the server answered a request for logprobs without any: they are not asked again. */
   private serverOmitsLogprobs = false;
   private readonly support: OpenAiServerSupport = { n: 'unchecked', logprobs: 'unchecked', ownedBy: null };
+  /** The model id and system_fingerprint of the latest reply that named them. */
+  private served: { model: string | null; fingerprint: string | null } = { model: null, fingerprint: null };
   /** Requests in flight at most: the run layer keeps as many questions going. */
   readonly concurrency: number;
 
@@ -186,6 +188,19 @@ export class OpenAiEngine implements Engine {
     return this.window;
   }
 
+  /**
+   * The model runs on the server, on hardware it does not describe: the device is `server`,
+   * named by the model id it answers with (the configured one until a reply names it), who
+   * serves it (`owned_by` of /v1/models) and its `system_fingerprint` once a reply sends one.
+   */
+  device(): EngineDevice | null {
+    if (!this.loaded) return null;
+    const parts = [`model ${this.served.model ?? this.model}`];
+    if (this.support.ownedBy) parts.push(`owned by ${this.support.ownedBy}`);
+    if (this.served.fingerprint) parts.push(`system_fingerprint ${this.served.fingerprint}`);
+    return { device: 'server', reason: null, detail: `${parts.join(', ')} at ${this.base}` };
+  }
+
   async countTokens(text: string): Promise<number> {
     const kind = this.options.tokenizer ?? 'none';
     if (kind === 'none') throw new EngineError('CONFIG', 'token counting is not configured for this server (set tokenizer to vllm or llama.cpp)');
@@ -235,6 +250,8 @@ export class OpenAiEngine implements Engine {
         const r = await this.request(prompt, asked, n, seed, hooks.signal, hooks.onToken && ((i, piece) => hooks.onToken!(first + i, piece)));
         const ms = performance.now() - t0;
         this.noteSupport(asked, n, r);
+        if (r.model) this.served.model = r.model;
+        if (r.systemFingerprint) this.served.fingerprint = r.systemFingerprint;
         for (const c of r.choices.slice(0, n)) {
           const done: Completion = {
             text: c.text,

@@ -8,7 +8,7 @@
  * SQL (BIRD JSON, JSONL `sql`, `.sql` lines). A question with fewer recorded samples than asked
  * gets error samples for the rest: errors are data, never a crashed run.
  */
-import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
+import { NO_DEVICE, type Completion, type Engine, type EngineCapabilities, type EngineDevice, type ModelRef, type Prompt, type SamplingParams, type GenerateHooks } from '../../core/engine/engine.ts';
 import { EngineError } from '../../core/engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
 import type { Prediction, Question } from '../../core/types.ts';
@@ -56,6 +56,11 @@ export class ReplayEngine implements Engine {
 
   contextWindow(): number | null {
     return null;
+  }
+
+  /** No model runs: the completions are read from a file. */
+  device(): EngineDevice | null {
+    return this.loaded ? NO_DEVICE : null;
   }
 
   async generate(prompt: Prompt, params: SamplingParams, hooks: GenerateHooks = {}): Promise<Completion[]> {

@@ -15,11 +15,11 @@
  */
 import type { AppConfig, ChatCompletionChunk, MLCEngineInterface, ModelRecord } from '@mlc-ai/web-llm';
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, LoadProgress, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
+import type { Completion, Engine, EngineCapabilities, EngineDevice, LoadProgress, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
 import { abortPromise, onAbort, throwIfAborted } from '../../core/engine/abort.ts';
 import { EngineError } from '../../core/engine/engine-error.ts';
 import type { CapabilityVerdict, GpuProbe } from '../../core/engine/gpu-verdict.ts';
-import { gpuVerdict } from '../../core/engine/gpu-verdict.ts';
+import { describeAdapter, gpuVerdict } from '../../core/engine/gpu-verdict.ts';
 import { abortedCompletion, applyStop, errorCompletion, meanLogprob, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
 import { catalogNeeds, customNeeds, probeGpu } from './webgpu-capability.ts';
 import { WEBLLM_CATALOG } from './webllm-catalog.ts';
@@ -50,6 +50,8 @@ export class WebLlmEngine implements Engine {
   private readonly custom = new Map<string, CustomModelRecord>();
   /** The verdict of the last load, for the UI. */
   lastVerdict: CapabilityVerdict | null = null;
+  /** The adapter the last check saw (navigator.gpu), for device(). */
+  private lastProbe: GpuProbe | null = null;
 
   constructor(private readonly options: WebLlmEngineOptions = {}) {
     for (const c of options.customModels ?? []) this.custom.set(c.id, c);
@@ -79,6 +81,7 @@ export class WebLlmEngine implements Engine {
   /** The capability verdict for a model, without downloading anything. */
   async check(id: string, cached = false): Promise<CapabilityVerdict> {
     const probe = await (this.options.probe ?? probeGpu)();
+    this.lastProbe = probe;
     const entry = WEBLLM_CATALOG.find((e) => e.id === id);
     const custom = this.custom.get(id);
     if (entry) return gpuVerdict(probe, catalogNeeds(entry, { cached }));
@@ -130,6 +133,17 @@ export class WebLlmEngine implements Engine {
 
   contextWindow(): number | null {
     return this.window;
+  }
+
+  /**
+   * web-llm runs only on WebGPU (it has no CPU path): while a model is loaded, the device is
+   * WebGPU on the adapter navigator.gpu gave the load's capability check.
+   */
+  device(): EngineDevice | null {
+    if (!this.engine) return null;
+    const adapter = this.lastProbe?.adapter;
+    if (!adapter) return { device: 'webgpu', reason: null };
+    return { device: 'webgpu', reason: null, detail: `${describeAdapter(adapter)}${adapter.isFallbackAdapter ? ', a software (fallback) adapter' : ''}` };
   }
 
   async generate(prompt: Prompt, params: SamplingParams, hooks: GenerateHooks = {}): Promise<Completion[]> {

@@ -8,7 +8,7 @@ import { transfer } from 'comlink';
 import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import type { Engine } from '../../core/engine/engine.ts';
 import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
-import { remainingJobs, runGeneration, type GenerationOutcome } from '../../core/run/generation.ts';
+import { remainingJobs, runDeviceOf, runGeneration, type GenerationOutcome } from '../../core/run/generation.ts';
 import { runEvaluation } from '../../core/run/replay.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
@@ -70,6 +70,9 @@ export async function startGenerationRun(
     samplesPerQuestion: req.spec.params.n,
     executor: ctx.executorName,
   };
+  // The engine is loaded: the device it reports is the one this run starts on.
+  const device = runDeviceOf(engine.device?.());
+  if (device) header.device = device;
   const plan: GenerationPlan = {
     spec: req.spec,
     questions: dataset.questions,
@@ -99,7 +102,9 @@ export async function resumeGenerationRun(ctx: StoreContext, runId: string, engi
   }
   const locked = `run "${run.name}" is being generated in another tab: follow it there, or close that tab and resume it here`;
   return withRunLock(runId, locked, async () => {
-    const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString() };
+    // A resume may run on another device (another machine, or the CPU after a GPU was lost).
+    const device = runDeviceOf(engine.device?.());
+    const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString(), ...(device ? { device } : {}) };
     await idb.put('runs', header);
     hooks.onStart?.(header);
     return execute(ctx, header, plan, engine, hooks);
@@ -152,7 +157,9 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
   }
   // Paused and GPU-lost runs stay `running` without a lock: the app lists them as interrupted, to resume.
   const status: RunHeader['status'] = outcome.kind === 'done' ? 'done' : outcome.kind === 'cancelled' ? 'cancelled' : 'running';
-  return { run: await session.finish(failure, status, { doneBefore, total }), outcome };
+  // The device as last reported: a server's replies name the model and build that answered.
+  const device = runDeviceOf(engine.device?.());
+  return { run: await session.finish(failure, status, { doneBefore, total }, device ? { device } : {}), outcome };
 }
 
 /**

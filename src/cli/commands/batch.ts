@@ -171,6 +171,12 @@ async function runImport(args: BatchImportArgs): Promise<void> {
   }
 }
 
+function deviceOfSamples(samples: readonly SampleRecord[]): Pick<RunHeader, 'device'> {
+  const g = samples.find((s) => s.generation?.device)?.generation;
+  if (!g?.device) return {};
+  return { device: { device: g.device, reason: g.deviceReason ?? null, ...(g.deviceDetail ? { detail: g.deviceDetail } : {}) } };
+}
+
 async function importRunHeader(args: BatchImportArgs, plan: BatchPlan, samples: readonly SampleRecord[], config: RunConfig): Promise<RunHeader> {
   const databases: Record<string, string> = {};
   for (const db of [...new Set(samples.filter((s) => s.status !== 'missing-db').map((s) => s.dbId))].sort()) {
@@ -184,5 +190,7 @@ async function importRunHeader(args: BatchImportArgs, plan: BatchPlan, samples: 
     dataset: { id: name, name, questions: await fileRef(args.dataset), gold: await fileRef(args.gold), databases },
     subset: { description: `batch plan ${path.basename(args.plan)}`, indices: [...plan.indices] },
     config, samplesPerQuestion: plan.spec.params.n, executor: executorName(),
+    // The batch engine's device, as every sample recorded it (src/core/run/batch-engine.ts).
+    ...deviceOfSamples(samples),
   };
 }

@@ -62,7 +62,15 @@ export interface EngineDevice {
   device: string;
   /** Why the CPU ran it when the GPU was asked for; null otherwise. */
   reason: string | null;
+  /**
+   * Which one: the WebGPU adapter's description (WebLLM), the model id and
+   * `system_fingerprint` a server answered with (OpenAI-compatible); absent when unknown.
+   */
+  detail?: string;
 }
+
+/** `none` for engines that run no model (the replay engine reads recorded completions). */
+export const NO_DEVICE: EngineDevice = { device: 'none', reason: null };
 
 export interface EngineCapabilities {
   streaming: boolean;

@@ -9,7 +9,7 @@
  * The engine does not do n natively, so the loop asks one sample per call. A request with no
  * line in the output becomes an error sample saying so: errors are data, never a crashed run.
  */
-import type { Completion, Engine, EngineCapabilities, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../engine/engine.ts';
+import type { Completion, Engine, EngineCapabilities, EngineDevice, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../engine/engine.ts';
 import { EngineError } from '../engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, validateSampling } from '../engine/sampling.ts';
 import type { Question } from '../types.ts';
@@ -67,6 +67,23 @@ export class BatchEngine implements Engine {
     }
     if (r.completion.text) hooks.onToken?.(0, r.completion.text);
     return [{ ...r.completion, seed: params.seed }];
+  }
+
+  /**
+   * The completions came from the servers that ran the batch: the device is `server`, named by
+   * the model ids and `system_fingerprint`s the output lines report (each distinct one).
+   */
+  device(): EngineDevice {
+    const models = new Set<string>();
+    const prints = new Set<string>();
+    for (const r of this.output.results.values()) {
+      if (r.completion.servedModel) models.add(r.completion.servedModel);
+      if (r.completion.systemFingerprint) prints.add(r.completion.systemFingerprint);
+    }
+    const parts = [`batch output ${this.files}`];
+    if (models.size > 0) parts.push(`model ${[...models].join(', ')}`);
+    if (prints.size > 0) parts.push(`system_fingerprint ${[...prints].join(', ')}`);
+    return { device: 'server', reason: null, detail: parts.join('; ') };
   }
 
   async interrupt(): Promise<void> {}

@@ -52,6 +52,8 @@ const CSV_COLUMNS = [
   'index', 'question_id', 'db_id', 'difficulty', 'sample', 'status', 'ex', 'soft_f1', 'rves', 'time_ratio', 'format',
   'reward', 'mutated_db', 'extraction_rule', 'pred_rows', 'gold_rows', 'elapsed_ms', 'error', 'sql', 'gold_sql',
   'rubric_id', 'rubric_score', 'rubric_explicit', 'rubric_implicit', 'rubric_likert',
+  // Generation runs: the device that ran the sample (webgpu, cpu, server, none), why the CPU, which adapter or server.
+  'gen_device', 'gen_device_reason', 'gen_device_detail',
 ] as const;
 
 function csvCell(v: unknown): string {
@@ -68,6 +70,7 @@ export function toCsv(samples: readonly SampleRecord[]): string {
       s.reward, s.mutatedDb, s.extraction.rule, s.predRowCount, s.goldRowCount,
       s.elapsedMs === null ? null : Math.round(s.elapsedMs * 1000) / 1000, s.error, s.sql, s.goldSql,
       s.rubric?.rubricId, s.rubricScore, s.rubric?.explicit?.score, s.rubric?.implicit?.score, s.rubric?.likert?.score,
+      s.generation?.device, s.generation?.deviceReason, s.generation?.deviceDetail,
     ].map(csvCell).join(','),
   );
   return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';

@@ -12,7 +12,7 @@
  */
 import { sampleKey } from '../eval/constants.ts';
 import type { AbortSignalLike } from '../eval/executor.ts';
-import { GREEDY, type Completion, type Engine, type ModelRef, type SamplingParams } from '../engine/engine.ts';
+import { GREEDY, type Completion, type Engine, type EngineDevice, type ModelRef, type SamplingParams } from '../engine/engine.ts';
 import { isEngineError } from '../engine/engine-error.ts';
 import { buildPrompt, type DatabaseContext, type PromptFit } from '../prompt/build-prompt.ts';
 import type { PromptTemplate } from '../prompt/templates.ts';
@@ -21,7 +21,7 @@ import { compileRewardFormula } from '../rl/reward.ts';
 import { extractSql } from '../sql/extract-sql.ts';
 import type { EvalItem, ItemResult, Question } from '../types.ts';
 import { toSampleRecord } from './run-file.ts';
-import type { RunConfig, SampleGeneration, SampleRecord } from './types.ts';
+import type { RunConfig, RunDevice, SampleGeneration, SampleRecord } from './types.ts';
 
 /** What a generation run asks of its engine; stored with the run so a resume asks the same. */
 export interface GenerationSpec {
@@ -122,6 +122,12 @@ function gpuLostMessage(message: string): string {
     : `${message}. The samples generated so far are kept: reload the page, load the model again and resume the run.`;
 }
 
+/** An engine's device as a run header records it (a copy: the engine's object may change). */
+export function runDeviceOf(d: EngineDevice | null | undefined): RunDevice | undefined {
+  if (!d) return undefined;
+  return d.detail ? { device: d.device, reason: d.reason, detail: d.detail } : { device: d.device, reason: d.reason };
+}
+
 /** Why a signal stopped the run. */
 function stopKind(signal: StopSignal): 'pause' | 'cancel' {
   return signal.reason === PAUSE ? 'pause' : 'cancel';
@@ -177,8 +183,8 @@ export async function runGeneration(
     });
   };
   const engineId = `${spec.engine}`;
-  // Read once: the device does not change while the model stays loaded.
-  const device = engine.device?.() ?? null;
+  // Read after each call: a server's reply can name the model and build that answered.
+  let device = engine.device?.() ?? null;
   const stopped = (): GenerationOutcome | null =>
     signal.aborted ? (stopKind(signal) === 'pause' ? { kind: 'paused', message: 'paused by the user' } : { kind: 'cancelled' }) : null;
 
@@ -237,6 +243,7 @@ export async function runGeneration(
       } finally {
         genMs += now() - genStart;
       }
+      device = engine.device?.() ?? device;
       // A sample cut short by pause/cancel is not kept: the resume generates it again.
       if (signal.aborted) return stopped()!;
       for (const [i, s] of call.samples.entries()) {
@@ -285,6 +292,7 @@ export async function runGeneration(
       if (device) {
         gen.device = device.device;
         if (device.reason) gen.deviceReason = device.reason;
+        if (device.detail) gen.deviceDetail = device.detail;
       }
       if (c.servedModel !== undefined) gen.servedModel = c.servedModel;
       if (c.systemFingerprint !== undefined) gen.systemFingerprint = c.systemFingerprint;

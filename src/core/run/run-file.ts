@@ -100,6 +100,13 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
     const x = r.obj(o.shard, 'run.shard');
     header.shard = { k: r.int(x, 'k', 'run.shard', 1), n: r.int(x, 'n', 'run.shard', 1) };
   }
+  if (o.device !== undefined) {
+    const x = r.obj(o.device, 'run.device');
+    const device: RunHeader['device'] = { device: r.str(x, 'device', 'run.device'), reason: r.nullable(x, 'reason', 'run.device', r.str) };
+    const detail = r.optional(x, 'detail', 'run.device', r.str);
+    if (detail !== undefined) device.detail = detail;
+    header.device = device;
+  }
   return header;
 }
 
@@ -181,6 +188,8 @@ function readGeneration(r: JsonReader, v: unknown, path: string): SampleGenerati
   if (device !== undefined) gen.device = device;
   const deviceReason = r.optional(o, 'deviceReason', path, r.str);
   if (deviceReason !== undefined) gen.deviceReason = deviceReason;
+  const deviceDetail = r.optional(o, 'deviceDetail', path, r.str);
+  if (deviceDetail !== undefined) gen.deviceDetail = deviceDetail;
   const servedModel = r.optional(o, 'servedModel', path, r.str);
   if (servedModel !== undefined) gen.servedModel = servedModel;
   const fingerprint = r.optional(o, 'systemFingerprint', path, r.str);

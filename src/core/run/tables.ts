@@ -85,6 +85,10 @@ export const SAMPLES_TABLE: TableSchema<SampleRow> = {
     col('gen_error', 'STRING', true, ({ sample }) => sample.generation?.error),
     col('gen_prompt', 'JSON', true, ({ sample }) => sample.generation?.prompt),
     col('gen_fit', 'JSON', true, ({ sample }) => sample.generation?.fit),
+    // Added in version 1 (at the end, docs/formats.md): the device that ran the sample.
+    col('gen_device', 'STRING', true, ({ sample }) => sample.generation?.device),
+    col('gen_device_reason', 'STRING', true, ({ sample }) => sample.generation?.deviceReason),
+    col('gen_device_detail', 'STRING', true, ({ sample }) => sample.generation?.deviceDetail),
   ],
 };
 

@@ -58,6 +58,19 @@ export interface RunHeader {
   executions?: { executed: number; reused: number };
   /** `eval --shard K/N`: this run file holds shard K of N (src/core/run/shard.ts); `merge` joins them. */
   shard?: { k: number; n: number };
+  /**
+   * Generation runs: the device the engine reported the last time it generated for this run
+   * (`webgpu`, `cpu`, `server`, `none`), why the CPU when a GPU was asked for, and which
+   * adapter or server; absent for replays, older runs and engines that cannot tell.
+   */
+  device?: RunDevice;
+}
+
+/** The device that ran a generation run (the engine's EngineDevice as recorded). */
+export interface RunDevice {
+  device: string;
+  reason: string | null;
+  detail?: string;
 }
 
 /** One sample of one question: the item's scores plus what the model wrote. */
@@ -127,6 +140,8 @@ export interface SampleGeneration {
   /** The device that ran the sample and, on a fallback to the CPU, why (engines that report it). */
   device?: string;
   deviceReason?: string;
+  /** Which adapter or server (EngineDevice.detail), when the engine says. */
+  deviceDetail?: string;
   /** The model id the server says answered, and its `system_fingerprint`, when reported. */
   servedModel?: string;
   systemFingerprint?: string;

@@ -159,6 +159,8 @@ describe('batch import → run', () => {
     const answered = samples.filter((s) => s.generation!.finishReason !== 'error');
     for (const s of answered) {
       expect(s.generation).toMatchObject({ engine: 'batch', model: 'Qwen/Qwen2.5-Coder-7B-Instruct', systemFingerprint: 'fp-7', tokensIn: 321, tokensOut: 17, seed: 100 + s.sample });
+      // The device: the servers that ran the batch, named by the model and fingerprint the lines report.
+      expect(s.generation).toMatchObject({ device: 'server', deviceDetail: 'batch output out.jsonl; model Qwen/Qwen2.5-Coder-7B-Instruct; system_fingerprint fp-7' });
       expect(s.generation!.prompt).toEqual(lines.find((l) => l.custom_id === key(s))!.body.messages);
     }
 
