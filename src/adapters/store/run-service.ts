@@ -11,6 +11,8 @@ import type { RunHeader } from '../../core/run/types.ts';
 import { compileRewardFormula } from '../../core/rl/reward.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import type { EvalItem } from '../../core/types.ts';
+import { readDbFacts } from '../../core/sql/db-facts.ts';
+import { rewardAnnotator } from '../../core/run/item-annotations.ts';
 import { pairInWorker } from '../import/import-client.ts';
 import { sha256Text } from '../import/pair-run.ts';
 import { datasetOrThrow } from './dataset-repository.ts';
@@ -39,13 +41,20 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
   let failure: unknown = null;
   let cancelled = false;
   const executions = { executed: run.executions?.executed ?? 0, reused: run.executions?.reused ?? 0 };
+  let sqliteVersion = run.sqliteVersion;
   try {
+    // SQLite version and column types for the version scan; question texts for the gold checks.
+    const facts = await readDbFacts(executor, items.map((it) => it.dbId), session.signal);
+    sqliteVersion = facts.sqliteVersion ?? sqliteVersion;
+    const dataset = await ctx.idb.get('datasets', run.dataset.id).catch(() => undefined);
+    const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: dataset ? (i) => dataset.questions[i]?.question ?? null : undefined });
     const outcome = await runEvaluation(items, evalOptionsOf(run.config), {
       executor,
       signal: session.signal,
       doneBefore,
       sink: (result, item) => session.push(toSampleRecord(item, result, formula)),
       onEvent: hooks.onEvent,
+      annotate,
     });
     cancelled = outcome.cancelled;
     executions.executed += outcome.executed;
@@ -56,7 +65,7 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
     await executor.dispose().catch(() => undefined);
   }
   const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
-  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions });
+  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions, ...(sqliteVersion ? { sqliteVersion } : {}) });
 }
 
 /** The predictions part of a pair job: text, or a Parquet file's Blob (cloned to the worker, not read here). */

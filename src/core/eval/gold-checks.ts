@@ -3,8 +3,8 @@
  * the shape of its result (rows and columns, known once it ran). Each issue names its kind and
  * a sentence for the reader. Heuristics over the question's wording are documented here:
  * - `no-rows`: the gold returned no rows, so every prediction that returns none is "right".
- * - `count-as-list`: the question asks for a count ("how many", "number of", "count the") but
- *   the gold returns one value per row (several rows), so a COUNT answer scores 0.
+ * - `count-as-list`: the question asks for a count ("how many", "the number of", "count the")
+ *   but the gold returns one value per row (several rows of one column), so a COUNT answer scores 0.
  * - `list-as-count`: the gold's top-level SELECT is a single COUNT(...) while the question asks
  *   for a list ("list", "name", "which", "what are", "give", "show", "identify") and not a count.
  * - `date-dependent`: the gold uses 'now' or CURRENT_DATE/TIME/TIMESTAMP: its answer changes
@@ -41,7 +41,8 @@ export interface GoldFacts {
   goldOrderDependent?: boolean;
 }
 
-const ASKS_COUNT = /\b(how many|number of|count the|count of|total count)\b/i;
+// "the number of" but not "contact number of" / "phone number of".
+const ASKS_COUNT = /\b(how many|(?:the|total|a) number of|count the|count of|total count)\b/i;
 const ASKS_LIST = /^\s*(please\s+)?(list|name|which|what are|give|show|identify|enumerate|provide)\b/i;
 
 /** The gold's outermost SELECT list is exactly one COUNT(...) (possibly DISTINCT, aliased). */
@@ -78,10 +79,13 @@ export function goldIssuesOf(f: GoldFacts): GoldIssue[] {
   if (f.error?.startsWith('gold: ')) out.push({ kind: 'gold-error', reason: `the gold fails: ${f.error.slice(6)}` });
   if (f.goldRowCount === 0) out.push({ kind: 'no-rows', reason: 'the gold returns no rows: any prediction that returns none scores 1' });
   const q = f.question ?? '';
-  if (q && ASKS_COUNT.test(q) && f.goldRowCount !== null && f.goldRowCount > 1) {
+  // One value per row: several rows of one column (several columns are a table, not a miscounted count).
+  // "What are the names ... by the number of ..." asks for a list: there only "how many" asks for a count.
+  const asksCount = ASKS_COUNT.test(q) && (/\bhow many\b/i.test(q) || !ASKS_LIST.test(q));
+  if (q && asksCount && f.goldRowCount !== null && f.goldRowCount > 1 && (f.goldColumnCount ?? 1) === 1) {
     out.push({ kind: 'count-as-list', reason: `the question asks for a count ("${ASKS_COUNT.exec(q)![0]}") but the gold returns ${f.goldRowCount} rows` });
   }
-  if (q && ASKS_LIST.test(q) && !ASKS_COUNT.test(q) && topLevelCountOnly(f.goldSql) && (f.goldRowCount === null || f.goldRowCount === 1)) {
+  if (q && ASKS_LIST.test(q) && !asksCount && !ASKS_COUNT.test(q) && topLevelCountOnly(f.goldSql) && (f.goldRowCount === null || f.goldRowCount === 1)) {
     out.push({ kind: 'list-as-count', reason: `the question asks for a list ("${ASKS_LIST.exec(q)![0]!.trim()}") but the gold returns a COUNT` });
   }
   const now = usesNow(f.goldSql);

@@ -31,13 +31,14 @@ export function goldIssuesOfResult(r: ItemResult & RowOrderFields, goldSql: stri
 export function rewardAnnotator(inputs: AnnotatorInputs): (result: ItemResult, item: EvalItem) => ItemResult {
   return (result, item) => {
     const out: ItemResult = { ...result };
-    const features = itemVersionFeatures(item.predSql, item.goldSql, inputs.columnTypes[item.dbId] ?? null);
-    if (features.length > 0) out.versionFeatures = features;
-    else delete out.versionFeatures;
+    delete out.versionFeatures;
+    delete out.goldIssues;
+    // An item whose database is missing is not scored: nothing to say about its verdict.
     if (result.status !== 'missing-db') {
+      const features = itemVersionFeatures(item.predSql, item.goldSql, inputs.columnTypes[item.dbId] ?? null);
+      if (features.length > 0) out.versionFeatures = features;
       const issues = goldIssuesOfResult(result, item.goldSql, inputs.questionOf?.(item.index) ?? null);
       if (issues.length > 0) out.goldIssues = issues;
-      else delete out.goldIssues;
     }
     return out;
   };
