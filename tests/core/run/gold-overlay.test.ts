@@ -72,8 +72,8 @@ describe('compareWithOverlay (real sql.js, meta-llama-3-70b CoT on the 140 mini-
     for (const x of c.changed) expect(x.correctedGoldSql).toBe(arcwise.get(x.questionId));
   });
   it("an overlay written for the test: the prediction's own SQL as gold turns a wrong item right; the same gold changes nothing", async () => {
-    const wrong = items.find((it, at) => official[at]!.ex === 0 && official[at]!.status === 'ok')!;
-    const right = items.find((it, at) => official[at]!.ex === 1)!;
+    const wrong = items.find((_, at) => official[at]!.ex === 0 && official[at]!.status === 'ok')!;
+    const right = items.find((_, at) => official[at]!.ex === 1)!;
     const text = [{ question_id: wrong.questionId, SQL: wrong.predSql }, { question_id: right.questionId, SQL: right.goldSql }].map((e) => JSON.stringify(e)).join('\n');
     const c = await compareWithOverlay(items, official, parseGoldOverlay(text, 'mine.jsonl'), options, { executor: pool });
     expect(c.covered).toBe(2);
