@@ -184,10 +184,15 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
         { name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`, ...(await sha256Text(goldText)) },
       );
       const run = await createAndEvaluate(ctx, header, items, hooks);
-      const failures = (await allSamples(ctx.idb, run.id))
+      const samples = await allSamples(ctx.idb, run.id);
+      const failures = samples
         .filter((s) => s.status !== 'ok' || s.ex !== 1)
         .map((s) => ({ index: s.index, questionId: s.questionId, dbId: s.dbId, status: s.status, error: s.error, sql: s.goldSql }));
-      return { run, failures };
+      // A gold that fails is listed as a failure above; the checks list the rest (no rows, count vs list, date).
+      const goldIssues = samples
+        .filter((s) => s.status !== 'missing-db' && (s.goldIssues ?? []).some((g) => g.kind !== 'gold-error'))
+        .map((s) => ({ index: s.index, questionId: s.questionId, dbId: s.dbId, issues: s.goldIssues!.filter((g) => g.kind !== 'gold-error') }));
+      return { run, failures, goldIssues };
     },
 
     async startGeneration(req, engine, hooks = {}) {
