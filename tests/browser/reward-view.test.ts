@@ -1,12 +1,20 @@
+import { writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { type AppSession, closeAppAfter, importDataset, openApp, screenshot, startRun } from './workbench-helpers.ts';
 
+const ARCWISE = sharedData('bird', 'corrections', 'arcwise_plat_sql_only_with_diff.json');
 const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json');
 interface CliItem { question_id: number; status: string; version_features: unknown[]; gold_issues: unknown[]; mutated_db: boolean }
-interface CliOut { summary: { sqlite_version: string; by_difficulty: { total: { ex: number } } }; items: CliItem[] }
+interface CliOut {
+  summary: {
+    sqlite_version: string; by_difficulty: { total: { ex: number } };
+    gold_overlay: { golds_changed: number; official: { ex: number }; corrected: { ex: number }; changed_items: { question_id: number; corrected_ex: number }[] };
+  };
+  items: CliItem[];
+}
 
 /**
  * The reward view on a real run (meta-llama-3-70b CoT on the mini-dev items whose databases are
@@ -21,6 +29,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
     const reference = runCli([
       'eval', '--predictions', PREDICTIONS, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
       '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), '--db-root', sharedData('bird', 'databases'), '--workers', '1', '--out', out,
+      '--gold-overlay', ARCWISE,
     ]);
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
@@ -66,5 +75,37 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
     await badge.waitFor();
     expect(await badge.textContent()).toContain('concat() · SQLite 3.44.0 · pred');
     await screenshot(page, 'reward-view-explorer.png');
+  });
+
+  it("attaches the Arcwise-Plat corrections to the run: the CLI's two EX totals and the same changed items, each linked to the explorer", async () => {
+    await page.getByTestId('nav-run').click();
+    const panel = page.getByTestId('gold-overlay');
+    await panel.waitFor();
+    await page.getByTestId('overlay-file').setInputFiles(ARCWISE);
+    await page.getByTestId('overlay-totals').waitFor({ timeout: 60_000 });
+    const ov = cli.summary.gold_overlay;
+    expect(await page.getByTestId('overlay-ex-official').textContent()).toBe(ov.official.ex.toFixed(2));
+    expect(await page.getByTestId('overlay-ex-corrected').textContent()).toBe(ov.corrected.ex.toFixed(2));
+    expect(await page.getByTestId('overlay-totals').textContent()).toContain(`${ov.golds_changed} golds changed`);
+    const listed = await page.locator('[data-testid="overlay-changed"] li').evaluateAll((lis) => lis.map((li) => Number((li as HTMLElement).dataset.questionId)));
+    expect(listed).toEqual(ov.changed_items.map((c) => c.question_id));
+    expect(listed.length).toBeGreaterThan(0);
+    await panel.scrollIntoViewIfNeeded();
+    await screenshot(page, 'reward-view-overlay.png');
+    const first = ov.changed_items[0]!;
+    await page.locator(`[data-testid="overlay-changed"] li[data-question-id="${first.question_id}"] a`).click();
+    await page.locator('[data-testid="item-detail"]').waitFor();
+    expect(await page.locator('[data-testid="item-detail"]').textContent()).toContain(`Question ${first.question_id}`);
+  });
+
+  it('an overlay that is not a gold file is refused with its name and what is wrong', async () => {
+    await page.getByTestId('nav-run').click();
+    const bad = tempFile('broken.jsonl');
+    writeFileSync(bad, '{"question_id": 1460, "query": "SELECT 1"}\n');
+    await page.getByTestId('overlay-file').setInputFiles(bad);
+    const alert = page.getByTestId('overlay-error');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('broken.jsonl');
+    expect(await alert.textContent()).toContain('question 1460: no "SQL"');
   });
 });

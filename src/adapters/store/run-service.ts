@@ -13,6 +13,7 @@ import { WorkbenchError } from '../../core/errors.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { readDbFacts } from '../../core/sql/db-facts.ts';
 import { rewardAnnotator } from '../../core/run/item-annotations.ts';
+import { compareRunWithOverlay } from './overlay-service.ts';
 import { pairInWorker } from '../import/import-client.ts';
 import { sha256Text } from '../import/pair-run.ts';
 import { datasetOrThrow } from './dataset-repository.ts';
@@ -205,6 +206,9 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
     async previewPrompt(datasetId, index, spec, engine) {
       const idb = await opened;
       return previewGenerationPrompt(idb, await datasetOrThrow(idb, datasetId), index, spec, engine);
+    },
+    async compareGoldOverlay(runId, overlay, signal) {
+      return compareRunWithOverlay(await context(), runId, overlay, signal);
     },
     async databaseSchemas(runId) {
       const idb = await opened;
