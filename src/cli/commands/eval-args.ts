@@ -92,6 +92,9 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     shard: values.shard === undefined ? null : parseShard(values.shard),
     goldOverlay: values['gold-overlay'] ?? null,
   };
+  if (args.goldOverlay && args.shard) {
+    throw bad('--gold-overlay', 'cannot be combined with --shard (merge does not join overlay comparisons): run the overlay on the whole run');
+  }
   checkTimerFlags(args.timeoutS, args.metrics.includes('r-ves') ? { iterations: args.vesIterations } : null);
   // A bad formula fails here, before any file is read: syntax, a metric it needs, a division by zero.
   try {
