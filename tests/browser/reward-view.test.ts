@@ -51,7 +51,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
     const scored = cli.items.filter((i) => i.status !== 'missing-db');
     expect(await page.getByTestId('reward-ex').textContent()).toBe(cli.summary.by_difficulty.total.ex.toFixed(2));
     expect(await page.getByTestId('reward-sqlite').textContent()).toContain(`SQLite ${cli.summary.sqlite_version}`);
-    const count = async (o: string) => Number(await view.locator(`[data-count="${o}"]`).textContent());
+    const count = async (o: string) => Number(await view.locator(`[data-reward-count="${o}"]`).textContent());
     expect(await count('version-sensitive')).toBe(scored.filter((i) => i.version_features.length > 0).length);
     expect(await count('gold-issue')).toBe(scored.filter((i) => i.gold_issues.length > 0).length);
     expect(await count('modified')).toBe(scored.filter((i) => i.mutated_db).length);
@@ -62,7 +62,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
   });
 
   it('the version-sensitive count opens exactly those items; question 1460 shows CONCAT (3.44.0) in its prediction', async () => {
-    const n = Number(await page.locator('[data-testid="reward-view"] [data-count="version-sensitive"]').textContent());
+    const n = Number(await page.locator('[data-testid="reward-view"] [data-reward-count="version-sensitive"]').textContent());
     await page.locator('[data-testid="reward-view"] a[data-outcome="version-sensitive"]').click();
     await page.getByTestId('filter-count').waitFor();
     await expect.poll(async () => (await page.getByTestId('filter-count').textContent())?.split(' of ')[0]?.trim()).toBe(String(n));

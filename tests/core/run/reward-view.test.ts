@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ItemIndex, DEFAULT_QUERY, matchesOutcome } from '../../../src/core/run/item-query.ts';
 import { rewardFigures } from '../../../src/core/run/reward-view.ts';
-import type { SampleRecord } from '../../../src/core/run/types.ts';
+import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
+import { runFileJson, toRunFile } from '../../../src/core/run/export.ts';
+import { parseRunFile } from '../../../src/core/run/run-file.ts';
 
 function sample(index: number, patch: Partial<SampleRecord> & Record<string, unknown> = {}): SampleRecord {
   return {
@@ -46,5 +48,21 @@ describe('reward view figures and their explorer filters', () => {
     expect(matchesOutcome(sample(0, { goldIssues: [{ kind: 'order-dependent', reason: 'r' }] }), 'order-dependent-gold')).toBe(true);
     expect(matchesOutcome(sample(0, { goldOrderDependent: true }), 'order-dependent-gold')).toBe(true);
     expect(matchesOutcome(sample(0), 'order-dependent-gold')).toBe(false);
+  });
+});
+
+describe('run files keep the findings', () => {
+  it('versionFeatures, goldIssues and the run\'s sqliteVersion survive export and import; a bad one names its path', () => {
+    const header: RunHeader = {
+      id: 'r', name: 'r', createdAt: '', updatedAt: '', status: 'done', source: { kind: 'replay', predictions: { name: 'p', sha256: 'a', bytes: 1 } },
+      dataset: { id: 'd', name: 'd', questions: { name: 'q', sha256: 'b', bytes: 1 }, gold: null, databases: {} },
+      subset: { description: 'all', indices: [3, 4] }, config: DEFAULT_RUN_CONFIG, samplesPerQuestion: 1, executor: 'x', sqliteVersion: '3.54.1',
+    };
+    const file = parseRunFile(runFileJson(toRunFile(header, [samples[3]!, samples[4]!])), 'r.json');
+    expect(file.run.sqliteVersion).toBe('3.54.1');
+    expect(file.samples[0]!.versionFeatures).toEqual(samples[3]!.versionFeatures);
+    expect(file.samples[1]!.goldIssues).toEqual(samples[4]!.goldIssues);
+    const broken = runFileJson(toRunFile(header, [{ ...samples[3]!, versionFeatures: [{ feature: 'concat()', since: '3.44.0', where: 'both' as never }] }]));
+    expect(() => parseRunFile(broken, 'r.json')).toThrow(/versionFeatures\[0\]/);
   });
 });
