@@ -4,6 +4,7 @@ import { WorkbenchError, errorMessage, isWorkbenchError } from '../core/errors.t
 import * as batchCommand from './commands/batch.ts';
 import * as compareCommand from './commands/compare.ts';
 import * as evalCommand from './commands/eval.ts';
+import * as goldCheckCommand from './commands/gold-check.ts';
 import * as mergeCommand from './commands/merge.ts';
 import * as harnessCommand from './commands/harness.ts';
 import * as probeCommand from './commands/probe.ts';
@@ -19,6 +20,7 @@ interface Command {
 /** One entry per command; each module exports `usage` and `run`. */
 const COMMANDS: Record<string, Command> = {
   eval: { summary: 'execute predictions and gold SQL against BIRD-layout databases and score them', ...evalCommand },
+  'gold-check': { summary: 'gold self-test with gold checks: golds that fail, return no rows, count where a list is asked (or the reverse), use the date', ...goldCheckCommand },
   harness: { summary: 'evaluate completions dumped by verl, lm-evaluation-harness or Inspect as runs (one per step)', ...harnessCommand },
   rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...rubricCommand },
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
@@ -30,7 +32,7 @@ const COMMANDS: Record<string, Command> = {
 
 const USAGE = `usage: npm run --silent cli -- <command> [flags]
 commands:
-${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)}${c.summary}`).join('\n')}
+${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)}${c.summary}`).join('\n')}
 
 ${Object.values(COMMANDS).map((c) => c.usage).join('\n\n')}`;
 

@@ -122,4 +122,8 @@ export interface ItemResult {
   /** Columns of the predicted / gold result, present when that query ran (the rubric's column-count check). */
   predColumnCount?: number;
   goldColumnCount?: number;
+  /** Parts of pred or gold SQL whose result differs between SQLite versions (src/core/sql/version-features.ts); absent when none or not scanned. */
+  versionFeatures?: { feature: string; since: string; where: 'pred' | 'gold' }[];
+  /** What is suspicious about the gold itself (src/core/eval/gold-checks.ts); absent when none or not checked. */
+  goldIssues?: { kind: string; reason: string }[];
 }

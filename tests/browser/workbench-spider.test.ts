@@ -7,6 +7,7 @@ import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { selectSubset } from '../../src/core/run/subset.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { sharedData } from '../helpers/shared-data.ts';
+import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { type AppSession, closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
 
@@ -63,6 +64,21 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
     expect(await summary.getAttribute('data-failures')).toBe('0');
     expect(await summary.textContent()).toContain(`All ${withDb} golds with a database pass`);
     await screenshot(page, 'workbench-spider-self-test.png', true);
+  });
+
+  it("lists the gold checks beside the self-test, the CLI's gold-check figures on these four databases (flight_2's empty golds, car_1's count by group)", async () => {
+    const out = tempFile('gold-check.json');
+    const cli = await runCli(['gold-check', '--gold', sharedData('spider', 'dev_gold.sql'), '--dataset', sharedData('spider', 'dev.json'), '--db-root', sharedData('spider'), '--workers', '1', '--out', out]);
+    expect(cli.code).toBe(0);
+    const expected = (readJson(out).items as { index: number; db_id: string; issues: { kind: string }[] }[]).filter((i) => DBS.includes(i.db_id));
+    const card = page.getByTestId('dataset-card');
+    const summary = card.getByTestId('gold-check-summary');
+    expect(await summary.getAttribute('data-issues')).toBe(String(expected.length));
+    expect(expected.some((i) => i.issues.some((g) => g.kind === 'no-rows'))).toBe(true);
+    const rows = card.locator('[data-testid="gold-check-issues"] tbody tr');
+    expect(await rows.count()).toBe(expected.reduce((a, i) => a + i.issues.length, 0));
+    expect(await card.locator('[data-testid="gold-check-issues"] tr[data-kind="count-as-list"]').first().textContent()).toContain('the question asks for a count ("How many")');
+    await screenshot(page, 'workbench-spider-gold-checks.png', true);
   });
 
   it('evaluates a seeded random sample of the stored databases, the same questions the core draws', async () => {

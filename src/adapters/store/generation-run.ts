@@ -10,6 +10,9 @@ import type { Engine } from '../../core/engine/engine.ts';
 import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { remainingJobs, runDeviceOf, runGeneration, type GenerationOutcome } from '../../core/run/generation.ts';
 import { runEvaluation } from '../../core/run/replay.ts';
+import { readDbFacts } from '../../core/sql/db-facts.ts';
+import type { ColumnTypes } from '../../core/sql/version-features.ts';
+import { rewardAnnotator } from '../../core/run/item-annotations.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { spawnBrowserSqlWorker } from '../browser/sql-worker-host.ts';
@@ -124,6 +127,7 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
   const executor = ctx.createExecutor(dbSource);
   let schemas: Awaited<ReturnType<typeof openSchemaSource>> | null = null;
   const contexts = new Map<string, Promise<DatabaseContext>>();
+  const columnTypes = new Map<string, ColumnTypes>();
   const spec = plan.spec;
   let outcome: GenerationOutcome = { kind: 'cancelled' };
   let failure: unknown = null;
@@ -140,7 +144,16 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
         return c;
       },
       // A stop returns what finished; the loop keeps nothing of a question it could not finish.
-      evaluate: async (items: EvalItem[], signal) => (await runEvaluation(items, evalOptionsOf(run.config), { executor, signal })).results,
+      // Version scan and gold checks (issue 13): each database's column types read once, on its first batch.
+      evaluate: async (items: EvalItem[], signal) => {
+        const unread = [...new Set(items.map((it) => it.dbId))].filter((d) => !columnTypes.has(d));
+        if (unread.length > 0) {
+          const facts = await readDbFacts(executor, unread, signal);
+          for (const d of unread) columnTypes.set(d, facts.columnTypes[d] ?? {});
+        }
+        const annotate = rewardAnnotator({ columnTypes: Object.fromEntries(columnTypes), questionOf: (i) => plan.questions[i]?.question ?? null });
+        return (await runEvaluation(items, evalOptionsOf(run.config), { executor, signal, annotate })).results;
+      },
       store: (samples) => {
         for (const s of samples) session.push(s);
       },

@@ -92,6 +92,15 @@ export interface GoldSelfTestResult {
   /** The self-test, stored as a run like any other. */
   run: RunHeader;
   failures: GoldFailure[];
+  /** Gold checks (src/core/eval/gold-checks.ts) of the tested golds: no rows, count vs list, date, row order. */
+  goldIssues?: GoldIssueRow[];
+}
+
+export interface GoldIssueRow {
+  index: number;
+  questionId: number;
+  dbId: string;
+  issues: { kind: string; reason: string }[];
 }
 
 /** One sample's rubric scores, as written into the run by `setSampleRubrics`. */

@@ -11,6 +11,9 @@ import type { RunHeader } from '../../core/run/types.ts';
 import { compileRewardFormula } from '../../core/rl/reward.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import type { EvalItem } from '../../core/types.ts';
+import { readDbFacts } from '../../core/sql/db-facts.ts';
+import { rewardAnnotator } from '../../core/run/item-annotations.ts';
+import { compareRunWithOverlay } from './overlay-service.ts';
 import { pairInWorker } from '../import/import-client.ts';
 import { sha256Text } from '../import/pair-run.ts';
 import { datasetOrThrow } from './dataset-repository.ts';
@@ -39,13 +42,20 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
   let failure: unknown = null;
   let cancelled = false;
   const executions = { executed: run.executions?.executed ?? 0, reused: run.executions?.reused ?? 0 };
+  let sqliteVersion = run.sqliteVersion;
   try {
+    // SQLite version and column types for the version scan; question texts for the gold checks.
+    const facts = await readDbFacts(executor, items.map((it) => it.dbId), session.signal);
+    sqliteVersion = facts.sqliteVersion ?? sqliteVersion;
+    const dataset = await ctx.idb.get('datasets', run.dataset.id).catch(() => undefined);
+    const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: dataset ? (i) => dataset.questions[i]?.question ?? null : undefined });
     const outcome = await runEvaluation(items, evalOptionsOf(run.config), {
       executor,
       signal: session.signal,
       doneBefore,
       sink: (result, item) => session.push(toSampleRecord(item, result, formula)),
       onEvent: hooks.onEvent,
+      annotate,
     });
     cancelled = outcome.cancelled;
     executions.executed += outcome.executed;
@@ -56,7 +66,7 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
     await executor.dispose().catch(() => undefined);
   }
   const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
-  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions });
+  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions, ...(sqliteVersion ? { sqliteVersion } : {}) });
 }
 
 /** The predictions part of a pair job: text, or a Parquet file's Blob (cloned to the worker, not read here). */
@@ -175,10 +185,15 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
         { name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`, ...(await sha256Text(goldText)) },
       );
       const run = await createAndEvaluate(ctx, header, items, hooks);
-      const failures = (await allSamples(ctx.idb, run.id))
+      const samples = await allSamples(ctx.idb, run.id);
+      const failures = samples
         .filter((s) => s.status !== 'ok' || s.ex !== 1)
         .map((s) => ({ index: s.index, questionId: s.questionId, dbId: s.dbId, status: s.status, error: s.error, sql: s.goldSql }));
-      return { run, failures };
+      // A gold that fails is listed as a failure above; the checks list the rest (no rows, count vs list, date).
+      const goldIssues = samples
+        .filter((s) => s.status !== 'missing-db' && (s.goldIssues ?? []).some((g) => g.kind !== 'gold-error'))
+        .map((s) => ({ index: s.index, questionId: s.questionId, dbId: s.dbId, issues: s.goldIssues!.filter((g) => g.kind !== 'gold-error') }));
+      return { run, failures, goldIssues };
     },
 
     async startGeneration(req, engine, hooks = {}) {
@@ -191,6 +206,9 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
     async previewPrompt(datasetId, index, spec, engine) {
       const idb = await opened;
       return previewGenerationPrompt(idb, await datasetOrThrow(idb, datasetId), index, spec, engine);
+    },
+    async compareGoldOverlay(runId, overlay, signal) {
+      return compareRunWithOverlay(await context(), runId, overlay, signal);
     },
     async databaseSchemas(runId) {
       const idb = await opened;

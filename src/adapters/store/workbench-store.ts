@@ -15,6 +15,7 @@ import type {
 } from './records.ts';
 
 export type * from './records.ts';
+import type { OverlayComparison } from '../../core/run/gold-overlay-run.ts';
 
 /** How much the origin stores, and whether the browser may evict it. */
 export interface StoragePort {
@@ -81,6 +82,8 @@ export interface RunService {
   previewPrompt(datasetId: string, index: number, spec: GenerationPreviewSpec, engine: Engine | null): Promise<BuiltPrompt>;
   /** Table -> column names of each stored database of a run (databases no longer stored are left out). */
   databaseSchemas(runId: string): Promise<Record<string, Record<string, string[]>>>;
+  /** Scores the run's samples against a corrected-gold overlay too (issue 13): both totals and the items whose verdict changes. */
+  compareGoldOverlay?(runId: string, overlay: { name: string; text: string }, signal?: AbortSignal): Promise<OverlayComparison>;
   /** A generation plan as an OpenAI batch input JSONL and its plan file (or only some lines of an existing plan). */
   exportBatch(datasetId: string, req: BatchExportRequest): Promise<BatchExportFiles>;
 }

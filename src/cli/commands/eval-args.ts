@@ -27,12 +27,15 @@ export interface EvalArgs {
   reuse: boolean;
   /** `--shard K/N`: evaluate only shard K of N (src/core/run/shard.ts). */
   shard: Shard | null;
+  /** `--gold-overlay FILE`: corrected golds (JSON/JSONL `{question_id, SQL}` or a gold .sql) scored beside the official ones. */
+  goldOverlay: string | null;
 }
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]
-    [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]`;
+    [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
+    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql]`;
 
 
 function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
@@ -61,6 +64,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     strict: { type: 'boolean' },
     'no-reuse': { type: 'boolean' },
     shard: { type: 'string' },
+    'gold-overlay': { type: 'string' },
   }, EVAL_USAGE);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
@@ -86,7 +90,11 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     strict: values.strict ?? false,
     reuse: !(values['no-reuse'] ?? false),
     shard: values.shard === undefined ? null : parseShard(values.shard),
+    goldOverlay: values['gold-overlay'] ?? null,
   };
+  if (args.goldOverlay && args.shard) {
+    throw bad('--gold-overlay', 'cannot be combined with --shard (merge does not join overlay comparisons): run the overlay on the whole run');
+  }
   checkTimerFlags(args.timeoutS, args.metrics.includes('r-ves') ? { iterations: args.vesIterations } : null);
   // A bad formula fails here, before any file is read: syntax, a metric it needs, a division by zero.
   try {

@@ -24,6 +24,11 @@ import { resolveDbRoot } from './db-root-zip.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
+import { readDbFacts, type DbFacts } from '../../core/sql/db-facts.ts';
+import { rewardAnnotator, rewardCounts } from '../../core/run/item-annotations.ts';
+import { parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
+import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
+import { goldIssuesReport, overlayReport, sqliteLine, versionReport } from '../../core/eval/reward-report.ts';
 
 export const usage = EVAL_USAGE;
 
@@ -65,10 +70,22 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   const warnings = [...plan.findings.map(findingText), ...plan.warnings];
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
 
+  // Read (and check) the overlay before any SQL runs; question ids need the questions file.
+  const overlay = args.goldOverlay ? parseGoldOverlay(await readText('--gold-overlay', args.goldOverlay), path.basename(args.goldOverlay)) : null;
+  if (overlay?.keyedBy === 'question-id' && !questions) {
+    throw new WorkbenchError('BAD_OPTION', 'this overlay names questions by question_id: give the questions file with --dataset so ids can be matched', '--gold-overlay');
+  }
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   let outcome;
+  let facts: DbFacts;
+  let comparison: OverlayComparison | null = null;
   try {
-    outcome = await runEvaluation(items, evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 }), { executor: pool, reuse: args.reuse });
+    // The SQLite version and column types for the version scan, through the same pool.
+    facts = await readDbFacts(pool, items.map((i) => i.dbId));
+    const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: questions ? (i) => questions[i]?.question ?? null : undefined });
+    const options = evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 });
+    outcome = await runEvaluation(items, options, { executor: pool, reuse: args.reuse, annotate });
+    if (overlay) comparison = await compareWithOverlay(items, outcome.results, overlay, options, { executor: pool, reuse: args.reuse, annotate });
   } finally {
     await pool.dispose();
   }
@@ -80,6 +97,9 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
   const detail = detailReport(summary);
   if (detail) process.stdout.write('\n' + detail + '\n');
+  process.stdout.write('\n' + sqliteLine(facts.sqliteVersion, executorName()) + '\n' + versionReport(results) + '\n' + goldIssuesReport(results) + '\n');
+  if (comparison) process.stdout.write('\n' + overlayReport(comparison) + '\n');
+  const counts = rewardCounts(results);
   if (args.out) {
     const out = {
       summary: summaryJson(summary, {
@@ -91,12 +111,16 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
         },
         engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
         executor: executorName(),
+        sqlite_version: facts.sqliteVersion,
+        version_sensitive: { count: counts.versionSensitive.length, question_ids: [...new Set(counts.versionSensitive.map((r) => r.questionId))] },
+        gold_issues: { count: new Set(counts.goldIssues.map((r) => r.index)).size, by_kind: counts.goldIssueKinds },
+        ...(comparison ? { gold_overlay: overlayJson(comparison) } : {}),
         reward_formula: formula.text,
         // Items whose queries ran, and items that took the verdict of an identical item (src/core/run/reuse.ts).
         executions: { items: results.length, executed: outcome.executed, reused: outcome.reused, gold_executed: outcome.goldExecuted },
         ...(args.shard ? { shard: args.shard } : {}),
       }),
-      items: results.map(itemJson),
+      items: results.map((r, at) => ({ ...itemJson(r), ...(comparison ? { ex_corrected_gold: comparison.correctedResults[at]!.ex } : {}) })),
     };
     await writeFileAtomic(args.out, JSON.stringify(out, null, 1) + '\n');
   }

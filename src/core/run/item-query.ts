@@ -6,7 +6,10 @@
 import type { Difficulty, Question } from '../types.ts';
 import type { SampleRecord } from './types.ts';
 
-export type Outcome = 'all' | 'right' | 'wrong' | 'wrong-result' | 'error' | 'timeout' | 'modified' | 'missing-db';
+export type Outcome = 'all' | 'right' | 'wrong' | 'wrong-result' | 'error' | 'timeout' | 'modified' | 'missing-db'
+  // What the reward rewards (issue 13): the reward view links to exactly these.
+  | 'version-sensitive' | 'gold-issue' | 'gold-no-rows' | 'gold-count-mismatch' | 'gold-date-dependent'
+  | 'ex-only' | 'order-dependent-gold' | 'passes-by-row-order';
 
 export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'all', label: 'all' },
@@ -17,7 +20,20 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'timeout', label: 'timeout' },
   { id: 'modified', label: 'modified the database' },
   { id: 'missing-db', label: 'missing database' },
+  { id: 'version-sensitive', label: 'version-sensitive SQL' },
+  { id: 'gold-issue', label: 'gold issue (any)' },
+  { id: 'gold-no-rows', label: 'gold returns no rows' },
+  { id: 'gold-count-mismatch', label: 'gold: count vs list' },
+  { id: 'gold-date-dependent', label: "gold depends on the date" },
+  { id: 'ex-only', label: 'EX-only pass (EX 1, TS 0)' },
+  { id: 'order-dependent-gold', label: 'order-dependent gold' },
+  { id: 'passes-by-row-order', label: 'passes by row order' },
 ];
+
+/** Fields of the test-suite and row-order checks (issue 13 items 1-2), optional on a sample. */
+type RowOrderSample = SampleRecord & { ts?: 0 | 1 | null; goldOrderDependent?: boolean; passesByRowOrder?: boolean };
+
+const hasGoldIssue = (s: SampleRecord, ...kinds: string[]) => (s.goldIssues ?? []).some((g) => kinds.length === 0 || kinds.includes(g.kind));
 
 export type SortKey = 'index' | 'db' | 'difficulty' | 'soft-f1' | 'time' | 'status';
 
@@ -66,6 +82,22 @@ export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
       return s.mutatedDb;
     case 'missing-db':
       return s.status === 'missing-db';
+    case 'version-sensitive':
+      return (s.versionFeatures?.length ?? 0) > 0;
+    case 'gold-issue':
+      return hasGoldIssue(s);
+    case 'gold-no-rows':
+      return hasGoldIssue(s, 'no-rows');
+    case 'gold-count-mismatch':
+      return hasGoldIssue(s, 'count-as-list', 'list-as-count');
+    case 'gold-date-dependent':
+      return hasGoldIssue(s, 'date-dependent');
+    case 'ex-only':
+      return s.ex === 1 && (s as RowOrderSample).ts === 0;
+    case 'order-dependent-gold':
+      return (s as RowOrderSample).goldOrderDependent === true || hasGoldIssue(s, 'order-dependent');
+    case 'passes-by-row-order':
+      return (s as RowOrderSample).passesByRowOrder === true;
   }
 }
 

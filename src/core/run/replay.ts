@@ -78,6 +78,8 @@ export interface EvaluationPorts {
   /** Identical items take the verdict of the first (reuse.ts); default on. */
   reuse?: boolean;
   now?: () => number;
+  /** Adds per-item findings that do not change the score (version features, gold checks: item-annotations.ts). */
+  annotate?: (result: ItemResult, item: EvalItem) => ItemResult;
 }
 
 export interface EvaluationOutcome {
@@ -116,7 +118,8 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
   let goldExecuted = 0;
   const deliver = (result: ItemResult, at: number, preview: ItemPreview | null) => {
     const item = items[at]!;
-    const own = copyResult(result, item);
+    const copied = copyResult(result, item);
+    const own = ports.annotate ? ports.annotate(copied, item) : copied;
     finished[at] = own;
     count++;
     ports.sink?.(own, item, preview);

@@ -107,6 +107,8 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
     if (detail !== undefined) device.detail = detail;
     header.device = device;
   }
+  const sqliteVersion = r.optional(o, 'sqliteVersion', 'run', r.str);
+  if (sqliteVersion !== undefined) header.sqliteVersion = sqliteVersion;
   return header;
 }
 
@@ -147,6 +149,19 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
   if (completion !== undefined) rec.completion = completion;
   if (meanLogprob !== undefined) rec.meanLogprob = meanLogprob;
   if (rubricScore !== undefined) rec.rubricScore = rubricScore;
+  // Issue 13's findings: kept through export and import (validated, never required).
+  if (o.versionFeatures !== undefined) {
+    rec.versionFeatures = r.arr(o.versionFeatures, `${path}.versionFeatures`).map((f, i) => {
+      const fo = r.obj(f, `${path}.versionFeatures[${i}]`);
+      return { feature: r.str(fo, 'feature', `${path}.versionFeatures[${i}]`), since: r.str(fo, 'since', `${path}.versionFeatures[${i}]`), where: r.oneOf(fo, 'where', `${path}.versionFeatures[${i}]`, ['pred', 'gold'] as const) };
+    });
+  }
+  if (o.goldIssues !== undefined) {
+    rec.goldIssues = r.arr(o.goldIssues, `${path}.goldIssues`).map((g, i) => {
+      const go = r.obj(g, `${path}.goldIssues[${i}]`);
+      return { kind: r.str(go, 'kind', `${path}.goldIssues[${i}]`), reason: r.str(go, 'reason', `${path}.goldIssues[${i}]`) };
+    });
+  }
   const rubric = r.optional(o, 'rubric', path, readRubricScores);
   if (rubric !== undefined) rec.rubric = rubric;
   if (o.generation !== undefined) rec.generation = readGeneration(r, o.generation, `${path}.generation`);

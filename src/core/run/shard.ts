@@ -126,9 +126,15 @@ export function mergeReports(
   const items = ordered.flatMap((r) => r.items).sort(byItemOrder);
   const first = ordered[0]!.summary;
   const summary = summarize(items.map(resultOf), first.metrics);
-  const keep = ['warnings', 'pairing_findings', 'inputs', 'engine', 'executor', 'reward_formula'];
+  const keep = ['warnings', 'pairing_findings', 'inputs', 'engine', 'executor', 'sqlite_version', 'reward_formula'];
   const extra: Record<string, unknown> = {};
-  for (const k of keep) if (k in first) extra[k] = first[k];
+  for (const k of keep) {
+    if (k in first) extra[k] = first[k];
+    // A shard of missing databases read no SQLite version: take the first shard that did.
+    if (k === 'sqlite_version' && k in first) extra[k] = ordered.map((r) => r.summary[k]).find((v) => v !== null) ?? null;
+    // The version and gold-check counts (issue 13) are recomputed over every shard's items, in eval's key order.
+    if (k === 'sqlite_version' && 'version_sensitive' in first) Object.assign(extra, rewardCountsJson(items));
+  }
   const executions = { items: 0, executed: 0, reused: 0, gold_executed: 0 };
   for (const r of ordered) {
     const e = r.summary.executions as typeof executions | undefined;
@@ -136,6 +142,21 @@ export function mergeReports(
   }
   extra.executions = executions;
   return { summary: summaryJson(summary, extra) as JsonReport['summary'], items };
+}
+
+type AnnotatedItem = { index: number; question_id: number; version_features?: unknown[]; gold_issues?: { kind: string }[] };
+
+/** `version_sensitive` and `gold_issues` of an eval summary, from its items (as eval computes them from its results). */
+function rewardCountsJson(items: readonly unknown[]) {
+  const all = items as AnnotatedItem[];
+  const flagged = all.filter((i) => (i.version_features?.length ?? 0) > 0);
+  const withIssues = all.filter((i) => (i.gold_issues?.length ?? 0) > 0);
+  const byKind: Record<string, number> = {};
+  for (const i of withIssues) for (const k of new Set(i.gold_issues!.map((g) => g.kind))) byKind[k] = (byKind[k] ?? 0) + 1;
+  return {
+    version_sensitive: { count: flagged.length, question_ids: [...new Set(flagged.map((i) => i.question_id))] },
+    gold_issues: { count: new Set(withIssues.map((i) => i.index)).size, by_kind: byKind },
+  };
 }
 
 /** Joins shard run files into the run file of one run (the first shard's header, every sample). */

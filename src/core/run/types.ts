@@ -54,6 +54,8 @@ export interface RunHeader {
   samplesPerQuestion: number;
   /** Engine of execution, e.g. `sql.js 1.17.0 (SQLite 3.54.1)`. */
   executor: string;
+  /** `select sqlite_version()` of the engine that gave the verdicts (issue 13); absent in older runs. */
+  sqliteVersion?: string;
   /** Samples whose queries ran, and samples that took the verdict of an identical one (src/core/run/reuse.ts); absent in older runs. */
   executions?: { executed: number; reused: number };
   /** `eval --shard K/N`: this run file holds shard K of N (src/core/run/shard.ts); `merge` joins them. */

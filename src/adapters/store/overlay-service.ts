@@ -1,0 +1,30 @@
+/**
+ * The corrected-gold overlay on a stored run: the run's own samples are the official verdicts
+ * and the items (SQL, gold, identity); the items whose gold the overlay changes are executed
+ * again in the SQL workers against the run's databases. Nothing is stored: attaching the
+ * overlay again recomputes it (a few items, not the run).
+ */
+import { evalOptionsOf } from '../../core/eval/executor.ts';
+import { parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
+import { compareWithOverlay, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
+import type { EvalItem } from '../../core/types.ts';
+import { runOrThrow } from './run-repository.ts';
+import type { StoreContext } from './run-session.ts';
+import { allSamples } from './sample-blocks.ts';
+import { storeDbSource } from './store-db-source.ts';
+
+export async function compareRunWithOverlay(ctx: StoreContext, runId: string, file: { name: string; text: string }, signal?: AbortSignal): Promise<OverlayComparison> {
+  const run = await runOrThrow(ctx.idb, runId);
+  const overlay = parseGoldOverlay(file.text, file.name);
+  const samples = await allSamples(ctx.idb, runId);
+  const items: EvalItem[] = samples.map((s) => ({
+    index: s.index, questionId: s.questionId, dbId: s.dbId, difficulty: s.difficulty, predSql: s.sql, goldSql: s.goldSql,
+    extraction: s.extraction, sample: s.sample,
+  }));
+  const executor = ctx.createExecutor(storeDbSource(ctx.idb, run.dataset.databases, run.dataset.name));
+  try {
+    return await compareWithOverlay(items, samples, overlay, evalOptionsOf(run.config), { executor, signal });
+  } finally {
+    await executor.dispose().catch(() => undefined);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * `gold-check`: the gold self-test with the gold checks of src/core/eval/gold-checks.ts. Every
+ * gold query is run as its own prediction (as the app's self-test on the dataset page); the
+ * report lists golds that fail, return no rows, answer a count with a list (or a list with a
+ * count) or depend on the date. `eval` prints the same checks for the golds of its run.
+ */
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { stat } from 'node:fs/promises';
+import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import { goldIssuesReport } from '../../core/eval/reward-report.ts';
+import { parseGoldSql } from '../../core/formats/gold.ts';
+import { rewardAnnotator, rewardCounts } from '../../core/run/item-annotations.ts';
+import { runEvaluation } from '../../core/run/replay.ts';
+import { readDbFacts } from '../../core/sql/db-facts.ts';
+import type { EvalItem } from '../../core/types.ts';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { workersFlag } from '../bounds.ts';
+import { bad, parseFlags } from './flags.ts';
+import { readQuestionsInput, readText } from './tabular-input.ts';
+
+export const usage = `usage: npm run --silent cli -- gold-check --gold FILE --db-root DIR [--dataset FILE] [--workers N] [--out FILE]
+    (--dataset gives question ids and texts: the count/list checks need the questions)`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, {
+    gold: { type: 'string' }, 'db-root': { type: 'string' }, dataset: { type: 'string' }, workers: { type: 'string' }, out: { type: 'string' },
+  }, usage);
+  for (const req of ['gold', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  const dbRoot = values['db-root']!;
+  if (!(await stat(dbRoot).catch(() => null))?.isDirectory()) {
+    throw new WorkbenchError('MISSING_FILE', `not a directory: ${dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
+  }
+  const gold = parseGoldSql(await readText('--gold', values.gold!), path.basename(values.gold!));
+  const questions = values.dataset ? await readQuestionsInput('--dataset', values.dataset) : null;
+  const items: EvalItem[] = gold.map((g, index) => ({
+    index, questionId: questions?.[index]?.questionId ?? index, dbId: g.dbId, difficulty: questions?.[index]?.difficulty ?? 'unknown',
+    predSql: g.sql, goldSql: g.sql, extraction: { rule: 'sql-line', thinkStripped: false },
+  }));
+  const pool = createNodeSqlPool({ dbRoot, workers: workersFlag(values.workers) ?? availableParallelism() });
+  let results;
+  try {
+    const facts = await readDbFacts(pool, items.map((i) => i.dbId));
+    const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: questions ? (i) => questions[i]?.question ?? null : undefined });
+    ({ results } = await runEvaluation(items, { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 0, previewRows: 0 }, { executor: pool, annotate }));
+  } finally {
+    await pool.dispose();
+  }
+  const scored = results.filter((r) => r.status !== 'missing-db');
+  const missing = results.length - scored.length;
+  process.stdout.write(`gold queries checked: ${scored.length}${missing ? ` (${missing} left out: database missing)` : ''}\n`);
+  process.stdout.write(goldIssuesReport(scored) + '\n');
+  if (values.out) {
+    const counts = rewardCounts(scored);
+    await writeFileAtomic(values.out, JSON.stringify({
+      checked: scored.length, missing_db: missing, by_kind: counts.goldIssueKinds,
+      items: counts.goldIssues.map((r) => ({ index: r.index, question_id: r.questionId, db_id: r.dbId, gold_rows: r.goldRowCount, issues: r.goldIssues })),
+    }, null, 1) + '\n');
+  }
+  return 0;
+}
