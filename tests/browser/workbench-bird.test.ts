@@ -112,7 +112,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
     await expect.poll(() => page.getByTestId('filter-count').textContent()).toContain(`${wrong.length} of 500 items`);
     const first = page.locator('[data-testid="item-list"] [role="option"]').first();
     // The virtual list re-renders after the filter: wait until its first row is a wrong one.
-    await expect.poll(async () => wrong.some((w) => w.index === Number(await first.getAttribute('data-index')))).toBe(true);
+    await expect.poll(async () => {
+      const at = Number(await first.getAttribute('data-index'));
+      return wrong.some((w) => w.index === at);
+    }).toBe(true);
     const index = Number(await first.getAttribute('data-index'));
     await first.click();
     const detail = page.locator(`[data-testid="item-detail"][data-index="${index}"]`);
