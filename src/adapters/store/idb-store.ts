@@ -6,6 +6,7 @@
 import type { SqlExecutor } from '../../core/eval/executor.ts';
 import { createBrowserSqlPool } from '../browser/sql-worker-host.ts';
 import type { DbSource } from '../sql-pool.ts';
+import { createAnalysisClient } from './analysis-client.ts';
 import { deleteOrphanChunks } from './database-bytes.ts';
 import { createDatasetRepository } from './dataset-repository.ts';
 import { createRunRepository } from './run-repository.ts';
@@ -51,6 +52,7 @@ export function createIdbStore(options: IdbStoreOptions = {}): WorkbenchStore {
     datasets: createDatasetRepository(opened, { dbName, storage: browserStorage, simulateQuotaAfterBytes: options.testing?.simulateQuotaAfterBytes }),
     runs: createRunRepository(opened),
     service: createRunService(opened, context),
+    analysis: createAnalysisClient(dbName),
     close() {
       void opened.then((idb) => idb.close()).catch(() => undefined);
     },

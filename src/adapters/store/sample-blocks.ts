@@ -19,6 +19,30 @@ export async function allSamples(idb: WorkbenchIdb, runId: string): Promise<Samp
   return sortUnique(await idb.getAll('sampleBlocks', blockRange(runId)));
 }
 
+/**
+ * Every sample of a run like `allSamples`, a sorted run read STEP_BLOCKS blocks per request so
+ * that a reader (the analysis worker) can report progress: (samples read, samples in the run).
+ */
+export async function allSamplesInSteps(idb: WorkbenchIdb, runId: string, onStep: (done: number, total: number) => void): Promise<SampleRecord[]> {
+  const meta = await idb.get('sampleMeta', runId);
+  if (!meta?.sorted) {
+    const all = await allSamples(idb, runId);
+    onStep(all.length, all.length);
+    return all;
+  }
+  const STEP_BLOCKS = 100;
+  const blocks = Math.ceil(meta.count / meta.blockSize);
+  const out: SampleRecord[] = [];
+  for (let first = 0; first < blocks; first += STEP_BLOCKS) {
+    for (const b of await idb.getAll('sampleBlocks', blockRange(runId, first, first + STEP_BLOCKS - 1))) {
+      for (const rec of b.samples) out.push(rec);
+    }
+    onStep(out.length, meta.count);
+  }
+  if (blocks === 0) onStep(0, 0);
+  return out;
+}
+
 export async function samplePage(idb: WorkbenchIdb, runId: string, offset: number, limit: number): Promise<SampleRecord[]> {
   const meta = await idb.get('sampleMeta', runId);
   if (!meta?.sorted) return (await allSamples(idb, runId)).slice(offset, offset + limit);
