@@ -12,7 +12,7 @@ import { toStatsView } from '../src/core/rl/stats-view.ts';
 import { toRunFile } from '../src/core/run/export.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../src/core/run/types.ts';
 import type { AnalysisProgress } from '../src/adapters/store/records.ts';
-import type { AnalysisOutcome, AnalysisWorkerApi } from './analysis.api.ts';
+import { PROMPTS_PER_MESSAGE, type AnalysisOutcome, type AnalysisWorkerApi } from './analysis.api.ts';
 
 /** One store's runs as the engine reads them. */
 export interface StoredRuns {
@@ -38,7 +38,7 @@ async function readRun(runs: StoredRuns, runId: string, report: (p: AnalysisProg
 
 export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRuns>): AnalysisWorkerApi {
   return {
-    runStats(job, onProgress) {
+    runStats(job, onProgress, onPrompts) {
       const report = (p: AnalysisProgress) => void onProgress?.(p);
       return outcome(async () => {
         const runs = await open(job.dbName);
@@ -52,7 +52,10 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
           rng: mulberry32(job.seed),
           onProgress: (done, total) => report({ phase: 'computing', runId: job.runId, done, total }),
         });
-        return toStatsView(stats);
+        const view = toStatsView(stats);
+        if (!onPrompts) return view;
+        for (let i = 0; i < view.prompts.length; i += PROMPTS_PER_MESSAGE) await onPrompts(view.prompts.slice(i, i + PROMPTS_PER_MESSAGE));
+        return { ...view, prompts: [] };
       });
     },
     compare(job, onProgress) {

@@ -6,7 +6,7 @@
  */
 import { proxy, wrap } from 'comlink';
 import type { RunComparison } from '../../core/rl/compare.ts';
-import type { RunStatsView } from '../../core/rl/stats-view.ts';
+import type { PromptRow, RunStatsView } from '../../core/rl/stats-view.ts';
 import type { AnalysisOutcome, AnalysisWorkerApi } from '../../../workers/analysis.api.ts';
 import { errorFromData } from '../import/import-client.ts';
 import type { AnalysisProgress } from './records.ts';
@@ -34,8 +34,12 @@ async function inWorker<T>(hooks: AnalysisHooks, call: (api: AnalysisWorkerApi, 
 
 export function createAnalysisClient(dbName: string): AnalysisPort {
   return {
-    runStats(runId, seed, hooks = {}): Promise<RunStatsView> {
-      return inWorker(hooks, (api, onProgress) => api.runStats({ dbName, runId, seed }, onProgress));
+    async runStats(runId, seed, hooks = {}): Promise<RunStatsView> {
+      // The prompts arrive in several messages (one task each on the page), the rest after them.
+      const prompts: PromptRow[] = [];
+      const onPrompts = proxy((chunk: PromptRow[]) => void prompts.push(...chunk));
+      const view = await inWorker(hooks, (api, onProgress) => api.runStats({ dbName, runId, seed }, onProgress, onPrompts));
+      return { ...view, prompts };
     },
     compare(runIdA, runIdB, options, hooks = {}): Promise<RunComparison> {
       return inWorker(hooks, (api, onProgress) => api.compare({ dbName, runIdA, runIdB, resamples: options.resamples, seed: options.seed }, onProgress));
