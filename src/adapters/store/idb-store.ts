@@ -50,7 +50,7 @@ export function createIdbStore(options: IdbStoreOptions = {}): WorkbenchStore {
   return {
     storage: browserStorage,
     datasets: createDatasetRepository(opened, { dbName, storage: browserStorage, simulateQuotaAfterBytes: options.testing?.simulateQuotaAfterBytes }),
-    runs: createRunRepository(opened),
+    runs: createRunRepository(opened, { dbName }),
     service: createRunService(opened, context),
     analysis: createAnalysisClient(dbName),
     close() {

@@ -53,6 +53,8 @@ export interface RunRepository {
   export(runId: string): Promise<RunFile>;
   /** Stores a run file (validated first); refuses a run that is already stored. */
   importFile(text: string, fileName: string): Promise<RunHeader>;
+  /** The same from the picked file, read, validated and stored in the import worker (a 100,000-sample file is ~70 MB of JSON). */
+  importBlob?(file: Blob, fileName: string): Promise<RunHeader>;
   /** Ids of runs being evaluated right now in any tab (Web Locks); a `running` run not listed was interrupted. */
   activeIds(): Promise<string[]>;
   /**

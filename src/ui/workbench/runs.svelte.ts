@@ -191,7 +191,8 @@ export class RunsState {
   /** Stores a run file; resolves with the run, or throws an Error with a message to show. */
   async importFile(file: File): Promise<RunHeader> {
     try {
-      const run = await this.#store.runs.importFile(await file.text(), file.name);
+      const runs = this.#store.runs;
+      const run = runs.importBlob ? await runs.importBlob(file, file.name) : await runs.importFile(await file.text(), file.name);
       return run;
     } catch (err) {
       throw new Error(`${file.name} was not imported: ${errorMessage(err)}`);
