@@ -2,7 +2,7 @@
  * The browser keys at RL scale (issue 14), through the built app in headless Chromium:
  *
  * - `idb_write_samples_per_s_100k`: the benchmark page (bench/browser/idb-write.ts) stores a run
- *   of 100,000 samples, 64 per question, with the store's own SampleWriter as a replay run does;
+ *   of 100,032 samples (1,563 questions x 64; `--quick`: 12,800), with the store's own SampleWriter as a replay run does;
  * - `idb_reopen_run_ms_100k`: a fresh page of the app opens that run's item explorer, from
  *   navigation to the first item row in the DOM;
  * - `browser_rl_view_longest_task_ms_100k`: from the Runs page, the app goes to the run's RL view;
@@ -16,8 +16,10 @@ import { watchPage, type PageWatch } from '../tests/browser/harness.ts';
 import { newContext, pageTimes } from './browser.ts';
 import type { IdbWriteResult } from './browser/idb-write.ts';
 
-export const SCALE_SAMPLES = 100_000;
 export const SCALE_PER_QUESTION = 64;
+/** 1,563 questions x 64 (a whole number of questions, so every one has n = 64); `--quick`: 200 x 64. */
+export const SCALE_SAMPLES = 1563 * SCALE_PER_QUESTION;
+export const SCALE_SAMPLES_QUICK = 200 * SCALE_PER_QUESTION;
 const SETTLE_MS = 500;
 
 function checkPage(watch: PageWatch, what: string): void {
