@@ -170,6 +170,14 @@ export class RlView {
     }
   }
 
+  /**
+   * Re-reads the run while it is being evaluated (every few seconds): skipped while a computation
+   * is under way, which would otherwise be restarted before it ends on a large run.
+   */
+  async refresh(): Promise<void> {
+    if (!this.#computing) await this.load();
+  }
+
   /** Stops the computation under way (the worker is terminated). */
   cancel(): void {
     this.#job?.abort();
