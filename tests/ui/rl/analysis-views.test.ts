@@ -39,7 +39,7 @@ function heldAnalysis() {
         aborted(hooks).catch(reject);
       });
     },
-    compare(idA, idB, options, hooks = {}) {
+    compare(_idA, idB, options, hooks = {}) {
       hooks.onProgress?.({ phase: 'computing', runId: idB, done: 1, total: 5 });
       return new Promise((resolve, reject) => {
         calls.push({ seed: options.seed, signal: hooks.signal!, finish: () => resolve(compareRuns(a, b, { resamples: options.resamples, makeRng: () => mulberry32(options.seed) })) });
