@@ -4,7 +4,7 @@
  * computation is one synchronous loop that no message could interrupt. Errors are rebuilt as
  * the classes the UI guards on.
  */
-import { proxy, wrap } from 'comlink';
+import { proxy, wrap, type Remote } from 'comlink';
 import type { RunComparison } from '../../core/rl/compare.ts';
 import type { PromptRow, RunStatsView } from '../../core/rl/stats-view.ts';
 import type { AnalysisOutcome, AnalysisWorkerApi } from '../../../workers/analysis.api.ts';
@@ -12,7 +12,7 @@ import { errorFromData } from '../import/import-client.ts';
 import type { AnalysisProgress } from './records.ts';
 import type { AnalysisHooks, AnalysisPort } from './workbench-store.ts';
 
-async function inWorker<T>(hooks: AnalysisHooks, call: (api: AnalysisWorkerApi, onProgress?: (p: AnalysisProgress) => void) => Promise<AnalysisOutcome<T>>): Promise<T> {
+async function inWorker<T>(hooks: AnalysisHooks, call: (api: Remote<AnalysisWorkerApi>, onProgress?: (p: AnalysisProgress) => void) => Promise<AnalysisOutcome<T>>): Promise<T> {
   if (hooks.signal?.aborted) throw new DOMException('analysis cancelled', 'AbortError');
   const worker = new Worker(new URL('../../../workers/analysis.worker.ts', import.meta.url), { type: 'module', name: 'analysis' });
   let onAbort = () => {};
@@ -22,7 +22,7 @@ async function inWorker<T>(hooks: AnalysisHooks, call: (api: AnalysisWorkerApi, 
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const api = wrap<AnalysisWorkerApi>(worker) as unknown as AnalysisWorkerApi;
+    const api = wrap<AnalysisWorkerApi>(worker);
     const o = await Promise.race([call(api, hooks.onProgress ? proxy(hooks.onProgress) : undefined), stopped]);
     if (o.ok) return o.value;
     throw errorFromData(o.error);
