@@ -18,6 +18,7 @@ import { viteBuild } from '../tests/browser/vite-build.ts';
 import { CHROMIUM_PATH, launchChromium, serveStatic, watchPage, type PageWatch } from '../tests/browser/harness.ts';
 import { importDataset, startRun } from '../tests/browser/workbench-helpers.ts';
 import type { IdbWriteResult } from './browser/idb-write.ts';
+import { measureScale, SCALE_SAMPLES, SCALE_SAMPLES_QUICK } from './browser-scale.ts';
 import { SPIDER_DB_ROOT } from './items.ts';
 
 /** Why the browser part cannot run here, or null. */
@@ -265,16 +266,18 @@ export async function measureBrowser(opts: { quick: boolean; rounds: number; tmp
     browser = await launchChromium();
     const evals: Awaited<ReturnType<typeof measureEval>>[] = [];
     const idbs: Awaited<ReturnType<typeof measureIdb>>[] = [];
+    const scales: Awaited<ReturnType<typeof measureScale>>[] = [];
     for (let r = 0; r < opts.rounds; r++) {
       log(`browser round ${r + 1}/${opts.rounds}`);
       evals.push(await measureEval(browser, server.url, tmp, opts.quick, log));
       idbs.push(await measureIdb(browser, server.url, log));
+      scales.push(await measureScale(browser, server.url, opts.quick ? SCALE_SAMPLES_QUICK : SCALE_SAMPLES, log));
     }
     return {
-      keys: { ...medians(evals.map((e) => e.keys)), ...medians(idbs.map((e) => e.keys)) },
+      keys: { ...medians(evals.map((e) => e.keys)), ...medians(idbs.map((e) => e.keys)), ...medians(scales.map((e) => e.keys)) },
       meta: {
         build_ms: buildMs, chromium: browser.version(),
-        rounds: evals.map((e, i) => ({ eval: { ...e.keys, ...e.meta }, idb: { ...idbs[i]!.keys, ...idbs[i]!.meta } })),
+        rounds: evals.map((e, i) => ({ eval: { ...e.keys, ...e.meta }, idb: { ...idbs[i]!.keys, ...idbs[i]!.meta }, scale: { ...scales[i]!.keys, ...scales[i]!.meta } })),
       },
     };
   } finally {

@@ -7,6 +7,7 @@
 import type { PairingFinding } from '../src/core/formats/pairing.ts';
 import type { EvalItem, GoldEntry, Question } from '../src/core/types.ts';
 import type { ErrorData } from '../src/core/errors.ts';
+import type { RunHeader } from '../src/core/run/types.ts';
 import type { DatasetRecord, ImportProgress, ImportSource } from '../src/adapters/store/records.ts';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
@@ -39,7 +40,16 @@ export interface PairedPredictions {
   bytes: number;
 }
 
+export interface RunFileJob {
+  dbName: string;
+  /** The run file as picked (JSON: a run file or an `eval --out` report); read in the worker. */
+  file: Blob;
+  fileName: string;
+}
+
 export interface ImportWorkerApi {
+  /** Reads, validates and stores a run file (see run-file-store.ts), off the main thread. */
+  importRunFile(job: RunFileJob): Promise<Outcome<RunHeader>>;
   importDataset(job: ImportJob, onProgress?: (p: ImportProgress) => void): Promise<Outcome<DatasetRecord>>;
   abort(jobId: string): Promise<void>;
   /** Parses a predictions file (any core format), checks it belongs to the dataset, pairs it. */

@@ -4,6 +4,7 @@ import { importDataset } from '../src/adapters/import/import-dataset.ts';
 import { pairRunPredictions } from '../src/adapters/import/pair-run.ts';
 import { releaseSpooledFiles } from '../src/adapters/import/nested-zip.ts';
 import { toErrorData } from '../src/core/errors.ts';
+import { storeRunFile } from '../src/adapters/store/run-file-store.ts';
 import { openWorkbenchDb } from '../src/adapters/store/schema.ts';
 import type { ImportWorkerApi, Outcome } from './import.api.ts';
 
@@ -43,6 +44,16 @@ const api: ImportWorkerApi = {
   },
   async abort(jobId) {
     jobs.get(jobId)?.abort();
+  },
+  async importRunFile(job) {
+    return outcome(async () => {
+      const idb = await openWorkbenchDb(job.dbName);
+      try {
+        return await storeRunFile(idb, await job.file.text(), job.fileName);
+      } finally {
+        idb.close();
+      }
+    });
   },
   async pairPredictions(job) {
     return outcome(async () => pairRunPredictions(job));

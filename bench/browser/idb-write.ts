@@ -21,13 +21,25 @@ export interface IdbWriteResult {
 
 declare global {
   interface Window {
-    benchIdbWrite?: (n: number) => Promise<IdbWriteResult>;
+    /** `perQuestion` > 1: an RL-shaped run, sample k is sample k % perQuestion of question k / perQuestion. */
+    benchIdbWrite?: (n: number, perQuestion?: number) => Promise<IdbWriteResult>;
   }
 }
 
 const DBS = ['superhero', 'toxicology', 'student_club'];
 
-const sample = (index: number): SampleRecord => ({
+/** Question q's samples are right with a chance that grows with q (so pass rates spread over 0..1), and vote among 3 results. */
+const rlEx = (q: number, s: number): 0 | 1 => (((q * 7919 + s * 104729) % 1000) / 1000 < (q % 10) / 10 ? 1 : 0);
+
+const sample = (k: number, perQuestion = 1): SampleRecord => {
+  const index = Math.floor(k / perQuestion);
+  const s = k % perQuestion;
+  const ex = perQuestion === 1 ? ((index % 2) as 0 | 1) : rlEx(index, s);
+  const base = flatSample(index);
+  return perQuestion === 1 ? base : { ...base, sample: s, ex, reward: ex, resultKey: ex ? 'gold' : `wrong-${(index + s) % 3}` };
+};
+
+const flatSample = (index: number): SampleRecord => ({
   index, questionId: index, dbId: DBS[index % 3]!, difficulty: 'moderate',
   ex: (index % 2) as 0 | 1, softF1: 0.5, rves: null, timeRatio: null, status: index % 7 === 0 ? 'error' : 'ok',
   error: index % 7 === 0 ? 'prediction: no such column: T1.name' : null, mutatedDb: false,
@@ -36,7 +48,7 @@ const sample = (index: number): SampleRecord => ({
   goldSql: `SELECT T1.name FROM superhero AS T1 WHERE T1.id = ${index}`, format: 1, reward: index % 2,
 });
 
-window.benchIdbWrite = async (n: number): Promise<IdbWriteResult> => {
+window.benchIdbWrite = async (n: number, perQuestion = 1): Promise<IdbWriteResult> => {
   const idb = await openWorkbenchDb();
   try {
     const now = new Date().toISOString();
@@ -45,8 +57,8 @@ window.benchIdbWrite = async (n: number): Promise<IdbWriteResult> => {
       id: runId, name: `bench: ${n} samples`, createdAt: now, updatedAt: now, status: 'running',
       source: { kind: 'replay', predictions: { name: 'bench.json', sha256: '0', bytes: 0 } },
       dataset: { id: 'bench', name: 'bench (not stored)', questions: { name: 'q.json', sha256: '0', bytes: 0 }, gold: null, databases: {} },
-      subset: { description: 'all', indices: Array.from({ length: n }, (_, i) => i) }, config: DEFAULT_RUN_CONFIG,
-      samplesPerQuestion: 1, executor: 'bench',
+      subset: { description: 'all', indices: Array.from({ length: Math.ceil(n / perQuestion) }, (_, i) => i) }, config: DEFAULT_RUN_CONFIG,
+      samplesPerQuestion: perQuestion, executor: 'bench',
     };
     await idb.put('runs', header);
     await markUnsorted(idb, runId);
@@ -55,7 +67,7 @@ window.benchIdbWrite = async (n: number): Promise<IdbWriteResult> => {
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (a % 3) - (b % 3) || a - b);
     const t0 = performance.now();
     for (let i = 0; i < n; i += 100) {
-      for (const k of order.slice(i, i + 100)) writer.push(sample(k));
+      for (const k of order.slice(i, i + 100)) writer.push(sample(k, perQuestion));
       await new Promise((r) => setTimeout(r, 0));
     }
     await writer.close();

@@ -40,6 +40,10 @@ describe('npm run bench -- --quick', () => {
       expect(got.browser_total_blocking_ms as number).toBeLessThanOrEqual(got.browser_eval_ms as number);
       expect(got.idb_write_samples_per_s as number).toBeGreaterThan(0);
       expect(got.idb_reopen_run_ms as number).toBeGreaterThan(0);
+      // The RL-scale keys (a smaller run in --quick): written, and the reopened run was seen.
+      expect(got.idb_write_samples_per_s_100k as number).toBeGreaterThan(0);
+      expect(got.idb_reopen_run_ms_100k as number).toBeGreaterThan(0);
+      expect(got.browser_rl_view_longest_task_ms_100k as number).toBeGreaterThanOrEqual(0);
       expect(got).not.toHaveProperty('skipped');
       // GGUF tokens/s per device (bench/gguf.ts): the CPU key always; the WebGPU key only when
       // llama.cpp ran the layers on WebGPU, otherwise listed under `absent` with its reason

@@ -9,6 +9,8 @@ import path from 'node:path';
 import type { Remote } from 'comlink';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { WorkerHandle } from '../../src/adapters/sql-pool.ts';
+import type { AnalysisWorkerApi } from '../../workers/analysis.api.ts';
+import { createAnalysisEngine } from '../../workers/analysis-engine.ts';
 import type { ImportWorkerApi } from '../../workers/import.api.ts';
 import { createSqlEngine } from '../../workers/sql-engine.ts';
 import type { SqlWorkerApi } from '../../workers/sql.api.ts';
@@ -25,8 +27,8 @@ function importsOf(file: string): string[] {
 }
 
 describe('worker contracts', () => {
-  it('exist for the SQL, import and wllama workers', () => {
-    expect(contracts.sort()).toEqual(['import.api.ts', 'sql.api.ts', 'wllama.api.ts']);
+  it('exist for the analysis, SQL, import and wllama workers', () => {
+    expect(contracts.sort()).toEqual(['analysis.api.ts', 'import.api.ts', 'sql.api.ts', 'wllama.api.ts']);
   });
 
   it.each(contracts)('%s imports only the core or the store records, nothing that imports it back', (file) => {
@@ -51,5 +53,11 @@ describe('worker contracts', () => {
       { ok: true; value: number } | { ok: false; error: import('../../src/core/engine/engine-error.ts').EngineErrorData }
     >();
     expect(importsOf('wllama.api.ts').every((p) => p.startsWith('../src/core/'))).toBe(true);
+  });
+
+  it('the analysis worker body is its contract and returns prompts without sample records', () => {
+    expectTypeOf(createAnalysisEngine).returns.toEqualTypeOf<AnalysisWorkerApi>();
+    expectTypeOf<Extract<Awaited<ReturnType<AnalysisWorkerApi['runStats']>>, { ok: true }>['value']['prompts'][number]>().not.toHaveProperty('samples');
+    expect(typeof createAnalysisEngine).toBe('function');
   });
 });

@@ -5,7 +5,8 @@
 import { proxy, wrap, type Remote } from 'comlink';
 import { WorkbenchError, type ErrorCode } from '../../core/errors.ts';
 import { StoreError, type ErrorData, type StoreErrorCode } from '../store/errors.ts';
-import type { ImportJob, ImportWorkerApi, Outcome, PairJob, PairedPredictions } from '../../../workers/import.api.ts';
+import type { ImportJob, ImportWorkerApi, Outcome, PairJob, PairedPredictions, RunFileJob } from '../../../workers/import.api.ts';
+import type { RunHeader } from '../../core/run/types.ts';
 import type { DatasetRecord, ImportProgress } from '../store/workbench-store.ts';
 
 export function errorFromData(e: ErrorData): Error {
@@ -54,6 +55,10 @@ export function importInWorker(
       hooks.signal?.removeEventListener('abort', onAbort);
     }
   });
+}
+
+export function importRunFileInWorker(job: RunFileJob): Promise<RunHeader> {
+  return withWorker(async (api) => unwrap(await api.importRunFile(job)));
 }
 
 export function pairInWorker(job: PairJob): Promise<PairedPredictions> {

@@ -6,6 +6,7 @@
 import type { SqlExecutor } from '../../core/eval/executor.ts';
 import { createBrowserSqlPool } from '../browser/sql-worker-host.ts';
 import type { DbSource } from '../sql-pool.ts';
+import { createAnalysisClient } from './analysis-client.ts';
 import { deleteOrphanChunks } from './database-bytes.ts';
 import { createDatasetRepository } from './dataset-repository.ts';
 import { createRunRepository } from './run-repository.ts';
@@ -49,8 +50,9 @@ export function createIdbStore(options: IdbStoreOptions = {}): WorkbenchStore {
   return {
     storage: browserStorage,
     datasets: createDatasetRepository(opened, { dbName, storage: browserStorage, simulateQuotaAfterBytes: options.testing?.simulateQuotaAfterBytes }),
-    runs: createRunRepository(opened),
+    runs: createRunRepository(opened, { dbName }),
     service: createRunService(opened, context),
+    analysis: createAnalysisClient(dbName),
     close() {
       void opened.then((idb) => idb.close()).catch(() => undefined);
     },

@@ -49,6 +49,16 @@ export interface ImportProgress {
   totalBytes: number;
 }
 
+/** How far the analysis worker is with a run's statistics or a comparison (workers/analysis.api.ts). */
+export interface AnalysisProgress {
+  /** `reading`: samples from IndexedDB (done/total in samples); `computing`: prompts or bootstrap buckets. */
+  phase: 'reading' | 'computing';
+  /** The run being read (comparisons read two). */
+  runId: string;
+  done: number;
+  total: number;
+}
+
 /** What a user hands the importer: files from a picker, a dropped folder, or a zip. */
 export interface ImportSource {
   kind: 'bird' | 'spider' | 'custom';

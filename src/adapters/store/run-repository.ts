@@ -4,13 +4,14 @@
  */
 import { sampleKey } from '../../core/eval/constants.ts';
 import { toRunFile } from '../../core/run/export.ts';
-import { parseRunFile } from '../../core/run/run-file.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import { deleteUnreferenced } from './dataset-repository.ts';
 import { StoreError, isQuotaError } from './errors.ts';
 import { withRunLock, lockedRunIds } from './run-session.ts';
+import { importRunFileInWorker } from '../import/import-client.ts';
+import { storeRunFile } from './run-file-store.ts';
 import { allSamples, countSamples, samplePage } from './sample-blocks.ts';
-import { BLOCK_SIZE, blockRange, type WorkbenchIdb } from './schema.ts';
+import { blockRange, type WorkbenchIdb } from './schema.ts';
 import type { RunRepository } from './workbench-store.ts';
 
 /** The run, or NOT_FOUND naming it. */
@@ -20,7 +21,7 @@ export async function runOrThrow(idb: WorkbenchIdb, runId: string): Promise<RunH
   return run;
 }
 
-export function createRunRepository(opened: Promise<WorkbenchIdb>): RunRepository {
+export function createRunRepository(opened: Promise<WorkbenchIdb>, options: { dbName?: string } = {}): RunRepository {
   const samples = async (runId: string, page?: { offset: number; limit: number }) => {
     const idb = await opened;
     return page ? samplePage(idb, runId, page.offset, page.limit) : allSamples(idb, runId);
@@ -58,22 +59,9 @@ export function createRunRepository(opened: Promise<WorkbenchIdb>): RunRepositor
       return toRunFile(await runOrThrow(await opened, runId), await samples(runId));
     },
     async importFile(text, fileName) {
-      const parsed = parseRunFile(text, fileName);
-      const file = toRunFile(parsed.run, parsed.samples); // (index, sample) order
-      const idb = await opened;
-      const existing = await idb.get('runs', file.run.id);
-      if (existing) throw new StoreError('ALREADY_EXISTS', `${fileName}: this run is already stored as "${existing.name}"`);
-      const run: RunHeader = file.run.status === 'running' ? { ...file.run, status: 'cancelled' } : file.run;
-      const all = file.samples;
-      const tx = idb.transaction(['runs', 'sampleBlocks', 'sampleMeta'], 'readwrite');
-      void tx.objectStore('runs').put(run);
-      for (let b = 0; b * BLOCK_SIZE < all.length; b++) {
-        void tx.objectStore('sampleBlocks').put({ runId: run.id, block: b, samples: all.slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE) });
-      }
-      void tx.objectStore('sampleMeta').put({ runId: run.id, sorted: true, count: all.length, blockSize: BLOCK_SIZE });
-      await tx.done;
-      return run;
+      return storeRunFile(await opened, text, fileName);
     },
+    ...(options.dbName === undefined ? {} : { importBlob: (file: Blob, fileName: string) => importRunFileInWorker({ dbName: options.dbName!, file, fileName }) }),
     activeIds: lockedRunIds,
     async setSampleRubrics(runId, scored) {
       const idb = await opened;

@@ -14,9 +14,43 @@ export function sortUnique(blocks: readonly { samples: SampleRecord[] }[]): Samp
   return [...byKey.values()].sort((a, b) => a.index - b.index || a.sample - b.sample);
 }
 
+/** Blocks per read of a sorted run: 5,000 samples, ~20 ms for the page to receive, where 100,000 in one read took 350 ms. */
+const STEP_BLOCKS = 50;
+
+/**
+ * A sorted run's samples, read STEP_BLOCKS blocks per request in one transaction (each
+ * request's result arrives in its own task); they are in order and unique by construction
+ * (sortBlocks, a validated run file), so nothing is re-sorted. Null when the run is not sorted.
+ */
+async function sortedSamples(idb: WorkbenchIdb, runId: string, onStep?: (done: number, total: number) => void): Promise<SampleRecord[] | null> {
+  const tx = idb.transaction(['sampleMeta', 'sampleBlocks']);
+  const meta = await tx.objectStore('sampleMeta').get(runId);
+  if (!meta?.sorted) return null;
+  const blocks = tx.objectStore('sampleBlocks');
+  const count = Math.ceil(meta.count / meta.blockSize);
+  const out: SampleRecord[] = [];
+  for (let first = 0; first < count; first += STEP_BLOCKS) {
+    for (const b of await blocks.getAll(blockRange(runId, first, first + STEP_BLOCKS - 1))) {
+      for (const rec of b.samples) out.push(rec);
+    }
+    onStep?.(out.length, meta.count);
+  }
+  if (count === 0) onStep?.(0, 0);
+  return out;
+}
+
 /** Every sample of a run in (index, sample) order, each key once. */
 export async function allSamples(idb: WorkbenchIdb, runId: string): Promise<SampleRecord[]> {
-  return sortUnique(await idb.getAll('sampleBlocks', blockRange(runId)));
+  return (await sortedSamples(idb, runId)) ?? sortUnique(await idb.getAll('sampleBlocks', blockRange(runId)));
+}
+
+/** Every sample of a run like `allSamples`, reporting (samples read, samples in the run) as it reads: the analysis worker's progress. */
+export async function allSamplesInSteps(idb: WorkbenchIdb, runId: string, onStep: (done: number, total: number) => void): Promise<SampleRecord[]> {
+  const sorted = await sortedSamples(idb, runId, onStep);
+  if (sorted) return sorted;
+  const all = sortUnique(await idb.getAll('sampleBlocks', blockRange(runId)));
+  onStep(all.length, all.length);
+  return all;
 }
 
 export async function samplePage(idb: WorkbenchIdb, runId: string, offset: number, limit: number): Promise<SampleRecord[]> {

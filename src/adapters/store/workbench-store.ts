@@ -8,10 +8,12 @@
 import type { Engine } from '../../core/engine/engine.ts';
 import type { DbSource } from '../sql-pool.ts';
 import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
+import type { RunComparison } from '../../core/rl/compare.ts';
+import type { RunStatsView } from '../../core/rl/stats-view.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type {
   BatchExportFiles, BatchExportRequest, DatasetCard, DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult,
-  GoldSelfTestResult, ImportProgress, ImportSource, ReplayCheck, RunHooks, RunRequest, SampleRubric, StorageInfo, StoredDatabase,
+  AnalysisProgress, GoldSelfTestResult, ImportProgress, ImportSource, ReplayCheck, RunHooks, RunRequest, SampleRubric, StorageInfo, StoredDatabase,
 } from './records.ts';
 
 export type * from './records.ts';
@@ -52,6 +54,8 @@ export interface RunRepository {
   export(runId: string): Promise<RunFile>;
   /** Stores a run file (validated first); refuses a run that is already stored. */
   importFile(text: string, fileName: string): Promise<RunHeader>;
+  /** The same from the picked file, read, validated and stored in the import worker (a 100,000-sample file is ~70 MB of JSON). */
+  importBlob?(file: Blob, fileName: string): Promise<RunHeader>;
   /** Ids of runs being evaluated right now in any tab (Web Locks); a `running` run not listed was interrupted. */
   activeIds(): Promise<string[]>;
   /**
@@ -88,12 +92,29 @@ export interface RunService {
   exportBatch(datasetId: string, req: BatchExportRequest): Promise<BatchExportFiles>;
 }
 
+export interface AnalysisHooks {
+  /** Aborting stops the computation (the worker is terminated) and rejects with an AbortError. */
+  signal?: AbortSignal;
+  onProgress?: (p: AnalysisProgress) => void;
+}
+
+/**
+ * Heavy statistics of stored runs, computed off the main thread (the analysis worker reads the
+ * samples from IndexedDB itself): the RL view's statistics and the paired comparison.
+ */
+export interface AnalysisPort {
+  runStats(runId: string, seed: number, hooks?: AnalysisHooks): Promise<RunStatsView>;
+  compare(runIdA: string, runIdB: string, options: { resamples: number; seed: number }, hooks?: AnalysisHooks): Promise<RunComparison>;
+}
+
 /** The four ports over one IndexedDB database, as the composition root hands them out. */
 export interface WorkbenchStore {
   readonly storage: StoragePort;
   readonly datasets: DatasetRepository;
   readonly runs: RunRepository;
   readonly service: RunService;
+  /** Statistics in a worker; absent in test doubles, where the screens compute on the page. */
+  readonly analysis?: AnalysisPort;
   /** Closes the IndexedDB connection (tests; a page being left). */
   close(): void;
 }

@@ -23,6 +23,8 @@ export interface CompareOptions {
   resamples?: number;
   /** A fresh generator, called once per bucket so that every bucket's interval is reproducible on its own. */
   makeRng: () => Rng;
+  /** Called after each bootstrap bucket with (buckets done, buckets in all): the app's worker reports it as progress. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface QuestionComparison {
@@ -170,14 +172,17 @@ export function compareRuns(a: RunFile, b: RunFile, options: CompareOptions): Ru
     );
   }
 
+  const difficulties = ([...DIFFICULTIES, 'unknown'] as Difficulty[]).filter((d) => rows.some((r) => r.difficulty === d));
+  const dbs = [...new Set(rows.map((r) => r.dbId))].sort();
+  const total = difficulties.length + dbs.length + 1;
+  let done = 0;
+  const step = <T>(v: T): T => {
+    options.onProgress?.(++done, total);
+    return v;
+  };
   const byDifficulty: RunComparison['byDifficulty'] = {};
-  for (const d of [...DIFFICULTIES, 'unknown'] as const) {
-    const rs = rows.filter((r) => r.difficulty === d);
-    if (rs.length > 0) byDifficulty[d] = bucket(rs, resamples, options.makeRng());
-  }
+  for (const d of difficulties) byDifficulty[d] = step(bucket(rows.filter((r) => r.difficulty === d), resamples, options.makeRng()));
   const byDb: Record<string, ComparisonBucket> = {};
-  for (const db of [...new Set(rows.map((r) => r.dbId))].sort()) {
-    byDb[db] = bucket(rows.filter((r) => r.dbId === db), resamples, options.makeRng());
-  }
-  return { overall: bucket(rows, resamples, options.makeRng()), byDifficulty, byDb, questions: rows, onlyInA, onlyInB, warnings };
+  for (const db of dbs) byDb[db] = step(bucket(rows.filter((r) => r.dbId === db), resamples, options.makeRng()));
+  return { overall: step(bucket(rows, resamples, options.makeRng())), byDifficulty, byDb, questions: rows, onlyInA, onlyInB, warnings };
 }

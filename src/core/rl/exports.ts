@@ -4,9 +4,9 @@
  */
 import { WorkbenchError } from '../errors.ts';
 import type { RunQuestion } from '../run/types.ts';
-import type { PromptStats } from './run-stats.ts';
+import type { PromptNumbers } from './stats-view.ts';
 
-export function promptStatsJson(prompts: readonly PromptStats[], ks: readonly number[]) {
+export function promptStatsJson(prompts: readonly PromptNumbers[], ks: readonly number[]) {
   return prompts.map((p) => ({
     index: p.index,
     question_id: p.questionId,
@@ -37,7 +37,7 @@ function csvField(v: unknown): string {
 }
 
 /** The JSON export flattened to one row per prompt; advantages joined by spaces. */
-export function promptStatsCsv(prompts: readonly PromptStats[], ks: readonly number[]): string {
+export function promptStatsCsv(prompts: readonly PromptNumbers[], ks: readonly number[]): string {
   const rows = promptStatsJson(prompts, ks).map((r) => ({ ...r, advantages: r.advantages.map((a) => Number(a.toPrecision(6))).join(' ') }));
   const header = rows.length > 0 ? Object.keys(rows[0]!) : ['index', 'question_id'];
   const lines = [header.join(',')];
@@ -49,7 +49,7 @@ export function promptStatsCsv(prompts: readonly PromptStats[], ks: readonly num
  * Frontier prompts as JSON Lines: question_id, db_id, question, evidence, pass_rate (plus
  * difficulty, n and correct). Needs each prompt's text; a missing one is an error naming it.
  */
-export function frontierJsonl(prompts: readonly PromptStats[], questions: readonly RunQuestion[]): string {
+export function frontierJsonl(prompts: readonly PromptNumbers[], questions: readonly RunQuestion[]): string {
   const text = new Map(questions.map((q) => [`${q.index}:${q.questionId}`, q]));
   const lines = prompts
     .filter((p) => p.frontier)

@@ -81,6 +81,8 @@ export interface StatsOptions {
   /** Breaks maj@n ties. */
   rng: Rng;
   scorers?: readonly Scorer[];
+  /** Called every few prompts with (prompts done, prompts in all): the app's worker reports it as progress. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 function majCurve(g: PromptGroup, groups: Parameters<typeof expectedMajCurve>[0], abstain: number): number[] {
@@ -167,7 +169,11 @@ export function computeRunStats(samples: readonly SampleRecord[], options: Stats
     }
   }
   const scorers = options.scorers ?? SCORERS;
-  const prompts = groups.map((g) => promptStats(g, ks, options.rng));
+  const prompts: PromptStats[] = [];
+  for (const g of groups) {
+    prompts.push(promptStats(g, ks, options.rng));
+    if (options.onProgress && (prompts.length % 256 === 0 || prompts.length === groups.length)) options.onProgress(prompts.length, groups.length);
+  }
   const byDifficulty: RunStats['byDifficulty'] = {};
   for (const d of [...DIFFICULTIES, 'unknown'] as const) {
     const ps = prompts.filter((p) => p.difficulty === d);

@@ -70,7 +70,7 @@ export function statsExplanations(b: StatsBucket, ks: readonly number[]): Record
   return out;
 }
 
-export function statsJson(stats: RunStats, meta: StatsMeta) {
+export function statsJson(stats: Omit<RunStats, 'prompts'>, meta: StatsMeta) {
   return {
     run: { id: meta.runId, name: meta.runName, reward_formula: meta.rewardFormula },
     ...bucketJson(stats.overall),

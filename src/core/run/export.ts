@@ -62,16 +62,57 @@ function csvCell(v: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** One CSV row of a sample (no line end). */
+function csvRow(s: SampleRecord): string {
+  return [
+    s.index, s.questionId, s.dbId, s.difficulty, s.sample, s.status, s.ex, s.softF1, s.rves, s.timeRatio, s.format,
+    s.reward, s.mutatedDb, s.extraction.rule, s.predRowCount, s.goldRowCount,
+    s.elapsedMs === null ? null : Math.round(s.elapsedMs * 1000) / 1000, s.error, s.sql, s.goldSql,
+    s.rubric?.rubricId, s.rubricScore, s.rubric?.explicit?.score, s.rubric?.implicit?.score, s.rubric?.likert?.score,
+  ].map(csvCell).join(',');
+}
+
 /** RFC 4180 CSV, one row per sample, with a header row. */
 export function toCsv(samples: readonly SampleRecord[]): string {
-  const rows = [...samples].sort(bySampleOrder).map((s) =>
-    [
-      s.index, s.questionId, s.dbId, s.difficulty, s.sample, s.status, s.ex, s.softF1, s.rves, s.timeRatio, s.format,
-      s.reward, s.mutatedDb, s.extraction.rule, s.predRowCount, s.goldRowCount,
-      s.elapsedMs === null ? null : Math.round(s.elapsedMs * 1000) / 1000, s.error, s.sql, s.goldSql,
-      s.rubric?.rubricId, s.rubricScore, s.rubric?.explicit?.score, s.rubric?.implicit?.score, s.rubric?.likert?.score,
-      s.generation?.device, s.generation?.deviceReason, s.generation?.deviceDetail,
-    ].map(csvCell).join(','),
-  );
-  return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';
+  return [...csvParts(samples)].join('');
+}
+
+/** `toCsv`'s text in parts (header, then `perPart` rows each): a large run's export never builds one string. */
+export function* csvParts(samples: readonly SampleRecord[], perPart = 1000): Generator<string> {
+  const sorted = [...samples].sort(bySampleOrder);
+  yield CSV_COLUMNS.join(',') + '\r\n';
+  for (let i = 0; i < sorted.length; i += perPart) {
+    yield sorted.slice(i, i + perPart).map((s) => csvRow(s) + '\r\n').join('');
+  }
+}
+
+/** JSON Lines: one sample record per line, compact, in (index, sample) order, `perPart` lines per part. */
+export function* samplesJsonlParts(samples: readonly SampleRecord[], perPart = 1000): Generator<string> {
+  const sorted = [...samples].sort(bySampleOrder);
+  for (let i = 0; i < sorted.length; i += perPart) {
+    yield sorted.slice(i, i + perPart).map((s) => JSON.stringify(s) + '\n').join('');
+  }
+}
+
+/**
+ * `runFileJson`'s exact text in parts: the file around its samples, then `perPart` samples each,
+ * every sample indented as JSON.stringify(file, null, 1) indents it (depth 2; JSON strings hold
+ * no raw newline, so re-indenting lines is safe). A 500,000-sample run is ~350 MB of JSON.
+ */
+export function* runFileJsonParts(file: RunFile, perPart = 500): Generator<string> {
+  const marker = `__rlvr_samples_${file.samples.length}_${Date.now()}__`;
+  const around = JSON.stringify({ ...file, samples: [marker] }, null, 1);
+  const cut = around.split(`"${marker}"`);
+  if (file.samples.length === 0 || cut.length !== 2) {
+    yield runFileJson(file);
+    return;
+  }
+  yield cut[0]!;
+  for (let i = 0; i < file.samples.length; i += perPart) {
+    yield file.samples
+      .slice(i, i + perPart)
+      .map((s, j) => (i + j > 0 ? ',\n  ' : '') + JSON.stringify(s, null, 1).replaceAll('\n', '\n  '))
+      .join('');
+  }
+  yield cut[1]!;
 }

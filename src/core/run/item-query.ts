@@ -133,11 +133,14 @@ function compareBy(key: SortKey): (a: SampleRecord, b: SampleRecord) => number {
  */
 export class ItemIndex {
   readonly #rows: readonly ExplorerRow[];
-  readonly #text: string[];
+  /**
+   * Lower-cased search text per row, built at the first search: at 100,000 samples it is a
+   * second copy of every SQL text, and most views of a run never search.
+   */
+  #text: string[] | null = null;
 
   constructor(rows: readonly ExplorerRow[]) {
     this.#rows = rows;
-    this.#text = rows.map(haystack);
   }
 
   get size(): number {
@@ -146,13 +149,14 @@ export class ItemIndex {
 
   query(q: ItemQuery): ExplorerRow[] {
     const needle = q.search.trim().toLowerCase();
+    const text = needle ? (this.#text ??= this.#rows.map(haystack)) : null;
     const out: ExplorerRow[] = [];
     this.#rows.forEach((r, i) => {
       const s = r.sample;
       if (!matchesOutcome(s, q.outcome)) return;
       if (q.difficulty !== 'all' && s.difficulty !== q.difficulty) return;
       if (q.dbId !== 'all' && s.dbId !== q.dbId) return;
-      if (needle && !this.#text[i]!.includes(needle)) return;
+      if (text && !text[i]!.includes(needle)) return;
       out.push(r);
     });
     const cmp = compareBy(q.sort);

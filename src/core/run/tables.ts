@@ -5,7 +5,7 @@
  * src/adapters/parquet. Bump a table's version when a column changes meaning or type; adding a
  * column at the end keeps the version's readers working and is noted in docs/formats.md.
  */
-import type { PromptStats } from '../rl/run-stats.ts';
+import type { PromptNumbers } from '../rl/stats-view.ts';
 import type { RunHeader, RunQuestion, SampleRecord } from './types.ts';
 
 /** Column types as written: INT64 from JS numbers, JSON as UTF-8 text with the JSON annotation, DOUBLE_LIST as list<double>. */
@@ -106,7 +106,7 @@ export function runTableMetadata(schema: Pick<TableSchema<never>, 'table' | 'ver
 export const PROMPT_STATS_TABLE_VERSION = 1;
 
 /** Per-prompt statistics (the `stats` command's prompts), with pass@k and maj@k for the run's ks. */
-export function promptStatsTable(ks: readonly number[]): TableSchema<PromptStats> {
+export function promptStatsTable(ks: readonly number[]): TableSchema<PromptNumbers> {
   return {
     table: 'prompt-stats',
     version: PROMPT_STATS_TABLE_VERSION,
@@ -127,8 +127,8 @@ export function promptStatsTable(ks: readonly number[]): TableSchema<PromptStats
       col('vote_size', 'INT32', false, (p) => p.vote.size),
       col('vote_tied', 'INT32', false, (p) => p.vote.tied),
       col('vote_score', 'DOUBLE', false, (p) => p.vote.score),
-      ...ks.map((k) => col<PromptStats>(`pass_at_${k}`, 'DOUBLE', false, (p) => p.passAtK[k]!)),
-      ...ks.map((k) => col<PromptStats>(`maj_at_${k}`, 'DOUBLE', false, (p) => p.majAtK[k]!)),
+      ...ks.map((k) => col<PromptNumbers>(`pass_at_${k}`, 'DOUBLE', false, (p) => p.passAtK[k]!)),
+      ...ks.map((k) => col<PromptNumbers>(`maj_at_${k}`, 'DOUBLE', false, (p) => p.majAtK[k]!)),
       col('advantages', 'DOUBLE_LIST', false, (p) => p.advantages),
     ],
   };

@@ -2,38 +2,45 @@
  * Comparison of stored runs (checkpoints) on the same questions: the first chosen run is the
  * baseline A, every other run is B against it. Computed by the core's `compareRuns` with the
  * CLI's defaults (10,000 paired bootstrap resamples, mulberry32 seed 0), so the numbers match
- * `npm run cli -- compare` on the exported run files.
+ * `npm run cli -- compare` on the exported run files. The bootstrap runs in the analysis worker
+ * (workers/analysis.api.ts), which reads both runs' samples from IndexedDB itself: the page
+ * holds only the run headers and the result, with progress and cancel.
  */
-import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { compareRuns, type RunComparison } from '../../core/rl/compare.ts';
 import { compareExplanations, compareJson } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/rl/rng.ts';
-import type { RunFile } from '../../core/run/types.ts';
+import type { RunFile, RunHeader } from '../../core/run/types.ts';
 import { downloadText, safeFileName } from '../shell/download.ts';
 
 export const RESAMPLES = 10_000;
 export const SEED = 0;
 
 export interface ComparedPair {
-  a: RunFile;
-  b: RunFile;
+  a: Pick<RunFile, 'run'>;
+  b: Pick<RunFile, 'run'>;
   result: RunComparison | null;
   explanations: Record<string, string>;
   error: string | null;
 }
 
+const isAbort = (err: unknown) => err instanceof DOMException && err.name === 'AbortError';
+
 export class CompareView {
   readonly #store: WorkbenchStore;
   #runIds = $state.raw<readonly string[]>([]);
-  #files = $state.raw<ReadonlyMap<string, RunFile>>(new Map());
+  #headers = $state.raw<ReadonlyMap<string, RunHeader>>(new Map());
   #errors = $state.raw<ReadonlyMap<string, string>>(new Map());
   #loading = $state(0);
 
   #pairs = $state.raw<ComparedPair[]>([]);
   #computing = $state(false);
-  /** Bumped by every new choice of runs: a comparison of an older choice is dropped. */
+  #progress = $state.raw<AnalysisProgress | null>(null);
+  #cancelled = $state(false);
+  /** Bumped by every new choice of runs: a comparison of an older choice is dropped (and its worker stopped). */
   #generation = 0;
+  #job: AbortController | null = null;
 
   constructor(store: WorkbenchStore) {
     this.#store = store;
@@ -51,68 +58,103 @@ export class CompareView {
   get pairs(): readonly ComparedPair[] {
     return this.#pairs;
   }
+  get computing(): boolean {
+    return this.#computing;
+  }
+  /** How far the pair being compared is (reading samples, bootstrap buckets). */
+  get progress(): AnalysisProgress | null {
+    return this.#progress;
+  }
+  /** The user stopped the comparison; `recompute()` starts it again. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
   /** Every chosen run is loaded and compared (or failed to load). */
   get ready(): boolean {
-    return this.#runIds.every((id) => this.#files.has(id) || this.#errors.has(id)) && this.#loading === 0 && !this.#computing;
+    return this.#runIds.every((id) => this.#headers.has(id) || this.#errors.has(id)) && this.#loading === 0 && !this.#computing;
   }
 
-  /**
-   * Compares the baseline with every other chosen run, one pair per task (the bootstrap takes
-   * about a second for 500 questions), so the page can say it is comparing in the meantime.
-   */
-  async #compare(): Promise<void> {
+  /** One pair: in the worker, or on the page with a store that has no worker (test doubles). */
+  async #comparePair(a: RunHeader, b: RunHeader, signal: AbortSignal): Promise<RunComparison> {
+    const analysis = this.#store.analysis;
+    if (analysis) {
+      return analysis.compare(a.id, b.id, { resamples: RESAMPLES, seed: SEED }, { signal, onProgress: (p) => void (signal.aborted || (this.#progress = p)) });
+    }
+    const [fa, fb] = await Promise.all([this.#store.runs.export(a.id), this.#store.runs.export(b.id)]);
+    return compareRuns(fa, fb, { resamples: RESAMPLES, makeRng: () => mulberry32(SEED) });
+  }
+
+  /** Compares the baseline with every other chosen run, one pair at a time, showing each as it is done. */
+  async recompute(): Promise<void> {
     const generation = ++this.#generation;
-    const files = this.#runIds.map((id) => this.#files.get(id)).filter((f): f is RunFile => f !== undefined);
+    this.#job?.abort();
+    const job = new AbortController();
+    this.#job = job;
+    const headers = this.#runIds.map((id) => this.#headers.get(id)).filter((h): h is RunHeader => h !== undefined);
     this.#pairs = [];
-    if (files.length < 2) return;
+    this.#cancelled = false;
+    this.#progress = null;
+    if (headers.length < 2) return;
     this.#computing = true;
-    const [a, ...rest] = files as [RunFile, ...RunFile[]];
+    const [a, ...rest] = headers as [RunHeader, ...RunHeader[]];
     const pairs: ComparedPair[] = [];
     try {
       for (const b of rest) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        if (generation !== this.#generation) return;
         try {
-          const result = compareRuns(a, b, { resamples: RESAMPLES, makeRng: () => mulberry32(SEED) });
-          pairs.push({ a, b, result, explanations: compareExplanations(result.overall), error: null });
+          const result = await this.#comparePair(a, b, job.signal);
+          if (generation !== this.#generation) return;
+          pairs.push({ a: { run: a }, b: { run: b }, result, explanations: compareExplanations(result.overall), error: null });
         } catch (err) {
-          pairs.push({ a, b, result: null, explanations: {}, error: errorMessage(err) });
+          if (generation !== this.#generation) return;
+          if (isAbort(err)) {
+            this.#cancelled = true;
+            return;
+          }
+          pairs.push({ a: { run: a }, b: { run: b }, result: null, explanations: {}, error: errorMessage(err) });
         }
         this.#pairs = [...pairs];
       }
     } finally {
-      if (generation === this.#generation) this.#computing = false;
+      if (generation === this.#generation) {
+        this.#computing = false;
+        this.#progress = null;
+      }
     }
   }
 
-  /** Chooses the runs (baseline first) and loads the ones not read yet. */
+  /** Stops the comparison under way (the worker is terminated); the pairs done so far stay. */
+  cancel(): void {
+    this.#job?.abort();
+  }
+
+  /** Chooses the runs (baseline first) and reads the headers not read yet. */
   async setRunIds(ids: readonly string[]): Promise<void> {
     this.#runIds = [...new Set(ids)];
-    const missing = this.#runIds.filter((id) => !this.#files.has(id));
-    if (missing.length === 0) return this.#compare();
+    const missing = this.#runIds.filter((id) => !this.#headers.has(id));
+    if (missing.length === 0) return this.recompute();
     this.#loading++;
     try {
       const loaded = await Promise.all(
-        missing.map(async (id): Promise<[string, RunFile | string]> => {
+        missing.map(async (id): Promise<[string, RunHeader | string]> => {
           try {
-            return [id, await this.#store.runs.export(id)];
+            return [id, (await this.#store.runs.get(id)) ?? `run ${id} is not in browser storage (deleted?)`];
           } catch (err) {
             return [id, `run ${id} could not be read: ${errorMessage(err)}`];
           }
         }),
       );
-      const files = new Map(this.#files);
+      const headers = new Map(this.#headers);
       const errors = new Map(this.#errors);
       for (const [id, v] of loaded) {
         if (typeof v === 'string') errors.set(id, v);
-        else files.set(id, v);
+        else headers.set(id, v);
       }
-      this.#files = files;
+      this.#headers = headers;
       this.#errors = errors;
     } finally {
       this.#loading--;
     }
-    await this.#compare();
+    await this.recompute();
   }
 
   /** The comparison as the CLI's `compare --out` writes it. */

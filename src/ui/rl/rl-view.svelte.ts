@@ -1,46 +1,48 @@
 /**
  * One stored run through the RLVR lens: its samples grouped per question, pass@k and maj@k for
  * every k <= n, best-of-n, GRPO group statistics and the learnable frontier, computed by the
- * core (src/core/rl) exactly as the CLI's `stats` does (seed 0 unless changed), plus the
- * exports (per-prompt CSV/JSON, frontier JSONL).
+ * core (src/core/rl) exactly as the CLI's `stats` does (seed 0 unless changed), in the
+ * analysis worker (workers/analysis.api.ts) with progress and cancel, plus the exports
+ * (per-prompt CSV/JSON/Parquet, frontier JSONL).
  */
-import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
 import { mulberry32 } from '../../core/rl/rng.ts';
-import { computeRunStats, type PromptStats, type RunStats } from '../../core/rl/run-stats.ts';
+import { computeRunStats } from '../../core/rl/run-stats.ts';
+import { toStatsView, type PromptRow, type RunStatsView } from '../../core/rl/stats-view.ts';
 import { statsExplanations, statsJson } from '../../core/rl/stats-report.ts';
-import type { RunFile, RunQuestion } from '../../core/run/types.ts';
+import type { RunHeader, RunQuestion } from '../../core/run/types.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
 import { promptStatsParquetBlob } from '../workbench/parquet-export.ts';
 
 export type PromptFilter = 'all' | 'frontier' | 'zero-variance' | 'all-right' | 'all-wrong';
 
+const isAbort = (err: unknown) => err instanceof DOMException && err.name === 'AbortError';
+
 export class RlView {
   readonly runId: string;
   readonly #store: WorkbenchStore;
-  #file = $state.raw<RunFile | null>(null);
+  #run = $state.raw<RunHeader | null>(null);
   #questions = $state.raw<RunQuestion[] | null>(null);
   #loading = $state(true);
   #error = $state<string | null>(null);
   #seed = $state(0);
   #filter = $state<PromptFilter>('all');
+  #stats = $state.raw<RunStatsView | null>(null);
+  #statsError = $state<string | null>(null);
+  #progress = $state.raw<AnalysisProgress | null>(null);
+  #computing = $state(false);
+  #cancelled = $state(false);
+  /** The computation under way: a newer one (seed change, refresh while evaluating) aborts it. */
+  #job: AbortController | null = null;
 
-  #computed = $derived.by((): { stats: RunStats | null; error: string | null } => {
-    const file = this.#file;
-    if (!file) return { stats: null, error: null };
-    try {
-      return { stats: computeRunStats(file.samples, { rng: mulberry32(this.#seed) }), error: null };
-    } catch (err) {
-      return { stats: null, error: errorMessage(err) };
-    }
-  });
   #explanations = $derived.by(() => {
-    const s = this.#computed.stats;
+    const s = this.#stats;
     return s ? statsExplanations(s.overall, s.ks) : {};
   });
-  #visible = $derived.by((): PromptStats[] => {
-    const prompts = this.#computed.stats?.prompts ?? [];
+  #visible = $derived.by((): PromptRow[] => {
+    const prompts = this.#stats?.prompts ?? [];
     const f = this.#filter;
     if (f === 'all') return [...prompts];
     if (f === 'frontier') return prompts.filter((p) => p.frontier);
@@ -54,18 +56,30 @@ export class RlView {
     this.#store = store;
   }
 
-  get file(): RunFile | null {
-    return this.#file;
+  /** The run's header (name, dataset, reward formula, status). */
+  get run(): RunHeader | null {
+    return this.#run;
   }
   get loading(): boolean {
     return this.#loading;
   }
   /** Why the run cannot be shown (not stored, unreadable, nothing scorable). */
   get error(): string | null {
-    return this.#error ?? this.#computed.error;
+    return this.#error ?? this.#statsError;
   }
-  get stats(): RunStats | null {
-    return this.#computed.stats;
+  get stats(): RunStatsView | null {
+    return this.#stats;
+  }
+  /** The statistics are being computed (in the analysis worker); `progress` says how far. */
+  get computing(): boolean {
+    return this.#computing;
+  }
+  get progress(): AnalysisProgress | null {
+    return this.#progress;
+  }
+  /** The user stopped the computation; `recompute()` starts it again. */
+  get cancelled(): boolean {
+    return this.#cancelled;
   }
   /** One line per statistic, with this run's values (`pass_at_4`, `zero_variance_share`, ...). */
   get explanations(): Record<string, string> {
@@ -75,7 +89,10 @@ export class RlView {
     return this.#seed;
   }
   setSeed(seed: number): void {
-    if (Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff) this.#seed = seed;
+    if (Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff && seed !== this.#seed) {
+      this.#seed = seed;
+      void this.recompute();
+    }
   }
   get filter(): PromptFilter {
     return this.#filter;
@@ -83,7 +100,7 @@ export class RlView {
   setFilter(f: PromptFilter): void {
     this.#filter = f;
   }
-  get visible(): readonly PromptStats[] {
+  get visible(): readonly PromptRow[] {
     return this.#visible;
   }
   /** Question texts are known (the run's dataset is still stored): the frontier JSONL can be written. */
@@ -100,33 +117,83 @@ export class RlView {
       }
       // While a run is evaluated this is called again every few seconds: the dataset's questions
       // cannot change meanwhile, so they are read once.
-      const questionsKnown = this.#file !== null;
-      const [file, dataset] = await Promise.all([this.#store.runs.export(this.runId), questionsKnown ? null : this.#store.datasets.get(run.dataset.id)]);
-      if (!questionsKnown) {
+      if (this.#run === null) {
+        const dataset = await this.#store.datasets.get(run.dataset.id);
         this.#questions = dataset
           ? dataset.questions.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }))
           : null;
       }
-      this.#file = file;
+      this.#run = run;
       this.#error = null;
     } catch (err) {
       this.#error = `The run could not be read: ${errorMessage(err)}`;
+      return;
     } finally {
       this.#loading = false;
     }
+    await this.recompute();
+  }
+
+  /**
+   * Computes the statistics: in the analysis worker, which reads the samples from IndexedDB
+   * itself (no long task on the page at 500,000 samples); on the page only with a store that
+   * has no worker (test doubles). The numbers shown stay until the new ones are there.
+   */
+  async recompute(): Promise<void> {
+    this.#job?.abort();
+    const job = new AbortController();
+    this.#job = job;
+    this.#computing = true;
+    this.#cancelled = false;
+    this.#progress = null;
+    const seed = this.#seed;
+    try {
+      const analysis = this.#store.analysis;
+      const stats = analysis
+        ? await analysis.runStats(this.runId, seed, { signal: job.signal, onProgress: (p) => void (this.#job === job && (this.#progress = p)) })
+        : toStatsView(computeRunStats(await this.#store.runs.samples(this.runId), { rng: mulberry32(seed) }));
+      if (this.#job !== job) return;
+      this.#stats = stats;
+      this.#statsError = null;
+    } catch (err) {
+      if (this.#job !== job) return;
+      if (isAbort(err)) this.#cancelled = true;
+      else {
+        this.#stats = null;
+        this.#statsError = errorMessage(err);
+      }
+    } finally {
+      if (this.#job === job) {
+        this.#computing = false;
+        this.#job = null;
+      }
+    }
+  }
+
+  /**
+   * Re-reads the run while it is being evaluated (every few seconds): skipped while a computation
+   * is under way, which would otherwise be restarted before it ends on a large run.
+   */
+  async refresh(): Promise<void> {
+    if (!this.#computing) await this.load();
+  }
+
+  /** Stops the computation under way (the worker is terminated). */
+  cancel(): void {
+    this.#job?.abort();
   }
 
   #name(suffix: string): string {
-    return `${safeFileName(this.#file?.run.name ?? 'run')}-${suffix}`;
+    return `${safeFileName(this.#run?.name ?? 'run')}-${suffix}`;
   }
 
   /** Downloads the per-prompt statistics as Parquet (prompt-stats table); returns an error message when it cannot be written. */
   async downloadParquet(): Promise<string | null> {
-    const s = this.#computed.stats;
-    const file = this.#file;
-    if (!s || !file) return 'Nothing to export yet.';
+    const s = this.#stats;
+    const run = this.#run;
+    if (!s || !run) return 'Nothing to export yet.';
     try {
-      downloadBlob(this.#name('prompts.parquet'), await promptStatsParquetBlob(s.prompts, s.ks, file.run));
+      downloadBlob(this.#name('prompts.parquet'), await promptStatsParquetBlob(s.prompts, s.ks, run));
       return null;
     } catch (err) {
       return `The export failed: ${errorMessage(err)}`;
@@ -135,17 +202,17 @@ export class RlView {
 
   /** Downloads an export; returns an error message when it cannot be written. */
   download(kind: 'csv' | 'json' | 'frontier' | 'stats'): string | null {
-    const s = this.#computed.stats;
-    const file = this.#file;
-    if (!s || !file) return 'Nothing to export yet.';
+    const s = this.#stats;
+    const run = this.#run;
+    if (!s || !run) return 'Nothing to export yet.';
     try {
       if (kind === 'csv') downloadText(this.#name('prompts.csv'), promptStatsCsv(s.prompts, s.ks), 'text/csv');
       else if (kind === 'json') downloadText(this.#name('prompts.json'), JSON.stringify(promptStatsJson(s.prompts, s.ks), null, 1), 'application/json');
       else if (kind === 'stats') {
-        const meta = { runName: file.run.name, runId: file.run.id, rewardFormula: file.run.config.rewardFormula, seed: this.#seed };
+        const meta = { runName: run.name, runId: run.id, rewardFormula: run.config.rewardFormula, seed: this.#seed };
         downloadText(this.#name('stats.json'), JSON.stringify(statsJson(s, meta), null, 1), 'application/json');
       } else {
-        const questions = this.#questions ?? file.questions;
+        const questions = this.#questions;
         if (!questions) return "The run's dataset is no longer stored: the frontier prompts need the questions' texts.";
         downloadText(this.#name('frontier.jsonl'), frontierJsonl(s.prompts, questions), 'application/jsonl');
       }

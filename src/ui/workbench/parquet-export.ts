@@ -3,7 +3,7 @@
  * (src/core/run/tables.ts, documented in docs/formats.md). Row groups are encoded one at a time
  * and kept as Blob parts, which the browser may page out to disk, then saved as one Blob.
  */
-import type { PromptStats } from '../../core/rl/run-stats.ts';
+import type { PromptNumbers } from '../../core/rl/stats-view.ts';
 import { SAMPLES_TABLE, promptStatsTable, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
 import type { RunFile, RunHeader } from '../../core/run/types.ts';
 import { blobSink, writeParquetTable } from '../../adapters/parquet/write-parquet.ts';
@@ -14,7 +14,7 @@ export async function runParquetBlob(file: RunFile): Promise<Blob> {
   return out.blob();
 }
 
-export async function promptStatsParquetBlob(prompts: readonly PromptStats[], ks: readonly number[], run: RunHeader): Promise<Blob> {
+export async function promptStatsParquetBlob(prompts: readonly PromptNumbers[], ks: readonly number[], run: RunHeader): Promise<Blob> {
   const table = promptStatsTable(ks);
   const out = blobSink();
   await writeParquetTable(table, prompts, out.sink, { metadata: runTableMetadata(table, run) });

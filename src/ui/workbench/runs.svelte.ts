@@ -2,12 +2,12 @@
  * Runs screen state: the stored runs, the run being evaluated (live progress, cancel), and the
  * run-level actions (rename, delete, export, import of a run file).
  */
-import { birdPredictionsJson, runFileJson, toCsv } from '../../core/run/export.ts';
+import { birdPredictionsJson, csvParts, runFileJsonParts, samplesJsonlParts } from '../../core/run/export.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
+import { downloadBlob, downloadParts, downloadText, safeFileName } from '../shell/download.ts';
 import { runParquetBlob } from './parquet-export.ts';
 
 export interface RunJob {
@@ -20,7 +20,7 @@ export interface RunJob {
   cancelling: boolean;
 }
 
-export type ExportKind = 'run' | 'bird' | 'csv' | 'parquet';
+export type ExportKind = 'run' | 'bird' | 'csv' | 'parquet' | 'jsonl';
 
 export class RunsState {
   readonly #store: WorkbenchStore;
@@ -173,7 +173,9 @@ export class RunsState {
     try {
       const file = await this.#store.runs.export(runId);
       const base = safeFileName(file.run.name);
-      if (kind === 'run') downloadText(`${base}.run.json`, runFileJson(file), 'application/json');
+      // The run file, CSV and JSONL are written from parts (a 500,000-sample run file is ~350 MB).
+      if (kind === 'run') await downloadParts(`${base}.run.json`, runFileJsonParts(file), 'application/json');
+      else if (kind === 'jsonl') await downloadParts(`${base}.samples.jsonl`, samplesJsonlParts(file.samples), 'application/jsonl');
       else if (kind === 'bird') downloadText(`${base}.predict_bird.json`, birdPredictionsJson(file.samples), 'application/json');
       else if (kind === 'parquet') {
         // The questions' texts go into the table too, from the run's dataset while it is stored.
@@ -181,7 +183,7 @@ export class RunsState {
         const questions = file.questions ?? dataset?.questions.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
         downloadBlob(`${base}.samples.parquet`, await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }));
       }
-      else downloadText(`${base}.csv`, toCsv(file.samples), 'text/csv');
+      else await downloadParts(`${base}.csv`, csvParts(file.samples), 'text/csv');
       return null;
     } catch (err) {
       return `The run could not be exported: ${errorMessage(err)}`;
@@ -191,7 +193,8 @@ export class RunsState {
   /** Stores a run file; resolves with the run, or throws an Error with a message to show. */
   async importFile(file: File): Promise<RunHeader> {
     try {
-      const run = await this.#store.runs.importFile(await file.text(), file.name);
+      const runs = this.#store.runs;
+      const run = runs.importBlob ? await runs.importBlob(file, file.name) : await runs.importFile(await file.text(), file.name);
       return run;
     } catch (err) {
       throw new Error(`${file.name} was not imported: ${errorMessage(err)}`);

@@ -1,0 +1,43 @@
+/**
+ * The contract of the analysis worker (workers/analysis.worker.ts): a run's RL statistics
+ * (pass@k, maj@k, best-of-n, GRPO groups) and the paired comparison of two runs with its
+ * bootstrap, off the main thread. The worker reads the samples from IndexedDB itself, so half a
+ * million sample records never cross postMessage; only the numbers come back. Errors come back
+ * as data (comlink keeps only an error's name and message, the UI shows its `where`).
+ */
+import type { ErrorData } from '../src/core/errors.ts';
+import type { RunComparison } from '../src/core/rl/compare.ts';
+import type { RunStatsView } from '../src/core/rl/stats-view.ts';
+import type { AnalysisProgress } from '../src/adapters/store/records.ts';
+
+export type AnalysisOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
+
+export interface StatsJob {
+  dbName: string;
+  runId: string;
+  /** Tie-break seed of maj@n (mulberry32), as the CLI's `stats --seed`. */
+  seed: number;
+}
+
+export interface CompareJob {
+  dbName: string;
+  /** The baseline A. */
+  runIdA: string;
+  runIdB: string;
+  resamples: number;
+  /** mulberry32 seed, a fresh generator per bucket as the CLI's `compare`. */
+  seed: number;
+}
+
+/** Prompts per `onPrompts` message: about 1 MB, a few ms to receive on the page. */
+export const PROMPTS_PER_MESSAGE = 500;
+
+export interface AnalysisWorkerApi {
+  /**
+   * With `onPrompts`, the prompts come through it, PROMPTS_PER_MESSAGE at a time (each call
+   * awaited, so all have arrived when the result does) and the result's `prompts` is empty: at
+   * 500,000 samples one message of every prompt (16 MB) takes 150 ms to receive on the page.
+   */
+  runStats(job: StatsJob, onProgress?: (p: AnalysisProgress) => void, onPrompts?: (chunk: RunStatsView['prompts']) => unknown): Promise<AnalysisOutcome<RunStatsView>>;
+  compare(job: CompareJob, onProgress?: (p: AnalysisProgress) => void): Promise<AnalysisOutcome<RunComparison>>;
+}

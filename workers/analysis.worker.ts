@@ -1,0 +1,22 @@
+/** Analysis worker entry: see analysis.api.ts. One worker per job; cancelling terminates it. */
+import { expose } from 'comlink';
+import { StoreError } from '../src/adapters/store/errors.ts';
+import { allSamplesInSteps } from '../src/adapters/store/sample-blocks.ts';
+import { openWorkbenchDb } from '../src/adapters/store/schema.ts';
+import type { AnalysisWorkerApi } from './analysis.api.ts';
+import { createAnalysisEngine } from './analysis-engine.ts';
+
+const api = createAnalysisEngine(async (dbName) => {
+  const idb = await openWorkbenchDb(dbName);
+  return {
+    async header(runId) {
+      const run = await idb.get('runs', runId);
+      if (!run) throw new StoreError('NOT_FOUND', `run ${runId} is not in browser storage (deleted?)`);
+      return run;
+    },
+    samples: (runId, onStep) => allSamplesInSteps(idb, runId, onStep),
+    close: () => idb.close(),
+  };
+});
+
+expose(api satisfies AnalysisWorkerApi);
