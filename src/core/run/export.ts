@@ -69,6 +69,7 @@ function csvRow(s: SampleRecord): string {
     s.reward, s.mutatedDb, s.extraction.rule, s.predRowCount, s.goldRowCount,
     s.elapsedMs === null ? null : Math.round(s.elapsedMs * 1000) / 1000, s.error, s.sql, s.goldSql,
     s.rubric?.rubricId, s.rubricScore, s.rubric?.explicit?.score, s.rubric?.implicit?.score, s.rubric?.likert?.score,
+    s.generation?.device, s.generation?.deviceReason, s.generation?.deviceDetail,
   ].map(csvCell).join(',');
 }
 
