@@ -134,3 +134,21 @@ function counterexample(suiteDb: number, pred: Result | null, predError: string 
     goldOnly: flagged(diff.goldOnly),
   };
 }
+
+/**
+ * Row-order sensitivity: the gold (and, when EX accepted it, the prediction) once more with
+ * `PRAGMA reverse_unordered_selects = ON`, which makes SQLite return rows that no ORDER BY fixes
+ * in another order (so LIMIT among ties, or a bare column beside an aggregate, may pick other
+ * rows). `run` executes a text in the usual order or reversed; null when it fails.
+ */
+export function orderCheck(
+  run: (text: string, reversed: boolean) => Result | null, predSql: string, goldSql: string, exAccepted: boolean,
+): { goldOrderDependent: boolean | null; passesByRowOrder: boolean | null } {
+  const gold = run(goldSql, false);
+  const goldRev = gold ? run(goldSql, true) : null;
+  const goldOrderDependent = gold && goldRev ? executionMatch(gold.rows, goldRev.rows) === 0 : null;
+  if (!exAccepted || !goldRev) return { goldOrderDependent, passesByRowOrder: null };
+  // Officially the prediction runs first, then the gold, on one connection: both reversed here.
+  const predRev = run(predSql, true);
+  return { goldOrderDependent, passesByRowOrder: !predRev || executionMatch(predRev.rows, goldRev.rows) === 0 };
+}

@@ -11,8 +11,9 @@ import { errorMessage } from '../core/errors.ts';
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
 import { itemResult } from '../core/eval/item-result.ts';
 import { MAX_TIMER_MS, checkTimerMs } from '../core/eval/limits.ts';
+import { DEFAULT_SUITE_SPEC, checkSuiteSpec, memorySuiteCache, suiteKey, type BuiltSuite, type SuiteCache } from '../core/ts/suite.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
-import type { ExecDone, ExecRequest, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
+import type { CheckDone, ExecDone, ExecRequest, NeedDb, NeedSuite, SqlWorkerApi } from '../../workers/sql.api.ts';
 
 export interface WorkerHandle {
   api: Remote<SqlWorkerApi>;
@@ -38,7 +39,14 @@ export interface SqlPoolOptions {
   wasmUrl?: string;
   /** Bytes of opened databases each worker may keep (default 512 MiB). */
   cacheBytes?: number;
+  /** Where built test suites are kept for other workers and runs (default: memory, for the pool's life). */
+  suiteCache?: SuiteCache;
 }
+
+type Built = { kind: 'done'; suite: BuiltSuite };
+
+/** A test suite is built in at most this long (it runs every gold and its variants on each candidate). */
+const SUITE_BUILD_MS = 10 * 60_000;
 
 const TIMEOUT = Symbol('timeout');
 /** A worker joins a database another worker holds when this many items per holder remain... */
@@ -73,9 +81,13 @@ interface Sent<T> {
 export class SqlPool implements SqlExecutor {
   private readonly slots: Slot[] = [];
   private disposed = false;
+  private readonly suiteCache: SuiteCache;
+  /** Suites being built, by suiteKey: a second worker waits for the first instead of building again. */
+  private readonly building = new Map<string, Promise<BuiltSuite | string>>();
 
   constructor(private readonly opts: SqlPoolOptions) {
     if (!Number.isInteger(opts.size) || opts.size < 1) throw new Error(`pool size must be a positive integer, got ${opts.size}`);
+    this.suiteCache = opts.suiteCache ?? memorySuiteCache();
   }
 
   private spawnSlot(): Slot {
@@ -137,6 +149,8 @@ export class SqlPool implements SqlExecutor {
     items.forEach((it, i) => position.set(it, i));
     let done = 0;
     const finish = (item: EvalItem, result: ItemResult, exec: ExecDone | null = null) => {
+      // Metric ts on an item that never reached its checks (timeout, crash, missing database): not scored.
+      if (options.metrics.includes('ts') && result.ts === undefined) result.ts = null;
       results[position.get(item)!] = result;
       done += 1;
       const preview = exec && options.previewRows > 0
@@ -160,6 +174,12 @@ export class SqlPool implements SqlExecutor {
         queues.delete(dbId);
       }
     }
+    const wantsTs = options.metrics.includes('ts');
+    const spec = options.suite ?? DEFAULT_SUITE_SPEC;
+    if (wantsTs) checkSuiteSpec(spec, 'evaluation options');
+    // The golds a database's suite is distilled on: those of this evaluation's items.
+    const goldsOf = new Map<string, string[]>();
+    for (const [dbId, q] of queues) goldsOf.set(dbId, [...new Set(q.map((it) => it.goldSql))]);
     const badDbs = new Map<string, string>();
     const active = new Map<string, number>();
     // Per database: time to open it in a worker, and execution time of its items so far.
@@ -283,6 +303,7 @@ export class SqlPool implements SqlExecutor {
         return;
       }
       timed(item.dbId, exec.elapsedMs);
+      const tsFields = wantsTs ? await tsOf(slot, item, exec, withDb) : {};
       let rves: number | null = null;
       let ratio: number | null = null;
       if (options.metrics.includes('r-ves')) {
@@ -306,7 +327,71 @@ export class SqlPool implements SqlExecutor {
         ...(exec.goldReused ? { goldReused: true } : {}),
         ...(exec.predRowCount !== null ? { predColumnCount: exec.predColumns.length } : {}),
         ...(exec.goldRowCount !== null ? { goldColumnCount: exec.goldColumns.length } : {}),
+        ...tsFields,
       }), exec);
+    };
+
+    /** The worker holds the suite of `dbId` afterwards, or the reason it cannot (then TS is not scored). */
+    const ensureSuite = async (slot: Slot, dbId: string): Promise<string | null> => {
+      const key = suiteKey(dbId, spec);
+      const cached = await this.suiteCache.get(key);
+      if (cached) {
+        const r = await this.call(slot, (api) => api.loadSuite(dbId, cached), SUITE_BUILD_MS);
+        return r === TIMEOUT ? `test suite of ${dbId}: loading it timed out` : null;
+      }
+      let pending = this.building.get(key);
+      const mine = !pending;
+      if (!pending) {
+        pending = (async () => {
+          const r = await this.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, goldsOf.get(dbId) ?? []), SUITE_BUILD_MS);
+          if (r === TIMEOUT) return `test suite of ${dbId}: building it took longer than ${SUITE_BUILD_MS / 60_000} minutes`;
+          if (r.kind === 'need-db') {
+            const err = await ensureDb(slot, dbId);
+            if (err) return err;
+            const again = await this.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, goldsOf.get(dbId) ?? []), SUITE_BUILD_MS);
+            if (again === TIMEOUT || again.kind !== 'done') return `test suite of ${dbId}: the database could not be kept open to build it`;
+            return again.suite;
+          }
+          return r.suite;
+        })().catch((err) => `test suite of ${dbId}: ${errorMessage(err)}`);
+        this.building.set(key, pending);
+      }
+      const built = await pending;
+      if (typeof built === 'string') {
+        this.building.delete(key);
+        return built;
+      }
+      if (mine) {
+        await this.suiteCache.put(key, built);
+        this.building.delete(key);
+        hooks.onEvent?.({ type: 'suite-ready', dbId, cached: false, stats: built.stats, chosen: built.chosen });
+        return null;
+      }
+      return ensureSuite(slot, dbId);
+    };
+
+    /** Metric ts: the suite verdict and the row-order flags of an item whose EX is known. */
+    const tsOf = async (
+      slot: Slot, item: EvalItem, exec: ExecDone,
+      withDb: <T>(fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>, ms: number) => Promise<T | typeof TIMEOUT | string>,
+    ): Promise<Partial<ItemResult>> => {
+      // The gold failed on the original: nothing to score against.
+      if (exec.goldRowCount === null && !exec.error?.startsWith('prediction')) return { ts: null };
+      const req = { dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, spec, exAccepted: exec.ex === 1 };
+      let r: CheckDone | NeedSuite | typeof TIMEOUT | string = TIMEOUT;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        r = await withDb<CheckDone | NeedSuite>((api) => api.checkItem(req), options.timeoutMs);
+        if (typeof r !== 'object' || r.kind !== 'need-suite') break;
+        const err = await ensureSuite(slot, item.dbId);
+        if (err) return { ts: null, error: exec.error ?? err };
+      }
+      if (typeof r !== 'object' || r.kind !== 'done') return { ts: exec.ex === 1 ? null : 0 };
+      return {
+        ts: exec.ex === 1 ? r.ts : 0,
+        ...(r.counterexample ? { tsCounterexample: r.counterexample } : {}),
+        ...(r.goldOrderDependent !== null ? { goldOrderDependent: r.goldOrderDependent } : {}),
+        ...(r.passesByRowOrder !== null ? { passesByRowOrder: r.passesByRowOrder } : {}),
+      };
     };
 
     const pending = [...queues.values()].reduce((n, q) => n + q.length, 0);
@@ -319,7 +404,8 @@ export class SqlPool implements SqlExecutor {
     });
     aborted.catch(() => undefined);
     // R-VES times each correct item right after it: nothing may be queued in the worker then.
-    const ahead = !options.metrics.includes('r-ves');
+    // Nor while metric ts runs the checks that follow an item's EX.
+    const ahead = !options.metrics.includes('r-ves') && !wantsTs;
     const loops = slots.map(async (slot) => {
       let item = pick(slot);
       let sent: Sent<ExecDone | NeedDb> | null = null;

@@ -23,6 +23,7 @@ import { readPredictionsInput, readQuestionsInput, readText } from './tabular-in
 import { resolveDbRoot } from './db-root-zip.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
+import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
 
 export const usage = EVAL_USAGE;
@@ -65,10 +66,17 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   const warnings = [...plan.findings.map(findingText), ...plan.warnings];
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
 
+  // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
+  const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   let outcome;
   try {
-    outcome = await runEvaluation(items, evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 }), { executor: pool, reuse: args.reuse });
+    outcome = await runEvaluation(items, evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 }), {
+      executor: pool, reuse: args.reuse,
+      onEvent: (e) => {
+        if (e.type === 'suite-ready') suites[e.dbId] = { ...e.stats, ms: Math.round(e.stats.ms), chosen: e.chosen };
+      },
+    });
   } finally {
     await pool.dispose();
   }
@@ -88,7 +96,9 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
         inputs: {
           predictions: args.predictions, gold: args.gold, dataset: args.dataset, db_root: shownDbRoot,
           timeout_s: args.timeoutS, read_only: args.readOnly, ves_iterations: args.vesIterations,
+          ...(args.metrics.includes('ts') ? { test_suite: { seed: args.suite.seed, size: args.suite.size, candidates: args.suite.candidates, max_rows: args.suite.maxRows, sample_rows: args.suite.sampleRows } } : {}),
         },
+        ...(args.metrics.includes('ts') ? { test_suites: suites } : {}),
         engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
         executor: executorName(),
         reward_formula: formula.text,

@@ -9,13 +9,24 @@ export interface JsonBucket {
   ex: number | null;
   soft_f1: number | null;
   r_ves: number | null;
+  /** Present with metric ts. */
+  ts?: number;
+  ex_only?: number;
+  gold_order_dependent?: number;
+  passes_by_row_order?: number;
   errors: number;
   timeouts: number;
   mutated_db: number;
 }
 
 function bucketJson(b: BucketScores): JsonBucket {
-  return { count: b.count, samples: b.samples, ex: b.ex, soft_f1: b.softF1, r_ves: b.rves, errors: b.errors, timeouts: b.timeouts, mutated_db: b.mutated };
+  return {
+    count: b.count, samples: b.samples, ex: b.ex, soft_f1: b.softF1, r_ves: b.rves,
+    ...(b.ts !== undefined
+      ? { ts: b.ts, ex_only: b.exOnly ?? 0, gold_order_dependent: b.goldOrderDependent ?? 0, passes_by_row_order: b.passesByRowOrder ?? 0 }
+      : {}),
+    errors: b.errors, timeouts: b.timeouts, mutated_db: b.mutated,
+  };
 }
 
 export function summaryJson(s: Summary, extra: Record<string, unknown>) {
@@ -53,5 +64,12 @@ export function itemJson(r: ItemResult) {
     elapsed_ms: r.elapsedMs === null ? null : Math.round(r.elapsedMs * 1000) / 1000,
     // Signature of the predicted result for self-consistency votes; null when the prediction did not execute.
     result_key: r.resultKey ?? null,
+    // Metric ts (docs/test-suite.md): absent without it.
+    ...(r.ts !== undefined || r.goldOrderDependent !== undefined ? {
+      ts: r.ts ?? null,
+      ts_counterexample: r.tsCounterexample ?? null,
+      gold_order_dependent: r.goldOrderDependent ?? null,
+      passes_by_row_order: r.passesByRowOrder ?? null,
+    } : {}),
   };
 }
