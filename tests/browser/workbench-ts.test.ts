@@ -1,0 +1,65 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { formatFixed2 } from '../../src/core/eval/report.ts';
+import type { RunFile } from '../../src/core/run/types.ts';
+import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { sharedData } from '../helpers/shared-data.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
+import { type AppSession, closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
+
+interface CliItem { index: number; ex: 0 | 1; ts?: 0 | 1 | null; status: string; gold_order_dependent?: boolean | null; passes_by_row_order?: boolean | null }
+interface CliBucket { count: number; ex: number; ts: number; ex_only: number }
+interface CliReport { summary: { by_difficulty: Record<string, CliBucket> }; items: CliItem[] }
+
+const PREDICTIONS = sharedData('bird', 'predictions', 'sql_output_kg', 'predict_mini_dev_gpt-4_sqlite.json');
+
+/**
+ * Metric ts in the app: a run of real BIRD mini-dev predictions with TS ticked in the new-run
+ * form, evaluated by the browser's SQL workers (suites built there), gives the CLI's
+ * `eval --metrics ex,ts` figures: the TS row of the official table, and ts per item in the
+ * exported run file, on the items whose databases are here.
+ */
+describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on BIRD mini-dev'), () => {
+  let { server, browser, page, watch } = {} as AppSession;
+  let cli: CliReport;
+
+  beforeAll(async () => {
+    const out = tempFile('ts.json');
+    const reference = runCli([
+      'eval', '--predictions', PREDICTIONS, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--db-root', sharedData('bird', 'databases'), '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--metrics', 'ex,soft-f1,ts', '--out', out,
+    ]);
+    ({ server, browser, page, watch } = await openApp());
+    await page.goto(server.url + '#/datasets');
+    const run = await reference;
+    if (run.code !== 0) throw new Error(`the CLI failed: ${run.stderr}`);
+    cli = readJson<CliReport>(out);
+  }, 240_000);
+
+  closeAppAfter(() => ({ server, browser, watch }));
+
+  it('shows the CLI\'s TS beside EX and stores the same ts on every item', async () => {
+    const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
+    expect(imported.ok).toBe(true);
+    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'gpt-4 ts', tickMetrics: ['TS'] });
+    expect(run.error).toBeNull();
+    await page.getByTestId('official-table').waitFor();
+    await screenshot(page, 'workbench-ts-dashboard.png', true);
+    const cells = await officialCells(page);
+    for (const level of ['simple', 'moderate', 'challenging', 'total']) {
+      const b = cli.summary.by_difficulty[level]!;
+      expect({ level, ex: cells.ex![level], ts: cells.ts![level] }).toEqual({ level, ex: formatFixed2(b.ex), ts: formatFixed2(b.ts) });
+    }
+    expect(cli.summary.by_difficulty.total!.ex_only).toBeGreaterThan(0);
+
+    await page.getByTestId('nav-runs').click();
+    const file = JSON.parse((await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text) as RunFile;
+    expect(file.run.config.metrics).toContain('ts');
+    expect(file.run.config.suite).toMatchObject({ seed: 1, size: 8 });
+    const scored = (xs: Array<{ index: number; status: string }>) => xs.filter((x) => x.status !== 'missing-db').length;
+    expect(scored(file.samples)).toBe(140);
+    const got = file.samples.map((s) => ({ index: s.index, ex: s.ex, ts: s.ts ?? null, order: s.goldOrderDependent ?? null, byOrder: s.passesByRowOrder ?? null }));
+    const want = cli.items.map((i) => ({ index: i.index, ex: i.ex, ts: i.ts ?? null, order: i.gold_order_dependent ?? null, byOrder: i.passes_by_row_order ?? null }));
+    expect(got).toEqual(want);
+  }, 300_000);
+});
