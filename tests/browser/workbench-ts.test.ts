@@ -21,6 +21,7 @@ const PREDICTIONS = sharedData('bird', 'predictions', 'sql_output_kg', 'predict_
 describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on BIRD mini-dev'), () => {
   let { server, browser, page, watch } = {} as AppSession;
   let cli: CliReport;
+  let runId: string;
 
   beforeAll(async () => {
     const out = tempFile('ts.json');
@@ -50,7 +51,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
       const b = cli.summary.by_difficulty[level]!;
       expect({ level, ex: cells.ex![level], ts: cells.ts![level] }).toEqual({ level, ex: formatFixed2(b.ex), ts: formatFixed2(b.ts) });
     }
-    expect(cli.summary.by_difficulty.total!.ex_only).toBeGreaterThan(0);
+    const exOnly = cli.summary.by_difficulty.total!.ex_only;
+    expect(exOnly).toBeGreaterThan(0);
+    expect(await page.locator('[data-count="ex-only"]').textContent()).toBe(String(exOnly));
+    runId = run.runId!;
 
     await page.getByTestId('nav-runs').click();
     const file = JSON.parse((await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text) as RunFile;
@@ -62,4 +66,27 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
     const want = cli.items.map((i) => ({ index: i.index, ex: i.ex, ts: i.ts ?? null, order: i.gold_order_dependent ?? null, byOrder: i.passes_by_row_order ?? null }));
     expect(got).toEqual(want);
   }, 300_000);
+
+  it('lists the EX-only passes in the explorer and shows the suite database where pred and gold differ', async () => {
+    await page.goto(`${server.url}#/run/${runId}`);
+    await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+    await page.locator('[data-count="ex-only"]').click();
+    await page.getByTestId('item-list').waitFor();
+    const exOnly = cli.items.filter((i) => i.ex === 1 && i.ts === 0);
+    expect(await page.getByTestId('filter-count').textContent()).toContain(`${exOnly.length} of 500 items`);
+    const first = page.locator('[data-testid="item-list"] [role="option"]').first();
+    const index = Number(await first.getAttribute('data-index'));
+    expect(exOnly.map((i) => i.index)).toContain(index);
+    await first.click();
+    const detail = page.locator(`[data-testid="item-detail"][data-index="${index}"]`);
+    const verdict = detail.getByTestId('ts-verdict');
+    await verdict.waitFor();
+    expect(await verdict.getAttribute('data-ts')).toBe('0');
+    expect(await verdict.textContent()).toContain('EX-only pass');
+    await detail.getByTestId('ts-gold-rows').waitFor();
+    // Rows on one side only are highlighted on at least one of the two tables.
+    expect(await detail.locator('[data-testid="ts-counterexample"] tr[data-only="true"]').count()).toBeGreaterThan(0);
+    await verdict.scrollIntoViewIfNeeded();
+    await screenshot(page, 'workbench-ts-item.png');
+  }, 120_000);
 });

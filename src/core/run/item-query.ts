@@ -6,7 +6,10 @@
 import type { Difficulty, Question } from '../types.ts';
 import type { SampleRecord } from './types.ts';
 
-export type Outcome = 'all' | 'right' | 'wrong' | 'wrong-result' | 'error' | 'timeout' | 'modified' | 'missing-db';
+export type Outcome =
+  | 'all' | 'right' | 'wrong' | 'wrong-result' | 'error' | 'timeout' | 'modified' | 'missing-db'
+  // Metric ts (docs/test-suite.md).
+  | 'ex-only' | 'gold-order-dependent' | 'passes-by-row-order';
 
 export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'all', label: 'all' },
@@ -17,6 +20,9 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'timeout', label: 'timeout' },
   { id: 'modified', label: 'modified the database' },
   { id: 'missing-db', label: 'missing database' },
+  { id: 'ex-only', label: 'EX-only pass (EX 1, TS 0)' },
+  { id: 'gold-order-dependent', label: 'order-dependent gold' },
+  { id: 'passes-by-row-order', label: 'passes by row order' },
 ];
 
 export type SortKey = 'index' | 'db' | 'difficulty' | 'soft-f1' | 'time' | 'status';
@@ -66,6 +72,12 @@ export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
       return s.mutatedDb;
     case 'missing-db':
       return s.status === 'missing-db';
+    case 'ex-only':
+      return s.ex === 1 && s.ts !== undefined && s.ts !== 1;
+    case 'gold-order-dependent':
+      return s.goldOrderDependent === true;
+    case 'passes-by-row-order':
+      return s.passesByRowOrder === true;
   }
 }
 
