@@ -8,6 +8,8 @@
 import type { Database, SqlJsStatic } from 'sql.js';
 import { executionMatch } from '../src/core/compare/ex.ts';
 import { rowDiff } from '../src/core/compare/row-diff.ts';
+import { rowKey } from '../src/core/compare/value-key.ts';
+import { tieProbe } from '../src/core/ts/order-ties.ts';
 import type { SqlConn } from '../src/core/ts/schema.ts';
 import { buildSuite, type BuiltSuite, type SuiteDbHandle, type SuiteSpec } from '../src/core/ts/suite.ts';
 import type { SqlValue, TsCounterexample, TsCell } from '../src/core/types.ts';
@@ -136,7 +138,8 @@ function counterexample(suiteDb: number, pred: Result | null, predError: string 
 }
 
 /**
- * Row-order sensitivity: the gold (and, when EX accepted it, the prediction) once more with
+ * Row-order sensitivity (a gold that cuts through a tie at its LIMIT counts as order-dependent
+ * too, see tiesAtLimit): the gold (and, when EX accepted it, the prediction) once more with
  * `PRAGMA reverse_unordered_selects = ON`, which makes SQLite return rows that no ORDER BY fixes
  * in another order (so LIMIT among ties, or a bare column beside an aggregate, may pick other
  * rows). `run` executes a text in the usual order or reversed; null when it fails.
@@ -146,9 +149,25 @@ export function orderCheck(
 ): { goldOrderDependent: boolean | null; passesByRowOrder: boolean | null } {
   const gold = run(goldSql, false);
   const goldRev = gold ? run(goldSql, true) : null;
-  const goldOrderDependent = gold && goldRev ? executionMatch(gold.rows, goldRev.rows) === 0 : null;
+  let goldOrderDependent = gold && goldRev ? executionMatch(gold.rows, goldRev.rows) === 0 : null;
+  if (gold && !goldOrderDependent && tiesAtLimit((text) => run(text, false), goldSql)) goldOrderDependent = true;
   if (!exAccepted || !goldRev) return { goldOrderDependent, passesByRowOrder: null };
   // Officially the prediction runs first, then the gold, on one connection: both reversed here.
   const predRev = run(predSql, true);
   return { goldOrderDependent, passesByRowOrder: !predRev || executionMatch(predRev.rows, goldRev.rows) === 0 };
+}
+
+/**
+ * The gold cuts through a tie at its LIMIT (src/core/ts/order-ties.ts): the two rows around
+ * the cut have equal ORDER BY keys and different columns. Null when the gold cannot be probed.
+ */
+export function tiesAtLimit(run: (text: string) => Result | null, goldSql: string): boolean | null {
+  const probe = tieProbe(goldSql);
+  if (!probe) return null;
+  const r = run(probe.sql);
+  if (!r) return null;
+  if (r.rows.length < 2) return false;
+  const [a, b] = r.rows as [SqlValue[], SqlValue[]];
+  const sameKeys = rowKey(a.slice(0, probe.keys)) === rowKey(b.slice(0, probe.keys));
+  return sameKeys && rowKey(a.slice(probe.keys)) !== rowKey(b.slice(probe.keys));
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { distill } from '../../../src/core/ts/distill.ts';
+import { tieProbe } from '../../../src/core/ts/order-ties.ts';
 import type { SuiteSpec } from '../../../src/core/ts/suite.ts';
 import { comparedLiterals, goldVariants } from '../../../src/core/ts/variants.ts';
 import { buildSuiteOn } from '../../../workers/sql-suite.ts';
@@ -111,6 +112,25 @@ describe('near-miss variants of a gold', () => {
     expect(Object.fromEntries(comparedLiterals("SELECT 1 FROM t WHERE t.h > 250 AND name IN ('a', 'b') AND w BETWEEN 1 AND 9"))).toEqual({
       h: [250], name: ['a', 'b'], w: [1, 9],
     });
+  });
+});
+
+describe('tie probe of a gold with ORDER BY ... LIMIT', () => {
+  it('puts the keys in front, orders by them and reads the two rows around the cut', () => {
+    expect(tieProbe('SELECT name FROM t WHERE x = 1 ORDER BY score DESC, id LIMIT 3')).toEqual({
+      sql: 'SELECT score, id, name FROM t WHERE x = 1 ORDER BY 1 DESC, 2 LIMIT 2 OFFSET 2', keys: 2,
+    });
+    expect(tieProbe('SELECT a FROM t ORDER BY b LIMIT 2, 1')?.sql).toBe('SELECT b, a FROM t ORDER BY 1 LIMIT 2 OFFSET 2');
+    expect(tieProbe('SELECT T1.a FROM t AS T1 GROUP BY T1.a ORDER BY COUNT(*) DESC LIMIT 1')?.sql)
+      .toBe('SELECT COUNT(*), T1.a FROM t AS T1 GROUP BY T1.a ORDER BY 1 DESC LIMIT 2 OFFSET 0');
+  });
+
+  it('leaves out what it cannot probe: no LIMIT, DISTINCT, compounds, aliases or positions as keys', () => {
+    for (const sql of [
+      'SELECT a FROM t ORDER BY b', 'SELECT DISTINCT a FROM t ORDER BY b LIMIT 1', 'SELECT a FROM t UNION SELECT b FROM u ORDER BY 1 LIMIT 1',
+      'SELECT a, COUNT(*) AS n FROM t GROUP BY a ORDER BY n DESC LIMIT 1', 'SELECT a FROM t ORDER BY 1 LIMIT 1',
+      'SELECT a FROM (SELECT a FROM t ORDER BY b LIMIT 1)',
+    ]) expect(tieProbe(sql), sql).toBeNull();
   });
 });
 

@@ -82,6 +82,12 @@ const ORDER: Array<Pair & { goldOrderDependent: boolean; passesByRowOrder: boole
     goldOrderDependent: true, passesByRowOrder: true,
   },
   {
+    name: 'ORDER BY ... LIMIT 1 through a tie in the gold (two heroes share the greatest height)',
+    gold: 'SELECT superhero_name FROM superhero ORDER BY height_cm DESC LIMIT 1',
+    pred: 'SELECT superhero_name FROM superhero ORDER BY height_cm DESC LIMIT 1',
+    goldOrderDependent: true, passesByRowOrder: false,
+  },
+  {
     name: 'a total ORDER BY in both',
     gold: 'SELECT superhero_name FROM superhero ORDER BY id LIMIT 3',
     pred: 'SELECT superhero_name FROM superhero ORDER BY id ASC LIMIT 3',
