@@ -394,11 +394,11 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       return { columns: r.result!.columns, rows: r.result!.rows.slice(0, maxRows), truncated: r.result!.rows.length > maxRows };
     },
 
-    async buildSuite(dbId, spec, golds) {
+    async buildSuite(dbId, spec, golds, onProgress) {
       const entry = touch(dbId);
       if (!entry || !prepare(dbId, entry, [])) return { kind: 'need-db' };
       // Read only: the sample is taken in place, so the original is never copied.
-      const suite = buildSuiteOn(sql(), entry.db, golds, spec);
+      const suite = buildSuiteOn(sql(), entry.db, golds, spec, onProgress);
       keepSuite(suiteKey(dbId, spec), new OpenSuite(sql(), suite));
       return { kind: 'done', suite };
     },

@@ -57,8 +57,12 @@ function handleOf(db: Database): SuiteDbHandle {
 }
 
 /** Builds a suite on the original database `original` (only read). */
-export function buildSuiteOn(SQL: SqlJsStatic, original: Database, golds: readonly string[], spec: SuiteSpec): BuiltSuite {
+export function buildSuiteOn(
+  SQL: SqlJsStatic, original: Database, golds: readonly string[], spec: SuiteSpec, onProgress?: (done: number, total: number) => void,
+): BuiltSuite {
   return buildSuite(golds, spec, {
+    // A remote callback (comlink) returns a promise nobody needs: progress is fire and forget.
+    onProgress: onProgress ? (done, total) => void onProgress(done, total) : undefined,
     original: sqlConn(original),
     newDb: () => handleOf(new SQL.Database()),
     query: (db, sql) => {

@@ -5,7 +5,7 @@
  * queries together, as official) terminates the worker and starts a fresh one: only the item
  * that ran away is marked `timeout`; the next item runs normally.
  */
-import { transfer, type Remote } from 'comlink';
+import { proxy, transfer, type Remote } from 'comlink';
 import { timeRatio, vesReward } from '../core/compare/r-ves.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
@@ -343,12 +343,13 @@ export class SqlPool implements SqlExecutor {
       const mine = !pending;
       if (!pending) {
         pending = (async () => {
-          const r = await this.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, goldsOf.get(dbId) ?? []), SUITE_BUILD_MS);
+          const progress = proxy((done: number, total: number) => hooks.onEvent?.({ type: 'suite-progress', dbId, done, total }));
+          const r = await this.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, goldsOf.get(dbId) ?? [], progress), SUITE_BUILD_MS);
           if (r === TIMEOUT) return `test suite of ${dbId}: building it took longer than ${SUITE_BUILD_MS / 60_000} minutes`;
           if (r.kind === 'need-db') {
             const err = await ensureDb(slot, dbId);
             if (err) return err;
-            const again = await this.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, goldsOf.get(dbId) ?? []), SUITE_BUILD_MS);
+            const again = await this.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, goldsOf.get(dbId) ?? [], progress), SUITE_BUILD_MS);
             if (again === TIMEOUT || again.kind !== 'done') return `test suite of ${dbId}: the database could not be kept open to build it`;
             return again.suite;
           }

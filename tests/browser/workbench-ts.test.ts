@@ -42,9 +42,25 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
   it('shows the CLI\'s TS beside EX and stores the same ts on every item', async () => {
     const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
     expect(imported.ok).toBe(true);
+    // Every text the suite-build progress line shows while the run evaluates.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { suiteProgress: string[] }).suiteProgress = seen;
+      new MutationObserver(() => {
+        const el = document.querySelector('[data-testid="suite-progress"]');
+        const text = el?.textContent?.trim();
+        if (text && seen[seen.length - 1] !== text) seen.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'gpt-4 ts', tickMetrics: ['TS'] });
     expect(run.error).toBeNull();
     await page.getByTestId('official-table').waitFor();
+    const shown = await page.evaluate(() => (window as unknown as { suiteProgress: string[] }).suiteProgress);
+    // Each of the three databases' suites was built in the browser, with its progress shown.
+    for (const db of ['student_club', 'superhero', 'toxicology']) {
+      expect(shown.some((t) => t.startsWith(`Building the test suite of ${db}:`)), `${db} in ${JSON.stringify(shown)}`).toBe(true);
+    }
+    expect(shown.every((t) => /: \d+ of 20 candidate databases$/.test(t))).toBe(true);
     await screenshot(page, 'workbench-ts-dashboard.png', true);
     const cells = await officialCells(page);
     for (const level of ['simple', 'moderate', 'challenging', 'total']) {

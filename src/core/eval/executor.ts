@@ -45,7 +45,9 @@ export type EvalEvent =
   | { type: 'db-loaded'; dbId: string; ms: number; sizeBytes: number }
   | { type: 'worker-restarted'; reason: string }
   /** A database's test suite was built (or loaded from the suite cache: `cached`). */
-  | { type: 'suite-ready'; dbId: string; cached: boolean; stats: SuiteStats; chosen: number[] };
+  | { type: 'suite-ready'; dbId: string; cached: boolean; stats: SuiteStats; chosen: number[] }
+  /** A database's test suite is being built: `done` of `total` candidate databases generated and run. */
+  | { type: 'suite-progress'; dbId: string; done: number; total: number };
 
 /** The part of AbortSignal the core uses (the core is compiled without DOM types). */
 export interface AbortSignalLike {

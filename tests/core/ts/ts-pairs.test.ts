@@ -11,6 +11,7 @@ import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts
 import type { SqlPool } from '../../../src/adapters/sql-pool.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../../src/core/eval/executor.ts';
 import { runEvaluation } from '../../../src/core/run/replay.ts';
+import { DEFAULT_SUITE_SPEC } from '../../../src/core/ts/suite.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
 import { sharedData } from '../../helpers/shared-data.ts';
 
@@ -103,11 +104,15 @@ const items: EvalItem[] = all.map((p, i) => ({
 
 let pool: SqlPool;
 let results: ItemResult[];
+const progress: Array<{ dbId: string; done: number; total: number }> = [];
 const resultOf = (p: Pair) => results[all.indexOf(p)]!;
 
 beforeAll(async () => {
   pool = createNodeSqlPool({ dbRoot: sharedData('bird', 'databases'), workers: 1 });
-  const outcome = await runEvaluation(items, { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex', 'ts'] }, { executor: pool });
+  const outcome = await runEvaluation(items, { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex', 'ts'] }, {
+    executor: pool,
+    onEvent: (e) => void (e.type === 'suite-progress' && progress.push({ dbId: e.dbId, done: e.done, total: e.total })),
+  });
   results = outcome.results;
 }, 120_000);
 
@@ -140,6 +145,13 @@ describe(`TS on pairs written for BIRD superhero: rejects ${KIND_A.length} of ki
     expect(t.ex).toBe(100);
     expect(t.ts).toBeCloseTo((KIND_B.length / (KIND_A.length + KIND_B.length)) * 100, 9);
     expect(t.exOnly).toBe(KIND_A.length);
+  });
+});
+
+describe('the suite build reports its progress from the worker', () => {
+  it('one event per candidate database, in order, up to the total', () => {
+    const n = DEFAULT_SUITE_SPEC.candidates;
+    expect(progress).toEqual(Array.from({ length: n }, (_, i) => ({ dbId: 'superhero', done: i + 1, total: n })));
   });
 });
 
