@@ -334,10 +334,12 @@ export class SqlPool implements SqlExecutor {
     /** The worker holds the suite of `dbId` afterwards, or the reason it cannot (then TS is not scored). */
     const ensureSuite = async (slot: Slot, dbId: string): Promise<string | null> => {
       const key = suiteKey(dbId, spec);
-      const cached = await this.suiteCache.get(key);
+      const cached = await this.suiteCache.get(dbId, spec).catch(() => null);
       if (cached) {
         const r = await this.call(slot, (api) => api.loadSuite(dbId, cached), SUITE_BUILD_MS);
-        return r === TIMEOUT ? `test suite of ${dbId}: loading it timed out` : null;
+        if (r === TIMEOUT) return `test suite of ${dbId}: loading it timed out`;
+        hooks.onEvent?.({ type: 'suite-ready', dbId, cached: true, stats: cached.stats, chosen: cached.chosen });
+        return null;
       }
       let pending = this.building.get(key);
       const mine = !pending;
@@ -363,7 +365,8 @@ export class SqlPool implements SqlExecutor {
         return built;
       }
       if (mine) {
-        await this.suiteCache.put(key, built);
+        // A cache that cannot keep it (storage full) costs a rebuild later, never the run.
+        await this.suiteCache.put(dbId, spec, built).catch(() => undefined);
         this.building.delete(key);
         hooks.onEvent?.({ type: 'suite-ready', dbId, cached: false, stats: built.stats, chosen: built.chosen });
         return null;

@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
@@ -9,6 +10,20 @@ import { type AppSession, closeAppAfter, downloadFrom, importDataset, officialCe
 interface CliItem { index: number; ex: 0 | 1; ts?: 0 | 1 | null; status: string; gold_order_dependent?: boolean | null; passes_by_row_order?: boolean | null }
 interface CliBucket { count: number; ex: number; ts: number; ex_only: number }
 interface CliReport { summary: { by_difficulty: Record<string, CliBucket> }; items: CliItem[] }
+
+/** Records every text the run progress's suite-build line shows from now on. */
+async function watchSuiteProgress(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { suiteProgress: string[] }).suiteProgress = seen;
+    new MutationObserver(() => {
+      const text = document.querySelector('[data-testid="suite-progress"]')?.textContent?.trim();
+      if (text && seen[seen.length - 1] !== text) seen.push(text);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+const suiteProgressShown = (page: Page) => page.evaluate(() => (window as unknown as { suiteProgress: string[] }).suiteProgress);
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'sql_output_kg', 'predict_mini_dev_gpt-4_sqlite.json');
 
@@ -42,20 +57,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
   it('shows the CLI\'s TS beside EX and stores the same ts on every item', async () => {
     const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
     expect(imported.ok).toBe(true);
-    // Every text the suite-build progress line shows while the run evaluates.
-    await page.evaluate(() => {
-      const seen: string[] = [];
-      (window as unknown as { suiteProgress: string[] }).suiteProgress = seen;
-      new MutationObserver(() => {
-        const el = document.querySelector('[data-testid="suite-progress"]');
-        const text = el?.textContent?.trim();
-        if (text && seen[seen.length - 1] !== text) seen.push(text);
-      }).observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
+    await watchSuiteProgress(page);
     const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'gpt-4 ts', tickMetrics: ['TS'] });
     expect(run.error).toBeNull();
     await page.getByTestId('official-table').waitFor();
-    const shown = await page.evaluate(() => (window as unknown as { suiteProgress: string[] }).suiteProgress);
+    const shown = await suiteProgressShown(page);
     // Each of the three databases' suites was built in the browser, with its progress shown.
     for (const db of ['student_club', 'superhero', 'toxicology']) {
       expect(shown.some((t) => t.startsWith(`Building the test suite of ${db}:`)), `${db} in ${JSON.stringify(shown)}`).toBe(true);
@@ -105,4 +111,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
     await verdict.scrollIntoViewIfNeeded();
     await screenshot(page, 'workbench-ts-item.png');
   }, 120_000);
+
+  it('keeps the suites in IndexedDB: after a reload, a second TS run loads them instead of building them, with the same TS', async () => {
+    await page.reload();
+    await page.getByTestId('nav-runs').waitFor();
+    await watchSuiteProgress(page);
+    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'gpt-4 ts again', tickMetrics: ['TS'] });
+    expect(run.error).toBeNull();
+    await page.getByTestId('official-table').waitFor();
+    expect(await suiteProgressShown(page)).toEqual([]);
+    const cells = await officialCells(page);
+    expect(cells.ts!.total).toBe(formatFixed2(cli.summary.by_difficulty.total!.ts));
+  }, 300_000);
 });

@@ -132,16 +132,19 @@ export function suiteKey(dbId: string, spec: SuiteSpec): string {
   return `${dbId}\u0000${spec.seed}/${spec.size}/${spec.candidates}/${spec.maxRows}/${spec.sampleRows}`;
 }
 
-/** Port: where built suites are kept between workers and runs (memory in the CLI; IndexedDB can back it in the app). */
+/**
+ * Port: where built suites are kept between workers and runs (memory in the CLI; IndexedDB in
+ * the app, src/adapters/store/suite-cache.ts, keyed by the database file's sha256).
+ */
 export interface SuiteCache {
-  get(key: string): Promise<BuiltSuite | null>;
-  put(key: string, suite: BuiltSuite): Promise<void>;
+  get(dbId: string, spec: SuiteSpec): Promise<BuiltSuite | null>;
+  put(dbId: string, spec: SuiteSpec, suite: BuiltSuite): Promise<void>;
 }
 
 export function memorySuiteCache(): SuiteCache {
   const m = new Map<string, BuiltSuite>();
   return {
-    get: async (k) => m.get(k) ?? null,
-    put: async (k, s) => void m.set(k, s),
+    get: async (dbId, spec) => m.get(suiteKey(dbId, spec)) ?? null,
+    put: async (dbId, spec, s) => void m.set(suiteKey(dbId, spec), s),
   };
 }
