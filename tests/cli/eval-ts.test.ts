@@ -43,6 +43,18 @@ describe('eval --metrics ex,ts on real BIRD mini-dev predictions (gpt-4)', () =>
     }
   }, 120_000);
 
+  it('--reward ts: each sample of the run file earns its TS (0 for an EX-only pass), with the suite in run.config', async () => {
+    const runOut = tempFile('run.json');
+    const run = await runCli([...base, '--metrics', 'ex,ts', '--reward', 'ts', '--run-out', runOut]);
+    expect(run.code, run.stderr).toBe(0);
+    const file = readJson(runOut);
+    expect(file.run.config.suite).toEqual({ seed: 1, size: 8, candidates: 20, maxRows: 60, sampleRows: 200 });
+    const samples = file.samples as Array<{ ex: number; ts?: number | null; reward: number; status: string }>;
+    const scored = samples.filter((s) => s.status !== 'missing-db');
+    for (const s of scored) expect(s.reward).toBe(s.ts ?? 0);
+    expect(scored.some((s) => s.ex === 1 && s.reward === 0)).toBe(true);
+  }, 120_000);
+
   it('without ts, no ts fields are written', async () => {
     const out = tempFile('ex.json');
     const run = await runCli([...base, '--metrics', 'ex', '--out', out]);
@@ -57,6 +69,7 @@ describe('eval --metrics ex,ts on real BIRD mini-dev predictions (gpt-4)', () =>
     [['--metrics', 'ex', '--ts-seed', '2'], /--ts-seed: applies to metric ts only/],
     [['--metrics', 'ex,ts', '--ts-seed', 'abc'], /--ts-seed: expected an integer from 0 to 4294967295, got "abc"/],
     [['--metrics', 'ex,ts', '--ts-size', '50'], /--ts-size: at most 20/],
+    [['--metrics', 'ex', '--reward', 'ts'], /--reward: .*uses ts, but TS is not among the metrics \(ex\): add ts/],
   ])('refuses %j with a message naming the flag', async (flags, message) => {
     const run = await runCli([...base, ...flags]);
     expect(run.code).not.toBe(0);

@@ -24,7 +24,7 @@ export function toSampleRecord(item: EvalItem, r: ItemResult, formula: RewardFor
     sql: item.predSql,
     goldSql: item.goldSql,
     format,
-    reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1 }),
+    reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1, ts: r.ts }),
   };
   if (item.completion !== undefined) rec.completion = item.completion;
   if (item.meanLogprob !== undefined) rec.meanLogprob = item.meanLogprob;
