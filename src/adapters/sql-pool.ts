@@ -5,15 +5,16 @@
  * queries together, as official) terminates the worker and starts a fresh one: only the item
  * that ran away is marked `timeout`; the next item runs normally.
  */
-import { proxy, transfer, type Remote } from 'comlink';
+import { transfer, type Remote } from 'comlink';
 import { timeRatio, vesReward } from '../core/compare/r-ves.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
 import { itemResult } from '../core/eval/item-result.ts';
 import { MAX_TIMER_MS, checkTimerMs } from '../core/eval/limits.ts';
-import { DEFAULT_SUITE_SPEC, checkSuiteSpec, memorySuiteCache, suiteKey, type BuiltSuite, type SuiteCache } from '../core/ts/suite.ts';
+import { DEFAULT_SUITE_SPEC, checkSuiteSpec, memorySuiteCache, type BuiltSuite, type SuiteCache } from '../core/ts/suite.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
-import type { CheckDone, ExecDone, ExecRequest, NeedDb, NeedSuite, SqlWorkerApi } from '../../workers/sql.api.ts';
+import type { ExecDone, ExecRequest, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
+import { poolSuites } from './sql-pool-suites.ts';
 
 export interface WorkerHandle {
   api: Remote<SqlWorkerApi>;
@@ -42,11 +43,6 @@ export interface SqlPoolOptions {
   /** Where built test suites are kept for other workers and runs (default: memory, for the pool's life). */
   suiteCache?: SuiteCache;
 }
-
-type Built = { kind: 'done'; suite: BuiltSuite };
-
-/** A test suite is built in at most this long (it runs every gold and its variants on each candidate). */
-const SUITE_BUILD_MS = 10 * 60_000;
 
 const TIMEOUT = Symbol('timeout');
 /** A worker joins a database another worker holds when this many items per holder remain... */
@@ -303,7 +299,9 @@ export class SqlPool implements SqlExecutor {
         return;
       }
       timed(item.dbId, exec.elapsedMs);
-      const tsFields = wantsTs ? await tsOf(slot, item, exec, withDb) : {};
+      const tsFields = wantsTs
+        ? await suites.tsOf(slot, item, exec, (fn, ms) => withDb(fn, ms).then((r) => (r === TIMEOUT ? null : r)))
+        : {};
       let rves: number | null = null;
       let ratio: number | null = null;
       if (options.metrics.includes('r-ves')) {
@@ -331,72 +329,12 @@ export class SqlPool implements SqlExecutor {
       }), exec);
     };
 
-    /** The worker holds the suite of `dbId` afterwards, or the reason it cannot (then TS is not scored). */
-    const ensureSuite = async (slot: Slot, dbId: string): Promise<string | null> => {
-      const key = suiteKey(dbId, spec);
-      const cached = await this.suiteCache.get(dbId, spec).catch(() => null);
-      if (cached) {
-        const r = await this.call(slot, (api) => api.loadSuite(dbId, cached), SUITE_BUILD_MS);
-        if (r === TIMEOUT) return `test suite of ${dbId}: loading it timed out`;
-        hooks.onEvent?.({ type: 'suite-ready', dbId, cached: true, stats: cached.stats, chosen: cached.chosen });
-        return null;
-      }
-      let pending = this.building.get(key);
-      const mine = !pending;
-      if (!pending) {
-        pending = (async () => {
-          const progress = proxy((done: number, total: number) => hooks.onEvent?.({ type: 'suite-progress', dbId, done, total }));
-          const r = await this.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, goldsOf.get(dbId) ?? [], progress), SUITE_BUILD_MS);
-          if (r === TIMEOUT) return `test suite of ${dbId}: building it took longer than ${SUITE_BUILD_MS / 60_000} minutes`;
-          if (r.kind === 'need-db') {
-            const err = await ensureDb(slot, dbId);
-            if (err) return err;
-            const again = await this.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, goldsOf.get(dbId) ?? [], progress), SUITE_BUILD_MS);
-            if (again === TIMEOUT || again.kind !== 'done') return `test suite of ${dbId}: the database could not be kept open to build it`;
-            return again.suite;
-          }
-          return r.suite;
-        })().catch((err) => `test suite of ${dbId}: ${errorMessage(err)}`);
-        this.building.set(key, pending);
-      }
-      const built = await pending;
-      if (typeof built === 'string') {
-        this.building.delete(key);
-        return built;
-      }
-      if (mine) {
-        // A cache that cannot keep it (storage full) costs a rebuild later, never the run.
-        await this.suiteCache.put(dbId, spec, built).catch(() => undefined);
-        this.building.delete(key);
-        hooks.onEvent?.({ type: 'suite-ready', dbId, cached: false, stats: built.stats, chosen: built.chosen });
-        return null;
-      }
-      return ensureSuite(slot, dbId);
-    };
-
-    /** Metric ts: the suite verdict and the row-order flags of an item whose EX is known. */
-    const tsOf = async (
-      slot: Slot, item: EvalItem, exec: ExecDone,
-      withDb: <T>(fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>, ms: number) => Promise<T | typeof TIMEOUT | string>,
-    ): Promise<Partial<ItemResult>> => {
-      // The gold failed on the original: nothing to score against.
-      if (exec.goldRowCount === null && !exec.error?.startsWith('prediction')) return { ts: null };
-      const req = { dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, spec, exAccepted: exec.ex === 1 };
-      let r: CheckDone | NeedSuite | typeof TIMEOUT | string = TIMEOUT;
-      for (let attempt = 0; attempt < 2; attempt++) {
-        r = await withDb<CheckDone | NeedSuite>((api) => api.checkItem(req), options.timeoutMs);
-        if (typeof r !== 'object' || r.kind !== 'need-suite') break;
-        const err = await ensureSuite(slot, item.dbId);
-        if (err) return { ts: null, error: exec.error ?? err };
-      }
-      if (typeof r !== 'object' || r.kind !== 'done') return { ts: exec.ex === 1 ? null : 0 };
-      return {
-        ts: exec.ex === 1 ? r.ts : 0,
-        ...(r.counterexample ? { tsCounterexample: r.counterexample } : {}),
-        ...(r.goldOrderDependent !== null ? { goldOrderDependent: r.goldOrderDependent } : {}),
-        ...(r.passesByRowOrder !== null ? { passesByRowOrder: r.passesByRowOrder } : {}),
-      };
-    };
+    // Metric ts: the checks after EX, with the suite built or loaded once per database (sql-pool-suites.ts).
+    const suites = poolSuites<Slot>({
+      spec, goldsOf, cache: this.suiteCache, building: this.building, timeoutMs: options.timeoutMs, onEvent: hooks.onEvent,
+      call: (slot, fn, ms) => this.call(slot, fn, ms).then((r) => (r === TIMEOUT ? null : r)),
+      ensureDb,
+    });
 
     const pending = [...queues.values()].reduce((n, q) => n + q.length, 0);
     while (this.slots.length < Math.min(this.opts.size, pending)) this.slots.push(this.spawnSlot());
