@@ -18,6 +18,9 @@ export const NODE_KEYS = [
   'rl_disagreements',
   'stats_ms_per_100k_samples',
   'compare_ms_per_100k_samples',
+  // Issue 13: metric ts (bench/ts.ts).
+  'ts_build_ms_per_db_mib',
+  'ts_eval_ratio_vs_ex',
 ] as const;
 
 /**

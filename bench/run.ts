@@ -24,6 +24,7 @@ import { BROWSER_KEYS, IMPLEMENTED_KEYS, NODE_KEYS, TARGETS } from './keys.ts';
 import { runNative, type NativeItemResult } from './native-host.ts';
 import { makeLargeDb, makeTinyDb } from './synthetic-db.ts';
 import { measureStats, rlWorkload } from './rl.ts';
+import { measureTs } from './ts.ts';
 
 interface Args {
   quick: boolean;
@@ -283,6 +284,10 @@ async function main(): Promise<void> {
     log('statistics on a synthetic run...');
     const st = measureStats(args.quick);
 
+    // 2c. Metric ts: suite builds, and ex,ts against ex on the BIRD items (runaways left out).
+    log('test suites (metric ts)...');
+    const ts = await measureTs({ items, rounds: args.rounds, workers: allWorkers, log });
+
     // 3. Opening databases in a worker.
     log('opening the BIRD databases in a worker...');
     const open = await measureDbOpen(args.quick ? 3 : 9);
@@ -343,6 +348,7 @@ async function main(): Promise<void> {
       stats_ms_per_100k_samples: st.statsMsPer100k,
       compare_ms_per_100k_samples: st.compareMsPer100k,
       stats_bench_samples: st.samples,
+      ...ts.keys,
       ...browser?.keys,
       ...gguf?.keys,
       // Other processes on the machine slow every side: the 1-minute load average, start and end.

@@ -19,7 +19,9 @@ import { looksLikeQuery } from '../src/core/sql/python-statement.ts';
 import { resultKey } from '../src/core/rl/result-key.ts';
 import { NON_DETERMINISTIC, WRITES } from '../src/core/run/reuse.ts';
 import type { SqlValue } from '../src/core/types.ts';
+import { suiteKey } from '../src/core/ts/suite.ts';
 import type { ExecDone, ExecRequest, NeedDb, QueryResult, SqlWorkerApi, TimeRequest, WorkerInit } from './sql.api.ts';
+import { OpenSuite, buildSuiteOn, orderCheck } from './sql-suite.ts';
 import { runPython, type Result } from './sql-result.ts';
 import {
   VACUUM_INTO_MESSAGE, changed, isVacuumInto, mayWrite, prepareFingerprint, readFingerprint, wrote, type Fingerprint,
@@ -127,6 +129,13 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       golds.delete(k);
       goldValues -= g.values;
     }
+  }
+
+  /** Test suites this worker holds open, by suiteKey (database and spec). */
+  const suites = new Map<string, OpenSuite>();
+  function keepSuite(key: string, suite: OpenSuite): void {
+    suites.get(key)?.close();
+    suites.set(key, suite);
   }
 
   function sql(): SqlJsStatic {
@@ -383,6 +392,48 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       if (r.error) throw r.error;
       if (r.wrote) throw new Error('writes to the database: only queries are shown');
       return { columns: r.result!.columns, rows: r.result!.rows.slice(0, maxRows), truncated: r.result!.rows.length > maxRows };
+    },
+
+    async buildSuite(dbId, spec, golds, onProgress) {
+      const entry = touch(dbId);
+      if (!entry || !prepare(dbId, entry, [])) return { kind: 'need-db' };
+      // Read only: the sample is taken in place, so the original is never copied.
+      const suite = buildSuiteOn(sql(), entry.db, golds, spec, onProgress);
+      keepSuite(suiteKey(dbId, spec), new OpenSuite(sql(), suite));
+      return { kind: 'done', suite };
+    },
+
+    async loadSuite(dbId, suite) {
+      keepSuite(suiteKey(dbId, suite.spec), new OpenSuite(sql(), suite));
+    },
+
+    async checkItem(req) {
+      const suite = req.exAccepted ? suites.get(suiteKey(req.dbId, req.spec)) : undefined;
+      if (req.exAccepted && !suite) return { kind: 'need-suite' };
+      const texts = [req.predSql, req.goldSql];
+      let order = { goldOrderDependent: null as boolean | null, passesByRowOrder: null as boolean | null };
+      // A text that may write is left out of the order check (it would need the pristine bytes again).
+      if (!texts.some(mayWrite)) {
+        const entry = touch(req.dbId);
+        if (!entry || !prepare(req.dbId, entry, texts)) return { kind: 'need-db' };
+        const run = (text: string, reversed: boolean) => {
+          // The gold in the usual order is usually known from the item's EX (gold reuse).
+          const known = reversed || !goldReusable(text) ? undefined : golds.get(goldKey(req.dbId, text));
+          if (known) return known.error === null ? known.result : null;
+          if (reversed) entry.db.exec('PRAGMA reverse_unordered_selects = ON');
+          try {
+            const r = execute(entry, text, true);
+            return r.error || r.wrote ? null : r.result;
+          } finally {
+            if (reversed) entry.db.exec('PRAGMA reverse_unordered_selects = OFF');
+          }
+        };
+        order = orderCheck(run, req.predSql, req.goldSql, req.exAccepted);
+        settle(req.dbId, entry);
+      }
+      if (!suite) return { kind: 'done', ts: null, counterexample: null, ...order };
+      const verdict = suite.check(req.predSql, req.goldSql);
+      return { kind: 'done', ts: verdict.ts, counterexample: verdict.counterexample, ...order };
     },
 
     async openDbs() {

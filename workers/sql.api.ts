@@ -2,7 +2,8 @@
  * The contract of the SQL worker (workers/sql.worker.ts), shared by the browser (Web Workers)
  * and Node (worker_threads). Plain data only; database bytes are transferred, not copied.
  */
-import type { SqlValue } from '../src/core/types.ts';
+import type { BuiltSuite, SuiteSpec } from '../src/core/ts/suite.ts';
+import type { SqlValue, TsCounterexample } from '../src/core/types.ts';
 
 export interface WorkerInit {
   /** URL of sql-wasm.wasm (browser builds); Node finds it next to sql.js itself. */
@@ -65,7 +66,39 @@ export interface QueryResult {
   truncated: boolean;
 }
 
+/** Metric `ts`: the checks that follow an item's EX (docs/test-suite.md). */
+export interface CheckRequest {
+  dbId: string;
+  predSql: string;
+  goldSql: string;
+  spec: SuiteSpec;
+  /** EX accepted the prediction: run it on the suite, and once more with unordered selects reversed. */
+  exAccepted: boolean;
+}
+
+export interface CheckDone {
+  kind: 'done';
+  /** 0 or 1 when EX accepted the prediction (otherwise the pool sets it). */
+  ts: 0 | 1 | null;
+  counterexample: TsCounterexample | null;
+  /** Null when not checked (a text that may write, or a gold that fails). */
+  goldOrderDependent: boolean | null;
+  passesByRowOrder: boolean | null;
+}
+
+/** The worker holds no suite for the database and spec: build or load one, then ask again. */
+export interface NeedSuite {
+  kind: 'need-suite';
+}
+
 export interface SqlWorkerApi {
+  /** Builds the test suite of an open database from its golds, keeps it open, and returns it (to be cached). */
+  buildSuite(
+    dbId: string, spec: SuiteSpec, golds: string[], onProgress?: (done: number, total: number) => void,
+  ): Promise<{ kind: 'done'; suite: BuiltSuite } | NeedDb>;
+  /** Opens a suite built before (by this worker or another). */
+  loadSuite(dbId: string, suite: BuiltSuite): Promise<void>;
+  checkItem(req: CheckRequest): Promise<CheckDone | NeedDb | NeedSuite>;
   init(options: WorkerInit): Promise<{ sqliteVersion: string }>;
   /** Opens a database from its bytes. Throws a clear error for bytes that are not SQLite. */
   loadDb(dbId: string, bytes: Uint8Array): Promise<{ sizeBytes: number; tables: number }>;

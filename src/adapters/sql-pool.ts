@@ -11,8 +11,10 @@ import { errorMessage } from '../core/errors.ts';
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
 import { itemResult } from '../core/eval/item-result.ts';
 import { MAX_TIMER_MS, checkTimerMs } from '../core/eval/limits.ts';
+import { DEFAULT_SUITE_SPEC, checkSuiteSpec, memorySuiteCache, type BuiltSuite, type SuiteCache } from '../core/ts/suite.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
 import type { ExecDone, ExecRequest, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
+import { poolSuites } from './sql-pool-suites.ts';
 
 export interface WorkerHandle {
   api: Remote<SqlWorkerApi>;
@@ -38,6 +40,8 @@ export interface SqlPoolOptions {
   wasmUrl?: string;
   /** Bytes of opened databases each worker may keep (default 512 MiB). */
   cacheBytes?: number;
+  /** Where built test suites are kept for other workers and runs (default: memory, for the pool's life). */
+  suiteCache?: SuiteCache;
 }
 
 const TIMEOUT = Symbol('timeout');
@@ -73,9 +77,13 @@ interface Sent<T> {
 export class SqlPool implements SqlExecutor {
   private readonly slots: Slot[] = [];
   private disposed = false;
+  private readonly suiteCache: SuiteCache;
+  /** Suites being built, by suiteKey: a second worker waits for the first instead of building again. */
+  private readonly building = new Map<string, Promise<BuiltSuite | string>>();
 
   constructor(private readonly opts: SqlPoolOptions) {
     if (!Number.isInteger(opts.size) || opts.size < 1) throw new Error(`pool size must be a positive integer, got ${opts.size}`);
+    this.suiteCache = opts.suiteCache ?? memorySuiteCache();
   }
 
   private spawnSlot(): Slot {
@@ -137,6 +145,8 @@ export class SqlPool implements SqlExecutor {
     items.forEach((it, i) => position.set(it, i));
     let done = 0;
     const finish = (item: EvalItem, result: ItemResult, exec: ExecDone | null = null) => {
+      // Metric ts on an item that never reached its checks (timeout, crash, missing database): not scored.
+      if (options.metrics.includes('ts') && result.ts === undefined) result.ts = null;
       results[position.get(item)!] = result;
       done += 1;
       const preview = exec && options.previewRows > 0
@@ -160,6 +170,12 @@ export class SqlPool implements SqlExecutor {
         queues.delete(dbId);
       }
     }
+    const wantsTs = options.metrics.includes('ts');
+    const spec = options.suite ?? DEFAULT_SUITE_SPEC;
+    if (wantsTs) checkSuiteSpec(spec, 'evaluation options');
+    // The golds a database's suite is distilled on: those of this evaluation's items.
+    const goldsOf = new Map<string, string[]>();
+    for (const [dbId, q] of queues) goldsOf.set(dbId, [...new Set(q.map((it) => it.goldSql))]);
     const badDbs = new Map<string, string>();
     const active = new Map<string, number>();
     // Per database: time to open it in a worker, and execution time of its items so far.
@@ -283,6 +299,9 @@ export class SqlPool implements SqlExecutor {
         return;
       }
       timed(item.dbId, exec.elapsedMs);
+      const tsFields = wantsTs
+        ? await suites.tsOf(slot, item, exec, (fn, ms) => withDb(fn, ms).then((r) => (r === TIMEOUT ? null : r)))
+        : {};
       let rves: number | null = null;
       let ratio: number | null = null;
       if (options.metrics.includes('r-ves')) {
@@ -306,8 +325,16 @@ export class SqlPool implements SqlExecutor {
         ...(exec.goldReused ? { goldReused: true } : {}),
         ...(exec.predRowCount !== null ? { predColumnCount: exec.predColumns.length } : {}),
         ...(exec.goldRowCount !== null ? { goldColumnCount: exec.goldColumns.length } : {}),
+        ...tsFields,
       }), exec);
     };
+
+    // Metric ts: the checks after EX, with the suite built or loaded once per database (sql-pool-suites.ts).
+    const suites = poolSuites<Slot>({
+      spec, goldsOf, cache: this.suiteCache, building: this.building, timeoutMs: options.timeoutMs, onEvent: hooks.onEvent,
+      call: (slot, fn, ms) => this.call(slot, fn, ms).then((r) => (r === TIMEOUT ? null : r)),
+      ensureDb,
+    });
 
     const pending = [...queues.values()].reduce((n, q) => n + q.length, 0);
     while (this.slots.length < Math.min(this.opts.size, pending)) this.slots.push(this.spawnSlot());
@@ -319,7 +346,8 @@ export class SqlPool implements SqlExecutor {
     });
     aborted.catch(() => undefined);
     // R-VES times each correct item right after it: nothing may be queued in the worker then.
-    const ahead = !options.metrics.includes('r-ves');
+    // Nor while metric ts runs the checks that follow an item's EX.
+    const ahead = !options.metrics.includes('r-ves') && !wantsTs;
     const loops = slots.map(async (slot) => {
       let item = pick(slot);
       let sent: Sent<ExecDone | NeedDb> | null = null;

@@ -126,4 +126,37 @@ export interface ItemResult {
   versionFeatures?: { feature: string; since: string; where: 'pred' | 'gold' }[];
   /** What is suspicious about the gold itself (src/core/eval/gold-checks.ts); absent when none or not checked. */
   goldIssues?: { kind: string; reason: string }[];
+  /**
+   * Test-suite accuracy (docs/test-suite.md), present when metric `ts` ran: 1 when pred and gold
+   * match on the original and on every suite database where the gold runs; 0 when EX is 0 or a
+   * suite database tells them apart; null when not scored (the gold failed, or the check did not finish).
+   */
+  ts?: 0 | 1 | null;
+  /** When TS is 0 but EX is 1: the suite database on which pred and gold differ. */
+  tsCounterexample?: TsCounterexample;
+  /** The gold's set of rows changes with `PRAGMA reverse_unordered_selects = ON` (its verdicts are luck). */
+  goldOrderDependent?: boolean;
+  /** EX accepts the prediction in SQLite's usual row order but not with unordered selects reversed. */
+  passesByRowOrder?: boolean;
+}
+
+/** A value of a counterexample table, JSON-safe: INTEGER beyond 2^53 as its digits, a BLOB as hex. */
+export type TsCell = null | number | string | { int: string } | { blob: string };
+
+/** The suite database on which a prediction that EX accepts and its gold differ. */
+export interface TsCounterexample {
+  /** Position of the database in the item's suite (0-based). */
+  suiteDb: number;
+  /** The prediction's error on that database (null when it ran). */
+  predError: string | null;
+  predColumns: string[];
+  goldColumns: string[];
+  /** The first rows of each result (src/../workers/sql-suite.ts COUNTEREXAMPLE_ROWS). */
+  predRows: TsCell[][];
+  goldRows: TsCell[][];
+  predRowCount: number | null;
+  goldRowCount: number;
+  /** Positions of the rows (among all of each result) with no equal row on the other side (row-diff.ts). */
+  predOnly: number[];
+  goldOnly: number[];
 }

@@ -60,6 +60,8 @@ export interface RunOptions {
   timeoutS?: number;
   /** Checks that live progress (done/total, items/s) shows while the run is evaluated. */
   expectProgress?: boolean;
+  /** Metrics ticked in the form, by the start of their label (e.g. 'TS'); the others keep their defaults. */
+  tickMetrics?: string[];
 }
 
 /** Fills the new-run form and starts it; resolves once the dashboard of the finished run shows, or with the error shown. */
@@ -71,6 +73,9 @@ export async function startRun(page: Page, opts: RunOptions): Promise<{ runId: s
   await page.getByTestId('run-predictions').setInputFiles(opts.predictions);
   if (opts.onlyStored) await page.getByTestId('subset-stored').click();
   if (opts.timeoutS !== undefined) await page.getByTestId('run-timeout').fill(String(opts.timeoutS));
+  for (const m of opts.tickMetrics ?? []) {
+    await page.getByRole('group', { name: 'Metrics' }).locator('label', { hasText: new RegExp(`^\\s*${m}\\b`) }).locator('input').check();
+  }
   await page.getByTestId('run-name').fill(opts.name);
   await page.getByTestId('run-start').click();
   if (opts.expectProgress) {

@@ -2,6 +2,7 @@
 import { wrap } from 'comlink';
 import wasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
+import type { SuiteCache } from '../../core/ts/suite.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
 
 export function spawnBrowserSqlWorker(): WorkerHandle {
@@ -27,6 +28,6 @@ export function memoryDbSource(dbs: Map<string, Uint8Array>): DbSource {
   };
 }
 
-export function createBrowserSqlPool(dbSource: DbSource, size = Math.max(1, navigator.hardwareConcurrency || 2)): SqlPool {
-  return new SqlPool({ spawn: spawnBrowserSqlWorker, dbSource, size, wasmUrl });
+export function createBrowserSqlPool(dbSource: DbSource, size = Math.max(1, navigator.hardwareConcurrency || 2), suiteCache?: SuiteCache): SqlPool {
+  return new SqlPool({ spawn: spawnBrowserSqlWorker, dbSource, size, wasmUrl, ...(suiteCache ? { suiteCache } : {}) });
 }

@@ -4,6 +4,7 @@
  * predictions parsing run in the import worker; SQL runs in the sql.js worker pool.
  */
 import type { SqlExecutor } from '../../core/eval/executor.ts';
+import type { SuiteCache } from '../../core/ts/suite.ts';
 import { createBrowserSqlPool } from '../browser/sql-worker-host.ts';
 import type { DbSource } from '../sql-pool.ts';
 import { createAnalysisClient } from './analysis-client.ts';
@@ -19,7 +20,7 @@ export interface IdbStoreOptions {
   /** IndexedDB database name (default `rlvr-workbench`); tests use their own. */
   dbName?: string;
   /** SQL executor for runs (default: the browser sql.js worker pool). */
-  createExecutor?: (source: DbSource) => SqlExecutor;
+  createExecutor?: (source: DbSource, extras?: { suiteCache?: SuiteCache }) => SqlExecutor;
   /** Written into each run header. */
   executorName?: string;
   /** Test doubles for a full disk (real `QuotaExceededError` DOMExceptions thrown at that point). */
@@ -43,7 +44,7 @@ export function createIdbStore(options: IdbStoreOptions = {}): WorkbenchStore {
   opened.then((idb) => deleteOrphanChunks(idb)).catch(() => undefined);
   const context = (idb: WorkbenchIdb): StoreContext => ({
     idb,
-    createExecutor: options.createExecutor ?? ((source) => createBrowserSqlPool(source)),
+    createExecutor: options.createExecutor ?? ((source, extras) => createBrowserSqlPool(source, undefined, extras?.suiteCache)),
     executorName: options.executorName ?? 'sql.js in Web Workers (browser)',
     simulateQuotaAfterSamples: options.testing?.simulateQuotaAfterSamples,
   });

@@ -3,6 +3,7 @@
  * core's replay plan), resumes, the gold self-test and generation runs, each evaluated by the
  * core's loop (`runEvaluation`, `runGeneration`) inside one run session (run-session.ts).
  */
+import { idbSuiteCache } from './suite-cache.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../../core/eval/constants.ts';
 import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { remainingItems, runEvaluation, selectItems } from '../../core/run/replay.ts';
@@ -38,7 +39,9 @@ const SELF_TEST_CONFIG: RunHeader['config'] = {
 async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly EvalItem[], doneBefore: number, hooks: RunHooks): Promise<RunHeader> {
   const session = await openRunSession(ctx, run, hooks.signal);
   const formula = compileRewardFormula(run.config.rewardFormula ?? 'ex');
-  const executor = ctx.createExecutor(storeDbSource(ctx.idb, run.dataset.databases, run.dataset.name));
+  const executor = ctx.createExecutor(storeDbSource(ctx.idb, run.dataset.databases, run.dataset.name), {
+    suiteCache: idbSuiteCache(ctx.idb, run.dataset.databases),
+  });
   let failure: unknown = null;
   let cancelled = false;
   const executions = { executed: run.executions?.executed ?? 0, reused: run.executions?.reused ?? 0 };

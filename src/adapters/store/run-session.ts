@@ -5,6 +5,7 @@
  * into a message that names the run. Replay runs, resumes, self-tests and generation runs
  * (run-service.ts, generation-run.ts) all go through it.
  */
+import type { SuiteCache } from '../../core/ts/suite.ts';
 import type { SqlExecutor } from '../../core/eval/executor.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { DbSource } from '../sql-pool.ts';
@@ -17,7 +18,8 @@ import type { WorkbenchIdb } from './schema.ts';
 /** What the store's run code needs from its composition root. */
 export interface StoreContext {
   idb: WorkbenchIdb;
-  createExecutor: (source: DbSource) => SqlExecutor;
+  /** `suiteCache`: where metric ts keeps the run's test suites (suite-cache.ts). */
+  createExecutor: (source: DbSource, extras?: { suiteCache?: SuiteCache }) => SqlExecutor;
   /** Written into each run header, e.g. `sql.js in Web Workers (browser)`. */
   executorName: string;
   /** Test double: a QuotaExceededError after this many samples. */

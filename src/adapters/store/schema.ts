@@ -5,11 +5,12 @@
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
+import type { BuiltSuite } from '../../core/ts/suite.ts';
 import type { EvalItem } from '../../core/types.ts';
 import type { DatasetRecord, StoredDatabase } from './records.ts';
 
 export const DEFAULT_DB_NAME = 'rlvr-workbench';
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * Database bytes are stored as Blob chunks of this size (the last one shorter). Measured in
@@ -87,6 +88,14 @@ export interface WorkbenchDB extends DBSchema {
   /** Key [runId, block number]. */
   sampleBlocks: { key: [string, number]; value: SampleBlock };
   sampleMeta: { key: string; value: SampleMeta };
+  /** Version 3: built test suites (metric ts), key `sha256 of the database file` + settings (suite-cache.ts). */
+  suites: { key: string; value: StoredSuite };
+}
+
+export interface StoredSuite {
+  key: string;
+  suite: BuiltSuite;
+  createdAt: string;
 }
 
 export type WorkbenchIdb = IDBPDatabase<WorkbenchDB>;
@@ -119,6 +128,7 @@ export async function openWorkbenchDb(name: string = DEFAULT_DB_NAME): Promise<W
           database.deleteObjectStore('samples');
         });
       }
+      if (oldVersion < 3) database.createObjectStore('suites', { keyPath: 'key' });
     },
     blocking() {
       // A newer version wants to upgrade (another tab): let it, this connection is stale.

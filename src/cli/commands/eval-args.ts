@@ -4,6 +4,7 @@ import { WorkbenchError } from '../../core/errors.ts';
 import { checkFormulaFinite, checkFormulaMetrics, compileRewardFormula, DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { parseShard, type Shard } from '../../core/run/shard.ts';
+import { DEFAULT_SUITE_SPEC, type SuiteSpec } from '../../core/ts/suite.ts';
 import { bad, parseFlags } from './flags.ts';
 
 export interface EvalArgs {
@@ -29,11 +30,13 @@ export interface EvalArgs {
   shard: Shard | null;
   /** `--gold-overlay FILE`: corrected golds (JSON/JSONL `{question_id, SQL}` or a gold .sql) scored beside the official ones. */
   goldOverlay: string | null;
+  /** Metric ts: the test suite's seed and size (`--ts-seed`, `--ts-size`; docs/test-suite.md). */
+  suite: SuiteSpec;
 }
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
-    [--metrics ex,soft-f1,r-ves] [--ves-iterations 100] [--out FILE]
+    [--metrics ex,soft-f1,r-ves,ts] [--ves-iterations 100] [--ts-seed 1] [--ts-size 8] [--out FILE]
     [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
     [--gold-overlay FILE.json|FILE.jsonl|FILE.sql]`;
 
@@ -65,6 +68,8 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     'no-reuse': { type: 'boolean' },
     shard: { type: 'string' },
     'gold-overlay': { type: 'string' },
+    'ts-seed': { type: 'string' },
+    'ts-size': { type: 'string' },
   }, EVAL_USAGE);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
@@ -91,9 +96,13 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     reuse: !(values['no-reuse'] ?? false),
     shard: values.shard === undefined ? null : parseShard(values.shard),
     goldOverlay: values['gold-overlay'] ?? null,
+    suite: suiteFlags(values['ts-seed'], values['ts-size']),
   };
   if (args.goldOverlay && args.shard) {
     throw bad('--gold-overlay', 'cannot be combined with --shard (merge does not join overlay comparisons): run the overlay on the whole run');
+  }
+  if ((values['ts-seed'] !== undefined || values['ts-size'] !== undefined) && !args.metrics.includes('ts')) {
+    throw bad(values['ts-seed'] !== undefined ? '--ts-seed' : '--ts-size', 'applies to metric ts only: add ts to --metrics (e.g. --metrics ex,ts)');
   }
   checkTimerFlags(args.timeoutS, args.metrics.includes('r-ves') ? { iterations: args.vesIterations } : null);
   // A bad formula fails here, before any file is read: syntax, a metric it needs, a division by zero.
@@ -105,4 +114,18 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     throw new WorkbenchError('BAD_OPTION', (err as Error).message, '--reward');
   }
   return args;
+}
+
+function suiteFlags(seed: string | undefined, size: string | undefined): SuiteSpec {
+  const spec = { ...DEFAULT_SUITE_SPEC };
+  if (seed !== undefined) {
+    const n = Number(seed);
+    if (!/^\d+$/.test(seed.trim()) || n > 0xffffffff) throw bad('--ts-seed', `expected an integer from 0 to 4294967295, got ${JSON.stringify(seed)}`);
+    spec.seed = n;
+  }
+  if (size !== undefined) {
+    spec.size = positiveNumber('--ts-size', size, spec.size, true);
+    if (spec.size > spec.candidates) throw bad('--ts-size', `at most ${spec.candidates} (the candidate databases distillation keeps them from), got ${spec.size}`);
+  }
+  return spec;
 }

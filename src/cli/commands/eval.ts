@@ -23,6 +23,7 @@ import { readPredictionsInput, readQuestionsInput, readText } from './tabular-in
 import { resolveDbRoot } from './db-root-zip.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
+import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
 import { readDbFacts, type DbFacts } from '../../core/sql/db-facts.ts';
 import { rewardAnnotator, rewardCounts } from '../../core/run/item-annotations.ts';
@@ -75,6 +76,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   if (overlay?.keyedBy === 'question-id' && !questions) {
     throw new WorkbenchError('BAD_OPTION', 'this overlay names questions by question_id: give the questions file with --dataset so ids can be matched', '--gold-overlay');
   }
+  // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
+  const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   let outcome;
   let facts: DbFacts;
@@ -84,7 +87,12 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
     facts = await readDbFacts(pool, items.map((i) => i.dbId));
     const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: questions ? (i) => questions[i]?.question ?? null : undefined });
     const options = evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 });
-    outcome = await runEvaluation(items, options, { executor: pool, reuse: args.reuse, annotate });
+    outcome = await runEvaluation(items, options, {
+      executor: pool, reuse: args.reuse, annotate,
+      onEvent: (e) => {
+        if (e.type === 'suite-ready') suites[e.dbId] = { ...e.stats, ms: Math.round(e.stats.ms), chosen: e.chosen };
+      },
+    });
     if (overlay) comparison = await compareWithOverlay(items, outcome.results, overlay, options, { executor: pool, reuse: args.reuse, annotate });
   } finally {
     await pool.dispose();
@@ -108,7 +116,9 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
         inputs: {
           predictions: args.predictions, gold: args.gold, dataset: args.dataset, db_root: shownDbRoot,
           timeout_s: args.timeoutS, read_only: args.readOnly, ves_iterations: args.vesIterations,
+          ...(args.metrics.includes('ts') ? { test_suite: { seed: args.suite.seed, size: args.suite.size, candidates: args.suite.candidates, max_rows: args.suite.maxRows, sample_rows: args.suite.sampleRows } } : {}),
         },
+        ...(args.metrics.includes('ts') ? { test_suites: suites } : {}),
         engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
         executor: executorName(),
         sqlite_version: facts.sqliteVersion,

@@ -1,8 +1,10 @@
+import type { SuiteSpec, SuiteStats } from '../ts/suite.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from './constants.ts';
 
-export type MetricName = 'ex' | 'soft-f1' | 'r-ves';
-export const METRICS: readonly MetricName[] = ['ex', 'soft-f1', 'r-ves'];
+/** `ts`: test-suite accuracy with the row-order checks (docs/test-suite.md). */
+export type MetricName = 'ex' | 'soft-f1' | 'r-ves' | 'ts';
+export const METRICS: readonly MetricName[] = ['ex', 'soft-f1', 'r-ves', 'ts'];
 
 export interface EvalOptions {
   metrics: readonly MetricName[];
@@ -18,6 +20,8 @@ export interface EvalOptions {
    * pristine database, identical items. Default on; the verdicts are the same either way.
    */
   reuse?: boolean;
+  /** The test suite's settings for metric `ts` (default DEFAULT_SUITE_SPEC of src/core/ts/suite.ts). */
+  suite?: SuiteSpec;
 }
 
 export const DEFAULT_EVAL_OPTIONS: EvalOptions = {
@@ -39,7 +43,11 @@ export interface ItemPreview {
 export type EvalEvent =
   | { type: 'item'; result: ItemResult; preview: ItemPreview | null; done: number; total: number }
   | { type: 'db-loaded'; dbId: string; ms: number; sizeBytes: number }
-  | { type: 'worker-restarted'; reason: string };
+  | { type: 'worker-restarted'; reason: string }
+  /** A database's test suite was built (or loaded from the suite cache: `cached`). */
+  | { type: 'suite-ready'; dbId: string; cached: boolean; stats: SuiteStats; chosen: number[] }
+  /** A database's test suite is being built: `done` of `total` candidate databases generated and run. */
+  | { type: 'suite-progress'; dbId: string; done: number; total: number };
 
 /** The part of AbortSignal the core uses (the core is compiled without DOM types). */
 export interface AbortSignalLike {
@@ -63,6 +71,7 @@ export interface EvalConfig {
   timeoutMs: number;
   readOnly: boolean;
   vesIterations: number;
+  suite?: SuiteSpec;
 }
 
 /** The executor's options for a run's configuration; rows are kept for display only when asked. */
@@ -73,5 +82,6 @@ export function evalOptionsOf(config: EvalConfig, previewRows = 0): EvalOptions 
     readOnly: config.readOnly,
     vesIterations: config.vesIterations,
     previewRows,
+    ...(config.suite ? { suite: config.suite } : {}),
   };
 }

@@ -9,13 +9,24 @@ export interface JsonBucket {
   ex: number | null;
   soft_f1: number | null;
   r_ves: number | null;
+  /** Present with metric ts. */
+  ts?: number;
+  ex_only?: number;
+  gold_order_dependent?: number;
+  passes_by_row_order?: number;
   errors: number;
   timeouts: number;
   mutated_db: number;
 }
 
 function bucketJson(b: BucketScores): JsonBucket {
-  return { count: b.count, samples: b.samples, ex: b.ex, soft_f1: b.softF1, r_ves: b.rves, errors: b.errors, timeouts: b.timeouts, mutated_db: b.mutated };
+  return {
+    count: b.count, samples: b.samples, ex: b.ex, soft_f1: b.softF1, r_ves: b.rves,
+    ...(b.ts !== undefined
+      ? { ts: b.ts, ex_only: b.exOnly ?? 0, gold_order_dependent: b.goldOrderDependent ?? 0, passes_by_row_order: b.passesByRowOrder ?? 0 }
+      : {}),
+    errors: b.errors, timeouts: b.timeouts, mutated_db: b.mutated,
+  };
 }
 
 export function summaryJson(s: Summary, extra: Record<string, unknown>) {
@@ -56,5 +67,12 @@ export function itemJson(r: ItemResult) {
     // Issue 13: SQL whose result differs between SQLite versions, and what is wrong with the gold (empty when none).
     version_features: r.versionFeatures ?? [],
     gold_issues: r.goldIssues ?? [],
+    // Metric ts (docs/test-suite.md): absent without it.
+    ...(r.ts !== undefined || r.goldOrderDependent !== undefined ? {
+      ts: r.ts ?? null,
+      ts_counterexample: r.tsCounterexample ?? null,
+      gold_order_dependent: r.goldOrderDependent ?? null,
+      passes_by_row_order: r.passesByRowOrder ?? null,
+    } : {}),
   };
 }

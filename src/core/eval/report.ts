@@ -16,8 +16,8 @@ export function formatFixed2(x: number): string {
 }
 
 const LEVELS = ['simple', 'moderate', 'challenging', 'total'] as const;
-const LABEL: Record<MetricName, string> = { ex: 'EX', 'soft-f1': 'Soft-F1', 'r-ves': 'R-VES' };
-const FIELD: Record<MetricName, keyof BucketScores> = { ex: 'ex', 'soft-f1': 'softF1', 'r-ves': 'rves' };
+const LABEL: Record<MetricName, string> = { ex: 'EX', 'soft-f1': 'Soft-F1', 'r-ves': 'R-VES', ts: 'TS' };
+const FIELD: Record<MetricName, keyof BucketScores> = { ex: 'ex', 'soft-f1': 'softF1', 'r-ves': 'rves', ts: 'ts' };
 
 const pad = (s: string, w = 20) => (s.length >= w ? s : s + ' '.repeat(w - s.length));
 
@@ -83,6 +83,13 @@ export function detailReport(summary: Summary): string {
   if (t.mutated > 0) {
     lines.push(`warning: ${t.mutated} prediction(s) wrote to the database before their gold query ran (mutated_db); ` +
       'the official evaluator scores them the same way: check them for reward hacking, or run with --read-only');
+  }
+  if (summary.metrics.includes('ts')) {
+    lines.push(
+      `test suite: ${t.exOnly ?? 0} EX-only pass(es) (EX 1, TS 0: a suite database tells pred and gold apart), ` +
+        `${t.goldOrderDependent ?? 0} order-dependent gold(s) (rows change with PRAGMA reverse_unordered_selects), ` +
+        `${t.passesByRowOrder ?? 0} pass(es) by row order (EX 1 only in SQLite's usual row order)`,
+    );
   }
   if (summary.metrics.includes('r-ves')) {
     lines.push('note: R-VES depends on the machine and the SQL engine (here sql.js, WebAssembly): it is not reproducible across machines');

@@ -10,6 +10,16 @@ export interface BucketScores {
   ex: number | null;
   softF1: number | null;
   rves: number | null;
+  /**
+   * Metric ts (docs/test-suite.md): test-suite accuracy in percent, over the same items as EX
+   * (an item not scored counts 0, as an error does for EX), so TS <= EX; absent without ts.
+   */
+  ts?: number;
+  /** With ts: samples EX accepts and TS rejects (EX-only passes). */
+  exOnly?: number;
+  /** With ts: samples whose gold's rows change with unordered selects reversed, and samples EX accepts only in the usual order. */
+  goldOrderDependent?: number;
+  passesByRowOrder?: number;
   errors: number;
   timeouts: number;
   mutated: number;
@@ -51,8 +61,21 @@ function bucket(items: readonly ItemResult[], metrics: readonly MetricName[]): B
     softF1: metrics.includes('soft-f1') ? mean((r) => r.softF1 ?? 0) : null,
     // R-VES: mean of sqrt(reward) x 100 (official `compute_ves`).
     rves: metrics.includes('r-ves') ? mean((r) => Math.sqrt(r.rves ?? 0)) : null,
+    ...(metrics.includes('ts') ? { ts: mean((r) => r.ts ?? 0) ?? 0, ...tsCounts(items) } : {}),
     ...failures(items),
   };
+}
+
+function tsCounts(items: readonly ItemResult[]): Pick<BucketScores, 'exOnly' | 'goldOrderDependent' | 'passesByRowOrder'> {
+  let exOnly = 0;
+  let goldOrderDependent = 0;
+  let passesByRowOrder = 0;
+  for (const r of items) {
+    if (r.ex === 1 && r.ts === 0) exOnly++;
+    if (r.goldOrderDependent) goldOrderDependent++;
+    if (r.passesByRowOrder) passesByRowOrder++;
+  }
+  return { exOnly, goldOrderDependent, passesByRowOrder };
 }
 
 function failures(items: readonly ItemResult[]): Pick<BucketScores, 'errors' | 'timeouts' | 'mutated'> {
@@ -83,6 +106,7 @@ function questionBucket(questions: readonly ItemResult[][], metrics: readonly Me
     ex: metrics.includes('ex') ? mean((r) => r.ex) : null,
     softF1: metrics.includes('soft-f1') ? mean((r) => r.softF1 ?? 0) : null,
     rves: metrics.includes('r-ves') ? mean((r) => Math.sqrt(r.rves ?? 0)) : null,
+    ...(metrics.includes('ts') ? { ts: mean((r) => r.ts ?? 0) ?? 0, ...tsCounts(all) } : {}),
     ...failures(all),
   };
 }

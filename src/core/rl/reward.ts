@@ -6,7 +6,8 @@ import { WorkbenchError } from '../errors.ts';
 import type { ExtractionRule } from '../types.ts';
 import { evaluateExpression, parseExpression, variablesOf } from './expression.ts';
 
-export const REWARD_VARIABLES = ['ex', 'format', 'soft_f1'] as const;
+/** `ts`: test-suite accuracy (metric ts, docs/test-suite.md), a reward EX-only passes do not earn. */
+export const REWARD_VARIABLES = ['ex', 'format', 'soft_f1', 'ts'] as const;
 export type RewardVariable = (typeof REWARD_VARIABLES)[number];
 export const DEFAULT_REWARD_FORMULA = 'ex';
 
@@ -24,6 +25,8 @@ export interface RewardInputs {
   format: 0 | 1;
   /** null when Soft-F1 was not computed (counts as 0; `checkFormulaMetrics` rejects a formula that needs it). */
   softF1: number | null;
+  /** Metric ts: 1, 0 or null (not scored, counts as 0); absent when ts did not run (`checkFormulaMetrics` rejects a formula that needs it). */
+  ts?: 0 | 1 | null;
 }
 
 export interface RewardFormula {
@@ -40,11 +43,12 @@ export function compileRewardFormula(text: string): RewardFormula {
     text,
     uses,
     evaluate(inputs) {
-      const value = evaluateExpression(tree, { ex: inputs.ex, format: inputs.format, soft_f1: inputs.softF1 ?? 0 });
+      const value = evaluateExpression(tree, { ex: inputs.ex, format: inputs.format, soft_f1: inputs.softF1 ?? 0, ts: inputs.ts ?? 0 });
       if (!Number.isFinite(value)) {
         throw new WorkbenchError(
           'BAD_OPTION',
-          `reward formula ${JSON.stringify(text)} gives ${value} for ex = ${inputs.ex}, format = ${inputs.format}, soft_f1 = ${inputs.softF1}: ` +
+          `reward formula ${JSON.stringify(text)} gives ${value} for ex = ${inputs.ex}, format = ${inputs.format}, soft_f1 = ${inputs.softF1}` +
+            `${uses.has('ts') ? `, ts = ${inputs.ts ?? null}` : ''}: ` +
             'a reward must be a finite number (division by zero?)',
         );
       }
@@ -61,19 +65,25 @@ export function checkFormulaMetrics(formula: RewardFormula, metrics: readonly st
       `reward formula ${JSON.stringify(formula.text)} uses soft_f1, but Soft-F1 is not among the metrics (${metrics.join(', ')}): add soft-f1`,
     );
   }
+  if (formula.uses.has('ts') && !metrics.includes('ts')) {
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `reward formula ${JSON.stringify(formula.text)} uses ts, but TS is not among the metrics (${metrics.join(', ')}): add ts`,
+    );
+  }
 }
 
 /**
  * A formula that is not finite somewhere on the metrics' values (a division by zero) fails
  * before the run, not on its first sample after minutes of work: it is evaluated on every
- * combination of the ends of each metric's range (ex 0/1, format 0/1, soft_f1 0/1; soft_f1
+ * combination of the ends of each metric's range (ex 0/1, format 0/1, soft_f1 0/1, ts 0/1; soft_f1
  * counts as 0 when Soft-F1 is not computed). Throws the error `evaluate` gives, naming the
  * formula and the values.
  */
 export function checkFormulaFinite(formula: RewardFormula): void {
   for (const ex of [0, 1] as const) {
     for (const format of [0, 1] as const) {
-      for (const softF1 of [0, 1]) formula.evaluate({ ex, format, softF1 });
+      for (const softF1 of [0, 1]) for (const ts of [0, 1] as const) formula.evaluate({ ex, format, softF1, ts });
     }
   }
 }

@@ -31,7 +31,6 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
 ];
 
 /** Fields of the test-suite and row-order checks (issue 13 items 1-2), optional on a sample. */
-type RowOrderSample = SampleRecord & { ts?: 0 | 1 | null; goldOrderDependent?: boolean; passesByRowOrder?: boolean };
 
 const hasGoldIssue = (s: SampleRecord, ...kinds: string[]) => (s.goldIssues ?? []).some((g) => kinds.length === 0 || kinds.includes(g.kind));
 
@@ -93,11 +92,11 @@ export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
     case 'gold-date-dependent':
       return hasGoldIssue(s, 'date-dependent');
     case 'ex-only':
-      return s.ex === 1 && (s as RowOrderSample).ts === 0;
+      return s.ex === 1 && s.ts === 0;
     case 'order-dependent-gold':
-      return (s as RowOrderSample).goldOrderDependent === true || hasGoldIssue(s, 'order-dependent');
+      return s.goldOrderDependent === true || hasGoldIssue(s, 'order-dependent');
     case 'passes-by-row-order':
-      return (s as RowOrderSample).passesByRowOrder === true;
+      return s.passesByRowOrder === true;
   }
 }
 

@@ -7,8 +7,9 @@ import { WorkbenchError } from '../errors.ts';
 import { METRICS, type MetricName } from '../eval/executor.ts';
 import { parseJsonText } from '../formats/questions.ts';
 import { compileRewardFormula, formatReward, type RewardFormula } from '../rl/reward.ts';
-import type { EvalItem, ItemResult } from '../types.ts';
+import type { EvalItem, ItemResult, TsCounterexample } from '../types.ts';
 import { readRubricScores } from '../rubric/read-scores.ts';
+import type { SuiteSpec } from '../ts/suite.ts';
 import { readEvalReport } from './eval-report.ts';
 import { toRunFile } from './export.ts';
 import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleGeneration, type SampleRecord } from './types.ts';
@@ -23,7 +24,7 @@ export function toSampleRecord(item: EvalItem, r: ItemResult, formula: RewardFor
     sql: item.predSql,
     goldSql: item.goldSql,
     format,
-    reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1 }),
+    reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1, ts: r.ts }),
   };
   if (item.completion !== undefined) rec.completion = item.completion;
   if (item.meanLogprob !== undefined) rec.meanLogprob = item.meanLogprob;
@@ -88,6 +89,7 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
       vesIterations: r.int(cfg, 'vesIterations', 'run.config', 1),
       fence: r.oneOf(cfg, 'fence', 'run.config', ['first', 'last'] as const),
       rewardFormula,
+      ...(cfg.suite !== undefined ? { suite: readSuiteSpec(r, cfg.suite) } : {}),
     },
     samplesPerQuestion: r.int(o, 'samplesPerQuestion', 'run', 1),
     executor: r.str(o, 'executor', 'run'),
@@ -110,6 +112,15 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   const sqliteVersion = r.optional(o, 'sqliteVersion', 'run', r.str);
   if (sqliteVersion !== undefined) header.sqliteVersion = sqliteVersion;
   return header;
+}
+
+function readSuiteSpec(r: JsonReader, v: unknown): SuiteSpec {
+  const o = r.obj(v, 'run.config.suite');
+  const at = 'run.config.suite';
+  return {
+    seed: r.int(o, 'seed', at), size: r.int(o, 'size', at, 1), candidates: r.int(o, 'candidates', at, 1),
+    maxRows: r.int(o, 'maxRows', at, 1), sampleRows: r.int(o, 'sampleRows', at, 1),
+  };
 }
 
 function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
@@ -162,6 +173,13 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
       return { kind: r.str(go, 'kind', `${path}.goldIssues[${i}]`), reason: r.str(go, 'reason', `${path}.goldIssues[${i}]`) };
     });
   }
+  // Metric ts (docs/test-suite.md).
+  if (o.ts !== undefined) rec.ts = o.ts === null ? null : r.oneOf(o, 'ts', path, [0, 1] as const);
+  if (o.tsCounterexample !== undefined) rec.tsCounterexample = r.obj(o.tsCounterexample, `${path}.tsCounterexample`) as unknown as TsCounterexample;
+  const goldOrderDependent = r.optional(o, 'goldOrderDependent', path, r.bool);
+  const passesByRowOrder = r.optional(o, 'passesByRowOrder', path, r.bool);
+  if (goldOrderDependent !== undefined) rec.goldOrderDependent = goldOrderDependent;
+  if (passesByRowOrder !== undefined) rec.passesByRowOrder = passesByRowOrder;
   const rubric = r.optional(o, 'rubric', path, readRubricScores);
   if (rubric !== undefined) rec.rubric = rubric;
   if (o.generation !== undefined) rec.generation = readGeneration(r, o.generation, `${path}.generation`);

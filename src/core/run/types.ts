@@ -8,6 +8,7 @@ import type { Difficulty, ItemResult } from '../types.ts';
 import type { RubricScores } from '../rubric/scores.ts';
 import type { ChatMessage, Completion } from '../engine/engine.ts';
 import type { PromptFit } from '../prompt/build-prompt.ts';
+import type { SuiteSpec } from '../ts/suite.ts';
 
 export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
 export const RUN_FILE_VERSION = 1;
@@ -21,6 +22,8 @@ export interface RunConfig {
   fence: 'first' | 'last';
   /** Reward per sample as an expression of `ex` and `format` (e.g. `ex + 0.1 * format`). */
   rewardFormula: string;
+  /** Metric ts: the test suite's seed and size (docs/test-suite.md); absent without ts (then DEFAULT_SUITE_SPEC applies). */
+  suite?: SuiteSpec;
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {

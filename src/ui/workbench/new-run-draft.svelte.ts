@@ -4,6 +4,7 @@
  */
 import { errorMessage, isWorkbenchError } from '../../core/errors.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
+import { DEFAULT_SUITE_SPEC } from '../../core/ts/suite.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../core/run/types.ts';
 import { parseIdList, selectSubset, type Subset } from '../../core/run/subset.ts';
 import type { Difficulty } from '../../core/types.ts';
@@ -257,6 +258,8 @@ export class NewRunDraft {
         timeoutMs: Math.round(this.#timeoutS * 1000),
         readOnly: this.#readOnly,
         fence: this.#fence,
+        // Metric ts: the suite's seed and size are part of the run (docs/test-suite.md).
+        ...(this.#metrics.includes('ts') ? { suite: { ...DEFAULT_SUITE_SPEC } } : {}),
       },
     };
   }

@@ -18,6 +18,8 @@ export interface RunJob {
   /** performance.now() of the last finished item. */
   lastAt: number;
   cancelling: boolean;
+  /** Metric ts: the test suite being built (candidate databases done of total), if one is. */
+  suite?: { dbId: string; done: number; total: number };
 }
 
 export type ExportKind = 'run' | 'bird' | 'csv' | 'parquet' | 'jsonl';
@@ -122,7 +124,10 @@ export class RunsState {
       const run = await go({
         signal: abort.signal,
         onEvent: (e) => {
-          if (e.type !== 'item' || !this.#job) return;
+          if (!this.#job) return;
+          if (e.type === 'suite-progress') this.#job = { ...this.#job, suite: { dbId: e.dbId, done: e.done, total: e.total } };
+          else if (e.type === 'suite-ready') this.#job = { ...this.#job, suite: undefined };
+          if (e.type !== 'item') return;
           this.#job = { ...this.#job, done: e.done, total: e.total, lastAt: performance.now() };
         },
       });
