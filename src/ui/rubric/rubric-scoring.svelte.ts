@@ -15,7 +15,7 @@ import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import { exMatrix, explicitImplicitAgreement, sampleToScore, scoreHistograms, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
+import { exMatrix, judgeAnswered, explicitImplicitAgreement, sampleToScore, scoreHistograms, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
 
 export type JudgeChoice = 'none' | EngineChoice;
 
@@ -54,13 +54,18 @@ export class RubricScoring {
   readonly summary = $derived.by((): RubricSummary | null => (this.scored ? summarizeRubricScores(this.#scores) : null));
   readonly #scores = $derived((this.scored?.samples ?? []).map((s) => s.scores));
   readonly histograms = $derived(scoreHistograms(this.#scores));
+  /** Some judge answered: without one the "judge" side of the matrix is the SQL and regex checks alone. */
+  readonly judged = $derived(judgeAnswered(this.#scores));
   readonly agreement = $derived.by((): Agreement | null => explicitImplicitAgreement(this.#scores, this.threshold));
   readonly matrix = $derived.by((): ExMatrix | null => {
     const all = this.scored?.samples ?? [];
     if (all.length === 0) return null;
     const byKey = new Map(this.samples.map((s) => [`${s.index}.${s.sample}`, s]));
     return exMatrix(
-      all.map((s) => ({ key: `${s.index}.${s.sample}`, ex: byKey.get(`${s.index}.${s.sample}`)?.ex ?? 0, score: scoreOf(s.scores, this.matrixScore) })),
+      all.map((s) => {
+        const run = byKey.get(`${s.index}.${s.sample}`);
+        return { key: `${s.index}.${s.sample}`, ex: run?.ex ?? 0, score: scoreOf(s.scores, this.matrixScore), unscored: run?.status === 'missing-db' };
+      }),
       this.threshold,
     );
   });
