@@ -39,7 +39,9 @@ export interface ItemPreview {
 export type EvalEvent =
   | { type: 'item'; result: ItemResult; preview: ItemPreview | null; done: number; total: number }
   | { type: 'db-loaded'; dbId: string; ms: number; sizeBytes: number }
-  | { type: 'worker-restarted'; reason: string };
+  | { type: 'worker-restarted'; reason: string }
+  /** An item was handed to a worker (progress names a slow one: "running item #1334 (db) for 22 s"). */
+  | { type: 'item-started'; index: number; questionId: number; dbId: string; sample: number };
 
 /** The part of AbortSignal the core uses (the core is compiled without DOM types). */
 export interface AbortSignalLike {
