@@ -77,6 +77,18 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
   });
 
   it('imports the BIRD mini-dev folder and replays a published predictions file', async () => {
+    // The review, before anything is stored: the layout recognised, the questions choice clean, the missing databases named.
+    await page.getByTestId('nav-datasets').click();
+    await page.getByTestId('import-folder').setInputFiles(sharedData('bird'));
+    await page.getByTestId('import-review').waitFor();
+    expect(await page.getByTestId('import-layout').getAttribute('data-layout')).toBe('bird');
+    expect(await page.locator('input[name="kind"][value="bird"]').isChecked()).toBe(true);
+    const choices = await page.locator('[data-testid="import-questions"] option').allTextContents();
+    expect(choices.slice(1)).toEqual(['bird/dev/dev.json', 'bird/minidev/mini_dev_sqlite.json']);
+    const missing = page.getByTestId('import-missing');
+    await missing.waitFor();
+    expect((await missing.textContent())?.replace(/\s+/g, ' ')).toMatch(/8 databases the questions use are not among the files: .*formula_1 \(66\).*Their 360 questions will be imported but not scored/);
+    await screen('02-import-review');
     const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
     expect(imported).toEqual({ ok: true, message: 'Imported "BIRD mini-dev": 500 questions, 3 databases.' });
     await screen('02-datasets');
@@ -182,6 +194,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
     // The RL table's question link opens the same view.
     await page.goto(`${server.url}#/run/${encodeURIComponent(runN)}/rl`);
     const link = page.locator(`[data-testid="prompt-table"] a[href$="/question/${wrongIndex}"]`);
+    await link.waitFor();
+    await screen('06b-rl');
     await link.click();
     await page.locator('[data-testid="question-page"][data-loaded="true"]').waitFor();
   });
@@ -190,6 +204,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
     const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: LLAMA8B, name: 'llama-3-8b kg' });
     expect(run.error).toBeNull();
     const runB = run.runId!;
+    // The runs list tells runs apart by their samples per question.
+    await page.getByTestId('nav-runs').click();
+    expect(await page.locator('[data-testid="run-n"]').allTextContents()).toEqual(expect.arrayContaining(['n = 8 samples per question', '1 sample per question']));
+    await screen('06c-runs');
     // Baseline A = llama-3-8b, B = gpt-4o: "fixed" = wrong in A, right in B.
     await page.goto(`${server.url}#/compare/${encodeURIComponent(runB)}/${encodeURIComponent(runA)}`);
     await page.locator('[data-testid="compare-page"][data-ready="true"]').waitFor({ timeout: 60_000 });
