@@ -155,6 +155,7 @@ export class RubricScoring {
     // Without a judge, judge criteria are recorded as skipped (the panel says so) and the
     // programmatic ones are still decided.
     const useJudge = this.judgeChoice !== 'none';
+    let poll: ReturnType<typeof setInterval> | undefined;
     this.running = true;
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
@@ -169,6 +170,9 @@ export class RubricScoring {
       this.total = samples.length;
       this.done = 0;
       const judge = useJudge ? await this.#loadedJudge(repo, signal) : null;
+      // The judge's counts while a sample is judged (retries of unparseable answers can take a
+      // minute before the first sample is done): the progress line says what is happening.
+      if (judge) poll = setInterval(() => (this.stats = { ...judge.stats }), 1000);
       const aggregations: Aggregation[] = ['explicit', ...(judge && this.withImplicit ? (['implicit'] as const) : []), ...(judge && this.withLikert ? (['likert'] as const) : [])];
       const out: ScoredSample[] = [];
       for (const s of samples) {
@@ -185,6 +189,7 @@ export class RubricScoring {
     } catch (err) {
       this.error = `Scoring stopped: ${errorMessage(err)}`;
     } finally {
+      clearInterval(poll);
       this.running = false;
       this.#abort = null;
     }
