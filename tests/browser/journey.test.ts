@@ -108,6 +108,20 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
     expect(Number(await page.locator('[data-count="missing-db"]').textContent())).toBe(360);
     await screen('03-dashboard');
 
+    // A per-database count opens exactly its items.
+    const errLink = page.locator('[data-testid="db-scores"] a[data-count-link$=":error"]').first();
+    const [db] = (await errLink.getAttribute('data-count-link'))!.split(':');
+    const errors = Number(await errLink.textContent());
+    await errLink.click();
+    await page.waitForURL(/\/items\?/);
+    await page.locator('[data-testid="explorer"][data-complete="true"]').waitFor();
+    expect(await page.getByTestId('filter-count').textContent()).toContain(`${errors} of 500`);
+    const errRows = await page.locator('[data-testid="item-list"] [role="option"]').evaluateAll((rs) => rs.map((r) => (r as HTMLElement).dataset.status));
+    expect(errRows.every((st) => st === 'error')).toBe(true);
+    expect(await page.getByTestId('filter-db').inputValue()).toBe(db);
+    await page.goBack();
+    await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+
     await page.getByTestId('wrong-link').click();
     await page.waitForURL(/\/items\?outcome=wrong$/);
     await page.locator('[data-testid="explorer"][data-complete="true"]').waitFor();
