@@ -45,6 +45,7 @@ function writeEightSamples(indices: readonly number[]): string {
 describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD mini-dev'), { timeout: 120_000 }, () => {
   let { server, browser, page, watch } = {} as AppSession;
   let runA = '';
+  let exTotalA = '';
   let wrongIndex = -1;
   let questions: BirdQuestion[] = [];
   const axeFindings: Record<string, unknown[]> = {};
@@ -99,6 +100,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
 
   it('dashboard: "wrong answers" counts scored items only and links to exactly them', async () => {
     const cells = await officialCells(page);
+    exTotalA = cells.ex!.total!;
     const scored = Number(cells.count!.total);
     const right = Math.round((Number(cells.ex!.total) / 100) * scored);
     const wrong = Number(await page.locator('[data-count="wrong"]').textContent());
@@ -221,6 +223,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
     // The runs list tells runs apart by their samples per question.
     await page.getByTestId('nav-runs').click();
     expect(await page.locator('[data-testid="run-n"]').allTextContents()).toEqual(expect.arrayContaining(['n = 8 samples per question', '1 sample per question']));
+    // …and by their EX, the dashboard's (gpt-4o cot: the total of its official table).
+    const gpt = page.locator(`[data-run-id="${runA}"] [data-testid="run-ex"]`);
+    expect(await gpt.textContent()).toBe(`EX ${exTotalA}`);
     await screen('06c-runs');
     // Baseline A = llama-3-8b, B = gpt-4o: "fixed" = wrong in A, right in B.
     await page.goto(`${server.url}#/compare/${encodeURIComponent(runB)}/${encodeURIComponent(runA)}`);

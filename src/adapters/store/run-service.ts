@@ -39,6 +39,7 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
   let failure: unknown = null;
   let cancelled = false;
   const executions = { executed: run.executions?.executed ?? 0, reused: run.executions?.reused ?? 0 };
+  let score: RunHeader['score'];
   try {
     const outcome = await runEvaluation(items, evalOptionsOf(run.config), {
       executor,
@@ -48,6 +49,9 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
       onEvent: hooks.onEvent,
     });
     cancelled = outcome.cancelled;
+    const total = outcome.summary.byDifficulty.total;
+    // Only a run evaluated whole here knows its summary (a resume saw part of the samples).
+    if (doneBefore === 0 && !cancelled) score = { ex: total.ex, questions: total.count, samples: total.samples };
     executions.executed += outcome.executed;
     executions.reused += outcome.reused;
   } catch (err) {
@@ -56,7 +60,7 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
     await executor.dispose().catch(() => undefined);
   }
   const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
-  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions });
+  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, score ? { executions, score } : { executions });
 }
 
 /** The predictions part of a pair job: text, or a Parquet file's Blob (cloned to the worker, not read here). */

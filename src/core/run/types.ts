@@ -58,6 +58,11 @@ export interface RunHeader {
   executions?: { executed: number; reused: number };
   /** `eval --shard K/N`: this run file holds shard K of N (src/core/run/shard.ts); `merge` joins them. */
   shard?: { k: number; n: number };
+  /**
+   * The summary's total EX (percent), scored questions and samples, for run lists; written when
+   * the app evaluated the whole run in one go (absent after a resume, in older and imported runs).
+   */
+  score?: { ex: number | null; questions: number; samples: number };
 }
 
 /** One sample of one question: the item's scores plus what the model wrote. */
