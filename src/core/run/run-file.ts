@@ -100,6 +100,10 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
     const x = r.obj(o.shard, 'run.shard');
     header.shard = { k: r.int(x, 'k', 'run.shard', 1), n: r.int(x, 'n', 'run.shard', 1) };
   }
+  if (o.score !== undefined) {
+    const x = r.obj(o.score, 'run.score');
+    header.score = { ex: x.ex === null ? null : r.num(x, 'ex', 'run.score'), questions: r.int(x, 'questions', 'run.score', 0), samples: r.int(x, 'samples', 'run.score', 0) };
+  }
   return header;
 }
 
