@@ -230,6 +230,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
     // Baseline A = llama-3-8b, B = gpt-4o: "fixed" = wrong in A, right in B.
     await page.goto(`${server.url}#/compare/${encodeURIComponent(runB)}/${encodeURIComponent(runA)}`);
     await page.locator('[data-testid="compare-page"][data-ready="true"]').waitFor({ timeout: 60_000 });
+    // A bucket's count lists exactly its questions.
+    const cell = page.locator('[data-testid="compare-by-database"] tr[data-bucket] td[data-col="fixed"]:has([data-testid="bucket-count"])').first();
+    const bucketDb = await cell.locator('xpath=..').getAttribute('data-bucket');
+    const fixedHere = Number(await cell.textContent());
+    await cell.getByTestId('bucket-count').click();
+    const listed = await page.locator('[data-testid="compare-questions"] tbody tr').evaluateAll((trs) => trs.map((tr) => ({ category: (tr as HTMLElement).dataset.category, db: tr.children[1]?.textContent })));
+    expect(listed).toHaveLength(fixedHere);
+    expect(listed.every((q) => q.category === 'fixed' && q.db === bucketDb)).toBe(true);
+    await page.getByTestId('compare-bucket').getByRole('button').click();
     await page.getByTestId('compare-category').selectOption('fixed');
     const fixed = page.locator('[data-testid="compare-questions"] tr[data-category="fixed"] a[data-testid="compare-question-link"]');
     await fixed.first().waitFor();
