@@ -26,7 +26,9 @@ describe('rubric screen analysis', () => {
       { key: '3.0', ex: 1, score: 0.2 },
       { key: '4.0', ex: 0, score: null },
       { key: '5.0', ex: 0, score: 1 },
+      // Not scored (database missing): never a wrong answer, even with a passing score.
+      { key: '6.0', ex: 0, score: 1, unscored: true },
     ]);
-    expect(m).toEqual({ passRight: 1, passWrong: 2, failRight: 1, failWrong: 1, noScore: 1, rewardedWrong: ['1.0', '5.0'] });
+    expect(m).toEqual({ passRight: 1, passWrong: 2, failRight: 1, failWrong: 1, noScore: 1, rewardedWrong: ['1.0', '5.0'], unscored: 1 });
   });
 });

@@ -259,6 +259,7 @@ export class SqlPool implements SqlExecutor {
 
     const runItem = async (slot: Slot, item: EvalItem, sent: Sent<ExecDone | NeedDb> | null = null): Promise<void> => {
       const req = request(item);
+      hooks.onEvent?.({ type: 'item-started', index: item.index, questionId: item.questionId, dbId: item.dbId, sample: item.sample ?? 0 });
       const withDb = async <T>(
         fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>, ms: number, ahead: Sent<T | NeedDb> | null = null,
       ): Promise<T | typeof TIMEOUT | string> => {

@@ -15,6 +15,7 @@ import { pairPredictions, parsePredictions } from '../../src/core/formats/predic
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { agreement, exMatrix, fmt3, sampleToScore } from '../../src/ui/rubric/analysis.ts';
 import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { seriousViolations } from './axe-check.ts';
 import { startLoopbackOpenAi } from './loopback-openai.ts';
 import { DEMO_ROOT, evaluateDemoInNode } from './node-reference.ts';
 import { importDataset, screenshot, startRun } from './workbench-helpers.ts';
@@ -310,5 +311,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     // returned no columns: column-count not met), none is left "not applicable".
     expect(decided).toBe(results.filter((r) => r.status !== 'missing-db').length);
     expect(decided).toBeGreaterThan(0);
+    // "Judge vs EX" with no judge says so, and never claims what "the judge" rewards.
+    expect(await page.getByTestId('no-judge').isVisible()).toBe(true);
+    expect(await page.getByTestId('rewarded-wrong').textContent()).toMatch(/^\s*The rubric score rewards/);
+    await screenshot(page, 'rubric-no-judge-1400x1000.png', true);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -119,4 +119,24 @@ describe.skipIf(browserSkipReason())(suiteTitle('a runaway query in the hostile 
     await page.getByTestId('hostile').locator('li').nth(1).waitFor();
     expect(await page.getByTestId('hostile').locator('li').count()).toBe(2);
   });
+
+  it('names the item a quiet progress bar waits for: the runaway query, its database and for how long', async () => {
+    let slow = '';
+    const run = await runHostileDemo(page, {
+      timeoutS: 6,
+      whileRunning: async () => {
+        // Shown once an item has run for 3 s: only the runaway query (6 s timeout) gets there.
+        const line = page.getByTestId('run-slow');
+        await line.waitFor({ timeout: 30_000 });
+        slow = (await line.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
+      },
+    });
+    const m = /^· running item #(\d+)(?: s\d+)? \((\w+)\) for (\d+) s$/.exec(slow);
+    expect(m, slow).not.toBeNull();
+    expect(Number(m![3])).toBeGreaterThanOrEqual(3);
+    const item = await openItem(page, run, HOSTILE.runaway);
+    expect(await item.getAttribute('data-status')).toBe('timeout');
+    expect(await item.locator('h2').textContent()).toContain(`Question ${m![1]}`);
+    expect(await item.locator('h2').textContent()).toContain(m![2]);
+  });
 });

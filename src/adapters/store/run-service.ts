@@ -46,6 +46,7 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
   let cancelled = false;
   const executions = { executed: run.executions?.executed ?? 0, reused: run.executions?.reused ?? 0 };
   let sqliteVersion = run.sqliteVersion;
+  let score: RunHeader['score'];
   try {
     // SQLite version and column types for the version scan; question texts for the gold checks.
     const facts = await readDbFacts(executor, items.map((it) => it.dbId), session.signal);
@@ -61,6 +62,9 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
       annotate,
     });
     cancelled = outcome.cancelled;
+    const total = outcome.summary.byDifficulty.total;
+    // Only a run evaluated whole here knows its summary (a resume saw part of the samples).
+    if (doneBefore === 0 && !cancelled) score = { ex: total.ex, questions: total.count, samples: total.samples };
     executions.executed += outcome.executed;
     executions.reused += outcome.reused;
   } catch (err) {
@@ -69,7 +73,7 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
     await executor.dispose().catch(() => undefined);
   }
   const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
-  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions, ...(sqliteVersion ? { sqliteVersion } : {}) });
+  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions, ...(sqliteVersion ? { sqliteVersion } : {}), ...(score ? { score } : {}) });
 }
 
 /** The predictions part of a pair job: text, or a Parquet file's Blob (cloned to the worker, not read here). */

@@ -47,7 +47,9 @@ export type EvalEvent =
   /** A database's test suite was built (or loaded from the suite cache: `cached`). */
   | { type: 'suite-ready'; dbId: string; cached: boolean; stats: SuiteStats; chosen: number[] }
   /** A database's test suite is being built: `done` of `total` candidate databases generated and run. */
-  | { type: 'suite-progress'; dbId: string; done: number; total: number };
+  | { type: 'suite-progress'; dbId: string; done: number; total: number }
+  /** An item was handed to a worker (progress names a slow one: "running item #1334 (db) for 22 s"). */
+  | { type: 'item-started'; index: number; questionId: number; dbId: string; sample: number };
 
 /** The part of AbortSignal the core uses (the core is compiled without DOM types). */
 export interface AbortSignalLike {

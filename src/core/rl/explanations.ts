@@ -37,9 +37,11 @@ export function pct(share: number): string {
 
 /** The explanation of `id` with `{pct}` from `share` and other placeholders from `vars`. */
 export function explain(id: ExplanationId, vars: { share?: number } & Record<string, string | number | undefined> = {}): string {
-  return EXPLANATIONS[id].replace(/\{(\w+)\}/g, (whole, name: string) => {
+  const text = EXPLANATIONS[id].replace(/\{(\w+)\}/g, (whole, name: string) => {
     if (name === 'pct') return vars.share === undefined ? whole : pct(vars.share);
     const v = vars[name];
     return v === undefined ? whole : String(v);
   });
+  // The table says "{count} questions …": one is "1 question …".
+  return vars.count === 1 || vars.count === '1' ? text.replace(/^1 questions\b/, '1 question') : text;
 }

@@ -61,8 +61,10 @@ export function runSqlCheck(check: SqlRubricCheck, input: SqlCheckInput): CheckO
   const e = input.execution ?? null;
   switch (check.name) {
     case 'matches-gold':
-      // Exactly the EX reward, including 0 for errors, timeouts and a missing database.
+      // Exactly the EX reward, including 0 for errors and timeouts; a missing database was
+      // never run, so it is not scored (never a silent EX 0).
       if (!e) return na('no execution result for this sample');
+      if (e.status === 'missing-db') return na('the database is missing: the sample was not scored');
       return ok(e.ex === 1, e.ex === 1 ? 'the result equals the gold result (EX = 1)' : `EX = 0 (${e.status}${e.error ? `: ${e.error}` : ''})`);
     case 'executes':
       if (!e) return na('no execution result for this sample');

@@ -14,12 +14,12 @@ export type Outcome = 'all' | 'right' | 'wrong' | 'wrong-result' | 'error' | 'ti
 export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'all', label: 'all' },
   { id: 'right', label: 'right (EX 1)' },
-  { id: 'wrong', label: 'wrong (EX 0, any reason)' },
+  { id: 'wrong', label: 'wrong (EX 0, scored items)' },
   { id: 'wrong-result', label: 'wrong result (ran, EX 0)' },
   { id: 'error', label: 'SQL error' },
   { id: 'timeout', label: 'timeout' },
   { id: 'modified', label: 'modified the database' },
-  { id: 'missing-db', label: 'missing database' },
+  { id: 'missing-db', label: 'not scored (database missing)' },
   { id: 'version-sensitive', label: 'version-sensitive SQL' },
   { id: 'gold-issue', label: 'gold issue (any)' },
   { id: 'gold-no-rows', label: 'gold returns no rows' },
@@ -63,6 +63,12 @@ export interface ExplorerRow {
   question: Question | null;
 }
 
+/**
+ * A sample whose database was not imported was never run: it is its own outcome, never a wrong
+ * answer (its stored `ex` is 0 only because the official evaluator's field has no "none").
+ */
+export const isUnscored = (s: Pick<SampleRecord, 'status'>): boolean => s.status === 'missing-db';
+
 export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
   switch (outcome) {
     case 'all':
@@ -70,7 +76,7 @@ export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
     case 'right':
       return s.ex === 1;
     case 'wrong':
-      return s.ex === 0;
+      return s.ex === 0 && !isUnscored(s);
     case 'wrong-result':
       return s.ex === 0 && s.status === 'ok';
     case 'error':

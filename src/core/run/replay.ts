@@ -146,7 +146,11 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
   const pass = async (batch: readonly EvalItem[], copies: boolean) => {
     const out = await ports.executor.evaluate(batch, execOptions, {
       signal: ports.signal,
-      onEvent: (e) => (e.type === 'item' ? settle(e.result, e.preview, copies) : ports.onEvent?.(e)),
+      onEvent: (e) => {
+        if (e.type === 'item') return settle(e.result, e.preview, copies);
+        // The executor saw positions as sample numbers: a started item gets its own back.
+        ports.onEvent?.(e.type === 'item-started' ? { ...e, sample: items[e.sample]?.sample ?? 0 } : e);
+      },
     });
     // An executor that reports no item events (a test double) still has its results settled.
     for (const r of out) settle(r, null, copies);

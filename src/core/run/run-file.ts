@@ -111,6 +111,10 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   }
   const sqliteVersion = r.optional(o, 'sqliteVersion', 'run', r.str);
   if (sqliteVersion !== undefined) header.sqliteVersion = sqliteVersion;
+  if (o.score !== undefined) {
+    const x = r.obj(o.score, 'run.score');
+    header.score = { ex: x.ex === null ? null : r.num(x, 'ex', 'run.score'), questions: r.int(x, 'questions', 'run.score', 0), samples: r.int(x, 'samples', 'run.score', 0) };
+  }
   return header;
 }
 

@@ -69,6 +69,11 @@ export interface RunHeader {
    * adapter or server; absent for replays, older runs and engines that cannot tell.
    */
   device?: RunDevice;
+  /**
+   * The summary's total EX (percent), scored questions and samples, for run lists; written when
+   * the app evaluated the whole run in one go (absent after a resume, in older and imported runs).
+   */
+  score?: { ex: number | null; questions: number; samples: number };
 }
 
 /** The device that ran a generation run (the engine's EngineDevice as recorded). */

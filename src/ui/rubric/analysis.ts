@@ -88,6 +88,8 @@ export interface ExMatrixRow {
   key: string;
   ex: 0 | 1;
   score: number | null;
+  /** The sample was not scored (its database is missing): it is neither EX 1 nor EX 0. */
+  unscored?: boolean;
 }
 
 export interface ExMatrix {
@@ -98,14 +100,17 @@ export interface ExMatrix {
   failWrong: number;
   /** Samples without a judge score. */
   noScore: number;
+  /** Samples left out because they were not scored (database missing). */
+  unscored?: number;
   /** Keys of the samples in `passWrong`. */
   rewardedWrong: string[];
 }
 
 export function exMatrix(rows: readonly ExMatrixRow[], threshold = 0.5): ExMatrix {
-  const m: ExMatrix = { passRight: 0, passWrong: 0, failRight: 0, failWrong: 0, noScore: 0, rewardedWrong: [] };
+  const m: ExMatrix = { passRight: 0, passWrong: 0, failRight: 0, failWrong: 0, noScore: 0, rewardedWrong: [], unscored: 0 };
   for (const r of rows) {
-    if (r.score === null) m.noScore += 1;
+    if (r.unscored) m.unscored! += 1;
+    else if (r.score === null) m.noScore += 1;
     else if (r.score >= threshold) {
       if (r.ex === 1) m.passRight += 1;
       else {
@@ -116,6 +121,13 @@ export function exMatrix(rows: readonly ExMatrixRow[], threshold = 0.5): ExMatri
     else m.failWrong += 1;
   }
   return m;
+}
+
+/** True when some sample got a verdict or a 1..10 score from a judge (not only SQL and regex checks). */
+export function judgeAnswered(scores: readonly RubricScores[]): boolean {
+  return scores.some(
+    (s) => s.criteria.some((c) => c.source === 'judge' && c.status === 'ok') || s.implicit?.status === 'ok' || s.likert?.status === 'ok',
+  );
 }
 
 export const fmt3 = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : x.toFixed(3));

@@ -10,7 +10,7 @@ import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import { RarRepository, type NewRarRun, type RarDatasetRecord, type RarRunHeader, type StoredRarSample } from '../../adapters/judge/rar-store.ts';
 import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { Judge } from '../../core/rubric/judge.ts';
+import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
 import type { WeightingName } from '../../core/rubric/model.ts';
 import { RAR_POLICY_PROMPT_VERSION, pairCompletions, replayCompletions } from '../../core/rubric/rar-run.ts';
 import type { Aggregation } from '../../core/rubric/score.ts';
@@ -49,6 +49,10 @@ export class RarState {
   running = $state(false);
   runningId = $state<string | null>(null);
   progress = $state.raw<{ done: number; total: number } | null>(null);
+  /** The judge's counts during a run, read every second: "0 of 10 judged" can then say that every answer so far was unparseable. */
+  judgeStats = $state.raw<JudgeStats | null>(null);
+  /** Plain field: the judge of the run in progress. */
+  #activeJudge: Judge | null = null;
   runError = $state<string | null>(null);
   #abort: AbortController | null = null;
 
@@ -154,7 +158,7 @@ export class RarState {
     this.judge.engineKind = this.judgeChoice;
     const { engine, model } = await this.judge.ensureLoaded('judge');
     const { rubrics } = await this.repo();
-    return new Judge({ engine, model: model.id, cache: rubrics.cache(), signal });
+    return (this.#activeJudge = new Judge({ engine, model: model.id, cache: rubrics.cache(), signal }));
   }
 
   async start(): Promise<void> {
@@ -207,7 +211,7 @@ export class RarState {
       if (run.judge) {
         await this.#readyFor(this.judge, run.judge.engine, run.judge.model, `load the run's judge first (${run.judge.engine} · ${run.judge.model})`);
         const { rubrics } = await this.repo();
-        judge = new Judge({ engine: this.judge.engine!, model: this.judge.model!.id, cache: rubrics.cache(), signal });
+        judge = this.#activeJudge = new Judge({ engine: this.judge.engine!, model: this.judge.model!.id, cache: rubrics.cache(), signal });
       }
       return rar.resume(run.id, { policy: run.policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
     });
@@ -226,6 +230,10 @@ export class RarState {
   async #drive(go: (rar: RarRepository, signal: AbortSignal, hooks: Parameters<RarRepository['start']>[2]) => Promise<RarRunHeader>): Promise<void> {
     this.running = true;
     this.progress = null;
+    this.judgeStats = null;
+    const poll = setInterval(() => {
+      if (this.#activeJudge) this.judgeStats = { ...this.#activeJudge.stats };
+    }, 1000);
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
     try {
@@ -242,6 +250,8 @@ export class RarState {
     } catch (err) {
       this.runError = `The run stopped: ${errorMessage(err)}`;
     } finally {
+      clearInterval(poll);
+      this.#activeJudge = null;
       this.running = false;
       this.runningId = null;
       this.#abort = null;

@@ -15,7 +15,7 @@ import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import { exMatrix, explicitImplicitAgreement, sampleToScore, scoreHistograms, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
+import { exMatrix, judgeAnswered, explicitImplicitAgreement, sampleToScore, scoreHistograms, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
 
 export type JudgeChoice = 'none' | EngineChoice;
 
@@ -54,13 +54,18 @@ export class RubricScoring {
   readonly summary = $derived.by((): RubricSummary | null => (this.scored ? summarizeRubricScores(this.#scores) : null));
   readonly #scores = $derived((this.scored?.samples ?? []).map((s) => s.scores));
   readonly histograms = $derived(scoreHistograms(this.#scores));
+  /** Some judge answered: without one the "judge" side of the matrix is the SQL and regex checks alone. */
+  readonly judged = $derived(judgeAnswered(this.#scores));
   readonly agreement = $derived.by((): Agreement | null => explicitImplicitAgreement(this.#scores, this.threshold));
   readonly matrix = $derived.by((): ExMatrix | null => {
     const all = this.scored?.samples ?? [];
     if (all.length === 0) return null;
     const byKey = new Map(this.samples.map((s) => [`${s.index}.${s.sample}`, s]));
     return exMatrix(
-      all.map((s) => ({ key: `${s.index}.${s.sample}`, ex: byKey.get(`${s.index}.${s.sample}`)?.ex ?? 0, score: scoreOf(s.scores, this.matrixScore) })),
+      all.map((s) => {
+        const run = byKey.get(`${s.index}.${s.sample}`);
+        return { key: `${s.index}.${s.sample}`, ex: run?.ex ?? 0, score: scoreOf(s.scores, this.matrixScore), unscored: run?.status === 'missing-db' };
+      }),
       this.threshold,
     );
   });
@@ -150,6 +155,7 @@ export class RubricScoring {
     // Without a judge, judge criteria are recorded as skipped (the panel says so) and the
     // programmatic ones are still decided.
     const useJudge = this.judgeChoice !== 'none';
+    let poll: ReturnType<typeof setInterval> | undefined;
     this.running = true;
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
@@ -164,6 +170,9 @@ export class RubricScoring {
       this.total = samples.length;
       this.done = 0;
       const judge = useJudge ? await this.#loadedJudge(repo, signal) : null;
+      // The judge's counts while a sample is judged (retries of unparseable answers can take a
+      // minute before the first sample is done): the progress line says what is happening.
+      if (judge) poll = setInterval(() => (this.stats = { ...judge.stats }), 1000);
       const aggregations: Aggregation[] = ['explicit', ...(judge && this.withImplicit ? (['implicit'] as const) : []), ...(judge && this.withLikert ? (['likert'] as const) : [])];
       const out: ScoredSample[] = [];
       for (const s of samples) {
@@ -180,6 +189,7 @@ export class RubricScoring {
     } catch (err) {
       this.error = `Scoring stopped: ${errorMessage(err)}`;
     } finally {
+      clearInterval(poll);
       this.running = false;
       this.#abort = null;
     }

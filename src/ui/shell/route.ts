@@ -1,15 +1,24 @@
 /**
  * The app's places as hash routes (`#/runs`, `#/run/<id>/items/<index>.<sample>`), parsed and
  * written here so that links, the address bar and the back button agree. Pure.
+ *
+ * The explorer's filters ride after a `?` (`#/run/<id>/items?outcome=wrong&db=toxicology`) so
+ * that a filtered list can be shared and survives a reload; only the fields that differ from
+ * the default query are written.
  */
+import { DEFAULT_QUERY, OUTCOMES, SORT_KEYS, type ItemQuery } from '../../core/run/item-query.ts';
+
 export type Route =
   | { page: 'demo' }
   | { page: 'datasets'; datasetId: string | null }
   | { page: 'runs' }
   | { page: 'run'; runId: string | null }
-  | { page: 'items'; runId: string | null; item: ItemKey | null }
+  | { page: 'items'; runId: string | null; item: ItemKey | null; query?: ItemQuery }
+  /** Every sample of one question of a run (`#/run/<id>/question/<gold index>`). */
+  | { page: 'question'; runId: string; index: number }
   | { page: 'rl'; runId: string | null }
-  | { page: 'compare'; runIds: string[] }
+  /** `question`: one question of both runs side by side (`#/compare/<a>/<b>/question/<gold index>`). */
+  | { page: 'compare'; runIds: string[]; question?: number }
   | { page: 'generate' }
   | { page: 'rubrics' }
   | { page: 'rubric-runs' }
@@ -29,7 +38,42 @@ function parseItemKey(s: string | undefined): ItemKey | null {
   return m ? { index: Number(m[1]), sample: Number(m[2] ?? 0) } : null;
 }
 
+const DIFFICULTIES = new Set(['all', 'simple', 'moderate', 'challenging', 'unknown']);
+
+/** The explorer query in `search` (a `URLSearchParams` text); unknown values fall back to the default. */
+export function parseQuery(search: string): ItemQuery {
+  const p = new URLSearchParams(search);
+  const q: ItemQuery = { ...DEFAULT_QUERY };
+  const outcome = p.get('outcome');
+  if (outcome && OUTCOMES.some((o) => o.id === outcome)) q.outcome = outcome as ItemQuery['outcome'];
+  const difficulty = p.get('difficulty');
+  if (difficulty && DIFFICULTIES.has(difficulty)) q.difficulty = difficulty as ItemQuery['difficulty'];
+  const db = p.get('db');
+  if (db) q.dbId = db;
+  q.search = p.get('q') ?? '';
+  const sort = p.get('sort');
+  if (sort && SORT_KEYS.some((k) => k.id === sort)) q.sort = sort as ItemQuery['sort'];
+  q.descending = p.get('desc') === '1';
+  return q;
+}
+
+/** `?outcome=…&…` for the fields of `q` that differ from the default query; '' when none does. */
+export function queryText(q: ItemQuery): string {
+  const p = new URLSearchParams();
+  if (q.outcome !== DEFAULT_QUERY.outcome) p.set('outcome', q.outcome);
+  if (q.difficulty !== DEFAULT_QUERY.difficulty) p.set('difficulty', q.difficulty);
+  if (q.dbId !== DEFAULT_QUERY.dbId) p.set('db', q.dbId);
+  if (q.search !== '') p.set('q', q.search);
+  if (q.sort !== DEFAULT_QUERY.sort) p.set('sort', q.sort);
+  if (q.descending) p.set('desc', '1');
+  const text = p.toString();
+  return text ? '?' + text : '';
+}
+
 export function parseHash(hash: string): Route {
+  const at = hash.indexOf('?');
+  const search = at >= 0 ? hash.slice(at + 1) : null;
+  if (at >= 0) hash = hash.slice(0, at);
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => {
     try {
       return decodeURIComponent(p);
@@ -44,14 +88,21 @@ export function parseHash(hash: string): Route {
       return { page: 'runs' };
     case 'run':
       if (parts[2] === 'rl') return { page: 'rl', runId: parts[1] ?? null };
-      if (parts[2] === 'items') return { page: 'items', runId: parts[1] ?? null, item: parseItemKey(parts[3]) };
+      if (parts[2] === 'items') {
+        const route: Route = { page: 'items', runId: parts[1] ?? null, item: parseItemKey(parts[3]) };
+        return search !== null ? { ...route, query: parseQuery(search) } : route;
+      }
+      if (parts[2] === 'question' && parts[1] && /^\d+$/.test(parts[3] ?? '')) return { page: 'question', runId: parts[1], index: Number(parts[3]) };
       return { page: 'run', runId: parts[1] ?? null };
     case 'items':
       return { page: 'items', runId: null, item: null };
     case 'rl':
       return { page: 'rl', runId: null };
-    case 'compare':
+    case 'compare': {
+      const q = parts.indexOf('question');
+      if (q > 0 && /^\d+$/.test(parts[q + 1] ?? '')) return { page: 'compare', runIds: parts.slice(1, q), question: Number(parts[q + 1]) };
       return { page: 'compare', runIds: parts.slice(1) };
+    }
     case 'rubrics':
       return { page: 'rubrics' };
     case 'rubric-runs':
@@ -78,11 +129,13 @@ export function routeHash(route: Route): string {
       return route.runId ? `#/run/${e(route.runId)}` : '#/run';
     case 'items':
       if (!route.runId) return '#/items';
-      return `#/run/${e(route.runId)}/items${route.item ? '/' + itemKeyText(route.item) : ''}`;
+      return `#/run/${e(route.runId)}/items${route.item ? '/' + itemKeyText(route.item) : ''}${route.query ? queryText(route.query) : ''}`;
+    case 'question':
+      return `#/run/${e(route.runId)}/question/${route.index}`;
     case 'rl':
       return route.runId ? `#/run/${e(route.runId)}/rl` : '#/rl';
     case 'compare':
-      return ['#/compare', ...route.runIds.map(e)].join('/');
+      return ['#/compare', ...route.runIds.map(e), ...(route.question !== undefined ? ['question', String(route.question)] : [])].join('/');
     case 'rubrics':
       return '#/rubrics';
     case 'rubric-runs':

@@ -3,15 +3,14 @@
  * dataset, and which file is the questions and which the gold (guessed from the paths the way
  * the importer does, and changeable). Only paths are looked at here; no file is read.
  */
-import { classifyFiles } from '../../adapters/import/classify-files.ts';
+import { classifyFiles, normalizePath } from '../../adapters/import/classify-files.ts';
+import { databaseDirs, detectLayout, isGoldCandidate, isQuestionCandidate, missingDatabases, type LayoutGuess } from '../../adapters/import/layout.ts';
 import type { ImportSource } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { PickedFile } from './file-sources.ts';
 
 export type DatasetKind = ImportSource['kind'];
 
-const JSON_FILE = /\.jsonl?$/i;
-const SQL_FILE = /\.sql$/i;
 const ZIP_FILE = /\.zip$/i;
 const JUNK = /(^|\/)(__MACOSX\/|\._|\.DS_Store$)/;
 
@@ -32,8 +31,17 @@ export class ImportDraft {
 
   #paths = $derived(this.#files.map((f) => f.path).filter((p) => !JUNK.test(p)));
   #hasZip = $derived(this.#paths.some((p) => ZIP_FILE.test(p)));
-  #questionCandidates = $derived(this.#paths.filter((p) => JSON_FILE.test(p)));
-  #goldCandidates = $derived(this.#paths.filter((p) => SQL_FILE.test(p)));
+  #layout = $derived(detectLayout(this.#paths));
+  /** Files that can be the questions: no schema (`dev_tables.json`), prediction or database file, each path once. */
+  #questionCandidates = $derived.by(() => {
+    const dirs = databaseDirs(this.#paths);
+    return [...new Set(this.#paths.filter((p) => isQuestionCandidate(p, dirs)))];
+  });
+  #goldCandidates = $derived([...new Set(this.#paths.filter(isGoldCandidate))]);
+  /** Databases the questions use that are not among the files (read from the questions file), or null until known. */
+  #missing = $state.raw<{ dbId: string; questions: number }[] | null>(null);
+  /** Plain field: only the latest check writes `#missing`. */
+  #check = 0;
   #guess = $derived.by(() => {
     if (this.#files.length === 0 || this.#hasZip) return null;
     try {
@@ -76,6 +84,13 @@ export class ImportDraft {
   get guess(): { questions: string | null; gold: string | null; databases: string[]; error: string | null } | null {
     return this.#guess;
   }
+  /** The benchmark the folder's layout shows (BIRD, Spider, KaggleDBQA), or none. */
+  get layout(): LayoutGuess {
+    return this.#layout;
+  }
+  get missingDatabases(): readonly { dbId: string; questions: number }[] | null {
+    return this.#missing;
+  }
   get totalBytes(): number {
     return this.#totalBytes;
   }
@@ -88,6 +103,22 @@ export class ImportDraft {
     this.#questionsPath = '';
     this.#goldPath = '';
     if (files.length > 0) this.#name = guessName(files);
+    // A recognised layout sets the kind (a Spider folder is not "BIRD"); the user may still change it.
+    if (this.#layout.layout) this.#kind = this.#layout.kind;
+    void this.#checkDatabases();
+  }
+
+  /** Reads the chosen questions file for its databases and names those not among the files, before anything is stored. */
+  async #checkDatabases(): Promise<void> {
+    const check = ++this.#check;
+    this.#missing = null;
+    const guess = this.#guess;
+    const path = guess?.questions;
+    if (!guess || !path || guess.error || !/\.jsonl?$/i.test(path)) return;
+    const file = this.#files.find((f) => normalizePath(f.path) === path)?.file;
+    if (!file) return;
+    const missing = missingDatabases(await file.text(), new Set(guess.databases));
+    if (check === this.#check) this.#missing = missing;
   }
   setKind(kind: DatasetKind): void {
     this.#kind = kind;
@@ -97,11 +128,14 @@ export class ImportDraft {
   }
   setQuestionsPath(path: string): void {
     this.#questionsPath = path;
+    void this.#checkDatabases();
   }
   setGoldPath(path: string): void {
     this.#goldPath = path;
   }
   clear(): void {
+    this.#check++;
+    this.#missing = null;
     this.#files = [];
     this.#name = '';
     this.#questionsPath = '';

@@ -22,6 +22,15 @@ export interface RunJob {
   suite?: { dbId: string; done: number; total: number };
 }
 
+/** An item a worker is running now (from the pool's `item-started` events). */
+export interface RunningItem {
+  questionId: number;
+  dbId: string;
+  sample: number;
+  /** performance.now() when it was handed to a worker. */
+  since: number;
+}
+
 export type ExportKind = 'run' | 'bird' | 'csv' | 'parquet' | 'jsonl';
 
 export class RunsState {
@@ -32,6 +41,8 @@ export class RunsState {
   #loaded = $state(false);
   #error = $state<string | null>(null);
   #job = $state.raw<RunJob | null>(null);
+  /** Items started and not yet finished, by `index.sample` (a handful: one or two per worker). */
+  #running = $state.raw<ReadonlyMap<string, RunningItem>>(new Map());
   #jobError = $state<string | null>(null);
   #lastFinished = $state.raw<RunHeader | null>(null);
   #abort: AbortController | null = null;
@@ -59,6 +70,12 @@ export class RunsState {
   }
   get job(): RunJob | null {
     return this.#job;
+  }
+  /** The item running the longest, or null: what a quiet progress bar is waiting for. */
+  get slowest(): RunningItem | null {
+    let out: RunningItem | null = null;
+    for (const r of this.#running.values()) if (!out || r.since < out.since) out = r;
+    return out;
   }
   get jobError(): string | null {
     return this.#jobError;
@@ -127,7 +144,19 @@ export class RunsState {
           if (!this.#job) return;
           if (e.type === 'suite-progress') this.#job = { ...this.#job, suite: { dbId: e.dbId, done: e.done, total: e.total } };
           else if (e.type === 'suite-ready') this.#job = { ...this.#job, suite: undefined };
+          if (e.type === 'item-started') {
+            const next = new Map(this.#running);
+            next.set(`${e.index}.${e.sample}`, { questionId: e.questionId, dbId: e.dbId, sample: e.sample, since: performance.now() });
+            this.#running = next;
+            return;
+          }
           if (e.type !== 'item') return;
+          const key = `${e.result.index}.${e.result.sample ?? 0}`;
+          if (this.#running.has(key)) {
+            const next = new Map(this.#running);
+            next.delete(key);
+            this.#running = next;
+          }
           this.#job = { ...this.#job, done: e.done, total: e.total, lastAt: performance.now() };
         },
       });
@@ -139,6 +168,7 @@ export class RunsState {
     } finally {
       clearTimeout(refreshSoon);
       this.#job = null;
+      this.#running = new Map();
       this.#abort = null;
       await this.refresh();
       this.#onChange();

@@ -33,7 +33,7 @@ export class Workbench {
     void this.#version;
     const r = this.router.route;
     // The first page shows the demo run's dashboard.
-    const id = r.page === 'run' || r.page === 'items' ? r.runId : r.page === 'demo' ? this.demo.runId : null;
+    const id = r.page === 'run' || r.page === 'items' || r.page === 'question' ? r.runId : r.page === 'demo' ? this.demo.runId : null;
     if (!id) return null;
     if (this.#cache?.runId !== id) {
       this.#cache = new RunView(id, this.services.store, this.services.previews);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../../src/core/rl/compare.ts';
 import { compareJson, compareTable } from '../../../src/core/rl/compare-report.ts';
+import { explain } from '../../../src/core/rl/explanations.ts';
 import { mcnemarExactP } from '../../../src/core/rl/paired-tests.ts';
 import { mulberry32 } from '../../../src/core/rl/rng.ts';
 import { question, runFile, sample, verdicts } from './fixtures.ts';
@@ -91,5 +92,12 @@ describe('comparison of two runs', () => {
     expect(json.explanations.fixed).toBe('3 questions fixed: wrong in A, right in B.');
     const table = compareTable(c, meta);
     expect(table).toMatch(/^total +8 +3 +1 +3 +1 +50\.00 +75\.00 +\+25\.00/m);
+  });
+});
+
+describe('explanations count one question as one', () => {
+  it('says "1 question broken", not "1 questions broken"', () => {
+    expect(explain('broken', { count: 1 })).toBe('1 question broken: right in A, wrong in B; regressions to read before trusting the gain.');
+    expect(explain('fixed', { count: 2 })).toBe('2 questions fixed: wrong in A, right in B.');
   });
 });

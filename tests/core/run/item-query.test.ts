@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_QUERY, ItemIndex, type ExplorerRow } from '../../../src/core/run/item-query.ts';
+import { DEFAULT_QUERY, isUnscored, ItemIndex, type ExplorerRow } from '../../../src/core/run/item-query.ts';
 import type { SampleRecord } from '../../../src/core/run/types.ts';
 
 function sample(index: number, patch: Partial<SampleRecord>): SampleRecord {
@@ -26,7 +26,7 @@ describe('ItemIndex.query', () => {
   it.each([
     ['all', [0, 1, 2, 3, 4, 5]],
     ['right', [0, 4]],
-    ['wrong', [1, 2, 3, 5]],
+    ['wrong', [1, 2, 3]],
     ['wrong-result', [1]],
     ['error', [2]],
     ['timeout', [3]],
@@ -37,7 +37,12 @@ describe('ItemIndex.query', () => {
   });
   it('filters by difficulty and database', () => {
     expect(ids({ difficulty: 'moderate' })).toEqual([1]);
-    expect(ids({ dbId: 'db', outcome: 'wrong' })).toEqual([2, 3, 5]);
+    expect(ids({ dbId: 'db', outcome: 'wrong' })).toEqual([2, 3]);
+  });
+  it('never counts an unscored sample (database not imported) as wrong, whatever its stored EX', () => {
+    const unscored = rows.filter((r) => isUnscored(r.sample)).map((r) => r.sample.index);
+    expect(unscored).toEqual([5]);
+    for (const outcome of ['wrong', 'wrong-result', 'error', 'timeout', 'right'] as const) expect(ids({ outcome })).not.toContain(5);
   });
   it('searches question text, SQL and errors without caring about case', () => {
     expect(ids({ search: 'HEROES' })).toEqual([0]);

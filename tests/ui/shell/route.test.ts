@@ -26,6 +26,26 @@ describe('hash routes', () => {
     }
   });
 
+  it('carries the explorer filters after a ?, only those that differ from the default', () => {
+    const r = parseHash('#/run/r1/items/12.3?outcome=wrong&db=toxicology&q=count%20%28&sort=time&desc=1');
+    expect(r).toEqual({
+      page: 'items', runId: 'r1', item: { index: 12, sample: 3 },
+      query: { outcome: 'wrong', difficulty: 'all', dbId: 'toxicology', search: 'count (', sort: 'time', descending: true },
+    });
+    expect(parseHash(routeHash(r))).toEqual(r);
+    expect(routeHash({ page: 'items', runId: 'r', item: null, query: { outcome: 'all', difficulty: 'all', dbId: 'all', search: '', sort: 'index', descending: false } })).toBe('#/run/r/items');
+    // Unknown values fall back to the default rather than hiding every item.
+    expect(parseHash('#/run/r/items?outcome=nonsense&sort=x&difficulty=hard')).toMatchObject({ query: { outcome: 'all', sort: 'index', difficulty: 'all' } });
+  });
+
+  it('reads and writes the per-question samples view and a compared question', () => {
+    expect(parseHash('#/run/r1/question/1334')).toEqual({ page: 'question', runId: 'r1', index: 1334 });
+    expect(parseHash('#/compare/a/b/question/7')).toEqual({ page: 'compare', runIds: ['a', 'b'], question: 7 });
+    for (const hash of ['#/run/r1/question/1334', '#/compare/a/b/question/7', '#/compare/a/b', '#/run/r/items/4.1?outcome=missing-db']) {
+      expect(routeHash(parseHash(hash))).toBe(hash);
+    }
+  });
+
   it('ignores an item key that is not a number, and a broken escape', () => {
     expect(parseHash('#/run/r/items/x')).toEqual({ page: 'items', runId: 'r', item: null });
     expect(parseHash('#/run/%E0%A4%A')).toEqual({ page: 'run', runId: '%E0%A4%A' });
