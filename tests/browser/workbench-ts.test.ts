@@ -95,7 +95,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
     await page.locator('[data-reward-count="ex-only"]').click();
     await page.getByTestId('item-list').waitFor();
     const exOnly = cli.items.filter((i) => i.ex === 1 && i.ts === 0);
-    expect(await page.getByTestId('filter-count').textContent()).toContain(`${exOnly.length} of 500 items`);
+    await expect.poll(() => page.getByTestId('filter-count').textContent()).toContain(`${exOnly.length} of 500 items`);
     const first = page.locator('[data-testid="item-list"] [role="option"]').first();
     const index = Number(await first.getAttribute('data-index'));
     expect(exOnly.map((i) => i.index)).toContain(index);

@@ -10,6 +10,20 @@ import type { CustomModelRecord, PreflightResult } from './webllm-custom.ts';
 type AdapterInfoLike = Partial<GPUAdapterInfo> & { isFallbackAdapter?: boolean };
 
 /** What the browser offers, asked the way web-llm asks (`powerPreference: 'high-performance'`). */
+/**
+ * `requestAdapter`, asked again twice when it answers null: Chromium answers null while its GPU
+ * process is still starting or was restarted, which happens on a busy machine (seen in the test
+ * suite on 2 loaded cores); a machine with no adapter answers null three times, 1.5 s later.
+ */
+async function requestAdapterPatiently(gpu: GPU): Promise<GPUAdapter | null> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, 750));
+    const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' }).catch(() => null);
+    if (adapter) return adapter;
+  }
+  return null;
+}
+
 export async function probeGpu(nav: Navigator = navigator): Promise<GpuProbe> {
   let storage: GpuProbe['storage'] = null;
   try {
@@ -20,7 +34,7 @@ export async function probeGpu(nav: Navigator = navigator): Promise<GpuProbe> {
   }
   const gpu = (nav as Navigator & { gpu?: GPU }).gpu;
   if (!gpu) return { webgpu: false, adapter: null, features: [], limits: null, storage };
-  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' }).catch(() => null);
+  const adapter = await requestAdapterPatiently(gpu);
   if (!adapter) return { webgpu: true, adapter: null, features: [], limits: null, storage };
   const legacy = adapter as GPUAdapter & { requestAdapterInfo?: () => Promise<AdapterInfoLike>; isFallbackAdapter?: boolean };
   const info: AdapterInfoLike = legacy.info ?? (await legacy.requestAdapterInfo?.()) ?? {};
