@@ -33,6 +33,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
 
   it('runs every exploit on the stored questions and shows, per exploit, the questions won under each semantics as the CLI counts them', async () => {
     await page.getByTestId('nav-probe').click();
+    // The choice shows the dataset the probe will use (it rendered blank when the route named none).
+    expect(await page.getByTestId('probe-dataset').inputValue()).not.toBe('');
     await page.getByTestId('probe-dataset').selectOption({ label: 'Spider one db' });
     await page.getByTestId('probe-start').click();
     const table = page.getByTestId('probe-table');
@@ -49,5 +51,13 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
     expect(del.official.won).toBeGreaterThan(0);
     expect(await page.getByTestId('probe-verdict').count()).toBe(1);
     await screenshot(page, 'probe-view.png', true);
+
+    // The report is still there after a reload, for the same dataset.
+    const official = await table.locator('[data-col="official"]').allTextContents();
+    await page.reload();
+    await page.getByTestId('probe-dataset').selectOption({ label: 'Spider one db' });
+    await page.getByTestId('probe-table').waitFor();
+    expect(await page.getByTestId('probe-table').locator('[data-col="official"]').allTextContents()).toEqual(official);
+    expect(await page.getByTestId('probe-when').textContent()).toContain('kept in this browser');
   }, 240_000);
 });

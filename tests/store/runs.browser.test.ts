@@ -78,6 +78,11 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     const firstItem = events.find((e) => e.type === 'item');
     expect(firstItem).toMatchObject({ done: stored + 1, total: 140 });
     expect(comparable(await reloaded.runs.samples(cut.id))).toEqual(comparable(await reloaded.runs.samples(whole.id)));
+    // The run lists' score: from all stored samples after a resume, equal to the uninterrupted run's.
+    expect(cut.score).toBeUndefined();
+    expect(whole.score).toMatchObject({ questions: 140, samples: 140 });
+    expect(resumed.score).toEqual(whole.score);
+    expect((await reloaded.runs.get(cut.id))!.score).toEqual(whole.score);
   });
 
   it('refuses to evaluate a run another tab is evaluating (Web Locks)', async () => {
@@ -142,6 +147,12 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     expect(await t.store.runs.samples(run.id)).toEqual(file.samples);
     await t.store.runs.rename(run.id, 'renamed');
     expect((await t.store.runs.get(run.id))!.name).toBe('renamed');
+    // A run file without a score (the CLI's --run-out, an older export) gets it from its samples.
+    await t.store.runs.delete(run.id);
+    const { score, ...unscored } = file.run;
+    expect(score).toMatchObject({ questions: 140 });
+    const again = await t.store.runs.importFile(JSON.stringify({ ...file, run: unscored }), 'cli.run.json');
+    expect(again.score).toEqual(score);
   });
 
   it('gold self-test: every gold of the stored databases passes as its own prediction, stored as a run', async () => {

@@ -20,6 +20,7 @@ import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source
 import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { questionsWithDatabase } from './dataset-repository.ts';
 import { StoreError } from './errors.ts';
+import { withStoredScore } from './run-score.ts';
 import { openRunSession, withRunLock, type StoreContext } from './run-session.ts';
 import { storedKeys } from './sample-blocks.ts';
 import type { WorkbenchIdb } from './schema.ts';
@@ -172,7 +173,8 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
   const status: RunHeader['status'] = outcome.kind === 'done' ? 'done' : outcome.kind === 'cancelled' ? 'cancelled' : 'running';
   // The device as last reported: a server's replies name the model and build that answered.
   const device = runDeviceOf(engine.device?.());
-  return { run: await session.finish(failure, status, { doneBefore, total }, device ? { device } : {}), outcome };
+  const finished = await session.finish(failure, status, { doneBefore, total }, device ? { device } : {});
+  return { run: await withStoredScore(idb, finished), outcome };
 }
 
 /**

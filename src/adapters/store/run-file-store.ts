@@ -6,6 +6,7 @@
  */
 import { parseRunFile } from '../../core/run/run-file.ts';
 import type { RunHeader } from '../../core/run/types.ts';
+import { scoreOf } from './run-score.ts';
 import { StoreError } from './errors.ts';
 import { BLOCK_SIZE, type WorkbenchIdb } from './schema.ts';
 
@@ -16,8 +17,10 @@ export async function storeRunFile(idb: WorkbenchIdb, text: string, fileName: st
   if (!inOrder) file.samples.sort((a, b) => a.index - b.index || a.sample - b.sample);
   const existing = await idb.get('runs', file.run.id);
   if (existing) throw new StoreError('ALREADY_EXISTS', `${fileName}: this run is already stored as "${existing.name}"`);
-  const run: RunHeader = file.run.status === 'running' ? { ...file.run, status: 'cancelled' } : file.run;
   const all = file.samples;
+  const header: RunHeader = file.run.status === 'running' ? { ...file.run, status: 'cancelled' } : file.run;
+  // A run file from the CLI or an older export has no score: the run lists compute it from the samples.
+  const run: RunHeader = header.score || all.length === 0 ? header : { ...header, score: scoreOf(all, header.config.metrics) };
   const tx = idb.transaction(['runs', 'sampleBlocks', 'sampleMeta'], 'readwrite');
   void tx.objectStore('runs').put(run);
   for (let b = 0; b * BLOCK_SIZE < all.length; b++) {
@@ -27,3 +30,4 @@ export async function storeRunFile(idb: WorkbenchIdb, text: string, fileName: st
   await tx.done;
   return run;
 }
+

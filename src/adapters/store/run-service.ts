@@ -24,6 +24,7 @@ import { databaseSchemas, previewGenerationPrompt, resumeGenerationRun, startGen
 import { runOrThrow } from './run-repository.ts';
 import { openRunSession, withRunLock, type StoreContext } from './run-session.ts';
 import { allSamples, storedKeys } from './sample-blocks.ts';
+import { withStoredScore } from './run-score.ts';
 import type { WorkbenchIdb } from './schema.ts';
 import { storeDbSource, storedDbIds } from './store-db-source.ts';
 import type { DatasetRecord, PredictionsInput, RunHooks } from './records.ts';
@@ -73,7 +74,9 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
     await executor.dispose().catch(() => undefined);
   }
   const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
-  return session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions, ...(sqliteVersion ? { sqliteVersion } : {}), ...(score ? { score } : {}) });
+  const finished = await session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions, ...(sqliteVersion ? { sqliteVersion } : {}), ...(score ? { score } : {}) });
+  // A resume saw only part of the samples: the run lists' score comes from all of them, once stored.
+  return doneBefore > 0 ? withStoredScore(ctx.idb, finished) : finished;
 }
 
 /** The predictions part of a pair job: text, or a Parquet file's Blob (cloned to the worker, not read here). */

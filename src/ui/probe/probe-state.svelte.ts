@@ -1,58 +1,104 @@
-/** The probe screen's state: which dataset, the probe in progress (both passes), its report. */
+/**
+ * The probe screen's state: which dataset, the probe in progress (both passes), its report.
+ * Lives in the workbench context, so a probe keeps going (and its report stays) while the user
+ * looks at another screen; each dataset's last report is kept in the browser's local storage
+ * (without its per-question verdicts, which the screen does not show), so it survives a reload.
+ */
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import type { ProbeReport, Semantics } from '../../core/probe/run-probe.ts';
 import type { DatasetRecord } from '../../adapters/store/workbench-store.ts';
 import type { ProbeService } from './probe-service.ts';
 
+/** A report as kept: what the screen shows, for which dataset, and when it finished. */
+export interface SavedProbe {
+  datasetId: string;
+  datasetName: string;
+  finishedAt: string;
+  report: Omit<ProbeReport, 'verdicts'> & { verdicts?: ProbeReport['verdicts'] };
+}
+
+/** The part of the Web Storage API the probe uses (localStorage in the app; a Map in tests). */
+export interface KeyValueStore {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
+const KEY = 'rlvr-workbench:probe:';
+/** The two passes, in the order runProbe runs them. */
+const PASSES: readonly Semantics[] = ['official', 'readOnly'];
+
 export class ProbeState {
   readonly #service: ProbeService;
+  readonly #saved: KeyValueStore | null;
   #running = $state(false);
+  #runningFor = $state<string | null>(null);
   #pass = $state<Semantics | null>(null);
   #done = $state(0);
   #total = $state(0);
-  #report = $state.raw<ProbeReport | null>(null);
-  #reportFor = $state<string | null>(null);
+  #last = $state.raw<SavedProbe | null>(null);
   #error = $state<string | null>(null);
   #abort: AbortController | null = null;
 
-  constructor(service: ProbeService) {
+  constructor(service: ProbeService, saved: KeyValueStore | null = globalThis.localStorage ?? null) {
     this.#service = service;
+    this.#saved = saved;
   }
 
   get running(): boolean {
     return this.#running;
   }
+  /** Id of the dataset being probed. */
+  get runningFor(): string | null {
+    return this.#runningFor;
+  }
   get pass(): Semantics | null {
     return this.#pass;
   }
+  /** 1 or 2: the pass under way. */
+  get passNumber(): number {
+    return this.#pass ? PASSES.indexOf(this.#pass) + 1 : 0;
+  }
+  /** Exploit predictions evaluated in this pass, of `total` per pass. */
   get done(): number {
     return this.#done;
   }
   get total(): number {
     return this.#total;
   }
-  get report(): ProbeReport | null {
-    return this.#report;
+  /** Over both passes: the count never goes back when the second pass starts. */
+  get doneInAll(): number {
+    return this.passNumber <= 1 ? this.#done : this.#total + this.#done;
   }
-  /** Name of the dataset the report is about. */
-  get reportFor(): string | null {
-    return this.#reportFor;
+  get totalInAll(): number {
+    return this.#total * PASSES.length;
   }
   get error(): string | null {
     return this.#error;
   }
 
+  /** The last report of `datasetId`: this session's, else the one kept from an earlier visit. */
+  reportOf(datasetId: string | null): SavedProbe | null {
+    if (!datasetId) return null;
+    if (this.#last?.datasetId === datasetId) return this.#last;
+    try {
+      const text = this.#saved?.getItem(KEY + datasetId);
+      return text ? (JSON.parse(text) as SavedProbe) : null;
+    } catch {
+      return null;
+    }
+  }
+
   async run(dataset: DatasetRecord, timeoutS: number): Promise<void> {
     if (this.#running) return;
     this.#running = true;
+    this.#runningFor = dataset.id;
     this.#error = null;
-    this.#report = null;
     this.#done = 0;
     this.#total = 0;
     const abort = new AbortController();
     this.#abort = abort;
     try {
-      this.#report = await this.#service.run(dataset, {
+      const report = await this.#service.run(dataset, {
         timeoutMs: timeoutS * 1000,
         signal: abort.signal,
         onEvent: (e) => {
@@ -62,11 +108,13 @@ export class ProbeState {
           this.#total = e.total;
         },
       });
-      this.#reportFor = dataset.name;
+      this.#last = { datasetId: dataset.id, datasetName: dataset.name, finishedAt: new Date().toISOString(), report };
+      this.#keep(this.#last);
     } catch (err) {
       this.#error = isCancellation(err) ? 'The probe was cancelled.' : `The probe could not run: ${errorMessage(err)}`;
     } finally {
       this.#running = false;
+      this.#runningFor = null;
       this.#pass = null;
       this.#abort = null;
     }
@@ -74,5 +122,14 @@ export class ProbeState {
 
   cancel(): void {
     this.#abort?.abort();
+  }
+
+  #keep(p: SavedProbe): void {
+    const { verdicts: _verdicts, ...shown } = p.report;
+    try {
+      this.#saved?.setItem(KEY + p.datasetId, JSON.stringify({ ...p, report: shown }));
+    } catch {
+      // Local storage full or disabled: the report stays for this session only.
+    }
   }
 }

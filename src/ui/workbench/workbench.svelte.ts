@@ -15,6 +15,7 @@ import type { WorkbenchServices } from './services.ts';
 import { StorageState } from './storage.svelte.ts';
 import { GenerateState } from '../generate/generate-state.svelte.ts';
 import { RarState } from '../rubric/rar-state.svelte.ts';
+import { ProbeState } from '../probe/probe-state.svelte.ts';
 import { RubricScreen } from '../rubric/rubric-screen.svelte.ts';
 
 export class Workbench {
@@ -62,6 +63,7 @@ export class Workbench {
   #generate: GenerateState | null = null;
   #rubrics: RubricScreen | null = null;
   #rar: RarState | null = null;
+  #probe: ProbeState | null = null;
 
   /** The Generate screen's state, made on first use: a generation keeps going while the user looks elsewhere. */
   get generate(): GenerateState {
@@ -76,6 +78,11 @@ export class Workbench {
   /** The rubric runs screen's state (RaR datasets and runs), made on first use. */
   get rar(): RarState {
     return (this.#rar ??= new RarState(this.services.engines, this.services.rubricDb));
+  }
+
+  /** The reward-hacking probe's state, made on first use: a probe keeps going while the user looks elsewhere. */
+  get probe(): ProbeState {
+    return (this.#probe ??= new ProbeState(this.services.probe));
   }
 
   /** Loads what every screen lists; called once by the shell. */
