@@ -311,9 +311,22 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     // returned no columns: column-count not met), none is left "not applicable".
     expect(decided).toBe(results.filter((r) => r.status !== 'missing-db').length);
     expect(decided).toBeGreaterThan(0);
+    // Without a judge the defaults leave judge criteria out of the explicit score: the programmatic
+    // criteria give one, equal to the core's with the same option (before, every score was empty).
+    expect(await page.getByTestId('explicit-unresolved').inputValue()).toBe('skip');
+    expect(await page.getByTestId('no-judge-note').textContent()).toContain('left out of the explicit score');
+    const explicit = await page.$$eval('[data-testid="sample-verdicts"] tbody tr', (trs) =>
+      Object.fromEntries(trs.map((tr) => [(tr as HTMLElement).dataset.key!, tr.querySelector('[data-agg="explicit"]')!.textContent!.trim()])));
+    const skip = { ...DEFAULT_EXPLICIT_OPTIONS, unresolved: 'skip' as const };
+    expect(explicit).toEqual(Object.fromEntries([...expected].map(([k, sc]) => [k, fmt3(reaggregate(sc, BIRD_RUBRIC.items, skip).explicit?.score)])));
+    expect(Object.values(explicit).filter((v) => /^\d/.test(v)).length).toBeGreaterThan(0);
+    // The results came into view when scoring ended (they are below the editor).
+    await expect.poll(() => page.getByTestId('rubric-results').evaluate((el) => Math.round(el.getBoundingClientRect().top))).toBeLessThan(400);
     // "Judge vs EX" with no judge says so, and never claims what "the judge" rewards.
     expect(await page.getByTestId('no-judge').isVisible()).toBe(true);
     expect(await page.getByTestId('rewarded-wrong').textContent()).toMatch(/^\s*The rubric score rewards/);
+    // With no implicit score (no judge), "Judge vs EX" compares the explicit one with EX.
+    expect(await page.getByTestId('matrix-score').inputValue()).toBe('explicit');
     await screenshot(page, 'rubric-no-judge-1400x1000.png', true);
     expect(await seriousViolations(page)).toEqual([]);
   });

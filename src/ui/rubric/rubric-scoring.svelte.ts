@@ -33,12 +33,30 @@ export class RubricScoring {
   withImplicit = $state(true);
   withLikert = $state(true);
   /** Which score the judge-vs-EX matrix compares with EX. */
-  matrixScore = $state<JudgeScoreKind>('implicit');
+  #matrixScore = $state<JudgeScoreKind | null>(null);
+  /** The score "Judge vs EX" compares with EX: the implicit one when the judge gave it, else (no judge) the explicit one, until the user chooses. */
+  get matrixScore(): JudgeScoreKind {
+    return this.#matrixScore ?? (this.scored?.samples.some((s) => s.scores.implicit) !== false ? 'implicit' : 'explicit');
+  }
+  set matrixScore(v: JudgeScoreKind) {
+    this.#matrixScore = v;
+  }
   threshold = $state(0.5);
   /** Explicit aggregation: denominator, clipping, and what an item without a verdict does. */
   normalization = $state<Normalization>('positive');
   clip = $state(true);
-  unresolved = $state<ExplicitOptions['unresolved']>('null');
+  #unresolved = $state<ExplicitOptions['unresolved'] | null>(null);
+  /**
+   * What the explicit score does with a criterion without a verdict. Until the user chooses:
+   * left out without a judge (the programmatic criteria still give a score: with 'null', a rubric
+   * with judge criteria would give none at all), no score with one (every criterion must be decided).
+   */
+  get unresolved(): ExplicitOptions['unresolved'] {
+    return this.#unresolved ?? (this.judgeChoice === 'none' ? 'skip' : 'null');
+  }
+  set unresolved(v: ExplicitOptions['unresolved']) {
+    this.#unresolved = v;
+  }
 
   running = $state(false);
   done = $state(0);
