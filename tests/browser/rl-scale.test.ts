@@ -17,6 +17,7 @@ import { statsJson } from '../../src/core/rl/stats-report.ts';
 import { runFileJson } from '../../src/core/run/export.ts';
 import { parseRunFile } from '../../src/core/run/run-file.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
+import { scoreOf } from '../../src/adapters/store/run-score.ts';
 import { syntheticRunFile, syntheticSamples, writeRunFile } from '../robustness/synthetic-run.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { type AppSession, closeAppAfter, downloadFrom, openApp, screenshot } from './workbench-helpers.ts';
@@ -126,8 +127,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('the app at 100,000 samples: imp
     await page.goto(server.url + '#/runs');
     const got = await downloadFrom(page, `[data-run-id="${a.run.id}"] [data-testid="export-run"]`);
     expect(got.name).toBe('checkpoint_A_100k.run.json');
-    // What the app stored is the validated file (parseRunFile: its own key order per sample).
-    const stored = runFileJson(parseRunFile(JSON.stringify(a), 'a.run.json'));
+    // What the app stored is the validated file (parseRunFile: its own key order per sample), with
+    // the score the run lists show, computed from its samples at import (the file had none).
+    const parsed = parseRunFile(JSON.stringify(a), 'a.run.json');
+    expect(parsed.run.score).toBeUndefined();
+    const stored = runFileJson({ ...parsed, run: { ...parsed.run, score: scoreOf(parsed.samples, parsed.run.config.metrics) } });
     expect(got.text.length).toBe(stored.length);
     expect(got.text === stored).toBe(true);
     expect(watch.problems).toEqual([]);
