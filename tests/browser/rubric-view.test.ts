@@ -330,4 +330,22 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     await screenshot(page, 'rubric-no-judge-1400x1000.png', true);
     expect(await seriousViolations(page)).toEqual([]);
   });
+  it('says when every judge answer so far was unparseable (a loopback judge that never answers in the format)', async () => {
+    const garbage = await startLoopbackOpenAi({ models: ['garbage-judge'], respond: () => 'I would rather not grade this query.' });
+    try {
+      await page.getByRole('button', { name: 'Demo SQL rubric', exact: true }).click();
+      await page.getByTestId('judge-choice').selectOption('openai');
+      await page.getByTestId('judge-openai-url').fill(garbage.url);
+      await page.getByTestId('judge-openai-model').fill('garbage-judge');
+      await page.getByTestId('score-start').click();
+      await expect
+        .poll(async () => (await page.getByTestId('score-progress').textContent().catch(() => '')) ?? '', { timeout: 60_000 })
+        .toMatch(/every judge answer so far \(\d+\) was unparseable/);
+      expect(garbage.calls()).toBeGreaterThan(0);
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByTestId('score-error').waitFor();
+    } finally {
+      await garbage.close();
+    }
+  });
 });
