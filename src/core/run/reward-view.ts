@@ -23,10 +23,8 @@ export interface RewardFigures {
   lines: RewardLine[];
 }
 
-type WithTs = SampleRecord & { ts?: 0 | 1 | null; goldOrderDependent?: boolean; passesByRowOrder?: boolean };
-
 export function rewardFigures(samples: readonly SampleRecord[]): RewardFigures {
-  const scored = (samples as readonly WithTs[]).filter((s) => s.status !== 'missing-db');
+  const scored = samples.filter((s) => s.status !== 'missing-db');
   const n = scored.length;
   const withTs = scored.filter((s) => s.ts === 0 || s.ts === 1);
   const rowOrderChecked = scored.some((s) => s.goldOrderDependent !== undefined || s.passesByRowOrder !== undefined);

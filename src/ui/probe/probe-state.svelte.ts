@@ -58,13 +58,6 @@ export class ProbeState {
   get passNumber(): number {
     return this.#pass ? PASSES.indexOf(this.#pass) + 1 : 0;
   }
-  /** Exploit predictions evaluated in this pass, of `total` per pass. */
-  get done(): number {
-    return this.#done;
-  }
-  get total(): number {
-    return this.#total;
-  }
   /** Over both passes: the count never goes back when the second pass starts. */
   get doneInAll(): number {
     return this.passNumber <= 1 ? this.#done : this.#total + this.#done;

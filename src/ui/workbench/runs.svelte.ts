@@ -2,6 +2,7 @@
  * Runs screen state: the stored runs, the run being evaluated (live progress, cancel), and the
  * run-level actions (rename, delete, export, import of a run file).
  */
+import { sampleKey } from '../../core/eval/constants.ts';
 import { birdPredictionsJson, csvParts, runFileJsonParts, samplesJsonlParts } from '../../core/run/export.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
@@ -146,12 +147,12 @@ export class RunsState {
           else if (e.type === 'suite-ready') this.#job = { ...this.#job, suite: undefined };
           if (e.type === 'item-started') {
             const next = new Map(this.#running);
-            next.set(`${e.index}.${e.sample}`, { questionId: e.questionId, dbId: e.dbId, sample: e.sample, since: performance.now() });
+            next.set(sampleKey(e), { questionId: e.questionId, dbId: e.dbId, sample: e.sample, since: performance.now() });
             this.#running = next;
             return;
           }
           if (e.type !== 'item') return;
-          const key = `${e.result.index}.${e.result.sample ?? 0}`;
+          const key = sampleKey(e.result);
           if (this.#running.has(key)) {
             const next = new Map(this.#running);
             next.delete(key);
