@@ -82,7 +82,7 @@ export async function measureScale(browser: Browser, base: string, n: number, lo
     log(`browser: the RL view of the ${n}-sample run...`);
     const rl = await viaRoute(page, base, `#/run/${encodeURIComponent(w.runId)}/rl`, '[data-testid="rl-page"][data-loaded="true"]');
     log(`browser: the Compare view of two ${n}-sample runs...`);
-    const cmp = await viaRoute(page, base, `#/compare/${encodeURIComponent(w.runId)}/${encodeURIComponent(w2.runId)}`, '[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"]');
+    const cmp = await viaRoute(page, base, `#/compare/${encodeURIComponent(w.runId)}/${encodeURIComponent(w2.runId)}`, '[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"] [data-testid="compare-questions"][data-drawn="true"]');
     checkPage(watch, 'RL and Compare views');
     return {
       keys: {

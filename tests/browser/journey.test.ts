@@ -231,7 +231,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
     await screen('06c-runs');
     // Baseline A = llama-3-8b, B = gpt-4o: "fixed" = wrong in A, right in B.
     await page.goto(`${server.url}#/compare/${encodeURIComponent(runB)}/${encodeURIComponent(runA)}`);
-    await page.locator('[data-testid="compare-page"][data-ready="true"]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"]').waitFor({ timeout: 60_000 });
     // A bucket's count lists exactly its questions.
     const cell = page.locator('[data-testid="compare-by-database"] tr[data-bucket] td[data-col="fixed"]:has([data-testid="bucket-count"])').first();
     const bucketDb = await cell.locator('xpath=..').getAttribute('data-bucket');

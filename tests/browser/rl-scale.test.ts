@@ -116,7 +116,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the app at 100,000 samples: imp
 
   it('compares the two runs as compareRuns does on the same samples (bootstrap in the worker)', async () => {
     await page.goto(`${server.url}#/compare/${a.run.id}/${b.run.id}`);
-    await page.locator('[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"]').waitFor({ timeout: 60_000 });
     const want = compareRuns(a, b, { resamples: 10_000, makeRng: () => mulberry32(0) });
     const shown = JSON.parse((await downloadFrom(page, '[data-testid="compare-export"]')).text) as Record<string, unknown>;
     expectSameNumbers(shown, JSON.parse(JSON.stringify(compareJson(want, { runA: a.run.name, runB: b.run.name, seed: 0, resamples: 10_000 }))));

@@ -157,7 +157,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'
     const want = compareRuns(fileA, fileB, { resamples: 10_000, makeRng: () => mulberry32(0) });
 
     await page.goto(`${server.url}#/compare/${encodeURIComponent(runA)}/${encodeURIComponent(run.runId!)}`);
-    await page.locator('[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"]').waitFor();
+    await page.locator('[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"]').waitFor();
     const total = page.locator('[data-testid="compare-by-difficulty"] tr[data-bucket="total"]');
     for (const c of ['fixed', 'broken', 'both_right', 'both_wrong'] as const) {
       expect(await total.locator(`[data-col="${c}"]`).textContent()).toBe(String(want.overall.counts[c]));

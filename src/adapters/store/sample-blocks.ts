@@ -14,8 +14,8 @@ export function sortUnique(blocks: readonly { samples: SampleRecord[] }[]): Samp
   return [...byKey.values()].sort((a, b) => a.index - b.index || a.sample - b.sample);
 }
 
-/** Blocks per read of a sorted run: 5,000 samples, ~20 ms for the page to receive, where 100,000 in one read took 350 ms. */
-const STEP_BLOCKS = 50;
+/** Blocks per read of a sorted run: 2,000 samples, each read a task of ~8 ms for the page (50 blocks were 15–60 ms at 500,000 samples, with the garbage collector; 100,000 in one read took 350 ms). */
+const STEP_BLOCKS = 20;
 
 /**
  * A sorted run's samples, read STEP_BLOCKS blocks per request in one transaction (each

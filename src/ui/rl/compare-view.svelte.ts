@@ -13,6 +13,7 @@ import { compareExplanations, compareJson } from '../../core/rl/compare-report.t
 import { mulberry32 } from '../../core/rl/rng.ts';
 import type { RunFile, RunHeader } from '../../core/run/types.ts';
 import { downloadText, safeFileName } from '../shell/download.ts';
+import { nextTask } from '../shell/staged.svelte.ts';
 
 export const RESAMPLES = 10_000;
 export const SEED = 0;
@@ -102,6 +103,8 @@ export class CompareView {
       for (const b of rest) {
         try {
           const result = await this.#comparePair(a, b, job.signal);
+          // The result's message (7,812 questions at 500,000 samples) is received in one task and drawn in the next ones.
+          await nextTask();
           if (generation !== this.#generation) return;
           pairs.push({ a: { run: a }, b: { run: b }, result, explanations: compareExplanations(result.overall), error: null });
         } catch (err) {

@@ -33,7 +33,7 @@ export type Page = Route['page'];
 
 export const itemKeyText = (k: ItemKey): string => `${k.index}.${k.sample}`;
 
-function parseItemKey(s: string | undefined): ItemKey | null {
+export function parseItemKey(s: string | undefined): ItemKey | null {
   const m = /^(\d+)(?:\.(\d+))?$/.exec(s ?? '');
   return m ? { index: Number(m[1]), sample: Number(m[2] ?? 0) } : null;
 }

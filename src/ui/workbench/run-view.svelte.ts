@@ -9,7 +9,7 @@
  * prefix of the whole list in the same order), and every other query, the summary and the
  * dashboard wait for the whole list.
  */
-import { itemKeyText } from '../shell/route.ts';
+import { itemKeyText, parseItemKey } from '../shell/route.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
 import { summarize, type Summary } from '../../core/eval/summary.ts';
@@ -25,6 +25,7 @@ export interface RunViewStore {
   datasets: Pick<DatasetRepository, 'get'>;
 }
 import type { PreviewService } from './services.ts';
+import { nextTask } from '../shell/staged.svelte.ts';
 
 export const PREVIEW_ROWS = 20;
 /** Samples read and listed before the whole run (a screenful or two of rows). */
@@ -61,6 +62,33 @@ function afterPaint(): Promise<void> {
   });
 }
 
+/** Rows built per task: 50,000 took ~10 ms at 500,000 samples, where all at once was one task of ~200 ms with the database list. */
+const ROWS_PER_STEP = 50_000;
+
+/**
+ * The explorer's rows of a run's samples and its databases, STEP rows per task; null when
+ * `current()` turns false meanwhile (a newer load).
+ */
+async function rowsInSteps(samples: readonly SampleRecord[], questions: readonly Question[] | null, current: () => boolean): Promise<{ rows: ExplorerRow[]; dbIds: string[] } | null> {
+  const rows: ExplorerRow[] = new Array(samples.length);
+  const dbIds = new Set<string>();
+  let last: string | null = null;
+  for (let from = 0; from < samples.length; from += ROWS_PER_STEP) {
+    if (from > 0) {
+      await nextTask();
+      if (!current()) return null;
+    }
+    const to = Math.min(samples.length, from + ROWS_PER_STEP);
+    for (let i = from; i < to; i++) {
+      const sample = samples[i]!;
+      rows[i] = { sample, question: questions?.[sample.index] ?? null };
+      // Samples of a question are consecutive: the set sees each database once per run of them.
+      if (sample.dbId !== last) dbIds.add((last = sample.dbId));
+    }
+  }
+  return { rows, dbIds: [...dbIds].sort() };
+}
+
 export class RunView {
   readonly runId: string;
   readonly #store: RunViewStore;
@@ -83,17 +111,18 @@ export class RunView {
   #cursor = $state<string | null>(null);
   #preview = $state.raw<PreviewState | null>(null);
 
+  /** The rows of every sample (with its question), built in steps once the whole run is read. */
+  #allRows = $state.raw<ExplorerRow[]>([]);
+  #dbIds = $state.raw<string[]>([]);
+
   #summary = $derived.by((): Summary | null => (this.#run && this.#samples.length > 0 ? summarize(this.#samples, this.#run.config.metrics) : null));
-  #rows = $derived.by((): ExplorerRow[] =>
-    (this.#complete ? this.#samples : this.#page).map((sample) => ({ sample, question: this.#questions?.[sample.index] ?? null })),
-  );
+  #rows = $derived.by((): ExplorerRow[] => (this.#complete ? this.#allRows : this.#page.map((sample) => ({ sample, question: this.#questions?.[sample.index] ?? null }))));
   #index = $derived(new ItemIndex(this.#rows));
+  // The rows are in (index, sample) order (the store's order): the default query lists them as they are.
   #visible = $derived.by((): ExplorerRow[] => {
-    if (this.#complete) return this.#index.query(this.#query);
-    return firstPageServes(this.#query) ? this.#rows : [];
+    if (firstPageServes(this.#query)) return this.#rows;
+    return this.#complete ? this.#index.query(this.#query) : [];
   });
-  #byKey = $derived(new Map(this.#rows.map((r) => [keyOf(r.sample), r])));
-  #dbIds = $derived([...new Set(this.#samples.map((s) => s.dbId))].sort());
 
   constructor(runId: string, store: RunViewStore, previews: PreviewService) {
     this.runId = runId;
@@ -155,10 +184,24 @@ export class RunView {
     return this.#cursor;
   }
   get cursorPosition(): number {
-    return this.#cursor === null ? -1 : this.#visible.findIndex((r) => keyOf(r.sample) === this.#cursor);
+    const key = this.#cursor === null ? null : parseItemKey(this.#cursor);
+    return key === null ? -1 : this.#visible.findIndex((r) => r.sample.index === key.index && r.sample.sample === key.sample);
   }
+  /** The row of a sample, found by binary search over the rows' (index, sample) order. */
   row(key: ItemKey | null): ExplorerRow | null {
-    return key ? (this.#byKey.get(keyOf(key)) ?? null) : null;
+    if (!key) return null;
+    const rows = this.#rows;
+    let lo = 0;
+    let hi = rows.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const s = rows[mid]!.sample;
+      const d = s.index - key.index || s.sample - key.sample;
+      if (d === 0) return rows[mid]!;
+      if (d < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return null;
   }
   get preview(): PreviewState | null {
     return this.#preview;
@@ -198,7 +241,11 @@ export class RunView {
         this.#error = null;
         this.#loading = false;
         if (page.length >= total) {
+          const built = await rowsInSteps(page, questions, current);
+          if (!built) return;
           this.#samples = page;
+          this.#allRows = built.rows;
+          this.#dbIds = built.dbIds;
           this.#complete = true;
           return;
         }
@@ -210,11 +257,16 @@ export class RunView {
         questions === undefined ? this.#store.datasets.get(run.dataset.id) : Promise.resolve(undefined),
       ]);
       if (!current()) return;
+      const texts = questions === undefined ? (dataset ? dataset.questions : null) : questions;
+      const built = await rowsInSteps(samples, texts, current);
+      if (!built) return;
       this.#run = run;
       this.#samples = samples;
+      this.#allRows = built.rows;
+      this.#dbIds = built.dbIds;
       this.#complete = true;
       this.#page = [];
-      if (questions === undefined) this.#questions = dataset ? dataset.questions : null;
+      this.#questions = texts;
       this.#error = null;
     } catch (err) {
       if (current()) this.#error = `The run could not be read: ${errorMessage(err)}`;
@@ -252,7 +304,7 @@ export class RunView {
   async loadPreview(key: ItemKey): Promise<void> {
     const k = keyOf(key);
     if (this.#preview?.key === k) return;
-    const row = this.#byKey.get(k);
+    const row = this.row(key);
     const run = this.#run;
     if (!row || !run) return;
     this.#preview = { key: k, loading: true, preview: null, result: null, error: null };

@@ -129,4 +129,49 @@ describe('the run view of a large stored run', () => {
     expect(reads.filter((r) => r.startsWith('page'))).toHaveLength(1);
     expect(view.visible).toHaveLength(N);
   });
+
+  it('builds the rows of a 120,000-sample run over several tasks, and finds every sample by key without a key map', async () => {
+    const PER = 4;
+    const all: SampleRecord[] = [];
+    for (let q = 0; q < 30_000; q++) for (let k = 0; k < PER; k++) all.push({ ...sample(q), sample: k, dbId: `db_${q % 11}` });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const store: RunViewStore = {
+      runs: {
+        get: async () => ({ ...header('done'), samplesPerQuestion: PER }),
+        sampleCount: async () => all.length,
+        samples: async (_id: string, page?: { offset: number; limit: number }) => {
+          if (page) return all.slice(page.offset, page.offset + page.limit);
+          await held;
+          return all;
+        },
+      },
+      datasets: { get: async () => undefined },
+    };
+    const view = new RunView('r1', store, previews);
+    const loaded = view.load();
+    await until(() => !view.loading);
+    // A timer set when the whole run arrives fires before the rows are done: they are built in steps.
+    let timerRanWhileBuilding = false;
+    release();
+    await held;
+    setTimeout(() => (timerRanWhileBuilding = !view.complete), 0);
+    await loaded;
+    expect(timerRanWhileBuilding).toBe(true);
+    expect(view.complete).toBe(true);
+    expect(view.visible).toHaveLength(all.length);
+    expect(view.visible.every((r, i) => r.sample === all[i])).toBe(true);
+    expect(view.dbIds).toEqual(Array.from({ length: 11 }, (_, i) => `db_${i}`).sort());
+    for (const at of [0, 1, 3, 4, 59_999, 60_002, all.length - 1]) expect(view.row(all[at]!)?.sample).toBe(all[at]);
+    expect(view.row({ index: 5, sample: PER })).toBeNull();
+    expect(view.row({ index: 30_000, sample: 0 })).toBeNull();
+    view.setCursor('20001.3');
+    expect(view.cursorPosition).toBe(20_001 * PER + 3);
+    // Question 20,001 is on db_3 (20,001 mod 11): the cursor keeps its sample in the filtered list.
+    view.setQuery({ dbId: 'db_3' });
+    expect(view.visible.every((r) => r.sample.dbId === 'db_3')).toBe(true);
+    const at = view.cursorPosition;
+    expect(at).toBeGreaterThan(0);
+    expect(view.visible[at]!.sample).toBe(all[20_001 * PER + 3]);
+  });
 });

@@ -17,12 +17,3 @@ export function drawLazily(create: () => Promise<{ destroy(): void }>, onError: 
     chart?.destroy();
   };
 }
-
-/**
- * Resolves in a later task. Charts that wait for the same lazily loaded module would otherwise
- * all be built in the one task that resolves it (three bar charts: one long task of 50-80 ms on
- * a loaded 2-core machine); awaited after the import, each chart is built in a task of its own.
- */
-export function nextTask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
