@@ -34,7 +34,7 @@ async function longestSince(page: Page, from: number): Promise<{ longest: number
 }
 
 /** Goes from the settled Runs page to `hash`, waits for `selector`; the long tasks since the route change. */
-async function viaRoute(page: Page, base: string, hash: string, selector: string) {
+export async function viaRoute(page: Page, base: string, hash: string, selector: string) {
   // A fresh document: the explorer measured before leaves 100,000 samples for the collector.
   await page.goto(base + '#/runs');
   await page.reload();
@@ -45,7 +45,7 @@ async function viaRoute(page: Page, base: string, hash: string, selector: string
     location.hash = h;
     return t;
   }, hash);
-  await page.locator(selector).waitFor({ timeout: 120_000 });
+  await page.locator(selector).first().waitFor({ timeout: 180_000 });
   const shownMs = (await page.evaluate(() => performance.now())) - from;
   await page.waitForTimeout(SETTLE_MS);
   return { ...(await longestSince(page, from)), shownMs };

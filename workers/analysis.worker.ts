@@ -14,7 +14,7 @@ const api = createAnalysisEngine(async (dbName) => {
       if (!run) throw new StoreError('NOT_FOUND', `run ${runId} is not in browser storage (deleted?)`);
       return run;
     },
-    samples: (runId, onStep) => allSamplesInSteps(idb, runId, onStep),
+    samples: (runId, onStep, keep) => allSamplesInSteps(idb, runId, onStep, keep),
     close: () => idb.close(),
   };
 });

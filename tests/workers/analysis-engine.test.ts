@@ -22,10 +22,10 @@ function storeOf(files: RunFile[]): () => Promise<StoredRuns> {
   };
   return async () => ({
     header: async (id) => get(id).run,
-    samples: async (id, onStep) => {
+    samples: async (id, onStep, keep) => {
       const s = get(id).samples;
       onStep(s.length, s.length);
-      return [...s];
+      return s.map(keep);
     },
     close: () => undefined,
   });

@@ -22,16 +22,16 @@ const STEP_BLOCKS = 20;
  * request's result arrives in its own task); they are in order and unique by construction
  * (sortBlocks, a validated run file), so nothing is re-sorted. Null when the run is not sorted.
  */
-async function sortedSamples(idb: WorkbenchIdb, runId: string, onStep?: (done: number, total: number) => void): Promise<SampleRecord[] | null> {
+async function sortedSamples<T>(idb: WorkbenchIdb, runId: string, keep: (s: SampleRecord) => T, onStep?: (done: number, total: number) => void): Promise<T[] | null> {
   const tx = idb.transaction(['sampleMeta', 'sampleBlocks']);
   const meta = await tx.objectStore('sampleMeta').get(runId);
   if (!meta?.sorted) return null;
   const blocks = tx.objectStore('sampleBlocks');
   const count = Math.ceil(meta.count / meta.blockSize);
-  const out: SampleRecord[] = [];
+  const out: T[] = [];
   for (let first = 0; first < count; first += STEP_BLOCKS) {
     for (const b of await blocks.getAll(blockRange(runId, first, first + STEP_BLOCKS - 1))) {
-      for (const rec of b.samples) out.push(rec);
+      for (const rec of b.samples) out.push(keep(rec));
     }
     onStep?.(out.length, meta.count);
   }
@@ -41,14 +41,18 @@ async function sortedSamples(idb: WorkbenchIdb, runId: string, onStep?: (done: n
 
 /** Every sample of a run in (index, sample) order, each key once. */
 export async function allSamples(idb: WorkbenchIdb, runId: string): Promise<SampleRecord[]> {
-  return (await sortedSamples(idb, runId)) ?? sortUnique(await idb.getAll('sampleBlocks', blockRange(runId)));
+  return (await sortedSamples(idb, runId, (s) => s)) ?? sortUnique(await idb.getAll('sampleBlocks', blockRange(runId)));
 }
 
-/** Every sample of a run like `allSamples`, reporting (samples read, samples in the run) as it reads: the analysis worker's progress. */
-export async function allSamplesInSteps(idb: WorkbenchIdb, runId: string, onStep: (done: number, total: number) => void): Promise<SampleRecord[]> {
-  const sorted = await sortedSamples(idb, runId, onStep);
+/**
+ * Every sample of a run like `allSamples`, reporting (samples read, samples in the run) as it
+ * reads: the analysis worker's progress. `keep` maps each sample as it is read, so that a caller
+ * that needs a few fields of each never holds every record whole.
+ */
+export async function allSamplesInSteps<T>(idb: WorkbenchIdb, runId: string, onStep: (done: number, total: number) => void, keep: (s: SampleRecord) => T): Promise<T[]> {
+  const sorted = await sortedSamples(idb, runId, keep, onStep);
   if (sorted) return sorted;
-  const all = sortUnique(await idb.getAll('sampleBlocks', blockRange(runId)));
+  const all = sortUnique(await idb.getAll('sampleBlocks', blockRange(runId))).map(keep);
   onStep(all.length, all.length);
   return all;
 }

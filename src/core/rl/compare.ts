@@ -11,7 +11,7 @@
  */
 import type { RunFile, SampleRecord } from '../run/types.ts';
 import { DIFFICULTIES, type Difficulty } from '../types.ts';
-import { groupSamples, type PromptGroup } from './groups.ts';
+import { groupSamples, type GroupedSample, type PromptGroup } from './groups.ts';
 import { mcnemarExactP, pairedBootstrapCi } from './paired-tests.ts';
 import type { Rng } from './rng.ts';
 
@@ -25,6 +25,28 @@ export interface CompareOptions {
   makeRng: () => Rng;
   /** Called after each bootstrap bucket with (buckets done, buckets in all): the app's worker reports it as progress. */
   onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * What `compareRuns` reads of a sample: a comparison of two large runs can hold only these
+ * (the app's analysis worker keeps 9 fields of each of 1,000,000 samples, not their SQL texts).
+ */
+export type ComparedSample = GroupedSample & Pick<SampleRecord, 'ex'> & { extraction: Pick<SampleRecord['extraction'], 'rule'>; completion?: unknown };
+
+/** A run as `compareRuns` reads it: its header and its samples' compared fields. */
+export interface ComparedRun {
+  run: RunFile['run'];
+  samples: readonly ComparedSample[];
+}
+
+/** The fields of a sample that `compareRuns` reads (a completion only as present or not). */
+export function comparedFields(s: SampleRecord): ComparedSample {
+  const out: ComparedSample = {
+    index: s.index, sample: s.sample, questionId: s.questionId, dbId: s.dbId, difficulty: s.difficulty,
+    status: s.status, ex: s.ex, extraction: { rule: s.extraction.rule },
+  };
+  if (s.completion !== undefined) out.completion = true;
+  return out;
 }
 
 export interface QuestionComparison {
@@ -70,7 +92,7 @@ function categoryOf(a: number, b: number): Category {
   return ra && rb ? 'both_right' : ra ? 'broken' : rb ? 'fixed' : 'both_wrong';
 }
 
-const meanEx = (samples: readonly SampleRecord[]) => samples.reduce((s, x) => s + x.ex, 0) / samples.length;
+const meanEx = (samples: readonly ComparedSample[]) => samples.reduce((s, x) => s + x.ex, 0) / samples.length;
 
 function bucket(rows: readonly QuestionComparison[], resamples: number, rng: Rng): ComparisonBucket {
   const counts: Record<Category, number> = { fixed: 0, broken: 0, both_right: 0, both_wrong: 0 };
@@ -82,7 +104,7 @@ function bucket(rows: readonly QuestionComparison[], resamples: number, rng: Rng
   return { questions: q, counts, exA, exB, exDelta: exB - exA, ci95: [lo, hi], mcnemarP: mcnemarExactP(counts.fixed, counts.broken) };
 }
 
-function ruleCounts(samples: readonly SampleRecord[]): Map<string, number> {
+function ruleCounts(samples: readonly ComparedSample[]): Map<string, number> {
   const m = new Map<string, number>();
   for (const s of samples) m.set(s.extraction.rule, (m.get(s.extraction.rule) ?? 0) + 1);
   return m;
@@ -91,7 +113,7 @@ function ruleCounts(samples: readonly SampleRecord[]): Map<string, number> {
 const showRules = (m: Map<string, number>) => [...m].sort().map(([r, c]) => `${r} ${c}`).join(', ');
 
 /** Why the two runs may not be comparable; each line names what differs. */
-function headerWarnings(a: RunFile, b: RunFile): string[] {
+function headerWarnings(a: ComparedRun, b: ComparedRun): string[] {
   const w: string[] = [];
   const ra = a.run;
   const rb = b.run;
@@ -132,7 +154,7 @@ function headerWarnings(a: RunFile, b: RunFile): string[] {
   return w;
 }
 
-export function compareRuns(a: RunFile, b: RunFile, options: CompareOptions): RunComparison {
+export function compareRuns(a: ComparedRun, b: ComparedRun, options: CompareOptions): RunComparison {
   const resamples = options.resamples ?? 10_000;
   const ga = groupSamples(a.samples);
   const gb = groupSamples(b.samples);
@@ -140,7 +162,7 @@ export function compareRuns(a: RunFile, b: RunFile, options: CompareOptions): Ru
   const keysA = new Set(ga.groups.map((g) => g.key));
   const rows: QuestionComparison[] = [];
   for (const g of ga.groups) {
-    const h: PromptGroup | undefined = byKeyB.get(g.key);
+    const h: PromptGroup<ComparedSample> | undefined = byKeyB.get(g.key);
     if (!h) continue;
     const scoreA = meanEx(g.samples);
     const scoreB = meanEx(h.samples);

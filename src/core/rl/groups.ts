@@ -1,15 +1,18 @@
 import type { SampleRecord } from '../run/types.ts';
 import type { Difficulty } from '../types.ts';
 
+/** What grouping reads of a sample. */
+export type GroupedSample = Pick<SampleRecord, 'index' | 'sample' | 'questionId' | 'dbId' | 'difficulty' | 'status'>;
+
 /** The samples of one prompt (question), in sample order. */
-export interface PromptGroup {
+export interface PromptGroup<S extends GroupedSample = SampleRecord> {
   /** `index:questionId`: the gold position alone is ambiguous across datasets, the id alone in mini-dev. */
   key: string;
   index: number;
   questionId: number;
   dbId: string;
   difficulty: Difficulty;
-  samples: SampleRecord[];
+  samples: S[];
 }
 
 export function promptKey(s: { index: number; questionId: number }): string {
@@ -20,8 +23,8 @@ export function promptKey(s: { index: number; questionId: number }): string {
  * Groups samples by prompt, in gold order. Samples whose database is missing are left out
  * (as in the eval summary) and counted.
  */
-export function groupSamples(samples: readonly SampleRecord[]): { groups: PromptGroup[]; missingDb: number } {
-  const byKey = new Map<string, PromptGroup>();
+export function groupSamples<S extends GroupedSample>(samples: readonly S[]): { groups: PromptGroup<S>[]; missingDb: number } {
+  const byKey = new Map<string, PromptGroup<S>>();
   let missingDb = 0;
   for (const s of samples) {
     if (s.status === 'missing-db') {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns } from '../../../src/core/rl/compare.ts';
+import { comparedFields, compareRuns, type ComparedRun } from '../../../src/core/rl/compare.ts';
+import type { RunFile } from '../../../src/core/run/types.ts';
 import { compareJson, compareTable } from '../../../src/core/rl/compare-report.ts';
 import { explain } from '../../../src/core/rl/explanations.ts';
 import { mcnemarExactP } from '../../../src/core/rl/paired-tests.ts';
@@ -72,6 +73,21 @@ describe('comparison of two runs', () => {
     expect(w).toMatch(/the SQL engines differ/);
     expect(w).toMatch(/the question sets differ: 0 question\(s\) only in A, 1 only in B/);
     expect(w).toMatch(/database is missing: 0 in A, 1 in B/);
+  });
+
+  it('gives the same comparison from the compared fields alone (what the app\'s worker keeps of each sample), warnings included', () => {
+    const lean = (f: RunFile): ComparedRun => ({ run: f.run, samples: f.samples.map(comparedFields) });
+    const aRun = runFile([...verdicts([1, 1, 0, 1]), sample({ index: 4, sample: 0, status: 'missing-db' })], { executor: 'sql.js 1.16.0' });
+    const bRun = runFile(verdicts([1, 0, 1, 1, 0]).map((s) => ({ ...s, extraction: { rule: 'fenced-sql-last' as const, thinkStripped: false }, completion: '```sql\nSELECT 1\n```' })), {
+      config: { ...aRun.run.config, fence: 'first' },
+    });
+    for (const [x, y] of [[aRun, bRun], [bRun, aRun], [aRun, aRun]] as const) {
+      const full = compareRuns(x, y, opts);
+      expect(compareRuns(lean(x), lean(y), opts)).toEqual(full);
+    }
+    // The warnings that read the samples' extraction and completions are among them.
+    expect(compareRuns(lean(aRun), lean(bRun), opts).warnings.join('\n')).toMatch(/extraction settings differ[^]*different extraction rules[^]*database is missing: 1 in A, 0 in B/);
+    expect(Object.keys(comparedFields(bRun.samples[0]!)).sort()).toEqual(['completion', 'dbId', 'difficulty', 'ex', 'extraction', 'index', 'questionId', 'sample', 'status']);
   });
 
   it('warns when templates differ or a run has no database checksums', () => {
