@@ -63,7 +63,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
     expect(await nav.getByRole('list', { name: 'Analysis' }).getByRole('link').allTextContents()).toEqual(['RL', 'Compare', 'Reward hacking']);
     // Every link is visible on a laptop, and the page shown is marked.
     await page.getByTestId('nav-runs').click();
-    expect(await page.getByTestId('nav-runs').getAttribute('aria-current')).toBe('page');
+    // The mark follows the route change (a render after the click), so it is waited for.
+    await expect.poll(() => page.getByTestId('nav-runs').getAttribute('aria-current')).toBe('page');
     expect(await nav.getByRole('link').evaluateAll((links) => links.every((a) => (a as HTMLElement).offsetParent !== null))).toBe(true);
     await page.locator('header.bar').screenshot({ path: await screenshot(page, 'nav-1400x1000.png').then((f) => f.replace('nav-1400x1000.png', 'nav-bar-1400.png')) });
     await gotoHash(page, '#/');
