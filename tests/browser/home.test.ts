@@ -81,7 +81,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await menu.focus();
     await phone.keyboard.press('Enter');
-    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    // Each state follows a render after the key press (or the route change): waited for, not read at once.
+    await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('true');
     expect(await nav.isVisible()).toBe(true);
     for (const label of GROUPS) expect(await nav.getByRole('list', { name: label, exact: true }).isVisible(), label).toBe(true);
     await screenshot(phone, 'nav-390x844.png');
@@ -90,8 +91,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
     expect(await phone.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('nav-datasets');
     await phone.keyboard.press('Enter');
     await phone.waitForURL(/#\/datasets$/);
-    expect(await menu.getAttribute('aria-expanded')).toBe('false');
-    expect(await phone.getByRole('heading', { level: 1 }).first().textContent()).toContain('Datasets');
+    await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => phone.getByRole('heading', { level: 1 }).first().textContent()).toContain('Datasets');
   });
 
   it('adds the demo once when two tabs open the first page at the same time', async () => {
