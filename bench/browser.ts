@@ -236,8 +236,8 @@ async function measureIdb(browser: Browser, base: string, log: (m: string) => vo
   }
 }
 
-/** Builds the app and the benchmark page into `tmp`, serves them and measures both parts. */
-const median = (xs: number[]) => {
+/** The median of the rounds' (or repetitions') values. */
+export const median = (xs: number[]) => {
   const v = [...xs].sort((a, b) => a - b);
   return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
 };

@@ -18,7 +18,7 @@ import { OFFICIAL_TIMEOUT_MS } from '../src/core/eval/constants.ts';
 import { runEvaluation } from '../src/core/run/replay.ts';
 import type { EvalItem, ItemResult } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload } from './items.ts';
-import { browserBenchSkipReason, measureBrowser, type BrowserBench } from './browser.ts';
+import { browserBenchSkipReason, measureBrowser, median, type BrowserBench } from './browser.ts';
 import { measureGguf } from './gguf.ts';
 import { BROWSER_KEYS, IMPLEMENTED_KEYS, NODE_KEYS, TARGETS } from './keys.ts';
 import { runNative, type NativeItemResult } from './native-host.ts';
@@ -56,10 +56,6 @@ function fail(msg: string): never {
 }
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { viteBuild } from '../tests/browser/vite-build.ts';
 import { launchChromium, serveStatic, watchPage } from '../tests/browser/harness.ts';
-import { browserBenchSkipReason, newContext } from './browser.ts';
+import { browserBenchSkipReason, median, newContext } from './browser.ts';
 import { SCALE_PER_QUESTION, viaRoute } from './browser-scale.ts';
 
 const VIEWS = ['explorer', 'rl', 'compare'] as const;
@@ -58,10 +58,6 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const log = (m: string) => process.stderr.write(`[bench:scale] ${m}\n`);
 
 async function main(): Promise<void> {
