@@ -10,7 +10,7 @@ import { StoreError, isQuotaError } from './errors.ts';
 import { withRunLock, lockedRunIds } from './run-session.ts';
 import { importRunFileInWorker } from '../import/import-client.ts';
 import { storeRunFile } from './run-file-store.ts';
-import { allSamples, countSamples, samplePage } from './sample-blocks.ts';
+import { allSamples, countSamples, questionSamples, samplePage } from './sample-blocks.ts';
 import { blockRange, type WorkbenchIdb } from './schema.ts';
 import type { RunRepository } from './workbench-store.ts';
 
@@ -35,6 +35,9 @@ export function createRunRepository(opened: Promise<WorkbenchIdb>, options: { db
       return (await opened).get('runs', runId);
     },
     samples,
+    async questionSamples(runId, index) {
+      return questionSamples(await opened, runId, index);
+    },
     async sampleCount(runId) {
       return countSamples(await opened, runId);
     },

@@ -57,6 +57,35 @@ export async function allSamplesInSteps<T>(idb: WorkbenchIdb, runId: string, onS
   return all;
 }
 
+/**
+ * The samples of one question (gold `index`) in sample order. A sorted run is searched by block
+ * (its blocks are in (index, sample) order): about log2(blocks) reads to find the first block
+ * that holds the question, then only its blocks; an unsorted run is read whole and filtered.
+ */
+export async function questionSamples(idb: WorkbenchIdb, runId: string, index: number): Promise<SampleRecord[]> {
+  const tx = idb.transaction(['sampleMeta', 'sampleBlocks']);
+  const meta = await tx.objectStore('sampleMeta').get(runId);
+  if (!meta?.sorted) return (await allSamples(idb, runId)).filter((s) => s.index === index);
+  const blocks = tx.objectStore('sampleBlocks');
+  const count = Math.ceil(meta.count / meta.blockSize);
+  // The first block whose last sample is at or after the question.
+  let lo = 0;
+  let hi = count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const last = (await blocks.get([runId, mid]))?.samples.at(-1);
+    if (last && last.index < index) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: SampleRecord[] = [];
+  for (let b = lo; b < count; b++) {
+    const block = (await blocks.get([runId, b]))?.samples ?? [];
+    for (const s of block) if (s.index === index) out.push(s);
+    if ((block.at(-1)?.index ?? Infinity) > index) break;
+  }
+  return out;
+}
+
 export async function samplePage(idb: WorkbenchIdb, runId: string, offset: number, limit: number): Promise<SampleRecord[]> {
   const meta = await idb.get('sampleMeta', runId);
   if (!meta?.sorted) return (await allSamples(idb, runId)).slice(offset, offset + limit);

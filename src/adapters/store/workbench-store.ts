@@ -47,6 +47,8 @@ export interface RunRepository {
   get(runId: string): Promise<RunHeader | undefined>;
   /** Samples of a run in (index, sample) order; `offset`/`limit` page through large runs. */
   samples(runId: string, page?: { offset: number; limit: number }): Promise<SampleRecord[]>;
+  /** The samples of one question (its gold index) in sample order, reading only the blocks that hold them once the run is sorted. */
+  questionSamples(runId: string, index: number): Promise<SampleRecord[]>;
   sampleCount(runId: string): Promise<number>;
   rename(runId: string, name: string): Promise<void>;
   delete(runId: string): Promise<void>;
