@@ -33,30 +33,26 @@ const ls = (k: string): string => {
 };
 
 export class EngineSlot {
-  engineKind = $state<EngineChoice>('wllama');
-  ggufFile = $state.raw<File | null>(null);
-  ggufUrl = $state('');
-  baseUrl = $state('');
-  openaiModel = $state('');
-  apiKey = $state('');
-  /** The machine check's advice for the picked GGUF (engine-recommendation.ts). */
-  advice = $state.raw<Recommendation | null>(null);
-  /** GGUF layers on the GPU: empty for all (the default), a count, 0 for the CPU. */
-  ggufGpuLayers = $state<number | null>(null);
-  /** Requests in flight and retries per request: a cluster behind the URL takes many more than one GPU. */
-  openaiConcurrency = $state(4);
-  openaiRetries = $state(4);
-  webllmId = $state(this.defaultWebLlmId());
-  /** The researcher's own WebLLM checkpoints (user-library.ts). */
-  customModels = $state.raw<CustomModelRecord[]>(loadCustomModels());
-  verdict = $state.raw<CapabilityVerdict | null>(null);
-  verdictError = $state<string | null>(null);
+  #engineKind = $state<EngineChoice>('wllama');
+  #ggufFile = $state.raw<File | null>(null);
+  #ggufUrl = $state('');
+  #baseUrl = $state('');
+  #openaiModel = $state('');
+  #apiKey = $state('');
+  #advice = $state.raw<Recommendation | null>(null);
+  #ggufGpuLayers = $state<number | null>(null);
+  #openaiConcurrency = $state(4);
+  #openaiRetries = $state(4);
+  #webllmId = $state(this.defaultWebLlmId());
+  #customModels = $state.raw<CustomModelRecord[]>(loadCustomModels());
+  #verdict = $state.raw<CapabilityVerdict | null>(null);
+  #verdictError = $state<string | null>(null);
 
-  engine = $state.raw<Engine | null>(null);
-  model = $state.raw<ModelRef | null>(null);
-  loading = $state(false);
-  loadProgress = $state.raw<LoadProgress | null>(null);
-  loadError = $state<string | null>(null);
+  #engine = $state.raw<Engine | null>(null);
+  #model = $state.raw<ModelRef | null>(null);
+  #loading = $state(false);
+  #loadProgress = $state.raw<LoadProgress | null>(null);
+  #loadError = $state<string | null>(null);
   #loadAbort: AbortController | null = null;
 
   /** `storageKey`: prefix of the localStorage keys of this slot's server settings; `engines` from the composition root. */
@@ -64,9 +60,111 @@ export class EngineSlot {
     protected readonly engines: EngineFactory,
     private readonly storageKey = 'wb.openai',
   ) {
-    this.baseUrl = ls(`${storageKey}.baseUrl`);
-    this.openaiModel = ls(`${storageKey}.model`);
-    this.apiKey = ls(`${storageKey}.apiKey`);
+    this.#baseUrl = ls(`${storageKey}.baseUrl`);
+    this.#openaiModel = ls(`${storageKey}.model`);
+    this.#apiKey = ls(`${storageKey}.apiKey`);
+  }
+
+  get engineKind(): EngineChoice {
+    return this.#engineKind;
+  }
+  get ggufFile(): File | null {
+    return this.#ggufFile;
+  }
+  get ggufUrl(): string {
+    return this.#ggufUrl;
+  }
+  get baseUrl(): string {
+    return this.#baseUrl;
+  }
+  get openaiModel(): string {
+    return this.#openaiModel;
+  }
+  get apiKey(): string {
+    return this.#apiKey;
+  }
+  /** The machine check's advice for the picked GGUF (engine-recommendation.ts). */
+  get advice(): Recommendation | null {
+    return this.#advice;
+  }
+  /** GGUF layers on the GPU: null for all (the default), a count, 0 for the CPU. */
+  get ggufGpuLayers(): number | null {
+    return this.#ggufGpuLayers;
+  }
+  /** Requests in flight and retries per request: a cluster behind the URL takes many more than one GPU. */
+  get openaiConcurrency(): number {
+    return this.#openaiConcurrency;
+  }
+  get openaiRetries(): number {
+    return this.#openaiRetries;
+  }
+  get webllmId(): string {
+    return this.#webllmId;
+  }
+  /** The researcher's own WebLLM checkpoints (user-library.ts). */
+  get customModels(): CustomModelRecord[] {
+    return this.#customModels;
+  }
+  get verdict(): CapabilityVerdict | null {
+    return this.#verdict;
+  }
+  get verdictError(): string | null {
+    return this.#verdictError;
+  }
+  get engine(): Engine | null {
+    return this.#engine;
+  }
+  get model(): ModelRef | null {
+    return this.#model;
+  }
+  get loading(): boolean {
+    return this.#loading;
+  }
+  get loadProgress(): LoadProgress | null {
+    return this.#loadProgress;
+  }
+  get loadError(): string | null {
+    return this.#loadError;
+  }
+
+  chooseEngineKind(kind: EngineChoice): void {
+    this.#engineKind = kind;
+  }
+  /** A picked GGUF file replaces the URL; the machine check then advises on it. */
+  chooseGgufFile(file: File | null): void {
+    this.#ggufFile = file;
+    if (file) this.#ggufUrl = '';
+    void this.adviseGguf();
+  }
+  setGgufUrl(url: string): void {
+    this.#ggufUrl = url;
+  }
+  setGgufGpuLayers(layers: number | null): void {
+    this.#ggufGpuLayers = layers;
+  }
+  setBaseUrl(url: string): void {
+    this.#baseUrl = url;
+  }
+  setOpenaiModel(model: string): void {
+    this.#openaiModel = model;
+  }
+  setApiKey(key: string): void {
+    this.#apiKey = key;
+  }
+  setOpenaiConcurrency(n: number): void {
+    this.#openaiConcurrency = n;
+  }
+  setOpenaiRetries(n: number): void {
+    this.#openaiRetries = n;
+  }
+  /** Another WebLLM model: the machine check's verdict was for the previous one. */
+  chooseWebLlm(id: string): void {
+    this.#webllmId = id;
+    this.#verdict = null;
+  }
+  /** The researcher's own models after an add or a removal (user-library.ts saved them). */
+  setCustomModels(models: CustomModelRecord[]): void {
+    this.#customModels = models;
   }
 
   defaultWebLlmId(): string {
@@ -115,34 +213,34 @@ export class EngineSlot {
 
   /** Recommends an engine for the picked GGUF file (or a GGUF URL of unknown size). */
   async adviseGguf(): Promise<void> {
-    this.advice = null;
+    this.#advice = null;
     try {
-      this.advice = await this.engines.recommendGguf(this.ggufFile ? this.ggufFile.size : null);
+      this.#advice = await this.engines.recommendGguf(this.ggufFile ? this.ggufFile.size : null);
     } catch {
-      this.advice = null;
+      this.#advice = null;
     }
   }
 
   async checkWebLlm(): Promise<void> {
-    this.verdict = null;
-    this.verdictError = null;
+    this.#verdict = null;
+    this.#verdictError = null;
     try {
-      this.verdict = await this.engines.checkWebLlm(this.webllmId, this.customModels);
+      this.#verdict = await this.engines.checkWebLlm(this.webllmId, this.customModels);
     } catch (err) {
-      this.verdictError = errorMessage(err);
+      this.#verdictError = errorMessage(err);
     }
   }
 
   /** Loads the chosen engine; on failure `loadError` says why and the slot holds no engine. */
   async loadEngine(): Promise<void> {
     if (!this.canLoad()) return;
-    this.loadError = null;
-    this.loading = true;
-    this.loadProgress = null;
+    this.#loadError = null;
+    this.#loading = true;
+    this.#loadProgress = null;
     this.#loadAbort = new AbortController();
     const old = this.engine;
-    this.engine = null;
-    this.model = null;
+    this.#engine = null;
+    this.#model = null;
     await old?.unload().catch(() => undefined);
     try {
       let made: { engine: Engine; model: ModelRef };
@@ -168,13 +266,13 @@ export class EngineSlot {
         made = await this.engines.webllm(this.webllmId, this.customModels);
       }
       const { engine, model } = made;
-      await engine.load(model, { signal: this.#loadAbort.signal, onProgress: (p) => (this.loadProgress = p) });
-      this.engine = engine;
-      this.model = model;
+      await engine.load(model, { signal: this.#loadAbort.signal, onProgress: (p) => (this.#loadProgress = p) });
+      this.#engine = engine;
+      this.#model = model;
     } catch (err) {
-      this.loadError = errorMessage(err);
+      this.#loadError = errorMessage(err);
     } finally {
-      this.loading = false;
+      this.#loading = false;
       this.#loadAbort = null;
     }
   }
@@ -192,8 +290,8 @@ export class EngineSlot {
 
   async unload(): Promise<void> {
     const e = this.engine;
-    this.engine = null;
-    this.model = null;
+    this.#engine = null;
+    this.#model = null;
     await e?.unload().catch(() => undefined);
   }
 }

@@ -29,19 +29,57 @@ export interface BatchSource {
 }
 
 export class BatchState {
-  /** The model name the cluster serves (the `model` of every line). */
-  model = $state('');
-  /** Context window to fit prompts to; null: prompts are never cut. */
-  contextWindow = $state<number | null>(null);
-  busy = $state(false);
-  exported = $state<string | null>(null);
-  error = $state<string | null>(null);
+  #model = $state('');
+  #contextWindow = $state<number | null>(null);
+  #busy = $state(false);
+  #exported = $state<string | null>(null);
+  #error = $state<string | null>(null);
 
-  plan = $state.raw<BatchPlan | null>(null);
-  planName = $state('');
-  output = $state.raw<BatchOutput | null>(null);
-  outputNames = $state<string[]>([]);
-  coverage = $state.raw<BatchCoverage | null>(null);
+  #plan = $state.raw<BatchPlan | null>(null);
+  #planName = $state('');
+  #output = $state.raw<BatchOutput | null>(null);
+  #outputNames = $state<string[]>([]);
+  #coverage = $state.raw<BatchCoverage | null>(null);
+
+  /** The model name the cluster serves (the `model` of every line). */
+  get model(): string {
+    return this.#model;
+  }
+  /** Context window to fit prompts to; null: prompts are never cut. */
+  get contextWindow(): number | null {
+    return this.#contextWindow;
+  }
+  get busy(): boolean {
+    return this.#busy;
+  }
+  get exported(): string | null {
+    return this.#exported;
+  }
+  get error(): string | null {
+    return this.#error;
+  }
+  get plan(): BatchPlan | null {
+    return this.#plan;
+  }
+  get planName(): string {
+    return this.#planName;
+  }
+  get output(): BatchOutput | null {
+    return this.#output;
+  }
+  get outputNames(): readonly string[] {
+    return this.#outputNames;
+  }
+  get coverage(): BatchCoverage | null {
+    return this.#coverage;
+  }
+
+  setModel(model: string): void {
+    this.#model = model;
+  }
+  setContextWindow(tokens: number | null): void {
+    this.#contextWindow = tokens;
+  }
 
   /** The name of the model line: what the user typed, else the loaded engine's model. */
   modelName(g: BatchSource): string {
@@ -50,7 +88,7 @@ export class BatchState {
 
   async exportPlan(g: BatchSource, store: WorkbenchStore): Promise<void> {
     if (!g.datasetId || this.busy) return;
-    await this.#busy(async () => {
+    await this.#whileBusy(async () => {
       const available = await store.datasets.questionsWithDatabase(g.datasetId!);
       const indices = g.subset === 'first' ? available.slice(0, Math.max(1, g.firstN)) : g.subset === 'all' ? available : quickCheckIndices(available);
       const spec = { model: { id: this.modelName(g) }, template: g.template(), params: g.params(), ...(g.sampleRows !== null ? { sampleRows: g.sampleRows } : {}) };
@@ -58,27 +96,27 @@ export class BatchState {
       const base = safeFileName(g.name.trim() || `${spec.model.id}-${spec.template.id}`);
       downloadText(`${base}.jsonl`, files.jsonl, 'application/jsonl');
       downloadText(`${base}.plan.json`, files.planJson, 'application/json');
-      this.exported = `${files.requests} requests (${files.plan.indices.length} questions × ${files.plan.spec.params.n} samples) in ${base}.jsonl, plan in ${base}.plan.json` +
+      this.#exported = `${files.requests} requests (${files.plan.indices.length} questions × ${files.plan.spec.params.n} samples) in ${base}.jsonl, plan in ${base}.plan.json` +
         (files.tooLong.length ? `; ${files.tooLong.length} left out, their prompt does not fit the context window` : '');
     });
   }
 
   async choosePlan(file: File): Promise<void> {
-    await this.#busy(async () => {
-      this.plan = null;
-      this.plan = parseBatchPlan(await file.text(), file.name);
-      this.planName = file.name;
+    await this.#whileBusy(async () => {
+      this.#plan = null;
+      this.#plan = parseBatchPlan(await file.text(), file.name);
+      this.#planName = file.name;
       this.#cover();
     });
   }
 
   async chooseOutputs(files: readonly File[]): Promise<void> {
-    await this.#busy(async () => {
-      this.output = null;
+    await this.#whileBusy(async () => {
+      this.#output = null;
       const parsed: BatchOutput[] = [];
       for (const f of files) parsed.push(parseBatchOutput(await f.text(), f.name));
-      this.output = mergeBatchOutputs(parsed);
-      this.outputNames = files.map((f) => f.name);
+      this.#output = mergeBatchOutputs(parsed);
+      this.#outputNames = files.map((f) => f.name);
       this.#cover();
     });
   }
@@ -91,11 +129,11 @@ export class BatchState {
   async exportMissing(g: BatchSource, store: WorkbenchStore): Promise<void> {
     const { plan, coverage } = this;
     if (!plan || !coverage || !g.datasetId) return;
-    await this.#busy(async () => {
+    await this.#whileBusy(async () => {
       const customIds = [...coverage.missing, ...coverage.failed];
       const files = await store.service.exportBatch(g.datasetId!, { indices: [], spec: plan.spec, contextWindow: plan.contextWindow, redo: { plan, customIds } });
       downloadText(`${safeFileName(this.planName.replace(/\.plan\.json$/, ''))}-missing.jsonl`, files.jsonl, 'application/jsonl');
-      this.exported = `${files.requests} missing and failed requests exported; run them and import their output together with the first one`;
+      this.#exported = `${files.requests} missing and failed requests exported; run them and import their output together with the first one`;
     });
   }
 
@@ -103,11 +141,11 @@ export class BatchState {
   async importRun(g: BatchSource, store: WorkbenchStore, onDone: (runId: string) => void): Promise<void> {
     const { plan, output } = this;
     if (!plan || !output || !g.datasetId || g.running) return;
-    this.error = null;
+    this.#error = null;
     const dataset = await store.datasets.get(g.datasetId);
     if (!dataset) return;
     if (plan.dataset.questions && plan.dataset.questions.sha256 !== dataset.questionsFile.sha256) {
-      this.error = `${this.planName} was exported from ${plan.dataset.questions.name}, not from dataset "${dataset.name}": choose that dataset above`;
+      this.#error = `${this.planName} was exported from ${plan.dataset.questions.name}, not from dataset "${dataset.name}": choose that dataset above`;
       return;
     }
     const engine = new BatchEngine(plan, dataset.questions, output, this.outputNames.join(', '));
@@ -121,18 +159,18 @@ export class BatchState {
   }
 
   #cover(): void {
-    this.coverage = this.plan && this.output ? batchCoverage(this.plan, this.output) : null;
+    this.#coverage = this.plan && this.output ? batchCoverage(this.plan, this.output) : null;
   }
 
-  async #busy(work: () => Promise<void>): Promise<void> {
-    this.busy = true;
-    this.error = null;
+  async #whileBusy(work: () => Promise<void>): Promise<void> {
+    this.#busy = true;
+    this.#error = null;
     try {
       await work();
     } catch (err) {
-      this.error = errorMessage(err);
+      this.#error = errorMessage(err);
     } finally {
-      this.busy = false;
+      this.#busy = false;
     }
   }
 }

@@ -27,33 +27,139 @@ export interface FinishedSummary {
 }
 
 export class GenerateState extends EngineSlot {
-  userTemplates = $state.raw<PromptTemplate[]>(loadUserTemplates());
+  #userTemplates = $state.raw<PromptTemplate[]>(loadUserTemplates());
   /** Batch files for a cluster: export of this screen's plan, import of the output. */
   readonly batch = new BatchState();
 
-  datasetId = $state<string | null>(null);
-  templateId = $state(BUILTIN_TEMPLATES[0]!.id);
-  sampleRows = $state<number | null>(null);
-  subset = $state<SubsetChoice>('quick');
-  firstN = $state(10);
-  n = $state(1);
-  temperature = $state(0);
-  topP = $state(1);
-  maxTokens = $state(256);
-  seed = $state(0);
-  name = $state('');
+  #datasetId = $state<string | null>(null);
+  #templateId = $state(BUILTIN_TEMPLATES[0]!.id);
+  #sampleRows = $state<number | null>(null);
+  #subset = $state<SubsetChoice>('quick');
+  #firstN = $state(10);
+  #n = $state(1);
+  #temperature = $state(0);
+  #topP = $state(1);
+  #maxTokens = $state(256);
+  #seed = $state(0);
+  #name = $state('');
 
-  preview = $state<string | null>(null);
-  previewNote = $state<string | null>(null);
-  previewError = $state<string | null>(null);
+  #preview = $state<string | null>(null);
+  #previewNote = $state<string | null>(null);
+  #previewError = $state<string | null>(null);
 
-  running = $state(false);
-  runId = $state<string | null>(null);
-  progress = $state.raw<GenerationProgress | null>(null);
-  error = $state<string | null>(null);
-  finished = $state.raw<FinishedSummary | null>(null);
-  unfinished = $state.raw<RunHeader[]>([]);
+  #running = $state(false);
+  #runId = $state<string | null>(null);
+  #progress = $state.raw<GenerationProgress | null>(null);
+  #error = $state<string | null>(null);
+  #finished = $state.raw<FinishedSummary | null>(null);
+  #unfinished = $state.raw<RunHeader[]>([]);
   #controller: AbortController | null = null;
+
+  /** The researcher's own templates (user-library.ts). */
+  get userTemplates(): PromptTemplate[] {
+    return this.#userTemplates;
+  }
+  get datasetId(): string | null {
+    return this.#datasetId;
+  }
+  get templateId(): string {
+    return this.#templateId;
+  }
+  /** Sample rows per table; null: the template's. */
+  get sampleRows(): number | null {
+    return this.#sampleRows;
+  }
+  get subset(): SubsetChoice {
+    return this.#subset;
+  }
+  get firstN(): number {
+    return this.#firstN;
+  }
+  get n(): number {
+    return this.#n;
+  }
+  get temperature(): number {
+    return this.#temperature;
+  }
+  get topP(): number {
+    return this.#topP;
+  }
+  get maxTokens(): number {
+    return this.#maxTokens;
+  }
+  get seed(): number {
+    return this.#seed;
+  }
+  get name(): string {
+    return this.#name;
+  }
+  get preview(): string | null {
+    return this.#preview;
+  }
+  get previewNote(): string | null {
+    return this.#previewNote;
+  }
+  get previewError(): string | null {
+    return this.#previewError;
+  }
+  get running(): boolean {
+    return this.#running;
+  }
+  get runId(): string | null {
+    return this.#runId;
+  }
+  get progress(): GenerationProgress | null {
+    return this.#progress;
+  }
+  get error(): string | null {
+    return this.#error;
+  }
+  get finished(): FinishedSummary | null {
+    return this.#finished;
+  }
+  get unfinished(): RunHeader[] {
+    return this.#unfinished;
+  }
+
+  chooseDataset(id: string | null): void {
+    this.#datasetId = id;
+  }
+  chooseTemplate(id: string): void {
+    this.#templateId = id;
+  }
+  setSampleRows(rows: number | null): void {
+    this.#sampleRows = rows;
+  }
+  chooseSubset(subset: SubsetChoice): void {
+    this.#subset = subset;
+  }
+  setFirstN(n: number): void {
+    this.#firstN = n;
+  }
+  setN(n: number): void {
+    this.#n = n;
+  }
+  setTemperature(t: number): void {
+    this.#temperature = t;
+  }
+  setTopP(p: number): void {
+    this.#topP = p;
+  }
+  setMaxTokens(n: number): void {
+    this.#maxTokens = n;
+  }
+  setSeed(seed: number): void {
+    this.#seed = seed;
+  }
+  setName(name: string): void {
+    this.#name = name;
+  }
+  /** A template saved by the template panel: the new list, the saved one chosen, and no stale preview. */
+  setUserTemplates(list: PromptTemplate[], chosenId: string): void {
+    this.#userTemplates = list;
+    this.#templateId = chosenId;
+    this.#preview = null;
+  }
 
   /** No engine change while a run uses the engine. */
   protected override canLoad(): boolean {
@@ -62,12 +168,12 @@ export class GenerateState extends EngineSlot {
 
   /** Quick check: 50 seeded questions, one greedy sample, EX with a 95% interval. */
   quickCheckPreset(): void {
-    this.subset = 'quick';
+    this.#subset = 'quick';
     const q = quickCheckParams(this.maxTokens);
-    this.n = q.n;
-    this.temperature = q.temperature;
-    this.topP = q.topP;
-    this.seed = q.seed ?? 0;
+    this.#n = q.n;
+    this.#temperature = q.temperature;
+    this.#topP = q.topP;
+    this.#seed = q.seed ?? 0;
   }
 
   template() {
@@ -79,7 +185,7 @@ export class GenerateState extends EngineSlot {
   }
 
   async refreshPreview(store: WorkbenchStore): Promise<void> {
-    this.previewError = null;
+    this.#previewError = null;
     if (!this.datasetId) return;
     try {
       const indices = await store.datasets.questionsWithDatabase(this.datasetId);
@@ -89,23 +195,23 @@ export class GenerateState extends EngineSlot {
         { template: this.template(), sampleRows: this.sampleRows ?? undefined, maxTokens: this.maxTokens },
         this.engine,
       );
-      this.preview = built.prompt.messages.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
+      this.#preview = built.prompt.messages.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
       const c = built.fit.cut;
       const cut = [...c.sampleRows.map((t) => `rows of ${t}`), ...c.descriptions.map((t) => `descriptions of ${t}`), ...c.tables.map((t) => `table ${t}`)];
-      this.previewNote =
+      this.#previewNote =
         `${built.fit.tokens} tokens (${built.fit.counter === 'engine' ? "the engine's tokenizer" : 'estimated at 4 characters per token'})` +
         (built.fit.limit !== null ? ` of ${built.fit.limit} available` : '') +
         (cut.length ? `; cut to fit: ${cut.join(', ')}` : '') +
         (built.fit.fits ? '' : '; does NOT fit the context window');
     } catch (err) {
-      this.preview = null;
-      this.previewError = errorMessage(err);
+      this.#preview = null;
+      this.#previewError = errorMessage(err);
     }
   }
 
   async refreshUnfinished(store: WorkbenchStore): Promise<void> {
     const [runs, active] = await Promise.all([store.runs.list(), store.runs.activeIds()]);
-    this.unfinished = runs.filter((r) => r.source.kind === 'generation' && r.status === 'running' && !active.includes(r.id));
+    this.#unfinished = runs.filter((r) => r.source.kind === 'generation' && r.status === 'running' && !active.includes(r.id));
   }
 
   async start(store: WorkbenchStore, onDone: (runId: string) => void): Promise<void> {
@@ -144,19 +250,19 @@ export class GenerateState extends EngineSlot {
     go: (hooks: Parameters<RunService['startGeneration']>[2]) => ReturnType<RunService['startGeneration']>,
     store: WorkbenchStore,
   ): Promise<void> {
-    this.running = true;
-    this.error = null;
-    this.finished = null;
-    this.progress = null;
+    this.#running = true;
+    this.#error = null;
+    this.#finished = null;
+    this.#progress = null;
     this.#controller = new AbortController();
     try {
       const r = await go({
         signal: this.#controller.signal,
-        onStart: (run) => (this.runId = run.id),
-        onProgress: (p) => (this.progress = p),
+        onStart: (run) => (this.#runId = run.id),
+        onProgress: (p) => (this.#progress = p),
       });
       const samples = await store.runs.samples(r.run.id);
-      this.finished = {
+      this.#finished = {
         runId: r.run.id,
         outcome: r.outcome.kind,
         message: r.outcome.kind === 'paused' || r.outcome.kind === 'gpu-lost' ? r.outcome.message : null,
@@ -164,9 +270,9 @@ export class GenerateState extends EngineSlot {
       };
       if (r.outcome.kind === 'done') onDone(r.run.id);
     } catch (err) {
-      this.error = errorMessage(err);
+      this.#error = errorMessage(err);
     } finally {
-      this.running = false;
+      this.#running = false;
       this.#controller = null;
       await this.refreshUnfinished(store).catch(() => undefined);
     }

@@ -52,7 +52,7 @@ function withLock<T>(fn: () => Promise<T>): Promise<T> {
   return navigator.locks ? navigator.locks.request(LOCK, fn) : fn();
 }
 
-export class DemoLibrary {
+export class DemoState {
   readonly #deps: DemoDeps;
   #phase = $state<DemoPhase>('idle');
   #error = $state<string | null>(null);

@@ -25,41 +25,169 @@ export type PolicyChoice = 'engine' | 'replay';
 export class RarState {
   readonly policy: EngineSlot;
   readonly judge: EngineSlot;
-  datasets = $state.raw<RarDatasetRecord[]>([]);
-  runs = $state.raw<RarRunHeader[]>([]);
-  active = $state.raw<string[]>([]);
-  message = $state<string | null>(null);
-  error = $state<string | null>(null);
+  #datasets = $state.raw<RarDatasetRecord[]>([]);
+  #runs = $state.raw<RarRunHeader[]>([]);
+  #active = $state.raw<string[]>([]);
+  #message = $state<string | null>(null);
+  #error = $state<string | null>(null);
 
-  datasetId = $state<string | null>(null);
-  policyChoice = $state<PolicyChoice>('engine');
-  completionsFile = $state.raw<File | null>(null);
-  judgeChoice = $state<'none' | EngineChoice>('openai');
-  n = $state(2);
-  temperature = $state(0.7);
-  maxTokens = $state(512);
-  seed = $state(0);
-  withImplicit = $state(true);
-  withLikert = $state(true);
-  weighting = $state<WeightingName | 'as-given'>('as-given');
-  normalization = $state<Normalization>('positive');
-  clip = $state(true);
-  name = $state('');
+  #datasetId = $state<string | null>(null);
+  #policyChoice = $state<PolicyChoice>('engine');
+  #completionsFile = $state.raw<File | null>(null);
+  #judgeChoice = $state<'none' | EngineChoice>('openai');
+  #n = $state(2);
+  #temperature = $state(0.7);
+  #maxTokens = $state(512);
+  #seed = $state(0);
+  #withImplicit = $state(true);
+  #withLikert = $state(true);
+  #weighting = $state<WeightingName | 'as-given'>('as-given');
+  #normalization = $state<Normalization>('positive');
+  #clip = $state(true);
+  #name = $state('');
 
-  running = $state(false);
-  runningId = $state<string | null>(null);
-  progress = $state.raw<{ done: number; total: number } | null>(null);
-  /** The judge's counts during a run, read every second: "0 of 10 judged" can then say that every answer so far was unparseable. */
-  judgeStats = $state.raw<JudgeStats | null>(null);
+  #running = $state(false);
+  #runningId = $state<string | null>(null);
+  #progress = $state.raw<{ done: number; total: number } | null>(null);
+  #judgeStats = $state.raw<JudgeStats | null>(null);
   /** Plain field: the judge of the run in progress. */
   #activeJudge: Judge | null = null;
-  runError = $state<string | null>(null);
+  #runError = $state<string | null>(null);
   #abort: AbortController | null = null;
 
-  openId = $state<string | null>(null);
-  openRun = $state.raw<RarRunHeader | null>(null);
-  openSamples = $state.raw<StoredRarSample[]>([]);
-  threshold = $state(0.5);
+  #openId = $state<string | null>(null);
+  #openRun = $state.raw<RarRunHeader | null>(null);
+  #openSamples = $state.raw<StoredRarSample[]>([]);
+  #threshold = $state(0.5);
+
+  get datasets(): RarDatasetRecord[] {
+    return this.#datasets;
+  }
+  get runs(): RarRunHeader[] {
+    return this.#runs;
+  }
+  get active(): string[] {
+    return this.#active;
+  }
+  get message(): string | null {
+    return this.#message;
+  }
+  get error(): string | null {
+    return this.#error;
+  }
+  get datasetId(): string | null {
+    return this.#datasetId;
+  }
+  get policyChoice(): PolicyChoice {
+    return this.#policyChoice;
+  }
+  get completionsFile(): File | null {
+    return this.#completionsFile;
+  }
+  get judgeChoice(): 'none' | EngineChoice {
+    return this.#judgeChoice;
+  }
+  get n(): number {
+    return this.#n;
+  }
+  get temperature(): number {
+    return this.#temperature;
+  }
+  get maxTokens(): number {
+    return this.#maxTokens;
+  }
+  get seed(): number {
+    return this.#seed;
+  }
+  get withImplicit(): boolean {
+    return this.#withImplicit;
+  }
+  get withLikert(): boolean {
+    return this.#withLikert;
+  }
+  get weighting(): WeightingName | 'as-given' {
+    return this.#weighting;
+  }
+  get normalization(): Normalization {
+    return this.#normalization;
+  }
+  get clip(): boolean {
+    return this.#clip;
+  }
+  get name(): string {
+    return this.#name;
+  }
+  get running(): boolean {
+    return this.#running;
+  }
+  get runningId(): string | null {
+    return this.#runningId;
+  }
+  get progress(): { done: number; total: number } | null {
+    return this.#progress;
+  }
+  /** The judge's counts during a run, read every second: "0 of 10 judged" can then say that every answer so far was unparseable. */
+  get judgeStats(): JudgeStats | null {
+    return this.#judgeStats;
+  }
+  get runError(): string | null {
+    return this.#runError;
+  }
+  get openId(): string | null {
+    return this.#openId;
+  }
+  get openRun(): RarRunHeader | null {
+    return this.#openRun;
+  }
+  get openSamples(): StoredRarSample[] {
+    return this.#openSamples;
+  }
+  get threshold(): number {
+    return this.#threshold;
+  }
+
+  chooseDataset(id: string | null): void {
+    this.#datasetId = id;
+  }
+  choosePolicy(choice: PolicyChoice): void {
+    this.#policyChoice = choice;
+  }
+  chooseCompletionsFile(file: File | null): void {
+    this.#completionsFile = file;
+  }
+  chooseJudge(choice: 'none' | EngineChoice): void {
+    this.#judgeChoice = choice;
+  }
+  setN(n: number): void {
+    this.#n = n;
+  }
+  setTemperature(t: number): void {
+    this.#temperature = t;
+  }
+  setMaxTokens(n: number): void {
+    this.#maxTokens = n;
+  }
+  setSeed(seed: number): void {
+    this.#seed = seed;
+  }
+  setWithImplicit(on: boolean): void {
+    this.#withImplicit = on;
+  }
+  setWithLikert(on: boolean): void {
+    this.#withLikert = on;
+  }
+  chooseWeighting(w: WeightingName | 'as-given'): void {
+    this.#weighting = w;
+  }
+  setNormalization(n: Normalization): void {
+    this.#normalization = n;
+  }
+  setClip(on: boolean): void {
+    this.#clip = on;
+  }
+  setName(name: string): void {
+    this.#name = name;
+  }
 
   readonly #scores = $derived(this.openSamples.map((s) => s.scores));
   readonly summary = $derived.by((): RubricSummary | null => (this.#scores.length ? summarizeRubricScores(this.#scores) : null));
@@ -83,10 +211,13 @@ export class RarState {
   async refresh(): Promise<void> {
     try {
       const { rar } = await this.repo();
-      [this.datasets, this.runs, this.active] = await Promise.all([rar.listDatasets(), rar.listRuns(), rar.activeRunIds()]);
-      if (!this.datasetId || !this.datasets.some((d) => d.id === this.datasetId)) this.datasetId = this.datasets[0]?.id ?? null;
+      const [datasets, runs, active] = await Promise.all([rar.listDatasets(), rar.listRuns(), rar.activeRunIds()]);
+      this.#datasets = datasets;
+      this.#runs = runs;
+      this.#active = active;
+      if (!this.datasetId || !this.datasets.some((d) => d.id === this.datasetId)) this.#datasetId = this.datasets[0]?.id ?? null;
     } catch (err) {
-      this.error = `Stored rubric datasets could not be read: ${errorMessage(err)}`;
+      this.#error = `Stored rubric datasets could not be read: ${errorMessage(err)}`;
     }
   }
 
@@ -108,7 +239,7 @@ export class RarState {
       if (this.error) break;
       if (this.message) done.push(this.message);
     }
-    this.message = done.length ? done.join(' ') : null;
+    this.#message = done.length ? done.join(' ') : null;
   }
 
   async importExample(): Promise<void> {
@@ -120,26 +251,26 @@ export class RarState {
   }
 
   async #import(read: () => Promise<string | Blob>, fileName: string, name?: string): Promise<void> {
-    this.error = null;
-    this.message = null;
+    this.#error = null;
+    this.#message = null;
     try {
       const { rar } = await this.repo();
       const d = await rar.importDataset(await read(), fileName, name);
-      this.message = `Imported "${d.name}": ${d.rows.length} questions, ${d.rows.reduce((n, r) => n + r.rubric.items.length, 0)} criteria.`;
-      this.datasetId = d.id;
+      this.#message = `Imported "${d.name}": ${d.rows.length} questions, ${d.rows.reduce((n, r) => n + r.rubric.items.length, 0)} criteria.`;
+      this.#datasetId = d.id;
       await this.refresh();
     } catch (err) {
-      this.error = errorMessage(err);
+      this.#error = errorMessage(err);
     }
   }
 
   async deleteDataset(id: string): Promise<void> {
-    this.error = null;
+    this.#error = null;
     try {
       await (await this.repo()).rar.deleteDataset(id);
       await this.refresh();
     } catch (err) {
-      this.error = errorMessage(err);
+      this.#error = errorMessage(err);
     }
   }
 
@@ -155,7 +286,7 @@ export class RarState {
 
   async #judge(signal: AbortSignal): Promise<Judge | null> {
     if (this.judgeChoice === 'none') return null;
-    this.judge.engineKind = this.judgeChoice;
+    this.judge.chooseEngineKind(this.judgeChoice);
     const { engine, model } = await this.judge.ensureLoaded('judge');
     const { rubrics } = await this.repo();
     return (this.#activeJudge = new Judge({ engine, model: model.id, cache: rubrics.cache(), signal }));
@@ -163,14 +294,14 @@ export class RarState {
 
   async start(): Promise<void> {
     if (this.running) return;
-    this.runError = null;
+    this.#runError = null;
     const dataset = this.datasets.find((d) => d.id === this.datasetId);
     if (!dataset) {
-      this.runError = 'Choose a rubric dataset (import one, or add the example).';
+      this.#runError = 'Choose a rubric dataset (import one, or add the example).';
       return;
     }
     if (!Number.isInteger(this.n) || this.n < 1 || this.n > 64) {
-      this.runError = `Samples per question must be a whole number from 1 to 64 (got ${this.n}).`;
+      this.#runError = `Samples per question must be a whole number from 1 to 64 (got ${this.n}).`;
       return;
     }
     await this.#drive(async (rar, signal, hooks) => {
@@ -202,7 +333,7 @@ export class RarState {
 
   async resume(run: RarRunHeader): Promise<void> {
     if (this.running) return;
-    this.runError = null;
+    this.#runError = null;
     await this.#drive(async (rar, signal, hooks) => {
       if (run.policy.kind === 'engine') {
         await this.#readyFor(this.policy, run.policy.engine, run.policy.model.id, `load the run's policy model first (${run.policy.engine} · ${run.policy.model.id}): only the samples not stored are generated`);
@@ -228,11 +359,11 @@ export class RarState {
   }
 
   async #drive(go: (rar: RarRepository, signal: AbortSignal, hooks: Parameters<RarRepository['start']>[2]) => Promise<RarRunHeader>): Promise<void> {
-    this.running = true;
-    this.progress = null;
-    this.judgeStats = null;
+    this.#running = true;
+    this.#progress = null;
+    this.#judgeStats = null;
     const poll = setInterval(() => {
-      if (this.#activeJudge) this.judgeStats = { ...this.#activeJudge.stats };
+      if (this.#activeJudge) this.#judgeStats = { ...this.#activeJudge.stats };
     }, 1000);
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
@@ -241,19 +372,19 @@ export class RarState {
       const done = await go(rar, signal, {
         signal,
         onStart: (run) => {
-          this.runningId = run.id;
+          this.#runningId = run.id;
           void this.refresh();
         },
-        onProgress: (p) => (this.progress = p),
+        onProgress: (p) => (this.#progress = p),
       });
       await this.open(done.id);
     } catch (err) {
-      this.runError = `The run stopped: ${errorMessage(err)}`;
+      this.#runError = `The run stopped: ${errorMessage(err)}`;
     } finally {
       clearInterval(poll);
       this.#activeJudge = null;
-      this.running = false;
-      this.runningId = null;
+      this.#running = false;
+      this.#runningId = null;
       this.#abort = null;
       await this.refresh();
     }
@@ -267,15 +398,15 @@ export class RarState {
   async open(id: string): Promise<void> {
     const { rar } = await this.repo();
     const [run, samples] = await Promise.all([rar.getRun(id), rar.samples(id)]);
-    this.openId = id;
-    this.openRun = run ?? null;
-    this.openSamples = samples;
+    this.#openId = id;
+    this.#openRun = run ?? null;
+    this.#openSamples = samples;
   }
 
   close(): void {
-    this.openId = null;
-    this.openRun = null;
-    this.openSamples = [];
+    this.#openId = null;
+    this.#openRun = null;
+    this.#openSamples = [];
   }
 
   /** The open run as JSON Lines: one sample per line with its question id, completion and scores. */

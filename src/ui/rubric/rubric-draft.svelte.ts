@@ -49,11 +49,14 @@ function weightValue(w: string): unknown {
   return Number.isFinite(n) ? n : t;
 }
 
+/** The fields of a criterion the form edits one at a time (the category goes through `setCategory`: it moves the weight too). */
+export type EditableField = Exclude<keyof DraftItem, 'uid' | 'category'>;
+
 export class RubricDraft {
-  id = $state('my-rubric');
-  title = $state('My rubric');
-  weighting = $state<WeightingName>('paper');
-  items = $state<DraftItem[]>([]);
+  #id = $state('my-rubric');
+  #title = $state('My rubric');
+  #weighting = $state<WeightingName>('paper');
+  #items = $state<DraftItem[]>([]);
 
   /** The rubric or the core's validation message. */
   readonly result = $derived.by((): { rubric: Rubric; error: null } | { rubric: null; error: string } => {
@@ -67,6 +70,31 @@ export class RubricDraft {
   constructor(rubric?: Rubric) {
     if (rubric) this.load(rubric);
     else this.add();
+  }
+
+  get id(): string {
+    return this.#id;
+  }
+  get title(): string {
+    return this.#title;
+  }
+  get weighting(): WeightingName {
+    return this.#weighting;
+  }
+  get items(): readonly Readonly<DraftItem>[] {
+    return this.#items;
+  }
+
+  setId(id: string): void {
+    this.#id = id;
+  }
+  setTitle(title: string): void {
+    this.#title = title;
+  }
+  /** One field of one criterion, as typed. */
+  editItem<K extends EditableField>(uid: number, field: K, value: DraftItem[K]): void {
+    const d = this.#items.find((x) => x.uid === uid);
+    if (d) d[field] = value;
   }
 
   input(): unknown {
@@ -85,37 +113,37 @@ export class RubricDraft {
   }
 
   load(rubric: Rubric): void {
-    this.id = rubric.id;
-    this.title = rubric.title;
-    this.items = rubric.items.map(fromItem);
+    this.#id = rubric.id;
+    this.#title = rubric.title;
+    this.#items = rubric.items.map(fromItem);
   }
 
   add(): void {
     const n = this.items.length + 1;
     let id = `c${n}`;
     for (let k = n; this.items.some((d) => d.id === id); k++) id = `c${k + 1}`;
-    this.items.push({
+    this.#items.push({
       uid: nextUid++, id, title: '', description: '', category: 'essential', weight: String(defaultWeight('essential', this.weighting)),
       kind: 'judge', sqlName: 'matches-gold', expected: '', pattern: '', flags: '', target: 'sql',
     });
   }
 
   remove(uid: number): void {
-    this.items = this.items.filter((d) => d.uid !== uid);
+    this.#items = this.items.filter((d) => d.uid !== uid);
   }
 
   move(uid: number, step: -1 | 1): void {
     const i = this.items.findIndex((d) => d.uid === uid);
     const j = i + step;
     if (i < 0 || j < 0 || j >= this.items.length) return;
-    const next = [...this.items];
+    const next = [...this.#items];
     [next[i], next[j]] = [next[j]!, next[i]!];
-    this.items = next;
+    this.#items = next;
   }
 
   /** A new category takes the preset's weight (a pitfall keeps the sign it had). */
   setCategory(uid: number, category: Category): void {
-    const d = this.items.find((x) => x.uid === uid);
+    const d = this.#items.find((x) => x.uid === uid);
     if (!d) return;
     const wasNegative = Number(d.weight) < 0;
     d.category = category;
@@ -125,8 +153,8 @@ export class RubricDraft {
 
   /** Every weight from the preset (pitfalls keep their sign: it says how the item is phrased). */
   applyPreset(weighting: WeightingName): void {
-    this.weighting = weighting;
-    for (const d of this.items) {
+    this.#weighting = weighting;
+    for (const d of this.#items) {
       const w = Math.abs(defaultWeight(d.category, weighting));
       d.weight = String(d.category === 'pitfall' && Number(d.weight) < 0 ? -w : w);
     }

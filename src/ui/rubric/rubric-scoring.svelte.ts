@@ -24,50 +24,121 @@ export const rubricReward = (s: RubricScores): number | null => s.explicit?.scor
 
 export const needsJudge = (rubric: Rubric): boolean => rubric.items.some((i) => i.check.kind === 'judge');
 
-export class RubricScoring {
-  runId = $state('');
-  judgeChoice = $state<JudgeChoice>('none');
+export class ScoringState {
+  #runId = $state('');
+  #judgeChoice = $state<JudgeChoice>('none');
   /** The judge engine, chosen and loaded apart from the Generate screen's policy. */
   readonly judge: EngineSlot;
-  /** Implicit and Likert need a judge; explicit is always computed. */
-  withImplicit = $state(true);
-  withLikert = $state(true);
-  /** Which score the judge-vs-EX matrix compares with EX. */
+  #withImplicit = $state(true);
+  #withLikert = $state(true);
   #matrixScore = $state<JudgeScoreKind | null>(null);
+  #threshold = $state(0.5);
+  #normalization = $state<Normalization>('positive');
+  #clip = $state(true);
+  #unresolved = $state<ExplicitOptions['unresolved'] | null>(null);
+
+  #running = $state(false);
+  #done = $state(0);
+  #total = $state(0);
+  #error = $state<string | null>(null);
+  #written = $state<string | null>(null);
+  #stats = $state.raw<JudgeStats | null>(null);
+  #scored = $state.raw<StoredRubricRun | null>(null);
+  #samples = $state.raw<SampleRecord[]>([]);
+  #abort: AbortController | null = null;
+
+  /** The stored run to score (its id; empty for none). */
+  get runId(): string {
+    return this.#runId;
+  }
+  get judgeChoice(): JudgeChoice {
+    return this.#judgeChoice;
+  }
+  /** Implicit and Likert need a judge; explicit is always computed. */
+  get withImplicit(): boolean {
+    return this.#withImplicit;
+  }
+  get withLikert(): boolean {
+    return this.#withLikert;
+  }
   /** The score "Judge vs EX" compares with EX: the implicit one when the judge gave it, else (no judge) the explicit one, until the user chooses. */
   get matrixScore(): JudgeScoreKind {
-    return this.#matrixScore ?? (this.scored?.samples.some((s) => s.scores.implicit) !== false ? 'implicit' : 'explicit');
+    return this.#matrixScore ?? (this.#scored?.samples.some((s) => s.scores.implicit) !== false ? 'implicit' : 'explicit');
   }
-  set matrixScore(v: JudgeScoreKind) {
-    this.#matrixScore = v;
+  /** A score at or above it passes (the judge-vs-EX matrix and the agreement). */
+  get threshold(): number {
+    return this.#threshold;
   }
-  threshold = $state(0.5);
   /** Explicit aggregation: denominator, clipping, and what an item without a verdict does. */
-  normalization = $state<Normalization>('positive');
-  clip = $state(true);
-  #unresolved = $state<ExplicitOptions['unresolved'] | null>(null);
+  get normalization(): Normalization {
+    return this.#normalization;
+  }
+  get clip(): boolean {
+    return this.#clip;
+  }
   /**
    * What the explicit score does with a criterion without a verdict. Until the user chooses:
    * left out without a judge (the programmatic criteria still give a score: with 'null', a rubric
    * with judge criteria would give none at all), no score with one (every criterion must be decided).
    */
   get unresolved(): ExplicitOptions['unresolved'] {
-    return this.#unresolved ?? (this.judgeChoice === 'none' ? 'skip' : 'null');
+    return this.#unresolved ?? (this.#judgeChoice === 'none' ? 'skip' : 'null');
   }
-  set unresolved(v: ExplicitOptions['unresolved']) {
-    this.#unresolved = v;
+  get running(): boolean {
+    return this.#running;
+  }
+  get done(): number {
+    return this.#done;
+  }
+  get total(): number {
+    return this.#total;
+  }
+  get error(): string | null {
+    return this.#error;
+  }
+  /** What was written into the run's samples by the last scoring. */
+  get written(): string | null {
+    return this.#written;
+  }
+  get stats(): JudgeStats | null {
+    return this.#stats;
+  }
+  get scored(): StoredRubricRun | null {
+    return this.#scored;
+  }
+  get samples(): SampleRecord[] {
+    return this.#samples;
   }
 
-  running = $state(false);
-  done = $state(0);
-  total = $state(0);
-  error = $state<string | null>(null);
-  /** What was written into the run's samples by the last scoring. */
-  written = $state<string | null>(null);
-  stats = $state.raw<JudgeStats | null>(null);
-  scored = $state.raw<StoredRubricRun | null>(null);
-  samples = $state.raw<SampleRecord[]>([]);
-  #abort: AbortController | null = null;
+  /** Another run to score: what was stored for it with `rubric` is shown. */
+  async chooseRun(runId: string, rubric: Rubric | null): Promise<void> {
+    this.#runId = runId;
+    await this.show(rubric);
+  }
+  chooseJudge(choice: JudgeChoice): void {
+    this.#judgeChoice = choice;
+  }
+  setWithImplicit(on: boolean): void {
+    this.#withImplicit = on;
+  }
+  setWithLikert(on: boolean): void {
+    this.#withLikert = on;
+  }
+  chooseMatrixScore(kind: JudgeScoreKind): void {
+    this.#matrixScore = kind;
+  }
+  setThreshold(t: number): void {
+    this.#threshold = t;
+  }
+  setNormalization(n: Normalization): void {
+    this.#normalization = n;
+  }
+  setClip(on: boolean): void {
+    this.#clip = on;
+  }
+  setUnresolved(u: ExplicitOptions['unresolved']): void {
+    this.#unresolved = u;
+  }
 
   readonly summary = $derived.by((): RubricSummary | null => (this.scored ? summarizeRubricScores(this.#scores) : null));
   readonly #scores = $derived((this.scored?.samples ?? []).map((s) => s.scores));
@@ -100,8 +171,8 @@ export class RubricScoring {
   async show(rubric: Rubric | null): Promise<void> {
     if (!this.runId || !rubric) return;
     const [stored, samples] = await Promise.all([(await this.repo()).getScores(this.runId, rubric.id), this.store.runs.samples(this.runId)]);
-    this.samples = samples;
-    this.scored = stored ?? null;
+    this.#samples = samples;
+    this.#scored = stored ?? null;
   }
 
   get explicitOptions(): ExplicitOptions {
@@ -120,10 +191,10 @@ export class RubricScoring {
     const before = new Set(scored.rubric.items.map(key));
     const changed = rubric.id !== scored.rubricId || rubric.items.length !== before.size || rubric.items.some((i) => !before.has(key(i)));
     if (changed) {
-      this.error = 'Criteria were added, removed or reworded since this run was scored: score it again (judge answers come from the cache).';
+      this.#error = 'Criteria were added, removed or reworded since this run was scored: score it again (judge answers come from the cache).';
       return;
     }
-    this.error = null;
+    this.#error = null;
     const r = $state.snapshot(rubric) as Rubric;
     const next: StoredRubricRun = {
       ...scored,
@@ -132,7 +203,7 @@ export class RubricScoring {
       samples: scored.samples.map((s) => ({ ...s, scores: reaggregate(s.scores, r.items, this.explicitOptions) })),
     };
     await (await this.repo()).saveScores(next);
-    this.scored = next;
+    this.#scored = next;
     await this.writeIntoRun(next);
   }
 
@@ -146,7 +217,7 @@ export class RubricScoring {
       result.runId,
       result.samples.map((s) => ({ index: s.index, sample: s.sample, rubric: s.scores, rubricScore: rubricReward(s.scores) })),
     );
-    this.written = `Written into the run's ${n} samples: its exports and best-of-n by rubric score use “${result.rubric.title}”.`;
+    this.#written = `Written into the run's ${n} samples: its exports and best-of-n by rubric score use “${result.rubric.title}”.`;
   }
 
   cancel(): void {
@@ -155,26 +226,26 @@ export class RubricScoring {
 
   /** The judge slot's engine, loaded now when it is not (or holds another kind of engine). */
   async #loadedJudge(repo: RubricRepository, signal: AbortSignal): Promise<Judge> {
-    if (this.judgeChoice !== 'none') this.judge.engineKind = this.judgeChoice;
+    if (this.judgeChoice !== 'none') this.judge.chooseEngineKind(this.judgeChoice);
     const { engine, model } = await this.judge.ensureLoaded('judge');
     return new Judge({ engine, model: model.id, cache: repo.cache(), signal });
   }
 
   async score(rubric: Rubric): Promise<void> {
     if (this.running) return;
-    this.error = null;
-    this.written = null;
-    this.stats = null;
+    this.#error = null;
+    this.#written = null;
+    this.#stats = null;
     const run = this.runId ? await this.store.runs.get(this.runId) : undefined;
     if (!run) {
-      this.error = 'Choose a stored run to score.';
+      this.#error = 'Choose a stored run to score.';
       return;
     }
     // Without a judge, judge criteria are recorded as skipped (the panel says so) and the
     // programmatic ones are still decided.
     const useJudge = this.judgeChoice !== 'none';
     let poll: ReturnType<typeof setInterval> | undefined;
-    this.running = true;
+    this.#running = true;
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
     const repo = await this.repo();
@@ -184,31 +255,31 @@ export class RubricScoring {
       const schemas = rubric.items.some((i) => i.check.kind === 'sql' && (i.check.name === 'schema-only' || i.check.name === 'uses-evidence-formula'))
         ? await this.store.service.databaseSchemas(run.id)
         : {};
-      this.samples = samples;
-      this.total = samples.length;
-      this.done = 0;
+      this.#samples = samples;
+      this.#total = samples.length;
+      this.#done = 0;
       const judge = useJudge ? await this.#loadedJudge(repo, signal) : null;
       // The judge's counts while a sample is judged (retries of unparseable answers can take a
       // minute before the first sample is done): the progress line says what is happening.
-      if (judge) poll = setInterval(() => (this.stats = { ...judge.stats }), 1000);
+      if (judge) poll = setInterval(() => (this.#stats = { ...judge.stats }), 1000);
       const aggregations: Aggregation[] = ['explicit', ...(judge && this.withImplicit ? (['implicit'] as const) : []), ...(judge && this.withLikert ? (['likert'] as const) : [])];
       const out: ScoredSample[] = [];
       for (const s of samples) {
         if (signal.aborted) throw new Error('scoring was cancelled');
         const scores = await scoreSample(rubric, sampleToScore(s, dataset?.questions[s.index] ?? null, schemas[s.dbId] ?? null), { aggregations, judge, concurrency: 2, explicit: this.explicitOptions });
         out.push({ index: s.index, sample: s.sample, scores: $state.snapshot(scores) as typeof scores });
-        this.done = out.length;
-        if (judge) this.stats = { ...judge.stats };
+        this.#done = out.length;
+        if (judge) this.#stats = { ...judge.stats };
       }
       const result: StoredRubricRun = { runId: run.id, rubricId: rubric.id, rubric: $state.snapshot(rubric) as Rubric, scoredAt: new Date().toISOString(), samples: out };
       await repo.saveScores(result);
-      this.scored = result;
+      this.#scored = result;
       await this.writeIntoRun(result);
     } catch (err) {
-      this.error = `Scoring stopped: ${errorMessage(err)}`;
+      this.#error = `Scoring stopped: ${errorMessage(err)}`;
     } finally {
       clearInterval(poll);
-      this.running = false;
+      this.#running = false;
       this.#abort = null;
     }
   }

@@ -10,16 +10,16 @@ import { errorMessage } from '../../core/errors.ts';
 import { BIRD_RUBRIC, EX_ONLY_RUBRIC } from '../../core/rubric/bird-rubric.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
 import { RubricDraft } from './rubric-draft.svelte.ts';
-import { RubricScoring } from './rubric-scoring.svelte.ts';
+import { ScoringState } from './rubric-scoring.svelte.ts';
 
 export const BUILT_IN: readonly Rubric[] = [BIRD_RUBRIC, EX_ONLY_RUBRIC];
 
-export class RubricScreen {
+export class RubricsState {
   readonly draft = new RubricDraft(EX_ONLY_RUBRIC);
-  readonly scoring: RubricScoring;
-  stored = $state.raw<StoredRubric[]>([]);
-  message = $state<string | null>(null);
-  error = $state<string | null>(null);
+  readonly scoring: ScoringState;
+  #stored = $state.raw<StoredRubric[]>([]);
+  #message = $state<string | null>(null);
+  #error = $state<string | null>(null);
   #repo: Promise<RubricRepository> | null = null;
 
   constructor(
@@ -27,7 +27,7 @@ export class RubricScreen {
     engines: EngineFactory,
     private readonly rubricDb: () => Promise<RubricDb>,
   ) {
-    this.scoring = new RubricScoring(store, () => this.repo(), engines);
+    this.scoring = new ScoringState(store, () => this.repo(), engines);
   }
 
   repo(): Promise<RubricRepository> {
@@ -36,15 +36,15 @@ export class RubricScreen {
 
   async refresh(): Promise<void> {
     try {
-      this.stored = await (await this.repo()).list();
+      this.#stored = await (await this.repo()).list();
     } catch (err) {
-      this.error = `Stored rubrics could not be read: ${errorMessage(err)}`;
+      this.#error = `Stored rubrics could not be read: ${errorMessage(err)}`;
     }
   }
 
   open(rubric: Rubric): void {
     this.draft.load(rubric);
-    this.message = null;
+    this.#message = null;
     void this.scoring.show(rubric);
   }
 
@@ -53,11 +53,11 @@ export class RubricScreen {
     if (!r.rubric) return;
     try {
       await (await this.repo()).save($state.snapshot(r.rubric) as Rubric);
-      this.message = `Saved rubric "${r.rubric.title}" (${r.rubric.items.length} criteria).`;
-      this.error = null;
+      this.#message = `Saved rubric "${r.rubric.title}" (${r.rubric.items.length} criteria).`;
+      this.#error = null;
       await this.refresh();
     } catch (err) {
-      this.error = `The rubric could not be saved: ${errorMessage(err)}`;
+      this.#error = `The rubric could not be saved: ${errorMessage(err)}`;
     }
   }
 
@@ -65,5 +65,15 @@ export class RubricScreen {
     await (await this.repo()).remove(id);
     await this.refresh();
   }
-}
 
+  /** The rubrics saved in this browser. */
+  get stored(): StoredRubric[] {
+    return this.#stored;
+  }
+  get message(): string | null {
+    return this.#message;
+  }
+  get error(): string | null {
+    return this.#error;
+  }
+}

@@ -4,7 +4,7 @@
  * run keeps going while the user looks elsewhere.
  */
 import { getContext, setContext } from 'svelte';
-import { DemoLibrary } from '../home/demo-library.svelte.ts';
+import { DemoState } from '../home/demo-library.svelte.ts';
 import { DatasetsState } from './datasets.svelte.ts';
 import { NewRunDraft } from './new-run-draft.svelte.ts';
 import { ImportDraft } from './import-draft.svelte.ts';
@@ -16,7 +16,7 @@ import { StorageState } from './storage.svelte.ts';
 import { GenerateState } from '../generate/generate-state.svelte.ts';
 import { RarState } from '../rubric/rar-state.svelte.ts';
 import { ProbeState } from '../probe/probe-state.svelte.ts';
-import { RubricScreen } from '../rubric/rubric-screen.svelte.ts';
+import { RubricsState } from '../rubric/rubric-screen.svelte.ts';
 
 export class Workbench {
   readonly services: WorkbenchServices;
@@ -26,7 +26,7 @@ export class Workbench {
   readonly runs: RunsState;
   readonly importDraft = new ImportDraft();
   readonly newRun: NewRunDraft;
-  readonly demo: DemoLibrary;
+  readonly demo: DemoState;
   /** Plain field: the cache behind `view`, which creates at most one RunView per run shown. */
   #cache: RunView | null = null;
   #version = $state(0);
@@ -57,11 +57,11 @@ export class Workbench {
       this.#cache = null;
       this.#version++;
     });
-    this.demo = new DemoLibrary({ store: services.store, datasets: this.datasets, runs: this.runs, fetchDemoFile: services.fetchDemoFile });
+    this.demo = new DemoState({ store: services.store, datasets: this.datasets, runs: this.runs, fetchDemoFile: services.fetchDemoFile });
   }
 
   #generate: GenerateState | null = null;
-  #rubrics: RubricScreen | null = null;
+  #rubrics: RubricsState | null = null;
   #rar: RarState | null = null;
   #probe: ProbeState | null = null;
 
@@ -71,8 +71,8 @@ export class Workbench {
   }
 
   /** The rubric screen's state (editor and scoring), made on first use. */
-  get rubrics(): RubricScreen {
-    return (this.#rubrics ??= new RubricScreen(this.services.store, this.services.engines, this.services.rubricDb));
+  get rubrics(): RubricsState {
+    return (this.#rubrics ??= new RubricsState(this.services.store, this.services.engines, this.services.rubricDb));
   }
 
   /** The rubric runs screen's state (RaR datasets and runs), made on first use. */
