@@ -1,13 +1,16 @@
 /**
  * The workbench's state, created once by the shell and handed to every screen through Svelte
  * context (`createWorkbench` / `useWorkbench`): it outlives route changes, so an import or a
- * run keeps going while the user looks elsewhere.
+ * run keeps going while the user looks elsewhere. It builds every screen's state with the
+ * services of the composition root, one lifecycle for all (docs/ui-state.md): a screen's
+ * state is made when its route first asks for it and kept per route key (`KeyedState`).
  */
 import { getContext, setContext } from 'svelte';
 import { DemoState } from '../home/demo-library.svelte.ts';
 import { DatasetsState } from './datasets.svelte.ts';
 import { NewRunDraft } from './new-run-draft.svelte.ts';
 import { ImportDraft } from './import-draft.svelte.ts';
+import { KeyedState, PAGE_LIFE } from '../shell/keyed-state.ts';
 import { Router } from '../shell/router.svelte.ts';
 import { RunView } from './run-view.svelte.ts';
 import { RunsState } from './runs.svelte.ts';
@@ -17,6 +20,8 @@ import { GenerateState } from '../generate/generate-state.svelte.ts';
 import { RarState } from '../rubric/rar-state.svelte.ts';
 import { ProbeState } from '../probe/probe-state.svelte.ts';
 import { RubricsState } from '../rubric/rubric-screen.svelte.ts';
+import { CompareView } from '../rl/compare-view.svelte.ts';
+import { RlView } from '../rl/rl-view.svelte.ts';
 
 export class Workbench {
   readonly services: WorkbenchServices;
@@ -27,20 +32,19 @@ export class Workbench {
   readonly importDraft = new ImportDraft();
   readonly newRun: NewRunDraft;
   readonly demo: DemoState;
-  /** Plain field: the cache behind `view`, which creates at most one RunView per run shown. */
-  #cache: RunView | null = null;
+  /** The run shown by the dashboard, the explorer and the question page, keyed by its id (loaded once per run). */
+  readonly #runViews = new KeyedState((id) => {
+    const view = new RunView(id, this.services.store, this.services.previews);
+    void view.load();
+    return view;
+  });
   #version = $state(0);
   #view = $derived.by((): RunView | null => {
     void this.#version;
     const r = this.router.route;
     // The first page shows the demo run's dashboard.
     const id = r.page === 'run' || r.page === 'items' || r.page === 'question' ? r.runId : r.page === 'demo' ? this.demo.runId : null;
-    if (!id) return null;
-    if (this.#cache?.runId !== id) {
-      this.#cache = new RunView(id, this.services.store, this.services.previews);
-      void this.#cache.load();
-    }
-    return this.#cache;
+    return id ? this.#runViews.get(id) : null;
   });
 
   constructor(services: WorkbenchServices) {
@@ -54,35 +58,53 @@ export class Workbench {
     });
     this.runs = new RunsState(services.store, () => {
       changed();
-      this.#cache = null;
+      this.#runViews.clear();
       this.#version++;
     });
     this.demo = new DemoState({ store: services.store, datasets: this.datasets, runs: this.runs, fetchDemoFile: services.fetchDemoFile });
   }
 
-  #generate: GenerateState | null = null;
-  #rubrics: RubricsState | null = null;
-  #rar: RarState | null = null;
-  #probe: ProbeState | null = null;
+  readonly #generate = new KeyedState(() => new GenerateState(this.services.engines));
+  readonly #rubrics = new KeyedState(() => new RubricsState(this.services.store, this.services.engines, this.services.rubricDb));
+  readonly #rar = new KeyedState(() => new RarState(this.services.engines, this.services.rubricDb));
+  readonly #probe = new KeyedState(() => new ProbeState(this.services.probe));
+  readonly #compare = new KeyedState(() => new CompareView(this.services.store), (v) => v.cancel());
+  readonly #rl = new KeyedState((runId) => new RlView(runId, this.services.store), (v) => v.cancel());
 
-  /** The Generate screen's state, made on first use: a generation keeps going while the user looks elsewhere. */
+  /** The Generate screen's state, one for the page's life: a generation keeps going while the user looks elsewhere. */
   get generate(): GenerateState {
-    return (this.#generate ??= new GenerateState(this.services.engines));
+    return this.#generate.get(PAGE_LIFE);
   }
 
-  /** The rubric screen's state (editor and scoring), made on first use. */
+  /** The rubric screen's state (editor and scoring), one for the page's life. */
   get rubrics(): RubricsState {
-    return (this.#rubrics ??= new RubricsState(this.services.store, this.services.engines, this.services.rubricDb));
+    return this.#rubrics.get(PAGE_LIFE);
   }
 
-  /** The rubric runs screen's state (RaR datasets and runs), made on first use. */
+  /** The rubric runs screen's state (RaR datasets and runs), one for the page's life: a run keeps going while the user looks elsewhere. */
   get rar(): RarState {
-    return (this.#rar ??= new RarState(this.services.engines, this.services.rubricDb));
+    return this.#rar.get(PAGE_LIFE);
   }
 
-  /** The reward-hacking probe's state, made on first use: a probe keeps going while the user looks elsewhere. */
+  /** The reward-hacking probe's state, one for the page's life: a probe keeps going while the user looks elsewhere. */
   get probe(): ProbeState {
-    return (this.#probe ??= new ProbeState(this.services.probe));
+    return this.#probe.get(PAGE_LIFE);
+  }
+
+  /** The Compare screen's state, built when its route opens (the route's runs are chosen with `setRunIds`); `closeView` when it closes. */
+  compareView(): CompareView {
+    return this.#compare.get(PAGE_LIFE);
+  }
+
+  /** The RL view of a run, built when its route opens; another run's view, or `closeView`, cancels its computation. */
+  rlView(runId: string): RlView {
+    return this.#rl.get(runId);
+  }
+
+  /** Disposes the RL or Compare view when its route closes (the page unmounts): the next visit builds a fresh one. */
+  closeView(view: RlView | CompareView): void {
+    if (view instanceof RlView) this.#rl.release(view);
+    else this.#compare.release(view);
   }
 
   /** Loads what every screen lists; called once by the shell. */
@@ -97,7 +119,7 @@ export class Workbench {
 
   /** Reloads the shown run (after it changed: a rename, a finished evaluation). */
   reloadRun(): void {
-    void this.#cache?.load();
+    void this.#runViews.current?.load();
   }
 }
 
