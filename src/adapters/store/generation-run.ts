@@ -9,15 +9,10 @@ import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import type { Engine } from '../../core/engine/engine.ts';
 import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { remainingJobs, runDeviceOf, runGeneration, type GenerationOutcome } from '../../core/run/generation.ts';
-import { runEvaluation } from '../../core/run/replay.ts';
-import { readDbFacts } from '../../core/sql/db-facts.ts';
-import type { ColumnTypes } from '../../core/sql/version-features.ts';
-import { rewardAnnotator } from '../../core/run/item-annotations.ts';
+import { generationScorer } from '../../core/run/score-run.ts';
 import type { RunHeader } from '../../core/run/types.ts';
-import type { EvalItem } from '../../core/types.ts';
 import { spawnBrowserSqlWorker } from '../browser/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
-import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { questionsWithDatabase } from './dataset-repository.ts';
 import { StoreError } from './errors.ts';
 import { withStoredScore } from './run-score.ts';
@@ -128,7 +123,6 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
   const executor = ctx.createExecutor(dbSource);
   let schemas: Awaited<ReturnType<typeof openSchemaSource>> | null = null;
   const contexts = new Map<string, Promise<DatabaseContext>>();
-  const columnTypes = new Map<string, ColumnTypes>();
   const spec = plan.spec;
   let outcome: GenerationOutcome = { kind: 'cancelled' };
   let failure: unknown = null;
@@ -145,16 +139,8 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
         return c;
       },
       // A stop returns what finished; the loop keeps nothing of a question it could not finish.
-      // Version scan and gold checks (issue 13): each database's column types read once, on its first batch.
-      evaluate: async (items: EvalItem[], signal) => {
-        const unread = [...new Set(items.map((it) => it.dbId))].filter((d) => !columnTypes.has(d));
-        if (unread.length > 0) {
-          const facts = await readDbFacts(executor, unread, signal);
-          for (const d of unread) columnTypes.set(d, facts.columnTypes[d] ?? {});
-        }
-        const annotate = rewardAnnotator({ columnTypes: Object.fromEntries(columnTypes), questionOf: (i) => plan.questions[i]?.question ?? null });
-        return (await runEvaluation(items, evalOptionsOf(run.config), { executor, signal, annotate })).results;
-      },
+      // The recipe's steps (issue 13's version scan and gold checks; each database's facts read once).
+      evaluate: generationScorer(run.config, { executor, questionOf: (i) => plan.questions[i]?.question ?? null }).evaluate,
       store: (samples) => {
         for (const s of samples) session.push(s);
       },

@@ -4,7 +4,6 @@
  * again in the SQL workers against the run's databases. Nothing is stored: attaching the
  * overlay again recomputes it (a few items, not the run).
  */
-import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
 import type { EvalItem } from '../../core/types.ts';
@@ -23,7 +22,8 @@ export async function compareRunWithOverlay(ctx: StoreContext, runId: string, fi
   }));
   const executor = ctx.createExecutor(storeDbSource(ctx.idb, run.dataset.databases, run.dataset.name));
   try {
-    return await compareWithOverlay(items, samples, overlay, evalOptionsOf(run.config), { executor, signal });
+    // The run's samples carry their findings; the corrected verdicts are compared on EX only.
+    return await compareWithOverlay(items, samples, overlay, run.config, { executor, signal, findings: false });
   } finally {
     await executor.dispose().catch(() => undefined);
   }

@@ -1,19 +1,16 @@
 /**
  * The browser's run service: replay runs (a predictions file paired in the import worker by the
  * core's replay plan), resumes, the gold self-test and generation runs, each evaluated by the
- * core's loop (`runEvaluation`, `runGeneration`) inside one run session (run-session.ts).
+ * core's run recipe (`scoreRun`, core/run/score-run.ts) and generation loop (`runGeneration`)
+ * inside one run session (run-session.ts).
  */
 import { idbSuiteCache } from './suite-cache.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../../core/eval/constants.ts';
-import { evalOptionsOf } from '../../core/eval/executor.ts';
-import { remainingItems, runEvaluation, selectItems } from '../../core/run/replay.ts';
-import { toSampleRecord } from '../../core/run/run-file.ts';
+import { remainingItems, selectItems } from '../../core/run/replay.ts';
+import { scoreRun } from '../../core/run/score-run.ts';
 import type { RunHeader } from '../../core/run/types.ts';
-import { compileRewardFormula } from '../../core/rl/reward.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import type { EvalItem } from '../../core/types.ts';
-import { readDbFacts } from '../../core/sql/db-facts.ts';
-import { rewardAnnotator } from '../../core/run/item-annotations.ts';
 import { compareRunWithOverlay } from './overlay-service.ts';
 import { pairInWorker } from '../import/import-client.ts';
 import { sha256Text } from '../import/pair-run.ts';
@@ -39,7 +36,6 @@ const SELF_TEST_CONFIG: RunHeader['config'] = {
 /** Evaluates `items` of `run` (the caller holds its lock); `doneBefore` samples are stored already. */
 async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly EvalItem[], doneBefore: number, hooks: RunHooks): Promise<RunHeader> {
   const session = await openRunSession(ctx, run, hooks.signal);
-  const formula = compileRewardFormula(run.config.rewardFormula ?? 'ex');
   const executor = ctx.createExecutor(storeDbSource(ctx.idb, run.dataset.databases, run.dataset.name), {
     suiteCache: idbSuiteCache(ctx.idb, run.dataset.databases),
   });
@@ -49,23 +45,20 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
   let sqliteVersion = run.sqliteVersion;
   let score: RunHeader['score'];
   try {
-    // SQLite version and column types for the version scan; question texts for the gold checks.
-    const facts = await readDbFacts(executor, items.map((it) => it.dbId), session.signal);
-    sqliteVersion = facts.sqliteVersion ?? sqliteVersion;
+    // Question texts for the gold checks; the recipe reads the SQLite version and column types.
     const dataset = await ctx.idb.get('datasets', run.dataset.id).catch(() => undefined);
-    const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: dataset ? (i) => dataset.questions[i]?.question ?? null : undefined });
-    const outcome = await runEvaluation(items, evalOptionsOf(run.config), {
+    const outcome = await scoreRun(items, run.config, {
       executor,
+      questionOf: dataset ? (i) => dataset.questions[i]?.question ?? null : undefined,
       signal: session.signal,
       doneBefore,
-      sink: (result, item) => session.push(toSampleRecord(item, result, formula)),
+      sink: (record) => session.push(record),
       onEvent: hooks.onEvent,
-      annotate,
     });
+    sqliteVersion = outcome.facts.sqliteVersion ?? sqliteVersion;
     cancelled = outcome.cancelled;
-    const total = outcome.summary.byDifficulty.total;
     // Only a run evaluated whole here knows its summary (a resume saw part of the samples).
-    if (doneBefore === 0 && !cancelled) score = { ex: total.ex, questions: total.count, samples: total.samples };
+    if (doneBefore === 0 && !cancelled) score = outcome.score;
     executions.executed += outcome.executed;
     executions.reused += outcome.reused;
   } catch (err) {

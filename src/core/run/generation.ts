@@ -3,7 +3,8 @@
  * what was cut to fit), generate the samples not stored yet, extract their SQL, evaluate them,
  * and hand every finished sample to a sink as soon as its question is scored. Engines,
  * schemas, SQL execution and storage are ports; src/adapters/store/generation-run.ts wires
- * them to IndexedDB, the SQL worker pool and a loaded Engine.
+ * them to IndexedDB, the SQL worker pool and a loaded Engine. The steps around the loop (facts,
+ * findings, formula, sample records) are the run recipe's (score-run.ts: `generationScorer`).
  *
  * Control: the signal's `reason` says why it stopped: 'pause' (the run stays resumable),
  * anything else is a cancel. An engine that throws `GPU_LOST` pauses the run with its message;
@@ -17,10 +18,9 @@ import { isEngineError } from '../engine/engine-error.ts';
 import { buildPrompt, type DatabaseContext, type PromptFit } from '../prompt/build-prompt.ts';
 import type { PromptTemplate } from '../prompt/templates.ts';
 import { mulberry32, randomIndex } from '../rl/rng.ts';
-import { compileRewardFormula } from '../rl/reward.ts';
 import { extractSql } from '../sql/extract-sql.ts';
 import type { EvalItem, ItemResult, Question } from '../types.ts';
-import { toSampleRecord } from './run-file.ts';
+import { runFormula, sampleRecord } from './score-run.ts';
 import type { RunConfig, RunDevice, SampleGeneration, SampleRecord } from './types.ts';
 
 /** What a generation run asks of its engine; stored with the run so a resume asks the same. */
@@ -155,7 +155,7 @@ export async function runGeneration(
   const { engine } = ports;
   const { signal } = hooks;
   const now = hooks.now ?? (() => Date.now());
-  const formula = compileRewardFormula(config.rewardFormula || 'ex');
+  const formula = runFormula(config);
   const started = now();
   // With several questions in flight, generation times overlap: tokens/s is then over wall-clock time.
   const parallel = (hooks.concurrency ?? 1) > 1;
@@ -274,7 +274,7 @@ export async function runGeneration(
     const records = results.map((r, i) => {
       const item = items[i]!;
       const c = completions[i]!.c;
-      const rec = toSampleRecord(item, r, formula);
+      const rec = sampleRecord(item, r, formula);
       const gen: SampleGeneration = {
         prompt: built.prompt.messages,
         templateId: built.templateId,
