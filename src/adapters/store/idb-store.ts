@@ -11,7 +11,7 @@ import { createAnalysisClient } from './analysis-client.ts';
 import { deleteOrphanChunks } from './database-bytes.ts';
 import { createDatasetRepository } from './dataset-repository.ts';
 import { createRunRepository } from './run-repository.ts';
-import { createRunService } from './run-service.ts';
+import { createRunService } from '../../app/run-service.ts';
 import type { StoreContext } from './run-session.ts';
 import { DEFAULT_DB_NAME, openWorkbenchDb, type WorkbenchIdb } from './schema.ts';
 import type { StoragePort, WorkbenchStore } from './workbench-store.ts';

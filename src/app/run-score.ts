@@ -3,11 +3,11 @@
  * summary as the dashboard. A run evaluated whole gets it from its evaluation; a resumed or
  * generated run from all its samples once they are stored; an imported run file from its samples.
  */
-import type { MetricName } from '../../core/eval/executor.ts';
-import { summarize } from '../../core/eval/summary.ts';
-import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
-import { allSamples } from './sample-blocks.ts';
-import type { WorkbenchIdb } from './schema.ts';
+import type { MetricName } from '../core/eval/executor.ts';
+import { summarize } from '../core/eval/summary.ts';
+import type { RunHeader, SampleRecord } from '../core/run/types.ts';
+import { allSamples } from '../adapters/store/sample-blocks.ts';
+import type { WorkbenchIdb } from '../adapters/store/schema.ts';
 
 export function scoreOf(samples: readonly SampleRecord[], metrics: readonly MetricName[]): NonNullable<RunHeader['score']> {
   const total = summarize(samples, metrics).byDifficulty.total;

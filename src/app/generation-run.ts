@@ -6,23 +6,23 @@
  */
 import { transfer } from 'comlink';
 import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
-import type { Engine } from '../../core/engine/engine.ts';
-import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
-import { remainingJobs, runDeviceOf, runGeneration, type GenerationOutcome } from '../../core/run/generation.ts';
-import { generationScorer } from '../../core/run/score-run.ts';
-import type { RunHeader } from '../../core/run/types.ts';
-import { spawnBrowserSqlWorker } from '../browser/sql-worker-host.ts';
-import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
-import { questionsWithDatabase } from './dataset-repository.ts';
-import { StoreError } from './errors.ts';
+import type { Engine } from '../core/engine/engine.ts';
+import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../core/prompt/build-prompt.ts';
+import { remainingJobs, runDeviceOf, runGeneration, type GenerationOutcome } from '../core/run/generation.ts';
+import { generationScorer } from '../core/run/score-run.ts';
+import type { RunHeader } from '../core/run/types.ts';
+import { spawnBrowserSqlWorker } from '../adapters/browser/sql-worker-host.ts';
+import { createSqlWorkerSchemaSource } from '../adapters/engines/sql-worker-schema-source.ts';
+import { questionsWithDatabase } from '../adapters/store/dataset-repository.ts';
+import { StoreError } from '../adapters/store/errors.ts';
 import { withStoredScore } from './run-score.ts';
-import { openRunSession, withRunLock, type StoreContext } from './run-session.ts';
-import { storedKeys } from './sample-blocks.ts';
-import type { WorkbenchIdb } from './schema.ts';
-import { storeDbSource, storedDbIds } from './store-db-source.ts';
-import type { DbSource } from '../sql-pool.ts';
-import type { SchemaSource } from '../../core/prompt/schema-source.ts';
-import type { DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult } from './records.ts';
+import { openRunSession, withRunLock, type StoreContext } from '../adapters/store/run-session.ts';
+import { storedKeys } from '../adapters/store/sample-blocks.ts';
+import type { WorkbenchIdb } from '../adapters/store/schema.ts';
+import { storeDbSource, storedDbIds } from '../adapters/store/store-db-source.ts';
+import type { DbSource } from '../adapters/sql-pool.ts';
+import type { SchemaSource } from '../core/prompt/schema-source.ts';
+import type { DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult } from '../adapters/store/records.ts';
 
 /**
  * A SQL worker of its own that reads schemas and sample rows (the prompts' SchemaSource) from

@@ -4,13 +4,13 @@
  * again in the SQL workers against the run's databases. Nothing is stored: attaching the
  * overlay again recomputes it (a few items, not the run).
  */
-import { parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
-import { compareWithOverlay, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
-import type { EvalItem } from '../../core/types.ts';
-import { runOrThrow } from './run-repository.ts';
-import type { StoreContext } from './run-session.ts';
-import { allSamples } from './sample-blocks.ts';
-import { storeDbSource } from './store-db-source.ts';
+import { parseGoldOverlay } from '../core/formats/gold-overlay.ts';
+import { compareWithOverlay, type OverlayComparison } from '../core/run/gold-overlay-run.ts';
+import type { EvalItem } from '../core/types.ts';
+import { runOrThrow } from '../adapters/store/run-repository.ts';
+import type { StoreContext } from '../adapters/store/run-session.ts';
+import { allSamples } from '../adapters/store/sample-blocks.ts';
+import { storeDbSource } from '../adapters/store/store-db-source.ts';
 
 export async function compareRunWithOverlay(ctx: StoreContext, runId: string, file: { name: string; text: string }, signal?: AbortSignal): Promise<OverlayComparison> {
   const run = await runOrThrow(ctx.idb, runId);

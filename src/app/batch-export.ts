@@ -4,14 +4,14 @@
  * databases, exactly as a generation run builds them (generation-run.ts). Importing the output
  * back is a generation run with the BatchEngine (src/core/run/batch-engine.ts).
  */
-import { loadDatabaseContext, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
-import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, withPromptHashes } from '../../core/run/batch.ts';
-import { questionsWithDatabase } from './dataset-repository.ts';
-import { StoreError } from './errors.ts';
+import { loadDatabaseContext, type DatabaseContext } from '../core/prompt/build-prompt.ts';
+import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, withPromptHashes } from '../core/run/batch.ts';
+import { questionsWithDatabase } from '../adapters/store/dataset-repository.ts';
+import { StoreError } from '../adapters/store/errors.ts';
 import { openSchemaSource } from './generation-run.ts';
-import type { BatchExportFiles, BatchExportRequest, DatasetRecord } from './records.ts';
-import type { WorkbenchIdb } from './schema.ts';
-import { storeDbSource } from './store-db-source.ts';
+import type { BatchExportFiles, BatchExportRequest, DatasetRecord } from '../adapters/store/records.ts';
+import type { WorkbenchIdb } from '../adapters/store/schema.ts';
+import { storeDbSource } from '../adapters/store/store-db-source.ts';
 
 export async function exportBatchFiles(idb: WorkbenchIdb, dataset: DatasetRecord, req: BatchExportRequest): Promise<BatchExportFiles> {
   const available = new Set(await questionsWithDatabase(idb, dataset));

@@ -4,29 +4,29 @@
  * core's run recipe (`scoreRun`, core/run/score-run.ts) and generation loop (`runGeneration`)
  * inside one run session (run-session.ts).
  */
-import { idbSuiteCache } from './suite-cache.ts';
-import { OFFICIAL_TIMEOUT_MS } from '../../core/eval/constants.ts';
-import { remainingItems, selectItems } from '../../core/run/replay.ts';
-import { scoreRun } from '../../core/run/score-run.ts';
-import type { RunHeader } from '../../core/run/types.ts';
-import { WorkbenchError } from '../../core/errors.ts';
-import type { EvalItem } from '../../core/types.ts';
+import { idbSuiteCache } from '../adapters/store/suite-cache.ts';
+import { OFFICIAL_TIMEOUT_MS } from '../core/eval/constants.ts';
+import { remainingItems, selectItems } from '../core/run/replay.ts';
+import { scoreRun } from '../core/run/score-run.ts';
+import type { RunHeader } from '../core/run/types.ts';
+import { WorkbenchError } from '../core/errors.ts';
+import type { EvalItem } from '../core/types.ts';
 import { compareRunWithOverlay } from './overlay-service.ts';
-import { pairInWorker } from '../import/import-client.ts';
-import { sha256Text } from '../import/pair-run.ts';
-import { datasetOrThrow } from './dataset-repository.ts';
-import { StoreError } from './errors.ts';
+import { pairInWorker } from '../adapters/import/import-client.ts';
+import { sha256Text } from '../adapters/import/pair-run.ts';
+import { datasetOrThrow } from '../adapters/store/dataset-repository.ts';
+import { StoreError } from '../adapters/store/errors.ts';
 import { exportBatchFiles } from './batch-export.ts';
 import { databaseSchemas, previewGenerationPrompt, resumeGenerationRun, startGenerationRun } from './generation-run.ts';
-import { runOrThrow } from './run-repository.ts';
-import { openRunSession, withRunLock, type StoreContext } from './run-session.ts';
-import { allSamples, storedKeys } from './sample-blocks.ts';
+import { runOrThrow } from '../adapters/store/run-repository.ts';
+import { openRunSession, withRunLock, type StoreContext } from '../adapters/store/run-session.ts';
+import { allSamples, storedKeys } from '../adapters/store/sample-blocks.ts';
 import { withStoredScore } from './run-score.ts';
-import type { WorkbenchIdb } from './schema.ts';
-import { storeDbSource, storedDbIds } from './store-db-source.ts';
-import type { DatasetRecord, PredictionsInput, RunHooks } from './records.ts';
-import type { PairJob } from '../../../workers/import.api.ts';
-import type { RunService } from './workbench-store.ts';
+import type { WorkbenchIdb } from '../adapters/store/schema.ts';
+import { storeDbSource, storedDbIds } from '../adapters/store/store-db-source.ts';
+import type { DatasetRecord, PredictionsInput, RunHooks } from '../adapters/store/records.ts';
+import type { PairJob } from '../../workers/import.api.ts';
+import type { RunService } from '../adapters/store/workbench-store.ts';
 
 /** Gold self-test: EX only, the official timeout, writes allowed as in the official evaluator. */
 const SELF_TEST_CONFIG: RunHeader['config'] = {
