@@ -1,20 +1,18 @@
 /**
- * Batch files from browser storage: the plan and the OpenAI batch input JSONL of a stored
- * dataset (src/core/run/batch.ts), with prompts read by a SQL worker of its own from the stored
- * databases, exactly as a generation run builds them (generation-run.ts). Importing the output
- * back is a generation run with the BatchEngine (src/core/run/batch-engine.ts).
+ * Batch files of a stored dataset: the plan and the OpenAI batch input JSONL
+ * (src/core/run/batch.ts), with prompts read by a SQL worker of its own (the executor factory's
+ * schema source) from the stored databases, exactly as a generation run builds them
+ * (generation-run.ts). Importing the output back is a generation run with the BatchEngine
+ * (src/core/run/batch-engine.ts).
  */
 import { loadDatabaseContext, type DatabaseContext } from '../core/prompt/build-prompt.ts';
 import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, withPromptHashes } from '../core/run/batch.ts';
-import { questionsWithDatabase } from '../adapters/store/dataset-repository.ts';
 import { StoreError } from '../adapters/store/errors.ts';
-import { openSchemaSource } from './generation-run.ts';
 import type { BatchExportFiles, BatchExportRequest, DatasetRecord } from '../adapters/store/records.ts';
-import type { WorkbenchIdb } from '../adapters/store/schema.ts';
-import { storeDbSource } from '../adapters/store/store-db-source.ts';
+import type { AppPorts } from './ports.ts';
 
-export async function exportBatchFiles(idb: WorkbenchIdb, dataset: DatasetRecord, req: BatchExportRequest): Promise<BatchExportFiles> {
-  const available = new Set(await questionsWithDatabase(idb, dataset));
+export async function exportBatchFiles(ctx: AppPorts, dataset: DatasetRecord, req: BatchExportRequest): Promise<BatchExportFiles> {
+  const available = new Set(await ctx.datasets.questionsWithDatabase(dataset));
   const wanted = req.indices.length > 0 ? req.indices : [...available];
   const indices = [...new Set(wanted)].filter((i) => available.has(i));
   const plan = req.redo?.plan ?? makeBatchPlan({
@@ -25,7 +23,7 @@ export async function exportBatchFiles(idb: WorkbenchIdb, dataset: DatasetRecord
   if (req.redo && plan.dataset.questions && plan.dataset.questions.sha256 !== dataset.questionsFile.sha256) {
     throw new StoreError('NOT_FOUND', `the plan was exported from ${plan.dataset.questions.name}, not from dataset "${dataset.name}": choose that dataset`);
   }
-  const { source, dispose } = await openSchemaSource(storeDbSource(idb, dataset.databases, dataset.name), 128 * 1024 * 1024);
+  const { source, dispose } = await ctx.executors.openSchemaSource(ctx.datasets.source(dataset.databases, dataset.name), 128 * 1024 * 1024);
   try {
     const rows = plan.spec.sampleRows ?? plan.spec.template.sampleRows;
     const descriptions = plan.spec.descriptions ?? plan.spec.template.descriptions;

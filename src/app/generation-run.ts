@@ -1,54 +1,26 @@
 /**
- * Generation runs in browser storage: the run header, its plan (questions, spec) in
- * `runInputs.generation`, and every sample appended as soon as its question is scored, under
- * the run's Web Lock. A resume (after pause, a lost GPU, a reload or a closed tab) generates
+ * Generation runs: the run header, its plan (questions, spec) in the run's inputs, and every
+ * sample appended as soon as its question is scored, under the run's lock (ports.ts). A resume (after pause, a lost GPU, a reload or a closed tab) generates
  * only the (index, sample) keys not stored. The loop itself is src/core/run/generation.ts.
  */
-import { transfer } from 'comlink';
-import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import type { Engine } from '../core/engine/engine.ts';
 import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../core/prompt/build-prompt.ts';
 import { remainingJobs, runDeviceOf, runGeneration, type GenerationOutcome } from '../core/run/generation.ts';
 import { generationScorer } from '../core/run/score-run.ts';
 import type { RunHeader } from '../core/run/types.ts';
-import { spawnBrowserSqlWorker } from '../adapters/browser/sql-worker-host.ts';
-import { createSqlWorkerSchemaSource } from '../adapters/engines/sql-worker-schema-source.ts';
-import { questionsWithDatabase } from '../adapters/store/dataset-repository.ts';
 import { StoreError } from '../adapters/store/errors.ts';
-import { withStoredScore } from './run-score.ts';
-import { openRunSession, withRunLock, type StoreContext } from '../adapters/store/run-session.ts';
-import { storedKeys } from '../adapters/store/sample-blocks.ts';
-import type { WorkbenchIdb } from '../adapters/store/schema.ts';
-import { storeDbSource, storedDbIds } from '../adapters/store/store-db-source.ts';
-import type { DbSource } from '../adapters/sql-pool.ts';
-import type { SchemaSource } from '../core/prompt/schema-source.ts';
 import type { DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult } from '../adapters/store/records.ts';
-
-/**
- * A SQL worker of its own that reads schemas and sample rows (the prompts' SchemaSource) from
- * the stored databases; `dispose` ends it.
- */
-export async function openSchemaSource(dbSource: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }> {
-  const worker = spawnBrowserSqlWorker();
-  try {
-    await worker.api.init({ cacheBytes, wasmUrl: sqlWasmUrl });
-  } catch (err) {
-    worker.terminate();
-    throw err;
-  }
-  const source = createSqlWorkerSchemaSource({ api: worker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
-  return { source, dispose: () => worker.terminate() };
-}
+import type { AppPorts } from './ports.ts';
+import { withStoredScore } from './run-score.ts';
 
 export async function startGenerationRun(
-  ctx: StoreContext,
+  ctx: AppPorts,
   dataset: DatasetRecord,
   req: GenerationRunRequest,
   engine: Engine,
   hooks: GenerationHooks = {},
 ): Promise<GenerationRunResult> {
-  const { idb } = ctx;
-  const available = new Set(await questionsWithDatabase(idb, dataset));
+  const available = new Set(await ctx.datasets.questionsWithDatabase(dataset));
   const wanted = req.subset.indices.length > 0 ? req.subset.indices : [...available];
   const indices = [...new Set(wanted)].filter((i) => available.has(i)).sort((a, b) => a - b);
   if (indices.length === 0) {
@@ -67,7 +39,7 @@ export async function startGenerationRun(
     subset: { description: req.subset.description, indices },
     config: req.config,
     samplesPerQuestion: req.spec.params.n,
-    executor: ctx.executorName,
+    executor: ctx.executors.name,
   };
   // The engine is loaded: the device it reports is the one this run starts on.
   const device = runDeviceOf(engine.device?.());
@@ -77,57 +49,51 @@ export async function startGenerationRun(
     questions: dataset.questions,
     gold: dataset.gold.length === dataset.questions.length ? dataset.gold.map((g) => ({ sql: g.sql })) : dataset.questions.map((q) => ({ sql: q.goldSql })),
   };
-  return withRunLock(header.id, `run "${header.name}" is already being generated`, async () => {
-    const tx = idb.transaction(['runs', 'runInputs'], 'readwrite');
-    void tx.objectStore('runs').put(header);
+  return ctx.sessions.withLock(header.id, `run "${header.name}" is already being generated`, async () => {
     // `items` stays empty: the run's items are made as it generates (resumeRun refuses generation runs).
-    void tx.objectStore('runInputs').put({ runId: header.id, items: [], generation: plan });
-    await tx.done;
+    await ctx.runs.create(header, { items: [], generation: plan });
     hooks.onStart?.(header);
     return execute(ctx, header, plan, engine, hooks);
   });
 }
 
 /** Continues a generation run with `engine` (loaded by the caller with the run's model). */
-export async function resumeGenerationRun(ctx: StoreContext, runId: string, engine: Engine, hooks: GenerationHooks = {}): Promise<GenerationRunResult> {
-  const { idb } = ctx;
-  const run = await idb.get('runs', runId);
-  if (!run) throw new StoreError('NOT_FOUND', `run ${runId} is not in browser storage (deleted?)`);
-  const inputs = await idb.get('runInputs', runId);
+export async function resumeGenerationRun(ctx: AppPorts, runId: string, engine: Engine, hooks: GenerationHooks = {}): Promise<GenerationRunResult> {
+  const run = await ctx.runs.get(runId);
+  const inputs = await ctx.runs.inputs(runId);
   const plan = inputs?.generation;
   if (!plan) throw new StoreError('NOT_FOUND', `run "${run.name}" is not a generation run stored in this browser: it cannot be resumed with an engine`);
   if (engine.kind !== plan.spec.engine) {
     throw new StoreError('NOT_FOUND', `run "${run.name}" was generated with the ${plan.spec.engine} engine (${plan.spec.model.id}); load that engine and model to resume it`);
   }
   const locked = `run "${run.name}" is being generated in another tab: follow it there, or close that tab and resume it here`;
-  return withRunLock(runId, locked, async () => {
+  return ctx.sessions.withLock(runId, locked, async () => {
     // A resume may run on another device (another machine, or the CPU after a GPU was lost).
     const device = runDeviceOf(engine.device?.());
     const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString(), ...(device ? { device } : {}) };
-    await idb.put('runs', header);
+    await ctx.runs.put(header);
     hooks.onStart?.(header);
     return execute(ctx, header, plan, engine, hooks);
   });
 }
 
-async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, engine: Engine, hooks: GenerationHooks): Promise<GenerationRunResult> {
-  const { idb } = ctx;
-  const done = await storedKeys(idb, run.id);
+async function execute(ctx: AppPorts, run: RunHeader, plan: GenerationPlan, engine: Engine, hooks: GenerationHooks): Promise<GenerationRunResult> {
+  const done = await ctx.runs.storedKeys(run.id);
   const n = plan.spec.params.n;
   const jobs = remainingJobs({ indices: run.subset.indices, questions: plan.questions, gold: plan.gold, n }, done);
   const total = run.subset.indices.length * n;
   const doneBefore = total - jobs.reduce((k, j) => k + j.samples.length, 0);
 
-  const session = await openRunSession(ctx, run, hooks.signal);
-  const dbSource = storeDbSource(idb, run.dataset.databases, run.dataset.name);
-  const executor = ctx.createExecutor(dbSource);
-  let schemas: Awaited<ReturnType<typeof openSchemaSource>> | null = null;
+  const session = await ctx.sessions.open(run, hooks.signal);
+  const dbSource = ctx.datasets.source(run.dataset.databases, run.dataset.name);
+  const executor = ctx.executors.createExecutor(dbSource);
+  let schemas: Awaited<ReturnType<AppPorts['executors']['openSchemaSource']>> | null = null;
   const contexts = new Map<string, Promise<DatabaseContext>>();
   const spec = plan.spec;
   let outcome: GenerationOutcome = { kind: 'cancelled' };
   let failure: unknown = null;
   try {
-    schemas = await openSchemaSource(dbSource, 256 * 1024 * 1024);
+    schemas = await ctx.executors.openSchemaSource(dbSource, 256 * 1024 * 1024);
     const { source } = schemas;
     const rows = spec.sampleRows ?? spec.template.sampleRows;
     const descriptions = spec.descriptions ?? spec.template.descriptions;
@@ -160,7 +126,7 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
   // The device as last reported: a server's replies name the model and build that answered.
   const device = runDeviceOf(engine.device?.());
   const finished = await session.finish(failure, status, { doneBefore, total }, device ? { device } : {});
-  return { run: await withStoredScore(idb, finished), outcome };
+  return { run: await withStoredScore(ctx.runs, finished), outcome };
 }
 
 /**
@@ -168,7 +134,7 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
  * preview), with the engine's tokenizer and context window when one is loaded.
  */
 export async function previewGenerationPrompt(
-  idb: WorkbenchIdb,
+  ctx: AppPorts,
   dataset: DatasetRecord,
   index: number,
   spec: GenerationPreviewSpec,
@@ -176,7 +142,7 @@ export async function previewGenerationPrompt(
 ): Promise<BuiltPrompt> {
   const q = dataset.questions[index];
   if (!q) throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no question at position ${index}`);
-  const { source, dispose } = await openSchemaSource(storeDbSource(idb, dataset.databases, dataset.name), 64 * 1024 * 1024);
+  const { source, dispose } = await ctx.executors.openSchemaSource(ctx.datasets.source(dataset.databases, dataset.name), 64 * 1024 * 1024);
   try {
     const rows = spec.sampleRows ?? spec.template.sampleRows;
     const ctx = await loadDatabaseContext(source, q.dbId, { sampleRows: rows, descriptions: spec.descriptions ?? spec.template.descriptions });
@@ -196,11 +162,11 @@ export async function previewGenerationPrompt(
  * by a SQL worker with the same queries as the prompts. A database that is no longer stored is
  * left out (its samples' check is then not applicable).
  */
-export async function databaseSchemas(idb: WorkbenchIdb, databases: Record<string, string>, datasetName: string): Promise<Record<string, Record<string, string[]>>> {
-  const stored = await storedDbIds(idb, databases);
+export async function databaseSchemas(ctx: AppPorts, databases: Record<string, string>, datasetName: string): Promise<Record<string, Record<string, string[]>>> {
+  const stored = await ctx.datasets.storedDbIds(databases);
   const out: Record<string, Record<string, string[]>> = {};
   if (stored.size === 0) return out;
-  const { source, dispose } = await openSchemaSource(storeDbSource(idb, databases, datasetName), 64 * 1024 * 1024);
+  const { source, dispose } = await ctx.executors.openSchemaSource(ctx.datasets.source(databases, datasetName), 64 * 1024 * 1024);
   try {
     for (const dbId of stored) out[dbId] = Object.fromEntries((await source.tables(dbId)).map((t) => [t.name, t.columns]));
     return out;

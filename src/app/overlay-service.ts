@@ -7,20 +7,17 @@
 import { parseGoldOverlay } from '../core/formats/gold-overlay.ts';
 import { compareWithOverlay, type OverlayComparison } from '../core/run/gold-overlay-run.ts';
 import type { EvalItem } from '../core/types.ts';
-import { runOrThrow } from '../adapters/store/run-repository.ts';
-import type { StoreContext } from '../adapters/store/run-session.ts';
-import { allSamples } from '../adapters/store/sample-blocks.ts';
-import { storeDbSource } from '../adapters/store/store-db-source.ts';
+import type { AppPorts } from './ports.ts';
 
-export async function compareRunWithOverlay(ctx: StoreContext, runId: string, file: { name: string; text: string }, signal?: AbortSignal): Promise<OverlayComparison> {
-  const run = await runOrThrow(ctx.idb, runId);
+export async function compareRunWithOverlay(ports: AppPorts, runId: string, file: { name: string; text: string }, signal?: AbortSignal): Promise<OverlayComparison> {
+  const run = await ports.runs.get(runId);
   const overlay = parseGoldOverlay(file.text, file.name);
-  const samples = await allSamples(ctx.idb, runId);
+  const samples = await ports.runs.samples(runId);
   const items: EvalItem[] = samples.map((s) => ({
     index: s.index, questionId: s.questionId, dbId: s.dbId, difficulty: s.difficulty, predSql: s.sql, goldSql: s.goldSql,
     extraction: s.extraction, sample: s.sample,
   }));
-  const executor = ctx.createExecutor(storeDbSource(ctx.idb, run.dataset.databases, run.dataset.name));
+  const executor = ports.executors.createExecutor(ports.datasets.source(run.dataset.databases, run.dataset.name));
   try {
     // The run's samples carry their findings; the corrected verdicts are compared on EX only.
     return await compareWithOverlay(items, samples, overlay, run.config, { executor, signal, findings: false });

@@ -1,32 +1,22 @@
 /**
- * The browser's run service: replay runs (a predictions file paired in the import worker by the
- * core's replay plan), resumes, the gold self-test and generation runs, each evaluated by the
- * core's run recipe (`scoreRun`, core/run/score-run.ts) and generation loop (`runGeneration`)
- * inside one run session (run-session.ts).
+ * The run service: replay runs (a predictions file paired off the page's thread by the core's
+ * replay plan), resumes, the gold self-test and generation runs, each evaluated by the core's
+ * run recipe (`scoreRun`, core/run/score-run.ts) or generation loop (`runGeneration`) inside one
+ * run session. Everything outside the core comes through the ports (ports.ts).
  */
-import { idbSuiteCache } from '../adapters/store/suite-cache.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../core/eval/constants.ts';
 import { remainingItems, selectItems } from '../core/run/replay.ts';
 import { scoreRun } from '../core/run/score-run.ts';
 import type { RunHeader } from '../core/run/types.ts';
 import { WorkbenchError } from '../core/errors.ts';
 import type { EvalItem } from '../core/types.ts';
-import { compareRunWithOverlay } from './overlay-service.ts';
-import { pairInWorker } from '../adapters/import/import-client.ts';
-import { sha256Text } from '../adapters/import/pair-run.ts';
-import { datasetOrThrow } from '../adapters/store/dataset-repository.ts';
 import { StoreError } from '../adapters/store/errors.ts';
+import type { DatasetRecord, PairJob, PredictionsInput, RunHooks } from '../adapters/store/records.ts';
 import { exportBatchFiles } from './batch-export.ts';
 import { databaseSchemas, previewGenerationPrompt, resumeGenerationRun, startGenerationRun } from './generation-run.ts';
-import { runOrThrow } from '../adapters/store/run-repository.ts';
-import { openRunSession, withRunLock, type StoreContext } from '../adapters/store/run-session.ts';
-import { allSamples, storedKeys } from '../adapters/store/sample-blocks.ts';
+import { compareRunWithOverlay } from './overlay-service.ts';
+import type { AppPorts, RunService } from './ports.ts';
 import { withStoredScore } from './run-score.ts';
-import type { WorkbenchIdb } from '../adapters/store/schema.ts';
-import { storeDbSource, storedDbIds } from '../adapters/store/store-db-source.ts';
-import type { DatasetRecord, PredictionsInput, RunHooks } from '../adapters/store/records.ts';
-import type { PairJob } from '../../workers/import.api.ts';
-import type { RunService } from '../adapters/store/workbench-store.ts';
 
 /** Gold self-test: EX only, the official timeout, writes allowed as in the official evaluator. */
 const SELF_TEST_CONFIG: RunHeader['config'] = {
@@ -34,10 +24,10 @@ const SELF_TEST_CONFIG: RunHeader['config'] = {
 };
 
 /** Evaluates `items` of `run` (the caller holds its lock); `doneBefore` samples are stored already. */
-async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly EvalItem[], doneBefore: number, hooks: RunHooks): Promise<RunHeader> {
-  const session = await openRunSession(ctx, run, hooks.signal);
-  const executor = ctx.createExecutor(storeDbSource(ctx.idb, run.dataset.databases, run.dataset.name), {
-    suiteCache: idbSuiteCache(ctx.idb, run.dataset.databases),
+async function evaluateRun(ports: AppPorts, run: RunHeader, items: readonly EvalItem[], doneBefore: number, hooks: RunHooks): Promise<RunHeader> {
+  const session = await ports.sessions.open(run, hooks.signal);
+  const executor = ports.executors.createExecutor(ports.datasets.source(run.dataset.databases, run.dataset.name), {
+    suiteCache: ports.datasets.suiteCache(run.dataset.databases),
   });
   let failure: unknown = null;
   let cancelled = false;
@@ -46,7 +36,7 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
   let score: RunHeader['score'];
   try {
     // Question texts for the gold checks; the recipe reads the SQLite version and column types.
-    const dataset = await ctx.idb.get('datasets', run.dataset.id).catch(() => undefined);
+    const dataset = await ports.datasets.get(run.dataset.id).catch(() => undefined);
     const outcome = await scoreRun(items, run.config, {
       executor,
       questionOf: dataset ? (i) => dataset.questions[i]?.question ?? null : undefined,
@@ -69,7 +59,7 @@ async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly Ev
   const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
   const finished = await session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions, ...(sqliteVersion ? { sqliteVersion } : {}), ...(score ? { score } : {}) });
   // A resume saw only part of the samples: the run lists' score comes from all of them, once stored.
-  return doneBefore > 0 ? withStoredScore(ctx.idb, finished) : finished;
+  return doneBefore > 0 ? withStoredScore(ports.runs, finished) : finished;
 }
 
 /** The predictions part of a pair job: text, or a Parquet file's Blob (cloned to the worker, not read here). */
@@ -77,11 +67,12 @@ function pairJobInput(p: PredictionsInput): Pick<PairJob, 'predictionsName' | 'p
   return 'blob' in p ? { predictionsName: p.name, predictionsBlob: p.blob } : { predictionsName: p.name, predictionsText: p.text };
 }
 
-export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: WorkbenchIdb) => StoreContext): RunService {
-  const context = async () => ctxOf(await opened);
+/** The run service over `ports` (given once the store is open). */
+export function createRunService(opened: AppPorts | Promise<AppPorts>): RunService {
+  const context = async () => opened;
 
   const newHeader = (
-    ctx: StoreContext,
+    ctx: AppPorts,
     req: { name: string; subset: RunHeader['subset']; config: RunHeader['config'] },
     dataset: DatasetRecord,
     predictions: { name: string; sha256: string; bytes: number },
@@ -98,25 +89,22 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
       subset: req.subset,
       config: req.config,
       samplesPerQuestion: 1,
-      executor: ctx.executorName,
+      executor: ctx.executors.name,
     };
   };
 
   /** Stores the header and the items, then evaluates them, under the run's lock. */
-  const createAndEvaluate = async (ctx: StoreContext, header: RunHeader, items: EvalItem[], hooks: RunHooks) =>
-    withRunLock(header.id, `run "${header.name}" is already being evaluated`, async () => {
-      const tx = ctx.idb.transaction(['runs', 'runInputs'], 'readwrite');
-      void tx.objectStore('runs').put(header);
-      void tx.objectStore('runInputs').put({ runId: header.id, items });
-      await tx.done;
+  const createAndEvaluate = async (ctx: AppPorts, header: RunHeader, items: EvalItem[], hooks: RunHooks) =>
+    ctx.sessions.withLock(header.id, `run "${header.name}" is already being evaluated`, async () => {
+      await ctx.runs.create(header, { items });
       return evaluateRun(ctx, header, items, 0, hooks);
     });
 
   return {
     async startReplay(req, hooks = {}) {
       const ctx = await context();
-      const dataset = await datasetOrThrow(ctx.idb, req.datasetId);
-      const paired = await pairInWorker({
+      const dataset = await ctx.datasets.get(req.datasetId);
+      const paired = await ctx.pairing.pair({
         ...pairJobInput(req.predictions),
         questions: dataset.questions,
         gold: dataset.gold,
@@ -136,8 +124,8 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
 
     async checkReplay(req) {
       const ctx = await context();
-      const dataset = await datasetOrThrow(ctx.idb, req.datasetId);
-      const paired = await pairInWorker({
+      const dataset = await ctx.datasets.get(req.datasetId);
+      const paired = await ctx.pairing.pair({
         ...pairJobInput(req.predictions),
         questions: dataset.questions, gold: dataset.gold, fence: req.fence, strict: false,
       });
@@ -146,25 +134,25 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
 
     async resume(runId, hooks = {}) {
       const ctx = await context();
-      const run = await runOrThrow(ctx.idb, runId);
+      const run = await ctx.runs.get(runId);
       const locked = `run "${run.name}" is being evaluated in another tab: follow it there, or close that tab and resume it here`;
-      return withRunLock(runId, locked, async () => {
-        const inputs = await ctx.idb.get('runInputs', runId);
+      return ctx.sessions.withLock(runId, locked, async () => {
+        const inputs = await ctx.runs.inputs(runId);
         if (inputs?.generation) {
           throw new StoreError('NOT_FOUND', `run "${run.name}" is a generation run: resume it from the Generate page, with its engine and model loaded`);
         }
         if (!inputs) throw new StoreError('NOT_FOUND', `run "${run.name}" was imported from a file and cannot be resumed: its predictions are not stored`);
-        const remaining = remainingItems(inputs.items, await storedKeys(ctx.idb, runId));
+        const remaining = remainingItems(inputs.items, await ctx.runs.storedKeys(runId));
         const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString() };
-        await ctx.idb.put('runs', header);
+        await ctx.runs.put(header);
         return evaluateRun(ctx, header, remaining, inputs.items.length - remaining.length, hooks);
       });
     },
 
     async goldSelfTest(datasetId, hooks = {}) {
       const ctx = await context();
-      const dataset = await datasetOrThrow(ctx.idb, datasetId);
-      const stored = await storedDbIds(ctx.idb, dataset.databases);
+      const dataset = await ctx.datasets.get(datasetId);
+      const stored = await ctx.datasets.storedDbIds(dataset.databases);
       // Questions without a database cannot test their gold: they are left out, not listed as failures.
       const items: EvalItem[] = dataset.gold
         .map((g, index) => ({
@@ -185,10 +173,10 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
         ctx,
         { name: `${dataset.name}: gold self-test`, subset: { description: 'questions with a stored database', indices: items.map((it) => it.index) }, config: { ...SELF_TEST_CONFIG } },
         dataset,
-        { name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`, ...(await sha256Text(goldText)) },
+        { name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`, ...(await ctx.pairing.hashText(goldText)) },
       );
       const run = await createAndEvaluate(ctx, header, items, hooks);
-      const samples = await allSamples(ctx.idb, run.id);
+      const samples = await ctx.runs.samples(run.id);
       const failures = samples
         .filter((s) => s.status !== 'ok' || s.ex !== 1)
         .map((s) => ({ index: s.index, questionId: s.questionId, dbId: s.dbId, status: s.status, error: s.error, sql: s.goldSql }));
@@ -201,26 +189,26 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
 
     async startGeneration(req, engine, hooks = {}) {
       const ctx = await context();
-      return startGenerationRun(ctx, await datasetOrThrow(ctx.idb, req.datasetId), req, engine, hooks);
+      return startGenerationRun(ctx, await ctx.datasets.get(req.datasetId), req, engine, hooks);
     },
     async resumeGeneration(runId, engine, hooks = {}) {
       return resumeGenerationRun(await context(), runId, engine, hooks);
     },
     async previewPrompt(datasetId, index, spec, engine) {
-      const idb = await opened;
-      return previewGenerationPrompt(idb, await datasetOrThrow(idb, datasetId), index, spec, engine);
+      const ctx = await context();
+      return previewGenerationPrompt(ctx, await ctx.datasets.get(datasetId), index, spec, engine);
     },
     async compareGoldOverlay(runId, overlay, signal) {
       return compareRunWithOverlay(await context(), runId, overlay, signal);
     },
     async databaseSchemas(runId) {
-      const idb = await opened;
-      const run = await runOrThrow(idb, runId);
-      return databaseSchemas(idb, run.dataset.databases, run.dataset.name);
+      const ctx = await context();
+      const run = await ctx.runs.get(runId);
+      return databaseSchemas(ctx, run.dataset.databases, run.dataset.name);
     },
     async exportBatch(datasetId, req) {
-      const idb = await opened;
-      return exportBatchFiles(idb, await datasetOrThrow(idb, datasetId), req);
+      const ctx = await context();
+      return exportBatchFiles(ctx, await ctx.datasets.get(datasetId), req);
     },
   };
 }

@@ -17,7 +17,7 @@ import { statsJson } from '../../src/core/rl/stats-report.ts';
 import { runFileJson } from '../../src/core/run/export.ts';
 import { parseRunFile } from '../../src/core/run/run-file.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
-import { scoreOf } from '../../src/app/run-score.ts';
+import { scoreOf } from '../../src/core/run/score-run.ts';
 import { syntheticRunFile, syntheticSamples, writeRunFile } from '../robustness/synthetic-run.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { type AppSession, closeAppAfter, downloadFrom, openApp, screenshot } from './workbench-helpers.ts';

@@ -1,9 +1,12 @@
 /**
  * One run recipe (src/core/run/score-run.ts) behind every host: the same completions through
- * the CLI's `eval`, `harness` and `batch import` give the same sample records, findings
- * included (version-sensitive SQL, gold issues). Real mini-dev data: the first 48 questions
- * whose database is here (they hold question 1322, whose gold lists what it counts, and
- * 1460/1464, answered with CONCAT), answered by meta-llama-3-70b's CoT predictions.
+ * the CLI's `eval`, `harness` and `batch import`, an app replay run and an app generation run
+ * (the run service of src/app/ over in-memory ports and Node's sql.js pool) give the same
+ * sample records, findings included (version-sensitive SQL, gold issues). Real mini-dev data:
+ * the first 48 questions whose database is here (they hold question 1322, whose gold lists
+ * what it counts, and 1460/1464, answered with CONCAT), answered by meta-llama-3-70b's CoT
+ * predictions. The generation run's engine is the replay engine (no model weights here): it
+ * serves the recorded completions, and everything after it is the app's generation loop.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +14,13 @@ import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
 import { parseCustomId, type BatchRequestLine } from '../../src/core/run/batch.ts';
 import { parseRunFile } from '../../src/core/run/run-file.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
+import { ReplayEngine } from '../../src/adapters/engines/replay-engine.ts';
+import { createRunService } from '../../src/app/run-service.ts';
+import { GREEDY } from '../../src/core/engine/engine.ts';
+import { findTemplate } from '../../src/core/prompt/templates.ts';
+import { DEFAULT_RUN_CONFIG } from '../../src/core/run/types.ts';
 import { vllmOkLine } from '../helpers/batch-fixtures.ts';
+import { fileDataset, memoryAppPorts } from '../helpers/memory-app-ports.ts';
 import { runCli, tempFile } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 
@@ -31,7 +40,7 @@ function verdicts(samples: readonly SampleRecord[]) {
 
 const runFile = (file: string) => parseRunFile(readFileSync(file, 'utf8'), file);
 
-describe('the same completions through eval, harness and batch import give the same sample records', () => {
+describe('the same completions through eval, harness, batch import, an app replay and an app generation give the same sample records', () => {
   it('48 mini-dev questions: identical records, with the version-sensitivity and gold-issue findings in every host', async () => {
     // batch export picks the plan's questions (the first 48 with a database here) and their custom_ids.
     const input = tempFile('in.jsonl');
@@ -69,6 +78,24 @@ describe('the same completions through eval, harness and batch import give the s
     const h = await runCli(['harness', '--completions', samplesFile, ...data(), '--run-out', harnessRun, '--workers', '2']);
     expect(h.code, h.stderr).toBe(0);
 
+    // The app: a replay run of the same predictions file, and a generation run whose engine serves the completions.
+    const dataset = await fileDataset({ questions: bird('minidev', 'mini_dev_sqlite.json'), gold: bird('minidev', 'mini_dev_sqlite_gold.sql'), dbRoot: bird('databases') });
+    const app = memoryAppPorts(dataset, bird('databases'));
+    const service = createRunService(app.ports);
+    const config = { ...DEFAULT_RUN_CONFIG };
+    const replayed = await service.startReplay({
+      name: 'replay', datasetId: dataset.id, subset: { description: 'every question', indices: [] },
+      predictions: { name: 'preds.jsonl', text: readFileSync(preds, 'utf8') }, config,
+    });
+    expect(replayed.status).toBe('done');
+    const engine = new ReplayEngine({ fileName: 'preds.jsonl', completions: new Map(indices.map((i) => [questions[i]!.question_id, [completionOf(i)]])) });
+    await engine.load({ id: 'preds.jsonl' });
+    const generated = await service.startGeneration({
+      name: 'generation', datasetId: dataset.id, subset: { description: 'the plan', indices },
+      spec: { engine: 'replay', model: { id: 'preds.jsonl' }, template: findTemplate('bird-minidev-v1')!, params: { ...GREEDY } }, config,
+    }, engine);
+    expect(generated.outcome).toEqual({ kind: 'done' });
+
     const reference = verdicts(runFile(evalRun).samples);
     expect(reference).toHaveLength(48);
     // Not a vacuous equality: the run has right and wrong answers, and both kinds of findings.
@@ -79,5 +106,9 @@ describe('the same completions through eval, harness and batch import give the s
 
     expect(verdicts(runFile(harnessRun).samples)).toEqual(reference);
     expect(verdicts(runFile(batchRun).samples)).toEqual(reference);
+    expect(verdicts(app.samples(replayed.id))).toEqual(reference);
+    expect(verdicts(app.samples(generated.run.id))).toEqual(reference);
+    // The app's run header names the SQLite of the verdicts (the recipe's database facts).
+    expect(replayed.sqliteVersion).toMatch(/^3\.\d+\.\d+$/);
   }, 300_000);
 });

@@ -6,7 +6,7 @@
  */
 import { parseRunFile } from '../../core/run/run-file.ts';
 import type { RunHeader } from '../../core/run/types.ts';
-import { scoreOf } from '../../app/run-score.ts';
+import { scoreOf } from '../../core/run/score-run.ts';
 import { StoreError } from './errors.ts';
 import { BLOCK_SIZE, type WorkbenchIdb } from './schema.ts';
 

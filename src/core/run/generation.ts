@@ -2,7 +2,7 @@
  * Generation runs, the pure part: for each question of a plan, build the prompt (recording
  * what was cut to fit), generate the samples not stored yet, extract their SQL, evaluate them,
  * and hand every finished sample to a sink as soon as its question is scored. Engines,
- * schemas, SQL execution and storage are ports; src/adapters/store/generation-run.ts wires
+ * schemas, SQL execution and storage are ports; src/app/generation-run.ts wires
  * them to IndexedDB, the SQL worker pool and a loaded Engine. The steps around the loop (facts,
  * findings, formula, sample records) are the run recipe's (score-run.ts: `generationScorer`).
  *

@@ -13,7 +13,7 @@
  * results into records. Hosts supply the executor, the question texts, the sink and the signal.
  */
 import { evalOptionsOf, type AbortSignalLike, type EvalConfig, type EvalEvent, type EvalOptions, type ItemPreview, type SqlExecutor } from '../eval/executor.ts';
-import type { Summary } from '../eval/summary.ts';
+import { summarize, type Summary } from '../eval/summary.ts';
 import { compileRewardFormula, type RewardFormula } from '../rl/reward.ts';
 import { readDbFacts, type DbFacts } from '../sql/db-facts.ts';
 import type { ColumnTypes } from '../sql/version-features.ts';
@@ -77,10 +77,15 @@ export function runOptions(config: EvalConfig, previewRows = 0): EvalOptions {
 /** A sample's record from its item and result (run-file.ts). */
 export const sampleRecord = toSampleRecord;
 
-/** The score a run list shows: total EX, scored questions, samples. */
+/** The score a run list shows: total EX, scored questions, samples (the dashboard's summary). */
 export function scoreOfSummary(summary: Summary): RunScore {
   const total = summary.byDifficulty.total;
   return { ex: total.ex, questions: total.count, samples: total.samples };
+}
+
+/** The score of a run's stored samples (a resumed, generated or imported run). */
+export function scoreOf(samples: readonly SampleRecord[], metrics: EvalConfig['metrics']): RunScore {
+  return scoreOfSummary(summarize(samples, metrics));
 }
 
 const NO_FACTS: DbFacts = { sqliteVersion: null, columnTypes: {} };

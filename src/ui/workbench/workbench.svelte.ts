@@ -72,12 +72,12 @@ export class Workbench {
 
   /** The rubric screen's state (editor and scoring), made on first use. */
   get rubrics(): RubricScreen {
-    return (this.#rubrics ??= new RubricScreen(this.services.store, this.services.engines, this.services.rubricDb));
+    return (this.#rubrics ??= new RubricScreen(this.services.store, this.services.engines, this.services.rubricRepositories));
   }
 
   /** The rubric runs screen's state (RaR datasets and runs), made on first use. */
   get rar(): RarState {
-    return (this.#rar ??= new RarState(this.services.engines, this.services.rubricDb));
+    return (this.#rar ??= new RarState(this.services.engines, this.services.rubricRepositories));
   }
 
   /** The reward-hacking probe's state, made on first use: a probe keeps going while the user looks elsewhere. */

@@ -8,9 +8,9 @@ import { proxy, wrap, type Remote } from 'comlink';
 import type { RunComparison } from '../../core/rl/compare.ts';
 import type { PromptRow, RunStatsView } from '../../core/rl/stats-view.ts';
 import type { AnalysisOutcome, AnalysisWorkerApi } from '../../../workers/analysis.api.ts';
-import { errorFromData } from '../import/import-client.ts';
-import type { AnalysisProgress } from './records.ts';
-import type { AnalysisHooks, AnalysisPort } from './workbench-store.ts';
+import { errorFromData } from './import-client.ts';
+import type { AnalysisProgress } from '../store/records.ts';
+import type { AnalysisHooks, AnalysisPort } from '../store/workbench-store.ts';
 
 async function inWorker<T>(hooks: AnalysisHooks, call: (api: Remote<AnalysisWorkerApi>, onProgress?: (p: AnalysisProgress) => void) => Promise<AnalysisOutcome<T>>): Promise<T> {
   if (hooks.signal?.aborted) throw new DOMException('analysis cancelled', 'AbortError');
