@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/core/rl/compare.ts';
 import { compareJson } from '../../src/core/rl/compare-report.ts';
-import { mulberry32 } from '../../src/core/rl/rng.ts';
+import { mulberry32 } from '../../src/core/util/rng.ts';
 import { computeRunStats } from '../../src/core/rl/run-stats.ts';
 import { statsJson } from '../../src/core/rl/stats-report.ts';
 import { runFileJson } from '../../src/core/run/export.ts';

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { folderDbSource, spawnNodeSqlWorker } from '../../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../../src/adapters/sql-pool.ts';
 import { toSampleRecord } from '../../src/core/run/run-file.ts';
-import { compileRewardFormula } from '../../src/core/rl/reward.ts';
+import { compileRewardFormula } from '../../src/core/eval/reward.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { pairPredictions, parsePredictions } from '../../src/core/formats/predictions.ts';

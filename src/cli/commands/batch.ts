@@ -18,7 +18,7 @@ import { parseGoldSql } from '../../core/formats/gold.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';
 import { loadDatabaseContext, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { findTemplate, BUILTIN_TEMPLATES } from '../../core/prompt/templates.ts';
-import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.ts';
+import { checkFormulaMetrics, compileRewardFormula } from '../../core/eval/reward.ts';
 import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/run/batch.ts';
 import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/run/batch-output.ts';
 import { runBatchImport } from '../../core/run/batch-engine.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { WorkbenchError } from '../../core/errors.ts';
 import { compareRuns } from '../../core/rl/compare.ts';
 import { compareJson, compareTable } from '../../core/rl/compare-report.ts';
-import { mulberry32 } from '../../core/rl/rng.ts';
+import { mulberry32 } from '../../core/util/rng.ts';
 import { parseRunFile } from '../../core/run/run-file.ts';
 import { readText } from './eval.ts';
 import { bad, parseFlags } from './flags.ts';

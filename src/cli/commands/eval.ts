@@ -8,7 +8,7 @@ import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { findingText } from '../../core/formats/pairing.ts';
-import { compileRewardFormula } from '../../core/rl/reward.ts';
+import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { scoreRun, type ScoredRun } from '../../core/run/score-run.ts';
 import { shardItems } from '../../core/run/shard.ts';
@@ -27,7 +27,7 @@ import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tabl
 import { rewardCounts } from '../../core/run/item-annotations.ts';
 import { parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
-import { goldIssuesReport, overlayReport, sqliteLine, versionReport } from '../../core/eval/reward-report.ts';
+import { goldIssuesReport, overlayReport, sqliteLine, versionReport } from '../../core/run/reward-report.ts';
 
 export const usage = EVAL_USAGE;
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
-import { goldIssuesReport } from '../../core/eval/reward-report.ts';
+import { goldIssuesReport } from '../../core/run/reward-report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../../core/eval/constants.ts';
 import { rewardCounts } from '../../core/run/item-annotations.ts';

@@ -17,7 +17,7 @@ import { officialTable } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { HARNESS_FORMATS, mapHarnessRows, mappingReport, type HarnessFormat, type HarnessRow } from '../../core/formats/harness.ts';
 import { findingText } from '../../core/formats/pairing.ts';
-import { compileRewardFormula } from '../../core/rl/reward.ts';
+import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { toRunFile } from '../../core/run/export.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { scoreRun } from '../../core/run/score-run.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
 import { readQuestionsInput } from './tabular-input.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
-import { mulberry32 } from '../../core/rl/rng.ts';
+import { mulberry32 } from '../../core/util/rng.ts';
 import { computeRunStats } from '../../core/rl/run-stats.ts';
 import { statsJson, statsTable } from '../../core/rl/stats-report.ts';
 import { parseRunFile } from '../../core/run/run-file.ts';

@@ -26,8 +26,8 @@ import { parseJsonText } from '../formats/questions.ts';
 import type { Question } from '../types.ts';
 import type { GenerationSpec } from './generation.ts';
 import type { FileRef } from './types.ts';
-import { sha256Hex } from '../rubric/sha256.ts';
-import { JsonReader } from './validate.ts';
+import { sha256Hex } from '../util/sha256.ts';
+import { JsonReader } from '../formats/validate.ts';
 
 export const BATCH_PLAN_FORMAT = 'rlvr-workbench-batch-plan';
 export const BATCH_PLAN_VERSION = 1;

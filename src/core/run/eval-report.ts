@@ -3,11 +3,11 @@
  * no SQL texts and no checksums, so `sql`/`goldSql` are empty and the header's sha256 fields
  * are empty strings (comparisons then warn that the databases cannot be checked).
  */
-import { maxOf } from '../rl/numbers.ts';
+import { maxOf } from '../util/numbers.ts';
 import { METRICS, type MetricName } from '../eval/executor.ts';
-import { compileRewardFormula, DEFAULT_REWARD_FORMULA, formatReward } from '../rl/reward.ts';
+import { compileRewardFormula, DEFAULT_REWARD_FORMULA, formatReward } from '../eval/reward.ts';
 import { DEFAULT_RUN_CONFIG, RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type SampleRecord } from './types.ts';
-import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from './validate.ts';
+import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from '../formats/validate.ts';
 
 const baseName = (p: string) => p.split(/[\\/]/).pop() ?? p;
 const unknownFile = (name: string): FileRef => ({ name, sha256: '', bytes: 0 });

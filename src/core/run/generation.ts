@@ -17,7 +17,7 @@ import { GREEDY, type Completion, type Engine, type EngineDevice, type ModelRef,
 import { isEngineError } from '../engine/engine-error.ts';
 import { buildPrompt, type DatabaseContext, type PromptFit } from '../prompt/build-prompt.ts';
 import type { PromptTemplate } from '../prompt/templates.ts';
-import { mulberry32, randomIndex } from '../rl/rng.ts';
+import { mulberry32, randomIndex } from '../util/rng.ts';
 import { extractSql } from '../sql/extract-sql.ts';
 import type { EvalItem, ItemResult, Question } from '../types.ts';
 import { runFormula, sampleRecord } from './score-run.ts';

@@ -14,8 +14,8 @@
  */
 import { evalOptionsOf, type AbortSignalLike, type EvalConfig, type EvalEvent, type EvalOptions, type ItemPreview, type SqlExecutor } from '../eval/executor.ts';
 import { summarize, type Summary } from '../eval/summary.ts';
-import { compileRewardFormula, type RewardFormula } from '../rl/reward.ts';
-import { readDbFacts, type DbFacts } from '../sql/db-facts.ts';
+import { compileRewardFormula, type RewardFormula } from '../eval/reward.ts';
+import { readDbFacts, type DbFacts } from '../eval/db-facts.ts';
 import type { ColumnTypes } from '../sql/version-features.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { rewardAnnotator } from './item-annotations.ts';

@@ -3,7 +3,7 @@
  * id, then an optional seeded random sample. Pure, so the same choice gives the same indices
  * in the browser, in Node and in a test. Indices are gold positions, as `RunHeader.subset`.
  */
-import { mulberry32, randomIndex } from '../rl/rng.ts';
+import { mulberry32, randomIndex } from '../util/rng.ts';
 import { WorkbenchError } from '../errors.ts';
 import type { Difficulty, Question } from '../types.ts';
 

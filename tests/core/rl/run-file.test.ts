@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { itemJson } from '../../../src/core/eval/json-report.ts';
-import { compileRewardFormula } from '../../../src/core/rl/reward.ts';
+import { compileRewardFormula } from '../../../src/core/eval/reward.ts';
 import { toRunFile } from '../../../src/core/run/export.ts';
 import { parseRunFile, toSampleRecords } from '../../../src/core/run/run-file.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';

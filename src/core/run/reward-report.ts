@@ -4,9 +4,9 @@
  * the items whose verdict changes. Pure, so tests read the same lines the CLI prints.
  */
 import type { ItemResult } from '../types.ts';
-import type { OverlayComparison } from '../run/gold-overlay-run.ts';
-import { rewardCounts } from '../run/item-annotations.ts';
-import { formatFixed2 } from './report.ts';
+import type { OverlayComparison } from './gold-overlay-run.ts';
+import { rewardCounts } from './item-annotations.ts';
+import { formatFixed2 } from '../eval/report.ts';
 
 const who = (r: ItemResult) => `question ${r.questionId}${r.sample ? ` sample ${r.sample}` : ''} (${r.dbId})`;
 

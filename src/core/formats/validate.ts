@@ -3,7 +3,7 @@
  * (`run.json: samples[12].ex must be 0 or 1, found the string "1"`).
  */
 import { WorkbenchError } from '../errors.ts';
-import { describeValue, isRecord } from '../formats/questions.ts';
+import { describeValue, isRecord } from './questions.ts';
 import type { ExtractionRule } from '../types.ts';
 
 export const DIFFICULTY_VALUES = ['simple', 'moderate', 'challenging', 'unknown'] as const;

@@ -4,9 +4,9 @@
  * (`select sqlite_version()`) and every column's declared type. One tiny item per database,
  * whose prediction is the schema query and whose rows come back as the item's preview.
  */
-import type { AbortSignalLike, EvalOptions, SqlExecutor } from '../eval/executor.ts';
+import type { AbortSignalLike, EvalOptions, SqlExecutor } from './executor.ts';
 import type { EvalItem } from '../types.ts';
-import type { ColumnTypes } from './version-features.ts';
+import type { ColumnTypes } from '../sql/version-features.ts';
 
 export const DB_FACTS_SQL =
   "SELECT sqlite_version(), m.name, p.name, p.type FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p " +

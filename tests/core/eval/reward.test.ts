@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkFormulaMetrics, compileRewardFormula, formatReward } from '../../../src/core/rl/reward.ts';
+import { checkFormulaMetrics, compileRewardFormula, formatReward } from '../../../src/core/eval/reward.ts';
 import type { ExtractionRule } from '../../../src/core/types.ts';
 
 describe('rewards per sample', () => {

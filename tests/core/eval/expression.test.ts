@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateExpression, parseExpression } from '../../../src/core/rl/expression.ts';
+import { evaluateExpression, parseExpression } from '../../../src/core/eval/expression.ts';
 import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';
 
 const VARS = ['ex', 'format', 'soft_f1'];
