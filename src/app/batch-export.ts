@@ -1,12 +1,12 @@
 /**
  * Batch files of a stored dataset: the plan and the OpenAI batch input JSONL
- * (src/core/run/batch.ts), with prompts read by a SQL worker of its own (the executor factory's
+ * (src/core/batch/batch.ts), with prompts read by a SQL worker of its own (the executor factory's
  * schema source) from the stored databases, exactly as a generation run builds them
  * (generation-run.ts). Importing the output back is a generation run with the BatchEngine
- * (src/core/run/batch-engine.ts).
+ * (src/core/batch/batch-engine.ts).
  */
 import { loadDatabaseContext, type DatabaseContext } from '../core/prompt/build-prompt.ts';
-import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, withPromptHashes } from '../core/run/batch.ts';
+import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, withPromptHashes } from '../core/batch/batch.ts';
 import { StoreError } from '../adapters/store/errors.ts';
 import type { BatchExportFiles, BatchExportRequest, DatasetRecord } from '../adapters/store/records.ts';
 import type { AppPorts } from './ports.ts';

@@ -11,8 +11,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
-import { parseCustomId, type BatchRequestLine } from '../../src/core/run/batch.ts';
-import { parseRunFile } from '../../src/core/run/run-file.ts';
+import { parseCustomId, type BatchRequestLine } from '../../src/core/batch/batch.ts';
+import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
 import { ReplayEngine } from '../../src/adapters/engines/replay-engine.ts';
 import { createRunService } from '../../src/app/run-service.ts';

@@ -6,7 +6,7 @@
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { PairingFinding } from '../../core/formats/pairing.ts';
 import type { GenerationOutcome, GenerationProgress, GenerationSpec } from '../../core/run/generation.ts';
-import type { BatchExport, BatchPlan } from '../../core/run/batch.ts';
+import type { BatchExport, BatchPlan } from '../../core/batch/batch.ts';
 import type { EvalItem, GoldEntry, Question } from '../../core/types.ts';
 import type { FileRef, RunConfig, RunHeader } from '../../core/run/types.ts';
 import type { ItemStatus } from '../../core/types.ts';

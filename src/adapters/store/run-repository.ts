@@ -3,7 +3,7 @@
  * in and out, rubric scores written into samples. Evaluation lives in the run service.
  */
 import { sampleKey } from '../../core/eval/constants.ts';
-import { toRunFile } from '../../core/run/export.ts';
+import { toRunFile } from '../../core/runfile/export.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import { deleteUnreferenced } from './dataset-repository.ts';
 import { StoreError, isQuotaError } from './errors.ts';

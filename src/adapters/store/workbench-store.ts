@@ -50,7 +50,7 @@ export interface RunRepository {
   sampleCount(runId: string): Promise<number>;
   rename(runId: string, name: string): Promise<void>;
   delete(runId: string): Promise<void>;
-  /** The run as a run file (header + samples); see core/run/export.ts for JSON, BIRD predictions and CSV. */
+  /** The run as a run file (header + samples); see core/runfile/export.ts for JSON, BIRD predictions and CSV. */
   export(runId: string): Promise<RunFile>;
   /** Stores a run file (validated first); refuses a run that is already stored. */
   importFile(text: string, fileName: string): Promise<RunHeader>;

@@ -1,8 +1,8 @@
 /**
  * `batch`: generation on a cluster through batch files. `batch export` writes a generation
- * plan as an OpenAI batch input JSONL (src/core/run/batch.ts) plus its plan file; `batch import`
+ * plan as an OpenAI batch input JSONL (src/core/batch/batch.ts) plus its plan file; `batch import`
  * reads the output JSONL of vLLM's run_batch, SGLang or OpenAI's Batch API back, scores it as a
- * generation run (src/core/run/batch-engine.ts) and writes the run file.
+ * generation run (src/core/batch/batch-engine.ts) and writes the run file.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -19,11 +19,11 @@ import { parseQuestions } from '../../core/formats/questions.ts';
 import { loadDatabaseContext, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { findTemplate, BUILTIN_TEMPLATES } from '../../core/prompt/templates.ts';
 import { checkFormulaMetrics, compileRewardFormula } from '../../core/eval/reward.ts';
-import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/run/batch.ts';
-import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/run/batch-output.ts';
-import { runBatchImport } from '../../core/run/batch-engine.ts';
+import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/batch/batch.ts';
+import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/batch/batch-output.ts';
+import { runBatchImport } from '../../core/batch/batch-engine.ts';
 import { generationScorer } from '../../core/run/score-run.ts';
-import { toRunFile } from '../../core/run/export.ts';
+import { toRunFile } from '../../core/runfile/export.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader, type SampleRecord } from '../../core/run/types.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { BATCH_USAGE, parseBatchExportArgs, parseBatchImportArgs, type BatchExportArgs, type BatchImportArgs } from './batch-args.ts';
@@ -190,7 +190,7 @@ async function importRunHeader(args: BatchImportArgs, plan: BatchPlan, samples: 
     dataset: { id: name, name, questions: await fileRef(args.dataset), gold: await fileRef(args.gold), databases },
     subset: { description: `batch plan ${path.basename(args.plan)}`, indices: [...plan.indices] },
     config, samplesPerQuestion: plan.spec.params.n, executor: executorName(),
-    // The batch engine's device, as every sample recorded it (src/core/run/batch-engine.ts).
+    // The batch engine's device, as every sample recorded it (src/core/batch/batch-engine.ts).
     ...deviceOfSamples(samples),
   };
 }

@@ -4,7 +4,7 @@ import { WorkbenchError } from '../../core/errors.ts';
 import { compareRuns } from '../../core/rl/compare.ts';
 import { compareJson, compareTable } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/util/rng.ts';
-import { parseRunFile } from '../../core/run/run-file.ts';
+import { parseRunFile } from '../../core/runfile/run-file.ts';
 import { readText } from './eval.ts';
 import { bad, parseFlags } from './flags.ts';
 import { integerFlag } from './rl-args.ts';

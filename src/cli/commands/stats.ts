@@ -6,11 +6,11 @@ import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/ex
 import { mulberry32 } from '../../core/util/rng.ts';
 import { computeRunStats } from '../../core/rl/run-stats.ts';
 import { statsJson, statsTable } from '../../core/rl/stats-report.ts';
-import { parseRunFile } from '../../core/run/run-file.ts';
+import { parseRunFile } from '../../core/runfile/run-file.ts';
 import type { RunQuestion } from '../../core/run/types.ts';
 import { readText } from './eval.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
-import { promptStatsTable, runTableMetadata } from '../../core/run/tables.ts';
+import { promptStatsTable, runTableMetadata } from '../../core/views/tables.ts';
 import { integerFlag, kList } from './rl-args.ts';
 import { bad, parseFlags } from './flags.ts';
 import { writeAtomicWith, writeFileAtomic as writeFile } from '../atomic-write.ts';

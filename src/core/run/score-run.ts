@@ -20,7 +20,7 @@ import type { ColumnTypes } from '../sql/version-features.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { rewardAnnotator } from './item-annotations.ts';
 import { runEvaluation, type EvaluationOutcome } from './replay.ts';
-import { toSampleRecord } from './run-file.ts';
+import { toSampleRecord } from '../runfile/run-file.ts';
 import type { RunHeader, SampleRecord } from './types.ts';
 
 /** What a run's configuration says about scoring: the evaluation settings and the reward formula (default `ex`). */

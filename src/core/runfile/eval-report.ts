@@ -6,7 +6,7 @@
 import { maxOf } from '../util/numbers.ts';
 import { METRICS, type MetricName } from '../eval/executor.ts';
 import { compileRewardFormula, DEFAULT_REWARD_FORMULA, formatReward } from '../eval/reward.ts';
-import { DEFAULT_RUN_CONFIG, RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type SampleRecord } from './types.ts';
+import { DEFAULT_RUN_CONFIG, RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type SampleRecord } from '../run/types.ts';
 import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from '../formats/validate.ts';
 
 const baseName = (p: string) => p.split(/[\\/]/).pop() ?? p;

@@ -9,8 +9,8 @@ import { WorkbenchError } from '../errors.ts';
 import { summarize } from '../eval/summary.ts';
 import type { MetricName } from '../eval/executor.ts';
 import type { Difficulty, EvalItem, ItemResult, ItemStatus } from '../types.ts';
-import { toRunFile } from './export.ts';
-import type { RunFile, RunQuestion } from './types.ts';
+import { toRunFile } from '../runfile/export.ts';
+import type { RunFile, RunQuestion } from '../run/types.ts';
 
 export interface Shard {
   /** 1-based shard number. */

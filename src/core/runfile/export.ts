@@ -4,7 +4,7 @@
  * file back (the boundary check) is `parseRunFile` in run-file.ts.
  */
 import { BIRD_SEPARATOR } from '../formats/predictions.ts';
-import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type RunHeader, type RunQuestion, type SampleRecord } from './types.ts';
+import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type RunHeader, type RunQuestion, type SampleRecord } from '../run/types.ts';
 
 function bySampleOrder(a: SampleRecord, b: SampleRecord): number {
   return a.index - b.index || a.sample - b.sample;

@@ -4,7 +4,7 @@
  * from user text).
  */
 import type { Difficulty, Question } from '../types.ts';
-import type { SampleRecord } from './types.ts';
+import type { SampleRecord } from '../run/types.ts';
 
 export type Outcome = 'all' | 'right' | 'wrong' | 'wrong-result' | 'error' | 'timeout' | 'modified' | 'missing-db'
   // What the reward rewards (issue 13): the reward view links to exactly these.

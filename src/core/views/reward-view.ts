@@ -4,7 +4,7 @@
  * a count and its link always agree.
  */
 import { matchesOutcome, type Outcome } from './item-query.ts';
-import type { SampleRecord } from './types.ts';
+import type { SampleRecord } from '../run/types.ts';
 
 export interface RewardLine {
   outcome: Outcome;

@@ -15,8 +15,8 @@ import { abortedCompletion, errorCompletion, validateSampling } from '../engine/
 import type { Question } from '../types.ts';
 import { BATCH_ENGINE, customIdOf, promptHash, type BatchPlan } from './batch.ts';
 import type { BatchOutput } from './batch-output.ts';
-import { remainingJobs, runGeneration, type GenerationOutcome, type GenerationPorts, type StopSignal } from './generation.ts';
-import type { RunConfig } from './types.ts';
+import { remainingJobs, runGeneration, type GenerationOutcome, type GenerationPorts, type StopSignal } from '../run/generation.ts';
+import type { RunConfig } from '../run/types.ts';
 
 export class BatchEngine implements Engine {
   readonly kind = BATCH_ENGINE;

@@ -6,7 +6,7 @@
  * column at the end keeps the version's readers working and is noted in docs/formats.md.
  */
 import type { PromptNumbers } from '../rl/stats-view.ts';
-import type { RunHeader, RunQuestion, SampleRecord } from './types.ts';
+import type { RunHeader, RunQuestion, SampleRecord } from '../run/types.ts';
 
 /** Column types as written: INT64 from JS numbers, JSON as UTF-8 text with the JSON annotation, DOUBLE_LIST as list<double>. */
 export type ColumnType = 'BOOLEAN' | 'INT32' | 'INT64' | 'DOUBLE' | 'STRING' | 'JSON' | 'DOUBLE_LIST';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_QUESTIONS, parseIdList, selectSubset } from '../../../src/core/run/subset.ts';
+import { ALL_QUESTIONS, parseIdList, selectSubset } from '../../../src/core/views/subset.ts';
 import type { Difficulty, Question } from '../../../src/core/types.ts';
 
 const q = (questionId: number, dbId: string, difficulty: Difficulty): Question => ({

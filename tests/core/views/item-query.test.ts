@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_QUERY, isUnscored, ItemIndex, type ExplorerRow } from '../../../src/core/run/item-query.ts';
+import { DEFAULT_QUERY, isUnscored, ItemIndex, type ExplorerRow } from '../../../src/core/views/item-query.ts';
 import type { SampleRecord } from '../../../src/core/run/types.ts';
 
 function sample(index: number, patch: Partial<SampleRecord>): SampleRecord {

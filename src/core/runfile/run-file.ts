@@ -12,7 +12,7 @@ import { readRubricScores } from '../rubric/read-scores.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
 import { readEvalReport } from './eval-report.ts';
 import { toRunFile } from './export.ts';
-import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleGeneration, type SampleRecord } from './types.ts';
+import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleGeneration, type SampleRecord } from '../run/types.ts';
 import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from '../formats/validate.ts';
 
 /** A sample's record: its result, what was asked and written, the format reward and the formula's reward. */

@@ -1,11 +1,11 @@
 /**
- * Streamed run exports (core/run/export.ts): the parts of the run file JSON, the CSV and the
+ * Streamed run exports (core/runfile/export.ts): the parts of the run file JSON, the CSV and the
  * samples JSONL join to exactly the text the one-string functions write, so a large run can be
  * saved from parts without building one string.
  */
 import { describe, expect, it } from 'vitest';
-import { csvParts, runFileJson, runFileJsonParts, samplesJsonlParts, toCsv, toRunFile } from '../../../src/core/run/export.ts';
-import { parseRunFile } from '../../../src/core/run/run-file.ts';
+import { csvParts, runFileJson, runFileJsonParts, samplesJsonlParts, toCsv, toRunFile } from '../../../src/core/runfile/export.ts';
+import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
 import { syntheticRunFile, syntheticSamples } from '../../robustness/synthetic-run.ts';
 
 const samples = syntheticSamples({ questions: 37, samples: 5, seed: 9 }).map((s, i) =>

@@ -24,8 +24,8 @@ import { isEngineError } from '../engine/engine-error.ts';
 import { buildPrompt, type DatabaseContext } from '../prompt/build-prompt.ts';
 import { parseJsonText } from '../formats/questions.ts';
 import type { Question } from '../types.ts';
-import type { GenerationSpec } from './generation.ts';
-import type { FileRef } from './types.ts';
+import type { GenerationSpec } from '../run/generation.ts';
+import type { FileRef } from '../run/types.ts';
 import { sha256Hex } from '../util/sha256.ts';
 import { JsonReader } from '../formats/validate.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ItemIndex, DEFAULT_QUERY, matchesOutcome } from '../../../src/core/run/item-query.ts';
-import { rewardFigures } from '../../../src/core/run/reward-view.ts';
+import { ItemIndex, DEFAULT_QUERY, matchesOutcome } from '../../../src/core/views/item-query.ts';
+import { rewardFigures } from '../../../src/core/views/reward-view.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
-import { runFileJson, toRunFile } from '../../../src/core/run/export.ts';
-import { parseRunFile } from '../../../src/core/run/run-file.ts';
+import { runFileJson, toRunFile } from '../../../src/core/runfile/export.ts';
+import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
 
 function sample(index: number, patch: Partial<SampleRecord> & Record<string, unknown> = {}): SampleRecord {
   return {
