@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { folderDbSource, spawnNodeSqlWorker } from '../../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../../src/adapters/sql-pool.ts';
-import { toSampleRecord } from '../../src/core/runfile/run-file.ts';
+import { toSampleRecord } from '../../src/core/run/score-run.ts';
 import { compileRewardFormula } from '../../src/core/eval/reward.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';

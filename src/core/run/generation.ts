@@ -20,7 +20,7 @@ import type { PromptTemplate } from '../prompt/templates.ts';
 import { mulberry32, randomIndex } from '../util/rng.ts';
 import { extractSql } from '../sql/extract-sql.ts';
 import type { EvalItem, ItemResult, Question } from '../types.ts';
-import { runFormula, sampleRecord } from './score-run.ts';
+import { runFormula, toSampleRecord } from './score-run.ts';
 import type { RunConfig, RunDevice, SampleGeneration, SampleRecord } from './types.ts';
 
 /** What a generation run asks of its engine; stored with the run so a resume asks the same. */
@@ -274,7 +274,7 @@ export async function runGeneration(
     const records = results.map((r, i) => {
       const item = items[i]!;
       const c = completions[i]!.c;
-      const rec = sampleRecord(item, r, formula);
+      const rec = toSampleRecord(item, r, formula);
       const gen: SampleGeneration = {
         prompt: built.prompt.messages,
         templateId: built.templateId,

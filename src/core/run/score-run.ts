@@ -9,18 +9,18 @@
  *
  * `scoreRun` does all of it for a list of items; `generationScorer` is the same steps for the
  * generation loop (runGeneration scores one question at a time: each database's facts are read
- * once, on its first question), and `runFormula`/`sampleRecord` are what the loop uses to turn
+ * once, on its first question), and `runFormula`/`toSampleRecord` are what the loop uses to turn
  * results into records. Hosts supply the executor, the question texts, the sink and the signal.
  */
 import { evalOptionsOf, type AbortSignalLike, type EvalConfig, type EvalEvent, type EvalOptions, type ItemPreview, type SqlExecutor } from '../eval/executor.ts';
 import { summarize, type Summary } from '../eval/summary.ts';
-import { compileRewardFormula, type RewardFormula } from '../eval/reward.ts';
+import { WorkbenchError } from '../errors.ts';
+import { compileRewardFormula, formatReward, type RewardFormula } from '../eval/reward.ts';
 import { readDbFacts, type DbFacts } from '../eval/db-facts.ts';
 import type { ColumnTypes } from '../sql/version-features.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { rewardAnnotator } from './item-annotations.ts';
 import { runEvaluation, type EvaluationOutcome } from './replay.ts';
-import { toSampleRecord } from '../runfile/run-file.ts';
 import type { RunHeader, SampleRecord } from './types.ts';
 
 /** What a run's configuration says about scoring: the evaluation settings and the reward formula (default `ex`). */
@@ -74,8 +74,27 @@ export function runOptions(config: EvalConfig, previewRows = 0): EvalOptions {
   return evalOptionsOf(config, previewRows);
 }
 
-/** A sample's record from its item and result (run-file.ts). */
-export const sampleRecord = toSampleRecord;
+/** A sample's record: its result, what was asked and written, the format reward and the formula's reward. */
+export function toSampleRecord(item: EvalItem, r: ItemResult, formula: RewardFormula): SampleRecord {
+  const format = formatReward(r.extraction.rule);
+  const rec: SampleRecord = {
+    ...r,
+    sample: r.sample ?? item.sample ?? 0,
+    sql: item.predSql,
+    goldSql: item.goldSql,
+    format,
+    reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1, ts: r.ts }),
+  };
+  if (item.completion !== undefined) rec.completion = item.completion;
+  if (item.meanLogprob !== undefined) rec.meanLogprob = item.meanLogprob;
+  return rec;
+}
+
+/** One sample per item. Items and results are parallel. */
+export function toSampleRecords(items: readonly EvalItem[], results: readonly ItemResult[], formula: RewardFormula): SampleRecord[] {
+  if (items.length !== results.length) throw new WorkbenchError('INTERNAL', `${items.length} items but ${results.length} results`);
+  return results.map((r, i) => toSampleRecord(items[i]!, r, formula));
+}
 
 /** The score a run list shows: total EX, scored questions, samples (the dashboard's summary). */
 export function scoreOfSummary(summary: Summary): RunScore {
@@ -121,7 +140,7 @@ export async function scoreRun(items: readonly EvalItem[], config: ScoreConfig, 
     now: ports.now,
     annotate,
     sink: (result, item, preview) => {
-      const record = sampleRecord(item, result, formula);
+      const record = toSampleRecord(item, result, formula);
       recordOf.set(result, record);
       sink?.(record, preview);
     },

@@ -1,41 +1,20 @@
 /**
  * Run files at the boundary: `parseRunFile` reads (a) a run file exported by the app or written
  * by `eval --run-out` and (b) the JSON report of `eval --out`, converted to samples, and
- * validates every field it keeps. `toSampleRecords` makes the samples of a run file (`toRunFile` in export.ts).
+ * validates every field it keeps. The samples of a run file are made by the run recipe
+ * (`toSampleRecord`, core/run/score-run.ts); `toRunFile` (export.ts) writes the file.
  */
 import { WorkbenchError } from '../errors.ts';
 import { METRICS, type MetricName } from '../eval/executor.ts';
 import { parseJsonText } from '../formats/questions.ts';
-import { compileRewardFormula, formatReward, type RewardFormula } from '../eval/reward.ts';
-import type { EvalItem, ItemResult, TsCounterexample } from '../types.ts';
+import { compileRewardFormula } from '../eval/reward.ts';
+import type { TsCounterexample } from '../types.ts';
 import { readRubricScores } from '../rubric/read-scores.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
 import { readEvalReport } from './eval-report.ts';
 import { toRunFile } from './export.ts';
 import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleGeneration, type SampleRecord } from '../run/types.ts';
 import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from '../formats/validate.ts';
-
-/** A sample's record: its result, what was asked and written, the format reward and the formula's reward. */
-export function toSampleRecord(item: EvalItem, r: ItemResult, formula: RewardFormula): SampleRecord {
-  const format = formatReward(r.extraction.rule);
-  const rec: SampleRecord = {
-    ...r,
-    sample: r.sample ?? item.sample ?? 0,
-    sql: item.predSql,
-    goldSql: item.goldSql,
-    format,
-    reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1, ts: r.ts }),
-  };
-  if (item.completion !== undefined) rec.completion = item.completion;
-  if (item.meanLogprob !== undefined) rec.meanLogprob = item.meanLogprob;
-  return rec;
-}
-
-/** One sample per item. Items and results are parallel. */
-export function toSampleRecords(items: readonly EvalItem[], results: readonly ItemResult[], formula: RewardFormula): SampleRecord[] {
-  if (items.length !== results.length) throw new WorkbenchError('INTERNAL', `${items.length} items but ${results.length} results`);
-  return results.map((r, i) => toSampleRecord(items[i]!, r, formula));
-}
 
 function fileRef(r: JsonReader, v: unknown, path: string): FileRef {
   const o = r.obj(v, path);
