@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { parseGoldSql } from '../src/core/formats/gold.ts';
 import { parseQuestions } from '../src/core/formats/questions.ts';
 import { compareRuns } from '../src/core/rl/compare.ts';
-import { mulberry32 } from '../src/core/rl/rng.ts';
+import { mulberry32 } from '../src/core/util/rng.ts';
 import { computeRunStats } from '../src/core/rl/run-stats.ts';
 import { planReplay } from '../src/core/run/replay.ts';
 import { DEFAULT_RUN_CONFIG, RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type SampleRecord } from '../src/core/run/types.ts';

@@ -13,9 +13,8 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnNodeSqlWorker } from '../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../src/adapters/sql-pool.ts';
-import type { EvalOptions } from '../src/core/eval/executor.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../src/core/eval/constants.ts';
-import { runEvaluation } from '../src/core/run/replay.ts';
+import { scoreRun, type ScoreConfig } from '../src/core/run/score-run.ts';
 import type { EvalItem, ItemResult } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload } from './items.ts';
 import { browserBenchSkipReason, measureBrowser, median, type BrowserBench } from './browser.ts';
@@ -71,8 +70,8 @@ const ITEM_TIMEOUT_MS = OFFICIAL_TIMEOUT_MS;
  */
 const RUNAWAY_MS = 20_000;
 
-const EVAL_OPTIONS: EvalOptions = {
-  metrics: ['ex', 'soft-f1'], timeoutMs: ITEM_TIMEOUT_MS, readOnly: false, vesIterations: 1, previewRows: 0,
+const EVAL_OPTIONS: ScoreConfig = {
+  metrics: ['ex', 'soft-f1'], timeoutMs: ITEM_TIMEOUT_MS, readOnly: false, vesIterations: 1,
 };
 
 interface Timed {
@@ -107,11 +106,11 @@ export async function timePool(w: Pick<Workload, 'dbPath'>, items: EvalItem[], s
     // Worker start (thread, tsx, sql.js wasm) is measured apart; the timed part opens every
     // database of the workload from its file, as a CLI run does.
     const s0 = performance.now();
-    await runEvaluation(warmup, EVAL_OPTIONS, { executor: pool, reuse: false });
+    await scoreRun(warmup, EVAL_OPTIONS, { executor: pool, reuse: false, findings: false });
     const startMs = performance.now() - s0;
     const c0 = cpuMs();
     const t0 = performance.now();
-    const { results, executed, goldExecuted } = await runEvaluation(items, EVAL_OPTIONS, { executor: pool, reuse });
+    const { results, executed, goldExecuted } = await scoreRun(items, EVAL_OPTIONS, { executor: pool, reuse, findings: false });
     return { ms: performance.now() - t0, cpuMs: cpuMs() - c0, results, startMs, executed, goldExecuted };
   } finally {
     await pool.dispose();

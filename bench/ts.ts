@@ -15,7 +15,7 @@ import { SqlPool } from '../src/adapters/sql-pool.ts';
 import { DEFAULT_EVAL_OPTIONS, type MetricName } from '../src/core/eval/executor.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../src/core/eval/constants.ts';
 import { parseGoldSql } from '../src/core/formats/gold.ts';
-import { runEvaluation } from '../src/core/run/replay.ts';
+import { scoreRun } from '../src/core/run/score-run.ts';
 import { DEFAULT_SUITE_SPEC } from '../src/core/ts/suite.ts';
 import type { EvalItem } from '../src/core/types.ts';
 import { buildSuiteOn } from '../workers/sql-suite.ts';
@@ -69,7 +69,7 @@ export async function measureTs(opts: { items: readonly EvalItem[]; rounds: numb
     const pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: workloadDbSource({ dbPath }), size: opts.workers });
     try {
       const t0 = performance.now();
-      await runEvaluation(items, { ...DEFAULT_EVAL_OPTIONS, metrics, timeoutMs: OFFICIAL_TIMEOUT_MS }, { executor: pool, reuse: false });
+      await scoreRun(items, { ...DEFAULT_EVAL_OPTIONS, metrics, timeoutMs: OFFICIAL_TIMEOUT_MS }, { executor: pool, reuse: false, findings: false });
       return performance.now() - t0;
     } finally {
       await pool.dispose();

@@ -6,10 +6,10 @@
  */
 import { toErrorData } from '../src/core/errors.ts';
 import { comparedFields, compareRuns, type ComparedRun } from '../src/core/rl/compare.ts';
-import { mulberry32 } from '../src/core/rl/rng.ts';
+import { mulberry32 } from '../src/core/util/rng.ts';
 import { computeRunStats } from '../src/core/rl/run-stats.ts';
 import { toStatsView } from '../src/core/rl/stats-view.ts';
-import { toRunFile } from '../src/core/run/export.ts';
+import { toRunFile } from '../src/core/runfile/export.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../src/core/run/types.ts';
 import type { AnalysisProgress } from '../src/adapters/store/records.ts';
 import { PROMPTS_PER_MESSAGE, type AnalysisOutcome, type AnalysisWorkerApi } from './analysis.api.ts';

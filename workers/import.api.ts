@@ -4,11 +4,11 @@
  * Results are plain data; errors come back as data too, since comlink keeps only an
  * error's name and message and the UI needs its `code`.
  */
-import type { PairingFinding } from '../src/core/formats/pairing.ts';
-import type { EvalItem, GoldEntry, Question } from '../src/core/types.ts';
 import type { ErrorData } from '../src/core/errors.ts';
 import type { RunHeader } from '../src/core/run/types.ts';
-import type { DatasetRecord, ImportProgress, ImportSource } from '../src/adapters/store/records.ts';
+import type { DatasetRecord, ImportProgress, ImportSource, PairJob, PairedPredictions } from '../src/adapters/store/records.ts';
+
+export type { PairJob, PairedPredictions };
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
 
@@ -18,26 +18,6 @@ export interface ImportJob {
   dbName: string;
   source: ImportSource;
   simulateQuotaAfterBytes?: number;
-}
-
-export interface PairJob {
-  predictionsName: string;
-  /** The file's text; a Parquet predictions file comes as `predictionsBlob` instead. */
-  predictionsText?: string;
-  predictionsBlob?: Blob;
-  questions: Question[];
-  gold: GoldEntry[];
-  fence: 'first' | 'last';
-  /** Refuse a file whose pairing has findings (the default, as at run start); false only reports them. */
-  strict?: boolean;
-}
-
-export interface PairedPredictions {
-  items: EvalItem[];
-  warnings: string[];
-  findings: PairingFinding[];
-  sha256: string;
-  bytes: number;
 }
 
 export interface RunFileJob {

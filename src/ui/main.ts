@@ -7,16 +7,17 @@
 import { mount } from 'svelte';
 import { createBrowserSqlPool } from '../adapters/browser/sql-worker-host.ts';
 import { createBrowserEngineFactory } from '../adapters/engines/engine-factory.ts';
-import { openRubricDb, type RubricDb } from '../adapters/judge/idb-judge-cache.ts';
-import { createIdbStore } from '../adapters/store/idb-store.ts';
+import { openRubricDb, RubricRepository } from '../adapters/judge/idb-judge-cache.ts';
+import { RarRepository } from '../adapters/judge/rar-store.ts';
 import App from './App.svelte';
 import { AppUpdate } from './app-update.svelte.ts';
+import { createBrowserStore } from './browser-store.ts';
 import { createPreviewService } from './preview-service.ts';
 import { createProbeService } from './probe/probe-service.ts';
 import './shell/theme.css';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
-import type { WorkbenchServices } from './workbench/services.ts';
+import type { RubricRepositories, WorkbenchServices } from './workbench/services.ts';
 
 /** The embedded demo's files, relative to the page so that the built app works from any folder. */
 async function fetchDemoFile(path: string): Promise<Blob> {
@@ -29,8 +30,8 @@ async function fetchDemoFile(path: string): Promise<Blob> {
 // Browser tests may simulate a full disk through the address (shown on the page when active).
 const testing = testDoublesFromUrl(location.search);
 if (testing) showTestDoubles(testing);
-const store = createIdbStore({ testing });
-let rubricDbOpen: Promise<RubricDb> | null = null;
+const store = createBrowserStore({ testing });
+let rubricsOpen: Promise<RubricRepositories> | null = null;
 const services: WorkbenchServices = {
   store,
   previews: createPreviewService({
@@ -42,11 +43,13 @@ const services: WorkbenchServices = {
     createExecutor: (source) => createBrowserSqlPool(source),
   }),
   engines: createBrowserEngineFactory(),
-  rubricDb: () =>
-    (rubricDbOpen ??= openRubricDb().catch((err: unknown) => {
-      rubricDbOpen = null; // a later call tries again
-      throw err;
-    })),
+  rubricRepositories: () =>
+    (rubricsOpen ??= openRubricDb()
+      .then((db) => ({ rubrics: new RubricRepository(db), rar: new RarRepository(db) }))
+      .catch((err: unknown) => {
+        rubricsOpen = null; // a later call tries again
+        throw err;
+      })),
   fetchDemoFile,
 };
 

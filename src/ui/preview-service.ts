@@ -8,8 +8,7 @@ import type { DbSource } from '../adapters/sql-pool.ts';
 import type { ItemPreview, SqlExecutor } from '../core/eval/executor.ts';
 import type { RunHeader } from '../core/run/types.ts';
 import type { EvalItem } from '../core/types.ts';
-import { evalOptionsOf } from '../core/eval/executor.ts';
-import { runEvaluation } from '../core/run/replay.ts';
+import { scoreRun } from '../core/run/score-run.ts';
 import type { PreviewService } from './workbench/services.ts';
 
 export interface PreviewPorts {
@@ -48,10 +47,11 @@ export function createPreviewService(ports: PreviewPorts): PreviewService {
           sample: sample.sample,
         };
         let preview: ItemPreview | null = null;
-        const { results: [result] } = await runEvaluation(
+        // Verdicts and rows only: the stored sample keeps its findings.
+        const { results: [result] } = await scoreRun(
           [item],
-          evalOptionsOf({ metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0 }, rows),
-          { executor: pool.executor, sink: (_r, _it, p) => void (preview = p) },
+          { metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0 },
+          { executor: pool.executor, previewRows: rows, findings: false, sink: (_r, p) => void (preview = p) },
         );
         if (!result) throw new Error('the SQL worker returned no result');
         return { preview, result };

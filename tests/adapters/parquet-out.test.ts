@@ -15,10 +15,10 @@ import { summarize } from '../../src/core/eval/summary.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
-import { compileRewardFormula } from '../../src/core/rl/reward.ts';
+import { compileRewardFormula } from '../../src/core/eval/reward.ts';
 import { planReplay, runEvaluation } from '../../src/core/run/replay.ts';
-import { toSampleRecords } from '../../src/core/run/run-file.ts';
-import { SAMPLES_TABLE, sampleRows, runTableMetadata, type ColumnType } from '../../src/core/run/tables.ts';
+import { toSampleRecords } from '../../src/core/run/score-run.ts';
+import { SAMPLES_TABLE, sampleRows, runTableMetadata, type ColumnType } from '../../src/core/views/tables.ts';
 import type { RunHeader, RunQuestion, SampleRecord } from '../../src/core/run/types.ts';
 import { readFileSync } from 'node:fs';
 

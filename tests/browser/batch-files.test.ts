@@ -13,7 +13,7 @@ import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
-import { parseCustomId, type BatchRequestLine } from '../../src/core/run/batch.ts';
+import { parseCustomId, type BatchRequestLine } from '../../src/core/batch/batch.ts';
 import { planReplay } from '../../src/core/run/replay.ts';
 import { vllmErrorLine, vllmOkLine } from '../helpers/batch-fixtures.ts';
 import { tempFile } from '../helpers/cli.ts';

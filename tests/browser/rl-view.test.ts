@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/core/rl/compare.ts';
 import { pct } from '../../src/core/rl/explanations.ts';
-import { mulberry32 } from '../../src/core/rl/rng.ts';
+import { mulberry32 } from '../../src/core/util/rng.ts';
 import { computeRunStats, type RunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';

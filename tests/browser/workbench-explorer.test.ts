@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runFileJson, toRunFile } from '../../src/core/run/export.ts';
+import { runFileJson, toRunFile } from '../../src/core/runfile/export.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { type AppSession, closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { BlobReader, BlobWriter, ZipWriter, configure } from '@zip.js/zip.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
-import { selectSubset } from '../../src/core/run/subset.ts';
+import { selectSubset } from '../../src/core/views/subset.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';

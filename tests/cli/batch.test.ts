@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
-import { parseRunFile } from '../../src/core/run/run-file.ts';
-import { parseCustomId, type BatchRequestLine } from '../../src/core/run/batch.ts';
+import { parseRunFile } from '../../src/core/runfile/run-file.ts';
+import { parseCustomId, type BatchRequestLine } from '../../src/core/batch/batch.ts';
 import { vllmErrorLine, vllmOkLine } from '../helpers/batch-fixtures.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';

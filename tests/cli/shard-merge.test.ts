@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseShard, shardDatabases } from '../../src/core/run/shard.ts';
+import { parseShard, shardDatabases } from '../../src/core/batch/shard.ts';
 import { runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWllamaEngine, type WllamaEngine } from '../../src/adapters/engines/wllama-engine.ts';
 import { PAUSE, exWithInterval, type GenerationProgress } from '../../src/core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG } from '../../src/core/run/types.ts';
-import { toCsv } from '../../src/core/run/export.ts';
+import { toCsv } from '../../src/core/runfile/export.ts';
 import { BIRD_MINIDEV_V1 } from '../../src/core/prompt/templates.ts';
 import type { DatasetRecord } from '../../src/adapters/store/workbench-store.ts';
 import { testStore, type TestStore } from '../store/store-helpers.ts';

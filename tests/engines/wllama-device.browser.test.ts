@@ -16,8 +16,8 @@ import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { loadDatabaseContext } from '../../src/core/prompt/build-prompt.ts';
 import { BIRD_MINIDEV_V1 } from '../../src/core/prompt/templates.ts';
 import { remainingJobs, runGeneration } from '../../src/core/run/generation.ts';
-import { toRunFile } from '../../src/core/run/export.ts';
-import { parseRunFile } from '../../src/core/run/run-file.ts';
+import { toRunFile } from '../../src/core/runfile/export.ts';
+import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
 import { sharedFile } from './shared-files.ts';
 

@@ -11,7 +11,7 @@ import { parsePredictions } from '../../src/core/formats/predictions.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { parseRarJsonl } from '../../src/core/rubric/rar-dataset.ts';
 import { detectPromptInjection } from '../../src/core/rubric/injection.ts';
-import { parseRunFile } from '../../src/core/run/run-file.ts';
+import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { createSqlEngine } from '../../workers/sql-engine.ts';
 import { runCli } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';

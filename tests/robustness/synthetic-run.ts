@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { DEFAULT_RUN_CONFIG, RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type SampleRecord } from '../../src/core/run/types.ts';
 import { DIFFICULTIES } from '../../src/core/types.ts';
-import { mulberry32 } from '../../src/core/rl/rng.ts';
+import { mulberry32 } from '../../src/core/util/rng.ts';
 
 export interface SyntheticRunSpec {
   questions: number;

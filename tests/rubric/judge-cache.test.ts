@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GREEDY } from '../../src/core/engine/engine.ts';
 import { judgeCacheKey, MemoryJudgeCache } from '../../src/core/rubric/judge-cache.ts';
 import { renderTemplate } from '../../src/core/rubric/judge-prompts.ts';
-import { sha256Hex } from '../../src/core/rubric/sha256.ts';
+import { sha256Hex } from '../../src/core/util/sha256.ts';
 
 describe('the pure SHA-256 behind judge-cache keys', () => {
   it.each(['', 'abc', 'a'.repeat(55), 'a'.repeat(56), 'a'.repeat(64), 'a'.repeat(1000), 'Größe 🧪 医学 \u0000', 'x'.repeat(100_003)])(

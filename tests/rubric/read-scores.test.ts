@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readRubricScores } from '../../src/core/rubric/read-scores.ts';
 import { validateRubric } from '../../src/core/rubric/model.ts';
 import { scoreSample } from '../../src/core/rubric/score.ts';
-import { JsonReader } from '../../src/core/run/validate.ts';
+import { JsonReader } from '../../src/core/formats/validate.ts';
 
 const rubric = validateRubric({
   id: 'r',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runSqlCheck, writeKeywords, type SqlExecutionFacts } from '../../src/core/rubric/sql-checks.ts';
 import { evidenceFormulas, missingFromQuery } from '../../src/core/rubric/sql-evidence.ts';
 import { describeViolation, schemaViolations } from '../../src/core/rubric/sql-schema-refs.ts';
-import { tokenizeSql } from '../../src/core/rubric/sql-tokens.ts';
+import { tokenizeSql } from '../../src/core/sql/sql-tokens.ts';
 
 const schema = {
   superhero: ['id', 'superhero_name', 'height_cm', 'publisher_id', 'eye_colour_id'],

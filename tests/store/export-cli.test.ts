@@ -2,13 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { folderDbSource, spawnNodeSqlWorker } from '../../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../../src/adapters/sql-pool.ts';
-import { toSampleRecord } from '../../src/core/run/run-file.ts';
-import { compileRewardFormula } from '../../src/core/rl/reward.ts';
+import { toSampleRecord } from '../../src/core/run/score-run.ts';
+import { compileRewardFormula } from '../../src/core/eval/reward.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { pairPredictions, parsePredictions } from '../../src/core/formats/predictions.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
-import { birdPredictionsJson } from '../../src/core/run/export.ts';
+import { birdPredictionsJson } from '../../src/core/runfile/export.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { birdPredictionsJson, runFileJson, toBirdPredictions, toCsv, toRunFile } from '../../src/core/run/export.ts';
-import { parseRunFile } from '../../src/core/run/run-file.ts';
+import { birdPredictionsJson, runFileJson, toBirdPredictions, toCsv, toRunFile } from '../../src/core/runfile/export.ts';
+import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
 import { parsePredictions } from '../../src/core/formats/predictions.ts';
 

@@ -6,8 +6,8 @@ import { birdMiniDevFiles, sharedBlob, sharedText } from './browser-data.ts';
 import { testStore, type TestStore } from './store-helpers.ts';
 import { EX_ONLY_RUBRIC } from '../../src/core/rubric/bird-rubric.ts';
 import { scoreSample } from '../../src/core/rubric/score.ts';
-import { runFileJson, toCsv } from '../../src/core/run/export.ts';
-import { parseRunFile } from '../../src/core/run/run-file.ts';
+import { runFileJson, toCsv } from '../../src/core/runfile/export.ts';
+import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { sampleToScore } from '../../src/ui/rubric/analysis.ts';
 
 const PRED = 'predictions/sql_output_kg/predict_mini_dev_gpt-4_sqlite.json';

@@ -1,6 +1,6 @@
 /** A store on a fresh IndexedDB database per test, and raw counts to check what was written. */
 import { deleteDB } from 'idb';
-import { createIdbStore, type IdbStoreOptions } from '../../src/adapters/store/idb-store.ts';
+import { createBrowserStore, type BrowserStoreOptions } from '../../src/ui/browser-store.ts';
 import { openWorkbenchDb } from '../../src/adapters/store/schema.ts';
 import type { WorkbenchStore } from '../../src/adapters/store/workbench-store.ts';
 
@@ -8,16 +8,16 @@ export interface TestStore {
   dbName: string;
   store: WorkbenchStore;
   /** A new store on the same database: what a reloaded page sees. */
-  reopen(options?: Omit<IdbStoreOptions, 'dbName'>): WorkbenchStore;
+  reopen(options?: Omit<BrowserStoreOptions, 'dbName'>): WorkbenchStore;
   counts(): Promise<{ datasets: number; databases: number; chunks: number; runs: number; samples: number }>;
   dispose(): Promise<void>;
 }
 
-export function testStore(options: Omit<IdbStoreOptions, 'dbName'> = {}): TestStore {
+export function testStore(options: Omit<BrowserStoreOptions, 'dbName'> = {}): TestStore {
   const dbName = `wb-test-${crypto.randomUUID()}`;
   const opened: WorkbenchStore[] = [];
-  const make = (o: Omit<IdbStoreOptions, 'dbName'>) => {
-    const s = createIdbStore({ ...o, dbName });
+  const make = (o: Omit<BrowserStoreOptions, 'dbName'>) => {
+    const s = createBrowserStore({ ...o, dbName });
     opened.push(s);
     return s;
   };

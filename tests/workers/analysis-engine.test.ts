@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createAnalysisEngine, type StoredRuns } from '../../workers/analysis-engine.ts';
 import type { AnalysisProgress } from '../../src/adapters/store/records.ts';
 import { compareRuns } from '../../src/core/rl/compare.ts';
-import { mulberry32 } from '../../src/core/rl/rng.ts';
+import { mulberry32 } from '../../src/core/util/rng.ts';
 import { computeRunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { syntheticRunFile, syntheticSamples } from '../robustness/synthetic-run.ts';

@@ -15,7 +15,7 @@ import type { ImportWorkerApi } from '../../workers/import.api.ts';
 import { createSqlEngine } from '../../workers/sql-engine.ts';
 import type { SqlWorkerApi } from '../../workers/sql.api.ts';
 import type { WllamaWorkerApi } from '../../workers/wllama.api.ts';
-import type { importInWorker } from '../../src/adapters/import/import-client.ts';
+import type { importInWorker } from '../../src/adapters/browser/import-client.ts';
 import type { DatasetRecord } from '../../src/adapters/store/records.ts';
 
 const WORKERS = path.resolve(import.meta.dirname, '../../workers');

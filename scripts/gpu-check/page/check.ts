@@ -21,13 +21,13 @@ import { createWllamaEngine } from '../../../src/adapters/engines/wllama-engine.
 import { GREEDY, type Engine } from '../../../src/core/engine/engine.ts';
 import { recommendEngine } from '../../../src/core/engine/engine-recommendation.ts';
 import { gpuVerdict, type GpuProbe } from '../../../src/core/engine/gpu-verdict.ts';
-import { DEFAULT_EVAL_OPTIONS } from '../../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { loadDatabaseContext } from '../../../src/core/prompt/build-prompt.ts';
 import { BIRD_MINIDEV_V1 } from '../../../src/core/prompt/templates.ts';
 import { exWithInterval, remainingJobs, runGeneration } from '../../../src/core/run/generation.ts';
-import type { SampleRecord } from '../../../src/core/run/types.ts';
+import { generationScorer } from '../../../src/core/run/score-run.ts';
+import { DEFAULT_RUN_CONFIG, type SampleRecord } from '../../../src/core/run/types.ts';
 
 /** What scripts/gpu-check/run.ts serves as ./config.json. */
 interface CheckConfig {
@@ -125,7 +125,7 @@ async function demoRun(f: File, questionsWanted: number) {
       { engine: 'wllama', model: { id: f.name }, template: BIRD_MINIDEV_V1, params: { ...GREEDY, maxTokens: 48 } },
       { fence: 'last', rewardFormula: 'ex' },
       remainingJobs({ indices, questions, gold, n: 1 }, new Set()),
-      { engine: e, database: async () => ctx, evaluate: (items, signal) => pool.evaluate(items, DEFAULT_EVAL_OPTIONS, { signal }), store: (s) => stored.push(...s) },
+      { engine: e, database: async () => ctx, evaluate: generationScorer(DEFAULT_RUN_CONFIG, { executor: pool, questionOf: (i) => questions[i]?.question ?? null }).evaluate, store: (s) => stored.push(...s) },
       { signal: new AbortController().signal, doneBefore: 0, total: indices.length },
     );
     const g = stored[0]?.generation;

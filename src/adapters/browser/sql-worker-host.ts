@@ -1,8 +1,10 @@
 /** Browser composition: the SQL worker as a module Web Worker, sql.js's wasm as a bundled asset. */
-import { wrap } from 'comlink';
+import { transfer, wrap } from 'comlink';
 import wasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
+import type { SchemaSource } from '../../core/prompt/schema-source.ts';
 import type { SuiteCache } from '../../core/ts/suite.ts';
+import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
 
 export function spawnBrowserSqlWorker(): WorkerHandle {
@@ -30,4 +32,20 @@ export function memoryDbSource(dbs: Map<string, Uint8Array>): DbSource {
 
 export function createBrowserSqlPool(dbSource: DbSource, size = Math.max(1, navigator.hardwareConcurrency || 2), suiteCache?: SuiteCache): SqlPool {
   return new SqlPool({ spawn: spawnBrowserSqlWorker, dbSource, size, wasmUrl, ...(suiteCache ? { suiteCache } : {}) });
+}
+
+/**
+ * A SQL worker of its own that reads schemas and sample rows (the prompts' SchemaSource) from
+ * `dbSource`; `dispose` ends it.
+ */
+export async function openBrowserSchemaSource(dbSource: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }> {
+  const worker = spawnBrowserSqlWorker();
+  try {
+    await worker.api.init({ cacheBytes, wasmUrl });
+  } catch (err) {
+    worker.terminate();
+    throw err;
+  }
+  const source = createSqlWorkerSchemaSource({ api: worker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
+  return { source, dispose: () => worker.terminate() };
 }

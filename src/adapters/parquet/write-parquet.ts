@@ -1,12 +1,12 @@
 /**
- * Parquet out: a core table (src/core/run/tables.ts) written with hyparquet-writer, streamed:
+ * Parquet out: a core table (src/core/views/tables.ts) written with hyparquet-writer, streamed:
  * rows are encoded one row group at a time and each group's bytes go to the sink before the
  * next group is built, so a 100,000-sample run never sits in memory as one encoded file. The
  * sink is a file in Node (node-sink.ts) or the parts of a Blob in the browser (blobSink).
  */
 import type { ParquetWriteOptions, Writer } from 'hyparquet-writer';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
-import type { ColumnType, TableSchema } from '../../core/run/tables.ts';
+import type { ColumnType, TableSchema } from '../../core/views/tables.ts';
 
 type SchemaElement = NonNullable<ParquetWriteOptions['schema']>[number];
 

@@ -1,13 +1,13 @@
 /**
  * Datasets and their database files in IndexedDB. Imports (hashing, unzipping, writing chunks)
- * run in the import worker; this side lists, describes and deletes.
+ * run in the import worker, handed in by the composition root (`StoreWorkers`); this side
+ * lists, describes and deletes.
  */
-import { importInWorker } from '../import/import-client.ts';
 import { StoreError } from './errors.ts';
 import { chunkRange, type WorkbenchIdb } from './schema.ts';
 import { storeDbSource, storedDbIds } from './store-db-source.ts';
 import type { DatasetRepository, StoragePort } from './workbench-store.ts';
-import type { DatasetCard, DatasetRecord } from './records.ts';
+import type { DatasetCard, DatasetRecord, StoreWorkers } from './records.ts';
 
 /** Deletes database records and chunks that no dataset or run refers to any more. */
 export async function deleteUnreferenced(idb: WorkbenchIdb, candidates: Iterable<string>): Promise<void> {
@@ -38,14 +38,14 @@ export async function questionsWithDatabase(idb: WorkbenchIdb, dataset: DatasetR
 
 export function createDatasetRepository(
   opened: Promise<WorkbenchIdb>,
-  opts: { dbName: string; storage: StoragePort; simulateQuotaAfterBytes?: number },
+  opts: { dbName: string; storage: StoragePort; workers: Pick<StoreWorkers, 'importDataset'>; simulateQuotaAfterBytes?: number },
 ): DatasetRepository {
   return {
     async import(source, hooks = {}) {
       await opened;
       // Best effort: a persisted origin is not evicted under storage pressure.
       void opts.storage.requestPersistence().catch(() => false);
-      return importInWorker({ dbName: opts.dbName, source, simulateQuotaAfterBytes: opts.simulateQuotaAfterBytes }, hooks);
+      return opts.workers.importDataset({ dbName: opts.dbName, source, simulateQuotaAfterBytes: opts.simulateQuotaAfterBytes }, hooks);
     },
     async list() {
       const all = await (await opened).getAll('datasets');

@@ -1,30 +1,29 @@
 /**
- * The browser's store on IndexedDB (idb): one connection shared by the storage port, the
- * dataset and run repositories and the run service (workbench-store.ts). Imports and
- * predictions parsing run in the import worker; SQL runs in the sql.js worker pool.
+ * The browser's store on IndexedDB (idb), persistence only: one connection shared by the
+ * storage port, the dataset and run repositories, and the app's persistence ports
+ * (app-ports.ts). The run service (src/app/) and the workers' clients are wired to it by the
+ * composition root (src/ui/browser-store.ts, for src/ui/main.ts).
  */
-import type { SqlExecutor } from '../../core/eval/executor.ts';
-import type { SuiteCache } from '../../core/ts/suite.ts';
-import { createBrowserSqlPool } from '../browser/sql-worker-host.ts';
-import type { DbSource } from '../sql-pool.ts';
-import { createAnalysisClient } from './analysis-client.ts';
 import { deleteOrphanChunks } from './database-bytes.ts';
+import { idbAppPorts, type IdbAppPorts } from './app-ports.ts';
 import { createDatasetRepository } from './dataset-repository.ts';
+import type { StoreWorkers } from './records.ts';
 import { createRunRepository } from './run-repository.ts';
-import { createRunService } from './run-service.ts';
-import type { StoreContext } from './run-session.ts';
-import { DEFAULT_DB_NAME, openWorkbenchDb, type WorkbenchIdb } from './schema.ts';
+import { DEFAULT_DB_NAME, openWorkbenchDb } from './schema.ts';
 import type { StoragePort, WorkbenchStore } from './workbench-store.ts';
 
 export interface IdbStoreOptions {
   /** IndexedDB database name (default `rlvr-workbench`); tests use their own. */
   dbName?: string;
-  /** SQL executor for runs (default: the browser sql.js worker pool). */
-  createExecutor?: (source: DbSource, extras?: { suiteCache?: SuiteCache }) => SqlExecutor;
-  /** Written into each run header. */
-  executorName?: string;
   /** Test doubles for a full disk (real `QuotaExceededError` DOMExceptions thrown at that point). */
   testing?: { simulateQuotaAfterBytes?: number; simulateQuotaAfterSamples?: number };
+}
+
+/** The store's ports; the composition root adds the run service and the analysis client. */
+export interface IdbStore extends Omit<WorkbenchStore, 'service' | 'analysis'> {
+  readonly dbName: string;
+  /** The app's persistence ports, once the database is open. */
+  readonly persistence: Promise<IdbAppPorts>;
 }
 
 const browserStorage: StoragePort = {
@@ -37,23 +36,17 @@ const browserStorage: StoragePort = {
   },
 };
 
-export function createIdbStore(options: IdbStoreOptions = {}): WorkbenchStore {
+export function createIdbStore(workers: StoreWorkers, options: IdbStoreOptions = {}): IdbStore {
   const dbName = options.dbName ?? DEFAULT_DB_NAME;
   const opened = openWorkbenchDb(dbName);
   // Chunks of an import that died with its tab; harmless if it finds none.
   opened.then((idb) => deleteOrphanChunks(idb)).catch(() => undefined);
-  const context = (idb: WorkbenchIdb): StoreContext => ({
-    idb,
-    createExecutor: options.createExecutor ?? ((source, extras) => createBrowserSqlPool(source, undefined, extras?.suiteCache)),
-    executorName: options.executorName ?? 'sql.js in Web Workers (browser)',
-    simulateQuotaAfterSamples: options.testing?.simulateQuotaAfterSamples,
-  });
   return {
+    dbName,
     storage: browserStorage,
-    datasets: createDatasetRepository(opened, { dbName, storage: browserStorage, simulateQuotaAfterBytes: options.testing?.simulateQuotaAfterBytes }),
-    runs: createRunRepository(opened, { dbName }),
-    service: createRunService(opened, context),
-    analysis: createAnalysisClient(dbName),
+    datasets: createDatasetRepository(opened, { dbName, storage: browserStorage, workers, simulateQuotaAfterBytes: options.testing?.simulateQuotaAfterBytes }),
+    runs: createRunRepository(opened, { dbName, workers }),
+    persistence: opened.then((idb) => idbAppPorts(idb, { simulateQuotaAfterSamples: options.testing?.simulateQuotaAfterSamples })),
     close() {
       void opened.then((idb) => idb.close()).catch(() => undefined);
     },

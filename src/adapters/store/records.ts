@@ -6,8 +6,8 @@
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { PairingFinding } from '../../core/formats/pairing.ts';
 import type { GenerationOutcome, GenerationProgress, GenerationSpec } from '../../core/run/generation.ts';
-import type { BatchExport, BatchPlan } from '../../core/run/batch.ts';
-import type { GoldEntry, Question } from '../../core/types.ts';
+import type { BatchExport, BatchPlan } from '../../core/batch/batch.ts';
+import type { EvalItem, GoldEntry, Question } from '../../core/types.ts';
 import type { FileRef, RunConfig, RunHeader } from '../../core/run/types.ts';
 import type { ItemStatus } from '../../core/types.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
@@ -182,4 +182,37 @@ export interface BatchExportFiles {
   jsonl: string;
   requests: number;
   tooLong: BatchExport['tooLong'];
+}
+
+/** A predictions file to pair with a dataset (the import worker's job, workers/import.api.ts). */
+export interface PairJob {
+  predictionsName: string;
+  /** The file's text; a Parquet predictions file comes as `predictionsBlob` instead. */
+  predictionsText?: string;
+  predictionsBlob?: Blob;
+  questions: Question[];
+  gold: GoldEntry[];
+  fence: 'first' | 'last';
+  /** Refuse a file whose pairing has findings (the default, as at run start); false only reports them. */
+  strict?: boolean;
+}
+
+export interface PairedPredictions {
+  items: EvalItem[];
+  warnings: string[];
+  findings: PairingFinding[];
+  sha256: string;
+  bytes: number;
+}
+
+/**
+ * The import worker's calls the store makes (adapters/browser/import-client.ts), handed in by
+ * the composition root so that the store never imports the worker's client.
+ */
+export interface StoreWorkers {
+  importDataset(
+    job: { dbName: string; source: ImportSource; simulateQuotaAfterBytes?: number },
+    hooks: { signal?: AbortSignal; onProgress?: (p: ImportProgress) => void },
+  ): Promise<DatasetRecord>;
+  importRunFile(job: { dbName: string; file: Blob; fileName: string }): Promise<RunHeader>;
 }

@@ -4,9 +4,9 @@
  * and the import worker (the file read, parsed and written off the main thread: at 100,000
  * samples the JSON alone is ~70 MB).
  */
-import { parseRunFile } from '../../core/run/run-file.ts';
+import { parseRunFile } from '../../core/runfile/run-file.ts';
 import type { RunHeader } from '../../core/run/types.ts';
-import { scoreOf } from './run-score.ts';
+import { scoreOf } from '../../core/run/score-run.ts';
 import { StoreError } from './errors.ts';
 import { BLOCK_SIZE, type WorkbenchIdb } from './schema.ts';
 

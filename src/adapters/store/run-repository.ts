@@ -3,16 +3,16 @@
  * in and out, rubric scores written into samples. Evaluation lives in the run service.
  */
 import { sampleKey } from '../../core/eval/constants.ts';
-import { toRunFile } from '../../core/run/export.ts';
+import { toRunFile } from '../../core/runfile/export.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import { deleteUnreferenced } from './dataset-repository.ts';
 import { StoreError, isQuotaError } from './errors.ts';
 import { withRunLock, lockedRunIds } from './run-session.ts';
-import { importRunFileInWorker } from '../import/import-client.ts';
 import { storeRunFile } from './run-file-store.ts';
 import { allSamples, countSamples, questionSamples, samplePage } from './sample-blocks.ts';
 import { blockRange, type WorkbenchIdb } from './schema.ts';
 import type { RunRepository } from './workbench-store.ts';
+import type { StoreWorkers } from './records.ts';
 
 /** The run, or NOT_FOUND naming it. */
 export async function runOrThrow(idb: WorkbenchIdb, runId: string): Promise<RunHeader> {
@@ -21,7 +21,7 @@ export async function runOrThrow(idb: WorkbenchIdb, runId: string): Promise<RunH
   return run;
 }
 
-export function createRunRepository(opened: Promise<WorkbenchIdb>, options: { dbName?: string } = {}): RunRepository {
+export function createRunRepository(opened: Promise<WorkbenchIdb>, options: { dbName?: string; workers?: Pick<StoreWorkers, 'importRunFile'> } = {}): RunRepository {
   const samples = async (runId: string, page?: { offset: number; limit: number }) => {
     const idb = await opened;
     return page ? samplePage(idb, runId, page.offset, page.limit) : allSamples(idb, runId);
@@ -64,7 +64,7 @@ export function createRunRepository(opened: Promise<WorkbenchIdb>, options: { db
     async importFile(text, fileName) {
       return storeRunFile(await opened, text, fileName);
     },
-    ...(options.dbName === undefined ? {} : { importBlob: (file: Blob, fileName: string) => importRunFileInWorker({ dbName: options.dbName!, file, fileName }) }),
+    ...(options.dbName === undefined || !options.workers ? {} : { importBlob: (file: Blob, fileName: string) => options.workers!.importRunFile({ dbName: options.dbName!, file, fileName }) }),
     activeIds: lockedRunIds,
     async setSampleRubrics(runId, scored) {
       const idb = await opened;

@@ -3,25 +3,18 @@
  * appends sample blocks, a stop signal that both the user's signal and a storage failure
  * trigger, and the finish that sorts the blocks, stores the final status and turns a full disk
  * into a message that names the run. Replay runs, resumes, self-tests and generation runs
- * (run-service.ts, generation-run.ts) all go through it.
+ * (src/app/run-service.ts, generation-run.ts) all go through it, as the app's run session port.
  */
-import type { SuiteCache } from '../../core/ts/suite.ts';
-import type { SqlExecutor } from '../../core/eval/executor.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
-import type { DbSource } from '../sql-pool.ts';
 import { holdLock } from './database-bytes.ts';
 import { StoreError, isQuotaError } from './errors.ts';
 import { markUnsorted, nextBlock, sortBlocks } from './sample-blocks.ts';
 import { SampleWriter } from './sample-writer.ts';
 import type { WorkbenchIdb } from './schema.ts';
 
-/** What the store's run code needs from its composition root. */
+/** What a session writes to. */
 export interface StoreContext {
   idb: WorkbenchIdb;
-  /** `suiteCache`: where metric ts keeps the run's test suites (suite-cache.ts). */
-  createExecutor: (source: DbSource, extras?: { suiteCache?: SuiteCache }) => SqlExecutor;
-  /** Written into each run header, e.g. `sql.js in Web Workers (browser)`. */
-  executorName: string;
   /** Test double: a QuotaExceededError after this many samples. */
   simulateQuotaAfterSamples?: number;
 }

@@ -43,7 +43,7 @@ export interface DatabaseRecord extends StoredDatabase {
 export interface RunInputRecord {
   runId: string;
   items: EvalItem[];
-  /** Generation runs: the plan (spec and questions); `items` is then empty. See generation-run.ts. */
+  /** Generation runs: the plan (spec and questions); `items` is then empty. See src/app/generation-run.ts. */
   generation?: import('./records.ts').GenerationPlan;
 }
 

@@ -1,9 +1,9 @@
 /**
- * The browser's store, by concern: storage facts, a dataset repository and a run repository
- * (persistence only), and the run service that evaluates, resumes, self-tests and generates.
- * Each is a small port that a test fakes with a plain object; `createIdbStore` (idb-store.ts)
- * builds all four over one IndexedDB connection, and the UI receives them from its
- * composition root (src/ui/main.ts).
+ * What the screens receive, by concern: storage facts, a dataset repository and a run
+ * repository (persistence only, idb-store.ts), and the run service that evaluates, resumes,
+ * self-tests and generates (src/app/run-service.ts). Each is a small port that a test fakes
+ * with a plain object; src/ui/browser-store.ts builds all four over one IndexedDB connection
+ * for the composition root (src/ui/main.ts).
  */
 import type { Engine } from '../../core/engine/engine.ts';
 import type { DbSource } from '../sql-pool.ts';
@@ -52,7 +52,7 @@ export interface RunRepository {
   sampleCount(runId: string): Promise<number>;
   rename(runId: string, name: string): Promise<void>;
   delete(runId: string): Promise<void>;
-  /** The run as a run file (header + samples); see core/run/export.ts for JSON, BIRD predictions and CSV. */
+  /** The run as a run file (header + samples); see core/runfile/export.ts for JSON, BIRD predictions and CSV. */
   export(runId: string): Promise<RunFile>;
   /** Stores a run file (validated first); refuses a run that is already stored. */
   importFile(text: string, fileName: string): Promise<RunHeader>;

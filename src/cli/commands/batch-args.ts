@@ -1,7 +1,7 @@
 /** Flags of `batch export` and `batch import`. */
 import { OFFICIAL_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
-import { DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
+import { DEFAULT_REWARD_FORMULA } from '../../core/eval/reward.ts';
 import { bad, parseFlags } from './flags.ts';
 
 export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --dataset FILE --gold FILE --db-root DIR --model NAME --out FILE.jsonl

@@ -1,8 +1,8 @@
 /**
  * `batch`: generation on a cluster through batch files. `batch export` writes a generation
- * plan as an OpenAI batch input JSONL (src/core/run/batch.ts) plus its plan file; `batch import`
+ * plan as an OpenAI batch input JSONL (src/core/batch/batch.ts) plus its plan file; `batch import`
  * reads the output JSONL of vLLM's run_batch, SGLang or OpenAI's Batch API back, scores it as a
- * generation run (src/core/run/batch-engine.ts) and writes the run file.
+ * generation run (src/core/batch/batch-engine.ts) and writes the run file.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -13,23 +13,22 @@ import { createNodeSqlPool, folderDbSource, spawnNodeSqlWorker } from '../../ada
 import { createSqlWorkerSchemaSource } from '../../adapters/engines/sql-worker-schema-source.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { summarize } from '../../core/eval/summary.ts';
-import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { officialTable } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { parseQuestions } from '../../core/formats/questions.ts';
 import { loadDatabaseContext, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { findTemplate, BUILTIN_TEMPLATES } from '../../core/prompt/templates.ts';
-import { checkFormulaMetrics, compileRewardFormula } from '../../core/rl/reward.ts';
-import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/run/batch.ts';
-import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/run/batch-output.ts';
-import { runBatchImport } from '../../core/run/batch-engine.ts';
-import { toRunFile } from '../../core/run/export.ts';
+import { checkFormulaMetrics, compileRewardFormula } from '../../core/eval/reward.ts';
+import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/batch/batch.ts';
+import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/batch/batch-output.ts';
+import { runBatchImport } from '../../core/batch/batch-engine.ts';
+import { generationScorer } from '../../core/run/score-run.ts';
+import { toRunFile } from '../../core/runfile/export.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader, type SampleRecord } from '../../core/run/types.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { BATCH_USAGE, parseBatchExportArgs, parseBatchImportArgs, type BatchExportArgs, type BatchImportArgs } from './batch-args.ts';
 import { readText } from './eval.ts';
 import { executorName, fileRef, sha256File } from './run-out.ts';
-import { runEvaluation } from '../../core/run/replay.ts';
 
 export const usage = BATCH_USAGE;
 
@@ -148,7 +147,8 @@ async function runImport(args: BatchImportArgs): Promise<void> {
   try {
     const outcome = await runBatchImport(plan, { questions, gold, output, files: args.outputs.map((f) => path.basename(f)).join(', ') }, config, {
       database: schemas.database,
-      evaluate: async (items, signal) => (await runEvaluation(items, evalOptionsOf(config), { executor: pool, signal })).results,
+      // The run recipe's steps, as the app's generation runs: findings included.
+      evaluate: generationScorer(config, { executor: pool, questionOf: (i) => questions[i]?.question ?? null }).evaluate,
       store: (s) => samples.push(...s),
     });
     if (outcome.kind !== 'done') throw new WorkbenchError('INTERNAL', `the import stopped: ${outcome.kind}`);
@@ -190,7 +190,7 @@ async function importRunHeader(args: BatchImportArgs, plan: BatchPlan, samples: 
     dataset: { id: name, name, questions: await fileRef(args.dataset), gold: await fileRef(args.gold), databases },
     subset: { description: `batch plan ${path.basename(args.plan)}`, indices: [...plan.indices] },
     config, samplesPerQuestion: plan.spec.params.n, executor: executorName(),
-    // The batch engine's device, as every sample recorded it (src/core/run/batch-engine.ts).
+    // The batch engine's device, as every sample recorded it (src/core/batch/batch-engine.ts).
     ...deviceOfSamples(samples),
   };
 }

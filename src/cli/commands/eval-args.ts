@@ -1,9 +1,9 @@
 import { OFFICIAL_TIMEOUT_S, OFFICIAL_VES_ITERATIONS } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { WorkbenchError } from '../../core/errors.ts';
-import { checkFormulaFinite, checkFormulaMetrics, compileRewardFormula, DEFAULT_REWARD_FORMULA } from '../../core/rl/reward.ts';
+import { checkFormulaFinite, checkFormulaMetrics, compileRewardFormula, DEFAULT_REWARD_FORMULA } from '../../core/eval/reward.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
-import { parseShard, type Shard } from '../../core/run/shard.ts';
+import { parseShard, type Shard } from '../../core/batch/shard.ts';
 import { DEFAULT_SUITE_SPEC, type SuiteSpec } from '../../core/ts/suite.ts';
 import { bad, parseFlags } from './flags.ts';
 
@@ -26,7 +26,7 @@ export interface EvalArgs {
   strict: boolean;
   /** Execute identical items once (src/core/run/reuse.ts); `--no-reuse` executes every item. */
   reuse: boolean;
-  /** `--shard K/N`: evaluate only shard K of N (src/core/run/shard.ts). */
+  /** `--shard K/N`: evaluate only shard K of N (src/core/batch/shard.ts). */
   shard: Shard | null;
   /** `--gold-overlay FILE`: corrected golds (JSON/JSONL `{question_id, SQL}` or a gold .sql) scored beside the official ones. */
   goldOverlay: string | null;

@@ -6,14 +6,13 @@ import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
-import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { findingText } from '../../core/formats/pairing.ts';
-import { compileRewardFormula } from '../../core/rl/reward.ts';
-import { planReplay, runEvaluation } from '../../core/run/replay.ts';
-import { shardItems } from '../../core/run/shard.ts';
-import { toRunFile } from '../../core/run/export.ts';
-import { toSampleRecords } from '../../core/run/run-file.ts';
+import { compileRewardFormula } from '../../core/eval/reward.ts';
+import { planReplay } from '../../core/run/replay.ts';
+import { scoreRun, type ScoredRun } from '../../core/run/score-run.ts';
+import { shardItems } from '../../core/batch/shard.ts';
+import { toRunFile } from '../../core/runfile/export.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
 import { checkEvalOutputs } from '../preflight-commands.ts';
@@ -24,12 +23,11 @@ import { resolveDbRoot } from './db-root-zip.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
 import type { SuiteStats } from '../../core/ts/suite.ts';
-import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
-import { readDbFacts, type DbFacts } from '../../core/sql/db-facts.ts';
-import { rewardAnnotator, rewardCounts } from '../../core/run/item-annotations.ts';
+import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
+import { rewardCounts } from '../../core/run/item-annotations.ts';
 import { parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
-import { goldIssuesReport, overlayReport, sqliteLine, versionReport } from '../../core/eval/reward-report.ts';
+import { goldIssuesReport, overlayReport, sqliteLine, versionReport } from '../../core/run/reward-report.ts';
 
 export const usage = EVAL_USAGE;
 
@@ -79,24 +77,24 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
   const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
-  let outcome;
-  let facts: DbFacts;
+  let outcome: ScoredRun;
   let comparison: OverlayComparison | null = null;
   try {
-    // The SQLite version and column types for the version scan, through the same pool.
-    facts = await readDbFacts(pool, items.map((i) => i.dbId));
-    const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: questions ? (i) => questions[i]?.question ?? null : undefined });
-    const options = evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 });
-    outcome = await runEvaluation(items, options, {
-      executor: pool, reuse: args.reuse, annotate,
+    // The run recipe: the SQLite version and column types for the version scan (through the
+    // same pool), the findings, the evaluation and the sample records.
+    const config = { ...args, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
+    const questionOf = questions ? (i: number) => questions[i]?.question ?? null : undefined;
+    outcome = await scoreRun(items, config, {
+      executor: pool, reuse: args.reuse, questionOf,
       onEvent: (e) => {
         if (e.type === 'suite-ready') suites[e.dbId] = { ...e.stats, ms: Math.round(e.stats.ms), chosen: e.chosen };
       },
     });
-    if (overlay) comparison = await compareWithOverlay(items, outcome.results, overlay, options, { executor: pool, reuse: args.reuse, annotate });
+    if (overlay) comparison = await compareWithOverlay(items, outcome.results, overlay, config, { executor: pool, reuse: args.reuse, questionOf, facts: outcome.facts });
   } finally {
     await pool.dispose();
   }
+  const { facts } = outcome;
   const { results, summary } = outcome;
   // A shard may hold only databases that are missing here; `merge` sees the whole run.
   if (!args.shard) assertSomethingScored(results, args.dbRoot);
@@ -140,7 +138,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
       executions: { executed: outcome.executed, reused: outcome.reused },
       ...(args.shard ? { shard: args.shard } : {}),
     };
-    const file = toRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
+    const file = toRunFile(header, outcome.records, questions ? runQuestions(items, questions) : undefined);
     // run.parquet: the samples table (docs/formats.md), the header in the file's metadata.
     if (isParquetName(args.runOut)) {
       await writeAtomicWith(args.runOut, (temp) => writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) }));

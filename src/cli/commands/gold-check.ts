@@ -9,11 +9,11 @@ import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
-import { goldIssuesReport } from '../../core/eval/reward-report.ts';
+import { goldIssuesReport } from '../../core/run/reward-report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
-import { rewardAnnotator, rewardCounts } from '../../core/run/item-annotations.ts';
-import { runEvaluation } from '../../core/run/replay.ts';
-import { readDbFacts } from '../../core/sql/db-facts.ts';
+import { OFFICIAL_TIMEOUT_MS } from '../../core/eval/constants.ts';
+import { rewardCounts } from '../../core/run/item-annotations.ts';
+import { scoreRun } from '../../core/run/score-run.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { workersFlag } from '../bounds.ts';
@@ -41,9 +41,10 @@ export async function run(argv: string[]): Promise<number> {
   const pool = createNodeSqlPool({ dbRoot, workers: workersFlag(values.workers) ?? availableParallelism() });
   let results;
   try {
-    const facts = await readDbFacts(pool, items.map((i) => i.dbId));
-    const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: questions ? (i) => questions[i]?.question ?? null : undefined });
-    ({ results } = await runEvaluation(items, { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 0, previewRows: 0 }, { executor: pool, annotate }));
+    // The run recipe with the self-test's settings: EX only, the official timeout, writes allowed.
+    ({ results } = await scoreRun(items, { metrics: ['ex'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0 }, {
+      executor: pool, questionOf: questions ? (i) => questions[i]?.question ?? null : undefined,
+    }));
   } finally {
     await pool.dispose();
   }

@@ -13,16 +13,15 @@ import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
 import { WorkbenchError } from '../../core/errors.ts';
-import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { officialTable } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { HARNESS_FORMATS, mapHarnessRows, mappingReport, type HarnessFormat, type HarnessRow } from '../../core/formats/harness.ts';
 import { findingText } from '../../core/formats/pairing.ts';
-import { compileRewardFormula } from '../../core/rl/reward.ts';
-import { toRunFile } from '../../core/run/export.ts';
-import { planReplay, runEvaluation } from '../../core/run/replay.ts';
-import { toSampleRecords } from '../../core/run/run-file.ts';
-import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
+import { compileRewardFormula } from '../../core/eval/reward.ts';
+import { toRunFile } from '../../core/runfile/export.ts';
+import { planReplay } from '../../core/run/replay.ts';
+import { scoreRun } from '../../core/run/score-run.ts';
+import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import { parseEvalArgs } from './eval-args.ts';
 import { bad, parseFlags } from './flags.ts';
 import { evalRunHeader, runQuestions } from './run-out.ts';
@@ -74,7 +73,8 @@ export async function run(argv: string[]): Promise<number> {
   const questions = await readQuestionsInput('--dataset', values.dataset!);
   const { format, rows, name, files } = await readRows(values.completions!, (values.from as HarnessFormat | undefined) ?? null);
   const runs = mapHarnessRows(rows, questions);
-  const formula = compileRewardFormula(evalArgs.reward);
+  const config = { ...evalArgs, timeoutMs: evalArgs.timeoutS * 1000, rewardFormula: compileRewardFormula(evalArgs.reward).text };
+  const questionOf = (i: number) => questions[i]?.question ?? null;
   const root = await resolveDbRoot(evalArgs.dbRoot);
   const pool = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
   try {
@@ -87,7 +87,8 @@ export async function run(argv: string[]): Promise<number> {
       const label = `${name}${r.step === null ? '' : ` step ${r.step}`}`;
       const plan = planReplay({ predictions: { name: label, records: r.records }, gold, questions });
       for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
-      const { results, summary } = await runEvaluation(plan.items, evalOptionsOf({ ...evalArgs, timeoutMs: evalArgs.timeoutS * 1000 }), { executor: pool });
+      // The run recipe, as `eval` and the app's runs: findings (version features, gold issues) included.
+      const { results, summary, records } = await scoreRun(plan.items, config, { executor: pool, questionOf });
       process.stdout.write(`${label} (${format})\n${officialTable(summary)}\n\n`);
       if (values['run-out']) {
         const out = stepFile(values['run-out'], r.step, runs.length > 1);
@@ -95,7 +96,7 @@ export async function run(argv: string[]): Promise<number> {
         const source = files.find((f) => path.basename(f) === `${r.step}.jsonl`) ?? files[0]!;
         const header = await evalRunHeader({ ...evalArgs, dbRoot: root.dir, predictions: source }, plan.items, results);
         header.name = label;
-        const file = toRunFile(header, toSampleRecords(plan.items, results, formula), runQuestions(plan.items, questions));
+        const file = toRunFile(header, records, runQuestions(plan.items, questions));
         if (isParquetName(out)) await writeParquetFile(out, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) });
         else await writeFile(out, JSON.stringify(file, null, 1) + '\n');
       }

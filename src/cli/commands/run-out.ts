@@ -10,7 +10,7 @@ import path from 'node:path';
 import { DEFAULT_RUN_CONFIG, type FileRef, type RunHeader, type RunQuestion } from '../../core/run/types.ts';
 import type { EvalItem, ItemResult, Question } from '../../core/types.ts';
 import type { EvalArgs } from './eval-args.ts';
-import { maxOf } from '../../core/rl/numbers.ts';
+import { maxOf } from '../../core/util/numbers.ts';
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');

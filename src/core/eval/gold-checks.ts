@@ -13,7 +13,7 @@
  *   (the `goldOrderDependent` field, when the row-order check ran; src/core of issue 13 item 2).
  * - `gold-error`: the gold itself fails (every item scores 0).
  */
-import { isOp, isWord, tokenizeSql } from '../rubric/sql-tokens.ts';
+import { isOp, isWord, tokenizeSql } from '../sql/sql-tokens.ts';
 
 export interface GoldIssue {
   kind: 'no-rows' | 'count-as-list' | 'list-as-count' | 'date-dependent' | 'order-dependent' | 'gold-error';

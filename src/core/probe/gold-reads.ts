@@ -6,7 +6,7 @@
  * that are not keywords, tables, aliases or functions. A name that is not really a column only
  * makes an exploit variant fail with an error, which counts as not won.
  */
-import { isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from '../rubric/sql-tokens.ts';
+import { isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
 export interface GoldReads {
   /** Tables in order of first reference, as written (case kept). */

@@ -4,10 +4,9 @@
  * counts the questions each exploit wins. A run of the official evaluator that rewards these
  * can be gamed by a policy; read-only evaluation should leave only the non-writing exploits.
  */
-import { evalOptionsOf } from '../eval/executor.ts';
 import { cancelledError } from '../errors.ts';
 import type { EvalEvent, SqlExecutor } from '../eval/executor.ts';
-import { runEvaluation } from '../run/replay.ts';
+import { scoreRun } from '../run/score-run.ts';
 import type { AbortSignalLike } from '../eval/executor.ts';
 import type { EvalItem, ItemResult, ItemStatus } from '../types.ts';
 import { EXPLOITS, exploitItems, type ExploitId, type ExploitSpec, type ProbeQuestion } from './exploits.ts';
@@ -77,10 +76,11 @@ export async function runProbe(questions: readonly ProbeQuestion[], executor: Sq
   const perExploit = specs.map((spec) => ({ spec, items: exploitItems(spec.id, questions) }));
   const all: EvalItem[] = perExploit.flatMap((p) => p.items);
   const run = async (semantics: Semantics): Promise<ItemResult[]> => {
-    const outcome = await runEvaluation(
+    // Verdicts only (no findings): the exploits' samples are not stored as a run.
+    const outcome = await scoreRun(
       all,
-      evalOptionsOf({ metrics: ['ex'], timeoutMs: opts.timeoutMs, readOnly: semantics === 'readOnly', vesIterations: 0 }),
-      { executor, signal: opts.signal, onEvent: opts.onEvent ? (e) => opts.onEvent!({ ...e, semantics }) : undefined },
+      { metrics: ['ex'], timeoutMs: opts.timeoutMs, readOnly: semantics === 'readOnly', vesIterations: 0 },
+      { executor, signal: opts.signal, onEvent: opts.onEvent ? (e) => opts.onEvent!({ ...e, semantics }) : undefined, findings: false },
     );
     if (outcome.cancelled) throw cancelledError('the probe');
     return outcome.results;

@@ -5,7 +5,7 @@
  */
 import { CATEGORIES, type ComparisonBucket, type RunComparison } from './compare.ts';
 import { explain } from './explanations.ts';
-import { maxOf } from './numbers.ts';
+import { maxOf } from '../util/numbers.ts';
 
 export interface CompareMeta {
   runA: string;

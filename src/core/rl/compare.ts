@@ -13,7 +13,7 @@ import type { RunFile, SampleRecord } from '../run/types.ts';
 import { DIFFICULTIES, type Difficulty } from '../types.ts';
 import { groupSamples, type GroupedSample, type PromptGroup } from './groups.ts';
 import { mcnemarExactP, pairedBootstrapCi } from './paired-tests.ts';
-import type { Rng } from './rng.ts';
+import type { Rng } from '../util/rng.ts';
 
 export type Category = 'fixed' | 'broken' | 'both_right' | 'both_wrong';
 export const CATEGORIES: readonly Category[] = ['fixed', 'broken', 'both_right', 'both_wrong'];

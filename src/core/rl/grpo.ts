@@ -4,7 +4,7 @@
  * (torch.std, divisor n - 1) of the samples' rewards, and advantage (r - mean) / (std + eps)
  * with eps = 1e-6. A group of one sample gets mean 0 and std 1, so its advantage is r / (1 + eps).
  */
-import { maxOf, meanOf } from './numbers.ts';
+import { maxOf, meanOf } from '../util/numbers.ts';
 
 export const GRPO_EPSILON = 1e-6;
 

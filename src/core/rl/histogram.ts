@@ -1,5 +1,5 @@
 /** Histogram bins for pass rates and GRPO advantages; plain data for tables, plots and JSON. */
-import { maxOf, minOf } from './numbers.ts';
+import { maxOf, minOf } from '../util/numbers.ts';
 
 export interface Bin {
   label: string;

@@ -15,8 +15,8 @@
  *   procedure over seeds and subsets.
  */
 import type { SampleRecord } from '../run/types.ts';
-import { randomIndex, type Rng } from './rng.ts';
-import { maxOf } from './numbers.ts';
+import { randomIndex, type Rng } from '../util/rng.ts';
+import { maxOf } from '../util/numbers.ts';
 
 export interface VoteGroup {
   resultKey: string;

@@ -1,6 +1,6 @@
 /** Paired statistics for comparing two runs question by question. */
-import { randomIndex, type Rng } from './rng.ts';
-import { maxOf } from './numbers.ts';
+import { randomIndex, type Rng } from '../util/rng.ts';
+import { maxOf } from '../util/numbers.ts';
 
 /**
  * Exact McNemar test: under "both runs are equally good" each discordant question is fixed or

@@ -11,9 +11,9 @@ import { grpoGroup } from './grpo.ts';
 import { groupSamples, type PromptGroup } from './groups.ts';
 import { advantageHistogram, passRateHistogram, type Bin } from './histogram.ts';
 import { expectedMajCurve, MajCurveTooLarge, majorityVote, voteGroups } from './majority.ts';
-import { maxOf, meanOf, minOf } from './numbers.ts';
+import { maxOf, meanOf, minOf } from '../util/numbers.ts';
 import { passAtK } from './pass-at-k.ts';
-import type { Rng } from './rng.ts';
+import type { Rng } from '../util/rng.ts';
 
 export interface PromptStats {
   key: string;

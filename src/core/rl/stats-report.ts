@@ -8,7 +8,7 @@ import { explain, pct } from './explanations.ts';
 import { GRPO_EPSILON } from './grpo.ts';
 import type { Bin } from './histogram.ts';
 import type { RunStats, StatsBucket } from './run-stats.ts';
-import { maxOf } from './numbers.ts';
+import { maxOf } from '../util/numbers.ts';
 
 export interface StatsMeta {
   runName: string;

@@ -5,7 +5,7 @@
  * Implementations: in memory (here), a JSON file (CLI, src/adapters/judge), IndexedDB (browser).
  */
 import type { ChatMessage, SamplingParams } from '../engine/engine.ts';
-import { sha256Hex } from './sha256.ts';
+import { sha256Hex } from '../util/sha256.ts';
 
 export interface CachedAnswer {
   text: string;

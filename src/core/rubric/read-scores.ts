@@ -2,7 +2,7 @@
  * Reading a stored RubricScores record (run files, IndexedDB) at the boundary, with the field
  * path in every message. Use as `r.optional(o, 'rubric', path, readRubricScores)`.
  */
-import type { JsonReader, Obj } from '../run/validate.ts';
+import type { JsonReader, Obj } from '../formats/validate.ts';
 import {
   RUBRIC_SCORES_VERSION,
   type CriterionVerdict,

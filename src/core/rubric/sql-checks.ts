@@ -7,7 +7,7 @@ import type { ItemStatus } from '../types.ts';
 import type { SqlRubricCheck } from './model.ts';
 import { evidenceFormulas, missingFromQuery } from './sql-evidence.ts';
 import { describeViolation, schemaViolations, type Schema } from './sql-schema-refs.ts';
-import { isOp, isWord, tokenizeSql } from './sql-tokens.ts';
+import { isOp, isWord, tokenizeSql } from '../sql/sql-tokens.ts';
 
 export type { Schema } from './sql-schema-refs.ts';
 

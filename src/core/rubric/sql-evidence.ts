@@ -19,7 +19,7 @@
  *   not checked.
  */
 import type { Schema } from './sql-schema-refs.ts';
-import { isName, isOp, isWord, tokenizeSql, type SqlToken } from './sql-tokens.ts';
+import { isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
 export interface EvidenceFormula {
   /** The clause as written. */

@@ -16,7 +16,7 @@
  *    fallback), so it is not reported; `backticked` and [bracketed] names always are.
  * Names compare case-insensitively, as SQLite's identifiers do.
  */
-import { isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from './sql-tokens.ts';
+import { isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
 /** Table name -> its column names, e.g. read with `PRAGMA table_info` (sql.js, in an adapter). */
 export type Schema = Readonly<Record<string, readonly string[]>>;

@@ -2,8 +2,9 @@
  * Generation runs, the pure part: for each question of a plan, build the prompt (recording
  * what was cut to fit), generate the samples not stored yet, extract their SQL, evaluate them,
  * and hand every finished sample to a sink as soon as its question is scored. Engines,
- * schemas, SQL execution and storage are ports; src/adapters/store/generation-run.ts wires
- * them to IndexedDB, the SQL worker pool and a loaded Engine.
+ * schemas, SQL execution and storage are ports; src/app/generation-run.ts wires
+ * them to IndexedDB, the SQL worker pool and a loaded Engine. The steps around the loop (facts,
+ * findings, formula, sample records) are the run recipe's (score-run.ts: `generationScorer`).
  *
  * Control: the signal's `reason` says why it stopped: 'pause' (the run stays resumable),
  * anything else is a cancel. An engine that throws `GPU_LOST` pauses the run with its message;
@@ -16,11 +17,10 @@ import { GREEDY, type Completion, type Engine, type EngineDevice, type ModelRef,
 import { isEngineError } from '../engine/engine-error.ts';
 import { buildPrompt, type DatabaseContext, type PromptFit } from '../prompt/build-prompt.ts';
 import type { PromptTemplate } from '../prompt/templates.ts';
-import { mulberry32, randomIndex } from '../rl/rng.ts';
-import { compileRewardFormula } from '../rl/reward.ts';
+import { mulberry32, randomIndex } from '../util/rng.ts';
 import { extractSql } from '../sql/extract-sql.ts';
 import type { EvalItem, ItemResult, Question } from '../types.ts';
-import { toSampleRecord } from './run-file.ts';
+import { runFormula, toSampleRecord } from './score-run.ts';
 import type { RunConfig, RunDevice, SampleGeneration, SampleRecord } from './types.ts';
 
 /** What a generation run asks of its engine; stored with the run so a resume asks the same. */
@@ -155,7 +155,7 @@ export async function runGeneration(
   const { engine } = ports;
   const { signal } = hooks;
   const now = hooks.now ?? (() => Date.now());
-  const formula = compileRewardFormula(config.rewardFormula || 'ex');
+  const formula = runFormula(config);
   const started = now();
   // With several questions in flight, generation times overlap: tokens/s is then over wall-clock time.
   const parallel = (hooks.concurrency ?? 1) > 1;

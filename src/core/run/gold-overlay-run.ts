@@ -3,11 +3,10 @@
  * the items whose gold SQL the overlay changes are executed again; every other item keeps its
  * official verdict (same prediction, same gold, same database: the verdict cannot differ).
  */
-import type { EvalOptions } from '../eval/executor.ts';
 import { summarize, type Summary } from '../eval/summary.ts';
 import { overlayItems, type GoldOverlay } from '../formats/gold-overlay.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
-import { runEvaluation, type EvaluationPorts } from './replay.ts';
+import { scoreRun, type ScoreConfig, type ScoreRunPorts } from './score-run.ts';
 
 export interface VerdictChange {
   index: number;
@@ -36,19 +35,20 @@ export interface OverlayComparison {
 
 /**
  * `official` are the run's results in the order of `items` (runEvaluation's order). Items whose
- * database is missing stay missing under both golds.
+ * database is missing stay missing under both golds. The changed items are scored by the run
+ * recipe (score-run.ts) with the run's configuration and ports.
  */
 export async function compareWithOverlay(
   items: readonly EvalItem[],
   official: readonly ItemResult[],
   overlay: GoldOverlay,
-  options: EvalOptions,
-  ports: EvaluationPorts,
+  config: ScoreConfig,
+  ports: ScoreRunPorts,
 ): Promise<OverlayComparison> {
   if (official.length !== items.length) throw new Error(`overlay comparison needs one result per item (${official.length} results, ${items.length} items)`);
   const applied = overlayItems(items, overlay);
   const rerun = applied.changedGold.filter((at) => official[at]!.status !== 'missing-db');
-  const outcome = await runEvaluation(rerun.map((at) => applied.items[at]!), options, ports);
+  const outcome = await scoreRun(rerun.map((at) => applied.items[at]!), config, ports);
   const correctedResults = [...official];
   outcome.results.forEach((r, k) => (correctedResults[rerun[k]!] = r));
   const changed: VerdictChange[] = [];
@@ -63,8 +63,8 @@ export async function compareWithOverlay(
   }
   return {
     overlay: overlay.name,
-    official: summarize(official, options.metrics),
-    corrected: summarize(correctedResults, options.metrics),
+    official: summarize(official, config.metrics),
+    corrected: summarize(correctedResults, config.metrics),
     covered: new Set(applied.covered.filter((at) => official[at]!.status !== 'missing-db').map((at) => items[at]!.index)).size,
     goldsChanged: rerun.length,
     changed,

@@ -61,7 +61,7 @@ export interface RunHeader {
   sqliteVersion?: string;
   /** Samples whose queries ran, and samples that took the verdict of an identical one (src/core/run/reuse.ts); absent in older runs. */
   executions?: { executed: number; reused: number };
-  /** `eval --shard K/N`: this run file holds shard K of N (src/core/run/shard.ts); `merge` joins them. */
+  /** `eval --shard K/N`: this run file holds shard K of N (src/core/batch/shard.ts); `merge` joins them. */
   shard?: { k: number; n: number };
   /**
    * Generation runs: the device the engine reported the last time it generated for this run

@@ -2,7 +2,7 @@
  * Version sensitivity: which parts of a query can give a different result (or an error instead
  * of a result) under the SQLite versions that evaluators use. BIRD's evaluator runs whatever
  * Python's `sqlite3` links (3.40.1 on Debian 12, newer elsewhere); the workbench runs sql.js
- * (3.54 at the time of writing). A documented token scan (src/core/rubric/sql-tokens.ts: never
+ * (3.54 at the time of writing). A documented token scan (src/core/sql/sql-tokens.ts: never
  * inside strings or comments), not a parser. Versions are from sqlite.org/releaselog:
  * - 3.38.0: `->` / `->>` operators, `unixepoch()`, `format()` (alias of printf).
  * - 3.39.0: RIGHT and FULL OUTER JOIN.
@@ -22,7 +22,7 @@
  * arguments are not: their sum is exact in every version. This over-flags (a REAL column in a
  * condition of IIF() counts; CASE WHEN conditions are skipped) rather than miss a changed verdict.
  */
-import { isName, isOp, isWord, tokenizeSql, type SqlToken } from '../rubric/sql-tokens.ts';
+import { isName, isOp, isWord, tokenizeSql, type SqlToken } from './sql-tokens.ts';
 
 export interface VersionFeature {
   feature: string;

@@ -12,7 +12,7 @@
  * The original is read only by a streaming sample: `sampleDatabase` picks at most `sampleRows`
  * rows per table by seeded rowid probes (one indexed lookup each), never a copy of a table.
  */
-import { mulberry32, randomIndex, type Rng } from '../rl/rng.ts';
+import { mulberry32, randomIndex, type Rng } from '../util/rng.ts';
 import type { SqlValue } from '../types.ts';
 import { quoteName, type SchemaInfo, type SqlConn, type TableInfo } from './schema.ts';
 

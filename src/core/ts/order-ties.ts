@@ -7,7 +7,7 @@
  * Two rows with equal keys and different columns: the gold cuts through a tie.
  * Only a plain top-level SELECT (no compound, no WITH, no DISTINCT, literal LIMIT) is probed.
  */
-import { isWord, tokenizeSql, type SqlToken } from '../rubric/sql-tokens.ts';
+import { isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
 export interface TieProbe {
   sql: string;

@@ -1,7 +1,7 @@
 /**
  * Near-miss variants of a gold query, the mutants that distillation (distill.ts) must tell apart
  * from the gold (Zhong, Yu, Klein, EMNLP 2020, section 3.2: "neighbor queries"). Each variant
- * is one small edit of the gold's text, made on tokens (src/core/rubric/sql-tokens.ts), so
+ * is one small edit of the gold's text, made on tokens (src/core/sql/sql-tokens.ts), so
  * strings, quoted names and comments are never edited:
  * - a comparison operator shifted (`<` <-> `<=`, `>` <-> `>=`, `=` <-> `!=`);
  * - DISTINCT dropped (also inside COUNT(DISTINCT ...)) or added after the first SELECT;
@@ -12,7 +12,7 @@
  * A variant may not parse, or may be equivalent to the gold: distillation only counts the
  * variants that some candidate database tells apart.
  */
-import { isWord, tokenizeSql, type SqlToken } from '../rubric/sql-tokens.ts';
+import { isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
 export type VariantKind = 'comparison' | 'distinct' | 'limit' | 'left-join' | 'drop-condition' | 'order-direction';
 

@@ -2,15 +2,15 @@
  * The Generate screen's batch files: export the screen's plan (dataset, questions, template,
  * sampling) as an OpenAI batch input JSONL plus its plan file for a cluster (vLLM's run_batch,
  * SGLang, OpenAI's Batch API, Ray Data LLM), then import the output JSONL back as a generation
- * run, scored through the same loop with the BatchEngine (src/core/run/batch-engine.ts).
+ * run, scored through the same loop with the BatchEngine (src/core/batch/batch-engine.ts).
  */
 import type { GenerationRunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import type { Engine, ModelRef, SamplingParams } from '../../core/engine/engine.ts';
 import type { PromptTemplate } from '../../core/prompt/templates.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { BATCH_ENGINE, parseBatchPlan, planCustomIds, type BatchPlan } from '../../core/run/batch.ts';
-import { BatchEngine } from '../../core/run/batch-engine.ts';
-import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput, type BatchCoverage, type BatchOutput } from '../../core/run/batch-output.ts';
+import { BATCH_ENGINE, parseBatchPlan, planCustomIds, type BatchPlan } from '../../core/batch/batch.ts';
+import { BatchEngine } from '../../core/batch/batch-engine.ts';
+import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput, type BatchCoverage, type BatchOutput } from '../../core/batch/batch-output.ts';
 import { quickCheckIndices } from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG } from '../../core/run/types.ts';
 import { downloadText, safeFileName } from '../shell/download.ts';

@@ -10,7 +10,7 @@ import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/work
 import { errorMessage } from '../../core/errors.ts';
 import { compareRuns, type RunComparison } from '../../core/rl/compare.ts';
 import { compareExplanations, compareJson } from '../../core/rl/compare-report.ts';
-import { mulberry32 } from '../../core/rl/rng.ts';
+import { mulberry32 } from '../../core/util/rng.ts';
 import type { RunFile, RunHeader } from '../../core/run/types.ts';
 import { downloadText, safeFileName } from '../shell/download.ts';
 import { nextTask } from '../shell/staged.svelte.ts';

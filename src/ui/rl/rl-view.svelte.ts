@@ -8,7 +8,7 @@
 import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
-import { mulberry32 } from '../../core/rl/rng.ts';
+import { mulberry32 } from '../../core/util/rng.ts';
 import { computeRunStats } from '../../core/rl/run-stats.ts';
 import { toStatsView, type PromptRow, type RunStatsView } from '../../core/rl/stats-view.ts';
 import { statsExplanations, statsJson } from '../../core/rl/stats-report.ts';

@@ -4,10 +4,10 @@
  * and judges each with its question's rubric, the stored runs, and the open run's views. One
  * instance per page life, so a run goes on while the user looks at other screens.
  */
-import { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
-import type { RubricDb } from '../../adapters/judge/idb-judge-cache.ts';
+import type { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
+import type { RubricRepositories } from '../workbench/services.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import { RarRepository, type NewRarRun, type RarDatasetRecord, type RarRunHeader, type StoredRarSample } from '../../adapters/judge/rar-store.ts';
+import type { RarRepository, NewRarRun, RarDatasetRecord, RarRunHeader, StoredRarSample } from '../../adapters/judge/rar-store.ts';
 import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
@@ -198,14 +198,14 @@ export class RarState {
 
   constructor(
     engines: EngineFactory,
-    private readonly rubricDb: () => Promise<RubricDb>,
+    private readonly repositories: () => Promise<RubricRepositories>,
   ) {
     this.policy = new EngineSlot(engines, 'wb.rar.policy');
     this.judge = new EngineSlot(engines, 'wb.rar.judge');
   }
 
   repo(): Promise<{ rar: RarRepository; rubrics: RubricRepository }> {
-    return (this.#repo ??= this.rubricDb().then((db) => ({ rar: new RarRepository(db), rubrics: new RubricRepository(db) })));
+    return (this.#repo ??= this.repositories());
   }
 
   async refresh(): Promise<void> {

@@ -2,8 +2,8 @@
  * The rubric screen's state: the stored rubrics (own IndexedDB database, see
  * adapters/judge/idb-judge-cache.ts), the built-in ones, the rubric being edited, and the scoring.
  */
-import { RubricRepository, type StoredRubric } from '../../adapters/judge/idb-judge-cache.ts';
-import type { RubricDb } from '../../adapters/judge/idb-judge-cache.ts';
+import type { RubricRepository, StoredRubric } from '../../adapters/judge/idb-judge-cache.ts';
+import type { RubricRepositories } from '../workbench/services.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -25,13 +25,13 @@ export class RubricsState {
   constructor(
     store: WorkbenchStore,
     engines: EngineFactory,
-    private readonly rubricDb: () => Promise<RubricDb>,
+    private readonly repositories: () => Promise<RubricRepositories>,
   ) {
     this.scoring = new ScoringState(store, () => this.repo(), engines);
   }
 
   repo(): Promise<RubricRepository> {
-    return (this.#repo ??= this.rubricDb().then((db) => new RubricRepository(db)));
+    return (this.#repo ??= this.repositories().then((r) => r.rubrics));
   }
 
   async refresh(): Promise<void> {

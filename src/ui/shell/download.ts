@@ -7,7 +7,7 @@ export function downloadText(fileName: string, text: string, mime: string): void
 const PART_CHARS = 4 * 1024 * 1024;
 
 /**
- * A Blob from text parts (e.g. core/run/export.ts's `runFileJsonParts`), never one string: the
+ * A Blob from text parts (e.g. core/runfile/export.ts's `runFileJsonParts`), never one string: the
  * parts are turned into Blob parts every few MB, and the page gets a turn between them, so a
  * 500,000-sample export neither builds a 300 MB string nor blocks the page while it is written.
  */

@@ -6,7 +6,7 @@
  * that a filtered list can be shared and survives a reload; only the fields that differ from
  * the default query are written.
  */
-import { DEFAULT_QUERY, OUTCOMES, SORT_KEYS, type ItemQuery } from '../../core/run/item-query.ts';
+import { DEFAULT_QUERY, OUTCOMES, SORT_KEYS, type ItemQuery } from '../../core/views/item-query.ts';
 
 export type Route =
   | { page: 'demo' }

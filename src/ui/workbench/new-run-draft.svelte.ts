@@ -6,7 +6,7 @@ import { errorMessage, isWorkbenchError } from '../../core/errors.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_SUITE_SPEC } from '../../core/ts/suite.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../core/run/types.ts';
-import { parseIdList, selectSubset, type Subset } from '../../core/run/subset.ts';
+import { parseIdList, selectSubset, type Subset } from '../../core/views/subset.ts';
 import type { Difficulty } from '../../core/types.ts';
 import type { DatasetRecord, ReplayCheck, RunRequest, RunService } from '../../adapters/store/workbench-store.ts';
 import type { PredictionsInput } from '../../adapters/store/records.ts';

@@ -1,10 +1,10 @@
 /**
  * Parquet downloads in the app: a run's samples table and a run's per-prompt statistics
- * (src/core/run/tables.ts, documented in docs/formats.md). Row groups are encoded one at a time
+ * (src/core/views/tables.ts, documented in docs/formats.md). Row groups are encoded one at a time
  * and kept as Blob parts, which the browser may page out to disk, then saved as one Blob.
  */
 import type { PromptNumbers } from '../../core/rl/stats-view.ts';
-import { SAMPLES_TABLE, promptStatsTable, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
+import { SAMPLES_TABLE, promptStatsTable, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import type { RunFile, RunHeader } from '../../core/run/types.ts';
 import { blobSink, writeParquetTable } from '../../adapters/parquet/write-parquet.ts';
 

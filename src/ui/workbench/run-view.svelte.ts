@@ -13,7 +13,7 @@ import { itemKeyText, parseItemKey } from '../shell/route.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
 import { summarize, type Summary } from '../../core/eval/summary.ts';
-import { DEFAULT_QUERY, ItemIndex, type ExplorerRow, type ItemQuery } from '../../core/run/item-query.ts';
+import { DEFAULT_QUERY, ItemIndex, type ExplorerRow, type ItemQuery } from '../../core/views/item-query.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult, Question } from '../../core/types.ts';
 import type { DatasetRepository, RunRepository } from '../../adapters/store/workbench-store.ts';

@@ -3,7 +3,7 @@
  * run-level actions (rename, delete, export, import of a run file).
  */
 import { sampleKey } from '../../core/eval/constants.ts';
-import { birdPredictionsJson, csvParts, runFileJsonParts, samplesJsonlParts } from '../../core/run/export.ts';
+import { birdPredictionsJson, csvParts, runFileJsonParts, samplesJsonlParts } from '../../core/runfile/export.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { RunHeader } from '../../core/run/types.ts';

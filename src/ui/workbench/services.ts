@@ -5,13 +5,19 @@ import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult } from '../../core/types.ts';
 import type { ProbeService } from '../probe/probe-service.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import type { RubricDb } from '../../adapters/judge/idb-judge-cache.ts';
+import type { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
+import type { RarRepository } from '../../adapters/judge/rar-store.ts';
 
 /** Re-runs one stored sample in the SQL worker pool to show both result tables. */
 export interface PreviewService {
   preview(run: RunHeader, sample: SampleRecord, rows: number): Promise<{ preview: ItemPreview | null; result: ItemResult }>;
   /** Frees the workers (leaving the explorer). */
   release(): Promise<void>;
+}
+
+export interface RubricRepositories {
+  rubrics: RubricRepository;
+  rar: RarRepository;
 }
 
 /** Everything the screens use, built once by the composition root (src/ui/main.ts). */
@@ -22,8 +28,8 @@ export interface WorkbenchServices {
   probe: ProbeService;
   /** The engines a policy or a judge can load. */
   engines: EngineFactory;
-  /** The page's one connection to the rubrics database (rubrics, judge caches, RaR runs), opened on first use. */
-  rubricDb: () => Promise<RubricDb>;
+  /** The repositories over the page's one connection to the rubrics database (rubrics, judge caches, RaR runs), opened on first use. */
+  rubricRepositories: () => Promise<RubricRepositories>;
   /** A file of the embedded demo (public/demo), by its path under `demo/`, e.g. `gold.sql`. */
   fetchDemoFile(path: string): Promise<Blob>;
 }

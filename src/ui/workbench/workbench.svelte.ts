@@ -65,8 +65,8 @@ export class Workbench {
   }
 
   readonly #generate = new KeyedState(() => new GenerateState(this.services.engines));
-  readonly #rubrics = new KeyedState(() => new RubricsState(this.services.store, this.services.engines, this.services.rubricDb));
-  readonly #rar = new KeyedState(() => new RarState(this.services.engines, this.services.rubricDb));
+  readonly #rubrics = new KeyedState(() => new RubricsState(this.services.store, this.services.engines, this.services.rubricRepositories));
+  readonly #rar = new KeyedState(() => new RarState(this.services.engines, this.services.rubricRepositories));
   readonly #probe = new KeyedState(() => new ProbeState(this.services.probe));
   readonly #compare = new KeyedState(() => new CompareView(this.services.store), (v) => v.cancel());
   readonly #rl = new KeyedState((runId) => new RlView(runId, this.services.store), (v) => v.cancel());

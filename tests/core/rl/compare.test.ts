@@ -4,7 +4,7 @@ import type { RunFile } from '../../../src/core/run/types.ts';
 import { compareJson, compareTable } from '../../../src/core/rl/compare-report.ts';
 import { explain } from '../../../src/core/rl/explanations.ts';
 import { mcnemarExactP } from '../../../src/core/rl/paired-tests.ts';
-import { mulberry32 } from '../../../src/core/rl/rng.ts';
+import { mulberry32 } from '../../../src/core/util/rng.ts';
 import { question, runFile, sample, verdicts } from './fixtures.ts';
 
 const opts = { resamples: 2000, makeRng: () => mulberry32(0) };

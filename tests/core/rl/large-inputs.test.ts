@@ -3,8 +3,8 @@ import { isWorkbenchError } from '../../../src/core/errors.ts';
 import { grpoGroup } from '../../../src/core/rl/grpo.ts';
 import { advantageHistogram, MAX_ADVANTAGE_BINS } from '../../../src/core/rl/histogram.ts';
 import { expectedMajCurve, MajCurveTooLarge, voteGroups } from '../../../src/core/rl/majority.ts';
-import { maxOf, meanOf, minOf } from '../../../src/core/rl/numbers.ts';
-import { mulberry32 } from '../../../src/core/rl/rng.ts';
+import { maxOf, meanOf, minOf } from '../../../src/core/util/numbers.ts';
+import { mulberry32 } from '../../../src/core/util/rng.ts';
 import { computeRunStats } from '../../../src/core/rl/run-stats.ts';
 import { question } from './fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectedMajCurve, majorityVote, voteGroups, type VoteGroup } from '../../../src/core/rl/majority.ts';
-import { mulberry32, type Rng } from '../../../src/core/rl/rng.ts';
+import { mulberry32, type Rng } from '../../../src/core/util/rng.ts';
 import { question, subsets } from './fixtures.ts';
 
 /**

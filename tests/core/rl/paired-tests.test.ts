@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mcnemarExactP, pairedBootstrapCi, quantile } from '../../../src/core/rl/paired-tests.ts';
-import { mulberry32 } from '../../../src/core/rl/rng.ts';
+import { mulberry32 } from '../../../src/core/util/rng.ts';
 
 /** Exact two-sided binomial p-value with BigInt sums. */
 function exactP(b: number, c: number): number {

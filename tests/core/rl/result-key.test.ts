@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Fnv1a64, resultKey } from '../../../src/core/rl/result-key.ts';
 import { createSqlEngine } from '../../../workers/sql-engine.ts';
 import type { ExecDone, SqlWorkerApi } from '../../../workers/sql.api.ts';
-import { mulberry32 } from '../../../src/core/rl/rng.ts';
+import { mulberry32 } from '../../../src/core/util/rng.ts';
 
 function referenceFnv(bytes: readonly number[]): string {
   let h = 0xcbf29ce484222325n;

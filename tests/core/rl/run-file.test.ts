@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { itemJson } from '../../../src/core/eval/json-report.ts';
-import { compileRewardFormula } from '../../../src/core/rl/reward.ts';
-import { toRunFile } from '../../../src/core/run/export.ts';
-import { parseRunFile, toSampleRecords } from '../../../src/core/run/run-file.ts';
+import { compileRewardFormula } from '../../../src/core/eval/reward.ts';
+import { toRunFile } from '../../../src/core/runfile/export.ts';
+import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
+import { toSampleRecords } from '../../../src/core/run/score-run.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
 import { header, sample } from './fixtures.ts';
 import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';

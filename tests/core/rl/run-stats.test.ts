@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WorkbenchError } from '../../../src/core/errors.ts';
 import { bestOf, bestOfNAccuracy, SCORERS } from '../../../src/core/rl/best-of-n.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../../src/core/rl/exports.ts';
-import { mulberry32 } from '../../../src/core/rl/rng.ts';
+import { mulberry32 } from '../../../src/core/util/rng.ts';
 import { computeRunStats } from '../../../src/core/rl/run-stats.ts';
 import { statsJson, statsTable } from '../../../src/core/rl/stats-report.ts';
 import { question, sample } from './fixtures.ts';

@@ -7,8 +7,8 @@ import {
   PAUSE, exWithInterval, quickCheckIndices, remainingJobs, runGeneration, wilsonInterval, type GenerationSpec,
 } from '../../../src/core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
-import { runFileJson, toRunFile } from '../../../src/core/run/export.ts';
-import { parseRunFile } from '../../../src/core/run/run-file.ts';
+import { runFileJson, toRunFile } from '../../../src/core/runfile/export.ts';
+import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
 import type { EvalItem, ItemResult, Question } from '../../../src/core/types.ts';
 
 const db: DatabaseContext = {

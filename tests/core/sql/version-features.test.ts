@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts';
-import { readDbFacts, type DbFacts } from '../../../src/core/sql/db-facts.ts';
+import { readDbFacts, type DbFacts } from '../../../src/core/eval/db-facts.ts';
 import { itemVersionFeatures, scanVersionFeatures } from '../../../src/core/sql/version-features.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';
 

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnalysisHooks, AnalysisPort, WorkbenchStore } from '../../../src/adapters/store/workbench-store.ts';
 import { compareRuns } from '../../../src/core/rl/compare.ts';
-import { mulberry32 } from '../../../src/core/rl/rng.ts';
+import { mulberry32 } from '../../../src/core/util/rng.ts';
 import { computeRunStats } from '../../../src/core/rl/run-stats.ts';
 import { toStatsView } from '../../../src/core/rl/stats-view.ts';
 import type { RunFile } from '../../../src/core/run/types.ts';

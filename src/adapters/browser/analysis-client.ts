@@ -1,0 +1,48 @@
+/**
+ * Main-thread side of the analysis worker (workers/analysis.api.ts): one worker per job, which
+ * reads the run from IndexedDB by itself; cancelling (AbortSignal) terminates it, since the
+ * computation is one synchronous loop that no message could interrupt. Errors are rebuilt as
+ * the classes the UI guards on.
+ */
+import { proxy, wrap, type Remote } from 'comlink';
+import type { RunComparison } from '../../core/rl/compare.ts';
+import type { PromptRow, RunStatsView } from '../../core/rl/stats-view.ts';
+import type { AnalysisOutcome, AnalysisWorkerApi } from '../../../workers/analysis.api.ts';
+import { errorFromData } from './import-client.ts';
+import type { AnalysisProgress } from '../store/records.ts';
+import type { AnalysisHooks, AnalysisPort } from '../store/workbench-store.ts';
+
+async function inWorker<T>(hooks: AnalysisHooks, call: (api: Remote<AnalysisWorkerApi>, onProgress?: (p: AnalysisProgress) => void) => Promise<AnalysisOutcome<T>>): Promise<T> {
+  if (hooks.signal?.aborted) throw new DOMException('analysis cancelled', 'AbortError');
+  const worker = new Worker(new URL('../../../workers/analysis.worker.ts', import.meta.url), { type: 'module', name: 'analysis' });
+  let onAbort = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    worker.addEventListener('error', (e) => reject(new Error(e.message || 'the analysis worker failed to start')));
+    onAbort = () => reject(new DOMException('analysis cancelled', 'AbortError'));
+    hooks.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const api = wrap<AnalysisWorkerApi>(worker);
+    const o = await Promise.race([call(api, hooks.onProgress ? proxy(hooks.onProgress) : undefined), stopped]);
+    if (o.ok) return o.value;
+    throw errorFromData(o.error);
+  } finally {
+    hooks.signal?.removeEventListener('abort', onAbort);
+    worker.terminate();
+  }
+}
+
+export function createAnalysisClient(dbName: string): AnalysisPort {
+  return {
+    async runStats(runId, seed, hooks = {}): Promise<RunStatsView> {
+      // The prompts arrive in several messages (one task each on the page), the rest after them.
+      const prompts: PromptRow[] = [];
+      const onPrompts = proxy((chunk: PromptRow[]) => void prompts.push(...chunk));
+      const view = await inWorker(hooks, (api, onProgress) => api.runStats({ dbName, runId, seed }, onProgress, onPrompts));
+      return { ...view, prompts };
+    },
+    compare(runIdA, runIdB, options, hooks = {}): Promise<RunComparison> {
+      return inWorker(hooks, (api, onProgress) => api.compare({ dbName, runIdA, runIdB, resamples: options.resamples, seed: options.seed }, onProgress));
+    },
+  };
+}

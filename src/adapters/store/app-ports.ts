@@ -1,0 +1,46 @@
+/**
+ * The app's persistence ports (src/app/ports.ts: run repository, datasets, run sessions) over
+ * one IndexedDB connection. Plain persistence: headers, inputs, sample blocks, database
+ * records, Web Locks and the sample writer; what to run and how is src/app/'s.
+ */
+import type { RunHeader } from '../../core/run/types.ts';
+import type { EvalItem } from '../../core/types.ts';
+import { datasetOrThrow, questionsWithDatabase } from './dataset-repository.ts';
+import type { DatasetRecord, GenerationPlan } from './records.ts';
+import { runOrThrow } from './run-repository.ts';
+import { openRunSession, withRunLock } from './run-session.ts';
+import { allSamples, storedKeys } from './sample-blocks.ts';
+import type { WorkbenchIdb } from './schema.ts';
+import { storeDbSource, storedDbIds } from './store-db-source.ts';
+import { idbSuiteCache } from './suite-cache.ts';
+
+export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamples?: number } = {}) {
+  return {
+    runs: {
+      async create(header: RunHeader, inputs: { items: EvalItem[]; generation?: GenerationPlan }) {
+        const tx = idb.transaction(['runs', 'runInputs'], 'readwrite');
+        void tx.objectStore('runs').put(header);
+        void tx.objectStore('runInputs').put({ runId: header.id, ...inputs });
+        await tx.done;
+      },
+      get: (runId: string) => runOrThrow(idb, runId),
+      put: async (header: RunHeader) => void (await idb.put('runs', header)),
+      inputs: (runId: string) => idb.get('runInputs', runId),
+      storedKeys: (runId: string) => storedKeys(idb, runId),
+      samples: (runId: string) => allSamples(idb, runId),
+    },
+    datasets: {
+      get: (datasetId: string) => datasetOrThrow(idb, datasetId),
+      questionsWithDatabase: (dataset: DatasetRecord) => questionsWithDatabase(idb, dataset),
+      storedDbIds: (databases: Record<string, string>) => storedDbIds(idb, databases),
+      source: (databases: Record<string, string>, datasetName: string) => storeDbSource(idb, databases, datasetName),
+      suiteCache: (databases: Record<string, string>) => idbSuiteCache(idb, databases),
+    },
+    sessions: {
+      withLock: withRunLock,
+      open: (run: RunHeader, signal?: AbortSignal) => openRunSession({ idb, simulateQuotaAfterSamples: testing.simulateQuotaAfterSamples }, run, signal),
+    },
+  };
+}
+
+export type IdbAppPorts = ReturnType<typeof idbAppPorts>;

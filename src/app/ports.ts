@@ -1,0 +1,88 @@
+/**
+ * The ports of the application layer (src/app/): what the run service, generation runs, the
+ * overlay comparison, batch export and the run lists' score need from the outside, as small
+ * interfaces. The browser's composition root (src/ui/main.ts, through src/ui/browser-store.ts)
+ * implements them with IndexedDB (adapters/store/app-ports.ts), the import worker (pairing) and
+ * the sql.js worker pool (executors); a test implements them over memory and Node's SQL pool.
+ * The app imports the core, these ports, and the store's plain records, error class and
+ * interfaces (records.ts, errors.ts, workbench-store.ts, run-session.ts: types and data only).
+ */
+import type { SqlExecutor } from '../core/eval/executor.ts';
+import type { SchemaSource } from '../core/prompt/schema-source.ts';
+import type { RunHeader, SampleRecord } from '../core/run/types.ts';
+import type { SuiteCache } from '../core/ts/suite.ts';
+import type { EvalItem } from '../core/types.ts';
+import type { DbSource } from '../adapters/sql-pool.ts';
+import type { DatasetRecord, GenerationPlan, PairJob, PairedPredictions } from '../adapters/store/records.ts';
+import type { RunSession } from '../adapters/store/run-session.ts';
+
+/** The service the screens call (declared with the store's other ports the UI receives). */
+export type { RunService } from '../adapters/store/workbench-store.ts';
+export type { RunSession };
+
+/** What a run needs to be resumed: its items (replay) or its generation plan. */
+export interface RunInputs {
+  items: EvalItem[];
+  generation?: GenerationPlan;
+}
+
+/** Runs as the services read and write them: headers, inputs, stored samples. */
+export interface RunRepositoryPort {
+  /** Stores a new run's header and inputs together (one transaction). */
+  create(header: RunHeader, inputs: RunInputs): Promise<void>;
+  /** The run; NOT_FOUND naming it when it is not stored. */
+  get(runId: string): Promise<RunHeader>;
+  /** Replaces the stored header. */
+  put(header: RunHeader): Promise<void>;
+  inputs(runId: string): Promise<RunInputs | undefined>;
+  /** `sampleKey`s of the stored samples (a resume skips them). */
+  storedKeys(runId: string): Promise<Set<string>>;
+  /** Every stored sample in (index, sample) order. */
+  samples(runId: string): Promise<SampleRecord[]>;
+}
+
+/** Datasets and their stored databases, as the services read them. */
+export interface DatasetPort {
+  /** The dataset; NOT_FOUND naming it when it is not stored. */
+  get(datasetId: string): Promise<DatasetRecord>;
+  /** Gold positions of the dataset's questions whose database is stored. */
+  questionsWithDatabase(dataset: DatasetRecord): Promise<number[]>;
+  /** Ids of the databases (db_id -> sha256) whose bytes are stored. */
+  storedDbIds(databases: Record<string, string>): Promise<Set<string>>;
+  /** The stored databases as the SQL workers read them. */
+  source(databases: Record<string, string>, datasetName: string): DbSource;
+  /** Where metric ts keeps the test suites built on these databases. */
+  suiteCache(databases: Record<string, string>): SuiteCache;
+}
+
+/** Locks and writing sessions: one writer per run across tabs. */
+export interface RunSessionPort {
+  /** Runs `body` holding the run's lock; throws LOCKED with `lockedMessage` when another tab holds it. */
+  withLock<T>(runId: string, lockedMessage: string, body: () => Promise<T>): Promise<T>;
+  /** Opens a writing session on `run` (the caller holds its lock). */
+  open(run: RunHeader, signal?: AbortSignal): Promise<RunSession>;
+}
+
+/** Parses and pairs a predictions file with a dataset (the core's replay plan, off the page's thread). */
+export interface PairingPort {
+  pair(job: PairJob): Promise<PairedPredictions>;
+  /** sha256 and size of a text (the self-test's gold file). */
+  hashText(text: string): Promise<{ sha256: string; bytes: number }>;
+}
+
+/** SQL executors and schema readers over stored databases. */
+export interface ExecutorFactory {
+  /** Written into each run header, e.g. `sql.js in Web Workers (browser)`. */
+  readonly name: string;
+  createExecutor(source: DbSource, extras?: { suiteCache?: SuiteCache }): SqlExecutor;
+  /** A SQL worker of its own that reads schemas and sample rows (prompts); `dispose` ends it. */
+  openSchemaSource(source: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }>;
+}
+
+export interface AppPorts {
+  runs: RunRepositoryPort;
+  datasets: DatasetPort;
+  sessions: RunSessionPort;
+  pairing: PairingPort;
+  executors: ExecutorFactory;
+}

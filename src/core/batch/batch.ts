@@ -1,0 +1,257 @@
+/**
+ * Generation through batch files, the export half: a generation plan (questions x samples)
+ * written as an OpenAI-format batch input JSONL, the file vLLM's
+ * `python -m vllm.entrypoints.openai.run_batch`, SGLang and OpenAI's Batch API read. One line
+ * per sample:
+ *
+ *   {"custom_id": "q12-s3", "method": "POST", "url": "/v1/chat/completions",
+ *    "body": {"model", "messages", "temperature", "top_p", "max_tokens", "seed", "n": 1, ...}}
+ *
+ * `custom_id` is `q<gold position>-s<sample>`; sample s asks for seed `seed + s`, the same
+ * per-sample seed an engine run uses, so a re-run of a line asks exactly the same thing.
+ * Prompts are built by the one prompt builder (build-prompt.ts) with the plan's template,
+ * sample rows, descriptions and context window; a prompt that does not fit is left out of the
+ * file and listed (the import scores it as the generation loop does: an error sample).
+ *
+ * The plan itself (what the lines were made from) is a small JSON file next to the JSONL; the
+ * import (batch-output.ts, batch-engine.ts) rebuilds the same prompts from it and matches the
+ * output lines by `custom_id`.
+ */
+import { WorkbenchError } from '../errors.ts';
+import type { ChatMessage } from '../engine/engine.ts';
+import { validateSampling } from '../engine/sampling.ts';
+import { isEngineError } from '../engine/engine-error.ts';
+import { buildPrompt, type DatabaseContext } from '../prompt/build-prompt.ts';
+import { parseJsonText } from '../formats/questions.ts';
+import type { Question } from '../types.ts';
+import type { GenerationSpec } from '../run/generation.ts';
+import type { FileRef } from '../run/types.ts';
+import { sha256Hex } from '../util/sha256.ts';
+import { JsonReader } from '../formats/validate.ts';
+
+export const BATCH_PLAN_FORMAT = 'rlvr-workbench-batch-plan';
+export const BATCH_PLAN_VERSION = 1;
+/** The engine kind of runs imported from batch output. */
+export const BATCH_ENGINE = 'batch';
+export const BATCH_URL = '/v1/chat/completions';
+
+export interface BatchPlan {
+  format: typeof BATCH_PLAN_FORMAT;
+  version: typeof BATCH_PLAN_VERSION;
+  createdAt: string;
+  /** `engine` is `batch`; `model.id` is the `model` of every request line. */
+  spec: GenerationSpec;
+  /** Context window the prompts were fitted to, or null (never cut). */
+  contextWindow: number | null;
+  dataset: { name: string; questions: FileRef | null; gold: FileRef | null };
+  /** Gold positions of the plan's questions, ascending. */
+  indices: number[];
+  /**
+   * sha256 of each exported prompt (JSON of its messages) by gold position, filled by
+   * `withPromptHashes`: the import checks that it rebuilds the very prompts that were sent.
+   */
+  prompts?: Record<string, string>;
+}
+
+/** The fingerprint of a prompt as `BatchPlan.prompts` keeps it. */
+export function promptHash(messages: readonly ChatMessage[]): string {
+  return sha256Hex(JSON.stringify(messages.map((m) => [m.role, m.content])));
+}
+
+/** The plan with the fingerprints of the prompts an export built. */
+export function withPromptHashes(plan: BatchPlan, exported: Pick<BatchExport, 'promptHashes'>): BatchPlan {
+  return { ...plan, prompts: { ...plan.prompts, ...exported.promptHashes } };
+}
+
+export interface BatchRequestBody {
+  model: string;
+  messages: ChatMessage[];
+  temperature: number;
+  top_p: number;
+  max_tokens: number;
+  seed?: number;
+  n: 1;
+  stop?: string[];
+  logprobs?: boolean;
+}
+
+export interface BatchRequestLine {
+  custom_id: string;
+  method: 'POST';
+  url: typeof BATCH_URL;
+  body: BatchRequestBody;
+}
+
+export function customIdOf(index: number, sample: number): string {
+  return `q${index}-s${sample}`;
+}
+
+/** (index, sample) of a custom_id written by `customIdOf`, or null for any other text. */
+export function parseCustomId(id: string): { index: number; sample: number } | null {
+  const m = /^q(\d+)-s(\d+)$/.exec(id);
+  return m ? { index: Number(m[1]), sample: Number(m[2]) } : null;
+}
+
+/** Every custom_id the plan asks for, in (index, sample) order. */
+export function planCustomIds(plan: Pick<BatchPlan, 'indices' | 'spec'>): string[] {
+  const ids: string[] = [];
+  for (const index of plan.indices) for (let s = 0; s < plan.spec.params.n; s++) ids.push(customIdOf(index, s));
+  return ids;
+}
+
+/**
+ * A plan over `indices` of `questions`. The sampling seed is required: it is what makes the
+ * lines' per-sample seeds, and the import finds a sample by its seed.
+ */
+export function makeBatchPlan(input: {
+  spec: Omit<GenerationSpec, 'engine'>;
+  contextWindow: number | null;
+  dataset: BatchPlan['dataset'];
+  indices: readonly number[];
+  questions: readonly Question[];
+  now?: Date;
+}): BatchPlan {
+  const spec: GenerationSpec = { ...input.spec, engine: BATCH_ENGINE };
+  checkSpec(spec, 'the batch plan');
+  const indices = [...new Set(input.indices)].sort((a, b) => a - b);
+  if (indices.length === 0) throw new WorkbenchError('BAD_OPTION', 'the batch plan has no question: choose questions whose database is available');
+  const seen = new Map<number, number>();
+  for (const i of indices) {
+    const q = input.questions[i];
+    if (!q) throw new WorkbenchError('BAD_OPTION', `the batch plan names question position ${i}, but the dataset has ${input.questions.length} questions`);
+    const other = seen.get(q.questionId);
+    // The import finds a prompt's question by its question_id: two positions with one id would be ambiguous.
+    if (other !== undefined) throw new WorkbenchError('BAD_FORMAT', `questions at positions ${other} and ${i} share question_id ${q.questionId}: a batch plan needs unique ids`, input.dataset.name);
+    seen.set(q.questionId, i);
+  }
+  return {
+    format: BATCH_PLAN_FORMAT, version: BATCH_PLAN_VERSION, createdAt: (input.now ?? new Date()).toISOString(),
+    spec, contextWindow: input.contextWindow, dataset: input.dataset, indices,
+  };
+}
+
+function checkSpec(spec: GenerationSpec, where: string): void {
+  try {
+    validateSampling(spec.params);
+  } catch (err) {
+    throw new WorkbenchError('BAD_OPTION', isEngineError(err) ? err.message : String(err), where);
+  }
+  if (spec.params.seed === null) throw new WorkbenchError('BAD_OPTION', 'a batch plan needs an integer seed (sample s asks for seed + s)', where);
+  if (!spec.model.id.trim()) throw new WorkbenchError('BAD_OPTION', 'a batch plan needs the model name the server serves (the "model" of every line)', where);
+}
+
+export interface BatchExport {
+  lines: BatchRequestLine[];
+  /** Samples left out because their prompt does not fit the plan's context window. */
+  tooLong: Array<{ customId: string; tokens: number; limit: number | null }>;
+  /** `promptHash` of each question's prompt, by gold position. */
+  promptHashes: Record<string, string>;
+}
+
+/**
+ * The request lines of `plan` (only the custom_ids in `only`, when given: the smaller batch of
+ * the missing lines). `database` loads a database's schema context (cache it per database).
+ */
+export async function batchRequests(
+  plan: BatchPlan,
+  questions: readonly Question[],
+  database: (dbId: string) => Promise<DatabaseContext>,
+  only?: ReadonlySet<string>,
+): Promise<BatchExport> {
+  const { spec } = plan;
+  const p = spec.params;
+  const lines: BatchRequestLine[] = [];
+  const tooLong: BatchExport['tooLong'] = [];
+  const promptHashes: Record<string, string> = {};
+  for (const index of plan.indices) {
+    const wanted = Array.from({ length: p.n }, (_, s) => s).filter((s) => !only || only.has(customIdOf(index, s)));
+    if (wanted.length === 0) continue;
+    const q = questions[index];
+    if (!q) throw new WorkbenchError('MISMATCH', `the plan names question position ${index}, but the questions file has ${questions.length}`, plan.dataset.name);
+    // The same call as the generation loop makes (generation.ts), so the import rebuilds the same prompt.
+    const built = await buildPrompt(spec.template, await database(q.dbId), q, {
+      sampleRows: spec.sampleRows,
+      descriptions: spec.descriptions,
+      budget: { contextWindow: plan.contextWindow, reserve: p.maxTokens },
+    });
+    promptHashes[String(index)] = promptHash(built.prompt.messages);
+    for (const s of wanted) {
+      const customId = customIdOf(index, s);
+      if (!built.fit.fits) {
+        tooLong.push({ customId, tokens: built.fit.tokens, limit: built.fit.limit });
+        continue;
+      }
+      const body: BatchRequestBody = {
+        model: spec.model.id, messages: built.prompt.messages, temperature: p.temperature, top_p: p.topP,
+        max_tokens: p.maxTokens, seed: p.seed! + s, n: 1,
+      };
+      // The stop strings the generation loop passes (the run's, which include the template's when the app adds them).
+      if (p.stop.length > 0) body.stop = [...p.stop];
+      if (p.logprobs) body.logprobs = true;
+      lines.push({ custom_id: customId, method: 'POST', url: BATCH_URL, body });
+    }
+  }
+  return { lines, tooLong, promptHashes };
+}
+
+/** JSON Lines text, one request per line, newline-terminated. */
+export function batchJsonl(lines: readonly BatchRequestLine[]): string {
+  return lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : '');
+}
+
+export function batchPlanJson(plan: BatchPlan): string {
+  return JSON.stringify(plan, null, 1) + '\n';
+}
+
+function fileRefOrNull(r: JsonReader, v: unknown, path: string): FileRef | null {
+  if (v === null) return null;
+  const o = r.obj(v, path);
+  return { name: r.str(o, 'name', path), sha256: r.str(o, 'sha256', path), bytes: r.int(o, 'bytes', path) };
+}
+
+/** Reads a plan file written by `batchPlanJson`, checking every field the import uses. */
+export function parseBatchPlan(text: string, fileName: string): BatchPlan {
+  const r = new JsonReader(fileName);
+  const o = r.obj(parseJsonText(text, fileName), 'plan');
+  if (o.format !== BATCH_PLAN_FORMAT) r.fail('format', `"${BATCH_PLAN_FORMAT}" (a plan written by \`batch export\` or the Generate screen, not the .jsonl)`, o.format);
+  if (o.version !== BATCH_PLAN_VERSION) r.fail('version', String(BATCH_PLAN_VERSION), o.version);
+  const s = r.obj(o.spec, 'spec');
+  const m = r.obj(s.model, 'spec.model');
+  const t = r.obj(s.template, 'spec.template');
+  const p = r.obj(s.params, 'spec.params');
+  const stops = (v: unknown, path: string) => r.arr(v, path).map((x, i) => (typeof x === 'string' ? x : r.fail(`${path}[${i}]`, 'a string', x)));
+  const spec: GenerationSpec = {
+    engine: r.oneOf(s, 'engine', 'spec', [BATCH_ENGINE] as const),
+    model: { id: r.str(m, 'id', 'spec.model') },
+    template: {
+      id: r.str(t, 'id', 'spec.template'), title: r.str(t, 'title', 'spec.template'), description: r.str(t, 'description', 'spec.template'),
+      system: r.nullable(t, 'system', 'spec.template', r.str), user: r.str(t, 'user', 'spec.template'),
+      sampleRows: r.int(t, 'sampleRows', 'spec.template'), descriptions: r.bool(t, 'descriptions', 'spec.template'),
+      stop: stops(t.stop, 'spec.template.stop'),
+    },
+    params: {
+      n: r.int(p, 'n', 'spec.params', 1), temperature: r.num(p, 'temperature', 'spec.params'), topP: r.num(p, 'topP', 'spec.params'),
+      maxTokens: r.int(p, 'maxTokens', 'spec.params', 1), seed: r.int(p, 'seed', 'spec.params'),
+      stop: stops(p.stop, 'spec.params.stop'), logprobs: r.bool(p, 'logprobs', 'spec.params'),
+    },
+  };
+  if (s.sampleRows !== undefined) spec.sampleRows = r.int(s, 'sampleRows', 'spec');
+  if (s.descriptions !== undefined) spec.descriptions = r.bool(s, 'descriptions', 'spec');
+  checkSpec(spec, fileName);
+  const d = r.obj(o.dataset, 'dataset');
+  const indices = r.arr(o.indices, 'indices').map((v, i) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : r.fail(`indices[${i}]`, 'an integer >= 0', v)));
+  return {
+    format: BATCH_PLAN_FORMAT, version: BATCH_PLAN_VERSION, createdAt: r.str(o, 'createdAt', 'plan'), spec,
+    contextWindow: r.nullable(o, 'contextWindow', 'plan', (oo, k, path) => r.int(oo, k, path, 1)),
+    dataset: { name: r.str(d, 'name', 'dataset'), questions: fileRefOrNull(r, d.questions, 'dataset.questions'), gold: fileRefOrNull(r, d.gold, 'dataset.gold') },
+    indices,
+    ...(o.prompts === undefined ? {} : { prompts: promptsOf(r, o.prompts) }),
+  };
+}
+
+function promptsOf(r: JsonReader, v: unknown): Record<string, string> {
+  const o = r.obj(v, 'prompts');
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(o)) out[k] = r.str(o, k, 'prompts');
+  return out;
+}

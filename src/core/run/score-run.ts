@@ -1,0 +1,170 @@
+/**
+ * The run recipe: the steps around the evaluation loop, in one place, for every host (the
+ * CLI's `eval`, `harness`, `batch import` and `gold-check`, the app's runs, resumes, self-test
+ * and generation runs, the overlay comparison, the probe, the explorer's previews):
+ *
+ *   reward formula -> database facts (`readDbFacts`: SQLite version, column types)
+ *   -> reward annotations (version features, gold issues) -> the executor's options
+ *   (`evalOptionsOf`) -> `runEvaluation` -> sample records (`toSampleRecord`) -> summary, score.
+ *
+ * `scoreRun` does all of it for a list of items; `generationScorer` is the same steps for the
+ * generation loop (runGeneration scores one question at a time: each database's facts are read
+ * once, on its first question), and `runFormula`/`toSampleRecord` are what the loop uses to turn
+ * results into records. Hosts supply the executor, the question texts, the sink and the signal.
+ */
+import { evalOptionsOf, type AbortSignalLike, type EvalConfig, type EvalEvent, type EvalOptions, type ItemPreview, type SqlExecutor } from '../eval/executor.ts';
+import { summarize, type Summary } from '../eval/summary.ts';
+import { WorkbenchError } from '../errors.ts';
+import { compileRewardFormula, formatReward, type RewardFormula } from '../eval/reward.ts';
+import { readDbFacts, type DbFacts } from '../eval/db-facts.ts';
+import type { ColumnTypes } from '../sql/version-features.ts';
+import type { EvalItem, ItemResult } from '../types.ts';
+import { rewardAnnotator } from './item-annotations.ts';
+import { runEvaluation, type EvaluationOutcome } from './replay.ts';
+import type { RunHeader, SampleRecord } from './types.ts';
+
+/** What a run's configuration says about scoring: the evaluation settings and the reward formula (default `ex`). */
+export interface ScoreConfig extends EvalConfig {
+  rewardFormula?: string;
+}
+
+export interface ScoreRunPorts {
+  executor: SqlExecutor;
+  /** The question text of a gold position (the gold checks' count/list rule); absent when the dataset is unknown. */
+  questionOf?: (index: number) => string | null;
+  signal?: AbortSignalLike;
+  onEvent?: (e: EvalEvent) => void;
+  /** Samples already stored (a resumed run); they count in progress. */
+  doneBefore?: number;
+  /** Identical items take the verdict of the first (reuse.ts); default on. */
+  reuse?: boolean;
+  /** Receives each finished sample's record as it arrives (with rows, when `previewRows` > 0). */
+  sink?: (record: SampleRecord, preview: ItemPreview | null) => void;
+  /** Rows of each result kept for display (the explorer's preview); default 0. */
+  previewRows?: number;
+  /**
+   * Database facts and findings (version features, gold issues); default true. Off only for
+   * runs whose results are not stored as a run's samples (the probe, a preview of one sample).
+   */
+  findings?: boolean;
+  /** Facts already read (a generation run's earlier questions); only databases not in it are read. */
+  facts?: DbFacts;
+  now?: () => number;
+}
+
+export interface ScoredRun extends EvaluationOutcome {
+  /** One record per result, in the same order. */
+  records: SampleRecord[];
+  /** The SQLite version and column types the findings used (empty when `findings` is off). */
+  facts: DbFacts;
+  formula: RewardFormula;
+  /** The run list's score of these results (the summary's total). */
+  score: RunScore;
+}
+
+export type RunScore = NonNullable<RunHeader['score']>;
+
+/** The reward formula of a run's configuration (`ex` when none is given). */
+export function runFormula(config: { rewardFormula?: string }): RewardFormula {
+  return compileRewardFormula(config.rewardFormula || 'ex');
+}
+
+/** The executor's options of a run (the one options builder, evalOptionsOf). */
+export function runOptions(config: EvalConfig, previewRows = 0): EvalOptions {
+  return evalOptionsOf(config, previewRows);
+}
+
+/** A sample's record: its result, what was asked and written, the format reward and the formula's reward. */
+export function toSampleRecord(item: EvalItem, r: ItemResult, formula: RewardFormula): SampleRecord {
+  const format = formatReward(r.extraction.rule);
+  const rec: SampleRecord = {
+    ...r,
+    sample: r.sample ?? item.sample ?? 0,
+    sql: item.predSql,
+    goldSql: item.goldSql,
+    format,
+    reward: formula.evaluate({ ex: r.ex, format, softF1: r.softF1, ts: r.ts }),
+  };
+  if (item.completion !== undefined) rec.completion = item.completion;
+  if (item.meanLogprob !== undefined) rec.meanLogprob = item.meanLogprob;
+  return rec;
+}
+
+/** One sample per item. Items and results are parallel. */
+export function toSampleRecords(items: readonly EvalItem[], results: readonly ItemResult[], formula: RewardFormula): SampleRecord[] {
+  if (items.length !== results.length) throw new WorkbenchError('INTERNAL', `${items.length} items but ${results.length} results`);
+  return results.map((r, i) => toSampleRecord(items[i]!, r, formula));
+}
+
+/** The score a run list shows: total EX, scored questions, samples (the dashboard's summary). */
+export function scoreOfSummary(summary: Summary): RunScore {
+  const total = summary.byDifficulty.total;
+  return { ex: total.ex, questions: total.count, samples: total.samples };
+}
+
+/** The score of a run's stored samples (a resumed, generated or imported run). */
+export function scoreOf(samples: readonly SampleRecord[], metrics: EvalConfig['metrics']): RunScore {
+  return scoreOfSummary(summarize(samples, metrics));
+}
+
+const NO_FACTS: DbFacts = { sqliteVersion: null, columnTypes: {} };
+
+/** `known` plus the facts of the databases of `dbIds` it lacks (read through the executor). */
+async function factsFor(executor: SqlExecutor, dbIds: readonly string[], known: DbFacts | undefined, signal?: AbortSignalLike): Promise<DbFacts> {
+  const unread = [...new Set(dbIds)].filter((d) => !known || !(d in known.columnTypes));
+  if (known && unread.length === 0) return known;
+  const read = await readDbFacts(executor, unread, signal);
+  // A database that could not be read (missing, failed) is absent: its items scan with unknown types.
+  const columnTypes: Record<string, ColumnTypes> = { ...known?.columnTypes, ...read.columnTypes };
+  return { sqliteVersion: known?.sqliteVersion ?? read.sqliteVersion, columnTypes };
+}
+
+/**
+ * Scores `items` as a run: facts, findings, evaluation, records, summary and score. A stop by
+ * the signal is not an error (`cancelled`, with what finished); any other failure throws.
+ */
+export async function scoreRun(items: readonly EvalItem[], config: ScoreConfig, ports: ScoreRunPorts): Promise<ScoredRun> {
+  const formula = runFormula(config);
+  const findings = ports.findings ?? true;
+  const facts = findings ? await factsFor(ports.executor, items.map((it) => it.dbId), ports.facts, ports.signal) : NO_FACTS;
+  const annotate = findings ? rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: ports.questionOf }) : undefined;
+  // The loop hands each result (the object it returns in `results`) to the sink with its item.
+  const recordOf = new Map<ItemResult, SampleRecord>();
+  const sink = ports.sink;
+  const outcome = await runEvaluation(items, runOptions(config, ports.previewRows ?? 0), {
+    executor: ports.executor,
+    signal: ports.signal,
+    onEvent: ports.onEvent,
+    doneBefore: ports.doneBefore,
+    reuse: ports.reuse,
+    now: ports.now,
+    annotate,
+    sink: (result, item, preview) => {
+      const record = toSampleRecord(item, result, formula);
+      recordOf.set(result, record);
+      sink?.(record, preview);
+    },
+  });
+  const records = outcome.results.map((r) => recordOf.get(r)!);
+  return { ...outcome, records, facts, formula, score: scoreOfSummary(outcome.summary) };
+}
+
+/**
+ * The generation loop's `evaluate` port (GenerationPorts): each question's items scored by the
+ * recipe, with each database's facts read once (on its first question) and the run's findings.
+ */
+export function generationScorer(config: ScoreConfig, ports: Pick<ScoreRunPorts, 'executor' | 'questionOf'>): {
+  evaluate: (items: EvalItem[], signal?: AbortSignalLike) => Promise<ItemResult[]>;
+  /** The facts read so far (the run header's SQLite version). */
+  facts: () => DbFacts;
+} {
+  let facts: DbFacts | undefined;
+  return {
+    evaluate: async (items, signal) => {
+      const scored = await scoreRun(items, config, { ...ports, signal, facts });
+      facts = scored.facts;
+      return scored.results;
+    },
+    facts: () => facts ?? NO_FACTS,
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Exports of a run (pure): the run file (header + samples), predictions in BIRD's format so
+ * that the official evaluator or our CLI reproduces the run's numbers, and CSV. Reading a run
+ * file back (the boundary check) is `parseRunFile` in run-file.ts.
+ */
+import { BIRD_SEPARATOR } from '../formats/predictions.ts';
+import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type RunHeader, type RunQuestion, type SampleRecord } from '../run/types.ts';
+
+function bySampleOrder(a: SampleRecord, b: SampleRecord): number {
+  return a.index - b.index || a.sample - b.sample;
+}
+
+/** A run file with its samples in (index, sample) order; `questions` adds their texts. */
+export function toRunFile(run: RunHeader, samples: readonly SampleRecord[], questions?: RunQuestion[]): RunFile {
+  const file: RunFile = { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, run, samples: [...samples].sort(bySampleOrder) };
+  if (questions) file.questions = questions;
+  return file;
+}
+
+/** JSON text of a run file; bigint-free by construction (samples hold scores, not rows). */
+export function runFileJson(file: RunFile): string {
+  return JSON.stringify(file, null, 1);
+}
+
+/**
+ * BIRD predictions `{"0": "SQL\t----- bird -----\tdb_id", ...}` in gold order, first sample of
+ * each question. Keys run from 0 to the last gold index of the run, because BIRD pairs by
+ * position: a gold line the run did not evaluate gets an empty prediction (scored as an error
+ * by the evaluator), so the run's own items keep their positions and their numbers.
+ */
+export function toBirdPredictions(samples: readonly SampleRecord[]): Record<string, string> {
+  const first = new Map<number, SampleRecord>();
+  for (const s of samples) {
+    const had = first.get(s.index);
+    if (!had || s.sample < had.sample) first.set(s.index, s);
+  }
+  let last = -1;
+  for (const i of first.keys()) if (i > last) last = i;
+  const out: Record<string, string> = {};
+  for (let i = 0; i <= last; i++) {
+    const s = first.get(i);
+    out[String(i)] = s ? `${s.sql}${BIRD_SEPARATOR}${s.dbId}` : `${BIRD_SEPARATOR}not-in-run`;
+  }
+  return out;
+}
+
+export function birdPredictionsJson(samples: readonly SampleRecord[]): string {
+  return JSON.stringify(toBirdPredictions(samples), null, 4);
+}
+
+const CSV_COLUMNS = [
+  'index', 'question_id', 'db_id', 'difficulty', 'sample', 'status', 'ex', 'soft_f1', 'rves', 'time_ratio', 'format',
+  'reward', 'mutated_db', 'extraction_rule', 'pred_rows', 'gold_rows', 'elapsed_ms', 'error', 'sql', 'gold_sql',
+  'rubric_id', 'rubric_score', 'rubric_explicit', 'rubric_implicit', 'rubric_likert',
+  // Generation runs: the device that ran the sample (webgpu, cpu, server, none), why the CPU, which adapter or server.
+  'gen_device', 'gen_device_reason', 'gen_device_detail',
+] as const;
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** One CSV row of a sample (no line end). */
+function csvRow(s: SampleRecord): string {
+  return [
+    s.index, s.questionId, s.dbId, s.difficulty, s.sample, s.status, s.ex, s.softF1, s.rves, s.timeRatio, s.format,
+    s.reward, s.mutatedDb, s.extraction.rule, s.predRowCount, s.goldRowCount,
+    s.elapsedMs === null ? null : Math.round(s.elapsedMs * 1000) / 1000, s.error, s.sql, s.goldSql,
+    s.rubric?.rubricId, s.rubricScore, s.rubric?.explicit?.score, s.rubric?.implicit?.score, s.rubric?.likert?.score,
+    s.generation?.device, s.generation?.deviceReason, s.generation?.deviceDetail,
+  ].map(csvCell).join(',');
+}
+
+/** RFC 4180 CSV, one row per sample, with a header row. */
+export function toCsv(samples: readonly SampleRecord[]): string {
+  return [...csvParts(samples)].join('');
+}
+
+/** `toCsv`'s text in parts (header, then `perPart` rows each): a large run's export never builds one string. */
+export function* csvParts(samples: readonly SampleRecord[], perPart = 1000): Generator<string> {
+  const sorted = [...samples].sort(bySampleOrder);
+  yield CSV_COLUMNS.join(',') + '\r\n';
+  for (let i = 0; i < sorted.length; i += perPart) {
+    yield sorted.slice(i, i + perPart).map((s) => csvRow(s) + '\r\n').join('');
+  }
+}
+
+/** JSON Lines: one sample record per line, compact, in (index, sample) order, `perPart` lines per part. */
+export function* samplesJsonlParts(samples: readonly SampleRecord[], perPart = 1000): Generator<string> {
+  const sorted = [...samples].sort(bySampleOrder);
+  for (let i = 0; i < sorted.length; i += perPart) {
+    yield sorted.slice(i, i + perPart).map((s) => JSON.stringify(s) + '\n').join('');
+  }
+}
+
+/**
+ * `runFileJson`'s exact text in parts: the file around its samples, then `perPart` samples each,
+ * every sample indented as JSON.stringify(file, null, 1) indents it (depth 2; JSON strings hold
+ * no raw newline, so re-indenting lines is safe). A 500,000-sample run is ~350 MB of JSON.
+ */
+export function* runFileJsonParts(file: RunFile, perPart = 500): Generator<string> {
+  const marker = `__rlvr_samples_${file.samples.length}_${Date.now()}__`;
+  const around = JSON.stringify({ ...file, samples: [marker] }, null, 1);
+  const cut = around.split(`"${marker}"`);
+  if (file.samples.length === 0 || cut.length !== 2) {
+    yield runFileJson(file);
+    return;
+  }
+  yield cut[0]!;
+  for (let i = 0; i < file.samples.length; i += perPart) {
+    yield file.samples
+      .slice(i, i + perPart)
+      .map((s, j) => (i + j > 0 ? ',\n  ' : '') + JSON.stringify(s, null, 1).replaceAll('\n', '\n  '))
+      .join('');
+  }
+  yield cut[1]!;
+}

@@ -1,0 +1,171 @@
+/**
+ * Filter, search and sort of a run's samples for the item explorer. Pure and fast enough to
+ * run on every keystroke over a few thousand samples (one pass, no regular expressions built
+ * from user text).
+ */
+import type { Difficulty, Question } from '../types.ts';
+import type { SampleRecord } from '../run/types.ts';
+
+export type Outcome = 'all' | 'right' | 'wrong' | 'wrong-result' | 'error' | 'timeout' | 'modified' | 'missing-db'
+  // What the reward rewards (issue 13): the reward view links to exactly these.
+  | 'version-sensitive' | 'gold-issue' | 'gold-no-rows' | 'gold-count-mismatch' | 'gold-date-dependent'
+  | 'ex-only' | 'order-dependent-gold' | 'passes-by-row-order';
+
+export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
+  { id: 'all', label: 'all' },
+  { id: 'right', label: 'right (EX 1)' },
+  { id: 'wrong', label: 'wrong (EX 0, scored items)' },
+  { id: 'wrong-result', label: 'wrong result (ran, EX 0)' },
+  { id: 'error', label: 'SQL error' },
+  { id: 'timeout', label: 'timeout' },
+  { id: 'modified', label: 'modified the database' },
+  { id: 'missing-db', label: 'not scored (database missing)' },
+  { id: 'version-sensitive', label: 'version-sensitive SQL' },
+  { id: 'gold-issue', label: 'gold issue (any)' },
+  { id: 'gold-no-rows', label: 'gold returns no rows' },
+  { id: 'gold-count-mismatch', label: 'gold: count vs list' },
+  { id: 'gold-date-dependent', label: "gold depends on the date" },
+  { id: 'ex-only', label: 'EX-only pass (EX 1, TS 0)' },
+  { id: 'order-dependent-gold', label: 'order-dependent gold' },
+  { id: 'passes-by-row-order', label: 'passes by row order' },
+];
+
+/** Fields of the test-suite and row-order checks (issue 13 items 1-2), optional on a sample. */
+
+const hasGoldIssue = (s: SampleRecord, ...kinds: string[]) => (s.goldIssues ?? []).some((g) => kinds.length === 0 || kinds.includes(g.kind));
+
+export type SortKey = 'index' | 'db' | 'difficulty' | 'soft-f1' | 'time' | 'status';
+
+export const SORT_KEYS: readonly { id: SortKey; label: string }[] = [
+  { id: 'index', label: 'question order' },
+  { id: 'db', label: 'database' },
+  { id: 'difficulty', label: 'difficulty' },
+  { id: 'soft-f1', label: 'Soft-F1' },
+  { id: 'time', label: 'execution time' },
+  { id: 'status', label: 'status' },
+];
+
+export interface ItemQuery {
+  outcome: Outcome;
+  difficulty: Difficulty | 'all';
+  dbId: string | 'all';
+  /** Case-insensitive text looked up in question, evidence, both SQL, error, database and id. */
+  search: string;
+  sort: SortKey;
+  descending: boolean;
+}
+
+export const DEFAULT_QUERY: ItemQuery = { outcome: 'all', difficulty: 'all', dbId: 'all', search: '', sort: 'index', descending: false };
+
+/** A sample with the text of its question when the dataset is known. */
+export interface ExplorerRow {
+  sample: SampleRecord;
+  question: Question | null;
+}
+
+/**
+ * A sample whose database was not imported was never run: it is its own outcome, never a wrong
+ * answer (its stored `ex` is 0 only because the official evaluator's field has no "none").
+ */
+export const isUnscored = (s: Pick<SampleRecord, 'status'>): boolean => s.status === 'missing-db';
+
+export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
+  switch (outcome) {
+    case 'all':
+      return true;
+    case 'right':
+      return s.ex === 1;
+    case 'wrong':
+      return s.ex === 0 && !isUnscored(s);
+    case 'wrong-result':
+      return s.ex === 0 && s.status === 'ok';
+    case 'error':
+      return s.status === 'error';
+    case 'timeout':
+      return s.status === 'timeout';
+    case 'modified':
+      return s.mutatedDb;
+    case 'missing-db':
+      return s.status === 'missing-db';
+    case 'version-sensitive':
+      return (s.versionFeatures?.length ?? 0) > 0;
+    case 'gold-issue':
+      return hasGoldIssue(s);
+    case 'gold-no-rows':
+      return hasGoldIssue(s, 'no-rows');
+    case 'gold-count-mismatch':
+      return hasGoldIssue(s, 'count-as-list', 'list-as-count');
+    case 'gold-date-dependent':
+      return hasGoldIssue(s, 'date-dependent');
+    case 'ex-only':
+      return s.ex === 1 && s.ts === 0;
+    case 'order-dependent-gold':
+      return s.goldOrderDependent === true || hasGoldIssue(s, 'order-dependent');
+    case 'passes-by-row-order':
+      return s.passesByRowOrder === true;
+  }
+}
+
+function haystack(r: ExplorerRow): string {
+  const s = r.sample;
+  const q = r.question;
+  return [String(s.questionId), s.dbId, s.sql, s.goldSql, s.error ?? '', q?.question ?? '', q?.evidence ?? ''].join('\n').toLowerCase();
+}
+
+const DIFFICULTY_ORDER: Record<Difficulty, number> = { simple: 0, moderate: 1, challenging: 2, unknown: 3 };
+const STATUS_ORDER: Record<SampleRecord['status'], number> = { ok: 0, error: 1, timeout: 2, 'missing-db': 3 };
+
+function compareBy(key: SortKey): (a: SampleRecord, b: SampleRecord) => number {
+  switch (key) {
+    case 'index':
+      return () => 0;
+    case 'db':
+      return (a, b) => (a.dbId < b.dbId ? -1 : a.dbId > b.dbId ? 1 : 0);
+    case 'difficulty':
+      return (a, b) => DIFFICULTY_ORDER[a.difficulty] - DIFFICULTY_ORDER[b.difficulty];
+    case 'soft-f1':
+      return (a, b) => (a.softF1 ?? -1) - (b.softF1 ?? -1);
+    case 'time':
+      return (a, b) => (a.elapsedMs ?? -1) - (b.elapsedMs ?? -1);
+    case 'status':
+      return (a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || b.ex - a.ex;
+  }
+}
+
+/**
+ * Rows that pass the filters, sorted. Ties keep question order (then sample order), so the
+ * result is stable whatever the sort direction.
+ */
+export class ItemIndex {
+  readonly #rows: readonly ExplorerRow[];
+  /**
+   * Lower-cased search text per row, built at the first search: at 100,000 samples it is a
+   * second copy of every SQL text, and most views of a run never search.
+   */
+  #text: string[] | null = null;
+
+  constructor(rows: readonly ExplorerRow[]) {
+    this.#rows = rows;
+  }
+
+  get size(): number {
+    return this.#rows.length;
+  }
+
+  query(q: ItemQuery): ExplorerRow[] {
+    const needle = q.search.trim().toLowerCase();
+    const text = needle ? (this.#text ??= this.#rows.map(haystack)) : null;
+    const out: ExplorerRow[] = [];
+    this.#rows.forEach((r, i) => {
+      const s = r.sample;
+      if (!matchesOutcome(s, q.outcome)) return;
+      if (q.difficulty !== 'all' && s.difficulty !== q.difficulty) return;
+      if (q.dbId !== 'all' && s.dbId !== q.dbId) return;
+      if (text && !text[i]!.includes(needle)) return;
+      out.push(r);
+    });
+    const cmp = compareBy(q.sort);
+    const dir = q.descending ? -1 : 1;
+    return out.sort((a, b) => dir * cmp(a.sample, b.sample) || a.sample.index - b.sample.index || a.sample.sample - b.sample.sample);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The app's ports (src/app/ports.ts) over memory and Node: runs, inputs and samples in Maps, a
+ * dataset read from files with its databases in a BIRD-layout folder, the real pairing of the
+ * import worker's body (run in this thread), and Node's sql.js worker pool. What the browser
+ * does with IndexedDB, Web Locks and Web Workers, minus the browser.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { spawnNodeSqlWorker, folderDbSource } from '../../src/adapters/node/sql-worker-host.ts';
+import { createSqlWorkerSchemaSource } from '../../src/adapters/engines/sql-worker-schema-source.ts';
+import { pairRunPredictions, sha256Text } from '../../src/adapters/import/pair-run.ts';
+import { SqlPool } from '../../src/adapters/sql-pool.ts';
+import { StoreError } from '../../src/adapters/store/errors.ts';
+import type { DatasetRecord } from '../../src/adapters/store/records.ts';
+import type { AppPorts, RunInputs, RunSession } from '../../src/app/ports.ts';
+import { sampleKey } from '../../src/core/eval/constants.ts';
+import { parseGoldSql } from '../../src/core/formats/gold.ts';
+import { parseQuestions } from '../../src/core/formats/questions.ts';
+import type { RunHeader, SampleRecord } from '../../src/core/run/types.ts';
+import { memorySuiteCache } from '../../src/core/ts/suite.ts';
+
+/** A dataset record of a questions file, a gold file and the databases under `dbRoot` (sha256 stands in as `db:<id>`). */
+export async function fileDataset(files: { questions: string; gold: string; dbRoot: string }): Promise<DatasetRecord> {
+  const questionsText = readFileSync(files.questions, 'utf8');
+  const goldText = readFileSync(files.gold, 'utf8');
+  const questions = parseQuestions(questionsText, path.basename(files.questions));
+  const ref = async (file: string, text: string) => ({ name: path.basename(file), ...(await sha256Text(text)) });
+  const databases: Record<string, string> = {};
+  for (const q of questions) if (existsSync(path.join(files.dbRoot, q.dbId, `${q.dbId}.sqlite`))) databases[q.dbId] = `db:${q.dbId}`;
+  return {
+    id: path.basename(files.questions), name: path.basename(files.questions), kind: 'bird', createdAt: new Date(0).toISOString(),
+    questionsFile: await ref(files.questions, questionsText), goldFile: await ref(files.gold, goldText),
+    questions, gold: parseGoldSql(goldText, path.basename(files.gold)), databases,
+  };
+}
+
+export interface MemoryApp {
+  ports: AppPorts;
+  samples(runId: string): SampleRecord[];
+}
+
+export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers = 2): MemoryApp {
+  const runs = new Map<string, RunHeader>();
+  const inputs = new Map<string, RunInputs>();
+  const samples = new Map<string, SampleRecord[]>();
+  const locks = new Set<string>();
+  const suiteCache = memorySuiteCache();
+  const sorted = (runId: string) => [...(samples.get(runId) ?? [])].sort((a, b) => a.index - b.index || a.sample - b.sample);
+  const runOrThrow = async (runId: string) => {
+    const run = runs.get(runId);
+    if (!run) throw new StoreError('NOT_FOUND', `run ${runId} is not stored`);
+    return run;
+  };
+  const ports: AppPorts = {
+    runs: {
+      async create(header, given) {
+        runs.set(header.id, header);
+        inputs.set(header.id, given);
+      },
+      get: runOrThrow,
+      put: async (header) => void runs.set(header.id, header),
+      inputs: async (runId) => inputs.get(runId),
+      storedKeys: async (runId) => new Set(sorted(runId).map((s) => sampleKey(s))),
+      samples: async (runId) => sorted(runId),
+    },
+    datasets: {
+      async get(datasetId) {
+        if (datasetId !== dataset.id) throw new StoreError('NOT_FOUND', `dataset ${datasetId} is not stored`);
+        return dataset;
+      },
+      questionsWithDatabase: async (d) => d.questions.flatMap((q, i) => (d.databases[q.dbId] ? [i] : [])),
+      storedDbIds: async (databases) => new Set(Object.keys(databases)),
+      source: () => folderDbSource(dbRoot),
+      suiteCache: () => suiteCache,
+    },
+    sessions: {
+      async withLock(runId, lockedMessage, body) {
+        if (locks.has(runId)) throw new StoreError('LOCKED', lockedMessage);
+        locks.add(runId);
+        try {
+          return await body();
+        } finally {
+          locks.delete(runId);
+        }
+      },
+      async open(run, signal): Promise<RunSession> {
+        const stop = new AbortController();
+        const forward = () => stop.abort(signal?.reason);
+        signal?.addEventListener('abort', forward, { once: true });
+        if (signal?.aborted) forward();
+        return {
+          signal: stop.signal,
+          push: (s) => void (samples.get(run.id) ?? samples.set(run.id, []).get(run.id)!).push(s),
+          async finish(failure, status, _counts, patch = {}) {
+            signal?.removeEventListener('abort', forward);
+            const final: RunHeader = { ...run, ...patch, status: failure ? 'failed' : status, updatedAt: new Date().toISOString() };
+            runs.set(run.id, final);
+            if (failure) throw failure;
+            return final;
+          },
+        };
+      },
+    },
+    pairing: { pair: pairRunPredictions, hashText: sha256Text },
+    executors: {
+      name: 'sql.js in worker_threads (Node, test)',
+      createExecutor: (source, extras) => new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: source, size: workers, ...(extras?.suiteCache ? { suiteCache: extras.suiteCache } : {}) }),
+      async openSchemaSource(source, cacheBytes) {
+        const worker = spawnNodeSqlWorker();
+        await worker.api.init({ cacheBytes });
+        return { source: createSqlWorkerSchemaSource({ api: worker.api, dbSource: source }), dispose: () => worker.terminate() };
+      },
+    },
+  };
+  return { ports, samples: sorted };
+}
