@@ -29,12 +29,6 @@ export abstract class CodedError<C extends string = string> extends Error {
   }
 }
 
-/** Any of the product's errors, also after a realm crossing (a plain object with a string `code`). */
-export function isCodedError(err: unknown): err is CodedError {
-  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' &&
-    typeof (err as { message?: unknown }).message === 'string';
-}
-
 export class WorkbenchError extends CodedError<ErrorCode> {
   override readonly name = 'WorkbenchError';
 }

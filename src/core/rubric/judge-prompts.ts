@@ -96,11 +96,6 @@ export interface JudgePromptSet {
 
 export const DEFAULT_JUDGE_PROMPTS: JudgePromptSet = { criterion: RAR_CRITERION_V1, implicit: RAR_IMPLICIT_V1, likert: LIKERT_V1 };
 
-/** Every prompt by id, for reading stored scores. */
-export const JUDGE_PROMPTS: Readonly<Record<string, JudgePromptTemplate>> = Object.fromEntries(
-  [RAR_CRITERION_V1, RAR_IMPLICIT_V1, LIKERT_V1].map((p) => [p.id, p]),
-);
-
 /** Fills a template: sections first (template text only), then placeholders in one pass. */
 export function renderTemplate(template: string, values: Readonly<Record<string, string>>): string {
   const sectioned = template.replace(/\{\{\?(\w+)\}\}([\s\S]*?)\{\{\/\1\}\}/g, (_, name: string, body: string) =>

@@ -183,11 +183,3 @@ export class GenerateState extends EngineSlot {
   }
 }
 
-
-export function formatEta(ms: number | null): string {
-  if (ms === null || !Number.isFinite(ms)) return '—';
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
-}
