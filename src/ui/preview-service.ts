@@ -11,6 +11,7 @@ import type { EvalItem } from '../core/types.ts';
 import { evalOptionsOf } from '../core/eval/executor.ts';
 import { runEvaluation } from '../core/run/replay.ts';
 import type { PreviewService } from './workbench/services.ts';
+import { WorkbenchError } from '../core/errors.ts';
 
 export interface PreviewPorts {
   /** The run's stored databases. */
@@ -53,7 +54,7 @@ export function createPreviewService(ports: PreviewPorts): PreviewService {
           evalOptionsOf({ metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0 }, rows),
           { executor: pool.executor, sink: (_r, _it, p) => void (preview = p) },
         );
-        if (!result) throw new Error('the SQL worker returned no result');
+        if (!result) throw new WorkbenchError('INTERNAL', 'the SQL worker returned no result for the previewed item');
         return { preview, result };
       });
       queue = job.catch(() => undefined);

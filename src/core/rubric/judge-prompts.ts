@@ -1,3 +1,4 @@
+import { WorkbenchError } from '../errors.ts';
 /**
  * Judge prompts, as versioned data. A prompt that changes gets a new id (`-v2`): ids are
  * stored with every score and the prompt text is part of the judge-cache key, so old scores
@@ -103,7 +104,7 @@ export function renderTemplate(template: string, values: Readonly<Record<string,
   );
   return sectioned.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => {
     const v = values[name];
-    if (v === undefined) throw new Error(`judge prompt placeholder ${whole} has no value`);
+    if (v === undefined) throw new WorkbenchError('BAD_FORMAT', `judge prompt placeholder ${whole} has no value: the prompt names a field the judge does not fill (remove it or use one of the template's fields)`);
     return v;
   });
 }

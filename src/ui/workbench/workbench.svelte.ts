@@ -17,6 +17,7 @@ import { GenerateState } from '../generate/generate-state.svelte.ts';
 import { RarState } from '../rubric/rar-state.svelte.ts';
 import { ProbeState } from '../probe/probe-state.svelte.ts';
 import { RubricScreen } from '../rubric/rubric-screen.svelte.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 export class Workbench {
   readonly services: WorkbenchServices;
@@ -111,6 +112,6 @@ export function createWorkbench(services: WorkbenchServices): Workbench {
 
 export function useWorkbench(): Workbench {
   const wb = getContext<Workbench | undefined>(KEY);
-  if (!wb) throw new Error('useWorkbench() outside the workbench shell');
+  if (!wb) throw new WorkbenchError('INTERNAL', 'useWorkbench() was called outside the workbench shell (a screen rendered without createWorkbench above it)');
   return wb;
 }
