@@ -96,7 +96,7 @@ export async function startFakeOpenAi(options: FakeServerOptions = {}): Promise<
     req.on('data', (c: Buffer) => (data += c.toString()));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0]!;
-      let body: Record<string, unknown> | null = null;
+      let body: Record<string, unknown> | null;
       try {
         body = data ? (JSON.parse(data) as Record<string, unknown>) : null;
       } catch {
