@@ -2,7 +2,7 @@
  * What the SQL worker does, written against an initialised sql.js module so that it can be
  * exercised directly in tests. workers/sql.worker.ts is the only place that loads sql.js.
  *
- * Semantics follow BIRD's official evaluator (../shared/docs/EVAL_SEMANTICS.md): the
+ * Semantics follow BIRD's official evaluator (docs/evaluator.md): the
  * prediction runs first, then the gold query, on the same connection; Python sqlite3's
  * statement rules apply; values keep their SQLite storage class (INTEGER beyond 2^53 is read
  * as a bigint). A prediction that writes is seen by its own gold query; after any execution
