@@ -59,6 +59,12 @@ export async function importDemoLibrary(page: Page): Promise<void> {
   expect(imported.ok, imported.message).toBe(true);
 }
 
+/** BIRD mini-dev (questions, gold and the databases present in ../shared/data/bird) imported as "BIRD mini-dev". */
+export async function importBirdMiniDev(page: Page): Promise<void> {
+  const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
+  expect(imported.ok, imported.message).toBe(true);
+}
+
 /**
  * Imports Spider's first database as "Spider one db" and evaluates its gold as its own predictions
  * (a run named `name`, only the stored database); resolves with the run's id and its EX total.
