@@ -153,7 +153,7 @@ function runPython(db: Database.Database, text: string): SqlValue[][] {
   const isTrigger = leadingKeyword(text) === 'CREATE' && /\bTRIGGER\b/i.test(text);
   if (!isTrigger) {
     const end = firstStatementEnd(text, start);
-    if (end < text.length && hasTrailingStatement(text.slice(end))) throw new Error(MULTIPLE_STATEMENTS_MESSAGE, { cause: err });
+    if (end < text.length && hasTrailingStatement(text.slice(end))) throw new Error(MULTIPLE_STATEMENTS_MESSAGE);
   }
   const stmt = prepare(db, text);
   if (!stmt.reader) {
