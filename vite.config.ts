@@ -1,3 +1,4 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- vitest's documented way to type the `test` key
 /// <reference types="vitest/config" />
 import { fileURLToPath } from 'node:url';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
@@ -5,6 +6,7 @@ import { playwright } from '@vitest/browser-playwright';
 import { defineConfig, searchForWorkspaceRoot } from 'vite';
 import { configDefaults } from 'vitest/config';
 import { pwaPlugin } from './pwa.config.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/browser/chromium-flags.ts';
 
 /** Real benchmark data beside the repository (never copied into it); browser tests fetch it via /@fs/. */
 const sharedDataDir = fileURLToPath(new URL('../shared/data', import.meta.url));
@@ -51,8 +53,8 @@ export default defineConfig({
             headless: true,
             provider: playwright({
               launchOptions: {
-                executablePath: '/usr/bin/chromium',
-                args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+                executablePath: CHROMIUM_PATH,
+                args: [...CHROMIUM_ARGS],
               },
             }),
             instances: [{ browser: 'chromium' }],
@@ -79,17 +81,8 @@ export default defineConfig({
             headless: true,
             provider: playwright({
               launchOptions: {
-                executablePath: '/usr/bin/chromium',
-                args: [
-                  '--no-sandbox',
-                  '--disable-gpu',
-                  '--disable-quic',
-                  '--no-first-run',
-                  '--disable-background-networking',
-                  '--disable-component-update',
-                  '--disable-sync',
-                  '--enable-unsafe-webgpu',
-                ],
+                executablePath: CHROMIUM_PATH,
+                args: [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'],
               },
             }),
             instances: [{ browser: 'chromium' }],

@@ -135,7 +135,7 @@ function prepare(db: Database.Database, text: string): Database.Statement {
     try {
       return db.prepare(sql);
     } catch (err) {
-      if (err instanceof RangeError && /more than one statement/.test(err.message)) throw new Error(MULTIPLE_STATEMENTS_MESSAGE);
+      if (err instanceof RangeError && /more than one statement/.test(err.message)) throw new Error(MULTIPLE_STATEMENTS_MESSAGE, { cause: err });
       const next = attempt < 64 ? dqsFallback(sql, (err as Error).message) : null;
       if (next === null) throw err;
       sql = next;

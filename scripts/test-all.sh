@@ -18,7 +18,8 @@ fi
 # the lock as out of sync. `npm install` follows the lock file for everything it holds.
 npm install --no-audit --no-fund
 
-# Types: the app, workers, CLI and tests; then the pure core alone, without DOM or Node types.
+# ESLint, Prettier's check, then types: the app, workers, CLI and tests; then the pure core
+# alone, without DOM or Node types.
 npm run --silent check
 # Every test: core, workers, pool, CLI on ../shared/data, and headless Chromium on the built app.
 report="$(mktemp -d)/vitest.json"

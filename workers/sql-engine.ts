@@ -2,7 +2,7 @@
  * What the SQL worker does, written against an initialised sql.js module so that it can be
  * exercised directly in tests. workers/sql.worker.ts is the only place that loads sql.js.
  *
- * Semantics follow BIRD's official evaluator (../shared/docs/EVAL_SEMANTICS.md): the
+ * Semantics follow BIRD's official evaluator (docs/evaluator.md): the
  * prediction runs first, then the gold query, on the same connection; Python sqlite3's
  * statement rules apply; values keep their SQLite storage class (INTEGER beyond 2^53 is read
  * as a bigint). A prediction that writes is seen by its own gold query; after any execution
@@ -14,7 +14,7 @@
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { executionMatch } from '../src/core/compare/ex.ts';
 import { softF1 } from '../src/core/compare/soft-f1.ts';
-import { errorMessage } from '../src/core/errors.ts';
+import { errorMessage, WorkbenchError } from '../src/core/errors.ts';
 import { looksLikeQuery } from '../src/core/sql/python-statement.ts';
 import { resultKey } from '../src/core/rl/result-key.ts';
 import { NON_DETERMINISTIC, WRITES } from '../src/core/run/reuse.ts';
@@ -139,7 +139,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
   }
 
   function sql(): SqlJsStatic {
-    if (!SQL) throw new Error('SQL worker used before init()');
+    if (!SQL) throw new WorkbenchError('INTERNAL', 'SQL worker used before init()');
     return SQL;
   }
 
@@ -212,7 +212,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
    * connection dirty, so it is re-opened before the next execution.
    */
   function execute(entry: OpenDb, text: string, readOnly: boolean): Ran {
-    if (isVacuumInto(text)) return { result: null, error: new Error(VACUUM_INTO_MESSAGE), wrote: true, ms: 0 };
+    if (isVacuumInto(text)) return { result: null, error: new WorkbenchError('REFUSED', VACUUM_INTO_MESSAGE), wrote: true, ms: 0 };
     const fp = () => readFingerprint((entry.fpStmt ??= prepareFingerprint(entry.db)));
     const before: Fingerprint = fp();
     let result: Result | null = null;
@@ -260,7 +260,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     async loadDb(dbId, bytes) {
       const head = String.fromCharCode(...bytes.subarray(0, 16));
       if (bytes.length < 100 || head !== SQLITE_HEADER) {
-        throw new Error(
+        throw new WorkbenchError(
+          'BAD_DATABASE',
           `database ${dbId}: not an SQLite 3 file (${bytes.length} bytes, header ${JSON.stringify(head.slice(0, 15))}); ` +
             `replace it with the .sqlite file of ${dbId}`,
         );
@@ -282,10 +283,10 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
         // quick_check reports damage as a row (it throws only when it cannot read at all).
         const check = String(db.exec('PRAGMA main.quick_check(1)')[0]?.values[0]?.[0] ?? 'ok');
-        if (check !== 'ok') throw new Error(`damaged: ${check.replace(/\s+/g, ' ').replace('*** in database main *** ', '')}`);
+        if (check !== 'ok') throw new WorkbenchError('BAD_DATABASE', `damaged: ${check.replace(/\s+/g, ' ').replace('*** in database main *** ', '')}`);
       } catch (err) {
         db.close();
-        throw new Error(`database ${dbId}: unreadable SQLite file (${(err as Error).message}); import an intact copy of it again`);
+        throw new WorkbenchError('BAD_DATABASE', `unreadable SQLite file (${errorMessage(err)}); import an intact copy of it again`, `database ${dbId}`, { cause: err });
       }
       open.set(dbId, { db, pristine: bytes, shared: true, dirty: false, fpStmt: null, sizeBytes: bytes.length });
       evict(dbId);
@@ -364,9 +365,9 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       if (entry && !entry.pristine && texts.some(mayWrite)) drop(req.dbId);
       if (!entry || !open.has(req.dbId) || !prepare(req.dbId, entry, texts, true)) return { kind: 'need-db' };
       const timed = (text: string, side: string): number => {
-        if (!prepare(req.dbId, entry, texts, true)) throw new Error('the database was dropped between repetitions');
+        if (!prepare(req.dbId, entry, texts, true)) throw new WorkbenchError('INTERNAL', 'the database was dropped between repetitions');
         const r = execute(entry, text, false);
-        if (r.error) throw new Error(`${side}: ${r.error.message}`);
+        if (r.error) throw new WorkbenchError('FAILED', r.error.message, side, { cause: r.error });
         return r.ms;
       };
       const ratios: number[] = [];
@@ -390,7 +391,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       const r = execute(entry, text, true);
       settle(dbId, entry);
       if (r.error) throw r.error;
-      if (r.wrote) throw new Error('writes to the database: only queries are shown');
+      if (r.wrote) throw new WorkbenchError('REFUSED', 'writes to the database: only queries are shown');
       return { columns: r.result!.columns, rows: r.result!.rows.slice(0, maxRows), truncated: r.result!.rows.length > maxRows };
     },
 

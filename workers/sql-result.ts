@@ -14,6 +14,7 @@ import {
   hasTrailingStatement,
 } from '../src/core/sql/python-statement.ts';
 import type { SqlValue } from '../src/core/types.ts';
+import { WorkbenchError } from '../src/core/errors.ts';
 
 export interface Result {
   columns: string[];
@@ -45,7 +46,7 @@ function valueBytes(v: SqlValue): number {
 }
 
 export function runPython(db: Database, text: string): Result {
-  if (text.includes('\u0000')) throw new Error(NUL_MESSAGE);
+  if (text.includes('\u0000')) throw new WorkbenchError('REFUSED', NUL_MESSAGE);
   const start = firstSignificantIndex(text);
   if (start < 0) return { columns: [], rows: [] };
   const it = db.iterateStatements(text);
@@ -55,13 +56,14 @@ export function runPython(db: Database, text: string): Result {
   const stmt: Statement = first.value;
   try {
     // Python checks the rest of the text before it executes anything.
-    if (hasTrailingStatement(it.getRemainingSQL())) throw new Error(MULTIPLE_STATEMENTS_MESSAGE);
+    if (hasTrailingStatement(it.getRemainingSQL())) throw new WorkbenchError('REFUSED', MULTIPLE_STATEMENTS_MESSAGE);
     const rows: SqlValue[][] = [];
     const width = Math.max(1, stmt.getColumnNames().length);
     let bytes = 0;
     while (stmt.step()) {
       if ((rows.length + 1) * width > MAX_RESULT_VALUES) {
-        throw new Error(
+        throw new WorkbenchError(
+          'TOO_LARGE',
           `the result has more than ${count(MAX_RESULT_VALUES)} values (${count(rows.length)} rows of ${width} columns so far): too large to hold for the comparison`,
         );
       }
@@ -75,7 +77,8 @@ export function runPython(db: Database, text: string): Result {
       }
       for (const v of row) bytes += valueBytes(v);
       if (bytes > MAX_RESULT_BYTES) {
-        throw new Error(
+        throw new WorkbenchError(
+          'TOO_LARGE',
           `the result's values take more than ${mib(MAX_RESULT_BYTES)} (the limit per result; ${count(rows.length + 1)} rows of ${width} columns so far, ` +
             'text counted at 2 bytes a character, BLOBs by their length): too large to hold for the comparison',
         );

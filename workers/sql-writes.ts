@@ -34,9 +34,8 @@ function tokenAt(sql: string, pos: number): { text: string; end: number } | null
  * not expose it), so six copies of a 500 MB database took 4.7 GB: the worker refuses it.
  */
 export function isVacuumInto(sql: string): boolean {
-  let pos = 0;
-  let t = tokenAt(sql, pos);
-  while (t?.text === ';') t = tokenAt(sql, (pos = t.end));
+  let t = tokenAt(sql, 0);
+  while (t?.text === ';') t = tokenAt(sql, t.end);
   if (t?.text.toUpperCase() !== 'VACUUM') return false;
   for (let n = 0; n < 2; n++) {
     t = tokenAt(sql, t.end);

@@ -7,7 +7,7 @@
  */
 import { transfer, type Remote } from 'comlink';
 import { timeRatio, vesReward } from '../core/compare/r-ves.ts';
-import { errorMessage } from '../core/errors.ts';
+import { CodedError, errorMessage, WorkbenchError, CancelledError } from '../core/errors.ts';
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
 import { itemResult } from '../core/eval/item-result.ts';
 import { MAX_TIMER_MS, checkTimerMs } from '../core/eval/limits.ts';
@@ -53,7 +53,13 @@ const STEAL_MIN_ITEMS = 16;
  * with nothing else to do helps with a slow database instead of waiting for it.
  */
 const STEAL_MIN_MS = 250;
-class WorkerDied extends Error {}
+/** A worker that exited under a request (crashed, killed): the slot restarts it, the item is marked. */
+class WorkerDied extends CodedError<'FAILED'> {
+  override readonly name = 'WorkerDied';
+  constructor(reason: string) {
+    super('FAILED', reason);
+  }
+}
 
 interface Slot {
   handle: WorkerHandle;
@@ -82,7 +88,7 @@ export class SqlPool implements SqlExecutor {
   private readonly building = new Map<string, Promise<BuiltSuite | string>>();
 
   constructor(private readonly opts: SqlPoolOptions) {
-    if (!Number.isInteger(opts.size) || opts.size < 1) throw new Error(`pool size must be a positive integer, got ${opts.size}`);
+    if (!Number.isInteger(opts.size) || opts.size < 1) throw new WorkbenchError('BAD_OPTION', `pool size must be a positive integer, got ${opts.size}`);
     this.suiteCache = opts.suiteCache ?? memorySuiteCache();
   }
 
@@ -136,7 +142,7 @@ export class SqlPool implements SqlExecutor {
     options: EvalOptions,
     hooks: { signal?: AbortSignalLike; onEvent?: (e: EvalEvent) => void } = {},
   ): Promise<ItemResult[]> {
-    if (this.disposed) throw new Error('SqlPool used after dispose()');
+    if (this.disposed) throw new WorkbenchError('INTERNAL', 'SqlPool used after dispose()');
     // Before any work: a timeout the platform cannot time would time out every item at once.
     checkTimerMs(options.timeoutMs, 'timeoutMs');
     const { dbSource } = this.opts;
@@ -231,7 +237,7 @@ export class SqlPool implements SqlExecutor {
         const bytes = await dbSource.load(dbId);
         const size = bytes.length;
         const r = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
-        if (r === TIMEOUT) throw new Error(`database ${dbId}: opening took longer than 10 minutes`);
+        if (r === TIMEOUT) throw new WorkbenchError('FAILED', 'opening took longer than 10 minutes', `database ${dbId}`);
         slot.loads += 1;
         openMs.set(dbId, Math.max(performance.now() - t1, openMs.get(dbId) ?? 0));
         hooks.onEvent?.({ type: 'db-loaded', dbId, ms: performance.now() - t0, sizeBytes: size });
@@ -341,7 +347,7 @@ export class SqlPool implements SqlExecutor {
     while (this.slots.length < Math.min(this.opts.size, pending)) this.slots.push(this.spawnSlot());
     const slots = this.slots.slice(0, Math.min(this.opts.size, pending));
     const aborted = new Promise<never>((_, reject) => {
-      const onAbort = () => reject(new DOMException('evaluation aborted', 'AbortError'));
+      const onAbort = () => reject(new CancelledError('evaluation aborted'));
       if (hooks.signal?.aborted) onAbort();
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
     });

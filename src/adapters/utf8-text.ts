@@ -16,7 +16,11 @@ export function guessEncoding(bytes: Uint8Array): string | null {
   const n = Math.min(bytes.length, 400);
   let evenNul = 0;
   let oddNul = 0;
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) (i % 2 ? oddNul++ : evenNul++);
+  for (let i = 0; i < n; i++) {
+    if (bytes[i] !== 0) continue;
+    if (i % 2) oddNul++;
+    else evenNul++;
+  }
   if (n >= 4 && oddNul > n / 4 && evenNul === 0) return 'UTF-16 (little-endian)';
   if (n >= 4 && evenNul > n / 4 && oddNul === 0) return 'UTF-16 (big-endian)';
   return null;

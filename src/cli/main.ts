@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** Node composition root: `npm run --silent cli -- <command> ...` (see README for every flag). */
+/** Node composition root: `npm run --silent cli -- <command> ...` (see docs/cli.md for every flag). */
 import { WorkbenchError, errorMessage, isWorkbenchError } from '../core/errors.ts';
 import * as batchCommand from './commands/batch.ts';
 import * as compareCommand from './commands/compare.ts';

@@ -9,8 +9,13 @@ export type ErrorCode =
   | 'BAD_OPTION' // a CLI flag or setting is invalid
   | 'MISSING_FILE' // a file or directory that was named does not exist
   | 'MISMATCH' // two inputs do not belong together (predictions vs gold, dataset vs gold)
-  | 'BAD_DATABASE' // bytes that are not an SQLite database
-  | 'INTERNAL';
+  | 'BAD_DATABASE' // bytes that are not an SQLite database, or a database that cannot be used
+  | 'NOT_FOUND' // something named (a stored run or database, a catalog entry) is not there
+  | 'REFUSED' // an input the product will not execute or hold (a limit, a statement it refuses)
+  | 'FAILED' // an outside step failed (a fetch, a worker, the policy): the message says which and why
+  | 'TOO_LARGE' // a result or computation past its documented bound (a result's values, exact maj@k)
+  | 'UNSUPPORTED' // this browser or machine lacks what a feature needs (an API, a secure context)
+  | 'INTERNAL'; // a broken invariant of the product itself (a bug): the message names it
 
 /**
  * The one base of the product's errors: a literal `code` to switch on and, where it helps,
@@ -22,17 +27,11 @@ export abstract class CodedError<C extends string = string> extends Error {
   readonly code: C;
   readonly where: string | undefined;
 
-  constructor(code: C, message: string, where?: string) {
-    super(where ? `${where}: ${message}` : message);
+  constructor(code: C, message: string, where?: string, options?: { cause?: unknown }) {
+    super(where ? `${where}: ${message}` : message, options);
     this.code = code;
     this.where = where;
   }
-}
-
-/** Any of the product's errors, also after a realm crossing (a plain object with a string `code`). */
-export function isCodedError(err: unknown): err is CodedError {
-  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' &&
-    typeof (err as { message?: unknown }).message === 'string';
 }
 
 export class WorkbenchError extends CodedError<ErrorCode> {
@@ -78,10 +77,16 @@ export function toErrorData(err: unknown): ErrorData {
  * fetch and the SQL pool throw, and what survives comlink, which keeps only name and message)
  * or an engine error with code `ABORTED`. Guard with `isCancellation`, never `instanceof`.
  */
-export function cancelledError(what: string): Error {
-  const err = new Error(`${what} was cancelled`);
-  err.name = 'AbortError';
-  return err;
+export class CancelledError extends CodedError<'ABORTED'> {
+  override readonly name = 'AbortError';
+  /** `message` as given: "judging was cancelled", "test-suite build cancelled". */
+  constructor(message: string) {
+    super('ABORTED', message);
+  }
+}
+
+export function cancelledError(what: string): CancelledError {
+  return new CancelledError(`${what} was cancelled`);
 }
 
 export function isCancellation(err: unknown): boolean {

@@ -18,12 +18,13 @@ import './shell/theme.css';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
 import type { RubricRepositories, WorkbenchServices } from './workbench/services.ts';
+import { WorkbenchError } from '../core/errors.ts';
 
 /** The embedded demo's files, relative to the page so that the built app works from any folder. */
 async function fetchDemoFile(path: string): Promise<Blob> {
   const url = `./demo/${path}`;
   const res = await fetch(url);
-  if (!res.ok) throw new Error(`could not load ${url}: HTTP ${res.status} ${res.statusText}; reload the page (or reinstall the app)`);
+  if (!res.ok) throw new WorkbenchError('FAILED', `could not load ${url}: HTTP ${res.status} ${res.statusText}; reload the page (or reinstall the app)`);
   return res.blob();
 }
 
@@ -54,7 +55,7 @@ const services: WorkbenchServices = {
 };
 
 const target = document.getElementById('app');
-if (!target) throw new Error('index.html has no #app element');
+if (!target) throw new WorkbenchError('INTERNAL', 'index.html has no #app element');
 mount(App, { target, props: { services } });
 
 // Offline use (service worker) and new versions, in their own element beside the app.

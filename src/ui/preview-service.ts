@@ -10,6 +10,7 @@ import type { RunHeader } from '../core/run/types.ts';
 import type { EvalItem } from '../core/types.ts';
 import { scoreRun } from '../core/run/score-run.ts';
 import type { PreviewService } from './workbench/services.ts';
+import { WorkbenchError } from '../core/errors.ts';
 
 export interface PreviewPorts {
   /** The run's stored databases. */
@@ -53,7 +54,7 @@ export function createPreviewService(ports: PreviewPorts): PreviewService {
           { metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0 },
           { executor: pool.executor, previewRows: rows, findings: false, sink: (_r, p) => void (preview = p) },
         );
-        if (!result) throw new Error('the SQL worker returned no result');
+        if (!result) throw new WorkbenchError('INTERNAL', 'the SQL worker returned no result for the previewed item');
         return { preview, result };
       });
       queue = job.catch(() => undefined);

@@ -19,7 +19,7 @@ import { vllmErrorLine, vllmOkLine } from '../helpers/batch-fixtures.ts';
 import { tempFile } from '../helpers/cli.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { DEMO_ROOT } from './node-reference.ts';
-import { type AppSession, closeAppAfter, importDataset, openApp } from './workbench-helpers.ts';
+import { type AppSession, closeAppAfter, openApp, importDemoLibrary } from './workbench-helpers.ts';
 
 describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: batch files out and back in'), () => {
   let { server, browser, page, watch } = {} as AppSession;
@@ -31,11 +31,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: batch files ou
 
   it('exports one line per sample with a unique custom_id and imports run_batch output as a run scored like a replay', async () => {
     await page.goto(server.url + '#/datasets');
-    const imported = await importDataset(page, {
-      kind: 'bird', name: 'Demo library',
-      files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(DEMO_ROOT, f)),
-    });
-    expect(imported.ok, imported.message).toBe(true);
+    await importDemoLibrary(page);
 
     await page.getByTestId('nav-generate').click();
     await page.getByTestId('generate-page').waitFor();

@@ -15,8 +15,8 @@ import { BlobReader, BlobWriter, TextReader, Uint8ArrayReader, ZipWriter } from 
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, laptopPage } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { closeAppAfter, openApp } from './workbench-helpers.ts';
 
 const DBS = ['student_club', 'superhero', 'toxicology'];
 const DEV_FILES = ['dev.json', 'dev_gold.sql', 'dev_tables.json'];
@@ -107,11 +107,8 @@ describe.skipIf(browserSkipReason())(suiteTitle("BIRD's release zip with the dat
   let cdp: CDPSession;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
+    ({ server, browser, page, watch } = await openApp());
     cdp = await browser.newBrowserCDPSession();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
     await page.goto(server.url + '#/datasets');
   });
   closeAppAfter(() => ({ server, browser, watch }));

@@ -11,10 +11,10 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
 import { startLoopbackOpenAi, type LoopbackModels } from './loopback-openai.ts';
 import { DEMO_ROOT } from './node-reference.ts';
-import { importDataset, laptopPage, officialCells } from './workbench-helpers.ts';
+import { closeAppAfter, officialCells, openApp, importDemoLibrary } from './workbench-helpers.ts';
 
 const questions = parseQuestions(readFileSync(path.join(DEMO_ROOT, 'questions.json'), 'utf8'), 'questions.json');
 
@@ -22,12 +22,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('OpenAI-compatible engine: reque
   let server: StaticServer;
   let browser: Browser;
   let page: Page;
+  let watch: PageWatch;
   let model: LoopbackModels;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
+    ({ server, browser, page, watch } = await openApp());
     model = await startLoopbackOpenAi({
       models: ['cluster-model'],
       // The gold SQL of the question the prompt asks, so the run also scores EX 1 on each.
@@ -35,19 +34,14 @@ describe.skipIf(browserSkipReason())(suiteTitle('OpenAI-compatible engine: reque
       delayMs: () => 1000,
     });
   });
+  closeAppAfter(() => ({ server, browser, watch }));
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
     await model?.close();
   });
 
   it('keeps as many questions in flight as the panel allows, and scores every answer', async () => {
     await page.goto(server.url + '#/datasets');
-    const imported = await importDataset(page, {
-      kind: 'bird', name: 'Demo library',
-      files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(DEMO_ROOT, f)),
-    });
-    expect(imported.ok, imported.message).toBe(true);
+    await importDemoLibrary(page);
     await page.getByTestId('nav-generate').click();
     await page.getByTestId('generate-page').waitFor();
     await page.locator('input[name="engine"][value="openai"]').check();

@@ -1,24 +1,20 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import type { Summary } from '../../src/core/eval/summary.ts';
 import type { ItemResult } from '../../src/core/types.ts';
 import {
   browserSkipReason,
-  builtAppDir,
   gotoHash,
-  launchChromium,
   openItem,
-  serveStatic,
   shownItems,
   suiteTitle,
   waitForDemo,
-  watchPage,
   type PageWatch,
   type StaticServer,
 } from './harness.ts';
 import { evaluateDemoInNode } from './node-reference.ts';
-import { officialCells } from './workbench-helpers.ts';
+import { closeAppAfter, officialCells, openApp } from './workbench-helpers.ts';
 
 /**
  * The first page: the embedded demo becomes a stored dataset and a replay run of its demo model
@@ -38,12 +34,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the demo on the first page, bui
   const wasmRequests: string[] = [];
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
     const reference = evaluateDemoInNode('predictions.json', { timeoutS: 30 });
-    browser = await launchChromium();
     // Tall enough for the explorer's virtual list to render all 20 items.
-    page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp({ viewport: { width: 1400, height: 1800 } }));
     page.on('request', (req) => {
       if (req.url().endsWith('.wasm')) wasmRequests.push(req.url());
     });
@@ -54,14 +47,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the demo on the first page, bui
     node = await reference;
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
+  closeAppAfter(() => ({ server, browser, watch }));
+  afterAll(() => {
     process.stderr.write(`[demo] load to the demo dashboard: first visit ${firstVisitMs} ms, later visit ${laterVisitMs} ms\n`);
-    await browser?.close();
-    await server?.close();
   });
 
   it('stores the demo as a dataset and a run of the demo model on the first visit, and shows its dashboard', async () => {

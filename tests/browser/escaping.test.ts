@@ -1,19 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE } from '../../scripts/demo/predictions.ts';
 import {
   browserSkipReason,
-  builtAppDir,
-  launchChromium,
   openItem,
   runHostileDemo,
-  serveStatic,
   suiteTitle,
   waitForDemo,
-  watchPage,
   type PageWatch,
   type StaticServer,
 } from './harness.ts';
+import { closeAppAfter, openApp } from './workbench-helpers.ts';
 
 /** Predicted SQL and result rows come from a model: the page must show them as text, never run them as HTML. */
 describe.skipIf(browserSkipReason())(suiteTitle('markup in predictions'), () => {
@@ -24,19 +21,13 @@ describe.skipIf(browserSkipReason())(suiteTitle('markup in predictions'), () => 
   let runId: string;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await browser.newPage();
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp({}));
     await page.goto(server.url);
     await waitForDemo(page);
     runId = await runHostileDemo(page, { timeoutS: 2 });
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }));
 
   it('shows <img onerror> and <script> in the predicted SQL as text', async () => {
     const item = await openItem(page, runId, HOSTILE.markup);

@@ -17,11 +17,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { DEMO_ROOT } from './node-reference.ts';
-import { importDataset, laptopPage, screenshot } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+
+import { closeAppAfter, openApp, screenshot, importDemoLibrary } from './workbench-helpers.ts';
 
 const MODEL = 'fake-coder-q4f32_1-MLC';
 
@@ -80,19 +80,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: own models, th
 
   beforeAll(async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'generate-models-'));
-    server = await serveStatic(builtAppDir());
     models = await partialModelServer();
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp());
   });
-  afterEach(() => {
-    // The preflight's requests for the missing shard are logged by Chromium as failed loads.
-    expect(watch.problems.filter((p) => !/Failed to load resource: the server responded with a status of 404/.test(p))).toEqual([]);
-  });
+  // The preflight's requests for the missing shard are logged by Chromium as failed loads.
+  closeAppAfter(() => ({ server, browser, watch }), { expected: /Failed to load resource: the server responded with a status of 404/ });
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
     await new Promise((r) => models?.server.close(r));
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
@@ -169,8 +162,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: own models, th
   });
 
   it('edits the official template as a new versioned one, refuses a draft without {{question}}, previews with it and a run records it', async () => {
-    const imported = await importDataset(page, { kind: 'bird', name: 'Demo library', files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(DEMO_ROOT, f)) });
-    expect(imported.ok, imported.message).toBe(true);
+    await importDemoLibrary(page);
     await page.getByTestId('nav-generate').click();
     await page.getByTestId('generate-page').waitFor();
     await page.getByTestId('gen-template').selectOption('bird-minidev-v1');

@@ -6,12 +6,11 @@
  * the run is still listed, and the explorer shows each sample's prompt and completion (a
  * story: extraction rule `none`, EX 0).
  */
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { DEMO_ROOT } from './node-reference.ts';
-import { type AppSession, closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
+
+import { type AppSession, closeAppAfter, openApp, screenshot, importDemoLibrary } from './workbench-helpers.ts';
 
 describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real GGUF model on the CPU engine'), () => {
   let { server, browser, page, watch } = {} as AppSession;
@@ -24,11 +23,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real G
   it('generates 3 questions, stores each sample with its prompt and completion, and shows the run after a reload', async () => {
     const t0 = Date.now();
     await page.goto(server.url + '#/datasets');
-    const imported = await importDataset(page, {
-      kind: 'bird', name: 'Demo library',
-      files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(DEMO_ROOT, f)),
-    });
-    expect(imported.ok, imported.message).toBe(true);
+    await importDemoLibrary(page);
 
     await page.getByTestId('nav-generate').click();
     await page.getByTestId('generate-page').waitFor();

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, builtAppDir, gotoHash, launchChromium, serveStatic, suiteTitle, waitForDemo, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { screenshot } from './workbench-helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { browserSkipReason, gotoHash, suiteTitle, waitForDemo, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
 
 const GROUPS = ['Data', 'Runs and results', 'Generation', 'Rubrics', 'Analysis'];
 
@@ -20,10 +20,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
   let runId: string;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp({ viewport: { width: 1400, height: 1000 } }));
     await page.goto(server.url);
     runId = await waitForDemo(page);
     // Its own context, so its own storage: a first visit on a phone.
@@ -33,15 +30,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
     await waitForDemo(phone);
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-    expect(phoneWatch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser, watch }), { watches: () => [phoneWatch] });
 
   it('says what the workbench is for and offers the three ways in, above the demo run', async () => {
     const home = page.getByTestId('home');

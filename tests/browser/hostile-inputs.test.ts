@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { idbCounts, spiderOneDbFolder } from './offline-helpers.ts';
-import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
+import { idbCounts } from './offline-helpers.ts';
+import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun, spiderGoldRun } from './workbench-helpers.ts';
 
 /** concert_singer's questions are the first 45 of Spider dev (positions = question ids). */
 const QUESTIONS = 45;
@@ -56,11 +56,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
     dir = mkdtempSync(path.join(tmpdir(), 'wb-hostile-'));
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
-    expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'gold', onlyStored: true });
-    expect(run.error).toBeNull();
-    runId = run.runId!;
-    exTotal = (await officialCells(page)).ex!.total!;
+    ({ runId, exTotal } = await spiderGoldRun(page));
     before = await idbCounts(page);
   }, 180_000);
 

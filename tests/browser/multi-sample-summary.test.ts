@@ -4,7 +4,7 @@ import { formatFixed2 } from '../../src/core/eval/report.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
+import { type AppSession, closeAppAfter, officialCells, openApp, screenshot, startRun, importBirdMiniDev } from './workbench-helpers.ts';
 
 interface BirdQuestion { question_id: number; db_id: string; SQL: string; difficulty: string }
 
@@ -42,8 +42,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
   beforeAll(async () => {
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
-    const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
-    expect(imported.ok, imported.message).toBe(true);
+    await importBirdMiniDev(page);
   });
 
   closeAppAfter(() => ({ server, browser, watch }));

@@ -1,11 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenAiServer, type OpenAiServer } from '../helpers/openai-server.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
 import { spiderOneDbFolder, waitForServiceWorker } from './offline-helpers.ts';
-import { importDataset, laptopPage, officialCells, startRun } from './workbench-helpers.ts';
+import { closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
 
 interface Logged {
   source: 'page' | 'context' | 'service-worker' | 'worker-cdp';
@@ -63,12 +62,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('no request leaves the origin du
   let origin: string;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
+    ({ server, browser, page, watch } = await openApp());
     origin = new URL(server.url).origin;
-    browser = await launchChromium();
-    page = await laptopPage(browser);
     context = page.context();
-    watch = watchPage(page);
     await log.attach(context, page);
     await page.goto(server.url + '#/datasets');
     await waitForServiceWorker(page);
@@ -83,14 +79,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('no request leaves the origin du
     serverDuring = server.requests.slice(before);
   }, 180_000);
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
+  closeAppAfter(() => ({ server, browser, watch }));
+  afterAll(() => {
     process.stderr.write(`[traffic] ${during.length} requests logged during the evaluation: ${JSON.stringify([...new Set(during.map((e) => `${e.source} ${new URL(e.url).pathname}`))])}\n`);
-    await browser?.close();
-    await server?.close();
   });
 
   it('logs the workers’ own requests, so the log can see them (the SQL worker fetching its WebAssembly)', () => {
@@ -112,68 +103,27 @@ describe.skipIf(browserSkipReason())(suiteTitle('no request leaves the origin du
 });
 
 /**
- * A TEST DOUBLE FOR A MODEL: a loopback server on its own port (so its own origin) that speaks
- * the OpenAI protocol and answers every chat completion with the same canned SQL. It records
- * each request it receives, and allows the app's origin by CORS as a real server must.
+ * A TEST DOUBLE FOR A MODEL: the tests' loopback OpenAI server on its own port (so its own
+ * origin), answering every chat completion with the same canned SQL (n choices when asked). It
+ * records each request it receives, and allows the app's origin by CORS as a real server must.
  */
-interface CannedModelServer {
-  /** Base URL as the user types it, e.g. http://127.0.0.1:40123 */
-  url: string;
-  requests: Array<{ method: string; path: string }>;
-  close(): Promise<void>;
-}
-
 const CANNED_MODEL = 'canned-sql-test-double';
 const CANNED_ANSWER = 'Here is the query:\n```sql\nSELECT count(*) FROM singer\n```';
 
-async function startCannedModelServer(): Promise<CannedModelServer> {
-  const requests: Array<{ method: string; path: string }> = [];
-  const cors = {
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Allow-Headers': 'content-type, authorization',
-    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '/').split('?')[0]!;
-      requests.push({ method: req.method ?? 'GET', path });
-      const send = (status: number, body: unknown) => res.writeHead(status, { ...cors, 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-      if (req.method === 'OPTIONS') return void res.writeHead(204, cors).end();
-      if (req.method === 'GET' && path === '/v1/models') return send(200, { object: 'list', data: [{ id: CANNED_MODEL, object: 'model', max_model_len: 8192 }] });
-      if (req.method === 'POST' && path === '/v1/chat/completions') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { n?: number; model: string };
-        const n = body.n ?? 1;
-        return send(200, {
-          id: `canned-${requests.length}`,
-          object: 'chat.completion',
-          model: body.model,
-          choices: Array.from({ length: n }, (_, index) => ({ index, finish_reason: 'stop', message: { role: 'assistant', content: CANNED_ANSWER } })),
-          usage: { prompt_tokens: 100, completion_tokens: 12 * n, total_tokens: 100 + 12 * n },
-        });
-      }
-      send(404, { error: { message: `no route ${req.method} ${path}` } });
-    });
+const startCannedModelServer = (): Promise<OpenAiServer> =>
+  startOpenAiServer({
+    models: [{ id: CANNED_MODEL, object: 'model', max_model_len: 8192 }],
+    tokenize: false,
+    streams: false,
+    usage: (n) => ({ prompt_tokens: 100, completion_tokens: 12 * n }),
+    text: () => CANNED_ANSWER,
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe.skipIf(browserSkipReason())(
   suiteTitle('no request leaves the origin or the configured endpoint during a generation run (OpenAI-compatible engine on a canned-completions test double for a model)'),
   () => {
     let server: StaticServer;
-    let model: CannedModelServer;
+    let model: OpenAiServer;
     let browser: Browser;
     let context: BrowserContext;
     let page: Page;
@@ -185,15 +135,12 @@ describe.skipIf(browserSkipReason())(
     let endpointOrigin: string;
 
     beforeAll(async () => {
-      server = await serveStatic(builtAppDir());
       model = await startCannedModelServer();
+      ({ server, browser, page, watch } = await openApp());
       origin = new URL(server.url).origin;
       endpointOrigin = new URL(model.url).origin;
       expect(endpointOrigin).not.toBe(origin);
-      browser = await launchChromium();
-      page = await laptopPage(browser);
       context = page.context();
-      watch = watchPage(page);
       await log.attach(context, page);
       await page.goto(server.url + '#/datasets');
       await waitForServiceWorker(page);
@@ -220,14 +167,9 @@ describe.skipIf(browserSkipReason())(
       serverDuring = server.requests.slice(before);
     }, 180_000);
 
-    afterEach(() => {
-      expect(watch.problems).toEqual([]);
-    });
-
+    closeAppAfter(() => ({ server, browser, watch }));
     afterAll(async () => {
       process.stderr.write(`[traffic] ${during.length} requests logged during the generation run: ${JSON.stringify([...new Set(during.map((e) => `${e.source} ${e.url.startsWith(origin) ? '' : new URL(e.url).origin}${new URL(e.url).pathname}`))])}\n`);
-      await browser?.close();
-      await server?.close();
       await model?.close();
     });
 

@@ -1,11 +1,11 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, waitForDemo, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { cachedBytes, spiderOneDbFolder, waitForServiceWorker } from './offline-helpers.ts';
-import { importDataset, officialCells, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, builtAppDir, suiteTitle, waitForDemo, type PageWatch, type StaticServer } from './harness.ts';
+import { cachedBytes, waitForServiceWorker } from './offline-helpers.ts';
+import { closeAppAfter, officialCells, openApp, startRun, spiderGoldRun } from './workbench-helpers.ts';
 
 /**
  * Offline after one visit: the service worker precaches the app, its workers and sql.js's
@@ -24,20 +24,13 @@ describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (servic
   let offlineLoadMs = 0;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-    page = await context.newPage();
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp({ viewport: { width: 1366, height: 768 } }));
+    context = page.context();
     await page.goto(server.url + '#/datasets');
     await waitForServiceWorker(page);
     precache = await cachedBytes(page);
 
-    expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'online', onlyStored: true });
-    expect(run.error).toBeNull();
-    runId = run.runId!;
-    exTotal = (await officialCells(page)).ex!.total!;
+    ({ runId, exTotal } = await spiderGoldRun(page, 'online'));
 
     // Network off: the server is gone and the browser is offline.
     await server.close();
@@ -50,14 +43,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (servic
     offlineLoadMs = Date.now() - t0;
   }, 240_000);
 
-  afterEach(() => {
-    // Offline, the browser reports failed fetches nowhere else: any error here is a real one.
-    expect(watch.problems).toEqual([]);
-  });
-
-  afterAll(async () => {
+  // Offline, the browser reports failed fetches nowhere else: any error here is a real one.
+  // (The server was stopped by the test; closing it again is harmless.)
+  closeAppAfter(() => ({ server, browser, watch }));
+  afterAll(() => {
     process.stderr.write(`[offline] precache ${JSON.stringify(Object.fromEntries(Object.entries(precache ?? {}).map(([k, v]) => [k, { entries: v.entries, bytes: v.bytes }])))}; offline reload to the runs list ${offlineLoadMs} ms\n`);
-    await browser?.close();
   });
 
   it('precaches the app shell, the worker bundles, sql.js and wllama WebAssembly and the demo, but not web-llm or source maps', () => {

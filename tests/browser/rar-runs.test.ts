@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiEngine } from '../../src/adapters/engines/openai-engine.ts';
 import { Judge } from '../../src/core/rubric/judge.ts';
 import { parseRarJsonl } from '../../src/core/rubric/rar-dataset.ts';
@@ -18,9 +18,9 @@ import { RAR_POLICY_SYSTEM, pairCompletions, runRar, type RarSample } from '../.
 import { fmt3 } from '../../src/ui/rubric/analysis.ts';
 import { ROOT, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
 import { startLoopbackOpenAi, type ChatBody } from './loopback-openai.ts';
-import { laptopPage, screenshot } from './workbench-helpers.ts';
+import { closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
 
 const DATASET = path.join(ROOT, 'public/rubrics/example-rar.jsonl');
 const rows = parseRarJsonl(readFileSync(DATASET, 'utf8'), 'example-rar.jsonl');
@@ -118,19 +118,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
       explicit: { normalization: 'positive', clip: true, unresolved: 'null' }, weighting: 'as-given', done: new Set(), write: async (s) => void out.push(...s),
     });
     reference = new Map(out.map((s) => [`${s.rowId}.${s.sample}`, s]));
-    app = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    page = await laptopPage(browser);
-    watch = watchPage(page);
+    ({ server: app, browser, page, watch } = await openApp());
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
+  closeAppAfter(() => ({ server: app, browser, watch }));
   afterAll(async () => {
-    await browser?.close();
-    await app?.close();
     await models?.close();
   });
 

@@ -1,9 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunFile, SampleRecord } from '../../src/core/run/types.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { downloadFrom, importDataset, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { closeAppAfter, downloadFrom, importDataset, openApp, startRun } from './workbench-helpers.ts';
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'sql_output_kg', 'predict_mini_dev_gpt-4_sqlite.json');
 /** The 140 mini-dev questions whose databases are here. */
@@ -64,10 +64,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('runs resume exactly once, throu
   }
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1366, height: 768 }, acceptDownloads: true });
-    main = await open('#/datasets');
+    let watch: PageWatch;
+    ({ server, browser, page: main, watch } = await openApp());
+    context = main.context();
+    watches.push(watch);
+    await main.goto(server.url + '#/datasets');
     expect((await importDataset(main, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(true);
     const run = await startRun(main, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'uninterrupted', onlyStored: true });
     expect(run.error).toBeNull();
@@ -75,14 +76,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('runs resume exactly once, throu
     expect(whole).toHaveLength(ITEMS);
   }, 240_000);
 
-  afterEach(() => {
-    for (const w of watches) expect(w.problems.filter((p) => !p.includes('killed by the test'))).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  closeAppAfter(() => ({ server, browser }), { watches: () => watches, expected: /killed by the test/ });
 
   it('a run whose tab was closed half-way is resumed in a new tab; a second tab is refused; the result equals the uninterrupted run', async () => {
     const first = await open('#/runs');

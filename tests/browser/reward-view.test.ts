@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, importDataset, openApp, screenshot, startRun } from './workbench-helpers.ts';
+import { type AppSession, closeAppAfter, openApp, screenshot, startRun, importBirdMiniDev } from './workbench-helpers.ts';
 
 const ARCWISE = sharedData('bird', 'corrections', 'arcwise_plat_sql_only_with_diff.json');
 const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json');
@@ -33,8 +33,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
     ]);
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
-    const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
-    expect(imported.ok).toBe(true);
+    await importBirdMiniDev(page);
     const run = await reference;
     if (run.code !== 0) throw new Error(`the CLI failed: ${run.stderr}`);
     cli = readJson<CliOut>(out);

@@ -9,7 +9,7 @@ import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, downloadFrom, importDataset, openApp, screenshot, startRun } from './workbench-helpers.ts';
+import { type AppSession, closeAppAfter, downloadFrom, openApp, screenshot, startRun, importBirdMiniDev } from './workbench-helpers.ts';
 
 interface BirdQuestion { question_id: number; db_id: string; SQL: string; difficulty: string }
 
@@ -69,8 +69,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'
   beforeAll(async () => {
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
-    const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
-    expect(imported.ok, imported.message).toBe(true);
+    await importBirdMiniDev(page);
   });
 
   closeAppAfter(() => ({ server, browser, watch }));

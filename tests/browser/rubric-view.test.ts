@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiEngine } from '../../src/adapters/engines/openai-engine.ts';
 import { reaggregate, summarizeRubricScores } from '../../src/core/rubric/aggregate.ts';
 import { Judge } from '../../src/core/rubric/judge.ts';
@@ -14,11 +14,11 @@ import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { pairPredictions, parsePredictions } from '../../src/core/formats/predictions.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { agreement, exMatrix, fmt3, sampleToScore } from '../../src/ui/rubric/analysis.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
 import { seriousViolations } from './axe-check.ts';
 import { startLoopbackOpenAi } from './loopback-openai.ts';
 import { DEMO_ROOT, evaluateDemoInNode } from './node-reference.ts';
-import { importDataset, screenshot, startRun } from './workbench-helpers.ts';
+import { closeAppAfter, openApp, screenshot, startRun, importDemoLibrary } from './workbench-helpers.ts';
 
 const MODEL = 'tiny-judge';
 
@@ -93,30 +93,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
   beforeAll(async () => {
     judge = await startJudge();
     const ref = nodeReference();
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
     // The app's CSP allows connections to its own origin only; the judge is on another port.
-    const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, bypassCSP: true });
-    page = await context.newPage();
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp({ viewport: { width: 1366, height: 768 }, bypassCSP: true }));
     await page.goto(server.url + '#/datasets');
-    const imported = await importDataset(page, {
-      kind: 'bird', name: 'Demo library',
-      files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(DEMO_ROOT, f)),
-    });
-    expect(imported.ok, imported.message).toBe(true);
+    await importDemoLibrary(page);
     const run = await startRun(page, { datasetName: 'Demo library', predictions: path.join(DEMO_ROOT, 'predictions.json'), name: 'demo for rubrics' });
     expect(run.error).toBeNull();
     reference = await ref;
   });
 
-  afterEach(() => {
-    expect(watch.problems).toEqual([]);
-  });
-
+  closeAppAfter(() => ({ server, browser, watch }));
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
     await judge?.close();
   });
 

@@ -1,18 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
-import { closeAppAfter } from './workbench-helpers.ts';
+import { closeAppAfter, openApp } from './workbench-helpers.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE } from '../../scripts/demo/predictions.ts';
 import {
   browserSkipReason,
-  builtAppDir,
-  launchChromium,
   openItem,
   runHostileDemo,
-  serveStatic,
   shownItems,
   suiteTitle,
   waitForDemo,
-  watchPage,
   type PageWatch,
   type StaticServer,
 } from './harness.ts';
@@ -31,11 +27,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('a runaway query in the hostile 
   let tickedWhilePending = false;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
-    browser = await launchChromium();
     // Tall enough for the explorer's virtual list to render all 20 items.
-    page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
-    watch = watchPage(page);
+    ({ server, browser, page, watch } = await openApp({ viewport: { width: 1400, height: 1800 } }));
     await page.goto(server.url);
     await waitForDemo(page);
 

@@ -1,9 +1,9 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, launchChromium, serveStatic, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { idbCounts, longQuestionsFolder, originStorage, spiderOneDbFolder, spiderPetsFolder } from './offline-helpers.ts';
-import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
+import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { idbCounts, longQuestionsFolder, originStorage, spiderPetsFolder } from './offline-helpers.ts';
+import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun, spiderGoldRun } from './workbench-helpers.ts';
 
 type Counts = Awaited<ReturnType<typeof idbCounts>>;
 
@@ -51,23 +51,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
   let usageBefore: number;
 
   beforeAll(async () => {
-    server = await serveStatic(builtAppDir());
+    ({ server, browser, page, watch } = await openApp({ viewport: { width: 1366, height: 768 }, serviceWorkers: 'block' }));
     origin = new URL(server.url).origin;
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1366, height: 768 }, serviceWorkers: 'block' });
-    page = await context.newPage();
-    watch = watchPage(page);
+    context = page.context();
     cdp = await context.newCDPSession(page);
     // Before the first visit: the browser applies an override when it first opens the origin's storage.
     await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: QUOTA_BYTES });
     expect(await originStorage(cdp, origin)).toEqual({ usage: 0, quota: QUOTA_BYTES, overrideActive: true, indexedDb: 0 });
 
     await page.goto(server.url + '#/datasets');
-    expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'gold', onlyStored: true });
-    expect(run.error).toBeNull();
-    runId = run.runId!;
-    exTotal = (await officialCells(page)).ex!.total!;
+    ({ runId, exTotal } = await spiderGoldRun(page));
     before = await idbCounts(page);
     expect(before).toMatchObject({ datasets: 1, databases: 1, chunks: 1, runs: 1 });
     usageBefore = (await originStorage(cdp, origin)).usage;
@@ -152,11 +145,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: si
   beforeAll(async () => {
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
-    expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'gold', onlyStored: true });
-    expect(run.error).toBeNull();
-    runId = run.runId!;
-    exTotal = (await officialCells(page)).ex!.total!;
+    ({ runId, exTotal } = await spiderGoldRun(page));
     before = await idbCounts(page);
     expect(before).toMatchObject({ datasets: 1, databases: 1, runs: 1 });
   }, 180_000);

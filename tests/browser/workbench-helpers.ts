@@ -4,18 +4,16 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, expect } from 'vitest';
 import { ROOT } from '../helpers/cli.ts';
+import { sharedData } from '../helpers/shared-data.ts';
 import { builtAppDir, launchChromium, serveStatic, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import { DEMO_ROOT } from './node-reference.ts';
+import { spiderOneDbFolder } from './offline-helpers.ts';
 
 /** Screenshots of the tests (git-ignored). */
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-
-export async function laptopPage(browser: Browser): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, acceptDownloads: true });
-  return context.newPage();
-}
 
 export async function screenshot(page: Page, name: string, fullPage = false): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -49,6 +47,33 @@ export async function importDataset(page: Page, opts: ImportOptions): Promise<{ 
   await outcome.first().waitFor({ timeout: 120_000 });
   const ok = (await page.getByTestId('import-done').count()) > 0;
   return { ok, message: (await outcome.first().textContent())?.trim() ?? '' };
+}
+
+/** The embedded demo's questions, gold and database imported as the BIRD dataset "Demo library" (the app loaded). */
+export async function importDemoLibrary(page: Page): Promise<void> {
+  const imported = await importDataset(page, {
+    kind: 'bird',
+    name: 'Demo library',
+    files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(DEMO_ROOT, f)),
+  });
+  expect(imported.ok, imported.message).toBe(true);
+}
+
+/** BIRD mini-dev (questions, gold and the databases present in ../shared/data/bird) imported as "BIRD mini-dev". */
+export async function importBirdMiniDev(page: Page): Promise<void> {
+  const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
+  expect(imported.ok, imported.message).toBe(true);
+}
+
+/**
+ * Imports Spider's first database as "Spider one db" and evaluates its gold as its own predictions
+ * (a run named `name`, only the stored database); resolves with the run's id and its EX total.
+ */
+export async function spiderGoldRun(page: Page, name = 'gold'): Promise<{ runId: string; exTotal: string }> {
+  expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
+  const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name, onlyStored: true });
+  expect(run.error).toBeNull();
+  return { runId: run.runId!, exTotal: (await officialCells(page)).ex!.total! };
 }
 
 export interface RunOptions {
@@ -120,17 +145,30 @@ export interface AppSession {
   watch: PageWatch;
 }
 
-export async function openApp(): Promise<AppSession> {
+/** The page of `openApp`: a laptop's (1366 x 768, downloads accepted) unless a test needs another context. */
+export const LAPTOP: BrowserContextOptions = { viewport: { width: 1366, height: 768 }, acceptDownloads: true };
+
+/** Serves the built app, launches Chromium and opens one page in a context of its own (`context`: its options), watched. */
+export async function openApp(context: BrowserContextOptions = LAPTOP): Promise<AppSession> {
   const server = await serveStatic(builtAppDir());
   const browser = await launchChromium();
-  const page = await laptopPage(browser);
+  const page = await (await browser.newContext(context)).newPage();
   return { server, browser, page, watch: watchPage(page) };
 }
 
+export interface CloseOptions {
+  /** Problems a test causes on purpose (a 404 it serves, a worker it kills), left out of the check. */
+  expected?: RegExp;
+  /** More pages whose problems are checked the same way (a second tab, a phone). */
+  watches?: () => readonly (PageWatch | undefined)[];
+}
+
 /** Registers the suite's checks: no page problem after each test; browser and server closed after the suite. */
-export function closeAppAfter(session: () => Partial<AppSession>): void {
+export function closeAppAfter(session: () => Partial<AppSession>, options: CloseOptions = {}): void {
   afterEach(() => {
-    expect(session().watch?.problems ?? []).toEqual([]);
+    for (const w of [session().watch, ...(options.watches?.() ?? [])]) {
+      expect((w?.problems ?? []).filter((p) => !options.expected?.test(p))).toEqual([]);
+    }
   });
   afterAll(async () => {
     const s = session();

@@ -14,7 +14,7 @@ import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
 import { parseCustomId, type BatchRequestLine } from '../../src/core/batch/batch.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
-import { ReplayEngine } from '../../src/adapters/engines/replay-engine.ts';
+import { ReplayEngine } from '../helpers/replay-engine.ts';
 import { createRunService } from '../../src/app/run-service.ts';
 import { GREEDY } from '../../src/core/engine/engine.ts';
 import { findTemplate } from '../../src/core/prompt/templates.ts';

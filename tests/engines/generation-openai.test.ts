@@ -1,6 +1,6 @@
 /**
  * A generation run over the real OpenAI-compatible engine against a local server speaking the
- * protocol (tests/engines/openai-server.ts): n native in one request per question, several
+ * protocol (tests/helpers/openai-server.ts): n native in one request per question, several
  * questions in flight, every sample extracted, scored and recorded with its generation data.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,11 +10,11 @@ import { REASONING_V1 } from '../../src/core/prompt/templates.ts';
 import { remainingJobs, runGeneration } from '../../src/core/run/generation.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
 import type { EvalItem, ItemResult, Question } from '../../src/core/types.ts';
-import { startFakeOpenAi, type FakeServer } from './openai-server.ts';
+import { startOpenAiServer, type OpenAiServer } from '../helpers/openai-server.ts';
 
-let server: FakeServer;
+let server: OpenAiServer;
 beforeAll(async () => {
-  server = await startFakeOpenAi({ fingerprint: 'fp_test_1' });
+  server = await startOpenAiServer({ fingerprint: 'fp_test_1' });
 });
 afterAll(async () => {
   await server?.close();

@@ -4,7 +4,7 @@ import { isEngineError } from '../../src/core/engine/engine-error.ts';
 import { createOpenAiEngine, type OpenAiEngineOptions } from '../../src/adapters/engines/openai-engine.ts';
 import { retryAfterMs } from '../../src/adapters/engines/openai-protocol.ts';
 import { engineContract } from './contract.ts';
-import { startFakeOpenAi, type FakeServer } from './openai-server.ts';
+import { startOpenAiServer, type OpenAiServer } from '../helpers/openai-server.ts';
 
 const prompt: Prompt = {
   messages: [
@@ -14,11 +14,11 @@ const prompt: Prompt = {
   questionId: 1,
 };
 
-let chatServer: FakeServer;
-let plainServer: FakeServer;
+let chatServer: OpenAiServer;
+let plainServer: OpenAiServer;
 beforeAll(async () => {
-  chatServer = await startFakeOpenAi();
-  plainServer = await startFakeOpenAi({ ignoresN: true, models: [{ id: 'test-model', meta: { n_ctx_train: 4096 } }] });
+  chatServer = await startOpenAiServer();
+  plainServer = await startOpenAiServer({ ignoresN: true, models: [{ id: 'test-model', meta: { n_ctx_train: 4096 } }] });
 });
 afterAll(async () => {
   await chatServer.close();
@@ -40,10 +40,10 @@ engineContract('OpenAI-compatible, /v1/completions, streamed, n ignored (llama.c
 }));
 
 describe('OpenAI-compatible engine against a local server', () => {
-  let server: FakeServer;
+  let server: OpenAiServer;
   const sleeps: number[] = [];
   const engine = async (opts: Partial<OpenAiEngineOptions> = {}, serverOptions = {}) => {
-    server = await startFakeOpenAi(serverOptions);
+    server = await startOpenAiServer(serverOptions);
     const e = createOpenAiEngine({
       baseUrl: server.url,
       model: 'test-model',
@@ -269,7 +269,7 @@ describe('OpenAI-compatible engine against a local server', () => {
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {
-    server = await startFakeOpenAi();
+    server = await startOpenAiServer();
     let open = 0;
     let peak = 0;
     const e = createOpenAiEngine({
@@ -309,7 +309,7 @@ describe('OpenAI-compatible engine against a local server', () => {
   });
 
   it('fails to load a model the server does not serve, listing what it serves', async () => {
-    server = await startFakeOpenAi({ models: [{ id: 'qwen' }, { id: 'llama' }] });
+    server = await startOpenAiServer({ models: [{ id: 'qwen' }, { id: 'llama' }] });
     const e = createOpenAiEngine({ baseUrl: server.url });
     await expect(e.load({ id: 'gpt-x' })).rejects.toThrow(`${server.url}/v1/models: the server does not serve a model named "gpt-x" (it serves: qwen, llama)`);
   });

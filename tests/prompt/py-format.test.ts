@@ -14,6 +14,7 @@ describe("Python's str() of sqlite3 values", () => {
     [1.5e-7, '1.5e-07'],
     [1e15, '1000000000000000.0'],
     [1e16, '1e+16'],
+    // eslint-disable-next-line no-loss-of-precision -- the rounded double is what is formatted
     [123456789012345678, '1.2345678901234568e+17'],
     [1e100, '1e+100'],
     [Infinity, 'inf'],

@@ -11,14 +11,15 @@ import type { AnalysisOutcome, AnalysisWorkerApi } from '../../../workers/analys
 import { errorFromData } from './import-client.ts';
 import type { AnalysisProgress } from '../store/records.ts';
 import type { AnalysisHooks, AnalysisPort } from '../store/workbench-store.ts';
+import { CancelledError, WorkbenchError } from '../../core/errors.ts';
 
 async function inWorker<T>(hooks: AnalysisHooks, call: (api: Remote<AnalysisWorkerApi>, onProgress?: (p: AnalysisProgress) => void) => Promise<AnalysisOutcome<T>>): Promise<T> {
-  if (hooks.signal?.aborted) throw new DOMException('analysis cancelled', 'AbortError');
+  if (hooks.signal?.aborted) throw new CancelledError('analysis cancelled');
   const worker = new Worker(new URL('../../../workers/analysis.worker.ts', import.meta.url), { type: 'module', name: 'analysis' });
   let onAbort = () => {};
   const stopped = new Promise<never>((_, reject) => {
-    worker.addEventListener('error', (e) => reject(new Error(e.message || 'the analysis worker failed to start')));
-    onAbort = () => reject(new DOMException('analysis cancelled', 'AbortError'));
+    worker.addEventListener('error', (e) => reject(new WorkbenchError('FAILED', `${e.message || 'the analysis worker failed to start'}: reload the page and try again`)));
+    onAbort = () => reject(new CancelledError('analysis cancelled'));
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {

@@ -3,7 +3,7 @@
  * rebuilt as the classes the UI guards on, cancellation through an AbortSignal.
  */
 import { proxy, wrap, type Remote } from 'comlink';
-import { WorkbenchError, type ErrorCode } from '../../core/errors.ts';
+import { WorkbenchError, type ErrorCode, CancelledError } from '../../core/errors.ts';
 import { StoreError, type ErrorData, type StoreErrorCode } from '../store/errors.ts';
 import type { ImportJob, ImportWorkerApi, Outcome, PairJob, PairedPredictions, RunFileJob } from '../../../workers/import.api.ts';
 import type { RunHeader } from '../../core/run/types.ts';
@@ -16,7 +16,7 @@ export function errorFromData(e: ErrorData): Error {
     return new WorkbenchError(e.code as ErrorCode, msg, e.where);
   }
   if (e.name === 'StoreError' && e.code) return new StoreError(e.code as StoreErrorCode, e.message);
-  if (e.name === 'AbortError') return new DOMException(e.message, 'AbortError');
+  if (e.name === 'AbortError') return new CancelledError(e.message);
   const err = new Error(e.message);
   err.name = e.name;
   return err;
@@ -30,7 +30,7 @@ function unwrap<T>(o: Outcome<T>): T {
 async function withWorker<T>(fn: (api: Remote<ImportWorkerApi>) => Promise<T>): Promise<T> {
   const worker = new Worker(new URL('../../../workers/import.worker.ts', import.meta.url), { type: 'module', name: 'import' });
   const failed = new Promise<never>((_, reject) => {
-    worker.addEventListener('error', (e) => reject(new Error(e.message || 'the import worker failed to start')));
+    worker.addEventListener('error', (e) => reject(new WorkbenchError('FAILED', `${e.message || 'the import worker failed to start'}: reload the page and try again`)));
   });
   try {
     return await Promise.race([fn(wrap<ImportWorkerApi>(worker)), failed]);
@@ -48,7 +48,7 @@ export function importInWorker(
     const onAbort = () => void api.abort(jobId);
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      if (hooks.signal?.aborted) throw new DOMException('import cancelled', 'AbortError');
+      if (hooks.signal?.aborted) throw new CancelledError('import cancelled');
       const progress = hooks.onProgress ? proxy(hooks.onProgress) : undefined;
       return unwrap(await api.importDataset({ ...job, jobId }, progress));
     } finally {

@@ -6,6 +6,7 @@ import type { SchemaSource } from '../../core/prompt/schema-source.ts';
 import type { SuiteCache } from '../../core/ts/suite.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 export function spawnBrowserSqlWorker(): WorkerHandle {
   const worker = new Worker(new URL('../../../workers/sql.worker.ts', import.meta.url), { type: 'module', name: 'sql' });
@@ -23,7 +24,7 @@ export function memoryDbSource(dbs: Map<string, Uint8Array>): DbSource {
     },
     async load(dbId) {
       const bytes = dbs.get(dbId);
-      if (!bytes) throw new Error(`database ${dbId} is not loaded`);
+      if (!bytes) throw new WorkbenchError('NOT_FOUND', `database ${dbId} is not loaded: load it before its items are evaluated`);
       return bytes.slice();
     },
     describe: (dbId) => `a database named ${dbId} among the loaded databases (${[...dbs.keys()].join(', ') || 'none'})`,

@@ -8,6 +8,7 @@ import type { DescriptionFile, SampleRows, SchemaSource, TableInfo } from '../..
 import { SCHEMA_QUERIES, splitSampleRow } from '../../core/prompt/schema-source.ts';
 import type { NeedDb, QueryResult } from '../../../workers/sql.api.ts';
 import type { DbSource } from '../sql-pool.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 /** The part of the SQL worker API this source uses (a comlink Remote satisfies it). */
 export interface SqlQueryApi {
@@ -32,11 +33,11 @@ export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOption
     for (let attempt = 0; attempt < 2; attempt++) {
       const r = await api.query(dbId, sql, MAX_ROWS);
       if (!('kind' in r)) return r;
-      if (!(await dbSource.has(dbId))) throw new Error(`database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
+      if (!(await dbSource.has(dbId))) throw new WorkbenchError('NOT_FOUND', `database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
       const bytes = await dbSource.load(dbId);
       await api.loadDb(dbId, options.transferBytes ? options.transferBytes(bytes) : bytes);
     }
-    throw new Error(`database ${dbId} could not be kept open in the SQL worker`);
+    throw new WorkbenchError('FAILED', `database ${dbId} could not be kept open in the SQL worker (it was dropped twice while its schema was read): try again with fewer databases open`);
   };
   // Column names per database and table, read once (tables() then sampleRows() of each table).
   const columnsRead = new Map<string, Promise<string[]>>();

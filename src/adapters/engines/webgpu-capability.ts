@@ -6,6 +6,7 @@
 import { gpuVerdict, type CapabilityVerdict, type GpuProbe, type ModelNeeds } from '../../core/engine/gpu-verdict.ts';
 import { WEBLLM_CATALOG, type WebLlmCatalogEntry } from './webllm-catalog.ts';
 import type { CustomModelRecord, PreflightResult } from './webllm-custom.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 type AdapterInfoLike = Partial<GPUAdapterInfo> & { isFallbackAdapter?: boolean };
 
@@ -129,7 +130,7 @@ export interface CatalogCheckOptions {
 /** The verdict for a catalog model id. */
 export async function checkCatalogModel(id: string, options: CatalogCheckOptions = {}): Promise<CapabilityVerdict> {
   const entry = WEBLLM_CATALOG.find((e) => e.id === id);
-  if (!entry) throw new Error(`${id} is not in the WebLLM catalog`);
+  if (!entry) throw new WorkbenchError('NOT_FOUND', `${id} is not in the WebLLM catalog: choose a model of webllm-catalog.ts or add it as a custom model`);
   const probe = options.probe ?? (await probeGpu());
   const downloadBytes = options.measure && !options.cached ? await measureDownload(catalogFilesUrl(entry)) : null;
   return gpuVerdict(probe, catalogNeeds(entry, { cached: options.cached, downloadBytes }));

@@ -3,7 +3,7 @@
  * cannot hash in pieces), the SQLite header checked on the first bytes, progress reported.
  */
 import { createSHA256, type IHasher } from 'hash-wasm';
-import { WorkbenchError } from '../../core/errors.ts';
+import { WorkbenchError, CancelledError } from '../../core/errors.ts';
 import { decodeUtf8File } from '../utf8-text.ts';
 import type { ImportFile } from './import-files.ts';
 
@@ -15,8 +15,8 @@ export async function newHasher(): Promise<IHasher> {
   return h;
 }
 
-export function abortError(): DOMException {
-  return new DOMException('import cancelled', 'AbortError');
+export function abortError(): CancelledError {
+  return new CancelledError('import cancelled');
 }
 
 /** BAD_DATABASE unless `head` (the first 16+ bytes, or all of a shorter file) is SQLite's header. */

@@ -52,7 +52,9 @@ function entryFile(path: string, entry: FileEntry, zipPath: string): ImportFile 
 /** Where the data of a stored (uncompressed) entry starts: after its local header. */
 async function storedEntryBlob(zip: Blob, entry: FileEntry): Promise<Blob> {
   const head = new DataView(await zip.slice(entry.offset, entry.offset + 30).arrayBuffer());
-  if (head.getUint32(0, true) !== 0x04034b50) throw new Error('bad local header');
+  if (head.getUint32(0, true) !== 0x04034b50) {
+    throw new WorkbenchError('BAD_FORMAT', `${entry.filename} has no local file header where the zip's directory says (the zip is damaged): download it again`);
+  }
   const start = entry.offset + 30 + head.getUint16(26, true) + head.getUint16(28, true);
   return zip.slice(start, start + entry.compressedSize);
 }

@@ -13,7 +13,7 @@
  * the import ends, and any left by an interrupted import are deleted before the next spool.
  */
 import type { FileEntry } from '@zip.js/zip.js';
-import { WorkbenchError, isCancellation } from '../../core/errors.ts';
+import { WorkbenchError, isCancellation, CancelledError } from '../../core/errors.ts';
 
 const SPOOL_DIR = 'import-spool';
 const PART_BYTES = 8 * 1024 * 1024;
@@ -97,7 +97,7 @@ export async function spoolNestedZip(zipPath: string, entryPath: string, entry: 
     await entry.getData(sink.writable, options);
     return sink.blob();
   } catch (err) {
-    if (isCancellation(err) || hooks.signal?.aborted) throw new DOMException('import cancelled', 'AbortError');
+    if (isCancellation(err) || hooks.signal?.aborted) throw new CancelledError('import cancelled');
     if ((err as Error)?.name === 'QuotaExceededError') {
       throw new WorkbenchError('BAD_FORMAT', `there is not enough browser storage to unpack ${entryPath} (${total} bytes) before importing it: free space, or unzip it and import the folder`, `${zipPath}/${entryPath}`);
     }

@@ -38,7 +38,7 @@ async function harnessRecords(job: PairJob): Promise<{ records: SourceRecord[]; 
   else if (text !== undefined) {
     const trimmed = text.trimStart();
     const firstLine = trimmed.slice(0, (trimmed + '\n').indexOf('\n'));
-    let first: unknown = null;
+    let first: unknown;
     try {
       first = JSON.parse(/\.json$/i.test(name) && trimmed.includes('"samples"') ? trimmed : firstLine);
     } catch {

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
 import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidecars.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 /**
  * The largest database file read here: Node reads at most 2 GiB - 1 byte into one buffer
@@ -37,6 +38,7 @@ export function spawnNodeSqlWorker(): WorkerHandle {
  * the root, so it is refused.
  */
 export function unsafeDbId(dbId: string): string | null {
+  // eslint-disable-next-line no-control-regex -- NUL in a db_id is exactly what is refused
   if (dbId !== '' && dbId !== '.' && dbId !== '..' && !/[/\\:\u0000]/.test(dbId) && !path.isAbsolute(dbId)) return null;
   return `db_id ${JSON.stringify(dbId)} is not a plain folder name (it is empty, "." or "..", or holds a path separator, ":" or NUL), ` +
     'so its database could lie outside the database folder: nothing was read for it. Fix that db_id in the gold or questions file';
@@ -75,18 +77,19 @@ export function folderDbSource(root: string): DbSource {
     },
     async load(dbId) {
       const unsafe = unsafeDbId(dbId);
-      if (unsafe) throw new Error(unsafe);
+      if (unsafe) throw new WorkbenchError('REFUSED', unsafe);
       const f = file(dbId);
       const { size } = await stat(f);
       if (size > MAX_DB_FILE_BYTES) {
-        throw new Error(
+        throw new WorkbenchError(
+          'REFUSED',
           `database ${dbId}: ${f} is ${gib(size)} (${size.toLocaleString('en-US')} bytes), more than the ${gib(MAX_DB_FILE_BYTES + 1)} ` +
             'a database may have here (a worker holds the whole file in memory, and Node reads at most 2 GiB into one buffer): ' +
             'evaluate on a smaller copy (e.g. VACUUM INTO a copy without the tables its questions do not read)',
         );
       }
       const problem = await sidecarProblems(f);
-      if (problem) throw new Error(`database ${dbId}: ${problem}`);
+      if (problem) throw new WorkbenchError('BAD_DATABASE', problem, `database ${dbId}`);
       return new Uint8Array(await readFile(f));
     },
     describe: (dbId) => unsafeDbId(dbId) ?? file(dbId),

@@ -3,6 +3,7 @@
  * why), read back as ONE Uint8Array, and locks that keep two tabs from writing the same file.
  */
 import { chunkRange, type DatabaseRecord, type WorkbenchIdb } from './schema.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 /** Above this, a single Blob read may hit the browser's 2 GB ArrayBuffer limit for blob reads. */
 const SINGLE_READ_LIMIT = 1024 * 1024 * 1024;
@@ -16,7 +17,8 @@ export async function readDatabaseBytes(idb: WorkbenchIdb, record: DatabaseRecor
   const chunks = await idb.getAll('chunks', chunkRange(record.sha256));
   const total = chunks.reduce((n, c) => n + c.size, 0);
   if (chunks.length !== record.chunkCount || total !== record.sizeBytes) {
-    throw new Error(
+    throw new WorkbenchError(
+      'BAD_DATABASE',
       `database ${record.dbId} (sha256 ${record.sha256.slice(0, 12)}…) is damaged in browser storage ` +
         `(${chunks.length}/${record.chunkCount} chunks, ${total}/${record.sizeBytes} bytes): delete the dataset and import it again`,
     );

@@ -1,6 +1,7 @@
 /** DbSource for runs in the browser: databases read from the store by the sha256 a run recorded. */
 import type { DbSource } from '../sql-pool.ts';
 import { readDatabaseBytes } from './database-bytes.ts';
+import { StoreError } from './errors.ts';
 import type { WorkbenchIdb } from './schema.ts';
 
 /** `idb` may still be opening: the source waits for it on first use. */
@@ -14,7 +15,7 @@ export function storeDbSource(opened: WorkbenchIdb | Promise<WorkbenchIdb>, data
       const idb = await opened;
       const sha = databases[dbId];
       const record = sha ? await idb.get('databases', sha) : undefined;
-      if (!record) throw new Error(`database ${dbId} is no longer in browser storage: import dataset "${datasetName}" again`);
+      if (!record) throw new StoreError('NOT_FOUND', `database ${dbId} is no longer in browser storage: import dataset "${datasetName}" again`);
       return readDatabaseBytes(idb, record);
     },
     describe(dbId) {

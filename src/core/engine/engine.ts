@@ -12,10 +12,7 @@ export interface ChatMessage {
 /** A prompt is chat messages; engines without a chat template render them with their own template. */
 export interface Prompt {
   messages: ChatMessage[];
-  /**
-   * The question this prompt asks. Generating engines ignore it; the replay engine looks the
-   * recorded completions up by it.
-   */
+  /** The question this prompt asks (set by buildPrompt): engines name it in their error messages. */
   questionId?: number;
 }
 
@@ -68,9 +65,6 @@ export interface EngineDevice {
    */
   detail?: string;
 }
-
-/** `none` for engines that run no model (the replay engine reads recorded completions). */
-export const NO_DEVICE: EngineDevice = { device: 'none', reason: null };
 
 export interface EngineCapabilities {
   streaming: boolean;

@@ -13,7 +13,6 @@
  */
 import type { ChatMessage } from './engine.ts';
 
-export const PLAIN_TEMPLATE_ID = 'plain-v1';
 export const PLAIN_TEMPLATE_STOP: readonly string[] = ['\nUser:', '\nSystem:'];
 
 const LABEL: Record<ChatMessage['role'], string> = { system: 'System', user: 'User', assistant: 'Assistant' };

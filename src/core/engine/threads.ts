@@ -5,7 +5,7 @@
  *   headers) gets one thread whatever is asked.
  * - A tiny model runs faster on one thread: each token is too little work to pay for waking
  *   and synchronising a second thread (measured on the 2-core development machine with the
- *   260K-parameter stories260K model; see the README's Engines section).
+ *   260K-parameter stories260K model; see docs/engines.md).
  * - Otherwise half the logical cores (llama.cpp's own rule of thumb: one thread per physical
  *   core, and browsers report logical cores), at most 8, at least 1. The page, the SQL workers
  *   and the browser keep the rest.

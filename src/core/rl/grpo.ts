@@ -5,6 +5,7 @@
  * with eps = 1e-6. A group of one sample gets mean 0 and std 1, so its advantage is r / (1 + eps).
  */
 import { maxOf, meanOf } from '../util/numbers.ts';
+import { WorkbenchError } from '../errors.ts';
 
 export const GRPO_EPSILON = 1e-6;
 
@@ -23,7 +24,7 @@ const SCALE_ABOVE = 1e150;
 
 export function grpoGroup(rewards: readonly number[], epsilon = GRPO_EPSILON): GrpoGroupStats {
   const n = rewards.length;
-  if (n === 0) throw new RangeError('a GRPO group needs at least one sample');
+  if (n === 0) throw new WorkbenchError('INTERNAL', 'a GRPO group needs at least one sample');
   const zeroVariance = n > 1 && rewards.every((r) => r === rewards[0]);
   let mean = 0;
   let std = 1;

@@ -14,6 +14,7 @@
  *   (below), not by sampling: no seed is involved and the value equals the mean of the seeded
  *   procedure over seeds and subsets.
  */
+import { CodedError } from '../errors.ts';
 import type { SampleRecord } from '../run/types.ts';
 import { randomIndex, type Rng } from '../util/rng.ts';
 import { maxOf } from '../util/numbers.ts';
@@ -84,10 +85,10 @@ const TINY = 1e-250;
 export const MAX_MAJ_STEPS = 100_000_000;
 
 /** Thrown when a question's exact maj@k would exceed MAX_MAJ_STEPS. */
-export class MajCurveTooLarge extends Error {
+export class MajCurveTooLarge extends CodedError<'TOO_LARGE'> {
+  override readonly name = 'MajCurveTooLarge';
   constructor(readonly samples: number, readonly groups: number) {
-    super(`exact maj@k for k < n over ${samples} samples in ${groups} distinct results needs more than ${MAX_MAJ_STEPS} steps`);
-    this.name = 'MajCurveTooLarge';
+    super('TOO_LARGE', `exact maj@k for k < n over ${samples} samples in ${groups} distinct results needs more than ${MAX_MAJ_STEPS} steps`);
   }
 }
 

@@ -1,3 +1,5 @@
+import { WorkbenchError } from '../errors.ts';
+
 /**
  * Unbiased pass@k (Chen et al., 2021): the chance that at least one of k samples drawn
  * without replacement from n, c of them correct, is correct: 1 - C(n-c, k) / C(n, k).
@@ -6,7 +8,7 @@
  */
 export function passAtK(n: number, c: number, k: number): number {
   if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || n < 1 || c < 0 || c > n || k < 1 || k > n) {
-    throw new RangeError(`pass@k needs integers 0 <= c <= n and 1 <= k <= n, got n = ${n}, c = ${c}, k = ${k}`);
+    throw new WorkbenchError('BAD_OPTION', `pass@k needs integers 0 <= c <= n and 1 <= k <= n, got n = ${n}, c = ${c}, k = ${k}`);
   }
   if (n - c < k) return 1;
   let prodFail = 1;

@@ -13,6 +13,7 @@ import {
   type RubricScores,
   type ScaleJudgement,
 } from './scores.ts';
+import { WorkbenchError } from '../errors.ts';
 
 export function aggregateExplicit(
   items: readonly Pick<RubricItem, 'id' | 'weight'>[],
@@ -51,7 +52,7 @@ export function clip01(x: number): number {
 
 /** A 1..10 score to [0, 1]: (s − 1) / 9. Throws on anything else (parsing guarantees 1..10). */
 export function scaleToUnit(s: number): number {
-  if (!Number.isInteger(s) || s < 1 || s > 10) throw new RangeError(`a judge score must be an integer in 1..10, got ${s}`);
+  if (!Number.isInteger(s) || s < 1 || s > 10) throw new WorkbenchError('BAD_FORMAT', `a judge score must be an integer in 1..10, got ${s}`);
   return (s - 1) / 9;
 }
 

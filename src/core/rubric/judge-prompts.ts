@@ -1,3 +1,4 @@
+import { WorkbenchError } from '../errors.ts';
 /**
  * Judge prompts, as versioned data. A prompt that changes gets a new id (`-v2`): ids are
  * stored with every score and the prompt text is part of the judge-cache key, so old scores
@@ -96,11 +97,6 @@ export interface JudgePromptSet {
 
 export const DEFAULT_JUDGE_PROMPTS: JudgePromptSet = { criterion: RAR_CRITERION_V1, implicit: RAR_IMPLICIT_V1, likert: LIKERT_V1 };
 
-/** Every prompt by id, for reading stored scores. */
-export const JUDGE_PROMPTS: Readonly<Record<string, JudgePromptTemplate>> = Object.fromEntries(
-  [RAR_CRITERION_V1, RAR_IMPLICIT_V1, LIKERT_V1].map((p) => [p.id, p]),
-);
-
 /** Fills a template: sections first (template text only), then placeholders in one pass. */
 export function renderTemplate(template: string, values: Readonly<Record<string, string>>): string {
   const sectioned = template.replace(/\{\{\?(\w+)\}\}([\s\S]*?)\{\{\/\1\}\}/g, (_, name: string, body: string) =>
@@ -108,7 +104,7 @@ export function renderTemplate(template: string, values: Readonly<Record<string,
   );
   return sectioned.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => {
     const v = values[name];
-    if (v === undefined) throw new Error(`judge prompt placeholder ${whole} has no value`);
+    if (v === undefined) throw new WorkbenchError('BAD_FORMAT', `judge prompt placeholder ${whole} has no value: the prompt names a field the judge does not fill (remove it or use one of the template's fields)`);
     return v;
   });
 }

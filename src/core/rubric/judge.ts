@@ -8,6 +8,7 @@
  * answers already cached are not asked again. Every answer is cached by (prompt, model,
  * parameters).
  */
+import { CancelledError, WorkbenchError } from '../errors.ts';
 import type { AbortSignalLike } from '../eval/executor.ts';
 import { GREEDY, type ChatMessage, type Completion, type Engine, type SamplingParams } from '../engine/engine.ts';
 import { scaleToUnit } from './aggregate.ts';
@@ -58,8 +59,8 @@ export interface JudgeStats {
 
 const { n: _n, ...DEFAULT_PARAMS }: SamplingParams = GREEDY;
 
-export class JudgeAbortedError extends Error {
-  override readonly name = 'AbortError';
+/** The judge's cancel: a CancelledError (name AbortError, code ABORTED), so `isCancellation` sees it. */
+export class JudgeAbortedError extends CancelledError {
   constructor() {
     super('judging was cancelled');
   }
@@ -86,7 +87,7 @@ export class Judge {
     this.prompts = opts.prompts ?? DEFAULT_JUDGE_PROMPTS;
     this.cache = opts.cache ?? new MemoryJudgeCache();
     this.retries = opts.retries ?? 2;
-    if (!Number.isInteger(this.retries) || this.retries < 0) throw new RangeError(`retries must be a non-negative integer, got ${this.retries}`);
+    if (!Number.isInteger(this.retries) || this.retries < 0) throw new WorkbenchError('BAD_OPTION', `retries must be a non-negative integer, got ${this.retries}`);
   }
 
   get info(): JudgeInfo {

@@ -166,7 +166,7 @@ export async function runRar(o: RarRunOptions): Promise<'done' | 'cancelled'> {
         generation: { tokensIn: c.tokensIn, tokensOut: c.tokensOut, latencyMs: c.latencyMs, finishReason: c.finishReason, seed: c.seed },
       }));
       const failed = completions.find((c) => c.finishReason === 'error');
-      if (failed) throw new Error(`the policy failed on question ${JSON.stringify(row.id)}: ${failed.error ?? 'unknown error'}`);
+      if (failed) throw new WorkbenchError('FAILED', `the policy failed on question ${JSON.stringify(row.id)}: ${failed.error ?? 'unknown error'}`);
     }
     const out: RarSample[] = [];
     for (const [k, s] of missing.entries()) {

@@ -80,6 +80,7 @@ function readJudge(r: JsonReader, v: unknown, path: string): JudgeInfo {
 }
 
 export function readRubricScores(this: JsonReader, parent: Obj, key: string, parentPath: string): RubricScores {
+  // eslint-disable-next-line @typescript-eslint/no-this-alias -- a JsonReader method written as a function: `r` reads as in the other readers
   const r = this;
   const path = `${parentPath}.${key}`;
   const o = r.obj(parent[key], path);

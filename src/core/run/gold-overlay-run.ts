@@ -7,6 +7,7 @@ import { summarize, type Summary } from '../eval/summary.ts';
 import { overlayItems, type GoldOverlay } from '../formats/gold-overlay.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { scoreRun, type ScoreConfig, type ScoreRunPorts } from './score-run.ts';
+import { WorkbenchError } from '../errors.ts';
 
 export interface VerdictChange {
   index: number;
@@ -45,7 +46,7 @@ export async function compareWithOverlay(
   config: ScoreConfig,
   ports: ScoreRunPorts,
 ): Promise<OverlayComparison> {
-  if (official.length !== items.length) throw new Error(`overlay comparison needs one result per item (${official.length} results, ${items.length} items)`);
+  if (official.length !== items.length) throw new WorkbenchError('INTERNAL', `overlay comparison needs one result per item (${official.length} results, ${items.length} items)`);
   const applied = overlayItems(items, overlay);
   const rerun = applied.changedGold.filter((at) => official[at]!.status !== 'missing-db');
   const outcome = await scoreRun(rerun.map((at) => applied.items[at]!), config, ports);

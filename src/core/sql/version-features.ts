@@ -173,8 +173,3 @@ export function itemVersionFeatures(predSql: string, goldSql: string, types: Col
     ...scanVersionFeatures(goldSql, types).map((f) => ({ ...f, where: 'gold' as const })),
   ];
 }
-
-/** One line per feature for reports: `CONCAT() (3.44.0, pred)`. */
-export function versionFeatureText(f: VersionFeature): string {
-  return `${f.feature} (SQLite ${f.since}, ${f.where})`;
-}

@@ -12,6 +12,7 @@ import { distill } from './distill.ts';
 import { generateDatabase, sampleDatabase } from './generate.ts';
 import { readSchema, type SqlConn } from './schema.ts';
 import { comparedLiterals, goldVariants } from './variants.ts';
+import { WorkbenchError, CancelledError } from '../errors.ts';
 
 export interface SuiteSpec {
   seed: number;
@@ -29,12 +30,12 @@ export const DEFAULT_SUITE_SPEC: SuiteSpec = { seed: 1, size: 8, candidates: 20,
 
 export function checkSuiteSpec(spec: SuiteSpec, where: string): void {
   for (const k of ['size', 'candidates', 'maxRows', 'sampleRows'] as const) {
-    if (!Number.isInteger(spec[k]) || spec[k] < 1) throw new Error(`${where}: test-suite ${k} must be a positive integer, got ${spec[k]}`);
+    if (!Number.isInteger(spec[k]) || spec[k] < 1) throw new WorkbenchError('BAD_OPTION', `test-suite ${k} must be a positive integer, got ${spec[k]}`, where);
   }
   if (!Number.isInteger(spec.seed) || spec.seed < 0 || spec.seed > 0xffffffff) {
-    throw new Error(`${where}: test-suite seed must be an integer from 0 to 4294967295, got ${spec.seed}`);
+    throw new WorkbenchError('BAD_OPTION', `test-suite seed must be an integer from 0 to 4294967295, got ${spec.seed}`, where);
   }
-  if (spec.size > spec.candidates) throw new Error(`${where}: test-suite size (${spec.size}) cannot exceed its candidates (${spec.candidates})`);
+  if (spec.size > spec.candidates) throw new WorkbenchError('BAD_OPTION', `test-suite size (${spec.size}) cannot exceed its candidates (${spec.candidates})`, where);
 }
 
 /** One derived database, open. */
@@ -92,7 +93,7 @@ export function buildSuite(golds: readonly string[], spec: SuiteSpec, ports: Sui
   const bytes: Uint8Array[] = [];
   const distinguishes: Array<Set<number>> = [];
   for (let c = 0; c < spec.candidates; c++) {
-    if (ports.cancelled?.()) throw new Error('test-suite build cancelled');
+    if (ports.cancelled?.()) throw new CancelledError('test-suite build cancelled');
     const db = ports.newDb();
     const found = new Set<number>();
     try {

@@ -13,7 +13,7 @@ import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts'
 import type { Engine, LoadProgress, ModelRef } from '../../core/engine/engine.ts';
 import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
 import type { Recommendation } from '../../core/engine/engine-recommendation.ts';
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { loadCustomModels } from '../generate/user-library.ts';
 
 export type EngineChoice = 'wllama' | 'openai' | 'webllm';
@@ -246,16 +246,16 @@ export class EngineSlot {
       let made: { engine: Engine; model: ModelRef };
       if (this.engineKind === 'wllama') {
         const layers = this.ggufGpuLayers;
-        if (layers !== null && (!Number.isInteger(layers) || layers < 0)) throw new Error(`GPU layers must be empty (all) or an integer >= 0, got ${layers}`);
+        if (layers !== null && (!Number.isInteger(layers) || layers < 0)) throw new WorkbenchError('BAD_OPTION', `GPU layers must be empty (all) or an integer >= 0, got ${layers}`);
         const gpuLayers = layers ?? 'all';
         if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile }, { gpuLayers });
         else if (this.ggufUrl.trim()) made = await this.engines.gguf({ url: this.ggufUrl }, { gpuLayers });
-        else throw new Error('pick a GGUF file or give its URL');
+        else throw new WorkbenchError('BAD_OPTION', 'pick a GGUF file or give its URL');
       } else if (this.engineKind === 'openai') {
-        if (!this.baseUrl.trim() || !this.openaiModel.trim()) throw new Error('give the server base URL and the model name');
+        if (!this.baseUrl.trim() || !this.openaiModel.trim()) throw new WorkbenchError('BAD_OPTION', 'give the server base URL and the model name');
         this.saveOpenAi();
         const count = (v: number, name: string, min: number) => {
-          if (!Number.isInteger(v) || v < min || v > 1024) throw new Error(`${name} must be an integer from ${min} to 1024, got ${v}`);
+          if (!Number.isInteger(v) || v < min || v > 1024) throw new WorkbenchError('BAD_OPTION', `${name} must be an integer from ${min} to 1024, got ${v}`);
           return v;
         };
         made = await this.engines.openai({
@@ -280,7 +280,7 @@ export class EngineSlot {
   /** The engine the fields describe, loaded now unless it already is; the error names `what` when it cannot load. */
   async ensureLoaded(what: string): Promise<{ engine: Engine; model: ModelRef }> {
     if (!this.loadedAsChosen()) await this.loadEngine();
-    if (this.loadError || !this.engine || !this.model) throw new Error(`the ${what} could not be loaded: ${this.loadError ?? 'no engine'}`);
+    if (this.loadError || !this.engine || !this.model) throw new WorkbenchError('FAILED', `the ${what} could not be loaded: ${this.loadError ?? 'no engine'}`);
     return { engine: this.engine, model: this.model };
   }
 

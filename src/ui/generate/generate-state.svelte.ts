@@ -7,7 +7,7 @@
  */
 import type { GenerationRunRequest, RunService, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import type { Engine, SamplingParams } from '../../core/engine/engine.ts';
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { BUILTIN_TEMPLATES, findTemplate } from '../../core/prompt/templates.ts';
 import { CANCEL, PAUSE, exWithInterval, quickCheckIndices, quickCheckParams, type GenerationOutcome, type GenerationProgress, type GenerationSpec } from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../core/run/types.ts';
@@ -189,7 +189,7 @@ export class GenerateState extends EngineSlot {
     if (!this.datasetId) return;
     try {
       const indices = await store.datasets.questionsWithDatabase(this.datasetId);
-      if (indices.length === 0) throw new Error('this dataset has no stored database');
+      if (indices.length === 0) throw new WorkbenchError('NOT_FOUND', 'this dataset has no stored database: import it again with its databases (Data)');
       const built = await store.service.previewPrompt(
         this.datasetId, indices[0]!,
         { template: this.template(), sampleRows: this.sampleRows ?? undefined, maxTokens: this.maxTokens },
@@ -289,11 +289,3 @@ export class GenerateState extends EngineSlot {
   }
 }
 
-
-export function formatEta(ms: number | null): string {
-  if (ms === null || !Number.isFinite(ms)) return '—';
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
-}

@@ -9,7 +9,7 @@
  * query, a DELETE, two statements, markup) become a further run on request.
  */
 import type { DatasetRecord, ImportSource, RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader } from '../../core/run/types.ts';
 import type { DatasetsState } from '../workbench/datasets.svelte.ts';
 import type { RunsState } from '../workbench/runs.svelte.ts';
@@ -170,9 +170,9 @@ export class DemoState {
       config,
     };
     const { runs } = this.#deps;
-    if (runs.job) throw new Error(`run "${runs.job.name}" is being evaluated: wait for it to finish (Runs), then open the first page again`);
+    if (runs.job) throw new WorkbenchError('REFUSED', `run "${runs.job.name}" is being evaluated: wait for it to finish (Runs), then open the first page again`);
     const run = await runs.start(req);
-    if (!run) throw new Error(runs.jobError ?? 'the demo run could not be started');
+    if (!run) throw new WorkbenchError('FAILED', runs.jobError ?? 'the demo run could not be started: reload the page to try again');
     return run;
   }
 

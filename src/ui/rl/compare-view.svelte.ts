@@ -7,7 +7,7 @@
  * holds only the run headers and the result, with progress and cancel.
  */
 import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { compareRuns, type RunComparison } from '../../core/rl/compare.ts';
 import { compareExplanations, compareJson } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/util/rng.ts';
@@ -26,7 +26,6 @@ export interface ComparedPair {
   error: string | null;
 }
 
-const isAbort = (err: unknown) => err instanceof DOMException && err.name === 'AbortError';
 
 export class CompareView {
   readonly #store: WorkbenchStore;
@@ -109,7 +108,7 @@ export class CompareView {
           pairs.push({ a: { run: a }, b: { run: b }, result, explanations: compareExplanations(result.overall), error: null });
         } catch (err) {
           if (generation !== this.#generation) return;
-          if (isAbort(err)) {
+          if (isCancellation(err)) {
             this.#cancelled = true;
             return;
           }

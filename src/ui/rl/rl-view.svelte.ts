@@ -6,7 +6,7 @@
  * (per-prompt CSV/JSON/Parquet, frontier JSONL).
  */
 import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
 import { mulberry32 } from '../../core/util/rng.ts';
 import { computeRunStats } from '../../core/rl/run-stats.ts';
@@ -18,7 +18,6 @@ import { promptStatsParquetBlob } from '../workbench/parquet-export.ts';
 
 export type PromptFilter = 'all' | 'frontier' | 'zero-variance' | 'all-right' | 'all-wrong';
 
-const isAbort = (err: unknown) => err instanceof DOMException && err.name === 'AbortError';
 
 export class RlView {
   readonly runId: string;
@@ -157,7 +156,7 @@ export class RlView {
       this.#statsError = null;
     } catch (err) {
       if (this.#job !== job) return;
-      if (isAbort(err)) this.#cancelled = true;
+      if (isCancellation(err)) this.#cancelled = true;
       else {
         this.#stats = null;
         this.#statsError = errorMessage(err);

@@ -9,7 +9,7 @@ import type { RubricRepositories } from '../workbench/services.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { RarRepository, NewRarRun, RarDatasetRecord, RarRunHeader, StoredRarSample } from '../../adapters/judge/rar-store.ts';
 import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
 import type { WeightingName } from '../../core/rubric/model.ts';
 import { RAR_POLICY_PROMPT_VERSION, pairCompletions, replayCompletions } from '../../core/rubric/rar-run.ts';
@@ -245,7 +245,7 @@ export class RarState {
   async importExample(): Promise<void> {
     await this.#import(async () => {
       const res = await fetch(new URL(EXAMPLE_RAR_URL, document.baseURI));
-      if (!res.ok) throw new Error(`the example dataset could not be read (${res.status} ${res.statusText})`);
+      if (!res.ok) throw new WorkbenchError('FAILED', `the example dataset could not be read (${res.status} ${res.statusText}): reload the page (or reinstall the app)`);
       return res.text();
     }, 'example-rar.jsonl', 'Example: medicine and science (RaR)');
   }
@@ -308,7 +308,7 @@ export class RarState {
       let policy: NewRarRun['policy'];
       if (this.policyChoice === 'replay') {
         const file = this.completionsFile;
-        if (!file) throw new Error('choose a completions file (JSONL, one {"id" or "index", "completion"} per line)');
+        if (!file) throw new WorkbenchError('MISSING_FILE', 'choose a completions file (JSONL, one {"id" or "index", "completion"} per line)');
         const text = await file.text();
         const jobs = pairCompletions(text, file.name, dataset.rows);
         const { sha256Text } = await import('../../adapters/import/pair-run.ts');
@@ -354,7 +354,7 @@ export class RarState {
    */
   async #readyFor(slot: EngineSlot, engine: string, modelId: string, missing: string): Promise<void> {
     if (slot.engine?.kind === engine && slot.model?.id === modelId) return;
-    if (slot.engineKind !== engine || slot.chosenModelId() !== modelId) throw new Error(missing);
+    if (slot.engineKind !== engine || slot.chosenModelId() !== modelId) throw new WorkbenchError('BAD_OPTION', missing);
     await slot.ensureLoaded(engine === 'openai' ? 'server' : 'model');
   }
 

@@ -6,7 +6,7 @@
  */
 import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../adapters/judge/idb-judge-cache.ts';
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, cancelledError } from '../../core/errors.ts';
 import { reaggregate, summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
@@ -265,7 +265,7 @@ export class ScoringState {
       const aggregations: Aggregation[] = ['explicit', ...(judge && this.withImplicit ? (['implicit'] as const) : []), ...(judge && this.withLikert ? (['likert'] as const) : [])];
       const out: ScoredSample[] = [];
       for (const s of samples) {
-        if (signal.aborted) throw new Error('scoring was cancelled');
+        if (signal.aborted) throw cancelledError('scoring');
         const scores = await scoreSample(rubric, sampleToScore(s, dataset?.questions[s.index] ?? null, schemas[s.dbId] ?? null), { aggregations, judge, concurrency: 2, explicit: this.explicitOptions });
         out.push({ index: s.index, sample: s.sample, scores: $state.snapshot(scores) as typeof scores });
         this.#done = out.length;

@@ -4,7 +4,7 @@
  */
 import { sampleKey } from '../../core/eval/constants.ts';
 import { birdPredictionsJson, csvParts, runFileJsonParts, samplesJsonlParts } from '../../core/runfile/export.ts';
-import { errorMessage } from '../../core/errors.ts';
+import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
@@ -233,7 +233,7 @@ export class RunsState {
       const run = runs.importBlob ? await runs.importBlob(file, file.name) : await runs.importFile(await file.text(), file.name);
       return run;
     } catch (err) {
-      throw new Error(`${file.name} was not imported: ${errorMessage(err)}`);
+      throw new WorkbenchError('FAILED', `${file.name} was not imported: ${errorMessage(err)}`, undefined, { cause: err });
     } finally {
       await this.refresh();
       this.#onChange();

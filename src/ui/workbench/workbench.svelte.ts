@@ -22,6 +22,7 @@ import { ProbeState } from '../probe/probe-state.svelte.ts';
 import { RubricsState } from '../rubric/rubric-screen.svelte.ts';
 import { CompareView } from '../rl/compare-view.svelte.ts';
 import { RlView } from '../rl/rl-view.svelte.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 export class Workbench {
   readonly services: WorkbenchServices;
@@ -133,6 +134,6 @@ export function createWorkbench(services: WorkbenchServices): Workbench {
 
 export function useWorkbench(): Workbench {
   const wb = getContext<Workbench | undefined>(KEY);
-  if (!wb) throw new Error('useWorkbench() outside the workbench shell');
+  if (!wb) throw new WorkbenchError('INTERNAL', 'useWorkbench() was called outside the workbench shell (a screen rendered without createWorkbench above it)');
   return wb;
 }

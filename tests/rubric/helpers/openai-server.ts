@@ -1,9 +1,8 @@
 /**
- * A local server speaking the OpenAI chat-completions protocol on 127.0.0.1 (random port) that
- * answers with recorded judge answers and counts calls, for end-to-end judge tests.
+ * A judge for end-to-end judge tests: recorded judge answers from a loopback OpenAI server, its
+ * calls counted.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startOpenAiServer } from '../../helpers/openai-server.ts';
 
 export interface ChatRequest {
   model: string;
@@ -25,53 +24,30 @@ export interface JudgeServer {
   close(): Promise<void>;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => resolve(body));
-    req.on('error', reject);
-  });
-}
-
+/**
+ * The tests' one loopback OpenAI server (tests/helpers/openai-server.ts) as a judge: one choice
+ * per request from `respond`, no `/v1/models` or `/tokenize` route (a server without them is
+ * accepted as it is), no streaming.
+ */
 export async function startJudgeServer(respond: Responder): Promise<JudgeServer> {
-  const state = { calls: 0, requests: [] as ChatRequest[] };
-  const server: Server = createServer(async (req, res) => {
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
-      return;
-    }
-    const body = JSON.parse(await readBody(req)) as ChatRequest;
-    state.calls += 1;
-    state.requests.push(body);
-    const answer = respond(body, state.calls);
-    if (typeof answer !== 'string') {
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        id: `chatcmpl-${state.calls}`,
-        object: 'chat.completion',
-        created: 0,
-        model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-      }),
-    );
+  const server = await startOpenAiServer({
+    models: null,
+    tokenize: false,
+    streams: false,
+    ignoresN: true,
+    usage: () => ({ prompt_tokens: 10, completion_tokens: 5 }),
+    text: (body, _i, call) => respond(body as unknown as ChatRequest, call),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${server.url}/v1`,
     get calls() {
-      return state.calls;
+      return server.calls();
     },
     get requests() {
-      return state.requests;
+      return server.completions().map((r) => r.body as unknown as ChatRequest);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  } as JudgeServer;
+    close: () => server.close(),
+  };
 }
 
 /** The text between <tag> and </tag> of the user message (the prompts delimit every part). */

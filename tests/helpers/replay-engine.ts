@@ -1,4 +1,7 @@
 /**
+ * Test double (a model's weights cannot run here): an Engine that replays the completions of a
+ * predictions file, so a generation run's path can be tested with real completions.
+ *
  * The replay engine: completions recorded in a predictions file, served as if a model wrote
  * them, so that a replayed run goes through the same pipeline (prompt -> completion ->
  * extraction -> execution -> scores) as a generated one. Samples are looked up by
@@ -8,10 +11,12 @@
  * SQL (BIRD JSON, JSONL `sql`, `.sql` lines). A question with fewer recorded samples than asked
  * gets error samples for the rest: errors are data, never a crashed run.
  */
-import { NO_DEVICE, type Completion, type Engine, type EngineCapabilities, type EngineDevice, type ModelRef, type Prompt, type SamplingParams, type GenerateHooks } from '../../core/engine/engine.ts';
-import { EngineError } from '../../core/engine/engine-error.ts';
-import { abortedCompletion, errorCompletion, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
-import type { Prediction, Question } from '../../core/types.ts';
+import { type Completion, type Engine, type EngineCapabilities, type EngineDevice, type ModelRef, type Prompt, type SamplingParams, type GenerateHooks } from '../../src/core/engine/engine.ts';
+/** The replayed completions ran on no device. */
+const NO_DEVICE: EngineDevice = { device: 'none', reason: null };
+import { EngineError } from '../../src/core/engine/engine-error.ts';
+import { abortedCompletion, errorCompletion, sampleSeed, validateSampling } from '../../src/core/engine/sampling.ts';
+import type { Prediction, Question } from '../../src/core/types.ts';
 
 export interface ReplaySource {
   /** The predictions file's name, for messages and the run record. */

@@ -1,7 +1,12 @@
 /**
- * A local server on 127.0.0.1 (random port) that speaks the OpenAI protocol the way vLLM,
- * llama.cpp's server and Ollama do, with scripted misbehaviour: each request to a completion
- * endpoint takes the next scripted reply, or the default one. Every request is recorded.
+ * The one loopback OpenAI server of the tests: a TEST DOUBLE FOR A MODEL (no weights can run
+ * here) on 127.0.0.1 and a random port, speaking the OpenAI protocol the way vLLM, llama.cpp's
+ * server and Ollama do, with CORS so that the app's page can call it from its own origin.
+ * Answers come from `text` (per choice, or an HTTP error for the request), after `delayMs`;
+ * scripted misbehaviour takes precedence: each completion request takes the next scripted reply,
+ * or the default one. Every request is recorded; completion calls and the most in flight at once
+ * are counted. The engine tests, the judge tests (tests/rubric/helpers/openai-server.ts) and the
+ * browser tests of the policy, the judge and the traffic log all use it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,51 +27,86 @@ export type Scripted =
   | { kind: 'hang' } // never answers (for abort tests)
   | { kind: 'drop' }; // closes the connection without a reply
 
-export interface FakeServerOptions {
+/** An HTTP error for the whole request instead of choices. */
+export interface HttpFailure {
+  status: number;
+  body: string;
+}
+
+export interface OpenAiServerOptions {
   /** Answer only one choice whatever n is (llama.cpp's server, Ollama). */
   ignoresN?: boolean;
-  models?: Array<Record<string, unknown>>;
+  /** `/v1/models` lists these (an id, or a whole entry); null: no such route (404), as some servers. */
+  models?: Array<string | Record<string, unknown>> | null;
+  /** Serve `/tokenize` (vLLM, llama.cpp); default true. */
+  tokenize?: boolean;
+  /** Stream when asked (`stream: true`); false: answer with one JSON reply whatever was asked. Default true. */
+  streams?: boolean;
+  /** Token counts a reply reports for its n choices; default 42 in, the words of the choices out. */
+  usage?: (n: number) => { prompt_tokens: number; completion_tokens: number };
+  /** Milliseconds before a completion request is answered (default 0). */
+  delayMs?: (body: Record<string, unknown>) => number;
   /** `system_fingerprint` of every reply (vLLM and OpenAI send one); default none. */
   fingerprint?: string;
   /** The model name replies carry; default the request's (vLLM answers with the served name). */
   servedModel?: string;
   /** Leave token log-probabilities out even when asked (servers that do not compute them). */
   omitsLogprobs?: boolean;
-  /** Text of choice i for a request; default `SELECT <i>` in a sql fence. */
-  text?: (body: Record<string, unknown>, i: number) => string;
+  /** Text of choice i for a request (`call`: this completion request's number, from 1), or an HTTP failure; default `SELECT <i>` in a sql fence. */
+  text?: (body: Record<string, unknown>, i: number, call: number) => string | HttpFailure;
 }
 
-export interface FakeServer {
+export interface OpenAiServer {
   url: string;
   requests: RecordedRequest[];
   /** Completion requests only. */
   completions(): RecordedRequest[];
+  /** Completion requests received so far. */
+  calls(): number;
+  /** Most completion requests answered at once so far. */
+  maxInFlight(): number;
   script(...steps: Scripted[]): void;
   close(): Promise<void>;
 }
 
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'content-type, authorization',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+};
+
 const json = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.writeHead(status, { ...CORS, 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(value));
 };
 
-export async function startFakeOpenAi(options: FakeServerOptions = {}): Promise<FakeServer> {
+export async function startOpenAiServer(options: OpenAiServerOptions = {}): Promise<OpenAiServer> {
   const requests: RecordedRequest[] = [];
   const queue: Scripted[] = [];
   const hanging = new Set<ServerResponse>();
   const text = options.text ?? ((_b, i) => `Here it is:\n\`\`\`sql\nSELECT ${i + 1};\n\`\`\``);
+  let calls = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
 
-  const reply = (res: ServerResponse, path: string, body: Record<string, unknown>) => {
+  const reply = (res: ServerResponse, path: string, body: Record<string, unknown>, call: number) => {
     const chat = path === '/v1/chat/completions';
     const n = options.ignoresN ? 1 : typeof body.n === 'number' ? body.n : 1;
-    const texts = Array.from({ length: n }, (_, i) => text(body, i));
+    const answers = Array.from({ length: n }, (_, i) => text(body, i, call));
+    const failure = answers.find((a): a is HttpFailure => typeof a !== 'string');
+    if (failure) {
+      res.writeHead(failure.status, { ...CORS, 'content-type': 'application/json' }).end(failure.body);
+      return;
+    }
+    const texts = answers as string[];
     const logprobs = (t: string) => {
       const toks = t.split(/(?=\s)/);
       return chat ? { content: toks.map((tok) => ({ token: tok, logprob: -0.5, top_logprobs: [] })) } : { tokens: toks, token_logprobs: toks.map(() => -0.25) };
     };
-    const usage = { prompt_tokens: 42, completion_tokens: texts.reduce((s, t) => s + t.split(/(?=\s)/).length, 0), total_tokens: 0 };
-    if (body.stream) {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const counted = options.usage?.(n) ?? { prompt_tokens: 42, completion_tokens: texts.reduce((s, t) => s + t.split(/(?=\s)/).length, 0) };
+    const usage = { ...counted, total_tokens: options.usage ? counted.prompt_tokens + counted.completion_tokens : 0 };
+    if (body.stream && options.streams !== false) {
+      res.writeHead(200, { ...CORS, 'content-type': 'text/event-stream' });
       texts.forEach((t, index) => {
         for (const piece of t.match(/.{1,5}/gs) ?? []) {
           const choice = chat ? { index, delta: { content: piece }, finish_reason: null } : { index, text: piece, finish_reason: null };
@@ -96,18 +136,23 @@ export async function startFakeOpenAi(options: FakeServerOptions = {}): Promise<
     req.on('data', (c: Buffer) => (data += c.toString()));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0]!;
-      let body: Record<string, unknown> | null = null;
+      let body: Record<string, unknown> | null;
       try {
         body = data ? (JSON.parse(data) as Record<string, unknown>) : null;
       } catch {
         body = null;
       }
       requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body, at: Date.now() });
-      if (path === '/v1/models') {
-        json(res, 200, { object: 'list', data: options.models ?? [{ id: 'test-model', object: 'model', max_model_len: 8192 }] });
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, CORS).end();
         return;
       }
-      if (path === '/tokenize') {
+      if (path === '/v1/models' && options.models !== null) {
+        const models = options.models ?? [{ id: 'test-model', object: 'model', max_model_len: 8192 }];
+        json(res, 200, { object: 'list', data: models.map((m) => (typeof m === 'string' ? { id: m, object: 'model' } : m)) });
+        return;
+      }
+      if (path === '/tokenize' && options.tokenize !== false) {
         const text = String(body?.prompt ?? body?.content ?? '');
         json(res, 200, body?.prompt !== undefined ? { count: text.split(/\s+/).filter(Boolean).length } : { tokens: text.split(/\s+/).filter(Boolean).map((_, i) => i) });
         return;
@@ -116,13 +161,23 @@ export async function startFakeOpenAi(options: FakeServerOptions = {}): Promise<
         json(res, 404, { error: { message: `no route ${path}` } });
         return;
       }
+      const call = ++calls;
       const step = queue.shift() ?? { kind: 'ok' };
-      if (step.kind === 'ok') reply(res, path, body ?? {});
-      else if (step.kind === 'status') {
-        res.writeHead(step.status, { 'content-type': 'application/json', ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}) });
+      if (step.kind === 'ok') {
+        const answer = () => {
+          inFlight -= 1;
+          reply(res, path, body ?? {}, call);
+        };
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        const delay = options.delayMs?.(body ?? {}) ?? 0;
+        if (delay > 0) setTimeout(answer, delay);
+        else answer();
+      } else if (step.kind === 'status') {
+        res.writeHead(step.status, { ...CORS, 'content-type': 'application/json', ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}) });
         res.end(step.body ?? JSON.stringify({ error: { message: `scripted ${step.status}` } }));
       } else if (step.kind === 'raw') {
-        res.writeHead(step.status ?? 200, { 'content-type': step.contentType ?? 'application/json' });
+        res.writeHead(step.status ?? 200, { ...CORS, 'content-type': step.contentType ?? 'application/json' });
         res.end(step.body);
       } else if (step.kind === 'hang') hanging.add(res);
       else req.socket.destroy();
@@ -133,7 +188,9 @@ export async function startFakeOpenAi(options: FakeServerOptions = {}): Promise<
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    completions: () => requests.filter((r) => r.path.endsWith('completions')),
+    completions: () => requests.filter((r) => r.path.endsWith('completions') && r.method !== 'OPTIONS'),
+    calls: () => calls,
+    maxInFlight: () => maxInFlight,
     script: (...steps) => queue.push(...steps),
     async close() {
       for (const r of hanging) r.destroy();
