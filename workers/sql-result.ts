@@ -14,6 +14,7 @@ import {
   hasTrailingStatement,
 } from '../src/core/sql/python-statement.ts';
 import type { SqlValue } from '../src/core/types.ts';
+import { refusedPragma, refusedPragmaMessage } from './sql-pragmas.ts';
 
 export interface Result {
   columns: string[];
@@ -46,6 +47,9 @@ function valueBytes(v: SqlValue): number {
 
 export function runPython(db: Database, text: string): Result {
   if (text.includes('\u0000')) throw new Error(NUL_MESSAGE);
+  // Before SQLite sees it: what a re-open of the connection cannot undo (sql-pragmas.ts).
+  const refused = refusedPragma(text);
+  if (refused) throw new Error(refusedPragmaMessage(refused));
   const start = firstSignificantIndex(text);
   if (start < 0) return { columns: [], rows: [] };
   const it = db.iterateStatements(text);
