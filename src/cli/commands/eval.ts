@@ -18,7 +18,7 @@ import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
 import { checkEvalOutputs } from '../preflight-commands.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
-import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
+import { checkDatabasesUnchanged, evalRunHeader, executorName, hashDatabases, runQuestions } from './run-out.ts';
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
@@ -78,6 +78,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   }
   // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
   const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
+  // The run file records the databases as they were before the run, and checks them after it.
+  const hashed = args.runOut ? await hashDatabases(args.dbRoot, items.map((i) => i.dbId)) : undefined;
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   let outcome;
   let facts: DbFacts;
@@ -90,13 +92,18 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
     outcome = await runEvaluation(items, options, {
       executor: pool, reuse: args.reuse, annotate,
       onEvent: (e) => {
-        if (e.type === 'suite-ready') suites[e.dbId] = { ...e.stats, ms: Math.round(e.stats.ms), chosen: e.chosen };
+        if (e.type === 'suite-ready') {
+          if (e.stats.warning && !suites[e.dbId]) process.stderr.write(`warning: test suite of ${e.dbId}: ${e.stats.warning}\n`);
+          suites[e.dbId] = { ...e.stats, ms: Math.round(e.stats.ms), chosen: e.chosen };
+        }
       },
     });
     if (overlay) comparison = await compareWithOverlay(items, outcome.results, overlay, options, { executor: pool, reuse: args.reuse, annotate });
   } finally {
     await pool.dispose();
   }
+  // Before anything is written: a database replaced during the run makes its results unreliable.
+  if (hashed) await checkDatabasesUnchanged(args.dbRoot, hashed, shownDbRoot);
   const { results, summary } = outcome;
   // A shard may hold only databases that are missing here; `merge` sees the whole run.
   if (!args.shard) assertSomethingScored(results, args.dbRoot);
@@ -136,7 +143,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   }
   if (args.runOut) {
     const header = {
-      ...(await evalRunHeader(args, items, results)),
+      ...(await evalRunHeader(args, items, results, hashed)),
       executions: { executed: outcome.executed, reused: outcome.reused },
       ...(args.shard ? { shard: args.shard } : {}),
     };
