@@ -25,7 +25,7 @@ import { toSampleRecords } from '../../core/run/run-file.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
 import { parseEvalArgs } from './eval-args.ts';
 import { bad, parseFlags } from './flags.ts';
-import { evalRunHeader, runQuestions } from './run-out.ts';
+import { checkDatabasesUnchanged, evalRunHeader, hashDatabases, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 
@@ -87,13 +87,15 @@ export async function run(argv: string[]): Promise<number> {
       const label = `${name}${r.step === null ? '' : ` step ${r.step}`}`;
       const plan = planReplay({ predictions: { name: label, records: r.records }, gold, questions });
       for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
+      const hashed = values['run-out'] ? await hashDatabases(root.dir, plan.items.map((i) => i.dbId)) : undefined;
       const { results, summary } = await runEvaluation(plan.items, evalOptionsOf({ ...evalArgs, timeoutMs: evalArgs.timeoutS * 1000 }), { executor: pool });
+      if (hashed) await checkDatabasesUnchanged(root.dir, hashed, evalArgs.dbRoot);
       process.stdout.write(`${label} (${format})\n${officialTable(summary)}\n\n`);
       if (values['run-out']) {
         const out = stepFile(values['run-out'], r.step, runs.length > 1);
         // The file the step came from (verl: <dir>/<step>.jsonl) is the run's predictions file.
         const source = files.find((f) => path.basename(f) === `${r.step}.jsonl`) ?? files[0]!;
-        const header = await evalRunHeader({ ...evalArgs, dbRoot: root.dir, predictions: source }, plan.items, results);
+        const header = await evalRunHeader({ ...evalArgs, dbRoot: root.dir, predictions: source }, plan.items, results, hashed);
         header.name = label;
         const file = toRunFile(header, toSampleRecords(plan.items, results, formula), runQuestions(plan.items, questions));
         if (isParquetName(out)) await writeParquetFile(out, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) });
