@@ -3,6 +3,7 @@
  * (docs/isolation.md). Shared by the engine (sql-engine.ts) and the test suites (sql-suite.ts).
  */
 import type { Database } from 'sql.js';
+import { MAX_RESULT_BYTES } from './sql-result.ts';
 
 /**
  * Memory bounds of a worker (docs/isolation.md), far above what any benchmark query needs (they
@@ -20,6 +21,20 @@ export const HEAP_LIMIT = 512 * 1024 * 1024;
 export const WRITE_BUDGET = 64 * 1024 * 1024;
 
 const MiB = 1024 * 1024;
+
+/** What a worker's runtime takes besides the bounds below (V8 isolate, sql.js code, the wasm module's base memory). */
+export const WORKER_RUNTIME_BYTES = 96 * MiB;
+
+/**
+ * The memory budget of one SQL worker holding databases of `dbBytes` in all (at most its LRU
+ * cache, 512 MiB by default): the runtime, SQLite's heap, the write budget, the two results of
+ * an item, and the database bytes twice (the pristine bytes and the private copy a writing
+ * prediction runs on). docs/isolation.md; the bench's `worker_peak_rss_mib_hostile` is measured
+ * against it.
+ */
+export function workerBudgetBytes(dbBytes: number): number {
+  return WORKER_RUNTIME_BYTES + HEAP_LIMIT + WRITE_BUDGET + 2 * MAX_RESULT_BYTES + 2 * dbBytes;
+}
 
 /**
  * The settings every connection starts from (after each open): the bounds above. The PRAGMAs

@@ -152,3 +152,15 @@ describe(`memory: the SQLite heap (${HEAP_LIMIT / 2 ** 20} MiB) and the write bu
     expect((await run('SELECT count(*) FROM sqlite_master WHERE name = \'mid\'', 'SELECT 0')).ex).toBe(1);
   }, 120_000);
 });
+
+describe('docs/isolation.md lists every PRAGMA with its policy', () => {
+  it('one table row per PRAGMA of sql-pragmas.ts, refused exactly where the code refuses', async () => {
+    const { readFileSync } = await import('node:fs');
+    const doc = readFileSync(new URL('../../docs/isolation.md', import.meta.url), 'utf8');
+    for (const [name, p] of Object.entries(PRAGMAS)) {
+      const row = doc.split('\n').find((l) => l.startsWith(`| \`${name}\` |`));
+      expect(row, name).toBeDefined();
+      expect(row!.includes('**refused**'), name).toBe(p.policy === 'refuse');
+    }
+  });
+});
