@@ -71,8 +71,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('isolation of executions in the 
     expect(hostile[239]).toMatch(/^prediction: PRAGMA hard_heap_limit changes the state of the whole SQL worker/);
     expect(hostile[398]).toMatch(/^prediction: out of memory: over the worker's 512 MiB SQLite heap budget/);
     // The dashboard's EX is the clean run's, less what the three hostile questions scored there.
-    const lost = Object.keys(HOSTILE).reduce((a, k) => a + (cleanEx.get(Number(k)) ?? 0), 0);
-    const cleanCorrect = [...cleanEx.values()].reduce((a, x) => a + x, 0);
+    const lost = Object.keys(HOSTILE).reduce<number>((a, k) => a + (cleanEx.get(Number(k)) ?? 0), 0);
+    const cleanCorrect = [...cleanEx.values()].reduce<number>((a, x) => a + x, 0);
     await page.goto(server.url + `#/run/${run.runId}`);
     await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
     expect((await officialCells(page)).ex!.total).toBe(formatFixed2(((cleanCorrect - lost) / 140) * 100));

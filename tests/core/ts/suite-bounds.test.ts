@@ -4,7 +4,9 @@
  * table is left out of the suite and a query reading it fails with what it means; an empty
  * difficulty bucket has no TS rather than 0.00.
  */
-import Database from 'better-sqlite3';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { officialTable } from '../../../src/core/eval/report.ts';
@@ -15,6 +17,7 @@ import type { SuiteSpec } from '../../../src/core/ts/suite.ts';
 import type { EvalItem } from '../../../src/core/types.ts';
 import { createSqlEngine } from '../../../workers/sql-engine.ts';
 import { OpenSuite, buildSuiteOn } from '../../../workers/sql-suite.ts';
+import { NativeDatabase } from '../../helpers/native-sqlite.ts';
 
 let SQL: SqlJsStatic;
 beforeAll(async () => {
@@ -71,12 +74,13 @@ describe('a suite that tells nothing apart says so', () => {
 
 describe('FTS5 tables (sql.js has FTS3 only)', () => {
   const fts5Db = () => {
-    const n = new Database(':memory:');
+    // Written by native SQLite (better-sqlite3 has FTS5), read by sql.js.
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'wb-fts5-')), 'f.sqlite');
+    const n = new NativeDatabase(file);
     n.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');" +
       "CREATE VIRTUAL TABLE docs USING fts5(body); INSERT INTO docs VALUES ('hello world');");
-    const bytes = new Uint8Array(n.serialize());
     n.close();
-    return bytes;
+    return new Uint8Array(readFileSync(file));
   };
   it('the suite leaves the virtual table out and is built; a query reading it fails naming the missing module', async () => {
     const engine = createSqlEngine(() => initSqlJs());
