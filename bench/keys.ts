@@ -1,4 +1,5 @@
 /** The benchmark's keys (issue 8): which are measured by `npm run bench`, and their targets. */
+import { workerBudgetBytes } from '../workers/sql-bounds.ts';
 
 /** Measured in Node: each is a finite number in the JSON written by `--out`. */
 export const NODE_KEYS = [
@@ -21,6 +22,8 @@ export const NODE_KEYS = [
   // Issue 13: metric ts (bench/ts.ts).
   'ts_build_ms_per_db_mib',
   'ts_eval_ratio_vs_ex',
+  // Issue 24: one worker's peak memory on the hostile workload (bench/hostile-probe.ts), against its budget.
+  'worker_peak_rss_mib_hostile',
 ] as const;
 
 /**
@@ -51,7 +54,11 @@ export interface Target {
   met: (v: number) => boolean;
 }
 
+/** The budget of a worker holding the hostile workload's tiny database (docs/isolation.md). */
+const HOSTILE_BUDGET_MIB = Math.ceil(workerBudgetBytes(64 * 1024) / 2 ** 20);
+
 export const TARGETS: Record<string, Target> = {
+  worker_peak_rss_mib_hostile: { text: `<= ${HOSTILE_BUDGET_MIB} (budget)`, met: (v) => v <= HOSTILE_BUDGET_MIB },
   eval_ratio_vs_native_1worker: { text: '<= 1.5', met: (v) => v <= 1.5 },
   eval_ratio_vs_native_allworkers: { text: '< 1.0', met: (v) => v < 1.0 },
   peak_worker_rss_mib_per_db_mib: { text: '<= 2.5', met: (v) => v <= 2.5 },

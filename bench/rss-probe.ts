@@ -10,32 +10,17 @@
  * in the worker. The result is VmHWM (peak resident size since the reset) minus that baseline.
  */
 import { transfer } from 'comlink';
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { folderDbSource, spawnNodeSqlWorker } from '../src/adapters/node/sql-worker-host.ts';
+import { dbArgument, procStatus as status, resetPeak as clearPeak } from './proc-status.ts';
 
-function status(): { rssKiB: number; hwmKiB: number } {
-  const s = readFileSync('/proc/self/status', 'utf8');
-  const kib = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN);
-  return { rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
-}
-
-const file = process.argv[2];
-if (!file) throw new Error('usage: rss-probe.ts <root>/<db_id>/<db_id>.sqlite');
-const dbId = path.basename(file, '.sqlite');
-const root = path.dirname(path.dirname(file));
+const { dbId, root } = dbArgument('rss-probe.ts');
 
 const worker = spawnNodeSqlWorker();
 try {
   await worker.api.init({ cacheBytes: 8 * 1024 ** 3 });
   await new Promise((r) => setTimeout(r, 300));
   (globalThis as { gc?: () => void }).gc?.();
-  let resetPeak = true;
-  try {
-    writeFileSync('/proc/self/clear_refs', '5');
-  } catch {
-    resetPeak = false;
-  }
+  const resetPeak = clearPeak();
   const base = status();
   const t0 = performance.now();
   const bytes = await folderDbSource(root).load(dbId);

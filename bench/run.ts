@@ -29,19 +29,26 @@ interface Args {
   quick: boolean;
   out: string | null;
   rounds: number;
+  /** `--only hostile`: only the hostile workload's memory (worker_peak_rss_mib_hostile). */
+  only: 'hostile' | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { quick: false, out: null, rounds: 0 };
+  const args: Args = { quick: false, out: null, rounds: 0, only: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--quick') args.quick = true;
     else if (a === '--out') args.out = argv[++i] ?? fail('--out needs a file');
+    else if (a === '--only') {
+      const v = argv[++i];
+      if (v !== 'hostile') fail(`--only takes one part: hostile (got ${v === undefined ? 'nothing' : JSON.stringify(v)})`);
+      args.only = v;
+    }
     else if (a === '--rounds') {
       args.rounds = Number(argv[++i]);
       if (!Number.isInteger(args.rounds) || args.rounds < 1) fail('--rounds needs a positive integer');
     } else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE] [--rounds N]\n');
+      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE] [--rounds N] [--only hostile]\n');
       process.exit(0);
     } else fail(`unknown argument ${a}`);
   }
@@ -157,8 +164,35 @@ interface Probe {
 
 /** `peak_worker_rss_mib_per_db_mib`: a child process holding the synthetic database in one worker. */
 function probeRss(file: string): Promise<Probe> {
+  return probeChild<Probe>('rss-probe.ts', file);
+}
+
+interface HostileProbe {
+  resetPeak: boolean; baseRssKiB: number; peakHwmKiB: number; ms: number; sizeBytes: number; budgetBytes: number;
+  statuses: string[]; after: string;
+}
+
+/**
+ * `worker_peak_rss_mib_hostile` (issue 24, bench/hostile-probe.ts): the peak resident memory of
+ * one pool worker given the hostile workload, against the worker's stated budget. Each hostile
+ * statement must end over budget (or refused) and the item after them must score, or the bench fails.
+ */
+async function measureHostile(tmp: string): Promise<Record<string, number>> {
+  const file = makeTinyDb(tmp, 'bench_hostile');
+  const p = await probeChild<HostileProbe>('hostile-probe.ts', file);
+  for (const st of p.statuses) if (!/^error: prediction: (out of memory: over|database or disk is full: the write grew|PRAGMA hard_heap_limit)/.test(st)) throw new Error(`hostile workload: unexpected status ${st}`);
+  if (p.after !== 'ok ex 1') throw new Error(`hostile workload: the item after it ended ${p.after}`);
+  log(`hostile workload: ${p.statuses.length} statements, each ended at its bound, in ${fmt(p.ms / 1000)} s; the next item scored`);
+  return {
+    worker_peak_rss_mib_hostile: (p.peakHwmKiB - p.baseRssKiB) / 1024,
+    worker_budget_mib_hostile: p.budgetBytes / MiB,
+    worker_hostile_ms: p.ms,
+  };
+}
+
+function probeChild<T>(script: string, file: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench', 'rss-probe.ts'), file], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench', script), file], {
       cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -167,10 +201,23 @@ function probeRss(file: string): Promise<Probe> {
     child.stderr.on('data', (d) => (err += d));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`rss probe exited with ${code}: ${err}`));
-      resolve(JSON.parse(out.trim().split('\n').pop()!) as Probe);
+      if (code !== 0) return reject(new Error(`${script} exited with ${code}: ${err}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!) as T);
     });
   });
+}
+
+/** The keys with their targets, then `extra` rows (skipped or absent keys). */
+function printTable(keys: Record<string, number>, extra: [string, string, string, string][]): void {
+  const rows: [string, string, string, string][] = [];
+  for (const [k, v] of Object.entries(keys)) {
+    const t = TARGETS[k];
+    rows.push([k, fmt(v), t?.text ?? '', t ? (t.met(v) ? 'met' : 'MISSED') : '']);
+  }
+  rows.push(...extra);
+  const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length), ['key', 'value', 'target', ''][c]!.length));
+  const line = (r: string[]) => r.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  process.stdout.write([line(['key', 'value', 'target', '']), line(widths.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n') + '\n');
 }
 
 function fmt(v: number): string {
@@ -190,6 +237,13 @@ async function main(): Promise<void> {
     process.exit(130);
   });
   try {
+    if (args.only === 'hostile') {
+      const keys = await measureHostile(tmp);
+      printTable(keys, []);
+      const command = `npm run bench -- --only hostile${args.out ? ' --out FILE' : ''}`;
+      if (args.out) writeFileSync(args.out, JSON.stringify({ ...keys, meta: { command, started: started.toISOString() } }, null, 1) + '\n');
+      return;
+    }
     const allWorkers = availableParallelism();
     const w = loadWorkload(args.quick ? { birdFiles: 1, spiderStride: 6 } : {});
     const warmIds = ['__bench_warmup_0', '__bench_warmup_1'];
@@ -296,6 +350,10 @@ async function main(): Promise<void> {
     rmSync(path.dirname(big.file), { recursive: true, force: true });
     const dbMiB = probe.sizeBytes / MiB;
 
+    // 4b. Memory of a worker given the hostile workload, against its budget (issue 24).
+    log('hostile workload in one worker (child process)...');
+    const hostile = await measureHostile(tmp);
+
     // 5. The built app in headless Chromium (skipped, with the reason, without Chromium).
     const browserSkipped = browserBenchSkipReason();
     let browser: BrowserBench | null = null;
@@ -344,6 +402,7 @@ async function main(): Promise<void> {
       compare_ms_per_100k_samples: st.compareMsPer100k,
       stats_bench_samples: st.samples,
       ...ts.keys,
+      ...hostile,
       ...browser?.keys,
       ...gguf?.keys,
       // Other processes on the machine slow every side: the 1-minute load average, start and end.
@@ -354,16 +413,10 @@ async function main(): Promise<void> {
     for (const k of required) if (!Number.isFinite(keys[k])) throw new Error(`key ${k} is not a finite number: ${keys[k]}`);
 
     // Table.
-    const rows: [string, string, string, string][] = [];
-    for (const [k, v] of Object.entries(keys)) {
-      const t = TARGETS[k];
-      rows.push([k, fmt(v), t?.text ?? '', t ? (t.met(v) ? 'met' : 'MISSED') : '']);
-    }
-    if (browserSkipped) for (const k of BROWSER_KEYS) rows.push([k, 'skipped', TARGETS[k]?.text ?? '', browserSkipped]);
-    for (const [k, why] of Object.entries(gguf?.absent ?? {})) rows.push([k, 'absent', '', why]);
-    const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length), ['key', 'value', 'target', ''][c]!.length));
-    const line = (r: string[]) => r.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-    process.stdout.write([line(['key', 'value', 'target', '']), line(widths.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n') + '\n');
+    const extra: [string, string, string, string][] = [];
+    if (browserSkipped) for (const k of BROWSER_KEYS) extra.push([k, 'skipped', TARGETS[k]?.text ?? '', browserSkipped]);
+    for (const [k, why] of Object.entries(gguf?.absent ?? {})) extra.push([k, 'absent', '', why]);
+    printTable(keys, extra);
     if (disagreeing.size > 0) {
       process.stdout.write(`\nEX disagreements (native vs ours):\n`);
       for (const [i, d] of disagreeing) process.stdout.write(`  ${label(kept[i]!)}: native ${d.native}, ours ${d.one}/${d.all} (${d.error ?? ''})\n`);

@@ -17,7 +17,7 @@ import { softF1 } from '../src/core/compare/soft-f1.ts';
 import { errorMessage, WorkbenchError } from '../src/core/errors.ts';
 import { looksLikeQuery } from '../src/core/sql/python-statement.ts';
 import { resultKey } from '../src/core/rl/result-key.ts';
-import { NON_DETERMINISTIC, WRITES } from '../src/core/run/reuse.ts';
+import { WRITES, isNonDeterministic } from '../src/core/run/reuse.ts';
 import type { SqlValue } from '../src/core/types.ts';
 import { suiteKey } from '../src/core/ts/suite.ts';
 import type { ExecDone, ExecRequest, NeedDb, QueryResult, SqlWorkerApi, TimeRequest, WorkerInit } from './sql.api.ts';
@@ -26,8 +26,10 @@ import { runPython, type Result } from './sql-result.ts';
 import {
   VACUUM_INTO_MESSAGE, changed, isVacuumInto, mayWrite, prepareFingerprint, readFingerprint, wrote, type Fingerprint,
 } from './sql-writes.ts';
+import { HEAP_LIMIT, missingModule, overBudget, pinConnection } from './sql-bounds.ts';
 
 export { MAX_RESULT_BYTES, MAX_RESULT_VALUES } from './sql-result.ts';
+export { HEAP_LIMIT, WRITE_BUDGET } from './sql-bounds.ts';
 
 interface OpenDb {
   db: Database;
@@ -58,16 +60,6 @@ interface Ran {
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
-/**
- * Memory bounds of a worker, far above what any benchmark query needs (they change no result
- * of a normal query). SQLite's heap (strings, blobs, sorter and hash memory before spilling)
- * stops at HEAP_LIMIT with "out of memory": a recursive CTE that doubles a string fails in a
- * few seconds instead of growing the worker to gigabytes. Results are bounded by their number
- * of values and their bytes (sql-result.ts). Sorts that spill to temporary files are bounded
- * by the item timeout.
- */
-export const HEAP_LIMIT = 512 * 1024 * 1024;
-
 /** Values (rows x columns) of gold results a worker keeps for reuse; a larger result is run again each time. */
 export const GOLD_CACHE_VALUES = 4_000_000;
 
@@ -92,6 +84,17 @@ function openSharing(SQL: SqlJsStatic, bytes: Uint8Array): Database {
   } finally {
     delete (bytes as { slice?: unknown }).slice;
   }
+}
+
+/** A connection with the worker's settings (closed again if they cannot be set). */
+function pinned(db: Database, sizeBytes: number): Database {
+  try {
+    pinConnection(db, sizeBytes);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
 }
 
 const heldBytes = (e: OpenDb) => e.sizeBytes * (!e.shared && e.pristine ? 2 : 1);
@@ -194,7 +197,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     }
     closeQuietly(entry.db);
     entry.fpStmt = null;
-    entry.db = writable ? new (sql().Database)(bytes) : openSharing(sql(), bytes);
+    entry.db = pinned(writable ? new (sql().Database)(bytes) : openSharing(sql(), bytes), bytes.length);
     entry.shared = !writable;
     entry.dirty = false;
     if (writable && !keepPristine) entry.pristine = null;
@@ -208,12 +211,28 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
   }
 
   /**
+   * Set when an execution hit a bound (the worker's wasm memory grew to the heap limit) or
+   * changed SQLite's heap limits in spite of the PRAGMA policy: the next evaluate result asks
+   * the pool to replace the worker.
+   */
+  let retire: string | null = null;
+  /** Heap limits changed: this worker cannot be trusted again (every evaluate result says so). */
+  let poisoned: string | null = null;
+  let pristineLimits: string | null = null;
+  /** The reason to replace the worker after this item, once (a poisoned worker says it every time). */
+  const takeRetire = (): { retire?: string } => {
+    const r = poisoned ?? retire;
+    retire = null;
+    return r ? { retire: r } : {};
+  };
+
+  /**
    * Runs one text and compares the connection before and after it: any change marks the
    * connection dirty, so it is re-opened before the next execution.
    */
   function execute(entry: OpenDb, text: string, readOnly: boolean): Ran {
     if (isVacuumInto(text)) return { result: null, error: new WorkbenchError('REFUSED', VACUUM_INTO_MESSAGE), wrote: true, ms: 0 };
-    const fp = () => readFingerprint((entry.fpStmt ??= prepareFingerprint(entry.db)));
+    const fp = () => readFingerprint((entry.fpStmt ??= prepareFingerprint(entry.db)), entry.db);
     const before: Fingerprint = fp();
     let result: Result | null = null;
     let error: Error | null = null;
@@ -227,10 +246,19 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       }
     } catch (err) {
       error = err instanceof Error ? err : new Error(errorMessage(err));
+      const over = overBudget(error);
+      if (over) {
+        error = new Error(over);
+        retire ??= over;
+      }
+      const module = missingModule(error);
+      if (module) error = new Error(module);
     }
     const ms = performance.now() - t0;
     try {
       const after = fp();
+      pristineLimits ??= before.limits;
+      if (after.limits !== pristineLimits) poisoned ??= `SQLite's heap limits of the worker changed (${pristineLimits} -> ${after.limits})`;
       if (!looksLikeQuery(text) || changed(before, after)) entry.dirty = true;
       return { result, error, wrote: wrote(before, after), ms };
     } catch {
@@ -239,7 +267,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     }
   }
 
-  const goldReusable = (sql: string) => !NON_DETERMINISTIC.test(sql) && !WRITES.test(sql);
+  const goldReusable = (sql: string) => !isNonDeterministic(sql) && !WRITES.test(sql);
 
   function preview(rows: SqlValue[][], n: number): SqlValue[][] {
     return n > 0 ? rows.slice(0, n) : [];
@@ -280,6 +308,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       const db = openSharing(sql(), bytes);
       let tables: number;
       try {
+        pinConnection(db, bytes.length);
         tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
         // quick_check reports damage as a row (it throws only when it cannot read at all).
         const check = String(db.exec('PRAGMA main.quick_check(1)')[0]?.values[0]?.[0] ?? 'ok');
@@ -343,6 +372,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
           predPreview: preview(pred?.rows ?? [], req.previewRows), goldPreview: [], elapsedMs,
           ...(predKey !== undefined ? { resultKey: predKey } : {}),
           ...(goldReused ? { goldReused } : {}),
+          ...takeRetire(),
         };
       }
       return {
@@ -353,6 +383,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         predPreview: preview(pred.rows, req.previewRows), goldPreview: preview(gold.rows, req.previewRows),
         elapsedMs, resultKey: predKey!,
         ...(goldReused ? { goldReused } : {}),
+        ...takeRetire(),
       };
     },
 

@@ -15,6 +15,7 @@ import {
 } from '../src/core/sql/python-statement.ts';
 import type { SqlValue } from '../src/core/types.ts';
 import { WorkbenchError } from '../src/core/errors.ts';
+import { refusedPragma, refusedPragmaMessage } from './sql-pragmas.ts';
 
 export interface Result {
   columns: string[];
@@ -47,6 +48,9 @@ function valueBytes(v: SqlValue): number {
 
 export function runPython(db: Database, text: string): Result {
   if (text.includes('\u0000')) throw new WorkbenchError('REFUSED', NUL_MESSAGE);
+  // Before SQLite sees it: what a re-open of the connection cannot undo (sql-pragmas.ts).
+  const refused = refusedPragma(text);
+  if (refused) throw new WorkbenchError('REFUSED', refusedPragmaMessage(refused));
   const start = firstSignificantIndex(text);
   if (start < 0) return { columns: [], rows: [] };
   const it = db.iterateStatements(text);

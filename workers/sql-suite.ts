@@ -15,6 +15,14 @@ import { buildSuite, type BuiltSuite, type SuiteDbHandle, type SuiteSpec } from 
 import type { SqlValue, TsCounterexample, TsCell } from '../src/core/types.ts';
 import { runPython, type Result } from './sql-result.ts';
 import { mayWrite } from './sql-writes.ts';
+import { pinConnection } from './sql-bounds.ts';
+
+/** A suite database with the worker's bounds (sql-bounds.ts): a write to it grows it by the write budget at most. */
+function openPinned(SQL: SqlJsStatic, bytes?: Uint8Array): Database {
+  const db = new SQL.Database(bytes);
+  pinConnection(db, bytes?.length ?? 0);
+  return db;
+}
 
 /** Rows of each side kept in a counterexample. */
 export const COUNTEREXAMPLE_ROWS = 20;
@@ -64,7 +72,7 @@ export function buildSuiteOn(
     // A remote callback (comlink) returns a promise nobody needs: progress is fire and forget.
     onProgress: onProgress ? (done, total) => void onProgress(done, total) : undefined,
     original: sqlConn(original),
-    newDb: () => handleOf(new SQL.Database()),
+    newDb: () => handleOf(openPinned(SQL)),
     query: (db, sql) => {
       try {
         return runPython(dbOf.get(db)!, sql).rows;
@@ -79,7 +87,7 @@ export function buildSuiteOn(
 export class OpenSuite {
   private readonly open: Database[];
   constructor(private readonly SQL: SqlJsStatic, readonly suite: BuiltSuite) {
-    this.open = suite.dbs.map((b) => new SQL.Database(b));
+    this.open = suite.dbs.map((b) => openPinned(SQL, b));
   }
 
   close(): void {
@@ -91,7 +99,7 @@ export class OpenSuite {
     const writes = mayWrite(predSql) || mayWrite(goldSql);
     let goldRan = 0;
     for (let i = 0; i < this.open.length; i++) {
-      const db = writes ? new this.SQL.Database(this.suite.dbs[i]!) : this.open[i]!;
+      const db = writes ? openPinned(this.SQL, this.suite.dbs[i]!) : this.open[i]!;
       try {
         let pred: Result | null = null;
         let predError: string | null = null;

@@ -46,6 +46,12 @@ export interface ExecDone {
   resultKey?: string;
   /** The gold's result came from an earlier item (it was not executed for this one). */
   goldReused?: boolean;
+  /**
+   * Replace this worker after the item, and why: an execution went over one of its memory
+   * bounds (its wasm memory grew to the heap limit), or SQLite's heap limits were changed
+   * (docs/isolation.md).
+   */
+  retire?: string;
 }
 
 /** The worker does not hold the database (never loaded, evicted, or reset after a write). */

@@ -306,6 +306,12 @@ export class SqlPool implements SqlExecutor {
         return;
       }
       timed(item.dbId, exec.elapsedMs);
+      if (exec.retire) {
+        // Over a memory bound or with SQLite's limits changed: a fresh worker for what follows
+        // (the request posted ahead to the old one is sent again to the new one).
+        this.restart(slot);
+        hooks.onEvent?.({ type: 'worker-restarted', reason: `item ${item.index}: ${exec.retire}` });
+      }
       const tsFields = wantsTs
         ? await suites.tsOf(slot, item, exec, (fn, ms) => withDb(fn, ms).then((r) => (r === TIMEOUT ? null : r)))
         : {};

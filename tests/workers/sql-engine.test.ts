@@ -152,9 +152,22 @@ describe('a prediction that writes', () => {
     await run('BEGIN', 'SELECT 1');
     expect((await run('COMMIT', 'SELECT 1')).error).toBe('prediction: cannot commit - no transaction is active');
   });
-  it('does not flag a read of the temp schema or a temp table as a write to the database', async () => {
+  it('does not flag a read of the temp schema as a write to the database', async () => {
     expect((await run('SELECT count(*) FROM temp.sqlite_master', 'SELECT 0')).mutatedDb).toBe(false);
-    expect((await run('CREATE TEMP TABLE t(x)', 'SELECT 1')).mutatedDb).toBe(false);
+  });
+  // Issue 24: a TEMP table, view or trigger of a gold's table name shadows it for the gold query.
+  it.each([
+    ['a TEMP table', 'CREATE TEMP TABLE person AS SELECT * FROM main.person WHERE 0'],
+    ['a TEMPORARY table named temp.x', 'CREATE TABLE temp.person(id, name, score, big, photo)'],
+    ['a TEMP view', 'CREATE TEMP VIEW person AS SELECT * FROM main.person WHERE 0'],
+    ['a TEMP trigger', 'CREATE TEMP TRIGGER tr AFTER INSERT ON person BEGIN SELECT 1; END'],
+  ])('flags %s as a write (mutated_db), refused under --read-only', async (_n, sql) => {
+    const r = await run(sql, 'SELECT count(*) FROM person');
+    expect(r.mutatedDb).toBe(true);
+    const ro = await run(sql, 'SELECT count(*) FROM person', { readOnly: true });
+    expect(ro.status).toBe('error');
+    expect(ro.error).toMatch(/^prediction: /);
+    expect((await run('SELECT count(*) FROM person', 'SELECT 3')).ex).toBe(1);
   });
   it('flags CREATE TABLE and INSERT as mutations too', async () => {
     expect((await run('CREATE TABLE x(a)', 'SELECT 1')).mutatedDb).toBe(true);

@@ -17,7 +17,7 @@ import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
 import { checkEvalOutputs } from '../preflight-commands.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
-import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
+import { checkDatabasesUnchanged, evalRunHeader, executorName, hashDatabases, runQuestions } from './run-out.ts';
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
@@ -76,6 +76,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   }
   // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
   const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
+  // The run file records the databases as they were before the run, and checks them after it.
+  const hashed = args.runOut ? await hashDatabases(args.dbRoot, items.map((i) => i.dbId)) : undefined;
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   let outcome: ScoredRun;
   let comparison: OverlayComparison | null = null;
@@ -87,7 +89,10 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
     outcome = await scoreRun(items, config, {
       executor: pool, reuse: args.reuse, questionOf,
       onEvent: (e) => {
-        if (e.type === 'suite-ready') suites[e.dbId] = { ...e.stats, ms: Math.round(e.stats.ms), chosen: e.chosen };
+        if (e.type === 'suite-ready') {
+          if (e.stats.warning && !suites[e.dbId]) process.stderr.write(`warning: test suite of ${e.dbId}: ${e.stats.warning}\n`);
+          suites[e.dbId] = { ...e.stats, ms: Math.round(e.stats.ms), chosen: e.chosen };
+        }
       },
     });
     if (overlay) comparison = await compareWithOverlay(items, outcome.results, overlay, config, { executor: pool, reuse: args.reuse, questionOf, facts: outcome.facts });
@@ -95,6 +100,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
     await pool.dispose();
   }
   const { facts } = outcome;
+  // Before anything is written: a database replaced during the run makes its results unreliable.
+  if (hashed) await checkDatabasesUnchanged(args.dbRoot, hashed, shownDbRoot);
   const { results, summary } = outcome;
   // A shard may hold only databases that are missing here; `merge` sees the whole run.
   if (!args.shard) assertSomethingScored(results, args.dbRoot);
@@ -134,7 +141,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   }
   if (args.runOut) {
     const header = {
-      ...(await evalRunHeader(args, items, results)),
+      ...(await evalRunHeader(args, items, results, hashed)),
       executions: { executed: outcome.executed, reused: outcome.reused },
       ...(args.shard ? { shard: args.shard } : {}),
     };

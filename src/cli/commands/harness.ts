@@ -24,7 +24,7 @@ import { scoreRun } from '../../core/run/score-run.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import { parseEvalArgs } from './eval-args.ts';
 import { bad, parseFlags } from './flags.ts';
-import { evalRunHeader, runQuestions } from './run-out.ts';
+import { checkDatabasesUnchanged, evalRunHeader, hashDatabases, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 
@@ -87,14 +87,16 @@ export async function run(argv: string[]): Promise<number> {
       const label = `${name}${r.step === null ? '' : ` step ${r.step}`}`;
       const plan = planReplay({ predictions: { name: label, records: r.records }, gold, questions });
       for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
+      const hashed = values['run-out'] ? await hashDatabases(root.dir, plan.items.map((i) => i.dbId)) : undefined;
       // The run recipe, as `eval` and the app's runs: findings (version features, gold issues) included.
       const { results, summary, records } = await scoreRun(plan.items, config, { executor: pool, questionOf });
+      if (hashed) await checkDatabasesUnchanged(root.dir, hashed, evalArgs.dbRoot);
       process.stdout.write(`${label} (${format})\n${officialTable(summary)}\n\n`);
       if (values['run-out']) {
         const out = stepFile(values['run-out'], r.step, runs.length > 1);
         // The file the step came from (verl: <dir>/<step>.jsonl) is the run's predictions file.
         const source = files.find((f) => path.basename(f) === `${r.step}.jsonl`) ?? files[0]!;
-        const header = await evalRunHeader({ ...evalArgs, dbRoot: root.dir, predictions: source }, plan.items, results);
+        const header = await evalRunHeader({ ...evalArgs, dbRoot: root.dir, predictions: source }, plan.items, results, hashed);
         header.name = label;
         const file = toRunFile(header, records, runQuestions(plan.items, questions));
         if (isParquetName(out)) await writeParquetFile(out, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) });

@@ -11,6 +11,7 @@ import { DEFAULT_RUN_CONFIG, type FileRef, type RunHeader, type RunQuestion } fr
 import type { EvalItem, ItemResult, Question } from '../../core/types.ts';
 import type { EvalArgs } from './eval-args.ts';
 import { maxOf } from '../../core/util/numbers.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -34,10 +35,48 @@ export function executorName(): string {
   }
 }
 
-export async function evalRunHeader(args: EvalArgs, items: readonly EvalItem[], results: readonly ItemResult[]): Promise<RunHeader> {
+const dbFile = (dbRoot: string, db: string) => path.join(dbRoot, db, `${db}.sqlite`);
+
+/**
+ * The sha256 of each database the items name that exists under `dbRoot`, taken before the run:
+ * the run file records the databases the run read, and `checkDatabasesUnchanged` compares them
+ * after it (issue 24: a database replaced mid-run was recorded with the new hash).
+ */
+export async function hashDatabases(dbRoot: string, dbIds: Iterable<string>): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const db of [...new Set(dbIds)].sort()) {
+    const file = dbFile(dbRoot, db);
+    if (!(await stat(file).catch(() => null))?.isFile()) continue;
+    out.set(db, await sha256File(file));
+  }
+  return out;
+}
+
+/** Hashes the databases again after the run: a changed one is an error naming it (the results mix two databases). */
+export async function checkDatabasesUnchanged(dbRoot: string, before: ReadonlyMap<string, string>, shownDbRoot = dbRoot): Promise<void> {
+  for (const [db, sha] of before) {
+    const now = await sha256File(dbFile(dbRoot, db)).catch(() => 'missing');
+    if (now !== sha) {
+      throw new WorkbenchError(
+        'MISMATCH',
+        `database ${db} changed during the run (${path.join(shownDbRoot, db, `${db}.sqlite`)}: sha256 ${sha.slice(0, 12)}… before, ${now === 'missing' ? 'gone' : `${now.slice(0, 12)}…`} after): ` +
+          'its items may have read either version, so no run file was written; run the evaluation again on an unchanging copy',
+        '--db-root',
+      );
+    }
+  }
+}
+
+/**
+ * The run header. `hashed`: the databases' sha256 taken before the run (hashDatabases), which
+ * the caller checked after it (checkDatabasesUnchanged); without it they are hashed now.
+ */
+export async function evalRunHeader(
+  args: EvalArgs, items: readonly EvalItem[], results: readonly ItemResult[], hashed?: ReadonlyMap<string, string>,
+): Promise<RunHeader> {
   const present = [...new Set(results.filter((r) => r.status !== 'missing-db').map((r) => r.dbId))].sort();
   const databases: Record<string, string> = {};
-  for (const db of present) databases[db] = await sha256File(path.join(args.dbRoot, db, `${db}.sqlite`));
+  for (const db of present) databases[db] = hashed?.get(db) ?? (await sha256File(dbFile(args.dbRoot, db)));
   const gold = await fileRef(args.gold);
   const questions = args.dataset ? await fileRef(args.dataset) : gold;
   const perQuestion = new Map<number, number>();

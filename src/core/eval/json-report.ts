@@ -10,7 +10,7 @@ export interface JsonBucket {
   soft_f1: number | null;
   r_ves: number | null;
   /** Present with metric ts. */
-  ts?: number;
+  ts?: number | null;
   ex_only?: number;
   gold_order_dependent?: number;
   passes_by_row_order?: number;

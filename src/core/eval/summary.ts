@@ -14,7 +14,7 @@ export interface BucketScores {
    * Metric ts (docs/test-suite.md): test-suite accuracy in percent, over the same items as EX
    * (an item not scored counts 0, as an error does for EX), so TS <= EX; absent without ts.
    */
-  ts?: number;
+  ts?: number | null;
   /** With ts: samples EX accepts and TS rejects (EX-only passes). */
   exOnly?: number;
   /** With ts: samples whose gold's rows change with unordered selects reversed, and samples EX accepts only in the usual order. */
@@ -61,7 +61,7 @@ function bucket(items: readonly ItemResult[], metrics: readonly MetricName[]): B
     softF1: metrics.includes('soft-f1') ? mean((r) => r.softF1 ?? 0) : null,
     // R-VES: mean of sqrt(reward) x 100 (official `compute_ves`).
     rves: metrics.includes('r-ves') ? mean((r) => Math.sqrt(r.rves ?? 0)) : null,
-    ...(metrics.includes('ts') ? { ts: mean((r) => r.ts ?? 0) ?? 0, ...tsCounts(items) } : {}),
+    ...(metrics.includes('ts') ? { ts: mean((r) => r.ts ?? 0), ...tsCounts(items) } : {}),
     ...failures(items),
   };
 }
@@ -106,7 +106,7 @@ function questionBucket(questions: readonly ItemResult[][], metrics: readonly Me
     ex: metrics.includes('ex') ? mean((r) => r.ex) : null,
     softF1: metrics.includes('soft-f1') ? mean((r) => r.softF1 ?? 0) : null,
     rves: metrics.includes('r-ves') ? mean((r) => Math.sqrt(r.rves ?? 0)) : null,
-    ...(metrics.includes('ts') ? { ts: mean((r) => r.ts ?? 0) ?? 0, ...tsCounts(all) } : {}),
+    ...(metrics.includes('ts') ? { ts: mean((r) => r.ts ?? 0), ...tsCounts(all) } : {}),
     ...failures(all),
   };
 }

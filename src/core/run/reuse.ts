@@ -13,14 +13,37 @@
  */
 import type { EvalOptions } from '../eval/executor.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
+import { isOp, tokenizeSql } from '../sql/sql-tokens.ts';
 
 /**
  * Functions and keywords whose value depends on when or how often the query runs, or on what
  * the connection did before: random(), randomblob(), the date and time functions with 'now'
  * (and without arguments), CURRENT_DATE / CURRENT_TIME / CURRENT_TIMESTAMP, changes(),
- * total_changes(), last_insert_rowid().
+ * total_changes(), last_insert_rowid(). Read on tokens (src/core/rubric/sql-tokens.ts), so a
+ * function name is found however SQLite lets it be spelled: any case, quoted (`"random"()`,
+ * `[random]()`, `` `random`() ``), with comments before its parenthesis; 'now' as a string or
+ * as a double-quoted name (SQLite reads an unknown "now" as the string); and never inside a
+ * string or a comment.
  */
-export const NON_DETERMINISTIC = /\b(random|randomblob|changes|total_changes|last_insert_rowid)\s*\(|\bcurrent_(date|time|timestamp)\b|'now'|\b(date|time|datetime|julianday|unixepoch|strftime|timediff)\s*\(\s*\)/i;
+const VOLATILE_FUNCTIONS = new Set(['random', 'randomblob', 'changes', 'total_changes', 'last_insert_rowid']);
+/** Date and time functions: non-deterministic with no argument (they mean 'now'). */
+const CLOCK_FUNCTIONS = new Set(['date', 'time', 'datetime', 'julianday', 'unixepoch', 'strftime', 'timediff']);
+const CLOCK_KEYWORDS = new Set(['current_date', 'current_time', 'current_timestamp']);
+
+export function isNonDeterministic(sql: string): boolean {
+  const tokens = tokenizeSql(sql);
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const name = t.kind === 'word' || t.kind === 'quoted' ? t.value.toLowerCase() : null;
+    if ((t.kind === 'string' || (t.kind === 'quoted' && t.quote === '"')) && t.value.toLowerCase() === 'now') return true;
+    if (name === null) continue;
+    if (t.kind === 'word' && CLOCK_KEYWORDS.has(name)) return true;
+    if (!isOp(tokens[i + 1], '(')) continue;
+    if (VOLATILE_FUNCTIONS.has(name)) return true;
+    if (CLOCK_FUNCTIONS.has(name) && isOp(tokens[i + 2], ')')) return true;
+  }
+  return false;
+}
 
 /** Statements that may change the database or the connection (conservative: anywhere in the text). */
 export const WRITES = /\b(insert|update|delete|replace|drop|create|alter|attach|detach|pragma|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release)\b/i;
@@ -34,7 +57,7 @@ export function normalizedSql(sql: string): string {
 /** Whether an item's verdict may be shared with identical items at all. */
 export function reusable(item: EvalItem): boolean {
   const texts = [item.predSql, item.goldSql];
-  return !texts.some((t) => NON_DETERMINISTIC.test(t) || WRITES.test(t));
+  return !texts.some((t) => isNonDeterministic(t) || WRITES.test(t));
 }
 
 /** Whether an executed item's verdict is one its duplicates would get too. */

@@ -66,6 +66,23 @@ export interface SuiteStats {
   byCover: number;
   bytes: number;
   ms: number;
+  /**
+   * Why this suite cannot tell queries apart, when it cannot: every table of the original is
+   * empty (so is every suite database), or no candidate distinguishes any gold from its variants.
+   */
+  warning?: string;
+}
+
+/** The suite's warning (SuiteStats.warning), or undefined. */
+export function suiteWarning(sample: ReadonlyMap<string, readonly unknown[]>, golds: number, distinguishable: number): string | undefined {
+  const tables = [...sample.values()];
+  if (tables.length > 0 && tables.every((rows) => rows.length === 0)) {
+    return `every table of the database is empty (${tables.length}), so is every suite database: the suite tells no query apart, and TS equals EX here`;
+  }
+  if (golds > 0 && distinguishable === 0) {
+    return 'no suite database tells any gold from its near-miss variants: the suite adds nothing to EX here';
+  }
+  return undefined;
 }
 
 export interface BuiltSuite {
@@ -117,6 +134,7 @@ export function buildSuite(golds: readonly string[], spec: SuiteSpec, ports: Sui
   }
   const d = distill({ distinguishes, size: spec.size });
   const dbs = d.chosen.map((c) => bytes[c]!);
+  const warning = suiteWarning(sample, unique.length, d.distinguishable);
   return {
     spec: { ...spec },
     chosen: d.chosen,
@@ -124,6 +142,7 @@ export function buildSuite(golds: readonly string[], spec: SuiteSpec, ports: Sui
     stats: {
       golds: unique.length, variants: variants.reduce((a, v) => a + v.length, 0), distinguishable: d.distinguishable,
       covered: d.covered, byCover: d.byCover, bytes: dbs.reduce((a, b) => a + b.length, 0), ms: now() - t0,
+      ...(warning ? { warning } : {}),
     },
   };
 }

@@ -18,6 +18,9 @@ describe('exploit predictions', () => {
     expect(exploitSqls('update-null', g)).toEqual([
       'UPDATE "singer" SET "name" = NULL', 'UPDATE "singer" SET "id" = NULL', 'UPDATE "concert" SET "singer_id" = NULL',
     ]);
+    expect(exploitSqls('temp-shadow', g)).toEqual([
+      'CREATE TEMP TABLE "singer" AS SELECT * FROM main."singer" WHERE 0', 'CREATE TEMP TABLE "concert" AS SELECT * FROM main."concert" WHERE 0',
+    ]);
     expect(exploitSqls('empty', g)).toEqual(['']);
     expect(exploitSqls('select-null', g)).toEqual(['SELECT NULL']);
     expect(exploitSqls('copy-question', g)).toEqual(['How many?']);
