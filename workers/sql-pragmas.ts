@@ -111,9 +111,8 @@ const unquote = (t: string): string => {
  * token (comments and empty statements skipped, names quoted or not, with or without a schema).
  */
 export function refusedPragma(sql: string): string | null {
-  let pos = 0;
-  let t = tokenAt(sql, pos);
-  while (t?.text === ';') t = tokenAt(sql, (pos = t.end));
+  let t = tokenAt(sql, 0);
+  while (t?.text === ';') t = tokenAt(sql, t.end);
   if (!t || t.text.toUpperCase() !== 'PRAGMA') return null;
   let name = tokenAt(sql, t.end);
   if (!name) return null;

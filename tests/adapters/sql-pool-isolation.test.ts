@@ -32,7 +32,10 @@ function hostile(items: readonly EvalItem[], sqls: readonly string[]): EvalItem[
   let k = 0;
   for (const db of DBS) {
     const first = items.find((it) => it.dbId === db)!;
-    for (const predSql of sqls) out.push({ ...first, index: 10_000 + k, questionId: 10_000 + k, predSql, sample: 0 }), k++;
+    for (const predSql of sqls) {
+      out.push({ ...first, index: 10_000 + k, questionId: 10_000 + k, predSql, sample: 0 });
+      k++;
+    }
   }
   return out;
 }
