@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
+import { sqlWorkerScript } from './worker-entry.ts';
 import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidecars.ts';
 
 /**
@@ -15,11 +16,9 @@ import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidec
  */
 export const MAX_DB_FILE_BYTES = 2 ** 31 - 1;
 
-const workerUrl = new URL('../../../workers/sql.worker.ts', import.meta.url);
-const bootstrapUrl = new URL('../../../workers/node-bootstrap.mjs', import.meta.url);
-
 export function spawnNodeSqlWorker(): WorkerHandle {
-  const worker = new Worker(bootstrapUrl, { workerData: { entry: workerUrl.href } });
+  const script = sqlWorkerScript();
+  const worker = new Worker(script.url, { workerData: script.workerData });
   const exited = new Promise<string>((resolve) => {
     worker.once('error', (err) => resolve(err.message));
     worker.once('exit', (code) => resolve(`worker exited with code ${code}`));
