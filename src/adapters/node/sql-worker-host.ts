@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
-import { sqlWorkerScript } from './worker-entry.ts';
+import { sqlWorkerScript, type SqlEngineName } from './worker-entry.ts';
 import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidecars.ts';
 
 /**
@@ -16,8 +16,8 @@ import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidec
  */
 export const MAX_DB_FILE_BYTES = 2 ** 31 - 1;
 
-export function spawnNodeSqlWorker(): WorkerHandle {
-  const script = sqlWorkerScript();
+export function spawnNodeSqlWorker(engine: SqlEngineName = 'sql.js'): WorkerHandle {
+  const script = sqlWorkerScript(engine);
   const worker = new Worker(script.url, { workerData: script.workerData });
   const exited = new Promise<string>((resolve) => {
     worker.once('error', (err) => resolve(err.message));
@@ -92,9 +92,10 @@ export function folderDbSource(root: string): DbSource {
   };
 }
 
-export function createNodeSqlPool(options: { dbRoot: string; workers?: number; cacheBytes?: number }): SqlPool {
+/** `engine: 'native'`: better-sqlite3 in the workers (src/adapters/node/native-sqljs.ts), the same engine and semantics. */
+export function createNodeSqlPool(options: { dbRoot: string; workers?: number; cacheBytes?: number; engine?: SqlEngineName }): SqlPool {
   return new SqlPool({
-    spawn: spawnNodeSqlWorker,
+    spawn: () => spawnNodeSqlWorker(options.engine),
     dbSource: folderDbSource(options.dbRoot),
     size: options.workers ?? availableParallelism(),
     cacheBytes: options.cacheBytes,

@@ -14,9 +14,13 @@ export interface WorkerScript {
   workerData: Record<string, unknown>;
 }
 
-/** The SQL worker (workers/sql.worker.ts). */
-export function sqlWorkerScript(): WorkerScript {
-  if (BUNDLED) return { url: new URL('./sql.worker.mjs', import.meta.url), workerData: {} };
-  const entry = new URL('../../../workers/sql.worker.ts', import.meta.url);
+/** Which SQLite the SQL worker runs: sql.js (workers/sql.worker.ts) or better-sqlite3 (workers/sql-native.worker.ts). */
+export type SqlEngineName = 'sql.js' | 'native';
+
+/** The SQL worker's script. */
+export function sqlWorkerScript(engine: SqlEngineName = 'sql.js'): WorkerScript {
+  const name = engine === 'native' ? 'sql-native.worker' : 'sql.worker';
+  if (BUNDLED) return { url: new URL(`./${name}.mjs`, import.meta.url), workerData: {} };
+  const entry = new URL(`../../../workers/${name}.ts`, import.meta.url);
   return { url: new URL('../../../workers/node-bootstrap.mjs', import.meta.url), workerData: { entry: entry.href } };
 }
