@@ -188,6 +188,7 @@ function fmt(v: number): string {
 /** `--only`: the groups asked for, with the machine's load before and after. */
 async function runOnly(args: Args): Promise<void> {
   const load0 = loadavg();
+  const started = new Date().toISOString();
   const { keys, details } = await measureCli(log, args.only!);
   const load1 = loadavg();
   const targets: Record<string, string> = {
@@ -196,7 +197,7 @@ async function runOnly(args: Args): Promise<void> {
   };
   for (const [k, v] of Object.entries(keys)) process.stdout.write(`${k.padEnd(46)} ${fmt(v).padStart(10)}   target ${targets[k] ?? '-'}\n`);
   process.stdout.write(`load average (1, 5, 15 min): start ${load0.map((x) => x.toFixed(2)).join(' ')}, end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${cpus().length} cores\n`);
-  if (args.out) writeFileSync(args.out, JSON.stringify({ keys, details, loadavg_start: load0, loadavg_end: load1, started: new Date().toISOString() }, null, 1) + '\n');
+  if (args.out) writeFileSync(args.out, JSON.stringify({ keys, details, loadavg_start: load0, loadavg_end: load1, started, finished: new Date().toISOString() }, null, 1) + '\n');
 }
 
 async function main(): Promise<void> {

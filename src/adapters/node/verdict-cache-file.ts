@@ -36,12 +36,27 @@ interface DbHashEntry {
   sha256: string;
 }
 
+/** What the version scan reads of a database (src/core/sql/db-facts.ts), by executor and database sha256. */
+export interface StoredFacts {
+  sqliteVersion: string;
+  columnTypes: Record<string, Record<string, string>>;
+}
+
 interface CacheBody {
   /** [key, last use (a counter), verdict] */
   entries: Array<[string, number, CachedVerdict]>;
   dbs: Record<string, DbHashEntry>;
+  /** By `executor NUL sha256`: a run whose verdicts all come from the cache opens no database. */
+  facts?: Record<string, StoredFacts>;
   tick: number;
 }
+
+const isStringMap = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x) && Object.values(x).every((v) => typeof v === 'string');
+const validFacts = (f: unknown): f is StoredFacts => {
+  const o = f as StoredFacts;
+  return typeof o === 'object' && o !== null && typeof o.sqliteVersion === 'string' && typeof o.columnTypes === 'object' && o.columnTypes !== null &&
+    Object.values(o.columnTypes).every(isStringMap);
+};
 
 const checksum = (body: CacheBody) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
 
@@ -72,6 +87,9 @@ function parseCache(text: string): { body: CacheBody } | { problem: string; ours
       return { problem: 'a database entry is not a sha256', ours: true };
     }
   }
+  if (body.facts !== undefined && (typeof body.facts !== 'object' || body.facts === null || !Object.values(body.facts).every(validFacts))) {
+    return { problem: 'a database description is not one', ours: true };
+  }
   return { body };
 }
 
@@ -82,6 +100,9 @@ export interface FileVerdictCache extends VerdictStore {
   /** Writes the file (new entries, last uses, least recently used out past the bound). */
   save(): Promise<void>;
   readonly entries: number;
+  /** The facts of a database (by executor and sha256) remembered from an earlier run. */
+  facts(key: string): StoredFacts | undefined;
+  setFacts(key: string, facts: StoredFacts): void;
 }
 
 /**
@@ -94,6 +115,7 @@ export async function openFileVerdictCache(dir: string, options: { warn: (msg: s
   const file = path.join(dir, CACHE_FILE);
   const map = new Map<string, { used: number; verdict: CachedVerdict }>();
   let dbs: Record<string, DbHashEntry> = {};
+  let facts: Record<string, StoredFacts> = {};
   let tick = 0;
   let writable = true;
   let changed = false;
@@ -113,6 +135,7 @@ export async function openFileVerdictCache(dir: string, options: { warn: (msg: s
     } else {
       tick = parsed.body.tick;
       dbs = parsed.body.dbs;
+      facts = parsed.body.facts ?? {};
       for (const [k, used, verdict] of parsed.body.entries) map.set(k, { used, verdict });
     }
   }
@@ -120,6 +143,12 @@ export async function openFileVerdictCache(dir: string, options: { warn: (msg: s
     file,
     get entries() {
       return map.size;
+    },
+    facts: (key) => facts[key],
+    setFacts(key, f) {
+      if (JSON.stringify(facts[key]) === JSON.stringify(f)) return;
+      facts[key] = f;
+      changed = true;
     },
     async get(keys) {
       tick++;
@@ -150,7 +179,7 @@ export async function openFileVerdictCache(dir: string, options: { warn: (msg: s
       if (!writable || !changed) return;
       let entries = [...map].map(([k, e]) => [k, e.used, e.verdict] as [string, number, CachedVerdict]);
       if (entries.length > maxEntries) entries = entries.sort((a, b) => b[1] - a[1]).slice(0, maxEntries);
-      const body: CacheBody = { entries, dbs, tick };
+      const body: CacheBody = { entries, dbs, facts, tick };
       // The header first, so a cut file is still recognised as ours (parseCache).
       await writeFileAtomic(file, JSON.stringify({ format: CACHE_FORMAT, version: CACHE_VERSION, sha256: checksum(body), body }));
       changed = false;

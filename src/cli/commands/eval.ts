@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { summarize } from '../../core/eval/summary.ts';
 import { checkOutputs } from '../preflight.ts';
 import { expandPredictionInputs, outputStems } from './eval-files.ts';
-import { openEvalCache, type EvalCache } from './eval-cache.ts';
+import { openEvalCache } from './eval-cache.ts';
 import type { EvalItem, ItemResult } from '../../core/types.ts';
 import type { ReplayPlan } from '../../core/run/replay.ts';
 import { availableParallelism } from 'node:os';
@@ -107,11 +107,12 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
   if (!dbRootStat?.isDirectory()) {
     throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
   }
-  // The workers start (sql.js compiles) while the inputs are read.
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism(), engine: args.engine });
-  pool.warm();
-  let cache: EvalCache | null = null;
   try {
+    const cache = await openEvalCache(args, engineName(args));
+    // The workers start (sql.js compiles) while the inputs are read; not with a filled verdict
+    // cache, where a run may need none.
+    if (!cache || cache.empty) pool.warm();
     const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
     const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
     const several = targets.length > 1;
@@ -136,13 +137,14 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
     const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
     // The SQLite version and column types for the version scan, through the same pool.
-    const facts = await readDbFacts(pool, allItems.map((i) => i.dbId));
+    const dbIds = allItems.map((i) => i.dbId);
+    const facts = (await cache?.knownFacts(dbIds)) ?? (await readDbFacts(pool, dbIds));
+    await cache?.rememberFacts(dbIds, facts);
     const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: questions ? (i) => questions[i]?.question ?? null : undefined });
     const options = evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 });
-    cache = await openEvalCache(args, pool, facts.sqliteVersion, engineName(args));
     // One run of every file's items: each gold executed once per question and worker, identical predictions once (reuse.ts).
     const outcome = await runEvaluation(allItems, options, {
-      executor: cache?.executor ?? pool, reuse: args.reuse, annotate,
+      executor: cache?.wrap(pool, facts.sqliteVersion) ?? pool, reuse: args.reuse, annotate,
       onEvent: (e) => {
         if (e.type === 'suite-ready') suites[e.dbId] = { ...e.stats, ms: Math.round(e.stats.ms), chosen: e.chosen };
       },
