@@ -8,7 +8,7 @@ import globals from 'globals';
 import ts from 'typescript-eslint';
 
 export default ts.config(
-  { ignores: ['dist/', 'node_modules/', 'test-artifacts/', '.vite/', '.vitest-attachments/', 'public/'] },
+  { ignores: ['dist/', 'dist-cli/', 'node_modules/', 'test-artifacts/', '.vite/', '.vitest-attachments/', 'public/'] },
   js.configs.recommended,
   ...ts.configs.recommended,
   ...svelte.configs.recommended,

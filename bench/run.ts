@@ -24,14 +24,18 @@ import { runNative, type NativeItemResult } from './native-host.ts';
 import { makeLargeDb, makeTinyDb } from './synthetic-db.ts';
 import { measureStats, rlWorkload } from './rl.ts';
 import { measureTs } from './ts.ts';
+import { measureCli } from './cli-bench.ts';
+import { RUNAWAYS, SLOW_TAIL_MS, isRunaway } from './runaways.ts';
 
 interface Args {
   quick: boolean;
   out: string | null;
   rounds: number;
-  /** `--only hostile`: only the hostile workload's memory (worker_peak_rss_mib_hostile). */
-  only: 'hostile' | null;
+  /** `--only cli,native-engine,hostile`: only these groups of keys (bench/cli-bench.ts; hostile: worker_peak_rss_mib_hostile). */
+  only: Set<string> | null;
 }
+
+const ONLY_GROUPS = ['cli', 'native-engine', 'hostile'];
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { quick: false, out: null, rounds: 0, only: null };
@@ -40,15 +44,15 @@ function parseArgs(argv: string[]): Args {
     if (a === '--quick') args.quick = true;
     else if (a === '--out') args.out = argv[++i] ?? fail('--out needs a file');
     else if (a === '--only') {
-      const v = argv[++i];
-      if (v !== 'hostile') fail(`--only takes one part: hostile (got ${v === undefined ? 'nothing' : JSON.stringify(v)})`);
-      args.only = v;
+      args.only = new Set((argv[++i] ?? '').split(',').filter(Boolean));
+      const unknown = [...args.only].filter((g) => !ONLY_GROUPS.includes(g));
+      if (args.only.size === 0 || unknown.length) fail(`--only takes a comma-separated list of ${ONLY_GROUPS.join(', ')}`);
     }
     else if (a === '--rounds') {
       args.rounds = Number(argv[++i]);
       if (!Number.isInteger(args.rounds) || args.rounds < 1) fail('--rounds needs a positive integer');
     } else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: npm run bench -- [--quick] [--out FILE] [--rounds N] [--only hostile]\n');
+      process.stdout.write(`usage: npm run bench -- [--quick] [--out FILE] [--rounds N] [--only ${ONLY_GROUPS.join(',')}]\n`);
       process.exit(0);
     } else fail(`unknown argument ${a}`);
   }
@@ -70,12 +74,6 @@ const MiB = 1024 * 1024;
 
 /** The official per-item timeout (prediction and gold together), on both sides. */
 const ITEM_TIMEOUT_MS = OFFICIAL_TIMEOUT_MS;
-/**
- * An item that natively runs longer than this is a runaway: left out of the timed workload.
- * Well above the slowest item that does finish (about 4 s on an idle machine, 14 s seen under
- * heavy load), so that the same items are left out on a busy machine.
- */
-const RUNAWAY_MS = 20_000;
 
 const EVAL_OPTIONS: ScoreConfig = {
   metrics: ['ex', 'soft-f1'], timeoutMs: ITEM_TIMEOUT_MS, readOnly: false, vesIterations: 1,
@@ -226,8 +224,24 @@ function fmt(v: number): string {
   return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
+/** `--only`: the groups asked for, with the machine's load before and after. */
+async function runOnly(args: Args): Promise<void> {
+  const load0 = loadavg();
+  const started = new Date().toISOString();
+  const { keys, details } = await measureCli(log, args.only!);
+  const load1 = loadavg();
+  const targets: Record<string, string> = {
+    cli_start_ms: '< 150', cli_eval_file_ratio_vs_python: '<= 1.0', cli_eval_file_ratio_vs_python_engine_native: '-', cli_eval_13files_ratio_vs_python: '<= 0.7',
+    cache_reeval_ratio: '<= 0.05', native_engine_disagreements: '= 0', eval_ratio_vs_native_1worker_native_engine: '<= 1.15',
+  };
+  for (const [k, v] of Object.entries(keys)) process.stdout.write(`${k.padEnd(46)} ${fmt(v).padStart(10)}   target ${targets[k] ?? '-'}\n`);
+  process.stdout.write(`load average (1, 5, 15 min): start ${load0.map((x) => x.toFixed(2)).join(' ')}, end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${cpus().length} cores\n`);
+  if (args.out) writeFileSync(args.out, JSON.stringify({ keys, details, loadavg_start: load0, loadavg_end: load1, started, finished: new Date().toISOString() }, null, 1) + '\n');
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.only && !args.only.has('hostile')) return runOnly(args);
   const started = new Date();
   const load0 = loadavg();
   const tmp = mkdtempSync(path.join(tmpdir(), 'wb-bench-'));
@@ -237,7 +251,7 @@ async function main(): Promise<void> {
     process.exit(130);
   });
   try {
-    if (args.only === 'hostile') {
+    if (args.only?.has('hostile')) {
       const keys = await measureHostile(tmp);
       printTable(keys, []);
       const command = `npm run bench -- --only hostile${args.out ? ' --out FILE' : ''}`;
@@ -253,12 +267,9 @@ async function main(): Promise<void> {
     log(`${w.items.length} items (${w.birdItems} BIRD from ${w.birdFiles.length} prediction files, ${w.spiderItems} Spider), ` +
       `${allWorkers} cores, ${args.rounds} round(s)`);
 
-    // 1. Runaways: items that natively run longer than RUNAWAY_MS. Each would cost the same idle
-    // wait on both sides (the timeout), which says nothing about speed, so they are left out of
-    // the timed workload and counted.
-    log(`native pass to find runaway items (> ${RUNAWAY_MS / 1000} s natively)...`);
-    const pre = await timeNative(w, w.items, warmup, RUNAWAY_MS);
-    const runaway = new Set(pre.timeouts);
+    // 1. Runaways: the fixed list of bench/runaways.ts (empty: every item is timed on both sides,
+    // whatever its time), never a threshold that the machine's load could make an item cross.
+    const runaway = new Set(w.items.flatMap((it, i) => (isRunaway(it) ? [i] : [])));
     const kept = w.items.map((_, i) => i).filter((i) => !runaway.has(i));
     const items = kept.map((i) => w.items[i]!);
     log(`runaways: ${[...runaway].map(label).join(', ') || 'none'}`);
@@ -266,6 +277,7 @@ async function main(): Promise<void> {
     // 2. Timed rounds, interleaved so that a change of machine load hits every side alike.
     const rounds: { native: Timed; one: Timed; all: Timed; startOne: number; startAll: number }[] = [];
     const disagreeing = new Map<number, { native: number; one: number; all: number; nativeStatus: string; oursStatus: string; error: string | null }>();
+    let slowEval: { item: string; ours_ms: number | null }[] = [];
     let timeoutsOurs = 0;
     let timeoutsNative = 0;
     let statusDiff = 0;
@@ -278,6 +290,7 @@ async function main(): Promise<void> {
       const all = await timePool(w, items, allWorkers, warmup);
       log(`  ${allWorkers} workers ${fmt(all.ms)} ms`);
       rounds.push({ native, one, all, startOne: one.startMs, startAll: all.startMs });
+      if (r === 0) slowEval = one.results.flatMap((x, i) => ((x.elapsedMs ?? 0) > SLOW_TAIL_MS ? [{ item: label(kept[i]!), ours_ms: x.elapsedMs }] : []));
       timeoutsNative = Math.max(timeoutsNative, native.timeouts.length);
       timeoutsOurs = Math.max(
         timeoutsOurs,
@@ -309,12 +322,10 @@ async function main(): Promise<void> {
 
     // 2b. The RL-shaped workload (issue 14): many samples per question, the loop with reuse on
     // our side, every sample executing prediction and gold natively (the official approach).
-    // The runaways found above are left out here too (each copy would wait the whole timeout on
-    // both sides, which says nothing about speed): by prediction text, as the samples repeat them.
-    const runawayKey = (it: EvalItem) => `${it.dbId}\u0000${it.predSql}`;
-    const runawayTexts = new Set([...runaway].map((i) => runawayKey(w.items[i]!)));
+    // The listed runaways (bench/runaways.ts) are left out here too, by prediction text; the slow
+    // queries are in, on both sides.
     const rlAll0 = rlWorkload(args.quick ? { questions: 30, perQuestion: 8 } : { perQuestion: 64 });
-    const rl = { ...rlAll0, items: rlAll0.items.filter((it) => !runawayTexts.has(runawayKey(it))) };
+    const rl = { ...rlAll0, items: rlAll0.items.filter((it) => !isRunaway(it)) };
     const rlRunaways = rlAll0.items.length - rl.items.length;
     for (const id of warmIds) rl.dbPath.set(id, w.dbPath.get(id)!);
     log(`RL workload: ${rl.items.length} samples (${rl.questions} questions x ${rl.perQuestion}, ${rlRunaways} runaway samples left out); native...`);
@@ -439,9 +450,15 @@ async function main(): Promise<void> {
             bird_prediction_files: w.birdFiles.map((f) => path.basename(f)),
             bird_items: w.birdItems, spider_items: w.spiderItems,
             runaway_excluded: [...runaway].map((i) => ({ item: label(i), pred: w.items[i]!.predSql.slice(0, 300) })),
+            runaway_rule: { list: RUNAWAYS, note: 'a fixed list (bench/runaways.ts), never a time threshold' },
           },
           item_timeout_ms: ITEM_TIMEOUT_MS,
-          runaway_ms: RUNAWAY_MS,
+          // Items over SLOW_TAIL_MS on our side with 1 worker (first round): timed with the rest, reported apart.
+          slow_tail: {
+            ms: SLOW_TAIL_MS,
+            eval: slowEval,
+            rl: rlOne.results.filter((r) => (r.elapsedMs ?? 0) > SLOW_TAIL_MS).length,
+          },
           rounds: rounds.map((x) => ({
             native_ms: x.native.ms, one_worker_ms: x.one.ms, all_workers_ms: x.all.ms,
             native_cpu_ms: x.native.cpuMs, one_worker_cpu_ms: x.one.cpuMs, all_workers_cpu_ms: x.all.cpuMs,

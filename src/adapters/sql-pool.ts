@@ -390,6 +390,15 @@ export class SqlPool implements SqlExecutor {
     return results;
   }
 
+  /**
+   * Starts up to `count` workers now (sql.js compiles while the caller reads its inputs);
+   * `evaluate` uses them as it would have started them. Default: the pool's size.
+   */
+  warm(count = this.opts.size): void {
+    if (this.disposed) return;
+    while (this.slots.length < Math.min(this.opts.size, count)) this.slots.push(this.spawnSlot());
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
     for (const slot of this.slots) slot.handle.terminate();

@@ -1,28 +1,15 @@
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { planReplay, runEvaluation } from '../../src/core/run/replay.ts';
-import type { EvalItem, ItemResult } from '../../src/core/types.ts';
-import { birdPredictionFiles } from '../../bench/items.ts';
+import type { ItemResult } from '../../src/core/types.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
+import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
 
-const BIRD_DBS = new Set(['superhero', 'student_club', 'toxicology']);
 const verdict = (r: ItemResult) => [r.index, r.sample ?? 0, r.ex, r.softF1, r.status, r.error, r.mutatedDb, r.predRowCount, r.goldRowCount, r.resultKey ?? null];
 
-/** The 13 real mini-dev prediction files as one run of 13 samples per question (file k = sample k). */
-function thirteenSampleRun(): EvalItem[] {
-  const gold = parseGoldSql(readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'gold.sql');
-  const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'q.json');
-  const files = birdPredictionFiles();
-  expect(files).toHaveLength(13);
-  return files.flatMap((f, k) =>
-    planReplay({ predictions: { name: path.basename(f), text: readSharedText(path.relative(sharedData(), f)) }, gold, questions })
-      .items.filter((it) => BIRD_DBS.has(it.dbId)).map((it) => ({ ...it, sample: k })),
-  );
-}
 
 describe('reuse gives the same verdict as executing every sample, on real data', () => {
   const pool = createNodeSqlPool({ dbRoot: sharedData('bird', 'databases'), workers: 2 });

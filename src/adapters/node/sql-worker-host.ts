@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
+import { sqlWorkerScript, type SqlEngineName } from './worker-entry.ts';
 import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidecars.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 
@@ -16,11 +17,9 @@ import { WorkbenchError } from '../../core/errors.ts';
  */
 export const MAX_DB_FILE_BYTES = 2 ** 31 - 1;
 
-const workerUrl = new URL('../../../workers/sql.worker.ts', import.meta.url);
-const bootstrapUrl = new URL('../../../workers/node-bootstrap.mjs', import.meta.url);
-
-export function spawnNodeSqlWorker(): WorkerHandle {
-  const worker = new Worker(bootstrapUrl, { workerData: { entry: workerUrl.href } });
+export function spawnNodeSqlWorker(engine: SqlEngineName = 'sql.js'): WorkerHandle {
+  const script = sqlWorkerScript(engine);
+  const worker = new Worker(script.url, { workerData: script.workerData });
   const exited = new Promise<string>((resolve) => {
     worker.once('error', (err) => resolve(err.message));
     worker.once('exit', (code) => resolve(`worker exited with code ${code}`));
@@ -96,9 +95,10 @@ export function folderDbSource(root: string): DbSource {
   };
 }
 
-export function createNodeSqlPool(options: { dbRoot: string; workers?: number; cacheBytes?: number }): SqlPool {
+/** `engine: 'native'`: better-sqlite3 in the workers (src/adapters/node/native-sqljs.ts), the same engine and semantics. */
+export function createNodeSqlPool(options: { dbRoot: string; workers?: number; cacheBytes?: number; engine?: SqlEngineName }): SqlPool {
   return new SqlPool({
-    spawn: spawnNodeSqlWorker,
+    spawn: () => spawnNodeSqlWorker(options.engine),
     dbSource: folderDbSource(options.dbRoot),
     size: options.workers ?? availableParallelism(),
     cacheBytes: options.cacheBytes,

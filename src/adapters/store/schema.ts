@@ -6,11 +6,12 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { BuiltSuite } from '../../core/ts/suite.ts';
+import type { CachedVerdict } from '../../core/run/verdict-cache.ts';
 import type { EvalItem } from '../../core/types.ts';
 import type { DatasetRecord, StoredDatabase } from './records.ts';
 
 export const DEFAULT_DB_NAME = 'rlvr-workbench';
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Database bytes are stored as Blob chunks of this size (the last one shorter). Measured in
@@ -90,6 +91,15 @@ export interface WorkbenchDB extends DBSchema {
   sampleMeta: { key: string; value: SampleMeta };
   /** Version 3: built test suites (metric ts), key `sha256 of the database file` + settings (suite-cache.ts). */
   suites: { key: string; value: StoredSuite };
+  /** Version 4: the verdict cache (src/core/run/verdict-cache.ts; verdict-cache-idb.ts), by key, with its last use. */
+  verdicts: { key: string; value: StoredVerdict; indexes: { byUsed: number } };
+}
+
+export interface StoredVerdict {
+  key: string;
+  verdict: CachedVerdict;
+  /** Last use (Date.now()): the least recently used go first past the bound. */
+  used: number;
 }
 
 export interface StoredSuite {
@@ -129,6 +139,7 @@ export async function openWorkbenchDb(name: string = DEFAULT_DB_NAME): Promise<W
         });
       }
       if (oldVersion < 3) database.createObjectStore('suites', { keyPath: 'key' });
+      if (oldVersion < 4) database.createObjectStore('verdicts', { keyPath: 'key' }).createIndex('byUsed', 'used');
     },
     blocking() {
       // A newer version wants to upgrade (another tab): let it, this connection is stale.

@@ -8,7 +8,16 @@ import { DEFAULT_SUITE_SPEC, type SuiteSpec } from '../../core/ts/suite.ts';
 import { bad, parseFlags } from './flags.ts';
 
 export interface EvalArgs {
+  /** The first predictions input (the only one of a one-file run). */
   predictions: string;
+  /** Every `--predictions` as given (files, folders, globs; eval-files.ts expands them). */
+  predictionInputs: string[];
+  /** `--out-dir DIR`: one report and one run file per predictions file, and a table of all (needed with several files). */
+  outDir: string | null;
+  /** `--cache DIR` (default: the user's cache folder) or null for `--no-cache` (src/core/run/verdict-cache.ts). */
+  cache: string | null | 'default';
+  /** `--engine native`: better-sqlite3 instead of sql.js (the browser's engine, the default). */
+  engine: 'sql.js' | 'native';
   gold: string;
   dbRoot: string;
   dataset: string | null;
@@ -34,11 +43,11 @@ export interface EvalArgs {
   suite: SuiteSpec;
 }
 
-export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR|ZIP
+export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE|DIR|GLOB [--predictions ...] --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves,ts] [--ves-iterations 100] [--ts-seed 1] [--ts-size 8] [--out FILE]
     [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
-    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql]`;
+    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js|native]`;
 
 
 function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
@@ -52,7 +61,11 @@ function positiveNumber(flag: string, v: string | undefined, def: number, intege
 
 export function parseEvalArgs(argv: string[]): EvalArgs {
   const { values } = parseFlags(argv, {
-    predictions: { type: 'string' },
+    predictions: { type: 'string', multiple: true },
+    'out-dir': { type: 'string' },
+    cache: { type: 'string' },
+    'no-cache': { type: 'boolean' },
+    engine: { type: 'string' },
     gold: { type: 'string' },
     'db-root': { type: 'string' },
     dataset: { type: 'string' },
@@ -72,7 +85,8 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     'ts-size': { type: 'string' },
   }, EVAL_USAGE);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
-    if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
+    const v = values[req];
+    if (!v || (Array.isArray(v) && v.length === 0)) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
   }
   const metrics = (values.metrics ?? 'ex,soft-f1').split(',').map((m) => m.trim()).filter(Boolean);
   for (const m of metrics) {
@@ -80,7 +94,11 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
   }
   if (metrics.length === 0) throw bad('--metrics', `name at least one of ${METRICS.join(', ')}`);
   const args: EvalArgs = {
-    predictions: values.predictions!,
+    predictions: values.predictions![0]!,
+    predictionInputs: [...values.predictions!],
+    outDir: values['out-dir'] ?? null,
+    cache: values['no-cache'] ? null : values.cache ?? 'default',
+    engine: engineFlag(values.engine),
     gold: values.gold!,
     dbRoot: values['db-root']!,
     dataset: values.dataset ?? null,
@@ -101,6 +119,16 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
   if (args.goldOverlay && args.shard) {
     throw bad('--gold-overlay', 'cannot be combined with --shard (merge does not join overlay comparisons): run the overlay on the whole run');
   }
+  if (args.engine === 'native' && args.metrics.some((m) => m === 'ts' || m === 'r-ves')) {
+    throw bad('--engine', 'native runs metrics ex and soft-f1; r-ves and ts run on sql.js (leave out --engine native)');
+  }
+  if (values['no-cache'] && values.cache !== undefined) throw bad('--cache', 'cannot be combined with --no-cache: give one of them');
+  if (args.predictionInputs.length > 1 && (args.out || args.runOut)) {
+    throw bad(args.out ? '--out' : '--run-out', 'names one file, and several --predictions were given: use --out-dir DIR (one report and one run file per predictions file, and a table of all)');
+  }
+  if (args.goldOverlay && args.predictionInputs.length > 1) {
+    throw bad('--gold-overlay', 'applies to one predictions file: run the overlay once per file');
+  }
   if ((values['ts-seed'] !== undefined || values['ts-size'] !== undefined) && !args.metrics.includes('ts')) {
     throw bad(values['ts-seed'] !== undefined ? '--ts-seed' : '--ts-size', 'applies to metric ts only: add ts to --metrics (e.g. --metrics ex,ts)');
   }
@@ -114,6 +142,12 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     throw new WorkbenchError('BAD_OPTION', (err as Error).message, '--reward');
   }
   return args;
+}
+
+function engineFlag(v: string | undefined): 'sql.js' | 'native' {
+  if (v === undefined || v === 'sql.js') return 'sql.js';
+  if (v === 'native') return 'native';
+  throw bad('--engine', `expected sql.js (the default, the browser's engine) or native (better-sqlite3), got ${JSON.stringify(v)}`);
 }
 
 function suiteFlags(seed: string | undefined, size: string | undefined): SuiteSpec {

@@ -1,8 +1,15 @@
 /** `eval`: execute predictions and gold SQL against BIRD-layout databases and score them. */
 import { stat } from 'node:fs/promises';
+import { summarize } from '../../core/eval/summary.ts';
+import { checkOutputs } from '../preflight.ts';
+import { expandPredictionInputs, outputStems } from './eval-files.ts';
+import { openEvalCache } from './eval-cache.ts';
+import type { EvalItem, ItemResult } from '../../core/types.ts';
+import type { ReplayPlan } from '../../core/run/replay.ts';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
+import { nativeExecutorName } from '../../adapters/node/native-sqljs.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
@@ -10,12 +17,12 @@ import { parseGoldSql } from '../../core/formats/gold.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { planReplay } from '../../core/run/replay.ts';
-import { scoreRun, type ScoredRun } from '../../core/run/score-run.ts';
+import { scoreRun } from '../../core/run/score-run.ts';
 import { shardItems } from '../../core/batch/shard.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
+import type { SampleRecord } from '../../core/run/types.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
-import { checkEvalOutputs } from '../preflight-commands.ts';
 import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { checkDatabasesUnchanged, evalRunHeader, executorName, hashDatabases, runQuestions } from './run-out.ts';
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
@@ -24,6 +31,7 @@ import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
 import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
+import type { DbFacts } from '../../core/eval/db-facts.ts';
 import { rewardCounts } from '../../core/run/item-annotations.ts';
 import { parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
@@ -33,61 +41,113 @@ export const usage = EVAL_USAGE;
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseEvalArgs(argv);
-  await checkEvalOutputs(args);
-  await runEval(args);
+  const files = await expandPredictionInputs(args.predictionInputs);
+  if (files.length > 1 && (args.out || args.runOut || args.goldOverlay)) {
+    const flag = args.out ? '--out' : args.runOut ? '--run-out' : '--gold-overlay';
+    throw new WorkbenchError('BAD_OPTION', `applies to one predictions file, and --predictions gave ${files.length}: use --out-dir DIR (one report and one run file per predictions file, and a table of all)`, flag);
+  }
+  const targets = await outputsOf(args, files);
+  await checkOutputs({
+    outputs: targets.flatMap((t) => [{ flag: t.outFlag, file: t.out }, { flag: t.outFlag, file: t.runOut }]).concat(args.outDir ? [{ flag: '--out-dir', file: tableFile(args.outDir) }] : []),
+    inputs: [...files.map((file) => ({ flag: '--predictions', file })), { flag: '--gold', file: args.gold }, { flag: '--dataset', file: args.dataset }],
+    inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
+  });
+  await runEval(args, targets);
   return 0;
 }
 
 /** Kept here for the commands that import it from eval.ts. */
 export { readText };
 
-async function runEval(given: EvalArgs): Promise<void> {
+/** One predictions file and where its outputs go. */
+interface Target {
+  predictions: string;
+  stem: string;
+  out: string | null;
+  runOut: string | null;
+  outFlag: string;
+}
+
+const tableFile = (dir: string) => path.join(dir, 'summary.tsv');
+
+async function outputsOf(args: EvalArgs, files: string[]): Promise<Target[]> {
+  if (!args.outDir) return files.map((predictions) => ({ predictions, stem: path.basename(predictions), out: args.out, runOut: args.runOut, outFlag: '--out' }));
+  const st = await stat(args.outDir).catch(() => null);
+  if (!st?.isDirectory()) throw new WorkbenchError('MISSING_FILE', `not a folder: ${args.outDir} (create it first)`, '--out-dir');
+  const stems = outputStems(files);
+  return files.map((predictions, i) => ({
+    predictions, stem: stems[i]!, outFlag: '--out-dir',
+    out: path.join(args.outDir!, `${stems[i]}.report.json`), runOut: path.join(args.outDir!, `${stems[i]}.run.json`),
+  }));
+}
+
+async function runEval(given: EvalArgs, targets: Target[]): Promise<void> {
   // --db-root may be a zip (BIRD's dev.zip): its databases are inflated to a temporary folder.
   const root = await resolveDbRoot(given.dbRoot);
   try {
-    await evaluate({ ...given, dbRoot: root.dir }, given.dbRoot);
+    await evaluate({ ...given, dbRoot: root.dir }, given.dbRoot, targets);
   } finally {
     await root.cleanup();
   }
 }
 
-async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
+/** A predictions file read and paired, and its items' place in the one run of all files. */
+interface FilePlan {
+  target: Target;
+  plan: ReplayPlan;
+  items: EvalItem[];
+  warnings: string[];
+  from: number;
+}
+
+async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]): Promise<void> {
   // Checked by parseEvalArgs before any work (syntax, metrics it needs, division by zero).
   const formula = compileRewardFormula(args.reward);
   const dbRootStat = await stat(args.dbRoot).catch(() => null);
   if (!dbRootStat?.isDirectory()) {
     throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
   }
-  const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
-  const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
-  const plan = planReplay(
-    { predictions: await readPredictionsInput('--predictions', args.predictions), gold, questions },
-    { strict: args.strict },
-  );
-  // A shard evaluates its databases' items; the pairing and its findings are the whole file's.
-  const items = args.shard ? shardItems(plan.items, args.shard) : plan.items;
-  const warnings = [...plan.findings.map(findingText), ...plan.warnings];
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-
-  // Read (and check) the overlay before any SQL runs; question ids need the questions file.
-  const overlay = args.goldOverlay ? parseGoldOverlay(await readText('--gold-overlay', args.goldOverlay), path.basename(args.goldOverlay)) : null;
-  if (overlay?.keyedBy === 'question-id' && !questions) {
-    throw new WorkbenchError('BAD_OPTION', 'this overlay names questions by question_id: give the questions file with --dataset so ids can be matched', '--gold-overlay');
-  }
-  // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
-  const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
-  // The run file records the databases as they were before the run, and checks them after it.
-  const hashed = args.runOut ? await hashDatabases(args.dbRoot, items.map((i) => i.dbId)) : undefined;
-  const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
-  let outcome: ScoredRun;
-  let comparison: OverlayComparison | null = null;
+  const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism(), engine: args.engine });
   try {
-    // The run recipe: the SQLite version and column types for the version scan (through the
-    // same pool), the findings, the evaluation and the sample records.
+    const cache = await openEvalCache(args, engineName(args));
+    // The workers start (sql.js compiles) while the inputs are read; not with a filled verdict
+    // cache, where a run may need none.
+    if (!cache || cache.empty) pool.warm();
+    const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
+    const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
+    const several = targets.length > 1;
+    const plans: FilePlan[] = [];
+    let from = 0;
+    for (const target of targets) {
+      const plan = planReplay({ predictions: await readPredictionsInput('--predictions', target.predictions), gold, questions }, { strict: args.strict });
+      // A shard evaluates its databases' items; the pairing and its findings are the whole file's.
+      const items = args.shard ? shardItems(plan.items, args.shard) : plan.items;
+      const warnings = [...plan.findings.map(findingText), ...plan.warnings];
+      for (const w of warnings) process.stderr.write(`warning: ${several ? `${target.predictions}: ` : ''}${w}\n`);
+      plans.push({ target, plan, items, warnings, from });
+      from += items.length;
+    }
+    const allItems = plans.flatMap((p) => p.items);
+
+    // Read (and check) the overlay before any SQL runs; question ids need the questions file.
+    const overlay = args.goldOverlay ? parseGoldOverlay(await readText('--gold-overlay', args.goldOverlay), path.basename(args.goldOverlay)) : null;
+    if (overlay?.keyedBy === 'question-id' && !questions) {
+      throw new WorkbenchError('BAD_OPTION', 'this overlay names questions by question_id: give the questions file with --dataset so ids can be matched', '--gold-overlay');
+    }
+    // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
+    const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
+    // The SQLite version and column types for the version scan: from the verdict cache when it
+    // knows them (a fully cached run opens no database), else read by the recipe through the pool.
+    const dbIds = allItems.map((i) => i.dbId);
+    const known = (await cache?.knownFacts(dbIds)) ?? undefined;
+    // The run files record the databases as they were before the run, and check them after it.
+    const hashed = targets.some((t) => t.runOut) ? await hashDatabases(args.dbRoot, dbIds) : undefined;
     const config = { ...args, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
     const questionOf = questions ? (i: number) => questions[i]?.question ?? null : undefined;
-    outcome = await scoreRun(items, config, {
-      executor: pool, reuse: args.reuse, questionOf,
+    // The run recipe over every file's items: each gold executed once per question and worker,
+    // identical predictions once (reuse.ts), verdicts from the cache where it has them.
+    const outcome = await scoreRun(allItems, config, {
+      executor: cache?.wrap(pool, known?.sqliteVersion ?? null) ?? pool, reuse: args.reuse, questionOf, ...(known ? { facts: known } : {}),
       onEvent: (e) => {
         if (e.type === 'suite-ready') {
           if (e.stats.warning && !suites[e.dbId]) process.stderr.write(`warning: test suite of ${e.dbId}: ${e.stats.warning}\n`);
@@ -95,61 +155,136 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
         }
       },
     });
-    if (overlay) comparison = await compareWithOverlay(items, outcome.results, overlay, config, { executor: pool, reuse: args.reuse, questionOf, facts: outcome.facts });
+    const facts = outcome.facts;
+    await cache?.rememberFacts(dbIds, facts);
+    const options = { metrics: config.metrics };
+    const comparison = overlay ? await compareWithOverlay(plans[0]!.items, outcome.results, overlay, config, { executor: pool, reuse: args.reuse, questionOf, facts }) : null;
+    await pool.dispose();
+    await cache?.save();
+    if (outcome.results.length !== allItems.length) throw new WorkbenchError('INTERNAL', `${allItems.length - outcome.results.length} item(s) did not finish`);
+    // Before anything is written: a database replaced during the run makes its results unreliable.
+    if (hashed) await checkDatabasesUnchanged(args.dbRoot, hashed, shownDbRoot);
+    const hits = cache?.hits() ?? new Set<number>();
+    const fromCache = (p: FilePlan) => {
+      let n = 0;
+      for (let i = p.from; i < p.from + p.items.length; i++) if (hits.has(i)) n++;
+      return n;
+    };
+    // A shard may hold only databases that are missing here; `merge` sees the whole run.
+    if (!args.shard) assertSomethingScored(outcome.results, args.dbRoot);
+    const shared = { files: plans.length, items: allItems.length, executed: outcome.executed - hits.size, reused: outcome.reused, gold_executed: outcome.goldExecuted, from_cache: hits.size };
+    const rows: string[][] = [];
+    for (const p of plans) {
+      const results = outcome.results.slice(p.from, p.from + p.items.length);
+      const records = outcome.records.slice(p.from, p.from + p.items.length);
+      const summary = several ? summarize(results, options.metrics) : outcome.summary;
+      const cached = fromCache(p);
+      // Items whose queries ran, items that took the verdict of an identical item (src/core/run/reuse.ts), verdicts from the cache.
+      const executions = several
+        ? { items: results.length, from_cache: cached, shared_run: shared }
+        : { items: results.length, executed: shared.executed, reused: outcome.reused, gold_executed: outcome.goldExecuted, from_cache: cached };
+      if (!several) printReport(args, summary, results, facts, comparison);
+      rows.push(tableRow(p.target, summary, results, cached));
+      await writeOutputs(args, shownDbRoot, p, results, summary, {
+        formula, warnings: p.warnings, suites, facts, comparison, executions,
+        // A run file of a shared run counts the shared run's executions (its items may have been reused from another file).
+        runExecutions: { executed: shared.executed, reused: outcome.reused, fromCache: cached },
+        questions,
+        records,
+        hashed,
+      });
+    }
+    if (several || args.outDir) {
+      const table = [TABLE_HEAD, ...rows].map((r) => r.join('\t')).join('\n') + '\n';
+      process.stdout.write(table);
+      process.stdout.write(`${sqliteLine(facts.sqliteVersion, engineName(args))}\n`);
+      process.stdout.write(`${plans.length} file(s), ${allItems.length} items: ${shared.executed} executed, ${shared.reused} reused, ${shared.from_cache} from the verdict cache, gold executed ${shared.gold_executed} times\n`);
+      if (args.outDir) await writeFileAtomic(tableFile(args.outDir), table);
+    }
   } finally {
     await pool.dispose();
   }
-  const { facts } = outcome;
-  // Before anything is written: a database replaced during the run makes its results unreliable.
-  if (hashed) await checkDatabasesUnchanged(args.dbRoot, hashed, shownDbRoot);
-  const { results, summary } = outcome;
-  // A shard may hold only databases that are missing here; `merge` sees the whole run.
-  if (!args.shard) assertSomethingScored(results, args.dbRoot);
+}
+
+/** The executor named in the outputs (and in the verdict cache's key). */
+const engineName = (args: EvalArgs) => (args.engine === 'native' ? nativeExecutorName() : executorName());
+
+const TABLE_HEAD = ['predictions', 'questions', 'samples', 'ex', 'soft_f1', 'errors', 'timeouts', 'missing_db', 'from_cache'];
+
+const pct = (x: number | null) => (x === null ? '' : x.toFixed(2));
+
+function tableRow(t: Target, summary: ReturnType<typeof summarize>, results: readonly ItemResult[], cached: number): string[] {
+  const total = summary.byDifficulty.total;
+  return [t.predictions, String(total.count), String(total.samples), pct(total.ex), pct(total.softF1), String(total.errors), String(total.timeouts),
+    String(results.filter((r) => r.status === 'missing-db').length), String(cached)];
+}
+
+function printReport(args: EvalArgs, summary: ReturnType<typeof summarize>, results: readonly ItemResult[], facts: DbFacts, comparison: OverlayComparison | null): void {
   process.stdout.write(officialTable(summary) + '\n');
   const note = samplesNote(summary);
   if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
   const detail = detailReport(summary);
   if (detail) process.stdout.write('\n' + detail + '\n');
-  process.stdout.write('\n' + sqliteLine(facts.sqliteVersion, executorName()) + '\n' + versionReport(results) + '\n' + goldIssuesReport(results) + '\n');
+  process.stdout.write('\n' + sqliteLine(facts.sqliteVersion, engineName(args)) + '\n' + versionReport(results) + '\n' + goldIssuesReport(results) + '\n');
   if (comparison) process.stdout.write('\n' + overlayReport(comparison) + '\n');
+}
+
+interface OutputFacts {
+  formula: ReturnType<typeof compileRewardFormula>;
+  warnings: string[];
+  suites: Record<string, SuiteStats & { chosen: number[] }>;
+  facts: DbFacts;
+  comparison: OverlayComparison | null;
+  executions: Record<string, unknown>;
+  runExecutions: { executed: number; reused: number; fromCache: number };
+  questions: Awaited<ReturnType<typeof readQuestionsInput>> | null;
+  /** The recipe's sample records of this file's items. */
+  records: SampleRecord[];
+  /** The databases' sha256 taken before the run (run files only). */
+  hashed: Awaited<ReturnType<typeof hashDatabases>> | undefined;
+}
+
+/** The report (`--out`) and the run file (`--run-out`) of one predictions file. */
+async function writeOutputs(args: EvalArgs, shownDbRoot: string, p: FilePlan, results: ItemResult[], summary: ReturnType<typeof summarize>, o: OutputFacts): Promise<void> {
+  const { target, plan, items } = p;
+  const { comparison, facts, formula, questions } = o;
   const counts = rewardCounts(results);
-  if (args.out) {
+  if (target.out) {
     const out = {
       summary: summaryJson(summary, {
-        warnings,
+        warnings: o.warnings,
         pairing_findings: plan.findings.map(({ code, message }) => ({ code, message })),
         inputs: {
-          predictions: args.predictions, gold: args.gold, dataset: args.dataset, db_root: shownDbRoot,
+          predictions: target.predictions, gold: args.gold, dataset: args.dataset, db_root: shownDbRoot,
           timeout_s: args.timeoutS, read_only: args.readOnly, ves_iterations: args.vesIterations,
           ...(args.metrics.includes('ts') ? { test_suite: { seed: args.suite.seed, size: args.suite.size, candidates: args.suite.candidates, max_rows: args.suite.maxRows, sample_rows: args.suite.sampleRows } } : {}),
         },
-        ...(args.metrics.includes('ts') ? { test_suites: suites } : {}),
-        engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
-        executor: executorName(),
+        ...(args.metrics.includes('ts') ? { test_suites: Object.fromEntries(Object.entries(o.suites).filter(([db]) => items.some((i) => i.dbId === db))) } : {}),
+        engine: args.engine === 'native' ? 'better-sqlite3 (native SQLite), Python sqlite3 semantics' : 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
+        executor: engineName(args),
         sqlite_version: facts.sqliteVersion,
         version_sensitive: { count: counts.versionSensitive.length, question_ids: [...new Set(counts.versionSensitive.map((r) => r.questionId))] },
         gold_issues: { count: new Set(counts.goldIssues.map((r) => r.index)).size, by_kind: counts.goldIssueKinds },
         ...(comparison ? { gold_overlay: overlayJson(comparison) } : {}),
         reward_formula: formula.text,
-        // Items whose queries ran, and items that took the verdict of an identical item (src/core/run/reuse.ts).
-        executions: { items: results.length, executed: outcome.executed, reused: outcome.reused, gold_executed: outcome.goldExecuted },
+        executions: o.executions,
         ...(args.shard ? { shard: args.shard } : {}),
       }),
       items: results.map((r, at) => ({ ...itemJson(r), ...(comparison ? { ex_corrected_gold: comparison.correctedResults[at]!.ex } : {}) })),
     };
-    await writeFileAtomic(args.out, JSON.stringify(out, null, 1) + '\n');
+    await writeFileAtomic(target.out, JSON.stringify(out, null, 1) + '\n');
   }
-  if (args.runOut) {
+  if (target.runOut) {
     const header = {
-      ...(await evalRunHeader(args, items, results, hashed)),
-      executions: { executed: outcome.executed, reused: outcome.reused },
+      ...(await evalRunHeader({ ...args, predictions: target.predictions }, items, results, o.hashed)),
+      executor: engineName(args),
+      executions: o.runExecutions,
       ...(args.shard ? { shard: args.shard } : {}),
     };
-    const file = toRunFile(header, outcome.records, questions ? runQuestions(items, questions) : undefined);
+    const file = toRunFile(header, o.records, questions ? runQuestions(items, questions) : undefined);
     // run.parquet: the samples table (docs/formats.md), the header in the file's metadata.
-    if (isParquetName(args.runOut)) {
-      await writeAtomicWith(args.runOut, (temp) => writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) }));
-    } else await writeFileAtomic(args.runOut, JSON.stringify(file, null, 1) + '\n');
+    if (isParquetName(target.runOut)) {
+      await writeAtomicWith(target.runOut, (temp) => writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) }));
+    } else await writeFileAtomic(target.runOut, JSON.stringify(file, null, 1) + '\n');
   }
 }
-

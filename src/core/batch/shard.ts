@@ -135,7 +135,7 @@ export function mergeReports(
     // The version and gold-check counts (issue 13) are recomputed over every shard's items, in eval's key order.
     if (k === 'sqlite_version' && 'version_sensitive' in first) Object.assign(extra, rewardCountsJson(items));
   }
-  const executions = { items: 0, executed: 0, reused: 0, gold_executed: 0 };
+  const executions = { items: 0, executed: 0, reused: 0, gold_executed: 0, from_cache: 0 };
   for (const r of ordered) {
     const e = r.summary.executions as typeof executions | undefined;
     if (e) for (const k of Object.keys(executions) as (keyof typeof executions)[]) executions[k] += e[k] ?? 0;
@@ -173,7 +173,7 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
   const databases: Record<string, string> = {};
   const indices = new Set<number>();
   let samplesPerQuestion = 1;
-  const executions = { executed: 0, reused: 0 };
+  const executions = { executed: 0, reused: 0, fromCache: 0 };
   const questions = new Map<number, RunQuestion>();
   for (const f of ordered) {
     Object.assign(databases, f.run.dataset.databases);
@@ -181,6 +181,7 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
     samplesPerQuestion = Math.max(samplesPerQuestion, f.run.samplesPerQuestion);
     executions.executed += f.run.executions?.executed ?? 0;
     executions.reused += f.run.executions?.reused ?? 0;
+    executions.fromCache += f.run.executions?.fromCache ?? 0;
     for (const q of f.questions ?? []) questions.set(q.index, q);
   }
   const sortedDbs = Object.fromEntries(Object.entries(databases).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

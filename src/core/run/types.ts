@@ -60,7 +60,8 @@ export interface RunHeader {
   /** `select sqlite_version()` of the engine that gave the verdicts (issue 13); absent in older runs. */
   sqliteVersion?: string;
   /** Samples whose queries ran, and samples that took the verdict of an identical one (src/core/run/reuse.ts); absent in older runs. */
-  executions?: { executed: number; reused: number };
+  /** `fromCache`: verdicts taken from the verdict cache (src/core/run/verdict-cache.ts), not executed. */
+  executions?: { executed: number; reused: number; fromCache?: number };
   /** `eval --shard K/N`: this run file holds shard K of N (src/core/batch/shard.ts); `merge` joins them. */
   shard?: { k: number; n: number };
   /**

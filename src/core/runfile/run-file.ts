@@ -76,6 +76,7 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   if (o.executions !== undefined) {
     const x = r.obj(o.executions, 'run.executions');
     header.executions = { executed: r.int(x, 'executed', 'run.executions', 0), reused: r.int(x, 'reused', 'run.executions', 0) };
+    if (x.fromCache !== undefined) header.executions.fromCache = r.int(x, 'fromCache', 'run.executions', 0);
   }
   if (o.shard !== undefined) {
     const x = r.obj(o.shard, 'run.shard');

@@ -1,0 +1,51 @@
+// Builds the CLI ahead of time: src/cli/main.ts and the SQL worker (workers/sql.worker.ts) are
+// bundled by esbuild into dist-cli/ (cli.mjs, sql.worker.mjs), with the packages left as
+// imports of node_modules. Run by `npm install` (the `prepare` script) and by scripts/cli.mjs
+// when a source is newer than the bundle. Plain JavaScript: it must run before anything is built.
+// (Not dist/: `vite build` empties dist/ for the app.)
+import { build } from 'esbuild';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const OUT_DIR = path.join(ROOT, 'dist-cli');
+/** What the bundle is made of: a file newer than the bundle under these means it is stale. */
+export const SOURCE_DIRS = ['src/cli', 'src/core', 'src/adapters', 'workers'].map((d) => path.join(ROOT, d));
+
+export async function buildCli() {
+  await mkdir(OUT_DIR, { recursive: true });
+  // Built into a fresh folder beside the output, then each file renamed into place: two
+  // processes that build at once (tests spawning the CLI) never see a half-written bundle.
+  const temp = await mkdtemp(path.join(OUT_DIR, '.build-'));
+  try {
+    await build({
+      absWorkingDir: ROOT,
+      entryPoints: { cli: 'src/cli/main.ts', 'sql.worker': 'workers/sql.worker.ts', 'sql-native.worker': 'workers/sql-native.worker.ts' },
+      outdir: temp,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      external: ['sql.js', 'better-sqlite3'],
+      // src/adapters/node/worker-entry.ts: the bundle starts dist-cli/sql.worker.mjs directly.
+      define: { __RLVR_BUNDLE__: 'true' },
+      sourcemap: 'linked',
+      logLevel: 'warning',
+      legalComments: 'none',
+    });
+    await writeFile(path.join(temp, 'stamp.json'), JSON.stringify({ built: new Date().toISOString() }) + '\n');
+    for (const f of ['cli.mjs', 'cli.mjs.map', 'sql.worker.mjs', 'sql.worker.mjs.map', 'sql-native.worker.mjs', 'sql-native.worker.mjs.map', 'stamp.json']) {
+      await rename(path.join(temp, f), path.join(OUT_DIR, f));
+    }
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const t0 = performance.now();
+  await buildCli();
+  process.stderr.write(`built ${path.relative(ROOT, OUT_DIR)}/cli.mjs in ${Math.round(performance.now() - t0)} ms\n`);
+}

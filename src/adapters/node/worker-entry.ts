@@ -1,0 +1,26 @@
+/**
+ * Where a Node worker thread's script is. Under tsx (tests, `npm run bench`) a worker cannot
+ * start a TypeScript entry directly, so workers/node-bootstrap.mjs registers tsx in the thread
+ * and imports the entry. In the CLI's bundle (scripts/build-cli.mjs defines __RLVR_BUNDLE__)
+ * the worker is its own bundled file beside the CLI's (dist-cli/sql.worker.mjs), started as is:
+ * no compiler is loaded in either thread.
+ */
+declare const __RLVR_BUNDLE__: boolean | undefined;
+
+export const BUNDLED = typeof __RLVR_BUNDLE__ !== 'undefined' && __RLVR_BUNDLE__ === true;
+
+export interface WorkerScript {
+  url: URL;
+  workerData: Record<string, unknown>;
+}
+
+/** Which SQLite the SQL worker runs: sql.js (workers/sql.worker.ts) or better-sqlite3 (workers/sql-native.worker.ts). */
+export type SqlEngineName = 'sql.js' | 'native';
+
+/** The SQL worker's script. */
+export function sqlWorkerScript(engine: SqlEngineName = 'sql.js'): WorkerScript {
+  const name = engine === 'native' ? 'sql-native.worker' : 'sql.worker';
+  if (BUNDLED) return { url: new URL(`./${name}.mjs`, import.meta.url), workerData: {} };
+  const entry = new URL(`../../../workers/${name}.ts`, import.meta.url);
+  return { url: new URL('../../../workers/node-bootstrap.mjs', import.meta.url), workerData: { entry: entry.href } };
+}

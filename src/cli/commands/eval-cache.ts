@@ -1,0 +1,91 @@
+/**
+ * `eval --cache DIR` / `--no-cache`: the verdict cache (src/core/run/verdict-cache.ts) in front
+ * of the pool, kept in a file of the cache folder (src/adapters/node/verdict-cache-file.ts).
+ * The file also remembers each database's facts for the version scan (SQLite version, column
+ * types, by executor and sha256), so a run whose verdicts all come from the cache starts no
+ * worker and opens no database.
+ */
+import path from 'node:path';
+import { unsafeDbId } from '../../adapters/node/sql-worker-host.ts';
+import { defaultCacheDir, openFileVerdictCache, type FileVerdictCache } from '../../adapters/node/verdict-cache-file.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { SqlExecutor } from '../../core/eval/executor.ts';
+import type { DbFacts } from '../../core/eval/db-facts.ts';
+import { cachingExecutor, type CacheStats } from '../../core/run/verdict-cache.ts';
+import { sha256File } from './run-out.ts';
+
+export interface EvalCache {
+  /** The cache held no verdict when opened (a first run: start the workers at once). */
+  empty: boolean;
+  /** The facts of these databases from earlier runs, or null when one is not known. */
+  knownFacts(dbIds: readonly string[]): Promise<DbFacts | null>;
+  rememberFacts(dbIds: readonly string[], facts: DbFacts): Promise<void>;
+  /** The caching executor over `inner`; `inner` itself when no database told its SQLite version. */
+  wrap(inner: SqlExecutor, sqliteVersion: string | null): SqlExecutor;
+  /** Positions (in the run's items) answered from the cache. */
+  hits(): Set<number>;
+  save(): Promise<void>;
+}
+
+const warn = (msg: string) => process.stderr.write(`warning: ${msg}\n`);
+
+/** Null with `--no-cache`, or when the cache folder cannot be used (a warning says why; the run goes on without it). */
+export async function openEvalCache(args: { cache: string | null; dbRoot: string }, executor: string): Promise<EvalCache | null> {
+  if (args.cache === null) return null;
+  const dir = args.cache === 'default' ? defaultCacheDir() : args.cache;
+  let file: FileVerdictCache;
+  try {
+    file = await openFileVerdictCache(dir, { warn });
+  } catch (err) {
+    warn(`the verdict cache folder ${dir} cannot be used (${errorMessage(err)}): this run caches nothing; give another with --cache DIR, or --no-cache`);
+    return null;
+  }
+  const shas = new Map<string, Promise<string | null>>();
+  const dbSha256 = (dbId: string) => {
+    let p = shas.get(dbId);
+    if (!p) {
+      p = unsafeDbId(dbId) ? Promise.resolve(null) : file.fileSha256(path.join(args.dbRoot, dbId, `${dbId}.sqlite`), sha256File).catch(() => null);
+      shas.set(dbId, p);
+    }
+    return p;
+  };
+  const factsKey = (sha: string) => `${executor}\u0000${sha}`;
+  let stats: CacheStats | null = null;
+  return {
+    empty: file.entries === 0,
+    async knownFacts(dbIds) {
+      const out: DbFacts = { sqliteVersion: null, columnTypes: {} };
+      for (const dbId of new Set(dbIds)) {
+        const sha = await dbSha256(dbId);
+        if (sha === null) continue; // missing: its items fail the same way without facts
+        const f = file.facts(factsKey(sha));
+        if (!f) return null;
+        out.sqliteVersion = f.sqliteVersion;
+        out.columnTypes[dbId] = f.columnTypes;
+      }
+      return out.sqliteVersion === null ? null : out;
+    },
+    async rememberFacts(dbIds, facts) {
+      if (facts.sqliteVersion === null) return;
+      for (const dbId of new Set(dbIds)) {
+        const sha = await dbSha256(dbId);
+        const types = facts.columnTypes[dbId];
+        if (sha !== null && types) file.setFacts(factsKey(sha), { sqliteVersion: facts.sqliteVersion, columnTypes: types as Record<string, Record<string, string>> });
+      }
+    },
+    wrap(inner, sqliteVersion) {
+      if (sqliteVersion === null) return inner;
+      const caching = cachingExecutor(inner, { store: file, context: { executor, sqliteVersion }, dbSha256 });
+      stats = caching.stats;
+      return caching;
+    },
+    hits: () => stats?.hitSamples ?? new Set(),
+    async save() {
+      try {
+        await file.save();
+      } catch (err) {
+        warn(`the verdict cache ${file.file} could not be written (${errorMessage(err)}); the results are not affected`);
+      }
+    },
+  };
+}

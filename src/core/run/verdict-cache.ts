@@ -1,0 +1,222 @@
+/**
+ * A verdict cache across runs: re-evaluating a file, or a new checkpoint whose SQL was seen
+ * before, costs a lookup. The pure part: the key, the policy (what may be cached), the record
+ * and its validation, and `cachingExecutor`, an SqlExecutor that answers cached items itself
+ * and hands the rest to the real one. Stores are adapters (src/adapters/node/verdict-cache-file.ts,
+ * src/adapters/store/verdict-cache-idb.ts).
+ *
+ * The key holds everything that decides a verdict: the database's sha256 (its bytes, not its
+ * name), the gold text and the prediction as reuse normalises it (reuse.ts: surrounding
+ * whitespace and one trailing `;`), the executor (engine and version) and the SQLite version,
+ * the timeout, `--read-only`, whether Soft-F1 is computed, and VERDICT_RULES (bumped when a
+ * rule of src/core/compare or the workers' Python semantics changes). Never cached:
+ * - SQL that may write or is not deterministic (reuse.ts's WRITES and NON_DETERMINISTIC, on
+ *   either text), and an item whose execution changed the database;
+ * - failures of the machine (a killed worker, a database that could not be read, a missing
+ *   database): only `ok`, SQLite's own errors (`prediction:` / `gold:`) and timeouts, the
+ *   latter only under the same timeout (it is in the key);
+ * - runs with R-VES or test-suite accuracy (they time each item, or depend on the suite), and
+ *   calls that ask for rows (previews: a verdict holds no rows).
+ * A cached verdict keeps the time of the execution it came from (`elapsedMs`).
+ */
+import type { EvalEvent, EvalOptions, SqlExecutor } from '../eval/executor.ts';
+import type { EvalItem, ItemResult } from '../types.ts';
+import { normalizedSql, reusable } from './reuse.ts';
+
+/** Bumped when a rule that decides EX, Soft-F1, a status or an error text changes. */
+export const VERDICT_RULES = 1;
+
+/** What a verdict is computed with, besides the item and its database. */
+export interface VerdictContext {
+  /** The engine and its version, e.g. `sql.js 1.17.0` or `better-sqlite3 12.11.1`. */
+  executor: string;
+  /** `select sqlite_version()` of that engine. */
+  sqliteVersion: string;
+}
+
+/** The verdict of one item: what the executor computed, without the item's identity. */
+export interface CachedVerdict {
+  status: 'ok' | 'error' | 'timeout';
+  ex: 0 | 1;
+  softF1: number | null;
+  error: string | null;
+  predRowCount: number | null;
+  goldRowCount: number | null;
+  elapsedMs: number | null;
+  resultKey?: string;
+  predColumnCount?: number;
+  goldColumnCount?: number;
+}
+
+/** Whether calls with these options may use the cache at all. */
+export function cacheableOptions(options: EvalOptions): boolean {
+  return !options.metrics.includes('r-ves') && !options.metrics.includes('ts') && options.previewRows === 0;
+}
+
+/** Whether an item's verdict may come from (or go to) the cache: reuse's rule on both texts. */
+export const cacheableItem = (item: EvalItem): boolean => reusable(item);
+
+/** Whether an executed item's verdict may be stored. */
+export function cacheableResult(r: ItemResult): boolean {
+  if (r.mutatedDb || r.rves !== null || r.ts !== undefined) return false;
+  if (r.status === 'ok' || r.status === 'timeout') return true;
+  return r.status === 'error' && r.error !== null && /^(prediction|gold): /.test(r.error);
+}
+
+/** The cache key of an item: a JSON array, so no text can run into the next field. */
+export function verdictKey(item: EvalItem, dbSha256: string, context: VerdictContext, options: EvalOptions): string {
+  return JSON.stringify([
+    VERDICT_RULES, context.executor, context.sqliteVersion, options.timeoutMs, options.readOnly,
+    options.metrics.includes('soft-f1'), dbSha256, item.goldSql, normalizedSql(item.predSql),
+  ]);
+}
+
+export function verdictOf(r: ItemResult): CachedVerdict {
+  const v: CachedVerdict = {
+    status: r.status as CachedVerdict['status'], ex: r.ex, softF1: r.softF1, error: r.error,
+    predRowCount: r.predRowCount, goldRowCount: r.goldRowCount, elapsedMs: r.elapsedMs,
+  };
+  if (r.resultKey !== undefined) v.resultKey = r.resultKey;
+  if (r.predColumnCount !== undefined) v.predColumnCount = r.predColumnCount;
+  if (r.goldColumnCount !== undefined) v.goldColumnCount = r.goldColumnCount;
+  return v;
+}
+
+/**
+ * The item's result from a cached verdict. It counts as no gold execution (`goldReused`), as
+ * an item whose gold came from an earlier one does.
+ */
+export function resultFromVerdict(v: CachedVerdict, item: EvalItem): ItemResult {
+  const r: ItemResult = {
+    index: item.index, questionId: item.questionId, dbId: item.dbId, difficulty: item.difficulty,
+    ex: v.ex, softF1: v.softF1, rves: null, timeRatio: null, status: v.status, error: v.error, mutatedDb: false,
+    extraction: item.extraction, predRowCount: v.predRowCount, goldRowCount: v.goldRowCount, elapsedMs: v.elapsedMs,
+    goldReused: true,
+  };
+  if (item.sample !== undefined) r.sample = item.sample;
+  if (v.resultKey !== undefined) r.resultKey = v.resultKey;
+  if (v.predColumnCount !== undefined) r.predColumnCount = v.predColumnCount;
+  if (v.goldColumnCount !== undefined) r.goldColumnCount = v.goldColumnCount;
+  return r;
+}
+
+const isCount = (x: unknown) => x === null || (typeof x === 'number' && Number.isInteger(x) && x >= 0);
+const optional = (x: unknown, test: (x: unknown) => boolean) => x === undefined || test(x);
+
+/** Whether `x` is a well-formed verdict (a record read from a store is checked before it is trusted). */
+export function validVerdict(x: unknown): x is CachedVerdict {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
+  const v = x as Record<string, unknown>;
+  const known = new Set(['status', 'ex', 'softF1', 'error', 'predRowCount', 'goldRowCount', 'elapsedMs', 'resultKey', 'predColumnCount', 'goldColumnCount']);
+  if (Object.keys(v).some((k) => !known.has(k))) return false;
+  if (v.status !== 'ok' && v.status !== 'error' && v.status !== 'timeout') return false;
+  if (v.ex !== 0 && v.ex !== 1) return false;
+  if (!(v.softF1 === null || (typeof v.softF1 === 'number' && v.softF1 >= 0 && v.softF1 <= 1))) return false;
+  if (!(v.error === null || typeof v.error === 'string')) return false;
+  if (v.status === 'ok' ? v.error !== null : typeof v.error !== 'string') return false;
+  if (v.status !== 'ok' && v.ex !== 0) return false;
+  if (!isCount(v.predRowCount) || !isCount(v.goldRowCount)) return false;
+  if (!(v.elapsedMs === null || (typeof v.elapsedMs === 'number' && Number.isFinite(v.elapsedMs) && v.elapsedMs >= 0))) return false;
+  if (!optional(v.resultKey, (k) => typeof k === 'string')) return false;
+  return optional(v.predColumnCount, isCount) && optional(v.goldColumnCount, isCount);
+}
+
+/** Port: where verdicts are kept. `get` answers in the order of `keys` (undefined: not there). */
+export interface VerdictStore {
+  get(keys: readonly string[]): Promise<Array<CachedVerdict | undefined>>;
+  put(entries: ReadonlyArray<readonly [string, CachedVerdict]>): Promise<void>;
+}
+
+export interface CachingPorts {
+  store: VerdictStore;
+  /** The sha256 of a database's file, or null when it cannot be read (its items are not cached). */
+  dbSha256(dbId: string): Promise<string | null>;
+  context: VerdictContext;
+}
+
+export interface CacheStats {
+  /** Items answered from the cache, by their `sample` (the position runEvaluation gives them). */
+  hitSamples: Set<number>;
+  /** Verdicts stored. */
+  stored: number;
+}
+
+/**
+ * An SqlExecutor that answers cacheable items from the store and sends the others to `inner`,
+ * storing each cacheable verdict `inner` returns. Cached items are reported as `item` events
+ * before the others run.
+ */
+export function cachingExecutor(inner: SqlExecutor, ports: CachingPorts): SqlExecutor & { stats: CacheStats } {
+  const stats: CacheStats = { hitSamples: new Set(), stored: 0 };
+  const shaOf = new Map<string, Promise<string | null>>();
+  const sha = (dbId: string) => {
+    let p = shaOf.get(dbId);
+    if (!p) shaOf.set(dbId, (p = ports.dbSha256(dbId)));
+    return p;
+  };
+  return {
+    stats,
+    dispose: () => inner.dispose(),
+    async evaluate(items, options, hooks = {}) {
+      if (!cacheableOptions(options)) return inner.evaluate(items, options, hooks);
+      const keys: Array<string | null> = await Promise.all(items.map(async (it) => {
+        if (!cacheableItem(it)) return null;
+        const s = await sha(it.dbId);
+        return s === null ? null : verdictKey(it, s, ports.context, options);
+      }));
+      const asked = keys.filter((k): k is string => k !== null);
+      const found = asked.length > 0 ? await ports.store.get(asked) : [];
+      const byKey = new Map<string, CachedVerdict>();
+      asked.forEach((k, i) => {
+        const v = found[i];
+        if (v !== undefined && validVerdict(v)) byKey.set(k, v);
+      });
+      const results: Array<ItemResult | undefined> = new Array(items.length);
+      const misses: EvalItem[] = [];
+      let done = 0;
+      items.forEach((it, i) => {
+        const k = keys[i]!;
+        const v = k === null ? undefined : byKey.get(k);
+        if (v === undefined) return void misses.push(it);
+        const r = resultFromVerdict(v, it);
+        results[i] = r;
+        if (it.sample !== undefined) stats.hitSamples.add(it.sample);
+        hooks.onEvent?.({ type: 'item', result: r, preview: null, done: ++done, total: items.length });
+      });
+      if (misses.length === 0) return results as ItemResult[];
+      // Results are matched to items by sample and index (runEvaluation gives each item its position as `sample`).
+      const id = (x: { sample?: number; index: number }) => `${x.sample ?? -1}:${x.index}`;
+      const position = new Map<string, number>();
+      items.forEach((it, i) => {
+        if (results[i] === undefined) position.set(id(it), i);
+      });
+      const toStore: Array<[string, CachedVerdict]> = [];
+      const keep = (r: ItemResult) => {
+        const at = position.get(id(r));
+        if (at === undefined || results[at] !== undefined) return;
+        results[at] = r;
+        const k = keys[at];
+        if (k && cacheableResult(r)) toStore.push([k, verdictOf(r)]);
+      };
+      try {
+        const out = await inner.evaluate(misses, options, {
+          signal: hooks.signal,
+          onEvent: (e: EvalEvent) => {
+            if (e.type === 'item') {
+              keep(e.result);
+              hooks.onEvent?.({ ...e, done: done + e.done, total: items.length });
+            } else hooks.onEvent?.(e);
+          },
+        });
+        for (const r of out) keep(r);
+      } finally {
+        // What finished is kept even when the run stops early.
+        if (toStore.length > 0) {
+          await ports.store.put(toStore);
+          stats.stored += toStore.length;
+        }
+      }
+      return results.filter((r): r is ItemResult => r !== undefined);
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
+import { CACHE_FILE, openFileVerdictCache } from '../../src/adapters/node/verdict-cache-file.ts';
+import { sha256File } from '../../src/cli/commands/run-out.ts';
+import { DEFAULT_EVAL_OPTIONS, type SqlExecutor } from '../../src/core/eval/executor.ts';
+import { runEvaluation } from '../../src/core/run/replay.ts';
+import { cacheableItem, cachingExecutor, validVerdict, verdictKey } from '../../src/core/run/verdict-cache.ts';
+import type { EvalItem, ItemResult } from '../../src/core/types.ts';
+import { runCli } from '../helpers/cli.ts';
+import { sharedData } from '../helpers/shared-data.ts';
+import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
+
+const DB_ROOT = sharedData('bird', 'databases');
+/** What the cache must give back exactly: the verdict of every item. */
+const verdict = (r: ItemResult) => [r.index, r.sample ?? 0, r.questionId, r.ex, r.softF1, r.status, r.error, r.mutatedDb, r.predRowCount, r.goldRowCount, r.resultKey ?? null];
+
+
+/** The pool, counting the items it is asked to execute. */
+function counting(inner: SqlExecutor) {
+  const asked: EvalItem[] = [];
+  const executor: SqlExecutor = {
+    evaluate: (items, options, hooks) => {
+      asked.push(...items);
+      return inner.evaluate(items, options, hooks);
+    },
+    dispose: () => inner.dispose(),
+  };
+  return { executor, asked };
+}
+
+async function withFileCache(dir: string, inner: SqlExecutor, warn: (m: string) => void = () => undefined) {
+  const file = await openFileVerdictCache(dir, { warn });
+  const caching = cachingExecutor(inner, {
+    store: file,
+    context: { executor: 'sql.js test', sqliteVersion: '3.test' },
+    dbSha256: (dbId) => file.fileSha256(path.join(DB_ROOT, dbId, `${dbId}.sqlite`), sha256File),
+  });
+  return { file, caching };
+}
+
+describe('the verdict cache across runs, on real data', () => {
+  const pool = createNodeSqlPool({ dbRoot: DB_ROOT, workers: 2 });
+  afterAll(() => pool.dispose());
+
+  it('the 13 mini-dev files: a second run from the cache (written, read back from its file) gives every item the same EX, Soft-F1, status and error, executing none of the cached ones', async () => {
+    const items = thirteenSampleRun();
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-'));
+    const first = await withFileCache(dir, pool);
+    const a = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: first.caching });
+    expect(first.caching.stats.hitSamples.size).toBe(0);
+    expect(first.caching.stats.stored).toBeGreaterThan(1000);
+    await first.file.save();
+
+    const count = counting(pool);
+    const second = await withFileCache(dir, count.executor);
+    expect(second.file.entries).toBe(first.file.entries);
+    const b = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: second.caching });
+    expect(b.results.map(verdict)).toEqual(a.results.map(verdict));
+    expect(b.summary.byDifficulty).toEqual(a.summary.byDifficulty);
+    // What was executed again: only items the cache may not hold (writes, random(), machine failures).
+    for (const it of count.asked) {
+      const r = a.results[it.sample!]!;
+      expect(!cacheableItem(it) || r.mutatedDb || !['ok', 'error', 'timeout'].includes(r.status) || (r.status === 'error' && !/^(prediction|gold): /.test(r.error ?? ''))).toBe(true);
+    }
+    expect(second.caching.stats.hitSamples.size).toBeGreaterThan(1000);
+    console.log(`13 files, ${items.length} items: ${first.caching.stats.stored} verdicts stored, ${second.caching.stats.hitSamples.size} answered from the cache, ${count.asked.length} executed again`);
+  }, 600_000);
+
+  it('never caches a prediction that writes or calls random(), and a timeout only under the same timeout', async () => {
+    const base = { questionId: 0, dbId: 'superhero', difficulty: 'simple' as const, goldSql: 'SELECT count(*) FROM superhero', extraction: { rule: 'sql-line' as const, thinkStripped: false } };
+    const items: EvalItem[] = [
+      { ...base, index: 0, predSql: 'SELECT random() FROM superhero LIMIT 1' },
+      { ...base, index: 1, predSql: "UPDATE superhero SET superhero_name = 'x' WHERE id = 1" },
+      { ...base, index: 2, predSql: 'DELETE FROM superhero WHERE id = 1' },
+      { ...base, index: 3, predSql: 'SELECT count(*) FROM superhero' },
+    ];
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-'));
+    for (let round = 0; round < 2; round++) {
+      const count = counting(pool);
+      const { file, caching } = await withFileCache(dir, count.executor);
+      await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: caching, reuse: false });
+      await file.save();
+      // The writes and random() are executed every time; the plain query only the first time.
+      expect(count.asked.map((i) => i.index)).toEqual(round === 0 ? [0, 1, 2, 3] : [0, 1, 2]);
+      expect(file.entries).toBe(1);
+    }
+    const key = verdictKey(items[3]!, 'a'.repeat(64), { executor: 'x', sqliteVersion: '3' }, DEFAULT_EVAL_OPTIONS);
+    expect(key).not.toBe(verdictKey(items[3]!, 'a'.repeat(64), { executor: 'x', sqliteVersion: '3' }, { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 1000 }));
+    expect(key).not.toBe(verdictKey(items[3]!, 'b'.repeat(64), { executor: 'x', sqliteVersion: '3' }, DEFAULT_EVAL_OPTIONS));
+    expect(key).toBe(verdictKey({ ...items[3]!, predSql: '  SELECT count(*) FROM superhero ;\n' }, 'a'.repeat(64), { executor: 'x', sqliteVersion: '3' }, DEFAULT_EVAL_OPTIONS));
+    expect(validVerdict({ status: 'ok', ex: 1, softF1: 1, error: null, predRowCount: 1, goldRowCount: 1, elapsedMs: 1 })).toBe(true);
+    expect(validVerdict({ status: 'ok', ex: 2, softF1: 1, error: null, predRowCount: 1, goldRowCount: 1, elapsedMs: 1 })).toBe(false);
+    expect(validVerdict({ status: 'missing-db', ex: 0, softF1: 0, error: 'x', predRowCount: null, goldRowCount: null, elapsedMs: null })).toBe(false);
+  }, 120_000);
+
+  it('a truncated cache file is ignored with a warning and replaced; a foreign file is ignored and left as it is', async () => {
+    const items: EvalItem[] = [{ index: 0, questionId: 0, dbId: 'superhero', difficulty: 'simple', predSql: 'SELECT 1', goldSql: 'SELECT 1', extraction: { rule: 'sql-line', thinkStripped: false } }];
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-'));
+    const first = await withFileCache(dir, pool);
+    await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: first.caching });
+    await first.file.save();
+    const whole = readFileSync(path.join(dir, CACHE_FILE), 'utf8');
+    writeFileSync(path.join(dir, CACHE_FILE), whole.slice(0, Math.floor(whole.length / 2)));
+    const warnings: string[] = [];
+    const count = counting(pool);
+    const second = await withFileCache(dir, count.executor, (m) => warnings.push(m));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/verdict cache .*verdicts-v1\.json is ignored: it is not whole/);
+    expect(second.file.entries).toBe(0);
+    await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: second.caching });
+    expect(count.asked).toHaveLength(1);
+    await second.file.save();
+    expect(() => JSON.parse(readFileSync(path.join(dir, CACHE_FILE), 'utf8'))).not.toThrow();
+
+    // An edited verdict: the checksum no longer matches.
+    writeFileSync(path.join(dir, CACHE_FILE), readFileSync(path.join(dir, CACHE_FILE), 'utf8').replace('"ex":1', '"ex":0'));
+    const edited: string[] = [];
+    expect((await withFileCache(dir, pool, (m) => edited.push(m))).file.entries).toBe(0);
+    expect(edited[0]).toMatch(/checksum does not match/);
+
+    const foreign = mkdtempSync(path.join(tmpdir(), 'wb-vcache-'));
+    writeFileSync(path.join(foreign, CACHE_FILE), '{"someone":"else"}');
+    const w: string[] = [];
+    const other = await withFileCache(foreign, pool, (m) => w.push(m));
+    await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: other.caching });
+    await other.file.save();
+    expect(w[0]).toMatch(/is not a verdict cache of this program.*left as it is/);
+    expect(readFileSync(path.join(foreign, CACHE_FILE), 'utf8')).toBe('{"someone":"else"}');
+  }, 120_000);
+
+  it('the CLI: a second eval takes its verdicts from --cache and records how many; a truncated cache file is a warning, not a different result', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-cli-'));
+    const args = ['eval', '--predictions', sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
+      '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--db-root', DB_ROOT, '--cache', dir];
+    const outs = [0, 1, 2].map((i) => path.join(dir, `out${i}.json`));
+    const r0 = await runCli([...args, '--out', outs[0]!]);
+    expect(r0.code, r0.stderr).toBe(0);
+    const r1 = await runCli([...args, '--out', outs[1]!]);
+    expect(r1.code, r1.stderr).toBe(0);
+    const cut = readFileSync(path.join(dir, CACHE_FILE), 'utf8');
+    writeFileSync(path.join(dir, CACHE_FILE), cut.slice(0, 1000));
+    const r2 = await runCli([...args, '--out', outs[2]!]);
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(r2.stderr).toMatch(/warning: verdict cache .* is ignored: it is not whole/);
+    const [o0, o1, o2] = outs.map((f) => JSON.parse(readFileSync(f, 'utf8')));
+    expect(o0.summary.executions.from_cache).toBe(0);
+    expect(o1.summary.executions.from_cache).toBe(140);
+    expect(o2.summary.executions.from_cache).toBe(0);
+    const items = (o: { items: Array<Record<string, unknown>> }) => o.items.map((i) => [i.ex, i.soft_f1, i.status, i.error, i.pred_rows, i.gold_rows, i.result_key]);
+    expect(items(o1)).toEqual(items(o0));
+    expect(items(o2)).toEqual(items(o0));
+    expect(o1.summary.by_difficulty).toEqual(o0.summary.by_difficulty);
+  }, 300_000);
+});

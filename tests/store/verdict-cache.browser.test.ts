@@ -1,0 +1,43 @@
+import { deleteDB, openDB } from 'idb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openWorkbenchDb } from '../../src/adapters/store/schema.ts';
+import { idbVerdictStore } from '../../src/adapters/store/verdict-cache-idb.ts';
+import type { CachedVerdict } from '../../src/core/run/verdict-cache.ts';
+
+const name = `wb-verdicts-${crypto.randomUUID()}`;
+afterEach(() => deleteDB(name));
+
+const v = (ex: 0 | 1, rows: number): CachedVerdict => ({ status: 'ok', ex, softF1: ex, error: null, predRowCount: rows, goldRowCount: rows, elapsedMs: 1.5, resultKey: `k${rows}` });
+
+describe('the verdict cache in IndexedDB (schema version 4)', () => {
+  it('a version 3 database gains the verdicts store and keeps its suites; verdicts come back as stored', async () => {
+    const v3 = await openDB(name, 3, {
+      upgrade(db) {
+        db.createObjectStore('suites', { keyPath: 'key' });
+      },
+    });
+    await v3.put('suites', { key: 's', suite: null, createdAt: 'then' });
+    v3.close();
+    const db = await openWorkbenchDb(name);
+    expect([...db.objectStoreNames]).toContain('verdicts');
+    expect(await db.get('suites', 's')).toEqual({ key: 's', suite: null, createdAt: 'then' });
+    const store = idbVerdictStore(db);
+    await store.put([['a', v(1, 3)], ['b', v(0, 2)]]);
+    expect(await store.get(['b', 'x', 'a'])).toEqual([v(0, 2), undefined, v(1, 3)]);
+    db.close();
+  });
+
+  it('is bounded: the least recently used go first; a record that is not a verdict reads as a miss', async () => {
+    const db = await openWorkbenchDb(name);
+    let t = 1000;
+    const store = idbVerdictStore(db, { maxEntries: 3, now: () => t++ });
+    await store.put([['a', v(1, 1)], ['b', v(1, 2)], ['c', v(1, 3)]]);
+    await store.get(['a']); // a is now the most recently used
+    await store.put([['d', v(0, 4)]]);
+    expect(await store.count()).toBe(3);
+    expect(await store.get(['a', 'b', 'c', 'd'])).toEqual([v(1, 1), undefined, v(1, 3), v(0, 4)]);
+    await db.put('verdicts', { key: 'e', verdict: { status: 'ok', ex: 7 } as never, used: 1 });
+    expect(await store.get(['e'])).toEqual([undefined]);
+    db.close();
+  });
+});
