@@ -183,3 +183,11 @@ export interface BatchExportFiles {
   requests: number;
   tooLong: BatchExport['tooLong'];
 }
+
+/** A playground attempt to keep (RunService.saveAttempt). */
+export interface SaveAttemptRequest {
+  datasetId: string;
+  /** Gold position of the question. */
+  index: number;
+  sql: string;
+}

@@ -36,6 +36,14 @@ const SELF_TEST_CONFIG: RunHeader['config'] = {
   metrics: ['ex'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0, fence: 'last', rewardFormula: 'ex',
 };
 
+/** The predictions "file" of a dataset's scratch run: the attempts saved from the playground. */
+export const PLAYGROUND_SOURCE = 'playground attempts';
+
+/** The scratch run's settings: EX, Soft-F1 and TS, the official timeout, writes allowed as officially. */
+const PLAYGROUND_CONFIG: RunHeader['config'] = {
+  metrics: ['ex', 'soft-f1', 'ts'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0, fence: 'last', rewardFormula: 'ex',
+};
+
 /** Evaluates `items` of `run` (the caller holds its lock); `doneBefore` samples are stored already. */
 async function evaluateRun(ctx: StoreContext, run: RunHeader, items: readonly EvalItem[], doneBefore: number, hooks: RunHooks): Promise<RunHeader> {
   const session = await openRunSession(ctx, run, hooks.signal);
@@ -224,6 +232,50 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
       const idb = await opened;
       const run = await runOrThrow(idb, runId);
       return databaseSchemas(idb, run.dataset.databases, run.dataset.name);
+    },
+    async saveAttempt(req, hooks = {}) {
+      const ctx = await context();
+      const dataset = await datasetOrThrow(ctx.idb, req.datasetId);
+      const gold = dataset.gold[req.index];
+      const q = dataset.questions[req.index];
+      if (!gold) throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no question at position ${req.index} (it has ${dataset.gold.length})`);
+      const runs = await ctx.idb.getAll('runs');
+      let run = runs.find((r) => r.dataset.id === dataset.id && r.source.kind === 'replay' && r.source.predictions.name === PLAYGROUND_SOURCE);
+      if (!run) {
+        run = newHeader(
+          ctx,
+          { name: `${dataset.name}: playground attempts`, subset: { description: 'attempts saved from the reward playground', indices: [] }, config: { ...PLAYGROUND_CONFIG } },
+          dataset,
+          { name: PLAYGROUND_SOURCE, ...(await sha256Text('')) },
+        );
+        run.status = 'done';
+        const tx = ctx.idb.transaction(['runs', 'runInputs'], 'readwrite');
+        void tx.objectStore('runs').put(run);
+        void tx.objectStore('runInputs').put({ runId: run.id, items: [] });
+        await tx.done;
+      }
+      const scratch = run;
+      return withRunLock(scratch.id, `run "${scratch.name}" is being written in another tab: try again in a moment`, async () => {
+        const inputs = (await ctx.idb.get('runInputs', scratch.id)) ?? { runId: scratch.id, items: [] };
+        const sample = inputs.items.filter((it) => it.index === req.index).length;
+        const item: EvalItem = {
+          index: req.index, questionId: q?.questionId ?? req.index, dbId: gold.dbId, difficulty: q?.difficulty ?? 'unknown',
+          predSql: req.sql, goldSql: gold.sql, extraction: { rule: 'sql-field', thinkStripped: false }, sample,
+        };
+        const doneBefore = inputs.items.length;
+        inputs.items.push(item);
+        const indices = [...new Set([...scratch.subset.indices, req.index])].sort((a, b) => a - b);
+        const header: RunHeader = {
+          ...scratch, status: 'running', updatedAt: new Date().toISOString(),
+          subset: { ...scratch.subset, indices }, samplesPerQuestion: Math.max(scratch.samplesPerQuestion, sample + 1),
+        };
+        const tx = ctx.idb.transaction(['runs', 'runInputs'], 'readwrite');
+        void tx.objectStore('runs').put(header);
+        void tx.objectStore('runInputs').put(inputs);
+        await tx.done;
+        const finished = await evaluateRun(ctx, header, [item], doneBefore, hooks);
+        return { run: finished, index: req.index, sample };
+      });
     },
     async exportBatch(datasetId, req) {
       const idb = await opened;
