@@ -21,8 +21,17 @@ export const LONG_ATTEMPT_MS = 300;
 /** First rows of each side shown and explained. */
 export const PLAYGROUND_ROWS = 50;
 
+/** Tricks that can win: the tour looks for a question of the dataset on which each does. */
+const WINNABLE = new Set(['empty', 'select-null', 'delete-table', 'temp-shadow', 'update-null']);
+/** Questions (with a stored database) the tour tries per trick before it gives up. */
+export const TOUR_SCAN = 40;
+
 export interface TourOutcome {
   step: TourStep;
+  /** The question the step ran on: the open one, or for a trick that can win, the first where it does. */
+  question: PlaygroundQuestion;
+  /** Questions tried for this step. */
+  tried: number;
   official: AttemptReport | null;
   error: string | null;
 }
@@ -33,6 +42,17 @@ export interface PlaygroundDeps {
   playground: PlaygroundService;
   /** Writes the editor's state into the address. */
   writeAddress: (datasetId: string, index: number, params: PlaygroundParams) => void;
+}
+
+/** The question at gold position `i` of the dataset, as the playground needs it. */
+function questionAt(ds: DatasetRecord, i: number): PlaygroundQuestion | null {
+  const gold = ds.gold[i];
+  if (!gold) return null;
+  const q = ds.questions[i];
+  return {
+    index: i, questionId: q?.questionId ?? i, dbId: gold.dbId, difficulty: q?.difficulty ?? 'unknown',
+    goldSql: gold.sql, question: q?.question ?? null, evidence: q?.evidence ?? '',
+  };
 }
 
 export class PlaygroundState {
@@ -76,14 +96,7 @@ export class PlaygroundState {
   get question(): PlaygroundQuestion | null {
     const ds = this.#dataset;
     const i = this.#index;
-    if (!ds || i === null) return null;
-    const gold = ds.gold[i];
-    if (!gold) return null;
-    const q = ds.questions[i];
-    return {
-      index: i, questionId: q?.questionId ?? i, dbId: gold.dbId, difficulty: q?.difficulty ?? 'unknown',
-      goldSql: gold.sql, question: q?.question ?? null, evidence: q?.evidence ?? '',
-    };
+    return ds && i !== null ? questionAt(ds, i) : null;
   }
   /** The question's database is stored (an attempt can run). */
   get hasDatabase(): boolean {
@@ -181,12 +194,6 @@ export class PlaygroundState {
     this.#rves = on;
     this.#schedule(0);
   }
-  /** Prefills the editor with a tour step's SQL. */
-  useStep(step: TourStep): void {
-    this.setSql(step.sql);
-    this.#schedule(0);
-  }
-
   #metrics(): MetricName[] {
     return [...(this.#ts ? (['ts'] as const) : []), ...(this.#rves ? (['r-ves'] as const) : [])];
   }
@@ -247,20 +254,44 @@ export class PlaygroundState {
     }
   }
 
-  /** Runs every tour step on this question (official semantics, read-only when it writes, TS when on). */
+  /**
+   * Runs every tour step (official semantics, read-only when it writes, TS when on): the rewrites
+   * and the tricks that cannot win on the open question, each trick that can win on the first of
+   * the dataset's questions (the open one first, then up to TOUR_SCAN with a stored database)
+   * where it does, so a student sees it earn its reward on a real question.
+   */
   async runTour(): Promise<void> {
     const ds = this.#dataset;
-    const q = this.question;
-    if (!ds || !q || this.#touring) return;
+    const here = this.question;
+    if (!ds || !here || this.#touring) return;
     this.#touring = true;
+    const others = ds.gold
+      .map((_, i) => i)
+      .filter((i) => i !== here.index && !!ds.databases[ds.gold[i]!.dbId])
+      .slice(0, TOUR_SCAN - 1)
+      .map((i) => questionAt(ds, i)!);
     const out: TourOutcome[] = [];
     try {
-      for (const step of this.tourSteps) {
-        try {
-          out.push({ step, official: await this.#deps.playground.attempt(ds, this.#request(q, step.sql)), error: null });
-        } catch (err) {
-          out.push({ step, official: null, error: errorMessage(err) });
+      for (const first of tourSteps(here)) {
+        const candidates: PlaygroundQuestion[] = WINNABLE.has(first.id) ? [here, ...others] : [here];
+        let outcome: TourOutcome | null = null;
+        let tried = 0;
+        for (const q of candidates) {
+          const step: TourStep | undefined = q === here ? first : tourSteps({ goldSql: q.goldSql, question: q.question }).find((s) => s.id === first.id);
+          if (!step) continue;
+          tried++;
+          try {
+            outcome = { step, question: q, tried, official: await this.#deps.playground.attempt(ds, this.#request(q, step.sql)), error: null };
+          } catch (err) {
+            outcome = { step, question: q, tried, official: null, error: errorMessage(err) };
+          }
+          if (outcome.official?.record.ex === 1) break;
         }
+        // Nowhere a win: the step is shown on the open question.
+        if (outcome && outcome.official?.record.ex !== 1 && outcome.question !== here) {
+          outcome = { ...outcome, step: first, question: here, official: null, error: null };
+        }
+        if (outcome) out.push(outcome);
         this.#tour = [...out];
       }
     } finally {
