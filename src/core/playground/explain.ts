@@ -175,7 +175,9 @@ export function explainVerdict(result: ItemResult, preview: ItemPreview | null, 
     reasons.push({ kind: 'no-sql', detail: `no SQL: the attempt returns no rows while the gold returns ${plural(result.goldRowCount ?? 0, 'row')}.` });
     return { reasons, partial };
   }
-  if (result.predColumnCount !== undefined && result.goldColumnCount !== undefined && result.predColumnCount !== result.goldColumnCount) {
+  // Column counts matter only when both sides return rows (an empty result has no tuples to compare).
+  const bothRows = (result.predRowCount ?? 0) > 0 && (result.goldRowCount ?? 0) > 0;
+  if (bothRows && result.predColumnCount !== undefined && result.goldColumnCount !== undefined && result.predColumnCount !== result.goldColumnCount) {
     reasons.push({
       kind: 'column-count',
       detail: `the attempt returns ${plural(result.predColumnCount, 'column')}, the gold ${plural(result.goldColumnCount, 'column')}: rows are compared as whole tuples, so no row can match.`,

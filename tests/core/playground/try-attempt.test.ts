@@ -111,3 +111,13 @@ describe('tryAttempt on real mini-dev questions', () => {
     expect(exOnly).toBeDefined();
   }, 180_000);
 });
+
+describe('tryAttempt: statements without a result', () => {
+  it('explains a DELETE on a COUNT question by the rows, not by its zero columns', async () => {
+    const r = await attempt(719, 'DELETE FROM superhero');
+    expect(r.record.ex).toBe(0);
+    const rows = r.explanation.reasons[0]!;
+    expect(rows.kind).toBe('rows');
+    expect(rows.detail).toMatch(/^the attempt returns 0 rows, the gold 1 row/);
+  });
+});
