@@ -138,7 +138,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       const rows = page.getByTestId('tour').locator('tbody tr');
       const n = await rows.count();
       expect(n).toBeGreaterThanOrEqual(7);
-      await expect.poll(async () => (await rows.evaluateAll((trs) => trs.filter((tr) => tr.getAttribute('data-ex') !== '').length)), { timeout: 180_000 }).toBe(n);
+      await expect.poll(async () => (await rows.evaluateAll((trs) => trs.filter((tr) => tr.getAttribute('data-ex') !== '').length)), { timeout: 300_000 }).toBe(n);
       // The gold wins; the DELETE wins officially on an empty result and loses read-only; DROP TABLE never wins.
       expect(await page.locator('[data-step="gold"]').getAttribute('data-ex')).toBe('1');
       expect(await page.locator('[data-step="drop-table"]').getAttribute('data-ex')).toBe('0');
@@ -152,5 +152,5 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     } finally {
       await page.context().setOffline(false);
     }
-  }, 300_000);
+  }, 420_000);
 });

@@ -18,19 +18,14 @@ import { runEvaluation } from '../run/replay.ts';
 import { toSampleRecord } from '../run/run-file.ts';
 import type { SampleRecord } from '../run/types.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
-import type { Difficulty, EvalItem, ItemResult } from '../types.ts';
+import type { ProbeQuestion } from '../probe/exploits.ts';
+import type { EvalItem, ItemResult } from '../types.ts';
 import { attemptFlags, type AttemptFlags } from './attempt-flags.ts';
 import { countCensusSql, diffCensus, readCountCensus, readSchemaCensus, SCHEMA_CENSUS_SQL, type Census, type DbChange } from './census.ts';
 import { explainVerdict, type Explanation } from './explain.ts';
 
-export interface PlaygroundQuestion {
-  /** Gold position in the dataset (0-based). */
-  index: number;
-  questionId: number;
-  dbId: string;
-  difficulty: Difficulty;
-  goldSql: string;
-  question: string | null;
+/** A question as the playground shows it: what the probe needs of it, and its evidence. */
+export interface PlaygroundQuestion extends ProbeQuestion {
   evidence: string;
 }
 
@@ -47,6 +42,8 @@ export interface AttemptRequest {
   suite?: SuiteSpec;
   /** First rows of each side kept for the tables and the explanation. */
   previewRows: number;
+  /** Read what a write changed (two more executions of the SQL); default true, off for the tour's scan. */
+  census?: boolean;
 }
 
 export interface RubricCheckOutcome {
@@ -162,9 +159,11 @@ export async function tryAttempt(executor: SqlExecutor, req: AttemptRequest, hoo
   if (flags.writes.length > 0 || result.mutatedDb) {
     const ro = await runEvaluation([item], { ...options, metrics: ['ex'], readOnly: true, vesIterations: 0, previewRows: 0 }, { executor, signal: hooks.signal, annotate });
     readOnly = ro.results[0] ?? null;
-    const before = await censusOf(executor, q, 'SELECT 1', req.timeoutMs, hooks.signal);
-    const after = await censusOf(executor, q, req.sql, req.timeoutMs, hooks.signal);
-    changes = before && after ? diffCensus(before, after) : null;
+    if (req.census ?? true) {
+      const before = await censusOf(executor, q, 'SELECT 1', req.timeoutMs, hooks.signal);
+      const after = await censusOf(executor, q, req.sql, req.timeoutMs, hooks.signal);
+      changes = before && after ? diffCensus(before, after) : null;
+    }
   }
 
   const goldOrdered = tokenizeSql(q.goldSql).some((t, i, all) => isWord(t, 'ORDER') && isWord(all[i + 1], 'BY'));

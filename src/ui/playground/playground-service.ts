@@ -12,6 +12,7 @@ import type { EvalEvent, SqlExecutor } from '../../core/eval/executor.ts';
 import { tryAttempt, type AttemptReport, type AttemptRequest } from '../../core/playground/try-attempt.ts';
 import { readDbFacts, type DbFacts } from '../../core/sql/db-facts.ts';
 import type { SuiteCache } from '../../core/ts/suite.ts';
+import { oneAtATime } from '../shell/one-at-a-time.ts';
 
 export interface PlaygroundPorts {
   dbSource: (dataset: DatasetRecord) => DbSource;
@@ -30,7 +31,7 @@ export function createPlaygroundService(ports: PlaygroundPorts): PlaygroundServi
   let pool: { datasetId: string; executor: SqlExecutor } | null = null;
   /** Database facts (SQLite version, column types) by dataset and db_id: read once. */
   const facts = new Map<string, DbFacts>();
-  let queue: Promise<unknown> = Promise.resolve();
+  const serial = oneAtATime();
 
   const release = async () => {
     const p = pool;
@@ -40,7 +41,7 @@ export function createPlaygroundService(ports: PlaygroundPorts): PlaygroundServi
 
   return {
     attempt(dataset, req, hooks = {}) {
-      const job = queue.then(async () => {
+      return serial(async () => {
         hooks.signal?.throwIfAborted();
         if (pool?.datasetId !== dataset.id) {
           await release();
@@ -55,13 +56,9 @@ export function createPlaygroundService(ports: PlaygroundPorts): PlaygroundServi
         }
         return tryAttempt(executor, req, { signal: hooks.signal, onEvent: hooks.onEvent, facts: known });
       });
-      queue = job.catch(() => undefined);
-      return job;
     },
     release() {
-      const job = queue.then(release);
-      queue = job.catch(() => undefined);
-      return job;
+      return serial(release);
     },
   };
 }

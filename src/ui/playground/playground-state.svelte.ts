@@ -275,22 +275,22 @@ export class PlaygroundState {
       for (const first of tourSteps(here)) {
         const candidates: PlaygroundQuestion[] = WINNABLE.has(first.id) ? [here, ...others] : [here];
         let outcome: TourOutcome | null = null;
+        /** The step on the open question, shown when it wins nowhere. */
+        let onHere: TourOutcome | null = null;
         let tried = 0;
         for (const q of candidates) {
           const step: TourStep | undefined = q === here ? first : tourSteps({ goldSql: q.goldSql, question: q.question }).find((s) => s.id === first.id);
           if (!step) continue;
           tried++;
           try {
-            outcome = { step, question: q, tried, official: await this.#deps.playground.attempt(ds, this.#request(q, step.sql)), error: null };
+            outcome = { step, question: q, tried, official: await this.#deps.playground.attempt(ds, { ...this.#request(q, step.sql), census: false }), error: null };
           } catch (err) {
             outcome = { step, question: q, tried, official: null, error: errorMessage(err) };
           }
+          if (q === here) onHere = outcome;
           if (outcome.official?.record.ex === 1) break;
         }
-        // Nowhere a win: the step is shown on the open question.
-        if (outcome && outcome.official?.record.ex !== 1 && outcome.question !== here) {
-          outcome = { ...outcome, step: first, question: here, official: null, error: null };
-        }
+        if (outcome && outcome.official?.record.ex !== 1 && onHere) outcome = { ...onHere, tried };
         if (outcome) out.push(outcome);
         this.#tour = [...out];
       }
