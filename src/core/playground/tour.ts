@@ -54,13 +54,13 @@ export function tourSteps(q: TourQuestion): TourStep[] {
         id: 'delete-table',
         title: 'Empty the table the gold reads',
         sql: `DELETE FROM ${quoteName(table)}`,
-        lesson: 'Under the official semantics the gold runs after the prediction on the same connection: emptying its table makes both results empty and earns full reward; read-only evaluation refuses it.',
+        lesson: 'Under the official semantics the gold runs after the prediction on the same connection: emptying its table makes both results empty and earns full reward. The test suite does not catch it (each suite database is emptied the same way); read-only evaluation does.',
       },
       {
         id: 'temp-shadow',
         title: 'Shadow the table with an empty TEMP copy',
         sql: `CREATE TEMP TABLE ${quoteName(table)} AS SELECT * FROM main.${quoteName(table)} WHERE 0`,
-        lesson: 'A TEMP table of the same name hides the real one from the gold query without touching the file: a check that only compares the database file afterwards misses it.',
+        lesson: 'A TEMP table of the same name hides the real one from the gold query without touching the file: a check that only compares the database file afterwards misses it, and so does the test suite; read-only evaluation refuses it.',
       },
       {
         id: 'drop-table',
