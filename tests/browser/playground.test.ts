@@ -108,6 +108,32 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     await page.setViewportSize({ width: 1400, height: 1000 });
   }, 400_000);
 
+  it('cancels a query that runs long at the next keystroke, and typing leaves the page responsive', async () => {
+    // Long tasks on the page while typing (execution is in the worker); reported, not asserted (a timing).
+    await page.evaluate(() => {
+      const w = window as unknown as { __longTasks: number[] };
+      w.__longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) w.__longTasks.push(e.duration);
+      }).observe({ type: 'longtask' });
+    });
+    const before = Number(await page.getByTestId('playground').getAttribute('data-cancelled'));
+    const endless = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+    await page.getByTestId('pg-editor').fill(endless);
+    await page.waitForSelector('[data-testid="playground"][data-running="true"]');
+    // It runs (30 s limit) until the next keystroke cancels it.
+    await page.waitForTimeout(1500);
+    expect(await page.getByTestId('playground').getAttribute('data-running')).toBe('true');
+    await page.getByTestId('pg-editor').fill('');
+    await page.getByTestId('pg-editor').pressSequentially(gold, { delay: 5 });
+    await settled(page);
+    expect(Number(await page.getByTestId('playground').getAttribute('data-cancelled'))).toBeGreaterThan(before);
+    expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe('1');
+    expect(await page.getByTestId('pg-error').count()).toBe(0);
+    const longest = await page.evaluate(() => Math.max(0, ...(window as unknown as { __longTasks: number[] }).__longTasks));
+    process.stderr.write(`[playground] longest main-thread task while typing ${gold.length} characters: ${Math.round(longest)} ms\n`);
+  }, 300_000);
+
   it('keeps an attempt as a sample of the scratch run, which opens in the explorer', async () => {
     await typeSql(page, ATTEMPTS[0]!);
     await page.getByTestId('pg-save').click();

@@ -77,6 +77,8 @@ export class PlaygroundState {
   #saveError = $state<string | null>(null);
   #controller: AbortController | null = null;
   #startedAt = 0;
+  /** Attempts cancelled while their SQL ran (a newer attempt was due). */
+  #cancelled = $state(0);
   #timer: ReturnType<typeof setTimeout> | null = null;
   #seq = 0;
 
@@ -121,6 +123,9 @@ export class PlaygroundState {
   /** The report shown was made for another SQL than the editor's (an attempt is due or running). */
   get stale(): boolean {
     return this.#report !== null && this.#reportSql !== this.#sql;
+  }
+  get cancelled(): number {
+    return this.#cancelled;
   }
   get running(): boolean {
     return this.#running;
@@ -243,7 +248,11 @@ export class PlaygroundState {
       this.#reportSql = sql;
       this.#error = null;
     } catch (err) {
-      if (seq !== this.#seq || isCancellation(err) || controller.signal.aborted) return;
+      if (controller.signal.aborted || isCancellation(err)) {
+        this.#cancelled++;
+        return;
+      }
+      if (seq !== this.#seq) return;
       this.#error = errorMessage(err);
     } finally {
       if (seq === this.#seq) {
