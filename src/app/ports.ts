@@ -34,6 +34,10 @@ export interface RunRepositoryPort {
   get(runId: string): Promise<RunHeader>;
   /** Replaces the stored header. */
   put(header: RunHeader): Promise<void>;
+  /** Every stored run's header (the playground finds its scratch run among them). */
+  list(): Promise<RunHeader[]>;
+  /** Replaces a run's stored inputs (a scratch run gains an attempt). */
+  putInputs(runId: string, inputs: RunInputs): Promise<void>;
   inputs(runId: string): Promise<RunInputs | undefined>;
   /** `sampleKey`s of the stored samples (a resume skips them). */
   storedKeys(runId: string): Promise<Set<string>>;

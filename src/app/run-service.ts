@@ -23,6 +23,14 @@ const SELF_TEST_CONFIG: RunHeader['config'] = {
   metrics: ['ex'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0, fence: 'last', rewardFormula: 'ex',
 };
 
+/** The predictions "file" of a dataset's scratch run: the attempts saved from the playground. */
+export const PLAYGROUND_SOURCE = 'playground attempts';
+
+/** The scratch run's settings: EX, Soft-F1 and TS, the official timeout, writes allowed as officially. */
+const PLAYGROUND_CONFIG: RunHeader['config'] = {
+  metrics: ['ex', 'soft-f1', 'ts'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0, fence: 'last', rewardFormula: 'ex',
+};
+
 /** Evaluates `items` of `run` (the caller holds its lock); `doneBefore` samples are stored already. */
 async function evaluateRun(ports: AppPorts, run: RunHeader, items: readonly EvalItem[], doneBefore: number, hooks: RunHooks): Promise<RunHeader> {
   const session = await ports.sessions.open(run, hooks.signal);
@@ -205,6 +213,45 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
       const ctx = await context();
       const run = await ctx.runs.get(runId);
       return databaseSchemas(ctx, run.dataset.databases, run.dataset.name);
+    },
+    async saveAttempt(req, hooks = {}) {
+      const ctx = await context();
+      const dataset = await ctx.datasets.get(req.datasetId);
+      const gold = dataset.gold[req.index];
+      const q = dataset.questions[req.index];
+      if (!gold) throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no question at position ${req.index} (it has ${dataset.gold.length})`);
+      const runs = await ctx.runs.list();
+      let run = runs.find((r) => r.dataset.id === dataset.id && r.source.kind === 'replay' && r.source.predictions.name === PLAYGROUND_SOURCE);
+      if (!run) {
+        run = newHeader(
+          ctx,
+          { name: `${dataset.name}: playground attempts`, subset: { description: 'attempts saved from the reward playground', indices: [] }, config: { ...PLAYGROUND_CONFIG } },
+          dataset,
+          { name: PLAYGROUND_SOURCE, ...(await ctx.pairing.hashText('')) },
+        );
+        run.status = 'done';
+        await ctx.runs.create(run, { items: [] });
+      }
+      const scratch = run;
+      return ctx.sessions.withLock(scratch.id, `run "${scratch.name}" is being written in another tab: try again in a moment`, async () => {
+        const inputs = (await ctx.runs.inputs(scratch.id)) ?? { items: [] };
+        const sample = inputs.items.filter((it) => it.index === req.index).length;
+        const item: EvalItem = {
+          index: req.index, questionId: q?.questionId ?? req.index, dbId: gold.dbId, difficulty: q?.difficulty ?? 'unknown',
+          predSql: req.sql, goldSql: gold.sql, extraction: { rule: 'sql-field', thinkStripped: false }, sample,
+        };
+        const doneBefore = inputs.items.length;
+        const items = [...inputs.items, item];
+        const indices = [...new Set([...scratch.subset.indices, req.index])].sort((a, b) => a - b);
+        const header: RunHeader = {
+          ...scratch, status: 'running', updatedAt: new Date().toISOString(),
+          subset: { ...scratch.subset, indices }, samplesPerQuestion: Math.max(scratch.samplesPerQuestion, sample + 1),
+        };
+        await ctx.runs.putInputs(scratch.id, { ...inputs, items });
+        await ctx.runs.put(header);
+        const finished = await evaluateRun(ctx, header, [item], doneBefore, hooks);
+        return { run: finished, index: req.index, sample };
+      });
     },
     async exportBatch(datasetId, req) {
       const ctx = await context();

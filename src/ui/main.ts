@@ -14,6 +14,7 @@ import { AppUpdate } from './app-update.svelte.ts';
 import { createBrowserStore } from './browser-store.ts';
 import { createPreviewService } from './preview-service.ts';
 import { createProbeService } from './probe/probe-service.ts';
+import { createPlaygroundService } from './playground/playground-service.ts';
 import './shell/theme.css';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
@@ -38,6 +39,11 @@ const services: WorkbenchServices = {
   previews: createPreviewService({
     dbSource: (run) => store.datasets.source(run.dataset.databases, run.dataset.name),
     createExecutor: (source) => createBrowserSqlPool(source, 1),
+  }),
+  playground: createPlaygroundService({
+    dbSource: (dataset) => store.datasets.source(dataset.databases, dataset.name),
+    suiteCache: (dataset) => store.datasets.suiteCache(dataset.databases),
+    createExecutor: (source, suiteCache) => createBrowserSqlPool(source, 1, suiteCache),
   }),
   probe: createProbeService({
     dbSource: (dataset) => store.datasets.source(dataset.databases, dataset.name),

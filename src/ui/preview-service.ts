@@ -11,6 +11,7 @@ import type { EvalItem } from '../core/types.ts';
 import { scoreRun } from '../core/run/score-run.ts';
 import type { PreviewService } from './workbench/services.ts';
 import { WorkbenchError } from '../core/errors.ts';
+import { oneAtATime } from './shell/one-at-a-time.ts';
 
 export interface PreviewPorts {
   /** The run's stored databases. */
@@ -22,7 +23,7 @@ export interface PreviewPorts {
 export function createPreviewService(ports: PreviewPorts): PreviewService {
   let pool: { runId: string; executor: SqlExecutor } | null = null;
   /** One preview at a time: the pool has one worker, and a newer request waits its turn. */
-  let queue: Promise<unknown> = Promise.resolve();
+  const serial = oneAtATime();
 
   const release = async () => {
     const p = pool;
@@ -32,7 +33,7 @@ export function createPreviewService(ports: PreviewPorts): PreviewService {
 
   return {
     preview(run, sample, rows) {
-      const job = queue.then(async () => {
+      return serial(async () => {
         if (pool?.runId !== run.id) {
           await release();
           pool = { runId: run.id, executor: ports.createExecutor(ports.dbSource(run)) };
@@ -57,13 +58,9 @@ export function createPreviewService(ports: PreviewPorts): PreviewService {
         if (!result) throw new WorkbenchError('INTERNAL', 'the SQL worker returned no result for the previewed item');
         return { preview, result };
       });
-      queue = job.catch(() => undefined);
-      return job;
     },
     release() {
-      const job = queue.then(release);
-      queue = job.catch(() => undefined);
-      return job;
+      return serial(release);
     },
   };
 }

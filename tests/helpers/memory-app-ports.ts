@@ -59,6 +59,8 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
       },
       get: runOrThrow,
       put: async (header) => void runs.set(header.id, header),
+      list: async () => [...runs.values()],
+      putInputs: async (runId, given) => void inputs.set(runId, given),
       inputs: async (runId) => inputs.get(runId),
       storedKeys: async (runId) => new Set(sorted(runId).map((s) => sampleKey(s))),
       samples: async (runId) => sorted(runId),

@@ -25,6 +25,8 @@ export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamp
       },
       get: (runId: string) => runOrThrow(idb, runId),
       put: async (header: RunHeader) => void (await idb.put('runs', header)),
+      list: () => idb.getAll('runs'),
+      putInputs: async (runId: string, inputs: { items: EvalItem[]; generation?: GenerationPlan }) => void (await idb.put('runInputs', { runId, ...inputs })),
       inputs: (runId: string) => idb.get('runInputs', runId),
       storedKeys: (runId: string) => storedKeys(idb, runId),
       samples: (runId: string) => allSamples(idb, runId),

@@ -6,6 +6,7 @@
 import { StoreError } from './errors.ts';
 import { chunkRange, type WorkbenchIdb } from './schema.ts';
 import { storeDbSource, storedDbIds } from './store-db-source.ts';
+import { idbSuiteCache } from './suite-cache.ts';
 import type { DatasetRepository, StoragePort } from './workbench-store.ts';
 import type { DatasetCard, DatasetRecord, StoreWorkers } from './records.ts';
 
@@ -86,6 +87,13 @@ export function createDatasetRepository(
     },
     source(databases, datasetName) {
       return storeDbSource(opened, databases, datasetName);
+    },
+    suiteCache(databases) {
+      const cache = opened.then((idb) => idbSuiteCache(idb, databases));
+      return {
+        get: async (dbId, spec) => (await cache).get(dbId, spec),
+        put: async (dbId, spec, suite) => (await cache).put(dbId, spec, suite),
+      };
     },
     async questionsWithDatabase(datasetId) {
       const idb = await opened;

@@ -216,3 +216,11 @@ export interface StoreWorkers {
   ): Promise<DatasetRecord>;
   importRunFile(job: { dbName: string; file: Blob; fileName: string }): Promise<RunHeader>;
 }
+
+/** A playground attempt to keep (RunService.saveAttempt). */
+export interface SaveAttemptRequest {
+  datasetId: string;
+  /** Gold position of the question. */
+  index: number;
+  sql: string;
+}

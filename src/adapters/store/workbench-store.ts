@@ -7,13 +7,14 @@
  */
 import type { Engine } from '../../core/engine/engine.ts';
 import type { DbSource } from '../sql-pool.ts';
+import type { SuiteCache } from '../../core/ts/suite.ts';
 import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
 import type { RunComparison } from '../../core/rl/compare.ts';
 import type { RunStatsView } from '../../core/rl/stats-view.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type {
   BatchExportFiles, BatchExportRequest, DatasetCard, DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult,
-  AnalysisProgress, GoldSelfTestResult, ImportProgress, ImportSource, ReplayCheck, RunHooks, RunRequest, SampleRubric, StorageInfo, StoredDatabase,
+  AnalysisProgress, GoldSelfTestResult, SaveAttemptRequest, ImportProgress, ImportSource, ReplayCheck, RunHooks, RunRequest, SampleRubric, StorageInfo, StoredDatabase,
 } from './records.ts';
 
 export type * from './records.ts';
@@ -39,6 +40,8 @@ export interface DatasetRepository {
   questionsWithDatabase(datasetId: string): Promise<number[]>;
   /** The stored databases of a dataset or run (db_id -> sha256) as the SQL pool reads them. */
   source(databases: Record<string, string>, datasetName: string): DbSource;
+  /** Where metric ts keeps the test suites of these databases (by sha256), as runs do. */
+  suiteCache(databases: Record<string, string>): SuiteCache;
 }
 
 /** Runs as stored: headers, samples in blocks, run files. */
@@ -90,6 +93,12 @@ export interface RunService {
   databaseSchemas(runId: string): Promise<Record<string, Record<string, string[]>>>;
   /** Scores the run's samples against a corrected-gold overlay too (issue 13): both totals and the items whose verdict changes. */
   compareGoldOverlay?(runId: string, overlay: { name: string; text: string }, signal?: AbortSignal): Promise<OverlayComparison>;
+  /**
+   * Stores a playground attempt as the next sample of its question in the dataset's scratch run
+   * (made on first use, named "<dataset>: playground attempts"), evaluated like any replay, so it
+   * shows in the explorer, the RL view and exports.
+   */
+  saveAttempt(req: SaveAttemptRequest, hooks?: RunHooks): Promise<{ run: RunHeader; index: number; sample: number }>;
   /** A generation plan as an OpenAI batch input JSONL and its plan file (or only some lines of an existing plan). */
   exportBatch(datasetId: string, req: BatchExportRequest): Promise<BatchExportFiles>;
 }

@@ -48,6 +48,7 @@ export function navGroups(route: Route, runId: string | null): NavGroup[] {
         { page: 'rl', label: 'RL', to: { page: 'rl', runId } },
         { page: 'compare', label: 'Compare', to: { page: 'compare', runIds: route.page === 'compare' ? route.runIds : [] } },
         { page: 'probe', label: 'Reward hacking', to: { page: 'probe', datasetId: null } },
+        { page: 'playground', label: 'Playground', to: { page: 'playground', datasetId: null, index: null } },
       ],
     },
   ];

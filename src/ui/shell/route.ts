@@ -22,7 +22,36 @@ export type Route =
   | { page: 'generate' }
   | { page: 'rubrics' }
   | { page: 'rubric-runs' }
-  | { page: 'probe'; datasetId: string | null };
+  | { page: 'probe'; datasetId: string | null }
+  /**
+   * The reward playground (`#/playground/<dataset>/<gold index>?sql=…&f=…&ts=1`): the editor's
+   * SQL, the reward formula and the TS switch ride in the address, so an attempt can be shared
+   * and survives a reload.
+   */
+  | { page: 'playground'; datasetId: string | null; index: number | null; attempt?: PlaygroundParams };
+
+/** The playground's editor state as the address carries it. */
+export interface PlaygroundParams {
+  sql: string;
+  formula: string;
+  ts: boolean;
+}
+
+export const DEFAULT_PLAYGROUND_FORMULA = 'ex';
+
+export function parsePlaygroundParams(search: string): PlaygroundParams {
+  const p = new URLSearchParams(search);
+  return { sql: p.get('sql') ?? '', formula: p.get('f') ?? DEFAULT_PLAYGROUND_FORMULA, ts: p.get('ts') === '1' };
+}
+
+export function playgroundParamsText(a: PlaygroundParams): string {
+  const p = new URLSearchParams();
+  if (a.sql !== '') p.set('sql', a.sql);
+  if (a.formula !== DEFAULT_PLAYGROUND_FORMULA) p.set('f', a.formula);
+  if (a.ts) p.set('ts', '1');
+  const text = p.toString();
+  return text ? '?' + text : '';
+}
 
 export interface ItemKey {
   index: number;
@@ -111,6 +140,11 @@ export function parseHash(hash: string): Route {
       return { page: 'generate' };
     case 'probe':
       return { page: 'probe', datasetId: parts[1] ?? null };
+    case 'playground': {
+      const index = /^\d+$/.test(parts[2] ?? '') ? Number(parts[2]) : null;
+      const route: Route = { page: 'playground', datasetId: parts[1] ?? null, index };
+      return search !== null ? { ...route, attempt: parsePlaygroundParams(search) } : route;
+    }
     default:
       return { page: 'demo' };
   }
@@ -144,5 +178,9 @@ export function routeHash(route: Route): string {
       return '#/generate';
     case 'probe':
       return route.datasetId ? `#/probe/${e(route.datasetId)}` : '#/probe';
+    case 'playground': {
+      const base = ['#/playground', ...(route.datasetId ? [e(route.datasetId)] : []), ...(route.datasetId && route.index !== null ? [String(route.index)] : [])].join('/');
+      return base + (route.attempt ? playgroundParamsText(route.attempt) : '');
+    }
   }
 }

@@ -7,6 +7,7 @@ import type { ProbeService } from '../probe/probe-service.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
 import type { RarRepository } from '../../adapters/judge/rar-store.ts';
+import type { PlaygroundService } from '../playground/playground-service.ts';
 
 /** Re-runs one stored sample in the SQL worker pool to show both result tables. */
 export interface PreviewService {
@@ -24,6 +25,8 @@ export interface RubricRepositories {
 export interface WorkbenchServices {
   store: WorkbenchStore;
   previews: PreviewService;
+  /** The reward playground's one-worker executor over a dataset's stored databases. */
+  playground: PlaygroundService;
   /** The reward-hacking probe over stored databases. */
   probe: ProbeService;
   /** The engines a policy or a judge can load. */

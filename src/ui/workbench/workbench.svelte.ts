@@ -23,6 +23,8 @@ import { RubricsState } from '../rubric/rubric-screen.svelte.ts';
 import { CompareView } from '../rl/compare-view.svelte.ts';
 import { RlView } from '../rl/rl-view.svelte.ts';
 import { WorkbenchError } from '../../core/errors.ts';
+import { PlaygroundState } from '../playground/playground-state.svelte.ts';
+import { routeHash } from '../shell/route.ts';
 
 export class Workbench {
   readonly services: WorkbenchServices;
@@ -71,6 +73,20 @@ export class Workbench {
   readonly #probe = new KeyedState(() => new ProbeState(this.services.probe));
   readonly #compare = new KeyedState(() => new CompareView(this.services.store), (v) => v.cancel());
   readonly #rl = new KeyedState((runId) => new RlView(runId, this.services.store), (v) => v.cancel());
+  readonly #playground = new KeyedState(
+    () =>
+      new PlaygroundState({
+        datasets: this.services.store.datasets,
+        service: this.services.store.service,
+        playground: this.services.playground,
+        writeAddress: (datasetId, index, attempt) => {
+          // The editor's state in the address, without a history entry per keystroke.
+          const hash = routeHash({ page: 'playground', datasetId, index, attempt });
+          if (location.hash !== hash) history.replaceState(null, '', hash);
+        },
+      }),
+    (s) => s.close(),
+  );
 
   /** The Generate screen's state, one for the page's life: a generation keeps going while the user looks elsewhere. */
   get generate(): GenerateState {
@@ -106,6 +122,11 @@ export class Workbench {
   closeView(view: RlView | CompareView): void {
     if (view instanceof RlView) this.#rl.release(view);
     else this.#compare.release(view);
+  }
+
+  /** The reward playground's state, one for the page's life; its page closes it (the worker is freed) on leaving. */
+  get playground(): PlaygroundState {
+    return this.#playground.get(PAGE_LIFE);
   }
 
   /** Loads what every screen lists; called once by the shell. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { navGroups } from '../../../src/ui/shell/nav-groups.ts';
 import { routeHash, type Page } from '../../../src/ui/shell/route.ts';
 
-const ALL_PAGES: Page[] = ['datasets', 'runs', 'run', 'items', 'generate', 'rubrics', 'rubric-runs', 'rl', 'compare', 'probe'];
+const ALL_PAGES: Page[] = ['datasets', 'runs', 'run', 'items', 'generate', 'rubrics', 'rubric-runs', 'rl', 'compare', 'probe', 'playground'];
 
 describe('navGroups', () => {
   it('groups every screen in the order of the journey: data, runs and results, generation, rubrics, analysis', () => {
@@ -13,7 +13,7 @@ describe('navGroups', () => {
       ['Runs', 'Dashboard', 'Items'],
       ['Generate'],
       ['Rubrics', 'Rubric runs'],
-      ['RL', 'Compare', 'Reward hacking'],
+      ['RL', 'Compare', 'Reward hacking', 'Playground'],
     ]);
     // Each top-level screen once (the first page is the brand link, outside the groups).
     expect(groups.flatMap((g) => g.links.map((l) => l.page)).sort()).toEqual([...ALL_PAGES].sort());

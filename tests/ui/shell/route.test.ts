@@ -50,4 +50,17 @@ describe('hash routes', () => {
     expect(parseHash('#/run/r/items/x')).toEqual({ page: 'items', runId: 'r', item: null });
     expect(parseHash('#/run/%E0%A4%A')).toEqual({ page: 'run', runId: '%E0%A4%A' });
   });
+
+  it("reads and writes the playground's question and editor state (SQL, formula, TS) in the address", () => {
+    const sql = "SELECT name FROM t WHERE x = 'a & b' -- ?#";
+    const r = { page: 'playground' as const, datasetId: 'd 1', index: 42, attempt: { sql, formula: '0.9 * ex + 0.1 * format', ts: true } };
+    const hash = routeHash(r);
+    expect(hash.startsWith('#/playground/d%201/42?')).toBe(true);
+    expect(parseHash(hash)).toEqual(r);
+    // The defaults are left out; a bare playground and a dataset without a question parse.
+    expect(routeHash({ page: 'playground', datasetId: 'd', index: 3, attempt: { sql: '', formula: 'ex', ts: false } })).toBe('#/playground/d/3');
+    expect(parseHash('#/playground')).toEqual({ page: 'playground', datasetId: null, index: null });
+    expect(parseHash('#/playground/d')).toEqual({ page: 'playground', datasetId: 'd', index: null });
+    expect(parseHash('#/playground/d/x')).toEqual({ page: 'playground', datasetId: 'd', index: null });
+  });
 });

@@ -1,0 +1,64 @@
+/**
+ * The reward playground's executor: one sql.js worker over a stored dataset's databases, kept
+ * while the playground is open (a database is loaded once, not per keystroke), with the test
+ * suites of metric ts cached in IndexedDB as runs cache them. Each attempt goes through the
+ * core's `tryAttempt` (src/core/playground/try-attempt.ts): the same loop and annotations as a
+ * run. An attempt that is cancelled (the next keystroke) terminates the worker; the next one
+ * starts a fresh worker.
+ */
+import type { DbSource } from '../../adapters/sql-pool.ts';
+import type { DatasetRecord } from '../../adapters/store/workbench-store.ts';
+import type { EvalEvent, SqlExecutor } from '../../core/eval/executor.ts';
+import { tryAttempt, type AttemptReport, type AttemptRequest } from '../../core/playground/try-attempt.ts';
+import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';
+import type { SuiteCache } from '../../core/ts/suite.ts';
+import { oneAtATime } from '../shell/one-at-a-time.ts';
+
+export interface PlaygroundPorts {
+  dbSource: (dataset: DatasetRecord) => DbSource;
+  suiteCache: (dataset: DatasetRecord) => SuiteCache;
+  /** A one-worker SQL pool over them. */
+  createExecutor: (source: DbSource, suiteCache: SuiteCache) => SqlExecutor;
+}
+
+export interface PlaygroundService {
+  attempt(dataset: DatasetRecord, req: AttemptRequest, hooks?: { signal?: AbortSignal; onEvent?: (e: EvalEvent) => void }): Promise<AttemptReport>;
+  /** Frees the worker (leaving the playground). */
+  release(): Promise<void>;
+}
+
+export function createPlaygroundService(ports: PlaygroundPorts): PlaygroundService {
+  let pool: { datasetId: string; executor: SqlExecutor } | null = null;
+  /** Database facts (SQLite version, column types) by dataset and db_id: read once. */
+  const facts = new Map<string, DbFacts>();
+  const serial = oneAtATime();
+
+  const release = async () => {
+    const p = pool;
+    pool = null;
+    await p?.executor.dispose().catch(() => undefined);
+  };
+
+  return {
+    attempt(dataset, req, hooks = {}) {
+      return serial(async () => {
+        hooks.signal?.throwIfAborted();
+        if (pool?.datasetId !== dataset.id) {
+          await release();
+          pool = { datasetId: dataset.id, executor: ports.createExecutor(ports.dbSource(dataset), ports.suiteCache(dataset)) };
+        }
+        const executor = pool.executor;
+        const key = `${dataset.id}/${req.question.dbId}`;
+        let known = facts.get(key);
+        if (!known) {
+          known = await readDbFacts(executor, [req.question.dbId], hooks.signal);
+          if (known.sqliteVersion !== null) facts.set(key, known);
+        }
+        return tryAttempt(executor, req, { signal: hooks.signal, onEvent: hooks.onEvent, facts: known });
+      });
+    },
+    release() {
+      return serial(release);
+    },
+  };
+}

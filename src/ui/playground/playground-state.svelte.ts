@@ -1,0 +1,337 @@
+/**
+ * The reward playground's state: one question of a stored dataset, the SQL being edited, and
+ * every signal of its last attempt (src/core/playground). Typing runs the attempt after a short
+ * pause; an attempt still running when the next one is due is cancelled (its worker is
+ * terminated), so a runaway query never holds the editor. The SQL, the formula and the TS
+ * switch are written into the address (replaceState: a keystroke is not a history entry).
+ */
+import { errorMessage, isCancellation } from '../../core/errors.ts';
+import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from '../../core/eval/constants.ts';
+import type { MetricName } from '../../core/eval/executor.ts';
+import type { AttemptReport, PlaygroundQuestion } from '../../core/playground/try-attempt.ts';
+import { tourSteps, type TourStep } from '../../core/playground/tour.ts';
+import type { DatasetRecord, DatasetRepository, RunService } from '../../adapters/store/workbench-store.ts';
+import { DEFAULT_PLAYGROUND_FORMULA, type PlaygroundParams } from '../shell/route.ts';
+import type { PlaygroundService } from './playground-service.ts';
+
+/** Pause after the last keystroke before the attempt runs. */
+export const TYPING_PAUSE_MS = 350;
+/** An attempt running longer than this is cancelled by the next keystroke; a quicker one may finish. */
+export const LONG_ATTEMPT_MS = 300;
+/** First rows of each side shown and explained. */
+export const PLAYGROUND_ROWS = 50;
+
+/** Tricks that can win: the tour looks for a question of the dataset on which each does. */
+const WINNABLE = new Set(['empty', 'select-null', 'delete-table', 'temp-shadow', 'update-null']);
+/** Questions (with a stored database) the tour tries per trick before it gives up. */
+export const TOUR_SCAN = 40;
+
+export interface TourOutcome {
+  step: TourStep;
+  /** The question the step ran on: the open one, or for a trick that can win, the first where it does. */
+  question: PlaygroundQuestion;
+  /** Questions tried for this step. */
+  tried: number;
+  official: AttemptReport | null;
+  error: string | null;
+}
+
+export interface PlaygroundDeps {
+  datasets: Pick<DatasetRepository, 'list' | 'get'>;
+  service: Pick<RunService, 'saveAttempt'>;
+  playground: PlaygroundService;
+  /** Writes the editor's state into the address. */
+  writeAddress: (datasetId: string, index: number, params: PlaygroundParams) => void;
+}
+
+/** The question at gold position `i` of the dataset, as the playground needs it. */
+function questionAt(ds: DatasetRecord, i: number): PlaygroundQuestion | null {
+  const gold = ds.gold[i];
+  if (!gold) return null;
+  const q = ds.questions[i];
+  return {
+    index: i, questionId: q?.questionId ?? i, dbId: gold.dbId, difficulty: q?.difficulty ?? 'unknown',
+    goldSql: gold.sql, question: q?.question ?? null, evidence: q?.evidence ?? '',
+  };
+}
+
+export class PlaygroundState {
+  readonly #deps: PlaygroundDeps;
+  #datasets = $state.raw<DatasetRecord[]>([]);
+  #dataset = $state.raw<DatasetRecord | null>(null);
+  #index = $state<number | null>(null);
+  #sql = $state('');
+  #formula = $state(DEFAULT_PLAYGROUND_FORMULA);
+  #ts = $state(false);
+  #rves = $state(false);
+  #report = $state.raw<AttemptReport | null>(null);
+  /** The SQL the report is for (the editor may have moved on). */
+  #reportSql = $state<string | null>(null);
+  #running = $state(false);
+  #progress = $state<string | null>(null);
+  #error = $state<string | null>(null);
+  #tour = $state.raw<TourOutcome[] | null>(null);
+  #touring = $state(false);
+  #saving = $state(false);
+  #saved = $state.raw<{ runId: string; index: number; sample: number } | null>(null);
+  #saveError = $state<string | null>(null);
+  #controller: AbortController | null = null;
+  #startedAt = 0;
+  /** Attempts cancelled while their SQL ran (a newer attempt was due). */
+  #cancelled = $state(0);
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #seq = 0;
+
+  constructor(deps: PlaygroundDeps) {
+    this.#deps = deps;
+  }
+
+  get datasets(): readonly DatasetRecord[] {
+    return this.#datasets;
+  }
+  get dataset(): DatasetRecord | null {
+    return this.#dataset;
+  }
+  get index(): number | null {
+    return this.#index;
+  }
+  get question(): PlaygroundQuestion | null {
+    const ds = this.#dataset;
+    const i = this.#index;
+    return ds && i !== null ? questionAt(ds, i) : null;
+  }
+  /** The question's database is stored (an attempt can run). */
+  get hasDatabase(): boolean {
+    const q = this.question;
+    return !!q && !!this.#dataset?.databases[q.dbId];
+  }
+  get sql(): string {
+    return this.#sql;
+  }
+  get formula(): string {
+    return this.#formula;
+  }
+  get ts(): boolean {
+    return this.#ts;
+  }
+  get rves(): boolean {
+    return this.#rves;
+  }
+  get report(): AttemptReport | null {
+    return this.#report;
+  }
+  /** The report shown was made for another SQL than the editor's (an attempt is due or running). */
+  get stale(): boolean {
+    return this.#report !== null && this.#reportSql !== this.#sql;
+  }
+  get cancelled(): number {
+    return this.#cancelled;
+  }
+  get running(): boolean {
+    return this.#running;
+  }
+  get progress(): string | null {
+    return this.#progress;
+  }
+  get error(): string | null {
+    return this.#error;
+  }
+  get tour(): readonly TourOutcome[] | null {
+    return this.#tour;
+  }
+  get touring(): boolean {
+    return this.#touring;
+  }
+  get saving(): boolean {
+    return this.#saving;
+  }
+  get saved(): { runId: string; index: number; sample: number } | null {
+    return this.#saved;
+  }
+  get saveError(): string | null {
+    return this.#saveError;
+  }
+  get tourSteps(): TourStep[] {
+    const q = this.question;
+    return q ? tourSteps({ goldSql: q.goldSql, question: q.question }) : [];
+  }
+
+  /** Lists the datasets (for the picker) and opens the route's question with its editor state. */
+  async open(datasetId: string | null, index: number | null, params: PlaygroundParams | undefined): Promise<void> {
+    this.#datasets = await this.#deps.datasets.list();
+    const ds = (datasetId ? await this.#deps.datasets.get(datasetId) : undefined) ?? null;
+    const changed = ds?.id !== this.#dataset?.id || index !== this.#index;
+    this.#dataset = ds;
+    this.#index = ds && index !== null && index < ds.gold.length ? index : null;
+    if (changed) {
+      this.#tour = null;
+      this.#saved = null;
+      this.#report = null;
+      this.#reportSql = null;
+    }
+    const q = this.question;
+    if (!q) return;
+    const sql = params ? params.sql : changed ? q.goldSql : this.#sql;
+    const same = params ? sql === this.#sql && params.formula === this.#formula && params.ts === this.#ts : !changed;
+    if (params) {
+      this.#formula = params.formula;
+      this.#ts = params.ts;
+    }
+    this.#sql = sql;
+    if (!same || this.#report === null) this.#schedule(0);
+  }
+
+  setSql(sql: string): void {
+    if (sql === this.#sql) return;
+    this.#sql = sql;
+    this.#saved = null;
+    this.#schedule(TYPING_PAUSE_MS);
+  }
+  setFormula(formula: string): void {
+    this.#formula = formula;
+    this.#schedule(TYPING_PAUSE_MS);
+  }
+  setTs(on: boolean): void {
+    this.#ts = on;
+    this.#schedule(0);
+  }
+  setRves(on: boolean): void {
+    this.#rves = on;
+    this.#schedule(0);
+  }
+  #metrics(): MetricName[] {
+    return [...(this.#ts ? (['ts'] as const) : []), ...(this.#rves ? (['r-ves'] as const) : [])];
+  }
+
+  #request(q: PlaygroundQuestion, sql: string) {
+    return {
+      question: q, sql, metrics: this.#metrics(), timeoutMs: OFFICIAL_TIMEOUT_MS, vesIterations: OFFICIAL_VES_ITERATIONS,
+      formula: this.#formula, previewRows: PLAYGROUND_ROWS,
+    };
+  }
+
+  #schedule(ms: number): void {
+    const ds = this.#dataset;
+    const i = this.#index;
+    if (ds && i !== null) this.#deps.writeAddress(ds.id, i, { sql: this.#sql, formula: this.#formula, ts: this.#ts });
+    if (this.#timer) clearTimeout(this.#timer);
+    // A long attempt is cancelled at once (its worker is terminated): its result is outdated. A
+    // quick one may finish; the next attempt cancels it if it still runs when it starts.
+    if (this.#controller && performance.now() - this.#startedAt > LONG_ATTEMPT_MS) this.#controller.abort();
+    this.#timer = setTimeout(() => void this.#run(), ms);
+  }
+
+  async #run(): Promise<void> {
+    this.#timer = null;
+    const ds = this.#dataset;
+    const q = this.question;
+    if (!ds || !q || !this.hasDatabase) return;
+    this.#controller?.abort();
+    const seq = ++this.#seq;
+    const controller = new AbortController();
+    this.#controller = controller;
+    this.#startedAt = performance.now();
+    const sql = this.#sql;
+    this.#running = true;
+    this.#progress = null;
+    try {
+      const report = await this.#deps.playground.attempt(ds, this.#request(q, sql), {
+        signal: controller.signal,
+        onEvent: (e) => {
+          if (seq !== this.#seq) return;
+          if (e.type === 'suite-progress') this.#progress = `building the test suite of ${e.dbId}: ${e.done} of ${e.total} candidate databases`;
+          else if (e.type === 'db-loaded') this.#progress = `database ${e.dbId} loaded`;
+        },
+      });
+      if (seq !== this.#seq) return;
+      this.#report = report;
+      this.#reportSql = sql;
+      this.#error = null;
+    } catch (err) {
+      if (controller.signal.aborted || isCancellation(err)) {
+        this.#cancelled++;
+        return;
+      }
+      if (seq !== this.#seq) return;
+      this.#error = errorMessage(err);
+    } finally {
+      if (seq === this.#seq) {
+        this.#running = false;
+        this.#progress = null;
+        this.#controller = null;
+      }
+    }
+  }
+
+  /**
+   * Runs every tour step (official semantics, read-only when it writes, TS when on): the rewrites
+   * and the tricks that cannot win on the open question, each trick that can win on the first of
+   * the dataset's questions (the open one first, then up to TOUR_SCAN with a stored database)
+   * where it does, so a student sees it earn its reward on a real question.
+   */
+  async runTour(): Promise<void> {
+    const ds = this.#dataset;
+    const here = this.question;
+    if (!ds || !here || this.#touring) return;
+    this.#touring = true;
+    const others = ds.gold
+      .map((_, i) => i)
+      .filter((i) => i !== here.index && !!ds.databases[ds.gold[i]!.dbId])
+      .slice(0, TOUR_SCAN - 1)
+      .map((i) => questionAt(ds, i)!);
+    const out: TourOutcome[] = [];
+    try {
+      for (const first of tourSteps(here)) {
+        const candidates: PlaygroundQuestion[] = WINNABLE.has(first.id) ? [here, ...others] : [here];
+        let outcome: TourOutcome | null = null;
+        /** The step on the open question, shown when it wins nowhere. */
+        let onHere: TourOutcome | null = null;
+        let tried = 0;
+        for (const q of candidates) {
+          const step: TourStep | undefined = q === here ? first : tourSteps({ goldSql: q.goldSql, question: q.question }).find((s) => s.id === first.id);
+          if (!step) continue;
+          tried++;
+          try {
+            outcome = { step, question: q, tried, official: await this.#deps.playground.attempt(ds, { ...this.#request(q, step.sql), census: false }), error: null };
+          } catch (err) {
+            outcome = { step, question: q, tried, official: null, error: errorMessage(err) };
+          }
+          if (q === here) onHere = outcome;
+          if (outcome.official?.record.ex === 1) break;
+        }
+        if (outcome && outcome.official?.record.ex !== 1 && onHere) outcome = { ...onHere, tried };
+        if (outcome) out.push(outcome);
+        this.#tour = [...out];
+      }
+    } finally {
+      this.#touring = false;
+    }
+  }
+
+  /** Keeps the editor's SQL as a sample of the dataset's scratch run. */
+  async save(): Promise<void> {
+    const ds = this.#dataset;
+    const i = this.#index;
+    if (!ds || i === null || this.#saving) return;
+    this.#saving = true;
+    this.#saveError = null;
+    try {
+      const r = await this.#deps.service.saveAttempt({ datasetId: ds.id, index: i, sql: this.#sql });
+      this.#saved = { runId: r.run.id, index: r.index, sample: r.sample };
+    } catch (err) {
+      this.#saveError = errorMessage(err);
+    } finally {
+      this.#saving = false;
+    }
+  }
+
+  /** Leaving the playground: nothing keeps running, the worker is freed. */
+  close(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#controller?.abort();
+    this.#seq++;
+    this.#running = false;
+    void this.#deps.playground.release();
+  }
+}
