@@ -46,7 +46,7 @@ export const usage = `usage: npm run --silent cli -- series --completions DIR|FI
 const DUMP_FILE = /\.(jsonl|json|eval)$/i;
 
 /** The dump files of the inputs: a folder's files (and its subfolders': lm-eval writes one per checkpoint folder), hidden and temporary files left out. */
-async function listFiles(inputs: readonly string[]): Promise<Array<{ file: string; name: string }>> {
+async function listFiles(inputs: readonly string[], outputs: ReadonlySet<string> = new Set()): Promise<Array<{ file: string; name: string }>> {
   const out: Array<{ file: string; name: string }> = [];
   for (const input of inputs) {
     const st = await stat(input).catch(() => null);
@@ -59,7 +59,8 @@ async function listFiles(inputs: readonly string[]): Promise<Array<{ file: strin
     for (const rel of entries) {
       if (!DUMP_FILE.test(rel) || rel.split(/[\\/]/).some((s) => s.startsWith('.'))) continue;
       const file = path.join(input, rel);
-      if ((await stat(file)).isFile()) out.push({ file, name: rel });
+      // The command's own outputs may sit in the folder it reads: they are not dumps.
+      if (!outputs.has(path.resolve(file)) && (await stat(file).catch(() => null))?.isFile()) out.push({ file, name: rel });
     }
   }
   return out;
@@ -195,6 +196,8 @@ export async function run(argv: string[]): Promise<number> {
   const dataset = path.basename(values.dataset!);
   let series: Series = { id: randomUUID(), name: path.basename(values.completions[0]!), createdAt: new Date().toISOString(), dataset, stepRule: rule?.name ?? DEFAULT_STEP_RULE_TEXT, steps: [] };
   const extras = new Map<number, StepExtra>();
+  const outputs = new Set([values.out, values.csv, values.csv && companion(values.csv), values.parquet, values.parquet && companion(values.parquet), values['series-out']]
+    .filter((f): f is string => typeof f === 'string' && f !== '').map((f) => path.resolve(f)));
 
   const writeOutputs = async () => {
     const report = seriesReport(series);
@@ -235,14 +238,14 @@ export async function run(argv: string[]): Promise<number> {
 
   try {
     if (!values.watch) {
-      for (const { file, name } of await listFiles(values.completions)) await addFile(file, name);
+      for (const { file, name } of await listFiles(values.completions, outputs)) await addFile(file, name);
       if (series.steps.length === 0) throw new WorkbenchError('MISMATCH', 'no step had a row matching a question of the dataset: nothing was evaluated', '--completions');
     } else {
       const sizes = new Map<string, number>();
       const done = new Set<string>();
       process.stderr.write(`watching ${values.completions.join(', ')} every ${pollMs} ms; a file is evaluated once its size is the same at two polls; Ctrl-C stops\n`);
       while (!stop.signal.aborted) {
-        for (const { file, name } of await listFiles(values.completions)) {
+        for (const { file, name } of await listFiles(values.completions, outputs)) {
           if (done.has(file) || stop.signal.aborted) continue;
           const size = (await stat(file).catch(() => null))?.size ?? -1;
           if (size > 0 && sizes.get(file) === size) {
