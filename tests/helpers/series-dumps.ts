@@ -32,12 +32,12 @@ const norm = (s: string) => s.replace(/\s+/g, ' ').trim().replace(/;$/, '').toLo
 
 export const stepOf = (i: number) => (i + 1) * 100;
 
-/** The verl lines of prediction file `i` (0-based) as step stepOf(i). */
-export function verlLines(i: number): string[] {
+/** The verl lines of prediction file `i` (0-based) as step stepOf(i), for the questions on `dbs`. */
+export function verlLines(i: number, dbs: readonly string[] = PRESENT_DBS): string[] {
   const preds = JSON.parse(readFileSync(PREDICTION_FILES[i]!, 'utf8')) as Record<string, string>;
   const step = stepOf(i);
   return questions.flatMap((q, index) => {
-    if (!PRESENT_DBS.includes(q.db_id)) return [];
+    if (!dbs.includes(q.db_id)) return [];
     const sql = (preds[String(index)] ?? '').split(BIRD_SEPARATOR)[0]!.trim();
     const input = `<|im_start|>system\nYou write SQLite for the database ${q.db_id}.<|im_end|>\n<|im_start|>user\nQuestion: ${q.question}\nEvidence: ${q.evidence}<|im_end|>\n<|im_start|>assistant\n`;
     const output = `\`\`\`sql\n${sql}\n\`\`\``;
@@ -46,11 +46,11 @@ export function verlLines(i: number): string[] {
 }
 
 /** Writes `<step>.jsonl` for the given prediction files into `dir`; returns the paths. */
-export function writeVerlDumps(dir: string, which: readonly number[]): string[] {
+export function writeVerlDumps(dir: string, which: readonly number[], dbs: readonly string[] = PRESENT_DBS): string[] {
   mkdirSync(dir, { recursive: true });
   return which.map((i) => {
     const file = path.join(dir, `${stepOf(i)}.jsonl`);
-    writeFileSync(file, verlLines(i).join('\n') + '\n');
+    writeFileSync(file, verlLines(i, dbs).join('\n') + '\n');
     return file;
   });
 }
