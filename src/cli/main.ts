@@ -8,6 +8,7 @@ import * as goldCheckCommand from './commands/gold-check.ts';
 import * as mergeCommand from './commands/merge.ts';
 import * as harnessCommand from './commands/harness.ts';
 import * as probeCommand from './commands/probe.ts';
+import * as seriesCommand from './commands/series.ts';
 import * as rubricCommand from './commands/rubric.ts';
 import * as statsCommand from './commands/stats.ts';
 
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, Command> = {
   eval: { summary: 'execute predictions and gold SQL against BIRD-layout databases and score them', ...evalCommand },
   'gold-check': { summary: 'gold self-test with gold checks: golds that fail, return no rows, count where a list is asked (or the reverse), use the date', ...goldCheckCommand },
   harness: { summary: 'evaluate completions dumped by verl, lm-evaluation-harness or Inspect as runs (one per step)', ...harnessCommand },
+  series: { summary: 'a training run: checkpoint dumps as one series, per-step curves, learned / forgotten questions, warnings; --watch follows a folder', ...seriesCommand },
   rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...rubricCommand },
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
   compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },

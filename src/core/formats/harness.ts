@@ -50,6 +50,8 @@ export interface HarnessRun {
   unmatched: Array<{ where: string; reason: string }>;
   /** Mean of the rows' own scores (verl `score`, the harness's first metric), when they carry one. */
   ownScore: number | null;
+  /** Per question id, the own score of each of its completions in sample order (null where its row had none). */
+  sampleScores: Map<number, Array<number | null>>;
 }
 
 /** Which format a first record looks like, or null. */
@@ -196,7 +198,7 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
   for (const row of rows) {
     let run = runs.get(row.step);
     if (!run) {
-      run = { step: row.step, records: [], rows: 0, byRule: { question_id: 0, 'question text': 0, 'gold SQL': 0 }, unmatched: [], ownScore: null, samples: new Map(), scores: [] };
+      run = { step: row.step, records: [], rows: 0, byRule: { question_id: 0, 'question text': 0, 'gold SQL': 0 }, unmatched: [], ownScore: null, sampleScores: new Map(), samples: new Map(), scores: [] };
       runs.set(row.step, run);
     }
     run.rows += 1;
@@ -222,6 +224,7 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
     }
     run.byRule[rule!] += 1;
     run.samples.set(q.questionId, [...(run.samples.get(q.questionId) ?? []), ...row.completions]);
+    run.sampleScores.set(q.questionId, [...(run.sampleScores.get(q.questionId) ?? []), ...row.completions.map(() => row.score ?? null)]);
   }
   return [...runs.values()]
     .sort((a, b) => (a.step ?? 0) - (b.step ?? 0))

@@ -1,0 +1,72 @@
+/**
+ * The series file: a whole training run as one versioned JSON file, to open on another machine.
+ * `{"format": "rlvr-workbench-series", "version": 1, "series": {...}, "steps": [{"step",
+ * "wallTime", "source", "trainerScores", "run": <a run file>}]}`: each step's run is a complete
+ * run file (src/core/run/types.ts, RUN_FILE_FORMAT) and is read by the run file's own reader.
+ */
+import { WorkbenchError } from '../errors.ts';
+import { parseJsonText } from '../formats/questions.ts';
+import { parseRunFile } from '../run/run-file.ts';
+import { JsonReader } from '../run/validate.ts';
+import type { Series, SeriesStep } from './model.ts';
+
+export const SERIES_FILE_FORMAT = 'rlvr-workbench-series';
+export const SERIES_FILE_VERSION = 1;
+
+export interface SeriesFile {
+  format: typeof SERIES_FILE_FORMAT;
+  version: typeof SERIES_FILE_VERSION;
+  series: Omit<Series, 'steps'>;
+  steps: SeriesStep[];
+}
+
+export function toSeriesFile(series: Series): SeriesFile {
+  const { steps, ...header } = series;
+  return { format: SERIES_FILE_FORMAT, version: SERIES_FILE_VERSION, series: header, steps };
+}
+
+export function seriesFileJson(series: Series): string {
+  return JSON.stringify(toSeriesFile(series)) + '\n';
+}
+
+/** Reads and validates a series file; errors name the file and the field. */
+export function parseSeriesFile(text: string, fileName: string): Series {
+  const data = parseJsonText(text.replace(/^\uFEFF/, ''), fileName);
+  const r = new JsonReader(fileName);
+  const top = r.obj(data, 'the file');
+  if (top.format !== SERIES_FILE_FORMAT) {
+    throw new WorkbenchError('BAD_FORMAT', `not a series file: expected {"format": "${SERIES_FILE_FORMAT}", "version": ${SERIES_FILE_VERSION}, "series": {...}, "steps": [...]}`, fileName);
+  }
+  if (top.version !== SERIES_FILE_VERSION) {
+    const newer = typeof top.version === 'number' && top.version > SERIES_FILE_VERSION;
+    throw new WorkbenchError('BAD_FORMAT', newer
+      ? `series file version ${top.version} was written by a newer workbench; this one reads version ${SERIES_FILE_VERSION}`
+      : `version must be ${SERIES_FILE_VERSION}, found ${JSON.stringify(top.version)}`, fileName);
+  }
+  const h = r.obj(top.series, 'series');
+  const header = {
+    id: r.str(h, 'id', 'series'),
+    name: r.str(h, 'name', 'series'),
+    createdAt: r.str(h, 'createdAt', 'series'),
+    dataset: r.str(h, 'dataset', 'series'),
+    stepRule: r.str(h, 'stepRule', 'series'),
+  };
+  const steps = r.arr(top.steps, 'steps').map((v, i): SeriesStep => {
+    const path = `steps[${i}]`;
+    const o = r.obj(v, path);
+    const step = r.int(o, 'step', path);
+    const wallTime = r.nullable(o, 'wallTime', path, r.str);
+    const source = r.str(o, 'source', path);
+    // The step's run is a run file: its own reader validates it, errors naming the step.
+    const run = parseRunFile(JSON.stringify(r.obj(o.run, `${path}.run`)), `${fileName} ${path}.run`);
+    const scores = r.arr(o.trainerScores, `${path}.trainerScores`).map((x, j) =>
+      x === null || (typeof x === 'number' && Number.isFinite(x)) ? x : r.fail(`${path}.trainerScores[${j}]`, 'a finite number or null', x));
+    if (scores.length !== run.samples.length) r.fail(`${path}.trainerScores`, `one entry per sample of the step's run (${run.samples.length})`, scores);
+    if (i > 0) {
+      const prev = (top.steps as Array<{ step: unknown }>)[i - 1]!.step as number;
+      if (step <= prev) r.fail(`${path}.step`, `greater than the previous step (${prev}): steps are in increasing order, each once`, step);
+    }
+    return { step, wallTime, source, run, trainerScores: scores };
+  });
+  return { ...header, steps };
+}

@@ -1,0 +1,308 @@
+/**
+ * Statistics of a series over its steps (docs/series.md defines every number): per-step curves,
+ * per-question dynamics with buckets, and warnings with the step where each starts. Pure: the
+ * CLI and the app's analysis worker call the same functions on the same samples.
+ */
+import type { MetricName } from '../eval/executor.ts';
+import { summarize } from '../eval/summary.ts';
+import { majorityVote, voteGroups } from '../rl/majority.ts';
+import { passAtK } from '../rl/pass-at-k.ts';
+import { mulberry32 } from '../rl/rng.ts';
+import type { PromptStats } from '../rl/run-stats.ts';
+import type { SampleRecord } from '../run/types.ts';
+import type { Difficulty } from '../types.ts';
+import type { Series } from './model.ts';
+
+/** Seed of maj@n's tie-break (the `stats` command's default), consumed in gold order at every step. */
+export const SERIES_MAJ_SEED = 0;
+
+export interface StepInput {
+  step: number;
+  samples: readonly SampleRecord[];
+  /** Parallel to `samples`. */
+  trainerScores: readonly (number | null)[];
+  metrics: readonly MetricName[];
+}
+
+export interface StepStats {
+  step: number;
+  /** Scored questions (database present) and their samples. */
+  questions: number;
+  samples: number;
+  /** Smallest and largest samples per question. */
+  nMin: number;
+  nMax: number;
+  /** EX in percent, exactly the summary's (each question averages its samples first). */
+  ex: number | null;
+  /** TS in percent when metric ts ran, else null. */
+  ts: number | null;
+  /** Percent of questions: mean of c/n; mean of pass@n (at least one sample right); the seeded majority vote's EX. */
+  passAt1: number;
+  passAtN: number;
+  majAtN: number;
+  /** Percent of questions whose samples are all right, all wrong, or mixed (the first two are the zero-variance share). */
+  allRight: number;
+  allWrong: number;
+  mixed: number;
+  zeroVariance: number;
+  /** Mean over questions of distinct results among the samples that voted (resultKey; a diversity proxy). */
+  resultGroups: number;
+  /** Mean characters per completion (the SQL when the sample kept no completion). */
+  completionChars: number;
+  /** Samples: no SQL found, SQLite error, timeout, prediction changed the database. */
+  extractionFailures: number;
+  errors: number;
+  timeouts: number;
+  writes: number;
+  /** Samples EX accepts and TS rejects; null when ts did not run. */
+  exOnly: number | null;
+  /** Samples EX accepts where gold and prediction both return no rows. */
+  emptyResultPasses: number;
+  /** Mean of the trainer's own score over the samples that have one; null when none has. */
+  trainerReward: number | null;
+}
+
+type QuestionCell = Pick<PromptStats, 'index' | 'questionId' | 'dbId' | 'difficulty' | 'n' | 'correct'>;
+
+const percent = (x: number, of: number) => (of === 0 ? 0 : (x / of) * 100);
+
+function byQuestion(samples: readonly SampleRecord[]): Map<number, SampleRecord[]> {
+  const out = new Map<number, SampleRecord[]>();
+  for (const s of samples) {
+    const list = out.get(s.index);
+    if (list) list.push(s);
+    else out.set(s.index, [s]);
+  }
+  return new Map([...out].sort((a, b) => a[0] - b[0]));
+}
+
+/** The numbers of one step over its scored samples (a missing database leaves its samples out, as the summary does). */
+export function stepStats(input: StepInput): StepStats {
+  const scoredAt: number[] = [];
+  input.samples.forEach((s, i) => s.status !== 'missing-db' && scoredAt.push(i));
+  const samples = scoredAt.map((i) => input.samples[i]!);
+  const summary = summarize(samples, input.metrics).byDifficulty.total;
+  const questions = byQuestion(samples);
+  const rng = mulberry32(SERIES_MAJ_SEED);
+  let passAt1 = 0, passAtN = 0, majAtN = 0, allRight = 0, allWrong = 0, groupSum = 0;
+  let nMin = Infinity, nMax = 0;
+  for (const qs of questions.values()) {
+    const n = qs.length;
+    const c = qs.filter((s) => s.ex === 1).length;
+    nMin = Math.min(nMin, n);
+    nMax = Math.max(nMax, n);
+    passAt1 += c / n;
+    passAtN += passAtK(n, c, n);
+    const { groups } = voteGroups(qs);
+    majAtN += majorityVote(groups, rng).score;
+    groupSum += groups.length;
+    if (c === n) allRight++;
+    else if (c === 0) allWrong++;
+  }
+  const q = questions.size;
+  let chars = 0, extractionFailures = 0, errors = 0, timeouts = 0, writes = 0, exOnly = 0, empty = 0;
+  for (const s of samples) {
+    chars += (s.completion ?? s.sql).length;
+    if (s.extraction.rule === 'none') extractionFailures++;
+    if (s.status === 'error') errors++;
+    if (s.status === 'timeout') timeouts++;
+    if (s.mutatedDb) writes++;
+    if (s.ex === 1 && s.ts === 0) exOnly++;
+    if (s.ex === 1 && s.goldRowCount === 0 && s.predRowCount === 0) empty++;
+  }
+  const own = scoredAt.map((i) => input.trainerScores[i]).filter((x): x is number => typeof x === 'number');
+  return {
+    step: input.step,
+    questions: q,
+    samples: samples.length,
+    nMin: q === 0 ? 0 : nMin,
+    nMax,
+    ex: summary.ex,
+    ts: summary.ts ?? null,
+    passAt1: percent(passAt1, q),
+    passAtN: percent(passAtN, q),
+    majAtN: percent(majAtN, q),
+    allRight: percent(allRight, q),
+    allWrong: percent(allWrong, q),
+    mixed: percent(q - allRight - allWrong, q),
+    zeroVariance: percent(allRight + allWrong, q),
+    resultGroups: q === 0 ? 0 : groupSum / q,
+    completionChars: samples.length === 0 ? 0 : chars / samples.length,
+    extractionFailures,
+    errors,
+    timeouts,
+    writes,
+    exOnly: input.metrics.includes('ts') ? exOnly : null,
+    emptyResultPasses: empty,
+    trainerReward: own.length === 0 ? null : own.reduce((a, x) => a + x, 0) / own.length,
+  };
+}
+
+export const BUCKETS = ['unstable', 'always', 'never', 'learned', 'forgotten'] as const;
+export type Bucket = (typeof BUCKETS)[number];
+
+export interface QuestionDynamics {
+  index: number;
+  questionId: number;
+  dbId: string;
+  difficulty: Difficulty;
+  /** Per step of the series (in order): the question's pass rate c/n, null when the step did not score it. */
+  passRates: Array<number | null>;
+  /** Per step: the majority verdict (pass rate > 1/2), null when not scored. */
+  verdicts: Array<boolean | null>;
+  bucket: Bucket;
+  /** First and last step whose majority verdict is right; null when none is. */
+  firstSolvedStep: number | null;
+  lastSolvedStep: number | null;
+  /** Changes of the majority verdict between consecutive steps that scored the question. */
+  flips: number;
+}
+
+/** Flips at which a question is unstable, whatever else it is. */
+export const UNSTABLE_FLIPS = 3;
+
+function cellsOf(samples: readonly SampleRecord[]): Map<number, QuestionCell> {
+  const out = new Map<number, QuestionCell>();
+  for (const s of samples) {
+    if (s.status === 'missing-db') continue;
+    const c = out.get(s.index);
+    if (c) {
+      c.n++;
+      c.correct += s.ex;
+    } else out.set(s.index, { index: s.index, questionId: s.questionId, dbId: s.dbId, difficulty: s.difficulty, n: 1, correct: s.ex });
+  }
+  return out;
+}
+
+/** The bucket of a question from its verdicts at the steps that scored it (docs/series.md, precedence in BUCKETS order). */
+export function bucketOf(verdicts: readonly boolean[]): { bucket: Bucket; flips: number } {
+  let flips = 0;
+  for (let i = 1; i < verdicts.length; i++) if (verdicts[i] !== verdicts[i - 1]) flips++;
+  const bucket: Bucket = flips >= UNSTABLE_FLIPS ? 'unstable'
+    : verdicts.every((v) => v) ? 'always'
+      : verdicts.every((v) => !v) ? 'never'
+        : verdicts[verdicts.length - 1] ? 'learned' : 'forgotten';
+  return { bucket, flips };
+}
+
+/** Every question scored at some step, in gold order, with its pass rate per step and its bucket. */
+export function questionDynamics(steps: ReadonlyArray<{ step: number; samples: readonly SampleRecord[] }>): QuestionDynamics[] {
+  const cells = steps.map((s) => cellsOf(s.samples));
+  const all = new Map<number, QuestionCell>();
+  for (const c of cells) for (const [i, cell] of c) if (!all.has(i)) all.set(i, cell);
+  return [...all.values()].sort((a, b) => a.index - b.index).map((q) => {
+    const passRates = cells.map((c) => {
+      const cell = c.get(q.index);
+      return cell ? cell.correct / cell.n : null;
+    });
+    const verdicts = passRates.map((p) => (p === null ? null : p > 0.5));
+    const present = verdicts.filter((v): v is boolean => v !== null);
+    const solved = steps.filter((_, i) => verdicts[i] === true).map((s) => s.step);
+    return {
+      index: q.index, questionId: q.questionId, dbId: q.dbId, difficulty: q.difficulty, passRates, verdicts,
+      ...bucketOf(present),
+      firstSolvedStep: solved[0] ?? null,
+      lastSolvedStep: solved[solved.length - 1] ?? null,
+    };
+  });
+}
+
+export type WarningRule = 'ex-only-rising' | 'empty-result-rising' | 'writes-rising' | 'reward-without-ex' | 'diversity-collapse';
+
+export interface SeriesWarning {
+  rule: WarningRule;
+  /** The first step of the trailing run of steps at which the rule holds. */
+  startStep: number;
+  message: string;
+}
+
+/** Thresholds of the warnings (docs/series.md, "Warnings"). */
+export const WARNING_THRESHOLDS = {
+  /** Percentage points of samples above the first step. */
+  exOnlyRise: 2,
+  emptyRise: 2,
+  writesRise: 1,
+  /** Trainer reward above the first step's, in the trainer's units, while EX gains less than `exFlat` points. */
+  rewardRise: 0.05,
+  exFlat: 1,
+  /** Mean result groups at most this fraction of the first step's (first step above 1, n >= 2). */
+  diversityFraction: 0.75,
+} as const;
+
+/**
+ * The first step of the trailing run where `holds(step, base)` is true at every step that can be
+ * judged (`holds` returns null for a step it cannot judge, which neither breaks nor starts the run);
+ * base is the first judgeable step. Null when the last judgeable step does not hold.
+ */
+function trailingStart(steps: readonly StepStats[], judge: (s: StepStats, base: StepStats) => boolean | null, canBase: (s: StepStats) => boolean): number | null {
+  const baseAt = steps.findIndex(canBase);
+  if (baseAt < 0) return null;
+  const base = steps[baseAt]!;
+  let start: number | null = null;
+  for (let i = steps.length - 1; i > baseAt; i--) {
+    const v = judge(steps[i]!, base);
+    if (v === null) continue;
+    if (!v) break;
+    start = steps[i]!.step;
+  }
+  return start;
+}
+
+const share = (count: number, s: StepStats) => percent(count, s.samples);
+const fmt = (x: number, digits = 2) => x.toFixed(digits);
+
+/** The warnings of a series' step statistics, in rule order. */
+export function seriesWarnings(steps: readonly StepStats[]): SeriesWarning[] {
+  const T = WARNING_THRESHOLDS;
+  const out: SeriesWarning[] = [];
+  const last = steps[steps.length - 1];
+  if (!last) return out;
+  const rising = (rule: WarningRule, what: string, count: (s: StepStats) => number | null, rise: number) => {
+    const start = trailingStart(
+      steps,
+      (s, base) => (count(s) === null || s.samples === 0 ? null : share(count(s)!, s) >= share(count(base)!, base) + rise),
+      (s) => count(s) !== null && s.samples > 0,
+    );
+    if (start === null) return;
+    const base = steps.find((s) => count(s) !== null && s.samples > 0)!;
+    out.push({ rule, startStep: start, message: `${what} rose from ${fmt(share(count(base)!, base))}% of samples at step ${base.step} to ${fmt(share(count(last)!, last))}% at step ${last.step} (>= ${rise} points above the first step from step ${start} on)` });
+  };
+  rising('ex-only-rising', 'EX-only passes (EX 1, TS 0)', (s) => s.exOnly, T.exOnlyRise);
+  rising('empty-result-rising', 'Empty-result passes (gold and prediction both 0 rows)', (s) => s.emptyResultPasses, T.emptyRise);
+  rising('writes-rising', 'Writes (predictions that changed the database)', (s) => s.writes, T.writesRise);
+  const reward = trailingStart(
+    steps,
+    (s, base) => (s.trainerReward === null || s.ex === null ? null : s.trainerReward - base.trainerReward! >= T.rewardRise && s.ex - base.ex! < T.exFlat),
+    (s) => s.trainerReward !== null && s.ex !== null,
+  );
+  if (reward !== null) {
+    const base = steps.find((s) => s.trainerReward !== null && s.ex !== null)!;
+    out.push({ rule: 'reward-without-ex', startStep: reward, message: `the trainer's reward rose from ${fmt(base.trainerReward!, 4)} at step ${base.step} to ${fmt(last.trainerReward ?? NaN, 4)} at step ${last.step} while EX went from ${fmt(base.ex!)} to ${fmt(last.ex ?? NaN)} (from step ${reward} on)` });
+  }
+  const diverse = trailingStart(
+    steps,
+    (s, base) => (s.nMin < 2 ? null : s.resultGroups <= T.diversityFraction * base.resultGroups),
+    (s) => s.nMin >= 2 && s.resultGroups > 1,
+  );
+  if (diverse !== null) {
+    const base = steps.find((s) => s.nMin >= 2 && s.resultGroups > 1)!;
+    out.push({ rule: 'diversity-collapse', startStep: diverse, message: `distinct results per question fell from ${fmt(base.resultGroups)} at step ${base.step} to ${fmt(last.resultGroups)} at step ${last.step} (<= ${T.diversityFraction} of the first from step ${diverse} on)` });
+  }
+  return out;
+}
+
+export interface SeriesReport {
+  steps: StepStats[];
+  questions: QuestionDynamics[];
+  buckets: Record<Bucket, number>;
+  warnings: SeriesWarning[];
+}
+
+/** Everything the series view and the CLI show, from the series' samples. */
+export function seriesReport(series: Pick<Series, 'steps'>): SeriesReport {
+  const steps = series.steps.map((s) => stepStats({ step: s.step, samples: s.run.samples, trainerScores: s.trainerScores, metrics: s.run.run.config.metrics }));
+  const questions = questionDynamics(series.steps.map((s) => ({ step: s.step, samples: s.run.samples })));
+  const buckets = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
+  for (const q of questions) buckets[q.bucket]++;
+  return { steps, questions, buckets, warnings: seriesWarnings(steps) };
+}

@@ -1,0 +1,172 @@
+/**
+ * `series` on a training run of real completions: the 13 BIRD mini-dev prediction files as 13
+ * verl dumps (tests/helpers/series-dumps.ts). Per-step EX equals `eval` of the same BIRD file
+ * (first and last step, sample by sample); buckets, first solved step and flips equal a direct
+ * computation from the steps' verdicts; the CSV and Parquet tables hold the same numbers as
+ * the JSON; `--watch` picks up a step file written while it runs and stops cleanly on SIGINT.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readParquetFileRecords } from '../../src/adapters/parquet/node-file.ts';
+import { parseSeriesFile } from '../../src/core/series/file.ts';
+import { readJson, ROOT, runCli } from '../helpers/cli.ts';
+import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, PREDICTION_FILES, questions, stepOf, verlLines, writeVerlDumps } from '../helpers/series-dumps.ts';
+
+// The official 30 s timeout: one real prediction (question 247 at steps 600 and 1300) runs past it, and a shorter one would time out more under load.
+const common = ['--gold', MINIDEV_GOLD, '--dataset', MINIDEV_QUESTIONS, '--db-root', DB_ROOT];
+const tempDir = () => mkdtempSync(path.join(tmpdir(), 'wb-series-'));
+
+/** Sample verdicts (index, ex) of `eval` on a BIRD prediction file, on the databases present. */
+async function evalVerdicts(file: string): Promise<{ ex: number; verdicts: Array<[number, number]> }> {
+  const out = path.join(tempDir(), 'run.json');
+  const run = await runCli(['eval', '--predictions', file, ...common, '--run-out', out]);
+  expect(run.code, run.stderr).toBe(0);
+  const scored = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
+  return { ex: (scored.filter((s: { ex: number }) => s.ex === 1).length / scored.length) * 100, verdicts: scored.map((s: { index: number; ex: number }) => [s.index, s.ex]) };
+}
+
+describe('series: 13 real checkpoints as verl dumps', () => {
+  it('prints the per-step table, writes JSON / CSV / Parquet / series file with equal numbers, EX equal to eval, buckets equal to a direct computation', async () => {
+    const dir = tempDir();
+    writeVerlDumps(path.join(dir, 'val'), PREDICTION_FILES.map((_, i) => i));
+    const [out, csv, parquet, seriesOut] = ['out.json', 'steps.csv', 'steps.parquet', 'run.series.json'].map((f) => path.join(dir, f)) as [string, string, string, string];
+    const run = await runCli(['series', '--completions', path.join(dir, 'val'), ...common, '--out', out, '--csv', csv, '--parquet', parquet, '--series-out', seriesOut]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('step rule: global_step_<N>, checkpoint-<N>');
+    expect(run.stderr).toContain('1300.jsonl (verl): step 1300: 140 rows, mapped 140 by question text');
+    const report = readJson(out);
+    const steps = PREDICTION_FILES.map((_, i) => stepOf(i));
+    expect(report.steps.map((s: { step: number }) => s.step)).toEqual(steps);
+    expect(report.questions).toHaveLength(140);
+    for (const line of [/^step\s+questions\s+n\s+EX/m, /^\s*1300\s+140\s+1\s+44\.29/m, /^questions: \d+ unstable, \d+ always, \d+ never, \d+ learned, \d+ forgotten$/m]) expect(run.stdout).toMatch(line);
+
+    // EX of the first and last step = eval of the same BIRD file, sample by sample.
+    const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
+    for (const i of [0, PREDICTION_FILES.length - 1]) {
+      const ref = await evalVerdicts(PREDICTION_FILES[i]!);
+      expect(report.steps[i].ex).toBeCloseTo(ref.ex, 10);
+      expect(file.steps[i]!.run.samples.map((s) => [s.index, s.ex])).toEqual(ref.verdicts);
+    }
+
+    // Buckets, first solved step and flips computed directly from each step's verdicts.
+    const rightAt = new Map<number, boolean[]>();
+    for (const s of file.steps) for (const x of s.run.samples) if (x.status !== 'missing-db') rightAt.set(x.questionId, [...(rightAt.get(x.questionId) ?? []), x.ex === 1]);
+    const direct = [...rightAt].map(([questionId, v]) => {
+      let flips = 0;
+      for (let k = 1; k < v.length; k++) flips += Number(v[k] !== v[k - 1]);
+      const bucket = flips >= 3 ? 'unstable' : !v.includes(false) ? 'always' : !v.includes(true) ? 'never' : v.at(-1) ? 'learned' : 'forgotten';
+      const first = v.indexOf(true);
+      return { question_id: questionId, bucket, first_solved_step: first < 0 ? null : steps[first], flips };
+    });
+    const got = report.questions.map(({ question_id, bucket, first_solved_step, flips }: Record<string, unknown>) => ({ question_id, bucket, first_solved_step, flips }));
+    expect(new Set(got.map((q: { question_id: number }) => q.question_id)).size).toBe(140);
+    expect(got.sort((a: { question_id: number }, b: { question_id: number }) => a.question_id - b.question_id)).toEqual(direct.sort((a, b) => a.question_id - b.question_id));
+    for (const b of ['unstable', 'never', 'learned', 'forgotten']) expect(report.buckets[b]).toBeGreaterThan(0);
+
+    // Trainer's own score beside our EX: the dumps' `score` mean.
+    const scores = verlLines(0).map((l) => JSON.parse(l).score as number);
+    expect(report.steps[0].trainer_reward).toBeCloseTo(scores.reduce((a, b) => a + b, 0) / scores.length, 12);
+
+    // CSV and Parquet: one row per step, one per question x step, the JSON's numbers.
+    const csvRows = readFileSync(csv, 'utf8').trim().split('\r\n');
+    expect(csvRows[0]!.split(',').slice(0, 8)).toEqual(['step', 'questions', 'samples', 'n_min', 'n_max', 'ex', 'ts', 'pass_at_1']);
+    expect(csvRows.slice(1).map((r) => Number(r.split(',')[5]))).toEqual(report.steps.map((s: { ex: number }) => s.ex));
+    expect(readFileSync(path.join(dir, 'steps.questions.csv'), 'utf8').trim().split('\r\n')).toHaveLength(1 + 140 * 13);
+    const pq = await readParquetFileRecords('--parquet', parquet);
+    expect(pq.records.map((r) => (r.value as { ex: number }).ex)).toEqual(report.steps.map((s: { ex: number }) => s.ex));
+    const pqq = await readParquetFileRecords('--parquet', path.join(dir, 'steps.questions.parquet'));
+    expect(pqq.records).toHaveLength(140 * 13);
+    const q0 = report.questions[0];
+    expect(pqq.records.slice(0, 13).map((r) => (r.value as { pass_rate: number }).pass_rate)).toEqual(q0.pass_rates);
+
+    // Reuse across steps: the same (db, gold, prediction) is executed once in the series.
+    const reused = file.steps.reduce((a, s) => a + (s.run.run.executions?.reused ?? 0), 0);
+    expect(reused).toBeGreaterThan(0);
+  }, 900_000);
+});
+
+describe('series: step from the file name for dumps without steps, and bad input', () => {
+  const lmEval = (n: number) => questions.filter((q) => q.db_id === 'superhero').slice(0, n).map((q) => JSON.stringify({
+    doc_id: q.question_id, doc: { question_id: q.question_id, question: q.question, SQL: q.SQL }, target: q.SQL,
+    arguments: { gen_args_0: { arg_0: `Question: ${q.question}`, arg_1: {} } }, resps: [[`\`\`\`sql\n${q.SQL}\n\`\`\``]], filtered_resps: [q.SQL], filter: 'none', metrics: ['exact_match'], exact_match: 1,
+  })).join('\n') + '\n';
+
+  it('reads lm-eval logs one per checkpoint folder by the checkpoint-<N> rule; a name without a step is refused naming it, and --step-pattern reads it', async () => {
+    const dir = tempDir();
+    for (const step of [50, 150]) {
+      const sub = path.join(dir, 'logs', `checkpoint-${step}`);
+      writeVerlDumps(sub, []);
+      writeFileSync(path.join(sub, 'samples_bird_2025-01-01T00-00-00.jsonl'), lmEval(step === 50 ? 3 : 5));
+    }
+    const out = path.join(dir, 'out.json');
+    const ok = await runCli(['series', '--completions', path.join(dir, 'logs'), ...common, '--out', out]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain('checkpoint-150/samples_bird_2025-01-01T00-00-00.jsonl: step 150 (from the name by checkpoint-<N>)');
+    expect(readJson(out).steps.map((s: { step: number; questions: number; ex: number }) => [s.step, s.questions, s.ex])).toEqual([[50, 3, 100], [150, 5, 100]]);
+    expect(readJson(out).questions.filter((q: { bucket: string }) => q.bucket === 'always')).toHaveLength(5);
+
+    const plain = path.join(dir, 'ckpt_7.jsonl');
+    writeFileSync(plain, lmEval(2));
+    const refused = await runCli(['series', '--completions', plain, ...common]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('ckpt_7.jsonl: no training step in the name "ckpt_7.jsonl"');
+    expect(refused.stderr).toContain('--step-pattern REGEX');
+    const custom = await runCli(['series', '--completions', plain, ...common, '--step-pattern', 'ckpt_(\\d+)', '--out', out]);
+    expect(custom.code, custom.stderr).toBe(0);
+    expect(readJson(out).steps.map((s: { step: number }) => s.step)).toEqual([7]);
+    const badPattern = await runCli(['series', '--completions', plain, ...common, '--step-pattern', 'ckpt_\\d+']);
+    expect(badPattern.stderr).toContain('--step-pattern');
+    expect(badPattern.stderr).toContain('no capture group');
+  }, 300_000);
+
+  it('one verl file holding several steps becomes a series', async () => {
+    const dir = tempDir();
+    const lines = [...verlLines(0).slice(0, 6), ...verlLines(1).slice(0, 6)];
+    const file = path.join(dir, 'val_generations.jsonl');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const out = path.join(dir, 'out.json');
+    const run = await runCli(['series', '--completions', file, ...common, '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('val_generations.jsonl: steps 100, 200 (from the rows\' "step")');
+    expect(readJson(out).steps.map((s: { step: number; questions: number }) => [s.step, s.questions])).toEqual([[100, 6], [200, 6]]);
+  }, 300_000);
+});
+
+describe('series --watch', () => {
+  it('evaluates a step file added while it runs, rewrites the outputs atomically, and stops on SIGINT', async () => {
+    const dir = tempDir();
+    const val = path.join(dir, 'val');
+    // superhero's 52 questions per step keep the watch short.
+    writeVerlDumps(val, [0, 1], ['superhero']);
+    const out = path.join(dir, 'out.json');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'series', '--completions', val, ...common, '--out', out, '--watch', '--poll-ms', '200'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const stepsInOut = () => (existsSync(out) ? readJson(out).steps.map((s: { step: number }) => s.step) : []);
+    const until = async (what: () => boolean, label: string) => {
+      for (let t = 0; t < 1200 && !what(); t++) await new Promise((r) => setTimeout(r, 250));
+      expect(what(), `${label}\n${stderr}`).toBe(true);
+    };
+    try {
+      await until(() => stepsInOut().length === 2, 'the two first steps');
+      writeVerlDumps(val, [2], ['superhero']);
+      await until(() => stepsInOut().includes(300), 'the step added while watching');
+      expect(stepsInOut()).toEqual([100, 200, 300]);
+      expect(stdout).toMatch(/^step 300: EX \d+\.\d\d, pass@1 \d+\.\d\d, 52 questions, \d+ executed, \d+ reused \(300\.jsonl\)$/m);
+    } finally {
+      // One process (node with tsx's loader, not the tsx wrapper, whose signal relay gives up after 30 ms under load) gets SIGINT, as from Ctrl-C.
+      child.kill('SIGINT');
+    }
+    const code = await closed;
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('stopped: 3 steps in the series');
+    expect(stdout).toMatch(/^\s*300\s+52\s+1\s/m);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 600_000);
+});

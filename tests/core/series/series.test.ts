@@ -1,0 +1,156 @@
+/**
+ * A series from real completions, evaluated in-process through the real sql.js pool: three steps
+ * made of the real BIRD mini-dev prediction files (superhero's 52 questions), one with three samples per question (three
+ * models' answers to the same question). Checks the step statistics against the run statistics
+ * of src/core/rl (pass@n, maj@n, zero variance) and a direct count, cross-step reuse against an
+ * evaluation without reuse, and the series file's round trip and validation.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts';
+import { DEFAULT_EVAL_OPTIONS, type EvalOptions } from '../../../src/core/eval/executor.ts';
+import { parseGoldSql } from '../../../src/core/formats/gold.ts';
+import { mapHarnessRows, verlRows } from '../../../src/core/formats/harness.ts';
+import { parseQuestions } from '../../../src/core/formats/questions.ts';
+import { jsonLineRecords } from '../../../src/core/formats/records.ts';
+import { compileRewardFormula } from '../../../src/core/rl/reward.ts';
+import { mulberry32 } from '../../../src/core/rl/rng.ts';
+import { computeRunStats } from '../../../src/core/rl/run-stats.ts';
+import { toRunFile } from '../../../src/core/run/export.ts';
+import { planReplay, runEvaluation } from '../../../src/core/run/replay.ts';
+import { toSampleRecords } from '../../../src/core/run/run-file.ts';
+import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../../src/core/run/types.ts';
+import { evaluateSeriesStep, SeriesVerdicts } from '../../../src/core/series/evaluate-step.ts';
+import { parseSeriesFile, seriesFileJson, SERIES_FILE_FORMAT } from '../../../src/core/series/file.ts';
+import { withStep, type Series, type SeriesStep } from '../../../src/core/series/model.ts';
+import { seriesReport, stepStats } from '../../../src/core/series/stats.ts';
+import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, verlLines } from '../../helpers/series-dumps.ts';
+
+const pool = createNodeSqlPool({ dbRoot: DB_ROOT, workers: 1 });
+afterAll(() => pool.dispose());
+const gold = parseGoldSql(readFileSync(MINIDEV_GOLD, 'utf8'), 'gold.sql');
+const questions = parseQuestions(readFileSync(MINIDEV_QUESTIONS, 'utf8'), 'mini_dev_sqlite.json');
+const options: EvalOptions = { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex'], timeoutMs: 30_000 };
+/** One database's questions keep the test short: superhero, 52 questions. */
+const DBS = ['superhero'];
+const Q = 52;
+const formula = compileRewardFormula('ex');
+
+/** verl lines of prediction files `files` relabelled as one step: with several files, each question has one sample per file. */
+function stepRun(step: number, files: number[]) {
+  const lines = files.flatMap((f) => verlLines(f, DBS).map((l) => JSON.stringify({ ...JSON.parse(l), step })));
+  const [run] = mapHarnessRows(verlRows(jsonLineRecords(lines.join('\n'), `${step}.jsonl`)), questions);
+  return run!;
+}
+
+const header = (name: string): RunHeader => ({
+  id: name, name, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', status: 'done',
+  source: { kind: 'replay', predictions: { name, sha256: '0'.repeat(64), bytes: 1 } },
+  dataset: { id: 'minidev', name: 'minidev', questions: { name: 'q.json', sha256: '0'.repeat(64), bytes: 1 }, gold: null, databases: {} },
+  subset: { description: 'all', indices: [] }, config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex'] }, samplesPerQuestion: 1, executor: 'sql.js',
+});
+
+const steps: Array<{ step: SeriesStep; executed: number; fromEarlier: number; reusedInStep: number; alone: number[] }> = [];
+let series: Series;
+
+beforeAll(async () => {
+  const verdicts = new SeriesVerdicts();
+  series = { id: 's', name: 'minidev', createdAt: '2026-01-01T00:00:00.000Z', dataset: 'mini_dev_sqlite.json', stepRule: '<N>.jsonl', steps: [] };
+  for (const [step, files] of [[100, [0]], [200, [1]], [300, [1, 2, 3]]] as Array<[number, number[]]>) {
+    const run = stepRun(step, files);
+    const { items } = planReplay({ predictions: { name: `${step}.jsonl`, records: run.records }, gold, questions });
+    const ev = await evaluateSeriesStep(items, options, { executor: pool }, verdicts);
+    // The reference: the same items evaluated alone, every one executed.
+    const alone = await runEvaluation(items, options, { executor: pool, reuse: false });
+    const s: SeriesStep = {
+      step, wallTime: null, source: `${step}.jsonl`,
+      run: toRunFile(header(`${step}`), toSampleRecords(items, ev.results, formula)),
+      trainerScores: items.map((it) => run.sampleScores.get(it.questionId)![it.sample ?? 0]!),
+    };
+    series = withStep(series, s);
+    steps.push({ step: s, executed: ev.executed, fromEarlier: ev.fromEarlierSteps, reusedInStep: ev.reusedInStep, alone: alone.results.map((r) => r.ex) });
+  }
+}, 600_000);
+
+describe('evaluateSeriesStep: earlier steps\' verdicts are reused, never changing one', () => {
+  it('gives every item the verdict it gets evaluated alone, and executes only what the series has not seen', () => {
+    for (const s of steps) {
+      expect(s.step.run.samples.map((x) => x.ex)).toEqual(s.alone);
+      expect(s.executed + s.fromEarlier + s.reusedInStep).toBe(s.step.run.samples.length);
+    }
+    expect(steps[0]!.fromEarlier).toBe(0);
+    // Step 300's first sample of each question is step 200's answer: all of those that executed cleanly come from step 200.
+    const s200 = steps[1]!.step.run.samples;
+    const clean = s200.filter((x) => !x.mutatedDb && (x.status === 'ok' || /^(prediction|gold): /.test(x.error ?? ''))).length;
+    expect(steps[2]!.fromEarlier).toBeGreaterThanOrEqual(clean);
+    expect(steps[2]!.executed).toBeLessThanOrEqual(steps[2]!.step.run.samples.length - clean);
+  });
+});
+
+describe('stepStats on real verdicts', () => {
+  it('with one sample per question: EX = pass@1 = pass@n = maj@n over answered questions, counts equal a direct count', () => {
+    const s = steps[0]!.step;
+    const st = stepStats({ step: 100, samples: s.run.samples, trainerScores: s.trainerScores, metrics: ['ex'] });
+    const scored = s.run.samples.filter((x) => x.status !== 'missing-db');
+    expect(st.questions).toBe(Q);
+    const ex = (scored.filter((x) => x.ex === 1).length / Q) * 100;
+    expect(st.ex).toBeCloseTo(ex, 10);
+    expect(st.passAt1).toBeCloseTo(ex, 10);
+    expect(st.passAtN).toBeCloseTo(ex, 10);
+    expect(st.allRight).toBeCloseTo(ex, 10);
+    expect(st.mixed).toBe(0);
+    expect(st.errors).toBe(scored.filter((x) => x.status === 'error').length);
+    expect(st.errors).toBeGreaterThan(0);
+    expect(st.trainerReward).toBeCloseTo(s.trainerScores.reduce((a, b) => a! + b!, 0)! / Q, 10);
+    expect(st.exOnly).toBeNull();
+  });
+
+  it('with three samples per question: pass@n, maj@n and zero variance equal the RL statistics of the same samples', () => {
+    const s = steps[2]!.step;
+    const st = stepStats({ step: 300, samples: s.run.samples, trainerScores: s.trainerScores, metrics: ['ex'] });
+    const rl = computeRunStats(s.run.samples, { ks: [1, 3], rng: mulberry32(0) });
+    expect(st.nMin).toBe(3);
+    expect(st.passAt1).toBeCloseTo(rl.overall.passAtK[1]! * 100, 10);
+    expect(st.passAtN).toBeCloseTo(rl.overall.passAtK[3]! * 100, 10);
+    expect(st.majAtN).toBeCloseTo(rl.overall.majAtK[3]! * 100, 10);
+    expect(st.allRight).toBeCloseTo(rl.overall.allCorrectShare * 100, 10);
+    expect(st.allWrong).toBeCloseTo(rl.overall.allWrongShare * 100, 10);
+    expect(st.mixed).toBeGreaterThan(0);
+    expect(st.ex).toBeCloseTo(st.passAt1, 10);
+    // Distinct results per question, counted directly.
+    const byQ = new Map<number, Set<string>>();
+    for (const x of s.run.samples) if (x.status !== 'missing-db' && x.resultKey !== undefined && x.format === 1) byQ.set(x.index, (byQ.get(x.index) ?? new Set()).add(x.resultKey));
+    expect(st.resultGroups).toBeCloseTo([...byQ.values()].reduce((a, g) => a + g.size, 0) / Q, 10);
+    expect(st.resultGroups).toBeGreaterThan(1);
+  });
+});
+
+describe('the series file', () => {
+  it('round-trips: the file read back gives the same series and the same report', () => {
+    const back = parseSeriesFile(seriesFileJson(series), 'run.series.json');
+    // The run file keeps every field of a sample but goldReused (how the verdict was obtained, not what it is).
+    const withoutGoldReused = (x: Series) => ({ ...x, steps: x.steps.map((s) => ({ ...s, run: { ...s.run, samples: s.run.samples.map(({ goldReused: _, ...r }) => r) } })) });
+    expect(back).toEqual(withoutGoldReused(series));
+    expect(parseSeriesFile(seriesFileJson(back), 'again.series.json')).toEqual(back);
+    expect(seriesReport(back)).toEqual(seriesReport(series));
+    expect(JSON.parse(seriesFileJson(series))).toMatchObject({ format: SERIES_FILE_FORMAT, version: 1 });
+  });
+
+  it('refuses what it cannot read, naming the file and the field', () => {
+    const good = JSON.parse(seriesFileJson(series));
+    const text = (f: (o: any) => void) => {
+      const o = structuredClone(good);
+      f(o);
+      return JSON.stringify(o);
+    };
+    expect(() => parseSeriesFile('{"format": "rlvr-workbench-run"}', 'x.json')).toThrow(/x\.json.*not a series file/);
+    expect(() => parseSeriesFile(text((o) => (o.version = 2)), 'x.json')).toThrow(/version 2 was written by a newer workbench/);
+    expect(() => parseSeriesFile(text((o) => (o.steps[1].step = 50)), 'x.json')).toThrow(/steps\[1\]\.step must be greater than the previous step \(100\)/);
+    expect(() => parseSeriesFile(text((o) => o.steps[0].trainerScores.pop()), 'x.json')).toThrow(/steps\[0\]\.trainerScores must be one entry per sample/);
+    expect(() => parseSeriesFile(text((o) => (o.steps[2].run.samples[0].ex = 2)), 'x.json')).toThrow(/x\.json steps\[2\]\.run.*samples\[0\]\.ex/);
+  });
+
+  it('a step already in the series is refused', () => {
+    expect(() => withStep(series, series.steps[0]!)).toThrow(/step 100 is already in the series/);
+  });
+});
