@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnNodeSqlWorker } from '../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../src/adapters/sql-pool.ts';
-import { runEvaluation } from '../src/core/run/replay.ts';
+import { scoreRun } from '../src/core/run/score-run.ts';
 import type { EvalItem } from '../src/core/types.ts';
 import { buildCli } from '../scripts/build-cli.mjs';
 import { median } from './browser.ts';
@@ -162,9 +162,9 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
     const pool = new SqlPool({ spawn: () => spawnNodeSqlWorker('native'), dbSource: workloadDbSource(w), size: 1 });
     try {
       const warm: EvalItem[] = w.items.slice(0, 1);
-      await runEvaluation(warm, { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 1, previewRows: 0 }, { executor: pool, reuse: false });
+      await scoreRun(warm, { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 1 }, { executor: pool, reuse: false, findings: false });
       const t0 = performance.now();
-      const r = await runEvaluation(w.items, { metrics: ['ex', 'soft-f1'], timeoutMs: 30_000, readOnly: false, vesIterations: 1, previewRows: 0 }, { executor: pool, reuse: false });
+      const r = await scoreRun(w.items, { metrics: ['ex', 'soft-f1'], timeoutMs: 30_000, readOnly: false, vesIterations: 1 }, { executor: pool, reuse: false, findings: false });
       const ms = performance.now() - t0;
       keys.eval_ratio_vs_native_1worker_native_engine = ms / native.ms;
       details.native_engine_plain_workload = { items: w.items.length, ours_ms: ms, native_ms: native.ms, timeouts_ours: r.results.filter((x) => x.status === 'timeout').length, timeouts_native: native.timeouts.length };

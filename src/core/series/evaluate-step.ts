@@ -3,15 +3,14 @@
  * earlier step is taken for an item with the same database, gold and prediction under the rules
  * of src/core/run/reuse.ts (never for non-deterministic or writing SQL, nor from a result that
  * changed the database or failed for a reason outside the SQL; never with R-VES). The rest goes
- * through runEvaluation, which also reuses within the step.
+ * through the run recipe (scoreRun: findings included), which also reuses within the step.
  *
  * This is the one place a series evaluates a step (the CLI's `series` calls it; the app's series
  * will): when the shared run recipe (scoreRun) lands, `evaluateSeriesStep` is the function to
  * switch to it.
  */
-import type { EvalOptions } from '../eval/executor.ts';
 import { summarize, type Summary } from '../eval/summary.ts';
-import { runEvaluation, type EvaluationPorts } from '../run/replay.ts';
+import { scoreRun, type ScoreConfig, type ScoreRunPorts } from '../run/score-run.ts';
 import { copyResult, reusable, reuseKey, shareable } from '../run/reuse.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 
@@ -45,7 +44,7 @@ export interface StepEvaluation {
   reusedInStep: number;
 }
 
-export async function evaluateSeriesStep(items: readonly EvalItem[], options: EvalOptions, ports: EvaluationPorts, verdicts: SeriesVerdicts): Promise<StepEvaluation> {
+export async function evaluateSeriesStep(items: readonly EvalItem[], options: ScoreConfig, ports: ScoreRunPorts, verdicts: SeriesVerdicts): Promise<StepEvaluation> {
   const results: Array<ItemResult | undefined> = new Array(items.length);
   const rest: EvalItem[] = [];
   const restAt: number[] = [];
@@ -59,7 +58,7 @@ export async function evaluateSeriesStep(items: readonly EvalItem[], options: Ev
     }
   });
   const fromEarlierSteps = items.length - rest.length;
-  const out = rest.length === 0 ? null : await runEvaluation(rest, options, ports);
+  const out = rest.length === 0 ? null : await scoreRun(rest, options, ports);
   if (out) {
     // runEvaluation keeps item order; a cancelled run holds only what finished, matched by (index, sample).
     const at = new Map(rest.map((it, j) => [`${it.index}\u0000${it.sample ?? 0}`, j]));

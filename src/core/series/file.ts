@@ -6,8 +6,8 @@
  */
 import { WorkbenchError } from '../errors.ts';
 import { parseJsonText } from '../formats/questions.ts';
-import { parseRunFile } from '../run/run-file.ts';
-import { JsonReader } from '../run/validate.ts';
+import { parseRunFile } from '../runfile/run-file.ts';
+import { JsonReader } from '../formats/validate.ts';
 import type { Series, SeriesStep } from './model.ts';
 
 export const SERIES_FILE_FORMAT = 'rlvr-workbench-series';

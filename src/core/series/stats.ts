@@ -7,7 +7,7 @@ import type { MetricName } from '../eval/executor.ts';
 import { summarize } from '../eval/summary.ts';
 import { majorityVote, voteGroups } from '../rl/majority.ts';
 import { passAtK } from '../rl/pass-at-k.ts';
-import { mulberry32 } from '../rl/rng.ts';
+import { mulberry32 } from '../util/rng.ts';
 import type { PromptStats } from '../rl/run-stats.ts';
 import type { SampleRecord } from '../run/types.ts';
 import type { Difficulty } from '../types.ts';

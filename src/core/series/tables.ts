@@ -2,8 +2,8 @@
  * The series report as tables (CSV and Parquet, docs/series.md "Outputs"): one row per step and
  * one row per question x step, and the JSON of `series --out` with the same field names.
  */
-import type { TableSchema, TableColumn, ColumnType } from '../run/tables.ts';
-import { csvCell } from '../run/export.ts';
+import type { TableSchema, TableColumn, ColumnType } from '../views/tables.ts';
+import { csvCell } from '../runfile/export.ts';
 import type { QuestionDynamics, SeriesReport, StepStats } from './stats.ts';
 
 const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableColumn<R>['value']): TableColumn<R> => ({ name, type, nullable, value });
