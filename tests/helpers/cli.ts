@@ -12,9 +12,9 @@ export interface CliRun {
 }
 
 /** Runs the CLI exactly as its contract says: `npm run --silent cli -- ...`. */
-export function runCli(args: string[], cwd = ROOT): Promise<CliRun> {
+export function runCli(args: string[], cwd = ROOT, env?: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: env ? { ...process.env, ...env } : process.env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
