@@ -48,3 +48,36 @@ export async function writeAtomicWith(file: string, write: (temp: string) => Pro
     release();
   }
 }
+
+/**
+ * A text output written as a stream, atomically: `produce` hands pieces to `write` (kept in a
+ * buffer of about 1 MiB, so memory stays bounded whatever the output's size); the file is
+ * renamed into place once `produce` returns. Returns what `produce` returns.
+ */
+export async function writeStreamAtomic<T>(file: string, produce: (write: (text: string) => Promise<void>) => Promise<T>): Promise<T> {
+  let result!: T;
+  await writeAtomicWith(file, async (temp) => {
+    const handle = await open(temp, 'wx');
+    let pending: string[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (size === 0) return;
+      const text = pending.join('');
+      pending = [];
+      size = 0;
+      await handle.write(text);
+    };
+    try {
+      result = await produce(async (text) => {
+        pending.push(text);
+        size += text.length;
+        if (size >= 1024 * 1024) await flush();
+      });
+      await flush();
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
+  return result;
+}
