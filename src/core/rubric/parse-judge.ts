@@ -43,8 +43,9 @@ const MAX_SCANS = 8;
  * earlier start gives the same answer for such a `{` as a scan from the `{` itself, since both
  * are outside a string there and read the rest alike.
  */
-function scanObjects(text: string, start: number, work: { chars: number }): Map<number, number> {
-  const ends = new Map<number, number>();
+function scanObjects(text: string, start: number, work: { chars: number }): Scan {
+  // ends[i - start]: 0 = no `{` outside a string here, -1 = never closed, else the index past its `}`.
+  const ends = new Int32Array(text.length - start);
   const stack: number[] = [];
   let i = start;
   for (; i < text.length; i++) {
@@ -53,14 +54,21 @@ function scanObjects(text: string, start: number, work: { chars: number }): Map<
       for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c /* \ */) i++;
     } else if (c === 0x7b /* { */) {
       stack.push(i);
-      ends.set(i, -1);
+      ends[i - start] = -1;
     } else if (c === 0x7d /* } */ && stack.length > 0) {
-      ends.set(stack.pop()!, i + 1);
+      ends[stack.pop()! - start] = i + 1;
     }
   }
   work.chars += i - start;
-  return ends;
+  return { start, ends };
 }
+
+interface Scan {
+  start: number;
+  ends: Int32Array;
+}
+
+const endIn = (scan: Scan, i: number): number | undefined => (i >= scan.start ? scan.ends[i - scan.start] || undefined : undefined);
 
 /**
  * Every outermost `{...}` span of the text that is a valid JSON object, in order, in linear
@@ -71,10 +79,11 @@ function scanObjects(text: string, start: number, work: { chars: number }): Map<
  */
 export function jsonObjects(text: string, work: { chars: number } = { chars: 0 }): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  const scans: Map<number, number>[] = [];
+  const scans: Scan[] = [];
   let i = text.indexOf('{');
   while (i >= 0) {
-    let end = scans.find((s) => s.has(i))?.get(i);
+    let end: number | undefined;
+    for (const s of scans) if ((end = endIn(s, i)) !== undefined) break;
     if (end === undefined) {
       if (scans.length >= MAX_SCANS) {
         i = text.indexOf('{', i + 1);
@@ -82,7 +91,7 @@ export function jsonObjects(text: string, work: { chars: number } = { chars: 0 }
       }
       const scan = scanObjects(text, i, work);
       scans.push(scan);
-      end = scan.get(i)!;
+      end = endIn(scan, i)!;
     }
     // A balanced span that is not a JSON object is skipped whole: objects nested in broken
     // JSON are not dug out of it.
