@@ -24,6 +24,8 @@ export const NODE_KEYS = [
   'ts_eval_ratio_vs_ex',
   // Issue 24: one worker's peak memory on the hostile workload (bench/hostile-probe.ts), against its budget.
   'worker_peak_rss_mib_hostile',
+  // Issue 24 (bench/parse.ts): time(4N) / time(N) of the inputs that were quadratic.
+  'parse_linear_ratio',
 ] as const;
 
 /**
@@ -74,4 +76,5 @@ export const TARGETS: Record<string, Target> = {
   browser_rl_view_longest_task_ms_100k: { text: '< 50', met: (v) => v < 50 },
   stats_ms_per_100k_samples: { text: '< 1500', met: (v) => v < 1500 },
   compare_ms_per_100k_samples: { text: '< 3000', met: (v) => v < 3000 },
+  parse_linear_ratio: { text: '<= 6 (linear: 4, quadratic: 16)', met: (v) => v <= 6 },
 };

@@ -20,6 +20,7 @@ import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload 
 import { browserBenchSkipReason, measureBrowser, median, type BrowserBench } from './browser.ts';
 import { measureGguf } from './gguf.ts';
 import { BROWSER_KEYS, IMPLEMENTED_KEYS, NODE_KEYS, TARGETS } from './keys.ts';
+import { measureParse } from './parse.ts';
 import { runNative, type NativeItemResult } from './native-host.ts';
 import { makeLargeDb, makeTinyDb } from './synthetic-db.ts';
 import { measureStats, rlWorkload } from './rl.ts';
@@ -348,6 +349,10 @@ async function main(): Promise<void> {
     log('test suites (metric ts)...');
     const ts = await measureTs({ items, rounds: args.rounds, workers: allWorkers, log });
 
+    // 2d. Parsing the inputs that were quadratic (issue 24).
+    log('parsing hostile judge answers and completions (4N against N)...');
+    const parse = measureParse(args.quick);
+
     // 3. Opening databases in a worker.
     log('opening the BIRD databases in a worker...');
     const open = await measureDbOpen(args.quick ? 3 : 9);
@@ -414,6 +419,7 @@ async function main(): Promise<void> {
       stats_bench_samples: st.samples,
       ...ts.keys,
       ...hostile,
+      ...parse.keys,
       ...browser?.keys,
       ...gguf?.keys,
       // Other processes on the machine slow every side: the 1-minute load average, start and end.

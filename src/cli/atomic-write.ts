@@ -6,34 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
+import { onTermination } from './signal-cleanup.ts';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-
-const pending = new Set<string>();
-let handlersInstalled = false;
-
-function removePending(): void {
-  for (const file of pending) {
-    try {
-      unlinkSync(file);
-    } catch {
-      // already gone
-    }
-  }
-  pending.clear();
-}
-
-/** On a signal: remove the temporary files, then die of the same signal (exit code 128 + n). */
-function installSignalCleanup(): void {
-  if (handlersInstalled) return;
-  handlersInstalled = true;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      removePending();
-      process.kill(process.pid, signal);
-    });
-  }
-}
 
 /** The name of the temporary file: hidden, next to the output, unique per process and write. */
 export function tempPathFor(file: string): string {
@@ -55,9 +30,14 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 
 /** Any writer made atomic: `write` fills a temporary file beside `file`, which is renamed when it is complete. */
 export async function writeAtomicWith(file: string, write: (temp: string) => Promise<unknown>): Promise<void> {
-  installSignalCleanup();
   const temp = tempPathFor(file);
-  pending.add(temp);
+  const release = onTermination(() => {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // not created yet, or already renamed
+    }
+  });
   try {
     await write(temp);
     await rename(temp, file);
@@ -65,6 +45,39 @@ export async function writeAtomicWith(file: string, write: (temp: string) => Pro
     await unlink(temp).catch(() => {});
     throw err;
   } finally {
-    pending.delete(temp);
+    release();
   }
+}
+
+/**
+ * A text output written as a stream, atomically: `produce` hands pieces to `write` (kept in a
+ * buffer of about 1 MiB, so memory stays bounded whatever the output's size); the file is
+ * renamed into place once `produce` returns. Returns what `produce` returns.
+ */
+export async function writeStreamAtomic<T>(file: string, produce: (write: (text: string) => Promise<void>) => Promise<T>): Promise<T> {
+  let result!: T;
+  await writeAtomicWith(file, async (temp) => {
+    const handle = await open(temp, 'wx');
+    let pending: string[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (size === 0) return;
+      const text = pending.join('');
+      pending = [];
+      size = 0;
+      await handle.write(text);
+    };
+    try {
+      result = await produce(async (text) => {
+        pending.push(text);
+        size += text.length;
+        if (size >= 1024 * 1024) await flush();
+      });
+      await flush();
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
+  return result;
 }

@@ -19,18 +19,21 @@ export function judgeTimeoutFlag(v: string | undefined): number {
 }
 
 /**
- * Throws when the judge failed every call it made and so no sample got a score, with the
- * judge's counts; the table and --out are already written. A judge that answered but never in
- * the format is a result (`unparseable` verdicts), not a failure, and exits 0.
+ * Throws when no sample got a score: the judge failed every call, or answered but never in the
+ * format (every verdict unparseable), or both; with the judge's counts. The table and --out
+ * are already written. Exit 2, as the README says: zeros of a judge that never gave a verdict
+ * are no result.
  */
 export function assertJudgeScoredSomething(summary: RubricSummary, aggregations: readonly Aggregation[], stats: JudgeStats, samples: number): void {
   if (samples === 0 || aggregations.some((a) => summary[a].n > 0)) return;
-  if (stats.calls === 0 || stats.errors < stats.calls) return;
+  const why =
+    stats.calls > 0 && stats.errors >= stats.calls
+      ? `the judge failed ${stats.errors} of ${stats.calls} call(s)`
+      : `the judge answered, but ${stats.malformed} answer(s) were malformed and no verdict could be read (${stats.errors} failed call(s) of ${stats.calls})`;
   throw new WorkbenchError(
     'BAD_OPTION',
-    `nothing was scored: none of the ${samples} sample(s) got a ${aggregations.join(', ')} score; ` +
-      `the judge failed ${stats.errors} of ${stats.calls} call(s) and gave ${stats.malformed} malformed answer(s) ` +
-      '(the reasons are in the table above and in --out): check the judge server, --judge-model and --judge-timeout-s',
+    `nothing was scored: none of the ${samples} sample(s) got a ${aggregations.join(', ')} score; ${why} ` +
+      '(the reasons are in the table above and in --out): check the judge server, --judge-model (a model that follows the JSON format), --max-tokens and --judge-timeout-s',
     '--judge-url',
   );
 }

@@ -53,6 +53,17 @@ async function main(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
+/**
+ * A reader that closed its end of the pipe (`eval ... | head -1`) is no failure of the command:
+ * what would still be printed is dropped, and the work and its output files complete (an
+ * unhandled EPIPE would kill the process after the evaluation, before the outputs are written).
+ */
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+  });
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

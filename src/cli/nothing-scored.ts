@@ -8,8 +8,12 @@ import type { ItemResult } from '../core/types.ts';
 /** An item that failed because its database could not be opened (the pool's `database <db_id>: ...`). */
 const dbFailure = (r: ItemResult) => r.status === 'error' && r.error !== null && r.error.startsWith(`database ${r.dbId}`);
 
-/** Throws a summary of why no item was scored; returns when at least one item was. */
-export function assertSomethingScored(results: readonly ItemResult[], dbRoot: string): void {
+/**
+ * Throws a summary of why no item was scored; returns when at least one item was. `noItems`:
+ * the reason (and what to do) when there were no items at all; without it an empty run passes.
+ */
+export function assertSomethingScored(results: readonly ItemResult[], dbRoot: string, noItems?: string): void {
+  if (results.length === 0 && noItems) throw new WorkbenchError('MISSING_FILE', `nothing was scored: ${noItems}`);
   if (results.length === 0 || results.some((r) => r.status !== 'missing-db' && !dbFailure(r))) return;
   const missing = new Map<string, number>();
   const unreadable = new Map<string, { items: number; error: string }>();

@@ -6,7 +6,8 @@
  * or a file named as SQLite or the loader would take for part of one (`.sqlite`, `-wal`,
  * `-journal`, `-shm`). A report beside the databases is allowed, and may be replaced.
  */
-import { open, realpath, stat } from 'node:fs/promises';
+import { open, realpath, stat, statfs, unlink } from 'node:fs/promises';
+import { tempPathFor } from './atomic-write.ts';
 import path from 'node:path';
 import { WorkbenchError } from '../core/errors.ts';
 
@@ -36,6 +37,40 @@ async function resolvedOutput(flag: string, file: string): Promise<string> {
   // An existing file (or a symlink to one) is compared by its own real path.
   if (own) return realpath(abs);
   return path.join(await realpath(dir), path.basename(abs));
+}
+
+/** Free bytes an output folder must have: a full disk fails here, not after the work. */
+export const MIN_FREE_BYTES = 1024 * 1024;
+const PROBE_BYTES = 64 * 1024;
+
+/**
+ * The folder of an output takes the temporary file the atomic write will create (same name
+ * pattern, so a name too long for it fails here), some bytes of it, and has room left.
+ */
+async function checkWritable(flag: string, file: string): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  const temp = tempPathFor(file);
+  let handle;
+  try {
+    handle = await open(temp, 'wx');
+    await handle.write(new Uint8Array(PROBE_BYTES));
+    await handle.sync();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENAMETOOLONG' ? `the name is too long: the temporary file written beside it (${path.basename(temp).length} characters) is longer than the file system allows; use a shorter name`
+      : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? `the folder ${dir} is not writable (${code}): name a file in a folder you can write to`
+      : code === 'ENOSPC' || code === 'EDQUOT' ? `the disk of ${dir} is full (${code}): free space or write elsewhere`
+      : `cannot write in ${dir} (${code ?? (err as Error).message}): name a file in a folder you can write to`;
+    throw new WorkbenchError('BAD_OPTION', `${file}: ${why}`, flag);
+  } finally {
+    await handle?.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+  }
+  const fs = await statfs(dir).catch(() => null);
+  if (fs && fs.blocks > 0 && fs.bavail * fs.bsize < MIN_FREE_BYTES) {
+    throw new WorkbenchError('BAD_OPTION', `${file}: the disk of ${dir} is full (${fs.bavail * fs.bsize} bytes free): free space or write elsewhere`, flag);
+  }
 }
 
 async function resolvedInput(file: string): Promise<string | null> {
@@ -87,5 +122,6 @@ export async function checkOutputs(spec: PreflightSpec): Promise<void> {
     const other = seen.get(real);
     if (other) throw new WorkbenchError('BAD_OPTION', `${o.file} is also the file of ${other}: give each output its own file`, o.flag);
     seen.set(real, o.flag);
+    await checkWritable(o.flag, o.file);
   }
 }

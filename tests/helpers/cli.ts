@@ -14,12 +14,12 @@ export interface CliRun {
 /**
  * Runs the CLI exactly as its contract says: `npm run --silent cli -- ...`. Each run gets a
  * cache folder of its own (XDG_CACHE_HOME), so no run takes verdicts from an earlier test's
- * run; tests of the verdict cache name theirs with --cache.
+ * run; tests of the verdict cache name theirs with --cache. `env` adds to the environment.
  */
-export function runCli(args: string[], cwd = ROOT): Promise<CliRun> {
+export function runCli(args: string[], cwd = ROOT, env?: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, XDG_CACHE_HOME: mkdtempSync(path.join(tmpdir(), 'wb-cli-cache-')) };
-    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const childEnv = { ...process.env, XDG_CACHE_HOME: mkdtempSync(path.join(tmpdir(), 'wb-cli-cache-')), ...env };
+    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -96,11 +96,12 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
     expect(got.items[0]!.scores.implicit).toBeNull();
   });
 
-  it('a judge that never answers in the format leaves `unparseable` verdicts, never a 0', async () => {
+  it('a judge that never answers in the format leaves `unparseable` verdicts, never a 0, and exits 2: nothing was scored', async () => {
     server = await startJudgeServer(() => 'Looks good to me!');
     const out = tempFile('u.json');
     const run = await runCli([...base(server.url), '--retries', '0', '--aggregation', 'explicit,implicit', '--out', out]);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/nothing was scored: none of the 7 sample\(s\) got a explicit, implicit score; the judge answered, but \d+ answer\(s\) were malformed/);
     const got = readJson<Out>(out);
     expect(got.items.every((i) => i.scores.explicit.score === null && i.scores.criteria.every((c) => c.status === 'unparseable'))).toBe(true);
     expect(got.summary.explicit).toMatchObject({ n: 0, mean: null });

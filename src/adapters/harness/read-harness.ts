@@ -3,7 +3,8 @@
  * verl and lm-eval JSONL as text; an Inspect log as JSON (`.json`) or as its zip (`.eval`,
  * whose `samples/<id>_epoch_<n>.json` entries are read one by one with zip.js).
  */
-import { BlobReader, TextWriter, ZipReader, configure, type Entry, type FileEntry } from '@zip.js/zip.js';
+import { configure } from '@zip.js/zip.js';
+import { InflationBudget, entryText, readZipEntries } from '../import/zip-entries.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { detectHarnessFormat, inspectLogSamples, inspectRows, lmEvalRows, verlRows, type HarnessFormat, type HarnessRow } from '../../core/formats/harness.ts';
 import { parseJsonText } from '../../core/formats/questions.ts';
@@ -11,19 +12,32 @@ import { jsonLineRecords } from '../../core/formats/records.ts';
 
 configure({ useWebWorkers: false });
 
+/**
+ * One sample's JSON is read whole (it is parsed as one value): bounded well below the longest
+ * string JavaScript holds, and every sample of the log shares the zip's inflation budget.
+ */
+export const MAX_INSPECT_SAMPLE_BYTES = 256 * 1024 * 1024;
+const INSPECT_ADVICE = 'check the log was written by Inspect (inspect log dump FILE prints it as JSON; give that .json instead)';
+
 async function inspectZipSamples(blob: Blob, fileName: string): Promise<Array<{ value: unknown; where: string }>> {
+  const budget = new InflationBudget();
+  const isSample = (p: string) => /^samples\/[^/]+\.json$/.test(p);
   let entries;
   try {
-    entries = await new ZipReader(new BlobReader(blob)).getEntries();
+    entries = await readZipEntries(blob, fileName, { budget, maxEntryBytes: (p) => (isSample(p) ? MAX_INSPECT_SAMPLE_BYTES : Number.MAX_SAFE_INTEGER), advice: INSPECT_ADVICE });
   } catch (err) {
-    throw new WorkbenchError('BAD_FORMAT', `not a readable Inspect .eval log (a zip): ${(err as Error).message}`, fileName);
+    if ((err as Error).message.includes('not a readable zip')) {
+      throw new WorkbenchError('BAD_FORMAT', `not a readable Inspect .eval log (a zip): ${(err as Error).message}`, fileName);
+    }
+    throw err;
   }
-  const samples = entries.filter((e: Entry): e is FileEntry => !e.directory && /^samples\/[^/]+\.json$/.test(e.filename));
+  const samples = entries.filter((z) => isSample(z.path));
   if (samples.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the .eval log holds no samples/*.json: was the eval run with --no-log-samples?', fileName);
   const out: Array<{ value: unknown; where: string }> = [];
-  for (const e of samples) {
-    const where = `${fileName}:${e.filename}`;
-    out.push({ value: parseJsonText(await e.getData(new TextWriter()), where), where });
+  for (const z of samples) {
+    const where = `${fileName}:${z.path}`;
+    const text = await entryText(z, where, { budget, maxEntryBytes: MAX_INSPECT_SAMPLE_BYTES, advice: INSPECT_ADVICE });
+    out.push({ value: parseJsonText(text, where), where });
   }
   return out;
 }

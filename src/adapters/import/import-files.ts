@@ -5,10 +5,11 @@
  * nor a whole database is ever held in memory. zip.js runs without its own web workers: this
  * module already runs in the import worker, and the native DecompressionStream does the work.
  */
-import { BlobReader, TextWriter, ZipReader, configure, type Entry, type FileEntry } from '@zip.js/zip.js';
+import { configure, type FileEntry } from '@zip.js/zip.js';
 import { WorkbenchError } from '../../core/errors.ts';
-import { isJunk, normalizePath } from './classify-files.ts';
+import { isDatabasePath, isJunk, normalizePath } from './classify-files.ts';
 import { spoolNestedZip, type SpoolHooks } from './nested-zip.ts';
+import { InflationBudget, boundedWritable, entryText, inflateError, readZipEntries, type ZipFileEntry } from './zip-entries.ts';
 
 configure({ useWebWorkers: false, useCompressionStream: true });
 
@@ -32,20 +33,31 @@ function blobFile(path: string, blob: Blob): ImportFile {
   };
 }
 
-function entryFile(path: string, entry: FileEntry, zipPath: string): ImportFile {
+const ADVICE = 'unzip it with another tool and import the folder';
+/** Largest text file read whole (the questions, the gold): about the longest string JavaScript holds. */
+const MAX_TEXT_BYTES = 512 * 1024 * 1024;
+/** Databases and inner zips are bounded by the ratio and the read's total (src/adapters/import/zip-entries.ts). */
+export const maxImportEntryBytes = (p: string) => (/\.zip$/i.test(p) || isDatabasePath(p) ? Number.MAX_SAFE_INTEGER : MAX_TEXT_BYTES);
+
+function entryFile(z: ZipFileEntry, zipPath: string): ImportFile {
+  const { path, entry } = z;
+  const where = `${zipPath}/${path}`;
+  // Each read of an entry (hash pass, write pass) is bounded by itself.
+  const bounds = () => ({ budget: new InflationBudget(), maxEntryBytes: maxImportEntryBytes(path), advice: ADVICE });
   return {
     path,
     size: entry.uncompressedSize,
     open(signal) {
-      // A bad CRC-32 or an entry overlapping another fails the read, named here (zip.js's message alone names neither).
+      // A bad CRC-32, an entry overlapping another or a size past the bounds fails the read, named here.
       const pipe = new TransformStream<Uint8Array, Uint8Array>();
-      entry.getData(pipe.writable, { signal, checkSignature: true, checkOverlappingEntry: true }).catch((err: Error) => {
+      const writable = boundedWritable(pipe.writable, z, where, bounds());
+      entry.getData(writable, { signal, checkSignature: true, checkOverlappingEntry: true }).catch((err: Error) => {
         if (signal?.aborted) return;
-        void pipe.writable.abort(new WorkbenchError('BAD_FORMAT', `${path} in ${zipPath} is damaged (${err.message}): download the zip again, or unzip it with another tool and import the folder`, `${zipPath}/${path}`)).catch(() => undefined);
+        void pipe.writable.abort(inflateError(err, where, ADVICE)).catch(() => undefined);
       });
       return pipe.readable;
     },
-    text: () => entry.getData(new TextWriter()),
+    text: () => entryText(z, where, bounds()),
   };
 }
 
@@ -60,26 +72,20 @@ async function storedEntryBlob(zip: Blob, entry: FileEntry): Promise<Blob> {
 }
 
 /** Every file inside a zip Blob, nested zips included (a deflated one is spooled to disk first: nested-zip.ts). */
-async function zipFiles(zipPath: string, zip: Blob, depth: number, hooks: SpoolHooks): Promise<ImportFile[]> {
-  let entries: Entry[];
-  try {
-    entries = await new ZipReader(new BlobReader(zip)).getEntries();
-  } catch (err) {
-    throw new WorkbenchError('BAD_FORMAT', `not a readable zip file (${(err as Error).message}); download it again`, zipPath);
-  }
+async function zipFiles(zipPath: string, zip: Blob, depth: number, hooks: SpoolHooks, budget: InflationBudget): Promise<ImportFile[]> {
+  const entries = await readZipEntries(zip, zipPath, { budget, maxEntryBytes: maxImportEntryBytes, advice: ADVICE });
   const out: ImportFile[] = [];
-  for (const e of entries) {
-    if (e.directory || isJunk(e.filename)) continue;
-    const path = normalizePath(e.filename);
+  for (const z of entries) {
+    const { path, entry: e } = z;
     if (/\.zip$/i.test(path)) {
       if (depth > 1) {
         throw new WorkbenchError('BAD_FORMAT', `zips nested three deep (${path}) are not read: unzip ${zipPath} and import the folder`, zipPath);
       }
-      const inner = e.compressionMethod === 0 ? await storedEntryBlob(zip, e) : await spoolNestedZip(zipPath, path, e, hooks);
-      out.push(...(await zipFiles(`${zipPath}/${path}`, inner, depth + 1, hooks)));
+      const inner = e.compressionMethod === 0 ? await storedEntryBlob(zip, e) : await spoolNestedZip(zipPath, path, e, { ...hooks, budget });
+      out.push(...(await zipFiles(`${zipPath}/${path}`, inner, depth + 1, hooks, budget)));
       continue;
     }
-    out.push(entryFile(path, e, zipPath));
+    out.push(entryFile(z, zipPath));
   }
   return out;
 }
@@ -90,7 +96,7 @@ export async function expandFiles(files: readonly { path: string; file: Blob }[]
   for (const { path, file } of files) {
     const p = normalizePath(path);
     if (isJunk(p)) continue;
-    if (/\.zip$/i.test(p)) out.push(...(await zipFiles(p, file, 0, hooks)));
+    if (/\.zip$/i.test(p)) out.push(...(await zipFiles(p, file, 0, hooks, new InflationBudget())));
     else out.push(blobFile(p, file));
   }
   return out;

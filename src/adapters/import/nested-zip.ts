@@ -14,6 +14,7 @@
  */
 import type { FileEntry } from '@zip.js/zip.js';
 import { WorkbenchError, isCancellation, CancelledError } from '../../core/errors.ts';
+import { InflationBudget, boundedWritable } from './zip-entries.ts';
 
 const SPOOL_DIR = 'import-spool';
 const PART_BYTES = 8 * 1024 * 1024;
@@ -22,6 +23,8 @@ let cleaned = false;
 
 export interface SpoolHooks {
   signal?: AbortSignal;
+  /** The inflation budget of the whole import (src/adapters/import/zip-entries.ts); a fresh one when absent. */
+  budget?: InflationBudget;
   onBytes?: (done: number, total: number) => void;
 }
 
@@ -84,20 +87,27 @@ export async function spoolNestedZip(zipPath: string, entryPath: string, entry: 
     onprogress: async (done: number, max: number) => hooks.onBytes?.(done, max),
   };
   const dir = await spoolDir();
+  // The inner zip's bytes are counted while they stream: a forged size or a bomb stops at the bound.
+  const bounded = (w: WritableStream<Uint8Array>) =>
+    boundedWritable(w, { path: entryPath, entry }, `${zipPath}/${entryPath}`, {
+      budget: hooks.budget ?? new InflationBudget(), maxEntryBytes: Number.MAX_SAFE_INTEGER, advice: 'unzip it with another tool and import the folder',
+    });
   try {
     if (dir) {
       const name = `${crypto.randomUUID()}.zip`;
       spooled.push(name);
       const handle = await dir.getFileHandle(name, { create: true });
       const writable = await handle.createWritable();
-      await entry.getData(writable, options);
+      await entry.getData(bounded(writable), options);
       return await handle.getFile();
     }
     const sink = blobPartsSink();
-    await entry.getData(sink.writable, options);
+    await entry.getData(bounded(sink.writable), options);
     return sink.blob();
   } catch (err) {
     if (isCancellation(err) || hooks.signal?.aborted) throw new CancelledError('import cancelled');
+    if (err instanceof WorkbenchError) throw err;
+    if ((err as { cause?: unknown })?.cause instanceof WorkbenchError) throw (err as { cause: WorkbenchError }).cause;
     if ((err as Error)?.name === 'QuotaExceededError') {
       throw new WorkbenchError('BAD_FORMAT', `there is not enough browser storage to unpack ${entryPath} (${total} bytes) before importing it: free space, or unzip it and import the folder`, `${zipPath}/${entryPath}`);
     }

@@ -28,12 +28,12 @@ async function head(file: ImportFile, n: number): Promise<Uint8Array> {
   }
 }
 
-export async function checkSidecars(dbPath: string, byPath: ReadonlyMap<string, ImportFile>): Promise<void> {
+export async function checkSidecars(dbPath: string, byPath: ReadonlyMap<string, ImportFile>, then = THEN): Promise<void> {
   const wal = byPath.get(`${dbPath}-wal`);
-  const walMsg = wal ? walProblem(dbPath, wal.size, THEN) : null;
+  const walMsg = wal ? walProblem(dbPath, wal.size, then) : null;
   if (walMsg) throw new WorkbenchError('BAD_DATABASE', walMsg, dbPath);
   const journal = byPath.get(`${dbPath}-journal`);
   if (!journal || journal.size < JOURNAL_MAGIC_BYTES) return;
-  const msg = journalProblem(dbPath, journal.size, await head(journal, JOURNAL_MAGIC_BYTES), THEN);
+  const msg = journalProblem(dbPath, journal.size, await head(journal, JOURNAL_MAGIC_BYTES), then);
   if (msg) throw new WorkbenchError('BAD_DATABASE', msg, dbPath);
 }

@@ -2,7 +2,8 @@
 import { OFFICIAL_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_REWARD_FORMULA } from '../../core/eval/reward.ts';
-import { bad, parseFlags } from './flags.ts';
+import { checkTimerFlags, workersFlag } from '../bounds.ts';
+import { bad, numberFlag, parseFlags } from './flags.ts';
 
 export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --dataset FILE --gold FILE --db-root DIR --model NAME --out FILE.jsonl
     [--plan-out FILE] [--template bird-minidev-v1|reasoning-v1] [--n 1] [--seed 0] [--temperature 0]
@@ -24,14 +25,9 @@ export interface BatchImportArgs {
   runOut: string | null; missingOut: string | null; metrics: MetricName[]; reward: string; timeoutS: number; workers: number | null;
 }
 
-function num(flag: string, v: string | undefined, def: number, check: (n: number) => boolean, what: string): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || !check(n)) throw bad(flag, `expected ${what}, got ${JSON.stringify(v)}`);
-  return n;
-}
-const nonNegInt = (n: number) => Number.isSafeInteger(n) && n >= 0;
-const posInt = (n: number) => Number.isSafeInteger(n) && n >= 1;
+/** Samples per question of one batch: pass@k papers go to k = 1024; the file is streamed, so this bounds time and disk. */
+export const MAX_BATCH_N = 1024;
+const int = (min: number, max: number) => ({ min, max, integer: true });
 
 function required<T extends Record<string, unknown>>(values: T, names: readonly (keyof T & string)[]): void {
   for (const name of names) if (!values[name]) throw bad(`--${name}`, `is required\n${BATCH_USAGE}`);
@@ -51,16 +47,17 @@ export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
     dataset: v.dataset!, gold: v.gold!, dbRoot: v['db-root']!, model: v.model!, out,
     planOut: v['plan-out'] ?? (out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out) + '.plan.json',
     template: v.template ?? 'bird-minidev-v1',
-    n: num('--n', v.n, 1, posInt, 'an integer >= 1'),
-    seed: num('--seed', v.seed, 0, nonNegInt, 'an integer >= 0'),
-    temperature: num('--temperature', v.temperature, 0, (n) => n >= 0, 'a number >= 0'),
-    topP: num('--top-p', v['top-p'], 1, (n) => n > 0 && n <= 1, 'a number in (0, 1]'),
-    maxTokens: num('--max-tokens', v['max-tokens'], 512, posInt, 'an integer >= 1'),
-    contextWindow: v['context-window'] === undefined ? null : num('--context-window', v['context-window'], 0, posInt, 'an integer >= 1'),
-    sampleRows: v['sample-rows'] === undefined ? null : num('--sample-rows', v['sample-rows'], 0, (n) => nonNegInt(n) && n <= 100, 'an integer from 0 to 100'),
+    n: numberFlag('--n', v.n, 1, int(1, MAX_BATCH_N)),
+    // seed + sample is each request's seed: it stays a 32-bit unsigned integer.
+    seed: numberFlag('--seed', v.seed, 0, int(0, 0xffffffff - MAX_BATCH_N)),
+    temperature: numberFlag('--temperature', v.temperature, 0, { min: 0, max: 2 }),
+    topP: numberFlag('--top-p', v['top-p'], 1, { min: 0, max: 1, minExclusive: true }),
+    maxTokens: numberFlag('--max-tokens', v['max-tokens'], 512, int(1, 1_048_576)),
+    contextWindow: v['context-window'] === undefined ? null : numberFlag('--context-window', v['context-window'], 0, int(1, 10_000_000)),
+    sampleRows: v['sample-rows'] === undefined ? null : numberFlag('--sample-rows', v['sample-rows'], 0, int(0, 100)),
     descriptions: v.descriptions ?? null,
     logprobs: v.logprobs ?? false,
-    limit: v.limit === undefined ? null : num('--limit', v.limit, 0, posInt, 'an integer >= 1'),
+    limit: v.limit === undefined ? null : numberFlag('--limit', v.limit, 0, int(1, 100_000_000)),
   };
 }
 
@@ -77,11 +74,13 @@ export function parseBatchImportArgs(argv: string[]): BatchImportArgs {
     if (!(METRICS as readonly string[]).includes(m)) throw bad('--metrics', `unknown metric ${JSON.stringify(m)}; use a comma-separated list of ${METRICS.join(', ')}`);
   }
   if (metrics.length === 0) throw bad('--metrics', `name at least one of ${METRICS.join(', ')}`);
+  const timeoutS = numberFlag('--timeout-s', v['timeout-s'], OFFICIAL_TIMEOUT_S, { min: 0, max: Infinity, minExclusive: true });
+  checkTimerFlags(timeoutS, null);
   return {
     plan: v.plan!, outputs: v.output, dataset: v.dataset!, gold: v.gold!, dbRoot: v['db-root']!,
     runOut: v['run-out'] ?? null, missingOut: v['missing-out'] ?? null, metrics: [...new Set(metrics)] as MetricName[],
     reward: v.reward ?? DEFAULT_REWARD_FORMULA,
-    timeoutS: num('--timeout-s', v['timeout-s'], OFFICIAL_TIMEOUT_S, (n) => n > 0, 'a positive number'),
-    workers: v.workers === undefined ? null : num('--workers', v.workers, 1, posInt, 'a positive integer'),
+    timeoutS,
+    workers: workersFlag(v.workers),
   };
 }

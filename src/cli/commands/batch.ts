@@ -5,7 +5,6 @@
  * generation run (src/core/batch/batch-engine.ts) and writes the run file.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -19,7 +18,7 @@ import { parseQuestions } from '../../core/formats/questions.ts';
 import { loadDatabaseContext, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { findTemplate, BUILTIN_TEMPLATES } from '../../core/prompt/templates.ts';
 import { checkFormulaMetrics, compileRewardFormula } from '../../core/eval/reward.ts';
-import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/batch/batch.ts';
+import { batchLineText, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/batch/batch.ts';
 import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/batch/batch-output.ts';
 import { runBatchImport } from '../../core/batch/batch-engine.ts';
 import { generationScorer } from '../../core/run/score-run.ts';
@@ -29,13 +28,30 @@ import type { GoldEntry, Question } from '../../core/types.ts';
 import { BATCH_USAGE, parseBatchExportArgs, parseBatchImportArgs, type BatchExportArgs, type BatchImportArgs } from './batch-args.ts';
 import { readText } from './eval.ts';
 import { executorName, fileRef, sha256File } from './run-out.ts';
+import { writeFileAtomic, writeStreamAtomic } from '../atomic-write.ts';
+import { checkOutputs } from '../preflight.ts';
 
 export const usage = BATCH_USAGE;
 
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === 'export') await runExport(parseBatchExportArgs(rest));
-  else if (sub === 'import') await runImport(parseBatchImportArgs(rest));
+  if (sub === 'export') {
+    const args = parseBatchExportArgs(rest);
+    await checkOutputs({
+      outputs: [{ flag: '--out', file: args.out }, { flag: '--plan-out', file: args.planOut }],
+      inputs: [{ flag: '--dataset', file: args.dataset }, { flag: '--gold', file: args.gold }],
+      inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
+    });
+    await runExport(args);
+  } else if (sub === 'import') {
+    const args = parseBatchImportArgs(rest);
+    await checkOutputs({
+      outputs: [{ flag: '--run-out', file: args.runOut }, { flag: '--missing-out', file: args.missingOut }],
+      inputs: [{ flag: '--plan', file: args.plan }, { flag: '--dataset', file: args.dataset }, { flag: '--gold', file: args.gold }, ...args.outputs.map((file) => ({ flag: '--output', file }))],
+      inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
+    });
+    await runImport(args);
+  }
   else throw new WorkbenchError('BAD_OPTION', `expected "batch export" or "batch import", found ${JSON.stringify(sub ?? '')}\n${BATCH_USAGE}`);
   return 0;
 }
@@ -103,12 +119,12 @@ async function runExport(args: BatchExportArgs): Promise<void> {
   });
   const schemas = await openSchemas(args.dbRoot, plan);
   try {
-    const exported = await batchRequests(plan, questions, schemas.database);
-    const { lines, tooLong } = exported;
-    await writeFile(args.out, batchJsonl(lines));
-    await writeFile(args.planOut, batchPlanJson(withPromptHashes(plan, exported)));
+    // Streamed to the file line by line: --n 100000 costs disk, not memory.
+    const exported = await writeStreamAtomic(args.out, (write) => batchRequests(plan, questions, schemas.database, undefined, (line) => write(batchLineText(line))));
+    const { count, tooLong } = exported;
+    await writeFileAtomic(args.planOut, batchPlanJson(withPromptHashes(plan, exported)));
     for (const t of tooLong) process.stderr.write(`warning: ${t.customId} left out: its prompt needs ${t.tokens} tokens, the context window leaves ${t.limit}\n`);
-    process.stdout.write(`wrote ${lines.length} requests (${plan.indices.length} questions x ${plan.spec.params.n} samples${tooLong.length ? `, ${tooLong.length} too long` : ''}) to ${args.out}\nplan: ${args.planOut}\n`);
+    process.stdout.write(`wrote ${count} requests (${plan.indices.length} questions x ${plan.spec.params.n} samples${tooLong.length ? `, ${tooLong.length} too long` : ''}) to ${args.out}\nplan: ${args.planOut}\n`);
   } finally {
     schemas.dispose();
   }
@@ -154,9 +170,8 @@ async function runImport(args: BatchImportArgs): Promise<void> {
     if (outcome.kind !== 'done') throw new WorkbenchError('INTERNAL', `the import stopped: ${outcome.kind}`);
     if (args.missingOut) {
       const redo = new Set([...coverage.missing, ...coverage.failed]);
-      const { lines } = await batchRequests(plan, questions, schemas.database, redo);
-      await writeFile(args.missingOut, batchJsonl(lines));
-      process.stderr.write(`wrote the ${lines.length} missing and failed requests to ${args.missingOut}\n`);
+      const { count } = await writeStreamAtomic(args.missingOut, (write) => batchRequests(plan, questions, schemas.database, redo, (line) => write(batchLineText(line))));
+      process.stderr.write(`wrote the ${count} missing and failed requests to ${args.missingOut}\n`);
     }
   } finally {
     schemas.dispose();
@@ -167,7 +182,7 @@ async function runImport(args: BatchImportArgs): Promise<void> {
     const header = await importRunHeader(args, plan, samples, config);
     const byIndex = new Set(plan.indices);
     const runQs = questions.flatMap((q, index) => (byIndex.has(index) ? [{ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }] : []));
-    await writeFile(args.runOut, JSON.stringify(toRunFile(header, samples, runQs), null, 1) + '\n');
+    await writeFileAtomic(args.runOut, JSON.stringify(toRunFile(header, samples, runQs), null, 1) + '\n');
   }
 }
 

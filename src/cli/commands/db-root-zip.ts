@@ -4,53 +4,76 @@
  * in the `<db>/<db>.sqlite` layout the SQL workers read, so no database or inner zip is ever held
  * in memory; a deflated inner zip is first inflated to a temporary file (zip.js needs random
  * access to its central directory). Junk entries (__MACOSX, .DS_Store, AppleDouble) are skipped.
- * The folder is deleted by `cleanup`.
+ * Every entry goes through the bounds of src/adapters/import/zip-entries.ts (names after
+ * normalisation, duplicates, encryption, entry count, bytes and ratio), a database with a
+ * `-wal` or hot `-journal` beside it is refused as in a folder, and the folder is deleted by
+ * `cleanup`, on SIGINT / SIGTERM and on exit.
  */
-import { createWriteStream, openAsBlob } from 'node:fs';
+import { createWriteStream, openAsBlob, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { BlobReader, ZipReader, configure, type Entry, type FileEntry } from '@zip.js/zip.js';
+import { configure } from '@zip.js/zip.js';
 import { WorkbenchError } from '../../core/errors.ts';
-import { baseName, dbIdOf, isDatabasePath, isJunk, normalizePath } from '../../adapters/import/classify-files.ts';
+import { baseName, dbIdOf, isDatabasePath } from '../../adapters/import/classify-files.ts';
+import { checkSidecars } from '../../adapters/import/sidecar-check.ts';
+import type { ImportFile } from '../../adapters/import/import-files.ts';
+import { InflationBudget, boundedWritable, inflateError, readZipEntries, type ZipFileEntry } from '../../adapters/import/zip-entries.ts';
+import { MAX_DB_FILE_BYTES } from '../../adapters/node/sql-worker-host.ts';
+import { onTermination } from '../signal-cleanup.ts';
 
 configure({ useWebWorkers: false });
 
-async function inflateTo(entry: FileEntry, file: string, where: string): Promise<void> {
+const ADVICE = 'unzip it and give the folder to --db-root';
+/** An inner zip may hold every database: it is bounded by the read's total budget alone. */
+const maxEntryBytes = (p: string) => (/\.zip$/i.test(p) ? Number.MAX_SAFE_INTEGER : MAX_DB_FILE_BYTES);
+
+async function inflateTo(z: ZipFileEntry, file: string, where: string, budget: InflationBudget): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
+  const sink = Writable.toWeb(createWriteStream(file)) as WritableStream<Uint8Array>;
   try {
-    await entry.getData(Writable.toWeb(createWriteStream(file)) as WritableStream<Uint8Array>, { checkSignature: true, checkOverlappingEntry: true });
+    await z.entry.getData(boundedWritable(sink, z, where, { budget, maxEntryBytes: maxEntryBytes(z.path), advice: ADVICE, flag: '--db-root' }), { checkSignature: true, checkOverlappingEntry: true });
   } catch (err) {
-    throw new WorkbenchError('BAD_FORMAT', `${where} is damaged (${(err as Error).message}): download the zip again, or unzip it and give the folder to --db-root`, '--db-root');
+    throw inflateError(err, where, ADVICE, '--db-root');
   }
 }
 
-async function entriesOf(blob: Blob, where: string): Promise<Entry[]> {
-  try {
-    return await new ZipReader(new BlobReader(blob)).getEntries();
-  } catch (err) {
-    throw new WorkbenchError('BAD_FORMAT', `${where} is not a readable zip (${(err as Error).message}): download it again`, '--db-root');
-  }
+/** A zip entry as an ImportFile, enough for the shared sidecar check (its size and first bytes). */
+function sidecarFile(z: ZipFileEntry): ImportFile {
+  return {
+    path: z.path,
+    size: z.entry.uncompressedSize,
+    open() {
+      const pipe = new TransformStream<Uint8Array, Uint8Array>();
+      z.entry.getData(pipe.writable).catch(() => undefined);
+      return pipe.readable;
+    },
+    text: () => Promise.reject(new Error('not read as text')),
+  };
 }
 
-async function extract(blob: Blob, where: string, dir: string, depth: number, found: Map<string, string>): Promise<void> {
-  for (const e of await entriesOf(blob, where)) {
-    const p = normalizePath(e.filename);
-    if (e.directory || isJunk(p)) continue;
+async function extract(blob: Blob, where: string, dir: string, depth: number, found: Map<string, { where: string; inLayout: boolean }>, budget: InflationBudget): Promise<void> {
+  const entries = await readZipEntries(blob, where, { budget, maxEntryBytes, advice: ADVICE, flag: '--db-root' });
+  const byPath = new Map(entries.map((z) => [`${where}/${z.path}`, sidecarFile(z)]));
+  for (const z of entries) {
+    const p = z.path;
     if (/\.zip$/i.test(p) && depth < 2) {
       const spool = path.join(dir, '.spool', `${depth}-${found.size}-${baseName(p)}`);
-      await inflateTo(e as FileEntry, spool, `${where}/${p}`);
-      await extract(await openAsBlob(spool), `${where}/${p}`, dir, depth + 1, found);
+      await inflateTo(z, spool, `${where}/${p}`, budget);
+      await extract(await openAsBlob(spool), `${where}/${p}`, dir, depth + 1, found, budget);
       await rm(spool);
       continue;
     }
     if (!isDatabasePath(p)) continue;
     const id = dbIdOf(p);
-    // `<db>/<db>.sqlite` wins over a stray copy under the same name, as in the app's import.
-    if (found.has(id) && baseName(path.posix.dirname(p)) !== id) continue;
-    await inflateTo(e as FileEntry, path.join(dir, id, `${id}.sqlite`), `${where}/${p}`);
-    found.set(id, `${where}/${p}`);
+    // `<db>/<db>.sqlite` wins over a stray copy under the same name; of two such, the first (as in the app's import).
+    const inLayout = baseName(path.posix.dirname(p)) === id;
+    const prev = found.get(id);
+    if (prev && (!inLayout || prev.inLayout)) continue;
+    await checkSidecars(`${where}/${p}`, byPath, 'zip the folder again, or give the folder to --db-root');
+    await inflateTo(z, path.join(dir, id, `${id}.sqlite`), `${where}/${p}`, budget);
+    found.set(id, { where: `${where}/${p}`, inLayout });
   }
 }
 
@@ -62,10 +85,15 @@ export async function resolveDbRoot(dbRoot: string): Promise<{ dir: string; clea
     throw new WorkbenchError('MISSING_FILE', `not a directory or a .zip: ${dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite, or a zip holding them such as BIRD's dev.zip)`, '--db-root');
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'wb-db-root-'));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
+  // Ctrl-C while the zip inflates or the evaluation runs: the folder goes with the process.
+  const release = onTermination(() => rmSync(dir, { recursive: true, force: true }));
+  const cleanup = async () => {
+    release();
+    await rm(dir, { recursive: true, force: true });
+  };
   try {
-    const found = new Map<string, string>();
-    await extract(await openAsBlob(dbRoot), path.basename(dbRoot), dir, 0, found);
+    const found = new Map<string, { where: string; inLayout: boolean }>();
+    await extract(await openAsBlob(dbRoot), path.basename(dbRoot), dir, 0, found, new InflationBudget());
     if (found.size === 0) throw new WorkbenchError('MISSING_FILE', `${dbRoot} holds no <db>/<db>.sqlite database (nested zips included)`, '--db-root');
     await rm(path.join(dir, '.spool'), { recursive: true, force: true });
     return { dir, cleanup };

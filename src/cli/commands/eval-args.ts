@@ -5,7 +5,7 @@ import { checkFormulaFinite, checkFormulaMetrics, compileRewardFormula, DEFAULT_
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { parseShard, type Shard } from '../../core/batch/shard.ts';
 import { DEFAULT_SUITE_SPEC, type SuiteSpec } from '../../core/ts/suite.ts';
-import { bad, parseFlags } from './flags.ts';
+import { bad, numberFlag, parseFlags } from './flags.ts';
 
 export interface EvalArgs {
   /** The first predictions input (the only one of a one-file run). */
@@ -50,14 +50,8 @@ export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FIL
     [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js|native]`;
 
 
-function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw bad(flag, `expected a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(v)}`);
-  }
-  return n;
-}
+/** R-VES timing repetitions: the official 100, up to 100 times more. */
+const MAX_VES_ITERATIONS = 10_000;
 
 export function parseEvalArgs(argv: string[]): EvalArgs {
   const { values } = parseFlags(argv, {
@@ -102,12 +96,12 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     gold: values.gold!,
     dbRoot: values['db-root']!,
     dataset: values.dataset ?? null,
-    timeoutS: positiveNumber('--timeout-s', values['timeout-s'], OFFICIAL_TIMEOUT_S, false),
+    timeoutS: numberFlag('--timeout-s', values['timeout-s'], OFFICIAL_TIMEOUT_S, { min: 0, max: Infinity, minExclusive: true }),
     workers: workersFlag(values.workers),
     readOnly: values['read-only'] ?? false,
     metrics: [...new Set(metrics)] as MetricName[],
     out: values.out ?? null,
-    vesIterations: positiveNumber('--ves-iterations', values['ves-iterations'], OFFICIAL_VES_ITERATIONS, true),
+    vesIterations: numberFlag('--ves-iterations', values['ves-iterations'], OFFICIAL_VES_ITERATIONS, { min: 1, max: MAX_VES_ITERATIONS, integer: true }),
     runOut: values['run-out'] ?? null,
     reward: values.reward ?? DEFAULT_REWARD_FORMULA,
     strict: values.strict ?? false,
@@ -158,7 +152,7 @@ function suiteFlags(seed: string | undefined, size: string | undefined): SuiteSp
     spec.seed = n;
   }
   if (size !== undefined) {
-    spec.size = positiveNumber('--ts-size', size, spec.size, true);
+    spec.size = numberFlag('--ts-size', size, spec.size, { min: 1, max: spec.candidates, integer: true });
     if (spec.size > spec.candidates) throw bad('--ts-size', `at most ${spec.candidates} (the candidate databases distillation keeps them from), got ${spec.size}`);
   }
   return spec;

@@ -33,7 +33,7 @@ import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import type { DbFacts } from '../../core/eval/db-facts.ts';
 import { rewardCounts } from '../../core/run/item-annotations.ts';
-import { parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
+import { checkOverlayKnown, parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
 import { goldIssuesReport, overlayReport, sqliteLine, versionReport } from '../../core/run/reward-report.ts';
 
@@ -133,6 +133,10 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     const overlay = args.goldOverlay ? parseGoldOverlay(await readText('--gold-overlay', args.goldOverlay), path.basename(args.goldOverlay)) : null;
     if (overlay?.keyedBy === 'question-id' && !questions) {
       throw new WorkbenchError('BAD_OPTION', 'this overlay names questions by question_id: give the questions file with --dataset so ids can be matched', '--gold-overlay');
+    }
+    if (overlay) {
+      const known = overlay.keyedBy === 'question-id' ? new Set(questions!.map((q) => q.questionId)) : new Set(gold.map((_, i) => i));
+      checkOverlayKnown(overlay, known, path.basename(overlay.keyedBy === 'question-id' ? args.dataset! : args.gold));
     }
     // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
     const suites: Record<string, SuiteStats & { chosen: number[] }> = {};

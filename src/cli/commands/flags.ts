@@ -12,3 +12,31 @@ export function parseFlags<O extends ParseArgsOptionsConfig>(argv: string[], opt
 
 /** A BAD_OPTION error naming the flag. */
 export const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
+
+export interface NumberSpec {
+  min: number;
+  max: number;
+  integer?: boolean;
+  /** `min` itself is refused (a number > 0). */
+  minExclusive?: boolean;
+}
+
+/**
+ * The one reader of numeric flags: a number within [min, max] (or (min, max]), an integer when
+ * asked (a time limit's upper bound is the timer's, checked by checkTimerFlags with its reason), refused at parse time under the flag's own name with the accepted range, so a value
+ * such as `--concurrency 1e9` fails before any file is read or any request sent.
+ */
+export function numberFlag(flag: string, v: string | undefined, def: number, spec: NumberSpec): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  const low = spec.minExclusive ? n <= spec.min : n < spec.min;
+  if (v.trim() === '' || !Number.isFinite(n) || (spec.integer && !Number.isSafeInteger(n)) || low || n > spec.max) {
+    const kind = spec.integer ? 'integer' : 'number';
+    const what =
+      spec.max === Infinity ? (spec.min === 0 && spec.minExclusive ? `a positive ${kind}` : `a ${kind} >= ${spec.min}`)
+      : spec.minExclusive ? `a ${kind} greater than ${spec.min} and at most ${spec.max.toLocaleString('en-US')}`
+      : `a${kind === 'integer' ? 'n' : ''} ${kind} from ${spec.min} to ${spec.max.toLocaleString('en-US')}`;
+    throw bad(flag, `expected ${what}, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}

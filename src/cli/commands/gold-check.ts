@@ -16,12 +16,21 @@ import { rewardCounts } from '../../core/run/item-annotations.ts';
 import { scoreRun } from '../../core/run/score-run.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
+import { assertSomethingScored } from '../nothing-scored.ts';
 import { workersFlag } from '../bounds.ts';
 import { bad, parseFlags } from './flags.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 
 export const usage = `usage: npm run --silent cli -- gold-check --gold FILE --db-root DIR [--dataset FILE] [--workers N] [--out FILE]
-    (--dataset gives question ids and texts: the count/list checks need the questions)`;
+    (--dataset gives question ids and texts: the count/list checks need the questions)
+    exit 0: every gold ran (other issues are listed); 1: some gold fails (listed as "gold fails"); 2: nothing could be checked`;
+
+/**
+ * What each item executes before its gold: a query that reads nothing and writes nothing, so the
+ * gold runs as the gold (a failing gold is a \`gold: ...\` error, the gold-error check of eval)
+ * on a pristine database.
+ */
+const NEUTRAL_PREDICTION = 'SELECT 1';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -36,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
   const questions = values.dataset ? await readQuestionsInput('--dataset', values.dataset) : null;
   const items: EvalItem[] = gold.map((g, index) => ({
     index, questionId: questions?.[index]?.questionId ?? index, dbId: g.dbId, difficulty: questions?.[index]?.difficulty ?? 'unknown',
-    predSql: g.sql, goldSql: g.sql, extraction: { rule: 'sql-line', thinkStripped: false },
+    predSql: NEUTRAL_PREDICTION, goldSql: g.sql, extraction: { rule: 'sql-line', thinkStripped: false },
   }));
   const pool = createNodeSqlPool({ dbRoot, workers: workersFlag(values.workers) ?? availableParallelism() });
   let results;
@@ -48,6 +57,7 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await pool.dispose();
   }
+  assertSomethingScored(results, dbRoot, `${values.gold} holds no gold line: give the gold file (one SQL<TAB>db_id per line)`);
   const scored = results.filter((r) => r.status !== 'missing-db');
   const missing = results.length - scored.length;
   process.stdout.write(`gold queries checked: ${scored.length}${missing ? ` (${missing} left out: database missing)` : ''}\n`);
@@ -59,5 +69,7 @@ export async function run(argv: string[]): Promise<number> {
       items: counts.goldIssues.map((r) => ({ index: r.index, question_id: r.questionId, db_id: r.dbId, gold_rows: r.goldRowCount, issues: r.goldIssues })),
     }, null, 1) + '\n');
   }
-  return 0;
+  const failing = scored.filter((r) => r.goldIssues?.some((g) => g.kind === 'gold-error')).length;
+  if (failing > 0) process.stderr.write(`${failing} gold quer${failing === 1 ? 'y fails' : 'ies fail'}: every prediction for ${failing === 1 ? 'it' : 'them'} scores 0; fix or drop ${failing === 1 ? 'it' : 'them'} (listed above as "gold fails")\n`);
+  return failing > 0 ? 1 : 0;
 }

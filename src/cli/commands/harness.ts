@@ -5,7 +5,9 @@
  * row is reported on stderr, with every unmatched row); each run is then scored exactly like
  * `eval` scores a JSONL predictions file.
  */
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
+import { checkOutputs } from '../preflight.ts';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { readHarnessFile } from '../../adapters/harness/read-harness.ts';
@@ -27,6 +29,8 @@ import { bad, parseFlags } from './flags.ts';
 import { checkDatabasesUnchanged, evalRunHeader, hashDatabases, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
+import { assertSomethingScored } from '../nothing-scored.ts';
+import type { ItemResult } from '../../core/types.ts';
 
 export const usage = `usage: npm run --silent cli -- harness --completions FILE|DIR --gold FILE --dataset FILE --db-root DIR|ZIP
     [--from verl|lm-eval|inspect] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
@@ -69,6 +73,11 @@ export async function run(argv: string[]): Promise<number> {
     ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []), ...(values.workers ? ['--workers', values.workers] : []),
     ...(values.metrics ? ['--metrics', values.metrics] : []),
   ]);
+  await checkOutputs({
+    outputs: [{ flag: '--run-out', file: values['run-out'] }],
+    inputs: [{ flag: '--completions', file: values.completions }, { flag: '--gold', file: values.gold }, { flag: '--dataset', file: values.dataset }],
+    inputDirs: [{ flag: '--db-root', file: values['db-root'] }],
+  });
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
   const { format, rows, name, files } = await readRows(values.completions!, (values.from as HarnessFormat | undefined) ?? null);
@@ -77,6 +86,7 @@ export async function run(argv: string[]): Promise<number> {
   const questionOf = (i: number) => questions[i]?.question ?? null;
   const root = await resolveDbRoot(evalArgs.dbRoot);
   const pool = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
+  const all: ItemResult[] = [];
   try {
     for (const r of runs) {
       process.stderr.write(`${mappingReport(format, name, r)}\n`);
@@ -91,6 +101,7 @@ export async function run(argv: string[]): Promise<number> {
       // The run recipe, as `eval` and the app's runs: findings (version features, gold issues) included.
       const { results, summary, records } = await scoreRun(plan.items, config, { executor: pool, questionOf });
       if (hashed) await checkDatabasesUnchanged(root.dir, hashed, evalArgs.dbRoot);
+      all.push(...results);
       process.stdout.write(`${label} (${format})\n${officialTable(summary)}\n\n`);
       if (values['run-out']) {
         const out = stepFile(values['run-out'], r.step, runs.length > 1);
@@ -99,13 +110,15 @@ export async function run(argv: string[]): Promise<number> {
         const header = await evalRunHeader({ ...evalArgs, dbRoot: root.dir, predictions: source }, plan.items, results, hashed);
         header.name = label;
         const file = toRunFile(header, records, runQuestions(plan.items, questions));
-        if (isParquetName(out)) await writeParquetFile(out, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) });
-        else await writeFile(out, JSON.stringify(file, null, 1) + '\n');
+        if (isParquetName(out)) await writeAtomicWith(out, (temp) => writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) }));
+        else await writeFileAtomic(out, JSON.stringify(file, null, 1) + '\n');
       }
     }
   } finally {
     await pool.dispose();
     await root.cleanup();
   }
+  // Tables of zeros are no result: no row matched a question, or no database could be opened.
+  assertSomethingScored(all, evalArgs.dbRoot, `no row of ${name} matched a question of ${path.basename(values.dataset!)} (see the mapping report above): check --dataset is the dataset the completions answer, or name the format with --from`);
   return 0;
 }

@@ -15,7 +15,7 @@ import { probeJson, probeTable } from '../../core/probe/probe-report.ts';
 import { runProbe } from '../../core/probe/run-probe.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { readText } from './eval.ts';
-import { bad, parseFlags } from './flags.ts';
+import { bad, numberFlag, parseFlags } from './flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { checkProbeOutputs } from '../preflight-commands.ts';
@@ -45,12 +45,6 @@ function parseProbeArgs(argv: string[]): ProbeArgs {
     exploits: { type: 'string' },
   }, usage);
   for (const req of ['gold', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
-  const num = (flag: string, v: string | undefined, integer: boolean): number | null => {
-    if (v === undefined) return null;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw bad(flag, `expected a positive ${integer ? 'integer' : 'number'}, got ${JSON.stringify(v)}`);
-    return n;
-  };
   let exploits: ExploitId[] | undefined;
   if (values.exploits !== undefined) {
     exploits = values.exploits.split(',').map((s) => s.trim()).filter(Boolean) as ExploitId[];
@@ -59,7 +53,7 @@ function parseProbeArgs(argv: string[]): ProbeArgs {
       if (!EXPLOITS.some((e) => e.id === id)) throw bad('--exploits', `unknown exploit ${JSON.stringify(id)}; use any of ${EXPLOITS.map((e) => e.id).join(', ')}`);
     }
   }
-  const timeoutS = num('--timeout-s', values['timeout-s'], false) ?? 30;
+  const timeoutS = numberFlag('--timeout-s', values['timeout-s'], 30, { min: 0, max: Infinity, minExclusive: true });
   checkTimerFlags(timeoutS, null);
   return {
     gold: values.gold!,

@@ -1,14 +1,9 @@
 /** Flag readers shared by `stats` and `compare`. */
-import { bad } from './flags.ts';
+import { bad, numberFlag } from './flags.ts';
 
 /** An integer in [min, max], or the default when the flag is absent. */
 export function integerFlag(flag: string, v: string | undefined, def: number, min: number, max: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw bad(flag, `expected an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
-  }
-  return n;
+  return numberFlag(flag, v, def, { min, max, integer: true });
 }
 
 /** `--k 1,4,8`: positive integers, at least one. */

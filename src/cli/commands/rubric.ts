@@ -13,7 +13,7 @@ import { pairCompletions, type RarJob as Job } from '../../core/rubric/rar-run.t
 import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
-import { bad, parseFlags } from './flags.ts';
+import { bad, numberFlag, parseFlags } from './flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { DEFAULT_JUDGE_TIMEOUT_S, judgeTimeoutFlag, assertJudgeScoredSomething } from '../judge-flags.ts';
 import { checkRubricOutputs } from '../preflight-commands.ts';
@@ -51,12 +51,9 @@ function oneOf<T extends string>(flag: string, v: string | undefined, allowed: r
   return v as T;
 }
 
-function number(flag: string, v: string | undefined, def: number, check: (n: number) => boolean, what: string): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (v.trim() === '' || !check(n)) throw bad(flag, `expected ${what}, got ${JSON.stringify(v)}`);
-  return n;
-}
+/** Judge calls: a few retries of a bad answer, a few parallel requests (more only hammer the judge). */
+export const MAX_JUDGE_RETRIES = 10;
+export const MAX_JUDGE_CONCURRENCY = 64;
 
 function parseRubricArgs(argv: string[]): RubricArgs {
   const { values } = parseFlags(argv, {
@@ -93,11 +90,11 @@ function parseRubricArgs(argv: string[]): RubricArgs {
     weighting: oneOf('--weighting', values.weighting, ['as-given', 'paper', 'rar-integers'] as const, 'as-given'),
     normalization: oneOf('--normalization', values.normalization, ['positive', 'absolute'] as const, 'positive'),
     clip: !values['no-clip'],
-    retries: number('--retries', values.retries, 2, (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
-    temperature: number('--temperature', values.temperature, 0, (n) => Number.isFinite(n) && n >= 0 && n <= 2, 'a number in 0..2'),
-    maxTokens: number('--max-tokens', values['max-tokens'], 512, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
-    concurrency: number('--concurrency', values.concurrency, 4, (n) => Number.isInteger(n) && n > 0, 'a positive integer'),
-    httpRetries: number('--http-retries', values['http-retries'], 4, (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer'),
+    retries: numberFlag('--retries', values.retries, 2, { min: 0, max: MAX_JUDGE_RETRIES, integer: true }),
+    temperature: numberFlag('--temperature', values.temperature, 0, { min: 0, max: 2 }),
+    maxTokens: numberFlag('--max-tokens', values['max-tokens'], 512, { min: 1, max: 1_048_576, integer: true }),
+    concurrency: numberFlag('--concurrency', values.concurrency, 4, { min: 1, max: MAX_JUDGE_CONCURRENCY, integer: true }),
+    httpRetries: numberFlag('--http-retries', values['http-retries'], 4, { min: 0, max: MAX_JUDGE_RETRIES, integer: true }),
     judgeTimeoutS: judgeTimeoutFlag(values['judge-timeout-s']),
     cache: values.cache ?? null,
     out: values.out ?? null,

@@ -13,7 +13,7 @@ import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { promptStatsTable, runTableMetadata } from '../../core/views/tables.ts';
 import { integerFlag, kList } from './rl-args.ts';
 import { bad, parseFlags } from './flags.ts';
-import { writeAtomicWith, writeFileAtomic as writeFile } from '../atomic-write.ts';
+import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { checkStatsOutputs } from '../preflight-commands.ts';
 
 export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
@@ -59,16 +59,16 @@ export async function run(argv: string[]): Promise<number> {
   const meta = { runName: runFile.run.name, runId: runFile.run.id, rewardFormula: runFile.run.config.rewardFormula, seed };
   process.stdout.write(statsTable(stats, meta) + '\n');
 
-  if (values.out) await writeFile(values.out, JSON.stringify(statsJson(stats, meta), null, 1) + '\n');
-  if (values.csv) await writeFile(values.csv, promptStatsCsv(stats.prompts, stats.ks));
-  if (values['prompts-json']) await writeFile(values['prompts-json'], JSON.stringify(promptStatsJson(stats.prompts, stats.ks), null, 1) + '\n');
+  if (values.out) await writeFileAtomic(values.out, JSON.stringify(statsJson(stats, meta), null, 1) + '\n');
+  if (values.csv) await writeFileAtomic(values.csv, promptStatsCsv(stats.prompts, stats.ks));
+  if (values['prompts-json']) await writeFileAtomic(values['prompts-json'], JSON.stringify(promptStatsJson(stats.prompts, stats.ks), null, 1) + '\n');
   if (values.parquet) {
     const table = promptStatsTable(stats.ks);
     await writeAtomicWith(values.parquet, (temp) => writeParquetFile(temp, table, stats.prompts, { metadata: runTableMetadata(table, runFile.run) }));
   }
   if (values['frontier-jsonl'] && questions) {
     try {
-      await writeFile(values['frontier-jsonl'], frontierJsonl(stats.prompts, questions));
+      await writeFileAtomic(values['frontier-jsonl'], frontierJsonl(stats.prompts, questions));
     } catch (err) {
       if (isWorkbenchError(err)) throw new WorkbenchError(err.code, err.message, values.dataset ? '--dataset' : '--frontier-jsonl');
       throw err;

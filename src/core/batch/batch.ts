@@ -141,7 +141,10 @@ function checkSpec(spec: GenerationSpec, where: string): void {
 }
 
 export interface BatchExport {
+  /** The request lines; empty when they were handed to `emit` one by one instead. */
   lines: BatchRequestLine[];
+  /** Request lines made (kept in `lines` or emitted). */
+  count: number;
   /** Samples left out because their prompt does not fit the plan's context window. */
   tooLong: Array<{ customId: string; tokens: number; limit: number | null }>;
   /** `promptHash` of each question's prompt, by gold position. */
@@ -157,10 +160,13 @@ export async function batchRequests(
   questions: readonly Question[],
   database: (dbId: string) => Promise<DatabaseContext>,
   only?: ReadonlySet<string>,
+  /** Receives each line as it is made (a file written as a stream): nothing is kept, whatever --n is. */
+  emit?: (line: BatchRequestLine) => Promise<void> | void,
 ): Promise<BatchExport> {
   const { spec } = plan;
   const p = spec.params;
   const lines: BatchRequestLine[] = [];
+  let count = 0;
   const tooLong: BatchExport['tooLong'] = [];
   const promptHashes: Record<string, string> = {};
   for (const index of plan.indices) {
@@ -188,15 +194,23 @@ export async function batchRequests(
       // The stop strings the generation loop passes (the run's, which include the template's when the app adds them).
       if (p.stop.length > 0) body.stop = [...p.stop];
       if (p.logprobs) body.logprobs = true;
-      lines.push({ custom_id: customId, method: 'POST', url: BATCH_URL, body });
+      const line: BatchRequestLine = { custom_id: customId, method: 'POST', url: BATCH_URL, body };
+      count++;
+      if (emit) await emit(line);
+      else lines.push(line);
     }
   }
-  return { lines, tooLong, promptHashes };
+  return { lines, count, tooLong, promptHashes };
 }
 
 /** JSON Lines text, one request per line, newline-terminated. */
 export function batchJsonl(lines: readonly BatchRequestLine[]): string {
-  return lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : '');
+  return lines.map(batchLineText).join('');
+}
+
+/** One request line of the JSONL, with its newline. */
+export function batchLineText(line: BatchRequestLine): string {
+  return JSON.stringify(line) + '\n';
 }
 
 export function batchPlanJson(plan: BatchPlan): string {

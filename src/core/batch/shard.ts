@@ -109,6 +109,71 @@ function checkComplete(shards: Shard[], files: string[]): void {
   }
 }
 
+/** JSON with sorted keys, so two values compare by content whatever order their keys were written in. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+/**
+ * Shards of one run agree on every input, setting and version: `fields` maps a field's name to
+ * its value in each shard (`skipNull`: a shard that could not read it, e.g. the SQLite version
+ * of a shard whose databases are all missing, is not compared). The first difference is an
+ * error naming the field, both files and both values.
+ */
+export function checkSameRun(files: readonly string[], fields: Record<string, readonly unknown[]>, skipNull: readonly string[] = []): void {
+  for (const [field, values] of Object.entries(fields)) {
+    let ref: { at: number; text: string } | null = null;
+    values.forEach((v, i) => {
+      if ((v === null || v === undefined) && skipNull.includes(field)) return;
+      const text = canonical(v);
+      if (!ref) ref = { at: i, text };
+      else if (text !== ref.text) {
+        const show = (t: string) => (t.length > 200 ? `${t.slice(0, 200)}…` : t);
+        throw new WorkbenchError(
+          'MISMATCH',
+          `${field} differs: ${files[ref.at]} has ${show(ref.text)}, ${files[i]} has ${show(text)}. These are not shards of one run ` +
+            '(another predictions file, gold, dataset, metric, setting or version): merge only the shards of one eval command',
+          files[i],
+        );
+      }
+    });
+  }
+}
+
+/** A count every shard must carry: summed, never taken as 0 when a shard lacks it. */
+function sumCounts<K extends string>(keys: readonly K[], counts: readonly (Partial<Record<K, number>> | undefined)[], files: readonly string[], what: string): Record<K, number> | null {
+  if (counts.every((c) => c === undefined)) return null;
+  const out = Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+  counts.forEach((c, i) => {
+    for (const k of keys) {
+      const v = c?.[k];
+      if (typeof v !== 'number') {
+        throw new WorkbenchError('MISMATCH', `has no ${what}.${k} while other shards do: it was written by another version of the workbench; run every shard with the same version`, files[i]);
+      }
+      out[k] += v;
+    }
+  });
+  return out;
+}
+
+/** The per-item field of each metric: an item without it has no value, which is not a 0. */
+const METRIC_FIELD: Partial<Record<MetricName, string>> = { ex: 'ex', 'soft-f1': 'soft_f1', 'r-ves': 'r_ves' };
+
+function checkItemFields(reports: readonly JsonReport[], files: readonly string[]): void {
+  reports.forEach((r, i) => {
+    for (const m of r.summary.metrics) {
+      const field = METRIC_FIELD[m];
+      if (!field) continue;
+      const bad = r.items.find((it) => !(field in it));
+      if (bad) throw new WorkbenchError('BAD_FORMAT', `item ${String(bad.index)} has no ${field} although the run's metrics include ${m}: the report is incomplete or edited; run the shard again`, files[i]);
+    }
+  });
+}
+
 /**
  * Joins shard reports into the report of one run: items in (index, sample) order, the summary
  * computed again over all of them, the rest of the summary (inputs, warnings, findings) from the
@@ -122,6 +187,18 @@ export function mergeReports(
   if (reports.length === 0) throw new WorkbenchError('BAD_OPTION', 'name the --out files of the shards to merge', 'merge');
   const shards = reports.map((r, i) => shardOf(r, files[i]!));
   checkComplete(shards, [...files]);
+  const field = (f: (r: JsonReport) => unknown) => reports.map(f);
+  const inputs = (r: JsonReport) => (r.summary.inputs ?? {}) as Record<string, unknown>;
+  // db_root may be each machine's own copy of the databases; their hashes are in the run files.
+  checkSameRun(files, {
+    'inputs.predictions': field((r) => inputs(r).predictions), 'inputs.gold': field((r) => inputs(r).gold), 'inputs.dataset': field((r) => inputs(r).dataset),
+    metrics: field((r) => r.summary.metrics), 'inputs.timeout_s (--timeout-s)': field((r) => inputs(r).timeout_s),
+    'inputs.read_only (--read-only)': field((r) => inputs(r).read_only), 'inputs.ves_iterations (--ves-iterations)': field((r) => inputs(r).ves_iterations),
+    'inputs.test_suite (--ts-seed, --ts-size)': field((r) => inputs(r).test_suite), 'reward_formula (--reward)': field((r) => r.summary.reward_formula),
+    engine: field((r) => r.summary.engine), executor: field((r) => r.summary.executor), sqlite_version: field((r) => r.summary.sqlite_version),
+    'summary fields (the version of the workbench)': field((r) => Object.keys(r.summary).filter((k) => k !== 'shard').sort()),
+  }, ['sqlite_version']);
+  checkItemFields(reports, files);
   const ordered = reports.map((r, i) => ({ r, s: shards[i]! })).sort((a, b) => a.s.k - b.s.k).map((x) => x.r);
   const items = ordered.flatMap((r) => r.items).sort(byItemOrder);
   const first = ordered[0]!.summary;
@@ -135,12 +212,9 @@ export function mergeReports(
     // The version and gold-check counts (issue 13) are recomputed over every shard's items, in eval's key order.
     if (k === 'sqlite_version' && 'version_sensitive' in first) Object.assign(extra, rewardCountsJson(items));
   }
-  const executions = { items: 0, executed: 0, reused: 0, gold_executed: 0, from_cache: 0 };
-  for (const r of ordered) {
-    const e = r.summary.executions as typeof executions | undefined;
-    if (e) for (const k of Object.keys(executions) as (keyof typeof executions)[]) executions[k] += e[k] ?? 0;
-  }
-  extra.executions = executions;
+  type Executions = Record<'items' | 'executed' | 'reused' | 'gold_executed' | 'from_cache', number>;
+  const executions = sumCounts(['items', 'executed', 'reused', 'gold_executed', 'from_cache'], ordered.map((r) => r.summary.executions as Partial<Executions> | undefined), ordered.map((r) => files[reports.indexOf(r)]!), 'executions');
+  if (executions) extra.executions = executions;
   return { summary: summaryJson(summary, extra) as JsonReport['summary'], items };
 }
 
@@ -168,22 +242,40 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
     return s;
   });
   checkComplete(shards, [...files]);
+  const field = (f: (r: RunFile) => unknown) => runs.map(f);
+  const predictions = (r: RunFile) => (r.run.source.kind === 'replay' ? r.run.source.predictions : r.run.source);
+  checkSameRun(files, {
+    'version (of the run file)': field((r) => [r.format, r.version]),
+    'source.predictions (the predictions file)': field((r) => { const p = predictions(r); return 'sha256' in p ? p.sha256 : p; }),
+    'dataset.gold (the gold file)': field((r) => r.run.dataset.gold?.sha256 ?? null),
+    'dataset.questions (the dataset)': field((r) => r.run.dataset.questions.sha256),
+    'config.metrics (--metrics)': field((r) => r.run.config.metrics), 'config.timeoutMs (--timeout-s)': field((r) => r.run.config.timeoutMs),
+    'config.readOnly (--read-only)': field((r) => r.run.config.readOnly), 'config.vesIterations (--ves-iterations)': field((r) => r.run.config.vesIterations),
+    'config.rewardFormula (--reward)': field((r) => r.run.config.rewardFormula), config: field((r) => r.run.config),
+    executor: field((r) => r.run.executor), sqliteVersion: field((r) => r.run.sqliteVersion),
+  }, ['sqliteVersion']);
+  // One database read by two shards must be the same file.
+  const dbSeen = new Map<string, { sha: string; file: string }>();
+  runs.forEach((r, i) => {
+    for (const [db, sha] of Object.entries(r.run.dataset.databases)) {
+      const prev = dbSeen.get(db);
+      if (prev && prev.sha !== sha) throw new WorkbenchError('MISMATCH', `database ${db} differs: sha256 ${prev.sha} in ${prev.file}, ${sha} here: merge only shards run on the same databases`, files[i]);
+      dbSeen.set(db, { sha, file: files[i]! });
+    }
+  });
   const ordered = runs.map((f, i) => ({ f, s: shards[i]! })).sort((a, b) => a.s.k - b.s.k).map((x) => x.f);
   const head = ordered[0]!.run;
   const databases: Record<string, string> = {};
   const indices = new Set<number>();
   let samplesPerQuestion = 1;
-  const executions = { executed: 0, reused: 0, fromCache: 0 };
   const questions = new Map<number, RunQuestion>();
   for (const f of ordered) {
     Object.assign(databases, f.run.dataset.databases);
     for (const i of f.run.subset.indices) indices.add(i);
     samplesPerQuestion = Math.max(samplesPerQuestion, f.run.samplesPerQuestion);
-    executions.executed += f.run.executions?.executed ?? 0;
-    executions.reused += f.run.executions?.reused ?? 0;
-    executions.fromCache += f.run.executions?.fromCache ?? 0;
     for (const q of f.questions ?? []) questions.set(q.index, q);
   }
+  const executions = sumCounts(['executed', 'reused'], ordered.map((f) => f.run.executions), ordered.map((f) => files[runs.indexOf(f)]!), 'executions');
   const sortedDbs = Object.fromEntries(Object.entries(databases).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const { shard: _shard, ...header } = head;
   void _shard;
@@ -192,7 +284,7 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
     dataset: { ...head.dataset, databases: sortedDbs },
     subset: { ...head.subset, indices: [...indices].sort((a, b) => a - b) },
     samplesPerQuestion,
-    executions,
+    ...(executions ? { executions } : {}),
   };
   const qs = ordered.some((f) => f.questions) ? [...questions.values()].sort((a, b) => a.index - b.index) : undefined;
   return toRunFile(run, ordered.flatMap((f) => f.samples), qs);

@@ -30,6 +30,9 @@ function entryOf(value: unknown, where: string): [number, OverlayEntry] {
   const o = value as Record<string, unknown>;
   const rawId = o.question_id;
   const id = typeof rawId === 'number' ? rawId : typeof rawId === 'string' && /^\s*\d+\s*$/.test(rawId) ? Number(rawId) : NaN;
+  if (rawId === undefined) {
+    throw new WorkbenchError('BAD_FORMAT', `the object has no question_id (its keys: ${Object.keys(o).slice(0, 6).join(', ') || 'none'}): each entry is {"question_id": ..., "SQL": ...}`, where);
+  }
   if (!Number.isInteger(id)) throw new WorkbenchError('BAD_FORMAT', `question_id must be an integer (or a numeric string), got ${JSON.stringify(rawId)}`, where);
   const sql = o.SQL ?? o.sql;
   if (typeof sql !== 'string' || sql.trim() === '') throw new WorkbenchError('BAD_FORMAT', `question ${id}: no "SQL" string (the corrected gold query)`, where);
@@ -54,6 +57,21 @@ export function parseGoldOverlay(text: string, name: string): GoldOverlay {
     }
     (data as unknown[]).forEach((v, i) => put(entryOf(v, `${name}[${i}]`), `${name}[${i}]`));
   } else if (trimmed.startsWith('{')) {
+    // One JSON object that is not itself an entry (`{"123": "SELECT ..."}`, `{"corrections": [...]}`): say what is expected.
+    let whole: unknown = undefined;
+    try {
+      whole = JSON.parse(body);
+    } catch {
+      // JSON Lines (several objects), read below.
+    }
+    if (whole !== null && typeof whole === 'object' && !Array.isArray(whole) && !('question_id' in whole)) {
+      const keys = Object.keys(whole).slice(0, 5).map((k) => JSON.stringify(k)).join(', ');
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `is one JSON object (keys ${keys || 'none'}), not an overlay: give a JSON array [{"question_id": ..., "SQL": ...}, ...], JSON Lines with one such object per line, or a gold .sql`,
+        name,
+      );
+    }
     pythonLines(body).forEach((line, i) => {
       if (line.trim() === '') return;
       let v: unknown;
@@ -104,4 +122,21 @@ export function overlayItems(items: readonly EvalItem[], overlay: GoldOverlay): 
     throw new WorkbenchError('MISMATCH', `the overlay names none of the run's ${new Set(items.map((i) => i.index)).size} questions (by ${overlay.keyedBy})`, overlay.name);
   }
   return { items: out, changedGold, covered };
+}
+
+/**
+ * An id (or gold position) of no question of the dataset would silently correct nothing: the
+ * overlay is of another dataset or version. Refused, naming them. `known`: the dataset's
+ * question ids (keyed by question id) or its gold positions (keyed by position).
+ */
+export function checkOverlayKnown(overlay: GoldOverlay, known: ReadonlySet<number>, datasetName: string): void {
+  const unknown = [...overlay.entries.keys()].filter((k) => !known.has(k));
+  if (unknown.length === 0) return;
+  const what = overlay.keyedBy === 'position' ? 'gold line position' : 'question id';
+  throw new WorkbenchError(
+    'MISMATCH',
+    `${unknown.length} ${what}(s) of the overlay are no question of ${datasetName}: ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', …' : ''}; ` +
+      'keep only the corrections of this dataset (an overlay of another dataset or version corrects nothing here)',
+    overlay.name,
+  );
 }

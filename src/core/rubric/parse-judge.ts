@@ -7,6 +7,8 @@
  * is inferred from free text such as "criteria met: yes".
  */
 
+import { withoutTagBlocks } from '../sql/tag-blocks.ts';
+
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 export interface CriterionAnswer {
@@ -20,38 +22,82 @@ export interface ScoreAnswer {
 }
 
 function stripThink(text: string): string {
-  let out = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
+  let out = withoutTagBlocks(text, 'think');
   const close = out.toLowerCase().lastIndexOf('</think>');
   if (close >= 0) out = out.slice(close + '</think>'.length);
   return out;
 }
 
-/** Index just past the `}` closing the object opened at `start`, or -1. String-aware. */
-function objectEnd(text: string, start: number): number {
-  let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-    } else if (c === '{') depth++;
-    else if (c === '}') {
-      depth--;
-      if (depth === 0) return i + 1;
+/**
+ * The longest answer read: a verdict is a short JSON object (a reasoning judge's `<think>` of a
+ * million characters is far past any --max-tokens); a longer reply is unparseable, not parsed.
+ */
+export const MAX_JUDGE_ANSWER_CHARS = 1024 * 1024;
+
+/** String-aware scans of `{`/`}` a parse may make before it stops looking (see jsonObjects). */
+const MAX_SCANS = 8;
+
+/**
+ * One left-to-right scan from `start` (outside any string): for each `{` it sees outside a
+ * string, the index just past its matching `}`, or -1 when it is never closed. A scan from an
+ * earlier start gives the same answer for such a `{` as a scan from the `{` itself, since both
+ * are outside a string there and read the rest alike.
+ */
+function scanObjects(text: string, start: number, work: { chars: number }): Scan {
+  // ends[i - start]: 0 = no `{` outside a string here, -1 = never closed, else the index past its `}`.
+  const ends = new Int32Array(text.length - start);
+  const stack: number[] = [];
+  let i = start;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c /* \ */) i++;
+    } else if (c === 0x7b /* { */) {
+      stack.push(i);
+      ends[i - start] = -1;
+    } else if (c === 0x7d /* } */ && stack.length > 0) {
+      ends[stack.pop()! - start] = i + 1;
     }
   }
-  return -1;
+  work.chars += i - start;
+  return { start, ends };
 }
 
-/** Every outermost `{...}` span of the text that is a valid JSON object, in order. */
-export function jsonObjects(text: string): Record<string, unknown>[] {
+interface Scan {
+  start: number;
+  ends: Int32Array;
+}
+
+const endIn = (scan: Scan, i: number): number | undefined => (i >= scan.start ? scan.ends[i - scan.start] || undefined : undefined);
+
+/**
+ * Every outermost `{...}` span of the text that is a valid JSON object, in order, in linear
+ * time: where a span was found by rescanning the text from each `{` (1 MB of `{` took hours),
+ * the matching `}` of each `{` comes from one scan; a new scan starts only at a `{` that every
+ * earlier scan saw inside a string, at most MAX_SCANS of them. `work` counts the characters
+ * scanned (tests bound it).
+ */
+export function jsonObjects(text: string, work: { chars: number } = { chars: 0 }): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
+  const scans: Scan[] = [];
   let i = text.indexOf('{');
   while (i >= 0) {
-    const end = objectEnd(text, i);
+    let end: number | undefined;
+    for (const s of scans) if ((end = endIn(s, i)) !== undefined) break;
+    if (end === undefined) {
+      if (scans.length >= MAX_SCANS) {
+        i = text.indexOf('{', i + 1);
+        continue;
+      }
+      const scan = scanObjects(text, i, work);
+      scans.push(scan);
+      end = endIn(scan, i)!;
+    }
     // A balanced span that is not a JSON object is skipped whole: objects nested in broken
     // JSON are not dug out of it.
     const next = end > 0 ? end : i + 1;
     if (end > 0) {
+      work.chars += end - i;
       try {
         const v: unknown = JSON.parse(text.slice(i, end));
         if (typeof v === 'object' && v !== null && !Array.isArray(v)) out.push(v as Record<string, unknown>);
@@ -70,6 +116,9 @@ function readAnswer<T>(
   read: (value: unknown) => ParseResult<T>,
   same: (a: T, b: T) => boolean,
 ): ParseResult<T & { explanation: string }> {
+  if (text.length > MAX_JUDGE_ANSWER_CHARS) {
+    return { ok: false, reason: `the answer is ${text.length.toLocaleString('en-US')} characters, more than the ${MAX_JUDGE_ANSWER_CHARS.toLocaleString('en-US')} a verdict may take: lower the judge's max_tokens or ask for the JSON verdict alone` };
+  }
   const objects = jsonObjects(stripThink(text)).filter((o) => Object.prototype.hasOwnProperty.call(o, key));
   if (objects.length === 0) return { ok: false, reason: `no JSON object with "${key}" in the answer` };
   const values: Array<T & { explanation: string }> = [];

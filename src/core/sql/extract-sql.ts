@@ -1,4 +1,5 @@
 import type { Extraction, ExtractionRule } from '../types.ts';
+import { tagBlocks, withoutTagBlocks } from './tag-blocks.ts';
 
 /** One sentence per rule, for the UI and the docs (docs/formats.md has examples). */
 export const EXTRACTION_RULES: Readonly<Record<ExtractionRule, string>> = {
@@ -31,7 +32,7 @@ export interface ExtractOptions {
  * off mid-thought), everything from it to the end, since the model never reached an answer.
  */
 function stripThink(text: string): { text: string; stripped: boolean } {
-  let out = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
+  let out = withoutTagBlocks(text, 'think');
   const close = out.toLowerCase().lastIndexOf('</think>');
   if (close >= 0) out = out.slice(close + '</think>'.length);
   const open = out.toLowerCase().indexOf('<think>');
@@ -76,9 +77,7 @@ function pick(blocks: string[], fence: 'first' | 'last'): string | undefined {
 
 /** Content of the last `<tag>...</tag>`, or null. */
 function lastTag(text: string, tag: string): string | null {
-  let found: string | null = null;
-  for (const m of text.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'gi'))) found = m[1]!;
-  return found;
+  return tagBlocks(text, tag).at(-1)?.content ?? null;
 }
 
 /**
@@ -100,7 +99,9 @@ function unwrapInTag(content: string, fence: 'first' | 'last'): string {
  * like `WITH name AS (`, because "with" is everywhere in prose; a prose "select" still matches,
  * which is why this is the last resort.
  */
-const SQL_START = /\bSELECT\b|\bWITH\s+(?:RECURSIVE\s+)?[^\s(]+\s*(?:\([^)]*\)\s*)?AS\s*\(/i;
+// The name and the column list are bounded (no real CTE comes near): unbounded, every `WITH a(`
+// of a text scanned to its end for a `)`, and 1 MB of them took 68 s.
+const SQL_START = /\bSELECT\b|\bWITH\s+(?:RECURSIVE\s+)?[^\s(]{1,256}\s*(?:\([^)]{0,4096}\)\s*)?AS\s*\(/i;
 
 /** From `start` to the first `;` outside '...', "..." and `...` (inclusive), or to the end. */
 function untilSemicolon(text: string, start: number): string {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts';
 import { parseGoldSql } from '../../../src/core/formats/gold.ts';
-import { overlayItems, parseGoldOverlay } from '../../../src/core/formats/gold-overlay.ts';
+import { checkOverlayKnown, overlayItems, parseGoldOverlay } from '../../../src/core/formats/gold-overlay.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { compareWithOverlay } from '../../../src/core/run/gold-overlay-run.ts';
 import { planReplay, runEvaluation } from '../../../src/core/run/replay.ts';
@@ -81,5 +81,18 @@ describe('compareWithOverlay (real sql.js, meta-llama-3-70b CoT on the 140 mini-
     expect(c.changed.map((x) => [x.questionId, x.officialEx, x.correctedEx])).toEqual([[wrong.questionId, 0, 1]]);
     expect(c.corrected.byDifficulty.total.ex! - c.official.byDifficulty.total.ex!).toBeCloseTo(100 / 140, 10);
     expect(minidev.some((q) => q.question_id === wrong.questionId)).toBe(true);
+  });
+});
+
+describe('gold overlay: unknown ids and object-shaped files (issue 24)', () => {
+  it('refuses ids that are no question of the dataset, naming them; the real Arcwise-Plat file fits mini-dev', () => {
+    const overlay = parseGoldOverlay(JSON.stringify([{ question_id: 7, SQL: 'SELECT 2' }, { question_id: 999_999, SQL: 'SELECT 3' }, { question_id: 1_000_000, SQL: 'SELECT 4' }]), 'fix.json');
+    const ids = new Set(parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'mini_dev_sqlite.json').map((q) => q.questionId));
+    expect(() => checkOverlayKnown(overlay, new Set([...ids, 7]), 'mini_dev_sqlite.json')).toThrow(/^fix\.json: 2 question id\(s\) of the overlay are no question of mini_dev_sqlite\.json: 999999, 1000000; keep only the corrections of this dataset/);
+    expect(() => checkOverlayKnown(parseGoldOverlay(arcwiseText, arcwiseName), ids, 'mini_dev_sqlite.json')).not.toThrow();
+  });
+  it('an object-shaped overlay gets a message saying what is expected (was "got undefined")', () => {
+    expect(() => parseGoldOverlay('{"7": "SELECT 2", "8": "SELECT 3"}', 'fix.json')).toThrow(/^fix\.json: is one JSON object \(keys "7", "8"\), not an overlay: give a JSON array \[\{"question_id"/);
+    expect(() => parseGoldOverlay('{"qid": 7, "SQL": "SELECT 2"}\n{"qid": 8, "SQL": "SELECT 3"}\n', 'fix.jsonl')).toThrow(/^fix\.jsonl:1: the object has no question_id \(its keys: qid, SQL\)/);
   });
 });
