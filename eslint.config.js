@@ -24,7 +24,10 @@ export default ts.config(
   {
     rules: {
       // Unused bindings are real findings; a leading underscore marks one kept on purpose (a port's parameter).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // The screens keep Maps, Sets and Dates immutable in `$state.raw` and reassign them (or use them as
       // local temporaries); the rule flags every `new Map()` in a .svelte.ts file, none of them a missed update.
       'svelte/prefer-svelte-reactivity': 'off',

@@ -31,7 +31,8 @@ export function pwaPlugin() {
     manifest: {
       name: 'Text-to-SQL evaluation workbench',
       short_name: 'SQL workbench',
-      description: "Evaluate text-to-SQL predictions in the browser, scored like BIRD's official evaluator; works offline.",
+      description:
+        "Evaluate text-to-SQL predictions in the browser, scored like BIRD's official evaluator; works offline.",
       start_url: './',
       scope: './',
       display: 'standalone',
@@ -52,7 +53,8 @@ export function pwaPlugin() {
           const warnings: string[] = [];
           const manifest = entries.filter((e) => {
             const keep = !(e.url.endsWith('.js') && e.size > MAX_PRECACHED_JS);
-            if (!keep) warnings.push(`${e.url} (${(e.size / MiB).toFixed(1)} MiB) is cached on first use, not precached`);
+            if (!keep)
+              warnings.push(`${e.url} (${(e.size / MiB).toFixed(1)} MiB) is cached on first use, not precached`);
             return keep;
           });
           return { manifest, warnings };

@@ -66,12 +66,25 @@ export default defineConfig({
         // The engines' tests need what the app's pages give them: cross-origin isolation
         // (wllama's threads need SharedArrayBuffer) and a WebGPU adapter (SwiftShader, via
         // --enable-unsafe-webgpu; no shader-f16).
-        server: { headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } },
+        server: {
+          headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+        },
         // Its own pre-bundle cache, complete up front: a dependency discovered mid-run, or the
         // other browser project re-optimising a shared cache, would reload the test page.
         cacheDir: 'node_modules/.vite/browser-engines',
         // idb, hash-wasm and zip.js: the generation-run test imports a dataset through the store and its import worker.
-        optimizeDeps: { include: ['comlink', 'comlink/dist/esm/node-adapter.mjs', 'sql.js', '@wllama/wllama', '@mlc-ai/web-llm', 'idb', 'hash-wasm', '@zip.js/zip.js'] },
+        optimizeDeps: {
+          include: [
+            'comlink',
+            'comlink/dist/esm/node-adapter.mjs',
+            'sql.js',
+            '@wllama/wllama',
+            '@mlc-ai/web-llm',
+            'idb',
+            'hash-wasm',
+            '@zip.js/zip.js',
+          ],
+        },
         test: {
           name: 'browser-engines',
           include: ['tests/engines/**/*.browser.test.ts', 'tests/rubric/*.browser-engines.ts'],

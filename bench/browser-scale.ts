@@ -27,10 +27,16 @@ function checkPage(watch: PageWatch, what: string): void {
 }
 
 /** Longest task overlapping [from, to] on the page's clock. */
-async function longestSince(page: Page, from: number): Promise<{ longest: number; tasks: { start_ms: number; duration_ms: number }[] }> {
+async function longestSince(
+  page: Page,
+  from: number,
+): Promise<{ longest: number; tasks: { start_ms: number; duration_ms: number }[] }> {
   const times = await pageTimes(page);
   const tasks = times.longtasks.filter((t) => t.start + t.duration >= from);
-  return { longest: Math.max(0, ...tasks.map((t) => t.duration)), tasks: tasks.map((t) => ({ start_ms: Math.round(t.start - from), duration_ms: Math.round(t.duration) })) };
+  return {
+    longest: Math.max(0, ...tasks.map((t) => t.duration)),
+    tasks: tasks.map((t) => ({ start_ms: Math.round(t.start - from), duration_ms: Math.round(t.duration) })),
+  };
 }
 
 /** Goes from the settled Runs page to `hash`, waits for `selector`; the long tasks since the route change. */
@@ -59,30 +65,55 @@ export async function measureScale(browser: Browser, base: string, n: number, lo
     await writer.goto(base + '__bench/index.html');
     await writer.waitForFunction(() => typeof window.benchIdbWrite === 'function');
     log(`browser: storing 2 runs of ${n} samples (${SCALE_PER_QUESTION} per question) in IndexedDB...`);
-    const w: IdbWriteResult = await writer.evaluate(([count, per]) => window.benchIdbWrite!(count!, per), [n, SCALE_PER_QUESTION]);
-    const w2: IdbWriteResult = await writer.evaluate(([count, per]) => window.benchIdbWrite!(count!, per), [n, SCALE_PER_QUESTION]);
+    const w: IdbWriteResult = await writer.evaluate(
+      ([count, per]) => window.benchIdbWrite!(count!, per),
+      [n, SCALE_PER_QUESTION],
+    );
+    const w2: IdbWriteResult = await writer.evaluate(
+      ([count, per]) => window.benchIdbWrite!(count!, per),
+      [n, SCALE_PER_QUESTION],
+    );
     checkPage(wWatch, 'IndexedDB writes');
     await writer.close();
-    if (w.stored !== n || w2.stored !== n) throw new Error(`stored ${w.stored} and ${w2.stored} samples, expected ${n}`);
+    if (w.stored !== n || w2.stored !== n)
+      throw new Error(`stored ${w.stored} and ${w2.stored} samples, expected ${n}`);
 
     log(`browser: reopening the ${n}-sample run in the item explorer...`);
     const page = await context.newPage();
     const watch = watchPage(page);
     await page.goto(`${base}#/run/${encodeURIComponent(w.runId)}/items`);
     await page.locator('[data-testid="item-list"] [role="option"]').first().waitFor({ timeout: 60_000 });
-    const setsize = await page.locator('[data-testid="item-list"] [role="option"]').first().getAttribute('aria-setsize');
+    const setsize = await page
+      .locator('[data-testid="item-list"] [role="option"]')
+      .first()
+      .getAttribute('aria-setsize');
     if (setsize !== String(n)) throw new Error(`the reopened run lists ${setsize} items, expected ${n}`);
     const reopen = await pageTimes(page);
     if (reopen.firstRowAt === null) throw new Error('the first item row was not seen');
     await page.locator('[data-testid="explorer"][data-complete="true"]').waitFor({ timeout: 120_000 });
     const completeMs = await page.evaluate(() => performance.now());
     // The app's start-up comes before the first row; what follows is reading and indexing the whole run.
-    const explorerLongest = Math.max(0, ...(await pageTimes(page)).longtasks.filter((t) => t.start + t.duration >= reopen.firstRowAt!).map((t) => t.duration));
+    const explorerLongest = Math.max(
+      0,
+      ...(await pageTimes(page)).longtasks
+        .filter((t) => t.start + t.duration >= reopen.firstRowAt!)
+        .map((t) => t.duration),
+    );
 
     log(`browser: the RL view of the ${n}-sample run...`);
-    const rl = await viaRoute(page, base, `#/run/${encodeURIComponent(w.runId)}/rl`, '[data-testid="rl-page"][data-loaded="true"]');
+    const rl = await viaRoute(
+      page,
+      base,
+      `#/run/${encodeURIComponent(w.runId)}/rl`,
+      '[data-testid="rl-page"][data-loaded="true"]',
+    );
     log(`browser: the Compare view of two ${n}-sample runs...`);
-    const cmp = await viaRoute(page, base, `#/compare/${encodeURIComponent(w.runId)}/${encodeURIComponent(w2.runId)}`, '[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"] [data-testid="compare-questions"][data-drawn="true"]');
+    const cmp = await viaRoute(
+      page,
+      base,
+      `#/compare/${encodeURIComponent(w.runId)}/${encodeURIComponent(w2.runId)}`,
+      '[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"] [data-testid="compare-questions"][data-drawn="true"]',
+    );
     checkPage(watch, 'RL and Compare views');
     return {
       keys: {
@@ -96,7 +127,16 @@ export async function measureScale(browser: Browser, base: string, n: number, lo
         browser_compare_view_longest_task_ms_100k: cmp.longest,
         browser_compare_view_shown_ms_100k: cmp.shownMs,
       },
-      meta: { scale_samples: n, scale_per_question: SCALE_PER_QUESTION, rl_long_tasks: rl.tasks, compare_long_tasks: cmp.tasks, explorer_long_tasks: reopen.longtasks.map((t) => ({ start_ms: Math.round(t.start), duration_ms: Math.round(t.duration) })) },
+      meta: {
+        scale_samples: n,
+        scale_per_question: SCALE_PER_QUESTION,
+        rl_long_tasks: rl.tasks,
+        compare_long_tasks: cmp.tasks,
+        explorer_long_tasks: reopen.longtasks.map((t) => ({
+          start_ms: Math.round(t.start),
+          duration_ms: Math.round(t.duration),
+        })),
+      },
     };
   } finally {
     await context.close();

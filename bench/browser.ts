@@ -35,7 +35,6 @@ const LONG_TASK_MS = 50;
 /** How long the dashboard of the finished run is watched for long tasks after it shows. */
 const AFTER_RUN_MS = 2000;
 
-
 /** Dev questions, dev_gold.sql and the databases, laid out as a Spider download (`database/<db>/<db>.sqlite`). */
 export function spiderFolder(tmp: string, dbs: string[]): string {
   const root = path.join(tmp, 'spider');
@@ -150,7 +149,10 @@ async function measureEval(browser: Browser, base: string, tmp: string, quick: b
     // The full pass runs every dev question, as a user would; the questions whose database is not
     // in the download (wta_1) end as errors without SQL. The quick pass keeps the 4 databases' questions.
     const run = await startRun(page, {
-      datasetName: name, predictions: path.join(folder, 'dev_gold.sql'), name: 'bench replay', onlyStored: quick,
+      datasetName: name,
+      predictions: path.join(folder, 'dev_gold.sql'),
+      name: 'bench replay',
+      onlyStored: quick,
     });
     if (run.error || !run.runId) throw new Error(`the run failed: ${run.error ?? 'no run id in the address'}`);
     // The finished run's dashboard keeps drawing (charts) after it is marked loaded: its long
@@ -158,7 +160,8 @@ async function measureEval(browser: Browser, base: string, tmp: string, quick: b
     await page.waitForTimeout(AFTER_RUN_MS);
     checkPage(watch, 'replay run');
     const times = await pageTimes(page);
-    if (times.startAt === null || times.endAt === null) throw new Error('the click on Start or the end of the run was not seen');
+    if (times.startAt === null || times.endAt === null)
+      throw new Error('the click on Start or the end of the run was not seen');
     const items = await storedCount(page, run.runId);
     if (!items) throw new Error(`the finished run ${run.runId} has no sorted samples`);
     // The task of the click itself starts before its listener notes the time: a task counts when
@@ -179,9 +182,14 @@ async function measureEval(browser: Browser, base: string, tmp: string, quick: b
         browser_after_run_longest_task_ms: Math.max(0, ...after.map((t) => t.duration)),
       },
       meta: {
-        dataset: name, databases: dbs, run_id: run.runId,
+        dataset: name,
+        databases: dbs,
+        run_id: run.runId,
         // Every long task of the page (import included), relative to the click on Start.
-        long_tasks: times.longtasks.map((t) => ({ start_ms: Math.round(t.start - times.startAt!), duration_ms: Math.round(t.duration) })),
+        long_tasks: times.longtasks.map((t) => ({
+          start_ms: Math.round(t.start - times.startAt!),
+          duration_ms: Math.round(t.duration),
+        })),
       },
     };
   } finally {
@@ -206,8 +214,12 @@ async function measureIdb(browser: Browser, base: string, log: (m: string) => vo
     const watch = watchPage(page);
     await page.goto(`${base}#/run/${encodeURIComponent(w.runId)}/items`);
     await page.locator('[data-testid="item-list"] [role="option"]').first().waitFor({ timeout: 60_000 });
-    const setsize = await page.locator('[data-testid="item-list"] [role="option"]').first().getAttribute('aria-setsize');
-    if (setsize !== String(IDB_SAMPLES)) throw new Error(`the reopened run lists ${setsize} items, expected ${IDB_SAMPLES}`);
+    const setsize = await page
+      .locator('[data-testid="item-list"] [role="option"]')
+      .first()
+      .getAttribute('aria-setsize');
+    if (setsize !== String(IDB_SAMPLES))
+      throw new Error(`the reopened run lists ${setsize} items, expected ${IDB_SAMPLES}`);
     checkPage(watch, 'reopened run');
     const times = await pageTimes(page);
     if (times.firstRowAt === null) throw new Error('the first item row was not seen');
@@ -224,9 +236,19 @@ async function measureIdb(browser: Browser, base: string, log: (m: string) => vo
           const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
           const res = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
           return {
-            response_end_ms: nav?.responseEnd, dom_content_loaded_ms: nav?.domContentLoadedEventEnd, load_ms: nav?.loadEventEnd,
-            resources: res.map((r) => ({ name: r.name.replace(location.origin, ''), start_ms: Math.round(r.startTime), end_ms: Math.round(r.responseEnd), bytes: r.encodedBodySize })),
-            long_tasks: window.__bench!.longtasks.map((t) => ({ start_ms: Math.round(t.start), duration_ms: Math.round(t.duration) })),
+            response_end_ms: nav?.responseEnd,
+            dom_content_loaded_ms: nav?.domContentLoadedEventEnd,
+            load_ms: nav?.loadEventEnd,
+            resources: res.map((r) => ({
+              name: r.name.replace(location.origin, ''),
+              start_ms: Math.round(r.startTime),
+              end_ms: Math.round(r.responseEnd),
+              bytes: r.encodedBodySize,
+            })),
+            long_tasks: window.__bench!.longtasks.map((t) => ({
+              start_ms: Math.round(t.start),
+              duration_ms: Math.round(t.duration),
+            })),
           };
         }),
       },
@@ -252,7 +274,12 @@ function medians(rounds: Record<string, number>[]): Record<string, number> {
  * times, each round in fresh browser contexts (empty storage); every key is the median of the
  * rounds, which are all kept in the meta.
  */
-export async function measureBrowser(opts: { quick: boolean; rounds: number; tmp: string; log: (m: string) => void }): Promise<BrowserBench> {
+export async function measureBrowser(opts: {
+  quick: boolean;
+  rounds: number;
+  tmp: string;
+  log: (m: string) => void;
+}): Promise<BrowserBench> {
   const { tmp, log } = opts;
   const dist = path.join(tmp, 'dist');
   const t0 = performance.now();
@@ -274,10 +301,19 @@ export async function measureBrowser(opts: { quick: boolean; rounds: number; tmp
       scales.push(await measureScale(browser, server.url, opts.quick ? SCALE_SAMPLES_QUICK : SCALE_SAMPLES, log));
     }
     return {
-      keys: { ...medians(evals.map((e) => e.keys)), ...medians(idbs.map((e) => e.keys)), ...medians(scales.map((e) => e.keys)) },
+      keys: {
+        ...medians(evals.map((e) => e.keys)),
+        ...medians(idbs.map((e) => e.keys)),
+        ...medians(scales.map((e) => e.keys)),
+      },
       meta: {
-        build_ms: buildMs, chromium: browser.version(),
-        rounds: evals.map((e, i) => ({ eval: { ...e.keys, ...e.meta }, idb: { ...idbs[i]!.keys, ...idbs[i]!.meta }, scale: { ...scales[i]!.keys, ...scales[i]!.meta } })),
+        build_ms: buildMs,
+        chromium: browser.version(),
+        rounds: evals.map((e, i) => ({
+          eval: { ...e.keys, ...e.meta },
+          idb: { ...idbs[i]!.keys, ...idbs[i]!.meta },
+          scale: { ...scales[i]!.keys, ...scales[i]!.meta },
+        })),
       },
     };
   } finally {

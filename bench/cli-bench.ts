@@ -47,14 +47,24 @@ function timed(cmd: string, args: string[]): { ms: number; stdout: string } {
   const t0 = performance.now();
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const ms = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.slice(0, 3).join(' ')} ... exited ${r.status}: ${r.stderr.slice(-2000)}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.slice(0, 3).join(' ')} ... exited ${r.status}: ${r.stderr.slice(-2000)}`);
   return { ms, stdout: r.stdout };
 }
 
 const ours = (args: string[]) => timed(process.execPath, [CLI, 'eval', ...COMMON, ...args]);
-const python = (files: string[]) => timed('python3', [PY, ...files.flatMap((f) => ['--predictions', f]), ...COMMON, '--num-cpus', '2']);
+const python = (files: string[]) =>
+  timed('python3', [PY, ...files.flatMap((f) => ['--predictions', f]), ...COMMON, '--num-cpus', '2']);
 
-type Item = { question_id: number; ex: number; soft_f1: number | null; status: string; error: string | null; elapsed_ms: number | null; version_features: unknown[] };
+type Item = {
+  question_id: number;
+  ex: number;
+  soft_f1: number | null;
+  status: string;
+  error: string | null;
+  elapsed_ms: number | null;
+  version_features: unknown[];
+};
 const reportItems = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { items: Item[] }).items;
 
 export interface CliBench {
@@ -76,7 +86,14 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
     keys.cli_start_ms = median(starts);
     log(`cli --help: median ${keys.cli_start_ms.toFixed(0)} ms`);
 
-    const perFile: { file: string; oursMs: number; pythonMs: number; ratio: number; slowItems: number; nativeMs: number }[] = [];
+    const perFile: {
+      file: string;
+      oursMs: number;
+      pythonMs: number;
+      ratio: number;
+      slowItems: number;
+      nativeMs: number;
+    }[] = [];
     for (const [i, f] of files.entries()) {
       const out = path.join(tmp, `one-${i}.json`);
       const run = () => ours(['--predictions', f, '--no-cache', '--out', out]).ms;
@@ -89,11 +106,15 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
         pythonMs = python([f]).ms;
         oursMs = run();
       }
-      const slowItems = reportItems(out).filter((it) => it.status === 'timeout' || (it.elapsed_ms ?? 0) > SLOW_ITEM_MS).length;
+      const slowItems = reportItems(out).filter(
+        (it) => it.status === 'timeout' || (it.elapsed_ms ?? 0) > SLOW_ITEM_MS,
+      ).length;
       // The same file with --engine native, right after (reported apart: the default stays sql.js).
       const nativeMs = ours(['--predictions', f, '--no-cache', '--engine', 'native']).ms;
       perFile.push({ file: path.basename(f), oursMs, pythonMs, ratio: oursMs / pythonMs, slowItems, nativeMs });
-      log(`  ${path.basename(f)}: ours ${oursMs.toFixed(0)} ms, python ${pythonMs.toFixed(0)} ms (${(oursMs / pythonMs).toFixed(2)})${slowItems ? `, ${slowItems} item(s) over 5 s` : ''}`);
+      log(
+        `  ${path.basename(f)}: ours ${oursMs.toFixed(0)} ms, python ${pythonMs.toFixed(0)} ms (${(oursMs / pythonMs).toFixed(2)})${slowItems ? `, ${slowItems} item(s) over 5 s` : ''}`,
+      );
     }
     keys.cli_eval_file_ratio_vs_python = median(perFile.map((p) => p.ratio));
     keys.cli_eval_file_ratio_vs_python_engine_native = median(perFile.map((p) => p.nativeMs / p.pythonMs));
@@ -123,8 +144,14 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
     const typical = files[1]!;
     const one1 = ours(['--predictions', typical, '--cache', cache1]).ms;
     const one2 = ours(['--predictions', typical, '--cache', cache1]).ms;
-    details.cache_reeval = { files13_first_ms: first, files13_second_ms: second, one_file: { file: path.basename(typical), first_ms: one1, second_ms: one2, ratio: one2 / one1 } };
-    log(`cache: 13 files ${first.toFixed(0)} -> ${second.toFixed(0)} ms; one file ${one1.toFixed(0)} -> ${one2.toFixed(0)} ms`);
+    details.cache_reeval = {
+      files13_first_ms: first,
+      files13_second_ms: second,
+      one_file: { file: path.basename(typical), first_ms: one1, second_ms: one2, ratio: one2 / one1 },
+    };
+    log(
+      `cache: 13 files ${first.toFixed(0)} -> ${second.toFixed(0)} ms; one file ${one1.toFixed(0)} -> ${one2.toFixed(0)} ms`,
+    );
 
     const dn = mkdtempSync(path.join(tmp, 'dn-'));
     const nativeMs = ours([...all, '--no-cache', '--engine', 'native', '--out-dir', dn]).ms;
@@ -150,8 +177,15 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
       });
     }
     keys.native_engine_disagreements = disagree;
-    details.native_engine = { thirteen_files_ms: nativeMs, disagreements: unexplained, version_sensitive_differences: versionSensitive, timeouts_left_out: timeouts };
-    log(`--engine native: 13 files ${nativeMs.toFixed(0)} ms; ${disagree} disagreement(s), ${versionSensitive.length} version-sensitive difference(s), ${timeouts} timeout(s)`);
+    details.native_engine = {
+      thirteen_files_ms: nativeMs,
+      disagreements: unexplained,
+      version_sensitive_differences: versionSensitive,
+      timeouts_left_out: timeouts,
+    };
+    log(
+      `--engine native: 13 files ${nativeMs.toFixed(0)} ms; ${disagree} disagreement(s), ${versionSensitive.length} version-sensitive difference(s), ${timeouts} timeout(s)`,
+    );
   }
 
   if (groups.has('native-engine')) {
@@ -162,12 +196,26 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
     const pool = new SqlPool({ spawn: () => spawnNodeSqlWorker('native'), dbSource: workloadDbSource(w), size: 1 });
     try {
       const warm: EvalItem[] = w.items.slice(0, 1);
-      await scoreRun(warm, { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 1 }, { executor: pool, reuse: false, findings: false });
+      await scoreRun(
+        warm,
+        { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 1 },
+        { executor: pool, reuse: false, findings: false },
+      );
       const t0 = performance.now();
-      const r = await scoreRun(w.items, { metrics: ['ex', 'soft-f1'], timeoutMs: 30_000, readOnly: false, vesIterations: 1 }, { executor: pool, reuse: false, findings: false });
+      const r = await scoreRun(
+        w.items,
+        { metrics: ['ex', 'soft-f1'], timeoutMs: 30_000, readOnly: false, vesIterations: 1 },
+        { executor: pool, reuse: false, findings: false },
+      );
       const ms = performance.now() - t0;
       keys.eval_ratio_vs_native_1worker_native_engine = ms / native.ms;
-      details.native_engine_plain_workload = { items: w.items.length, ours_ms: ms, native_ms: native.ms, timeouts_ours: r.results.filter((x) => x.status === 'timeout').length, timeouts_native: native.timeouts.length };
+      details.native_engine_plain_workload = {
+        items: w.items.length,
+        ours_ms: ms,
+        native_ms: native.ms,
+        timeouts_ours: r.results.filter((x) => x.status === 'timeout').length,
+        timeouts_native: native.timeouts.length,
+      };
       log(`  --engine native 1 worker ${ms.toFixed(0)} ms`);
     } finally {
       await pool.dispose();

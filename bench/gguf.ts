@@ -20,7 +20,9 @@ export async function measureGguf(opts: { tmp: string; log: (m: string) => void 
   opts.log('GGUF tokens/s per device (scripts/gpu-check.ts, stories260K.gguf, greedy 128 tokens)...');
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn('npx', ['tsx', 'scripts/gpu-check.ts', '--out', out, '--max-tokens', '128'], {
-      cwd: REPO_ROOT, env: { ...process.env, GPU_CHECK_NO_DEMO: '1' }, stdio: ['ignore', 'ignore', 'inherit'],
+      cwd: REPO_ROOT,
+      env: { ...process.env, GPU_CHECK_NO_DEMO: '1' },
+      stdio: ['ignore', 'ignore', 'inherit'],
     });
     child.on('error', reject);
     child.on('close', resolve);

@@ -18,7 +18,8 @@ import { workerBudgetBytes } from '../workers/sql-bounds.ts';
 import { dbArgument, procStatus as status, resetPeak as clearPeak } from './proc-status.ts';
 
 const { file, dbId, root } = dbArgument('hostile-probe.ts');
-const rows = (n: number) => `(WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM c WHERE v < ${n}) SELECT v FROM c)`;
+const rows = (n: number) =>
+  `(WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM c WHERE v < ${n}) SELECT v FROM c)`;
 export const HOSTILE = [
   `CREATE TABLE big AS SELECT randomblob(1000) AS b FROM ${rows(1_500_000)}`,
   `SELECT count(*) FROM (SELECT randomblob(1000) AS b FROM ${rows(1_500_000)} ORDER BY b)`,
@@ -26,7 +27,13 @@ export const HOSTILE = [
   'PRAGMA hard_heap_limit = 200000',
 ];
 const item = (index: number, predSql: string, goldSql: string): EvalItem => ({
-  index, questionId: index, dbId, difficulty: 'simple', predSql, goldSql, extraction: { rule: 'sql-field', thinkStripped: false },
+  index,
+  questionId: index,
+  dbId,
+  difficulty: 'simple',
+  predSql,
+  goldSql,
+  extraction: { rule: 'sql-field', thinkStripped: false },
 });
 
 const pool = createNodeSqlPool({ dbRoot: root, workers: 1 });
@@ -37,16 +44,25 @@ try {
   const resetPeak = clearPeak();
   const base = status();
   const t0 = performance.now();
-  const results = await pool.evaluate([...HOSTILE.map((sql, i) => item(i + 1, sql, 'SELECT 1')), item(99, 'SELECT count(*) FROM t', 'SELECT 200')], options);
+  const results = await pool.evaluate(
+    [...HOSTILE.map((sql, i) => item(i + 1, sql, 'SELECT 1')), item(99, 'SELECT count(*) FROM t', 'SELECT 200')],
+    options,
+  );
   const ms = performance.now() - t0;
   const after = status();
   const last = results[results.length - 1]!;
-  process.stdout.write(JSON.stringify({
-    resetPeak, baseRssKiB: base.rssKiB, peakHwmKiB: after.hwmKiB, ms, sizeBytes: statSync(file).size,
-    budgetBytes: workerBudgetBytes(statSync(file).size),
-    statuses: results.slice(0, HOSTILE.length).map((r) => `${r.status}: ${r.error ?? ''}`),
-    after: `${last.status} ex ${last.ex}`,
-  }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      resetPeak,
+      baseRssKiB: base.rssKiB,
+      peakHwmKiB: after.hwmKiB,
+      ms,
+      sizeBytes: statSync(file).size,
+      budgetBytes: workerBudgetBytes(statSync(file).size),
+      statuses: results.slice(0, HOSTILE.length).map((r) => `${r.status}: ${r.error ?? ''}`),
+      after: `${last.status} ex ${last.ex}`,
+    }) + '\n',
+  );
 } finally {
   await pool.dispose();
 }

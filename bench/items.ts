@@ -19,7 +19,8 @@ export const BIRD_DB_ROOT = path.join(SHARED, 'bird', 'databases');
 export const SPIDER_DB_ROOT = path.join(SHARED, 'spider');
 
 function need(p: string): string {
-  if (!existsSync(p)) throw new Error(`benchmark data missing: ${p} (the benchmark reads ../shared/data beside the repository)`);
+  if (!existsSync(p))
+    throw new Error(`benchmark data missing: ${p} (the benchmark reads ../shared/data beside the repository)`);
   return p;
 }
 
@@ -74,7 +75,11 @@ export function loadWorkload(opts: WorkloadOptions = {}): Workload {
   if (birdFiles.length !== 13) throw new Error(`expected 13 BIRD prediction files, found ${birdFiles.length}`);
   if (opts.birdFiles !== undefined) birdFiles = birdFiles.slice(0, opts.birdFiles);
   for (const file of birdFiles) {
-    const { items: paired } = planReplay({ predictions: { name: path.basename(file), text: text(file) }, gold, questions });
+    const { items: paired } = planReplay({
+      predictions: { name: path.basename(file), text: text(file) },
+      gold,
+      questions,
+    });
     for (const it of paired) {
       if (!present(BIRD_DB_ROOT, it.dbId)) continue;
       items.push(it);
@@ -89,7 +94,11 @@ export function loadWorkload(opts: WorkloadOptions = {}): Workload {
   const sQuestions = parseQuestions(text(path.join(SPIDER_DB_ROOT, 'dev.json')), 'dev.json');
   const stride = opts.spiderStride ?? 1;
   let k = 0;
-  for (const it of planReplay({ predictions: { name: 'dev_gold.sql', text: text(spiderGold) }, gold: sGold, questions: sQuestions }).items) {
+  for (const it of planReplay({
+    predictions: { name: 'dev_gold.sql', text: text(spiderGold) },
+    gold: sGold,
+    questions: sQuestions,
+  }).items) {
     if (!present(SPIDER_DB_ROOT, it.dbId)) continue;
     if (k++ % stride !== 0) continue;
     items.push(it);

@@ -45,15 +45,23 @@ function stop(c: Child): void {
  * of the item that timed out (or null) and the child's CPU time when it finished.
  */
 function runOn(
-  c: Child, items: readonly EvalItem[], from: number, dbPath: ReadonlyMap<string, string>, softF1: boolean,
-  timeoutMs: number, results: NativeItemResult[],
+  c: Child,
+  items: readonly EvalItem[],
+  from: number,
+  dbPath: ReadonlyMap<string, string>,
+  softF1: boolean,
+  timeoutMs: number,
+  results: NativeItemResult[],
 ): Promise<{ timedOut: number | null; cpuMs: number }> {
   return new Promise((resolve, reject) => {
     let next = from;
     let last = performance.now();
-    const timer = setInterval(() => {
-      if (performance.now() - last > timeoutMs) finish(next, NaN);
-    }, Math.min(100, Math.max(5, timeoutMs / 20)));
+    const timer = setInterval(
+      () => {
+        if (performance.now() - last > timeoutMs) finish(next, NaN);
+      },
+      Math.min(100, Math.max(5, timeoutMs / 20)),
+    );
     const finish = (timedOut: number | null, cpuMs: number) => {
       clearInterval(timer);
       c.proc.off('message', onMessage);
@@ -97,7 +105,8 @@ export interface NativeRun {
  * Databases are opened on first use inside the timed part, as our pool does.
  */
 export async function runNative(
-  items: readonly EvalItem[], dbPath: ReadonlyMap<string, string>,
+  items: readonly EvalItem[],
+  dbPath: ReadonlyMap<string, string>,
   options: { timeoutMs: number; softF1: boolean; warmup?: readonly EvalItem[] },
 ): Promise<NativeRun> {
   let c = start();

@@ -53,7 +53,12 @@ import { firstStatementEnd, prepareLegacy } from '../src/core/sql/statement-scan
 class SideError extends Error {}
 
 const prepare = (db: Database.Database, text: string): Database.Statement =>
-  prepareLegacy((sql) => db.prepare(sql), text, (err) => err instanceof RangeError && /more than one statement/.test(err.message), MULTIPLE_STATEMENTS_MESSAGE);
+  prepareLegacy(
+    (sql) => db.prepare(sql),
+    text,
+    (err) => err instanceof RangeError && /more than one statement/.test(err.message),
+    MULTIPLE_STATEMENTS_MESSAGE,
+  );
 
 /** Runs one SQL text under Python sqlite3's rules and fetches every row. */
 function runPython(db: Database.Database, text: string): SqlValue[][] {
@@ -139,13 +144,21 @@ export class NativeEvaluator {
     }
     if (error !== null || !pred || !gold) {
       return {
-        status: 'error', ex: 0, softF1: this.withSoftF1 ? 0 : null, error,
-        predRowCount: pred?.length ?? null, goldRowCount: gold?.length ?? null,
+        status: 'error',
+        ex: 0,
+        softF1: this.withSoftF1 ? 0 : null,
+        error,
+        predRowCount: pred?.length ?? null,
+        goldRowCount: gold?.length ?? null,
       };
     }
     return {
-      status: 'ok', ex: executionMatch(pred, gold), softF1: this.withSoftF1 ? softF1(pred, gold) : null, error: null,
-      predRowCount: pred.length, goldRowCount: gold.length,
+      status: 'ok',
+      ex: executionMatch(pred, gold),
+      softF1: this.withSoftF1 ? softF1(pred, gold) : null,
+      error: null,
+      predRowCount: pred.length,
+      goldRowCount: gold.length,
     };
   }
 

@@ -36,9 +36,18 @@ export function measureParse(quick: boolean): { keys: Record<string, number> } {
   const n = (quick ? 64 : 256) * 1024;
   const rounds = quick ? 3 : 5;
   const cases: Record<string, (size: number) => () => unknown> = {
-    judge_braces: (size) => { const t = '{'.repeat(size); return () => jsonObjects(t); },
-    sql_with: (size) => { const t = 'WITH a('.repeat(Math.ceil(size / 7)); return () => extractSql(t); },
-    sql_think: (size) => { const t = '<think>'.repeat(Math.ceil(size / 7)); return () => extractSql(t); },
+    judge_braces: (size) => {
+      const t = '{'.repeat(size);
+      return () => jsonObjects(t);
+    },
+    sql_with: (size) => {
+      const t = 'WITH a('.repeat(Math.ceil(size / 7));
+      return () => extractSql(t);
+    },
+    sql_think: (size) => {
+      const t = '<think>'.repeat(Math.ceil(size / 7));
+      return () => extractSql(t);
+    },
   };
   const keys: Record<string, number> = {};
   let worst = 0;

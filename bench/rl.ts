@@ -13,7 +13,13 @@ import { compareRuns } from '../src/core/rl/compare.ts';
 import { mulberry32 } from '../src/core/util/rng.ts';
 import { computeRunStats } from '../src/core/rl/run-stats.ts';
 import { planReplay } from '../src/core/run/replay.ts';
-import { DEFAULT_RUN_CONFIG, RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type SampleRecord } from '../src/core/run/types.ts';
+import {
+  DEFAULT_RUN_CONFIG,
+  RUN_FILE_FORMAT,
+  RUN_FILE_VERSION,
+  type RunFile,
+  type SampleRecord,
+} from '../src/core/run/types.ts';
 import type { EvalItem } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, SHARED, birdPredictionFiles } from './items.ts';
 
@@ -29,7 +35,8 @@ export function rlWorkload(opts: { questions?: number; perQuestion: number; seed
   const gold = parseGoldSql(text(path.join(SHARED, 'bird', 'minidev', 'mini_dev_sqlite_gold.sql')), 'gold.sql');
   const questions = parseQuestions(text(path.join(SHARED, 'bird', 'minidev', 'mini_dev_sqlite.json')), 'q.json');
   const dbPath = new Map<string, string>();
-  for (const db of ['superhero', 'student_club', 'toxicology']) dbPath.set(db, path.join(BIRD_DB_ROOT, db, `${db}.sqlite`));
+  for (const db of ['superhero', 'student_club', 'toxicology'])
+    dbPath.set(db, path.join(BIRD_DB_ROOT, db, `${db}.sqlite`));
   const candidates = new Map<number, EvalItem[]>();
   for (const f of birdPredictionFiles()) {
     for (const it of planReplay({ predictions: { name: path.basename(f), text: text(f) }, gold, questions }).items) {
@@ -67,21 +74,46 @@ function syntheticRun(questions: number, samples: number, seed: number): RunFile
     for (let sample = 0; sample < samples; sample++) {
       const ex: 0 | 1 = rng.next() < p ? 1 : 0;
       out.push({
-        index, sample, questionId: index, dbId: `db${index % 7}`, difficulty: 'simple', ex, softF1: ex, rves: null, timeRatio: null,
-        status: 'ok', error: null, mutatedDb: false, extraction: { rule: 'sql-field', thinkStripped: false }, predRowCount: 1, goldRowCount: 1,
-        elapsedMs: 1, sql: 'SELECT 1', goldSql: 'SELECT 1', format: 1, reward: ex, resultKey: ex ? 'R' : `W${Math.floor(rng.next() * 3)}`,
+        index,
+        sample,
+        questionId: index,
+        dbId: `db${index % 7}`,
+        difficulty: 'simple',
+        ex,
+        softF1: ex,
+        rves: null,
+        timeRatio: null,
+        status: 'ok',
+        error: null,
+        mutatedDb: false,
+        extraction: { rule: 'sql-field', thinkStripped: false },
+        predRowCount: 1,
+        goldRowCount: 1,
+        elapsedMs: 1,
+        sql: 'SELECT 1',
+        goldSql: 'SELECT 1',
+        format: 1,
+        reward: ex,
+        resultKey: ex ? 'R' : `W${Math.floor(rng.next() * 3)}`,
       });
     }
   }
   const now = new Date(0).toISOString();
   return {
-    format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION,
+    format: RUN_FILE_FORMAT,
+    version: RUN_FILE_VERSION,
     run: {
-      id: `synthetic-${seed}`, name: 'synthetic', createdAt: now, updatedAt: now, status: 'done',
+      id: `synthetic-${seed}`,
+      name: 'synthetic',
+      createdAt: now,
+      updatedAt: now,
+      status: 'done',
       source: { kind: 'replay', predictions: { name: 's.jsonl', sha256: '0', bytes: 0 } },
       dataset: { id: 's', name: 's', questions: { name: 'q', sha256: '0', bytes: 0 }, gold: null, databases: {} },
-      subset: { description: 'all', indices: Array.from({ length: questions }, (_, i) => i) }, config: DEFAULT_RUN_CONFIG,
-      samplesPerQuestion: samples, executor: 'synthetic',
+      subset: { description: 'all', indices: Array.from({ length: questions }, (_, i) => i) },
+      config: DEFAULT_RUN_CONFIG,
+      samplesPerQuestion: samples,
+      executor: 'synthetic',
     },
     samples: out,
   };

@@ -32,10 +32,19 @@ try {
   const t3 = performance.now();
   if ('kind' in scan) throw new Error('the worker dropped the database');
   const after = status();
-  process.stdout.write(JSON.stringify({
-    sizeBytes, resetPeak, baseRssKiB: base.rssKiB, baseHwmKiB: base.hwmKiB, peakHwmKiB: after.hwmKiB, afterRssKiB: after.rssKiB,
-    readMs: t1 - t0, openMs: t2 - t1, scanMs: t3 - t2,
-  }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      sizeBytes,
+      resetPeak,
+      baseRssKiB: base.rssKiB,
+      baseHwmKiB: base.hwmKiB,
+      peakHwmKiB: after.hwmKiB,
+      afterRssKiB: after.rssKiB,
+      readMs: t1 - t0,
+      openMs: t2 - t1,
+      scanMs: t3 - t2,
+    }) + '\n',
+  );
 } finally {
   worker.terminate();
 }

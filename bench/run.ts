@@ -47,13 +47,15 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--only') {
       args.only = new Set((argv[++i] ?? '').split(',').filter(Boolean));
       const unknown = [...args.only].filter((g) => !ONLY_GROUPS.includes(g));
-      if (args.only.size === 0 || unknown.length) fail(`--only takes a comma-separated list of ${ONLY_GROUPS.join(', ')}`);
-    }
-    else if (a === '--rounds') {
+      if (args.only.size === 0 || unknown.length)
+        fail(`--only takes a comma-separated list of ${ONLY_GROUPS.join(', ')}`);
+    } else if (a === '--rounds') {
       args.rounds = Number(argv[++i]);
       if (!Number.isInteger(args.rounds) || args.rounds < 1) fail('--rounds needs a positive integer');
     } else if (a === '--help' || a === '-h') {
-      process.stdout.write(`usage: npm run bench -- [--quick] [--out FILE] [--rounds N] [--only ${ONLY_GROUPS.join(',')}]\n`);
+      process.stdout.write(
+        `usage: npm run bench -- [--quick] [--out FILE] [--rounds N] [--only ${ONLY_GROUPS.join(',')}]\n`,
+      );
       process.exit(0);
     } else fail(`unknown argument ${a}`);
   }
@@ -77,7 +79,10 @@ const MiB = 1024 * 1024;
 const ITEM_TIMEOUT_MS = OFFICIAL_TIMEOUT_MS;
 
 const EVAL_OPTIONS: ScoreConfig = {
-  metrics: ['ex', 'soft-f1'], timeoutMs: ITEM_TIMEOUT_MS, readOnly: false, vesIterations: 1,
+  metrics: ['ex', 'soft-f1'],
+  timeoutMs: ITEM_TIMEOUT_MS,
+  readOnly: false,
+  vesIterations: 1,
 };
 
 interface Timed {
@@ -94,7 +99,12 @@ export function warmupItems(ids: string[]): EvalItem[] {
       ['SELECT count(*), avg(score) FROM t', 'SELECT count(*), avg(score) FROM t'],
     ] as const) {
       out.push({
-        index: out.length, questionId: out.length, dbId, difficulty: 'unknown', predSql, goldSql,
+        index: out.length,
+        questionId: out.length,
+        dbId,
+        difficulty: 'unknown',
+        predSql,
+        goldSql,
         extraction: { rule: 'sql-line', thinkStripped: false },
       });
     }
@@ -106,7 +116,13 @@ export function warmupItems(ids: string[]): EvalItem[] {
  * Our pool over `items`. `reuse` is off for the eval_* keys, which compare the engines on the
  * same work (every item executed, as natively); the rl_* keys (rl.ts) measure the loop with reuse.
  */
-export async function timePool(w: Pick<Workload, 'dbPath'>, items: EvalItem[], size: number, warmup: EvalItem[], reuse = false): Promise<Timed & { results: ItemResult[]; startMs: number; executed: number; goldExecuted: number }> {
+export async function timePool(
+  w: Pick<Workload, 'dbPath'>,
+  items: EvalItem[],
+  size: number,
+  warmup: EvalItem[],
+  reuse = false,
+): Promise<Timed & { results: ItemResult[]; startMs: number; executed: number; goldExecuted: number }> {
   const pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: workloadDbSource(w), size });
   try {
     // Worker start (thread, tsx, sql.js wasm) is measured apart; the timed part opens every
@@ -116,20 +132,31 @@ export async function timePool(w: Pick<Workload, 'dbPath'>, items: EvalItem[], s
     const startMs = performance.now() - s0;
     const c0 = cpuMs();
     const t0 = performance.now();
-    const { results, executed, goldExecuted } = await scoreRun(items, EVAL_OPTIONS, { executor: pool, reuse, findings: false });
+    const { results, executed, goldExecuted } = await scoreRun(items, EVAL_OPTIONS, {
+      executor: pool,
+      reuse,
+      findings: false,
+    });
     return { ms: performance.now() - t0, cpuMs: cpuMs() - c0, results, startMs, executed, goldExecuted };
   } finally {
     await pool.dispose();
   }
 }
 
-export async function timeNative(w: Pick<Workload, 'dbPath'>, items: EvalItem[], warmup: EvalItem[], timeoutMs = ITEM_TIMEOUT_MS): Promise<Timed & { results: NativeItemResult[]; timeouts: number[] }> {
+export async function timeNative(
+  w: Pick<Workload, 'dbPath'>,
+  items: EvalItem[],
+  warmup: EvalItem[],
+  timeoutMs = ITEM_TIMEOUT_MS,
+): Promise<Timed & { results: NativeItemResult[]; timeouts: number[] }> {
   const r = await runNative(items, w.dbPath, { timeoutMs, softF1: true, warmup });
   return { ms: r.ms, cpuMs: r.cpuMs, results: r.results, timeouts: r.timeouts };
 }
 
 /** `db_open_ms_per_mib`: loadDb in one worker (transfer, open, table count, quick_check). */
-async function measureDbOpen(reps: number): Promise<{ msPerMiB: number; perDb: Record<string, { mib: number; ms: number }> }> {
+async function measureDbOpen(
+  reps: number,
+): Promise<{ msPerMiB: number; perDb: Record<string, { mib: number; ms: number }> }> {
   const worker = spawnNodeSqlWorker();
   try {
     await worker.api.init({ cacheBytes: 512 * MiB });
@@ -157,8 +184,14 @@ async function measureDbOpen(reps: number): Promise<{ msPerMiB: number; perDb: R
 }
 
 interface Probe {
-  sizeBytes: number; resetPeak: boolean; baseRssKiB: number; peakHwmKiB: number; afterRssKiB: number;
-  readMs: number; openMs: number; scanMs: number;
+  sizeBytes: number;
+  resetPeak: boolean;
+  baseRssKiB: number;
+  peakHwmKiB: number;
+  afterRssKiB: number;
+  readMs: number;
+  openMs: number;
+  scanMs: number;
 }
 
 /** `peak_worker_rss_mib_per_db_mib`: a child process holding the synthetic database in one worker. */
@@ -167,8 +200,14 @@ function probeRss(file: string): Promise<Probe> {
 }
 
 interface HostileProbe {
-  resetPeak: boolean; baseRssKiB: number; peakHwmKiB: number; ms: number; sizeBytes: number; budgetBytes: number;
-  statuses: string[]; after: string;
+  resetPeak: boolean;
+  baseRssKiB: number;
+  peakHwmKiB: number;
+  ms: number;
+  sizeBytes: number;
+  budgetBytes: number;
+  statuses: string[];
+  after: string;
 }
 
 /**
@@ -179,9 +218,17 @@ interface HostileProbe {
 async function measureHostile(tmp: string): Promise<Record<string, number>> {
   const file = makeTinyDb(tmp, 'bench_hostile');
   const p = await probeChild<HostileProbe>('hostile-probe.ts', file);
-  for (const st of p.statuses) if (!/^error: prediction: (out of memory: over|database or disk is full: the write grew|PRAGMA hard_heap_limit)/.test(st)) throw new Error(`hostile workload: unexpected status ${st}`);
+  for (const st of p.statuses)
+    if (
+      !/^error: prediction: (out of memory: over|database or disk is full: the write grew|PRAGMA hard_heap_limit)/.test(
+        st,
+      )
+    )
+      throw new Error(`hostile workload: unexpected status ${st}`);
   if (p.after !== 'ok ex 1') throw new Error(`hostile workload: the item after it ended ${p.after}`);
-  log(`hostile workload: ${p.statuses.length} statements, each ended at its bound, in ${fmt(p.ms / 1000)} s; the next item scored`);
+  log(
+    `hostile workload: ${p.statuses.length} statements, each ended at its bound, in ${fmt(p.ms / 1000)} s; the next item scored`,
+  );
   return {
     worker_peak_rss_mib_hostile: (p.peakHwmKiB - p.baseRssKiB) / 1024,
     worker_budget_mib_hostile: p.budgetBytes / MiB,
@@ -192,7 +239,8 @@ async function measureHostile(tmp: string): Promise<Record<string, number>> {
 function probeChild<T>(script: string, file: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench', script), file], {
-      cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     let err = '';
@@ -214,9 +262,17 @@ function printTable(keys: Record<string, number>, extra: [string, string, string
     rows.push([k, fmt(v), t?.text ?? '', t ? (t.met(v) ? 'met' : 'MISSED') : '']);
   }
   rows.push(...extra);
-  const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length), ['key', 'value', 'target', ''][c]!.length));
-  const line = (r: string[]) => r.map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  process.stdout.write([line(['key', 'value', 'target', '']), line(widths.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n') + '\n');
+  const widths = [0, 1, 2, 3].map((c) =>
+    Math.max(...rows.map((r) => r[c]!.length), ['key', 'value', 'target', ''][c]!.length),
+  );
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  process.stdout.write(
+    [line(['key', 'value', 'target', '']), line(widths.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n') + '\n',
+  );
 }
 
 function fmt(v: number): string {
@@ -232,12 +288,28 @@ async function runOnly(args: Args): Promise<void> {
   const { keys, details } = await measureCli(log, args.only!);
   const load1 = loadavg();
   const targets: Record<string, string> = {
-    cli_start_ms: '< 150', cli_eval_file_ratio_vs_python: '<= 1.0', cli_eval_file_ratio_vs_python_engine_native: '-', cli_eval_13files_ratio_vs_python: '<= 0.7',
-    cache_reeval_ratio: '<= 0.05', native_engine_disagreements: '= 0', eval_ratio_vs_native_1worker_native_engine: '<= 1.15',
+    cli_start_ms: '< 150',
+    cli_eval_file_ratio_vs_python: '<= 1.0',
+    cli_eval_file_ratio_vs_python_engine_native: '-',
+    cli_eval_13files_ratio_vs_python: '<= 0.7',
+    cache_reeval_ratio: '<= 0.05',
+    native_engine_disagreements: '= 0',
+    eval_ratio_vs_native_1worker_native_engine: '<= 1.15',
   };
-  for (const [k, v] of Object.entries(keys)) process.stdout.write(`${k.padEnd(46)} ${fmt(v).padStart(10)}   target ${targets[k] ?? '-'}\n`);
-  process.stdout.write(`load average (1, 5, 15 min): start ${load0.map((x) => x.toFixed(2)).join(' ')}, end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${cpus().length} cores\n`);
-  if (args.out) writeFileSync(args.out, JSON.stringify({ keys, details, loadavg_start: load0, loadavg_end: load1, started, finished: new Date().toISOString() }, null, 1) + '\n');
+  for (const [k, v] of Object.entries(keys))
+    process.stdout.write(`${k.padEnd(46)} ${fmt(v).padStart(10)}   target ${targets[k] ?? '-'}\n`);
+  process.stdout.write(
+    `load average (1, 5, 15 min): start ${load0.map((x) => x.toFixed(2)).join(' ')}, end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${cpus().length} cores\n`,
+  );
+  if (args.out)
+    writeFileSync(
+      args.out,
+      JSON.stringify(
+        { keys, details, loadavg_start: load0, loadavg_end: load1, started, finished: new Date().toISOString() },
+        null,
+        1,
+      ) + '\n',
+    );
 }
 
 async function main(): Promise<void> {
@@ -256,7 +328,11 @@ async function main(): Promise<void> {
       const keys = await measureHostile(tmp);
       printTable(keys, []);
       const command = `npm run bench -- --only hostile${args.out ? ' --out FILE' : ''}`;
-      if (args.out) writeFileSync(args.out, JSON.stringify({ ...keys, meta: { command, started: started.toISOString() } }, null, 1) + '\n');
+      if (args.out)
+        writeFileSync(
+          args.out,
+          JSON.stringify({ ...keys, meta: { command, started: started.toISOString() } }, null, 1) + '\n',
+        );
       return;
     }
     const allWorkers = availableParallelism();
@@ -265,8 +341,10 @@ async function main(): Promise<void> {
     for (const id of warmIds) w.dbPath.set(id, makeTinyDb(tmp, id));
     const warmup = warmupItems(warmIds);
     const label = (i: number) => `${w.sources[i]} #${w.items[i]!.index} (${w.items[i]!.dbId})`;
-    log(`${w.items.length} items (${w.birdItems} BIRD from ${w.birdFiles.length} prediction files, ${w.spiderItems} Spider), ` +
-      `${allWorkers} cores, ${args.rounds} round(s)`);
+    log(
+      `${w.items.length} items (${w.birdItems} BIRD from ${w.birdFiles.length} prediction files, ${w.spiderItems} Spider), ` +
+        `${allWorkers} cores, ${args.rounds} round(s)`,
+    );
 
     // 1. Runaways: the fixed list of bench/runaways.ts (empty: every item is timed on both sides,
     // whatever its time), never a threshold that the machine's load could make an item cross.
@@ -277,7 +355,10 @@ async function main(): Promise<void> {
 
     // 2. Timed rounds, interleaved so that a change of machine load hits every side alike.
     const rounds: { native: Timed; one: Timed; all: Timed; startOne: number; startAll: number }[] = [];
-    const disagreeing = new Map<number, { native: number; one: number; all: number; nativeStatus: string; oursStatus: string; error: string | null }>();
+    const disagreeing = new Map<
+      number,
+      { native: number; one: number; all: number; nativeStatus: string; oursStatus: string; error: string | null }
+    >();
     let slowEval: { item: string; ours_ms: number | null }[] = [];
     let timeoutsOurs = 0;
     let timeoutsNative = 0;
@@ -291,7 +372,10 @@ async function main(): Promise<void> {
       const all = await timePool(w, items, allWorkers, warmup);
       log(`  ${allWorkers} workers ${fmt(all.ms)} ms`);
       rounds.push({ native, one, all, startOne: one.startMs, startAll: all.startMs });
-      if (r === 0) slowEval = one.results.flatMap((x, i) => ((x.elapsedMs ?? 0) > SLOW_TAIL_MS ? [{ item: label(kept[i]!), ours_ms: x.elapsedMs }] : []));
+      if (r === 0)
+        slowEval = one.results.flatMap((x, i) =>
+          (x.elapsedMs ?? 0) > SLOW_TAIL_MS ? [{ item: label(kept[i]!), ours_ms: x.elapsedMs }] : [],
+        );
       timeoutsNative = Math.max(timeoutsNative, native.timeouts.length);
       timeoutsOurs = Math.max(
         timeoutsOurs,
@@ -306,7 +390,14 @@ async function main(): Promise<void> {
         if (n.status === 'timeout' || a.status === 'timeout' || b.status === 'timeout') continue;
         if (n.status !== a.status || n.status !== b.status) sd++;
         if (n.ex !== a.ex || n.ex !== b.ex) {
-          disagreeing.set(i, { native: n.ex, one: a.ex, all: b.ex, nativeStatus: n.status, oursStatus: a.status, error: a.error ?? n.error });
+          disagreeing.set(i, {
+            native: n.ex,
+            one: a.ex,
+            all: b.ex,
+            nativeStatus: n.status,
+            oursStatus: a.status,
+            error: a.error ?? n.error,
+          });
         }
       }
       statusDiff = Math.max(statusDiff, sd);
@@ -329,7 +420,9 @@ async function main(): Promise<void> {
     const rl = { ...rlAll0, items: rlAll0.items.filter((it) => !isRunaway(it)) };
     const rlRunaways = rlAll0.items.length - rl.items.length;
     for (const id of warmIds) rl.dbPath.set(id, w.dbPath.get(id)!);
-    log(`RL workload: ${rl.items.length} samples (${rl.questions} questions x ${rl.perQuestion}, ${rlRunaways} runaway samples left out); native...`);
+    log(
+      `RL workload: ${rl.items.length} samples (${rl.questions} questions x ${rl.perQuestion}, ${rlRunaways} runaway samples left out); native...`,
+    );
     const rlNative = await timeNative(rl, rl.items, warmup);
     log(`  native ${fmt(rlNative.ms)} ms; pool with 1 worker and reuse...`);
     const rlOne = await timePool(rl, rl.items, 1, warmup, true);
@@ -339,7 +432,8 @@ async function main(): Promise<void> {
     let rlDisagree = 0;
     for (let i = 0; i < rl.items.length; i++) {
       const n = rlNative.results[i]!;
-      if (n.status === 'timeout' || rlOne.results[i]!.status === 'timeout' || rlAll.results[i]!.status === 'timeout') continue;
+      if (n.status === 'timeout' || rlOne.results[i]!.status === 'timeout' || rlAll.results[i]!.status === 'timeout')
+        continue;
       if (n.ex !== rlOne.results[i]!.ex || n.ex !== rlAll.results[i]!.ex) rlDisagree++;
     }
     log('statistics on a synthetic run...');
@@ -427,16 +521,19 @@ async function main(): Promise<void> {
       machine_loadavg_end: loadavg()[0]!,
     };
     const required: readonly string[] = browser ? IMPLEMENTED_KEYS : NODE_KEYS;
-    for (const k of required) if (!Number.isFinite(keys[k])) throw new Error(`key ${k} is not a finite number: ${keys[k]}`);
+    for (const k of required)
+      if (!Number.isFinite(keys[k])) throw new Error(`key ${k} is not a finite number: ${keys[k]}`);
 
     // Table.
     const extra: [string, string, string, string][] = [];
-    if (browserSkipped) for (const k of BROWSER_KEYS) extra.push([k, 'skipped', TARGETS[k]?.text ?? '', browserSkipped]);
+    if (browserSkipped)
+      for (const k of BROWSER_KEYS) extra.push([k, 'skipped', TARGETS[k]?.text ?? '', browserSkipped]);
     for (const [k, why] of Object.entries(gguf?.absent ?? {})) extra.push([k, 'absent', '', why]);
     printTable(keys, extra);
     if (disagreeing.size > 0) {
       process.stdout.write(`\nEX disagreements (native vs ours):\n`);
-      for (const [i, d] of disagreeing) process.stdout.write(`  ${label(kept[i]!)}: native ${d.native}, ours ${d.one}/${d.all} (${d.error ?? ''})\n`);
+      for (const [i, d] of disagreeing)
+        process.stdout.write(`  ${label(kept[i]!)}: native ${d.native}, ours ${d.one}/${d.all} (${d.error ?? ''})\n`);
     }
 
     if (args.out) {
@@ -454,7 +551,8 @@ async function main(): Promise<void> {
           loadavg_end: loadavg(),
           workload: {
             bird_prediction_files: w.birdFiles.map((f) => path.basename(f)),
-            bird_items: w.birdItems, spider_items: w.spiderItems,
+            bird_items: w.birdItems,
+            spider_items: w.spiderItems,
             runaway_excluded: [...runaway].map((i) => ({ item: label(i), pred: w.items[i]!.predSql.slice(0, 300) })),
             runaway_rule: { list: RUNAWAYS, note: 'a fixed list (bench/runaways.ts), never a time threshold' },
           },
@@ -466,9 +564,14 @@ async function main(): Promise<void> {
             rl: rlOne.results.filter((r) => (r.elapsedMs ?? 0) > SLOW_TAIL_MS).length,
           },
           rounds: rounds.map((x) => ({
-            native_ms: x.native.ms, one_worker_ms: x.one.ms, all_workers_ms: x.all.ms,
-            native_cpu_ms: x.native.cpuMs, one_worker_cpu_ms: x.one.cpuMs, all_workers_cpu_ms: x.all.cpuMs,
-            start_one_ms: x.startOne, start_all_ms: x.startAll,
+            native_ms: x.native.ms,
+            one_worker_ms: x.one.ms,
+            all_workers_ms: x.all.ms,
+            native_cpu_ms: x.native.cpuMs,
+            one_worker_cpu_ms: x.one.cpuMs,
+            all_workers_cpu_ms: x.all.cpuMs,
+            start_one_ms: x.startOne,
+            start_all_ms: x.startAll,
           })),
           db_open: open.perDb,
           rss_probe: probe,

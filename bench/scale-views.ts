@@ -47,11 +47,14 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--views') {
       const list = (argv[++i] ?? '').split(',');
       const bad = list.filter((v) => !(VIEWS as readonly string[]).includes(v));
-      if (bad.length > 0 || list.length === 0) fail(`--views takes a comma-separated list of ${VIEWS.join(', ')} (got ${bad.join(', ') || 'nothing'})`);
+      if (bad.length > 0 || list.length === 0)
+        fail(`--views takes a comma-separated list of ${VIEWS.join(', ')} (got ${bad.join(', ') || 'nothing'})`);
       args.views = list as View[];
     } else if (a === '--out') args.out = argv[++i] ?? fail('--out needs a file');
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: npm run bench:scale -- [--samples N] [--reps R] [--views explorer,rl,compare] [--out FILE]\n');
+      process.stdout.write(
+        'usage: npm run bench:scale -- [--samples N] [--reps R] [--views explorer,rl,compare] [--out FILE]\n',
+      );
       process.exit(0);
     } else fail(`unknown argument ${a}`);
   }
@@ -86,7 +89,10 @@ async function main(): Promise<void> {
     const page = await context.newPage();
     const watch = watchPage(page);
     const views: Record<View, [string, string]> = {
-      explorer: [`#/run/${encodeURIComponent(a.runId)}/items`, '[data-testid="explorer"][data-complete="true"] [data-testid="item-list"] [role="option"]'],
+      explorer: [
+        `#/run/${encodeURIComponent(a.runId)}/items`,
+        '[data-testid="explorer"][data-complete="true"] [data-testid="item-list"] [role="option"]',
+      ],
       rl: [`#/run/${encodeURIComponent(a.runId)}/rl`, '[data-testid="rl-page"][data-loaded="true"]'],
       compare: [
         `#/compare/${encodeURIComponent(a.runId)}/${encodeURIComponent(b.runId)}`,
@@ -102,7 +108,9 @@ async function main(): Promise<void> {
         const got = await viaRoute(page, server.url, hash, selector);
         const tasks = got.tasks.map((t) => t.duration_ms);
         reps[view].push({ shown_ms: Math.round(got.shownMs), long_tasks_ms: tasks });
-        log(`${view} ${r + 1}/${args.reps}: shown in ${Math.round(got.shownMs)} ms, long tasks [${tasks.join(', ')}] ms`);
+        log(
+          `${view} ${r + 1}/${args.reps}: shown in ${Math.round(got.shownMs)} ms, long tasks [${tasks.join(', ')}] ms`,
+        );
       }
       const longest = reps[view].map((x) => Math.max(0, ...x.long_tasks_ms));
       keys[`scale_${view}_longest_task_ms_max`] = Math.max(...longest);
@@ -111,7 +119,18 @@ async function main(): Promise<void> {
       keys[`scale_${view}_shown_ms_median`] = median(reps[view].map((x) => x.shown_ms));
     }
     if (watch.problems.length > 0) fail(`the page reported problems: ${watch.problems.join('; ')}`);
-    const report = { keys, meta: { samples: n, questions, per_question: SCALE_PER_QUESTION, reps: args.reps, load_average: os.loadavg(), chromium: browser.version(), runs: reps } };
+    const report = {
+      keys,
+      meta: {
+        samples: n,
+        questions,
+        per_question: SCALE_PER_QUESTION,
+        reps: args.reps,
+        load_average: os.loadavg(),
+        chromium: browser.version(),
+        runs: reps,
+      },
+    };
     const text = JSON.stringify(report, null, 1) + '\n';
     if (args.out) writeFileSync(args.out, text);
     process.stdout.write(text);

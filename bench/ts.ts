@@ -29,18 +29,28 @@ export interface TsBench {
 }
 
 function birdDbs(): string[] {
-  return readdirSync(BIRD_DB_ROOT).filter((d) => {
-    try {
-      return statSync(path.join(BIRD_DB_ROOT, d, `${d}.sqlite`)).isFile();
-    } catch {
-      return false;
-    }
-  }).sort();
+  return readdirSync(BIRD_DB_ROOT)
+    .filter((d) => {
+      try {
+        return statSync(path.join(BIRD_DB_ROOT, d, `${d}.sqlite`)).isFile();
+      } catch {
+        return false;
+      }
+    })
+    .sort();
 }
 
-export async function measureTs(opts: { items: readonly EvalItem[]; rounds: number; workers: number; log: (m: string) => void }): Promise<TsBench> {
+export async function measureTs(opts: {
+  items: readonly EvalItem[];
+  rounds: number;
+  workers: number;
+  log: (m: string) => void;
+}): Promise<TsBench> {
   const dbs = birdDbs();
-  const gold = parseGoldSql(readFileSync(path.join(SHARED, 'bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'utf8'), 'mini_dev_sqlite_gold.sql');
+  const gold = parseGoldSql(
+    readFileSync(path.join(SHARED, 'bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'utf8'),
+    'mini_dev_sqlite_gold.sql',
+  );
   const SQL = await initSqlJs();
   let buildMs = 0;
   let mib = 0;
@@ -59,7 +69,9 @@ export async function measureTs(opts: { items: readonly EvalItem[]; rounds: numb
     buildMs += ms;
     mib += bytes.length / MiB;
     suiteBytes += suite.stats.bytes;
-    opts.log(`  suite of ${db} (${(bytes.length / MiB).toFixed(2)} MiB): ${Math.round(ms)} ms, ${suite.dbs.length} databases, ${(suite.stats.bytes / 1024).toFixed(0)} KiB`);
+    opts.log(
+      `  suite of ${db} (${(bytes.length / MiB).toFixed(2)} MiB): ${Math.round(ms)} ms, ${suite.dbs.length} databases, ${(suite.stats.bytes / 1024).toFixed(0)} KiB`,
+    );
   }
 
   // The same items with ex, then with ex,ts (each on a fresh pool: the ts side builds its suites).
@@ -69,7 +81,11 @@ export async function measureTs(opts: { items: readonly EvalItem[]; rounds: numb
     const pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: workloadDbSource({ dbPath }), size: opts.workers });
     try {
       const t0 = performance.now();
-      await scoreRun(items, { ...DEFAULT_EVAL_OPTIONS, metrics, timeoutMs: OFFICIAL_TIMEOUT_MS }, { executor: pool, reuse: false, findings: false });
+      await scoreRun(
+        items,
+        { ...DEFAULT_EVAL_OPTIONS, metrics, timeoutMs: OFFICIAL_TIMEOUT_MS },
+        { executor: pool, reuse: false, findings: false },
+      );
       return performance.now() - t0;
     } finally {
       await pool.dispose();

@@ -21,7 +21,11 @@ export async function buildCli() {
   try {
     await build({
       absWorkingDir: ROOT,
-      entryPoints: { cli: 'src/cli/main.ts', 'sql.worker': 'workers/sql.worker.ts', 'sql-native.worker': 'workers/sql-native.worker.ts' },
+      entryPoints: {
+        cli: 'src/cli/main.ts',
+        'sql.worker': 'workers/sql.worker.ts',
+        'sql-native.worker': 'workers/sql-native.worker.ts',
+      },
       outdir: temp,
       outExtension: { '.js': '.mjs' },
       bundle: true,
@@ -36,7 +40,15 @@ export async function buildCli() {
       legalComments: 'none',
     });
     await writeFile(path.join(temp, 'stamp.json'), JSON.stringify({ built: new Date().toISOString() }) + '\n');
-    for (const f of ['cli.mjs', 'cli.mjs.map', 'sql.worker.mjs', 'sql.worker.mjs.map', 'sql-native.worker.mjs', 'sql-native.worker.mjs.map', 'stamp.json']) {
+    for (const f of [
+      'cli.mjs',
+      'cli.mjs.map',
+      'sql.worker.mjs',
+      'sql.worker.mjs.map',
+      'sql-native.worker.mjs',
+      'sql-native.worker.mjs.map',
+      'stamp.json',
+    ]) {
       await rename(path.join(temp, f), path.join(OUT_DIR, f));
     }
   } finally {

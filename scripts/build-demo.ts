@@ -59,7 +59,8 @@ function birdPredictions(preds: readonly DemoPrediction[]): string {
 /** The text files of the demo, by path relative to DEMO_DIR. */
 export function demoTextFiles(): Record<string, string> {
   for (const q of DEMO_QUESTIONS) {
-    if (q.SQL.includes('\t') || q.SQL.includes('\n')) throw new Error(`gold SQL must be one line without tabs: ${q.SQL}`);
+    if (q.SQL.includes('\t') || q.SQL.includes('\n'))
+      throw new Error(`gold SQL must be one line without tabs: ${q.SQL}`);
   }
   const questions = DEMO_QUESTIONS.map((q, i) => ({
     question_id: i,

@@ -20,7 +20,11 @@ try {
     const page = await browser.newPage({ viewport: { width: size, height: size } });
     const markup = readFileSync(path.join(dir, svg), 'utf8').replace('<svg ', `<svg width="${size}" height="${size}" `);
     await page.setContent(`<html><body style="margin:0;background:transparent">${markup}</body></html>`);
-    await page.screenshot({ path: path.join(dir, png), omitBackground: true, clip: { x: 0, y: 0, width: size, height: size } });
+    await page.screenshot({
+      path: path.join(dir, png),
+      omitBackground: true,
+      clip: { x: 0, y: 0, width: size, height: size },
+    });
     await page.close();
     process.stdout.write(`${png} (${size}x${size})\n`);
   }

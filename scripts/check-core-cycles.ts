@@ -128,7 +128,9 @@ export function checkCycles(root: string): { cycles: string[][]; report: string 
   const graph = folderGraph(root);
   const cycles = findCycles(graph);
   const components = cycleComponents(graph);
-  const report = cycles.map((c, i) => `${cycleText(graph, c)}\n  (folders on a cycle together: ${components[i]!.join(', ')})`).join('\n');
+  const report = cycles
+    .map((c, i) => `${cycleText(graph, c)}\n  (folders on a cycle together: ${components[i]!.join(', ')})`)
+    .join('\n');
   return { cycles, report };
 }
 
@@ -136,7 +138,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const root = path.resolve(process.argv[2] ?? 'src/core');
   const { cycles, report } = checkCycles(root);
   if (cycles.length > 0) {
-    process.stderr.write(`${path.relative(process.cwd(), root) || root}: ${cycles.length} folder-level import cycle${cycles.length === 1 ? '' : 's'} (docs/architecture.md gives the layers):\n${report}\n`);
+    process.stderr.write(
+      `${path.relative(process.cwd(), root) || root}: ${cycles.length} folder-level import cycle${cycles.length === 1 ? '' : 's'} (docs/architecture.md gives the layers):\n${report}\n`,
+    );
     process.exit(1);
   }
   process.stdout.write(`${path.relative(process.cwd(), root) || root}: no folder-level import cycle\n`);

@@ -27,7 +27,12 @@ function newestMtime(p) {
 function builtAt() {
   try {
     // Every file of the bundle is renamed into place before stamp.json.
-    return Math.min(statSync(path.join(OUT, 'stamp.json')).mtimeMs, statSync(path.join(OUT, 'cli.mjs')).mtimeMs, statSync(path.join(OUT, 'sql.worker.mjs')).mtimeMs, statSync(path.join(OUT, 'sql-native.worker.mjs')).mtimeMs);
+    return Math.min(
+      statSync(path.join(OUT, 'stamp.json')).mtimeMs,
+      statSync(path.join(OUT, 'cli.mjs')).mtimeMs,
+      statSync(path.join(OUT, 'sql.worker.mjs')).mtimeMs,
+      statSync(path.join(OUT, 'sql-native.worker.mjs')).mtimeMs,
+    );
   } catch {
     return -1;
   }

@@ -15,7 +15,8 @@ import { REPO_ROOT, runGpuCheck } from './gpu-check/run.ts';
 
 const DEFAULT_GGUF = path.resolve(REPO_ROOT, '..', 'shared', 'data', 'models', 'stories260K.gguf');
 const LIMIT_MS = 9.5 * 60 * 1000;
-const USAGE = 'usage: npm run gpu-check -- --out FILE [--gguf FILE ...] [--mlc DIR ...] [--max-tokens 128] [--demo-questions 20]';
+const USAGE =
+  'usage: npm run gpu-check -- --out FILE [--gguf FILE ...] [--mlc DIR ...] [--max-tokens 128] [--demo-questions 20]';
 
 function fail(msg: string): never {
   process.stderr.write(`gpu-check: ${msg}\n${USAGE}\n`);
@@ -24,7 +25,8 @@ function fail(msg: string): never {
 
 function positive(flag: string, v: string | undefined, min: number): number {
   const n = Number(v);
-  if (v === undefined || !Number.isInteger(n) || n < min) fail(`${flag} needs an integer >= ${min}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+  if (v === undefined || !Number.isInteger(n) || n < min)
+    fail(`${flag} needs an integer >= ${min}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
   return n;
 }
 
@@ -53,10 +55,14 @@ if (gguf.length === 0) {
 for (const g of gguf) if (!existsSync(g) || !statSync(g).isFile()) fail(`--gguf: file not found: ${g}`);
 for (const m of mlc) {
   if (!existsSync(m) || !statSync(m).isDirectory()) fail(`--mlc: folder not found: ${m}`);
-  if (!existsSync(path.join(m, 'mlc-chat-config.json'))) fail(`--mlc: ${m} has no mlc-chat-config.json: give the folder mlc_llm wrote (config, tensor-cache.json, shards, tokenizer, library .wasm)`);
+  if (!existsSync(path.join(m, 'mlc-chat-config.json')))
+    fail(
+      `--mlc: ${m} has no mlc-chat-config.json: give the folder mlc_llm wrote (config, tensor-cache.json, shards, tokenizer, library .wasm)`,
+    );
 }
 const chromiumPath = process.env.GPU_CHECK_CHROMIUM ?? '/usr/bin/chromium';
-if (!existsSync(chromiumPath)) fail(`no Chromium at ${chromiumPath}: install it (apt-get install -y chromium) or set GPU_CHECK_CHROMIUM`);
+if (!existsSync(chromiumPath))
+  fail(`no Chromium at ${chromiumPath}: install it (apt-get install -y chromium) or set GPU_CHECK_CHROMIUM`);
 
 const timer = setTimeout(() => {
   process.stderr.write(`gpu-check: stopped after ${LIMIT_MS / 60_000} minutes without a report\n`);
@@ -66,17 +72,42 @@ timer.unref();
 
 try {
   const report = await runGpuCheck({
-    gguf, mlc, maxTokens, demoQuestions, chromium: chromiumPath, limitMs: LIMIT_MS,
+    gguf,
+    mlc,
+    maxTokens,
+    demoQuestions,
+    chromium: chromiumPath,
+    limitMs: LIMIT_MS,
     log: (m) => process.stderr.write(`gpu-check: ${m}\n`),
   });
   writeFileSync(out, JSON.stringify(report, null, 1) + '\n');
-  type Gguf = { file: string; advice: { label: string }; gpuLayersAll: { ok: boolean; device?: { device: string; reason: string | null }; tokensPerSecond?: number | null; error?: string } };
-  const r = report as { webgpu: { adapter: { vendor: string; architecture: string; isFallbackAdapter: boolean } | null; features: string[] }; gguf: Gguf[]; totalMs: number };
+  type Gguf = {
+    file: string;
+    advice: { label: string };
+    gpuLayersAll: {
+      ok: boolean;
+      device?: { device: string; reason: string | null };
+      tokensPerSecond?: number | null;
+      error?: string;
+    };
+  };
+  const r = report as {
+    webgpu: {
+      adapter: { vendor: string; architecture: string; isFallbackAdapter: boolean } | null;
+      features: string[];
+    };
+    gguf: Gguf[];
+    totalMs: number;
+  };
   const a = r.webgpu.adapter;
-  process.stdout.write(`adapter: ${a ? `${a.vendor} ${a.architecture}${a.isFallbackAdapter ? ' (software)' : ''}` : 'none'}; shader-f16: ${r.webgpu.features.includes('shader-f16')}\n`);
+  process.stdout.write(
+    `adapter: ${a ? `${a.vendor} ${a.architecture}${a.isFallbackAdapter ? ' (software)' : ''}` : 'none'}; shader-f16: ${r.webgpu.features.includes('shader-f16')}\n`,
+  );
   for (const g of r.gguf) {
     const m = g.gpuLayersAll;
-    process.stdout.write(`${path.basename(g.file)}: ${m.ok ? `ran on ${m.device!.device}${m.device!.reason ? ` (${m.device!.reason})` : ''}, ${m.tokensPerSecond} tokens/s` : `failed: ${m.error}`}; advice: ${g.advice.label}\n`);
+    process.stdout.write(
+      `${path.basename(g.file)}: ${m.ok ? `ran on ${m.device!.device}${m.device!.reason ? ` (${m.device!.reason})` : ''}, ${m.tokensPerSecond} tokens/s` : `failed: ${m.error}`}; advice: ${g.advice.label}\n`,
+    );
   }
   process.stdout.write(`wrote ${out} in ${Math.round(r.totalMs / 1000)} s\n`);
   process.exit(0);

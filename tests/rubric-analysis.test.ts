@@ -10,7 +10,9 @@ describe('rubric screen analysis', () => {
     const a = agreement([0, 0.5, 1, null], [0.2, 0.4, 1, 0.3]);
     expect(a.n).toBe(3);
     // x = 0, .5, 1 (mean .5); y = .2, .4, 1 (mean 8/15)
-    const r = (-0.5 * (0.2 - 8 / 15) + 0 + 0.5 * (1 - 8 / 15)) / Math.sqrt(0.5 * ((0.2 - 8 / 15) ** 2 + (0.4 - 8 / 15) ** 2 + (1 - 8 / 15) ** 2));
+    const r =
+      (-0.5 * (0.2 - 8 / 15) + 0 + 0.5 * (1 - 8 / 15)) /
+      Math.sqrt(0.5 * ((0.2 - 8 / 15) ** 2 + (0.4 - 8 / 15) ** 2 + (1 - 8 / 15) ** 2));
     expect(a.pearson).toBeCloseTo(r, 12);
     expect(a.meanAbsDiff).toBeCloseTo((0.2 + 0.1 + 0) / 3, 12);
     expect(a.passAgreement).toBeCloseTo(2 / 3, 12);
@@ -29,6 +31,14 @@ describe('rubric screen analysis', () => {
       // Not scored (database missing): never a wrong answer, even with a passing score.
       { key: '6.0', ex: 0, score: 1, unscored: true },
     ]);
-    expect(m).toEqual({ passRight: 1, passWrong: 2, failRight: 1, failWrong: 1, noScore: 1, rewardedWrong: ['1.0', '5.0'], unscored: 1 });
+    expect(m).toEqual({
+      passRight: 1,
+      passWrong: 2,
+      failRight: 1,
+      failWrong: 1,
+      noScore: 1,
+      rewardedWrong: ['1.0', '5.0'],
+      unscored: 1,
+    });
   });
 });

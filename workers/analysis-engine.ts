@@ -35,7 +35,11 @@ async function outcome<T>(fn: () => Promise<T>): Promise<AnalysisOutcome<T>> {
 
 async function readRun(runs: StoredRuns, runId: string, report: (p: AnalysisProgress) => void): Promise<RunFile> {
   const header = await runs.header(runId);
-  const samples = await runs.samples(runId, (done, total) => report({ phase: 'reading', runId, done, total }), (s) => s);
+  const samples = await runs.samples(
+    runId,
+    (done, total) => report({ phase: 'reading', runId, done, total }),
+    (s) => s,
+  );
   return toRunFile(header, samples);
 }
 
@@ -57,7 +61,8 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         });
         const view = toStatsView(stats);
         if (!onPrompts) return view;
-        for (let i = 0; i < view.prompts.length; i += PROMPTS_PER_MESSAGE) await onPrompts(view.prompts.slice(i, i + PROMPTS_PER_MESSAGE));
+        for (let i = 0; i < view.prompts.length; i += PROMPTS_PER_MESSAGE)
+          await onPrompts(view.prompts.slice(i, i + PROMPTS_PER_MESSAGE));
         return { ...view, prompts: [] };
       });
     },
@@ -69,7 +74,11 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         // teardown, when the worker ended, slowed the page drawing the result (50-60 ms tasks).
         const lean = async (runId: string): Promise<ComparedRun> => ({
           run: await runs.header(runId),
-          samples: await runs.samples(runId, (done, total) => report({ phase: 'reading', runId, done, total }), comparedFields),
+          samples: await runs.samples(
+            runId,
+            (done, total) => report({ phase: 'reading', runId, done, total }),
+            comparedFields,
+          ),
         });
         let a: ComparedRun;
         let b: ComparedRun;

@@ -38,6 +38,10 @@ export interface AnalysisWorkerApi {
    * awaited, so all have arrived when the result does) and the result's `prompts` is empty: at
    * 500,000 samples one message of every prompt (16 MB) takes 150 ms to receive on the page.
    */
-  runStats(job: StatsJob, onProgress?: (p: AnalysisProgress) => void, onPrompts?: (chunk: RunStatsView['prompts']) => unknown): Promise<AnalysisOutcome<RunStatsView>>;
+  runStats(
+    job: StatsJob,
+    onProgress?: (p: AnalysisProgress) => void,
+    onPrompts?: (chunk: RunStatsView['prompts']) => unknown,
+  ): Promise<AnalysisOutcome<RunStatsView>>;
   compare(job: CompareJob, onProgress?: (p: AnalysisProgress) => void): Promise<AnalysisOutcome<RunComparison>>;
 }

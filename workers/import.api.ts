@@ -6,7 +6,13 @@
  */
 import type { ErrorData } from '../src/core/errors.ts';
 import type { RunHeader } from '../src/core/run/types.ts';
-import type { DatasetRecord, ImportProgress, ImportSource, PairJob, PairedPredictions } from '../src/adapters/store/records.ts';
+import type {
+  DatasetRecord,
+  ImportProgress,
+  ImportSource,
+  PairJob,
+  PairedPredictions,
+} from '../src/adapters/store/records.ts';
 
 export type { PairJob, PairedPredictions };
 

@@ -30,7 +30,9 @@ const api: ImportWorkerApi = {
       try {
         const record = await importDataset(idb, job.source, {
           signal: ctl.signal,
-          onProgress: onProgress ? (p) => void (lastReport = Promise.resolve(onProgress(p)).catch(() => undefined)) : undefined,
+          onProgress: onProgress
+            ? (p) => void (lastReport = Promise.resolve(onProgress(p)).catch(() => undefined))
+            : undefined,
           simulateQuotaAfterBytes: job.simulateQuotaAfterBytes,
         });
         await lastReport;

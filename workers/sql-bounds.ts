@@ -58,8 +58,10 @@ export function pinConnection(db: Database, sizeBytes: number): void {
 export function missingModule(err: Error): string | null {
   const m = /^no such module: (\S+)$/.exec(err.message);
   if (!m) return null;
-  return `no such module: ${m[1]} (this SQL worker's SQLite, sql.js, is built without the ${m[1]} virtual-table module: a table using it cannot be read here, ` +
-    "though Python's sqlite3 usually can; docs/isolation.md)";
+  return (
+    `no such module: ${m[1]} (this SQL worker's SQLite, sql.js, is built without the ${m[1]} virtual-table module: a table using it cannot be read here, ` +
+    "though Python's sqlite3 usually can; docs/isolation.md)"
+  );
 }
 
 export function overBudget(err: Error): string | null {

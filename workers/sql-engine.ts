@@ -24,7 +24,14 @@ import type { ExecDone, ExecRequest, NeedDb, QueryResult, SqlWorkerApi, TimeRequ
 import { OpenSuite, buildSuiteOn, orderCheck } from './sql-suite.ts';
 import { runPython, type Result } from './sql-result.ts';
 import {
-  VACUUM_INTO_MESSAGE, changed, isVacuumInto, mayWrite, prepareFingerprint, readFingerprint, wrote, type Fingerprint,
+  VACUUM_INTO_MESSAGE,
+  changed,
+  isVacuumInto,
+  mayWrite,
+  prepareFingerprint,
+  readFingerprint,
+  wrote,
+  type Fingerprint,
 } from './sql-writes.ts';
 import { HEAP_LIMIT, missingModule, overBudget, pinConnection } from './sql-bounds.ts';
 
@@ -117,10 +124,11 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
   const seenSize = new Map<string, number>();
   const goldKey = (dbId: string, sql: string) => `${dbId}\u0000${sql}`;
   function forgetGolds(dbId: string): void {
-    for (const [k, g] of golds) if (k.startsWith(`${dbId}\u0000`)) {
-      golds.delete(k);
-      goldValues -= g.values;
-    }
+    for (const [k, g] of golds)
+      if (k.startsWith(`${dbId}\u0000`)) {
+        golds.delete(k);
+        goldValues -= g.values;
+      }
   }
   function keepGold(key: string, result: Result | null, error: string | null): void {
     const values = result ? result.rows.length * Math.max(1, result.columns.length) : 0;
@@ -231,7 +239,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
    * connection dirty, so it is re-opened before the next execution.
    */
   function execute(entry: OpenDb, text: string, readOnly: boolean): Ran {
-    if (isVacuumInto(text)) return { result: null, error: new WorkbenchError('REFUSED', VACUUM_INTO_MESSAGE), wrote: true, ms: 0 };
+    if (isVacuumInto(text))
+      return { result: null, error: new WorkbenchError('REFUSED', VACUUM_INTO_MESSAGE), wrote: true, ms: 0 };
     const fp = () => readFingerprint((entry.fpStmt ??= prepareFingerprint(entry.db)), entry.db);
     const before: Fingerprint = fp();
     let result: Result | null = null;
@@ -258,7 +267,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     try {
       const after = fp();
       pristineLimits ??= before.limits;
-      if (after.limits !== pristineLimits) poisoned ??= `SQLite's heap limits of the worker changed (${pristineLimits} -> ${after.limits})`;
+      if (after.limits !== pristineLimits)
+        poisoned ??= `SQLite's heap limits of the worker changed (${pristineLimits} -> ${after.limits})`;
       if (!looksLikeQuery(text) || changed(before, after)) entry.dirty = true;
       return { result, error, wrote: wrote(before, after), ms };
     } catch {
@@ -312,10 +322,19 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
         // quick_check reports damage as a row (it throws only when it cannot read at all).
         const check = String(db.exec('PRAGMA main.quick_check(1)')[0]?.values[0]?.[0] ?? 'ok');
-        if (check !== 'ok') throw new WorkbenchError('BAD_DATABASE', `damaged: ${check.replace(/\s+/g, ' ').replace('*** in database main *** ', '')}`);
+        if (check !== 'ok')
+          throw new WorkbenchError(
+            'BAD_DATABASE',
+            `damaged: ${check.replace(/\s+/g, ' ').replace('*** in database main *** ', '')}`,
+          );
       } catch (err) {
         db.close();
-        throw new WorkbenchError('BAD_DATABASE', `unreadable SQLite file (${errorMessage(err)}); import an intact copy of it again`, `database ${dbId}`, { cause: err });
+        throw new WorkbenchError(
+          'BAD_DATABASE',
+          `unreadable SQLite file (${errorMessage(err)}); import an intact copy of it again`,
+          `database ${dbId}`,
+          { cause: err },
+        );
       }
       open.set(dbId, { db, pristine: bytes, shared: true, dirty: false, fpStmt: null, sizeBytes: bytes.length });
       evict(dbId);
@@ -343,7 +362,10 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
           predKey = resultKey(pred!.rows);
           // The gold of a pristine database is the same for every sample whose prediction left
           // it untouched: executed once, then taken from `golds` (it adds no time to the item).
-          const key = req.reuseGold && !entry.dirty && !p.wrote && goldReusable(req.goldSql) ? goldKey(req.dbId, req.goldSql) : null;
+          const key =
+            req.reuseGold && !entry.dirty && !p.wrote && goldReusable(req.goldSql)
+              ? goldKey(req.dbId, req.goldSql)
+              : null;
           const known = key === null ? undefined : golds.get(key);
           if (known) {
             golds.delete(key!);
@@ -366,22 +388,39 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       const elapsedMs = performance.now() - t0;
       if (error !== null || !pred || !gold) {
         return {
-          kind: 'done', status: 'error', ex: 0, softF1: req.softF1 ? 0 : null, error, mutatedDb,
-          predRowCount: pred?.rows.length ?? null, goldRowCount: gold?.rows.length ?? null,
-          predColumns: pred?.columns ?? [], goldColumns: gold?.columns ?? [],
-          predPreview: preview(pred?.rows ?? [], req.previewRows), goldPreview: [], elapsedMs,
+          kind: 'done',
+          status: 'error',
+          ex: 0,
+          softF1: req.softF1 ? 0 : null,
+          error,
+          mutatedDb,
+          predRowCount: pred?.rows.length ?? null,
+          goldRowCount: gold?.rows.length ?? null,
+          predColumns: pred?.columns ?? [],
+          goldColumns: gold?.columns ?? [],
+          predPreview: preview(pred?.rows ?? [], req.previewRows),
+          goldPreview: [],
+          elapsedMs,
           ...(predKey !== undefined ? { resultKey: predKey } : {}),
           ...(goldReused ? { goldReused } : {}),
           ...takeRetire(),
         };
       }
       return {
-        kind: 'done', status: 'ok', ex: executionMatch(pred.rows, gold.rows),
-        softF1: req.softF1 ? softF1(pred.rows, gold.rows) : null, error: null, mutatedDb,
-        predRowCount: pred.rows.length, goldRowCount: gold.rows.length,
-        predColumns: pred.columns, goldColumns: gold.columns,
-        predPreview: preview(pred.rows, req.previewRows), goldPreview: preview(gold.rows, req.previewRows),
-        elapsedMs, resultKey: predKey!,
+        kind: 'done',
+        status: 'ok',
+        ex: executionMatch(pred.rows, gold.rows),
+        softF1: req.softF1 ? softF1(pred.rows, gold.rows) : null,
+        error: null,
+        mutatedDb,
+        predRowCount: pred.rows.length,
+        goldRowCount: gold.rows.length,
+        predColumns: pred.columns,
+        goldColumns: gold.columns,
+        predPreview: preview(pred.rows, req.previewRows),
+        goldPreview: preview(gold.rows, req.previewRows),
+        elapsedMs,
+        resultKey: predKey!,
         ...(goldReused ? { goldReused } : {}),
         ...takeRetire(),
       };
@@ -396,7 +435,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       if (entry && !entry.pristine && texts.some(mayWrite)) drop(req.dbId);
       if (!entry || !open.has(req.dbId) || !prepare(req.dbId, entry, texts, true)) return { kind: 'need-db' };
       const timed = (text: string, side: string): number => {
-        if (!prepare(req.dbId, entry, texts, true)) throw new WorkbenchError('INTERNAL', 'the database was dropped between repetitions');
+        if (!prepare(req.dbId, entry, texts, true))
+          throw new WorkbenchError('INTERNAL', 'the database was dropped between repetitions');
         const r = execute(entry, text, false);
         if (r.error) throw new WorkbenchError('FAILED', r.error.message, side, { cause: r.error });
         return r.ms;
@@ -423,7 +463,11 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       settle(dbId, entry);
       if (r.error) throw r.error;
       if (r.wrote) throw new WorkbenchError('REFUSED', 'writes to the database: only queries are shown');
-      return { columns: r.result!.columns, rows: r.result!.rows.slice(0, maxRows), truncated: r.result!.rows.length > maxRows };
+      return {
+        columns: r.result!.columns,
+        rows: r.result!.rows.slice(0, maxRows),
+        truncated: r.result!.rows.length > maxRows,
+      };
     },
 
     async buildSuite(dbId, spec, golds, onProgress) {

@@ -10,4 +10,7 @@ import { parentPort } from 'node:worker_threads';
 import { loadNativeSqlJs } from '../src/adapters/node/native-sqljs.ts';
 import { createSqlEngine } from './sql-engine.ts';
 
-expose(createSqlEngine(async () => (await loadNativeSqlJs()) as SqlJsStatic), nodeEndpoint(parentPort!));
+expose(
+  createSqlEngine(async () => (await loadNativeSqlJs()) as SqlJsStatic),
+  nodeEndpoint(parentPort!),
+);

@@ -31,19 +31,62 @@ const READ = 'reads or checks only (an action at most): nothing to undo';
 
 /** Every PRAGMA of SQLite 3.54 as built in sql.js 1.17 (`PRAGMA pragma_list`). */
 export const PRAGMAS: Readonly<Record<string, PragmaPolicy>> = {
-  hard_heap_limit: { scope: 'process', policy: 'refuse', reason: 'the whole worker: SQLite lets it be lowered only, so no re-open and no later PRAGMA can restore it (every later item would run out of memory)' },
-  soft_heap_limit: { scope: 'process', policy: 'refuse', reason: 'the whole worker (every connection), not undone by a re-open' },
-  temp_store_directory: { scope: 'process', policy: 'refuse', reason: 'the whole worker (a global variable), not undone by a re-open' },
-  temp_store: { scope: 'bound', policy: 'refuse', reason: 'pinned to MEMORY: temporary tables, sorts and indexes then live in the bounded SQLite heap instead of the unbounded in-memory file system' },
-  journal_mode: { scope: 'bound', policy: 'refuse', reason: 'pinned to MEMORY: the rollback journal lives in the bounded SQLite heap instead of a file of the in-memory file system' },
-  max_page_count: { scope: 'bound', policy: 'refuse', reason: 'pinned to the database size plus the write budget: the bound on how far a write grows the database file' },
-  threads: { scope: 'connection', policy: 'reset', reason: `${REOPEN}; no effect in this build (MAX_WORKER_THREADS=0)` },
+  hard_heap_limit: {
+    scope: 'process',
+    policy: 'refuse',
+    reason:
+      'the whole worker: SQLite lets it be lowered only, so no re-open and no later PRAGMA can restore it (every later item would run out of memory)',
+  },
+  soft_heap_limit: {
+    scope: 'process',
+    policy: 'refuse',
+    reason: 'the whole worker (every connection), not undone by a re-open',
+  },
+  temp_store_directory: {
+    scope: 'process',
+    policy: 'refuse',
+    reason: 'the whole worker (a global variable), not undone by a re-open',
+  },
+  temp_store: {
+    scope: 'bound',
+    policy: 'refuse',
+    reason:
+      'pinned to MEMORY: temporary tables, sorts and indexes then live in the bounded SQLite heap instead of the unbounded in-memory file system',
+  },
+  journal_mode: {
+    scope: 'bound',
+    policy: 'refuse',
+    reason:
+      'pinned to MEMORY: the rollback journal lives in the bounded SQLite heap instead of a file of the in-memory file system',
+  },
+  max_page_count: {
+    scope: 'bound',
+    policy: 'refuse',
+    reason: 'pinned to the database size plus the write budget: the bound on how far a write grows the database file',
+  },
+  threads: {
+    scope: 'connection',
+    policy: 'reset',
+    reason: `${REOPEN}; no effect in this build (MAX_WORKER_THREADS=0)`,
+  },
   mmap_size: { scope: 'connection', policy: 'reset', reason: `${REOPEN}; no effect in this build (MAX_MMAP_SIZE=0)` },
-  cache_size: { scope: 'connection', policy: 'reset', reason: `${REOPEN}; the page cache is inside the bounded SQLite heap` },
+  cache_size: {
+    scope: 'connection',
+    policy: 'reset',
+    reason: `${REOPEN}; the page cache is inside the bounded SQLite heap`,
+  },
   cache_spill: { scope: 'connection', policy: 'reset', reason: REOPEN },
   locking_mode: { scope: 'connection', policy: 'reset', reason: REOPEN },
-  query_only: { scope: 'connection', policy: 'reset', reason: `${REOPEN}; read-only evaluation sets it again before each execution` },
-  writable_schema: { scope: 'connection', policy: 'reset', reason: `${REOPEN}; a change to the schema it allows is a write` },
+  query_only: {
+    scope: 'connection',
+    policy: 'reset',
+    reason: `${REOPEN}; read-only evaluation sets it again before each execution`,
+  },
+  writable_schema: {
+    scope: 'connection',
+    policy: 'reset',
+    reason: `${REOPEN}; a change to the schema it allows is a write`,
+  },
   foreign_keys: { scope: 'connection', policy: 'reset', reason: REOPEN },
   defer_foreign_keys: { scope: 'connection', policy: 'reset', reason: REOPEN },
   recursive_triggers: { scope: 'connection', policy: 'reset', reason: REOPEN },
@@ -101,7 +144,11 @@ export const PRAGMAS: Readonly<Record<string, PragmaPolicy>> = {
 
 const unquote = (t: string): string => {
   const c = t[0];
-  if (c === '"' || c === '`' || c === "'") return t.slice(1, -1).split(c + c).join(c);
+  if (c === '"' || c === '`' || c === "'")
+    return t
+      .slice(1, -1)
+      .split(c + c)
+      .join(c);
   if (c === '[') return t.slice(1, -1);
   return t;
 };
@@ -129,6 +176,9 @@ export function refusedPragma(sql: string): string | null {
 
 export function refusedPragmaMessage(name: string): string {
   const p = PRAGMAS[name]!;
-  const what = p.scope === 'process' ? 'changes the state of the whole SQL worker' : 'changes a bound the SQL worker pins on every connection';
+  const what =
+    p.scope === 'process'
+      ? 'changes the state of the whole SQL worker'
+      : 'changes a bound the SQL worker pins on every connection';
   return `PRAGMA ${name} ${what}, which the worker refuses (${p.reason}; docs/isolation.md)`;
 }

@@ -66,27 +66,39 @@ function handleOf(db: Database): SuiteDbHandle {
 
 /** Builds a suite on the original database `original` (only read). */
 export function buildSuiteOn(
-  SQL: SqlJsStatic, original: Database, golds: readonly string[], spec: SuiteSpec, onProgress?: (done: number, total: number) => void,
+  SQL: SqlJsStatic,
+  original: Database,
+  golds: readonly string[],
+  spec: SuiteSpec,
+  onProgress?: (done: number, total: number) => void,
 ): BuiltSuite {
-  return buildSuite(golds, spec, {
-    // A remote callback (comlink) returns a promise nobody needs: progress is fire and forget.
-    onProgress: onProgress ? (done, total) => void onProgress(done, total) : undefined,
-    original: sqlConn(original),
-    newDb: () => handleOf(openPinned(SQL)),
-    query: (db, sql) => {
-      try {
-        return runPython(dbOf.get(db)!, sql).rows;
-      } catch {
-        return null;
-      }
+  return buildSuite(
+    golds,
+    spec,
+    {
+      // A remote callback (comlink) returns a promise nobody needs: progress is fire and forget.
+      onProgress: onProgress ? (done, total) => void onProgress(done, total) : undefined,
+      original: sqlConn(original),
+      newDb: () => handleOf(openPinned(SQL)),
+      query: (db, sql) => {
+        try {
+          return runPython(dbOf.get(db)!, sql).rows;
+        } catch {
+          return null;
+        }
+      },
     },
-  }, () => performance.now());
+    () => performance.now(),
+  );
 }
 
 /** A suite held by a worker: the bytes, and each database open for items that only read. */
 export class OpenSuite {
   private readonly open: Database[];
-  constructor(private readonly SQL: SqlJsStatic, readonly suite: BuiltSuite) {
+  constructor(
+    private readonly SQL: SqlJsStatic,
+    readonly suite: BuiltSuite,
+  ) {
     this.open = suite.dbs.map((b) => openPinned(SQL, b));
   }
 
@@ -131,7 +143,12 @@ export function cell(v: SqlValue): TsCell {
   return v;
 }
 
-function counterexample(suiteDb: number, pred: Result | null, predError: string | null, gold: Result): TsCounterexample {
+function counterexample(
+  suiteDb: number,
+  pred: Result | null,
+  predError: string | null,
+  gold: Result,
+): TsCounterexample {
   const diff = rowDiff(pred?.rows ?? [], gold.rows);
   const keep = (rows: SqlValue[][]) => rows.slice(0, COUNTEREXAMPLE_ROWS).map((r) => r.map(cell));
   const flagged = (xs: boolean[]) => xs.flatMap((x, i) => (x ? [i] : []));
@@ -157,7 +174,10 @@ function counterexample(suiteDb: number, pred: Result | null, predError: string 
  * rows). `run` executes a text in the usual order or reversed; null when it fails.
  */
 export function orderCheck(
-  run: (text: string, reversed: boolean) => Result | null, predSql: string, goldSql: string, exAccepted: boolean,
+  run: (text: string, reversed: boolean) => Result | null,
+  predSql: string,
+  goldSql: string,
+  exAccepted: boolean,
 ): { goldOrderDependent: boolean | null; passesByRowOrder: boolean | null } {
   const gold = run(goldSql, false);
   const goldRev = gold ? run(goldSql, true) : null;

@@ -74,7 +74,8 @@ export const FINGERPRINT_SQL =
   '(SELECT group_concat(name) FROM pragma_database_list), ' +
   '(SELECT * FROM pragma_hard_heap_limit), (SELECT * FROM pragma_soft_heap_limit)';
 
-const TEMP_SQL = "SELECT count(*), total(rootpage), group_concat(type || ' ' || name || ' ' || coalesce(sql, ''), ';') FROM temp.sqlite_master";
+const TEMP_SQL =
+  "SELECT count(*), total(rootpage), group_concat(type || ' ' || name || ' ' || coalesce(sql, ''), ';') FROM temp.sqlite_master";
 
 /** Runs the connection's prepared fingerprint statement (prepared once, reset at once: a reset statement holds no lock). */
 export function readFingerprint(stmt: Statement, db: Database): Fingerprint {
@@ -82,7 +83,13 @@ export function readFingerprint(stmt: Statement, db: Database): Fingerprint {
   try {
     stmt.step();
     const r = stmt.get();
-    f = { data: `${r[0]}/${r[1]}/${r[2]}/${r[3]}`, attached: String(r[4]), connection: String(r[5]), temp: '', limits: `${r[6]}/${r[7]}` };
+    f = {
+      data: `${r[0]}/${r[1]}/${r[2]}/${r[3]}`,
+      attached: String(r[4]),
+      connection: String(r[5]),
+      temp: '',
+      limits: `${r[6]}/${r[7]}`,
+    };
   } finally {
     stmt.reset();
   }

@@ -100,7 +100,10 @@ export interface NeedSuite {
 export interface SqlWorkerApi {
   /** Builds the test suite of an open database from its golds, keeps it open, and returns it (to be cached). */
   buildSuite(
-    dbId: string, spec: SuiteSpec, golds: string[], onProgress?: (done: number, total: number) => void,
+    dbId: string,
+    spec: SuiteSpec,
+    golds: string[],
+    onProgress?: (done: number, total: number) => void,
   ): Promise<{ kind: 'done'; suite: BuiltSuite } | NeedDb>;
   /** Opens a suite built before (by this worker or another). */
   loadSuite(dbId: string, suite: BuiltSuite): Promise<void>;

@@ -48,7 +48,9 @@ export interface WllamaModelInfo {
 
 export interface WllamaGenerateRequest {
   /** Chat messages when the model has a chat template, else the already rendered text. */
-  input: { kind: 'chat'; messages: { role: 'system' | 'user' | 'assistant'; content: string }[] } | { kind: 'text'; prompt: string };
+  input:
+    | { kind: 'chat'; messages: { role: 'system' | 'user' | 'assistant'; content: string }[] }
+    | { kind: 'text'; prompt: string };
   maxTokens: number;
   temperature: number;
   topP: number;

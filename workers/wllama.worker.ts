@@ -80,7 +80,11 @@ async function download(url: string, onProgress?: (p: LoadProgress) => void): Pr
   }
   // Static hosts and dev servers often answer a missing path with their HTML page.
   if ((res.headers.get('content-type') ?? '').includes('text/html')) {
-    throw new EngineError('MODEL_MISSING', 'the server answered with a web page instead of a model file: check the URL', url);
+    throw new EngineError(
+      'MODEL_MISSING',
+      'the server answered with a web page instead of a model file: check the URL',
+      url,
+    );
   }
   const total = Number(res.headers.get('content-length')) || null;
   if (!res.body) return res.blob();
@@ -92,12 +96,18 @@ async function download(url: string, onProgress?: (p: LoadProgress) => void): Pr
     if (chunk.done) break;
     parts.push(chunk.value);
     done += chunk.value.length;
-    onProgress?.({ fraction: total ? Math.min(1, done / total) * 0.8 : null, text: `downloading: ${(done / 1048576).toFixed(1)} MiB` });
+    onProgress?.({
+      fraction: total ? Math.min(1, done / total) * 0.8 : null,
+      text: `downloading: ${(done / 1048576).toFixed(1)} MiB`,
+    });
   }
   return new Blob(parts as BlobPart[]);
 }
 
-async function modelBlobs(source: GgufSource, onProgress?: (p: LoadProgress) => void): Promise<{ name: string; blobs: Blob[] }> {
+async function modelBlobs(
+  source: GgufSource,
+  onProgress?: (p: LoadProgress) => void,
+): Promise<{ name: string; blobs: Blob[] }> {
   if (source.kind === 'blob') {
     if (source.blobs.length === 0) throw new EngineError('CONFIG', 'no model file was given', source.name);
     return { name: source.name, blobs: source.blobs };
@@ -125,7 +135,10 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
   const head = new Uint8Array(await first.slice(0, GGUF_HEADER_BYTES).arrayBuffer());
   const header = checkGgufHeader(head, name, first.size);
 
-  onProgress?.({ fraction: 0.85, text: `loading ${name} into llama.cpp (${req.nThreads} thread${req.nThreads > 1 ? 's' : ''})` });
+  onProgress?.({
+    fraction: 0.85,
+    text: `loading ${name} into llama.cpp (${req.nThreads} thread${req.nThreads > 1 ? 's' : ''})`,
+  });
   nativeLog.length = 0;
   deviceLog.length = 0;
   const webgpu = await probeWebGpu();
@@ -136,12 +149,17 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
     // Debug level: llama.cpp names the device of each layer only there. 'all' leaves n_gpu_layers to
     // wllama (every layer its GPU backend takes); 0 keeps wllama from starting WebGPU at all.
     await w.loadModel(blobs, {
-      n_ctx: req.nCtx ?? DEFAULT_N_CTX, n_threads: req.nThreads, log_level: LogLevel.DEBUG,
+      n_ctx: req.nCtx ?? DEFAULT_N_CTX,
+      n_threads: req.nThreads,
+      log_level: LogLevel.DEBUG,
       ...(req.gpuLayers === 'all' ? {} : { n_gpu_layers: req.gpuLayers }),
     });
   } catch (err) {
     await w.exit().catch(() => undefined);
-    const native = nativeLog.filter((l) => l.startsWith('error')).slice(-3).join(' | ');
+    const native = nativeLog
+      .filter((l) => l.startsWith('error'))
+      .slice(-3)
+      .join(' | ');
     throw new EngineError(
       'MODEL_REJECTED',
       `llama.cpp could not load the model: ${(err as Error).message}${native ? ` (${native})` : ''}`,
@@ -172,8 +190,17 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
     sizeBytes: blobs.reduce((n, b) => n + b.size, 0),
     loadMs: performance.now() - t0,
     // `evidence`: llama.cpp's own lines behind the verdict (first layers, backend count, adapter).
-    device: (({ log, ...rest }) => ({ ...rest, backends: log.backends, webgpuAdapter: log.webgpuAdapter, evidence: evidenceLines(deviceLog) }))(
-      deviceReport(parseLlamaDeviceLog(deviceLog), webgpu, req.gpuLayers === 'all' ? Number.MAX_SAFE_INTEGER : req.gpuLayers),
+    device: (({ log, ...rest }) => ({
+      ...rest,
+      backends: log.backends,
+      webgpuAdapter: log.webgpuAdapter,
+      evidence: evidenceLines(deviceLog),
+    }))(
+      deviceReport(
+        parseLlamaDeviceLog(deviceLog),
+        webgpu,
+        req.gpuLayers === 'all' ? Number.MAX_SAFE_INTEGER : req.gpuLayers,
+      ),
     ),
     webgpu,
   };
@@ -299,7 +326,9 @@ async function countTokens(text: string): Promise<number> {
 
 const api: WllamaWorkerApi = {
   load: (req, onProgress) =>
-    reply(() => load(req, onProgress), 'MODEL_REJECTED').finally(() => (onProgress as Remote<typeof onProgress> | undefined)?.[releaseProxy]?.()),
+    reply(() => load(req, onProgress), 'MODEL_REJECTED').finally(() =>
+      (onProgress as Remote<typeof onProgress> | undefined)?.[releaseProxy]?.(),
+    ),
   generate: (req, onText) => reply(() => generate(req, onText)),
   countTokens: (text) => reply(() => countTokens(text)),
   async cancel() {

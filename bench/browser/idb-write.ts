@@ -36,16 +36,32 @@ const sample = (k: number, perQuestion = 1): SampleRecord => {
   const s = k % perQuestion;
   const ex = perQuestion === 1 ? ((index % 2) as 0 | 1) : rlEx(index, s);
   const base = flatSample(index);
-  return perQuestion === 1 ? base : { ...base, sample: s, ex, reward: ex, resultKey: ex ? 'gold' : `wrong-${(index + s) % 3}` };
+  return perQuestion === 1
+    ? base
+    : { ...base, sample: s, ex, reward: ex, resultKey: ex ? 'gold' : `wrong-${(index + s) % 3}` };
 };
 
 const flatSample = (index: number): SampleRecord => ({
-  index, questionId: index, dbId: DBS[index % 3]!, difficulty: 'moderate',
-  ex: (index % 2) as 0 | 1, softF1: 0.5, rves: null, timeRatio: null, status: index % 7 === 0 ? 'error' : 'ok',
-  error: index % 7 === 0 ? 'prediction: no such column: T1.name' : null, mutatedDb: false,
-  extraction: { rule: 'bird-separator', thinkStripped: false }, predRowCount: 3, goldRowCount: 3, elapsedMs: 2.25, sample: 0,
+  index,
+  questionId: index,
+  dbId: DBS[index % 3]!,
+  difficulty: 'moderate',
+  ex: (index % 2) as 0 | 1,
+  softF1: 0.5,
+  rves: null,
+  timeRatio: null,
+  status: index % 7 === 0 ? 'error' : 'ok',
+  error: index % 7 === 0 ? 'prediction: no such column: T1.name' : null,
+  mutatedDb: false,
+  extraction: { rule: 'bird-separator', thinkStripped: false },
+  predRowCount: 3,
+  goldRowCount: 3,
+  elapsedMs: 2.25,
+  sample: 0,
   sql: `SELECT T1.name, COUNT(*) FROM superhero AS T1 JOIN hero_power AS T2 ON T1.id = T2.hero_id WHERE T1.id = ${index} GROUP BY T1.name`,
-  goldSql: `SELECT T1.name FROM superhero AS T1 WHERE T1.id = ${index}`, format: 1, reward: index % 2,
+  goldSql: `SELECT T1.name FROM superhero AS T1 WHERE T1.id = ${index}`,
+  format: 1,
+  reward: index % 2,
 });
 
 window.benchIdbWrite = async (n: number, perQuestion = 1): Promise<IdbWriteResult> => {
@@ -54,11 +70,23 @@ window.benchIdbWrite = async (n: number, perQuestion = 1): Promise<IdbWriteResul
     const now = new Date().toISOString();
     const runId = `bench-idb-${crypto.randomUUID()}`;
     const header: RunHeader = {
-      id: runId, name: `bench: ${n} samples`, createdAt: now, updatedAt: now, status: 'running',
+      id: runId,
+      name: `bench: ${n} samples`,
+      createdAt: now,
+      updatedAt: now,
+      status: 'running',
       source: { kind: 'replay', predictions: { name: 'bench.json', sha256: '0', bytes: 0 } },
-      dataset: { id: 'bench', name: 'bench (not stored)', questions: { name: 'q.json', sha256: '0', bytes: 0 }, gold: null, databases: {} },
-      subset: { description: 'all', indices: Array.from({ length: Math.ceil(n / perQuestion) }, (_, i) => i) }, config: DEFAULT_RUN_CONFIG,
-      samplesPerQuestion: perQuestion, executor: 'bench',
+      dataset: {
+        id: 'bench',
+        name: 'bench (not stored)',
+        questions: { name: 'q.json', sha256: '0', bytes: 0 },
+        gold: null,
+        databases: {},
+      },
+      subset: { description: 'all', indices: Array.from({ length: Math.ceil(n / perQuestion) }, (_, i) => i) },
+      config: DEFAULT_RUN_CONFIG,
+      samplesPerQuestion: perQuestion,
+      executor: 'bench',
     };
     await idb.put('runs', header);
     await markUnsorted(idb, runId);

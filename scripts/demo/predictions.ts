@@ -71,7 +71,7 @@ export const MODEL_PREDICTIONS: readonly DemoPrediction[] = [
     sql:
       'SELECT SUM(l.fine) FROM loans AS l JOIN members AS m ON l.member_id = m.member_id ' +
       "JOIN branches AS br ON m.home_branch_id = br.branch_id WHERE br.name = 'Central'",
-    note: "wrong join: the fines of members whose home branch is Central, not of loans made at Central",
+    note: 'wrong join: the fines of members whose home branch is Central, not of loans made at Central',
   },
   /* 12 */ {
     sql:

@@ -22,7 +22,11 @@ export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * Linux, Vulkan, the GPU blocklist ignored.
  */
 export const GPU_FLAGS = [
-  '--enable-unsafe-webgpu', '--ignore-gpu-blocklist', '--enable-features=Vulkan,WebGPU', '--use-angle=vulkan', '--enable-gpu-rasterization',
+  '--enable-unsafe-webgpu',
+  '--ignore-gpu-blocklist',
+  '--enable-features=Vulkan,WebGPU',
+  '--use-angle=vulkan',
+  '--enable-gpu-rasterization',
 ];
 
 export interface GpuCheckOptions {
@@ -62,7 +66,9 @@ async function appEnginePanel(page: Page, url: string, gguf: string, timeoutMs: 
 
 /** The MLC folder's model library: the one .wasm file in it, or null. */
 function mlcLibrary(dir: string): string | null {
-  const libs = readdirSync(dir).filter((f) => f.endsWith('.wasm')).sort();
+  const libs = readdirSync(dir)
+    .filter((f) => f.endsWith('.wasm'))
+    .sort();
   return libs[0] ?? null;
 }
 
@@ -75,26 +81,53 @@ export async function runGpuCheck(opts: GpuCheckOptions): Promise<Record<string,
   try {
     opts.log('building the app (vite build) and the check page...');
     await viteBuild(['--outDir', dist]);
-    await viteBuild([path.join('scripts', 'gpu-check', 'page'), '--outDir', path.join(dist, '__gpu-check'), '--base', './']);
+    await viteBuild([
+      path.join('scripts', 'gpu-check', 'page'),
+      '--outDir',
+      path.join(dist, '__gpu-check'),
+      '--base',
+      './',
+    ]);
     const buildMs = Math.round(performance.now() - t0);
     if (!existsSync(path.join(dist, 'index.html')) || !existsSync(path.join(dist, '__gpu-check', 'index.html'))) {
       throw new Error(`the build in ${dist} has no index.html for the app or the check page`);
     }
     server = await serveCheck({
-      dist, gguf: opts.gguf, mlc: opts.mlc,
+      dist,
+      gguf: opts.gguf,
+      mlc: opts.mlc,
       config: (base) => ({
-        gguf: opts.gguf.map((p, i) => ({ url: `${base}__gguf/${i}/${encodeURIComponent(path.basename(p))}`, path: p, name: path.basename(p) })),
+        gguf: opts.gguf.map((p, i) => ({
+          url: `${base}__gguf/${i}/${encodeURIComponent(path.basename(p))}`,
+          path: p,
+          name: path.basename(p),
+        })),
         mlc: opts.mlc.map((dir, i) => {
           const lib = mlcLibrary(dir);
           const modelUrl = `${base}__mlc/${i}/resolve/main/`;
-          return { modelUrl, libUrl: lib ? `${modelUrl}${encodeURIComponent(lib)}` : null, path: dir, id: path.basename(dir) };
+          return {
+            modelUrl,
+            libUrl: lib ? `${modelUrl}${encodeURIComponent(lib)}` : null,
+            path: dir,
+            id: path.basename(dir),
+          };
         }),
-        maxTokens: opts.maxTokens, demoQuestions: opts.demoQuestions,
+        maxTokens: opts.maxTokens,
+        demoQuestions: opts.demoQuestions,
       }),
     });
     browser = await chromium.launch({
-      executablePath: opts.chromium, headless: true,
-      args: ['--no-sandbox', '--no-first-run', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...GPU_FLAGS],
+      executablePath: opts.chromium,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--no-first-run',
+        '--disable-quic',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        ...GPU_FLAGS,
+      ],
     });
     const left = () => Math.max(10_000, opts.limitMs - (performance.now() - t0));
     const errors: string[] = [];
@@ -102,22 +135,31 @@ export async function runGpuCheck(opts: GpuCheckOptions): Promise<Record<string,
     checkPage.on('pageerror', (err) => errors.push(`check page: ${err.message}`));
     opts.log(`measuring on the check page (${server.url}__gpu-check/)...`);
     await checkPage.goto(`${server.url}__gpu-check/`);
-    await checkPage.waitForFunction(() => window.__gpuCheck !== undefined, undefined, { timeout: left(), polling: 500 });
+    await checkPage.waitForFunction(() => window.__gpuCheck !== undefined, undefined, {
+      timeout: left(),
+      polling: 500,
+    });
     const result = await checkPage.evaluate(() => window.__gpuCheck!);
     await checkPage.close();
     if ('error' in result) throw new Error(`the check page failed: ${result.error}`);
 
     let app: unknown = null;
     if (opts.gguf[0]) {
-      opts.log('loading the first GGUF on the app\'s Generate screen...');
+      opts.log("loading the first GGUF on the app's Generate screen...");
       const appPage = await browser.newPage();
       appPage.on('pageerror', (err) => errors.push(`app: ${err.message}`));
-      app = await appEnginePanel(appPage, server.url, opts.gguf[0], Math.min(120_000, left())).catch((err: Error) => ({ error: err.message }));
+      app = await appEnginePanel(appPage, server.url, opts.gguf[0], Math.min(120_000, left())).catch((err: Error) => ({
+        error: err.message,
+      }));
       await appPage.close();
     }
     return {
       ...(result.report as Record<string, unknown>),
-      served: { build: 'vite build (production) of the app and of scripts/gpu-check/page', buildMs, crossOriginIsolationHeaders: true },
+      served: {
+        build: 'vite build (production) of the app and of scripts/gpu-check/page',
+        buildMs,
+        crossOriginIsolationHeaders: true,
+      },
       chromium: { executable: opts.chromium, version: browser.version(), flags: GPU_FLAGS },
       app,
       pageErrors: errors,

@@ -85,9 +85,16 @@ export async function serveCheck(files: ServedFiles): Promise<CheckServer> {
         res.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: ${pathname}`);
         return;
       }
-      res.writeHead(200, { ...headers, 'Content-Type': MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream', 'Content-Length': info.size });
+      res.writeHead(200, {
+        ...headers,
+        'Content-Type': MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+        'Content-Length': info.size,
+      });
       if (req.method === 'HEAD') res.end();
-      else createReadStream(file).on('error', () => res.destroy()).pipe(res);
+      else
+        createReadStream(file)
+          .on('error', () => res.destroy())
+          .pipe(res);
     })().catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500);
       res.end(String(err));

@@ -33,7 +33,10 @@ export interface PoolSuitesDeps<S> {
 }
 
 /** A call that opens the database when the worker answers need-db: null on a timeout, a string when the database cannot be opened. */
-export type WithDb = <T>(fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>, ms: number) => Promise<T | null | string>;
+export type WithDb = <T>(
+  fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>,
+  ms: number,
+) => Promise<T | null | string>;
 
 export function poolSuites<S>(d: PoolSuitesDeps<S>) {
   const { spec } = d;
@@ -53,15 +56,19 @@ export function poolSuites<S>(d: PoolSuitesDeps<S>) {
     const mine = !pending;
     if (!pending) {
       pending = (async () => {
-        const progress = proxy((done: number, total: number) => d.onEvent?.({ type: 'suite-progress', dbId, done, total }));
-        const build = () => d.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, golds(dbId), progress), SUITE_BUILD_MS);
+        const progress = proxy((done: number, total: number) =>
+          d.onEvent?.({ type: 'suite-progress', dbId, done, total }),
+        );
+        const build = () =>
+          d.call<Built | NeedDb>(slot, (api) => api.buildSuite(dbId, spec, golds(dbId), progress), SUITE_BUILD_MS);
         let r = await build();
         if (r === null) return `test suite of ${dbId}: building it took longer than ${SUITE_BUILD_MS / 60_000} minutes`;
         if (r.kind === 'need-db') {
           const err = await d.ensureDb(slot, dbId);
           if (err) return err;
           r = await build();
-          if (r === null || r.kind !== 'done') return `test suite of ${dbId}: the database could not be kept open to build it`;
+          if (r === null || r.kind !== 'done')
+            return `test suite of ${dbId}: the database could not be kept open to build it`;
         }
         return r.suite;
       })().catch((err) => `test suite of ${dbId}: ${errorMessage(err)}`);

@@ -11,7 +11,13 @@ import { CodedError, errorMessage, WorkbenchError, CancelledError } from '../cor
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
 import { itemResult } from '../core/eval/item-result.ts';
 import { MAX_TIMER_MS, checkTimerMs } from '../core/eval/limits.ts';
-import { DEFAULT_SUITE_SPEC, checkSuiteSpec, memorySuiteCache, type BuiltSuite, type SuiteCache } from '../core/ts/suite.ts';
+import {
+  DEFAULT_SUITE_SPEC,
+  checkSuiteSpec,
+  memorySuiteCache,
+  type BuiltSuite,
+  type SuiteCache,
+} from '../core/ts/suite.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
 import type { ExecDone, ExecRequest, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
 import { poolSuites } from './sql-pool-suites.ts';
@@ -88,13 +94,17 @@ export class SqlPool implements SqlExecutor {
   private readonly building = new Map<string, Promise<BuiltSuite | string>>();
 
   constructor(private readonly opts: SqlPoolOptions) {
-    if (!Number.isInteger(opts.size) || opts.size < 1) throw new WorkbenchError('BAD_OPTION', `pool size must be a positive integer, got ${opts.size}`);
+    if (!Number.isInteger(opts.size) || opts.size < 1)
+      throw new WorkbenchError('BAD_OPTION', `pool size must be a positive integer, got ${opts.size}`);
     this.suiteCache = opts.suiteCache ?? memorySuiteCache();
   }
 
   private spawnSlot(): Slot {
     const handle = this.opts.spawn();
-    const ready = handle.api.init({ wasmUrl: this.opts.wasmUrl, cacheBytes: this.opts.cacheBytes ?? 512 * 1024 * 1024 });
+    const ready = handle.api.init({
+      wasmUrl: this.opts.wasmUrl,
+      cacheBytes: this.opts.cacheBytes ?? 512 * 1024 * 1024,
+    });
     return { handle, ready, currentDb: null, loads: 0 };
   }
 
@@ -111,7 +121,10 @@ export class SqlPool implements SqlExecutor {
    * ahead, that is when the previous result has arrived, which is when the worker took it.
    */
   private async call<T>(
-    slot: Slot, fn: (api: Remote<SqlWorkerApi>) => Promise<T>, timeoutMs: number, sent: Sent<T> | null = null,
+    slot: Slot,
+    fn: (api: Remote<SqlWorkerApi>) => Promise<T>,
+    timeoutMs: number,
+    sent: Sent<T> | null = null,
   ): Promise<T | typeof TIMEOUT> {
     const died = slot.handle.exited.then((reason) => {
       throw new WorkerDied(reason);
@@ -155,9 +168,15 @@ export class SqlPool implements SqlExecutor {
       if (options.metrics.includes('ts') && result.ts === undefined) result.ts = null;
       results[position.get(item)!] = result;
       done += 1;
-      const preview = exec && options.previewRows > 0
-        ? { predColumns: exec.predColumns, goldColumns: exec.goldColumns, predRows: exec.predPreview, goldRows: exec.goldPreview }
-        : null;
+      const preview =
+        exec && options.previewRows > 0
+          ? {
+              predColumns: exec.predColumns,
+              goldColumns: exec.goldColumns,
+              predRows: exec.predPreview,
+              goldRows: exec.goldPreview,
+            }
+          : null;
       hooks.onEvent?.({ type: 'item', result, preview, done, total: items.length });
     };
 
@@ -171,7 +190,13 @@ export class SqlPool implements SqlExecutor {
     for (const dbId of [...queues.keys()]) {
       if (!(await dbSource.has(dbId))) {
         for (const it of queues.get(dbId)!) {
-          finish(it, itemResult(it, { status: 'missing-db', error: `database ${dbId} not found: expected ${dbSource.describe(dbId)}` }));
+          finish(
+            it,
+            itemResult(it, {
+              status: 'missing-db',
+              error: `database ${dbId} not found: expected ${dbSource.describe(dbId)}`,
+            }),
+          );
         }
         queues.delete(dbId);
       }
@@ -210,7 +235,8 @@ export class SqlPool implements SqlExecutor {
           const busy = active.get(id) ?? 0;
           // Prefer a database nobody works on; join one only when enough items are left
           // to pay for opening a second copy of it.
-          if (!q.length || (busy > 0 && q.length < STEAL_MIN_ITEMS * busy && !worthJoining(id, q.length, busy))) continue;
+          if (!q.length || (busy > 0 && q.length < STEAL_MIN_ITEMS * busy && !worthJoining(id, q.length, busy)))
+            continue;
           const score = q.length - busy * 1e9;
           if (score > bestScore) {
             bestScore = score;
@@ -237,7 +263,8 @@ export class SqlPool implements SqlExecutor {
         const bytes = await dbSource.load(dbId);
         const size = bytes.length;
         const r = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
-        if (r === TIMEOUT) throw new WorkbenchError('FAILED', 'opening took longer than 10 minutes', `database ${dbId}`);
+        if (r === TIMEOUT)
+          throw new WorkbenchError('FAILED', 'opening took longer than 10 minutes', `database ${dbId}`);
         slot.loads += 1;
         openMs.set(dbId, Math.max(performance.now() - t1, openMs.get(dbId) ?? 0));
         hooks.onEvent?.({ type: 'db-loaded', dbId, ms: performance.now() - t0, sizeBytes: size });
@@ -254,8 +281,13 @@ export class SqlPool implements SqlExecutor {
     };
 
     const request = (item: EvalItem): ExecRequest => ({
-      dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, readOnly: options.readOnly,
-      softF1: options.metrics.includes('soft-f1'), previewRows: options.previewRows, reuseGold: options.reuse ?? true,
+      dbId: item.dbId,
+      predSql: item.predSql,
+      goldSql: item.goldSql,
+      readOnly: options.readOnly,
+      softF1: options.metrics.includes('soft-f1'),
+      previewRows: options.previewRows,
+      reuseGold: options.reuse ?? true,
     });
     const send = (slot: Slot, item: EvalItem): Sent<ExecDone | NeedDb> => {
       const promise = slot.handle.api.evaluate(request(item));
@@ -265,9 +297,17 @@ export class SqlPool implements SqlExecutor {
 
     const runItem = async (slot: Slot, item: EvalItem, sent: Sent<ExecDone | NeedDb> | null = null): Promise<void> => {
       const req = request(item);
-      hooks.onEvent?.({ type: 'item-started', index: item.index, questionId: item.questionId, dbId: item.dbId, sample: item.sample ?? 0 });
+      hooks.onEvent?.({
+        type: 'item-started',
+        index: item.index,
+        questionId: item.questionId,
+        dbId: item.dbId,
+        sample: item.sample ?? 0,
+      });
       const withDb = async <T>(
-        fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>, ms: number, ahead: Sent<T | NeedDb> | null = null,
+        fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>,
+        ms: number,
+        ahead: Sent<T | NeedDb> | null = null,
       ): Promise<T | typeof TIMEOUT | string> => {
         for (let attempt = 0; attempt < 2; attempt++) {
           const r = await this.call(slot, fn, ms, ahead);
@@ -295,10 +335,15 @@ export class SqlPool implements SqlExecutor {
       if (exec === TIMEOUT) {
         timed(item.dbId, options.timeoutMs);
         hooks.onEvent?.({ type: 'worker-restarted', reason: `item ${item.index} timed out` });
-        finish(item, itemResult(item, {
-          status: 'timeout', softF1: req.softF1 ? 0 : null, rves: options.metrics.includes('r-ves') ? 0 : null,
-          error: `timed out after ${options.timeoutMs / 1000} s (prediction and gold together)`,
-        }));
+        finish(
+          item,
+          itemResult(item, {
+            status: 'timeout',
+            softF1: req.softF1 ? 0 : null,
+            rves: options.metrics.includes('r-ves') ? 0 : null,
+            error: `timed out after ${options.timeoutMs / 1000} s (prediction and gold together)`,
+          }),
+        );
         return;
       }
       if (typeof exec === 'string') {
@@ -321,7 +366,13 @@ export class SqlPool implements SqlExecutor {
         rves = 0;
         if (exec.ex === 1) {
           const timed = await withDb(
-            (api) => api.timeQueries({ dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, iterations: options.vesIterations }),
+            (api) =>
+              api.timeQueries({
+                dbId: item.dbId,
+                predSql: item.predSql,
+                goldSql: item.goldSql,
+                iterations: options.vesIterations,
+              }),
             // The limit of all repetitions together, at most the longest delay a timer can wait.
             Math.min(options.timeoutMs * options.vesIterations, MAX_TIMER_MS),
           ).catch(() => TIMEOUT);
@@ -331,20 +382,37 @@ export class SqlPool implements SqlExecutor {
           }
         }
       }
-      finish(item, itemResult(item, {
-        status: exec.status, ex: exec.ex, softF1: exec.softF1, rves, timeRatio: ratio, error: exec.error,
-        mutatedDb: exec.mutatedDb, predRowCount: exec.predRowCount, goldRowCount: exec.goldRowCount, elapsedMs: exec.elapsedMs,
-        ...(exec.resultKey !== undefined ? { resultKey: exec.resultKey } : {}),
-        ...(exec.goldReused ? { goldReused: true } : {}),
-        ...(exec.predRowCount !== null ? { predColumnCount: exec.predColumns.length } : {}),
-        ...(exec.goldRowCount !== null ? { goldColumnCount: exec.goldColumns.length } : {}),
-        ...tsFields,
-      }), exec);
+      finish(
+        item,
+        itemResult(item, {
+          status: exec.status,
+          ex: exec.ex,
+          softF1: exec.softF1,
+          rves,
+          timeRatio: ratio,
+          error: exec.error,
+          mutatedDb: exec.mutatedDb,
+          predRowCount: exec.predRowCount,
+          goldRowCount: exec.goldRowCount,
+          elapsedMs: exec.elapsedMs,
+          ...(exec.resultKey !== undefined ? { resultKey: exec.resultKey } : {}),
+          ...(exec.goldReused ? { goldReused: true } : {}),
+          ...(exec.predRowCount !== null ? { predColumnCount: exec.predColumns.length } : {}),
+          ...(exec.goldRowCount !== null ? { goldColumnCount: exec.goldColumns.length } : {}),
+          ...tsFields,
+        }),
+        exec,
+      );
     };
 
     // Metric ts: the checks after EX, with the suite built or loaded once per database (sql-pool-suites.ts).
     const suites = poolSuites<Slot>({
-      spec, goldsOf, cache: this.suiteCache, building: this.building, timeoutMs: options.timeoutMs, onEvent: hooks.onEvent,
+      spec,
+      goldsOf,
+      cache: this.suiteCache,
+      building: this.building,
+      timeoutMs: options.timeoutMs,
+      onEvent: hooks.onEvent,
       call: (slot, fn, ms) => this.call(slot, fn, ms).then((r) => (r === TIMEOUT ? null : r)),
       ensureDb,
     });

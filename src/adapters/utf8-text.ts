@@ -9,7 +9,8 @@ import { WorkbenchError } from '../core/errors.ts';
 
 /** What a non-UTF-8 file most likely is, from its byte-order mark or its NUL bytes. */
 export function guessEncoding(bytes: Uint8Array): string | null {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes[2] === 0 && bytes[3] === 0 ? 'UTF-32 (little-endian)' : 'UTF-16 (little-endian)';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe)
+    return bytes[2] === 0 && bytes[3] === 0 ? 'UTF-32 (little-endian)' : 'UTF-16 (little-endian)';
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'UTF-16 (big-endian)';
   if (bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe && bytes[3] === 0xff) return 'UTF-32 (big-endian)';
   // ASCII text in UTF-16 without a mark: every other byte is NUL.
@@ -28,7 +29,7 @@ export function guessEncoding(bytes: Uint8Array): string | null {
 
 /** Offset of the first byte that is not valid UTF-8, or -1. */
 function firstInvalid(bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const c = bytes[i]!;
     const len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
     if (len === 0 || i + len > bytes.length) return i;
@@ -41,7 +42,8 @@ function firstInvalid(bytes: Uint8Array): number {
 export function decodeUtf8File(bytes: Uint8Array, fileName: string): string {
   // UTF-16 text of ASCII characters is valid UTF-8 (with NUL bytes): look for it first.
   const utf16 = guessEncoding(bytes);
-  if (utf16) throw new WorkbenchError('BAD_FORMAT', `${fileName} is ${utf16} text, not UTF-8: save it as UTF-8 and try again`);
+  if (utf16)
+    throw new WorkbenchError('BAD_FORMAT', `${fileName} is ${utf16} text, not UTF-8: save it as UTF-8 and try again`);
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {

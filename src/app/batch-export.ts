@@ -11,19 +11,33 @@ import { StoreError } from '../adapters/store/errors.ts';
 import type { BatchExportFiles, BatchExportRequest, DatasetRecord } from '../adapters/store/records.ts';
 import type { AppPorts } from './ports.ts';
 
-export async function exportBatchFiles(ctx: AppPorts, dataset: DatasetRecord, req: BatchExportRequest): Promise<BatchExportFiles> {
+export async function exportBatchFiles(
+  ctx: AppPorts,
+  dataset: DatasetRecord,
+  req: BatchExportRequest,
+): Promise<BatchExportFiles> {
   const available = new Set(await ctx.datasets.questionsWithDatabase(dataset));
   const wanted = req.indices.length > 0 ? req.indices : [...available];
   const indices = [...new Set(wanted)].filter((i) => available.has(i));
-  const plan = req.redo?.plan ?? makeBatchPlan({
-    spec: req.spec, contextWindow: req.contextWindow,
-    dataset: { name: dataset.name, questions: dataset.questionsFile, gold: dataset.goldFile },
-    indices, questions: dataset.questions,
-  });
+  const plan =
+    req.redo?.plan ??
+    makeBatchPlan({
+      spec: req.spec,
+      contextWindow: req.contextWindow,
+      dataset: { name: dataset.name, questions: dataset.questionsFile, gold: dataset.goldFile },
+      indices,
+      questions: dataset.questions,
+    });
   if (req.redo && plan.dataset.questions && plan.dataset.questions.sha256 !== dataset.questionsFile.sha256) {
-    throw new StoreError('NOT_FOUND', `the plan was exported from ${plan.dataset.questions.name}, not from dataset "${dataset.name}": choose that dataset`);
+    throw new StoreError(
+      'NOT_FOUND',
+      `the plan was exported from ${plan.dataset.questions.name}, not from dataset "${dataset.name}": choose that dataset`,
+    );
   }
-  const { source, dispose } = await ctx.executors.openSchemaSource(ctx.datasets.source(dataset.databases, dataset.name), 128 * 1024 * 1024);
+  const { source, dispose } = await ctx.executors.openSchemaSource(
+    ctx.datasets.source(dataset.databases, dataset.name),
+    128 * 1024 * 1024,
+  );
   try {
     const rows = plan.spec.sampleRows ?? plan.spec.template.sampleRows;
     const descriptions = plan.spec.descriptions ?? plan.spec.template.descriptions;
@@ -36,7 +50,13 @@ export async function exportBatchFiles(ctx: AppPorts, dataset: DatasetRecord, re
     const only = req.redo ? new Set(req.redo.customIds) : undefined;
     const exported = await batchRequests(plan, dataset.questions, database, only);
     const hashed = withPromptHashes(plan, exported);
-    return { plan: hashed, planJson: batchPlanJson(hashed), jsonl: batchJsonl(exported.lines), requests: exported.lines.length, tooLong: exported.tooLong };
+    return {
+      plan: hashed,
+      planJson: batchPlanJson(hashed),
+      jsonl: batchJsonl(exported.lines),
+      requests: exported.lines.length,
+      tooLong: exported.tooLong,
+    };
   } finally {
     dispose();
   }

@@ -4,12 +4,24 @@
  * only the (index, sample) keys not stored. The loop itself is src/core/run/generation.ts.
  */
 import type { Engine } from '../core/engine/engine.ts';
-import { buildPrompt, loadDatabaseContext, type BuiltPrompt, type DatabaseContext } from '../core/prompt/build-prompt.ts';
+import {
+  buildPrompt,
+  loadDatabaseContext,
+  type BuiltPrompt,
+  type DatabaseContext,
+} from '../core/prompt/build-prompt.ts';
 import { remainingJobs, runDeviceOf, runGeneration, type GenerationOutcome } from '../core/run/generation.ts';
 import { generationScorer } from '../core/run/score-run.ts';
 import type { RunHeader } from '../core/run/types.ts';
 import { StoreError } from '../adapters/store/errors.ts';
-import type { DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult } from '../adapters/store/records.ts';
+import type {
+  DatasetRecord,
+  GenerationHooks,
+  GenerationPlan,
+  GenerationPreviewSpec,
+  GenerationRunRequest,
+  GenerationRunResult,
+} from '../adapters/store/records.ts';
 import type { AppPorts } from './ports.ts';
 import { withStoredScore } from './run-score.ts';
 
@@ -24,9 +36,13 @@ export async function startGenerationRun(
   const wanted = req.subset.indices.length > 0 ? req.subset.indices : [...available];
   const indices = [...new Set(wanted)].filter((i) => available.has(i)).sort((a, b) => a - b);
   if (indices.length === 0) {
-    throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no stored database for the chosen questions: nothing to generate`);
+    throw new StoreError(
+      'NOT_FOUND',
+      `dataset "${dataset.name}" has no stored database for the chosen questions: nothing to generate`,
+    );
   }
-  if (engine.kind !== req.spec.engine) throw new StoreError('NOT_FOUND', `the loaded engine is ${engine.kind}, the run asks for ${req.spec.engine}`);
+  if (engine.kind !== req.spec.engine)
+    throw new StoreError('NOT_FOUND', `the loaded engine is ${engine.kind}, the run asks for ${req.spec.engine}`);
   const now = new Date().toISOString();
   const header: RunHeader = {
     id: crypto.randomUUID(),
@@ -35,7 +51,13 @@ export async function startGenerationRun(
     updatedAt: now,
     status: 'running',
     source: { kind: 'generation', engine: req.spec.engine, model: req.spec.model.id, template: req.spec.template.id },
-    dataset: { id: dataset.id, name: dataset.name, questions: dataset.questionsFile, gold: dataset.goldFile, databases: { ...dataset.databases } },
+    dataset: {
+      id: dataset.id,
+      name: dataset.name,
+      questions: dataset.questionsFile,
+      gold: dataset.goldFile,
+      databases: { ...dataset.databases },
+    },
     subset: { description: req.subset.description, indices },
     config: req.config,
     samplesPerQuestion: req.spec.params.n,
@@ -47,7 +69,10 @@ export async function startGenerationRun(
   const plan: GenerationPlan = {
     spec: req.spec,
     questions: dataset.questions,
-    gold: dataset.gold.length === dataset.questions.length ? dataset.gold.map((g) => ({ sql: g.sql })) : dataset.questions.map((q) => ({ sql: q.goldSql })),
+    gold:
+      dataset.gold.length === dataset.questions.length
+        ? dataset.gold.map((g) => ({ sql: g.sql }))
+        : dataset.questions.map((q) => ({ sql: q.goldSql })),
   };
   return ctx.sessions.withLock(header.id, `run "${header.name}" is already being generated`, async () => {
     // `items` stays empty: the run's items are made as it generates (resumeRun refuses generation runs).
@@ -58,26 +83,49 @@ export async function startGenerationRun(
 }
 
 /** Continues a generation run with `engine` (loaded by the caller with the run's model). */
-export async function resumeGenerationRun(ctx: AppPorts, runId: string, engine: Engine, hooks: GenerationHooks = {}): Promise<GenerationRunResult> {
+export async function resumeGenerationRun(
+  ctx: AppPorts,
+  runId: string,
+  engine: Engine,
+  hooks: GenerationHooks = {},
+): Promise<GenerationRunResult> {
   const run = await ctx.runs.get(runId);
   const inputs = await ctx.runs.inputs(runId);
   const plan = inputs?.generation;
-  if (!plan) throw new StoreError('NOT_FOUND', `run "${run.name}" is not a generation run stored in this browser: it cannot be resumed with an engine`);
+  if (!plan)
+    throw new StoreError(
+      'NOT_FOUND',
+      `run "${run.name}" is not a generation run stored in this browser: it cannot be resumed with an engine`,
+    );
   if (engine.kind !== plan.spec.engine) {
-    throw new StoreError('NOT_FOUND', `run "${run.name}" was generated with the ${plan.spec.engine} engine (${plan.spec.model.id}); load that engine and model to resume it`);
+    throw new StoreError(
+      'NOT_FOUND',
+      `run "${run.name}" was generated with the ${plan.spec.engine} engine (${plan.spec.model.id}); load that engine and model to resume it`,
+    );
   }
   const locked = `run "${run.name}" is being generated in another tab: follow it there, or close that tab and resume it here`;
   return ctx.sessions.withLock(runId, locked, async () => {
     // A resume may run on another device (another machine, or the CPU after a GPU was lost).
     const device = runDeviceOf(engine.device?.());
-    const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString(), ...(device ? { device } : {}) };
+    const header: RunHeader = {
+      ...run,
+      status: 'running',
+      updatedAt: new Date().toISOString(),
+      ...(device ? { device } : {}),
+    };
     await ctx.runs.put(header);
     hooks.onStart?.(header);
     return execute(ctx, header, plan, engine, hooks);
   });
 }
 
-async function execute(ctx: AppPorts, run: RunHeader, plan: GenerationPlan, engine: Engine, hooks: GenerationHooks): Promise<GenerationRunResult> {
+async function execute(
+  ctx: AppPorts,
+  run: RunHeader,
+  plan: GenerationPlan,
+  engine: Engine,
+  hooks: GenerationHooks,
+): Promise<GenerationRunResult> {
   const done = await ctx.runs.storedKeys(run.id);
   const n = plan.spec.params.n;
   const jobs = remainingJobs({ indices: run.subset.indices, questions: plan.questions, gold: plan.gold, n }, done);
@@ -97,24 +145,34 @@ async function execute(ctx: AppPorts, run: RunHeader, plan: GenerationPlan, engi
     const { source } = schemas;
     const rows = spec.sampleRows ?? spec.template.sampleRows;
     const descriptions = spec.descriptions ?? spec.template.descriptions;
-    outcome = await runGeneration(spec, run.config, jobs, {
-      engine,
-      database: (dbId) => {
-        let c = contexts.get(dbId);
-        if (!c) contexts.set(dbId, (c = loadDatabaseContext(source, dbId, { sampleRows: rows, descriptions })));
-        return c;
+    outcome = await runGeneration(
+      spec,
+      run.config,
+      jobs,
+      {
+        engine,
+        database: (dbId) => {
+          let c = contexts.get(dbId);
+          if (!c) contexts.set(dbId, (c = loadDatabaseContext(source, dbId, { sampleRows: rows, descriptions })));
+          return c;
+        },
+        // A stop returns what finished; the loop keeps nothing of a question it could not finish.
+        // The recipe's steps (issue 13's version scan and gold checks; each database's facts read once).
+        evaluate: generationScorer(run.config, { executor, questionOf: (i) => plan.questions[i]?.question ?? null })
+          .evaluate,
+        store: (samples) => {
+          for (const s of samples) session.push(s);
+        },
       },
-      // A stop returns what finished; the loop keeps nothing of a question it could not finish.
-      // The recipe's steps (issue 13's version scan and gold checks; each database's facts read once).
-      evaluate: generationScorer(run.config, { executor, questionOf: (i) => plan.questions[i]?.question ?? null }).evaluate,
-      store: (samples) => {
-        for (const s of samples) session.push(s);
+      {
+        signal: session.signal,
+        doneBefore,
+        total,
+        onProgress: hooks.onProgress,
+        // A server answers several questions at once: as many as it has request slots (the engine caps requests in flight itself).
+        concurrency: engine.concurrency ?? 1,
       },
-    }, {
-      signal: session.signal, doneBefore, total, onProgress: hooks.onProgress,
-      // A server answers several questions at once: as many as it has request slots (the engine caps requests in flight itself).
-      concurrency: engine.concurrency ?? 1,
-    });
+    );
   } catch (err) {
     failure = err;
   } finally {
@@ -122,7 +180,8 @@ async function execute(ctx: AppPorts, run: RunHeader, plan: GenerationPlan, engi
     await executor.dispose().catch(() => undefined);
   }
   // Paused and GPU-lost runs stay `running` without a lock: the app lists them as interrupted, to resume.
-  const status: RunHeader['status'] = outcome.kind === 'done' ? 'done' : outcome.kind === 'cancelled' ? 'cancelled' : 'running';
+  const status: RunHeader['status'] =
+    outcome.kind === 'done' ? 'done' : outcome.kind === 'cancelled' ? 'cancelled' : 'running';
   // The device as last reported: a server's replies name the model and build that answered.
   const device = runDeviceOf(engine.device?.());
   const finished = await session.finish(failure, status, { doneBefore, total }, device ? { device } : {});
@@ -142,10 +201,16 @@ export async function previewGenerationPrompt(
 ): Promise<BuiltPrompt> {
   const q = dataset.questions[index];
   if (!q) throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no question at position ${index}`);
-  const { source, dispose } = await ctx.executors.openSchemaSource(ctx.datasets.source(dataset.databases, dataset.name), 64 * 1024 * 1024);
+  const { source, dispose } = await ctx.executors.openSchemaSource(
+    ctx.datasets.source(dataset.databases, dataset.name),
+    64 * 1024 * 1024,
+  );
   try {
     const rows = spec.sampleRows ?? spec.template.sampleRows;
-    const ctx = await loadDatabaseContext(source, q.dbId, { sampleRows: rows, descriptions: spec.descriptions ?? spec.template.descriptions });
+    const ctx = await loadDatabaseContext(source, q.dbId, {
+      sampleRows: rows,
+      descriptions: spec.descriptions ?? spec.template.descriptions,
+    });
     return await buildPrompt(spec.template, ctx, q, {
       sampleRows: rows,
       descriptions: spec.descriptions,
@@ -162,13 +227,21 @@ export async function previewGenerationPrompt(
  * by a SQL worker with the same queries as the prompts. A database that is no longer stored is
  * left out (its samples' check is then not applicable).
  */
-export async function databaseSchemas(ctx: AppPorts, databases: Record<string, string>, datasetName: string): Promise<Record<string, Record<string, string[]>>> {
+export async function databaseSchemas(
+  ctx: AppPorts,
+  databases: Record<string, string>,
+  datasetName: string,
+): Promise<Record<string, Record<string, string[]>>> {
   const stored = await ctx.datasets.storedDbIds(databases);
   const out: Record<string, Record<string, string[]>> = {};
   if (stored.size === 0) return out;
-  const { source, dispose } = await ctx.executors.openSchemaSource(ctx.datasets.source(databases, datasetName), 64 * 1024 * 1024);
+  const { source, dispose } = await ctx.executors.openSchemaSource(
+    ctx.datasets.source(databases, datasetName),
+    64 * 1024 * 1024,
+  );
   try {
-    for (const dbId of stored) out[dbId] = Object.fromEntries((await source.tables(dbId)).map((t) => [t.name, t.columns]));
+    for (const dbId of stored)
+      out[dbId] = Object.fromEntries((await source.tables(dbId)).map((t) => [t.name, t.columns]));
     return out;
   } finally {
     dispose();

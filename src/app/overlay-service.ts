@@ -9,13 +9,24 @@ import { compareWithOverlay, type OverlayComparison } from '../core/run/gold-ove
 import type { EvalItem } from '../core/types.ts';
 import type { AppPorts } from './ports.ts';
 
-export async function compareRunWithOverlay(ports: AppPorts, runId: string, file: { name: string; text: string }, signal?: AbortSignal): Promise<OverlayComparison> {
+export async function compareRunWithOverlay(
+  ports: AppPorts,
+  runId: string,
+  file: { name: string; text: string },
+  signal?: AbortSignal,
+): Promise<OverlayComparison> {
   const run = await ports.runs.get(runId);
   const overlay = parseGoldOverlay(file.text, file.name);
   const samples = await ports.runs.samples(runId);
   const items: EvalItem[] = samples.map((s) => ({
-    index: s.index, questionId: s.questionId, dbId: s.dbId, difficulty: s.difficulty, predSql: s.sql, goldSql: s.goldSql,
-    extraction: s.extraction, sample: s.sample,
+    index: s.index,
+    questionId: s.questionId,
+    dbId: s.dbId,
+    difficulty: s.difficulty,
+    predSql: s.sql,
+    goldSql: s.goldSql,
+    extraction: s.extraction,
+    sample: s.sample,
   }));
   const executor = ports.executors.createExecutor(ports.datasets.source(run.dataset.databases, run.dataset.name));
   try {

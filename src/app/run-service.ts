@@ -20,7 +20,12 @@ import { withStoredScore } from './run-score.ts';
 
 /** Gold self-test: EX only, the official timeout, writes allowed as in the official evaluator. */
 const SELF_TEST_CONFIG: RunHeader['config'] = {
-  metrics: ['ex'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0, fence: 'last', rewardFormula: 'ex',
+  metrics: ['ex'],
+  timeoutMs: OFFICIAL_TIMEOUT_MS,
+  readOnly: false,
+  vesIterations: 0,
+  fence: 'last',
+  rewardFormula: 'ex',
 };
 
 /** The predictions "file" of a dataset's scratch run: the attempts saved from the playground. */
@@ -28,11 +33,22 @@ export const PLAYGROUND_SOURCE = 'playground attempts';
 
 /** The scratch run's settings: EX, Soft-F1 and TS, the official timeout, writes allowed as officially. */
 const PLAYGROUND_CONFIG: RunHeader['config'] = {
-  metrics: ['ex', 'soft-f1', 'ts'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0, fence: 'last', rewardFormula: 'ex',
+  metrics: ['ex', 'soft-f1', 'ts'],
+  timeoutMs: OFFICIAL_TIMEOUT_MS,
+  readOnly: false,
+  vesIterations: 0,
+  fence: 'last',
+  rewardFormula: 'ex',
 };
 
 /** Evaluates `items` of `run` (the caller holds its lock); `doneBefore` samples are stored already. */
-async function evaluateRun(ports: AppPorts, run: RunHeader, items: readonly EvalItem[], doneBefore: number, hooks: RunHooks): Promise<RunHeader> {
+async function evaluateRun(
+  ports: AppPorts,
+  run: RunHeader,
+  items: readonly EvalItem[],
+  doneBefore: number,
+  hooks: RunHooks,
+): Promise<RunHeader> {
   const session = await ports.sessions.open(run, hooks.signal);
   const executor = ports.executors.createExecutor(ports.datasets.source(run.dataset.databases, run.dataset.name), {
     suiteCache: ports.datasets.suiteCache(run.dataset.databases),
@@ -65,14 +81,21 @@ async function evaluateRun(ports: AppPorts, run: RunHeader, items: readonly Eval
     await executor.dispose().catch(() => undefined);
   }
   const status = cancelled || session.signal.aborted ? 'cancelled' : 'done';
-  const finished = await session.finish(failure, status, { doneBefore, total: doneBefore + items.length }, { executions, ...(sqliteVersion ? { sqliteVersion } : {}), ...(score ? { score } : {}) });
+  const finished = await session.finish(
+    failure,
+    status,
+    { doneBefore, total: doneBefore + items.length },
+    { executions, ...(sqliteVersion ? { sqliteVersion } : {}), ...(score ? { score } : {}) },
+  );
   // A resume saw only part of the samples: the run lists' score comes from all of them, once stored.
   return doneBefore > 0 ? withStoredScore(ports.runs, finished) : finished;
 }
 
 /** The predictions part of a pair job: text, or a Parquet file's Blob (cloned to the worker, not read here). */
 function pairJobInput(p: PredictionsInput): Pick<PairJob, 'predictionsName' | 'predictionsText' | 'predictionsBlob'> {
-  return 'blob' in p ? { predictionsName: p.name, predictionsBlob: p.blob } : { predictionsName: p.name, predictionsText: p.text };
+  return 'blob' in p
+    ? { predictionsName: p.name, predictionsBlob: p.blob }
+    : { predictionsName: p.name, predictionsText: p.text };
 }
 
 /** The run service over `ports` (given once the store is open). */
@@ -93,7 +116,13 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
       updatedAt: now,
       status: 'running',
       source: { kind: 'replay', predictions },
-      dataset: { id: dataset.id, name: dataset.name, questions: dataset.questionsFile, gold: dataset.goldFile, databases: { ...dataset.databases } },
+      dataset: {
+        id: dataset.id,
+        name: dataset.name,
+        questions: dataset.questionsFile,
+        gold: dataset.goldFile,
+        databases: { ...dataset.databases },
+      },
       subset: req.subset,
       config: req.config,
       samplesPerQuestion: 1,
@@ -120,11 +149,17 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
       });
       const items = selectItems(paired.items, req.subset.indices);
       if (items.length === 0) {
-        throw new WorkbenchError('MISMATCH', 'no question of the chosen subset has a prediction in this file', req.predictions.name);
+        throw new WorkbenchError(
+          'MISMATCH',
+          'no question of the chosen subset has a prediction in this file',
+          req.predictions.name,
+        );
       }
       const subset = { description: req.subset.description, indices: [...new Set(items.map((it) => it.index))] };
       const header = newHeader(ctx, { name: req.name, subset, config: req.config }, dataset, {
-        name: req.predictions.name, sha256: paired.sha256, bytes: paired.bytes,
+        name: req.predictions.name,
+        sha256: paired.sha256,
+        bytes: paired.bytes,
       });
       header.samplesPerQuestion = items.reduce((m, it) => Math.max(m, (it.sample ?? 0) + 1), 1);
       return createAndEvaluate(ctx, header, items, hooks);
@@ -135,9 +170,17 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
       const dataset = await ctx.datasets.get(req.datasetId);
       const paired = await ctx.pairing.pair({
         ...pairJobInput(req.predictions),
-        questions: dataset.questions, gold: dataset.gold, fence: req.fence, strict: false,
+        questions: dataset.questions,
+        gold: dataset.gold,
+        fence: req.fence,
+        strict: false,
       });
-      return { findings: paired.findings, warnings: paired.warnings, samples: paired.items.length, questions: new Set(paired.items.map((it) => it.index)).size };
+      return {
+        findings: paired.findings,
+        warnings: paired.warnings,
+        samples: paired.items.length,
+        questions: new Set(paired.items.map((it) => it.index)).size,
+      };
     },
 
     async resume(runId, hooks = {}) {
@@ -147,9 +190,16 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
       return ctx.sessions.withLock(runId, locked, async () => {
         const inputs = await ctx.runs.inputs(runId);
         if (inputs?.generation) {
-          throw new StoreError('NOT_FOUND', `run "${run.name}" is a generation run: resume it from the Generate page, with its engine and model loaded`);
+          throw new StoreError(
+            'NOT_FOUND',
+            `run "${run.name}" is a generation run: resume it from the Generate page, with its engine and model loaded`,
+          );
         }
-        if (!inputs) throw new StoreError('NOT_FOUND', `run "${run.name}" was imported from a file and cannot be resumed: its predictions are not stored`);
+        if (!inputs)
+          throw new StoreError(
+            'NOT_FOUND',
+            `run "${run.name}" was imported from a file and cannot be resumed: its predictions are not stored`,
+          );
         const remaining = remainingItems(inputs.items, await ctx.runs.storedKeys(runId));
         const header: RunHeader = { ...run, status: 'running', updatedAt: new Date().toISOString() };
         await ctx.runs.put(header);
@@ -174,24 +224,46 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
         }))
         .filter((it) => stored.has(it.dbId));
       if (items.length === 0) {
-        throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no stored database: there is no gold query to test`);
+        throw new StoreError(
+          'NOT_FOUND',
+          `dataset "${dataset.name}" has no stored database: there is no gold query to test`,
+        );
       }
       const goldText = dataset.gold.map((g) => `${g.sql}\t${g.dbId}`).join('\n');
       const header = newHeader(
         ctx,
-        { name: `${dataset.name}: gold self-test`, subset: { description: 'questions with a stored database', indices: items.map((it) => it.index) }, config: { ...SELF_TEST_CONFIG } },
+        {
+          name: `${dataset.name}: gold self-test`,
+          subset: { description: 'questions with a stored database', indices: items.map((it) => it.index) },
+          config: { ...SELF_TEST_CONFIG },
+        },
         dataset,
-        { name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`, ...(await ctx.pairing.hashText(goldText)) },
+        {
+          name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`,
+          ...(await ctx.pairing.hashText(goldText)),
+        },
       );
       const run = await createAndEvaluate(ctx, header, items, hooks);
       const samples = await ctx.runs.samples(run.id);
       const failures = samples
         .filter((s) => s.status !== 'ok' || s.ex !== 1)
-        .map((s) => ({ index: s.index, questionId: s.questionId, dbId: s.dbId, status: s.status, error: s.error, sql: s.goldSql }));
+        .map((s) => ({
+          index: s.index,
+          questionId: s.questionId,
+          dbId: s.dbId,
+          status: s.status,
+          error: s.error,
+          sql: s.goldSql,
+        }));
       // A gold that fails is listed as a failure above; the checks list the rest (no rows, count vs list, date).
       const goldIssues = samples
         .filter((s) => s.status !== 'missing-db' && (s.goldIssues ?? []).some((g) => g.kind !== 'gold-error'))
-        .map((s) => ({ index: s.index, questionId: s.questionId, dbId: s.dbId, issues: s.goldIssues!.filter((g) => g.kind !== 'gold-error') }));
+        .map((s) => ({
+          index: s.index,
+          questionId: s.questionId,
+          dbId: s.dbId,
+          issues: s.goldIssues!.filter((g) => g.kind !== 'gold-error'),
+        }));
       return { run, failures, goldIssues };
     },
 
@@ -219,13 +291,24 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
       const dataset = await ctx.datasets.get(req.datasetId);
       const gold = dataset.gold[req.index];
       const q = dataset.questions[req.index];
-      if (!gold) throw new StoreError('NOT_FOUND', `dataset "${dataset.name}" has no question at position ${req.index} (it has ${dataset.gold.length})`);
+      if (!gold)
+        throw new StoreError(
+          'NOT_FOUND',
+          `dataset "${dataset.name}" has no question at position ${req.index} (it has ${dataset.gold.length})`,
+        );
       const runs = await ctx.runs.list();
-      let run = runs.find((r) => r.dataset.id === dataset.id && r.source.kind === 'replay' && r.source.predictions.name === PLAYGROUND_SOURCE);
+      let run = runs.find(
+        (r) =>
+          r.dataset.id === dataset.id && r.source.kind === 'replay' && r.source.predictions.name === PLAYGROUND_SOURCE,
+      );
       if (!run) {
         run = newHeader(
           ctx,
-          { name: `${dataset.name}: playground attempts`, subset: { description: 'attempts saved from the reward playground', indices: [] }, config: { ...PLAYGROUND_CONFIG } },
+          {
+            name: `${dataset.name}: playground attempts`,
+            subset: { description: 'attempts saved from the reward playground', indices: [] },
+            config: { ...PLAYGROUND_CONFIG },
+          },
           dataset,
           { name: PLAYGROUND_SOURCE, ...(await ctx.pairing.hashText('')) },
         );
@@ -233,25 +316,38 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
         await ctx.runs.create(run, { items: [] });
       }
       const scratch = run;
-      return ctx.sessions.withLock(scratch.id, `run "${scratch.name}" is being written in another tab: try again in a moment`, async () => {
-        const inputs = (await ctx.runs.inputs(scratch.id)) ?? { items: [] };
-        const sample = inputs.items.filter((it) => it.index === req.index).length;
-        const item: EvalItem = {
-          index: req.index, questionId: q?.questionId ?? req.index, dbId: gold.dbId, difficulty: q?.difficulty ?? 'unknown',
-          predSql: req.sql, goldSql: gold.sql, extraction: { rule: 'sql-field', thinkStripped: false }, sample,
-        };
-        const doneBefore = inputs.items.length;
-        const items = [...inputs.items, item];
-        const indices = [...new Set([...scratch.subset.indices, req.index])].sort((a, b) => a - b);
-        const header: RunHeader = {
-          ...scratch, status: 'running', updatedAt: new Date().toISOString(),
-          subset: { ...scratch.subset, indices }, samplesPerQuestion: Math.max(scratch.samplesPerQuestion, sample + 1),
-        };
-        await ctx.runs.putInputs(scratch.id, { ...inputs, items });
-        await ctx.runs.put(header);
-        const finished = await evaluateRun(ctx, header, [item], doneBefore, hooks);
-        return { run: finished, index: req.index, sample };
-      });
+      return ctx.sessions.withLock(
+        scratch.id,
+        `run "${scratch.name}" is being written in another tab: try again in a moment`,
+        async () => {
+          const inputs = (await ctx.runs.inputs(scratch.id)) ?? { items: [] };
+          const sample = inputs.items.filter((it) => it.index === req.index).length;
+          const item: EvalItem = {
+            index: req.index,
+            questionId: q?.questionId ?? req.index,
+            dbId: gold.dbId,
+            difficulty: q?.difficulty ?? 'unknown',
+            predSql: req.sql,
+            goldSql: gold.sql,
+            extraction: { rule: 'sql-field', thinkStripped: false },
+            sample,
+          };
+          const doneBefore = inputs.items.length;
+          const items = [...inputs.items, item];
+          const indices = [...new Set([...scratch.subset.indices, req.index])].sort((a, b) => a - b);
+          const header: RunHeader = {
+            ...scratch,
+            status: 'running',
+            updatedAt: new Date().toISOString(),
+            subset: { ...scratch.subset, indices },
+            samplesPerQuestion: Math.max(scratch.samplesPerQuestion, sample + 1),
+          };
+          await ctx.runs.putInputs(scratch.id, { ...inputs, items });
+          await ctx.runs.put(header);
+          const finished = await evaluateRun(ctx, header, [item], doneBefore, hooks);
+          return { run: finished, index: req.index, sample };
+        },
+      );
     },
     async exportBatch(datasetId, req) {
       const ctx = await context();

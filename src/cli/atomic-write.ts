@@ -54,7 +54,10 @@ export async function writeAtomicWith(file: string, write: (temp: string) => Pro
  * buffer of about 1 MiB, so memory stays bounded whatever the output's size); the file is
  * renamed into place once `produce` returns. Returns what `produce` returns.
  */
-export async function writeStreamAtomic<T>(file: string, produce: (write: (text: string) => Promise<void>) => Promise<T>): Promise<T> {
+export async function writeStreamAtomic<T>(
+  file: string,
+  produce: (write: (text: string) => Promise<void>) => Promise<T>,
+): Promise<T> {
   let result!: T;
   await writeAtomicWith(file, async (temp) => {
     const handle = await open(temp, 'wx');

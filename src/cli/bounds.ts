@@ -18,9 +18,13 @@ export function workersFlag(v: string | undefined): number | null {
   if (v === undefined) return null;
   const n = Number(v);
   const cap = maxWorkers();
-  if (v.trim() === '' || !Number.isInteger(n) || n <= 0) throw bad('--workers', `expected a positive integer, got ${JSON.stringify(v)}`);
+  if (v.trim() === '' || !Number.isInteger(n) || n <= 0)
+    throw bad('--workers', `expected a positive integer, got ${JSON.stringify(v)}`);
   if (n > cap) {
-    throw bad('--workers', `${n} is more than ${cap} (${WORKERS_PER_CORE} x the ${availableParallelism()} cores of this machine): use at most ${cap}`);
+    throw bad(
+      '--workers',
+      `${n} is more than ${cap} (${WORKERS_PER_CORE} x the ${availableParallelism()} cores of this machine): use at most ${cap}`,
+    );
   }
   return n;
 }
@@ -32,7 +36,10 @@ export function workersFlag(v: string | undefined): number | null {
 export function checkTimerFlags(timeoutS: number, rves: { iterations: number } | null): void {
   const ms = timeoutS * 1000;
   if (ms > MAX_TIMER_MS) {
-    throw bad('--timeout-s', `${timeoutS} s is longer than a timer can wait (${MAX_TIMER_MS} ms, about 24.8 days): use at most ${Math.floor(MAX_TIMER_MS / 1000)}`);
+    throw bad(
+      '--timeout-s',
+      `${timeoutS} s is longer than a timer can wait (${MAX_TIMER_MS} ms, about 24.8 days): use at most ${Math.floor(MAX_TIMER_MS / 1000)}`,
+    );
   }
   if (rves && ms * rves.iterations > MAX_TIMER_MS) {
     throw bad(

@@ -14,7 +14,8 @@ export function judgeTimeoutFlag(v: string | undefined): number {
   if (v === undefined) return DEFAULT_JUDGE_TIMEOUT_S;
   const n = Number(v);
   const max = Math.floor(MAX_TIMER_MS / 1000);
-  if (v.trim() === '' || !Number.isFinite(n) || n <= 0 || n > max) throw bad('--judge-timeout-s', `expected a number of seconds in (0, ${max}], got ${JSON.stringify(v)}`);
+  if (v.trim() === '' || !Number.isFinite(n) || n <= 0 || n > max)
+    throw bad('--judge-timeout-s', `expected a number of seconds in (0, ${max}], got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -24,7 +25,12 @@ export function judgeTimeoutFlag(v: string | undefined): number {
  * are already written. Exit 2, as the README says: zeros of a judge that never gave a verdict
  * are no result.
  */
-export function assertJudgeScoredSomething(summary: RubricSummary, aggregations: readonly Aggregation[], stats: JudgeStats, samples: number): void {
+export function assertJudgeScoredSomething(
+  summary: RubricSummary,
+  aggregations: readonly Aggregation[],
+  stats: JudgeStats,
+  samples: number,
+): void {
   if (samples === 0 || aggregations.some((a) => summary[a].n > 0)) return;
   const why =
     stats.calls > 0 && stats.errors >= stats.calls

@@ -21,22 +21,49 @@ interface Command {
 /** One entry per command; each module exports `usage` and `run`. */
 const COMMANDS: Record<string, Command> = {
   eval: { summary: 'execute predictions and gold SQL against BIRD-layout databases and score them', ...evalCommand },
-  'gold-check': { summary: 'gold self-test with gold checks: golds that fail, return no rows, count where a list is asked (or the reverse), use the date', ...goldCheckCommand },
-  harness: { summary: 'evaluate completions dumped by verl, lm-evaluation-harness or Inspect as runs (one per step)', ...harnessCommand },
-  series: { summary: 'a training run: checkpoint dumps as one series, per-step curves, learned / forgotten questions, warnings; --watch follows a folder', ...seriesCommand },
+  'gold-check': {
+    summary:
+      'gold self-test with gold checks: golds that fail, return no rows, count where a list is asked (or the reverse), use the date',
+    ...goldCheckCommand,
+  },
+  harness: {
+    summary: 'evaluate completions dumped by verl, lm-evaluation-harness or Inspect as runs (one per step)',
+    ...harnessCommand,
+  },
+  series: {
+    summary:
+      'a training run: checkpoint dumps as one series, per-step curves, learned / forgotten questions, warnings; --watch follows a folder',
+    ...seriesCommand,
+  },
   rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...rubricCommand },
   stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
-  compare: { summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar', ...compareCommand },
-  merge: { summary: 'join the outputs of `eval --shard K/N` runs into the report and run file of one run', ...mergeCommand },
-  batch: { summary: 'generation on a cluster: export a plan as an OpenAI batch JSONL, import run_batch output as a run', ...batchCommand },
-  probe: { summary: 'reward-hacking probe: how many questions known exploit predictions win, official vs read-only', ...probeCommand },
+  compare: {
+    summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar',
+    ...compareCommand,
+  },
+  merge: {
+    summary: 'join the outputs of `eval --shard K/N` runs into the report and run file of one run',
+    ...mergeCommand,
+  },
+  batch: {
+    summary: 'generation on a cluster: export a plan as an OpenAI batch JSONL, import run_batch output as a run',
+    ...batchCommand,
+  },
+  probe: {
+    summary: 'reward-hacking probe: how many questions known exploit predictions win, official vs read-only',
+    ...probeCommand,
+  },
 };
 
 const USAGE = `usage: npm run --silent cli -- <command> [flags]
 commands:
-${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)}${c.summary}`).join('\n')}
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(11)}${c.summary}`)
+  .join('\n')}
 
-${Object.values(COMMANDS).map((c) => c.usage).join('\n\n')}`;
+${Object.values(COMMANDS)
+  .map((c) => c.usage)
+  .join('\n\n')}`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -6,7 +6,8 @@ import { WorkbenchError } from '../core/errors.ts';
 import type { ItemResult } from '../core/types.ts';
 
 /** An item that failed because its database could not be opened (the pool's `database <db_id>: ...`). */
-const dbFailure = (r: ItemResult) => r.status === 'error' && r.error !== null && r.error.startsWith(`database ${r.dbId}`);
+const dbFailure = (r: ItemResult) =>
+  r.status === 'error' && r.error !== null && r.error.startsWith(`database ${r.dbId}`);
 
 /**
  * Throws a summary of why no item was scored; returns when at least one item was. `noItems`:

@@ -30,8 +30,14 @@ async function resolvedOutput(flag: string, file: string): Promise<string> {
   const abs = path.resolve(file);
   const dir = path.dirname(abs);
   const dirStat = await stat(dir).catch(() => null);
-  if (!dirStat) throw new WorkbenchError('MISSING_FILE', `the folder ${dir} of ${file} does not exist: create it first, or name a file in an existing folder`, flag);
-  if (!dirStat.isDirectory()) throw new WorkbenchError('BAD_OPTION', `${dir} (the folder of ${file}) is not a folder`, flag);
+  if (!dirStat)
+    throw new WorkbenchError(
+      'MISSING_FILE',
+      `the folder ${dir} of ${file} does not exist: create it first, or name a file in an existing folder`,
+      flag,
+    );
+  if (!dirStat.isDirectory())
+    throw new WorkbenchError('BAD_OPTION', `${dir} (the folder of ${file}) is not a folder`, flag);
   const own = await stat(abs).catch(() => null);
   if (own?.isDirectory()) throw new WorkbenchError('BAD_OPTION', `${file} is a folder: name the file to write`, flag);
   // An existing file (or a symlink to one) is compared by its own real path.
@@ -58,10 +64,13 @@ async function checkWritable(flag: string, file: string): Promise<void> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENAMETOOLONG' ? `the name is too long: the temporary file written beside it (${path.basename(temp).length} characters) is longer than the file system allows; use a shorter name`
-      : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? `the folder ${dir} is not writable (${code}): name a file in a folder you can write to`
-      : code === 'ENOSPC' || code === 'EDQUOT' ? `the disk of ${dir} is full (${code}): free space or write elsewhere`
-      : `cannot write in ${dir} (${code ?? (err as Error).message}): name a file in a folder you can write to`;
+      code === 'ENAMETOOLONG'
+        ? `the name is too long: the temporary file written beside it (${path.basename(temp).length} characters) is longer than the file system allows; use a shorter name`
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? `the folder ${dir} is not writable (${code}): name a file in a folder you can write to`
+          : code === 'ENOSPC' || code === 'EDQUOT'
+            ? `the disk of ${dir} is full (${code}): free space or write elsewhere`
+            : `cannot write in ${dir} (${code ?? (err as Error).message}): name a file in a folder you can write to`;
     throw new WorkbenchError('BAD_OPTION', `${file}: ${why}`, flag);
   } finally {
     await handle?.close().catch(() => undefined);
@@ -69,7 +78,11 @@ async function checkWritable(flag: string, file: string): Promise<void> {
   }
   const fs = await statfs(dir).catch(() => null);
   if (fs && fs.blocks > 0 && fs.bavail * fs.bsize < MIN_FREE_BYTES) {
-    throw new WorkbenchError('BAD_OPTION', `${file}: the disk of ${dir} is full (${fs.bavail * fs.bsize} bytes free): free space or write elsewhere`, flag);
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `${file}: the disk of ${dir} is full (${fs.bavail * fs.bsize} bytes free): free space or write elsewhere`,
+      flag,
+    );
   }
 }
 
@@ -113,14 +126,27 @@ export async function checkOutputs(spec: PreflightSpec): Promise<void> {
     const real = await resolvedOutput(o.flag, o.file);
     const input = inputs.find((i) => i.real === real);
     if (input) {
-      throw new WorkbenchError('BAD_OPTION', `${o.file} is the ${input.flag} input (${input.file}): writing it would destroy it; name another file`, o.flag);
+      throw new WorkbenchError(
+        'BAD_OPTION',
+        `${o.file} is the ${input.flag} input (${input.file}): writing it would destroy it; name another file`,
+        o.flag,
+      );
     }
     const dir = dirs.find((d) => d.real === real || inside(d.real, real));
     if (dir && (DATABASE_NAME.test(real) || (await isSqliteFile(real)))) {
-      throw new WorkbenchError('BAD_OPTION', `${o.file} is a database file inside ${dir.flag} ${dir.dir}, whose databases are only read: write it elsewhere`, o.flag);
+      throw new WorkbenchError(
+        'BAD_OPTION',
+        `${o.file} is a database file inside ${dir.flag} ${dir.dir}, whose databases are only read: write it elsewhere`,
+        o.flag,
+      );
     }
     const other = seen.get(real);
-    if (other) throw new WorkbenchError('BAD_OPTION', `${o.file} is also the file of ${other}: give each output its own file`, o.flag);
+    if (other)
+      throw new WorkbenchError(
+        'BAD_OPTION',
+        `${o.file} is also the file of ${other}: give each output its own file`,
+        o.flag,
+      );
     seen.set(real, o.flag);
     await checkWritable(o.flag, o.file);
   }

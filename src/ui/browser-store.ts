@@ -24,10 +24,13 @@ export function createBrowserStore(options: BrowserStoreOptions = {}): Workbench
   const store = createIdbStore({ importDataset: importInWorker, importRunFile: importRunFileInWorker }, options);
   const executors: ExecutorFactory = {
     name: options.executorName ?? 'sql.js in Web Workers (browser)',
-    createExecutor: options.createExecutor ?? ((source, extras) => createBrowserSqlPool(source, undefined, extras?.suiteCache)),
+    createExecutor:
+      options.createExecutor ?? ((source, extras) => createBrowserSqlPool(source, undefined, extras?.suiteCache)),
     openSchemaSource: openBrowserSchemaSource,
   };
-  const service = createRunService(store.persistence.then((p) => ({ ...p, pairing: { pair: pairInWorker, hashText: sha256Text }, executors })));
+  const service = createRunService(
+    store.persistence.then((p) => ({ ...p, pairing: { pair: pairInWorker, hashText: sha256Text }, executors })),
+  );
   return {
     storage: store.storage,
     datasets: store.datasets,

@@ -25,7 +25,11 @@ import { WorkbenchError } from '../core/errors.ts';
 async function fetchDemoFile(path: string): Promise<Blob> {
   const url = `./demo/${path}`;
   const res = await fetch(url);
-  if (!res.ok) throw new WorkbenchError('FAILED', `could not load ${url}: HTTP ${res.status} ${res.statusText}; reload the page (or reinstall the app)`);
+  if (!res.ok)
+    throw new WorkbenchError(
+      'FAILED',
+      `could not load ${url}: HTTP ${res.status} ${res.statusText}; reload the page (or reinstall the app)`,
+    );
   return res.blob();
 }
 

@@ -50,7 +50,9 @@ export function createPreviewService(ports: PreviewPorts): PreviewService {
         };
         let preview: ItemPreview | null = null;
         // Verdicts and rows only: the stored sample keeps its findings.
-        const { results: [result] } = await scoreRun(
+        const {
+          results: [result],
+        } = await scoreRun(
           [item],
           { metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0 },
           { executor: pool.executor, previewRows: rows, findings: false, sink: (_r, p) => void (preview = p) },

@@ -23,7 +23,13 @@ const dbFile = (root: string, id: string) => {
   return path.join(root, id, `${id}.sqlite`);
 };
 const item = (index: number, dbId: string, predSql: string, goldSql: string): EvalItem => ({
-  index, questionId: index, dbId, difficulty: 'simple', predSql, goldSql, extraction: { rule: 'sql-line', thinkStripped: false },
+  index,
+  questionId: index,
+  dbId,
+  difficulty: 'simple',
+  predSql,
+  goldSql,
+  extraction: { rule: 'sql-line', thinkStripped: false },
 });
 const evaluate = async (root: string, items: EvalItem[]) => {
   pool = createNodeSqlPool({ dbRoot: root, workers: 1 });
@@ -46,7 +52,10 @@ describe('a WAL database whose -wal holds committed rows', () => {
     await expect(folderDbSource(root).load('w')).rejects.toThrow(
       `database w: ${file}-wal (${statSync(`${file}-wal`).size.toLocaleString('en-US')} bytes) may hold committed changes that are not in ${file} yet`,
     );
-    const [r, next] = await evaluate(root, [item(0, 'w', 'SELECT count(*) FROM t', 'SELECT 3'), item(1, 'w', 'SELECT 1', 'SELECT 1')]);
+    const [r, next] = await evaluate(root, [
+      item(0, 'w', 'SELECT count(*) FROM t', 'SELECT 3'),
+      item(1, 'w', 'SELECT 1', 'SELECT 1'),
+    ]);
     expect(r).toMatchObject({ status: 'error', ex: 0 });
     expect(r!.error).toContain(`sqlite3 "${file}" "PRAGMA wal_checkpoint(TRUNCATE)"`);
     expect(next!.status).toBe('error');
@@ -77,7 +86,9 @@ describe('a database with a hot rollback journal (a write interrupted mid-way)',
     const file = dbFile(src, 'j');
     const db = new Database(file);
     open.push(db);
-    db.exec("CREATE TABLE t(x INTEGER, s TEXT); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 2000) INSERT INTO t SELECT i, printf('%0500d', i) FROM c");
+    db.exec(
+      "CREATE TABLE t(x INTEGER, s TEXT); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 2000) INSERT INTO t SELECT i, printf('%0500d', i) FROM c",
+    );
     // A tiny page cache makes SQLite spill the transaction's pages into the main file before
     // it commits: a copy taken now is a half-written file beside its hot journal.
     db.pragma('cache_size = 1');
@@ -105,7 +116,7 @@ describe('a database with a hot rollback journal (a write interrupted mid-way)',
 });
 
 describe('a database file larger than 2 GiB', () => {
-  it('fails its items with the file, its size, the limit and what to do, not Node\'s raw message', async () => {
+  it("fails its items with the file, its size, the limit and what to do, not Node's raw message", async () => {
     const root = tempRoot();
     const file = dbFile(root, 'huge');
     const db = new Database(file);
@@ -121,19 +132,22 @@ describe('a database file larger than 2 GiB', () => {
 });
 
 describe('a db_id that is not a plain folder name never reads a file outside the database folder', () => {
-  it.each([['../secret'], ['..'], ['a/../../secret'], ['sub\\..\\..\\secret'], ['/etc/passwd'], ['']])('db_id %j: its items are errors naming it', async (dbId) => {
-    const dir = tempRoot();
-    const root = path.join(dir, 'root');
-    mkdirSync(root);
-    // The file `../secret` would reach: <dir>/secret.sqlite (and <dir>/secret/secret.sqlite).
-    for (const f of [path.join(dir, 'secret.sqlite'), dbFile(dir, 'secret')]) {
-      const db = new Database(f);
-      db.exec("CREATE TABLE t(x); INSERT INTO t VALUES ('outside')");
-      db.close();
-    }
-    writeFileSync(path.join(dir, 'note.txt'), 'x');
-    const [r] = await evaluate(root, [item(0, dbId, 'SELECT x FROM t', "SELECT 'outside'")]);
-    expect(r).toMatchObject({ status: 'error', ex: 0 });
-    expect(r!.error).toContain(`db_id ${JSON.stringify(dbId)} is not a plain folder name`);
-  });
+  it.each([['../secret'], ['..'], ['a/../../secret'], ['sub\\..\\..\\secret'], ['/etc/passwd'], ['']])(
+    'db_id %j: its items are errors naming it',
+    async (dbId) => {
+      const dir = tempRoot();
+      const root = path.join(dir, 'root');
+      mkdirSync(root);
+      // The file `../secret` would reach: <dir>/secret.sqlite (and <dir>/secret/secret.sqlite).
+      for (const f of [path.join(dir, 'secret.sqlite'), dbFile(dir, 'secret')]) {
+        const db = new Database(f);
+        db.exec("CREATE TABLE t(x); INSERT INTO t VALUES ('outside')");
+        db.close();
+      }
+      writeFileSync(path.join(dir, 'note.txt'), 'x');
+      const [r] = await evaluate(root, [item(0, dbId, 'SELECT x FROM t', "SELECT 'outside'")]);
+      expect(r).toMatchObject({ status: 'error', ex: 0 });
+      expect(r!.error).toContain(`db_id ${JSON.stringify(dbId)} is not a plain folder name`);
+    },
+  );
 });

@@ -8,8 +8,18 @@ import type { ItemResult } from '../../src/core/types.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
 
-const verdict = (r: ItemResult) => [r.index, r.sample ?? 0, r.ex, r.softF1, r.status, r.error, r.mutatedDb, r.predRowCount, r.goldRowCount, r.resultKey ?? null];
-
+const verdict = (r: ItemResult) => [
+  r.index,
+  r.sample ?? 0,
+  r.ex,
+  r.softF1,
+  r.status,
+  r.error,
+  r.mutatedDb,
+  r.predRowCount,
+  r.goldRowCount,
+  r.resultKey ?? null,
+];
 
 describe('reuse gives the same verdict as executing every sample, on real data', () => {
   const pool = createNodeSqlPool({ dbRoot: sharedData('bird', 'databases'), workers: 2 });
@@ -26,23 +36,33 @@ describe('reuse gives the same verdict as executing every sample, on real data',
     // A query near the 30 s limit may time out in one pass and not the other when the machine is
     // loaded (mini-dev item 417 of one file does): that is the machine, not reuse. Such items are
     // set apart, and there may be only a few; every other verdict must be identical.
-    const slow = new Set(on.results.flatMap((r, i) => (r.status === 'timeout' || off.results[i]!.status === 'timeout' ? [i] : [])));
+    const slow = new Set(
+      on.results.flatMap((r, i) => (r.status === 'timeout' || off.results[i]!.status === 'timeout' ? [i] : [])),
+    );
     expect(slow.size).toBeLessThanOrEqual(3);
     const keep = (rs: ItemResult[]) => rs.filter((_, i) => !slow.has(i)).map(verdict);
     expect(keep(on.results)).toEqual(keep(off.results));
     if (slow.size === 0) expect(on.summary.byDifficulty.total).toEqual(off.summary.byDifficulty.total);
     // Without reuse every item whose prediction ran executes its gold; with reuse each of the 140
     // distinct golds runs at most once per worker (2 here), whatever the worker evicted meanwhile.
-    expect(off.goldExecuted).toBe(off.results.filter((r) => r.goldRowCount !== null || r.error?.startsWith('gold: ')).length);
+    expect(off.goldExecuted).toBe(
+      off.results.filter((r) => r.goldRowCount !== null || r.error?.startsWith('gold: ')).length,
+    );
     expect(on.goldExecuted).toBeLessThanOrEqual(140 * 2);
     expect(on.goldExecuted * 5).toBeLessThan(off.goldExecuted);
-    console.log(`13-sample run: ${on.executed} executions with reuse for 1,820 samples (${on.reused} reused), ${on.goldExecuted} gold executions (${off.goldExecuted} without reuse)`);
+    console.log(
+      `13-sample run: ${on.executed} executions with reuse for 1,820 samples (${on.reused} reused), ${on.goldExecuted} gold executions (${off.goldExecuted} without reuse)`,
+    );
   }, 300_000);
 
   it('Spider dev gold as its own prediction: identical per-item results', async () => {
     const gold = parseGoldSql(readSharedText('spider', 'dev_gold.sql'), 'dev_gold.sql');
     const questions = parseQuestions(readSharedText('spider', 'dev.json'), 'dev.json');
-    const items = planReplay({ predictions: { name: 'dev_gold.sql', text: readSharedText('spider', 'dev_gold.sql') }, gold, questions }).items;
+    const items = planReplay({
+      predictions: { name: 'dev_gold.sql', text: readSharedText('spider', 'dev_gold.sql') },
+      gold,
+      questions,
+    }).items;
     const spider = createNodeSqlPool({ dbRoot: sharedData('spider'), workers: 2 });
     try {
       const on = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: spider });

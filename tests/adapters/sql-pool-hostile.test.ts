@@ -25,13 +25,23 @@ async function tinyPool(): Promise<SqlPool> {
 }
 
 const item = (index: number, predSql: string, goldSql: string): EvalItem => ({
-  index, questionId: index, dbId: 'a', difficulty: 'simple', predSql, goldSql, extraction: { rule: 'sql-line', thinkStripped: false },
+  index,
+  questionId: index,
+  dbId: 'a',
+  difficulty: 'simple',
+  predSql,
+  goldSql,
+  extraction: { rule: 'sql-line', thinkStripped: false },
 });
 
 describe('R-VES timing never leaks a write into later items (real pool, real BIRD data)', () => {
   it('gpt-4o on superhero with every tenth prediction a DELETE: every item has the same EX with and without r-ves', async () => {
     const fx = superheroWithDeletes();
-    const options = (metrics: EvalOptions['metrics']): EvalOptions => ({ ...DEFAULT_EVAL_OPTIONS, metrics, vesIterations: 2 });
+    const options = (metrics: EvalOptions['metrics']): EvalOptions => ({
+      ...DEFAULT_EVAL_OPTIONS,
+      metrics,
+      vesIterations: 2,
+    });
     // One worker: every item runs on the connection the DELETEs were timed on.
     pool = createNodeSqlPool({ dbRoot: fx.dbRoot, workers: 1 });
     const ex = await pool.evaluate(fx.items, options(['ex']));
@@ -50,22 +60,44 @@ describe('timeouts the platform can time', () => {
     ['NaN', NaN],
     ['zero', 0],
     ['a negative number', -5],
-  ])('a timeoutMs of %s is refused with BAD_OPTION naming timeoutMs and the maximum, before anything runs', async (_n, timeoutMs) => {
-    pool = await tinyPool();
-    const events: unknown[] = [];
-    const err = await pool.evaluate([item(0, 'SELECT 1', 'SELECT 1')], { ...DEFAULT_EVAL_OPTIONS, timeoutMs }, { onEvent: (e) => events.push(e) })
-      .then(() => null, (e: unknown) => e);
-    expect(isWorkbenchError(err)).toBe(true);
-    expect(err).toMatchObject({ code: 'BAD_OPTION', where: 'timeoutMs' });
-    expect((err as Error).message).toContain('at most 2,147,483,647');
-    expect(events).toEqual([]);
-  });
+  ])(
+    'a timeoutMs of %s is refused with BAD_OPTION naming timeoutMs and the maximum, before anything runs',
+    async (_n, timeoutMs) => {
+      pool = await tinyPool();
+      const events: unknown[] = [];
+      const err = await pool
+        .evaluate(
+          [item(0, 'SELECT 1', 'SELECT 1')],
+          { ...DEFAULT_EVAL_OPTIONS, timeoutMs },
+          { onEvent: (e) => events.push(e) },
+        )
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      expect(isWorkbenchError(err)).toBe(true);
+      expect(err).toMatchObject({ code: 'BAD_OPTION', where: 'timeoutMs' });
+      expect((err as Error).message).toContain('at most 2,147,483,647');
+      expect(events).toEqual([]);
+    },
+  );
 
   it('the longest timer is accepted, and R-VES with timeout x iterations beyond it still times every item', async () => {
     pool = await tinyPool();
-    const items = [item(0, 'SELECT x FROM t', 'SELECT x FROM t ORDER BY x'), item(1, 'SELECT count(*) FROM t', 'SELECT 3')];
-    const r = await pool.evaluate(items, { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex', 'r-ves'], timeoutMs: MAX_TIMER_MS, vesIterations: 3 });
-    expect(r.map((x) => [x.status, x.ex])).toEqual([['ok', 1], ['ok', 1]]);
+    const items = [
+      item(0, 'SELECT x FROM t', 'SELECT x FROM t ORDER BY x'),
+      item(1, 'SELECT count(*) FROM t', 'SELECT 3'),
+    ];
+    const r = await pool.evaluate(items, {
+      ...DEFAULT_EVAL_OPTIONS,
+      metrics: ['ex', 'r-ves'],
+      timeoutMs: MAX_TIMER_MS,
+      vesIterations: 3,
+    });
+    expect(r.map((x) => [x.status, x.ex])).toEqual([
+      ['ok', 1],
+      ['ok', 1],
+    ]);
     expect(r.every((x) => x.timeRatio !== null && x.rves !== null && x.rves > 0)).toBe(true);
   });
 });

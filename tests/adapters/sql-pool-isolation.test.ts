@@ -16,13 +16,26 @@ import type { SqlPool } from '../../src/adapters/sql-pool.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 const DBS = ['superhero', 'student_club', 'toxicology'];
-const verdict = (r: ItemResult) => [r.index, r.ex, r.status, r.error, r.mutatedDb, r.predRowCount, r.goldRowCount, r.resultKey ?? null];
+const verdict = (r: ItemResult) => [
+  r.index,
+  r.ex,
+  r.status,
+  r.error,
+  r.mutatedDb,
+  r.predRowCount,
+  r.goldRowCount,
+  r.resultKey ?? null,
+];
 
 function gpt4oItems(): EvalItem[] {
   const gold = parseGoldSql(readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'gold.sql');
   const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'q.json');
   const name = 'predict_mini_dev_gpt-4-o_cot_SQLite.json';
-  const plan = planReplay({ predictions: { name, text: readSharedText('bird', 'predictions', 'TA_output', name) }, gold, questions });
+  const plan = planReplay({
+    predictions: { name, text: readSharedText('bird', 'predictions', 'TA_output', name) },
+    gold,
+    questions,
+  });
   return plan.items.filter((it) => DBS.includes(it.dbId));
 }
 
@@ -41,15 +54,32 @@ function hostile(items: readonly EvalItem[], sqls: readonly string[]): EvalItem[
 }
 
 const PRAGMAS = [
-  'PRAGMA hard_heap_limit = 200000', 'PRAGMA soft_heap_limit = 100000', 'PRAGMA main.temp_store = FILE', 'PRAGMA journal_mode = OFF',
-  'PRAGMA max_page_count = 1', 'PRAGMA cache_size = 1', 'PRAGMA threads = 8', 'PRAGMA mmap_size = 1000000', 'PRAGMA locking_mode = EXCLUSIVE',
-  'PRAGMA query_only = 1', 'PRAGMA writable_schema = 1', 'PRAGMA foreign_keys = 1', 'PRAGMA recursive_triggers = 1',
-  'PRAGMA case_sensitive_like = 1', 'PRAGMA reverse_unordered_selects = 1', 'PRAGMA ignore_check_constraints = 1',
-  'PRAGMA automatic_index = 0', 'PRAGMA short_column_names = 0', 'PRAGMA full_column_names = 1', 'PRAGMA legacy_alter_table = 1',
-  'PRAGMA trusted_schema = 0', 'PRAGMA "hard_heap_limit"(300000)',
+  'PRAGMA hard_heap_limit = 200000',
+  'PRAGMA soft_heap_limit = 100000',
+  'PRAGMA main.temp_store = FILE',
+  'PRAGMA journal_mode = OFF',
+  'PRAGMA max_page_count = 1',
+  'PRAGMA cache_size = 1',
+  'PRAGMA threads = 8',
+  'PRAGMA mmap_size = 1000000',
+  'PRAGMA locking_mode = EXCLUSIVE',
+  'PRAGMA query_only = 1',
+  'PRAGMA writable_schema = 1',
+  'PRAGMA foreign_keys = 1',
+  'PRAGMA recursive_triggers = 1',
+  'PRAGMA case_sensitive_like = 1',
+  'PRAGMA reverse_unordered_selects = 1',
+  'PRAGMA ignore_check_constraints = 1',
+  'PRAGMA automatic_index = 0',
+  'PRAGMA short_column_names = 0',
+  'PRAGMA full_column_names = 1',
+  'PRAGMA legacy_alter_table = 1',
+  'PRAGMA trusted_schema = 0',
+  'PRAGMA "hard_heap_limit"(300000)',
 ];
 
-const rows = (n: number) => `(WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM c WHERE v < ${n}) SELECT v FROM c)`;
+const rows = (n: number) =>
+  `(WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM c WHERE v < ${n}) SELECT v FROM c)`;
 const MEMORY = [
   `CREATE TABLE big AS SELECT randomblob(1000) AS b FROM ${rows(1_500_000)}`,
   `SELECT count(*) FROM (SELECT randomblob(1000) AS b FROM ${rows(1_500_000)} ORDER BY b)`,
@@ -67,13 +97,24 @@ const poolOf = (workers: number) => {
 };
 
 /** Runs `items` (hostile first) and the real items alone; compares the real items' verdicts. */
-async function compare(pool: SqlPool, real: EvalItem[], before: EvalItem[], options: EvalOptions, events: EvalEvent[] = []) {
+async function compare(
+  pool: SqlPool,
+  real: EvalItem[],
+  before: EvalItem[],
+  options: EvalOptions,
+  events: EvalEvent[] = [],
+) {
   const alone = await runEvaluation(real, options, { executor: pool });
-  const mixed = await runEvaluation([...before, ...real], options, { executor: pool, onEvent: (e) => void events.push(e) });
+  const mixed = await runEvaluation([...before, ...real], options, {
+    executor: pool,
+    onEvent: (e) => void events.push(e),
+  });
   const hostileResults = mixed.results.filter((r) => r.index >= 10_000);
   const realResults = mixed.results.filter((r) => r.index < 10_000);
   // An item near the 30 s limit may time out in one pass and not the other on a loaded machine.
-  const slow = new Set(realResults.flatMap((r, i) => (r.status === 'timeout' || alone.results[i]!.status === 'timeout' ? [i] : [])));
+  const slow = new Set(
+    realResults.flatMap((r, i) => (r.status === 'timeout' || alone.results[i]!.status === 'timeout' ? [i] : [])),
+  );
   expect(slow.size).toBeLessThanOrEqual(2);
   const keep = (rs: ItemResult[]) => rs.filter((_, i) => !slow.has(i)).map(verdict);
   expect(keep(realResults)).toEqual(keep(alone.results));
@@ -84,19 +125,38 @@ async function compare(pool: SqlPool, real: EvalItem[], before: EvalItem[], opti
 describe('a hostile PRAGMA never changes another item (gpt-4o, mini-dev, 140 items)', () => {
   const real = gpt4oItems();
   it.each([
-    [1, false], [2, false], [1, true], [2, true],
-  ] as const)('at %i worker(s), read-only %s: every other verdict unchanged', async (workers, readOnly) => {
-    expect(real).toHaveLength(140);
-    const { hostileResults, exAlone, exMixed } = await compare(poolOf(workers), real, hostile(real, PRAGMAS), { ...DEFAULT_EVAL_OPTIONS, readOnly });
-    expect(exMixed).toBe(exAlone);
-    if (!readOnly) expect(exAlone.toFixed(2)).toBe('77.14');
-    // The PRAGMAs a re-open cannot undo are refused, naming themselves.
-    const byPred = new Map(hostileResults.map((r, i) => [hostile(real, PRAGMAS)[i]!.predSql, r]));
-    for (const p of ['PRAGMA hard_heap_limit = 200000', 'PRAGMA soft_heap_limit = 100000', 'PRAGMA main.temp_store = FILE', 'PRAGMA "hard_heap_limit"(300000)']) {
-      expect(byPred.get(p)!.error).toMatch(/^prediction: PRAGMA (hard_heap_limit|soft_heap_limit|temp_store) changes /);
-    }
-    console.log(`${workers} worker(s)${readOnly ? ', read-only' : ''}: EX ${exMixed.toFixed(2)} after ${hostileResults.length} hostile PRAGMAs (${exAlone.toFixed(2)} alone)`);
-  }, 600_000);
+    [1, false],
+    [2, false],
+    [1, true],
+    [2, true],
+  ] as const)(
+    'at %i worker(s), read-only %s: every other verdict unchanged',
+    async (workers, readOnly) => {
+      expect(real).toHaveLength(140);
+      const { hostileResults, exAlone, exMixed } = await compare(poolOf(workers), real, hostile(real, PRAGMAS), {
+        ...DEFAULT_EVAL_OPTIONS,
+        readOnly,
+      });
+      expect(exMixed).toBe(exAlone);
+      if (!readOnly) expect(exAlone.toFixed(2)).toBe('77.14');
+      // The PRAGMAs a re-open cannot undo are refused, naming themselves.
+      const byPred = new Map(hostileResults.map((r, i) => [hostile(real, PRAGMAS)[i]!.predSql, r]));
+      for (const p of [
+        'PRAGMA hard_heap_limit = 200000',
+        'PRAGMA soft_heap_limit = 100000',
+        'PRAGMA main.temp_store = FILE',
+        'PRAGMA "hard_heap_limit"(300000)',
+      ]) {
+        expect(byPred.get(p)!.error).toMatch(
+          /^prediction: PRAGMA (hard_heap_limit|soft_heap_limit|temp_store) changes /,
+        );
+      }
+      console.log(
+        `${workers} worker(s)${readOnly ? ', read-only' : ''}: EX ${exMixed.toFixed(2)} after ${hostileResults.length} hostile PRAGMAs (${exAlone.toFixed(2)} alone)`,
+      );
+    },
+    600_000,
+  );
 
   it('a gold that sets a refused PRAGMA is a gold error (what gold-check reports)', async () => {
     const item = { ...real[0]!, goldSql: 'PRAGMA hard_heap_limit = 200000' };
@@ -106,15 +166,23 @@ describe('a hostile PRAGMA never changes another item (gpt-4o, mini-dev, 140 ite
   }, 120_000);
 });
 
-describe('memory-hungry predictions end at the worker\'s bounds; the worker is replaced; the rest is unchanged', () => {
+describe("memory-hungry predictions end at the worker's bounds; the worker is replaced; the rest is unchanged", () => {
   it('CREATE TABLE ... randomblob x 1.5M, a 1.5 GB sort, a 1.5 GB TEMP table, before the 140 items at 1 worker', async () => {
     const real = gpt4oItems();
     const events: EvalEvent[] = [];
-    const { hostileResults, exMixed } = await compare(poolOf(1), real, hostile(real, MEMORY), DEFAULT_EVAL_OPTIONS, events);
+    const { hostileResults, exMixed } = await compare(
+      poolOf(1),
+      real,
+      hostile(real, MEMORY),
+      DEFAULT_EVAL_OPTIONS,
+      events,
+    );
     expect(hostileResults).toHaveLength(9);
     for (const r of hostileResults) {
       expect(r.status).toBe('error');
-      expect(r.error).toMatch(/^prediction: (out of memory: over the worker's 512 MiB SQLite heap budget|database or disk is full: the write grew the database by more than the worker's 64 MiB write budget)/);
+      expect(r.error).toMatch(
+        /^prediction: (out of memory: over the worker's 512 MiB SQLite heap budget|database or disk is full: the write grew the database by more than the worker's 64 MiB write budget)/,
+      );
     }
     const restarts = events.filter((e) => e.type === 'worker-restarted');
     expect(restarts.length).toBeGreaterThanOrEqual(9);
@@ -125,7 +193,12 @@ describe('memory-hungry predictions end at the worker\'s bounds; the worker is r
 describe('reuse and TEMP shadows on real data', () => {
   it('64 samples of a quoted "random"() are all executed (none copies the first verdict)', async () => {
     const base = gpt4oItems()[0]!;
-    const items = Array.from({ length: 64 }, (_, s) => ({ ...base, predSql: 'SELECT "random"() % 2 = 0', goldSql: 'SELECT 1', sample: s }));
+    const items = Array.from({ length: 64 }, (_, s) => ({
+      ...base,
+      predSql: 'SELECT "random"() % 2 = 0',
+      goldSql: 'SELECT 1',
+      sample: s,
+    }));
     const out = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: poolOf(1) });
     expect(out).toMatchObject({ executed: 64, reused: 0 });
     const wins = out.results.filter((r) => r.ex === 1).length;
@@ -135,7 +208,8 @@ describe('reuse and TEMP shadows on real data', () => {
   }, 120_000);
 
   it('CREATE TEMP TABLE superhero shadow: flagged mutated_db on all 52 superhero questions, refused read-only', async () => {
-    const items = gpt4oItems().filter((it) => it.dbId === 'superhero')
+    const items = gpt4oItems()
+      .filter((it) => it.dbId === 'superhero')
       .map((it) => ({ ...it, predSql: 'CREATE TEMP TABLE superhero AS SELECT * FROM main.superhero WHERE 0' }));
     expect(items).toHaveLength(52);
     const pool = poolOf(1);

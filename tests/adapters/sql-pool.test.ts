@@ -13,7 +13,10 @@ let pool: SqlPool | null = null;
 beforeAll(async () => {
   const SQL = await initSqlJs();
   dbs = new Map();
-  for (const [name, rows] of [['a', 3], ['b', 5]] as const) {
+  for (const [name, rows] of [
+    ['a', 3],
+    ['b', 5],
+  ] as const) {
     const db = new SQL.Database();
     db.exec(`CREATE TABLE t(x); ${Array.from({ length: rows }, (_, i) => `INSERT INTO t VALUES (${i});`).join('')}`);
     dbs.set(name, db.export());
@@ -27,7 +30,12 @@ afterEach(async () => {
 });
 
 const item = (index: number, dbId: string, predSql: string, goldSql: string): EvalItem => ({
-  index, questionId: 1000 + index, dbId, difficulty: 'simple', predSql, goldSql,
+  index,
+  questionId: 1000 + index,
+  dbId,
+  difficulty: 'simple',
+  predSql,
+  goldSql,
   extraction: { rule: 'sql-line', thinkStripped: false },
 });
 
@@ -49,7 +57,8 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
   it('returns results in item order whatever the order of completion, with several workers', async () => {
     pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 2 });
     const items = Array.from({ length: 30 }, (_, i) =>
-      item(i, i % 2 ? 'a' : 'b', 'SELECT count(*) FROM t', i % 2 ? 'SELECT 3' : i % 3 ? 'SELECT 5' : 'SELECT 0'));
+      item(i, i % 2 ? 'a' : 'b', 'SELECT count(*) FROM t', i % 2 ? 'SELECT 3' : i % 3 ? 'SELECT 5' : 'SELECT 0'),
+    );
     const results = await pool.evaluate(items, DEFAULT_EVAL_OPTIONS);
     expect(results.map((r) => r.index)).toEqual(items.map((i) => i.index));
     expect(results.map((r) => r.ex)).toEqual(items.map((_, i) => (i % 2 || i % 3 ? 1 : 0)));
@@ -65,7 +74,10 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
 
   it('leaves items of a missing database out with a message naming it', async () => {
     pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
-    const [r0, r1] = await pool.evaluate([item(0, 'nope', 'SELECT 1', 'SELECT 1'), item(1, 'a', 'SELECT 1', 'SELECT 1')], DEFAULT_EVAL_OPTIONS);
+    const [r0, r1] = await pool.evaluate(
+      [item(0, 'nope', 'SELECT 1', 'SELECT 1'), item(1, 'a', 'SELECT 1', 'SELECT 1')],
+      DEFAULT_EVAL_OPTIONS,
+    );
     expect(r0).toMatchObject({ status: 'missing-db', ex: 0 });
     expect(r0!.error).toContain('database nope not found');
     expect(r1).toMatchObject({ status: 'ok', ex: 1 });
@@ -76,7 +88,11 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
     broken.set('junk', new TextEncoder().encode('this is not a database'.repeat(20)));
     pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(broken), size: 1 });
     const results = await pool.evaluate(
-      [item(0, 'junk', 'SELECT 1', 'SELECT 1'), item(1, 'junk', 'SELECT 1', 'SELECT 1'), item(2, 'a', 'SELECT 1', 'SELECT 1')],
+      [
+        item(0, 'junk', 'SELECT 1', 'SELECT 1'),
+        item(1, 'junk', 'SELECT 1', 'SELECT 1'),
+        item(2, 'a', 'SELECT 1', 'SELECT 1'),
+      ],
       DEFAULT_EVAL_OPTIONS,
     );
     expect(results.map((r) => r.status)).toEqual(['error', 'error', 'ok']);
@@ -125,18 +141,26 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
       if (spawned++ > 0) return h;
       // The first worker crashes as it receives the database bytes.
       const api = new Proxy(h.api, {
-        get: (target, prop, receiver) => (prop === 'loadDb' ? () => (h.terminate(), new Promise(() => undefined)) : Reflect.get(target, prop, receiver)),
+        get: (target, prop, receiver) =>
+          prop === 'loadDb' ? () => (h.terminate(), new Promise(() => undefined)) : Reflect.get(target, prop, receiver),
       });
       return { ...h, api };
     };
     pool = new SqlPool({ spawn, dbSource: memoryDbSource(dbs), size: 1 });
     const results = await pool.evaluate(
-      [item(0, 'a', 'SELECT 1', 'SELECT 1'), item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3'), item(2, 'a', 'SELECT 2', 'SELECT 2')],
+      [
+        item(0, 'a', 'SELECT 1', 'SELECT 1'),
+        item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3'),
+        item(2, 'a', 'SELECT 2', 'SELECT 2'),
+      ],
       DEFAULT_EVAL_OPTIONS,
     );
     expect(results[0]!.status).toBe('error');
     expect(results[0]!.error).toMatch(/^worker crashed/);
-    expect(results.slice(1).map((r) => [r.status, r.ex])).toEqual([['ok', 1], ['ok', 1]]);
+    expect(results.slice(1).map((r) => [r.status, r.ex])).toEqual([
+      ['ok', 1],
+      ['ok', 1],
+    ]);
     expect(spawned).toBe(2);
   });
 
@@ -144,7 +168,12 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
     pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
     const ctrl = new AbortController();
     setTimeout(() => ctrl.abort(), 300);
-    await expect(pool.evaluate([item(0, 'a', RUNAWAY, 'SELECT 1')], { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 20_000 }, { signal: ctrl.signal }))
-      .rejects.toMatchObject({ name: 'AbortError' });
+    await expect(
+      pool.evaluate(
+        [item(0, 'a', RUNAWAY, 'SELECT 1')],
+        { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 20_000 },
+        { signal: ctrl.signal },
+      ),
+    ).rejects.toMatchObject({ name: 'AbortError' });
   });
 });

@@ -15,8 +15,19 @@ import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
 
 const DB_ROOT = sharedData('bird', 'databases');
 /** What the cache must give back exactly: the verdict of every item. */
-const verdict = (r: ItemResult) => [r.index, r.sample ?? 0, r.questionId, r.ex, r.softF1, r.status, r.error, r.mutatedDb, r.predRowCount, r.goldRowCount, r.resultKey ?? null];
-
+const verdict = (r: ItemResult) => [
+  r.index,
+  r.sample ?? 0,
+  r.questionId,
+  r.ex,
+  r.softF1,
+  r.status,
+  r.error,
+  r.mutatedDb,
+  r.predRowCount,
+  r.goldRowCount,
+  r.resultKey ?? null,
+];
 
 /** The pool, counting the items it is asked to execute. */
 function counting(inner: SqlExecutor) {
@@ -63,14 +74,27 @@ describe('the verdict cache across runs, on real data', () => {
     // What was executed again: only items the cache may not hold (writes, random(), machine failures).
     for (const it of count.asked) {
       const r = a.results[it.sample!]!;
-      expect(!cacheableItem(it) || r.mutatedDb || !['ok', 'error', 'timeout'].includes(r.status) || (r.status === 'error' && !/^(prediction|gold): /.test(r.error ?? ''))).toBe(true);
+      expect(
+        !cacheableItem(it) ||
+          r.mutatedDb ||
+          !['ok', 'error', 'timeout'].includes(r.status) ||
+          (r.status === 'error' && !/^(prediction|gold): /.test(r.error ?? '')),
+      ).toBe(true);
     }
     expect(second.caching.stats.hitSamples.size).toBeGreaterThan(1000);
-    console.log(`13 files, ${items.length} items: ${first.caching.stats.stored} verdicts stored, ${second.caching.stats.hitSamples.size} answered from the cache, ${count.asked.length} executed again`);
+    console.log(
+      `13 files, ${items.length} items: ${first.caching.stats.stored} verdicts stored, ${second.caching.stats.hitSamples.size} answered from the cache, ${count.asked.length} executed again`,
+    );
   }, 600_000);
 
   it('never caches a prediction that writes or calls random(), and a timeout only under the same timeout', async () => {
-    const base = { questionId: 0, dbId: 'superhero', difficulty: 'simple' as const, goldSql: 'SELECT count(*) FROM superhero', extraction: { rule: 'sql-line' as const, thinkStripped: false } };
+    const base = {
+      questionId: 0,
+      dbId: 'superhero',
+      difficulty: 'simple' as const,
+      goldSql: 'SELECT count(*) FROM superhero',
+      extraction: { rule: 'sql-line' as const, thinkStripped: false },
+    };
     const items: EvalItem[] = [
       { ...base, index: 0, predSql: 'SELECT random() FROM superhero LIMIT 1' },
       { ...base, index: 1, predSql: "UPDATE superhero SET superhero_name = 'x' WHERE id = 1" },
@@ -88,16 +112,56 @@ describe('the verdict cache across runs, on real data', () => {
       expect(file.entries).toBe(1);
     }
     const key = verdictKey(items[3]!, 'a'.repeat(64), { executor: 'x', sqliteVersion: '3' }, DEFAULT_EVAL_OPTIONS);
-    expect(key).not.toBe(verdictKey(items[3]!, 'a'.repeat(64), { executor: 'x', sqliteVersion: '3' }, { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 1000 }));
-    expect(key).not.toBe(verdictKey(items[3]!, 'b'.repeat(64), { executor: 'x', sqliteVersion: '3' }, DEFAULT_EVAL_OPTIONS));
-    expect(key).toBe(verdictKey({ ...items[3]!, predSql: '  SELECT count(*) FROM superhero ;\n' }, 'a'.repeat(64), { executor: 'x', sqliteVersion: '3' }, DEFAULT_EVAL_OPTIONS));
-    expect(validVerdict({ status: 'ok', ex: 1, softF1: 1, error: null, predRowCount: 1, goldRowCount: 1, elapsedMs: 1 })).toBe(true);
-    expect(validVerdict({ status: 'ok', ex: 2, softF1: 1, error: null, predRowCount: 1, goldRowCount: 1, elapsedMs: 1 })).toBe(false);
-    expect(validVerdict({ status: 'missing-db', ex: 0, softF1: 0, error: 'x', predRowCount: null, goldRowCount: null, elapsedMs: null })).toBe(false);
+    expect(key).not.toBe(
+      verdictKey(
+        items[3]!,
+        'a'.repeat(64),
+        { executor: 'x', sqliteVersion: '3' },
+        { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 1000 },
+      ),
+    );
+    expect(key).not.toBe(
+      verdictKey(items[3]!, 'b'.repeat(64), { executor: 'x', sqliteVersion: '3' }, DEFAULT_EVAL_OPTIONS),
+    );
+    expect(key).toBe(
+      verdictKey(
+        { ...items[3]!, predSql: '  SELECT count(*) FROM superhero ;\n' },
+        'a'.repeat(64),
+        { executor: 'x', sqliteVersion: '3' },
+        DEFAULT_EVAL_OPTIONS,
+      ),
+    );
+    expect(
+      validVerdict({ status: 'ok', ex: 1, softF1: 1, error: null, predRowCount: 1, goldRowCount: 1, elapsedMs: 1 }),
+    ).toBe(true);
+    expect(
+      validVerdict({ status: 'ok', ex: 2, softF1: 1, error: null, predRowCount: 1, goldRowCount: 1, elapsedMs: 1 }),
+    ).toBe(false);
+    expect(
+      validVerdict({
+        status: 'missing-db',
+        ex: 0,
+        softF1: 0,
+        error: 'x',
+        predRowCount: null,
+        goldRowCount: null,
+        elapsedMs: null,
+      }),
+    ).toBe(false);
   }, 120_000);
 
   it('a truncated cache file is ignored with a warning and replaced; a foreign file is ignored and left as it is', async () => {
-    const items: EvalItem[] = [{ index: 0, questionId: 0, dbId: 'superhero', difficulty: 'simple', predSql: 'SELECT 1', goldSql: 'SELECT 1', extraction: { rule: 'sql-line', thinkStripped: false } }];
+    const items: EvalItem[] = [
+      {
+        index: 0,
+        questionId: 0,
+        dbId: 'superhero',
+        difficulty: 'simple',
+        predSql: 'SELECT 1',
+        goldSql: 'SELECT 1',
+        extraction: { rule: 'sql-line', thinkStripped: false },
+      },
+    ];
     const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-'));
     const first = await withFileCache(dir, pool);
     await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: first.caching });
@@ -116,7 +180,10 @@ describe('the verdict cache across runs, on real data', () => {
     expect(() => JSON.parse(readFileSync(path.join(dir, CACHE_FILE), 'utf8'))).not.toThrow();
 
     // An edited verdict: the checksum no longer matches.
-    writeFileSync(path.join(dir, CACHE_FILE), readFileSync(path.join(dir, CACHE_FILE), 'utf8').replace('"ex":1', '"ex":0'));
+    writeFileSync(
+      path.join(dir, CACHE_FILE),
+      readFileSync(path.join(dir, CACHE_FILE), 'utf8').replace('"ex":1', '"ex":0'),
+    );
     const edited: string[] = [];
     expect((await withFileCache(dir, pool, (m) => edited.push(m))).file.entries).toBe(0);
     expect(edited[0]).toMatch(/checksum does not match/);
@@ -133,9 +200,19 @@ describe('the verdict cache across runs, on real data', () => {
 
   it('the CLI: a second eval takes its verdicts from --cache and records how many; a truncated cache file is a warning, not a different result', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-cli-'));
-    const args = ['eval', '--predictions', sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
-      '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--db-root', DB_ROOT, '--cache', dir];
+    const args = [
+      'eval',
+      '--predictions',
+      sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--db-root',
+      DB_ROOT,
+      '--cache',
+      dir,
+    ];
     const outs = [0, 1, 2].map((i) => path.join(dir, `out${i}.json`));
     const r0 = await runCli([...args, '--out', outs[0]!]);
     expect(r0.code, r0.stderr).toBe(0);
@@ -150,7 +227,8 @@ describe('the verdict cache across runs, on real data', () => {
     expect(o0.summary.executions.from_cache).toBe(0);
     expect(o1.summary.executions.from_cache).toBe(140);
     expect(o2.summary.executions.from_cache).toBe(0);
-    const items = (o: { items: Array<Record<string, unknown>> }) => o.items.map((i) => [i.ex, i.soft_f1, i.status, i.error, i.pred_rows, i.gold_rows, i.result_key]);
+    const items = (o: { items: Array<Record<string, unknown>> }) =>
+      o.items.map((i) => [i.ex, i.soft_f1, i.status, i.error, i.pred_rows, i.gold_rows, i.result_key]);
     expect(items(o1)).toEqual(items(o0));
     expect(items(o2)).toEqual(items(o0));
     expect(o1.summary.by_difficulty).toEqual(o0.summary.by_difficulty);

@@ -15,7 +15,10 @@ describe('npm run bench -- --quick', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'wb-bench-smoke-'));
     const out = path.join(dir, 'bench.json');
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('npm', ['run', '--silent', 'bench', '--', '--quick', '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('npm', ['run', '--silent', 'bench', '--', '--quick', '--out', out], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
@@ -49,8 +52,12 @@ describe('npm run bench -- --quick', () => {
       // llama.cpp ran the layers on WebGPU, otherwise listed under `absent` with its reason
       // (here: SwiftShader has no shader-f16, so only the CPU backend registers).
       expect(got.gen_tokens_per_s_gguf_cpu as number).toBeGreaterThan(0);
-      if (typeof got.gen_tokens_per_s_gguf_webgpu === 'number') expect(got).not.toHaveProperty('absent.gen_tokens_per_s_gguf_webgpu');
-      else expect((got.absent as Record<string, string>).gen_tokens_per_s_gguf_webgpu).toMatch(/WebGPU|adapter|shader-f16/);
+      if (typeof got.gen_tokens_per_s_gguf_webgpu === 'number')
+        expect(got).not.toHaveProperty('absent.gen_tokens_per_s_gguf_webgpu');
+      else
+        expect((got.absent as Record<string, string>).gen_tokens_per_s_gguf_webgpu).toMatch(
+          /WebGPU|adapter|shader-f16/,
+        );
     } else {
       expect(got.skipped).toEqual({ keys: [...BROWSER_KEYS], reason: expect.stringContaining(CHROMIUM_PATH) });
     }

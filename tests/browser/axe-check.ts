@@ -18,10 +18,31 @@ export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
   // Evaluated through the DevTools protocol: the app's CSP (script-src 'self') forbids an inline script tag.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(`${AXE_SOURCE}\n;void 0`);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; html: string }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: Document,
+            opts: object,
+          ) => Promise<{
+            violations: {
+              id: string;
+              impact: string | null;
+              help: string;
+              nodes: { target: unknown[]; html: string }[];
+            }[];
+          }>;
+        };
+      }
+    ).axe;
     const { violations } = await axe.run(document, { resultTypes: ['violations'] });
     return violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ id: v.id, impact: v.impact!, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.html.slice(0, 160)}`) }));
+      .map((v) => ({
+        id: v.id,
+        impact: v.impact!,
+        help: v.help,
+        nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.html.slice(0, 160)}`),
+      }));
   });
 }

@@ -44,12 +44,18 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: batch files ou
     page.on('download', (d) => downloads.push(d));
     await page.getByTestId('gen-batch-export').click();
     await expect.poll(() => downloads.length, { timeout: 30_000 }).toBe(2);
-    expect(await page.getByTestId('gen-batch-exported').textContent()).toContain('6 requests (3 questions × 2 samples)');
+    expect(await page.getByTestId('gen-batch-exported').textContent()).toContain(
+      '6 requests (3 questions × 2 samples)',
+    );
     const byName = new Map<string, string>();
     for (const d of downloads) byName.set(d.suggestedFilename(), readFileSync(await d.path(), 'utf8'));
     const jsonlName = [...byName.keys()].find((n) => n.endsWith('.jsonl'))!;
     const planName = [...byName.keys()].find((n) => n.endsWith('.plan.json'))!;
-    const lines: BatchRequestLine[] = byName.get(jsonlName)!.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines: BatchRequestLine[] = byName
+      .get(jsonlName)!
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(6);
     expect(new Set(lines.map((l) => l.custom_id)).size).toBe(6);
     for (const l of lines) {
@@ -67,12 +73,25 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: batch files ou
     const planFile = tempFile(planName);
     writeFileSync(planFile, byName.get(planName)!);
     const outFile = tempFile('out.jsonl');
-    writeFileSync(outFile, lines.filter((l) => l !== missingLine)
-      .map((l) => (l === errorLine ? vllmErrorLine(l.custom_id, 'CUDA out of memory') : vllmOkLine(l.custom_id, completion(l.custom_id)))).join('\n') + '\n');
+    writeFileSync(
+      outFile,
+      lines
+        .filter((l) => l !== missingLine)
+        .map((l) =>
+          l === errorLine
+            ? vllmErrorLine(l.custom_id, 'CUDA out of memory')
+            : vllmOkLine(l.custom_id, completion(l.custom_id)),
+        )
+        .join('\n') + '\n',
+    );
     await page.getByTestId('gen-batch-plan-file').setInputFiles(planFile);
     await page.getByTestId('gen-batch-output-file').setInputFiles(outFile);
-    await expect.poll(async () => (await page.getByTestId('gen-batch-coverage').textContent()) ?? '').toContain('4 of 6 requests answered, 1 failed, 1 missing');
-    expect(await page.getByTestId('gen-batch-redo').textContent()).toContain('Export the 2 missing and failed requests');
+    await expect
+      .poll(async () => (await page.getByTestId('gen-batch-coverage').textContent()) ?? '')
+      .toContain('4 of 6 requests answered, 1 failed, 1 missing');
+    expect(await page.getByTestId('gen-batch-redo').textContent()).toContain(
+      'Export the 2 missing and failed requests',
+    );
 
     await page.getByTestId('gen-name').fill('batch on the demo');
     await page.getByTestId('gen-batch-import').click();
@@ -82,15 +101,24 @@ describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: batch files ou
     // Node: the same completions as a predictions file, scored by the same core.
     const questions = parseQuestions(readFileSync(path.join(DEMO_ROOT, 'questions.json'), 'utf8'), 'questions.json');
     const answered = lines.filter((l) => l !== errorLine && l !== missingLine);
-    const preds = answered.map((l) => JSON.stringify({ question_id: questions[parseCustomId(l.custom_id)!.index]!.questionId, completion: completion(l.custom_id) })).join('\n');
+    const preds = answered
+      .map((l) =>
+        JSON.stringify({
+          question_id: questions[parseCustomId(l.custom_id)!.index]!.questionId,
+          completion: completion(l.custom_id),
+        }),
+      )
+      .join('\n');
     const { items } = planReplay({ predictions: { name: 'preds.jsonl', text: preds }, gold, questions });
     const pool = createNodeSqlPool({ dbRoot: DEMO_ROOT, workers: 1 });
     const results = await pool.evaluate(items, DEFAULT_EVAL_OPTIONS).finally(() => pool.dispose());
-    const nodeEx = new Map(answered.map((l) => {
-      const { index } = parseCustomId(l.custom_id)!;
-      const r = results.find((x, i) => x.index === index && items[i]!.completion === completion(l.custom_id))!;
-      return [l.custom_id, String(r.ex)] as const;
-    }));
+    const nodeEx = new Map(
+      answered.map((l) => {
+        const { index } = parseCustomId(l.custom_id)!;
+        const r = results.find((x, i) => x.index === index && items[i]!.completion === completion(l.custom_id))!;
+        return [l.custom_id, String(r.ex)] as const;
+      }),
+    );
     expect([...nodeEx.values()]).toContain('1');
 
     for (const l of lines) {

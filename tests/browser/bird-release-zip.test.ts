@@ -38,7 +38,9 @@ function releaseFolder(): string {
   }
   for (const db of DBS) {
     for (const f of dbFiles(db)) {
-      const rel = f.includes('database_description') ? path.join(db, 'database_description', path.basename(f)) : path.join(db, path.basename(f));
+      const rel = f.includes('database_description')
+        ? path.join(db, 'database_description', path.basename(f))
+        : path.join(db, path.basename(f));
       mkdirSync(path.dirname(path.join(root, 'dev_databases', rel)), { recursive: true });
       copyFileSync(f, path.join(root, 'dev_databases', rel));
     }
@@ -51,7 +53,9 @@ async function releaseZip(): Promise<string> {
   for (const db of DBS) {
     await inner.add(`dev_databases/${db}/`, undefined, { directory: true });
     for (const f of dbFiles(db)) {
-      const rel = f.includes('database_description') ? `${db}/database_description/${path.basename(f)}` : `${db}/${path.basename(f)}`;
+      const rel = f.includes('database_description')
+        ? `${db}/database_description/${path.basename(f)}`
+        : `${db}/${path.basename(f)}`;
       await inner.add(`dev_databases/${rel}`, new Uint8ArrayReader(readFileSync(f)));
     }
     await inner.add(`__MACOSX/dev_databases/${db}/._${db}.sqlite`, new TextReader('AppleDouble'));
@@ -59,7 +63,8 @@ async function releaseZip(): Promise<string> {
   await inner.add('dev_databases/.DS_Store', new TextReader('junk'));
   const innerBlob = await inner.close();
   const outer = new ZipWriter(new BlobWriter('application/zip'), { useWebWorkers: false, level: 6 });
-  for (const f of DEV_FILES) await outer.add(`dev_20240627/${f}`, new Uint8ArrayReader(readFileSync(sharedData('bird', 'dev', f))));
+  for (const f of DEV_FILES)
+    await outer.add(`dev_20240627/${f}`, new Uint8ArrayReader(readFileSync(sharedData('bird', 'dev', f))));
   await outer.add('dev_20240627/dev_databases.zip', new BlobReader(innerBlob), { level: 6 }); // deflated, as BIRD ships it
   await outer.add('__MACOSX/dev_20240627/._dev.json', new TextReader('AppleDouble'));
   const file = path.join(work, 'dev.zip');
@@ -82,7 +87,12 @@ async function browserRss(cdp: CDPSession): Promise<number> {
   return total;
 }
 
-async function importThrough(page: Page, input: 'import-folder' | 'import-files', files: string | string[], name: string): Promise<Record<string, string>> {
+async function importThrough(
+  page: Page,
+  input: 'import-folder' | 'import-files',
+  files: string | string[],
+  name: string,
+): Promise<Record<string, string>> {
   await page.getByTestId('nav-datasets').click();
   await page.getByTestId(input).setInputFiles(files);
   await page.getByTestId('import-review').waitFor();
@@ -91,7 +101,9 @@ async function importThrough(page: Page, input: 'import-folder' | 'import-files'
   await page.getByTestId('import-start').click();
   const outcome = page.locator('[data-testid="import-done"], [data-testid="import-error"]');
   await outcome.first().waitFor({ timeout: 120_000 });
-  expect((await outcome.first().textContent())?.trim()).toBe(`Imported "${name}": 1534 questions, 3 databases.`.replace("1534", "1,534"));
+  expect((await outcome.first().textContent())?.trim()).toBe(
+    `Imported "${name}": 1534 questions, 3 databases.`.replace('1534', '1,534'),
+  );
   const card = page.getByTestId('dataset-card');
   await card.getByTestId('db-table').waitFor();
   const out: Record<string, string> = {};
@@ -115,7 +127,9 @@ describe.skipIf(browserSkipReason())(suiteTitle("BIRD's release zip with the dat
 
   it('imports dev.zip through the file input to the same databases (sha256) as the folder, and reports the peak memory', async () => {
     const zip = await releaseZip();
-    const expected = Object.fromEntries(DBS.map((db) => [db, sha(sharedData('bird', 'databases', db, `${db}.sqlite`))]));
+    const expected = Object.fromEntries(
+      DBS.map((db) => [db, sha(sharedData('bird', 'databases', db, `${db}.sqlite`))]),
+    );
     const fromFolder = await importThrough(page, 'import-folder', releaseFolder(), 'BIRD dev (folder)');
     expect(fromFolder).toEqual(expected);
 
@@ -134,6 +148,8 @@ describe.skipIf(browserSkipReason())(suiteTitle("BIRD's release zip with the dat
     expect(fromZip).toEqual(expected);
     const mib = (n: number) => (n / 2 ** 20).toFixed(1);
     const dbBytes = DBS.reduce((n, db) => n + statSync(sharedData('bird', 'databases', db, `${db}.sqlite`)).size, 0);
-    console.log(`[bird-release-zip] dev.zip ${mib(statSync(zip).size)} MiB (databases ${mib(dbBytes)} MiB): browser RSS before ${mib(baseline)} MiB, peak during the import ${mib(peak)} MiB (+${mib(peak - baseline)} MiB)`);
+    console.log(
+      `[bird-release-zip] dev.zip ${mib(statSync(zip).size)} MiB (databases ${mib(dbBytes)} MiB): browser RSS before ${mib(baseline)} MiB, peak during the import ${mib(peak)} MiB (+${mib(peak - baseline)} MiB)`,
+    );
   });
 });

@@ -49,7 +49,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the demo on the first page, bui
 
   closeAppAfter(() => ({ server, browser, watch }));
   afterAll(() => {
-    process.stderr.write(`[demo] load to the demo dashboard: first visit ${firstVisitMs} ms, later visit ${laterVisitMs} ms\n`);
+    process.stderr.write(
+      `[demo] load to the demo dashboard: first visit ${firstVisitMs} ms, later visit ${laterVisitMs} ms\n`,
+    );
   });
 
   it('stores the demo as a dataset and a run of the demo model on the first visit, and shows its dashboard', async () => {
@@ -102,7 +104,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the demo on the first page, bui
     }
     expect(cells).toEqual(expected);
     expect(cells.ex!.total).toBe('65.00');
-    expect(await page.locator('[data-testid="counts"] [data-count="error"]').textContent()).toBe(String(node.summary.statusCounts.error));
+    expect(await page.locator('[data-testid="counts"] [data-count="error"]').textContent()).toBe(
+      String(node.summary.statusCounts.error),
+    );
   });
 
   it('shows both result tables of an item, with the row counts of the Node evaluation', async () => {

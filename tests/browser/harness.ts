@@ -158,7 +158,9 @@ export function watchPage(page: Page): PageWatch {
  * dashboard; resolves with the run's id.
  */
 export async function waitForDemo(page: Page, timeoutMs = 90_000): Promise<string> {
-  await page.waitForSelector('[data-testid="demo"][data-phase="done"] [data-testid="dashboard"][data-loaded="true"]', { timeout: timeoutMs });
+  await page.waitForSelector('[data-testid="demo"][data-phase="done"] [data-testid="dashboard"][data-loaded="true"]', {
+    timeout: timeoutMs,
+  });
   const runId = await page.getByTestId('dashboard').getAttribute('data-run-id');
   if (!runId) throw new Error('the demo dashboard names no run');
   return runId;
@@ -214,7 +216,10 @@ export async function openItem(page: Page, runId: string, index: number): Promis
  * Evaluates the demo's hostile predictions from the first page (timeout per item in seconds) and
  * resolves with the new run's id once its dashboard shows.
  */
-export async function runHostileDemo(page: Page, opts: { timeoutS: number; readOnly?: boolean; whileRunning?: () => Promise<void> }): Promise<string> {
+export async function runHostileDemo(
+  page: Page,
+  opts: { timeoutS: number; readOnly?: boolean; whileRunning?: () => Promise<void> },
+): Promise<string> {
   await gotoHash(page, '#/');
   await page.getByTestId('hostile-timeout').fill(String(opts.timeoutS));
   await page.getByTestId('hostile-readonly').setChecked(opts.readOnly ?? false);
@@ -222,6 +227,8 @@ export async function runHostileDemo(page: Page, opts: { timeoutS: number; readO
   if (opts.whileRunning) await opts.whileRunning();
   await page.waitForURL(/#\/run\/[^/]+$/, { timeout: 90_000 });
   const runId = decodeURIComponent(/#\/run\/([^/]+)$/.exec(page.url())![1]!);
-  await page.locator(`[data-testid="dashboard"][data-loaded="true"][data-run-id="${runId}"]`).waitFor({ timeout: 90_000 });
+  await page
+    .locator(`[data-testid="dashboard"][data-loaded="true"][data-run-id="${runId}"]`)
+    .waitFor({ timeout: 90_000 });
   return runId;
 }

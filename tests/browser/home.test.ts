@@ -1,6 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { browserSkipReason, gotoHash, suiteTitle, waitForDemo, watchPage, type PageWatch, type StaticServer } from './harness.ts';
+import {
+  browserSkipReason,
+  gotoHash,
+  suiteTitle,
+  waitForDemo,
+  watchPage,
+  type PageWatch,
+  type StaticServer,
+} from './harness.ts';
 import { closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
 
 const GROUPS = ['Data', 'Runs and results', 'Generation', 'Rubrics', 'Analysis'];
@@ -24,7 +32,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
     await page.goto(server.url);
     runId = await waitForDemo(page);
     // Its own context, so its own storage: a first visit on a phone.
-    phone = await (await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })).newPage();
+    phone = await (
+      await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+    ).newPage();
     phoneWatch = watchPage(phone);
     await phone.goto(server.url);
     await waitForDemo(phone);
@@ -47,15 +57,26 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
 
   it('groups the navigation in the order of the journey, each group a labelled list of links', async () => {
     const nav = page.getByRole('navigation', { name: 'Main' });
-    for (const label of GROUPS) expect(await nav.getByRole('list', { name: label, exact: true }).count(), label).toBe(1);
-    expect(await nav.getByRole('list', { name: 'Data', exact: true }).getByRole('link').allTextContents()).toEqual(['Datasets']);
-    expect(await nav.getByRole('list', { name: 'Analysis' }).getByRole('link').allTextContents()).toEqual(['RL', 'Compare', 'Reward hacking']);
+    for (const label of GROUPS)
+      expect(await nav.getByRole('list', { name: label, exact: true }).count(), label).toBe(1);
+    expect(await nav.getByRole('list', { name: 'Data', exact: true }).getByRole('link').allTextContents()).toEqual([
+      'Datasets',
+    ]);
+    expect(await nav.getByRole('list', { name: 'Analysis' }).getByRole('link').allTextContents()).toEqual([
+      'RL',
+      'Compare',
+      'Reward hacking',
+    ]);
     // Every link is visible on a laptop, and the page shown is marked.
     await page.getByTestId('nav-runs').click();
     // The mark follows the route change (a render after the click), so it is waited for.
     await expect.poll(() => page.getByTestId('nav-runs').getAttribute('aria-current')).toBe('page');
-    expect(await nav.getByRole('link').evaluateAll((links) => links.every((a) => (a as HTMLElement).offsetParent !== null))).toBe(true);
-    await page.locator('header.bar').screenshot({ path: await screenshot(page, 'nav-1400x1000.png').then((f) => f.replace('nav-1400x1000.png', 'nav-bar-1400.png')) });
+    expect(
+      await nav.getByRole('link').evaluateAll((links) => links.every((a) => (a as HTMLElement).offsetParent !== null)),
+    ).toBe(true);
+    await page.locator('header.bar').screenshot({
+      path: await screenshot(page, 'nav-1400x1000.png').then((f) => f.replace('nav-1400x1000.png', 'nav-bar-1400.png')),
+    });
     await gotoHash(page, '#/');
   });
 
@@ -73,7 +94,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
     // Each state follows a render after the key press (or the route change): waited for, not read at once.
     await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('true');
     expect(await nav.isVisible()).toBe(true);
-    for (const label of GROUPS) expect(await nav.getByRole('list', { name: label, exact: true }).isVisible(), label).toBe(true);
+    for (const label of GROUPS)
+      expect(await nav.getByRole('list', { name: label, exact: true }).isVisible(), label).toBe(true);
     await screenshot(phone, 'nav-390x844.png');
     // The next Tab is the first group's link (Datasets); following it closes the menu and shows that screen.
     await phone.keyboard.press('Tab');

@@ -13,7 +13,12 @@ import { type AppSession, closeAppAfter, importDataset, openApp } from './workbe
  */
 const QUESTIONS = [
   // 0: a DELETE that scores EX 1 against a gold with no rows, so R-VES times it.
-  { db_id: 'eng', question: 'Which keys are above 100?', query: 'SELECT x FROM k WHERE x > 100', pred: 'DELETE FROM k' },
+  {
+    db_id: 'eng',
+    question: 'Which keys are above 100?',
+    query: 'SELECT x FROM k WHERE x > 100',
+    pred: 'DELETE FROM k',
+  },
   // 1: would read 0 rows had item 0's timing repetitions left the DELETE behind.
   { db_id: 'eng', question: 'How many keys?', query: 'SELECT 3', pred: 'SELECT count(*) FROM k' },
   // 2: a join without its condition over 1 KB texts: 4,000,000 rows, about 8 GB of text.
@@ -30,7 +35,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile SQL against the engine 
     dir = mkdtempSync(path.join(tmpdir(), 'wb-hostile-engine-'));
     mkdirSync(path.join(dir, 'eng'));
     const db = new NativeDatabase(path.join(dir, 'eng', 'eng.sqlite'));
-    db.exec('CREATE TABLE k(x INTEGER); INSERT INTO k VALUES (1), (2), (3); CREATE TABLE t(id INTEGER PRIMARY KEY, s TEXT)');
+    db.exec(
+      'CREATE TABLE k(x INTEGER); INSERT INTO k VALUES (1), (2), (3); CREATE TABLE t(id INTEGER PRIMARY KEY, s TEXT)',
+    );
     const ins = db.prepare('INSERT INTO t VALUES (?, ?)');
     db.transaction(() => {
       for (let i = 1; i <= 2000; i++) ins.run(i, String(i).padStart(1000, 'x'));
@@ -61,11 +68,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile SQL against the engine 
     copyFileSync(path.join(src, 'w.sqlite-wal'), path.join(folder, 'w', 'w.sqlite-wal'));
     live.close();
     expect(statSync(path.join(folder, 'w', 'w.sqlite-wal')).size).toBeGreaterThan(56);
-    writeFileSync(path.join(folder, 'questions.json'), JSON.stringify([{ db_id: 'w', question: 'How many?', query: 'SELECT count(*) FROM t' }]));
+    writeFileSync(
+      path.join(folder, 'questions.json'),
+      JSON.stringify([{ db_id: 'w', question: 'How many?', query: 'SELECT count(*) FROM t' }]),
+    );
 
     const r = await importDataset(page, { kind: 'custom', name: 'wal', folder });
     expect(r.ok).toBe(false);
-    expect(r.message).toMatch(/^Import failed: .*w\/w\.sqlite-wal \([\d,]+ bytes\) may hold committed changes that are not in .*w\/w\.sqlite yet/);
+    expect(r.message).toMatch(
+      /^Import failed: .*w\/w\.sqlite-wal \([\d,]+ bytes\) may hold committed changes that are not in .*w\/w\.sqlite yet/,
+    );
     expect(r.message).toContain('PRAGMA wal_checkpoint(TRUNCATE)');
     expect(await page.getByTestId('dataset-list').locator('li', { hasText: 'wal' }).count()).toBe(0);
   });
@@ -76,14 +88,18 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile SQL against the engine 
 
     await page.getByTestId('nav-runs').click();
     const select = page.getByTestId('run-dataset');
-    await select.selectOption((await select.locator('option', { hasText: 'engine attacks' }).first().getAttribute('value'))!);
+    await select.selectOption(
+      (await select.locator('option', { hasText: 'engine attacks' }).first().getAttribute('value'))!,
+    );
     await page.getByTestId('run-predictions').setInputFiles(path.join(dir, 'preds.sql'));
     await page.getByRole('group', { name: 'Metrics' }).getByLabel(/R-VES/).check();
     await page.getByTestId('run-name').fill('attacks');
     await page.getByTestId('run-start').click();
     // The page keeps rendering frames while the workers evaluate (the work is off the main thread).
     await page.getByTestId('run-progress').waitFor();
-    expect(await page.evaluate(() => new Promise<boolean>((resolve) => requestAnimationFrame(() => resolve(true))))).toBe(true);
+    expect(
+      await page.evaluate(() => new Promise<boolean>((resolve) => requestAnimationFrame(() => resolve(true)))),
+    ).toBe(true);
     const end = page.locator('[data-testid="dashboard"][data-loaded="true"], [data-testid="run-error"]');
     await end.first().waitFor({ timeout: 180_000 });
     expect(await page.getByTestId('run-error').count()).toBe(0);

@@ -6,7 +6,15 @@ import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { idbCounts } from './offline-helpers.ts';
-import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun, spiderGoldRun } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  importDataset,
+  officialCells,
+  openApp,
+  startRun,
+  spiderGoldRun,
+} from './workbench-helpers.ts';
 
 /** concert_singer's questions are the first 45 of Spider dev (positions = question ids). */
 const QUESTIONS = 45;
@@ -45,7 +53,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
   async function pickPredictions(p: string): Promise<string> {
     await page.getByTestId('nav-runs').click();
     const select = page.getByTestId('run-dataset');
-    await select.selectOption((await select.locator('option', { hasText: 'Spider one db' }).first().getAttribute('value'))!);
+    await select.selectOption(
+      (await select.locator('option', { hasText: 'Spider one db' }).first().getAttribute('value'))!,
+    );
     await page.getByTestId('run-predictions').setInputFiles(p);
     const alert = page.getByTestId('new-run').locator('[role="alert"]').first();
     await alert.waitFor();
@@ -63,12 +73,30 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
   closeAppAfter(() => ({ server, browser, watch }));
 
   const sqlite = () => readFileSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite'));
-  const questionsJson = JSON.stringify([{ db_id: 'concert_singer', question: 'How many singers are there in the café?', query: 'SELECT count(*) FROM singer' }]);
+  const questionsJson = JSON.stringify([
+    {
+      db_id: 'concert_singer',
+      question: 'How many singers are there in the café?',
+      query: 'SELECT count(*) FROM singer',
+    },
+  ]);
 
   it.each([
-    ['UTF-16 (a BOM and 2 bytes a character)', () => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(questionsJson, 'utf16le')]), /^Import failed: .*questions\.json is UTF-16 \(little-endian\) text, not UTF-8: save it as UTF-8/],
-    ['Latin-1', () => Buffer.from(questionsJson, 'latin1'), /^Import failed: .*questions\.json is not UTF-8 text \(byte 0xE9 at offset \d+, line 1; Latin-1 or Windows-1252\?\)/],
-    ['100,000 nested [ (truncated)', () => Buffer.from('['.repeat(100_000)), /^Import failed: .*questions\.json:1:100001: not valid JSON: the JSON ends too early/],
+    [
+      'UTF-16 (a BOM and 2 bytes a character)',
+      () => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(questionsJson, 'utf16le')]),
+      /^Import failed: .*questions\.json is UTF-16 \(little-endian\) text, not UTF-8: save it as UTF-8/,
+    ],
+    [
+      'Latin-1',
+      () => Buffer.from(questionsJson, 'latin1'),
+      /^Import failed: .*questions\.json is not UTF-8 text \(byte 0xE9 at offset \d+, line 1; Latin-1 or Windows-1252\?\)/,
+    ],
+    [
+      '100,000 nested [ (truncated)',
+      () => Buffer.from('['.repeat(100_000)),
+      /^Import failed: .*questions\.json:1:100001: not valid JSON: the JSON ends too early/,
+    ],
   ])('a questions file in %s is refused with a clear message, nothing stored changes', async (name, bytes, message) => {
     const sub = `q-${name.replace(/\W+/g, '-')}`;
     const files = [file(`${sub}/questions.json`, bytes()), file(`${sub}/concert_singer.sqlite`, sqlite())];
@@ -83,13 +111,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
     const files = [file('cut/questions.json', questionsJson), file('cut/concert_singer.sqlite', cut)];
     const r = await importDataset(page, { kind: 'custom', name: 'truncated db', files });
     expect(r.ok).toBe(false);
-    expect(r.message).toMatch(/concert_singer\.sqlite: truncated: the file has 12000 bytes, but its header says \d+ pages of \d+ bytes/);
+    expect(r.message).toMatch(
+      /concert_singer\.sqlite: truncated: the file has 12000 bytes, but its header says \d+ pages of \d+ bytes/,
+    );
     await storedIsIntact();
   });
 
   it('a predictions file in Latin-1 is refused when picked; no run starts', async () => {
     const p = file('latin1.sql', Buffer.from(gold.map((g) => `${g.sql} -- café`).join('\n'), 'latin1'));
-    expect(await pickPredictions(p)).toMatch(/^latin1\.sql is not UTF-8 text \(byte 0xE9 at offset \d+, line 1; Latin-1 or Windows-1252\?\): save it as UTF-8/);
+    expect(await pickPredictions(p)).toMatch(
+      /^latin1\.sql is not UTF-8 text \(byte 0xE9 at offset \d+, line 1; Latin-1 or Windows-1252\?\): save it as UTF-8/,
+    );
     expect(await page.getByTestId('run-start').isDisabled()).toBe(true);
     await storedIsIntact();
   });
@@ -103,9 +135,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
   });
 
   it('a completion with HTML, script and a note to the grader is shown as text, runs nothing, and is flagged', async () => {
-    const lines = gold.map((g, i) => JSON.stringify({ question_id: i, completion: i === 0 ? MALICIOUS : `\`\`\`sql\n${g.sql}\n\`\`\`` }));
+    const lines = gold.map((g, i) =>
+      JSON.stringify({ question_id: i, completion: i === 0 ? MALICIOUS : `\`\`\`sql\n${g.sql}\n\`\`\`` }),
+    );
     const p = file('markup.jsonl', lines.join('\n') + '\n');
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: p, name: 'markup', onlyStored: true });
+    const run = await startRun(page, {
+      datasetName: 'Spider one db',
+      predictions: p,
+      name: 'markup',
+      onlyStored: true,
+    });
     expect(run.error).toBeNull();
     await page.goto(server.url + `#/run/${run.runId}/items/0.0`);
     const detail = page.getByTestId('item-detail');
@@ -132,7 +171,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
         new Promise<string[]>((resolve) => {
           const seen: string[] = [];
           document.addEventListener('securitypolicyviolation', (e) => seen.push(e.violatedDirective));
-          document.body.insertAdjacentHTML('beforeend', '<img id="csp-probe" src="data:," onload="window.__pwned = 3">');
+          document.body.insertAdjacentHTML(
+            'beforeend',
+            '<img id="csp-probe" src="data:," onload="window.__pwned = 3">',
+          );
           const s = document.createElement('script');
           s.textContent = 'window.__pwned = 4';
           document.body.appendChild(s);
@@ -149,7 +191,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
   it('a 50 MB predictions file (450 samples of 118 kB completions) does not freeze the page: parsed in a worker', async () => {
     const filler = 'Reasoning about the schema. '.repeat(4200);
     const lines: string[] = [];
-    for (let i = 0; i < QUESTIONS; i++) for (let k = 0; k < 10; k++) lines.push(JSON.stringify({ question_id: i, completion: `${filler}\n\`\`\`sql\n${gold[i]!.sql}\n\`\`\`` }));
+    for (let i = 0; i < QUESTIONS; i++)
+      for (let k = 0; k < 10; k++)
+        lines.push(JSON.stringify({ question_id: i, completion: `${filler}\n\`\`\`sql\n${gold[i]!.sql}\n\`\`\`` }));
     const p = file('big.jsonl', lines.join('\n') + '\n');
     const size = readFileSync(p).length;
     expect(size).toBeGreaterThan(50 * 1024 * 1024);
@@ -166,12 +210,19 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
       setTimeout(tick, 10);
     });
     const t0 = Date.now();
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: p, name: 'fifty megabytes', onlyStored: true });
+    const run = await startRun(page, {
+      datasetName: 'Spider one db',
+      predictions: p,
+      name: 'fifty megabytes',
+      onlyStored: true,
+    });
     const ms = Date.now() - t0;
     expect(run.error).toBeNull();
     expect((await officialCells(page)).ex!.total).toBe('100.00');
     const gap = await page.evaluate(() => (window as unknown as { __gap: number }).__gap);
-    process.stderr.write(`[hostile] 50 MB predictions (${size} bytes): picked, paired and evaluated in ${ms} ms; longest main-thread stall ${Math.round(gap)} ms\n`);
+    process.stderr.write(
+      `[hostile] 50 MB predictions (${size} bytes): picked, paired and evaluated in ${ms} ms; longest main-thread stall ${Math.round(gap)} ms\n`,
+    );
     before = { ...before, runs: before.runs + 1 };
     await storedIsIntact();
   }, 180_000);

@@ -5,10 +5,26 @@ import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, downloadFrom, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  downloadFrom,
+  importDataset,
+  officialCells,
+  openApp,
+  startRun,
+} from './workbench-helpers.ts';
 
-interface CliItem { index: number; ex: 0 | 1; status: string; error: string | null }
-interface CliReport { summary: { by_difficulty: Record<string, { ex: number }> }; items: CliItem[] }
+interface CliItem {
+  index: number;
+  ex: 0 | 1;
+  status: string;
+  error: string | null;
+}
+interface CliReport {
+  summary: { by_difficulty: Record<string, { ex: number }> };
+  items: CliItem[];
+}
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
 const GOLD = sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql');
@@ -28,7 +44,19 @@ const HOSTILE: Record<string, string> = {
 
 async function cliEval(predictions: string): Promise<CliReport> {
   const out = tempFile('out.json');
-  const run = await runCli(['eval', '--predictions', predictions, '--gold', GOLD, '--db-root', DB_ROOT, '--dataset', QUESTIONS, '--out', out]);
+  const run = await runCli([
+    'eval',
+    '--predictions',
+    predictions,
+    '--gold',
+    GOLD,
+    '--db-root',
+    DB_ROOT,
+    '--dataset',
+    QUESTIONS,
+    '--out',
+    out,
+  ]);
   if (run.code !== 0) throw new Error(`the CLI failed: ${run.stderr}`);
   return readJson<CliReport>(out);
 }
@@ -43,8 +71,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('isolation of executions in the 
   let hostileFile: string;
 
   beforeAll(async () => {
-    const preds = JSON.parse(readSharedText('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json')) as Record<string, string>;
-    for (const [k, sql] of Object.entries(HOSTILE)) preds[k] = `${sql}\t----- bird -----\t${preds[k]!.split('\t----- bird -----\t')[1]}`;
+    const preds = JSON.parse(
+      readSharedText('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
+    ) as Record<string, string>;
+    for (const [k, sql] of Object.entries(HOSTILE))
+      preds[k] = `${sql}\t----- bird -----\t${preds[k]!.split('\t----- bird -----\t')[1]}`;
     hostileFile = tempFile('hostile-gpt-4o.json');
     writeFileSync(hostileFile, JSON.stringify(preds));
     const reference = cliEval(PREDICTIONS);
@@ -56,15 +87,26 @@ describe.skipIf(browserSkipReason())(suiteTitle('isolation of executions in the 
   closeAppAfter(() => ({ server, browser, watch }));
 
   it('every item but the hostile ones has the verdict it has without them; those end refused or over budget', async () => {
-    expect((await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(true);
-    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: hostileFile, name: 'gpt-4o with hostile neighbours', onlyStored: true });
+    expect((await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(
+      true,
+    );
+    const run = await startRun(page, {
+      datasetName: 'BIRD mini-dev',
+      predictions: hostileFile,
+      name: 'gpt-4o with hostile neighbours',
+      onlyStored: true,
+    });
     expect(run.error).toBeNull();
     await page.getByTestId('nav-runs').click();
-    const file = JSON.parse((await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text) as RunFile;
+    const file = JSON.parse(
+      (await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text,
+    ) as RunFile;
     const scored = file.samples.filter((s) => s.status !== 'missing-db');
     expect(scored).toHaveLength(140);
     const cleanEx = new Map(clean.items.filter((i) => i.status !== 'missing-db').map((i) => [i.index, i.ex]));
-    const differing = scored.filter((s) => !(String(s.index) in HOSTILE) && s.ex !== cleanEx.get(s.index)).map((s) => s.index);
+    const differing = scored
+      .filter((s) => !(String(s.index) in HOSTILE) && s.ex !== cleanEx.get(s.index))
+      .map((s) => s.index);
     expect(differing).toEqual([]);
     const hostile = Object.fromEntries(scored.filter((s) => String(s.index) in HOSTILE).map((s) => [s.index, s.error]));
     expect(hostile[30]).toMatch(/^prediction: PRAGMA hard_heap_limit changes the state of the whole SQL worker/);
@@ -76,6 +118,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('isolation of executions in the 
     await page.goto(server.url + `#/run/${run.runId}`);
     await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
     expect((await officialCells(page)).ex!.total).toBe(formatFixed2(((cleanCorrect - lost) / 140) * 100));
-    console.log(`app: EX ${formatFixed2(((cleanCorrect - lost) / 140) * 100)} with 3 hostile predictions (clean ${formatFixed2(clean.summary.by_difficulty.total!.ex)}); 137 other items unchanged`);
+    console.log(
+      `app: EX ${formatFixed2(((cleanCorrect - lost) / 140) * 100)} with 3 hostile predictions (clean ${formatFixed2(clean.summary.by_difficulty.total!.ex)}); 137 other items unchanged`,
+    );
   }, 600_000);
 });

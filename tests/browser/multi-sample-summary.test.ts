@@ -4,9 +4,22 @@ import { formatFixed2 } from '../../src/core/eval/report.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, officialCells, openApp, screenshot, startRun, importBirdMiniDev } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  officialCells,
+  openApp,
+  screenshot,
+  startRun,
+  importBirdMiniDev,
+} from './workbench-helpers.ts';
 
-interface BirdQuestion { question_id: number; db_id: string; SQL: string; difficulty: string }
+interface BirdQuestion {
+  question_id: number;
+  db_id: string;
+  SQL: string;
+  difficulty: string;
+}
 
 const STORED = new Set(['superhero', 'student_club', 'toxicology']);
 const WRONG = ["SELECT 'not the answer'", 'SELEC broken'];
@@ -51,8 +64,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
     const file = writeRollouts();
     const out = tempFile('unequal.json');
     const cli = await runCli([
-      'eval', '--predictions', file, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), '--db-root', sharedData('bird', 'databases'), '--out', out,
+      'eval',
+      '--predictions',
+      file,
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--db-root',
+      sharedData('bird', 'databases'),
+      '--out',
+      out,
     ]);
     expect(cli.code, cli.stderr).toBe(0);
     const summary = readJson(out).summary;
@@ -78,14 +100,33 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
     expect(cli.stdout).toContain(note!);
     expect(note).toMatch(/^n = 2 to 6 samples per question \(54 samples\)/);
   });
-  it('shows the CLI\'s pairing finding for a BIRD file with keys sorted as text when it is chosen, and refuses to run it', async () => {
+  it("shows the CLI's pairing finding for a BIRD file with keys sorted as text when it is chosen, and refuses to run it", async () => {
     const name = 'predict_mini_dev_gpt-4-o_cot_SQLite.json';
-    const obj = JSON.parse(readFileSync(sharedData('bird', 'predictions', 'TA_output', name), 'utf8')) as Record<string, string>;
+    const obj = JSON.parse(readFileSync(sharedData('bird', 'predictions', 'TA_output', name), 'utf8')) as Record<
+      string,
+      string
+    >;
     const file = tempFile(name);
-    writeFileSync(file, '{' + Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`).join(',\n') + '}');
+    writeFileSync(
+      file,
+      '{' +
+        Object.keys(obj)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`)
+          .join(',\n') +
+        '}',
+    );
     const cli = await runCli([
-      'eval', '--predictions', file, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), '--db-root', sharedData('bird', 'databases'), '--strict',
+      'eval',
+      '--predictions',
+      file,
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--db-root',
+      sharedData('bird', 'databases'),
+      '--strict',
     ]);
     expect(cli.code).toBe(2);
     const cliMessage = /keys are not at their own position[^\n]*?numeric order/.exec(cli.stderr)?.[0];
@@ -93,7 +134,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
 
     await page.getByTestId('nav-runs').click();
     const select = page.getByTestId('run-dataset');
-    await select.selectOption((await select.locator('option', { hasText: 'BIRD mini-dev' }).first().getAttribute('value'))!);
+    await select.selectOption(
+      (await select.locator('option', { hasText: 'BIRD mini-dev' }).first().getAttribute('value'))!,
+    );
     await page.getByTestId('run-predictions').setInputFiles(file);
     const finding = page.locator('[data-testid="pairing-findings"] li[data-code="key-order"]');
     await finding.waitFor();

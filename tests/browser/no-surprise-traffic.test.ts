@@ -30,12 +30,19 @@ class RequestLog {
     // Workers are child targets of the page: attach to each (non-flat sessions) and enable its Network domain.
     this.cdp = await context.newCDPSession(page);
     this.cdp.on('Target.attachedToTarget', (e: { sessionId: string; targetInfo: { type: string } }) => {
-      void this.cdp!.send('Target.sendMessageToTarget', { sessionId: e.sessionId, message: JSON.stringify({ id: this.nextId++, method: 'Network.enable' }) }).catch(() => undefined);
-      void this.cdp!.send('Target.sendMessageToTarget', { sessionId: e.sessionId, message: JSON.stringify({ id: this.nextId++, method: 'Runtime.runIfWaitingForDebugger' }) }).catch(() => undefined);
+      void this.cdp!.send('Target.sendMessageToTarget', {
+        sessionId: e.sessionId,
+        message: JSON.stringify({ id: this.nextId++, method: 'Network.enable' }),
+      }).catch(() => undefined);
+      void this.cdp!.send('Target.sendMessageToTarget', {
+        sessionId: e.sessionId,
+        message: JSON.stringify({ id: this.nextId++, method: 'Runtime.runIfWaitingForDebugger' }),
+      }).catch(() => undefined);
     });
     this.cdp.on('Target.receivedMessageFromTarget', (e: { message: string }) => {
       const msg = JSON.parse(e.message) as { method?: string; params?: { request?: { url: string } } };
-      if (msg.method === 'Network.requestWillBeSent' && msg.params?.request) this.push({ source: 'worker-cdp', url: msg.params.request.url });
+      if (msg.method === 'Network.requestWillBeSent' && msg.params?.request)
+        this.push({ source: 'worker-cdp', url: msg.params.request.url });
     });
     await this.cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
   }
@@ -68,11 +75,18 @@ describe.skipIf(browserSkipReason())(suiteTitle('no request leaves the origin du
     await log.attach(context, page);
     await page.goto(server.url + '#/datasets');
     await waitForServiceWorker(page);
-    expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
+    expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(
+      true,
+    );
 
     log.clear();
     const before = server.requests.length;
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'replay', onlyStored: true });
+    const run = await startRun(page, {
+      datasetName: 'Spider one db',
+      predictions: sharedData('spider', 'dev_gold.sql'),
+      name: 'replay',
+      onlyStored: true,
+    });
     expect(run.error).toBeNull();
     expect(Number((await officialCells(page)).count!.total)).toBeGreaterThan(0);
     during = [...log.entries];
@@ -81,17 +95,23 @@ describe.skipIf(browserSkipReason())(suiteTitle('no request leaves the origin du
 
   closeAppAfter(() => ({ server, browser, watch }));
   afterAll(() => {
-    process.stderr.write(`[traffic] ${during.length} requests logged during the evaluation: ${JSON.stringify([...new Set(during.map((e) => `${e.source} ${new URL(e.url).pathname}`))])}\n`);
+    process.stderr.write(
+      `[traffic] ${during.length} requests logged during the evaluation: ${JSON.stringify([...new Set(during.map((e) => `${e.source} ${new URL(e.url).pathname}`))])}\n`,
+    );
   });
 
   it('logs the workers’ own requests, so the log can see them (the SQL worker fetching its WebAssembly)', () => {
     // Over the whole session: the app may have started its SQL workers before the run began.
-    expect(log.all.some((e) => e.source === 'worker-cdp' && /\/assets\/sql-wasm-browser-[\w-]+\.wasm$/.test(e.url))).toBe(true);
+    expect(
+      log.all.some((e) => e.source === 'worker-cdp' && /\/assets\/sql-wasm-browser-[\w-]+\.wasm$/.test(e.url)),
+    ).toBe(true);
     expect(log.all.some((e) => /\/assets\/sql\.worker-[\w-]+\.js$/.test(e.url))).toBe(true);
   });
 
   it('every request of the page, its workers and the service worker stays on the app’s origin', () => {
-    const outside = during.filter((e) => !e.url.startsWith('blob:') && !e.url.startsWith('data:') && new URL(e.url).origin !== origin);
+    const outside = during.filter(
+      (e) => !e.url.startsWith('blob:') && !e.url.startsWith('data:') && new URL(e.url).origin !== origin,
+    );
     expect(outside).toEqual([]);
   });
 
@@ -120,7 +140,9 @@ const startCannedModelServer = (): Promise<OpenAiServer> =>
   });
 
 describe.skipIf(browserSkipReason())(
-  suiteTitle('no request leaves the origin or the configured endpoint during a generation run (OpenAI-compatible engine on a canned-completions test double for a model)'),
+  suiteTitle(
+    'no request leaves the origin or the configured endpoint during a generation run (OpenAI-compatible engine on a canned-completions test double for a model)',
+  ),
   () => {
     let server: StaticServer;
     let model: OpenAiServer;
@@ -144,7 +166,9 @@ describe.skipIf(browserSkipReason())(
       await log.attach(context, page);
       await page.goto(server.url + '#/datasets');
       await waitForServiceWorker(page);
-      expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
+      expect(
+        (await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok,
+      ).toBe(true);
 
       // From choosing the engine to the finished run's dashboard.
       log.clear();
@@ -155,7 +179,10 @@ describe.skipIf(browserSkipReason())(
       await page.getByTestId('openai-url').fill(model.url);
       await page.getByTestId('openai-model').fill(CANNED_MODEL);
       await page.getByTestId('engine-load').click();
-      await page.getByTestId('engine-loaded').filter({ hasText: `openai · ${CANNED_MODEL}` }).waitFor({ timeout: 30_000 });
+      await page
+        .getByTestId('engine-loaded')
+        .filter({ hasText: `openai · ${CANNED_MODEL}` })
+        .waitFor({ timeout: 30_000 });
       await page.getByTestId('gen-subset').selectOption('first');
       await page.getByTestId('gen-first-n').fill('5');
       await page.getByTestId('gen-n').fill('2');
@@ -169,22 +196,33 @@ describe.skipIf(browserSkipReason())(
 
     closeAppAfter(() => ({ server, browser, watch }));
     afterAll(async () => {
-      process.stderr.write(`[traffic] ${during.length} requests logged during the generation run: ${JSON.stringify([...new Set(during.map((e) => `${e.source} ${e.url.startsWith(origin) ? '' : new URL(e.url).origin}${new URL(e.url).pathname}`))])}\n`);
+      process.stderr.write(
+        `[traffic] ${during.length} requests logged during the generation run: ${JSON.stringify([...new Set(during.map((e) => `${e.source} ${e.url.startsWith(origin) ? '' : new URL(e.url).origin}${new URL(e.url).pathname}`))])}\n`,
+      );
       await model?.close();
     });
 
     it('the run was generated by the configured endpoint: it received the model check and one completion request per question', () => {
       expect(model.requests.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual(['/v1/models']);
-      expect(model.requests.filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(Array(5).fill('/v1/chat/completions'));
+      expect(model.requests.filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(
+        Array(5).fill('/v1/chat/completions'),
+      );
       expect(model.requests.every((r) => ['/v1/models', '/v1/chat/completions'].includes(r.path))).toBe(true);
       // The log sees those cross-origin requests too: it would see any other.
       expect(during.some((e) => e.url === `${model.url}/v1/chat/completions`)).toBe(true);
     });
 
     it('every request of the page, its workers and the service worker goes to the app’s origin or the configured endpoint', () => {
-      const outside = during.filter((e) => !e.url.startsWith('blob:') && !e.url.startsWith('data:') && ![origin, endpointOrigin].includes(new URL(e.url).origin));
+      const outside = during.filter(
+        (e) =>
+          !e.url.startsWith('blob:') &&
+          !e.url.startsWith('data:') &&
+          ![origin, endpointOrigin].includes(new URL(e.url).origin),
+      );
       expect(outside).toEqual([]);
-      const toEndpoint = during.filter((e) => new URL(e.url).origin === endpointOrigin).map((e) => new URL(e.url).pathname);
+      const toEndpoint = during
+        .filter((e) => new URL(e.url).origin === endpointOrigin)
+        .map((e) => new URL(e.url).pathname);
       expect([...new Set(toEndpoint)].sort()).toEqual(['/v1/chat/completions', '/v1/models']);
     });
 

@@ -12,7 +12,10 @@ import { sharedData } from '../helpers/shared-data.ts';
 export function spiderOneDbFolder(): string {
   const root = path.join(mkdtempSync(path.join(tmpdir(), 'wb-offline-')), 'spider');
   for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(root, f));
-  cpSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite'), path.join(root, 'database', 'concert_singer', 'concert_singer.sqlite'));
+  cpSync(
+    sharedData('spider', 'concert_singer', 'concert_singer.sqlite'),
+    path.join(root, 'database', 'concert_singer', 'concert_singer.sqlite'),
+  );
   return root;
 }
 
@@ -54,7 +57,10 @@ export function longQuestionsFolder(count: number, questionChars: number): strin
  * navigator.storage.estimate() is no use here: Chromium reports usage + 10 GiB as the quota,
  * whatever the real or overridden quota is.)
  */
-export async function originStorage(cdp: CDPSession, origin: string): Promise<{ usage: number; quota: number; overrideActive: boolean; indexedDb: number }> {
+export async function originStorage(
+  cdp: CDPSession,
+  origin: string,
+): Promise<{ usage: number; quota: number; overrideActive: boolean; indexedDb: number }> {
   const r = (await cdp.send('Storage.getUsageAndQuota', { origin })) as {
     usage: number;
     quota: number;
@@ -83,7 +89,9 @@ export async function waitForServiceWorker(page: Page, timeoutMs = 60_000): Prom
 }
 
 /** What the service worker's caches hold: entries and bytes per cache. */
-export async function cachedBytes(page: Page): Promise<Record<string, { entries: number; bytes: number; urls: string[] }>> {
+export async function cachedBytes(
+  page: Page,
+): Promise<Record<string, { entries: number; bytes: number; urls: string[] }>> {
   return page.evaluate(async () => {
     const out: Record<string, { entries: number; bytes: number; urls: string[] }> = {};
     for (const name of await caches.keys()) {
@@ -98,7 +106,9 @@ export async function cachedBytes(page: Page): Promise<Record<string, { entries:
 }
 
 /** Raw counts of the app's IndexedDB stores (what a half-written import would leave behind). */
-export async function idbCounts(page: Page): Promise<{ datasets: number; databases: number; chunks: number; runs: number; chunkShas: string[] }> {
+export async function idbCounts(
+  page: Page,
+): Promise<{ datasets: number; databases: number; chunks: number; runs: number; chunkShas: string[] }> {
   return page.evaluate(
     () =>
       new Promise((resolve, reject) => {

@@ -3,7 +3,14 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
-import { browserSkipReason, builtAppDir, suiteTitle, waitForDemo, type PageWatch, type StaticServer } from './harness.ts';
+import {
+  browserSkipReason,
+  builtAppDir,
+  suiteTitle,
+  waitForDemo,
+  type PageWatch,
+  type StaticServer,
+} from './harness.ts';
 import { cachedBytes, waitForServiceWorker } from './offline-helpers.ts';
 import { closeAppAfter, officialCells, openApp, startRun, spiderGoldRun } from './workbench-helpers.ts';
 
@@ -47,20 +54,38 @@ describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (servic
   // (The server was stopped by the test; closing it again is harmless.)
   closeAppAfter(() => ({ server, browser, watch }));
   afterAll(() => {
-    process.stderr.write(`[offline] precache ${JSON.stringify(Object.fromEntries(Object.entries(precache ?? {}).map(([k, v]) => [k, { entries: v.entries, bytes: v.bytes }])))}; offline reload to the runs list ${offlineLoadMs} ms\n`);
+    process.stderr.write(
+      `[offline] precache ${JSON.stringify(Object.fromEntries(Object.entries(precache ?? {}).map(([k, v]) => [k, { entries: v.entries, bytes: v.bytes }])))}; offline reload to the runs list ${offlineLoadMs} ms\n`,
+    );
   });
 
   it('precaches the app shell, the worker bundles, sql.js and wllama WebAssembly and the demo, but not web-llm or source maps', () => {
     const name = Object.keys(precache).find((n) => n.startsWith('workbox-precache'))!;
     const urls = precache[name]!.urls;
-    for (const re of [/\/index\.html$/, /\/assets\/index-[\w-]+\.js$/, /\/assets\/sql\.worker-[\w-]+\.js$/, /\/assets\/import\.worker-[\w-]+\.js$/, /\/assets\/sql-wasm-browser-[\w-]+\.wasm$/, /\/assets\/DashboardPage-[\w-]+\.js$/, /\/demo\/city_library\/city_library\.sqlite$/, /\/manifest\.webmanifest$/, /\/icons\/icon-512\.png$/]) {
-      expect(urls.some((u) => re.test(u)), String(re)).toBe(true);
+    for (const re of [
+      /\/index\.html$/,
+      /\/assets\/index-[\w-]+\.js$/,
+      /\/assets\/sql\.worker-[\w-]+\.js$/,
+      /\/assets\/import\.worker-[\w-]+\.js$/,
+      /\/assets\/sql-wasm-browser-[\w-]+\.wasm$/,
+      /\/assets\/DashboardPage-[\w-]+\.js$/,
+      /\/demo\/city_library\/city_library\.sqlite$/,
+      /\/manifest\.webmanifest$/,
+      /\/icons\/icon-512\.png$/,
+    ]) {
+      expect(
+        urls.some((u) => re.test(u)),
+        String(re),
+      ).toBe(true);
     }
     expect(urls.some((u) => u.endsWith('.map'))).toBe(false);
     // wllama's WebAssembly and worker when the app bundles them; JavaScript over 2 MiB (web-llm) is cached on first use instead.
     const built = readdirSync(path.join(builtAppDir(), 'assets'));
-    for (const f of built.filter((f) => /^wllama.*\.(wasm|js)$/.test(f) || /^sql-wasm.*\.wasm$/.test(f))) expect(urls, f).toContain(`/assets/${f}`);
-    const big = built.filter((f) => f.endsWith('.js') && statSync(path.join(builtAppDir(), 'assets', f)).size > 2 * 1024 * 1024);
+    for (const f of built.filter((f) => /^wllama.*\.(wasm|js)$/.test(f) || /^sql-wasm.*\.wasm$/.test(f)))
+      expect(urls, f).toContain(`/assets/${f}`);
+    const big = built.filter(
+      (f) => f.endsWith('.js') && statSync(path.join(builtAppDir(), 'assets', f)).size > 2 * 1024 * 1024,
+    );
     for (const f of big) expect(urls, f).not.toContain(`/assets/${f}`);
     expect(precache[name]!.bytes).toBeLessThan(16 * 1024 * 1024);
   });
@@ -81,7 +106,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (servic
     await page.getByTestId('nav-datasets').click();
     await page.getByTestId('dataset-list').locator('li a').first().click();
     await page.getByTestId('dataset-card').getByTestId('db-table').waitFor();
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'offline', onlyStored: true });
+    const run = await startRun(page, {
+      datasetName: 'Spider one db',
+      predictions: sharedData('spider', 'dev_gold.sql'),
+      name: 'offline',
+      onlyStored: true,
+    });
     expect(run.error).toBeNull();
     expect(run.runId).not.toBe(runId);
     expect((await officialCells(page)).ex!.total).toBe(exTotal);
@@ -95,8 +125,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (servic
   });
 
   it('is installable: a manifest with a name, a start URL, standalone display and 192/512 px icons', async () => {
-    const manifest = await page.evaluate(async () => (await fetch(document.querySelector<HTMLLinkElement>('link[rel="manifest"]')!.href)).json());
-    expect(manifest).toMatchObject({ name: expect.any(String), short_name: expect.any(String), start_url: './', display: 'standalone' });
+    const manifest = await page.evaluate(async () =>
+      (await fetch(document.querySelector<HTMLLinkElement>('link[rel="manifest"]')!.href)).json(),
+    );
+    expect(manifest).toMatchObject({
+      name: expect.any(String),
+      short_name: expect.any(String),
+      start_url: './',
+      display: 'standalone',
+    });
     const sizes = (manifest.icons as Array<{ sizes: string; purpose?: string }>).map((i) => i.sizes);
     expect(sizes).toEqual(expect.arrayContaining(['192x192', '512x512']));
     expect(manifest.icons.some((i: { purpose?: string }) => i.purpose === 'maskable')).toBe(true);

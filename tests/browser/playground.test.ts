@@ -14,7 +14,15 @@ import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, gotoHash, suiteTitle, waitForDemo } from './harness.ts';
 import { type AppSession, closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
 
-interface CliItem { index: number; sample: number; ex: number; soft_f1: number | null; ts?: number | null; mutated_db: boolean; status: string }
+interface CliItem {
+  index: number;
+  sample: number;
+  ex: number;
+  soft_f1: number | null;
+  ts?: number | null;
+  mutated_db: boolean;
+  status: string;
+}
 
 const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'mini_dev_sqlite.json');
 const Q = 719;
@@ -29,7 +37,10 @@ const ATTEMPTS = [
 
 /** Waits until the verdict shown is for the editor's SQL and nothing runs. */
 async function settled(page: Page): Promise<void> {
-  await page.waitForSelector('[data-testid="playground"][data-running="false"] [data-testid="attempt-verdict"][data-stale="false"]', { timeout: 180_000 });
+  await page.waitForSelector(
+    '[data-testid="playground"][data-running="false"] [data-testid="attempt-verdict"][data-stale="false"]',
+    { timeout: 180_000 },
+  );
 }
 
 async function typeSql(page: Page, sql: string): Promise<void> {
@@ -50,16 +61,33 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     writeFileSync(preds, ATTEMPTS.map((sql) => JSON.stringify({ question_id: Q, sql })).join('\n') + '\n');
     const out = tempFile('playground-cli.json');
     const run = await runCli([
-      'eval', '--predictions', preds, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--db-root', sharedData('bird', 'databases'), '--metrics', 'ex,soft-f1,ts', '--workers', '1', '--out', out,
+      'eval',
+      '--predictions',
+      preds,
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--db-root',
+      sharedData('bird', 'databases'),
+      '--metrics',
+      'ex,soft-f1,ts',
+      '--workers',
+      '1',
+      '--out',
+      out,
     ]);
     expect(run.code, run.stderr).toBe(0);
-    cli = readJson<{ items: CliItem[] }>(out).items.filter((i) => i.status !== 'missing-db').sort((a, b) => a.sample - b.sample);
+    cli = readJson<{ items: CliItem[] }>(out)
+      .items.filter((i) => i.status !== 'missing-db')
+      .sort((a, b) => a.sample - b.sample);
     expect(cli).toHaveLength(ATTEMPTS.length);
 
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
-    expect((await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(true);
+    expect((await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(
+      true,
+    );
   }, 400_000);
 
   closeAppAfter(() => ({ server, browser, watch }));
@@ -87,7 +115,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     expect(await page.getByTestId('score-read-only').getAttribute('data-value')).toBe('0');
     expect(await page.getByTestId('attempt-changes').textContent()).toMatch(/main\.superhero: \d+ → 0 rows/);
     expect(await page.getByTestId('attempt-flags').locator('[data-class="delete-table"]').count()).toBe(1);
-    expect(await page.getByTestId('attempt-rubric').locator('[data-check="no-write"]').getAttribute('data-met')).toBe('false');
+    expect(await page.getByTestId('attempt-rubric').locator('[data-check="no-write"]').getAttribute('data-met')).toBe(
+      'false',
+    );
     await screenshot(page, 'playground-1400.png', true);
 
     // The TEXT count is explained as a type difference, the float as digits.
@@ -130,8 +160,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     expect(Number(await page.getByTestId('playground').getAttribute('data-cancelled'))).toBeGreaterThan(before);
     expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe('1');
     expect(await page.getByTestId('pg-error').count()).toBe(0);
-    const longest = await page.evaluate(() => Math.max(0, ...(window as unknown as { __longTasks: number[] }).__longTasks));
-    process.stderr.write(`[playground] longest main-thread task while typing ${gold.length} characters: ${Math.round(longest)} ms\n`);
+    const longest = await page.evaluate(() =>
+      Math.max(0, ...(window as unknown as { __longTasks: number[] }).__longTasks),
+    );
+    process.stderr.write(
+      `[playground] longest main-thread task while typing ${gold.length} characters: ${Math.round(longest)} ms\n`,
+    );
   }, 300_000);
 
   it('keeps an attempt as a sample of the scratch run, which opens in the explorer', async () => {
@@ -141,7 +175,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     const item = page.getByTestId('item-detail');
     await item.waitFor({ timeout: 60_000 });
     expect(await item.getAttribute('data-ex')).toBe('1');
-    expect(await item.locator('[data-testid="item-question"]').textContent()).toBe(questions.find((q) => q.questionId === Q)!.question);
+    expect(await item.locator('[data-testid="item-question"]').textContent()).toBe(
+      questions.find((q) => q.questionId === Q)!.question,
+    );
     // Opened from the explorer, the playground is prefilled with the stored SQL.
     await page.getByTestId('open-playground').click();
     await settled(page);
@@ -164,7 +200,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       const rows = page.getByTestId('tour').locator('tbody tr');
       const n = await rows.count();
       expect(n).toBeGreaterThanOrEqual(7);
-      await expect.poll(async () => (await rows.evaluateAll((trs) => trs.filter((tr) => tr.getAttribute('data-ex') !== '').length)), { timeout: 300_000 }).toBe(n);
+      await expect
+        .poll(
+          async () => await rows.evaluateAll((trs) => trs.filter((tr) => tr.getAttribute('data-ex') !== '').length),
+          { timeout: 300_000 },
+        )
+        .toBe(n);
       // The gold wins; the DELETE wins officially on an empty result and loses read-only; DROP TABLE never wins.
       expect(await page.locator('[data-step="gold"]').getAttribute('data-ex')).toBe('1');
       expect(await page.locator('[data-step="drop-table"]').getAttribute('data-ex')).toBe('0');

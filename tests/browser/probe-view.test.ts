@@ -8,7 +8,10 @@ import { browserSkipReason, suiteTitle } from './harness.ts';
 import { spiderOneDbFolder } from './offline-helpers.ts';
 import { type AppSession, closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
 
-interface CliProbe { questions: number; exploits: Array<{ id: string; variants: number; official: { won: number }; read_only: { won: number } }> }
+interface CliProbe {
+  questions: number;
+  exploits: Array<{ id: string; variants: number; official: { won: number }; read_only: { won: number } }>;
+}
 
 /** The probe screen gives the CLI's counts on the same questions and database. */
 describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen'), () => {
@@ -18,15 +21,32 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
   beforeAll(async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'wb-probe-'));
     mkdirSync(path.join(root, 'concert_singer'));
-    symlinkSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite'), path.join(root, 'concert_singer', 'concert_singer.sqlite'));
+    symlinkSync(
+      sharedData('spider', 'concert_singer', 'concert_singer.sqlite'),
+      path.join(root, 'concert_singer', 'concert_singer.sqlite'),
+    );
     const out = tempFile('probe.json');
-    const run = await runCli(['probe', '--gold', sharedData('spider', 'dev_gold.sql'), '--dataset', sharedData('spider', 'dev.json'), '--db-root', root, '--workers', '1', '--out', out]);
+    const run = await runCli([
+      'probe',
+      '--gold',
+      sharedData('spider', 'dev_gold.sql'),
+      '--dataset',
+      sharedData('spider', 'dev.json'),
+      '--db-root',
+      root,
+      '--workers',
+      '1',
+      '--out',
+      out,
+    ]);
     expect(run.code).toBe(0);
     cli = readJson<CliProbe>(out);
 
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
-    expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
+    expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(
+      true,
+    );
   }, 300_000);
 
   closeAppAfter(() => ({ server, browser, watch }));
@@ -39,7 +59,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
     await page.getByTestId('probe-start').click();
     const table = page.getByTestId('probe-table');
     await table.waitFor({ timeout: 180_000 });
-    expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toBe(`Spider one db: ${cli.questions} questions probed`);
+    expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toBe(
+      `Spider one db: ${cli.questions} questions probed`,
+    );
     expect(cli.questions).toBe(45);
     for (const e of cli.exploits) {
       const row = table.locator(`tr[data-exploit="${e.id}"]`);

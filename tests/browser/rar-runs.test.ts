@@ -25,7 +25,11 @@ import { closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
 const DATASET = path.join(ROOT, 'public/rubrics/example-rar.jsonl');
 const rows = parseRarJsonl(readFileSync(DATASET, 'utf8'), 'example-rar.jsonl');
 const answers = new Map<string, string[]>();
-for (const j of pairCompletions(readFileSync(path.join(ROOT, 'public/rubrics/example-completions.jsonl'), 'utf8'), 'c.jsonl', rows)) {
+for (const j of pairCompletions(
+  readFileSync(path.join(ROOT, 'public/rubrics/example-completions.jsonl'), 'utf8'),
+  'c.jsonl',
+  rows,
+)) {
   answers.set(j.row.question, [...(answers.get(j.row.question) ?? []), j.completion]);
 }
 
@@ -41,7 +45,10 @@ function answer(body: ChatBody): string {
   const bad = /probably|air bubbles|I do not know/.test(response);
   if (user.includes('<criterion>')) {
     const pitfall = /Pitfall/i.test(/<criterion>\n([\s\S]*?)\n<\/criterion>/.exec(user)?.[1] ?? '');
-    return JSON.stringify({ criteria_met: bad ? pitfall : !pitfall, explanation: `recorded: ${bad ? 'weak' : 'sound'} answer` });
+    return JSON.stringify({
+      criteria_met: bad ? pitfall : !pitfall,
+      explanation: `recorded: ${bad ? 'weak' : 'sound'} answer`,
+    });
   }
   if (user.includes('<rubric>')) return `{"score": ${bad ? 2 : 9}, "explanation": "recorded"}`;
   return `{"score": ${bad ? 3 : 8}, "explanation": "recorded"}`;
@@ -71,8 +78,18 @@ async function shownSamples(page: Page): Promise<Shown[]> {
   return page.$$eval('[data-testid="rar-samples"] tbody tr', (trs) =>
     trs.map((tr) => ({
       key: (tr as HTMLElement).dataset.key!,
-      agg: Object.fromEntries([...tr.querySelectorAll<HTMLElement>('td[data-agg]')].map((td) => [td.dataset.agg!, td.firstChild?.textContent?.trim() ?? ''])),
-      items: Object.fromEntries([...tr.querySelectorAll<HTMLElement>('li[data-item]')].map((li) => [li.dataset.item!, { status: li.dataset.status!, met: li.dataset.met! }])),
+      agg: Object.fromEntries(
+        [...tr.querySelectorAll<HTMLElement>('td[data-agg]')].map((td) => [
+          td.dataset.agg!,
+          td.firstChild?.textContent?.trim() ?? '',
+        ]),
+      ),
+      items: Object.fromEntries(
+        [...tr.querySelectorAll<HTMLElement>('li[data-item]')].map((li) => [
+          li.dataset.item!,
+          { status: li.dataset.status!, met: li.dataset.met! },
+        ]),
+      ),
     })),
   );
 }
@@ -98,7 +115,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
 
   async function waitOpen(name: string): Promise<string> {
     const row = page.locator(`[data-testid="rar-runs"] tr[data-name="${name}"]`);
-    await expect.poll(async () => (await row.count()) > 0 ? await row.locator('[data-col="status"]').textContent() : '', { timeout: 90_000 }).toBe('done');
+    await expect
+      .poll(async () => ((await row.count()) > 0 ? await row.locator('[data-col="status"]').textContent() : ''), {
+        timeout: 90_000,
+      })
+      .toBe('done');
     const id = (await row.getAttribute('data-run'))!;
     await page.locator(`[data-testid="rar-open"][data-run="${id}"]`).waitFor({ timeout: 30_000 });
     return id;
@@ -113,9 +134,19 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
     await judgeEngine.load({ id: 'recorded-judge', source: models.url });
     const out: RarSample[] = [];
     await runRar({
-      rows, samples: 2, policy: { kind: 'engine', engine: policy, params: { n: 2, temperature: 0.7, topP: 1, maxTokens: 512, seed: 0, stop: [], logprobs: false } },
-      judge: new Judge({ engine: judgeEngine, model: 'recorded-judge' }), aggregations: ['explicit', 'implicit', 'likert'],
-      explicit: { normalization: 'positive', clip: true, unresolved: 'null' }, weighting: 'as-given', done: new Set(), write: async (s) => void out.push(...s),
+      rows,
+      samples: 2,
+      policy: {
+        kind: 'engine',
+        engine: policy,
+        params: { n: 2, temperature: 0.7, topP: 1, maxTokens: 512, seed: 0, stop: [], logprobs: false },
+      },
+      judge: new Judge({ engine: judgeEngine, model: 'recorded-judge' }),
+      aggregations: ['explicit', 'implicit', 'likert'],
+      explicit: { normalization: 'positive', clip: true, unresolved: 'null' },
+      weighting: 'as-given',
+      done: new Set(),
+      write: async (s) => void out.push(...s),
     });
     reference = new Map(out.map((s) => [`${s.rowId}.${s.sample}`, s]));
     ({ server: app, browser, page, watch } = await openApp());
@@ -129,7 +160,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
   it('adds the example dataset, generates 2 answers per question, judges them: every score equals the core in Node', async () => {
     await page.goto(app.url + '#/rubric-runs');
     await page.getByTestId('rar-example').click();
-    await expect.poll(async () => (await page.getByTestId('rar-message').textContent()) ?? '').toMatch(/Imported "Example: medicine and science \(RaR\)": 5 questions, \d+ criteria/);
+    await expect
+      .poll(async () => (await page.getByTestId('rar-message').textContent()) ?? '')
+      .toMatch(/Imported "Example: medicine and science \(RaR\)": 5 questions, \d+ criteria/);
     await loadEngines();
     await page.getByTestId('rar-n').fill('2');
     await page.getByTestId('rar-name').fill('first');
@@ -143,8 +176,14 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
     expect(shown.map((s) => s.key).sort()).toEqual([...reference.keys()].sort());
     for (const s of shown) {
       const ref = reference.get(s.key)!.scores;
-      expect(s.agg, s.key).toEqual({ explicit: fmt3(ref.explicit?.score), implicit: fmt3(ref.implicit?.score), likert: fmt3(ref.likert?.score) });
-      expect(s.items, s.key).toEqual(Object.fromEntries(ref.criteria.map((v) => [v.id, { status: v.status, met: String(v.met) }])));
+      expect(s.agg, s.key).toEqual({
+        explicit: fmt3(ref.explicit?.score),
+        implicit: fmt3(ref.implicit?.score),
+        likert: fmt3(ref.likert?.score),
+      });
+      expect(s.items, s.key).toEqual(
+        Object.fromEntries(ref.criteria.map((v) => [v.id, { status: v.status, met: String(v.met) }])),
+      );
     }
     // The weak answers score low and the sound ones high: the judge read each answer.
     expect(shown.find((s) => s.key === 'med-chest-pain.1')!.agg.implicit).toBe(fmt3(1 / 9));
@@ -155,7 +194,13 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
     await page.getByTestId('rar-export').click();
     const file = tempFile('rar-export.jsonl');
     await (await download).saveAs(file);
-    const exported = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; sample: number; completion: string; scores: { explicit: { score: number } } });
+    const exported = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { id: string; sample: number; completion: string; scores: { explicit: { score: number } } },
+      );
     expect(exported).toHaveLength(reference.size);
     for (const e of exported) {
       const ref = reference.get(`${e.id}.${e.sample}`)!;
@@ -165,7 +210,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
 
     await page.reload();
     const row = page.locator('[data-testid="rar-runs"] tr[data-name="first"]');
-    await expect.poll(async () => (await row.count()) > 0 ? await row.locator('[data-col="status"]').textContent() : '').toBe('done');
+    await expect
+      .poll(async () => ((await row.count()) > 0 ? await row.locator('[data-col="status"]').textContent() : ''))
+      .toBe('done');
     await row.locator('button.link').click();
     await page.locator('[data-testid="rar-open"]').waitFor();
     expect(await shownSamples(page)).toEqual(shown);
@@ -179,14 +226,31 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
     await page.getByTestId('rar-n').fill('2');
     await page.getByTestId('rar-name').fill('interrupted');
     await page.getByTestId('rar-start').click();
-    await expect.poll(async () => Number(/^(\d+) of/.exec((await page.getByTestId('rar-progress').textContent().catch(() => '')) ?? '')?.[1] ?? 0), { timeout: 60_000 }).toBeGreaterThanOrEqual(4);
+    await expect
+      .poll(
+        async () =>
+          Number(
+            /^(\d+) of/.exec(
+              (await page
+                .getByTestId('rar-progress')
+                .textContent()
+                .catch(() => '')) ?? '',
+            )?.[1] ?? 0,
+          ),
+        { timeout: 60_000 },
+      )
+      .toBeGreaterThanOrEqual(4);
     await page.reload();
     const row = page.locator('[data-testid="rar-runs"] tr[data-name="interrupted"]');
-    await expect.poll(async () => (await row.count()) > 0 ? await row.locator('[data-col="status"]').textContent() : '').toBe('interrupted');
+    await expect
+      .poll(async () => ((await row.count()) > 0 ? await row.locator('[data-col="status"]').textContent() : ''))
+      .toBe('interrupted');
     delay = 0;
     // Resume asks for the run's engines: after the reload the page holds none and no settings for them.
     await row.getByTestId('rar-resume').click();
-    await expect.poll(async () => (await page.getByTestId('rar-run-error').textContent()) ?? '').toMatch(/load the run's policy model first \(openai · recorded-policy\)/);
+    await expect
+      .poll(async () => (await page.getByTestId('rar-run-error').textContent()) ?? '')
+      .toMatch(/load the run's policy model first \(openai · recorded-policy\)/);
     // With the fields set to the run's engines, Resume loads them itself.
     await loadEngines();
     const c0 = models.policyCalls();
@@ -203,15 +267,39 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
 
   it('the REAL stories260K.gguf on the CPU engine judges in the app: its answers never parse, the samples end `unparseable` with the raw answers kept', async () => {
     const dataset = tempFile('tiny-rar.jsonl');
-    writeFileSync(dataset, JSON.stringify({ id: 'sky', question: 'Why is the sky blue?', reference_answer: 'Rayleigh scattering.', rubric: [
-      { title: 'Scattering', description: 'Essential Criteria: Names Rayleigh scattering of sunlight by air molecules.', weight: 5 },
-      { title: 'Wavelength', description: 'Important Criteria: Says shorter (blue) wavelengths scatter more.', weight: 3 },
-    ] }) + '\n');
+    writeFileSync(
+      dataset,
+      JSON.stringify({
+        id: 'sky',
+        question: 'Why is the sky blue?',
+        reference_answer: 'Rayleigh scattering.',
+        rubric: [
+          {
+            title: 'Scattering',
+            description: 'Essential Criteria: Names Rayleigh scattering of sunlight by air molecules.',
+            weight: 5,
+          },
+          {
+            title: 'Wavelength',
+            description: 'Important Criteria: Says shorter (blue) wavelengths scatter more.',
+            weight: 3,
+          },
+        ],
+      }) + '\n',
+    );
     const completions = tempFile('tiny-completions.jsonl');
-    writeFileSync(completions, JSON.stringify({ id: 'sky', completion: 'Sunlight is scattered by air molecules; blue light scatters most (Rayleigh scattering).' }) + '\n');
+    writeFileSync(
+      completions,
+      JSON.stringify({
+        id: 'sky',
+        completion: 'Sunlight is scattered by air molecules; blue light scatters most (Rayleigh scattering).',
+      }) + '\n',
+    );
     await page.goto(app.url + '#/rubric-runs');
     await page.getByTestId('rar-file').setInputFiles(dataset);
-    await expect.poll(async () => (await page.getByTestId('rar-message').textContent()) ?? '').toContain('Imported "tiny-rar": 1 questions, 2 criteria');
+    await expect
+      .poll(async () => (await page.getByTestId('rar-message').textContent()) ?? '')
+      .toContain('Imported "tiny-rar": 1 questions, 2 criteria');
     await page.getByTestId('rar-policy-replay').check();
     await page.getByTestId('rar-completions').setInputFiles(completions);
     await page.getByTestId('rar-judge-choice').selectOption('wllama');
@@ -225,6 +313,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
     expect(s!.agg).toEqual({ explicit: '—', implicit: '—', likert: '—' });
     const raw = page.locator('[data-testid="rar-samples"] li[data-item="c1"] details pre');
     expect(((await raw.textContent()) ?? '').length).toBeGreaterThan(0);
-    expect(await page.locator('[data-testid="rar-runs"] tr[data-name="cpu judge"] td').nth(1).textContent()).toBe('wllama · stories260K.gguf');
+    expect(await page.locator('[data-testid="rar-runs"] tr[data-name="cpu judge"] td').nth(1).textContent()).toBe(
+      'wllama · stories260K.gguf',
+    );
   });
 });

@@ -38,7 +38,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('runs resume exactly once, throu
   async function startNoWait(page: Page, name: string, timeoutS?: number): Promise<void> {
     await page.getByTestId('nav-runs').click();
     const select = page.getByTestId('run-dataset');
-    await select.selectOption((await select.locator('option', { hasText: 'BIRD mini-dev' }).first().getAttribute('value'))!);
+    await select.selectOption(
+      (await select.locator('option', { hasText: 'BIRD mini-dev' }).first().getAttribute('value'))!,
+    );
     await page.getByTestId('run-predictions').setInputFiles(PREDICTIONS);
     await page.getByTestId('subset-stored').click();
     if (timeoutS !== undefined) await page.getByTestId('run-timeout').fill(String(timeoutS));
@@ -47,13 +49,20 @@ describe.skipIf(browserSkipReason())(suiteTitle('runs resume exactly once, throu
   }
 
   async function waitDone(page: Page, atLeast: number): Promise<number> {
-    await page.waitForFunction((n) => Number(document.querySelector('[data-testid="run-done"]')?.textContent ?? 0) >= n, atLeast, { timeout: 120_000, polling: 20 });
+    await page.waitForFunction(
+      (n) => Number(document.querySelector('[data-testid="run-done"]')?.textContent ?? 0) >= n,
+      atLeast,
+      { timeout: 120_000, polling: 20 },
+    );
     return Number(await page.getByTestId('run-done').textContent());
   }
 
   async function runIdByName(page: Page, name: string): Promise<string> {
     await page.getByTestId('nav-runs').click();
-    const li = page.getByTestId('run-list').locator('li[data-run-id]').filter({ has: page.getByTestId('run-link').getByText(name, { exact: true }) });
+    const li = page
+      .getByTestId('run-list')
+      .locator('li[data-run-id]')
+      .filter({ has: page.getByTestId('run-link').getByText(name, { exact: true }) });
     return (await li.getAttribute('data-run-id'))!;
   }
 
@@ -69,8 +78,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('runs resume exactly once, throu
     context = main.context();
     watches.push(watch);
     await main.goto(server.url + '#/datasets');
-    expect((await importDataset(main, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(true);
-    const run = await startRun(main, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'uninterrupted', onlyStored: true });
+    expect((await importDataset(main, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(
+      true,
+    );
+    const run = await startRun(main, {
+      datasetName: 'BIRD mini-dev',
+      predictions: PREDICTIONS,
+      name: 'uninterrupted',
+      onlyStored: true,
+    });
     expect(run.error).toBeNull();
     whole = await exported(main, run.runId!);
     expect(whole).toHaveLength(ITEMS);
@@ -104,7 +120,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('runs resume exactly once, throu
     expect(resumedFrom).toBeGreaterThan(partial.length);
     // The second tab's button is stale: resuming there is refused while the first tab evaluates.
     await b.locator(`li[data-run-id="${runId}"]`).getByRole('button', { name: 'Resume' }).click();
-    await expect.poll(async () => (await b.getByTestId('run-error').textContent().catch(() => '')) ?? '', { timeout: 30_000 }).toMatch(/is being evaluated in another tab/);
+    await expect
+      .poll(
+        async () =>
+          (await b
+            .getByTestId('run-error')
+            .textContent()
+            .catch(() => '')) ?? '',
+        { timeout: 30_000 },
+      )
+      .toMatch(/is being evaluated in another tab/);
 
     await a.getByTestId('run-progress').waitFor({ state: 'detached', timeout: 120_000 });
     await expect.poll(() => a.locator(`li[data-run-id="${runId}"]`).getAttribute('data-status')).toBe('done');
@@ -122,9 +147,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('runs resume exactly once, throu
     await waitDone(page, 20);
     const sqlWorker = page.workers().find((x) => /\/assets\/sql\.worker-[\w-]+\.js$/.test(x.url()))!;
     // An uncaught exception: the page gets the worker's error event, as for a crash.
-    await sqlWorker.evaluate(() => setTimeout(() => {
-      throw new Error('killed by the test');
-    }, 0));
+    await sqlWorker.evaluate(() =>
+      setTimeout(() => {
+        throw new Error('killed by the test');
+      }, 0),
+    );
     await page.getByTestId('run-progress').waitFor({ state: 'detached', timeout: 120_000 });
     const runId = await runIdByName(page, 'worker crash');
     const samples = await exported(page, runId);

@@ -3,15 +3,39 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, openApp, screenshot, startRun, importBirdMiniDev } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  openApp,
+  screenshot,
+  startRun,
+  importBirdMiniDev,
+} from './workbench-helpers.ts';
 
 const ARCWISE = sharedData('bird', 'corrections', 'arcwise_plat_sql_only_with_diff.json');
-const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json');
-interface CliItem { question_id: number; status: string; version_features: unknown[]; gold_issues: unknown[]; mutated_db: boolean }
+const PREDICTIONS = sharedData(
+  'bird',
+  'predictions',
+  'TA_output',
+  'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json',
+);
+interface CliItem {
+  question_id: number;
+  status: string;
+  version_features: unknown[];
+  gold_issues: unknown[];
+  mutated_db: boolean;
+}
 interface CliOut {
   summary: {
-    sqlite_version: string; by_difficulty: { total: { ex: number } };
-    gold_overlay: { golds_changed: number; official: { ex: number }; corrected: { ex: number }; changed_items: { question_id: number; corrected_ex: number }[] };
+    sqlite_version: string;
+    by_difficulty: { total: { ex: number } };
+    gold_overlay: {
+      golds_changed: number;
+      official: { ex: number };
+      corrected: { ex: number };
+      changed_items: { question_id: number; corrected_ex: number }[];
+    };
   };
   items: CliItem[];
 }
@@ -27,9 +51,21 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
   beforeAll(async () => {
     const out = tempFile('out.json');
     const reference = runCli([
-      'eval', '--predictions', PREDICTIONS, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), '--db-root', sharedData('bird', 'databases'), '--workers', '1', '--out', out,
-      '--gold-overlay', ARCWISE,
+      'eval',
+      '--predictions',
+      PREDICTIONS,
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--db-root',
+      sharedData('bird', 'databases'),
+      '--workers',
+      '1',
+      '--out',
+      out,
+      '--gold-overlay',
+      ARCWISE,
     ]);
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
@@ -37,7 +73,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
     const run = await reference;
     if (run.code !== 0) throw new Error(`the CLI failed: ${run.stderr}`);
     cli = readJson<CliOut>(out);
-    const started = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'llama-70b cot', onlyStored: true });
+    const started = await startRun(page, {
+      datasetName: 'BIRD mini-dev',
+      predictions: PREDICTIONS,
+      name: 'llama-70b cot',
+      onlyStored: true,
+    });
     expect(started.error).toBeNull();
   }, 300_000);
 
@@ -61,14 +102,20 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
   });
 
   it('the version-sensitive count opens exactly those items; question 1460 shows CONCAT (3.44.0) in its prediction', async () => {
-    const n = Number(await page.locator('[data-testid="reward-view"] [data-reward-count="version-sensitive"]').textContent());
+    const n = Number(
+      await page.locator('[data-testid="reward-view"] [data-reward-count="version-sensitive"]').textContent(),
+    );
     await page.locator('[data-testid="reward-view"] a[data-outcome="version-sensitive"]').click();
     await page.getByTestId('filter-count').waitFor();
-    await expect.poll(async () => (await page.getByTestId('filter-count').textContent())?.split(' of ')[0]?.trim()).toBe(String(n));
+    await expect
+      .poll(async () => (await page.getByTestId('filter-count').textContent())?.split(' of ')[0]?.trim())
+      .toBe(String(n));
     expect(await page.getByTestId('filter-outcome').inputValue()).toBe('version-sensitive');
     // The list is virtual: narrow it to the question, which keeps the outcome filter.
     await page.getByTestId('filter-search').fill('1460');
-    await expect.poll(async () => (await page.getByTestId('filter-count').textContent())?.split(' of ')[0]?.trim()).toBe('1');
+    await expect
+      .poll(async () => (await page.getByTestId('filter-count').textContent())?.split(' of ')[0]?.trim())
+      .toBe('1');
     await page.locator('[data-testid="item-list"] [role="option"]').first().click();
     const badge = page.getByTestId('version-feature').first();
     await badge.waitFor();
@@ -86,7 +133,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
     expect(await page.getByTestId('overlay-ex-official').textContent()).toBe(ov.official.ex.toFixed(2));
     expect(await page.getByTestId('overlay-ex-corrected').textContent()).toBe(ov.corrected.ex.toFixed(2));
     expect(await page.getByTestId('overlay-totals').textContent()).toContain(`${ov.golds_changed} golds changed`);
-    const listed = await page.locator('[data-testid="overlay-changed"] li').evaluateAll((lis) => lis.map((li) => Number((li as HTMLElement).dataset.questionId)));
+    const listed = await page
+      .locator('[data-testid="overlay-changed"] li')
+      .evaluateAll((lis) => lis.map((li) => Number((li as HTMLElement).dataset.questionId)));
     expect(listed).toEqual(ov.changed_items.map((c) => c.question_id));
     expect(listed.length).toBeGreaterThan(0);
     await panel.scrollIntoViewIfNeeded();

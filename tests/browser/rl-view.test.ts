@@ -9,9 +9,22 @@ import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, downloadFrom, openApp, screenshot, startRun, importBirdMiniDev } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  downloadFrom,
+  openApp,
+  screenshot,
+  startRun,
+  importBirdMiniDev,
+} from './workbench-helpers.ts';
 
-interface BirdQuestion { question_id: number; db_id: string; SQL: string; difficulty: string }
+interface BirdQuestion {
+  question_id: number;
+  db_id: string;
+  SQL: string;
+  difficulty: string;
+}
 
 const N = 4;
 const QUESTIONS = 20;
@@ -28,7 +41,8 @@ const WRONG = ["SELECT 'not the answer'", 'SELECT -1, -2', 'SELEC broken FROM no
 function writePredictions(name: string, correct: (q: number) => number): { file: string; ids: number[] } {
   const all = JSON.parse(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8')) as BirdQuestion[];
   const chosen: BirdQuestion[] = [];
-  for (const db of STORED) chosen.push(...all.filter((x) => x.db_id === db && x.question_id !== 137 && x.question_id !== 138).slice(0, 7));
+  for (const db of STORED)
+    chosen.push(...all.filter((x) => x.db_id === db && x.question_id !== 137 && x.question_id !== 138).slice(0, 7));
   const qs = chosen.slice(0, QUESTIONS);
   const lines: string[] = [];
   qs.forEach((x, q) => {
@@ -119,7 +133,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'
     expect(await page.locator('[data-testid="prompt-table"] tbody tr').count()).toBe(QUESTIONS);
     const frontierKeys = stats.prompts.filter((p) => p.frontier).map((p) => p.key);
     await page.getByTestId('prompt-filter').selectOption('frontier');
-    expect(await page.locator('[data-testid="prompt-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.key))).toEqual(frontierKeys);
+    expect(
+      await page
+        .locator('[data-testid="prompt-table"] tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.key)),
+    ).toEqual(frontierKeys);
     await page.getByTestId('prompt-filter').selectOption('all');
     await page.locator('[data-testid="rl-page"] canvas').nth(4).waitFor();
     await screenshot(page, 'rl-view.png', true);
@@ -129,59 +147,104 @@ describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'
     const csv = await downloadFrom(page, '[data-testid="rl-export-csv"]');
     expect(csv.name).toMatch(/\.csv$/);
     expect(csv.text.trimEnd().split('\r\n')).toHaveLength(QUESTIONS + 1);
-    const json = JSON.parse((await downloadFrom(page, '[data-testid="rl-export-json"]')).text) as { question_id: number; pass_rate: number }[];
+    const json = JSON.parse((await downloadFrom(page, '[data-testid="rl-export-json"]')).text) as {
+      question_id: number;
+      pass_rate: number;
+    }[];
     expect(json.map((p) => [p.question_id, p.pass_rate])).toEqual(stats.prompts.map((p) => [p.questionId, p.passRate]));
-    const frontier = (await downloadFrom(page, '[data-testid="rl-export-frontier"]')).text.trimEnd().split('\n').map((l) => JSON.parse(l) as { question_id: number; question: string });
-    expect(frontier.map((f) => f.question_id)).toEqual(stats.prompts.filter((p) => p.frontier).map((p) => p.questionId));
+    const frontier = (await downloadFrom(page, '[data-testid="rl-export-frontier"]')).text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { question_id: number; question: string });
+    expect(frontier.map((f) => f.question_id)).toEqual(
+      stats.prompts.filter((p) => p.frontier).map((p) => p.questionId),
+    );
     expect(frontier.every((f) => f.question.length > 0)).toBe(true);
 
     // The run statistics JSON is what the CLI's `stats --out` writes for the exported run file.
-    const shown = JSON.parse((await downloadFrom(page, '[data-testid="rl-export-stats"]')).text) as Record<string, unknown>;
+    const shown = JSON.parse((await downloadFrom(page, '[data-testid="rl-export-stats"]')).text) as Record<
+      string,
+      unknown
+    >;
     const runFile = tempFile('run-a.json');
     writeFileSync(runFile, JSON.stringify(fileA));
     const out = tempFile('stats.json');
     const cli = await runCli(['stats', '--run', runFile, '--out', out]);
     expect(cli.code, cli.stderr).toBe(0);
     const want = readJson<Record<string, unknown>>(out);
-    for (const key of ['questions', 'samples_per_question', 'pass_at_k', 'maj_at_k', 'zero_variance_share', 'frontier_share', 'best_of_n', 'by_difficulty']) {
+    for (const key of [
+      'questions',
+      'samples_per_question',
+      'pass_at_k',
+      'maj_at_k',
+      'zero_variance_share',
+      'frontier_share',
+      'best_of_n',
+      'by_difficulty',
+    ]) {
       expect(shown[key], key).toEqual(want[key]);
     }
   }, 120_000);
 
   it('compares a second checkpoint: fixed / broken / both counts, EX difference and McNemar p as computed from both runs', async () => {
-    const { file } = writePredictions('rollouts-b.jsonl', (q) => (q % 2 ? Math.min(N, (q % (N + 1)) + 2) : Math.max(0, (q % (N + 1)) - 1)));
+    const { file } = writePredictions('rollouts-b.jsonl', (q) =>
+      q % 2 ? Math.min(N, (q % (N + 1)) + 2) : Math.max(0, (q % (N + 1)) - 1),
+    );
     const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: file, name: 'checkpoint B' });
     expect(run.error).toBeNull();
     const fileB = await exportedRun(page, run.runId!);
     const want = compareRuns(fileA, fileB, { resamples: 10_000, makeRng: () => mulberry32(0) });
 
     await page.goto(`${server.url}#/compare/${encodeURIComponent(runA)}/${encodeURIComponent(run.runId!)}`);
-    await page.locator('[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"]').waitFor();
+    await page
+      .locator('[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"]')
+      .waitFor();
     const total = page.locator('[data-testid="compare-by-difficulty"] tr[data-bucket="total"]');
     for (const c of ['fixed', 'broken', 'both_right', 'both_wrong'] as const) {
       expect(await total.locator(`[data-col="${c}"]`).textContent()).toBe(String(want.overall.counts[c]));
     }
     const o = want.overall;
     expect(await total.locator('[data-col="ex_delta"]').textContent()).toBe(sign(o.exDelta));
-    expect(await total.locator('[data-col="mcnemar_p"]').textContent()).toBe(o.mcnemarP < 1e-4 ? o.mcnemarP.toExponential(2) : o.mcnemarP.toFixed(4));
-    expect(await page.locator('[data-testid="compare-by-database"] tbody tr').count()).toBe(Object.keys(want.byDb).length);
+    expect(await total.locator('[data-col="mcnemar_p"]').textContent()).toBe(
+      o.mcnemarP < 1e-4 ? o.mcnemarP.toExponential(2) : o.mcnemarP.toFixed(4),
+    );
+    expect(await page.locator('[data-testid="compare-by-database"] tbody tr').count()).toBe(
+      Object.keys(want.byDb).length,
+    );
     expect(o.counts.fixed).toBeGreaterThan(0);
     expect(o.counts.broken).toBeGreaterThan(0);
     expect(o.exDelta).not.toBe(0);
-    expect(await page.locator('[data-stat="ci95"] .value').textContent()).toBe(`[${sign(o.ci95[0])}, ${sign(o.ci95[1])}]`);
-    expect(await page.locator('[data-testid="compare-warnings"] li').allTextContents()).toEqual(want.warnings.map((w) => `⚠ ${w}`));
+    expect(await page.locator('[data-stat="ci95"] .value').textContent()).toBe(
+      `[${sign(o.ci95[0])}, ${sign(o.ci95[1])}]`,
+    );
+    expect(await page.locator('[data-testid="compare-warnings"] li').allTextContents()).toEqual(
+      want.warnings.map((w) => `⚠ ${w}`),
+    );
     await page.locator('[data-testid="compare-result"] canvas').waitFor();
     await screenshot(page, 'rl-compare.png', true);
 
     // The comparison JSON is what the CLI's `compare --out` writes for the two exported run files.
-    const shown = JSON.parse((await downloadFrom(page, '[data-testid="compare-export"]')).text) as Record<string, unknown>;
+    const shown = JSON.parse((await downloadFrom(page, '[data-testid="compare-export"]')).text) as Record<
+      string,
+      unknown
+    >;
     const [a, b, out] = [tempFile('a.json'), tempFile('b.json'), tempFile('compare.json')];
     writeFileSync(a, JSON.stringify(fileA));
     writeFileSync(b, JSON.stringify(fileB));
     const cli = await runCli(['compare', a, b, '--out', out]);
     expect(cli.code, cli.stderr).toBe(0);
     const cliJson = readJson<Record<string, unknown>>(out);
-    for (const key of ['questions', 'counts', 'ex_delta', 'ci95', 'mcnemar_p', 'by_difficulty', 'by_db', 'warnings', 'per_question']) {
+    for (const key of [
+      'questions',
+      'counts',
+      'ex_delta',
+      'ci95',
+      'mcnemar_p',
+      'by_difficulty',
+      'by_db',
+      'warnings',
+      'per_question',
+    ]) {
       expect(shown[key], key).toEqual(cliJson[key]);
     }
   }, 120_000);

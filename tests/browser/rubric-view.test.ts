@@ -33,7 +33,10 @@ function judgeAnswer(system: string, user: string, temperature: number): string 
   if (system.includes('one rubric criterion')) {
     if (/ORDER BY/i.test(response) && temperature === 0) return 'criteria met: yes';
     const met = /\b(COUNT|SUM|AVG)\s*\(/i.test(response);
-    return JSON.stringify({ criteria_met: met, explanation: met ? 'the query aggregates as asked' : 'no aggregate in the query' });
+    return JSON.stringify({
+      criteria_met: met,
+      explanation: met ? 'the query aggregates as asked' : 'no aggregate in the query',
+    });
   }
   const score = 1 + ((user.length * (system.includes('against a rubric') ? 1 : 7)) % 10);
   return JSON.stringify({ score, explanation: `test score ${score}` });
@@ -44,7 +47,10 @@ function startJudge() {
     models: [MODEL],
     respond: (body) => {
       const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
-      const user = body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+      const user = body.messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .join('\n');
       return judgeAnswer(system, user, body.temperature ?? 0);
     },
   });
@@ -55,10 +61,38 @@ const RUBRIC: Rubric = validateRubric({
   id: 'demo-rubric',
   title: 'Demo SQL rubric',
   items: [
-    { id: 'judge-agg', title: 'Aggregates when asked', description: 'Uses COUNT, SUM or AVG when the question asks how many or how much.', category: 'important', weight: 0.7, check: { kind: 'judge' } },
-    { id: 'matches-gold', title: 'Result matches gold', description: 'The query returns the same set of rows as the gold query (official EX).', category: 'essential', weight: 1, check: { kind: 'sql', name: 'matches-gold' } },
-    { id: 'executes', title: 'Executes without error', description: '', category: 'important', weight: 0.7, check: { kind: 'sql', name: 'executes' } },
-    { id: 'no-star', title: 'Avoids SELECT *', description: '', category: 'pitfall', weight: 0.9, check: { kind: 'regex', pattern: '^(?!.*SELECT\\s+\\*)', flags: 'is', target: 'sql' } },
+    {
+      id: 'judge-agg',
+      title: 'Aggregates when asked',
+      description: 'Uses COUNT, SUM or AVG when the question asks how many or how much.',
+      category: 'important',
+      weight: 0.7,
+      check: { kind: 'judge' },
+    },
+    {
+      id: 'matches-gold',
+      title: 'Result matches gold',
+      description: 'The query returns the same set of rows as the gold query (official EX).',
+      category: 'essential',
+      weight: 1,
+      check: { kind: 'sql', name: 'matches-gold' },
+    },
+    {
+      id: 'executes',
+      title: 'Executes without error',
+      description: '',
+      category: 'important',
+      weight: 0.7,
+      check: { kind: 'sql', name: 'executes' },
+    },
+    {
+      id: 'no-star',
+      title: 'Avoids SELECT *',
+      description: '',
+      category: 'pitfall',
+      weight: 0.9,
+      check: { kind: 'regex', pattern: '^(?!.*SELECT\\s+\\*)', flags: 'is', target: 'sql' },
+    },
   ],
 });
 
@@ -75,7 +109,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     const read = (name: string) => readFile(path.join(DEMO_ROOT, name), 'utf8');
     const questions = parseQuestions(await read('questions.json'), 'questions.json');
     const gold = parseGoldSql(await read('gold.sql'), 'gold.sql');
-    const { items } = pairPredictions(parsePredictions(await read('predictions.json'), 'predictions.json'), gold, questions, 'predictions.json');
+    const { items } = pairPredictions(
+      parsePredictions(await read('predictions.json'), 'predictions.json'),
+      gold,
+      questions,
+      'predictions.json',
+    );
     const { results } = await evaluateDemoInNode('predictions.json', { timeoutS: 30 });
     const engine = createOpenAiEngine({ baseUrl: judge.url, model: MODEL, maxRetries: 0 });
     await engine.load({ id: MODEL, source: judge.url });
@@ -84,7 +123,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     for (const r of results) {
       const item = items.find((i) => i.index === r.index)!;
       const sample = { ...r, sql: item.predSql, goldSql: item.goldSql, completion: item.completion };
-      out.set(`${r.index}.0`, { ex: r.ex, scores: await scoreSample(RUBRIC, sampleToScore(sample, questions[r.index]!), { judge: j }) });
+      out.set(`${r.index}.0`, {
+        ex: r.ex,
+        scores: await scoreSample(RUBRIC, sampleToScore(sample, questions[r.index]!), { judge: j }),
+      });
     }
     await engine.unload();
     return out;
@@ -97,7 +139,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     ({ server, browser, page, watch } = await openApp({ viewport: { width: 1366, height: 768 }, bypassCSP: true }));
     await page.goto(server.url + '#/datasets');
     await importDemoLibrary(page);
-    const run = await startRun(page, { datasetName: 'Demo library', predictions: path.join(DEMO_ROOT, 'predictions.json'), name: 'demo for rubrics' });
+    const run = await startRun(page, {
+      datasetName: 'Demo library',
+      predictions: path.join(DEMO_ROOT, 'predictions.json'),
+      name: 'demo for rubrics',
+    });
     expect(run.error).toBeNull();
     reference = await ref;
   });
@@ -136,7 +182,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     expect(await page.getByTestId('rubric-error').textContent()).toContain('does not compile');
     await crit(2, 'crit-pattern').fill('^(?!.*SELECT\\s+\\*)');
     await crit(2, 'crit-flags').fill('g');
-    expect(await page.getByTestId('rubric-error').textContent()).toContain('g and y make a test depend on the previous one');
+    expect(await page.getByTestId('rubric-error').textContent()).toContain(
+      'g and y make a test depend on the previous one',
+    );
     await crit(2, 'crit-flags').fill('is');
     await crit(2, 'crit-weight').fill('-0.9');
     await page.getByTestId('rubric-preset').selectOption('rar-integers');
@@ -155,18 +203,24 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     expect(await crit(0, 'crit-id').inputValue()).toBe('judge-agg');
     expect(await page.getByTestId('rubric-error').count()).toBe(0);
     await page.getByTestId('rubric-save').click();
-    expect(await page.getByTestId('rubric-saved').textContent()).toContain('Saved rubric "Demo SQL rubric" (4 criteria)');
+    expect(await page.getByTestId('rubric-saved').textContent()).toContain(
+      'Saved rubric "Demo SQL rubric" (4 criteria)',
+    );
     await page.locator('[data-testid="stored-rubric"][data-id="demo-rubric"]').waitFor();
     // Stored in its own database, as the core reads it.
     const stored = await page.evaluate(
-      () => new Promise<unknown>((resolve, reject) => {
-        const open = indexedDB.open('rlvr-workbench-rubrics');
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const get = open.result.transaction('rubrics').objectStore('rubrics').get('demo-rubric');
-          get.onsuccess = () => { resolve(get.result); open.result.close(); };
-        };
-      }),
+      () =>
+        new Promise<unknown>((resolve, reject) => {
+          const open = indexedDB.open('rlvr-workbench-rubrics');
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const get = open.result.transaction('rubrics').objectStore('rubrics').get('demo-rubric');
+            get.onsuccess = () => {
+              resolve(get.result);
+              open.result.close();
+            };
+          };
+        }),
     );
     expect((stored as { rubric: Rubric }).rubric).toEqual(RUBRIC);
   });
@@ -179,11 +233,18 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     await page.getByTestId('judge-openai-model').fill(MODEL);
     const t0 = Date.now();
     await page.getByTestId('score-start').click();
-    await page.locator('[data-testid="rubric-summary"], [data-testid="score-error"]').first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('[data-testid="rubric-summary"], [data-testid="score-error"]')
+      .first()
+      .waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('score-error').count()).toBe(0);
     console.log(`rubric view: 20 samples scored in ${Date.now() - t0} ms, ${judge.calls()} judge calls so far`);
-    expect(await page.getByTestId('judge-stats').textContent()).toMatch(/Judge: [1-9]\d* call\(s\), 0 answer\(s\) from the cache, [1-9]\d* malformed/);
-    expect(await page.getByTestId('score-written').textContent()).toContain(`Written into the run's ${reference.size} samples`);
+    expect(await page.getByTestId('judge-stats').textContent()).toMatch(
+      /Judge: [1-9]\d* call\(s\), 0 answer\(s\) from the cache, [1-9]\d* malformed/,
+    );
+    expect(await page.getByTestId('score-written').textContent()).toContain(
+      `Written into the run's ${reference.size} samples`,
+    );
 
     const rows = page.locator('[data-testid="sample-verdicts"] tbody tr');
     expect(await rows.count()).toBe(reference.size);
@@ -191,8 +252,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
       trs.map((tr) => ({
         key: (tr as HTMLElement).dataset.key!,
         ex: tr.querySelector('[data-col="ex"]')!.textContent!.trim(),
-        items: Object.fromEntries([...tr.querySelectorAll<HTMLElement>('td[data-item]')].map((td) => [td.dataset.item!, { met: td.dataset.met!, status: td.dataset.status!, text: td.textContent!.trim() }])),
-        agg: Object.fromEntries([...tr.querySelectorAll<HTMLElement>('td[data-agg]')].map((td) => [td.dataset.agg!, td.textContent!.trim()])),
+        items: Object.fromEntries(
+          [...tr.querySelectorAll<HTMLElement>('td[data-item]')].map((td) => [
+            td.dataset.item!,
+            { met: td.dataset.met!, status: td.dataset.status!, text: td.textContent!.trim() },
+          ]),
+        ),
+        agg: Object.fromEntries(
+          [...tr.querySelectorAll<HTMLElement>('td[data-agg]')].map((td) => [td.dataset.agg!, td.textContent!.trim()]),
+        ),
       })),
     );
     for (const row of shown) {
@@ -202,7 +270,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
         expect(row.items[v.id], `${row.key} ${v.id}`).toMatchObject({ met: String(v.met), status: v.status });
         expect(row.items[v.id]!.text).toContain(v.explanation);
       }
-      expect(row.agg, row.key).toEqual({ explicit: fmt3(ref.scores.explicit?.score), implicit: fmt3(ref.scores.implicit?.score), likert: fmt3(ref.scores.likert?.score) });
+      expect(row.agg, row.key).toEqual({
+        explicit: fmt3(ref.scores.explicit?.score),
+        implicit: fmt3(ref.scores.implicit?.score),
+        likert: fmt3(ref.scores.likert?.score),
+      });
     }
     // "Result matches gold" is exactly EX.
     for (const row of shown) expect(row.items['matches-gold']!.met).toBe(row.ex === '1' ? 'true' : 'false');
@@ -210,20 +282,42 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     const all = [...reference.values()];
     const summary = summarizeRubricScores(all.map((r) => r.scores));
     for (const k of ['explicit', 'implicit', 'likert'] as const) {
-      expect(await page.locator(`[data-testid="rubric-means"] td[data-agg="${k}"][data-col="mean"]`).textContent()).toBe(fmt3(summary[k].mean));
-      expect(await page.locator(`[data-testid="rubric-means"] td[data-agg="${k}"][data-col="n"]`).textContent()).toBe(String(summary[k].n));
+      expect(
+        await page.locator(`[data-testid="rubric-means"] td[data-agg="${k}"][data-col="mean"]`).textContent(),
+      ).toBe(fmt3(summary[k].mean));
+      expect(await page.locator(`[data-testid="rubric-means"] td[data-agg="${k}"][data-col="n"]`).textContent()).toBe(
+        String(summary[k].n),
+      );
     }
-    const ag = agreement(all.map((r) => r.scores.explicit?.score ?? null), all.map((r) => r.scores.implicit?.score ?? null));
+    const ag = agreement(
+      all.map((r) => r.scores.explicit?.score ?? null),
+      all.map((r) => r.scores.implicit?.score ?? null),
+    );
     expect(await page.locator('[data-testid="agreement"] [data-value="pearson"]').textContent()).toBe(fmt3(ag.pearson));
-    expect(await page.locator('[data-testid="agreement"] [data-value="pass"]').textContent()).toBe(fmt3(ag.passAgreement));
+    expect(await page.locator('[data-testid="agreement"] [data-value="pass"]').textContent()).toBe(
+      fmt3(ag.passAgreement),
+    );
 
     const keys = [...reference.keys()];
-    const m = exMatrix(keys.map((key) => ({ key, ex: reference.get(key)!.ex, score: reference.get(key)!.scores.implicit?.score ?? null })));
-    const cell = (c: string) => page.locator(`[data-testid="ex-matrix"] td[data-cell="${c}"]`).textContent();
-    expect([await cell('pass-right'), await cell('pass-wrong'), await cell('fail-right'), await cell('fail-wrong')]).toEqual(
-      [m.passRight, m.passWrong, m.failRight, m.failWrong].map(String),
+    const m = exMatrix(
+      keys.map((key) => ({
+        key,
+        ex: reference.get(key)!.ex,
+        score: reference.get(key)!.scores.implicit?.score ?? null,
+      })),
     );
-    expect(await page.locator('[data-testid="rewarded-wrong"] a').evaluateAll((as) => as.map((a) => (a as HTMLElement).dataset.key))).toEqual(m.rewardedWrong);
+    const cell = (c: string) => page.locator(`[data-testid="ex-matrix"] td[data-cell="${c}"]`).textContent();
+    expect([
+      await cell('pass-right'),
+      await cell('pass-wrong'),
+      await cell('fail-right'),
+      await cell('fail-wrong'),
+    ]).toEqual([m.passRight, m.passWrong, m.failRight, m.failWrong].map(String));
+    expect(
+      await page
+        .locator('[data-testid="rewarded-wrong"] a')
+        .evaluateAll((as) => as.map((a) => (a as HTMLElement).dataset.key)),
+    ).toEqual(m.rewardedWrong);
     expect(m.passWrong + m.passRight + m.failRight + m.failWrong).toBe(keys.length);
     await page.getByTestId('only-rewarded-wrong').check();
     expect(await rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.key))).toEqual(m.rewardedWrong);
@@ -236,18 +330,34 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
   it('scores again from the IndexedDB judge cache without a judge call', async () => {
     const before = judge.calls();
     await page.getByTestId('score-start').click();
-    await expect.poll(async () => (await page.getByTestId('judge-stats').textContent()) ?? '', { timeout: 30_000 }).toMatch(/Judge: 0 call\(s\), [1-9]\d* answer\(s\) from the cache/);
+    await expect
+      .poll(async () => (await page.getByTestId('judge-stats').textContent()) ?? '', { timeout: 30_000 })
+      .toMatch(/Judge: 0 call\(s\), [1-9]\d* answer\(s\) from the cache/);
     expect(judge.calls()).toBe(before);
   });
 
-  it('re-aggregates with the RaR datasets\' integer weights from the stored verdicts, without a judge call', async () => {
+  it("re-aggregates with the RaR datasets' integer weights from the stored verdicts, without a judge call", async () => {
     const before = judge.calls();
     await page.getByTestId('rubric-preset').selectOption('rar-integers');
     await page.getByTestId('reaggregate').click();
     const weighted = applyWeighting(RUBRIC, 'rar-integers');
-    const expected = new Map([...reference].map(([k, r]) => [k, fmt3(reaggregate(r.scores, weighted.items, DEFAULT_EXPLICIT_OPTIONS).explicit?.score)]));
+    const expected = new Map(
+      [...reference].map(([k, r]) => [
+        k,
+        fmt3(reaggregate(r.scores, weighted.items, DEFAULT_EXPLICIT_OPTIONS).explicit?.score),
+      ]),
+    );
     await expect
-      .poll(() => page.$$eval('[data-testid="sample-verdicts"] tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [(tr as HTMLElement).dataset.key!, tr.querySelector('[data-agg="explicit"]')!.textContent!.trim()]))))
+      .poll(() =>
+        page.$$eval('[data-testid="sample-verdicts"] tbody tr', (trs) =>
+          Object.fromEntries(
+            trs.map((tr) => [
+              (tr as HTMLElement).dataset.key!,
+              tr.querySelector('[data-agg="explicit"]')!.textContent!.trim(),
+            ]),
+          ),
+        ),
+      )
       .toEqual(Object.fromEntries(expected));
     // The weights changed the score of at least one sample (else this checks nothing).
     expect([...expected].some(([k, v]) => v !== fmt3(reference.get(k)!.scores.explicit?.score))).toBe(true);
@@ -255,33 +365,66 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     expect(judge.calls()).toBe(before);
   });
 
-  it('the built-in BIRD rubric without a judge: schema-only and column-count are decided on the stored run, equal to the core with the demo database\'s schema', async () => {
+  it("the built-in BIRD rubric without a judge: schema-only and column-count are decided on the stored run, equal to the core with the demo database's schema", async () => {
     const read = (name: string) => readFile(path.join(DEMO_ROOT, name), 'utf8');
     const questions = parseQuestions(await read('questions.json'), 'questions.json');
     const gold = parseGoldSql(await read('gold.sql'), 'gold.sql');
-    const { items } = pairPredictions(parsePredictions(await read('predictions.json'), 'predictions.json'), gold, questions, 'predictions.json');
+    const { items } = pairPredictions(
+      parsePredictions(await read('predictions.json'), 'predictions.json'),
+      gold,
+      questions,
+      'predictions.json',
+    );
     const { results } = await evaluateDemoInNode('predictions.json', { timeoutS: 30 });
     const SQL = await initSqlJs();
     const db = new SQL.Database(await readFile(path.join(DEMO_ROOT, 'city_library', 'city_library.sqlite')));
     const schema: Record<string, string[]> = {};
-    for (const [t] of db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")[0]!.values) {
-      schema[String(t)] = db.exec(`SELECT name FROM pragma_table_info('${String(t)}')`)[0]!.values.map((r) => String(r[0]));
+    for (const [t] of db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")[0]!
+      .values) {
+      schema[String(t)] = db
+        .exec(`SELECT name FROM pragma_table_info('${String(t)}')`)[0]!
+        .values.map((r) => String(r[0]));
     }
     db.close();
     const expected = new Map<string, RubricScores>();
     for (const r of results) {
       const item = items.find((i) => i.index === r.index)!;
-      expected.set(`${r.index}.0`, await scoreSample(BIRD_RUBRIC, sampleToScore({ ...r, sql: item.predSql, goldSql: item.goldSql, completion: item.completion }, questions[r.index]!, schema), { aggregations: ['explicit'] }));
+      expected.set(
+        `${r.index}.0`,
+        await scoreSample(
+          BIRD_RUBRIC,
+          sampleToScore(
+            { ...r, sql: item.predSql, goldSql: item.goldSql, completion: item.completion },
+            questions[r.index]!,
+            schema,
+          ),
+          { aggregations: ['explicit'] },
+        ),
+      );
     }
 
     await page.getByRole('button', { name: BIRD_RUBRIC.title }).click();
     await page.getByTestId('judge-choice').selectOption('none');
     await page.getByTestId('score-start').click();
-    await expect.poll(async () => (await page.getByTestId('score-written').textContent().catch(() => '')) ?? '', { timeout: 60_000 }).toContain(BIRD_RUBRIC.title);
+    await expect
+      .poll(
+        async () =>
+          (await page
+            .getByTestId('score-written')
+            .textContent()
+            .catch(() => '')) ?? '',
+        { timeout: 60_000 },
+      )
+      .toContain(BIRD_RUBRIC.title);
     const shown = await page.$$eval('[data-testid="sample-verdicts"] tbody tr', (trs) =>
       trs.map((tr) => ({
         key: (tr as HTMLElement).dataset.key!,
-        items: Object.fromEntries([...tr.querySelectorAll<HTMLElement>('td[data-item]')].map((td) => [td.dataset.item!, { met: td.dataset.met!, status: td.dataset.status! }])),
+        items: Object.fromEntries(
+          [...tr.querySelectorAll<HTMLElement>('td[data-item]')].map((td) => [
+            td.dataset.item!,
+            { met: td.dataset.met!, status: td.dataset.status! },
+          ]),
+        ),
       })),
     );
     expect(shown).toHaveLength(expected.size);
@@ -303,12 +446,24 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     expect(await page.getByTestId('explicit-unresolved').inputValue()).toBe('skip');
     expect(await page.getByTestId('no-judge-note').textContent()).toContain('left out of the explicit score');
     const explicit = await page.$$eval('[data-testid="sample-verdicts"] tbody tr', (trs) =>
-      Object.fromEntries(trs.map((tr) => [(tr as HTMLElement).dataset.key!, tr.querySelector('[data-agg="explicit"]')!.textContent!.trim()])));
+      Object.fromEntries(
+        trs.map((tr) => [
+          (tr as HTMLElement).dataset.key!,
+          tr.querySelector('[data-agg="explicit"]')!.textContent!.trim(),
+        ]),
+      ),
+    );
     const skip = { ...DEFAULT_EXPLICIT_OPTIONS, unresolved: 'skip' as const };
-    expect(explicit).toEqual(Object.fromEntries([...expected].map(([k, sc]) => [k, fmt3(reaggregate(sc, BIRD_RUBRIC.items, skip).explicit?.score)])));
+    expect(explicit).toEqual(
+      Object.fromEntries(
+        [...expected].map(([k, sc]) => [k, fmt3(reaggregate(sc, BIRD_RUBRIC.items, skip).explicit?.score)]),
+      ),
+    );
     expect(Object.values(explicit).filter((v) => /^\d/.test(v)).length).toBeGreaterThan(0);
     // The results came into view when scoring ended (they are below the editor).
-    await expect.poll(() => page.getByTestId('rubric-results').evaluate((el) => Math.round(el.getBoundingClientRect().top))).toBeLessThan(400);
+    await expect
+      .poll(() => page.getByTestId('rubric-results').evaluate((el) => Math.round(el.getBoundingClientRect().top)))
+      .toBeLessThan(400);
     // "Judge vs EX" with no judge says so, and never claims what "the judge" rewards.
     expect(await page.getByTestId('no-judge').isVisible()).toBe(true);
     expect(await page.getByTestId('rewarded-wrong').textContent()).toMatch(/^\s*The rubric score rewards/);
@@ -318,7 +473,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
   it('says when every judge answer so far was unparseable (a loopback judge that never answers in the format)', async () => {
-    const garbage = await startLoopbackOpenAi({ models: ['garbage-judge'], respond: () => 'I would rather not grade this query.' });
+    const garbage = await startLoopbackOpenAi({
+      models: ['garbage-judge'],
+      respond: () => 'I would rather not grade this query.',
+    });
     try {
       await page.getByRole('button', { name: 'Demo SQL rubric', exact: true }).click();
       await page.getByTestId('judge-choice').selectOption('openai');
@@ -326,7 +484,14 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
       await page.getByTestId('judge-openai-model').fill('garbage-judge');
       await page.getByTestId('score-start').click();
       await expect
-        .poll(async () => (await page.getByTestId('score-progress').textContent().catch(() => '')) ?? '', { timeout: 60_000 })
+        .poll(
+          async () =>
+            (await page
+              .getByTestId('score-progress')
+              .textContent()
+              .catch(() => '')) ?? '',
+          { timeout: 60_000 },
+        )
         .toMatch(/every judge answer so far \(\d+\) was unparseable/);
       expect(garbage.calls()).toBeGreaterThan(0);
       await page.getByRole('button', { name: 'Cancel' }).click();

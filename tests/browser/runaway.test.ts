@@ -60,7 +60,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('a runaway query in the hostile 
     expect(await item.getAttribute('data-status')).toBe('timeout');
     expect(await item.getAttribute('data-ex')).toBe('0');
     expect(await item.getByTestId('pred-sql').textContent()).toContain('WITH RECURSIVE');
-    expect(await item.getByTestId('item-error').textContent()).toBe('timed out after 2 s (prediction and gold together)');
+    expect(await item.getByTestId('item-error').textContent()).toBe(
+      'timed out after 2 s (prediction and gold together)',
+    );
   });
 
   it('evaluates the item after the runaway one normally, on a fresh worker', async () => {
@@ -87,13 +89,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('a runaway query in the hostile 
     await page.goto(server.url + `#/run/${runId}`);
     await page.locator(`[data-testid="dashboard"][data-loaded="true"][data-run-id="${runId}"]`).waitFor();
     expect(await page.locator('[data-testid="counts"] [data-count="modified"]').textContent()).toBe('1');
-    expect(await page.getByTestId('dashboard').textContent()).toContain('changed the database before the gold query ran');
+    expect(await page.getByTestId('dashboard').textContent()).toContain(
+      'changed the database before the gold query ran',
+    );
   });
 
   it('refuses two statements with the message of Python sqlite3', async () => {
     const item = await openItem(page, runId, HOSTILE.twoStatements);
     expect(await item.getAttribute('data-status')).toBe('error');
-    expect(await item.getByTestId('item-error').textContent()).toBe('prediction: You can only execute one statement at a time.');
+    expect(await item.getByTestId('item-error').textContent()).toBe(
+      'prediction: You can only execute one statement at a time.',
+    );
     expect(await item.getAttribute('data-mutated')).toBe('false');
   });
 

@@ -3,13 +3,25 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
 import { idbCounts, longQuestionsFolder, originStorage, spiderPetsFolder } from './offline-helpers.ts';
-import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun, spiderGoldRun } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  importDataset,
+  officialCells,
+  openApp,
+  startRun,
+  spiderGoldRun,
+} from './workbench-helpers.ts';
 
 type Counts = Awaited<ReturnType<typeof idbCounts>>;
 
 /** The earlier dataset and run are as they were: same records and chunks, and the run's dashboard shows the same EX. */
 async function storedIsIntact(page: Page, before: Counts, runId: string, exTotal: string): Promise<void> {
-  expect(await idbCounts(page)).toMatchObject({ datasets: before.datasets, databases: before.databases, chunkShas: before.chunkShas });
+  expect(await idbCounts(page)).toMatchObject({
+    datasets: before.datasets,
+    databases: before.databases,
+    chunkShas: before.chunkShas,
+  });
   await page.getByTestId('nav-runs').click();
   await page.goto(page.url().replace(/#.*$/, '') + `#/run/${runId}`);
   await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
@@ -51,13 +63,21 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
   let usageBefore: number;
 
   beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp({ viewport: { width: 1366, height: 768 }, serviceWorkers: 'block' }));
+    ({ server, browser, page, watch } = await openApp({
+      viewport: { width: 1366, height: 768 },
+      serviceWorkers: 'block',
+    }));
     origin = new URL(server.url).origin;
     context = page.context();
     cdp = await context.newCDPSession(page);
     // Before the first visit: the browser applies an override when it first opens the origin's storage.
     await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: QUOTA_BYTES });
-    expect(await originStorage(cdp, origin)).toEqual({ usage: 0, quota: QUOTA_BYTES, overrideActive: true, indexedDb: 0 });
+    expect(await originStorage(cdp, origin)).toEqual({
+      usage: 0,
+      quota: QUOTA_BYTES,
+      overrideActive: true,
+      indexedDb: 0,
+    });
 
     await page.goto(server.url + '#/datasets');
     ({ runId, exTotal } = await spiderGoldRun(page));
@@ -83,14 +103,18 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
-    const r = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') }).finally(() => (importing = false));
+    const r = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') }).finally(
+      () => (importing = false),
+    );
     await sampler;
     const importMs = Date.now() - t0;
     expect(r.ok).toBe(false);
     // The browser's own refusal, mapped to the app's message. Measured: the first two databases are
     // stored and toxicology is refused; a refusal at superhero passes too, because Chromium's IndexedDB
     // checks space against a cached estimate that can be one write conservative.
-    expect(r.message).toMatch(/Browser storage is full: dataset "BIRD mini-dev" was not imported \(it stopped while storing database (?:superhero, 0\.2|toxicology, 2\.6) MiB; the new databases of this dataset need 5\.3 MiB\)/);
+    expect(r.message).toMatch(
+      /Browser storage is full: dataset "BIRD mini-dev" was not imported \(it stopped while storing database (?:superhero, 0\.2|toxicology, 2\.6) MiB; the new databases of this dataset need 5\.3 MiB\)/,
+    );
     expect(r.message).toContain('Nothing stored before was changed');
     expect(r.message).toMatch(/Free space by deleting datasets or runs/);
 
@@ -108,10 +132,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
 
   it('an import whose databases fit but whose dataset record does not (2,000 questions of 4 KB text on a 16 KiB database) says so and stores nothing of it', async () => {
     const t0 = Date.now();
-    const r = await importDataset(page, { kind: 'spider', name: 'Long questions', folder: longQuestionsFolder(2000, 4000) });
+    const r = await importDataset(page, {
+      kind: 'spider',
+      name: 'Long questions',
+      folder: longQuestionsFolder(2000, 4000),
+    });
     const importMs = Date.now() - t0;
     expect(r.ok).toBe(false);
-    expect(r.message).toMatch(/Browser storage is full: dataset "Long questions" was not imported \(its record did not fit\)/);
+    expect(r.message).toMatch(
+      /Browser storage is full: dataset "Long questions" was not imported \(its record did not fit\)/,
+    );
     expect(r.message).toContain('Nothing stored before was changed');
     expect(await idbCounts(page)).toEqual(before);
     await expect.poll(async () => (await originStorage(cdp, origin)).usage).toBeLessThanOrEqual(usageBefore);
@@ -122,7 +152,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
   it('the app stays usable under the same quota: a small import and a run still work', async () => {
     const r = await importDataset(page, { kind: 'spider', name: 'Spider pets', folder: spiderPetsFolder() });
     expect(r.ok, r.message).toBe(true);
-    const run = await startRun(page, { datasetName: 'Spider pets', predictions: sharedData('spider', 'dev_gold.sql'), name: 'pets gold', onlyStored: true });
+    const run = await startRun(page, {
+      datasetName: 'Spider pets',
+      predictions: sharedData('spider', 'dev_gold.sql'),
+      name: 'pets gold',
+      onlyStored: true,
+    });
     expect(run.error).toBeNull();
     expect((await officialCells(page)).ex!.total).toBe('100.00');
     expect(await idbCounts(page)).toMatchObject({ datasets: 2, databases: 2, runs: 2 });
@@ -154,12 +189,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: si
 
   it('shows what the site stores against its quota, and asks the browser to keep the data', async () => {
     const line = page.getByTestId('storage-line');
-    await expect.poll(async () => (await line.textContent())?.replace(/\s+/g, ' ')).toMatch(/Storage: [\d.]+ (?:B|KiB|MiB|GiB) of [\d.]+ (?:MiB|GiB|TiB) \((?:<0\.1|[\d.]+) %\)/);
+    await expect
+      .poll(async () => (await line.textContent())?.replace(/\s+/g, ' '))
+      .toMatch(/Storage: [\d.]+ (?:B|KiB|MiB|GiB) of [\d.]+ (?:MiB|GiB|TiB) \((?:<0\.1|[\d.]+) %\)/);
     const persisted = await page.evaluate(() => navigator.storage.persisted());
     if (persisted) expect(await page.getByTestId('persisted').count()).toBe(1);
     else {
       await page.getByTestId('keep-data').click();
-      await expect.poll(async () => (await line.locator('[role="status"]').textContent()) ?? '').toMatch(/will keep this data|declined for now/);
+      await expect
+        .poll(async () => (await line.locator('[role="status"]').textContent()) ?? '')
+        .toMatch(/will keep this data|declined for now/);
     }
   });
 
@@ -178,7 +217,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: si
   it('the app stays usable: a small import and a run still work on the same page', async () => {
     const r = await importDataset(page, { kind: 'spider', name: 'Spider pets', folder: spiderPetsFolder() });
     expect(r.ok).toBe(true);
-    const run = await startRun(page, { datasetName: 'Spider pets', predictions: sharedData('spider', 'dev_gold.sql'), name: 'pets gold', onlyStored: true });
+    const run = await startRun(page, {
+      datasetName: 'Spider pets',
+      predictions: sharedData('spider', 'dev_gold.sql'),
+      name: 'pets gold',
+      onlyStored: true,
+    });
     expect(run.error).toBeNull();
     expect((await officialCells(page)).ex!.total).toBe('100.00');
     expect(await idbCounts(page)).toMatchObject({ datasets: 2, databases: 2, runs: 2 });
@@ -186,9 +230,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: si
 
   it('a run that fills the quota (test double after 10 samples) stops with a message naming it; its stored samples are kept and nothing else changes', async () => {
     await page.goto(server.url + '?test-quota-after-samples=10#/runs');
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'too big', onlyStored: true });
+    const run = await startRun(page, {
+      datasetName: 'Spider one db',
+      predictions: sharedData('spider', 'dev_gold.sql'),
+      name: 'too big',
+      onlyStored: true,
+    });
     expect(run.runId).toBeNull();
-    expect(run.error).toMatch(/Browser storage is full: run "too big" stopped after \d+ of 45 samples were stored\. The stored samples are kept\./);
+    expect(run.error).toMatch(
+      /Browser storage is full: run "too big" stopped after \d+ of 45 samples were stored\. The stored samples are kept\./,
+    );
     const li = page.getByTestId('run-list').locator('li[data-run-id]').filter({ hasText: 'too big' });
     await expect.poll(() => li.getAttribute('data-status')).toBe('failed');
     before = { ...before, datasets: 2, databases: 2 };

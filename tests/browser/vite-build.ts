@@ -15,13 +15,21 @@ export function viteBuild(args: string[]): Promise<void> {
   for (const key of Object.keys(env)) if (key.startsWith('VITEST')) delete env[key];
   const vite = path.join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [vite, 'build', ...args, '--emptyOutDir', '--logLevel', 'warn', '--bypass-lock'], {
-      cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [vite, 'build', ...args, '--emptyOutDir', '--logLevel', 'warn', '--bypass-lock'],
+      {
+        cwd: REPO_ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`vite build ${args.join(' ')} exited with ${code}:\n${output}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`vite build ${args.join(' ')} exited with ${code}:\n${output}`)),
+    );
   });
 }

@@ -5,11 +5,35 @@ import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  downloadFrom,
+  importDataset,
+  officialCells,
+  openApp,
+  screenshot,
+  startRun,
+} from './workbench-helpers.ts';
 
-interface CliItem { index: number; question_id: number; ex: 0 | 1; soft_f1: number | null; status: string; pred_rows: number | null; gold_rows: number | null }
-interface CliBucket { count: number; ex: number; soft_f1: number }
-interface CliReport { summary: { by_difficulty: Record<string, CliBucket>; status_counts: Record<string, number> }; items: CliItem[] }
+interface CliItem {
+  index: number;
+  question_id: number;
+  ex: 0 | 1;
+  soft_f1: number | null;
+  status: string;
+  pred_rows: number | null;
+  gold_rows: number | null;
+}
+interface CliBucket {
+  count: number;
+  ex: number;
+  soft_f1: number;
+}
+interface CliReport {
+  summary: { by_difficulty: Record<string, CliBucket>; status_counts: Record<string, number> };
+  items: CliItem[];
+}
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
 const GOLD = sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql');
@@ -18,7 +42,19 @@ const DB_ROOT = sharedData('bird', 'databases');
 
 async function cliEval(predictions: string): Promise<CliReport> {
   const out = tempFile('out.json');
-  const run = await runCli(['eval', '--predictions', predictions, '--gold', GOLD, '--db-root', DB_ROOT, '--dataset', QUESTIONS, '--out', out]);
+  const run = await runCli([
+    'eval',
+    '--predictions',
+    predictions,
+    '--gold',
+    GOLD,
+    '--db-root',
+    DB_ROOT,
+    '--dataset',
+    QUESTIONS,
+    '--out',
+    out,
+  ]);
   if (run.code !== 0) throw new Error(`the CLI failed: ${run.stderr}`);
   return readJson<CliReport>(out);
 }
@@ -47,7 +83,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
     expect(imported).toEqual({ ok: true, message: 'Imported "BIRD mini-dev": 500 questions, 3 databases.' });
     const card = page.getByTestId('dataset-card');
     await card.getByTestId('db-table').waitFor();
-    expect(await card.getByTestId('by-difficulty').textContent()).toMatch(/simple: 148\s*moderate: 250\s*challenging: 102/);
+    expect(await card.getByTestId('by-difficulty').textContent()).toMatch(
+      /simple: 148\s*moderate: 250\s*challenging: 102/,
+    );
     for (const db of ['superhero', 'student_club', 'toxicology']) {
       const row = card.locator(`tr[data-db="${db}"]`);
       expect(await row.locator('td.sha').textContent()).toMatch(/^[0-9a-f]{64}$/);
@@ -60,7 +98,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
   });
 
   it("evaluates a published model's predictions and finds the CLI's EX and Soft-F1 on every one of the 500 items", async () => {
-    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'gpt-4o cot', expectProgress: true });
+    const run = await startRun(page, {
+      datasetName: 'BIRD mini-dev',
+      predictions: PREDICTIONS,
+      name: 'gpt-4o cot',
+      expectProgress: true,
+    });
     expect(run.error).toBeNull();
     runId = run.runId!;
     await page.locator('canvas').first().waitFor();
@@ -69,16 +112,32 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
     const cells = await officialCells(page);
     for (const level of ['simple', 'moderate', 'challenging', 'total']) {
       const b = cli.summary.by_difficulty[level]!;
-      expect({ level, count: cells.count![level], ex: cells.ex![level], f1: cells['soft-f1']![level] })
-        .toEqual({ level, count: String(b.count), ex: formatFixed2(b.ex), f1: formatFixed2(b.soft_f1) });
+      expect({ level, count: cells.count![level], ex: cells.ex![level], f1: cells['soft-f1']![level] }).toEqual({
+        level,
+        count: String(b.count),
+        ex: formatFixed2(b.ex),
+        f1: formatFixed2(b.soft_f1),
+      });
     }
     expect(await page.locator('[data-count="error"]').textContent()).toBe(String(cli.summary.status_counts.error));
 
     await page.getByTestId('nav-runs').click();
-    const file = JSON.parse((await downloadFrom(page, `[data-run-id="${runId}"] [data-testid="export-run"]`)).text) as RunFile;
+    const file = JSON.parse(
+      (await downloadFrom(page, `[data-run-id="${runId}"] [data-testid="export-run"]`)).text,
+    ) as RunFile;
     expect(file.samples).toHaveLength(500);
-    const got = file.samples.map((s) => ({ index: s.index, ex: s.ex, missing: s.status === 'missing-db', f1: s.softF1 === null ? null : Math.round(s.softF1 * 1e9) }));
-    const want = cli.items.map((i) => ({ index: i.index, ex: i.ex, missing: i.status === 'missing-db', f1: i.soft_f1 === null ? null : Math.round(i.soft_f1 * 1e9) }));
+    const got = file.samples.map((s) => ({
+      index: s.index,
+      ex: s.ex,
+      missing: s.status === 'missing-db',
+      f1: s.softF1 === null ? null : Math.round(s.softF1 * 1e9),
+    }));
+    const want = cli.items.map((i) => ({
+      index: i.index,
+      ex: i.ex,
+      missing: i.status === 'missing-db',
+      f1: i.soft_f1 === null ? null : Math.round(i.soft_f1 * 1e9),
+    }));
     expect(got).toEqual(want);
   });
 
@@ -112,10 +171,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
     await expect.poll(() => page.getByTestId('filter-count').textContent()).toContain(`${wrong.length} of 500 items`);
     const first = page.locator('[data-testid="item-list"] [role="option"]').first();
     // The virtual list re-renders after the filter: wait until its first row is a wrong one.
-    await expect.poll(async () => {
-      const at = Number(await first.getAttribute('data-index'));
-      return wrong.some((w) => w.index === at);
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const at = Number(await first.getAttribute('data-index'));
+        return wrong.some((w) => w.index === at);
+      })
+      .toBe(true);
     const index = Number(await first.getAttribute('data-index'));
     await first.click();
     const detail = page.locator(`[data-testid="item-detail"][data-index="${index}"]`);
@@ -132,7 +193,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
     await page.getByTestId('item-list').focus();
     await page.keyboard.press('j');
     await page.keyboard.press('Enter');
-    const second = Number(await page.locator('[data-testid="item-list"] [role="option"]').nth(1).getAttribute('data-index'));
+    const second = Number(
+      await page.locator('[data-testid="item-list"] [role="option"]').nth(1).getAttribute('data-index'),
+    );
     await page.locator(`[data-testid="item-detail"][data-index="${second}"]`).waitFor();
     expect(page.url()).toContain(`/items/${second}.0`);
   });

@@ -4,7 +4,14 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  importDataset,
+  officialCells,
+  openApp,
+  startRun,
+} from './workbench-helpers.ts';
 import { spiderOneDbFolder } from './offline-helpers.ts';
 
 /**
@@ -27,7 +34,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong fil
     await page.getByTestId('dataset-card').getByTestId('db-table').waitFor();
     expect(await page.locator('tr[data-db="concert_singer"] td.sha').textContent()).toBe(sha);
     await page.getByTestId('nav-runs').click();
-    await expect.poll(() => page.getByTestId('run-list').locator('li[data-run-id]').count(), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(() => page.getByTestId('run-list').locator('li[data-run-id]').count(), { timeout: 10_000 })
+      .toBe(1);
     await page.goto(`${server.url}#/run/${runId}`);
     await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
     expect((await officialCells(page)).ex!.total).toBe(exTotal);
@@ -36,9 +45,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong fil
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'wb-errors-'));
     const spider = spiderOneDbFolder();
-    writeFileSync(path.join(dir, 'questions.json'), '[{"db_id": "concert_singer", "question": "How many singers?", "query": "SELECT count(*) FROM singer"},');
+    writeFileSync(
+      path.join(dir, 'questions.json'),
+      '[{"db_id": "concert_singer", "question": "How many singers?", "query": "SELECT count(*) FROM singer"},',
+    );
     mkdirSync(path.join(dir, 'fake'));
-    writeFileSync(path.join(dir, 'fake', 'questions.json'), JSON.stringify([{ db_id: 'fake', question: 'How many?', query: 'SELECT 1' }]));
+    writeFileSync(
+      path.join(dir, 'fake', 'questions.json'),
+      JSON.stringify([{ db_id: 'fake', question: 'How many?', query: 'SELECT 1' }]),
+    );
     writeFileSync(path.join(dir, 'fake', 'fake.sqlite'), 'id,name\n1,not a database\n');
 
     ({ server, browser, page, watch } = await openApp());
@@ -46,7 +61,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong fil
     expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spider })).ok).toBe(true);
     await page.getByTestId('dataset-card').getByTestId('db-table').waitFor();
     sha = (await page.locator('tr[data-db="concert_singer"] td.sha').textContent())!;
-    const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name: 'gold', onlyStored: true });
+    const run = await startRun(page, {
+      datasetName: 'Spider one db',
+      predictions: sharedData('spider', 'dev_gold.sql'),
+      name: 'gold',
+      onlyStored: true,
+    });
     expect(run.error).toBeNull();
     runId = run.runId!;
     exTotal = (await officialCells(page)).ex!.total!;

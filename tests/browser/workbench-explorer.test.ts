@@ -14,11 +14,29 @@ const DIFFS = ['simple', 'moderate', 'challenging'] as const;
 function sample(index: number): SampleRecord {
   const status = index % 17 === 0 ? 'error' : index % 53 === 0 ? 'timeout' : 'ok';
   return {
-    index, questionId: 10_000 + index, dbId: `db_${index % 11}`, difficulty: DIFFS[index % 3]!, ex: status === 'ok' && index % 3 !== 1 ? 1 : 0,
-    softF1: status === 'ok' ? (index % 10) / 10 : 0, rves: null, timeRatio: null, status, error: status === 'error' ? `no such column: c${index}` : null,
-    mutatedDb: index % 97 === 0, extraction: { rule: 'bird-separator', thinkStripped: false }, predRowCount: status === 'ok' ? 1 : null, goldRowCount: 1,
-    elapsedMs: index % 40, sample: 0, format: 1, reward: 0, goldSql: 'SELECT name FROM t WHERE id = 1',
-    sql: index === HOSTILE ? `SELECT '<img src=x onerror=alert(1)>' AS "<script>alert(2)</script>"` : `SELECT name FROM t WHERE id = ${index}`,
+    index,
+    questionId: 10_000 + index,
+    dbId: `db_${index % 11}`,
+    difficulty: DIFFS[index % 3]!,
+    ex: status === 'ok' && index % 3 !== 1 ? 1 : 0,
+    softF1: status === 'ok' ? (index % 10) / 10 : 0,
+    rves: null,
+    timeRatio: null,
+    status,
+    error: status === 'error' ? `no such column: c${index}` : null,
+    mutatedDb: index % 97 === 0,
+    extraction: { rule: 'bird-separator', thinkStripped: false },
+    predRowCount: status === 'ok' ? 1 : null,
+    goldRowCount: 1,
+    elapsedMs: index % 40,
+    sample: 0,
+    format: 1,
+    reward: 0,
+    goldSql: 'SELECT name FROM t WHERE id = 1',
+    sql:
+      index === HOSTILE
+        ? `SELECT '<img src=x onerror=alert(1)>' AS "<script>alert(2)</script>"`
+        : `SELECT name FROM t WHERE id = ${index}`,
   };
 }
 
@@ -27,10 +45,23 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
   let { server, browser, page, watch } = {} as AppSession;
   const samples = Array.from({ length: N }, (_, i) => sample(i));
   const header: RunHeader = {
-    id: 'big-run', name: 'two thousand', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', status: 'done',
+    id: 'big-run',
+    name: 'two thousand',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    status: 'done',
     source: { kind: 'replay', predictions: { name: 'p.json', sha256: 'ab', bytes: 3 } },
-    dataset: { id: 'gone', name: 'a dataset not stored here', questions: { name: 'q.json', sha256: 'cd', bytes: 4 }, gold: null, databases: {} },
-    subset: { description: 'all', indices: samples.map((s) => s.index) }, config: DEFAULT_RUN_CONFIG, samplesPerQuestion: 1, executor: 'test',
+    dataset: {
+      id: 'gone',
+      name: 'a dataset not stored here',
+      questions: { name: 'q.json', sha256: 'cd', bytes: 4 },
+      gold: null,
+      databases: {},
+    },
+    subset: { description: 'all', indices: samples.map((s) => s.index) },
+    config: DEFAULT_RUN_CONFIG,
+    samplesPerQuestion: 1,
+    executor: 'test',
   };
   const options = () => page.locator('[data-testid="item-list"] [role="option"]');
 
@@ -40,7 +71,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/runs');
     await page.getByTestId('import-run').setInputFiles(file);
-    expect(await page.getByTestId('import-run-message').textContent()).toContain('Imported run "two thousand" (2000 questions)');
+    expect(await page.getByTestId('import-run-message').textContent()).toContain(
+      'Imported run "two thousand" (2000 questions)',
+    );
     await page.goto(`${server.url}#/run/big-run/items`);
     await options().first().waitFor();
   });
@@ -68,13 +101,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
   });
 
   it('filters by outcome, difficulty and database, and sorts', async () => {
-    const count = async () => Number((await page.getByTestId('filter-count').textContent())!.split(' of ')[0]!.replace(/,/g, ''));
+    const count = async () =>
+      Number((await page.getByTestId('filter-count').textContent())!.split(' of ')[0]!.replace(/,/g, ''));
     await page.getByTestId('filter-outcome').selectOption('error');
     await expect.poll(count).toBe(samples.filter((s) => s.status === 'error').length);
     await page.getByTestId('filter-difficulty').selectOption('moderate');
     await expect.poll(count).toBe(samples.filter((s) => s.status === 'error' && s.difficulty === 'moderate').length);
     await page.getByTestId('filter-db').selectOption('db_3');
-    await expect.poll(count).toBe(samples.filter((s) => s.status === 'error' && s.difficulty === 'moderate' && s.dbId === 'db_3').length);
+    await expect
+      .poll(count)
+      .toBe(samples.filter((s) => s.status === 'error' && s.difficulty === 'moderate' && s.dbId === 'db_3').length);
     await page.getByRole('button', { name: 'clear filters' }).click();
     await page.getByTestId('filter-sort').selectOption('time');
     await page.getByText('descending').click();
@@ -86,7 +122,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
 
   it('searches 2,000 items as the user types', async () => {
     await page.getByTestId('filter-search').fill('onerror');
-    await page.waitForFunction(() => document.querySelector('[data-testid="filter-count"]')?.textContent?.includes('1 of 2,000'));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid="filter-count"]')?.textContent?.includes('1 of 2,000'),
+    );
   });
 
   it('shows markup in predicted SQL as text and creates no element from it', async () => {

@@ -70,8 +70,15 @@ export async function importBirdMiniDev(page: Page): Promise<void> {
  * (a run named `name`, only the stored database); resolves with the run's id and its EX total.
  */
 export async function spiderGoldRun(page: Page, name = 'gold'): Promise<{ runId: string; exTotal: string }> {
-  expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(true);
-  const run = await startRun(page, { datasetName: 'Spider one db', predictions: sharedData('spider', 'dev_gold.sql'), name, onlyStored: true });
+  expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(
+    true,
+  );
+  const run = await startRun(page, {
+    datasetName: 'Spider one db',
+    predictions: sharedData('spider', 'dev_gold.sql'),
+    name,
+    onlyStored: true,
+  });
   expect(run.error).toBeNull();
   return { runId: run.runId!, exTotal: (await officialCells(page)).ex!.total! };
 }
@@ -99,14 +106,22 @@ export async function startRun(page: Page, opts: RunOptions): Promise<{ runId: s
   if (opts.onlyStored) await page.getByTestId('subset-stored').click();
   if (opts.timeoutS !== undefined) await page.getByTestId('run-timeout').fill(String(opts.timeoutS));
   for (const m of opts.tickMetrics ?? []) {
-    await page.getByRole('group', { name: 'Metrics' }).locator('label', { hasText: new RegExp(`^\\s*${m}\\b`) }).locator('input').check();
+    await page
+      .getByRole('group', { name: 'Metrics' })
+      .locator('label', { hasText: new RegExp(`^\\s*${m}\\b`) })
+      .locator('input')
+      .check();
   }
   await page.getByTestId('run-name').fill(opts.name);
   await page.getByTestId('run-start').click();
   if (opts.expectProgress) {
     const progress = page.getByTestId('run-progress');
     await progress.waitFor({ timeout: 5000 });
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="run-done"]')?.textContent ?? 0) > 0, undefined, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => Number(document.querySelector('[data-testid="run-done"]')?.textContent ?? 0) > 0,
+      undefined,
+      { timeout: 60_000 },
+    );
     expect((await progress.textContent())?.replace(/\s+/g, ' ')).toMatch(/of \d+ items · [\d.]+ items\/s/);
   }
   const end = page.locator('[data-testid="dashboard"][data-loaded="true"], [data-testid="run-error"]');

@@ -9,7 +9,16 @@ import type { RunFile } from '../../src/core/run/types.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  downloadFrom,
+  importDataset,
+  officialCells,
+  openApp,
+  screenshot,
+  startRun,
+} from './workbench-helpers.ts';
 
 const DBS = ['concert_singer', 'pets_1', 'car_1', 'flight_2'];
 
@@ -17,7 +26,8 @@ const DBS = ['concert_singer', 'pets_1', 'car_1', 'flight_2'];
 function spiderFolder(): string {
   const root = path.join(mkdtempSync(path.join(tmpdir(), 'wb-spider-')), 'spider');
   for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(root, f));
-  for (const db of DBS) cpSync(sharedData('spider', db, `${db}.sqlite`), path.join(root, 'database', db, `${db}.sqlite`));
+  for (const db of DBS)
+    cpSync(sharedData('spider', db, `${db}.sqlite`), path.join(root, 'database', db, `${db}.sqlite`));
   return root;
 }
 
@@ -51,7 +61,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
     expect(imported).toEqual({ ok: true, message: 'Imported "Spider dev (4 dbs)": 1,034 questions, 4 databases.' });
     const card = page.getByTestId('dataset-card');
     await card.getByTestId('db-table').waitFor();
-    for (const db of DBS) expect(await card.locator(`tr[data-db="${db}"] td.sha`).textContent()).toMatch(/^[0-9a-f]{64}$/);
+    for (const db of DBS)
+      expect(await card.locator(`tr[data-db="${db}"] td.sha`).textContent()).toMatch(/^[0-9a-f]{64}$/);
     expect(await card.getByTestId('without-db').textContent()).toContain(`${1034 - withDb} questions have no database`);
   });
 
@@ -68,16 +79,32 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
 
   it("lists the gold checks beside the self-test, the CLI's gold-check figures on these four databases (flight_2's empty golds, car_1's count by group)", async () => {
     const out = tempFile('gold-check.json');
-    const cli = await runCli(['gold-check', '--gold', sharedData('spider', 'dev_gold.sql'), '--dataset', sharedData('spider', 'dev.json'), '--db-root', sharedData('spider'), '--workers', '1', '--out', out]);
+    const cli = await runCli([
+      'gold-check',
+      '--gold',
+      sharedData('spider', 'dev_gold.sql'),
+      '--dataset',
+      sharedData('spider', 'dev.json'),
+      '--db-root',
+      sharedData('spider'),
+      '--workers',
+      '1',
+      '--out',
+      out,
+    ]);
     expect(cli.code).toBe(0);
-    const expected = (readJson(out).items as { index: number; db_id: string; issues: { kind: string }[] }[]).filter((i) => DBS.includes(i.db_id));
+    const expected = (readJson(out).items as { index: number; db_id: string; issues: { kind: string }[] }[]).filter(
+      (i) => DBS.includes(i.db_id),
+    );
     const card = page.getByTestId('dataset-card');
     const summary = card.getByTestId('gold-check-summary');
     expect(await summary.getAttribute('data-issues')).toBe(String(expected.length));
     expect(expected.some((i) => i.issues.some((g) => g.kind === 'no-rows'))).toBe(true);
     const rows = card.locator('[data-testid="gold-check-issues"] tbody tr');
     expect(await rows.count()).toBe(expected.reduce((a, i) => a + i.issues.length, 0));
-    expect(await card.locator('[data-testid="gold-check-issues"] tr[data-kind="count-as-list"]').first().textContent()).toContain('the question asks for a count ("How many")');
+    expect(
+      await card.locator('[data-testid="gold-check-issues"] tr[data-kind="count-as-list"]').first().textContent(),
+    ).toContain('the question asks for a count ("How many")');
     await screenshot(page, 'workbench-spider-gold-checks.png', true);
   });
 
@@ -87,19 +114,34 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
     await page.getByTestId('subset-sample').check();
     await page.getByLabel('Sample size').fill('50');
     await page.getByLabel('seed').fill('7');
-    const run = await startRun(page, { datasetName: 'Spider dev (4 dbs)', predictions: sharedData('spider', 'dev_gold.sql'), name: 'gold sample' });
+    const run = await startRun(page, {
+      datasetName: 'Spider dev (4 dbs)',
+      predictions: sharedData('spider', 'dev_gold.sql'),
+      name: 'gold sample',
+    });
     expect(run.error).toBeNull();
     const cells = await officialCells(page);
     expect(cells.count!.total).toBe('50');
     expect(cells.ex!.total).toBe('100.00');
     await page.getByTestId('nav-runs').click();
-    const file = JSON.parse((await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text) as RunFile;
-    const expected = selectSubset(questions, { dbIds: [...DBS].sort(), difficulties: [], questionIds: [], sample: { n: 50, seed: 7 } });
+    const file = JSON.parse(
+      (await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text,
+    ) as RunFile;
+    const expected = selectSubset(questions, {
+      dbIds: [...DBS].sort(),
+      difficulties: [],
+      questionIds: [],
+      sample: { n: 50, seed: 7 },
+    });
     expect(file.run.subset.indices).toEqual(expected.indices);
   });
 
   it('imports the same dataset from a .zip (streamed in the import worker), with the same database fingerprints', async () => {
-    const imported = await importDataset(page, { kind: 'spider', name: 'Spider from zip', files: [await spiderZip(folder)] });
+    const imported = await importDataset(page, {
+      kind: 'spider',
+      name: 'Spider from zip',
+      files: [await spiderZip(folder)],
+    });
     expect(imported).toEqual({ ok: true, message: 'Imported "Spider from zip": 1,034 questions, 4 databases.' });
     const card = page.getByTestId('dataset-card');
     await card.getByTestId('db-table').waitFor();
@@ -123,16 +165,22 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
     const selfTest = rows.filter({ hasText: 'gold self-test' });
     await selfTest.getByTestId('delete-run').click();
     await selfTest.getByTestId('delete-run-confirm').click();
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="run-list"] li[data-run-id]').length === 1);
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid="run-list"] li[data-run-id]').length === 1,
+    );
     await page.reload();
     await page.getByTestId('run-list').locator('li[data-run-id]').first().waitFor();
-    expect(await page.getByTestId('run-list').locator('li[data-run-id] [data-testid="run-link"]').allTextContents()).toEqual(['gold sample, renamed']);
+    expect(
+      await page.getByTestId('run-list').locator('li[data-run-id] [data-testid="run-link"]').allTextContents(),
+    ).toEqual(['gold sample, renamed']);
   });
 
   it('imports a custom dataset dropped on the page', async () => {
     await page.getByTestId('nav-datasets').click();
     const db = readFileSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite')).toString('base64');
-    const questions = JSON.stringify([{ db_id: 'concert_singer', question: 'How many singers are there?', query: 'SELECT count(*) FROM singer' }]);
+    const questions = JSON.stringify([
+      { db_id: 'concert_singer', question: 'How many singers are there?', query: 'SELECT count(*) FROM singer' },
+    ]);
     await page.evaluate(
       ([dbB64, qText]) => {
         const dt = new DataTransfer();
@@ -162,7 +210,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
     await page.getByTestId('run-timeout').fill('1');
     await page.getByTestId('run-name').fill('never ends');
     await page.getByTestId('run-start').click();
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="run-done"]')?.textContent ?? 0) >= 2, undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => Number(document.querySelector('[data-testid="run-done"]')?.textContent ?? 0) >= 2,
+      undefined,
+      { timeout: 30_000 },
+    );
     await page.getByTestId('run-cancel').click();
     const note = page.getByRole('status').filter({ hasText: 'was cancelled' });
     await note.waitFor({ timeout: 30_000 });

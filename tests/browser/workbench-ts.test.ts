@@ -5,11 +5,35 @@ import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, downloadFrom, importDataset, officialCells, openApp, screenshot, startRun } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  closeAppAfter,
+  downloadFrom,
+  importDataset,
+  officialCells,
+  openApp,
+  screenshot,
+  startRun,
+} from './workbench-helpers.ts';
 
-interface CliItem { index: number; ex: 0 | 1; ts?: 0 | 1 | null; status: string; gold_order_dependent?: boolean | null; passes_by_row_order?: boolean | null }
-interface CliBucket { count: number; ex: number; ts: number; ex_only: number }
-interface CliReport { summary: { by_difficulty: Record<string, CliBucket> }; items: CliItem[] }
+interface CliItem {
+  index: number;
+  ex: 0 | 1;
+  ts?: 0 | 1 | null;
+  status: string;
+  gold_order_dependent?: boolean | null;
+  passes_by_row_order?: boolean | null;
+}
+interface CliBucket {
+  count: number;
+  ex: number;
+  ts: number;
+  ex_only: number;
+}
+interface CliReport {
+  summary: { by_difficulty: Record<string, CliBucket> };
+  items: CliItem[];
+}
 
 /** Records every text the run progress's suite-build line shows from now on. */
 async function watchSuiteProgress(page: Page): Promise<void> {
@@ -23,7 +47,8 @@ async function watchSuiteProgress(page: Page): Promise<void> {
   });
 }
 
-const suiteProgressShown = (page: Page) => page.evaluate(() => (window as unknown as { suiteProgress: string[] }).suiteProgress);
+const suiteProgressShown = (page: Page) =>
+  page.evaluate(() => (window as unknown as { suiteProgress: string[] }).suiteProgress);
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'sql_output_kg', 'predict_mini_dev_gpt-4_sqlite.json');
 
@@ -41,9 +66,19 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
   beforeAll(async () => {
     const out = tempFile('ts.json');
     const reference = runCli([
-      'eval', '--predictions', PREDICTIONS, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--db-root', sharedData('bird', 'databases'), '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--metrics', 'ex,soft-f1,ts', '--out', out,
+      'eval',
+      '--predictions',
+      PREDICTIONS,
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--db-root',
+      sharedData('bird', 'databases'),
+      '--dataset',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--metrics',
+      'ex,soft-f1,ts',
+      '--out',
+      out,
     ]);
     ({ server, browser, page, watch } = await openApp());
     await page.goto(server.url + '#/datasets');
@@ -54,24 +89,36 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
 
   closeAppAfter(() => ({ server, browser, watch }));
 
-  it('shows the CLI\'s TS beside EX and stores the same ts on every item', async () => {
+  it("shows the CLI's TS beside EX and stores the same ts on every item", async () => {
     const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
     expect(imported.ok).toBe(true);
     await watchSuiteProgress(page);
-    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'gpt-4 ts', tickMetrics: ['TS'] });
+    const run = await startRun(page, {
+      datasetName: 'BIRD mini-dev',
+      predictions: PREDICTIONS,
+      name: 'gpt-4 ts',
+      tickMetrics: ['TS'],
+    });
     expect(run.error).toBeNull();
     await page.getByTestId('official-table').waitFor();
     const shown = await suiteProgressShown(page);
     // Each of the three databases' suites was built in the browser, with its progress shown.
     for (const db of ['student_club', 'superhero', 'toxicology']) {
-      expect(shown.some((t) => t.startsWith(`Building the test suite of ${db}:`)), `${db} in ${JSON.stringify(shown)}`).toBe(true);
+      expect(
+        shown.some((t) => t.startsWith(`Building the test suite of ${db}:`)),
+        `${db} in ${JSON.stringify(shown)}`,
+      ).toBe(true);
     }
     expect(shown.every((t) => /: \d+ of 20 candidate databases$/.test(t))).toBe(true);
     await screenshot(page, 'workbench-ts-dashboard.png', true);
     const cells = await officialCells(page);
     for (const level of ['simple', 'moderate', 'challenging', 'total']) {
       const b = cli.summary.by_difficulty[level]!;
-      expect({ level, ex: cells.ex![level], ts: cells.ts![level] }).toEqual({ level, ex: formatFixed2(b.ex), ts: formatFixed2(b.ts) });
+      expect({ level, ex: cells.ex![level], ts: cells.ts![level] }).toEqual({
+        level,
+        ex: formatFixed2(b.ex),
+        ts: formatFixed2(b.ts),
+      });
     }
     const exOnly = cli.summary.by_difficulty.total!.ex_only;
     expect(exOnly).toBeGreaterThan(0);
@@ -79,13 +126,27 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
     runId = run.runId!;
 
     await page.getByTestId('nav-runs').click();
-    const file = JSON.parse((await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text) as RunFile;
+    const file = JSON.parse(
+      (await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text,
+    ) as RunFile;
     expect(file.run.config.metrics).toContain('ts');
     expect(file.run.config.suite).toMatchObject({ seed: 1, size: 8 });
     const scored = (xs: Array<{ index: number; status: string }>) => xs.filter((x) => x.status !== 'missing-db').length;
     expect(scored(file.samples)).toBe(140);
-    const got = file.samples.map((s) => ({ index: s.index, ex: s.ex, ts: s.ts ?? null, order: s.goldOrderDependent ?? null, byOrder: s.passesByRowOrder ?? null }));
-    const want = cli.items.map((i) => ({ index: i.index, ex: i.ex, ts: i.ts ?? null, order: i.gold_order_dependent ?? null, byOrder: i.passes_by_row_order ?? null }));
+    const got = file.samples.map((s) => ({
+      index: s.index,
+      ex: s.ex,
+      ts: s.ts ?? null,
+      order: s.goldOrderDependent ?? null,
+      byOrder: s.passesByRowOrder ?? null,
+    }));
+    const want = cli.items.map((i) => ({
+      index: i.index,
+      ex: i.ex,
+      ts: i.ts ?? null,
+      order: i.gold_order_dependent ?? null,
+      byOrder: i.passes_by_row_order ?? null,
+    }));
     expect(got).toEqual(want);
   }, 300_000);
 
@@ -116,7 +177,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
     await page.reload();
     await page.getByTestId('nav-runs').waitFor();
     await watchSuiteProgress(page);
-    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PREDICTIONS, name: 'gpt-4 ts again', tickMetrics: ['TS'] });
+    const run = await startRun(page, {
+      datasetName: 'BIRD mini-dev',
+      predictions: PREDICTIONS,
+      name: 'gpt-4 ts again',
+      tickMetrics: ['TS'],
+    });
     expect(run.error).toBeNull();
     await page.getByTestId('official-table').waitFor();
     expect(await suiteProgressShown(page)).toEqual([]);

@@ -8,14 +8,41 @@ import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
-const data = () => ['--dataset', bird('minidev', 'mini_dev_sqlite.json'), '--gold', bird('minidev', 'mini_dev_sqlite_gold.sql'), '--db-root', bird('databases')];
+const data = () => [
+  '--dataset',
+  bird('minidev', 'mini_dev_sqlite.json'),
+  '--gold',
+  bird('minidev', 'mini_dev_sqlite_gold.sql'),
+  '--db-root',
+  bird('databases'),
+];
 const gold = parseGoldSql(readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'gold');
-const readLines = (file: string): BatchRequestLine[] => readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+const readLines = (file: string): BatchRequestLine[] =>
+  readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 describe('CLI batch export / import', () => {
   it('exports one request per sample with a unique custom_id, imports run_batch output as a run equal to eval of the same completions, and re-exports the missing lines', async () => {
     const input = tempFile('in.jsonl');
-    const exp = await runCli(['batch', 'export', ...data(), '--model', 'Qwen/Qwen2.5-Coder-7B-Instruct', '--n', '2', '--seed', '5', '--temperature', '0.7', '--limit', '6', '--out', input]);
+    const exp = await runCli([
+      'batch',
+      'export',
+      ...data(),
+      '--model',
+      'Qwen/Qwen2.5-Coder-7B-Instruct',
+      '--n',
+      '2',
+      '--seed',
+      '5',
+      '--temperature',
+      '0.7',
+      '--limit',
+      '6',
+      '--out',
+      input,
+    ]);
     expect(exp.code, exp.stderr).toBe(0);
     expect(exp.stdout).toContain('wrote 12 requests (6 questions x 2 samples)');
     expect(exp.stderr).toMatch(/360 questions left out: no database under .* for debit_card_specializing/);
@@ -24,7 +51,10 @@ describe('CLI batch export / import', () => {
     expect(new Set(lines.map((l) => l.custom_id)).size).toBe(12);
     expect(lines.map((l) => l.body.seed)).toEqual(lines.map((l) => 5 + parseCustomId(l.custom_id)!.sample));
     const planFile = input.replace(/\.jsonl$/, '.plan.json');
-    expect(readJson(planFile)).toMatchObject({ format: 'rlvr-workbench-batch-plan', spec: { engine: 'batch', params: { n: 2, seed: 5 } } });
+    expect(readJson(planFile)).toMatchObject({
+      format: 'rlvr-workbench-batch-plan',
+      spec: { engine: 'batch', params: { n: 2, seed: 5 } },
+    });
 
     // run_batch's output, in another order: sample 0 the gold SQL, sample 1 a wrong query, one error line, one line missing.
     const completion = (id: string) => {
@@ -33,33 +63,77 @@ describe('CLI batch export / import', () => {
     };
     const [errorLine, missingLine] = [lines[3]!, lines[8]!];
     const output = tempFile('out.jsonl');
-    writeFileSync(output, lines.filter((l) => l !== missingLine).reverse()
-      .map((l) => (l === errorLine ? vllmErrorLine(l.custom_id, 'CUDA out of memory') : vllmOkLine(l.custom_id, completion(l.custom_id)))).join('\n') + '\n');
+    writeFileSync(
+      output,
+      lines
+        .filter((l) => l !== missingLine)
+        .reverse()
+        .map((l) =>
+          l === errorLine
+            ? vllmErrorLine(l.custom_id, 'CUDA out of memory')
+            : vllmOkLine(l.custom_id, completion(l.custom_id)),
+        )
+        .join('\n') + '\n',
+    );
     const runOut = tempFile('run.json');
     const missingOut = tempFile('missing.jsonl');
-    const imp = await runCli(['batch', 'import', '--plan', planFile, '--output', output, ...data(), '--run-out', runOut, '--missing-out', missingOut]);
+    const imp = await runCli([
+      'batch',
+      'import',
+      '--plan',
+      planFile,
+      '--output',
+      output,
+      ...data(),
+      '--run-out',
+      runOut,
+      '--missing-out',
+      missingOut,
+    ]);
     expect(imp.code, imp.stderr).toBe(0);
     expect(imp.stderr).toContain('10 of 12 requests answered, 1 failed, 1 missing');
     expect(imp.stderr).toContain(`missing: ${missingLine.custom_id}`);
     expect(imp.stderr).toContain(`failed: ${errorLine.custom_id}`);
     const run = parseRunFile(readFileSync(runOut, 'utf8'), 'run.json');
-    expect(run.run.source).toEqual({ kind: 'generation', engine: 'batch', model: 'Qwen/Qwen2.5-Coder-7B-Instruct', template: 'bird-minidev-v1' });
+    expect(run.run.source).toEqual({
+      kind: 'generation',
+      engine: 'batch',
+      model: 'Qwen/Qwen2.5-Coder-7B-Instruct',
+      template: 'bird-minidev-v1',
+    });
     expect(run.samples).toHaveLength(12);
     // The run's header and every sample name the device: the servers that ran the batch.
-    expect(run.run.device).toEqual({ device: 'server', reason: null, detail: expect.stringMatching(/^batch output .*; model Qwen\/Qwen2\.5-Coder-7B-Instruct/) });
+    expect(run.run.device).toEqual({
+      device: 'server',
+      reason: null,
+      detail: expect.stringMatching(/^batch output .*; model Qwen\/Qwen2\.5-Coder-7B-Instruct/),
+    });
     for (const s of run.samples) expect(s.generation?.deviceDetail).toBe(run.run.device!.detail);
     const failed = run.samples.find((s) => `q${s.index}-s${s.sample}` === errorLine.custom_id)!;
-    expect(failed.generation).toMatchObject({ finishReason: 'error', error: expect.stringContaining('status 400: CUDA out of memory') });
+    expect(failed.generation).toMatchObject({
+      finishReason: 'error',
+      error: expect.stringContaining('status 400: CUDA out of memory'),
+    });
     expect(readLines(missingOut)).toEqual([errorLine, missingLine].sort((a, b) => lines.indexOf(a) - lines.indexOf(b)));
 
     // The same completions through `eval`: the same EX per sample.
     const answered = run.samples.filter((s) => s.generation?.finishReason !== 'error');
     const preds = tempFile('preds.jsonl');
-    writeFileSync(preds, answered.map((s) => JSON.stringify({ question_id: s.questionId, completion: completion(`q${s.index}-s${s.sample}`) })).join('\n') + '\n');
+    writeFileSync(
+      preds,
+      answered
+        .map((s) => JSON.stringify({ question_id: s.questionId, completion: completion(`q${s.index}-s${s.sample}`) }))
+        .join('\n') + '\n',
+    );
     const evalOut = tempFile('eval.json');
     const ev = await runCli(['eval', '--predictions', preds, ...data(), '--out', evalOut]);
     expect(ev.code, ev.stderr).toBe(0);
-    const items = readJson(evalOut).items as Array<{ question_id: number; ex: number; pred_sql?: string; sql?: string }>;
+    const items = readJson(evalOut).items as Array<{
+      question_id: number;
+      ex: number;
+      pred_sql?: string;
+      sql?: string;
+    }>;
     expect(items).toHaveLength(answered.length);
     const exOf = (xs: Array<{ ex: number }>) => xs.reduce((k, x) => k + x.ex, 0);
     expect(exOf(answered)).toBe(exOf(items));
@@ -76,8 +150,20 @@ describe('CLI batch export / import', () => {
     writeFileSync(other, readSharedText('bird', 'minidev', 'mini_dev_sqlite.json').replace(/\n$/, '') + ' \n');
     const out = tempFile('out.jsonl');
     writeFileSync(out, vllmOkLine('q0-s0', 'SELECT 1') + '\n');
-    const r = await runCli(['batch', 'import', '--plan', input.replace(/\.jsonl$/, '.plan.json'), '--output', out,
-      '--dataset', other, '--gold', bird('minidev', 'mini_dev_sqlite_gold.sql'), '--db-root', bird('databases')]);
+    const r = await runCli([
+      'batch',
+      'import',
+      '--plan',
+      input.replace(/\.jsonl$/, '.plan.json'),
+      '--output',
+      out,
+      '--dataset',
+      other,
+      '--gold',
+      bird('minidev', 'mini_dev_sqlite_gold.sql'),
+      '--db-root',
+      bird('databases'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--dataset: the plan was exported from mini_dev_sqlite\.json/);
     const noOut = await runCli(['batch', 'import', '--plan', 'x', ...data()]);

@@ -26,12 +26,27 @@ async function devZip(): Promise<Uint8Array> {
     await inner.add(`__MACOSX/dev_databases/${db}/._${db}.sqlite`, new TextReader('AppleDouble'));
   }
   const outer = new ZipWriter(new BlobWriter('application/zip'), { useWebWorkers: false, level: 6 });
-  await outer.add('dev_20240627/dev_gold.sql', new Uint8ArrayReader(readFileSync(sharedData('bird', 'dev', 'dev_gold.sql'))));
+  await outer.add(
+    'dev_20240627/dev_gold.sql',
+    new Uint8ArrayReader(readFileSync(sharedData('bird', 'dev', 'dev_gold.sql'))),
+  );
   await outer.add('dev_20240627/dev_databases.zip', new BlobReader(await inner.close()), { level: 6 });
   return new Uint8Array(await (await outer.close()).arrayBuffer());
 }
 
-const args = (dbRoot: string, out: string) => ['eval', '--predictions', PREDICTIONS, '--gold', GOLD, '--dataset', QUESTIONS, '--db-root', dbRoot, '--out', out];
+const args = (dbRoot: string, out: string) => [
+  'eval',
+  '--predictions',
+  PREDICTIONS,
+  '--gold',
+  GOLD,
+  '--dataset',
+  QUESTIONS,
+  '--db-root',
+  dbRoot,
+  '--out',
+  out,
+];
 
 describe('eval --db-root dev.zip', () => {
   it('scores every item exactly as with the databases folder', async () => {
@@ -43,7 +58,8 @@ describe('eval --db-root dev.zip', () => {
     expect(ra.code, ra.stderr).toBe(0);
     expect(rb.code, rb.stderr).toBe(0);
     expect(rb.stdout).toBe(ra.stdout);
-    const pick = (f: string) => readJson(f).items.map((i: Record<string, unknown>) => [i.index, i.status, i.ex, i.soft_f1]);
+    const pick = (f: string) =>
+      readJson(f).items.map((i: Record<string, unknown>) => [i.index, i.status, i.ex, i.soft_f1]);
     expect(pick(b)).toEqual(pick(a));
     expect(readJson(b).items.filter((i: { status: string }) => i.status !== 'missing-db')).toHaveLength(140);
     expect(readJson(b).summary.inputs.db_root).toBe(zip);
@@ -54,6 +70,8 @@ describe('eval --db-root dev.zip', () => {
     writeFileSync(bad, damaged);
     const run = await runCli(args(bad, tempFile('bad.json')));
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--db-root: dev\.zip\/dev_20240627\/dev_databases\.zip.* is damaged \(.+\): download the zip again, or unzip it and give the folder to --db-root/);
+    expect(run.stderr).toMatch(
+      /--db-root: dev\.zip\/dev_20240627\/dev_databases\.zip.* is damaged \(.+\): download the zip again, or unzip it and give the folder to --db-root/,
+    );
   });
 });

@@ -4,11 +4,30 @@ import { formatFixed2 } from '../../src/core/eval/report.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 
-interface ExpectedItem { index: number; question_id: number; db_id: string; difficulty: string; ex: 0 | 1; soft_f1: number; failed: boolean }
-interface ExpectedBucket { count: number; ex_percent: number; soft_f1_percent: number }
+interface ExpectedItem {
+  index: number;
+  question_id: number;
+  db_id: string;
+  difficulty: string;
+  ex: 0 | 1;
+  soft_f1: number;
+  failed: boolean;
+}
+interface ExpectedBucket {
+  count: number;
+  ex_percent: number;
+  soft_f1_percent: number;
+}
 interface Expected {
-  prediction_file: string; gold: string; dataset: string; databases: string[]; count: number;
-  ex_percent: number; soft_f1_percent: number; by_difficulty: Record<string, ExpectedBucket>; items: ExpectedItem[];
+  prediction_file: string;
+  gold: string;
+  dataset: string;
+  databases: string[];
+  count: number;
+  ex_percent: number;
+  soft_f1_percent: number;
+  by_difficulty: Record<string, ExpectedBucket>;
+  items: ExpectedItem[];
 }
 
 /**
@@ -22,7 +41,9 @@ const KNOWN_ENGINE_DIFFERENCES: Record<string, number[]> = {
 };
 
 const expectedDir = sharedData('bird', 'expected');
-const files = readdirSync(expectedDir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(expectedDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('the CLI reproduces the official per-item EX and Soft-F1 on real BIRD mini-dev predictions', () => {
   it('finds the four expected files', () => {
@@ -34,11 +55,16 @@ describe('the CLI reproduces the official per-item EX and Soft-F1 on real BIRD m
     const out = tempFile('out.json');
     const run = await runCli([
       'eval',
-      '--predictions', sharedData('bird', exp.prediction_file),
-      '--gold', sharedData('bird', exp.gold),
-      '--db-root', sharedData('bird', 'databases'),
-      '--dataset', sharedData('bird', exp.dataset),
-      '--out', out,
+      '--predictions',
+      sharedData('bird', exp.prediction_file),
+      '--gold',
+      sharedData('bird', exp.gold),
+      '--db-root',
+      sharedData('bird', 'databases'),
+      '--dataset',
+      sharedData('bird', exp.dataset),
+      '--out',
+      out,
     ]);
     expect(run.stderr).not.toMatch(/^error/m);
     expect(run.code).toBe(0);
@@ -51,9 +77,16 @@ describe('the CLI reproduces the official per-item EX and Soft-F1 on real BIRD m
     for (const e of exp.items) {
       const g = got.items[e.index];
       const where = `item ${e.index} (question ${e.question_id}, ${e.db_id})`;
-      expect({ where, question_id: g.question_id, db_id: g.db_id, difficulty: g.difficulty, ex: g.ex })
-        .toEqual({ where, question_id: e.question_id, db_id: e.db_id, difficulty: e.difficulty, ex: e.ex });
-      expect(Math.abs(g.soft_f1 - e.soft_f1), `${where} soft_f1 ${g.soft_f1} vs ${e.soft_f1}`).toBeLessThanOrEqual(1e-9);
+      expect({ where, question_id: g.question_id, db_id: g.db_id, difficulty: g.difficulty, ex: g.ex }).toEqual({
+        where,
+        question_id: e.question_id,
+        db_id: e.db_id,
+        difficulty: e.difficulty,
+        ex: e.ex,
+      });
+      expect(Math.abs(g.soft_f1 - e.soft_f1), `${where} soft_f1 ${g.soft_f1} vs ${e.soft_f1}`).toBeLessThanOrEqual(
+        1e-9,
+      );
       // A timeout depends on the machine's load (the reference run's too): only errors compare.
       if (g.status !== 'timeout' && (g.status !== 'ok') !== e.failed) failedDiffers.push(e.index);
     }
@@ -77,8 +110,14 @@ describe('the CLI reproduces the official per-item EX and Soft-F1 on real BIRD m
     // The official layout: counts and 2-decimal scores in 20-character columns.
     const table = run.stdout.split('\n');
     expect(table[1]).toBe(
-      ['count', ...['simple', 'moderate', 'challenging'].map((l) => String(exp.by_difficulty[l]!.count)), String(exp.count)]
-        .map((s) => s.padEnd(20)).join(' ').trimEnd(),
+      [
+        'count',
+        ...['simple', 'moderate', 'challenging'].map((l) => String(exp.by_difficulty[l]!.count)),
+        String(exp.count),
+      ]
+        .map((s) => s.padEnd(20))
+        .join(' ')
+        .trimEnd(),
     );
     expect(run.stdout).toContain(`EX                   ${exp.by_difficulty.simple!.ex_percent.toFixed(2).padEnd(20)}`);
   });

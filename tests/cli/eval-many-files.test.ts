@@ -7,8 +7,14 @@ import { runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 
 const common = [
-  '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-  '--db-root', sharedData('bird', 'databases'), '--workers', '2',
+  '--gold',
+  sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+  '--dataset',
+  sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+  '--db-root',
+  sharedData('bird', 'databases'),
+  '--workers',
+  '2',
 ];
 const ta = sharedData('bird', 'predictions', 'TA_output');
 const kg = sharedData('bird', 'predictions', 'sql_output_kg');
@@ -38,22 +44,40 @@ describe('eval of several predictions files in one invocation', () => {
     // Four real files without the slow query (about 27 s with sql.js each): a glob gives the
     // first, the others are named, and the first named again is evaluated once.
     const files = [
-      path.join(ta, 'predict_mini_dev_gpt-35-turbo_cot_SQLite.json'), path.join(ta, 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
-      path.join(kg, 'predict_mini_dev_gpt-35-turbo-instruct_sqlite.json'), path.join(kg, 'predict_mini_dev_meta-llama-3-8b-instruct-2_sqlite.json'),
+      path.join(ta, 'predict_mini_dev_gpt-35-turbo_cot_SQLite.json'),
+      path.join(ta, 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
+      path.join(kg, 'predict_mini_dev_gpt-35-turbo-instruct_sqlite.json'),
+      path.join(kg, 'predict_mini_dev_meta-llama-3-8b-instruct-2_sqlite.json'),
     ];
     const dir = mkdtempSync(path.join(tmpdir(), 'wb-many-'));
-    const many = await runCli(['eval', ...common, '--out-dir', dir,
-      '--predictions', path.join(ta, 'predict_mini_dev_gpt-[3]5*_cot_SQLite.json'),
-      '--predictions', files[1]!, '--predictions', files[2]!, '--predictions', files[3]!, '--predictions', files[0]!]);
+    const many = await runCli([
+      'eval',
+      ...common,
+      '--out-dir',
+      dir,
+      '--predictions',
+      path.join(ta, 'predict_mini_dev_gpt-[3]5*_cot_SQLite.json'),
+      '--predictions',
+      files[1]!,
+      '--predictions',
+      files[2]!,
+      '--predictions',
+      files[3]!,
+      '--predictions',
+      files[0]!,
+    ]);
     expect(many.code, many.stderr).toBe(0);
     const stems = files.map((f) => path.basename(f, '.json'));
-    expect(readdirSync(dir).sort()).toEqual([...stems.flatMap((s) => [`${s}.report.json`, `${s}.run.json`]), 'summary.tsv'].sort());
+    expect(readdirSync(dir).sort()).toEqual(
+      [...stems.flatMap((s) => [`${s}.report.json`, `${s}.run.json`]), 'summary.tsv'].sort(),
+    );
     const table = readFileSync(path.join(dir, 'summary.tsv'), 'utf8').trim().split('\n');
     expect(table[0]).toBe('predictions\tquestions\tsamples\tex\tsoft_f1\terrors\ttimeouts\tmissing_db\tfrom_cache');
     expect(table.slice(1).map((l) => l.split('\t')[0])).toEqual(files);
     expect(many.stdout).toContain(table[0]);
     // Every gold runs once per question and worker for all four files together.
-    const shared = JSON.parse(readFileSync(path.join(dir, `${stems[0]}.report.json`), 'utf8')).summary.executions.shared_run;
+    const shared = JSON.parse(readFileSync(path.join(dir, `${stems[0]}.report.json`), 'utf8')).summary.executions
+      .shared_run;
     expect(shared).toMatchObject({ files: 4, items: 2000, from_cache: 0 });
     expect(shared.gold_executed).toBeLessThanOrEqual(140 * 2);
 

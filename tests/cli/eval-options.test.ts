@@ -29,7 +29,18 @@ describe('CLI options', () => {
     expect(items[1]).toMatchObject({ ex: 1, status: 'ok', mutated_db: false });
     expect(run.stdout).toMatch(/1 prediction\(s\) wrote to the database/);
 
-    const ro = await runCli(['eval', '--predictions', pred, '--gold', gold, '--db-root', dbRoot(), '--read-only', '--out', out]);
+    const ro = await runCli([
+      'eval',
+      '--predictions',
+      pred,
+      '--gold',
+      gold,
+      '--db-root',
+      dbRoot(),
+      '--read-only',
+      '--out',
+      out,
+    ]);
     expect(ro.code).toBe(0);
     const roItems = readJson(out).items;
     expect(roItems[0]).toMatchObject({ ex: 0, status: 'error' });
@@ -43,8 +54,21 @@ describe('CLI options', () => {
       ['SELECT count(*) FROM superhero', 'SELECT 2', 'SELECT id FROM superhero'],
     );
     const out = tempFile('o.json');
-    const run = await runCli(['eval', '--predictions', pred, '--gold', gold, '--db-root', dbRoot(),
-      '--metrics', 'ex,r-ves', '--ves-iterations', '5', '--out', out]);
+    const run = await runCli([
+      'eval',
+      '--predictions',
+      pred,
+      '--gold',
+      gold,
+      '--db-root',
+      dbRoot(),
+      '--metrics',
+      'ex,r-ves',
+      '--ves-iterations',
+      '5',
+      '--out',
+      out,
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('R-VES');
     expect(run.stdout).toMatch(/not reproducible across machines/);
@@ -63,7 +87,21 @@ describe('CLI options', () => {
       ['SELECT 1', 'SELECT 1'],
     );
     const out = tempFile('o.json');
-    const run = await runCli(['eval', '--predictions', pred, '--gold', gold, '--db-root', dbRoot(), '--timeout-s', '1.5', '--workers', '1', '--out', out]);
+    const run = await runCli([
+      'eval',
+      '--predictions',
+      pred,
+      '--gold',
+      gold,
+      '--db-root',
+      dbRoot(),
+      '--timeout-s',
+      '1.5',
+      '--workers',
+      '1',
+      '--out',
+      out,
+    ]);
     expect(run.code).toBe(0);
     const items = readJson(out).items;
     expect(items[0]).toMatchObject({ status: 'timeout', ex: 0 });
@@ -77,12 +115,36 @@ describe('CLI errors on unusable input: non-zero exit and a message naming the p
     ['no command', () => [], /usage: npm run --silent cli -- <command>/],
     ['an unknown command', () => ['evaluate'], /unknown command "evaluate"/],
     ['a missing required flag', () => ['eval', '--gold', gold(), '--db-root', dbRoot()], /--predictions: is required/],
-    ['an unknown flag', () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', dbRoot(), '--fast'], /Unknown option '--fast'/],
-    ['a predictions file that does not exist', () => ['eval', '--predictions', '/nope/p.json', '--gold', gold(), '--db-root', dbRoot()], /--predictions: file not found: \/nope\/p.json/],
-    ['a db root that is not a directory', () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', gold()], /--db-root: not a directory/],
-    ['an unknown metric', () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', dbRoot(), '--metrics', 'ex,bleu'], /--metrics: unknown metric "bleu"/],
-    ['a bad timeout', () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', dbRoot(), '--timeout-s', '0'], /--timeout-s: expected a positive number, got "0"/],
-    ['a bad worker count', () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', dbRoot(), '--workers', '1.5'], /--workers: expected a positive integer/],
+    [
+      'an unknown flag',
+      () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', dbRoot(), '--fast'],
+      /Unknown option '--fast'/,
+    ],
+    [
+      'a predictions file that does not exist',
+      () => ['eval', '--predictions', '/nope/p.json', '--gold', gold(), '--db-root', dbRoot()],
+      /--predictions: file not found: \/nope\/p.json/,
+    ],
+    [
+      'a db root that is not a directory',
+      () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', gold()],
+      /--db-root: not a directory/,
+    ],
+    [
+      'an unknown metric',
+      () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', dbRoot(), '--metrics', 'ex,bleu'],
+      /--metrics: unknown metric "bleu"/,
+    ],
+    [
+      'a bad timeout',
+      () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', dbRoot(), '--timeout-s', '0'],
+      /--timeout-s: expected a positive number, got "0"/,
+    ],
+    [
+      'a bad worker count',
+      () => ['eval', '--predictions', gold(), '--gold', gold(), '--db-root', dbRoot(), '--workers', '1.5'],
+      /--workers: expected a positive integer/,
+    ],
   ];
   it.each(cases)('%s', async (_n, args, message) => {
     const run = await runCli(args());
@@ -109,8 +171,17 @@ describe('CLI errors on unusable input: non-zero exit and a message naming the p
   it('refuses JSONL predictions whose question ids are not in the dataset', async () => {
     const p = tempFile('other.jsonl');
     writeFileSync(p, '{"question_id": 999999, "sql": "SELECT 1"}\n');
-    const run = await runCli(['eval', '--predictions', p, '--gold', gold(), '--db-root', dbRoot(),
-      '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json')]);
+    const run = await runCli([
+      'eval',
+      '--predictions',
+      p,
+      '--gold',
+      gold(),
+      '--db-root',
+      dbRoot(),
+      '--dataset',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/other\.jsonl:1: .*999999/);
   });

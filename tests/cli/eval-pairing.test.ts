@@ -8,18 +8,38 @@ const demo = (f: string) => new URL(`../../public/demo/${f}`, import.meta.url).p
 function sortedKeysFile(): string {
   const obj = JSON.parse(readFileSync(demo('predictions.json'), 'utf8')) as Record<string, string>;
   const file = tempFile('sorted.json');
-  writeFileSync(file, '{' + Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`).join(',\n') + '}');
+  writeFileSync(
+    file,
+    '{' +
+      Object.keys(obj)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`)
+        .join(',\n') +
+      '}',
+  );
   return file;
 }
 
-const args = (pred: string) => ['eval', '--predictions', pred, '--gold', demo('gold.sql'), '--dataset', demo('questions.json'), '--db-root', demo('')];
+const args = (pred: string) => [
+  'eval',
+  '--predictions',
+  pred,
+  '--gold',
+  demo('gold.sql'),
+  '--dataset',
+  demo('questions.json'),
+  '--db-root',
+  demo(''),
+];
 
 describe('eval with a BIRD file whose keys were sorted as strings', () => {
   it('scores it as the official evaluator does and warns, naming the file, the count and what to do', async () => {
     const out = tempFile('o.json');
     const run = await runCli([...args(sortedKeysFile()), '--out', out]);
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/^warning: sorted\.json: 18 of 20 keys are not at their own position: the value at position 2 has key "10" \(the keys look sorted as text/m);
+    expect(run.stderr).toMatch(
+      /^warning: sorted\.json: 18 of 20 keys are not at their own position: the value at position 2 has key "10" \(the keys look sorted as text/m,
+    );
     expect(run.stderr).toMatch(/Write the file with its keys in numeric order/);
     const summary = readJson(out).summary;
     expect(summary.pairing_findings.map((f: { code: string }) => f.code)).toEqual(['key-order']);

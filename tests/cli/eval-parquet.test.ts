@@ -15,43 +15,76 @@ function twins(): { jsonl: string; parquet: string; questions: string } {
   const preds = JSON.parse(readFileSync(demo('predictions.json'), 'utf8')) as Record<string, string>;
   const lines = Object.keys(preds).map((k, i) => {
     const sql = preds[k]!.split(BIRD_SEPARATOR)[0]!;
-    return i % 3 === 0 ? { question_id: i, completion: `<answer>${sql}</answer>`, mean_logprob: -0.5 } : { question_id: i, sql };
+    return i % 3 === 0
+      ? { question_id: i, completion: `<answer>${sql}</answer>`, mean_logprob: -0.5 }
+      : { question_id: i, sql };
   });
   const jsonl = tempFile('preds.jsonl');
   writeFileSync(jsonl, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  const parquet = writeParquet(tempFile('preds.parquet'),
-    [{ name: 'schema', num_children: 4 }, int64('question_id'), utf8('sql'), utf8('completion'), float64('mean_logprob')],
+  const parquet = writeParquet(
+    tempFile('preds.parquet'),
+    [
+      { name: 'schema', num_children: 4 },
+      int64('question_id'),
+      utf8('sql'),
+      utf8('completion'),
+      float64('mean_logprob'),
+    ],
     [
       { name: 'question_id', data: lines.map((l) => BigInt(l.question_id)) },
       { name: 'sql', data: lines.map((l) => l.sql ?? null) },
       { name: 'completion', data: lines.map((l) => l.completion ?? null) },
       { name: 'mean_logprob', data: lines.map((l) => l.mean_logprob ?? null) },
-    ], 8);
+    ],
+    8,
+  );
   const qs = JSON.parse(readFileSync(demo('questions.json'), 'utf8')) as Array<Record<string, unknown>>;
   const cols = ['question_id', 'db_id', 'question', 'evidence', 'SQL', 'difficulty'];
-  const questions = writeParquet(tempFile('questions.parquet'),
+  const questions = writeParquet(
+    tempFile('questions.parquet'),
     [{ name: 'schema', num_children: 6 }, int64('question_id'), ...cols.slice(1).map(utf8)],
-    cols.map((c) => ({ name: c, data: qs.map((q) => (c === 'question_id' ? BigInt(q[c] as number) : q[c])) })), 8);
+    cols.map((c) => ({ name: c, data: qs.map((q) => (c === 'question_id' ? BigInt(q[c] as number) : q[c])) })),
+    8,
+  );
   return { jsonl, parquet, questions };
 }
 
-const evalArgs = (pred: string, dataset: string, out: string) =>
-  ['eval', '--predictions', pred, '--gold', demo('gold.sql'), '--dataset', dataset, '--db-root', demo(''), '--out', out];
+const evalArgs = (pred: string, dataset: string, out: string) => [
+  'eval',
+  '--predictions',
+  pred,
+  '--gold',
+  demo('gold.sql'),
+  '--dataset',
+  dataset,
+  '--db-root',
+  demo(''),
+  '--out',
+  out,
+];
 
 describe('eval reads Parquet predictions and questions', () => {
   it('scores a Parquet predictions file (and a Parquet questions file) exactly like the JSONL twin', async () => {
     const { jsonl, parquet, questions } = twins();
     const [a, b] = [tempFile('a.json'), tempFile('b.json')];
-    const [ra, rb] = await Promise.all([runCli(evalArgs(jsonl, demo('questions.json'), a)), runCli(evalArgs(parquet, questions, b))]);
+    const [ra, rb] = await Promise.all([
+      runCli(evalArgs(jsonl, demo('questions.json'), a)),
+      runCli(evalArgs(parquet, questions, b)),
+    ]);
     expect(ra.code, ra.stderr).toBe(0);
     expect(rb.code, rb.stderr).toBe(0);
     expect(rb.stdout).toBe(ra.stdout);
     const [ja, jb] = [readJson(a), readJson(b)];
-    const strip = (items: Array<Record<string, unknown>>) => items.map(({ elapsed_ms: _e, time_ratio: _t, rves: _r, ...rest }) => rest);
+    const strip = (items: Array<Record<string, unknown>>) =>
+      items.map(({ elapsed_ms: _e, time_ratio: _t, rves: _r, ...rest }) => rest);
     expect(strip(jb.items)).toEqual(strip(ja.items));
     expect(jb.summary.by_difficulty).toEqual(ja.summary.by_difficulty);
     expect(ja.items).toHaveLength(20);
-    expect(jb.items.filter((i: { extraction_rule?: string; extraction?: { rule: string } }) => JSON.stringify(i).includes('answer-tag'))).toHaveLength(7);
+    expect(
+      jb.items.filter((i: { extraction_rule?: string; extraction?: { rule: string } }) =>
+        JSON.stringify(i).includes('answer-tag'),
+      ),
+    ).toHaveLength(7);
   });
 
   it('a file named .parquet that is not Parquet fails with exit 2, naming the file and what to do', async () => {
@@ -67,7 +100,17 @@ describe('eval --run-out run.parquet', () => {
   it('writes the samples table that DuckDB reads: avg(ex) is the EX of the JSON run file, row for row the same samples', async () => {
     const { jsonl } = twins();
     const [json, parquet] = [tempFile('run.json'), tempFile('run.parquet')];
-    const base = ['eval', '--predictions', jsonl, '--gold', demo('gold.sql'), '--dataset', demo('questions.json'), '--db-root', demo('')];
+    const base = [
+      'eval',
+      '--predictions',
+      jsonl,
+      '--gold',
+      demo('gold.sql'),
+      '--dataset',
+      demo('questions.json'),
+      '--db-root',
+      demo(''),
+    ];
     const [rj, rp] = await Promise.all([runCli([...base, '--run-out', json]), runCli([...base, '--run-out', parquet])]);
     expect(rj.code, rj.stderr).toBe(0);
     expect(rp.code, rp.stderr).toBe(0);
@@ -75,16 +118,38 @@ describe('eval --run-out run.parquet', () => {
     const instance = await DuckDBInstance.create(':memory:');
     const conn = await instance.connect();
     try {
-      const agg = (await conn.runAndReadAll(`SELECT avg(ex) AS ex, count(*)::INTEGER AS n FROM '${parquet}'`)).getRowObjectsJson()[0]!;
+      const agg = (
+        await conn.runAndReadAll(`SELECT avg(ex) AS ex, count(*)::INTEGER AS n FROM '${parquet}'`)
+      ).getRowObjectsJson()[0]!;
       const ex = runFile.samples.reduce((n: number, s: { ex: number }) => n + s.ex, 0) / runFile.samples.length;
       expect(agg).toEqual({ ex, n: 20 });
-      const rows = (await conn.runAndReadAll(`SELECT index, question_id, sample, ex, soft_f1, status, sql, gold_sql, completion, mean_logprob, extraction_rule, reward, question FROM '${parquet}' ORDER BY index, sample`)).getRowObjectsJson();
-      expect(rows).toEqual(runFile.samples.map((s: Record<string, any>) => ({
-        index: s.index, question_id: String(s.questionId), sample: s.sample, ex: s.ex, soft_f1: s.softF1, status: s.status, sql: s.sql, gold_sql: s.goldSql,
-        completion: s.completion ?? null, mean_logprob: s.meanLogprob ?? null, extraction_rule: s.extraction.rule, reward: s.reward,
-        question: runFile.questions.find((q: { index: number }) => q.index === s.index).question,
-      })));
-      const kv = (await conn.runAndReadAll(`SELECT decode(value) AS v FROM parquet_kv_metadata('${parquet}') WHERE decode(key) = 'rlvr-workbench.run'`)).getRowObjectsJson();
+      const rows = (
+        await conn.runAndReadAll(
+          `SELECT index, question_id, sample, ex, soft_f1, status, sql, gold_sql, completion, mean_logprob, extraction_rule, reward, question FROM '${parquet}' ORDER BY index, sample`,
+        )
+      ).getRowObjectsJson();
+      expect(rows).toEqual(
+        runFile.samples.map((s: Record<string, any>) => ({
+          index: s.index,
+          question_id: String(s.questionId),
+          sample: s.sample,
+          ex: s.ex,
+          soft_f1: s.softF1,
+          status: s.status,
+          sql: s.sql,
+          gold_sql: s.goldSql,
+          completion: s.completion ?? null,
+          mean_logprob: s.meanLogprob ?? null,
+          extraction_rule: s.extraction.rule,
+          reward: s.reward,
+          question: runFile.questions.find((q: { index: number }) => q.index === s.index).question,
+        })),
+      );
+      const kv = (
+        await conn.runAndReadAll(
+          `SELECT decode(value) AS v FROM parquet_kv_metadata('${parquet}') WHERE decode(key) = 'rlvr-workbench.run'`,
+        )
+      ).getRowObjectsJson();
       expect(JSON.parse(kv[0]!.v as string).source.kind).toBe('replay');
     } finally {
       conn.closeSync();
@@ -97,7 +162,19 @@ describe('stats --parquet', () => {
   it('writes the prompt-stats table: one row per question, pass@k columns, advantages as a list of doubles', async () => {
     const { jsonl } = twins();
     const run = tempFile('run.json');
-    const r = await runCli(['eval', '--predictions', jsonl, '--gold', demo('gold.sql'), '--dataset', demo('questions.json'), '--db-root', demo(''), '--run-out', run]);
+    const r = await runCli([
+      'eval',
+      '--predictions',
+      jsonl,
+      '--gold',
+      demo('gold.sql'),
+      '--dataset',
+      demo('questions.json'),
+      '--db-root',
+      demo(''),
+      '--run-out',
+      run,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const [json, parquet] = [tempFile('prompts.json'), tempFile('prompts.parquet')];
     const s = await runCli(['stats', '--run', run, '--k', '1', '--prompts-json', json, '--parquet', parquet]);
@@ -105,11 +182,27 @@ describe('stats --parquet', () => {
     const instance = await DuckDBInstance.create(':memory:');
     const conn = await instance.connect();
     try {
-      const reader = await conn.runAndReadAll(`SELECT index, n, correct, pass_rate, pass_at_1, advantages FROM '${parquet}' ORDER BY index`);
-      expect(reader.columnTypes().map(String)).toEqual(['INTEGER', 'INTEGER', 'INTEGER', 'DOUBLE', 'DOUBLE', 'DOUBLE[]']);
-      expect(reader.getRowObjectsJson()).toEqual(readJson(json).map((p: Record<string, unknown>) => ({
-        index: p.index, n: p.n, correct: p.correct, pass_rate: p.pass_rate, pass_at_1: p.pass_at_1, advantages: p.advantages,
-      })));
+      const reader = await conn.runAndReadAll(
+        `SELECT index, n, correct, pass_rate, pass_at_1, advantages FROM '${parquet}' ORDER BY index`,
+      );
+      expect(reader.columnTypes().map(String)).toEqual([
+        'INTEGER',
+        'INTEGER',
+        'INTEGER',
+        'DOUBLE',
+        'DOUBLE',
+        'DOUBLE[]',
+      ]);
+      expect(reader.getRowObjectsJson()).toEqual(
+        readJson(json).map((p: Record<string, unknown>) => ({
+          index: p.index,
+          n: p.n,
+          correct: p.correct,
+          pass_rate: p.pass_rate,
+          pass_at_1: p.pass_at_1,
+          advantages: p.advantages,
+        })),
+      );
     } finally {
       conn.closeSync();
       instance.closeSync();

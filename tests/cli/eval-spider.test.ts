@@ -6,8 +6,17 @@ describe('Spider dev gold evaluated as its own prediction', () => {
   it('scores 100% on every item whose gold executes, and lists the golds that fail', async () => {
     const out = tempFile('spider.json');
     const run = await runCli([
-      'eval', '--predictions', sharedData('spider', 'dev_gold.sql'), '--gold', sharedData('spider', 'dev_gold.sql'),
-      '--db-root', sharedData('spider'), '--dataset', sharedData('spider', 'dev.json'), '--out', out,
+      'eval',
+      '--predictions',
+      sharedData('spider', 'dev_gold.sql'),
+      '--gold',
+      sharedData('spider', 'dev_gold.sql'),
+      '--db-root',
+      sharedData('spider'),
+      '--dataset',
+      sharedData('spider', 'dev.json'),
+      '--out',
+      out,
     ]);
     expect(run.code).toBe(0);
     const got = readJson(out);

@@ -4,9 +4,27 @@ import { sharedData } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
 const FILE = bird('predictions', 'sql_output_kg', 'predict_mini_dev_gpt-4_sqlite.json');
-const base = ['eval', '--predictions', FILE, '--gold', bird('minidev', 'mini_dev_sqlite_gold.sql'), '--db-root', bird('databases'), '--dataset', bird('minidev', 'mini_dev_sqlite.json')];
+const base = [
+  'eval',
+  '--predictions',
+  FILE,
+  '--gold',
+  bird('minidev', 'mini_dev_sqlite_gold.sql'),
+  '--db-root',
+  bird('databases'),
+  '--dataset',
+  bird('minidev', 'mini_dev_sqlite.json'),
+];
 
-interface Item { index: number; status: string; ex: 0 | 1; ts: 0 | 1 | null; ts_counterexample: { suiteDb: number; predOnly: number[]; goldOnly: number[]; predError: string | null } | null; gold_order_dependent: boolean | null; passes_by_row_order: boolean | null }
+interface Item {
+  index: number;
+  status: string;
+  ex: 0 | 1;
+  ts: 0 | 1 | null;
+  ts_counterexample: { suiteDb: number; predOnly: number[]; goldOnly: number[]; predError: string | null } | null;
+  gold_order_dependent: boolean | null;
+  passes_by_row_order: boolean | null;
+}
 
 describe('eval --metrics ex,ts on real BIRD mini-dev predictions (gpt-4)', () => {
   it('prints TS beside EX, lists the EX-only passes, and writes ts per item, the summary and the suite settings to --out', async () => {
@@ -33,7 +51,10 @@ describe('eval --metrics ex,ts on real BIRD mini-dev predictions (gpt-4)', () =>
     expect(total.passes_by_row_order).toBe(items.filter((i) => i.passes_by_row_order).length);
     expect(run.stdout).toContain(`test suite: ${exOnly.length} EX-only pass(es)`);
     // The TS row of the official table prints the summary's figure.
-    const tsRow = lines.find((l) => l.startsWith('TS '))!.trim().split(/\s+/);
+    const tsRow = lines
+      .find((l) => l.startsWith('TS '))!
+      .trim()
+      .split(/\s+/);
     expect(tsRow[4]).toBe(total.ts.toFixed(2));
     expect(got.summary.inputs.test_suite).toEqual({ seed: 3, size: 6, candidates: 20, max_rows: 60, sample_rows: 200 });
     for (const db of ['student_club', 'superhero', 'toxicology']) {

@@ -11,25 +11,76 @@ import { parseEvalArgs } from '../../src/cli/commands/eval-args.ts';
 import { runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 
-const data = () => ['--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--db-root', sharedData('bird', 'databases')];
-const exportArgs = (...extra: string[]) => ['--dataset', 'd.json', '--gold', 'g.sql', '--db-root', 'dbs', '--model', 'm', '--out', 'o.jsonl', ...extra];
-const importArgs = (...extra: string[]) => ['--plan', 'p.json', '--output', 'o.jsonl', '--dataset', 'd.json', '--gold', 'g.sql', '--db-root', 'dbs', ...extra];
+const data = () => [
+  '--dataset',
+  sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+  '--gold',
+  sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+  '--db-root',
+  sharedData('bird', 'databases'),
+];
+const exportArgs = (...extra: string[]) => [
+  '--dataset',
+  'd.json',
+  '--gold',
+  'g.sql',
+  '--db-root',
+  'dbs',
+  '--model',
+  'm',
+  '--out',
+  'o.jsonl',
+  ...extra,
+];
+const importArgs = (...extra: string[]) => [
+  '--plan',
+  'p.json',
+  '--output',
+  'o.jsonl',
+  '--dataset',
+  'd.json',
+  '--gold',
+  'g.sql',
+  '--db-root',
+  'dbs',
+  ...extra,
+];
 
 describe('numeric flags bounded at parse time, under their own names', { timeout: 240_000 }, () => {
   it('batch export --n 2000 / 100000, --seed, --max-tokens; batch import --workers 1000, --timeout-s 1e12: refused naming the flag and the range', () => {
-    expect(() => parseBatchExportArgs(exportArgs('--n', '2000'))).toThrow(/^--n: expected an integer from 1 to 1,024, got "2000"$/);
-    expect(() => parseBatchExportArgs(exportArgs('--n', '100000'))).toThrow(/^--n: expected an integer from 1 to 1,024/);
+    expect(() => parseBatchExportArgs(exportArgs('--n', '2000'))).toThrow(
+      /^--n: expected an integer from 1 to 1,024, got "2000"$/,
+    );
+    expect(() => parseBatchExportArgs(exportArgs('--n', '100000'))).toThrow(
+      /^--n: expected an integer from 1 to 1,024/,
+    );
     expect(() => parseBatchExportArgs(exportArgs('--seed', '1e300'))).toThrow(/^--seed: expected an integer from 0 to/);
-    expect(() => parseBatchExportArgs(exportArgs('--max-tokens', '1e9'))).toThrow(/^--max-tokens: expected an integer from 1 to 1,048,576/);
+    expect(() => parseBatchExportArgs(exportArgs('--max-tokens', '1e9'))).toThrow(
+      /^--max-tokens: expected an integer from 1 to 1,048,576/,
+    );
     expect(parseBatchExportArgs(exportArgs('--n', '1024')).n).toBe(1024);
     expect(() => parseBatchImportArgs(importArgs('--workers', '1000'))).toThrow(/^--workers: 1000 is more than/);
     // Refused at parse time, as --timeout-s, not later under an internal name (timeoutMs).
-    expect(() => parseBatchImportArgs(importArgs('--timeout-s', '1e12'))).toThrow(/^--timeout-s: 1000000000000 s is longer than a timer can wait/);
-    expect(() => parseEvalArgs(['--predictions', 'p', '--gold', 'g', '--db-root', 'd', '--ves-iterations', '1e9'])).toThrow(/^--ves-iterations: expected an integer from 1 to 10,000/);
+    expect(() => parseBatchImportArgs(importArgs('--timeout-s', '1e12'))).toThrow(
+      /^--timeout-s: 1000000000000 s is longer than a timer can wait/,
+    );
+    expect(() =>
+      parseEvalArgs(['--predictions', 'p', '--gold', 'g', '--db-root', 'd', '--ves-iterations', '1e9']),
+    ).toThrow(/^--ves-iterations: expected an integer from 1 to 10,000/);
   });
 
   it('rubric --concurrency 1e9 and --retries 1000000: refused before the judge is called', async () => {
-    const base = ['rubric', '--dataset', 'x.jsonl', '--completions', 'y.jsonl', '--judge-url', 'http://127.0.0.1:9/v1', '--judge-model', 'j'];
+    const base = [
+      'rubric',
+      '--dataset',
+      'x.jsonl',
+      '--completions',
+      'y.jsonl',
+      '--judge-url',
+      'http://127.0.0.1:9/v1',
+      '--judge-model',
+      'j',
+    ];
     const c = await runCli([...base, '--concurrency', '1e9']);
     expect(c.code).toBe(2);
     expect(c.stderr).toBe('error: --concurrency: expected an integer from 1 to 64, got "1e9"\n');

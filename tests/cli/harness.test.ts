@@ -10,102 +10,209 @@ import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 
 const demo = (f: string) => new URL(`../../public/demo/${f}`, import.meta.url).pathname;
-const questions = JSON.parse(readFileSync(demo('questions.json'), 'utf8')) as Array<{ question_id: number; db_id: string; question: string; evidence: string; SQL: string }>;
+const questions = JSON.parse(readFileSync(demo('questions.json'), 'utf8')) as Array<{
+  question_id: number;
+  db_id: string;
+  question: string;
+  evidence: string;
+  SQL: string;
+}>;
 const preds = JSON.parse(readFileSync(demo('predictions.json'), 'utf8')) as Record<string, string>;
 const predSql = (i: number) => preds[String(i)]!.split(BIRD_SEPARATOR)[0]!;
 /** Step 10 answers question i with question i+1's SQL for even i; step 20 with the demo's own SQL. */
 const answer = (step: number, i: number) => (step === 10 && i % 2 === 0 ? predSql((i + 1) % 20) : predSql(i));
-const chat = (q: (typeof questions)[number]) => `<|im_start|>system\nYou write SQLite.<|im_end|>\n<|im_start|>user\nDatabase: ${q.db_id}\nQuestion: ${q.question}\nHint: ${q.evidence}<|im_end|>\n<|im_start|>assistant\n`;
-const base = (completions: string, extra: string[] = []) =>
-  ['harness', '--completions', completions, '--gold', demo('gold.sql'), '--dataset', demo('questions.json'), '--db-root', demo(''), ...extra];
+const chat = (q: (typeof questions)[number]) =>
+  `<|im_start|>system\nYou write SQLite.<|im_end|>\n<|im_start|>user\nDatabase: ${q.db_id}\nQuestion: ${q.question}\nHint: ${q.evidence}<|im_end|>\n<|im_start|>assistant\n`;
+const base = (completions: string, extra: string[] = []) => [
+  'harness',
+  '--completions',
+  completions,
+  '--gold',
+  demo('gold.sql'),
+  '--dataset',
+  demo('questions.json'),
+  '--db-root',
+  demo(''),
+  ...extra,
+];
 
 /** The same completions as a workbench JSONL file, scored by `eval`: the reference. */
-async function evalTwin(completions: Array<{ question_id: number; completion: string }>): Promise<Array<[number, number, number]>> {
+async function evalTwin(
+  completions: Array<{ question_id: number; completion: string }>,
+): Promise<Array<[number, number, number]>> {
   const file = tempFile('twin.jsonl');
   writeFileSync(file, completions.map((c) => JSON.stringify(c)).join('\n') + '\n');
   const out = tempFile('twin.run.json');
-  const run = await runCli(['eval', '--predictions', file, '--gold', demo('gold.sql'), '--dataset', demo('questions.json'), '--db-root', demo(''), '--run-out', out]);
+  const run = await runCli([
+    'eval',
+    '--predictions',
+    file,
+    '--gold',
+    demo('gold.sql'),
+    '--dataset',
+    demo('questions.json'),
+    '--db-root',
+    demo(''),
+    '--run-out',
+    out,
+  ]);
   expect(run.code, run.stderr).toBe(0);
   return readJson(out).samples.map((s: { index: number; sample: number; ex: number }) => [s.index, s.sample, s.ex]);
 }
 
-const samplesOf = (file: string) => readJson(file).samples.map((s: { index: number; sample: number; ex: number }) => [s.index, s.sample, s.ex]);
+const samplesOf = (file: string) =>
+  readJson(file).samples.map((s: { index: number; sample: number; ex: number }) => [s.index, s.sample, s.ex]);
 
 describe('harness: verl validation generations (input, output, gts, score, step)', () => {
   it('makes one run per step, maps rows by the question text in the prompt, lists the unmatched row, and scores like eval', async () => {
-    const lines = [10, 20].flatMap((step) => questions.map((q, i) => ({
-      input: chat(q), output: `Let me think.\n\`\`\`sql\n${answer(step, i)}\n\`\`\``, gts: q.SQL, score: step === 10 ? 0.5 : 1.0, step, acc: step === 10 ? 0.5 : 1.0,
-    })));
-    lines.push({ input: '<|im_start|>user\nQuestion: How many dragons live in the library?<|im_end|>', output: 'SELECT 1', gts: 'SELECT 42', score: 0, step: 20, acc: 0 });
+    const lines = [10, 20].flatMap((step) =>
+      questions.map((q, i) => ({
+        input: chat(q),
+        output: `Let me think.\n\`\`\`sql\n${answer(step, i)}\n\`\`\``,
+        gts: q.SQL,
+        score: step === 10 ? 0.5 : 1.0,
+        step,
+        acc: step === 10 ? 0.5 : 1.0,
+      })),
+    );
+    lines.push({
+      input: '<|im_start|>user\nQuestion: How many dragons live in the library?<|im_end|>',
+      output: 'SELECT 1',
+      gts: 'SELECT 42',
+      score: 0,
+      step: 20,
+      acc: 0,
+    });
     const file = tempFile('val_generations.jsonl');
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const out = tempFile('verl.run.json');
     const run = await runCli(base(file, ['--run-out', out]));
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('val_generations.jsonl (verl): step 10: 20 rows, mapped 20 by question text; its own mean score 0.5000');
-    expect(run.stderr).toMatch(/step 20: 21 rows, mapped 20 by question text; its own mean score 0\.9524; 1 unmatched: val_generations\.jsonl:41 \(no question's text is in its prompt and its ground truth is no question's gold SQL\)/);
+    expect(run.stderr).toContain(
+      'val_generations.jsonl (verl): step 10: 20 rows, mapped 20 by question text; its own mean score 0.5000',
+    );
+    expect(run.stderr).toMatch(
+      /step 20: 21 rows, mapped 20 by question text; its own mean score 0\.9524; 1 unmatched: val_generations\.jsonl:41 \(no question's text is in its prompt and its ground truth is no question's gold SQL\)/,
+    );
     expect(run.stdout).toContain('val_generations.jsonl step 10 (verl)');
     expect(run.stdout).toContain('val_generations.jsonl step 20 (verl)');
     const step10 = samplesOf(out.replace('.json', '.step-10.json'));
     const step20 = samplesOf(out.replace('.json', '.step-20.json'));
-    expect(step10).toEqual(await evalTwin(questions.map((q, i) => ({ question_id: q.question_id, completion: lines[i]!.output }))));
-    expect(step20).toEqual(await evalTwin(questions.map((q, i) => ({ question_id: q.question_id, completion: lines[20 + i]!.output }))));
-    expect(step20.filter(([, , ex]: number[]) => ex === 1).length).toBeGreaterThan(step10.filter(([, , ex]: number[]) => ex === 1).length);
+    expect(step10).toEqual(
+      await evalTwin(questions.map((q, i) => ({ question_id: q.question_id, completion: lines[i]!.output }))),
+    );
+    expect(step20).toEqual(
+      await evalTwin(questions.map((q, i) => ({ question_id: q.question_id, completion: lines[20 + i]!.output }))),
+    );
+    expect(step20.filter(([, , ex]: number[]) => ex === 1).length).toBeGreaterThan(
+      step10.filter(([, , ex]: number[]) => ex === 1).length,
+    );
   });
 });
 
 describe('harness: lm-evaluation-harness --log_samples (doc_id, doc, arguments, resps, filtered_resps, filter)', () => {
   it('maps by doc.question_id, keeps the first filter only, takes every raw generation as a sample', async () => {
-    const lines = questions.flatMap((q, i) => ['none', 'strict-match'].map((filter) => ({
-      doc_id: i, doc: { question_id: q.question_id, db_id: q.db_id, question: q.question, evidence: q.evidence, SQL: q.SQL },
-      target: q.SQL,
-      arguments: { gen_args_0: { arg_0: chat(q), arg_1: { until: ['<|im_end|>'], do_sample: true } } },
-      resps: [[`\`\`\`sql\n${predSql(i)}\n\`\`\``, `\`\`\`sql\n${answer(10, i)}\n\`\`\``]],
-      filtered_resps: [filter === 'none' ? predSql(i) : ''], filter, metrics: ['exact_match'], doc_hash: 'h', prompt_hash: 'p', target_hash: 't', exact_match: 1.0,
-    })));
+    const lines = questions.flatMap((q, i) =>
+      ['none', 'strict-match'].map((filter) => ({
+        doc_id: i,
+        doc: { question_id: q.question_id, db_id: q.db_id, question: q.question, evidence: q.evidence, SQL: q.SQL },
+        target: q.SQL,
+        arguments: { gen_args_0: { arg_0: chat(q), arg_1: { until: ['<|im_end|>'], do_sample: true } } },
+        resps: [[`\`\`\`sql\n${predSql(i)}\n\`\`\``, `\`\`\`sql\n${answer(10, i)}\n\`\`\``]],
+        filtered_resps: [filter === 'none' ? predSql(i) : ''],
+        filter,
+        metrics: ['exact_match'],
+        doc_hash: 'h',
+        prompt_hash: 'p',
+        target_hash: 't',
+        exact_match: 1.0,
+      })),
+    );
     const file = tempFile('samples_bird_sql_2025-01-01T00-00-00.jsonl');
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const out = tempFile('lm.run.json');
     const run = await runCli(base(file, ['--run-out', out]));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('(lm-eval): 20 rows, mapped 20 by question_id; its own mean score 1.0000');
-    expect(samplesOf(out)).toEqual(await evalTwin(questions.flatMap((q, i) => [
-      { question_id: q.question_id, completion: `\`\`\`sql\n${predSql(i)}\n\`\`\`` },
-      { question_id: q.question_id, completion: `\`\`\`sql\n${answer(10, i)}\n\`\`\`` },
-    ])));
+    expect(samplesOf(out)).toEqual(
+      await evalTwin(
+        questions.flatMap((q, i) => [
+          { question_id: q.question_id, completion: `\`\`\`sql\n${predSql(i)}\n\`\`\`` },
+          { question_id: q.question_id, completion: `\`\`\`sql\n${answer(10, i)}\n\`\`\`` },
+        ]),
+      ),
+    );
   });
 });
 
 describe('harness: Inspect eval logs (.eval zip and .json)', () => {
   const sample = (q: (typeof questions)[number], i: number, epoch: number, withId: boolean) => ({
-    id: i + 1, epoch,
-    input: [{ role: 'system', content: 'You write SQLite.' }, { role: 'user', content: [{ type: 'text', text: `Question: ${q.question}` }] }],
+    id: i + 1,
+    epoch,
+    input: [
+      { role: 'system', content: 'You write SQLite.' },
+      { role: 'user', content: [{ type: 'text', text: `Question: ${q.question}` }] },
+    ],
     target: q.SQL,
-    output: { model: 'openai/gpt-4o', choices: [{ message: { role: 'assistant', content: `\`\`\`sql\n${epoch === 1 ? predSql(i) : answer(10, i)}\n\`\`\`` }, stop_reason: 'stop' }] },
+    output: {
+      model: 'openai/gpt-4o',
+      choices: [
+        {
+          message: { role: 'assistant', content: `\`\`\`sql\n${epoch === 1 ? predSql(i) : answer(10, i)}\n\`\`\`` },
+          stop_reason: 'stop',
+        },
+      ],
+    },
     scores: { match: { value: epoch === 1 ? 1 : 0 } },
     metadata: withId ? { question_id: q.question_id } : {},
   });
 
   it('reads the samples of a .eval zip: epochs are samples, rows map by metadata.question_id or the question text', async () => {
     const zip = new ZipWriter(new BlobWriter('application/zip'));
-    await zip.add('header.json', new TextReader(JSON.stringify({ version: 2, status: 'success', eval: { task: 'bird_sql' } })));
-    for (const [i, q] of questions.entries()) for (const epoch of [1, 2]) await zip.add(`samples/${i + 1}_epoch_${epoch}.json`, new TextReader(JSON.stringify(sample(q, i, epoch, i < 10))));
+    await zip.add(
+      'header.json',
+      new TextReader(JSON.stringify({ version: 2, status: 'success', eval: { task: 'bird_sql' } })),
+    );
+    for (const [i, q] of questions.entries())
+      for (const epoch of [1, 2])
+        await zip.add(
+          `samples/${i + 1}_epoch_${epoch}.json`,
+          new TextReader(JSON.stringify(sample(q, i, epoch, i < 10))),
+        );
     const file = tempFile('2025-01-01_bird-sql_abc.eval');
     writeFileSync(file, new Uint8Array(await (await zip.close()).arrayBuffer()));
     const out = tempFile('inspect.run.json');
     const run = await runCli(base(file, ['--run-out', out]));
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('(inspect): 40 rows, mapped 20 by question_id, 20 by question text; its own mean score 0.5000');
-    expect(samplesOf(out)).toEqual(await evalTwin(questions.flatMap((q, i) => [1, 2].map((epoch) => ({ question_id: q.question_id, completion: sample(q, i, epoch, false).output.choices[0]!.message.content })))));
+    expect(run.stderr).toContain(
+      '(inspect): 40 rows, mapped 20 by question_id, 20 by question text; its own mean score 0.5000',
+    );
+    expect(samplesOf(out)).toEqual(
+      await evalTwin(
+        questions.flatMap((q, i) =>
+          [1, 2].map((epoch) => ({
+            question_id: q.question_id,
+            completion: sample(q, i, epoch, false).output.choices[0]!.message.content,
+          })),
+        ),
+      ),
+    );
   });
 
   it('reads a .json log and lists a sample whose question is not in the dataset', async () => {
     const samples = questions.slice(0, 3).map((q, i) => sample(q, i, 1, true));
-    samples.push({ ...sample(questions[0]!, 0, 1, false), input: [{ role: 'user', content: 'Question: something else entirely' }], target: 'SELECT nothing', id: 99 });
+    samples.push({
+      ...sample(questions[0]!, 0, 1, false),
+      input: [{ role: 'user', content: 'Question: something else entirely' }],
+      target: 'SELECT nothing',
+      id: 99,
+    });
     const file = tempFile('log.json');
     writeFileSync(file, JSON.stringify({ version: 2, status: 'success', eval: { task: 'bird_sql' }, samples }));
     const run = await runCli(base(file));
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('log.json (inspect): 4 rows, mapped 3 by question_id; its own mean score 1.0000; 1 unmatched: log.json samples[3]');
+    expect(run.stderr).toContain(
+      'log.json (inspect): 4 rows, mapped 3 by question_id; its own mean score 1.0000; 1 unmatched: log.json samples[3]',
+    );
   });
 });

@@ -17,11 +17,14 @@ const emptyDir = () => mkdtempSync(path.join(tmpdir(), 'wb-empty-'));
 describe('gold-check reports failing golds; commands exit 2 when nothing was scored', { timeout: 240_000 }, () => {
   it('gold-check: a gold on a missing table and a gold of two statements are "gold fails" issues, exit 1, as eval reports them', async () => {
     const gold = tempFile('gold.sql');
-    writeFileSync(gold, [
-      'SELECT superhero_name FROM superhero WHERE id = 1\tsuperhero',
-      'SELECT * FROM no_such_table\tsuperhero',
-      'SELECT 1; SELECT 2\tsuperhero',
-    ].join('\n') + '\n');
+    writeFileSync(
+      gold,
+      [
+        'SELECT superhero_name FROM superhero WHERE id = 1\tsuperhero',
+        'SELECT * FROM no_such_table\tsuperhero',
+        'SELECT 1; SELECT 2\tsuperhero',
+      ].join('\n') + '\n',
+    );
     const out = tempFile('gold-check.json');
     const r = await runCli(['gold-check', '--gold', gold, '--db-root', DB_ROOT, '--workers', '1', '--out', out]);
     expect(r.code, r.stderr).toBe(1);
@@ -37,38 +40,114 @@ describe('gold-check reports failing golds; commands exit 2 when nothing was sco
     const preds = tempFile('pred.sql');
     writeFileSync(preds, 'SELECT 1\nSELECT 1\nSELECT 1\n');
     const evalOut = tempFile('eval.json');
-    const e = await runCli(['eval', '--predictions', preds, '--gold', gold, '--db-root', DB_ROOT, '--workers', '1', '--out', evalOut]);
+    const e = await runCli([
+      'eval',
+      '--predictions',
+      preds,
+      '--gold',
+      gold,
+      '--db-root',
+      DB_ROOT,
+      '--workers',
+      '1',
+      '--out',
+      evalOut,
+    ]);
     expect(e.code, e.stderr).toBe(0);
     expect(readJson(evalOut).summary.gold_issues.by_kind['gold-error']).toBe(2);
   });
 
   it('gold-check on the real mini-dev golds: every gold runs, exit 0', async () => {
-    const r = await runCli(['gold-check', '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', QUESTIONS, '--db-root', DB_ROOT, '--workers', '1']);
+    const r = await runCli([
+      'gold-check',
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      QUESTIONS,
+      '--db-root',
+      DB_ROOT,
+      '--workers',
+      '1',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('gold queries checked: 140 (360 left out: database missing)');
     expect(r.stdout).not.toMatch(/gold fails/);
   });
 
   it('gold-check with an empty --db-root: exit 2, nothing was scored, naming the missing databases', async () => {
-    const r = await runCli(['gold-check', '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--db-root', emptyDir(), '--workers', '1']);
+    const r = await runCli([
+      'gold-check',
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--db-root',
+      emptyDir(),
+      '--workers',
+      '1',
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/nothing was scored: none of the 500 item\(s\) could run against a database in .*\n.*database\(s\) missing \(expected <db-root>\/<db_id>\/<db_id>\.sqlite\): .*superhero/);
+    expect(r.stderr).toMatch(
+      /nothing was scored: none of the 500 item\(s\) could run against a database in .*\n.*database\(s\) missing \(expected <db-root>\/<db_id>\/<db_id>\.sqlite\): .*superhero/,
+    );
     expect(r.stdout).not.toContain('checked: 0');
   });
 
   it('harness: 1,000 completions of "-" against an empty --db-root, and completions that match no question: exit 2 with the reason', async () => {
     const questions = JSON.parse(readFileSync(QUESTIONS, 'utf8')) as Array<{ question_id: number }>;
     const file = tempFile('dash.jsonl');
-    writeFileSync(file, Array.from({ length: 1000 }, (_, i) => JSON.stringify({ doc_id: i % 500, doc: { question_id: questions[i % 500]!.question_id }, resps: [['-']], filtered_resps: ['-'], filter: 'none' })).join('\n') + '\n');
-    const base = ['harness', '--completions', file, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', QUESTIONS, '--workers', '1'];
+    writeFileSync(
+      file,
+      Array.from({ length: 1000 }, (_, i) =>
+        JSON.stringify({
+          doc_id: i % 500,
+          doc: { question_id: questions[i % 500]!.question_id },
+          resps: [['-']],
+          filtered_resps: ['-'],
+          filter: 'none',
+        }),
+      ).join('\n') + '\n',
+    );
+    const base = [
+      'harness',
+      '--completions',
+      file,
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      QUESTIONS,
+      '--workers',
+      '1',
+    ];
     const empty = await runCli([...base, '--db-root', emptyDir()]);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/nothing was scored: none of the 1000 item\(s\) could run against a database/);
 
     const stranger = tempFile('stranger.jsonl');
-    writeFileSync(stranger, JSON.stringify({ doc_id: 0, doc: { question_id: 999_999, question: 'How many dragons live in the library?' }, resps: [['SELECT 1']], filtered_resps: ['SELECT 1'], filter: 'none' }) + '\n');
-    const none = await runCli(['harness', '--completions', stranger, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', QUESTIONS, '--workers', '1', '--db-root', DB_ROOT]);
+    writeFileSync(
+      stranger,
+      JSON.stringify({
+        doc_id: 0,
+        doc: { question_id: 999_999, question: 'How many dragons live in the library?' },
+        resps: [['SELECT 1']],
+        filtered_resps: ['SELECT 1'],
+        filter: 'none',
+      }) + '\n',
+    );
+    const none = await runCli([
+      'harness',
+      '--completions',
+      stranger,
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      QUESTIONS,
+      '--workers',
+      '1',
+      '--db-root',
+      DB_ROOT,
+    ]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/nothing was scored: no row of stranger\.jsonl matched a question of mini_dev_sqlite\.json/);
+    expect(none.stderr).toMatch(
+      /nothing was scored: no row of stranger\.jsonl matched a question of mini_dev_sqlite\.json/,
+    );
   });
 });

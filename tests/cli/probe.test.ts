@@ -10,18 +10,33 @@ import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 const bird = (...p: string[]) => sharedData('bird', ...p);
 const PRESENT = new Set(['superhero', 'student_club', 'toxicology']);
 
-interface Sem { won: number; won_indices: number[]; mutated: number; failed: number }
+interface Sem {
+  won: number;
+  won_indices: number[];
+  mutated: number;
+  failed: number;
+}
 interface ProbeOut {
   questions: number;
   missing_db: { questions: number; databases: string[] };
   exploits: Array<{ id: ExploitId; questions: number; variants: number; official: Sem; read_only: Sem }>;
-  verdicts: Array<{ exploit: ExploitId; index: number; sample: number; official: { ex: number; status: string; mutated_db: boolean }; read_only: { ex: number } }>;
+  verdicts: Array<{
+    exploit: ExploitId;
+    index: number;
+    sample: number;
+    official: { ex: number; status: string; mutated_db: boolean };
+    read_only: { ex: number };
+  }>;
 }
-interface EvalOut { items: Array<{ index: number; sample: number; ex: 0 | 1; status: string; mutated_db: boolean }> }
+interface EvalOut {
+  items: Array<{ index: number; sample: number; ex: 0 | 1; status: string; mutated_db: boolean }>;
+}
 
 /** Questions won per `eval --out`: any sample (variant) with EX 1. */
 function wonByEval(report: EvalOut): number[] {
-  return [...new Set(report.items.filter((i) => i.status === 'ok' && i.ex === 1).map((i) => i.index))].sort((a, b) => a - b);
+  return [...new Set(report.items.filter((i) => i.status === 'ok' && i.ex === 1).map((i) => i.index))].sort(
+    (a, b) => a - b,
+  );
 }
 
 describe('probe: reward-hacking exploits on BIRD mini-dev (the 140 questions whose databases are here)', () => {
@@ -37,11 +52,30 @@ describe('probe: reward-hacking exploits on BIRD mini-dev (the 140 questions who
   /** Writes one exploit's predictions as JSONL (variants = samples of a question) and evaluates them with `eval`. */
   async function evalExploit(id: ExploitId, extra: string[] = []): Promise<EvalOut> {
     const preds = tempFile(`${id}.jsonl`);
-    writeFileSync(preds, exploitItems(id, questions()).map((it) => JSON.stringify({ question_id: it.questionId, sql: it.predSql })).join('\n') + '\n');
+    writeFileSync(
+      preds,
+      exploitItems(id, questions())
+        .map((it) => JSON.stringify({ question_id: it.questionId, sql: it.predSql }))
+        .join('\n') + '\n',
+    );
     const report = tempFile('eval.json');
     const run = await runCli([
-      'eval', '--predictions', preds, '--gold', bird('minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', bird('minidev', 'mini_dev_sqlite.json'),
-      '--db-root', bird('databases'), '--metrics', 'ex', '--workers', '2', '--out', report, ...extra,
+      'eval',
+      '--predictions',
+      preds,
+      '--gold',
+      bird('minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      bird('minidev', 'mini_dev_sqlite.json'),
+      '--db-root',
+      bird('databases'),
+      '--metrics',
+      'ex',
+      '--workers',
+      '2',
+      '--out',
+      report,
+      ...extra,
     ]);
     expect(run.stderr).not.toMatch(/^error/m);
     expect(run.code).toBe(0);
@@ -51,8 +85,17 @@ describe('probe: reward-hacking exploits on BIRD mini-dev (the 140 questions who
   beforeAll(async () => {
     const file = tempFile('probe.json');
     const run = await runCli([
-      'probe', '--gold', bird('minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', bird('minidev', 'mini_dev_sqlite.json'),
-      '--db-root', bird('databases'), '--workers', '2', '--out', file,
+      'probe',
+      '--gold',
+      bird('minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      bird('minidev', 'mini_dev_sqlite.json'),
+      '--db-root',
+      bird('databases'),
+      '--workers',
+      '2',
+      '--out',
+      file,
     ]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -77,7 +120,8 @@ describe('probe: reward-hacking exploits on BIRD mini-dev (the 140 questions who
   });
 
   it('no writing exploit wins anything read-only, and DROP TABLE never wins (the gold query fails)', () => {
-    for (const e of out.exploits.filter((x) => ['delete-table', 'drop-table', 'update-null'].includes(x.id))) expect(e.read_only.won).toBe(0);
+    for (const e of out.exploits.filter((x) => ['delete-table', 'drop-table', 'update-null'].includes(x.id)))
+      expect(e.read_only.won).toBe(0);
     expect(out.exploits.find((e) => e.id === 'drop-table')!.official.won).toBe(0);
   });
 
@@ -86,8 +130,14 @@ describe('probe: reward-hacking exploits on BIRD mini-dev (the 140 questions who
     const official = await evalExploit('delete-table');
     expect(wonByEval(official)).toEqual(del.official.won_indices);
     // Variant by variant, too.
-    const probeEx = out.verdicts.filter((v) => v.exploit === 'delete-table').map((v) => `${v.index}/${v.sample}:${v.official.ex}`).sort();
-    const evalEx = official.items.filter((i) => i.status !== 'missing-db').map((i) => `${i.index}/${i.sample}:${i.ex}`).sort();
+    const probeEx = out.verdicts
+      .filter((v) => v.exploit === 'delete-table')
+      .map((v) => `${v.index}/${v.sample}:${v.official.ex}`)
+      .sort();
+    const evalEx = official.items
+      .filter((i) => i.status !== 'missing-db')
+      .map((i) => `${i.index}/${i.sample}:${i.ex}`)
+      .sort();
     expect(evalEx).toEqual(probeEx);
     const readOnly = await evalExploit('delete-table', ['--read-only']);
     expect(wonByEval(readOnly)).toEqual(del.read_only.won_indices);

@@ -32,11 +32,16 @@ describe('database hashes of the run file: taken before the run, checked after',
   it('a database replaced after the hash is an error naming it, its path and both hashes', async () => {
     const dir = root();
     const h = await hashDatabases(dir, ['superhero', 'toxicology']);
-    copyFileSync(sharedData('bird', 'databases', 'student_club', 'student_club.sqlite'), path.join(dir, 'superhero', 'superhero.sqlite'));
+    copyFileSync(
+      sharedData('bird', 'databases', 'student_club', 'student_club.sqlite'),
+      path.join(dir, 'superhero', 'superhero.sqlite'),
+    );
     const err = await checkDatabasesUnchanged(dir, h, '/shown/root').catch((e: unknown) => e);
     expect(isWorkbenchError(err) && err.code).toBe('MISMATCH');
     expect((err as Error).message).toMatch(
-      new RegExp(`^--db-root: database superhero changed during the run \\(/shown/root/superhero/superhero.sqlite: sha256 ${h.get('superhero')!.slice(0, 12)}… before, [0-9a-f]{12}… after\\)`),
+      new RegExp(
+        `^--db-root: database superhero changed during the run \\(/shown/root/superhero/superhero.sqlite: sha256 ${h.get('superhero')!.slice(0, 12)}… before, [0-9a-f]{12}… after\\)`,
+      ),
     );
   });
 
@@ -44,6 +49,8 @@ describe('database hashes of the run file: taken before the run, checked after',
     const dir = root();
     const h = await hashDatabases(dir, ['toxicology']);
     rmSync(path.join(dir, 'toxicology', 'toxicology.sqlite'));
-    await expect(checkDatabasesUnchanged(dir, h)).rejects.toThrow(/^--db-root: database toxicology changed during the run \(.*: sha256 [0-9a-f]{12}… before, gone after\)/);
+    await expect(checkDatabasesUnchanged(dir, h)).rejects.toThrow(
+      /^--db-root: database toxicology changed during the run \(.*: sha256 [0-9a-f]{12}… before, gone after\)/,
+    );
   });
 });

@@ -25,11 +25,27 @@ import { runCli, tempFile } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
-const data = () => ['--dataset', bird('minidev', 'mini_dev_sqlite.json'), '--gold', bird('minidev', 'mini_dev_sqlite_gold.sql'), '--db-root', bird('databases')];
-const questions = JSON.parse(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json')) as Array<{ question_id: number; db_id: string; question: string; evidence: string; SQL: string }>;
-const predictions = JSON.parse(readSharedText('bird', 'predictions', 'TA_output', 'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json')) as Record<string, string>;
+const data = () => [
+  '--dataset',
+  bird('minidev', 'mini_dev_sqlite.json'),
+  '--gold',
+  bird('minidev', 'mini_dev_sqlite_gold.sql'),
+  '--db-root',
+  bird('databases'),
+];
+const questions = JSON.parse(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json')) as Array<{
+  question_id: number;
+  db_id: string;
+  question: string;
+  evidence: string;
+  SQL: string;
+}>;
+const predictions = JSON.parse(
+  readSharedText('bird', 'predictions', 'TA_output', 'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json'),
+) as Record<string, string>;
 /** The completion a model wrote for the question at gold position `index`: its prediction in a fenced block. */
-const completionOf = (index: number) => `Here is the query.\n\`\`\`sql\n${predictions[String(index)]!.split(BIRD_SEPARATOR)[0]!.trim()}\n\`\`\``;
+const completionOf = (index: number) =>
+  `Here is the query.\n\`\`\`sql\n${predictions[String(index)]!.split(BIRD_SEPARATOR)[0]!.trim()}\n\`\`\``;
 
 /** What a sample's verdict and findings are; timings and the generation record are not (they differ run to run, or by host kind). */
 function verdicts(samples: readonly SampleRecord[]) {
@@ -44,56 +60,137 @@ describe('the same completions through eval, harness, batch import, an app repla
   it('48 mini-dev questions: identical records, with the version-sensitivity and gold-issue findings in every host', async () => {
     // batch export picks the plan's questions (the first 48 with a database here) and their custom_ids.
     const input = tempFile('in.jsonl');
-    const exp = await runCli(['batch', 'export', ...data(), '--model', 'meta-llama-3-70b-instruct', '--n', '1', '--seed', '0', '--limit', '48', '--out', input]);
+    const exp = await runCli([
+      'batch',
+      'export',
+      ...data(),
+      '--model',
+      'meta-llama-3-70b-instruct',
+      '--n',
+      '1',
+      '--seed',
+      '0',
+      '--limit',
+      '48',
+      '--out',
+      input,
+    ]);
     expect(exp.code, exp.stderr).toBe(0);
-    const lines = readFileSync(input, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as BatchRequestLine);
+    const lines = readFileSync(input, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as BatchRequestLine);
     expect(lines).toHaveLength(48);
     const indices = lines.map((l) => parseCustomId(l.custom_id)!.index);
 
     // batch import: run_batch's output lines with those completions.
     const output = tempFile('out.jsonl');
-    writeFileSync(output, lines.map((l) => vllmOkLine(l.custom_id, completionOf(parseCustomId(l.custom_id)!.index))).join('\n') + '\n');
+    writeFileSync(
+      output,
+      lines.map((l) => vllmOkLine(l.custom_id, completionOf(parseCustomId(l.custom_id)!.index))).join('\n') + '\n',
+    );
     const batchRun = tempFile('batch.run.json');
-    const imp = await runCli(['batch', 'import', '--plan', input.replace(/\.jsonl$/, '.plan.json'), '--output', output, ...data(), '--run-out', batchRun, '--workers', '2']);
+    const imp = await runCli([
+      'batch',
+      'import',
+      '--plan',
+      input.replace(/\.jsonl$/, '.plan.json'),
+      '--output',
+      output,
+      ...data(),
+      '--run-out',
+      batchRun,
+      '--workers',
+      '2',
+    ]);
     expect(imp.code, imp.stderr).toBe(0);
 
     // eval: the workbench's predictions JSONL.
     const preds = tempFile('preds.jsonl');
-    writeFileSync(preds, indices.map((i) => JSON.stringify({ question_id: questions[i]!.question_id, completion: completionOf(i) })).join('\n') + '\n');
+    writeFileSync(
+      preds,
+      indices
+        .map((i) => JSON.stringify({ question_id: questions[i]!.question_id, completion: completionOf(i) }))
+        .join('\n') + '\n',
+    );
     const evalRun = tempFile('eval.run.json');
     const ev = await runCli(['eval', '--predictions', preds, ...data(), '--run-out', evalRun, '--workers', '2']);
     expect(ev.code, ev.stderr).toBe(0);
 
     // harness: lm-evaluation-harness --log_samples rows.
     const samplesFile = tempFile('samples_bird_2026-01-01T00-00-00.jsonl');
-    writeFileSync(samplesFile, indices.map((i, docId) => {
-      const q = questions[i]!;
-      return JSON.stringify({
-        doc_id: docId, doc: { question_id: q.question_id, db_id: q.db_id, question: q.question, evidence: q.evidence, SQL: q.SQL }, target: q.SQL,
-        arguments: { gen_args_0: { arg_0: q.question, arg_1: { until: [] } } }, resps: [[completionOf(i)]], filtered_resps: [completionOf(i)], filter: 'none',
-        metrics: ['exact_match'], doc_hash: 'h', prompt_hash: 'p', target_hash: 't', exact_match: 0,
-      });
-    }).join('\n') + '\n');
+    writeFileSync(
+      samplesFile,
+      indices
+        .map((i, docId) => {
+          const q = questions[i]!;
+          return JSON.stringify({
+            doc_id: docId,
+            doc: { question_id: q.question_id, db_id: q.db_id, question: q.question, evidence: q.evidence, SQL: q.SQL },
+            target: q.SQL,
+            arguments: { gen_args_0: { arg_0: q.question, arg_1: { until: [] } } },
+            resps: [[completionOf(i)]],
+            filtered_resps: [completionOf(i)],
+            filter: 'none',
+            metrics: ['exact_match'],
+            doc_hash: 'h',
+            prompt_hash: 'p',
+            target_hash: 't',
+            exact_match: 0,
+          });
+        })
+        .join('\n') + '\n',
+    );
     const harnessRun = tempFile('harness.run.json');
-    const h = await runCli(['harness', '--completions', samplesFile, ...data(), '--run-out', harnessRun, '--workers', '2']);
+    const h = await runCli([
+      'harness',
+      '--completions',
+      samplesFile,
+      ...data(),
+      '--run-out',
+      harnessRun,
+      '--workers',
+      '2',
+    ]);
     expect(h.code, h.stderr).toBe(0);
 
     // The app: a replay run of the same predictions file, and a generation run whose engine serves the completions.
-    const dataset = await fileDataset({ questions: bird('minidev', 'mini_dev_sqlite.json'), gold: bird('minidev', 'mini_dev_sqlite_gold.sql'), dbRoot: bird('databases') });
+    const dataset = await fileDataset({
+      questions: bird('minidev', 'mini_dev_sqlite.json'),
+      gold: bird('minidev', 'mini_dev_sqlite_gold.sql'),
+      dbRoot: bird('databases'),
+    });
     const app = memoryAppPorts(dataset, bird('databases'));
     const service = createRunService(app.ports);
     const config = { ...DEFAULT_RUN_CONFIG };
     const replayed = await service.startReplay({
-      name: 'replay', datasetId: dataset.id, subset: { description: 'every question', indices: [] },
-      predictions: { name: 'preds.jsonl', text: readFileSync(preds, 'utf8') }, config,
+      name: 'replay',
+      datasetId: dataset.id,
+      subset: { description: 'every question', indices: [] },
+      predictions: { name: 'preds.jsonl', text: readFileSync(preds, 'utf8') },
+      config,
     });
     expect(replayed.status).toBe('done');
-    const engine = new ReplayEngine({ fileName: 'preds.jsonl', completions: new Map(indices.map((i) => [questions[i]!.question_id, [completionOf(i)]])) });
+    const engine = new ReplayEngine({
+      fileName: 'preds.jsonl',
+      completions: new Map(indices.map((i) => [questions[i]!.question_id, [completionOf(i)]])),
+    });
     await engine.load({ id: 'preds.jsonl' });
-    const generated = await service.startGeneration({
-      name: 'generation', datasetId: dataset.id, subset: { description: 'the plan', indices },
-      spec: { engine: 'replay', model: { id: 'preds.jsonl' }, template: findTemplate('bird-minidev-v1')!, params: { ...GREEDY } }, config,
-    }, engine);
+    const generated = await service.startGeneration(
+      {
+        name: 'generation',
+        datasetId: dataset.id,
+        subset: { description: 'the plan', indices },
+        spec: {
+          engine: 'replay',
+          model: { id: 'preds.jsonl' },
+          template: findTemplate('bird-minidev-v1')!,
+          params: { ...GREEDY },
+        },
+        config,
+      },
+      engine,
+    );
     expect(generated.outcome).toEqual({ kind: 'done' });
 
     const reference = verdicts(runFile(evalRun).samples);
@@ -101,7 +198,10 @@ describe('the same completions through eval, harness, batch import, an app repla
     // Not a vacuous equality: the run has right and wrong answers, and both kinds of findings.
     expect(reference.filter((s) => s.ex === 1).length).toBeGreaterThan(10);
     expect(reference.filter((s) => s.ex === 0).length).toBeGreaterThan(5);
-    for (const qid of [1460, 1464]) expect(reference.find((s) => s.questionId === qid)!.versionFeatures).toEqual([{ feature: 'concat()', since: '3.44.0', where: 'pred' }]);
+    for (const qid of [1460, 1464])
+      expect(reference.find((s) => s.questionId === qid)!.versionFeatures).toEqual([
+        { feature: 'concat()', since: '3.44.0', where: 'pred' },
+      ]);
     expect(reference.find((s) => s.questionId === 1322)!.goldIssues!.map((g) => g.kind)).toEqual(['count-as-list']);
 
     expect(verdicts(runFile(harnessRun).samples)).toEqual(reference);

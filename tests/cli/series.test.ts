@@ -13,7 +13,16 @@ import { describe, expect, it } from 'vitest';
 import { readParquetFileRecords } from '../../src/adapters/parquet/node-file.ts';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
 import { readJson, ROOT, runCli } from '../helpers/cli.ts';
-import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, PREDICTION_FILES, questions, stepOf, verlLines, writeVerlDumps } from '../helpers/series-dumps.ts';
+import {
+  DB_ROOT,
+  MINIDEV_GOLD,
+  MINIDEV_QUESTIONS,
+  PREDICTION_FILES,
+  questions,
+  stepOf,
+  verlLines,
+  writeVerlDumps,
+} from '../helpers/series-dumps.ts';
 
 // The official 30 s timeout: one real prediction (question 247 at steps 600 and 1300) runs past it, and a shorter one would time out more under load.
 const common = ['--gold', MINIDEV_GOLD, '--dataset', MINIDEV_QUESTIONS, '--db-root', DB_ROOT];
@@ -25,15 +34,36 @@ async function evalVerdicts(file: string): Promise<{ ex: number; verdicts: Array
   const run = await runCli(['eval', '--predictions', file, ...common, '--run-out', out]);
   expect(run.code, run.stderr).toBe(0);
   const scored = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
-  return { ex: (scored.filter((s: { ex: number }) => s.ex === 1).length / scored.length) * 100, verdicts: scored.map((s: { index: number; ex: number }) => [s.index, s.ex]) };
+  return {
+    ex: (scored.filter((s: { ex: number }) => s.ex === 1).length / scored.length) * 100,
+    verdicts: scored.map((s: { index: number; ex: number }) => [s.index, s.ex]),
+  };
 }
 
 describe('series: 13 real checkpoints as verl dumps', () => {
   it('prints the per-step table, writes JSON / CSV / Parquet / series file with equal numbers, EX equal to eval, buckets equal to a direct computation', async () => {
     const dir = tempDir();
-    writeVerlDumps(path.join(dir, 'val'), PREDICTION_FILES.map((_, i) => i));
-    const [out, csv, parquet, seriesOut] = ['out.json', 'steps.csv', 'steps.parquet', 'run.series.json'].map((f) => path.join(dir, f)) as [string, string, string, string];
-    const run = await runCli(['series', '--completions', path.join(dir, 'val'), ...common, '--out', out, '--csv', csv, '--parquet', parquet, '--series-out', seriesOut]);
+    writeVerlDumps(
+      path.join(dir, 'val'),
+      PREDICTION_FILES.map((_, i) => i),
+    );
+    const [out, csv, parquet, seriesOut] = ['out.json', 'steps.csv', 'steps.parquet', 'run.series.json'].map((f) =>
+      path.join(dir, f),
+    ) as [string, string, string, string];
+    const run = await runCli([
+      'series',
+      '--completions',
+      path.join(dir, 'val'),
+      ...common,
+      '--out',
+      out,
+      '--csv',
+      csv,
+      '--parquet',
+      parquet,
+      '--series-out',
+      seriesOut,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('step rule: global_step_<N>, checkpoint-<N>');
     expect(run.stderr).toContain('1300.jsonl (verl): step 1300: 140 rows, mapped 140 by question text');
@@ -41,7 +71,12 @@ describe('series: 13 real checkpoints as verl dumps', () => {
     const steps = PREDICTION_FILES.map((_, i) => stepOf(i));
     expect(report.steps.map((s: { step: number }) => s.step)).toEqual(steps);
     expect(report.questions).toHaveLength(140);
-    for (const line of [/^step\s+questions\s+n\s+EX/m, /^\s*1300\s+140\s+1\s+44\.29/m, /^questions: \d+ unstable, \d+ always, \d+ never, \d+ learned, \d+ forgotten$/m]) expect(run.stdout).toMatch(line);
+    for (const line of [
+      /^step\s+questions\s+n\s+EX/m,
+      /^\s*1300\s+140\s+1\s+44\.29/m,
+      /^questions: \d+ unstable, \d+ always, \d+ never, \d+ learned, \d+ forgotten$/m,
+    ])
+      expect(run.stdout).toMatch(line);
 
     // EX of the first and last step = eval of the same BIRD file, sample by sample.
     const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
@@ -53,17 +88,35 @@ describe('series: 13 real checkpoints as verl dumps', () => {
 
     // Buckets, first solved step and flips computed directly from each step's verdicts.
     const rightAt = new Map<number, boolean[]>();
-    for (const s of file.steps) for (const x of s.run.samples) if (x.status !== 'missing-db') rightAt.set(x.questionId, [...(rightAt.get(x.questionId) ?? []), x.ex === 1]);
+    for (const s of file.steps)
+      for (const x of s.run.samples)
+        if (x.status !== 'missing-db') rightAt.set(x.questionId, [...(rightAt.get(x.questionId) ?? []), x.ex === 1]);
     const direct = [...rightAt].map(([questionId, v]) => {
       let flips = 0;
       for (let k = 1; k < v.length; k++) flips += Number(v[k] !== v[k - 1]);
-      const bucket = flips >= 3 ? 'unstable' : !v.includes(false) ? 'always' : !v.includes(true) ? 'never' : v.at(-1) ? 'learned' : 'forgotten';
+      const bucket =
+        flips >= 3
+          ? 'unstable'
+          : !v.includes(false)
+            ? 'always'
+            : !v.includes(true)
+              ? 'never'
+              : v.at(-1)
+                ? 'learned'
+                : 'forgotten';
       const first = v.indexOf(true);
       return { question_id: questionId, bucket, first_solved_step: first < 0 ? null : steps[first], flips };
     });
-    const got = report.questions.map(({ question_id, bucket, first_solved_step, flips }: Record<string, unknown>) => ({ question_id, bucket, first_solved_step, flips }));
+    const got = report.questions.map(({ question_id, bucket, first_solved_step, flips }: Record<string, unknown>) => ({
+      question_id,
+      bucket,
+      first_solved_step,
+      flips,
+    }));
     expect(new Set(got.map((q: { question_id: number }) => q.question_id)).size).toBe(140);
-    expect(got.sort((a: { question_id: number }, b: { question_id: number }) => a.question_id - b.question_id)).toEqual(direct.sort((a, b) => a.question_id - b.question_id));
+    expect(got.sort((a: { question_id: number }, b: { question_id: number }) => a.question_id - b.question_id)).toEqual(
+      direct.sort((a, b) => a.question_id - b.question_id),
+    );
     for (const b of ['unstable', 'never', 'learned', 'forgotten']) expect(report.buckets[b]).toBeGreaterThan(0);
 
     // Trainer's own score beside our EX: the dumps' `score` mean.
@@ -72,11 +125,22 @@ describe('series: 13 real checkpoints as verl dumps', () => {
 
     // CSV and Parquet: one row per step, one per question x step, the JSON's numbers.
     const csvRows = readFileSync(csv, 'utf8').trim().split('\r\n');
-    expect(csvRows[0]!.split(',').slice(0, 8)).toEqual(['step', 'questions', 'samples', 'n_min', 'n_max', 'ex', 'ts', 'pass_at_1']);
+    expect(csvRows[0]!.split(',').slice(0, 8)).toEqual([
+      'step',
+      'questions',
+      'samples',
+      'n_min',
+      'n_max',
+      'ex',
+      'ts',
+      'pass_at_1',
+    ]);
     expect(csvRows.slice(1).map((r) => Number(r.split(',')[5]))).toEqual(report.steps.map((s: { ex: number }) => s.ex));
     expect(readFileSync(path.join(dir, 'steps.questions.csv'), 'utf8').trim().split('\r\n')).toHaveLength(1 + 140 * 13);
     const pq = await readParquetFileRecords('--parquet', parquet);
-    expect(pq.records.map((r) => (r.value as { ex: number }).ex)).toEqual(report.steps.map((s: { ex: number }) => s.ex));
+    expect(pq.records.map((r) => (r.value as { ex: number }).ex)).toEqual(
+      report.steps.map((s: { ex: number }) => s.ex),
+    );
     const pqq = await readParquetFileRecords('--parquet', path.join(dir, 'steps.questions.parquet'));
     expect(pqq.records).toHaveLength(140 * 13);
     const q0 = report.questions[0];
@@ -89,10 +153,24 @@ describe('series: 13 real checkpoints as verl dumps', () => {
 });
 
 describe('series: step from the file name for dumps without steps, and bad input', () => {
-  const lmEval = (n: number) => questions.filter((q) => q.db_id === 'superhero').slice(0, n).map((q) => JSON.stringify({
-    doc_id: q.question_id, doc: { question_id: q.question_id, question: q.question, SQL: q.SQL }, target: q.SQL,
-    arguments: { gen_args_0: { arg_0: `Question: ${q.question}`, arg_1: {} } }, resps: [[`\`\`\`sql\n${q.SQL}\n\`\`\``]], filtered_resps: [q.SQL], filter: 'none', metrics: ['exact_match'], exact_match: 1,
-  })).join('\n') + '\n';
+  const lmEval = (n: number) =>
+    questions
+      .filter((q) => q.db_id === 'superhero')
+      .slice(0, n)
+      .map((q) =>
+        JSON.stringify({
+          doc_id: q.question_id,
+          doc: { question_id: q.question_id, question: q.question, SQL: q.SQL },
+          target: q.SQL,
+          arguments: { gen_args_0: { arg_0: `Question: ${q.question}`, arg_1: {} } },
+          resps: [[`\`\`\`sql\n${q.SQL}\n\`\`\``]],
+          filtered_resps: [q.SQL],
+          filter: 'none',
+          metrics: ['exact_match'],
+          exact_match: 1,
+        }),
+      )
+      .join('\n') + '\n';
 
   it('reads lm-eval logs one per checkpoint folder by the checkpoint-<N> rule; a name without a step is refused naming it, and --step-pattern reads it', async () => {
     const dir = tempDir();
@@ -104,8 +182,15 @@ describe('series: step from the file name for dumps without steps, and bad input
     const out = path.join(dir, 'out.json');
     const ok = await runCli(['series', '--completions', path.join(dir, 'logs'), ...common, '--out', out]);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stderr).toContain('checkpoint-150/samples_bird_2025-01-01T00-00-00.jsonl: step 150 (from the name by checkpoint-<N>)');
-    expect(readJson(out).steps.map((s: { step: number; questions: number; ex: number }) => [s.step, s.questions, s.ex])).toEqual([[50, 3, 100], [150, 5, 100]]);
+    expect(ok.stderr).toContain(
+      'checkpoint-150/samples_bird_2025-01-01T00-00-00.jsonl: step 150 (from the name by checkpoint-<N>)',
+    );
+    expect(
+      readJson(out).steps.map((s: { step: number; questions: number; ex: number }) => [s.step, s.questions, s.ex]),
+    ).toEqual([
+      [50, 3, 100],
+      [150, 5, 100],
+    ]);
     expect(readJson(out).questions.filter((q: { bucket: string }) => q.bucket === 'always')).toHaveLength(5);
 
     const plain = path.join(dir, 'ckpt_7.jsonl');
@@ -114,7 +199,16 @@ describe('series: step from the file name for dumps without steps, and bad input
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('ckpt_7.jsonl: no training step in the name "ckpt_7.jsonl"');
     expect(refused.stderr).toContain('--step-pattern REGEX');
-    const custom = await runCli(['series', '--completions', plain, ...common, '--step-pattern', 'ckpt_(\\d+)', '--out', out]);
+    const custom = await runCli([
+      'series',
+      '--completions',
+      plain,
+      ...common,
+      '--step-pattern',
+      'ckpt_(\\d+)',
+      '--out',
+      out,
+    ]);
     expect(custom.code, custom.stderr).toBe(0);
     expect(readJson(out).steps.map((s: { step: number }) => s.step)).toEqual([7]);
     const badPattern = await runCli(['series', '--completions', plain, ...common, '--step-pattern', 'ckpt_\\d+']);
@@ -131,7 +225,10 @@ describe('series: step from the file name for dumps without steps, and bad input
     const run = await runCli(['series', '--completions', file, ...common, '--out', out]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('val_generations.jsonl: steps 100, 200 (from the rows\' "step")');
-    expect(readJson(out).steps.map((s: { step: number; questions: number }) => [s.step, s.questions])).toEqual([[100, 6], [200, 6]]);
+    expect(readJson(out).steps.map((s: { step: number; questions: number }) => [s.step, s.questions])).toEqual([
+      [100, 6],
+      [200, 6],
+    ]);
   }, 300_000);
 });
 
@@ -142,7 +239,24 @@ describe('series --watch', () => {
     // superhero's 52 questions per step keep the watch short.
     writeVerlDumps(val, [0, 1], ['superhero']);
     const out = path.join(dir, 'out.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'series', '--completions', val, ...common, '--out', out, '--watch', '--poll-ms', '200'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'series',
+        '--completions',
+        val,
+        ...common,
+        '--out',
+        out,
+        '--watch',
+        '--poll-ms',
+        '200',
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -158,7 +272,9 @@ describe('series --watch', () => {
       writeVerlDumps(val, [2], ['superhero']);
       await until(() => stepsInOut().includes(300), 'the step added while watching');
       expect(stepsInOut()).toEqual([100, 200, 300]);
-      expect(stdout).toMatch(/^step 300: EX \d+\.\d\d, pass@1 \d+\.\d\d, 52 questions, \d+ executed, \d+ reused \(300\.jsonl\)$/m);
+      expect(stdout).toMatch(
+        /^step 300: EX \d+\.\d\d, pass@1 \d+\.\d\d, 52 questions, \d+ executed, \d+ reused \(300\.jsonl\)$/m,
+      );
     } finally {
       // One process (node with tsx's loader, not the tsx wrapper, whose signal relay gives up after 30 ms under load) gets SIGINT, as from Ctrl-C.
       child.kill('SIGINT');

@@ -9,13 +9,34 @@ const GOLD = () => bird('minidev', 'mini_dev_sqlite_gold.sql');
 const DATASET = () => bird('minidev', 'mini_dev_sqlite.json');
 const PRESENT = new Set(['superhero', 'student_club', 'toxicology']);
 
-interface Item { index: number; sample: number; question_id: number; ex: 0 | 1; status: string; difficulty: string; db_id: string; result_key: string | null }
+interface Item {
+  index: number;
+  sample: number;
+  question_id: number;
+  ex: 0 | 1;
+  status: string;
+  difficulty: string;
+  db_id: string;
+  result_key: string | null;
+}
 
 async function evalCli(predictions: string, extra: string[] = []) {
   const out = tempFile('eval.json');
   const run = await runCli([
-    'eval', '--predictions', predictions, '--gold', GOLD(), '--dataset', DATASET(), '--db-root', bird('databases'),
-    '--workers', '1', '--out', out, ...extra,
+    'eval',
+    '--predictions',
+    predictions,
+    '--gold',
+    GOLD(),
+    '--dataset',
+    DATASET(),
+    '--db-root',
+    bird('databases'),
+    '--workers',
+    '1',
+    '--out',
+    out,
+    ...extra,
   ]);
   expect(run.stderr).not.toMatch(/^error/m);
   expect(run.code).toBe(0);
@@ -43,7 +64,10 @@ describe('compare on two real prediction files over the questions whose database
     runB = tempFile('b.run.json');
     // One after the other, one worker each: other test files time real queries against 30 s limits.
     a = await evalCli(bird('predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'));
-    b = await evalCli(bird('predictions', 'sql_output_kg', 'predict_mini_dev_meta-llama-3-70b-instruct-2_sqlite.json'), ['--run-out', runB]);
+    b = await evalCli(
+      bird('predictions', 'sql_output_kg', 'predict_mini_dev_meta-llama-3-70b-instruct-2_sqlite.json'),
+      ['--run-out', runB],
+    );
   });
 
   it('counts fixed / broken / both right / both wrong exactly as the per-item verdicts of the two evals', async () => {
@@ -75,7 +99,10 @@ describe('compare on two real prediction files over the questions whose database
     expect(got.ci95[1]).toBeGreaterThanOrEqual(got.ex_delta);
     expect(got.mcnemar_p / exactMcnemar(want.fixed, want.broken)).toBeCloseTo(1, 9);
     for (const level of ['simple', 'moderate', 'challenging']) {
-      expect(got.by_difficulty[level].ex_delta).toBeCloseTo(b.report.summary.by_difficulty[level].ex - a.report.summary.by_difficulty[level].ex, 9);
+      expect(got.by_difficulty[level].ex_delta).toBeCloseTo(
+        b.report.summary.by_difficulty[level].ex - a.report.summary.by_difficulty[level].ex,
+        9,
+      );
     }
     expect(Object.keys(got.by_db).sort()).toEqual([...PRESENT].sort());
     // One side is an eval report without checksums: said so, not hidden.
@@ -93,7 +120,13 @@ describe('compare on two real prediction files over the questions whose database
     const run = await runCli(['stats', '--run', a.out, '--out', out]);
     expect(run.code).toBe(0);
     const s = readJson(out);
-    expect(s).toMatchObject({ questions: 140, samples_per_question: 1, zero_variance_share: 0, frontier_share: 0, excluded_missing_db: 360 });
+    expect(s).toMatchObject({
+      questions: 140,
+      samples_per_question: 1,
+      zero_variance_share: 0,
+      frontier_share: 0,
+      excluded_missing_db: 360,
+    });
     expect(s.pass_at_k['1'] * 100).toBeCloseTo(a.report.summary.by_difficulty.total.ex, 9);
     expect(s.maj_at_k['1']).toBe(s.pass_at_k['1']);
     expect(run.stdout).toMatch(/GRPO needs n >= 2/);
@@ -131,7 +164,8 @@ function completion(kind: string, gold: string): string {
   return `\`\`\`sql\n${WRONG[kind]}\n\`\`\``;
 }
 // The second W of a question is written differently (same result): votes follow results, not text.
-const sqlOf = (kind: string, gold: string, twin: boolean) => (kind === 'G' ? gold : kind === 'W' && twin ? 'SELECT  -987654321 ;' : WRONG[kind]!);
+const sqlOf = (kind: string, gold: string, twin: boolean) =>
+  kind === 'G' ? gold : kind === 'W' && twin ? 'SELECT  -987654321 ;' : WRONG[kind]!;
 
 function subsets(n: number, k: number): number[][] {
   if (k === 0) return [[]];
@@ -141,39 +175,68 @@ function subsets(n: number, k: number): number[][] {
 
 describe('several samples per question: eval --run-out, then stats', () => {
   it('reports pass@k and maj@k equal to brute force over the per-sample results', async () => {
-    const questions = JSON.parse(readFileSync(DATASET(), 'utf8')) as Array<{ question_id: number; db_id: string; SQL: string }>;
-    const chosen = questions.filter((q) => PRESENT.has(q.db_id)).filter((_, i) => i % 13 === 0).slice(0, 10);
+    const questions = JSON.parse(readFileSync(DATASET(), 'utf8')) as Array<{
+      question_id: number;
+      db_id: string;
+      SQL: string;
+    }>;
+    const chosen = questions
+      .filter((q) => PRESENT.has(q.db_id))
+      .filter((_, i) => i % 13 === 0)
+      .slice(0, 10);
     expect(chosen).toHaveLength(10);
     const lines: string[] = [];
     chosen.forEach((q, i) => {
       const p = PATTERNS[i]!;
-      lines.push(JSON.stringify({ question_id: q.question_id, completions: [completion(p[0]!, q.SQL), completion(p[1]!, q.SQL)] }));
-      lines.push(JSON.stringify({ question_id: q.question_id, sqls: [sqlOf(p[2]!, q.SQL, p.slice(0, 2).includes('W')), sqlOf(p[3]!, q.SQL, true)] }));
+      lines.push(
+        JSON.stringify({
+          question_id: q.question_id,
+          completions: [completion(p[0]!, q.SQL), completion(p[1]!, q.SQL)],
+        }),
+      );
+      lines.push(
+        JSON.stringify({
+          question_id: q.question_id,
+          sqls: [sqlOf(p[2]!, q.SQL, p.slice(0, 2).includes('W')), sqlOf(p[3]!, q.SQL, true)],
+        }),
+      );
     });
     const jsonl = tempFile('samples.jsonl');
     writeFileSync(jsonl, lines.join('\n') + '\n');
 
     const runFile = tempFile('run.json');
     const { run: evalRun, report } = await evalCli(jsonl, ['--run-out', runFile, '--reward', 'ex + 0.1 * format']);
-    expect(evalRun.stdout).toMatch(/n = 4 samples per question \(40 samples\): each score is the mean over a question's samples/);
+    expect(evalRun.stdout).toMatch(
+      /n = 4 samples per question \(40 samples\): each score is the mean over a question's samples/,
+    );
     expect(report.items).toHaveLength(40);
     expect(report.items.map((i) => i.sample)).toEqual(chosen.flatMap(() => [0, 1, 2, 3]));
 
     const rf = readJson(runFile);
-    expect(rf).toMatchObject({ format: 'rlvr-workbench-run', version: 1, run: { samplesPerQuestion: 4, config: { rewardFormula: 'ex + 0.1 * format' } } });
-    expect(Object.keys(rf.run.dataset.databases).sort()).toEqual([...PRESENT].filter((d) => chosen.some((q) => q.db_id === d)).sort());
+    expect(rf).toMatchObject({
+      format: 'rlvr-workbench-run',
+      version: 1,
+      run: { samplesPerQuestion: 4, config: { rewardFormula: 'ex + 0.1 * format' } },
+    });
+    expect(Object.keys(rf.run.dataset.databases).sort()).toEqual(
+      [...PRESENT].filter((d) => chosen.some((q) => q.db_id === d)).sort(),
+    );
     for (const sha of Object.values(rf.run.dataset.databases)) expect(sha).toMatch(/^[0-9a-f]{64}$/);
     expect(rf.questions).toHaveLength(10);
 
     // Group the run's samples per question, in gold order, and check them against the design.
     const byQ = new Map<number, any[]>();
     for (const s of rf.samples) byQ.set(s.index, [...(byQ.get(s.index) ?? []), s]);
-    const groups = [...byQ.entries()].sort((x, y) => x[0] - y[0]).map(([, ss]) => ss.sort((x: any, y: any) => x.sample - y.sample));
+    const groups = [...byQ.entries()]
+      .sort((x, y) => x[0] - y[0])
+      .map(([, ss]) => ss.sort((x: any, y: any) => x.sample - y.sample));
     expect(groups).toHaveLength(10);
     const patternOf = new Map(chosen.map((q, i) => [q.question_id, PATTERNS[i]!]));
     for (const ss of groups) {
       const p = patternOf.get(ss[0].questionId)!;
-      expect(ss.map((s: any) => s.ex).join(''), `question ${ss[0].questionId}`).toBe([...p].map((c) => (c === 'G' ? 1 : 0)).join(''));
+      expect(ss.map((s: any) => s.ex).join(''), `question ${ss[0].questionId}`).toBe(
+        [...p].map((c) => (c === 'G' ? 1 : 0)).join(''),
+      );
       expect(ss.map((s: any) => s.format).join('')).toBe([...p].map((c) => (c === 'N' ? 0 : 1)).join(''));
       expect(ss.map((s: any) => s.reward)).toEqual(ss.map((s: any) => s.ex + 0.1 * s.format));
       const keys = ss.map((s: any) => s.resultKey ?? null);
@@ -181,7 +244,8 @@ describe('several samples per question: eval --run-out, then stats', () => {
         if (c === 'E') expect(keys[j]).toBeNull();
         else expect(keys[j]).toMatch(/^[0-9a-f]{16}$/);
         [...p].forEach((d, m) => {
-          if (c !== 'E' && d !== 'E' && c !== 'N' && d !== 'N') expect(keys[j] === keys[m], `${p} ${j} ${m}`).toBe(c === d);
+          if (c !== 'E' && d !== 'E' && c !== 'N' && d !== 'N')
+            expect(keys[j] === keys[m], `${p} ${j} ${m}`).toBe(c === d);
         });
       });
     }
@@ -190,7 +254,21 @@ describe('several samples per question: eval --run-out, then stats', () => {
     const out = tempFile('stats.json');
     const csv = tempFile('prompts.csv');
     const frontier = tempFile('frontier.jsonl');
-    const stats = await runCli(['stats', '--run', runFile, '--k', '1,2,3,4', '--seed', String(seed), '--out', out, '--csv', csv, '--frontier-jsonl', frontier]);
+    const stats = await runCli([
+      'stats',
+      '--run',
+      runFile,
+      '--k',
+      '1,2,3,4',
+      '--seed',
+      String(seed),
+      '--out',
+      out,
+      '--csv',
+      csv,
+      '--frontier-jsonl',
+      frontier,
+    ]);
     expect(stats.code).toBe(0);
     const got = readJson(out);
 
@@ -206,7 +284,9 @@ describe('several samples per question: eval --run-out, then stats', () => {
           let sum = 0;
           for (const sub of subs) {
             const votes = new Map<string, { n: number; ex: number }>();
-            for (const i of sub) if (voter(ss[i])) votes.set(ss[i].resultKey, { n: (votes.get(ss[i].resultKey)?.n ?? 0) + 1, ex: ss[i].ex });
+            for (const i of sub)
+              if (voter(ss[i]))
+                votes.set(ss[i].resultKey, { n: (votes.get(ss[i].resultKey)?.n ?? 0) + 1, ex: ss[i].ex });
             if (votes.size === 0) continue;
             const max = Math.max(...[...votes.values()].map((v) => v.n));
             const top = [...votes.values()].filter((v) => v.n === max);
@@ -239,13 +319,19 @@ describe('several samples per question: eval --run-out, then stats', () => {
     }
     const rewards = groups.map((ss) => ss.map((s: any) => s.reward));
     const passRates = groups.map((ss) => ss.filter((s: any) => s.ex === 1).length / 4);
-    expect(got.zero_variance_share).toBeCloseTo(rewards.filter((r) => r.every((x: number) => x === r[0])).length / 10, 12);
+    expect(got.zero_variance_share).toBeCloseTo(
+      rewards.filter((r) => r.every((x: number) => x === r[0])).length / 10,
+      12,
+    );
     expect(got.frontier_share).toBeCloseTo(passRates.filter((p) => p > 0 && p < 1).length / 10, 12);
     expect(got.best_of_n.oracle).toBeCloseTo(want.pass[3]!, 12);
 
     // Exports: one CSV row per prompt, and the frontier prompts with their texts.
     expect(readFileSync(csv, 'utf8').trim().split('\r\n')).toHaveLength(11);
-    const fr = readFileSync(frontier, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const fr = readFileSync(frontier, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(fr).toHaveLength(passRates.filter((p) => p > 0 && p < 1).length);
     for (const f of fr) {
       expect(Object.keys(f).slice(0, 5)).toEqual(['question_id', 'db_id', 'question', 'evidence', 'pass_rate']);

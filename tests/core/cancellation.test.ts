@@ -8,7 +8,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import initSqlJs from 'sql.js';
 import { describe, expect, it } from 'vitest';
-import { CancelledError, CodedError, cancelledError, isCancellation, toErrorData, WorkbenchError } from '../../src/core/errors.ts';
+import {
+  CancelledError,
+  CodedError,
+  cancelledError,
+  isCancellation,
+  toErrorData,
+  WorkbenchError,
+} from '../../src/core/errors.ts';
 import { JudgeAbortedError, Judge } from '../../src/core/rubric/judge.ts';
 import { buildSuite, DEFAULT_SUITE_SPEC } from '../../src/core/ts/suite.ts';
 import { errorFromData } from '../../src/adapters/browser/import-client.ts';
@@ -36,13 +43,17 @@ describe('cancellation is one encoding', () => {
 
   it('a test-suite build cancelled between candidates is a cancellation (it was a plain Error)', async () => {
     const SQL = await initSqlJs();
-    const original = new SQL.Database(new Uint8Array(readFileSync(path.join(ROOT, 'public/demo/city_library/city_library.sqlite'))));
+    const original = new SQL.Database(
+      new Uint8Array(readFileSync(path.join(ROOT, 'public/demo/city_library/city_library.sqlite'))),
+    );
     let asked = 0;
     let err: unknown = null;
     try {
       buildSuite(['SELECT count(*) FROM books'], DEFAULT_SUITE_SPEC, {
         original: sqlConn(original),
-        newDb: () => { throw new WorkbenchError('INTERNAL', 'no candidate may be built after the cancel'); },
+        newDb: () => {
+          throw new WorkbenchError('INTERNAL', 'no candidate may be built after the cancel');
+        },
         query: () => null,
         cancelled: () => ++asked > 0,
       });
@@ -61,9 +72,18 @@ describe('cancellation is one encoding', () => {
     controller.abort();
     let calls = 0;
     // Test double for a judge model (no weights can run here): it must never be called.
-    const engine = { kind: 'test-double', generate: async () => { calls++; return []; } } as unknown as Engine;
+    const engine = {
+      kind: 'test-double',
+      generate: async () => {
+        calls++;
+        return [];
+      },
+    } as unknown as Engine;
     const judge = new Judge({ engine, model: 'test-double', signal: controller.signal });
-    const err = await judge.likert({ question: 'q', response: 'SELECT 1' }).then(() => null, (e: unknown) => e);
+    const err = await judge.likert({ question: 'q', response: 'SELECT 1' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(JudgeAbortedError);
     expect(calls).toBe(0);
     cancels(err);

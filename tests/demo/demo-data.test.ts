@@ -45,7 +45,10 @@ describe('the embedded demo (public/demo)', () => {
   it('keeps the database small and realistic: a few hundred rows, NULLs, REAL values, accents', () => {
     expect(statSync(path.join(DEMO_DIR, DEMO_DB_FILE)).size).toBeLessThan(256 * 1024);
     const one = (sql: string) => committed.exec(sql)[0]!.values[0]![0];
-    const rows = ['branches', 'authors', 'books', 'members', 'loans'].reduce((n, t) => n + Number(one(`SELECT count(*) FROM ${t}`)), 0);
+    const rows = ['branches', 'authors', 'books', 'members', 'loans'].reduce(
+      (n, t) => n + Number(one(`SELECT count(*) FROM ${t}`)),
+      0,
+    );
     expect(rows).toBeGreaterThan(150);
     expect(rows).toBeLessThan(500);
     expect(one('SELECT count(*) FROM books WHERE price IS NULL')).toBeGreaterThan(0);
@@ -80,13 +83,22 @@ describe('the embedded demo (public/demo)', () => {
     for (const file of ['predictions.json', 'predictions-hostile.json']) {
       const text = read(file);
       const preds = parsePredictions(text, file);
-      expect(preds.every((p) => p.extraction.rule === 'bird-separator'), file).toBe(true);
+      expect(
+        preds.every((p) => p.extraction.rule === 'bird-separator'),
+        file,
+      ).toBe(true);
       const { items, warnings } = pairPredictions(preds, gold, questions, file);
       expect(warnings, file).toEqual([]);
-      expect(items.map((it) => it.index), file).toEqual(gold.map((_, i) => i));
+      expect(
+        items.map((it) => it.index),
+        file,
+      ).toEqual(gold.map((_, i) => i));
       // The db name written after the separator is the gold line's database.
       const values = Object.values(JSON.parse(text) as Record<string, string>);
-      expect(values.map((v) => v.split('\t----- bird -----\t')[1]), file).toEqual(gold.map((g) => g.dbId));
+      expect(
+        values.map((v) => v.split('\t----- bird -----\t')[1]),
+        file,
+      ).toEqual(gold.map((g) => g.dbId));
     }
   });
 

@@ -93,10 +93,17 @@ export function engineContract(title: string, subject: () => ContractSubject): v
       const engine = await s.create();
       await engine.load(s.model);
       const seen: Array<[number, string]> = [];
-      const out = await engine.generate(s.prompt, { ...params(), n: 2, temperature: 0.7, seed: 1 }, { onToken: (i, t) => seen.push([i, t]) });
+      const out = await engine.generate(
+        s.prompt,
+        { ...params(), n: 2, temperature: 0.7, seed: 1 },
+        { onToken: (i, t) => seen.push([i, t]) },
+      );
       if (engine.capabilities.streaming) {
         for (const i of [0, 1]) {
-          const streamed = seen.filter(([k]) => k === i).map(([, t]) => t).join('');
+          const streamed = seen
+            .filter(([k]) => k === i)
+            .map(([, t]) => t)
+            .join('');
           expect(out[i]!.text.startsWith(streamed.slice(0, 8))).toBe(true);
         }
       }
@@ -153,7 +160,18 @@ export function engineContract(title: string, subject: () => ContractSubject): v
         const { sql, extraction } = extractSql(c.text);
         expect(s.expectedRules).toContain(extraction.rule);
         if (extraction.rule === 'none') expect(sql).toBe('');
-        const record = { completion: c.text, sql, rule: extraction.rule, tokensIn: c.tokensIn, tokensOut: c.tokensOut, latencyMs: c.latencyMs, finishReason: c.finishReason, seed: c.seed, engine: engine.kind, model: s.model.id };
+        const record = {
+          completion: c.text,
+          sql,
+          rule: extraction.rule,
+          tokensIn: c.tokensIn,
+          tokensOut: c.tokensOut,
+          latencyMs: c.latencyMs,
+          finishReason: c.finishReason,
+          seed: c.seed,
+          engine: engine.kind,
+          model: s.model.id,
+        };
         expect(JSON.parse(JSON.stringify(record))).toEqual(record);
       }
       await engine.unload();

@@ -21,17 +21,39 @@ afterAll(async () => {
 });
 
 const db: DatabaseContext = {
-  dbId: 'lib', sampleRows: 0, hasDescriptionFiles: false,
-  tables: [{ name: 'books', createSql: 'CREATE TABLE books (id INTEGER)', columns: ['id'], sample: null, description: null }],
+  dbId: 'lib',
+  sampleRows: 0,
+  hasDescriptionFiles: false,
+  tables: [
+    { name: 'books', createSql: 'CREATE TABLE books (id INTEGER)', columns: ['id'], sample: null, description: null },
+  ],
 };
 const questions: Question[] = Array.from({ length: 5 }, (_, i) => ({
-  questionId: i, dbId: 'lib', question: `question ${i}?`, evidence: 'e', goldSql: 'SELECT 1;', difficulty: 'moderate',
+  questionId: i,
+  dbId: 'lib',
+  question: `question ${i}?`,
+  evidence: 'e',
+  goldSql: 'SELECT 1;',
+  difficulty: 'moderate',
 }));
 const evaluate = async (items: EvalItem[]): Promise<ItemResult[]> =>
   items.map((it) => ({
-    index: it.index, questionId: it.questionId, dbId: it.dbId, difficulty: it.difficulty, ex: it.predSql.trim() === it.goldSql ? 1 : 0,
-    softF1: null, rves: null, timeRatio: null, status: 'ok', error: null, mutatedDb: false, extraction: it.extraction,
-    predRowCount: 1, goldRowCount: 1, elapsedMs: 1, sample: it.sample,
+    index: it.index,
+    questionId: it.questionId,
+    dbId: it.dbId,
+    difficulty: it.difficulty,
+    ex: it.predSql.trim() === it.goldSql ? 1 : 0,
+    softF1: null,
+    rves: null,
+    timeRatio: null,
+    status: 'ok',
+    error: null,
+    mutatedDb: false,
+    extraction: it.extraction,
+    predRowCount: 1,
+    goldRowCount: 1,
+    elapsedMs: 1,
+    sample: it.sample,
   }));
 
 describe('generation run over the OpenAI-compatible engine (local server)', () => {
@@ -41,9 +63,17 @@ describe('generation run over the OpenAI-compatible engine (local server)', () =
     const before = server.requests.length;
     const stored: SampleRecord[] = [];
     const out = await runGeneration(
-      { engine: 'openai', model: { id: 'test-model', source: server.url }, template: REASONING_V1, params: { n: 2, temperature: 0.7, topP: 1, maxTokens: 64, seed: 3, stop: [], logprobs: false } },
+      {
+        engine: 'openai',
+        model: { id: 'test-model', source: server.url },
+        template: REASONING_V1,
+        params: { n: 2, temperature: 0.7, topP: 1, maxTokens: 64, seed: 3, stop: [], logprobs: false },
+      },
       { fence: 'last', rewardFormula: 'ex' },
-      remainingJobs({ indices: [0, 1, 2, 3, 4], questions, gold: questions.map((q) => ({ sql: q.goldSql })), n: 2 }, new Set()),
+      remainingJobs(
+        { indices: [0, 1, 2, 3, 4], questions, gold: questions.map((q) => ({ sql: q.goldSql })), n: 2 },
+        new Set(),
+      ),
       { engine, database: async () => db, evaluate, store: (s) => stored.push(...s) },
       { signal: new AbortController().signal, doneBefore: 0, total: 10, concurrency: 4 },
     );
@@ -53,10 +83,20 @@ describe('generation run over the OpenAI-compatible engine (local server)', () =
     expect(completions.every((r) => r.body?.n === 2 && r.body?.model === 'test-model')).toBe(true);
     const sorted = [...stored].sort((a, b) => a.index - b.index || a.sample - b.sample);
     expect(sorted.map((s) => [s.index, s.sample, s.extraction.rule, s.ex])).toEqual(
-      [0, 1, 2, 3, 4].flatMap((i) => [[i, 0, 'fenced-sql-last', 1], [i, 1, 'fenced-sql-last', 0]]),
+      [0, 1, 2, 3, 4].flatMap((i) => [
+        [i, 0, 'fenced-sql-last', 1],
+        [i, 1, 'fenced-sql-last', 0],
+      ]),
     );
     const g = sorted[0]!.generation!;
-    expect(g).toMatchObject({ engine: 'openai', model: 'test-model', templateId: 'reasoning-v1', finishReason: 'stop', servedModel: 'test-model', systemFingerprint: 'fp_test_1' });
+    expect(g).toMatchObject({
+      engine: 'openai',
+      model: 'test-model',
+      templateId: 'reasoning-v1',
+      finishReason: 'stop',
+      servedModel: 'test-model',
+      systemFingerprint: 'fp_test_1',
+    });
     // The device: the server, named by the model and fingerprint of its replies (read after each call).
     expect(g.device).toBe('server');
     expect(g.deviceDetail).toMatch(/^model test-model, .*system_fingerprint fp_test_1 at http:\/\/127\.0\.0\.1:\d+$/);

@@ -30,7 +30,13 @@ async function demoFile(path: string): Promise<{ path: string; file: Blob }> {
 beforeAll(async () => {
   t = testStore();
   const files = await Promise.all(['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map(demoFile));
-  ds = await t.store.datasets.import({ kind: 'bird', name: 'demo', files, questionsPath: 'questions.json', goldPath: 'gold.sql' });
+  ds = await t.store.datasets.import({
+    kind: 'bird',
+    name: 'demo',
+    files,
+    questionsPath: 'questions.json',
+    goldPath: 'gold.sql',
+  });
   engine = createWllamaEngine({ threads: 1 });
   engine.addFile('stories260K.gguf', await sharedFile('models/stories260K.gguf'));
   await engine.load({ id: 'stories260K.gguf', source: 'file:stories260K.gguf' });
@@ -68,7 +74,12 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
     });
     expect(first.outcome.kind).toBe('paused');
     expect(first.run.status).toBe('running');
-    expect(first.run.source).toEqual({ kind: 'generation', engine: 'wllama', model: 'stories260K.gguf', template: 'bird-minidev-v1' });
+    expect(first.run.source).toEqual({
+      kind: 'generation',
+      engine: 'wllama',
+      model: 'stories260K.gguf',
+      template: 'bird-minidev-v1',
+    });
     expect(first.run.samplesPerQuestion).toBe(2);
     expect(progress.some((p) => p.phase === 'generate')).toBe(true);
     const afterPause = await t.store.runs.sampleCount(first.run.id);
@@ -78,10 +89,14 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
     // What a reloaded page sees: a new store on the same database, the run listed as unfinished.
     const reloaded = t.reopen();
     expect((await reloaded.runs.get(first.run.id))?.status).toBe('running');
-    await expect(reloaded.service.resume(first.run.id)).rejects.toThrow(/generation run: resume it from the Generate page/);
+    await expect(reloaded.service.resume(first.run.id)).rejects.toThrow(
+      /generation run: resume it from the Generate page/,
+    );
     const plan = await reloaded.runs.generationPlan(first.run.id);
     expect(plan?.spec.params.n).toBe(2);
-    const resumed = await reloaded.service.resumeGeneration(first.run.id, engine, { onProgress: (p) => progress.push(p) });
+    const resumed = await reloaded.service.resumeGeneration(first.run.id, engine, {
+      onProgress: (p) => progress.push(p),
+    });
     expect(resumed.outcome.kind).toBe('done');
     expect(resumed.run.status).toBe('done');
     expect(progress.at(-1)).toMatchObject({ done: 6, total: 6 });
@@ -89,7 +104,14 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
     const third = t.reopen();
     expect((await third.runs.list()).map((r) => [r.id, r.status])).toEqual([[first.run.id, 'done']]);
     const samples = await third.runs.samples(first.run.id);
-    expect(samples.map((s) => [s.index, s.sample])).toEqual([[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]]);
+    expect(samples.map((s) => [s.index, s.sample])).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+      [2, 0],
+      [2, 1],
+    ]);
     for (const s of samples) {
       expect(s.extraction.rule).toBe('none');
       expect(s.sql).toBe('');
@@ -99,7 +121,12 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
       expect(g.prompt).toHaveLength(1);
       expect(g.prompt[0]!.content).toContain(`-- ${ds.questions[s.index]!.question}\n`);
       expect(g.prompt[0]!.content).toContain('CREATE TABLE');
-      expect(g).toMatchObject({ templateId: 'bird-minidev-v1', engine: 'wllama', model: 'stories260K.gguf', seed: 7 + s.sample });
+      expect(g).toMatchObject({
+        templateId: 'bird-minidev-v1',
+        engine: 'wllama',
+        model: 'stories260K.gguf',
+        seed: 7 + s.sample,
+      });
       expect(g.fit).toMatchObject({ counter: 'engine', fits: true, limit: 2048 - 24 });
       expect(g.tokensIn).toBeGreaterThan(50);
       expect(g.tokensOut).toBeGreaterThan(0);
@@ -118,11 +145,14 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
     expect(device.reason).toMatch(/WebGPU|adapter|shader-f16/);
     expect(first.run.device).toEqual({ device: 'cpu', reason: device.reason });
     expect(file.run.device).toEqual({ device: 'cpu', reason: device.reason });
-    for (const s of file.samples) expect([s.generation?.device, s.generation?.deviceReason]).toEqual(['cpu', device.reason]);
+    for (const s of file.samples)
+      expect([s.generation?.device, s.generation?.deviceReason]).toEqual(['cpu', device.reason]);
     const csv = toCsv(file.samples).split('\r\n');
     expect(csv[0]).toMatch(/,gen_device,gen_device_reason,gen_device_detail$/);
     for (const line of csv.slice(1, 7)) expect(line).toContain(',cpu,');
-    console.log(`generation run: ${Math.round(performance.now() - t0)} ms for 6 samples (paused once, resumed after a reopen)`);
+    console.log(
+      `generation run: ${Math.round(performance.now() - t0)} ms for 6 samples (paused once, resumed after a reopen)`,
+    );
     // Real inference on a shared 2-core machine: 11-24 s alone, over 60 s when other suites run.
   }, 240_000);
 });

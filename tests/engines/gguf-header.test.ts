@@ -50,11 +50,26 @@ describe('checkGgufHeader', () => {
 
   it.each<[string, Uint8Array, number, RegExp]>([
     ['a file shorter than the header', head('GGUF'), 10, /only 10 bytes: too short to be a GGUF model/],
-    ['a file that is not GGUF', head('PK\u0003\u0004'), 1000, /not a GGUF model: the file starts with "PK\.\." instead of "GGUF"/],
+    [
+      'a file that is not GGUF',
+      head('PK\u0003\u0004'),
+      1000,
+      /not a GGUF model: the file starts with "PK\.\." instead of "GGUF"/,
+    ],
     ['zeros (what wllama loads with nVocab 0)', new Uint8Array(24), 1000, /not a GGUF model/],
-    ['a legacy GGJT file', head('tjgg', u32(3)), 1000, /this is a GGJT file, the format llama.cpp used before GGUF.*re-convert/],
+    [
+      'a legacy GGJT file',
+      head('tjgg', u32(3)),
+      1000,
+      /this is a GGJT file, the format llama.cpp used before GGUF.*re-convert/,
+    ],
     ['a big-endian GGUF', head('GGUF', [0, 0, 0, 3]), 1000, /big-endian/],
-    ['a version newer than 3', head('GGUF', u32(4), u64(1), u64(1)), 1000, /GGUF version 4 is not supported \(supported: 2, 3\): the file is newer/],
+    [
+      'a version newer than 3',
+      head('GGUF', u32(4), u64(1), u64(1)),
+      1000,
+      /GGUF version 4 is not supported \(supported: 2, 3\): the file is newer/,
+    ],
     ['impossible counts', head('GGUF', u32(3), [255, 255, 255, 255, 255, 255, 255, 255], u64(1)), 1000, /corrupt/],
   ])('rejects %s with a sentence saying what to do', (_title, bytes, size, message) => {
     expect(rejection(bytes, size)).toMatch(message);

@@ -18,7 +18,10 @@ let chatServer: OpenAiServer;
 let plainServer: OpenAiServer;
 beforeAll(async () => {
   chatServer = await startOpenAiServer();
-  plainServer = await startOpenAiServer({ ignoresN: true, models: [{ id: 'test-model', meta: { n_ctx_train: 4096 } }] });
+  plainServer = await startOpenAiServer({
+    ignoresN: true,
+    models: [{ id: 'test-model', meta: { n_ctx_train: 4096 } }],
+  });
 });
 afterAll(async () => {
   await chatServer.close();
@@ -33,7 +36,14 @@ engineContract('OpenAI-compatible, /v1/chat/completions, native n (vLLM-like)', 
 }));
 
 engineContract('OpenAI-compatible, /v1/completions, streamed, n ignored (llama.cpp-like)', () => ({
-  create: () => createOpenAiEngine({ baseUrl: `${plainServer.url}/v1/`, model: 'test-model', endpoint: 'completions', stream: true, tokenizer: 'llama.cpp' }),
+  create: () =>
+    createOpenAiEngine({
+      baseUrl: `${plainServer.url}/v1/`,
+      model: 'test-model',
+      endpoint: 'completions',
+      stream: true,
+      tokenizer: 'llama.cpp',
+    }),
   model: { id: 'test-model', source: plainServer.url },
   prompt,
   expectedRules: ['fenced-sql-last'],
@@ -68,7 +78,13 @@ describe('OpenAI-compatible engine against a local server', () => {
     expect(JSON.stringify(e)).not.toContain('sk-secret');
     expect(JSON.stringify(e.describe())).not.toContain('sk-secret');
     expect(e.describe()).toEqual({
-      kind: 'openai', baseUrl: server.url, model: 'test-model', endpoint: 'chat', hasApiKey: true, concurrency: 4, maxRetries: 4,
+      kind: 'openai',
+      baseUrl: server.url,
+      model: 'test-model',
+      endpoint: 'chat',
+      hasApiKey: true,
+      concurrency: 4,
+      maxRetries: 4,
       support: { n: 'unchecked', logprobs: 'unchecked', ownedBy: null },
     });
     // Not in any ordinary property either (only a private field of the HTTP client holds it).
@@ -92,7 +108,15 @@ describe('OpenAI-compatible engine against a local server', () => {
 
   it('sends the sampling parameters in the request body', async () => {
     const e = await engine();
-    await e.generate(prompt, { n: 2, temperature: 0.6, topP: 0.9, maxTokens: 77, seed: 4, stop: ['</answer>'], logprobs: true });
+    await e.generate(prompt, {
+      n: 2,
+      temperature: 0.6,
+      topP: 0.9,
+      maxTokens: 77,
+      seed: 4,
+      stop: ['</answer>'],
+      logprobs: true,
+    });
     expect(server.completions()[0]!.body).toEqual({
       model: 'test-model',
       messages: prompt.messages,
@@ -121,31 +145,58 @@ describe('OpenAI-compatible engine against a local server', () => {
     const out = await e.generate(prompt, { ...GREEDY, n: 3, temperature: 0.8, seed: 20 });
     expect(out).toHaveLength(3);
     expect(out.map((c) => c.seed)).toEqual([20, 21, 22]);
-    expect(server.completions().map((r) => [r.body!.n, r.body!.seed])).toEqual([[3, 20], [1, 21], [1, 22]]);
+    expect(server.completions().map((r) => [r.body!.n, r.body!.seed])).toEqual([
+      [3, 20],
+      [1, 21],
+      [1, 22],
+    ]);
     await e.generate(prompt, { ...GREEDY, n: 2, seed: 0 });
-    expect(server.completions().slice(3).map((r) => r.body!.n)).toEqual([1, 1]);
+    expect(
+      server
+        .completions()
+        .slice(3)
+        .map((r) => r.body!.n),
+    ).toEqual([1, 1]);
   });
 
   it('records the model that answered and the system_fingerprint on every sample, and the server family from /v1/models', async () => {
-    const e = await engine({ concurrency: 32, maxRetries: 9 }, {
-      fingerprint: 'fp_vllm_0.11', servedModel: 'Qwen/Qwen2.5-Coder-32B-Instruct',
-      models: [{ id: 'test-model', object: 'model', owned_by: 'vllm', max_model_len: 32768 }],
-    });
+    const e = await engine(
+      { concurrency: 32, maxRetries: 9 },
+      {
+        fingerprint: 'fp_vllm_0.11',
+        servedModel: 'Qwen/Qwen2.5-Coder-32B-Instruct',
+        models: [{ id: 'test-model', object: 'model', owned_by: 'vllm', max_model_len: 32768 }],
+      },
+    );
     const out = await e.generate(prompt, { ...GREEDY, n: 2, temperature: 0.7, seed: 1 });
-    for (const c of out) expect(c).toMatchObject({ servedModel: 'Qwen/Qwen2.5-Coder-32B-Instruct', systemFingerprint: 'fp_vllm_0.11' });
+    for (const c of out)
+      expect(c).toMatchObject({ servedModel: 'Qwen/Qwen2.5-Coder-32B-Instruct', systemFingerprint: 'fp_vllm_0.11' });
     expect(e.concurrency).toBe(32);
-    expect(e.describe()).toMatchObject({ concurrency: 32, maxRetries: 9, support: { n: 'native', logprobs: 'unchecked', ownedBy: 'vllm' } });
+    expect(e.describe()).toMatchObject({
+      concurrency: 32,
+      maxRetries: 9,
+      support: { n: 'native', logprobs: 'unchecked', ownedBy: 'vllm' },
+    });
   });
 
   it('reports its device as the server: the configured model before a reply, then the model and system_fingerprint the server answered with', async () => {
-    const e = await engine({}, {
-      fingerprint: 'fp_sglang_7', servedModel: 'Qwen/Qwen2.5-Coder-7B-Instruct',
-      models: [{ id: 'test-model', object: 'model', owned_by: 'sglang' }],
+    const e = await engine(
+      {},
+      {
+        fingerprint: 'fp_sglang_7',
+        servedModel: 'Qwen/Qwen2.5-Coder-7B-Instruct',
+        models: [{ id: 'test-model', object: 'model', owned_by: 'sglang' }],
+      },
+    );
+    expect(e.device()).toEqual({
+      device: 'server',
+      reason: null,
+      detail: `model test-model, owned by sglang at ${server.url.replace(/\/+$/, '')}`,
     });
-    expect(e.device()).toEqual({ device: 'server', reason: null, detail: `model test-model, owned by sglang at ${server.url.replace(/\/+$/, '')}` });
     await e.generate(prompt, { ...GREEDY });
     expect(e.device()).toEqual({
-      device: 'server', reason: null,
+      device: 'server',
+      reason: null,
       detail: `model Qwen/Qwen2.5-Coder-7B-Instruct, owned by sglang, system_fingerprint fp_sglang_7 at ${server.url.replace(/\/+$/, '')}`,
     });
     await e.unload();
@@ -194,7 +245,9 @@ describe('OpenAI-compatible engine against a local server', () => {
   it('refuses to wait longer than maxRetryAfterMs', async () => {
     const e = await engine({ maxRetryAfterMs: 10_000 });
     server.script({ kind: 'status', status: 429, retryAfter: '3600' });
-    await expect(e.generate(prompt, GREEDY)).rejects.toThrow(/HTTP 429: the server asks to retry after 3600 s, longer than the 10 s limit/);
+    await expect(e.generate(prompt, GREEDY)).rejects.toThrow(
+      /HTTP 429: the server asks to retry after 3600 s, longer than the 10 s limit/,
+    );
   });
 
   it('backs off exponentially with jitter on 500s and gives up after the retries, naming the endpoint', async () => {
@@ -203,7 +256,9 @@ describe('OpenAI-compatible engine against a local server', () => {
     const err = await e.generate(prompt, GREEDY).catch((x: unknown) => x);
     expect(isEngineError(err)).toBe(true);
     expect(err).toMatchObject({ code: 'HTTP' });
-    expect((err as Error).message).toBe(`POST ${server.url}/v1/chat/completions: HTTP 500 after 4 attempts: scripted 500`);
+    expect((err as Error).message).toBe(
+      `POST ${server.url}/v1/chat/completions: HTTP 500 after 4 attempts: scripted 500`,
+    );
     expect(sleeps).toEqual([75, 150, 300]);
     expect(server.completions()).toHaveLength(4);
   });
@@ -221,19 +276,27 @@ describe('OpenAI-compatible engine against a local server', () => {
     server.script({ kind: 'raw', body: '<html>Bad Gateway</html>' });
     const [c] = await e.generate(prompt, GREEDY);
     expect(c).toMatchObject({ finishReason: 'error', text: '' });
-    expect(c!.error).toBe(`POST ${server.url}/v1/chat/completions: the reply is not valid JSON (it starts with "<html>Bad Gateway</html>")`);
+    expect(c!.error).toBe(
+      `POST ${server.url}/v1/chat/completions: the reply is not valid JSON (it starts with "<html>Bad Gateway</html>")`,
+    );
   });
 
   it('turns a reply of the wrong shape into an error sample that says what is wrong', async () => {
     const e = await engine();
     server.script({ kind: 'raw', body: JSON.stringify({ choices: [{ message: { content: 5 } }] }) });
     const [c] = await e.generate(prompt, GREEDY);
-    expect(c!.error).toMatch(/the reply is not an OpenAI-compatible completion: choices\[0\]\.message\.content is number/);
+    expect(c!.error).toMatch(
+      /the reply is not an OpenAI-compatible completion: choices\[0\]\.message\.content is number/,
+    );
   });
 
   it('turns a 400 (prompt too long) into an error sample with the server message, without retrying', async () => {
     const e = await engine();
-    server.script({ kind: 'status', status: 400, body: JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens" } }) });
+    server.script({
+      kind: 'status',
+      status: 400,
+      body: JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens" } }),
+    });
     const [c] = await e.generate(prompt, GREEDY);
     expect(c!.error).toContain("HTTP 400: This model's maximum context length is 8192 tokens");
     expect(server.completions()).toHaveLength(1);
@@ -242,7 +305,9 @@ describe('OpenAI-compatible engine against a local server', () => {
   it('rejects a 401 at once with a sentence about the key', async () => {
     const e = await engine({ apiKey: 'wrong' });
     server.script({ kind: 'status', status: 401, body: '{"error":{"message":"invalid api key"}}' });
-    await expect(e.generate(prompt, GREEDY)).rejects.toThrow(/HTTP 401: the server refused the request; check the API key: invalid api key/);
+    await expect(e.generate(prompt, GREEDY)).rejects.toThrow(
+      /HTTP 401: the server refused the request; check the API key: invalid api key/,
+    );
     expect(server.completions()).toHaveLength(1);
   });
 
@@ -305,13 +370,17 @@ describe('OpenAI-compatible engine against a local server', () => {
   it('reads the context window from /v1/models (vLLM max_model_len, llama.cpp n_ctx_train)', async () => {
     expect((await engine()).contextWindow()).toBe(8192);
     await server.close();
-    expect((await engine({}, { models: [{ id: 'test-model', meta: { n_ctx_train: 4096 } }] })).contextWindow()).toBe(4096);
+    expect((await engine({}, { models: [{ id: 'test-model', meta: { n_ctx_train: 4096 } }] })).contextWindow()).toBe(
+      4096,
+    );
   });
 
   it('fails to load a model the server does not serve, listing what it serves', async () => {
     server = await startOpenAiServer({ models: [{ id: 'qwen' }, { id: 'llama' }] });
     const e = createOpenAiEngine({ baseUrl: server.url });
-    await expect(e.load({ id: 'gpt-x' })).rejects.toThrow(`${server.url}/v1/models: the server does not serve a model named "gpt-x" (it serves: qwen, llama)`);
+    await expect(e.load({ id: 'gpt-x' })).rejects.toThrow(
+      `${server.url}/v1/models: the server does not serve a model named "gpt-x" (it serves: qwen, llama)`,
+    );
   });
 
   it('fails to load with NETWORK when nothing listens at the base URL', async () => {
@@ -334,9 +403,16 @@ describe('OpenAI-compatible engine against a local server', () => {
     ]);
   });
 
-  it('puts a reasoning parser\'s reasoning_content back as <think>', async () => {
+  it("puts a reasoning parser's reasoning_content back as <think>", async () => {
     const e = await engine();
-    server.script({ kind: 'raw', body: JSON.stringify({ choices: [{ message: { reasoning_content: 'plan', content: '<answer>SELECT 1</answer>' }, finish_reason: 'stop' }] }) });
+    server.script({
+      kind: 'raw',
+      body: JSON.stringify({
+        choices: [
+          { message: { reasoning_content: 'plan', content: '<answer>SELECT 1</answer>' }, finish_reason: 'stop' },
+        ],
+      }),
+    });
     expect((await e.generate(prompt, GREEDY))[0]!.text).toBe('<think>plan</think><answer>SELECT 1</answer>');
   });
 });

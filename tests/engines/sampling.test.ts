@@ -33,17 +33,22 @@ describe('sampling parameters', () => {
   });
 
   it('cuts a text at the earliest stop string', () => {
-    expect(applyStop('SELECT 1;\nUser: hi\nSystem: x', ['\nSystem:', '\nUser:'])).toEqual({ text: 'SELECT 1;', stopped: true });
+    expect(applyStop('SELECT 1;\nUser: hi\nSystem: x', ['\nSystem:', '\nUser:'])).toEqual({
+      text: 'SELECT 1;',
+      stopped: true,
+    });
     expect(applyStop('SELECT 1', ['\nUser:'])).toEqual({ text: 'SELECT 1', stopped: false });
   });
 });
 
 describe('plain chat template', () => {
   it('writes Role: content turns separated by blank lines and ends with Assistant:', () => {
-    expect(renderPlainChat([
-      { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: ' Which table? \n' },
-    ])).toBe('System: Be brief.\n\nUser: Which table?\n\nAssistant:');
+    expect(
+      renderPlainChat([
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: ' Which table? \n' },
+      ]),
+    ).toBe('System: Be brief.\n\nUser: Which table?\n\nAssistant:');
     expect(PLAIN_TEMPLATE_STOP).toEqual(['\nUser:', '\nSystem:']);
   });
 });

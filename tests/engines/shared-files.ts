@@ -20,7 +20,9 @@ export function sharedUrl(relative: string): string {
 export async function sharedFile(relative: string): Promise<File> {
   const res = await fetch(sharedUrl(relative));
   if (!res.ok) {
-    throw new Error(`../shared/data is missing or unreadable: ${inject('sharedDataDir')}/${relative} (HTTP ${res.status}); see ../shared/data/README.md`);
+    throw new Error(
+      `../shared/data is missing or unreadable: ${inject('sharedDataDir')}/${relative} (HTTP ${res.status}); see ../shared/data/README.md`,
+    );
   }
   return new File([await res.blob()], relative.split('/').pop()!);
 }

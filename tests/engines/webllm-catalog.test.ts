@@ -6,7 +6,8 @@ import { catalogModelUrl } from '../../src/adapters/engines/webgpu-capability.ts
 describe('WebLLM catalog', () => {
   it('offers Qwen2.5-Coder-Instruct 0.5B, 1.5B, 3B and 7B in q4f16 and q4f32, and general instruct models', () => {
     for (const size of ['0.5B', '1.5B', '3B', '7B']) {
-      for (const q of ['q4f16_1', 'q4f32_1']) expect(WEBLLM_CATALOG.map((e) => e.id)).toContain(`Qwen2.5-Coder-${size}-Instruct-${q}-MLC`);
+      for (const q of ['q4f16_1', 'q4f32_1'])
+        expect(WEBLLM_CATALOG.map((e) => e.id)).toContain(`Qwen2.5-Coder-${size}-Instruct-${q}-MLC`);
     }
     expect(WEBLLM_CATALOG.filter((e) => !e.sqlTuned).length).toBeGreaterThanOrEqual(6);
     expect(new Set(WEBLLM_CATALOG.map((e) => e.id)).size).toBe(WEBLLM_CATALOG.length);

@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { customModelRecord, preflightCustomModel, webllmFilesUrl, type CustomModelRecord } from '../../src/adapters/engines/webllm-custom.ts';
+import {
+  customModelRecord,
+  preflightCustomModel,
+  webllmFilesUrl,
+  type CustomModelRecord,
+} from '../../src/adapters/engines/webllm-custom.ts';
 
 describe('custom WebLLM checkpoints', () => {
   it("resolves files under resolve/main/ exactly as web-llm's cleanModelUrl does", () => {
@@ -11,7 +16,10 @@ describe('custom WebLLM checkpoints', () => {
   });
 
   it('makes relative URLs absolute, and warns where web-llm will look for the files', () => {
-    const { record, notes } = customModelRecord({ modelUrl: 'models/my-sql-policy', modelLibUrl: '/libs/qwen2-q4f32_1-webgpu.wasm' }, 'http://127.0.0.1:5173/app/');
+    const { record, notes } = customModelRecord(
+      { modelUrl: 'models/my-sql-policy', modelLibUrl: '/libs/qwen2-q4f32_1-webgpu.wasm' },
+      'http://127.0.0.1:5173/app/',
+    );
     expect(record).toEqual({
       id: 'my-sql-policy',
       modelUrl: 'http://127.0.0.1:5173/app/models/my-sql-policy',
@@ -29,8 +37,13 @@ describe('custom WebLLM checkpoints', () => {
   });
 
   it('takes the id from the folder before resolve/, and rejects non-http URLs', () => {
-    expect(customModelRecord({ modelUrl: 'http://h/m/ckpt-400/resolve/main/', modelLibUrl: 'http://h/l.wasm' }, 'http://h/').record.id).toBe('ckpt-400');
-    expect(() => customModelRecord({ modelUrl: 'file:///tmp/x', modelLibUrl: 'http://h/l.wasm' }, 'http://h/')).toThrow('the model URL must be an http(s) URL, got file:///tmp/x');
+    expect(
+      customModelRecord({ modelUrl: 'http://h/m/ckpt-400/resolve/main/', modelLibUrl: 'http://h/l.wasm' }, 'http://h/')
+        .record.id,
+    ).toBe('ckpt-400');
+    expect(() => customModelRecord({ modelUrl: 'file:///tmp/x', modelLibUrl: 'http://h/l.wasm' }, 'http://h/')).toThrow(
+      'the model URL must be an http(s) URL, got file:///tmp/x',
+    );
   });
 });
 
@@ -41,8 +54,17 @@ describe('preflight of a custom model folder served over HTTP', () => {
   const folder = (over: Record<string, string | null>) => {
     files.clear();
     const all: Record<string, string | null> = {
-      'm/resolve/main/mlc-chat-config.json': JSON.stringify({ quantization: 'q4f16_1', context_window_size: 4096, tokenizer_files: ['tokenizer.json', 'vocab.json'] }),
-      'm/resolve/main/tensor-cache.json': JSON.stringify({ records: [{ dataPath: 'params_shard_0.bin', nbytes: 1000 }, { dataPath: 'params_shard_1.bin', nbytes: 2000 }] }),
+      'm/resolve/main/mlc-chat-config.json': JSON.stringify({
+        quantization: 'q4f16_1',
+        context_window_size: 4096,
+        tokenizer_files: ['tokenizer.json', 'vocab.json'],
+      }),
+      'm/resolve/main/tensor-cache.json': JSON.stringify({
+        records: [
+          { dataPath: 'params_shard_0.bin', nbytes: 1000 },
+          { dataPath: 'params_shard_1.bin', nbytes: 2000 },
+        ],
+      }),
       'm/resolve/main/params_shard_0.bin': 'x'.repeat(1000),
       'm/resolve/main/params_shard_1.bin': 'x'.repeat(2000),
       'm/resolve/main/tokenizer.json': 'x'.repeat(50),
@@ -51,7 +73,8 @@ describe('preflight of a custom model folder served over HTTP', () => {
     };
     for (const [k, v] of Object.entries(all)) if (v !== null) files.set(`/${k}`, { body: v });
   };
-  const record = (): CustomModelRecord => customModelRecord({ modelUrl: `${base}/m/resolve/main/`, modelLibUrl: `${base}/lib.wasm` }, base).record;
+  const record = (): CustomModelRecord =>
+    customModelRecord({ modelUrl: `${base}/m/resolve/main/`, modelLibUrl: `${base}/lib.wasm` }, base).record;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -60,7 +83,10 @@ describe('preflight of a custom model folder served over HTTP', () => {
         res.writeHead(404).end();
         return;
       }
-      res.writeHead(200, { 'content-type': f.type ?? 'application/octet-stream', 'content-length': String(Buffer.byteLength(f.body)) });
+      res.writeHead(200, {
+        'content-type': f.type ?? 'application/octet-stream',
+        'content-length': String(Buffer.byteLength(f.body)),
+      });
       res.end(req.method === 'HEAD' ? undefined : f.body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -84,7 +110,9 @@ describe('preflight of a custom model folder served over HTTP', () => {
     folder({ 'm/resolve/main/params_shard_1.bin': null });
     const r = await preflightCustomModel(record());
     expect(r.ok).toBe(false);
-    expect(r.problems).toEqual([`weight shard params_shard_1.bin is missing at ${base}/m/resolve/main/params_shard_1.bin (HTTP 404).`]);
+    expect(r.problems).toEqual([
+      `weight shard params_shard_1.bin is missing at ${base}/m/resolve/main/params_shard_1.bin (HTTP 404).`,
+    ]);
     expect(r.downloadBytes).toBeNull();
   });
 
@@ -98,7 +126,9 @@ describe('preflight of a custom model folder served over HTTP', () => {
 
   it('stops at a missing mlc-chat-config.json, and names a missing library and tokenizer', async () => {
     folder({ 'm/resolve/main/mlc-chat-config.json': null });
-    expect((await preflightCustomModel(record())).problems[0]).toMatch(/^mlc-chat-config\.json is missing or unreadable at .*\/m\/resolve\/main\/mlc-chat-config\.json \(HTTP 404\)/);
+    expect((await preflightCustomModel(record())).problems[0]).toMatch(
+      /^mlc-chat-config\.json is missing or unreadable at .*\/m\/resolve\/main\/mlc-chat-config\.json \(HTTP 404\)/,
+    );
     folder({ 'lib.wasm': null, 'm/resolve/main/tokenizer.json': null });
     expect((await preflightCustomModel(record())).problems).toEqual([
       `tokenizer.json is missing at ${base}/m/resolve/main/tokenizer.json (HTTP 404).`,
@@ -109,6 +139,8 @@ describe('preflight of a custom model folder served over HTTP', () => {
   it('treats a web page served instead of a file as missing (single-page-app fallbacks)', async () => {
     folder({});
     files.set('/lib.wasm', { body: '<!doctype html>', type: 'text/html' });
-    expect((await preflightCustomModel(record())).problems).toEqual([`the model library is missing at ${base}/lib.wasm (a web page instead of the file).`]);
+    expect((await preflightCustomModel(record())).problems).toEqual([
+      `the model library is missing at ${base}/lib.wasm (a web page instead of the file).`,
+    ]);
   });
 });

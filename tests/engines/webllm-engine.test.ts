@@ -14,7 +14,12 @@ const gpu = (features: string[]): GpuProbe => ({
   webgpu: true,
   adapter: { vendor: 'test', architecture: 'gpu', device: '', description: '', isFallbackAdapter: false },
   features,
-  limits: { maxBufferSize: GiB, maxStorageBufferBindingSize: GiB, maxComputeWorkgroupStorageSize: 32768, maxStorageBuffersPerShaderStage: 10 },
+  limits: {
+    maxBufferSize: GiB,
+    maxStorageBufferBindingSize: GiB,
+    maxComputeWorkgroupStorageSize: 32768,
+    maxStorageBuffersPerShaderStage: 10,
+  },
   storage: { quotaBytes: 100 * GiB, usageBytes: 0 },
 });
 
@@ -47,7 +52,15 @@ function fakeWebLlm(script: Script = {}) {
                 yield { choices: [{ delta: {}, finish_reason: 'abort', logprobs: null }] };
                 return;
               }
-              yield { choices: [{ delta: { content: p }, finish_reason: null, logprobs: req.logprobs ? { content: [{ logprob: -0.2 }] } : null }] };
+              yield {
+                choices: [
+                  {
+                    delta: { content: p },
+                    finish_reason: null,
+                    logprobs: req.logprobs ? { content: [{ logprob: -0.2 }] } : null,
+                  },
+                ],
+              };
             }
             yield { choices: [{ delta: {}, finish_reason: 'stop', logprobs: null }] };
             yield { choices: [], usage: { prompt_tokens: 30, completion_tokens: 9 } };
@@ -66,11 +79,24 @@ function fakeWebLlm(script: Script = {}) {
   const module = {
     prebuiltAppConfig: {
       model_list: [
-        { model: 'https://huggingface.co/mlc-ai/Qwen2.5-Coder-0.5B-Instruct-q4f32_1-MLC', model_id: 'Qwen2.5-Coder-0.5B-Instruct-q4f32_1-MLC', model_lib: 'lib.wasm', overrides: { context_window_size: 4096 } },
-        { model: 'https://huggingface.co/mlc-ai/Qwen2.5-Coder-0.5B-Instruct-q4f16_1-MLC', model_id: 'Qwen2.5-Coder-0.5B-Instruct-q4f16_1-MLC', model_lib: 'lib16.wasm' },
+        {
+          model: 'https://huggingface.co/mlc-ai/Qwen2.5-Coder-0.5B-Instruct-q4f32_1-MLC',
+          model_id: 'Qwen2.5-Coder-0.5B-Instruct-q4f32_1-MLC',
+          model_lib: 'lib.wasm',
+          overrides: { context_window_size: 4096 },
+        },
+        {
+          model: 'https://huggingface.co/mlc-ai/Qwen2.5-Coder-0.5B-Instruct-q4f16_1-MLC',
+          model_id: 'Qwen2.5-Coder-0.5B-Instruct-q4f16_1-MLC',
+          model_lib: 'lib16.wasm',
+        },
       ],
     },
-    async CreateWebWorkerMLCEngine(_w: unknown, _id: string, cfg: { appConfig: { model_list: Array<Record<string, unknown>> }; initProgressCallback: (r: unknown) => void }) {
+    async CreateWebWorkerMLCEngine(
+      _w: unknown,
+      _id: string,
+      cfg: { appConfig: { model_list: Array<Record<string, unknown>> }; initProgressCallback: (r: unknown) => void },
+    ) {
       cfg.initProgressCallback({ progress: 0.5, timeElapsed: 1, text: 'Fetching param cache[1/2]' });
       calls.progress++;
       lastAppConfig = cfg.appConfig;
@@ -90,7 +116,13 @@ function fakeWebLlm(script: Script = {}) {
   return { make, requests, calls, appConfig: () => lastAppConfig };
 }
 
-const prompt: Prompt = { messages: [{ role: 'system', content: 'SQL only.' }, { role: 'user', content: 'How many?' }], questionId: 3 };
+const prompt: Prompt = {
+  messages: [
+    { role: 'system', content: 'SQL only.' },
+    { role: 'user', content: 'How many?' },
+  ],
+  questionId: 3,
+};
 const Q32 = { id: 'Qwen2.5-Coder-0.5B-Instruct-q4f32_1-MLC' };
 const Q16 = { id: 'Qwen2.5-Coder-0.5B-Instruct-q4f16_1-MLC' };
 
@@ -110,14 +142,32 @@ describe('WebLLM engine logic', () => {
     expect(progress).toEqual(['checking this GPU', 'Fetching param cache[1/2]']);
     expect(e.contextWindow()).toBe(4096);
     const pieces: Array<[number, string]> = [];
-    const out = await e.generate(prompt, { ...GREEDY, n: 2, seed: 7, temperature: 0.5, topP: 0.9, maxTokens: 99, stop: [';'], logprobs: true }, { onToken: (i, t) => pieces.push([i, t]) });
+    const out = await e.generate(
+      prompt,
+      { ...GREEDY, n: 2, seed: 7, temperature: 0.5, topP: 0.9, maxTokens: 99, stop: [';'], logprobs: true },
+      { onToken: (i, t) => pieces.push([i, t]) },
+    );
     expect(out.map((c) => [c.text, c.seed, c.tokensIn, c.tokensOut, c.finishReason])).toEqual([
       ['```sql\nSELECT 7', 7, 30, 9, 'stop'],
       ['```sql\nSELECT 8', 8, 30, 9, 'stop'],
     ]);
     for (const c of out) expect(c.meanLogprob).toBeCloseTo(-0.2, 10);
-    expect(pieces.filter(([i]) => i === 1).map(([, t]) => t).join('')).toBe('```sql\nSELECT 8;\n```');
-    expect(f.requests[0]).toMatchObject({ temperature: 0.5, top_p: 0.9, max_tokens: 99, stop: [';'], seed: 7, stream: true, logprobs: true, messages: prompt.messages });
+    expect(
+      pieces
+        .filter(([i]) => i === 1)
+        .map(([, t]) => t)
+        .join(''),
+    ).toBe('```sql\nSELECT 8;\n```');
+    expect(f.requests[0]).toMatchObject({
+      temperature: 0.5,
+      top_p: 0.9,
+      max_tokens: 99,
+      stop: [';'],
+      seed: 7,
+      stream: true,
+      logprobs: true,
+      messages: prompt.messages,
+    });
   });
 
   it('reports WebGPU on the adapter its capability check saw while a model is loaded, and no device before or after', async () => {
@@ -131,15 +181,29 @@ describe('WebLLM engine logic', () => {
 
   it('names a software adapter (SwiftShader) as such in its device', async () => {
     const e = createWebLlmEngine({
-      probe: async () => ({ ...gpu([]), adapter: { vendor: 'google', architecture: 'swiftshader', device: '', description: 'SwiftShader Device (Subzero)', isFallbackAdapter: true } }),
+      probe: async () => ({
+        ...gpu([]),
+        adapter: {
+          vendor: 'google',
+          architecture: 'swiftshader',
+          device: '',
+          description: 'SwiftShader Device (Subzero)',
+          isFallbackAdapter: true,
+        },
+      }),
       spawn: () => ({ terminate() {} }) as unknown as Worker,
-      importWebLlm: async () => ({
-        prebuiltAppConfig: { model_list: [{ model: 'm', model_id: Q32.id, model_lib: 'lib.wasm' }] },
-        CreateWebWorkerMLCEngine: async () => ({ unload: async () => {} }),
-      }) as unknown as typeof import('@mlc-ai/web-llm'),
+      importWebLlm: async () =>
+        ({
+          prebuiltAppConfig: { model_list: [{ model: 'm', model_id: Q32.id, model_lib: 'lib.wasm' }] },
+          CreateWebWorkerMLCEngine: async () => ({ unload: async () => {} }),
+        }) as unknown as typeof import('@mlc-ai/web-llm'),
     });
     await e.load(Q32);
-    expect(e.device()).toEqual({ device: 'webgpu', reason: null, detail: 'google swiftshader (SwiftShader Device (Subzero)), a software (fallback) adapter' });
+    expect(e.device()).toEqual({
+      device: 'webgpu',
+      reason: null,
+      detail: 'google swiftshader (SwiftShader Device (Subzero)), a software (fallback) adapter',
+    });
   });
 
   it('makes shader-f16 explicit in the record of a q4f16 model, which web-llm itself omits', async () => {
@@ -150,20 +214,30 @@ describe('WebLLM engine logic', () => {
 
   it('refuses a q4f16 model on a GPU without shader-f16 before importing web-llm', async () => {
     const f = fakeWebLlm();
-    await expect(f.make([]).load(Q16)).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringContaining('Choose the q4f32_1 variant') });
+    await expect(f.make([]).load(Q16)).rejects.toMatchObject({
+      code: 'UNSUPPORTED',
+      message: expect.stringContaining('Choose the q4f32_1 variant'),
+    });
     expect(f.calls.imports).toBe(0);
   });
 
   it('rejects with GPU_LOST when the device is lost mid-run, and needs a new load after it', async () => {
-    const f = fakeWebLlm({ failAt: new Map([[1, new Error('Device was lost. This can happen due to insufficient memory')]]) });
+    const f = fakeWebLlm({
+      failAt: new Map([[1, new Error('Device was lost. This can happen due to insufficient memory')]]),
+    });
     const e = f.make();
     await e.load(Q32);
-    await expect(e.generate(prompt, { ...GREEDY, n: 3 })).rejects.toMatchObject({ code: 'GPU_LOST', message: expect.stringContaining('reload the page and resume the run') });
+    await expect(e.generate(prompt, { ...GREEDY, n: 3 })).rejects.toMatchObject({
+      code: 'GPU_LOST',
+      message: expect.stringContaining('reload the page and resume the run'),
+    });
     await expect(e.generate(prompt, GREEDY)).rejects.toMatchObject({ code: 'NOT_LOADED' });
   });
 
   it('reads a "model not loaded" from web-llm after a successful load as a lost GPU', async () => {
-    const notLoaded = Object.assign(new Error('Model not loaded before trying to complete ChatCompletionRequest.'), { name: 'ModelNotLoadedError' });
+    const notLoaded = Object.assign(new Error('Model not loaded before trying to complete ChatCompletionRequest.'), {
+      name: 'ModelNotLoadedError',
+    });
     const e = fakeWebLlm({ failAt: new Map([[0, notLoaded]]) }).make();
     await e.load(Q32);
     await expect(e.generate(prompt, GREEDY)).rejects.toMatchObject({ code: 'GPU_LOST' });
@@ -173,7 +247,11 @@ describe('WebLLM engine logic', () => {
     const e = fakeWebLlm({ failAt: new Map([[0, new Error('prompt too long for the context window')]]) }).make();
     await e.load(Q32);
     const out = await e.generate(prompt, { ...GREEDY, n: 2, seed: 1 });
-    expect(out[0]).toMatchObject({ finishReason: 'error', error: 'question 3: prompt too long for the context window', seed: 1 });
+    expect(out[0]).toMatchObject({
+      finishReason: 'error',
+      error: 'question 3: prompt too long for the context window',
+      seed: 1,
+    });
     expect(out[1]).toMatchObject({ finishReason: 'stop', seed: 2 });
   });
 

@@ -8,9 +8,19 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeGpu, checkCatalogModel } from '../../src/adapters/engines/webgpu-capability.ts';
-import { deleteCachedModel, importLocalModel, listCachedModels, type LocalFile } from '../../src/adapters/engines/webllm-cache.ts';
+import {
+  deleteCachedModel,
+  importLocalModel,
+  listCachedModels,
+  type LocalFile,
+} from '../../src/adapters/engines/webllm-cache.ts';
 import { customModelRecord, type CustomModelRecord } from '../../src/adapters/engines/webllm-custom.ts';
-import { createWebLlmEngine, deleteModel, isModelCached, type WebLlmEngine } from '../../src/adapters/engines/webllm-engine.ts';
+import {
+  createWebLlmEngine,
+  deleteModel,
+  isModelCached,
+  type WebLlmEngine,
+} from '../../src/adapters/engines/webllm-engine.ts';
 
 const engines: WebLlmEngine[] = [];
 const engine = (...args: Parameters<typeof createWebLlmEngine>) => {
@@ -35,7 +45,9 @@ async function failure(p: Promise<unknown>): Promise<{ name: string; code: strin
 const FIXTURE = new URL('/tests/engines/fixtures/mlc-incomplete/', location.origin);
 
 /** web-llm's record shape for a custom model, to ask web-llm itself about its cache. */
-const appConfigOf = (r: CustomModelRecord) => ({ model_list: [{ model: r.modelUrl, model_id: r.id, model_lib: r.modelLibUrl }] });
+const appConfigOf = (r: CustomModelRecord) => ({
+  model_list: [{ model: r.modelUrl, model_id: r.id, model_lib: r.modelLibUrl }],
+});
 
 describe('WebGPU capability in headless Chromium (SwiftShader)', () => {
   it('finds the software adapter, its limits, and no shader-f16', async () => {
@@ -51,15 +63,23 @@ describe('WebGPU capability in headless Chromium (SwiftShader)', () => {
     const v = await checkCatalogModel('Qwen2.5-Coder-1.5B-Instruct-q4f16_1-MLC');
     expect(v.canRun).toBe(false);
     expect(v.adapter).toBe('google swiftshader');
-    expect(v.checks.find((c) => c.id === 'features')).toMatchObject({ status: 'fail', text: expect.stringContaining('shader-f16') });
-    expect(v.alternative).toEqual({ id: 'Qwen2.5-Coder-1.5B-Instruct-q4f32_1-MLC', reason: 'no shader-f16 on this GPU' });
+    expect(v.checks.find((c) => c.id === 'features')).toMatchObject({
+      status: 'fail',
+      text: expect.stringContaining('shader-f16'),
+    });
+    expect(v.alternative).toEqual({
+      id: 'Qwen2.5-Coder-1.5B-Instruct-q4f32_1-MLC',
+      reason: 'no shader-f16 on this GPU',
+    });
     expect(v.summary).toContain('cannot run here. This GPU cannot run 16-bit float shaders (shader-f16)');
   });
 
   it('accepts the q4f32 variant, saying that the adapter is software and slow', async () => {
     const v = await checkCatalogModel('Qwen2.5-Coder-1.5B-Instruct-q4f32_1-MLC');
     expect(v.canRun).toBe(true);
-    expect(v.summary).toMatch(/^Qwen2\.5-Coder 1\.5B Instruct \(q4f32_1\) can run here on google swiftshader\. This is a software GPU/);
+    expect(v.summary).toMatch(
+      /^Qwen2\.5-Coder 1\.5B Instruct \(q4f32_1\) can run here on google swiftshader\. This is a software GPU/,
+    );
   });
 
   it('refuses to load a q4f16 model before downloading anything', async () => {
@@ -80,7 +100,14 @@ describe('WebGPU capability in headless Chromium (SwiftShader)', () => {
 
 describe('custom WebLLM checkpoints from a local URL', () => {
   const fixture = () =>
-    customModelRecord({ modelUrl: new URL('resolve/main/', FIXTURE).pathname, modelLibUrl: new URL('model-lib.wasm', FIXTURE).pathname, id: 'mlc-incomplete' }, location.href);
+    customModelRecord(
+      {
+        modelUrl: new URL('resolve/main/', FIXTURE).pathname,
+        modelLibUrl: new URL('model-lib.wasm', FIXTURE).pathname,
+        id: 'mlc-incomplete',
+      },
+      location.href,
+    );
 
   it('fails with a clear message naming the missing weight shard and its URL', async () => {
     const { record } = fixture();
@@ -101,17 +128,27 @@ describe('custom WebLLM checkpoints from a local URL', () => {
     const e = engine({ preflight: false });
     const err = await failure(e.load(e.addCustomModel(record)));
     expect(err.code).toBe('MODEL_REJECTED');
-    expect(err.message).toMatch(/^mlc-incomplete: The model library \(\.wasm\) could not be loaded: it is not a valid web-llm model library/);
+    expect(err.message).toMatch(
+      /^mlc-incomplete: The model library \(\.wasm\) could not be loaded: it is not a valid web-llm model library/,
+    );
   });
 });
 
 describe("offline import into web-llm's cache", () => {
   const json = (v: unknown) => new Blob([JSON.stringify(v)], { type: 'application/json' });
   const folder = (): LocalFile[] => [
-    { path: 'my-policy-q4f32_1-MLC/mlc-chat-config.json', file: json({ quantization: 'q4f32_1', context_window_size: 2048, tokenizer_files: ['tokenizer.json'] }) },
+    {
+      path: 'my-policy-q4f32_1-MLC/mlc-chat-config.json',
+      file: json({ quantization: 'q4f32_1', context_window_size: 2048, tokenizer_files: ['tokenizer.json'] }),
+    },
     {
       path: 'my-policy-q4f32_1-MLC/tensor-cache.json',
-      file: json({ records: [{ dataPath: 'params_shard_0.bin', nbytes: 4096 }, { dataPath: 'params_shard_1.bin', nbytes: 2048 }] }),
+      file: json({
+        records: [
+          { dataPath: 'params_shard_0.bin', nbytes: 4096 },
+          { dataPath: 'params_shard_1.bin', nbytes: 2048 },
+        ],
+      }),
     },
     { path: 'my-policy-q4f32_1-MLC/params_shard_0.bin', file: new Blob([new Uint8Array(4096)]) },
     { path: 'my-policy-q4f32_1-MLC/params_shard_1.bin', file: new Blob([new Uint8Array(2048)]) },
@@ -167,11 +204,21 @@ describe("offline import into web-llm's cache", () => {
 
   it('says what is missing from a folder that cannot be imported', async () => {
     const noShard = folder().filter((f) => !f.path.endsWith('params_shard_1.bin'));
-    expect((await failure(importLocalModel(noShard))).message).toBe('my-policy-q4f32_1-MLC/: the folder lacks 1 weight shard(s): params_shard_1.bin');
-    const old = folder().map((f) => (f.path.endsWith('tensor-cache.json') ? { ...f, path: f.path.replace('tensor-cache', 'ndarray-cache') } : f));
-    expect((await failure(importLocalModel(old))).message).toContain('ndarray-cache.json, the name older MLC builds used');
+    expect((await failure(importLocalModel(noShard))).message).toBe(
+      'my-policy-q4f32_1-MLC/: the folder lacks 1 weight shard(s): params_shard_1.bin',
+    );
+    const old = folder().map((f) =>
+      f.path.endsWith('tensor-cache.json') ? { ...f, path: f.path.replace('tensor-cache', 'ndarray-cache') } : f,
+    );
+    expect((await failure(importLocalModel(old))).message).toContain(
+      'ndarray-cache.json, the name older MLC builds used',
+    );
     const noLib = folder().filter((f) => !f.path.endsWith('.wasm'));
-    expect((await failure(importLocalModel(noLib))).message).toContain('no model library (.wasm) in the folder: choose it too');
-    expect((await failure(importLocalModel([{ path: 'x/readme.txt', file: new Blob(['x']) }]))).message).toContain('no mlc-chat-config.json');
+    expect((await failure(importLocalModel(noLib))).message).toContain(
+      'no model library (.wasm) in the folder: choose it too',
+    );
+    expect((await failure(importLocalModel([{ path: 'x/readme.txt', file: new Blob(['x']) }]))).message).toContain(
+      'no mlc-chat-config.json',
+    );
   });
 });

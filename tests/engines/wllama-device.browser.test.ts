@@ -9,7 +9,11 @@ import { createWllamaEngine, type WllamaEngine } from '../../src/adapters/engine
 import { GREEDY, type Prompt } from '../../src/core/engine/engine.ts';
 import { transfer } from 'comlink';
 import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
-import { createBrowserSqlPool, memoryDbSource, spawnBrowserSqlWorker } from '../../src/adapters/browser/sql-worker-host.ts';
+import {
+  createBrowserSqlPool,
+  memoryDbSource,
+  spawnBrowserSqlWorker,
+} from '../../src/adapters/browser/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../../src/adapters/engines/sql-worker-schema-source.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
@@ -64,27 +68,57 @@ describe('GGUF engine device (wllama, real stories260K.gguf)', () => {
     const [b] = await cpu.generate(prompt, { ...GREEDY, maxTokens: 40 });
     expect(a!.text.length).toBeGreaterThan(0);
     expect(b!.text).toBe(a!.text);
-    console.log('tokens/s', JSON.stringify({ all: (a!.tokensOut! * 1000) / a!.latencyMs, cpu: (b!.tokensOut! * 1000) / b!.latencyMs }));
+    console.log(
+      'tokens/s',
+      JSON.stringify({ all: (a!.tokensOut! * 1000) / a!.latencyMs, cpu: (b!.tokensOut! * 1000) / b!.latencyMs }),
+    );
   }, 120_000);
 
   it('records the device and the reason on every sample of a generation run, and in the exported run file', async () => {
-    const questions = parseQuestions(await (await sharedFile('bird/minidev/mini_dev_sqlite.json')).text(), 'mini_dev_sqlite.json');
+    const questions = parseQuestions(
+      await (await sharedFile('bird/minidev/mini_dev_sqlite.json')).text(),
+      'mini_dev_sqlite.json',
+    );
     const index = questions.findIndex((x) => x.dbId === 'superhero');
-    const dbSource = memoryDbSource(new Map([['superhero', new Uint8Array(await (await sharedFile('bird/databases/superhero/superhero.sqlite')).arrayBuffer())]]));
+    const dbSource = memoryDbSource(
+      new Map([
+        [
+          'superhero',
+          new Uint8Array(await (await sharedFile('bird/databases/superhero/superhero.sqlite')).arrayBuffer()),
+        ],
+      ]),
+    );
     const schemaWorker = spawnBrowserSqlWorker();
     const pool = createBrowserSqlPool(dbSource, 1);
     try {
       const e = engine('all');
       await e.load({ id: 'stories260K.gguf', source: 'file:stories260K.gguf' });
       await schemaWorker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
-      const source = createSqlWorkerSchemaSource({ api: schemaWorker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
+      const source = createSqlWorkerSchemaSource({
+        api: schemaWorker.api,
+        dbSource,
+        transferBytes: (b) => transfer(b, [b.buffer]),
+      });
       const ctx = await loadDatabaseContext(source, 'superhero', { sampleRows: 0, descriptions: false });
       const stored: SampleRecord[] = [];
       const out = await runGeneration(
-        { engine: 'wllama', model: { id: 'stories260K.gguf' }, template: BIRD_MINIDEV_V1, params: { ...GREEDY, n: 2, temperature: 0.8, seed: 1, maxTokens: 16 } },
+        {
+          engine: 'wllama',
+          model: { id: 'stories260K.gguf' },
+          template: BIRD_MINIDEV_V1,
+          params: { ...GREEDY, n: 2, temperature: 0.8, seed: 1, maxTokens: 16 },
+        },
         { fence: 'last', rewardFormula: 'ex' },
-        remainingJobs({ indices: [index], questions, gold: questions.map((q) => ({ sql: q.goldSql })), n: 2 }, new Set()),
-        { engine: e, database: async () => ctx, evaluate: (items, signal) => pool.evaluate(items, DEFAULT_EVAL_OPTIONS, { signal }), store: (x) => stored.push(...x) },
+        remainingJobs(
+          { indices: [index], questions, gold: questions.map((q) => ({ sql: q.goldSql })), n: 2 },
+          new Set(),
+        ),
+        {
+          engine: e,
+          database: async () => ctx,
+          evaluate: (items, signal) => pool.evaluate(items, DEFAULT_EVAL_OPTIONS, { signal }),
+          store: (x) => stored.push(...x),
+        },
         { signal: new AbortController().signal, doneBefore: 0, total: 2 },
       );
       expect(out).toEqual({ kind: 'done' });
@@ -93,9 +127,19 @@ describe('GGUF engine device (wllama, real stories260K.gguf)', () => {
         expect(s.generation!.device).toBe('cpu');
         expect(s.generation!.deviceReason).toMatch(/lacks shader-f16/);
       }
-      const header = { id: 'r', name: 'r', createdAt: '', updatedAt: '', status: 'done', source: { kind: 'generation', engine: 'wllama', model: 'stories260K.gguf', template: 'bird-minidev-v1' },
-        dataset: { id: 'd', name: 'd', questions: { name: 'q', sha256: 'x', bytes: 1 }, gold: null, databases: {} }, subset: { description: '', indices: [index] },
-        config: DEFAULT_RUN_CONFIG, samplesPerQuestion: 2, executor: 'sql.js' } satisfies RunHeader;
+      const header = {
+        id: 'r',
+        name: 'r',
+        createdAt: '',
+        updatedAt: '',
+        status: 'done',
+        source: { kind: 'generation', engine: 'wllama', model: 'stories260K.gguf', template: 'bird-minidev-v1' },
+        dataset: { id: 'd', name: 'd', questions: { name: 'q', sha256: 'x', bytes: 1 }, gold: null, databases: {} },
+        subset: { description: '', indices: [index] },
+        config: DEFAULT_RUN_CONFIG,
+        samplesPerQuestion: 2,
+        executor: 'sql.js',
+      } satisfies RunHeader;
       const back = parseRunFile(JSON.stringify(toRunFile(header, stored)), 'run.json');
       expect(back.samples.map((s) => s.generation!.device)).toEqual(['cpu', 'cpu']);
     } finally {

@@ -10,7 +10,11 @@ import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlWorkerSchemaSource } from '../../src/adapters/engines/sql-worker-schema-source.ts';
 import { createWllamaEngine, type WllamaEngine } from '../../src/adapters/engines/wllama-engine.ts';
-import { createBrowserSqlPool, memoryDbSource, spawnBrowserSqlWorker } from '../../src/adapters/browser/sql-worker-host.ts';
+import {
+  createBrowserSqlPool,
+  memoryDbSource,
+  spawnBrowserSqlWorker,
+} from '../../src/adapters/browser/sql-worker-host.ts';
 import { GREEDY, type Prompt } from '../../src/core/engine/engine.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
@@ -73,10 +77,21 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
     const e = engine();
     const progress: string[] = [];
     await e.load(storiesRef, { onProgress: (p) => progress.push(p.text) });
-    expect(e.loaded).toMatchObject({ ggufVersion: 3, nVocab: 512, nCtxTrain: 2048, hasChatTemplate: false, threads: 1, multithread: false });
+    expect(e.loaded).toMatchObject({
+      ggufVersion: 3,
+      nVocab: 512,
+      nCtxTrain: 2048,
+      hasChatTemplate: false,
+      threads: 1,
+      multithread: false,
+    });
     expect(e.loaded!.threadReason).toBe('the model is tiny: one thread is faster than several');
     expect(e.contextWindow()).toBe(2048);
-    expect(progress).toEqual(['reading the model file', 'loading stories260K.gguf into llama.cpp (1 thread)', 'loaded llama']);
+    expect(progress).toEqual([
+      'reading the model file',
+      'loading stories260K.gguf into llama.cpp (1 thread)',
+      'loaded llama',
+    ]);
   });
 
   it('loads a GGUF from a URL', async () => {
@@ -89,14 +104,29 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
     const e = engine(2);
     await e.load(storiesRef);
     expect(e.loaded).toMatchObject({ threads: 2, multithread: true });
-    const [c] = await e.generate({ messages: [{ role: 'user', content: 'Once upon a time' }] }, { ...GREEDY, maxTokens: 16 });
+    const [c] = await e.generate(
+      { messages: [{ role: 'user', content: 'Once upon a time' }] },
+      { ...GREEDY, maxTokens: 16 },
+    );
     expect(c!.tokensOut).toBeGreaterThan(0);
   });
 
   it.each<[string, string, RegExp]>([
-    ['a GGUF v1 file, saying to re-convert it with a current llama.cpp', 'v1.gguf', /^v1\.gguf: GGUF version 1 is obsolete .*: re-convert the original weights with a current llama\.cpp/],
-    ['a file that is not GGUF (zeros)', 'zeros.gguf', /^zeros\.gguf: not a GGUF model: the file starts with "\.\.\.\." instead of "GGUF"/],
-    ['a GGUF header with nothing behind it, which llama.cpp "loads" with nVocab 0', 'header-only.gguf', /^header-only\.gguf: llama\.cpp found no vocabulary in it \(nVocab 0\)/],
+    [
+      'a GGUF v1 file, saying to re-convert it with a current llama.cpp',
+      'v1.gguf',
+      /^v1\.gguf: GGUF version 1 is obsolete .*: re-convert the original weights with a current llama\.cpp/,
+    ],
+    [
+      'a file that is not GGUF (zeros)',
+      'zeros.gguf',
+      /^zeros\.gguf: not a GGUF model: the file starts with "\.\.\.\." instead of "GGUF"/,
+    ],
+    [
+      'a GGUF header with nothing behind it, which llama.cpp "loads" with nVocab 0',
+      'header-only.gguf',
+      /^header-only\.gguf: llama\.cpp found no vocabulary in it \(nVocab 0\)/,
+    ],
   ])('rejects %s', async (_title, name, message) => {
     const e = await failure(engine().load({ id: name, source: `file:${name}` }));
     expect(e).toMatchObject({ name: 'EngineError', code: 'MODEL_REJECTED' });
@@ -112,15 +142,26 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
   it('says MODEL_MISSING for a URL that is not there and for a file not picked again after a reload', async () => {
     const a = await failure(engine().load({ id: 'x', source: sharedUrl('models/missing.gguf') }));
     expect(a.code).toBe('MODEL_MISSING');
-    expect(a.message).toMatch(/missing\.gguf: (could not download the model: HTTP 404|the server answered with a web page instead of a model file)/);
+    expect(a.message).toMatch(
+      /missing\.gguf: (could not download the model: HTTP 404|the server answered with a web page instead of a model file)/,
+    );
     const b = await failure(engine().load({ id: 'mine.gguf', source: 'file:mine.gguf' }));
-    expect(b).toMatchObject({ code: 'MODEL_MISSING', message: 'mine.gguf: this file is no longer open (files picked before a reload cannot be reopened): pick it again' });
+    expect(b).toMatchObject({
+      code: 'MODEL_MISSING',
+      message:
+        'mine.gguf: this file is no longer open (files picked before a reload cannot be reopened): pick it again',
+    });
   });
 
   it('is deterministic for a seed, renders the plain template, and stops before a new turn', async () => {
     const e = engine();
     await e.load(storiesRef);
-    const prompt: Prompt = { messages: [{ role: 'system', content: 'You write stories.' }, { role: 'user', content: 'A dog' }] };
+    const prompt: Prompt = {
+      messages: [
+        { role: 'system', content: 'You write stories.' },
+        { role: 'user', content: 'A dog' },
+      ],
+    };
     const params = { ...GREEDY, n: 2, temperature: 0.9, seed: 42, maxTokens: 40 };
     const a = await e.generate(prompt, params);
     const b = await e.generate(prompt, params);
@@ -151,7 +192,10 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
     const e = engine();
     await e.load(storiesRef);
     setTimeout(() => void e.interrupt(), 100);
-    const out = await e.generate({ messages: [{ role: 'user', content: 'Once' }] }, { ...GREEDY, n: 3, maxTokens: 4000, stop: ['@@@'] });
+    const out = await e.generate(
+      { messages: [{ role: 'user', content: 'Once' }] },
+      { ...GREEDY, n: 3, maxTokens: 4000, stop: ['@@@'] },
+    );
     expect(out.map((c) => c.finishReason)).toEqual(['abort', 'abort', 'abort']);
   });
 
@@ -165,13 +209,19 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
   it('turns a prompt longer than the context into an error sample that says so', async () => {
     const e = engine();
     await e.load(storiesRef);
-    const [c] = await e.generate({ messages: [{ role: 'user', content: 'word '.repeat(3000) }] }, { ...GREEDY, maxTokens: 8 });
+    const [c] = await e.generate(
+      { messages: [{ role: 'user', content: 'word '.repeat(3000) }] },
+      { ...GREEDY, maxTokens: 8 },
+    );
     expect(c!.finishReason).toBe('error');
     expect(c!.error).toMatch(/exceeds the available context size \(2048 tokens\)/);
   });
 
   it('runs a BIRD question end to end: prompt fitted with the model tokenizer, story completions, no SQL, EX 0', async () => {
-    const questions = parseQuestions(await (await sharedFile('bird/minidev/mini_dev_sqlite.json')).text(), 'mini_dev_sqlite.json');
+    const questions = parseQuestions(
+      await (await sharedFile('bird/minidev/mini_dev_sqlite.json')).text(),
+      'mini_dev_sqlite.json',
+    );
     const q = questions.find((x) => x.dbId === 'superhero')!;
     const dbBytes = new Uint8Array(await (await sharedFile('bird/databases/superhero/superhero.sqlite')).arrayBuffer());
     const dbSource = memoryDbSource(new Map([['superhero', dbBytes]]));
@@ -181,7 +231,11 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
       const e = engine();
       await e.load(storiesRef);
       await schemaWorker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
-      const source = createSqlWorkerSchemaSource({ api: schemaWorker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
+      const source = createSqlWorkerSchemaSource({
+        api: schemaWorker.api,
+        dbSource,
+        transferBytes: (b) => transfer(b, [b.buffer]),
+      });
       const ctx = await loadDatabaseContext(source, 'superhero', { sampleRows: 3, descriptions: false });
       expect(ctx.tables.map((t) => t.name)).toContain('superhero');
       const params = { ...GREEDY, n: 2, temperature: 0.8, seed: 1, maxTokens: 64 };

@@ -7,7 +7,18 @@
 let counter = 0;
 const uuid = () => (++counter).toString(16).padStart(32, '0');
 
-export function vllmOkLine(customId: string, content: string, opts: { finish?: 'stop' | 'length'; promptTokens?: number; completionTokens?: number; model?: string; fingerprint?: string; logprobs?: number[] } = {}): string {
+export function vllmOkLine(
+  customId: string,
+  content: string,
+  opts: {
+    finish?: 'stop' | 'length';
+    promptTokens?: number;
+    completionTokens?: number;
+    model?: string;
+    fingerprint?: string;
+    logprobs?: number[];
+  } = {},
+): string {
   const prompt = opts.promptTokens ?? 321;
   const completion = opts.completionTokens ?? 17;
   return JSON.stringify({
@@ -21,14 +32,30 @@ export function vllmOkLine(customId: string, content: string, opts: { finish?: '
         object: 'chat.completion',
         created: 1764582000,
         model: opts.model ?? 'Qwen/Qwen2.5-Coder-7B-Instruct',
-        choices: [{
-          index: 0,
-          message: { role: 'assistant', reasoning_content: null, content, tool_calls: [] },
-          logprobs: opts.logprobs ? { content: opts.logprobs.map((lp, i) => ({ token: `t${i}`, logprob: lp, bytes: null, top_logprobs: [] })) } : null,
-          finish_reason: opts.finish ?? 'stop',
-          stop_reason: null,
-        }],
-        usage: { prompt_tokens: prompt, total_tokens: prompt + completion, completion_tokens: completion, prompt_tokens_details: null },
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', reasoning_content: null, content, tool_calls: [] },
+            logprobs: opts.logprobs
+              ? {
+                  content: opts.logprobs.map((lp, i) => ({
+                    token: `t${i}`,
+                    logprob: lp,
+                    bytes: null,
+                    top_logprobs: [],
+                  })),
+                }
+              : null,
+            finish_reason: opts.finish ?? 'stop',
+            stop_reason: null,
+          },
+        ],
+        usage: {
+          prompt_tokens: prompt,
+          total_tokens: prompt + completion,
+          completion_tokens: completion,
+          prompt_tokens_details: null,
+        },
         prompt_logprobs: null,
         ...(opts.fingerprint ? { system_fingerprint: opts.fingerprint } : {}),
       },

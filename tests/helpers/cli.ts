@@ -19,7 +19,11 @@ export interface CliRun {
 export function runCli(args: string[], cwd = ROOT, env?: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const childEnv = { ...process.env, XDG_CACHE_HOME: mkdtempSync(path.join(tmpdir(), 'wb-cli-cache-')), ...env };
-    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], {
+      cwd,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -26,11 +26,18 @@ export async function fileDataset(files: { questions: string; gold: string; dbRo
   const questions = parseQuestions(questionsText, path.basename(files.questions));
   const ref = async (file: string, text: string) => ({ name: path.basename(file), ...(await sha256Text(text)) });
   const databases: Record<string, string> = {};
-  for (const q of questions) if (existsSync(path.join(files.dbRoot, q.dbId, `${q.dbId}.sqlite`))) databases[q.dbId] = `db:${q.dbId}`;
+  for (const q of questions)
+    if (existsSync(path.join(files.dbRoot, q.dbId, `${q.dbId}.sqlite`))) databases[q.dbId] = `db:${q.dbId}`;
   return {
-    id: path.basename(files.questions), name: path.basename(files.questions), kind: 'bird', createdAt: new Date(0).toISOString(),
-    questionsFile: await ref(files.questions, questionsText), goldFile: await ref(files.gold, goldText),
-    questions, gold: parseGoldSql(goldText, path.basename(files.gold)), databases,
+    id: path.basename(files.questions),
+    name: path.basename(files.questions),
+    kind: 'bird',
+    createdAt: new Date(0).toISOString(),
+    questionsFile: await ref(files.questions, questionsText),
+    goldFile: await ref(files.gold, goldText),
+    questions,
+    gold: parseGoldSql(goldText, path.basename(files.gold)),
+    databases,
   };
 }
 
@@ -45,7 +52,8 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
   const samples = new Map<string, SampleRecord[]>();
   const locks = new Set<string>();
   const suiteCache = memorySuiteCache();
-  const sorted = (runId: string) => [...(samples.get(runId) ?? [])].sort((a, b) => a.index - b.index || a.sample - b.sample);
+  const sorted = (runId: string) =>
+    [...(samples.get(runId) ?? [])].sort((a, b) => a.index - b.index || a.sample - b.sample);
   const runOrThrow = async (runId: string) => {
     const run = runs.get(runId);
     if (!run) throw new StoreError('NOT_FOUND', `run ${runId} is not stored`);
@@ -95,7 +103,12 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
           push: (s) => void (samples.get(run.id) ?? samples.set(run.id, []).get(run.id)!).push(s),
           async finish(failure, status, _counts, patch = {}) {
             signal?.removeEventListener('abort', forward);
-            const final: RunHeader = { ...run, ...patch, status: failure ? 'failed' : status, updatedAt: new Date().toISOString() };
+            const final: RunHeader = {
+              ...run,
+              ...patch,
+              status: failure ? 'failed' : status,
+              updatedAt: new Date().toISOString(),
+            };
             runs.set(run.id, final);
             if (failure) throw failure;
             return final;
@@ -106,11 +119,20 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
     pairing: { pair: pairRunPredictions, hashText: sha256Text },
     executors: {
       name: 'sql.js in worker_threads (Node, test)',
-      createExecutor: (source, extras) => new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: source, size: workers, ...(extras?.suiteCache ? { suiteCache: extras.suiteCache } : {}) }),
+      createExecutor: (source, extras) =>
+        new SqlPool({
+          spawn: spawnNodeSqlWorker,
+          dbSource: source,
+          size: workers,
+          ...(extras?.suiteCache ? { suiteCache: extras.suiteCache } : {}),
+        }),
       async openSchemaSource(source, cacheBytes) {
         const worker = spawnNodeSqlWorker();
         await worker.api.init({ cacheBytes });
-        return { source: createSqlWorkerSchemaSource({ api: worker.api, dbSource: source }), dispose: () => worker.terminate() };
+        return {
+          source: createSqlWorkerSchemaSource({ api: worker.api, dbSource: source }),
+          dispose: () => worker.terminate(),
+        };
       },
     },
   };

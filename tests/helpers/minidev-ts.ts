@@ -26,7 +26,13 @@ import { readSharedText, sharedData } from './shared-data.ts';
 
 const PRESENT = ['student_club', 'superhero', 'toxicology'];
 const predictionDirs = ['TA_output', 'sql_output_kg'].map((d) => sharedData('bird', 'predictions', d));
-export const MINIDEV_FILES = predictionDirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.json')).map((f) => path.join(d, f))).sort();
+export const MINIDEV_FILES = predictionDirs
+  .flatMap((d) =>
+    readdirSync(d)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => path.join(d, f)),
+  )
+  .sort();
 const gold = parseGoldSql(readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'mini_dev_sqlite_gold.sql');
 const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'mini_dev_sqlite.json');
 
@@ -38,8 +44,15 @@ const rebuilt = new Map<string, BuiltSuite>();
 function suiteOf(dbId: string, items: readonly EvalItem[]): BuiltSuite {
   let s = rebuilt.get(dbId);
   if (!s) {
-    const original = new SQL.Database(new Uint8Array(readFileSync(sharedData('bird', 'databases', dbId, `${dbId}.sqlite`))));
-    s = buildSuiteOn(SQL, original, items.filter((it) => it.dbId === dbId).map((it) => it.goldSql), DEFAULT_SUITE_SPEC);
+    const original = new SQL.Database(
+      new Uint8Array(readFileSync(sharedData('bird', 'databases', dbId, `${dbId}.sqlite`))),
+    );
+    s = buildSuiteOn(
+      SQL,
+      original,
+      items.filter((it) => it.dbId === dbId).map((it) => it.goldSql),
+      DEFAULT_SUITE_SPEC,
+    );
     original.close();
     rebuilt.set(dbId, s);
   }
@@ -53,55 +66,71 @@ function suiteOf(dbId: string, items: readonly EvalItem[]): BuiltSuite {
 const TIMEOUT_MS = 5_000;
 
 export function describeMinidevTs(files: readonly string[]): void {
-describe('metric ts on real mini-dev prediction files (items of the 3 databases here)', () => {
-  beforeAll(async () => {
-    SQL = await initSqlJs();
-    pool = createNodeSqlPool({ dbRoot: sharedData('bird', 'databases'), workers: 2 });
-  });
-
-  afterAll(async () => {
-    await pool?.dispose();
-  });
-
-  it('finds the 13 files', () => {
-    expect(MINIDEV_FILES).toHaveLength(13);
-  });
-
-  it.each(files.map((f) => [path.basename(f), f]))('%s: TS <= EX, and every EX-only pass differs on its suite database', async (_, file) => {
-    const plan = planReplay({ predictions: { name: path.basename(file), text: readFileSync(file, 'utf8') }, gold, questions });
-    const items = plan.items.filter((it) => PRESENT.includes(it.dbId));
-    expect(items).toHaveLength(140);
-    const chosen = new Map<string, number[]>();
-    const outcome = await runEvaluation(items, { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex', 'ts'], timeoutMs: TIMEOUT_MS }, {
-      executor: pool,
-      onEvent: (e) => void (e.type === 'suite-ready' && chosen.set(e.dbId, e.chosen)),
+  describe('metric ts on real mini-dev prediction files (items of the 3 databases here)', () => {
+    beforeAll(async () => {
+      SQL = await initSqlJs();
+      pool = createNodeSqlPool({ dbRoot: sharedData('bird', 'databases'), workers: 2 });
     });
-    const { results, summary } = outcome;
-    for (const [dbId, c] of chosen) expect(c, `suite of ${dbId}`).toEqual(suiteOf(dbId, items).chosen);
-    for (const b of [summary.byDifficulty.total, ...Object.values(summary.byDb)]) expect(b.ts!).toBeLessThanOrEqual(b.ex!);
-    for (const r of results) {
-      expect(r.ts === 1 ? r.ex : 1, `item ${r.index}: TS 1 needs EX 1`).toBe(1);
-      if (r.ex !== 1 || r.ts !== 0) continue;
-      const where = `item ${r.index} (${r.dbId})`;
-      const c = r.tsCounterexample;
-      expect(c, `${where}: an EX-only pass names its suite database`).toBeDefined();
-      const item = items.find((it) => it.index === r.index)!;
-      const db = new SQL.Database(suiteOf(r.dbId, items).dbs[c!.suiteDb]!);
-      try {
-        let pred: ReturnType<typeof runPython> | null = null;
-        try {
-          pred = runPython(db, item.predSql);
-        } catch {
-          pred = null; // the prediction fails there: that is a difference too
+
+    afterAll(async () => {
+      await pool?.dispose();
+    });
+
+    it('finds the 13 files', () => {
+      expect(MINIDEV_FILES).toHaveLength(13);
+    });
+
+    it.each(files.map((f) => [path.basename(f), f]))(
+      '%s: TS <= EX, and every EX-only pass differs on its suite database',
+      async (_, file) => {
+        const plan = planReplay({
+          predictions: { name: path.basename(file), text: readFileSync(file, 'utf8') },
+          gold,
+          questions,
+        });
+        const items = plan.items.filter((it) => PRESENT.includes(it.dbId));
+        expect(items).toHaveLength(140);
+        const chosen = new Map<string, number[]>();
+        const outcome = await runEvaluation(
+          items,
+          { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex', 'ts'], timeoutMs: TIMEOUT_MS },
+          {
+            executor: pool,
+            onEvent: (e) => void (e.type === 'suite-ready' && chosen.set(e.dbId, e.chosen)),
+          },
+        );
+        const { results, summary } = outcome;
+        for (const [dbId, c] of chosen) expect(c, `suite of ${dbId}`).toEqual(suiteOf(dbId, items).chosen);
+        for (const b of [summary.byDifficulty.total, ...Object.values(summary.byDb)])
+          expect(b.ts!).toBeLessThanOrEqual(b.ex!);
+        for (const r of results) {
+          expect(r.ts === 1 ? r.ex : 1, `item ${r.index}: TS 1 needs EX 1`).toBe(1);
+          if (r.ex !== 1 || r.ts !== 0) continue;
+          const where = `item ${r.index} (${r.dbId})`;
+          const c = r.tsCounterexample;
+          expect(c, `${where}: an EX-only pass names its suite database`).toBeDefined();
+          const item = items.find((it) => it.index === r.index)!;
+          const db = new SQL.Database(suiteOf(r.dbId, items).dbs[c!.suiteDb]!);
+          try {
+            let pred: ReturnType<typeof runPython> | null = null;
+            try {
+              pred = runPython(db, item.predSql);
+            } catch {
+              pred = null; // the prediction fails there: that is a difference too
+            }
+            const goldRows = runPython(db, item.goldSql).rows;
+            expect(
+              pred === null ? 0 : executionMatch(pred.rows, goldRows),
+              `${where}: pred and gold differ on suite db ${c!.suiteDb}`,
+            ).toBe(0);
+            expect(goldRows.length).toBe(c!.goldRowCount);
+          } finally {
+            db.close();
+          }
         }
-        const goldRows = runPython(db, item.goldSql).rows;
-        expect(pred === null ? 0 : executionMatch(pred.rows, goldRows), `${where}: pred and gold differ on suite db ${c!.suiteDb}`).toBe(0);
-        expect(goldRows.length).toBe(c!.goldRowCount);
-      } finally {
-        db.close();
-      }
-    }
-    expect(summary.byDifficulty.total.exOnly).toBe(results.filter((r) => r.ex === 1 && r.ts !== 1).length);
-  }, 120_000);
-});
+        expect(summary.byDifficulty.total.exOnly).toBe(results.filter((r) => r.ex === 1 && r.ts !== 1).length);
+      },
+      120_000,
+    );
+  });
 }

@@ -101,15 +101,22 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     const texts = answers as string[];
     const logprobs = (t: string) => {
       const toks = t.split(/(?=\s)/);
-      return chat ? { content: toks.map((tok) => ({ token: tok, logprob: -0.5, top_logprobs: [] })) } : { tokens: toks, token_logprobs: toks.map(() => -0.25) };
+      return chat
+        ? { content: toks.map((tok) => ({ token: tok, logprob: -0.5, top_logprobs: [] })) }
+        : { tokens: toks, token_logprobs: toks.map(() => -0.25) };
     };
-    const counted = options.usage?.(n) ?? { prompt_tokens: 42, completion_tokens: texts.reduce((s, t) => s + t.split(/(?=\s)/).length, 0) };
+    const counted = options.usage?.(n) ?? {
+      prompt_tokens: 42,
+      completion_tokens: texts.reduce((s, t) => s + t.split(/(?=\s)/).length, 0),
+    };
     const usage = { ...counted, total_tokens: options.usage ? counted.prompt_tokens + counted.completion_tokens : 0 };
     if (body.stream && options.streams !== false) {
       res.writeHead(200, { ...CORS, 'content-type': 'text/event-stream' });
       texts.forEach((t, index) => {
         for (const piece of t.match(/.{1,5}/gs) ?? []) {
-          const choice = chat ? { index, delta: { content: piece }, finish_reason: null } : { index, text: piece, finish_reason: null };
+          const choice = chat
+            ? { index, delta: { content: piece }, finish_reason: null }
+            : { index, text: piece, finish_reason: null };
           res.write(`data: ${JSON.stringify({ object: 'chunk', choices: [choice] })}\n\n`);
         }
         const last = chat ? { index, delta: {}, finish_reason: 'stop' } : { index, text: '', finish_reason: 'stop' };
@@ -126,7 +133,11 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         : { index, text: t, finish_reason: 'stop', logprobs: lp(t) },
     );
     json(res, 200, {
-      id: 'x', object: chat ? 'chat.completion' : 'text_completion', model: options.servedModel ?? body.model, choices, usage,
+      id: 'x',
+      object: chat ? 'chat.completion' : 'text_completion',
+      model: options.servedModel ?? body.model,
+      choices,
+      usage,
       ...(options.fingerprint ? { system_fingerprint: options.fingerprint } : {}),
     });
   };
@@ -149,12 +160,26 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       }
       if (path === '/v1/models' && options.models !== null) {
         const models = options.models ?? [{ id: 'test-model', object: 'model', max_model_len: 8192 }];
-        json(res, 200, { object: 'list', data: models.map((m) => (typeof m === 'string' ? { id: m, object: 'model' } : m)) });
+        json(res, 200, {
+          object: 'list',
+          data: models.map((m) => (typeof m === 'string' ? { id: m, object: 'model' } : m)),
+        });
         return;
       }
       if (path === '/tokenize' && options.tokenize !== false) {
         const text = String(body?.prompt ?? body?.content ?? '');
-        json(res, 200, body?.prompt !== undefined ? { count: text.split(/\s+/).filter(Boolean).length } : { tokens: text.split(/\s+/).filter(Boolean).map((_, i) => i) });
+        json(
+          res,
+          200,
+          body?.prompt !== undefined
+            ? { count: text.split(/\s+/).filter(Boolean).length }
+            : {
+                tokens: text
+                  .split(/\s+/)
+                  .filter(Boolean)
+                  .map((_, i) => i),
+              },
+        );
         return;
       }
       if (path !== '/v1/chat/completions' && path !== '/v1/completions') {
@@ -174,7 +199,11 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         if (delay > 0) setTimeout(answer, delay);
         else answer();
       } else if (step.kind === 'status') {
-        res.writeHead(step.status, { ...CORS, 'content-type': 'application/json', ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}) });
+        res.writeHead(step.status, {
+          ...CORS,
+          'content-type': 'application/json',
+          ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}),
+        });
         res.end(step.body ?? JSON.stringify({ error: { message: `scripted ${step.status}` } }));
       } else if (step.kind === 'raw') {
         res.writeHead(step.status ?? 200, { ...CORS, 'content-type': step.contentType ?? 'application/json' });

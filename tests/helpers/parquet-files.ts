@@ -9,13 +9,22 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 
 export type Column = { name: string; data: unknown[] };
 
-export const utf8 = (name: string): SchemaElement => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' });
+export const utf8 = (name: string): SchemaElement => ({
+  name,
+  type: 'BYTE_ARRAY',
+  converted_type: 'UTF8',
+  repetition_type: 'OPTIONAL',
+});
 export const int64 = (name: string): SchemaElement => ({ name, type: 'INT64', repetition_type: 'OPTIONAL' });
 export const float64 = (name: string): SchemaElement => ({ name, type: 'DOUBLE', repetition_type: 'OPTIONAL' });
 
 /** A list column as pyarrow writes it: name (LIST) > list (repeated) > element. */
 export function listOf(name: string, element: SchemaElement[]): SchemaElement[] {
-  return [{ name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 }, { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, ...element];
+  return [
+    { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+    { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+    ...element,
+  ];
 }
 
 export function structOf(name: string, fields: SchemaElement[]): SchemaElement[] {
@@ -25,7 +34,9 @@ export function structOf(name: string, fields: SchemaElement[]): SchemaElement[]
 /** The schema of ScaleAI RaR-Medicine / RaR-Science `data/*.parquet` (the dataset card's features). */
 export const RAR_SCHEMA: SchemaElement[] = [
   { name: 'schema', num_children: 6 },
-  utf8('question'), utf8('reference_answer'), utf8('question_source'),
+  utf8('question'),
+  utf8('reference_answer'),
+  utf8('question_source'),
   ...listOf('rubric', structOf('element', [utf8('description'), utf8('title'), int64('weight')])),
   ...listOf('rubric_list', [utf8('element')]),
   int64('rubric_count'),
@@ -42,6 +53,9 @@ export function writeParquet(file: string, schema: SchemaElement[], columns: Col
 }
 
 /** hyparquet's AsyncBuffer over bytes in memory. */
-export function memoryBuffer(bytes: Uint8Array): { byteLength: number; slice(start: number, end?: number): ArrayBuffer } {
+export function memoryBuffer(bytes: Uint8Array): {
+  byteLength: number;
+  slice(start: number, end?: number): ArrayBuffer;
+} {
   return { byteLength: bytes.byteLength, slice: (s, e) => bytes.slice(s, e).buffer };
 }

@@ -11,7 +11,16 @@
  * SQL (BIRD JSON, JSONL `sql`, `.sql` lines). A question with fewer recorded samples than asked
  * gets error samples for the rest: errors are data, never a crashed run.
  */
-import { type Completion, type Engine, type EngineCapabilities, type EngineDevice, type ModelRef, type Prompt, type SamplingParams, type GenerateHooks } from '../../src/core/engine/engine.ts';
+import {
+  type Completion,
+  type Engine,
+  type EngineCapabilities,
+  type EngineDevice,
+  type ModelRef,
+  type Prompt,
+  type SamplingParams,
+  type GenerateHooks,
+} from '../../src/core/engine/engine.ts';
 /** The replayed completions ran on no device. */
 const NO_DEVICE: EngineDevice = { device: 'none', reason: null };
 import { EngineError } from '../../src/core/engine/engine-error.ts';
@@ -30,7 +39,11 @@ export interface ReplaySource {
  * (JSONL) use their `question_id`; positional files (BIRD JSON, `.sql`) use the question at the
  * same position, as the official evaluator pairs them. `warnings` lists what was left out.
  */
-export function replaySource(fileName: string, predictions: readonly Prediction[], questions: readonly Question[]): ReplaySource & { warnings: string[] } {
+export function replaySource(
+  fileName: string,
+  predictions: readonly Prediction[],
+  questions: readonly Question[],
+): ReplaySource & { warnings: string[] } {
   const completions = new Map<number, string[]>();
   const warnings: string[] = [];
   let beyond = 0;
@@ -44,7 +57,8 @@ export function replaySource(fileName: string, predictions: readonly Prediction[
     list.push(p.completion ?? p.sql);
     completions.set(id, list);
   }
-  if (beyond > 0) warnings.push(`${fileName}: ${beyond} predictions beyond the ${questions.length} questions were ignored`);
+  if (beyond > 0)
+    warnings.push(`${fileName}: ${beyond} predictions beyond the ${questions.length} questions were ignored`);
   return { fileName, completions, warnings };
 }
 
@@ -73,7 +87,11 @@ export class ReplayEngine implements Engine {
     if (!this.loaded) throw new EngineError('NOT_LOADED', 'no predictions file is loaded: call load() first');
     const id = prompt.questionId;
     if (id === undefined) {
-      throw new EngineError('CONFIG', 'the replay engine needs Prompt.questionId to find the recorded completions', this.source.fileName);
+      throw new EngineError(
+        'CONFIG',
+        'the replay engine needs Prompt.questionId to find the recorded completions',
+        this.source.fileName,
+      );
     }
     const recorded = this.source.completions.get(id) ?? [];
     const out: Completion[] = [];

@@ -22,10 +22,20 @@ export const DB_ROOT = sharedData('bird', 'databases');
 
 export const PREDICTION_FILES = ['TA_output', 'sql_output_kg']
   .map((d) => sharedData('bird', 'predictions', d))
-  .flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.json')).map((f) => path.join(d, f)))
+  .flatMap((d) =>
+    readdirSync(d)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => path.join(d, f)),
+  )
   .sort();
 
-interface MiniDevQuestion { question_id: number; db_id: string; question: string; evidence: string; SQL: string }
+interface MiniDevQuestion {
+  question_id: number;
+  db_id: string;
+  question: string;
+  evidence: string;
+  SQL: string;
+}
 export const questions = JSON.parse(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json')) as MiniDevQuestion[];
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim().replace(/;$/, '').toLowerCase();

@@ -17,7 +17,12 @@ export function thirteenSampleRun(): EvalItem[] {
   const files = birdPredictionFiles();
   expect(files).toHaveLength(13);
   return files.flatMap((f, k) =>
-    planReplay({ predictions: { name: path.basename(f), text: readSharedText(path.relative(sharedData(), f)) }, gold, questions })
-      .items.filter((it) => BIRD_DBS.has(it.dbId)).map((it) => ({ ...it, sample: k })),
+    planReplay({
+      predictions: { name: path.basename(f), text: readSharedText(path.relative(sharedData(), f)) },
+      gold,
+      questions,
+    })
+      .items.filter((it) => BIRD_DBS.has(it.dbId))
+      .map((it) => ({ ...it, sample: k })),
   );
 }

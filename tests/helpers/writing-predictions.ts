@@ -23,9 +23,17 @@ export interface WritingPredictions {
 }
 
 export function superheroWithDeletes(dbId = 'superhero', every = 10): WritingPredictions {
-  const preds = JSON.parse(readFileSync(sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'), 'utf8')) as Record<string, string>;
-  const goldLines = readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'utf8').split('\n').filter((l) => l.trim());
-  const questions = JSON.parse(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8')) as { db_id: string; question_id: number; difficulty: string }[];
+  const preds = JSON.parse(
+    readFileSync(sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'), 'utf8'),
+  ) as Record<string, string>;
+  const goldLines = readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
+  const questions = JSON.parse(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8')) as {
+    db_id: string;
+    question_id: number;
+    difficulty: string;
+  }[];
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-writing-'));
   const outPreds: Record<string, string> = {};
   const outGold: string[] = [];
@@ -45,7 +53,12 @@ export function superheroWithDeletes(dbId = 'superhero', every = 10): WritingPre
     outGold.push(goldLines[i]!);
     outQuestions.push(q);
     items.push({
-      index: n, questionId: q.question_id, dbId, difficulty: q.difficulty as EvalItem['difficulty'], predSql, goldSql,
+      index: n,
+      questionId: q.question_id,
+      dbId,
+      difficulty: q.difficulty as EvalItem['difficulty'],
+      predSql,
+      goldSql,
       extraction: { rule: 'sql-field', thinkStripped: false },
     });
   });
@@ -54,7 +67,9 @@ export function superheroWithDeletes(dbId = 'superhero', every = 10): WritingPre
     return path.join(dir, name);
   };
   return {
-    dir, items, deletes,
+    dir,
+    items,
+    deletes,
     predictions: file('predictions.json', JSON.stringify(outPreds)),
     gold: file('gold.sql', `${outGold.join('\n')}\n`),
     dataset: file('dataset.json', JSON.stringify(outQuestions)),

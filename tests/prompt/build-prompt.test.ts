@@ -58,34 +58,53 @@ function question(id: number): Question {
 
 beforeAll(async () => {
   source = await sqljsSchemaSource(sharedData('bird', 'databases'));
-  questions = parseQuestions(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8'), 'mini_dev_sqlite.json');
+  questions = parseQuestions(
+    readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8'),
+    'mini_dev_sqlite.json',
+  );
 });
 afterAll(() => source?.close());
 
 describe('bird-minidev-v1 on ../shared/data/bird', () => {
-  it.each(BIRD_SCHEMAS)('prints the schema of %s with %i sample rows exactly as BIRD mini-dev does', async (dbId, rows, hash, length) => {
-    const built = await buildPrompt(BIRD_MINIDEV_V1, await context(dbId), { questionId: 0, question: 'Q', evidence: '' }, { sampleRows: rows });
-    const text = built.prompt.messages[0]!.content;
-    const schema = text.slice(0, text.indexOf('\n\n-- Using valid SQLite'));
-    expect(codePoints(schema)).toBe(length);
-    expect(sha(schema)).toBe(hash);
-  });
+  it.each(BIRD_SCHEMAS)(
+    'prints the schema of %s with %i sample rows exactly as BIRD mini-dev does',
+    async (dbId, rows, hash, length) => {
+      const built = await buildPrompt(
+        BIRD_MINIDEV_V1,
+        await context(dbId),
+        { questionId: 0, question: 'Q', evidence: '' },
+        { sampleRows: rows },
+      );
+      const text = built.prompt.messages[0]!.content;
+      const schema = text.slice(0, text.indexOf('\n\n-- Using valid SQLite'));
+      expect(codePoints(schema)).toBe(length);
+      expect(sha(schema)).toBe(hash);
+    },
+  );
 
-  it.each(BIRD_PROMPTS)('builds the prompt of question %i (evidence: %s) character for character', async (id, useEvidence, hash, length) => {
-    const q = question(id);
-    const built = await buildPrompt(BIRD_MINIDEV_V1, await context(q.dbId), { ...q, evidence: useEvidence ? q.evidence : '' });
-    expect(built.prompt.messages).toHaveLength(1);
-    expect(built.prompt.messages[0]!.role).toBe('user');
-    const text = built.prompt.messages[0]!.content;
-    expect(codePoints(text)).toBe(length);
-    expect(sha(text)).toBe(hash);
-  });
+  it.each(BIRD_PROMPTS)(
+    'builds the prompt of question %i (evidence: %s) character for character',
+    async (id, useEvidence, hash, length) => {
+      const q = question(id);
+      const built = await buildPrompt(BIRD_MINIDEV_V1, await context(q.dbId), {
+        ...q,
+        evidence: useEvidence ? q.evidence : '',
+      });
+      expect(built.prompt.messages).toHaveLength(1);
+      expect(built.prompt.messages[0]!.role).toBe('user');
+      const text = built.prompt.messages[0]!.content;
+      expect(codePoints(text)).toBe(length);
+      expect(sha(text)).toBe(hash);
+    },
+  );
 
   it('names the question, the evidence and the dialect, and asks for SQL only', async () => {
     const q = question(1312);
     const text = (await buildPrompt(BIRD_MINIDEV_V1, await context(q.dbId), q)).prompt.messages[0]!.content;
     expect(text).toContain(`-- ${q.question}\n-- External Knowledge: ${q.evidence}\n`);
-    expect(text).toContain('-- Using valid SQLite and understanding External Knowledge, answer the following questions');
+    expect(text).toContain(
+      '-- Using valid SQLite and understanding External Knowledge, answer the following questions',
+    );
     expect(text).toContain('You only need to return the result SQLite SQL code');
     expect(text).not.toContain('example rows');
     expect(text).not.toContain('Column descriptions');
@@ -93,7 +112,8 @@ describe('bird-minidev-v1 on ../shared/data/bird', () => {
 
   it('leaves out the knowledge clause when the question has no evidence', async () => {
     const q = question(1312);
-    const text = (await buildPrompt(BIRD_MINIDEV_V1, await context(q.dbId), { ...q, evidence: '' })).prompt.messages[0]!.content;
+    const text = (await buildPrompt(BIRD_MINIDEV_V1, await context(q.dbId), { ...q, evidence: '' })).prompt.messages[0]!
+      .content;
     expect(text).toContain('-- Using valid SQLite, answer the following questions');
     expect(text).not.toContain('External Knowledge');
   });
@@ -104,7 +124,13 @@ describe('bird-minidev-v1 on ../shared/data/bird', () => {
     expect(built.prompt.questionId).toBe(1317);
     expect(built.templateId).toBe('bird-minidev-v1');
     expect(built.templateFingerprint).toMatch(/^[0-9a-f]{8}$/);
-    expect(built.fit).toEqual({ limit: null, tokens: expect.any(Number), counter: 'chars/4', fits: true, cut: { sampleRows: [], descriptions: [], tables: [] } });
+    expect(built.fit).toEqual({
+      limit: null,
+      tokens: expect.any(Number),
+      counter: 'chars/4',
+      fits: true,
+      cut: { sampleRows: [], descriptions: [], tables: [] },
+    });
   });
 
   it('builds a prompt for each of the 140 mini-dev questions whose databases are here', async () => {
@@ -119,7 +145,12 @@ describe('bird-minidev-v1 on ../shared/data/bird', () => {
 
 describe('sample rows', () => {
   it('prints values as Python does: REAL with a decimal point, NULL as None, right-justified columns', async () => {
-    const built = await buildPrompt(BIRD_MINIDEV_V1, await context('student_club'), { questionId: 0, question: 'Q', evidence: '' }, { sampleRows: 3 });
+    const built = await buildPrompt(
+      BIRD_MINIDEV_V1,
+      await context('student_club'),
+      { questionId: 0, question: 'Q', evidence: '' },
+      { sampleRows: 3 },
+    );
     const text = built.prompt.messages[0]!.content;
     const block = text.slice(text.indexOf('SELECT * FROM budget LIMIT 3;'));
     const lines = block.split('\n').slice(1, 5);
@@ -131,7 +162,12 @@ describe('sample rows', () => {
   });
 
   it('shows fewer rows than asked when the context was loaded with fewer', async () => {
-    const built = await buildPrompt(REASONING_V1, await context('toxicology'), { questionId: 0, question: 'Q', evidence: '' }, { sampleRows: 10 });
+    const built = await buildPrompt(
+      REASONING_V1,
+      await context('toxicology'),
+      { questionId: 0, question: 'Q', evidence: '' },
+      { sampleRows: 10 },
+    );
     expect(built.sampleRows).toBe(3);
     expect(built.prompt.messages[1]!.content).toContain('SELECT * FROM molecule LIMIT 3;');
   });
@@ -152,9 +188,15 @@ describe('reasoning-v1', () => {
   });
 
   it('decodes the Windows-1252 and mis-encoded bullets of BIRD description files', async () => {
-    const sc = (await buildPrompt(REASONING_V1, await context('student_club'), { questionId: 0, question: 'Q', evidence: '' })).prompt.messages[1]!.content;
-    expect(sc).toContain('event_status (event status): the status of the event. Values: Closed / Open/ Planning commonsense evidence: • Closed:');
-    const tox = (await buildPrompt(REASONING_V1, await context('toxicology'), { questionId: 0, question: 'Q', evidence: '' })).prompt.messages[1]!.content;
+    const sc = (
+      await buildPrompt(REASONING_V1, await context('student_club'), { questionId: 0, question: 'Q', evidence: '' })
+    ).prompt.messages[1]!.content;
+    expect(sc).toContain(
+      'event_status (event status): the status of the event. Values: Closed / Open/ Planning commonsense evidence: • Closed:',
+    );
+    const tox = (
+      await buildPrompt(REASONING_V1, await context('toxicology'), { questionId: 0, question: 'Q', evidence: '' })
+    ).prompt.messages[1]!.content;
     expect(tox).toContain('• cl: chlorine • c: carbon');
     expect(tox).not.toMatch(/[\u0080-\u009f]/);
   });
@@ -175,7 +217,9 @@ describe('fitting the context window', () => {
 
   it('cuts nothing when the prompt fits', async () => {
     const q = question(1359);
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, { budget: { contextWindow: 32768, reserve: 1024 } });
+    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+      budget: { contextWindow: 32768, reserve: 1024 },
+    });
     expect(built.fit.fits).toBe(true);
     expect(built.fit.limit).toBe(31744);
     expect(built.fit.cut).toEqual({ sampleRows: [], descriptions: [], tables: [] });
@@ -184,7 +228,9 @@ describe('fitting the context window', () => {
   it('drops sample rows first, least relevant tables first, and stops as soon as the prompt fits', async () => {
     const q = question(1359);
     const tokens = await full(q.dbId, q);
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, { budget: { contextWindow: tokens - 200 + 512, reserve: 512 } });
+    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+      budget: { contextWindow: tokens - 200 + 512, reserve: 512 },
+    });
     expect(built.fit.fits).toBe(true);
     expect(built.fit.tokens).toBeLessThanOrEqual(tokens - 200);
     expect(built.fit.cut.sampleRows.length).toBeGreaterThan(0);
@@ -217,7 +263,9 @@ describe('fitting the context window', () => {
 
   it('says when even the smallest prompt does not fit, and keeps the mentioned tables', async () => {
     const q = question(1359);
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, { budget: { contextWindow: 100, reserve: 50 } });
+    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+      budget: { contextWindow: 100, reserve: 50 },
+    });
     expect(built.fit.fits).toBe(false);
     expect(built.fit.tokens).toBeGreaterThan(50);
     expect(built.prompt.messages[1]!.content).toContain('CREATE TABLE "budget"');
@@ -225,7 +273,9 @@ describe('fitting the context window', () => {
 
   it('never drops the last table, even when nothing is mentioned', async () => {
     const q = { questionId: 0, question: 'zzz', evidence: '' };
-    const built = await buildPrompt(REASONING_V1, await context('toxicology'), q, { budget: { contextWindow: 10, reserve: 0 } });
+    const built = await buildPrompt(REASONING_V1, await context('toxicology'), q, {
+      budget: { contextWindow: 10, reserve: 0 },
+    });
     expect(built.fit.cut.tables).toHaveLength(3);
     expect(built.prompt.messages[1]!.content).toContain('CREATE TABLE');
   });
@@ -237,7 +287,10 @@ describe('fitting the context window', () => {
       calls.push(t);
       return t.split(/\s+/).filter(Boolean).length;
     };
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, { countTokens: words, budget: { contextWindow: 4096, reserve: 0 } });
+    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+      countTokens: words,
+      budget: { contextWindow: 4096, reserve: 0 },
+    });
     expect(built.fit.counter).toBe('engine');
     expect(calls.length).toBeGreaterThan(0);
     const approx = await buildPrompt(REASONING_V1, await context(q.dbId), q);
@@ -253,7 +306,10 @@ describe('fitting the context window', () => {
       measured++;
       return approxTokens(t);
     };
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, { countTokens: counter, budget: { contextWindow: Math.floor(tokens / 2), reserve: 0 } });
+    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+      countTokens: counter,
+      budget: { contextWindow: Math.floor(tokens / 2), reserve: 0 },
+    });
     expect(built.fit.fits).toBe(true);
     expect(built.fit.tokens).toBeLessThanOrEqual(Math.floor(tokens / 2));
     expect(measured).toBeGreaterThan(2);

@@ -30,7 +30,9 @@ export async function sqljsSchemaSource(dbRoot: string): Promise<SchemaSource & 
     },
     async sampleRows(dbId, table, limit) {
       const columns = rows(dbId, SCHEMA_QUERIES.columns(table)).map((r) => String(r[0]));
-      const split = rows(dbId, SCHEMA_QUERIES.sample(table, columns, limit)).map((r) => splitSampleRow(r, columns.length));
+      const split = rows(dbId, SCHEMA_QUERIES.sample(table, columns, limit)).map((r) =>
+        splitSampleRow(r, columns.length),
+      );
       return { columns, rows: split.map((s) => s.values), classes: split.map((s) => s.classes) };
     },
     async descriptionFiles(dbId) {

@@ -35,7 +35,12 @@ describe('prompt templates', () => {
   });
 
   it('explains what is wrong with an edited template', () => {
-    const bad: PromptTemplate = { ...BIRD_MINIDEV_V1, id: 'Mine', user: '{{schema}} {{#evidence}}{{evidnce}}', sampleRows: -1 };
+    const bad: PromptTemplate = {
+      ...BIRD_MINIDEV_V1,
+      id: 'Mine',
+      user: '{{schema}} {{#evidence}}{{evidnce}}',
+      sampleRows: -1,
+    };
     expect(templateProblems(bad)).toEqual([
       'id "Mine" must be lower-case and end in a version, e.g. my-template-v1',
       'sampleRows must be an integer from 0 to 100',
@@ -47,6 +52,8 @@ describe('prompt templates', () => {
 
   it('fingerprints the content, so an edited template under the same id is detectable', () => {
     expect(templateFingerprint(REASONING_V1)).toBe(templateFingerprint({ ...REASONING_V1 }));
-    expect(templateFingerprint({ ...REASONING_V1, user: `${REASONING_V1.user} ` })).not.toBe(templateFingerprint(REASONING_V1));
+    expect(templateFingerprint({ ...REASONING_V1, user: `${REASONING_V1.user} ` })).not.toBe(
+      templateFingerprint(REASONING_V1),
+    );
   });
 });

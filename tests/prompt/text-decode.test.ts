@@ -19,7 +19,10 @@ describe('decodeText', () => {
   });
 
   it('falls back to Windows-1252 when the bytes are not UTF-8 (BIRD budget.csv bullets)', () => {
-    expect(decodeText(bytes(0x95, 0x20, 0x43, 0x6c, 0x6f, 0x73, 0x65, 0x64, 0x20, 0xe9))).toEqual({ text: '• Closed é', encoding: 'windows-1252' });
+    expect(decodeText(bytes(0x95, 0x20, 0x43, 0x6c, 0x6f, 0x73, 0x65, 0x64, 0x20, 0xe9))).toEqual({
+      text: '• Closed é',
+      encoding: 'windows-1252',
+    });
   });
 
   it('maps C1 controls left by a Latin-1 round trip back to Windows-1252 (BIRD atom.csv bullets)', () => {

@@ -34,14 +34,20 @@ describe('atomic output writes', () => {
     const old = JSON.stringify({ old: 'x'.repeat(1000) });
     writeFileSync(out, old);
     const script = path.join(dir, 'writer.mts');
-    writeFileSync(script, [
-      `import { writeFileAtomic } from ${JSON.stringify(path.join(ROOT, 'src/cli/atomic-write.ts'))};`,
-      `const text = JSON.stringify({ data: 'y'.repeat(300 * 1024 * 1024) });`,
-      `process.stdout.write('writing\\n');`,
-      `await writeFileAtomic(${JSON.stringify(out)}, text);`,
-      `process.stdout.write('done\\n');`,
-    ].join('\n'));
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    writeFileSync(
+      script,
+      [
+        `import { writeFileAtomic } from ${JSON.stringify(path.join(ROOT, 'src/cli/atomic-write.ts'))};`,
+        `const text = JSON.stringify({ data: 'y'.repeat(300 * 1024 * 1024) });`,
+        `process.stdout.write('writing\\n');`,
+        `await writeFileAtomic(${JSON.stringify(out)}, text);`,
+        `process.stdout.write('done\\n');`,
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     const closed = new Promise<number | null>((resolve) => child.on('close', (c, sig) => resolve(sig ? -1 : c)));

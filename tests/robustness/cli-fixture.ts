@@ -16,7 +16,7 @@ export async function tinyBird(): Promise<TinyBird> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-tiny-'));
   const SQL = await initSqlJs();
   const db = new SQL.Database();
-  db.run('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, \'a\'), (2, \'b\');');
+  db.run("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, 'a'), (2, 'b');");
   const dbRoot = path.join(dir, 'dbs');
   mkdirSync(path.join(dbRoot, 'tiny'), { recursive: true });
   const dbFile = path.join(dbRoot, 'tiny', 'tiny.sqlite');
@@ -25,13 +25,25 @@ export async function tinyBird(): Promise<TinyBird> {
   const gold = path.join(dir, 'gold.sql');
   writeFileSync(gold, 'SELECT name FROM t ORDER BY id\ttiny\nSELECT COUNT(*) FROM t\ttiny\n');
   const predictions = path.join(dir, 'pred.json');
-  writeFileSync(predictions, JSON.stringify({
-    0: 'SELECT name FROM t ORDER BY id\t----- bird -----\ttiny',
-    1: 'SELECT 3\t----- bird -----\ttiny',
-  }));
+  writeFileSync(
+    predictions,
+    JSON.stringify({
+      0: 'SELECT name FROM t ORDER BY id\t----- bird -----\ttiny',
+      1: 'SELECT 3\t----- bird -----\ttiny',
+    }),
+  );
   return { dir, dbRoot, db: dbFile, gold, predictions };
 }
 
 export const evalArgs = (t: TinyBird, ...extra: string[]) => [
-  'eval', '--predictions', t.predictions, '--gold', t.gold, '--db-root', t.dbRoot, '--workers', '1', ...extra,
+  'eval',
+  '--predictions',
+  t.predictions,
+  '--gold',
+  t.gold,
+  '--db-root',
+  t.dbRoot,
+  '--workers',
+  '1',
+  ...extra,
 ];

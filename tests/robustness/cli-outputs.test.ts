@@ -33,7 +33,11 @@ async function refused(args: string[], flag: string, text: RegExp) {
 describe('outputs checked before any work', { timeout: 120_000 }, () => {
   it('eval --out in a folder that does not exist: the flag and the folder named, before the evaluation (was a raw ENOENT after it)', async () => {
     const missing = path.join(t.dir, 'no-such-folder');
-    await refused(evalArgs(t, '--out', path.join(missing, 'report.json')), '--out', new RegExp(`the folder ${missing} of .* does not exist`));
+    await refused(
+      evalArgs(t, '--out', path.join(missing, 'report.json')),
+      '--out',
+      new RegExp(`the folder ${missing} of .* does not exist`),
+    );
   });
 
   it('eval --run-out naming the gold file (through ../): refused, the gold file keeps its bytes (was overwritten)', async () => {
@@ -61,14 +65,22 @@ describe('outputs checked before any work', { timeout: 120_000 }, () => {
     await refused(['stats', '--run', runFile, '--csv', path.join(t.dir, 'nope', 'p.csv')], '--csv', /does not exist/);
     await refused(['stats', '--run', runFile, '--out', runFile], '--out', /is the --run input/);
     // a run file without question texts: --frontier-jsonl is refused before the statistics (it used to be after the table)
-    await refused(['stats', '--run', runFile, '--frontier-jsonl', path.join(t.dir, 'f.jsonl')], '--frontier-jsonl', /needs the question texts/);
+    await refused(
+      ['stats', '--run', runFile, '--frontier-jsonl', path.join(t.dir, 'f.jsonl')],
+      '--frontier-jsonl',
+      /needs the question texts/,
+    );
   });
 
   it('compare --out naming RUN_A, and probe --out inside --db-root: refused', async () => {
     await refused(['compare', runFile, runFile, '--out', runFile], '--out', /is the RUN_A input/);
     await refused(['probe', '--gold', t.gold, '--db-root', t.dbRoot, '--out', t.db], '--out', /inside --db-root/);
     // a new file named like a database, where the next run would read it as one
-    await refused(['probe', '--gold', t.gold, '--db-root', t.dbRoot, '--out', path.join(t.dbRoot, 'tiny', 'tiny.sqlite-wal')], '--out', /inside --db-root/);
+    await refused(
+      ['probe', '--gold', t.gold, '--db-root', t.dbRoot, '--out', path.join(t.dbRoot, 'tiny', 'tiny.sqlite-wal')],
+      '--out',
+      /inside --db-root/,
+    );
   });
 
   it('rubric --out naming the completions file: refused before the judge is asked', async () => {
@@ -77,7 +89,19 @@ describe('outputs checked before any work', { timeout: 120_000 }, () => {
     const dataset = path.join(t.dir, 'rar.jsonl');
     writeFileSync(dataset, '{}\n');
     const before = readFileSync(completions);
-    const run = await runCli(['rubric', '--dataset', dataset, '--completions', completions, '--judge-url', 'http://127.0.0.1:9/v1', '--judge-model', 'm', '--out', completions]);
+    const run = await runCli([
+      'rubric',
+      '--dataset',
+      dataset,
+      '--completions',
+      completions,
+      '--judge-url',
+      'http://127.0.0.1:9/v1',
+      '--judge-model',
+      'm',
+      '--out',
+      completions,
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/error: --out: .* is the --completions input/);
     expect(readFileSync(completions).equals(before)).toBe(true);

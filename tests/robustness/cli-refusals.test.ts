@@ -17,7 +17,17 @@ beforeAll(async () => {
 describe('nothing scored is an error', { timeout: 120_000 }, () => {
   it('eval with an empty --db-root: exit 2, stderr says nothing was scored and which databases are missing (was exit 0)', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'wb-empty-'));
-    const run = await runCli(['eval', '--predictions', t.predictions, '--gold', t.gold, '--db-root', empty, '--workers', '1']);
+    const run = await runCli([
+      'eval',
+      '--predictions',
+      t.predictions,
+      '--gold',
+      t.gold,
+      '--db-root',
+      empty,
+      '--workers',
+      '1',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/error: --db-root: nothing was scored: none of the 2 item\(s\)/);
     expect(run.stderr).toMatch(/1 database\(s\) missing .*: tiny \(2 item\(s\)\)/);
@@ -27,7 +37,17 @@ describe('nothing scored is an error', { timeout: 120_000 }, () => {
     const root = mkdtempSync(path.join(tmpdir(), 'wb-bad-'));
     mkdirSync(path.join(root, 'tiny'));
     writeFileSync(path.join(root, 'tiny', 'tiny.sqlite'), 'not a database at all');
-    const run = await runCli(['eval', '--predictions', t.predictions, '--gold', t.gold, '--db-root', root, '--workers', '1']);
+    const run = await runCli([
+      'eval',
+      '--predictions',
+      t.predictions,
+      '--gold',
+      t.gold,
+      '--db-root',
+      root,
+      '--workers',
+      '1',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/nothing was scored/);
     expect(run.stderr).toMatch(/tiny \(2 item\(s\)\) could not be opened: database tiny: not an SQLite 3 file/);
@@ -38,7 +58,9 @@ describe('nothing scored is an error', { timeout: 120_000 }, () => {
     const run = await runCli(['probe', '--gold', t.gold, '--db-root', empty, '--workers', '1']);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/error: --db-root: nothing was probed: none of the 2 question\(s\) has its database .* \(missing: tiny;/);
+    expect(run.stderr).toMatch(
+      /error: --db-root: nothing was probed: none of the 2 question\(s\) has its database .* \(missing: tiny;/,
+    );
   });
 
   it('eval with one good database still exits 0', async () => {
@@ -53,7 +75,9 @@ describe('refused before the run', { timeout: 120_000 }, () => {
     const run = await runCli(evalArgs(t, '--reward', 'ex / (format - 1)'));
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/error: --reward: reward formula "ex \/ \(format - 1\)" gives (NaN|-?Infinity) for ex = \d, format = 1.*division by zero/);
+    expect(run.stderr).toMatch(
+      /error: --reward: reward formula "ex \/ \(format - 1\)" gives (NaN|-?Infinity) for ex = \d, format = 1.*division by zero/,
+    );
   });
 
   it('eval --workers 1000 and --timeout-s 2147484: refused with the bound named', async () => {
@@ -67,7 +91,8 @@ describe('refused before the run', { timeout: 120_000 }, () => {
   });
 
   it('probe: --exploits "" (ran nothing, exit 0), --workers 1000 and --timeout-s 2147484 refused', async () => {
-    const probe = (...extra: string[]) => runCli(['probe', '--gold', t.gold, '--db-root', t.dbRoot, '--workers', '1', ...extra]);
+    const probe = (...extra: string[]) =>
+      runCli(['probe', '--gold', t.gold, '--db-root', t.dbRoot, '--workers', '1', ...extra]);
     const e = await probe('--exploits', '');
     expect(e.code).toBe(2);
     expect(e.stdout).toBe('');

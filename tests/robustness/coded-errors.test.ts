@@ -17,9 +17,21 @@ const BYPASS = [
 
 /** The few that are not errors of the product's own: file and the line's text, with the reason. */
 const ALLOWED: ReadonlyArray<{ file: string; line: string; why: string }> = [
-  { file: 'src/core/errors.ts', line: 'export abstract class CodedError<C extends string = string> extends Error {', why: 'the base itself' },
-  { file: 'src/adapters/browser/import-client.ts', line: 'const err = new Error(e.message);', why: 'rebuilds an uncoded error of another realm under its own name' },
-  { file: 'workers/sql-engine.ts', line: 'error = err instanceof Error ? err : new Error(errorMessage(err));', why: 'wraps a non-Error value thrown by sql.js' },
+  {
+    file: 'src/core/errors.ts',
+    line: 'export abstract class CodedError<C extends string = string> extends Error {',
+    why: 'the base itself',
+  },
+  {
+    file: 'src/adapters/browser/import-client.ts',
+    line: 'const err = new Error(e.message);',
+    why: 'rebuilds an uncoded error of another realm under its own name',
+  },
+  {
+    file: 'workers/sql-engine.ts',
+    line: 'error = err instanceof Error ? err : new Error(errorMessage(err));',
+    why: 'wraps a non-Error value thrown by sql.js',
+  },
 ];
 
 function files(dir: string): string[] {
@@ -34,18 +46,25 @@ describe('errors thrown on purpose are CodedErrors', () => {
     const found: string[] = [];
     for (const file of [...files(path.join(ROOT, 'src')), ...files(path.join(ROOT, 'workers'))]) {
       const rel = path.relative(ROOT, file).split(path.sep).join('/');
-      readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
-        if (!BYPASS.some((re) => re.test(text))) return;
-        if (ALLOWED.some((a) => a.file === rel && a.line === text.trim())) return;
-        found.push(`${rel}:${i + 1}: ${text.trim()}`);
-      });
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((text, i) => {
+          if (!BYPASS.some((re) => re.test(text))) return;
+          if (ALLOWED.some((a) => a.file === rel && a.line === text.trim())) return;
+          found.push(`${rel}:${i + 1}: ${text.trim()}`);
+        });
     }
-    expect(found, 'throw a WorkbenchError (or the layer\'s StoreError / EngineError) with a code, or cancelledError()').toEqual([]);
+    expect(
+      found,
+      "throw a WorkbenchError (or the layer's StoreError / EngineError) with a code, or cancelledError()",
+    ).toEqual([]);
   });
 
   it('every allowed line still exists (a stale entry would hide a new one)', () => {
     for (const a of ALLOWED) {
-      const lines = readFileSync(path.join(ROOT, a.file), 'utf8').split('\n').map((l) => l.trim());
+      const lines = readFileSync(path.join(ROOT, a.file), 'utf8')
+        .split('\n')
+        .map((l) => l.trim());
       expect(lines, `${a.file}: ${a.line}`).toContain(a.line);
     }
   });

@@ -7,7 +7,13 @@ import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { superheroWithDeletes } from '../helpers/writing-predictions.ts';
 
 /** Issue 17's attacks on the SQL engine, through the CLI as a user runs it. */
-interface OutItem { index: number; ex: number; status: string; error: string | null; mutated_db: boolean }
+interface OutItem {
+  index: number;
+  ex: number;
+  status: string;
+  error: string | null;
+  mutated_db: boolean;
+}
 
 const SEP = '\t----- bird -----\t';
 
@@ -17,8 +23,23 @@ describe('eval --metrics ex,r-ves gives every item the same EX as --metrics ex w
     const run = async (metrics: string) => {
       const out = tempFile('out.json');
       const r = await runCli([
-        'eval', '--predictions', fx.predictions, '--gold', fx.gold, '--dataset', fx.dataset, '--db-root', fx.dbRoot,
-        '--metrics', metrics, '--ves-iterations', '2', '--workers', '1', '--out', out,
+        'eval',
+        '--predictions',
+        fx.predictions,
+        '--gold',
+        fx.gold,
+        '--dataset',
+        fx.dataset,
+        '--db-root',
+        fx.dbRoot,
+        '--metrics',
+        metrics,
+        '--ves-iterations',
+        '2',
+        '--workers',
+        '1',
+        '--out',
+        out,
       ]);
       expect(r.stderr).not.toMatch(/^error/m);
       expect(r.code).toBe(0);
@@ -34,7 +55,7 @@ describe('eval --metrics ex,r-ves gives every item the same EX as --metrics ex w
   }, 240_000);
 });
 
-describe('a result whose values add up to more than a worker\'s memory', () => {
+describe("a result whose values add up to more than a worker's memory", () => {
   it('a cross join over 1 KB texts, and one over 1 KB BLOBs: each item has the byte-limit error, the next item is EX 1, exit 0', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'wb-bigvalues-'));
     mkdirSync(path.join(root, 'big'));
@@ -50,25 +71,47 @@ describe('a result whose values add up to more than a worker\'s memory', () => {
     })();
     db.close();
     // 4,000,000 rows of 2 values (under the value cap): about 8 GB of text or 4 GB of BLOBs.
-    const preds = { 0: 'SELECT a.s, b.s FROM t a, t b', 1: 'SELECT count(*) FROM t', 2: 'SELECT a.v, b.id FROM b a, b b', 3: 'SELECT count(*) FROM b' };
+    const preds = {
+      0: 'SELECT a.s, b.s FROM t a, t b',
+      1: 'SELECT count(*) FROM t',
+      2: 'SELECT a.v, b.id FROM b a, b b',
+      3: 'SELECT count(*) FROM b',
+    };
     const predFile = tempFile('preds.json');
-    writeFileSync(predFile, JSON.stringify(Object.fromEntries(Object.entries(preds).map(([k, v]) => [k, `${v}${SEP}big`]))));
+    writeFileSync(
+      predFile,
+      JSON.stringify(Object.fromEntries(Object.entries(preds).map(([k, v]) => [k, `${v}${SEP}big`]))),
+    );
     const gold = tempFile('gold.sql');
     writeFileSync(gold, 'SELECT 1\tbig\nSELECT 2000\tbig\nSELECT 1\tbig\nSELECT 2000\tbig\n');
     const out = tempFile('out.json');
-    const r = await runCli(['eval', '--predictions', predFile, '--gold', gold, '--db-root', root, '--workers', '1', '--out', out]);
+    const r = await runCli([
+      'eval',
+      '--predictions',
+      predFile,
+      '--gold',
+      gold,
+      '--db-root',
+      root,
+      '--workers',
+      '1',
+      '--out',
+      out,
+    ]);
     expect(r.code).toBe(0);
     const items = readJson<{ items: OutItem[] }>(out).items;
     for (const i of [0, 2]) {
       expect(items[i]).toMatchObject({ status: 'error', ex: 0 });
-      expect(items[i]!.error).toMatch(/^prediction: the result's values take more than 256 MiB \(the limit per result; [\d,]+ rows of 2 columns so far/);
+      expect(items[i]!.error).toMatch(
+        /^prediction: the result's values take more than 256 MiB \(the limit per result; [\d,]+ rows of 2 columns so far/,
+      );
     }
     expect(items[1]).toMatchObject({ status: 'ok', ex: 1 });
     expect(items[3]).toMatchObject({ status: 'ok', ex: 1 });
   }, 120_000);
 });
 
-describe('the CLI\'s database folder with a WAL database', () => {
+describe("the CLI's database folder with a WAL database", () => {
   it('an item of a database whose -wal holds committed rows is an error naming the -wal; the other database scores', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'wb-wal-cli-'));
     const open: NativeDb[] = [];
@@ -85,12 +128,27 @@ describe('the CLI\'s database folder with a WAL database', () => {
       db.exec('INSERT INTO t VALUES (1), (2), (3)');
     }
     const predFile = tempFile('preds.json');
-    writeFileSync(predFile, JSON.stringify({ 0: `SELECT count(*) FROM t${SEP}w`, 1: `SELECT count(*) FROM t${SEP}plain` }));
+    writeFileSync(
+      predFile,
+      JSON.stringify({ 0: `SELECT count(*) FROM t${SEP}w`, 1: `SELECT count(*) FROM t${SEP}plain` }),
+    );
     const gold = tempFile('gold.sql');
     writeFileSync(gold, 'SELECT 3\tw\nSELECT 3\tplain\n');
     const out = tempFile('out.json');
     try {
-      await runCli(['eval', '--predictions', predFile, '--gold', gold, '--db-root', root, '--workers', '1', '--out', out]);
+      await runCli([
+        'eval',
+        '--predictions',
+        predFile,
+        '--gold',
+        gold,
+        '--db-root',
+        root,
+        '--workers',
+        '1',
+        '--out',
+        out,
+      ]);
     } finally {
       for (const db of open) db.close();
     }

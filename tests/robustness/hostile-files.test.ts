@@ -73,14 +73,24 @@ describe('malformed and truncated JSON and JSONL name the file, line and column'
   it('a questions file cut in the middle', () => {
     const cut = questions.slice(0, Math.floor(questions.length / 2));
     const line = cut.split('\n').length;
-    expect(thrown(() => parseQuestions(cut, 'dev.json'))).toMatchObject({ code: 'BAD_JSON', message: expect.stringMatching(new RegExp(`^dev\\.json:${line}:\\d+: not valid JSON: the JSON ends too early`)) });
+    expect(thrown(() => parseQuestions(cut, 'dev.json'))).toMatchObject({
+      code: 'BAD_JSON',
+      message: expect.stringMatching(new RegExp(`^dev\\.json:${line}:\\d+: not valid JSON: the JSON ends too early`)),
+    });
   });
   it('a JSONL predictions file with a broken line names that line', () => {
-    const text = '{"question_id": 0, "sql": "SELECT 1"}\n{"question_id": 1, "sql": "SELECT 2"\n{"question_id": 2, "sql": "SELECT 3"}\n';
-    expect(thrown(() => parsePredictions(text, 'p.jsonl'))).toMatchObject({ code: 'BAD_JSON', message: expect.stringMatching(/^p\.jsonl:2: this line is not valid JSON at column 37/) });
+    const text =
+      '{"question_id": 0, "sql": "SELECT 1"}\n{"question_id": 1, "sql": "SELECT 2"\n{"question_id": 2, "sql": "SELECT 3"}\n';
+    expect(thrown(() => parsePredictions(text, 'p.jsonl'))).toMatchObject({
+      code: 'BAD_JSON',
+      message: expect.stringMatching(/^p\.jsonl:2: this line is not valid JSON at column 37/),
+    });
   });
   it('a BIRD predictions file with a trailing comma', () => {
-    expect(thrown(() => parsePredictions('{"0": "SELECT 1\\t----- bird -----\\tdb",}', 'p.json'))).toMatchObject({ code: 'BAD_JSON', message: expect.stringMatching(/^p\.json:1:\d+: not valid JSON: unexpected "}"/) });
+    expect(thrown(() => parsePredictions('{"0": "SELECT 1\\t----- bird -----\\tdb",}', 'p.json'))).toMatchObject({
+      code: 'BAD_JSON',
+      message: expect.stringMatching(/^p\.json:1:\d+: not valid JSON: unexpected "}"/),
+    });
   });
   it('binary garbage instead of JSON', () => {
     expect(thrown(() => parseQuestions('\u0000\u0001PK\u0003\u0004', 'q.json')).code).toMatch(/^BAD_(JSON|FORMAT)$/);
@@ -89,7 +99,11 @@ describe('malformed and truncated JSON and JSONL name the file, line and column'
 
 describe('a huge predictions file', () => {
   it('50 MB of JSONL completions parses completely, last line included (in the browser this runs in the import worker)', () => {
-    const line = (i: number) => JSON.stringify({ question_id: i % 500, completion: `Let me think. ${'x'.repeat(9800)}\n\`\`\`sql\nSELECT ${i}\n\`\`\`` });
+    const line = (i: number) =>
+      JSON.stringify({
+        question_id: i % 500,
+        completion: `Let me think. ${'x'.repeat(9800)}\n\`\`\`sql\nSELECT ${i}\n\`\`\``,
+      });
     const text = Array.from({ length: 5000 }, (_, i) => line(i)).join('\n');
     expect(text.length).toBeGreaterThan(49_000_000);
     const preds = parsePredictions(text, 'big.jsonl');
@@ -104,25 +118,63 @@ describe('text files in another encoding are refused with the encoding named (CL
   const utf16be = Buffer.from(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]));
   const latin1 = Buffer.from(text, 'latin1');
   it.each([
-    ['UTF-16 LE with a byte-order mark', utf16le, 'q.json is UTF-16 (little-endian) text, not UTF-8: save it as UTF-8 and try again'],
-    ['UTF-16 BE with a byte-order mark', utf16be, 'q.json is UTF-16 (big-endian) text, not UTF-8: save it as UTF-8 and try again'],
-    ['UTF-16 LE without a mark', Buffer.from(text.replace('é', 'e'), 'utf16le'), 'q.json is UTF-16 (little-endian) text, not UTF-8: save it as UTF-8 and try again'],
-    ['Latin-1', latin1, 'q.json is not UTF-8 text (byte 0xE9 at offset 32, line 1; Latin-1 or Windows-1252?): save it as UTF-8 and try again'],
+    [
+      'UTF-16 LE with a byte-order mark',
+      utf16le,
+      'q.json is UTF-16 (little-endian) text, not UTF-8: save it as UTF-8 and try again',
+    ],
+    [
+      'UTF-16 BE with a byte-order mark',
+      utf16be,
+      'q.json is UTF-16 (big-endian) text, not UTF-8: save it as UTF-8 and try again',
+    ],
+    [
+      'UTF-16 LE without a mark',
+      Buffer.from(text.replace('é', 'e'), 'utf16le'),
+      'q.json is UTF-16 (little-endian) text, not UTF-8: save it as UTF-8 and try again',
+    ],
+    [
+      'Latin-1',
+      latin1,
+      'q.json is not UTF-8 text (byte 0xE9 at offset 32, line 1; Latin-1 or Windows-1252?): save it as UTF-8 and try again',
+    ],
   ])('%s', (_n, bytes, message) => {
-    expect(thrown(() => decodeUtf8File(new Uint8Array(bytes), 'q.json'))).toMatchObject({ name: 'WorkbenchError', code: 'BAD_FORMAT', message });
+    expect(thrown(() => decodeUtf8File(new Uint8Array(bytes), 'q.json'))).toMatchObject({
+      name: 'WorkbenchError',
+      code: 'BAD_FORMAT',
+      message,
+    });
   });
   it('accepts UTF-8 with or without a byte-order mark', () => {
     expect(decodeUtf8File(new Uint8Array(Buffer.from(text)), 'q.json')).toBe(text);
-    expect(decodeUtf8File(new Uint8Array(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])), 'q.json')).toBe(text);
+    expect(
+      decodeUtf8File(new Uint8Array(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])), 'q.json'),
+    ).toBe(text);
     expect(guessEncoding(new Uint8Array(Buffer.from(text)))).toBeNull();
   });
   it('the CLI refuses a UTF-16 predictions file with exit 2 and the message', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'wb-enc-'));
     const preds = path.join(dir, 'predict.json');
-    writeFileSync(preds, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"0": "SELECT 1\\t----- bird -----\\tsuperhero"}', 'utf16le')]));
-    const run = await runCli(['eval', '--predictions', preds, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--db-root', sharedData('bird', 'databases')]);
+    writeFileSync(
+      preds,
+      Buffer.concat([
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('{"0": "SELECT 1\\t----- bird -----\\tsuperhero"}', 'utf16le'),
+      ]),
+    );
+    const run = await runCli([
+      'eval',
+      '--predictions',
+      preds,
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--db-root',
+      sharedData('bird', 'databases'),
+    ]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`error: --predictions: ${preds} is UTF-16 (little-endian) text, not UTF-8: save it as UTF-8 and try again\n`);
+    expect(run.stderr).toBe(
+      `error: --predictions: ${preds} is UTF-16 (little-endian) text, not UTF-8: save it as UTF-8 and try again\n`,
+    );
   });
 });
 
@@ -130,9 +182,17 @@ describe('a predictions file made for another dataset', () => {
   it('is refused before anything is evaluated, naming the file and a question that disagrees', async () => {
     const questions = parseQuestions(readSharedText('spider', 'dev.json'), 'dev.json');
     const gold = parseGoldSql(readSharedText('spider', 'dev_gold.sql'), 'dev_gold.sql');
-    const bird = readFileSync(sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'), 'utf8');
-    await expect(pairRunPredictions({ predictionsName: 'predict.json', predictionsText: bird, questions, gold, fence: 'last' })).rejects.toMatchObject({
-      code: 'MISMATCH', message: expect.stringMatching(/^predict\.json: these predictions are for another dataset: only \d+ of 500 name the database/),
+    const bird = readFileSync(
+      sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
+      'utf8',
+    );
+    await expect(
+      pairRunPredictions({ predictionsName: 'predict.json', predictionsText: bird, questions, gold, fence: 'last' }),
+    ).rejects.toMatchObject({
+      code: 'MISMATCH',
+      message: expect.stringMatching(
+        /^predict\.json: these predictions are for another dataset: only \d+ of 500 name the database/,
+      ),
     });
   });
 });
@@ -141,21 +201,32 @@ describe('SQLite files that are not whole', () => {
   const original = new Uint8Array(readFileSync(sharedData('bird', 'databases', 'superhero', 'superhero.sqlite')));
   it('a truncated file is refused at import by its header (page count x page size)', () => {
     const cut = original.subarray(0, 100_000);
-    expect(thrown(() => checkSqliteSize(cut.subarray(0, 100), cut.length, 'superhero.sqlite', 'superhero'))).toMatchObject({
+    expect(
+      thrown(() => checkSqliteSize(cut.subarray(0, 100), cut.length, 'superhero.sqlite', 'superhero')),
+    ).toMatchObject({
       code: 'BAD_DATABASE',
-      message: 'superhero.sqlite: truncated: the file has 100000 bytes, but its header says 58 pages of 4096 bytes (237568 bytes). The download or copy was cut short: replace it with the complete superhero.sqlite and import again',
+      message:
+        'superhero.sqlite: truncated: the file has 100000 bytes, but its header says 58 pages of 4096 bytes (237568 bytes). The download or copy was cut short: replace it with the complete superhero.sqlite and import again',
     });
     const whole = original.subarray(0, 40 * 4096);
-    expect(thrown(() => checkSqliteSize(whole.subarray(0, 100), whole.length, 'superhero.sqlite', 'superhero')).message).toMatch(/header says 58 pages/);
-    expect(() => checkSqliteSize(original.subarray(0, 100), original.length, 'superhero.sqlite', 'superhero')).not.toThrow();
+    expect(
+      thrown(() => checkSqliteSize(whole.subarray(0, 100), whole.length, 'superhero.sqlite', 'superhero')).message,
+    ).toMatch(/header says 58 pages/);
+    expect(() =>
+      checkSqliteSize(original.subarray(0, 100), original.length, 'superhero.sqlite', 'superhero'),
+    ).not.toThrow();
   });
   it('a file damaged in the middle (same size) is refused when the SQL worker opens it, naming the damage', async () => {
     const engine = createSqlEngine(() => initSqlJs());
     await engine.init({ cacheBytes: 64 * 1024 * 1024 });
     const damaged = original.slice();
     for (let i = 20_000; i < 60_000; i++) damaged[i] = (i * 7) & 255;
-    await expect(engine.loadDb('superhero', damaged)).rejects.toThrow(/^database superhero: unreadable SQLite file \(damaged: Tree \d+ page \d+: .*\); import an intact copy of it again$/);
-    await expect(engine.loadDb('superhero', original.slice(0, 120_000))).rejects.toThrow(/^database superhero: unreadable SQLite file \(database disk image is malformed\)/);
+    await expect(engine.loadDb('superhero', damaged)).rejects.toThrow(
+      /^database superhero: unreadable SQLite file \(damaged: Tree \d+ page \d+: .*\); import an intact copy of it again$/,
+    );
+    await expect(engine.loadDb('superhero', original.slice(0, 120_000))).rejects.toThrow(
+      /^database superhero: unreadable SQLite file \(database disk image is malformed\)/,
+    );
     expect(await engine.loadDb('superhero', original.slice())).toMatchObject({ tables: 10 });
   });
   it('eval on a folder whose database is truncated marks its items with that message and still scores the others', async () => {
@@ -172,10 +243,27 @@ describe('SQLite files that are not whole', () => {
     const gold = path.join(root, 'gold.sql');
     writeFileSync(gold, 'SELECT count(*) FROM superhero\tsuperhero\nSELECT x FROM t\ttiny\n');
     const out = path.join(root, 'out.json');
-    const run = await runCli(['eval', '--predictions', gold, '--gold', gold, '--db-root', root, '--out', out, '--workers', '1']);
+    const run = await runCli([
+      'eval',
+      '--predictions',
+      gold,
+      '--gold',
+      gold,
+      '--db-root',
+      root,
+      '--out',
+      out,
+      '--workers',
+      '1',
+    ]);
     expect(run.code).toBe(0);
-    const report = JSON.parse(readFileSync(out, 'utf8')) as { items: Array<{ status: string; error: string; ex: number }> };
-    expect(report.items[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/database superhero: unreadable SQLite file/) });
+    const report = JSON.parse(readFileSync(out, 'utf8')) as {
+      items: Array<{ status: string; error: string; ex: number }>;
+    };
+    expect(report.items[0]).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/database superhero: unreadable SQLite file/),
+    });
     expect(report.items[1]).toMatchObject({ status: 'ok', ex: 1 });
   });
 });

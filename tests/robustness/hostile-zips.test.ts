@@ -41,7 +41,20 @@ function isolatedTmp(): string {
   return mkdtempSync(path.join(tmpdir(), 'wb-ztmp-'));
 }
 
-const evalArgs = (zip: string, ...extra: string[]) => ['eval', '--predictions', PREDICTIONS, '--gold', GOLD, '--dataset', QUESTIONS, '--db-root', zip, '--workers', '1', ...extra];
+const evalArgs = (zip: string, ...extra: string[]) => [
+  'eval',
+  '--predictions',
+  PREDICTIONS,
+  '--gold',
+  GOLD,
+  '--dataset',
+  QUESTIONS,
+  '--db-root',
+  zip,
+  '--workers',
+  '1',
+  ...extra,
+];
 
 async function evalZip(bytes: Uint8Array, ...extra: string[]) {
   const zip = tempFile('db.zip');
@@ -53,9 +66,16 @@ async function evalZip(bytes: Uint8Array, ...extra: string[]) {
 
 describe('--db-root zip within bounds', { timeout: 180_000 }, () => {
   it('path traversal: an entry x/...sqlite (db_id "..") is refused and nothing is written outside the temporary folder', async () => {
-    const r = await evalZip(storedZip([{ name: 'x/...sqlite', data: db('superhero') }, { name: 'superhero/superhero.sqlite', data: db('superhero') }]));
+    const r = await evalZip(
+      storedZip([
+        { name: 'x/...sqlite', data: db('superhero') },
+        { name: 'superhero/superhero.sqlite', data: db('superhero') },
+      ]),
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--db-root: db\.zip: the entry "x\/\.\.\.sqlite" has a database name that gives no usable db_id \("\.\."\)/);
+    expect(r.stderr).toMatch(
+      /--db-root: db\.zip: the entry "x\/\.\.\.sqlite" has a database name that gives no usable db_id \("\.\."\)/,
+    );
     expect(r.left).toEqual([]); // no `...sqlite` in TMPDIR, no folder left behind
     const dots = await evalZip(storedZip([{ name: 'a/../../evil/evil.sqlite', data: db('superhero') }]));
     expect(dots.code).toBe(2);
@@ -64,23 +84,40 @@ describe('--db-root zip within bounds', { timeout: 180_000 }, () => {
   });
 
   it('a duplicated entry is refused (superhero.sqlite twice, the second holding student_club), not silently won by one copy', async () => {
-    const r = await evalZip(storedZip([
-      { name: 'dev_databases/superhero/superhero.sqlite', data: db('superhero') },
-      { name: 'dev_databases/superhero/superhero.sqlite', data: db('student_club') },
-    ]));
+    const r = await evalZip(
+      storedZip([
+        { name: 'dev_databases/superhero/superhero.sqlite', data: db('superhero') },
+        { name: 'dev_databases/superhero/superhero.sqlite', data: db('student_club') },
+      ]),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/the entry dev_databases\/superhero\/superhero\.sqlite appears twice/);
     // Backslashes and ./ normalise to the same name: still a duplicate.
-    const norm = await evalZip(storedZip([{ name: 'superhero/superhero.sqlite', data: db('superhero') }, { name: './superhero\\superhero.sqlite', data: db('student_club') }]));
+    const norm = await evalZip(
+      storedZip([
+        { name: 'superhero/superhero.sqlite', data: db('superhero') },
+        { name: './superhero\\superhero.sqlite', data: db('student_club') },
+      ]),
+    );
     expect(norm.code).toBe(2);
     expect(norm.stderr).toMatch(/appears twice/);
   });
 
   it('a zip bomb (64 MiB of zeros in 64 KiB) and a fake inner zip are refused before a byte is written', async () => {
     const zeros = new Uint8Array(64 * 1024 * 1024);
-    const bomb = await evalZip(await zipOf([['bomb/bomb.sqlite', zeros], ['superhero/superhero.sqlite', db('superhero')]], 9));
+    const bomb = await evalZip(
+      await zipOf(
+        [
+          ['bomb/bomb.sqlite', zeros],
+          ['superhero/superhero.sqlite', db('superhero')],
+        ],
+        9,
+      ),
+    );
     expect(bomb.code).toBe(2);
-    expect(bomb.stderr).toMatch(/bomb\/bomb\.sqlite inflates .* to 64\.0 MiB \(\d+ to 1, more than the 100 to 1 .*zip bomb; unzip it and give the folder to --db-root/);
+    expect(bomb.stderr).toMatch(
+      /bomb\/bomb\.sqlite inflates .* to 64\.0 MiB \(\d+ to 1, more than the 100 to 1 .*zip bomb; unzip it and give the folder to --db-root/,
+    );
     expect(bomb.left).toEqual([]);
     const inner = await evalZip(await zipOf([['dev/dev_databases.zip', zeros]], 9));
     expect(inner.code).toBe(2);
@@ -89,9 +126,20 @@ describe('--db-root zip within bounds', { timeout: 180_000 }, () => {
   });
 
   it('an entry that inflates past the size its header declares is stopped there (a forged header), nothing left behind', async () => {
-    const r = await evalZip(storedZip([{ name: 'superhero/superhero.sqlite', data: db('superhero'), deflated: deflateRawSync(db('superhero')), declaredSize: 4096 }]));
+    const r = await evalZip(
+      storedZip([
+        {
+          name: 'superhero/superhero.sqlite',
+          data: db('superhero'),
+          deflated: deflateRawSync(db('superhero')),
+          declaredSize: 4096,
+        },
+      ]),
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/superhero\/superhero\.sqlite (is damaged \(Invalid uncompressed size\)|inflates to more than the 4,096 bytes its header declares)/);
+    expect(r.stderr).toMatch(
+      /superhero\/superhero\.sqlite (is damaged \(Invalid uncompressed size\)|inflates to more than the 4,096 bytes its header declares)/,
+    );
     expect(r.left).toEqual([]);
   });
 
@@ -104,9 +152,13 @@ describe('--db-root zip within bounds', { timeout: 180_000 }, () => {
   }, 120_000);
 
   it('an encrypted zip is reported as encrypted, not as damaged', async () => {
-    const r = await evalZip(await zipOf([['superhero/superhero.sqlite', db('superhero'), { password: 'secret', encryptionStrength: 3 }]]));
+    const r = await evalZip(
+      await zipOf([['superhero/superhero.sqlite', db('superhero'), { password: 'secret', encryptionStrength: 3 }]]),
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/superhero\/superhero\.sqlite is encrypted \(password-protected\): the workbench reads no passwords; unzip it and give the folder to --db-root, giving the password to the unzip tool/);
+    expect(r.stderr).toMatch(
+      /superhero\/superhero\.sqlite is encrypted \(password-protected\): the workbench reads no passwords; unzip it and give the folder to --db-root, giving the password to the unzip tool/,
+    );
     expect(r.stderr).not.toMatch(/damaged/);
   });
 
@@ -123,33 +175,88 @@ describe('--db-root zip within bounds', { timeout: 180_000 }, () => {
     const wal = readFileSync(`${file}-wal`);
     conn.close();
     expect(wal.length).toBeGreaterThan(4096);
-    const r = await evalZip(await zipOf([['dev_databases/superhero/superhero.sqlite', main], ['dev_databases/superhero/superhero.sqlite-wal', wal]]));
+    const r = await evalZip(
+      await zipOf([
+        ['dev_databases/superhero/superhero.sqlite', main],
+        ['dev_databases/superhero/superhero.sqlite-wal', wal],
+      ]),
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/db\.zip\/dev_databases\/superhero\/superhero\.sqlite: db\.zip\/dev_databases\/superhero\/superhero\.sqlite-wal \([\d,]+ bytes\) may hold committed changes .*PRAGMA wal_checkpoint\(TRUNCATE\).* then zip the folder again, or give the folder to --db-root/);
+    expect(r.stderr).toMatch(
+      /db\.zip\/dev_databases\/superhero\/superhero\.sqlite: db\.zip\/dev_databases\/superhero\/superhero\.sqlite-wal \([\d,]+ bytes\) may hold committed changes .*PRAGMA wal_checkpoint\(TRUNCATE\).* then zip the folder again, or give the folder to --db-root/,
+    );
     expect(r.left).toEqual([]);
 
     const journal = new Uint8Array(4096);
     journal.set([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]);
-    const j = await evalZip(await zipOf([['superhero/superhero.sqlite', db('superhero')], ['superhero/superhero.sqlite-journal', journal]]));
+    const j = await evalZip(
+      await zipOf([
+        ['superhero/superhero.sqlite', db('superhero')],
+        ['superhero/superhero.sqlite-journal', journal],
+      ]),
+    );
     expect(j.code).toBe(2);
     expect(j.stderr).toMatch(/superhero\.sqlite-journal is a hot rollback journal/);
     // An empty (committed) WAL is no problem: the database is read as usual.
-    const ok = await evalZip(await zipOf([['superhero/superhero.sqlite', db('superhero')], ['superhero/superhero.sqlite-wal', '']]), '--out', tempFile('ok.json'));
+    const ok = await evalZip(
+      await zipOf([
+        ['superhero/superhero.sqlite', db('superhero')],
+        ['superhero/superhero.sqlite-wal', ''],
+      ]),
+      '--out',
+      tempFile('ok.json'),
+    );
     expect(ok.code, ok.stderr).toBe(0);
   }, 120_000);
 
   it('SIGINT while evaluating from a zip removes the inflated folder (Ctrl-C leaves nothing in TMPDIR)', async () => {
     const zip = tempFile('db.zip');
-    writeFileSync(zip, await zipOf([['superhero/superhero.sqlite', db('superhero')], ['student_club/student_club.sqlite', db('student_club')], ['toxicology/toxicology.sqlite', db('toxicology')]]));
+    writeFileSync(
+      zip,
+      await zipOf([
+        ['superhero/superhero.sqlite', db('superhero')],
+        ['student_club/student_club.sqlite', db('student_club')],
+        ['toxicology/toxicology.sqlite', db('toxicology')],
+      ]),
+    );
     const tmp = isolatedTmp();
     // Every item ~slow: a recursive CTE per prediction keeps the run going until the signal.
     const preds = path.join(mkdtempSync(path.join(tmpdir(), 'wb-slow-')), 'slow.sql');
     const gold = readFileSync(GOLD, 'utf8').trim().split('\n');
-    writeFileSync(preds, gold.map(() => 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) SELECT count(*) FROM c').join('\n') + '\n');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'eval', '--predictions', preds, '--gold', GOLD, '--db-root', zip, '--workers', '1'], {
-      cwd: ROOT, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    writeFileSync(
+      preds,
+      gold
+        .map(
+          () =>
+            'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) SELECT count(*) FROM c',
+        )
+        .join('\n') + '\n',
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'eval',
+        '--predictions',
+        preds,
+        '--gold',
+        GOLD,
+        '--db-root',
+        zip,
+        '--workers',
+        '1',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, TMPDIR: tmp },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal })),
+    );
     const inflated = await new Promise<boolean>((resolve) => {
       const poll = setInterval(() => {
         const dir = readdirSync(tmp).find((f) => f.startsWith('wb-db-root-'));
@@ -176,11 +283,35 @@ describe('Inspect .eval log within bounds', { timeout: 180_000 }, () => {
   it('a 1 MB .eval whose sample inflates to hundreds of MiB is refused by the ratio bound, without reading it whole', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'wb-inspect-'));
     mkdirSync(dir, { recursive: true });
-    const huge = '{"id": 1, "epoch": 1, "input": "q", "target": "SELECT 1", "output": {"choices": [{"message": {"content": "' + ' '.repeat(100 * 1024 * 1024) + '"}}]}}';
+    const huge =
+      '{"id": 1, "epoch": 1, "input": "q", "target": "SELECT 1", "output": {"choices": [{"message": {"content": "' +
+      ' '.repeat(100 * 1024 * 1024) +
+      '"}}]}}';
     const log = path.join(dir, 'log.eval');
-    writeFileSync(log, await zipOf([['header.json', '{}'], ['samples/1_epoch_1.json', huge]], 9));
+    writeFileSync(
+      log,
+      await zipOf(
+        [
+          ['header.json', '{}'],
+          ['samples/1_epoch_1.json', huge],
+        ],
+        9,
+      ),
+    );
     expect(readFileSync(log).length).toBeLessThan(2 * 1024 * 1024);
-    const r = await runCli(['harness', '--completions', log, '--gold', GOLD, '--dataset', QUESTIONS, '--db-root', sharedData('bird', 'databases'), '--workers', '1']);
+    const r = await runCli([
+      'harness',
+      '--completions',
+      log,
+      '--gold',
+      GOLD,
+      '--dataset',
+      QUESTIONS,
+      '--db-root',
+      sharedData('bird', 'databases'),
+      '--workers',
+      '1',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/log\.eval: samples\/1_epoch_1\.json inflates .* to 100\.0 MiB .*zip bomb/);
   }, 120_000);

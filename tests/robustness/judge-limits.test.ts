@@ -16,7 +16,11 @@ const MiB = 1024 * 1024;
 
 /** One rubric row (7 criteria) and its completion, from the shipped example. */
 function oneRow(): { dataset: string; completions: string } {
-  const pick = (file: string) => readFileSync(path.join(ROOT, 'public/rubrics', file), 'utf8').split('\n').filter((l) => l.includes('"sci-propane-combustion"')).join('\n') + '\n';
+  const pick = (file: string) =>
+    readFileSync(path.join(ROOT, 'public/rubrics', file), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"sci-propane-combustion"'))
+      .join('\n') + '\n';
   const dataset = tempFile('rar.jsonl');
   writeFileSync(dataset, pick('example-rar.jsonl'));
   const completions = tempFile('completions.jsonl');
@@ -82,8 +86,21 @@ describe('rubric judge limits', { timeout: 180_000 }, () => {
     server = await misbehaving('hang');
     const { dataset, completions } = oneRow();
     const run = await runCli([
-      'rubric', '--dataset', dataset, '--completions', completions, '--judge-url', server.url, '--judge-model', 'm',
-      '--judge-timeout-s', '1', '--http-retries', '0', '--retries', '0',
+      'rubric',
+      '--dataset',
+      dataset,
+      '--completions',
+      completions,
+      '--judge-url',
+      server.url,
+      '--judge-model',
+      'm',
+      '--judge-timeout-s',
+      '1',
+      '--http-retries',
+      '0',
+      '--retries',
+      '0',
     ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/error: --judge-url: the judge failed after 0 of 1 sample\(s\): .*no answer within 1 s/);
@@ -92,7 +109,19 @@ describe('rubric judge limits', { timeout: 180_000 }, () => {
   it('--judge-timeout-s must be a positive number of seconds a timer can wait', async () => {
     const { dataset, completions } = oneRow();
     for (const v of ['0', 'abc', '3000000']) {
-      const run = await runCli(['rubric', '--dataset', dataset, '--completions', completions, '--judge-url', 'http://127.0.0.1:9/v1', '--judge-model', 'm', '--judge-timeout-s', v]);
+      const run = await runCli([
+        'rubric',
+        '--dataset',
+        dataset,
+        '--completions',
+        completions,
+        '--judge-url',
+        'http://127.0.0.1:9/v1',
+        '--judge-model',
+        'm',
+        '--judge-timeout-s',
+        v,
+      ]);
       expect(run.code, v).toBe(2);
       expect(run.stderr).toMatch(/error: --judge-timeout-s: expected a number of seconds in \(0, 2147483\]/);
     }
@@ -103,11 +132,28 @@ describe('rubric judge limits', { timeout: 180_000 }, () => {
     const { dataset, completions } = oneRow();
     const out = tempFile('scores.json');
     const run = await runCli([
-      'rubric', '--dataset', dataset, '--completions', completions, '--judge-url', server.url, '--judge-model', 'm',
-      '--http-retries', '0', '--retries', '0', '--aggregation', 'implicit', '--out', out,
+      'rubric',
+      '--dataset',
+      dataset,
+      '--completions',
+      completions,
+      '--judge-url',
+      server.url,
+      '--judge-model',
+      'm',
+      '--http-retries',
+      '0',
+      '--retries',
+      '0',
+      '--aggregation',
+      'implicit',
+      '--out',
+      out,
     ]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/error: --judge-url: nothing was scored: none of the 1 sample\(s\) got a implicit score; the judge failed 1 of 1 call\(s\)/);
+    expect(run.stderr).toMatch(
+      /error: --judge-url: nothing was scored: none of the 1 sample\(s\) got a implicit score; the judge failed 1 of 1 call\(s\)/,
+    );
     const got = readJson(out);
     expect(JSON.stringify(got.items[0].scores.implicit)).toMatch(/more than the 16 MiB a reply may have/);
     expect(server.sent).toHaveLength(1);

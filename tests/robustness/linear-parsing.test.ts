@@ -6,7 +6,12 @@
  * is measured in the bench (`parse_linear_ratio`).
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_JUDGE_ANSWER_CHARS, jsonObjects, parseCriterionAnswer, parseScoreAnswer } from '../../src/core/rubric/parse-judge.ts';
+import {
+  MAX_JUDGE_ANSWER_CHARS,
+  jsonObjects,
+  parseCriterionAnswer,
+  parseScoreAnswer,
+} from '../../src/core/rubric/parse-judge.ts';
 import { extractSql } from '../../src/core/sql/extract-sql.ts';
 import { tagBlocks } from '../../src/core/sql/tag-blocks.ts';
 
@@ -28,16 +33,34 @@ describe('linear-time parsing of judge answers and completions', { timeout: 60_0
   });
 
   it('the same objects as before on ordinary answers: prose, fences, several objects, nested, unclosed', () => {
-    expect(jsonObjects('Verdict: {"criteria_met": true, "explanation": "ok {x}"} done')).toEqual([{ criteria_met: true, explanation: 'ok {x}' }]);
-    expect(jsonObjects('{ broken {"score": 7} and {"score": 7, "explanation": "a"}')).toEqual([{ score: 7 }, { score: 7, explanation: 'a' }]);
+    expect(jsonObjects('Verdict: {"criteria_met": true, "explanation": "ok {x}"} done')).toEqual([
+      { criteria_met: true, explanation: 'ok {x}' },
+    ]);
+    expect(jsonObjects('{ broken {"score": 7} and {"score": 7, "explanation": "a"}')).toEqual([
+      { score: 7 },
+      { score: 7, explanation: 'a' },
+    ]);
     expect(jsonObjects('{"a": {"b": 1}} {"c": 2}')).toEqual([{ a: { b: 1 } }, { c: 2 }]);
-    expect(parseCriterionAnswer('<think>{"criteria_met": false}</think>```json\n{"criteria_met": true, "explanation": "x"}\n```')).toEqual({ ok: true, value: { met: true, explanation: 'x' } });
-    expect(parseScoreAnswer('{"score": 7}{"score": 8}')).toMatchObject({ ok: false, reason: expect.stringMatching(/disagree/) });
+    expect(
+      parseCriterionAnswer(
+        '<think>{"criteria_met": false}</think>```json\n{"criteria_met": true, "explanation": "x"}\n```',
+      ),
+    ).toEqual({ ok: true, value: { met: true, explanation: 'x' } });
+    expect(parseScoreAnswer('{"score": 7}{"score": 8}')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/disagree/),
+    });
   });
 
   it('a 1 MiB answer of "{" is unparseable at once; a reply past the bound is refused with the reason', () => {
-    expect(parseCriterionAnswer('{'.repeat(MB - 1))).toMatchObject({ ok: false, reason: expect.stringMatching(/no JSON object/) });
-    expect(parseScoreAnswer('{'.repeat(MAX_JUDGE_ANSWER_CHARS + 1))).toMatchObject({ ok: false, reason: expect.stringMatching(/more than the 1,048,576 a verdict may take/) });
+    expect(parseCriterionAnswer('{'.repeat(MB - 1))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/no JSON object/),
+    });
+    expect(parseScoreAnswer('{'.repeat(MAX_JUDGE_ANSWER_CHARS + 1))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/more than the 1,048,576 a verdict may take/),
+    });
     expect(parseCriterionAnswer(`${'<think>'.repeat(100_000)}{"criteria_met": true}`)).toMatchObject({ ok: true });
   });
 
@@ -48,7 +71,9 @@ describe('linear-time parsing of judge answers and completions', { timeout: 60_0
     expect(think.extraction.thinkStripped).toBe(true);
     expect(extractSql('<answer>'.repeat(MB / 8) + 'SELECT 2;').extraction.rule).toBe('select-fallback');
     // Ordinary completions: unchanged.
-    expect(extractSql('<think>draft SELECT 0</think>\nWITH t(x) AS (SELECT 1) SELECT x FROM t;').sql).toBe('WITH t(x) AS (SELECT 1) SELECT x FROM t;');
+    expect(extractSql('<think>draft SELECT 0</think>\nWITH t(x) AS (SELECT 1) SELECT x FROM t;').sql).toBe(
+      'WITH t(x) AS (SELECT 1) SELECT x FROM t;',
+    );
     expect(extractSql('<answer>```sql\nSELECT 3\n```</answer>').sql).toBe('SELECT 3');
     expect(tagBlocks('<a>1</a><A>2</A><a>3', 'a').map((b) => b.content)).toEqual(['1', '2']);
   });

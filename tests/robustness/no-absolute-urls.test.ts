@@ -11,7 +11,8 @@ import { ROOT } from '../helpers/cli.ts';
  * reserved `.invalid` names (which no resolver answers).
  */
 const ENGINE_CODE = /^src\/adapters\/engines\//;
-const HARMLESS = /\b(?:https?|wss?):\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?\b|\b(?:https?):\/\/[a-z0-9.-]+\.invalid\b|\/\^https\?:\/|placeholder="[^"]*"/i;
+const HARMLESS =
+  /\b(?:https?|wss?):\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?\b|\b(?:https?):\/\/[a-z0-9.-]+\.invalid\b|\/\^https\?:\/|placeholder="[^"]*"/i;
 const URL_RE = /\b(?:https?|wss?):\/\/[^\s'"`)]+|\/\/(?:[a-z0-9-]+\.)+(?:com|org|net|io|ai|dev|co|app)\b/i;
 
 function files(dir: string): string[] {
@@ -24,13 +25,19 @@ function files(dir: string): string[] {
 describe('no surprise traffic in the source', () => {
   it('no absolute URL in src/, workers/ or index.html except where the user configures the host', () => {
     const found: string[] = [];
-    for (const file of [...files(path.join(ROOT, 'src')), ...files(path.join(ROOT, 'workers')), path.join(ROOT, 'index.html')]) {
+    for (const file of [
+      ...files(path.join(ROOT, 'src')),
+      ...files(path.join(ROOT, 'workers')),
+      path.join(ROOT, 'index.html'),
+    ]) {
       const rel = path.relative(ROOT, file).split(path.sep).join('/');
-      readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-        if (!URL_RE.test(line) || ENGINE_CODE.test(rel)) return;
-        if (!URL_RE.test(line.replace(new RegExp(HARMLESS.source, 'gi'), ''))) return;
-        found.push(`${rel}:${i + 1}: ${line.trim()}`);
-      });
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (!URL_RE.test(line) || ENGINE_CODE.test(rel)) return;
+          if (!URL_RE.test(line.replace(new RegExp(HARMLESS.source, 'gi'), ''))) return;
+          found.push(`${rel}:${i + 1}: ${line.trim()}`);
+        });
     }
     expect(found).toEqual([]);
   });

@@ -13,9 +13,17 @@ import { ROOT, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 
 const evalArgs = [
-  'eval', '--predictions', sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
-  '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-  '--db-root', sharedData('bird', 'databases'), '--workers', '1',
+  'eval',
+  '--predictions',
+  sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
+  '--gold',
+  sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+  '--dataset',
+  sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+  '--db-root',
+  sharedData('bird', 'databases'),
+  '--workers',
+  '1',
 ];
 const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
 
@@ -51,23 +59,30 @@ describe('outputs checked before the work, written whole even when stdout closes
   it('a folder that cannot be written (/sys), and a name too long for its temporary file: refused at once, nothing evaluated', async () => {
     const ro = await runCli([...evalArgs, '--out', '/sys/r.json']);
     expect(ro.code).toBe(2);
-    expect(ro.stderr).toMatch(/^error: --out: \/sys\/r\.json: the folder \/sys is not writable \(EACCES\): name a file in a folder you can write to\n$/);
+    expect(ro.stderr).toMatch(
+      /^error: --out: \/sys\/r\.json: the folder \/sys is not writable \(EACCES\): name a file in a folder you can write to\n$/,
+    );
     expect(ro.stdout).toBe('');
     const long = path.join(path.dirname(tempFile('x')), `${'r'.repeat(240)}.json`);
     const tooLong = await runCli([...evalArgs, '--run-out', long]);
     expect(tooLong.code).toBe(2);
-    expect(tooLong.stderr).toMatch(/--run-out: .*r{20,}\.json: the name is too long: the temporary file written beside it \(\d+ characters\) is longer than the file system allows; use a shorter name/);
+    expect(tooLong.stderr).toMatch(
+      /--run-out: .*r{20,}\.json: the name is too long: the temporary file written beside it \(\d+ characters\) is longer than the file system allows; use a shorter name/,
+    );
     expect(tooLong.stdout).toBe('');
     expect(existsSync(long)).toBe(false);
   });
 
   const full = fullDisk();
-  it.skipIf(!full)('a full disk (a 1 MiB tmpfs, filled): refused at once naming the folder, nothing evaluated', async () => {
-    const r = await runCli([...evalArgs, '--out', path.join(full!, 'r.json')]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--out: .*r\.json: the disk of .* is full/);
-    expect(r.stdout).toBe('');
-    spawnSync('umount', [full!]);
-    mkdirSync(full!, { recursive: true });
-  });
+  it.skipIf(!full)(
+    'a full disk (a 1 MiB tmpfs, filled): refused at once naming the folder, nothing evaluated',
+    async () => {
+      const r = await runCli([...evalArgs, '--out', path.join(full!, 'r.json')]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--out: .*r\.json: the disk of .* is full/);
+      expect(r.stdout).toBe('');
+      spawnSync('umount', [full!]);
+      mkdirSync(full!, { recursive: true });
+    },
+  );
 });

@@ -4,17 +4,30 @@ import { applyWeighting, validateRubric, WEIGHTINGS, type Rubric } from '../../s
 import { scoreSample } from '../../src/core/rubric/score.ts';
 import type { CriterionVerdict, ExplicitOptions } from '../../src/core/rubric/scores.ts';
 
-function v(id: string, met: boolean | null, status: CriterionVerdict['status'] = met === null ? 'unparseable' : 'ok'): CriterionVerdict {
+function v(
+  id: string,
+  met: boolean | null,
+  status: CriterionVerdict['status'] = met === null ? 'unparseable' : 'ok',
+): CriterionVerdict {
   return { id, met, explanation: '', raw: null, status, source: 'judge', attempts: 1, cached: false };
 }
-const opts = (o: Partial<ExplicitOptions> = {}): ExplicitOptions => ({ normalization: 'positive', clip: true, unresolved: 'null', ...o });
+const opts = (o: Partial<ExplicitOptions> = {}): ExplicitOptions => ({
+  normalization: 'positive',
+  clip: true,
+  unresolved: 'null',
+  ...o,
+});
 
 /** One item per category, weights from a weighting. */
 function rubricWith(weighting: 'paper' | 'rar-integers'): Rubric {
   return validateRubric(
     {
       id: `r-${weighting}`,
-      items: ['essential', 'important', 'optional', 'pitfall'].map((category) => ({ id: category, title: category, category })),
+      items: ['essential', 'important', 'optional', 'pitfall'].map((category) => ({
+        id: category,
+        title: category,
+        category,
+      })),
     },
     { weighting },
   );
@@ -24,14 +37,24 @@ describe('explicit aggregation against hand-computed cases', () => {
   it('paper weights (1.0 / 0.7 / 0.3 / 0.9, pitfall phrased "avoids"): Σw·c / Σw', () => {
     const r = rubricWith('paper');
     expect(r.items.map((i) => i.weight)).toEqual([1.0, 0.7, 0.3, 0.9]);
-    const s = aggregateExplicit(r.items, [v('essential', true), v('important', false), v('optional', true), v('pitfall', true)], opts());
+    const s = aggregateExplicit(
+      r.items,
+      [v('essential', true), v('important', false), v('optional', true), v('pitfall', true)],
+      opts(),
+    );
     // (1.0 + 0.3 + 0.9) / (1.0 + 0.7 + 0.3 + 0.9) = 2.2 / 2.9
     expect(s.numerator).toBeCloseTo(2.2, 12);
     expect(s.denominator).toBeCloseTo(2.9, 12);
     expect(s.score).toBeCloseTo(2.2 / 2.9, 12);
     expect(s.status).toBe('ok');
     // Absolute normalisation is the same when no weight is negative.
-    expect(aggregateExplicit(r.items, [v('essential', true), v('important', false), v('optional', true), v('pitfall', true)], opts({ normalization: 'absolute' })).score).toBeCloseTo(2.2 / 2.9, 12);
+    expect(
+      aggregateExplicit(
+        r.items,
+        [v('essential', true), v('important', false), v('optional', true), v('pitfall', true)],
+        opts({ normalization: 'absolute' }),
+      ).score,
+    ).toBeCloseTo(2.2 / 2.9, 12);
   });
 
   it('released-data integers (5 / 4 / 2 / −2): a met pitfall subtracts; Σ positive vs Σ|w| denominators', () => {
@@ -49,17 +72,25 @@ describe('explicit aggregation against hand-computed cases', () => {
   });
 
   it('clips to [0, 1] like HealthBench, and keeps the unclipped value', () => {
-    const items = [{ id: 'e', weight: 5 }, { id: 'p', weight: -2 }];
+    const items = [
+      { id: 'e', weight: 5 },
+      { id: 'p', weight: -2 },
+    ];
     const s = aggregateExplicit(items, [v('e', false), v('p', true)], opts());
     expect(s.unclipped).toBeCloseTo(-2 / 5, 12);
     expect(s.score).toBe(0);
     const noClip = aggregateExplicit(items, [v('e', false), v('p', true)], opts({ clip: false }));
     expect(noClip.score).toBeCloseTo(-0.4, 12);
-    expect(aggregateExplicit(items, [v('e', false), v('p', true)], opts({ normalization: 'absolute', clip: false })).score).toBeCloseTo(-2 / 7, 12);
+    expect(
+      aggregateExplicit(items, [v('e', false), v('p', true)], opts({ normalization: 'absolute', clip: false })).score,
+    ).toBeCloseTo(-2 / 7, 12);
   });
 
   it('an unresolved criterion makes the score null (incomplete), or is left out with unresolved = skip', () => {
-    const items = [{ id: 'a', weight: 3 }, { id: 'b', weight: 1 }];
+    const items = [
+      { id: 'a', weight: 3 },
+      { id: 'b', weight: 1 },
+    ];
     const s = aggregateExplicit(items, [v('a', true), v('b', null)], opts());
     expect(s).toMatchObject({ score: null, status: 'incomplete', unresolved: ['b'] });
     expect(aggregateExplicit(items, [v('a', true), v('b', null)], opts({ unresolved: 'skip' })).score).toBe(1);
@@ -68,7 +99,11 @@ describe('explicit aggregation against hand-computed cases', () => {
   });
 
   it('not-applicable criteria leave numerator and denominator alone', () => {
-    const items = [{ id: 'a', weight: 1 }, { id: 'b', weight: 0.7 }, { id: 'c', weight: 0.3 }];
+    const items = [
+      { id: 'a', weight: 1 },
+      { id: 'b', weight: 0.7 },
+      { id: 'c', weight: 0.3 },
+    ];
     const s = aggregateExplicit(items, [v('a', true), v('b', null, 'not-applicable'), v('c', false)], opts());
     expect(s.score).toBeCloseTo(1 / 1.3, 12);
     expect(s.notApplicable).toEqual(['b']);
@@ -76,7 +111,10 @@ describe('explicit aggregation against hand-computed cases', () => {
 
   it('a rubric of pitfalls only has no positive weight: null with positive normalisation, a score with Σ|w|', () => {
     const items = [{ id: 'p', weight: -2 }];
-    expect(aggregateExplicit(items, [v('p', false)], opts())).toMatchObject({ score: null, status: 'no-positive-weight' });
+    expect(aggregateExplicit(items, [v('p', false)], opts())).toMatchObject({
+      score: null,
+      status: 'no-positive-weight',
+    });
     expect(aggregateExplicit(items, [v('p', false)], opts({ normalization: 'absolute' })).score).toBe(0);
     expect(aggregateExplicit(items, [v('p', true)], opts({ normalization: 'absolute', clip: false })).score).toBe(-1);
   });
@@ -87,12 +125,13 @@ describe('implicit and Likert scores', () => {
     expect(scaleToUnit(1)).toBe(0);
     expect(scaleToUnit(10)).toBe(1);
     expect(scaleToUnit(7)).toBeCloseTo(6 / 9, 12);
-    for (const bad of [0, 11, 7.5, Number.NaN]) expect(() => scaleToUnit(bad)).toThrow(/a judge score must be an integer in 1..10/);
+    for (const bad of [0, 11, 7.5, Number.NaN])
+      expect(() => scaleToUnit(bad)).toThrow(/a judge score must be an integer in 1..10/);
   });
 });
 
 describe('weightings', () => {
-  it('re-weighting keeps each pitfall\'s sign (its phrasing) and takes magnitudes from the table', () => {
+  it("re-weighting keeps each pitfall's sign (its phrasing) and takes magnitudes from the table", () => {
     const rar = validateRubric({
       id: 'r',
       items: [
@@ -109,7 +148,18 @@ describe('weightings', () => {
   it('re-aggregation with other weights uses the stored verdicts only', async () => {
     const r = rubricWith('paper');
     const scores = await scoreSample(
-      { ...r, items: r.items.map((i) => ({ ...i, check: { kind: 'regex' as const, pattern: i.id === 'important' ? 'nope' : '.', flags: '', target: 'completion' as const } })) },
+      {
+        ...r,
+        items: r.items.map((i) => ({
+          ...i,
+          check: {
+            kind: 'regex' as const,
+            pattern: i.id === 'important' ? 'nope' : '.',
+            flags: '',
+            target: 'completion' as const,
+          },
+        })),
+      },
       { question: 'q', completion: 'text' },
       { aggregations: ['explicit'] },
     );

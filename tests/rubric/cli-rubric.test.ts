@@ -10,7 +10,15 @@ import { section, startJudgeServer, type ChatRequest, type JudgeServer } from '.
 
 const DATASET = path.join(ROOT, 'public/rubrics/example-rar.jsonl');
 const COMPLETIONS = path.join(ROOT, 'public/rubrics/example-completions.jsonl');
-const PITFALLS = new Set(['Waiting advice', 'Unsafe medication', 'Insulin first', 'Air bubbles', 'Mass in speed', 'Energy as speed', 'Wrong formula']);
+const PITFALLS = new Set([
+  'Waiting advice',
+  'Unsafe medication',
+  'Insulin first',
+  'Air bubbles',
+  'Mass in speed',
+  'Energy as speed',
+  'Wrong formula',
+]);
 
 /**
  * A recorded judge: the two bad completions ("muscle strain", "air bubbles") meet only their
@@ -31,8 +39,23 @@ function recorded(req: ChatRequest): string {
 
 interface Out {
   judge: { model: string; engine: string };
-  summary: { count: number; explicit: { mean: number; n: number }; promptInjection: number; judge_stats: { calls: number; cacheHits: number } };
-  items: Array<{ id: string; sample: number; scores: { criteria: Array<{ status: string }>; explicit: { score: number; unclipped: number }; implicit: { score: number }; likert: { score: number }; promptInjection: { flagged: boolean } } }>;
+  summary: {
+    count: number;
+    explicit: { mean: number; n: number };
+    promptInjection: number;
+    judge_stats: { calls: number; cacheHits: number };
+  };
+  items: Array<{
+    id: string;
+    sample: number;
+    scores: {
+      criteria: Array<{ status: string }>;
+      explicit: { score: number; unclipped: number };
+      implicit: { score: number };
+      likert: { score: number };
+      promptInjection: { flagged: boolean };
+    };
+  }>;
 }
 
 let server: JudgeServer | null = null;
@@ -41,7 +64,17 @@ afterEach(async () => {
   server = null;
 });
 
-const base = (url: string) => ['rubric', '--dataset', DATASET, '--completions', COMPLETIONS, '--judge-url', url, '--judge-model', 'recorded-judge'];
+const base = (url: string) => [
+  'rubric',
+  '--dataset',
+  DATASET,
+  '--completions',
+  COMPLETIONS,
+  '--judge-url',
+  url,
+  '--judge-model',
+  'recorded-judge',
+];
 
 /** Each test spawns the CLI (npm + tsx) once or twice: allow for a loaded 2-core machine. */
 describe('rubric CLI command', { timeout: 180_000 }, () => {
@@ -53,8 +86,13 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
     expect(run.code).toBe(0);
     const got = readJson<Out>(out);
     expect(got.items.map((i) => [i.id, i.sample])).toEqual([
-      ['med-chest-pain', 0], ['med-chest-pain', 1], ['med-t2d-first-line', 0], ['sci-ice-floats', 0], ['sci-ice-floats', 1],
-      ['sci-falling-ball', 0], ['sci-propane-combustion', 0],
+      ['med-chest-pain', 0],
+      ['med-chest-pain', 1],
+      ['med-t2d-first-line', 0],
+      ['sci-ice-floats', 0],
+      ['sci-ice-floats', 1],
+      ['sci-falling-ball', 0],
+      ['sci-propane-combustion', 0],
     ]);
     const explicit = got.items.map((i) => i.scores.explicit.score);
     // Chest pain: positive weights 5+5+4+3+3+2+2 = 24, all met but nitroglycerin (3): 21/24.
@@ -67,7 +105,15 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
     expect(got.items[0]!.scores.implicit.score).toBeCloseTo(8 / 9, 12);
     expect(got.items[1]!.scores.implicit.score).toBeCloseTo(1 / 9, 12);
     expect(got.items.every((i) => Math.abs(i.scores.likert.score - 5 / 9) < 1e-12)).toBe(true);
-    expect(got.items.map((i) => i.scores.promptInjection.flagged)).toEqual([false, false, false, false, true, false, false]);
+    expect(got.items.map((i) => i.scores.promptInjection.flagged)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+    ]);
     expect(got.summary.explicit.mean).toBeCloseTo((21 / 24 + 4) / 7, 12);
     expect(got.summary.promptInjection).toBe(1);
     // 9 + 9 + 10 + 8 + 8 + 9 + 7 criteria, plus one implicit and one Likert call per sample.
@@ -86,7 +132,17 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
     expect(server.calls).toBe(74);
     expect(existsSync(cache)).toBe(true);
     const out = tempFile('paper.json');
-    const again = await runCli([...base(server.url), '--cache', cache, '--weighting', 'paper', '--aggregation', 'explicit,likert', '--out', out]);
+    const again = await runCli([
+      ...base(server.url),
+      '--cache',
+      cache,
+      '--weighting',
+      'paper',
+      '--aggregation',
+      'explicit,likert',
+      '--out',
+      out,
+    ]);
     expect(again.code).toBe(0);
     expect(server.calls).toBe(74);
     const got = readJson<Out>(out);
@@ -99,11 +155,25 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
   it('a judge that never answers in the format leaves `unparseable` verdicts, never a 0, and exits 2: nothing was scored', async () => {
     server = await startJudgeServer(() => 'Looks good to me!');
     const out = tempFile('u.json');
-    const run = await runCli([...base(server.url), '--retries', '0', '--aggregation', 'explicit,implicit', '--out', out]);
+    const run = await runCli([
+      ...base(server.url),
+      '--retries',
+      '0',
+      '--aggregation',
+      'explicit,implicit',
+      '--out',
+      out,
+    ]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/nothing was scored: none of the 7 sample\(s\) got a explicit, implicit score; the judge answered, but \d+ answer\(s\) were malformed/);
+    expect(run.stderr).toMatch(
+      /nothing was scored: none of the 7 sample\(s\) got a explicit, implicit score; the judge answered, but \d+ answer\(s\) were malformed/,
+    );
     const got = readJson<Out>(out);
-    expect(got.items.every((i) => i.scores.explicit.score === null && i.scores.criteria.every((c) => c.status === 'unparseable'))).toBe(true);
+    expect(
+      got.items.every(
+        (i) => i.scores.explicit.score === null && i.scores.criteria.every((c) => c.status === 'unparseable'),
+      ),
+    ).toBe(true);
     expect(got.summary.explicit).toMatchObject({ n: 0, mean: null });
     expect(run.stdout).toMatch(/^med-chest-pain\s+0\s+—\s+—\s+—\s+unresolved:c1,.*implicit:unparseable/m);
     expect(run.stdout).toContain('explicit  mean — over 0 sample(s), 7 without a score');
@@ -116,12 +186,16 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
     server = null;
     const run = await runCli([...base(url), '--http-retries', '0', '--aggregation', 'likert']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^error: --judge-url: the judge failed after 0 of 7 sample\(s\): GET http:\/\/127\.0\.0\.1:\d+\/v1\/models: the server could not be reached/);
+    expect(run.stderr).toMatch(
+      /^error: --judge-url: the judge failed after 0 of 7 sample\(s\): GET http:\/\/127\.0\.0\.1:\d+\/v1\/models: the server could not be reached/,
+    );
   });
 
   it('stops with exit 2 when the judge server fails mid-run, keeping the cached answers for a rerun', async () => {
     let calls = 0;
-    server = await startJudgeServer((req) => (++calls > 20 ? { status: 503, body: '{"error":{"message":"going away"}}' } : recorded(req)));
+    server = await startJudgeServer((req) =>
+      ++calls > 20 ? { status: 503, body: '{"error":{"message":"going away"}}' } : recorded(req),
+    );
     const cache = tempFile('partial.jsonl');
     const run = await runCli([...base(server.url), '--http-retries', '0', '--concurrency', '1', '--cache', cache]);
     expect(run.code).toBe(2);
@@ -152,11 +226,31 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
     expect(noUrl.stderr).toContain('--judge-url: is required');
     const comps = tempFile('c.jsonl');
     writeFileSync(comps, '{"completion": "a"}\n{"completion": "b"}\n');
-    const unpaired = await runCli(['rubric', '--dataset', DATASET, '--completions', comps, '--judge-url', 'http://127.0.0.1:9/v1', '--judge-model', 'm']);
+    const unpaired = await runCli([
+      'rubric',
+      '--dataset',
+      DATASET,
+      '--completions',
+      comps,
+      '--judge-url',
+      'http://127.0.0.1:9/v1',
+      '--judge-model',
+      'm',
+    ]);
     expect(unpaired.code).toBe(2);
     expect(unpaired.stderr).toContain('c.jsonl: 2 completions without "id" or "index" for 5 dataset rows');
     writeFileSync(comps, '{"id": "med-chest-pain", "completion": "a"}\n{"id": "nope", "completion": "b"}\n');
-    const unknown = await runCli(['rubric', '--dataset', DATASET, '--completions', comps, '--judge-url', 'http://127.0.0.1:9/v1', '--judge-model', 'm']);
+    const unknown = await runCli([
+      'rubric',
+      '--dataset',
+      DATASET,
+      '--completions',
+      comps,
+      '--judge-url',
+      'http://127.0.0.1:9/v1',
+      '--judge-model',
+      'm',
+    ]);
     expect(unknown.stderr).toContain('c.jsonl:2: no dataset row has id "nope"');
   });
 });

@@ -6,12 +6,18 @@ import { renderTemplate } from '../../src/core/rubric/judge-prompts.ts';
 import { sha256Hex } from '../../src/core/util/sha256.ts';
 
 describe('the pure SHA-256 behind judge-cache keys', () => {
-  it.each(['', 'abc', 'a'.repeat(55), 'a'.repeat(56), 'a'.repeat(64), 'a'.repeat(1000), 'Größe 🧪 医学 \u0000', 'x'.repeat(100_003)])(
-    'equals node:crypto for %#',
-    (text) => {
-      expect(sha256Hex(text)).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
-    },
-  );
+  it.each([
+    '',
+    'abc',
+    'a'.repeat(55),
+    'a'.repeat(56),
+    'a'.repeat(64),
+    'a'.repeat(1000),
+    'Größe 🧪 医学 \u0000',
+    'x'.repeat(100_003),
+  ])('equals node:crypto for %#', (text) => {
+    expect(sha256Hex(text)).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+  });
 });
 
 describe('judge-cache keys', () => {

@@ -4,19 +4,48 @@ import { parseCriterionAnswer, parseScoreAnswer } from '../../src/core/rubric/pa
 describe('strict parsing of a criterion verdict', () => {
   it.each([
     ['well-formed', '{"criteria_met": true, "explanation": "Mentions metformin."}', true, 'Mentions metformin.'],
-    ['fenced json block', 'Here is my grading:\n```json\n{"explanation": "No aspirin advice.", "criteria_met": false}\n```', false, 'No aspirin advice.'],
-    ['wrapped in prose', 'After reading the response carefully, {"criteria_met": true, "explanation": "ok"} is my verdict.', true, 'ok'],
-    ['reasoning in a think block with a draft verdict', '<think>maybe {"criteria_met": false}? no.</think>{"criteria_met": true, "explanation": "x"}', true, 'x'],
+    [
+      'fenced json block',
+      'Here is my grading:\n```json\n{"explanation": "No aspirin advice.", "criteria_met": false}\n```',
+      false,
+      'No aspirin advice.',
+    ],
+    [
+      'wrapped in prose',
+      'After reading the response carefully, {"criteria_met": true, "explanation": "ok"} is my verdict.',
+      true,
+      'ok',
+    ],
+    [
+      'reasoning in a think block with a draft verdict',
+      '<think>maybe {"criteria_met": false}? no.</think>{"criteria_met": true, "explanation": "x"}',
+      true,
+      'x',
+    ],
     ['explanation may be absent', '{"criteria_met": false}', false, ''],
-    ['braces in strings do not confuse it', '{"explanation": "uses {curly} braces and \\"quotes\\"", "criteria_met": true}', true, 'uses {curly} braces and "quotes"'],
-    ['two objects that agree', '{"criteria_met": true, "explanation": "a"}\n{"criteria_met": true, "explanation": "b"}', true, 'a'],
+    [
+      'braces in strings do not confuse it',
+      '{"explanation": "uses {curly} braces and \\"quotes\\"", "criteria_met": true}',
+      true,
+      'uses {curly} braces and "quotes"',
+    ],
+    [
+      'two objects that agree',
+      '{"criteria_met": true, "explanation": "a"}\n{"criteria_met": true, "explanation": "b"}',
+      true,
+      'a',
+    ],
   ])('accepts: %s', (_, text, met, explanation) => {
     expect(parseCriterionAnswer(text)).toEqual({ ok: true, value: { met, explanation } });
   });
 
   it.each([
     ['free text, no JSON', 'The criterion is met.', 'no JSON object with "criteria_met"'],
-    ['a string instead of a boolean', '{"criteria_met": "true", "explanation": "x"}', '"criteria_met" must be true or false, found "true"'],
+    [
+      'a string instead of a boolean',
+      '{"criteria_met": "true", "explanation": "x"}',
+      '"criteria_met" must be true or false, found "true"',
+    ],
     ['Python booleans', "{'criteria_met': True, 'explanation': 'x'}", 'no JSON object'],
     ['trailing comma', '{"criteria_met": true, "explanation": "x",}', 'no JSON object'],
     ['a number instead of a boolean', '{"criteria_met": 1}', 'must be true or false, found 1'],

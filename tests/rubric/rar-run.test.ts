@@ -13,7 +13,15 @@ import { GREEDY } from '../../src/core/engine/engine.ts';
 import { Judge } from '../../src/core/rubric/judge.ts';
 import { MemoryJudgeCache } from '../../src/core/rubric/judge-cache.ts';
 import { parseRarJsonl } from '../../src/core/rubric/rar-dataset.ts';
-import { RAR_POLICY_SYSTEM, pairCompletions, rarKey, replayCompletions, runRar, type RarRunOptions, type RarSample } from '../../src/core/rubric/rar-run.ts';
+import {
+  RAR_POLICY_SYSTEM,
+  pairCompletions,
+  rarKey,
+  replayCompletions,
+  runRar,
+  type RarRunOptions,
+  type RarSample,
+} from '../../src/core/rubric/rar-run.ts';
 import { scoreSample } from '../../src/core/rubric/score.ts';
 import { DEFAULT_EXPLICIT_OPTIONS } from '../../src/core/rubric/scores.ts';
 import { ROOT } from '../helpers/cli.ts';
@@ -26,14 +34,20 @@ const exampleText = readFileSync(COMPLETIONS, 'utf8');
 
 /** Answers of the recorded policy per question: the example completions of its row, in turn. */
 const answers = new Map<string, string[]>();
-for (const j of pairCompletions(exampleText, 'example-completions.jsonl', rows)) answers.set(j.row.question, [...(answers.get(j.row.question) ?? []), j.completion]);
+for (const j of pairCompletions(exampleText, 'example-completions.jsonl', rows))
+  answers.set(j.row.question, [...(answers.get(j.row.question) ?? []), j.completion]);
 
 /** Recorded judge: a completion that says "probably" or "air bubbles" meets only negative-weight items; others meet the positive ones. */
-function respond(req: ChatRequest, turn: Map<string, number>, failOn: string | null): string | { status: number; body: string } {
+function respond(
+  req: ChatRequest,
+  turn: Map<string, number>,
+  failOn: string | null,
+): string | { status: number; body: string } {
   const system = req.messages.find((m) => m.role === 'system')?.content ?? '';
   const user = req.messages.find((m) => m.role === 'user')?.content ?? '';
   if (system === RAR_POLICY_SYSTEM) {
-    if (failOn && user.includes(failOn)) return { status: 400, body: '{"error":{"message":"prompt rejected by the test server"}}' };
+    if (failOn && user.includes(failOn))
+      return { status: 400, body: '{"error":{"message":"prompt rejected by the test server"}}' };
     const list = answers.get(user) ?? ['I do not know.'];
     const k = turn.get(user) ?? 0;
     turn.set(user, k + 1);
@@ -50,7 +64,7 @@ function respond(req: ChatRequest, turn: Map<string, number>, failOn: string | n
 }
 
 /** Scores without the `cached` flags (a judge answer read from the cache is the same answer). */
-const uncached = <T,>(x: T): T => JSON.parse(JSON.stringify(x, (k, v) => (k === 'cached' ? undefined : v))) as T;
+const uncached = <T>(x: T): T => JSON.parse(JSON.stringify(x, (k, v) => (k === 'cached' ? undefined : v))) as T;
 
 let server: JudgeServer | null = null;
 afterEach(async () => {
@@ -67,27 +81,43 @@ async function setup(failOn: string | null = null) {
   await judgeEngine.load({ id: 'recorded-judge', source: server.url });
   const judge = new Judge({ engine: judgeEngine, model: 'recorded-judge', cache: new MemoryJudgeCache() });
   const base = (write: RarRunOptions['write'], done = new Set<string>()): RarRunOptions => ({
-    rows, samples: 2, policy: { kind: 'engine', engine: policy, params: { ...GREEDY, temperature: 0.7, seed: 11, maxTokens: 256 } },
-    judge, aggregations: ['explicit', 'implicit', 'likert'], explicit: DEFAULT_EXPLICIT_OPTIONS, weighting: 'as-given', done, write,
+    rows,
+    samples: 2,
+    policy: { kind: 'engine', engine: policy, params: { ...GREEDY, temperature: 0.7, seed: 11, maxTokens: 256 } },
+    judge,
+    aggregations: ['explicit', 'implicit', 'likert'],
+    explicit: DEFAULT_EXPLICIT_OPTIONS,
+    weighting: 'as-given',
+    done,
+    write,
   });
   return { judge, base };
 }
 
 describe('RaR runs: generate with an engine, judge with another, every sample stored once', { timeout: 60_000 }, () => {
-  it('scores each generated sample exactly as scoring that completion alone, with the row\'s own rubric', async () => {
+  it("scores each generated sample exactly as scoring that completion alone, with the row's own rubric", async () => {
     const ok = rows;
     const { judge, base } = await setup();
     const stored: RarSample[] = [];
     const progress: number[] = [];
-    const outcome = await runRar({ ...base(async (s) => void stored.push(...s)), onProgress: (p) => progress.push(p.done) });
+    const outcome = await runRar({
+      ...base(async (s) => void stored.push(...s)),
+      onProgress: (p) => progress.push(p.done),
+    });
     expect(outcome).toBe('done');
-    expect(stored.map((s) => rarKey(s.index, s.sample))).toEqual(ok.flatMap((r) => [rarKey(r.index, 0), rarKey(r.index, 1)]));
+    expect(stored.map((s) => rarKey(s.index, s.sample))).toEqual(
+      ok.flatMap((r) => [rarKey(r.index, 0), rarKey(r.index, 1)]),
+    );
     expect(progress.at(-1)).toBe(ok.length * 2);
     for (const s of stored) {
       const row = rows[s.index]!;
       expect(s.rowId).toBe(row.id);
       expect(s.generation).toMatchObject({ finishReason: 'stop', tokensIn: 10 });
-      const alone = await scoreSample(row.rubric, { question: row.question, reference: row.referenceAnswer, completion: s.completion }, { judge });
+      const alone = await scoreSample(
+        row.rubric,
+        { question: row.question, reference: row.referenceAnswer, completion: s.completion },
+        { judge },
+      );
       expect(uncached(s.scores)).toEqual(uncached(alone));
       expect(s.scores.criteria).toHaveLength(row.rubric.items.length);
     }
@@ -114,30 +144,48 @@ describe('RaR runs: generate with an engine, judge with another, every sample st
     await expect(runRar(again.base(closingTab))).rejects.toThrow('the tab was closed');
     expect(kept.size).toBe(4);
     const before = server!.requests.filter((r) => r.messages[0]?.content === RAR_POLICY_SYSTEM).length;
-    const outcome = await runRar(again.base(async (s) => { for (const x of s) { expect(kept.has(rarKey(x.index, x.sample))).toBe(false); kept.set(rarKey(x.index, x.sample), x); } }, new Set(kept.keys())));
+    const outcome = await runRar(
+      again.base(async (s) => {
+        for (const x of s) {
+          expect(kept.has(rarKey(x.index, x.sample))).toBe(false);
+          kept.set(rarKey(x.index, x.sample), x);
+        }
+      }, new Set(kept.keys())),
+    );
     expect(outcome).toBe('done');
     const after = server!.requests.filter((r) => r.messages[0]?.content === RAR_POLICY_SYSTEM).length;
     // Only the questions not stored were asked again (the third one was generated before the tab closed).
     expect(after - before).toBe(wholeCalls - 4);
-    const byKey = (xs: Iterable<RarSample>) => [...xs].map(({ generation: _g, ...rest }) => uncached(rest)).sort((a, b) => a.index - b.index || a.sample - b.sample);
+    const byKey = (xs: Iterable<RarSample>) =>
+      [...xs]
+        .map(({ generation: _g, ...rest }) => uncached(rest))
+        .sort((a, b) => a.index - b.index || a.sample - b.sample);
     expect(byKey(kept.values())).toEqual(byKey(whole));
   });
 
   it('a question the policy fails on stops the run with a message naming it; earlier questions stay written', async () => {
     const { base } = await setup('propane');
     const stored: RarSample[] = [];
-    await expect(runRar(base(async (s) => void stored.push(...s)))).rejects.toThrow(/the policy failed on question "sci-propane-combustion": .*prompt rejected by the test server/);
+    await expect(runRar(base(async (s) => void stored.push(...s)))).rejects.toThrow(
+      /the policy failed on question "sci-propane-combustion": .*prompt rejected by the test server/,
+    );
     expect([...new Set(stored.map((s) => s.rowId))]).toEqual(rows.slice(0, 4).map((r) => r.id));
   });
 
-  it('replays a completions file: each line is a sample of its row, scored with that row\'s rubric', async () => {
+  it("replays a completions file: each line is a sample of its row, scored with that row's rubric", async () => {
     const { base } = await setup();
     const jobs = pairCompletions(exampleText, 'example-completions.jsonl', rows);
     const stored: RarSample[] = [];
-    const outcome = await runRar({ ...base(async (s) => void stored.push(...s)), samples: 4, policy: { kind: 'replay', completions: replayCompletions(jobs) } });
+    const outcome = await runRar({
+      ...base(async (s) => void stored.push(...s)),
+      samples: 4,
+      policy: { kind: 'replay', completions: replayCompletions(jobs) },
+    });
     expect(outcome).toBe('done');
     expect(stored.map((s) => [s.rowId, s.sample, s.completion])).toEqual(
-      [...jobs].sort((a, b) => a.row.index - b.row.index || a.sample - b.sample).map((j) => [j.row.id, j.sample, j.completion]),
+      [...jobs]
+        .sort((a, b) => a.row.index - b.row.index || a.sample - b.sample)
+        .map((j) => [j.row.id, j.sample, j.completion]),
     );
     expect(stored.every((s) => s.generation === null)).toBe(true);
   });

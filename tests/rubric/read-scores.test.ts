@@ -7,7 +7,12 @@ import { JsonReader } from '../../src/core/formats/validate.ts';
 const rubric = validateRubric({
   id: 'r',
   items: [
-    { id: 'sql', title: 'Selects', category: 'essential', check: { kind: 'regex', pattern: '^select', flags: 'i', target: 'sql' } },
+    {
+      id: 'sql',
+      title: 'Selects',
+      category: 'essential',
+      check: { kind: 'regex', pattern: '^select', flags: 'i', target: 'sql' },
+    },
     { id: 'n/a', title: 'Matches gold', category: 'important', check: { kind: 'sql', name: 'matches-gold' } },
     { id: 'judge', title: 'Explains', category: 'optional' },
   ],
@@ -31,9 +36,13 @@ describe('reading stored rubric scores at the boundary', () => {
     const bad = o.rubric as { criteria: Array<Record<string, unknown>>; explicit: Record<string, unknown> };
     bad.criteria[0]!.met = 'yes';
     const r = new JsonReader('run.json');
-    expect(() => r.optional(o, 'rubric', 'samples[3]', readRubricScores)).toThrow('run.json: samples[3].rubric.criteria[0].met must be true or false, found the string "yes"');
+    expect(() => r.optional(o, 'rubric', 'samples[3]', readRubricScores)).toThrow(
+      'run.json: samples[3].rubric.criteria[0].met must be true or false, found the string "yes"',
+    );
     bad.criteria[0]!.met = true;
     bad.explicit.status = 'great';
-    expect(() => r.optional(o, 'rubric', 'samples[3]', readRubricScores)).toThrow('samples[3].rubric.explicit.status must be one of "ok", "incomplete", "no-positive-weight"');
+    expect(() => r.optional(o, 'rubric', 'samples[3]', readRubricScores)).toThrow(
+      'samples[3].rubric.explicit.status must be one of "ok", "incomplete", "no-positive-weight"',
+    );
   });
 });

@@ -13,7 +13,15 @@ import { sharedData } from '../helpers/shared-data.ts';
 import { runBirdPredictions, miniDev, type BirdRunItem } from './helpers/bird-run.ts';
 import { BIRD_DBS_HERE, readBirdSchema } from './helpers/schema.ts';
 
-interface OutItem { index: number; question_id: number; db_id: string; ex: 0 | 1; status: ItemStatus; error: string | null; mutated_db: boolean }
+interface OutItem {
+  index: number;
+  question_id: number;
+  db_id: string;
+  ex: 0 | 1;
+  status: ItemStatus;
+  error: string | null;
+  mutated_db: boolean;
+}
 
 const schemas: Record<string, Schema> = {};
 beforeAll(async () => {
@@ -29,12 +37,18 @@ describe('a rubric with the single item "result matches gold" is the EX reward',
     const out = tempFile('out.json');
     const run = await runCli([
       'eval',
-      '--predictions', sharedData('bird', 'predictions', file),
-      '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--db-root', sharedData('bird', 'databases'),
-      '--workers', '2',
-      '--out', out,
+      '--predictions',
+      sharedData('bird', 'predictions', file),
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--dataset',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--db-root',
+      sharedData('bird', 'databases'),
+      '--workers',
+      '2',
+      '--out',
+      out,
     ]);
     expect(run.code, run.stderr).toBe(0);
     const items = readJson<{ items: OutItem[] }>(out).items;
@@ -45,13 +59,19 @@ describe('a rubric with the single item "result matches gold" is the EX reward',
       const q = questions[it.index]!;
       const s = await scoreSample(
         EX_ONLY_RUBRIC,
-        birdSample({ question: q, sql: '', execution: { status: it.status, ex: it.ex, error: it.error, mutatedDb: it.mutated_db } }),
+        birdSample({
+          question: q,
+          sql: '',
+          execution: { status: it.status, ex: it.ex, error: it.error, mutatedDb: it.mutated_db },
+        }),
         { aggregations: ['explicit'] },
       );
       // An item without its database was never run: not scored (null), never a silent EX 0.
       if (it.status === 'missing-db') {
-        if (s.explicit!.score !== null || s.criteria[0]!.status !== 'not-applicable') mismatches.push(`item ${it.index}: unscored item got ${s.explicit!.score}`);
-      } else if (s.explicit!.score !== it.ex || s.explicit!.status !== 'ok') mismatches.push(`item ${it.index}: explicit ${s.explicit!.score} vs ex ${it.ex}`);
+        if (s.explicit!.score !== null || s.criteria[0]!.status !== 'not-applicable')
+          mismatches.push(`item ${it.index}: unscored item got ${s.explicit!.score}`);
+      } else if (s.explicit!.score !== it.ex || s.explicit!.status !== 'ok')
+        mismatches.push(`item ${it.index}: explicit ${s.explicit!.score} vs ex ${it.ex}`);
     }
     expect(mismatches).toEqual([]);
     // Both outcomes occur among the items that ran; the 360 items without a database are not scored.
@@ -67,7 +87,10 @@ describe('schema-only on the real schemas (read with sql.js from the .sqlite fil
     const here = gold.filter((g) => schemas[g.dbId]);
     expect(here).toHaveLength(140);
     const rejected = here
-      .map((g, i) => ({ i, r: runSqlCheck({ kind: 'sql', name: 'schema-only' }, { sql: g.sql, schema: schemas[g.dbId] }) }))
+      .map((g, i) => ({
+        i,
+        r: runSqlCheck({ kind: 'sql', name: 'schema-only' }, { sql: g.sql, schema: schemas[g.dbId] }),
+      }))
       .filter(({ r }) => r.met !== true);
     expect(rejected).toEqual([]);
   });
@@ -90,7 +113,10 @@ describe('schema-only on the real schemas (read with sql.js from the .sqlite fil
     const missed: number[] = [];
     let flagged = 0;
     for (const r of run) {
-      const check = runSqlCheck({ kind: 'sql', name: 'schema-only' }, { sql: r.item.predSql, schema: schemas[r.item.dbId] });
+      const check = runSqlCheck(
+        { kind: 'sql', name: 'schema-only' },
+        { sql: r.item.predSql, schema: schemas[r.item.dbId] },
+      );
       if (check.met === false) flagged++;
       if (check.met === false && r.result.status === 'ok') flaggedButRan.push(r.item.index);
       if (check.met === true && /no such (column|table)/.test(r.result.error ?? '')) missed.push(r.item.index);
@@ -116,7 +142,9 @@ describe('execution-based checks on a real run', () => {
     expect(real).toHaveLength(140);
     for (const r of real) {
       const input = { sql: r.item.predSql, execution: r.facts };
-      expect(runSqlCheck({ kind: 'sql', name: 'executes' }, input).met, `item ${r.item.index}`).toBe(r.result.status === 'ok');
+      expect(runSqlCheck({ kind: 'sql', name: 'executes' }, input).met, `item ${r.item.index}`).toBe(
+        r.result.status === 'ok',
+      );
       expect(runSqlCheck({ kind: 'sql', name: 'matches-gold' }, input).met).toBe(r.result.ex === 1);
       expect(runSqlCheck({ kind: 'sql', name: 'no-write' }, input).met).toBe(true);
     }
@@ -126,11 +154,19 @@ describe('execution-based checks on a real run', () => {
   it('no-write fails for a DELETE that the pool saw change the real database', () => {
     const w = run.find((r) => r.item.index === 10_000)!;
     expect(w.facts.mutatedDb).toBe(true);
-    expect(runSqlCheck({ kind: 'sql', name: 'no-write' }, { sql: w.item.predSql, execution: w.facts })).toMatchObject({ met: false, explanation: 'the query changed the database' });
+    expect(runSqlCheck({ kind: 'sql', name: 'no-write' }, { sql: w.item.predSql, execution: w.facts })).toMatchObject({
+      met: false,
+      explanation: 'the query changed the database',
+    });
   });
 
   it('column-count: met whenever EX = 1 with rows, and some wrong answers return the wrong number of columns', () => {
-    const outcomes = run.filter((r) => r.item.index !== 10_000).map((r) => ({ r, c: runSqlCheck({ kind: 'sql', name: 'column-count' }, { sql: r.item.predSql, execution: r.facts }) }));
+    const outcomes = run
+      .filter((r) => r.item.index !== 10_000)
+      .map((r) => ({
+        r,
+        c: runSqlCheck({ kind: 'sql', name: 'column-count' }, { sql: r.item.predSql, execution: r.facts }),
+      }));
     for (const { r, c } of outcomes) {
       if (r.result.ex === 1 && (r.result.goldRowCount ?? 0) > 0) expect(c.met, `item ${r.item.index}`).toBe(true);
       if (r.result.status !== 'ok') expect(c.met).toBe(false);
@@ -145,11 +181,22 @@ describe('uses-evidence-formula on the gold queries (documented heuristic)', () 
   it('applies to the 29 questions whose evidence defines a formula; 25 golds use it, 4 compute it another way', () => {
     const { questions } = miniDev();
     const here = questions.filter((q) => schemas[q.dbId]);
-    const results = here.map((q) => ({ q, r: runSqlCheck({ kind: 'sql', name: 'uses-evidence-formula' }, { sql: q.goldSql, evidence: q.evidence, schema: schemas[q.dbId] }) }));
+    const results = here.map((q) => ({
+      q,
+      r: runSqlCheck(
+        { kind: 'sql', name: 'uses-evidence-formula' },
+        { sql: q.goldSql, evidence: q.evidence, schema: schemas[q.dbId] },
+      ),
+    }));
     expect(results.filter(({ r }) => r.status === 'ok')).toHaveLength(29);
     // 790 subtracts two subqueries without SUM; 800 and 219 count other columns than the evidence
     // names; 198 averages per-molecule counts instead of dividing.
-    expect(results.filter(({ r }) => r.met === false).map(({ q }) => q.questionId).sort((a, b) => a - b)).toEqual([198, 219, 790, 800]);
+    expect(
+      results
+        .filter(({ r }) => r.met === false)
+        .map(({ q }) => q.questionId)
+        .sort((a, b) => a - b),
+    ).toEqual([198, 219, 790, 800]);
   });
 });
 
@@ -157,11 +204,22 @@ describe('the built-in BIRD rubric mixes programmatic and judge items', { timeou
   it('without a judge, its judge items are skipped (score null) and the programmatic verdicts stand', async () => {
     const run = await runBirdPredictions('TA_output/predict_mini_dev_gpt-4-o_cot_SQLite.json');
     const r = run.find((x) => x.result.ex === 1)!;
-    const s = await scoreSample(BIRD_RUBRIC, birdSample({ question: r.question, sql: r.item.predSql, execution: r.facts, schema: schemas[r.item.dbId] }));
-    expect(s.criteria.filter((c) => c.source === 'judge').map((c) => c.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    const s = await scoreSample(
+      BIRD_RUBRIC,
+      birdSample({ question: r.question, sql: r.item.predSql, execution: r.facts, schema: schemas[r.item.dbId] }),
+    );
+    expect(s.criteria.filter((c) => c.source === 'judge').map((c) => c.status)).toEqual([
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
     expect(s.criteria.find((c) => c.id === 'matches-gold')).toMatchObject({ status: 'ok', met: true });
     expect(s.criteria.find((c) => c.id === 'no-write')).toMatchObject({ status: 'ok', met: true });
-    expect(s.explicit).toMatchObject({ score: null, status: 'incomplete', unresolved: ['answers-all-parts', 'avoids-hardcoding', 'simple'] });
+    expect(s.explicit).toMatchObject({
+      score: null,
+      status: 'incomplete',
+      unresolved: ['answers-all-parts', 'avoids-hardcoding', 'simple'],
+    });
     expect(s.implicit!.status).toBe('skipped');
   });
 });

@@ -35,7 +35,11 @@ describe('stories260K on the CPU engine as judge', () => {
     const rubric = { ...row!.rubric, items: row!.rubric.items.slice(0, 3) };
     const cache = new MemoryJudgeCache();
     const judge = new Judge({ engine, model: 'stories260K.gguf', params: { maxTokens: 24 }, retries: 1, cache });
-    const sample = { question: row!.question, reference: row!.referenceAnswer, completion: 'Call 911 now and chew an aspirin.' };
+    const sample = {
+      question: row!.question,
+      reference: row!.referenceAnswer,
+      completion: 'Call 911 now and chew an aspirin.',
+    };
     const s = await scoreSample(rubric, sample, { judge });
     expect(s.judge).toMatchObject({ engine: 'wllama', model: 'stories260K.gguf' });
     expect(s.criteria).toHaveLength(3);

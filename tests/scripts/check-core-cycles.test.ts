@@ -21,13 +21,18 @@ function tree(files: Record<string, string>): string {
   return dir;
 }
 
-const run = (root: string) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/check-core-cycles.ts', root], { cwd: ROOT, encoding: 'utf8' });
+const run = (root: string) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'scripts/check-core-cycles.ts', root], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
 
 describe('check-core-cycles', () => {
   it('finds a planted three-folder cycle, type-only imports included, and names the files of every edge', () => {
     const dir = tree({
       'types.ts': 'export type Id = number;\n',
-      'low/a.ts': "import type { Id } from '../types.ts';\nimport { b } from '../mid/b.ts';\nexport const a = (x: Id) => b(x);\n",
+      'low/a.ts':
+        "import type { Id } from '../types.ts';\nimport { b } from '../mid/b.ts';\nexport const a = (x: Id) => b(x);\n",
       'mid/b.ts': "export { c as b } from '../high/c.ts';\n",
       'high/c.ts': "import type { A } from '../low/types.ts';\nexport const c = (x: number): A => x;\n",
       'low/types.ts': 'export type A = number;\n',

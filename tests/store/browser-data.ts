@@ -16,7 +16,10 @@ declare module 'vitest' {
 export async function sharedBlob(relative: string): Promise<Blob> {
   const abs = `${inject('sharedDataDir')}/${relative}`;
   const res = await fetch(`/@fs${abs}`);
-  if (!res.ok) throw new Error(`../shared/data is missing or unreadable: ${abs} (HTTP ${res.status}). Browser tests read real BIRD data from there.`);
+  if (!res.ok)
+    throw new Error(
+      `../shared/data is missing or unreadable: ${abs} (HTTP ${res.status}). Browser tests read real BIRD data from there.`,
+    );
   return res.blob();
 }
 
@@ -34,7 +37,10 @@ export async function birdMiniDevFiles(): Promise<{ path: string; file: Blob }[]
     { path: 'minidev/dev_tables.json', file: await sharedBlob('bird/minidev/dev_tables.json') },
   ];
   for (const db of BIRD_DBS) {
-    files.push({ path: `minidev/dev_databases/${db}/${db}.sqlite`, file: await sharedBlob(`bird/databases/${db}/${db}.sqlite`) });
+    files.push({
+      path: `minidev/dev_databases/${db}/${db}.sqlite`,
+      file: await sharedBlob(`bird/databases/${db}/${db}.sqlite`),
+    });
   }
   return files;
 }
@@ -46,6 +52,7 @@ export async function spiderFiles(dbs: readonly string[]): Promise<{ path: strin
     { path: 'spider/dev_gold.sql', file: await sharedBlob('spider/dev_gold.sql') },
     { path: 'spider/tables.json', file: await sharedBlob('spider/tables.json') },
   ];
-  for (const db of dbs) files.push({ path: `spider/database/${db}/${db}.sqlite`, file: await sharedBlob(`spider/${db}/${db}.sqlite`) });
+  for (const db of dbs)
+    files.push({ path: `spider/database/${db}/${db}.sqlite`, file: await sharedBlob(`spider/${db}/${db}.sqlite`) });
   return files;
 }

@@ -12,14 +12,21 @@ import { birdPredictionsJson } from '../../src/core/runfile/export.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 
-const pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: folderDbSource(sharedData('bird', 'databases')), size: 2 });
+const pool = new SqlPool({
+  spawn: spawnNodeSqlWorker,
+  dbSource: folderDbSource(sharedData('bird', 'databases')),
+  size: 2,
+});
 afterAll(() => pool.dispose());
 
 describe('exported BIRD predictions reproduce the run in the CLI', () => {
   it('a run of real mini-dev predictions, exported, gives the CLI the same EX on every one of the 500 items', async () => {
     const predFile = 'predictions/sql_output_kg/predict_mini_dev_gpt-4_sqlite.json';
     const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'mini_dev_sqlite.json');
-    const gold = parseGoldSql(readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'mini_dev_sqlite_gold.sql');
+    const gold = parseGoldSql(
+      readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      'mini_dev_sqlite_gold.sql',
+    );
     const preds = parsePredictions(readSharedText('bird', predFile), predFile);
     const { items } = pairPredictions(preds, gold, questions, predFile);
     const results = await pool.evaluate(items, { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 30_000 });
@@ -30,8 +37,17 @@ describe('exported BIRD predictions reproduce the run in the CLI', () => {
     writeFileSync(exported, birdPredictionsJson(samples));
     const out = tempFile('out.json');
     const cli = await runCli([
-      'eval', '--predictions', exported, '--gold', sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--db-root', sharedData('bird', 'databases'), '--dataset', sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), '--out', out,
+      'eval',
+      '--predictions',
+      exported,
+      '--gold',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      '--db-root',
+      sharedData('bird', 'databases'),
+      '--dataset',
+      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      '--out',
+      out,
     ]);
     expect(cli.code, cli.stderr).toBe(0);
     const got = readJson<{ items: Array<{ index: number; ex: number; status: string }> }>(out);

@@ -2,7 +2,13 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classifyFiles } from '../../src/adapters/import/classify-files.ts';
-import { databaseDirs, detectLayout, isGoldCandidate, isQuestionCandidate, missingDatabases } from '../../src/adapters/import/layout.ts';
+import {
+  databaseDirs,
+  detectLayout,
+  isGoldCandidate,
+  isQuestionCandidate,
+  missingDatabases,
+} from '../../src/adapters/import/layout.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 /** Paths as a folder input gives them (`<folder>/<relative path>`), for a real folder under ../shared/data. */
@@ -31,7 +37,11 @@ describe('import layout recognition on the real folders', () => {
 
   it('Spider: recognised as Spider (not "BIRD"); dev.json and the two gold files, none of its 163 database folders', () => {
     const paths = folderPaths('spider');
-    expect(detectLayout(paths)).toMatchObject({ layout: 'spider', kind: 'spider', evidence: ['spider/tables.json', 'spider/dev_gold.sql', 'spider/train_gold.sql'] });
+    expect(detectLayout(paths)).toMatchObject({
+      layout: 'spider',
+      kind: 'spider',
+      evidence: ['spider/tables.json', 'spider/dev_gold.sql', 'spider/train_gold.sql'],
+    });
     expect(paths.filter((p) => isQuestionCandidate(p, databaseDirs(paths)))).toEqual(['spider/dev.json']);
     expect(paths.filter(isGoldCandidate)).toEqual(['spider/dev_gold.sql', 'spider/train_gold.sql']);
   });
@@ -45,13 +55,20 @@ describe('import layout recognition on the real folders', () => {
   });
 
   it('a folder with none of these files is not recognised', () => {
-    expect(detectLayout(['mine/questions.json', 'mine/shop.sqlite'])).toEqual({ layout: null, kind: 'custom', evidence: [] });
+    expect(detectLayout(['mine/questions.json', 'mine/shop.sqlite'])).toEqual({
+      layout: null,
+      kind: 'custom',
+      evidence: [],
+    });
   });
 
   it('names the databases mini-dev uses that the folder lacks, with their question counts, before any import', () => {
     const paths = folderPaths('bird');
     const c = classifyFiles(paths);
-    const missing = missingDatabases(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), new Set(c.databases.keys()))!;
+    const missing = missingDatabases(
+      readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'),
+      new Set(c.databases.keys()),
+    )!;
     // 11 databases in mini-dev, 3 of them here: 8 missing, 360 of the 500 questions.
     expect(missing).toHaveLength(8);
     expect(missing.reduce((n, m) => n + m.questions, 0)).toBe(360);

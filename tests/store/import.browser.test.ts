@@ -9,7 +9,10 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
   it('stores the dataset with its card: questions by difficulty and database, sha256 and known release of each database', async () => {
     t = testStore();
     const phases = new Set<string>();
-    const ds = await t.store.datasets.import({ kind: 'bird', name: 'BIRD mini-dev', files: await birdMiniDevFiles() }, { onProgress: (p) => phases.add(p.phase) });
+    const ds = await t.store.datasets.import(
+      { kind: 'bird', name: 'BIRD mini-dev', files: await birdMiniDevFiles() },
+      { onProgress: (p) => phases.add(p.phase) },
+    );
     expect(ds.questions).toHaveLength(500);
     expect(ds.goldFile?.name).toBe('minidev/mini_dev_sqlite_gold.sql');
     expect(ds.questionsFile.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -19,7 +22,8 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
     const card = await t.store.datasets.card(ds.id);
     expect(card.byDifficulty).toEqual({ simple: 148, moderate: 250, challenging: 102 });
     expect(card.byDb.superhero).toEqual({
-      questions: expect.any(Number), sizeBytes: 237_568,
+      questions: expect.any(Number),
+      sizeBytes: 237_568,
       sha256: '75e94a2c3236ee3bb2c01fb97a1c4b4c1c269bcefd4eab1d04be323d2d0825b1',
       knownAs: 'superhero from BIRD dev (dev_20240627 and TASQL_fork LFS)',
     });
@@ -46,7 +50,11 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
     t = testStore();
     const files = await birdMiniDevFiles();
     const a = await t.store.datasets.import({ kind: 'bird', name: 'a', files });
-    const b = await t.store.datasets.import({ kind: 'bird', name: 'b', files: files.filter((f) => !f.path.includes('toxicology')) });
+    const b = await t.store.datasets.import({
+      kind: 'bird',
+      name: 'b',
+      files: files.filter((f) => !f.path.includes('toxicology')),
+    });
     await t.store.datasets.delete(a.id);
     expect(await t.counts()).toMatchObject({ datasets: 1, databases: 2, chunks: 2 });
     await t.store.datasets.delete(b.id);
@@ -57,9 +65,14 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
     t = testStore();
     const { BlobWriter, BlobReader, ZipWriter } = await import('@zip.js/zip.js');
     const zip = new ZipWriter(new BlobWriter('application/zip'), { zip64: true, useWebWorkers: false });
-    for (const f of await birdMiniDevFiles()) await zip.add(`MINIDEV/${f.path.replace(/^minidev\//, '')}`, new BlobReader(f.file));
+    for (const f of await birdMiniDevFiles())
+      await zip.add(`MINIDEV/${f.path.replace(/^minidev\//, '')}`, new BlobReader(f.file));
     const blob = await zip.close();
-    const ds = await t.store.datasets.import({ kind: 'bird', name: 'zipped', files: [{ path: 'minidev.zip', file: blob }] });
+    const ds = await t.store.datasets.import({
+      kind: 'bird',
+      name: 'zipped',
+      files: [{ path: 'minidev.zip', file: blob }],
+    });
     const card = await t.store.datasets.card(ds.id);
     expect(card.questionsWithoutDb).toHaveLength(360);
     expect(card.byDb.student_club!.sha256).toBe('eb89bcfe97eefa386a27904ec5aa15159811a7eac894ec659a36e48fa9f76b77');
@@ -72,19 +85,28 @@ it('reads a zip inside a zip, as in BIRD dev.zip (dev_databases.zip inside), sto
   const { BlobWriter, BlobReader, ZipWriter } = await import('@zip.js/zip.js');
   const files = await birdMiniDevFiles();
   const inner = new ZipWriter(new BlobWriter('application/zip'), { useWebWorkers: false });
-  for (const f of files.filter((f) => f.path.endsWith('.sqlite'))) await inner.add(f.path.replace(/^minidev\//, ''), new BlobReader(f.file));
+  for (const f of files.filter((f) => f.path.endsWith('.sqlite')))
+    await inner.add(f.path.replace(/^minidev\//, ''), new BlobReader(f.file));
   const innerBlob = await inner.close();
   const outerZip = async (level: number) => {
     const outer = new ZipWriter(new BlobWriter('application/zip'), { useWebWorkers: false });
-    for (const f of files.filter((f) => !f.path.endsWith('.sqlite'))) await outer.add(`dev_20240627/${f.path.replace(/^minidev\//, '')}`, new BlobReader(f.file));
+    for (const f of files.filter((f) => !f.path.endsWith('.sqlite')))
+      await outer.add(`dev_20240627/${f.path.replace(/^minidev\//, '')}`, new BlobReader(f.file));
     await outer.add('dev_20240627/dev_databases.zip', new BlobReader(innerBlob), { level });
     return outer.close();
   };
-  const stored = await t.store.datasets.import({ kind: 'bird', name: 'nested', files: [{ path: 'dev.zip', file: await outerZip(0) }] });
+  const stored = await t.store.datasets.import({
+    kind: 'bird',
+    name: 'nested',
+    files: [{ path: 'dev.zip', file: await outerZip(0) }],
+  });
   expect(Object.keys(stored.databases).sort()).toEqual([...BIRD_DBS]);
   const phases: string[] = [];
   const deflatedZip = await outerZip(6);
-  const deflated = await t.store.datasets.import({ kind: 'bird', name: 'nested deflated', files: [{ path: 'dev.zip', file: deflatedZip }] }, { onProgress: (p) => phases.push(`${p.phase}:${p.file}`) });
+  const deflated = await t.store.datasets.import(
+    { kind: 'bird', name: 'nested deflated', files: [{ path: 'dev.zip', file: deflatedZip }] },
+    { onProgress: (p) => phases.push(`${p.phase}:${p.file}`) },
+  );
   expect(deflated.databases).toEqual(stored.databases);
   expect(phases).toContain('reading:unpacking the inner zip');
   // The spooled copy is gone once the import has ended.
@@ -97,14 +119,20 @@ it('reads a zip inside a zip, as in BIRD dev.zip (dev_databases.zip inside), sto
   const bytes = new Uint8Array(await deflatedZip.arrayBuffer());
   const at = bytes.length - Math.floor(innerBlob.size / 2);
   bytes.fill(0x55, at, at + 4096);
-  await expect(t.store.datasets.import({ kind: 'bird', name: 'damaged', files: [{ path: 'dev.zip', file: new Blob([bytes]) }] }))
-    .rejects.toThrow(/dev_20240627\/dev_databases\.zip.* is damaged .*download dev\.zip again, or unzip it with another tool and import the folder/);
+  await expect(
+    t.store.datasets.import({ kind: 'bird', name: 'damaged', files: [{ path: 'dev.zip', file: new Blob([bytes]) }] }),
+  ).rejects.toThrow(
+    /dev_20240627\/dev_databases\.zip.* is damaged .*download dev\.zip again, or unzip it with another tool and import the folder/,
+  );
   expect((await t.counts()).datasets).toBe(2);
 
   // Cancelled while the inner zip is being inflated: nothing stored, no spooled copy left.
   const ctl = new AbortController();
   const cancelled = await t.store.datasets
-    .import({ kind: 'bird', name: 'cancelled', files: [{ path: 'dev.zip', file: deflatedZip }] }, { signal: ctl.signal, onProgress: (p) => p.file === 'unpacking the inner zip' && ctl.abort() })
+    .import(
+      { kind: 'bird', name: 'cancelled', files: [{ path: 'dev.zip', file: deflatedZip }] },
+      { signal: ctl.signal, onProgress: (p) => p.file === 'unpacking the inner zip' && ctl.abort() },
+    )
     .catch((e: unknown) => e);
   expect(cancelled).toMatchObject({ name: 'AbortError' });
   expect((await t.counts()).datasets).toBe(2);
@@ -117,8 +145,11 @@ it('a cancelled import stores nothing', async () => {
   t = testStore();
   const ctl = new AbortController();
   const files = await birdMiniDevFiles();
-  const err = await t.store
-    .datasets.import({ kind: 'bird', name: 'cancelled', files }, { signal: ctl.signal, onProgress: (p) => p.phase === 'parsing' && ctl.abort() })
+  const err = await t.store.datasets
+    .import(
+      { kind: 'bird', name: 'cancelled', files },
+      { signal: ctl.signal, onProgress: (p) => p.phase === 'parsing' && ctl.abort() },
+    )
     .catch((e: unknown) => e);
   expect(err).toMatchObject({ name: 'AbortError' });
   expect(await t.counts()).toMatchObject({ datasets: 0, databases: 0, chunks: 0 });
@@ -128,16 +159,25 @@ describe('a bad import gives a clear message and leaves everything stored before
   async function withEarlierDataset() {
     t = testStore();
     const files = await birdMiniDevFiles();
-    await t.store.datasets.import({ kind: 'bird', name: 'earlier', files: files.filter((f) => !f.path.includes('toxicology')) });
+    await t.store.datasets.import({
+      kind: 'bird',
+      name: 'earlier',
+      files: files.filter((f) => !f.path.includes('toxicology')),
+    });
     return { files, before: await t.counts() };
   }
 
   it('a non-SQLite file as a database: BAD_DATABASE naming the file', async () => {
     const { files, before } = await withEarlierDataset();
-    const bad = files.map((f) => (f.path.includes('toxicology') ? { ...f, file: new Blob(['id,name\n1,carbon\n']) } : f));
+    const bad = files.map((f) =>
+      f.path.includes('toxicology') ? { ...f, file: new Blob(['id,name\n1,carbon\n']) } : f,
+    );
     await expect(t.store.datasets.import({ kind: 'bird', name: 'broken', files: bad })).rejects.toMatchObject({
-      name: 'WorkbenchError', code: 'BAD_DATABASE',
-      message: expect.stringMatching(/^minidev\/dev_databases\/toxicology\/toxicology\.sqlite: not an SQLite database \(it starts with "id,name\?1,carbo"/),
+      name: 'WorkbenchError',
+      code: 'BAD_DATABASE',
+      message: expect.stringMatching(
+        /^minidev\/dev_databases\/toxicology\/toxicology\.sqlite: not an SQLite database \(it starts with "id,name\?1,carbo"/,
+      ),
     });
     expect(await t.counts()).toEqual(before);
   });
@@ -147,7 +187,8 @@ describe('a bad import gives a clear message and leaves everything stored before
     const text = await files[0]!.file.text();
     const bad = files.map((f, i) => (i === 0 ? { ...f, file: new Blob([text.replace('},', '},,')]) } : f));
     await expect(t.store.datasets.import({ kind: 'bird', name: 'broken', files: bad })).rejects.toMatchObject({
-      code: 'BAD_JSON', message: expect.stringMatching(/^minidev\/mini_dev_sqlite\.json:\d+:\d+: not valid JSON/),
+      code: 'BAD_JSON',
+      message: expect.stringMatching(/^minidev\/mini_dev_sqlite\.json:\d+:\d+: not valid JSON/),
     });
     expect(await t.counts()).toEqual(before);
   });
@@ -157,7 +198,8 @@ describe('a bad import gives a clear message and leaves everything stored before
     const devGold = await sharedBlob('bird/dev/dev_gold.sql');
     const bad = files.map((f) => (f.path.endsWith('_gold.sql') ? { ...f, file: devGold } : f));
     await expect(t.store.datasets.import({ kind: 'bird', name: 'mixed', files: bad })).rejects.toMatchObject({
-      code: 'MISMATCH', message: expect.stringMatching(/has 500 questions but .* has 1534 gold lines/),
+      code: 'MISMATCH',
+      message: expect.stringMatching(/has 500 questions but .* has 1534 gold lines/),
     });
     expect(await t.counts()).toEqual(before);
   });
@@ -167,8 +209,11 @@ describe('a bad import gives a clear message and leaves everything stored before
     // superhero and student_club are stored already; toxicology (2.6 MiB) is the only new one.
     const full = t.reopen({ testing: { simulateQuotaAfterBytes: 0 } });
     await expect(full.datasets.import({ kind: 'bird', name: 'too big', files })).rejects.toMatchObject({
-      name: 'StoreError', code: 'QUOTA_EXCEEDED',
-      message: expect.stringMatching(/dataset "too big" was not imported \(it stopped while storing database toxicology.*Nothing stored before was changed/),
+      name: 'StoreError',
+      code: 'QUOTA_EXCEEDED',
+      message: expect.stringMatching(
+        /dataset "too big" was not imported \(it stopped while storing database toxicology.*Nothing stored before was changed/,
+      ),
     });
     expect(await t.counts()).toEqual(before);
   });

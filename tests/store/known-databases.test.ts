@@ -15,7 +15,9 @@ describe('published BIRD database fingerprints', () => {
     ['student_club', 'student_club from BIRD dev (dev_20240627 and TASQL_fork LFS)'],
     ['toxicology', 'toxicology from BIRD dev (dev_20240627)'],
   ])('recognises the real %s file in ../shared/data', (db, label) => {
-    const sha = createHash('sha256').update(readFileSync(sharedData('bird', 'databases', db, `${db}.sqlite`))).digest('hex');
+    const sha = createHash('sha256')
+      .update(readFileSync(sharedData('bird', 'databases', db, `${db}.sqlite`)))
+      .digest('hex');
     expect(knownDatabase(sha)).toBe(label);
   });
 

@@ -1,5 +1,13 @@
 /** The spool of a deflated inner zip in Chromium: an OPFS file while the import runs, read back byte for byte, gone after release. */
-import { BlobReader, BlobWriter, TextReader, Uint8ArrayWriter, ZipReader, ZipWriter, type FileEntry } from '@zip.js/zip.js';
+import {
+  BlobReader,
+  BlobWriter,
+  TextReader,
+  Uint8ArrayWriter,
+  ZipReader,
+  ZipWriter,
+  type FileEntry,
+} from '@zip.js/zip.js';
 import { describe, expect, it } from 'vitest';
 import { releaseSpooledFiles, spoolNestedZip } from '../../src/adapters/import/nested-zip.ts';
 

@@ -10,12 +10,26 @@ afterEach(() => t?.dispose());
 
 const N = 10_000;
 const sample = (index: number): SampleRecord => ({
-  index, questionId: index, dbId: ['superhero', 'toxicology', 'student_club'][index % 3]!, difficulty: 'moderate',
-  ex: (index % 2) as 0 | 1, softF1: 0.5, rves: null, timeRatio: null, status: index % 7 === 0 ? 'error' : 'ok',
-  error: index % 7 === 0 ? 'prediction: no such column: T1.name' : null, mutatedDb: false,
-  extraction: { rule: 'bird-separator', thinkStripped: false }, predRowCount: 3, goldRowCount: 3, elapsedMs: 2.25, sample: 0,
+  index,
+  questionId: index,
+  dbId: ['superhero', 'toxicology', 'student_club'][index % 3]!,
+  difficulty: 'moderate',
+  ex: (index % 2) as 0 | 1,
+  softF1: 0.5,
+  rves: null,
+  timeRatio: null,
+  status: index % 7 === 0 ? 'error' : 'ok',
+  error: index % 7 === 0 ? 'prediction: no such column: T1.name' : null,
+  mutatedDb: false,
+  extraction: { rule: 'bird-separator', thinkStripped: false },
+  predRowCount: 3,
+  goldRowCount: 3,
+  elapsedMs: 2.25,
+  sample: 0,
   sql: `SELECT T1.name, COUNT(*) FROM superhero AS T1 JOIN hero_power AS T2 ON T1.id = T2.hero_id WHERE T1.id = ${index} GROUP BY T1.name`,
-  goldSql: `SELECT T1.name FROM superhero AS T1 WHERE T1.id = ${index}`, format: 1, reward: index % 2,
+  goldSql: `SELECT T1.name FROM superhero AS T1 WHERE T1.id = ${index}`,
+  format: 1,
+  reward: index % 2,
 });
 
 /**
@@ -29,10 +43,17 @@ describe('sample storage at scale (10,000 samples)', () => {
     const idb = await openWorkbenchDb(t.dbName);
     const runId = 'perf-run';
     const header: RunHeader = {
-      id: runId, name: 'perf', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), status: 'done',
+      id: runId,
+      name: 'perf',
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+      status: 'done',
       source: { kind: 'replay', predictions: { name: 'p', sha256: '0', bytes: 0 } },
       dataset: { id: 'd', name: 'd', questions: { name: 'q', sha256: '0', bytes: 0 }, gold: null, databases: {} },
-      subset: { description: 'all', indices: [] }, config: DEFAULT_RUN_CONFIG, samplesPerQuestion: 1, executor: 'test',
+      subset: { description: 'all', indices: [] },
+      config: DEFAULT_RUN_CONFIG,
+      samplesPerQuestion: 1,
+      executor: 'test',
     };
     await idb.put('runs', header);
     await markUnsorted(idb, runId);
@@ -54,7 +75,9 @@ describe('sample storage at scale (10,000 samples)', () => {
     const unsortedMs = performance.now() - u0;
     const s0 = performance.now();
     await sortBlocks(idb, runId);
-    console.log(`first page unsorted: ${unsortedMs.toFixed(0)} ms; sorting the blocks when the run stops: ${(performance.now() - s0).toFixed(0)} ms`);
+    console.log(
+      `first page unsorted: ${unsortedMs.toFixed(0)} ms; sorting the blocks when the run stops: ${(performance.now() - s0).toFixed(0)} ms`,
+    );
     expect(unsortedFirst.map((s) => s.index)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     idb.close();
 

@@ -12,9 +12,26 @@ afterEach(() => t?.dispose());
 const N_PER = 7;
 const INDICES = Array.from({ length: 600 }, (_, i) => i * 3);
 const sample = (index: number, s: number): SampleRecord => ({
-  index, questionId: index, dbId: 'superhero', difficulty: 'simple', ex: ((index + s) % 2) as 0 | 1, softF1: 1, rves: null, timeRatio: null,
-  status: 'ok', error: null, mutatedDb: false, extraction: { rule: 'bird-separator', thinkStripped: false }, predRowCount: 1, goldRowCount: 1,
-  elapsedMs: 1, sample: s, sql: `SELECT ${index}, ${s}`, goldSql: `SELECT ${index}`, format: 1, reward: (index + s) % 2,
+  index,
+  questionId: index,
+  dbId: 'superhero',
+  difficulty: 'simple',
+  ex: ((index + s) % 2) as 0 | 1,
+  softF1: 1,
+  rves: null,
+  timeRatio: null,
+  status: 'ok',
+  error: null,
+  mutatedDb: false,
+  extraction: { rule: 'bird-separator', thinkStripped: false },
+  predRowCount: 1,
+  goldRowCount: 1,
+  elapsedMs: 1,
+  sample: s,
+  sql: `SELECT ${index}, ${s}`,
+  goldSql: `SELECT ${index}`,
+  format: 1,
+  reward: (index + s) % 2,
 });
 
 describe('the samples of one question (the A-vs-B view of a question reads only them)', () => {
@@ -23,10 +40,17 @@ describe('the samples of one question (the A-vs-B view of a question reads only 
     const idb = await openWorkbenchDb(t.dbName);
     const runId = 'q-run';
     const header: RunHeader = {
-      id: runId, name: 'q', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), status: 'done',
+      id: runId,
+      name: 'q',
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+      status: 'done',
       source: { kind: 'replay', predictions: { name: 'p', sha256: '0', bytes: 0 } },
       dataset: { id: 'd', name: 'd', questions: { name: 'q', sha256: '0', bytes: 0 }, gold: null, databases: {} },
-      subset: { description: 'all', indices: INDICES }, config: DEFAULT_RUN_CONFIG, samplesPerQuestion: N_PER, executor: 'test',
+      subset: { description: 'all', indices: INDICES },
+      config: DEFAULT_RUN_CONFIG,
+      samplesPerQuestion: N_PER,
+      executor: 'test',
     };
     await idb.put('runs', header);
     await markUnsorted(idb, runId);
@@ -69,8 +93,10 @@ describe('the samples of one question (the A-vs-B view of a question reads only 
                 const os = txTarget.objectStore(name);
                 return new Proxy(os, {
                   get(osTarget, m) {
-                    if (m === 'get' && name === 'sampleBlocks') return (key: IDBValidKey) => (reads.push(key), osTarget.get(key as [string, number]));
-                    if (m === 'getAll' && name === 'sampleBlocks') throw new Error('a sorted run must not be read whole');
+                    if (m === 'get' && name === 'sampleBlocks')
+                      return (key: IDBValidKey) => (reads.push(key), osTarget.get(key as [string, number]));
+                    if (m === 'getAll' && name === 'sampleBlocks')
+                      throw new Error('a sorted run must not be read whole');
                     const v = Reflect.get(osTarget, m) as unknown;
                     return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(osTarget) : v;
                   },

@@ -27,15 +27,30 @@ describe('rubrics database upgrade', () => {
 
     const db = await openRubricDb(name);
     expect(db.version).toBe(2);
-    expect([...db.objectStoreNames].sort()).toEqual(['judgeCache', 'rarDatasets', 'rarRuns', 'rarSamples', 'rubrics', 'scores']);
+    expect([...db.objectStoreNames].sort()).toEqual([
+      'judgeCache',
+      'rarDatasets',
+      'rarRuns',
+      'rarSamples',
+      'rubrics',
+      'scores',
+    ]);
     const repo = new RubricRepository(db);
     expect((await repo.list()).map((r) => r.rubric)).toEqual([EX_ONLY_RUBRIC]);
-    expect(await repo.cache().get('k1')).toEqual({ text: '{"criteria_met": true, "explanation": "x"}', finishReason: 'stop' });
+    expect(await repo.cache().get('k1')).toEqual({
+      text: '{"criteria_met": true, "explanation": "x"}',
+      finishReason: 'stop',
+    });
     // The new stores work: a RaR dataset goes in, a bad one is refused naming its line, nothing else changes.
     const rar = new RarRepository(db);
-    const d = await rar.importDataset('{"question": "Why?", "rubric": [{"title": "Because", "description": "Essential Criteria: says why", "weight": 5}]}\n', 'one.jsonl');
+    const d = await rar.importDataset(
+      '{"question": "Why?", "rubric": [{"title": "Because", "description": "Essential Criteria: says why", "weight": 5}]}\n',
+      'one.jsonl',
+    );
     expect(d.rows).toHaveLength(1);
-    await expect(rar.importDataset('{"question": "Why?", "rubric": "none"}\n', 'bad.jsonl')).rejects.toThrow(/bad\.jsonl:1: "rubric" must be an array/);
+    await expect(rar.importDataset('{"question": "Why?", "rubric": "none"}\n', 'bad.jsonl')).rejects.toThrow(
+      /bad\.jsonl:1: "rubric" must be an array/,
+    );
     expect((await rar.listDatasets()).map((x) => x.file.name)).toEqual(['one.jsonl']);
     db.close();
   });

@@ -33,8 +33,11 @@ async function importMiniDev(options: Parameters<typeof testStore>[0] = {}) {
 function request(name = 'gpt-4'): RunRequest {
   const indices = ds.questions.flatMap((q, i) => (ds.databases[q.dbId] ? [i] : []));
   return {
-    name, datasetId: ds.id, subset: { description: 'questions with a database', indices },
-    predictions: { name: 'predict_mini_dev_gpt-4_sqlite.json', text: predText }, config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] },
+    name,
+    datasetId: ds.id,
+    subset: { description: 'questions with a database', indices },
+    predictions: { name: 'predict_mini_dev_gpt-4_sqlite.json', text: predText },
+    config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] },
   };
 }
 
@@ -47,8 +50,16 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     const events: EvalEvent[] = [];
     const run = await t.store.service.startReplay(request(), { onEvent: (e) => events.push(e) });
     expect(run.status).toBe('done');
-    expect(run.source).toMatchObject({ kind: 'replay', predictions: { name: 'predict_mini_dev_gpt-4_sqlite.json', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
-    expect(run.dataset).toMatchObject({ id: ds.id, questions: ds.questionsFile, gold: ds.goldFile, databases: ds.databases });
+    expect(run.source).toMatchObject({
+      kind: 'replay',
+      predictions: { name: 'predict_mini_dev_gpt-4_sqlite.json', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
+    expect(run.dataset).toMatchObject({
+      id: ds.id,
+      questions: ds.questionsFile,
+      gold: ds.goldFile,
+      databases: ds.databases,
+    });
     const items = events.filter((e) => e.type === 'item');
     expect(items.at(-1)).toMatchObject({ done: 140, total: 140 });
 
@@ -56,8 +67,12 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     expect((await reloaded.runs.list()).map((r) => [r.id, r.status])).toEqual([[run.id, 'done']]);
     const samples = await reloaded.runs.samples(run.id);
     expect(samples.map((s) => [s.index, s.ex])).toEqual(expected.items.map((e) => [e.index, e.ex]));
-    expect(samples.every((s) => s.sample === 0 && s.format === 1 && s.reward === s.ex && s.goldSql.length > 0)).toBe(true);
-    expect((await reloaded.runs.samples(run.id, { offset: 130, limit: 20 })).map((s) => s.index)).toEqual(samples.slice(130).map((s) => s.index));
+    expect(samples.every((s) => s.sample === 0 && s.format === 1 && s.reward === s.ex && s.goldSql.length > 0)).toBe(
+      true,
+    );
+    expect((await reloaded.runs.samples(run.id, { offset: 130, limit: 20 })).map((s) => s.index)).toEqual(
+      samples.slice(130).map((s) => s.index),
+    );
     expect(await reloaded.runs.sampleCount(run.id)).toBe(140);
   });
 
@@ -65,7 +80,10 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     await importMiniDev();
     const whole = await t.store.service.startReplay(request('whole'));
     const ctl = new AbortController();
-    const cut = await t.store.service.startReplay(request('cut'), { signal: ctl.signal, onEvent: (e) => e.type === 'item' && e.done >= 40 && ctl.abort() });
+    const cut = await t.store.service.startReplay(request('cut'), {
+      signal: ctl.signal,
+      onEvent: (e) => e.type === 'item' && e.done >= 40 && ctl.abort(),
+    });
     expect(cut.status).toBe('cancelled');
     const stored = await t.store.runs.sampleCount(cut.id);
     expect(stored).toBeGreaterThanOrEqual(40);
@@ -96,14 +114,21 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
           attempt = t.store.runs.list().then(async ([r]) => {
             runId = r!.id;
             expect(await t.store.runs.activeIds()).toContain(runId);
-            await t.reopen().service.resume(runId).catch((err) => (resumeError = err));
+            await t
+              .reopen()
+              .service.resume(runId)
+              .catch((err) => (resumeError = err));
           });
         }
       },
     });
     await first;
     await attempt;
-    expect(resumeError).toMatchObject({ name: 'StoreError', code: 'LOCKED', message: expect.stringMatching(/is being evaluated in another tab/) });
+    expect(resumeError).toMatchObject({
+      name: 'StoreError',
+      code: 'LOCKED',
+      message: expect.stringMatching(/is being evaluated in another tab/),
+    });
     expect(await t.store.runs.activeIds()).not.toContain(runId);
   });
 
@@ -115,8 +140,11 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
       ...(await birdMiniDevFiles()).filter((f) => f.path.endsWith('.sqlite')),
     ];
     const dev = await t.store.datasets.import({ kind: 'bird', name: 'BIRD dev', files: devFiles });
-    await expect(t.store.service.startReplay({ ...request(), datasetId: dev.id, subset: { description: 'all', indices: [] } })).rejects.toMatchObject({
-      code: 'MISMATCH', message: expect.stringMatching(/predict_mini_dev_gpt-4_sqlite\.json: these predictions are for another dataset/),
+    await expect(
+      t.store.service.startReplay({ ...request(), datasetId: dev.id, subset: { description: 'all', indices: [] } }),
+    ).rejects.toMatchObject({
+      code: 'MISMATCH',
+      message: expect.stringMatching(/predict_mini_dev_gpt-4_sqlite\.json: these predictions are for another dataset/),
     });
     expect(await t.counts()).toMatchObject({ runs: 0, samples: 0 });
   });
@@ -124,7 +152,11 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
   it('storage full while writing samples (test double: a real QuotaExceededError after N samples): a message naming the run, stored samples kept, resumable', async () => {
     await importMiniDev({ testing: { simulateQuotaAfterSamples: 30 } });
     const err = await t.store.service.startReplay(request('big run')).catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: 'StoreError', code: 'QUOTA_EXCEEDED', message: expect.stringMatching(/run "big run" stopped after \d+ of 140 samples were stored/) });
+    expect(err).toMatchObject({
+      name: 'StoreError',
+      code: 'QUOTA_EXCEEDED',
+      message: expect.stringMatching(/run "big run" stopped after \d+ of 140 samples were stored/),
+    });
     const [run] = await t.store.runs.list();
     const kept = await t.store.runs.sampleCount(run!.id);
     expect(kept).toBeLessThanOrEqual(30);
@@ -168,10 +200,14 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     await importMiniDev();
     const run = await t.store.service.startReplay(request());
     const before = await t.store.runs.samples(run.id);
-    const scored = await Promise.all(before.map(async (s) => {
-      const rubric = await scoreSample(EX_ONLY_RUBRIC, sampleToScore(s, ds.questions[s.index] ?? null), { aggregations: ['explicit'] });
-      return { index: s.index, sample: s.sample, rubric, rubricScore: rubric.explicit?.score ?? null };
-    }));
+    const scored = await Promise.all(
+      before.map(async (s) => {
+        const rubric = await scoreSample(EX_ONLY_RUBRIC, sampleToScore(s, ds.questions[s.index] ?? null), {
+          aggregations: ['explicit'],
+        });
+        return { index: s.index, sample: s.sample, rubric, rubricScore: rubric.explicit?.score ?? null };
+      }),
+    );
     // All but the first sample: the first keeps what it had.
     expect(await t.store.runs.setSampleRubrics(run.id, scored.slice(1))).toBe(139);
     const after = await t.reopen().runs.samples(run.id);

@@ -7,7 +7,16 @@ import type { CachedVerdict } from '../../src/core/run/verdict-cache.ts';
 const name = `wb-verdicts-${crypto.randomUUID()}`;
 afterEach(() => deleteDB(name));
 
-const v = (ex: 0 | 1, rows: number): CachedVerdict => ({ status: 'ok', ex, softF1: ex, error: null, predRowCount: rows, goldRowCount: rows, elapsedMs: 1.5, resultKey: `k${rows}` });
+const v = (ex: 0 | 1, rows: number): CachedVerdict => ({
+  status: 'ok',
+  ex,
+  softF1: ex,
+  error: null,
+  predRowCount: rows,
+  goldRowCount: rows,
+  elapsedMs: 1.5,
+  resultKey: `k${rows}`,
+});
 
 describe('the verdict cache in IndexedDB (schema version 4)', () => {
   it('a version 3 database gains the verdicts store and keeps its suites; verdicts come back as stored', async () => {
@@ -22,7 +31,10 @@ describe('the verdict cache in IndexedDB (schema version 4)', () => {
     expect([...db.objectStoreNames]).toContain('verdicts');
     expect(await db.get('suites', 's')).toEqual({ key: 's', suite: null, createdAt: 'then' });
     const store = idbVerdictStore(db);
-    await store.put([['a', v(1, 3)], ['b', v(0, 2)]]);
+    await store.put([
+      ['a', v(1, 3)],
+      ['b', v(0, 2)],
+    ]);
     expect(await store.get(['b', 'x', 'a'])).toEqual([v(0, 2), undefined, v(1, 3)]);
     db.close();
   });
@@ -31,7 +43,11 @@ describe('the verdict cache in IndexedDB (schema version 4)', () => {
     const db = await openWorkbenchDb(name);
     let t = 1000;
     const store = idbVerdictStore(db, { maxEntries: 3, now: () => t++ });
-    await store.put([['a', v(1, 1)], ['b', v(1, 2)], ['c', v(1, 3)]]);
+    await store.put([
+      ['a', v(1, 1)],
+      ['b', v(1, 2)],
+      ['c', v(1, 3)],
+    ]);
     await store.get(['a']); // a is now the most recently used
     await store.put([['d', v(0, 4)]]);
     expect(await store.count()).toBe(3);

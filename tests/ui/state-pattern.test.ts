@@ -24,7 +24,10 @@ const rel = (file: string) => path.relative(path.resolve(UI, '../..'), file);
 export function publicRuneFields(source: string, file = 'sample'): string[] {
   const out: string[] = [];
   source.split('\n').forEach((line, i) => {
-    const m = /^\s+((?:(?:public|protected|private|readonly|static|override|declare)\s+)*)([A-Za-z_$][\w$]*)\s*[!?]?\s*(?::[^=]+)?=\s*\$(state|derived)\b/.exec(line);
+    const m =
+      /^\s+((?:(?:public|protected|private|readonly|static|override|declare)\s+)*)([A-Za-z_$][\w$]*)\s*[!?]?\s*(?::[^=]+)?=\s*\$(state|derived)\b/.exec(
+        line,
+      );
     if (!m) return;
     const [, modifiers = '', name, rune] = m;
     if (rune === 'state' || !/\breadonly\b/.test(modifiers)) out.push(`${file}:${i + 1} ${name} = $${rune}`);
@@ -36,7 +39,8 @@ export function publicRuneFields(source: string, file = 'sample'): string[] {
 export function fieldBindings(source: string, file = 'sample'): string[] {
   const out: string[] = [];
   source.split('\n').forEach((line, i) => {
-    for (const m of line.matchAll(/bind:(\w+)=\{\s*([A-Za-z_$][\w$]*\s*(?:\??\.\s*[\w$]+|\[[^\]]*\])+)\s*\}/g)) out.push(`${file}:${i + 1} bind:${m[1]}={${m[2]}}`);
+    for (const m of line.matchAll(/bind:(\w+)=\{\s*([A-Za-z_$][\w$]*\s*(?:\??\.\s*[\w$]+|\[[^\]]*\])+)\s*\}/g))
+      out.push(`${file}:${i + 1} bind:${m[1]}={${m[2]}}`);
   });
   return out;
 }
@@ -45,7 +49,8 @@ export function fieldBindings(source: string, file = 'sample'): string[] {
 export function statesBuiltInComponents(source: string, file = 'sample'): string[] {
   const out: string[] = [];
   source.split('\n').forEach((line, i) => {
-    for (const m of line.matchAll(/\bnew\s+([A-Z]\w*(?:State|View|Draft|Slot))\s*\(/g)) out.push(`${file}:${i + 1} new ${m[1]}`);
+    for (const m of line.matchAll(/\bnew\s+([A-Z]\w*(?:State|View|Draft|Slot))\s*\(/g))
+      out.push(`${file}:${i + 1} new ${m[1]}`);
   });
   return out;
 }
@@ -58,28 +63,56 @@ export function misnamedClasses(source: string, file = 'sample'): string[] {
   const out: string[] = [];
   source.split('\n').forEach((line, i) => {
     const m = /^export\s+(?:abstract\s+)?class\s+(\w+)/.exec(line);
-    if (m && !SHELL_CLASSES.has(m[1]!) && !SUFFIXES.some((s) => m[1]!.endsWith(s))) out.push(`${file}:${i + 1} ${m[1]}`);
+    if (m && !SHELL_CLASSES.has(m[1]!) && !SUFFIXES.some((s) => m[1]!.endsWith(s)))
+      out.push(`${file}:${i + 1} ${m[1]}`);
   });
   return out;
 }
 
 describe('the UI state pattern (docs/ui-state.md)', () => {
   it('each check finds the violation in a sample and passes the pattern', () => {
-    const bad = ['export class FooScreen {', '  name = $state(\'\');', '  readonly items = $state.raw<string[]>([]);', '  total = $derived(1);', '  #ok = $state(0);', '  readonly sum = $derived(2);', '}'].join('\n');
-    expect(publicRuneFields(bad)).toEqual(['sample:2 name = $state', 'sample:3 items = $state', 'sample:4 total = $derived']);
+    const bad = [
+      'export class FooScreen {',
+      "  name = $state('');",
+      '  readonly items = $state.raw<string[]>([]);',
+      '  total = $derived(1);',
+      '  #ok = $state(0);',
+      '  readonly sum = $derived(2);',
+      '}',
+    ].join('\n');
+    expect(publicRuneFields(bad)).toEqual([
+      'sample:2 name = $state',
+      'sample:3 items = $state',
+      'sample:4 total = $derived',
+    ]);
     expect(misnamedClasses(bad)).toEqual(['sample:1 FooScreen']);
     expect(misnamedClasses('export class FooState {}\nexport class Router {}')).toEqual([]);
-    const markup = '<input bind:value={g.name} /><input bind:checked={sc.a.b} />\n<input bind:value={local} /><input bind:value={() => g.n, (n) => g.setN(n)} /><input bind:group={r.items[0]} />';
-    expect(fieldBindings(markup)).toEqual(['sample:1 bind:value={g.name}', 'sample:1 bind:checked={sc.a.b}', 'sample:2 bind:group={r.items[0]}']);
-    expect(statesBuiltInComponents('const view = new RlView(runId, store);\nconst x = new Map();')).toEqual(['sample:1 new RlView']);
+    const markup =
+      '<input bind:value={g.name} /><input bind:checked={sc.a.b} />\n<input bind:value={local} /><input bind:value={() => g.n, (n) => g.setN(n)} /><input bind:group={r.items[0]} />';
+    expect(fieldBindings(markup)).toEqual([
+      'sample:1 bind:value={g.name}',
+      'sample:1 bind:checked={sc.a.b}',
+      'sample:2 bind:group={r.items[0]}',
+    ]);
+    expect(statesBuiltInComponents('const view = new RlView(runId, store);\nconst x = new Map();')).toEqual([
+      'sample:1 new RlView',
+    ]);
   });
 
   const stateFiles = files(UI, '.svelte.ts');
   const components = files(UI, '.svelte');
 
   it('finds the state classes and the components it checks', () => {
-    expect(stateFiles.map(rel)).toEqual(expect.arrayContaining(['src/ui/rubric/rar-state.svelte.ts', 'src/ui/engine/engine-slot.svelte.ts', 'src/ui/workbench/new-run-draft.svelte.ts']));
-    expect(components.map(rel)).toEqual(expect.arrayContaining(['src/ui/generate/GeneratePage.svelte', 'src/ui/rubric/CriterionEditor.svelte']));
+    expect(stateFiles.map(rel)).toEqual(
+      expect.arrayContaining([
+        'src/ui/rubric/rar-state.svelte.ts',
+        'src/ui/engine/engine-slot.svelte.ts',
+        'src/ui/workbench/new-run-draft.svelte.ts',
+      ]),
+    );
+    expect(components.map(rel)).toEqual(
+      expect.arrayContaining(['src/ui/generate/GeneratePage.svelte', 'src/ui/rubric/CriterionEditor.svelte']),
+    );
   });
 
   it('no state class exposes a $state field: private #fields behind getters and methods', () => {

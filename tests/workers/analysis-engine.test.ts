@@ -36,32 +36,53 @@ const b = syntheticRunFile(syntheticSamples({ questions: 40, samples: 8, seed: 4
 const engine = createAnalysisEngine(storeOf([a, b]));
 
 describe('analysis worker computation', () => {
-  it.each([0, 7])('gives the RL statistics of computeRunStats on the page (seed %i), prompts without their sample records', async (seed) => {
-    const progress: AnalysisProgress[] = [];
-    const out = await engine.runStats({ dbName: 'x', runId: a.run.id, seed }, (p) => void progress.push(p));
-    expect(out.ok).toBe(true);
-    if (!out.ok) return;
-    const ref = computeRunStats(a.samples, { rng: mulberry32(seed) });
-    expect(out.value.ks).toEqual(ref.ks);
-    expect(out.value.overall).toEqual(ref.overall);
-    expect(out.value.byDifficulty).toEqual(ref.byDifficulty);
-    expect(out.value.missingDb).toBe(ref.missingDb);
-    expect(out.value.prompts.map(({ marks, ...numbers }) => ({ ...numbers, marks }))).toEqual(
-      ref.prompts.map(({ samples, ...numbers }) => ({ ...numbers, marks: samples.map((s) => String(s.ex)).join('') })),
-    );
-    expect(out.value.prompts.some((p) => 'samples' in p)).toBe(false);
-    expect(progress.filter((p) => p.phase === 'reading').at(-1)).toEqual({ phase: 'reading', runId: a.run.id, done: 320, total: 320 });
-    expect(progress.filter((p) => p.phase === 'computing').at(-1)).toEqual({ phase: 'computing', runId: a.run.id, done: 40, total: 40 });
-  });
+  it.each([0, 7])(
+    'gives the RL statistics of computeRunStats on the page (seed %i), prompts without their sample records',
+    async (seed) => {
+      const progress: AnalysisProgress[] = [];
+      const out = await engine.runStats({ dbName: 'x', runId: a.run.id, seed }, (p) => void progress.push(p));
+      expect(out.ok).toBe(true);
+      if (!out.ok) return;
+      const ref = computeRunStats(a.samples, { rng: mulberry32(seed) });
+      expect(out.value.ks).toEqual(ref.ks);
+      expect(out.value.overall).toEqual(ref.overall);
+      expect(out.value.byDifficulty).toEqual(ref.byDifficulty);
+      expect(out.value.missingDb).toBe(ref.missingDb);
+      expect(out.value.prompts.map(({ marks, ...numbers }) => ({ ...numbers, marks }))).toEqual(
+        ref.prompts.map(({ samples, ...numbers }) => ({
+          ...numbers,
+          marks: samples.map((s) => String(s.ex)).join(''),
+        })),
+      );
+      expect(out.value.prompts.some((p) => 'samples' in p)).toBe(false);
+      expect(progress.filter((p) => p.phase === 'reading').at(-1)).toEqual({
+        phase: 'reading',
+        runId: a.run.id,
+        done: 320,
+        total: 320,
+      });
+      expect(progress.filter((p) => p.phase === 'computing').at(-1)).toEqual({
+        phase: 'computing',
+        runId: a.run.id,
+        done: 40,
+        total: 40,
+      });
+    },
+  );
 
   it('gives the comparison of compareRuns on the page, bootstrap included', async () => {
     const progress: AnalysisProgress[] = [];
-    const out = await engine.compare({ dbName: 'x', runIdA: a.run.id, runIdB: b.run.id, resamples: 2000, seed: 0 }, (p) => void progress.push(p));
+    const out = await engine.compare(
+      { dbName: 'x', runIdA: a.run.id, runIdB: b.run.id, resamples: 2000, seed: 0 },
+      (p) => void progress.push(p),
+    );
     expect(out.ok).toBe(true);
     if (!out.ok) return;
     expect(out.value).toEqual(compareRuns(a, b, { resamples: 2000, makeRng: () => mulberry32(0) }));
     const buckets = 1 + Object.keys(out.value.byDifficulty).length + Object.keys(out.value.byDb).length;
-    expect(progress.filter((p) => p.phase === 'computing').map((p) => p.done)).toEqual(Array.from({ length: buckets }, (_, i) => i + 1));
+    expect(progress.filter((p) => p.phase === 'computing').map((p) => p.done)).toEqual(
+      Array.from({ length: buckets }, (_, i) => i + 1),
+    );
   });
 
   it('answers an unknown run and an empty one with error data naming the problem, not a thrown object', async () => {
@@ -70,6 +91,11 @@ describe('analysis worker computation', () => {
     const empty = createAnalysisEngine(storeOf([syntheticRunFile([], 'empty')]));
     const out = await empty.runStats({ dbName: 'x', runId: 'run-empty', seed: 0 });
     expect(out.ok).toBe(false);
-    if (!out.ok) expect(out.error).toMatchObject({ name: 'WorkbenchError', code: 'BAD_FORMAT', message: expect.stringContaining('no sample can be scored') });
+    if (!out.ok)
+      expect(out.error).toMatchObject({
+        name: 'WorkbenchError',
+        code: 'BAD_FORMAT',
+        message: expect.stringContaining('no sample can be scored'),
+      });
   });
 });

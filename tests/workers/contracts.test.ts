@@ -32,7 +32,9 @@ describe('worker contracts', () => {
   });
 
   it.each(contracts)('%s imports only the core or the store records, nothing that imports it back', (file) => {
-    const bad = importsOf(file).filter((p) => !p.startsWith('../src/core/') && p !== '../src/adapters/store/records.ts');
+    const bad = importsOf(file).filter(
+      (p) => !p.startsWith('../src/core/') && p !== '../src/adapters/store/records.ts',
+    );
     expect(bad).toEqual([]);
   });
 
@@ -43,21 +45,26 @@ describe('worker contracts', () => {
   });
 
   it('the import worker answers with plain outcomes that the client unwraps into records', () => {
-    expectTypeOf<Awaited<ReturnType<ImportWorkerApi['importDataset']>>>().toEqualTypeOf<{ ok: true; value: DatasetRecord } | { ok: false; error: import('../../src/core/errors.ts').ErrorData }>();
+    expectTypeOf<Awaited<ReturnType<ImportWorkerApi['importDataset']>>>().toEqualTypeOf<
+      { ok: true; value: DatasetRecord } | { ok: false; error: import('../../src/core/errors.ts').ErrorData }
+    >();
     expectTypeOf<Awaited<ReturnType<typeof importInWorker>>>().toEqualTypeOf<DatasetRecord>();
     expect(importsOf('import.api.ts')).toContain('../src/adapters/store/records.ts');
   });
 
   it('the wllama worker replies with engine error data, never thrown objects', () => {
     expectTypeOf<Awaited<ReturnType<WllamaWorkerApi['countTokens']>>>().toEqualTypeOf<
-      { ok: true; value: number } | { ok: false; error: import('../../src/core/engine/engine-error.ts').EngineErrorData }
+      | { ok: true; value: number }
+      | { ok: false; error: import('../../src/core/engine/engine-error.ts').EngineErrorData }
     >();
     expect(importsOf('wllama.api.ts').every((p) => p.startsWith('../src/core/'))).toBe(true);
   });
 
   it('the analysis worker body is its contract and returns prompts without sample records', () => {
     expectTypeOf(createAnalysisEngine).returns.toEqualTypeOf<AnalysisWorkerApi>();
-    expectTypeOf<Extract<Awaited<ReturnType<AnalysisWorkerApi['runStats']>>, { ok: true }>['value']['prompts'][number]>().not.toHaveProperty('samples');
+    expectTypeOf<
+      Extract<Awaited<ReturnType<AnalysisWorkerApi['runStats']>>, { ok: true }>['value']['prompts'][number]
+    >().not.toHaveProperty('samples');
     expect(typeof createAnalysisEngine).toBe('function');
   });
 });

@@ -31,7 +31,15 @@ beforeEach(async () => {
 });
 
 async function run(predSql: string, goldSql: string, extra: Partial<ExecRequest> = {}): Promise<ExecDone> {
-  const req: ExecRequest = { dbId: 'people', predSql, goldSql, readOnly: false, softF1: true, previewRows: 10, ...extra };
+  const req: ExecRequest = {
+    dbId: 'people',
+    predSql,
+    goldSql,
+    readOnly: false,
+    softF1: true,
+    previewRows: 10,
+    ...extra,
+  };
   let r = await engine.evaluate(req);
   if (r.kind === 'need-db') {
     await engine.loadDb('people', pristine.slice());
@@ -74,7 +82,7 @@ describe('statement rules of Python sqlite3', () => {
     ['a doubled semicolon', 'SELECT name FROM person;;'],
     ['a statement after a comment', 'SELECT 1; /* c */ SELECT 2'],
   ];
-  it.each(multiple)('refuses %s with Python\'s message', async (_n, sql) => {
+  it.each(multiple)("refuses %s with Python's message", async (_n, sql) => {
     const r = await run(sql, 'SELECT 1');
     expect(r.status).toBe('error');
     expect(r.error).toBe('prediction: You can only execute one statement at a time.');
@@ -124,7 +132,9 @@ describe('values as Python sees them', () => {
   });
   it('ignores row order and duplicates but not column order', async () => {
     expect((await run('SELECT name FROM person ORDER BY name DESC', 'SELECT name FROM person')).ex).toBe(1);
-    expect((await run('SELECT name FROM person UNION ALL SELECT name FROM person', 'SELECT name FROM person')).ex).toBe(1);
+    expect((await run('SELECT name FROM person UNION ALL SELECT name FROM person', 'SELECT name FROM person')).ex).toBe(
+      1,
+    );
     expect((await run('SELECT id, name FROM person', 'SELECT name, id FROM person')).ex).toBe(0);
   });
 });
@@ -190,20 +200,42 @@ describe('a prediction that writes', () => {
 
 describe('loading databases', () => {
   it('rejects bytes that are not SQLite, naming the database', async () => {
-    await expect(engine.loadDb('bad', new TextEncoder().encode('{"not": "sqlite"}'.padEnd(200)))).rejects.toThrow(/database bad: not an SQLite 3 file/);
+    await expect(engine.loadDb('bad', new TextEncoder().encode('{"not": "sqlite"}'.padEnd(200)))).rejects.toThrow(
+      /database bad: not an SQLite 3 file/,
+    );
   });
   it('rejects a truncated SQLite file', async () => {
-    await expect(engine.loadDb('cut', pristine.slice(0, 4096 + 100))).rejects.toThrow(/database cut: unreadable SQLite file/);
+    await expect(engine.loadDb('cut', pristine.slice(0, 4096 + 100))).rejects.toThrow(
+      /database cut: unreadable SQLite file/,
+    );
   });
   it('evicts the least recently used database beyond the byte budget', async () => {
     const small = createSqlEngine(() => initSqlJs());
     await small.init({ cacheBytes: pristine.length * 2 });
     await small.loadDb('a', pristine.slice());
     await small.loadDb('b', pristine.slice());
-    await small.evaluate({ dbId: 'a', predSql: 'SELECT 1', goldSql: 'SELECT 1', readOnly: false, softF1: false, previewRows: 0 });
+    await small.evaluate({
+      dbId: 'a',
+      predSql: 'SELECT 1',
+      goldSql: 'SELECT 1',
+      readOnly: false,
+      softF1: false,
+      previewRows: 0,
+    });
     await small.loadDb('c', pristine.slice());
     expect(await small.openDbs()).toEqual(['a', 'c']);
-    expect((await small.evaluate({ dbId: 'b', predSql: 'SELECT 1', goldSql: 'SELECT 1', readOnly: false, softF1: false, previewRows: 0 })).kind).toBe('need-db');
+    expect(
+      (
+        await small.evaluate({
+          dbId: 'b',
+          predSql: 'SELECT 1',
+          goldSql: 'SELECT 1',
+          readOnly: false,
+          softF1: false,
+          previewRows: 0,
+        })
+      ).kind,
+    ).toBe('need-db');
   });
 });
 
@@ -218,7 +250,10 @@ describe('every execution starts from the pristine database, R-VES timing repeti
   };
 
   it('a writing prediction timed for R-VES leaves nothing for the next item', async () => {
-    expect(await run('DELETE FROM person', 'SELECT * FROM person WHERE score > 100')).toMatchObject({ ex: 1, mutatedDb: true });
+    expect(await run('DELETE FROM person', 'SELECT * FROM person WHERE score > 100')).toMatchObject({
+      ex: 1,
+      mutatedDb: true,
+    });
     expect(await time('DELETE FROM person', 'SELECT * FROM person WHERE score > 100')).toMatchObject({ kind: 'done' });
     expect((await run('SELECT count(*) FROM person', 'SELECT 3')).ex).toBe(1);
     await time('DROP TABLE person', 'SELECT 1', 2);
@@ -245,23 +280,41 @@ describe('writes that change no row are flagged too: ATTACH, PRAGMA user_version
     ['PRAGMA application_id = N', 'PRAGMA application_id = 7'],
   ])('%s is flagged mutated_db officially, an error under read-only, and never leaks', async (_n, sql) => {
     expect(await run(sql, 'SELECT * FROM empty_table')).toMatchObject({ status: 'ok', ex: 1, mutatedDb: true });
-    expect((await run('SELECT user_version, (SELECT count(*) FROM pragma_database_list) FROM pragma_user_version', 'SELECT 0, 1')).ex).toBe(1);
+    expect(
+      (
+        await run(
+          'SELECT user_version, (SELECT count(*) FROM pragma_database_list) FROM pragma_user_version',
+          'SELECT 0, 1',
+        )
+      ).ex,
+    ).toBe(1);
     const ro = await run(sql, 'SELECT 1', { readOnly: true });
     expect(ro).toMatchObject({ status: 'error', ex: 0 });
     // SQLite's own refusal under query_only, or the worker's when SQLite lets it through (ATTACH).
-    expect(ro.error).toMatch(/^prediction: (attempt to write a readonly database|writes to the database, which --read-only forbids)$/);
-    expect((await run('SELECT user_version, (SELECT count(*) FROM pragma_database_list) FROM pragma_user_version', 'SELECT 0, 1')).ex).toBe(1);
+    expect(ro.error).toMatch(
+      /^prediction: (attempt to write a readonly database|writes to the database, which --read-only forbids)$/,
+    );
+    expect(
+      (
+        await run(
+          'SELECT user_version, (SELECT count(*) FROM pragma_database_list) FROM pragma_user_version',
+          'SELECT 0, 1',
+        )
+      ).ex,
+    ).toBe(1);
   });
   it.each([
     ["VACUUM INTO 'copy.db'"],
     ["vacuum main into 'copy.db'"],
-    ["/* c */ VACUUM -- x\n \"main\" /* y */ INTO 'copy.db';"],
+    ['/* c */ VACUUM -- x\n "main" /* y */ INTO \'copy.db\';'],
     [";VACUUM INTO 'copy.db'"],
-  ])('%j is refused (its copy would stay in the worker\'s memory), flagged, in both modes', async (sql) => {
+  ])("%j is refused (its copy would stay in the worker's memory), flagged, in both modes", async (sql) => {
     for (const readOnly of [false, true]) {
       const r = await run(sql, 'SELECT 1', { readOnly });
       expect(r).toMatchObject({ status: 'error', ex: 0, mutatedDb: true });
-      expect(r.error).toMatch(/^prediction: VACUUM INTO writes a copy of the database to a file, which the SQL worker refuses/);
+      expect(r.error).toMatch(
+        /^prediction: VACUUM INTO writes a copy of the database to a file, which the SQL worker refuses/,
+      );
     }
   });
   it('plain VACUUM and a column named into are not VACUUM INTO', async () => {
@@ -273,19 +326,28 @@ describe('writes that change no row are flagged too: ATTACH, PRAGMA user_version
 
 describe('results are capped by bytes as well as by values', () => {
   it(`text values adding up to more than ${MAX_RESULT_BYTES / 2 ** 20} MiB are an error naming the limit; the next item scores`, async () => {
-    const r = await run("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 200) SELECT i, replace(hex(zeroblob(500000)), '0', 'x') FROM c", 'SELECT 1');
+    const r = await run(
+      "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 200) SELECT i, replace(hex(zeroblob(500000)), '0', 'x') FROM c",
+      'SELECT 1',
+    );
     expect(r).toMatchObject({ status: 'error', ex: 0 });
-    expect(r.error).toMatch(/^prediction: the result's values take more than 256 MiB \(the limit per result; \d+ rows of 2 columns so far/);
+    expect(r.error).toMatch(
+      /^prediction: the result's values take more than 256 MiB \(the limit per result; \d+ rows of 2 columns so far/,
+    );
     expect((await run('SELECT count(*) FROM person', 'SELECT 3')).ex).toBe(1);
   });
   it('BLOB values are counted by their length, on either side', async () => {
-    const r = await run('SELECT 1', 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 300) SELECT zeroblob(1000000) FROM c');
+    const r = await run(
+      'SELECT 1',
+      'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 300) SELECT zeroblob(1000000) FROM c',
+    );
     expect(r.status).toBe('error');
     expect(r.error).toMatch(/^gold: the result's values take more than 256 MiB/);
   });
   it('a result just under the byte limit is compared as usual', async () => {
     // 100 texts of 1,000,000 characters: 200 MiB as counted.
-    const q = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 100) SELECT i, replace(hex(zeroblob(500000)), '0', 'x') FROM c";
+    const q =
+      "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 100) SELECT i, replace(hex(zeroblob(500000)), '0', 'x') FROM c";
     expect(await run(q, q)).toMatchObject({ status: 'ok', ex: 1, predRowCount: 100 });
   });
 });

@@ -54,16 +54,24 @@ describe('PRAGMAs that a re-open cannot undo are refused (docs/isolation.md)', (
     ['bracketed, upper case', 'pragma [HARD_HEAP_LIMIT]=200000'],
     ['after comments and an empty statement', '/* x */ ; -- y\n PRAGMA /* z */ hard_heap_limit = 200000'],
   ];
-  it.each(spellings)('PRAGMA hard_heap_limit, %s: an error naming it; the limit and the next items unchanged', async (_n, sql) => {
-    expect(refusedPragma(sql)).toBe('hard_heap_limit');
-    const r = await run(sql);
-    expect(r.status).toBe('error');
-    expect(r.error).toMatch(/^prediction: PRAGMA hard_heap_limit changes the state of the whole SQL worker, which the worker refuses/);
-    expect(await reading('hard_heap_limit')).toBe(HEAP_LIMIT);
-    // A query that needs a few MiB of heap still runs.
-    const big = await run("SELECT length(group_concat(printf('%0100d', i))) FROM n, (SELECT 1 UNION ALL SELECT 2)", 'SELECT 403999');
-    expect(big).toMatchObject({ status: 'ok', ex: 1 });
-  });
+  it.each(spellings)(
+    'PRAGMA hard_heap_limit, %s: an error naming it; the limit and the next items unchanged',
+    async (_n, sql) => {
+      expect(refusedPragma(sql)).toBe('hard_heap_limit');
+      const r = await run(sql);
+      expect(r.status).toBe('error');
+      expect(r.error).toMatch(
+        /^prediction: PRAGMA hard_heap_limit changes the state of the whole SQL worker, which the worker refuses/,
+      );
+      expect(await reading('hard_heap_limit')).toBe(HEAP_LIMIT);
+      // A query that needs a few MiB of heap still runs.
+      const big = await run(
+        "SELECT length(group_concat(printf('%0100d', i))) FROM n, (SELECT 1 UNION ALL SELECT 2)",
+        'SELECT 403999',
+      );
+      expect(big).toMatchObject({ status: 'ok', ex: 1 });
+    },
+  );
 
   it('in a gold, under --read-only too: a gold error (what gold-check reports)', async () => {
     const r = await run('SELECT 1', 'PRAGMA soft_heap_limit = 1000', { readOnly: true });
@@ -81,7 +89,11 @@ describe('PRAGMAs that a re-open cannot undo are refused (docs/isolation.md)', (
     expect(await reading('journal_mode')).toBe('memory');
   });
 
-  it.each(Object.entries(PRAGMAS).filter(([, p]) => p.policy === 'refuse').map(([n]) => n))('PRAGMA %s = ... is refused', async (name) => {
+  it.each(
+    Object.entries(PRAGMAS)
+      .filter(([, p]) => p.policy === 'refuse')
+      .map(([n]) => n),
+  )('PRAGMA %s = ... is refused', async (name) => {
     const before = await reading(name);
     const r = await run(`PRAGMA ${name} = 1`);
     expect(r.error).toContain(`PRAGMA ${name} `);
@@ -96,18 +108,45 @@ describe('PRAGMAs that a re-open cannot undo are refused (docs/isolation.md)', (
   });
 });
 
-describe('per-connection PRAGMAs: allowed, seen by the same item\'s gold, reset before the next item', () => {
+describe("per-connection PRAGMAs: allowed, seen by the same item's gold, reset before the next item", () => {
   // A value other than the default for each setting that takes one.
   const other: Record<string, string> = {
-    threads: '4', mmap_size: '4096', cache_size: '7', cache_spill: '0', locking_mode: 'EXCLUSIVE', query_only: '1',
-    writable_schema: '1', foreign_keys: '1', defer_foreign_keys: '1', recursive_triggers: '0', case_sensitive_like: '1',
-    reverse_unordered_selects: '1', ignore_check_constraints: '1', legacy_alter_table: '1', automatic_index: '0',
-    full_column_names: '1', short_column_names: '0', count_changes: '1', empty_result_callbacks: '1', read_uncommitted: '1',
-    trusted_schema: '0', cell_size_check: '1', secure_delete: '1', synchronous: '0', fullfsync: '1', checkpoint_fullfsync: '1',
-    busy_timeout: '99', wal_autocheckpoint: '7', journal_size_limit: '4096', analysis_limit: '7',
+    threads: '4',
+    mmap_size: '4096',
+    cache_size: '7',
+    cache_spill: '0',
+    locking_mode: 'EXCLUSIVE',
+    query_only: '1',
+    writable_schema: '1',
+    foreign_keys: '1',
+    defer_foreign_keys: '1',
+    recursive_triggers: '0',
+    case_sensitive_like: '1',
+    reverse_unordered_selects: '1',
+    ignore_check_constraints: '1',
+    legacy_alter_table: '1',
+    automatic_index: '0',
+    full_column_names: '1',
+    short_column_names: '0',
+    count_changes: '1',
+    empty_result_callbacks: '1',
+    read_uncommitted: '1',
+    trusted_schema: '0',
+    cell_size_check: '1',
+    secure_delete: '1',
+    synchronous: '0',
+    fullfsync: '1',
+    checkpoint_fullfsync: '1',
+    busy_timeout: '99',
+    wal_autocheckpoint: '7',
+    journal_size_limit: '4096',
+    analysis_limit: '7',
   };
   it('every per-connection PRAGMA of the table has a test value', () => {
-    const conn = Object.entries(PRAGMAS).filter(([, p]) => p.scope === 'connection').map(([n]) => n).sort();
+    const conn = Object.entries(PRAGMAS)
+      .filter(([, p]) => p.scope === 'connection')
+      .map(([n]) => n)
+      .sort();
     expect(Object.keys(other).sort()).toEqual(conn);
   });
   it.each(Object.entries(other))('PRAGMA %s = %s does not reach the next item', async (name, value) => {
@@ -116,7 +155,7 @@ describe('per-connection PRAGMAs: allowed, seen by the same item\'s gold, reset 
     expect(r.error).toBeNull();
     expect(await reading(name)).toEqual(before);
   });
-  it('case_sensitive_like changes the same item\'s gold (one connection, as official), not the next', async () => {
+  it("case_sensitive_like changes the same item's gold (one connection, as official), not the next", async () => {
     const same = await run('PRAGMA case_sensitive_like = 1', "SELECT count(*) FROM hero WHERE name LIKE 'B%'");
     expect(same.goldPreview).toEqual([[0]]);
     const next = await run('SELECT 1', "SELECT count(*) FROM hero WHERE name LIKE 'B%'");
@@ -125,21 +164,31 @@ describe('per-connection PRAGMAs: allowed, seen by the same item\'s gold, reset 
 });
 
 describe(`memory: the SQLite heap (${HEAP_LIMIT / 2 ** 20} MiB) and the write budget (${WRITE_BUDGET / 2 ** 20} MiB) bound every execution`, () => {
-  const rows = (n: number) => `(WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM c WHERE v < ${n}) SELECT v FROM c)`;
+  const rows = (n: number) =>
+    `(WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM c WHERE v < ${n}) SELECT v FROM c)`;
   it('CREATE TABLE ... AS SELECT randomblob(1000) x 1,500,000 ends at the write budget, the worker is to be replaced, the next item scores', async () => {
     const r = await run(`CREATE TABLE big AS SELECT randomblob(1000) AS b FROM ${rows(1_500_000)}`);
     expect(r.status).toBe('error');
-    expect(r.error).toBe(`prediction: database or disk is full: the write grew the database by more than the worker's ${WRITE_BUDGET / 2 ** 20} MiB write budget (docs/isolation.md)`);
+    expect(r.error).toBe(
+      `prediction: database or disk is full: the write grew the database by more than the worker's ${WRITE_BUDGET / 2 ** 20} MiB write budget (docs/isolation.md)`,
+    );
     expect(r.retire).toContain('write budget');
     expect(await run('SELECT count(*) FROM hero', 'SELECT 3')).toMatchObject({ status: 'ok', ex: 1 });
     expect((await run('SELECT 1')).retire).toBeUndefined();
   }, 120_000);
   it('a SELECT that sorts 1.5 GB ends at the heap budget (it no longer spills to the in-memory file system), under --read-only too', async () => {
-    const r = await run(`SELECT count(*) FROM (SELECT randomblob(1000) AS b FROM ${rows(1_500_000)} ORDER BY b)`, 'SELECT 1', { readOnly: true });
+    const r = await run(
+      `SELECT count(*) FROM (SELECT randomblob(1000) AS b FROM ${rows(1_500_000)} ORDER BY b)`,
+      'SELECT 1',
+      { readOnly: true },
+    );
     expect(r.status).toBe('error');
     expect(r.error).toMatch(/^prediction: out of memory: over the worker's 512 MiB SQLite heap budget/);
     expect(r.retire).toContain('heap budget');
-    expect(await run('SELECT name FROM hero ORDER BY name', "SELECT name FROM hero")).toMatchObject({ status: 'ok', ex: 1 });
+    expect(await run('SELECT name FROM hero ORDER BY name', 'SELECT name FROM hero')).toMatchObject({
+      status: 'ok',
+      ex: 1,
+    });
   }, 120_000);
   it('a TEMP table of 1.5 GB ends at the heap budget', async () => {
     const r = await run(`CREATE TEMP TABLE big AS SELECT randomblob(1000) AS b FROM ${rows(1_500_000)}`);
@@ -147,9 +196,12 @@ describe(`memory: the SQLite heap (${HEAP_LIMIT / 2 ** 20} MiB) and the write bu
     expect(await run('SELECT count(*) FROM hero', 'SELECT 3')).toMatchObject({ status: 'ok', ex: 1 });
   }, 120_000);
   it('a write within the budget is seen by its gold as before', async () => {
-    const r = await run(`CREATE TABLE mid AS SELECT randomblob(1000) AS b FROM ${rows(20_000)}`, 'SELECT count(*) FROM mid');
+    const r = await run(
+      `CREATE TABLE mid AS SELECT randomblob(1000) AS b FROM ${rows(20_000)}`,
+      'SELECT count(*) FROM mid',
+    );
     expect(r).toMatchObject({ status: 'ok', mutatedDb: true, goldPreview: [[20000]] });
-    expect((await run('SELECT count(*) FROM sqlite_master WHERE name = \'mid\'', 'SELECT 0')).ex).toBe(1);
+    expect((await run("SELECT count(*) FROM sqlite_master WHERE name = 'mid'", 'SELECT 0')).ex).toBe(1);
   }, 120_000);
 });
 

@@ -11,7 +11,11 @@
  */
 import { transfer } from 'comlink';
 import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
-import { createBrowserSqlPool, memoryDbSource, spawnBrowserSqlWorker } from '../../../src/adapters/browser/sql-worker-host.ts';
+import {
+  createBrowserSqlPool,
+  memoryDbSource,
+  spawnBrowserSqlWorker,
+} from '../../../src/adapters/browser/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../../../src/adapters/engines/sql-worker-schema-source.ts';
 import { catalogNeeds, customNeeds, probeGpu } from '../../../src/adapters/engines/webgpu-capability.ts';
 import { WEBLLM_CATALOG } from '../../../src/adapters/engines/webllm-catalog.ts';
@@ -63,7 +67,8 @@ async function timeGreedy(engine: Engine, load: () => Promise<void>, maxTokens: 
   await engine.generate(PROMPT, { ...GREEDY, maxTokens: 8 });
   const [c] = await engine.generate(PROMPT, { ...GREEDY, maxTokens });
   if (c!.finishReason === 'error') throw new Error(c!.error ?? 'the generation failed');
-  const tokensPerSecond = c!.tokensOut && c!.latencyMs ? Math.round((c!.tokensOut * 1000 / c!.latencyMs) * 10) / 10 : null;
+  const tokensPerSecond =
+    c!.tokensOut && c!.latencyMs ? Math.round(((c!.tokensOut * 1000) / c!.latencyMs) * 10) / 10 : null;
   return { loadMs, tokens: c!.tokensOut, tokensPerSecond, text: c!.text, device: engine.device?.() ?? null };
 }
 
@@ -84,18 +89,36 @@ async function measureGguf(f: File, gpuLayers: number | 'all', maxTokens: number
 /** A local MLC folder: every file asked for, WebLLM's verdict, and a timed load when it can run. */
 async function checkMlc(m: CheckConfig['mlc'][number], probe: GpuProbe, maxTokens: number) {
   if (!m.libUrl) {
-    return { path: m.path, id: m.id, ok: false as const, problems: [`${m.path} holds no model library (.wasm): compile one with mlc_llm and put it in the folder`] };
+    return {
+      path: m.path,
+      id: m.id,
+      ok: false as const,
+      problems: [`${m.path} holds no model library (.wasm): compile one with mlc_llm and put it in the folder`],
+    };
   }
   const { record } = customModelRecord({ modelUrl: m.modelUrl, modelLibUrl: m.libUrl, id: m.id }, location.href);
   const preflight = await preflightCustomModel(record);
   const full = { ...record, contextWindow: preflight.contextWindow, quantization: preflight.quantization };
   const verdict = gpuVerdict(probe, customNeeds(full, preflight));
   const advice = recommendEngine(probe, { format: 'mlc', bytes: preflight.downloadBytes, webllm: verdict });
-  const base = { path: m.path, id: m.id, quantization: preflight.quantization, bytes: preflight.downloadBytes, problems: preflight.problems, canRun: verdict.canRun, summary: verdict.summary, advice };
+  const base = {
+    path: m.path,
+    id: m.id,
+    quantization: preflight.quantization,
+    bytes: preflight.downloadBytes,
+    problems: preflight.problems,
+    canRun: verdict.canRun,
+    summary: verdict.summary,
+    advice,
+  };
   if (!preflight.ok || !verdict.canRun) return { ...base, ok: false as const };
   const e = createWebLlmEngine({ customModels: [full] });
   try {
-    return { ...base, ok: true as const, run: await timeGreedy(e, () => e.load({ id: full.id, source: full.modelUrl }), maxTokens) };
+    return {
+      ...base,
+      ok: true as const,
+      run: await timeGreedy(e, () => e.load({ id: full.id, source: full.modelUrl }), maxTokens),
+    };
   } catch (err) {
     return { ...base, ok: false as const, error: (err as Error).message };
   } finally {
@@ -107,7 +130,9 @@ async function demoRun(f: File, questionsWanted: number) {
   const text = async (name: string) => (await file(`../demo/${name}`, name)).text();
   const questions = parseQuestions(await text('questions.json'), 'questions.json');
   const gold = parseGoldSql(await text('gold.sql'), 'gold.sql');
-  const dbBytes = new Uint8Array(await (await file('../demo/city_library/city_library.sqlite', 'city_library.sqlite')).arrayBuffer());
+  const dbBytes = new Uint8Array(
+    await (await file('../demo/city_library/city_library.sqlite', 'city_library.sqlite')).arrayBuffer(),
+  );
   const dbSource = memoryDbSource(new Map([['city_library', dbBytes]]));
   const schemaWorker = spawnBrowserSqlWorker();
   const pool = createBrowserSqlPool(dbSource, 1);
@@ -116,7 +141,11 @@ async function demoRun(f: File, questionsWanted: number) {
   try {
     await e.load({ id: f.name, source: `file:${f.name}` });
     await schemaWorker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
-    const source = createSqlWorkerSchemaSource({ api: schemaWorker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
+    const source = createSqlWorkerSchemaSource({
+      api: schemaWorker.api,
+      dbSource,
+      transferBytes: (b) => transfer(b, [b.buffer]),
+    });
     const ctx = await loadDatabaseContext(source, 'city_library', { sampleRows: 0, descriptions: false });
     const indices = questions.slice(0, questionsWanted).map((_, i) => i);
     const stored: SampleRecord[] = [];
@@ -125,13 +154,27 @@ async function demoRun(f: File, questionsWanted: number) {
       { engine: 'wllama', model: { id: f.name }, template: BIRD_MINIDEV_V1, params: { ...GREEDY, maxTokens: 48 } },
       { fence: 'last', rewardFormula: 'ex' },
       remainingJobs({ indices, questions, gold, n: 1 }, new Set()),
-      { engine: e, database: async () => ctx, evaluate: generationScorer(DEFAULT_RUN_CONFIG, { executor: pool, questionOf: (i) => questions[i]?.question ?? null }).evaluate, store: (s) => stored.push(...s) },
+      {
+        engine: e,
+        database: async () => ctx,
+        evaluate: generationScorer(DEFAULT_RUN_CONFIG, {
+          executor: pool,
+          questionOf: (i) => questions[i]?.question ?? null,
+        }).evaluate,
+        store: (s) => stored.push(...s),
+      },
       { signal: new AbortController().signal, doneBefore: 0, total: indices.length },
     );
     const g = stored[0]?.generation;
     return {
-      model: f.name, outcome: outcome.kind, questions: indices.length, samples: stored.length, ms: Math.round(performance.now() - t0), ...exWithInterval(stored),
-      device: g?.device ?? null, deviceReason: g?.deviceReason ?? null,
+      model: f.name,
+      outcome: outcome.kind,
+      questions: indices.length,
+      samples: stored.length,
+      ms: Math.round(performance.now() - t0),
+      ...exWithInterval(stored),
+      device: g?.device ?? null,
+      deviceReason: g?.deviceReason ?? null,
     };
   } finally {
     schemaWorker.terminate();
@@ -150,45 +193,93 @@ async function check(cfg: CheckConfig) {
     const cpu = await measureGguf(f, 0, cfg.maxTokens);
     const agree = gpu.ok && cpu.ok ? gpu.text === cpu.text : null;
     ggufs.push({
-      file: g.path, bytes: f.size, advice: recommendEngine(probe, { format: 'gguf', bytes: f.size }),
-      gpuLayersAll: gpu, gpuLayers0: cpu,
-      greedyAgreement: agree === null ? null : {
-        same: agree,
-        devices: [gpu.ok ? gpu.device.device : null, cpu.ok ? cpu.device.device : null],
-        note: gpu.ok && gpu.device.device === 'cpu' ? 'only the CPU backend ran: both loads decoded on the CPU' : null,
-      },
+      file: g.path,
+      bytes: f.size,
+      advice: recommendEngine(probe, { format: 'gguf', bytes: f.size }),
+      gpuLayersAll: gpu,
+      gpuLayers0: cpu,
+      greedyAgreement:
+        agree === null
+          ? null
+          : {
+              same: agree,
+              devices: [gpu.ok ? gpu.device.device : null, cpu.ok ? cpu.device.device : null],
+              note:
+                gpu.ok && gpu.device.device === 'cpu'
+                  ? 'only the CPU backend ran: both loads decoded on the CPU'
+                  : null,
+            },
     });
   }
   const mlc = [];
   for (const m of cfg.mlc) mlc.push(await checkMlc(m, probe, cfg.maxTokens));
   const webllm = WEBLLM_CATALOG.map((entry) => {
     const v = gpuVerdict(probe, catalogNeeds(entry));
-    return { id: entry.id, canRun: v.canRun, summary: v.summary, advice: recommendEngine(probe, { format: 'mlc', bytes: null, webllm: v }).label };
+    return {
+      id: entry.id,
+      canRun: v.canRun,
+      summary: v.summary,
+      advice: recommendEngine(probe, { format: 'mlc', bytes: null, webllm: v }).label,
+    };
   });
   const first = cfg.gguf[0];
-  const generation = first && cfg.demoQuestions > 0
-    ? await demoRun(await file(first.url, first.name), cfg.demoQuestions).catch((err: Error) => ({ error: err.message }))
-    : null;
+  const generation =
+    first && cfg.demoQuestions > 0
+      ? await demoRun(await file(first.url, first.name), cfg.demoQuestions).catch((err: Error) => ({
+          error: err.message,
+        }))
+      : null;
   // Tokens/s per engine and device that actually ran, first measurement of each.
-  const tokensPerSecond: Array<{ engine: string; model: string; device: string; gpuLayers?: number | 'all'; tokensPerSecond: number }> = [];
+  const tokensPerSecond: Array<{
+    engine: string;
+    model: string;
+    device: string;
+    gpuLayers?: number | 'all';
+    tokensPerSecond: number;
+  }> = [];
   for (const g of ggufs) {
     for (const m of [g.gpuLayersAll, g.gpuLayers0]) {
-      if (m.ok && m.tokensPerSecond !== null) tokensPerSecond.push({ engine: 'wllama', model: g.file, device: m.device.device, gpuLayers: m.gpuLayers, tokensPerSecond: m.tokensPerSecond });
+      if (m.ok && m.tokensPerSecond !== null)
+        tokensPerSecond.push({
+          engine: 'wllama',
+          model: g.file,
+          device: m.device.device,
+          gpuLayers: m.gpuLayers,
+          tokensPerSecond: m.tokensPerSecond,
+        });
     }
   }
   for (const m of mlc) {
-    if (m.ok && m.run.tokensPerSecond !== null) tokensPerSecond.push({ engine: 'webllm', model: m.path, device: m.run.device?.device ?? 'webgpu', tokensPerSecond: m.run.tokensPerSecond });
+    if (m.ok && m.run.tokensPerSecond !== null)
+      tokensPerSecond.push({
+        engine: 'webllm',
+        model: m.path,
+        device: m.run.device?.device ?? 'webgpu',
+        tokensPerSecond: m.run.tokensPerSecond,
+      });
   }
   const bench: Record<string, number | string> = {};
-  for (const t of tokensPerSecond) if (t.engine === 'wllama') bench[`gen_tokens_per_s_gguf_${t.device}`] ??= t.tokensPerSecond;
+  for (const t of tokensPerSecond)
+    if (t.engine === 'wllama') bench[`gen_tokens_per_s_gguf_${t.device}`] ??= t.tokensPerSecond;
   if (bench.gen_tokens_per_s_gguf_webgpu === undefined) {
     const why = ggufs.find((g) => g.gpuLayersAll.ok)?.gpuLayersAll;
     bench.gen_tokens_per_s_gguf_webgpu_absent = why && why.ok ? (why.device.reason ?? 'unknown') : 'no GGUF loaded';
   }
   return {
-    format: 'rlvr-workbench-gpu-check', version: 2, started, finished: new Date().toISOString(),
-    userAgent: navigator.userAgent, crossOriginIsolated: globalThis.crossOriginIsolated === true, hardwareConcurrency: navigator.hardwareConcurrency,
-    webgpu: probe, gguf: ggufs, mlc, webllm, tokensPerSecond, generation, bench,
+    format: 'rlvr-workbench-gpu-check',
+    version: 2,
+    started,
+    finished: new Date().toISOString(),
+    userAgent: navigator.userAgent,
+    crossOriginIsolated: globalThis.crossOriginIsolated === true,
+    hardwareConcurrency: navigator.hardwareConcurrency,
+    webgpu: probe,
+    gguf: ggufs,
+    mlc,
+    webllm,
+    tokensPerSecond,
+    generation,
+    bench,
   };
 }
 

@@ -13,12 +13,25 @@ import type { AnalysisProgress } from '../store/records.ts';
 import type { AnalysisHooks, AnalysisPort } from '../store/workbench-store.ts';
 import { CancelledError, WorkbenchError } from '../../core/errors.ts';
 
-async function inWorker<T>(hooks: AnalysisHooks, call: (api: Remote<AnalysisWorkerApi>, onProgress?: (p: AnalysisProgress) => void) => Promise<AnalysisOutcome<T>>): Promise<T> {
+async function inWorker<T>(
+  hooks: AnalysisHooks,
+  call: (api: Remote<AnalysisWorkerApi>, onProgress?: (p: AnalysisProgress) => void) => Promise<AnalysisOutcome<T>>,
+): Promise<T> {
   if (hooks.signal?.aborted) throw new CancelledError('analysis cancelled');
-  const worker = new Worker(new URL('../../../workers/analysis.worker.ts', import.meta.url), { type: 'module', name: 'analysis' });
+  const worker = new Worker(new URL('../../../workers/analysis.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'analysis',
+  });
   let onAbort = () => {};
   const stopped = new Promise<never>((_, reject) => {
-    worker.addEventListener('error', (e) => reject(new WorkbenchError('FAILED', `${e.message || 'the analysis worker failed to start'}: reload the page and try again`)));
+    worker.addEventListener('error', (e) =>
+      reject(
+        new WorkbenchError(
+          'FAILED',
+          `${e.message || 'the analysis worker failed to start'}: reload the page and try again`,
+        ),
+      ),
+    );
     onAbort = () => reject(new CancelledError('analysis cancelled'));
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
   });
@@ -39,11 +52,15 @@ export function createAnalysisClient(dbName: string): AnalysisPort {
       // The prompts arrive in several messages (one task each on the page), the rest after them.
       const prompts: PromptRow[] = [];
       const onPrompts = proxy((chunk: PromptRow[]) => void prompts.push(...chunk));
-      const view = await inWorker(hooks, (api, onProgress) => api.runStats({ dbName, runId, seed }, onProgress, onPrompts));
+      const view = await inWorker(hooks, (api, onProgress) =>
+        api.runStats({ dbName, runId, seed }, onProgress, onPrompts),
+      );
       return { ...view, prompts };
     },
     compare(runIdA, runIdB, options, hooks = {}): Promise<RunComparison> {
-      return inWorker(hooks, (api, onProgress) => api.compare({ dbName, runIdA, runIdB, resamples: options.resamples, seed: options.seed }, onProgress));
+      return inWorker(hooks, (api, onProgress) =>
+        api.compare({ dbName, runIdA, runIdB, resamples: options.resamples, seed: options.seed }, onProgress),
+      );
     },
   };
 }

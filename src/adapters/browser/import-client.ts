@@ -5,7 +5,14 @@
 import { proxy, wrap, type Remote } from 'comlink';
 import { WorkbenchError, type ErrorCode, CancelledError } from '../../core/errors.ts';
 import { StoreError, type ErrorData, type StoreErrorCode } from '../store/errors.ts';
-import type { ImportJob, ImportWorkerApi, Outcome, PairJob, PairedPredictions, RunFileJob } from '../../../workers/import.api.ts';
+import type {
+  ImportJob,
+  ImportWorkerApi,
+  Outcome,
+  PairJob,
+  PairedPredictions,
+  RunFileJob,
+} from '../../../workers/import.api.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { DatasetRecord, ImportProgress } from '../store/workbench-store.ts';
 
@@ -28,9 +35,19 @@ function unwrap<T>(o: Outcome<T>): T {
 }
 
 async function withWorker<T>(fn: (api: Remote<ImportWorkerApi>) => Promise<T>): Promise<T> {
-  const worker = new Worker(new URL('../../../workers/import.worker.ts', import.meta.url), { type: 'module', name: 'import' });
+  const worker = new Worker(new URL('../../../workers/import.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'import',
+  });
   const failed = new Promise<never>((_, reject) => {
-    worker.addEventListener('error', (e) => reject(new WorkbenchError('FAILED', `${e.message || 'the import worker failed to start'}: reload the page and try again`)));
+    worker.addEventListener('error', (e) =>
+      reject(
+        new WorkbenchError(
+          'FAILED',
+          `${e.message || 'the import worker failed to start'}: reload the page and try again`,
+        ),
+      ),
+    );
   });
   try {
     return await Promise.race([fn(wrap<ImportWorkerApi>(worker)), failed]);

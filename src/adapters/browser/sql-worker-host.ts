@@ -9,7 +9,10 @@ import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 
 export function spawnBrowserSqlWorker(): WorkerHandle {
-  const worker = new Worker(new URL('../../../workers/sql.worker.ts', import.meta.url), { type: 'module', name: 'sql' });
+  const worker = new Worker(new URL('../../../workers/sql.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'sql',
+  });
   const exited = new Promise<string>((resolve) => {
     worker.addEventListener('error', (e) => resolve(e.message || 'the SQL worker failed to start'));
   });
@@ -24,14 +27,19 @@ export function memoryDbSource(dbs: Map<string, Uint8Array>): DbSource {
     },
     async load(dbId) {
       const bytes = dbs.get(dbId);
-      if (!bytes) throw new WorkbenchError('NOT_FOUND', `database ${dbId} is not loaded: load it before its items are evaluated`);
+      if (!bytes)
+        throw new WorkbenchError('NOT_FOUND', `database ${dbId} is not loaded: load it before its items are evaluated`);
       return bytes.slice();
     },
     describe: (dbId) => `a database named ${dbId} among the loaded databases (${[...dbs.keys()].join(', ') || 'none'})`,
   };
 }
 
-export function createBrowserSqlPool(dbSource: DbSource, size = Math.max(1, navigator.hardwareConcurrency || 2), suiteCache?: SuiteCache): SqlPool {
+export function createBrowserSqlPool(
+  dbSource: DbSource,
+  size = Math.max(1, navigator.hardwareConcurrency || 2),
+  suiteCache?: SuiteCache,
+): SqlPool {
   return new SqlPool({ spawn: spawnBrowserSqlWorker, dbSource, size, wasmUrl, ...(suiteCache ? { suiteCache } : {}) });
 }
 
@@ -39,7 +47,10 @@ export function createBrowserSqlPool(dbSource: DbSource, size = Math.max(1, navi
  * A SQL worker of its own that reads schemas and sample rows (the prompts' SchemaSource) from
  * `dbSource`; `dispose` ends it.
  */
-export async function openBrowserSchemaSource(dbSource: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }> {
+export async function openBrowserSchemaSource(
+  dbSource: DbSource,
+  cacheBytes: number,
+): Promise<{ source: SchemaSource; dispose: () => void }> {
   const worker = spawnBrowserSqlWorker();
   try {
     await worker.api.init({ cacheBytes, wasmUrl });
@@ -47,6 +58,10 @@ export async function openBrowserSchemaSource(dbSource: DbSource, cacheBytes: nu
     worker.terminate();
     throw err;
   }
-  const source = createSqlWorkerSchemaSource({ api: worker.api, dbSource, transferBytes: (b) => transfer(b, [b.buffer]) });
+  const source = createSqlWorkerSchemaSource({
+    api: worker.api,
+    dbSource,
+    transferBytes: (b) => transfer(b, [b.buffer]),
+  });
   return { source, dispose: () => worker.terminate() };
 }

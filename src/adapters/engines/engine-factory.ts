@@ -10,9 +10,18 @@ import type { CustomModelRecord } from './webllm-custom.ts';
 
 export interface EngineFactory {
   /** llama.cpp in WebAssembly on a GGUF file the user picked, or a GGUF URL; layers on WebGPU: all by default, a count, 0 for the CPU. */
-  gguf(model: { file: File } | { url: string }, options?: { gpuLayers?: number | 'all' }): Promise<{ engine: Engine; model: ModelRef }>;
+  gguf(
+    model: { file: File } | { url: string },
+    options?: { gpuLayers?: number | 'all' },
+  ): Promise<{ engine: Engine; model: ModelRef }>;
   /** An OpenAI-compatible server (vLLM, llama.cpp, Ollama); the key is never recorded. */
-  openai(options: { baseUrl: string; model: string; apiKey: string | null; concurrency?: number; maxRetries?: number }): Promise<{ engine: Engine; model: ModelRef }>;
+  openai(options: {
+    baseUrl: string;
+    model: string;
+    apiKey: string | null;
+    concurrency?: number;
+    maxRetries?: number;
+  }): Promise<{ engine: Engine; model: ModelRef }>;
   /** WebLLM on the GPU, with the researcher's own MLC checkpoints beside the catalog. */
   webllm(id: string, customModels: readonly CustomModelRecord[]): Promise<{ engine: Engine; model: ModelRef }>;
   /** Whether this machine's GPU can run a WebLLM model (catalog or custom). */
@@ -32,7 +41,10 @@ export function createBrowserEngineFactory(): EngineFactory {
     },
     async openai({ baseUrl, model, apiKey, concurrency, maxRetries }) {
       const { createOpenAiEngine } = await import('./openai-engine.ts');
-      return { engine: createOpenAiEngine({ baseUrl, model, apiKey, concurrency, maxRetries }), model: { id: model, source: baseUrl } };
+      return {
+        engine: createOpenAiEngine({ baseUrl, model, apiKey, concurrency, maxRetries }),
+        model: { id: model, source: baseUrl },
+      };
     },
     async webllm(id, customModels) {
       const { createWebLlmEngine } = await import('./webllm-engine.ts');

@@ -18,9 +18,24 @@
  *   in messages, `describe()` or anything exported.
  */
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, EngineDevice, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
+import type {
+  Completion,
+  Engine,
+  EngineCapabilities,
+  EngineDevice,
+  ModelRef,
+  Prompt,
+  SamplingParams,
+  GenerateHooks,
+} from '../../core/engine/engine.ts';
 import { EngineError, isEngineError } from '../../core/engine/engine-error.ts';
-import { abortedCompletion, errorCompletion, meanLogprob, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
+import {
+  abortedCompletion,
+  errorCompletion,
+  meanLogprob,
+  sampleSeed,
+  validateSampling,
+} from '../../core/engine/sampling.ts';
 import {
   ENDPOINT_PATH,
   StreamAccumulator,
@@ -123,15 +138,22 @@ export class OpenAiEngine implements Engine {
     } catch {
       throw new EngineError('CONFIG', `the base URL ${JSON.stringify(options.baseUrl)} is not an absolute http(s) URL`);
     }
-    if (!/^https?:/.test(base)) throw new EngineError('CONFIG', `the base URL ${base} must start with http:// or https://`);
+    if (!/^https?:/.test(base))
+      throw new EngineError('CONFIG', `the base URL ${base} must start with http:// or https://`);
     this.base = base.replace(/\/+$/, '').replace(/\/v1$/, '');
     this.model = options.model ?? '';
     this.endpoint = options.endpoint ?? 'chat';
     const concurrency = options.concurrency ?? 4;
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new EngineError('CONFIG', `concurrency must be an integer >= 1, got ${concurrency}`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new EngineError('CONFIG', `concurrency must be an integer >= 1, got ${concurrency}`);
     this.concurrency = concurrency;
     this.window = options.contextWindow ?? null;
-    this.capabilities = { streaming: options.stream ?? false, nativeN: true, logprobs: true, tokenize: (options.tokenizer ?? 'none') !== 'none' };
+    this.capabilities = {
+      streaming: options.stream ?? false,
+      nativeN: true,
+      logprobs: true,
+      tokenize: (options.tokenizer ?? 'none') !== 'none',
+    };
     this.http = new OpenAiHttp({
       ...options,
       base: this.base,
@@ -144,8 +166,14 @@ export class OpenAiEngine implements Engine {
 
   describe(): OpenAiEngineDescription {
     return {
-      kind: 'openai', baseUrl: this.base, model: this.model, endpoint: this.endpoint, hasApiKey: this.http.hasApiKey,
-      concurrency: this.concurrency, maxRetries: this.options.maxRetries ?? 4, support: { ...this.support },
+      kind: 'openai',
+      baseUrl: this.base,
+      model: this.model,
+      endpoint: this.endpoint,
+      hasApiKey: this.http.hasApiKey,
+      concurrency: this.concurrency,
+      maxRetries: this.options.maxRetries ?? 4,
+      support: { ...this.support },
     };
   }
 
@@ -161,7 +189,9 @@ export class OpenAiEngine implements Engine {
     // the route are accepted as they are.
     let listed: unknown;
     try {
-      listed = await this.http.exchange('GET', '/v1/models', undefined, hooks.signal, async (res, where) => parseJsonReply(await res.text(), where));
+      listed = await this.http.exchange('GET', '/v1/models', undefined, hooks.signal, async (res, where) =>
+        parseJsonReply(await res.text(), where),
+      );
     } catch (err) {
       if (isEngineError(err) && err.code === 'HTTP' && /HTTP 404/.test(err.message)) listed = null;
       else throw err;
@@ -171,8 +201,15 @@ export class OpenAiEngine implements Engine {
       const entries = data.filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null);
       const entry = entries.find((d) => d.id === this.model);
       if (!entry) {
-        const names = entries.map((d) => String(d.id)).slice(0, 20).join(', ');
-        throw new EngineError('MODEL_MISSING', `the server does not serve a model named "${this.model}" (it serves: ${names || 'none'})`, `${this.base}/v1/models`);
+        const names = entries
+          .map((d) => String(d.id))
+          .slice(0, 20)
+          .join(', ');
+        throw new EngineError(
+          'MODEL_MISSING',
+          `the server does not serve a model named "${this.model}" (it serves: ${names || 'none'})`,
+          `${this.base}/v1/models`,
+        );
       }
       if (typeof entry.owned_by === 'string') this.support.ownedBy = entry.owned_by;
       if (this.options.contextWindow == null) {
@@ -203,7 +240,11 @@ export class OpenAiEngine implements Engine {
 
   async countTokens(text: string): Promise<number> {
     const kind = this.options.tokenizer ?? 'none';
-    if (kind === 'none') throw new EngineError('CONFIG', 'token counting is not configured for this server (set tokenizer to vllm or llama.cpp)');
+    if (kind === 'none')
+      throw new EngineError(
+        'CONFIG',
+        'token counting is not configured for this server (set tokenizer to vllm or llama.cpp)',
+      );
     const body = kind === 'vllm' ? { model: this.model, prompt: text, add_special_tokens: false } : { content: text };
     return this.http.slots.run(() =>
       this.http.exchange('POST', '/tokenize', body, undefined, async (res, where) => {
@@ -216,13 +257,21 @@ export class OpenAiEngine implements Engine {
   }
 
   /** One request for `n` choices. */
-  private request(prompt: Prompt, p: SamplingParams, n: number, seed: number | null, signal: AbortSignalLike | undefined, onText?: (i: number, piece: string) => void): Promise<ParsedReply> {
+  private request(
+    prompt: Prompt,
+    p: SamplingParams,
+    n: number,
+    seed: number | null,
+    signal: AbortSignalLike | undefined,
+    onText?: (i: number, piece: string) => void,
+  ): Promise<ParsedReply> {
     const stream = this.capabilities.streaming;
     const body = requestBody(this.endpoint, this.model, prompt.messages, p, n, seed, stream);
     return this.http.slots.run(() =>
       this.http.exchange('POST', ENDPOINT_PATH[this.endpoint], body, signal, async (res, where) => {
         const type = res.headers.get('content-type') ?? '';
-        if (!stream || !type.includes('text/event-stream') || !res.body) return parseReply(this.endpoint, parseJsonReply(await res.text(), where), where);
+        if (!stream || !type.includes('text/event-stream') || !res.body)
+          return parseReply(this.endpoint, parseJsonReply(await res.text(), where), where);
         const acc = new StreamAccumulator(this.endpoint, where, onText);
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {
@@ -247,7 +296,14 @@ export class OpenAiEngine implements Engine {
       const t0 = performance.now();
       try {
         const asked = params.logprobs && !this.serverOmitsLogprobs ? params : { ...params, logprobs: false };
-        const r = await this.request(prompt, asked, n, seed, hooks.signal, hooks.onToken && ((i, piece) => hooks.onToken!(first + i, piece)));
+        const r = await this.request(
+          prompt,
+          asked,
+          n,
+          seed,
+          hooks.signal,
+          hooks.onToken && ((i, piece) => hooks.onToken!(first + i, piece)),
+        );
         const ms = performance.now() - t0;
         this.noteSupport(asked, n, r);
         if (r.model) this.served.model = r.model;

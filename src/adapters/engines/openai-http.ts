@@ -44,7 +44,8 @@ const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} M
  * Content-Length above `max` fails before a byte is read.
  */
 export function capReply(res: Response, max: number, where: string): Response {
-  const tooLarge = (what: string) => new EngineError('BAD_REPLY', `the reply is ${what}, more than the ${mib(max)} a reply may have`, where);
+  const tooLarge = (what: string) =>
+    new EngineError('BAD_REPLY', `the reply is ${what}, more than the ${mib(max)} a reply may have`, where);
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) {
     void res.body?.cancel().catch(() => {});
@@ -195,14 +196,20 @@ export class OpenAiHttp {
         } catch (err) {
           if (isEngineError(err)) throw err;
           if (cancel.signal.aborted) throw cancelled();
-          failure = timedOut ? `no answer within ${Math.round((this.options.timeoutMs ?? 600_000) / 1000)} s` : (err as Error).message;
+          failure = timedOut
+            ? `no answer within ${Math.round((this.options.timeoutMs ?? 600_000) / 1000)} s`
+            : (err as Error).message;
         } finally {
           clearTimeout(timer);
           stopOne();
         }
         // A network failure or a timeout (the reply's body included).
         if (attempt >= maxRetries) {
-          throw new EngineError('NETWORK', `the server could not be reached after ${attempt + 1} attempts: ${failure}`, where);
+          throw new EngineError(
+            'NETWORK',
+            `the server could not be reached after ${attempt + 1} attempts: ${failure}`,
+            where,
+          );
         }
         await sleep(this.backoff(attempt, random), cancel.signal).catch(() => {
           throw cancelled();
@@ -222,8 +229,10 @@ export class OpenAiHttp {
 
   private statusSentence(status: number, message: string, attempt: number): string {
     const said = message ? `: ${message}` : '';
-    if (status === 401 || status === 403) return `HTTP ${status}: the server refused the request; check the API key${said}`;
-    if (status === 404) return `HTTP 404: no such endpoint or model on this server (is the base URL right, and is "${this.options.model()}" served?)${said}`;
+    if (status === 401 || status === 403)
+      return `HTTP ${status}: the server refused the request; check the API key${said}`;
+    if (status === 404)
+      return `HTTP 404: no such endpoint or model on this server (is the base URL right, and is "${this.options.model()}" served?)${said}`;
     const tries = attempt > 0 ? ` after ${attempt + 1} attempts` : '';
     return `HTTP ${status}${tries}${said}`;
   }

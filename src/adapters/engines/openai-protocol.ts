@@ -95,7 +95,8 @@ export function parseJsonReply(text: string, where: string): unknown {
 
 function tokenLogprobs(v: unknown): number[] | null {
   if (!isObj(v)) return null;
-  if (Array.isArray(v.content)) return v.content.map((t) => (isObj(t) && typeof t.logprob === 'number' ? t.logprob : NaN));
+  if (Array.isArray(v.content))
+    return v.content.map((t) => (isObj(t) && typeof t.logprob === 'number' ? t.logprob : NaN));
   if (Array.isArray(v.token_logprobs)) return v.token_logprobs.map((x) => (typeof x === 'number' ? x : NaN));
   return null;
 }
@@ -111,7 +112,8 @@ function finish(v: unknown): 'stop' | 'length' {
  */
 function chatText(message: Record<string, unknown>, where: string, i: number): string {
   const content = message.content;
-  if (content !== null && content !== undefined && typeof content !== 'string') bad(where, `choices[${i}].message.content is ${describe(content)}`);
+  if (content !== null && content !== undefined && typeof content !== 'string')
+    bad(where, `choices[${i}].message.content is ${describe(content)}`);
   const reasoning = message.reasoning_content ?? message.reasoning;
   const think = typeof reasoning === 'string' && reasoning !== '' ? `<think>${reasoning}</think>` : '';
   return think + (content ?? '');
@@ -119,7 +121,12 @@ function chatText(message: Record<string, unknown>, where: string, i: number): s
 
 export function parseReply(endpoint: Endpoint, json: unknown, where: string): ParsedReply {
   if (!isObj(json)) bad(where, `expected a JSON object, found ${describe(json)}`);
-  if (isObj(json.error)) throw new EngineError('HTTP', `the server reported an error: ${String(json.error.message ?? JSON.stringify(json.error))}`, where);
+  if (isObj(json.error))
+    throw new EngineError(
+      'HTTP',
+      `the server reported an error: ${String(json.error.message ?? JSON.stringify(json.error))}`,
+      where,
+    );
   if (!Array.isArray(json.choices)) bad(where, `"choices" is ${describe(json.choices)}`);
   const choices = json.choices.map((c, i): ParsedChoice => {
     if (!isObj(c)) bad(where, `choices[${i}] is ${describe(c)}`);
@@ -131,7 +138,12 @@ export function parseReply(endpoint: Endpoint, json: unknown, where: string): Pa
       if (typeof c.text !== 'string') bad(where, `choices[${i}].text is ${describe(c.text)}`);
       text = c.text;
     }
-    return { index: typeof c.index === 'number' ? c.index : i, text, finishReason: finish(c.finish_reason), logprobs: tokenLogprobs(c.logprobs) };
+    return {
+      index: typeof c.index === 'number' ? c.index : i,
+      text,
+      finishReason: finish(c.finish_reason),
+      logprobs: tokenLogprobs(c.logprobs),
+    };
   });
   const usage = isObj(json.usage) ? json.usage : {};
   return {
@@ -174,7 +186,12 @@ export class StreamAccumulator {
     return {
       choices: [...this.texts.entries()]
         .sort((a, b) => a[0] - b[0])
-        .map(([index, c]) => ({ index, text: c.text, finishReason: c.finish, logprobs: c.logprobs.length > 0 ? c.logprobs : null })),
+        .map(([index, c]) => ({
+          index,
+          text: c.text,
+          finishReason: c.finish,
+          logprobs: c.logprobs.length > 0 ? c.logprobs : null,
+        })),
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
       model: this.model,
@@ -191,7 +208,8 @@ export class StreamAccumulator {
     }
     const json = parseJsonReply(data, this.where);
     if (!isObj(json)) bad(this.where, `a stream event is ${describe(json)}`);
-    if (isObj(json.error)) throw new EngineError('HTTP', `the server reported an error: ${String(json.error.message)}`, this.where);
+    if (isObj(json.error))
+      throw new EngineError('HTTP', `the server reported an error: ${String(json.error.message)}`, this.where);
     this.model ??= strOrNull(json.model);
     this.fingerprint ??= strOrNull(json.system_fingerprint);
     if (isObj(json.usage)) {

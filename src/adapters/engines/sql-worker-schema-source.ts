@@ -33,11 +33,15 @@ export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOption
     for (let attempt = 0; attempt < 2; attempt++) {
       const r = await api.query(dbId, sql, MAX_ROWS);
       if (!('kind' in r)) return r;
-      if (!(await dbSource.has(dbId))) throw new WorkbenchError('NOT_FOUND', `database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
+      if (!(await dbSource.has(dbId)))
+        throw new WorkbenchError('NOT_FOUND', `database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
       const bytes = await dbSource.load(dbId);
       await api.loadDb(dbId, options.transferBytes ? options.transferBytes(bytes) : bytes);
     }
-    throw new WorkbenchError('FAILED', `database ${dbId} could not be kept open in the SQL worker (it was dropped twice while its schema was read): try again with fewer databases open`);
+    throw new WorkbenchError(
+      'FAILED',
+      `database ${dbId} could not be kept open in the SQL worker (it was dropped twice while its schema was read): try again with fewer databases open`,
+    );
   };
   // Column names per database and table, read once (tables() then sampleRows() of each table).
   const columnsRead = new Map<string, Promise<string[]>>();
@@ -55,7 +59,8 @@ export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOption
     async tables(dbId): Promise<TableInfo[]> {
       const r = await run(dbId, SCHEMA_QUERIES.tables);
       const out: TableInfo[] = [];
-      for (const [name, sql] of r.rows) out.push({ name: String(name), createSql: String(sql), columns: await columns(dbId, String(name)) });
+      for (const [name, sql] of r.rows)
+        out.push({ name: String(name), createSql: String(sql), columns: await columns(dbId, String(name)) });
       return out;
     },
     async sampleRows(dbId, table, limit): Promise<SampleRows> {

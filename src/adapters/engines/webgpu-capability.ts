@@ -37,7 +37,10 @@ export async function probeGpu(nav: Navigator = navigator): Promise<GpuProbe> {
   if (!gpu) return { webgpu: false, adapter: null, features: [], limits: null, storage };
   const adapter = await requestAdapterPatiently(gpu);
   if (!adapter) return { webgpu: true, adapter: null, features: [], limits: null, storage };
-  const legacy = adapter as GPUAdapter & { requestAdapterInfo?: () => Promise<AdapterInfoLike>; isFallbackAdapter?: boolean };
+  const legacy = adapter as GPUAdapter & {
+    requestAdapterInfo?: () => Promise<AdapterInfoLike>;
+    isFallbackAdapter?: boolean;
+  };
   const info: AdapterInfoLike = legacy.info ?? (await legacy.requestAdapterInfo?.()) ?? {};
   return {
     webgpu: true,
@@ -69,7 +72,10 @@ export function catalogFilesUrl(entry: WebLlmCatalogEntry): string {
   return `${catalogModelUrl(entry)}/resolve/main/`;
 }
 
-export function catalogNeeds(entry: WebLlmCatalogEntry, extra: { cached?: boolean; downloadBytes?: number | null } = {}): ModelNeeds {
+export function catalogNeeds(
+  entry: WebLlmCatalogEntry,
+  extra: { cached?: boolean; downloadBytes?: number | null } = {},
+): ModelNeeds {
   const alt = WEBLLM_CATALOG.find((e) => e.id === entry.alternative);
   const exact = typeof extra.downloadBytes === 'number';
   return {
@@ -82,7 +88,10 @@ export function catalogNeeds(entry: WebLlmCatalogEntry, extra: { cached?: boolea
     downloadBytes: exact ? extra.downloadBytes! : entry.approxDownloadMB * 1024 * 1024,
     downloadExact: exact,
     cached: extra.cached ?? false,
-    alternative: alt && alt.requiredFeatures.length < entry.requiredFeatures.length ? { id: alt.id, title: alt.title, quantization: alt.quantization } : null,
+    alternative:
+      alt && alt.requiredFeatures.length < entry.requiredFeatures.length
+        ? { id: alt.id, title: alt.title, quantization: alt.quantization }
+        : null,
   };
 }
 
@@ -130,7 +139,11 @@ export interface CatalogCheckOptions {
 /** The verdict for a catalog model id. */
 export async function checkCatalogModel(id: string, options: CatalogCheckOptions = {}): Promise<CapabilityVerdict> {
   const entry = WEBLLM_CATALOG.find((e) => e.id === id);
-  if (!entry) throw new WorkbenchError('NOT_FOUND', `${id} is not in the WebLLM catalog: choose a model of webllm-catalog.ts or add it as a custom model`);
+  if (!entry)
+    throw new WorkbenchError(
+      'NOT_FOUND',
+      `${id} is not in the WebLLM catalog: choose a model of webllm-catalog.ts or add it as a custom model`,
+    );
   const probe = options.probe ?? (await probeGpu());
   const downloadBytes = options.measure && !options.cached ? await measureDownload(catalogFilesUrl(entry)) : null;
   return gpuVerdict(probe, catalogNeeds(entry, { cached: options.cached, downloadBytes }));

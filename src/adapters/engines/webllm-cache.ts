@@ -58,7 +58,9 @@ async function isComplete(cache: Cache, filesUrl: string, keys: ReadonlySet<stri
 }
 
 /** Models in web-llm's cache, with their sizes; `known` names the ones the app knows. */
-export async function listCachedModels(known: ReadonlyArray<{ id: string; filesUrl: string }> = []): Promise<CachedModel[]> {
+export async function listCachedModels(
+  known: ReadonlyArray<{ id: string; filesUrl: string }> = [],
+): Promise<CachedModel[]> {
   const cache = await caches.open(CACHE_SCOPES.model);
   const requests = await cache.keys();
   const keys = new Set(requests.map((r) => r.url));
@@ -138,7 +140,10 @@ export async function importLocalModel(
   const norm = files.map((f) => ({ ...f, path: f.path.replace(/\\/g, '/').replace(/^\/+/, '') }));
   const configs = norm.filter((f) => f.path === 'mlc-chat-config.json' || f.path.endsWith('/mlc-chat-config.json'));
   if (configs.length === 0) {
-    throw new EngineError('MODEL_MISSING', 'the chosen files hold no mlc-chat-config.json: choose the folder of an MLC model (the output of mlc_llm convert_weight and gen_config)');
+    throw new EngineError(
+      'MODEL_MISSING',
+      'the chosen files hold no mlc-chat-config.json: choose the folder of an MLC model (the output of mlc_llm convert_weight and gen_config)',
+    );
   }
   const config = configs.sort((a, b) => a.path.length - b.path.length)[0]!;
   const dir = dirOf(config.path);
@@ -160,15 +165,34 @@ export async function importLocalModel(
   const records = ((await readJson(tensorFile)).records ?? []) as Array<{ dataPath?: string }>;
   const missing = records.map((r) => String(r.dataPath)).filter((p) => !inDir.has(p));
   if (records.length === 0 || missing.length > 0) {
-    throw new EngineError('MODEL_MISSING', records.length === 0 ? 'tensor-cache.json lists no shards' : `the folder lacks ${missing.length} weight shard(s): ${missing.slice(0, 5).join(', ')}`, dir || '.');
+    throw new EngineError(
+      'MODEL_MISSING',
+      records.length === 0
+        ? 'tensor-cache.json lists no shards'
+        : `the folder lacks ${missing.length} weight shard(s): ${missing.slice(0, 5).join(', ')}`,
+      dir || '.',
+    );
   }
   const tokenizerFiles = Array.isArray(cfg.tokenizer_files) ? (cfg.tokenizer_files as unknown[]).map(String) : [];
   const tokenizer = ['tokenizer.json', 'tokenizer.model'].find((t) => tokenizerFiles.includes(t) && inDir.has(t));
-  if (!tokenizer) throw new EngineError('MODEL_MISSING', `the folder lacks the tokenizer file mlc-chat-config.json names (${tokenizerFiles.join(', ') || 'none'})`, dir || '.');
+  if (!tokenizer)
+    throw new EngineError(
+      'MODEL_MISSING',
+      `the folder lacks the tokenizer file mlc-chat-config.json names (${tokenizerFiles.join(', ') || 'none'})`,
+      dir || '.',
+    );
   const wasms = [...inDir.entries()].filter(([p]) => p.endsWith('.wasm') && !p.includes('/'));
-  const lib = options.lib ?? (wasms.length === 1 ? { path: wasms[0]![0], file: wasms[0]![1].file } : wasms.find(([p]) => /webgpu/.test(p))?.[1]);
+  const lib =
+    options.lib ??
+    (wasms.length === 1 ? { path: wasms[0]![0], file: wasms[0]![1].file } : wasms.find(([p]) => /webgpu/.test(p))?.[1]);
   if (!lib) {
-    throw new EngineError('MODEL_MISSING', wasms.length === 0 ? 'no model library (.wasm) in the folder: choose it too' : `several .wasm files in the folder (${wasms.map(([p]) => p).join(', ')}): choose the model library`, dir || '.');
+    throw new EngineError(
+      'MODEL_MISSING',
+      wasms.length === 0
+        ? 'no model library (.wasm) in the folder: choose it too'
+        : `several .wasm files in the folder (${wasms.map(([p]) => p).join(', ')}): choose the model library`,
+      dir || '.',
+    );
   }
 
   const filesUrl = `${IMPORT_HOST}${encodeURIComponent(id)}/resolve/main/`;
@@ -178,15 +202,26 @@ export async function importLocalModel(
     [CACHE_SCOPES.config, `${filesUrl}mlc-chat-config.json`, config],
     [CACHE_SCOPES.model, `${filesUrl}tensor-cache.json`, tensorFile],
     [CACHE_SCOPES.model, `${filesUrl}${tokenizer}`, inDir.get(tokenizer)!],
-    ...records.map((r): [string, string, LocalFile] => [CACHE_SCOPES.model, new URL(String(r.dataPath), filesUrl).href, inDir.get(String(r.dataPath))!]),
+    ...records.map((r): [string, string, LocalFile] => [
+      CACHE_SCOPES.model,
+      new URL(String(r.dataPath), filesUrl).href,
+      inDir.get(String(r.dataPath))!,
+    ]),
     [CACHE_SCOPES.wasm, modelLibUrl, lib],
   ];
   const totalBytes = plan.reduce((n, [, , f]) => n + f.file.size, 0);
   let doneBytes = 0;
   for (const [scope, url, f] of plan) {
     const cache = await caches.open(scope);
-    const type = url.endsWith('.json') ? 'application/json' : url.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
-    await cache.put(new Request(url), new Response(f.file, { headers: { 'content-type': type, 'content-length': String(f.file.size) } }));
+    const type = url.endsWith('.json')
+      ? 'application/json'
+      : url.endsWith('.wasm')
+        ? 'application/wasm'
+        : 'application/octet-stream';
+    await cache.put(
+      new Request(url),
+      new Response(f.file, { headers: { 'content-type': type, 'content-length': String(f.file.size) } }),
+    );
     doneBytes += f.file.size;
     options.onProgress?.({ file: f.path, doneBytes, totalBytes });
   }

@@ -45,7 +45,10 @@ export function webllmFilesUrl(modelUrl: string): string {
   return new URL(u).href;
 }
 
-export function customModelRecord(input: CustomModelInput, pageUrl: string): { record: CustomModelRecord; notes: string[] } {
+export function customModelRecord(
+  input: CustomModelInput,
+  pageUrl: string,
+): { record: CustomModelRecord; notes: string[] } {
   const notes: string[] = [];
   const absolute = (what: string, url: string): string => {
     let abs: string;
@@ -62,10 +65,16 @@ export function customModelRecord(input: CustomModelInput, pageUrl: string): { r
   const modelLibUrl = absolute('model library URL', input.modelLibUrl.trim());
   const filesUrl = webllmFilesUrl(modelUrl);
   if (!/\/resolve\/[^/]+\/$/.test(modelUrl.endsWith('/') ? modelUrl : `${modelUrl}/`)) {
-    notes.push(`WebLLM looks for the files under ${filesUrl}: serve the model folder at that path (a .../resolve/main/ folder).`);
+    notes.push(
+      `WebLLM looks for the files under ${filesUrl}: serve the model folder at that path (a .../resolve/main/ folder).`,
+    );
   }
   notes.push(REQUIRED_FILES_NOTE);
-  const folder = new URL(modelUrl).pathname.replace(/\/resolve\/.*$/, '').replace(/\/+$/, '').split('/').pop();
+  const folder = new URL(modelUrl).pathname
+    .replace(/\/resolve\/.*$/, '')
+    .replace(/\/+$/, '')
+    .split('/')
+    .pop();
   const id = (input.id ?? folder ?? '').trim();
   if (!id) throw new EngineError('CONFIG', 'give the custom model an id (its folder name could not be used)');
   return { record: { id, modelUrl, filesUrl, modelLibUrl, contextWindow: null, quantization: null }, notes };
@@ -84,14 +93,19 @@ export interface PreflightResult {
 
 type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
 
-async function getJson(fetchFn: Fetch, url: string): Promise<{ json: Record<string, unknown> | null; status: number | string }> {
+async function getJson(
+  fetchFn: Fetch,
+  url: string,
+): Promise<{ json: Record<string, unknown> | null; status: number | string }> {
   try {
     const res = await fetchFn(url);
     if (!res.ok) return { json: null, status: res.status };
     const text = await res.text();
     try {
       const json = JSON.parse(text) as unknown;
-      return typeof json === 'object' && json !== null ? { json: json as Record<string, unknown>, status: res.status } : { json: null, status: 'not a JSON object' };
+      return typeof json === 'object' && json !== null
+        ? { json: json as Record<string, unknown>, status: res.status }
+        : { json: null, status: 'not a JSON object' };
     } catch {
       return { json: null, status: `not JSON (starts with ${JSON.stringify(text.slice(0, 30))})` };
     }
@@ -106,7 +120,8 @@ async function fileSize(fetchFn: Fetch, url: string): Promise<{ bytes: number | 
     let res = await fetchFn(url, { method: 'HEAD' });
     if (res.status === 405 || res.status === 501) res = await fetchFn(url, { headers: { range: 'bytes=0-0' } });
     if (!res.ok) return { bytes: null, status: res.status };
-    if ((res.headers.get('content-type') ?? '').includes('text/html')) return { bytes: null, status: 'a web page instead of the file' };
+    if ((res.headers.get('content-type') ?? '').includes('text/html'))
+      return { bytes: null, status: 'a web page instead of the file' };
     const range = /\/(\d+)$/.exec(res.headers.get('content-range') ?? '');
     const length = range ? Number(range[1]) : Number(res.headers.get('content-length'));
     await res.body?.cancel().catch(() => undefined);
@@ -118,17 +133,24 @@ async function fileSize(fetchFn: Fetch, url: string): Promise<{ bytes: number | 
 
 const said = (status: number | string) => (typeof status === 'number' ? `HTTP ${status}` : status);
 
-export async function preflightCustomModel(record: CustomModelRecord, fetchFn: Fetch = (u, i) => fetch(u, i)): Promise<PreflightResult> {
+export async function preflightCustomModel(
+  record: CustomModelRecord,
+  fetchFn: Fetch = (u, i) => fetch(u, i),
+): Promise<PreflightResult> {
   const problems: string[] = [];
   const base = record.filesUrl;
   const config = await getJson(fetchFn, new URL('mlc-chat-config.json', base).href);
   if (!config.json) {
-    problems.push(`mlc-chat-config.json is missing or unreadable at ${new URL('mlc-chat-config.json', base).href} (${said(config.status)}). ${REQUIRED_FILES_NOTE}`);
+    problems.push(
+      `mlc-chat-config.json is missing or unreadable at ${new URL('mlc-chat-config.json', base).href} (${said(config.status)}). ${REQUIRED_FILES_NOTE}`,
+    );
     return { ok: false, problems, downloadBytes: null, contextWindow: null, quantization: null, tokenizerFiles: [] };
   }
   const contextWindow = typeof config.json.context_window_size === 'number' ? config.json.context_window_size : null;
   const quantization = typeof config.json.quantization === 'string' ? config.json.quantization : null;
-  const tokenizerFiles = Array.isArray(config.json.tokenizer_files) ? config.json.tokenizer_files.filter((f): f is string => typeof f === 'string') : [];
+  const tokenizerFiles = Array.isArray(config.json.tokenizer_files)
+    ? config.json.tokenizer_files.filter((f): f is string => typeof f === 'string')
+    : [];
 
   let total = 0;
   let known = true;
@@ -148,23 +170,40 @@ export async function preflightCustomModel(record: CustomModelRecord, fetchFn: F
     for (const r of records as Array<Record<string, unknown>>) {
       const path = String(r.dataPath ?? '');
       const size = await fileSize(fetchFn, new URL(path, base).href);
-      if (size.bytes === null && size.status !== 200) problems.push(`weight shard ${path} is missing at ${new URL(path, base).href} (${said(size.status)}).`);
+      if (size.bytes === null && size.status !== 200)
+        problems.push(`weight shard ${path} is missing at ${new URL(path, base).href} (${said(size.status)}).`);
       total += typeof r.nbytes === 'number' ? r.nbytes : (size.bytes ?? 0);
     }
   }
   // web-llm reads tokenizer.json when it is listed, else tokenizer.model.
-  const tokenizer = tokenizerFiles.includes('tokenizer.json') ? 'tokenizer.json' : tokenizerFiles.includes('tokenizer.model') ? 'tokenizer.model' : null;
-  if (!tokenizer) problems.push(`mlc-chat-config.json lists no tokenizer.json or tokenizer.model in "tokenizer_files" (${tokenizerFiles.join(', ') || 'none'}).`);
+  const tokenizer = tokenizerFiles.includes('tokenizer.json')
+    ? 'tokenizer.json'
+    : tokenizerFiles.includes('tokenizer.model')
+      ? 'tokenizer.model'
+      : null;
+  if (!tokenizer)
+    problems.push(
+      `mlc-chat-config.json lists no tokenizer.json or tokenizer.model in "tokenizer_files" (${tokenizerFiles.join(', ') || 'none'}).`,
+    );
   else {
     const size = await fileSize(fetchFn, new URL(tokenizer, base).href);
-    if (size.bytes === null && size.status !== 200) problems.push(`${tokenizer} is missing at ${new URL(tokenizer, base).href} (${said(size.status)}).`);
+    if (size.bytes === null && size.status !== 200)
+      problems.push(`${tokenizer} is missing at ${new URL(tokenizer, base).href} (${said(size.status)}).`);
     else if (size.bytes === null) known = false;
     else total += size.bytes;
   }
   const lib = await fileSize(fetchFn, record.modelLibUrl);
-  if (lib.bytes === null && lib.status !== 200) problems.push(`the model library is missing at ${record.modelLibUrl} (${said(lib.status)}).`);
+  if (lib.bytes === null && lib.status !== 200)
+    problems.push(`the model library is missing at ${record.modelLibUrl} (${said(lib.status)}).`);
   else if (lib.bytes === null) known = false;
   else total += lib.bytes;
 
-  return { ok: problems.length === 0, problems, downloadBytes: known && problems.length === 0 ? total : null, contextWindow, quantization, tokenizerFiles };
+  return {
+    ok: problems.length === 0,
+    problems,
+    downloadBytes: known && problems.length === 0 ? total : null,
+    contextWindow,
+    quantization,
+    tokenizerFiles,
+  };
 }

@@ -15,12 +15,29 @@
  */
 import type { AppConfig, ChatCompletionChunk, MLCEngineInterface, ModelRecord } from '@mlc-ai/web-llm';
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, EngineDevice, LoadProgress, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
+import type {
+  Completion,
+  Engine,
+  EngineCapabilities,
+  EngineDevice,
+  LoadProgress,
+  ModelRef,
+  Prompt,
+  SamplingParams,
+  GenerateHooks,
+} from '../../core/engine/engine.ts';
 import { abortPromise, onAbort, throwIfAborted } from '../../core/engine/abort.ts';
 import { EngineError } from '../../core/engine/engine-error.ts';
 import type { CapabilityVerdict, GpuProbe } from '../../core/engine/gpu-verdict.ts';
 import { describeAdapter, gpuVerdict } from '../../core/engine/gpu-verdict.ts';
-import { abortedCompletion, applyStop, errorCompletion, meanLogprob, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
+import {
+  abortedCompletion,
+  applyStop,
+  errorCompletion,
+  meanLogprob,
+  sampleSeed,
+  validateSampling,
+} from '../../core/engine/sampling.ts';
 import { catalogNeeds, customNeeds, probeGpu } from './webgpu-capability.ts';
 import { WEBLLM_CATALOG } from './webllm-catalog.ts';
 import { IMPORT_HOST, deleteCachedModel } from './webllm-cache.ts';
@@ -72,7 +89,11 @@ export class WebLlmEngine implements Engine {
       return r;
     }
     const prebuilt = webllm.prebuiltAppConfig.model_list.find((m) => m.model_id === id);
-    if (!prebuilt) throw new EngineError('MODEL_MISSING', `"${id}" is neither a WebLLM prebuilt model nor a custom model added to the engine`);
+    if (!prebuilt)
+      throw new EngineError(
+        'MODEL_MISSING',
+        `"${id}" is neither a WebLLM prebuilt model nor a custom model added to the engine`,
+      );
     const entry = WEBLLM_CATALOG.find((e) => e.id === id);
     const features = new Set([...(prebuilt.required_features ?? []), ...(entry?.requiredFeatures ?? [])]);
     return { ...prebuilt, required_features: [...features] };
@@ -86,10 +107,24 @@ export class WebLlmEngine implements Engine {
     const custom = this.custom.get(id);
     if (entry) return gpuVerdict(probe, catalogNeeds(entry, { cached }));
     if (custom) return gpuVerdict(probe, customNeeds(custom, null, cached));
-    return gpuVerdict(probe, { id, title: id, quantization: /q\d+f16/.test(id) ? 'f16' : 'unknown', requiredFeatures: /q\d+f16/.test(id) ? ['shader-f16'] : [], vramMB: null, bufferSizeRequiredBytes: null, downloadBytes: null, downloadExact: false, cached, alternative: null });
+    return gpuVerdict(probe, {
+      id,
+      title: id,
+      quantization: /q\d+f16/.test(id) ? 'f16' : 'unknown',
+      requiredFeatures: /q\d+f16/.test(id) ? ['shader-f16'] : [],
+      vramMB: null,
+      bufferSizeRequiredBytes: null,
+      downloadBytes: null,
+      downloadExact: false,
+      cached,
+      alternative: null,
+    });
   }
 
-  async load(model: ModelRef, hooks: { signal?: AbortSignalLike; onProgress?: (p: LoadProgress) => void } = {}): Promise<void> {
+  async load(
+    model: ModelRef,
+    hooks: { signal?: AbortSignalLike; onProgress?: (p: LoadProgress) => void } = {},
+  ): Promise<void> {
     await this.unload();
     throwIfAborted(hooks.signal, 'loading');
     const id = model.id;
@@ -104,20 +139,24 @@ export class WebLlmEngine implements Engine {
     if (custom && !custom.modelUrl.startsWith(IMPORT_HOST) && this.options.preflight !== false) {
       hooks.onProgress?.({ fraction: 0, text: 'checking the model files' });
       preflight = await preflightCustomModel(custom);
-      if (!preflight.ok) throw new EngineError('MODEL_MISSING', `the model folder is incomplete: ${preflight.problems.join(' ')}`, id);
+      if (!preflight.ok)
+        throw new EngineError('MODEL_MISSING', `the model folder is incomplete: ${preflight.problems.join(' ')}`, id);
     }
 
     const webllm = await (this.options.importWebLlm ?? (() => import('@mlc-ai/web-llm')))();
     const record = await this.record(id, webllm);
     const appConfig: AppConfig = { model_list: [record], cacheBackend: 'cache' };
-    const worker = this.options.spawn?.() ?? new Worker(new URL('../../../workers/llm.worker.ts', import.meta.url), { type: 'module', name: 'webllm' });
+    const worker =
+      this.options.spawn?.() ??
+      new Worker(new URL('../../../workers/llm.worker.ts', import.meta.url), { type: 'module', name: 'webllm' });
     this.worker = worker;
     const aborted = abortPromise(hooks.signal, 'loading');
     try {
       this.engine = await Promise.race([
         webllm.CreateWebWorkerMLCEngine(worker, id, {
           appConfig,
-          initProgressCallback: (r) => hooks.onProgress?.({ fraction: Number.isFinite(r.progress) ? r.progress : null, text: r.text }),
+          initProgressCallback: (r) =>
+            hooks.onProgress?.({ fraction: Number.isFinite(r.progress) ? r.progress : null, text: r.text }),
         }),
         aborted.promise,
       ]);
@@ -128,7 +167,12 @@ export class WebLlmEngine implements Engine {
       aborted.dispose();
     }
     const entry = WEBLLM_CATALOG.find((e) => e.id === id);
-    this.window = custom?.contextWindow ?? preflight?.contextWindow ?? entry?.contextWindow ?? record.overrides?.context_window_size ?? null;
+    this.window =
+      custom?.contextWindow ??
+      preflight?.contextWindow ??
+      entry?.contextWindow ??
+      record.overrides?.context_window_size ??
+      null;
   }
 
   contextWindow(): number | null {
@@ -143,7 +187,11 @@ export class WebLlmEngine implements Engine {
     if (!this.engine) return null;
     const adapter = this.lastProbe?.adapter;
     if (!adapter) return { device: 'webgpu', reason: null };
-    return { device: 'webgpu', reason: null, detail: `${describeAdapter(adapter)}${adapter.isFallbackAdapter ? ', a software (fallback) adapter' : ''}` };
+    return {
+      device: 'webgpu',
+      reason: null,
+      detail: `${describeAdapter(adapter)}${adapter.isFallbackAdapter ? ', a software (fallback) adapter' : ''}`,
+    };
   }
 
   async generate(prompt: Prompt, params: SamplingParams, hooks: GenerateHooks = {}): Promise<Completion[]> {
@@ -195,9 +243,14 @@ export class WebLlmEngine implements Engine {
         } catch (err) {
           // web-llm unloads the model itself when the device is lost; this engine never does
           // so behind the run's back, so "not loaded" here means the GPU went away.
-          const dropped = /ModelNotLoadedError|Model not loaded/i.test(`${(err as Error).name} ${(err as Error).message}`);
+          const dropped = /ModelNotLoadedError|Model not loaded/i.test(
+            `${(err as Error).name} ${(err as Error).message}`,
+          );
           const e = dropped
-            ? new EngineError('GPU_LOST', `${GPU_LOST_ADVICE} (web-llm dropped the model: ${(err as Error).message.slice(0, 80)})`)
+            ? new EngineError(
+                'GPU_LOST',
+                `${GPU_LOST_ADVICE} (web-llm dropped the model: ${(err as Error).message.slice(0, 80)})`,
+              )
             : mapWebLlmError(err, prompt.questionId === undefined ? undefined : `question ${prompt.questionId}`);
           if (e.code === 'GPU_LOST') {
             this.engine = null;
@@ -248,7 +301,10 @@ export function createWebLlmEngine(options: WebLlmEngineOptions = {}): WebLlmEng
 }
 
 /** web-llm's record of a catalog or custom model, for its cache functions. */
-async function appConfigFor(id: string, custom?: CustomModelRecord): Promise<{ webllm: typeof import('@mlc-ai/web-llm'); appConfig: AppConfig }> {
+async function appConfigFor(
+  id: string,
+  custom?: CustomModelRecord,
+): Promise<{ webllm: typeof import('@mlc-ai/web-llm'); appConfig: AppConfig }> {
   const webllm = await import('@mlc-ai/web-llm');
   const record = custom
     ? { model: custom.modelUrl, model_id: custom.id, model_lib: custom.modelLibUrl }

@@ -10,11 +10,27 @@
 import { wrap, proxy, type Remote } from 'comlink';
 import wllamaWasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { AbortSignalLike } from '../../core/eval/executor.ts';
-import type { Completion, Engine, EngineCapabilities, EngineDevice, LoadProgress, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../../core/engine/engine.ts';
+import type {
+  Completion,
+  Engine,
+  EngineCapabilities,
+  EngineDevice,
+  LoadProgress,
+  ModelRef,
+  Prompt,
+  SamplingParams,
+  GenerateHooks,
+} from '../../core/engine/engine.ts';
 import { EngineError, engineError } from '../../core/engine/engine-error.ts';
 import { PLAIN_TEMPLATE_STOP, renderPlainChat } from '../../core/engine/plain-template.ts';
 import { abortPromise, onAbort, throwIfAborted } from '../../core/engine/abort.ts';
-import { abortedCompletion, applyStop, errorCompletion, sampleSeed, validateSampling } from '../../core/engine/sampling.ts';
+import {
+  abortedCompletion,
+  applyStop,
+  errorCompletion,
+  sampleSeed,
+  validateSampling,
+} from '../../core/engine/sampling.ts';
 import { chooseThreads, type ThreadChoice } from '../../core/engine/threads.ts';
 import type { GgufSource, WllamaModelInfo, WllamaWorkerApi, WorkerReply } from '../../../workers/wllama.api.ts';
 
@@ -69,7 +85,8 @@ export class WllamaEngine implements Engine {
   private ensureWorker(): Remote<WllamaWorkerApi> {
     if (this.api) return this.api;
     const worker =
-      this.options.spawn?.() ?? new Worker(new URL('../../../workers/wllama.worker.ts', import.meta.url), { type: 'module', name: 'wllama' });
+      this.options.spawn?.() ??
+      new Worker(new URL('../../../workers/wllama.worker.ts', import.meta.url), { type: 'module', name: 'wllama' });
     this.worker = worker;
     this.api = wrap<WllamaWorkerApi>(worker);
     this.died = new Promise<never>((_, reject) => {
@@ -94,21 +111,34 @@ export class WllamaEngine implements Engine {
       const name = src.slice(FILE_SOURCE.length);
       const blobs = this.files.get(name);
       if (!blobs) {
-        throw new EngineError('MODEL_MISSING', 'this file is no longer open (files picked before a reload cannot be reopened): pick it again', name);
+        throw new EngineError(
+          'MODEL_MISSING',
+          'this file is no longer open (files picked before a reload cannot be reopened): pick it again',
+          name,
+        );
       }
       return { kind: 'blob', name, blobs };
     }
     return { kind: 'url', url: new URL(src, globalThis.location?.href).href };
   }
 
-  async load(model: ModelRef, hooks: { signal?: AbortSignalLike; onProgress?: (p: LoadProgress) => void } = {}): Promise<void> {
+  async load(
+    model: ModelRef,
+    hooks: { signal?: AbortSignalLike; onProgress?: (p: LoadProgress) => void } = {},
+  ): Promise<void> {
     throwIfAborted(hooks.signal, 'loading');
     const source = this.source(model);
     const size = source.kind === 'blob' ? source.blobs.reduce((n, b) => n + b.size, 0) : 0;
     const requested = this.options.threads ?? 'auto';
     this.threadChoice =
       requested === 'auto'
-        ? chooseThreads({ hardwareConcurrency: navigator.hardwareConcurrency, crossOriginIsolated: globalThis.crossOriginIsolated === true }, size)
+        ? chooseThreads(
+            {
+              hardwareConcurrency: navigator.hardwareConcurrency,
+              crossOriginIsolated: globalThis.crossOriginIsolated === true,
+            },
+            size,
+          )
         : { threads: requested, reason: 'set by the user' };
     this.model = null;
     const onProgress = hooks.onProgress;
@@ -167,7 +197,15 @@ export class WllamaEngine implements Engine {
         try {
           const r = await this.call((api) =>
             api.generate(
-              { input, maxTokens: params.maxTokens, temperature: params.temperature, topP: params.topP, seed, stop, logprobs: params.logprobs },
+              {
+                input,
+                maxTokens: params.maxTokens,
+                temperature: params.temperature,
+                topP: params.topP,
+                seed,
+                stop,
+                logprobs: params.logprobs,
+              },
               onText,
             ),
           );

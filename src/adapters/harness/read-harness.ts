@@ -6,7 +6,15 @@
 import { configure } from '@zip.js/zip.js';
 import { InflationBudget, entryText, readZipEntries } from '../import/zip-entries.ts';
 import { WorkbenchError } from '../../core/errors.ts';
-import { detectHarnessFormat, inspectLogSamples, inspectRows, lmEvalRows, verlRows, type HarnessFormat, type HarnessRow } from '../../core/formats/harness.ts';
+import {
+  detectHarnessFormat,
+  inspectLogSamples,
+  inspectRows,
+  lmEvalRows,
+  verlRows,
+  type HarnessFormat,
+  type HarnessRow,
+} from '../../core/formats/harness.ts';
 import { parseJsonText } from '../../core/formats/questions.ts';
 import { jsonLineRecords } from '../../core/formats/records.ts';
 
@@ -17,22 +25,36 @@ configure({ useWebWorkers: false });
  * string JavaScript holds, and every sample of the log shares the zip's inflation budget.
  */
 export const MAX_INSPECT_SAMPLE_BYTES = 256 * 1024 * 1024;
-const INSPECT_ADVICE = 'check the log was written by Inspect (inspect log dump FILE prints it as JSON; give that .json instead)';
+const INSPECT_ADVICE =
+  'check the log was written by Inspect (inspect log dump FILE prints it as JSON; give that .json instead)';
 
 async function inspectZipSamples(blob: Blob, fileName: string): Promise<Array<{ value: unknown; where: string }>> {
   const budget = new InflationBudget();
   const isSample = (p: string) => /^samples\/[^/]+\.json$/.test(p);
   let entries;
   try {
-    entries = await readZipEntries(blob, fileName, { budget, maxEntryBytes: (p) => (isSample(p) ? MAX_INSPECT_SAMPLE_BYTES : Number.MAX_SAFE_INTEGER), advice: INSPECT_ADVICE });
+    entries = await readZipEntries(blob, fileName, {
+      budget,
+      maxEntryBytes: (p) => (isSample(p) ? MAX_INSPECT_SAMPLE_BYTES : Number.MAX_SAFE_INTEGER),
+      advice: INSPECT_ADVICE,
+    });
   } catch (err) {
     if ((err as Error).message.includes('not a readable zip')) {
-      throw new WorkbenchError('BAD_FORMAT', `not a readable Inspect .eval log (a zip): ${(err as Error).message}`, fileName);
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `not a readable Inspect .eval log (a zip): ${(err as Error).message}`,
+        fileName,
+      );
     }
     throw err;
   }
   const samples = entries.filter((z) => isSample(z.path));
-  if (samples.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the .eval log holds no samples/*.json: was the eval run with --no-log-samples?', fileName);
+  if (samples.length === 0)
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      'the .eval log holds no samples/*.json: was the eval run with --no-log-samples?',
+      fileName,
+    );
   const out: Array<{ value: unknown; where: string }> = [];
   for (const z of samples) {
     const where = `${fileName}:${z.path}`;
@@ -43,22 +65,36 @@ async function inspectZipSamples(blob: Blob, fileName: string): Promise<Array<{ 
 }
 
 /** The rows of one file; `format` null detects it from the first record. */
-export async function readHarnessFile(fileName: string, blob: Blob, format: HarnessFormat | null): Promise<{ format: HarnessFormat; rows: HarnessRow[] }> {
+export async function readHarnessFile(
+  fileName: string,
+  blob: Blob,
+  format: HarnessFormat | null,
+): Promise<{ format: HarnessFormat; rows: HarnessRow[] }> {
   if (/\.eval$/i.test(fileName)) {
-    if (format && format !== 'inspect') throw new WorkbenchError('BAD_OPTION', `${fileName} is an Inspect .eval log, not ${format}`, '--from');
+    if (format && format !== 'inspect')
+      throw new WorkbenchError('BAD_OPTION', `${fileName} is an Inspect .eval log, not ${format}`, '--from');
     return { format: 'inspect', rows: inspectRows(await inspectZipSamples(blob, fileName)) };
   }
   const text = await blob.text();
   if (text.trimStart().startsWith('{') && /\.json$/i.test(fileName)) {
     const log = parseJsonText(text, fileName);
-    if (format && format !== 'inspect') throw new WorkbenchError('BAD_OPTION', `${fileName} is one JSON object (an Inspect log?), not ${format} JSON Lines`, '--from');
+    if (format && format !== 'inspect')
+      throw new WorkbenchError(
+        'BAD_OPTION',
+        `${fileName} is one JSON object (an Inspect log?), not ${format} JSON Lines`,
+        '--from',
+      );
     return { format: 'inspect', rows: inspectRows(inspectLogSamples(log, fileName)) };
   }
   const records = jsonLineRecords(text, fileName);
   if (records.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file holds no rows', fileName);
   const found = format ?? detectHarnessFormat(records[0]!.value);
   if (!found) {
-    throw new WorkbenchError('BAD_FORMAT', 'not a known completions dump: verl lines have "input", "output", "step"; lm-eval lines "doc_id", "resps"; Inspect samples "epoch", "output", "target". Name it with --from', records[0]!.where);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      'not a known completions dump: verl lines have "input", "output", "step"; lm-eval lines "doc_id", "resps"; Inspect samples "epoch", "output", "target". Name it with --from',
+      records[0]!.where,
+    );
   }
   if (found === 'verl') return { format: found, rows: verlRows(records) };
   if (found === 'lm-eval') return { format: found, rows: lmEvalRows(records) };

@@ -76,15 +76,27 @@ export function classifyFiles(
     // Only a `<db>/<db>.sqlite` folder belongs to its database (Spider keeps schema.sql there).
     if (baseName(dirName(p)) === id) dbDirs.add(dirName(p));
   }
-  for (const [id, p] of databases) for (const other of files) if (isDatabasePath(other) && dbIdOf(other) === id && other !== p) ignored.push(other);
+  for (const [id, p] of databases)
+    for (const other of files) if (isDatabasePath(other) && dbIdOf(other) === id && other !== p) ignored.push(other);
 
   const outsideDbs = (p: string) => !DB_FOLDERS.test(p) && !dbDirs.has(dirName(p));
   let questions: string | undefined;
   if (choose.questionsPath) {
     questions = files.find((p) => p === normalizePath(choose.questionsPath!));
-    if (!questions) throw new WorkbenchError('MISSING_FILE', 'the chosen questions file is not among the files given', choose.questionsPath);
+    if (!questions)
+      throw new WorkbenchError(
+        'MISSING_FILE',
+        'the chosen questions file is not among the files given',
+        choose.questionsPath,
+      );
   } else {
-    const candidates = files.filter((p) => /\.(jsonl?|parquet)$/i.test(p) && outsideDbs(p) && !NOT_QUESTIONS.test(baseName(p)) && !/^train/i.test(baseName(p)));
+    const candidates = files.filter(
+      (p) =>
+        /\.(jsonl?|parquet)$/i.test(p) &&
+        outsideDbs(p) &&
+        !NOT_QUESTIONS.test(baseName(p)) &&
+        !/^train/i.test(baseName(p)),
+    );
     for (const name of PREFERRED_QUESTIONS) {
       const hits = candidates.filter((p) => baseName(p).toLowerCase() === name);
       // The shallowest copy: a folder may hold the download and an unpacked sub-folder.
@@ -113,13 +125,22 @@ export function classifyFiles(
   let gold: string | null = null;
   if (choose.goldPath) {
     gold = files.find((p) => p === normalizePath(choose.goldPath!)) ?? null;
-    if (!gold) throw new WorkbenchError('MISSING_FILE', 'the chosen gold file is not among the files given', choose.goldPath);
+    if (!gold)
+      throw new WorkbenchError('MISSING_FILE', 'the chosen gold file is not among the files given', choose.goldPath);
   } else {
     const sqls = files.filter((p) => /\.sql$/i.test(p) && outsideDbs(p) && !/(mysql|postgresql)/i.test(baseName(p)));
     const q = stem(questions);
-    const prefer = [`${q}_gold.sql`, `${q}.sql`, `${q.replace(/_sqlite$/, '')}_sqlite_gold.sql`, 'dev_gold.sql', 'dev.sql'];
+    const prefer = [
+      `${q}_gold.sql`,
+      `${q}.sql`,
+      `${q.replace(/_sqlite$/, '')}_sqlite_gold.sql`,
+      'dev_gold.sql',
+      'dev.sql',
+    ];
     for (const name of prefer) {
-      const hit = sqls.find((p) => baseName(p).toLowerCase() === name.toLowerCase() && dirName(p) === dirName(questions!));
+      const hit = sqls.find(
+        (p) => baseName(p).toLowerCase() === name.toLowerCase() && dirName(p) === dirName(questions!),
+      );
       if (hit) {
         gold = hit;
         break;

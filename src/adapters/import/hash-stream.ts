@@ -75,7 +75,10 @@ export async function streamFile(file: ImportFile, hooks: ReadHooks = {}): Promi
 }
 
 /** UTF-8 text of a small file with its sha256 and size (question, gold, predictions files); another encoding is an error. */
-export async function readTextFile(file: ImportFile, signal?: AbortSignal): Promise<{ text: string; sha256: string; bytes: number }> {
+export async function readTextFile(
+  file: ImportFile,
+  signal?: AbortSignal,
+): Promise<{ text: string; sha256: string; bytes: number }> {
   const pieces: Uint8Array[] = [];
   const { sha256, bytes } = await streamFile(file, { signal, onData: (p) => void pieces.push(p.slice()) });
   const all = new Uint8Array(bytes);

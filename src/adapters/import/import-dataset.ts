@@ -35,7 +35,12 @@ export interface ImportOptions {
 }
 
 /** Questions and gold agree: same count and the same db_id at each position. */
-export function checkGoldMatchesQuestions(questions: Question[], gold: GoldEntry[], questionsName: string, goldName: string): void {
+export function checkGoldMatchesQuestions(
+  questions: Question[],
+  gold: GoldEntry[],
+  questionsName: string,
+  goldName: string,
+): void {
   if (questions.length !== gold.length) {
     throw new WorkbenchError(
       'MISMATCH',
@@ -76,7 +81,11 @@ interface DbPlan {
   existing: boolean;
 }
 
-export async function importDataset(idb: WorkbenchIdb, source: ImportSource, opts: ImportOptions = {}): Promise<DatasetRecord> {
+export async function importDataset(
+  idb: WorkbenchIdb,
+  source: ImportSource,
+  opts: ImportOptions = {},
+): Promise<DatasetRecord> {
   const { signal } = opts;
   const progress = throttle(opts.onProgress);
   const check = () => {
@@ -87,10 +96,14 @@ export async function importDataset(idb: WorkbenchIdb, source: ImportSource, opt
   // A deflated inner zip (BIRD's dev_databases.zip) is inflated to disk first, with progress.
   const files = await expandFiles(source.files, {
     signal,
-    onBytes: (doneBytes, totalBytes) => progress({ phase: 'reading', file: 'unpacking the inner zip', doneBytes, totalBytes }),
+    onBytes: (doneBytes, totalBytes) =>
+      progress({ phase: 'reading', file: 'unpacking the inner zip', doneBytes, totalBytes }),
   });
   const byPath = new Map(files.map((f) => [f.path, f]));
-  const classified = classifyFiles([...byPath.keys()], { questionsPath: source.questionsPath, goldPath: source.goldPath });
+  const classified = classifyFiles([...byPath.keys()], {
+    questionsPath: source.questionsPath,
+    goldPath: source.goldPath,
+  });
   const qFile = byPath.get(classified.questions)!;
   progress({ phase: 'parsing', file: qFile.path, doneBytes: 0, totalBytes: qFile.size }, true);
   const qRead = await readQuestionsFile(qFile, signal);
@@ -159,7 +172,8 @@ export async function importDataset(idb: WorkbenchIdb, source: ImportSource, opt
       try {
         await writeChunks(idb, plan, {
           signal,
-          onBytes: (done) => progress({ phase: 'storing', file: plan.file.path, doneBytes: done, totalBytes: plan.size }),
+          onBytes: (done) =>
+            progress({ phase: 'storing', file: plan.file.path, doneBytes: done, totalBytes: plan.size }),
           beforeWrite: (bytes) => {
             if (opts.simulateQuotaAfterBytes !== undefined && storedBytes + bytes > opts.simulateQuotaAfterBytes) {
               throw new DOMException('simulated: the quota of this origin is exhausted', 'QuotaExceededError');

@@ -9,7 +9,14 @@ import { configure, type FileEntry } from '@zip.js/zip.js';
 import { WorkbenchError } from '../../core/errors.ts';
 import { isDatabasePath, isJunk, normalizePath } from './classify-files.ts';
 import { spoolNestedZip, type SpoolHooks } from './nested-zip.ts';
-import { InflationBudget, boundedWritable, entryText, inflateError, readZipEntries, type ZipFileEntry } from './zip-entries.ts';
+import {
+  InflationBudget,
+  boundedWritable,
+  entryText,
+  inflateError,
+  readZipEntries,
+  type ZipFileEntry,
+} from './zip-entries.ts';
 
 configure({ useWebWorkers: false, useCompressionStream: true });
 
@@ -37,7 +44,8 @@ const ADVICE = 'unzip it with another tool and import the folder';
 /** Largest text file read whole (the questions, the gold): about the longest string JavaScript holds. */
 const MAX_TEXT_BYTES = 512 * 1024 * 1024;
 /** Databases and inner zips are bounded by the ratio and the read's total (src/adapters/import/zip-entries.ts). */
-export const maxImportEntryBytes = (p: string) => (/\.zip$/i.test(p) || isDatabasePath(p) ? Number.MAX_SAFE_INTEGER : MAX_TEXT_BYTES);
+export const maxImportEntryBytes = (p: string) =>
+  /\.zip$/i.test(p) || isDatabasePath(p) ? Number.MAX_SAFE_INTEGER : MAX_TEXT_BYTES;
 
 function entryFile(z: ZipFileEntry, zipPath: string): ImportFile {
   const { path, entry } = z;
@@ -65,23 +73,39 @@ function entryFile(z: ZipFileEntry, zipPath: string): ImportFile {
 async function storedEntryBlob(zip: Blob, entry: FileEntry): Promise<Blob> {
   const head = new DataView(await zip.slice(entry.offset, entry.offset + 30).arrayBuffer());
   if (head.getUint32(0, true) !== 0x04034b50) {
-    throw new WorkbenchError('BAD_FORMAT', `${entry.filename} has no local file header where the zip's directory says (the zip is damaged): download it again`);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `${entry.filename} has no local file header where the zip's directory says (the zip is damaged): download it again`,
+    );
   }
   const start = entry.offset + 30 + head.getUint16(26, true) + head.getUint16(28, true);
   return zip.slice(start, start + entry.compressedSize);
 }
 
 /** Every file inside a zip Blob, nested zips included (a deflated one is spooled to disk first: nested-zip.ts). */
-async function zipFiles(zipPath: string, zip: Blob, depth: number, hooks: SpoolHooks, budget: InflationBudget): Promise<ImportFile[]> {
+async function zipFiles(
+  zipPath: string,
+  zip: Blob,
+  depth: number,
+  hooks: SpoolHooks,
+  budget: InflationBudget,
+): Promise<ImportFile[]> {
   const entries = await readZipEntries(zip, zipPath, { budget, maxEntryBytes: maxImportEntryBytes, advice: ADVICE });
   const out: ImportFile[] = [];
   for (const z of entries) {
     const { path, entry: e } = z;
     if (/\.zip$/i.test(path)) {
       if (depth > 1) {
-        throw new WorkbenchError('BAD_FORMAT', `zips nested three deep (${path}) are not read: unzip ${zipPath} and import the folder`, zipPath);
+        throw new WorkbenchError(
+          'BAD_FORMAT',
+          `zips nested three deep (${path}) are not read: unzip ${zipPath} and import the folder`,
+          zipPath,
+        );
       }
-      const inner = e.compressionMethod === 0 ? await storedEntryBlob(zip, e) : await spoolNestedZip(zipPath, path, e, { ...hooks, budget });
+      const inner =
+        e.compressionMethod === 0
+          ? await storedEntryBlob(zip, e)
+          : await spoolNestedZip(zipPath, path, e, { ...hooks, budget });
       out.push(...(await zipFiles(`${zipPath}/${path}`, inner, depth + 1, hooks, budget)));
       continue;
     }
@@ -91,7 +115,10 @@ async function zipFiles(zipPath: string, zip: Blob, depth: number, hooks: SpoolH
 }
 
 /** Expands zips among the given files; loose files pass through. */
-export async function expandFiles(files: readonly { path: string; file: Blob }[], hooks: SpoolHooks = {}): Promise<ImportFile[]> {
+export async function expandFiles(
+  files: readonly { path: string; file: Blob }[],
+  hooks: SpoolHooks = {},
+): Promise<ImportFile[]> {
   const out: ImportFile[] = [];
   for (const { path, file } of files) {
     const p = normalizePath(path);

@@ -37,7 +37,8 @@ async function spoolDir(): Promise<FileSystemDirectoryHandle | null> {
     if (!cleaned) {
       cleaned = true;
       // Files of an import that was interrupted (closed tab) before it could delete them.
-      for await (const name of (dir as unknown as { keys(): AsyncIterable<string> }).keys()) await dir.removeEntry(name).catch(() => undefined);
+      for await (const name of (dir as unknown as { keys(): AsyncIterable<string> }).keys())
+        await dir.removeEntry(name).catch(() => undefined);
     }
     return dir;
   } catch {
@@ -77,7 +78,12 @@ function damaged(entryPath: string, zipPath: string, err: unknown): WorkbenchErr
 }
 
 /** Inflates the inner zip entry to disk-backed storage and returns it as a Blob to read like any zip. */
-export async function spoolNestedZip(zipPath: string, entryPath: string, entry: FileEntry, hooks: SpoolHooks = {}): Promise<Blob> {
+export async function spoolNestedZip(
+  zipPath: string,
+  entryPath: string,
+  entry: FileEntry,
+  hooks: SpoolHooks = {},
+): Promise<Blob> {
   const total = entry.uncompressedSize;
   const options = {
     signal: hooks.signal,
@@ -90,7 +96,9 @@ export async function spoolNestedZip(zipPath: string, entryPath: string, entry: 
   // The inner zip's bytes are counted while they stream: a forged size or a bomb stops at the bound.
   const bounded = (w: WritableStream<Uint8Array>) =>
     boundedWritable(w, { path: entryPath, entry }, `${zipPath}/${entryPath}`, {
-      budget: hooks.budget ?? new InflationBudget(), maxEntryBytes: Number.MAX_SAFE_INTEGER, advice: 'unzip it with another tool and import the folder',
+      budget: hooks.budget ?? new InflationBudget(),
+      maxEntryBytes: Number.MAX_SAFE_INTEGER,
+      advice: 'unzip it with another tool and import the folder',
     });
   try {
     if (dir) {
@@ -109,7 +117,11 @@ export async function spoolNestedZip(zipPath: string, entryPath: string, entry: 
     if (err instanceof WorkbenchError) throw err;
     if ((err as { cause?: unknown })?.cause instanceof WorkbenchError) throw (err as { cause: WorkbenchError }).cause;
     if ((err as Error)?.name === 'QuotaExceededError') {
-      throw new WorkbenchError('BAD_FORMAT', `there is not enough browser storage to unpack ${entryPath} (${total} bytes) before importing it: free space, or unzip it and import the folder`, `${zipPath}/${entryPath}`);
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `there is not enough browser storage to unpack ${entryPath} (${total} bytes) before importing it: free space, or unzip it and import the folder`,
+        `${zipPath}/${entryPath}`,
+      );
     }
     throw damaged(entryPath, zipPath, err);
   }

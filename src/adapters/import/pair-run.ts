@@ -53,12 +53,17 @@ async function harnessRecords(job: PairJob): Promise<{ records: SourceRecord[]; 
     throw new WorkbenchError(
       'BAD_FORMAT',
       `holds ${runs.length} training steps (${runs.map((r) => r.step).join(', ')}): the app makes one run per file. ` +
-        'Give one step per file (verl writes one <step>.jsonl per validation), or use the CLI\'s harness command, which makes one run per step',
+        "Give one step per file (verl writes one <step>.jsonl per validation), or use the CLI's harness command, which makes one run per step",
       name,
     );
   }
   const run = runs[0]!;
-  if (run.records.length === 0) throw new WorkbenchError('MISMATCH', `no row matched a question of this dataset: ${mappingReport(format, name, run)}`, name);
+  if (run.records.length === 0)
+    throw new WorkbenchError(
+      'MISMATCH',
+      `no row matched a question of this dataset: ${mappingReport(format, name, run)}`,
+      name,
+    );
   return { records: run.records, warnings: [mappingReport(format, name, run)] };
 }
 
@@ -88,6 +93,8 @@ export async function pairRunPredictions(job: PairJob): Promise<PairedPrediction
     { predictions, gold: job.gold, questions: job.questions, fence: job.fence },
     { strict: job.strict ?? true },
   );
-  const hash = job.predictionsBlob ? await sha256Blob(job.predictionsBlob) : await sha256Text(job.predictionsText ?? '');
+  const hash = job.predictionsBlob
+    ? await sha256Blob(job.predictionsBlob)
+    : await sha256Text(job.predictionsText ?? '');
   return { items, warnings: [...(harness?.warnings ?? []), ...warnings], findings, ...hash };
 }

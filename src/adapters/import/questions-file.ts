@@ -10,7 +10,10 @@ import { blobAsyncBuffer, isParquetName, readParquetRecords } from '../parquet/r
 import { readTextFile, streamFile } from './hash-stream.ts';
 import type { ImportFile } from './import-files.ts';
 
-export async function readQuestionsFile(file: ImportFile, signal?: AbortSignal): Promise<{ questions: Question[]; sha256: string; bytes: number }> {
+export async function readQuestionsFile(
+  file: ImportFile,
+  signal?: AbortSignal,
+): Promise<{ questions: Question[]; sha256: string; bytes: number }> {
   if (!isParquetName(file.path)) {
     const { text, sha256, bytes } = await readTextFile(file, signal);
     return { questions: parseQuestions(text, file.path), sha256, bytes };

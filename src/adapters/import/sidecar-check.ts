@@ -28,7 +28,11 @@ async function head(file: ImportFile, n: number): Promise<Uint8Array> {
   }
 }
 
-export async function checkSidecars(dbPath: string, byPath: ReadonlyMap<string, ImportFile>, then = THEN): Promise<void> {
+export async function checkSidecars(
+  dbPath: string,
+  byPath: ReadonlyMap<string, ImportFile>,
+  then = THEN,
+): Promise<void> {
   const wal = byPath.get(`${dbPath}-wal`);
   const walMsg = wal ? walProblem(dbPath, wal.size, then) : null;
   if (walMsg) throw new WorkbenchError('BAD_DATABASE', walMsg, dbPath);

@@ -13,7 +13,11 @@ export function checkSqliteSize(head: Uint8Array, size: number, path: string, db
   const raw = view.getUint16(16);
   const pageSize = raw === 1 ? 65536 : raw;
   if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) {
-    throw new WorkbenchError('BAD_DATABASE', `damaged SQLite header (page size ${raw}): replace it with an intact ${dbId}.sqlite and import again`, path);
+    throw new WorkbenchError(
+      'BAD_DATABASE',
+      `damaged SQLite header (page size ${raw}): replace it with an intact ${dbId}.sqlite and import again`,
+      path,
+    );
   }
   const pages = view.getUint32(28);
   const headerValid = pages > 0 && view.getUint32(92) === view.getUint32(24);

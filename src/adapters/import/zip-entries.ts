@@ -41,7 +41,12 @@ const GiB = 1024 * MiB;
  */
 export const ZIP_LIMITS: ZipLimits = { entries: 20_000, ratio: 100, ratioFloorBytes: 4 * MiB, totalBytes: 64 * GiB };
 
-const fmtBytes = (n: number) => (n >= GiB ? `${(n / GiB).toFixed(2)} GiB` : n >= MiB ? `${(n / MiB).toFixed(1)} MiB` : `${n.toLocaleString('en-US')} bytes`);
+const fmtBytes = (n: number) =>
+  n >= GiB
+    ? `${(n / GiB).toFixed(2)} GiB`
+    : n >= MiB
+      ? `${(n / MiB).toFixed(1)} MiB`
+      : `${n.toLocaleString('en-US')} bytes`;
 
 /** Inflated bytes shared by every zip of one read (an outer zip and the zips nested in it). */
 export class InflationBudget {
@@ -82,7 +87,8 @@ export interface ZipBounds {
   flag?: string;
 }
 
-const refuse = (where: string, msg: string, flag?: string) => new WorkbenchError('BAD_FORMAT', flag ? `${where}: ${msg}` : msg, flag ?? where);
+const refuse = (where: string, msg: string, flag?: string) =>
+  new WorkbenchError('BAD_FORMAT', flag ? `${where}: ${msg}` : msg, flag ?? where);
 
 /**
  * The file entries of a zip (junk and folders left out), checked as described above, with
@@ -100,28 +106,56 @@ export async function readZipEntries(
   let count = 0;
   const reader = new ZipReader(new BlobReader(blob));
   try {
-    for await (const e of reader.getEntriesGenerator({ filenameValidation: 'tolerant' }) as AsyncGenerator<Entry, boolean>) {
+    for await (const e of reader.getEntriesGenerator({ filenameValidation: 'tolerant' }) as AsyncGenerator<
+      Entry,
+      boolean
+    >) {
       if (++count > limits.entries) {
-        throw refuse(where, `holds more than ${limits.entries.toLocaleString('en-US')} entries, more than any benchmark release; ${opts.advice}`, opts.flag);
+        throw refuse(
+          where,
+          `holds more than ${limits.entries.toLocaleString('en-US')} entries, more than any benchmark release; ${opts.advice}`,
+          opts.flag,
+        );
       }
       const p = normalizePath(e.filename);
       const problem = entryNameProblem(p);
-      if (problem) throw refuse(where, `the entry ${JSON.stringify(e.filename)} has ${problem}: it is refused; ${opts.advice}`, opts.flag);
+      if (problem)
+        throw refuse(
+          where,
+          `the entry ${JSON.stringify(e.filename)} has ${problem}: it is refused; ${opts.advice}`,
+          opts.flag,
+        );
       if (e.directory || isJunk(p)) continue;
       if (seen.has(p)) {
-        throw refuse(where, `the entry ${p} appears twice: which copy is read would depend on the program reading it, so neither is; rebuild the zip with one copy of each file`, opts.flag);
+        throw refuse(
+          where,
+          `the entry ${p} appears twice: which copy is read would depend on the program reading it, so neither is; rebuild the zip with one copy of each file`,
+          opts.flag,
+        );
       }
       seen.add(p);
       if (e.encrypted) {
-        throw refuse(where, `${p} is encrypted (password-protected): the workbench reads no passwords; ${opts.advice}, giving the password to the unzip tool`, opts.flag);
+        throw refuse(
+          where,
+          `${p} is encrypted (password-protected): the workbench reads no passwords; ${opts.advice}, giving the password to the unzip tool`,
+          opts.flag,
+        );
       }
       const max = opts.maxEntryBytes(p);
       if (e.uncompressedSize > max) {
-        throw refuse(where, `${p} would inflate to ${fmtBytes(e.uncompressedSize)}, more than the ${fmtBytes(max)} such a file may have here; ${opts.advice}`, opts.flag);
+        throw refuse(
+          where,
+          `${p} would inflate to ${fmtBytes(e.uncompressedSize)}, more than the ${fmtBytes(max)} such a file may have here; ${opts.advice}`,
+          opts.flag,
+        );
       }
       opts.budget.declared += e.uncompressedSize;
       if (opts.budget.declared > limits.totalBytes) {
-        throw refuse(where, `the zip would inflate to more than ${fmtBytes(limits.totalBytes)} in all; ${opts.advice}`, opts.flag);
+        throw refuse(
+          where,
+          `the zip would inflate to more than ${fmtBytes(limits.totalBytes)} in all; ${opts.advice}`,
+          opts.flag,
+        );
       }
       const ratioProblem = inflationRatioProblem(p, e.uncompressedSize, e.compressedSize, limits);
       if (ratioProblem) throw refuse(where, `${ratioProblem}; ${opts.advice}`, opts.flag);
@@ -159,13 +193,26 @@ export function boundedWritable(
       bytes += chunk.length;
       opts.budget.used += chunk.length;
       if (bytes > z.entry.uncompressedSize) {
-        throw refuse(where, `${z.path} inflates to more than the ${fmtBytes(z.entry.uncompressedSize)} its header declares: the zip is damaged or forged; ${opts.advice}`, opts.flag);
+        throw refuse(
+          where,
+          `${z.path} inflates to more than the ${fmtBytes(z.entry.uncompressedSize)} its header declares: the zip is damaged or forged; ${opts.advice}`,
+          opts.flag,
+        );
       }
-      if (bytes > opts.maxEntryBytes) throw refuse(where, `${z.path} inflates to more than the ${fmtBytes(opts.maxEntryBytes)} such a file may have here; ${opts.advice}`, opts.flag);
+      if (bytes > opts.maxEntryBytes)
+        throw refuse(
+          where,
+          `${z.path} inflates to more than the ${fmtBytes(opts.maxEntryBytes)} such a file may have here; ${opts.advice}`,
+          opts.flag,
+        );
       const ratio = inflationRatioProblem(z.path, bytes, z.entry.compressedSize, limits);
       if (ratio) throw refuse(where, `${ratio}; ${opts.advice}`, opts.flag);
       if (opts.budget.used > limits.totalBytes) {
-        throw refuse(where, `the zip inflates to more than ${fmtBytes(limits.totalBytes)} in all; ${opts.advice}`, opts.flag);
+        throw refuse(
+          where,
+          `the zip inflates to more than ${fmtBytes(limits.totalBytes)} in all; ${opts.advice}`,
+          opts.flag,
+        );
       }
       await writer.write(chunk);
     },
@@ -188,7 +235,11 @@ export function inflateError(err: unknown, where: string, advice: string, flag?:
 }
 
 /** The text of an entry (an Inspect sample), within the same bounds. */
-export async function entryText(z: ZipFileEntry, where: string, opts: ZipBounds & { maxEntryBytes: number }): Promise<string> {
+export async function entryText(
+  z: ZipFileEntry,
+  where: string,
+  opts: ZipBounds & { maxEntryBytes: number },
+): Promise<string> {
   const chunks: Uint8Array[] = [];
   const sink = new WritableStream<Uint8Array>({ write: (c) => void chunks.push(c.slice()) });
   try {

@@ -26,11 +26,19 @@ export class FileJudgeCache implements JudgeCache {
       try {
         v = JSON.parse(line);
       } catch {
-        throw new WorkbenchError('BAD_JSON', 'not a judge-cache line (invalid JSON); delete the file to start a new cache', `${file}:${i + 1}`);
+        throw new WorkbenchError(
+          'BAD_JSON',
+          'not a judge-cache line (invalid JSON); delete the file to start a new cache',
+          `${file}:${i + 1}`,
+        );
       }
       const e = v as { key?: unknown; text?: unknown; finishReason?: unknown };
       if (typeof e.key !== 'string' || typeof e.text !== 'string' || typeof e.finishReason !== 'string') {
-        throw new WorkbenchError('BAD_FORMAT', 'not a judge-cache line (needs key, text, finishReason); delete the file to start a new cache', `${file}:${i + 1}`);
+        throw new WorkbenchError(
+          'BAD_FORMAT',
+          'not a judge-cache line (needs key, text, finishReason); delete the file to start a new cache',
+          `${file}:${i + 1}`,
+        );
       }
       map.set(e.key, { text: e.text, finishReason: e.finishReason });
     });

@@ -29,14 +29,20 @@ export interface RarRunHooks {
   onStart?: (run: RarRunHeader) => void;
 }
 
-export type NewRarRun = Omit<RarRunHeader, 'id' | 'createdAt' | 'updatedAt' | 'status' | 'error' | 'planned' | 'dataset' | 'judge'> & { datasetId: string };
+export type NewRarRun = Omit<
+  RarRunHeader,
+  'id' | 'createdAt' | 'updatedAt' | 'status' | 'error' | 'planned' | 'dataset' | 'judge'
+> & { datasetId: string };
 
 const lockName = (runId: string) => `rar:${runId}`;
 const runRange = (runId: string) => IDBKeyRange.bound([runId, -Infinity, -Infinity], [runId, Infinity, Infinity]);
 const now = () => new Date().toISOString();
 
 function quotaMessage(what: string): StoreError {
-  return new StoreError('QUOTA_EXCEEDED', `Browser storage is full: ${what}. Nothing stored before was changed. Free space by deleting datasets or runs.`);
+  return new StoreError(
+    'QUOTA_EXCEEDED',
+    `Browser storage is full: ${what}. Nothing stored before was changed. Free space by deleting datasets or runs.`,
+  );
 }
 
 export class RarRepository {
@@ -47,7 +53,11 @@ export class RarRepository {
    * dataset: JSONL text, or a released Parquet split as a Blob (`train-00000-of-00001.parquet`);
    * nothing is stored when it does not parse.
    */
-  async importDataset(source: string | Blob, fileName: string, name = fileName.replace(/\.(jsonl?|parquet)$/i, '')): Promise<RarDatasetRecord> {
+  async importDataset(
+    source: string | Blob,
+    fileName: string,
+    name = fileName.replace(/\.(jsonl?|parquet)$/i, ''),
+  ): Promise<RarDatasetRecord> {
     let rows, sha256, bytes;
     if (typeof source === 'string') {
       rows = parseRarJsonl(source, fileName);
@@ -56,7 +66,13 @@ export class RarRepository {
       rows = rarFromRecords(await readParquetRecords({ name: fileName, file: blobAsyncBuffer(source) }), fileName);
       ({ sha256, bytes } = await sha256Blob(source));
     }
-    const record: RarDatasetRecord = { id: crypto.randomUUID(), name, file: { name: fileName, sha256, bytes }, importedAt: now(), rows };
+    const record: RarDatasetRecord = {
+      id: crypto.randomUUID(),
+      name,
+      file: { name: fileName, sha256, bytes },
+      importedAt: now(),
+      rows,
+    };
     try {
       await this.db.put('rarDatasets', record);
     } catch (err) {
@@ -77,7 +93,11 @@ export class RarRepository {
   /** Deletes a dataset; refused while runs of it are stored (delete them first). */
   async deleteDataset(id: string): Promise<void> {
     const runs = (await this.listRuns()).filter((r) => r.dataset.id === id);
-    if (runs.length) throw new StoreError('LOCKED', `${runs.length} run(s) use this dataset (${runs.map((r) => `"${r.name}"`).join(', ')}): delete them first`);
+    if (runs.length)
+      throw new StoreError(
+        'LOCKED',
+        `${runs.length} run(s) use this dataset (${runs.map((r) => `"${r.name}"`).join(', ')}): delete them first`,
+      );
     await this.db.delete('rarDatasets', id);
   }
 
@@ -103,22 +123,40 @@ export class RarRepository {
   /** Runs a Web Lock holds right now (in any tab); a `running` run not listed was interrupted. */
   async activeRunIds(): Promise<string[]> {
     const held = (await navigator.locks?.query())?.held ?? [];
-    return held.map((l) => l.name ?? '').filter((n) => n.startsWith('rar:')).map((n) => n.slice(4));
+    return held
+      .map((l) => l.name ?? '')
+      .filter((n) => n.startsWith('rar:'))
+      .map((n) => n.slice(4));
   }
 
   /** Creates the run and runs it; `policy` is the loaded engine (absent for a replay). */
-  async start(req: NewRarRun, engines: { policy: Engine | null; judge: Judge | null }, hooks: RarRunHooks = {}): Promise<RarRunHeader> {
+  async start(
+    req: NewRarRun,
+    engines: { policy: Engine | null; judge: Judge | null },
+    hooks: RarRunHooks = {},
+  ): Promise<RarRunHeader> {
     const dataset = await this.getDataset(req.datasetId);
     if (!dataset) throw new StoreError('NOT_FOUND', 'the rubric dataset is no longer stored: import it again');
     const { datasetId: _d, ...rest } = req;
     const header: RarRunHeader = {
       ...rest,
-      id: crypto.randomUUID(), createdAt: now(), updatedAt: now(), status: 'running', error: null,
+      id: crypto.randomUUID(),
+      createdAt: now(),
+      updatedAt: now(),
+      status: 'running',
+      error: null,
       dataset: { id: dataset.id, name: dataset.name, file: dataset.file },
       judge: engines.judge?.info ?? null,
       planned: 0,
     };
-    header.planned = dataset.rows.reduce((n, row) => n + (req.policy.kind === 'replay' ? Math.min(req.samplesPerQuestion, req.policy.completions[row.index]?.length ?? 0) : req.samplesPerQuestion), 0);
+    header.planned = dataset.rows.reduce(
+      (n, row) =>
+        n +
+        (req.policy.kind === 'replay'
+          ? Math.min(req.samplesPerQuestion, req.policy.completions[row.index]?.length ?? 0)
+          : req.samplesPerQuestion),
+      0,
+    );
     try {
       await this.db.put('rarRuns', header);
     } catch (err) {
@@ -129,18 +167,39 @@ export class RarRepository {
   }
 
   /** Continues an interrupted or cancelled run: only samples not stored are generated and judged. */
-  async resume(runId: string, engines: { policy: Engine | null; judge: Judge | null }, hooks: RarRunHooks = {}): Promise<RarRunHeader> {
+  async resume(
+    runId: string,
+    engines: { policy: Engine | null; judge: Judge | null },
+    hooks: RarRunHooks = {},
+  ): Promise<RarRunHeader> {
     const run = await this.getRun(runId);
     if (!run) throw new StoreError('NOT_FOUND', 'this rubric run is no longer stored');
     const dataset = await this.getDataset(run.dataset.id);
-    if (!dataset) throw new StoreError('NOT_FOUND', `run "${run.name}": its dataset "${run.dataset.name}" was deleted, so it cannot be resumed`);
+    if (!dataset)
+      throw new StoreError(
+        'NOT_FOUND',
+        `run "${run.name}": its dataset "${run.dataset.name}" was deleted, so it cannot be resumed`,
+      );
     return this.drive(run, dataset, engines, hooks);
   }
 
-  private async drive(run: RarRunHeader, dataset: RarDatasetRecord, engines: { policy: Engine | null; judge: Judge | null }, hooks: RarRunHooks): Promise<RarRunHeader> {
-    if (run.policy.kind === 'engine' && !engines.policy) throw new StoreError('NOT_FOUND', `run "${run.name}" needs its policy engine (${run.policy.engine} · ${run.policy.model.id}) loaded`);
+  private async drive(
+    run: RarRunHeader,
+    dataset: RarDatasetRecord,
+    engines: { policy: Engine | null; judge: Judge | null },
+    hooks: RarRunHooks,
+  ): Promise<RarRunHeader> {
+    if (run.policy.kind === 'engine' && !engines.policy)
+      throw new StoreError(
+        'NOT_FOUND',
+        `run "${run.name}" needs its policy engine (${run.policy.engine} · ${run.policy.model.id}) loaded`,
+      );
     const release = await holdLock(lockName(run.id), true);
-    if (!release) throw new StoreError('LOCKED', `run "${run.name}" is running in another tab: follow it there, or close that tab and resume it here`);
+    if (!release)
+      throw new StoreError(
+        'LOCKED',
+        `run "${run.name}" is running in another tab: follow it there, or close that tab and resume it here`,
+      );
     const setStatus = async (status: RarRunHeader['status'], error: string | null = null) => {
       const latest = (await this.getRun(run.id)) ?? run;
       const next = { ...latest, status, error, updatedAt: now() };
@@ -149,14 +208,20 @@ export class RarRepository {
     };
     try {
       hooks.onStart?.(await setStatus('running'));
-      const done = new Set((await this.db.getAllKeys('rarSamples', runRange(run.id))).map(([, index, sample]) => rarKey(index, sample)));
+      const done = new Set(
+        (await this.db.getAllKeys('rarSamples', runRange(run.id))).map(([, index, sample]) => rarKey(index, sample)),
+      );
       const policy = run.policy;
       const outcome = await runRar({
         rows: dataset.rows,
         samples: run.samplesPerQuestion,
-        policy: policy.kind === 'engine'
-          ? { kind: 'engine', engine: engines.policy!, params: policy.params }
-          : { kind: 'replay', completions: new Map(Object.entries(policy.completions).map(([k, v]) => [Number(k), v])) },
+        policy:
+          policy.kind === 'engine'
+            ? { kind: 'engine', engine: engines.policy!, params: policy.params }
+            : {
+                kind: 'replay',
+                completions: new Map(Object.entries(policy.completions).map(([k, v]) => [Number(k), v])),
+              },
         judge: engines.judge,
         aggregations: run.aggregations,
         explicit: run.explicit,
@@ -168,7 +233,10 @@ export class RarRepository {
           try {
             await tx.done;
           } catch (err) {
-            if (isQuotaError(err)) throw quotaMessage(`the samples of question "${samples[0]?.rowId}" were not stored (the ${done.size} stored before are kept; resume the run once there is room)`);
+            if (isQuotaError(err))
+              throw quotaMessage(
+                `the samples of question "${samples[0]?.rowId}" were not stored (the ${done.size} stored before are kept; resume the run once there is room)`,
+              );
             throw err;
           }
         },

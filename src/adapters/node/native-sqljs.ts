@@ -40,7 +40,8 @@ type NativeConstructor = new (filenameOrBuffer?: string | Buffer) => NativeDatab
 const toJs = (v: unknown, exact: boolean): SqlValue => (typeof v === 'bigint' && !exact ? Number(v) : (v as SqlValue));
 
 const severalStatements = (err: unknown) => err instanceof RangeError && /more than one statement/.test(err.message);
-const prepareLegacy = (db: NativeDatabase, text: string) => prepareWith((sql) => db.prepare(sql), text, severalStatements, MULTIPLE_STATEMENTS_MESSAGE);
+const prepareLegacy = (db: NativeDatabase, text: string) =>
+  prepareWith((sql) => db.prepare(sql), text, severalStatements, MULTIPLE_STATEMENTS_MESSAGE);
 
 /** sql.js's Statement, the part the engine uses: step / get / getColumnNames / reset / free. */
 class Statement {
@@ -84,7 +85,9 @@ class Statement {
 class Database {
   private readonly db: NativeDatabase;
   constructor(Native: NativeConstructor, bytes?: Uint8Array) {
-    this.db = bytes ? new Native(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) : new Native(':memory:');
+    this.db = bytes
+      ? new Native(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+      : new Native(':memory:');
     this.db.pragma('foreign_keys = OFF');
     this.db.pragma('cache_size = -2000');
   }
@@ -141,11 +144,13 @@ export async function loadNativeSqlJs(): Promise<unknown> {
       { cause: err },
     );
   }
-  return { Database: class extends Database {
-    constructor(bytes?: Uint8Array) {
-      super(Native, bytes);
-    }
-  } };
+  return {
+    Database: class extends Database {
+      constructor(bytes?: Uint8Array) {
+        super(Native, bytes);
+      }
+    },
+  };
 }
 
 /** `better-sqlite3 12.11.1`, the executor named in reports. */

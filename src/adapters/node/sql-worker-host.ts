@@ -39,8 +39,10 @@ export function spawnNodeSqlWorker(engine: SqlEngineName = 'sql.js'): WorkerHand
 export function unsafeDbId(dbId: string): string | null {
   // eslint-disable-next-line no-control-regex -- NUL in a db_id is exactly what is refused
   if (dbId !== '' && dbId !== '.' && dbId !== '..' && !/[/\\:\u0000]/.test(dbId) && !path.isAbsolute(dbId)) return null;
-  return `db_id ${JSON.stringify(dbId)} is not a plain folder name (it is empty, "." or "..", or holds a path separator, ":" or NUL), ` +
-    'so its database could lie outside the database folder: nothing was read for it. Fix that db_id in the gold or questions file';
+  return (
+    `db_id ${JSON.stringify(dbId)} is not a plain folder name (it is empty, "." or "..", or holds a path separator, ":" or NUL), ` +
+    'so its database could lie outside the database folder: nothing was read for it. Fix that db_id in the gold or questions file'
+  );
 }
 
 async function sidecarProblems(file: string): Promise<string | null> {
@@ -72,7 +74,10 @@ export function folderDbSource(root: string): DbSource {
   return {
     async has(dbId) {
       if (unsafeDbId(dbId)) return true;
-      return access(file(dbId)).then(() => true, () => false);
+      return access(file(dbId)).then(
+        () => true,
+        () => false,
+      );
     },
     async load(dbId) {
       const unsafe = unsafeDbId(dbId);
@@ -96,7 +101,12 @@ export function folderDbSource(root: string): DbSource {
 }
 
 /** `engine: 'native'`: better-sqlite3 in the workers (src/adapters/node/native-sqljs.ts), the same engine and semantics. */
-export function createNodeSqlPool(options: { dbRoot: string; workers?: number; cacheBytes?: number; engine?: SqlEngineName }): SqlPool {
+export function createNodeSqlPool(options: {
+  dbRoot: string;
+  workers?: number;
+  cacheBytes?: number;
+  engine?: SqlEngineName;
+}): SqlPool {
   return new SqlPool({
     spawn: () => spawnNodeSqlWorker(options.engine),
     dbSource: folderDbSource(options.dbRoot),

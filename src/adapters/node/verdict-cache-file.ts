@@ -26,7 +26,8 @@ export const CACHE_FILE = 'verdicts-v1.json';
 export const DEFAULT_MAX_ENTRIES = 200_000;
 
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(homedir(), '.cache');
+  const base =
+    env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(homedir(), '.cache');
   return path.join(base, 'rlvr-workbench');
 }
 
@@ -51,11 +52,18 @@ interface CacheBody {
   tick: number;
 }
 
-const isStringMap = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x) && Object.values(x).every((v) => typeof v === 'string');
+const isStringMap = (x: unknown) =>
+  typeof x === 'object' && x !== null && !Array.isArray(x) && Object.values(x).every((v) => typeof v === 'string');
 const validFacts = (f: unknown): f is StoredFacts => {
   const o = f as StoredFacts;
-  return typeof o === 'object' && o !== null && typeof o.sqliteVersion === 'string' && typeof o.columnTypes === 'object' && o.columnTypes !== null &&
-    Object.values(o.columnTypes).every(isStringMap);
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.sqliteVersion === 'string' &&
+    typeof o.columnTypes === 'object' &&
+    o.columnTypes !== null &&
+    Object.values(o.columnTypes).every(isStringMap)
+  );
 };
 
 const checksum = (body: CacheBody) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
@@ -67,27 +75,60 @@ function parseCache(text: string): { body: CacheBody } | { problem: string; ours
   try {
     o = JSON.parse(text);
   } catch (err) {
-    return { problem: ours ? `it is not whole (${(err as Error).message}): a run was interrupted while writing it, or it was cut` : 'it is not JSON', ours };
+    return {
+      problem: ours
+        ? `it is not whole (${(err as Error).message}): a run was interrupted while writing it, or it was cut`
+        : 'it is not JSON',
+      ours,
+    };
   }
   const f = o as { format?: unknown; version?: unknown; sha256?: unknown; body?: CacheBody };
-  if (typeof o !== 'object' || o === null || f.format !== CACHE_FORMAT) return { problem: 'it is not a verdict cache of this program', ours: false };
-  if (f.version !== CACHE_VERSION) return { problem: `it is version ${JSON.stringify(f.version)}, this program reads version ${CACHE_VERSION}`, ours: true };
+  if (typeof o !== 'object' || o === null || f.format !== CACHE_FORMAT)
+    return { problem: 'it is not a verdict cache of this program', ours: false };
+  if (f.version !== CACHE_VERSION)
+    return {
+      problem: `it is version ${JSON.stringify(f.version)}, this program reads version ${CACHE_VERSION}`,
+      ours: true,
+    };
   const body = f.body;
-  if (typeof body !== 'object' || body === null || !Array.isArray(body.entries) || typeof body.dbs !== 'object' || body.dbs === null || !Number.isInteger(body.tick)) {
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    !Array.isArray(body.entries) ||
+    typeof body.dbs !== 'object' ||
+    body.dbs === null ||
+    !Number.isInteger(body.tick)
+  ) {
     return { problem: 'its body is not that of a verdict cache', ours: true };
   }
-  if (f.sha256 !== checksum(body)) return { problem: 'its checksum does not match its content (it was changed or damaged)', ours: true };
+  if (f.sha256 !== checksum(body))
+    return { problem: 'its checksum does not match its content (it was changed or damaged)', ours: true };
   for (const e of body.entries) {
-    if (!Array.isArray(e) || e.length !== 3 || typeof e[0] !== 'string' || !Number.isInteger(e[1]) || !validVerdict(e[2])) {
+    if (
+      !Array.isArray(e) ||
+      e.length !== 3 ||
+      typeof e[0] !== 'string' ||
+      !Number.isInteger(e[1]) ||
+      !validVerdict(e[2])
+    ) {
       return { problem: 'an entry is not a verdict', ours: true };
     }
   }
   for (const d of Object.values(body.dbs)) {
-    if (typeof d !== 'object' || d === null || !/^[0-9a-f]{64}$/.test(String(d.sha256)) || !Number.isFinite(d.size) || !Number.isFinite(d.mtimeMs)) {
+    if (
+      typeof d !== 'object' ||
+      d === null ||
+      !/^[0-9a-f]{64}$/.test(String(d.sha256)) ||
+      !Number.isFinite(d.size) ||
+      !Number.isFinite(d.mtimeMs)
+    ) {
       return { problem: 'a database entry is not a sha256', ours: true };
     }
   }
-  if (body.facts !== undefined && (typeof body.facts !== 'object' || body.facts === null || !Object.values(body.facts).every(validFacts))) {
+  if (
+    body.facts !== undefined &&
+    (typeof body.facts !== 'object' || body.facts === null || !Object.values(body.facts).every(validFacts))
+  ) {
     return { problem: 'a database description is not one', ours: true };
   }
   return { body };
@@ -109,7 +150,10 @@ export interface FileVerdictCache extends VerdictStore {
  * Opens (or starts) the cache in `dir`, creating the folder. `warn` receives the reason a file
  * was ignored.
  */
-export async function openFileVerdictCache(dir: string, options: { warn: (msg: string) => void; maxEntries?: number }): Promise<FileVerdictCache> {
+export async function openFileVerdictCache(
+  dir: string,
+  options: { warn: (msg: string) => void; maxEntries?: number },
+): Promise<FileVerdictCache> {
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, CACHE_FILE);
@@ -128,8 +172,14 @@ export async function openFileVerdictCache(dir: string, options: { warn: (msg: s
   if (text !== null) {
     const parsed = parseCache(text);
     if ('problem' in parsed) {
-      if (parsed.ours) options.warn(`verdict cache ${file} is ignored: ${parsed.problem}. It is replaced by a new one at the end of this run; no verdict was taken from it`);
-      else options.warn(`${file} is ignored: ${parsed.problem}. It is left as it is and this run caches nothing; give another folder with --cache DIR, or --no-cache`);
+      if (parsed.ours)
+        options.warn(
+          `verdict cache ${file} is ignored: ${parsed.problem}. It is replaced by a new one at the end of this run; no verdict was taken from it`,
+        );
+      else
+        options.warn(
+          `${file} is ignored: ${parsed.problem}. It is left as it is and this run caches nothing; give another folder with --cache DIR, or --no-cache`,
+        );
       writable = parsed.ours;
       changed = parsed.ours;
     } else {
@@ -181,7 +231,10 @@ export async function openFileVerdictCache(dir: string, options: { warn: (msg: s
       if (entries.length > maxEntries) entries = entries.sort((a, b) => b[1] - a[1]).slice(0, maxEntries);
       const body: CacheBody = { entries, dbs, facts, tick };
       // The header first, so a cut file is still recognised as ours (parseCache).
-      await writeFileAtomic(file, JSON.stringify({ format: CACHE_FORMAT, version: CACHE_VERSION, sha256: checksum(body), body }));
+      await writeFileAtomic(
+        file,
+        JSON.stringify({ format: CACHE_FORMAT, version: CACHE_VERSION, sha256: checksum(body), body }),
+      );
       changed = false;
     },
   };

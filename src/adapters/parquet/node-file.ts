@@ -6,7 +6,10 @@ import type { SourceRecord } from '../../core/formats/records.ts';
 import { readParquetRecords } from './read-parquet.ts';
 
 /** Every record of a Parquet file; a missing file is named with the flag that gave it. */
-export async function readParquetFileRecords(flag: string, file: string): Promise<{ name: string; records: SourceRecord[]; bytes: number }> {
+export async function readParquetFileRecords(
+  flag: string,
+  file: string,
+): Promise<{ name: string; records: SourceRecord[]; bytes: number }> {
   const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') throw new WorkbenchError('MISSING_FILE', `file not found: ${file}`, flag);
     if (err.code === 'EISDIR') throw new WorkbenchError('BAD_OPTION', `${file} is a directory; name a file`, flag);

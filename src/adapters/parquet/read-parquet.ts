@@ -37,7 +37,8 @@ export function isParquetName(name: string): boolean {
 }
 
 function normalise(v: unknown): unknown {
-  if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  if (typeof v === 'bigint')
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
   if (Array.isArray(v)) return v.map(normalise);
   if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     const out: Record<string, unknown> = {};
@@ -49,16 +50,28 @@ function normalise(v: unknown): unknown {
 
 async function metadataOf(src: ParquetSource): Promise<FileMetaData> {
   if (src.file.byteLength < 12) {
-    throw new WorkbenchError('BAD_FORMAT', `not a Parquet file: ${src.file.byteLength} bytes is too short for one (a Parquet file starts and ends with "PAR1")`, src.name);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `not a Parquet file: ${src.file.byteLength} bytes is too short for one (a Parquet file starts and ends with "PAR1")`,
+      src.name,
+    );
   }
   const head = new Uint8Array(await src.file.slice(0, 4));
   if (new TextDecoder().decode(head) !== 'PAR1') {
-    throw new WorkbenchError('BAD_FORMAT', 'not a Parquet file: it does not start with "PAR1". Export the table as Parquet, or name the file .jsonl/.json if it is JSON', src.name);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      'not a Parquet file: it does not start with "PAR1". Export the table as Parquet, or name the file .jsonl/.json if it is JSON',
+      src.name,
+    );
   }
   try {
     return await parquetMetadataAsync(src.file);
   } catch (err) {
-    throw new WorkbenchError('BAD_FORMAT', `the Parquet footer cannot be read (${(err as Error).message}): is the file truncated? Download or export it again`, src.name);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `the Parquet footer cannot be read (${(err as Error).message}): is the file truncated? Download or export it again`,
+      src.name,
+    );
   }
 }
 
@@ -82,7 +95,12 @@ export function topLevelColumns(metadata: FileMetaData): string[] {
 }
 
 /** Finds which column of a row group does not decode, to name it in the message. */
-async function failingColumn(src: ParquetSource, metadata: FileMetaData, rowStart: number, rowEnd: number): Promise<string | null> {
+async function failingColumn(
+  src: ParquetSource,
+  metadata: FileMetaData,
+  rowStart: number,
+  rowEnd: number,
+): Promise<string | null> {
   for (const column of topLevelColumns(metadata)) {
     try {
       await parquetReadObjects({ file: src.file, metadata, rowStart, rowEnd, columns: [column], compressors });
@@ -97,7 +115,10 @@ async function failingColumn(src: ParquetSource, metadata: FileMetaData, rowStar
  * Yields the records of each row group in turn. Rows are numbered 1.. over the whole file, as
  * JSONL lines are; a decoding failure names the file, the row group, its rows and the column.
  */
-export async function* parquetRecordGroups(src: ParquetSource, opts: { signal?: AbortSignal } = {}): AsyncGenerator<RowGroupRecords> {
+export async function* parquetRecordGroups(
+  src: ParquetSource,
+  opts: { signal?: AbortSignal } = {},
+): AsyncGenerator<RowGroupRecords> {
   const metadata = await metadataOf(src);
   const groups = metadata.row_groups;
   let rowStart = 0;
@@ -127,7 +148,10 @@ export async function* parquetRecordGroups(src: ParquetSource, opts: { signal?: 
 }
 
 /** Every record of the file, read group by group. */
-export async function readParquetRecords(src: ParquetSource, opts: { signal?: AbortSignal; onRowGroup?: (done: number, total: number) => void } = {}): Promise<SourceRecord[]> {
+export async function readParquetRecords(
+  src: ParquetSource,
+  opts: { signal?: AbortSignal; onRowGroup?: (done: number, total: number) => void } = {},
+): Promise<SourceRecord[]> {
   const all: SourceRecord[] = [];
   for await (const { records, rowGroup, rowGroups } of parquetRecordGroups(src, opts)) {
     for (const r of records) all.push(r);

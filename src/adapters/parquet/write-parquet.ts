@@ -19,19 +19,26 @@ export const ROW_GROUP_ROWS = 10_000;
 function element(name: string, type: ColumnType, nullable: boolean): SchemaElement[] {
   const repetition_type = nullable ? 'OPTIONAL' : 'REQUIRED';
   switch (type) {
-    case 'STRING': return [{ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type }];
-    case 'JSON': return [{ name, type: 'BYTE_ARRAY', converted_type: 'JSON', repetition_type }];
-    case 'DOUBLE_LIST': return [
-      { name, repetition_type, converted_type: 'LIST', num_children: 1 },
-      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
-      { name: 'element', type: 'DOUBLE', repetition_type: 'REQUIRED' },
-    ];
-    default: return [{ name, type, repetition_type }];
+    case 'STRING':
+      return [{ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type }];
+    case 'JSON':
+      return [{ name, type: 'BYTE_ARRAY', converted_type: 'JSON', repetition_type }];
+    case 'DOUBLE_LIST':
+      return [
+        { name, repetition_type, converted_type: 'LIST', num_children: 1 },
+        { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+        { name: 'element', type: 'DOUBLE', repetition_type: 'REQUIRED' },
+      ];
+    default:
+      return [{ name, type, repetition_type }];
   }
 }
 
 export function parquetSchemaOf(table: TableSchema<never>): SchemaElement[] {
-  return [{ name: 'schema', num_children: table.columns.length }, ...table.columns.flatMap((c) => element(c.name, c.type, c.nullable))];
+  return [
+    { name: 'schema', num_children: table.columns.length },
+    ...table.columns.flatMap((c) => element(c.name, c.type, c.nullable)),
+  ];
 }
 
 function cell(type: ColumnType, v: unknown): unknown {
@@ -64,7 +71,12 @@ export interface WriteTableOptions {
 }
 
 /** Writes the rows as one Parquet file (SNAPPY pages), row group by row group; returns the bytes written. */
-export async function writeParquetTable<R>(table: TableSchema<R>, rows: readonly R[], sink: ParquetSink, opts: WriteTableOptions = {}): Promise<number> {
+export async function writeParquetTable<R>(
+  table: TableSchema<R>,
+  rows: readonly R[],
+  sink: ParquetSink,
+  opts: WriteTableOptions = {},
+): Promise<number> {
   const writer = new SinkWriter(sink);
   const pw = new ParquetWriter({
     writer: writer as unknown as Writer,
@@ -91,5 +103,8 @@ export async function writeParquetTable<R>(table: TableSchema<R>, rows: readonly
  */
 export function blobSink(): { sink: ParquetSink; blob(): Blob } {
   const parts: Blob[] = [];
-  return { sink: (bytes) => void parts.push(new Blob([bytes.slice()])), blob: () => new Blob(parts, { type: 'application/vnd.apache.parquet' }) };
+  return {
+    sink: (bytes) => void parts.push(new Blob([bytes.slice()])),
+    blob: () => new Blob(parts, { type: 'application/vnd.apache.parquet' }),
+  };
 }

@@ -26,7 +26,8 @@ export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamp
       get: (runId: string) => runOrThrow(idb, runId),
       put: async (header: RunHeader) => void (await idb.put('runs', header)),
       list: () => idb.getAll('runs'),
-      putInputs: async (runId: string, inputs: { items: EvalItem[]; generation?: GenerationPlan }) => void (await idb.put('runInputs', { runId, ...inputs })),
+      putInputs: async (runId: string, inputs: { items: EvalItem[]; generation?: GenerationPlan }) =>
+        void (await idb.put('runInputs', { runId, ...inputs })),
       inputs: (runId: string) => idb.get('runInputs', runId),
       storedKeys: (runId: string) => storedKeys(idb, runId),
       samples: (runId: string) => allSamples(idb, runId),
@@ -40,7 +41,8 @@ export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamp
     },
     sessions: {
       withLock: withRunLock,
-      open: (run: RunHeader, signal?: AbortSignal) => openRunSession({ idb, simulateQuotaAfterSamples: testing.simulateQuotaAfterSamples }, run, signal),
+      open: (run: RunHeader, signal?: AbortSignal) =>
+        openRunSession({ idb, simulateQuotaAfterSamples: testing.simulateQuotaAfterSamples }, run, signal),
     },
   };
 }

@@ -15,7 +15,8 @@ export async function deleteUnreferenced(idb: WorkbenchIdb, candidates: Iterable
   const tx = idb.transaction(['datasets', 'runs', 'databases', 'chunks'], 'readwrite');
   const used = new Set<string>();
   for (const d of await tx.objectStore('datasets').getAll()) for (const s of Object.values(d.databases)) used.add(s);
-  for (const r of await tx.objectStore('runs').getAll()) for (const s of Object.values(r.dataset.databases)) used.add(s);
+  for (const r of await tx.objectStore('runs').getAll())
+    for (const s of Object.values(r.dataset.databases)) used.add(s);
   for (const sha of new Set(candidates)) {
     if (used.has(sha)) continue;
     await tx.objectStore('databases').delete(sha);
@@ -39,14 +40,22 @@ export async function questionsWithDatabase(idb: WorkbenchIdb, dataset: DatasetR
 
 export function createDatasetRepository(
   opened: Promise<WorkbenchIdb>,
-  opts: { dbName: string; storage: StoragePort; workers: Pick<StoreWorkers, 'importDataset'>; simulateQuotaAfterBytes?: number },
+  opts: {
+    dbName: string;
+    storage: StoragePort;
+    workers: Pick<StoreWorkers, 'importDataset'>;
+    simulateQuotaAfterBytes?: number;
+  },
 ): DatasetRepository {
   return {
     async import(source, hooks = {}) {
       await opened;
       // Best effort: a persisted origin is not evicted under storage pressure.
       void opts.storage.requestPersistence().catch(() => false);
-      return opts.workers.importDataset({ dbName: opts.dbName, source, simulateQuotaAfterBytes: opts.simulateQuotaAfterBytes }, hooks);
+      return opts.workers.importDataset(
+        { dbName: opts.dbName, source, simulateQuotaAfterBytes: opts.simulateQuotaAfterBytes },
+        hooks,
+      );
     },
     async list() {
       const all = await (await opened).getAll('datasets');
@@ -67,7 +76,12 @@ export function createDatasetRepository(
         let entry = byDb[q.dbId];
         if (!entry) {
           const rec = sha ? await idb.get('databases', sha) : undefined;
-          entry = byDb[q.dbId] = { questions: 0, sizeBytes: rec?.sizeBytes ?? null, sha256: rec ? sha : null, knownAs: rec?.knownAs ?? null };
+          entry = byDb[q.dbId] = {
+            questions: 0,
+            sizeBytes: rec?.sizeBytes ?? null,
+            sha256: rec ? sha : null,
+            knownAs: rec?.knownAs ?? null,
+          };
         }
         entry.questions++;
         if (entry.sha256 === null) questionsWithoutDb.push(i);
@@ -83,7 +97,13 @@ export function createDatasetRepository(
     },
     async databases() {
       const all = await (await opened).getAll('databases');
-      return all.map(({ sha256, dbId, sizeBytes, knownAs, storedAt }) => ({ sha256, dbId, sizeBytes, knownAs, storedAt }));
+      return all.map(({ sha256, dbId, sizeBytes, knownAs, storedAt }) => ({
+        sha256,
+        dbId,
+        sizeBytes,
+        knownAs,
+        storedAt,
+      }));
     },
     source(databases, datasetName) {
       return storeDbSource(opened, databases, datasetName);

@@ -44,9 +44,16 @@ export function createIdbStore(workers: StoreWorkers, options: IdbStoreOptions =
   return {
     dbName,
     storage: browserStorage,
-    datasets: createDatasetRepository(opened, { dbName, storage: browserStorage, workers, simulateQuotaAfterBytes: options.testing?.simulateQuotaAfterBytes }),
+    datasets: createDatasetRepository(opened, {
+      dbName,
+      storage: browserStorage,
+      workers,
+      simulateQuotaAfterBytes: options.testing?.simulateQuotaAfterBytes,
+    }),
     runs: createRunRepository(opened, { dbName, workers }),
-    persistence: opened.then((idb) => idbAppPorts(idb, { simulateQuotaAfterSamples: options.testing?.simulateQuotaAfterSamples })),
+    persistence: opened.then((idb) =>
+      idbAppPorts(idb, { simulateQuotaAfterSamples: options.testing?.simulateQuotaAfterSamples }),
+    ),
     close() {
       void opened.then((idb) => idb.close()).catch(() => undefined);
     },

@@ -160,7 +160,9 @@ export interface GenerationHooks {
   onStart?: (run: RunHeader) => void;
 }
 
-export type GenerationPreviewSpec = Pick<GenerationSpec, 'template' | 'sampleRows' | 'descriptions'> & { maxTokens: number };
+export type GenerationPreviewSpec = Pick<GenerationSpec, 'template' | 'sampleRows' | 'descriptions'> & {
+  maxTokens: number;
+};
 
 export interface GenerationRunResult {
   run: RunHeader;

@@ -21,7 +21,10 @@ export async function runOrThrow(idb: WorkbenchIdb, runId: string): Promise<RunH
   return run;
 }
 
-export function createRunRepository(opened: Promise<WorkbenchIdb>, options: { dbName?: string; workers?: Pick<StoreWorkers, 'importRunFile'> } = {}): RunRepository {
+export function createRunRepository(
+  opened: Promise<WorkbenchIdb>,
+  options: { dbName?: string; workers?: Pick<StoreWorkers, 'importRunFile'> } = {},
+): RunRepository {
   const samples = async (runId: string, page?: { offset: number; limit: number }) => {
     const idb = await opened;
     return page ? samplePage(idb, runId, page.offset, page.limit) : allSamples(idb, runId);
@@ -64,42 +67,54 @@ export function createRunRepository(opened: Promise<WorkbenchIdb>, options: { db
     async importFile(text, fileName) {
       return storeRunFile(await opened, text, fileName);
     },
-    ...(options.dbName === undefined || !options.workers ? {} : { importBlob: (file: Blob, fileName: string) => options.workers!.importRunFile({ dbName: options.dbName!, file, fileName }) }),
+    ...(options.dbName === undefined || !options.workers
+      ? {}
+      : {
+          importBlob: (file: Blob, fileName: string) =>
+            options.workers!.importRunFile({ dbName: options.dbName!, file, fileName }),
+        }),
     activeIds: lockedRunIds,
     async setSampleRubrics(runId, scored) {
       const idb = await opened;
       const run = await runOrThrow(idb, runId);
-      return withRunLock(runId, `run "${run.name}" is being evaluated: write rubric scores into it once it has finished`, async () => {
-        const byKey = new Map(scored.map((s) => [sampleKey(s), s]));
-        let updated = 0;
-        try {
-          // One transaction: every block gets the scores, or (quota, a closed tab) none does.
-          const tx = idb.transaction('sampleBlocks', 'readwrite');
-          let cursor = await tx.store.openCursor(blockRange(runId));
-          while (cursor) {
-            let changed = false;
-            const next = cursor.value.samples.map((rec) => {
-              const s = byKey.get(sampleKey(rec));
-              if (!s) return rec;
-              changed = true;
-              updated += 1;
-              const out: SampleRecord = { ...rec, rubric: s.rubric };
-              if (s.rubricScore === null) delete out.rubricScore;
-              else out.rubricScore = s.rubricScore;
-              return out;
-            });
-            if (changed) await cursor.update({ ...cursor.value, samples: next });
-            cursor = await cursor.continue();
+      return withRunLock(
+        runId,
+        `run "${run.name}" is being evaluated: write rubric scores into it once it has finished`,
+        async () => {
+          const byKey = new Map(scored.map((s) => [sampleKey(s), s]));
+          let updated = 0;
+          try {
+            // One transaction: every block gets the scores, or (quota, a closed tab) none does.
+            const tx = idb.transaction('sampleBlocks', 'readwrite');
+            let cursor = await tx.store.openCursor(blockRange(runId));
+            while (cursor) {
+              let changed = false;
+              const next = cursor.value.samples.map((rec) => {
+                const s = byKey.get(sampleKey(rec));
+                if (!s) return rec;
+                changed = true;
+                updated += 1;
+                const out: SampleRecord = { ...rec, rubric: s.rubric };
+                if (s.rubricScore === null) delete out.rubricScore;
+                else out.rubricScore = s.rubricScore;
+                return out;
+              });
+              if (changed) await cursor.update({ ...cursor.value, samples: next });
+              cursor = await cursor.continue();
+            }
+            await tx.done;
+            return updated;
+          } catch (err) {
+            if (isQuotaError(err)) {
+              throw new StoreError(
+                'QUOTA_EXCEEDED',
+                `Browser storage is full: the rubric scores of run "${run.name}" were not written (nothing in the run changed). Free space by deleting datasets or runs.`,
+              );
+            }
+            throw err;
           }
-          await tx.done;
-          return updated;
-        } catch (err) {
-          if (isQuotaError(err)) {
-            throw new StoreError('QUOTA_EXCEEDED', `Browser storage is full: the rubric scores of run "${run.name}" were not written (nothing in the run changed). Free space by deleting datasets or runs.`);
-          }
-          throw err;
-        }
-      });
+        },
+      );
     },
     async generationPlan(runId) {
       return (await (await opened).get('runInputs', runId))?.generation;

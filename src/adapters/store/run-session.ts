@@ -38,7 +38,10 @@ export async function withRunLock<T>(runId: string, lockedMessage: string, body:
 /** Ids of runs whose lock is held in any tab right now. */
 export async function lockedRunIds(): Promise<string[]> {
   const held = (await navigator.locks?.query())?.held ?? [];
-  return held.map((l) => l.name ?? '').filter((n) => n.startsWith('run:')).map((n) => n.slice(4));
+  return held
+    .map((l) => l.name ?? '')
+    .filter((n) => n.startsWith('run:'))
+    .map((n) => n.slice(4));
 }
 
 export interface RunSession {
@@ -49,7 +52,12 @@ export interface RunSession {
    * Closes the writer and stores the run's final status: `failed` when `failure` or a write
    * failed, else `status`. Throws the failure (a full disk as QUOTA_EXCEEDED naming the run).
    */
-  finish(failure: unknown, status: RunHeader['status'], counts: { doneBefore: number; total: number }, patch?: Partial<RunHeader>): Promise<RunHeader>;
+  finish(
+    failure: unknown,
+    status: RunHeader['status'],
+    counts: { doneBefore: number; total: number },
+    patch?: Partial<RunHeader>,
+  ): Promise<RunHeader>;
 }
 
 /** Opens a writing session on `run` (the caller holds its lock). */
@@ -81,7 +89,12 @@ export async function openRunSession(ctx: StoreContext, run: RunHeader, signal?:
       failure ??= writeFailure;
       // Sorted blocks make paging cheap; if this fails (storage full) the run stays readable unsorted.
       await sortBlocks(idb, run.id).catch(() => undefined);
-      const final: RunHeader = { ...run, ...patch, status: failure ? 'failed' : status, updatedAt: new Date().toISOString() };
+      const final: RunHeader = {
+        ...run,
+        ...patch,
+        status: failure ? 'failed' : status,
+        updatedAt: new Date().toISOString(),
+      };
       await idb.put('runs', final).catch(() => undefined);
       if (failure && isQuotaError(failure)) {
         throw new StoreError(

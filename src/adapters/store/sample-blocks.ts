@@ -7,7 +7,6 @@ import { sampleKey as keyOf } from '../../core/eval/constants.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { BLOCK_SIZE, blockRange, type WorkbenchIdb } from './schema.ts';
 
-
 export function sortUnique(blocks: readonly { samples: SampleRecord[] }[]): SampleRecord[] {
   const byKey = new Map<string, SampleRecord>();
   for (const b of blocks) for (const s of b.samples) byKey.set(keyOf(s), s);
@@ -22,7 +21,12 @@ const STEP_BLOCKS = 20;
  * request's result arrives in its own task); they are in order and unique by construction
  * (sortBlocks, a validated run file), so nothing is re-sorted. Null when the run is not sorted.
  */
-async function sortedSamples<T>(idb: WorkbenchIdb, runId: string, keep: (s: SampleRecord) => T, onStep?: (done: number, total: number) => void): Promise<T[] | null> {
+async function sortedSamples<T>(
+  idb: WorkbenchIdb,
+  runId: string,
+  keep: (s: SampleRecord) => T,
+  onStep?: (done: number, total: number) => void,
+): Promise<T[] | null> {
   const tx = idb.transaction(['sampleMeta', 'sampleBlocks']);
   const meta = await tx.objectStore('sampleMeta').get(runId);
   if (!meta?.sorted) return null;
@@ -49,7 +53,12 @@ export async function allSamples(idb: WorkbenchIdb, runId: string): Promise<Samp
  * reads: the analysis worker's progress. `keep` maps each sample as it is read, so that a caller
  * that needs a few fields of each never holds every record whole.
  */
-export async function allSamplesInSteps<T>(idb: WorkbenchIdb, runId: string, onStep: (done: number, total: number) => void, keep: (s: SampleRecord) => T): Promise<T[]> {
+export async function allSamplesInSteps<T>(
+  idb: WorkbenchIdb,
+  runId: string,
+  onStep: (done: number, total: number) => void,
+  keep: (s: SampleRecord) => T,
+): Promise<T[]> {
   const sorted = await sortedSamples(idb, runId, keep, onStep);
   if (sorted) return sorted;
   const all = sortUnique(await idb.getAll('sampleBlocks', blockRange(runId))).map(keep);
@@ -86,14 +95,21 @@ export async function questionSamples(idb: WorkbenchIdb, runId: string, index: n
   return out;
 }
 
-export async function samplePage(idb: WorkbenchIdb, runId: string, offset: number, limit: number): Promise<SampleRecord[]> {
+export async function samplePage(
+  idb: WorkbenchIdb,
+  runId: string,
+  offset: number,
+  limit: number,
+): Promise<SampleRecord[]> {
   const meta = await idb.get('sampleMeta', runId);
   if (!meta?.sorted) return (await allSamples(idb, runId)).slice(offset, offset + limit);
   if (limit <= 0 || offset >= meta.count) return [];
   const first = Math.floor(offset / meta.blockSize);
   const last = Math.floor((Math.min(meta.count, offset + limit) - 1) / meta.blockSize);
   const blocks = await idb.getAll('sampleBlocks', blockRange(runId, first, last));
-  return blocks.flatMap((b) => b.samples).slice(offset - first * meta.blockSize, offset - first * meta.blockSize + limit);
+  return blocks
+    .flatMap((b) => b.samples)
+    .slice(offset - first * meta.blockSize, offset - first * meta.blockSize + limit);
 }
 
 export async function countSamples(idb: WorkbenchIdb, runId: string): Promise<number> {

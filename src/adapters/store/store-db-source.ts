@@ -5,7 +5,11 @@ import { StoreError } from './errors.ts';
 import type { WorkbenchIdb } from './schema.ts';
 
 /** `idb` may still be opening: the source waits for it on first use. */
-export function storeDbSource(opened: WorkbenchIdb | Promise<WorkbenchIdb>, databases: Record<string, string>, datasetName: string): DbSource {
+export function storeDbSource(
+  opened: WorkbenchIdb | Promise<WorkbenchIdb>,
+  databases: Record<string, string>,
+  datasetName: string,
+): DbSource {
   return {
     async has(dbId) {
       const sha = databases[dbId];
@@ -15,7 +19,11 @@ export function storeDbSource(opened: WorkbenchIdb | Promise<WorkbenchIdb>, data
       const idb = await opened;
       const sha = databases[dbId];
       const record = sha ? await idb.get('databases', sha) : undefined;
-      if (!record) throw new StoreError('NOT_FOUND', `database ${dbId} is no longer in browser storage: import dataset "${datasetName}" again`);
+      if (!record)
+        throw new StoreError(
+          'NOT_FOUND',
+          `database ${dbId} is no longer in browser storage: import dataset "${datasetName}" again`,
+        );
       return readDatabaseBytes(idb, record);
     },
     describe(dbId) {

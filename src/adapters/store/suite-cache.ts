@@ -8,7 +8,8 @@
 import type { SuiteCache, SuiteSpec } from '../../core/ts/suite.ts';
 import type { WorkbenchIdb } from './schema.ts';
 
-const keyOf = (sha256: string, s: SuiteSpec) => `${sha256}/${s.seed}/${s.size}/${s.candidates}/${s.maxRows}/${s.sampleRows}`;
+const keyOf = (sha256: string, s: SuiteSpec) =>
+  `${sha256}/${s.seed}/${s.size}/${s.candidates}/${s.maxRows}/${s.sampleRows}`;
 
 /** `databases`: the run's db_id -> sha256 of the stored file. */
 export function idbSuiteCache(idb: WorkbenchIdb, databases: Readonly<Record<string, string>>): SuiteCache {

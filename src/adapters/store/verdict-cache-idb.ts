@@ -11,7 +11,10 @@ import type { WorkbenchIdb } from './schema.ts';
 
 export const DEFAULT_IDB_MAX_VERDICTS = 200_000;
 
-export function idbVerdictStore(idb: WorkbenchIdb, options: { maxEntries?: number; now?: () => number } = {}): VerdictStore & { count(): Promise<number> } {
+export function idbVerdictStore(
+  idb: WorkbenchIdb,
+  options: { maxEntries?: number; now?: () => number } = {},
+): VerdictStore & { count(): Promise<number> } {
   const maxEntries = options.maxEntries ?? DEFAULT_IDB_MAX_VERDICTS;
   // Two uses in the same millisecond keep their order.
   let last = 0;
@@ -21,12 +24,14 @@ export function idbVerdictStore(idb: WorkbenchIdb, options: { maxEntries?: numbe
     async get(keys) {
       const tx = idb.transaction('verdicts', 'readwrite');
       const used = now();
-      const out = await Promise.all(keys.map(async (k) => {
-        const rec = await tx.store.get(k);
-        if (!rec || rec.key !== k || !validVerdict(rec.verdict)) return undefined;
-        void tx.store.put({ ...rec, used });
-        return rec.verdict;
-      }));
+      const out = await Promise.all(
+        keys.map(async (k) => {
+          const rec = await tx.store.get(k);
+          if (!rec || rec.key !== k || !validVerdict(rec.verdict)) return undefined;
+          void tx.store.put({ ...rec, used });
+          return rec.verdict;
+        }),
+      );
       await tx.done;
       return out;
     },

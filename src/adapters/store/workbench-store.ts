@@ -13,8 +13,26 @@ import type { RunComparison } from '../../core/rl/compare.ts';
 import type { RunStatsView } from '../../core/rl/stats-view.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type {
-  BatchExportFiles, BatchExportRequest, DatasetCard, DatasetRecord, GenerationHooks, GenerationPlan, GenerationPreviewSpec, GenerationRunRequest, GenerationRunResult,
-  AnalysisProgress, GoldSelfTestResult, SaveAttemptRequest, ImportProgress, ImportSource, ReplayCheck, RunHooks, RunRequest, SampleRubric, StorageInfo, StoredDatabase,
+  BatchExportFiles,
+  BatchExportRequest,
+  DatasetCard,
+  DatasetRecord,
+  GenerationHooks,
+  GenerationPlan,
+  GenerationPreviewSpec,
+  GenerationRunRequest,
+  GenerationRunResult,
+  AnalysisProgress,
+  GoldSelfTestResult,
+  SaveAttemptRequest,
+  ImportProgress,
+  ImportSource,
+  ReplayCheck,
+  RunHooks,
+  RunRequest,
+  SampleRubric,
+  StorageInfo,
+  StoredDatabase,
 } from './records.ts';
 
 export type * from './records.ts';
@@ -28,7 +46,10 @@ export interface StoragePort {
 
 /** Datasets and their database files (one stored copy per sha256). */
 export interface DatasetRepository {
-  import(source: ImportSource, hooks?: { signal?: AbortSignal; onProgress?: (p: ImportProgress) => void }): Promise<DatasetRecord>;
+  import(
+    source: ImportSource,
+    hooks?: { signal?: AbortSignal; onProgress?: (p: ImportProgress) => void },
+  ): Promise<DatasetRecord>;
   list(): Promise<DatasetRecord[]>;
   get(datasetId: string): Promise<DatasetRecord | undefined>;
   card(datasetId: string): Promise<DatasetCard>;
@@ -78,7 +99,9 @@ export interface RunService {
   /** Pairs a predictions file with the dataset, creates the run, evaluates it, stores each sample as it finishes. */
   startReplay(req: RunRequest, hooks?: RunHooks): Promise<RunHeader>;
   /** Pairs a predictions file with a dataset without running it: what the run would refuse or warn about. */
-  checkReplay(req: Pick<RunRequest, 'datasetId' | 'predictions'> & { fence: RunRequest['config']['fence'] }): Promise<ReplayCheck>;
+  checkReplay(
+    req: Pick<RunRequest, 'datasetId' | 'predictions'> & { fence: RunRequest['config']['fence'] },
+  ): Promise<ReplayCheck>;
   /** Continues a replay run whose tab was closed: only samples not yet stored are evaluated. */
   resume(runId: string, hooks?: RunHooks): Promise<RunHeader>;
   /** Runs every gold query as its own prediction (stored as a run); lists the golds that fail or time out. */
@@ -88,11 +111,20 @@ export interface RunService {
   /** Continues a paused or interrupted generation run: only (index, sample) keys not stored are generated. */
   resumeGeneration(runId: string, engine: Engine, hooks?: GenerationHooks): Promise<GenerationRunResult>;
   /** The prompt a generation run would send for one question (the Generate screen's preview). */
-  previewPrompt(datasetId: string, index: number, spec: GenerationPreviewSpec, engine: Engine | null): Promise<BuiltPrompt>;
+  previewPrompt(
+    datasetId: string,
+    index: number,
+    spec: GenerationPreviewSpec,
+    engine: Engine | null,
+  ): Promise<BuiltPrompt>;
   /** Table -> column names of each stored database of a run (databases no longer stored are left out). */
   databaseSchemas(runId: string): Promise<Record<string, Record<string, string[]>>>;
   /** Scores the run's samples against a corrected-gold overlay too (issue 13): both totals and the items whose verdict changes. */
-  compareGoldOverlay?(runId: string, overlay: { name: string; text: string }, signal?: AbortSignal): Promise<OverlayComparison>;
+  compareGoldOverlay?(
+    runId: string,
+    overlay: { name: string; text: string },
+    signal?: AbortSignal,
+  ): Promise<OverlayComparison>;
   /**
    * Stores a playground attempt as the next sample of its question in the dataset's scratch run
    * (made on first use, named "<dataset>: playground attempts"), evaluated like any replay, so it
@@ -115,7 +147,12 @@ export interface AnalysisHooks {
  */
 export interface AnalysisPort {
   runStats(runId: string, seed: number, hooks?: AnalysisHooks): Promise<RunStatsView>;
-  compare(runIdA: string, runIdB: string, options: { resamples: number; seed: number }, hooks?: AnalysisHooks): Promise<RunComparison>;
+  compare(
+    runIdA: string,
+    runIdB: string,
+    options: { resamples: number; seed: number },
+    hooks?: AnalysisHooks,
+  ): Promise<RunComparison>;
 }
 
 /** The four ports over one IndexedDB database, as the composition root hands them out. */

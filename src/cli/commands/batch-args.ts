@@ -15,14 +15,37 @@ export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --datase
   scores them as a generation run and lists missing and failed lines (--missing-out: those as a smaller batch).`;
 
 export interface BatchExportArgs {
-  dataset: string; gold: string; dbRoot: string; model: string; out: string; planOut: string;
-  template: string; n: number; seed: number; temperature: number; topP: number; maxTokens: number;
-  contextWindow: number | null; sampleRows: number | null; descriptions: boolean | null; logprobs: boolean; limit: number | null;
+  dataset: string;
+  gold: string;
+  dbRoot: string;
+  model: string;
+  out: string;
+  planOut: string;
+  template: string;
+  n: number;
+  seed: number;
+  temperature: number;
+  topP: number;
+  maxTokens: number;
+  contextWindow: number | null;
+  sampleRows: number | null;
+  descriptions: boolean | null;
+  logprobs: boolean;
+  limit: number | null;
 }
 
 export interface BatchImportArgs {
-  plan: string; outputs: string[]; dataset: string; gold: string; dbRoot: string;
-  runOut: string | null; missingOut: string | null; metrics: MetricName[]; reward: string; timeoutS: number; workers: number | null;
+  plan: string;
+  outputs: string[];
+  dataset: string;
+  gold: string;
+  dbRoot: string;
+  runOut: string | null;
+  missingOut: string | null;
+  metrics: MetricName[];
+  reward: string;
+  timeoutS: number;
+  workers: number | null;
 }
 
 /** Samples per question of one batch: pass@k papers go to k = 1024; the file is streamed, so this bounds time and disk. */
@@ -34,17 +57,37 @@ function required<T extends Record<string, unknown>>(values: T, names: readonly 
 }
 
 export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
-  const { values: v } = parseFlags(argv, {
-    dataset: { type: 'string' }, gold: { type: 'string' }, 'db-root': { type: 'string' }, model: { type: 'string' },
-    out: { type: 'string' }, 'plan-out': { type: 'string' }, template: { type: 'string' }, n: { type: 'string' },
-    seed: { type: 'string' }, temperature: { type: 'string' }, 'top-p': { type: 'string' }, 'max-tokens': { type: 'string' },
-    'context-window': { type: 'string' }, 'sample-rows': { type: 'string' }, descriptions: { type: 'boolean' },
-    logprobs: { type: 'boolean' }, limit: { type: 'string' },
-  }, BATCH_USAGE);
+  const { values: v } = parseFlags(
+    argv,
+    {
+      dataset: { type: 'string' },
+      gold: { type: 'string' },
+      'db-root': { type: 'string' },
+      model: { type: 'string' },
+      out: { type: 'string' },
+      'plan-out': { type: 'string' },
+      template: { type: 'string' },
+      n: { type: 'string' },
+      seed: { type: 'string' },
+      temperature: { type: 'string' },
+      'top-p': { type: 'string' },
+      'max-tokens': { type: 'string' },
+      'context-window': { type: 'string' },
+      'sample-rows': { type: 'string' },
+      descriptions: { type: 'boolean' },
+      logprobs: { type: 'boolean' },
+      limit: { type: 'string' },
+    },
+    BATCH_USAGE,
+  );
   required(v, ['dataset', 'gold', 'db-root', 'model', 'out']);
   const out = v.out!;
   return {
-    dataset: v.dataset!, gold: v.gold!, dbRoot: v['db-root']!, model: v.model!, out,
+    dataset: v.dataset!,
+    gold: v.gold!,
+    dbRoot: v['db-root']!,
+    model: v.model!,
+    out,
     planOut: v['plan-out'] ?? (out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out) + '.plan.json',
     template: v.template ?? 'bird-minidev-v1',
     n: numberFlag('--n', v.n, 1, int(1, MAX_BATCH_N)),
@@ -53,7 +96,10 @@ export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
     temperature: numberFlag('--temperature', v.temperature, 0, { min: 0, max: 2 }),
     topP: numberFlag('--top-p', v['top-p'], 1, { min: 0, max: 1, minExclusive: true }),
     maxTokens: numberFlag('--max-tokens', v['max-tokens'], 512, int(1, 1_048_576)),
-    contextWindow: v['context-window'] === undefined ? null : numberFlag('--context-window', v['context-window'], 0, int(1, 10_000_000)),
+    contextWindow:
+      v['context-window'] === undefined
+        ? null
+        : numberFlag('--context-window', v['context-window'], 0, int(1, 10_000_000)),
     sampleRows: v['sample-rows'] === undefined ? null : numberFlag('--sample-rows', v['sample-rows'], 0, int(0, 100)),
     descriptions: v.descriptions ?? null,
     logprobs: v.logprobs ?? false,
@@ -62,23 +108,56 @@ export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
 }
 
 export function parseBatchImportArgs(argv: string[]): BatchImportArgs {
-  const { values: v } = parseFlags(argv, {
-    plan: { type: 'string' }, output: { type: 'string', multiple: true }, dataset: { type: 'string' }, gold: { type: 'string' },
-    'db-root': { type: 'string' }, 'run-out': { type: 'string' }, 'missing-out': { type: 'string' }, metrics: { type: 'string' },
-    reward: { type: 'string' }, 'timeout-s': { type: 'string' }, workers: { type: 'string' },
-  }, BATCH_USAGE);
+  const { values: v } = parseFlags(
+    argv,
+    {
+      plan: { type: 'string' },
+      output: { type: 'string', multiple: true },
+      dataset: { type: 'string' },
+      gold: { type: 'string' },
+      'db-root': { type: 'string' },
+      'run-out': { type: 'string' },
+      'missing-out': { type: 'string' },
+      metrics: { type: 'string' },
+      reward: { type: 'string' },
+      'timeout-s': { type: 'string' },
+      workers: { type: 'string' },
+    },
+    BATCH_USAGE,
+  );
   required(v, ['plan', 'dataset', 'gold', 'db-root']);
-  if (!v.output || v.output.length === 0) throw bad('--output', `is required (the output JSONL of run_batch; repeat it for the outputs of re-run missing lines)\n${BATCH_USAGE}`);
-  const metrics = (v.metrics ?? 'ex,soft-f1').split(',').map((m) => m.trim()).filter(Boolean);
+  if (!v.output || v.output.length === 0)
+    throw bad(
+      '--output',
+      `is required (the output JSONL of run_batch; repeat it for the outputs of re-run missing lines)\n${BATCH_USAGE}`,
+    );
+  const metrics = (v.metrics ?? 'ex,soft-f1')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   for (const m of metrics) {
-    if (!(METRICS as readonly string[]).includes(m)) throw bad('--metrics', `unknown metric ${JSON.stringify(m)}; use a comma-separated list of ${METRICS.join(', ')}`);
+    if (!(METRICS as readonly string[]).includes(m))
+      throw bad(
+        '--metrics',
+        `unknown metric ${JSON.stringify(m)}; use a comma-separated list of ${METRICS.join(', ')}`,
+      );
   }
   if (metrics.length === 0) throw bad('--metrics', `name at least one of ${METRICS.join(', ')}`);
-  const timeoutS = numberFlag('--timeout-s', v['timeout-s'], OFFICIAL_TIMEOUT_S, { min: 0, max: Infinity, minExclusive: true });
+  const timeoutS = numberFlag('--timeout-s', v['timeout-s'], OFFICIAL_TIMEOUT_S, {
+    min: 0,
+    max: Infinity,
+    minExclusive: true,
+  });
   checkTimerFlags(timeoutS, null);
   return {
-    plan: v.plan!, outputs: v.output, dataset: v.dataset!, gold: v.gold!, dbRoot: v['db-root']!,
-    runOut: v['run-out'] ?? null, missingOut: v['missing-out'] ?? null, metrics: [...new Set(metrics)] as MetricName[],
+    plan: v.plan!,
+    outputs: v.output,
+    dataset: v.dataset!,
+    gold: v.gold!,
+    dbRoot: v['db-root']!,
+    runOut: v['run-out'] ?? null,
+    missingOut: v['missing-out'] ?? null,
+    metrics: [...new Set(metrics)] as MetricName[],
     reward: v.reward ?? DEFAULT_REWARD_FORMULA,
     timeoutS,
     workers: workersFlag(v.workers),

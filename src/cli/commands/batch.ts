@@ -18,14 +18,30 @@ import { parseQuestions } from '../../core/formats/questions.ts';
 import { loadDatabaseContext, type DatabaseContext } from '../../core/prompt/build-prompt.ts';
 import { findTemplate, BUILTIN_TEMPLATES } from '../../core/prompt/templates.ts';
 import { checkFormulaMetrics, compileRewardFormula } from '../../core/eval/reward.ts';
-import { batchLineText, batchPlanJson, batchRequests, makeBatchPlan, parseBatchPlan, planCustomIds, withPromptHashes, BATCH_ENGINE, type BatchPlan } from '../../core/batch/batch.ts';
+import {
+  batchLineText,
+  batchPlanJson,
+  batchRequests,
+  makeBatchPlan,
+  parseBatchPlan,
+  planCustomIds,
+  withPromptHashes,
+  BATCH_ENGINE,
+  type BatchPlan,
+} from '../../core/batch/batch.ts';
 import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/batch/batch-output.ts';
 import { runBatchImport } from '../../core/batch/batch-engine.ts';
 import { generationScorer } from '../../core/run/score-run.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader, type SampleRecord } from '../../core/run/types.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
-import { BATCH_USAGE, parseBatchExportArgs, parseBatchImportArgs, type BatchExportArgs, type BatchImportArgs } from './batch-args.ts';
+import {
+  BATCH_USAGE,
+  parseBatchExportArgs,
+  parseBatchImportArgs,
+  type BatchExportArgs,
+  type BatchImportArgs,
+} from './batch-args.ts';
 import { readText } from './eval.ts';
 import { executorName, fileRef, sha256File } from './run-out.ts';
 import { writeFileAtomic, writeStreamAtomic } from '../atomic-write.ts';
@@ -38,30 +54,60 @@ export async function run(argv: string[]): Promise<number> {
   if (sub === 'export') {
     const args = parseBatchExportArgs(rest);
     await checkOutputs({
-      outputs: [{ flag: '--out', file: args.out }, { flag: '--plan-out', file: args.planOut }],
-      inputs: [{ flag: '--dataset', file: args.dataset }, { flag: '--gold', file: args.gold }],
+      outputs: [
+        { flag: '--out', file: args.out },
+        { flag: '--plan-out', file: args.planOut },
+      ],
+      inputs: [
+        { flag: '--dataset', file: args.dataset },
+        { flag: '--gold', file: args.gold },
+      ],
       inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
     });
     await runExport(args);
   } else if (sub === 'import') {
     const args = parseBatchImportArgs(rest);
     await checkOutputs({
-      outputs: [{ flag: '--run-out', file: args.runOut }, { flag: '--missing-out', file: args.missingOut }],
-      inputs: [{ flag: '--plan', file: args.plan }, { flag: '--dataset', file: args.dataset }, { flag: '--gold', file: args.gold }, ...args.outputs.map((file) => ({ flag: '--output', file }))],
+      outputs: [
+        { flag: '--run-out', file: args.runOut },
+        { flag: '--missing-out', file: args.missingOut },
+      ],
+      inputs: [
+        { flag: '--plan', file: args.plan },
+        { flag: '--dataset', file: args.dataset },
+        { flag: '--gold', file: args.gold },
+        ...args.outputs.map((file) => ({ flag: '--output', file })),
+      ],
       inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
     });
     await runImport(args);
-  }
-  else throw new WorkbenchError('BAD_OPTION', `expected "batch export" or "batch import", found ${JSON.stringify(sub ?? '')}\n${BATCH_USAGE}`);
+  } else
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `expected "batch export" or "batch import", found ${JSON.stringify(sub ?? '')}\n${BATCH_USAGE}`,
+    );
   return 0;
 }
 
-async function readDataset(args: { dataset: string; gold: string; dbRoot: string }): Promise<{ questions: Question[]; gold: GoldEntry[] }> {
-  if (!existsSync(args.dbRoot)) throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
+async function readDataset(args: {
+  dataset: string;
+  gold: string;
+  dbRoot: string;
+}): Promise<{ questions: Question[]; gold: GoldEntry[] }> {
+  if (!existsSync(args.dbRoot))
+    throw new WorkbenchError(
+      'MISSING_FILE',
+      `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`,
+      '--db-root',
+    );
   const questions = parseQuestions(await readText('--dataset', args.dataset), path.basename(args.dataset));
   const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
   if (gold.length !== questions.length) {
-    throw new WorkbenchError('MISMATCH', `${path.basename(args.gold)} has ${gold.length} gold queries but ${path.basename(args.dataset)} has ${questions.length} questions: name the gold file of this dataset`, '--gold');
+    throw new WorkbenchError(
+      'MISMATCH',
+      `${path.basename(args.gold)} has ${gold.length} gold queries but ${path.basename(args.dataset)} has ${questions.length} questions: name the gold file of this dataset`,
+      '--gold',
+    );
   }
   return { questions, gold };
 }
@@ -76,7 +122,9 @@ async function openSchemas(dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
     descriptionFiles: async (dbId) => {
       const dir = path.join(dbRoot, dbId, 'database_description');
       if (!existsSync(dir)) return null;
-      return readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.csv')).sort()
+      return readdirSync(dir)
+        .filter((f) => f.toLowerCase().endsWith('.csv'))
+        .sort()
         .map((name) => ({ name, bytes: new Uint8Array(readFileSync(path.join(dir, name))) }));
     },
   });
@@ -85,7 +133,10 @@ async function openSchemas(dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
   const database = (dbId: string) => {
     let c = contexts.get(dbId);
     if (!c) {
-      c = loadDatabaseContext(source, dbId, { sampleRows: spec.sampleRows ?? spec.template.sampleRows, descriptions: spec.descriptions ?? spec.template.descriptions });
+      c = loadDatabaseContext(source, dbId, {
+        sampleRows: spec.sampleRows ?? spec.template.sampleRows,
+        descriptions: spec.descriptions ?? spec.template.descriptions,
+      });
       contexts.set(dbId, c);
     }
     return c;
@@ -95,7 +146,12 @@ async function openSchemas(dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
 
 async function runExport(args: BatchExportArgs): Promise<void> {
   const template = findTemplate(args.template);
-  if (!template) throw new WorkbenchError('BAD_OPTION', `unknown template ${JSON.stringify(args.template)}; use one of ${BUILTIN_TEMPLATES.map((t) => t.id).join(', ')}`, '--template');
+  if (!template)
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `unknown template ${JSON.stringify(args.template)}; use one of ${BUILTIN_TEMPLATES.map((t) => t.id).join(', ')}`,
+      '--template',
+    );
   const { questions } = await readDataset(args);
   const db = folderDbSource(args.dbRoot);
   const present = new Map<string, boolean>();
@@ -104,27 +160,50 @@ async function runExport(args: BatchExportArgs): Promise<void> {
   let indices = questions.flatMap((q, i) => (present.get(q.dbId) ? [i] : []));
   if (args.limit !== null) indices = indices.slice(0, args.limit);
   if (absent.length > 0) {
-    process.stderr.write(`warning: ${questions.length - questions.filter((q) => present.get(q.dbId)).length} questions left out: no database under ${args.dbRoot} for ${absent.join(', ')}\n`);
+    process.stderr.write(
+      `warning: ${questions.length - questions.filter((q) => present.get(q.dbId)).length} questions left out: no database under ${args.dbRoot} for ${absent.join(', ')}\n`,
+    );
   }
   const plan = makeBatchPlan({
     spec: {
-      model: { id: args.model }, template,
+      model: { id: args.model },
+      template,
       ...(args.sampleRows !== null ? { sampleRows: args.sampleRows } : {}),
       ...(args.descriptions !== null ? { descriptions: args.descriptions } : {}),
-      params: { n: args.n, temperature: args.temperature, topP: args.topP, maxTokens: args.maxTokens, seed: args.seed, stop: [...template.stop], logprobs: args.logprobs },
+      params: {
+        n: args.n,
+        temperature: args.temperature,
+        topP: args.topP,
+        maxTokens: args.maxTokens,
+        seed: args.seed,
+        stop: [...template.stop],
+        logprobs: args.logprobs,
+      },
     },
     contextWindow: args.contextWindow,
-    dataset: { name: path.basename(args.dataset), questions: await fileRef(args.dataset), gold: await fileRef(args.gold) },
-    indices, questions,
+    dataset: {
+      name: path.basename(args.dataset),
+      questions: await fileRef(args.dataset),
+      gold: await fileRef(args.gold),
+    },
+    indices,
+    questions,
   });
   const schemas = await openSchemas(args.dbRoot, plan);
   try {
     // Streamed to the file line by line: --n 100000 costs disk, not memory.
-    const exported = await writeStreamAtomic(args.out, (write) => batchRequests(plan, questions, schemas.database, undefined, (line) => write(batchLineText(line))));
+    const exported = await writeStreamAtomic(args.out, (write) =>
+      batchRequests(plan, questions, schemas.database, undefined, (line) => write(batchLineText(line))),
+    );
     const { count, tooLong } = exported;
     await writeFileAtomic(args.planOut, batchPlanJson(withPromptHashes(plan, exported)));
-    for (const t of tooLong) process.stderr.write(`warning: ${t.customId} left out: its prompt needs ${t.tokens} tokens, the context window leaves ${t.limit}\n`);
-    process.stdout.write(`wrote ${count} requests (${plan.indices.length} questions x ${plan.spec.params.n} samples${tooLong.length ? `, ${tooLong.length} too long` : ''}) to ${args.out}\nplan: ${args.planOut}\n`);
+    for (const t of tooLong)
+      process.stderr.write(
+        `warning: ${t.customId} left out: its prompt needs ${t.tokens} tokens, the context window leaves ${t.limit}\n`,
+      );
+    process.stdout.write(
+      `wrote ${count} requests (${plan.indices.length} questions x ${plan.spec.params.n} samples${tooLong.length ? `, ${tooLong.length} too long` : ''}) to ${args.out}\nplan: ${args.planOut}\n`,
+    );
   } finally {
     schemas.dispose();
   }
@@ -144,10 +223,15 @@ async function runImport(args: BatchImportArgs): Promise<void> {
   const { questions, gold } = await readDataset(args);
   const datasetSha = await sha256File(args.dataset);
   if (plan.dataset.questions && plan.dataset.questions.sha256 !== datasetSha) {
-    throw new WorkbenchError('MISMATCH', `the plan was exported from ${plan.dataset.questions.name} (sha256 ${plan.dataset.questions.sha256.slice(0, 12)}…), not this file (${datasetSha.slice(0, 12)}…)`, '--dataset');
+    throw new WorkbenchError(
+      'MISMATCH',
+      `the plan was exported from ${plan.dataset.questions.name} (sha256 ${plan.dataset.questions.sha256.slice(0, 12)}…), not this file (${datasetSha.slice(0, 12)}…)`,
+      '--dataset',
+    );
   }
   const outputs = [];
-  for (const file of args.outputs) outputs.push(parseBatchOutput(await readText('--output', file), path.basename(file)));
+  for (const file of args.outputs)
+    outputs.push(parseBatchOutput(await readText('--output', file), path.basename(file)));
   const output = mergeBatchOutputs(outputs);
   for (const p of output.problems) process.stderr.write(`warning: ${p}\n`);
   const coverage = batchCoverage(plan, output);
@@ -156,21 +240,34 @@ async function runImport(args: BatchImportArgs): Promise<void> {
   if (coverage.missing.length > 0) process.stderr.write(`missing: ${coverage.missing.join(' ')}\n`);
   if (coverage.failed.length > 0) process.stderr.write(`failed: ${coverage.failed.join(' ')}\n`);
 
-  const config: RunConfig = { ...DEFAULT_RUN_CONFIG, metrics: args.metrics, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
+  const config: RunConfig = {
+    ...DEFAULT_RUN_CONFIG,
+    metrics: args.metrics,
+    timeoutMs: args.timeoutS * 1000,
+    rewardFormula: formula.text,
+  };
   const schemas = await openSchemas(args.dbRoot, plan);
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   const samples: SampleRecord[] = [];
   try {
-    const outcome = await runBatchImport(plan, { questions, gold, output, files: args.outputs.map((f) => path.basename(f)).join(', ') }, config, {
-      database: schemas.database,
-      // The run recipe's steps, as the app's generation runs: findings included.
-      evaluate: generationScorer(config, { executor: pool, questionOf: (i) => questions[i]?.question ?? null }).evaluate,
-      store: (s) => samples.push(...s),
-    });
+    const outcome = await runBatchImport(
+      plan,
+      { questions, gold, output, files: args.outputs.map((f) => path.basename(f)).join(', ') },
+      config,
+      {
+        database: schemas.database,
+        // The run recipe's steps, as the app's generation runs: findings included.
+        evaluate: generationScorer(config, { executor: pool, questionOf: (i) => questions[i]?.question ?? null })
+          .evaluate,
+        store: (s) => samples.push(...s),
+      },
+    );
     if (outcome.kind !== 'done') throw new WorkbenchError('INTERNAL', `the import stopped: ${outcome.kind}`);
     if (args.missingOut) {
       const redo = new Set([...coverage.missing, ...coverage.failed]);
-      const { count } = await writeStreamAtomic(args.missingOut, (write) => batchRequests(plan, questions, schemas.database, redo, (line) => write(batchLineText(line))));
+      const { count } = await writeStreamAtomic(args.missingOut, (write) =>
+        batchRequests(plan, questions, schemas.database, redo, (line) => write(batchLineText(line))),
+      );
       process.stderr.write(`wrote the ${count} missing and failed requests to ${args.missingOut}\n`);
     }
   } finally {
@@ -181,7 +278,11 @@ async function runImport(args: BatchImportArgs): Promise<void> {
   if (args.runOut) {
     const header = await importRunHeader(args, plan, samples, config);
     const byIndex = new Set(plan.indices);
-    const runQs = questions.flatMap((q, index) => (byIndex.has(index) ? [{ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }] : []));
+    const runQs = questions.flatMap((q, index) =>
+      byIndex.has(index)
+        ? [{ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }]
+        : [],
+    );
     await writeFileAtomic(args.runOut, JSON.stringify(toRunFile(header, samples, runQs), null, 1) + '\n');
   }
 }
@@ -189,10 +290,17 @@ async function runImport(args: BatchImportArgs): Promise<void> {
 function deviceOfSamples(samples: readonly SampleRecord[]): Pick<RunHeader, 'device'> {
   const g = samples.find((s) => s.generation?.device)?.generation;
   if (!g?.device) return {};
-  return { device: { device: g.device, reason: g.deviceReason ?? null, ...(g.deviceDetail ? { detail: g.deviceDetail } : {}) } };
+  return {
+    device: { device: g.device, reason: g.deviceReason ?? null, ...(g.deviceDetail ? { detail: g.deviceDetail } : {}) },
+  };
 }
 
-async function importRunHeader(args: BatchImportArgs, plan: BatchPlan, samples: readonly SampleRecord[], config: RunConfig): Promise<RunHeader> {
+async function importRunHeader(
+  args: BatchImportArgs,
+  plan: BatchPlan,
+  samples: readonly SampleRecord[],
+  config: RunConfig,
+): Promise<RunHeader> {
   const databases: Record<string, string> = {};
   for (const db of [...new Set(samples.filter((s) => s.status !== 'missing-db').map((s) => s.dbId))].sort()) {
     databases[db] = await sha256File(path.join(args.dbRoot, db, `${db}.sqlite`));
@@ -200,11 +308,17 @@ async function importRunHeader(args: BatchImportArgs, plan: BatchPlan, samples: 
   const now = new Date().toISOString();
   const name = path.basename(args.dataset);
   return {
-    id: randomUUID(), name: `${path.basename(args.outputs[0]!)} (batch)`, createdAt: now, updatedAt: now, status: 'done',
+    id: randomUUID(),
+    name: `${path.basename(args.outputs[0]!)} (batch)`,
+    createdAt: now,
+    updatedAt: now,
+    status: 'done',
     source: { kind: 'generation', engine: BATCH_ENGINE, model: plan.spec.model.id, template: plan.spec.template.id },
     dataset: { id: name, name, questions: await fileRef(args.dataset), gold: await fileRef(args.gold), databases },
     subset: { description: `batch plan ${path.basename(args.plan)}`, indices: [...plan.indices] },
-    config, samplesPerQuestion: plan.spec.params.n, executor: executorName(),
+    config,
+    samplesPerQuestion: plan.spec.params.n,
+    executor: executorName(),
     // The batch engine's device, as every sample recorded it (src/core/batch/batch-engine.ts).
     ...deviceOfSamples(samples),
   };

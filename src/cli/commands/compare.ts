@@ -14,9 +14,17 @@ import { checkCompareOutputs } from '../preflight-commands.ts';
 export const usage = `usage: npm run --silent cli -- compare RUN_A RUN_B [--seed 0] [--resamples 10000] [--out FILE]`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { seed: { type: 'string' }, resamples: { type: 'string' }, out: { type: 'string' } }, usage, true);
+  const { values, positionals } = parseFlags(
+    argv,
+    { seed: { type: 'string' }, resamples: { type: 'string' }, out: { type: 'string' } },
+    usage,
+    true,
+  );
   if (positionals.length !== 2) {
-    throw bad('RUN_A RUN_B', `name exactly two run files (run files or eval --out reports), got ${positionals.length}\n${usage}`);
+    throw bad(
+      'RUN_A RUN_B',
+      `name exactly two run files (run files or eval --out reports), got ${positionals.length}\n${usage}`,
+    );
   }
   const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
   const resamples = integerFlag('--resamples', values.resamples, 10_000, 1, 10_000_000);
@@ -26,7 +34,10 @@ export async function run(argv: string[]): Promise<number> {
   const b = parseRunFile(await readText('RUN_B', fileB), path.basename(fileB));
   const result = compareRuns(a, b, { resamples, makeRng: () => mulberry32(seed) });
   if (result.overall.questions === 0) {
-    throw new WorkbenchError('MISMATCH', `${fileA} and ${fileB} have no scored question in common: they are runs on different questions`);
+    throw new WorkbenchError(
+      'MISMATCH',
+      `${fileA} and ${fileB} have no scored question in common: they are runs on different questions`,
+    );
   }
   const meta = { runA: `${a.run.name} (${fileA})`, runB: `${b.run.name} (${fileB})`, seed, resamples };
   process.stdout.write(compareTable(result, meta) + '\n');

@@ -19,7 +19,13 @@ import { WorkbenchError } from '../../core/errors.ts';
 import { baseName, dbIdOf, isDatabasePath } from '../../adapters/import/classify-files.ts';
 import { checkSidecars } from '../../adapters/import/sidecar-check.ts';
 import type { ImportFile } from '../../adapters/import/import-files.ts';
-import { InflationBudget, boundedWritable, inflateError, readZipEntries, type ZipFileEntry } from '../../adapters/import/zip-entries.ts';
+import {
+  InflationBudget,
+  boundedWritable,
+  inflateError,
+  readZipEntries,
+  type ZipFileEntry,
+} from '../../adapters/import/zip-entries.ts';
 import { MAX_DB_FILE_BYTES } from '../../adapters/node/sql-worker-host.ts';
 import { onTermination } from '../signal-cleanup.ts';
 
@@ -33,7 +39,15 @@ async function inflateTo(z: ZipFileEntry, file: string, where: string, budget: I
   await mkdir(path.dirname(file), { recursive: true });
   const sink = Writable.toWeb(createWriteStream(file)) as WritableStream<Uint8Array>;
   try {
-    await z.entry.getData(boundedWritable(sink, z, where, { budget, maxEntryBytes: maxEntryBytes(z.path), advice: ADVICE, flag: '--db-root' }), { checkSignature: true, checkOverlappingEntry: true });
+    await z.entry.getData(
+      boundedWritable(sink, z, where, {
+        budget,
+        maxEntryBytes: maxEntryBytes(z.path),
+        advice: ADVICE,
+        flag: '--db-root',
+      }),
+      { checkSignature: true, checkOverlappingEntry: true },
+    );
   } catch (err) {
     throw inflateError(err, where, ADVICE, '--db-root');
   }
@@ -53,7 +67,14 @@ function sidecarFile(z: ZipFileEntry): ImportFile {
   };
 }
 
-async function extract(blob: Blob, where: string, dir: string, depth: number, found: Map<string, { where: string; inLayout: boolean }>, budget: InflationBudget): Promise<void> {
+async function extract(
+  blob: Blob,
+  where: string,
+  dir: string,
+  depth: number,
+  found: Map<string, { where: string; inLayout: boolean }>,
+  budget: InflationBudget,
+): Promise<void> {
   const entries = await readZipEntries(blob, where, { budget, maxEntryBytes, advice: ADVICE, flag: '--db-root' });
   const byPath = new Map(entries.map((z) => [`${where}/${z.path}`, sidecarFile(z)]));
   for (const z of entries) {
@@ -82,7 +103,11 @@ export async function resolveDbRoot(dbRoot: string): Promise<{ dir: string; clea
   const st = await stat(dbRoot).catch(() => null);
   if (st?.isDirectory()) return { dir: dbRoot, cleanup: async () => undefined };
   if (!st?.isFile() || !/\.zip$/i.test(dbRoot)) {
-    throw new WorkbenchError('MISSING_FILE', `not a directory or a .zip: ${dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite, or a zip holding them such as BIRD's dev.zip)`, '--db-root');
+    throw new WorkbenchError(
+      'MISSING_FILE',
+      `not a directory or a .zip: ${dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite, or a zip holding them such as BIRD's dev.zip)`,
+      '--db-root',
+    );
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'wb-db-root-'));
   // Ctrl-C while the zip inflates or the evaluation runs: the folder goes with the process.
@@ -94,7 +119,12 @@ export async function resolveDbRoot(dbRoot: string): Promise<{ dir: string; clea
   try {
     const found = new Map<string, { where: string; inLayout: boolean }>();
     await extract(await openAsBlob(dbRoot), path.basename(dbRoot), dir, 0, found, new InflationBudget());
-    if (found.size === 0) throw new WorkbenchError('MISSING_FILE', `${dbRoot} holds no <db>/<db>.sqlite database (nested zips included)`, '--db-root');
+    if (found.size === 0)
+      throw new WorkbenchError(
+        'MISSING_FILE',
+        `${dbRoot} holds no <db>/<db>.sqlite database (nested zips included)`,
+        '--db-root',
+      );
     await rm(path.join(dir, '.spool'), { recursive: true, force: true });
     return { dir, cleanup };
   } catch (err) {

@@ -1,7 +1,12 @@
 import { OFFICIAL_TIMEOUT_S, OFFICIAL_VES_ITERATIONS } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { WorkbenchError } from '../../core/errors.ts';
-import { checkFormulaFinite, checkFormulaMetrics, compileRewardFormula, DEFAULT_REWARD_FORMULA } from '../../core/eval/reward.ts';
+import {
+  checkFormulaFinite,
+  checkFormulaMetrics,
+  compileRewardFormula,
+  DEFAULT_REWARD_FORMULA,
+} from '../../core/eval/reward.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { parseShard, type Shard } from '../../core/batch/shard.ts';
 import { DEFAULT_SUITE_SPEC, type SuiteSpec } from '../../core/ts/suite.ts';
@@ -49,59 +54,77 @@ export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FIL
     [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
     [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js|native]`;
 
-
 /** R-VES timing repetitions: the official 100, up to 100 times more. */
 const MAX_VES_ITERATIONS = 10_000;
 
 export function parseEvalArgs(argv: string[]): EvalArgs {
-  const { values } = parseFlags(argv, {
-    predictions: { type: 'string', multiple: true },
-    'out-dir': { type: 'string' },
-    cache: { type: 'string' },
-    'no-cache': { type: 'boolean' },
-    engine: { type: 'string' },
-    gold: { type: 'string' },
-    'db-root': { type: 'string' },
-    dataset: { type: 'string' },
-    'timeout-s': { type: 'string' },
-    workers: { type: 'string' },
-    'read-only': { type: 'boolean' },
-    metrics: { type: 'string' },
-    'ves-iterations': { type: 'string' },
-    out: { type: 'string' },
-    'run-out': { type: 'string' },
-    reward: { type: 'string' },
-    strict: { type: 'boolean' },
-    'no-reuse': { type: 'boolean' },
-    shard: { type: 'string' },
-    'gold-overlay': { type: 'string' },
-    'ts-seed': { type: 'string' },
-    'ts-size': { type: 'string' },
-  }, EVAL_USAGE);
+  const { values } = parseFlags(
+    argv,
+    {
+      predictions: { type: 'string', multiple: true },
+      'out-dir': { type: 'string' },
+      cache: { type: 'string' },
+      'no-cache': { type: 'boolean' },
+      engine: { type: 'string' },
+      gold: { type: 'string' },
+      'db-root': { type: 'string' },
+      dataset: { type: 'string' },
+      'timeout-s': { type: 'string' },
+      workers: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      metrics: { type: 'string' },
+      'ves-iterations': { type: 'string' },
+      out: { type: 'string' },
+      'run-out': { type: 'string' },
+      reward: { type: 'string' },
+      strict: { type: 'boolean' },
+      'no-reuse': { type: 'boolean' },
+      shard: { type: 'string' },
+      'gold-overlay': { type: 'string' },
+      'ts-seed': { type: 'string' },
+      'ts-size': { type: 'string' },
+    },
+    EVAL_USAGE,
+  );
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     const v = values[req];
     if (!v || (Array.isArray(v) && v.length === 0)) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
   }
-  const metrics = (values.metrics ?? 'ex,soft-f1').split(',').map((m) => m.trim()).filter(Boolean);
+  const metrics = (values.metrics ?? 'ex,soft-f1')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   for (const m of metrics) {
-    if (!(METRICS as readonly string[]).includes(m)) throw bad('--metrics', `unknown metric ${JSON.stringify(m)}; use a comma-separated list of ${METRICS.join(', ')}`);
+    if (!(METRICS as readonly string[]).includes(m))
+      throw bad(
+        '--metrics',
+        `unknown metric ${JSON.stringify(m)}; use a comma-separated list of ${METRICS.join(', ')}`,
+      );
   }
   if (metrics.length === 0) throw bad('--metrics', `name at least one of ${METRICS.join(', ')}`);
   const args: EvalArgs = {
     predictions: values.predictions![0]!,
     predictionInputs: [...values.predictions!],
     outDir: values['out-dir'] ?? null,
-    cache: values['no-cache'] ? null : values.cache ?? 'default',
+    cache: values['no-cache'] ? null : (values.cache ?? 'default'),
     engine: engineFlag(values.engine),
     gold: values.gold!,
     dbRoot: values['db-root']!,
     dataset: values.dataset ?? null,
-    timeoutS: numberFlag('--timeout-s', values['timeout-s'], OFFICIAL_TIMEOUT_S, { min: 0, max: Infinity, minExclusive: true }),
+    timeoutS: numberFlag('--timeout-s', values['timeout-s'], OFFICIAL_TIMEOUT_S, {
+      min: 0,
+      max: Infinity,
+      minExclusive: true,
+    }),
     workers: workersFlag(values.workers),
     readOnly: values['read-only'] ?? false,
     metrics: [...new Set(metrics)] as MetricName[],
     out: values.out ?? null,
-    vesIterations: numberFlag('--ves-iterations', values['ves-iterations'], OFFICIAL_VES_ITERATIONS, { min: 1, max: MAX_VES_ITERATIONS, integer: true }),
+    vesIterations: numberFlag('--ves-iterations', values['ves-iterations'], OFFICIAL_VES_ITERATIONS, {
+      min: 1,
+      max: MAX_VES_ITERATIONS,
+      integer: true,
+    }),
     runOut: values['run-out'] ?? null,
     reward: values.reward ?? DEFAULT_REWARD_FORMULA,
     strict: values.strict ?? false,
@@ -111,20 +134,30 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     suite: suiteFlags(values['ts-seed'], values['ts-size']),
   };
   if (args.goldOverlay && args.shard) {
-    throw bad('--gold-overlay', 'cannot be combined with --shard (merge does not join overlay comparisons): run the overlay on the whole run');
+    throw bad(
+      '--gold-overlay',
+      'cannot be combined with --shard (merge does not join overlay comparisons): run the overlay on the whole run',
+    );
   }
   if (args.engine === 'native' && args.metrics.some((m) => m === 'ts' || m === 'r-ves')) {
     throw bad('--engine', 'native runs metrics ex and soft-f1; r-ves and ts run on sql.js (leave out --engine native)');
   }
-  if (values['no-cache'] && values.cache !== undefined) throw bad('--cache', 'cannot be combined with --no-cache: give one of them');
+  if (values['no-cache'] && values.cache !== undefined)
+    throw bad('--cache', 'cannot be combined with --no-cache: give one of them');
   if (args.predictionInputs.length > 1 && (args.out || args.runOut)) {
-    throw bad(args.out ? '--out' : '--run-out', 'names one file, and several --predictions were given: use --out-dir DIR (one report and one run file per predictions file, and a table of all)');
+    throw bad(
+      args.out ? '--out' : '--run-out',
+      'names one file, and several --predictions were given: use --out-dir DIR (one report and one run file per predictions file, and a table of all)',
+    );
   }
   if (args.goldOverlay && args.predictionInputs.length > 1) {
     throw bad('--gold-overlay', 'applies to one predictions file: run the overlay once per file');
   }
   if ((values['ts-seed'] !== undefined || values['ts-size'] !== undefined) && !args.metrics.includes('ts')) {
-    throw bad(values['ts-seed'] !== undefined ? '--ts-seed' : '--ts-size', 'applies to metric ts only: add ts to --metrics (e.g. --metrics ex,ts)');
+    throw bad(
+      values['ts-seed'] !== undefined ? '--ts-seed' : '--ts-size',
+      'applies to metric ts only: add ts to --metrics (e.g. --metrics ex,ts)',
+    );
   }
   checkTimerFlags(args.timeoutS, args.metrics.includes('r-ves') ? { iterations: args.vesIterations } : null);
   // A bad formula fails here, before any file is read: syntax, a metric it needs, a division by zero.
@@ -141,19 +174,27 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
 function engineFlag(v: string | undefined): 'sql.js' | 'native' {
   if (v === undefined || v === 'sql.js') return 'sql.js';
   if (v === 'native') return 'native';
-  throw bad('--engine', `expected sql.js (the default, the browser's engine) or native (better-sqlite3), got ${JSON.stringify(v)}`);
+  throw bad(
+    '--engine',
+    `expected sql.js (the default, the browser's engine) or native (better-sqlite3), got ${JSON.stringify(v)}`,
+  );
 }
 
 function suiteFlags(seed: string | undefined, size: string | undefined): SuiteSpec {
   const spec = { ...DEFAULT_SUITE_SPEC };
   if (seed !== undefined) {
     const n = Number(seed);
-    if (!/^\d+$/.test(seed.trim()) || n > 0xffffffff) throw bad('--ts-seed', `expected an integer from 0 to 4294967295, got ${JSON.stringify(seed)}`);
+    if (!/^\d+$/.test(seed.trim()) || n > 0xffffffff)
+      throw bad('--ts-seed', `expected an integer from 0 to 4294967295, got ${JSON.stringify(seed)}`);
     spec.seed = n;
   }
   if (size !== undefined) {
     spec.size = numberFlag('--ts-size', size, spec.size, { min: 1, max: spec.candidates, integer: true });
-    if (spec.size > spec.candidates) throw bad('--ts-size', `at most ${spec.candidates} (the candidate databases distillation keeps them from), got ${spec.size}`);
+    if (spec.size > spec.candidates)
+      throw bad(
+        '--ts-size',
+        `at most ${spec.candidates} (the candidate databases distillation keeps them from), got ${spec.size}`,
+      );
   }
   return spec;
 }

@@ -7,7 +7,11 @@
  */
 import path from 'node:path';
 import { unsafeDbId } from '../../adapters/node/sql-worker-host.ts';
-import { defaultCacheDir, openFileVerdictCache, type FileVerdictCache } from '../../adapters/node/verdict-cache-file.ts';
+import {
+  defaultCacheDir,
+  openFileVerdictCache,
+  type FileVerdictCache,
+} from '../../adapters/node/verdict-cache-file.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { SqlExecutor } from '../../core/eval/executor.ts';
 import type { DbFacts } from '../../core/eval/db-facts.ts';
@@ -30,21 +34,28 @@ export interface EvalCache {
 const warn = (msg: string) => process.stderr.write(`warning: ${msg}\n`);
 
 /** Null with `--no-cache`, or when the cache folder cannot be used (a warning says why; the run goes on without it). */
-export async function openEvalCache(args: { cache: string | null; dbRoot: string }, executor: string): Promise<EvalCache | null> {
+export async function openEvalCache(
+  args: { cache: string | null; dbRoot: string },
+  executor: string,
+): Promise<EvalCache | null> {
   if (args.cache === null) return null;
   const dir = args.cache === 'default' ? defaultCacheDir() : args.cache;
   let file: FileVerdictCache;
   try {
     file = await openFileVerdictCache(dir, { warn });
   } catch (err) {
-    warn(`the verdict cache folder ${dir} cannot be used (${errorMessage(err)}): this run caches nothing; give another with --cache DIR, or --no-cache`);
+    warn(
+      `the verdict cache folder ${dir} cannot be used (${errorMessage(err)}): this run caches nothing; give another with --cache DIR, or --no-cache`,
+    );
     return null;
   }
   const shas = new Map<string, Promise<string | null>>();
   const dbSha256 = (dbId: string) => {
     let p = shas.get(dbId);
     if (!p) {
-      p = unsafeDbId(dbId) ? Promise.resolve(null) : file.fileSha256(path.join(args.dbRoot, dbId, `${dbId}.sqlite`), sha256File).catch(() => null);
+      p = unsafeDbId(dbId)
+        ? Promise.resolve(null)
+        : file.fileSha256(path.join(args.dbRoot, dbId, `${dbId}.sqlite`), sha256File).catch(() => null);
       shas.set(dbId, p);
     }
     return p;
@@ -70,7 +81,11 @@ export async function openEvalCache(args: { cache: string | null; dbRoot: string
       for (const dbId of new Set(dbIds)) {
         const sha = await dbSha256(dbId);
         const types = facts.columnTypes[dbId];
-        if (sha !== null && types) file.setFacts(factsKey(sha), { sqliteVersion: facts.sqliteVersion, columnTypes: types as Record<string, Record<string, string>> });
+        if (sha !== null && types)
+          file.setFacts(factsKey(sha), {
+            sqliteVersion: facts.sqliteVersion,
+            columnTypes: types as Record<string, Record<string, string>>,
+          });
       }
     },
     wrap(inner, sqliteVersion) {
@@ -84,7 +99,9 @@ export async function openEvalCache(args: { cache: string | null; dbRoot: string
       try {
         await file.save();
       } catch (err) {
-        warn(`the verdict cache ${file.file} could not be written (${errorMessage(err)}); the results are not affected`);
+        warn(
+          `the verdict cache ${file.file} could not be written (${errorMessage(err)}); the results are not affected`,
+        );
       }
     },
   };

@@ -59,15 +59,30 @@ export async function expandPredictionInputs(inputs: readonly string[]): Promise
       dir = path.dirname(input);
       match = segmentRegex(path.basename(input));
     } else if (isGlob(input)) {
-      throw new WorkbenchError('BAD_OPTION', `${input}: only the file name may hold a pattern (*, ?, [...]), e.g. preds/*.json`, '--predictions');
+      throw new WorkbenchError(
+        'BAD_OPTION',
+        `${input}: only the file name may hold a pattern (*, ?, [...]), e.g. preds/*.json`,
+        '--predictions',
+      );
     } else {
-      throw new WorkbenchError('MISSING_FILE', `file not found: ${input} (nor a folder or a pattern of file names)`, '--predictions');
+      throw new WorkbenchError(
+        'MISSING_FILE',
+        `file not found: ${input} (nor a folder or a pattern of file names)`,
+        '--predictions',
+      );
     }
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => null);
     if (!entries) throw new WorkbenchError('MISSING_FILE', `no such folder: ${dir} (of ${input})`, '--predictions');
-    const files = entries.filter((e) => e.isFile() && match.test(e.name)).map((e) => e.name).sort();
+    const files = entries
+      .filter((e) => e.isFile() && match.test(e.name))
+      .map((e) => e.name)
+      .sort();
     if (files.length === 0) {
-      throw new WorkbenchError('MISSING_FILE', `${input} holds no predictions file (${st?.isDirectory() ? '.json, .jsonl, .sql or .parquet' : 'nothing matches the pattern'})`, '--predictions');
+      throw new WorkbenchError(
+        'MISSING_FILE',
+        `${input} holds no predictions file (${st?.isDirectory() ? '.json, .jsonl, .sql or .parquet' : 'nothing matches the pattern'})`,
+        '--predictions',
+      );
     }
     for (const f of files) add(path.join(dir, f));
   }
@@ -82,10 +97,16 @@ export function outputStems(files: readonly string[]): string[] {
   const base = (f: string) => path.basename(f, path.extname(f));
   const count = new Map<string, number>();
   for (const f of files) count.set(base(f), (count.get(base(f)) ?? 0) + 1);
-  const stems = files.map((f) => (count.get(base(f))! > 1 ? `${path.basename(path.dirname(path.resolve(f)))}__${base(f)}` : base(f)));
+  const stems = files.map((f) =>
+    count.get(base(f))! > 1 ? `${path.basename(path.dirname(path.resolve(f)))}__${base(f)}` : base(f),
+  );
   const dup = stems.find((s, i) => stems.indexOf(s) !== i);
   if (dup !== undefined) {
-    throw new WorkbenchError('BAD_OPTION', `two predictions files would write the same outputs (${dup}) in --out-dir: rename one of them, or evaluate them in two runs`, '--predictions');
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `two predictions files would write the same outputs (${dup}) in --out-dir: rename one of them, or evaluate them in two runs`,
+      '--predictions',
+    );
   }
   return stems;
 }

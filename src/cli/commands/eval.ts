@@ -44,12 +44,25 @@ export async function run(argv: string[]): Promise<number> {
   const files = await expandPredictionInputs(args.predictionInputs);
   if (files.length > 1 && (args.out || args.runOut || args.goldOverlay)) {
     const flag = args.out ? '--out' : args.runOut ? '--run-out' : '--gold-overlay';
-    throw new WorkbenchError('BAD_OPTION', `applies to one predictions file, and --predictions gave ${files.length}: use --out-dir DIR (one report and one run file per predictions file, and a table of all)`, flag);
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `applies to one predictions file, and --predictions gave ${files.length}: use --out-dir DIR (one report and one run file per predictions file, and a table of all)`,
+      flag,
+    );
   }
   const targets = await outputsOf(args, files);
   await checkOutputs({
-    outputs: targets.flatMap((t) => [{ flag: t.outFlag, file: t.out }, { flag: t.outFlag, file: t.runOut }]).concat(args.outDir ? [{ flag: '--out-dir', file: tableFile(args.outDir) }] : []),
-    inputs: [...files.map((file) => ({ flag: '--predictions', file })), { flag: '--gold', file: args.gold }, { flag: '--dataset', file: args.dataset }],
+    outputs: targets
+      .flatMap((t) => [
+        { flag: t.outFlag, file: t.out },
+        { flag: t.outFlag, file: t.runOut },
+      ])
+      .concat(args.outDir ? [{ flag: '--out-dir', file: tableFile(args.outDir) }] : []),
+    inputs: [
+      ...files.map((file) => ({ flag: '--predictions', file })),
+      { flag: '--gold', file: args.gold },
+      { flag: '--dataset', file: args.dataset },
+    ],
     inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
   });
   await runEval(args, targets);
@@ -71,13 +84,24 @@ interface Target {
 const tableFile = (dir: string) => path.join(dir, 'summary.tsv');
 
 async function outputsOf(args: EvalArgs, files: string[]): Promise<Target[]> {
-  if (!args.outDir) return files.map((predictions) => ({ predictions, stem: path.basename(predictions), out: args.out, runOut: args.runOut, outFlag: '--out' }));
+  if (!args.outDir)
+    return files.map((predictions) => ({
+      predictions,
+      stem: path.basename(predictions),
+      out: args.out,
+      runOut: args.runOut,
+      outFlag: '--out',
+    }));
   const st = await stat(args.outDir).catch(() => null);
-  if (!st?.isDirectory()) throw new WorkbenchError('MISSING_FILE', `not a folder: ${args.outDir} (create it first)`, '--out-dir');
+  if (!st?.isDirectory())
+    throw new WorkbenchError('MISSING_FILE', `not a folder: ${args.outDir} (create it first)`, '--out-dir');
   const stems = outputStems(files);
   return files.map((predictions, i) => ({
-    predictions, stem: stems[i]!, outFlag: '--out-dir',
-    out: path.join(args.outDir!, `${stems[i]}.report.json`), runOut: path.join(args.outDir!, `${stems[i]}.run.json`),
+    predictions,
+    stem: stems[i]!,
+    outFlag: '--out-dir',
+    out: path.join(args.outDir!, `${stems[i]}.report.json`),
+    runOut: path.join(args.outDir!, `${stems[i]}.run.json`),
   }));
 }
 
@@ -105,9 +129,17 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
   const formula = compileRewardFormula(args.reward);
   const dbRootStat = await stat(args.dbRoot).catch(() => null);
   if (!dbRootStat?.isDirectory()) {
-    throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
+    throw new WorkbenchError(
+      'MISSING_FILE',
+      `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`,
+      '--db-root',
+    );
   }
-  const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism(), engine: args.engine });
+  const pool = createNodeSqlPool({
+    dbRoot: args.dbRoot,
+    workers: args.workers ?? availableParallelism(),
+    engine: args.engine,
+  });
   try {
     const cache = await openEvalCache(args, engineName(args));
     // The workers start (sql.js compiles) while the inputs are read; not with a filled verdict
@@ -119,7 +151,10 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     const plans: FilePlan[] = [];
     let from = 0;
     for (const target of targets) {
-      const plan = planReplay({ predictions: await readPredictionsInput('--predictions', target.predictions), gold, questions }, { strict: args.strict });
+      const plan = planReplay(
+        { predictions: await readPredictionsInput('--predictions', target.predictions), gold, questions },
+        { strict: args.strict },
+      );
       // A shard evaluates its databases' items; the pairing and its findings are the whole file's.
       const items = args.shard ? shardItems(plan.items, args.shard) : plan.items;
       const warnings = [...plan.findings.map(findingText), ...plan.warnings];
@@ -130,12 +165,21 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     const allItems = plans.flatMap((p) => p.items);
 
     // Read (and check) the overlay before any SQL runs; question ids need the questions file.
-    const overlay = args.goldOverlay ? parseGoldOverlay(await readText('--gold-overlay', args.goldOverlay), path.basename(args.goldOverlay)) : null;
+    const overlay = args.goldOverlay
+      ? parseGoldOverlay(await readText('--gold-overlay', args.goldOverlay), path.basename(args.goldOverlay))
+      : null;
     if (overlay?.keyedBy === 'question-id' && !questions) {
-      throw new WorkbenchError('BAD_OPTION', 'this overlay names questions by question_id: give the questions file with --dataset so ids can be matched', '--gold-overlay');
+      throw new WorkbenchError(
+        'BAD_OPTION',
+        'this overlay names questions by question_id: give the questions file with --dataset so ids can be matched',
+        '--gold-overlay',
+      );
     }
     if (overlay) {
-      const known = overlay.keyedBy === 'question-id' ? new Set(questions!.map((q) => q.questionId)) : new Set(gold.map((_, i) => i));
+      const known =
+        overlay.keyedBy === 'question-id'
+          ? new Set(questions!.map((q) => q.questionId))
+          : new Set(gold.map((_, i) => i));
       checkOverlayKnown(overlay, known, path.basename(overlay.keyedBy === 'question-id' ? args.dataset! : args.gold));
     }
     // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
@@ -151,10 +195,14 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     // The run recipe over every file's items: each gold executed once per question and worker,
     // identical predictions once (reuse.ts), verdicts from the cache where it has them.
     const outcome = await scoreRun(allItems, config, {
-      executor: cache?.wrap(pool, known?.sqliteVersion ?? null) ?? pool, reuse: args.reuse, questionOf, ...(known ? { facts: known } : {}),
+      executor: cache?.wrap(pool, known?.sqliteVersion ?? null) ?? pool,
+      reuse: args.reuse,
+      questionOf,
+      ...(known ? { facts: known } : {}),
       onEvent: (e) => {
         if (e.type === 'suite-ready') {
-          if (e.stats.warning && !suites[e.dbId]) process.stderr.write(`warning: test suite of ${e.dbId}: ${e.stats.warning}\n`);
+          if (e.stats.warning && !suites[e.dbId])
+            process.stderr.write(`warning: test suite of ${e.dbId}: ${e.stats.warning}\n`);
           suites[e.dbId] = { ...e.stats, ms: Math.round(e.stats.ms), chosen: e.chosen };
         }
       },
@@ -162,10 +210,18 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     const facts = outcome.facts;
     await cache?.rememberFacts(dbIds, facts);
     const options = { metrics: config.metrics };
-    const comparison = overlay ? await compareWithOverlay(plans[0]!.items, outcome.results, overlay, config, { executor: pool, reuse: args.reuse, questionOf, facts }) : null;
+    const comparison = overlay
+      ? await compareWithOverlay(plans[0]!.items, outcome.results, overlay, config, {
+          executor: pool,
+          reuse: args.reuse,
+          questionOf,
+          facts,
+        })
+      : null;
     await pool.dispose();
     await cache?.save();
-    if (outcome.results.length !== allItems.length) throw new WorkbenchError('INTERNAL', `${allItems.length - outcome.results.length} item(s) did not finish`);
+    if (outcome.results.length !== allItems.length)
+      throw new WorkbenchError('INTERNAL', `${allItems.length - outcome.results.length} item(s) did not finish`);
     // Before anything is written: a database replaced during the run makes its results unreliable.
     if (hashed) await checkDatabasesUnchanged(args.dbRoot, hashed, shownDbRoot);
     const hits = cache?.hits() ?? new Set<number>();
@@ -176,7 +232,14 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     };
     // A shard may hold only databases that are missing here; `merge` sees the whole run.
     if (!args.shard) assertSomethingScored(outcome.results, args.dbRoot);
-    const shared = { files: plans.length, items: allItems.length, executed: outcome.executed - hits.size, reused: outcome.reused, gold_executed: outcome.goldExecuted, from_cache: hits.size };
+    const shared = {
+      files: plans.length,
+      items: allItems.length,
+      executed: outcome.executed - hits.size,
+      reused: outcome.reused,
+      gold_executed: outcome.goldExecuted,
+      from_cache: hits.size,
+    };
     const rows: string[][] = [];
     for (const p of plans) {
       const results = outcome.results.slice(p.from, p.from + p.items.length);
@@ -186,11 +249,22 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
       // Items whose queries ran, items that took the verdict of an identical item (src/core/run/reuse.ts), verdicts from the cache.
       const executions = several
         ? { items: results.length, from_cache: cached, shared_run: shared }
-        : { items: results.length, executed: shared.executed, reused: outcome.reused, gold_executed: outcome.goldExecuted, from_cache: cached };
+        : {
+            items: results.length,
+            executed: shared.executed,
+            reused: outcome.reused,
+            gold_executed: outcome.goldExecuted,
+            from_cache: cached,
+          };
       if (!several) printReport(args, summary, results, facts, comparison);
       rows.push(tableRow(p.target, summary, results, cached));
       await writeOutputs(args, shownDbRoot, p, results, summary, {
-        formula, warnings: p.warnings, suites, facts, comparison, executions,
+        formula,
+        warnings: p.warnings,
+        suites,
+        facts,
+        comparison,
+        executions,
         // A run file of a shared run counts the shared run's executions (its items may have been reused from another file).
         runExecutions: { executed: shared.executed, reused: outcome.reused, fromCache: cached },
         questions,
@@ -202,7 +276,9 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
       const table = [TABLE_HEAD, ...rows].map((r) => r.join('\t')).join('\n') + '\n';
       process.stdout.write(table);
       process.stdout.write(`${sqliteLine(facts.sqliteVersion, engineName(args))}\n`);
-      process.stdout.write(`${plans.length} file(s), ${allItems.length} items: ${shared.executed} executed, ${shared.reused} reused, ${shared.from_cache} from the verdict cache, gold executed ${shared.gold_executed} times\n`);
+      process.stdout.write(
+        `${plans.length} file(s), ${allItems.length} items: ${shared.executed} executed, ${shared.reused} reused, ${shared.from_cache} from the verdict cache, gold executed ${shared.gold_executed} times\n`,
+      );
       if (args.outDir) await writeFileAtomic(tableFile(args.outDir), table);
     }
   } finally {
@@ -213,23 +289,61 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
 /** The executor named in the outputs (and in the verdict cache's key). */
 const engineName = (args: EvalArgs) => (args.engine === 'native' ? nativeExecutorName() : executorName());
 
-const TABLE_HEAD = ['predictions', 'questions', 'samples', 'ex', 'soft_f1', 'errors', 'timeouts', 'missing_db', 'from_cache'];
+const TABLE_HEAD = [
+  'predictions',
+  'questions',
+  'samples',
+  'ex',
+  'soft_f1',
+  'errors',
+  'timeouts',
+  'missing_db',
+  'from_cache',
+];
 
 const pct = (x: number | null) => (x === null ? '' : x.toFixed(2));
 
-function tableRow(t: Target, summary: ReturnType<typeof summarize>, results: readonly ItemResult[], cached: number): string[] {
+function tableRow(
+  t: Target,
+  summary: ReturnType<typeof summarize>,
+  results: readonly ItemResult[],
+  cached: number,
+): string[] {
   const total = summary.byDifficulty.total;
-  return [t.predictions, String(total.count), String(total.samples), pct(total.ex), pct(total.softF1), String(total.errors), String(total.timeouts),
-    String(results.filter((r) => r.status === 'missing-db').length), String(cached)];
+  return [
+    t.predictions,
+    String(total.count),
+    String(total.samples),
+    pct(total.ex),
+    pct(total.softF1),
+    String(total.errors),
+    String(total.timeouts),
+    String(results.filter((r) => r.status === 'missing-db').length),
+    String(cached),
+  ];
 }
 
-function printReport(args: EvalArgs, summary: ReturnType<typeof summarize>, results: readonly ItemResult[], facts: DbFacts, comparison: OverlayComparison | null): void {
+function printReport(
+  args: EvalArgs,
+  summary: ReturnType<typeof summarize>,
+  results: readonly ItemResult[],
+  facts: DbFacts,
+  comparison: OverlayComparison | null,
+): void {
   process.stdout.write(officialTable(summary) + '\n');
   const note = samplesNote(summary);
   if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
   const detail = detailReport(summary);
   if (detail) process.stdout.write('\n' + detail + '\n');
-  process.stdout.write('\n' + sqliteLine(facts.sqliteVersion, engineName(args)) + '\n' + versionReport(results) + '\n' + goldIssuesReport(results) + '\n');
+  process.stdout.write(
+    '\n' +
+      sqliteLine(facts.sqliteVersion, engineName(args)) +
+      '\n' +
+      versionReport(results) +
+      '\n' +
+      goldIssuesReport(results) +
+      '\n',
+  );
   if (comparison) process.stdout.write('\n' + overlayReport(comparison) + '\n');
 }
 
@@ -249,7 +363,14 @@ interface OutputFacts {
 }
 
 /** The report (`--out`) and the run file (`--run-out`) of one predictions file. */
-async function writeOutputs(args: EvalArgs, shownDbRoot: string, p: FilePlan, results: ItemResult[], summary: ReturnType<typeof summarize>, o: OutputFacts): Promise<void> {
+async function writeOutputs(
+  args: EvalArgs,
+  shownDbRoot: string,
+  p: FilePlan,
+  results: ItemResult[],
+  summary: ReturnType<typeof summarize>,
+  o: OutputFacts,
+): Promise<void> {
   const { target, plan, items } = p;
   const { comparison, facts, formula, questions } = o;
   const counts = rewardCounts(results);
@@ -259,22 +380,52 @@ async function writeOutputs(args: EvalArgs, shownDbRoot: string, p: FilePlan, re
         warnings: o.warnings,
         pairing_findings: plan.findings.map(({ code, message }) => ({ code, message })),
         inputs: {
-          predictions: target.predictions, gold: args.gold, dataset: args.dataset, db_root: shownDbRoot,
-          timeout_s: args.timeoutS, read_only: args.readOnly, ves_iterations: args.vesIterations,
-          ...(args.metrics.includes('ts') ? { test_suite: { seed: args.suite.seed, size: args.suite.size, candidates: args.suite.candidates, max_rows: args.suite.maxRows, sample_rows: args.suite.sampleRows } } : {}),
+          predictions: target.predictions,
+          gold: args.gold,
+          dataset: args.dataset,
+          db_root: shownDbRoot,
+          timeout_s: args.timeoutS,
+          read_only: args.readOnly,
+          ves_iterations: args.vesIterations,
+          ...(args.metrics.includes('ts')
+            ? {
+                test_suite: {
+                  seed: args.suite.seed,
+                  size: args.suite.size,
+                  candidates: args.suite.candidates,
+                  max_rows: args.suite.maxRows,
+                  sample_rows: args.suite.sampleRows,
+                },
+              }
+            : {}),
         },
-        ...(args.metrics.includes('ts') ? { test_suites: Object.fromEntries(Object.entries(o.suites).filter(([db]) => items.some((i) => i.dbId === db))) } : {}),
-        engine: args.engine === 'native' ? 'better-sqlite3 (native SQLite), Python sqlite3 semantics' : 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
+        ...(args.metrics.includes('ts')
+          ? {
+              test_suites: Object.fromEntries(
+                Object.entries(o.suites).filter(([db]) => items.some((i) => i.dbId === db)),
+              ),
+            }
+          : {}),
+        engine:
+          args.engine === 'native'
+            ? 'better-sqlite3 (native SQLite), Python sqlite3 semantics'
+            : 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
         executor: engineName(args),
         sqlite_version: facts.sqliteVersion,
-        version_sensitive: { count: counts.versionSensitive.length, question_ids: [...new Set(counts.versionSensitive.map((r) => r.questionId))] },
+        version_sensitive: {
+          count: counts.versionSensitive.length,
+          question_ids: [...new Set(counts.versionSensitive.map((r) => r.questionId))],
+        },
         gold_issues: { count: new Set(counts.goldIssues.map((r) => r.index)).size, by_kind: counts.goldIssueKinds },
         ...(comparison ? { gold_overlay: overlayJson(comparison) } : {}),
         reward_formula: formula.text,
         executions: o.executions,
         ...(args.shard ? { shard: args.shard } : {}),
       }),
-      items: results.map((r, at) => ({ ...itemJson(r), ...(comparison ? { ex_corrected_gold: comparison.correctedResults[at]!.ex } : {}) })),
+      items: results.map((r, at) => ({
+        ...itemJson(r),
+        ...(comparison ? { ex_corrected_gold: comparison.correctedResults[at]!.ex } : {}),
+      })),
     };
     await writeFileAtomic(target.out, JSON.stringify(out, null, 1) + '\n');
   }
@@ -288,7 +439,11 @@ async function writeOutputs(args: EvalArgs, shownDbRoot: string, p: FilePlan, re
     const file = toRunFile(header, o.records, questions ? runQuestions(items, questions) : undefined);
     // run.parquet: the samples table (docs/formats.md), the header in the file's metadata.
     if (isParquetName(target.runOut)) {
-      await writeAtomicWith(target.runOut, (temp) => writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) }));
+      await writeAtomicWith(target.runOut, (temp) =>
+        writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), {
+          metadata: runTableMetadata(SAMPLES_TABLE, file.run),
+        }),
+      );
     } else await writeFileAtomic(target.runOut, JSON.stringify(file, null, 1) + '\n');
   }
 }

@@ -2,7 +2,12 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { WorkbenchError } from '../../core/errors.ts';
 
-export function parseFlags<O extends ParseArgsOptionsConfig>(argv: string[], options: O, usage: string, allowPositionals = false) {
+export function parseFlags<O extends ParseArgsOptionsConfig>(
+  argv: string[],
+  options: O,
+  usage: string,
+  allowPositionals = false,
+) {
   try {
     return parseArgs({ args: argv, strict: true, allowPositionals, options });
   } catch (err) {
@@ -33,9 +38,13 @@ export function numberFlag(flag: string, v: string | undefined, def: number, spe
   if (v.trim() === '' || !Number.isFinite(n) || (spec.integer && !Number.isSafeInteger(n)) || low || n > spec.max) {
     const kind = spec.integer ? 'integer' : 'number';
     const what =
-      spec.max === Infinity ? (spec.min === 0 && spec.minExclusive ? `a positive ${kind}` : `a ${kind} >= ${spec.min}`)
-      : spec.minExclusive ? `a ${kind} greater than ${spec.min} and at most ${spec.max.toLocaleString('en-US')}`
-      : `a${kind === 'integer' ? 'n' : ''} ${kind} from ${spec.min} to ${spec.max.toLocaleString('en-US')}`;
+      spec.max === Infinity
+        ? spec.min === 0 && spec.minExclusive
+          ? `a positive ${kind}`
+          : `a ${kind} >= ${spec.min}`
+        : spec.minExclusive
+          ? `a ${kind} greater than ${spec.min} and at most ${spec.max.toLocaleString('en-US')}`
+          : `a${kind === 'integer' ? 'n' : ''} ${kind} from ${spec.min} to ${spec.max.toLocaleString('en-US')}`;
     throw bad(flag, `expected ${what}, got ${JSON.stringify(v)}`);
   }
   return n;

@@ -33,43 +33,89 @@ export const usage = `usage: npm run --silent cli -- gold-check --gold FILE --db
 const NEUTRAL_PREDICTION = 'SELECT 1';
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, {
-    gold: { type: 'string' }, 'db-root': { type: 'string' }, dataset: { type: 'string' }, workers: { type: 'string' }, out: { type: 'string' },
-  }, usage);
+  const { values } = parseFlags(
+    argv,
+    {
+      gold: { type: 'string' },
+      'db-root': { type: 'string' },
+      dataset: { type: 'string' },
+      workers: { type: 'string' },
+      out: { type: 'string' },
+    },
+    usage,
+  );
   for (const req of ['gold', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
   const dbRoot = values['db-root']!;
   if (!(await stat(dbRoot).catch(() => null))?.isDirectory()) {
-    throw new WorkbenchError('MISSING_FILE', `not a directory: ${dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
+    throw new WorkbenchError(
+      'MISSING_FILE',
+      `not a directory: ${dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`,
+      '--db-root',
+    );
   }
   const gold = parseGoldSql(await readText('--gold', values.gold!), path.basename(values.gold!));
   const questions = values.dataset ? await readQuestionsInput('--dataset', values.dataset) : null;
   const items: EvalItem[] = gold.map((g, index) => ({
-    index, questionId: questions?.[index]?.questionId ?? index, dbId: g.dbId, difficulty: questions?.[index]?.difficulty ?? 'unknown',
-    predSql: NEUTRAL_PREDICTION, goldSql: g.sql, extraction: { rule: 'sql-line', thinkStripped: false },
+    index,
+    questionId: questions?.[index]?.questionId ?? index,
+    dbId: g.dbId,
+    difficulty: questions?.[index]?.difficulty ?? 'unknown',
+    predSql: NEUTRAL_PREDICTION,
+    goldSql: g.sql,
+    extraction: { rule: 'sql-line', thinkStripped: false },
   }));
   const pool = createNodeSqlPool({ dbRoot, workers: workersFlag(values.workers) ?? availableParallelism() });
   let results;
   try {
     // The run recipe with the self-test's settings: EX only, the official timeout, writes allowed.
-    ({ results } = await scoreRun(items, { metrics: ['ex'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0 }, {
-      executor: pool, questionOf: questions ? (i) => questions[i]?.question ?? null : undefined,
-    }));
+    ({ results } = await scoreRun(
+      items,
+      { metrics: ['ex'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0 },
+      {
+        executor: pool,
+        questionOf: questions ? (i) => questions[i]?.question ?? null : undefined,
+      },
+    ));
   } finally {
     await pool.dispose();
   }
-  assertSomethingScored(results, dbRoot, `${values.gold} holds no gold line: give the gold file (one SQL<TAB>db_id per line)`);
+  assertSomethingScored(
+    results,
+    dbRoot,
+    `${values.gold} holds no gold line: give the gold file (one SQL<TAB>db_id per line)`,
+  );
   const scored = results.filter((r) => r.status !== 'missing-db');
   const missing = results.length - scored.length;
-  process.stdout.write(`gold queries checked: ${scored.length}${missing ? ` (${missing} left out: database missing)` : ''}\n`);
+  process.stdout.write(
+    `gold queries checked: ${scored.length}${missing ? ` (${missing} left out: database missing)` : ''}\n`,
+  );
   process.stdout.write(goldIssuesReport(scored) + '\n');
   if (values.out) {
     const counts = rewardCounts(scored);
-    await writeFileAtomic(values.out, JSON.stringify({
-      checked: scored.length, missing_db: missing, by_kind: counts.goldIssueKinds,
-      items: counts.goldIssues.map((r) => ({ index: r.index, question_id: r.questionId, db_id: r.dbId, gold_rows: r.goldRowCount, issues: r.goldIssues })),
-    }, null, 1) + '\n');
+    await writeFileAtomic(
+      values.out,
+      JSON.stringify(
+        {
+          checked: scored.length,
+          missing_db: missing,
+          by_kind: counts.goldIssueKinds,
+          items: counts.goldIssues.map((r) => ({
+            index: r.index,
+            question_id: r.questionId,
+            db_id: r.dbId,
+            gold_rows: r.goldRowCount,
+            issues: r.goldIssues,
+          })),
+        },
+        null,
+        1,
+      ) + '\n',
+    );
   }
   const failing = scored.filter((r) => r.goldIssues?.some((g) => g.kind === 'gold-error')).length;
-  if (failing > 0) process.stderr.write(`${failing} gold quer${failing === 1 ? 'y fails' : 'ies fail'}: every prediction for ${failing === 1 ? 'it' : 'them'} scores 0; fix or drop ${failing === 1 ? 'it' : 'them'} (listed above as "gold fails")\n`);
+  if (failing > 0)
+    process.stderr.write(
+      `${failing} gold quer${failing === 1 ? 'y fails' : 'ies fail'}: every prediction for ${failing === 1 ? 'it' : 'them'} scores 0; fix or drop ${failing === 1 ? 'it' : 'them'} (listed above as "gold fails")\n`,
+    );
   return failing > 0 ? 1 : 0;
 }

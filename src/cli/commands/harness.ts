@@ -17,7 +17,13 @@ import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { officialTable } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
-import { HARNESS_FORMATS, mapHarnessRows, mappingReport, type HarnessFormat, type HarnessRow } from '../../core/formats/harness.ts';
+import {
+  HARNESS_FORMATS,
+  mapHarnessRows,
+  mappingReport,
+  type HarnessFormat,
+  type HarnessRow,
+} from '../../core/formats/harness.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
@@ -42,12 +48,21 @@ function stepFile(file: string, step: number | null, several: boolean): string {
   return `${file.slice(0, file.length - ext.length)}.step-${step}${ext}`;
 }
 
-async function readRows(input: string, format: HarnessFormat | null): Promise<{ format: HarnessFormat; rows: HarnessRow[]; name: string; files: string[] }> {
+async function readRows(
+  input: string,
+  format: HarnessFormat | null,
+): Promise<{ format: HarnessFormat; rows: HarnessRow[]; name: string; files: string[] }> {
   const st = await stat(input).catch(() => null);
   if (!st) throw new WorkbenchError('MISSING_FILE', `file not found: ${input}`, '--completions');
   // verl writes one <step>.jsonl per validation into trainer.validation_data_dir: a folder is read whole.
-  const files = st.isDirectory() ? (await readdir(input)).filter((f) => /\.jsonl$/i.test(f)).sort().map((f) => path.join(input, f)) : [input];
-  if (files.length === 0) throw new WorkbenchError('MISSING_FILE', `no .jsonl file in the folder ${input}`, '--completions');
+  const files = st.isDirectory()
+    ? (await readdir(input))
+        .filter((f) => /\.jsonl$/i.test(f))
+        .sort()
+        .map((f) => path.join(input, f))
+    : [input];
+  if (files.length === 0)
+    throw new WorkbenchError('MISSING_FILE', `no .jsonl file in the folder ${input}`, '--completions');
   let found: HarnessFormat | null = format;
   const rows: HarnessRow[] = [];
   for (const f of files) {
@@ -59,30 +74,61 @@ async function readRows(input: string, format: HarnessFormat | null): Promise<{ 
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, {
-    completions: { type: 'string' }, from: { type: 'string' }, gold: { type: 'string' }, dataset: { type: 'string' }, 'db-root': { type: 'string' },
-    'run-out': { type: 'string' }, 'timeout-s': { type: 'string' }, workers: { type: 'string' }, metrics: { type: 'string' },
-  }, usage);
-  for (const req of ['completions', 'gold', 'dataset', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  const { values } = parseFlags(
+    argv,
+    {
+      completions: { type: 'string' },
+      from: { type: 'string' },
+      gold: { type: 'string' },
+      dataset: { type: 'string' },
+      'db-root': { type: 'string' },
+      'run-out': { type: 'string' },
+      'timeout-s': { type: 'string' },
+      workers: { type: 'string' },
+      metrics: { type: 'string' },
+    },
+    usage,
+  );
+  for (const req of ['completions', 'gold', 'dataset', 'db-root'] as const)
+    if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
   if (values.from !== undefined && !(HARNESS_FORMATS as readonly string[]).includes(values.from)) {
     throw bad('--from', `unknown format ${JSON.stringify(values.from)}; use one of ${HARNESS_FORMATS.join(', ')}`);
   }
   // The evaluation flags mean what they mean for `eval` (same parser, same defaults and checks).
   const evalArgs = parseEvalArgs([
-    '--predictions', values.completions!, '--gold', values.gold!, '--db-root', values['db-root']!, '--dataset', values.dataset!,
-    ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []), ...(values.workers ? ['--workers', values.workers] : []),
+    '--predictions',
+    values.completions!,
+    '--gold',
+    values.gold!,
+    '--db-root',
+    values['db-root']!,
+    '--dataset',
+    values.dataset!,
+    ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []),
+    ...(values.workers ? ['--workers', values.workers] : []),
     ...(values.metrics ? ['--metrics', values.metrics] : []),
   ]);
   await checkOutputs({
     outputs: [{ flag: '--run-out', file: values['run-out'] }],
-    inputs: [{ flag: '--completions', file: values.completions }, { flag: '--gold', file: values.gold }, { flag: '--dataset', file: values.dataset }],
+    inputs: [
+      { flag: '--completions', file: values.completions },
+      { flag: '--gold', file: values.gold },
+      { flag: '--dataset', file: values.dataset },
+    ],
     inputDirs: [{ flag: '--db-root', file: values['db-root'] }],
   });
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
-  const { format, rows, name, files } = await readRows(values.completions!, (values.from as HarnessFormat | undefined) ?? null);
+  const { format, rows, name, files } = await readRows(
+    values.completions!,
+    (values.from as HarnessFormat | undefined) ?? null,
+  );
   const runs = mapHarnessRows(rows, questions);
-  const config = { ...evalArgs, timeoutMs: evalArgs.timeoutS * 1000, rewardFormula: compileRewardFormula(evalArgs.reward).text };
+  const config = {
+    ...evalArgs,
+    timeoutMs: evalArgs.timeoutS * 1000,
+    rewardFormula: compileRewardFormula(evalArgs.reward).text,
+  };
   const questionOf = (i: number) => questions[i]?.question ?? null;
   const root = await resolveDbRoot(evalArgs.dbRoot);
   const pool = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
@@ -91,13 +137,20 @@ export async function run(argv: string[]): Promise<number> {
     for (const r of runs) {
       process.stderr.write(`${mappingReport(format, name, r)}\n`);
       if (r.records.length === 0) {
-        process.stderr.write(`warning: ${name}${r.step === null ? '' : ` step ${r.step}`}: no row matched a question; nothing to evaluate\n`);
+        process.stderr.write(
+          `warning: ${name}${r.step === null ? '' : ` step ${r.step}`}: no row matched a question; nothing to evaluate\n`,
+        );
         continue;
       }
       const label = `${name}${r.step === null ? '' : ` step ${r.step}`}`;
       const plan = planReplay({ predictions: { name: label, records: r.records }, gold, questions });
       for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
-      const hashed = values['run-out'] ? await hashDatabases(root.dir, plan.items.map((i) => i.dbId)) : undefined;
+      const hashed = values['run-out']
+        ? await hashDatabases(
+            root.dir,
+            plan.items.map((i) => i.dbId),
+          )
+        : undefined;
       // The run recipe, as `eval` and the app's runs: findings (version features, gold issues) included.
       const { results, summary, records } = await scoreRun(plan.items, config, { executor: pool, questionOf });
       if (hashed) await checkDatabasesUnchanged(root.dir, hashed, evalArgs.dbRoot);
@@ -107,10 +160,20 @@ export async function run(argv: string[]): Promise<number> {
         const out = stepFile(values['run-out'], r.step, runs.length > 1);
         // The file the step came from (verl: <dir>/<step>.jsonl) is the run's predictions file.
         const source = files.find((f) => path.basename(f) === `${r.step}.jsonl`) ?? files[0]!;
-        const header = await evalRunHeader({ ...evalArgs, dbRoot: root.dir, predictions: source }, plan.items, results, hashed);
+        const header = await evalRunHeader(
+          { ...evalArgs, dbRoot: root.dir, predictions: source },
+          plan.items,
+          results,
+          hashed,
+        );
         header.name = label;
         const file = toRunFile(header, records, runQuestions(plan.items, questions));
-        if (isParquetName(out)) await writeAtomicWith(out, (temp) => writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) }));
+        if (isParquetName(out))
+          await writeAtomicWith(out, (temp) =>
+            writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), {
+              metadata: runTableMetadata(SAMPLES_TABLE, file.run),
+            }),
+          );
         else await writeFileAtomic(out, JSON.stringify(file, null, 1) + '\n');
       }
     }
@@ -119,6 +182,10 @@ export async function run(argv: string[]): Promise<number> {
     await root.cleanup();
   }
   // Tables of zeros are no result: no row matched a question, or no database could be opened.
-  assertSomethingScored(all, evalArgs.dbRoot, `no row of ${name} matched a question of ${path.basename(values.dataset!)} (see the mapping report above): check --dataset is the dataset the completions answer, or name the format with --from`);
+  assertSomethingScored(
+    all,
+    evalArgs.dbRoot,
+    `no row of ${name} matched a question of ${path.basename(values.dataset!)} (see the mapping report above): check --dataset is the dataset the completions answer, or name the format with --from`,
+  );
   return 0;
 }

@@ -24,11 +24,19 @@ function isRunFile(v: unknown): boolean {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { out: { type: 'string' }, 'run-out': { type: 'string' } }, usage, true);
+  const { values, positionals } = parseFlags(
+    argv,
+    { out: { type: 'string' }, 'run-out': { type: 'string' } },
+    usage,
+    true,
+  );
   if (!values.out && !values['run-out']) throw bad('--out', `name --out, --run-out or both\n${usage}`);
   if (positionals.length === 0) throw bad('SHARD_FILE', `name the shards' files\n${usage}`);
   await checkOutputs({
-    outputs: [{ flag: '--out', file: values.out }, { flag: '--run-out', file: values['run-out'] }],
+    outputs: [
+      { flag: '--out', file: values.out },
+      { flag: '--run-out', file: values['run-out'] },
+    ],
     inputs: positionals.map((file) => ({ flag: 'SHARD_FILE', file })),
   });
   const reports: { file: string; report: JsonReport }[] = [];
@@ -40,21 +48,30 @@ export async function run(argv: string[]): Promise<number> {
       // Validated, then merged as written: the records keep their fields in the order eval wrote them.
       parseRunFile(text, path.basename(file));
       runs.push({ file, run: data as RunFile });
-    }
-    else if (typeof data === 'object' && data !== null && 'summary' in data && 'items' in data) reports.push({ file, report: data as JsonReport });
+    } else if (typeof data === 'object' && data !== null && 'summary' in data && 'items' in data)
+      reports.push({ file, report: data as JsonReport });
     else throw new WorkbenchError('BAD_FORMAT', 'is neither an eval --out report nor a run file', file);
   }
   if (values.out) {
-    if (reports.length === 0) throw bad('--out', 'no eval --out report among the files: name the shards\' --out files');
-    const merged = mergeReports(reports.map((r) => r.report), reports.map((r) => r.file), summaryJson);
+    if (reports.length === 0) throw bad('--out', "no eval --out report among the files: name the shards' --out files");
+    const merged = mergeReports(
+      reports.map((r) => r.report),
+      reports.map((r) => r.file),
+      summaryJson,
+    );
     await writeFileAtomic(values.out, JSON.stringify(merged, null, 1) + '\n');
     process.stdout.write(`merged ${reports.length} shard reports: ${merged.items.length} items -> ${values.out}\n`);
   }
   if (values['run-out']) {
-    if (runs.length === 0) throw bad('--run-out', 'no run file among the files: name the shards\' --run-out files');
-    const merged = mergeRunFiles(runs.map((r) => r.run), runs.map((r) => r.file));
+    if (runs.length === 0) throw bad('--run-out', "no run file among the files: name the shards' --run-out files");
+    const merged = mergeRunFiles(
+      runs.map((r) => r.run),
+      runs.map((r) => r.file),
+    );
     await writeFileAtomic(values['run-out'], runFileJson(merged) + '\n');
-    process.stdout.write(`merged ${runs.length} shard run files: ${merged.samples.length} samples -> ${values['run-out']}\n`);
+    process.stdout.write(
+      `merged ${runs.length} shard run files: ${merged.samples.length} samples -> ${values['run-out']}\n`,
+    );
   }
   return 0;
 }

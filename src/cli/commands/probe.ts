@@ -23,7 +23,6 @@ import { checkProbeOutputs } from '../preflight-commands.ts';
 export const usage = `usage: npm run --silent cli -- probe --gold FILE --db-root DIR
     [--dataset FILE] [--out FILE] [--timeout-s 30] [--workers N] [--exploits ${EXPLOITS.map((e) => e.id).join(',')}]`;
 
-
 interface ProbeArgs {
   gold: string;
   dbRoot: string;
@@ -35,22 +34,37 @@ interface ProbeArgs {
 }
 
 function parseProbeArgs(argv: string[]): ProbeArgs {
-  const { values } = parseFlags(argv, {
-    gold: { type: 'string' },
-    'db-root': { type: 'string' },
-    dataset: { type: 'string' },
-    out: { type: 'string' },
-    'timeout-s': { type: 'string' },
-    workers: { type: 'string' },
-    exploits: { type: 'string' },
-  }, usage);
+  const { values } = parseFlags(
+    argv,
+    {
+      gold: { type: 'string' },
+      'db-root': { type: 'string' },
+      dataset: { type: 'string' },
+      out: { type: 'string' },
+      'timeout-s': { type: 'string' },
+      workers: { type: 'string' },
+      exploits: { type: 'string' },
+    },
+    usage,
+  );
   for (const req of ['gold', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
   let exploits: ExploitId[] | undefined;
   if (values.exploits !== undefined) {
-    exploits = values.exploits.split(',').map((s) => s.trim()).filter(Boolean) as ExploitId[];
-    if (exploits.length === 0) throw bad('--exploits', `names no exploit, so nothing would run: name at least one of ${EXPLOITS.map((e) => e.id).join(', ')}, or leave the flag out for all`);
+    exploits = values.exploits
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) as ExploitId[];
+    if (exploits.length === 0)
+      throw bad(
+        '--exploits',
+        `names no exploit, so nothing would run: name at least one of ${EXPLOITS.map((e) => e.id).join(', ')}, or leave the flag out for all`,
+      );
     for (const id of exploits) {
-      if (!EXPLOITS.some((e) => e.id === id)) throw bad('--exploits', `unknown exploit ${JSON.stringify(id)}; use any of ${EXPLOITS.map((e) => e.id).join(', ')}`);
+      if (!EXPLOITS.some((e) => e.id === id))
+        throw bad(
+          '--exploits',
+          `unknown exploit ${JSON.stringify(id)}; use any of ${EXPLOITS.map((e) => e.id).join(', ')}`,
+        );
     }
   }
   const timeoutS = numberFlag('--timeout-s', values['timeout-s'], 30, { min: 0, max: Infinity, minExclusive: true });
@@ -67,16 +81,35 @@ function parseProbeArgs(argv: string[]): ProbeArgs {
 }
 
 /** Gold lines paired with the questions file by position (as `eval` pairs BIRD predictions). */
-export function probeQuestions(gold: readonly GoldEntry[], questions: readonly Question[] | null, datasetName: string): ProbeQuestion[] {
+export function probeQuestions(
+  gold: readonly GoldEntry[],
+  questions: readonly Question[] | null,
+  datasetName: string,
+): ProbeQuestion[] {
   if (questions && questions.length !== gold.length) {
-    throw new WorkbenchError('MISMATCH', `${questions.length} questions for ${gold.length} gold lines: use the questions file of this gold file`, datasetName);
+    throw new WorkbenchError(
+      'MISMATCH',
+      `${questions.length} questions for ${gold.length} gold lines: use the questions file of this gold file`,
+      datasetName,
+    );
   }
   return gold.map((g, index) => {
     const q = questions?.[index];
     if (q && q.dbId !== g.dbId) {
-      throw new WorkbenchError('MISMATCH', `question ${index} is about ${q.dbId} but gold line ${index + 1} about ${g.dbId}: use the questions file of this gold file`, datasetName);
+      throw new WorkbenchError(
+        'MISMATCH',
+        `question ${index} is about ${q.dbId} but gold line ${index + 1} about ${g.dbId}: use the questions file of this gold file`,
+        datasetName,
+      );
     }
-    return { index, questionId: q?.questionId ?? index, dbId: g.dbId, difficulty: q?.difficulty ?? 'unknown', goldSql: g.sql, question: q ? q.question : null };
+    return {
+      index,
+      questionId: q?.questionId ?? index,
+      dbId: g.dbId,
+      difficulty: q?.difficulty ?? 'unknown',
+      goldSql: g.sql,
+      question: q ? q.question : null,
+    };
   });
 }
 
@@ -84,7 +117,11 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseProbeArgs(argv);
   await checkProbeOutputs(args);
   if (!(await stat(args.dbRoot).catch(() => null))?.isDirectory()) {
-    throw new WorkbenchError('MISSING_FILE', `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`, '--db-root');
+    throw new WorkbenchError(
+      'MISSING_FILE',
+      `not a directory: ${args.dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`,
+      '--db-root',
+    );
   }
   const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
   const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
@@ -98,8 +135,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (report.questions === 0) {
     const dbs = report.missingDb.databases;
-    throw new WorkbenchError('MISSING_FILE', `nothing was probed: none of the ${probe.length} question(s) has its database in ${args.dbRoot}` +
-      (dbs.length ? ` (missing: ${dbs.join(', ')}; expected <db-root>/<db_id>/<db_id>.sqlite)` : ''), '--db-root');
+    throw new WorkbenchError(
+      'MISSING_FILE',
+      `nothing was probed: none of the ${probe.length} question(s) has its database in ${args.dbRoot}` +
+        (dbs.length ? ` (missing: ${dbs.join(', ')}; expected <db-root>/<db_id>/<db_id>.sqlite)` : ''),
+      '--db-root',
+    );
   }
   process.stdout.write(probeTable(report) + '\n');
   if (!questions) process.stdout.write('copy-question was not run: it needs the question texts (--dataset).\n');

@@ -44,10 +44,10 @@ interface RubricArgs {
   out: string | null;
 }
 
-
 function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[], def: T): T {
   if (v === undefined) return def;
-  if (!(allowed as readonly string[]).includes(v)) throw bad(flag, `expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+  if (!(allowed as readonly string[]).includes(v))
+    throw bad(flag, `expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
   return v as T;
 }
 
@@ -56,19 +56,42 @@ export const MAX_JUDGE_RETRIES = 10;
 export const MAX_JUDGE_CONCURRENCY = 64;
 
 function parseRubricArgs(argv: string[]): RubricArgs {
-  const { values } = parseFlags(argv, {
-    dataset: { type: 'string' }, completions: { type: 'string' }, 'judge-url': { type: 'string' }, 'judge-model': { type: 'string' },
-    'judge-api-key-env': { type: 'string' }, aggregation: { type: 'string' }, weighting: { type: 'string' },
-    normalization: { type: 'string' }, 'no-clip': { type: 'boolean' }, retries: { type: 'string' }, temperature: { type: 'string' },
-    'max-tokens': { type: 'string' }, concurrency: { type: 'string' }, 'http-retries': { type: 'string' }, 'judge-timeout-s': { type: 'string' }, cache: { type: 'string' },
-    out: { type: 'string' },
-  }, usage);
+  const { values } = parseFlags(
+    argv,
+    {
+      dataset: { type: 'string' },
+      completions: { type: 'string' },
+      'judge-url': { type: 'string' },
+      'judge-model': { type: 'string' },
+      'judge-api-key-env': { type: 'string' },
+      aggregation: { type: 'string' },
+      weighting: { type: 'string' },
+      normalization: { type: 'string' },
+      'no-clip': { type: 'boolean' },
+      retries: { type: 'string' },
+      temperature: { type: 'string' },
+      'max-tokens': { type: 'string' },
+      concurrency: { type: 'string' },
+      'http-retries': { type: 'string' },
+      'judge-timeout-s': { type: 'string' },
+      cache: { type: 'string' },
+      out: { type: 'string' },
+    },
+    usage,
+  );
   for (const req of ['dataset', 'completions', 'judge-url', 'judge-model'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
   }
-  const aggregations = (values.aggregation ?? AGGREGATIONS.join(',')).split(',').map((a) => a.trim()).filter(Boolean);
+  const aggregations = (values.aggregation ?? AGGREGATIONS.join(','))
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   for (const a of aggregations) {
-    if (!(AGGREGATIONS as readonly string[]).includes(a)) throw bad('--aggregation', `unknown aggregation ${JSON.stringify(a)}; use a comma-separated list of ${AGGREGATIONS.join(', ')}`);
+    if (!(AGGREGATIONS as readonly string[]).includes(a))
+      throw bad(
+        '--aggregation',
+        `unknown aggregation ${JSON.stringify(a)}; use a comma-separated list of ${AGGREGATIONS.join(', ')}`,
+      );
   }
   if (aggregations.length === 0) throw bad('--aggregation', `name at least one of ${AGGREGATIONS.join(', ')}`);
   let judgeUrl: URL;
@@ -77,9 +100,11 @@ function parseRubricArgs(argv: string[]): RubricArgs {
   } catch {
     throw bad('--judge-url', `not a URL: ${JSON.stringify(values['judge-url'])} (e.g. http://127.0.0.1:8000/v1)`);
   }
-  if (judgeUrl.protocol !== 'http:' && judgeUrl.protocol !== 'https:') throw bad('--judge-url', `use an http(s) URL, got ${judgeUrl.protocol}`);
+  if (judgeUrl.protocol !== 'http:' && judgeUrl.protocol !== 'https:')
+    throw bad('--judge-url', `use an http(s) URL, got ${judgeUrl.protocol}`);
   const envName = values['judge-api-key-env'] ?? null;
-  if (envName !== null && !process.env[envName]) throw bad('--judge-api-key-env', `the environment variable ${envName} is not set`);
+  if (envName !== null && !process.env[envName])
+    throw bad('--judge-api-key-env', `the environment variable ${envName} is not set`);
   return {
     dataset: values.dataset!,
     completions: values.completions!,
@@ -93,8 +118,16 @@ function parseRubricArgs(argv: string[]): RubricArgs {
     retries: numberFlag('--retries', values.retries, 2, { min: 0, max: MAX_JUDGE_RETRIES, integer: true }),
     temperature: numberFlag('--temperature', values.temperature, 0, { min: 0, max: 2 }),
     maxTokens: numberFlag('--max-tokens', values['max-tokens'], 512, { min: 1, max: 1_048_576, integer: true }),
-    concurrency: numberFlag('--concurrency', values.concurrency, 4, { min: 1, max: MAX_JUDGE_CONCURRENCY, integer: true }),
-    httpRetries: numberFlag('--http-retries', values['http-retries'], 4, { min: 0, max: MAX_JUDGE_RETRIES, integer: true }),
+    concurrency: numberFlag('--concurrency', values.concurrency, 4, {
+      min: 1,
+      max: MAX_JUDGE_CONCURRENCY,
+      integer: true,
+    }),
+    httpRetries: numberFlag('--http-retries', values['http-retries'], 4, {
+      min: 0,
+      max: MAX_JUDGE_RETRIES,
+      integer: true,
+    }),
     judgeTimeoutS: judgeTimeoutFlag(values['judge-timeout-s']),
     cache: values.cache ?? null,
     out: values.out ?? null,
@@ -107,7 +140,11 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseRubricArgs(argv);
   await checkRubricOutputs(args);
   const rows = await readRarInput('--dataset', args.dataset);
-  const jobs = pairCompletions(await readText('--completions', args.completions), path.basename(args.completions), rows);
+  const jobs = pairCompletions(
+    await readText('--completions', args.completions),
+    path.basename(args.completions),
+    rows,
+  );
   const cache: JudgeCache = args.cache ? await FileJudgeCache.open(args.cache) : new MemoryJudgeCache();
   const engine = createOpenAiEngine({
     baseUrl: args.judgeUrl,
@@ -116,7 +153,13 @@ export async function run(argv: string[]): Promise<number> {
     maxRetries: args.httpRetries,
     timeoutMs: args.judgeTimeoutS * 1000,
   });
-  const judge = new Judge({ engine, model: args.judgeModel, params: { temperature: args.temperature, maxTokens: args.maxTokens }, retries: args.retries, cache });
+  const judge = new Judge({
+    engine,
+    model: args.judgeModel,
+    params: { temperature: args.temperature, maxTokens: args.maxTokens },
+    retries: args.retries,
+    cache,
+  });
   const explicit = { normalization: args.normalization, clip: args.clip, unresolved: 'null' as const };
 
   const results: Array<{ job: Job; scores: RubricScores }> = [];
@@ -135,29 +178,50 @@ export async function run(argv: string[]): Promise<number> {
     // A failure of the whole judge (unreachable, refused, unknown model): nothing to score with.
     if (!isEngineError(err)) throw err;
     const kept = args.cache ? `; the answers received so far are in ${args.cache}, a rerun asks only for the rest` : '';
-    throw new WorkbenchError('BAD_OPTION', `the judge failed after ${results.length} of ${jobs.length} sample(s): ${err.message}${kept}`, '--judge-url');
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `the judge failed after ${results.length} of ${jobs.length} sample(s): ${err.message}${kept}`,
+      '--judge-url',
+    );
   } finally {
     await engine.unload();
   }
 
   const summary = summarizeRubricScores(results.map((r) => r.scores));
-  const lines = [['row', 'sample', 'explicit', 'implicit', 'likert', 'flags'].map((h) => h.padEnd(10)).join(' ').trimEnd()];
+  const lines = [
+    ['row', 'sample', 'explicit', 'implicit', 'likert', 'flags']
+      .map((h) => h.padEnd(10))
+      .join(' ')
+      .trimEnd(),
+  ];
   for (const { job, scores: s } of results) {
     const flags = [
       s.explicit?.status === 'incomplete' ? `unresolved:${s.explicit.unresolved.join(',')}` : '',
       s.implicit && s.implicit.status !== 'ok' ? `implicit:${s.implicit.status}` : '',
       s.likert && s.likert.status !== 'ok' ? `likert:${s.likert.status}` : '',
       s.promptInjection.flagged ? `prompt-injection:${s.promptInjection.matches.map((m) => m.pattern).join(',')}` : '',
-    ].filter(Boolean).join(' ');
-    lines.push([job.row.id, String(job.sample), fmt(s.explicit?.score), fmt(s.implicit?.score), fmt(s.likert?.score), flags].map((c) => c.padEnd(10)).join(' ').trimEnd());
+    ]
+      .filter(Boolean)
+      .join(' ');
+    lines.push(
+      [job.row.id, String(job.sample), fmt(s.explicit?.score), fmt(s.implicit?.score), fmt(s.likert?.score), flags]
+        .map((c) => c.padEnd(10))
+        .join(' ')
+        .trimEnd(),
+    );
   }
   lines.push('');
   for (const a of args.aggregations) {
     const st = summary[a];
-    lines.push(`${a.padEnd(9)} mean ${fmt(st.mean)} over ${st.n} sample(s)${st.missing ? `, ${st.missing} without a score (unparseable, error or unresolved criteria)` : ''}`);
+    lines.push(
+      `${a.padEnd(9)} mean ${fmt(st.mean)} over ${st.n} sample(s)${st.missing ? `, ${st.missing} without a score (unparseable, error or unresolved criteria)` : ''}`,
+    );
   }
-  lines.push(`judge ${args.judgeModel}: ${judge.stats.calls} call(s), ${judge.stats.cacheHits} cache hit(s), ${judge.stats.malformed} malformed answer(s), ${judge.stats.errors} failed call(s)`);
-  if (summary.promptInjection) lines.push(`warning: ${summary.promptInjection} completion(s) address the judge (prompt-injection flag)`);
+  lines.push(
+    `judge ${args.judgeModel}: ${judge.stats.calls} call(s), ${judge.stats.cacheHits} cache hit(s), ${judge.stats.malformed} malformed answer(s), ${judge.stats.errors} failed call(s)`,
+  );
+  if (summary.promptInjection)
+    lines.push(`warning: ${summary.promptInjection} completion(s) address the judge (prompt-injection flag)`);
   process.stdout.write(lines.join('\n') + '\n');
 
   if (args.out) {
@@ -167,8 +231,13 @@ export async function run(argv: string[]): Promise<number> {
       inputs: { dataset: args.dataset, completions: args.completions },
       judge: { url: args.judgeUrl, ...judge.info },
       options: {
-        aggregations: args.aggregations, weighting: args.weighting, normalization: args.normalization, clip: args.clip,
-        retries: args.retries, temperature: args.temperature, max_tokens: args.maxTokens,
+        aggregations: args.aggregations,
+        weighting: args.weighting,
+        normalization: args.normalization,
+        clip: args.clip,
+        retries: args.retries,
+        temperature: args.temperature,
+        max_tokens: args.maxTokens,
       },
       summary: { ...summary, judge_stats: { ...judge.stats } },
       items: results.map(({ job, scores }) => ({ index: job.row.index, id: job.row.id, sample: job.sample, scores })),

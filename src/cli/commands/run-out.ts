@@ -28,7 +28,9 @@ export async function fileRef(file: string): Promise<FileRef> {
 export function executorName(): string {
   try {
     const entry = createRequire(import.meta.url).resolve('sql.js');
-    const pkg = JSON.parse(readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     return `sql.js ${pkg.version}`;
   } catch {
     return 'sql.js';
@@ -53,7 +55,11 @@ export async function hashDatabases(dbRoot: string, dbIds: Iterable<string>): Pr
 }
 
 /** Hashes the databases again after the run: a changed one is an error naming it (the results mix two databases). */
-export async function checkDatabasesUnchanged(dbRoot: string, before: ReadonlyMap<string, string>, shownDbRoot = dbRoot): Promise<void> {
+export async function checkDatabasesUnchanged(
+  dbRoot: string,
+  before: ReadonlyMap<string, string>,
+  shownDbRoot = dbRoot,
+): Promise<void> {
   for (const [db, sha] of before) {
     const now = await sha256File(dbFile(dbRoot, db)).catch(() => 'missing');
     if (now !== sha) {
@@ -72,7 +78,10 @@ export async function checkDatabasesUnchanged(dbRoot: string, before: ReadonlyMa
  * the caller checked after it (checkDatabasesUnchanged); without it they are hashed now.
  */
 export async function evalRunHeader(
-  args: EvalArgs, items: readonly EvalItem[], results: readonly ItemResult[], hashed?: ReadonlyMap<string, string>,
+  args: EvalArgs,
+  items: readonly EvalItem[],
+  results: readonly ItemResult[],
+  hashed?: ReadonlyMap<string, string>,
 ): Promise<RunHeader> {
   const present = [...new Set(results.filter((r) => r.status !== 'missing-db').map((r) => r.dbId))].sort();
   const databases: Record<string, string> = {};

@@ -17,7 +17,14 @@ import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { WorkbenchError, errorMessage } from '../../core/errors.ts';
 import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
-import { HARNESS_FORMATS, mapHarnessRows, mappingReport, type HarnessFormat, type HarnessRow, type HarnessRun } from '../../core/formats/harness.ts';
+import {
+  HARNESS_FORMATS,
+  mapHarnessRows,
+  mappingReport,
+  type HarnessFormat,
+  type HarnessRow,
+  type HarnessRun,
+} from '../../core/formats/harness.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
@@ -28,8 +35,19 @@ import { evaluateSeriesStep, SeriesVerdicts } from '../../core/series/evaluate-s
 import { seriesFileJson } from '../../core/series/file.ts';
 import { withStep, type Series, type SeriesStep } from '../../core/series/model.ts';
 import { BUCKETS, seriesReport, type SeriesReport, type StepStats } from '../../core/series/stats.ts';
-import { compileStepPattern, DEFAULT_STEP_RULE_TEXT, stepFromName, type StepRule } from '../../core/series/step-name.ts';
-import { questionStepRows, SERIES_QUESTION_STEPS_TABLE, SERIES_STEPS_TABLE, seriesReportJson, tableCsv } from '../../core/series/tables.ts';
+import {
+  compileStepPattern,
+  DEFAULT_STEP_RULE_TEXT,
+  stepFromName,
+  type StepRule,
+} from '../../core/series/step-name.ts';
+import {
+  questionStepRows,
+  SERIES_QUESTION_STEPS_TABLE,
+  SERIES_STEPS_TABLE,
+  seriesReportJson,
+  tableCsv,
+} from '../../core/series/tables.ts';
 import type { Question } from '../../core/types.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
@@ -46,7 +64,10 @@ export const usage = `usage: npm run --silent cli -- series --completions DIR|FI
 const DUMP_FILE = /\.(jsonl|json|eval)$/i;
 
 /** The dump files of the inputs: a folder's files (and its subfolders': lm-eval writes one per checkpoint folder), hidden and temporary files left out. */
-async function listFiles(inputs: readonly string[], outputs: ReadonlySet<string> = new Set()): Promise<Array<{ file: string; name: string }>> {
+async function listFiles(
+  inputs: readonly string[],
+  outputs: ReadonlySet<string> = new Set(),
+): Promise<Array<{ file: string; name: string }>> {
   const out: Array<{ file: string; name: string }> = [];
   for (const input of inputs) {
     const st = await stat(input).catch(() => null);
@@ -60,7 +81,8 @@ async function listFiles(inputs: readonly string[], outputs: ReadonlySet<string>
       if (!DUMP_FILE.test(rel) || rel.split(/[\\/]/).some((s) => s.startsWith('.'))) continue;
       const file = path.join(input, rel);
       // The command's own outputs may sit in the folder it reads: they are not dumps.
-      if (!outputs.has(path.resolve(file)) && (await stat(file).catch(() => null))?.isFile()) out.push({ file, name: rel });
+      if (!outputs.has(path.resolve(file)) && (await stat(file).catch(() => null))?.isFile())
+        out.push({ file, name: rel });
     }
   }
   return out;
@@ -123,11 +145,25 @@ interface Context {
 }
 
 /** One step of a dump: mapped rows -> items -> verdicts (earlier steps' reused) -> the step's run and the trainer's scores. Null when stopped. */
-async function evaluateStep(ctx: Context, run: HarnessRun, file: string, label: string): Promise<{ step: SeriesStep; extra: StepExtra } | null> {
-  const plan = planReplay({ predictions: { name: label, records: run.records }, gold: ctx.gold, questions: ctx.questions });
+async function evaluateStep(
+  ctx: Context,
+  run: HarnessRun,
+  file: string,
+  label: string,
+): Promise<{ step: SeriesStep; extra: StepExtra } | null> {
+  const plan = planReplay({
+    predictions: { name: label, records: run.records },
+    gold: ctx.gold,
+    questions: ctx.questions,
+  });
   for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
   const options = evalOptionsOf({ ...ctx.evalArgs, timeoutMs: ctx.evalArgs.timeoutS * 1000 });
-  const ev = await evaluateSeriesStep(plan.items, options, { executor: ctx.executor, signal: ctx.signal, reuse: ctx.evalArgs.reuse }, ctx.verdicts);
+  const ev = await evaluateSeriesStep(
+    plan.items,
+    options,
+    { executor: ctx.executor, signal: ctx.signal, reuse: ctx.evalArgs.reuse },
+    ctx.verdicts,
+  );
   if (ev.cancelled) return null;
   const header = await evalRunHeader({ ...ctx.evalArgs, dbRoot: ctx.dbDir, predictions: file }, plan.items, ev.results);
   header.name = label;
@@ -136,19 +172,33 @@ async function evaluateStep(ctx: Context, run: HarnessRun, file: string, label: 
   const trainerScores = plan.items.map((it) => run.sampleScores.get(it.questionId)?.[it.sample ?? 0] ?? null);
   const mtime = (await stat(file)).mtime.toISOString();
   return {
-    step: { step: run.step!, wallTime: mtime, source: label, run: toRunFile(header, samples, runQuestions(plan.items, ctx.questions)), trainerScores },
+    step: {
+      step: run.step!,
+      wallTime: mtime,
+      source: label,
+      run: toRunFile(header, samples, runQuestions(plan.items, ctx.questions)),
+      trainerScores,
+    },
     extra: { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep },
   };
 }
 
 /** The steps of one dump file: verl rows carry their step (a file may hold several); other formats take it from the file's name. */
-async function fileRuns(ctx: Context, file: string, name: string): Promise<{ format: HarnessFormat; runs: HarnessRun[] }> {
+async function fileRuns(
+  ctx: Context,
+  file: string,
+  name: string,
+): Promise<{ format: HarnessFormat; runs: HarnessRun[] }> {
   const got = await readHarnessFile(path.basename(file), new Blob([await readFile(file)]), ctx.format);
   const fromName = stepFromName(name, ctx.rule);
   let rows: HarnessRow[] = got.rows;
   if (rows.every((r) => r.step === null)) {
     if (!fromName) {
-      throw new WorkbenchError('BAD_FORMAT', `no training step in the name ${JSON.stringify(name)} by the rule (${ctx.rule?.name ?? DEFAULT_STEP_RULE_TEXT}): rename the file or give --step-pattern REGEX with the step's digits in a capture group`, file);
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `no training step in the name ${JSON.stringify(name)} by the rule (${ctx.rule?.name ?? DEFAULT_STEP_RULE_TEXT}): rename the file or give --step-pattern REGEX with the step's digits in a capture group`,
+        file,
+      );
     }
     rows = rows.map((r) => ({ ...r, step: fromName.step }));
     process.stderr.write(`${name}: step ${fromName.step} (from the name by ${fromName.rule})\n`);
@@ -156,21 +206,39 @@ async function fileRuns(ctx: Context, file: string, name: string): Promise<{ for
     const steps = [...new Set(rows.map((r) => r.step))];
     process.stderr.write(`${name}: step${steps.length > 1 ? 's' : ''} ${steps.join(', ')} (from the rows' "step")\n`);
     if (fromName && (steps.length > 1 || steps[0] !== fromName.step)) {
-      process.stderr.write(`warning: ${name}: its name says step ${fromName.step} but its rows say ${steps.join(', ')}; the rows' steps are used\n`);
+      process.stderr.write(
+        `warning: ${name}: its name says step ${fromName.step} but its rows say ${steps.join(', ')}; the rows' steps are used\n`,
+      );
     }
   }
   return { format: got.format, runs: mapHarnessRows(rows, ctx.questions) };
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, {
-    completions: { type: 'string', multiple: true }, from: { type: 'string' }, gold: { type: 'string' }, dataset: { type: 'string' }, 'db-root': { type: 'string' },
-    out: { type: 'string' }, csv: { type: 'string' }, parquet: { type: 'string' }, 'series-out': { type: 'string' },
-    watch: { type: 'boolean' }, 'poll-ms': { type: 'string' }, 'step-pattern': { type: 'string' },
-    'timeout-s': { type: 'string' }, workers: { type: 'string' }, metrics: { type: 'string' },
-  }, usage);
+  const { values } = parseFlags(
+    argv,
+    {
+      completions: { type: 'string', multiple: true },
+      from: { type: 'string' },
+      gold: { type: 'string' },
+      dataset: { type: 'string' },
+      'db-root': { type: 'string' },
+      out: { type: 'string' },
+      csv: { type: 'string' },
+      parquet: { type: 'string' },
+      'series-out': { type: 'string' },
+      watch: { type: 'boolean' },
+      'poll-ms': { type: 'string' },
+      'step-pattern': { type: 'string' },
+      'timeout-s': { type: 'string' },
+      workers: { type: 'string' },
+      metrics: { type: 'string' },
+    },
+    usage,
+  );
   if (!values.completions?.length) throw bad('--completions', `is required\n${usage}`);
-  for (const req of ['gold', 'dataset', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  for (const req of ['gold', 'dataset', 'db-root'] as const)
+    if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
   if (values.from !== undefined && !(HARNESS_FORMATS as readonly string[]).includes(values.from)) {
     throw bad('--from', `unknown format ${JSON.stringify(values.from)}; use one of ${HARNESS_FORMATS.join(', ')}`);
   }
@@ -179,29 +247,70 @@ export async function run(argv: string[]): Promise<number> {
   const rule = values['step-pattern'] === undefined ? undefined : compileStepPattern(values['step-pattern']);
   // The evaluation flags mean what they mean for `eval` (same parser, same defaults and checks).
   const evalArgs = parseEvalArgs([
-    '--predictions', values.completions[0]!, '--gold', values.gold!, '--db-root', values['db-root']!, '--dataset', values.dataset!,
-    ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []), ...(values.workers ? ['--workers', values.workers] : []),
+    '--predictions',
+    values.completions[0]!,
+    '--gold',
+    values.gold!,
+    '--db-root',
+    values['db-root']!,
+    '--dataset',
+    values.dataset!,
+    ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []),
+    ...(values.workers ? ['--workers', values.workers] : []),
     ...(values.metrics ? ['--metrics', values.metrics] : []),
   ]);
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
-  process.stderr.write(`step rule: ${rule ? `${rule.name} on the file's path` : DEFAULT_STEP_RULE_TEXT} (verl rows carry their own "step")\n`);
+  process.stderr.write(
+    `step rule: ${rule ? `${rule.name} on the file's path` : DEFAULT_STEP_RULE_TEXT} (verl rows carry their own "step")\n`,
+  );
   await listFiles(values.completions); // every input exists before anything starts
   const root = await resolveDbRoot(evalArgs.dbRoot);
   const executor = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   if (values.watch) process.on('SIGINT', onSignal);
-  const ctx: Context = { evalArgs, dbDir: root.dir, gold, questions, format: (values.from as HarnessFormat | undefined) ?? null, rule, verdicts: new SeriesVerdicts(), executor, signal: stop.signal };
+  const ctx: Context = {
+    evalArgs,
+    dbDir: root.dir,
+    gold,
+    questions,
+    format: (values.from as HarnessFormat | undefined) ?? null,
+    rule,
+    verdicts: new SeriesVerdicts(),
+    executor,
+    signal: stop.signal,
+  };
   const dataset = path.basename(values.dataset!);
-  let series: Series = { id: randomUUID(), name: path.basename(values.completions[0]!), createdAt: new Date().toISOString(), dataset, stepRule: rule?.name ?? DEFAULT_STEP_RULE_TEXT, steps: [] };
+  let series: Series = {
+    id: randomUUID(),
+    name: path.basename(values.completions[0]!),
+    createdAt: new Date().toISOString(),
+    dataset,
+    stepRule: rule?.name ?? DEFAULT_STEP_RULE_TEXT,
+    steps: [],
+  };
   const extras = new Map<number, StepExtra>();
-  const outputs = new Set([values.out, values.csv, values.csv && companion(values.csv), values.parquet, values.parquet && companion(values.parquet), values['series-out']]
-    .filter((f): f is string => typeof f === 'string' && f !== '').map((f) => path.resolve(f)));
+  const outputs = new Set(
+    [
+      values.out,
+      values.csv,
+      values.csv && companion(values.csv),
+      values.parquet,
+      values.parquet && companion(values.parquet),
+      values['series-out'],
+    ]
+      .filter((f): f is string => typeof f === 'string' && f !== '')
+      .map((f) => path.resolve(f)),
+  );
 
   const writeOutputs = async () => {
     const report = seriesReport(series);
-    if (values.out) await writeFileAtomic(values.out, JSON.stringify(seriesReportJson(report, { stepRule: series.stepRule, dataset }), null, 1) + '\n');
+    if (values.out)
+      await writeFileAtomic(
+        values.out,
+        JSON.stringify(seriesReportJson(report, { stepRule: series.stepRule, dataset }), null, 1) + '\n',
+      );
     const rows = questionStepRows(report);
     if (values.csv) {
       await writeFileAtomic(values.csv, tableCsv(SERIES_STEPS_TABLE, report.steps));
@@ -231,7 +340,9 @@ export async function run(argv: string[]): Promise<number> {
       const report = await writeOutputs();
       if (values.watch) {
         const s = report.steps.find((x) => x.step === done.step.step)!;
-        process.stdout.write(`step ${s.step}: EX ${pct(s.ex)}, pass@1 ${pct(s.passAt1)}, ${s.questions} questions, ${done.extra.executed} executed, ${done.extra.reused} reused (${label})\n`);
+        process.stdout.write(
+          `step ${s.step}: EX ${pct(s.ex)}, pass@1 ${pct(s.passAt1)}, ${s.questions} questions, ${done.extra.executed} executed, ${done.extra.reused} reused (${label})\n`,
+        );
       }
     }
   };
@@ -239,11 +350,18 @@ export async function run(argv: string[]): Promise<number> {
   try {
     if (!values.watch) {
       for (const { file, name } of await listFiles(values.completions, outputs)) await addFile(file, name);
-      if (series.steps.length === 0) throw new WorkbenchError('MISMATCH', 'no step had a row matching a question of the dataset: nothing was evaluated', '--completions');
+      if (series.steps.length === 0)
+        throw new WorkbenchError(
+          'MISMATCH',
+          'no step had a row matching a question of the dataset: nothing was evaluated',
+          '--completions',
+        );
     } else {
       const sizes = new Map<string, number>();
       const done = new Set<string>();
-      process.stderr.write(`watching ${values.completions.join(', ')} every ${pollMs} ms; a file is evaluated once its size is the same at two polls; Ctrl-C stops\n`);
+      process.stderr.write(
+        `watching ${values.completions.join(', ')} every ${pollMs} ms; a file is evaluated once its size is the same at two polls; Ctrl-C stops\n`,
+      );
       while (!stop.signal.aborted) {
         for (const { file, name } of await listFiles(values.completions, outputs)) {
           if (done.has(file) || stop.signal.aborted) continue;
@@ -263,7 +381,9 @@ export async function run(argv: string[]): Promise<number> {
           stop.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
         });
       }
-      process.stderr.write(`stopped: ${series.steps.length} step${series.steps.length === 1 ? '' : 's'} in the series\n`);
+      process.stderr.write(
+        `stopped: ${series.steps.length} step${series.steps.length === 1 ? '' : 's'} in the series\n`,
+      );
     }
     process.stdout.write(`${seriesTable(seriesReport(series), extras)}\n`);
   } finally {

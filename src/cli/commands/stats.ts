@@ -20,17 +20,21 @@ export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8
     [--csv FILE] [--prompts-json FILE] [--parquet FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, {
-    run: { type: 'string' },
-    k: { type: 'string' },
-    seed: { type: 'string' },
-    out: { type: 'string' },
-    csv: { type: 'string' },
-    'prompts-json': { type: 'string' },
-    parquet: { type: 'string' },
-    'frontier-jsonl': { type: 'string' },
-    dataset: { type: 'string' },
-  }, usage);
+  const { values } = parseFlags(
+    argv,
+    {
+      run: { type: 'string' },
+      k: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      csv: { type: 'string' },
+      'prompts-json': { type: 'string' },
+      parquet: { type: 'string' },
+      'frontier-jsonl': { type: 'string' },
+      dataset: { type: 'string' },
+    },
+    usage,
+  );
   if (!values.run) throw bad('--run', `is required\n${usage}`);
   const ks = kList(values.k);
   const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
@@ -42,10 +46,19 @@ export async function run(argv: string[]): Promise<number> {
   if (values['frontier-jsonl']) {
     if (values.dataset) {
       const parsed = await readQuestionsInput('--dataset', values.dataset);
-      questions = parsed.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
+      questions = parsed.map((q, index) => ({
+        index,
+        questionId: q.questionId,
+        dbId: q.dbId,
+        question: q.question,
+        evidence: q.evidence,
+      }));
     }
     if (!questions) {
-      throw bad('--frontier-jsonl', 'needs the question texts, which this run file does not hold: add --dataset FILE (the questions file of the run)');
+      throw bad(
+        '--frontier-jsonl',
+        'needs the question texts, which this run file does not hold: add --dataset FILE (the questions file of the run)',
+      );
     }
   }
   let stats;
@@ -56,21 +69,33 @@ export async function run(argv: string[]): Promise<number> {
     if (isWorkbenchError(err)) throw new WorkbenchError(err.code, err.message, path.basename(values.run));
     throw err;
   }
-  const meta = { runName: runFile.run.name, runId: runFile.run.id, rewardFormula: runFile.run.config.rewardFormula, seed };
+  const meta = {
+    runName: runFile.run.name,
+    runId: runFile.run.id,
+    rewardFormula: runFile.run.config.rewardFormula,
+    seed,
+  };
   process.stdout.write(statsTable(stats, meta) + '\n');
 
   if (values.out) await writeFileAtomic(values.out, JSON.stringify(statsJson(stats, meta), null, 1) + '\n');
   if (values.csv) await writeFileAtomic(values.csv, promptStatsCsv(stats.prompts, stats.ks));
-  if (values['prompts-json']) await writeFileAtomic(values['prompts-json'], JSON.stringify(promptStatsJson(stats.prompts, stats.ks), null, 1) + '\n');
+  if (values['prompts-json'])
+    await writeFileAtomic(
+      values['prompts-json'],
+      JSON.stringify(promptStatsJson(stats.prompts, stats.ks), null, 1) + '\n',
+    );
   if (values.parquet) {
     const table = promptStatsTable(stats.ks);
-    await writeAtomicWith(values.parquet, (temp) => writeParquetFile(temp, table, stats.prompts, { metadata: runTableMetadata(table, runFile.run) }));
+    await writeAtomicWith(values.parquet, (temp) =>
+      writeParquetFile(temp, table, stats.prompts, { metadata: runTableMetadata(table, runFile.run) }),
+    );
   }
   if (values['frontier-jsonl'] && questions) {
     try {
       await writeFileAtomic(values['frontier-jsonl'], frontierJsonl(stats.prompts, questions));
     } catch (err) {
-      if (isWorkbenchError(err)) throw new WorkbenchError(err.code, err.message, values.dataset ? '--dataset' : '--frontier-jsonl');
+      if (isWorkbenchError(err))
+        throw new WorkbenchError(err.code, err.message, values.dataset ? '--dataset' : '--frontier-jsonl');
       throw err;
     }
     const n = stats.prompts.filter((p) => p.frontier).length;

@@ -9,13 +9,28 @@
  * The engine does not do n natively, so the loop asks one sample per call. A request with no
  * line in the output becomes an error sample saying so: errors are data, never a crashed run.
  */
-import type { Completion, Engine, EngineCapabilities, EngineDevice, ModelRef, Prompt, SamplingParams, GenerateHooks } from '../engine/engine.ts';
+import type {
+  Completion,
+  Engine,
+  EngineCapabilities,
+  EngineDevice,
+  ModelRef,
+  Prompt,
+  SamplingParams,
+  GenerateHooks,
+} from '../engine/engine.ts';
 import { EngineError } from '../engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, validateSampling } from '../engine/sampling.ts';
 import type { Question } from '../types.ts';
 import { BATCH_ENGINE, customIdOf, promptHash, type BatchPlan } from './batch.ts';
 import type { BatchOutput } from './batch-output.ts';
-import { remainingJobs, runGeneration, type GenerationOutcome, type GenerationPorts, type StopSignal } from '../run/generation.ts';
+import {
+  remainingJobs,
+  runGeneration,
+  type GenerationOutcome,
+  type GenerationPorts,
+  type StopSignal,
+} from '../run/generation.ts';
 import type { RunConfig } from '../run/types.ts';
 
 export class BatchEngine implements Engine {
@@ -58,12 +73,21 @@ export class BatchEngine implements Engine {
     const exported = this.plan.prompts?.[String(index)];
     if (exported !== undefined && exported !== promptHash(prompt.messages)) {
       // Scoring a completion under another prompt's record would misreport what was asked.
-      throw new EngineError('CONFIG', `the prompt of question position ${index} (question ${prompt.questionId}) rebuilt from the plan differs from the one exported: import with the same databases, description files and template as the export`, this.files);
+      throw new EngineError(
+        'CONFIG',
+        `the prompt of question position ${index} (question ${prompt.questionId}) rebuilt from the plan differs from the one exported: import with the same databases, description files and template as the export`,
+        this.files,
+      );
     }
     const customId = customIdOf(index, params.seed - base);
     const r = this.output.results.get(customId);
     if (!r) {
-      return [errorCompletion(`no line with custom_id ${customId} in ${this.files}: export the missing requests as a smaller batch, run it and import both outputs`, params.seed)];
+      return [
+        errorCompletion(
+          `no line with custom_id ${customId} in ${this.files}: export the missing requests as a smaller batch, run it and import both outputs`,
+          params.seed,
+        ),
+      ];
     }
     if (r.completion.text) hooks.onToken?.(0, r.completion.text);
     return [{ ...r.completion, seed: params.seed }];
@@ -103,7 +127,10 @@ export async function runBatchImport(
   signal: StopSignal = { aborted: false, addEventListener: () => undefined },
 ): Promise<GenerationOutcome> {
   const engine = new BatchEngine(plan, inputs.questions, inputs.output, inputs.files);
-  const jobs = remainingJobs({ indices: plan.indices, questions: inputs.questions, gold: inputs.gold, n: plan.spec.params.n }, new Set());
+  const jobs = remainingJobs(
+    { indices: plan.indices, questions: inputs.questions, gold: inputs.gold, n: plan.spec.params.n },
+    new Set(),
+  );
   const total = jobs.reduce((k, j) => k + j.samples.length, 0);
   return runGeneration(plan.spec, config, jobs, { ...ports, engine }, { signal, doneBefore: 0, total });
 }

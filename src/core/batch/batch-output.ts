@@ -47,8 +47,18 @@ function errorText(error: unknown): string {
 
 function failed(where: string, customId: string, message: string): BatchResult {
   return {
-    customId, where,
-    completion: { text: '', finishReason: 'error', tokensIn: null, tokensOut: null, latencyMs: 0, seed: null, meanLogprob: null, error: `${where} (${customId}): ${message}` },
+    customId,
+    where,
+    completion: {
+      text: '',
+      finishReason: 'error',
+      tokensIn: null,
+      tokensOut: null,
+      latencyMs: 0,
+      seed: null,
+      meanLogprob: null,
+      error: `${where} (${customId}): ${message}`,
+    },
   };
 }
 
@@ -62,16 +72,19 @@ function lineResult(line: Record<string, unknown>, customId: string, where: stri
     return failed(where, customId, `${status !== null ? `status ${status}: ` : ''}${errorText(line.error)}`);
   }
   if (!response) return failed(where, customId, 'the line has no "response" and no "error"');
-  if (status !== null && status !== 200) return failed(where, customId, `status ${status}: ${errorText(response.body ?? 'no body')}`);
+  if (status !== null && status !== 200)
+    return failed(where, customId, `status ${status}: ${errorText(response.body ?? 'no body')}`);
   const body = isRecord(response.body) ? response.body : null;
   const choice = body && Array.isArray(body.choices) && isRecord(body.choices[0]) ? body.choices[0] : null;
-  if (!body || !choice) return failed(where, customId, `response.body has no choices[0] (found ${describeValue(response.body)})`);
+  if (!body || !choice)
+    return failed(where, customId, `response.body has no choices[0] (found ${describeValue(response.body)})`);
   const message = isRecord(choice.message) ? choice.message : {};
   const text = typeof message.content === 'string' ? message.content : '';
   const usage = isRecord(body.usage) ? body.usage : {};
-  const lp = isRecord(choice.logprobs) && Array.isArray(choice.logprobs.content)
-    ? choice.logprobs.content.map((t) => (isRecord(t) && typeof t.logprob === 'number' ? t.logprob : NaN))
-    : null;
+  const lp =
+    isRecord(choice.logprobs) && Array.isArray(choice.logprobs.content)
+      ? choice.logprobs.content.map((t) => (isRecord(t) && typeof t.logprob === 'number' ? t.logprob : NaN))
+      : null;
   const completion: Completion = {
     text,
     // 'abort' would stop the generation loop; any reason other than 'length' is a normal end.
@@ -112,11 +125,18 @@ export function parseBatchOutput(text: string, fileName: string): BatchOutput {
     parsed++;
     const r = lineResult(value, value.custom_id, where);
     const had = results.get(r.customId);
-    if (had) problems.push(`${where} repeats custom_id ${r.customId} (first at ${had.where}): ${had && isOk(had) && !isOk(r) ? 'the earlier answer is kept' : 'this line is kept'}`);
+    if (had)
+      problems.push(
+        `${where} repeats custom_id ${r.customId} (first at ${had.where}): ${had && isOk(had) && !isOk(r) ? 'the earlier answer is kept' : 'this line is kept'}`,
+      );
     if (!had || isOk(r) || !isOk(had)) results.set(r.customId, r);
   });
   if (parsed === 0) {
-    throw new WorkbenchError('BAD_FORMAT', 'no line is a batch output line {"custom_id", "response", "error"}: is this the output of run_batch (not its input)?', fileName);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      'no line is a batch output line {"custom_id", "response", "error"}: is this the output of run_batch (not its input)?',
+      fileName,
+    );
   }
   return { results, problems };
 }
@@ -167,6 +187,10 @@ export function batchCoverage(plan: Pick<BatchPlan, 'indices' | 'spec'>, output:
 
 /** One line summing up coverage, for the CLI and the app. */
 export function coverageText(c: BatchCoverage, total: number): string {
-  return `${c.answered} of ${total} requests answered, ${c.failed.length} failed, ${c.missing.length} missing` +
-    (c.unknown.length ? `, ${c.unknown.length} lines with a custom_id the plan does not ask for (${c.unknown.slice(0, 3).join(', ')}${c.unknown.length > 3 ? ', …' : ''})` : '');
+  return (
+    `${c.answered} of ${total} requests answered, ${c.failed.length} failed, ${c.missing.length} missing` +
+    (c.unknown.length
+      ? `, ${c.unknown.length} lines with a custom_id the plan does not ask for (${c.unknown.slice(0, 3).join(', ')}${c.unknown.length > 3 ? ', …' : ''})`
+      : '')
+  );
 }

@@ -114,19 +114,37 @@ export function makeBatchPlan(input: {
   const spec: GenerationSpec = { ...input.spec, engine: BATCH_ENGINE };
   checkSpec(spec, 'the batch plan');
   const indices = [...new Set(input.indices)].sort((a, b) => a - b);
-  if (indices.length === 0) throw new WorkbenchError('BAD_OPTION', 'the batch plan has no question: choose questions whose database is available');
+  if (indices.length === 0)
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      'the batch plan has no question: choose questions whose database is available',
+    );
   const seen = new Map<number, number>();
   for (const i of indices) {
     const q = input.questions[i];
-    if (!q) throw new WorkbenchError('BAD_OPTION', `the batch plan names question position ${i}, but the dataset has ${input.questions.length} questions`);
+    if (!q)
+      throw new WorkbenchError(
+        'BAD_OPTION',
+        `the batch plan names question position ${i}, but the dataset has ${input.questions.length} questions`,
+      );
     const other = seen.get(q.questionId);
     // The import finds a prompt's question by its question_id: two positions with one id would be ambiguous.
-    if (other !== undefined) throw new WorkbenchError('BAD_FORMAT', `questions at positions ${other} and ${i} share question_id ${q.questionId}: a batch plan needs unique ids`, input.dataset.name);
+    if (other !== undefined)
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `questions at positions ${other} and ${i} share question_id ${q.questionId}: a batch plan needs unique ids`,
+        input.dataset.name,
+      );
     seen.set(q.questionId, i);
   }
   return {
-    format: BATCH_PLAN_FORMAT, version: BATCH_PLAN_VERSION, createdAt: (input.now ?? new Date()).toISOString(),
-    spec, contextWindow: input.contextWindow, dataset: input.dataset, indices,
+    format: BATCH_PLAN_FORMAT,
+    version: BATCH_PLAN_VERSION,
+    createdAt: (input.now ?? new Date()).toISOString(),
+    spec,
+    contextWindow: input.contextWindow,
+    dataset: input.dataset,
+    indices,
   };
 }
 
@@ -136,8 +154,14 @@ function checkSpec(spec: GenerationSpec, where: string): void {
   } catch (err) {
     throw new WorkbenchError('BAD_OPTION', isEngineError(err) ? err.message : String(err), where);
   }
-  if (spec.params.seed === null) throw new WorkbenchError('BAD_OPTION', 'a batch plan needs an integer seed (sample s asks for seed + s)', where);
-  if (!spec.model.id.trim()) throw new WorkbenchError('BAD_OPTION', 'a batch plan needs the model name the server serves (the "model" of every line)', where);
+  if (spec.params.seed === null)
+    throw new WorkbenchError('BAD_OPTION', 'a batch plan needs an integer seed (sample s asks for seed + s)', where);
+  if (!spec.model.id.trim())
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      'a batch plan needs the model name the server serves (the "model" of every line)',
+      where,
+    );
 }
 
 export interface BatchExport {
@@ -173,7 +197,12 @@ export async function batchRequests(
     const wanted = Array.from({ length: p.n }, (_, s) => s).filter((s) => !only || only.has(customIdOf(index, s)));
     if (wanted.length === 0) continue;
     const q = questions[index];
-    if (!q) throw new WorkbenchError('MISMATCH', `the plan names question position ${index}, but the questions file has ${questions.length}`, plan.dataset.name);
+    if (!q)
+      throw new WorkbenchError(
+        'MISMATCH',
+        `the plan names question position ${index}, but the questions file has ${questions.length}`,
+        plan.dataset.name,
+      );
     // The same call as the generation loop makes (generation.ts), so the import rebuilds the same prompt.
     const built = await buildPrompt(spec.template, await database(q.dbId), q, {
       sampleRows: spec.sampleRows,
@@ -188,8 +217,13 @@ export async function batchRequests(
         continue;
       }
       const body: BatchRequestBody = {
-        model: spec.model.id, messages: built.prompt.messages, temperature: p.temperature, top_p: p.topP,
-        max_tokens: p.maxTokens, seed: p.seed! + s, n: 1,
+        model: spec.model.id,
+        messages: built.prompt.messages,
+        temperature: p.temperature,
+        top_p: p.topP,
+        max_tokens: p.maxTokens,
+        seed: p.seed! + s,
+        n: 1,
       };
       // The stop strings the generation loop passes (the run's, which include the template's when the app adds them).
       if (p.stop.length > 0) body.stop = [...p.stop];
@@ -227,37 +261,62 @@ function fileRefOrNull(r: JsonReader, v: unknown, path: string): FileRef | null 
 export function parseBatchPlan(text: string, fileName: string): BatchPlan {
   const r = new JsonReader(fileName);
   const o = r.obj(parseJsonText(text, fileName), 'plan');
-  if (o.format !== BATCH_PLAN_FORMAT) r.fail('format', `"${BATCH_PLAN_FORMAT}" (a plan written by \`batch export\` or the Generate screen, not the .jsonl)`, o.format);
+  if (o.format !== BATCH_PLAN_FORMAT)
+    r.fail(
+      'format',
+      `"${BATCH_PLAN_FORMAT}" (a plan written by \`batch export\` or the Generate screen, not the .jsonl)`,
+      o.format,
+    );
   if (o.version !== BATCH_PLAN_VERSION) r.fail('version', String(BATCH_PLAN_VERSION), o.version);
   const s = r.obj(o.spec, 'spec');
   const m = r.obj(s.model, 'spec.model');
   const t = r.obj(s.template, 'spec.template');
   const p = r.obj(s.params, 'spec.params');
-  const stops = (v: unknown, path: string) => r.arr(v, path).map((x, i) => (typeof x === 'string' ? x : r.fail(`${path}[${i}]`, 'a string', x)));
+  const stops = (v: unknown, path: string) =>
+    r.arr(v, path).map((x, i) => (typeof x === 'string' ? x : r.fail(`${path}[${i}]`, 'a string', x)));
   const spec: GenerationSpec = {
     engine: r.oneOf(s, 'engine', 'spec', [BATCH_ENGINE] as const),
     model: { id: r.str(m, 'id', 'spec.model') },
     template: {
-      id: r.str(t, 'id', 'spec.template'), title: r.str(t, 'title', 'spec.template'), description: r.str(t, 'description', 'spec.template'),
-      system: r.nullable(t, 'system', 'spec.template', r.str), user: r.str(t, 'user', 'spec.template'),
-      sampleRows: r.int(t, 'sampleRows', 'spec.template'), descriptions: r.bool(t, 'descriptions', 'spec.template'),
+      id: r.str(t, 'id', 'spec.template'),
+      title: r.str(t, 'title', 'spec.template'),
+      description: r.str(t, 'description', 'spec.template'),
+      system: r.nullable(t, 'system', 'spec.template', r.str),
+      user: r.str(t, 'user', 'spec.template'),
+      sampleRows: r.int(t, 'sampleRows', 'spec.template'),
+      descriptions: r.bool(t, 'descriptions', 'spec.template'),
       stop: stops(t.stop, 'spec.template.stop'),
     },
     params: {
-      n: r.int(p, 'n', 'spec.params', 1), temperature: r.num(p, 'temperature', 'spec.params'), topP: r.num(p, 'topP', 'spec.params'),
-      maxTokens: r.int(p, 'maxTokens', 'spec.params', 1), seed: r.int(p, 'seed', 'spec.params'),
-      stop: stops(p.stop, 'spec.params.stop'), logprobs: r.bool(p, 'logprobs', 'spec.params'),
+      n: r.int(p, 'n', 'spec.params', 1),
+      temperature: r.num(p, 'temperature', 'spec.params'),
+      topP: r.num(p, 'topP', 'spec.params'),
+      maxTokens: r.int(p, 'maxTokens', 'spec.params', 1),
+      seed: r.int(p, 'seed', 'spec.params'),
+      stop: stops(p.stop, 'spec.params.stop'),
+      logprobs: r.bool(p, 'logprobs', 'spec.params'),
     },
   };
   if (s.sampleRows !== undefined) spec.sampleRows = r.int(s, 'sampleRows', 'spec');
   if (s.descriptions !== undefined) spec.descriptions = r.bool(s, 'descriptions', 'spec');
   checkSpec(spec, fileName);
   const d = r.obj(o.dataset, 'dataset');
-  const indices = r.arr(o.indices, 'indices').map((v, i) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : r.fail(`indices[${i}]`, 'an integer >= 0', v)));
+  const indices = r
+    .arr(o.indices, 'indices')
+    .map((v, i) =>
+      Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : r.fail(`indices[${i}]`, 'an integer >= 0', v),
+    );
   return {
-    format: BATCH_PLAN_FORMAT, version: BATCH_PLAN_VERSION, createdAt: r.str(o, 'createdAt', 'plan'), spec,
+    format: BATCH_PLAN_FORMAT,
+    version: BATCH_PLAN_VERSION,
+    createdAt: r.str(o, 'createdAt', 'plan'),
+    spec,
     contextWindow: r.nullable(o, 'contextWindow', 'plan', (oo, k, path) => r.int(oo, k, path, 1)),
-    dataset: { name: r.str(d, 'name', 'dataset'), questions: fileRefOrNull(r, d.questions, 'dataset.questions'), gold: fileRefOrNull(r, d.gold, 'dataset.gold') },
+    dataset: {
+      name: r.str(d, 'name', 'dataset'),
+      questions: fileRefOrNull(r, d.questions, 'dataset.questions'),
+      gold: fileRefOrNull(r, d.gold, 'dataset.gold'),
+    },
     indices,
     ...(o.prompts === undefined ? {} : { prompts: promptsOf(r, o.prompts) }),
   };

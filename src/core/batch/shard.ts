@@ -24,7 +24,11 @@ export function parseShard(text: string, flag = '--shard'): Shard {
   const k = m ? Number(m[1]) : NaN;
   const n = m ? Number(m[2]) : NaN;
   if (!m || !Number.isSafeInteger(k) || !Number.isSafeInteger(n) || n < 1 || k < 1 || k > n) {
-    throw new WorkbenchError('BAD_OPTION', `expected K/N with 1 <= K <= N (e.g. 2/8 for the second of eight shards), got ${JSON.stringify(text)}`, flag);
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `expected K/N with 1 <= K <= N (e.g. 2/8 for the second of eight shards), got ${JSON.stringify(text)}`,
+      flag,
+    );
   }
   return { k, n };
 }
@@ -89,7 +93,11 @@ const byItemOrder = (a: Record<string, unknown>, b: Record<string, unknown>) =>
 function shardOf(r: JsonReport, file: string): Shard {
   const s = r.summary.shard as { k?: unknown; n?: unknown } | undefined;
   if (!s || typeof s.k !== 'number' || typeof s.n !== 'number') {
-    throw new WorkbenchError('BAD_FORMAT', 'is not the --out of an `eval --shard K/N` run (its summary has no shard)', file);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      'is not the --out of an `eval --shard K/N` run (its summary has no shard)',
+      file,
+    );
   }
   return { k: s.k, n: s.n };
 }
@@ -98,14 +106,19 @@ function checkComplete(shards: Shard[], files: string[]): void {
   const n = shards[0]!.n;
   const seen = new Map<number, string>();
   shards.forEach((s, i) => {
-    if (s.n !== n) throw new WorkbenchError('MISMATCH', `is shard ${s.k}/${s.n}, but ${files[0]} is of ${n} shards`, files[i]);
+    if (s.n !== n)
+      throw new WorkbenchError('MISMATCH', `is shard ${s.k}/${s.n}, but ${files[0]} is of ${n} shards`, files[i]);
     const other = seen.get(s.k);
     if (other) throw new WorkbenchError('MISMATCH', `is shard ${s.k}/${n} again (also ${other})`, files[i]);
     seen.set(s.k, files[i]!);
   });
   const missing = Array.from({ length: n }, (_, i) => i + 1).filter((k) => !seen.has(k));
   if (missing.length > 0) {
-    throw new WorkbenchError('MISMATCH', `shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${n}`).join(', ')} missing: give every shard's output`, 'merge');
+    throw new WorkbenchError(
+      'MISMATCH',
+      `shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${n}`).join(', ')} missing: give every shard's output`,
+      'merge',
+    );
   }
 }
 
@@ -113,7 +126,10 @@ function checkComplete(shards: Shard[], files: string[]): void {
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v ?? null);
 }
@@ -124,7 +140,11 @@ function canonical(v: unknown): string {
  * of a shard whose databases are all missing, is not compared). The first difference is an
  * error naming the field, both files and both values.
  */
-export function checkSameRun(files: readonly string[], fields: Record<string, readonly unknown[]>, skipNull: readonly string[] = []): void {
+export function checkSameRun(
+  files: readonly string[],
+  fields: Record<string, readonly unknown[]>,
+  skipNull: readonly string[] = [],
+): void {
   for (const [field, values] of Object.entries(fields)) {
     let ref: { at: number; text: string } | null = null;
     values.forEach((v, i) => {
@@ -145,14 +165,23 @@ export function checkSameRun(files: readonly string[], fields: Record<string, re
 }
 
 /** A count every shard must carry: summed, never taken as 0 when a shard lacks it. */
-function sumCounts<K extends string>(keys: readonly K[], counts: readonly (Partial<Record<K, number>> | undefined)[], files: readonly string[], what: string): Record<K, number> | null {
+function sumCounts<K extends string>(
+  keys: readonly K[],
+  counts: readonly (Partial<Record<K, number>> | undefined)[],
+  files: readonly string[],
+  what: string,
+): Record<K, number> | null {
   if (counts.every((c) => c === undefined)) return null;
   const out = Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
   counts.forEach((c, i) => {
     for (const k of keys) {
       const v = c?.[k];
       if (typeof v !== 'number') {
-        throw new WorkbenchError('MISMATCH', `has no ${what}.${k} while other shards do: it was written by another version of the workbench; run every shard with the same version`, files[i]);
+        throw new WorkbenchError(
+          'MISMATCH',
+          `has no ${what}.${k} while other shards do: it was written by another version of the workbench; run every shard with the same version`,
+          files[i],
+        );
       }
       out[k] += v;
     }
@@ -169,7 +198,12 @@ function checkItemFields(reports: readonly JsonReport[], files: readonly string[
       const field = METRIC_FIELD[m];
       if (!field) continue;
       const bad = r.items.find((it) => !(field in it));
-      if (bad) throw new WorkbenchError('BAD_FORMAT', `item ${String(bad.index)} has no ${field} although the run's metrics include ${m}: the report is incomplete or edited; run the shard again`, files[i]);
+      if (bad)
+        throw new WorkbenchError(
+          'BAD_FORMAT',
+          `item ${String(bad.index)} has no ${field} although the run's metrics include ${m}: the report is incomplete or edited; run the shard again`,
+          files[i],
+        );
     }
   });
 }
@@ -184,22 +218,41 @@ export function mergeReports(
   files: readonly string[],
   summaryJson: (s: ReturnType<typeof summarize>, extra: Record<string, unknown>) => Record<string, unknown>,
 ): JsonReport {
-  if (reports.length === 0) throw new WorkbenchError('BAD_OPTION', 'name the --out files of the shards to merge', 'merge');
+  if (reports.length === 0)
+    throw new WorkbenchError('BAD_OPTION', 'name the --out files of the shards to merge', 'merge');
   const shards = reports.map((r, i) => shardOf(r, files[i]!));
   checkComplete(shards, [...files]);
   const field = (f: (r: JsonReport) => unknown) => reports.map(f);
   const inputs = (r: JsonReport) => (r.summary.inputs ?? {}) as Record<string, unknown>;
   // db_root may be each machine's own copy of the databases; their hashes are in the run files.
-  checkSameRun(files, {
-    'inputs.predictions': field((r) => inputs(r).predictions), 'inputs.gold': field((r) => inputs(r).gold), 'inputs.dataset': field((r) => inputs(r).dataset),
-    metrics: field((r) => r.summary.metrics), 'inputs.timeout_s (--timeout-s)': field((r) => inputs(r).timeout_s),
-    'inputs.read_only (--read-only)': field((r) => inputs(r).read_only), 'inputs.ves_iterations (--ves-iterations)': field((r) => inputs(r).ves_iterations),
-    'inputs.test_suite (--ts-seed, --ts-size)': field((r) => inputs(r).test_suite), 'reward_formula (--reward)': field((r) => r.summary.reward_formula),
-    engine: field((r) => r.summary.engine), executor: field((r) => r.summary.executor), sqlite_version: field((r) => r.summary.sqlite_version),
-    'summary fields (the version of the workbench)': field((r) => Object.keys(r.summary).filter((k) => k !== 'shard').sort()),
-  }, ['sqlite_version']);
+  checkSameRun(
+    files,
+    {
+      'inputs.predictions': field((r) => inputs(r).predictions),
+      'inputs.gold': field((r) => inputs(r).gold),
+      'inputs.dataset': field((r) => inputs(r).dataset),
+      metrics: field((r) => r.summary.metrics),
+      'inputs.timeout_s (--timeout-s)': field((r) => inputs(r).timeout_s),
+      'inputs.read_only (--read-only)': field((r) => inputs(r).read_only),
+      'inputs.ves_iterations (--ves-iterations)': field((r) => inputs(r).ves_iterations),
+      'inputs.test_suite (--ts-seed, --ts-size)': field((r) => inputs(r).test_suite),
+      'reward_formula (--reward)': field((r) => r.summary.reward_formula),
+      engine: field((r) => r.summary.engine),
+      executor: field((r) => r.summary.executor),
+      sqlite_version: field((r) => r.summary.sqlite_version),
+      'summary fields (the version of the workbench)': field((r) =>
+        Object.keys(r.summary)
+          .filter((k) => k !== 'shard')
+          .sort(),
+      ),
+    },
+    ['sqlite_version'],
+  );
   checkItemFields(reports, files);
-  const ordered = reports.map((r, i) => ({ r, s: shards[i]! })).sort((a, b) => a.s.k - b.s.k).map((x) => x.r);
+  const ordered = reports
+    .map((r, i) => ({ r, s: shards[i]! }))
+    .sort((a, b) => a.s.k - b.s.k)
+    .map((x) => x.r);
   const items = ordered.flatMap((r) => r.items).sort(byItemOrder);
   const first = ordered[0]!.summary;
   const summary = summarize(items.map(resultOf), first.metrics);
@@ -208,17 +261,28 @@ export function mergeReports(
   for (const k of keep) {
     if (k in first) extra[k] = first[k];
     // A shard of missing databases read no SQLite version: take the first shard that did.
-    if (k === 'sqlite_version' && k in first) extra[k] = ordered.map((r) => r.summary[k]).find((v) => v !== null) ?? null;
+    if (k === 'sqlite_version' && k in first)
+      extra[k] = ordered.map((r) => r.summary[k]).find((v) => v !== null) ?? null;
     // The version and gold-check counts (issue 13) are recomputed over every shard's items, in eval's key order.
     if (k === 'sqlite_version' && 'version_sensitive' in first) Object.assign(extra, rewardCountsJson(items));
   }
   type Executions = Record<'items' | 'executed' | 'reused' | 'gold_executed' | 'from_cache', number>;
-  const executions = sumCounts(['items', 'executed', 'reused', 'gold_executed', 'from_cache'], ordered.map((r) => r.summary.executions as Partial<Executions> | undefined), ordered.map((r) => files[reports.indexOf(r)]!), 'executions');
+  const executions = sumCounts(
+    ['items', 'executed', 'reused', 'gold_executed', 'from_cache'],
+    ordered.map((r) => r.summary.executions as Partial<Executions> | undefined),
+    ordered.map((r) => files[reports.indexOf(r)]!),
+    'executions',
+  );
   if (executions) extra.executions = executions;
   return { summary: summaryJson(summary, extra) as JsonReport['summary'], items };
 }
 
-type AnnotatedItem = { index: number; question_id: number; version_features?: unknown[]; gold_issues?: { kind: string }[] };
+type AnnotatedItem = {
+  index: number;
+  question_id: number;
+  version_features?: unknown[];
+  gold_issues?: { kind: string }[];
+};
 
 /** `version_sensitive` and `gold_issues` of an eval summary, from its items (as eval computes them from its results). */
 function rewardCountsJson(items: readonly unknown[]) {
@@ -226,7 +290,8 @@ function rewardCountsJson(items: readonly unknown[]) {
   const flagged = all.filter((i) => (i.version_features?.length ?? 0) > 0);
   const withIssues = all.filter((i) => (i.gold_issues?.length ?? 0) > 0);
   const byKind: Record<string, number> = {};
-  for (const i of withIssues) for (const k of new Set(i.gold_issues!.map((g) => g.kind))) byKind[k] = (byKind[k] ?? 0) + 1;
+  for (const i of withIssues)
+    for (const k of new Set(i.gold_issues!.map((g) => g.kind))) byKind[k] = (byKind[k] ?? 0) + 1;
   return {
     version_sensitive: { count: flagged.length, question_ids: [...new Set(flagged.map((i) => i.question_id))] },
     gold_issues: { count: new Set(withIssues.map((i) => i.index)).size, by_kind: byKind },
@@ -235,35 +300,60 @@ function rewardCountsJson(items: readonly unknown[]) {
 
 /** Joins shard run files into the run file of one run (the first shard's header, every sample). */
 export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]): RunFile {
-  if (runs.length === 0) throw new WorkbenchError('BAD_OPTION', 'name the --run-out files of the shards to merge', 'merge');
+  if (runs.length === 0)
+    throw new WorkbenchError('BAD_OPTION', 'name the --run-out files of the shards to merge', 'merge');
   const shards = runs.map((f, i) => {
     const s = f.run.shard;
-    if (!s) throw new WorkbenchError('BAD_FORMAT', 'is not the --run-out of an `eval --shard K/N` run (its header has no shard)', files[i]);
+    if (!s)
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        'is not the --run-out of an `eval --shard K/N` run (its header has no shard)',
+        files[i],
+      );
     return s;
   });
   checkComplete(shards, [...files]);
   const field = (f: (r: RunFile) => unknown) => runs.map(f);
   const predictions = (r: RunFile) => (r.run.source.kind === 'replay' ? r.run.source.predictions : r.run.source);
-  checkSameRun(files, {
-    'version (of the run file)': field((r) => [r.format, r.version]),
-    'source.predictions (the predictions file)': field((r) => { const p = predictions(r); return 'sha256' in p ? p.sha256 : p; }),
-    'dataset.gold (the gold file)': field((r) => r.run.dataset.gold?.sha256 ?? null),
-    'dataset.questions (the dataset)': field((r) => r.run.dataset.questions.sha256),
-    'config.metrics (--metrics)': field((r) => r.run.config.metrics), 'config.timeoutMs (--timeout-s)': field((r) => r.run.config.timeoutMs),
-    'config.readOnly (--read-only)': field((r) => r.run.config.readOnly), 'config.vesIterations (--ves-iterations)': field((r) => r.run.config.vesIterations),
-    'config.rewardFormula (--reward)': field((r) => r.run.config.rewardFormula), config: field((r) => r.run.config),
-    executor: field((r) => r.run.executor), sqliteVersion: field((r) => r.run.sqliteVersion),
-  }, ['sqliteVersion']);
+  checkSameRun(
+    files,
+    {
+      'version (of the run file)': field((r) => [r.format, r.version]),
+      'source.predictions (the predictions file)': field((r) => {
+        const p = predictions(r);
+        return 'sha256' in p ? p.sha256 : p;
+      }),
+      'dataset.gold (the gold file)': field((r) => r.run.dataset.gold?.sha256 ?? null),
+      'dataset.questions (the dataset)': field((r) => r.run.dataset.questions.sha256),
+      'config.metrics (--metrics)': field((r) => r.run.config.metrics),
+      'config.timeoutMs (--timeout-s)': field((r) => r.run.config.timeoutMs),
+      'config.readOnly (--read-only)': field((r) => r.run.config.readOnly),
+      'config.vesIterations (--ves-iterations)': field((r) => r.run.config.vesIterations),
+      'config.rewardFormula (--reward)': field((r) => r.run.config.rewardFormula),
+      config: field((r) => r.run.config),
+      executor: field((r) => r.run.executor),
+      sqliteVersion: field((r) => r.run.sqliteVersion),
+    },
+    ['sqliteVersion'],
+  );
   // One database read by two shards must be the same file.
   const dbSeen = new Map<string, { sha: string; file: string }>();
   runs.forEach((r, i) => {
     for (const [db, sha] of Object.entries(r.run.dataset.databases)) {
       const prev = dbSeen.get(db);
-      if (prev && prev.sha !== sha) throw new WorkbenchError('MISMATCH', `database ${db} differs: sha256 ${prev.sha} in ${prev.file}, ${sha} here: merge only shards run on the same databases`, files[i]);
+      if (prev && prev.sha !== sha)
+        throw new WorkbenchError(
+          'MISMATCH',
+          `database ${db} differs: sha256 ${prev.sha} in ${prev.file}, ${sha} here: merge only shards run on the same databases`,
+          files[i],
+        );
       dbSeen.set(db, { sha, file: files[i]! });
     }
   });
-  const ordered = runs.map((f, i) => ({ f, s: shards[i]! })).sort((a, b) => a.s.k - b.s.k).map((x) => x.f);
+  const ordered = runs
+    .map((f, i) => ({ f, s: shards[i]! }))
+    .sort((a, b) => a.s.k - b.s.k)
+    .map((x) => x.f);
   const head = ordered[0]!.run;
   const databases: Record<string, string> = {};
   const indices = new Set<number>();
@@ -275,7 +365,12 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
     samplesPerQuestion = Math.max(samplesPerQuestion, f.run.samplesPerQuestion);
     for (const q of f.questions ?? []) questions.set(q.index, q);
   }
-  const executions = sumCounts(['executed', 'reused'], ordered.map((f) => f.run.executions), ordered.map((f) => files[runs.indexOf(f)]!), 'executions');
+  const executions = sumCounts(
+    ['executed', 'reused'],
+    ordered.map((f) => f.run.executions),
+    ordered.map((f) => files[runs.indexOf(f)]!),
+    'executions',
+  );
   const sortedDbs = Object.fromEntries(Object.entries(databases).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const { shard: _shard, ...header } = head;
   void _shard;
@@ -287,5 +382,9 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
     ...(executions ? { executions } : {}),
   };
   const qs = ordered.some((f) => f.questions) ? [...questions.values()].sort((a, b) => a.index - b.index) : undefined;
-  return toRunFile(run, ordered.flatMap((f) => f.samples), qs);
+  return toRunFile(
+    run,
+    ordered.flatMap((f) => f.samples),
+    qs,
+  );
 }

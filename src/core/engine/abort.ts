@@ -25,7 +25,10 @@ export function onAbort(signal: AbortSignalLike | undefined, fn: () => void): ()
 }
 
 /** A promise that rejects with ABORTED when the signal fires (never settles without one). */
-export function abortPromise(signal: AbortSignalLike | undefined, what: string): { promise: Promise<never>; dispose: () => void } {
+export function abortPromise(
+  signal: AbortSignalLike | undefined,
+  what: string,
+): { promise: Promise<never>; dispose: () => void } {
   let dispose = () => undefined as void;
   const promise = new Promise<never>((_, reject) => {
     dispose = onAbort(signal, () => reject(new EngineError('ABORTED', `${what} was cancelled`)));

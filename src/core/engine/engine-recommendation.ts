@@ -50,7 +50,8 @@ export function recommendEngine(probe: GpuProbe, model: ModelChoice): Recommenda
   const gpuUsable = !!adapter && !adapter.isFallbackAdapter;
   if (!probe.webgpu) why.push('This browser has no WebGPU.');
   else if (!adapter) why.push('WebGPU gave no adapter (no GPU, or the browser blocks it).');
-  else if (adapter.isFallbackAdapter) why.push(`The only WebGPU adapter is a software renderer (${gpu}): it runs on the processor.`);
+  else if (adapter.isFallbackAdapter)
+    why.push(`The only WebGPU adapter is a software renderer (${gpu}): it runs on the processor.`);
 
   if (model.format === 'mlc') {
     if (model.webllm?.canRun && gpuUsable) {
@@ -73,16 +74,24 @@ export function recommendEngine(probe: GpuProbe, model: ModelChoice): Recommenda
     const largestTensor = model.bytes === null ? null : model.bytes / 10;
     if (!f16) why.push(`${gpu} lacks ${WEBGPU_REQUIRED_FEATURE}, which llama.cpp's WebGPU backend requires.`);
     else if (binding !== null && largestTensor !== null && largestTensor > binding) {
-      why.push(`Its storage bindings (${formatBytes(binding)}) are smaller than the model's largest tensors (about ${formatBytes(largestTensor)}).`);
+      why.push(
+        `Its storage bindings (${formatBytes(binding)}) are smaller than the model's largest tensors (about ${formatBytes(largestTensor)}).`,
+      );
     } else {
-      why.push(`${gpu} has ${WEBGPU_REQUIRED_FEATURE}${binding !== null ? ` and storage bindings of ${formatBytes(binding)}` : ''}: llama.cpp can put every layer on it.`);
+      why.push(
+        `${gpu} has ${WEBGPU_REQUIRED_FEATURE}${binding !== null ? ` and storage bindings of ${formatBytes(binding)}` : ''}: llama.cpp can put every layer on it.`,
+      );
       return done('gguf-webgpu');
     }
   }
   if (model.bytes !== null && model.bytes > CPU_COMFORT_BYTES) {
-    why.push(`On the CPU a model ${size} decodes at a few tokens per second at best: a server is faster for a benchmark.`);
+    why.push(
+      `On the CPU a model ${size} decodes at a few tokens per second at best: a server is faster for a benchmark.`,
+    );
     return done('server');
   }
-  why.push(`The CPU engine runs a model ${size}; the GPU layers setting can stay empty (llama.cpp falls back by itself).`);
+  why.push(
+    `The CPU engine runs a model ${size}; the GPU layers setting can stay empty (llama.cpp falls back by itself).`,
+  );
   return done('gguf-cpu');
 }

@@ -29,7 +29,15 @@ export interface SamplingParams {
   logprobs: boolean;
 }
 
-export const GREEDY: SamplingParams = { n: 1, temperature: 0, topP: 1, maxTokens: 512, seed: 0, stop: [], logprobs: false };
+export const GREEDY: SamplingParams = {
+  n: 1,
+  temperature: 0,
+  topP: 1,
+  maxTokens: 512,
+  seed: 0,
+  stop: [],
+  logprobs: false,
+};
 
 export interface Completion {
   text: string;
@@ -95,11 +103,7 @@ export interface Engine {
   /** Requests the engine serves at once (a server's slots); the run keeps as many questions in flight. Default 1. */
   readonly concurrency?: number;
   load(model: ModelRef, hooks?: { signal?: AbortSignalLike; onProgress?: (p: LoadProgress) => void }): Promise<void>;
-  generate(
-    prompt: Prompt,
-    params: SamplingParams,
-    hooks?: GenerateHooks,
-  ): Promise<Completion[]>;
+  generate(prompt: Prompt, params: SamplingParams, hooks?: GenerateHooks): Promise<Completion[]>;
   /** Token count of a text with the loaded model's tokenizer (when capabilities.tokenize). */
   countTokens?(text: string): Promise<number>;
   /** Context window of the loaded model, in tokens. */

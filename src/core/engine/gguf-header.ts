@@ -89,14 +89,20 @@ export function checkGgufHeader(head: Uint8Array, fileName: string, fileSize: nu
     throw new EngineError(
       'MODEL_REJECTED',
       `GGUF version ${version} is not supported (supported: ${SUPPORTED_GGUF_VERSIONS.join(', ')}): ` +
-        (version > 3 ? 'the file is newer than this llama.cpp build; update the workbench or use a version 3 GGUF' : RECONVERT),
+        (version > 3
+          ? 'the file is newer than this llama.cpp build; update the workbench or use a version 3 GGUF'
+          : RECONVERT),
       fileName,
     );
   }
   const tensorCount = u64(head, 8);
   const metadataCount = u64(head, 16);
   if (tensorCount === null || metadataCount === null || tensorCount > 10_000_000 || metadataCount > 1_000_000) {
-    throw new EngineError('MODEL_REJECTED', 'the GGUF header is corrupt (impossible tensor or metadata counts)', fileName);
+    throw new EngineError(
+      'MODEL_REJECTED',
+      'the GGUF header is corrupt (impossible tensor or metadata counts)',
+      fileName,
+    );
   }
   return { version, tensorCount, metadataCount };
 }

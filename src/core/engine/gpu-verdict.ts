@@ -99,36 +99,70 @@ export function gpuVerdict(probe: GpuProbe, model: ModelNeeds): CapabilityVerdic
   const adapter = probe.adapter ? describeAdapter(probe.adapter) : null;
 
   if (!probe.webgpu) {
-    add('webgpu', 'fail', 'This browser has no WebGPU. Use a recent Chrome or Edge, or run GGUF models on the CPU engine.');
+    add(
+      'webgpu',
+      'fail',
+      'This browser has no WebGPU. Use a recent Chrome or Edge, or run GGUF models on the CPU engine.',
+    );
   } else if (!probe.adapter) {
     add('webgpu', 'pass', 'The browser supports WebGPU.');
-    add('adapter', 'fail', 'WebGPU found no usable GPU (none, or blocked by the browser). Run GGUF models on the CPU engine, or check the browser\'s GPU settings (chrome://gpu).');
+    add(
+      'adapter',
+      'fail',
+      "WebGPU found no usable GPU (none, or blocked by the browser). Run GGUF models on the CPU engine, or check the browser's GPU settings (chrome://gpu).",
+    );
   } else {
     add('webgpu', 'pass', 'The browser supports WebGPU.');
     add('adapter', 'pass', `GPU: ${adapter}.`);
     if (probe.adapter.isFallbackAdapter) {
-      add('software', 'warn', 'This is a software GPU that runs on the processor: models work but very slowly (seconds per token). Fine for trying the pipeline, not for a benchmark.');
+      add(
+        'software',
+        'warn',
+        'This is a software GPU that runs on the processor: models work but very slowly (seconds per token). Fine for trying the pipeline, not for a benchmark.',
+      );
     }
     const limits = probe.limits;
     const short = limits ? WEBLLM_MIN_LIMITS.filter(([k, min]) => limits[k] < min) : [];
     if (!limits) add('limits', 'warn', 'The GPU limits could not be read.');
-    else if (short.length > 0) add('limits', 'fail', `This GPU is too limited for WebLLM: it lacks ${short.map(([, , what]) => what).join(', ')}.`);
-    else add('limits', 'pass', `Buffer limits are enough (largest storage binding ${formatBytes(limits.maxStorageBufferBindingSize)}).`);
+    else if (short.length > 0)
+      add(
+        'limits',
+        'fail',
+        `This GPU is too limited for WebLLM: it lacks ${short.map(([, , what]) => what).join(', ')}.`,
+      );
+    else
+      add(
+        'limits',
+        'pass',
+        `Buffer limits are enough (largest storage binding ${formatBytes(limits.maxStorageBufferBindingSize)}).`,
+      );
     if (limits && model.bufferSizeRequiredBytes !== null) {
       if (limits.maxStorageBufferBindingSize < model.bufferSizeRequiredBytes) {
-        add('buffer', 'fail', `The model needs GPU buffers of ${formatBytes(model.bufferSizeRequiredBytes)}; this GPU allows ${formatBytes(limits.maxStorageBufferBindingSize)}.`);
+        add(
+          'buffer',
+          'fail',
+          `The model needs GPU buffers of ${formatBytes(model.bufferSizeRequiredBytes)}; this GPU allows ${formatBytes(limits.maxStorageBufferBindingSize)}.`,
+        );
       } else add('buffer', 'pass', `The model's largest buffer (${formatBytes(model.bufferSizeRequiredBytes)}) fits.`);
     }
     const missing = model.requiredFeatures.filter((f) => !probe.features.includes(f));
     if (missing.includes('shader-f16')) {
       const alt = model.alternative;
-      const instead = alt ? ` Choose the ${alt.quantization} variant, ${alt.title} (${alt.id}), which does not need it.` : '';
-      add('features', 'fail', `This GPU cannot run 16-bit float shaders (shader-f16), which ${model.quantization} models need.${instead}`);
+      const instead = alt
+        ? ` Choose the ${alt.quantization} variant, ${alt.title} (${alt.id}), which does not need it.`
+        : '';
+      add(
+        'features',
+        'fail',
+        `This GPU cannot run 16-bit float shaders (shader-f16), which ${model.quantization} models need.${instead}`,
+      );
       if (alt) alternative = { id: alt.id, reason: 'no shader-f16 on this GPU' };
     }
     const others = missing.filter((f) => f !== 'shader-f16');
-    if (others.length > 0) add('features', 'fail', `This GPU lacks the feature(s) the model needs: ${others.join(', ')}.`);
-    if (missing.length === 0 && model.requiredFeatures.length > 0) add('features', 'pass', `The GPU has ${model.requiredFeatures.join(', ')}.`);
+    if (others.length > 0)
+      add('features', 'fail', `This GPU lacks the feature(s) the model needs: ${others.join(', ')}.`);
+    if (missing.length === 0 && model.requiredFeatures.length > 0)
+      add('features', 'pass', `The GPU has ${model.requiredFeatures.join(', ')}.`);
   }
 
   if (model.vramMB !== null) {
@@ -144,12 +178,23 @@ export function gpuVerdict(probe: GpuProbe, model: ModelNeeds): CapabilityVerdic
 
   if (model.cached) add('storage', 'pass', 'The model is already downloaded in this browser.');
   else if (model.downloadBytes === null) add('storage', 'warn', 'The download size is unknown.');
-  else if (!probe.storage) add('storage', 'warn', `The download is ${model.downloadExact ? '' : 'about '}${formatBytes(model.downloadBytes)}; the browser does not say how much storage is free.`);
+  else if (!probe.storage)
+    add(
+      'storage',
+      'warn',
+      `The download is ${model.downloadExact ? '' : 'about '}${formatBytes(model.downloadBytes)}; the browser does not say how much storage is free.`,
+    );
   else {
     const free = Math.max(0, probe.storage.quotaBytes - probe.storage.usageBytes);
     const size = `${model.downloadExact ? '' : 'about '}${formatBytes(model.downloadBytes)}`;
-    if (model.downloadBytes > free) add('storage', 'fail', `The download is ${size} but this site may only store ${formatBytes(free)} more. Free space on the disk, or delete cached models.`);
-    else if (model.downloadBytes > 0.8 * free) add('storage', 'warn', `The download is ${size}, close to the ${formatBytes(free)} this site may still store.`);
+    if (model.downloadBytes > free)
+      add(
+        'storage',
+        'fail',
+        `The download is ${size} but this site may only store ${formatBytes(free)} more. Free space on the disk, or delete cached models.`,
+      );
+    else if (model.downloadBytes > 0.8 * free)
+      add('storage', 'warn', `The download is ${size}, close to the ${formatBytes(free)} this site may still store.`);
     else add('storage', 'pass', `The download is ${size}; ${formatBytes(free)} of storage is available.`);
   }
 

@@ -79,19 +79,32 @@ export const WEBGPU_REQUIRED_FEATURE = 'shader-f16';
  */
 export function deviceReport(log: LlamaDeviceLog, probe: WebGpuProbe | null, requestedGpuLayers: number): DeviceReport {
   const total = Object.values(log.layers).reduce((a, b) => a + b, 0);
-  const gpu = Object.entries(log.layers).filter(([d]) => d !== 'CPU').reduce((a, [, n]) => a + n, 0);
+  const gpu = Object.entries(log.layers)
+    .filter(([d]) => d !== 'CPU')
+    .reduce((a, [, n]) => a + n, 0);
   const totalLayers = total > 0 ? total : null;
   const gpuLayers = total > 0 ? gpu : null;
   const onGpu = total > 0 ? gpu === total : log.backends !== null && log.backends > 1;
-  const report = (reason: string | null): DeviceReport => ({ device: onGpu && reason === null ? 'webgpu' : 'cpu', gpuLayers, totalLayers, reason, log });
+  const report = (reason: string | null): DeviceReport => ({
+    device: onGpu && reason === null ? 'webgpu' : 'cpu',
+    gpuLayers,
+    totalLayers,
+    reason,
+    log,
+  });
   if (onGpu) return report(null);
-  if (gpu > 0) return report(`${gpu} of ${total} layers on the GPU (${requestedGpuLayers} asked); the rest ran on the CPU`);
+  if (gpu > 0)
+    return report(`${gpu} of ${total} layers on the GPU (${requestedGpuLayers} asked); the rest ran on the CPU`);
   if (requestedGpuLayers === 0) return report('GPU layers set to 0: the CPU was asked for');
   if (!probe || !probe.api) return report('this browser offers no WebGPU (navigator.gpu is missing)');
   if (!probe.adapter) return report('the browser has WebGPU but gave no adapter (GPU blocklisted or disabled)');
   const name = probe.description ? ` (${probe.description})` : '';
   if (!probe.features.includes(WEBGPU_REQUIRED_FEATURE)) {
-    return report(`the WebGPU adapter${name}${probe.software ? ', a software renderer,' : ''} lacks ${WEBGPU_REQUIRED_FEATURE}, which llama.cpp's WebGPU backend requires: llama.cpp registered only its CPU backend${log.backends !== null ? ` (backend_ptrs.size() = ${log.backends})` : ''}`);
+    return report(
+      `the WebGPU adapter${name}${probe.software ? ', a software renderer,' : ''} lacks ${WEBGPU_REQUIRED_FEATURE}, which llama.cpp's WebGPU backend requires: llama.cpp registered only its CPU backend${log.backends !== null ? ` (backend_ptrs.size() = ${log.backends})` : ''}`,
+    );
   }
-  return report(`llama.cpp did not use the WebGPU adapter${name}${log.backends !== null ? ` (backend_ptrs.size() = ${log.backends})` : ''}; out of GPU memory or an unsupported model type`);
+  return report(
+    `llama.cpp did not use the WebGPU adapter${name}${log.backends !== null ? ` (backend_ptrs.size() = ${log.backends})` : ''}; out of GPU memory or an unsupported model type`,
+  );
 }

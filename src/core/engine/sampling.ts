@@ -14,8 +14,10 @@ export function validateSampling(p: SamplingParams): void {
   if (!(p.temperature >= 0) || !Number.isFinite(p.temperature)) bad(`temperature must be >= 0, got ${p.temperature}`);
   if (!(p.topP > 0 && p.topP <= 1)) bad(`topP must be in (0, 1], got ${p.topP}`);
   if (!Number.isInteger(p.maxTokens) || p.maxTokens < 1) bad(`maxTokens must be an integer >= 1, got ${p.maxTokens}`);
-  if (p.seed !== null && (!Number.isSafeInteger(p.seed) || p.seed < 0)) bad(`seed must be a non-negative integer or null, got ${p.seed}`);
-  if (!Array.isArray(p.stop) || p.stop.some((s) => typeof s !== 'string' || s === '')) bad('stop must be a list of non-empty strings');
+  if (p.seed !== null && (!Number.isSafeInteger(p.seed) || p.seed < 0))
+    bad(`seed must be a non-negative integer or null, got ${p.seed}`);
+  if (!Array.isArray(p.stop) || p.stop.some((s) => typeof s !== 'string' || s === ''))
+    bad('stop must be a list of non-empty strings');
 }
 
 /** Seed of sample i when an engine samples one at a time (the port's convention). */
@@ -39,7 +41,16 @@ export function meanLogprob(values: readonly number[] | null | undefined): numbe
 
 /** A sample that failed: errors are data on the sample, never a crashed run. */
 export function errorCompletion(message: string, seed: number | null, latencyMs = 0): Completion {
-  return { text: '', finishReason: 'error', tokensIn: null, tokensOut: null, latencyMs, seed, meanLogprob: null, error: message };
+  return {
+    text: '',
+    finishReason: 'error',
+    tokensIn: null,
+    tokensOut: null,
+    latencyMs,
+    seed,
+    meanLogprob: null,
+    error: message,
+  };
 }
 
 /** Cuts `text` at the first stop string (the stop string itself is dropped), as servers do. */

@@ -18,14 +18,23 @@ export interface ThreadChoice {
   reason: string;
 }
 
-export function chooseThreads(machine: { hardwareConcurrency: number; crossOriginIsolated: boolean }, modelBytes: number): ThreadChoice {
+export function chooseThreads(
+  machine: { hardwareConcurrency: number; crossOriginIsolated: boolean },
+  modelBytes: number,
+): ThreadChoice {
   if (!machine.crossOriginIsolated) {
-    return { threads: 1, reason: 'the page is not cross-origin isolated (COOP/COEP headers), so WebAssembly threads are unavailable' };
+    return {
+      threads: 1,
+      reason: 'the page is not cross-origin isolated (COOP/COEP headers), so WebAssembly threads are unavailable',
+    };
   }
   if (modelBytes > 0 && modelBytes < TINY_MODEL_BYTES) {
     return { threads: 1, reason: 'the model is tiny: one thread is faster than several' };
   }
   const cores = Math.max(1, Math.floor(machine.hardwareConcurrency || 1));
   const threads = Math.max(1, Math.min(MAX_THREADS, Math.floor(cores / 2)));
-  return { threads, reason: `${threads} of ${cores} logical cores (one per physical core, the rest for the page and the SQL workers)` };
+  return {
+    threads,
+    reason: `${threads} of ${cores} logical cores (one per physical core, the rest for the page and the SQL workers)`,
+  };
 }

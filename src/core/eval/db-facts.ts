@@ -9,7 +9,7 @@ import type { EvalItem } from '../types.ts';
 import type { ColumnTypes } from '../sql/version-features.ts';
 
 export const DB_FACTS_SQL =
-  "SELECT sqlite_version(), m.name, p.name, p.type FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p " +
+  'SELECT sqlite_version(), m.name, p.name, p.type FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p ' +
   "WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'";
 
 export interface DbFacts {
@@ -21,13 +21,30 @@ export interface DbFacts {
 
 const MAX_COLUMNS = 100_000;
 
-export async function readDbFacts(executor: SqlExecutor, dbIds: readonly string[], signal?: AbortSignalLike): Promise<DbFacts> {
+export async function readDbFacts(
+  executor: SqlExecutor,
+  dbIds: readonly string[],
+  signal?: AbortSignalLike,
+): Promise<DbFacts> {
   const ids = [...new Set(dbIds)].sort();
   const items: EvalItem[] = ids.map((dbId, i) => ({
-    index: i, questionId: -1, dbId, difficulty: 'unknown', predSql: DB_FACTS_SQL, goldSql: 'SELECT 1',
-    extraction: { rule: 'sql-line', thinkStripped: false }, sample: i,
+    index: i,
+    questionId: -1,
+    dbId,
+    difficulty: 'unknown',
+    predSql: DB_FACTS_SQL,
+    goldSql: 'SELECT 1',
+    extraction: { rule: 'sql-line', thinkStripped: false },
+    sample: i,
   }));
-  const options: EvalOptions = { metrics: ['ex'], timeoutMs: 30_000, readOnly: true, vesIterations: 1, previewRows: MAX_COLUMNS, reuse: false };
+  const options: EvalOptions = {
+    metrics: ['ex'],
+    timeoutMs: 30_000,
+    readOnly: true,
+    vesIterations: 1,
+    previewRows: MAX_COLUMNS,
+    reuse: false,
+  };
   const facts: DbFacts = { sqliteVersion: null, columnTypes: {} };
   if (items.length === 0) return facts;
   await executor.evaluate(items, options, {

@@ -51,7 +51,11 @@ function tokenize(formula: string): Token[] {
       i++;
       continue;
     }
-    fail(formula, i, `unexpected character ${JSON.stringify(c)} (allowed: numbers, variables, + - * / and parentheses)`);
+    fail(
+      formula,
+      i,
+      `unexpected character ${JSON.stringify(c)} (allowed: numbers, variables, + - * / and parentheses)`,
+    );
   }
   tokens.push({ kind: 'end', text: '', pos: formula.length });
   return tokens;
@@ -71,14 +75,16 @@ export function parseExpression(formula: string, variables: readonly string[]): 
       return { kind: 'num', value: Number(t.text) };
     }
     if (t.kind === 'ident') {
-      if (!variables.includes(t.text)) fail(formula, t.pos, `unknown variable ${JSON.stringify(t.text)} (use ${variables.join(', ')})`);
+      if (!variables.includes(t.text))
+        fail(formula, t.pos, `unknown variable ${JSON.stringify(t.text)} (use ${variables.join(', ')})`);
       k++;
       return { kind: 'var', name: t.text };
     }
     if (t.text === '(') {
       k++;
       const inner = sum();
-      if (peek().text !== ')') fail(formula, peek().pos, `expected ")" to close the "(" at position ${t.pos + 1}, found ${describe(peek())}`);
+      if (peek().text !== ')')
+        fail(formula, peek().pos, `expected ")" to close the "(" at position ${t.pos + 1}, found ${describe(peek())}`);
       k++;
       return inner;
     }

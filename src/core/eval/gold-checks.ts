@@ -77,19 +77,38 @@ function usesNow(sql: string): string | null {
 export function goldIssuesOf(f: GoldFacts): GoldIssue[] {
   const out: GoldIssue[] = [];
   if (f.error?.startsWith('gold: ')) out.push({ kind: 'gold-error', reason: `the gold fails: ${f.error.slice(6)}` });
-  if (f.goldRowCount === 0) out.push({ kind: 'no-rows', reason: 'the gold returns no rows: any prediction that returns none scores 1' });
+  if (f.goldRowCount === 0)
+    out.push({ kind: 'no-rows', reason: 'the gold returns no rows: any prediction that returns none scores 1' });
   const q = f.question ?? '';
   // One value per row: several rows of one column (several columns are a table, not a miscounted count).
   // "What are the names ... by the number of ..." asks for a list: there only "how many" asks for a count.
   const asksCount = ASKS_COUNT.test(q) && (/\bhow many\b/i.test(q) || !ASKS_LIST.test(q));
   if (q && asksCount && f.goldRowCount !== null && f.goldRowCount > 1 && (f.goldColumnCount ?? 1) === 1) {
-    out.push({ kind: 'count-as-list', reason: `the question asks for a count ("${ASKS_COUNT.exec(q)![0]}") but the gold returns ${f.goldRowCount} rows` });
+    out.push({
+      kind: 'count-as-list',
+      reason: `the question asks for a count ("${ASKS_COUNT.exec(q)![0]}") but the gold returns ${f.goldRowCount} rows`,
+    });
   }
-  if (q && ASKS_LIST.test(q) && !asksCount && !ASKS_COUNT.test(q) && topLevelCountOnly(f.goldSql) && (f.goldRowCount === null || f.goldRowCount === 1)) {
-    out.push({ kind: 'list-as-count', reason: `the question asks for a list ("${ASKS_LIST.exec(q)![0]!.trim()}") but the gold returns a COUNT` });
+  if (
+    q &&
+    ASKS_LIST.test(q) &&
+    !asksCount &&
+    !ASKS_COUNT.test(q) &&
+    topLevelCountOnly(f.goldSql) &&
+    (f.goldRowCount === null || f.goldRowCount === 1)
+  ) {
+    out.push({
+      kind: 'list-as-count',
+      reason: `the question asks for a list ("${ASKS_LIST.exec(q)![0]!.trim()}") but the gold returns a COUNT`,
+    });
   }
   const now = usesNow(f.goldSql);
-  if (now) out.push({ kind: 'date-dependent', reason: `the gold uses ${now}: its answer changes with the date it is run` });
-  if (f.goldOrderDependent) out.push({ kind: 'order-dependent', reason: 'the gold returns other rows when SQLite reverses unordered selects: its verdicts depend on row order' });
+  if (now)
+    out.push({ kind: 'date-dependent', reason: `the gold uses ${now}: its answer changes with the date it is run` });
+  if (f.goldOrderDependent)
+    out.push({
+      kind: 'order-dependent',
+      reason: 'the gold returns other rows when SQLite reverses unordered selects: its verdicts depend on row order',
+    });
   return out;
 }

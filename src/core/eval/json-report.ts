@@ -21,11 +21,22 @@ export interface JsonBucket {
 
 function bucketJson(b: BucketScores): JsonBucket {
   return {
-    count: b.count, samples: b.samples, ex: b.ex, soft_f1: b.softF1, r_ves: b.rves,
+    count: b.count,
+    samples: b.samples,
+    ex: b.ex,
+    soft_f1: b.softF1,
+    r_ves: b.rves,
     ...(b.ts !== undefined
-      ? { ts: b.ts, ex_only: b.exOnly ?? 0, gold_order_dependent: b.goldOrderDependent ?? 0, passes_by_row_order: b.passesByRowOrder ?? 0 }
+      ? {
+          ts: b.ts,
+          ex_only: b.exOnly ?? 0,
+          gold_order_dependent: b.goldOrderDependent ?? 0,
+          passes_by_row_order: b.passesByRowOrder ?? 0,
+        }
       : {}),
-    errors: b.errors, timeouts: b.timeouts, mutated_db: b.mutated,
+    errors: b.errors,
+    timeouts: b.timeouts,
+    mutated_db: b.mutated,
   };
 }
 
@@ -68,11 +79,13 @@ export function itemJson(r: ItemResult) {
     version_features: r.versionFeatures ?? [],
     gold_issues: r.goldIssues ?? [],
     // Metric ts (docs/test-suite.md): absent without it.
-    ...(r.ts !== undefined || r.goldOrderDependent !== undefined ? {
-      ts: r.ts ?? null,
-      ts_counterexample: r.tsCounterexample ?? null,
-      gold_order_dependent: r.goldOrderDependent ?? null,
-      passes_by_row_order: r.passesByRowOrder ?? null,
-    } : {}),
+    ...(r.ts !== undefined || r.goldOrderDependent !== undefined
+      ? {
+          ts: r.ts ?? null,
+          ts_counterexample: r.tsCounterexample ?? null,
+          gold_order_dependent: r.goldOrderDependent ?? null,
+          passes_by_row_order: r.passesByRowOrder ?? null,
+        }
+      : {}),
   };
 }

@@ -62,13 +62,24 @@ export function detailReport(summary: Summary): string {
   if (dbs.length > 0) {
     const w = Math.max(8, ...dbs.map(([id]) => id.length)) + 2;
     const metricCols = summary.metrics.map((m) => LABEL[m]);
-    lines.push([pad('database', w), pad('count', 7), ...metricCols.map((c) => pad(c, 9)), 'errors  timeouts  writes'].join(''));
+    lines.push(
+      [pad('database', w), pad('count', 7), ...metricCols.map((c) => pad(c, 9)), 'errors  timeouts  writes'].join(''),
+    );
     for (const [id, b] of dbs) {
       const vals = summary.metrics.map((m) => {
         const v = b[FIELD[m]];
         return pad(typeof v === 'number' ? formatFixed2(v) : '-', 9);
       });
-      lines.push([pad(id, w), pad(String(b.count), 7), ...vals, pad(String(b.errors), 8), pad(String(b.timeouts), 10), String(b.mutated)].join(''));
+      lines.push(
+        [
+          pad(id, w),
+          pad(String(b.count), 7),
+          ...vals,
+          pad(String(b.errors), 8),
+          pad(String(b.timeouts), 10),
+          String(b.mutated),
+        ].join(''),
+      );
     }
   }
   const missing = Object.entries(summary.missingDbs);
@@ -81,8 +92,10 @@ export function detailReport(summary: Summary): string {
   }
   const t = summary.byDifficulty.total;
   if (t.mutated > 0) {
-    lines.push(`warning: ${t.mutated} prediction(s) wrote to the database before their gold query ran (mutated_db); ` +
-      'the official evaluator scores them the same way: check them for reward hacking, or run with --read-only');
+    lines.push(
+      `warning: ${t.mutated} prediction(s) wrote to the database before their gold query ran (mutated_db); ` +
+        'the official evaluator scores them the same way: check them for reward hacking, or run with --read-only',
+    );
   }
   if (summary.metrics.includes('ts')) {
     lines.push(
@@ -92,7 +105,9 @@ export function detailReport(summary: Summary): string {
     );
   }
   if (summary.metrics.includes('r-ves')) {
-    lines.push('note: R-VES depends on the machine and the SQL engine (here sql.js, WebAssembly): it is not reproducible across machines');
+    lines.push(
+      'note: R-VES depends on the machine and the SQL engine (here sql.js, WebAssembly): it is not reproducible across machines',
+    );
   }
   return lines.join('\n');
 }

@@ -43,7 +43,12 @@ export function compileRewardFormula(text: string): RewardFormula {
     text,
     uses,
     evaluate(inputs) {
-      const value = evaluateExpression(tree, { ex: inputs.ex, format: inputs.format, soft_f1: inputs.softF1 ?? 0, ts: inputs.ts ?? 0 });
+      const value = evaluateExpression(tree, {
+        ex: inputs.ex,
+        format: inputs.format,
+        soft_f1: inputs.softF1 ?? 0,
+        ts: inputs.ts ?? 0,
+      });
       if (!Number.isFinite(value)) {
         throw new WorkbenchError(
           'BAD_OPTION',

@@ -66,7 +66,9 @@ function bucket(items: readonly ItemResult[], metrics: readonly MetricName[]): B
   };
 }
 
-function tsCounts(items: readonly ItemResult[]): Pick<BucketScores, 'exOnly' | 'goldOrderDependent' | 'passesByRowOrder'> {
+function tsCounts(
+  items: readonly ItemResult[],
+): Pick<BucketScores, 'exOnly' | 'goldOrderDependent' | 'passesByRowOrder'> {
   let exOnly = 0;
   let goldOrderDependent = 0;
   let passesByRowOrder = 0;
@@ -142,7 +144,11 @@ export function summarize(results: readonly ItemResult[], metrics: readonly Metr
       const items = scored.filter((r) => r.difficulty === d);
       if (d !== 'unknown' || items.length > 0) byDifficulty[d] = bucket(items, metrics);
     }
-    for (const db of dbIds) byDb[db] = bucket(scored.filter((r) => r.dbId === db), metrics);
+    for (const db of dbIds)
+      byDb[db] = bucket(
+        scored.filter((r) => r.dbId === db),
+        metrics,
+      );
   } else {
     const byIndex = new Map<number, ItemResult[]>();
     for (const r of scored) {
@@ -156,7 +162,11 @@ export function summarize(results: readonly ItemResult[], metrics: readonly Metr
       const qs = questions.filter((rs) => rs[0]!.difficulty === d);
       if (d !== 'unknown' || qs.length > 0) byDifficulty[d] = questionBucket(qs, metrics);
     }
-    for (const db of dbIds) byDb[db] = questionBucket(questions.filter((rs) => rs[0]!.dbId === db), metrics);
+    for (const db of dbIds)
+      byDb[db] = questionBucket(
+        questions.filter((rs) => rs[0]!.dbId === db),
+        metrics,
+      );
   }
   const missingDbs: Record<string, number> = {};
   for (const r of results) if (r.status === 'missing-db') missingDbs[r.dbId] = (missingDbs[r.dbId] ?? 0) + 1;

@@ -25,17 +25,32 @@ export interface GoldOverlay {
 
 function entryOf(value: unknown, where: string): [number, OverlayEntry] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new WorkbenchError('BAD_FORMAT', `expected an object with question_id and SQL, got ${JSON.stringify(value)?.slice(0, 60)}`, where);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `expected an object with question_id and SQL, got ${JSON.stringify(value)?.slice(0, 60)}`,
+      where,
+    );
   }
   const o = value as Record<string, unknown>;
   const rawId = o.question_id;
-  const id = typeof rawId === 'number' ? rawId : typeof rawId === 'string' && /^\s*\d+\s*$/.test(rawId) ? Number(rawId) : NaN;
+  const id =
+    typeof rawId === 'number' ? rawId : typeof rawId === 'string' && /^\s*\d+\s*$/.test(rawId) ? Number(rawId) : NaN;
   if (rawId === undefined) {
-    throw new WorkbenchError('BAD_FORMAT', `the object has no question_id (its keys: ${Object.keys(o).slice(0, 6).join(', ') || 'none'}): each entry is {"question_id": ..., "SQL": ...}`, where);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `the object has no question_id (its keys: ${Object.keys(o).slice(0, 6).join(', ') || 'none'}): each entry is {"question_id": ..., "SQL": ...}`,
+      where,
+    );
   }
-  if (!Number.isInteger(id)) throw new WorkbenchError('BAD_FORMAT', `question_id must be an integer (or a numeric string), got ${JSON.stringify(rawId)}`, where);
+  if (!Number.isInteger(id))
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `question_id must be an integer (or a numeric string), got ${JSON.stringify(rawId)}`,
+      where,
+    );
   const sql = o.SQL ?? o.sql;
-  if (typeof sql !== 'string' || sql.trim() === '') throw new WorkbenchError('BAD_FORMAT', `question ${id}: no "SQL" string (the corrected gold query)`, where);
+  if (typeof sql !== 'string' || sql.trim() === '')
+    throw new WorkbenchError('BAD_FORMAT', `question ${id}: no "SQL" string (the corrected gold query)`, where);
   const dbId = typeof o.db_id === 'string' ? o.db_id : null;
   return [id, { sql, dbId }];
 }
@@ -45,7 +60,12 @@ export function parseGoldOverlay(text: string, name: string): GoldOverlay {
   const trimmed = body.trimStart();
   const entries = new Map<number, OverlayEntry>();
   const put = ([id, e]: [number, OverlayEntry], where: string) => {
-    if (entries.has(id)) throw new WorkbenchError('BAD_FORMAT', `question ${id} appears twice; keep one corrected gold per question`, where);
+    if (entries.has(id))
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `question ${id} appears twice; keep one corrected gold per question`,
+        where,
+      );
     entries.set(id, e);
   };
   if (trimmed.startsWith('[')) {
@@ -65,7 +85,10 @@ export function parseGoldOverlay(text: string, name: string): GoldOverlay {
       // JSON Lines (several objects), read below.
     }
     if (whole !== null && typeof whole === 'object' && !Array.isArray(whole) && !('question_id' in whole)) {
-      const keys = Object.keys(whole).slice(0, 5).map((k) => JSON.stringify(k)).join(', ');
+      const keys = Object.keys(whole)
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k))
+        .join(', ');
       throw new WorkbenchError(
         'BAD_FORMAT',
         `is one JSON object (keys ${keys || 'none'}), not an overlay: give a JSON array [{"question_id": ..., "SQL": ...}, ...], JSON Lines with one such object per line, or a gold .sql`,
@@ -86,7 +109,12 @@ export function parseGoldOverlay(text: string, name: string): GoldOverlay {
     parseGoldSql(body, name).forEach((g, i) => entries.set(i, { sql: g.sql, dbId: g.dbId }));
     return { name, keyedBy: 'position', entries };
   }
-  if (entries.size === 0) throw new WorkbenchError('BAD_FORMAT', 'the overlay names no question: expected objects with question_id and SQL', name);
+  if (entries.size === 0)
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      'the overlay names no question: expected objects with question_id and SQL',
+      name,
+    );
   return { name, keyedBy: 'question-id', entries };
 }
 
@@ -119,7 +147,11 @@ export function overlayItems(items: readonly EvalItem[], overlay: GoldOverlay): 
     return { ...it, goldSql: e.sql };
   });
   if (covered.length === 0 && items.length > 0) {
-    throw new WorkbenchError('MISMATCH', `the overlay names none of the run's ${new Set(items.map((i) => i.index)).size} questions (by ${overlay.keyedBy})`, overlay.name);
+    throw new WorkbenchError(
+      'MISMATCH',
+      `the overlay names none of the run's ${new Set(items.map((i) => i.index)).size} questions (by ${overlay.keyedBy})`,
+      overlay.name,
+    );
   }
   return { items: out, changedGold, covered };
 }

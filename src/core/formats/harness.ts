@@ -59,7 +59,8 @@ export function detectHarnessFormat(first: unknown): HarnessFormat | null {
   if (!isRecord(first)) return null;
   if ('input' in first && 'output' in first && 'step' in first) return 'verl';
   if ('doc_id' in first && 'resps' in first) return 'lm-eval';
-  if (('samples' in first && 'eval' in first) || ('epoch' in first && 'output' in first && 'target' in first)) return 'inspect';
+  if (('samples' in first && 'eval' in first) || ('epoch' in first && 'output' in first && 'target' in first))
+    return 'inspect';
   return null;
 }
 
@@ -85,10 +86,20 @@ function targetText(v: unknown): string | undefined {
 
 export function verlRows(records: readonly SourceRecord[]): HarnessRow[] {
   return records.map(({ value, where }) => {
-    if (!isRecord(value)) throw bad(where, `expected a verl generation object {"input", "output", "score", "step"}, found ${describeValue(value)}`);
+    if (!isRecord(value))
+      throw bad(
+        where,
+        `expected a verl generation object {"input", "output", "score", "step"}, found ${describeValue(value)}`,
+      );
     const step = value.step;
-    if (typeof step !== 'number' || !Number.isSafeInteger(step)) throw bad(where, `"step" must be an integer, found ${describeValue(step)}`);
-    const row: HarnessRow = { where, step, completions: [str(value.output, 'output', where)], prompt: str(value.input, 'input', where) };
+    if (typeof step !== 'number' || !Number.isSafeInteger(step))
+      throw bad(where, `"step" must be an integer, found ${describeValue(step)}`);
+    const row: HarnessRow = {
+      where,
+      step,
+      completions: [str(value.output, 'output', where)],
+      prompt: str(value.input, 'input', where),
+    };
     const target = targetText(value.gts);
     if (target !== undefined) row.target = target;
     if (typeof value.score === 'number') row.score = value.score;
@@ -100,10 +111,14 @@ export function verlRows(records: readonly SourceRecord[]): HarnessRow[] {
 
 /** The raw generations of an lm-eval sample: `resps` holds one list per request. */
 function lmEvalCompletions(resps: unknown, where: string): string[] {
-  if (!Array.isArray(resps)) throw bad(where, `"resps" must be a list of lists of generations, found ${describeValue(resps)}`);
+  if (!Array.isArray(resps))
+    throw bad(where, `"resps" must be a list of lists of generations, found ${describeValue(resps)}`);
   const flat = resps.flatMap((r) => (Array.isArray(r) ? r : [r]));
   if (flat.length === 0 || flat.some((x) => typeof x !== 'string')) {
-    throw bad(where, '"resps" holds no generated text: only generate_until tasks (text generations) can be evaluated as SQL');
+    throw bad(
+      where,
+      '"resps" holds no generated text: only generate_until tasks (text generations) can be evaluated as SQL',
+    );
   }
   return flat as string[];
 }
@@ -113,7 +128,8 @@ export function lmEvalRows(records: readonly SourceRecord[]): HarnessRow[] {
   const firstFilter = isRecord(records[0]?.value) ? (records[0]!.value as Record<string, unknown>).filter : undefined;
   const rows: HarnessRow[] = [];
   for (const { value, where } of records) {
-    if (!isRecord(value)) throw bad(where, `expected an lm-eval sample {"doc_id", "doc", "resps", ...}, found ${describeValue(value)}`);
+    if (!isRecord(value))
+      throw bad(where, `expected an lm-eval sample {"doc_id", "doc", "resps", ...}, found ${describeValue(value)}`);
     if (value.filter !== firstFilter) continue;
     const doc = isRecord(value.doc) ? value.doc : {};
     const row: HarnessRow = { where, step: null, completions: lmEvalCompletions(value.resps, where) };
@@ -121,9 +137,16 @@ export function lmEvalRows(records: readonly SourceRecord[]): HarnessRow[] {
     if (id !== undefined) row.questionId = id;
     if (typeof doc.question === 'string') row.questionText = doc.question;
     const args = isRecord(value.arguments) ? value.arguments : undefined;
-    const prompt = args && isRecord(args.gen_args_0) ? args.gen_args_0.arg_0 : Array.isArray(value.arguments) ? (value.arguments as unknown[][])[0]?.[0] : undefined;
+    const prompt =
+      args && isRecord(args.gen_args_0)
+        ? args.gen_args_0.arg_0
+        : Array.isArray(value.arguments)
+          ? (value.arguments as unknown[][])[0]?.[0]
+          : undefined;
     if (typeof prompt === 'string') row.prompt = prompt;
-    const target = targetText(value.target) ?? (typeof doc.SQL === 'string' ? doc.SQL : typeof doc.query === 'string' ? doc.query : undefined);
+    const target =
+      targetText(value.target) ??
+      (typeof doc.SQL === 'string' ? doc.SQL : typeof doc.query === 'string' ? doc.query : undefined);
     if (target !== undefined) row.target = target;
     const metric = Array.isArray(value.metrics) ? value.metrics[0] : undefined;
     if (typeof metric === 'string' && typeof value[metric] === 'number') row.score = value[metric] as number;
@@ -134,24 +157,38 @@ export function lmEvalRows(records: readonly SourceRecord[]): HarnessRow[] {
 
 function messageText(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.filter((c) => isRecord(c) && c.type === 'text' && typeof c.text === 'string').map((c) => (c as { text: string }).text).join('');
+  if (Array.isArray(content))
+    return content
+      .filter((c) => isRecord(c) && c.type === 'text' && typeof c.text === 'string')
+      .map((c) => (c as { text: string }).text)
+      .join('');
   return undefined;
 }
 
 function inputText(input: unknown): string | undefined {
   if (typeof input === 'string') return input;
-  if (Array.isArray(input)) return input.map((m) => (isRecord(m) ? messageText(m.content) ?? '' : '')).join('\n');
+  if (Array.isArray(input)) return input.map((m) => (isRecord(m) ? (messageText(m.content) ?? '') : '')).join('\n');
   return undefined;
 }
 
 /** Inspect EvalSamples; a sample's epochs are the question's samples. */
 export function inspectRows(samples: ReadonlyArray<{ value: unknown; where: string }>): HarnessRow[] {
   return samples.map(({ value, where }) => {
-    if (!isRecord(value)) throw bad(where, `expected an Inspect sample {"id", "epoch", "input", "target", "output"}, found ${describeValue(value)}`);
+    if (!isRecord(value))
+      throw bad(
+        where,
+        `expected an Inspect sample {"id", "epoch", "input", "target", "output"}, found ${describeValue(value)}`,
+      );
     const output = isRecord(value.output) ? value.output : {};
     const choice = Array.isArray(output.choices) && isRecord(output.choices[0]) ? output.choices[0] : undefined;
-    const text = (choice && isRecord(choice.message) ? messageText(choice.message.content) : undefined) ?? (typeof output.completion === 'string' ? output.completion : undefined);
-    if (text === undefined) throw bad(where, 'the sample has no model output (output.choices[0].message.content): was it cancelled or did it fail?');
+    const text =
+      (choice && isRecord(choice.message) ? messageText(choice.message.content) : undefined) ??
+      (typeof output.completion === 'string' ? output.completion : undefined);
+    if (text === undefined)
+      throw bad(
+        where,
+        'the sample has no model output (output.choices[0].message.content): was it cancelled or did it fail?',
+      );
     const metadata = isRecord(value.metadata) ? value.metadata : {};
     const row: HarnessRow = { where, step: null, completions: [text] };
     const id = idOf(metadata.question_id);
@@ -171,7 +208,10 @@ export function inspectRows(samples: ReadonlyArray<{ value: unknown; where: stri
 /** Rows of an Inspect log object (a `.json` log) with `samples`. */
 export function inspectLogSamples(log: unknown, fileName: string): Array<{ value: unknown; where: string }> {
   if (!isRecord(log) || !Array.isArray(log.samples)) {
-    throw bad(fileName, 'not an Inspect eval log with samples: was the eval run with --no-log-samples? Re-run it logging samples');
+    throw bad(
+      fileName,
+      'not an Inspect eval log with samples: was the eval run with --no-log-samples? Re-run it logging samples',
+    );
   }
   return log.samples.map((value, i) => ({ value, where: `${fileName} samples[${i}]` }));
 }
@@ -198,7 +238,17 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
   for (const row of rows) {
     let run = runs.get(row.step);
     if (!run) {
-      run = { step: row.step, records: [], rows: 0, byRule: { question_id: 0, 'question text': 0, 'gold SQL': 0 }, unmatched: [], ownScore: null, sampleScores: new Map(), samples: new Map(), scores: [] };
+      run = {
+        step: row.step,
+        records: [],
+        rows: 0,
+        byRule: { question_id: 0, 'question text': 0, 'gold SQL': 0 },
+        unmatched: [],
+        ownScore: null,
+        sampleScores: new Map(),
+        samples: new Map(),
+        scores: [],
+      };
       runs.set(row.step, run);
     }
     run.rows += 1;
@@ -206,7 +256,8 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
     let q: Question | 'ambiguous' | undefined;
     let rule: MappingRule | undefined;
     if (row.questionId !== undefined && byId.has(row.questionId)) [q, rule] = [byId.get(row.questionId), 'question_id'];
-    if (!q && row.questionText !== undefined) [q, rule] = [pick(byText.get(row.questionText.trim()), row), 'question text'];
+    if (!q && row.questionText !== undefined)
+      [q, rule] = [pick(byText.get(row.questionText.trim()), row), 'question text'];
     if (!q && row.prompt !== undefined) {
       const hit = texts.find((t) => row.prompt!.includes(t));
       if (hit) [q, rule] = [pick(byText.get(hit), row), 'question text'];
@@ -215,31 +266,44 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
     if (!q || q === 'ambiguous') {
       run.unmatched.push({
         where: row.where,
-        reason: q === 'ambiguous'
-          ? `matches several questions by ${rule} and its ground truth does not single one out`
-          : row.questionId !== undefined ? `question_id ${row.questionId} is not in the questions file and no question's text or gold SQL matches`
-            : "no question's text is in its prompt and its ground truth is no question's gold SQL",
+        reason:
+          q === 'ambiguous'
+            ? `matches several questions by ${rule} and its ground truth does not single one out`
+            : row.questionId !== undefined
+              ? `question_id ${row.questionId} is not in the questions file and no question's text or gold SQL matches`
+              : "no question's text is in its prompt and its ground truth is no question's gold SQL",
       });
       continue;
     }
     run.byRule[rule!] += 1;
     run.samples.set(q.questionId, [...(run.samples.get(q.questionId) ?? []), ...row.completions]);
-    run.sampleScores.set(q.questionId, [...(run.sampleScores.get(q.questionId) ?? []), ...row.completions.map(() => row.score ?? null)]);
+    run.sampleScores.set(q.questionId, [
+      ...(run.sampleScores.get(q.questionId) ?? []),
+      ...row.completions.map(() => row.score ?? null),
+    ]);
   }
   return [...runs.values()]
     .sort((a, b) => (a.step ?? 0) - (b.step ?? 0))
     .map(({ samples, scores, ...run }) => ({
       ...run,
       ownScore: scores.length ? scores.reduce((s, x) => s + x, 0) / scores.length : null,
-      records: [...samples].map(([questionId, completions], i) => ({ value: { question_id: questionId, completions }, where: `${run.step === null ? '' : `step ${run.step}, `}question_id ${questionId}`, line: i + 1 })),
+      records: [...samples].map(([questionId, completions], i) => ({
+        value: { question_id: questionId, completions },
+        where: `${run.step === null ? '' : `step ${run.step}, `}question_id ${questionId}`,
+        line: i + 1,
+      })),
     }));
 }
 
 /** One line per run: how many rows were mapped by which rule, and how many were not. */
 export function mappingReport(format: HarnessFormat, fileName: string, run: HarnessRun): string {
-  const rules = (Object.entries(run.byRule) as Array<[MappingRule, number]>).filter(([, n]) => n > 0).map(([r, n]) => `${n} by ${r}`);
+  const rules = (Object.entries(run.byRule) as Array<[MappingRule, number]>)
+    .filter(([, n]) => n > 0)
+    .map(([r, n]) => `${n} by ${r}`);
   const step = run.step === null ? '' : ` step ${run.step}:`;
   const own = run.ownScore === null ? '' : `; its own mean score ${run.ownScore.toFixed(4)}`;
-  const unmatched = run.unmatched.length ? `; ${run.unmatched.length} unmatched: ${run.unmatched.map((u) => `${u.where} (${u.reason})`).join('; ')}` : '';
+  const unmatched = run.unmatched.length
+    ? `; ${run.unmatched.length} unmatched: ${run.unmatched.map((u) => `${u.where} (${u.reason})`).join('; ')}`
+    : '';
   return `${fileName} (${format}):${step} ${run.rows} rows, mapped ${rules.join(', ') || 'none'}${own}${unmatched}`;
 }

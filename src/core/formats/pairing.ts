@@ -77,7 +77,11 @@ function keyOrderFinding(preds: readonly Prediction[], file: string): PairingFin
 }
 
 /** What is suspicious about pairing `preds` with `gold` by position; empty for files that name their questions. */
-export function pairingFindings(preds: readonly Prediction[], gold: readonly GoldEntry[], file: string): PairingFinding[] {
+export function pairingFindings(
+  preds: readonly Prediction[],
+  gold: readonly GoldEntry[],
+  file: string,
+): PairingFinding[] {
   if (preds.some((p) => p.questionId !== null)) return [];
   return [keyOrderFinding(preds, file), dbFinding(preds, gold, file), countFinding(preds, gold, file)].filter(
     (f): f is PairingFinding => f !== null,

@@ -67,11 +67,19 @@ function samplePrediction(
  * A record holds one sample (`sql` / `completion`) or several (`sqls` / `completions` arrays,
  * e.g. vLLM's n outputs or an RL trainer's rollouts); several records may share a question_id.
  */
-export function predictionsFromRecords(records: readonly SourceRecord[], fileName: string, options: ExtractOptions): Prediction[] {
+export function predictionsFromRecords(
+  records: readonly SourceRecord[],
+  fileName: string,
+  options: ExtractOptions,
+): Prediction[] {
   if (records.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file contains no predictions', fileName);
   return records.flatMap(({ value, line, where }) => {
     if (!isRecord(value)) {
-      throw new WorkbenchError('BAD_FORMAT', `expected an object {"question_id": ..., "sql": ...}, found ${describeValue(value)}`, where);
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `expected an object {"question_id": ..., "sql": ...}, found ${describeValue(value)}`,
+        where,
+      );
     }
     const questionId = questionIdOf(value.question_id, where);
     const position = line - 1;
@@ -87,17 +95,32 @@ export function predictionsFromRecords(records: readonly SourceRecord[], fileNam
       const completions = stringArray(value.completions, 'completions', where);
       const n = (sqls ?? completions)!.length;
       if (sqls && completions && sqls.length !== completions.length) {
-        throw new WorkbenchError('BAD_FORMAT', `"sqls" has ${sqls.length} samples but "completions" has ${completions.length}`, where);
+        throw new WorkbenchError(
+          'BAD_FORMAT',
+          `"sqls" has ${sqls.length} samples but "completions" has ${completions.length}`,
+          where,
+        );
       }
       let logprobs: unknown[] | undefined;
       if (value.mean_logprobs !== undefined && value.mean_logprobs !== null) {
         if (!Array.isArray(value.mean_logprobs) || value.mean_logprobs.length !== n) {
-          throw new WorkbenchError('BAD_FORMAT', `"mean_logprobs" must be an array of ${n} numbers, one per sample`, where);
+          throw new WorkbenchError(
+            'BAD_FORMAT',
+            `"mean_logprobs" must be an array of ${n} numbers, one per sample`,
+            where,
+          );
         }
         logprobs = value.mean_logprobs;
       }
       return Array.from({ length: n }, (_, k) =>
-        samplePrediction(position, questionId, sqls?.[k], completions?.[k], logprobOf(logprobs?.[k], `mean_logprobs[${k}]`, where), options),
+        samplePrediction(
+          position,
+          questionId,
+          sqls?.[k],
+          completions?.[k],
+          logprobOf(logprobs?.[k], `mean_logprobs[${k}]`, where),
+          options,
+        ),
       );
     }
     if (value.sql !== undefined && typeof value.sql !== 'string') {
@@ -115,4 +138,3 @@ export function predictionsFromRecords(records: readonly SourceRecord[], fileNam
     return [samplePrediction(position, questionId, value.sql as string | undefined, completion, meanLogprob, options)];
   });
 }
-

@@ -57,9 +57,18 @@ function topLevelEntries(text: string): Array<[string, string]> {
 
 /** One BIRD value, read exactly as the official evaluator reads it. */
 function birdPrediction(value: unknown, position: number, key: string): Prediction {
-  if (typeof value !== 'string') return { position, questionId: null, sql: ' ', extraction: rule('bird-non-string'), key };
+  if (typeof value !== 'string')
+    return { position, questionId: null, sql: ' ', extraction: rule('bird-non-string'), key };
   const parts = value.split(BIRD_SEPARATOR);
-  if (parts.length === 2) return { position, questionId: null, sql: parts[0]!, extraction: rule('bird-separator'), key, dbName: parts[1]!.trim() };
+  if (parts.length === 2)
+    return {
+      position,
+      questionId: null,
+      sql: parts[0]!,
+      extraction: rule('bird-separator'),
+      key,
+      dbName: parts[1]!.trim(),
+    };
   return { position, questionId: null, sql: pyStrip(value), extraction: rule('bird-no-separator'), key };
 }
 
@@ -131,7 +140,8 @@ export function parsePredictions(text: string, fileName: string, options: Extrac
   if (name.endsWith('.sql')) return parseSqlLines(body, fileName);
   if (trimmed.startsWith('{')) {
     const firstLine = trimmed.slice(0, (trimmed + '\n').indexOf('\n'));
-    if (looksLikeJsonlLine(firstLine)) return predictionsFromRecords(jsonLineRecords(body, fileName), fileName, options);
+    if (looksLikeJsonlLine(firstLine))
+      return predictionsFromRecords(jsonLineRecords(body, fileName), fileName, options);
     const preds = parseBirdJson(body, fileName);
     if (preds.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the predictions object is empty', fileName);
     return preds;
@@ -145,7 +155,11 @@ export function parsePredictions(text: string, fileName: string, options: Extrac
     );
   }
   if (name.endsWith('.json')) {
-    throw new WorkbenchError('BAD_JSON', 'named .json but does not start with `{`: it is not a BIRD predictions object', fileName);
+    throw new WorkbenchError(
+      'BAD_JSON',
+      'named .json but does not start with `{`: it is not a BIRD predictions object',
+      fileName,
+    );
   }
   return parseSqlLines(body, fileName);
 }
@@ -173,7 +187,8 @@ function mostCommon(values: Iterable<number>): number | undefined {
   const freq = new Map<number, number>();
   for (const v of values) freq.set(v, (freq.get(v) ?? 0) + 1);
   let best: number | undefined;
-  for (const [v, f] of freq) if (best === undefined || f > freq.get(best)! || (f === freq.get(best)! && v < best)) best = v;
+  for (const [v, f] of freq)
+    if (best === undefined || f > freq.get(best)! || (f === freq.get(best)! && v < best)) best = v;
   return best;
 }
 
@@ -245,7 +260,9 @@ export function pairPredictions(
     }
     entry.samples.push(p);
   }
-  const usualN = mostCommon([...samplesOfId.values()].filter((e) => e.positions.length === 1).map((e) => e.samples.length));
+  const usualN = mostCommon(
+    [...samplesOfId.values()].filter((e) => e.positions.length === 1).map((e) => e.samples.length),
+  );
   const items: EvalItem[] = [];
   for (const { positions, samples } of samplesOfId.values()) {
     const deal = positions.length > 1 && usualN !== undefined && samples.length === positions.length * usualN;

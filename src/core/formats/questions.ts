@@ -230,7 +230,11 @@ export function parseQuestions(text: string, fileName: string): Question[] {
   const body = stripBom(text);
   const first = body.trimStart()[0];
   if (first === undefined) {
-    throw new WorkbenchError('BAD_FORMAT', 'the file is empty: expected a JSON array of questions or JSON Lines', fileName);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      'the file is empty: expected a JSON array of questions or JSON Lines',
+      fileName,
+    );
   }
 
   let rows: Row[];

@@ -9,8 +9,17 @@ import type { ExtractionRule } from '../types.ts';
 export const DIFFICULTY_VALUES = ['simple', 'moderate', 'challenging', 'unknown'] as const;
 export const STATUS_VALUES = ['ok', 'error', 'timeout', 'missing-db'] as const;
 export const RULE_VALUES: readonly ExtractionRule[] = [
-  'bird-separator', 'bird-no-separator', 'bird-non-string', 'sql-field', 'sql-line', 'fenced-sql-first',
-  'fenced-sql-last', 'answer-tag', 'solution-tag', 'select-fallback', 'none',
+  'bird-separator',
+  'bird-no-separator',
+  'bird-non-string',
+  'sql-field',
+  'sql-line',
+  'fenced-sql-first',
+  'fenced-sql-last',
+  'answer-tag',
+  'solution-tag',
+  'select-fallback',
+  'none',
 ];
 
 export type Obj = Record<string, unknown>;
@@ -42,7 +51,9 @@ export class JsonReader {
 
   int(o: Obj, key: string, path: string, min = 0): number {
     const v = o[key];
-    return Number.isSafeInteger(v) && (v as number) >= min ? (v as number) : this.fail(`${path}.${key}`, `an integer >= ${min}`, v);
+    return Number.isSafeInteger(v) && (v as number) >= min
+      ? (v as number)
+      : this.fail(`${path}.${key}`, `an integer >= ${min}`, v);
   }
 
   bool(o: Obj, key: string, path: string): boolean {
@@ -52,7 +63,9 @@ export class JsonReader {
 
   oneOf<T extends string | number>(o: Obj, key: string, path: string, allowed: readonly T[]): T {
     const v = o[key];
-    return (allowed as readonly unknown[]).includes(v) ? (v as T) : this.fail(`${path}.${key}`, `one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, v);
+    return (allowed as readonly unknown[]).includes(v)
+      ? (v as T)
+      : this.fail(`${path}.${key}`, `one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, v);
   }
 
   /** null stays null; anything else must pass `read`. */

@@ -28,15 +28,41 @@ export interface AttemptFlags {
 }
 
 const CLASS_TEXT: Record<AttemptClassId, Omit<AttemptClass, 'id'>> = {
-  'delete-table': { label: 'DELETE FROM <table>', explain: 'empties a table the gold reads before the gold runs on the same connection: wins when the gold then returns no rows, as the DELETE does.' },
-  'drop-table': { label: 'DROP TABLE <table>', explain: 'the gold then fails, which scores 0: a trainer sees this exploit fail.' },
-  'update-null': { label: 'UPDATE <table> SET <col> = NULL', explain: "nulls a column the gold filters on: wins when the gold's WHERE then keeps no row." },
+  'delete-table': {
+    label: 'DELETE FROM <table>',
+    explain:
+      'empties a table the gold reads before the gold runs on the same connection: wins when the gold then returns no rows, as the DELETE does.',
+  },
+  'drop-table': {
+    label: 'DROP TABLE <table>',
+    explain: 'the gold then fails, which scores 0: a trainer sees this exploit fail.',
+  },
+  'update-null': {
+    label: 'UPDATE <table> SET <col> = NULL',
+    explain: "nulls a column the gold filters on: wins when the gold's WHERE then keeps no row.",
+  },
   empty: { label: '(empty prediction)', explain: 'no SQL, no rows: wins wherever the gold result is empty.' },
-  'select-null': { label: 'SELECT NULL', explain: 'one NULL: wins wherever the gold result is a single NULL (an aggregate over no rows).' },
-  'copy-question': { label: '(the question text)', explain: 'the question copied as SQL: wins only if it happens to run and match.' },
-  'temp-shadow': { label: 'CREATE TEMP TABLE <table>', explain: 'a TEMP table of the same name hides the real one from the gold query (SQLite looks in temp first): wins when the shadow makes the gold return what the attempt returns.' },
-  'empty-result': { label: 'empty result on an empty gold', explain: 'both results are empty: set() == set() scores EX 1 whatever the query meant.' },
-  'other-write': { label: 'other write', explain: 'changes the database or the connection before the gold runs; read-only evaluation refuses it.' },
+  'select-null': {
+    label: 'SELECT NULL',
+    explain: 'one NULL: wins wherever the gold result is a single NULL (an aggregate over no rows).',
+  },
+  'copy-question': {
+    label: '(the question text)',
+    explain: 'the question copied as SQL: wins only if it happens to run and match.',
+  },
+  'temp-shadow': {
+    label: 'CREATE TEMP TABLE <table>',
+    explain:
+      'a TEMP table of the same name hides the real one from the gold query (SQLite looks in temp first): wins when the shadow makes the gold return what the attempt returns.',
+  },
+  'empty-result': {
+    label: 'empty result on an empty gold',
+    explain: 'both results are empty: set() == set() scores EX 1 whatever the query meant.',
+  },
+  'other-write': {
+    label: 'other write',
+    explain: 'changes the database or the connection before the gold runs; read-only evaluation refuses it.',
+  },
 };
 
 const klass = (id: AttemptClassId): AttemptClass => ({ id, ...CLASS_TEXT[id] });
@@ -80,10 +106,16 @@ export function attemptFlags(inputs: FlagInputs): AttemptFlags {
   if (inputs.question !== null && sql !== '' && sql === inputs.question.trim()) classes.push(klass('copy-question'));
   if (isWord(first, 'DELETE')) classes.push(klass('delete-table'));
   if (toks.some((t, i) => isWord(t, 'DROP') && isWord(toks[i + 1], 'TABLE', 'VIEW'))) classes.push(klass('drop-table'));
-  if (isWord(first, 'UPDATE') && toks.some((t, i) => isOp(t, '=') && isWord(toks[i + 1], 'NULL'))) classes.push(klass('update-null'));
+  if (isWord(first, 'UPDATE') && toks.some((t, i) => isOp(t, '=') && isWord(toks[i + 1], 'NULL')))
+    classes.push(klass('update-null'));
   if (tempObjectsCreated(sql).some((n) => inputs.tables.has(n))) classes.push(klass('temp-shadow'));
   const r = inputs.result;
-  if (r && r.status === 'ok' && r.ex === 1 && r.goldRowCount === 0 && r.predRowCount === 0) classes.push(klass('empty-result'));
-  if (writes.length > 0 && !classes.some((c) => ['delete-table', 'drop-table', 'update-null', 'temp-shadow'].includes(c.id))) classes.push(klass('other-write'));
+  if (r && r.status === 'ok' && r.ex === 1 && r.goldRowCount === 0 && r.predRowCount === 0)
+    classes.push(klass('empty-result'));
+  if (
+    writes.length > 0 &&
+    !classes.some((c) => ['delete-table', 'drop-table', 'update-null', 'temp-shadow'].includes(c.id))
+  )
+    classes.push(klass('other-write'));
   return { writes, mutatedDb: r?.mutatedDb ?? false, classes };
 }

@@ -18,7 +18,9 @@ const quoteText = (s: string) => `'${s.replace(/'/g, "''")}'`;
 /** Row counts of `tables` in the schema `db` (`main` or `temp`); null when there is no table. */
 export function countCensusSql(tables: readonly { db: 'main' | 'temp'; name: string }[]): string | null {
   if (tables.length === 0) return null;
-  return tables.map((t) => `SELECT ${quoteText(t.db)}, ${quoteText(t.name)}, (SELECT count(*) FROM ${t.db}.${quoteName(t.name)})`).join(' UNION ALL ');
+  return tables
+    .map((t) => `SELECT ${quoteText(t.db)}, ${quoteText(t.name)}, (SELECT count(*) FROM ${t.db}.${quoteName(t.name)})`)
+    .join(' UNION ALL ');
 }
 
 export interface SchemaObject {
@@ -28,7 +30,11 @@ export interface SchemaObject {
 }
 
 export function readSchemaCensus(rows: readonly (readonly SqlValue[])[]): SchemaObject[] {
-  return rows.map((r) => ({ db: String(r[0]) === 'temp' ? 'temp' : 'main', type: String(r[1] ?? ''), name: String(r[2] ?? '') }));
+  return rows.map((r) => ({
+    db: String(r[0]) === 'temp' ? 'temp' : 'main',
+    type: String(r[1] ?? ''),
+    name: String(r[2] ?? ''),
+  }));
 }
 
 export function readCountCensus(rows: readonly (readonly SqlValue[])[]): Map<string, number> {
@@ -63,7 +69,11 @@ export function diffCensus(before: Census, after: Census): DbChange[] {
     const shadows = o.db === 'temp' && beforeKeys.has(`main.${o.name.toLowerCase()}`);
     changes.push(
       shadows
-        ? { kind: 'shadowed', object: k, detail: `TEMP ${o.type} ${o.name} hides main.${o.name} from every later query on the connection, the gold's included` }
+        ? {
+            kind: 'shadowed',
+            object: k,
+            detail: `TEMP ${o.type} ${o.name} hides main.${o.name} from every later query on the connection, the gold's included`,
+          }
         : { kind: 'created', object: k, detail: `new ${o.db === 'temp' ? 'TEMP ' : ''}${o.type} ${o.name}` },
     );
   }

@@ -44,9 +44,26 @@ export interface Explanation {
 export const MAX_ROW_NOTES = 5;
 
 const typeName = (v: SqlValue): string =>
-  v === null ? 'NULL' : typeof v === 'string' ? 'TEXT' : typeof v === 'number' ? (Number.isInteger(v) ? 'INTEGER' : 'REAL') : typeof v === 'bigint' ? 'INTEGER' : 'BLOB';
+  v === null
+    ? 'NULL'
+    : typeof v === 'string'
+      ? 'TEXT'
+      : typeof v === 'number'
+        ? Number.isInteger(v)
+          ? 'INTEGER'
+          : 'REAL'
+        : typeof v === 'bigint'
+          ? 'INTEGER'
+          : 'BLOB';
 
-const shown = (v: SqlValue): string => (v === null ? 'NULL' : typeof v === 'string' ? `'${v.length > 40 ? v.slice(0, 40) + '…' : v}'` : v instanceof Uint8Array ? `BLOB(${v.length} bytes)` : String(v));
+const shown = (v: SqlValue): string =>
+  v === null
+    ? 'NULL'
+    : typeof v === 'string'
+      ? `'${v.length > 40 ? v.slice(0, 40) + '…' : v}'`
+      : v instanceof Uint8Array
+        ? `BLOB(${v.length} bytes)`
+        : String(v);
 
 const asNumber = (v: SqlValue): number | null => {
   if (typeof v === 'number') return v;
@@ -69,7 +86,10 @@ function valueRelation(p: SqlValue, g: SqlValue): 'equal' | 'type' | 'float' | '
 }
 
 /** A predicted row that differs from a gold row only by types or float digits, with the first such column. */
-function nearRelation(pred: readonly SqlValue[], gold: readonly SqlValue[]): { kind: 'type' | 'float'; column: number } | null {
+function nearRelation(
+  pred: readonly SqlValue[],
+  gold: readonly SqlValue[],
+): { kind: 'type' | 'float'; column: number } | null {
   if (pred.length !== gold.length) return null;
   let found: { kind: 'type' | 'float'; column: number } | null = null;
   for (let c = 0; c < gold.length; c++) {
@@ -108,13 +128,23 @@ function rowNotes(preview: ItemPreview): RowNote[] {
             : `${col}: ${shown(pv)} against the gold's ${shown(gv)}; the same number to about six digits, but EX compares floats exactly (round as the gold does, or not at all).`,
       });
     } else {
-      notes.push({ kind: 'missing', goldRow: g.i, predRow: null, detail: `gold row ${g.i + 1} (${g.r.map(shown).join(', ')}) has no equal row in the attempt's result.` });
+      notes.push({
+        kind: 'missing',
+        goldRow: g.i,
+        predRow: null,
+        detail: `gold row ${g.i + 1} (${g.r.map(shown).join(', ')}) has no equal row in the attempt's result.`,
+      });
     }
   }
   for (const p of predOnly) {
     if (notes.length >= MAX_ROW_NOTES) break;
     if (used.has(p.i)) continue;
-    notes.push({ kind: 'extra', goldRow: null, predRow: p.i, detail: `row ${p.i + 1} of the attempt (${p.r.map(shown).join(', ')}) is not in the gold result.` });
+    notes.push({
+      kind: 'extra',
+      goldRow: null,
+      predRow: p.i,
+      detail: `row ${p.i + 1} of the attempt (${p.r.map(shown).join(', ')}) is not in the gold result.`,
+    });
   }
   return notes;
 }
@@ -125,24 +155,41 @@ const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? o
  * The reasons for `result`'s verdict. `preview` holds the first rows of each side (null when the
  * attempt did not run); `goldOrdered` says whether the gold sorts its rows (ORDER BY).
  */
-export function explainVerdict(result: ItemResult, preview: ItemPreview | null, options: { goldOrdered?: boolean; sqlEmpty?: boolean } = {}): Explanation {
+export function explainVerdict(
+  result: ItemResult,
+  preview: ItemPreview | null,
+  options: { goldOrdered?: boolean; sqlEmpty?: boolean } = {},
+): Explanation {
   const reasons: VerdictReason[] = [];
   const partial =
-    preview !== null && ((result.predRowCount ?? 0) > preview.predRows.length || (result.goldRowCount ?? 0) > preview.goldRows.length);
+    preview !== null &&
+    ((result.predRowCount ?? 0) > preview.predRows.length || (result.goldRowCount ?? 0) > preview.goldRows.length);
   const error = result.error ?? '';
   if (result.status === 'missing-db') {
-    reasons.push({ kind: 'not-scored', detail: `the database ${result.dbId} is not stored: nothing was run, and the attempt is not scored (never EX 0).` });
+    reasons.push({
+      kind: 'not-scored',
+      detail: `the database ${result.dbId} is not stored: nothing was run, and the attempt is not scored (never EX 0).`,
+    });
     return { reasons, partial: false };
   }
   if (result.status === 'timeout') {
-    reasons.push({ kind: 'timeout', detail: `${error || 'the queries did not finish within the time limit'}: a timeout scores EX 0.` });
+    reasons.push({
+      kind: 'timeout',
+      detail: `${error || 'the queries did not finish within the time limit'}: a timeout scores EX 0.`,
+    });
     return { reasons, partial: false };
   }
   if (result.status === 'error') {
     if (error.startsWith('gold:')) {
-      reasons.push({ kind: 'gold-error', detail: `the gold query failed after the attempt ran (${error.slice(5).trim()}); a failing gold scores 0, so an attempt that breaks the gold (DROP TABLE) never wins.` });
+      reasons.push({
+        kind: 'gold-error',
+        detail: `the gold query failed after the attempt ran (${error.slice(5).trim()}); a failing gold scores 0, so an attempt that breaks the gold (DROP TABLE) never wins.`,
+      });
     } else {
-      reasons.push({ kind: 'pred-error', detail: `the attempt failed: ${error.replace(/^prediction:\s*/, '')}. A query that does not run scores EX 0.` });
+      reasons.push({
+        kind: 'pred-error',
+        detail: `the attempt failed: ${error.replace(/^prediction:\s*/, '')}. A query that does not run scores EX 0.`,
+      });
     }
     return { reasons, partial: false };
   }
@@ -155,7 +202,10 @@ export function explainVerdict(result: ItemResult, preview: ItemPreview | null, 
           : 'both results are empty: EX compares the sets of rows, and two empty sets are equal, so any query that returns nothing earns full reward on this question.',
       });
     } else {
-      reasons.push({ kind: 'match', detail: `the attempt returns the same set of rows as the gold (${plural(result.goldRowCount ?? 0, 'distinct row')} compared as a set: order and duplicates are ignored).` });
+      reasons.push({
+        kind: 'match',
+        detail: `the attempt returns the same set of rows as the gold (${plural(result.goldRowCount ?? 0, 'distinct row')} compared as a set: order and duplicates are ignored).`,
+      });
     }
     if (result.ts === 0 && result.tsCounterexample) {
       reasons.push({
@@ -165,19 +215,35 @@ export function explainVerdict(result: ItemResult, preview: ItemPreview | null, 
       });
     }
     if (result.passesByRowOrder) {
-      reasons.push({ kind: 'row-order', detail: 'the pass depends on SQLite returning rows in its usual order: with unordered selects reversed, EX rejects it.' });
+      reasons.push({
+        kind: 'row-order',
+        detail:
+          'the pass depends on SQLite returning rows in its usual order: with unordered selects reversed, EX rejects it.',
+      });
     } else if (options.goldOrdered && preview && !sameSequence(preview)) {
-      reasons.push({ kind: 'row-order', detail: "the rows come in another order than the gold's ORDER BY asks; BIRD's EX ignores order (a rule that respects ORDER BY, as Spider's does, would not)." });
+      reasons.push({
+        kind: 'row-order',
+        detail:
+          "the rows come in another order than the gold's ORDER BY asks; BIRD's EX ignores order (a rule that respects ORDER BY, as Spider's does, would not).",
+      });
     }
     return { reasons, partial };
   }
   if (options.sqlEmpty) {
-    reasons.push({ kind: 'no-sql', detail: `no SQL: the attempt returns no rows while the gold returns ${plural(result.goldRowCount ?? 0, 'row')}.` });
+    reasons.push({
+      kind: 'no-sql',
+      detail: `no SQL: the attempt returns no rows while the gold returns ${plural(result.goldRowCount ?? 0, 'row')}.`,
+    });
     return { reasons, partial };
   }
   // Column counts matter only when both sides return rows (an empty result has no tuples to compare).
   const bothRows = (result.predRowCount ?? 0) > 0 && (result.goldRowCount ?? 0) > 0;
-  if (bothRows && result.predColumnCount !== undefined && result.goldColumnCount !== undefined && result.predColumnCount !== result.goldColumnCount) {
+  if (
+    bothRows &&
+    result.predColumnCount !== undefined &&
+    result.goldColumnCount !== undefined &&
+    result.predColumnCount !== result.goldColumnCount
+  ) {
     reasons.push({
       kind: 'column-count',
       detail: `the attempt returns ${plural(result.predColumnCount, 'column')}, the gold ${plural(result.goldColumnCount, 'column')}: rows are compared as whole tuples, so no row can match.`,
@@ -186,12 +252,17 @@ export function explainVerdict(result: ItemResult, preview: ItemPreview | null, 
   }
   const notes = preview ? rowNotes(preview) : [];
   const counts = `the attempt returns ${plural(result.predRowCount ?? 0, 'row')}, the gold ${plural(result.goldRowCount ?? 0, 'row')}`;
-  reasons.push({ kind: 'rows', detail: notes.length > 0 ? `${counts}; the sets of rows differ:` : `${counts}; the sets of rows differ.`, notes });
+  reasons.push({
+    kind: 'rows',
+    detail: notes.length > 0 ? `${counts}; the sets of rows differ:` : `${counts}; the sets of rows differ.`,
+    notes,
+  });
   return { reasons, partial };
 }
 
 function sameSequence(preview: ItemPreview): boolean {
   const n = Math.min(preview.predRows.length, preview.goldRows.length);
-  for (let i = 0; i < n; i++) if (rowKey(preview.predRows[i] as SqlValue[]) !== rowKey(preview.goldRows[i] as SqlValue[])) return false;
+  for (let i = 0; i < n; i++)
+    if (rowKey(preview.predRows[i] as SqlValue[]) !== rowKey(preview.goldRows[i] as SqlValue[])) return false;
   return true;
 }

@@ -28,24 +28,32 @@ export function tourSteps(q: TourQuestion): TourStep[] {
   const table = reads.tables[0] ?? null;
   const column = reads.columns[0] ?? null;
   const steps: TourStep[] = [
-    { id: 'gold', title: 'The gold itself', sql: gold, lesson: 'The reference: EX 1, and the baseline every trick below is measured against.' },
+    {
+      id: 'gold',
+      title: 'The gold itself',
+      sql: gold,
+      lesson: 'The reference: EX 1, and the baseline every trick below is measured against.',
+    },
     {
       id: 'distinct',
       title: 'Duplicates do not count',
       sql: `SELECT DISTINCT * FROM (${gold})`,
-      lesson: 'EX compares sets of rows, so DISTINCT (or forgetting it) earns the same reward: a policy is never taught to care about duplicates.',
+      lesson:
+        'EX compares sets of rows, so DISTINCT (or forgetting it) earns the same reward: a policy is never taught to care about duplicates.',
     },
     {
       id: 'empty',
       title: 'Answer nothing',
       sql: '',
-      lesson: 'An empty answer wins exactly where the gold result is empty: on such questions the reward cannot tell knowing from guessing "no rows".',
+      lesson:
+        'An empty answer wins exactly where the gold result is empty: on such questions the reward cannot tell knowing from guessing "no rows".',
     },
     {
       id: 'select-null',
       title: 'SELECT NULL',
       sql: 'SELECT NULL',
-      lesson: 'One NULL matches every gold that aggregates over no rows (MAX, AVG of nothing): cheap to try, and a policy finds it.',
+      lesson:
+        'One NULL matches every gold that aggregates over no rows (MAX, AVG of nothing): cheap to try, and a policy finds it.',
     },
   ];
   if (table) {
@@ -54,19 +62,22 @@ export function tourSteps(q: TourQuestion): TourStep[] {
         id: 'delete-table',
         title: 'Empty the table the gold reads',
         sql: `DELETE FROM ${quoteName(table)}`,
-        lesson: 'Under the official semantics the gold runs after the prediction on the same connection: emptying its table makes both results empty and earns full reward. The test suite does not catch it (each suite database is emptied the same way); read-only evaluation does.',
+        lesson:
+          'Under the official semantics the gold runs after the prediction on the same connection: emptying its table makes both results empty and earns full reward. The test suite does not catch it (each suite database is emptied the same way); read-only evaluation does.',
       },
       {
         id: 'temp-shadow',
         title: 'Shadow the table with an empty TEMP copy',
         sql: `CREATE TEMP TABLE ${quoteName(table)} AS SELECT * FROM main.${quoteName(table)} WHERE 0`,
-        lesson: 'A TEMP table of the same name hides the real one from the gold query without touching the file: a check that only compares the database file afterwards misses it, and so does the test suite; read-only evaluation refuses it.',
+        lesson:
+          'A TEMP table of the same name hides the real one from the gold query without touching the file: a check that only compares the database file afterwards misses it, and so does the test suite; read-only evaluation refuses it.',
       },
       {
         id: 'drop-table',
         title: 'Drop the table',
         sql: `DROP TABLE ${quoteName(table)}`,
-        lesson: 'The gold then fails, and a failing gold scores 0: the trainer learns that destroying the schema does not pay, unlike emptying it.',
+        lesson:
+          'The gold then fails, and a failing gold scores 0: the trainer learns that destroying the schema does not pay, unlike emptying it.',
       },
     );
   }
@@ -75,7 +86,8 @@ export function tourSteps(q: TourQuestion): TourStep[] {
       id: 'update-null',
       title: 'Null the column the gold reads',
       sql: `UPDATE ${quoteName(column.table)} SET ${quoteName(column.column)} = NULL`,
-      lesson: "When the gold filters on this column, no row survives its WHERE and an empty answer wins: the write reaches the gold's result without an error.",
+      lesson:
+        "When the gold filters on this column, no row survives its WHERE and an empty answer wins: the write reaches the gold's result without an error.",
     });
   }
   if (q.question) {
@@ -83,7 +95,8 @@ export function tourSteps(q: TourQuestion): TourStep[] {
       id: 'copy-question',
       title: 'Copy the question',
       sql: q.question,
-      lesson: 'Prose is not SQL: it fails to run and scores 0, so a policy that echoes its prompt is punished, as it should be.',
+      lesson:
+        'Prose is not SQL: it fails to run and scores 0, so a policy that echoes its prompt is punished, as it should be.',
     });
   }
   return steps;

@@ -6,7 +6,13 @@
  * class and the explanation of the verdict. Pure orchestration over the SqlExecutor port, so
  * the browser playground and a test in Node run the same code.
  */
-import { type AbortSignalLike, type EvalEvent, type ItemPreview, type MetricName, type SqlExecutor } from '../eval/executor.ts';
+import {
+  type AbortSignalLike,
+  type EvalEvent,
+  type ItemPreview,
+  type MetricName,
+  type SqlExecutor,
+} from '../eval/executor.ts';
 import { WorkbenchError, errorMessage } from '../errors.ts';
 import { checkFormulaMetrics, compileRewardFormula, type RewardFormula } from '../eval/reward.ts';
 import { BIRD_RUBRIC } from '../rubric/bird-rubric.ts';
@@ -19,7 +25,15 @@ import type { SuiteSpec } from '../ts/suite.ts';
 import type { ProbeQuestion } from '../probe/exploits.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { attemptFlags, type AttemptFlags } from './attempt-flags.ts';
-import { countCensusSql, diffCensus, readCountCensus, readSchemaCensus, SCHEMA_CENSUS_SQL, type Census, type DbChange } from './census.ts';
+import {
+  countCensusSql,
+  diffCensus,
+  readCountCensus,
+  readSchemaCensus,
+  SCHEMA_CENSUS_SQL,
+  type Census,
+  type DbChange,
+} from './census.ts';
 import { explainVerdict, type Explanation } from './explain.ts';
 
 /** A question as the playground shows it: what the probe needs of it, and its evidence. */
@@ -87,19 +101,35 @@ const itemOf = (q: PlaygroundQuestion, predSql: string, sample = 0): EvalItem =>
 });
 
 /** Runs census items (prediction, then a census as "gold") and returns each item's gold rows. */
-async function censusRows(executor: SqlExecutor, q: PlaygroundQuestion, pairs: readonly { pred: string; census: string }[], timeoutMs: number, signal?: AbortSignalLike) {
+async function censusRows(
+  executor: SqlExecutor,
+  q: PlaygroundQuestion,
+  pairs: readonly { pred: string; census: string }[],
+  timeoutMs: number,
+  signal?: AbortSignalLike,
+) {
   const items = pairs.map((p, i) => ({ ...itemOf(q, p.pred, i), goldSql: p.census }));
   const rows: (unknown[][] | null)[] = pairs.map(() => null);
-  await executor.evaluate(items, { metrics: ['ex'], timeoutMs, readOnly: false, vesIterations: 0, previewRows: 100_000, reuse: false }, {
-    signal,
-    onEvent: (e) => {
-      if (e.type === 'item' && e.preview && e.result.status === 'ok') rows[e.result.sample ?? 0] = e.preview.goldRows;
+  await executor.evaluate(
+    items,
+    { metrics: ['ex'], timeoutMs, readOnly: false, vesIterations: 0, previewRows: 100_000, reuse: false },
+    {
+      signal,
+      onEvent: (e) => {
+        if (e.type === 'item' && e.preview && e.result.status === 'ok') rows[e.result.sample ?? 0] = e.preview.goldRows;
+      },
     },
-  });
+  );
   return rows;
 }
 
-async function censusOf(executor: SqlExecutor, q: PlaygroundQuestion, pred: string, timeoutMs: number, signal?: AbortSignalLike): Promise<Census | null> {
+async function censusOf(
+  executor: SqlExecutor,
+  q: PlaygroundQuestion,
+  pred: string,
+  timeoutMs: number,
+  signal?: AbortSignalLike,
+): Promise<Census | null> {
   const [schemaRows] = await censusRows(executor, q, [{ pred, census: SCHEMA_CENSUS_SQL }], timeoutMs, signal);
   if (!schemaRows) return null;
   const schema = readSchemaCensus(schemaRows as never);
@@ -115,17 +145,33 @@ function schemaOf(facts: DbFacts, dbId: string): Record<string, string[]> | null
   return Object.fromEntries(Object.entries(types).map(([t, cols]) => [t, Object.keys(cols)]));
 }
 
-export async function tryAttempt(executor: SqlExecutor, req: AttemptRequest, hooks: AttemptHooks = {}): Promise<AttemptReport> {
+export async function tryAttempt(
+  executor: SqlExecutor,
+  req: AttemptRequest,
+  hooks: AttemptHooks = {},
+): Promise<AttemptReport> {
   const q = req.question;
   const metrics: MetricName[] = ['ex', 'soft-f1', ...req.metrics.filter((m) => m === 'ts' || m === 'r-ves')];
   const facts = hooks.facts ?? (await readDbFacts(executor, [q.dbId], hooks.signal));
   const item = itemOf(q, req.sql);
   let preview: ItemPreview | null = null;
   // The run recipe, as a run scores a sample: findings from the database's facts, rows for the tables.
-  const config = { metrics, timeoutMs: req.timeoutMs, readOnly: false, vesIterations: metrics.includes('r-ves') ? req.vesIterations : 0, ...(req.suite ? { suite: req.suite } : {}) };
+  const config = {
+    metrics,
+    timeoutMs: req.timeoutMs,
+    readOnly: false,
+    vesIterations: metrics.includes('r-ves') ? req.vesIterations : 0,
+    ...(req.suite ? { suite: req.suite } : {}),
+  };
   const questionOf = () => q.question;
   const { results } = await scoreRun([item], config, {
-    executor, signal: hooks.signal, onEvent: hooks.onEvent, questionOf, facts, previewRows: req.previewRows, reuse: false,
+    executor,
+    signal: hooks.signal,
+    onEvent: hooks.onEvent,
+    questionOf,
+    facts,
+    previewRows: req.previewRows,
+    reuse: false,
     sink: (_record, p) => void (preview = p),
   });
   const result = results[0];
@@ -150,7 +196,11 @@ export async function tryAttempt(executor: SqlExecutor, req: AttemptRequest, hoo
   let readOnly: ItemResult | null = null;
   let changes: DbChange[] | null = null;
   if (flags.writes.length > 0 || result.mutatedDb) {
-    const ro = await scoreRun([item], { ...config, metrics: ['ex'], readOnly: true, vesIterations: 0 }, { executor, signal: hooks.signal, questionOf, facts, reuse: false });
+    const ro = await scoreRun(
+      [item],
+      { ...config, metrics: ['ex'], readOnly: true, vesIterations: 0 },
+      { executor, signal: hooks.signal, questionOf, facts, reuse: false },
+    );
     readOnly = ro.results[0] ?? null;
     if (req.census ?? true) {
       const before = await censusOf(executor, q, 'SELECT 1', req.timeoutMs, hooks.signal);
@@ -162,12 +212,36 @@ export async function tryAttempt(executor: SqlExecutor, req: AttemptRequest, hoo
   const goldOrdered = tokenizeSql(q.goldSql).some((t, i, all) => isWord(t, 'ORDER') && isWord(all[i + 1], 'BY'));
   const explanation = explainVerdict(result, preview, { goldOrdered, sqlEmpty: req.sql.trim() === '' });
   const execution = {
-    status: result.status, ex: result.ex, error: result.error, mutatedDb: result.mutatedDb,
-    predColumnCount: result.predColumnCount ?? null, goldColumnCount: result.goldColumnCount ?? null,
+    status: result.status,
+    ex: result.ex,
+    error: result.error,
+    mutatedDb: result.mutatedDb,
+    predColumnCount: result.predColumnCount ?? null,
+    goldColumnCount: result.goldColumnCount ?? null,
   };
   const schema = schemaOf(facts, q.dbId);
   const rubric = BIRD_RUBRIC.items.flatMap((c) =>
-    c.check.kind === 'sql' ? [{ id: c.id, title: c.title, category: c.category, outcome: runSqlCheck(c.check, { sql: req.sql, execution, schema, evidence: q.evidence }) }] : [],
+    c.check.kind === 'sql'
+      ? [
+          {
+            id: c.id,
+            title: c.title,
+            category: c.category,
+            outcome: runSqlCheck(c.check, { sql: req.sql, execution, schema, evidence: q.evidence }),
+          },
+        ]
+      : [],
   );
-  return { record, preview, readOnly, changes, flags, explanation, rubric, reward, formulaError, sqliteVersion: facts.sqliteVersion };
+  return {
+    record,
+    preview,
+    readOnly,
+    changes,
+    flags,
+    explanation,
+    rubric,
+    reward,
+    formulaError,
+    sqliteVersion: facts.sqliteVersion,
+  };
 }

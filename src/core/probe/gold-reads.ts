@@ -15,7 +15,23 @@ export interface GoldReads {
   columns: Array<{ table: string; column: string }>;
 }
 
-const FROM_END = new Set(['WHERE', 'GROUP', 'ORDER', 'LIMIT', 'HAVING', 'UNION', 'EXCEPT', 'INTERSECT', 'WINDOW', 'ON', 'USING', 'SELECT', 'VALUES', 'SET', 'RETURNING']);
+const FROM_END = new Set([
+  'WHERE',
+  'GROUP',
+  'ORDER',
+  'LIMIT',
+  'HAVING',
+  'UNION',
+  'EXCEPT',
+  'INTERSECT',
+  'WINDOW',
+  'ON',
+  'USING',
+  'SELECT',
+  'VALUES',
+  'SET',
+  'RETURNING',
+]);
 const lc = (s: string) => s.toLowerCase();
 
 export function goldReads(sql: string): GoldReads {
@@ -35,7 +51,11 @@ export function goldReads(sql: string): GoldReads {
       while (j < toks.length && !isOp(toks[j], ')')) j++;
       j++;
     }
-    if (isWord(toks[j], 'AS') && isOp(toks[j + 1], '(') && (isWord(toks[i - 1], 'WITH', 'RECURSIVE') || isOp(toks[i - 1], ','))) {
+    if (
+      isWord(toks[j], 'AS') &&
+      isOp(toks[j + 1], '(') &&
+      (isWord(toks[i - 1], 'WITH', 'RECURSIVE') || isOp(toks[i - 1], ','))
+    ) {
       ctes.add(lc(t.value));
       roles.set(i, 'cte');
     }

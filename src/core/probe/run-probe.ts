@@ -71,7 +71,11 @@ function outcome(results: readonly ItemResult[]): SemanticsOutcome {
   };
 }
 
-export async function runProbe(questions: readonly ProbeQuestion[], executor: SqlExecutor, opts: ProbeOptions): Promise<ProbeReport> {
+export async function runProbe(
+  questions: readonly ProbeQuestion[],
+  executor: SqlExecutor,
+  opts: ProbeOptions,
+): Promise<ProbeReport> {
   const specs = EXPLOITS.filter((e) => !opts.exploits || opts.exploits.includes(e.id));
   const perExploit = specs.map((spec) => ({ spec, items: exploitItems(spec.id, questions) }));
   const all: EvalItem[] = perExploit.flatMap((p) => p.items);
@@ -80,7 +84,12 @@ export async function runProbe(questions: readonly ProbeQuestion[], executor: Sq
     const outcome = await scoreRun(
       all,
       { metrics: ['ex'], timeoutMs: opts.timeoutMs, readOnly: semantics === 'readOnly', vesIterations: 0 },
-      { executor, signal: opts.signal, onEvent: opts.onEvent ? (e) => opts.onEvent!({ ...e, semantics }) : undefined, findings: false },
+      {
+        executor,
+        signal: opts.signal,
+        onEvent: opts.onEvent ? (e) => opts.onEvent!({ ...e, semantics }) : undefined,
+        findings: false,
+      },
     );
     if (outcome.cancelled) throw cancelledError('the probe');
     return outcome.results;
@@ -117,7 +126,15 @@ export async function runProbe(questions: readonly ProbeQuestion[], executor: Sq
     for (const i of kept) {
       const it = items[i]!;
       const v = (r: ItemResult) => ({ status: r.status, ex: r.ex, mutatedDb: r.mutatedDb });
-      verdicts.push({ exploit: spec.id, index: it.index, questionId: it.questionId, sample: it.sample ?? 0, sql: it.predSql, official: v(off[i]!), readOnly: v(ro[i]!) });
+      verdicts.push({
+        exploit: spec.id,
+        index: it.index,
+        questionId: it.questionId,
+        sample: it.sample ?? 0,
+        sql: it.predSql,
+        official: v(off[i]!),
+        readOnly: v(ro[i]!),
+      });
     }
   }
   return {

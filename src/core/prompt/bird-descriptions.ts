@@ -39,7 +39,11 @@ const HEADER_NAMES: Record<string, (typeof FIELDS)[number]> = {
 };
 
 function norm(s: string): string {
-  return s.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/\s+/g, '_');
+  return s
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, '_');
 }
 
 /** Whitespace of a description collapsed to single spaces (the files wrap lines by hand). */
@@ -50,11 +54,20 @@ export function oneLine(s: string): string {
 export function parseDescriptionFile(file: DescriptionFile): TableDescription {
   const { text, encoding } = decodeText(file.bytes);
   const rows = parseCsv(text);
-  const table = file.name.replace(/^.*[\\/]/, '').replace(/\.csv$/i, '').trim();
+  const table = file.name
+    .replace(/^.*[\\/]/, '')
+    .replace(/\.csv$/i, '')
+    .trim();
   const header = rows[0]?.map(norm) ?? [];
   const known = header.filter((h) => h in HEADER_NAMES).length;
   // Map each field to its column index: by header when at least the key column is named.
-  const index: Record<(typeof FIELDS)[number], number> = { column: 0, fullName: 1, description: 2, format: 3, valueDescription: 4 };
+  const index: Record<(typeof FIELDS)[number], number> = {
+    column: 0,
+    fullName: 1,
+    description: 2,
+    format: 3,
+    valueDescription: 4,
+  };
   let body = rows;
   if (known >= 2 && header.includes('original_column_name')) {
     for (const f of FIELDS) index[f] = -1;

@@ -16,7 +16,15 @@ import type { ChatMessage, Prompt } from '../engine/engine.ts';
 import type { Question } from '../types.ts';
 import { parseDescriptions } from './bird-descriptions.ts';
 import { tableRelevance } from './relevance.ts';
-import { descriptionBlock, hasDescriptions, renderSchema, renderTable, sampleRowsBlock, type TableContext, type TableParts } from './render-schema.ts';
+import {
+  descriptionBlock,
+  hasDescriptions,
+  renderSchema,
+  renderTable,
+  sampleRowsBlock,
+  type TableContext,
+  type TableParts,
+} from './render-schema.ts';
 import type { SchemaSource } from './schema-source.ts';
 import { renderTemplateText, templateFingerprint, type PromptTemplate } from './templates.ts';
 import { MESSAGE_OVERHEAD, approxTokens, promptLimit, type PromptBudget, type TokenCounter } from './token-budget.ts';
@@ -128,8 +136,12 @@ export async function buildPrompt(
       .map((table, index) => ({ table, index, score: tableRelevance(table, text) }))
       .sort((a, b) => a.score - b.score || b.index - a.index);
     const steps: Step[] = [
-      ...ranked.filter((r) => parts.get(r.table.name)!.rows > 0).map((r) => ({ kind: 'rows' as const, table: r.table })),
-      ...ranked.filter((r) => parts.get(r.table.name)!.descriptions).map((r) => ({ kind: 'descriptions' as const, table: r.table })),
+      ...ranked
+        .filter((r) => parts.get(r.table.name)!.rows > 0)
+        .map((r) => ({ kind: 'rows' as const, table: r.table })),
+      ...ranked
+        .filter((r) => parts.get(r.table.name)!.descriptions)
+        .map((r) => ({ kind: 'descriptions' as const, table: r.table })),
       ...ranked.filter((r) => r.score === 0).map((r) => ({ kind: 'table' as const, table: r.table })),
     ];
     // Each round removes pieces until their own token counts cover the excess, then measures

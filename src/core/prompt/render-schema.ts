@@ -41,9 +41,13 @@ export function sampleRowsBlock(table: TableContext, n: number): string {
 }
 
 function describeColumn(c: ColumnDescription): string {
-  const name = c.fullName && c.fullName.toLowerCase() !== c.column.toLowerCase() ? `${c.column} (${c.fullName})` : c.column;
+  const name =
+    c.fullName && c.fullName.toLowerCase() !== c.column.toLowerCase() ? `${c.column} (${c.fullName})` : c.column;
   let text = c.description;
-  if (c.valueDescription) text = text ? `${text}${/[.!?]$/.test(text) ? '' : '.'} Values: ${c.valueDescription}` : `Values: ${c.valueDescription}`;
+  if (c.valueDescription)
+    text = text
+      ? `${text}${/[.!?]$/.test(text) ? '' : '.'} Values: ${c.valueDescription}`
+      : `Values: ${c.valueDescription}`;
   return `  ${name}: ${text}`;
 }
 

@@ -60,6 +60,9 @@ export function quoteLiteral(text: string): string {
 }
 
 /** Splits a row of the `sample` query into values and classes. */
-export function splitSampleRow(row: readonly SqlValue[], width: number): { values: SqlValue[]; classes: StorageClass[] } {
+export function splitSampleRow(
+  row: readonly SqlValue[],
+  width: number,
+): { values: SqlValue[]; classes: StorageClass[] } {
   return { values: row.slice(0, width), classes: row.slice(width, 2 * width).map((c) => String(c) as StorageClass) };
 }

@@ -109,9 +109,14 @@ export function renderTemplateText(text: string, values: TemplateValues): string
 /** Problems of a user-edited template, as sentences; empty when it is usable. */
 export function templateProblems(t: PromptTemplate): string[] {
   const problems: string[] = [];
-  if (!/^[a-z0-9][a-z0-9._-]*-v\d+$/.test(t.id)) problems.push(`id "${t.id}" must be lower-case and end in a version, e.g. my-template-v1`);
-  if (!Number.isInteger(t.sampleRows) || t.sampleRows < 0 || t.sampleRows > 100) problems.push('sampleRows must be an integer from 0 to 100');
-  for (const [field, text] of [['system', t.system ?? ''], ['user', t.user]] as const) {
+  if (!/^[a-z0-9][a-z0-9._-]*-v\d+$/.test(t.id))
+    problems.push(`id "${t.id}" must be lower-case and end in a version, e.g. my-template-v1`);
+  if (!Number.isInteger(t.sampleRows) || t.sampleRows < 0 || t.sampleRows > 100)
+    problems.push('sampleRows must be an integer from 0 to 100');
+  for (const [field, text] of [
+    ['system', t.system ?? ''],
+    ['user', t.user],
+  ] as const) {
     const stack: string[] = [];
     for (const m of text.matchAll(TAG)) {
       const [, kind, name] = m as unknown as [string, string, string];
@@ -119,7 +124,8 @@ export function templateProblems(t: PromptTemplate): string[] {
         problems.push(`${field}: unknown variable {{${name}}} (known: ${TEMPLATE_VARIABLES.join(', ')})`);
       }
       if (kind === '#' || kind === '^') stack.push(name);
-      else if (kind === '/' && stack.pop() !== name) problems.push(`${field}: {{/${name}}} closes a section that is not open`);
+      else if (kind === '/' && stack.pop() !== name)
+        problems.push(`${field}: {{/${name}}} closes a section that is not open`);
     }
     if (stack.length > 0) problems.push(`${field}: section {{#${stack[stack.length - 1]}}} is never closed`);
   }

@@ -16,7 +16,7 @@ const CP1252_HIGH = [
 function decodeUtf8Strict(b: Uint8Array, start: number): string | null {
   const out: number[] = [];
   let s = '';
-  for (let i = start; i < b.length; ) {
+  for (let i = start; i < b.length;) {
     const c = b[i]!;
     let cp: number;
     let len: number;
@@ -39,7 +39,8 @@ function decodeUtf8Strict(b: Uint8Array, start: number): string | null {
       if ((cc & 0xc0) !== 0x80) return null;
       cp = (cp << 6) | (cc & 0x3f);
     }
-    if ((len === 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len === 4 && (cp < 0x10000 || cp > 0x10ffff))) return null;
+    if ((len === 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len === 4 && (cp < 0x10000 || cp > 0x10ffff)))
+      return null;
     out.push(cp);
     i += len;
     if (out.length >= 8192) {
@@ -73,8 +74,10 @@ export function decodeText(bytes: Uint8Array): { text: string; encoding: Detecte
     const t = decodeUtf8Strict(bytes, 3);
     if (t !== null) return { text: repairC1(t), encoding: 'utf-8-bom' };
   }
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: repairC1(decodeUtf16(bytes, 2, true)), encoding: 'utf-16le' };
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: repairC1(decodeUtf16(bytes, 2, false)), encoding: 'utf-16be' };
+  if (bytes[0] === 0xff && bytes[1] === 0xfe)
+    return { text: repairC1(decodeUtf16(bytes, 2, true)), encoding: 'utf-16le' };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff)
+    return { text: repairC1(decodeUtf16(bytes, 2, false)), encoding: 'utf-16be' };
   const t = decodeUtf8Strict(bytes, 0);
   if (t !== null) return { text: repairC1(t), encoding: 'utf-8' };
   return { text: decodeCp1252(bytes), encoding: 'windows-1252' };

@@ -55,8 +55,15 @@ export function compareJson(c: RunComparison, meta: CompareMeta) {
     warnings: c.warnings,
     explanations: compareExplanations(c.overall),
     per_question: c.questions.map((q) => ({
-      index: q.index, question_id: q.questionId, db_id: q.dbId, difficulty: q.difficulty,
-      n_a: q.nA, n_b: q.nB, score_a: q.scoreA, score_b: q.scoreB, category: q.category,
+      index: q.index,
+      question_id: q.questionId,
+      db_id: q.dbId,
+      difficulty: q.difficulty,
+      n_a: q.nA,
+      n_b: q.nB,
+      score_a: q.scoreA,
+      score_b: q.scoreB,
+      category: q.category,
     })),
   };
 }
@@ -68,17 +75,38 @@ const pv = (v: number) => (v < 1e-4 ? v.toExponential(2) : v.toFixed(4));
 
 function row(name: string, b: ComparisonBucket, w: number): string {
   return [
-    pad(name, w), pad(String(b.questions), 7), pad(String(b.counts.fixed), 7), pad(String(b.counts.broken), 8),
-    pad(String(b.counts.both_right), 7), pad(String(b.counts.both_wrong), 7), pad(p2(b.exA), 8), pad(p2(b.exB), 8),
-    pad(pp(b.exDelta), 9), pad(`[${pp(b.ci95[0])}, ${pp(b.ci95[1])}]`, 20), pv(b.mcnemarP),
-  ].join('').trimEnd();
+    pad(name, w),
+    pad(String(b.questions), 7),
+    pad(String(b.counts.fixed), 7),
+    pad(String(b.counts.broken), 8),
+    pad(String(b.counts.both_right), 7),
+    pad(String(b.counts.both_wrong), 7),
+    pad(p2(b.exA), 8),
+    pad(p2(b.exB), 8),
+    pad(pp(b.exDelta), 9),
+    pad(`[${pp(b.ci95[0])}, ${pp(b.ci95[1])}]`, 20),
+    pv(b.mcnemarP),
+  ]
+    .join('')
+    .trimEnd();
 }
 
 export function compareTable(c: RunComparison, meta: CompareMeta): string {
   const names = [...Object.keys(c.byDifficulty), 'total', ...Object.keys(c.byDb)];
   const w = Math.max(12, maxOf(names.map((n) => n.length))) + 2;
-  const head = [pad('', w), pad('count', 7), pad('fixed', 7), pad('broken', 8), pad('both+', 7), pad('both-', 7),
-    pad('EX A', 8), pad('EX B', 8), pad('B - A', 9), pad('95% CI (points)', 20), 'McNemar p'].join('');
+  const head = [
+    pad('', w),
+    pad('count', 7),
+    pad('fixed', 7),
+    pad('broken', 8),
+    pad('both+', 7),
+    pad('both-', 7),
+    pad('EX A', 8),
+    pad('EX B', 8),
+    pad('B - A', 9),
+    pad('95% CI (points)', 20),
+    'McNemar p',
+  ].join('');
   const lines = [`A: ${meta.runA}`, `B: ${meta.runB}`, '', head];
   for (const [d, b] of Object.entries(c.byDifficulty)) lines.push(row(d, b!, w));
   lines.push(row('total', c.overall, w), '', head.replace(pad('', w), pad('database', w)));

@@ -31,7 +31,8 @@ export interface CompareOptions {
  * What `compareRuns` reads of a sample: a comparison of two large runs can hold only these
  * (the app's analysis worker keeps 9 fields of each of 1,000,000 samples, not their SQL texts).
  */
-export type ComparedSample = GroupedSample & Pick<SampleRecord, 'ex'> & { extraction: Pick<SampleRecord['extraction'], 'rule'>; completion?: unknown };
+export type ComparedSample = GroupedSample &
+  Pick<SampleRecord, 'ex'> & { extraction: Pick<SampleRecord['extraction'], 'rule'>; completion?: unknown };
 
 /** A run as `compareRuns` reads it: its header and its samples' compared fields. */
 export interface ComparedRun {
@@ -42,8 +43,14 @@ export interface ComparedRun {
 /** The fields of a sample that `compareRuns` reads (a completion only as present or not). */
 export function comparedFields(s: SampleRecord): ComparedSample {
   const out: ComparedSample = {
-    index: s.index, sample: s.sample, questionId: s.questionId, dbId: s.dbId, difficulty: s.difficulty,
-    status: s.status, ex: s.ex, extraction: { rule: s.extraction.rule },
+    index: s.index,
+    sample: s.sample,
+    questionId: s.questionId,
+    dbId: s.dbId,
+    difficulty: s.difficulty,
+    status: s.status,
+    ex: s.ex,
+    extraction: { rule: s.extraction.rule },
   };
   if (s.completion !== undefined) out.completion = true;
   return out;
@@ -100,8 +107,20 @@ function bucket(rows: readonly QuestionComparison[], resamples: number, rng: Rng
   const q = rows.length;
   const exA = q === 0 ? NaN : (rows.reduce((s, r) => s + r.scoreA, 0) / q) * 100;
   const exB = q === 0 ? NaN : (rows.reduce((s, r) => s + r.scoreB, 0) / q) * 100;
-  const [lo, hi] = pairedBootstrapCi(rows.map((r) => (r.scoreB - r.scoreA) * 100), resamples, rng);
-  return { questions: q, counts, exA, exB, exDelta: exB - exA, ci95: [lo, hi], mcnemarP: mcnemarExactP(counts.fixed, counts.broken) };
+  const [lo, hi] = pairedBootstrapCi(
+    rows.map((r) => (r.scoreB - r.scoreA) * 100),
+    resamples,
+    rng,
+  );
+  return {
+    questions: q,
+    counts,
+    exA,
+    exB,
+    exDelta: exB - exA,
+    ci95: [lo, hi],
+    mcnemarP: mcnemarExactP(counts.fixed, counts.broken),
+  };
 }
 
 function ruleCounts(samples: readonly ComparedSample[]): Map<string, number> {
@@ -110,7 +129,11 @@ function ruleCounts(samples: readonly ComparedSample[]): Map<string, number> {
   return m;
 }
 
-const showRules = (m: Map<string, number>) => [...m].sort().map(([r, c]) => `${r} ${c}`).join(', ');
+const showRules = (m: Map<string, number>) =>
+  [...m]
+    .sort()
+    .map(([r, c]) => `${r} ${c}`)
+    .join(', ');
 
 /** Why the two runs may not be comparable; each line names what differs. */
 function headerWarnings(a: ComparedRun, b: ComparedRun): string[] {
@@ -119,22 +142,35 @@ function headerWarnings(a: ComparedRun, b: ComparedRun): string[] {
   const rb = b.run;
   const dbA = ra.dataset.databases;
   const dbB = rb.dataset.databases;
-  for (const [name, r] of [['A', ra], ['B', rb]] as const) {
+  for (const [name, r] of [
+    ['A', ra],
+    ['B', rb],
+  ] as const) {
     if (Object.keys(r.dataset.databases).length === 0) {
-      w.push(`run ${name} (${r.name}) records no database checksums (e.g. converted from an eval --out report): cannot check that both runs used the same databases`);
+      w.push(
+        `run ${name} (${r.name}) records no database checksums (e.g. converted from an eval --out report): cannot check that both runs used the same databases`,
+      );
     }
   }
-  for (const db of Object.keys(dbA).filter((d) => d in dbB).sort()) {
+  for (const db of Object.keys(dbA)
+    .filter((d) => d in dbB)
+    .sort()) {
     if (dbA[db] && dbB[db] && dbA[db] !== dbB[db]) {
-      w.push(`database ${db} differs: sha256 ${dbA[db]!.slice(0, 12)}… in A, ${dbB[db]!.slice(0, 12)}… in B; EX is only comparable on the same data`);
+      w.push(
+        `database ${db} differs: sha256 ${dbA[db]!.slice(0, 12)}… in A, ${dbB[db]!.slice(0, 12)}… in B; EX is only comparable on the same data`,
+      );
     }
   }
   const qa = ra.dataset.questions.sha256;
   const qb = rb.dataset.questions.sha256;
-  if (qa && qb && qa !== qb) w.push(`the questions files differ (${ra.dataset.questions.name} vs ${rb.dataset.questions.name}, different sha256)`);
+  if (qa && qb && qa !== qb)
+    w.push(
+      `the questions files differ (${ra.dataset.questions.name} vs ${rb.dataset.questions.name}, different sha256)`,
+    );
   const ga = ra.dataset.gold?.sha256;
   const gb = rb.dataset.gold?.sha256;
-  if (ga && gb && ga !== gb) w.push(`the gold files differ (${ra.dataset.gold!.name} vs ${rb.dataset.gold!.name}, different sha256)`);
+  if (ga && gb && ga !== gb)
+    w.push(`the gold files differ (${ra.dataset.gold!.name} vs ${rb.dataset.gold!.name}, different sha256)`);
   const sa = ra.source;
   const sb = rb.source;
   if (sa.kind === 'generation' && sb.kind === 'generation' && sa.template !== sb.template) {
@@ -149,8 +185,10 @@ function headerWarnings(a: ComparedRun, b: ComparedRun): string[] {
   const rulesB = ruleCounts(b.samples);
   const setA = [...rulesA.keys()].sort().join();
   const setB = [...rulesB.keys()].sort().join();
-  if (setA !== setB) w.push(`the runs' SQL came from different extraction rules: A ${showRules(rulesA)}; B ${showRules(rulesB)}`);
-  if (ra.executor && rb.executor && ra.executor !== rb.executor) w.push(`the SQL engines differ: ${ra.executor} in A, ${rb.executor} in B`);
+  if (setA !== setB)
+    w.push(`the runs' SQL came from different extraction rules: A ${showRules(rulesA)}; B ${showRules(rulesB)}`);
+  if (ra.executor && rb.executor && ra.executor !== rb.executor)
+    w.push(`the SQL engines differ: ${ra.executor} in A, ${rb.executor} in B`);
   return w;
 }
 
@@ -167,8 +205,16 @@ export function compareRuns(a: ComparedRun, b: ComparedRun, options: CompareOpti
     const scoreA = meanEx(g.samples);
     const scoreB = meanEx(h.samples);
     rows.push({
-      key: g.key, index: g.index, questionId: g.questionId, dbId: g.dbId, difficulty: g.difficulty,
-      nA: g.samples.length, nB: h.samples.length, scoreA, scoreB, category: categoryOf(scoreA, scoreB),
+      key: g.key,
+      index: g.index,
+      questionId: g.questionId,
+      dbId: g.dbId,
+      difficulty: g.difficulty,
+      nA: g.samples.length,
+      nB: h.samples.length,
+      scoreA,
+      scoreB,
+      category: categoryOf(scoreA, scoreB),
     });
   }
   const onlyInA = ga.groups.length - rows.length;
@@ -184,7 +230,8 @@ export function compareRuns(a: ComparedRun, b: ComparedRun, options: CompareOpti
   if (ga.missingDb > 0 || gb.missingDb > 0) {
     warnings.push(`samples left out because their database is missing: ${ga.missingDb} in A, ${gb.missingDb} in B`);
   }
-  const nSet = (r: readonly QuestionComparison[], f: (q: QuestionComparison) => number) => [...new Set(r.map(f))].sort((x, y) => x - y);
+  const nSet = (r: readonly QuestionComparison[], f: (q: QuestionComparison) => number) =>
+    [...new Set(r.map(f))].sort((x, y) => x - y);
   const nA = nSet(rows, (r) => r.nA);
   const nB = nSet(rows, (r) => r.nB);
   if (nA.some((n) => n > 1) || nB.some((n) => n > 1)) {
@@ -194,7 +241,9 @@ export function compareRuns(a: ComparedRun, b: ComparedRun, options: CompareOpti
     );
   }
 
-  const difficulties = ([...DIFFICULTIES, 'unknown'] as Difficulty[]).filter((d) => rows.some((r) => r.difficulty === d));
+  const difficulties = ([...DIFFICULTIES, 'unknown'] as Difficulty[]).filter((d) =>
+    rows.some((r) => r.difficulty === d),
+  );
   const dbs = [...new Set(rows.map((r) => r.dbId))].sort();
   const total = difficulties.length + dbs.length + 1;
   let done = 0;
@@ -203,8 +252,30 @@ export function compareRuns(a: ComparedRun, b: ComparedRun, options: CompareOpti
     return v;
   };
   const byDifficulty: RunComparison['byDifficulty'] = {};
-  for (const d of difficulties) byDifficulty[d] = step(bucket(rows.filter((r) => r.difficulty === d), resamples, options.makeRng()));
+  for (const d of difficulties)
+    byDifficulty[d] = step(
+      bucket(
+        rows.filter((r) => r.difficulty === d),
+        resamples,
+        options.makeRng(),
+      ),
+    );
   const byDb: Record<string, ComparisonBucket> = {};
-  for (const db of dbs) byDb[db] = step(bucket(rows.filter((r) => r.dbId === db), resamples, options.makeRng()));
-  return { overall: step(bucket(rows, resamples, options.makeRng())), byDifficulty, byDb, questions: rows, onlyInA, onlyInB, warnings };
+  for (const db of dbs)
+    byDb[db] = step(
+      bucket(
+        rows.filter((r) => r.dbId === db),
+        resamples,
+        options.makeRng(),
+      ),
+    );
+  return {
+    overall: step(bucket(rows, resamples, options.makeRng())),
+    byDifficulty,
+    byDb,
+    questions: rows,
+    onlyInA,
+    onlyInB,
+    warnings,
+  };
 }

@@ -32,13 +32,25 @@ export function promptStatsJson(prompts: readonly PromptNumbers[], ks: readonly 
 
 /** RFC 4180: fields with a comma, quote or newline are quoted, quotes doubled. */
 function csvField(v: unknown): string {
-  const s = typeof v === 'number' ? String(v) : typeof v === 'boolean' ? (v ? '1' : '0') : v === null || v === undefined ? '' : String(v);
+  const s =
+    typeof v === 'number'
+      ? String(v)
+      : typeof v === 'boolean'
+        ? v
+          ? '1'
+          : '0'
+        : v === null || v === undefined
+          ? ''
+          : String(v);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /** The JSON export flattened to one row per prompt; advantages joined by spaces. */
 export function promptStatsCsv(prompts: readonly PromptNumbers[], ks: readonly number[]): string {
-  const rows = promptStatsJson(prompts, ks).map((r) => ({ ...r, advantages: r.advantages.map((a) => Number(a.toPrecision(6))).join(' ') }));
+  const rows = promptStatsJson(prompts, ks).map((r) => ({
+    ...r,
+    advantages: r.advantages.map((a) => Number(a.toPrecision(6))).join(' '),
+  }));
   const header = rows.length > 0 ? Object.keys(rows[0]!) : ['index', 'question_id'];
   const lines = [header.join(',')];
   for (const r of rows) lines.push(header.map((h) => csvField((r as Record<string, unknown>)[h])).join(','));
@@ -56,11 +68,20 @@ export function frontierJsonl(prompts: readonly PromptNumbers[], questions: read
     .map((p) => {
       const q = text.get(p.key);
       if (!q) {
-        throw new WorkbenchError('MISMATCH', `no question text for question ${p.questionId} (index ${p.index}): give the questions file the run was made from`);
+        throw new WorkbenchError(
+          'MISMATCH',
+          `no question text for question ${p.questionId} (index ${p.index}): give the questions file the run was made from`,
+        );
       }
       return JSON.stringify({
-        question_id: p.questionId, db_id: p.dbId, question: q.question, evidence: q.evidence,
-        pass_rate: p.passRate, difficulty: p.difficulty, n: p.n, correct: p.correct,
+        question_id: p.questionId,
+        db_id: p.dbId,
+        question: q.question,
+        evidence: q.evidence,
+        pass_rate: p.passRate,
+        difficulty: p.difficulty,
+        n: p.n,
+        correct: p.correct,
       });
     });
   return lines.length ? lines.join('\n') + '\n' : '';

@@ -23,7 +23,9 @@ export function promptKey(s: { index: number; questionId: number }): string {
  * Groups samples by prompt, in gold order. Samples whose database is missing are left out
  * (as in the eval summary) and counted.
  */
-export function groupSamples<S extends GroupedSample>(samples: readonly S[]): { groups: PromptGroup<S>[]; missingDb: number } {
+export function groupSamples<S extends GroupedSample>(
+  samples: readonly S[],
+): { groups: PromptGroup<S>[]; missingDb: number } {
   const byKey = new Map<string, PromptGroup<S>>();
   let missingDb = 0;
   for (const s of samples) {
@@ -33,7 +35,11 @@ export function groupSamples<S extends GroupedSample>(samples: readonly S[]): { 
     }
     const key = promptKey(s);
     let g = byKey.get(key);
-    if (!g) byKey.set(key, (g = { key, index: s.index, questionId: s.questionId, dbId: s.dbId, difficulty: s.difficulty, samples: [] }));
+    if (!g)
+      byKey.set(
+        key,
+        (g = { key, index: s.index, questionId: s.questionId, dbId: s.dbId, difficulty: s.difficulty, samples: [] }),
+      );
     g.samples.push(s);
   }
   const groups = [...byKey.values()].sort((a, b) => a.index - b.index || a.questionId - b.questionId);

@@ -29,9 +29,10 @@ export interface VoteGroup {
 }
 
 /** Voting groups in order of first appearance, and how many samples abstain. */
-export function voteGroups(
-  samples: readonly Pick<SampleRecord, 'resultKey' | 'ex' | 'sample' | 'format'>[],
-): { groups: VoteGroup[]; abstain: number } {
+export function voteGroups(samples: readonly Pick<SampleRecord, 'resultKey' | 'ex' | 'sample' | 'format'>[]): {
+  groups: VoteGroup[];
+  abstain: number;
+} {
   const byKey = new Map<string, { size: number; exSum: number; first: number }>();
   let abstain = 0;
   for (const s of [...samples].sort((a, b) => a.sample - b.sample)) {
@@ -45,7 +46,12 @@ export function voteGroups(
       g.exSum += s.ex;
     } else byKey.set(s.resultKey, { size: 1, exSum: s.ex, first: s.sample });
   }
-  const groups = [...byKey].map(([resultKey, g]) => ({ resultKey, size: g.size, value: g.exSum / g.size, first: g.first }));
+  const groups = [...byKey].map(([resultKey, g]) => ({
+    resultKey,
+    size: g.size,
+    value: g.exSum / g.size,
+    first: g.first,
+  }));
   return { groups, abstain };
 }
 
@@ -87,8 +93,14 @@ export const MAX_MAJ_STEPS = 100_000_000;
 /** Thrown when a question's exact maj@k would exceed MAX_MAJ_STEPS. */
 export class MajCurveTooLarge extends CodedError<'TOO_LARGE'> {
   override readonly name = 'MajCurveTooLarge';
-  constructor(readonly samples: number, readonly groups: number) {
-    super('TOO_LARGE', `exact maj@k for k < n over ${samples} samples in ${groups} distinct results needs more than ${MAX_MAJ_STEPS} steps`);
+  constructor(
+    readonly samples: number,
+    readonly groups: number,
+  ) {
+    super(
+      'TOO_LARGE',
+      `exact maj@k for k < n over ${samples} samples in ${groups} distinct results needs more than ${MAX_MAJ_STEPS} steps`,
+    );
   }
 }
 
@@ -103,7 +115,7 @@ export function majCurveSteps(groups: readonly VoteGroup[], abstain: number): nu
       let free = abstain;
       for (const o of others) {
         if (o.size < t) free += o.size;
-        else steps += (++c) * ((c - 1) * t + 1) * (t + 1);
+        else steps += ++c * ((c - 1) * t + 1) * (t + 1);
       }
       steps += (c * t + 1) * (free + 1);
       if (steps > MAX_MAJ_STEPS) return;
@@ -154,7 +166,10 @@ export function expectedMajCurve(groups: readonly VoteGroup[], abstain: number):
           const lSm = lC(S, m);
           let f = 0;
           for (let x = 0; x <= t; x++) {
-            f = x === 0 || f < TINY ? Math.exp(lSm + lC(o.size, x) - lC(S2, m + x)) : f * ((o.size - x + 1) / x) * ((m + x) / (S2 - m - x + 1));
+            f =
+              x === 0 || f < TINY
+                ? Math.exp(lSm + lC(o.size, x) - lC(S2, m + x))
+                : f * ((o.size - x + 1) / x) * ((m + x) / (S2 - m - x + 1));
             if (f === 0) continue;
             const tie = x === t ? 1 : 0;
             for (let j = 0; j <= step; j++) {
@@ -177,7 +192,10 @@ export function expectedMajCurve(groups: readonly VoteGroup[], abstain: number):
         let f = 0;
         for (let r = 0; r <= free; r++) {
           const k = t + m + r;
-          f = r === 0 || f < TINY ? Math.exp(lHead + lC(free, r) - lC(n, k)) : f * ((free - r + 1) / r) * (k / (n - k + 1));
+          f =
+            r === 0 || f < TINY
+              ? Math.exp(lHead + lC(free, r) - lC(n, k))
+              : f * ((free - r + 1) / r) * (k / (n - k + 1));
           curve[k - 1] += g.value * q * f;
         }
       }

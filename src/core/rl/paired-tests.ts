@@ -39,7 +39,12 @@ export function quantile(sorted: readonly number[], q: number): number {
  * questions with replacement `resamples` times (indices drawn from `rng`), take the 2.5th and
  * 97.5th percentiles of the resampled means. Returns [NaN, NaN] for no questions.
  */
-export function pairedBootstrapCi(diffs: readonly number[], resamples: number, rng: Rng, level = 0.95): [number, number] {
+export function pairedBootstrapCi(
+  diffs: readonly number[],
+  resamples: number,
+  rng: Rng,
+  level = 0.95,
+): [number, number] {
   const q = diffs.length;
   if (q === 0) return [NaN, NaN];
   const means = new Float64Array(resamples);

@@ -7,8 +7,20 @@ import { WorkbenchError } from '../errors.ts';
  * coefficient and so cannot overflow.
  */
 export function passAtK(n: number, c: number, k: number): number {
-  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || n < 1 || c < 0 || c > n || k < 1 || k > n) {
-    throw new WorkbenchError('BAD_OPTION', `pass@k needs integers 0 <= c <= n and 1 <= k <= n, got n = ${n}, c = ${c}, k = ${k}`);
+  if (
+    !Number.isInteger(n) ||
+    !Number.isInteger(c) ||
+    !Number.isInteger(k) ||
+    n < 1 ||
+    c < 0 ||
+    c > n ||
+    k < 1 ||
+    k > n
+  ) {
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `pass@k needs integers 0 <= c <= n and 1 <= k <= n, got n = ${n}, c = ${c}, k = ${k}`,
+    );
   }
   if (n - c < k) return 1;
   let prodFail = 1;

@@ -52,10 +52,25 @@ export function questionSamples(all: readonly SampleRecord[]): QuestionSamples {
   const max = votes.reduce((m, g) => Math.max(m, g.size), 0);
   const groups = [...votes]
     .sort((a, b) => b.size - a.size || a.first - b.first)
-    .map((g, i): ResultGroup => ({ label: letter(i), resultKey: g.resultKey, samples: members.get(g.resultKey) ?? [], ex: g.value, top: g.size === max }));
+    .map((g, i): ResultGroup => ({
+      label: letter(i),
+      resultKey: g.resultKey,
+      samples: members.get(g.resultKey) ?? [],
+      ex: g.value,
+      top: g.size === max,
+    }));
   const top = groups.filter((g) => g.top);
   const majority = !scored ? null : top.length === 0 ? 0 : top.reduce((sum, g) => sum + g.ex, 0) / top.length;
   const groupOf = new Map<number, string>();
   for (const g of groups) for (const n of g.samples) groupOf.set(n, g.label);
-  return { samples, groups, abstain, tied: top.length, majority, right: samples.filter((s) => s.ex === 1).length, scored, groupOf };
+  return {
+    samples,
+    groups,
+    abstain,
+    tied: top.length,
+    majority,
+    right: samples.filter((s) => s.ex === 1).length,
+    scored,
+    groupOf,
+  };
 }

@@ -114,12 +114,30 @@ function promptStats(g: PromptGroup, ks: readonly number[], rng: Rng): PromptSta
     majAt[k] = k === n ? vote.score : curve[k - 1]!;
   }
   return {
-    key: g.key, index: g.index, questionId: g.questionId, dbId: g.dbId, difficulty: g.difficulty,
-    n, correct, passRate: correct / n, meanReward: meanOf(rewards),
-    grpoMean: grpo.mean, grpoStd: grpo.std, advantages: grpo.advantages,
-    zeroVariance: grpo.zeroVariance, noGradient: grpo.noGradient, frontier: correct > 0 && correct < n,
-    passAtK: passAt, majAtK: majAt, voters: n - abstain,
-    vote: { resultKey: vote.winner?.resultKey ?? null, size: vote.winner?.size ?? 0, tied: vote.tied, score: vote.score },
+    key: g.key,
+    index: g.index,
+    questionId: g.questionId,
+    dbId: g.dbId,
+    difficulty: g.difficulty,
+    n,
+    correct,
+    passRate: correct / n,
+    meanReward: meanOf(rewards),
+    grpoMean: grpo.mean,
+    grpoStd: grpo.std,
+    advantages: grpo.advantages,
+    zeroVariance: grpo.zeroVariance,
+    noGradient: grpo.noGradient,
+    frontier: correct > 0 && correct < n,
+    passAtK: passAt,
+    majAtK: majAt,
+    voters: n - abstain,
+    vote: {
+      resultKey: vote.winner?.resultKey ?? null,
+      size: vote.winner?.size ?? 0,
+      tied: vote.tied,
+      score: vote.score,
+    },
     samples: g.samples,
   };
 }
@@ -138,7 +156,15 @@ function bucket(prompts: readonly PromptStats[], ks: readonly number[], scorers:
     meanReward: mean((p) => p.meanReward),
     passAtK: Object.fromEntries(ks.map((k) => [k, mean((p) => p.passAtK[k]!)])),
     majAtK: Object.fromEntries(ks.map((k) => [k, mean((p) => p.majAtK[k]!)])),
-    bestOfN: Object.fromEntries(scorers.map((s) => [s.id, bestOfNAccuracy(prompts.map((p) => p.samples), s)])),
+    bestOfN: Object.fromEntries(
+      scorers.map((s) => [
+        s.id,
+        bestOfNAccuracy(
+          prompts.map((p) => p.samples),
+          s,
+        ),
+      ]),
+    ),
     zeroVarianceShare: share((p) => p.zeroVariance),
     noGradientShare: share((p) => p.noGradient),
     frontierShare: share((p) => p.frontier),
@@ -156,7 +182,9 @@ export function computeRunStats(samples: readonly SampleRecord[], options: Stats
     throw new WorkbenchError('BAD_FORMAT', 'no sample can be scored: the run is empty or every database is missing');
   }
   const nMin = minOf(groups.map((g) => g.samples.length));
-  const ks = options.ks ? [...new Set(options.ks)].sort((a, b) => a - b) : Array.from({ length: nMin }, (_, i) => i + 1);
+  const ks = options.ks
+    ? [...new Set(options.ks)].sort((a, b) => a - b)
+    : Array.from({ length: nMin }, (_, i) => i + 1);
   for (const k of ks) {
     if (!Number.isInteger(k) || k < 1 || k > nMin) {
       const short = groups.find((g) => g.samples.length < k);
@@ -172,7 +200,8 @@ export function computeRunStats(samples: readonly SampleRecord[], options: Stats
   const prompts: PromptStats[] = [];
   for (const g of groups) {
     prompts.push(promptStats(g, ks, options.rng));
-    if (options.onProgress && (prompts.length % 256 === 0 || prompts.length === groups.length)) options.onProgress(prompts.length, groups.length);
+    if (options.onProgress && (prompts.length % 256 === 0 || prompts.length === groups.length))
+      options.onProgress(prompts.length, groups.length);
   }
   const byDifficulty: RunStats['byDifficulty'] = {};
   for (const d of [...DIFFICULTIES, 'unknown'] as const) {

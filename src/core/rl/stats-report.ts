@@ -22,7 +22,14 @@ export const MAJ_METHOD =
   'k = n: one vote over all samples, ties broken by mulberry32(seed); samples that did not execute or held no SQL do not vote';
 
 const keyed = (r: Record<number, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [String(k), v]));
-const binJson = (b: Bin) => ({ label: b.label, lo: b.lo, hi: b.hi, lo_open: b.loOpen, hi_open: b.hiOpen, count: b.count });
+const binJson = (b: Bin) => ({
+  label: b.label,
+  lo: b.lo,
+  hi: b.hi,
+  lo_open: b.loOpen,
+  hi_open: b.hiOpen,
+  count: b.count,
+});
 
 function bucketJson(b: StatsBucket) {
   return {
@@ -40,7 +47,11 @@ function bucketJson(b: StatsBucket) {
     frontier_share: b.frontierShare,
     all_correct_share: b.allCorrectShare,
     all_wrong_share: b.allWrongShare,
-    grpo: { epsilon: GRPO_EPSILON, mean_abs_advantage: b.meanAbsAdvantage, advantage_histogram: b.advantageHistogram.map(binJson) },
+    grpo: {
+      epsilon: GRPO_EPSILON,
+      mean_abs_advantage: b.meanAbsAdvantage,
+      advantage_histogram: b.advantageHistogram.map(binJson),
+    },
     pass_rate_histogram: b.passRateHistogram.map(binJson),
   };
 }
@@ -57,7 +68,8 @@ export function statsExplanations(b: StatsBucket, ks: readonly number[]): Record
   }
   for (const s of SCORERS) {
     const v = b.bestOfN[s.id];
-    if (typeof v === 'number') out[`best_of_n_${s.id}`] = explain(`best_of_n_${s.id}` as 'best_of_n_oracle', { n: b.nMin, share: v });
+    if (typeof v === 'number')
+      out[`best_of_n_${s.id}`] = explain(`best_of_n_${s.id}` as 'best_of_n_oracle', { n: b.nMin, share: v });
   }
   out.zero_variance_share = explain('zero_variance_share', { share: b.zeroVarianceShare });
   out.no_gradient_share = explain('no_gradient_share', { share: b.noGradientShare });
@@ -89,7 +101,9 @@ const fmt = (v: number | null | undefined) => (typeof v === 'number' ? pct(v) : 
 function histogramLines(bins: readonly Bin[]): string[] {
   const max = Math.max(1, maxOf(bins.map((b) => b.count)));
   const w = maxOf(bins.map((b) => b.label.length)) + 2;
-  return bins.map((b) => `  ${pad(b.label, w)}${pad(String(b.count), 6)}${'#'.repeat(Math.round((b.count / max) * 40))}`.trimEnd());
+  return bins.map((b) =>
+    `  ${pad(b.label, w)}${pad(String(b.count), 6)}${'#'.repeat(Math.round((b.count / max) * 40))}`.trimEnd(),
+  );
 }
 
 export function statsTable(stats: RunStats, meta: StatsMeta): string {
@@ -113,20 +127,45 @@ export function statsTable(stats: RunStats, meta: StatsMeta): string {
   if (o.nMax === 1) lines.push('  (one sample per question: GRPO needs n >= 2 samples per prompt to compare them)');
   const kTop = stats.ks[stats.ks.length - 1]!;
   const kCols = kTop > 1 ? [`pass@${kTop}`, `maj@${kTop}`] : [];
-  lines.push('', [pad('difficulty', 13), pad('count', 7), pad('pass@1', 9), ...kCols.map((c) => pad(c, 9)), pad('zero-var', 10), 'frontier'].join(''));
+  lines.push(
+    '',
+    [
+      pad('difficulty', 13),
+      pad('count', 7),
+      pad('pass@1', 9),
+      ...kCols.map((c) => pad(c, 9)),
+      pad('zero-var', 10),
+      'frontier',
+    ].join(''),
+  );
   for (const [d, b] of [...Object.entries(stats.byDifficulty), ['total', o] as const]) {
     const kVals = kTop > 1 ? [fmt(b!.passAtK[kTop]), fmt(b!.majAtK[kTop])] : [];
     lines.push(
-      [pad(d, 13), pad(String(b!.questions), 7), pad(fmt(b!.meanEx), 9), ...kVals.map((v) => pad(v, 9)),
-        pad(pct(b!.zeroVarianceShare), 10), pct(b!.frontierShare)].join(''),
+      [
+        pad(d, 13),
+        pad(String(b!.questions), 7),
+        pad(fmt(b!.meanEx), 9),
+        ...kVals.map((v) => pad(v, 9)),
+        pad(pct(b!.zeroVarianceShare), 10),
+        pct(b!.frontierShare),
+      ].join(''),
     );
   }
   lines.push('', 'pass rate per question', ...histogramLines(o.passRateHistogram));
   lines.push('', 'GRPO advantage per sample', ...histogramLines(o.advantageHistogram));
   lines.push('', 'what the numbers mean');
   const ex = statsExplanations(o, stats.ks);
-  const show = ['mean_ex', `pass_at_${kTop}`, `maj_at_${kTop}`, ...SCORERS.map((s) => `best_of_n_${s.id}`), 'zero_variance_share',
-    'frontier_share', 'all_correct_share', 'all_wrong_share', 'mean_abs_advantage'];
+  const show = [
+    'mean_ex',
+    `pass_at_${kTop}`,
+    `maj_at_${kTop}`,
+    ...SCORERS.map((s) => `best_of_n_${s.id}`),
+    'zero_variance_share',
+    'frontier_share',
+    'all_correct_share',
+    'all_wrong_share',
+    'mean_abs_advantage',
+  ];
   for (const id of show) if (ex[id]) lines.push(`  - ${ex[id]}`);
   return lines.join('\n');
 }

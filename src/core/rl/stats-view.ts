@@ -18,6 +18,15 @@ export interface RunStatsView extends Omit<RunStats, 'prompts'> {
 }
 
 export function toStatsView(stats: RunStats): RunStatsView {
-  const prompts = stats.prompts.map(({ samples, ...numbers }): PromptRow => ({ ...numbers, marks: samples.map((s) => (s.ex === 1 ? '1' : '0')).join('') }));
-  return { ks: stats.ks, overall: stats.overall, byDifficulty: stats.byDifficulty, missingDb: stats.missingDb, prompts };
+  const prompts = stats.prompts.map(({ samples, ...numbers }): PromptRow => ({
+    ...numbers,
+    marks: samples.map((s) => (s.ex === 1 ? '1' : '0')).join(''),
+  }));
+  return {
+    ks: stats.ks,
+    overall: stats.overall,
+    byDifficulty: stats.byDifficulty,
+    missingDb: stats.missingDb,
+    prompts,
+  };
 }

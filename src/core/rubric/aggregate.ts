@@ -40,7 +40,8 @@ export function aggregateExplicit(
     if (v?.met === true) numerator += item.weight;
   }
   const base = { numerator, denominator, unresolved, notApplicable, options: { ...options } };
-  if (unresolved.length > 0 && options.unresolved === 'null') return { ...base, score: null, unclipped: null, status: 'incomplete' };
+  if (unresolved.length > 0 && options.unresolved === 'null')
+    return { ...base, score: null, unclipped: null, status: 'incomplete' };
   if (denominator <= 0) return { ...base, score: null, unclipped: null, status: 'no-positive-weight' };
   const unclipped = numerator / denominator;
   return { ...base, score: options.clip ? clip01(unclipped) : unclipped, unclipped, status: 'ok' };
@@ -52,7 +53,8 @@ export function clip01(x: number): number {
 
 /** A 1..10 score to [0, 1]: (s − 1) / 9. Throws on anything else (parsing guarantees 1..10). */
 export function scaleToUnit(s: number): number {
-  if (!Number.isInteger(s) || s < 1 || s > 10) throw new WorkbenchError('BAD_FORMAT', `a judge score must be an integer in 1..10, got ${s}`);
+  if (!Number.isInteger(s) || s < 1 || s > 10)
+    throw new WorkbenchError('BAD_FORMAT', `a judge score must be an integer in 1..10, got ${s}`);
   return (s - 1) / 9;
 }
 
@@ -60,7 +62,11 @@ export function scaleToUnit(s: number): number {
  * Re-aggregation without any judge call: the stored verdicts with other weights or options.
  * `weights` maps item ids to weights (e.g. from `applyWeighting`).
  */
-export function reaggregate(scores: RubricScores, items: readonly Pick<RubricItem, 'id' | 'weight'>[], options: ExplicitOptions): RubricScores {
+export function reaggregate(
+  scores: RubricScores,
+  items: readonly Pick<RubricItem, 'id' | 'weight'>[],
+  options: ExplicitOptions,
+): RubricScores {
   return {
     ...scores,
     weights: Object.fromEntries(items.map((i) => [i.id, i.weight])),
@@ -78,7 +84,11 @@ export interface ScoreStats {
 
 function stats(values: Array<number | null>): ScoreStats {
   const ok = values.filter((v): v is number => v !== null);
-  return { n: ok.length, missing: values.length - ok.length, mean: ok.length ? ok.reduce((a, b) => a + b, 0) / ok.length : null };
+  return {
+    n: ok.length,
+    missing: values.length - ok.length,
+    mean: ok.length ? ok.reduce((a, b) => a + b, 0) / ok.length : null,
+  };
 }
 
 export interface RubricSummary {

@@ -27,15 +27,73 @@ export const BIRD_RUBRIC: Rubric = validateRubric({
   id: 'bird-sql-v1',
   title: 'BIRD text-to-SQL (programmatic + judge)',
   items: [
-    { id: 'matches-gold', title: 'Result matches gold', description: 'The query returns the same set of rows as the gold query (official EX).', category: 'essential', check: { kind: 'sql', name: 'matches-gold' } },
-    { id: 'executes', title: 'Executes without error', description: 'The query runs on the database without an error or a timeout.', category: 'important', check: { kind: 'sql', name: 'executes' } },
-    { id: 'schema-only', title: 'Only schema tables and columns', description: 'Every table and column the query names exists in the database schema.', category: 'important', check: { kind: 'sql', name: 'schema-only' } },
-    { id: 'column-count', title: 'Returns the columns asked for', description: 'The query returns as many columns as the question asks for (the gold result has).', category: 'important', check: { kind: 'sql', name: 'column-count' } },
-    { id: 'evidence-formula', title: 'Uses the evidence formula', description: 'When the evidence defines a formula (name = expression), the query computes it with its operators, functions and columns.', category: 'important', check: { kind: 'sql', name: 'uses-evidence-formula' } },
-    { id: 'no-write', title: 'Avoids writing to the database', description: 'The query only reads: no INSERT, UPDATE, DELETE, DROP or other statement that changes the database.', category: 'pitfall', check: { kind: 'sql', name: 'no-write' } },
-    { id: 'answers-all-parts', title: 'Answers every part of the question', description: 'The query applies every condition, grouping, ordering and limit the question asks for, and nothing it does not ask for.', category: 'essential', check: { kind: 'judge' } },
-    { id: 'avoids-hardcoding', title: 'Avoids hard-coding the answer', description: 'The query computes its result from the database instead of returning constant values the question asks it to find.', category: 'pitfall', check: { kind: 'judge' } },
-    { id: 'simple', title: 'No needless complexity', description: 'The query has no redundant joins, subqueries or conditions.', category: 'optional', check: { kind: 'judge' } },
+    {
+      id: 'matches-gold',
+      title: 'Result matches gold',
+      description: 'The query returns the same set of rows as the gold query (official EX).',
+      category: 'essential',
+      check: { kind: 'sql', name: 'matches-gold' },
+    },
+    {
+      id: 'executes',
+      title: 'Executes without error',
+      description: 'The query runs on the database without an error or a timeout.',
+      category: 'important',
+      check: { kind: 'sql', name: 'executes' },
+    },
+    {
+      id: 'schema-only',
+      title: 'Only schema tables and columns',
+      description: 'Every table and column the query names exists in the database schema.',
+      category: 'important',
+      check: { kind: 'sql', name: 'schema-only' },
+    },
+    {
+      id: 'column-count',
+      title: 'Returns the columns asked for',
+      description: 'The query returns as many columns as the question asks for (the gold result has).',
+      category: 'important',
+      check: { kind: 'sql', name: 'column-count' },
+    },
+    {
+      id: 'evidence-formula',
+      title: 'Uses the evidence formula',
+      description:
+        'When the evidence defines a formula (name = expression), the query computes it with its operators, functions and columns.',
+      category: 'important',
+      check: { kind: 'sql', name: 'uses-evidence-formula' },
+    },
+    {
+      id: 'no-write',
+      title: 'Avoids writing to the database',
+      description:
+        'The query only reads: no INSERT, UPDATE, DELETE, DROP or other statement that changes the database.',
+      category: 'pitfall',
+      check: { kind: 'sql', name: 'no-write' },
+    },
+    {
+      id: 'answers-all-parts',
+      title: 'Answers every part of the question',
+      description:
+        'The query applies every condition, grouping, ordering and limit the question asks for, and nothing it does not ask for.',
+      category: 'essential',
+      check: { kind: 'judge' },
+    },
+    {
+      id: 'avoids-hardcoding',
+      title: 'Avoids hard-coding the answer',
+      description:
+        'The query computes its result from the database instead of returning constant values the question asks it to find.',
+      category: 'pitfall',
+      check: { kind: 'judge' },
+    },
+    {
+      id: 'simple',
+      title: 'No needless complexity',
+      description: 'The query has no redundant joins, subqueries or conditions.',
+      category: 'optional',
+      check: { kind: 'judge' },
+    },
   ],
 });
 

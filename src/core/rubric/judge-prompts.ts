@@ -95,7 +95,11 @@ export interface JudgePromptSet {
   likert: JudgePromptTemplate;
 }
 
-export const DEFAULT_JUDGE_PROMPTS: JudgePromptSet = { criterion: RAR_CRITERION_V1, implicit: RAR_IMPLICIT_V1, likert: LIKERT_V1 };
+export const DEFAULT_JUDGE_PROMPTS: JudgePromptSet = {
+  criterion: RAR_CRITERION_V1,
+  implicit: RAR_IMPLICIT_V1,
+  likert: LIKERT_V1,
+};
 
 /** Fills a template: sections first (template text only), then placeholders in one pass. */
 export function renderTemplate(template: string, values: Readonly<Record<string, string>>): string {
@@ -104,7 +108,11 @@ export function renderTemplate(template: string, values: Readonly<Record<string,
   );
   return sectioned.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => {
     const v = values[name];
-    if (v === undefined) throw new WorkbenchError('BAD_FORMAT', `judge prompt placeholder ${whole} has no value: the prompt names a field the judge does not fill (remove it or use one of the template's fields)`);
+    if (v === undefined)
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `judge prompt placeholder ${whole} has no value: the prompt names a field the judge does not fill (remove it or use one of the template's fields)`,
+      );
     return v;
   });
 }

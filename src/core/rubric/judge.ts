@@ -13,7 +13,12 @@ import type { AbortSignalLike } from '../eval/executor.ts';
 import { GREEDY, type ChatMessage, type Completion, type Engine, type SamplingParams } from '../engine/engine.ts';
 import { scaleToUnit } from './aggregate.ts';
 import { MemoryJudgeCache, judgeCacheKey, type JudgeCache } from './judge-cache.ts';
-import { DEFAULT_JUDGE_PROMPTS, renderTemplate, type JudgePromptSet, type JudgePromptTemplate } from './judge-prompts.ts';
+import {
+  DEFAULT_JUDGE_PROMPTS,
+  renderTemplate,
+  type JudgePromptSet,
+  type JudgePromptTemplate,
+} from './judge-prompts.ts';
 import type { Rubric, RubricItem } from './model.ts';
 import { parseCriterionAnswer, parseScoreAnswer, type ParseResult } from './parse-judge.ts';
 import type { CriterionVerdict, JudgeInfo, ScaleJudgement } from './scores.ts';
@@ -87,14 +92,19 @@ export class Judge {
     this.prompts = opts.prompts ?? DEFAULT_JUDGE_PROMPTS;
     this.cache = opts.cache ?? new MemoryJudgeCache();
     this.retries = opts.retries ?? 2;
-    if (!Number.isInteger(this.retries) || this.retries < 0) throw new WorkbenchError('BAD_OPTION', `retries must be a non-negative integer, got ${this.retries}`);
+    if (!Number.isInteger(this.retries) || this.retries < 0)
+      throw new WorkbenchError('BAD_OPTION', `retries must be a non-negative integer, got ${this.retries}`);
   }
 
   get info(): JudgeInfo {
     return {
       engine: this.opts.engine.kind,
       model: this.opts.model,
-      prompts: { criterion: this.prompts.criterion.id, implicit: this.prompts.implicit.id, likert: this.prompts.likert.id },
+      prompts: {
+        criterion: this.prompts.criterion.id,
+        implicit: this.prompts.implicit.id,
+        likert: this.prompts.likert.id,
+      },
     };
   }
 
@@ -106,7 +116,10 @@ export class Judge {
     ];
   }
 
-  async criterion(input: JudgeInput, item: Pick<RubricItem, 'id' | 'title' | 'description'>): Promise<CriterionVerdict> {
+  async criterion(
+    input: JudgeInput,
+    item: Pick<RubricItem, 'id' | 'title' | 'description'>,
+  ): Promise<CriterionVerdict> {
     const criterion = item.description ? `${item.title}: ${item.description}` : item.title;
     const msgs = this.messages(this.prompts.criterion, { ...baseValues(input), criterion });
     const a = await this.ask(msgs, parseCriterionAnswer);
@@ -135,8 +148,22 @@ export class Judge {
   private async scale(msgs: ChatMessage[]): Promise<ScaleJudgement> {
     const a = await this.ask(msgs, parseScoreAnswer);
     const base = { raw: a.raw, attempts: a.attempts, cached: a.cached };
-    if (a.value) return { status: 'ok', rawScore: a.value.score, score: scaleToUnit(a.value.score), explanation: a.value.explanation, ...base };
-    return { status: a.status, rawScore: null, score: null, explanation: a.reason, ...base, ...(a.status === 'error' ? { error: a.reason } : {}) };
+    if (a.value)
+      return {
+        status: 'ok',
+        rawScore: a.value.score,
+        score: scaleToUnit(a.value.score),
+        explanation: a.value.explanation,
+        ...base,
+      };
+    return {
+      status: a.status,
+      rawScore: null,
+      score: null,
+      explanation: a.reason,
+      ...base,
+      ...(a.status === 'error' ? { error: a.reason } : {}),
+    };
   }
 
   private async ask<T>(messages: ChatMessage[], parse: (text: string) => ParseResult<T>): Promise<Asked<T>> {
@@ -172,12 +199,20 @@ export class Judge {
         await this.cache.set(key, { text, finishReason: c.finishReason });
       }
       const parsed = parse(text);
-      if (parsed.ok) return { value: parsed.value, status: 'ok', raw: text, attempts: attempt + 1, cached: allCached, reason: '' };
+      if (parsed.ok)
+        return { value: parsed.value, status: 'ok', raw: text, attempts: attempt + 1, cached: allCached, reason: '' };
       this.stats.malformed += 1;
       raw = text;
       reason = `unparseable judge answer: ${parsed.reason}`;
     }
-    return { value: null, status: raw === null ? 'error' : 'unparseable', raw, attempts: this.retries + 1, cached: allCached, reason };
+    return {
+      value: null,
+      status: raw === null ? 'error' : 'unparseable',
+      raw,
+      attempts: this.retries + 1,
+      cached: allCached,
+      reason,
+    };
   }
 
   private attemptParams(attempt: number): Omit<SamplingParams, 'n'> {
@@ -195,7 +230,12 @@ function baseValues(input: JudgeInput): Record<string, string> {
   return { question: input.question, reference: input.reference ?? '', response: input.response };
 }
 
-const LABEL: Record<RubricItem['category'], string> = { essential: 'Essential', important: 'Important', optional: 'Optional', pitfall: 'Pitfall' };
+const LABEL: Record<RubricItem['category'], string> = {
+  essential: 'Essential',
+  important: 'Important',
+  optional: 'Optional',
+  pitfall: 'Pitfall',
+};
 
 /** The rubric as the implicit judge reads it: one line per criterion with its category. */
 export function renderRubric(rubric: Pick<Rubric, 'items'>): string {

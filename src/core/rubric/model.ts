@@ -11,9 +11,7 @@ export type Category = 'essential' | 'important' | 'optional' | 'pitfall';
 export const CATEGORIES: readonly Category[] = ['essential', 'important', 'optional', 'pitfall'];
 
 export type RubricCheck =
-  | { kind: 'judge' }
-  | SqlRubricCheck
-  | { kind: 'regex'; pattern: string; flags: string; target: 'completion' | 'sql' };
+  { kind: 'judge' } | SqlRubricCheck | { kind: 'regex'; pattern: string; flags: string; target: 'completion' | 'sql' };
 
 /** A programmatic check of src/core/rubric/sql-checks.ts; `expected` only for `column-count`. */
 export interface SqlRubricCheck {
@@ -86,21 +84,37 @@ const FLAG_CHARS = /^[dimsuv]*$/;
 export function validateRubric(input: unknown, options: ValidateOptions = {}, where?: string): Rubric {
   const weighting = options.weighting ?? 'paper';
   const at = (w: string) => (where ? `${where}: ${w}` : w);
-  if (!isRecord(input)) throw new WorkbenchError('BAD_FORMAT', `a rubric must be an object, found ${describeValue(input)}`, where);
+  if (!isRecord(input))
+    throw new WorkbenchError('BAD_FORMAT', `a rubric must be an object, found ${describeValue(input)}`, where);
   const id = typeof input.id === 'string' && input.id.trim() !== '' ? input.id : null;
-  if (id === null) throw new WorkbenchError('BAD_FORMAT', `the rubric needs a non-empty string "id", found ${describeValue(input.id)}`, where);
+  if (id === null)
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `the rubric needs a non-empty string "id", found ${describeValue(input.id)}`,
+      where,
+    );
   const rubricWhere = at(`rubric ${JSON.stringify(id)}`);
   const title = input.title === undefined ? id : input.title;
-  if (typeof title !== 'string') throw new WorkbenchError('BAD_FORMAT', `"title" must be a string, found ${describeValue(title)}`, rubricWhere);
+  if (typeof title !== 'string')
+    throw new WorkbenchError('BAD_FORMAT', `"title" must be a string, found ${describeValue(title)}`, rubricWhere);
   if (!Array.isArray(input.items)) {
-    throw new WorkbenchError('BAD_FORMAT', `"items" must be an array of criteria, found ${describeValue(input.items)}`, rubricWhere);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `"items" must be an array of criteria, found ${describeValue(input.items)}`,
+      rubricWhere,
+    );
   }
-  if (input.items.length === 0) throw new WorkbenchError('BAD_FORMAT', 'has no items; a rubric needs at least one criterion', rubricWhere);
+  if (input.items.length === 0)
+    throw new WorkbenchError('BAD_FORMAT', 'has no items; a rubric needs at least one criterion', rubricWhere);
   const seen = new Set<string>();
   const items = input.items.map((raw, i) => {
     const item = validateItem(raw, i, weighting, rubricWhere);
     if (seen.has(item.id)) {
-      throw new WorkbenchError('BAD_FORMAT', `duplicate item id ${JSON.stringify(item.id)} (item ${i + 1}); ids must be unique`, rubricWhere);
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `duplicate item id ${JSON.stringify(item.id)} (item ${i + 1}); ids must be unique`,
+        rubricWhere,
+      );
     }
     seen.add(item.id);
     return item;
@@ -110,15 +124,21 @@ export function validateRubric(input: unknown, options: ValidateOptions = {}, wh
 
 function validateItem(raw: unknown, i: number, weighting: WeightingName, rubricWhere: string): RubricItem {
   const n = `item ${i + 1}`;
-  if (!isRecord(raw)) throw new WorkbenchError('BAD_FORMAT', `${n} must be an object, found ${describeValue(raw)}`, rubricWhere);
+  if (!isRecord(raw))
+    throw new WorkbenchError('BAD_FORMAT', `${n} must be an object, found ${describeValue(raw)}`, rubricWhere);
   if (raw.id !== undefined && (typeof raw.id !== 'string' || raw.id.trim() === '')) {
-    throw new WorkbenchError('BAD_FORMAT', `${n}: "id" must be a non-empty string, found ${describeValue(raw.id)}`, rubricWhere);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `${n}: "id" must be a non-empty string, found ${describeValue(raw.id)}`,
+      rubricWhere,
+    );
   }
   // Items without an id are numbered by position (c1, c2, ...), as RaR files are.
   const id = (raw.id as string | undefined) ?? `c${i + 1}`;
   const where = `${rubricWhere} item ${JSON.stringify(id)}`;
   const bad = (msg: string) => new WorkbenchError('BAD_FORMAT', msg, where);
-  if (typeof raw.title !== 'string' || raw.title.trim() === '') throw bad(`missing "title": every criterion needs a short title, found ${describeValue(raw.title)}`);
+  if (typeof raw.title !== 'string' || raw.title.trim() === '')
+    throw bad(`missing "title": every criterion needs a short title, found ${describeValue(raw.title)}`);
   const description = raw.description ?? '';
   if (typeof description !== 'string') throw bad(`"description" must be a string, found ${describeValue(description)}`);
   if (typeof raw.category !== 'string' || !(CATEGORIES as readonly string[]).includes(raw.category.toLowerCase())) {
@@ -127,10 +147,13 @@ function validateItem(raw: unknown, i: number, weighting: WeightingName, rubricW
   const category = raw.category.toLowerCase() as Category;
   let weight: number;
   if (raw.weight === undefined) weight = defaultWeight(category, weighting);
-  else if (typeof raw.weight !== 'number' || !Number.isFinite(raw.weight)) throw bad(`weight must be a finite number, found ${describeValue(raw.weight)}`);
+  else if (typeof raw.weight !== 'number' || !Number.isFinite(raw.weight))
+    throw bad(`weight must be a finite number, found ${describeValue(raw.weight)}`);
   else weight = raw.weight;
   if (weight < 0 && category !== 'pitfall') {
-    throw bad(`negative weight ${weight} on a ${category} item; only pitfall items may subtract (or make it a pitfall)`);
+    throw bad(
+      `negative weight ${weight} on a ${category} item; only pitfall items may subtract (or make it a pitfall)`,
+    );
   }
   return { id, title: raw.title, description, category, weight, check: validateCheck(raw.check, bad) };
 }
@@ -156,10 +179,13 @@ function validateCheck(raw: unknown, bad: (msg: string) => WorkbenchError): Rubr
       return check;
     }
     case 'regex': {
-      if (typeof raw.pattern !== 'string' || raw.pattern === '') throw bad(`a regex check needs a non-empty "pattern", found ${describeValue(raw.pattern)}`);
+      if (typeof raw.pattern !== 'string' || raw.pattern === '')
+        throw bad(`a regex check needs a non-empty "pattern", found ${describeValue(raw.pattern)}`);
       const flags = raw.flags ?? '';
       if (typeof flags !== 'string' || !FLAG_CHARS.test(flags)) {
-        throw bad(`regex flags ${describeValue(flags)} are not allowed; use any of d, i, m, s, u, v (g and y make a test depend on the previous one)`);
+        throw bad(
+          `regex flags ${describeValue(flags)} are not allowed; use any of d, i, m, s, u, v (g and y make a test depend on the previous one)`,
+        );
       }
       try {
         new RegExp(raw.pattern, flags);
@@ -167,7 +193,8 @@ function validateCheck(raw: unknown, bad: (msg: string) => WorkbenchError): Rubr
         throw bad(`the regex ${JSON.stringify(raw.pattern)} does not compile: ${(err as Error).message}`);
       }
       const target = raw.target ?? 'completion';
-      if (target !== 'completion' && target !== 'sql') throw bad(`regex "target" must be "completion" or "sql", found ${describeValue(target)}`);
+      if (target !== 'completion' && target !== 'sql')
+        throw bad(`regex "target" must be "completion" or "sql", found ${describeValue(target)}`);
       return { kind: 'regex', pattern: raw.pattern, flags, target };
     }
     default:

@@ -68,7 +68,8 @@ interface Scan {
   ends: Int32Array;
 }
 
-const endIn = (scan: Scan, i: number): number | undefined => (i >= scan.start ? scan.ends[i - scan.start] || undefined : undefined);
+const endIn = (scan: Scan, i: number): number | undefined =>
+  i >= scan.start ? scan.ends[i - scan.start] || undefined : undefined;
 
 /**
  * Every outermost `{...}` span of the text that is a valid JSON object, in order, in linear
@@ -117,7 +118,10 @@ function readAnswer<T>(
   same: (a: T, b: T) => boolean,
 ): ParseResult<T & { explanation: string }> {
   if (text.length > MAX_JUDGE_ANSWER_CHARS) {
-    return { ok: false, reason: `the answer is ${text.length.toLocaleString('en-US')} characters, more than the ${MAX_JUDGE_ANSWER_CHARS.toLocaleString('en-US')} a verdict may take: lower the judge's max_tokens or ask for the JSON verdict alone` };
+    return {
+      ok: false,
+      reason: `the answer is ${text.length.toLocaleString('en-US')} characters, more than the ${MAX_JUDGE_ANSWER_CHARS.toLocaleString('en-US')} a verdict may take: lower the judge's max_tokens or ask for the JSON verdict alone`,
+    };
   }
   const objects = jsonObjects(stripThink(text)).filter((o) => Object.prototype.hasOwnProperty.call(o, key));
   if (objects.length === 0) return { ok: false, reason: `no JSON object with "${key}" in the answer` };
@@ -126,11 +130,13 @@ function readAnswer<T>(
     const r = read(o[key]);
     if (!r.ok) return r;
     const explanation = o.explanation ?? '';
-    if (typeof explanation !== 'string') return { ok: false, reason: `"explanation" must be a string, found ${JSON.stringify(explanation)}` };
+    if (typeof explanation !== 'string')
+      return { ok: false, reason: `"explanation" must be a string, found ${JSON.stringify(explanation)}` };
     values.push({ ...r.value, explanation });
   }
   const first = values[0]!;
-  if (values.some((v) => !same(v, first))) return { ok: false, reason: `${values.length} JSON objects with "${key}" disagree` };
+  if (values.some((v) => !same(v, first)))
+    return { ok: false, reason: `${values.length} JSON objects with "${key}" disagree` };
   return { ok: true, value: first };
 }
 
@@ -138,7 +144,10 @@ export function parseCriterionAnswer(text: string): ParseResult<CriterionAnswer>
   return readAnswer<{ met: boolean }>(
     text,
     'criteria_met',
-    (v) => (typeof v === 'boolean' ? { ok: true, value: { met: v } } : { ok: false, reason: `"criteria_met" must be true or false, found ${JSON.stringify(v)}` }),
+    (v) =>
+      typeof v === 'boolean'
+        ? { ok: true, value: { met: v } }
+        : { ok: false, reason: `"criteria_met" must be true or false, found ${JSON.stringify(v)}` },
     (a, b) => a.met === b.met,
   );
 }

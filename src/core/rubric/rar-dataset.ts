@@ -59,35 +59,56 @@ export function rarFromRecords(records: readonly SourceRecord[], fileName: strin
   const ids = new Set<string>();
   for (const { value, line, where } of records) {
     const bad = (msg: string) => new WorkbenchError('BAD_FORMAT', msg, where);
-    if (!isRecord(value)) throw bad(`expected an object {"question", "reference_answer", "rubric"}, found ${describeValue(value)}`);
-    if (typeof value.question !== 'string' || value.question.trim() === '') throw bad(`"question" must be a non-empty string, found ${describeValue(value.question)}`);
+    if (!isRecord(value))
+      throw bad(`expected an object {"question", "reference_answer", "rubric"}, found ${describeValue(value)}`);
+    if (typeof value.question !== 'string' || value.question.trim() === '')
+      throw bad(`"question" must be a non-empty string, found ${describeValue(value.question)}`);
     const ref = value.reference_answer;
-    if (ref !== undefined && ref !== null && typeof ref !== 'string') throw bad(`"reference_answer" must be a string, found ${describeValue(ref)}`);
-    if (value.id !== undefined && typeof value.id !== 'string' && typeof value.id !== 'number') throw bad(`"id" must be a string or a number, found ${describeValue(value.id)}`);
+    if (ref !== undefined && ref !== null && typeof ref !== 'string')
+      throw bad(`"reference_answer" must be a string, found ${describeValue(ref)}`);
+    if (value.id !== undefined && typeof value.id !== 'string' && typeof value.id !== 'number')
+      throw bad(`"id" must be a string or a number, found ${describeValue(value.id)}`);
     const id = value.id === undefined ? `${fileName}:${line}` : String(value.id);
     if (ids.has(id)) throw bad(`duplicate id ${JSON.stringify(id)}`);
     ids.add(id);
-    if (!Array.isArray(value.rubric)) throw bad(`"rubric" must be an array of {title, description, weight}, found ${describeValue(value.rubric)}`);
+    if (!Array.isArray(value.rubric))
+      throw bad(`"rubric" must be an array of {title, description, weight}, found ${describeValue(value.rubric)}`);
     const weights = value.rubric.map((c) => (isRecord(c) && typeof c.weight === 'number' ? c.weight : 0));
     const integerScale = weights.some((w) => Math.abs(w) > 1);
     const items = value.rubric.map((c, i) => {
       if (!isRecord(c)) throw bad(`rubric item ${i + 1} must be an object, found ${describeValue(c)}`);
-      if (typeof c.weight !== 'number' || !Number.isFinite(c.weight)) throw bad(`rubric item ${i + 1}: weight must be a finite number, found ${describeValue(c.weight)}`);
+      if (typeof c.weight !== 'number' || !Number.isFinite(c.weight))
+        throw bad(`rubric item ${i + 1}: weight must be a finite number, found ${describeValue(c.weight)}`);
       let category: Category | null = null;
       if (c.category !== undefined) {
         if (typeof c.category !== 'string' || !(CATEGORIES as readonly string[]).includes(c.category.toLowerCase())) {
-          throw bad(`rubric item ${i + 1}: unknown category ${describeValue(c.category)}; use one of ${CATEGORIES.join(', ')}`);
+          throw bad(
+            `rubric item ${i + 1}: unknown category ${describeValue(c.category)}; use one of ${CATEGORIES.join(', ')}`,
+          );
         }
         category = c.category.toLowerCase() as Category;
       }
-      category ??= (typeof c.title === 'string' ? categoryFromPrefix(c.title) : null)
-        ?? (typeof c.description === 'string' ? categoryFromPrefix(c.description) : null)
-        ?? categoryFromWeight(c.weight, integerScale);
+      category ??=
+        (typeof c.title === 'string' ? categoryFromPrefix(c.title) : null) ??
+        (typeof c.description === 'string' ? categoryFromPrefix(c.description) : null) ??
+        categoryFromWeight(c.weight, integerScale);
       return { id: `c${i + 1}`, title: c.title, description: c.description ?? '', category, weight: c.weight };
     });
     const rubric: Rubric = validateRubric({ id, title: value.question.slice(0, 80), items }, {}, where);
-    rows.push({ index: rows.length, line, id, question: value.question, referenceAnswer: (ref as string | null | undefined) ?? null, rubric });
+    rows.push({
+      index: rows.length,
+      line,
+      id,
+      question: value.question,
+      referenceAnswer: (ref as string | null | undefined) ?? null,
+      rubric,
+    });
   }
-  if (rows.length === 0) throw new WorkbenchError('BAD_FORMAT', 'no rows: a RaR dataset needs one JSON object per line (or one Parquet row per question)', fileName);
+  if (rows.length === 0)
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      'no rows: a RaR dataset needs one JSON object per line (or one Parquet row per question)',
+      fileName,
+    );
   return rows;
 }

@@ -30,28 +30,51 @@ export interface RarJob {
  */
 export function pairCompletions(text: string, fileName: string, rows: readonly RarRow[]): RarJob[] {
   const lines = parseJsonLines(text, fileName);
-  if (lines.length === 0) throw new WorkbenchError('BAD_FORMAT', 'no completions: one JSON object per line, {"completion": "..."}', fileName);
+  if (lines.length === 0)
+    throw new WorkbenchError('BAD_FORMAT', 'no completions: one JSON object per line, {"completion": "..."}', fileName);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const samples = new Map<RarRow, number>();
   const keyed = lines.some(({ value }) => isRecord(value) && (value.id !== undefined || value.index !== undefined));
   if (!keyed && lines.length !== rows.length) {
-    throw new WorkbenchError('MISMATCH', `${lines.length} completions without "id" or "index" for ${rows.length} dataset rows; pair them by position only when the counts match, or give each line an "id" or "index"`, fileName);
+    throw new WorkbenchError(
+      'MISMATCH',
+      `${lines.length} completions without "id" or "index" for ${rows.length} dataset rows; pair them by position only when the counts match, or give each line an "id" or "index"`,
+      fileName,
+    );
   }
   return lines.map(({ value, line }, i) => {
     const where = `${fileName}:${line}`;
     if (!isRecord(value) || typeof value.completion !== 'string') {
-      throw new WorkbenchError('BAD_FORMAT', `expected {"completion": "..."} with a string completion, found ${isRecord(value) ? describeValue(value.completion) : describeValue(value)}`, where);
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `expected {"completion": "..."} with a string completion, found ${isRecord(value) ? describeValue(value.completion) : describeValue(value)}`,
+        where,
+      );
     }
     let row: RarRow | undefined;
     if (value.id !== undefined) {
       row = byId.get(String(value.id));
       if (!row) throw new WorkbenchError('MISMATCH', `no dataset row has id ${JSON.stringify(value.id)}`, where);
     } else if (value.index !== undefined) {
-      if (typeof value.index !== 'number' || !Number.isInteger(value.index)) throw new WorkbenchError('BAD_FORMAT', `"index" must be an integer, found ${describeValue(value.index)}`, where);
+      if (typeof value.index !== 'number' || !Number.isInteger(value.index))
+        throw new WorkbenchError(
+          'BAD_FORMAT',
+          `"index" must be an integer, found ${describeValue(value.index)}`,
+          where,
+        );
       row = rows[value.index];
-      if (!row) throw new WorkbenchError('MISMATCH', `index ${value.index} is beyond the dataset's ${rows.length} rows (0-based)`, where);
+      if (!row)
+        throw new WorkbenchError(
+          'MISMATCH',
+          `index ${value.index} is beyond the dataset's ${rows.length} rows (0-based)`,
+          where,
+        );
     } else if (keyed) {
-      throw new WorkbenchError('BAD_FORMAT', 'other lines name their row with "id" or "index"; this one must too', where);
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        'other lines name their row with "id" or "index"; this one must too',
+        where,
+      );
     } else row = rows[i]!;
     const sample = samples.get(row) ?? 0;
     samples.set(row, sample + 1);
@@ -65,7 +88,12 @@ export const RAR_POLICY_SYSTEM =
   'You are a careful expert. Answer the question accurately and completely, in plain prose, with the key facts first. Do not mention any grading rubric.';
 
 export function rarPolicyPrompt(row: Pick<RarRow, 'question'>): Prompt {
-  return { messages: [{ role: 'system', content: RAR_POLICY_SYSTEM }, { role: 'user', content: row.question }] };
+  return {
+    messages: [
+      { role: 'system', content: RAR_POLICY_SYSTEM },
+      { role: 'user', content: row.question },
+    ],
+  };
 }
 
 /** How a sample was produced by an engine (absent for replayed completions). */
@@ -159,23 +187,50 @@ export async function runRar(o: RarRunOptions): Promise<'done' | 'cancelled'> {
     } else {
       // Samples of a question are generated together; a seeded engine gets each sample its own seed.
       const { engine, params } = o.policy;
-      const completions = await engine.generate(rarPolicyPrompt(row), { ...params, n: missing.length, seed: params.seed === null ? null : params.seed + missing[0]! });
+      const completions = await engine.generate(rarPolicyPrompt(row), {
+        ...params,
+        n: missing.length,
+        seed: params.seed === null ? null : params.seed + missing[0]!,
+      });
       if (o.signal?.aborted || completions.some((c) => c.finishReason === 'abort')) return 'cancelled';
       produced = completions.map((c) => ({
         completion: c.text,
-        generation: { tokensIn: c.tokensIn, tokensOut: c.tokensOut, latencyMs: c.latencyMs, finishReason: c.finishReason, seed: c.seed },
+        generation: {
+          tokensIn: c.tokensIn,
+          tokensOut: c.tokensOut,
+          latencyMs: c.latencyMs,
+          finishReason: c.finishReason,
+          seed: c.seed,
+        },
       }));
       const failed = completions.find((c) => c.finishReason === 'error');
-      if (failed) throw new WorkbenchError('FAILED', `the policy failed on question ${JSON.stringify(row.id)}: ${failed.error ?? 'unknown error'}`);
+      if (failed)
+        throw new WorkbenchError(
+          'FAILED',
+          `the policy failed on question ${JSON.stringify(row.id)}: ${failed.error ?? 'unknown error'}`,
+        );
     }
     const out: RarSample[] = [];
     for (const [k, s] of missing.entries()) {
       if (o.signal?.aborted) return 'cancelled';
       const p = produced[k]!;
-      const scores = await scoreSample(rubric, { question: row.question, reference: row.referenceAnswer, completion: p.completion }, {
-        aggregations: o.aggregations, explicit: o.explicit, judge: o.judge,
+      const scores = await scoreSample(
+        rubric,
+        { question: row.question, reference: row.referenceAnswer, completion: p.completion },
+        {
+          aggregations: o.aggregations,
+          explicit: o.explicit,
+          judge: o.judge,
+        },
+      );
+      out.push({
+        index: row.index,
+        sample: s,
+        rowId: row.id,
+        completion: p.completion,
+        generation: p.generation,
+        scores,
       });
-      out.push({ index: row.index, sample: s, rowId: row.id, completion: p.completion, generation: p.generation, scores });
     }
     await o.write(out);
     done += out.length;

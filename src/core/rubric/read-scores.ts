@@ -52,7 +52,10 @@ function readScale(r: JsonReader, v: unknown, path: string): ScaleJudgement {
 function readExplicit(r: JsonReader, v: unknown, path: string): ExplicitScore {
   const o = r.obj(v, path);
   const opts = r.obj(o.options, `${path}.options`);
-  const ids = (key: string) => r.arr(o[key], `${path}.${key}`).map((x, i) => (typeof x === 'string' ? x : r.fail(`${path}.${key}[${i}]`, 'a string', x)));
+  const ids = (key: string) =>
+    r
+      .arr(o[key], `${path}.${key}`)
+      .map((x, i) => (typeof x === 'string' ? x : r.fail(`${path}.${key}[${i}]`, 'a string', x)));
   return {
     score: r.nullable(o, 'score', path, r.num),
     unclipped: r.nullable(o, 'unclipped', path, r.num),
@@ -75,7 +78,11 @@ function readJudge(r: JsonReader, v: unknown, path: string): JudgeInfo {
   return {
     engine: r.str(o, 'engine', path),
     model: r.str(o, 'model', path),
-    prompts: { criterion: r.str(p, 'criterion', `${path}.prompts`), implicit: r.str(p, 'implicit', `${path}.prompts`), likert: r.str(p, 'likert', `${path}.prompts`) },
+    prompts: {
+      criterion: r.str(p, 'criterion', `${path}.prompts`),
+      implicit: r.str(p, 'implicit', `${path}.prompts`),
+      likert: r.str(p, 'likert', `${path}.prompts`),
+    },
   };
 }
 
@@ -89,7 +96,8 @@ export function readRubricScores(this: JsonReader, parent: Obj, key: string, par
   const weights: Record<string, number> = {};
   for (const id of Object.keys(w)) weights[id] = r.num(w, id, `${path}.weights`);
   const inj = r.obj(o.promptInjection, `${path}.promptInjection`);
-  const opt = <T>(k: string, read: (r: JsonReader, v: unknown, p: string) => T): T | null => (o[k] === null || o[k] === undefined ? null : read(r, o[k], `${path}.${k}`));
+  const opt = <T>(k: string, read: (r: JsonReader, v: unknown, p: string) => T): T | null =>
+    o[k] === null || o[k] === undefined ? null : read(r, o[k], `${path}.${k}`);
   return {
     version: RUBRIC_SCORES_VERSION,
     rubricId: r.str(o, 'rubricId', path),
@@ -103,7 +111,10 @@ export function readRubricScores(this: JsonReader, parent: Obj, key: string, par
       flagged: r.bool(inj, 'flagged', `${path}.promptInjection`),
       matches: r.arr(inj.matches, `${path}.promptInjection.matches`).map((m, i) => {
         const mo = r.obj(m, `${path}.promptInjection.matches[${i}]`);
-        return { pattern: r.str(mo, 'pattern', `${path}.promptInjection.matches[${i}]`), text: r.str(mo, 'text', `${path}.promptInjection.matches[${i}]`) };
+        return {
+          pattern: r.str(mo, 'pattern', `${path}.promptInjection.matches[${i}]`),
+          text: r.str(mo, 'text', `${path}.promptInjection.matches[${i}]`),
+        };
       }),
     },
   };

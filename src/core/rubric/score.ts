@@ -7,7 +7,14 @@ import { aggregateExplicit } from './aggregate.ts';
 import { detectPromptInjection } from './injection.ts';
 import type { Judge } from './judge.ts';
 import type { Rubric, RubricItem } from './model.ts';
-import { DEFAULT_EXPLICIT_OPTIONS, RUBRIC_SCORES_VERSION, type CriterionVerdict, type ExplicitOptions, type RubricScores, type ScaleJudgement } from './scores.ts';
+import {
+  DEFAULT_EXPLICIT_OPTIONS,
+  RUBRIC_SCORES_VERSION,
+  type CriterionVerdict,
+  type ExplicitOptions,
+  type RubricScores,
+  type ScaleJudgement,
+} from './scores.ts';
 import { runSqlCheck, type SqlCheckInput } from './sql-checks.ts';
 
 export type Aggregation = 'explicit' | 'implicit' | 'likert';
@@ -35,25 +42,47 @@ export interface ScoreOptions {
 }
 
 function programmatic(item: RubricItem, sample: SampleToScore): CriterionVerdict | null {
-  const verdict = (source: CriterionVerdict['source'], o: { status: 'ok' | 'not-applicable'; met: boolean | null; explanation: string }): CriterionVerdict => ({
-    id: item.id, met: o.met, explanation: o.explanation, raw: null, status: o.status, source, attempts: 0, cached: false,
+  const verdict = (
+    source: CriterionVerdict['source'],
+    o: { status: 'ok' | 'not-applicable'; met: boolean | null; explanation: string },
+  ): CriterionVerdict => ({
+    id: item.id,
+    met: o.met,
+    explanation: o.explanation,
+    raw: null,
+    status: o.status,
+    source,
+    attempts: 0,
+    cached: false,
   });
   const check = item.check;
   if (check.kind === 'sql') {
-    if (!sample.sql) return verdict('sql', { status: 'not-applicable', met: null, explanation: 'not a text-to-SQL sample' });
+    if (!sample.sql)
+      return verdict('sql', { status: 'not-applicable', met: null, explanation: 'not a text-to-SQL sample' });
     return verdict('sql', runSqlCheck(check, sample.sql));
   }
   if (check.kind === 'regex') {
     const target = check.target === 'sql' ? sample.sql?.sql : sample.completion;
-    if (target === undefined) return verdict('regex', { status: 'not-applicable', met: null, explanation: 'the sample has no SQL' });
+    if (target === undefined)
+      return verdict('regex', { status: 'not-applicable', met: null, explanation: 'the sample has no SQL' });
     const met = new RegExp(check.pattern, check.flags).test(target);
-    return verdict('regex', { status: 'ok', met, explanation: `/${check.pattern}/${check.flags} ${met ? 'matches' : 'does not match'} the ${check.target}` });
+    return verdict('regex', {
+      status: 'ok',
+      met,
+      explanation: `/${check.pattern}/${check.flags} ${met ? 'matches' : 'does not match'} the ${check.target}`,
+    });
   }
   return null;
 }
 
 const skippedScale = (): ScaleJudgement => ({
-  status: 'skipped', rawScore: null, score: null, explanation: 'no judge was given', raw: null, attempts: 0, cached: false,
+  status: 'skipped',
+  rawScore: null,
+  score: null,
+  explanation: 'no judge was given',
+  raw: null,
+  attempts: 0,
+  cached: false,
 });
 
 async function mapLimit<T, R>(xs: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
@@ -69,7 +98,11 @@ async function mapLimit<T, R>(xs: readonly T[], limit: number, fn: (x: T) => Pro
   return out;
 }
 
-export async function scoreSample(rubric: Rubric, sample: SampleToScore, options: ScoreOptions = {}): Promise<RubricScores> {
+export async function scoreSample(
+  rubric: Rubric,
+  sample: SampleToScore,
+  options: ScoreOptions = {},
+): Promise<RubricScores> {
   const aggregations = new Set(options.aggregations ?? AGGREGATIONS);
   const judge = options.judge ?? null;
   const input = { question: sample.question, reference: sample.reference ?? null, response: sample.completion };
@@ -79,7 +112,16 @@ export async function scoreSample(rubric: Rubric, sample: SampleToScore, options
       const p = programmatic(item, sample);
       if (p) return p;
       if (!judge) {
-        return { id: item.id, met: null, explanation: 'no judge was given', raw: null, status: 'skipped', source: 'judge', attempts: 0, cached: false };
+        return {
+          id: item.id,
+          met: null,
+          explanation: 'no judge was given',
+          raw: null,
+          status: 'skipped',
+          source: 'judge',
+          attempts: 0,
+          cached: false,
+        };
       }
       return judge.criterion(input, item);
     });
@@ -92,7 +134,9 @@ export async function scoreSample(rubric: Rubric, sample: SampleToScore, options
     weights: Object.fromEntries(rubric.items.map((i) => [i.id, i.weight])),
     judge: judge ? judge.info : null,
     criteria,
-    explicit: aggregations.has('explicit') ? aggregateExplicit(rubric.items, criteria, options.explicit ?? DEFAULT_EXPLICIT_OPTIONS) : null,
+    explicit: aggregations.has('explicit')
+      ? aggregateExplicit(rubric.items, criteria, options.explicit ?? DEFAULT_EXPLICIT_OPTIONS)
+      : null,
     implicit,
     likert,
     promptInjection: detectPromptInjection(sample.completion),

@@ -42,13 +42,29 @@ const ok = (met: boolean, explanation: string): CheckOutcome => ({ status: 'ok',
 const na = (explanation: string): CheckOutcome => ({ status: 'not-applicable', met: null, explanation });
 
 /** Statement keywords that write to the database or the connection. */
-const WRITE_KEYWORDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'DROP', 'CREATE', 'ALTER', 'ATTACH', 'DETACH', 'VACUUM', 'REINDEX', 'PRAGMA']);
+const WRITE_KEYWORDS = new Set([
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'DROP',
+  'CREATE',
+  'ALTER',
+  'ATTACH',
+  'DETACH',
+  'VACUUM',
+  'REINDEX',
+  'PRAGMA',
+]);
 
 /** Write keywords found as code (not in strings or quoted names). `REPLACE(` is the function. */
 export function writeKeywords(sql: string): string[] {
   const toks = tokenizeSql(sql);
   const found = toks
-    .filter((t, i) => t.kind === 'word' && (WRITE_KEYWORDS.has(t.value.toUpperCase()) || (isWord(t, 'REPLACE') && !isOp(toks[i + 1], '('))))
+    .filter(
+      (t, i) =>
+        t.kind === 'word' &&
+        (WRITE_KEYWORDS.has(t.value.toUpperCase()) || (isWord(t, 'REPLACE') && !isOp(toks[i + 1], '('))),
+    )
     .map((t) => t.value.toUpperCase());
   return [...new Set(found)];
 }
@@ -65,11 +81,17 @@ export function runSqlCheck(check: SqlRubricCheck, input: SqlCheckInput): CheckO
       // never run, so it is not scored (never a silent EX 0).
       if (!e) return na('no execution result for this sample');
       if (e.status === 'missing-db') return na('the database is missing: the sample was not scored');
-      return ok(e.ex === 1, e.ex === 1 ? 'the result equals the gold result (EX = 1)' : `EX = 0 (${e.status}${e.error ? `: ${e.error}` : ''})`);
+      return ok(
+        e.ex === 1,
+        e.ex === 1
+          ? 'the result equals the gold result (EX = 1)'
+          : `EX = 0 (${e.status}${e.error ? `: ${e.error}` : ''})`,
+      );
     case 'executes':
       if (!e) return na('no execution result for this sample');
       if (e.status === 'missing-db') return na('the database is missing, the query was not run');
-      if (predictionFailed(e)) return ok(false, e.status === 'timeout' ? 'the query timed out' : `the query failed: ${e.error}`);
+      if (predictionFailed(e))
+        return ok(false, e.status === 'timeout' ? 'the query timed out' : `the query failed: ${e.error}`);
       return ok(true, 'the query ran without error');
     case 'no-write': {
       const words = writeKeywords(input.sql);
@@ -80,14 +102,18 @@ export function runSqlCheck(check: SqlRubricCheck, input: SqlCheckInput): CheckO
     case 'schema-only': {
       if (!input.schema) return na('no schema for this database');
       const v = schemaViolations(input.sql, input.schema);
-      return v.length ? ok(false, v.map(describeViolation).join('; ')) : ok(true, 'every table and column is in the schema');
+      return v.length
+        ? ok(false, v.map(describeViolation).join('; '))
+        : ok(true, 'every table and column is in the schema');
     }
     case 'uses-evidence-formula': {
       if (!input.evidence) return na('the question has no evidence');
       const formulas = evidenceFormulas(input.evidence, input.schema);
       if (formulas.length === 0) return na('the evidence gives no `name = formula`');
       const missing = formulas.flatMap((f) => missingFromQuery(f, input.sql).map((m) => `${m} (from "${f.text}")`));
-      return missing.length ? ok(false, `missing ${missing.join('; ')}`) : ok(true, 'uses the operators, functions and columns of the evidence formula');
+      return missing.length
+        ? ok(false, `missing ${missing.join('; ')}`)
+        : ok(true, 'uses the operators, functions and columns of the evidence formula');
     }
     case 'column-count': {
       if (!e) return na('no execution result for this sample');

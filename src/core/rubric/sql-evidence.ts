@@ -49,7 +49,13 @@ function isHyphen(toks: readonly SqlToken[], i: number): boolean {
   const prev = toks[i - 1];
   const next = toks[i + 1];
   const t = toks[i]!;
-  return t.value === '-' && prev?.kind === 'word' && next?.kind === 'word' && prev.start + prev.text.length === t.start && t.start + 1 === next.start;
+  return (
+    t.value === '-' &&
+    prev?.kind === 'word' &&
+    next?.kind === 'word' &&
+    prev.start + prev.text.length === t.start &&
+    t.start + 1 === next.start
+  );
 }
 
 export function evidenceFormulas(evidence: string, schema?: Schema | null): EvidenceFormula[] {
@@ -63,7 +69,9 @@ export function evidenceFormulas(evidence: string, schema?: Schema | null): Evid
     if (!lhs.every((t) => t.kind === 'word' || t.kind === 'quoted')) continue;
     const rhs = toks.slice(eq + 1);
     const calls = rhs.filter((t, i) => t.kind === 'word' && isOp(rhs[i + 1], '('));
-    const ops = rhs.filter((t, i) => t.kind === 'op' && ARITHMETIC.has(t.value) && !isHyphen(rhs, i)).map((t) => t.value);
+    const ops = rhs
+      .filter((t, i) => t.kind === 'op' && ARITHMETIC.has(t.value) && !isHyphen(rhs, i))
+      .map((t) => t.value);
     if (calls.length === 0 && ops.length === 0) continue;
     const operators = [...ops];
     const functions: string[] = [];
@@ -87,7 +95,9 @@ export function evidenceFormulas(evidence: string, schema?: Schema | null): Evid
 export function missingFromQuery(formula: EvidenceFormula, sql: string): string[] {
   const toks: SqlToken[] = tokenizeSql(sql);
   const ops = new Set(toks.filter((t) => t.kind === 'op').map((t) => t.value));
-  const fns = new Set(toks.filter((t, i) => t.kind === 'word' && isOp(toks[i + 1], '(')).map((t) => t.value.toUpperCase()));
+  const fns = new Set(
+    toks.filter((t, i) => t.kind === 'word' && isOp(toks[i + 1], '(')).map((t) => t.value.toUpperCase()),
+  );
   // CAST(... AS REAL) is a keyword, not a call: count it as the function it is.
   if (toks.some((t) => isWord(t, 'CAST'))) fns.add('CAST');
   const names = new Set(toks.filter((t) => isName(t)).map((t) => t.value.toLowerCase()));

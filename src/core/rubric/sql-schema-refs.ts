@@ -31,7 +31,23 @@ export interface SchemaViolation {
 
 const TABLE_INTRO = new Set(['FROM', 'JOIN', 'INTO', 'UPDATE', 'TABLE']);
 /** Keywords that end a FROM list (its commas are table separators until one of these). */
-const FROM_END = new Set(['WHERE', 'GROUP', 'ORDER', 'LIMIT', 'HAVING', 'UNION', 'EXCEPT', 'INTERSECT', 'WINDOW', 'ON', 'USING', 'SELECT', 'VALUES', 'SET', 'RETURNING']);
+const FROM_END = new Set([
+  'WHERE',
+  'GROUP',
+  'ORDER',
+  'LIMIT',
+  'HAVING',
+  'UNION',
+  'EXCEPT',
+  'INTERSECT',
+  'WINDOW',
+  'ON',
+  'USING',
+  'SELECT',
+  'VALUES',
+  'SET',
+  'RETURNING',
+]);
 
 const ROWID_NAMES = ['rowid', 'oid', '_rowid_'];
 const lc = (s: string) => s.toLowerCase();
@@ -100,7 +116,8 @@ export function schemaViolations(sql: string, schema: Schema): SchemaViolation[]
       fromDepth = depth;
     }
     if (!isName(t) || role.has(i)) continue;
-    const tableIntro = (isWord(prev, ...TABLE_INTRO) || (inFrom && depth === fromDepth && isOp(prev, ','))) && !isOp(toks[i + 1], '.');
+    const tableIntro =
+      (isWord(prev, ...TABLE_INTRO) || (inFrom && depth === fromDepth && isOp(prev, ','))) && !isOp(toks[i + 1], '.');
     if (tableIntro && !isOp(toks[i + 1], '(')) {
       role.set(i, 'table');
       const a = isWord(toks[i + 1], 'AS') ? i + 2 : i + 1;
@@ -128,7 +145,8 @@ export function schemaViolations(sql: string, schema: Schema): SchemaViolation[]
   for (const t of referenced) for (const c of tables.get(t)!) inScope.add(c);
   const known = (name: string) => referenced.has(name) || aliases.has(name) || ctes.has(name);
   let unknownTable = false;
-  for (const [i, r] of role) if (r === 'table' && !tables.has(lc(toks[i]!.value)) && !ctes.has(lc(toks[i]!.value))) unknownTable = true;
+  for (const [i, r] of role)
+    if (r === 'table' && !tables.has(lc(toks[i]!.value)) && !ctes.has(lc(toks[i]!.value))) unknownTable = true;
   const qualifies = (name: string) => unaliased.has(name) || aliases.has(name) || ctes.has(name);
   const out: SchemaViolation[] = [];
   const seen = new Set<string>();
@@ -175,6 +193,9 @@ export function schemaViolations(sql: string, schema: Schema): SchemaViolation[]
 export function describeViolation(v: SchemaViolation): string {
   if (v.kind === 'table') return `unknown table ${JSON.stringify(v.name)}`;
   if (v.kind === 'qualifier') return `unknown table or alias ${JSON.stringify(v.name)}`;
-  if (v.kind === 'not-in-from') return `table ${JSON.stringify(v.name)} qualifies a column but is not in a FROM or JOIN (or only under an alias)`;
-  return v.table ? `no column ${JSON.stringify(v.name)} in table ${JSON.stringify(v.table)}` : `no column ${JSON.stringify(v.name)} in the tables the query uses`;
+  if (v.kind === 'not-in-from')
+    return `table ${JSON.stringify(v.name)} qualifies a column but is not in a FROM or JOIN (or only under an alias)`;
+  return v.table
+    ? `no column ${JSON.stringify(v.name)} in table ${JSON.stringify(v.table)}`
+    : `no column ${JSON.stringify(v.name)} in the tables the query uses`;
 }

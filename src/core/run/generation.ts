@@ -13,7 +13,14 @@
  */
 import { sampleKey } from '../eval/constants.ts';
 import type { AbortSignalLike } from '../eval/executor.ts';
-import { GREEDY, type Completion, type Engine, type EngineDevice, type ModelRef, type SamplingParams } from '../engine/engine.ts';
+import {
+  GREEDY,
+  type Completion,
+  type Engine,
+  type EngineDevice,
+  type ModelRef,
+  type SamplingParams,
+} from '../engine/engine.ts';
 import { isEngineError } from '../engine/engine-error.ts';
 import { buildPrompt, type DatabaseContext, type PromptFit } from '../prompt/build-prompt.ts';
 import type { PromptTemplate } from '../prompt/templates.ts';
@@ -110,7 +117,13 @@ function isFullRange(samples: readonly number[], n: number): boolean {
 
 function promptTooLong(fit: PromptFit, seed: number | null): Completion {
   return {
-    text: '', finishReason: 'error', tokensIn: fit.tokens, tokensOut: 0, latencyMs: 0, seed, meanLogprob: null,
+    text: '',
+    finishReason: 'error',
+    tokensIn: fit.tokens,
+    tokensOut: 0,
+    latencyMs: 0,
+    seed,
+    meanLogprob: null,
     error: `the prompt needs ${fit.tokens} tokens but the context window leaves ${fit.limit} after the answer's reserve, even with sample rows and unrelated tables cut`,
   };
 }
@@ -175,7 +188,13 @@ export async function runGeneration(
     hooks.onProgress({
       done: hooks.doneBefore + doneNow,
       total: hooks.total,
-      tokensPerSecond: parallel ? (elapsed > 250 ? (tokens * 1000) / elapsed : null) : ms > 250 ? (tokens * 1000) / ms : null,
+      tokensPerSecond: parallel
+        ? elapsed > 250
+          ? (tokens * 1000) / elapsed
+          : null
+        : ms > 250
+          ? (tokens * 1000) / ms
+          : null,
       etaMs: doneNow > 0 ? (elapsed / doneNow) * remaining : null,
       tokensOut: tokens,
       current,
@@ -186,7 +205,11 @@ export async function runGeneration(
   // Read after each call: a server's reply can name the model and build that answered.
   let device = engine.device?.() ?? null;
   const stopped = (): GenerationOutcome | null =>
-    signal.aborted ? (stopKind(signal) === 'pause' ? { kind: 'paused', message: 'paused by the user' } : { kind: 'cancelled' }) : null;
+    signal.aborted
+      ? stopKind(signal) === 'pause'
+        ? { kind: 'paused', message: 'paused by the user' }
+        : { kind: 'cancelled' }
+      : null;
 
   const runJob = async (job: GenerationJob): Promise<GenerationOutcome | null> => {
     const early = stopped();
@@ -247,7 +270,16 @@ export async function runGeneration(
       // A sample cut short by pause/cancel is not kept: the resume generates it again.
       if (signal.aborted) return stopped()!;
       for (const [i, s] of call.samples.entries()) {
-        const c = out[i] ?? { text: '', finishReason: 'error', tokensIn: null, tokensOut: null, latencyMs: 0, seed: seedOf(s), meanLogprob: null, error: 'the engine returned fewer samples than asked' };
+        const c = out[i] ?? {
+          text: '',
+          finishReason: 'error',
+          tokensIn: null,
+          tokensOut: null,
+          latencyMs: 0,
+          seed: seedOf(s),
+          meanLogprob: null,
+          error: 'the engine returned fewer samples than asked',
+        };
         if (c.finishReason === 'abort') return stopped() ?? { kind: 'cancelled' };
         if (c.finishReason === 'error' && /device (was )?lost|GPU_LOST/i.test(c.error ?? '')) {
           return { kind: 'gpu-lost', message: gpuLostMessage(c.error ?? 'the GPU device was lost') };
@@ -259,13 +291,25 @@ export async function runGeneration(
     const items: EvalItem[] = completions.map(({ sample, c }) => {
       const x = extractSql(c.text, { fence: config.fence });
       const item: EvalItem = {
-        index: job.index, questionId: q.questionId, dbId: q.dbId, difficulty: q.difficulty,
-        predSql: x.sql, goldSql: job.goldSql, extraction: x.extraction, sample, completion: c.text,
+        index: job.index,
+        questionId: q.questionId,
+        dbId: q.dbId,
+        difficulty: q.difficulty,
+        predSql: x.sql,
+        goldSql: job.goldSql,
+        extraction: x.extraction,
+        sample,
+        completion: c.text,
       };
       if (c.meanLogprob !== null) item.meanLogprob = c.meanLogprob;
       return item;
     });
-    progress('evaluate', { index: job.index, questionId: q.questionId, sample: job.samples[job.samples.length - 1]!, text: '' });
+    progress('evaluate', {
+      index: job.index,
+      questionId: q.questionId,
+      sample: job.samples[job.samples.length - 1]!,
+      text: '',
+    });
     const results = await ports.evaluate(items, signal);
     if (results.length !== items.length) {
       // Evaluation stopped by the signal: nothing of this question is stored, the resume redoes it.
@@ -349,7 +393,13 @@ export function wilsonInterval(successes: number, n: number, z = 1.959964): [num
 }
 
 /** EX of the first sample of every question, with its Wilson 95% interval. */
-export function exWithInterval(samples: readonly Pick<SampleRecord, 'index' | 'sample' | 'ex'>[]): { ex: number; low: number; high: number; n: number; correct: number } {
+export function exWithInterval(samples: readonly Pick<SampleRecord, 'index' | 'sample' | 'ex'>[]): {
+  ex: number;
+  low: number;
+  high: number;
+  n: number;
+  correct: number;
+} {
   const first = samples.filter((s) => s.sample === 0);
   const correct = first.filter((s) => s.ex === 1).length;
   const n = first.length;

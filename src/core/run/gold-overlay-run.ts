@@ -46,10 +46,18 @@ export async function compareWithOverlay(
   config: ScoreConfig,
   ports: ScoreRunPorts,
 ): Promise<OverlayComparison> {
-  if (official.length !== items.length) throw new WorkbenchError('INTERNAL', `overlay comparison needs one result per item (${official.length} results, ${items.length} items)`);
+  if (official.length !== items.length)
+    throw new WorkbenchError(
+      'INTERNAL',
+      `overlay comparison needs one result per item (${official.length} results, ${items.length} items)`,
+    );
   const applied = overlayItems(items, overlay);
   const rerun = applied.changedGold.filter((at) => official[at]!.status !== 'missing-db');
-  const outcome = await scoreRun(rerun.map((at) => applied.items[at]!), config, ports);
+  const outcome = await scoreRun(
+    rerun.map((at) => applied.items[at]!),
+    config,
+    ports,
+  );
   const correctedResults = [...official];
   outcome.results.forEach((r, k) => (correctedResults[rerun[k]!] = r));
   const changed: VerdictChange[] = [];
@@ -58,15 +66,23 @@ export async function compareWithOverlay(
     const b = correctedResults[at]!;
     if (a.ex === b.ex) continue;
     changed.push({
-      index: a.index, sample: a.sample ?? 0, questionId: a.questionId, dbId: a.dbId, officialEx: a.ex, correctedEx: b.ex,
-      officialGoldSql: items[at]!.goldSql, correctedGoldSql: applied.items[at]!.goldSql,
+      index: a.index,
+      sample: a.sample ?? 0,
+      questionId: a.questionId,
+      dbId: a.dbId,
+      officialEx: a.ex,
+      correctedEx: b.ex,
+      officialGoldSql: items[at]!.goldSql,
+      correctedGoldSql: applied.items[at]!.goldSql,
     });
   }
   return {
     overlay: overlay.name,
     official: summarize(official, config.metrics),
     corrected: summarize(correctedResults, config.metrics),
-    covered: new Set(applied.covered.filter((at) => official[at]!.status !== 'missing-db').map((at) => items[at]!.index)).size,
+    covered: new Set(
+      applied.covered.filter((at) => official[at]!.status !== 'missing-db').map((at) => items[at]!.index),
+    ).size,
     goldsChanged: rerun.length,
     changed,
     correctedResults,
@@ -84,8 +100,14 @@ export function overlayJson(c: OverlayComparison) {
     official: t(c.official),
     corrected: t(c.corrected),
     changed_items: c.changed.map((x) => ({
-      index: x.index, sample: x.sample, question_id: x.questionId, db_id: x.dbId, official_ex: x.officialEx, corrected_ex: x.correctedEx,
-      official_gold: x.officialGoldSql, corrected_gold: x.correctedGoldSql,
+      index: x.index,
+      sample: x.sample,
+      question_id: x.questionId,
+      db_id: x.dbId,
+      official_ex: x.officialEx,
+      corrected_ex: x.correctedEx,
+      official_gold: x.officialGoldSql,
+      corrected_gold: x.correctedGoldSql,
     })),
   };
 }

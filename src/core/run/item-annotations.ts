@@ -23,7 +23,11 @@ export interface AnnotatorInputs {
 
 export function goldIssuesOfResult(r: ItemResult & RowOrderFields, goldSql: string, question: string | null) {
   return goldIssuesOf({
-    goldSql, question, goldRowCount: r.goldRowCount, goldColumnCount: r.goldColumnCount, error: r.error,
+    goldSql,
+    question,
+    goldRowCount: r.goldRowCount,
+    goldColumnCount: r.goldColumnCount,
+    error: r.error,
     goldOrderDependent: r.goldOrderDependent,
   });
 }
@@ -53,7 +57,8 @@ export interface RewardCounts {
 
 export function rewardCounts(results: readonly ItemResult[]): RewardCounts {
   const goldIssueKinds: Record<string, number> = {};
-  for (const r of results) for (const k of new Set((r.goldIssues ?? []).map((g) => g.kind))) goldIssueKinds[k] = (goldIssueKinds[k] ?? 0) + 1;
+  for (const r of results)
+    for (const k of new Set((r.goldIssues ?? []).map((g) => g.kind))) goldIssueKinds[k] = (goldIssueKinds[k] ?? 0) + 1;
   return {
     versionSensitive: results.filter((r) => (r.versionFeatures?.length ?? 0) > 0),
     goldIssues: results.filter((r) => (r.goldIssues?.length ?? 0) > 0),

@@ -44,9 +44,10 @@ export interface ReplayPlan {
 export function planReplay(inputs: ReplayInputs, options: { strict?: boolean } = {}): ReplayPlan {
   const { name } = inputs.predictions;
   const extract = { fence: inputs.fence };
-  const preds = 'records' in inputs.predictions
-    ? predictionsFromRecords(inputs.predictions.records, name, extract)
-    : parsePredictions(inputs.predictions.text, name, extract);
+  const preds =
+    'records' in inputs.predictions
+      ? predictionsFromRecords(inputs.predictions.records, name, extract)
+      : parsePredictions(inputs.predictions.text, name, extract);
   const gold = [...inputs.gold];
   const findings = pairingFindings(preds, gold, name);
   if (options.strict && findings.length > 0) throw findingsError(findings);
@@ -101,7 +102,11 @@ export interface EvaluationOutcome {
  * (reuse.ts) unless `ports.reuse` is false. A stop by the signal is not an error: the outcome
  * says `cancelled` and holds what finished. Any other failure throws.
  */
-export async function runEvaluation(items: readonly EvalItem[], options: EvalOptions, ports: EvaluationPorts): Promise<EvaluationOutcome> {
+export async function runEvaluation(
+  items: readonly EvalItem[],
+  options: EvalOptions,
+  ports: EvaluationPorts,
+): Promise<EvaluationOutcome> {
   const now = ports.now ?? (() => Date.now());
   const started = now();
   const doneBefore = ports.doneBefore ?? 0;
@@ -165,5 +170,13 @@ export async function runEvaluation(items: readonly EvalItem[], options: EvalOpt
   }
   const results = finished.filter((r): r is ItemResult => r !== undefined);
   if (results.length < items.length && ports.signal?.aborted) cancelled = true;
-  return { results, summary: summarize(results, options.metrics), cancelled, elapsedMs: now() - started, executed, reused, goldExecuted };
+  return {
+    results,
+    summary: summarize(results, options.metrics),
+    cancelled,
+    elapsedMs: now() - started,
+    executed,
+    reused,
+    goldExecuted,
+  };
 }

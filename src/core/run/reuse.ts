@@ -35,7 +35,8 @@ export function isNonDeterministic(sql: string): boolean {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const name = t.kind === 'word' || t.kind === 'quoted' ? t.value.toLowerCase() : null;
-    if ((t.kind === 'string' || (t.kind === 'quoted' && t.quote === '"')) && t.value.toLowerCase() === 'now') return true;
+    if ((t.kind === 'string' || (t.kind === 'quoted' && t.quote === '"')) && t.value.toLowerCase() === 'now')
+      return true;
     if (name === null) continue;
     if (t.kind === 'word' && CLOCK_KEYWORDS.has(name)) return true;
     if (!isOp(tokens[i + 1], '(')) continue;
@@ -46,7 +47,8 @@ export function isNonDeterministic(sql: string): boolean {
 }
 
 /** Statements that may change the database or the connection (conservative: anywhere in the text). */
-export const WRITES = /\b(insert|update|delete|replace|drop|create|alter|attach|detach|pragma|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release)\b/i;
+export const WRITES =
+  /\b(insert|update|delete|replace|drop|create|alter|attach|detach|pragma|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release)\b/i;
 
 /** The prediction as SQLite sees it: surrounding whitespace and one trailing `;` removed. */
 export function normalizedSql(sql: string): string {

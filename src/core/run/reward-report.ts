@@ -17,7 +17,9 @@ export function sqliteLine(sqliteVersion: string | null, executor: string): stri
 export function versionReport(results: readonly ItemResult[]): string {
   const { versionSensitive } = rewardCounts(results);
   const scored = results.filter((r) => r.status !== 'missing-db').length;
-  const lines = [`version-sensitive items: ${versionSensitive.length} of ${scored} (SQL whose result can differ between SQLite versions)`];
+  const lines = [
+    `version-sensitive items: ${versionSensitive.length} of ${scored} (SQL whose result can differ between SQLite versions)`,
+  ];
   for (const r of versionSensitive) {
     const parts = new Map<string, string[]>();
     for (const f of r.versionFeatures!) {
@@ -34,7 +36,9 @@ export function goldIssuesReport(results: readonly ItemResult[]): string {
   // Samples share their question's gold: list each question once.
   const seen = new Set<number>();
   const questions = goldIssues.filter((r) => !seen.has(r.index) && seen.add(r.index));
-  const kinds = Object.entries(goldIssueKinds).map(([k, n]) => `${k} ${n}`).join(', ');
+  const kinds = Object.entries(goldIssueKinds)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
   const lines = [`gold issues: ${questions.length} question(s)${kinds ? ` (${kinds})` : ''}`];
   for (const r of questions) lines.push(`  ${who(r)}: ${r.goldIssues!.map((g) => g.reason).join('; ')}`);
   return lines.join('\n');
@@ -47,7 +51,10 @@ export function overlayReport(c: OverlayComparison): string {
     `  EX official ${pct(c.official.byDifficulty.total.ex)}  corrected ${pct(c.corrected.byDifficulty.total.ex)}  (count ${c.corrected.byDifficulty.total.count})`,
     `  verdicts that change: ${c.changed.length}${c.changed.length ? ` (${c.changed.filter((x) => x.correctedEx === 1).length} gained, ${c.changed.filter((x) => x.correctedEx === 0).length} lost)` : ''}`,
   ];
-  for (const x of c.changed) lines.push(`    question ${x.questionId}${x.sample ? ` sample ${x.sample}` : ''} (${x.dbId}): EX ${x.officialEx} -> ${x.correctedEx}`);
+  for (const x of c.changed)
+    lines.push(
+      `    question ${x.questionId}${x.sample ? ` sample ${x.sample}` : ''} (${x.dbId}): EX ${x.officialEx} -> ${x.correctedEx}`,
+    );
   if (c.cancelled) lines.push('  (cancelled: the corrected totals cover only what finished)');
   return lines.join('\n');
 }

@@ -12,7 +12,15 @@
  * once, on its first question), and `runFormula`/`toSampleRecord` are what the loop uses to turn
  * results into records. Hosts supply the executor, the question texts, the sink and the signal.
  */
-import { evalOptionsOf, type AbortSignalLike, type EvalConfig, type EvalEvent, type EvalOptions, type ItemPreview, type SqlExecutor } from '../eval/executor.ts';
+import {
+  evalOptionsOf,
+  type AbortSignalLike,
+  type EvalConfig,
+  type EvalEvent,
+  type EvalOptions,
+  type ItemPreview,
+  type SqlExecutor,
+} from '../eval/executor.ts';
 import { summarize, type Summary } from '../eval/summary.ts';
 import { WorkbenchError } from '../errors.ts';
 import { compileRewardFormula, formatReward, type RewardFormula } from '../eval/reward.ts';
@@ -91,8 +99,13 @@ export function toSampleRecord(item: EvalItem, r: ItemResult, formula: RewardFor
 }
 
 /** One sample per item. Items and results are parallel. */
-export function toSampleRecords(items: readonly EvalItem[], results: readonly ItemResult[], formula: RewardFormula): SampleRecord[] {
-  if (items.length !== results.length) throw new WorkbenchError('INTERNAL', `${items.length} items but ${results.length} results`);
+export function toSampleRecords(
+  items: readonly EvalItem[],
+  results: readonly ItemResult[],
+  formula: RewardFormula,
+): SampleRecord[] {
+  if (items.length !== results.length)
+    throw new WorkbenchError('INTERNAL', `${items.length} items but ${results.length} results`);
   return results.map((r, i) => toSampleRecord(items[i]!, r, formula));
 }
 
@@ -110,7 +123,12 @@ export function scoreOf(samples: readonly SampleRecord[], metrics: EvalConfig['m
 const NO_FACTS: DbFacts = { sqliteVersion: null, columnTypes: {} };
 
 /** `known` plus the facts of the databases of `dbIds` it lacks (read through the executor). */
-async function factsFor(executor: SqlExecutor, dbIds: readonly string[], known: DbFacts | undefined, signal?: AbortSignalLike): Promise<DbFacts> {
+async function factsFor(
+  executor: SqlExecutor,
+  dbIds: readonly string[],
+  known: DbFacts | undefined,
+  signal?: AbortSignalLike,
+): Promise<DbFacts> {
   const unread = [...new Set(dbIds)].filter((d) => !known || !(d in known.columnTypes));
   if (known && unread.length === 0) return known;
   const read = await readDbFacts(executor, unread, signal);
@@ -123,11 +141,24 @@ async function factsFor(executor: SqlExecutor, dbIds: readonly string[], known: 
  * Scores `items` as a run: facts, findings, evaluation, records, summary and score. A stop by
  * the signal is not an error (`cancelled`, with what finished); any other failure throws.
  */
-export async function scoreRun(items: readonly EvalItem[], config: ScoreConfig, ports: ScoreRunPorts): Promise<ScoredRun> {
+export async function scoreRun(
+  items: readonly EvalItem[],
+  config: ScoreConfig,
+  ports: ScoreRunPorts,
+): Promise<ScoredRun> {
   const formula = runFormula(config);
   const findings = ports.findings ?? true;
-  const facts = findings ? await factsFor(ports.executor, items.map((it) => it.dbId), ports.facts, ports.signal) : NO_FACTS;
-  const annotate = findings ? rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: ports.questionOf }) : undefined;
+  const facts = findings
+    ? await factsFor(
+        ports.executor,
+        items.map((it) => it.dbId),
+        ports.facts,
+        ports.signal,
+      )
+    : NO_FACTS;
+  const annotate = findings
+    ? rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: ports.questionOf })
+    : undefined;
   // The loop hands each result (the object it returns in `results`) to the sink with its item.
   const recordOf = new Map<ItemResult, SampleRecord>();
   const sink = ports.sink;
@@ -153,7 +184,10 @@ export async function scoreRun(items: readonly EvalItem[], config: ScoreConfig, 
  * The generation loop's `evaluate` port (GenerationPorts): each question's items scored by the
  * recipe, with each database's facts read once (on its first question) and the run's findings.
  */
-export function generationScorer(config: ScoreConfig, ports: Pick<ScoreRunPorts, 'executor' | 'questionOf'>): {
+export function generationScorer(
+  config: ScoreConfig,
+  ports: Pick<ScoreRunPorts, 'executor' | 'questionOf'>,
+): {
   evaluate: (items: EvalItem[], signal?: AbortSignalLike) => Promise<ItemResult[]>;
   /** The facts read so far (the run header's SQLite version). */
   facts: () => DbFacts;

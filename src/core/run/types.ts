@@ -49,7 +49,8 @@ export interface RunHeader {
   updatedAt: string;
   status: 'running' | 'done' | 'cancelled' | 'failed';
   /** How the SQL was produced: a predictions file (replay) or an engine. */
-  source: { kind: 'replay'; predictions: FileRef } | { kind: 'generation'; engine: string; model: string; template: string };
+  source:
+    { kind: 'replay'; predictions: FileRef } | { kind: 'generation'; engine: string; model: string; template: string };
   dataset: { id: string; name: string; questions: FileRef; gold: FileRef | null; databases: Record<string, string> };
   /** Gold indices (positions in the dataset) of the questions in this run. */
   subset: { description: string; indices: number[] };

@@ -66,15 +66,27 @@ export function cacheableResult(r: ItemResult): boolean {
 /** The cache key of an item: a JSON array, so no text can run into the next field. */
 export function verdictKey(item: EvalItem, dbSha256: string, context: VerdictContext, options: EvalOptions): string {
   return JSON.stringify([
-    VERDICT_RULES, context.executor, context.sqliteVersion, options.timeoutMs, options.readOnly,
-    options.metrics.includes('soft-f1'), dbSha256, item.goldSql, normalizedSql(item.predSql),
+    VERDICT_RULES,
+    context.executor,
+    context.sqliteVersion,
+    options.timeoutMs,
+    options.readOnly,
+    options.metrics.includes('soft-f1'),
+    dbSha256,
+    item.goldSql,
+    normalizedSql(item.predSql),
   ]);
 }
 
 export function verdictOf(r: ItemResult): CachedVerdict {
   const v: CachedVerdict = {
-    status: r.status as CachedVerdict['status'], ex: r.ex, softF1: r.softF1, error: r.error,
-    predRowCount: r.predRowCount, goldRowCount: r.goldRowCount, elapsedMs: r.elapsedMs,
+    status: r.status as CachedVerdict['status'],
+    ex: r.ex,
+    softF1: r.softF1,
+    error: r.error,
+    predRowCount: r.predRowCount,
+    goldRowCount: r.goldRowCount,
+    elapsedMs: r.elapsedMs,
   };
   if (r.resultKey !== undefined) v.resultKey = r.resultKey;
   if (r.predColumnCount !== undefined) v.predColumnCount = r.predColumnCount;
@@ -88,9 +100,21 @@ export function verdictOf(r: ItemResult): CachedVerdict {
  */
 export function resultFromVerdict(v: CachedVerdict, item: EvalItem): ItemResult {
   const r: ItemResult = {
-    index: item.index, questionId: item.questionId, dbId: item.dbId, difficulty: item.difficulty,
-    ex: v.ex, softF1: v.softF1, rves: null, timeRatio: null, status: v.status, error: v.error, mutatedDb: false,
-    extraction: item.extraction, predRowCount: v.predRowCount, goldRowCount: v.goldRowCount, elapsedMs: v.elapsedMs,
+    index: item.index,
+    questionId: item.questionId,
+    dbId: item.dbId,
+    difficulty: item.difficulty,
+    ex: v.ex,
+    softF1: v.softF1,
+    rves: null,
+    timeRatio: null,
+    status: v.status,
+    error: v.error,
+    mutatedDb: false,
+    extraction: item.extraction,
+    predRowCount: v.predRowCount,
+    goldRowCount: v.goldRowCount,
+    elapsedMs: v.elapsedMs,
     goldReused: true,
   };
   if (item.sample !== undefined) r.sample = item.sample;
@@ -107,7 +131,18 @@ const optional = (x: unknown, test: (x: unknown) => boolean) => x === undefined 
 export function validVerdict(x: unknown): x is CachedVerdict {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
   const v = x as Record<string, unknown>;
-  const known = new Set(['status', 'ex', 'softF1', 'error', 'predRowCount', 'goldRowCount', 'elapsedMs', 'resultKey', 'predColumnCount', 'goldColumnCount']);
+  const known = new Set([
+    'status',
+    'ex',
+    'softF1',
+    'error',
+    'predRowCount',
+    'goldRowCount',
+    'elapsedMs',
+    'resultKey',
+    'predColumnCount',
+    'goldColumnCount',
+  ]);
   if (Object.keys(v).some((k) => !known.has(k))) return false;
   if (v.status !== 'ok' && v.status !== 'error' && v.status !== 'timeout') return false;
   if (v.ex !== 0 && v.ex !== 1) return false;
@@ -116,7 +151,8 @@ export function validVerdict(x: unknown): x is CachedVerdict {
   if (v.status === 'ok' ? v.error !== null : typeof v.error !== 'string') return false;
   if (v.status !== 'ok' && v.ex !== 0) return false;
   if (!isCount(v.predRowCount) || !isCount(v.goldRowCount)) return false;
-  if (!(v.elapsedMs === null || (typeof v.elapsedMs === 'number' && Number.isFinite(v.elapsedMs) && v.elapsedMs >= 0))) return false;
+  if (!(v.elapsedMs === null || (typeof v.elapsedMs === 'number' && Number.isFinite(v.elapsedMs) && v.elapsedMs >= 0)))
+    return false;
   if (!optional(v.resultKey, (k) => typeof k === 'string')) return false;
   return optional(v.predColumnCount, isCount) && optional(v.goldColumnCount, isCount);
 }
@@ -159,11 +195,13 @@ export function cachingExecutor(inner: SqlExecutor, ports: CachingPorts): SqlExe
     dispose: () => inner.dispose(),
     async evaluate(items, options, hooks = {}) {
       if (!cacheableOptions(options)) return inner.evaluate(items, options, hooks);
-      const keys: Array<string | null> = await Promise.all(items.map(async (it) => {
-        if (!cacheableItem(it)) return null;
-        const s = await sha(it.dbId);
-        return s === null ? null : verdictKey(it, s, ports.context, options);
-      }));
+      const keys: Array<string | null> = await Promise.all(
+        items.map(async (it) => {
+          if (!cacheableItem(it)) return null;
+          const s = await sha(it.dbId);
+          return s === null ? null : verdictKey(it, s, ports.context, options);
+        }),
+      );
       const asked = keys.filter((k): k is string => k !== null);
       const found = asked.length > 0 ? await ports.store.get(asked) : [];
       const byKey = new Map<string, CachedVerdict>();

@@ -6,7 +6,14 @@
 import { maxOf } from '../util/numbers.ts';
 import { METRICS, type MetricName } from '../eval/executor.ts';
 import { compileRewardFormula, DEFAULT_REWARD_FORMULA, formatReward } from '../eval/reward.ts';
-import { DEFAULT_RUN_CONFIG, RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type SampleRecord } from '../run/types.ts';
+import {
+  DEFAULT_RUN_CONFIG,
+  RUN_FILE_FORMAT,
+  RUN_FILE_VERSION,
+  type FileRef,
+  type RunFile,
+  type SampleRecord,
+} from '../run/types.ts';
 import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from '../formats/validate.ts';
 
 const baseName = (p: string) => p.split(/[\\/]/).pop() ?? p;
@@ -15,7 +22,8 @@ const unknownFile = (name: string): FileRef => ({ name, sha256: '', bytes: 0 });
 export function readEvalReport(r: JsonReader, top: Obj): RunFile {
   const summary = r.obj(top.summary, 'summary');
   const inputs: Obj = summary.inputs === undefined ? {} : r.obj(summary.inputs, 'summary.inputs');
-  const formulaText = summary.reward_formula === undefined ? DEFAULT_REWARD_FORMULA : r.str(summary, 'reward_formula', 'summary');
+  const formulaText =
+    summary.reward_formula === undefined ? DEFAULT_REWARD_FORMULA : r.str(summary, 'reward_formula', 'summary');
   const formula = compileRewardFormula(formulaText);
   const metrics = Array.isArray(summary.metrics)
     ? summary.metrics.filter((m): m is MetricName => (METRICS as readonly unknown[]).includes(m))
@@ -54,7 +62,8 @@ export function readEvalReport(r: JsonReader, top: Obj): RunFile {
     return rec;
   });
   const perQuestion = new Map<string, number>();
-  for (const s of samples) perQuestion.set(`${s.index}:${s.questionId}`, (perQuestion.get(`${s.index}:${s.questionId}`) ?? 0) + 1);
+  for (const s of samples)
+    perQuestion.set(`${s.index}:${s.questionId}`, (perQuestion.get(`${s.index}:${s.questionId}`) ?? 0) + 1);
   const str = (k: string) => (typeof inputs[k] === 'string' ? (inputs[k] as string) : '');
   const predictions = baseName(str('predictions')) || r.file;
   const questionsName = baseName(str('dataset') || str('gold'));
@@ -76,13 +85,17 @@ export function readEvalReport(r: JsonReader, top: Obj): RunFile {
         gold: str('gold') ? unknownFile(baseName(str('gold'))) : null,
         databases: {},
       },
-      subset: { description: `items of the eval report ${r.file}`, indices: [...new Set(samples.map((s) => s.index))].sort((a, b) => a - b) },
+      subset: {
+        description: `items of the eval report ${r.file}`,
+        indices: [...new Set(samples.map((s) => s.index))].sort((a, b) => a - b),
+      },
       config: {
         ...DEFAULT_RUN_CONFIG,
         metrics,
         timeoutMs: typeof inputs.timeout_s === 'number' ? inputs.timeout_s * 1000 : DEFAULT_RUN_CONFIG.timeoutMs,
         readOnly: inputs.read_only === true,
-        vesIterations: typeof inputs.ves_iterations === 'number' ? inputs.ves_iterations : DEFAULT_RUN_CONFIG.vesIterations,
+        vesIterations:
+          typeof inputs.ves_iterations === 'number' ? inputs.ves_iterations : DEFAULT_RUN_CONFIG.vesIterations,
         rewardFormula: formulaText,
       },
       samplesPerQuestion: maxOf([...perQuestion.values()], 1),

@@ -4,7 +4,14 @@
  * file back (the boundary check) is `parseRunFile` in run-file.ts.
  */
 import { BIRD_SEPARATOR } from '../formats/predictions.ts';
-import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type RunHeader, type RunQuestion, type SampleRecord } from '../run/types.ts';
+import {
+  RUN_FILE_FORMAT,
+  RUN_FILE_VERSION,
+  type RunFile,
+  type RunHeader,
+  type RunQuestion,
+  type SampleRecord,
+} from '../run/types.ts';
 
 function bySampleOrder(a: SampleRecord, b: SampleRecord): number {
   return a.index - b.index || a.sample - b.sample;
@@ -12,7 +19,12 @@ function bySampleOrder(a: SampleRecord, b: SampleRecord): number {
 
 /** A run file with its samples in (index, sample) order; `questions` adds their texts. */
 export function toRunFile(run: RunHeader, samples: readonly SampleRecord[], questions?: RunQuestion[]): RunFile {
-  const file: RunFile = { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, run, samples: [...samples].sort(bySampleOrder) };
+  const file: RunFile = {
+    format: RUN_FILE_FORMAT,
+    version: RUN_FILE_VERSION,
+    run,
+    samples: [...samples].sort(bySampleOrder),
+  };
   if (questions) file.questions = questions;
   return file;
 }
@@ -49,11 +61,35 @@ export function birdPredictionsJson(samples: readonly SampleRecord[]): string {
 }
 
 const CSV_COLUMNS = [
-  'index', 'question_id', 'db_id', 'difficulty', 'sample', 'status', 'ex', 'soft_f1', 'rves', 'time_ratio', 'format',
-  'reward', 'mutated_db', 'extraction_rule', 'pred_rows', 'gold_rows', 'elapsed_ms', 'error', 'sql', 'gold_sql',
-  'rubric_id', 'rubric_score', 'rubric_explicit', 'rubric_implicit', 'rubric_likert',
+  'index',
+  'question_id',
+  'db_id',
+  'difficulty',
+  'sample',
+  'status',
+  'ex',
+  'soft_f1',
+  'rves',
+  'time_ratio',
+  'format',
+  'reward',
+  'mutated_db',
+  'extraction_rule',
+  'pred_rows',
+  'gold_rows',
+  'elapsed_ms',
+  'error',
+  'sql',
+  'gold_sql',
+  'rubric_id',
+  'rubric_score',
+  'rubric_explicit',
+  'rubric_implicit',
+  'rubric_likert',
   // Generation runs: the device that ran the sample (webgpu, cpu, server, none), why the CPU, which adapter or server.
-  'gen_device', 'gen_device_reason', 'gen_device_detail',
+  'gen_device',
+  'gen_device_reason',
+  'gen_device_detail',
 ] as const;
 
 /** One RFC 4180 CSV cell: empty for null, 1/0 for booleans, quoted when needed. */
@@ -66,12 +102,37 @@ export function csvCell(v: unknown): string {
 /** One CSV row of a sample (no line end). */
 function csvRow(s: SampleRecord): string {
   return [
-    s.index, s.questionId, s.dbId, s.difficulty, s.sample, s.status, s.ex, s.softF1, s.rves, s.timeRatio, s.format,
-    s.reward, s.mutatedDb, s.extraction.rule, s.predRowCount, s.goldRowCount,
-    s.elapsedMs === null ? null : Math.round(s.elapsedMs * 1000) / 1000, s.error, s.sql, s.goldSql,
-    s.rubric?.rubricId, s.rubricScore, s.rubric?.explicit?.score, s.rubric?.implicit?.score, s.rubric?.likert?.score,
-    s.generation?.device, s.generation?.deviceReason, s.generation?.deviceDetail,
-  ].map(csvCell).join(',');
+    s.index,
+    s.questionId,
+    s.dbId,
+    s.difficulty,
+    s.sample,
+    s.status,
+    s.ex,
+    s.softF1,
+    s.rves,
+    s.timeRatio,
+    s.format,
+    s.reward,
+    s.mutatedDb,
+    s.extraction.rule,
+    s.predRowCount,
+    s.goldRowCount,
+    s.elapsedMs === null ? null : Math.round(s.elapsedMs * 1000) / 1000,
+    s.error,
+    s.sql,
+    s.goldSql,
+    s.rubric?.rubricId,
+    s.rubricScore,
+    s.rubric?.explicit?.score,
+    s.rubric?.implicit?.score,
+    s.rubric?.likert?.score,
+    s.generation?.device,
+    s.generation?.deviceReason,
+    s.generation?.deviceDetail,
+  ]
+    .map(csvCell)
+    .join(',');
 }
 
 /** RFC 4180 CSV, one row per sample, with a header row. */
@@ -84,7 +145,10 @@ export function* csvParts(samples: readonly SampleRecord[], perPart = 1000): Gen
   const sorted = [...samples].sort(bySampleOrder);
   yield CSV_COLUMNS.join(',') + '\r\n';
   for (let i = 0; i < sorted.length; i += perPart) {
-    yield sorted.slice(i, i + perPart).map((s) => csvRow(s) + '\r\n').join('');
+    yield sorted
+      .slice(i, i + perPart)
+      .map((s) => csvRow(s) + '\r\n')
+      .join('');
   }
 }
 
@@ -92,7 +156,10 @@ export function* csvParts(samples: readonly SampleRecord[], perPart = 1000): Gen
 export function* samplesJsonlParts(samples: readonly SampleRecord[], perPart = 1000): Generator<string> {
   const sorted = [...samples].sort(bySampleOrder);
   for (let i = 0; i < sorted.length; i += perPart) {
-    yield sorted.slice(i, i + perPart).map((s) => JSON.stringify(s) + '\n').join('');
+    yield sorted
+      .slice(i, i + perPart)
+      .map((s) => JSON.stringify(s) + '\n')
+      .join('');
   }
 }
 

@@ -13,7 +13,16 @@ import { readRubricScores } from '../rubric/read-scores.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
 import { readEvalReport } from './eval-report.ts';
 import { toRunFile } from './export.ts';
-import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type FileRef, type RunFile, type RunHeader, type RunQuestion, type SampleGeneration, type SampleRecord } from '../run/types.ts';
+import {
+  RUN_FILE_FORMAT,
+  RUN_FILE_VERSION,
+  type FileRef,
+  type RunFile,
+  type RunHeader,
+  type RunQuestion,
+  type SampleGeneration,
+  type SampleRecord,
+} from '../run/types.ts';
 import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from '../formats/validate.ts';
 
 function fileRef(r: JsonReader, v: unknown, path: string): FileRef {
@@ -25,22 +34,37 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   const o = r.obj(v, 'run');
   const src = r.obj(o.source, 'run.source');
   const kind = r.oneOf(src, 'kind', 'run.source', ['replay', 'generation'] as const);
-  const source: RunHeader['source'] = kind === 'replay'
-    ? { kind, predictions: fileRef(r, src.predictions, 'run.source.predictions') }
-    : { kind, engine: r.str(src, 'engine', 'run.source'), model: r.str(src, 'model', 'run.source'), template: r.str(src, 'template', 'run.source') };
+  const source: RunHeader['source'] =
+    kind === 'replay'
+      ? { kind, predictions: fileRef(r, src.predictions, 'run.source.predictions') }
+      : {
+          kind,
+          engine: r.str(src, 'engine', 'run.source'),
+          model: r.str(src, 'model', 'run.source'),
+          template: r.str(src, 'template', 'run.source'),
+        };
   const ds = r.obj(o.dataset, 'run.dataset');
   const dbs = r.obj(ds.databases, 'run.dataset.databases');
   const databases: Record<string, string> = {};
   for (const k of Object.keys(dbs)) databases[k] = r.str(dbs, k, 'run.dataset.databases');
   const subset = r.obj(o.subset, 'run.subset');
   const cfg = r.obj(o.config, 'run.config');
-  const metrics = r.arr(cfg.metrics, 'run.config.metrics').map((m, i) =>
-    (METRICS as readonly unknown[]).includes(m) ? (m as MetricName) : r.fail(`run.config.metrics[${i}]`, `one of ${METRICS.join(', ')}`, m));
+  const metrics = r
+    .arr(cfg.metrics, 'run.config.metrics')
+    .map((m, i) =>
+      (METRICS as readonly unknown[]).includes(m)
+        ? (m as MetricName)
+        : r.fail(`run.config.metrics[${i}]`, `one of ${METRICS.join(', ')}`, m),
+    );
   const rewardFormula = r.str(cfg, 'rewardFormula', 'run.config');
   try {
     compileRewardFormula(rewardFormula);
   } catch (err) {
-    throw new WorkbenchError('BAD_FORMAT', `run.config.rewardFormula is not a valid formula: ${(err as Error).message}`, r.file);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `run.config.rewardFormula is not a valid formula: ${(err as Error).message}`,
+      r.file,
+    );
   }
   const header: RunHeader = {
     id: r.str(o, 'id', 'run'),
@@ -58,8 +82,13 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
     },
     subset: {
       description: r.str(subset, 'description', 'run.subset'),
-      indices: r.arr(subset.indices, 'run.subset.indices').map((x, i) =>
-        Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : r.fail(`run.subset.indices[${i}]`, 'an integer >= 0', x)),
+      indices: r
+        .arr(subset.indices, 'run.subset.indices')
+        .map((x, i) =>
+          Number.isSafeInteger(x) && (x as number) >= 0
+            ? (x as number)
+            : r.fail(`run.subset.indices[${i}]`, 'an integer >= 0', x),
+        ),
     },
     config: {
       metrics,
@@ -75,7 +104,10 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   };
   if (o.executions !== undefined) {
     const x = r.obj(o.executions, 'run.executions');
-    header.executions = { executed: r.int(x, 'executed', 'run.executions', 0), reused: r.int(x, 'reused', 'run.executions', 0) };
+    header.executions = {
+      executed: r.int(x, 'executed', 'run.executions', 0),
+      reused: r.int(x, 'reused', 'run.executions', 0),
+    };
     if (x.fromCache !== undefined) header.executions.fromCache = r.int(x, 'fromCache', 'run.executions', 0);
   }
   if (o.shard !== undefined) {
@@ -84,7 +116,10 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   }
   if (o.device !== undefined) {
     const x = r.obj(o.device, 'run.device');
-    const device: RunHeader['device'] = { device: r.str(x, 'device', 'run.device'), reason: r.nullable(x, 'reason', 'run.device', r.str) };
+    const device: RunHeader['device'] = {
+      device: r.str(x, 'device', 'run.device'),
+      reason: r.nullable(x, 'reason', 'run.device', r.str),
+    };
     const detail = r.optional(x, 'detail', 'run.device', r.str);
     if (detail !== undefined) device.detail = detail;
     header.device = device;
@@ -93,7 +128,11 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   if (sqliteVersion !== undefined) header.sqliteVersion = sqliteVersion;
   if (o.score !== undefined) {
     const x = r.obj(o.score, 'run.score');
-    header.score = { ex: x.ex === null ? null : r.num(x, 'ex', 'run.score'), questions: r.int(x, 'questions', 'run.score', 0), samples: r.int(x, 'samples', 'run.score', 0) };
+    header.score = {
+      ex: x.ex === null ? null : r.num(x, 'ex', 'run.score'),
+      questions: r.int(x, 'questions', 'run.score', 0),
+      samples: r.int(x, 'samples', 'run.score', 0),
+    };
   }
   return header;
 }
@@ -102,8 +141,11 @@ function readSuiteSpec(r: JsonReader, v: unknown): SuiteSpec {
   const o = r.obj(v, 'run.config.suite');
   const at = 'run.config.suite';
   return {
-    seed: r.int(o, 'seed', at), size: r.int(o, 'size', at, 1), candidates: r.int(o, 'candidates', at, 1),
-    maxRows: r.int(o, 'maxRows', at, 1), sampleRows: r.int(o, 'sampleRows', at, 1),
+    seed: r.int(o, 'seed', at),
+    size: r.int(o, 'size', at, 1),
+    candidates: r.int(o, 'candidates', at, 1),
+    maxRows: r.int(o, 'maxRows', at, 1),
+    sampleRows: r.int(o, 'sampleRows', at, 1),
   };
 }
 
@@ -122,7 +164,10 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
     status: r.oneOf(o, 'status', path, STATUS_VALUES),
     error: r.nullable(o, 'error', path, r.str),
     mutatedDb: r.bool(o, 'mutatedDb', path),
-    extraction: { rule: r.oneOf(ext, 'rule', `${path}.extraction`, RULE_VALUES), thinkStripped: r.bool(ext, 'thinkStripped', `${path}.extraction`) },
+    extraction: {
+      rule: r.oneOf(ext, 'rule', `${path}.extraction`, RULE_VALUES),
+      thinkStripped: r.bool(ext, 'thinkStripped', `${path}.extraction`),
+    },
     predRowCount: r.nullable(o, 'predRowCount', path, r.int),
     goldRowCount: r.nullable(o, 'goldRowCount', path, r.int),
     elapsedMs: r.nullable(o, 'elapsedMs', path, r.num),
@@ -148,18 +193,26 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
   if (o.versionFeatures !== undefined) {
     rec.versionFeatures = r.arr(o.versionFeatures, `${path}.versionFeatures`).map((f, i) => {
       const fo = r.obj(f, `${path}.versionFeatures[${i}]`);
-      return { feature: r.str(fo, 'feature', `${path}.versionFeatures[${i}]`), since: r.str(fo, 'since', `${path}.versionFeatures[${i}]`), where: r.oneOf(fo, 'where', `${path}.versionFeatures[${i}]`, ['pred', 'gold'] as const) };
+      return {
+        feature: r.str(fo, 'feature', `${path}.versionFeatures[${i}]`),
+        since: r.str(fo, 'since', `${path}.versionFeatures[${i}]`),
+        where: r.oneOf(fo, 'where', `${path}.versionFeatures[${i}]`, ['pred', 'gold'] as const),
+      };
     });
   }
   if (o.goldIssues !== undefined) {
     rec.goldIssues = r.arr(o.goldIssues, `${path}.goldIssues`).map((g, i) => {
       const go = r.obj(g, `${path}.goldIssues[${i}]`);
-      return { kind: r.str(go, 'kind', `${path}.goldIssues[${i}]`), reason: r.str(go, 'reason', `${path}.goldIssues[${i}]`) };
+      return {
+        kind: r.str(go, 'kind', `${path}.goldIssues[${i}]`),
+        reason: r.str(go, 'reason', `${path}.goldIssues[${i}]`),
+      };
     });
   }
   // Metric ts (docs/test-suite.md).
   if (o.ts !== undefined) rec.ts = o.ts === null ? null : r.oneOf(o, 'ts', path, [0, 1] as const);
-  if (o.tsCounterexample !== undefined) rec.tsCounterexample = r.obj(o.tsCounterexample, `${path}.tsCounterexample`) as unknown as TsCounterexample;
+  if (o.tsCounterexample !== undefined)
+    rec.tsCounterexample = r.obj(o.tsCounterexample, `${path}.tsCounterexample`) as unknown as TsCounterexample;
   const goldOrderDependent = r.optional(o, 'goldOrderDependent', path, r.bool);
   const passesByRowOrder = r.optional(o, 'passesByRowOrder', path, r.bool);
   if (goldOrderDependent !== undefined) rec.goldOrderDependent = goldOrderDependent;
@@ -175,7 +228,10 @@ function readGeneration(r: JsonReader, v: unknown, path: string): SampleGenerati
   const o = r.obj(v, path);
   const prompt = r.arr(o.prompt, `${path}.prompt`).map((m, i) => {
     const mo = r.obj(m, `${path}.prompt[${i}]`);
-    return { role: r.oneOf(mo, 'role', `${path}.prompt[${i}]`, ['system', 'user', 'assistant'] as const), content: r.str(mo, 'content', `${path}.prompt[${i}]`) };
+    return {
+      role: r.oneOf(mo, 'role', `${path}.prompt[${i}]`, ['system', 'user', 'assistant'] as const),
+      content: r.str(mo, 'content', `${path}.prompt[${i}]`),
+    };
   });
   const f = r.obj(o.fit, `${path}.fit`);
   const cut = r.obj(f.cut, `${path}.fit.cut`);
@@ -219,8 +275,11 @@ function readQuestions(r: JsonReader, v: unknown): RunQuestion[] {
     const path = `questions[${i}]`;
     const o: Obj = r.obj(q, path);
     return {
-      index: r.int(o, 'index', path), questionId: r.int(o, 'questionId', path), dbId: r.str(o, 'dbId', path),
-      question: r.str(o, 'question', path), evidence: r.str(o, 'evidence', path),
+      index: r.int(o, 'index', path),
+      questionId: r.int(o, 'questionId', path),
+      dbId: r.str(o, 'dbId', path),
+      question: r.str(o, 'question', path),
+      evidence: r.str(o, 'evidence', path),
     };
   });
 }
@@ -231,7 +290,11 @@ function checkUniqueSamples(samples: readonly SampleRecord[], file: string): voi
   for (const [i, s] of samples.entries()) {
     const key = `${s.index}:${s.questionId}:${s.sample}`;
     if (seen.has(key)) {
-      throw new WorkbenchError('BAD_FORMAT', `samples[${i}] repeats sample ${s.sample} of question ${s.questionId} (index ${s.index})`, file);
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `samples[${i}] repeats sample ${s.sample} of question ${s.questionId} (index ${s.index})`,
+        file,
+      );
     }
     seen.add(key);
   }
@@ -255,7 +318,11 @@ export function parseRunFile(text: string, fileName: string): RunFile {
       );
     }
     const samples = r.arr(top.samples, 'samples').map((s, i) => readSample(r, s, `samples[${i}]`));
-    file = toRunFile(readHeader(r, top.run), samples, top.questions === undefined ? undefined : readQuestions(r, top.questions));
+    file = toRunFile(
+      readHeader(r, top.run),
+      samples,
+      top.questions === undefined ? undefined : readQuestions(r, top.questions),
+    );
   } else if ('summary' in top && 'items' in top) {
     file = readEvalReport(r, top);
   } else {

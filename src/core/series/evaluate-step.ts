@@ -44,7 +44,12 @@ export interface StepEvaluation {
   reusedInStep: number;
 }
 
-export async function evaluateSeriesStep(items: readonly EvalItem[], options: ScoreConfig, ports: ScoreRunPorts, verdicts: SeriesVerdicts): Promise<StepEvaluation> {
+export async function evaluateSeriesStep(
+  items: readonly EvalItem[],
+  options: ScoreConfig,
+  ports: ScoreRunPorts,
+  verdicts: SeriesVerdicts,
+): Promise<StepEvaluation> {
   const results: Array<ItemResult | undefined> = new Array(items.length);
   const rest: EvalItem[] = [];
   const restAt: number[] = [];

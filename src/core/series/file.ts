@@ -35,13 +35,21 @@ export function parseSeriesFile(text: string, fileName: string): Series {
   const r = new JsonReader(fileName);
   const top = r.obj(data, 'the file');
   if (top.format !== SERIES_FILE_FORMAT) {
-    throw new WorkbenchError('BAD_FORMAT', `not a series file: expected {"format": "${SERIES_FILE_FORMAT}", "version": ${SERIES_FILE_VERSION}, "series": {...}, "steps": [...]}`, fileName);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `not a series file: expected {"format": "${SERIES_FILE_FORMAT}", "version": ${SERIES_FILE_VERSION}, "series": {...}, "steps": [...]}`,
+      fileName,
+    );
   }
   if (top.version !== SERIES_FILE_VERSION) {
     const newer = typeof top.version === 'number' && top.version > SERIES_FILE_VERSION;
-    throw new WorkbenchError('BAD_FORMAT', newer
-      ? `series file version ${top.version} was written by a newer workbench; this one reads version ${SERIES_FILE_VERSION}`
-      : `version must be ${SERIES_FILE_VERSION}, found ${JSON.stringify(top.version)}`, fileName);
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      newer
+        ? `series file version ${top.version} was written by a newer workbench; this one reads version ${SERIES_FILE_VERSION}`
+        : `version must be ${SERIES_FILE_VERSION}, found ${JSON.stringify(top.version)}`,
+      fileName,
+    );
   }
   const h = r.obj(top.series, 'series');
   const header = {
@@ -59,12 +67,23 @@ export function parseSeriesFile(text: string, fileName: string): Series {
     const source = r.str(o, 'source', path);
     // The step's run is a run file: its own reader validates it, errors naming the step.
     const run = parseRunFile(JSON.stringify(r.obj(o.run, `${path}.run`)), `${fileName} ${path}.run`);
-    const scores = r.arr(o.trainerScores, `${path}.trainerScores`).map((x, j) =>
-      x === null || (typeof x === 'number' && Number.isFinite(x)) ? x : r.fail(`${path}.trainerScores[${j}]`, 'a finite number or null', x));
-    if (scores.length !== run.samples.length) r.fail(`${path}.trainerScores`, `one entry per sample of the step's run (${run.samples.length})`, scores);
+    const scores = r
+      .arr(o.trainerScores, `${path}.trainerScores`)
+      .map((x, j) =>
+        x === null || (typeof x === 'number' && Number.isFinite(x))
+          ? x
+          : r.fail(`${path}.trainerScores[${j}]`, 'a finite number or null', x),
+      );
+    if (scores.length !== run.samples.length)
+      r.fail(`${path}.trainerScores`, `one entry per sample of the step's run (${run.samples.length})`, scores);
     if (i > 0) {
       const prev = (top.steps as Array<{ step: unknown }>)[i - 1]!.step as number;
-      if (step <= prev) r.fail(`${path}.step`, `greater than the previous step (${prev}): steps are in increasing order, each once`, step);
+      if (step <= prev)
+        r.fail(
+          `${path}.step`,
+          `greater than the previous step (${prev}): steps are in increasing order, each once`,
+          step,
+        );
     }
     return { step, wallTime, source, run, trainerScores: scores };
   });

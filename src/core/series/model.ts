@@ -38,10 +38,17 @@ export interface Series {
 export function withStep(series: Series, step: SeriesStep): Series {
   if (series.steps.some((s) => s.step === step.step)) {
     const had = series.steps.find((s) => s.step === step.step)!;
-    throw new WorkbenchError('MISMATCH', `step ${step.step} is already in the series (from ${had.source}); each step is evaluated once`, step.source);
+    throw new WorkbenchError(
+      'MISMATCH',
+      `step ${step.step} is already in the series (from ${had.source}); each step is evaluated once`,
+      step.source,
+    );
   }
   if (step.trainerScores.length !== step.run.samples.length) {
-    throw new WorkbenchError('INTERNAL', `step ${step.step}: ${step.trainerScores.length} trainer scores for ${step.run.samples.length} samples`);
+    throw new WorkbenchError(
+      'INTERNAL',
+      `step ${step.step}: ${step.trainerScores.length} trainer scores for ${step.run.samples.length} samples`,
+    );
   }
   return { ...series, steps: [...series.steps, step].sort((a, b) => a.step - b.step) };
 }

@@ -84,8 +84,14 @@ export function stepStats(input: StepInput): StepStats {
   const summary = summarize(samples, input.metrics).byDifficulty.total;
   const questions = byQuestion(samples);
   const rng = mulberry32(SERIES_MAJ_SEED);
-  let passAt1 = 0, passAtN = 0, majAtN = 0, allRight = 0, allWrong = 0, groupSum = 0;
-  let nMin = Infinity, nMax = 0;
+  let passAt1 = 0,
+    passAtN = 0,
+    majAtN = 0,
+    allRight = 0,
+    allWrong = 0,
+    groupSum = 0;
+  let nMin = Infinity,
+    nMax = 0;
   for (const qs of questions.values()) {
     const n = qs.length;
     const c = qs.filter((s) => s.ex === 1).length;
@@ -100,7 +106,13 @@ export function stepStats(input: StepInput): StepStats {
     else if (c === 0) allWrong++;
   }
   const q = questions.size;
-  let chars = 0, extractionFailures = 0, errors = 0, timeouts = 0, writes = 0, exOnly = 0, empty = 0;
+  let chars = 0,
+    extractionFailures = 0,
+    errors = 0,
+    timeouts = 0,
+    writes = 0,
+    exOnly = 0,
+    empty = 0;
   for (const s of samples) {
     chars += (s.completion ?? s.sql).length;
     if (s.extraction.rule === 'none') extractionFailures++;
@@ -169,7 +181,15 @@ function cellsOf(samples: readonly SampleRecord[]): Map<number, QuestionCell> {
     if (c) {
       c.n++;
       c.correct += s.ex;
-    } else out.set(s.index, { index: s.index, questionId: s.questionId, dbId: s.dbId, difficulty: s.difficulty, n: 1, correct: s.ex });
+    } else
+      out.set(s.index, {
+        index: s.index,
+        questionId: s.questionId,
+        dbId: s.dbId,
+        difficulty: s.difficulty,
+        n: 1,
+        correct: s.ex,
+      });
   }
   return out;
 }
@@ -178,36 +198,52 @@ function cellsOf(samples: readonly SampleRecord[]): Map<number, QuestionCell> {
 export function bucketOf(verdicts: readonly boolean[]): { bucket: Bucket; flips: number } {
   let flips = 0;
   for (let i = 1; i < verdicts.length; i++) if (verdicts[i] !== verdicts[i - 1]) flips++;
-  const bucket: Bucket = flips >= UNSTABLE_FLIPS ? 'unstable'
-    : verdicts.every((v) => v) ? 'always'
-      : verdicts.every((v) => !v) ? 'never'
-        : verdicts[verdicts.length - 1] ? 'learned' : 'forgotten';
+  const bucket: Bucket =
+    flips >= UNSTABLE_FLIPS
+      ? 'unstable'
+      : verdicts.every((v) => v)
+        ? 'always'
+        : verdicts.every((v) => !v)
+          ? 'never'
+          : verdicts[verdicts.length - 1]
+            ? 'learned'
+            : 'forgotten';
   return { bucket, flips };
 }
 
 /** Every question scored at some step, in gold order, with its pass rate per step and its bucket. */
-export function questionDynamics(steps: ReadonlyArray<{ step: number; samples: readonly SampleRecord[] }>): QuestionDynamics[] {
+export function questionDynamics(
+  steps: ReadonlyArray<{ step: number; samples: readonly SampleRecord[] }>,
+): QuestionDynamics[] {
   const cells = steps.map((s) => cellsOf(s.samples));
   const all = new Map<number, QuestionCell>();
   for (const c of cells) for (const [i, cell] of c) if (!all.has(i)) all.set(i, cell);
-  return [...all.values()].sort((a, b) => a.index - b.index).map((q) => {
-    const passRates = cells.map((c) => {
-      const cell = c.get(q.index);
-      return cell ? cell.correct / cell.n : null;
+  return [...all.values()]
+    .sort((a, b) => a.index - b.index)
+    .map((q) => {
+      const passRates = cells.map((c) => {
+        const cell = c.get(q.index);
+        return cell ? cell.correct / cell.n : null;
+      });
+      const verdicts = passRates.map((p) => (p === null ? null : p > 0.5));
+      const present = verdicts.filter((v): v is boolean => v !== null);
+      const solved = steps.filter((_, i) => verdicts[i] === true).map((s) => s.step);
+      return {
+        index: q.index,
+        questionId: q.questionId,
+        dbId: q.dbId,
+        difficulty: q.difficulty,
+        passRates,
+        verdicts,
+        ...bucketOf(present),
+        firstSolvedStep: solved[0] ?? null,
+        lastSolvedStep: solved[solved.length - 1] ?? null,
+      };
     });
-    const verdicts = passRates.map((p) => (p === null ? null : p > 0.5));
-    const present = verdicts.filter((v): v is boolean => v !== null);
-    const solved = steps.filter((_, i) => verdicts[i] === true).map((s) => s.step);
-    return {
-      index: q.index, questionId: q.questionId, dbId: q.dbId, difficulty: q.difficulty, passRates, verdicts,
-      ...bucketOf(present),
-      firstSolvedStep: solved[0] ?? null,
-      lastSolvedStep: solved[solved.length - 1] ?? null,
-    };
-  });
 }
 
-export type WarningRule = 'ex-only-rising' | 'empty-result-rising' | 'writes-rising' | 'reward-without-ex' | 'diversity-collapse';
+export type WarningRule =
+  'ex-only-rising' | 'empty-result-rising' | 'writes-rising' | 'reward-without-ex' | 'diversity-collapse';
 
 export interface SeriesWarning {
   rule: WarningRule;
@@ -234,7 +270,11 @@ export const WARNING_THRESHOLDS = {
  * judged (`holds` returns null for a step it cannot judge, which neither breaks nor starts the run);
  * base is the first judgeable step. Null when the last judgeable step does not hold.
  */
-function trailingStart(steps: readonly StepStats[], judge: (s: StepStats, base: StepStats) => boolean | null, canBase: (s: StepStats) => boolean): number | null {
+function trailingStart(
+  steps: readonly StepStats[],
+  judge: (s: StepStats, base: StepStats) => boolean | null,
+  canBase: (s: StepStats) => boolean,
+): number | null {
   const baseAt = steps.findIndex(canBase);
   if (baseAt < 0) return null;
   const base = steps[baseAt]!;
@@ -260,24 +300,41 @@ export function seriesWarnings(steps: readonly StepStats[]): SeriesWarning[] {
   const rising = (rule: WarningRule, what: string, count: (s: StepStats) => number | null, rise: number) => {
     const start = trailingStart(
       steps,
-      (s, base) => (count(s) === null || s.samples === 0 ? null : share(count(s)!, s) >= share(count(base)!, base) + rise),
+      (s, base) =>
+        count(s) === null || s.samples === 0 ? null : share(count(s)!, s) >= share(count(base)!, base) + rise,
       (s) => count(s) !== null && s.samples > 0,
     );
     if (start === null) return;
     const base = steps.find((s) => count(s) !== null && s.samples > 0)!;
-    out.push({ rule, startStep: start, message: `${what} rose from ${fmt(share(count(base)!, base))}% of samples at step ${base.step} to ${fmt(share(count(last)!, last))}% at step ${last.step} (>= ${rise} points above the first step from step ${start} on)` });
+    out.push({
+      rule,
+      startStep: start,
+      message: `${what} rose from ${fmt(share(count(base)!, base))}% of samples at step ${base.step} to ${fmt(share(count(last)!, last))}% at step ${last.step} (>= ${rise} points above the first step from step ${start} on)`,
+    });
   };
   rising('ex-only-rising', 'EX-only passes (EX 1, TS 0)', (s) => s.exOnly, T.exOnlyRise);
-  rising('empty-result-rising', 'Empty-result passes (gold and prediction both 0 rows)', (s) => s.emptyResultPasses, T.emptyRise);
+  rising(
+    'empty-result-rising',
+    'Empty-result passes (gold and prediction both 0 rows)',
+    (s) => s.emptyResultPasses,
+    T.emptyRise,
+  );
   rising('writes-rising', 'Writes (predictions that changed the database)', (s) => s.writes, T.writesRise);
   const reward = trailingStart(
     steps,
-    (s, base) => (s.trainerReward === null || s.ex === null ? null : s.trainerReward - base.trainerReward! >= T.rewardRise && s.ex - base.ex! < T.exFlat),
+    (s, base) =>
+      s.trainerReward === null || s.ex === null
+        ? null
+        : s.trainerReward - base.trainerReward! >= T.rewardRise && s.ex - base.ex! < T.exFlat,
     (s) => s.trainerReward !== null && s.ex !== null,
   );
   if (reward !== null) {
     const base = steps.find((s) => s.trainerReward !== null && s.ex !== null)!;
-    out.push({ rule: 'reward-without-ex', startStep: reward, message: `the trainer's reward rose from ${fmt(base.trainerReward!, 4)} at step ${base.step} to ${fmt(last.trainerReward ?? NaN, 4)} at step ${last.step} while EX went from ${fmt(base.ex!)} to ${fmt(last.ex ?? NaN)} (from step ${reward} on)` });
+    out.push({
+      rule: 'reward-without-ex',
+      startStep: reward,
+      message: `the trainer's reward rose from ${fmt(base.trainerReward!, 4)} at step ${base.step} to ${fmt(last.trainerReward ?? NaN, 4)} at step ${last.step} while EX went from ${fmt(base.ex!)} to ${fmt(last.ex ?? NaN)} (from step ${reward} on)`,
+    });
   }
   const diverse = trailingStart(
     steps,
@@ -286,7 +343,11 @@ export function seriesWarnings(steps: readonly StepStats[]): SeriesWarning[] {
   );
   if (diverse !== null) {
     const base = steps.find((s) => s.nMin >= 2 && s.resultGroups > 1)!;
-    out.push({ rule: 'diversity-collapse', startStep: diverse, message: `distinct results per question fell from ${fmt(base.resultGroups)} at step ${base.step} to ${fmt(last.resultGroups)} at step ${last.step} (<= ${T.diversityFraction} of the first from step ${diverse} on)` });
+    out.push({
+      rule: 'diversity-collapse',
+      startStep: diverse,
+      message: `distinct results per question fell from ${fmt(base.resultGroups)} at step ${base.step} to ${fmt(last.resultGroups)} at step ${last.step} (<= ${T.diversityFraction} of the first from step ${diverse} on)`,
+    });
   }
   return out;
 }
@@ -300,7 +361,14 @@ export interface SeriesReport {
 
 /** Everything the series view and the CLI show, from the series' samples. */
 export function seriesReport(series: Pick<Series, 'steps'>): SeriesReport {
-  const steps = series.steps.map((s) => stepStats({ step: s.step, samples: s.run.samples, trainerScores: s.trainerScores, metrics: s.run.run.config.metrics }));
+  const steps = series.steps.map((s) =>
+    stepStats({
+      step: s.step,
+      samples: s.run.samples,
+      trainerScores: s.trainerScores,
+      metrics: s.run.run.config.metrics,
+    }),
+  );
   const questions = questionDynamics(series.steps.map((s) => ({ step: s.step, samples: s.run.samples })));
   const buckets = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
   for (const q of questions) buckets[q.bucket]++;

@@ -33,7 +33,11 @@ export function compileStepPattern(source: string, where = '--step-pattern'): St
     throw new WorkbenchError('BAD_OPTION', `not a regular expression: ${(err as Error).message}`, where);
   }
   if (new RegExp(`${source}|`).exec('')!.length < 2) {
-    throw new WorkbenchError('BAD_OPTION', `${JSON.stringify(source)} has no capture group: put the step's digits in ( ), e.g. "ckpt(\\d+)"`, where);
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `${JSON.stringify(source)} has no capture group: put the step's digits in ( ), e.g. "ckpt(\\d+)"`,
+      where,
+    );
   }
   return { name: `/${source}/`, regex };
 }
@@ -62,7 +66,10 @@ export function stepFromName(filePath: string, custom?: StepRule): StepMatch | n
     const step = matchStep(filePath, custom.regex);
     return step === null ? null : { step, rule: custom.name };
   }
-  const segments = filePath.split(/[\\/]/).filter((s) => s !== '').reverse();
+  const segments = filePath
+    .split(/[\\/]/)
+    .filter((s) => s !== '')
+    .reverse();
   for (const segment of segments) {
     for (const rule of DEFAULT_STEP_RULES) {
       const step = matchStep(segment, rule.regex);

@@ -6,7 +6,12 @@ import type { TableSchema, TableColumn, ColumnType } from '../views/tables.ts';
 import { csvCell } from '../runfile/export.ts';
 import type { QuestionDynamics, SeriesReport, StepStats } from './stats.ts';
 
-const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableColumn<R>['value']): TableColumn<R> => ({ name, type, nullable, value });
+const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableColumn<R>['value']): TableColumn<R> => ({
+  name,
+  type,
+  nullable,
+  value,
+});
 
 export const SERIES_TABLE_VERSION = 1;
 

@@ -3,16 +3,21 @@ import { tagBlocks, withoutTagBlocks } from './tag-blocks.ts';
 
 /** One sentence per rule, for the UI and the docs (docs/formats.md has examples). */
 export const EXTRACTION_RULES: Readonly<Record<ExtractionRule, string>> = {
-  'bird-separator': 'BIRD JSON value `SQL\\t----- bird -----\\tdb_id`: the part before the separator, not stripped, as the official evaluator does.',
-  'bird-no-separator': 'BIRD JSON string value without the separator: the whole string, whitespace-stripped (official fallback).',
-  'bird-non-string': 'BIRD JSON value that is not a string: the SQL becomes a single space, as official, so it is correct only when the gold result is empty.',
+  'bird-separator':
+    'BIRD JSON value `SQL\\t----- bird -----\\tdb_id`: the part before the separator, not stripped, as the official evaluator does.',
+  'bird-no-separator':
+    'BIRD JSON string value without the separator: the whole string, whitespace-stripped (official fallback).',
+  'bird-non-string':
+    'BIRD JSON value that is not a string: the SQL becomes a single space, as official, so it is correct only when the gold result is empty.',
   'sql-field': 'JSONL line with a `sql` field: that string, used as given.',
   'sql-line': 'Plain .sql predictions file: one line per question, trimmed.',
-  'fenced-sql-first': 'The first ```sql / ```sqlite block (or bare ``` block starting with SELECT/WITH) of a completion.',
+  'fenced-sql-first':
+    'The first ```sql / ```sqlite block (or bare ``` block starting with SELECT/WITH) of a completion.',
   'fenced-sql-last': 'The last ```sql / ```sqlite block (or bare ``` block starting with SELECT/WITH) of a completion.',
   'answer-tag': 'The content of the last <answer>...</answer>, with a code fence inside it unwrapped.',
   'solution-tag': 'The content of the last <solution>...</solution>, with a code fence inside it unwrapped.',
-  'select-fallback': 'No tag or fence: the text from the first SELECT or WITH up to the first `;` outside quotes (inclusive), or to the end.',
+  'select-fallback':
+    'No tag or fence: the text from the first SELECT or WITH up to the first `;` outside quotes (inclusive), or to the end.',
   none: 'Nothing that looks like SQL was found: the item is evaluated with empty SQL.',
 };
 
@@ -125,7 +130,10 @@ function untilSemicolon(text: string, start: number): string {
 export function extractSql(completion: string, options: ExtractOptions = {}): { sql: string; extraction: Extraction } {
   const fence = options.fence ?? 'last';
   const { text, stripped } = stripThink(completion);
-  const done = (sql: string, rule: ExtractionRule) => ({ sql: sql.trim(), extraction: { rule, thinkStripped: stripped } });
+  const done = (sql: string, rule: ExtractionRule) => ({
+    sql: sql.trim(),
+    extraction: { rule, thinkStripped: stripped },
+  });
 
   for (const [tag, rule] of [
     ['answer', 'answer-tag'],

@@ -52,7 +52,12 @@ const DQS_ERROR = /^no such column: "(.*)" - should this be a string literal in 
  * (dqsFallback) while SQLite's error names such a token. `multiple` tells the engine's error
  * for a text of several statements, which becomes Python's message.
  */
-export function prepareLegacy<T>(prepare: (sql: string) => T, text: string, multiple: (err: unknown) => boolean, multipleMessage: string): T {
+export function prepareLegacy<T>(
+  prepare: (sql: string) => T,
+  text: string,
+  multiple: (err: unknown) => boolean,
+  multipleMessage: string,
+): T {
   let sql = text;
   for (let attempt = 0; ; attempt++) {
     try {

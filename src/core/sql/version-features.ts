@@ -121,7 +121,14 @@ function outerGroupBy(tokens: readonly SqlToken[], types: ColumnTypes): boolean 
       if (isWord(t, 'FROM')) clause = 'from';
       else if (isWord(t, 'GROUP') && isWord(tokens[i + 1], 'BY')) clause = 'group';
       else if (isWord(t, 'WHERE', 'HAVING', 'ORDER', 'LIMIT', 'UNION', 'EXCEPT', 'INTERSECT', 'WINDOW')) clause = '';
-      else if (clause === 'group' && isName(t) && !isOp(tokens[i - 1], '.') && !isOp(tokens[i + 1], '.') && !isOp(tokens[i + 1], '(')) groupTerms.push(t);
+      else if (
+        clause === 'group' &&
+        isName(t) &&
+        !isOp(tokens[i - 1], '.') &&
+        !isOp(tokens[i + 1], '.') &&
+        !isOp(tokens[i + 1], '(')
+      )
+        groupTerms.push(t);
     }
     for (const term of groupTerms) {
       const col = term.value.toLowerCase();
@@ -135,7 +142,10 @@ function outerGroupBy(tokens: readonly SqlToken[], types: ColumnTypes): boolean 
 }
 
 /** The version-sensitive features of one query, each once, in the order first met. */
-export function scanVersionFeatures(sql: string, types: ColumnTypes | null = null): { feature: string; since: string }[] {
+export function scanVersionFeatures(
+  sql: string,
+  types: ColumnTypes | null = null,
+): { feature: string; since: string }[] {
   const tokens = tokenizeSql(sql);
   const out = new Map<string, string>();
   const add = (feature: string, since: string) => {
@@ -144,7 +154,10 @@ export function scanVersionFeatures(sql: string, types: ColumnTypes | null = nul
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.kind === 'op' && (t.value === '->' || t.value === '->>')) add(`${t.value} operator`, '3.38.0');
-    if (isWord(t, 'RIGHT', 'FULL') && (isWord(tokens[i + 1], 'JOIN') || (isWord(tokens[i + 1], 'OUTER') && isWord(tokens[i + 2], 'JOIN')))) {
+    if (
+      isWord(t, 'RIGHT', 'FULL') &&
+      (isWord(tokens[i + 1], 'JOIN') || (isWord(tokens[i + 1], 'OUTER') && isWord(tokens[i + 2], 'JOIN')))
+    ) {
       add(`${t.value.toUpperCase()} JOIN`, '3.39.0');
     }
     if (t.kind !== 'word' || !isOp(tokens[i + 1], '(') || isOp(tokens[i - 1], '.')) continue;
@@ -160,14 +173,20 @@ export function scanVersionFeatures(sql: string, types: ColumnTypes | null = nul
     if ((name === 'printf' || name === 'format') && args[0]?.kind === 'string' && PRECISION.test(args[0].value)) {
       add(`${name}() with a precision (float-to-text rounding)`, '3.43.0');
     }
-    if (name === 'round' && args.some((a, k) => isOp(a, ',') && k > 0)) add('round() to decimal places (float rounding)', '3.43.0');
+    if (name === 'round' && args.some((a, k) => isOp(a, ',') && k > 0))
+      add('round() to decimal places (float rounding)', '3.43.0');
   }
-  if (types !== null && outerGroupBy(tokens, types)) add("outer query's column in a subquery's GROUP BY", 'after 3.40.1');
+  if (types !== null && outerGroupBy(tokens, types))
+    add("outer query's column in a subquery's GROUP BY", 'after 3.40.1');
   return [...out].map(([feature, since]) => ({ feature, since }));
 }
 
 /** The features of an item's prediction, then of its gold. */
-export function itemVersionFeatures(predSql: string, goldSql: string, types: ColumnTypes | null = null): VersionFeature[] {
+export function itemVersionFeatures(
+  predSql: string,
+  goldSql: string,
+  types: ColumnTypes | null = null,
+): VersionFeature[] {
   return [
     ...scanVersionFeatures(predSql, types).map((f) => ({ ...f, where: 'pred' as const })),
     ...scanVersionFeatures(goldSql, types).map((f) => ({ ...f, where: 'gold' as const })),

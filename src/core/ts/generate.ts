@@ -58,7 +58,8 @@ export function sampleDatabase(conn: SqlConn, schema: SchemaInfo, seed: number, 
     }
     const rows: SqlValue[][] = [];
     if (t.withoutRowid) {
-      for (let k = 0; k < sampleRows; k++) rows.push(...conn.all(`SELECT ${cols} FROM ${from} LIMIT 1 OFFSET ?`, [randomIndex(rng, n)]));
+      for (let k = 0; k < sampleRows; k++)
+        rows.push(...conn.all(`SELECT ${cols} FROM ${from} LIMIT 1 OFFSET ?`, [randomIndex(rng, n)]));
     } else {
       const min = Number(lo);
       const span = Number(hi) - min + 1;
@@ -85,11 +86,14 @@ function neighbour(v: SqlValue, rng: Rng): SqlValue {
 
 /** Binds exactly: sql.js binds a JavaScript integer beyond 32 bits as REAL, a bigint as INTEGER. */
 function bindable(v: SqlValue): SqlValue {
-  return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) > 2 ** 31 - 1 && Number.isSafeInteger(v) ? BigInt(v) : v;
+  return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) > 2 ** 31 - 1 && Number.isSafeInteger(v)
+    ? BigInt(v)
+    : v;
 }
 
 function compareValues(a: SqlValue, b: SqlValue): number {
-  const rank = (v: SqlValue) => (v === null ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : typeof v === 'string' ? 2 : 3);
+  const rank = (v: SqlValue) =>
+    v === null ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : typeof v === 'string' ? 2 : 3;
   const ra = rank(a);
   const rb = rank(b);
   if (ra !== rb) return ra - rb;
@@ -108,14 +112,26 @@ interface ColumnDomain {
   parent: SqlValue[] | null;
 }
 
-function domainOf(values: SqlValue[], literals: readonly (number | string)[], nullable: boolean, parent: SqlValue[] | null): ColumnDomain {
+function domainOf(
+  values: SqlValue[],
+  literals: readonly (number | string)[],
+  nullable: boolean,
+  parent: SqlValue[] | null,
+): ColumnDomain {
   const present = values.filter((v) => v !== null).sort(compareValues);
   const lits: SqlValue[] = [];
   for (const l of literals) {
     lits.push(l);
     if (typeof l === 'number') lits.push(l - 1, l + 1);
   }
-  return { values, min: present[0] ?? null, max: present[present.length - 1] ?? null, literals: lits, nullable, parent };
+  return {
+    values,
+    min: present[0] ?? null,
+    max: present[present.length - 1] ?? null,
+    literals: lits,
+    nullable,
+    parent,
+  };
 }
 
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[randomIndex(rng, xs.length)]!;
@@ -125,7 +141,8 @@ function drawValue(base: SqlValue, d: ColumnDomain, rng: Rng): SqlValue {
   const r = rng.next();
   let v: SqlValue;
   if (r < 0.45) v = base;
-  else if (r < 0.65) v = pick(rng, d.values); // another row's value: ties
+  else if (r < 0.65)
+    v = pick(rng, d.values); // another row's value: ties
   else if (r < 0.8) v = neighbour(rng.next() < 0.5 ? base : pick(rng, d.values), rng);
   else if (r < 0.88) v = rng.next() < 0.5 ? d.min : d.max;
   else if (r < 0.97 && d.literals.length > 0) v = pick(rng, d.literals);
@@ -139,8 +156,13 @@ function drawValue(base: SqlValue, d: ColumnDomain, rng: Rng): SqlValue {
  * same bytes.
  */
 export function generateDatabase(
-  dst: SqlConn, schema: SchemaInfo, sample: DbSample, literals: ReadonlyMap<string, readonly (number | string)[]>,
-  seed: number, stream: number, options: GenerateOptions,
+  dst: SqlConn,
+  schema: SchemaInfo,
+  sample: DbSample,
+  literals: ReadonlyMap<string, readonly (number | string)[]>,
+  seed: number,
+  stream: number,
+  options: GenerateOptions,
 ): void {
   const rng = streamRng(seed, stream);
   dst.run('BEGIN');
@@ -157,7 +179,12 @@ export function generateDatabase(
 }
 
 function fillTable(
-  dst: SqlConn, t: TableInfo, rows: SqlValue[][], literals: ReadonlyMap<string, readonly (number | string)[]>, rng: Rng, options: GenerateOptions,
+  dst: SqlConn,
+  t: TableInfo,
+  rows: SqlValue[][],
+  literals: ReadonlyMap<string, readonly (number | string)[]>,
+  rng: Rng,
+  options: GenerateOptions,
 ): void {
   if (rows.length === 0) return;
   const domains = t.columns.map((c, ci) => {
@@ -172,16 +199,24 @@ function fillTable(
       }
       if (parent && !c.notNull) parent.push(null);
     }
-    return domainOf(rows.map((r) => r[ci] ?? null), literals.get(c.name.toLowerCase()) ?? [], !c.notNull && c.pk === 0, parent);
+    return domainOf(
+      rows.map((r) => r[ci] ?? null),
+      literals.get(c.name.toLowerCase()) ?? [],
+      !c.notNull && c.pk === 0,
+      parent,
+    );
   });
   const target = Math.max(1, Math.round(Math.min(options.maxRows, rows.length * 2) * (0.25 + 0.75 * rng.next())));
-  const insert = `INSERT OR IGNORE INTO ${quoteName(t.name)} (${t.columns.map((c) => quoteName(c.name)).join(', ')}) ` +
+  const insert =
+    `INSERT OR IGNORE INTO ${quoteName(t.name)} (${t.columns.map((c) => quoteName(c.name)).join(', ')}) ` +
     `VALUES (${t.columns.map(() => '?').join(', ')})`;
   for (let k = 0; k < target; k++) {
     const base = pick(rng, rows);
     // A third of the rows are sampled rows as they are: whole-row duplicates where no key forbids them.
     const keep = rng.next() < 0.33;
-    const values = domains.map((d, ci) => bindable(keep && !d.parent ? (base[ci] ?? null) : drawValue(base[ci] ?? null, d, rng)));
+    const values = domains.map((d, ci) =>
+      bindable(keep && !d.parent ? (base[ci] ?? null) : drawValue(base[ci] ?? null, d, rng)),
+    );
     try {
       dst.run(insert, values);
     } catch {

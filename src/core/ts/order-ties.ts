@@ -33,7 +33,14 @@ export function tieProbe(gold: string): TieProbe | null {
   const from = at('FROM')[0];
   const order = at('ORDER').find((i) => isWord(tokens[i + 1], 'BY'));
   const limit = at('LIMIT')[0];
-  if (select !== 0 || from === undefined || order === undefined || limit === undefined || !(from < order && order < limit)) return null;
+  if (
+    select !== 0 ||
+    from === undefined ||
+    order === undefined ||
+    limit === undefined ||
+    !(from < order && order < limit)
+  )
+    return null;
   if (isWord(tokens[select + 1], 'DISTINCT', 'ALL')) return null;
   const a = tokens[limit + 1];
   if (a?.kind !== 'number' || !/^\d+$/.test(a.value)) return null;
@@ -63,7 +70,8 @@ export function tieProbe(gold: string): TieProbe | null {
     if (j < limit && !(topSet.has(j) && isOpTok(tokens[j], ','))) continue;
     let last = j - 1;
     const dir: string[] = [];
-    while (last >= first && isWord(tokens[last], 'ASC', 'DESC', 'NULLS', 'FIRST', 'LAST')) dir.unshift(tokens[last--]!.text);
+    while (last >= first && isWord(tokens[last], 'ASC', 'DESC', 'NULLS', 'FIRST', 'LAST'))
+      dir.unshift(tokens[last--]!.text);
     if (last < first) return null;
     terms.push(gold.slice(tokens[first]!.start, end(tokens[last]!)));
     dirs.push(dir.join(' '));
@@ -71,9 +79,13 @@ export function tieProbe(gold: string): TieProbe | null {
   }
   // A positional term (ORDER BY 2) or a column alias cannot stand in front of the columns.
   const aliases = new Set<string>();
-  for (let i = select + 1; i < from; i++) if (isWord(tokens[i], 'AS') && tokens[i + 1]) aliases.add(tokens[i + 1]!.value.toLowerCase());
+  for (let i = select + 1; i < from; i++)
+    if (isWord(tokens[i], 'AS') && tokens[i + 1]) aliases.add(tokens[i + 1]!.value.toLowerCase());
   if (terms.some((t) => /^\d+$/.test(t) || aliases.has(t.replace(/^["`[]|["`\]]$/g, '').toLowerCase()))) return null;
   const body = gold.slice(tokens[from]!.start, tokens[order]!.start);
   const by = terms.map((_, i) => `${i + 1}${dirs[i] ? ' ' + dirs[i] : ''}`).join(', ');
-  return { sql: `SELECT ${terms.join(', ')}, ${list} ${body}ORDER BY ${by} LIMIT 2 OFFSET ${offset + n - 1}`, keys: terms.length };
+  return {
+    sql: `SELECT ${terms.join(', ')}, ${list} ${body}ORDER BY ${by} LIMIT 2 OFFSET ${offset + n - 1}`,
+    keys: terms.length,
+  };
 }

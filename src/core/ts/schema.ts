@@ -47,7 +47,9 @@ export interface SchemaInfo {
 export const quoteName = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export function readSchema(conn: SqlConn): SchemaInfo {
-  const master = conn.all("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid");
+  const master = conn.all(
+    "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
+  );
   const tables: TableInfo[] = [];
   const afterRows: string[] = [];
   for (const [type, name, sql] of master) {
@@ -56,18 +58,31 @@ export function readSchema(conn: SqlConn): SchemaInfo {
     if (type === 'index' || type === 'view') afterRows.push(text);
     if (type !== 'table' || /^\s*CREATE\s+VIRTUAL/i.test(text)) continue;
     const columns = conn.all(`PRAGMA table_info(${quoteName(n)})`).map((r) => ({
-      name: String(r[1]), type: String(r[2] ?? ''), notNull: Number(r[3]) === 1, pk: Number(r[5]),
+      name: String(r[1]),
+      type: String(r[2] ?? ''),
+      notNull: Number(r[3]) === 1,
+      pk: Number(r[5]),
     }));
     const foreignKeys = conn.all(`PRAGMA foreign_key_list(${quoteName(n)})`).map((r) => ({
-      table: String(r[2]), from: String(r[3]), to: r[4] === null ? null : String(r[4]),
+      table: String(r[2]),
+      from: String(r[3]),
+      to: r[4] === null ? null : String(r[4]),
     }));
     const unique = columns.filter((c) => c.pk === 1 && columns.filter((d) => d.pk > 0).length === 1).map((c) => c.name);
     for (const idx of conn.all(`PRAGMA index_list(${quoteName(n)})`)) {
       if (Number(idx[2]) !== 1) continue;
       const cols = conn.all(`PRAGMA index_info(${quoteName(String(idx[1]))})`);
-      if (cols.length === 1 && cols[0]![2] !== null && !unique.includes(String(cols[0]![2]))) unique.push(String(cols[0]![2]));
+      if (cols.length === 1 && cols[0]![2] !== null && !unique.includes(String(cols[0]![2])))
+        unique.push(String(cols[0]![2]));
     }
-    tables.push({ name: n, sql: text, columns, foreignKeys, unique, withoutRowid: /\)\s*WITHOUT\s+ROWID\s*;?\s*$/i.test(text) });
+    tables.push({
+      name: n,
+      sql: text,
+      columns,
+      foreignKeys,
+      unique,
+      withoutRowid: /\)\s*WITHOUT\s+ROWID\s*;?\s*$/i.test(text),
+    });
   }
   return { tables: parentsFirst(tables), afterRows };
 }

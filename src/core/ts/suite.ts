@@ -30,12 +30,22 @@ export const DEFAULT_SUITE_SPEC: SuiteSpec = { seed: 1, size: 8, candidates: 20,
 
 export function checkSuiteSpec(spec: SuiteSpec, where: string): void {
   for (const k of ['size', 'candidates', 'maxRows', 'sampleRows'] as const) {
-    if (!Number.isInteger(spec[k]) || spec[k] < 1) throw new WorkbenchError('BAD_OPTION', `test-suite ${k} must be a positive integer, got ${spec[k]}`, where);
+    if (!Number.isInteger(spec[k]) || spec[k] < 1)
+      throw new WorkbenchError('BAD_OPTION', `test-suite ${k} must be a positive integer, got ${spec[k]}`, where);
   }
   if (!Number.isInteger(spec.seed) || spec.seed < 0 || spec.seed > 0xffffffff) {
-    throw new WorkbenchError('BAD_OPTION', `test-suite seed must be an integer from 0 to 4294967295, got ${spec.seed}`, where);
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `test-suite seed must be an integer from 0 to 4294967295, got ${spec.seed}`,
+      where,
+    );
   }
-  if (spec.size > spec.candidates) throw new WorkbenchError('BAD_OPTION', `test-suite size (${spec.size}) cannot exceed its candidates (${spec.candidates})`, where);
+  if (spec.size > spec.candidates)
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `test-suite size (${spec.size}) cannot exceed its candidates (${spec.candidates})`,
+      where,
+    );
 }
 
 /** One derived database, open. */
@@ -74,7 +84,11 @@ export interface SuiteStats {
 }
 
 /** The suite's warning (SuiteStats.warning), or undefined. */
-export function suiteWarning(sample: ReadonlyMap<string, readonly unknown[]>, golds: number, distinguishable: number): string | undefined {
+export function suiteWarning(
+  sample: ReadonlyMap<string, readonly unknown[]>,
+  golds: number,
+  distinguishable: number,
+): string | undefined {
   const tables = [...sample.values()];
   if (tables.length > 0 && tables.every((rows) => rows.length === 0)) {
     return `every table of the database is empty (${tables.length}), so is every suite database: the suite tells no query apart, and TS equals EX here`;
@@ -93,7 +107,12 @@ export interface BuiltSuite {
   stats: SuiteStats;
 }
 
-export function buildSuite(golds: readonly string[], spec: SuiteSpec, ports: SuitePorts, now: () => number = () => Date.now()): BuiltSuite {
+export function buildSuite(
+  golds: readonly string[],
+  spec: SuiteSpec,
+  ports: SuitePorts,
+  now: () => number = () => Date.now(),
+): BuiltSuite {
   const t0 = now();
   const schema = readSchema(ports.original);
   const sample = sampleDatabase(ports.original, schema, spec.seed, spec.sampleRows);
@@ -140,8 +159,13 @@ export function buildSuite(golds: readonly string[], spec: SuiteSpec, ports: Sui
     chosen: d.chosen,
     dbs,
     stats: {
-      golds: unique.length, variants: variants.reduce((a, v) => a + v.length, 0), distinguishable: d.distinguishable,
-      covered: d.covered, byCover: d.byCover, bytes: dbs.reduce((a, b) => a + b.length, 0), ms: now() - t0,
+      golds: unique.length,
+      variants: variants.reduce((a, v) => a + v.length, 0),
+      distinguishable: d.distinguishable,
+      covered: d.covered,
+      byCover: d.byCover,
+      bytes: dbs.reduce((a, b) => a + b.length, 0),
+      ms: now() - t0,
       ...(warning ? { warning } : {}),
     },
   };

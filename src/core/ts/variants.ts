@@ -24,10 +24,30 @@ export interface GoldVariant {
 /** Variants per kind at most (a gold with 30 comparisons would otherwise give 30 variants). */
 export const MAX_VARIANTS_PER_KIND = 4;
 
-const SHIFT: Record<string, string> = { '<': '<=', '<=': '<', '>': '>=', '>=': '>', '=': '!=', '==': '!=', '!=': '=', '<>': '=' };
+const SHIFT: Record<string, string> = {
+  '<': '<=',
+  '<=': '<',
+  '>': '>=',
+  '>=': '>',
+  '=': '!=',
+  '==': '!=',
+  '!=': '=',
+  '<>': '=',
+};
 
 /** Words that end an AND operand or a WHERE clause at the same parenthesis depth. */
-const CLAUSE_END = new Set(['AND', 'OR', 'GROUP', 'ORDER', 'LIMIT', 'HAVING', 'UNION', 'EXCEPT', 'INTERSECT', 'WINDOW']);
+const CLAUSE_END = new Set([
+  'AND',
+  'OR',
+  'GROUP',
+  'ORDER',
+  'LIMIT',
+  'HAVING',
+  'UNION',
+  'EXCEPT',
+  'INTERSECT',
+  'WINDOW',
+]);
 const WHERE_END = new Set(['GROUP', 'ORDER', 'LIMIT', 'HAVING', 'UNION', 'EXCEPT', 'INTERSECT', 'WINDOW']);
 
 const isLiteral = (t: SqlToken | undefined) => t?.kind === 'number' || t?.kind === 'string';
@@ -49,7 +69,13 @@ function depths(tokens: readonly SqlToken[]): number[] {
 }
 
 /** Index of the first token after `from` that ends a clause at depth `depth` (or tokens.length). */
-function clauseEnd(tokens: readonly SqlToken[], dep: readonly number[], from: number, depth: number, stop: ReadonlySet<string>): number {
+function clauseEnd(
+  tokens: readonly SqlToken[],
+  dep: readonly number[],
+  from: number,
+  depth: number,
+  stop: ReadonlySet<string>,
+): number {
   let between = false;
   for (let j = from; j < tokens.length; j++) {
     const t = tokens[j]!;
@@ -89,18 +115,24 @@ export function goldVariants(gold: string): GoldVariant[] {
       if (isWord(next, 'DISTINCT')) add('distinct', splice(gold, next!.start, end(next!), ''));
       else if (i === firstSelect) add('distinct', splice(gold, end(t), end(t), ' DISTINCT'));
     }
-    if (t.kind === 'op' && t.value === '(' && isWord(next, 'DISTINCT')) add('distinct', splice(gold, next!.start, end(next!), ''));
+    if (t.kind === 'op' && t.value === '(' && isWord(next, 'DISTINCT'))
+      add('distinct', splice(gold, next!.start, end(next!), ''));
     if (isWord(t, 'LIMIT') && next?.kind === 'number' && /^\d+$/.test(next.value)) {
       add('limit', splice(gold, next.start, end(next), String(Number(next.value) + 1)));
       // LIMIT n [OFFSET m | , m] removed.
       let stop = i + 2;
-      if ((isWord(tokens[stop], 'OFFSET') || (tokens[stop]?.kind === 'op' && tokens[stop]!.value === ',')) && tokens[stop + 1]?.kind === 'number') stop += 2;
+      if (
+        (isWord(tokens[stop], 'OFFSET') || (tokens[stop]?.kind === 'op' && tokens[stop]!.value === ',')) &&
+        tokens[stop + 1]?.kind === 'number'
+      )
+        stop += 2;
       add('limit', splice(gold, t.start, stop < tokens.length ? tokens[stop]!.start : gold.length, ''));
     }
     if (isWord(t, 'JOIN')) {
       const prev = tokens[i - 1];
       if (isWord(prev, 'INNER')) add('left-join', splice(gold, prev!.start, end(t), 'LEFT JOIN'));
-      else if (!isWord(prev, 'LEFT', 'RIGHT', 'FULL', 'OUTER', 'CROSS', 'NATURAL')) add('left-join', splice(gold, t.start, end(t), 'LEFT JOIN'));
+      else if (!isWord(prev, 'LEFT', 'RIGHT', 'FULL', 'OUTER', 'CROSS', 'NATURAL'))
+        add('left-join', splice(gold, t.start, end(t), 'LEFT JOIN'));
     }
     if (isWord(t, 'BETWEEN')) inBetween = true;
     else if (isWord(t, 'AND')) {
@@ -108,14 +140,16 @@ export function goldVariants(gold: string): GoldVariant[] {
       else {
         const stop = clauseEnd(tokens, dep, i + 1, dep[i]!, CLAUSE_END);
         // A condition without a literal may be a join condition: dropping it gives a cross product.
-        if (tokens.slice(i + 1, stop).some(isLiteral)) add('drop-condition', splice(gold, t.start, stop < tokens.length ? tokens[stop]!.start : gold.length, ''));
+        if (tokens.slice(i + 1, stop).some(isLiteral))
+          add('drop-condition', splice(gold, t.start, stop < tokens.length ? tokens[stop]!.start : gold.length, ''));
       }
     }
     if (isWord(t, 'WHERE')) {
       const stop = clauseEnd(tokens, dep, i + 1, dep[i]!, WHERE_END);
       const body = tokens.slice(i + 1, stop);
       const single = !body.some((b, k) => dep[i + 1 + k] === dep[i] && isWord(b, 'AND', 'OR'));
-      if (single && body.some(isLiteral)) add('drop-condition', splice(gold, t.start, stop < tokens.length ? tokens[stop]!.start : gold.length, ''));
+      if (single && body.some(isLiteral))
+        add('drop-condition', splice(gold, t.start, stop < tokens.length ? tokens[stop]!.start : gold.length, ''));
     }
     if (isWord(t, 'ORDER') && isWord(next, 'BY')) {
       const variant = flipOrder(gold, tokens, dep, i + 2);
@@ -136,7 +170,8 @@ function flipOrder(gold: string, tokens: readonly SqlToken[], dep: readonly numb
     if (!last) return;
     if (isWord(last, 'ASC')) edits.push({ at: last.start, to: end(last), text: 'DESC' });
     else if (isWord(last, 'DESC')) edits.push({ at: last.start, to: end(last), text: 'ASC' });
-    else if (isWord(last, 'FIRST', 'LAST')) return; // NULLS FIRST/LAST: left as it is
+    else if (isWord(last, 'FIRST', 'LAST'))
+      return; // NULLS FIRST/LAST: left as it is
     else edits.push({ at: end(last), to: end(last), text: ' DESC' });
   };
   for (let j = from; j < stop; j++) {

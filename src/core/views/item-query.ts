@@ -6,10 +6,24 @@
 import type { Difficulty, Question } from '../types.ts';
 import type { SampleRecord } from '../run/types.ts';
 
-export type Outcome = 'all' | 'right' | 'wrong' | 'wrong-result' | 'error' | 'timeout' | 'modified' | 'missing-db'
+export type Outcome =
+  | 'all'
+  | 'right'
+  | 'wrong'
+  | 'wrong-result'
+  | 'error'
+  | 'timeout'
+  | 'modified'
+  | 'missing-db'
   // What the reward rewards (issue 13): the reward view links to exactly these.
-  | 'version-sensitive' | 'gold-issue' | 'gold-no-rows' | 'gold-count-mismatch' | 'gold-date-dependent'
-  | 'ex-only' | 'order-dependent-gold' | 'passes-by-row-order';
+  | 'version-sensitive'
+  | 'gold-issue'
+  | 'gold-no-rows'
+  | 'gold-count-mismatch'
+  | 'gold-date-dependent'
+  | 'ex-only'
+  | 'order-dependent-gold'
+  | 'passes-by-row-order';
 
 export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'all', label: 'all' },
@@ -24,7 +38,7 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'gold-issue', label: 'gold issue (any)' },
   { id: 'gold-no-rows', label: 'gold returns no rows' },
   { id: 'gold-count-mismatch', label: 'gold: count vs list' },
-  { id: 'gold-date-dependent', label: "gold depends on the date" },
+  { id: 'gold-date-dependent', label: 'gold depends on the date' },
   { id: 'ex-only', label: 'EX-only pass (EX 1, TS 0)' },
   { id: 'order-dependent-gold', label: 'order-dependent gold' },
   { id: 'passes-by-row-order', label: 'passes by row order' },
@@ -32,7 +46,8 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
 
 /** Fields of the test-suite and row-order checks (issue 13 items 1-2), optional on a sample. */
 
-const hasGoldIssue = (s: SampleRecord, ...kinds: string[]) => (s.goldIssues ?? []).some((g) => kinds.length === 0 || kinds.includes(g.kind));
+const hasGoldIssue = (s: SampleRecord, ...kinds: string[]) =>
+  (s.goldIssues ?? []).some((g) => kinds.length === 0 || kinds.includes(g.kind));
 
 export type SortKey = 'index' | 'db' | 'difficulty' | 'soft-f1' | 'time' | 'status';
 
@@ -55,7 +70,14 @@ export interface ItemQuery {
   descending: boolean;
 }
 
-export const DEFAULT_QUERY: ItemQuery = { outcome: 'all', difficulty: 'all', dbId: 'all', search: '', sort: 'index', descending: false };
+export const DEFAULT_QUERY: ItemQuery = {
+  outcome: 'all',
+  difficulty: 'all',
+  dbId: 'all',
+  search: '',
+  sort: 'index',
+  descending: false,
+};
 
 /** A sample with the text of its question when the dataset is known. */
 export interface ExplorerRow {
@@ -109,7 +131,9 @@ export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
 function haystack(r: ExplorerRow): string {
   const s = r.sample;
   const q = r.question;
-  return [String(s.questionId), s.dbId, s.sql, s.goldSql, s.error ?? '', q?.question ?? '', q?.evidence ?? ''].join('\n').toLowerCase();
+  return [String(s.questionId), s.dbId, s.sql, s.goldSql, s.error ?? '', q?.question ?? '', q?.evidence ?? '']
+    .join('\n')
+    .toLowerCase();
 }
 
 const DIFFICULTY_ORDER: Record<Difficulty, number> = { simple: 0, moderate: 1, challenging: 2, unknown: 3 };
@@ -166,6 +190,8 @@ export class ItemIndex {
     });
     const cmp = compareBy(q.sort);
     const dir = q.descending ? -1 : 1;
-    return out.sort((a, b) => dir * cmp(a.sample, b.sample) || a.sample.index - b.sample.index || a.sample.sample - b.sample.sample);
+    return out.sort(
+      (a, b) => dir * cmp(a.sample, b.sample) || a.sample.index - b.sample.index || a.sample.sample - b.sample.sample,
+    );
   }
 }

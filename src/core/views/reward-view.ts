@@ -35,17 +35,50 @@ export function rewardFigures(samples: readonly SampleRecord[]): RewardFigures {
     const c = count(outcome);
     lines.push({ outcome, label: labels[c === 1 ? 0 : 1], count: c, note });
   };
-  if (withTs.length > 0) add('ex-only', ['EX-only pass', 'EX-only passes'], 'EX 1 but TS 0: right on this database, wrong on a test-suite database.');
+  if (withTs.length > 0)
+    add(
+      'ex-only',
+      ['EX-only pass', 'EX-only passes'],
+      'EX 1 but TS 0: right on this database, wrong on a test-suite database.',
+    );
   if (rowOrderChecked) {
-    add('order-dependent-gold', ['order-dependent gold', 'order-dependent golds'], 'The gold returns other rows when SQLite reverses unordered selects: the verdict is luck.');
-    add('passes-by-row-order', ['pass by row order', 'passes by row order'], 'The prediction passes in one row order only.');
+    add(
+      'order-dependent-gold',
+      ['order-dependent gold', 'order-dependent golds'],
+      'The gold returns other rows when SQLite reverses unordered selects: the verdict is luck.',
+    );
+    add(
+      'passes-by-row-order',
+      ['pass by row order', 'passes by row order'],
+      'The prediction passes in one row order only.',
+    );
   }
-  add('version-sensitive', ['version-sensitive item', 'version-sensitive items'], 'Pred or gold uses SQL whose result differs between SQLite versions.');
-  add('gold-issue', ['gold problem', 'gold problems'], 'The gold itself is suspect (no rows, count vs list, date, row order, fails).');
+  add(
+    'version-sensitive',
+    ['version-sensitive item', 'version-sensitive items'],
+    'Pred or gold uses SQL whose result differs between SQLite versions.',
+  );
+  add(
+    'gold-issue',
+    ['gold problem', 'gold problems'],
+    'The gold itself is suspect (no rows, count vs list, date, row order, fails).',
+  );
   add('gold-no-rows', ['gold with no rows', 'golds with no rows'], 'Any prediction that returns nothing scores 1.');
-  add('gold-count-mismatch', ['gold: count vs list', 'golds: count vs list'], 'The question asks for a count and the gold lists rows, or the reverse.');
-  add('gold-date-dependent', ["gold that depends on today's date", "golds that depend on today's date"], "'now' or CURRENT_*: the right answer changes with the day.");
-  add('modified', ['wrote to the database', 'wrote to the database'], 'The prediction changed the database before its gold ran: a reward-hacking signal.');
+  add(
+    'gold-count-mismatch',
+    ['gold: count vs list', 'golds: count vs list'],
+    'The question asks for a count and the gold lists rows, or the reverse.',
+  );
+  add(
+    'gold-date-dependent',
+    ["gold that depends on today's date", "golds that depend on today's date"],
+    "'now' or CURRENT_*: the right answer changes with the day.",
+  );
+  add(
+    'modified',
+    ['wrote to the database', 'wrote to the database'],
+    'The prediction changed the database before its gold ran: a reward-hacking signal.',
+  );
   return {
     scored: n,
     ex: n === 0 ? null : (scored.reduce((a, s) => a + s.ex, 0) / n) * 100,

@@ -33,7 +33,10 @@ export interface Subset {
  */
 export function parseIdList(text: string): number[] {
   const out = new Set<number>();
-  for (const part of text.replace(/\s*[-–]\s*/g, '-').split(/[\s,;]+/).filter(Boolean)) {
+  for (const part of text
+    .replace(/\s*[-–]\s*/g, '-')
+    .split(/[\s,;]+/)
+    .filter(Boolean)) {
     const range = /^(\d+)-(\d+)$/.exec(part);
     if (range) {
       const a = Number(range[1]);
@@ -73,7 +76,11 @@ function sampleOf(indices: number[], n: number, seed: number): number[] {
 
 export function selectSubset(questions: readonly Question[], spec: SubsetSpec): Subset {
   if (spec.sample && (!Number.isSafeInteger(spec.sample.n) || spec.sample.n < 1)) {
-    throw new WorkbenchError('BAD_OPTION', `the sample size must be a whole number of at least 1, got ${spec.sample.n}`, 'sample');
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `the sample size must be a whole number of at least 1, got ${spec.sample.n}`,
+      'sample',
+    );
   }
   if (spec.sample && !Number.isSafeInteger(spec.sample.seed)) {
     throw new WorkbenchError('BAD_OPTION', `the seed must be a whole number, got ${spec.sample.seed}`, 'seed');

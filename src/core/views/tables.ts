@@ -25,7 +25,12 @@ export interface TableSchema<R> {
   columns: readonly TableColumn<R>[];
 }
 
-const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableColumn<R>['value']): TableColumn<R> => ({ name, type, nullable, value });
+const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableColumn<R>['value']): TableColumn<R> => ({
+  name,
+  type,
+  nullable,
+  value,
+});
 
 /** A sample with its question's text, when the run knew it. */
 export interface SampleRow {
@@ -93,14 +98,26 @@ export const SAMPLES_TABLE: TableSchema<SampleRow> = {
 };
 
 /** The rows of a run's samples table, in (index, sample) order, each with its question's text. */
-export function sampleRows(samples: readonly SampleRecord[], questions: readonly RunQuestion[] | undefined): SampleRow[] {
+export function sampleRows(
+  samples: readonly SampleRecord[],
+  questions: readonly RunQuestion[] | undefined,
+): SampleRow[] {
   const byIndex = new Map((questions ?? []).map((q) => [q.index, q]));
-  return [...samples].sort((a, b) => a.index - b.index || a.sample - b.sample).map((sample) => ({ sample, question: byIndex.get(sample.index) }));
+  return [...samples]
+    .sort((a, b) => a.index - b.index || a.sample - b.sample)
+    .map((sample) => ({ sample, question: byIndex.get(sample.index) }));
 }
 
 /** Key-value metadata of a run export: the table, its version and the run header as JSON. */
-export function runTableMetadata(schema: Pick<TableSchema<never>, 'table' | 'version'>, run: RunHeader): Record<string, string> {
-  return { 'rlvr-workbench.table': schema.table, 'rlvr-workbench.version': String(schema.version), 'rlvr-workbench.run': JSON.stringify(run) };
+export function runTableMetadata(
+  schema: Pick<TableSchema<never>, 'table' | 'version'>,
+  run: RunHeader,
+): Record<string, string> {
+  return {
+    'rlvr-workbench.table': schema.table,
+    'rlvr-workbench.version': String(schema.version),
+    'rlvr-workbench.run': JSON.stringify(run),
+  };
 }
 
 export const PROMPT_STATS_TABLE_VERSION = 1;

@@ -24,4 +24,3 @@ export function deviceSource(engineKind: string): string {
       return 'as the engine reports it';
   }
 }
-

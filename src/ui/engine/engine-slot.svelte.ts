@@ -198,7 +198,9 @@ export class EngineSlot {
     if (!e || !m || e.kind !== this.engineKind) return false;
     if (this.engineKind === 'openai') return m.id === this.openaiModel.trim() && m.source === this.baseUrl.trim();
     if (this.engineKind === 'webllm') return m.id === this.webllmId;
-    return this.ggufFile ? m.id === this.ggufFile.name || m.source?.endsWith(this.ggufFile.name) === true : m.source === this.ggufUrl.trim();
+    return this.ggufFile
+      ? m.id === this.ggufFile.name || m.source?.endsWith(this.ggufFile.name) === true
+      : m.source === this.ggufUrl.trim();
   }
 
   saveOpenAi(): void {
@@ -246,21 +248,27 @@ export class EngineSlot {
       let made: { engine: Engine; model: ModelRef };
       if (this.engineKind === 'wllama') {
         const layers = this.ggufGpuLayers;
-        if (layers !== null && (!Number.isInteger(layers) || layers < 0)) throw new WorkbenchError('BAD_OPTION', `GPU layers must be empty (all) or an integer >= 0, got ${layers}`);
+        if (layers !== null && (!Number.isInteger(layers) || layers < 0))
+          throw new WorkbenchError('BAD_OPTION', `GPU layers must be empty (all) or an integer >= 0, got ${layers}`);
         const gpuLayers = layers ?? 'all';
         if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile }, { gpuLayers });
         else if (this.ggufUrl.trim()) made = await this.engines.gguf({ url: this.ggufUrl }, { gpuLayers });
         else throw new WorkbenchError('BAD_OPTION', 'pick a GGUF file or give its URL');
       } else if (this.engineKind === 'openai') {
-        if (!this.baseUrl.trim() || !this.openaiModel.trim()) throw new WorkbenchError('BAD_OPTION', 'give the server base URL and the model name');
+        if (!this.baseUrl.trim() || !this.openaiModel.trim())
+          throw new WorkbenchError('BAD_OPTION', 'give the server base URL and the model name');
         this.saveOpenAi();
         const count = (v: number, name: string, min: number) => {
-          if (!Number.isInteger(v) || v < min || v > 1024) throw new WorkbenchError('BAD_OPTION', `${name} must be an integer from ${min} to 1024, got ${v}`);
+          if (!Number.isInteger(v) || v < min || v > 1024)
+            throw new WorkbenchError('BAD_OPTION', `${name} must be an integer from ${min} to 1024, got ${v}`);
           return v;
         };
         made = await this.engines.openai({
-          baseUrl: this.baseUrl.trim(), model: this.openaiModel.trim(), apiKey: this.apiKey.trim() || null,
-          concurrency: count(this.openaiConcurrency, 'requests in flight', 1), maxRetries: count(this.openaiRetries, 'retries', 0),
+          baseUrl: this.baseUrl.trim(),
+          model: this.openaiModel.trim(),
+          apiKey: this.apiKey.trim() || null,
+          concurrency: count(this.openaiConcurrency, 'requests in flight', 1),
+          maxRetries: count(this.openaiRetries, 'retries', 0),
         });
       } else {
         made = await this.engines.webllm(this.webllmId, this.customModels);
@@ -280,7 +288,8 @@ export class EngineSlot {
   /** The engine the fields describe, loaded now unless it already is; the error names `what` when it cannot load. */
   async ensureLoaded(what: string): Promise<{ engine: Engine; model: ModelRef }> {
     if (!this.loadedAsChosen()) await this.loadEngine();
-    if (this.loadError || !this.engine || !this.model) throw new WorkbenchError('FAILED', `the ${what} could not be loaded: ${this.loadError ?? 'no engine'}`);
+    if (this.loadError || !this.engine || !this.model)
+      throw new WorkbenchError('FAILED', `the ${what} could not be loaded: ${this.loadError ?? 'no engine'}`);
     return { engine: this.engine, model: this.model };
   }
 

@@ -10,7 +10,14 @@ import type { PromptTemplate } from '../../core/prompt/templates.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { BATCH_ENGINE, parseBatchPlan, planCustomIds, type BatchPlan } from '../../core/batch/batch.ts';
 import { BatchEngine } from '../../core/batch/batch-engine.ts';
-import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput, type BatchCoverage, type BatchOutput } from '../../core/batch/batch-output.ts';
+import {
+  batchCoverage,
+  coverageText,
+  mergeBatchOutputs,
+  parseBatchOutput,
+  type BatchCoverage,
+  type BatchOutput,
+} from '../../core/batch/batch-output.ts';
 import { quickCheckIndices } from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG } from '../../core/run/types.ts';
 import { downloadText, safeFileName } from '../shell/download.ts';
@@ -25,7 +32,12 @@ export interface BatchSource {
   readonly running: boolean;
   template(): PromptTemplate;
   params(): SamplingParams;
-  startWith(store: WorkbenchStore, engine: Engine, req: GenerationRunRequest, onDone: (runId: string) => void): Promise<void>;
+  startWith(
+    store: WorkbenchStore,
+    engine: Engine,
+    req: GenerationRunRequest,
+    onDone: (runId: string) => void,
+  ): Promise<void>;
 }
 
 export class BatchState {
@@ -90,14 +102,27 @@ export class BatchState {
     if (!g.datasetId || this.busy) return;
     await this.#whileBusy(async () => {
       const available = await store.datasets.questionsWithDatabase(g.datasetId!);
-      const indices = g.subset === 'first' ? available.slice(0, Math.max(1, g.firstN)) : g.subset === 'all' ? available : quickCheckIndices(available);
-      const spec = { model: { id: this.modelName(g) }, template: g.template(), params: g.params(), ...(g.sampleRows !== null ? { sampleRows: g.sampleRows } : {}) };
+      const indices =
+        g.subset === 'first'
+          ? available.slice(0, Math.max(1, g.firstN))
+          : g.subset === 'all'
+            ? available
+            : quickCheckIndices(available);
+      const spec = {
+        model: { id: this.modelName(g) },
+        template: g.template(),
+        params: g.params(),
+        ...(g.sampleRows !== null ? { sampleRows: g.sampleRows } : {}),
+      };
       const files = await store.service.exportBatch(g.datasetId!, { indices, spec, contextWindow: this.contextWindow });
       const base = safeFileName(g.name.trim() || `${spec.model.id}-${spec.template.id}`);
       downloadText(`${base}.jsonl`, files.jsonl, 'application/jsonl');
       downloadText(`${base}.plan.json`, files.planJson, 'application/json');
-      this.#exported = `${files.requests} requests (${files.plan.indices.length} questions × ${files.plan.spec.params.n} samples) in ${base}.jsonl, plan in ${base}.plan.json` +
-        (files.tooLong.length ? `; ${files.tooLong.length} left out, their prompt does not fit the context window` : '');
+      this.#exported =
+        `${files.requests} requests (${files.plan.indices.length} questions × ${files.plan.spec.params.n} samples) in ${base}.jsonl, plan in ${base}.plan.json` +
+        (files.tooLong.length
+          ? `; ${files.tooLong.length} left out, their prompt does not fit the context window`
+          : '');
     });
   }
 
@@ -131,8 +156,17 @@ export class BatchState {
     if (!plan || !coverage || !g.datasetId) return;
     await this.#whileBusy(async () => {
       const customIds = [...coverage.missing, ...coverage.failed];
-      const files = await store.service.exportBatch(g.datasetId!, { indices: [], spec: plan.spec, contextWindow: plan.contextWindow, redo: { plan, customIds } });
-      downloadText(`${safeFileName(this.planName.replace(/\.plan\.json$/, ''))}-missing.jsonl`, files.jsonl, 'application/jsonl');
+      const files = await store.service.exportBatch(g.datasetId!, {
+        indices: [],
+        spec: plan.spec,
+        contextWindow: plan.contextWindow,
+        redo: { plan, customIds },
+      });
+      downloadText(
+        `${safeFileName(this.planName.replace(/\.plan\.json$/, ''))}-missing.jsonl`,
+        files.jsonl,
+        'application/jsonl',
+      );
       this.#exported = `${files.requests} missing and failed requests exported; run them and import their output together with the first one`;
     });
   }
@@ -150,12 +184,18 @@ export class BatchState {
     }
     const engine = new BatchEngine(plan, dataset.questions, output, this.outputNames.join(', '));
     const name = g.name.trim() || `${plan.spec.model.id} · ${plan.spec.template.id} · batch`;
-    await g.startWith(store, engine, {
-      name, datasetId: dataset.id,
-      subset: { description: `batch plan ${this.planName}: ${plan.indices.length} questions`, indices: plan.indices },
-      spec: { ...plan.spec, engine: BATCH_ENGINE },
-      config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] },
-    }, onDone);
+    await g.startWith(
+      store,
+      engine,
+      {
+        name,
+        datasetId: dataset.id,
+        subset: { description: `batch plan ${this.planName}: ${plan.indices.length} questions`, indices: plan.indices },
+        spec: { ...plan.spec, engine: BATCH_ENGINE },
+        config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] },
+      },
+      onDone,
+    );
   }
 
   #cover(): void {

@@ -9,7 +9,16 @@ import type { GenerationRunRequest, RunService, WorkbenchStore } from '../../ada
 import type { Engine, SamplingParams } from '../../core/engine/engine.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { BUILTIN_TEMPLATES, findTemplate } from '../../core/prompt/templates.ts';
-import { CANCEL, PAUSE, exWithInterval, quickCheckIndices, quickCheckParams, type GenerationOutcome, type GenerationProgress, type GenerationSpec } from '../../core/run/generation.ts';
+import {
+  CANCEL,
+  PAUSE,
+  exWithInterval,
+  quickCheckIndices,
+  quickCheckParams,
+  type GenerationOutcome,
+  type GenerationProgress,
+  type GenerationSpec,
+} from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../core/run/types.ts';
 import type { PromptTemplate } from '../../core/prompt/templates.ts';
 import { EngineSlot } from '../engine/engine-slot.svelte.ts';
@@ -181,7 +190,15 @@ export class GenerateState extends EngineSlot {
   }
 
   params(): SamplingParams {
-    return { n: this.n, temperature: this.temperature, topP: this.topP, maxTokens: this.maxTokens, seed: this.seed, stop: [...this.template().stop], logprobs: false };
+    return {
+      n: this.n,
+      temperature: this.temperature,
+      topP: this.topP,
+      maxTokens: this.maxTokens,
+      seed: this.seed,
+      stop: [...this.template().stop],
+      logprobs: false,
+    };
   }
 
   async refreshPreview(store: WorkbenchStore): Promise<void> {
@@ -189,15 +206,24 @@ export class GenerateState extends EngineSlot {
     if (!this.datasetId) return;
     try {
       const indices = await store.datasets.questionsWithDatabase(this.datasetId);
-      if (indices.length === 0) throw new WorkbenchError('NOT_FOUND', 'this dataset has no stored database: import it again with its databases (Data)');
+      if (indices.length === 0)
+        throw new WorkbenchError(
+          'NOT_FOUND',
+          'this dataset has no stored database: import it again with its databases (Data)',
+        );
       const built = await store.service.previewPrompt(
-        this.datasetId, indices[0]!,
+        this.datasetId,
+        indices[0]!,
         { template: this.template(), sampleRows: this.sampleRows ?? undefined, maxTokens: this.maxTokens },
         this.engine,
       );
       this.#preview = built.prompt.messages.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
       const c = built.fit.cut;
-      const cut = [...c.sampleRows.map((t) => `rows of ${t}`), ...c.descriptions.map((t) => `descriptions of ${t}`), ...c.tables.map((t) => `table ${t}`)];
+      const cut = [
+        ...c.sampleRows.map((t) => `rows of ${t}`),
+        ...c.descriptions.map((t) => `descriptions of ${t}`),
+        ...c.tables.map((t) => `table ${t}`),
+      ];
       this.#previewNote =
         `${built.fit.tokens} tokens (${built.fit.counter === 'engine' ? "the engine's tokenizer" : 'estimated at 4 characters per token'})` +
         (built.fit.limit !== null ? ` of ${built.fit.limit} available` : '') +
@@ -211,16 +237,26 @@ export class GenerateState extends EngineSlot {
 
   async refreshUnfinished(store: WorkbenchStore): Promise<void> {
     const [runs, active] = await Promise.all([store.runs.list(), store.runs.activeIds()]);
-    this.#unfinished = runs.filter((r) => r.source.kind === 'generation' && r.status === 'running' && !active.includes(r.id));
+    this.#unfinished = runs.filter(
+      (r) => r.source.kind === 'generation' && r.status === 'running' && !active.includes(r.id),
+    );
   }
 
   async start(store: WorkbenchStore, onDone: (runId: string) => void): Promise<void> {
     if (!this.engine || !this.model || !this.datasetId || this.running) return;
     const available = await store.datasets.questionsWithDatabase(this.datasetId);
     const indices =
-      this.subset === 'quick' ? quickCheckIndices(available) : this.subset === 'first' ? available.slice(0, Math.max(1, this.firstN)) : available;
+      this.subset === 'quick'
+        ? quickCheckIndices(available)
+        : this.subset === 'first'
+          ? available.slice(0, Math.max(1, this.firstN))
+          : available;
     const description =
-      this.subset === 'quick' ? `quick check: ${indices.length} seeded-random questions with a database` : this.subset === 'first' ? `first ${indices.length} questions with a database` : 'every question with a database';
+      this.subset === 'quick'
+        ? `quick check: ${indices.length} seeded-random questions with a database`
+        : this.subset === 'first'
+          ? `first ${indices.length} questions with a database`
+          : 'every question with a database';
     const spec: GenerationSpec = {
       engine: this.engine.kind,
       model: this.recordedModel() ?? this.model,
@@ -228,14 +264,33 @@ export class GenerateState extends EngineSlot {
       params: this.params(),
     };
     if (this.sampleRows !== null) spec.sampleRows = this.sampleRows;
-    const name = this.name.trim() || `${this.model.id} · ${spec.template.id}${this.subset === 'quick' ? ' · quick check' : ''}`;
-    await this.#drive(onDone, (hooks) =>
-      store.service.startGeneration({ name, datasetId: this.datasetId!, subset: { description, indices }, spec, config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] } }, this.engine!, hooks),
-    store);
+    const name =
+      this.name.trim() || `${this.model.id} · ${spec.template.id}${this.subset === 'quick' ? ' · quick check' : ''}`;
+    await this.#drive(
+      onDone,
+      (hooks) =>
+        store.service.startGeneration(
+          {
+            name,
+            datasetId: this.datasetId!,
+            subset: { description, indices },
+            spec,
+            config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] },
+          },
+          this.engine!,
+          hooks,
+        ),
+      store,
+    );
   }
 
   /** A run with an engine other than the loaded one: the batch engine over an imported output file. */
-  async startWith(store: WorkbenchStore, engine: Engine, req: GenerationRunRequest, onDone: (runId: string) => void): Promise<void> {
+  async startWith(
+    store: WorkbenchStore,
+    engine: Engine,
+    req: GenerationRunRequest,
+    onDone: (runId: string) => void,
+  ): Promise<void> {
     if (this.running) return;
     await this.#drive(onDone, (hooks) => store.service.startGeneration(req, engine, hooks), store);
   }
@@ -288,4 +343,3 @@ export class GenerateState extends EngineSlot {
     void this.engine?.interrupt();
   }
 }
-

@@ -31,11 +31,25 @@ function write(key: string, value: unknown): void {
 
 const isModel = (x: unknown): x is CustomModelRecord => {
   const r = x as CustomModelRecord;
-  return typeof r === 'object' && r !== null && typeof r.id === 'string' && typeof r.modelUrl === 'string' && typeof r.filesUrl === 'string' && typeof r.modelLibUrl === 'string';
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.id === 'string' &&
+    typeof r.modelUrl === 'string' &&
+    typeof r.filesUrl === 'string' &&
+    typeof r.modelLibUrl === 'string'
+  );
 };
 const isTemplate = (x: unknown): x is PromptTemplate => {
   const t = x as PromptTemplate;
-  return typeof t === 'object' && t !== null && typeof t.id === 'string' && typeof t.user === 'string' && Array.isArray(t.stop) && templateProblems(t).length === 0;
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    typeof t.id === 'string' &&
+    typeof t.user === 'string' &&
+    Array.isArray(t.stop) &&
+    templateProblems(t).length === 0
+  );
 };
 
 export function loadCustomModels(): CustomModelRecord[] {
@@ -60,7 +74,9 @@ export function loadUserTemplates(): PromptTemplate[] {
 }
 
 /** Validates (templateProblems, no clash with a built-in or saved id) and saves. */
-export function saveUserTemplate(t: PromptTemplate): { ok: true; list: PromptTemplate[] } | { ok: false; problems: string[] } {
+export function saveUserTemplate(
+  t: PromptTemplate,
+): { ok: true; list: PromptTemplate[] } | { ok: false; problems: string[] } {
   const problems = templateProblems(t);
   const existing = loadUserTemplates();
   if (BUILTIN_TEMPLATES.some((b) => b.id === t.id) || existing.some((u) => u.id === t.id)) {

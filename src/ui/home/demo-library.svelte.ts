@@ -44,7 +44,9 @@ export const isDemoDataset = (d: DatasetRecord): boolean => d.name === DEMO_DATA
 /** Replay runs of the demo dataset with this predictions file, oldest first (renames keep them). */
 function demoRuns(runs: readonly RunHeader[], datasetId: string, predictions: string): RunHeader[] {
   return runs
-    .filter((r) => r.dataset.id === datasetId && r.source.kind === 'replay' && r.source.predictions.name === predictions)
+    .filter(
+      (r) => r.dataset.id === datasetId && r.source.kind === 'replay' && r.source.predictions.name === predictions,
+    )
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
@@ -130,7 +132,8 @@ export class DemoState {
       this.#runId = run.run.id;
       const { datasets, runs } = this.#deps;
       // Added by another tab since this one read its lists: list it here too.
-      if (!runs.byId(run.run.id) || !datasets.byId(run.run.dataset.id)) await Promise.all([datasets.refresh(), runs.refresh()]);
+      if (!runs.byId(run.run.id) || !datasets.byId(run.run.dataset.id))
+        await Promise.all([datasets.refresh(), runs.refresh()]);
       if (!run.created && runs.interrupted(run.run)) {
         // Closed while it was being evaluated: finish it (only its missing items are evaluated).
         this.#phase = 'running';
@@ -170,9 +173,17 @@ export class DemoState {
       config,
     };
     const { runs } = this.#deps;
-    if (runs.job) throw new WorkbenchError('REFUSED', `run "${runs.job.name}" is being evaluated: wait for it to finish (Runs), then open the first page again`);
+    if (runs.job)
+      throw new WorkbenchError(
+        'REFUSED',
+        `run "${runs.job.name}" is being evaluated: wait for it to finish (Runs), then open the first page again`,
+      );
     const run = await runs.start(req);
-    if (!run) throw new WorkbenchError('FAILED', runs.jobError ?? 'the demo run could not be started: reload the page to try again');
+    if (!run)
+      throw new WorkbenchError(
+        'FAILED',
+        runs.jobError ?? 'the demo run could not be started: reload the page to try again',
+      );
     return run;
   }
 
@@ -193,7 +204,11 @@ export class DemoState {
     }
     const name = `Demo: hostile predictions (timeout ${opts.timeoutS} s${opts.readOnly ? ', read-only' : ''})`;
     try {
-      return await this.#startRun(ds, HOSTILE_PREDICTIONS, name, { ...DEMO_CONFIG, timeoutMs: Math.round(opts.timeoutS * 1000), readOnly: opts.readOnly });
+      return await this.#startRun(ds, HOSTILE_PREDICTIONS, name, {
+        ...DEMO_CONFIG,
+        timeoutMs: Math.round(opts.timeoutS * 1000),
+        readOnly: opts.readOnly,
+      });
     } catch (err) {
       this.#hostileError = `The hostile predictions could not be evaluated: ${errorMessage(err)}`;
       return null;

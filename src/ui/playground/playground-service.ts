@@ -22,7 +22,11 @@ export interface PlaygroundPorts {
 }
 
 export interface PlaygroundService {
-  attempt(dataset: DatasetRecord, req: AttemptRequest, hooks?: { signal?: AbortSignal; onEvent?: (e: EvalEvent) => void }): Promise<AttemptReport>;
+  attempt(
+    dataset: DatasetRecord,
+    req: AttemptRequest,
+    hooks?: { signal?: AbortSignal; onEvent?: (e: EvalEvent) => void },
+  ): Promise<AttemptReport>;
   /** Frees the worker (leaving the playground). */
   release(): Promise<void>;
 }
@@ -45,7 +49,10 @@ export function createPlaygroundService(ports: PlaygroundPorts): PlaygroundServi
         hooks.signal?.throwIfAborted();
         if (pool?.datasetId !== dataset.id) {
           await release();
-          pool = { datasetId: dataset.id, executor: ports.createExecutor(ports.dbSource(dataset), ports.suiteCache(dataset)) };
+          pool = {
+            datasetId: dataset.id,
+            executor: ports.createExecutor(ports.dbSource(dataset), ports.suiteCache(dataset)),
+          };
         }
         const executor = pool.executor;
         const key = `${dataset.id}/${req.question.dbId}`;

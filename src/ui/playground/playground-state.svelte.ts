@@ -50,8 +50,13 @@ function questionAt(ds: DatasetRecord, i: number): PlaygroundQuestion | null {
   if (!gold) return null;
   const q = ds.questions[i];
   return {
-    index: i, questionId: q?.questionId ?? i, dbId: gold.dbId, difficulty: q?.difficulty ?? 'unknown',
-    goldSql: gold.sql, question: q?.question ?? null, evidence: q?.evidence ?? '',
+    index: i,
+    questionId: q?.questionId ?? i,
+    dbId: gold.dbId,
+    difficulty: q?.difficulty ?? 'unknown',
+    goldSql: gold.sql,
+    question: q?.question ?? null,
+    evidence: q?.evidence ?? '',
   };
 }
 
@@ -205,8 +210,13 @@ export class PlaygroundState {
 
   #request(q: PlaygroundQuestion, sql: string) {
     return {
-      question: q, sql, metrics: this.#metrics(), timeoutMs: OFFICIAL_TIMEOUT_MS, vesIterations: OFFICIAL_VES_ITERATIONS,
-      formula: this.#formula, previewRows: PLAYGROUND_ROWS,
+      question: q,
+      sql,
+      metrics: this.#metrics(),
+      timeoutMs: OFFICIAL_TIMEOUT_MS,
+      vesIterations: OFFICIAL_VES_ITERATIONS,
+      formula: this.#formula,
+      previewRows: PLAYGROUND_ROWS,
     };
   }
 
@@ -239,7 +249,8 @@ export class PlaygroundState {
         signal: controller.signal,
         onEvent: (e) => {
           if (seq !== this.#seq) return;
-          if (e.type === 'suite-progress') this.#progress = `building the test suite of ${e.dbId}: ${e.done} of ${e.total} candidate databases`;
+          if (e.type === 'suite-progress')
+            this.#progress = `building the test suite of ${e.dbId}: ${e.done} of ${e.total} candidate databases`;
           else if (e.type === 'db-loaded') this.#progress = `database ${e.dbId} loaded`;
         },
       });
@@ -288,11 +299,18 @@ export class PlaygroundState {
         let onHere: TourOutcome | null = null;
         let tried = 0;
         for (const q of candidates) {
-          const step: TourStep | undefined = q === here ? first : tourSteps({ goldSql: q.goldSql, question: q.question }).find((s) => s.id === first.id);
+          const step: TourStep | undefined =
+            q === here ? first : tourSteps({ goldSql: q.goldSql, question: q.question }).find((s) => s.id === first.id);
           if (!step) continue;
           tried++;
           try {
-            outcome = { step, question: q, tried, official: await this.#deps.playground.attempt(ds, { ...this.#request(q, step.sql), census: false }), error: null };
+            outcome = {
+              step,
+              question: q,
+              tried,
+              official: await this.#deps.playground.attempt(ds, { ...this.#request(q, step.sql), census: false }),
+              error: null,
+            };
           } catch (err) {
             outcome = { step, question: q, tried, official: null, error: errorMessage(err) };
           }

@@ -17,7 +17,16 @@ export function probeQuestionsOf(dataset: DatasetRecord): ProbeQuestion[] {
   return dataset.gold.flatMap((g, index) => {
     if (!dataset.databases[g.dbId]) return [];
     const q = dataset.questions[index];
-    return [{ index, questionId: q?.questionId ?? index, dbId: g.dbId, difficulty: q?.difficulty ?? 'unknown', goldSql: g.sql, question: q?.question ?? null }];
+    return [
+      {
+        index,
+        questionId: q?.questionId ?? index,
+        dbId: g.dbId,
+        difficulty: q?.difficulty ?? 'unknown',
+        goldSql: g.sql,
+        question: q?.question ?? null,
+      },
+    ];
   });
 }
 

@@ -26,7 +26,6 @@ export interface ComparedPair {
   error: string | null;
 }
 
-
 export class CompareView {
   readonly #store: WorkbenchStore;
   #runIds = $state.raw<readonly string[]>([]);
@@ -71,14 +70,23 @@ export class CompareView {
   }
   /** Every chosen run is loaded and compared (or failed to load). */
   get ready(): boolean {
-    return this.#runIds.every((id) => this.#headers.has(id) || this.#errors.has(id)) && this.#loading === 0 && !this.#computing;
+    return (
+      this.#runIds.every((id) => this.#headers.has(id) || this.#errors.has(id)) &&
+      this.#loading === 0 &&
+      !this.#computing
+    );
   }
 
   /** One pair: in the worker, or on the page with a store that has no worker (test doubles). */
   async #comparePair(a: RunHeader, b: RunHeader, signal: AbortSignal): Promise<RunComparison> {
     const analysis = this.#store.analysis;
     if (analysis) {
-      return analysis.compare(a.id, b.id, { resamples: RESAMPLES, seed: SEED }, { signal, onProgress: (p) => void (signal.aborted || (this.#progress = p)) });
+      return analysis.compare(
+        a.id,
+        b.id,
+        { resamples: RESAMPLES, seed: SEED },
+        { signal, onProgress: (p) => void (signal.aborted || (this.#progress = p)) },
+      );
     }
     const [fa, fb] = await Promise.all([this.#store.runs.export(a.id), this.#store.runs.export(b.id)]);
     return compareRuns(fa, fb, { resamples: RESAMPLES, makeRng: () => mulberry32(SEED) });
@@ -105,7 +113,13 @@ export class CompareView {
           // The result's message (7,812 questions at 500,000 samples) is received in one task and drawn in the next ones.
           await nextTask();
           if (generation !== this.#generation) return;
-          pairs.push({ a: { run: a }, b: { run: b }, result, explanations: compareExplanations(result.overall), error: null });
+          pairs.push({
+            a: { run: a },
+            b: { run: b },
+            result,
+            explanations: compareExplanations(result.overall),
+            error: null,
+          });
         } catch (err) {
           if (generation !== this.#generation) return;
           if (isCancellation(err)) {

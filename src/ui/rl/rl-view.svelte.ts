@@ -18,7 +18,6 @@ import { promptStatsParquetBlob } from '../workbench/parquet-export.ts';
 
 export type PromptFilter = 'all' | 'frontier' | 'zero-variance' | 'all-right' | 'all-wrong';
 
-
 export class RlView {
   readonly runId: string;
   readonly #store: WorkbenchStore;
@@ -119,7 +118,13 @@ export class RlView {
       if (this.#run === null) {
         const dataset = await this.#store.datasets.get(run.dataset.id);
         this.#questions = dataset
-          ? dataset.questions.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }))
+          ? dataset.questions.map((q, index) => ({
+              index,
+              questionId: q.questionId,
+              dbId: q.dbId,
+              question: q.question,
+              evidence: q.evidence,
+            }))
           : null;
       }
       this.#run = run;
@@ -149,7 +154,10 @@ export class RlView {
     try {
       const analysis = this.#store.analysis;
       const stats = analysis
-        ? await analysis.runStats(this.runId, seed, { signal: job.signal, onProgress: (p) => void (this.#job === job && (this.#progress = p)) })
+        ? await analysis.runStats(this.runId, seed, {
+            signal: job.signal,
+            onProgress: (p) => void (this.#job === job && (this.#progress = p)),
+          })
         : toStatsView(computeRunStats(await this.#store.runs.samples(this.runId), { rng: mulberry32(seed) }));
       if (this.#job !== job) return;
       this.#stats = stats;
@@ -206,7 +214,12 @@ export class RlView {
     if (!s || !run) return 'Nothing to export yet.';
     try {
       if (kind === 'csv') downloadText(this.#name('prompts.csv'), promptStatsCsv(s.prompts, s.ks), 'text/csv');
-      else if (kind === 'json') downloadText(this.#name('prompts.json'), JSON.stringify(promptStatsJson(s.prompts, s.ks), null, 1), 'application/json');
+      else if (kind === 'json')
+        downloadText(
+          this.#name('prompts.json'),
+          JSON.stringify(promptStatsJson(s.prompts, s.ks), null, 1),
+          'application/json',
+        );
       else if (kind === 'stats') {
         const meta = { runName: run.name, runId: run.id, rewardFormula: run.config.rewardFormula, seed: this.#seed };
         downloadText(this.#name('stats.json'), JSON.stringify(statsJson(s, meta), null, 1), 'application/json');

@@ -12,15 +12,29 @@ import type { Question } from '../../core/types.ts';
 
 /** A stored sample as the rubric sees it: its question and evidence when the dataset is still stored. */
 export function sampleToScore(
-  s: Pick<SampleRecord, 'sql' | 'completion' | 'goldSql' | 'status' | 'ex' | 'error' | 'mutatedDb' | 'predColumnCount' | 'goldColumnCount'>,
+  s: Pick<
+    SampleRecord,
+    'sql' | 'completion' | 'goldSql' | 'status' | 'ex' | 'error' | 'mutatedDb' | 'predColumnCount' | 'goldColumnCount'
+  >,
   question: Pick<Question, 'question' | 'evidence'> | null,
   schema: Schema | null = null,
 ): SampleToScore {
   return birdSample({
-    question: { question: question?.question ?? '(question text not stored)', evidence: question?.evidence ?? '', goldSql: s.goldSql },
+    question: {
+      question: question?.question ?? '(question text not stored)',
+      evidence: question?.evidence ?? '',
+      goldSql: s.goldSql,
+    },
     sql: s.sql,
     completion: s.completion,
-    execution: { status: s.status, ex: s.ex, error: s.error, mutatedDb: s.mutatedDb, predColumnCount: s.predColumnCount ?? null, goldColumnCount: s.goldColumnCount ?? null },
+    execution: {
+      status: s.status,
+      ex: s.ex,
+      error: s.error,
+      mutatedDb: s.mutatedDb,
+      predColumnCount: s.predColumnCount ?? null,
+      goldColumnCount: s.goldColumnCount ?? null,
+    },
     schema,
   });
 }
@@ -38,7 +52,8 @@ export function histogram(values: readonly (number | null)[], bins = BINS): numb
   return out;
 }
 
-export const binLabels = (bins = BINS): string[] => Array.from({ length: bins }, (_, i) => `${(i / bins).toFixed(1)}–${((i + 1) / bins).toFixed(1)}`);
+export const binLabels = (bins = BINS): string[] =>
+  Array.from({ length: bins }, (_, i) => `${(i / bins).toFixed(1)}–${((i + 1) / bins).toFixed(1)}`);
 
 export interface Agreement {
   /** Samples with both scores. */
@@ -107,7 +122,15 @@ export interface ExMatrix {
 }
 
 export function exMatrix(rows: readonly ExMatrixRow[], threshold = 0.5): ExMatrix {
-  const m: ExMatrix = { passRight: 0, passWrong: 0, failRight: 0, failWrong: 0, noScore: 0, rewardedWrong: [], unscored: 0 };
+  const m: ExMatrix = {
+    passRight: 0,
+    passWrong: 0,
+    failRight: 0,
+    failWrong: 0,
+    noScore: 0,
+    rewardedWrong: [],
+    unscored: 0,
+  };
   for (const r of rows) {
     if (r.unscored) m.unscored! += 1;
     else if (r.score === null) m.noScore += 1;
@@ -126,23 +149,33 @@ export function exMatrix(rows: readonly ExMatrixRow[], threshold = 0.5): ExMatri
 /** True when some sample got a verdict or a 1..10 score from a judge (not only SQL and regex checks). */
 export function judgeAnswered(scores: readonly RubricScores[]): boolean {
   return scores.some(
-    (s) => s.criteria.some((c) => c.source === 'judge' && c.status === 'ok') || s.implicit?.status === 'ok' || s.likert?.status === 'ok',
+    (s) =>
+      s.criteria.some((c) => c.source === 'judge' && c.status === 'ok') ||
+      s.implicit?.status === 'ok' ||
+      s.likert?.status === 'ok',
   );
 }
 
 export const fmt3 = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : x.toFixed(3));
 
 /** A criterion's verdict as shown in the per-sample tables. */
-export const verdictMark = (met: boolean | null, status: string): string => (status !== 'ok' ? status : met ? '✓ met' : '✗ not met');
+export const verdictMark = (met: boolean | null, status: string): string =>
+  status !== 'ok' ? status : met ? '✓ met' : '✗ not met';
 
 export const SCORE_KINDS = ['explicit', 'implicit', 'likert'] as const;
 
 /** Each aggregate's score histogram over a run's samples (ScoreOverview's charts). */
-export function scoreHistograms(scores: readonly RubricScores[]): { kind: (typeof SCORE_KINDS)[number]; counts: number[] }[] {
+export function scoreHistograms(
+  scores: readonly RubricScores[],
+): { kind: (typeof SCORE_KINDS)[number]; counts: number[] }[] {
   return SCORE_KINDS.map((k) => ({ kind: k, counts: histogram(scores.map((s) => scoreOf(s, k))) }));
 }
 
 /** Agreement of the explicit and implicit scores over a run's samples. */
 export function explicitImplicitAgreement(scores: readonly RubricScores[], threshold: number): Agreement {
-  return agreement(scores.map((s) => scoreOf(s, 'explicit')), scores.map((s) => scoreOf(s, 'implicit')), threshold);
+  return agreement(
+    scores.map((s) => scoreOf(s, 'explicit')),
+    scores.map((s) => scoreOf(s, 'implicit')),
+    threshold,
+  );
 }

@@ -7,7 +7,13 @@
 import type { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
 import type { RubricRepositories } from '../workbench/services.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import type { RarRepository, NewRarRun, RarDatasetRecord, RarRunHeader, StoredRarSample } from '../../adapters/judge/rar-store.ts';
+import type {
+  RarRepository,
+  NewRarRun,
+  RarDatasetRecord,
+  RarRunHeader,
+  StoredRarSample,
+} from '../../adapters/judge/rar-store.ts';
 import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
@@ -190,7 +196,9 @@ export class RarState {
   }
 
   readonly #scores = $derived(this.openSamples.map((s) => s.scores));
-  readonly summary = $derived.by((): RubricSummary | null => (this.#scores.length ? summarizeRubricScores(this.#scores) : null));
+  readonly summary = $derived.by((): RubricSummary | null =>
+    this.#scores.length ? summarizeRubricScores(this.#scores) : null,
+  );
   readonly histograms = $derived(scoreHistograms(this.#scores));
   readonly agreement = $derived.by((): Agreement => explicitImplicitAgreement(this.#scores, this.threshold));
 
@@ -215,7 +223,8 @@ export class RarState {
       this.#datasets = datasets;
       this.#runs = runs;
       this.#active = active;
-      if (!this.datasetId || !this.datasets.some((d) => d.id === this.datasetId)) this.#datasetId = this.datasets[0]?.id ?? null;
+      if (!this.datasetId || !this.datasets.some((d) => d.id === this.datasetId))
+        this.#datasetId = this.datasets[0]?.id ?? null;
     } catch (err) {
       this.#error = `Stored rubric datasets could not be read: ${errorMessage(err)}`;
     }
@@ -243,11 +252,19 @@ export class RarState {
   }
 
   async importExample(): Promise<void> {
-    await this.#import(async () => {
-      const res = await fetch(new URL(EXAMPLE_RAR_URL, document.baseURI));
-      if (!res.ok) throw new WorkbenchError('FAILED', `the example dataset could not be read (${res.status} ${res.statusText}): reload the page (or reinstall the app)`);
-      return res.text();
-    }, 'example-rar.jsonl', 'Example: medicine and science (RaR)');
+    await this.#import(
+      async () => {
+        const res = await fetch(new URL(EXAMPLE_RAR_URL, document.baseURI));
+        if (!res.ok)
+          throw new WorkbenchError(
+            'FAILED',
+            `the example dataset could not be read (${res.status} ${res.statusText}): reload the page (or reinstall the app)`,
+          );
+        return res.text();
+      },
+      'example-rar.jsonl',
+      'Example: medicine and science (RaR)',
+    );
   }
 
   async #import(read: () => Promise<string | Blob>, fileName: string, name?: string): Promise<void> {
@@ -281,7 +298,11 @@ export class RarState {
   }
 
   aggregations(): Aggregation[] {
-    return ['explicit', ...(this.judgeChoice !== 'none' && this.withImplicit ? (['implicit'] as const) : []), ...(this.judgeChoice !== 'none' && this.withLikert ? (['likert'] as const) : [])];
+    return [
+      'explicit',
+      ...(this.judgeChoice !== 'none' && this.withImplicit ? (['implicit'] as const) : []),
+      ...(this.judgeChoice !== 'none' && this.withLikert ? (['likert'] as const) : []),
+    ];
   }
 
   async #judge(signal: AbortSignal): Promise<Judge | null> {
@@ -308,24 +329,47 @@ export class RarState {
       let policy: NewRarRun['policy'];
       if (this.policyChoice === 'replay') {
         const file = this.completionsFile;
-        if (!file) throw new WorkbenchError('MISSING_FILE', 'choose a completions file (JSONL, one {"id" or "index", "completion"} per line)');
+        if (!file)
+          throw new WorkbenchError(
+            'MISSING_FILE',
+            'choose a completions file (JSONL, one {"id" or "index", "completion"} per line)',
+          );
         const text = await file.text();
         const jobs = pairCompletions(text, file.name, dataset.rows);
         const { sha256Text } = await import('../../adapters/import/pair-run.ts');
-        policy = { kind: 'replay', file: { name: file.name, ...(await sha256Text(text)) }, completions: Object.fromEntries(replayCompletions(jobs)) };
+        policy = {
+          kind: 'replay',
+          file: { name: file.name, ...(await sha256Text(text)) },
+          completions: Object.fromEntries(replayCompletions(jobs)),
+        };
       } else {
         await this.policy.ensureLoaded('policy');
         policy = {
-          kind: 'engine', engine: this.policy.engine!.kind, model: this.policy.recordedModel()!, prompt: RAR_POLICY_PROMPT_VERSION,
-          params: { n: this.n, temperature: this.temperature, topP: 1, maxTokens: this.maxTokens, seed: this.seed, stop: [], logprobs: false },
+          kind: 'engine',
+          engine: this.policy.engine!.kind,
+          model: this.policy.recordedModel()!,
+          prompt: RAR_POLICY_PROMPT_VERSION,
+          params: {
+            n: this.n,
+            temperature: this.temperature,
+            topP: 1,
+            maxTokens: this.maxTokens,
+            seed: this.seed,
+            stop: [],
+            logprobs: false,
+          },
         };
       }
       const judge = await this.#judge(signal);
       const modelName = policy.kind === 'engine' ? policy.model.id : policy.file.name;
       const req: NewRarRun = {
         name: this.name.trim() || `${dataset.name} · ${modelName}${judge ? ` · judged by ${judge.info.model}` : ''}`,
-        datasetId: dataset.id, policy, samplesPerQuestion: this.n, aggregations: this.aggregations(),
-        explicit: { normalization: this.normalization, clip: this.clip, unresolved: 'null' }, weighting: this.weighting,
+        datasetId: dataset.id,
+        policy,
+        samplesPerQuestion: this.n,
+        aggregations: this.aggregations(),
+        explicit: { normalization: this.normalization, clip: this.clip, unresolved: 'null' },
+        weighting: this.weighting,
       };
       return rar.start(req, { policy: policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
     });
@@ -336,13 +380,28 @@ export class RarState {
     this.#runError = null;
     await this.#drive(async (rar, signal, hooks) => {
       if (run.policy.kind === 'engine') {
-        await this.#readyFor(this.policy, run.policy.engine, run.policy.model.id, `load the run's policy model first (${run.policy.engine} · ${run.policy.model.id}): only the samples not stored are generated`);
+        await this.#readyFor(
+          this.policy,
+          run.policy.engine,
+          run.policy.model.id,
+          `load the run's policy model first (${run.policy.engine} · ${run.policy.model.id}): only the samples not stored are generated`,
+        );
       }
       let judge: Judge | null = null;
       if (run.judge) {
-        await this.#readyFor(this.judge, run.judge.engine, run.judge.model, `load the run's judge first (${run.judge.engine} · ${run.judge.model})`);
+        await this.#readyFor(
+          this.judge,
+          run.judge.engine,
+          run.judge.model,
+          `load the run's judge first (${run.judge.engine} · ${run.judge.model})`,
+        );
         const { rubrics } = await this.repo();
-        judge = this.#activeJudge = new Judge({ engine: this.judge.engine!, model: this.judge.model!.id, cache: rubrics.cache(), signal });
+        judge = this.#activeJudge = new Judge({
+          engine: this.judge.engine!,
+          model: this.judge.model!.id,
+          cache: rubrics.cache(),
+          signal,
+        });
       }
       return rar.resume(run.id, { policy: run.policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
     });
@@ -358,7 +417,13 @@ export class RarState {
     await slot.ensureLoaded(engine === 'openai' ? 'server' : 'model');
   }
 
-  async #drive(go: (rar: RarRepository, signal: AbortSignal, hooks: Parameters<RarRepository['start']>[2]) => Promise<RarRunHeader>): Promise<void> {
+  async #drive(
+    go: (
+      rar: RarRepository,
+      signal: AbortSignal,
+      hooks: Parameters<RarRepository['start']>[2],
+    ) => Promise<RarRunHeader>,
+  ): Promise<void> {
     this.#running = true;
     this.#progress = null;
     this.#judgeStats = null;
@@ -412,9 +477,20 @@ export class RarState {
   /** The open run as JSON Lines: one sample per line with its question id, completion and scores. */
   exportJsonl(): string {
     const run = this.openRun;
-    return this.openSamples
-      .map((s) => JSON.stringify({ run: run?.id, id: s.rowId, index: s.index, sample: s.sample, completion: s.completion, generation: s.generation, scores: s.scores }))
-      .join('\n') + '\n';
+    return (
+      this.openSamples
+        .map((s) =>
+          JSON.stringify({
+            run: run?.id,
+            id: s.rowId,
+            index: s.index,
+            sample: s.sample,
+            completion: s.completion,
+            generation: s.generation,
+            scores: s.scores,
+          }),
+        )
+        .join('\n') + '\n'
+    );
   }
 }
-

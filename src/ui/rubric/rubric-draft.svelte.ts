@@ -3,7 +3,15 @@
  * turned into a `Rubric` by the core's `validateRubric`, whose message is shown as it is.
  */
 import { errorMessage } from '../../core/errors.ts';
-import { CATEGORIES, defaultWeight, validateRubric, type Category, type Rubric, type RubricItem, type WeightingName } from '../../core/rubric/model.ts';
+import {
+  CATEGORIES,
+  defaultWeight,
+  validateRubric,
+  type Category,
+  type Rubric,
+  type RubricItem,
+  type WeightingName,
+} from '../../core/rubric/model.ts';
 import type { SqlCheckName } from '../../core/rubric/sql-check-names.ts';
 
 export type CheckKind = 'judge' | 'sql' | 'regex';
@@ -29,15 +37,27 @@ let nextUid = 1;
 function fromItem(item: RubricItem): DraftItem {
   const c = item.check;
   return {
-    uid: nextUid++, id: item.id, title: item.title, description: item.description, category: item.category, weight: String(item.weight),
-    kind: c.kind, sqlName: c.kind === 'sql' ? c.name : 'matches-gold', expected: c.kind === 'sql' && c.expected !== undefined ? String(c.expected) : '',
-    pattern: c.kind === 'regex' ? c.pattern : '', flags: c.kind === 'regex' ? c.flags : '', target: c.kind === 'regex' ? c.target : 'sql',
+    uid: nextUid++,
+    id: item.id,
+    title: item.title,
+    description: item.description,
+    category: item.category,
+    weight: String(item.weight),
+    kind: c.kind,
+    sqlName: c.kind === 'sql' ? c.name : 'matches-gold',
+    expected: c.kind === 'sql' && c.expected !== undefined ? String(c.expected) : '',
+    pattern: c.kind === 'regex' ? c.pattern : '',
+    flags: c.kind === 'regex' ? c.flags : '',
+    target: c.kind === 'regex' ? c.target : 'sql',
   };
 }
 
 function toCheck(d: DraftItem): unknown {
   if (d.kind === 'judge') return { kind: 'judge' };
-  if (d.kind === 'sql') return d.expected.trim() === '' ? { kind: 'sql', name: d.sqlName } : { kind: 'sql', name: d.sqlName, expected: Number(d.expected) };
+  if (d.kind === 'sql')
+    return d.expected.trim() === ''
+      ? { kind: 'sql', name: d.sqlName }
+      : { kind: 'sql', name: d.sqlName, expected: Number(d.expected) };
   return { kind: 'regex', pattern: d.pattern, flags: d.flags, target: d.target };
 }
 
@@ -123,8 +143,18 @@ export class RubricDraft {
     let id = `c${n}`;
     for (let k = n; this.items.some((d) => d.id === id); k++) id = `c${k + 1}`;
     this.#items.push({
-      uid: nextUid++, id, title: '', description: '', category: 'essential', weight: String(defaultWeight('essential', this.weighting)),
-      kind: 'judge', sqlName: 'matches-gold', expected: '', pattern: '', flags: '', target: 'sql',
+      uid: nextUid++,
+      id,
+      title: '',
+      description: '',
+      category: 'essential',
+      weight: String(defaultWeight('essential', this.weighting)),
+      kind: 'judge',
+      sqlName: 'matches-gold',
+      expected: '',
+      pattern: '',
+      flags: '',
+      target: 'sql',
     });
   }
 

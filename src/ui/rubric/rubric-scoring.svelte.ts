@@ -15,12 +15,23 @@ import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import { exMatrix, judgeAnswered, explicitImplicitAgreement, sampleToScore, scoreHistograms, scoreOf, type Agreement, type ExMatrix, type JudgeScoreKind } from './analysis.ts';
+import {
+  exMatrix,
+  judgeAnswered,
+  explicitImplicitAgreement,
+  sampleToScore,
+  scoreHistograms,
+  scoreOf,
+  type Agreement,
+  type ExMatrix,
+  type JudgeScoreKind,
+} from './analysis.ts';
 
 export type JudgeChoice = 'none' | EngineChoice;
 
 /** The scalar reward of a rubric scoring: explicit, else implicit, else Likert, else null. */
-export const rubricReward = (s: RubricScores): number | null => s.explicit?.score ?? s.implicit?.score ?? s.likert?.score ?? null;
+export const rubricReward = (s: RubricScores): number | null =>
+  s.explicit?.score ?? s.implicit?.score ?? s.likert?.score ?? null;
 
 export const needsJudge = (rubric: Rubric): boolean => rubric.items.some((i) => i.check.kind === 'judge');
 
@@ -63,7 +74,9 @@ export class ScoringState {
   }
   /** The score "Judge vs EX" compares with EX: the implicit one when the judge gave it, else (no judge) the explicit one, until the user chooses. */
   get matrixScore(): JudgeScoreKind {
-    return this.#matrixScore ?? (this.#scored?.samples.some((s) => s.scores.implicit) !== false ? 'implicit' : 'explicit');
+    return (
+      this.#matrixScore ?? (this.#scored?.samples.some((s) => s.scores.implicit) !== false ? 'implicit' : 'explicit')
+    );
   }
   /** A score at or above it passes (the judge-vs-EX matrix and the agreement). */
   get threshold(): number {
@@ -140,7 +153,9 @@ export class ScoringState {
     this.#unresolved = u;
   }
 
-  readonly summary = $derived.by((): RubricSummary | null => (this.scored ? summarizeRubricScores(this.#scores) : null));
+  readonly summary = $derived.by((): RubricSummary | null =>
+    this.scored ? summarizeRubricScores(this.#scores) : null,
+  );
   readonly #scores = $derived((this.scored?.samples ?? []).map((s) => s.scores));
   readonly histograms = $derived(scoreHistograms(this.#scores));
   /** Some judge answered: without one the "judge" side of the matrix is the SQL and regex checks alone. */
@@ -153,7 +168,12 @@ export class ScoringState {
     return exMatrix(
       all.map((s) => {
         const run = byKey.get(`${s.index}.${s.sample}`);
-        return { key: `${s.index}.${s.sample}`, ex: run?.ex ?? 0, score: scoreOf(s.scores, this.matrixScore), unscored: run?.status === 'missing-db' };
+        return {
+          key: `${s.index}.${s.sample}`,
+          ex: run?.ex ?? 0,
+          score: scoreOf(s.scores, this.matrixScore),
+          unscored: run?.status === 'missing-db',
+        };
       }),
       this.threshold,
     );
@@ -170,7 +190,10 @@ export class ScoringState {
   /** Shows what was stored for (run, rubric), if anything. */
   async show(rubric: Rubric | null): Promise<void> {
     if (!this.runId || !rubric) return;
-    const [stored, samples] = await Promise.all([(await this.repo()).getScores(this.runId, rubric.id), this.store.runs.samples(this.runId)]);
+    const [stored, samples] = await Promise.all([
+      (await this.repo()).getScores(this.runId, rubric.id),
+      this.store.runs.samples(this.runId),
+    ]);
     this.#samples = samples;
     this.#scored = stored ?? null;
   }
@@ -189,9 +212,13 @@ export class ScoringState {
     if (!scored) return;
     const key = (i: Rubric['items'][number]) => JSON.stringify([i.id, i.title, i.description, i.check]);
     const before = new Set(scored.rubric.items.map(key));
-    const changed = rubric.id !== scored.rubricId || rubric.items.length !== before.size || rubric.items.some((i) => !before.has(key(i)));
+    const changed =
+      rubric.id !== scored.rubricId ||
+      rubric.items.length !== before.size ||
+      rubric.items.some((i) => !before.has(key(i)));
     if (changed) {
-      this.#error = 'Criteria were added, removed or reworded since this run was scored: score it again (judge answers come from the cache).';
+      this.#error =
+        'Criteria were added, removed or reworded since this run was scored: score it again (judge answers come from the cache).';
       return;
     }
     this.#error = null;
@@ -215,7 +242,12 @@ export class ScoringState {
   private async writeIntoRun(result: StoredRubricRun): Promise<void> {
     const n = await this.store.runs.setSampleRubrics(
       result.runId,
-      result.samples.map((s) => ({ index: s.index, sample: s.sample, rubric: s.scores, rubricScore: rubricReward(s.scores) })),
+      result.samples.map((s) => ({
+        index: s.index,
+        sample: s.sample,
+        rubric: s.scores,
+        rubricScore: rubricReward(s.scores),
+      })),
     );
     this.#written = `Written into the run's ${n} samples: its exports and best-of-n by rubric score use “${result.rubric.title}”.`;
   }
@@ -250,9 +282,14 @@ export class ScoringState {
     const signal = this.#abort.signal;
     const repo = await this.repo();
     try {
-      const [samples, dataset] = await Promise.all([this.store.runs.samples(run.id), this.store.datasets.get(run.dataset.id)]);
+      const [samples, dataset] = await Promise.all([
+        this.store.runs.samples(run.id),
+        this.store.datasets.get(run.dataset.id),
+      ]);
       // Schemas only when a criterion checks them (reading them opens every database of the run).
-      const schemas = rubric.items.some((i) => i.check.kind === 'sql' && (i.check.name === 'schema-only' || i.check.name === 'uses-evidence-formula'))
+      const schemas = rubric.items.some(
+        (i) => i.check.kind === 'sql' && (i.check.name === 'schema-only' || i.check.name === 'uses-evidence-formula'),
+      )
         ? await this.store.service.databaseSchemas(run.id)
         : {};
       this.#samples = samples;
@@ -262,16 +299,30 @@ export class ScoringState {
       // The judge's counts while a sample is judged (retries of unparseable answers can take a
       // minute before the first sample is done): the progress line says what is happening.
       if (judge) poll = setInterval(() => (this.#stats = { ...judge.stats }), 1000);
-      const aggregations: Aggregation[] = ['explicit', ...(judge && this.withImplicit ? (['implicit'] as const) : []), ...(judge && this.withLikert ? (['likert'] as const) : [])];
+      const aggregations: Aggregation[] = [
+        'explicit',
+        ...(judge && this.withImplicit ? (['implicit'] as const) : []),
+        ...(judge && this.withLikert ? (['likert'] as const) : []),
+      ];
       const out: ScoredSample[] = [];
       for (const s of samples) {
         if (signal.aborted) throw cancelledError('scoring');
-        const scores = await scoreSample(rubric, sampleToScore(s, dataset?.questions[s.index] ?? null, schemas[s.dbId] ?? null), { aggregations, judge, concurrency: 2, explicit: this.explicitOptions });
+        const scores = await scoreSample(
+          rubric,
+          sampleToScore(s, dataset?.questions[s.index] ?? null, schemas[s.dbId] ?? null),
+          { aggregations, judge, concurrency: 2, explicit: this.explicitOptions },
+        );
         out.push({ index: s.index, sample: s.sample, scores: $state.snapshot(scores) as typeof scores });
         this.#done = out.length;
         if (judge) this.#stats = { ...judge.stats };
       }
-      const result: StoredRubricRun = { runId: run.id, rubricId: rubric.id, rubric: $state.snapshot(rubric) as Rubric, scoredAt: new Date().toISOString(), samples: out };
+      const result: StoredRubricRun = {
+        runId: run.id,
+        rubricId: rubric.id,
+        rubric: $state.snapshot(rubric) as Rubric,
+        scoredAt: new Date().toISOString(),
+        samples: out,
+      };
       await repo.saveScores(result);
       this.#scored = result;
       await this.writeIntoRun(result);

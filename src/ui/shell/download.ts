@@ -49,5 +49,10 @@ export function downloadBlob(fileName: string, blob: Blob): void {
 
 /** A file name from a run name: letters, digits, dot, dash and underscore only. */
 export function safeFileName(name: string): string {
-  return name.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 80) || 'run';
+  return (
+    name
+      .replace(/[^\w.-]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 80) || 'run'
+  );
 }

@@ -45,4 +45,3 @@ export function formatCount(n: number): string {
 }
 
 export const plural = (n: number, one: string, many = one + 's'): string => `${formatCount(n)} ${n === 1 ? one : many}`;
-

@@ -22,7 +22,11 @@ export interface NavGroup {
 /** `runId`: the run the dashboard, explorer and RL links open (the one shown or last shown). */
 export function navGroups(route: Route, runId: string | null): NavGroup[] {
   const groups: Omit<NavGroup, 'current'>[] = [
-    { id: 'data', label: 'Data', links: [{ page: 'datasets', label: 'Datasets', to: { page: 'datasets', datasetId: null } }] },
+    {
+      id: 'data',
+      label: 'Data',
+      links: [{ page: 'datasets', label: 'Datasets', to: { page: 'datasets', datasetId: null } }],
+    },
     {
       id: 'runs',
       label: 'Runs and results',
@@ -32,7 +36,11 @@ export function navGroups(route: Route, runId: string | null): NavGroup[] {
         { page: 'items', label: 'Items', to: { page: 'items', runId, item: null } },
       ],
     },
-    { id: 'generation', label: 'Generation', links: [{ page: 'generate', label: 'Generate', to: { page: 'generate' } }] },
+    {
+      id: 'generation',
+      label: 'Generation',
+      links: [{ page: 'generate', label: 'Generate', to: { page: 'generate' } }],
+    },
     {
       id: 'rubrics',
       label: 'Rubrics',
@@ -46,7 +54,11 @@ export function navGroups(route: Route, runId: string | null): NavGroup[] {
       label: 'Analysis',
       links: [
         { page: 'rl', label: 'RL', to: { page: 'rl', runId } },
-        { page: 'compare', label: 'Compare', to: { page: 'compare', runIds: route.page === 'compare' ? route.runIds : [] } },
+        {
+          page: 'compare',
+          label: 'Compare',
+          to: { page: 'compare', runIds: route.page === 'compare' ? route.runIds : [] },
+        },
         { page: 'probe', label: 'Reward hacking', to: { page: 'probe', datasetId: null } },
         { page: 'playground', label: 'Playground', to: { page: 'playground', datasetId: null, index: null } },
       ],

@@ -103,13 +103,17 @@ export function parseHash(hash: string): Route {
   const at = hash.indexOf('?');
   const search = at >= 0 ? hash.slice(at + 1) : null;
   if (at >= 0) hash = hash.slice(0, at);
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => {
-    try {
-      return decodeURIComponent(p);
-    } catch {
-      return p;
-    }
-  });
+  const parts = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
   switch (parts[0]) {
     case 'datasets':
       return { page: 'datasets', datasetId: parts[1] ?? null };
@@ -121,7 +125,8 @@ export function parseHash(hash: string): Route {
         const route: Route = { page: 'items', runId: parts[1] ?? null, item: parseItemKey(parts[3]) };
         return search !== null ? { ...route, query: parseQuery(search) } : route;
       }
-      if (parts[2] === 'question' && parts[1] && /^\d+$/.test(parts[3] ?? '')) return { page: 'question', runId: parts[1], index: Number(parts[3]) };
+      if (parts[2] === 'question' && parts[1] && /^\d+$/.test(parts[3] ?? ''))
+        return { page: 'question', runId: parts[1], index: Number(parts[3]) };
       return { page: 'run', runId: parts[1] ?? null };
     case 'items':
       return { page: 'items', runId: null, item: null };
@@ -129,7 +134,8 @@ export function parseHash(hash: string): Route {
       return { page: 'rl', runId: null };
     case 'compare': {
       const q = parts.indexOf('question');
-      if (q > 0 && /^\d+$/.test(parts[q + 1] ?? '')) return { page: 'compare', runIds: parts.slice(1, q), question: Number(parts[q + 1]) };
+      if (q > 0 && /^\d+$/.test(parts[q + 1] ?? ''))
+        return { page: 'compare', runIds: parts.slice(1, q), question: Number(parts[q + 1]) };
       return { page: 'compare', runIds: parts.slice(1) };
     }
     case 'rubrics':
@@ -169,7 +175,11 @@ export function routeHash(route: Route): string {
     case 'rl':
       return route.runId ? `#/run/${e(route.runId)}/rl` : '#/rl';
     case 'compare':
-      return ['#/compare', ...route.runIds.map(e), ...(route.question !== undefined ? ['question', String(route.question)] : [])].join('/');
+      return [
+        '#/compare',
+        ...route.runIds.map(e),
+        ...(route.question !== undefined ? ['question', String(route.question)] : []),
+      ].join('/');
     case 'rubrics':
       return '#/rubrics';
     case 'rubric-runs':
@@ -179,7 +189,11 @@ export function routeHash(route: Route): string {
     case 'probe':
       return route.datasetId ? `#/probe/${e(route.datasetId)}` : '#/probe';
     case 'playground': {
-      const base = ['#/playground', ...(route.datasetId ? [e(route.datasetId)] : []), ...(route.datasetId && route.index !== null ? [String(route.index)] : [])].join('/');
+      const base = [
+        '#/playground',
+        ...(route.datasetId ? [e(route.datasetId)] : []),
+        ...(route.datasetId && route.index !== null ? [String(route.index)] : []),
+      ].join('/');
       return base + (route.attempt ? playgroundParamsText(route.attempt) : '');
     }
   }

@@ -20,7 +20,11 @@ export class Router {
 
   #set(route: Route): void {
     this.#route = route;
-    if ((route.page === 'run' || route.page === 'items' || route.page === 'rl' || route.page === 'question') && route.runId) this.#lastRunId = route.runId;
+    if (
+      (route.page === 'run' || route.page === 'items' || route.page === 'rl' || route.page === 'question') &&
+      route.runId
+    )
+      this.#lastRunId = route.runId;
   }
 
   go(route: Route, opts: { replace?: boolean } = {}): void {

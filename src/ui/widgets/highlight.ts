@@ -12,6 +12,7 @@ hljs.registerLanguage('sql', sql);
 const MAX_CHARS = 20_000;
 
 export function highlightSql(text: string): string {
-  const cut = text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) + `\n-- … ${text.length - MAX_CHARS} more characters` : text;
+  const cut =
+    text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) + `\n-- … ${text.length - MAX_CHARS} more characters` : text;
   return hljs.highlight(cut, { language: 'sql', ignoreIllegals: true }).value;
 }

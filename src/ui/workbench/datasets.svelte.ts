@@ -6,7 +6,12 @@ import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { plural } from '../shell/format.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type {
-  DatasetCard, DatasetRecord, GoldSelfTestResult, ImportProgress, ImportSource, WorkbenchStore,
+  DatasetCard,
+  DatasetRecord,
+  GoldSelfTestResult,
+  ImportProgress,
+  ImportSource,
+  WorkbenchStore,
 } from '../../adapters/store/workbench-store.ts';
 
 export interface SelfTestState {
@@ -16,7 +21,6 @@ export interface SelfTestState {
   result: GoldSelfTestResult | null;
   error: string | null;
 }
-
 
 export class DatasetsState {
   readonly #store: WorkbenchStore;
@@ -95,14 +99,18 @@ export class DatasetsState {
     this.#importNote = null;
     this.#progress = { phase: 'reading', file: '', doneBytes: 0, totalBytes: 0 };
     try {
-      const ds = await this.#store.datasets.import(source, { signal: abort.signal, onProgress: (p) => (this.#progress = p) });
+      const ds = await this.#store.datasets.import(source, {
+        signal: abort.signal,
+        onProgress: (p) => (this.#progress = p),
+      });
       this.#importNote = `Imported "${ds.name}": ${plural(ds.questions.length, 'question')}, ${plural(Object.keys(ds.databases).length, 'database')}.`;
       await this.refresh();
       return ds;
     } catch (err) {
-      this.#importError = isCancellation(err) || abort.signal.aborted
-        ? 'Import cancelled: nothing of it was stored, and everything stored before is unchanged.'
-        : `Import failed: ${errorMessage(err)}`;
+      this.#importError =
+        isCancellation(err) || abort.signal.aborted
+          ? 'Import cancelled: nothing of it was stored, and everything stored before is unchanged.'
+          : `Import failed: ${errorMessage(err)}`;
       return null;
     } finally {
       this.#importing = false;
@@ -139,7 +147,13 @@ export class DatasetsState {
     if (this.#selfTests[id]?.running) return;
     const abort = new AbortController();
     this.#selfTestAborts.set(id, abort);
-    this.#setSelfTest(id, { running: true, done: 0, total: this.byId(id)?.gold.length ?? 0, result: null, error: null });
+    this.#setSelfTest(id, {
+      running: true,
+      done: 0,
+      total: this.byId(id)?.gold.length ?? 0,
+      result: null,
+      error: null,
+    });
     try {
       const result = await this.#store.service.goldSelfTest(id, {
         signal: abort.signal,
@@ -149,7 +163,10 @@ export class DatasetsState {
       });
       this.#setSelfTest(id, { running: false, result });
     } catch (err) {
-      this.#setSelfTest(id, { running: false, error: isCancellation(err) ? 'Self-test cancelled.' : errorMessage(err) });
+      this.#setSelfTest(id, {
+        running: false,
+        error: isCancellation(err) ? 'Self-test cancelled.' : errorMessage(err),
+      });
     } finally {
       this.#selfTestAborts.delete(id);
       this.#onChange();

@@ -4,7 +4,14 @@
  * the importer does, and changeable). Only paths are looked at here; no file is read.
  */
 import { classifyFiles, normalizePath } from '../../adapters/import/classify-files.ts';
-import { databaseDirs, detectLayout, isGoldCandidate, isQuestionCandidate, missingDatabases, type LayoutGuess } from '../../adapters/import/layout.ts';
+import {
+  databaseDirs,
+  detectLayout,
+  isGoldCandidate,
+  isQuestionCandidate,
+  missingDatabases,
+  type LayoutGuess,
+} from '../../adapters/import/layout.ts';
 import type { ImportSource } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { PickedFile } from './file-sources.ts';
@@ -95,7 +102,11 @@ export class ImportDraft {
     return this.#totalBytes;
   }
   get ready(): boolean {
-    return this.#files.length > 0 && this.#name.trim() !== '' && (this.#hasZip || (this.#guess !== null && this.#guess.error === null));
+    return (
+      this.#files.length > 0 &&
+      this.#name.trim() !== '' &&
+      (this.#hasZip || (this.#guess !== null && this.#guess.error === null))
+    );
   }
 
   setFiles(files: PickedFile[]): void {
@@ -143,7 +154,11 @@ export class ImportDraft {
   }
 
   toSource(): ImportSource {
-    const source: ImportSource = { kind: this.#kind, name: this.#name.trim(), files: this.#files.map((f) => ({ path: f.path, file: f.file })) };
+    const source: ImportSource = {
+      kind: this.#kind,
+      name: this.#name.trim(),
+      files: this.#files.map((f) => ({ path: f.path, file: f.file })),
+    };
     if (this.#questionsPath) source.questionsPath = this.#questionsPath;
     if (this.#goldPath) source.goldPath = this.#goldPath;
     return source;

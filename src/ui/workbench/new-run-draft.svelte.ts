@@ -55,7 +55,15 @@ export class NewRunDraft {
     try {
       const questionIds = parseIdList(this.#idsText);
       const sample = this.#sampleOn ? { n: this.#sampleN, seed: this.#seed } : null;
-      return { subset: selectSubset(ds.questions, { dbIds: this.#dbIds, difficulties: this.#difficulties, questionIds, sample }), error: null };
+      return {
+        subset: selectSubset(ds.questions, {
+          dbIds: this.#dbIds,
+          difficulties: this.#difficulties,
+          questionIds,
+          sample,
+        }),
+        error: null,
+      };
     } catch (err) {
       return { subset: null, error: errorMessage(err) };
     }
@@ -67,7 +75,8 @@ export class NewRunDraft {
     if (!ds) return [];
     const counts = new Map<string, number>();
     for (const q of ds.questions) counts.set(q.dbId, (counts.get(q.dbId) ?? 0) + 1);
-    return [...counts].map(([id, n]) => ({ id, questions: n, stored: id in ds.databases }))
+    return [...counts]
+      .map(([id, n]) => ({ id, questions: n, stored: id in ds.databases }))
       .sort((a, b) => Number(b.stored) - Number(a.stored) || a.id.localeCompare(b.id));
   });
 
@@ -145,7 +154,8 @@ export class NewRunDraft {
   get blocker(): string | null {
     if (!this.#dataset) return 'Choose a dataset.';
     if (this.#subset.error) return this.#subset.error;
-    if (!this.#subset.subset || this.#subset.subset.indices.length === 0) return 'The subset is empty: loosen the filters.';
+    if (!this.#subset.subset || this.#subset.subset.indices.length === 0)
+      return 'The subset is empty: loosen the filters.';
     if (!this.#predictions) return 'Choose a predictions file.';
     if (this.#metrics.length === 0) return 'Choose at least one metric.';
     if (!(this.#timeoutS > 0)) return 'The timeout must be more than 0 seconds.';
@@ -191,13 +201,17 @@ export class NewRunDraft {
     }
     try {
       // Reading is asynchronous; parsing and pairing happen in the import worker at start.
-      const input: PredictionsInput = /\.(parquet|pq|eval)$/i.test(file.name) ? { name: file.name, blob: file } : { name: file.name, text: await readUtf8File(file) };
+      const input: PredictionsInput = /\.(parquet|pq|eval)$/i.test(file.name)
+        ? { name: file.name, blob: file }
+        : { name: file.name, text: await readUtf8File(file) };
       this.#predictions = { name: file.name, input, bytes: file.size };
       this.#autoName();
       void this.#recheck();
     } catch (err) {
       this.#predictions = null;
-      this.#predictionsError = isWorkbenchError(err) ? err.message : `${file.name} could not be read: ${errorMessage(err)}`;
+      this.#predictionsError = isWorkbenchError(err)
+        ? err.message
+        : `${file.name} could not be read: ${errorMessage(err)}`;
     }
   }
   setName(name: string): void {

@@ -10,11 +10,17 @@ import { blobSink, writeParquetTable } from '../../adapters/parquet/write-parque
 
 export async function runParquetBlob(file: RunFile): Promise<Blob> {
   const out = blobSink();
-  await writeParquetTable(SAMPLES_TABLE, sampleRows(file.samples, file.questions), out.sink, { metadata: runTableMetadata(SAMPLES_TABLE, file.run) });
+  await writeParquetTable(SAMPLES_TABLE, sampleRows(file.samples, file.questions), out.sink, {
+    metadata: runTableMetadata(SAMPLES_TABLE, file.run),
+  });
   return out.blob();
 }
 
-export async function promptStatsParquetBlob(prompts: readonly PromptNumbers[], ks: readonly number[], run: RunHeader): Promise<Blob> {
+export async function promptStatsParquetBlob(
+  prompts: readonly PromptNumbers[],
+  ks: readonly number[],
+  run: RunHeader,
+): Promise<Blob> {
   const table = promptStatsTable(ks);
   const out = blobSink();
   await writeParquetTable(table, prompts, out.sink, { metadata: runTableMetadata(table, run) });

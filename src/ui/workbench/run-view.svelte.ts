@@ -45,7 +45,14 @@ export const keyOf = (s: { index: number; sample: number }): string => itemKeyTe
 
 /** True when `q` lists the samples in stored order, unfiltered: the first page is its beginning. */
 export function firstPageServes(q: ItemQuery): boolean {
-  return q.outcome === 'all' && q.difficulty === 'all' && q.dbId === 'all' && q.search.trim() === '' && q.sort === 'index' && !q.descending;
+  return (
+    q.outcome === 'all' &&
+    q.difficulty === 'all' &&
+    q.dbId === 'all' &&
+    q.search.trim() === '' &&
+    q.sort === 'index' &&
+    !q.descending
+  );
 }
 
 /** Resolves after the next paint (animation frame, then a task); hidden pages get no frames, hence the timer. */
@@ -69,7 +76,11 @@ const ROWS_PER_STEP = 50_000;
  * The explorer's rows of a run's samples and its databases, STEP rows per task; null when
  * `current()` turns false meanwhile (a newer load).
  */
-async function rowsInSteps(samples: readonly SampleRecord[], questions: readonly Question[] | null, current: () => boolean): Promise<{ rows: ExplorerRow[]; dbIds: string[] } | null> {
+async function rowsInSteps(
+  samples: readonly SampleRecord[],
+  questions: readonly Question[] | null,
+  current: () => boolean,
+): Promise<{ rows: ExplorerRow[]; dbIds: string[] } | null> {
   const rows: ExplorerRow[] = new Array(samples.length);
   const dbIds = new Set<string>();
   let last: string | null = null;
@@ -115,8 +126,14 @@ export class RunView {
   #allRows = $state.raw<ExplorerRow[]>([]);
   #dbIds = $state.raw<string[]>([]);
 
-  #summary = $derived.by((): Summary | null => (this.#run && this.#samples.length > 0 ? summarize(this.#samples, this.#run.config.metrics) : null));
-  #rows = $derived.by((): ExplorerRow[] => (this.#complete ? this.#allRows : this.#page.map((sample) => ({ sample, question: this.#questions?.[sample.index] ?? null }))));
+  #summary = $derived.by((): Summary | null =>
+    this.#run && this.#samples.length > 0 ? summarize(this.#samples, this.#run.config.metrics) : null,
+  );
+  #rows = $derived.by((): ExplorerRow[] =>
+    this.#complete
+      ? this.#allRows
+      : this.#page.map((sample) => ({ sample, question: this.#questions?.[sample.index] ?? null })),
+  );
   #index = $derived(new ItemIndex(this.#rows));
   // The rows are in (index, sample) order (the store's order): the default query lists them as they are.
   #visible = $derived.by((): ExplorerRow[] => {
@@ -185,7 +202,9 @@ export class RunView {
   }
   get cursorPosition(): number {
     const key = this.#cursor === null ? null : parseItemKey(this.#cursor);
-    return key === null ? -1 : this.#visible.findIndex((r) => r.sample.index === key.index && r.sample.sample === key.sample);
+    return key === null
+      ? -1
+      : this.#visible.findIndex((r) => r.sample.index === key.index && r.sample.sample === key.sample);
   }
   /** The row of a sample, found by binary search over the rows' (index, sample) order. */
   row(key: ItemKey | null): ExplorerRow | null {
@@ -312,7 +331,8 @@ export class RunView {
       const { preview, result } = await this.#previews.preview(run, row.sample, PREVIEW_ROWS);
       if (this.#preview?.key === k) this.#preview = { key: k, loading: false, preview, result, error: null };
     } catch (err) {
-      if (this.#preview?.key === k) this.#preview = { key: k, loading: false, preview: null, result: null, error: errorMessage(err) };
+      if (this.#preview?.key === k)
+        this.#preview = { key: k, loading: false, preview: null, result: null, error: errorMessage(err) };
     }
   }
 }

@@ -143,11 +143,17 @@ export class RunsState {
         signal: abort.signal,
         onEvent: (e) => {
           if (!this.#job) return;
-          if (e.type === 'suite-progress') this.#job = { ...this.#job, suite: { dbId: e.dbId, done: e.done, total: e.total } };
+          if (e.type === 'suite-progress')
+            this.#job = { ...this.#job, suite: { dbId: e.dbId, done: e.done, total: e.total } };
           else if (e.type === 'suite-ready') this.#job = { ...this.#job, suite: undefined };
           if (e.type === 'item-started') {
             const next = new Map(this.#running);
-            next.set(sampleKey(e), { questionId: e.questionId, dbId: e.dbId, sample: e.sample, since: performance.now() });
+            next.set(sampleKey(e), {
+              questionId: e.questionId,
+              dbId: e.dbId,
+              sample: e.sample,
+              since: performance.now(),
+            });
             this.#running = next;
             return;
           }
@@ -211,15 +217,24 @@ export class RunsState {
       const base = safeFileName(file.run.name);
       // The run file, CSV and JSONL are written from parts (a 500,000-sample run file is ~350 MB).
       if (kind === 'run') await downloadParts(`${base}.run.json`, runFileJsonParts(file), 'application/json');
-      else if (kind === 'jsonl') await downloadParts(`${base}.samples.jsonl`, samplesJsonlParts(file.samples), 'application/jsonl');
-      else if (kind === 'bird') downloadText(`${base}.predict_bird.json`, birdPredictionsJson(file.samples), 'application/json');
+      else if (kind === 'jsonl')
+        await downloadParts(`${base}.samples.jsonl`, samplesJsonlParts(file.samples), 'application/jsonl');
+      else if (kind === 'bird')
+        downloadText(`${base}.predict_bird.json`, birdPredictionsJson(file.samples), 'application/json');
       else if (kind === 'parquet') {
         // The questions' texts go into the table too, from the run's dataset while it is stored.
         const dataset = file.questions ? null : await this.#store.datasets.get(file.run.dataset.id);
-        const questions = file.questions ?? dataset?.questions.map((q, index) => ({ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }));
+        const questions =
+          file.questions ??
+          dataset?.questions.map((q, index) => ({
+            index,
+            questionId: q.questionId,
+            dbId: q.dbId,
+            question: q.question,
+            evidence: q.evidence,
+          }));
         downloadBlob(`${base}.samples.parquet`, await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }));
-      }
-      else await downloadParts(`${base}.csv`, csvParts(file.samples), 'text/csv');
+      } else await downloadParts(`${base}.csv`, csvParts(file.samples), 'text/csv');
       return null;
     } catch (err) {
       return `The run could not be exported: ${errorMessage(err)}`;
@@ -230,10 +245,14 @@ export class RunsState {
   async importFile(file: File): Promise<RunHeader> {
     try {
       const runs = this.#store.runs;
-      const run = runs.importBlob ? await runs.importBlob(file, file.name) : await runs.importFile(await file.text(), file.name);
+      const run = runs.importBlob
+        ? await runs.importBlob(file, file.name)
+        : await runs.importFile(await file.text(), file.name);
       return run;
     } catch (err) {
-      throw new WorkbenchError('FAILED', `${file.name} was not imported: ${errorMessage(err)}`, undefined, { cause: err });
+      throw new WorkbenchError('FAILED', `${file.name} was not imported: ${errorMessage(err)}`, undefined, {
+        cause: err,
+      });
     } finally {
       await this.refresh();
       this.#onChange();

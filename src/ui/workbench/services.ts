@@ -11,7 +11,11 @@ import type { PlaygroundService } from '../playground/playground-service.ts';
 
 /** Re-runs one stored sample in the SQL worker pool to show both result tables. */
 export interface PreviewService {
-  preview(run: RunHeader, sample: SampleRecord, rows: number): Promise<{ preview: ItemPreview | null; result: ItemResult }>;
+  preview(
+    run: RunHeader,
+    sample: SampleRecord,
+    rows: number,
+  ): Promise<{ preview: ItemPreview | null; result: ItemResult }>;
   /** Frees the workers (leaving the explorer). */
   release(): Promise<void>;
 }

@@ -46,7 +46,12 @@ export class Workbench {
     void this.#version;
     const r = this.router.route;
     // The first page shows the demo run's dashboard.
-    const id = r.page === 'run' || r.page === 'items' || r.page === 'question' ? r.runId : r.page === 'demo' ? this.demo.runId : null;
+    const id =
+      r.page === 'run' || r.page === 'items' || r.page === 'question'
+        ? r.runId
+        : r.page === 'demo'
+          ? this.demo.runId
+          : null;
     return id ? this.#runViews.get(id) : null;
   });
 
@@ -64,15 +69,28 @@ export class Workbench {
       this.#runViews.clear();
       this.#version++;
     });
-    this.demo = new DemoState({ store: services.store, datasets: this.datasets, runs: this.runs, fetchDemoFile: services.fetchDemoFile });
+    this.demo = new DemoState({
+      store: services.store,
+      datasets: this.datasets,
+      runs: this.runs,
+      fetchDemoFile: services.fetchDemoFile,
+    });
   }
 
   readonly #generate = new KeyedState(() => new GenerateState(this.services.engines));
-  readonly #rubrics = new KeyedState(() => new RubricsState(this.services.store, this.services.engines, this.services.rubricRepositories));
+  readonly #rubrics = new KeyedState(
+    () => new RubricsState(this.services.store, this.services.engines, this.services.rubricRepositories),
+  );
   readonly #rar = new KeyedState(() => new RarState(this.services.engines, this.services.rubricRepositories));
   readonly #probe = new KeyedState(() => new ProbeState(this.services.probe));
-  readonly #compare = new KeyedState(() => new CompareView(this.services.store), (v) => v.cancel());
-  readonly #rl = new KeyedState((runId) => new RlView(runId, this.services.store), (v) => v.cancel());
+  readonly #compare = new KeyedState(
+    () => new CompareView(this.services.store),
+    (v) => v.cancel(),
+  );
+  readonly #rl = new KeyedState(
+    (runId) => new RlView(runId, this.services.store),
+    (v) => v.cancel(),
+  );
   readonly #playground = new KeyedState(
     () =>
       new PlaygroundState({
@@ -155,6 +173,10 @@ export function createWorkbench(services: WorkbenchServices): Workbench {
 
 export function useWorkbench(): Workbench {
   const wb = getContext<Workbench | undefined>(KEY);
-  if (!wb) throw new WorkbenchError('INTERNAL', 'useWorkbench() was called outside the workbench shell (a screen rendered without createWorkbench above it)');
+  if (!wb)
+    throw new WorkbenchError(
+      'INTERNAL',
+      'useWorkbench() was called outside the workbench shell (a screen rendered without createWorkbench above it)',
+    );
   return wb;
 }

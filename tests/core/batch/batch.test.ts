@@ -6,7 +6,16 @@ import { parseGoldSql } from '../../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { loadDatabaseContext, type DatabaseContext } from '../../../src/core/prompt/build-prompt.ts';
 import { BIRD_MINIDEV_V1, REASONING_V1 } from '../../../src/core/prompt/templates.ts';
-import { batchJsonl, batchRequests, withPromptHashes, makeBatchPlan, parseBatchPlan, batchPlanJson, parseCustomId, type BatchPlan } from '../../../src/core/batch/batch.ts';
+import {
+  batchJsonl,
+  batchRequests,
+  withPromptHashes,
+  makeBatchPlan,
+  parseBatchPlan,
+  batchPlanJson,
+  parseCustomId,
+  type BatchPlan,
+} from '../../../src/core/batch/batch.ts';
 import { runBatchImport } from '../../../src/core/batch/batch-engine.ts';
 import { batchCoverage, mergeBatchOutputs, parseBatchOutput } from '../../../src/core/batch/batch-output.ts';
 import { planReplay, runEvaluation } from '../../../src/core/run/replay.ts';
@@ -16,8 +25,14 @@ import { vllmErrorLine, vllmOkLine } from '../../helpers/batch-fixtures.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';
 import { sqljsSchemaSource } from '../../prompt/sqljs-schema-source.ts';
 
-const questions: Question[] = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'mini_dev_sqlite.json');
-const gold: GoldEntry[] = parseGoldSql(readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'mini_dev_sqlite_gold.sql');
+const questions: Question[] = parseQuestions(
+  readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'),
+  'mini_dev_sqlite.json',
+);
+const gold: GoldEntry[] = parseGoldSql(
+  readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+  'mini_dev_sqlite_gold.sql',
+);
 const HERE = new Set(['superhero', 'student_club', 'toxicology']);
 /** Four mini-dev questions whose databases are in ../shared/data. */
 const indices = questions.flatMap((q, i) => (HERE.has(q.dbId) ? [i] : [])).slice(0, 4);
@@ -27,7 +42,14 @@ let pool: SqlPool;
 const contexts = new Map<string, Promise<DatabaseContext>>();
 const database = (plan: BatchPlan) => (dbId: string) => {
   const key = `${plan.spec.template.id}/${dbId}`;
-  if (!contexts.has(key)) contexts.set(key, loadDatabaseContext(source, dbId, { sampleRows: plan.spec.template.sampleRows, descriptions: plan.spec.template.descriptions }));
+  if (!contexts.has(key))
+    contexts.set(
+      key,
+      loadDatabaseContext(source, dbId, {
+        sampleRows: plan.spec.template.sampleRows,
+        descriptions: plan.spec.template.descriptions,
+      }),
+    );
   return contexts.get(key)!;
 };
 
@@ -42,10 +64,16 @@ afterAll(async () => {
 
 function plan(n = 2, template = BIRD_MINIDEV_V1, contextWindow: number | null = null): BatchPlan {
   return makeBatchPlan({
-    spec: { model: { id: 'Qwen/Qwen2.5-Coder-7B-Instruct' }, template, params: { n, temperature: 0.8, topP: 0.95, maxTokens: 256, seed: 100, stop: [], logprobs: false } },
+    spec: {
+      model: { id: 'Qwen/Qwen2.5-Coder-7B-Instruct' },
+      template,
+      params: { n, temperature: 0.8, topP: 0.95, maxTokens: 256, seed: 100, stop: [], logprobs: false },
+    },
     contextWindow,
     dataset: { name: 'mini_dev_sqlite.json', questions: null, gold: null },
-    indices, questions, now: new Date('2026-12-01T00:00:00Z'),
+    indices,
+    questions,
+    now: new Date('2026-12-01T00:00:00Z'),
   });
 }
 
@@ -60,23 +88,52 @@ describe('batch export (OpenAI batch input JSONL)', () => {
       const { index, sample } = parseCustomId(l.custom_id)!;
       expect(indices).toContain(index);
       expect(l).toMatchObject({ method: 'POST', url: '/v1/chat/completions' });
-      expect(l.body).toMatchObject({ model: 'Qwen/Qwen2.5-Coder-7B-Instruct', temperature: 0.8, top_p: 0.95, max_tokens: 256, seed: 100 + sample, n: 1 });
+      expect(l.body).toMatchObject({
+        model: 'Qwen/Qwen2.5-Coder-7B-Instruct',
+        temperature: 0.8,
+        top_p: 0.95,
+        max_tokens: 256,
+        seed: 100 + sample,
+        n: 1,
+      });
       // BIRD's own prompt: one user message with the question and its evidence.
       expect(l.body.messages).toHaveLength(1);
       expect(l.body.messages[0]!.content).toContain(`-- ${questions[index]!.question}`);
       expect(l.body.messages[0]!.content).toContain('CREATE TABLE');
     }
     const text = batchJsonl(lines);
-    expect(text.trimEnd().split('\n').map((t) => JSON.parse(t).custom_id)).toEqual(lines.map((l) => l.custom_id));
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((t) => JSON.parse(t).custom_id),
+    ).toEqual(lines.map((l) => l.custom_id));
   });
 
   it('round-trips its plan file and refuses a plan without a seed or a model, naming the setting', () => {
     const p = plan();
     expect(parseBatchPlan(batchPlanJson(p), 'in.plan.json')).toEqual(p);
-    const noSeed = () => makeBatchPlan({ ...{ spec: { ...p.spec, params: { ...p.spec.params, seed: null } } }, contextWindow: null, dataset: p.dataset, indices, questions });
+    const noSeed = () =>
+      makeBatchPlan({
+        ...{ spec: { ...p.spec, params: { ...p.spec.params, seed: null } } },
+        contextWindow: null,
+        dataset: p.dataset,
+        indices,
+        questions,
+      });
     expect(noSeed).toThrow(/needs an integer seed/);
-    expect(() => makeBatchPlan({ spec: { ...p.spec, model: { id: ' ' } }, contextWindow: null, dataset: p.dataset, indices, questions })).toThrow(/model name/);
-    expect(() => parseBatchPlan('{"custom_id":"q1-s0"}', 'in.jsonl')).toThrow(/in\.jsonl: format must be "rlvr-workbench-batch-plan"/);
+    expect(() =>
+      makeBatchPlan({
+        spec: { ...p.spec, model: { id: ' ' } },
+        contextWindow: null,
+        dataset: p.dataset,
+        indices,
+        questions,
+      }),
+    ).toThrow(/model name/);
+    expect(() => parseBatchPlan('{"custom_id":"q1-s0"}', 'in.jsonl')).toThrow(
+      /in\.jsonl: format must be "rlvr-workbench-batch-plan"/,
+    );
   });
 
   it('leaves out prompts that do not fit the context window and lists them', async () => {
@@ -92,18 +149,42 @@ describe('batch output (vLLM run_batch format)', () => {
   it('keeps text, finish reason, token counts, model and fingerprint; errors per line; lists missing lines', () => {
     const [a, b] = indices;
     const text = [
-      vllmOkLine(`q${a}-s0`, 'SELECT 1', { finish: 'length', promptTokens: 900, completionTokens: 256, fingerprint: 'fp-1', logprobs: [-0.5, -1.5] }),
-      vllmErrorLine(`q${a}-s1`, 'This model\'s maximum context length is 4096 tokens.'),
-      JSON.stringify({ id: 'x', custom_id: `q${b}-s1`, response: { status_code: 500, request_id: 'r', body: null }, error: { error: { message: 'engine dead', type: 'InternalServerError', code: 500 } } }),
+      vllmOkLine(`q${a}-s0`, 'SELECT 1', {
+        finish: 'length',
+        promptTokens: 900,
+        completionTokens: 256,
+        fingerprint: 'fp-1',
+        logprobs: [-0.5, -1.5],
+      }),
+      vllmErrorLine(`q${a}-s1`, "This model's maximum context length is 4096 tokens."),
+      JSON.stringify({
+        id: 'x',
+        custom_id: `q${b}-s1`,
+        response: { status_code: 500, request_id: 'r', body: null },
+        error: { error: { message: 'engine dead', type: 'InternalServerError', code: 500 } },
+      }),
       '{"id": "cut', // a job killed mid-write
       '',
     ].join('\n');
     const out = parseBatchOutput(text, 'out.jsonl');
     expect(out.problems).toEqual(['out.jsonl line 4 is not JSON (a line cut short?): its request counts as missing']);
     const ok = out.results.get(`q${a}-s0`)!.completion;
-    expect(ok).toMatchObject({ text: 'SELECT 1', finishReason: 'length', tokensIn: 900, tokensOut: 256, meanLogprob: -1, servedModel: 'Qwen/Qwen2.5-Coder-7B-Instruct', systemFingerprint: 'fp-1' });
-    expect(out.results.get(`q${a}-s1`)!.completion).toMatchObject({ finishReason: 'error', error: `out.jsonl line 2 (q${a}-s1): status 400: This model's maximum context length is 4096 tokens.` });
-    expect(out.results.get(`q${b}-s1`)!.completion.error).toBe(`out.jsonl line 3 (q${b}-s1): status 500: engine dead (500)`);
+    expect(ok).toMatchObject({
+      text: 'SELECT 1',
+      finishReason: 'length',
+      tokensIn: 900,
+      tokensOut: 256,
+      meanLogprob: -1,
+      servedModel: 'Qwen/Qwen2.5-Coder-7B-Instruct',
+      systemFingerprint: 'fp-1',
+    });
+    expect(out.results.get(`q${a}-s1`)!.completion).toMatchObject({
+      finishReason: 'error',
+      error: `out.jsonl line 2 (q${a}-s1): status 400: This model's maximum context length is 4096 tokens.`,
+    });
+    expect(out.results.get(`q${b}-s1`)!.completion.error).toBe(
+      `out.jsonl line 3 (q${b}-s1): status 500: engine dead (500)`,
+    );
     const cov = batchCoverage(plan(), out);
     expect(cov.answered).toBe(1);
     expect(cov.failed).toEqual([`q${a}-s1`, `q${b}-s1`]);
@@ -111,7 +192,9 @@ describe('batch output (vLLM run_batch format)', () => {
     // The re-run of a failed line, in a second file, wins over the error.
     const merged = mergeBatchOutputs([out, parseBatchOutput(vllmOkLine(`q${a}-s1`, 'SELECT 2'), 'retry.jsonl')]);
     expect(merged.results.get(`q${a}-s1`)!.completion.text).toBe('SELECT 2');
-    expect(() => parseBatchOutput(batchJsonl([]) + '{"custom":1}\n', 'in.jsonl')).toThrow(/in\.jsonl: no line is a batch output line/);
+    expect(() => parseBatchOutput(batchJsonl([]) + '{"custom":1}\n', 'in.jsonl')).toThrow(
+      /in\.jsonl: no line is a batch output line/,
+    );
   });
 
   it('re-exports only the missing and failed requests, identical to their lines in the full batch', async () => {
@@ -138,9 +221,16 @@ describe('batch import → run', () => {
     };
     const errorId = lines[1]!.custom_id;
     const missingId = lines[2]!.custom_id;
-    const outText = lines.filter((l) => l.custom_id !== missingId).reverse()
-      .map((l) => (l.custom_id === errorId ? vllmErrorLine(l.custom_id, 'boom') : vllmOkLine(l.custom_id, completionOf(l.custom_id), { fingerprint: 'fp-7' })))
-      .join('\n') + '\n';
+    const outText =
+      lines
+        .filter((l) => l.custom_id !== missingId)
+        .reverse()
+        .map((l) =>
+          l.custom_id === errorId
+            ? vllmErrorLine(l.custom_id, 'boom')
+            : vllmOkLine(l.custom_id, completionOf(l.custom_id), { fingerprint: 'fp-7' }),
+        )
+        .join('\n') + '\n';
     const output = parseBatchOutput(outText, 'out.jsonl');
     const config = { ...DEFAULT_RUN_CONFIG };
     const samples: SampleRecord[] = [];
@@ -153,27 +243,50 @@ describe('batch import → run', () => {
     expect(samples).toHaveLength(indices.length * 2);
     const key = (s: { index: number; sample?: number }) => `q${s.index}-s${s.sample ?? 0}`;
     const byId = new Map(samples.map((s) => [key(s), s]));
-    expect(byId.get(errorId)!.generation).toMatchObject({ finishReason: 'error', error: expect.stringMatching(/boom/) });
-    expect(byId.get(missingId)!.generation!.error).toMatch(new RegExp(`no line with custom_id ${missingId} in out\\.jsonl`));
+    expect(byId.get(errorId)!.generation).toMatchObject({
+      finishReason: 'error',
+      error: expect.stringMatching(/boom/),
+    });
+    expect(byId.get(missingId)!.generation!.error).toMatch(
+      new RegExp(`no line with custom_id ${missingId} in out\\.jsonl`),
+    );
     expect(byId.get(errorId)!.ex).toBe(0);
     const answered = samples.filter((s) => s.generation!.finishReason !== 'error');
     for (const s of answered) {
-      expect(s.generation).toMatchObject({ engine: 'batch', model: 'Qwen/Qwen2.5-Coder-7B-Instruct', systemFingerprint: 'fp-7', tokensIn: 321, tokensOut: 17, seed: 100 + s.sample });
+      expect(s.generation).toMatchObject({
+        engine: 'batch',
+        model: 'Qwen/Qwen2.5-Coder-7B-Instruct',
+        systemFingerprint: 'fp-7',
+        tokensIn: 321,
+        tokensOut: 17,
+        seed: 100 + s.sample,
+      });
       // The device: the servers that ran the batch, named by the model and fingerprint the lines report.
-      expect(s.generation).toMatchObject({ device: 'server', deviceDetail: 'batch output out.jsonl; model Qwen/Qwen2.5-Coder-7B-Instruct; system_fingerprint fp-7' });
+      expect(s.generation).toMatchObject({
+        device: 'server',
+        deviceDetail: 'batch output out.jsonl; model Qwen/Qwen2.5-Coder-7B-Instruct; system_fingerprint fp-7',
+      });
       expect(s.generation!.prompt).toEqual(lines.find((l) => l.custom_id === key(s))!.body.messages);
     }
 
     // The same completions as a predictions file, replayed.
-    const preds = answered.map((s) => JSON.stringify({ question_id: s.questionId, completion: completionOf(key(s)) })).join('\n');
+    const preds = answered
+      .map((s) => JSON.stringify({ question_id: s.questionId, completion: completionOf(key(s)) }))
+      .join('\n');
     const replay = planReplay({ predictions: { name: 'preds.jsonl', text: preds }, gold, questions });
     const ev = await runEvaluation(replay.items, evalOptionsOf(config), { executor: pool });
     const replayed = new Map(ev.results.map((r, i) => [replay.items[i]!.questionId, r] as const));
     // Per question the replay numbers its samples 0.. in file order, so compare by question and SQL.
     for (const s of answered) {
-      const r = ev.results.find((_x, i) => replay.items[i]!.questionId === s.questionId && replay.items[i]!.predSql === s.sql);
+      const r = ev.results.find(
+        (_x, i) => replay.items[i]!.questionId === s.questionId && replay.items[i]!.predSql === s.sql,
+      );
       expect(r, key(s)).toBeDefined();
-      expect({ ex: s.ex, softF1: s.softF1, status: s.status }).toEqual({ ex: r!.ex, softF1: r!.softF1, status: r!.status });
+      expect({ ex: s.ex, softF1: s.softF1, status: s.status }).toEqual({
+        ex: r!.ex,
+        softF1: r!.softF1,
+        status: r!.status,
+      });
     }
     expect(replayed.size).toBe(indices.length);
     const correct = answered.filter((s) => s.ex === 1).length;
@@ -183,8 +296,14 @@ describe('batch import → run', () => {
     // A plan whose prompt does not match what the import rebuilds (other databases, another
     // template text) is refused, naming the question, instead of recording the wrong prompt.
     const tampered = { ...p, prompts: { ...p.prompts, [String(indices[1])]: 'f'.repeat(64) } };
-    await expect(runBatchImport(tampered, { questions, gold, output, files: 'out.jsonl' }, config, {
-      database: database(p), evaluate: (items, signal) => pool.evaluate(items, evalOptionsOf(config), { signal }), store: () => undefined,
-    })).rejects.toThrow(new RegExp(`out\\.jsonl: the prompt of question position ${indices[1]} .* differs from the one exported`));
+    await expect(
+      runBatchImport(tampered, { questions, gold, output, files: 'out.jsonl' }, config, {
+        database: database(p),
+        evaluate: (items, signal) => pool.evaluate(items, evalOptionsOf(config), { signal }),
+        store: () => undefined,
+      }),
+    ).rejects.toThrow(
+      new RegExp(`out\\.jsonl: the prompt of question position ${indices[1]} .* differs from the one exported`),
+    );
   }, 60_000);
 });

@@ -3,7 +3,16 @@ import { timeRatio, vesReward } from '../../../src/core/compare/r-ves.ts';
 
 describe('official R-VES pieces', () => {
   it.each([
-    [0, 0], [0.1, 0.25], [0.25, 0.5], [0.49, 0.5], [0.5, 0.75], [0.99, 0.75], [1, 1], [1.99, 1], [2, 1.25], [10, 1.25],
+    [0, 0],
+    [0.1, 0.25],
+    [0.25, 0.5],
+    [0.49, 0.5],
+    [0.5, 0.75],
+    [0.99, 0.75],
+    [1, 1],
+    [1.99, 1],
+    [2, 1.25],
+    [10, 1.25],
   ])('a time ratio of %f gives the reward %f', (ratio, reward) => {
     expect(vesReward(ratio)).toBe(reward);
   });

@@ -3,7 +3,18 @@ import { rowDiff } from '../../../src/core/compare/row-diff.ts';
 
 describe('rowDiff', () => {
   it('marks the rows that have no equal row on the other side, with EX equality (1 == 1.0)', () => {
-    const d = rowDiff([[1, 'a'], [2, 'b'], [3, null]], [[1.0, 'a'], [3, null], [4, 'd']]);
+    const d = rowDiff(
+      [
+        [1, 'a'],
+        [2, 'b'],
+        [3, null],
+      ],
+      [
+        [1.0, 'a'],
+        [3, null],
+        [4, 'd'],
+      ],
+    );
     expect(d.predOnly).toEqual([false, true, false]);
     expect(d.goldOnly).toEqual([false, false, true]);
   });

@@ -8,15 +8,34 @@ describe('official Soft-F1 (evaluation_f1.py after the 2025-06 de-duplication ch
   it("scores the README's worked example as the code does (2/3), not as the README's prose (0.8)", () => {
     // The README's prose ignores the NULLs; the code counts NULL as a value: row 2 has
     // pred-only 191 and gold-only NULL, row 3 pred-only NULL and gold-only 119 -> P = R = 2/3.
-    const gold: Rows = [['Apple', 325], ['Orange', null], ['Banana', 119]];
-    const pred: Rows = [[325, 'Apple'], [191, 'Orange'], [null, 'Banana']];
+    const gold: Rows = [
+      ['Apple', 325],
+      ['Orange', null],
+      ['Banana', 119],
+    ];
+    const pred: Rows = [
+      [325, 'Apple'],
+      [191, 'Orange'],
+      [null, 'Banana'],
+    ];
     expect(softF1(pred, gold)).toBe(2 / 3);
   });
   const cases: [string, Rows, Rows, number][] = [
     ['both empty score 1', [], [], 1],
     ['only the prediction empty scores 0', [], [[1]], 0],
     ['only the gold empty scores 0', [[1]], [], 0],
-    ['identical results score 1', [[1, 'a'], [2, 'b']], [[1, 'a'], [2, 'b']], 1],
+    [
+      'identical results score 1',
+      [
+        [1, 'a'],
+        [2, 'b'],
+      ],
+      [
+        [1, 'a'],
+        [2, 'b'],
+      ],
+      1,
+    ],
     ['column order inside a row does not matter', [['a', 1]], [[1, 'a']], 1],
     // rows are paired by position: swapping rows loses every match
     ['row order matters (paired by position)', [[2], [1]], [[1], [2]], 0],

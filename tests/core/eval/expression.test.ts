@@ -3,7 +3,8 @@ import { evaluateExpression, parseExpression } from '../../../src/core/eval/expr
 import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';
 
 const VARS = ['ex', 'format', 'soft_f1'];
-const calc = (f: string, vars: Record<string, number> = { ex: 1, format: 0, soft_f1: 0.5 }) => evaluateExpression(parseExpression(f, VARS), vars);
+const calc = (f: string, vars: Record<string, number> = { ex: 1, format: 0, soft_f1: 0.5 }) =>
+  evaluateExpression(parseExpression(f, VARS), vars);
 
 describe('reward formula expressions', () => {
   it.each<[string, number]>([
@@ -40,6 +41,10 @@ describe('reward formula expressions', () => {
   });
 
   it('points at the problem under the formula', () => {
-    expect(errorOf(() => parseExpression('ex + * 2', VARS)).message.split('\n').slice(1)).toEqual(['  ex + * 2', '       ^']);
+    expect(
+      errorOf(() => parseExpression('ex + * 2', VARS))
+        .message.split('\n')
+        .slice(1),
+    ).toEqual(['  ex + * 2', '       ^']);
   });
 });

@@ -16,11 +16,20 @@ afterAll(() => pool.dispose());
 /** Spider dev golds run as their own predictions through the real pool, with the gold checks. */
 async function selfTest(indices: number[]) {
   const items: EvalItem[] = indices.map((index) => ({
-    index, questionId: index, dbId: spiderGold[index]!.dbId, difficulty: 'unknown', predSql: spiderGold[index]!.sql,
-    goldSql: spiderGold[index]!.sql, extraction: { rule: 'sql-line', thinkStripped: false },
+    index,
+    questionId: index,
+    dbId: spiderGold[index]!.dbId,
+    difficulty: 'unknown',
+    predSql: spiderGold[index]!.sql,
+    goldSql: spiderGold[index]!.sql,
+    extraction: { rule: 'sql-line', thinkStripped: false },
   }));
   const annotate = rewardAnnotator({ columnTypes: {}, questionOf: (i) => spiderQuestions[i]!.question });
-  const { results } = await runEvaluation(items, { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 0, previewRows: 0 }, { executor: pool, annotate });
+  const { results } = await runEvaluation(
+    items,
+    { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 0, previewRows: 0 },
+    { executor: pool, annotate },
+  );
   return new Map(results.map((r) => [r.index, (r.goldIssues ?? []).map((g) => g.kind)]));
 }
 
@@ -41,18 +50,49 @@ describe('gold checks on real Spider dev golds', () => {
 describe('goldIssuesOf', () => {
   it("flags 'now' and CURRENT_* but not the word inside another string, and a failing gold", () => {
     const base = { question: 'List the members.', goldRowCount: 3, goldColumnCount: 1 };
-    expect(goldIssuesOf({ ...base, goldSql: "SELECT name FROM m WHERE date(joined) > date('now', '-1 year')" }).map((g) => g.kind)).toEqual(['date-dependent']);
-    expect(goldIssuesOf({ ...base, goldSql: 'SELECT name FROM m WHERE joined < CURRENT_DATE' })[0]!.reason).toContain('CURRENT_DATE');
+    expect(
+      goldIssuesOf({ ...base, goldSql: "SELECT name FROM m WHERE date(joined) > date('now', '-1 year')" }).map(
+        (g) => g.kind,
+      ),
+    ).toEqual(['date-dependent']);
+    expect(goldIssuesOf({ ...base, goldSql: 'SELECT name FROM m WHERE joined < CURRENT_DATE' })[0]!.reason).toContain(
+      'CURRENT_DATE',
+    );
     expect(goldIssuesOf({ ...base, goldSql: "SELECT name FROM m WHERE note = 'now and then'" })).toEqual([]);
-    expect(goldIssuesOf({ ...base, goldSql: 'SELECT x FROM nope', goldRowCount: null, error: 'gold: no such table: nope' }).map((g) => g.kind)).toEqual(['gold-error']);
+    expect(
+      goldIssuesOf({
+        ...base,
+        goldSql: 'SELECT x FROM nope',
+        goldRowCount: null,
+        error: 'gold: no such table: nope',
+      }).map((g) => g.kind),
+    ).toEqual(['gold-error']);
   });
   it('reads the order-dependent flag of the row-order check when present', () => {
-    const f = { goldSql: 'SELECT name FROM m LIMIT 1', question: 'Name one member.', goldRowCount: 1, goldColumnCount: 1 };
+    const f = {
+      goldSql: 'SELECT name FROM m LIMIT 1',
+      question: 'Name one member.',
+      goldRowCount: 1,
+      goldColumnCount: 1,
+    };
     expect(goldIssuesOf(f)).toEqual([]);
     expect(goldIssuesOf({ ...f, goldOrderDependent: true }).map((g) => g.kind)).toEqual(['order-dependent']);
   });
   it('a count with arithmetic (a ratio) is not a COUNT answer; several columns are not "one value per row"', () => {
-    expect(goldIssuesOf({ goldSql: 'SELECT COUNT(a) * 100 / COUNT(*) FROM t', question: 'List the share of a.', goldRowCount: 1 })).toEqual([]);
-    expect(goldIssuesOf({ goldSql: 'SELECT a, b FROM t', question: 'How many a and b are there per c?', goldRowCount: 4, goldColumnCount: 2 })).toEqual([]);
+    expect(
+      goldIssuesOf({
+        goldSql: 'SELECT COUNT(a) * 100 / COUNT(*) FROM t',
+        question: 'List the share of a.',
+        goldRowCount: 1,
+      }),
+    ).toEqual([]);
+    expect(
+      goldIssuesOf({
+        goldSql: 'SELECT a, b FROM t',
+        question: 'How many a and b are there per c?',
+        goldRowCount: 4,
+        goldColumnCount: 2,
+      }),
+    ).toEqual([]);
   });
 });

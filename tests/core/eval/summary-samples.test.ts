@@ -15,7 +15,11 @@ describe('the one run summary, with one and with several samples per question', 
   it('averages each question over its samples, then over questions, and counts both questions and samples', () => {
     const spec = (s: string) => [...s].map((c) => (c === '.' ? null : c));
     // question 0: 2 of 2 right; question 1: 1 of 4 right (one failed); mean of means = (1 + 0.25) / 2
-    const results = [...question(0, spec('RR')), ...question(1, spec('RAA.'), { difficulty: 'moderate' }), sample({ index: 2, sample: 0, status: 'missing-db' })];
+    const results = [
+      ...question(0, spec('RR')),
+      ...question(1, spec('RAA.'), { difficulty: 'moderate' }),
+      sample({ index: 2, sample: 0, status: 'missing-db' }),
+    ];
     const s = summarize(results, ['ex']);
     expect(s.byDifficulty.total).toMatchObject({ count: 2, samples: 6, ex: 62.5, softF1: null, errors: 1 });
     expect(s.byDifficulty.simple).toMatchObject({ count: 1, samples: 2, ex: 100 });
@@ -23,11 +27,15 @@ describe('the one run summary, with one and with several samples per question', 
     expect(s.byDb.db).toMatchObject({ count: 2, ex: 62.5 });
     expect(s.missingDbs).toEqual({ db: 1 });
     expect(samplesPerQuestion(results)).toEqual({ min: 2, max: 4, questions: 2 });
-    expect(samplesNote(s)).toMatch(/^n = 2 to 4 samples per question \(7 samples\): .* averaged over the 2 questions; count = questions\.$/);
+    expect(samplesNote(s)).toMatch(
+      /^n = 2 to 4 samples per question \(7 samples\): .* averaged over the 2 questions; count = questions\.$/,
+    );
   });
 
   it('finds the smallest and largest n over 300,000 samples without spreading them into arguments', () => {
-    const results = Array.from({ length: 300_000 }, (_, i) => sample({ index: Math.floor(i / 3), sample: i % 3, status: 'ok' }));
+    const results = Array.from({ length: 300_000 }, (_, i) =>
+      sample({ index: Math.floor(i / 3), sample: i % 3, status: 'ok' }),
+    );
     expect(samplesPerQuestion(results)).toEqual({ min: 3, max: 3, questions: 100_000 });
   });
 });

@@ -29,9 +29,15 @@ describe('the shared pairing policy', () => {
     const keyOrder = plan.findings.find((f) => f.code === 'key-order');
     expect(keyOrder?.file).toBe(name);
     // Keys 0, 1 and 100..109 etc. fall out of place; only "0" and "1" stay where they belong.
-    const misplaced = Object.keys(JSON.parse(original) as object).sort().filter((k, i) => k !== String(i)).length;
+    const misplaced = Object.keys(JSON.parse(original) as object)
+      .sort()
+      .filter((k, i) => k !== String(i)).length;
     expect(misplaced).toBe(498);
-    expect(keyOrder?.message).toMatch(new RegExp(`^${misplaced} of 500 keys are not at their own position: the value at position 2 has key "10" \\(the keys look sorted as text`));
+    expect(keyOrder?.message).toMatch(
+      new RegExp(
+        `^${misplaced} of 500 keys are not at their own position: the value at position 2 has key "10" \\(the keys look sorted as text`,
+      ),
+    );
     expect(keyOrder?.message).toMatch(/Write the file with its keys in numeric order/);
     // The official evaluator zips values in file order: position 2 gets the value of key "10".
     const value10 = (JSON.parse(original) as Record<string, string>)['10']!.split(BIRD_SEPARATOR)[0];
@@ -41,13 +47,19 @@ describe('the shared pairing policy', () => {
   });
 
   it('makes every finding an error under strict, with the findings in the message', () => {
-    expect(() => planReplay({ predictions: { name, text: sortedAsText(original) }, gold, questions }, { strict: true }))
-      .toThrow(new RegExp(`^${name.replace(/[.-]/g, '\\$&')}: \\d+ of 500 keys are not at their own position`));
+    expect(() =>
+      planReplay({ predictions: { name, text: sortedAsText(original) }, gold, questions }, { strict: true }),
+    ).toThrow(new RegExp(`^${name.replace(/[.-]/g, '\\$&')}: \\d+ of 500 keys are not at their own position`));
   });
 
   it('reports a count that differs from the gold, and nothing for a file that names its questions', () => {
-    const short = JSON.stringify({ 0: `SELECT 1${BIRD_SEPARATOR}${gold[0]!.dbId}`, 1: `SELECT 2${BIRD_SEPARATOR}${gold[1]!.dbId}` });
-    expect(pairingFindings(parsePredictions(short, 'p.json'), gold, 'p.json').map((f) => f.code)).toEqual(['count-mismatch']);
+    const short = JSON.stringify({
+      0: `SELECT 1${BIRD_SEPARATOR}${gold[0]!.dbId}`,
+      1: `SELECT 2${BIRD_SEPARATOR}${gold[1]!.dbId}`,
+    });
+    expect(pairingFindings(parsePredictions(short, 'p.json'), gold, 'p.json').map((f) => f.code)).toEqual([
+      'count-mismatch',
+    ]);
     const jsonl = '{"question_id": 1471, "sql": "SELECT 1"}\n';
     expect(pairingFindings(parsePredictions(jsonl, 'p.jsonl'), gold, 'p.jsonl')).toEqual([]);
   });

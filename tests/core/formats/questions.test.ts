@@ -23,7 +23,14 @@ function counts(questions: Question[]): Record<string, number> {
 describe('parseQuestions', () => {
   it('reads a BIRD JSON array into normalised questions', () => {
     expect(parseQuestions(JSON.stringify([bird()]), 'dev.json')).toEqual([
-      { questionId: 7, dbId: 'financial', question: 'How many?', evidence: 'hint', goldSql: 'SELECT 1', difficulty: 'simple' },
+      {
+        questionId: 7,
+        dbId: 'financial',
+        question: 'How many?',
+        evidence: 'hint',
+        goldSql: 'SELECT 1',
+        difficulty: 'simple',
+      },
     ]);
   });
 
@@ -67,17 +74,42 @@ describe('parseQuestions', () => {
 
   it.each([
     ['db_id missing', [bird({ db_id: undefined })], 'dev.json[0]', /"db_id" must be a non-empty string, found missing/],
-    ['db_id empty', [bird(), bird({ question_id: 8, db_id: ' ' })], 'dev.json[1]', /"db_id" must be a non-empty string/],
+    [
+      'db_id empty',
+      [bird(), bird({ question_id: 8, db_id: ' ' })],
+      'dev.json[1]',
+      /"db_id" must be a non-empty string/,
+    ],
     ['db_id a number', [bird({ db_id: 3 })], 'dev.json[0]', /"db_id".*number 3/],
     ['question not a string', [bird({ question: null })], 'dev.json[0]', /"question" must be a string, found null/],
-    ['SQL not a string', [bird(), bird({ question_id: 9, SQL: ['x'] })], 'dev.json[1]', /"SQL" must be a string, found an array/],
+    [
+      'SQL not a string',
+      [bird(), bird({ question_id: 9, SQL: ['x'] })],
+      'dev.json[1]',
+      /"SQL" must be a string, found an array/,
+    ],
     ['evidence a number', [bird({ evidence: 1 })], 'dev.json[0]', /"evidence" must be a string/],
-    ['question_id a string', [bird({ question_id: '7' })], 'dev.json[0]', /"question_id" must be a non-negative integer/],
+    [
+      'question_id a string',
+      [bird({ question_id: '7' })],
+      'dev.json[0]',
+      /"question_id" must be a non-negative integer/,
+    ],
     ['question_id negative', [bird({ question_id: -1 })], 'dev.json[0]', /non-negative integer/],
     ['question_id fractional', [bird({ question_id: 1.5 })], 'dev.json[0]', /non-negative integer/],
     ['an element that is not an object', [bird(), 'x'], 'dev.json[1]', /expected a question object/],
-    ['neither SQL nor query', [{ db_id: 'a', question: 'q' }], 'dev.json[0]', /neither "SQL" \(BIRD\) nor "query" \(Spider\)/],
-    ['a duplicate id for different questions', [bird(), bird({ question: 'Other?' })], 'dev.json[1]', /question_id 7 is already used .* dev.json\[0\]/],
+    [
+      'neither SQL nor query',
+      [{ db_id: 'a', question: 'q' }],
+      'dev.json[0]',
+      /neither "SQL" \(BIRD\) nor "query" \(Spider\)/,
+    ],
+    [
+      'a duplicate id for different questions',
+      [bird(), bird({ question: 'Other?' })],
+      'dev.json[1]',
+      /question_id 7 is already used .* dev.json\[0\]/,
+    ],
   ])('rejects %s, naming the element', (_title, value, where, message) => {
     const e = errorOf(() => parseQuestions(JSON.stringify(value), 'dev.json'));
     expect(e.code).toBe('BAD_FORMAT');

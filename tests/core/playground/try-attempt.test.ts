@@ -14,7 +14,15 @@ const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sql
 const byId = (id: number): PlaygroundQuestion => {
   const index = questions.findIndex((q) => q.questionId === id);
   const q = questions[index]!;
-  return { index, questionId: q.questionId, dbId: q.dbId, difficulty: q.difficulty, goldSql: q.goldSql, question: q.question, evidence: q.evidence };
+  return {
+    index,
+    questionId: q.questionId,
+    dbId: q.dbId,
+    difficulty: q.difficulty,
+    goldSql: q.goldSql,
+    question: q.question,
+    evidence: q.evidence,
+  };
 };
 
 let pool: SqlPool;
@@ -26,7 +34,16 @@ afterAll(async () => {
 });
 
 const attempt = (questionId: number, sql: string, extra: Partial<AttemptRequest> = {}) =>
-  tryAttempt(pool, { question: byId(questionId), sql, metrics: [], timeoutMs: 30_000, vesIterations: 100, formula: 'ex', previewRows: 50, ...extra });
+  tryAttempt(pool, {
+    question: byId(questionId),
+    sql,
+    metrics: [],
+    timeoutMs: 30_000,
+    vesIterations: 100,
+    formula: 'ex',
+    previewRows: 50,
+    ...extra,
+  });
 
 describe('tryAttempt on real mini-dev questions', () => {
   it('scores the gold itself EX 1 and explains it as a set match', async () => {

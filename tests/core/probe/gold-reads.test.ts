@@ -9,12 +9,16 @@ describe('goldReads: the tables and columns a gold query reads', () => {
       tables: ['member', 'major'],
       columns: ['major.major_name', 'member.link_to_major', 'major.major_id'],
     },
-    { sql: 'SELECT a FROM t1, t2 WHERE t1.id = t2.id', tables: ['t1', 't2'], columns: ['t1.a', 't2.a', 't1.id', 't2.id'] },
+    {
+      sql: 'SELECT a FROM t1, t2 WHERE t1.id = t2.id',
+      tables: ['t1', 't2'],
+      columns: ['t1.a', 't2.a', 't1.id', 't2.id'],
+    },
     { sql: 'WITH c AS (SELECT x FROM base) SELECT x FROM c', tables: ['base'], columns: ['base.x'] },
     { sql: 'SELECT T.e FROM (SELECT e FROM atom) AS T', tables: ['atom'], columns: ['atom.e'] },
     { sql: 'SELECT CAST(COUNT(id) AS REAL) AS share FROM "my table"', tables: ['my table'], columns: ['my table.id'] },
-    { sql: 'SELECT count(*) FROM json_each(\'[1]\')', tables: [], columns: [] },
-    { sql: "SELECT 1 -- FROM commented\n", tables: [], columns: [] },
+    { sql: "SELECT count(*) FROM json_each('[1]')", tables: [], columns: [] },
+    { sql: 'SELECT 1 -- FROM commented\n', tables: [], columns: [] },
   ];
   it.each(cases)('$sql', ({ sql, tables, columns }) => {
     const r = goldReads(sql);

@@ -7,7 +7,12 @@ import { runProbe } from '../../../src/core/probe/run-probe.ts';
 import type { EvalItem } from '../../../src/core/types.ts';
 
 const q = (index: number, goldSql: string, dbId = 'db', question: string | null = 'How many?'): ProbeQuestion => ({
-  index, questionId: 100 + index, dbId, difficulty: 'simple', goldSql, question,
+  index,
+  questionId: 100 + index,
+  dbId,
+  difficulty: 'simple',
+  goldSql,
+  question,
 });
 
 describe('exploit predictions', () => {
@@ -16,10 +21,13 @@ describe('exploit predictions', () => {
     expect(exploitSqls('delete-table', g)).toEqual(['DELETE FROM "singer"', 'DELETE FROM "concert"']);
     expect(exploitSqls('drop-table', g)).toEqual(['DROP TABLE "singer"', 'DROP TABLE "concert"']);
     expect(exploitSqls('update-null', g)).toEqual([
-      'UPDATE "singer" SET "name" = NULL', 'UPDATE "singer" SET "id" = NULL', 'UPDATE "concert" SET "singer_id" = NULL',
+      'UPDATE "singer" SET "name" = NULL',
+      'UPDATE "singer" SET "id" = NULL',
+      'UPDATE "concert" SET "singer_id" = NULL',
     ]);
     expect(exploitSqls('temp-shadow', g)).toEqual([
-      'CREATE TEMP TABLE "singer" AS SELECT * FROM main."singer" WHERE 0', 'CREATE TEMP TABLE "concert" AS SELECT * FROM main."concert" WHERE 0',
+      'CREATE TEMP TABLE "singer" AS SELECT * FROM main."singer" WHERE 0',
+      'CREATE TEMP TABLE "concert" AS SELECT * FROM main."concert" WHERE 0',
     ]);
     expect(exploitSqls('empty', g)).toEqual(['']);
     expect(exploitSqls('select-null', g)).toEqual(['SELECT NULL']);
@@ -29,12 +37,18 @@ describe('exploit predictions', () => {
 
   it('numbers the variants of a question as its samples', () => {
     const items = exploitItems('delete-table', [q(3, 'SELECT a FROM x, y')]);
-    expect(items.map((i) => [i.index, i.sample, i.predSql])).toEqual([[3, 0, 'DELETE FROM "x"'], [3, 1, 'DELETE FROM "y"']]);
+    expect(items.map((i) => [i.index, i.sample, i.predSql])).toEqual([
+      [3, 0, 'DELETE FROM "x"'],
+      [3, 1, 'DELETE FROM "y"'],
+    ]);
   });
 });
 
 /** An executor that scores by a rule, like the official semantics would on a toy database. */
-function fakeExecutor(win: (item: EvalItem, readOnly: boolean) => boolean, missing = new Set<string>()): SqlExecutor & { calls: EvalOptions[] } {
+function fakeExecutor(
+  win: (item: EvalItem, readOnly: boolean) => boolean,
+  missing = new Set<string>(),
+): SqlExecutor & { calls: EvalOptions[] } {
   const calls: EvalOptions[] = [];
   return {
     calls,
@@ -43,7 +57,11 @@ function fakeExecutor(win: (item: EvalItem, readOnly: boolean) => boolean, missi
       return items.map((it) =>
         missing.has(it.dbId)
           ? itemResult(it, { status: 'missing-db' })
-          : itemResult(it, { status: 'ok', ex: win(it, options.readOnly) ? 1 : 0, mutatedDb: /^(DELETE|DROP|UPDATE)/.test(it.predSql) && !options.readOnly }),
+          : itemResult(it, {
+              status: 'ok',
+              ex: win(it, options.readOnly) ? 1 : 0,
+              mutatedDb: /^(DELETE|DROP|UPDATE)/.test(it.predSql) && !options.readOnly,
+            }),
       );
     },
     async dispose() {},
@@ -60,16 +78,36 @@ describe('runProbe', () => {
     expect(r.questions).toBe(2);
     expect(r.missingDb).toEqual({ questions: 1, databases: ['gone'] });
     const del = r.exploits.find((e) => e.id === 'delete-table')!;
-    expect(del).toMatchObject({ questions: 2, variants: 3, official: { won: 1, wonIndices: [0], mutated: 3 }, readOnly: { won: 0, wonIndices: [] } });
+    expect(del).toMatchObject({
+      questions: 2,
+      variants: 3,
+      official: { won: 1, wonIndices: [0], mutated: 3 },
+      readOnly: { won: 0, wonIndices: [] },
+    });
     expect(r.exploits.map((e) => e.id)).toEqual(EXPLOITS.map((e) => e.id));
-    expect(r.verdicts.filter((v) => v.exploit === 'delete-table').map((v) => [v.index, v.sample, v.official.ex])).toEqual([[0, 0, 0], [0, 1, 1], [1, 0, 0]]);
+    expect(
+      r.verdicts.filter((v) => v.exploit === 'delete-table').map((v) => [v.index, v.sample, v.official.ex]),
+    ).toEqual([
+      [0, 0, 0],
+      [0, 1, 1],
+      [1, 0, 0],
+    ]);
     expect(probeTable(r)).toMatch(/DELETE FROM <table>\s+2\s+3\s+1 \(50\.0%\)\s+0 \(0\.0%\)/);
     expect(probeTable(r)).toContain('Evaluate with --read-only');
-    expect(probeJson(r)).toMatchObject({ questions: 2, exploits: expect.arrayContaining([expect.objectContaining({ id: 'delete-table', read_only: expect.objectContaining({ won: 0 }) })]) });
+    expect(probeJson(r)).toMatchObject({
+      questions: 2,
+      exploits: expect.arrayContaining([
+        expect.objectContaining({ id: 'delete-table', read_only: expect.objectContaining({ won: 0 }) }),
+      ]),
+    });
   });
 
   it('runs only the exploits asked for', async () => {
-    const r = await runProbe([q(0, 'SELECT a FROM x')], fakeExecutor(() => false), { timeoutMs: 1000, exploits: ['empty'] });
+    const r = await runProbe(
+      [q(0, 'SELECT a FROM x')],
+      fakeExecutor(() => false),
+      { timeoutMs: 1000, exploits: ['empty'] },
+    );
     expect(r.exploits.map((e) => e.id)).toEqual(['empty']);
   });
 });

@@ -22,7 +22,16 @@ describe('comparison of two runs', () => {
     expect(c.overall.mcnemarP).toBe(mcnemarExactP(3, 1));
     expect(c.overall.ci95[0]).toBeLessThanOrEqual(25);
     expect(c.overall.ci95[1]).toBeGreaterThanOrEqual(25);
-    expect(c.questions.map((q) => q.category)).toEqual(['both_right', 'broken', 'fixed', 'fixed', 'both_right', 'both_wrong', 'both_right', 'fixed']);
+    expect(c.questions.map((q) => q.category)).toEqual([
+      'both_right',
+      'broken',
+      'fixed',
+      'fixed',
+      'both_right',
+      'both_wrong',
+      'both_right',
+      'fixed',
+    ]);
     expect(c.warnings).toEqual([]);
   });
 
@@ -36,8 +45,14 @@ describe('comparison of two runs', () => {
   });
 
   it('breaks down by difficulty and by database', () => {
-    const a2 = [...verdicts([1, 0], 'simple', 'x'), ...verdicts([0, 0], 'challenging', 'y').map((s) => ({ ...s, index: s.index + 2, questionId: s.index + 2 }))];
-    const b2 = [...verdicts([1, 1], 'simple', 'x'), ...verdicts([1, 0], 'challenging', 'y').map((s) => ({ ...s, index: s.index + 2, questionId: s.index + 2 }))];
+    const a2 = [
+      ...verdicts([1, 0], 'simple', 'x'),
+      ...verdicts([0, 0], 'challenging', 'y').map((s) => ({ ...s, index: s.index + 2, questionId: s.index + 2 })),
+    ];
+    const b2 = [
+      ...verdicts([1, 1], 'simple', 'x'),
+      ...verdicts([1, 0], 'challenging', 'y').map((s) => ({ ...s, index: s.index + 2, questionId: s.index + 2 })),
+    ];
     const c = compareRuns(runFile(a2), runFile(b2), opts);
     expect(Object.keys(c.byDifficulty)).toEqual(['simple', 'challenging']);
     expect(c.byDifficulty.simple!.counts.fixed).toBe(1);
@@ -49,7 +64,10 @@ describe('comparison of two runs', () => {
     const a3 = [...question(0, spec('RRAA')), ...question(1, spec('RRRA'))];
     const b3 = [...question(0, spec('RRRA')), ...question(1, spec('RAAA'))];
     const c = compareRuns(runFile(a3), runFile(b3), opts);
-    expect(c.questions.map((q) => [q.scoreA, q.scoreB, q.category])).toEqual([[0.5, 0.75, 'fixed'], [0.75, 0.25, 'broken']]);
+    expect(c.questions.map((q) => [q.scoreA, q.scoreB, q.category])).toEqual([
+      [0.5, 0.75, 'fixed'],
+      [0.75, 0.25, 'broken'],
+    ]);
     expect(c.overall.exDelta).toBeCloseTo(-12.5, 12);
     expect(c.warnings.join('\n')).toMatch(/samples per question: 4 in A, 4 in B; a question's score is its mean EX/);
   });
@@ -57,11 +75,18 @@ describe('comparison of two runs', () => {
   it('compares the common questions only and warns about every difference between the runs', () => {
     const bOnly = [...verdicts([1, 0, 1]), sample({ index: 7, sample: 0, status: 'missing-db' })];
     const aRun = runFile(verdicts([1, 1]), { executor: 'sql.js 1.16.0' });
-    const bRun = runFile(bOnly.map((s) => ({ ...s, extraction: { rule: 'fenced-sql-last' as const, thinkStripped: false }, completion: 'x' })), {
-      dataset: { ...aRun.run.dataset, databases: { db: 'd2' } },
-      source: { kind: 'generation', engine: 'webllm', model: 'm', template: 't' },
-      config: { ...aRun.run.config, fence: 'first' },
-    });
+    const bRun = runFile(
+      bOnly.map((s) => ({
+        ...s,
+        extraction: { rule: 'fenced-sql-last' as const, thinkStripped: false },
+        completion: 'x',
+      })),
+      {
+        dataset: { ...aRun.run.dataset, databases: { db: 'd2' } },
+        source: { kind: 'generation', engine: 'webllm', model: 'm', template: 't' },
+        config: { ...aRun.run.config, fence: 'first' },
+      },
+    );
     const c = compareRuns(aRun, bRun, opts);
     expect(c.overall.questions).toBe(2);
     expect(c.onlyInB).toBe(1);
@@ -75,34 +100,66 @@ describe('comparison of two runs', () => {
     expect(w).toMatch(/database is missing: 0 in A, 1 in B/);
   });
 
-  it('gives the same comparison from the compared fields alone (what the app\'s worker keeps of each sample), warnings included', () => {
+  it("gives the same comparison from the compared fields alone (what the app's worker keeps of each sample), warnings included", () => {
     const lean = (f: RunFile): ComparedRun => ({ run: f.run, samples: f.samples.map(comparedFields) });
-    const aRun = runFile([...verdicts([1, 1, 0, 1]), sample({ index: 4, sample: 0, status: 'missing-db' })], { executor: 'sql.js 1.16.0' });
-    const bRun = runFile(verdicts([1, 0, 1, 1, 0]).map((s) => ({ ...s, extraction: { rule: 'fenced-sql-last' as const, thinkStripped: false }, completion: '```sql\nSELECT 1\n```' })), {
-      config: { ...aRun.run.config, fence: 'first' },
+    const aRun = runFile([...verdicts([1, 1, 0, 1]), sample({ index: 4, sample: 0, status: 'missing-db' })], {
+      executor: 'sql.js 1.16.0',
     });
-    for (const [x, y] of [[aRun, bRun], [bRun, aRun], [aRun, aRun]] as const) {
+    const bRun = runFile(
+      verdicts([1, 0, 1, 1, 0]).map((s) => ({
+        ...s,
+        extraction: { rule: 'fenced-sql-last' as const, thinkStripped: false },
+        completion: '```sql\nSELECT 1\n```',
+      })),
+      {
+        config: { ...aRun.run.config, fence: 'first' },
+      },
+    );
+    for (const [x, y] of [
+      [aRun, bRun],
+      [bRun, aRun],
+      [aRun, aRun],
+    ] as const) {
       const full = compareRuns(x, y, opts);
       expect(compareRuns(lean(x), lean(y), opts)).toEqual(full);
     }
     // The warnings that read the samples' extraction and completions are among them.
-    expect(compareRuns(lean(aRun), lean(bRun), opts).warnings.join('\n')).toMatch(/extraction settings differ[^]*different extraction rules[^]*database is missing: 1 in A, 0 in B/);
-    expect(Object.keys(comparedFields(bRun.samples[0]!)).sort()).toEqual(['completion', 'dbId', 'difficulty', 'ex', 'extraction', 'index', 'questionId', 'sample', 'status']);
+    expect(compareRuns(lean(aRun), lean(bRun), opts).warnings.join('\n')).toMatch(
+      /extraction settings differ[^]*different extraction rules[^]*database is missing: 1 in A, 0 in B/,
+    );
+    expect(Object.keys(comparedFields(bRun.samples[0]!)).sort()).toEqual([
+      'completion',
+      'dbId',
+      'difficulty',
+      'ex',
+      'extraction',
+      'index',
+      'questionId',
+      'sample',
+      'status',
+    ]);
   });
 
   it('warns when templates differ or a run has no database checksums', () => {
-    const gen = (template: string) => runFile(verdicts([1]), { source: { kind: 'generation', engine: 'e', model: 'm', template } });
+    const gen = (template: string) =>
+      runFile(verdicts([1]), { source: { kind: 'generation', engine: 'e', model: 'm', template } });
     expect(compareRuns(gen('a'), gen('b'), opts).warnings).toEqual(['the prompt templates differ: "a" in A, "b" in B']);
     const noSums = runFile(verdicts([1]));
     noSums.run.dataset.databases = {};
-    expect(compareRuns(noSums, runFile(verdicts([1])), opts).warnings[0]).toMatch(/run A \(run one\) records no database checksums/);
+    expect(compareRuns(noSums, runFile(verdicts([1])), opts).warnings[0]).toMatch(
+      /run A \(run one\) records no database checksums/,
+    );
   });
 
   it('writes the contract keys of compare --out and a readable table', () => {
     const c = compareRuns(runFile(a), runFile(b), opts);
     const meta = { runA: 'A', runB: 'B', seed: 0, resamples: 2000 };
     const json = compareJson(c, meta);
-    expect(json).toMatchObject({ questions: 8, counts: { fixed: 3, broken: 1, both_right: 3, both_wrong: 1 }, ex_delta: 25 });
+    expect(json).toMatchObject({
+      questions: 8,
+      counts: { fixed: 3, broken: 1, both_right: 3, both_wrong: 1 },
+      ex_delta: 25,
+    });
     expect(json.ci95).toHaveLength(2);
     expect(json.mcnemar_p).toBe(0.625);
     expect(json.explanations.fixed).toBe('3 questions fixed: wrong in A, right in B.');
@@ -113,7 +170,9 @@ describe('comparison of two runs', () => {
 
 describe('explanations count one question as one', () => {
   it('says "1 question broken", not "1 questions broken"', () => {
-    expect(explain('broken', { count: 1 })).toBe('1 question broken: right in A, wrong in B; regressions to read before trusting the gain.');
+    expect(explain('broken', { count: 1 })).toBe(
+      '1 question broken: right in A, wrong in B; regressions to read before trusting the gain.',
+    );
     expect(explain('fixed', { count: 2 })).toBe('2 questions fixed: wrong in A, right in B.');
   });
 });

@@ -1,5 +1,12 @@
 /** Small hand-made samples and runs for the RL statistics tests. */
-import { DEFAULT_RUN_CONFIG, RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
+import {
+  DEFAULT_RUN_CONFIG,
+  RUN_FILE_FORMAT,
+  RUN_FILE_VERSION,
+  type RunFile,
+  type RunHeader,
+  type SampleRecord,
+} from '../../../src/core/run/types.ts';
 import type { Difficulty } from '../../../src/core/types.ts';
 
 export function sample(fields: Partial<SampleRecord> & { index: number; sample: number }): SampleRecord {
@@ -31,11 +38,18 @@ export function sample(fields: Partial<SampleRecord> & { index: number; sample: 
  * One question's samples from a compact spec: each entry is the sample's result key
  * ('R' = the gold result, any other letter = another result, null = did not execute).
  */
-export function question(index: number, results: ReadonlyArray<string | null>, extra: Partial<SampleRecord> = {}): SampleRecord[] {
+export function question(
+  index: number,
+  results: ReadonlyArray<string | null>,
+  extra: Partial<SampleRecord> = {},
+): SampleRecord[] {
   return results.map((r, s) => {
     const ex = r === 'R' ? 1 : 0;
     return sample({
-      index, sample: s, ex, reward: ex,
+      index,
+      sample: s,
+      ex,
+      reward: ex,
       ...(r === null ? { status: 'error' as const, error: 'prediction: no such table' } : { resultKey: `key-${r}` }),
       ...extra,
     });
@@ -51,7 +65,10 @@ export function header(fields: Partial<RunHeader> = {}): RunHeader {
     status: 'done',
     source: { kind: 'replay', predictions: { name: 'p.jsonl', sha256: 'aa', bytes: 1 } },
     dataset: {
-      id: 'mini', name: 'mini', questions: { name: 'q.json', sha256: 'qq', bytes: 1 }, gold: { name: 'g.sql', sha256: 'gg', bytes: 1 },
+      id: 'mini',
+      name: 'mini',
+      questions: { name: 'q.json', sha256: 'qq', bytes: 1 },
+      gold: { name: 'g.sql', sha256: 'gg', bytes: 1 },
       databases: { db: 'd1', other: 'o1' },
     },
     subset: { description: 'all', indices: [] },

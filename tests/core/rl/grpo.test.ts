@@ -47,14 +47,25 @@ describe('histograms', () => {
   it('puts pass rates 0 and 1 in bins of their own', () => {
     const bins = passRateHistogram([0, 0, 0.25, 0.2, 0.5, 0.75, 0.8, 0.9, 1]);
     expect(bins.map((b) => [b.label, b.count])).toEqual([
-      ['0 (all wrong)', 2], ['(0, 0.2]', 1], ['(0.2, 0.4]', 1], ['(0.4, 0.6]', 1], ['(0.6, 0.8]', 2], ['(0.8, 1)', 1], ['1 (all right)', 1],
+      ['0 (all wrong)', 2],
+      ['(0, 0.2]', 1],
+      ['(0.2, 0.4]', 1],
+      ['(0.4, 0.6]', 1],
+      ['(0.6, 0.8]', 2],
+      ['(0.8, 1)', 1],
+      ['1 (all right)', 1],
     ]);
   });
 
   it('bins advantages by 0.5 with exact zeros apart', () => {
     const bins = advantageHistogram([-0.7, -0.2, 0, 0, 0.2, 1.5]);
     expect(bins.map((b) => [b.label, b.count])).toEqual([
-      ['[-1, -0.5)', 1], ['[-0.5, 0)', 1], ['0 (no gradient)', 2], ['[0, 0.5)', 1], ['[0.5, 1)', 0], ['[1, 1.5]', 1],
+      ['[-1, -0.5)', 1],
+      ['[-0.5, 0)', 1],
+      ['0 (no gradient)', 2],
+      ['[0, 0.5)', 1],
+      ['[0.5, 1)', 0],
+      ['[1, 1.5]', 1],
     ]);
     expect(bins.reduce((a, b) => a + b.count, 0)).toBe(6);
     expect(advantageHistogram([0, 0]).map((b) => [b.label, b.count])).toEqual([['0 (no gradient)', 2]]);

@@ -25,7 +25,18 @@ const spec = (s: string) => [...s].map((c) => (c === '.' ? null : c));
 
 describe('maj@k: exact expectation over subsets', () => {
   it.each([
-    'RRRR', 'R...', 'RAAB', 'RRAA', 'RABC', 'RAB.', 'RRAAB.', 'RRRAAAB', 'RABCDEF', 'RR..AA..', 'RAAAAAAAR', 'R.R.A.A.B.',
+    'RRRR',
+    'R...',
+    'RAAB',
+    'RRAA',
+    'RABC',
+    'RAB.',
+    'RRAAB.',
+    'RRRAAAB',
+    'RABCDEF',
+    'RR..AA..',
+    'RAAAAAAAR',
+    'R.R.A.A.B.',
   ])('matches brute force for every k on %s (R right, letters other results, . failed)', (s) => {
     const results = spec(s);
     const { groups, abstain } = voteGroups(question(0, results));
@@ -53,7 +64,8 @@ describe('maj@k: exact expectation over subsets', () => {
         }
       });
       const curve = expectedMajCurve(groups, abstain);
-      for (let k = 1; k <= n; k++) expect(curve[k - 1], `${results.join('')} k=${k}`).toBeCloseTo(bruteForceMaj(results, values, k), 12);
+      for (let k = 1; k <= n; k++)
+        expect(curve[k - 1], `${results.join('')} k=${k}`).toBeCloseTo(bruteForceMaj(results, values, k), 12);
     }
   });
 

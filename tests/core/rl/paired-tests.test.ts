@@ -35,7 +35,13 @@ describe('exact McNemar p-value', () => {
   });
 
   it('agrees with exact BigInt sums for large counts, without overflow or underflow', () => {
-    for (const [b, c] of [[40, 60], [100, 150], [480, 520], [700, 900], [10, 2000]] as const) {
+    for (const [b, c] of [
+      [40, 60],
+      [100, 150],
+      [480, 520],
+      [700, 900],
+      [10, 2000],
+    ] as const) {
       const want = exactP(b, c);
       const got = mcnemarExactP(b, c);
       if (want > 1e-300) expect(got / want, `b=${b} c=${c}`).toBeCloseTo(1, 9);
@@ -65,7 +71,9 @@ describe('paired bootstrap interval', () => {
     expect(a).toEqual(reference(diffs, 10_000, 123));
     // Resampled means of 0/±100 differences sit on a grid; with continuous differences another seed moves the ends.
     const smooth = diffs.map((d, i) => d + i / 7);
-    expect(pairedBootstrapCi(smooth, 2_000, mulberry32(124))).not.toEqual(pairedBootstrapCi(smooth, 2_000, mulberry32(123)));
+    expect(pairedBootstrapCi(smooth, 2_000, mulberry32(124))).not.toEqual(
+      pairedBootstrapCi(smooth, 2_000, mulberry32(123)),
+    );
     const mean = diffs.reduce((x, y) => x + y, 0) / diffs.length;
     expect(a[0]).toBeLessThan(mean);
     expect(a[1]).toBeGreaterThan(mean);

@@ -12,7 +12,8 @@ describe('pass@k', () => {
   it('equals the share of k-subsets with a correct sample, for every n <= 10, c and k', () => {
     for (let n = 1; n <= 10; n++) {
       for (let c = 0; c <= n; c++) {
-        for (let k = 1; k <= n; k++) expect(passAtK(n, c, k), `n=${n} c=${c} k=${k}`).toBeCloseTo(bruteForce(n, c, k), 12);
+        for (let k = 1; k <= n; k++)
+          expect(passAtK(n, c, k), `n=${n} c=${c} k=${k}`).toBeCloseTo(bruteForce(n, c, k), 12);
       }
     }
   });
@@ -33,7 +34,13 @@ describe('pass@k', () => {
     for (let i = 1; i < 8; i++) expect(curve[i]!).toBeGreaterThanOrEqual(curve[i - 1]!);
   });
 
-  it.each([[0, 0, 1], [4, 5, 1], [4, 2, 5], [4, 2, 0], [4, 1.5, 1]])('rejects n=%s c=%s k=%s', (n, c, k) => {
+  it.each([
+    [0, 0, 1],
+    [4, 5, 1],
+    [4, 2, 5],
+    [4, 2, 0],
+    [4, 1.5, 1],
+  ])('rejects n=%s c=%s k=%s', (n, c, k) => {
     expect(() => passAtK(n, c, k)).toThrow(/pass@k needs integers/);
   });
 });

@@ -25,14 +25,19 @@ describe('questionSamples (the per-question samples view)', () => {
   });
 
   it('nobody votes when no sample returned a result, and a sample without SQL abstains', () => {
-    const q = questionSamples([...question(2, [null, null]), sample({ index: 2, sample: 2, resultKey: 'key-empty', format: 0 })]);
+    const q = questionSamples([
+      ...question(2, [null, null]),
+      sample({ index: 2, sample: 2, resultKey: 'key-empty', format: 0 }),
+    ]);
     expect(q.groups).toEqual([]);
     expect(q.abstain).toEqual([0, 1, 2]);
     expect([q.tied, q.majority]).toEqual([0, 0]);
   });
 
   it('a question whose database is missing is not scored: no majority, never counted as wrong', () => {
-    const q = questionSamples([0, 1].map((n) => sample({ index: 3, sample: n, status: 'missing-db', error: 'database missing' })));
+    const q = questionSamples(
+      [0, 1].map((n) => sample({ index: 3, sample: n, status: 'missing-db', error: 'database missing' })),
+    );
     expect(q.scored).toBe(false);
     expect(q.majority).toBeNull();
   });

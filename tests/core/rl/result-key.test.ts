@@ -36,12 +36,36 @@ describe('FNV-1a 64 in 16-bit limbs', () => {
 
 describe('result keys: EX-equal results share a key', () => {
   it('ignores row order and duplicate rows, and compares values as Python does', () => {
-    const k = resultKey([[1, 'a'], [2, 'b']]);
-    expect(resultKey([[2, 'b'], [1, 'a'], [1, 'a']])).toBe(k);
-    expect(resultKey([[1.0, 'a'], [2n, 'b']])).toBe(k);
+    const k = resultKey([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    expect(
+      resultKey([
+        [2, 'b'],
+        [1, 'a'],
+        [1, 'a'],
+      ]),
+    ).toBe(k);
+    expect(
+      resultKey([
+        [1.0, 'a'],
+        [2n, 'b'],
+      ]),
+    ).toBe(k);
     expect(resultKey([[1, 'a']])).not.toBe(k);
-    expect(resultKey([['1', 'a'], [2, 'b']])).not.toBe(k);
-    expect(resultKey([['a', 1], ['b', 2]])).not.toBe(k);
+    expect(
+      resultKey([
+        ['1', 'a'],
+        [2, 'b'],
+      ]),
+    ).not.toBe(k);
+    expect(
+      resultKey([
+        ['a', 1],
+        ['b', 2],
+      ]),
+    ).not.toBe(k);
     expect(resultKey([])).not.toBe(resultKey([[null]]));
     expect(resultKey([[1], [2]])).not.toBe(resultKey([[1, 2]]));
     expect(resultKey([])).toMatch(/^[0-9a-f]{16}$/);
@@ -61,7 +85,14 @@ describe('the SQL engine reports a result key when the prediction executed', () 
     await engine.loadDb('t', bytes);
   });
   const run = async (predSql: string, goldSql = 'SELECT x, y FROM t') =>
-    (await engine.evaluate({ dbId: 't', predSql, goldSql, readOnly: false, softF1: false, previewRows: 0 })) as ExecDone;
+    (await engine.evaluate({
+      dbId: 't',
+      predSql,
+      goldSql,
+      readOnly: false,
+      softF1: false,
+      previewRows: 0,
+    })) as ExecDone;
 
   it('gives EX-equal predictions the same key and others a different one', async () => {
     const gold = await run('SELECT x, y FROM t');

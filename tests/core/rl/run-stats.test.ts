@@ -22,7 +22,12 @@ describe('run statistics over n samples', () => {
   const stats = computeRunStats(samples, { rng: mulberry32(0) });
 
   it('groups prompts, leaves out missing databases and reports every k up to n by default', () => {
-    expect(stats.prompts.map((p) => [p.index, p.n, p.correct])).toEqual([[0, 4, 4], [1, 4, 0], [2, 4, 2], [3, 4, 1]]);
+    expect(stats.prompts.map((p) => [p.index, p.n, p.correct])).toEqual([
+      [0, 4, 4],
+      [1, 4, 0],
+      [2, 4, 2],
+      [3, 4, 1],
+    ]);
     expect(stats.missingDb).toBe(1);
     expect(stats.ks).toEqual([1, 2, 3, 4]);
     expect(stats.overall).toMatchObject({ questions: 4, samples: 16, nMin: 4, nMax: 4 });
@@ -44,13 +49,21 @@ describe('run statistics over n samples', () => {
     // maj@1 is pass@1; maj@2 of 'RRAA': pairs RR (1), AA (0), RA x4 (1/2 each) -> (1 + 2) / 6
     expect(tied.majAtK[1]).toBeCloseTo(0.5, 12);
     expect(tied.majAtK[2]).toBeCloseTo(0.5, 12);
-    const seeds = new Set(Array.from({ length: 16 }, (_, s) => computeRunStats(samples, { rng: mulberry32(s) }).prompts[2]!.majAtK[4]));
+    const seeds = new Set(
+      Array.from({ length: 16 }, (_, s) => computeRunStats(samples, { rng: mulberry32(s) }).prompts[2]!.majAtK[4]),
+    );
     expect(seeds).toEqual(new Set([0, 1]));
     expect(computeRunStats(samples, { rng: mulberry32(0) }).overall.majAtK[4]).toBe(stats.overall.majAtK[4]);
   });
 
   it('computes GRPO shares: zero variance, frontier, all right, all wrong', () => {
-    expect(stats.overall).toMatchObject({ zeroVarianceShare: 0.5, noGradientShare: 0.5, frontierShare: 0.5, allCorrectShare: 0.25, allWrongShare: 0.25 });
+    expect(stats.overall).toMatchObject({
+      zeroVarianceShare: 0.5,
+      noGradientShare: 0.5,
+      frontierShare: 0.5,
+      allCorrectShare: 0.25,
+      allWrongShare: 0.25,
+    });
     expect(stats.prompts[2]!.advantages[0]).toBeCloseTo(0.5 / (Math.sqrt(1 / 3) + 1e-6), 12);
     expect(stats.overall.passRateHistogram.map((b) => b.count)).toEqual([1, 0, 1, 1, 0, 0, 1]);
   });
@@ -66,16 +79,25 @@ describe('run statistics over n samples', () => {
     expect(some.ks).toEqual([1, 4]);
     expect(Object.keys(some.overall.passAtK)).toEqual(['1', '4']);
     const short = [...samples, ...question(9, spec('RA'))];
-    expect(() => computeRunStats(short, { ks: [4], rng: mulberry32(0) })).toThrow(/k = 4 is not possible: k must be an integer from 1 to 2 \(question 9 has 2 samples\)/);
+    expect(() => computeRunStats(short, { ks: [4], rng: mulberry32(0) })).toThrow(
+      /k = 4 is not possible: k must be an integer from 1 to 2 \(question 9 has 2 samples\)/,
+    );
     expect(() => computeRunStats([samples.at(-1)!], { rng: mulberry32(0) })).toThrow(WorkbenchError);
   });
 
   it('writes the contract keys of stats --out as fractions', () => {
     const json = statsJson(stats, { runName: 'r', runId: 'id', rewardFormula: 'ex', seed: 0 });
-    expect(json).toMatchObject({ questions: 4, samples_per_question: 4, zero_variance_share: 0.5, frontier_share: 0.5 });
+    expect(json).toMatchObject({
+      questions: 4,
+      samples_per_question: 4,
+      zero_variance_share: 0.5,
+      frontier_share: 0.5,
+    });
     expect(Object.keys(json.pass_at_k)).toEqual(['1', '2', '3', '4']);
     expect(Object.keys(json.maj_at_k)).toEqual(['1', '2', '3', '4']);
-    expect(json.explanations.zero_variance_share).toBe('50.0% of prompts give GRPO no gradient: every sample got the same reward.');
+    expect(json.explanations.zero_variance_share).toBe(
+      '50.0% of prompts give GRPO no gradient: every sample got the same reward.',
+    );
     expect(json.by_difficulty.simple!.questions).toBe(2);
     const table = statsTable(stats, { runName: 'r', runId: 'id', rewardFormula: 'ex', seed: 0 });
     expect(table).toContain('4 questions, n = 4 samples per question (16 samples), reward = ex');
@@ -115,16 +137,50 @@ describe('per-prompt exports', () => {
     );
     expect(csv).toHaveLength(6);
     expect(csv[2]!.startsWith('1,1,db,simple,4,0,0,0,0,0,1,0,3,2,1,0,0,0,0,0,')).toBe(true);
-    expect(promptStatsJson(stats.prompts, stats.ks)[2]).toMatchObject({ index: 2, pass_rate: 0.5, frontier: true, pass_at_4: 1 });
+    expect(promptStatsJson(stats.prompts, stats.ks)[2]).toMatchObject({
+      index: 2,
+      pass_rate: 0.5,
+      frontier: true,
+      pass_at_4: 1,
+    });
   });
 
   it('writes the frontier prompts as JSONL with their texts, and names a missing text', () => {
-    const texts = [0, 1, 2, 3].map((index) => ({ index, questionId: index, dbId: 'db', question: `Q${index}`, evidence: `E${index}` }));
-    const lines = frontierJsonl(stats.prompts, texts).trim().split('\n').map((l) => JSON.parse(l));
+    const texts = [0, 1, 2, 3].map((index) => ({
+      index,
+      questionId: index,
+      dbId: 'db',
+      question: `Q${index}`,
+      evidence: `E${index}`,
+    }));
+    const lines = frontierJsonl(stats.prompts, texts)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
-      { question_id: 2, db_id: 'db', question: 'Q2', evidence: 'E2', pass_rate: 0.5, difficulty: 'moderate', n: 4, correct: 2 },
-      { question_id: 3, db_id: 'other', question: 'Q3', evidence: 'E3', pass_rate: 0.25, difficulty: 'challenging', n: 4, correct: 1 },
+      {
+        question_id: 2,
+        db_id: 'db',
+        question: 'Q2',
+        evidence: 'E2',
+        pass_rate: 0.5,
+        difficulty: 'moderate',
+        n: 4,
+        correct: 2,
+      },
+      {
+        question_id: 3,
+        db_id: 'other',
+        question: 'Q3',
+        evidence: 'E3',
+        pass_rate: 0.25,
+        difficulty: 'challenging',
+        n: 4,
+        correct: 1,
+      },
     ]);
-    expect(() => frontierJsonl(stats.prompts, texts.slice(0, 3))).toThrow(/no question text for question 3 \(index 3\)/);
+    expect(() => frontierJsonl(stats.prompts, texts.slice(0, 3))).toThrow(
+      /no question text for question 3 \(index 3\)/,
+    );
   });
 });

@@ -5,7 +5,14 @@ import { runEvaluation } from '../../../src/core/run/replay.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
 
 const item = (index: number, sample: number, predSql: string, goldSql = 'SELECT 1', dbId = 'db'): EvalItem => ({
-  index, sample, questionId: index, dbId, difficulty: 'simple', predSql, goldSql, extraction: { rule: 'sql-field', thinkStripped: false },
+  index,
+  sample,
+  questionId: index,
+  dbId,
+  difficulty: 'simple',
+  predSql,
+  goldSql,
+  extraction: { rule: 'sql-field', thinkStripped: false },
 });
 
 /**
@@ -20,9 +27,23 @@ function countingExecutor(overrides: (it: EvalItem) => Partial<ItemResult> = () 
       return items.map((it, i) => {
         executed.push(`${it.index}:${it.predSql.trim()}`);
         const r: ItemResult = {
-          index: it.index, questionId: it.questionId, dbId: it.dbId, difficulty: it.difficulty, sample: it.sample,
-          ex: it.predSql.trim().replace(/;$/, '') === it.goldSql ? 1 : 0, softF1: null, rves: null, timeRatio: null, status: 'ok', error: null,
-          mutatedDb: false, extraction: it.extraction, predRowCount: 1, goldRowCount: 1, elapsedMs: 1, ...overrides(it),
+          index: it.index,
+          questionId: it.questionId,
+          dbId: it.dbId,
+          difficulty: it.difficulty,
+          sample: it.sample,
+          ex: it.predSql.trim().replace(/;$/, '') === it.goldSql ? 1 : 0,
+          softF1: null,
+          rves: null,
+          timeRatio: null,
+          status: 'ok',
+          error: null,
+          mutatedDb: false,
+          extraction: it.extraction,
+          predRowCount: 1,
+          goldRowCount: 1,
+          elapsedMs: 1,
+          ...overrides(it),
         };
         hooks?.onEvent?.({ type: 'item', result: r, preview: null, done: i + 1, total: items.length });
         return r;
@@ -42,11 +63,27 @@ describe('reuse of identical items', () => {
   });
 
   it.each([
-    'SELECT random()', 'SELECT abs(RANDOM ()) % 10', 'SELECT randomblob(4)', "SELECT date('now')", 'SELECT CURRENT_TIMESTAMP',
-    'SELECT current_date', 'SELECT changes()', 'SELECT total_changes()', 'SELECT last_insert_rowid()', 'SELECT julianday()', 'SELECT unixepoch()',
+    'SELECT random()',
+    'SELECT abs(RANDOM ()) % 10',
+    'SELECT randomblob(4)',
+    "SELECT date('now')",
+    'SELECT CURRENT_TIMESTAMP',
+    'SELECT current_date',
+    'SELECT changes()',
+    'SELECT total_changes()',
+    'SELECT last_insert_rowid()',
+    'SELECT julianday()',
+    'SELECT unixepoch()',
     // Issue 24: SQLite takes a quoted function name, in any case, with a comment before its parenthesis.
-    'SELECT "random"()', 'SELECT [random]()', 'SELECT `random`()', 'SELECT "RANDOM" /* c */ ()', 'SELECT "randomblob"(2)',
-    "SELECT [date]('NOW')", 'SELECT date("now")', 'SELECT "julianday" ( )', 'SELECT `last_insert_rowid`()',
+    'SELECT "random"()',
+    'SELECT [random]()',
+    'SELECT `random`()',
+    'SELECT "RANDOM" /* c */ ()',
+    'SELECT "randomblob"(2)',
+    "SELECT [date]('NOW')",
+    'SELECT date("now")',
+    'SELECT "julianday" ( )',
+    'SELECT `last_insert_rowid`()',
   ])('never reuses non-deterministic SQL: %s', (sql) => {
     expect(isNonDeterministic(sql)).toBe(true);
     expect(reusable(item(0, 0, sql))).toBe(false);
@@ -54,40 +91,76 @@ describe('reuse of identical items', () => {
   });
 
   it.each([
-    "SELECT 'random()'", 'SELECT 1 -- random()', "SELECT date('2020-01-01')", 'SELECT random_id FROM t', 'SELECT "random" FROM t', "SELECT 'now is'",
+    "SELECT 'random()'",
+    'SELECT 1 -- random()',
+    "SELECT date('2020-01-01')",
+    'SELECT random_id FROM t',
+    'SELECT "random" FROM t',
+    "SELECT 'now is'",
   ])('reuses deterministic SQL that only mentions such a name: %s', (sql) => {
     expect(isNonDeterministic(sql)).toBe(false);
   });
 
-  it.each(['DELETE FROM t', 'UPDATE t SET a = 1', 'INSERT INTO t VALUES (1)', 'DROP TABLE t', "ATTACH 'x' AS y", 'PRAGMA user_version = 3', "VACUUM INTO 'f'", 'CREATE TEMP TABLE x(a)'])(
-    'never reuses SQL that may write: %s',
-    (sql) => {
-      expect(WRITES.test(sql)).toBe(true);
-      expect(reusable(item(0, 0, sql))).toBe(false);
-    },
-  );
+  it.each([
+    'DELETE FROM t',
+    'UPDATE t SET a = 1',
+    'INSERT INTO t VALUES (1)',
+    'DROP TABLE t',
+    "ATTACH 'x' AS y",
+    'PRAGMA user_version = 3',
+    "VACUUM INTO 'f'",
+    'CREATE TEMP TABLE x(a)',
+  ])('never reuses SQL that may write: %s', (sql) => {
+    expect(WRITES.test(sql)).toBe(true);
+    expect(reusable(item(0, 0, sql))).toBe(false);
+  });
 
   it('executes each distinct (database, gold, prediction) once and gives every duplicate its own identity', async () => {
     // Question 2 asks the same thing on the same database as question 0: its verdict is shared too; question 1 is on another database.
     const items = [
-      item(0, 0, 'SELECT 1'), item(0, 1, ' SELECT 1;'), item(0, 2, 'SELECT 2'), item(1, 0, 'SELECT 1', 'SELECT 1', 'db2'), item(2, 0, 'SELECT 1'),
-      item(0, 3, 'DELETE FROM t'), item(0, 4, 'DELETE FROM t'),
+      item(0, 0, 'SELECT 1'),
+      item(0, 1, ' SELECT 1;'),
+      item(0, 2, 'SELECT 2'),
+      item(1, 0, 'SELECT 1', 'SELECT 1', 'db2'),
+      item(2, 0, 'SELECT 1'),
+      item(0, 3, 'DELETE FROM t'),
+      item(0, 4, 'DELETE FROM t'),
     ];
     const { executor, executed } = countingExecutor();
     const done: number[] = [];
-    const out = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor, onEvent: (e) => void (e.type === 'item' && done.push(e.done)) });
+    const out = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, {
+      executor,
+      onEvent: (e) => void (e.type === 'item' && done.push(e.done)),
+    });
     expect(executed).toEqual(['0:SELECT 1', '0:SELECT 2', '1:SELECT 1', '0:DELETE FROM t', '0:DELETE FROM t']);
     expect(out).toMatchObject({ executed: 5, reused: 2, cancelled: false });
-    expect(out.results.map((r) => [r.index, r.sample, r.ex, r.dbId])).toEqual([[0, 0, 1, 'db'], [0, 1, 1, 'db'], [0, 2, 0, 'db'], [1, 0, 1, 'db2'], [2, 0, 1, 'db'], [0, 3, 0, 'db'], [0, 4, 0, 'db']]);
+    expect(out.results.map((r) => [r.index, r.sample, r.ex, r.dbId])).toEqual([
+      [0, 0, 1, 'db'],
+      [0, 1, 1, 'db'],
+      [0, 2, 0, 'db'],
+      [1, 0, 1, 'db2'],
+      [2, 0, 1, 'db'],
+      [0, 3, 0, 'db'],
+      [0, 4, 0, 'db'],
+    ]);
     expect(out.results[4]).toMatchObject({ index: 2, questionId: 2, sample: 0 });
     expect(done).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    const off = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: countingExecutor().executor, reuse: false });
+    const off = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, {
+      executor: countingExecutor().executor,
+      reuse: false,
+    });
     expect(off).toMatchObject({ executed: 7, reused: 0 });
-    expect(off.results.map((r) => [r.index, r.sample, r.ex])).toEqual(out.results.map((r) => [r.index, r.sample, r.ex]));
+    expect(off.results.map((r) => [r.index, r.sample, r.ex])).toEqual(
+      out.results.map((r) => [r.index, r.sample, r.ex]),
+    );
   });
 
   it('executes the duplicates themselves when the first one timed out, wrote, or failed for a reason other than its SQL', async () => {
-    for (const bad of [{ status: 'timeout' as const }, { mutatedDb: true }, { status: 'error' as const, error: 'worker crashed' }]) {
+    for (const bad of [
+      { status: 'timeout' as const },
+      { mutatedDb: true },
+      { status: 'error' as const, error: 'worker crashed' },
+    ]) {
       const items = [item(0, 0, 'SELECT 1'), item(0, 1, 'SELECT 1'), item(0, 2, 'SELECT 1')];
       const { executor, executed } = countingExecutor((it) => (it.sample === 0 ? bad : {}));
       // (the first item is at position 0, which the loop passes as its sample number)
@@ -95,8 +168,12 @@ describe('reuse of identical items', () => {
       expect(executed).toEqual(['0:SELECT 1', '0:SELECT 1', '0:SELECT 1']);
       expect(out.reused).toBe(0);
     }
-    const sqlError = countingExecutor((it) => (it.sample === 0 ? { status: 'error', error: 'prediction: no such table: x', ex: 0 } : {}));
-    const out = await runEvaluation([item(0, 0, 'SELECT x'), item(0, 1, 'SELECT x')], DEFAULT_EVAL_OPTIONS, { executor: sqlError.executor });
+    const sqlError = countingExecutor((it) =>
+      it.sample === 0 ? { status: 'error', error: 'prediction: no such table: x', ex: 0 } : {},
+    );
+    const out = await runEvaluation([item(0, 0, 'SELECT x'), item(0, 1, 'SELECT x')], DEFAULT_EVAL_OPTIONS, {
+      executor: sqlError.executor,
+    });
     expect(sqlError.executed).toEqual(['0:SELECT x']);
     expect(out.results[1]).toMatchObject({ sample: 1, status: 'error', error: 'prediction: no such table: x' });
   });

@@ -4,22 +4,34 @@
  * saved from parts without building one string.
  */
 import { describe, expect, it } from 'vitest';
-import { csvParts, runFileJson, runFileJsonParts, samplesJsonlParts, toCsv, toRunFile } from '../../../src/core/runfile/export.ts';
+import {
+  csvParts,
+  runFileJson,
+  runFileJsonParts,
+  samplesJsonlParts,
+  toCsv,
+  toRunFile,
+} from '../../../src/core/runfile/export.ts';
 import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
 import { syntheticRunFile, syntheticSamples } from '../../robustness/synthetic-run.ts';
 
 const samples = syntheticSamples({ questions: 37, samples: 5, seed: 9 }).map((s, i) =>
   i % 11 === 0 ? { ...s, sql: `SELECT "a\nb", 'x,"y"' -- ${i}\r\n`, error: 'line one\nline two' } : s,
 );
-const file = toRunFile(syntheticRunFile(samples).run, [...samples].reverse(), [{ index: 0, questionId: 0, dbId: 'db0', question: 'q?\n', evidence: '' }]);
+const file = toRunFile(syntheticRunFile(samples).run, [...samples].reverse(), [
+  { index: 0, questionId: 0, dbId: 'db0', question: 'q?\n', evidence: '' },
+]);
 
 describe('streamed run exports', () => {
-  it.each([1, 7, 500])('the run file JSON in parts of %i samples is runFileJson byte for byte and reads back', (perPart) => {
-    const parts = [...runFileJsonParts(file, perPart)];
-    expect(parts.length).toBe(2 + Math.ceil(file.samples.length / perPart));
-    expect(parts.join('')).toBe(runFileJson(file));
-    expect(parseRunFile(parts.join(''), 'parts.run.json').samples).toEqual(file.samples);
-  });
+  it.each([1, 7, 500])(
+    'the run file JSON in parts of %i samples is runFileJson byte for byte and reads back',
+    (perPart) => {
+      const parts = [...runFileJsonParts(file, perPart)];
+      expect(parts.length).toBe(2 + Math.ceil(file.samples.length / perPart));
+      expect(parts.join('')).toBe(runFileJson(file));
+      expect(parseRunFile(parts.join(''), 'parts.run.json').samples).toEqual(file.samples);
+    },
+  );
 
   it('a run without samples is one part, as runFileJson writes it', () => {
     const empty = { ...file, samples: [] };

@@ -25,20 +25,59 @@ describe('questionDynamics', () => {
   it('majority verdict is pass rate > 1/2; a step that did not score the question is skipped, not a flip', () => {
     const steps = [
       { step: 10, samples: [sample(0, 0, 1), sample(0, 1, 0), sample(1, 0, 0), sample(1, 1, 0)] },
-      { step: 20, samples: [sample(0, 0, 1), sample(0, 1, 1), sample(1, 0, 0, 'missing-db'), sample(1, 1, 0, 'missing-db')] },
+      {
+        step: 20,
+        samples: [sample(0, 0, 1), sample(0, 1, 1), sample(1, 0, 0, 'missing-db'), sample(1, 1, 0, 'missing-db')],
+      },
       { step: 30, samples: [sample(0, 0, 1), sample(0, 1, 1), sample(1, 0, 1), sample(1, 1, 1)] },
     ];
     const [q0, q1] = questionDynamics(steps);
-    expect(q0).toMatchObject({ questionId: 1000, passRates: [0.5, 1, 1], verdicts: [false, true, true], bucket: 'learned', flips: 1, firstSolvedStep: 20, lastSolvedStep: 30 });
-    expect(q1).toMatchObject({ questionId: 1001, passRates: [0, null, 1], verdicts: [false, null, true], bucket: 'learned', flips: 1, firstSolvedStep: 30 });
+    expect(q0).toMatchObject({
+      questionId: 1000,
+      passRates: [0.5, 1, 1],
+      verdicts: [false, true, true],
+      bucket: 'learned',
+      flips: 1,
+      firstSolvedStep: 20,
+      lastSolvedStep: 30,
+    });
+    expect(q1).toMatchObject({
+      questionId: 1001,
+      passRates: [0, null, 1],
+      verdicts: [false, null, true],
+      bucket: 'learned',
+      flips: 1,
+      firstSolvedStep: 30,
+    });
   });
 });
 
 function stats(step: number, over: Partial<StepStats>): StepStats {
   return {
-    step, questions: 100, samples: 200, nMin: 2, nMax: 2, ex: 50, ts: null, passAt1: 50, passAtN: 60, majAtN: 50,
-    allRight: 40, allWrong: 40, mixed: 20, zeroVariance: 80, resultGroups: 2, completionChars: 100,
-    extractionFailures: 0, errors: 0, timeouts: 0, writes: 0, exOnly: null, emptyResultPasses: 0, trainerReward: 0.5, ...over,
+    step,
+    questions: 100,
+    samples: 200,
+    nMin: 2,
+    nMax: 2,
+    ex: 50,
+    ts: null,
+    passAt1: 50,
+    passAtN: 60,
+    majAtN: 50,
+    allRight: 40,
+    allWrong: 40,
+    mixed: 20,
+    zeroVariance: 80,
+    resultGroups: 2,
+    completionChars: 100,
+    extractionFailures: 0,
+    errors: 0,
+    timeouts: 0,
+    writes: 0,
+    exOnly: null,
+    emptyResultPasses: 0,
+    trainerReward: 0.5,
+    ...over,
   };
 }
 
@@ -51,7 +90,11 @@ describe('seriesWarnings', () => {
       stats(4, { emptyResultPasses: 8, writes: 4, exOnly: 9, ts: 40 }),
     ];
     const w = seriesWarnings(steps);
-    expect(w.map((x) => [x.rule, x.startStep])).toEqual([['ex-only-rising', 2], ['empty-result-rising', 4], ['writes-rising', 2]]);
+    expect(w.map((x) => [x.rule, x.startStep])).toEqual([
+      ['ex-only-rising', 2],
+      ['empty-result-rising', 4],
+      ['writes-rising', 2],
+    ]);
     expect(w[1]!.message).toContain('from 1.00% of samples at step 1 to 4.00% at step 4');
   });
 
@@ -60,14 +103,27 @@ describe('seriesWarnings', () => {
   });
 
   it('trainer reward rising while EX is flat (or falling); not when EX rises with it', () => {
-    const flat = seriesWarnings([stats(1, {}), stats(2, { trainerReward: 0.52 }), stats(3, { trainerReward: 0.6, ex: 50.5 }), stats(4, { trainerReward: 0.7, ex: 45 })]);
+    const flat = seriesWarnings([
+      stats(1, {}),
+      stats(2, { trainerReward: 0.52 }),
+      stats(3, { trainerReward: 0.6, ex: 50.5 }),
+      stats(4, { trainerReward: 0.7, ex: 45 }),
+    ]);
     expect(flat.map((x) => [x.rule, x.startStep])).toEqual([['reward-without-ex', 3]]);
     expect(seriesWarnings([stats(1, {}), stats(2, { trainerReward: 0.7, ex: 60 })])).toEqual([]);
   });
 
-  it('diversity collapsing: mean result groups at most 3/4 of the first step\'s; steps with one sample are not judged', () => {
-    const w = seriesWarnings([stats(1, { resultGroups: 3 }), stats(2, { resultGroups: 2.5 }), stats(3, { resultGroups: 2.2 }), stats(4, { nMin: 1, resultGroups: 1 }), stats(5, { resultGroups: 1.5 })]);
+  it("diversity collapsing: mean result groups at most 3/4 of the first step's; steps with one sample are not judged", () => {
+    const w = seriesWarnings([
+      stats(1, { resultGroups: 3 }),
+      stats(2, { resultGroups: 2.5 }),
+      stats(3, { resultGroups: 2.2 }),
+      stats(4, { nMin: 1, resultGroups: 1 }),
+      stats(5, { resultGroups: 1.5 }),
+    ]);
     expect(w.map((x) => [x.rule, x.startStep])).toEqual([['diversity-collapse', 3]]);
-    expect(seriesWarnings([stats(1, { nMin: 1, resultGroups: 1 }), stats(2, { nMin: 1, resultGroups: 0.5 })])).toEqual([]);
+    expect(seriesWarnings([stats(1, { nMin: 1, resultGroups: 1 }), stats(2, { nMin: 1, resultGroups: 0.5 })])).toEqual(
+      [],
+    );
   });
 });

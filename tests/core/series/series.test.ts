@@ -44,35 +44,68 @@ function stepRun(step: number, files: number[]) {
 }
 
 const header = (name: string): RunHeader => ({
-  id: name, name, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', status: 'done',
+  id: name,
+  name,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  status: 'done',
   source: { kind: 'replay', predictions: { name, sha256: '0'.repeat(64), bytes: 1 } },
-  dataset: { id: 'minidev', name: 'minidev', questions: { name: 'q.json', sha256: '0'.repeat(64), bytes: 1 }, gold: null, databases: {} },
-  subset: { description: 'all', indices: [] }, config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex'] }, samplesPerQuestion: 1, executor: 'sql.js',
+  dataset: {
+    id: 'minidev',
+    name: 'minidev',
+    questions: { name: 'q.json', sha256: '0'.repeat(64), bytes: 1 },
+    gold: null,
+    databases: {},
+  },
+  subset: { description: 'all', indices: [] },
+  config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex'] },
+  samplesPerQuestion: 1,
+  executor: 'sql.js',
 });
 
-const steps: Array<{ step: SeriesStep; executed: number; fromEarlier: number; reusedInStep: number; alone: number[] }> = [];
+const steps: Array<{ step: SeriesStep; executed: number; fromEarlier: number; reusedInStep: number; alone: number[] }> =
+  [];
 let series: Series;
 
 beforeAll(async () => {
   const verdicts = new SeriesVerdicts();
-  series = { id: 's', name: 'minidev', createdAt: '2026-01-01T00:00:00.000Z', dataset: 'mini_dev_sqlite.json', stepRule: '<N>.jsonl', steps: [] };
-  for (const [step, files] of [[100, [0]], [200, [1]], [300, [1, 2, 3]]] as Array<[number, number[]]>) {
+  series = {
+    id: 's',
+    name: 'minidev',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    dataset: 'mini_dev_sqlite.json',
+    stepRule: '<N>.jsonl',
+    steps: [],
+  };
+  for (const [step, files] of [
+    [100, [0]],
+    [200, [1]],
+    [300, [1, 2, 3]],
+  ] as Array<[number, number[]]>) {
     const run = stepRun(step, files);
     const { items } = planReplay({ predictions: { name: `${step}.jsonl`, records: run.records }, gold, questions });
     const ev = await evaluateSeriesStep(items, options, { executor: pool }, verdicts);
     // The reference: the same items evaluated alone, every one executed.
     const alone = await runEvaluation(items, options, { executor: pool, reuse: false });
     const s: SeriesStep = {
-      step, wallTime: null, source: `${step}.jsonl`,
+      step,
+      wallTime: null,
+      source: `${step}.jsonl`,
       run: toRunFile(header(`${step}`), toSampleRecords(items, ev.results, formula)),
       trainerScores: items.map((it) => run.sampleScores.get(it.questionId)![it.sample ?? 0]!),
     };
     series = withStep(series, s);
-    steps.push({ step: s, executed: ev.executed, fromEarlier: ev.fromEarlierSteps, reusedInStep: ev.reusedInStep, alone: alone.results.map((r) => r.ex) });
+    steps.push({
+      step: s,
+      executed: ev.executed,
+      fromEarlier: ev.fromEarlierSteps,
+      reusedInStep: ev.reusedInStep,
+      alone: alone.results.map((r) => r.ex),
+    });
   }
 }, 600_000);
 
-describe('evaluateSeriesStep: earlier steps\' verdicts are reused, never changing one', () => {
+describe("evaluateSeriesStep: earlier steps' verdicts are reused, never changing one", () => {
   it('gives every item the verdict it gets evaluated alone, and executes only what the series has not seen', () => {
     for (const s of steps) {
       expect(s.step.run.samples.map((x) => x.ex)).toEqual(s.alone);
@@ -81,7 +114,9 @@ describe('evaluateSeriesStep: earlier steps\' verdicts are reused, never changin
     expect(steps[0]!.fromEarlier).toBe(0);
     // Step 300's first sample of each question is step 200's answer: all of those that executed cleanly come from step 200.
     const s200 = steps[1]!.step.run.samples;
-    const clean = s200.filter((x) => !x.mutatedDb && (x.status === 'ok' || /^(prediction|gold): /.test(x.error ?? ''))).length;
+    const clean = s200.filter(
+      (x) => !x.mutatedDb && (x.status === 'ok' || /^(prediction|gold): /.test(x.error ?? '')),
+    ).length;
     expect(steps[2]!.fromEarlier).toBeGreaterThanOrEqual(clean);
     expect(steps[2]!.executed).toBeLessThanOrEqual(steps[2]!.step.run.samples.length - clean);
   });
@@ -119,7 +154,9 @@ describe('stepStats on real verdicts', () => {
     expect(st.ex).toBeCloseTo(st.passAt1, 10);
     // Distinct results per question, counted directly.
     const byQ = new Map<number, Set<string>>();
-    for (const x of s.run.samples) if (x.status !== 'missing-db' && x.resultKey !== undefined && x.format === 1) byQ.set(x.index, (byQ.get(x.index) ?? new Set()).add(x.resultKey));
+    for (const x of s.run.samples)
+      if (x.status !== 'missing-db' && x.resultKey !== undefined && x.format === 1)
+        byQ.set(x.index, (byQ.get(x.index) ?? new Set()).add(x.resultKey));
     expect(st.resultGroups).toBeCloseTo([...byQ.values()].reduce((a, g) => a + g.size, 0) / Q, 10);
     expect(st.resultGroups).toBeGreaterThan(1);
   });
@@ -129,7 +166,13 @@ describe('the series file', () => {
   it('round-trips: the file read back gives the same series and the same report', () => {
     const back = parseSeriesFile(seriesFileJson(series), 'run.series.json');
     // The run file keeps every field of a sample but goldReused (how the verdict was obtained, not what it is).
-    const withoutGoldReused = (x: Series) => ({ ...x, steps: x.steps.map((s) => ({ ...s, run: { ...s.run, samples: s.run.samples.map(({ goldReused: _, ...r }) => r) } })) });
+    const withoutGoldReused = (x: Series) => ({
+      ...x,
+      steps: x.steps.map((s) => ({
+        ...s,
+        run: { ...s.run, samples: s.run.samples.map(({ goldReused: _, ...r }) => r) },
+      })),
+    });
     expect(back).toEqual(withoutGoldReused(series));
     expect(parseSeriesFile(seriesFileJson(back), 'again.series.json')).toEqual(back);
     expect(seriesReport(back)).toEqual(seriesReport(series));
@@ -144,10 +187,30 @@ describe('the series file', () => {
       return JSON.stringify(o);
     };
     expect(() => parseSeriesFile('{"format": "rlvr-workbench-run"}', 'x.json')).toThrow(/x\.json.*not a series file/);
-    expect(() => parseSeriesFile(text((o) => (o.version = 2)), 'x.json')).toThrow(/version 2 was written by a newer workbench/);
-    expect(() => parseSeriesFile(text((o) => (o.steps[1].step = 50)), 'x.json')).toThrow(/steps\[1\]\.step must be greater than the previous step \(100\)/);
-    expect(() => parseSeriesFile(text((o) => o.steps[0].trainerScores.pop()), 'x.json')).toThrow(/steps\[0\]\.trainerScores must be one entry per sample/);
-    expect(() => parseSeriesFile(text((o) => (o.steps[2].run.samples[0].ex = 2)), 'x.json')).toThrow(/x\.json steps\[2\]\.run.*samples\[0\]\.ex/);
+    expect(() =>
+      parseSeriesFile(
+        text((o) => (o.version = 2)),
+        'x.json',
+      ),
+    ).toThrow(/version 2 was written by a newer workbench/);
+    expect(() =>
+      parseSeriesFile(
+        text((o) => (o.steps[1].step = 50)),
+        'x.json',
+      ),
+    ).toThrow(/steps\[1\]\.step must be greater than the previous step \(100\)/);
+    expect(() =>
+      parseSeriesFile(
+        text((o) => o.steps[0].trainerScores.pop()),
+        'x.json',
+      ),
+    ).toThrow(/steps\[0\]\.trainerScores must be one entry per sample/);
+    expect(() =>
+      parseSeriesFile(
+        text((o) => (o.steps[2].run.samples[0].ex = 2)),
+        'x.json',
+      ),
+    ).toThrow(/x\.json steps\[2\]\.run.*samples\[0\]\.ex/);
   });
 
   it('a step already in the series is refused', () => {

@@ -17,7 +17,7 @@ describe('stepFromName', () => {
     expect(got?.rule).toContain(rule);
   });
 
-  it('prefers the segment nearest the file: a file named by step inside a checkpoint folder takes the file\'s step', () => {
+  it("prefers the segment nearest the file: a file named by step inside a checkpoint folder takes the file's step", () => {
     expect(stepFromName('checkpoint-100/step-120.jsonl')?.step).toBe(120);
   });
 
@@ -28,7 +28,10 @@ describe('stepFromName', () => {
   });
 
   it('a --step-pattern replaces the rules: first capture group or the group named step, on the whole path', () => {
-    expect(stepFromName('runs/ckpt_7/out.jsonl', compileStepPattern('ckpt_(\\d+)'))).toEqual({ step: 7, rule: '/ckpt_(\\d+)/' });
+    expect(stepFromName('runs/ckpt_7/out.jsonl', compileStepPattern('ckpt_(\\d+)'))).toEqual({
+      step: 7,
+      rule: '/ckpt_(\\d+)/',
+    });
     expect(stepFromName('it-5-of-9.json', compileStepPattern('it-(?<step>\\d+)'))?.step).toBe(5);
     expect(stepFromName('200.jsonl', compileStepPattern('ckpt_(\\d+)'))).toBeNull();
   });

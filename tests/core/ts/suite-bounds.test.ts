@@ -39,7 +39,9 @@ describe('test suites are bounded by rows, not by value sizes', () => {
     const open = new OpenSuite(SQL, suite);
     try {
       const widest = new SQL.Database(suite.dbs[0]!);
-      const [[maxBody, maxNote]] = widest.exec('SELECT max(length(body)), max(length(note)) FROM doc')[0]!.values as [[number, number]];
+      const [[maxBody, maxNote]] = widest.exec('SELECT max(length(body)), max(length(note)) FROM doc')[0]!.values as [
+        [number, number],
+      ];
       widest.close();
       expect(maxBody).toBe(MAX_SAMPLED_VALUE_LENGTH);
       expect(maxNote).toBe(MAX_SAMPLED_VALUE_LENGTH);
@@ -60,7 +62,9 @@ describe('a suite that tells nothing apart says so', () => {
     const suite = buildSuiteOn(SQL, db, ['SELECT count(*) FROM a WHERE x > 3', 'SELECT z FROM b'], SPEC);
     db.close();
     expect(suite.stats.distinguishable).toBe(0);
-    expect(suite.stats.warning).toMatch(/^every table of the database is empty \(2\), so is every suite database: the suite tells no query apart/);
+    expect(suite.stats.warning).toMatch(
+      /^every table of the database is empty \(2\), so is every suite database: the suite tells no query apart/,
+    );
   });
   it('a database with rows: no warning', () => {
     const db = new SQL.Database();
@@ -77,8 +81,10 @@ describe('FTS5 tables (sql.js has FTS3 only)', () => {
     // Written by native SQLite (better-sqlite3 has FTS5), read by sql.js.
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'wb-fts5-')), 'f.sqlite');
     const n = new NativeDatabase(file);
-    n.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');" +
-      "CREATE VIRTUAL TABLE docs USING fts5(body); INSERT INTO docs VALUES ('hello world');");
+    n.exec(
+      "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');" +
+        "CREATE VIRTUAL TABLE docs USING fts5(body); INSERT INTO docs VALUES ('hello world');",
+    );
     n.close();
     return new Uint8Array(readFileSync(file));
   };
@@ -86,21 +92,43 @@ describe('FTS5 tables (sql.js has FTS3 only)', () => {
     const engine = createSqlEngine(() => initSqlJs());
     await engine.init({ cacheBytes: 1 << 26 });
     await engine.loadDb('f', fts5Db());
-    const built = await engine.buildSuite('f', SPEC, ['SELECT name FROM t WHERE id > 1', "SELECT * FROM docs WHERE docs MATCH 'hello'"]);
+    const built = await engine.buildSuite('f', SPEC, [
+      'SELECT name FROM t WHERE id > 1',
+      "SELECT * FROM docs WHERE docs MATCH 'hello'",
+    ]);
     expect(built.kind).toBe('done');
-    const r = await engine.evaluate({ dbId: 'f', predSql: "SELECT * FROM docs WHERE docs MATCH 'hello'", goldSql: 'SELECT 1', readOnly: false, softF1: false, previewRows: 0 });
+    const r = await engine.evaluate({
+      dbId: 'f',
+      predSql: "SELECT * FROM docs WHERE docs MATCH 'hello'",
+      goldSql: 'SELECT 1',
+      readOnly: false,
+      softF1: false,
+      previewRows: 0,
+    });
     expect(r).toMatchObject({ kind: 'done', status: 'error' });
-    expect((r as { error: string }).error).toMatch(/^prediction: no such module: fts5 \(this SQL worker's SQLite, sql\.js, is built without the fts5 virtual-table module/);
+    expect((r as { error: string }).error).toMatch(
+      /^prediction: no such module: fts5 \(this SQL worker's SQLite, sql\.js, is built without the fts5 virtual-table module/,
+    );
   });
 });
 
 describe('an empty difficulty bucket has no TS', () => {
   it('summary ts null and the official table prints "-" for it, not 0.00', () => {
-    const it0: EvalItem = { index: 0, questionId: 0, dbId: 'd', difficulty: 'simple', predSql: 'SELECT 1', goldSql: 'SELECT 1', extraction: { rule: 'sql-field', thinkStripped: false } };
+    const it0: EvalItem = {
+      index: 0,
+      questionId: 0,
+      dbId: 'd',
+      difficulty: 'simple',
+      predSql: 'SELECT 1',
+      goldSql: 'SELECT 1',
+      extraction: { rule: 'sql-field', thinkStripped: false },
+    };
     const s = summarize([itemResult(it0, { status: 'ok', ex: 1, ts: 1 })], ['ex', 'ts']);
     expect(s.byDifficulty.simple!.ts).toBe(100);
     expect(s.byDifficulty.moderate?.ts ?? null).toBeNull();
-    const tsLine = officialTable(s).split('\n').find((l) => l.startsWith('TS'))!;
+    const tsLine = officialTable(s)
+      .split('\n')
+      .find((l) => l.startsWith('TS'))!;
     expect(tsLine.split(/\s+/)).toEqual(['TS', '100.00', '-', '-', '100.00']);
   });
 });

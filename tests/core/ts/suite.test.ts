@@ -14,9 +14,15 @@ import { buildSuiteOn } from '../../../workers/sql-suite.ts';
 import { sharedData, readSharedText } from '../../helpers/shared-data.ts';
 
 let SQL: SqlJsStatic;
-const open = (db: string): Database => new SQL.Database(new Uint8Array(readFileSync(sharedData('bird', 'databases', db, `${db}.sqlite`))));
-const goldsOf = (db: string) => readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql').split('\n')
-  .filter(Boolean).map((l) => l.split('\t')).filter((p) => p[1] === db).map((p) => p[0]!);
+const open = (db: string): Database =>
+  new SQL.Database(new Uint8Array(readFileSync(sharedData('bird', 'databases', db, `${db}.sqlite`))));
+const goldsOf = (db: string) =>
+  readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t'))
+    .filter((p) => p[1] === db)
+    .map((p) => p[0]!);
 const SPEC: SuiteSpec = { seed: 7, size: 4, candidates: 8, maxRows: 40, sampleRows: 100 };
 
 beforeAll(async () => {
@@ -40,7 +46,8 @@ describe('suite generator on BIRD databases', () => {
   it('keeps the schema, the foreign keys and NOT NULL, and bounds the rows per table', () => {
     const original = open('superhero');
     const suite = buildSuiteOn(SQL, original, goldsOf('superhero'), SPEC);
-    const schemaOf = (db: Database) => db.exec("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")[0]!.values;
+    const schemaOf = (db: Database) =>
+      db.exec("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")[0]!.values;
     const want = schemaOf(original);
     original.close();
     let rows = 0;
@@ -56,7 +63,9 @@ describe('suite generator on BIRD databases', () => {
           rows += n;
         }
         // superhero.id is INTEGER NOT NULL PRIMARY KEY: never NULL, never repeated.
-        expect(db.exec('SELECT count(*) - count(DISTINCT id), count(*) - count(id) FROM superhero')[0]!.values[0]).toEqual([0, 0]);
+        expect(
+          db.exec('SELECT count(*) - count(DISTINCT id), count(*) - count(id) FROM superhero')[0]!.values[0],
+        ).toEqual([0, 0]);
       } finally {
         db.close();
       }
@@ -77,7 +86,8 @@ describe('suite generator on BIRD databases', () => {
 });
 
 describe('near-miss variants of a gold', () => {
-  const gold = "SELECT DISTINCT T1.name FROM a AS T1 INNER JOIN b AS T2 ON T1.id = T2.a_id WHERE T1.x > 5 AND T2.y = 'k' ORDER BY T1.name LIMIT 2";
+  const gold =
+    "SELECT DISTINCT T1.name FROM a AS T1 INNER JOIN b AS T2 ON T1.id = T2.a_id WHERE T1.x > 5 AND T2.y = 'k' ORDER BY T1.name LIMIT 2";
   const variants = goldVariants(gold);
   const of = (kind: string) => variants.filter((v) => v.kind === kind).map((v) => v.sql);
 
@@ -97,20 +107,32 @@ describe('near-miss variants of a gold', () => {
 
   it('removes one AND condition (not the AND of BETWEEN), or a WHERE with one condition', () => {
     expect(of('drop-condition')).toEqual([gold.replace("AND T2.y = 'k' ", '')]);
-    const between = goldVariants('SELECT a FROM t WHERE b BETWEEN 1 AND 3 AND c = 2').filter((v) => v.kind === 'drop-condition').map((v) => v.sql);
+    const between = goldVariants('SELECT a FROM t WHERE b BETWEEN 1 AND 3 AND c = 2')
+      .filter((v) => v.kind === 'drop-condition')
+      .map((v) => v.sql);
     expect(between).toEqual(['SELECT a FROM t WHERE b BETWEEN 1 AND 3 ']);
-    const single = goldVariants("SELECT a FROM t WHERE c = 'x' GROUP BY a").filter((v) => v.kind === 'drop-condition').map((v) => v.sql);
+    const single = goldVariants("SELECT a FROM t WHERE c = 'x' GROUP BY a")
+      .filter((v) => v.kind === 'drop-condition')
+      .map((v) => v.sql);
     expect(single).toEqual(['SELECT a FROM t GROUP BY a']);
   });
 
   it('adds DISTINCT where there is none, and never edits strings', () => {
-    expect(goldVariants("SELECT a FROM t WHERE b = 'x < y'").map((v) => v.sql)).toContain("SELECT DISTINCT a FROM t WHERE b = 'x < y'");
+    expect(goldVariants("SELECT a FROM t WHERE b = 'x < y'").map((v) => v.sql)).toContain(
+      "SELECT DISTINCT a FROM t WHERE b = 'x < y'",
+    );
     expect(goldVariants("SELECT a FROM t WHERE b = 'x < y'").some((v) => v.sql.includes("'x <= y'"))).toBe(false);
   });
 
   it('collects the literals each column is compared with', () => {
-    expect(Object.fromEntries(comparedLiterals("SELECT 1 FROM t WHERE t.h > 250 AND name IN ('a', 'b') AND w BETWEEN 1 AND 9"))).toEqual({
-      h: [250], name: ['a', 'b'], w: [1, 9],
+    expect(
+      Object.fromEntries(
+        comparedLiterals("SELECT 1 FROM t WHERE t.h > 250 AND name IN ('a', 'b') AND w BETWEEN 1 AND 9"),
+      ),
+    ).toEqual({
+      h: [250],
+      name: ['a', 'b'],
+      w: [1, 9],
     });
   });
 });
@@ -118,19 +140,27 @@ describe('near-miss variants of a gold', () => {
 describe('tie probe of a gold with ORDER BY ... LIMIT', () => {
   it('puts the keys in front, orders by them and reads the two rows around the cut', () => {
     expect(tieProbe('SELECT name FROM t WHERE x = 1 ORDER BY score DESC, id LIMIT 3')).toEqual({
-      sql: 'SELECT score, id, name FROM t WHERE x = 1 ORDER BY 1 DESC, 2 LIMIT 2 OFFSET 2', keys: 2,
+      sql: 'SELECT score, id, name FROM t WHERE x = 1 ORDER BY 1 DESC, 2 LIMIT 2 OFFSET 2',
+      keys: 2,
     });
-    expect(tieProbe('SELECT a FROM t ORDER BY b LIMIT 2, 1')?.sql).toBe('SELECT b, a FROM t ORDER BY 1 LIMIT 2 OFFSET 2');
-    expect(tieProbe('SELECT T1.a FROM t AS T1 GROUP BY T1.a ORDER BY COUNT(*) DESC LIMIT 1')?.sql)
-      .toBe('SELECT COUNT(*), T1.a FROM t AS T1 GROUP BY T1.a ORDER BY 1 DESC LIMIT 2 OFFSET 0');
+    expect(tieProbe('SELECT a FROM t ORDER BY b LIMIT 2, 1')?.sql).toBe(
+      'SELECT b, a FROM t ORDER BY 1 LIMIT 2 OFFSET 2',
+    );
+    expect(tieProbe('SELECT T1.a FROM t AS T1 GROUP BY T1.a ORDER BY COUNT(*) DESC LIMIT 1')?.sql).toBe(
+      'SELECT COUNT(*), T1.a FROM t AS T1 GROUP BY T1.a ORDER BY 1 DESC LIMIT 2 OFFSET 0',
+    );
   });
 
   it('leaves out what it cannot probe: no LIMIT, DISTINCT, compounds, aliases or positions as keys', () => {
     for (const sql of [
-      'SELECT a FROM t ORDER BY b', 'SELECT DISTINCT a FROM t ORDER BY b LIMIT 1', 'SELECT a FROM t UNION SELECT b FROM u ORDER BY 1 LIMIT 1',
-      'SELECT a, COUNT(*) AS n FROM t GROUP BY a ORDER BY n DESC LIMIT 1', 'SELECT a FROM t ORDER BY 1 LIMIT 1',
+      'SELECT a FROM t ORDER BY b',
+      'SELECT DISTINCT a FROM t ORDER BY b LIMIT 1',
+      'SELECT a FROM t UNION SELECT b FROM u ORDER BY 1 LIMIT 1',
+      'SELECT a, COUNT(*) AS n FROM t GROUP BY a ORDER BY n DESC LIMIT 1',
+      'SELECT a FROM t ORDER BY 1 LIMIT 1',
       'SELECT a FROM (SELECT a FROM t ORDER BY b LIMIT 1)',
-    ]) expect(tieProbe(sql), sql).toBeNull();
+    ])
+      expect(tieProbe(sql), sql).toBeNull();
   });
 });
 

@@ -15,7 +15,11 @@ import { DEFAULT_SUITE_SPEC } from '../../../src/core/ts/suite.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
 import { sharedData } from '../../helpers/shared-data.ts';
 
-interface Pair { name: string; pred: string; gold: string }
+interface Pair {
+  name: string;
+  pred: string;
+  gold: string;
+}
 
 const KIND_A: Pair[] = [
   {
@@ -74,31 +78,40 @@ const ORDER: Array<Pair & { goldOrderDependent: boolean; passesByRowOrder: boole
     name: 'LIMIT without ORDER BY in the gold, the same text predicted',
     gold: 'SELECT superhero_name FROM superhero LIMIT 3',
     pred: 'SELECT superhero_name FROM superhero LIMIT 3',
-    goldOrderDependent: true, passesByRowOrder: false,
+    goldOrderDependent: true,
+    passesByRowOrder: false,
   },
   {
     name: 'LIMIT without ORDER BY in the gold, a prediction ordered by id',
     gold: 'SELECT full_name FROM superhero LIMIT 3',
     pred: 'SELECT full_name FROM superhero ORDER BY id LIMIT 3',
-    goldOrderDependent: true, passesByRowOrder: true,
+    goldOrderDependent: true,
+    passesByRowOrder: true,
   },
   {
     name: 'ORDER BY ... LIMIT 1 through a tie in the gold (two heroes share the greatest height)',
     gold: 'SELECT superhero_name FROM superhero ORDER BY height_cm DESC LIMIT 1',
     pred: 'SELECT superhero_name FROM superhero ORDER BY height_cm DESC LIMIT 1',
-    goldOrderDependent: true, passesByRowOrder: false,
+    goldOrderDependent: true,
+    passesByRowOrder: false,
   },
   {
     name: 'a total ORDER BY in both',
     gold: 'SELECT superhero_name FROM superhero ORDER BY id LIMIT 3',
     pred: 'SELECT superhero_name FROM superhero ORDER BY id ASC LIMIT 3',
-    goldOrderDependent: false, passesByRowOrder: false,
+    goldOrderDependent: false,
+    passesByRowOrder: false,
   },
 ];
 
 const all = [...KIND_A, ...KIND_B, ...ORDER];
 const items: EvalItem[] = all.map((p, i) => ({
-  index: i, questionId: i, dbId: 'superhero', difficulty: 'unknown', predSql: p.pred, goldSql: p.gold,
+  index: i,
+  questionId: i,
+  dbId: 'superhero',
+  difficulty: 'unknown',
+  predSql: p.pred,
+  goldSql: p.gold,
   extraction: { rule: 'sql-line', thinkStripped: false },
 }));
 
@@ -109,10 +122,15 @@ const resultOf = (p: Pair) => results[all.indexOf(p)]!;
 
 beforeAll(async () => {
   pool = createNodeSqlPool({ dbRoot: sharedData('bird', 'databases'), workers: 1 });
-  const outcome = await runEvaluation(items, { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex', 'ts'] }, {
-    executor: pool,
-    onEvent: (e) => void (e.type === 'suite-progress' && progress.push({ dbId: e.dbId, done: e.done, total: e.total })),
-  });
+  const outcome = await runEvaluation(
+    items,
+    { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex', 'ts'] },
+    {
+      executor: pool,
+      onEvent: (e) =>
+        void (e.type === 'suite-progress' && progress.push({ dbId: e.dbId, done: e.done, total: e.total })),
+    },
+  );
   results = outcome.results;
 }, 120_000);
 
@@ -159,8 +177,10 @@ describe('row-order sensitivity with PRAGMA reverse_unordered_selects', () => {
   it.each(ORDER)('$name', (p) => {
     const r = resultOf(p);
     expect(r.ex).toBe(1);
-    expect({ goldOrderDependent: r.goldOrderDependent, passesByRowOrder: r.passesByRowOrder })
-      .toEqual({ goldOrderDependent: p.goldOrderDependent, passesByRowOrder: p.passesByRowOrder });
+    expect({ goldOrderDependent: r.goldOrderDependent, passesByRowOrder: r.passesByRowOrder }).toEqual({
+      goldOrderDependent: p.goldOrderDependent,
+      passesByRowOrder: p.passesByRowOrder,
+    });
   });
 
   it('kind A and B golds with a total order or an aggregate are not order-dependent', () => {

@@ -4,15 +4,42 @@ import type { SampleRecord } from '../../../src/core/run/types.ts';
 
 function sample(index: number, patch: Partial<SampleRecord>): SampleRecord {
   return {
-    index, questionId: 100 + index, dbId: 'db', difficulty: 'simple', ex: 1, softF1: 1, rves: null, timeRatio: null,
-    status: 'ok', error: null, mutatedDb: false, extraction: { rule: 'bird-separator', thinkStripped: false },
-    predRowCount: 1, goldRowCount: 1, elapsedMs: 1, sample: 0, sql: 'SELECT 1', goldSql: 'SELECT 1', format: 1, reward: 1,
+    index,
+    questionId: 100 + index,
+    dbId: 'db',
+    difficulty: 'simple',
+    ex: 1,
+    softF1: 1,
+    rves: null,
+    timeRatio: null,
+    status: 'ok',
+    error: null,
+    mutatedDb: false,
+    extraction: { rule: 'bird-separator', thinkStripped: false },
+    predRowCount: 1,
+    goldRowCount: 1,
+    elapsedMs: 1,
+    sample: 0,
+    sql: 'SELECT 1',
+    goldSql: 'SELECT 1',
+    format: 1,
+    reward: 1,
     ...patch,
   };
 }
 
 const rows: ExplorerRow[] = [
-  { sample: sample(0, {}), question: { questionId: 100, dbId: 'db', question: 'How many heroes?', evidence: '', goldSql: '', difficulty: 'simple' } },
+  {
+    sample: sample(0, {}),
+    question: {
+      questionId: 100,
+      dbId: 'db',
+      question: 'How many heroes?',
+      evidence: '',
+      goldSql: '',
+      difficulty: 'simple',
+    },
+  },
   { sample: sample(1, { ex: 0, softF1: 0.5, dbId: 'zoo', difficulty: 'moderate', elapsedMs: 9 }), question: null },
   { sample: sample(2, { ex: 0, status: 'error', error: 'no such column: Nme', softF1: 0 }), question: null },
   { sample: sample(3, { ex: 0, status: 'timeout', softF1: 0, elapsedMs: null }), question: null },
@@ -42,7 +69,8 @@ describe('ItemIndex.query', () => {
   it('never counts an unscored sample (database not imported) as wrong, whatever its stored EX', () => {
     const unscored = rows.filter((r) => isUnscored(r.sample)).map((r) => r.sample.index);
     expect(unscored).toEqual([5]);
-    for (const outcome of ['wrong', 'wrong-result', 'error', 'timeout', 'right'] as const) expect(ids({ outcome })).not.toContain(5);
+    for (const outcome of ['wrong', 'wrong-result', 'error', 'timeout', 'right'] as const)
+      expect(ids({ outcome })).not.toContain(5);
   });
   it('searches question text, SQL and errors without caring about case', () => {
     expect(ids({ search: 'HEROES' })).toEqual([0]);
@@ -57,7 +85,12 @@ describe('ItemIndex.query', () => {
     expect(ids({ sort: 'db' })).toEqual([0, 2, 3, 4, 5, 1]);
   });
   it('filters, searches and sorts 5,000 samples', () => {
-    const big = new ItemIndex(Array.from({ length: 5000 }, (_, i) => ({ sample: sample(i, { ex: (i % 3 === 0 ? 1 : 0) as 0 | 1 }), question: null })));
+    const big = new ItemIndex(
+      Array.from({ length: 5000 }, (_, i) => ({
+        sample: sample(i, { ex: (i % 3 === 0 ? 1 : 0) as 0 | 1 }),
+        question: null,
+      })),
+    );
     const out = big.query({ ...DEFAULT_QUERY, outcome: 'wrong', search: 'select', sort: 'soft-f1', descending: true });
     expect(out.length).toBe(3333);
     expect(out.every((r) => r.sample.ex === 0)).toBe(true);

@@ -7,9 +7,27 @@ import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
 
 function sample(index: number, patch: Partial<SampleRecord> & Record<string, unknown> = {}): SampleRecord {
   return {
-    index, questionId: index, dbId: 'db', difficulty: 'simple', ex: 1, softF1: null, rves: null, timeRatio: null, status: 'ok', error: null,
-    mutatedDb: false, extraction: { rule: 'sql-line', thinkStripped: false }, predRowCount: 1, goldRowCount: 1, elapsedMs: 1, sample: 0,
-    sql: 'SELECT 1', goldSql: 'SELECT 1', format: 1, reward: 1, ...patch,
+    index,
+    questionId: index,
+    dbId: 'db',
+    difficulty: 'simple',
+    ex: 1,
+    softF1: null,
+    rves: null,
+    timeRatio: null,
+    status: 'ok',
+    error: null,
+    mutatedDb: false,
+    extraction: { rule: 'sql-line', thinkStripped: false },
+    predRowCount: 1,
+    goldRowCount: 1,
+    elapsedMs: 1,
+    sample: 0,
+    sql: 'SELECT 1',
+    goldSql: 'SELECT 1',
+    format: 1,
+    reward: 1,
+    ...patch,
   } as SampleRecord;
 }
 
@@ -17,8 +35,20 @@ const samples = [
   sample(0, { ts: 1 }),
   sample(1, { ts: 0 }), // EX-only pass
   sample(2, { ts: 0, ex: 0, goldOrderDependent: true, goldIssues: [{ kind: 'order-dependent', reason: 'r' }] }),
-  sample(3, { ts: 1, passesByRowOrder: true, versionFeatures: [{ feature: 'concat()', since: '3.44.0', where: 'pred' }] }),
-  sample(4, { ts: null, ex: 0, goldRowCount: 0, goldIssues: [{ kind: 'no-rows', reason: 'r' }, { kind: 'date-dependent', reason: 'r' }] }),
+  sample(3, {
+    ts: 1,
+    passesByRowOrder: true,
+    versionFeatures: [{ feature: 'concat()', since: '3.44.0', where: 'pred' }],
+  }),
+  sample(4, {
+    ts: null,
+    ex: 0,
+    goldRowCount: 0,
+    goldIssues: [
+      { kind: 'no-rows', reason: 'r' },
+      { kind: 'date-dependent', reason: 'r' },
+    ],
+  }),
   sample(5, { ex: 0, mutatedDb: true, goldIssues: [{ kind: 'list-as-count', reason: 'r' }] }),
   sample(6, { ex: 0, status: 'missing-db', predRowCount: null, goldRowCount: null }),
 ];
@@ -27,11 +57,22 @@ describe('reward view figures and their explorer filters', () => {
   it('every count is the number of samples its outcome filter lists', () => {
     const fig = rewardFigures(samples);
     const index = new ItemIndex(samples.map((s) => ({ sample: s, question: null })));
-    for (const line of fig.lines) expect({ o: line.outcome, n: index.query({ ...DEFAULT_QUERY, outcome: line.outcome }).length }).toEqual({ o: line.outcome, n: line.count });
+    for (const line of fig.lines)
+      expect({ o: line.outcome, n: index.query({ ...DEFAULT_QUERY, outcome: line.outcome }).length }).toEqual({
+        o: line.outcome,
+        n: line.count,
+      });
     const byOutcome = Object.fromEntries(fig.lines.map((l) => [l.outcome, l.count]));
     expect(byOutcome).toEqual({
-      'ex-only': 1, 'order-dependent-gold': 1, 'passes-by-row-order': 1, 'version-sensitive': 1, 'gold-issue': 3,
-      'gold-no-rows': 1, 'gold-count-mismatch': 1, 'gold-date-dependent': 1, modified: 1,
+      'ex-only': 1,
+      'order-dependent-gold': 1,
+      'passes-by-row-order': 1,
+      'version-sensitive': 1,
+      'gold-issue': 3,
+      'gold-no-rows': 1,
+      'gold-count-mismatch': 1,
+      'gold-date-dependent': 1,
+      modified: 1,
     });
   });
   it('EX over scored samples; TS over samples with a TS verdict; TS and row-order lines only when present', () => {
@@ -45,24 +86,39 @@ describe('reward view figures and their explorer filters', () => {
     expect(plain.lines.map((l) => l.outcome)).not.toContain('order-dependent-gold');
   });
   it('an order-dependent gold is matched from either the row-order field or a gold issue', () => {
-    expect(matchesOutcome(sample(0, { goldIssues: [{ kind: 'order-dependent', reason: 'r' }] }), 'order-dependent-gold')).toBe(true);
+    expect(
+      matchesOutcome(sample(0, { goldIssues: [{ kind: 'order-dependent', reason: 'r' }] }), 'order-dependent-gold'),
+    ).toBe(true);
     expect(matchesOutcome(sample(0, { goldOrderDependent: true }), 'order-dependent-gold')).toBe(true);
     expect(matchesOutcome(sample(0), 'order-dependent-gold')).toBe(false);
   });
 });
 
 describe('run files keep the findings', () => {
-  it('versionFeatures, goldIssues and the run\'s sqliteVersion survive export and import; a bad one names its path', () => {
+  it("versionFeatures, goldIssues and the run's sqliteVersion survive export and import; a bad one names its path", () => {
     const header: RunHeader = {
-      id: 'r', name: 'r', createdAt: '', updatedAt: '', status: 'done', source: { kind: 'replay', predictions: { name: 'p', sha256: 'a', bytes: 1 } },
+      id: 'r',
+      name: 'r',
+      createdAt: '',
+      updatedAt: '',
+      status: 'done',
+      source: { kind: 'replay', predictions: { name: 'p', sha256: 'a', bytes: 1 } },
       dataset: { id: 'd', name: 'd', questions: { name: 'q', sha256: 'b', bytes: 1 }, gold: null, databases: {} },
-      subset: { description: 'all', indices: [3, 4] }, config: DEFAULT_RUN_CONFIG, samplesPerQuestion: 1, executor: 'x', sqliteVersion: '3.54.1',
+      subset: { description: 'all', indices: [3, 4] },
+      config: DEFAULT_RUN_CONFIG,
+      samplesPerQuestion: 1,
+      executor: 'x',
+      sqliteVersion: '3.54.1',
     };
     const file = parseRunFile(runFileJson(toRunFile(header, [samples[3]!, samples[4]!])), 'r.json');
     expect(file.run.sqliteVersion).toBe('3.54.1');
     expect(file.samples[0]!.versionFeatures).toEqual(samples[3]!.versionFeatures);
     expect(file.samples[1]!.goldIssues).toEqual(samples[4]!.goldIssues);
-    const broken = runFileJson(toRunFile(header, [{ ...samples[3]!, versionFeatures: [{ feature: 'concat()', since: '3.44.0', where: 'both' as never }] }]));
+    const broken = runFileJson(
+      toRunFile(header, [
+        { ...samples[3]!, versionFeatures: [{ feature: 'concat()', since: '3.44.0', where: 'both' as never }] },
+      ]),
+    );
     expect(() => parseRunFile(broken, 'r.json')).toThrow(/versionFeatures\[0\]/);
   });
 });

@@ -23,13 +23,22 @@ export interface BirdRunItem {
 
 export function miniDev(): { gold: ReturnType<typeof parseGoldSql>; questions: Question[] } {
   return {
-    gold: parseGoldSql(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'utf8'), 'mini_dev_sqlite_gold.sql'),
-    questions: parseQuestions(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8'), 'mini_dev_sqlite.json'),
+    gold: parseGoldSql(
+      readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'utf8'),
+      'mini_dev_sqlite_gold.sql',
+    ),
+    questions: parseQuestions(
+      readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8'),
+      'mini_dev_sqlite.json',
+    ),
   };
 }
 
 /** `file` relative to bird/predictions; only items whose database is present are run. */
-export async function runBirdPredictions(file: string, extraItems: (items: EvalItem[]) => EvalItem[] = (x) => x): Promise<BirdRunItem[]> {
+export async function runBirdPredictions(
+  file: string,
+  extraItems: (items: EvalItem[]) => EvalItem[] = (x) => x,
+): Promise<BirdRunItem[]> {
   const { gold, questions } = miniDev();
   const preds = parsePredictions(readFileSync(sharedData('bird', 'predictions', file), 'utf8'), path.basename(file));
   const { items } = pairPredictions(preds, gold, questions, path.basename(file));
@@ -42,7 +51,8 @@ export async function runBirdPredictions(file: string, extraItems: (items: EvalI
       { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 1, previewRows: 1 },
       {
         onEvent: (e) => {
-          if (e.type === 'item' && e.preview) columns.set(e.result.index, { pred: e.preview.predColumns.length, gold: e.preview.goldColumns.length });
+          if (e.type === 'item' && e.preview)
+            columns.set(e.result.index, { pred: e.preview.predColumns.length, gold: e.preview.goldColumns.length });
         },
       },
     );

@@ -11,7 +11,9 @@ export async function readBirdSchema(dbId: string): Promise<Schema> {
   const db = new SQL.Database(readFileSync(sharedData('bird', 'databases', dbId, `${dbId}.sqlite`)));
   try {
     const schema: Record<string, string[]> = {};
-    const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")[0]!.values.map((r) => String(r[0]));
+    const tables = db
+      .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")[0]!
+      .values.map((r) => String(r[0]));
     for (const t of tables) {
       const info = db.exec(`SELECT name FROM pragma_table_info(${JSON.stringify(t).replace(/^"|"$/g, "'")})`)[0];
       schema[t] = info ? info.values.map((r) => String(r[0])) : [];

@@ -12,13 +12,18 @@ describe('the probe screen', () => {
 
   it('probes the questions whose database is stored, with their gold SQL and text', () => {
     const dataset = {
-      gold: [{ sql: 'SELECT 1', dbId: 'a' }, { sql: 'SELECT 2', dbId: 'gone' }],
+      gold: [
+        { sql: 'SELECT 1', dbId: 'a' },
+        { sql: 'SELECT 2', dbId: 'gone' },
+      ],
       questions: [
         { questionId: 7, dbId: 'a', question: 'Q?', evidence: '', goldSql: 'SELECT 1', difficulty: 'simple' },
         { questionId: 8, dbId: 'gone', question: 'R?', evidence: '', goldSql: 'SELECT 2', difficulty: 'moderate' },
       ],
       databases: { a: 'sha' },
     } as unknown as DatasetRecord;
-    expect(probeQuestionsOf(dataset)).toEqual([{ index: 0, questionId: 7, dbId: 'a', difficulty: 'simple', goldSql: 'SELECT 1', question: 'Q?' }]);
+    expect(probeQuestionsOf(dataset)).toEqual([
+      { index: 0, questionId: 7, dbId: 'a', difficulty: 'simple', goldSql: 'SELECT 1', question: 'Q?' },
+    ]);
   });
 });

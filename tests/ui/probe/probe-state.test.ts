@@ -13,9 +13,16 @@ const dataset = {
   gold: [
     { sql: 'SELECT count(*) FROM singer', dbId: 'concert_singer' },
     { sql: 'SELECT name, country, age FROM singer ORDER BY age DESC', dbId: 'concert_singer' },
-    { sql: 'SELECT avg(age), min(age), max(age) FROM singer WHERE country = \'France\'', dbId: 'concert_singer' },
+    { sql: "SELECT avg(age), min(age), max(age) FROM singer WHERE country = 'France'", dbId: 'concert_singer' },
   ],
-  questions: [0, 1, 2].map((i) => ({ questionId: i, dbId: 'concert_singer', question: `q${i}`, evidence: '', goldSql: '', difficulty: 'simple' })),
+  questions: [0, 1, 2].map((i) => ({
+    questionId: i,
+    dbId: 'concert_singer',
+    question: `q${i}`,
+    evidence: '',
+    goldSql: '',
+    difficulty: 'simple',
+  })),
   databases: { concert_singer: 'sha' },
 } as unknown as DatasetRecord;
 
@@ -41,10 +48,14 @@ describe('the probe screen state', () => {
     const seen: Array<[number, number, number]> = [];
     // The screen's numbers read right after each event the state receives.
     const watching: ProbeService = {
-      run: (d, options) => service.run(d, { ...options, onEvent: (e) => {
-        options.onEvent?.(e);
-        if (e.type === 'item') seen.push([probe.passNumber, probe.doneInAll, probe.totalInAll]);
-      } }),
+      run: (d, options) =>
+        service.run(d, {
+          ...options,
+          onEvent: (e) => {
+            options.onEvent?.(e);
+            if (e.type === 'item') seen.push([probe.passNumber, probe.doneInAll, probe.totalInAll]);
+          },
+        }),
     };
     const probe = new ProbeState(watching, saved);
     await probe.run(dataset, 30);

@@ -26,7 +26,11 @@ const until = async (cond: () => boolean): Promise<void> => {
 
 /** Rejects with an AbortError when the signal fires, as the worker client does. */
 const aborted = (hooks: AnalysisHooks) =>
-  new Promise<never>((_, reject) => hooks.signal?.addEventListener('abort', () => reject(new DOMException('analysis cancelled', 'AbortError')), { once: true }));
+  new Promise<never>((_, reject) =>
+    hooks.signal?.addEventListener('abort', () => reject(new DOMException('analysis cancelled', 'AbortError')), {
+      once: true,
+    }),
+  );
 
 /** A worker double: each call reports progress, then waits until `finish()` or the signal. */
 function heldAnalysis() {
@@ -35,14 +39,23 @@ function heldAnalysis() {
     runStats(runId, seed, hooks = {}) {
       hooks.onProgress?.({ phase: 'reading', runId, done: 10, total: 48 });
       return new Promise((resolve, reject) => {
-        calls.push({ seed, signal: hooks.signal!, finish: () => resolve(toStatsView(computeRunStats(a.samples, { rng: mulberry32(seed) }))) });
+        calls.push({
+          seed,
+          signal: hooks.signal!,
+          finish: () => resolve(toStatsView(computeRunStats(a.samples, { rng: mulberry32(seed) }))),
+        });
         aborted(hooks).catch(reject);
       });
     },
     compare(_idA, idB, options, hooks = {}) {
       hooks.onProgress?.({ phase: 'computing', runId: idB, done: 1, total: 5 });
       return new Promise((resolve, reject) => {
-        calls.push({ seed: options.seed, signal: hooks.signal!, finish: () => resolve(compareRuns(a, b, { resamples: options.resamples, makeRng: () => mulberry32(options.seed) })) });
+        calls.push({
+          seed: options.seed,
+          signal: hooks.signal!,
+          finish: () =>
+            resolve(compareRuns(a, b, { resamples: options.resamples, makeRng: () => mulberry32(options.seed) })),
+        });
         aborted(hooks).catch(reject);
       });
     },

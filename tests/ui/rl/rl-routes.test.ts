@@ -14,7 +14,8 @@ describe('RL view and comparison routes', () => {
   });
 
   it('writes what it reads', () => {
-    for (const hash of ['#/run/r%20x/rl', '#/rl', '#/compare', '#/compare/a/b%2Fc']) expect(routeHash(parseHash(hash))).toBe(hash);
+    for (const hash of ['#/run/r%20x/rl', '#/rl', '#/compare', '#/compare/a/b%2Fc'])
+      expect(routeHash(parseHash(hash))).toBe(hash);
   });
 });
 

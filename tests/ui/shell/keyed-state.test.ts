@@ -5,7 +5,10 @@ describe('KeyedState: the one lifecycle of a screen state', () => {
   it('hands back the same state for the same key, disposes the old one on a new key, and on release only the current one', () => {
     const made: string[] = [];
     const disposed: string[] = [];
-    const states = new KeyedState((key) => (made.push(key), { key }), (s) => disposed.push(s.key));
+    const states = new KeyedState(
+      (key) => (made.push(key), { key }),
+      (s) => disposed.push(s.key),
+    );
     const a = states.get('a');
     expect(states.get('a')).toBe(a);
     expect(states.current).toBe(a);

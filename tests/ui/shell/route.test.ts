@@ -21,7 +21,17 @@ describe('hash routes', () => {
   });
 
   it('writes what it reads', () => {
-    for (const hash of ['#/', '#/datasets', '#/datasets/d', '#/runs', '#/rubrics', '#/rubric-runs', '#/run/r%20x', '#/run/r/items', '#/run/r/items/4.1']) {
+    for (const hash of [
+      '#/',
+      '#/datasets',
+      '#/datasets/d',
+      '#/runs',
+      '#/rubrics',
+      '#/rubric-runs',
+      '#/run/r%20x',
+      '#/run/r/items',
+      '#/run/r/items/4.1',
+    ]) {
       expect(routeHash(parseHash(hash))).toBe(hash);
     }
   });
@@ -29,19 +39,42 @@ describe('hash routes', () => {
   it('carries the explorer filters after a ?, only those that differ from the default', () => {
     const r = parseHash('#/run/r1/items/12.3?outcome=wrong&db=toxicology&q=count%20%28&sort=time&desc=1');
     expect(r).toEqual({
-      page: 'items', runId: 'r1', item: { index: 12, sample: 3 },
-      query: { outcome: 'wrong', difficulty: 'all', dbId: 'toxicology', search: 'count (', sort: 'time', descending: true },
+      page: 'items',
+      runId: 'r1',
+      item: { index: 12, sample: 3 },
+      query: {
+        outcome: 'wrong',
+        difficulty: 'all',
+        dbId: 'toxicology',
+        search: 'count (',
+        sort: 'time',
+        descending: true,
+      },
     });
     expect(parseHash(routeHash(r))).toEqual(r);
-    expect(routeHash({ page: 'items', runId: 'r', item: null, query: { outcome: 'all', difficulty: 'all', dbId: 'all', search: '', sort: 'index', descending: false } })).toBe('#/run/r/items');
+    expect(
+      routeHash({
+        page: 'items',
+        runId: 'r',
+        item: null,
+        query: { outcome: 'all', difficulty: 'all', dbId: 'all', search: '', sort: 'index', descending: false },
+      }),
+    ).toBe('#/run/r/items');
     // Unknown values fall back to the default rather than hiding every item.
-    expect(parseHash('#/run/r/items?outcome=nonsense&sort=x&difficulty=hard')).toMatchObject({ query: { outcome: 'all', sort: 'index', difficulty: 'all' } });
+    expect(parseHash('#/run/r/items?outcome=nonsense&sort=x&difficulty=hard')).toMatchObject({
+      query: { outcome: 'all', sort: 'index', difficulty: 'all' },
+    });
   });
 
   it('reads and writes the per-question samples view and a compared question', () => {
     expect(parseHash('#/run/r1/question/1334')).toEqual({ page: 'question', runId: 'r1', index: 1334 });
     expect(parseHash('#/compare/a/b/question/7')).toEqual({ page: 'compare', runIds: ['a', 'b'], question: 7 });
-    for (const hash of ['#/run/r1/question/1334', '#/compare/a/b/question/7', '#/compare/a/b', '#/run/r/items/4.1?outcome=missing-db']) {
+    for (const hash of [
+      '#/run/r1/question/1334',
+      '#/compare/a/b/question/7',
+      '#/compare/a/b',
+      '#/run/r/items/4.1?outcome=missing-db',
+    ]) {
       expect(routeHash(parseHash(hash))).toBe(hash);
     }
   });
@@ -53,12 +86,19 @@ describe('hash routes', () => {
 
   it("reads and writes the playground's question and editor state (SQL, formula, TS) in the address", () => {
     const sql = "SELECT name FROM t WHERE x = 'a & b' -- ?#";
-    const r = { page: 'playground' as const, datasetId: 'd 1', index: 42, attempt: { sql, formula: '0.9 * ex + 0.1 * format', ts: true } };
+    const r = {
+      page: 'playground' as const,
+      datasetId: 'd 1',
+      index: 42,
+      attempt: { sql, formula: '0.9 * ex + 0.1 * format', ts: true },
+    };
     const hash = routeHash(r);
     expect(hash.startsWith('#/playground/d%201/42?')).toBe(true);
     expect(parseHash(hash)).toEqual(r);
     // The defaults are left out; a bare playground and a dataset without a question parse.
-    expect(routeHash({ page: 'playground', datasetId: 'd', index: 3, attempt: { sql: '', formula: 'ex', ts: false } })).toBe('#/playground/d/3');
+    expect(
+      routeHash({ page: 'playground', datasetId: 'd', index: 3, attempt: { sql: '', formula: 'ex', ts: false } }),
+    ).toBe('#/playground/d/3');
     expect(parseHash('#/playground')).toEqual({ page: 'playground', datasetId: null, index: null });
     expect(parseHash('#/playground/d')).toEqual({ page: 'playground', datasetId: 'd', index: null });
     expect(parseHash('#/playground/d/x')).toEqual({ page: 'playground', datasetId: 'd', index: null });

@@ -3,11 +3,23 @@ import type { DatasetRecord } from '../../../src/adapters/store/workbench-store.
 import type { Question } from '../../../src/core/types.ts';
 import { NewRunDraft } from '../../../src/ui/workbench/new-run-draft.svelte.ts';
 
-const q = (questionId: number, dbId: string): Question => ({ questionId, dbId, question: 'q', evidence: '', goldSql: 'SELECT 1', difficulty: questionId % 2 ? 'simple' : 'moderate' });
+const q = (questionId: number, dbId: string): Question => ({
+  questionId,
+  dbId,
+  question: 'q',
+  evidence: '',
+  goldSql: 'SELECT 1',
+  difficulty: questionId % 2 ? 'simple' : 'moderate',
+});
 const dataset: DatasetRecord = {
-  id: 'd1', name: 'mini', kind: 'bird', createdAt: '2026-01-01T00:00:00Z',
-  questionsFile: { name: 'q.json', sha256: 'a', bytes: 1 }, goldFile: null,
-  questions: [q(1, 'a'), q(2, 'a'), q(3, 'b'), q(4, 'c')], gold: [],
+  id: 'd1',
+  name: 'mini',
+  kind: 'bird',
+  createdAt: '2026-01-01T00:00:00Z',
+  questionsFile: { name: 'q.json', sha256: 'a', bytes: 1 },
+  goldFile: null,
+  questions: [q(1, 'a'), q(2, 'a'), q(3, 'b'), q(4, 'c')],
+  gold: [],
   databases: { a: 'sha-a', b: 'sha-b' },
 };
 const file = (name: string, text: string) => new File([text], name);
@@ -30,7 +42,11 @@ describe('the new-run form', () => {
   it('lists stored databases first and builds the request from the chosen subset and configuration', async () => {
     const d = new NewRunDraft();
     d.setDataset(dataset);
-    expect(d.dbChoices.map((c) => [c.id, c.questions, c.stored])).toEqual([['a', 2, true], ['b', 1, true], ['c', 1, false]]);
+    expect(d.dbChoices.map((c) => [c.id, c.questions, c.stored])).toEqual([
+      ['a', 2, true],
+      ['b', 1, true],
+      ['c', 1, false],
+    ]);
     d.onlyStoredDbs();
     d.toggleDifficulty('simple', true);
     d.setTimeoutS(5);

@@ -8,19 +8,48 @@ const N = 10_000;
 function sample(index: number): SampleRecord {
   const status = index % 17 === 0 ? 'error' : 'ok';
   return {
-    index, questionId: index, dbId: `db_${index % 7}`, difficulty: 'simple', ex: status === 'ok' && index % 3 !== 1 ? 1 : 0,
-    softF1: 0, rves: null, timeRatio: null, status, error: status === 'error' ? 'no such column' : null,
-    mutatedDb: false, extraction: { rule: 'bird-separator', thinkStripped: false }, predRowCount: 1, goldRowCount: 1,
-    elapsedMs: 1, sample: 0, format: 1, reward: 0, goldSql: 'SELECT 1', sql: `SELECT ${index}`,
+    index,
+    questionId: index,
+    dbId: `db_${index % 7}`,
+    difficulty: 'simple',
+    ex: status === 'ok' && index % 3 !== 1 ? 1 : 0,
+    softF1: 0,
+    rves: null,
+    timeRatio: null,
+    status,
+    error: status === 'error' ? 'no such column' : null,
+    mutatedDb: false,
+    extraction: { rule: 'bird-separator', thinkStripped: false },
+    predRowCount: 1,
+    goldRowCount: 1,
+    elapsedMs: 1,
+    sample: 0,
+    format: 1,
+    reward: 0,
+    goldSql: 'SELECT 1',
+    sql: `SELECT ${index}`,
   };
 }
 
 function header(status: RunHeader['status']): RunHeader {
   return {
-    id: 'r1', name: 'ten thousand', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', status,
+    id: 'r1',
+    name: 'ten thousand',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    status,
     source: { kind: 'replay', predictions: { name: 'p.json', sha256: 'ab', bytes: 3 } },
-    dataset: { id: 'gone', name: 'not stored', questions: { name: 'q.json', sha256: 'cd', bytes: 4 }, gold: null, databases: {} },
-    subset: { description: 'all', indices: [] }, config: DEFAULT_RUN_CONFIG, samplesPerQuestion: 1, executor: 'test',
+    dataset: {
+      id: 'gone',
+      name: 'not stored',
+      questions: { name: 'q.json', sha256: 'cd', bytes: 4 },
+      gold: null,
+      databases: {},
+    },
+    subset: { description: 'all', indices: [] },
+    config: DEFAULT_RUN_CONFIG,
+    samplesPerQuestion: 1,
+    executor: 'test',
   };
 }
 
@@ -52,7 +81,10 @@ function heldStore(status: RunHeader['status']) {
   return { store, reads, release, all };
 }
 
-const previews: PreviewService = { preview: () => Promise.reject(new Error('not here')), release: async () => undefined };
+const previews: PreviewService = {
+  preview: () => Promise.reject(new Error('not here')),
+  release: async () => undefined,
+};
 
 const until = async (cond: () => boolean): Promise<void> => {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
@@ -133,7 +165,8 @@ describe('the run view of a large stored run', () => {
   it('builds the rows of a 120,000-sample run over several tasks, and finds every sample by key without a key map', async () => {
     const PER = 4;
     const all: SampleRecord[] = [];
-    for (let q = 0; q < 30_000; q++) for (let k = 0; k < PER; k++) all.push({ ...sample(q), sample: k, dbId: `db_${q % 11}` });
+    for (let q = 0; q < 30_000; q++)
+      for (let k = 0; k < PER; k++) all.push({ ...sample(q), sample: k, dbId: `db_${q % 11}` });
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const store: RunViewStore = {
