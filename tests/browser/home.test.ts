@@ -66,6 +66,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the first page and the grouped 
       'RL',
       'Compare',
       'Reward hacking',
+      'Playground',
     ]);
     // Every link is visible on a laptop, and the page shown is marked.
     await page.getByTestId('nav-runs').click();

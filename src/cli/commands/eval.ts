@@ -31,7 +31,7 @@ import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
 import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
-import type { DbFacts } from '../../core/eval/db-facts.ts';
+import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';
 import { rewardCounts } from '../../core/run/item-annotations.ts';
 import { checkOverlayKnown, parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
@@ -55,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
     outputs: targets
       .flatMap((t) => [
         { flag: t.outFlag, file: t.out },
-        { flag: t.outFlag, file: t.runOut },
+        { flag: t.outFlag === '--out' ? '--run-out' : t.outFlag, file: t.runOut },
       ])
       .concat(args.outDir ? [{ flag: '--out-dir', file: tableFile(args.outDir) }] : []),
     inputs: [
@@ -187,7 +187,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     // The SQLite version and column types for the version scan: from the verdict cache when it
     // knows them (a fully cached run opens no database), else read by the recipe through the pool.
     const dbIds = allItems.map((i) => i.dbId);
-    const known = (await cache?.knownFacts(dbIds)) ?? undefined;
+    // Read before the run when the cache does not know them: the cache's keys carry the SQLite version.
+    const known = (await cache?.knownFacts(dbIds)) ?? (cache ? await readDbFacts(pool, dbIds) : undefined);
     // The run files record the databases as they were before the run, and check them after it.
     const hashed = targets.some((t) => t.runOut) ? await hashDatabases(args.dbRoot, dbIds) : undefined;
     const config = { ...args, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
