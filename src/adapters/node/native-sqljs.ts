@@ -94,16 +94,28 @@ class Database {
   prepare(sql: string): Statement {
     return new Statement(prepareLegacy(this.db, sql));
   }
-  /** One statement (the engine's pragmas and small queries), as sql.js's result list. */
+  /** The engine's pragmas and small queries, statement by statement, as sql.js's result list. */
   exec(sql: string): { columns: string[]; values: SqlValue[][] }[] {
-    const s = this.prepare(sql);
-    const values: SqlValue[][] = [];
-    try {
-      while (s.step()) values.push(s.get());
-      const columns = s.getColumnNames();
-      return columns.length > 0 ? [{ columns, values }] : [];
-    } finally {
-      s.free();
+    const out: { columns: string[]; values: SqlValue[][] }[] = [];
+    let rest = sql;
+    for (;;) {
+      const start = firstSignificantIndex(rest);
+      if (start < 0) return out;
+      if (rest[start] === ';') {
+        rest = rest.slice(start + 1);
+        continue;
+      }
+      const end = firstStatementEnd(rest, start);
+      const s = this.prepare(rest.slice(start, end));
+      const values: SqlValue[][] = [];
+      try {
+        while (s.step()) values.push(s.get());
+        const columns = s.getColumnNames();
+        if (columns.length > 0) out.push({ columns, values });
+      } finally {
+        s.free();
+      }
+      rest = rest.slice(end);
     }
   }
   /** The first statement of `text` and what follows it, as sql.js's iterator gives them. */
