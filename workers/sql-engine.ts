@@ -257,11 +257,11 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       error = err instanceof Error ? err : new Error(errorMessage(err));
       const over = overBudget(error);
       if (over) {
-        error = new Error(over);
+        error = new WorkbenchError('REFUSED', over);
         retire ??= over;
       }
       const module = missingModule(error);
-      if (module) error = new Error(module);
+      if (module) error = new WorkbenchError('UNSUPPORTED', module);
     }
     const ms = performance.now() - t0;
     try {

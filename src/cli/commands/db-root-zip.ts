@@ -63,7 +63,7 @@ function sidecarFile(z: ZipFileEntry): ImportFile {
       z.entry.getData(pipe.writable).catch(() => undefined);
       return pipe.readable;
     },
-    text: () => Promise.reject(new Error('not read as text')),
+    text: () => Promise.reject(new WorkbenchError('INTERNAL', 'not read as text')),
   };
 }
 
