@@ -250,6 +250,7 @@ export class SqlPool implements SqlExecutor {
     const request = (item: EvalItem): ExecRequest => ({
       dbId: item.dbId, predSql: item.predSql, goldSql: item.goldSql, readOnly: options.readOnly,
       softF1: options.metrics.includes('soft-f1'), previewRows: options.previewRows, reuseGold: options.reuse ?? true,
+      ...(options.exRule === 'spider' ? { exRule: 'spider' as const } : {}),
     });
     const send = (slot: Slot, item: EvalItem): Sent<ExecDone | NeedDb> => {
       const promise = slot.handle.api.evaluate(request(item));

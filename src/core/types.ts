@@ -1,8 +1,19 @@
 /** Shared data shapes of the evaluation core. Plain data only: they cross workers and go to JSON. */
 
-/** BIRD's three buckets; anything else (Spider, custom data without difficulty) is `unknown`. */
-export type Difficulty = 'simple' | 'moderate' | 'challenging' | 'unknown';
+/**
+ * BIRD's three buckets, Spider's four hardness levels (src/core/eval/spider-hardness.ts, from
+ * the gold SQL); anything else (custom data without difficulty) is `unknown`.
+ */
+export type Difficulty = 'simple' | 'moderate' | 'challenging' | 'easy' | 'medium' | 'hard' | 'extra' | 'unknown';
 export const DIFFICULTIES: readonly Difficulty[] = ['simple', 'moderate', 'challenging'];
+export const SPIDER_LEVELS: readonly Difficulty[] = ['easy', 'medium', 'hard', 'extra'];
+/** Every bucket, in the order the tables show them. */
+export const ALL_DIFFICULTIES: readonly Difficulty[] = [...DIFFICULTIES, ...SPIDER_LEVELS, 'unknown'];
+
+/** The columns of the official table: Spider's levels when the run has them, BIRD's otherwise (then `total`). */
+export function tableLevels(present: Partial<Record<string, unknown>>): Difficulty[] {
+  return SPIDER_LEVELS.some((l) => present[l] !== undefined) ? [...SPIDER_LEVELS] : [...DIFFICULTIES];
+}
 
 /** One benchmark question (BIRD or Spider), normalised. */
 export interface Question {

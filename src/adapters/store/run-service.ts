@@ -1,5 +1,6 @@
 /**
- * The browser's run service: replay runs (a predictions file paired in the import worker by the
+ * The browser's run service: replay runs (a predictions file paired in the import { withSpiderHardness } from '../../core/eval/spider-hardness.ts';
+import worker by the
  * core's replay plan), resumes, the gold self-test and generation runs, each evaluated by the
  * core's loop (`runEvaluation`, `runGeneration`) inside one run session (run-session.ts).
  */
@@ -129,12 +130,16 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
         gold: dataset.gold,
         fence: req.config.fence,
       });
-      const items = selectItems(paired.items, req.subset.indices);
+      // Spider's own rules for a Spider dataset (docs/spider-rules.md), unless the request chose.
+      const exRule = req.config.exRule ?? (dataset.kind === 'spider' ? 'spider' : 'bird');
+      const chosen = selectItems(paired.items, req.subset.indices);
+      const items = exRule === 'spider' ? withSpiderHardness(chosen) : chosen;
       if (items.length === 0) {
         throw new WorkbenchError('MISMATCH', 'no question of the chosen subset has a prediction in this file', req.predictions.name);
       }
       const subset = { description: req.subset.description, indices: [...new Set(items.map((it) => it.index))] };
-      const header = newHeader(ctx, { name: req.name, subset, config: req.config }, dataset, {
+      const config = exRule === 'spider' ? { ...req.config, exRule } : req.config;
+      const header = newHeader(ctx, { name: req.name, subset, config }, dataset, {
         name: req.predictions.name, sha256: paired.sha256, bytes: paired.bytes,
       });
       header.samplesPerQuestion = items.reduce((m, it) => Math.max(m, (it.sample ?? 0) + 1), 1);

@@ -1,3 +1,4 @@
+import type { ExRule } from '../../core/compare/spider-ex.ts';
 import { OFFICIAL_TIMEOUT_S, OFFICIAL_VES_ITERATIONS } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { WorkbenchError } from '../../core/errors.ts';
@@ -32,13 +33,15 @@ export interface EvalArgs {
   goldOverlay: string | null;
   /** Metric ts: the test suite's seed and size (`--ts-seed`, `--ts-size`; docs/test-suite.md). */
   suite: SuiteSpec;
+  /** `--ex-rule bird|spider`: the execution match of EX (docs/spider-rules.md); null: by dataset (Spider's for a Spider dataset). */
+  exRule: ExRule | null;
 }
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves,ts] [--ves-iterations 100] [--ts-seed 1] [--ts-size 8] [--out FILE]
     [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
-    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql]`;
+    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--ex-rule bird|spider]`;
 
 
 function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
@@ -70,6 +73,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     'gold-overlay': { type: 'string' },
     'ts-seed': { type: 'string' },
     'ts-size': { type: 'string' },
+    'ex-rule': { type: 'string' },
   }, EVAL_USAGE);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
@@ -97,6 +101,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     shard: values.shard === undefined ? null : parseShard(values.shard),
     goldOverlay: values['gold-overlay'] ?? null,
     suite: suiteFlags(values['ts-seed'], values['ts-size']),
+    exRule: exRuleFlag(values['ex-rule']),
   };
   if (args.goldOverlay && args.shard) {
     throw bad('--gold-overlay', 'cannot be combined with --shard (merge does not join overlay comparisons): run the overlay on the whole run');
@@ -114,6 +119,12 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     throw new WorkbenchError('BAD_OPTION', (err as Error).message, '--reward');
   }
   return args;
+}
+
+function exRuleFlag(v: string | undefined): ExRule | null {
+  if (v === undefined) return null;
+  if (v === 'bird' || v === 'spider') return v;
+  throw bad('--ex-rule', `expected bird (BIRD's set equality) or spider (test-suite-sql-eval's exec match), got ${JSON.stringify(v)}`);
 }
 
 function suiteFlags(seed: string | undefined, size: string | undefined): SuiteSpec {

@@ -4,6 +4,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
+import { EX_RULE_LABEL, type ExRule } from '../../core/compare/spider-ex.ts';
+import { withSpiderHardness } from '../../core/eval/spider-hardness.ts';
+import { SPIDER_LEVELS } from '../../core/types.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
 import { evalOptionsOf } from '../../core/eval/executor.ts';
@@ -66,8 +69,14 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
     { predictions: await readPredictionsInput('--predictions', args.predictions), gold, questions },
     { strict: args.strict },
   );
+  // Spider's own rules for a Spider dataset unless --ex-rule says: its questions file (levels
+  // from the gold), or Spider's tables.json beside the gold file.
+  const exRule: ExRule = args.exRule ?? (
+    questions?.some((q) => SPIDER_LEVELS.includes(q.difficulty)) || (!questions && (await stat(path.join(path.dirname(args.gold), 'tables.json')).catch(() => null))?.isFile())
+      ? 'spider' : 'bird');
   // A shard evaluates its databases' items; the pairing and its findings are the whole file's.
-  const items = args.shard ? shardItems(plan.items, args.shard) : plan.items;
+  const shardOf = args.shard ? shardItems(plan.items, args.shard) : plan.items;
+  const items = exRule === 'spider' ? withSpiderHardness(shardOf) : shardOf;
   const warnings = [...plan.findings.map(findingText), ...plan.warnings];
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
 
@@ -86,7 +95,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
     // The SQLite version and column types for the version scan, through the same pool.
     facts = await readDbFacts(pool, items.map((i) => i.dbId));
     const annotate = rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: questions ? (i) => questions[i]?.question ?? null : undefined });
-    const options = evalOptionsOf({ ...args, timeoutMs: args.timeoutS * 1000 });
+    const options = evalOptionsOf({ ...args, exRule, timeoutMs: args.timeoutS * 1000 });
     outcome = await runEvaluation(items, options, {
       executor: pool, reuse: args.reuse, annotate,
       onEvent: (e) => {
@@ -100,6 +109,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   const { results, summary } = outcome;
   // A shard may hold only databases that are missing here; `merge` sees the whole run.
   if (!args.shard) assertSomethingScored(results, args.dbRoot);
+  process.stdout.write(`EX rule: ${EX_RULE_LABEL[exRule]}\n`);
   process.stdout.write(officialTable(summary) + '\n');
   const note = samplesNote(summary);
   if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
@@ -126,6 +136,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
         gold_issues: { count: new Set(counts.goldIssues.map((r) => r.index)).size, by_kind: counts.goldIssueKinds },
         ...(comparison ? { gold_overlay: overlayJson(comparison) } : {}),
         reward_formula: formula.text,
+        ex_rule: exRule,
         // Items whose queries ran, and items that took the verdict of an identical item (src/core/run/reuse.ts).
         executions: { items: results.length, executed: outcome.executed, reused: outcome.reused, gold_executed: outcome.goldExecuted },
         ...(args.shard ? { shard: args.shard } : {}),
@@ -136,7 +147,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   }
   if (args.runOut) {
     const header = {
-      ...(await evalRunHeader(args, items, results)),
+      ...(await evalRunHeader({ ...args, exRule }, items, results)),
       executions: { executed: outcome.executed, reused: outcome.reused },
       ...(args.shard ? { shard: args.shard } : {}),
     };

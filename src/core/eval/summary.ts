@@ -1,4 +1,4 @@
-import { DIFFICULTIES, type Difficulty, type ItemResult } from '../types.ts';
+import { ALL_DIFFICULTIES, DIFFICULTIES, type Difficulty, type ItemResult } from '../types.ts';
 import type { MetricName } from './executor.ts';
 
 /** Scores of one bucket as percentages (unrounded), or null where the bucket is empty or the metric was not run. */
@@ -138,9 +138,9 @@ export function summarize(results: readonly ItemResult[], metrics: readonly Metr
   const byDb: Record<string, BucketScores> = {};
   if (spq.max <= 1) {
     byDifficulty.total = bucket(scored, metrics);
-    for (const d of [...DIFFICULTIES, 'unknown'] as const) {
+    for (const d of ALL_DIFFICULTIES) {
       const items = scored.filter((r) => r.difficulty === d);
-      if (d !== 'unknown' || items.length > 0) byDifficulty[d] = bucket(items, metrics);
+      if (DIFFICULTIES.includes(d) || items.length > 0) byDifficulty[d] = bucket(items, metrics);
     }
     for (const db of dbIds) byDb[db] = bucket(scored.filter((r) => r.dbId === db), metrics);
   } else {
@@ -152,9 +152,9 @@ export function summarize(results: readonly ItemResult[], metrics: readonly Metr
     }
     const questions = [...byIndex.values()];
     byDifficulty.total = questionBucket(questions, metrics);
-    for (const d of [...DIFFICULTIES, 'unknown'] as const) {
+    for (const d of ALL_DIFFICULTIES) {
       const qs = questions.filter((rs) => rs[0]!.difficulty === d);
-      if (d !== 'unknown' || qs.length > 0) byDifficulty[d] = questionBucket(qs, metrics);
+      if (DIFFICULTIES.includes(d) || qs.length > 0) byDifficulty[d] = questionBucket(qs, metrics);
     }
     for (const db of dbIds) byDb[db] = questionBucket(questions.filter((rs) => rs[0]!.dbId === db), metrics);
   }

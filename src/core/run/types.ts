@@ -9,6 +9,7 @@ import type { RubricScores } from '../rubric/scores.ts';
 import type { ChatMessage, Completion } from '../engine/engine.ts';
 import type { PromptFit } from '../prompt/build-prompt.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
+import type { ExRule } from '../compare/spider-ex.ts';
 
 export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
 export const RUN_FILE_VERSION = 1;
@@ -24,6 +25,8 @@ export interface RunConfig {
   rewardFormula: string;
   /** Metric ts: the test suite's seed and size (docs/test-suite.md); absent without ts (then DEFAULT_SUITE_SPEC applies). */
   suite?: SuiteSpec;
+  /** The execution match that decided EX (docs/spider-rules.md); absent in BIRD runs and older runs: BIRD's set equality. */
+  exRule?: ExRule;
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {

@@ -38,7 +38,7 @@ export function parseItemKey(s: string | undefined): ItemKey | null {
   return m ? { index: Number(m[1]), sample: Number(m[2] ?? 0) } : null;
 }
 
-const DIFFICULTIES = new Set(['all', 'simple', 'moderate', 'challenging', 'unknown']);
+const DIFFICULTIES = new Set(['all', 'simple', 'moderate', 'challenging', 'easy', 'medium', 'hard', 'extra', 'unknown']);
 
 /** The explorer query in `search` (a `URLSearchParams` text); unknown values fall back to the default. */
 export function parseQuery(search: string): ItemQuery {
