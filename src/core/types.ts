@@ -135,6 +135,11 @@ export interface ItemResult {
   goldColumnCount?: number;
   /** Parts of pred or gold SQL whose result differs between SQLite versions (src/core/sql/version-features.ts); absent when none or not scanned. */
   versionFeatures?: { feature: string; since: string; where: 'pred' | 'gold' }[];
+  /**
+   * The item re-run on an older SQLite generation because it is flagged version-sensitive
+   * (src/core/run/version-effects.ts): that engine's verdict; absent when not re-run.
+   */
+  versionCheck?: VersionCheck;
   /** What is suspicious about the gold itself (src/core/eval/gold-checks.ts); absent when none or not checked. */
   goldIssues?: { kind: string; reason: string }[];
   /**
@@ -149,6 +154,18 @@ export interface ItemResult {
   goldOrderDependent?: boolean;
   /** EX accepts the prediction in SQLite's usual row order but not with unordered selects reversed. */
   passesByRowOrder?: boolean;
+}
+
+/** An item's verdict on the second, older SQLite engine (src/core/run/version-effects.ts). */
+export interface VersionCheck {
+  /** `select sqlite_version()` of that engine, e.g. `3.39.3`. */
+  sqliteVersion: string;
+  ex: 0 | 1;
+  softF1: number | null;
+  status: ItemStatus;
+  error: string | null;
+  /** EX or Soft-F1 differs from the item's own verdict. */
+  differs: boolean;
 }
 
 /** A value of a counterexample table, JSON-safe: INTEGER beyond 2^53 as its digits, a BLOB as hex. */

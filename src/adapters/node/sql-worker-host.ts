@@ -16,10 +16,12 @@ import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidec
 export const MAX_DB_FILE_BYTES = 2 ** 31 - 1;
 
 const workerUrl = new URL('../../../workers/sql.worker.ts', import.meta.url);
+/** sql.js 1.8.0 (SQLite 3.39.3): the older generation that re-runs version-sensitive items. */
+const legacyWorkerUrl = new URL('../../../workers/sql-legacy.worker.ts', import.meta.url);
 const bootstrapUrl = new URL('../../../workers/node-bootstrap.mjs', import.meta.url);
 
-export function spawnNodeSqlWorker(): WorkerHandle {
-  const worker = new Worker(bootstrapUrl, { workerData: { entry: workerUrl.href } });
+export function spawnNodeSqlWorker(entry: URL = workerUrl): WorkerHandle {
+  const worker = new Worker(bootstrapUrl, { workerData: { entry: entry.href } });
   const exited = new Promise<string>((resolve) => {
     worker.once('error', (err) => resolve(err.message));
     worker.once('exit', (code) => resolve(`worker exited with code ${code}`));
@@ -93,9 +95,9 @@ export function folderDbSource(root: string): DbSource {
   };
 }
 
-export function createNodeSqlPool(options: { dbRoot: string; workers?: number; cacheBytes?: number }): SqlPool {
+export function createNodeSqlPool(options: { dbRoot: string; workers?: number; cacheBytes?: number; legacy?: boolean }): SqlPool {
   return new SqlPool({
-    spawn: spawnNodeSqlWorker,
+    spawn: options.legacy ? () => spawnNodeSqlWorker(legacyWorkerUrl) : () => spawnNodeSqlWorker(),
     dbSource: folderDbSource(options.dbRoot),
     size: options.workers ?? availableParallelism(),
     cacheBytes: options.cacheBytes,

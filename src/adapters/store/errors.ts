@@ -12,7 +12,8 @@ export type StoreErrorCode =
   | 'NOT_FOUND' // no dataset/run with that id
   | 'ALREADY_EXISTS' // a run file whose run is already stored
   | 'BAD_RUN_FILE' // a run file that is not a valid run
-  | 'ABORTED'; // the user cancelled
+  | 'ABORTED' // the user cancelled
+  | 'UNSUPPORTED'; // this store lacks what the call needs (e.g. a second SQLite engine)
 
 export class StoreError extends CodedError<StoreErrorCode> {
   override readonly name = 'StoreError';

@@ -21,6 +21,8 @@ export interface IdbStoreOptions {
   dbName?: string;
   /** SQL executor for runs (default: the browser sql.js worker pool). */
   createExecutor?: (source: DbSource, extras?: { suiteCache?: SuiteCache }) => SqlExecutor;
+  /** The older SQLite engine for version checks (default: sql.js 1.8.0 in a worker, imported on demand). */
+  createOlderExecutor?: (source: DbSource) => Promise<SqlExecutor>;
   /** Written into each run header. */
   executorName?: string;
   /** Test doubles for a full disk (real `QuotaExceededError` DOMExceptions thrown at that point). */
@@ -45,6 +47,8 @@ export function createIdbStore(options: IdbStoreOptions = {}): WorkbenchStore {
   const context = (idb: WorkbenchIdb): StoreContext => ({
     idb,
     createExecutor: options.createExecutor ?? ((source, extras) => createBrowserSqlPool(source, undefined, extras?.suiteCache)),
+    // Loaded only when a run's version-sensitive items are re-run (its worker and wasm too).
+    createOlderExecutor: options.createOlderExecutor ?? (async (source) => (await import('../browser/sql-legacy-host.ts')).createLegacyBrowserSqlPool(source)),
     executorName: options.executorName ?? 'sql.js in Web Workers (browser)',
     simulateQuotaAfterSamples: options.testing?.simulateQuotaAfterSamples,
   });

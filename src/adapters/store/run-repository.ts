@@ -2,6 +2,7 @@
  * Runs in IndexedDB, persistence only: headers, samples in blocks (sample-blocks.ts), run files
  * in and out, rubric scores written into samples. Evaluation lives in the run service.
  */
+import { withStoredExtras } from '../../core/run/overlay-record.ts';
 import { sampleKey } from '../../core/eval/constants.ts';
 import { toRunFile } from '../../core/run/export.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
@@ -47,7 +48,9 @@ export function createRunRepository(opened: Promise<WorkbenchIdb>, options: { db
     async delete(runId) {
       const idb = await opened;
       const run = await idb.get('runs', runId);
-      const tx = idb.transaction(['runs', 'runInputs', 'sampleBlocks', 'sampleMeta'], 'readwrite');
+      const tx = idb.transaction(['runs', 'runInputs', 'sampleBlocks', 'sampleMeta', 'overlays', 'versionChecks'], 'readwrite');
+      void tx.objectStore('overlays').delete(runId);
+      void tx.objectStore('versionChecks').delete(runId);
       void tx.objectStore('runs').delete(runId);
       void tx.objectStore('runInputs').delete(runId);
       void tx.objectStore('sampleBlocks').delete(blockRange(runId));
@@ -56,7 +59,12 @@ export function createRunRepository(opened: Promise<WorkbenchIdb>, options: { db
       if (run) await deleteUnreferenced(idb, Object.values(run.dataset.databases));
     },
     async export(runId) {
-      return toRunFile(await runOrThrow(await opened, runId), await samples(runId));
+      const idb = await opened;
+      const run = await runOrThrow(idb, runId);
+      // The overlay and the version check stored with the run go into the file (issue 23).
+      const [overlay, check] = await Promise.all([idb.get('overlays', runId), idb.get('versionChecks', runId)]);
+      const file = withStoredExtras(run, await samples(runId), overlay, check);
+      return toRunFile(file.run, file.samples);
     },
     async importFile(text, fileName) {
       return storeRunFile(await opened, text, fileName);

@@ -1,9 +1,9 @@
 /**
- * The browser's run service: replay runs (a predictions file paired in the import { withSpiderHardness } from '../../core/eval/spider-hardness.ts';
-import worker by the
+ * The browser's run service: replay runs (a predictions file paired in the import worker by the
  * core's replay plan), resumes, the gold self-test and generation runs, each evaluated by the
  * core's loop (`runEvaluation`, `runGeneration`) inside one run session (run-session.ts).
  */
+import { withSpiderHardness } from '../../core/eval/spider-hardness.ts';
 import { idbSuiteCache } from './suite-cache.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../../core/eval/constants.ts';
 import { evalOptionsOf } from '../../core/eval/executor.ts';
@@ -15,7 +15,8 @@ import { WorkbenchError } from '../../core/errors.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { readDbFacts } from '../../core/sql/db-facts.ts';
 import { rewardAnnotator } from '../../core/run/item-annotations.ts';
-import { compareRunWithOverlay } from './overlay-service.ts';
+import { attachRunOverlay, compareRunWithOverlay } from './overlay-service.ts';
+import { measureRunVersionEffects } from './version-check-service.ts';
 import { pairInWorker } from '../import/import-client.ts';
 import { sha256Text } from '../import/pair-run.ts';
 import { datasetOrThrow } from './dataset-repository.ts';
@@ -224,6 +225,21 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
     },
     async compareGoldOverlay(runId, overlay, signal) {
       return compareRunWithOverlay(await context(), runId, overlay, signal);
+    },
+    async attachGoldOverlay(runId, overlay, signal) {
+      return attachRunOverlay(await context(), runId, overlay, signal);
+    },
+    async goldOverlay(runId) {
+      return (await opened).get('overlays', runId);
+    },
+    async removeGoldOverlay(runId) {
+      await (await opened).delete('overlays', runId);
+    },
+    async measureVersionEffects(runId, signal) {
+      return measureRunVersionEffects(await context(), runId, signal);
+    },
+    async versionCheck(runId) {
+      return (await opened).get('versionChecks', runId);
     },
     async databaseSchemas(runId) {
       const idb = await opened;

@@ -20,6 +20,8 @@ export interface StoreContext {
   idb: WorkbenchIdb;
   /** `suiteCache`: where metric ts keeps the run's test suites (suite-cache.ts). */
   createExecutor: (source: DbSource, extras?: { suiteCache?: SuiteCache }) => SqlExecutor;
+  /** The older SQLite generation (sql.js 1.8.0) for version checks, loaded on demand; absent: not available. */
+  createOlderExecutor?: (source: DbSource) => Promise<SqlExecutor>;
   /** Written into each run header, e.g. `sql.js in Web Workers (browser)`. */
   executorName: string;
   /** Test double: a QuotaExceededError after this many samples. */

@@ -6,11 +6,13 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { BuiltSuite } from '../../core/ts/suite.ts';
+import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
+import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 import type { EvalItem } from '../../core/types.ts';
 import type { DatasetRecord, StoredDatabase } from './records.ts';
 
 export const DEFAULT_DB_NAME = 'rlvr-workbench';
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Database bytes are stored as Blob chunks of this size (the last one shorter). Measured in
@@ -90,6 +92,10 @@ export interface WorkbenchDB extends DBSchema {
   sampleMeta: { key: string; value: SampleMeta };
   /** Version 3: built test suites (metric ts), key `sha256 of the database file` + settings (suite-cache.ts). */
   suites: { key: string; value: StoredSuite };
+  /** Version 4: the corrected-gold overlay attached to a run (one per run), key runId. */
+  overlays: { key: string; value: GoldOverlayRecord };
+  /** Version 4: the run's version-sensitive samples re-run on the older SQLite, key runId. */
+  versionChecks: { key: string; value: VersionCheckRecord };
 }
 
 export interface StoredSuite {
@@ -129,6 +135,11 @@ export async function openWorkbenchDb(name: string = DEFAULT_DB_NAME): Promise<W
         });
       }
       if (oldVersion < 3) database.createObjectStore('suites', { keyPath: 'key' });
+      // Version 4 adds two stores keyed by run; nothing stored before is touched.
+      if (oldVersion < 4) {
+        database.createObjectStore('overlays', { keyPath: 'runId' });
+        database.createObjectStore('versionChecks', { keyPath: 'runId' });
+      }
     },
     blocking() {
       // A newer version wants to upgrade (another tab): let it, this connection is stale.

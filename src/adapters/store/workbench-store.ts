@@ -18,6 +18,8 @@ import type {
 
 export type * from './records.ts';
 import type { OverlayComparison } from '../../core/run/gold-overlay-run.ts';
+import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
+import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 
 /** How much the origin stores, and whether the browser may evict it. */
 export interface StoragePort {
@@ -88,6 +90,15 @@ export interface RunService {
   databaseSchemas(runId: string): Promise<Record<string, Record<string, string[]>>>;
   /** Scores the run's samples against a corrected-gold overlay too (issue 13): both totals and the items whose verdict changes. */
   compareGoldOverlay?(runId: string, overlay: { name: string; text: string }, signal?: AbortSignal): Promise<OverlayComparison>;
+  /** Scores the overlay and stores it with the run (replacing an earlier one): it survives a reload. */
+  attachGoldOverlay?(runId: string, overlay: { name: string; text: string }, signal?: AbortSignal): Promise<GoldOverlayRecord>;
+  /** The overlay stored with the run, if any. */
+  goldOverlay?(runId: string): Promise<GoldOverlayRecord | undefined>;
+  removeGoldOverlay?(runId: string): Promise<void>;
+  /** Re-runs the run's version-sensitive samples on the older SQLite (3.39.3) and stores the verdicts. */
+  measureVersionEffects?(runId: string, signal?: AbortSignal): Promise<VersionCheckRecord>;
+  /** The stored version check of the run, if measured. */
+  versionCheck?(runId: string): Promise<VersionCheckRecord | undefined>;
   /** A generation plan as an OpenAI batch input JSONL and its plan file (or only some lines of an existing plan). */
   exportBatch(datasetId: string, req: BatchExportRequest): Promise<BatchExportFiles>;
 }

@@ -35,13 +35,15 @@ export interface EvalArgs {
   suite: SuiteSpec;
   /** `--ex-rule bird|spider`: the execution match of EX (docs/spider-rules.md); null: by dataset (Spider's for a Spider dataset). */
   exRule: ExRule | null;
+  /** Re-run the version-sensitive items on the older SQLite engine (default on; `--no-version-check` skips it). */
+  versionCheck: boolean;
 }
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves,ts] [--ves-iterations 100] [--ts-seed 1] [--ts-size 8] [--out FILE]
     [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
-    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--ex-rule bird|spider]`;
+    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--ex-rule bird|spider] [--no-version-check]`;
 
 
 function positiveNumber(flag: string, v: string | undefined, def: number, integer: boolean): number {
@@ -74,6 +76,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     'ts-seed': { type: 'string' },
     'ts-size': { type: 'string' },
     'ex-rule': { type: 'string' },
+    'no-version-check': { type: 'boolean' },
   }, EVAL_USAGE);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     if (!values[req]) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
@@ -102,6 +105,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     goldOverlay: values['gold-overlay'] ?? null,
     suite: suiteFlags(values['ts-seed'], values['ts-size']),
     exRule: exRuleFlag(values['ex-rule']),
+    versionCheck: !(values['no-version-check'] ?? false),
   };
   if (args.goldOverlay && args.shard) {
     throw bad('--gold-overlay', 'cannot be combined with --shard (merge does not join overlay comparisons): run the overlay on the whole run');

@@ -33,6 +33,9 @@ import { rewardAnnotator, rewardCounts } from '../../core/run/item-annotations.t
 import { parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
 import { goldIssuesReport, overlayReport, sqliteLine, versionReport } from '../../core/eval/reward-report.ts';
+import { measureVersionEffects, versionSensitive, versionVerdictText, type VersionEffects } from '../../core/run/version-effects.ts';
+import type { EvalOptions } from '../../core/eval/executor.ts';
+import type { EvalItem, ItemResult } from '../../core/types.ts';
 
 export const usage = EVAL_USAGE;
 
@@ -106,7 +109,12 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   } finally {
     await pool.dispose();
   }
-  const { results, summary } = outcome;
+  // Version effects measured: the flagged items again on the older SQLite (sql.js 1.8.0).
+  const effects = args.versionCheck && versionSensitive(outcome.results).length > 0
+    ? await measureOnOlderSqlite(args, items, outcome.results, evalOptionsOf({ ...args, exRule, timeoutMs: args.timeoutS * 1000 }), facts.sqliteVersion)
+    : null;
+  const results = effects?.results ?? outcome.results;
+  const { summary } = outcome;
   // A shard may hold only databases that are missing here; `merge` sees the whole run.
   if (!args.shard) assertSomethingScored(results, args.dbRoot);
   process.stdout.write(`EX rule: ${EX_RULE_LABEL[exRule]}\n`);
@@ -115,7 +123,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
   const detail = detailReport(summary);
   if (detail) process.stdout.write('\n' + detail + '\n');
-  process.stdout.write('\n' + sqliteLine(facts.sqliteVersion, executorName()) + '\n' + versionReport(results) + '\n' + goldIssuesReport(results) + '\n');
+  process.stdout.write('\n' + sqliteLine(facts.sqliteVersion, executorName()) + '\n' + versionReport(results, effects ?? undefined) + '\n' + goldIssuesReport(results) + '\n');
   if (comparison) process.stdout.write('\n' + overlayReport(comparison) + '\n');
   const counts = rewardCounts(results);
   if (args.out) {
@@ -133,6 +141,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
         executor: executorName(),
         sqlite_version: facts.sqliteVersion,
         version_sensitive: { count: counts.versionSensitive.length, question_ids: [...new Set(counts.versionSensitive.map((r) => r.questionId))] },
+        ...(effects ? { version_effects: { sqlite_version: effects.otherVersion, checked: effects.checked, differing: effects.differing.length, total_on_older: { ex: effects.otherTotal.ex, soft_f1: effects.otherTotal.softF1 }, items: effects.differing.map((r) => ({ index: r.index, sample: r.sample ?? 0, question_id: r.questionId, db_id: r.dbId, verdicts: versionVerdictText(r, effects.mainVersion) })) } } : {}),
         gold_issues: { count: new Set(counts.goldIssues.map((r) => r.index)).size, by_kind: counts.goldIssueKinds },
         ...(comparison ? { gold_overlay: overlayJson(comparison) } : {}),
         reward_formula: formula.text,
@@ -149,6 +158,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
     const header = {
       ...(await evalRunHeader({ ...args, exRule }, items, results)),
       executions: { executed: outcome.executed, reused: outcome.reused },
+      ...(facts.sqliteVersion ? { sqliteVersion: facts.sqliteVersion } : {}),
+      ...(effects ? { versionCheck: { sqliteVersion: effects.otherVersion, checked: effects.checked, differing: effects.differing.length } } : {}),
       ...(args.shard ? { shard: args.shard } : {}),
     };
     const file = toRunFile(header, toSampleRecords(items, results, formula), questions ? runQuestions(items, questions) : undefined);
@@ -159,3 +170,15 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
   }
 }
 
+
+/** The flagged items on sql.js 1.8.0 (SQLite 3.39.3), in their own pool of workers. */
+async function measureOnOlderSqlite(args: EvalArgs, items: readonly EvalItem[], results: readonly ItemResult[], options: EvalOptions, mainVersion: string | null): Promise<VersionEffects> {
+  const older = createNodeSqlPool({ dbRoot: args.dbRoot, workers: Math.min(2, args.workers ?? availableParallelism()), legacy: true });
+  try {
+    const flagged = versionSensitive(results).map((i) => items[i]!.dbId);
+    const version = (await readDbFacts(older, flagged.slice(0, 1))).sqliteVersion ?? 'older';
+    return await measureVersionEffects(items, results, options, { executor: older, reuse: args.reuse }, { main: mainVersion, other: version });
+  } finally {
+    await older.dispose();
+  }
+}

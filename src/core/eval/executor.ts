@@ -77,7 +77,7 @@ export interface EvalConfig {
   readOnly: boolean;
   vesIterations: number;
   suite?: SuiteSpec;
-  exRule?: ExRule;
+  exRule?: ExRule | null;
 }
 
 /** The executor's options for a run's configuration; rows are kept for display only when asked. */

@@ -54,6 +54,8 @@ const CSV_COLUMNS = [
   'rubric_id', 'rubric_score', 'rubric_explicit', 'rubric_implicit', 'rubric_likert',
   // Generation runs: the device that ran the sample (webgpu, cpu, server, none), why the CPU, which adapter or server.
   'gen_device', 'gen_device_reason', 'gen_device_detail',
+  // A corrected-gold overlay (empty without one) and the re-run on the older SQLite (flagged samples only).
+  'ex_corrected', 'soft_f1_corrected', 'gold_sql_corrected', 'version_check_sqlite', 'version_check_ex', 'version_check_soft_f1', 'version_check_differs',
 ] as const;
 
 function csvCell(v: unknown): string {
@@ -70,6 +72,8 @@ function csvRow(s: SampleRecord): string {
     s.elapsedMs === null ? null : Math.round(s.elapsedMs * 1000) / 1000, s.error, s.sql, s.goldSql,
     s.rubric?.rubricId, s.rubricScore, s.rubric?.explicit?.score, s.rubric?.implicit?.score, s.rubric?.likert?.score,
     s.generation?.device, s.generation?.deviceReason, s.generation?.deviceDetail,
+    s.corrected?.ex, s.corrected?.softF1, s.corrected?.changed ? s.corrected.goldSql : undefined,
+    s.versionCheck?.sqliteVersion, s.versionCheck?.ex, s.versionCheck?.softF1, s.versionCheck?.differs,
   ].map(csvCell).join(',');
 }
 

@@ -90,6 +90,7 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
       fence: r.oneOf(cfg, 'fence', 'run.config', ['first', 'last'] as const),
       rewardFormula,
       ...(cfg.suite !== undefined ? { suite: readSuiteSpec(r, cfg.suite) } : {}),
+      ...(cfg.exRule !== undefined ? { exRule: r.oneOf(cfg, 'exRule', 'run.config', ['bird', 'spider'] as const) } : {}),
     },
     samplesPerQuestion: r.int(o, 'samplesPerQuestion', 'run', 1),
     executor: r.str(o, 'executor', 'run'),
@@ -111,6 +112,10 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   }
   const sqliteVersion = r.optional(o, 'sqliteVersion', 'run', r.str);
   if (sqliteVersion !== undefined) header.sqliteVersion = sqliteVersion;
+  if (o.versionCheck !== undefined) {
+    const x = r.obj(o.versionCheck, 'run.versionCheck');
+    header.versionCheck = { sqliteVersion: r.str(x, 'sqliteVersion', 'run.versionCheck'), checked: r.int(x, 'checked', 'run.versionCheck', 0), differing: r.int(x, 'differing', 'run.versionCheck', 0) };
+  }
   if (o.score !== undefined) {
     const x = r.obj(o.score, 'run.score');
     header.score = { ex: x.ex === null ? null : r.num(x, 'ex', 'run.score'), questions: r.int(x, 'questions', 'run.score', 0), samples: r.int(x, 'samples', 'run.score', 0) };
@@ -170,6 +175,22 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
       const fo = r.obj(f, `${path}.versionFeatures[${i}]`);
       return { feature: r.str(fo, 'feature', `${path}.versionFeatures[${i}]`), since: r.str(fo, 'since', `${path}.versionFeatures[${i}]`), where: r.oneOf(fo, 'where', `${path}.versionFeatures[${i}]`, ['pred', 'gold'] as const) };
     });
+  }
+  if (o.versionCheck !== undefined) {
+    const at = `${path}.versionCheck`;
+    const x = r.obj(o.versionCheck, at);
+    rec.versionCheck = {
+      sqliteVersion: r.str(x, 'sqliteVersion', at), ex: r.oneOf(x, 'ex', at, [0, 1] as const), softF1: r.nullable(x, 'softF1', at, r.num),
+      status: r.oneOf(x, 'status', at, STATUS_VALUES), error: r.nullable(x, 'error', at, r.str), differs: r.bool(x, 'differs', at),
+    };
+  }
+  if (o.corrected !== undefined) {
+    const at = `${path}.corrected`;
+    const x = r.obj(o.corrected, at);
+    rec.corrected = {
+      ex: r.oneOf(x, 'ex', at, [0, 1] as const), softF1: r.nullable(x, 'softF1', at, r.num), status: r.oneOf(x, 'status', at, STATUS_VALUES),
+      goldSql: r.str(x, 'goldSql', at), changed: r.bool(x, 'changed', at),
+    };
   }
   if (o.goldIssues !== undefined) {
     rec.goldIssues = r.arr(o.goldIssues, `${path}.goldIssues`).map((g, i) => {

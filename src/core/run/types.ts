@@ -4,7 +4,7 @@
  */
 import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from '../eval/constants.ts';
 import type { MetricName } from '../eval/executor.ts';
-import type { Difficulty, ItemResult } from '../types.ts';
+import type { Difficulty, ItemResult, ItemStatus } from '../types.ts';
 import type { RubricScores } from '../rubric/scores.ts';
 import type { ChatMessage, Completion } from '../engine/engine.ts';
 import type { PromptFit } from '../prompt/build-prompt.ts';
@@ -62,6 +62,13 @@ export interface RunHeader {
   executor: string;
   /** `select sqlite_version()` of the engine that gave the verdicts (issue 13); absent in older runs. */
   sqliteVersion?: string;
+  /**
+   * Version effects measured (src/core/run/version-effects.ts): the flagged samples re-run on the
+   * older SQLite engine, and how many of their verdicts differ; absent when not measured.
+   */
+  versionCheck?: { sqliteVersion: string; checked: number; differing: number };
+  /** Exports of a run with a corrected-gold overlay: its name and both totals (the samples carry `corrected`). */
+  goldOverlay?: { name: string; covered: number; goldsChanged: number; officialEx: number | null; correctedEx: number | null };
   /** Samples whose queries ran, and samples that took the verdict of an identical one (src/core/run/reuse.ts); absent in older runs. */
   executions?: { executed: number; reused: number };
   /** `eval --shard K/N`: this run file holds shard K of N (src/core/run/shard.ts); `merge` joins them. */
@@ -109,6 +116,12 @@ export interface SampleRecord extends ItemResult {
   rubric?: RubricScores;
   /** How a generation run produced the sample: prompt as sent, what was cut, tokens, latency, finish reason, seed, engine and model. */
   generation?: SampleGeneration;
+  /**
+   * Exports of a run with a corrected-gold overlay (core/run/overlay-record.ts): the sample's
+   * verdict against the corrected gold (`changed`: the overlay changed its gold SQL); absent when
+   * no overlay is attached or the sample was not scored.
+   */
+  corrected?: { ex: 0 | 1; softF1: number | null; status: ItemStatus; goldSql: string; changed: boolean };
 }
 
 /** Text of one question of the run, for exports that feed the next RL round. */
