@@ -274,4 +274,89 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
     expect(await read()).toEqual(shown);
     await screen('09-after-reload');
   });
+
+  // ---- Issue 23, items 5-7: overlays that stay, Spider's own rules, version effects measured ----
+
+  it('issue 23 · overlay: attached, kept over a reload, the second headline, and a flipped item shows the corrected gold', async () => {
+    const overlayFile = sharedData('bird', 'corrections', 'arcwise_plat_sql_only_with_diff.json');
+    const corrections = JSON.parse(readFileSync(overlayFile, 'utf8')) as { question_id: string; SQL: string }[];
+    await page.goto(`${server.url}#/run/${encodeURIComponent(runA)}`);
+    await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+    await page.getByTestId('overlay-file').setInputFiles(overlayFile);
+    await page.locator('[data-testid="gold-overlay"][data-attached="true"]').waitFor({ timeout: 60_000 });
+    const headline = async () => (await page.getByTestId('headline').textContent())?.replace(/\s+/g, ' ').trim();
+    // The same totals as the CLI's --gold-overlay on this file (77.14 and 75.71).
+    expect(await headline()).toBe(`EX ${exTotalA} · corrected 75.71 against arcwise_plat_sql_only_with_diff.json`);
+    expect(Number(await page.getByTestId('overlay-changed-count').getAttribute('data-count'))).toBe(20);
+    await page.reload();
+    await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+    await page.locator('[data-testid="gold-overlay"][data-attached="true"]').waitFor();
+    expect(await headline()).toBe(`EX ${exTotalA} · corrected 75.71 against arcwise_plat_sql_only_with_diff.json`);
+    await screen('10-overlay-dashboard');
+    // #1376: EX 1 against the official gold, 0 against the corrected one.
+    await page.locator('[data-testid="overlay-changed"] li[data-question-id="1376"] a').click();
+    const corrected = page.getByTestId('item-corrected-gold');
+    await corrected.waitFor();
+    expect(await corrected.getAttribute('data-ex-official')).toBe('1');
+    expect(await corrected.getAttribute('data-ex-corrected')).toBe('0');
+    const want = corrections.find((c) => c.question_id === '1376')!.SQL;
+    expect((await page.getByTestId('corrected-gold-sql').locator('code, pre').first().textContent())?.replace(/\s+/g, ' ').trim()).toBe(want.replace(/\s+/g, ' ').trim());
+    expect(Number(await page.getByTestId('corrected-gold-result').getAttribute('data-row-count'))).toBeGreaterThan(0);
+    await screen('11-overlay-item');
+  });
+
+  it('issue 23 · a Spider run says which rule scored it (Spider exec match) and groups by Spider hardness', async () => {
+    const { cpSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const root = path.join(mkdtempSync(path.join(tmpdir(), 'wb-journey-spider-')), 'spider');
+    for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(root, f));
+    cpSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite'), path.join(root, 'database', 'concert_singer', 'concert_singer.sqlite'));
+    const imported = await importDataset(page, { kind: 'spider', name: 'Spider dev (concert_singer)', folder: root });
+    expect(imported.ok, imported.message).toBe(true);
+    const run = await startRun(page, { datasetName: 'Spider dev (concert_singer)', predictions: sharedData('spider', 'dev_gold.sql'), name: 'spider gold', onlyStored: true });
+    expect(run.error).toBeNull();
+    const rule = page.getByTestId('ex-rule');
+    expect(await rule.getAttribute('data-rule')).toBe('spider');
+    expect(await rule.textContent()).toContain('Spider exec match (test-suite-sql-eval)');
+    const cells = await officialCells(page);
+    expect(Object.keys(cells.count!)).toEqual(['easy', 'medium', 'hard', 'extra', 'total']);
+    expect(cells.count!.total).toBe('45');
+    expect(cells.ex!.total).toBe('100.00');
+    await screen('12-spider-rule');
+    // The BIRD run says its rule too.
+    await page.goto(`${server.url}#/run/${encodeURIComponent(runA)}`);
+    await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+    expect(await page.getByTestId('ex-rule').getAttribute('data-rule')).toBe('bird');
+  });
+
+  it('issue 23 · version effects measured: phi-3-medium #37 shows its verdict on both SQLite versions', async () => {
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: PRED('sql_output_kg', 'predict_mini_dev_phi-3-medium-128k-instruct-1_sqlite.json'), name: 'phi-3-medium kg' });
+    expect(run.error).toBeNull();
+    expect((await officialCells(page)).ex!.total).toBe('44.29');
+    const panel = page.getByTestId('version-check');
+    expect(await panel.getAttribute('data-measured')).toBe('false');
+    // The older engine is not loaded until it is needed.
+    expect(requests.filter((u) => /sql-legacy|sql-wasm-[^b]/.test(u))).toEqual([]);
+    await page.getByTestId('version-measure').click();
+    await page.locator('[data-testid="version-check"][data-measured="true"]').waitFor({ timeout: 120_000 });
+    expect(requests.some((u) => /sql-legacy/.test(u))).toBe(true);
+    // The count is of verdicts that differ (1 of the 22 flagged samples: the CLI's and the official script's difference).
+    expect(Number(await page.getByTestId('version-differing').getAttribute('data-count'))).toBe(1);
+    await screen('13-version-dashboard');
+    await page.locator('[data-testid="version-differing-list"] li a').first().click();
+    const verdicts = page.getByTestId('item-version-verdicts');
+    await verdicts.waitFor();
+    expect(await page.getByTestId('item-detail').getAttribute('data-index')).toBe('37');
+    expect(await verdicts.getAttribute('data-differs')).toBe('true');
+    expect((await verdicts.textContent())?.replace(/\s+/g, ' ')).toContain('EX 1 on 3.54.1, EX 0 on 3.39.3');
+    // The static flag stays as the reason.
+    expect(await page.getByTestId('version-feature').count()).toBeGreaterThan(0);
+    await screen('14-version-item');
+    await page.reload();
+    await page.getByTestId('item-version-verdicts').waitFor();
+    expect((await page.getByTestId('item-version-verdicts').textContent())?.replace(/\s+/g, ' ')).toContain('EX 1 on 3.54.1, EX 0 on 3.39.3');
+  });
 });

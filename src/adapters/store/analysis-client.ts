@@ -38,11 +38,11 @@ export function createAnalysisClient(dbName: string): AnalysisPort {
       // The prompts arrive in several messages (one task each on the page), the rest after them.
       const prompts: PromptRow[] = [];
       const onPrompts = proxy((chunk: PromptRow[]) => void prompts.push(...chunk));
-      const view = await inWorker(hooks, (api, onProgress) => api.runStats({ dbName, runId, seed }, onProgress, onPrompts));
+      const view = await inWorker(hooks, (api, onProgress) => api.runStats({ dbName, runId, seed, ...(hooks.gold ? { gold: hooks.gold } : {}) }, onProgress, onPrompts));
       return { ...view, prompts };
     },
     compare(runIdA, runIdB, options, hooks = {}): Promise<RunComparison> {
-      return inWorker(hooks, (api, onProgress) => api.compare({ dbName, runIdA, runIdB, resamples: options.resamples, seed: options.seed }, onProgress));
+      return inWorker(hooks, (api, onProgress) => api.compare({ dbName, runIdA, runIdB, resamples: options.resamples, seed: options.seed, ...(options.gold ? { gold: options.gold } : {}) }, onProgress));
     },
   };
 }

@@ -18,7 +18,7 @@ import type {
 
 export type * from './records.ts';
 import type { OverlayComparison } from '../../core/run/gold-overlay-run.ts';
-import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
+import type { GoldChoice, GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 
 /** How much the origin stores, and whether the browser may evict it. */
@@ -107,6 +107,8 @@ export interface AnalysisHooks {
   /** Aborting stops the computation (the worker is terminated) and rejects with an AbortError. */
   signal?: AbortSignal;
   onProgress?: (p: AnalysisProgress) => void;
+  /** Score against the run's stored corrected-gold overlay instead of the official gold. */
+  gold?: GoldChoice;
 }
 
 /**
@@ -115,7 +117,7 @@ export interface AnalysisHooks {
  */
 export interface AnalysisPort {
   runStats(runId: string, seed: number, hooks?: AnalysisHooks): Promise<RunStatsView>;
-  compare(runIdA: string, runIdB: string, options: { resamples: number; seed: number }, hooks?: AnalysisHooks): Promise<RunComparison>;
+  compare(runIdA: string, runIdB: string, options: { resamples: number; seed: number; gold?: GoldChoice }, hooks?: AnalysisHooks): Promise<RunComparison>;
 }
 
 /** The four ports over one IndexedDB database, as the composition root hands them out. */

@@ -6,6 +6,7 @@
  * (workers/analysis.api.ts), which reads both runs' samples from IndexedDB itself: the page
  * holds only the run headers and the result, with progress and cancel.
  */
+import type { GoldChoice } from '../../core/run/overlay-record.ts';
 import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { compareRuns, type RunComparison } from '../../core/rl/compare.ts';
@@ -39,6 +40,8 @@ export class CompareView {
   #computing = $state(false);
   #progress = $state.raw<AnalysisProgress | null>(null);
   #cancelled = $state(false);
+  /** Which gold: `corrected` scores each run against its own stored overlay (a run without one keeps the official gold). */
+  #gold = $state<GoldChoice>('official');
   /** Bumped by every new choice of runs: a comparison of an older choice is dropped (and its worker stopped). */
   #generation = 0;
   #job: AbortController | null = null;
@@ -49,6 +52,15 @@ export class CompareView {
 
   get runIds(): readonly string[] {
     return this.#runIds;
+  }
+  get gold(): GoldChoice {
+    return this.#gold;
+  }
+  /** Compares the chosen runs again against the chosen gold (each run's own overlay for `corrected`). */
+  setGold(gold: GoldChoice): void {
+    const changed = gold !== this.#gold;
+    this.#gold = gold;
+    if (changed && this.#runIds.length >= 2) void this.recompute();
   }
   get loading(): boolean {
     return this.#loading > 0;
@@ -79,9 +91,10 @@ export class CompareView {
   async #comparePair(a: RunHeader, b: RunHeader, signal: AbortSignal): Promise<RunComparison> {
     const analysis = this.#store.analysis;
     if (analysis) {
-      return analysis.compare(a.id, b.id, { resamples: RESAMPLES, seed: SEED }, { signal, onProgress: (p) => void (signal.aborted || (this.#progress = p)) });
+      return analysis.compare(a.id, b.id, { resamples: RESAMPLES, seed: SEED, gold: this.#gold }, { signal, onProgress: (p) => void (signal.aborted || (this.#progress = p)) });
     }
-    const [fa, fb] = await Promise.all([this.#store.runs.export(a.id), this.#store.runs.export(b.id)]);
+    const corrected = (f: RunFile): RunFile => (this.#gold === 'official' ? f : { ...f, samples: f.samples.map((s) => (s.corrected ? { ...s, ex: s.corrected.ex, status: s.corrected.status } : s)) });
+    const [fa, fb] = (await Promise.all([this.#store.runs.export(a.id), this.#store.runs.export(b.id)])).map(corrected) as [RunFile, RunFile];
     return compareRuns(fa, fb, { resamples: RESAMPLES, makeRng: () => mulberry32(SEED) });
   }
 

@@ -5,6 +5,7 @@
  * analysis worker (workers/analysis.api.ts) with progress and cancel, plus the exports
  * (per-prompt CSV/JSON/Parquet, frontier JSONL).
  */
+import type { GoldChoice } from '../../core/run/overlay-record.ts';
 import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
@@ -28,6 +29,8 @@ export class RlView {
   #loading = $state(true);
   #error = $state<string | null>(null);
   #seed = $state(0);
+  /** Which gold the statistics score against (the corrected one: the overlay stored with the run). */
+  #gold = $state<GoldChoice>('official');
   #filter = $state<PromptFilter>('all');
   #stats = $state.raw<RunStatsView | null>(null);
   #statsError = $state<string | null>(null);
@@ -88,6 +91,14 @@ export class RlView {
   get seed(): number {
     return this.#seed;
   }
+  get gold(): GoldChoice {
+    return this.#gold;
+  }
+  setGold(gold: GoldChoice): void {
+    if (gold === this.#gold) return;
+    this.#gold = gold;
+    void this.recompute();
+  }
   setSeed(seed: number): void {
     if (Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff && seed !== this.#seed) {
       this.#seed = seed;
@@ -134,6 +145,14 @@ export class RlView {
     await this.recompute();
   }
 
+  /** Without a worker (test doubles): the samples, against the corrected gold when chosen. */
+  async #pageSamples() {
+    const samples = await this.#store.runs.samples(this.runId);
+    if (this.#gold === 'official') return samples;
+    const file = await this.#store.runs.export(this.runId);
+    return file.samples.map((s) => (s.corrected ? { ...s, ex: s.corrected.ex, softF1: s.corrected.softF1, status: s.corrected.status } : s));
+  }
+
   /**
    * Computes the statistics: in the analysis worker, which reads the samples from IndexedDB
    * itself (no long task on the page at 500,000 samples); on the page only with a store that
@@ -150,8 +169,8 @@ export class RlView {
     try {
       const analysis = this.#store.analysis;
       const stats = analysis
-        ? await analysis.runStats(this.runId, seed, { signal: job.signal, onProgress: (p) => void (this.#job === job && (this.#progress = p)) })
-        : toStatsView(computeRunStats(await this.#store.runs.samples(this.runId), { rng: mulberry32(seed) }));
+        ? await analysis.runStats(this.runId, seed, { signal: job.signal, gold: this.#gold, onProgress: (p) => void (this.#job === job && (this.#progress = p)) })
+        : toStatsView(computeRunStats(await this.#pageSamples(), { rng: mulberry32(seed) }));
       if (this.#job !== job) return;
       this.#stats = stats;
       this.#statsError = null;
