@@ -303,6 +303,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('the newcomer\'s journey on BIRD
     expect((await page.getByTestId('corrected-gold-sql').locator('code, pre').first().textContent())?.replace(/\s+/g, ' ').trim()).toBe(want.replace(/\s+/g, ' ').trim());
     expect(Number(await page.getByTestId('corrected-gold-result').getAttribute('data-row-count'))).toBeGreaterThan(0);
     await screen('11-overlay-item');
+    // The RL view scores against either gold: pass@1 (mean EX) is 108/140, then 106/140.
+    await page.goto(`${server.url}#/run/${encodeURIComponent(runA)}/rl`);
+    const passAt1 = page.locator('[data-testid="rl-headline"] [data-stat="pass_at_1"]');
+    await page.locator('[data-testid="rl-page"][data-loaded="true"]').waitFor({ timeout: 60_000 });
+    expect(Number(await passAt1.getAttribute('data-value'))).toBeCloseTo(108 / 140, 12);
+    await page.getByTestId('rl-gold').selectOption('corrected');
+    await page.waitForFunction(() => Math.abs(Number(document.querySelector('[data-testid="rl-headline"] [data-stat="pass_at_1"]')?.getAttribute('data-value')) - 106 / 140) < 1e-9, undefined, { timeout: 60_000 });
+    await page.locator('[data-testid="rl-page"][data-loaded="true"]').waitFor({ timeout: 60_000 });
+    await screen('11b-overlay-rl');
   });
 
   it('issue 23 · a Spider run says which rule scored it (Spider exec match) and groups by Spider hardness', async () => {

@@ -29,7 +29,7 @@ describe('run exports', () => {
     const csv = toCsv([sample(1, 'SELECT "x", 2'), sample(0, 'SELECT 1\nFROM t', { error: null, softF1: null })]);
     const lines = csv.split('\r\n');
     expect(lines[0]).toMatch(/^index,question_id,db_id,difficulty,sample,status,ex,soft_f1/);
-    expect(lines[1]).toBe('0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,,,,');
+    expect(lines[1]).toBe('0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,,,,,,,,,,,');
     expect(lines[2]).toContain('"SELECT ""x"", 2"');
   });
 

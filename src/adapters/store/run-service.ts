@@ -196,7 +196,7 @@ export function createRunService(opened: Promise<WorkbenchIdb>, ctxOf: (idb: Wor
       const goldText = dataset.gold.map((g) => `${g.sql}\t${g.dbId}`).join('\n');
       const header = newHeader(
         ctx,
-        { name: `${dataset.name}: gold self-test`, subset: { description: 'questions with a stored database', indices: items.map((it) => it.index) }, config: { ...SELF_TEST_CONFIG } },
+        { name: `${dataset.name}: gold self-test`, subset: { description: 'questions with a stored database', indices: items.map((it) => it.index) }, config: { ...SELF_TEST_CONFIG, ...(dataset.kind === 'spider' ? { exRule: 'spider' as const } : {}) } },
         dataset,
         { name: dataset.goldFile?.name ?? `${dataset.questionsFile.name} (SQL of the questions)`, ...(await sha256Text(goldText)) },
       );
