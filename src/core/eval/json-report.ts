@@ -9,6 +9,8 @@ export interface JsonBucket {
   ex: number | null;
   soft_f1: number | null;
   r_ves: number | null;
+  /** With r-ves: correct items that could not be timed, left out of r_ves. */
+  r_ves_not_timed?: number;
   /** Present with metric ts. */
   ts?: number;
   ex_only?: number;
@@ -22,6 +24,7 @@ export interface JsonBucket {
 function bucketJson(b: BucketScores): JsonBucket {
   return {
     count: b.count, samples: b.samples, ex: b.ex, soft_f1: b.softF1, r_ves: b.rves,
+    ...(b.rvesNotTimed !== undefined ? { r_ves_not_timed: b.rvesNotTimed } : {}),
     ...(b.ts !== undefined
       ? { ts: b.ts, ex_only: b.exOnly ?? 0, gold_order_dependent: b.goldOrderDependent ?? 0, passes_by_row_order: b.passesByRowOrder ?? 0 }
       : {}),
@@ -44,16 +47,19 @@ export function summaryJson(s: Summary, extra: Record<string, unknown>) {
 }
 
 export function itemJson(r: ItemResult) {
+  const unscored = r.status === 'missing-db';
   return {
     index: r.index,
     sample: r.sample ?? 0,
     question_id: r.questionId,
     db_id: r.dbId,
     difficulty: r.difficulty,
-    ex: r.ex,
-    soft_f1: r.softF1,
-    r_ves: r.rves,
-    time_ratio: r.timeRatio,
+    // A sample never scored (database missing) has null scores, as in every export (status says why).
+    ex: unscored ? null : r.ex,
+    soft_f1: unscored ? null : r.softF1,
+    r_ves: unscored ? null : r.rves,
+    time_ratio: unscored ? null : r.timeRatio,
+    ...(r.rvesNotTimed !== undefined ? { r_ves_not_timed: r.rvesNotTimed } : {}),
     status: r.status,
     error: r.error,
     mutated_db: r.mutatedDb,
@@ -69,7 +75,7 @@ export function itemJson(r: ItemResult) {
     gold_issues: r.goldIssues ?? [],
     // Metric ts (docs/test-suite.md): absent without it.
     ...(r.ts !== undefined || r.goldOrderDependent !== undefined ? {
-      ts: r.ts ?? null,
+      ts: unscored ? null : r.ts ?? null,
       ts_counterexample: r.tsCounterexample ?? null,
       gold_order_dependent: r.goldOrderDependent ?? null,
       passes_by_row_order: r.passesByRowOrder ?? null,
