@@ -12,7 +12,7 @@ import { findingText } from '../../core/formats/pairing.ts';
 import { compileRewardFormula } from '../../core/rl/reward.ts';
 import { planReplay, runEvaluation } from '../../core/run/replay.ts';
 import { shardItems } from '../../core/run/shard.ts';
-import { toRunFile } from '../../core/run/export.ts';
+import { runFileJson, toRunFile } from '../../core/run/export.ts';
 import { toSampleRecords } from '../../core/run/run-file.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
@@ -144,7 +144,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string): Promise<void> {
     // run.parquet: the samples table (docs/formats.md), the header in the file's metadata.
     if (isParquetName(args.runOut)) {
       await writeAtomicWith(args.runOut, (temp) => writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) }));
-    } else await writeFileAtomic(args.runOut, JSON.stringify(file, null, 1) + '\n');
+    } else await writeFileAtomic(args.runOut, runFileJson(file) + '\n');
   }
 }
 

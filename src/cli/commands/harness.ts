@@ -19,7 +19,7 @@ import { parseGoldSql } from '../../core/formats/gold.ts';
 import { HARNESS_FORMATS, mapHarnessRows, mappingReport, type HarnessFormat, type HarnessRow } from '../../core/formats/harness.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { compileRewardFormula } from '../../core/rl/reward.ts';
-import { toRunFile } from '../../core/run/export.ts';
+import { runFileJson, toRunFile } from '../../core/run/export.ts';
 import { planReplay, runEvaluation } from '../../core/run/replay.ts';
 import { toSampleRecords } from '../../core/run/run-file.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/run/tables.ts';
@@ -97,7 +97,7 @@ export async function run(argv: string[]): Promise<number> {
         header.name = label;
         const file = toRunFile(header, toSampleRecords(plan.items, results, formula), runQuestions(plan.items, questions));
         if (isParquetName(out)) await writeParquetFile(out, SAMPLES_TABLE, sampleRows(file.samples, file.questions), { metadata: runTableMetadata(SAMPLES_TABLE, file.run) });
-        else await writeFile(out, JSON.stringify(file, null, 1) + '\n');
+        else await writeFile(out, runFileJson(file) + '\n');
       }
     }
   } finally {
