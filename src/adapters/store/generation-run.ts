@@ -129,6 +129,8 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
   let schemas: Awaited<ReturnType<typeof openSchemaSource>> | null = null;
   const contexts = new Map<string, Promise<DatabaseContext>>();
   const columnTypes = new Map<string, ColumnTypes>();
+  // The SQLite that gave the verdicts, recorded with the run (issue 23).
+  let sqliteVersion = run.sqliteVersion;
   const spec = plan.spec;
   let outcome: GenerationOutcome = { kind: 'cancelled' };
   let failure: unknown = null;
@@ -150,6 +152,7 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
         const unread = [...new Set(items.map((it) => it.dbId))].filter((d) => !columnTypes.has(d));
         if (unread.length > 0) {
           const facts = await readDbFacts(executor, unread, signal);
+          sqliteVersion = facts.sqliteVersion ?? sqliteVersion;
           for (const d of unread) columnTypes.set(d, facts.columnTypes[d] ?? {});
         }
         const annotate = rewardAnnotator({ columnTypes: Object.fromEntries(columnTypes), questionOf: (i) => plan.questions[i]?.question ?? null });
@@ -173,7 +176,7 @@ async function execute(ctx: StoreContext, run: RunHeader, plan: GenerationPlan, 
   const status: RunHeader['status'] = outcome.kind === 'done' ? 'done' : outcome.kind === 'cancelled' ? 'cancelled' : 'running';
   // The device as last reported: a server's replies name the model and build that answered.
   const device = runDeviceOf(engine.device?.());
-  const finished = await session.finish(failure, status, { doneBefore, total }, device ? { device } : {});
+  const finished = await session.finish(failure, status, { doneBefore, total }, { ...(device ? { device } : {}), ...(sqliteVersion ? { sqliteVersion } : {}) });
   return { run: await withStoredScore(idb, finished), outcome };
 }
 
