@@ -62,6 +62,8 @@ export interface RunOptions {
   expectProgress?: boolean;
   /** Metrics ticked in the form, by the start of their label (e.g. 'TS'); the others keep their defaults. */
   tickMetrics?: string[];
+  /** How long the run may take (default 3 min). */
+  waitMs?: number;
 }
 
 /** Fills the new-run form and starts it; resolves once the dashboard of the finished run shows, or with the error shown. */
@@ -82,10 +84,10 @@ export async function startRun(page: Page, opts: RunOptions): Promise<{ runId: s
     const progress = page.getByTestId('run-progress');
     await progress.waitFor({ timeout: 5000 });
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="run-done"]')?.textContent ?? 0) > 0, undefined, { timeout: 60_000 });
-    expect((await progress.textContent())?.replace(/\s+/g, ' ')).toMatch(/of \d+ items · [\d.]+ items\/s/);
+    expect((await progress.textContent())?.replace(/\s+/g, ' ')).toMatch(/of \d+ items( · \d+ without a database \(skipped, not scored\))? · [\d.]+ items\/s executed/);
   }
   const end = page.locator('[data-testid="dashboard"][data-loaded="true"], [data-testid="run-error"]');
-  await end.first().waitFor({ timeout: 180_000 });
+  await end.first().waitFor({ timeout: opts.waitMs ?? 180_000 });
   if ((await page.getByTestId('run-error').count()) > 0) {
     return { runId: null, error: (await page.getByTestId('run-error').textContent())?.trim() ?? '' };
   }
@@ -120,8 +122,9 @@ export interface AppSession {
   watch: PageWatch;
 }
 
-export async function openApp(): Promise<AppSession> {
-  const server = await serveStatic(builtAppDir());
+/** `headers`: on every file served (e.g. COOP/COEP for a cross-origin isolated page). */
+export async function openApp(headers: Record<string, string> = {}): Promise<AppSession> {
+  const server = await serveStatic(builtAppDir(), headers);
   const browser = await launchChromium();
   const page = await laptopPage(browser);
   return { server, browser, page, watch: watchPage(page) };
