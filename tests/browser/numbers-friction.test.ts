@@ -81,7 +81,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('issue 23: friction fixed, units
     expect(suite).toMatchObject({ seed: 7, size: 4 });
     // The header names its units: questions, 1 sample each.
     expect(await page.getByTestId('run-units').textContent()).toBe('20 questions, 1 sample each');
-  });
+  }, 240_000);
 
   it('the RL view of an n = 1 run says there are no GRPO groups (no zero-variance or advantage figures)', async () => {
     await gotoHash(page, `#/run/${encodeURIComponent(runA)}/rl`);
@@ -114,7 +114,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('issue 23: friction fixed, units
     for (let i = 0; i < 3; i++) await page.goBack();
     await page.locator('[data-testid="compare-result"][data-drawn="true"]').waitFor();
     expect(await page.getByTestId('compare-category').inputValue()).toBe('all');
-  });
+  }, 240_000);
 
   it('the rubric screen aggregates over scorable samples, counts the others apart, and names question ids', async () => {
     // The demo's 20 questions plus 4 whose database is not among the files.
