@@ -158,8 +158,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('issue 23: friction fixed, units
     await recent.waitFor();
     const names = await recent.getByTestId('recent-run').allTextContents();
     expect(names.slice(0, 3)).toEqual(['rubric units', 'hostile ts', 'my first run']);
+    const firstId = await recent.locator('li').first().getAttribute('data-run-id');
+    expect(firstId).toBeTruthy();
     await recent.getByTestId('recent-run').first().click();
-    await page.locator(`[data-testid="dashboard"][data-run-id="${runB}"][data-loaded="true"]`).waitFor();
+    await page.locator(`[data-testid="dashboard"][data-run-id="${firstId}"][data-loaded="true"]`).waitFor();
     await gotoHash(page, '#/');
     await recent.waitFor();
     await both('home-recent');
