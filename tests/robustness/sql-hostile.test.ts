@@ -129,7 +129,7 @@ describe('hostile SQL in predictions: the item fails or is contained, the pool l
     await expectPristine();
   });
 
-  it('a cross join of big tables with ORDER BY is stopped at the item timeout; the worker is replaced', async () => {
+  it("a cross join of big tables with ORDER BY is stopped at the item timeout or at the worker's memory budget (its sort spill is bounded); the worker is replaced", async () => {
     const events: EvalEvent[] = [];
     const r = await evaluate(
       'SELECT a.s, b.s, c.s FROM t a, t b, t c ORDER BY a.x * b.x - c.x',
@@ -137,7 +137,13 @@ describe('hostile SQL in predictions: the item fails or is contained, the pool l
       { timeoutMs: 3000 },
       events,
     );
-    expect(r).toMatchObject({ status: 'timeout', ex: 0 });
+    // Which limit comes first depends on the machine's speed: the sort's spill grows inside the
+    // worker's SQLite heap (docs/isolation.md), so it may reach the budget before the timeout.
+    expect(r.ex).toBe(0);
+    if (r.status !== 'timeout') {
+      expect(r.status).toBe('error');
+      expect(r.error).toMatch(/budget/);
+    }
     expect(events.some((e) => e.type === 'worker-restarted')).toBe(true);
     await expectPristine();
   }, 60_000);

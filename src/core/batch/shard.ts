@@ -371,6 +371,13 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
     ordered.map((f) => files[runs.indexOf(f)]!),
     'executions',
   );
+  // Verdicts from the verdict cache: recorded by runs made since it exists (absent in older files).
+  if (executions && ordered.some((f) => f.run.executions?.fromCache !== undefined)) {
+    (executions as { fromCache?: number }).fromCache = ordered.reduce(
+      (n, f) => n + (f.run.executions?.fromCache ?? 0),
+      0,
+    );
+  }
   const sortedDbs = Object.fromEntries(Object.entries(databases).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const { shard: _shard, ...header } = head;
   void _shard;
