@@ -145,7 +145,7 @@ describe('compare on two real prediction files over the questions whose database
     expect(badRun.code).toBe(2);
     expect(badRun.stderr).toMatch(/bad\.json: run\.source must be an object, found missing/);
     const seed = await runCli(['compare', a.out, runB, '--seed', '1.5']);
-    expect(seed.stderr).toMatch(/--seed: expected an integer from 0 to 4294967295/);
+    expect(seed.stderr).toMatch(/--seed: expected an integer from 0 to 4,294,967,295/);
   });
 });
 
