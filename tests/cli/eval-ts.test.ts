@@ -89,7 +89,7 @@ describe('eval --metrics ex,ts on real BIRD mini-dev predictions (gpt-4)', () =>
   it.each([
     [['--metrics', 'ex', '--ts-seed', '2'], /--ts-seed: applies to metric ts only/],
     [['--metrics', 'ex,ts', '--ts-seed', 'abc'], /--ts-seed: expected an integer from 0 to 4294967295, got "abc"/],
-    [['--metrics', 'ex,ts', '--ts-size', '50'], /--ts-size: at most 20/],
+    [['--metrics', 'ex,ts', '--ts-size', '50'], /--ts-size: expected an integer from 1 to 20, got "50"/],
     [['--metrics', 'ex', '--reward', 'ts'], /--reward: .*uses ts, but TS is not among the metrics \(ex\): add ts/],
   ])('refuses %j with a message naming the flag', async (flags, message) => {
     const run = await runCli([...base, ...flags]);

@@ -213,7 +213,7 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
   it.each([
     [['--aggregation', 'explicit,vibes'], '--aggregation: unknown aggregation "vibes"'],
     [['--weighting', 'heavy'], '--weighting: expected one of as-given, paper, rar-integers, got "heavy"'],
-    [['--retries', '1.5'], '--retries: expected a non-negative integer, got "1.5"'],
+    [['--retries', '1.5'], '--retries: expected an integer from 0 to 10, got "1.5"'],
   ])('rejects %j', async (flags, message) => {
     const run = await runCli([...base('http://127.0.0.1:9/v1'), ...flags]);
     expect(run.code).toBe(2);
