@@ -3,13 +3,13 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkbenchError } from '../../core/errors.ts';
 import type { SourceRecord } from '../../core/formats/records.ts';
-import { readParquetRecords } from './read-parquet.ts';
+import { parquetKeyValue, readParquetRecords } from './read-parquet.ts';
 
 /** Every record of a Parquet file; a missing file is named with the flag that gave it. */
 export async function readParquetFileRecords(
   flag: string,
   file: string,
-): Promise<{ name: string; records: SourceRecord[]; bytes: number }> {
+): Promise<{ name: string; records: SourceRecord[]; bytes: number; keyValue: Record<string, string> }> {
   const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') throw new WorkbenchError('MISSING_FILE', `file not found: ${file}`, flag);
     if (err.code === 'EISDIR') throw new WorkbenchError('BAD_OPTION', `${file} is a directory; name a file`, flag);
@@ -27,7 +27,8 @@ export async function readParquetFileRecords(
         return buf.buffer;
       },
     };
-    return { name, records: await readParquetRecords({ name, file: asyncBuffer }), bytes: size };
+    const src = { name, file: asyncBuffer };
+    return { name, records: await readParquetRecords(src), bytes: size, keyValue: await parquetKeyValue(src) };
   } finally {
     await handle.close();
   }
