@@ -181,7 +181,8 @@ export interface BatchExportRequest {
 export interface BatchExportFiles {
   plan: BatchPlan;
   planJson: string;
-  jsonl: string;
+  /** The OpenAI batch input JSONL, built in parts (never one string). */
+  jsonl: Blob;
   requests: number;
   tooLong: BatchExport['tooLong'];
 }
