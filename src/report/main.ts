@@ -16,6 +16,7 @@ import { landingHash } from './report-routes.ts';
 import ReportApp from './ReportApp.svelte';
 
 async function readPayload(): Promise<ReportPayload> {
+  performance.mark('report-start');
   const el = document.getElementById(REPORT_DATA_ID);
   if (!el)
     throw new WorkbenchError(
@@ -23,6 +24,7 @@ async function readPayload(): Promise<ReportPayload> {
       'this page carries no report data (it is the report template itself, or the file was cut short)',
     );
   const text = (el.textContent ?? '').trim();
+  performance.mark('report-text');
   // Chromium 140+ and Firefox 133+ decode natively; the core's decoder otherwise.
   const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : base64Decode(text, 'the report data');
   performance.mark('report-decoded');
