@@ -283,6 +283,11 @@ function fmt(v: number): string {
   return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
+function printLoad(load0: number[], load1: number[]): void {
+  const avg = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  process.stdout.write(`load average (1, 5, 15 min): start ${avg(load0)}, end ${avg(load1)}; ${cpus().length} cores\n`);
+}
+
 /** `--only`: the groups asked for, with the machine's load before and after. */
 async function runOnly(args: Args): Promise<void> {
   const load0 = loadavg();
@@ -300,9 +305,7 @@ async function runOnly(args: Args): Promise<void> {
   };
   for (const [k, v] of Object.entries(keys))
     process.stdout.write(`${k.padEnd(46)} ${fmt(v).padStart(10)}   target ${targets[k] ?? '-'}\n`);
-  process.stdout.write(
-    `load average (1, 5, 15 min): start ${load0.map((x) => x.toFixed(2)).join(' ')}, end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${cpus().length} cores\n`,
-  );
+  printLoad(load0, load1);
   if (args.out)
     writeFileSync(
       args.out,
@@ -338,9 +341,7 @@ async function main(): Promise<void> {
       }
       const load1 = loadavg();
       printTable(report.keys, []);
-      process.stdout.write(
-        `load average (1, 5, 15 min): start ${load0.map((x) => x.toFixed(2)).join(' ')}, end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${cpus().length} cores\n`,
-      );
+      printLoad(load0, load1);
       if (args.out)
         writeFileSync(
           args.out,
