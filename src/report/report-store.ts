@@ -8,7 +8,7 @@
  */
 import { WorkbenchError } from '../core/errors.ts';
 import { toRunFile } from '../core/runfile/export.ts';
-import type { RunFile, RunHeader, SampleRecord } from '../core/run/types.ts';
+import type { RunFile, SampleRecord } from '../core/run/types.ts';
 import type { Question } from '../core/types.ts';
 import type {
   DatasetRecord,
@@ -27,7 +27,14 @@ export function notInReport(what: string): WorkbenchError {
   );
 }
 
+/** A port's method that the report refuses: a rejected promise, as the store's methods are asynchronous. */
 const refuse =
+  (what: string) =>
+  async (..._args: unknown[]): Promise<never> => {
+    throw notInReport(what);
+  };
+/** The same for the two synchronous methods (a dataset's databases as the SQL pool reads them). */
+const refuseNow =
   (what: string) =>
   (..._args: unknown[]): never => {
     throw notInReport(what);
@@ -103,8 +110,8 @@ export function createReportStore(files: readonly RunFile[]): WorkbenchStore {
     delete: refuse('Deleting a dataset'),
     databases: async () => [],
     questionsWithDatabase: async () => [],
-    source: refuse('Running SQL on the databases'),
-    suiteCache: refuse('A test suite'),
+    source: refuseNow('Running SQL on the databases'),
+    suiteCache: refuseNow('A test suite'),
   };
   const runRepository: RunRepository = {
     list: async () => [...runs.values()].map((f) => f.run).sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
@@ -141,9 +148,4 @@ export function createReportStore(files: readonly RunFile[]): WorkbenchStore {
     exportBatch: refuse('A batch export'),
   };
   return { storage, datasets: datasetRepository, runs: runRepository, service, close: () => undefined };
-}
-
-/** The run headers of a report, in its order (the report's run first). */
-export function reportRuns(files: readonly RunFile[]): RunHeader[] {
-  return files.map((f) => f.run);
 }
