@@ -8,6 +8,7 @@ import * as goldCheckCommand from './commands/gold-check.ts';
 import * as mergeCommand from './commands/merge.ts';
 import * as harnessCommand from './commands/harness.ts';
 import * as probeCommand from './commands/probe.ts';
+import * as reportCommand from './commands/report.ts';
 import * as seriesCommand from './commands/series.ts';
 import * as rubricCommand from './commands/rubric.ts';
 import * as statsCommand from './commands/stats.ts';
@@ -44,6 +45,10 @@ const COMMANDS: Record<string, Command> = {
   merge: {
     summary: 'join the outputs of `eval --shard K/N` runs into the report and run file of one run',
     ...mergeCommand,
+  },
+  report: {
+    summary: 'a run (and a comparison, a training run) as one HTML file that opens offline, from disk, in a browser',
+    ...reportCommand,
   },
   batch: {
     summary: 'generation on a cluster: export a plan as an OpenAI batch JSONL, import run_batch output as a run',

@@ -217,7 +217,7 @@ export interface StoreWorkers {
     job: { dbName: string; source: ImportSource; simulateQuotaAfterBytes?: number },
     hooks: { signal?: AbortSignal; onProgress?: (p: ImportProgress) => void },
   ): Promise<DatasetRecord>;
-  importRunFile(job: { dbName: string; file: Blob; fileName: string }): Promise<RunHeader>;
+  importRunFile(job: { dbName: string; file: Blob; fileName: string }): Promise<RunHeader[]>;
 }
 
 /** A playground attempt to keep (RunService.saveAttempt). */
