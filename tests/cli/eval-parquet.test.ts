@@ -227,6 +227,8 @@ describe('stats and compare read a run from its samples Parquet', () => {
       const r = await runCli([...base, '--run-out', out]);
       expect(r.code, r.stderr).toBe(0);
     }
+    // The run file names the SQLite that gave its verdicts, as the app's runs do.
+    expect(readJson(json).run.sqliteVersion).toMatch(/^3\.\d+\.\d+$/);
     const stats = async (run: string) => {
       const out = tempFile('stats.json');
       const r = await runCli(['stats', '--run', run, '--k', '1,2,4', '--out', out]);

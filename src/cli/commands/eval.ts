@@ -434,6 +434,8 @@ async function writeOutputs(
     const header = {
       ...(await evalRunHeader({ ...args, predictions: target.predictions }, items, results, o.hashed)),
       executor: engineName(args),
+      // The SQLite that gave the verdicts, as the app's runs record it (the report's provenance shows it).
+      ...(facts.sqliteVersion ? { sqliteVersion: facts.sqliteVersion } : {}),
       executions: o.runExecutions,
       ...(args.shard ? { shard: args.shard } : {}),
     };

@@ -379,13 +379,18 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
     );
   }
   const sortedDbs = Object.fromEntries(Object.entries(databases).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  const { shard: _shard, ...header } = head;
+  // A shard whose databases are all missing read no SQLite version: the others' (equal, checked above) stands for the run.
+  const sqliteVersion = ordered.find((f) => f.run.sqliteVersion !== undefined)?.run.sqliteVersion;
+  const { shard: _shard, sqliteVersion: _version, executions: _executions, ...header } = head;
   void _shard;
+  void _version;
+  void _executions;
   const run = {
     ...header,
     dataset: { ...head.dataset, databases: sortedDbs },
     subset: { ...head.subset, indices: [...indices].sort((a, b) => a - b) },
     samplesPerQuestion,
+    ...(sqliteVersion !== undefined ? { sqliteVersion } : {}),
     ...(executions ? { executions } : {}),
   };
   const qs = ordered.some((f) => f.questions) ? [...questions.values()].sort((a, b) => a.index - b.index) : undefined;
