@@ -14,7 +14,8 @@ import { StoreError } from '../adapters/store/errors.ts';
 import type { DatasetRecord, PairJob, PredictionsInput, RunHooks } from '../adapters/store/records.ts';
 import { exportBatchFiles } from './batch-export.ts';
 import { databaseSchemas, previewGenerationPrompt, resumeGenerationRun, startGenerationRun } from './generation-run.ts';
-import { compareRunWithOverlay } from './overlay-service.ts';
+import { attachRunOverlay, compareRunWithOverlay } from './overlay-service.ts';
+import { measureRunVersionEffects } from './version-check-service.ts';
 import type { AppPorts, RunService } from './ports.ts';
 import { withStoredScore } from './run-score.ts';
 import { datasetExRule, underRule } from './ex-rule.ts';
@@ -287,6 +288,21 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
     },
     async compareGoldOverlay(runId, overlay, signal) {
       return compareRunWithOverlay(await context(), runId, overlay, signal);
+    },
+    async attachGoldOverlay(runId, overlay, signal) {
+      return attachRunOverlay(await context(), runId, overlay, signal);
+    },
+    async goldOverlay(runId) {
+      return (await context()).extras.overlay(runId);
+    },
+    async removeGoldOverlay(runId) {
+      await (await context()).extras.removeOverlay(runId);
+    },
+    async measureVersionEffects(runId, signal) {
+      return measureRunVersionEffects(await context(), runId, signal);
+    },
+    async versionCheck(runId) {
+      return (await context()).extras.versionCheck(runId);
     },
     async databaseSchemas(runId) {
       const ctx = await context();

@@ -41,8 +41,9 @@ import { withSpiderHardness } from '../../core/sql/spider-hardness.ts';
 import { SPIDER_LEVELS, type Question } from '../../core/types.ts';
 import {
   measureVersionEffects,
+  versionEffectsJson,
+  versionEffectsOf,
   versionSensitive,
-  versionVerdictText,
   type VersionEffects,
 } from '../../core/run/version-effects.ts';
 import type { ScoreConfig } from '../../core/run/score-run.ts';
@@ -266,7 +267,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     for (const p of plans) {
       const results = allResults.slice(p.from, p.from + p.items.length);
       const records = allRecords.slice(p.from, p.from + p.items.length);
-      const fileEffects = effects && several ? effectsOf(effects, results, options.metrics) : effects;
+      const fileEffects =
+        effects && several ? versionEffectsOf(results, options.metrics, effects.mainVersion) : effects;
       const summary = several ? summarize(results, options.metrics) : outcome.summary;
       const cached = fromCache(p);
       // Items whose queries ran, items that took the verdict of an identical item (src/core/run/reuse.ts), verdicts from the cache.
@@ -354,22 +356,6 @@ async function measureOnOlderSqlite(
 /** The records with each re-run sample's check (records and results are parallel). */
 function withChecks(records: readonly SampleRecord[], results: readonly ItemResult[]): SampleRecord[] {
   return records.map((r, i) => (results[i]!.versionCheck ? { ...r, versionCheck: results[i]!.versionCheck } : r));
-}
-
-/** One file's part of the version check (its results are a slice of the run's). */
-function effectsOf(e: VersionEffects, results: readonly ItemResult[], metrics: EvalArgs['metrics']): VersionEffects {
-  const checked = results.filter((r) => r.versionCheck);
-  const swapped = results.map((r) =>
-    r.versionCheck ? { ...r, ex: r.versionCheck.ex, softF1: r.versionCheck.softF1 } : r,
-  );
-  const total = summarize(swapped, metrics).byDifficulty.total;
-  return {
-    ...e,
-    checked: checked.length,
-    differing: checked.filter((r) => r.versionCheck!.differs),
-    results: [...results],
-    otherTotal: { ex: total.ex, softF1: total.softF1 },
-  };
 }
 
 /** The executor named in the outputs (and in the verdict cache's key). */
@@ -508,23 +494,7 @@ async function writeOutputs(
           count: counts.versionSensitive.length,
           question_ids: [...new Set(counts.versionSensitive.map((r) => r.questionId))],
         },
-        ...(effects
-          ? {
-              version_effects: {
-                sqlite_version: effects.otherVersion,
-                checked: effects.checked,
-                differing: effects.differing.length,
-                total_on_older: { ex: effects.otherTotal.ex, soft_f1: effects.otherTotal.softF1 },
-                items: effects.differing.map((r) => ({
-                  index: r.index,
-                  sample: r.sample ?? 0,
-                  question_id: r.questionId,
-                  db_id: r.dbId,
-                  verdicts: versionVerdictText(r, effects.mainVersion),
-                })),
-              },
-            }
-          : {}),
+        ...(effects ? { version_effects: versionEffectsJson(effects) } : {}),
         gold_issues: { count: new Set(counts.goldIssues.map((r) => r.index)).size, by_kind: counts.goldIssueKinds },
         ...(comparison ? { gold_overlay: overlayJson(comparison) } : {}),
         reward_formula: formula.text,

@@ -98,6 +98,49 @@ export async function measureVersionEffects(
   };
 }
 
+/**
+ * The version effects of results that carry their checks (`versionCheck`): a part of a run (one
+ * predictions file of several), or shards joined by `merge`. Null when no result was re-run.
+ */
+export function versionEffectsOf(
+  results: readonly ItemResult[],
+  metrics: ScoreConfig['metrics'],
+  mainVersion: string | null,
+): VersionEffects | null {
+  const checked = results.filter((r) => r.versionCheck);
+  if (checked.length === 0) return null;
+  const swapped = results.map((r) =>
+    r.versionCheck ? { ...r, ex: r.versionCheck.ex, softF1: r.versionCheck.softF1 } : r,
+  );
+  const total = summarize(swapped, metrics).byDifficulty.total;
+  return {
+    mainVersion,
+    otherVersion: checked[0]!.versionCheck!.sqliteVersion,
+    checked: checked.length,
+    differing: checked.filter((r) => r.versionCheck!.differs),
+    results: [...results],
+    otherTotal: { ex: total.ex, softF1: total.softF1 },
+    cancelled: false,
+  };
+}
+
+/** `version_effects` of an `eval --out` summary. */
+export function versionEffectsJson(e: VersionEffects) {
+  return {
+    sqlite_version: e.otherVersion,
+    checked: e.checked,
+    differing: e.differing.length,
+    total_on_older: { ex: e.otherTotal.ex, soft_f1: e.otherTotal.softF1 },
+    items: e.differing.map((r) => ({
+      index: r.index,
+      sample: r.sample ?? 0,
+      question_id: r.questionId,
+      db_id: r.dbId,
+      verdicts: versionVerdictText(r, e.mainVersion),
+    })),
+  };
+}
+
 /** "EX 1 on 3.54.1, EX 0 on 3.39.3" (with Soft-F1 when it is the part that differs). */
 export function versionVerdictText(r: ItemResult, mainVersion: string | null): string | null {
   const c = r.versionCheck;
