@@ -404,8 +404,9 @@ function printReport(
   exRule: ExRule,
   effects: VersionEffects | null,
 ): void {
-  process.stdout.write(`EX rule: ${EX_RULE_LABEL[exRule]}\n`);
+  // The official layout first (the official evaluator's printout), then which rule scored it.
   process.stdout.write(officialTable(summary) + '\n');
+  process.stdout.write(`EX rule: ${EX_RULE_LABEL[exRule]}\n`);
   const note = samplesNote(summary);
   if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
   const detail = detailReport(summary);
