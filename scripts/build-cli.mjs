@@ -1,5 +1,5 @@
-// Builds the CLI ahead of time: src/cli/main.ts and the SQL worker (workers/sql.worker.ts) are
-// bundled by esbuild into dist-cli/ (cli.mjs, sql.worker.mjs), with the packages left as
+// Builds the CLI ahead of time: src/cli/main.ts and the SQL workers (workers/sql.worker.ts, the
+// native and the legacy one) are bundled by esbuild into dist-cli/ (cli.mjs, sql.worker.mjs, ...), with the packages left as
 // imports of node_modules. Run by `npm install` (the `prepare` script) and by scripts/cli.mjs
 // when a source is newer than the bundle. Plain JavaScript: it must run before anything is built.
 // (Not dist/: `vite build` empties dist/ for the app.) The offline report's template
@@ -27,6 +27,8 @@ export async function buildCli() {
         cli: 'src/cli/main.ts',
         'sql.worker': 'workers/sql.worker.ts',
         'sql-native.worker': 'workers/sql-native.worker.ts',
+        // sql.js 1.8.0 (SQLite 3.39.3): the version check's engine (docs/version-effects.md).
+        'sql-legacy.worker': 'workers/sql-legacy.worker.ts',
       },
       outdir: temp,
       outExtension: { '.js': '.mjs' },
@@ -34,7 +36,7 @@ export async function buildCli() {
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      external: ['sql.js', 'better-sqlite3'],
+      external: ['sql.js', 'sql.js-1.8', 'better-sqlite3'],
       // src/adapters/node/worker-entry.ts: the bundle starts dist-cli/sql.worker.mjs directly.
       define: { __RLVR_BUNDLE__: 'true' },
       sourcemap: 'linked',
@@ -49,6 +51,8 @@ export async function buildCli() {
       'sql.worker.mjs.map',
       'sql-native.worker.mjs',
       'sql-native.worker.mjs.map',
+      'sql-legacy.worker.mjs',
+      'sql-legacy.worker.mjs.map',
       'stamp.json',
     ]) {
       await rename(path.join(temp, f), path.join(OUT_DIR, f));

@@ -20,6 +20,7 @@ function builtAt() {
       statSync(path.join(OUT, 'cli.mjs')).mtimeMs,
       statSync(path.join(OUT, 'sql.worker.mjs')).mtimeMs,
       statSync(path.join(OUT, 'sql-native.worker.mjs')).mtimeMs,
+      statSync(path.join(OUT, 'sql-legacy.worker.mjs')).mtimeMs,
     );
   } catch {
     return -1;

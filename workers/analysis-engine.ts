@@ -12,6 +12,14 @@ import { toStatsView } from '../src/core/rl/stats-view.ts';
 import { toRunFile } from '../src/core/runfile/export.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../src/core/run/types.ts';
 import type { AnalysisProgress } from '../src/adapters/store/records.ts';
+import { compileRewardFormula } from '../src/core/eval/reward.ts';
+import {
+  overlayByKey,
+  overlayKey,
+  withCorrectedGold,
+  type GoldChoice,
+  type GoldOverlayRecord,
+} from '../src/core/run/overlay-record.ts';
 import { PROMPTS_PER_MESSAGE, type AnalysisOutcome, type AnalysisWorkerApi } from './analysis.api.ts';
 
 /** One store's runs as the engine reads them. */
@@ -22,6 +30,8 @@ export interface StoredRuns {
    * maps each as it is read (the comparison keeps a few fields of each).
    */
   samples<T>(runId: string, onStep: (done: number, total: number) => void, keep: (s: SampleRecord) => T): Promise<T[]>;
+  /** The corrected-gold overlay stored with the run, if any (docs/gold-overlays.md). */
+  overlay(runId: string): Promise<GoldOverlayRecord | undefined>;
   close(): void;
 }
 
@@ -33,14 +43,41 @@ async function outcome<T>(fn: () => Promise<T>): Promise<AnalysisOutcome<T>> {
   }
 }
 
-async function readRun(runs: StoredRuns, runId: string, report: (p: AnalysisProgress) => void): Promise<RunFile> {
+async function readRun(
+  runs: StoredRuns,
+  runId: string,
+  report: (p: AnalysisProgress) => void,
+  gold: GoldChoice = 'official',
+): Promise<RunFile> {
   const header = await runs.header(runId);
   const samples = await runs.samples(
     runId,
     (done, total) => report({ phase: 'reading', runId, done, total }),
     (s) => s,
   );
-  return toRunFile(header, samples);
+  if (gold === 'official') return toRunFile(header, samples);
+  // Against the corrected gold: its verdicts, and each reward again from the run's formula.
+  const overlay = await runs.overlay(runId);
+  return toRunFile(
+    header,
+    withCorrectedGold(samples, overlay, compileRewardFormula(header.config.rewardFormula || 'ex')),
+  );
+}
+
+/** The compared fields against the run's corrected gold (EX and status; the rest is the sample's identity). */
+async function correctedLean(
+  runs: StoredRuns,
+  runId: string,
+  samples: ComparedRun['samples'],
+  gold: GoldChoice = 'official',
+): Promise<ComparedRun['samples']> {
+  if (gold === 'official') return samples;
+  const by = overlayByKey(await runs.overlay(runId));
+  if (by.size === 0) return samples;
+  return samples.map((s) => {
+    const c = by.get(overlayKey(s.index, s.sample));
+    return c ? { ...s, ex: c.ex, status: c.status } : s;
+  });
 }
 
 export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRuns>): AnalysisWorkerApi {
@@ -51,7 +88,7 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         const runs = await open(job.dbName);
         let file: RunFile;
         try {
-          file = await readRun(runs, job.runId, report);
+          file = await readRun(runs, job.runId, report, job.gold);
         } finally {
           runs.close();
         }
@@ -74,10 +111,15 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         // teardown, when the worker ended, slowed the page drawing the result (50-60 ms tasks).
         const lean = async (runId: string): Promise<ComparedRun> => ({
           run: await runs.header(runId),
-          samples: await runs.samples(
+          samples: await correctedLean(
+            runs,
             runId,
-            (done, total) => report({ phase: 'reading', runId, done, total }),
-            comparedFields,
+            await runs.samples(
+              runId,
+              (done, total) => report({ phase: 'reading', runId, done, total }),
+              comparedFields,
+            ),
+            job.gold,
           ),
         });
         let a: ComparedRun;

@@ -9,6 +9,7 @@ import type { ErrorData } from '../src/core/errors.ts';
 import type { RunComparison } from '../src/core/rl/compare.ts';
 import type { RunStatsView } from '../src/core/rl/stats-view.ts';
 import type { AnalysisProgress } from '../src/adapters/store/records.ts';
+import type { GoldChoice } from '../src/core/run/overlay-record.ts';
 
 export type AnalysisOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
 
@@ -17,6 +18,8 @@ export interface StatsJob {
   runId: string;
   /** Tie-break seed of maj@n (mulberry32), as the CLI's `stats --seed`. */
   seed: number;
+  /** `corrected`: score against the corrected-gold overlay stored with the run (core/run/overlay-record.ts); default the official gold. */
+  gold?: GoldChoice;
 }
 
 export interface CompareJob {
@@ -27,6 +30,8 @@ export interface CompareJob {
   resamples: number;
   /** mulberry32 seed, a fresh generator per bucket as the CLI's `compare`. */
   seed: number;
+  /** `corrected`: each run scored against its own stored overlay (a run without one keeps the official gold). */
+  gold?: GoldChoice;
 }
 
 /** Prompts per `onPrompts` message: about 1 MB, a few ms to receive on the page. */

@@ -15,6 +15,7 @@ const api = createAnalysisEngine(async (dbName) => {
       return run;
     },
     samples: (runId, onStep, keep) => allSamplesInSteps(idb, runId, onStep, keep),
+    overlay: (runId) => idb.get('overlays', runId),
     close: () => idb.close(),
   };
 });

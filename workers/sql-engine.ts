@@ -13,6 +13,8 @@
  */
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { executionMatch } from '../src/core/compare/ex.ts';
+import { spiderExecMatch } from '../src/core/compare/spider-ex.ts';
+import { spiderOrderMatters, spiderQueryText } from '../src/core/sql/spider-text.ts';
 import { softF1 } from '../src/core/compare/soft-f1.ts';
 import { errorMessage, WorkbenchError } from '../src/core/errors.ts';
 import { looksLikeQuery } from '../src/core/sql/python-statement.ts';
@@ -341,7 +343,12 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       return { sizeBytes: bytes.length, tables };
     },
 
-    async evaluate(req: ExecRequest): Promise<ExecDone | NeedDb> {
+    async evaluate(given: ExecRequest): Promise<ExecDone | NeedDb> {
+      // Spider's rule executes its normalised texts (spiderQueryText), as test-suite-sql-eval does.
+      const req =
+        given.exRule === 'spider'
+          ? { ...given, predSql: spiderQueryText(given.predSql), goldSql: spiderQueryText(given.goldSql) }
+          : given;
       const entry = touch(req.dbId);
       if (!entry || !prepare(req.dbId, entry, [req.predSql, req.goldSql])) return { kind: 'need-db' };
       const t0 = performance.now();
@@ -409,7 +416,10 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       return {
         kind: 'done',
         status: 'ok',
-        ex: executionMatch(pred.rows, gold.rows),
+        ex:
+          req.exRule === 'spider'
+            ? spiderExecMatch(pred.rows, gold.rows, spiderOrderMatters(req.goldSql))
+            : executionMatch(pred.rows, gold.rows),
         softF1: req.softF1 ? softF1(pred.rows, gold.rows) : null,
         error: null,
         mutatedDb,

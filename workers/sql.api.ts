@@ -23,6 +23,8 @@ export interface ExecRequest {
   previewRows: number;
   /** Take the gold's result from an earlier item on the pristine database when there is one (default off). */
   reuseGold?: boolean;
+  /** `spider`: test-suite-sql-eval's execution match on its normalised texts (docs/spider-rules.md); default BIRD's set equality. */
+  exRule?: 'bird' | 'spider';
 }
 
 export interface ExecDone {

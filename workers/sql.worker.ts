@@ -1,21 +1,8 @@
 /**
  * SQL worker entry, the same module in the browser (Web Worker) and in Node (worker_threads).
- * The only file that imports sql.js.
+ * The only file that imports sql.js (sql-legacy.worker.ts imports the older one).
  */
-import { expose } from 'comlink';
 import initSqlJs from 'sql.js';
-import { createSqlEngine } from './sql-engine.ts';
+import { serveSqlEngine } from './sql-serve.ts';
 
-const api = createSqlEngine((init) => initSqlJs(init.wasmUrl ? { locateFile: () => init.wasmUrl! } : undefined));
-
-if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined') {
-  expose(api);
-} else {
-  // Node: comlink speaks to worker_threads through its node adapter. The specifier is built
-  // at run time so that browser bundles never try to resolve a Node built-in.
-  const wt = (await import(
-    /* @vite-ignore */ ['node', 'worker_threads'].join(':')
-  )) as typeof import('node:worker_threads');
-  const { default: nodeEndpoint } = await import('comlink/dist/esm/node-adapter.mjs');
-  expose(api, nodeEndpoint(wt.parentPort!));
-}
+await serveSqlEngine(initSqlJs);

@@ -288,6 +288,7 @@ export class SqlPool implements SqlExecutor {
       softF1: options.metrics.includes('soft-f1'),
       previewRows: options.previewRows,
       reuseGold: options.reuse ?? true,
+      ...(options.exRule === 'spider' ? { exRule: 'spider' as const } : {}),
     });
     const send = (slot: Slot, item: EvalItem): Sent<ExecDone | NeedDb> => {
       const promise = slot.handle.api.evaluate(request(item));

@@ -3,6 +3,7 @@
  * sample appended as soon as its question is scored, under the run's lock (ports.ts). A resume (after pause, a lost GPU, a reload or a closed tab) generates
  * only the (index, sample) keys not stored. The loop itself is src/core/run/generation.ts.
  */
+import { datasetExRule } from './ex-rule.ts';
 import type { Engine } from '../core/engine/engine.ts';
 import {
   buildPrompt,
@@ -59,7 +60,8 @@ export async function startGenerationRun(
       databases: { ...dataset.databases },
     },
     subset: { description: req.subset.description, indices },
-    config: req.config,
+    // Spider's own rule for a Spider dataset (docs/spider-rules.md).
+    config: datasetExRule(dataset, req.config.exRule) === 'spider' ? { ...req.config, exRule: 'spider' } : req.config,
     samplesPerQuestion: req.spec.params.n,
     executor: ctx.executors.name,
   };

@@ -12,6 +12,8 @@ import type { SchemaSource } from '../core/prompt/schema-source.ts';
 import type { RunHeader, SampleRecord } from '../core/run/types.ts';
 import type { SuiteCache } from '../core/ts/suite.ts';
 import type { EvalItem } from '../core/types.ts';
+import type { GoldOverlayRecord } from '../core/run/overlay-record.ts';
+import type { VersionCheckRecord } from '../core/run/version-effects.ts';
 import type { DbSource } from '../adapters/sql-pool.ts';
 import type { DatasetRecord, GenerationPlan, PairJob, PairedPredictions } from '../adapters/store/records.ts';
 import type { RunSession } from '../adapters/store/run-session.ts';
@@ -59,6 +61,20 @@ export interface DatasetPort {
   suiteCache(databases: Record<string, string>): SuiteCache;
 }
 
+/**
+ * What is stored with a run besides its samples, by run id: the corrected-gold overlay
+ * (docs/gold-overlays.md) and the version check (docs/version-effects.md).
+ */
+export interface RunExtrasPort {
+  overlay(runId: string): Promise<GoldOverlayRecord | undefined>;
+  /** Replaces the run's overlay. */
+  putOverlay(record: GoldOverlayRecord): Promise<void>;
+  removeOverlay(runId: string): Promise<void>;
+  versionCheck(runId: string): Promise<VersionCheckRecord | undefined>;
+  /** Replaces the run's version check. */
+  putVersionCheck(record: VersionCheckRecord): Promise<void>;
+}
+
 /** Locks and writing sessions: one writer per run across tabs. */
 export interface RunSessionPort {
   /** Runs `body` holding the run's lock; throws LOCKED with `lockedMessage` when another tab holds it. */
@@ -79,6 +95,11 @@ export interface ExecutorFactory {
   /** Written into each run header, e.g. `sql.js in Web Workers (browser)`. */
   readonly name: string;
   createExecutor(source: DbSource, extras?: { suiteCache?: SuiteCache }): SqlExecutor;
+  /**
+   * The older SQLite generation (sql.js 1.8.0, SQLite 3.39.3) that re-runs version-sensitive
+   * samples, loaded on demand (docs/version-effects.md); absent where there is none.
+   */
+  createOlderExecutor?(source: DbSource): Promise<SqlExecutor>;
   /** A SQL worker of its own that reads schemas and sample rows (prompts); `dispose` ends it. */
   openSchemaSource(source: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }>;
 }
@@ -86,6 +107,7 @@ export interface ExecutorFactory {
 export interface AppPorts {
   runs: RunRepositoryPort;
   datasets: DatasetPort;
+  extras: RunExtrasPort;
   sessions: RunSessionPort;
   pairing: PairingPort;
   executors: ExecutorFactory;

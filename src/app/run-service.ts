@@ -14,9 +14,11 @@ import { StoreError } from '../adapters/store/errors.ts';
 import type { DatasetRecord, PairJob, PredictionsInput, RunHooks } from '../adapters/store/records.ts';
 import { exportBatchFiles } from './batch-export.ts';
 import { databaseSchemas, previewGenerationPrompt, resumeGenerationRun, startGenerationRun } from './generation-run.ts';
-import { compareRunWithOverlay } from './overlay-service.ts';
+import { attachRunOverlay, compareRunWithOverlay } from './overlay-service.ts';
+import { measureRunVersionEffects } from './version-check-service.ts';
 import type { AppPorts, RunService } from './ports.ts';
 import { withStoredScore } from './run-score.ts';
+import { datasetExRule, underRule } from './ex-rule.ts';
 
 /** Gold self-test: EX only, the official timeout, writes allowed as in the official evaluator. */
 const SELF_TEST_CONFIG: RunHeader['config'] = {
@@ -147,7 +149,12 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
         gold: dataset.gold,
         fence: req.config.fence,
       });
-      const items = selectItems(paired.items, req.subset.indices);
+      const ruled = underRule(
+        req.config,
+        selectItems(paired.items, req.subset.indices),
+        datasetExRule(dataset, req.config.exRule),
+      );
+      const items = ruled.items;
       if (items.length === 0) {
         throw new WorkbenchError(
           'MISMATCH',
@@ -156,7 +163,7 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
         );
       }
       const subset = { description: req.subset.description, indices: [...new Set(items.map((it) => it.index))] };
-      const header = newHeader(ctx, { name: req.name, subset, config: req.config }, dataset, {
+      const header = newHeader(ctx, { name: req.name, subset, config: ruled.config }, dataset, {
         name: req.predictions.name,
         sha256: paired.sha256,
         bytes: paired.bytes,
@@ -212,7 +219,7 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
       const dataset = await ctx.datasets.get(datasetId);
       const stored = await ctx.datasets.storedDbIds(dataset.databases);
       // Questions without a database cannot test their gold: they are left out, not listed as failures.
-      const items: EvalItem[] = dataset.gold
+      const found: EvalItem[] = dataset.gold
         .map((g, index) => ({
           index,
           questionId: dataset.questions[index]?.questionId ?? index,
@@ -223,6 +230,7 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
           extraction: { rule: 'sql-line' as const, thinkStripped: false },
         }))
         .filter((it) => stored.has(it.dbId));
+      const { config, items } = underRule({ ...SELF_TEST_CONFIG }, found, datasetExRule(dataset));
       if (items.length === 0) {
         throw new StoreError(
           'NOT_FOUND',
@@ -235,7 +243,7 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
         {
           name: `${dataset.name}: gold self-test`,
           subset: { description: 'questions with a stored database', indices: items.map((it) => it.index) },
-          config: { ...SELF_TEST_CONFIG },
+          config,
         },
         dataset,
         {
@@ -280,6 +288,21 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
     },
     async compareGoldOverlay(runId, overlay, signal) {
       return compareRunWithOverlay(await context(), runId, overlay, signal);
+    },
+    async attachGoldOverlay(runId, overlay, signal) {
+      return attachRunOverlay(await context(), runId, overlay, signal);
+    },
+    async goldOverlay(runId) {
+      return (await context()).extras.overlay(runId);
+    },
+    async removeGoldOverlay(runId) {
+      await (await context()).extras.removeOverlay(runId);
+    },
+    async measureVersionEffects(runId, signal) {
+      return measureRunVersionEffects(await context(), runId, signal);
+    },
+    async versionCheck(runId) {
+      return (await context()).extras.versionCheck(runId);
     },
     async databaseSchemas(runId) {
       const ctx = await context();

@@ -1,8 +1,19 @@
 /** Shared data shapes of the evaluation core. Plain data only: they cross workers and go to JSON. */
 
-/** BIRD's three buckets; anything else (Spider, custom data without difficulty) is `unknown`. */
-export type Difficulty = 'simple' | 'moderate' | 'challenging' | 'unknown';
+/**
+ * BIRD's three buckets, Spider's four hardness levels (src/core/sql/spider-hardness.ts, from
+ * the gold SQL); anything else (custom data without difficulty) is `unknown`.
+ */
+export type Difficulty = 'simple' | 'moderate' | 'challenging' | 'easy' | 'medium' | 'hard' | 'extra' | 'unknown';
 export const DIFFICULTIES: readonly Difficulty[] = ['simple', 'moderate', 'challenging'];
+export const SPIDER_LEVELS: readonly Difficulty[] = ['easy', 'medium', 'hard', 'extra'];
+/** Every bucket, in the order the tables show them. */
+export const ALL_DIFFICULTIES: readonly Difficulty[] = [...DIFFICULTIES, ...SPIDER_LEVELS, 'unknown'];
+
+/** The columns of the official table: Spider's levels when the run has them, BIRD's otherwise (then `total`). */
+export function tableLevels(present: Partial<Record<string, unknown>>): Difficulty[] {
+  return SPIDER_LEVELS.some((l) => present[l] !== undefined) ? [...SPIDER_LEVELS] : [...DIFFICULTIES];
+}
 
 /** One benchmark question (BIRD or Spider), normalised. */
 export interface Question {
@@ -138,6 +149,23 @@ export interface ItemResult {
   goldOrderDependent?: boolean;
   /** EX accepts the prediction in SQLite's usual row order but not with unordered selects reversed. */
   passesByRowOrder?: boolean;
+  /**
+   * The item re-run on an older SQLite generation because it is flagged version-sensitive
+   * (src/core/run/version-effects.ts): that engine's verdict; absent when not re-run.
+   */
+  versionCheck?: VersionCheck;
+}
+
+/** An item's verdict on the second, older SQLite engine (src/core/run/version-effects.ts). */
+export interface VersionCheck {
+  /** `select sqlite_version()` of that engine, e.g. `3.39.3`. */
+  sqliteVersion: string;
+  ex: 0 | 1;
+  softF1: number | null;
+  status: ItemStatus;
+  error: string | null;
+  /** EX or Soft-F1 differs from the item's own verdict. */
+  differs: boolean;
 }
 
 /** A value of a counterexample table, JSON-safe: INTEGER beyond 2^53 as its digits, a BLOB as hex. */

@@ -1,3 +1,9 @@
 declare module 'comlink/dist/esm/node-adapter.mjs' {
   export { default } from 'comlink/dist/esm/node-adapter';
 }
+
+/** sql.js 1.8.0 under the npm alias `sql.js-1.8` (workers/sql-legacy.worker.ts): the same API as sql.js. */
+declare module 'sql.js-1.8' {
+  import initSqlJs from 'sql.js';
+  export default initSqlJs;
+}

@@ -18,6 +18,8 @@ export interface BrowserStoreOptions extends IdbStoreOptions {
   createExecutor?: ExecutorFactory['createExecutor'];
   /** Written into each run header. */
   executorName?: string;
+  /** The older SQLite engine of version checks (default: sql.js 1.8.0 in a worker, imported on demand). */
+  createOlderExecutor?: ExecutorFactory['createOlderExecutor'];
 }
 
 export function createBrowserStore(options: BrowserStoreOptions = {}): WorkbenchStore {
@@ -27,6 +29,11 @@ export function createBrowserStore(options: BrowserStoreOptions = {}): Workbench
     createExecutor:
       options.createExecutor ?? ((source, extras) => createBrowserSqlPool(source, undefined, extras?.suiteCache)),
     openSchemaSource: openBrowserSchemaSource,
+    // sql.js 1.8.0 (SQLite 3.39.3): imported only when a run's flagged samples are re-run, so its
+    // worker and wasm are fetched then and never before (docs/version-effects.md).
+    createOlderExecutor:
+      options.createOlderExecutor ??
+      (async (source) => (await import('../adapters/browser/sql-legacy-host.ts')).createLegacyBrowserSqlPool(source)),
   };
   const service = createRunService(
     store.persistence.then((p) => ({ ...p, pairing: { pair: pairInWorker, hashText: sha256Text }, executors })),

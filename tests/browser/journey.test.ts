@@ -1,4 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
@@ -69,6 +71,7 @@ describe.skipIf(browserSkipReason())(
   () => {
     let { server, browser, page, watch } = {} as AppSession;
     let runA = '';
+    let runB = '';
     let exTotalA = '';
     let wrongIndex = -1;
     let questions: BirdQuestion[] = [];
@@ -291,7 +294,7 @@ describe.skipIf(browserSkipReason())(
     it('compares two runs and opens a fixed question side by side; a reload lands on the same view', async () => {
       const run = await startRun(page, { datasetName: 'BIRD mini-dev', predictions: LLAMA8B, name: 'llama-3-8b kg' });
       expect(run.error).toBeNull();
-      const runB = run.runId!;
+      runB = run.runId!;
       // The runs list tells runs apart by their samples per question.
       await page.getByTestId('nav-runs').click();
       expect(await page.locator('[data-testid="run-n"]').allTextContents()).toEqual(
@@ -358,5 +361,147 @@ describe.skipIf(browserSkipReason())(
       expect(await read()).toEqual(shown);
       await screen('09-after-reload');
     });
+
+    // ---- Issue 23, items 5-7: overlays that stay, Spider's own rules, version effects measured ----
+
+    it('overlay: attached, kept over a reload, the second headline; a flipped item shows the corrected gold; RL and Compare score against either gold', async () => {
+      const overlayFile = sharedData('bird', 'corrections', 'arcwise_plat_sql_only_with_diff.json');
+      const corrections = JSON.parse(readFileSync(overlayFile, 'utf8')) as { question_id: string; SQL: string }[];
+      await page.goto(`${server.url}#/run/${encodeURIComponent(runA)}`);
+      await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+      await page.getByTestId('overlay-file').setInputFiles(overlayFile);
+      await page.locator('[data-testid="gold-overlay"][data-attached="true"]').waitFor({ timeout: 120_000 });
+      const headline = async () => (await page.getByTestId('headline').textContent())?.replace(/\s+/g, ' ').trim();
+      // The same totals as the CLI's --gold-overlay on this file (77.14 and 75.71).
+      const want = `EX ${exTotalA} · corrected 75.71 against arcwise_plat_sql_only_with_diff.json`;
+      expect(await headline()).toBe(want);
+      expect(Number(await page.getByTestId('overlay-changed-count').getAttribute('data-count'))).toBe(20);
+      await page.reload();
+      await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+      await page.locator('[data-testid="gold-overlay"][data-attached="true"]').waitFor();
+      expect(await headline()).toBe(want);
+      await screen('10-overlay-dashboard');
+      // #1376: EX 1 against the official gold, 0 against the corrected one.
+      await page.locator('[data-testid="overlay-changed"] li[data-question-id="1376"] a').click();
+      const corrected = page.getByTestId('item-corrected-gold');
+      await corrected.waitFor();
+      expect(await corrected.getAttribute('data-ex-official')).toBe('1');
+      expect(await corrected.getAttribute('data-ex-corrected')).toBe('0');
+      const sql = corrections.find((c) => c.question_id === '1376')!.SQL;
+      expect((await page.getByTestId('corrected-gold-sql').textContent())?.replace(/\s+/g, ' ').trim()).toBe(
+        sql.replace(/\s+/g, ' ').trim(),
+      );
+      expect(Number(await page.getByTestId('corrected-gold-result').getAttribute('data-row-count'))).toBeGreaterThan(0);
+      await screen('11-overlay-item');
+      // The RL view scores against either gold: pass@1 (mean EX) is 108/140, then 106/140.
+      await page.goto(`${server.url}#/run/${encodeURIComponent(runA)}/rl`);
+      const passAt1 = page.locator('[data-testid="rl-headline"] [data-stat="pass_at_1"]');
+      await page.locator('[data-testid="rl-page"][data-loaded="true"]').waitFor({ timeout: 60_000 });
+      expect(Number(await passAt1.getAttribute('data-value'))).toBeCloseTo(108 / 140, 12);
+      await page.getByTestId('rl-gold').selectOption('corrected');
+      await page.waitForFunction(
+        () =>
+          Math.abs(
+            Number(
+              document.querySelector('[data-testid="rl-headline"] [data-stat="pass_at_1"]')?.getAttribute('data-value'),
+            ) -
+              106 / 140,
+          ) < 1e-9,
+        undefined,
+        { timeout: 60_000 },
+      );
+      await page.locator('[data-testid="rl-page"][data-loaded="true"]').waitFor({ timeout: 60_000 });
+      await screen('11b-overlay-rl');
+      // Compare (llama-3-8b against gpt-4o): gpt-4o's overlay is offered, and its 2 lost items change B's EX.
+      await page.goto(`${server.url}#/compare/${encodeURIComponent(runB)}/${encodeURIComponent(runA)}`);
+      const drawn = page.locator(
+        '[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"]',
+      );
+      await drawn.waitFor({ timeout: 60_000 });
+      const overall = async () => (await page.getByTestId('compare-result').textContent())?.replace(/\s+/g, ' ');
+      const before = await overall();
+      await page.getByTestId('compare-gold').selectOption('corrected');
+      await page.waitForFunction(
+        (text) =>
+          document.querySelector('[data-testid="compare-page"]')?.getAttribute('data-ready') === 'true' &&
+          document.querySelector('[data-testid="compare-result"][data-drawn="true"]') !== null &&
+          document.querySelector('[data-testid="compare-result"]')?.textContent?.replace(/\s+/g, ' ') !== text,
+        before,
+        { timeout: 60_000 },
+      );
+      expect(await overall()).not.toBe(before);
+      await screen('11c-overlay-compare');
+    }, 300_000);
+
+    it("a Spider run says which rule scored it (Spider exec match) and groups by Spider's hardness", async () => {
+      const root = path.join(mkdtempSync(path.join(tmpdir(), 'wb-journey-spider-')), 'spider');
+      for (const f of ['dev.json', 'dev_gold.sql']) cpSync(sharedData('spider', f), path.join(root, f));
+      cpSync(
+        sharedData('spider', 'concert_singer', 'concert_singer.sqlite'),
+        path.join(root, 'database', 'concert_singer', 'concert_singer.sqlite'),
+      );
+      const imported = await importDataset(page, { kind: 'spider', name: 'Spider dev (concert_singer)', folder: root });
+      expect(imported.ok, imported.message).toBe(true);
+      const run = await startRun(page, {
+        datasetName: 'Spider dev (concert_singer)',
+        predictions: sharedData('spider', 'dev_gold.sql'),
+        name: 'spider gold',
+        onlyStored: true,
+      });
+      expect(run.error).toBeNull();
+      const rule = page.getByTestId('ex-rule');
+      expect(await rule.getAttribute('data-rule')).toBe('spider');
+      expect(await rule.textContent()).toContain('Spider exec match (test-suite-sql-eval)');
+      const cells = await officialCells(page);
+      expect(Object.keys(cells.count!)).toEqual(['easy', 'medium', 'hard', 'extra', 'total']);
+      expect(cells.count!.total).toBe('45');
+      expect(cells.ex!.total).toBe('100.00');
+      await screen('12-spider-rule');
+      // The BIRD run says its rule too.
+      await page.goto(`${server.url}#/run/${encodeURIComponent(runA)}`);
+      await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+      expect(await page.getByTestId('ex-rule').getAttribute('data-rule')).toBe('bird');
+    }, 300_000);
+
+    it('version effects measured: phi-3-medium #37 shows its verdict on both SQLite versions', async () => {
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(r.url()));
+      /** The older engine's files: its worker, and sql.js 1.8.0's wasm (1.17's is sql-wasm-browser). */
+      const legacy = () =>
+        requests.filter((u) => /sql-legacy/.test(u) || (/sql-wasm/.test(u) && !/sql-wasm-browser/.test(u)));
+      const run = await startRun(page, {
+        datasetName: 'BIRD mini-dev',
+        predictions: PRED('sql_output_kg', 'predict_mini_dev_phi-3-medium-128k-instruct-1_sqlite.json'),
+        name: 'phi-3-medium kg',
+      });
+      expect(run.error).toBeNull();
+      expect((await officialCells(page)).ex!.total).toBe('44.29');
+      const panel = page.getByTestId('version-check');
+      expect(await panel.getAttribute('data-measured')).toBe('false');
+      // The older engine is not loaded until it is needed.
+      expect(legacy()).toEqual([]);
+      await page.getByTestId('version-measure').click();
+      await page.locator('[data-testid="version-check"][data-measured="true"]').waitFor({ timeout: 180_000 });
+      expect(legacy().length).toBeGreaterThan(0);
+      // The count is of verdicts that differ: 1 of the 22 flagged samples (the CLI's and the official script's difference).
+      expect(Number(await page.getByTestId('version-differing').getAttribute('data-count'))).toBe(1);
+      expect(await page.getByTestId('reward-version-measured').textContent()).toContain('1 of 22 flagged samples');
+      await screen('13-version-dashboard');
+      await page.locator('[data-testid="version-differing-list"] li a').first().click();
+      const verdicts = page.getByTestId('item-version-verdicts');
+      await verdicts.waitFor();
+      expect(await page.getByTestId('item-detail').getAttribute('data-index')).toBe('37');
+      expect(await verdicts.getAttribute('data-differs')).toBe('true');
+      expect((await verdicts.textContent())?.replace(/\s+/g, ' ')).toContain('EX 1 on 3.54.1, EX 0 on 3.39.3');
+      // The static flag stays as the reason.
+      expect(await page.getByTestId('version-feature').count()).toBeGreaterThan(0);
+      await page.getByTestId('pred-rows').waitFor();
+      await screen('14-version-item');
+      await page.reload();
+      await page.getByTestId('item-version-verdicts').waitFor();
+      expect((await page.getByTestId('item-version-verdicts').textContent())?.replace(/\s+/g, ' ')).toContain(
+        'EX 1 on 3.54.1, EX 0 on 3.39.3',
+      );
+    }, 300_000);
   },
 );

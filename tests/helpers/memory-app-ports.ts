@@ -18,6 +18,8 @@ import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import type { RunHeader, SampleRecord } from '../../src/core/run/types.ts';
 import { memorySuiteCache } from '../../src/core/ts/suite.ts';
+import type { GoldOverlayRecord } from '../../src/core/run/overlay-record.ts';
+import type { VersionCheckRecord } from '../../src/core/run/version-effects.ts';
 
 /** A dataset record of a questions file, a gold file and the databases under `dbRoot` (sha256 stands in as `db:<id>`). */
 export async function fileDataset(files: { questions: string; gold: string; dbRoot: string }): Promise<DatasetRecord> {
@@ -50,6 +52,8 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
   const runs = new Map<string, RunHeader>();
   const inputs = new Map<string, RunInputs>();
   const samples = new Map<string, SampleRecord[]>();
+  const overlays = new Map<string, GoldOverlayRecord>();
+  const checks = new Map<string, VersionCheckRecord>();
   const locks = new Set<string>();
   const suiteCache = memorySuiteCache();
   const sorted = (runId: string) =>
@@ -82,6 +86,13 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
       storedDbIds: async (databases) => new Set(Object.keys(databases)),
       source: () => folderDbSource(dbRoot),
       suiteCache: () => suiteCache,
+    },
+    extras: {
+      overlay: async (runId) => overlays.get(runId),
+      putOverlay: async (record) => void overlays.set(record.runId, record),
+      removeOverlay: async (runId) => void overlays.delete(runId),
+      versionCheck: async (runId) => checks.get(runId),
+      putVersionCheck: async (record) => void checks.set(record.runId, record),
     },
     sessions: {
       async withLock(runId, lockedMessage, body) {
@@ -126,6 +137,9 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
           size: workers,
           ...(extras?.suiteCache ? { suiteCache: extras.suiteCache } : {}),
         }),
+      // sql.js 1.8.0 (SQLite 3.39.3) in worker_threads: the version check's engine.
+      createOlderExecutor: async (source) =>
+        new SqlPool({ spawn: () => spawnNodeSqlWorker('legacy'), dbSource: source, size: 1 }),
       async openSchemaSource(source, cacheBytes) {
         const worker = spawnNodeSqlWorker();
         await worker.api.init({ cacheBytes });

@@ -76,7 +76,9 @@ describe('run exports', () => {
     const csv = toCsv([sample(1, 'SELECT "x", 2'), sample(0, 'SELECT 1\nFROM t', { error: null, softF1: null })]);
     const lines = csv.split('\r\n');
     expect(lines[0]).toMatch(/^index,question_id,db_id,difficulty,sample,status,ex,soft_f1/);
-    expect(lines[1]).toBe('0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,,,,');
+    expect(lines[1]).toBe(
+      '0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,,,,,,,,,,,',
+    );
     expect(lines[2]).toContain('"SELECT ""x"", 2"');
   });
 
@@ -126,9 +128,14 @@ describe('run exports', () => {
       ['server', undefined, 'model Qwen/Qwen2.5-Coder-7B, system_fingerprint fp_1'],
     ]);
     const lines = toCsv(file.samples).split('\r\n');
-    expect(lines[0]).toMatch(/,gen_device,gen_device_reason,gen_device_detail$/);
-    expect(lines[1]).toMatch(/,cpu,"the WebGPU adapter lacks shader-f16, which llama\.cpp's WebGPU backend needs",$/);
-    expect(lines[2]).toMatch(/,server,,"model Qwen\/Qwen2\.5-Coder-7B, system_fingerprint fp_1"$/);
+    // The overlay's and the version check's columns follow, empty here.
+    expect(lines[0]).toMatch(
+      /,gen_device,gen_device_reason,gen_device_detail,ex_corrected,soft_f1_corrected,gold_sql_corrected,version_check_sqlite,version_check_ex,version_check_soft_f1,version_check_differs$/,
+    );
+    expect(lines[1]).toMatch(
+      /,cpu,"the WebGPU adapter lacks shader-f16, which llama\.cpp's WebGPU backend needs",,,,,,,,$/,
+    );
+    expect(lines[2]).toMatch(/,server,,"model Qwen\/Qwen2\.5-Coder-7B, system_fingerprint fp_1",,,,,,,$/);
     // A header device without its fields is refused, naming the field.
     expect(() =>
       parseRunFile(JSON.stringify({ ...file, run: { ...run, device: { reason: null } } }), 'run.json'),

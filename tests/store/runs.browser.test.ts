@@ -223,8 +223,9 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     expect(parseRunFile(runFileJson(file), 'run.json').samples[1]!.rubric).toEqual(after[1]!.rubric);
     const csv = toCsv(file.samples).split('\r\n');
     expect(csv[0]).toContain(',rubric_id,rubric_score,rubric_explicit,rubric_implicit,rubric_likert');
-    // A replay run has no device: the gen_device columns at the end are empty.
-    expect(csv[2]).toMatch(new RegExp(`,ex-only,${after[1]!.ex},${after[1]!.ex},,,,,$`));
+    // A replay run has no device, no overlay and no version check: the gen_device, corrected and
+    // version_check columns at the end are empty.
+    expect(csv[2]).toMatch(new RegExp(`,ex-only,${after[1]!.ex},${after[1]!.ex},,,,,,,,,,,,$`));
     // A run being evaluated (its Web Lock held, as by another tab) is not written to, and stays as it was.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));

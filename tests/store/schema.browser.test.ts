@@ -35,4 +35,61 @@ describe("IndexedDB schema upgrades keep the user's records", () => {
     expect(await allSamples(db, 'b')).toHaveLength(1);
     db.close();
   });
+
+  it('version 4 (the verdict cache) gains the overlay and version-check stores of version 5 and keeps every record', async () => {
+    // A version-4 database as a user has it: the stores of versions 1 to 4 (the sample blocks of
+    // version 2, the suites of 3, the verdicts of 4), with records in each.
+    const v4 = await openDB(name, 4, {
+      upgrade(db) {
+        for (const s of ['datasets', 'databases', 'runs'])
+          db.createObjectStore(s, { keyPath: s === 'databases' ? 'sha256' : 'id' });
+        db.createObjectStore('chunks');
+        db.createObjectStore('runInputs', { keyPath: 'runId' });
+        db.createObjectStore('sampleBlocks', { keyPath: ['runId', 'block'] });
+        db.createObjectStore('sampleMeta', { keyPath: 'runId' });
+        db.createObjectStore('suites', { keyPath: 'key' });
+        db.createObjectStore('verdicts', { keyPath: 'key' }).createIndex('byUsed', 'used');
+      },
+    });
+    await v4.put('datasets', { id: 'd1', name: 'mini-dev' });
+    await v4.put('runs', { id: 'r1', name: 'kept' });
+    await v4.put('runInputs', { runId: 'r1', items: [] });
+    await v4.put('sampleBlocks', { runId: 'r1', block: 0, samples: [{ index: 0, sample: 0, ex: 1 }] });
+    await v4.put('suites', { key: 'k', suite: {}, createdAt: 'then' });
+    await v4.put('verdicts', { key: 'v', verdict: { status: 'ok', ex: 1 }, used: 7 });
+    v4.close();
+
+    const db = await openWorkbenchDb(name);
+    expect(db.version).toBe(5);
+    expect(SCHEMA_VERSION).toBe(5);
+    expect([...db.objectStoreNames].sort()).toEqual(
+      [
+        'chunks',
+        'databases',
+        'datasets',
+        'overlays',
+        'runInputs',
+        'runs',
+        'sampleBlocks',
+        'sampleMeta',
+        'suites',
+        'verdicts',
+        'versionChecks',
+      ].sort(),
+    );
+    expect(await db.get('datasets', 'd1')).toMatchObject({ name: 'mini-dev' });
+    expect(await db.get('runs', 'r1')).toMatchObject({ name: 'kept' });
+    expect(await db.get('runInputs', 'r1')).toMatchObject({ items: [] });
+    expect(await allSamples(db, 'r1')).toHaveLength(1);
+    expect(await db.get('suites', 'k')).toMatchObject({ createdAt: 'then' });
+    expect(await db.get('verdicts', 'v')).toMatchObject({ used: 7 });
+    expect(await db.countFromIndex('verdicts', 'byUsed')).toBe(1);
+    // The new stores start empty and hold one record per run.
+    expect(await db.count('overlays')).toBe(0);
+    expect(await db.count('versionChecks')).toBe(0);
+    await db.put('overlays', { runId: 'r1' } as never);
+    await db.put('overlays', { runId: 'r1', name: 'again' } as never);
+    expect(await db.count('overlays')).toBe(1);
+    db.close();
+  });
 });

@@ -16,7 +16,7 @@ describe('Spider dataset', () => {
     expect(ds.goldFile?.name).toBe('spider/dev_gold.sql');
     expect(Object.keys(ds.databases).sort()).toEqual([...DBS]);
     const card = await t.store.datasets.card(ds.id);
-    expect(card.byDifficulty).toEqual({ unknown: 1034 });
+    expect(card.byDifficulty).toEqual({ easy: 248, medium: 446, hard: 174, extra: 166 });
     expect(card.byDb.concert_singer).toMatchObject({ questions: 45, knownAs: null });
     expect(card.questionsWithoutDb).toHaveLength(1034 - 45 - 42 - 40);
 
@@ -24,5 +24,7 @@ describe('Spider dataset', () => {
     expect(run.status).toBe('done');
     expect(run.subset.indices).toHaveLength(45 + 42 + 40);
     expect(failures).toEqual([]);
+    // A Spider dataset's run is scored by Spider's own rule (docs/spider-rules.md).
+    expect(run.config.exRule).toBe('spider');
   });
 });

@@ -27,6 +27,7 @@ function storeOf(files: RunFile[]): () => Promise<StoredRuns> {
       onStep(s.length, s.length);
       return s.map(keep);
     },
+    overlay: async () => undefined,
     close: () => undefined,
   });
 }

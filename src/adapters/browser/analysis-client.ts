@@ -53,13 +53,23 @@ export function createAnalysisClient(dbName: string): AnalysisPort {
       const prompts: PromptRow[] = [];
       const onPrompts = proxy((chunk: PromptRow[]) => void prompts.push(...chunk));
       const view = await inWorker(hooks, (api, onProgress) =>
-        api.runStats({ dbName, runId, seed }, onProgress, onPrompts),
+        api.runStats({ dbName, runId, seed, ...(hooks.gold ? { gold: hooks.gold } : {}) }, onProgress, onPrompts),
       );
       return { ...view, prompts };
     },
     compare(runIdA, runIdB, options, hooks = {}): Promise<RunComparison> {
       return inWorker(hooks, (api, onProgress) =>
-        api.compare({ dbName, runIdA, runIdB, resamples: options.resamples, seed: options.seed }, onProgress),
+        api.compare(
+          {
+            dbName,
+            runIdA,
+            runIdB,
+            resamples: options.resamples,
+            seed: options.seed,
+            ...(options.gold ? { gold: options.gold } : {}),
+          },
+          onProgress,
+        ),
       );
     },
   };

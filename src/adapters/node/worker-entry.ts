@@ -14,12 +14,22 @@ export interface WorkerScript {
   workerData: Record<string, unknown>;
 }
 
-/** Which SQLite the SQL worker runs: sql.js (workers/sql.worker.ts) or better-sqlite3 (workers/sql-native.worker.ts). */
-export type SqlEngineName = 'sql.js' | 'native';
+/**
+ * Which SQLite the SQL worker runs: sql.js (workers/sql.worker.ts), better-sqlite3
+ * (workers/sql-native.worker.ts), or `legacy`: sql.js 1.8.0, SQLite 3.39.3
+ * (workers/sql-legacy.worker.ts), which re-runs the version-sensitive items (docs/version-effects.md).
+ */
+export type SqlEngineName = 'sql.js' | 'native' | 'legacy';
+
+const SCRIPT: Record<SqlEngineName, string> = {
+  'sql.js': 'sql.worker',
+  native: 'sql-native.worker',
+  legacy: 'sql-legacy.worker',
+};
 
 /** The SQL worker's script. */
 export function sqlWorkerScript(engine: SqlEngineName = 'sql.js'): WorkerScript {
-  const name = engine === 'native' ? 'sql-native.worker' : 'sql.worker';
+  const name = SCRIPT[engine];
   if (BUNDLED) return { url: new URL(`./${name}.mjs`, import.meta.url), workerData: {} };
   const entry = new URL(`../../../workers/${name}.ts`, import.meta.url);
   return { url: new URL('../../../workers/node-bootstrap.mjs', import.meta.url), workerData: { entry: entry.href } };

@@ -1,10 +1,13 @@
 /**
- * The app's persistence ports (src/app/ports.ts: run repository, datasets, run sessions) over
+ * The app's persistence ports (src/app/ports.ts: run repository, datasets, what is stored with a
+ * run besides its samples, run sessions) over
  * one IndexedDB connection. Plain persistence: headers, inputs, sample blocks, database
  * records, Web Locks and the sample writer; what to run and how is src/app/'s.
  */
 import type { RunHeader } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
+import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
+import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 import { datasetOrThrow, questionsWithDatabase } from './dataset-repository.ts';
 import type { DatasetRecord, GenerationPlan } from './records.ts';
 import { runOrThrow } from './run-repository.ts';
@@ -38,6 +41,13 @@ export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamp
       storedDbIds: (databases: Record<string, string>) => storedDbIds(idb, databases),
       source: (databases: Record<string, string>, datasetName: string) => storeDbSource(idb, databases, datasetName),
       suiteCache: (databases: Record<string, string>) => idbSuiteCache(idb, databases),
+    },
+    extras: {
+      overlay: (runId: string) => idb.get('overlays', runId),
+      putOverlay: async (record: GoldOverlayRecord) => void (await idb.put('overlays', record)),
+      removeOverlay: async (runId: string) => void (await idb.delete('overlays', runId)),
+      versionCheck: (runId: string) => idb.get('versionChecks', runId),
+      putVersionCheck: async (record: VersionCheckRecord) => void (await idb.put('versionChecks', record)),
     },
     sessions: {
       withLock: withRunLock,

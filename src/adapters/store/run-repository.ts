@@ -5,6 +5,7 @@
 import { sampleKey } from '../../core/eval/constants.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
+import { withStoredExtras } from '../../core/run/overlay-record.ts';
 import { deleteUnreferenced } from './dataset-repository.ts';
 import { StoreError, isQuotaError } from './errors.ts';
 import { withRunLock, lockedRunIds } from './run-session.ts';
@@ -53,7 +54,12 @@ export function createRunRepository(
     async delete(runId) {
       const idb = await opened;
       const run = await idb.get('runs', runId);
-      const tx = idb.transaction(['runs', 'runInputs', 'sampleBlocks', 'sampleMeta'], 'readwrite');
+      const tx = idb.transaction(
+        ['runs', 'runInputs', 'sampleBlocks', 'sampleMeta', 'overlays', 'versionChecks'],
+        'readwrite',
+      );
+      void tx.objectStore('overlays').delete(runId);
+      void tx.objectStore('versionChecks').delete(runId);
       void tx.objectStore('runs').delete(runId);
       void tx.objectStore('runInputs').delete(runId);
       void tx.objectStore('sampleBlocks').delete(blockRange(runId));
@@ -62,7 +68,12 @@ export function createRunRepository(
       if (run) await deleteUnreferenced(idb, Object.values(run.dataset.databases));
     },
     async export(runId) {
-      return toRunFile(await runOrThrow(await opened, runId), await samples(runId));
+      const idb = await opened;
+      const run = await runOrThrow(idb, runId);
+      // The overlay and the version check stored with the run go into the file (docs/gold-overlays.md).
+      const [overlay, check] = await Promise.all([idb.get('overlays', runId), idb.get('versionChecks', runId)]);
+      const file = withStoredExtras(run, await samples(runId), overlay, check);
+      return toRunFile(file.run, file.samples);
     },
     async importFile(text, fileName) {
       return storeRunUpload(await opened, text, fileName);

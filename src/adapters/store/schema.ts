@@ -7,11 +7,13 @@ import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { BuiltSuite } from '../../core/ts/suite.ts';
 import type { CachedVerdict } from '../../core/run/verdict-cache.ts';
+import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
+import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 import type { EvalItem } from '../../core/types.ts';
 import type { DatasetRecord, StoredDatabase } from './records.ts';
 
 export const DEFAULT_DB_NAME = 'rlvr-workbench';
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * Database bytes are stored as Blob chunks of this size (the last one shorter). Measured in
@@ -93,6 +95,10 @@ export interface WorkbenchDB extends DBSchema {
   suites: { key: string; value: StoredSuite };
   /** Version 4: the verdict cache (src/core/run/verdict-cache.ts; verdict-cache-idb.ts), by key, with its last use. */
   verdicts: { key: string; value: StoredVerdict; indexes: { byUsed: number } };
+  /** Version 5: the corrected-gold overlay attached to a run (one per run), key runId (core/run/overlay-record.ts). */
+  overlays: { key: string; value: GoldOverlayRecord };
+  /** Version 5: the run's version-sensitive samples re-run on the older SQLite, key runId (core/run/version-effects.ts). */
+  versionChecks: { key: string; value: VersionCheckRecord };
 }
 
 export interface StoredVerdict {
@@ -140,6 +146,11 @@ export async function openWorkbenchDb(name: string = DEFAULT_DB_NAME): Promise<W
       }
       if (oldVersion < 3) database.createObjectStore('suites', { keyPath: 'key' });
       if (oldVersion < 4) database.createObjectStore('verdicts', { keyPath: 'key' }).createIndex('byUsed', 'used');
+      // Version 5 adds two stores keyed by run (docs/gold-overlays.md, docs/version-effects.md); nothing stored before is touched.
+      if (oldVersion < 5) {
+        database.createObjectStore('overlays', { keyPath: 'runId' });
+        database.createObjectStore('versionChecks', { keyPath: 'runId' });
+      }
     },
     blocking() {
       // A newer version wants to upgrade (another tab): let it, this connection is stale.

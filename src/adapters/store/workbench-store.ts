@@ -37,6 +37,8 @@ import type {
 
 export type * from './records.ts';
 import type { OverlayComparison } from '../../core/run/gold-overlay-run.ts';
+import type { GoldChoice, GoldOverlayRecord } from '../../core/run/overlay-record.ts';
+import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 
 /** How much the origin stores, and whether the browser may evict it. */
 export interface StoragePort {
@@ -128,6 +130,19 @@ export interface RunService {
     overlay: { name: string; text: string },
     signal?: AbortSignal,
   ): Promise<OverlayComparison>;
+  /** Scores the overlay and stores it with the run (replacing an earlier one): it survives a reload (docs/gold-overlays.md). */
+  attachGoldOverlay?(
+    runId: string,
+    overlay: { name: string; text: string },
+    signal?: AbortSignal,
+  ): Promise<GoldOverlayRecord>;
+  /** The overlay stored with the run, if any. */
+  goldOverlay?(runId: string): Promise<GoldOverlayRecord | undefined>;
+  removeGoldOverlay?(runId: string): Promise<void>;
+  /** Re-runs the run's version-sensitive samples on the older SQLite (3.39.3) and stores the verdicts (docs/version-effects.md). */
+  measureVersionEffects?(runId: string, signal?: AbortSignal): Promise<VersionCheckRecord>;
+  /** The stored version check of the run, if measured. */
+  versionCheck?(runId: string): Promise<VersionCheckRecord | undefined>;
   /**
    * Stores a playground attempt as the next sample of its question in the dataset's scratch run
    * (made on first use, named "<dataset>: playground attempts"), evaluated like any replay, so it
@@ -142,6 +157,8 @@ export interface AnalysisHooks {
   /** Aborting stops the computation (the worker is terminated) and rejects with an AbortError. */
   signal?: AbortSignal;
   onProgress?: (p: AnalysisProgress) => void;
+  /** Score against the run's stored corrected-gold overlay instead of the official gold (docs/gold-overlays.md). */
+  gold?: GoldChoice;
 }
 
 /**
@@ -153,7 +170,7 @@ export interface AnalysisPort {
   compare(
     runIdA: string,
     runIdB: string,
-    options: { resamples: number; seed: number },
+    options: { resamples: number; seed: number; gold?: GoldChoice },
     hooks?: AnalysisHooks,
   ): Promise<RunComparison>;
 }

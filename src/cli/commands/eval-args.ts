@@ -1,3 +1,4 @@
+import type { ExRule } from '../../core/compare/spider-ex.ts';
 import { OFFICIAL_TIMEOUT_S, OFFICIAL_VES_ITERATIONS } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { WorkbenchError } from '../../core/errors.ts';
@@ -46,13 +47,18 @@ export interface EvalArgs {
   goldOverlay: string | null;
   /** Metric ts: the test suite's seed and size (`--ts-seed`, `--ts-size`; docs/test-suite.md). */
   suite: SuiteSpec;
+  /** `--ex-rule bird|spider`: the execution match of EX (docs/spider-rules.md); null: by dataset (Spider's for a Spider dataset). */
+  exRule: ExRule | null;
+  /** Re-run the version-sensitive items on the older SQLite engine (default on; `--no-version-check` skips it; docs/version-effects.md). */
+  versionCheck: boolean;
 }
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE|DIR|GLOB [--predictions ...] --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves,ts] [--ves-iterations 100] [--ts-seed 1] [--ts-size 8] [--out FILE]
     [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
-    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js|native]`;
+    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js|native]
+    [--ex-rule bird|spider] [--no-version-check]`;
 
 /** R-VES timing repetitions: the official 100, up to 100 times more. */
 const MAX_VES_ITERATIONS = 10_000;
@@ -83,6 +89,8 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
       'gold-overlay': { type: 'string' },
       'ts-seed': { type: 'string' },
       'ts-size': { type: 'string' },
+      'ex-rule': { type: 'string' },
+      'no-version-check': { type: 'boolean' },
     },
     EVAL_USAGE,
   );
@@ -132,6 +140,8 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     shard: values.shard === undefined ? null : parseShard(values.shard),
     goldOverlay: values['gold-overlay'] ?? null,
     suite: suiteFlags(values['ts-seed'], values['ts-size']),
+    exRule: exRuleFlag(values['ex-rule']),
+    versionCheck: !(values['no-version-check'] ?? false),
   };
   if (args.goldOverlay && args.shard) {
     throw bad(
@@ -177,6 +187,15 @@ function engineFlag(v: string | undefined): 'sql.js' | 'native' {
   throw bad(
     '--engine',
     `expected sql.js (the default, the browser's engine) or native (better-sqlite3), got ${JSON.stringify(v)}`,
+  );
+}
+
+function exRuleFlag(v: string | undefined): ExRule | null {
+  if (v === undefined) return null;
+  if (v === 'bird' || v === 'spider') return v;
+  throw bad(
+    '--ex-rule',
+    `expected bird (BIRD's set equality) or spider (test-suite-sql-eval's exec match), got ${JSON.stringify(v)}`,
   );
 }
 

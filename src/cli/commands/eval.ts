@@ -36,6 +36,17 @@ import { rewardCounts } from '../../core/run/item-annotations.ts';
 import { checkOverlayKnown, parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
 import { goldIssuesReport, overlayReport, sqliteLine, versionReport } from '../../core/run/reward-report.ts';
+import { EX_RULE_LABEL, type ExRule } from '../../core/compare/spider-ex.ts';
+import { withSpiderHardness } from '../../core/sql/spider-hardness.ts';
+import { SPIDER_LEVELS, type Question } from '../../core/types.ts';
+import {
+  measureVersionEffects,
+  versionEffectsJson,
+  versionEffectsOf,
+  versionSensitive,
+  type VersionEffects,
+} from '../../core/run/version-effects.ts';
+import type { ScoreConfig } from '../../core/run/score-run.ts';
 
 export const usage = EVAL_USAGE;
 
@@ -147,6 +158,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     if (!cache || cache.empty) pool.warm();
     const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
     const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
+    const exRule = args.exRule ?? (await datasetRule(args.gold, questions));
     const several = targets.length > 1;
     const plans: FilePlan[] = [];
     let from = 0;
@@ -156,7 +168,9 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
         { strict: args.strict },
       );
       // A shard evaluates its databases' items; the pairing and its findings are the whole file's.
-      const items = args.shard ? shardItems(plan.items, args.shard) : plan.items;
+      const shardOf = args.shard ? shardItems(plan.items, args.shard) : plan.items;
+      // Spider's rule groups by Spider's hardness: a question without a level gets its gold's.
+      const items = exRule === 'spider' ? withSpiderHardness(shardOf) : shardOf;
       const warnings = [...plan.findings.map(findingText), ...plan.warnings];
       for (const w of warnings) process.stderr.write(`warning: ${several ? `${target.predictions}: ` : ''}${w}\n`);
       plans.push({ target, plan, items, warnings, from });
@@ -191,7 +205,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     const known = (await cache?.knownFacts(dbIds)) ?? (cache ? await readDbFacts(pool, dbIds) : undefined);
     // The run files record the databases as they were before the run, and check them after it.
     const hashed = targets.some((t) => t.runOut) ? await hashDatabases(args.dbRoot, dbIds) : undefined;
-    const config = { ...args, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
+    const config = { ...args, exRule, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
     const questionOf = questions ? (i: number) => questions[i]?.question ?? null : undefined;
     // The run recipe over every file's items: each gold executed once per question and worker,
     // identical predictions once (reuse.ts), verdicts from the cache where it has them.
@@ -223,6 +237,14 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     await cache?.save();
     if (outcome.results.length !== allItems.length)
       throw new WorkbenchError('INTERNAL', `${allItems.length - outcome.results.length} item(s) did not finish`);
+    // Version effects measured: the flagged items again on the older SQLite (sql.js 1.8.0),
+    // never through the verdict cache (docs/version-effects.md).
+    const effects =
+      args.versionCheck && versionSensitive(outcome.results).length > 0
+        ? await measureOnOlderSqlite(args, allItems, outcome.results, config, facts.sqliteVersion)
+        : null;
+    const allResults = effects?.results ?? outcome.results;
+    const allRecords = effects ? withChecks(outcome.records, allResults) : outcome.records;
     // Before anything is written: a database replaced during the run makes its results unreliable.
     if (hashed) await checkDatabasesUnchanged(args.dbRoot, hashed, shownDbRoot);
     const hits = cache?.hits() ?? new Set<number>();
@@ -243,8 +265,10 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     };
     const rows: string[][] = [];
     for (const p of plans) {
-      const results = outcome.results.slice(p.from, p.from + p.items.length);
-      const records = outcome.records.slice(p.from, p.from + p.items.length);
+      const results = allResults.slice(p.from, p.from + p.items.length);
+      const records = allRecords.slice(p.from, p.from + p.items.length);
+      const fileEffects =
+        effects && several ? versionEffectsOf(results, options.metrics, effects.mainVersion) : effects;
       const summary = several ? summarize(results, options.metrics) : outcome.summary;
       const cached = fromCache(p);
       // Items whose queries ran, items that took the verdict of an identical item (src/core/run/reuse.ts), verdicts from the cache.
@@ -257,7 +281,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
             gold_executed: outcome.goldExecuted,
             from_cache: cached,
           };
-      if (!several) printReport(args, summary, results, facts, comparison);
+      if (!several) printReport(args, summary, results, facts, comparison, exRule, fileEffects);
       rows.push(tableRow(p.target, summary, results, cached));
       await writeOutputs(args, shownDbRoot, p, results, summary, {
         formula,
@@ -265,6 +289,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
         suites,
         facts,
         comparison,
+        effects: fileEffects,
+        exRule,
         executions,
         // A run file of a shared run counts the shared run's executions (its items may have been reused from another file).
         runExecutions: { executed: shared.executed, reused: outcome.reused, fromCache: cached },
@@ -276,7 +302,9 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     if (several || args.outDir) {
       const table = [TABLE_HEAD, ...rows].map((r) => r.join('\t')).join('\n') + '\n';
       process.stdout.write(table);
+      process.stdout.write(`EX rule: ${EX_RULE_LABEL[exRule]}\n`);
       process.stdout.write(`${sqliteLine(facts.sqliteVersion, engineName(args))}\n`);
+      if (effects) process.stdout.write(`${versionReport(allResults, effects).split('\n')[0]}\n`);
       process.stdout.write(
         `${plans.length} file(s), ${allItems.length} items: ${shared.executed} executed, ${shared.reused} reused, ${shared.from_cache} from the verdict cache, gold executed ${shared.gold_executed} times\n`,
       );
@@ -285,6 +313,49 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
   } finally {
     await pool.dispose();
   }
+}
+
+/**
+ * The EX rule of a run without --ex-rule: Spider's for a Spider dataset (its questions carry
+ * Spider's levels, or, without --dataset, Spider's tables.json lies beside the gold file).
+ */
+async function datasetRule(goldFile: string, questions: readonly Question[] | null): Promise<ExRule> {
+  if (questions) return questions.some((q) => SPIDER_LEVELS.includes(q.difficulty)) ? 'spider' : 'bird';
+  const tables = await stat(path.join(path.dirname(goldFile), 'tables.json')).catch(() => null);
+  return tables?.isFile() ? 'spider' : 'bird';
+}
+
+/** The flagged items on sql.js 1.8.0 (SQLite 3.39.3), in a pool of their own. */
+async function measureOnOlderSqlite(
+  args: EvalArgs,
+  items: readonly EvalItem[],
+  results: readonly ItemResult[],
+  config: ScoreConfig,
+  mainVersion: string | null,
+): Promise<VersionEffects> {
+  const older = createNodeSqlPool({
+    dbRoot: args.dbRoot,
+    workers: Math.min(2, args.workers ?? availableParallelism()),
+    engine: 'legacy',
+  });
+  try {
+    const first = items[versionSensitive(results)[0]!]!.dbId;
+    const version = (await readDbFacts(older, [first])).sqliteVersion ?? 'older';
+    return await measureVersionEffects(
+      items,
+      results,
+      config,
+      { executor: older, reuse: args.reuse },
+      { main: mainVersion, other: version },
+    );
+  } finally {
+    await older.dispose();
+  }
+}
+
+/** The records with each re-run sample's check (records and results are parallel). */
+function withChecks(records: readonly SampleRecord[], results: readonly ItemResult[]): SampleRecord[] {
+  return records.map((r, i) => (results[i]!.versionCheck ? { ...r, versionCheck: results[i]!.versionCheck } : r));
 }
 
 /** The executor named in the outputs (and in the verdict cache's key). */
@@ -330,8 +401,12 @@ function printReport(
   results: readonly ItemResult[],
   facts: DbFacts,
   comparison: OverlayComparison | null,
+  exRule: ExRule,
+  effects: VersionEffects | null,
 ): void {
+  // The official layout first (the official evaluator's printout), then which rule scored it.
   process.stdout.write(officialTable(summary) + '\n');
+  process.stdout.write(`EX rule: ${EX_RULE_LABEL[exRule]}\n`);
   const note = samplesNote(summary);
   if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
   const detail = detailReport(summary);
@@ -340,7 +415,7 @@ function printReport(
     '\n' +
       sqliteLine(facts.sqliteVersion, engineName(args)) +
       '\n' +
-      versionReport(results) +
+      versionReport(results, effects ?? undefined) +
       '\n' +
       goldIssuesReport(results) +
       '\n',
@@ -354,6 +429,9 @@ interface OutputFacts {
   suites: Record<string, SuiteStats & { chosen: number[] }>;
   facts: DbFacts;
   comparison: OverlayComparison | null;
+  /** The version check of this file's items (null: not measured). */
+  effects: VersionEffects | null;
+  exRule: ExRule;
   executions: Record<string, unknown>;
   runExecutions: { executed: number; reused: number; fromCache: number };
   questions: Awaited<ReturnType<typeof readQuestionsInput>> | null;
@@ -373,7 +451,7 @@ async function writeOutputs(
   o: OutputFacts,
 ): Promise<void> {
   const { target, plan, items } = p;
-  const { comparison, facts, formula, questions } = o;
+  const { comparison, facts, formula, questions, effects } = o;
   const counts = rewardCounts(results);
   if (target.out) {
     const out = {
@@ -417,9 +495,11 @@ async function writeOutputs(
           count: counts.versionSensitive.length,
           question_ids: [...new Set(counts.versionSensitive.map((r) => r.questionId))],
         },
+        ...(effects ? { version_effects: versionEffectsJson(effects) } : {}),
         gold_issues: { count: new Set(counts.goldIssues.map((r) => r.index)).size, by_kind: counts.goldIssueKinds },
         ...(comparison ? { gold_overlay: overlayJson(comparison) } : {}),
         reward_formula: formula.text,
+        ex_rule: o.exRule,
         executions: o.executions,
         ...(args.shard ? { shard: args.shard } : {}),
       }),
@@ -432,11 +512,25 @@ async function writeOutputs(
   }
   if (target.runOut) {
     const header = {
-      ...(await evalRunHeader({ ...args, predictions: target.predictions }, items, results, o.hashed)),
+      ...(await evalRunHeader(
+        { ...args, exRule: o.exRule, predictions: target.predictions },
+        items,
+        results,
+        o.hashed,
+      )),
       executor: engineName(args),
+      executions: o.runExecutions,
       // The SQLite that gave the verdicts, as the app's runs record it (the report's provenance shows it).
       ...(facts.sqliteVersion ? { sqliteVersion: facts.sqliteVersion } : {}),
-      executions: o.runExecutions,
+      ...(effects
+        ? {
+            versionCheck: {
+              sqliteVersion: effects.otherVersion,
+              checked: effects.checked,
+              differing: effects.differing.length,
+            },
+          }
+        : {}),
       ...(args.shard ? { shard: args.shard } : {}),
     };
     const file = toRunFile(header, o.records, questions ? runQuestions(items, questions) : undefined);

@@ -112,6 +112,7 @@ export async function evalRunHeader(
       vesIterations: args.vesIterations,
       rewardFormula: args.reward,
       ...(args.metrics.includes('ts') ? { suite: args.suite } : {}),
+      ...(args.exRule === 'spider' ? { exRule: 'spider' as const } : {}),
     },
     samplesPerQuestion: Math.max(1, maxOf([...perQuestion.values()])),
     executor: executorName(),

@@ -11,6 +11,7 @@ import type { MetricName } from '../eval/executor.ts';
 import type { Difficulty, EvalItem, ItemResult, ItemStatus } from '../types.ts';
 import { toRunFile } from '../runfile/export.ts';
 import type { RunFile, RunQuestion } from '../run/types.ts';
+import { versionEffectsJson, versionEffectsOf } from '../run/version-effects.ts';
 
 export interface Shard {
   /** 1-based shard number. */
@@ -242,7 +243,8 @@ export function mergeReports(
       sqlite_version: field((r) => r.summary.sqlite_version),
       'summary fields (the version of the workbench)': field((r) =>
         Object.keys(r.summary)
-          .filter((k) => k !== 'shard')
+          // A shard without a version-sensitive item re-ran none (no version_effects): merge recomputes it.
+          .filter((k) => k !== 'shard' && k !== 'version_effects')
           .sort(),
       ),
     },
@@ -256,7 +258,16 @@ export function mergeReports(
   const items = ordered.flatMap((r) => r.items).sort(byItemOrder);
   const first = ordered[0]!.summary;
   const summary = summarize(items.map(resultOf), first.metrics);
-  const keep = ['warnings', 'pairing_findings', 'inputs', 'engine', 'executor', 'sqlite_version', 'reward_formula'];
+  const keep = [
+    'warnings',
+    'pairing_findings',
+    'inputs',
+    'engine',
+    'executor',
+    'sqlite_version',
+    'reward_formula',
+    'ex_rule',
+  ];
   const extra: Record<string, unknown> = {};
   for (const k of keep) {
     if (k in first) extra[k] = first[k];
@@ -264,7 +275,8 @@ export function mergeReports(
     if (k === 'sqlite_version' && k in first)
       extra[k] = ordered.map((r) => r.summary[k]).find((v) => v !== null) ?? null;
     // The version and gold-check counts (issue 13) are recomputed over every shard's items, in eval's key order.
-    if (k === 'sqlite_version' && 'version_sensitive' in first) Object.assign(extra, rewardCountsJson(items));
+    if (k === 'sqlite_version' && 'version_sensitive' in first)
+      Object.assign(extra, rewardCountsJson(items, first.metrics, extra.sqlite_version as string | null));
   }
   type Executions = Record<'items' | 'executed' | 'reused' | 'gold_executed' | 'from_cache', number>;
   const executions = sumCounts(
@@ -284,16 +296,38 @@ type AnnotatedItem = {
   gold_issues?: { kind: string }[];
 };
 
-/** `version_sensitive` and `gold_issues` of an eval summary, from its items (as eval computes them from its results). */
-function rewardCountsJson(items: readonly unknown[]) {
+/**
+ * `version_sensitive`, `version_effects` (when items were re-run on the older SQLite) and
+ * `gold_issues` of an eval summary, from its items (as eval computes them from its results).
+ */
+function rewardCountsJson(items: readonly unknown[], metrics: MetricName[], mainVersion: string | null) {
   const all = items as AnnotatedItem[];
   const flagged = all.filter((i) => (i.version_features?.length ?? 0) > 0);
   const withIssues = all.filter((i) => (i.gold_issues?.length ?? 0) > 0);
   const byKind: Record<string, number> = {};
   for (const i of withIssues)
     for (const k of new Set(i.gold_issues!.map((g) => g.kind))) byKind[k] = (byKind[k] ?? 0) + 1;
+  const effects = versionEffectsOf(
+    (items as Record<string, unknown>[]).map((j) => {
+      const c = j.version_check as Record<string, unknown> | undefined;
+      const r = resultOf(j);
+      if (c)
+        r.versionCheck = {
+          sqliteVersion: c.sqlite_version as string,
+          ex: c.ex as 0 | 1,
+          softF1: c.soft_f1 as number | null,
+          status: c.status as ItemStatus,
+          error: c.error as string | null,
+          differs: c.differs as boolean,
+        };
+      return r;
+    }),
+    metrics,
+    mainVersion,
+  );
   return {
     version_sensitive: { count: flagged.length, question_ids: [...new Set(flagged.map((i) => i.question_id))] },
+    ...(effects ? { version_effects: versionEffectsJson(effects) } : {}),
     gold_issues: { count: new Set(withIssues.map((i) => i.index)).size, by_kind: byKind },
   };
 }
@@ -379,24 +413,29 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
     );
   }
   const sortedDbs = Object.fromEntries(Object.entries(databases).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  // A shard whose databases are all missing read no SQLite version: the others' (equal, checked above) stands for the run.
-  const sqliteVersion = ordered.find((f) => f.run.sqliteVersion !== undefined)?.run.sqliteVersion;
-  const { shard: _shard, sqliteVersion: _version, executions: _executions, ...header } = head;
-  void _shard;
-  void _version;
-  void _executions;
+  const { shard: _shard, sqliteVersion: _v, versionCheck: _c, ...header } = head;
+  void [_shard, _v, _c];
+  // A shard of missing databases read no SQLite version; the version check is of every shard's samples.
+  const sqliteVersion = ordered.map((f) => f.run.sqliteVersion).find((v) => v !== undefined);
+  const samples = ordered.flatMap((f) => f.samples);
+  const checked = samples.filter((s) => s.versionCheck);
   const run = {
     ...header,
     dataset: { ...head.dataset, databases: sortedDbs },
     subset: { ...head.subset, indices: [...indices].sort((a, b) => a - b) },
     samplesPerQuestion,
-    ...(sqliteVersion !== undefined ? { sqliteVersion } : {}),
     ...(executions ? { executions } : {}),
+    ...(sqliteVersion !== undefined ? { sqliteVersion } : {}),
+    ...(checked.length > 0
+      ? {
+          versionCheck: {
+            sqliteVersion: checked[0]!.versionCheck!.sqliteVersion,
+            checked: checked.length,
+            differing: checked.filter((s) => s.versionCheck!.differs).length,
+          },
+        }
+      : {}),
   };
   const qs = ordered.some((f) => f.questions) ? [...questions.values()].sort((a, b) => a.index - b.index) : undefined;
-  return toRunFile(
-    run,
-    ordered.flatMap((f) => f.samples),
-    qs,
-  );
+  return toRunFile(run, samples, qs);
 }

@@ -1,6 +1,7 @@
 import type { SuiteSpec, SuiteStats } from '../ts/suite.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from './constants.ts';
+import type { ExRule } from '../compare/spider-ex.ts';
 
 /** `ts`: test-suite accuracy with the row-order checks (docs/test-suite.md). */
 export type MetricName = 'ex' | 'soft-f1' | 'r-ves' | 'ts';
@@ -22,6 +23,8 @@ export interface EvalOptions {
   reuse?: boolean;
   /** The test suite's settings for metric `ts` (default DEFAULT_SUITE_SPEC of src/core/ts/suite.ts). */
   suite?: SuiteSpec;
+  /** Which execution match decides EX (docs/spider-rules.md); absent: BIRD's set equality. */
+  exRule?: ExRule;
 }
 
 export const DEFAULT_EVAL_OPTIONS: EvalOptions = {
@@ -74,6 +77,8 @@ export interface EvalConfig {
   readOnly: boolean;
   vesIterations: number;
   suite?: SuiteSpec;
+  /** The execution match of EX (docs/spider-rules.md); absent or null: BIRD's. */
+  exRule?: ExRule | null;
 }
 
 /** The executor's options for a run's configuration; rows are kept for display only when asked. */
@@ -85,5 +90,6 @@ export function evalOptionsOf(config: EvalConfig, previewRows = 0): EvalOptions 
     vesIterations: config.vesIterations,
     previewRows,
     ...(config.suite ? { suite: config.suite } : {}),
+    ...(config.exRule === 'spider' ? { exRule: config.exRule } : {}),
   };
 }

@@ -77,6 +77,19 @@ export function itemJson(r: ItemResult) {
     result_key: r.resultKey ?? null,
     // Issue 13: SQL whose result differs between SQLite versions, and what is wrong with the gold (empty when none).
     version_features: r.versionFeatures ?? [],
+    // The item re-run on the older SQLite engine (flagged items only): its verdict there, and whether it differs.
+    ...(r.versionCheck
+      ? {
+          version_check: {
+            sqlite_version: r.versionCheck.sqliteVersion,
+            ex: r.versionCheck.ex,
+            soft_f1: r.versionCheck.softF1,
+            status: r.versionCheck.status,
+            error: r.versionCheck.error,
+            differs: r.versionCheck.differs,
+          },
+        }
+      : {}),
     gold_issues: r.goldIssues ?? [],
     // Metric ts (docs/test-suite.md): absent without it.
     ...(r.ts !== undefined || r.goldOrderDependent !== undefined

@@ -1,5 +1,6 @@
 import type { MetricName } from './executor.ts';
 import type { BucketScores, Summary } from './summary.ts';
+import { tableLevels } from '../types.ts';
 
 /**
  * Python's `'{:.2f}'.format(x)`: the exact binary value rounded half to even. JavaScript's
@@ -15,7 +16,6 @@ export function formatFixed2(x: number): string {
   return x.toFixed(2);
 }
 
-const LEVELS = ['simple', 'moderate', 'challenging', 'total'] as const;
 const LABEL: Record<MetricName, string> = { ex: 'EX', 'soft-f1': 'Soft-F1', 'r-ves': 'R-VES', ts: 'TS' };
 const FIELD: Record<MetricName, keyof BucketScores> = { ex: 'ex', 'soft-f1': 'softF1', 'r-ves': 'rves', ts: 'ts' };
 
@@ -24,8 +24,10 @@ const pad = (s: string, w = 20) => (s.length >= w ? s : s + ' '.repeat(w - s.len
 /** The official `print_data` layout: one block per metric, 20-character columns. */
 export function officialTable(summary: Summary): string {
   const lines: string[] = [];
-  const cols = LEVELS.map((l) => summary.byDifficulty[l]);
-  lines.push([pad(''), ...LEVELS.map((l) => pad(l))].join(' ').trimEnd());
+  // BIRD's three levels, or Spider's four when the run has them (docs/spider-rules.md).
+  const levels = [...tableLevels(summary.byDifficulty), 'total'] as const;
+  const cols = levels.map((l) => summary.byDifficulty[l]);
+  lines.push([pad(''), ...levels.map((l) => pad(l))].join(' ').trimEnd());
   lines.push([pad('count'), ...cols.map((c) => pad(String(c?.count ?? 0)))].join(' ').trimEnd());
   for (const m of summary.metrics) {
     const label = LABEL[m];

@@ -1,4 +1,4 @@
-import { DIFFICULTIES, type Difficulty, type ItemResult } from '../types.ts';
+import { ALL_DIFFICULTIES, DIFFICULTIES, type Difficulty, type ItemResult } from '../types.ts';
 import type { MetricName } from './executor.ts';
 
 /** Scores of one bucket as percentages (unrounded), or null where the bucket is empty or the metric was not run. */
@@ -29,7 +29,7 @@ export type BucketName = Difficulty | 'total';
 
 export interface Summary {
   metrics: MetricName[];
-  /** simple / moderate / challenging / total, as the official printout; `unknown` when present. */
+  /** simple / moderate / challenging / total, as the official printout; Spider's levels and `unknown` when present. */
   byDifficulty: Partial<Record<BucketName, BucketScores>> & { total: BucketScores };
   byDb: Record<string, BucketScores>;
   /** Items left out because their database is missing, by database. */
@@ -140,9 +140,9 @@ export function summarize(results: readonly ItemResult[], metrics: readonly Metr
   const byDb: Record<string, BucketScores> = {};
   if (spq.max <= 1) {
     byDifficulty.total = bucket(scored, metrics);
-    for (const d of [...DIFFICULTIES, 'unknown'] as const) {
+    for (const d of ALL_DIFFICULTIES) {
       const items = scored.filter((r) => r.difficulty === d);
-      if (d !== 'unknown' || items.length > 0) byDifficulty[d] = bucket(items, metrics);
+      if (DIFFICULTIES.includes(d) || items.length > 0) byDifficulty[d] = bucket(items, metrics);
     }
     for (const db of dbIds)
       byDb[db] = bucket(
@@ -158,9 +158,9 @@ export function summarize(results: readonly ItemResult[], metrics: readonly Metr
     }
     const questions = [...byIndex.values()];
     byDifficulty.total = questionBucket(questions, metrics);
-    for (const d of [...DIFFICULTIES, 'unknown'] as const) {
+    for (const d of ALL_DIFFICULTIES) {
       const qs = questions.filter((rs) => rs[0]!.difficulty === d);
-      if (d !== 'unknown' || qs.length > 0) byDifficulty[d] = questionBucket(qs, metrics);
+      if (DIFFICULTIES.includes(d) || qs.length > 0) byDifficulty[d] = questionBucket(qs, metrics);
     }
     for (const db of dbIds)
       byDb[db] = questionBucket(

@@ -1,3 +1,4 @@
+import { spiderHardness } from '../sql/spider-hardness.ts';
 import { WorkbenchError } from '../errors.ts';
 import type { Difficulty, Question } from '../types.ts';
 import { stripBom } from './gold.ts';
@@ -193,10 +194,13 @@ function toQuestion(row: Row, position: number, sqlKey: 'SQL' | 'query'): Questi
   if (typeof evidence !== 'string') {
     throw new WorkbenchError('BAD_FORMAT', `"evidence" must be a string, found ${describeValue(evidence)}`, where);
   }
+  // Spider's files carry no level: its hardness comes from the gold SQL, by Spider's own rule.
   const difficulty: Difficulty =
     typeof value.difficulty === 'string' && KNOWN_DIFFICULTIES.has(value.difficulty)
       ? (value.difficulty as Difficulty)
-      : 'unknown';
+      : sqlKey === 'query' && typeof value.query === 'string'
+        ? spiderHardness(value.query)
+        : 'unknown';
   return {
     questionId,
     dbId: requireString(value, 'db_id', where, true),

@@ -6,7 +6,16 @@ import { WorkbenchError } from '../errors.ts';
 import { describeValue, isRecord } from './questions.ts';
 import type { ExtractionRule } from '../types.ts';
 
-export const DIFFICULTY_VALUES = ['simple', 'moderate', 'challenging', 'unknown'] as const;
+export const DIFFICULTY_VALUES = [
+  'simple',
+  'moderate',
+  'challenging',
+  'easy',
+  'medium',
+  'hard',
+  'extra',
+  'unknown',
+] as const;
 export const STATUS_VALUES = ['ok', 'error', 'timeout', 'missing-db'] as const;
 export const RULE_VALUES: readonly ExtractionRule[] = [
   'bird-separator',

@@ -10,7 +10,7 @@
  * that only one run has; both are reported as warnings.
  */
 import type { RunFile, SampleRecord } from '../run/types.ts';
-import { DIFFICULTIES, type Difficulty } from '../types.ts';
+import { ALL_DIFFICULTIES, type Difficulty } from '../types.ts';
 import { groupSamples, type GroupedSample, type PromptGroup } from './groups.ts';
 import { mcnemarExactP, pairedBootstrapCi } from './paired-tests.ts';
 import type { Rng } from '../util/rng.ts';
@@ -241,9 +241,7 @@ export function compareRuns(a: ComparedRun, b: ComparedRun, options: CompareOpti
     );
   }
 
-  const difficulties = ([...DIFFICULTIES, 'unknown'] as Difficulty[]).filter((d) =>
-    rows.some((r) => r.difficulty === d),
-  );
+  const difficulties = ALL_DIFFICULTIES.filter((d) => rows.some((r) => r.difficulty === d));
   const dbs = [...new Set(rows.map((r) => r.dbId))].sort();
   const total = difficulties.length + dbs.length + 1;
   let done = 0;

@@ -5,7 +5,7 @@
  */
 import { WorkbenchError } from '../errors.ts';
 import type { SampleRecord } from '../run/types.ts';
-import { DIFFICULTIES, type Difficulty } from '../types.ts';
+import { ALL_DIFFICULTIES, type Difficulty } from '../types.ts';
 import { bestOfNAccuracy, SCORERS, type Scorer } from './best-of-n.ts';
 import { grpoGroup } from './grpo.ts';
 import { groupSamples, type PromptGroup } from './groups.ts';
@@ -204,7 +204,7 @@ export function computeRunStats(samples: readonly SampleRecord[], options: Stats
       options.onProgress(prompts.length, groups.length);
   }
   const byDifficulty: RunStats['byDifficulty'] = {};
-  for (const d of [...DIFFICULTIES, 'unknown'] as const) {
+  for (const d of ALL_DIFFICULTIES) {
     const ps = prompts.filter((p) => p.difficulty === d);
     if (ps.length > 0) byDifficulty[d] = bucket(ps, ks, scorers);
   }

@@ -7,6 +7,7 @@ import type { ItemResult } from '../types.ts';
 import type { OverlayComparison } from './gold-overlay-run.ts';
 import { rewardCounts } from './item-annotations.ts';
 import { formatFixed2 } from '../eval/report.ts';
+import { versionEffectsLine, versionVerdictText, type VersionEffects } from './version-effects.ts';
 
 const who = (r: ItemResult) => `question ${r.questionId}${r.sample ? ` sample ${r.sample}` : ''} (${r.dbId})`;
 
@@ -14,21 +15,43 @@ export function sqliteLine(sqliteVersion: string | null, executor: string): stri
   return `verdicts from SQLite ${sqliteVersion ?? 'unknown'} (${executor}); the official evaluator uses the SQLite that its Python links (3.40.1 on Debian 12)`;
 }
 
-export function versionReport(results: readonly ItemResult[]): string {
+/**
+ * The version-sensitive items. With `effects` (the flagged items re-run on the older engine),
+ * the measured count comes first, then each item whose verdict differs with both verdicts; the
+ * static flag stays as the reason on every line.
+ */
+export function versionReport(
+  results: readonly ItemResult[],
+  effects?: Pick<VersionEffects, 'checked' | 'differing' | 'otherVersion' | 'mainVersion' | 'otherTotal'>,
+): string {
   const { versionSensitive } = rewardCounts(results);
   const scored = results.filter((r) => r.status !== 'missing-db').length;
-  const lines = [
-    `version-sensitive items: ${versionSensitive.length} of ${scored} (SQL whose result can differ between SQLite versions)`,
-  ];
+  const lines: string[] = [];
+  if (effects) {
+    lines.push(versionEffectsLine(effects));
+    for (const r of effects.differing)
+      lines.push(`  ${who(r)}: ${versionVerdictText(r, effects.mainVersion)}${reasons(r)}`);
+  }
+  lines.push(
+    `version-sensitive items: ${versionSensitive.length} of ${scored} (SQL whose result can differ between SQLite versions${effects ? ': the static flag' : ''})`,
+  );
   for (const r of versionSensitive) {
     const parts = new Map<string, string[]>();
     for (const f of r.versionFeatures!) {
       const key = `${f.feature} (${f.since})`;
       parts.set(key, [...(parts.get(key) ?? []), f.where]);
     }
-    lines.push(`  ${who(r)} EX ${r.ex}: ${[...parts].map(([k, w]) => `${k} in ${w.join('+')}`).join('; ')}`);
+    const check = r.versionCheck
+      ? ` · ${r.versionCheck.differs ? 'differs' : 'same'} on ${r.versionCheck.sqliteVersion}`
+      : '';
+    lines.push(`  ${who(r)} EX ${r.ex}: ${[...parts].map(([k, w]) => `${k} in ${w.join('+')}`).join('; ')}${check}`);
   }
   return lines.join('\n');
+}
+
+function reasons(r: ItemResult): string {
+  const f = r.versionFeatures ?? [];
+  return f.length ? ` (flagged: ${[...new Set(f.map((x) => `${x.feature} (${x.since})`))].join('; ')})` : '';
 }
 
 export function goldIssuesReport(results: readonly ItemResult[]): string {

@@ -4,11 +4,12 @@
  */
 import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from '../eval/constants.ts';
 import type { MetricName } from '../eval/executor.ts';
-import type { Difficulty, ItemResult } from '../types.ts';
+import type { Difficulty, ItemResult, ItemStatus } from '../types.ts';
 import type { RubricScores } from '../rubric/scores.ts';
 import type { ChatMessage, Completion } from '../engine/engine.ts';
 import type { PromptFit } from '../prompt/build-prompt.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
+import type { ExRule } from '../compare/spider-ex.ts';
 
 export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
 export const RUN_FILE_VERSION = 1;
@@ -24,6 +25,8 @@ export interface RunConfig {
   rewardFormula: string;
   /** Metric ts: the test suite's seed and size (docs/test-suite.md); absent without ts (then DEFAULT_SUITE_SPEC applies). */
   suite?: SuiteSpec;
+  /** The execution match that decided EX (docs/spider-rules.md); absent in BIRD runs and older runs: BIRD's set equality. */
+  exRule?: ExRule;
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {
@@ -76,6 +79,19 @@ export interface RunHeader {
    * the app evaluated the whole run in one go (absent after a resume, in older and imported runs).
    */
   score?: { ex: number | null; questions: number; samples: number };
+  /**
+   * Version effects measured (src/core/run/version-effects.ts): the flagged samples re-run on the
+   * older SQLite engine, and how many of their verdicts differ; absent when not measured.
+   */
+  versionCheck?: { sqliteVersion: string; checked: number; differing: number };
+  /** Exports of a run with a corrected-gold overlay: its name and both totals (the samples carry `corrected`). */
+  goldOverlay?: {
+    name: string;
+    covered: number;
+    goldsChanged: number;
+    officialEx: number | null;
+    correctedEx: number | null;
+  };
 }
 
 /** The device that ran a generation run (the engine's EngineDevice as recorded). */
@@ -108,6 +124,12 @@ export interface SampleRecord extends ItemResult {
   rubric?: RubricScores;
   /** How a generation run produced the sample: prompt as sent, what was cut, tokens, latency, finish reason, seed, engine and model. */
   generation?: SampleGeneration;
+  /**
+   * Exports of a run with a corrected-gold overlay (core/run/overlay-record.ts): the sample's
+   * verdict against the corrected gold (`changed`: the overlay changed its gold SQL); absent when
+   * no overlay is attached or the sample was not scored.
+   */
+  corrected?: { ex: 0 | 1; softF1: number | null; status: ItemStatus; goldSql: string; changed: boolean };
 }
 
 /** Text of one question of the run, for exports that feed the next RL round. */

@@ -8,7 +8,7 @@
  * The key holds everything that decides a verdict: the database's sha256 (its bytes, not its
  * name), the gold text and the prediction as reuse normalises it (reuse.ts: surrounding
  * whitespace and one trailing `;`), the executor (engine and version) and the SQLite version,
- * the timeout, `--read-only`, whether Soft-F1 is computed, and VERDICT_RULES (bumped when a
+ * the timeout, `--read-only`, whether Soft-F1 is computed, the EX rule when it is Spider's, and VERDICT_RULES (bumped when a
  * rule of src/core/compare or the workers' Python semantics changes). Never cached:
  * - SQL that may write or is not deterministic (reuse.ts's WRITES and NON_DETERMINISTIC, on
  *   either text), and an item whose execution changed the database;
@@ -75,6 +75,9 @@ export function verdictKey(item: EvalItem, dbSha256: string, context: VerdictCon
     dbSha256,
     item.goldSql,
     normalizedSql(item.predSql),
+    // Spider's execution match decides another verdict than BIRD's (docs/spider-rules.md);
+    // BIRD's keys stay as they were.
+    ...(options.exRule === 'spider' ? ['spider'] : []),
   ]);
 }
 

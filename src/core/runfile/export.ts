@@ -90,6 +90,14 @@ const CSV_COLUMNS = [
   'gen_device',
   'gen_device_reason',
   'gen_device_detail',
+  // A corrected-gold overlay (empty without one) and the re-run on the older SQLite (flagged samples only).
+  'ex_corrected',
+  'soft_f1_corrected',
+  'gold_sql_corrected',
+  'version_check_sqlite',
+  'version_check_ex',
+  'version_check_soft_f1',
+  'version_check_differs',
 ] as const;
 
 /** One RFC 4180 CSV cell: empty for null, 1/0 for booleans, quoted when needed. */
@@ -130,6 +138,13 @@ function csvRow(s: SampleRecord): string {
     s.generation?.device,
     s.generation?.deviceReason,
     s.generation?.deviceDetail,
+    s.corrected?.ex,
+    s.corrected?.softF1,
+    s.corrected?.changed ? s.corrected.goldSql : undefined,
+    s.versionCheck?.sqliteVersion,
+    s.versionCheck?.ex,
+    s.versionCheck?.softF1,
+    s.versionCheck?.differs,
   ]
     .map(csvCell)
     .join(',');

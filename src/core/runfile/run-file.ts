@@ -98,6 +98,9 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
       fence: r.oneOf(cfg, 'fence', 'run.config', ['first', 'last'] as const),
       rewardFormula,
       ...(cfg.suite !== undefined ? { suite: readSuiteSpec(r, cfg.suite) } : {}),
+      ...(cfg.exRule !== undefined
+        ? { exRule: r.oneOf(cfg, 'exRule', 'run.config', ['bird', 'spider'] as const) }
+        : {}),
     },
     samplesPerQuestion: r.int(o, 'samplesPerQuestion', 'run', 1),
     executor: r.str(o, 'executor', 'run'),
@@ -126,6 +129,25 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
   }
   const sqliteVersion = r.optional(o, 'sqliteVersion', 'run', r.str);
   if (sqliteVersion !== undefined) header.sqliteVersion = sqliteVersion;
+  if (o.versionCheck !== undefined) {
+    const x = r.obj(o.versionCheck, 'run.versionCheck');
+    header.versionCheck = {
+      sqliteVersion: r.str(x, 'sqliteVersion', 'run.versionCheck'),
+      checked: r.int(x, 'checked', 'run.versionCheck', 0),
+      differing: r.int(x, 'differing', 'run.versionCheck', 0),
+    };
+  }
+  if (o.goldOverlay !== undefined) {
+    const at = 'run.goldOverlay';
+    const x = r.obj(o.goldOverlay, at);
+    header.goldOverlay = {
+      name: r.str(x, 'name', at),
+      covered: r.int(x, 'covered', at, 0),
+      goldsChanged: r.int(x, 'goldsChanged', at, 0),
+      officialEx: r.nullable(x, 'officialEx', at, r.num),
+      correctedEx: r.nullable(x, 'correctedEx', at, r.num),
+    };
+  }
   if (o.score !== undefined) {
     const x = r.obj(o.score, 'run.score');
     header.score = {
@@ -199,6 +221,29 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
         where: r.oneOf(fo, 'where', `${path}.versionFeatures[${i}]`, ['pred', 'gold'] as const),
       };
     });
+  }
+  if (o.versionCheck !== undefined) {
+    const at = `${path}.versionCheck`;
+    const x = r.obj(o.versionCheck, at);
+    rec.versionCheck = {
+      sqliteVersion: r.str(x, 'sqliteVersion', at),
+      ex: r.oneOf(x, 'ex', at, [0, 1] as const),
+      softF1: r.nullable(x, 'softF1', at, r.num),
+      status: r.oneOf(x, 'status', at, STATUS_VALUES),
+      error: r.nullable(x, 'error', at, r.str),
+      differs: r.bool(x, 'differs', at),
+    };
+  }
+  if (o.corrected !== undefined) {
+    const at = `${path}.corrected`;
+    const x = r.obj(o.corrected, at);
+    rec.corrected = {
+      ex: r.oneOf(x, 'ex', at, [0, 1] as const),
+      softF1: r.nullable(x, 'softF1', at, r.num),
+      status: r.oneOf(x, 'status', at, STATUS_VALUES),
+      goldSql: r.str(x, 'goldSql', at),
+      changed: r.bool(x, 'changed', at),
+    };
   }
   if (o.goldIssues !== undefined) {
     rec.goldIssues = r.arr(o.goldIssues, `${path}.goldIssues`).map((g, i) => {

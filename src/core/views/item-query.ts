@@ -136,7 +136,16 @@ function haystack(r: ExplorerRow): string {
     .toLowerCase();
 }
 
-const DIFFICULTY_ORDER: Record<Difficulty, number> = { simple: 0, moderate: 1, challenging: 2, unknown: 3 };
+const DIFFICULTY_ORDER: Record<Difficulty, number> = {
+  simple: 0,
+  moderate: 1,
+  challenging: 2,
+  easy: 3,
+  medium: 4,
+  hard: 5,
+  extra: 6,
+  unknown: 7,
+};
 const STATUS_ORDER: Record<SampleRecord['status'], number> = { ok: 0, error: 1, timeout: 2, 'missing-db': 3 };
 
 function compareBy(key: SortKey): (a: SampleRecord, b: SampleRecord) => number {

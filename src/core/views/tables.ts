@@ -94,6 +94,16 @@ export const SAMPLES_TABLE: TableSchema<SampleRow> = {
     col('gen_device', 'STRING', true, ({ sample }) => sample.generation?.device),
     col('gen_device_reason', 'STRING', true, ({ sample }) => sample.generation?.deviceReason),
     col('gen_device_detail', 'STRING', true, ({ sample }) => sample.generation?.deviceDetail),
+    // Added in version 1 (at the end): a corrected-gold overlay's verdicts (null without one) and the re-run on the older SQLite.
+    col('ex_corrected', 'INT32', true, ({ sample }) => sample.corrected?.ex),
+    col('soft_f1_corrected', 'DOUBLE', true, ({ sample }) => sample.corrected?.softF1),
+    col('gold_sql_corrected', 'STRING', true, ({ sample }) =>
+      sample.corrected?.changed ? sample.corrected.goldSql : null,
+    ),
+    col('version_check_sqlite', 'STRING', true, ({ sample }) => sample.versionCheck?.sqliteVersion),
+    col('version_check_ex', 'INT32', true, ({ sample }) => sample.versionCheck?.ex),
+    col('version_check_soft_f1', 'DOUBLE', true, ({ sample }) => sample.versionCheck?.softF1),
+    col('version_check_differs', 'BOOLEAN', true, ({ sample }) => sample.versionCheck?.differs),
   ],
 };
 

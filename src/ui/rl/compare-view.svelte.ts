@@ -14,6 +14,7 @@ import { mulberry32 } from '../../core/util/rng.ts';
 import type { RunFile, RunHeader } from '../../core/run/types.ts';
 import { downloadText, safeFileName } from '../shell/download.ts';
 import { nextTask } from '../shell/staged.svelte.ts';
+import type { GoldChoice } from '../../core/run/overlay-record.ts';
 
 export const RESAMPLES = 10_000;
 export const SEED = 0;
@@ -37,6 +38,10 @@ export class CompareView {
   #computing = $state(false);
   #progress = $state.raw<AnalysisProgress | null>(null);
   #cancelled = $state(false);
+  /** Which gold: `corrected` scores each run against its own stored overlay (a run without one keeps the official gold). */
+  #gold = $state<GoldChoice>('official');
+  /** The names of the overlays stored with the chosen runs, by run id (docs/gold-overlays.md). */
+  #overlayNames = $state.raw<ReadonlyMap<string, string>>(new Map());
   /** Bumped by every new choice of runs: a comparison of an older choice is dropped (and its worker stopped). */
   #generation = 0;
   #job: AbortController | null = null;
@@ -50,6 +55,20 @@ export class CompareView {
   }
   get loading(): boolean {
     return this.#loading > 0;
+  }
+  get gold(): GoldChoice {
+    return this.#gold;
+  }
+  /** The overlays of the chosen runs (their names, joined), or null when none has one: then no choice is offered. */
+  get overlayNames(): string | null {
+    const names = this.#runIds.flatMap((id) => this.#overlayNames.get(id) ?? []);
+    return names.length > 0 ? [...new Set(names)].join(', ') : null;
+  }
+  /** Compares the chosen runs again against the chosen gold (each run's own overlay for `corrected`). */
+  setGold(gold: GoldChoice): void {
+    if (gold === this.#gold) return;
+    this.#gold = gold;
+    if (this.#runIds.length >= 2) void this.recompute();
   }
   get errors(): ReadonlyMap<string, string> {
     return this.#errors;
@@ -84,11 +103,21 @@ export class CompareView {
       return analysis.compare(
         a.id,
         b.id,
-        { resamples: RESAMPLES, seed: SEED },
+        { resamples: RESAMPLES, seed: SEED, gold: this.#gold },
         { signal, onProgress: (p) => void (signal.aborted || (this.#progress = p)) },
       );
     }
-    const [fa, fb] = await Promise.all([this.#store.runs.export(a.id), this.#store.runs.export(b.id)]);
+    // The exported samples carry their corrected verdict (`corrected`) when the run has an overlay.
+    const corrected = (f: RunFile): RunFile =>
+      this.#gold === 'official'
+        ? f
+        : {
+            ...f,
+            samples: f.samples.map((s) => (s.corrected ? { ...s, ex: s.corrected.ex, status: s.corrected.status } : s)),
+          };
+    const [fa, fb] = (await Promise.all([this.#store.runs.export(a.id), this.#store.runs.export(b.id)])).map(
+      corrected,
+    ) as [RunFile, RunFile];
     return compareRuns(fa, fb, { resamples: RESAMPLES, makeRng: () => mulberry32(SEED) });
   }
 
@@ -149,11 +178,17 @@ export class CompareView {
     const missing = this.#runIds.filter((id) => !this.#headers.has(id));
     if (missing.length === 0) return this.recompute();
     this.#loading++;
+    const overlays = new Map(this.#overlayNames);
     try {
       const loaded = await Promise.all(
         missing.map(async (id): Promise<[string, RunHeader | string]> => {
           try {
-            return [id, (await this.#store.runs.get(id)) ?? `run ${id} is not in browser storage (deleted?)`];
+            const [header, overlay] = await Promise.all([
+              this.#store.runs.get(id),
+              this.#store.service?.goldOverlay?.(id).catch(() => undefined),
+            ]);
+            if (overlay) overlays.set(id, overlay.name);
+            return [id, header ?? `run ${id} is not in browser storage (deleted?)`];
           } catch (err) {
             return [id, `run ${id} could not be read: ${errorMessage(err)}`];
           }
@@ -167,6 +202,7 @@ export class CompareView {
       }
       this.#headers = headers;
       this.#errors = errors;
+      this.#overlayNames = overlays;
     } finally {
       this.#loading--;
     }

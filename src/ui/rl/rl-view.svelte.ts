@@ -15,6 +15,8 @@ import { statsExplanations, statsJson } from '../../core/rl/stats-report.ts';
 import type { RunHeader, RunQuestion } from '../../core/run/types.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
 import { promptStatsParquetBlob } from '../workbench/parquet-export.ts';
+import { withCorrectedGold, type GoldChoice } from '../../core/run/overlay-record.ts';
+import { runFormula } from '../../core/run/score-run.ts';
 
 export type PromptFilter = 'all' | 'frontier' | 'zero-variance' | 'all-right' | 'all-wrong';
 
@@ -26,6 +28,10 @@ export class RlView {
   #loading = $state(true);
   #error = $state<string | null>(null);
   #seed = $state(0);
+  /** Which gold the statistics score against (`corrected`: the overlay stored with the run; docs/gold-overlays.md). */
+  #gold = $state<GoldChoice>('official');
+  /** The name of the overlay stored with the run, or null when there is none (then no choice is offered). */
+  #overlayName = $state<string | null>(null);
   #filter = $state<PromptFilter>('all');
   #stats = $state.raw<RunStatsView | null>(null);
   #statsError = $state<string | null>(null);
@@ -86,6 +92,18 @@ export class RlView {
   get seed(): number {
     return this.#seed;
   }
+  get gold(): GoldChoice {
+    return this.#gold;
+  }
+  get overlayName(): string | null {
+    return this.#overlayName;
+  }
+  /** Scores against the official or the corrected gold, and computes the statistics again. */
+  setGold(gold: GoldChoice): void {
+    if (gold === this.#gold) return;
+    this.#gold = gold;
+    void this.recompute();
+  }
   setSeed(seed: number): void {
     if (Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff && seed !== this.#seed) {
       this.#seed = seed;
@@ -126,6 +144,7 @@ export class RlView {
               evidence: q.evidence,
             }))
           : null;
+        this.#overlayName = (await this.#store.service?.goldOverlay?.(this.runId))?.name ?? null;
       }
       this.#run = run;
       this.#error = null;
@@ -156,9 +175,10 @@ export class RlView {
       const stats = analysis
         ? await analysis.runStats(this.runId, seed, {
             signal: job.signal,
+            gold: this.#gold,
             onProgress: (p) => void (this.#job === job && (this.#progress = p)),
           })
-        : toStatsView(computeRunStats(await this.#store.runs.samples(this.runId), { rng: mulberry32(seed) }));
+        : toStatsView(computeRunStats(await this.#pageSamples(), { rng: mulberry32(seed) }));
       if (this.#job !== job) return;
       this.#stats = stats;
       this.#statsError = null;
@@ -175,6 +195,17 @@ export class RlView {
         this.#job = null;
       }
     }
+  }
+
+  /** Without a worker (test doubles): the samples, against the corrected gold when chosen. */
+  async #pageSamples() {
+    const samples = await this.#store.runs.samples(this.runId);
+    if (this.#gold === 'official' || !this.#run) return samples;
+    return withCorrectedGold(
+      samples,
+      await this.#store.service?.goldOverlay?.(this.runId),
+      runFormula(this.#run.config),
+    );
   }
 
   /**

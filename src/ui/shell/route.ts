@@ -7,6 +7,7 @@
  * the default query are written.
  */
 import { DEFAULT_QUERY, OUTCOMES, SORT_KEYS, type ItemQuery } from '../../core/views/item-query.ts';
+import { ALL_DIFFICULTIES } from '../../core/types.ts';
 
 export type Route =
   | { page: 'demo' }
@@ -67,7 +68,7 @@ export function parseItemKey(s: string | undefined): ItemKey | null {
   return m ? { index: Number(m[1]), sample: Number(m[2] ?? 0) } : null;
 }
 
-const DIFFICULTIES = new Set(['all', 'simple', 'moderate', 'challenging', 'unknown']);
+const DIFFICULTIES = new Set(['all', ...ALL_DIFFICULTIES]);
 
 /** The explorer query in `search` (a `URLSearchParams` text); unknown values fall back to the default. */
 export function parseQuery(search: string): ItemQuery {

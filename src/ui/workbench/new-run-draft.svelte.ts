@@ -7,7 +7,7 @@ import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_SUITE_SPEC } from '../../core/ts/suite.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../core/run/types.ts';
 import { parseIdList, selectSubset, type Subset } from '../../core/views/subset.ts';
-import type { Difficulty } from '../../core/types.ts';
+import { ALL_DIFFICULTIES, type Difficulty } from '../../core/types.ts';
 import type { DatasetRecord, ReplayCheck, RunRequest, RunService } from '../../adapters/store/workbench-store.ts';
 import type { PredictionsInput } from '../../adapters/store/records.ts';
 import type { PairingFinding } from '../../core/formats/pairing.ts';
@@ -82,7 +82,7 @@ export class NewRunDraft {
 
   #difficultyChoices = $derived.by(() => {
     const seen = new Set(this.#dataset?.questions.map((q) => q.difficulty) ?? []);
-    return (['simple', 'moderate', 'challenging', 'unknown'] as const).filter((d) => seen.has(d));
+    return ALL_DIFFICULTIES.filter((d) => seen.has(d));
   });
 
   get dataset(): DatasetRecord | null {

@@ -9,20 +9,29 @@
  * prefix of the whole list in the same order), and every other query, the summary and the
  * dashboard wait for the whole list.
  */
-import { itemKeyText, parseItemKey } from '../shell/route.ts';
+import { itemKeyText, parseItemKey, routeHash } from '../shell/route.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
 import { summarize, type Summary } from '../../core/eval/summary.ts';
 import { DEFAULT_QUERY, ItemIndex, type ExplorerRow, type ItemQuery } from '../../core/views/item-query.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult, Question } from '../../core/types.ts';
-import type { DatasetRepository, RunRepository } from '../../adapters/store/workbench-store.ts';
+import type { DatasetRepository, RunRepository, RunService } from '../../adapters/store/workbench-store.ts';
 import type { ItemKey } from '../shell/route.ts';
+import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
+import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 
-/** What a run view reads: the run, its samples and its dataset's questions. */
+/**
+ * What a run view reads: the run, its samples and its dataset's questions, and what is stored
+ * with the run besides (the corrected-gold overlay, the version check; absent in test doubles).
+ */
 export interface RunViewStore {
   runs: Pick<RunRepository, 'get' | 'samples' | 'sampleCount'>;
   datasets: Pick<DatasetRepository, 'get'>;
+  service?: Pick<
+    RunService,
+    'goldOverlay' | 'attachGoldOverlay' | 'removeGoldOverlay' | 'measureVersionEffects' | 'versionCheck'
+  >;
 }
 import type { PreviewService } from './services.ts';
 import { nextTask } from '../shell/staged.svelte.ts';
@@ -40,6 +49,19 @@ export interface PreviewState {
   error: string | null;
   /** Why no rows are shown, when it is not the prediction's failure (PreviewService's `note`). */
   note?: string;
+}
+
+/** The explorer open at a sample, its list filtered to the sample's question (so the open row is in view). */
+export function sampleInListHref(
+  runId: string,
+  s: Pick<SampleRecord, 'index' | 'sample' | 'dbId' | 'questionId'>,
+): string {
+  return routeHash({
+    page: 'items',
+    runId,
+    item: { index: s.index, sample: s.sample },
+    query: { ...DEFAULT_QUERY, dbId: s.dbId, search: String(s.questionId) },
+  });
 }
 
 /** A sample's key in the explorer's rows and addresses (`index.sample`, route.ts's item key). */
@@ -123,6 +145,12 @@ export class RunView {
   #query = $state.raw<ItemQuery>(DEFAULT_QUERY);
   #cursor = $state<string | null>(null);
   #preview = $state.raw<PreviewState | null>(null);
+  /** Stored with the run (docs/gold-overlays.md, docs/version-effects.md): read with it, replaced by attach / measure. */
+  #overlay = $state.raw<GoldOverlayRecord | null>(null);
+  #versionCheck = $state.raw<VersionCheckRecord | null>(null);
+  #extrasBusy = $state<'overlay' | 'version' | null>(null);
+  #overlayError = $state<string | null>(null);
+  #versionError = $state<string | null>(null);
 
   /** The rows of every sample (with its question), built in steps once the whole run is read. */
   #allRows = $state.raw<ExplorerRow[]>([]);
@@ -227,6 +255,86 @@ export class RunView {
   get preview(): PreviewState | null {
     return this.#preview;
   }
+  /** The corrected-gold overlay stored with the run, or null. */
+  get overlay(): GoldOverlayRecord | null {
+    return this.#overlay;
+  }
+  /** The run's flagged samples re-run on the older SQLite, or null when not measured. */
+  get versionCheck(): VersionCheckRecord | null {
+    return this.#versionCheck;
+  }
+  /** What is being computed for the run: an overlay scored, or the version check. */
+  get extrasBusy(): 'overlay' | 'version' | null {
+    return this.#extrasBusy;
+  }
+  /** Why the last attach failed, naming the file (or why the stored overlay could not be read). */
+  get overlayError(): string | null {
+    return this.#overlayError;
+  }
+  /** Why the last version check failed (or why the stored one could not be read). */
+  get versionError(): string | null {
+    return this.#versionError;
+  }
+  get canAttachOverlay(): boolean {
+    return this.#store.service?.attachGoldOverlay !== undefined;
+  }
+  get canMeasureVersions(): boolean {
+    return this.#store.service?.measureVersionEffects !== undefined;
+  }
+
+  /** Reads the overlay and the version check stored with the run (a failure is shown, the run still is). */
+  async #loadExtras(current: () => boolean): Promise<void> {
+    const service = this.#store.service;
+    try {
+      const [overlay, check] = await Promise.all([
+        service?.goldOverlay?.(this.runId),
+        service?.versionCheck?.(this.runId),
+      ]);
+      if (!current()) return;
+      this.#overlay = overlay ?? null;
+      this.#versionCheck = check ?? null;
+    } catch (err) {
+      if (!current()) return;
+      const why = `The overlay and version check stored with the run could not be read: ${errorMessage(err)}`;
+      this.#overlayError = why;
+      this.#versionError = why;
+    }
+  }
+
+  /** Scores a corrected-gold overlay and stores it with the run (replacing one attached before). */
+  async attachOverlay(file: { name: string; text: string }): Promise<void> {
+    const attach = this.#store.service?.attachGoldOverlay;
+    if (!attach || this.#extrasBusy) return;
+    this.#extrasBusy = 'overlay';
+    this.#overlayError = null;
+    try {
+      this.#overlay = await attach(this.runId, file);
+    } catch (err) {
+      this.#overlayError = `${file.name}: ${errorMessage(err)}`;
+    } finally {
+      this.#extrasBusy = null;
+    }
+  }
+
+  async removeOverlay(): Promise<void> {
+    await this.#store.service?.removeGoldOverlay?.(this.runId);
+    this.#overlay = null;
+  }
+
+  /** Re-runs the run's version-sensitive samples on SQLite 3.39.3 (sql.js 1.8.0) and stores the verdicts. */
+  async measureVersions(): Promise<void> {
+    const measure = this.#store.service?.measureVersionEffects;
+    if (!measure || this.#extrasBusy) return;
+    this.#extrasBusy = 'version';
+    this.#versionError = null;
+    try {
+      this.#versionCheck = await measure(this.runId);
+    } catch (err) {
+      this.#versionError = `SQLite 3.39.3: ${errorMessage(err)}`;
+    } finally {
+      this.#extrasBusy = null;
+    }
+  }
 
   /**
    * Reads the run: the first time, a finished run's first page and count, then (after the first
@@ -245,6 +353,9 @@ export class RunView {
         this.#error = 'This run is not in browser storage (it was deleted, or the link is from another browser).';
         return;
       }
+      // Small records (an overlay keeps the changed samples only): read before the samples.
+      await this.#loadExtras(current);
+      if (!current()) return;
       let questions: readonly Question[] | null | undefined;
       // A running run's blocks are unsorted: a page would read them all anyway.
       if (!this.#complete && run.status !== 'running') {

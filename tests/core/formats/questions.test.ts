@@ -34,14 +34,14 @@ describe('parseQuestions', () => {
     ]);
   });
 
-  it('reads Spider questions with the position as id, no evidence and unknown difficulty', () => {
+  it("reads Spider questions with the position as id, no evidence and Spider's hardness of the query", () => {
     const spider = [
       { db_id: 'a', query: 'SELECT 1', question: 'q0', sql: {} },
       { db_id: 'b', query: 'SELECT 2', question: 'q1' },
     ];
     expect(parseQuestions(JSON.stringify(spider), 'dev.json')).toEqual([
-      { questionId: 0, dbId: 'a', question: 'q0', evidence: '', goldSql: 'SELECT 1', difficulty: 'unknown' },
-      { questionId: 1, dbId: 'b', question: 'q1', evidence: '', goldSql: 'SELECT 2', difficulty: 'unknown' },
+      { questionId: 0, dbId: 'a', question: 'q0', evidence: '', goldSql: 'SELECT 1', difficulty: 'easy' },
+      { questionId: 1, dbId: 'b', question: 'q1', evidence: '', goldSql: 'SELECT 2', difficulty: 'easy' },
     ]);
   });
 
@@ -185,10 +185,10 @@ describe('real question files', () => {
     expect(counts(questions)).toEqual({ simple: 925, moderate: 464, challenging: 145 });
   });
 
-  it('parses Spider dev: 1034 questions numbered by position', () => {
+  it("parses Spider dev: 1034 questions numbered by position, levels by Spider's hardness rule", () => {
     const questions = parseQuestions(readSharedText('spider', 'dev.json'), 'dev.json');
     expect(questions).toHaveLength(1034);
     expect(questions[1033]!.questionId).toBe(1033);
-    expect(counts(questions)).toEqual({ unknown: 1034 });
+    expect(counts(questions)).toEqual({ easy: 248, medium: 446, hard: 174, extra: 166 });
   });
 });

@@ -12,6 +12,7 @@ import { mulberry32 } from '../../../src/core/util/rng.ts';
 import { computeRunStats } from '../../../src/core/rl/run-stats.ts';
 import { toStatsView } from '../../../src/core/rl/stats-view.ts';
 import type { RunFile } from '../../../src/core/run/types.ts';
+import type { GoldOverlayRecord } from '../../../src/core/run/overlay-record.ts';
 import { CompareView } from '../../../src/ui/rl/compare-view.svelte.ts';
 import { RlView } from '../../../src/ui/rl/rl-view.svelte.ts';
 import { syntheticRunFile, syntheticSamples } from '../../robustness/synthetic-run.ts';
@@ -121,6 +122,42 @@ describe('RL view with the analysis worker (test double)', () => {
     const empty = new RlView('run-empty', storeOf([syntheticRunFile([], 'empty')]));
     await empty.load();
     expect(empty.error).toContain('no sample can be scored');
+  });
+
+  it('offers the corrected gold only with an overlay stored, and scores against it when chosen', async () => {
+    // An overlay whose corrected gold flips every scored sample of the first 4 questions.
+    const overlay: GoldOverlayRecord = {
+      ...{ runId: a.run.id, name: 'fix.json', text: '[]', attachedAt: 'now', covered: 4, goldsChanged: 0 },
+      official: { count: 12, ex: null, softF1: null },
+      corrected: { count: 12, ex: null, softF1: null },
+      items: a.samples
+        .filter((s) => s.index < 4 && s.status !== 'missing-db')
+        .map((s) => ({
+          ...{
+            index: s.index,
+            sample: s.sample,
+            questionId: s.questionId,
+            goldSql: 'SELECT 2',
+            ex: (1 - s.ex) as 0 | 1,
+          },
+          ...{ softF1: null, status: s.status, error: null, goldRowCount: 1, goldColumns: ['x'], goldRows: [[2]] },
+        })),
+    };
+    const flipped = a.samples.map((s) =>
+      s.index < 4 && s.status !== 'missing-db' ? { ...s, ex: (1 - s.ex) as 0 | 1, softF1: null, reward: 1 - s.ex } : s,
+    );
+    const plain = new RlView(a.run.id, storeOf([a]));
+    await plain.load();
+    expect(plain.overlayName).toBeNull();
+    const store = { ...storeOf([a]), service: { goldOverlay: async () => overlay } } as unknown as WorkbenchStore;
+    const view = new RlView(a.run.id, store);
+    await view.load();
+    expect(view.overlayName).toBe('fix.json');
+    view.setGold('corrected');
+    await until(() => !view.computing && view.gold === 'corrected');
+    const want = toStatsView(computeRunStats(flipped, { rng: mulberry32(0) }));
+    expect(view.stats!.overall).toEqual(want.overall);
+    expect(view.stats!.overall).not.toEqual(toStatsView(computeRunStats(a.samples, { rng: mulberry32(0) })).overall);
   });
 });
 

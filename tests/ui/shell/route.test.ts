@@ -61,9 +61,11 @@ describe('hash routes', () => {
       }),
     ).toBe('#/run/r/items');
     // Unknown values fall back to the default rather than hiding every item.
-    expect(parseHash('#/run/r/items?outcome=nonsense&sort=x&difficulty=hard')).toMatchObject({
+    expect(parseHash('#/run/r/items?outcome=nonsense&sort=x&difficulty=hardest')).toMatchObject({
       query: { outcome: 'all', sort: 'index', difficulty: 'all' },
     });
+    // Spider's hardness levels are difficulties too (docs/spider-rules.md).
+    expect(parseHash('#/run/r/items?difficulty=hard')).toMatchObject({ query: { difficulty: 'hard' } });
   });
 
   it('reads and writes the per-question samples view and a compared question', () => {

@@ -1,0 +1,25 @@
+/**
+ * Which execution match scores a run (docs/spider-rules.md): the request's choice, else
+ * Spider's own for a Spider dataset; under Spider's rule each question gets Spider's hardness.
+ */
+import type { RunHeader } from '../core/run/types.ts';
+import type { EvalItem } from '../core/types.ts';
+import type { DatasetRecord } from '../adapters/store/records.ts';
+import { withSpiderHardness } from '../core/sql/spider-hardness.ts';
+import type { ExRule } from '../core/compare/spider-ex.ts';
+
+/** The EX rule of a run on `dataset`: the request's, else Spider's own for a Spider dataset (docs/spider-rules.md). */
+export function datasetExRule(dataset: Pick<DatasetRecord, 'kind'>, chosen?: ExRule): ExRule {
+  return chosen ?? (dataset.kind === 'spider' ? 'spider' : 'bird');
+}
+
+/** A run's config and items under its EX rule: Spider's records the rule and gives each question Spider's hardness. */
+export function underRule<T extends EvalItem>(
+  config: RunHeader['config'],
+  items: T[],
+  rule: ExRule,
+): { config: RunHeader['config']; items: T[] } {
+  return rule === 'spider'
+    ? { config: { ...config, exRule: rule }, items: withSpiderHardness(items) }
+    : { config, items };
+}

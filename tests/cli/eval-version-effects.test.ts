@@ -1,0 +1,112 @@
+/**
+ * `eval` measures version effects: the items flagged version-sensitive are re-run on sql.js
+ * 1.8.0 (SQLite 3.39.3), and the output, `--out` and the run file say which verdicts differ
+ * (meta-llama-3-70b CoT: the CONCAT items 76 and 77 error on the older SQLite).
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseEvalArgs } from '../../src/cli/commands/eval-args.ts';
+import { parseRunFile } from '../../src/core/runfile/run-file.ts';
+import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { sharedData } from '../helpers/shared-data.ts';
+import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS } from '../helpers/series-dumps.ts';
+
+/** `eval` of one mini-dev predictions file (under ../shared/data/bird/predictions) on the three databases here. */
+const minidevEval = (dir: string, file: string) =>
+  ['eval', '--predictions', sharedData('bird', 'predictions', dir, file), '--gold', MINIDEV_GOLD].concat([
+    '--dataset',
+    MINIDEV_QUESTIONS,
+    '--db-root',
+    DB_ROOT,
+    '--workers',
+    '2',
+  ]);
+const PHI = minidevEval('sql_output_kg', 'predict_mini_dev_phi-3-medium-128k-instruct-1_sqlite.json');
+
+describe('eval: version effects measured on the older SQLite', () => {
+  it('meta-llama-3-70b CoT: 2 of its 28 flagged items differ on 3.39.3, both CONCAT errors', async () => {
+    const out = tempFile('llama.json');
+    const runOut = tempFile('llama.run.json');
+    const r = await runCli([
+      ...minidevEval('TA_output', 'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json'),
+      '--out',
+      out,
+      '--run-out',
+      runOut,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'version effects measured: 28 item(s) flagged version-sensitive re-run on SQLite 3.39.3; 2 verdict(s) differ (EX or Soft-F1) from SQLite 3.54.1',
+    );
+    expect(r.stdout).toMatch(
+      /\(student_club\): EX 0 · Soft-F1 0\.40 on 3\.54\.1, EX 0 · Soft-F1 0\.00 \(error\) on 3\.39\.3 \(flagged: concat\(\) \(3\.44\.0\)\)/,
+    );
+    const got = readJson(out);
+    expect(got.summary.version_effects).toMatchObject({ sqlite_version: '3.39.3', checked: 28, differing: 2 });
+    expect(got.summary.version_effects.items.map((i: { index: number }) => i.index)).toEqual([76, 77]);
+    const items = got.items as { index: number; version_check?: { status: string; error: string; differs: boolean } }[];
+    expect(items.filter((i) => i.version_check).length).toBe(28);
+    for (const index of [76, 77]) {
+      expect(items.find((i) => i.index === index)!.version_check).toMatchObject({ status: 'error', differs: true });
+      expect(items.find((i) => i.index === index)!.version_check!.error).toMatch(/no such function: concat/i);
+    }
+    // The run file carries each check and the count; reading it back keeps them.
+    const file = parseRunFile(readFileSync(runOut, 'utf8'), 'llama.run.json');
+    expect(file.run.versionCheck).toEqual({ sqliteVersion: '3.39.3', checked: 28, differing: 2 });
+    expect(file.run.sqliteVersion).toBe('3.54.1');
+    expect(file.samples.filter((s) => s.versionCheck?.differs).map((s) => s.index)).toEqual([76, 77]);
+  }, 300_000);
+
+  it('phi-3-medium #37 differs on 3.39.3 under --engine native too, and the verdict cache never answers the check', async () => {
+    const cache = mkdtempSync(path.join(tmpdir(), 'wb-version-cache-'));
+    const once = async (engine: 'sql.js' | 'native') => {
+      const out = tempFile(`phi-${engine}.json`);
+      const r = await runCli([...PHI, '--engine', engine, '--cache', cache, '--out', out]);
+      expect(r.code, r.stderr).toBe(0);
+      const got = readJson(out);
+      const effects = got.summary.version_effects as {
+        checked: number;
+        differing: number;
+        items: { index: number; verdicts: string }[];
+      };
+      return { got, effects, stdout: r.stdout };
+    };
+    // sql.js first (the cache is empty), then again (every main verdict from the cache): the
+    // flagged items are re-run on 3.39.3 both times, never answered by the cache.
+    const first = await once('sql.js');
+    expect(first.got.summary.executions.from_cache).toBe(0);
+    expect(first.effects).toMatchObject({ checked: 22, differing: 1 });
+    expect(first.effects.items).toEqual([
+      expect.objectContaining({ index: 37, verdicts: 'EX 1 on 3.54.1, EX 0 on 3.39.3' }),
+    ]);
+    const cached = await once('sql.js');
+    expect(cached.got.summary.executions.from_cache).toBe(140);
+    expect(cached.effects).toEqual(first.effects);
+    // Native SQLite: its own verdicts (and cache entries: the engine and SQLite version are in
+    // the key), the same item differs against 3.39.3, named with native SQLite's version.
+    const native = await once('native');
+    expect(native.got.summary.executions.from_cache).toBe(0);
+    const nativeVersion = native.got.summary.sqlite_version as string;
+    expect(nativeVersion).not.toBe('3.54.1');
+    expect(native.effects).toMatchObject({ checked: 22, differing: 1 });
+    expect(native.effects.items).toEqual([
+      expect.objectContaining({ index: 37, verdicts: `EX 1 on ${nativeVersion}, EX 0 on 3.39.3` }),
+    ]);
+    expect(native.got.summary.by_difficulty.total.ex.toFixed(2)).toBe('44.29');
+    expect(native.effects).toBeDefined();
+    expect(native.stdout).toContain(`1 verdict(s) differ (EX or Soft-F1) from SQLite ${nativeVersion}`);
+  }, 300_000);
+
+  it('--no-version-check skips the measurement', async () => {
+    const base = ['--predictions', 'p', '--gold', 'g', '--db-root', 'd'];
+    expect(parseEvalArgs(base).versionCheck).toBe(true);
+    expect(parseEvalArgs([...base, '--no-version-check']).versionCheck).toBe(false);
+    const out = tempFile('phi-unchecked.json');
+    const r = await runCli([...PHI, '--no-version-check', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readJson(out).summary.version_effects).toBeUndefined();
+    expect(r.stdout).not.toContain('version effects measured');
+  }, 300_000);
+});
