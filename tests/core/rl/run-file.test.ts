@@ -7,6 +7,7 @@ import { toSampleRecords } from '../../../src/core/run/score-run.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
 import { header, sample } from './fixtures.ts';
 import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';
+import { ranResult } from '../../helpers/item-results.ts';
 
 const item = (sampleNo: number, rule: EvalItem['extraction']['rule'], extra: Partial<EvalItem> = {}): EvalItem => ({
   index: 3,
@@ -19,26 +20,8 @@ const item = (sampleNo: number, rule: EvalItem['extraction']['rule'], extra: Par
   sample: sampleNo,
   ...extra,
 });
-const result = (it: EvalItem, ex: 0 | 1, extra: Partial<ItemResult> = {}): ItemResult => ({
-  index: it.index,
-  questionId: it.questionId,
-  dbId: it.dbId,
-  difficulty: it.difficulty,
-  ex,
-  softF1: ex,
-  rves: null,
-  timeRatio: null,
-  status: 'ok',
-  error: null,
-  mutatedDb: false,
-  extraction: it.extraction,
-  predRowCount: 1,
-  goldRowCount: 1,
-  elapsedMs: 2,
-  sample: it.sample,
-  resultKey: `k${ex}`,
-  ...extra,
-});
+const result = (it: EvalItem, ex: 0 | 1, extra: Partial<ItemResult> = {}): ItemResult =>
+  ranResult(it, ex, { softF1: ex, elapsedMs: 2, resultKey: `k${ex}`, ...extra });
 
 describe('run files', () => {
   const items = [
