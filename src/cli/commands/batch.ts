@@ -46,7 +46,7 @@ import {
 import { readText } from './eval.ts';
 import { executorName, fileRef, sha256File } from './run-out.ts';
 import { writeFileAtomic, writeStreamAtomic } from '../atomic-write.ts';
-import { checkOutputs } from '../preflight.ts';
+import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 
 export const usage = BATCH_USAGE;
 
@@ -54,32 +54,16 @@ export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'export') {
     const args = parseBatchExportArgs(rest);
-    await checkOutputs({
-      outputs: [
-        { flag: '--out', file: args.out },
-        { flag: '--plan-out', file: args.planOut },
-      ],
-      inputs: [
-        { flag: '--dataset', file: args.dataset },
-        { flag: '--gold', file: args.gold },
-      ],
-      inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
+    await checkOutputsWithDataset(args, {
+      outputs: pathFlags({ '--out': args.out, '--plan-out': args.planOut }),
+      inputs: [],
     });
     await runExport(args);
   } else if (sub === 'import') {
     const args = parseBatchImportArgs(rest);
-    await checkOutputs({
-      outputs: [
-        { flag: '--run-out', file: args.runOut },
-        { flag: '--missing-out', file: args.missingOut },
-      ],
-      inputs: [
-        { flag: '--plan', file: args.plan },
-        { flag: '--dataset', file: args.dataset },
-        { flag: '--gold', file: args.gold },
-        ...args.outputs.map((file) => ({ flag: '--output', file })),
-      ],
-      inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
+    await checkOutputsWithDataset(args, {
+      outputs: pathFlags({ '--run-out': args.runOut, '--missing-out': args.missingOut }),
+      inputs: [{ flag: '--plan', file: args.plan }, ...args.outputs.map((file) => ({ flag: '--output', file }))],
     });
     await runImport(args);
   } else

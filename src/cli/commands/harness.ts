@@ -7,7 +7,7 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
-import { checkOutputs } from '../preflight.ts';
+import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { readHarnessFile } from '../../adapters/harness/read-harness.ts';
@@ -108,15 +108,13 @@ export async function run(argv: string[]): Promise<number> {
     ...(values.workers ? ['--workers', values.workers] : []),
     ...(values.metrics ? ['--metrics', values.metrics] : []),
   ]);
-  await checkOutputs({
-    outputs: [{ flag: '--run-out', file: values['run-out'] }],
-    inputs: [
-      { flag: '--completions', file: values.completions },
-      { flag: '--gold', file: values.gold },
-      { flag: '--dataset', file: values.dataset },
-    ],
-    inputDirs: [{ flag: '--db-root', file: values['db-root'] }],
-  });
+  await checkOutputsWithDataset(
+    { gold: values.gold, dataset: values.dataset, dbRoot: values['db-root'] },
+    {
+      outputs: pathFlags({ '--run-out': values['run-out'] }),
+      inputs: pathFlags({ '--completions': values.completions }),
+    },
+  );
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
   const { format, rows, name, files } = await readRows(
