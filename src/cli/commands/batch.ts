@@ -4,11 +4,16 @@
  * reads the output JSONL of vLLM's run_batch, SGLang or OpenAI's Batch API back, scores it as a
  * generation run (src/core/batch/batch-engine.ts) and writes the run file.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createNodeSqlPool, folderDbSource, spawnNodeSqlWorker } from '../../adapters/node/sql-worker-host.ts';
+import {
+  createNodeSqlPool,
+  folderDbSource,
+  folderDescriptionFiles,
+  spawnNodeSqlWorker,
+} from '../../adapters/node/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../../adapters/engines/sql-worker-schema-source.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { summarize } from '../../core/eval/summary.ts';
@@ -104,14 +109,7 @@ async function openSchemas(dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
   const source = createSqlWorkerSchemaSource({
     api: worker.api,
     dbSource: folderDbSource(dbRoot),
-    descriptionFiles: async (dbId) => {
-      const dir = path.join(dbRoot, dbId, 'database_description');
-      if (!existsSync(dir)) return null;
-      return readdirSync(dir)
-        .filter((f) => f.toLowerCase().endsWith('.csv'))
-        .sort()
-        .map((name) => ({ name, bytes: new Uint8Array(readFileSync(path.join(dir, name))) }));
-    },
+    descriptionFiles: (dbId) => folderDescriptionFiles(dbRoot, dbId),
   });
   const spec = plan.spec;
   const contexts = new Map<string, Promise<DatabaseContext>>();
