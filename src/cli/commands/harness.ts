@@ -31,7 +31,7 @@ import { planReplay } from '../../core/run/replay.ts';
 import { scoreRun } from '../../core/run/score-run.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import { parseEvalArgs } from './eval-args.ts';
-import { bad, parseFlags } from './flags.ts';
+import { DATASET_FLAGS, bad, parseFlags, requireFlags } from './flags.ts';
 import { checkDatabasesUnchanged, evalRunHeader, hashDatabases, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
@@ -79,9 +79,7 @@ export async function run(argv: string[]): Promise<number> {
     {
       completions: { type: 'string' },
       from: { type: 'string' },
-      gold: { type: 'string' },
-      dataset: { type: 'string' },
-      'db-root': { type: 'string' },
+      ...DATASET_FLAGS,
       'run-out': { type: 'string' },
       'timeout-s': { type: 'string' },
       workers: { type: 'string' },
@@ -89,8 +87,7 @@ export async function run(argv: string[]): Promise<number> {
     },
     usage,
   );
-  for (const req of ['completions', 'gold', 'dataset', 'db-root'] as const)
-    if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  requireFlags(values, ['completions', 'gold', 'dataset', 'db-root'], usage);
   if (values.from !== undefined && !(HARNESS_FORMATS as readonly string[]).includes(values.from)) {
     throw bad('--from', `unknown format ${JSON.stringify(values.from)}; use one of ${HARNESS_FORMATS.join(', ')}`);
   }
