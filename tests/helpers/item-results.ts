@@ -1,6 +1,18 @@
 import { itemResult } from '../../src/core/eval/item-result.ts';
 import type { EvalItem, ItemResult } from '../../src/core/types.ts';
 
+/** An item to evaluate: a simple question `index` on database "db", its SQL a plain line; `fields` replaces any. */
+export function evalItem(fields: Partial<EvalItem> & Pick<EvalItem, 'index' | 'predSql'>): EvalItem {
+  return {
+    questionId: fields.index,
+    dbId: 'db',
+    difficulty: 'simple',
+    goldSql: 'SELECT 1',
+    extraction: { rule: 'sql-line', thinkStripped: false },
+    ...fields,
+  };
+}
+
 /**
  * What an executor gives for an item that ran: verdict `ex`, one row each side, 1 ms, no error,
  * Soft-F1 and R-VES not computed; `fields` replaces any of it. For fake executors in tests.

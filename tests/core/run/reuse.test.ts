@@ -3,18 +3,10 @@ import { DEFAULT_EVAL_OPTIONS, type SqlExecutor } from '../../../src/core/eval/e
 import { WRITES, isNonDeterministic, normalizedSql, planReuse, reusable } from '../../../src/core/run/reuse.ts';
 import { runEvaluation } from '../../../src/core/run/replay.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
-import { ranResult } from '../../helpers/item-results.ts';
+import { evalItem, ranResult } from '../../helpers/item-results.ts';
 
-const item = (index: number, sample: number, predSql: string, goldSql = 'SELECT 1', dbId = 'db'): EvalItem => ({
-  index,
-  sample,
-  questionId: index,
-  dbId,
-  difficulty: 'simple',
-  predSql,
-  goldSql,
-  extraction: { rule: 'sql-field', thinkStripped: false },
-});
+const item = (index: number, sample: number, predSql: string, goldSql = 'SELECT 1', dbId = 'db'): EvalItem =>
+  evalItem({ index, sample, predSql, goldSql, dbId, extraction: { rule: 'sql-field', thinkStripped: false } });
 
 /**
  * Test double for the SQL pool (no database needed to count executions): EX 1 when pred equals
