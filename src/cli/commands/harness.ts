@@ -30,7 +30,7 @@ import { toRunFile } from '../../core/runfile/export.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { scoreRun } from '../../core/run/score-run.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
-import { parseEvalArgs } from './eval-args.ts';
+import { evalArgsOf } from './scoring-flags.ts';
 import { DATASET_FLAGS, bad, parseFlags, requireFlags } from './flags.ts';
 import { checkDatabasesUnchanged, evalRunHeader, hashDatabases, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
@@ -91,20 +91,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.from !== undefined && !(HARNESS_FORMATS as readonly string[]).includes(values.from)) {
     throw bad('--from', `unknown format ${JSON.stringify(values.from)}; use one of ${HARNESS_FORMATS.join(', ')}`);
   }
-  // The evaluation flags mean what they mean for `eval` (same parser, same defaults and checks).
-  const evalArgs = parseEvalArgs([
-    '--predictions',
-    values.completions!,
-    '--gold',
-    values.gold!,
-    '--db-root',
-    values['db-root']!,
-    '--dataset',
-    values.dataset!,
-    ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []),
-    ...(values.workers ? ['--workers', values.workers] : []),
-    ...(values.metrics ? ['--metrics', values.metrics] : []),
-  ]);
+  const evalArgs = evalArgsOf(values.completions!, values);
   await checkOutputsWithDataset(
     { gold: values.gold, dataset: values.dataset, dbRoot: values['db-root'] },
     {
