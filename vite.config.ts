@@ -41,6 +41,14 @@ function reportTemplatePlugin(): Plugin {
   };
 }
 
+/** Vitest's browser mode in headless Chromium (Debian's, with the house flags and `extraArgs`). */
+const headlessChromium = (...extraArgs: string[]) => ({
+  enabled: true,
+  headless: true,
+  provider: playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs] } }),
+  instances: [{ browser: 'chromium' as const }],
+});
+
 export default defineConfig({
   // The service worker only in builds (vite-plugin-pwa does nothing under the dev server and Vitest).
   plugins: [svelte(), pwaPlugin(), reportTemplatePlugin()],
@@ -79,17 +87,7 @@ export default defineConfig({
           include: ['tests/**/*.browser.test.ts'],
           exclude: [...configDefaults.exclude, 'tests/engines/**'],
           provide: { sharedDataDir },
-          browser: {
-            enabled: true,
-            headless: true,
-            provider: playwright({
-              launchOptions: {
-                executablePath: CHROMIUM_PATH,
-                args: [...CHROMIUM_ARGS],
-              },
-            }),
-            instances: [{ browser: 'chromium' }],
-          },
+          browser: headlessChromium(),
         },
       },
       {
@@ -120,17 +118,7 @@ export default defineConfig({
           name: 'browser-engines',
           include: ['tests/engines/**/*.browser.test.ts', 'tests/rubric/*.browser-engines.ts'],
           provide: { sharedDataDir },
-          browser: {
-            enabled: true,
-            headless: true,
-            provider: playwright({
-              launchOptions: {
-                executablePath: CHROMIUM_PATH,
-                args: [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'],
-              },
-            }),
-            instances: [{ browser: 'chromium' }],
-          },
+          browser: headlessChromium('--enable-unsafe-webgpu'),
         },
       },
     ],

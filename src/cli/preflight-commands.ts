@@ -1,19 +1,11 @@
 /** Each command's outputs and inputs for `checkOutputs`, called right after its flags are parsed. */
 import type { EvalArgs } from './commands/eval-args.ts';
-import { checkOutputs } from './preflight.ts';
+import { checkOutputs, checkOutputsWithDataset, pathFlags } from './preflight.ts';
 
 export function checkEvalOutputs(args: EvalArgs): Promise<void> {
-  return checkOutputs({
-    outputs: [
-      { flag: '--out', file: args.out },
-      { flag: '--run-out', file: args.runOut },
-    ],
-    inputs: [
-      { flag: '--predictions', file: args.predictions },
-      { flag: '--gold', file: args.gold },
-      { flag: '--dataset', file: args.dataset },
-    ],
-    inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
+  return checkOutputsWithDataset(args, {
+    outputs: pathFlags({ '--out': args.out, '--run-out': args.runOut }),
+    inputs: pathFlags({ '--predictions': args.predictions }),
   });
 }
 
@@ -21,21 +13,12 @@ export function checkStatsOutputs(values: Record<string, string | boolean | unde
   const file = (flag: string) => (typeof values[flag] === 'string' ? (values[flag] as string) : null);
   return checkOutputs({
     outputs: ['out', 'csv', 'prompts-json', 'frontier-jsonl'].map((f) => ({ flag: `--${f}`, file: file(f) })),
-    inputs: [
-      { flag: '--run', file: file('run') },
-      { flag: '--dataset', file: file('dataset') },
-    ],
+    inputs: pathFlags({ '--run': file('run'), '--dataset': file('dataset') }),
   });
 }
 
 export function checkCompareOutputs(out: string | undefined, runA: string, runB: string): Promise<void> {
-  return checkOutputs({
-    outputs: [{ flag: '--out', file: out }],
-    inputs: [
-      { flag: 'RUN_A', file: runA },
-      { flag: 'RUN_B', file: runB },
-    ],
-  });
+  return checkOutputs({ outputs: pathFlags({ '--out': out }), inputs: pathFlags({ RUN_A: runA, RUN_B: runB }) });
 }
 
 export function checkProbeOutputs(args: {
@@ -44,14 +27,7 @@ export function checkProbeOutputs(args: {
   dataset: string | null;
   dbRoot: string;
 }): Promise<void> {
-  return checkOutputs({
-    outputs: [{ flag: '--out', file: args.out }],
-    inputs: [
-      { flag: '--gold', file: args.gold },
-      { flag: '--dataset', file: args.dataset },
-    ],
-    inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
-  });
+  return checkOutputsWithDataset(args, { outputs: pathFlags({ '--out': args.out }), inputs: [] });
 }
 
 /** The judge cache is read and appended to: its folder must exist and it must not be an input, and --out must not be it. */
@@ -62,13 +38,7 @@ export function checkRubricOutputs(args: {
   completions: string;
 }): Promise<void> {
   return checkOutputs({
-    outputs: [
-      { flag: '--out', file: args.out },
-      { flag: '--cache', file: args.cache },
-    ],
-    inputs: [
-      { flag: '--dataset', file: args.dataset },
-      { flag: '--completions', file: args.completions },
-    ],
+    outputs: pathFlags({ '--out': args.out, '--cache': args.cache }),
+    inputs: pathFlags({ '--dataset': args.dataset, '--completions': args.completions }),
   });
 }

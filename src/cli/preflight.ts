@@ -151,3 +151,23 @@ export async function checkOutputs(spec: PreflightSpec): Promise<void> {
     await checkWritable(o.flag, o.file);
   }
 }
+
+/** `{ '--out': file, ... }` as the flags and files of a PreflightSpec (an absent file is not checked). */
+export function pathFlags(files: Record<string, string | null | undefined>): PathFlag[] {
+  return Object.entries(files).map(([flag, file]) => ({ flag, file }));
+}
+
+/**
+ * `checkOutputs` for a command that reads a dataset: `spec`'s files, then --gold and --dataset,
+ * and every file under --db-root.
+ */
+export function checkOutputsWithDataset(
+  dataset: { gold: string | null | undefined; dataset: string | null | undefined; dbRoot: string | null | undefined },
+  spec: PreflightSpec,
+): Promise<void> {
+  return checkOutputs({
+    outputs: spec.outputs,
+    inputs: [...spec.inputs, ...pathFlags({ '--gold': dataset.gold, '--dataset': dataset.dataset })],
+    inputDirs: [...(spec.inputDirs ?? []), { flag: '--db-root', file: dataset.dbRoot }],
+  });
+}

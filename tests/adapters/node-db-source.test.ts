@@ -7,6 +7,7 @@ import { MAX_DB_FILE_BYTES, createNodeSqlPool, folderDbSource } from '../../src/
 import type { SqlPool } from '../../src/adapters/sql-pool.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import type { EvalItem } from '../../src/core/types.ts';
+import { evalItem } from '../helpers/item-results.ts';
 
 /** The CLI's database source (a BIRD-style folder) against files SQLite itself wrote. */
 let pool: SqlPool | null = null;
@@ -22,15 +23,8 @@ const dbFile = (root: string, id: string) => {
   mkdirSync(path.join(root, id), { recursive: true });
   return path.join(root, id, `${id}.sqlite`);
 };
-const item = (index: number, dbId: string, predSql: string, goldSql: string): EvalItem => ({
-  index,
-  questionId: index,
-  dbId,
-  difficulty: 'simple',
-  predSql,
-  goldSql,
-  extraction: { rule: 'sql-line', thinkStripped: false },
-});
+const item = (index: number, dbId: string, predSql: string, goldSql: string): EvalItem =>
+  evalItem({ index, dbId, predSql, goldSql });
 const evaluate = async (root: string, items: EvalItem[]) => {
   pool = createNodeSqlPool({ dbRoot: root, workers: 1 });
   return pool.evaluate(items, { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex'] });

@@ -4,22 +4,9 @@ import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { planReplay, runEvaluation } from '../../src/core/run/replay.ts';
-import type { ItemResult } from '../../src/core/types.ts';
+import { verdictOf, verdictsBesideTimeouts } from '../helpers/item-results.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
-
-const verdict = (r: ItemResult) => [
-  r.index,
-  r.sample ?? 0,
-  r.ex,
-  r.softF1,
-  r.status,
-  r.error,
-  r.mutatedDb,
-  r.predRowCount,
-  r.goldRowCount,
-  r.resultKey ?? null,
-];
 
 describe('reuse gives the same verdict as executing every sample, on real data', () => {
   const pool = createNodeSqlPool({ dbRoot: sharedData('bird', 'databases'), workers: 2 });
@@ -36,13 +23,10 @@ describe('reuse gives the same verdict as executing every sample, on real data',
     // A query near the 30 s limit may time out in one pass and not the other when the machine is
     // loaded (mini-dev item 417 of one file does): that is the machine, not reuse. Such items are
     // set apart, and there may be only a few; every other verdict must be identical.
-    const slow = new Set(
-      on.results.flatMap((r, i) => (r.status === 'timeout' || off.results[i]!.status === 'timeout' ? [i] : [])),
-    );
-    expect(slow.size).toBeLessThanOrEqual(3);
-    const keep = (rs: ItemResult[]) => rs.filter((_, i) => !slow.has(i)).map(verdict);
-    expect(keep(on.results)).toEqual(keep(off.results));
-    if (slow.size === 0) expect(on.summary.byDifficulty.total).toEqual(off.summary.byDifficulty.total);
+    const { slow, ...verdicts } = verdictsBesideTimeouts(on.results, off.results);
+    expect(slow).toBeLessThanOrEqual(3);
+    expect(verdicts.a).toEqual(verdicts.b);
+    if (slow === 0) expect(on.summary.byDifficulty.total).toEqual(off.summary.byDifficulty.total);
     // Without reuse every item whose prediction ran executes its gold; with reuse each of the 140
     // distinct golds runs at most once per worker (2 here), whatever the worker evicted meanwhile.
     expect(off.goldExecuted).toBe(
@@ -67,7 +51,7 @@ describe('reuse gives the same verdict as executing every sample, on real data',
     try {
       const on = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: spider });
       const off = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor: spider, reuse: false });
-      expect(on.results.map(verdict)).toEqual(off.results.map(verdict));
+      expect(on.results.map((r) => verdictOf(r))).toEqual(off.results.map((r) => verdictOf(r)));
       console.log(`Spider dev: ${on.executed} executions with reuse for ${items.length} items (${on.reused} reused)`);
     } finally {
       await spider.dispose();

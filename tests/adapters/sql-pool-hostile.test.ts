@@ -8,6 +8,7 @@ import { DEFAULT_EVAL_OPTIONS, type EvalOptions } from '../../src/core/eval/exec
 import { MAX_TIMER_MS } from '../../src/core/eval/limits.ts';
 import type { EvalItem } from '../../src/core/types.ts';
 import { superheroWithDeletes } from '../helpers/writing-predictions.ts';
+import { evalItem } from '../helpers/item-results.ts';
 
 let pool: SqlPool | null = null;
 afterEach(async () => {
@@ -24,15 +25,8 @@ async function tinyPool(): Promise<SqlPool> {
   return new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(new Map([['a', bytes]])), size: 1 });
 }
 
-const item = (index: number, predSql: string, goldSql: string): EvalItem => ({
-  index,
-  questionId: index,
-  dbId: 'a',
-  difficulty: 'simple',
-  predSql,
-  goldSql,
-  extraction: { rule: 'sql-line', thinkStripped: false },
-});
+const item = (index: number, predSql: string, goldSql: string): EvalItem =>
+  evalItem({ index, dbId: 'a', predSql, goldSql });
 
 describe('R-VES timing never leaks a write into later items (real pool, real BIRD data)', () => {
   it('gpt-4o on superhero with every tenth prediction a DELETE: every item has the same EX with and without r-ves', async () => {

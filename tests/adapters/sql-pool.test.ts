@@ -5,6 +5,7 @@ import { spawnNodeSqlWorker } from '../../src/adapters/node/sql-worker-host.ts';
 import { SqlPool, type WorkerHandle } from '../../src/adapters/sql-pool.ts';
 import { DEFAULT_EVAL_OPTIONS, type EvalEvent } from '../../src/core/eval/executor.ts';
 import type { EvalItem } from '../../src/core/types.ts';
+import { evalItem } from '../helpers/item-results.ts';
 
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
 let dbs: Map<string, Uint8Array>;
@@ -29,15 +30,8 @@ afterEach(async () => {
   pool = null;
 });
 
-const item = (index: number, dbId: string, predSql: string, goldSql: string): EvalItem => ({
-  index,
-  questionId: 1000 + index,
-  dbId,
-  difficulty: 'simple',
-  predSql,
-  goldSql,
-  extraction: { rule: 'sql-line', thinkStripped: false },
-});
+const item = (index: number, dbId: string, predSql: string, goldSql: string): EvalItem =>
+  evalItem({ index, questionId: 1000 + index, dbId, predSql, goldSql });
 
 describe('SqlPool on Node worker_threads (the same worker module as the browser)', () => {
   it('kills a runaway query at the timeout and still evaluates the next item', async () => {

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BROWSER_KEYS, IMPLEMENTED_KEYS, NODE_KEYS } from '../../bench/keys.ts';
 import { CHROMIUM_PATH } from '../browser/harness.ts';
-import { ROOT } from '../helpers/cli.ts';
+import { runCommand } from '../helpers/cli.ts';
 
 // Keeps `npm run bench` working: the quick pass runs end to end and writes every key as a finite
 // number (the browser keys too, when Chromium is installed). Nothing here is timed: the values
@@ -14,18 +13,7 @@ describe('npm run bench -- --quick', () => {
   it('writes every key as a finite number, the browser ones measured through the app in Chromium', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'wb-bench-smoke-'));
     const out = path.join(dir, 'bench.json');
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('npm', ['run', '--silent', 'bench', '--', '--quick', '--out', out], {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = await runCommand('npm', ['run', '--silent', 'bench', '--', '--quick', '--out', out]);
     expect(run.code, run.stderr).toBe(0);
     const got = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
     rmSync(dir, { recursive: true, force: true });

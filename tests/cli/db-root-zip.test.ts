@@ -8,12 +8,9 @@ import path from 'node:path';
 import { BlobReader, BlobWriter, TextReader, Uint8ArrayReader, ZipWriter } from '@zip.js/zip.js';
 import { describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { gpt4oMinidevPredictions, minidevFlags, sharedData } from '../helpers/shared-data.ts';
 
 const DBS = ['student_club', 'superhero', 'toxicology'];
-const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
-const GOLD = sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql');
-const QUESTIONS = sharedData('bird', 'minidev', 'mini_dev_sqlite.json');
 
 async function devZip(): Promise<Uint8Array> {
   const inner = new ZipWriter(new BlobWriter('application/zip'), { useWebWorkers: false, level: 6 });
@@ -37,13 +34,8 @@ async function devZip(): Promise<Uint8Array> {
 const args = (dbRoot: string, out: string) => [
   'eval',
   '--predictions',
-  PREDICTIONS,
-  '--gold',
-  GOLD,
-  '--dataset',
-  QUESTIONS,
-  '--db-root',
-  dbRoot,
+  gpt4oMinidevPredictions(),
+  ...minidevFlags({ dbRoot }),
   '--out',
   out,
 ];

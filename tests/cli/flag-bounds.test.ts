@@ -8,43 +8,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseBatchExportArgs, parseBatchImportArgs } from '../../src/cli/commands/batch-args.ts';
 import { parseEvalArgs } from '../../src/cli/commands/eval-args.ts';
-import { runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { rubricArgs, runCli, tempFile } from '../helpers/cli.ts';
+import { minidevBatchExport } from '../helpers/batch-fixtures.ts';
+import { datasetFlags } from '../helpers/shared-data.ts';
 
-const data = () => [
-  '--dataset',
-  sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-  '--gold',
-  sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-  '--db-root',
-  sharedData('bird', 'databases'),
-];
-const exportArgs = (...extra: string[]) => [
-  '--dataset',
-  'd.json',
-  '--gold',
-  'g.sql',
-  '--db-root',
-  'dbs',
-  '--model',
-  'm',
-  '--out',
-  'o.jsonl',
-  ...extra,
-];
-const importArgs = (...extra: string[]) => [
-  '--plan',
-  'p.json',
-  '--output',
-  'o.jsonl',
-  '--dataset',
-  'd.json',
-  '--gold',
-  'g.sql',
-  '--db-root',
-  'dbs',
-  ...extra,
-];
+/** Flags naming files that are never read: these arguments are refused at parse time. */
+const unreadData = datasetFlags({ gold: 'g.sql', dataset: 'd.json', dbRoot: 'dbs' });
+const exportArgs = (...extra: string[]) => [...unreadData, '--model', 'm', '--out', 'o.jsonl', ...extra];
+const importArgs = (...extra: string[]) => ['--plan', 'p.json', '--output', 'o.jsonl', ...unreadData, ...extra];
 
 describe('numeric flags bounded at parse time, under their own names', { timeout: 240_000 }, () => {
   it('batch export --n 2000 / 100000, --seed, --max-tokens; batch import --workers 1000, --timeout-s 1e12: refused naming the flag and the range', () => {
@@ -70,17 +41,7 @@ describe('numeric flags bounded at parse time, under their own names', { timeout
   });
 
   it('rubric --concurrency 1e9 and --retries 1000000: refused before the judge is called', async () => {
-    const base = [
-      'rubric',
-      '--dataset',
-      'x.jsonl',
-      '--completions',
-      'y.jsonl',
-      '--judge-url',
-      'http://127.0.0.1:9/v1',
-      '--judge-model',
-      'j',
-    ];
+    const base = rubricArgs({ dataset: 'x.jsonl', completions: 'y.jsonl', judgeModel: 'j' });
     const c = await runCli([...base, '--concurrency', '1e9']);
     expect(c.code).toBe(2);
     expect(c.stderr).toBe('error: --concurrency: expected an integer from 1 to 64, got "1e9"\n');
@@ -90,7 +51,7 @@ describe('numeric flags bounded at parse time, under their own names', { timeout
 
   it('batch export --n 1024 writes 1,024 request lines per question as a stream (was built in memory: --n 2000 "Invalid string length")', async () => {
     const out = tempFile('big.jsonl');
-    const r = await runCli(['batch', 'export', ...data(), '--model', 'm', '--n', '1024', '--limit', '2', '--out', out]);
+    const r = await runCli(minidevBatchExport('m', out, '--n', '1024', '--limit', '2'));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('wrote 2048 requests (2 questions x 1024 samples)');
     const lines = readFileSync(out, 'utf8').split('\n');

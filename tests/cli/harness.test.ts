@@ -7,16 +7,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { BlobWriter, TextReader, ZipWriter } from '@zip.js/zip.js';
 import { describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { jsonlFile, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { lmEvalSampleRow } from '../helpers/harness-rows.ts';
+import { datasetFlags, readBirdQuestions } from '../helpers/shared-data.ts';
 
 const demo = (f: string) => new URL(`../../public/demo/${f}`, import.meta.url).pathname;
-const questions = JSON.parse(readFileSync(demo('questions.json'), 'utf8')) as Array<{
-  question_id: number;
-  db_id: string;
-  question: string;
-  evidence: string;
-  SQL: string;
-}>;
+const demoFlags = () => datasetFlags({ gold: demo('gold.sql'), dataset: demo('questions.json'), dbRoot: demo('') });
+const questions = readBirdQuestions(demo('questions.json'));
 const preds = JSON.parse(readFileSync(demo('predictions.json'), 'utf8')) as Record<string, string>;
 const predSql = (i: number) => preds[String(i)]!.split(BIRD_SEPARATOR)[0]!;
 /** Step 10 answers question i with question i+1's SQL for even i; step 20 with the demo's own SQL. */
@@ -27,41 +24,32 @@ const base = (completions: string, extra: string[] = []) => [
   'harness',
   '--completions',
   completions,
-  '--gold',
-  demo('gold.sql'),
-  '--dataset',
-  demo('questions.json'),
-  '--db-root',
-  demo(''),
+  ...demoFlags(),
   ...extra,
 ];
+
+/** (index, sample, ex) of each sample of a run file. */
+const samplesOf = (file: string): Array<[number, number, number]> =>
+  readJson(file).samples.map((s: { index: number; sample: number; ex: number }) => [s.index, s.sample, s.ex]);
+
+/** `harness` over `file`, writing its run to a temporary `runName`; the run's path, once it exited 0. */
+async function harnessRun(file: string, runName: string): Promise<{ out: string; stdout: string; stderr: string }> {
+  const out = tempFile(runName);
+  const run = await runCli(base(file, ['--run-out', out]));
+  expect(run.code, run.stderr).toBe(0);
+  return { out, stdout: run.stdout, stderr: run.stderr };
+}
 
 /** The same completions as a workbench JSONL file, scored by `eval`: the reference. */
 async function evalTwin(
   completions: Array<{ question_id: number; completion: string }>,
 ): Promise<Array<[number, number, number]>> {
-  const file = tempFile('twin.jsonl');
-  writeFileSync(file, completions.map((c) => JSON.stringify(c)).join('\n') + '\n');
+  const file = jsonlFile('twin.jsonl', completions);
   const out = tempFile('twin.run.json');
-  const run = await runCli([
-    'eval',
-    '--predictions',
-    file,
-    '--gold',
-    demo('gold.sql'),
-    '--dataset',
-    demo('questions.json'),
-    '--db-root',
-    demo(''),
-    '--run-out',
-    out,
-  ]);
+  const run = await runCli(['eval', '--predictions', file, ...demoFlags(), '--run-out', out]);
   expect(run.code, run.stderr).toBe(0);
-  return readJson(out).samples.map((s: { index: number; sample: number; ex: number }) => [s.index, s.sample, s.ex]);
+  return samplesOf(out);
 }
-
-const samplesOf = (file: string) =>
-  readJson(file).samples.map((s: { index: number; sample: number; ex: number }) => [s.index, s.sample, s.ex]);
 
 describe('harness: verl validation generations (input, output, gts, score, step)', () => {
   it('makes one run per step, maps rows by the question text in the prompt, lists the unmatched row, and scores like eval', async () => {
@@ -83,11 +71,7 @@ describe('harness: verl validation generations (input, output, gts, score, step)
       step: 20,
       acc: 0,
     });
-    const file = tempFile('val_generations.jsonl');
-    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const out = tempFile('verl.run.json');
-    const run = await runCli(base(file, ['--run-out', out]));
-    expect(run.code, run.stderr).toBe(0);
+    const { out, ...run } = await harnessRun(jsonlFile('val_generations.jsonl', lines), 'verl.run.json');
     expect(run.stderr).toContain(
       'val_generations.jsonl (verl): step 10: 20 rows, mapped 20 by question text; its own mean score 0.5000',
     );
@@ -113,26 +97,22 @@ describe('harness: verl validation generations (input, output, gts, score, step)
 describe('harness: lm-evaluation-harness --log_samples (doc_id, doc, arguments, resps, filtered_resps, filter)', () => {
   it('maps by doc.question_id, keeps the first filter only, takes every raw generation as a sample', async () => {
     const lines = questions.flatMap((q, i) =>
-      ['none', 'strict-match'].map((filter) => ({
-        doc_id: i,
-        doc: { question_id: q.question_id, db_id: q.db_id, question: q.question, evidence: q.evidence, SQL: q.SQL },
-        target: q.SQL,
-        arguments: { gen_args_0: { arg_0: chat(q), arg_1: { until: ['<|im_end|>'], do_sample: true } } },
-        resps: [[`\`\`\`sql\n${predSql(i)}\n\`\`\``, `\`\`\`sql\n${answer(10, i)}\n\`\`\``]],
-        filtered_resps: [filter === 'none' ? predSql(i) : ''],
-        filter,
-        metrics: ['exact_match'],
-        doc_hash: 'h',
-        prompt_hash: 'p',
-        target_hash: 't',
-        exact_match: 1.0,
-      })),
+      ['none', 'strict-match'].map((filter) =>
+        lmEvalSampleRow(q, {
+          docId: i,
+          prompt: chat(q),
+          genKwargs: { until: ['<|im_end|>'], do_sample: true },
+          resps: [`\`\`\`sql\n${predSql(i)}\n\`\`\``, `\`\`\`sql\n${answer(10, i)}\n\`\`\``],
+          filtered: filter === 'none' ? predSql(i) : '',
+          filter,
+          exactMatch: 1.0,
+        }),
+      ),
     );
-    const file = tempFile('samples_bird_sql_2025-01-01T00-00-00.jsonl');
-    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const out = tempFile('lm.run.json');
-    const run = await runCli(base(file, ['--run-out', out]));
-    expect(run.code, run.stderr).toBe(0);
+    const { out, ...run } = await harnessRun(
+      jsonlFile('samples_bird_sql_2025-01-01T00-00-00.jsonl', lines),
+      'lm.run.json',
+    );
     expect(run.stderr).toContain('(lm-eval): 20 rows, mapped 20 by question_id; its own mean score 1.0000');
     expect(samplesOf(out)).toEqual(
       await evalTwin(
@@ -181,9 +161,7 @@ describe('harness: Inspect eval logs (.eval zip and .json)', () => {
         );
     const file = tempFile('2025-01-01_bird-sql_abc.eval');
     writeFileSync(file, new Uint8Array(await (await zip.close()).arrayBuffer()));
-    const out = tempFile('inspect.run.json');
-    const run = await runCli(base(file, ['--run-out', out]));
-    expect(run.code, run.stderr).toBe(0);
+    const { out, ...run } = await harnessRun(file, 'inspect.run.json');
     expect(run.stderr).toContain(
       '(inspect): 40 rows, mapped 20 by question_id, 20 by question text; its own mean score 0.5000',
     );

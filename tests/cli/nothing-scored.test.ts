@@ -3,15 +3,13 @@
  * errors) and exits 1; every command exits 2 with the reason when nothing was scored
  * (an empty --db-root, completions that match no question). Real BIRD mini-dev data.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { jsonlFile, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { minidevFlags, readBirdQuestions, sharedData } from '../helpers/shared-data.ts';
 
-const DB_ROOT = sharedData('bird', 'databases');
-const QUESTIONS = sharedData('bird', 'minidev', 'mini_dev_sqlite.json');
 const emptyDir = () => mkdtempSync(path.join(tmpdir(), 'wb-empty-'));
 
 describe('gold-check reports failing golds; commands exit 2 when nothing was scored', { timeout: 240_000 }, () => {
@@ -26,7 +24,7 @@ describe('gold-check reports failing golds; commands exit 2 when nothing was sco
       ].join('\n') + '\n',
     );
     const out = tempFile('gold-check.json');
-    const r = await runCli(['gold-check', '--gold', gold, '--db-root', DB_ROOT, '--workers', '1', '--out', out]);
+    const r = await runCli(['gold-check', ...minidevFlags({ gold, dataset: null }), '--workers', '1', '--out', out]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toContain('gold queries checked: 3');
     expect(r.stdout).toMatch(/gold fails/);
@@ -44,10 +42,7 @@ describe('gold-check reports failing golds; commands exit 2 when nothing was sco
       'eval',
       '--predictions',
       preds,
-      '--gold',
-      gold,
-      '--db-root',
-      DB_ROOT,
+      ...minidevFlags({ gold, dataset: null }),
       '--workers',
       '1',
       '--out',
@@ -58,32 +53,14 @@ describe('gold-check reports failing golds; commands exit 2 when nothing was sco
   });
 
   it('gold-check on the real mini-dev golds: every gold runs, exit 0', async () => {
-    const r = await runCli([
-      'gold-check',
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      QUESTIONS,
-      '--db-root',
-      DB_ROOT,
-      '--workers',
-      '1',
-    ]);
+    const r = await runCli(['gold-check', ...minidevFlags(), '--workers', '1']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('gold queries checked: 140 (360 left out: database missing)');
     expect(r.stdout).not.toMatch(/gold fails/);
   });
 
   it('gold-check with an empty --db-root: exit 2, nothing was scored, naming the missing databases', async () => {
-    const r = await runCli([
-      'gold-check',
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--db-root',
-      emptyDir(),
-      '--workers',
-      '1',
-    ]);
+    const r = await runCli(['gold-check', ...minidevFlags({ dataset: null, dbRoot: emptyDir() }), '--workers', '1']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /nothing was scored: none of the 500 item\(s\) could run against a database in .*\n.*database\(s\) missing \(expected <db-root>\/<db_id>\/<db_id>\.sqlite\): .*superhero/,
@@ -92,59 +69,33 @@ describe('gold-check reports failing golds; commands exit 2 when nothing was sco
   });
 
   it('harness: 1,000 completions of "-" against an empty --db-root, and completions that match no question: exit 2 with the reason', async () => {
-    const questions = JSON.parse(readFileSync(QUESTIONS, 'utf8')) as Array<{ question_id: number }>;
-    const file = tempFile('dash.jsonl');
-    writeFileSync(
-      file,
-      Array.from({ length: 1000 }, (_, i) =>
-        JSON.stringify({
-          doc_id: i % 500,
-          doc: { question_id: questions[i % 500]!.question_id },
-          resps: [['-']],
-          filtered_resps: ['-'],
-          filter: 'none',
-        }),
-      ).join('\n') + '\n',
+    const questions = readBirdQuestions(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'));
+    const harness = (completions: string, dbRoot: string) =>
+      runCli(['harness', '--completions', completions, ...minidevFlags({ dbRoot }), '--workers', '1']);
+    const file = jsonlFile(
+      'dash.jsonl',
+      Array.from({ length: 1000 }, (_, i) => ({
+        doc_id: i % 500,
+        doc: { question_id: questions[i % 500]!.question_id },
+        resps: [['-']],
+        filtered_resps: ['-'],
+        filter: 'none',
+      })),
     );
-    const base = [
-      'harness',
-      '--completions',
-      file,
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      QUESTIONS,
-      '--workers',
-      '1',
-    ];
-    const empty = await runCli([...base, '--db-root', emptyDir()]);
+    const empty = await harness(file, emptyDir());
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/nothing was scored: none of the 1000 item\(s\) could run against a database/);
 
-    const stranger = tempFile('stranger.jsonl');
-    writeFileSync(
-      stranger,
-      JSON.stringify({
+    const stranger = jsonlFile('stranger.jsonl', [
+      {
         doc_id: 0,
         doc: { question_id: 999_999, question: 'How many dragons live in the library?' },
         resps: [['SELECT 1']],
         filtered_resps: ['SELECT 1'],
         filter: 'none',
-      }) + '\n',
-    );
-    const none = await runCli([
-      'harness',
-      '--completions',
-      stranger,
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      QUESTIONS,
-      '--workers',
-      '1',
-      '--db-root',
-      DB_ROOT,
+      },
     ]);
+    const none = await harness(stranger, sharedData('bird', 'databases'));
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(
       /nothing was scored: no row of stranger\.jsonl matched a question of mini_dev_sqlite\.json/,

@@ -1,13 +1,11 @@
-import { writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { exploitItems, type ExploitId } from '../../src/core/probe/exploits.ts';
 import { probeQuestions } from '../../src/cli/commands/probe.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { readSharedText, sharedData } from '../helpers/shared-data.ts';
+import { evalMinidev, jsonlFile, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { minidevFlags, readSharedText } from '../helpers/shared-data.ts';
 
-const bird = (...p: string[]) => sharedData('bird', ...p);
 const PRESENT = new Set(['superhero', 'student_club', 'toxicology']);
 
 interface Sem {
@@ -51,52 +49,16 @@ describe('probe: reward-hacking exploits on BIRD mini-dev (the 140 questions who
 
   /** Writes one exploit's predictions as JSONL (variants = samples of a question) and evaluates them with `eval`. */
   async function evalExploit(id: ExploitId, extra: string[] = []): Promise<EvalOut> {
-    const preds = tempFile(`${id}.jsonl`);
-    writeFileSync(
-      preds,
-      exploitItems(id, questions())
-        .map((it) => JSON.stringify({ question_id: it.questionId, sql: it.predSql }))
-        .join('\n') + '\n',
+    const preds = jsonlFile(
+      `${id}.jsonl`,
+      exploitItems(id, questions()).map((it) => ({ question_id: it.questionId, sql: it.predSql })),
     );
-    const report = tempFile('eval.json');
-    const run = await runCli([
-      'eval',
-      '--predictions',
-      preds,
-      '--gold',
-      bird('minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      bird('minidev', 'mini_dev_sqlite.json'),
-      '--db-root',
-      bird('databases'),
-      '--metrics',
-      'ex',
-      '--workers',
-      '2',
-      '--out',
-      report,
-      ...extra,
-    ]);
-    expect(run.stderr).not.toMatch(/^error/m);
-    expect(run.code).toBe(0);
-    return readJson<EvalOut>(report);
+    return (await evalMinidev<EvalOut>(preds, ['--metrics', 'ex', '--workers', '2', ...extra])).report;
   }
 
   beforeAll(async () => {
     const file = tempFile('probe.json');
-    const run = await runCli([
-      'probe',
-      '--gold',
-      bird('minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      bird('minidev', 'mini_dev_sqlite.json'),
-      '--db-root',
-      bird('databases'),
-      '--workers',
-      '2',
-      '--out',
-      file,
-    ]);
+    const run = await runCli(['probe', ...minidevFlags(), '--workers', '2', '--out', file]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     stdout = run.stdout;

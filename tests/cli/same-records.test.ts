@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
-import { parseCustomId, type BatchRequestLine } from '../../src/core/batch/batch.ts';
+import { parseCustomId } from '../../src/core/batch/batch.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
 import { ReplayEngine } from '../helpers/replay-engine.ts';
@@ -19,27 +19,14 @@ import { createRunService } from '../../src/app/run-service.ts';
 import { GREEDY } from '../../src/core/engine/engine.ts';
 import { findTemplate } from '../../src/core/prompt/templates.ts';
 import { DEFAULT_RUN_CONFIG } from '../../src/core/run/types.ts';
-import { vllmOkLine } from '../helpers/batch-fixtures.ts';
+import { minidevBatchExport, minidevBatchImport, readBatchRequests, vllmOkLine } from '../helpers/batch-fixtures.ts';
 import { fileDataset, memoryAppPorts } from '../helpers/memory-app-ports.ts';
-import { runCli, tempFile } from '../helpers/cli.ts';
-import { readSharedText, sharedData } from '../helpers/shared-data.ts';
+import { jsonlFile, runCli, tempFile } from '../helpers/cli.ts';
+import { lmEvalSampleRow } from '../helpers/harness-rows.ts';
+import { minidevFlags, readBirdQuestions, readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
-const data = () => [
-  '--dataset',
-  bird('minidev', 'mini_dev_sqlite.json'),
-  '--gold',
-  bird('minidev', 'mini_dev_sqlite_gold.sql'),
-  '--db-root',
-  bird('databases'),
-];
-const questions = JSON.parse(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json')) as Array<{
-  question_id: number;
-  db_id: string;
-  question: string;
-  evidence: string;
-  SQL: string;
-}>;
+const questions = readBirdQuestions(bird('minidev', 'mini_dev_sqlite.json'));
 const predictions = JSON.parse(
   readSharedText('bird', 'predictions', 'TA_output', 'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json'),
 ) as Record<string, string>;
@@ -58,32 +45,24 @@ function verdicts(samples: readonly SampleRecord[]) {
     .sort((a, b) => a.index - b.index || a.sample - b.sample);
 }
 
+/** Runs a CLI command that writes a run file (two workers); the run file's path, once it exited 0. */
+async function runFileOf(name: string, args: string[]): Promise<string> {
+  const file = tempFile(name);
+  const r = await runCli([...args, '--run-out', file, '--workers', '2']);
+  expect(r.code, r.stderr).toBe(0);
+  return file;
+}
+
 const runFile = (file: string) => parseRunFile(readFileSync(file, 'utf8'), file);
 
 describe('the same completions through eval, harness, batch import, an app replay and an app generation give the same sample records', () => {
   it('48 mini-dev questions: identical records, with the version-sensitivity and gold-issue findings in every host', async () => {
     // batch export picks the plan's questions (the first 48 with a database here) and their custom_ids.
     const input = tempFile('in.jsonl');
-    const exp = await runCli([
-      'batch',
-      'export',
-      ...data(),
-      '--model',
-      'meta-llama-3-70b-instruct',
-      '--n',
-      '1',
-      '--seed',
-      '0',
-      '--limit',
-      '48',
-      '--out',
-      input,
-    ]);
+    const sampling = ['--n', '1', '--seed', '0', '--limit', '48'];
+    const exp = await runCli(minidevBatchExport('meta-llama-3-70b-instruct', input, ...sampling));
     expect(exp.code, exp.stderr).toBe(0);
-    const lines = readFileSync(input, 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as BatchRequestLine);
+    const lines = readBatchRequests(input);
     expect(lines).toHaveLength(48);
     const indices = lines.map((l) => parseCustomId(l.custom_id)!.index);
 
@@ -93,70 +72,36 @@ describe('the same completions through eval, harness, batch import, an app repla
       output,
       lines.map((l) => vllmOkLine(l.custom_id, completionOf(parseCustomId(l.custom_id)!.index))).join('\n') + '\n',
     );
-    const batchRun = tempFile('batch.run.json');
-    const imp = await runCli([
-      'batch',
-      'import',
-      '--plan',
-      input.replace(/\.jsonl$/, '.plan.json'),
-      '--output',
-      output,
-      ...data(),
-      '--run-out',
-      batchRun,
-      '--workers',
-      '2',
-    ]);
-    expect(imp.code, imp.stderr).toBe(0);
+    const batchRun = await runFileOf('batch.run.json', minidevBatchImport(input, output));
 
     // eval: the workbench's predictions JSONL.
-    const preds = tempFile('preds.jsonl');
-    writeFileSync(
-      preds,
-      indices
-        .map((i) => JSON.stringify({ question_id: questions[i]!.question_id, completion: completionOf(i) }))
-        .join('\n') + '\n',
+    const preds = jsonlFile(
+      'preds.jsonl',
+      indices.map((i) => ({ question_id: questions[i]!.question_id, completion: completionOf(i) })),
     );
-    const evalRun = tempFile('eval.run.json');
-    const ev = await runCli(['eval', '--predictions', preds, ...data(), '--run-out', evalRun, '--workers', '2']);
-    expect(ev.code, ev.stderr).toBe(0);
+    const evalRun = await runFileOf('eval.run.json', ['eval', '--predictions', preds, ...minidevFlags()]);
 
     // harness: lm-evaluation-harness --log_samples rows.
-    const samplesFile = tempFile('samples_bird_2026-01-01T00-00-00.jsonl');
-    writeFileSync(
-      samplesFile,
-      indices
-        .map((i, docId) => {
-          const q = questions[i]!;
-          return JSON.stringify({
-            doc_id: docId,
-            doc: { question_id: q.question_id, db_id: q.db_id, question: q.question, evidence: q.evidence, SQL: q.SQL },
-            target: q.SQL,
-            arguments: { gen_args_0: { arg_0: q.question, arg_1: { until: [] } } },
-            resps: [[completionOf(i)]],
-            filtered_resps: [completionOf(i)],
-            filter: 'none',
-            metrics: ['exact_match'],
-            doc_hash: 'h',
-            prompt_hash: 'p',
-            target_hash: 't',
-            exact_match: 0,
-          });
-        })
-        .join('\n') + '\n',
+    const samplesFile = jsonlFile(
+      'samples_bird_2026-01-01T00-00-00.jsonl',
+      indices.map((i, docId) =>
+        lmEvalSampleRow(questions[i]!, {
+          docId,
+          prompt: questions[i]!.question,
+          genKwargs: { until: [] },
+          resps: [completionOf(i)],
+          filtered: completionOf(i),
+          filter: 'none',
+          exactMatch: 0,
+        }),
+      ),
     );
-    const harnessRun = tempFile('harness.run.json');
-    const h = await runCli([
+    const harnessRun = await runFileOf('harness.run.json', [
       'harness',
       '--completions',
       samplesFile,
-      ...data(),
-      '--run-out',
-      harnessRun,
-      '--workers',
-      '2',
+      ...minidevFlags(),
     ]);
-    expect(h.code, h.stderr).toBe(0);
 
     // The app: a replay run of the same predictions file, and a generation run whose engine serves the completions.
     const dataset = await fileDataset({

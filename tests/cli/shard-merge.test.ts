@@ -2,21 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseShard, shardDatabases } from '../../src/core/batch/shard.ts';
 import { runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { gpt4oEvalArgs } from '../helpers/shared-data.ts';
 
-const base = [
-  'eval',
-  '--predictions',
-  sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
-  '--gold',
-  sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-  '--dataset',
-  sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-  '--db-root',
-  sharedData('bird', 'databases'),
-  '--workers',
-  '1',
-];
+const base = gpt4oEvalArgs();
 
 /** The bytes of an output without what measures the machine or the moment: times, the run's id and dates. */
 function stable(file: string): string {

@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/core/util/rng.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { evalMinidev, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { exactMcnemarP } from '../helpers/reference-stats.ts';
+import { readBirdQuestions, sharedData } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
-const GOLD = () => bird('minidev', 'mini_dev_sqlite_gold.sql');
 const DATASET = () => bird('minidev', 'mini_dev_sqlite.json');
 const PRESENT = new Set(['superhero', 'student_club', 'toxicology']);
 
@@ -20,41 +20,9 @@ interface Item {
   result_key: string | null;
 }
 
-async function evalCli(predictions: string, extra: string[] = []) {
-  const out = tempFile('eval.json');
-  const run = await runCli([
-    'eval',
-    '--predictions',
-    predictions,
-    '--gold',
-    GOLD(),
-    '--dataset',
-    DATASET(),
-    '--db-root',
-    bird('databases'),
-    '--workers',
-    '1',
-    '--out',
-    out,
-    ...extra,
-  ]);
-  expect(run.stderr).not.toMatch(/^error/m);
-  expect(run.code).toBe(0);
-  return { run, out, report: readJson<{ summary: any; items: Item[] }>(out) };
-}
-
-/** Two-sided exact binomial p with BigInt sums (independent of the implementation). */
-function exactMcnemar(b: number, c: number): number {
-  const n = b + c;
-  if (n === 0) return 1;
-  let coef = 1n;
-  let tail = 0n;
-  for (let i = 0; i <= Math.min(b, c); i++) {
-    if (i > 0) coef = (coef * BigInt(n - i + 1)) / BigInt(i);
-    tail += coef;
-  }
-  return Math.min(1, Number((2n * tail * 10n ** 18n) / 2n ** BigInt(n)) / 1e18);
-}
+/** `eval --out` of a predictions file on mini-dev, one worker. */
+const evalCli = (predictions: string, extra: string[] = []) =>
+  evalMinidev<{ summary: any; items: Item[] }>(predictions, ['--workers', '1', ...extra]);
 
 describe('compare on two real prediction files over the questions whose databases are present', () => {
   let a: Awaited<ReturnType<typeof evalCli>>;
@@ -97,7 +65,7 @@ describe('compare on two real prediction files over the questions whose database
     expect(got.ex_delta).toBeCloseTo(exB - exA, 9);
     expect(got.ci95[0]).toBeLessThanOrEqual(got.ex_delta);
     expect(got.ci95[1]).toBeGreaterThanOrEqual(got.ex_delta);
-    expect(got.mcnemar_p / exactMcnemar(want.fixed, want.broken)).toBeCloseTo(1, 9);
+    expect(got.mcnemar_p / exactMcnemarP(want.fixed, want.broken)).toBeCloseTo(1, 9);
     for (const level of ['simple', 'moderate', 'challenging']) {
       expect(got.by_difficulty[level].ex_delta).toBeCloseTo(
         b.report.summary.by_difficulty[level].ex - a.report.summary.by_difficulty[level].ex,
@@ -175,11 +143,7 @@ function subsets(n: number, k: number): number[][] {
 
 describe('several samples per question: eval --run-out, then stats', () => {
   it('reports pass@k and maj@k equal to brute force over the per-sample results', async () => {
-    const questions = JSON.parse(readFileSync(DATASET(), 'utf8')) as Array<{
-      question_id: number;
-      db_id: string;
-      SQL: string;
-    }>;
+    const questions = readBirdQuestions(DATASET());
     const chosen = questions
       .filter((q) => PRESENT.has(q.db_id))
       .filter((_, i) => i % 13 === 0)

@@ -11,6 +11,7 @@ import { remainingJobs, runGeneration } from '../../src/core/run/generation.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
 import type { EvalItem, ItemResult, Question } from '../../src/core/types.ts';
 import { startOpenAiServer, type OpenAiServer } from '../helpers/openai-server.ts';
+import { ranResult } from '../helpers/item-results.ts';
 
 let server: OpenAiServer;
 beforeAll(async () => {
@@ -37,24 +38,7 @@ const questions: Question[] = Array.from({ length: 5 }, (_, i) => ({
   difficulty: 'moderate',
 }));
 const evaluate = async (items: EvalItem[]): Promise<ItemResult[]> =>
-  items.map((it) => ({
-    index: it.index,
-    questionId: it.questionId,
-    dbId: it.dbId,
-    difficulty: it.difficulty,
-    ex: it.predSql.trim() === it.goldSql ? 1 : 0,
-    softF1: null,
-    rves: null,
-    timeRatio: null,
-    status: 'ok',
-    error: null,
-    mutatedDb: false,
-    extraction: it.extraction,
-    predRowCount: 1,
-    goldRowCount: 1,
-    elapsedMs: 1,
-    sample: it.sample,
-  }));
+  items.map((it) => ranResult(it, it.predSql.trim() === it.goldSql ? 1 : 0));
 
 describe('generation run over the OpenAI-compatible engine (local server)', () => {
   it('asks each question once with n = 2, four questions in flight, and records every sample', async () => {

@@ -2,8 +2,13 @@
  * Batch output lines written from vLLM's documented schema (vllm/entrypoints/openai/run_batch.py:
  * BatchRequestOutput {id, custom_id, response: BatchResponseData {status_code, request_id, body},
  * error}; a failed request is `make_error_request_output`: status 400, no body, `error` = the
- * message). The chat completion body is vLLM's ChatCompletionResponse shape.
+ * message). The chat completion body is vLLM's ChatCompletionResponse shape. And the CLI's
+ * `batch export` / `batch import` arguments on BIRD mini-dev.
  */
+import { readFileSync } from 'node:fs';
+import type { BatchRequestLine } from '../../src/core/batch/batch.ts';
+import { minidevFlags, type DatasetFiles } from './shared-data.ts';
+
 let counter = 0;
 const uuid = () => (++counter).toString(16).padStart(32, '0');
 
@@ -73,3 +78,36 @@ export function vllmErrorLine(customId: string, message: string): string {
     error: message,
   });
 }
+
+/** The request lines of a batch requests file. */
+export const readBatchRequests = (file: string): BatchRequestLine[] =>
+  readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as BatchRequestLine);
+
+/** The plan `batch export` writes beside its requests file (`in.jsonl` -> `in.plan.json`). */
+export const planFileOf = (requests: string) => requests.replace(/\.jsonl$/, '.plan.json');
+
+/** `batch export` of mini-dev's questions for `model` to the requests file `out`, then `extra`: CLI arguments. */
+export const minidevBatchExport = (model: string, out: string, ...extra: string[]) => [
+  'batch',
+  'export',
+  ...minidevFlags(),
+  '--model',
+  model,
+  '--out',
+  out,
+  ...extra,
+];
+
+/**
+ * `batch import` of run_batch's `output` for the requests exported to `requests` (its plan
+ * beside it), on mini-dev (`files` replaces any of its files), then `extra`: CLI arguments.
+ */
+export const minidevBatchImport = (
+  requests: string,
+  output: string,
+  files: Partial<DatasetFiles> = {},
+  ...extra: string[]
+) => ['batch', 'import', '--plan', planFileOf(requests), '--output', output, ...minidevFlags(files), ...extra];

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
+import { datasetFlags, minidevFiles, type DatasetFiles } from './shared-data.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -17,11 +19,20 @@ export interface CliRun {
  * run; tests of the verdict cache name theirs with --cache. `env` adds to the environment.
  */
 export function runCli(args: string[], cwd = ROOT, env?: Record<string, string>): Promise<CliRun> {
+  const childEnv = { ...process.env, XDG_CACHE_HOME: mkdtempSync(path.join(tmpdir(), 'wb-cli-cache-')), ...env };
+  return runCommand('npm', ['run', '--silent', 'cli', '--', ...args], { cwd, env: childEnv });
+}
+
+/** Runs a command to its end, no input, collecting its exit code and output (cwd: the repository root). */
+export function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const childEnv = { ...process.env, XDG_CACHE_HOME: mkdtempSync(path.join(tmpdir(), 'wb-cli-cache-')), ...env };
-    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], {
-      cwd,
-      env: childEnv,
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? ROOT,
+      env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -37,6 +48,67 @@ export function tempFile(name: string): string {
   return path.join(mkdtempSync(path.join(tmpdir(), 'wb-cli-')), name);
 }
 
+/** A temporary JSON Lines file of `rows`, one JSON value a line. */
+export function jsonlFile(name: string, rows: readonly unknown[]): string {
+  const file = tempFile(name);
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return file;
+}
+
 export function readJson<T = any>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
+}
+
+/** The files an `eval` reads; `dataset` left out when absent or null. */
+export interface EvalFiles extends Partial<DatasetFiles> {
+  predictions: string;
+  gold: string;
+  dbRoot: string;
+}
+
+/** `eval` of `files`, then `extra`, its JSON report written to a temporary file (`out`). */
+export async function evalToReport(files: EvalFiles, ...extra: string[]): Promise<CliRun & { out: string }> {
+  const out = tempFile('eval.json');
+  const flags = datasetFlags({ gold: files.gold, dataset: files.dataset ?? null, dbRoot: files.dbRoot });
+  const run = await runCli(['eval', '--predictions', files.predictions, ...flags, '--out', out, ...extra]);
+  return { ...run, out };
+}
+
+/**
+ * `eval` of a predictions file on BIRD mini-dev with the databases here, its JSON report written
+ * to a temporary file (`out`); the test fails unless it exits 0 and prints no error line.
+ */
+export async function evalMinidev<R = any>(
+  predictions: string,
+  extra: string[] = [],
+): Promise<{ run: CliRun; out: string; report: R }> {
+  const { out, ...run } = await evalToReport({ predictions, ...minidevFiles() }, ...extra);
+  expect(run.stderr).not.toMatch(/^error/m);
+  expect(run.code).toBe(0);
+  return { run, out, report: readJson<R>(out) };
+}
+
+/** A judge URL where nothing listens: for `rubric` runs refused before the judge is asked. */
+export const NO_JUDGE_URL = 'http://127.0.0.1:9/v1';
+
+/**
+ * `rubric` of a completions file against a RaR dataset, judged at `judgeUrl` (default: nowhere)
+ * by `judgeModel` (default "m"), then `extra`: CLI arguments.
+ */
+export function rubricArgs(
+  files: { dataset: string; completions: string; judgeUrl?: string; judgeModel?: string },
+  ...extra: string[]
+): string[] {
+  return [
+    'rubric',
+    '--dataset',
+    files.dataset,
+    '--completions',
+    files.completions,
+    '--judge-url',
+    files.judgeUrl ?? NO_JUDGE_URL,
+    '--judge-model',
+    files.judgeModel ?? 'm',
+    ...extra,
+  ];
 }

@@ -25,14 +25,63 @@ export function readSharedText(...parts: string[]): string {
   return readFileSync(sharedData(...parts), 'utf8');
 }
 
-/** The CLI's flags for BIRD mini-dev with the databases here: `--gold`, `--dataset`, `--db-root`. */
-export function minidevFlags(): string[] {
+/** A question of a BIRD questions file (mini-dev's mini_dev_sqlite.json, the demo's questions.json). */
+export interface BirdQuestionRow {
+  question_id: number;
+  db_id: string;
+  question: string;
+  evidence: string;
+  SQL: string;
+  difficulty?: string;
+}
+
+/** The questions of a BIRD questions file. */
+export function readBirdQuestions(file: string): BirdQuestionRow[] {
+  return JSON.parse(readFileSync(file, 'utf8')) as BirdQuestionRow[];
+}
+
+/** A dataset's files as the CLI names them: `--gold`, `--dataset` (none when null), `--db-root`. */
+export interface DatasetFiles {
+  gold: string;
+  dataset: string | null;
+  dbRoot: string;
+}
+
+/** BIRD mini-dev's gold and questions files, and the folder of the databases here. */
+export function minidevFiles(): DatasetFiles {
+  return {
+    gold: sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+    dataset: sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+    dbRoot: sharedData('bird', 'databases'),
+  };
+}
+
+/** The CLI's flags naming a dataset's files: `--gold`, `--dataset` (left out when null), `--db-root`. */
+export function datasetFlags(files: DatasetFiles): string[] {
   return [
     '--gold',
-    sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-    '--dataset',
-    sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+    files.gold,
+    ...(files.dataset === null ? [] : ['--dataset', files.dataset]),
     '--db-root',
-    sharedData('bird', 'databases'),
+    files.dbRoot,
   ];
+}
+
+/**
+ * The CLI's flags for BIRD mini-dev with the databases here: `--gold`, `--dataset`, `--db-root`,
+ * each replaceable (a test's own gold, dataset or database folder; `dataset: null` leaves
+ * `--dataset` out).
+ */
+export function minidevFlags(files: Partial<DatasetFiles> = {}): string[] {
+  return datasetFlags({ ...minidevFiles(), ...files });
+}
+
+/** GPT-4o's chain-of-thought predictions for mini-dev (BIRD's TA_output): a real predictions file. */
+export function gpt4oMinidevPredictions(): string {
+  return sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
+}
+
+/** `eval` of GPT-4o's mini-dev predictions on mini-dev with one worker, then `extra`: CLI arguments. */
+export function gpt4oEvalArgs(...extra: string[]): string[] {
+  return ['eval', '--predictions', gpt4oMinidevPredictions(), ...minidevFlags(), '--workers', '1', ...extra];
 }

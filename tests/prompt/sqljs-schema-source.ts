@@ -2,9 +2,10 @@
  * SchemaSource for Node tests: sql.js opened directly on ../shared/data/bird/databases, with
  * the same queries as the browser's SQL-worker source, and the description CSVs read from disk.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import initSqlJs, { type Database } from 'sql.js';
+import { folderDescriptionFiles } from '../../src/adapters/node/sql-worker-host.ts';
 import { SCHEMA_QUERIES, splitSampleRow, type SchemaSource } from '../../src/core/prompt/schema-source.ts';
 import type { SqlValue } from '../../src/core/types.ts';
 
@@ -35,14 +36,7 @@ export async function sqljsSchemaSource(dbRoot: string): Promise<SchemaSource & 
       );
       return { columns, rows: split.map((s) => s.values), classes: split.map((s) => s.classes) };
     },
-    async descriptionFiles(dbId) {
-      const dir = path.join(dbRoot, dbId, 'database_description');
-      if (!existsSync(dir)) return null;
-      return readdirSync(dir)
-        .filter((f) => f.toLowerCase().endsWith('.csv'))
-        .sort()
-        .map((name) => ({ name, bytes: new Uint8Array(readFileSync(path.join(dir, name))) }));
-    },
+    descriptionFiles: (dbId) => folderDescriptionFiles(dbRoot, dbId),
     close() {
       for (const d of open.values()) d.close();
       open.clear();

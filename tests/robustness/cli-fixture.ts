@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import initSqlJs from 'sql.js';
+import { datasetFlags } from '../helpers/shared-data.ts';
 
 export interface TinyBird {
   dir: string;
@@ -35,14 +36,12 @@ export async function tinyBird(): Promise<TinyBird> {
   return { dir, dbRoot, db: dbFile, gold, predictions };
 }
 
-export const evalArgs = (t: TinyBird, ...extra: string[]) => [
+/** `eval` of the tiny folder's predictions (or another database folder's), one worker, then `extra`. */
+export const evalArgs = (t: Pick<TinyBird, 'predictions' | 'gold' | 'dbRoot'>, ...extra: string[]) => [
   'eval',
   '--predictions',
   t.predictions,
-  '--gold',
-  t.gold,
-  '--db-root',
-  t.dbRoot,
+  ...datasetFlags({ gold: t.gold, dataset: null, dbRoot: t.dbRoot }),
   '--workers',
   '1',
   ...extra,

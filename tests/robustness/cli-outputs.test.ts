@@ -6,7 +6,7 @@
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { rubricArgs, runCli } from '../helpers/cli.ts';
 import { evalArgs, tinyBird, type TinyBird } from './cli-fixture.ts';
 import { syntheticRunFile, syntheticSamples, writeRunFile } from './synthetic-run.ts';
 
@@ -89,19 +89,7 @@ describe('outputs checked before any work', { timeout: 120_000 }, () => {
     const dataset = path.join(t.dir, 'rar.jsonl');
     writeFileSync(dataset, '{}\n');
     const before = readFileSync(completions);
-    const run = await runCli([
-      'rubric',
-      '--dataset',
-      dataset,
-      '--completions',
-      completions,
-      '--judge-url',
-      'http://127.0.0.1:9/v1',
-      '--judge-model',
-      'm',
-      '--out',
-      completions,
-    ]);
+    const run = await runCli(rubricArgs({ dataset, completions }, '--out', completions));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/error: --out: .* is the --completions input/);
     expect(readFileSync(completions).equals(before)).toBe(true);

@@ -17,17 +17,7 @@ beforeAll(async () => {
 describe('nothing scored is an error', { timeout: 120_000 }, () => {
   it('eval with an empty --db-root: exit 2, stderr says nothing was scored and which databases are missing (was exit 0)', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'wb-empty-'));
-    const run = await runCli([
-      'eval',
-      '--predictions',
-      t.predictions,
-      '--gold',
-      t.gold,
-      '--db-root',
-      empty,
-      '--workers',
-      '1',
-    ]);
+    const run = await runCli(evalArgs({ ...t, dbRoot: empty }));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/error: --db-root: nothing was scored: none of the 2 item\(s\)/);
     expect(run.stderr).toMatch(/1 database\(s\) missing .*: tiny \(2 item\(s\)\)/);
@@ -37,17 +27,7 @@ describe('nothing scored is an error', { timeout: 120_000 }, () => {
     const root = mkdtempSync(path.join(tmpdir(), 'wb-bad-'));
     mkdirSync(path.join(root, 'tiny'));
     writeFileSync(path.join(root, 'tiny', 'tiny.sqlite'), 'not a database at all');
-    const run = await runCli([
-      'eval',
-      '--predictions',
-      t.predictions,
-      '--gold',
-      t.gold,
-      '--db-root',
-      root,
-      '--workers',
-      '1',
-    ]);
+    const run = await runCli(evalArgs({ ...t, dbRoot: root }));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/nothing was scored/);
     expect(run.stderr).toMatch(/tiny \(2 item\(s\)\) could not be opened: database tiny: not an SQLite 3 file/);

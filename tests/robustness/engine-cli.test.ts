@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { evalToReport, readJson, tempFile } from '../helpers/cli.ts';
 import { superheroWithDeletes } from '../helpers/writing-predictions.ts';
 
 /** Issue 17's attacks on the SQL engine, through the CLI as a user runs it. */
@@ -21,29 +21,10 @@ describe('eval --metrics ex,r-ves gives every item the same EX as --metrics ex w
   it('gpt-4o on superhero, every tenth prediction a DELETE of a table its gold reads', async () => {
     const fx = superheroWithDeletes();
     const run = async (metrics: string) => {
-      const out = tempFile('out.json');
-      const r = await runCli([
-        'eval',
-        '--predictions',
-        fx.predictions,
-        '--gold',
-        fx.gold,
-        '--dataset',
-        fx.dataset,
-        '--db-root',
-        fx.dbRoot,
-        '--metrics',
-        metrics,
-        '--ves-iterations',
-        '2',
-        '--workers',
-        '1',
-        '--out',
-        out,
-      ]);
+      const r = await evalToReport(fx, '--metrics', metrics, '--ves-iterations', '2', '--workers', '1');
       expect(r.stderr).not.toMatch(/^error/m);
       expect(r.code).toBe(0);
-      return { stdout: r.stdout, items: readJson<{ items: OutItem[] }>(out).items };
+      return { stdout: r.stdout, items: readJson<{ items: OutItem[] }>(r.out).items };
     };
     const ex = await run('ex');
     const rves = await run('ex,r-ves');
@@ -84,22 +65,9 @@ describe("a result whose values add up to more than a worker's memory", () => {
     );
     const gold = tempFile('gold.sql');
     writeFileSync(gold, 'SELECT 1\tbig\nSELECT 2000\tbig\nSELECT 1\tbig\nSELECT 2000\tbig\n');
-    const out = tempFile('out.json');
-    const r = await runCli([
-      'eval',
-      '--predictions',
-      predFile,
-      '--gold',
-      gold,
-      '--db-root',
-      root,
-      '--workers',
-      '1',
-      '--out',
-      out,
-    ]);
+    const r = await evalToReport({ predictions: predFile, gold, dbRoot: root }, '--workers', '1');
     expect(r.code).toBe(0);
-    const items = readJson<{ items: OutItem[] }>(out).items;
+    const items = readJson<{ items: OutItem[] }>(r.out).items;
     for (const i of [0, 2]) {
       expect(items[i]).toMatchObject({ status: 'error', ex: 0 });
       expect(items[i]!.error).toMatch(
@@ -134,21 +102,9 @@ describe("the CLI's database folder with a WAL database", () => {
     );
     const gold = tempFile('gold.sql');
     writeFileSync(gold, 'SELECT 3\tw\nSELECT 3\tplain\n');
-    const out = tempFile('out.json');
+    let out: string;
     try {
-      await runCli([
-        'eval',
-        '--predictions',
-        predFile,
-        '--gold',
-        gold,
-        '--db-root',
-        root,
-        '--workers',
-        '1',
-        '--out',
-        out,
-      ]);
+      ({ out } = await evalToReport({ predictions: predFile, gold, dbRoot: root }, '--workers', '1'));
     } finally {
       for (const db of open) db.close();
     }

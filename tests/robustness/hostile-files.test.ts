@@ -14,7 +14,7 @@ import { detectPromptInjection } from '../../src/core/rubric/injection.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { createSqlEngine } from '../../workers/sql-engine.ts';
 import { runCli } from '../helpers/cli.ts';
-import { readSharedText, sharedData } from '../helpers/shared-data.ts';
+import { gpt4oMinidevPredictions, minidevFlags, readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 /** Anything thrown, as the fields a message is judged by. */
 function thrown(fn: () => unknown): { name: string; code?: string; message: string } {
@@ -162,15 +162,7 @@ describe('text files in another encoding are refused with the encoding named (CL
         Buffer.from('{"0": "SELECT 1\\t----- bird -----\\tsuperhero"}', 'utf16le'),
       ]),
     );
-    const run = await runCli([
-      'eval',
-      '--predictions',
-      preds,
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--db-root',
-      sharedData('bird', 'databases'),
-    ]);
+    const run = await runCli(['eval', '--predictions', preds, ...minidevFlags({ dataset: null })]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       `error: --predictions: ${preds} is UTF-16 (little-endian) text, not UTF-8: save it as UTF-8 and try again\n`,
@@ -182,10 +174,7 @@ describe('a predictions file made for another dataset', () => {
   it('is refused before anything is evaluated, naming the file and a question that disagrees', async () => {
     const questions = parseQuestions(readSharedText('spider', 'dev.json'), 'dev.json');
     const gold = parseGoldSql(readSharedText('spider', 'dev_gold.sql'), 'dev_gold.sql');
-    const bird = readFileSync(
-      sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
-      'utf8',
-    );
+    const bird = readFileSync(gpt4oMinidevPredictions(), 'utf8');
     await expect(
       pairRunPredictions({ predictionsName: 'predict.json', predictionsText: bird, questions, gold, fence: 'last' }),
     ).rejects.toMatchObject({

@@ -15,12 +15,10 @@ import Database from 'better-sqlite3';
 import { BlobWriter, TextReader, Uint8ArrayReader, ZipWriter } from '@zip.js/zip.js';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { gpt4oMinidevPredictions, minidevFlags, sharedData } from '../helpers/shared-data.ts';
 import { storedZip, type RawEntry } from '../helpers/stored-zip.ts';
 
 const GOLD = sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql');
-const QUESTIONS = sharedData('bird', 'minidev', 'mini_dev_sqlite.json');
-const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
 const db = (name: string) => readFileSync(sharedData('bird', 'databases', name, `${name}.sqlite`));
 
 type Add = [name: string, data: Uint8Array | string, opts?: Record<string, unknown>];
@@ -44,13 +42,8 @@ function isolatedTmp(): string {
 const evalArgs = (zip: string, ...extra: string[]) => [
   'eval',
   '--predictions',
-  PREDICTIONS,
-  '--gold',
-  GOLD,
-  '--dataset',
-  QUESTIONS,
-  '--db-root',
-  zip,
+  gpt4oMinidevPredictions(),
+  ...minidevFlags({ dbRoot: zip }),
   '--workers',
   '1',
   ...extra,
@@ -241,10 +234,7 @@ describe('--db-root zip within bounds', { timeout: 180_000 }, () => {
         'eval',
         '--predictions',
         preds,
-        '--gold',
-        GOLD,
-        '--db-root',
-        zip,
+        ...minidevFlags({ dataset: null, dbRoot: zip }),
         '--workers',
         '1',
       ],
@@ -299,19 +289,7 @@ describe('Inspect .eval log within bounds', { timeout: 180_000 }, () => {
       ),
     );
     expect(readFileSync(log).length).toBeLessThan(2 * 1024 * 1024);
-    const r = await runCli([
-      'harness',
-      '--completions',
-      log,
-      '--gold',
-      GOLD,
-      '--dataset',
-      QUESTIONS,
-      '--db-root',
-      sharedData('bird', 'databases'),
-      '--workers',
-      '1',
-    ]);
+    const r = await runCli(['harness', '--completions', log, ...minidevFlags(), '--workers', '1']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/log\.eval: samples\/1_epoch_1\.json inflates .* to 100\.0 MiB .*zip bomb/);
   }, 120_000);

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_REPLY_BYTES } from '../../src/adapters/engines/openai-http.ts';
-import { ROOT, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { ROOT, readJson, rubricArgs, runCli, tempFile } from '../helpers/cli.ts';
 
 const MiB = 1024 * 1024;
 
@@ -75,6 +75,9 @@ async function misbehaving(kind: 'hang' | { hugeBytes: number }): Promise<Misbeh
   };
 }
 
+/** One call per sample: the judge's failure is the run's. */
+const noRetries = ['--http-retries', '0', '--retries', '0'];
+
 let server: Misbehaving | null = null;
 afterEach(async () => {
   await server?.close();
@@ -85,23 +88,9 @@ describe('rubric judge limits', { timeout: 180_000 }, () => {
   it('--judge-timeout-s 1 against a judge that never answers: exit 2 naming the 1 s limit', async () => {
     server = await misbehaving('hang');
     const { dataset, completions } = oneRow();
-    const run = await runCli([
-      'rubric',
-      '--dataset',
-      dataset,
-      '--completions',
-      completions,
-      '--judge-url',
-      server.url,
-      '--judge-model',
-      'm',
-      '--judge-timeout-s',
-      '1',
-      '--http-retries',
-      '0',
-      '--retries',
-      '0',
-    ]);
+    const run = await runCli(
+      rubricArgs({ dataset, completions, judgeUrl: server.url }, '--judge-timeout-s', '1', ...noRetries),
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/error: --judge-url: the judge failed after 0 of 1 sample\(s\): .*no answer within 1 s/);
   });
@@ -109,19 +98,7 @@ describe('rubric judge limits', { timeout: 180_000 }, () => {
   it('--judge-timeout-s must be a positive number of seconds a timer can wait', async () => {
     const { dataset, completions } = oneRow();
     for (const v of ['0', 'abc', '3000000']) {
-      const run = await runCli([
-        'rubric',
-        '--dataset',
-        dataset,
-        '--completions',
-        completions,
-        '--judge-url',
-        'http://127.0.0.1:9/v1',
-        '--judge-model',
-        'm',
-        '--judge-timeout-s',
-        v,
-      ]);
+      const run = await runCli(rubricArgs({ dataset, completions }, '--judge-timeout-s', v));
       expect(run.code, v).toBe(2);
       expect(run.stderr).toMatch(/error: --judge-timeout-s: expected a number of seconds in \(0, 2147483\]/);
     }
@@ -131,25 +108,8 @@ describe('rubric judge limits', { timeout: 180_000 }, () => {
     server = await misbehaving({ hugeBytes: 200 * MiB });
     const { dataset, completions } = oneRow();
     const out = tempFile('scores.json');
-    const run = await runCli([
-      'rubric',
-      '--dataset',
-      dataset,
-      '--completions',
-      completions,
-      '--judge-url',
-      server.url,
-      '--judge-model',
-      'm',
-      '--http-retries',
-      '0',
-      '--retries',
-      '0',
-      '--aggregation',
-      'implicit',
-      '--out',
-      out,
-    ]);
+    const flags = [...noRetries, '--aggregation', 'implicit', '--out', out];
+    const run = await runCli(rubricArgs({ dataset, completions, judgeUrl: server.url }, ...flags));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
       /error: --judge-url: nothing was scored: none of the 1 sample\(s\) got a implicit score; the judge failed 1 of 1 call\(s\)/,

@@ -10,21 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { gpt4oEvalArgs } from '../helpers/shared-data.ts';
 
-const evalArgs = [
-  'eval',
-  '--predictions',
-  sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
-  '--gold',
-  sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-  '--dataset',
-  sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-  '--db-root',
-  sharedData('bird', 'databases'),
-  '--workers',
-  '1',
-];
+const evalArgs = gpt4oEvalArgs();
 const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
 
 /** A 1 MiB tmpfs, full: only where this test runs as root with mount allowed (a container here). */

@@ -6,6 +6,7 @@ import { SqlPool } from '../../src/adapters/sql-pool.ts';
 import { DEFAULT_EVAL_OPTIONS, type EvalEvent, type EvalOptions } from '../../src/core/eval/executor.ts';
 import type { EvalItem, ItemResult } from '../../src/core/types.ts';
 import { MAX_RESULT_VALUES } from '../../workers/sql-engine.ts';
+import { evalItem } from '../helpers/item-results.ts';
 
 /**
  * SQL a model may write to hurt the evaluator, run in the real worker pool (worker_threads, the
@@ -16,15 +17,15 @@ const ROWS = 3000;
 let pool: SqlPool;
 let index = 0;
 
-const item = (predSql: string, goldSql: string): EvalItem => ({
-  index: index++,
-  questionId: index,
-  dbId: 'h',
-  difficulty: 'simple',
-  predSql,
-  goldSql,
-  extraction: { rule: 'sql-field', thinkStripped: false },
-});
+const item = (predSql: string, goldSql: string): EvalItem =>
+  evalItem({
+    index: index++,
+    questionId: index,
+    dbId: 'h',
+    predSql,
+    goldSql,
+    extraction: { rule: 'sql-field', thinkStripped: false },
+  });
 
 async function evaluate(
   predSql: string,

@@ -1,14 +1,9 @@
 /** Run files built in the test (no data copied): many questions x many samples, with chosen rewards. */
 import { writeFileSync } from 'node:fs';
-import {
-  DEFAULT_RUN_CONFIG,
-  RUN_FILE_FORMAT,
-  RUN_FILE_VERSION,
-  type RunFile,
-  type SampleRecord,
-} from '../../src/core/run/types.ts';
+import type { RunFile, SampleRecord } from '../../src/core/run/types.ts';
 import { DIFFICULTIES } from '../../src/core/types.ts';
 import { mulberry32 } from '../../src/core/util/rng.ts';
+import { runFile, sampleRecord } from '../helpers/run-records.ts';
 
 export interface SyntheticRunSpec {
   questions: number;
@@ -32,62 +27,43 @@ export function syntheticSamples(spec: SyntheticRunSpec): SampleRecord[] {
       const ex: 0 | 1 = u < p ? 1 : 0;
       const failed = ex === 0 && u > 0.95;
       const other = ex === 1 ? 'R' : `W${Math.floor(rng.next() * 3)}`;
-      out.push({
-        index,
-        sample,
-        questionId: index,
-        dbId: `db${index % 7}`,
-        difficulty: DIFFICULTIES[index % DIFFICULTIES.length]!,
-        ex,
-        softF1: ex,
-        rves: null,
-        timeRatio: null,
-        status: failed ? 'error' : 'ok',
-        error: failed ? 'prediction: no such column' : null,
-        mutatedDb: false,
-        extraction: { rule: 'sql-field', thinkStripped: false },
-        predRowCount: failed ? null : 1,
-        goldRowCount: 1,
-        elapsedMs: 1,
-        sql: 'SELECT 1',
-        goldSql: 'SELECT 1',
-        format: 1,
-        reward: spec.reward ? spec.reward({ index, sample, ex }) : ex,
-        ...(failed ? {} : { resultKey: `q${index}-${other}` }),
-      } as SampleRecord);
+      out.push(
+        sampleRecord({
+          index,
+          sample,
+          dbId: `db${index % 7}`,
+          difficulty: DIFFICULTIES[index % DIFFICULTIES.length]!,
+          ex,
+          status: failed ? 'error' : 'ok',
+          error: failed ? 'prediction: no such column' : null,
+          predRowCount: failed ? null : 1,
+          reward: spec.reward ? spec.reward({ index, sample, ex }) : ex,
+          ...(failed ? {} : { resultKey: `q${index}-${other}` }),
+        }),
+      );
     }
   }
   return out;
 }
 
 export function syntheticRunFile(samples: SampleRecord[], name = 'synthetic'): RunFile {
-  return {
-    format: RUN_FILE_FORMAT,
-    version: RUN_FILE_VERSION,
-    run: {
-      id: `run-${name}`,
-      name,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-      status: 'done',
-      source: { kind: 'replay', predictions: { name: 'p.jsonl', sha256: 'aa', bytes: 1 } },
-      dataset: {
-        id: 'synthetic',
-        name: 'synthetic',
-        questions: { name: 'q.json', sha256: 'qq', bytes: 1 },
-        gold: { name: 'g.sql', sha256: 'gg', bytes: 1 },
-        databases: Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`db${i}`, `sha${i}`])),
-      },
-      subset: { description: 'all', indices: [] },
-      config: { ...DEFAULT_RUN_CONFIG },
-      samplesPerQuestion: Math.max(
-        1,
-        samples.reduce((m, s) => Math.max(m, s.sample + 1), 0),
-      ),
-      executor: 'sql.js 1.17.0',
+  return runFile(samples, {
+    id: `run-${name}`,
+    name,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    dataset: {
+      id: 'synthetic',
+      name: 'synthetic',
+      questions: { name: 'q.json', sha256: 'qq', bytes: 1 },
+      gold: { name: 'g.sql', sha256: 'gg', bytes: 1 },
+      databases: Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`db${i}`, `sha${i}`])),
     },
-    samples,
-  };
+    samplesPerQuestion: Math.max(
+      1,
+      samples.reduce((m, s) => Math.max(m, s.sample + 1), 0),
+    ),
+  });
 }
 
 export function writeRunFile(file: string, run: RunFile): void {

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRarJsonl } from '../../src/core/rubric/rar-dataset.ts';
-import { ROOT, runCli, tempFile } from '../helpers/cli.ts';
+import { ROOT, rubricArgs, runCli, tempFile } from '../helpers/cli.ts';
 import { RAR_SCHEMA, writeParquet } from '../helpers/parquet-files.ts';
 
 describe('rubric reads a RaR Parquet split', () => {
@@ -40,31 +40,11 @@ describe('rubric reads a RaR Parquet split', () => {
     const parsed = parseRarJsonl(readFileSync(path.join(ROOT, 'public/rubrics/example-rar.jsonl'), 'utf8'), 'x.jsonl');
     const comps = tempFile('c.jsonl');
     writeFileSync(comps, '{"completion": "a"}\n{"completion": "b"}\n');
-    const run = await runCli([
-      'rubric',
-      '--dataset',
-      file,
-      '--completions',
-      comps,
-      '--judge-url',
-      'http://127.0.0.1:9/v1',
-      '--judge-model',
-      'm',
-    ]);
+    const run = await runCli(rubricArgs({ dataset: file, completions: comps }));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`c.jsonl: 2 completions without "id" or "index" for ${parsed.length} dataset rows`);
     writeFileSync(comps, `{"index": 0, "completion": "a"}\n{"index": ${parsed.length}, "completion": "b"}\n`);
-    const beyond = await runCli([
-      'rubric',
-      '--dataset',
-      file,
-      '--completions',
-      comps,
-      '--judge-url',
-      'http://127.0.0.1:9/v1',
-      '--judge-model',
-      'm',
-    ]);
+    const beyond = await runCli(rubricArgs({ dataset: file, completions: comps }));
     expect(beyond.code).toBe(2);
     expect(beyond.stderr).toMatch(new RegExp(`c\\.jsonl:2: .*${parsed.length}`));
   });

@@ -5,7 +5,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ROOT, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { NO_JUDGE_URL, ROOT, readJson, rubricArgs, runCli, tempFile } from '../helpers/cli.ts';
 import { section, startJudgeServer, type ChatRequest, type JudgeServer } from './helpers/openai-server.ts';
 
 const DATASET = path.join(ROOT, 'public/rubrics/example-rar.jsonl');
@@ -64,17 +64,8 @@ afterEach(async () => {
   server = null;
 });
 
-const base = (url: string) => [
-  'rubric',
-  '--dataset',
-  DATASET,
-  '--completions',
-  COMPLETIONS,
-  '--judge-url',
-  url,
-  '--judge-model',
-  'recorded-judge',
-];
+const base = (url: string) =>
+  rubricArgs({ dataset: DATASET, completions: COMPLETIONS, judgeUrl: url, judgeModel: 'recorded-judge' });
 
 /** Each test spawns the CLI (npm + tsx) once or twice: allow for a loaded 2-core machine. */
 describe('rubric CLI command', { timeout: 180_000 }, () => {
@@ -215,7 +206,7 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
     [['--weighting', 'heavy'], '--weighting: expected one of as-given, paper, rar-integers, got "heavy"'],
     [['--retries', '1.5'], '--retries: expected an integer from 0 to 10, got "1.5"'],
   ])('rejects %j', async (flags, message) => {
-    const run = await runCli([...base('http://127.0.0.1:9/v1'), ...flags]);
+    const run = await runCli([...base(NO_JUDGE_URL), ...flags]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
   });
@@ -226,31 +217,11 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
     expect(noUrl.stderr).toContain('--judge-url: is required');
     const comps = tempFile('c.jsonl');
     writeFileSync(comps, '{"completion": "a"}\n{"completion": "b"}\n');
-    const unpaired = await runCli([
-      'rubric',
-      '--dataset',
-      DATASET,
-      '--completions',
-      comps,
-      '--judge-url',
-      'http://127.0.0.1:9/v1',
-      '--judge-model',
-      'm',
-    ]);
+    const unpaired = await runCli(rubricArgs({ dataset: DATASET, completions: comps }));
     expect(unpaired.code).toBe(2);
     expect(unpaired.stderr).toContain('c.jsonl: 2 completions without "id" or "index" for 5 dataset rows');
     writeFileSync(comps, '{"id": "med-chest-pain", "completion": "a"}\n{"id": "nope", "completion": "b"}\n');
-    const unknown = await runCli([
-      'rubric',
-      '--dataset',
-      DATASET,
-      '--completions',
-      comps,
-      '--judge-url',
-      'http://127.0.0.1:9/v1',
-      '--judge-model',
-      'm',
-    ]);
+    const unknown = await runCli(rubricArgs({ dataset: DATASET, completions: comps }));
     expect(unknown.stderr).toContain('c.jsonl:2: no dataset row has id "nope"');
   });
 });

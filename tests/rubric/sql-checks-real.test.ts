@@ -8,7 +8,7 @@ import { BIRD_RUBRIC, EX_ONLY_RUBRIC, birdSample } from '../../src/core/rubric/b
 import { scoreSample } from '../../src/core/rubric/score.ts';
 import { runSqlCheck, type Schema } from '../../src/core/rubric/sql-checks.ts';
 import type { ItemStatus } from '../../src/core/types.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { evalMinidev } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { runBirdPredictions, miniDev, type BirdRunItem } from './helpers/bird-run.ts';
 import { BIRD_DBS_HERE, readBirdSchema } from './helpers/schema.ts';
@@ -34,24 +34,11 @@ describe('a rubric with the single item "result matches gold" is the EX reward',
     'TA_output/predict_mini_dev_gpt-4-o_cot_SQLite.json',
     'sql_output_kg/predict_mini_dev_meta-llama-3-8b-instruct-2_sqlite.json',
   ])('%s: explicit score = ex on all 500 items of `eval --out`', async (file) => {
-    const out = tempFile('out.json');
-    const run = await runCli([
-      'eval',
-      '--predictions',
-      sharedData('bird', 'predictions', file),
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--db-root',
-      sharedData('bird', 'databases'),
+    const { report } = await evalMinidev<{ items: OutItem[] }>(sharedData('bird', 'predictions', file), [
       '--workers',
       '2',
-      '--out',
-      out,
     ]);
-    expect(run.code, run.stderr).toBe(0);
-    const items = readJson<{ items: OutItem[] }>(out).items;
+    const items = report.items;
     expect(items).toHaveLength(500);
     const { questions } = miniDev();
     const mismatches: string[] = [];

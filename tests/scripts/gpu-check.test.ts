@@ -6,30 +6,16 @@
  * WebGPU adapter is SwiftShader (software, no shader-f16), so llama.cpp registers only its CPU
  * backend: the JSON must say CPU, with that reason, for every GGUF load and for the app's panel.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WEBLLM_CATALOG } from '../../src/adapters/engines/webllm-catalog.ts';
 import { browserSkipReason, suiteTitle } from '../browser/harness.ts';
-import { ROOT, type CliRun } from '../helpers/cli.ts';
+import { runCommand } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 
-function gpuCheck(args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'scripts/gpu-check.ts', ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const gpuCheck = (args: string[]) => runCommand('npx', ['tsx', 'scripts/gpu-check.ts', ...args]);
 
 const dir = mkdtempSync(path.join(tmpdir(), 'wb-gpu-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import { pairPredictions, parsePredictions } from '../../src/core/formats/predic
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { birdPredictionsJson } from '../../src/core/runfile/export.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { readSharedText, sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 const pool = new SqlPool({
   spawn: spawnNodeSqlWorker,
@@ -36,19 +36,7 @@ describe('exported BIRD predictions reproduce the run in the CLI', () => {
     const exported = tempFile('exported.json');
     writeFileSync(exported, birdPredictionsJson(samples));
     const out = tempFile('out.json');
-    const cli = await runCli([
-      'eval',
-      '--predictions',
-      exported,
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--db-root',
-      sharedData('bird', 'databases'),
-      '--dataset',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--out',
-      out,
-    ]);
+    const cli = await runCli(['eval', '--predictions', exported, ...minidevFlags(), '--out', out]);
     expect(cli.code, cli.stderr).toBe(0);
     const got = readJson<{ items: Array<{ index: number; ex: number; status: string }> }>(out);
     expect(got.items.map((i) => [i.index, i.ex, i.status === 'missing-db'])).toEqual(

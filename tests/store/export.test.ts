@@ -9,13 +9,11 @@ import {
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
 import { parsePredictions } from '../../src/core/formats/predictions.ts';
+import { runHeader, sampleRecord } from '../helpers/run-records.ts';
 
-const header: RunHeader = {
+const header: RunHeader = runHeader({
   id: 'r1',
   name: 'run',
-  createdAt: '2025-01-01T00:00:00.000Z',
-  updatedAt: '2025-01-01T00:00:00.000Z',
-  status: 'done',
   source: { kind: 'replay', predictions: { name: 'p.json', sha256: 'ab', bytes: 3 } },
   dataset: {
     id: 'd',
@@ -26,33 +24,23 @@ const header: RunHeader = {
   },
   subset: { description: 'all', indices: [0, 2] },
   config: DEFAULT_RUN_CONFIG,
-  samplesPerQuestion: 1,
   executor: 'test',
-};
-
-const sample = (index: number, sql: string, extra: Partial<SampleRecord> = {}): SampleRecord => ({
-  index,
-  questionId: 100 + index,
-  dbId: 'a',
-  difficulty: 'simple',
-  ex: 1,
-  softF1: 1,
-  rves: null,
-  timeRatio: null,
-  status: 'ok',
-  error: null,
-  mutatedDb: false,
-  extraction: { rule: 'bird-separator', thinkStripped: false },
-  predRowCount: 1,
-  goldRowCount: 1,
-  elapsedMs: 1.5,
-  sample: 0,
-  sql,
-  goldSql: 'SELECT 1',
-  format: 1,
-  reward: 1,
-  ...extra,
 });
+
+const sample = (index: number, sql: string, extra: Partial<SampleRecord> = {}): SampleRecord =>
+  sampleRecord({
+    index,
+    sample: 0,
+    questionId: 100 + index,
+    dbId: 'a',
+    ex: 1,
+    softF1: 1,
+    reward: 1,
+    extraction: { rule: 'bird-separator', thinkStripped: false },
+    elapsedMs: 1.5,
+    sql,
+    ...extra,
+  });
 
 describe('run exports', () => {
   it('BIRD predictions keep gold positions: a gap gets an empty prediction, extra samples are left out', () => {

@@ -1,11 +1,7 @@
 import initSqlJs from 'sql.js';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_RESULT_BYTES, createSqlEngine } from '../../workers/sql-engine.ts';
-import type { ExecDone, ExecRequest, SqlWorkerApi } from '../../workers/sql.api.ts';
-
-// The engine is the SQL worker's body: here it runs in-process on real sql.js.
-let engine: SqlWorkerApi;
-let pristine: Uint8Array;
+import { sqlEngineFixture } from '../helpers/sql-engine-fixture.ts';
 
 const SCHEMA = `
   CREATE TABLE person (id INTEGER PRIMARY KEY, name TEXT, score REAL, big INTEGER, photo BLOB);
@@ -16,38 +12,9 @@ const SCHEMA = `
   CREATE TABLE empty_table (x);
 `;
 
-beforeAll(async () => {
-  const SQL = await initSqlJs();
-  const db = new SQL.Database();
-  db.exec(SCHEMA);
-  pristine = db.export();
-  db.close();
-});
-
-beforeEach(async () => {
-  engine = createSqlEngine(() => initSqlJs());
-  await engine.init({ cacheBytes: 64 * 1024 * 1024 });
-  await engine.loadDb('people', pristine.slice());
-});
-
-async function run(predSql: string, goldSql: string, extra: Partial<ExecRequest> = {}): Promise<ExecDone> {
-  const req: ExecRequest = {
-    dbId: 'people',
-    predSql,
-    goldSql,
-    readOnly: false,
-    softF1: true,
-    previewRows: 10,
-    ...extra,
-  };
-  let r = await engine.evaluate(req);
-  if (r.kind === 'need-db') {
-    await engine.loadDb('people', pristine.slice());
-    r = await engine.evaluate(req);
-  }
-  if (r.kind !== 'done') throw new Error('database not loaded');
-  return r;
-}
+// The engine is the SQL worker's body: here it runs in-process on real sql.js.
+const fx = sqlEngineFixture('people', SCHEMA, { softF1: true, previewRows: 10 });
+const run = fx.run;
 
 describe('statement rules of Python sqlite3', () => {
   const ok: [string, string][] = [
@@ -191,51 +158,42 @@ describe('a prediction that writes', () => {
     expect((await run('SELECT count(*) FROM person', 'SELECT 3')).ex).toBe(1);
   });
   it('never changes the bytes it was given', async () => {
-    const copy = pristine.slice();
-    await engine.loadDb('people', copy);
+    const copy = fx.pristine.slice();
+    await fx.engine.loadDb('people', copy);
     await run('DELETE FROM person', 'SELECT 1');
-    expect(copy).toEqual(pristine);
+    expect(copy).toEqual(fx.pristine);
   });
 });
 
 describe('loading databases', () => {
   it('rejects bytes that are not SQLite, naming the database', async () => {
-    await expect(engine.loadDb('bad', new TextEncoder().encode('{"not": "sqlite"}'.padEnd(200)))).rejects.toThrow(
+    await expect(fx.engine.loadDb('bad', new TextEncoder().encode('{"not": "sqlite"}'.padEnd(200)))).rejects.toThrow(
       /database bad: not an SQLite 3 file/,
     );
   });
   it('rejects a truncated SQLite file', async () => {
-    await expect(engine.loadDb('cut', pristine.slice(0, 4096 + 100))).rejects.toThrow(
+    await expect(fx.engine.loadDb('cut', fx.pristine.slice(0, 4096 + 100))).rejects.toThrow(
       /database cut: unreadable SQLite file/,
     );
   });
   it('evicts the least recently used database beyond the byte budget', async () => {
     const small = createSqlEngine(() => initSqlJs());
-    await small.init({ cacheBytes: pristine.length * 2 });
-    await small.loadDb('a', pristine.slice());
-    await small.loadDb('b', pristine.slice());
-    await small.evaluate({
-      dbId: 'a',
-      predSql: 'SELECT 1',
-      goldSql: 'SELECT 1',
-      readOnly: false,
-      softF1: false,
-      previewRows: 0,
-    });
-    await small.loadDb('c', pristine.slice());
+    await small.init({ cacheBytes: fx.pristine.length * 2 });
+    await small.loadDb('a', fx.pristine.slice());
+    await small.loadDb('b', fx.pristine.slice());
+    const select1 = (dbId: string) =>
+      small.evaluate({
+        dbId,
+        predSql: 'SELECT 1',
+        goldSql: 'SELECT 1',
+        readOnly: false,
+        softF1: false,
+        previewRows: 0,
+      });
+    await select1('a');
+    await small.loadDb('c', fx.pristine.slice());
     expect(await small.openDbs()).toEqual(['a', 'c']);
-    expect(
-      (
-        await small.evaluate({
-          dbId: 'b',
-          predSql: 'SELECT 1',
-          goldSql: 'SELECT 1',
-          readOnly: false,
-          softF1: false,
-          previewRows: 0,
-        })
-      ).kind,
-    ).toBe('need-db');
+    expect((await select1('b')).kind).toBe('need-db');
   });
 });
 
@@ -243,10 +201,10 @@ describe('every execution starts from the pristine database, R-VES timing repeti
   /** As the pool does: a database the worker no longer holds is loaded again. */
   const time = async (predSql: string, goldSql: string, iterations = 3) => {
     const req = { dbId: 'people', predSql, goldSql, iterations };
-    const r = await engine.timeQueries(req);
+    const r = await fx.engine.timeQueries(req);
     if (r.kind === 'done') return r;
-    await engine.loadDb('people', pristine.slice());
-    return engine.timeQueries(req);
+    await fx.engine.loadDb('people', fx.pristine.slice());
+    return fx.engine.timeQueries(req);
   };
 
   it('a writing prediction timed for R-VES leaves nothing for the next item', async () => {
@@ -272,6 +230,15 @@ describe('every execution starts from the pristine database, R-VES timing repeti
   });
 });
 
+/** EX 1 when the next item finds user_version 0 and one database (nothing attached): no write leaked. */
+const untouched = async () =>
+  (
+    await run(
+      'SELECT user_version, (SELECT count(*) FROM pragma_database_list) FROM pragma_user_version',
+      'SELECT 0, 1',
+    )
+  ).ex;
+
 describe('writes that change no row are flagged too: ATTACH, PRAGMA user_version, VACUUM INTO', () => {
   it.each([
     ['ATTACH of a file', "ATTACH 'other.db' AS other"],
@@ -280,28 +247,14 @@ describe('writes that change no row are flagged too: ATTACH, PRAGMA user_version
     ['PRAGMA application_id = N', 'PRAGMA application_id = 7'],
   ])('%s is flagged mutated_db officially, an error under read-only, and never leaks', async (_n, sql) => {
     expect(await run(sql, 'SELECT * FROM empty_table')).toMatchObject({ status: 'ok', ex: 1, mutatedDb: true });
-    expect(
-      (
-        await run(
-          'SELECT user_version, (SELECT count(*) FROM pragma_database_list) FROM pragma_user_version',
-          'SELECT 0, 1',
-        )
-      ).ex,
-    ).toBe(1);
+    expect(await untouched()).toBe(1);
     const ro = await run(sql, 'SELECT 1', { readOnly: true });
     expect(ro).toMatchObject({ status: 'error', ex: 0 });
     // SQLite's own refusal under query_only, or the worker's when SQLite lets it through (ATTACH).
     expect(ro.error).toMatch(
       /^prediction: (attempt to write a readonly database|writes to the database, which --read-only forbids)$/,
     );
-    expect(
-      (
-        await run(
-          'SELECT user_version, (SELECT count(*) FROM pragma_database_list) FROM pragma_user_version',
-          'SELECT 0, 1',
-        )
-      ).ex,
-    ).toBe(1);
+    expect(await untouched()).toBe(1);
   });
   it.each([
     ["VACUUM INTO 'copy.db'"],

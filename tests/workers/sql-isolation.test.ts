@@ -3,41 +3,21 @@
  * tests run the same in worker threads): one execution never changes the limits or settings
  * another starts from, and memory-hungry statements end at the worker's stated bounds.
  */
-import initSqlJs from 'sql.js';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HEAP_LIMIT, WRITE_BUDGET, createSqlEngine } from '../../workers/sql-engine.ts';
+import { describe, expect, it } from 'vitest';
+import { HEAP_LIMIT, WRITE_BUDGET } from '../../workers/sql-engine.ts';
 import { PRAGMAS, refusedPragma } from '../../workers/sql-pragmas.ts';
-import type { ExecDone, ExecRequest, SqlWorkerApi } from '../../workers/sql.api.ts';
+import type { ExecDone, ExecRequest } from '../../workers/sql.api.ts';
+import { sqlEngineFixture } from '../helpers/sql-engine-fixture.ts';
 
-let engine: SqlWorkerApi;
-let pristine: Uint8Array;
-
-beforeAll(async () => {
-  const SQL = await initSqlJs();
-  const db = new SQL.Database();
-  db.exec(`CREATE TABLE hero (id INTEGER PRIMARY KEY, name TEXT, parent INTEGER REFERENCES hero(id));
+const fx = sqlEngineFixture(
+  'h',
+  `CREATE TABLE hero (id INTEGER PRIMARY KEY, name TEXT, parent INTEGER REFERENCES hero(id));
     INSERT INTO hero VALUES (1, 'Ada', NULL), (2, 'bob', 1), (3, 'Cy', 2);
-    CREATE TABLE n (i INTEGER); INSERT INTO n SELECT value FROM (WITH RECURSIVE c(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM c WHERE value < 2000) SELECT value FROM c);`);
-  pristine = db.export();
-  db.close();
-});
-
-beforeEach(async () => {
-  engine = createSqlEngine(() => initSqlJs());
-  await engine.init({ cacheBytes: 64 * 1024 * 1024 });
-  await engine.loadDb('h', pristine.slice());
-});
-
-async function run(predSql: string, goldSql = 'SELECT 1', extra: Partial<ExecRequest> = {}): Promise<ExecDone> {
-  const req: ExecRequest = { dbId: 'h', predSql, goldSql, readOnly: false, softF1: false, previewRows: 5, ...extra };
-  let r = await engine.evaluate(req);
-  if (r.kind === 'need-db') {
-    await engine.loadDb('h', pristine.slice());
-    r = await engine.evaluate(req);
-  }
-  if (r.kind !== 'done') throw new Error('database not loaded');
-  return r;
-}
+    CREATE TABLE n (i INTEGER); INSERT INTO n SELECT value FROM (WITH RECURSIVE c(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM c WHERE value < 2000) SELECT value FROM c);`,
+  { softF1: false, previewRows: 5 },
+);
+const run = (predSql: string, goldSql = 'SELECT 1', extra: Partial<ExecRequest> = {}): Promise<ExecDone> =>
+  fx.run(predSql, goldSql, extra);
 
 /** A setting as the next item reads it (`PRAGMA x` as its prediction). */
 async function reading(name: string): Promise<unknown> {

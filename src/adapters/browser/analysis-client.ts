@@ -8,10 +8,10 @@ import { proxy, wrap, type Remote } from 'comlink';
 import type { RunComparison } from '../../core/rl/compare.ts';
 import type { PromptRow, RunStatsView } from '../../core/rl/stats-view.ts';
 import type { AnalysisOutcome, AnalysisWorkerApi } from '../../../workers/analysis.api.ts';
-import { errorFromData } from './import-client.ts';
+import { errorFromData, workerFailure } from './import-client.ts';
 import type { AnalysisProgress } from '../store/records.ts';
 import type { AnalysisHooks, AnalysisPort } from '../store/workbench-store.ts';
-import { CancelledError, WorkbenchError } from '../../core/errors.ts';
+import { CancelledError } from '../../core/errors.ts';
 
 async function inWorker<T>(
   hooks: AnalysisHooks,
@@ -23,21 +23,17 @@ async function inWorker<T>(
     name: 'analysis',
   });
   let onAbort = () => {};
-  const stopped = new Promise<never>((_, reject) => {
-    worker.addEventListener('error', (e) =>
-      reject(
-        new WorkbenchError(
-          'FAILED',
-          `${e.message || 'the analysis worker failed to start'}: reload the page and try again`,
-        ),
-      ),
-    );
+  const cancelled = new Promise<never>((_, reject) => {
     onAbort = () => reject(new CancelledError('analysis cancelled'));
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
     const api = wrap<AnalysisWorkerApi>(worker);
-    const o = await Promise.race([call(api, hooks.onProgress ? proxy(hooks.onProgress) : undefined), stopped]);
+    const o = await Promise.race([
+      call(api, hooks.onProgress ? proxy(hooks.onProgress) : undefined),
+      workerFailure(worker, 'analysis'),
+      cancelled,
+    ]);
     if (o.ok) return o.value;
     throw errorFromData(o.error);
   } finally {

@@ -34,23 +34,27 @@ function unwrap<T>(o: Outcome<T>): T {
   throw errorFromData(o.error);
 }
 
+/** Rejects when the worker's script fails (it could not start, or it threw), naming it and what to do. */
+export function workerFailure(worker: Worker, name: string): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    worker.addEventListener('error', (e) =>
+      reject(
+        new WorkbenchError(
+          'FAILED',
+          `${e.message || `the ${name} worker failed to start`}: reload the page and try again`,
+        ),
+      ),
+    );
+  });
+}
+
 async function withWorker<T>(fn: (api: Remote<ImportWorkerApi>) => Promise<T>): Promise<T> {
   const worker = new Worker(new URL('../../../workers/import.worker.ts', import.meta.url), {
     type: 'module',
     name: 'import',
   });
-  const failed = new Promise<never>((_, reject) => {
-    worker.addEventListener('error', (e) =>
-      reject(
-        new WorkbenchError(
-          'FAILED',
-          `${e.message || 'the import worker failed to start'}: reload the page and try again`,
-        ),
-      ),
-    );
-  });
   try {
-    return await Promise.race([fn(wrap<ImportWorkerApi>(worker)), failed]);
+    return await Promise.race([fn(wrap<ImportWorkerApi>(worker)), workerFailure(worker, 'import')]);
   } finally {
     worker.terminate();
   }

@@ -26,16 +26,15 @@ import type {
   SamplingParams,
   GenerateHooks,
 } from '../../core/engine/engine.ts';
-import { abortPromise, onAbort, throwIfAborted } from '../../core/engine/abort.ts';
+import { abortPromise, throwIfAborted } from '../../core/engine/abort.ts';
 import { EngineError } from '../../core/engine/engine-error.ts';
 import type { CapabilityVerdict, GpuProbe } from '../../core/engine/gpu-verdict.ts';
 import { describeAdapter, gpuVerdict } from '../../core/engine/gpu-verdict.ts';
 import {
-  abortedCompletion,
   applyStop,
   errorCompletion,
+  generateOneByOne,
   meanLogprob,
-  sampleSeed,
   validateSampling,
 } from '../../core/engine/sampling.ts';
 import { catalogNeeds, customNeeds, probeGpu } from './webgpu-capability.ts';
@@ -199,81 +198,69 @@ export class WebLlmEngine implements Engine {
     const engine = this.engine;
     if (!engine) throw new EngineError('NOT_LOADED', 'no model is loaded: call load() first');
     this.interrupted = false;
-    const stopListening = onAbort(hooks.signal, () => void this.interrupt());
-    const out: Completion[] = [];
-    try {
-      for (let i = 0; i < params.n; i++) {
-        const seed = sampleSeed(params, i);
-        if (this.interrupted || hooks.signal?.aborted) {
-          out.push(abortedCompletion(seed));
-          continue;
-        }
-        const t0 = performance.now();
-        let text = '';
-        let finish: string | null = null;
-        let tokensIn: number | null = null;
-        let tokensOut: number | null = null;
-        const logprobs: number[] = [];
-        try {
-          const chunks = await engine.chat.completions.create({
-            messages: prompt.messages.map((m) => ({ role: m.role, content: m.content })),
-            temperature: params.temperature,
-            top_p: params.topP,
-            max_tokens: params.maxTokens,
-            ...(params.stop.length > 0 ? { stop: params.stop } : {}),
-            ...(seed === null ? {} : { seed }),
-            ...(params.logprobs ? { logprobs: true, top_logprobs: 0 } : {}),
-            stream: true,
-            stream_options: { include_usage: true },
-          });
-          for await (const chunk of chunks as AsyncIterable<ChatCompletionChunk>) {
-            const choice = chunk.choices[0];
-            const piece = choice?.delta.content ?? '';
-            if (piece) {
-              text += piece;
-              hooks.onToken?.(i, piece);
-            }
-            for (const lp of choice?.logprobs?.content ?? []) logprobs.push(lp.logprob);
-            if (choice?.finish_reason) finish = choice.finish_reason;
-            if (chunk.usage) {
-              tokensIn = chunk.usage.prompt_tokens;
-              tokensOut = chunk.usage.completion_tokens;
-            }
-          }
-        } catch (err) {
-          // web-llm unloads the model itself when the device is lost; this engine never does
-          // so behind the run's back, so "not loaded" here means the GPU went away.
-          const dropped = /ModelNotLoadedError|Model not loaded/i.test(
-            `${(err as Error).name} ${(err as Error).message}`,
-          );
-          const e = dropped
-            ? new EngineError(
-                'GPU_LOST',
-                `${GPU_LOST_ADVICE} (web-llm dropped the model: ${(err as Error).message.slice(0, 80)})`,
-              )
-            : mapWebLlmError(err, prompt.questionId === undefined ? undefined : `question ${prompt.questionId}`);
-          if (e.code === 'GPU_LOST') {
-            this.engine = null;
-            throw e;
-          }
-          out.push(errorCompletion(e.message, seed, performance.now() - t0));
-          continue;
-        }
-        const wasAborted = finish === 'abort' || this.interrupted || hooks.signal?.aborted === true;
-        out.push({
-          text: applyStop(text, params.stop).text,
-          finishReason: wasAborted ? 'abort' : finish === 'length' ? 'length' : 'stop',
-          tokensIn,
-          tokensOut,
-          latencyMs: performance.now() - t0,
-          seed,
-          meanLogprob: meanLogprob(logprobs),
+    const self = { interrupt: () => this.interrupt(), stopped: () => this.interrupted };
+    return generateOneByOne(params, hooks.signal, self, async (i, seed): Promise<Completion> => {
+      const t0 = performance.now();
+      let text = '';
+      let finish: string | null = null;
+      let tokensIn: number | null = null;
+      let tokensOut: number | null = null;
+      const logprobs: number[] = [];
+      try {
+        const chunks = await engine.chat.completions.create({
+          messages: prompt.messages.map((m) => ({ role: m.role, content: m.content })),
+          temperature: params.temperature,
+          top_p: params.topP,
+          max_tokens: params.maxTokens,
+          ...(params.stop.length > 0 ? { stop: params.stop } : {}),
+          ...(seed === null ? {} : { seed }),
+          ...(params.logprobs ? { logprobs: true, top_logprobs: 0 } : {}),
+          stream: true,
+          stream_options: { include_usage: true },
         });
+        for await (const chunk of chunks as AsyncIterable<ChatCompletionChunk>) {
+          const choice = chunk.choices[0];
+          const piece = choice?.delta.content ?? '';
+          if (piece) {
+            text += piece;
+            hooks.onToken?.(i, piece);
+          }
+          for (const lp of choice?.logprobs?.content ?? []) logprobs.push(lp.logprob);
+          if (choice?.finish_reason) finish = choice.finish_reason;
+          if (chunk.usage) {
+            tokensIn = chunk.usage.prompt_tokens;
+            tokensOut = chunk.usage.completion_tokens;
+          }
+        }
+      } catch (err) {
+        // web-llm unloads the model itself when the device is lost; this engine never does
+        // so behind the run's back, so "not loaded" here means the GPU went away.
+        const dropped = /ModelNotLoadedError|Model not loaded/i.test(
+          `${(err as Error).name} ${(err as Error).message}`,
+        );
+        const e = dropped
+          ? new EngineError(
+              'GPU_LOST',
+              `${GPU_LOST_ADVICE} (web-llm dropped the model: ${(err as Error).message.slice(0, 80)})`,
+            )
+          : mapWebLlmError(err, prompt.questionId === undefined ? undefined : `question ${prompt.questionId}`);
+        if (e.code === 'GPU_LOST') {
+          this.engine = null;
+          throw e;
+        }
+        return errorCompletion(e.message, seed, performance.now() - t0);
       }
-    } finally {
-      stopListening();
-    }
-    return out;
+      const wasAborted = finish === 'abort' || this.interrupted || hooks.signal?.aborted === true;
+      return {
+        text: applyStop(text, params.stop).text,
+        finishReason: wasAborted ? 'abort' : finish === 'length' ? 'length' : 'stop',
+        tokensIn,
+        tokensOut,
+        latencyMs: performance.now() - t0,
+        seed,
+        meanLogprob: meanLogprob(logprobs),
+      };
+    });
   }
 
   async interrupt(): Promise<void> {

@@ -23,14 +23,8 @@ import type {
 } from '../../core/engine/engine.ts';
 import { EngineError, engineError } from '../../core/engine/engine-error.ts';
 import { PLAIN_TEMPLATE_STOP, renderPlainChat } from '../../core/engine/plain-template.ts';
-import { abortPromise, onAbort, throwIfAborted } from '../../core/engine/abort.ts';
-import {
-  abortedCompletion,
-  applyStop,
-  errorCompletion,
-  sampleSeed,
-  validateSampling,
-} from '../../core/engine/sampling.ts';
+import { abortPromise, throwIfAborted } from '../../core/engine/abort.ts';
+import { applyStop, errorCompletion, generateOneByOne, validateSampling } from '../../core/engine/sampling.ts';
 import { chooseThreads, type ThreadChoice } from '../../core/engine/threads.ts';
 import type { GgufSource, WllamaModelInfo, WllamaWorkerApi, WorkerReply } from '../../../workers/wllama.api.ts';
 
@@ -179,57 +173,45 @@ export class WllamaEngine implements Engine {
     const model = this.model;
     if (!model) throw new EngineError('NOT_LOADED', 'no model is loaded: call load() first');
     this.interrupted = false;
-    const stopListening = onAbort(hooks.signal, () => void this.interrupt());
     const input = model.hasChatTemplate
       ? { kind: 'chat' as const, messages: prompt.messages.map((m) => ({ role: m.role, content: m.content })) }
       : { kind: 'text' as const, prompt: renderPlainChat(prompt.messages) };
     const stop = model.hasChatTemplate ? params.stop : [...params.stop, ...PLAIN_TEMPLATE_STOP];
-    const out: Completion[] = [];
-    try {
-      for (let i = 0; i < params.n; i++) {
-        const seed = sampleSeed(params, i);
-        if (this.interrupted || hooks.signal?.aborted) {
-          out.push(abortedCompletion(seed));
-          continue;
-        }
-        const onText = hooks.onToken ? proxy((piece: string) => hooks.onToken!(i, piece)) : undefined;
-        const t0 = performance.now();
-        try {
-          const r = await this.call((api) =>
-            api.generate(
-              {
-                input,
-                maxTokens: params.maxTokens,
-                temperature: params.temperature,
-                topP: params.topP,
-                seed,
-                stop,
-                logprobs: params.logprobs,
-              },
-              onText,
-            ),
-          );
-          // llama.cpp already stops at `stop`; cutting again keeps every engine identical.
-          const cut = applyStop(r.text, stop);
-          out.push({
-            text: cut.text,
-            finishReason: r.finishReason,
-            tokensIn: r.tokensIn,
-            tokensOut: r.tokensOut,
-            latencyMs: r.ms,
-            seed,
-            meanLogprob: r.meanLogprob,
-          });
-        } catch (err) {
-          if ((err as EngineError).code === 'NOT_LOADED') throw err;
-          out.push(errorCompletion((err as Error).message, seed, performance.now() - t0));
-        }
+    const self = { interrupt: () => this.interrupt(), stopped: () => this.interrupted };
+    return generateOneByOne(params, hooks.signal, self, async (i, seed): Promise<Completion> => {
+      const onText = hooks.onToken ? proxy((piece: string) => hooks.onToken!(i, piece)) : undefined;
+      const t0 = performance.now();
+      try {
+        const r = await this.call((api) =>
+          api.generate(
+            {
+              input,
+              maxTokens: params.maxTokens,
+              temperature: params.temperature,
+              topP: params.topP,
+              seed,
+              stop,
+              logprobs: params.logprobs,
+            },
+            onText,
+          ),
+        );
+        // llama.cpp already stops at `stop`; cutting again keeps every engine identical.
+        const cut = applyStop(r.text, stop);
+        return {
+          text: cut.text,
+          finishReason: r.finishReason,
+          tokensIn: r.tokensIn,
+          tokensOut: r.tokensOut,
+          latencyMs: r.ms,
+          seed,
+          meanLogprob: r.meanLogprob,
+        };
+      } catch (err) {
+        if ((err as EngineError).code === 'NOT_LOADED') throw err;
+        return errorCompletion((err as Error).message, seed, performance.now() - t0);
       }
-    } finally {
-      // Also when the engine is found unloaded mid-way: a later abort must not reach it.
-      stopListening();
-    }
-    return out;
+    });
   }
 
   async interrupt(): Promise<void> {

@@ -1,7 +1,7 @@
 /** Node composition: the SQL worker in worker_threads, and database files from a folder. */
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { access, open, readFile, stat } from 'node:fs/promises';
+import { access, open, readdir, readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -10,6 +10,7 @@ import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
 import { sqlWorkerScript, type SqlEngineName } from './worker-entry.ts';
 import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidecars.ts';
 import { WorkbenchError } from '../../core/errors.ts';
+import type { DescriptionFile } from '../../core/prompt/schema-source.ts';
 
 /**
  * The largest database file read here: Node reads at most 2 GiB - 1 byte into one buffer
@@ -113,4 +114,18 @@ export function createNodeSqlPool(options: {
     size: options.workers ?? availableParallelism(),
     cacheBytes: options.cacheBytes,
   });
+}
+
+/** BIRD's column descriptions of a database: `<root>/<db_id>/database_description/*.csv` by name, or null without that folder. */
+export async function folderDescriptionFiles(root: string, dbId: string): Promise<DescriptionFile[] | null> {
+  const dir = path.join(root, dbId, 'database_description');
+  const present = await access(dir).then(
+    () => true,
+    () => false,
+  );
+  if (!present) return null;
+  const names = (await readdir(dir)).filter((f) => f.toLowerCase().endsWith('.csv')).sort();
+  return Promise.all(
+    names.map(async (name) => ({ name, bytes: new Uint8Array(await readFile(path.join(dir, name))) })),
+  );
 }

@@ -3,7 +3,7 @@ import { OFFICIAL_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_REWARD_FORMULA } from '../../core/eval/reward.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
-import { bad, numberFlag, parseFlags } from './flags.ts';
+import { DATASET_FLAGS, bad, listFlag, numberFlag, parseFlags, requireFlags } from './flags.ts';
 
 export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --dataset FILE --gold FILE --db-root DIR --model NAME --out FILE.jsonl
     [--plan-out FILE] [--template bird-minidev-v1|reasoning-v1] [--n 1] [--seed 0] [--temperature 0]
@@ -52,17 +52,11 @@ export interface BatchImportArgs {
 export const MAX_BATCH_N = 1024;
 const int = (min: number, max: number) => ({ min, max, integer: true });
 
-function required<T extends Record<string, unknown>>(values: T, names: readonly (keyof T & string)[]): void {
-  for (const name of names) if (!values[name]) throw bad(`--${name}`, `is required\n${BATCH_USAGE}`);
-}
-
 export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
   const { values: v } = parseFlags(
     argv,
     {
-      dataset: { type: 'string' },
-      gold: { type: 'string' },
-      'db-root': { type: 'string' },
+      ...DATASET_FLAGS,
       model: { type: 'string' },
       out: { type: 'string' },
       'plan-out': { type: 'string' },
@@ -80,7 +74,7 @@ export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
     },
     BATCH_USAGE,
   );
-  required(v, ['dataset', 'gold', 'db-root', 'model', 'out']);
+  requireFlags(v, ['dataset', 'gold', 'db-root', 'model', 'out'], BATCH_USAGE);
   const out = v.out!;
   return {
     dataset: v.dataset!,
@@ -113,9 +107,7 @@ export function parseBatchImportArgs(argv: string[]): BatchImportArgs {
     {
       plan: { type: 'string' },
       output: { type: 'string', multiple: true },
-      dataset: { type: 'string' },
-      gold: { type: 'string' },
-      'db-root': { type: 'string' },
+      ...DATASET_FLAGS,
       'run-out': { type: 'string' },
       'missing-out': { type: 'string' },
       metrics: { type: 'string' },
@@ -125,24 +117,13 @@ export function parseBatchImportArgs(argv: string[]): BatchImportArgs {
     },
     BATCH_USAGE,
   );
-  required(v, ['plan', 'dataset', 'gold', 'db-root']);
+  requireFlags(v, ['plan', 'dataset', 'gold', 'db-root'], BATCH_USAGE);
   if (!v.output || v.output.length === 0)
     throw bad(
       '--output',
       `is required (the output JSONL of run_batch; repeat it for the outputs of re-run missing lines)\n${BATCH_USAGE}`,
     );
-  const metrics = (v.metrics ?? 'ex,soft-f1')
-    .split(',')
-    .map((m) => m.trim())
-    .filter(Boolean);
-  for (const m of metrics) {
-    if (!(METRICS as readonly string[]).includes(m))
-      throw bad(
-        '--metrics',
-        `unknown metric ${JSON.stringify(m)}; use a comma-separated list of ${METRICS.join(', ')}`,
-      );
-  }
-  if (metrics.length === 0) throw bad('--metrics', `name at least one of ${METRICS.join(', ')}`);
+  const metrics = listFlag('--metrics', v.metrics, 'ex,soft-f1', METRICS, 'metric');
   const timeoutS = numberFlag('--timeout-s', v['timeout-s'], OFFICIAL_TIMEOUT_S, {
     min: 0,
     max: Infinity,

@@ -4,11 +4,16 @@
  * reads the output JSONL of vLLM's run_batch, SGLang or OpenAI's Batch API back, scores it as a
  * generation run (src/core/batch/batch-engine.ts) and writes the run file.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createNodeSqlPool, folderDbSource, spawnNodeSqlWorker } from '../../adapters/node/sql-worker-host.ts';
+import {
+  createNodeSqlPool,
+  folderDbSource,
+  folderDescriptionFiles,
+  spawnNodeSqlWorker,
+} from '../../adapters/node/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../../adapters/engines/sql-worker-schema-source.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { summarize } from '../../core/eval/summary.ts';
@@ -46,7 +51,7 @@ import {
 import { readText } from './eval.ts';
 import { executorName, fileRef, sha256File } from './run-out.ts';
 import { writeFileAtomic, writeStreamAtomic } from '../atomic-write.ts';
-import { checkOutputs } from '../preflight.ts';
+import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 
 export const usage = BATCH_USAGE;
 
@@ -54,32 +59,16 @@ export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'export') {
     const args = parseBatchExportArgs(rest);
-    await checkOutputs({
-      outputs: [
-        { flag: '--out', file: args.out },
-        { flag: '--plan-out', file: args.planOut },
-      ],
-      inputs: [
-        { flag: '--dataset', file: args.dataset },
-        { flag: '--gold', file: args.gold },
-      ],
-      inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
+    await checkOutputsWithDataset(args, {
+      outputs: pathFlags({ '--out': args.out, '--plan-out': args.planOut }),
+      inputs: [],
     });
     await runExport(args);
   } else if (sub === 'import') {
     const args = parseBatchImportArgs(rest);
-    await checkOutputs({
-      outputs: [
-        { flag: '--run-out', file: args.runOut },
-        { flag: '--missing-out', file: args.missingOut },
-      ],
-      inputs: [
-        { flag: '--plan', file: args.plan },
-        { flag: '--dataset', file: args.dataset },
-        { flag: '--gold', file: args.gold },
-        ...args.outputs.map((file) => ({ flag: '--output', file })),
-      ],
-      inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
+    await checkOutputsWithDataset(args, {
+      outputs: pathFlags({ '--run-out': args.runOut, '--missing-out': args.missingOut }),
+      inputs: [{ flag: '--plan', file: args.plan }, ...args.outputs.map((file) => ({ flag: '--output', file }))],
     });
     await runImport(args);
   } else
@@ -120,14 +109,7 @@ async function openSchemas(dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
   const source = createSqlWorkerSchemaSource({
     api: worker.api,
     dbSource: folderDbSource(dbRoot),
-    descriptionFiles: async (dbId) => {
-      const dir = path.join(dbRoot, dbId, 'database_description');
-      if (!existsSync(dir)) return null;
-      return readdirSync(dir)
-        .filter((f) => f.toLowerCase().endsWith('.csv'))
-        .sort()
-        .map((name) => ({ name, bytes: new Uint8Array(readFileSync(path.join(dir, name))) }));
-    },
+    descriptionFiles: (dbId) => folderDescriptionFiles(dbRoot, dbId),
   });
   const spec = plan.spec;
   const contexts = new Map<string, Promise<DatabaseContext>>();

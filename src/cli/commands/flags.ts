@@ -49,3 +49,42 @@ export function numberFlag(flag: string, v: string | undefined, def: number, spe
   }
   return n;
 }
+
+/** The flags naming a dataset's files (--gold, --dataset, --db-root), for a command's parseFlags options. */
+export const DATASET_FLAGS = {
+  gold: { type: 'string' },
+  dataset: { type: 'string' },
+  'db-root': { type: 'string' },
+} as const;
+
+/** Refuses the first of `names` that was not given, naming it, with the command's usage. */
+export function requireFlags<T extends Record<string, unknown>>(
+  values: T,
+  names: readonly (keyof T & string)[],
+  usage: string,
+): void {
+  for (const name of names) if (!values[name]) throw bad(`--${name}`, `is required\n${usage}`);
+}
+
+/**
+ * A comma-separated list of `known` values (`fallback` when the flag is absent), e.g. `--metrics
+ * ex,soft-f1`: an unknown `what` or an empty list is refused under the flag's name.
+ */
+export function listFlag<T extends string>(
+  flag: string,
+  v: string | undefined,
+  fallback: string,
+  known: readonly T[],
+  what: string,
+): T[] {
+  const list = (v ?? fallback)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  for (const x of list) {
+    if (!(known as readonly string[]).includes(x))
+      throw bad(flag, `unknown ${what} ${JSON.stringify(x)}; use a comma-separated list of ${known.join(', ')}`);
+  }
+  if (list.length === 0) throw bad(flag, `name at least one of ${known.join(', ')}`);
+  return list as T[];
+}

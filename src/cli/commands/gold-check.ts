@@ -18,7 +18,7 @@ import type { EvalItem } from '../../core/types.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
 import { workersFlag } from '../bounds.ts';
-import { bad, parseFlags } from './flags.ts';
+import { DATASET_FLAGS, parseFlags, requireFlags } from './flags.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 
 export const usage = `usage: npm run --silent cli -- gold-check --gold FILE --db-root DIR [--dataset FILE] [--workers N] [--out FILE]
@@ -36,15 +36,13 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
-      gold: { type: 'string' },
-      'db-root': { type: 'string' },
-      dataset: { type: 'string' },
+      ...DATASET_FLAGS,
       workers: { type: 'string' },
       out: { type: 'string' },
     },
     usage,
   );
-  for (const req of ['gold', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  requireFlags(values, ['gold', 'db-root'], usage);
   const dbRoot = values['db-root']!;
   if (!(await stat(dbRoot).catch(() => null))?.isDirectory()) {
     throw new WorkbenchError(

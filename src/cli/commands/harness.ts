@@ -7,7 +7,7 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
-import { checkOutputs } from '../preflight.ts';
+import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { readHarnessFile } from '../../adapters/harness/read-harness.ts';
@@ -30,8 +30,8 @@ import { toRunFile } from '../../core/runfile/export.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { scoreRun } from '../../core/run/score-run.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
-import { parseEvalArgs } from './eval-args.ts';
-import { bad, parseFlags } from './flags.ts';
+import { evalArgsOf } from './scoring-flags.ts';
+import { DATASET_FLAGS, bad, parseFlags, requireFlags } from './flags.ts';
 import { checkDatabasesUnchanged, evalRunHeader, hashDatabases, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
@@ -79,9 +79,7 @@ export async function run(argv: string[]): Promise<number> {
     {
       completions: { type: 'string' },
       from: { type: 'string' },
-      gold: { type: 'string' },
-      dataset: { type: 'string' },
-      'db-root': { type: 'string' },
+      ...DATASET_FLAGS,
       'run-out': { type: 'string' },
       'timeout-s': { type: 'string' },
       workers: { type: 'string' },
@@ -89,34 +87,18 @@ export async function run(argv: string[]): Promise<number> {
     },
     usage,
   );
-  for (const req of ['completions', 'gold', 'dataset', 'db-root'] as const)
-    if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  requireFlags(values, ['completions', 'gold', 'dataset', 'db-root'], usage);
   if (values.from !== undefined && !(HARNESS_FORMATS as readonly string[]).includes(values.from)) {
     throw bad('--from', `unknown format ${JSON.stringify(values.from)}; use one of ${HARNESS_FORMATS.join(', ')}`);
   }
-  // The evaluation flags mean what they mean for `eval` (same parser, same defaults and checks).
-  const evalArgs = parseEvalArgs([
-    '--predictions',
-    values.completions!,
-    '--gold',
-    values.gold!,
-    '--db-root',
-    values['db-root']!,
-    '--dataset',
-    values.dataset!,
-    ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []),
-    ...(values.workers ? ['--workers', values.workers] : []),
-    ...(values.metrics ? ['--metrics', values.metrics] : []),
-  ]);
-  await checkOutputs({
-    outputs: [{ flag: '--run-out', file: values['run-out'] }],
-    inputs: [
-      { flag: '--completions', file: values.completions },
-      { flag: '--gold', file: values.gold },
-      { flag: '--dataset', file: values.dataset },
-    ],
-    inputDirs: [{ flag: '--db-root', file: values['db-root'] }],
-  });
+  const evalArgs = evalArgsOf(values.completions!, values);
+  await checkOutputsWithDataset(
+    { gold: values.gold, dataset: values.dataset, dbRoot: values['db-root'] },
+    {
+      outputs: pathFlags({ '--run-out': values['run-out'] }),
+      inputs: pathFlags({ '--completions': values.completions }),
+    },
+  );
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
   const { format, rows, name, files } = await readRows(

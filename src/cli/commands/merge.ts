@@ -11,7 +11,7 @@ import { parseRunFile } from '../../core/runfile/run-file.ts';
 import { mergeReports, mergeRunFiles, type JsonReport } from '../../core/batch/shard.ts';
 import type { RunFile } from '../../core/run/types.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
-import { checkOutputs } from '../preflight.ts';
+import { checkOutputs, pathFlags } from '../preflight.ts';
 import { readText } from './eval.ts';
 import { bad, parseFlags } from './flags.ts';
 
@@ -33,10 +33,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.out && !values['run-out']) throw bad('--out', `name --out, --run-out or both\n${usage}`);
   if (positionals.length === 0) throw bad('SHARD_FILE', `name the shards' files\n${usage}`);
   await checkOutputs({
-    outputs: [
-      { flag: '--out', file: values.out },
-      { flag: '--run-out', file: values['run-out'] },
-    ],
+    outputs: pathFlags({ '--out': values.out, '--run-out': values['run-out'] }),
     inputs: positionals.map((file) => ({ flag: 'SHARD_FILE', file })),
   });
   const reports: { file: string; report: JsonReport }[] = [];

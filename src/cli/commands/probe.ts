@@ -15,7 +15,7 @@ import { probeJson, probeTable } from '../../core/probe/probe-report.ts';
 import { runProbe } from '../../core/probe/run-probe.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { readText } from './eval.ts';
-import { bad, numberFlag, parseFlags } from './flags.ts';
+import { DATASET_FLAGS, bad, numberFlag, parseFlags, requireFlags } from './flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { checkProbeOutputs } from '../preflight-commands.ts';
@@ -37,9 +37,7 @@ function parseProbeArgs(argv: string[]): ProbeArgs {
   const { values } = parseFlags(
     argv,
     {
-      gold: { type: 'string' },
-      'db-root': { type: 'string' },
-      dataset: { type: 'string' },
+      ...DATASET_FLAGS,
       out: { type: 'string' },
       'timeout-s': { type: 'string' },
       workers: { type: 'string' },
@@ -47,7 +45,7 @@ function parseProbeArgs(argv: string[]): ProbeArgs {
     },
     usage,
   );
-  for (const req of ['gold', 'db-root'] as const) if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
+  requireFlags(values, ['gold', 'db-root'], usage);
   let exploits: ExploitId[] | undefined;
   if (values.exploits !== undefined) {
     exploits = values.exploits

@@ -13,7 +13,7 @@ import { pairCompletions, type RarJob as Job } from '../../core/rubric/rar-run.t
 import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
-import { bad, numberFlag, parseFlags } from './flags.ts';
+import { bad, listFlag, numberFlag, parseFlags, requireFlags } from './flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { DEFAULT_JUDGE_TIMEOUT_S, judgeTimeoutFlag, assertJudgeScoredSomething } from '../judge-flags.ts';
 import { checkRubricOutputs } from '../preflight-commands.ts';
@@ -79,21 +79,14 @@ function parseRubricArgs(argv: string[]): RubricArgs {
     },
     usage,
   );
-  for (const req of ['dataset', 'completions', 'judge-url', 'judge-model'] as const) {
-    if (!values[req]) throw bad(`--${req}`, `is required\n${usage}`);
-  }
-  const aggregations = (values.aggregation ?? AGGREGATIONS.join(','))
-    .split(',')
-    .map((a) => a.trim())
-    .filter(Boolean);
-  for (const a of aggregations) {
-    if (!(AGGREGATIONS as readonly string[]).includes(a))
-      throw bad(
-        '--aggregation',
-        `unknown aggregation ${JSON.stringify(a)}; use a comma-separated list of ${AGGREGATIONS.join(', ')}`,
-      );
-  }
-  if (aggregations.length === 0) throw bad('--aggregation', `name at least one of ${AGGREGATIONS.join(', ')}`);
+  requireFlags(values, ['dataset', 'completions', 'judge-url', 'judge-model'], usage);
+  const aggregations = listFlag(
+    '--aggregation',
+    values.aggregation,
+    AGGREGATIONS.join(','),
+    AGGREGATIONS,
+    'aggregation',
+  );
   let judgeUrl: URL;
   try {
     judgeUrl = new URL(values['judge-url']!);

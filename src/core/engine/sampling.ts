@@ -3,6 +3,8 @@
  * boundary, with messages that name the parameter; seeds and log-probabilities are derived the
  * same way everywhere.
  */
+import type { AbortSignalLike } from '../eval/executor.ts';
+import { onAbort } from './abort.ts';
 import type { Completion, SamplingParams } from './engine.ts';
 import { EngineError } from './engine-error.ts';
 
@@ -66,4 +68,30 @@ export function applyStop(text: string, stop: readonly string[]): { text: string
 /** A sample that was not (fully) generated because the caller cancelled. */
 export function abortedCompletion(seed: number | null, text = '', latencyMs = 0): Completion {
   return { text, finishReason: 'abort', tokensIn: null, tokensOut: null, latencyMs, seed, meanLogprob: null };
+}
+
+/**
+ * A prompt's samples generated one at a time (engines without a native n), sample i with
+ * `sampleSeed(params, i)`. While it runs, the signal's abort calls `engine.interrupt()`; once
+ * `engine.stopped()` or the signal is aborted, every remaining sample is an aborted completion.
+ * `one` makes sample i, its own failures as error completions; what it throws ends the call.
+ */
+export async function generateOneByOne(
+  params: SamplingParams,
+  signal: AbortSignalLike | undefined,
+  engine: { interrupt(): Promise<void>; stopped(): boolean },
+  one: (i: number, seed: number | null) => Promise<Completion>,
+): Promise<Completion[]> {
+  const stopListening = onAbort(signal, () => void engine.interrupt());
+  const out: Completion[] = [];
+  try {
+    for (let i = 0; i < params.n; i++) {
+      const seed = sampleSeed(params, i);
+      out.push(engine.stopped() || signal?.aborted ? abortedCompletion(seed) : await one(i, seed));
+    }
+  } finally {
+    // Also when `one` throws (the engine found unloaded mid-way): a later abort must not reach it.
+    stopListening();
+  }
+  return out;
 }

@@ -16,7 +16,7 @@ import {
 import { WorkbenchError, errorMessage } from '../errors.ts';
 import { checkFormulaMetrics, compileRewardFormula, type RewardFormula } from '../eval/reward.ts';
 import { BIRD_RUBRIC } from '../rubric/bird-rubric.ts';
-import { runSqlCheck, type CheckOutcome } from '../rubric/sql-checks.ts';
+import { executionFacts, runSqlCheck, type CheckOutcome } from '../rubric/sql-checks.ts';
 import { isWord, tokenizeSql } from '../sql/sql-tokens.ts';
 import { readDbFacts, type DbFacts } from '../eval/db-facts.ts';
 import { scoreRun, toSampleRecord } from '../run/score-run.ts';
@@ -211,14 +211,7 @@ export async function tryAttempt(
 
   const goldOrdered = tokenizeSql(q.goldSql).some((t, i, all) => isWord(t, 'ORDER') && isWord(all[i + 1], 'BY'));
   const explanation = explainVerdict(result, preview, { goldOrdered, sqlEmpty: req.sql.trim() === '' });
-  const execution = {
-    status: result.status,
-    ex: result.ex,
-    error: result.error,
-    mutatedDb: result.mutatedDb,
-    predColumnCount: result.predColumnCount ?? null,
-    goldColumnCount: result.goldColumnCount ?? null,
-  };
+  const execution = executionFacts(result);
   const schema = schemaOf(facts, q.dbId);
   const rubric = BIRD_RUBRIC.items.flatMap((c) =>
     c.check.kind === 'sql'

@@ -6,7 +6,7 @@
  * that are not keywords, tables, aliases or functions. A name that is not really a column only
  * makes an exploit variant fail with an error, which counts as not won.
  */
-import { isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
+import { FROM_END, isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
 export interface GoldReads {
   /** Tables in order of first reference, as written (case kept). */
@@ -15,23 +15,6 @@ export interface GoldReads {
   columns: Array<{ table: string; column: string }>;
 }
 
-const FROM_END = new Set([
-  'WHERE',
-  'GROUP',
-  'ORDER',
-  'LIMIT',
-  'HAVING',
-  'UNION',
-  'EXCEPT',
-  'INTERSECT',
-  'WINDOW',
-  'ON',
-  'USING',
-  'SELECT',
-  'VALUES',
-  'SET',
-  'RETURNING',
-]);
 const lc = (s: string) => s.toLowerCase();
 
 export function goldReads(sql: string): GoldReads {

@@ -249,24 +249,13 @@ export function compareRuns(a: ComparedRun, b: ComparedRun, options: CompareOpti
     options.onProgress?.(++done, total);
     return v;
   };
+  /** The bucket of the rows `keep` selects, with the next RNG. */
+  const bucketOf = (keep: (r: (typeof rows)[number]) => boolean) =>
+    step(bucket(rows.filter(keep), resamples, options.makeRng()));
   const byDifficulty: RunComparison['byDifficulty'] = {};
-  for (const d of difficulties)
-    byDifficulty[d] = step(
-      bucket(
-        rows.filter((r) => r.difficulty === d),
-        resamples,
-        options.makeRng(),
-      ),
-    );
+  for (const d of difficulties) byDifficulty[d] = bucketOf((r) => r.difficulty === d);
   const byDb: Record<string, ComparisonBucket> = {};
-  for (const db of dbs)
-    byDb[db] = step(
-      bucket(
-        rows.filter((r) => r.dbId === db),
-        resamples,
-        options.makeRng(),
-      ),
-    );
+  for (const db of dbs) byDb[db] = bucketOf((r) => r.dbId === db);
   return {
     overall: step(bucket(rows, resamples, options.makeRng())),
     byDifficulty,

@@ -8,32 +8,27 @@ import { validateRubric, type Rubric } from './model.ts';
 import type { SampleToScore } from './score.ts';
 import type { Schema, SqlExecutionFacts } from './sql-checks.ts';
 
+/** The official EX as a criterion. */
+const MATCHES_GOLD = {
+  id: 'matches-gold',
+  title: 'Result matches gold',
+  description: 'The query returns the same set of rows as the gold query (official EX).',
+  category: 'essential',
+  check: { kind: 'sql', name: 'matches-gold' },
+};
+
 /** RaR with one correctness criterion collapses to the verifiable reward: explicit score = EX. */
 export const EX_ONLY_RUBRIC: Rubric = validateRubric({
   id: 'ex-only',
   title: 'Result matches gold (EX)',
-  items: [
-    {
-      id: 'matches-gold',
-      title: 'Result matches gold',
-      description: 'The query returns the same set of rows as the gold query (official EX).',
-      category: 'essential',
-      check: { kind: 'sql', name: 'matches-gold' },
-    },
-  ],
+  items: [MATCHES_GOLD],
 });
 
 export const BIRD_RUBRIC: Rubric = validateRubric({
   id: 'bird-sql-v1',
   title: 'BIRD text-to-SQL (programmatic + judge)',
   items: [
-    {
-      id: 'matches-gold',
-      title: 'Result matches gold',
-      description: 'The query returns the same set of rows as the gold query (official EX).',
-      category: 'essential',
-      check: { kind: 'sql', name: 'matches-gold' },
-    },
+    MATCHES_GOLD,
     {
       id: 'executes',
       title: 'Executes without error',

@@ -23,6 +23,12 @@ export interface SqlExecutionFacts {
   goldColumnCount?: number | null;
 }
 
+/** The execution facts of a result that may carry column counts (a sample record, a playground attempt). */
+export function executionFacts(r: SqlExecutionFacts): SqlExecutionFacts {
+  const { status, ex, error, mutatedDb, predColumnCount = null, goldColumnCount = null } = r;
+  return { status, ex, error, mutatedDb, predColumnCount, goldColumnCount };
+}
+
 export interface SqlCheckInput {
   /** The SQL extracted from the completion. */
   sql: string;

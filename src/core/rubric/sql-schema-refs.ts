@@ -16,7 +16,7 @@
  *    fallback), so it is not reported; `backticked` and [bracketed] names always are.
  * Names compare case-insensitively, as SQLite's identifiers do.
  */
-import { isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
+import { FROM_END, isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
 /** Table name -> its column names, e.g. read with `PRAGMA table_info` (sql.js, in an adapter). */
 export type Schema = Readonly<Record<string, readonly string[]>>;
@@ -30,24 +30,6 @@ export interface SchemaViolation {
 }
 
 const TABLE_INTRO = new Set(['FROM', 'JOIN', 'INTO', 'UPDATE', 'TABLE']);
-/** Keywords that end a FROM list (its commas are table separators until one of these). */
-const FROM_END = new Set([
-  'WHERE',
-  'GROUP',
-  'ORDER',
-  'LIMIT',
-  'HAVING',
-  'UNION',
-  'EXCEPT',
-  'INTERSECT',
-  'WINDOW',
-  'ON',
-  'USING',
-  'SELECT',
-  'VALUES',
-  'SET',
-  'RETURNING',
-]);
 
 const ROWID_NAMES = ['rowid', 'oid', '_rowid_'];
 const lc = (s: string) => s.toLowerCase();

@@ -108,6 +108,30 @@ export const SQL_KEYWORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+/** Keywords that end a WHERE clause at its parenthesis depth. */
+export const WHERE_END: ReadonlySet<string> = new Set([
+  'GROUP',
+  'ORDER',
+  'LIMIT',
+  'HAVING',
+  'UNION',
+  'EXCEPT',
+  'INTERSECT',
+  'WINDOW',
+]);
+
+/** Keywords that end a FROM list at its parenthesis depth (its commas separate tables until one of these). */
+export const FROM_END: ReadonlySet<string> = new Set([
+  'WHERE',
+  ...WHERE_END,
+  'ON',
+  'USING',
+  'SELECT',
+  'VALUES',
+  'SET',
+  'RETURNING',
+]);
+
 export function isKeyword(t: SqlToken | undefined): boolean {
   return t?.kind === 'word' && SQL_KEYWORDS.has(t.value.toUpperCase());
 }

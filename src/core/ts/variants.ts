@@ -12,7 +12,7 @@
  * A variant may not parse, or may be equivalent to the gold: distillation only counts the
  * variants that some candidate database tells apart.
  */
-import { isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
+import { WHERE_END, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
 export type VariantKind = 'comparison' | 'distinct' | 'limit' | 'left-join' | 'drop-condition' | 'order-direction';
 
@@ -36,19 +36,7 @@ const SHIFT: Record<string, string> = {
 };
 
 /** Words that end an AND operand or a WHERE clause at the same parenthesis depth. */
-const CLAUSE_END = new Set([
-  'AND',
-  'OR',
-  'GROUP',
-  'ORDER',
-  'LIMIT',
-  'HAVING',
-  'UNION',
-  'EXCEPT',
-  'INTERSECT',
-  'WINDOW',
-]);
-const WHERE_END = new Set(['GROUP', 'ORDER', 'LIMIT', 'HAVING', 'UNION', 'EXCEPT', 'INTERSECT', 'WINDOW']);
+const CLAUSE_END: ReadonlySet<string> = new Set(['AND', 'OR', ...WHERE_END]);
 
 const isLiteral = (t: SqlToken | undefined) => t?.kind === 'number' || t?.kind === 'string';
 const end = (t: SqlToken) => t.start + t.text.length;

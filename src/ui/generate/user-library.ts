@@ -7,6 +7,7 @@
  * `my-template-v2`, so a template never changes under a run that used it.
  */
 import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
+import { isRecord } from '../../core/formats/questions.ts';
 import { BUILTIN_TEMPLATES, templateProblems, type PromptTemplate } from '../../core/prompt/templates.ts';
 
 export const MODELS_KEY = 'rlvr-workbench-models';
@@ -29,28 +30,14 @@ function write(key: string, value: unknown): void {
   }
 }
 
-const isModel = (x: unknown): x is CustomModelRecord => {
-  const r = x as CustomModelRecord;
-  return (
-    typeof r === 'object' &&
-    r !== null &&
-    typeof r.id === 'string' &&
-    typeof r.modelUrl === 'string' &&
-    typeof r.filesUrl === 'string' &&
-    typeof r.modelLibUrl === 'string'
-  );
-};
-const isTemplate = (x: unknown): x is PromptTemplate => {
-  const t = x as PromptTemplate;
-  return (
-    typeof t === 'object' &&
-    t !== null &&
-    typeof t.id === 'string' &&
-    typeof t.user === 'string' &&
-    Array.isArray(t.stop) &&
-    templateProblems(t).length === 0
-  );
-};
+const isModel = (x: unknown): x is CustomModelRecord =>
+  isRecord(x) && ['id', 'modelUrl', 'filesUrl', 'modelLibUrl'].every((k) => typeof x[k] === 'string');
+const isTemplate = (x: unknown): x is PromptTemplate =>
+  isRecord(x) &&
+  typeof x.id === 'string' &&
+  typeof x.user === 'string' &&
+  Array.isArray(x.stop) &&
+  templateProblems(x as unknown as PromptTemplate).length === 0;
 
 export function loadCustomModels(): CustomModelRecord[] {
   return read(MODELS_KEY, isModel);

@@ -5,7 +5,7 @@
  */
 import { birdSample } from '../../core/rubric/bird-rubric.ts';
 import type { SampleToScore } from '../../core/rubric/score.ts';
-import type { Schema } from '../../core/rubric/sql-checks.ts';
+import { executionFacts, type Schema } from '../../core/rubric/sql-checks.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import type { Question } from '../../core/types.ts';
@@ -27,14 +27,7 @@ export function sampleToScore(
     },
     sql: s.sql,
     completion: s.completion,
-    execution: {
-      status: s.status,
-      ex: s.ex,
-      error: s.error,
-      mutatedDb: s.mutatedDb,
-      predColumnCount: s.predColumnCount ?? null,
-      goldColumnCount: s.goldColumnCount ?? null,
-    },
+    execution: executionFacts(s),
     schema,
   });
 }

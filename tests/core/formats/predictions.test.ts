@@ -376,39 +376,43 @@ describe('pairPredictions', () => {
     expect(items.map((i) => i.sample)).toEqual([undefined, undefined, undefined]);
   });
 
-  it('gives every copy of a repeated question_id all its samples', () => {
-    const repeated = [questions[0]!, questions[1]!, { ...questions[1]!, dbId: 'b' }];
-    const preds = parsePredictions(jsonl([10, 'a'], [10, 'b'], [11, 'x'], [11, 'y'], [11, 'z']), 'r.jsonl');
-    const { items } = pairPredictions(preds, gold, repeated, 'r.jsonl');
-    expect(items.map((i) => [i.index, i.sample, i.predSql])).toEqual([
-      [0, 0, 'a'],
-      [0, 1, 'b'],
-      [1, 0, 'x'],
-      [1, 1, 'y'],
-      [1, 2, 'z'],
-      [2, 0, 'x'],
-      [2, 1, 'y'],
-      [2, 2, 'z'],
-    ]);
-  });
+  /** Questions 10 and 11, question 11 a second time (another database). */
+  const repeated = () => [questions[0]!, questions[1]!, { ...questions[1]!, dbId: 'b' }];
 
-  it('deals the samples of a repeated question_id out to its copies when there are copies x n of them', () => {
-    const repeated = [questions[0]!, questions[1]!, { ...questions[1]!, dbId: 'b' }];
-    const preds = parsePredictions(jsonl([10, 'a'], [10, 'b'], [11, 'w'], [11, 'x'], [11, 'y'], [11, 'z']), 'r.jsonl');
-    const { items } = pairPredictions(preds, gold, repeated, 'r.jsonl');
-    expect(items.map((i) => [i.index, i.sample, i.predSql])).toEqual([
-      [0, 0, 'a'],
-      [0, 1, 'b'],
-      [1, 0, 'w'],
-      [1, 1, 'x'],
-      [2, 0, 'y'],
-      [2, 1, 'z'],
-    ]);
+  it.each([
+    [
+      'gives every copy of a repeated question_id all its samples',
+      jsonl([10, 'a'], [10, 'b'], [11, 'x'], [11, 'y'], [11, 'z']),
+      [
+        [0, 0, 'a'],
+        [0, 1, 'b'],
+        [1, 0, 'x'],
+        [1, 1, 'y'],
+        [1, 2, 'z'],
+        [2, 0, 'x'],
+        [2, 1, 'y'],
+        [2, 2, 'z'],
+      ],
+    ],
+    [
+      'deals the samples of a repeated question_id out to its copies when there are copies x n of them',
+      jsonl([10, 'a'], [10, 'b'], [11, 'w'], [11, 'x'], [11, 'y'], [11, 'z']),
+      [
+        [0, 0, 'a'],
+        [0, 1, 'b'],
+        [1, 0, 'w'],
+        [1, 1, 'x'],
+        [2, 0, 'y'],
+        [2, 1, 'z'],
+      ],
+    ],
+  ])('%s', (_title, text, expected) => {
+    const { items } = pairPredictions(parsePredictions(text, 'r.jsonl'), gold, repeated(), 'r.jsonl');
+    expect(items.map((i) => [i.index, i.sample, i.predSql])).toEqual(expected);
   });
 
   it('answers every copy of a question_id that the questions file repeats', () => {
-    const repeated = [questions[0]!, questions[1]!, { ...questions[1]!, dbId: 'b' }];
-    const { items } = pairPredictions(parsePredictions(jsonl([11, 'P']), 'r.jsonl'), gold, repeated, 'r.jsonl');
+    const { items } = pairPredictions(parsePredictions(jsonl([11, 'P']), 'r.jsonl'), gold, repeated(), 'r.jsonl');
     expect(items.map((i) => [i.index, i.questionId])).toEqual([
       [1, 11],
       [2, 11],

@@ -65,20 +65,14 @@ describe('tryAttempt on real mini-dev questions', () => {
     expect(r.record.goldRowCount).toBeGreaterThan(1);
   });
 
-  it('tells a number returned as TEXT from a wrong number', async () => {
-    const gold = byId(719).goldSql;
-    const r = await attempt(719, gold.replace('SELECT COUNT(T1.id)', 'SELECT CAST(COUNT(T1.id) AS TEXT)'));
+  it.each([
+    ['tells a number returned as TEXT from a wrong number', 'SELECT CAST(COUNT(T1.id) AS TEXT)', 'type'],
+    ['tells other float digits apart from a wrong value', 'SELECT COUNT(T1.id) * 1.00000001', 'float'],
+  ])('%s', async (_title, select, note) => {
+    const r = await attempt(719, byId(719).goldSql.replace('SELECT COUNT(T1.id)', select));
     expect(r.record.ex).toBe(0);
     const rows = r.explanation.reasons.find((x) => x.kind === 'rows');
-    expect(rows && rows.kind === 'rows' ? rows.notes[0]?.kind : null).toBe('type');
-  });
-
-  it('tells other float digits apart from a wrong value', async () => {
-    const gold = byId(719).goldSql;
-    const r = await attempt(719, gold.replace('SELECT COUNT(T1.id)', 'SELECT COUNT(T1.id) * 1.00000001'));
-    expect(r.record.ex).toBe(0);
-    const rows = r.explanation.reasons.find((x) => x.kind === 'rows');
-    expect(rows && rows.kind === 'rows' ? rows.notes[0]?.kind : null).toBe('float');
+    expect(rows && rows.kind === 'rows' ? rows.notes[0]?.kind : null).toBe(note);
   });
 
   it('a DELETE of the gold table wins officially, is refused read-only, and the census names the emptied table', async () => {

@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mcnemarExactP, pairedBootstrapCi, quantile } from '../../../src/core/rl/paired-tests.ts';
 import { mulberry32 } from '../../../src/core/util/rng.ts';
-
-/** Exact two-sided binomial p-value with BigInt sums. */
-function exactP(b: number, c: number): number {
-  const n = b + c;
-  if (n === 0) return 1;
-  let coef = 1n;
-  let tail = 0n;
-  for (let i = 0; i <= Math.min(b, c); i++) {
-    if (i > 0) coef = (coef * BigInt(n - i + 1)) / BigInt(i);
-    tail += coef;
-  }
-  // 2 * tail / 2^n, with 18 significant digits kept through the division
-  const scaled = (2n * tail * 10n ** 18n) / 2n ** BigInt(n);
-  return Math.min(1, Number(scaled) / 1e18);
-}
+import { exactMcnemarP } from '../../helpers/reference-stats.ts';
 
 describe('exact McNemar p-value', () => {
   it.each<[number, number, number]>([
@@ -42,7 +28,7 @@ describe('exact McNemar p-value', () => {
       [700, 900],
       [10, 2000],
     ] as const) {
-      const want = exactP(b, c);
+      const want = exactMcnemarP(b, c);
       const got = mcnemarExactP(b, c);
       if (want > 1e-300) expect(got / want, `b=${b} c=${c}`).toBeCloseTo(1, 9);
       else expect(got).toBeLessThan(1e-290);

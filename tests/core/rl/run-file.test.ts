@@ -7,38 +7,21 @@ import { toSampleRecords } from '../../../src/core/run/score-run.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
 import { header, sample } from './fixtures.ts';
 import { workbenchErrorOf as errorOf } from '../../helpers/errors.ts';
+import { evalItem, ranResult } from '../../helpers/item-results.ts';
 
-const item = (sampleNo: number, rule: EvalItem['extraction']['rule'], extra: Partial<EvalItem> = {}): EvalItem => ({
-  index: 3,
-  questionId: 7,
-  dbId: 'db',
-  difficulty: 'moderate',
-  predSql: `P${sampleNo}`,
-  goldSql: 'G',
-  extraction: { rule, thinkStripped: false },
-  sample: sampleNo,
-  ...extra,
-});
-const result = (it: EvalItem, ex: 0 | 1, extra: Partial<ItemResult> = {}): ItemResult => ({
-  index: it.index,
-  questionId: it.questionId,
-  dbId: it.dbId,
-  difficulty: it.difficulty,
-  ex,
-  softF1: ex,
-  rves: null,
-  timeRatio: null,
-  status: 'ok',
-  error: null,
-  mutatedDb: false,
-  extraction: it.extraction,
-  predRowCount: 1,
-  goldRowCount: 1,
-  elapsedMs: 2,
-  sample: it.sample,
-  resultKey: `k${ex}`,
-  ...extra,
-});
+const item = (sampleNo: number, rule: EvalItem['extraction']['rule'], extra: Partial<EvalItem> = {}): EvalItem =>
+  evalItem({
+    index: 3,
+    questionId: 7,
+    difficulty: 'moderate',
+    predSql: `P${sampleNo}`,
+    goldSql: 'G',
+    extraction: { rule, thinkStripped: false },
+    sample: sampleNo,
+    ...extra,
+  });
+const result = (it: EvalItem, ex: 0 | 1, extra: Partial<ItemResult> = {}): ItemResult =>
+  ranResult(it, ex, { softF1: ex, elapsedMs: 2, resultKey: `k${ex}`, ...extra });
 
 describe('run files', () => {
   const items = [

@@ -16,6 +16,7 @@ import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../
 import { runFileJson, toRunFile } from '../../../src/core/runfile/export.ts';
 import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
 import type { EvalItem, ItemResult, Question } from '../../../src/core/types.ts';
+import { ranResult } from '../../helpers/item-results.ts';
 
 const db: DatabaseContext = {
   dbId: 'lib',
@@ -72,24 +73,7 @@ function fakeEngine(opts: { nativeN?: boolean; loseGpuAt?: number } = {}): Engin
 }
 
 const evaluate = async (items: EvalItem[]): Promise<ItemResult[]> =>
-  items.map((it) => ({
-    index: it.index,
-    questionId: it.questionId,
-    dbId: it.dbId,
-    difficulty: it.difficulty,
-    ex: it.predSql === it.goldSql ? 1 : 0,
-    softF1: null,
-    rves: null,
-    timeRatio: null,
-    status: 'ok',
-    error: null,
-    mutatedDb: false,
-    extraction: it.extraction,
-    predRowCount: 1,
-    goldRowCount: 1,
-    elapsedMs: 1,
-    sample: it.sample,
-  }));
+  items.map((it) => ranResult(it, it.predSql === it.goldSql ? 1 : 0));
 
 function spec(n: number, seed = 0): GenerationSpec {
   return {

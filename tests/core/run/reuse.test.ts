@@ -3,17 +3,10 @@ import { DEFAULT_EVAL_OPTIONS, type SqlExecutor } from '../../../src/core/eval/e
 import { WRITES, isNonDeterministic, normalizedSql, planReuse, reusable } from '../../../src/core/run/reuse.ts';
 import { runEvaluation } from '../../../src/core/run/replay.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
+import { evalItem, ranResult } from '../../helpers/item-results.ts';
 
-const item = (index: number, sample: number, predSql: string, goldSql = 'SELECT 1', dbId = 'db'): EvalItem => ({
-  index,
-  sample,
-  questionId: index,
-  dbId,
-  difficulty: 'simple',
-  predSql,
-  goldSql,
-  extraction: { rule: 'sql-field', thinkStripped: false },
-});
+const item = (index: number, sample: number, predSql: string, goldSql = 'SELECT 1', dbId = 'db'): EvalItem =>
+  evalItem({ index, sample, predSql, goldSql, dbId, extraction: { rule: 'sql-field', thinkStripped: false } });
 
 /**
  * Test double for the SQL pool (no database needed to count executions): EX 1 when pred equals
@@ -26,25 +19,7 @@ function countingExecutor(overrides: (it: EvalItem) => Partial<ItemResult> = () 
     async evaluate(items, _options, hooks) {
       return items.map((it, i) => {
         executed.push(`${it.index}:${it.predSql.trim()}`);
-        const r: ItemResult = {
-          index: it.index,
-          questionId: it.questionId,
-          dbId: it.dbId,
-          difficulty: it.difficulty,
-          sample: it.sample,
-          ex: it.predSql.trim().replace(/;$/, '') === it.goldSql ? 1 : 0,
-          softF1: null,
-          rves: null,
-          timeRatio: null,
-          status: 'ok',
-          error: null,
-          mutatedDb: false,
-          extraction: it.extraction,
-          predRowCount: 1,
-          goldRowCount: 1,
-          elapsedMs: 1,
-          ...overrides(it),
-        };
+        const r = ranResult(it, it.predSql.trim().replace(/;$/, '') === it.goldSql ? 1 : 0, overrides(it));
         hooks?.onEvent?.({ type: 'item', result: r, preview: null, done: i + 1, total: items.length });
         return r;
       });

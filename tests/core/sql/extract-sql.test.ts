@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXTRACTION_RULES, extractSql } from '../../../src/core/sql/extract-sql.ts';
 import type { ExtractionRule } from '../../../src/core/types.ts';
+import { RULE_VALUES } from '../../../src/core/formats/validate.ts';
 
 const fence = (lang: string, body: string) => '```' + lang + '\n' + body + '\n```';
 
@@ -171,20 +172,7 @@ describe('extractSql', () => {
 
 describe('EXTRACTION_RULES', () => {
   it('describes every rule in one sentence', () => {
-    const rules: ExtractionRule[] = [
-      'bird-separator',
-      'bird-no-separator',
-      'bird-non-string',
-      'sql-field',
-      'sql-line',
-      'fenced-sql-first',
-      'fenced-sql-last',
-      'answer-tag',
-      'solution-tag',
-      'select-fallback',
-      'none',
-    ];
-    expect(Object.keys(EXTRACTION_RULES).sort()).toEqual([...rules].sort());
+    expect(Object.keys(EXTRACTION_RULES).sort()).toEqual([...RULE_VALUES].sort());
     for (const text of Object.values(EXTRACTION_RULES)) expect(text).toMatch(/^[A-Z].*\.$/);
   });
 });

@@ -2,37 +2,28 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
 import { FIRST_PAGE, RunView, type RunViewStore } from '../../../src/ui/workbench/run-view.svelte.ts';
 import type { PreviewService } from '../../../src/ui/workbench/services.ts';
+import { runHeader, sampleRecord } from '../../helpers/run-records.ts';
 
 const N = 10_000;
 
 function sample(index: number): SampleRecord {
   const status = index % 17 === 0 ? 'error' : 'ok';
-  return {
+  return sampleRecord({
     index,
-    questionId: index,
+    sample: 0,
     dbId: `db_${index % 7}`,
-    difficulty: 'simple',
     ex: status === 'ok' && index % 3 !== 1 ? 1 : 0,
     softF1: 0,
-    rves: null,
-    timeRatio: null,
+    reward: 0,
     status,
     error: status === 'error' ? 'no such column' : null,
-    mutatedDb: false,
     extraction: { rule: 'bird-separator', thinkStripped: false },
-    predRowCount: 1,
-    goldRowCount: 1,
-    elapsedMs: 1,
-    sample: 0,
-    format: 1,
-    reward: 0,
-    goldSql: 'SELECT 1',
     sql: `SELECT ${index}`,
-  };
+  });
 }
 
 function header(status: RunHeader['status']): RunHeader {
-  return {
+  return runHeader({
     id: 'r1',
     name: 'ten thousand',
     createdAt: '2026-01-01T00:00:00.000Z',
@@ -46,11 +37,9 @@ function header(status: RunHeader['status']): RunHeader {
       gold: null,
       databases: {},
     },
-    subset: { description: 'all', indices: [] },
     config: DEFAULT_RUN_CONFIG,
-    samplesPerQuestion: 1,
     executor: 'test',
-  };
+  });
 }
 
 /** A store of one run whose whole-run read waits until `release()`; it logs every read. */
