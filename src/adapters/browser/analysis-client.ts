@@ -10,7 +10,7 @@ import type { PromptRow, RunStatsView } from '../../core/rl/stats-view.ts';
 import type { AnalysisOutcome, AnalysisWorkerApi } from '../../../workers/analysis.api.ts';
 import { errorFromData } from './import-client.ts';
 import type { AnalysisProgress } from '../store/records.ts';
-import type { AnalysisHooks, AnalysisPort } from '../store/workbench-store.ts';
+import type { AnalysisHooks, AnalysisPort, SeriesAnalysisPort } from '../store/workbench-store.ts';
 import { CancelledError, WorkbenchError } from '../../core/errors.ts';
 
 async function inWorker<T>(
@@ -46,7 +46,7 @@ async function inWorker<T>(
   }
 }
 
-export function createAnalysisClient(dbName: string): AnalysisPort {
+export function createAnalysisClient(dbName: string): AnalysisPort & SeriesAnalysisPort {
   return {
     async runStats(runId, seed, hooks = {}): Promise<RunStatsView> {
       // The prompts arrive in several messages (one task each on the page), the rest after them.
@@ -61,6 +61,15 @@ export function createAnalysisClient(dbName: string): AnalysisPort {
       return inWorker(hooks, (api, onProgress) =>
         api.compare({ dbName, runIdA, runIdB, resamples: options.resamples, seed: options.seed }, onProgress),
       );
+    },
+    seriesView(seriesId, hooks = {}) {
+      return inWorker(hooks, (api, onProgress) => api.seriesView({ dbName, seriesId }, onProgress));
+    },
+    seriesQuestion(seriesId, index, hooks = {}) {
+      return inWorker(hooks, (api, onProgress) => api.seriesQuestion({ dbName, seriesId, index }, onProgress));
+    },
+    seriesExport(seriesId, kind, hooks = {}) {
+      return inWorker(hooks, (api, onProgress) => api.seriesExport({ dbName, seriesId, kind }, onProgress));
     },
   };
 }

@@ -8,10 +8,10 @@ import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { BuiltSuite } from '../../core/ts/suite.ts';
 import type { CachedVerdict } from '../../core/run/verdict-cache.ts';
 import type { EvalItem } from '../../core/types.ts';
-import type { DatasetRecord, StoredDatabase } from './records.ts';
+import type { DatasetRecord, SeriesFolderRecord, SeriesRecord, SeriesScoresRecord, StoredDatabase } from './records.ts';
 
 export const DEFAULT_DB_NAME = 'rlvr-workbench';
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Database bytes are stored as Blob chunks of this size (the last one shorter). Measured in
@@ -93,6 +93,12 @@ export interface WorkbenchDB extends DBSchema {
   suites: { key: string; value: StoredSuite };
   /** Version 4: the verdict cache (src/core/run/verdict-cache.ts; verdict-cache-idb.ts), by key, with its last use. */
   verdicts: { key: string; value: StoredVerdict; indexes: { byUsed: number } };
+  /** Version 6: training runs (series), by id; `byRun` finds the series a run is a step of. */
+  series: { key: string; value: SeriesRecord; indexes: { byRun: string } };
+  /** Version 6: the trainer's scores of each step, key [seriesId, step]. */
+  seriesScores: { key: [string, number]; value: SeriesScoresRecord };
+  /** Version 6: the folder a series follows, by series id. */
+  seriesFolders: { key: string; value: SeriesFolderRecord };
 }
 
 export interface StoredVerdict {
@@ -140,6 +146,12 @@ export async function openWorkbenchDb(name: string = DEFAULT_DB_NAME): Promise<W
       }
       if (oldVersion < 3) database.createObjectStore('suites', { keyPath: 'key' });
       if (oldVersion < 4) database.createObjectStore('verdicts', { keyPath: 'key' }).createIndex('byUsed', 'used');
+      // Version 5 is the overlay and version-check stores (another change); this step only adds stores.
+      if (oldVersion < 6) {
+        database.createObjectStore('series', { keyPath: 'id' }).createIndex('byRun', 'runIds', { multiEntry: true });
+        database.createObjectStore('seriesScores', { keyPath: ['seriesId', 'step'] });
+        database.createObjectStore('seriesFolders', { keyPath: 'seriesId' });
+      }
     },
     blocking() {
       // A newer version wants to upgrade (another tab): let it, this connection is stale.
@@ -152,6 +164,11 @@ export async function openWorkbenchDb(name: string = DEFAULT_DB_NAME): Promise<W
 /** All chunks of one database. */
 export function chunkRange(sha256: string): IDBKeyRange {
   return IDBKeyRange.bound([sha256, 0], [sha256, Infinity]);
+}
+
+/** All trainer-score records of one series. */
+export function seriesScoresRange(seriesId: string): IDBKeyRange {
+  return IDBKeyRange.bound([seriesId, -Infinity], [seriesId, Infinity]);
 }
 
 /** All sample blocks of one run, in block order. */
