@@ -14,12 +14,13 @@ import { runFormula, scoreOfSummary, toSampleRecords } from '../core/run/score-r
 import type { RunConfig } from '../core/run/types.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../core/series/evaluate-step.ts';
 import { StableFiles } from '../core/series/folder-poll.ts';
-import { compileStepPattern, DEFAULT_STEP_RULE_TEXT } from '../core/series/step-name.ts';
+import { compileStepPattern, DEFAULT_STEP_RULE_TEXT, stepFromName } from '../core/series/step-name.ts';
 import type { EvalItem } from '../core/types.ts';
 import { StoreError } from '../adapters/store/errors.ts';
 import type {
   DatasetRecord,
   PairedDumpStep,
+  SeriesFolderRecord,
   SeriesProgress,
   SeriesRecord,
   SeriesStepRecord,
@@ -83,6 +84,8 @@ export interface SeriesService {
   importSeriesFile(file: Blob, fileName: string): Promise<SeriesRecord>;
   /** A series of stored runs of one dataset, each given a step. */
   groupRuns(req: GroupRunsRequest): Promise<SeriesRecord>;
+  /** The folder a series follows (its stored handle), if any. */
+  folder(seriesId: string): Promise<SeriesFolderRecord | undefined>;
   /** A new, empty series that follows a folder (its handle stored, so a reload may follow it again). */
   createFollowed(
     req: Pick<DumpImportRequest, 'name' | 'datasetId' | 'config' | 'stepPattern'>,
@@ -237,7 +240,11 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
     const dataset = await ctx.datasets.get(series.datasetId);
     let current = series;
     let added = 0;
-    for (const f of [...files].sort(byName)) {
+    // In step order where the names give one (verl dumps' rows carry theirs, read later), else by name.
+    const rule = options.stepPattern ? compileStepPattern(options.stepPattern, 'step pattern') : undefined;
+    const stepOf = (f: DumpFile) => stepFromName(f.name, rule)?.step ?? Number.POSITIVE_INFINITY;
+    const ordered = [...files].sort((a, b) => stepOf(a) - stepOf(b) || byName(a, b));
+    for (const f of ordered) {
       if (hooks.signal?.aborted) break;
       hooks.onProgress?.({ phase: 'reading', file: f.name, step: null, done: 0, total: 0, added });
       const dump = await ctx.dumps.read({
@@ -306,6 +313,9 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
       await (await context()).series.delete(seriesId);
     },
     stepRule: ruleText,
+    async folder(seriesId) {
+      return (await context()).series.folder(seriesId);
+    },
 
     async importDumps(req, hooks = {}) {
       const ctx = await context();

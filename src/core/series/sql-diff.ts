@@ -1,8 +1,8 @@
 /**
  * The difference between two SQL texts as the series view shows the majority SQL of consecutive
  * steps: a longest-common-subsequence diff over SQL-ish tokens (words, numbers, quoted strings
- * and names, single symbols, runs of whitespace; all whitespace compares equal), each part kept
- * as written. Texts of more than MAX_DIFF_TOKENS tokens are shown as one removal and one addition.
+ * and names, single symbols, runs of whitespace; all whitespace compares equal, and words equal
+ * up to case), each part kept as the later text writes it. Texts of more than MAX_DIFF_TOKENS tokens are shown as one removal and one addition.
  */
 export interface DiffPart {
   kind: 'same' | 'removed' | 'added';
@@ -17,7 +17,10 @@ export function sqlTokens(sql: string): string[] {
   return sql.match(TOKEN) ?? [];
 }
 
-const same = (a: string, b: string) => a === b || (/^\s/.test(a) && /^\s/.test(b));
+const WORD = /^[A-Za-z_]/;
+/** Equal tokens: the same text, two runs of whitespace, or two words that differ only in case (SQL keywords and names do not care). */
+const same = (a: string, b: string) =>
+  a === b || (/^\s/.test(a) && /^\s/.test(b)) || (WORD.test(a) && WORD.test(b) && a.toLowerCase() === b.toLowerCase());
 
 function push(out: DiffPart[], kind: DiffPart['kind'], text: string): void {
   const last = out[out.length - 1];

@@ -8,6 +8,7 @@ import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
 import type { RarRepository } from '../../adapters/judge/rar-store.ts';
 import type { PlaygroundService } from '../playground/playground-service.ts';
+import type { SeriesServices } from '../series/series-state.svelte.ts';
 
 /** Re-runs one stored sample in the SQL worker pool to show both result tables. */
 export interface PreviewService {
@@ -37,6 +38,8 @@ export interface WorkbenchServices {
   engines: EngineFactory;
   /** The repositories over the page's one connection to the rubrics database (rubrics, judge caches, RaR runs), opened on first use. */
   rubricRepositories: () => Promise<RubricRepositories>;
+  /** Training runs: the series service, its analysis in the worker, and folder access (File System Access API). */
+  series: SeriesServices;
   /** A file of the embedded demo (public/demo), by its path under `demo/`, e.g. `gold.sql`. */
   fetchDemoFile(path: string): Promise<Blob>;
 }

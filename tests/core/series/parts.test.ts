@@ -63,6 +63,11 @@ describe('sqlDiff', () => {
     expect(parts.filter((p) => p.kind === 'added').map((p) => p.text.trim())).toEqual([', power', '2']);
     expect(parts.filter((p) => p.kind === 'removed').map((p) => p.text)).toEqual(['1']);
     expect(sqlDiff('SELECT 1', 'SELECT 1')).toEqual([{ kind: 'same', text: 'SELECT 1' }]);
+    // Keywords and names in another case are the same SQL: shown as the later step writes them.
+    expect(sqlDiff('SELECT count(*) FROM T', "select COUNT(*) from t WHERE x = 'A'")).toEqual([
+      { kind: 'same', text: 'select COUNT(*) from t' },
+      { kind: 'added', text: " WHERE x = 'A'" },
+    ]);
   });
 });
 
