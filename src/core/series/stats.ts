@@ -4,7 +4,7 @@
  * CLI and the app's analysis worker call the same functions on the same samples.
  */
 import type { MetricName } from '../eval/executor.ts';
-import { summarize } from '../eval/summary.ts';
+import { summaryTotal } from '../eval/summary.ts';
 import { majorityVote, voteGroups } from '../rl/majority.ts';
 import { pairedBootstrapCi } from '../rl/paired-tests.ts';
 import { passAtK } from '../rl/pass-at-k.ts';
@@ -113,7 +113,7 @@ export function stepStats(input: StepInput): StepStats {
   const scoredAt: number[] = [];
   input.samples.forEach((s, i) => s.status !== 'missing-db' && scoredAt.push(i));
   const samples = scoredAt.map((i) => input.samples[i]!);
-  const summary = summarize(samples, input.metrics).byDifficulty.total;
+  const summary = summaryTotal(samples, input.metrics);
   const questions = byQuestion(samples);
   const rng = mulberry32(SERIES_MAJ_SEED);
   let passAt1 = 0,
