@@ -130,7 +130,7 @@ async function main(): Promise<void> {
         const tasks = got.tasks.map((t) => t.duration_ms);
         reps[view].push({ shown_ms: Math.round(got.shownMs), long_tasks_ms: tasks });
         log(
-          `${view} ${r + 1}/${args.reps}: shown in ${Math.round(got.shownMs)} ms, long tasks [${tasks.join(', ')}] ms`,
+          `${view} ${r + 1}/${args.reps}: shown in ${Math.round(got.shownMs)} ms, long tasks [${got.tasks.map((t) => `${t.duration_ms} at ${t.start_ms}`).join(', ')}] ms (at: ms after the route change)`,
         );
       }
       const longest = reps[view].map((x) => Math.max(0, ...x.long_tasks_ms));

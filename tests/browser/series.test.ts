@@ -15,7 +15,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
@@ -39,6 +39,7 @@ import {
 } from './workbench-helpers.ts';
 
 const DESKTOP = { width: 1400, height: 1000 };
+const TIMEOUT_S = 60;
 const PHONE = { width: 390, height: 844 };
 
 async function seriesLoaded(page: Page, steps: number): Promise<void> {
@@ -54,13 +55,18 @@ async function chooseMiniDev(page: Page): Promise<void> {
   await select.selectOption(value!);
 }
 
-async function shots(page: Page, name: string, full = false): Promise<void> {
-  await page.setViewportSize(DESKTOP);
-  await page.waitForTimeout(300);
-  await screenshot(page, `${name}-1400.png`, full);
-  await page.setViewportSize(PHONE);
-  await page.waitForTimeout(300);
-  await screenshot(page, `${name}-390.png`, full);
+/** Screenshots at 1400x1000 and 390x844 (`focus` scrolled into view at each size). */
+async function shots(page: Page, name: string, full = false, focus?: Locator): Promise<void> {
+  for (const [size, viewport] of [
+    ['1400', DESKTOP],
+    ['390', PHONE],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    await page.waitForTimeout(300);
+    if (focus) await focus.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await page.waitForTimeout(200);
+    await screenshot(page, `${name}-${size}.png`, full);
+  }
   await page.setViewportSize(DESKTOP);
 }
 
@@ -93,6 +99,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     );
     expect(await page.getByTestId('series-rule').textContent()).toContain('global_step_<N>');
     await page.getByTestId('series-name').fill('mini-dev, 13 checkpoints');
+    // 60 s on both sides: question 232 at step 1200 takes 11 s on this machine (and past the official
+    // 30 s when the machine is loaded), question 247 at steps 600 and 1300 runs for minutes (a timeout either way).
+    await page.getByTestId('run-timeout').fill(String(TIMEOUT_S));
     await shots(page, 'series-import-form');
     await page.getByTestId('series-start').click();
     await page.getByTestId('series-job').waitFor();
@@ -102,7 +111,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
 
     report = JSON.parse((await downloadFrom(page, '[data-testid="series-export-report"]')).text);
     const out = path.join(dir, 'cli.json');
-    const cli = await runCli(['series', '--completions', dumps, ...MINIDEV_ARGS, '--out', out]);
+    const cli = await runCli([
+      'series',
+      '--completions',
+      dumps,
+      ...MINIDEV_ARGS,
+      '--timeout-s',
+      String(TIMEOUT_S),
+      '--out',
+      out,
+    ]);
     expect(cli.code, cli.stderr).toBe(0);
     const ref = readJson(out);
     expect(report.steps).toEqual(ref.steps);
@@ -138,8 +156,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     for (const [b, n] of Object.entries(report.buckets))
       expect(await page.getByTestId(`bucket-${b}`).textContent()).toBe(String(n));
     expect(await page.getByTestId('best-ex').textContent()).toBe(formatFixed2(report.best_step.ex));
-    await page.getByTestId('series-curves').scrollIntoViewIfNeeded();
     await shots(page, 'series-view', true);
+    await shots(page, 'series-curves', false, page.getByTestId('series-curves'));
   }, 1_800_000);
 
   it('a bucket link lists exactly its questions; a row opens the question across the steps; a point opens its dashboard', async () => {
@@ -155,8 +173,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
       );
     expect(shown.every(([, b]) => b === 'learned')).toBe(true);
     expect(shown.map(([i]) => i)).toEqual(learned.map((q: any) => q.index).slice(0, shown.length));
-    await grid.scrollIntoViewIfNeeded();
-    await shots(page, 'series-grid');
+    await shots(page, 'series-grid', false, page.locator('#dynamics'));
 
     const q = learned[0];
     await grid.locator(`a.row[data-index="${q.index}"]`).click();
@@ -183,6 +200,36 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     await canvas.click({ position: { x: box.width - 12, y: box.height / 2 } });
     await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('run-title').textContent()).toContain('step 1300');
+  }, 600_000);
+
+  it('groups stored runs by hand, each given a step; deleting that series keeps the runs', async () => {
+    await page.getByTestId('nav-series').click();
+    const form = page.getByTestId('series-group');
+    const runs = form.locator('li[data-run-id]');
+    await expect.poll(() => runs.count()).toBe(13);
+    // The runs of steps 1300 and 100, given steps 2 and 1 (guessed from their names at first).
+    const pick = async (name: string, step: string) => {
+      // (`step 100` is in `step 1000` too: the run's name ends with it)
+      const row = runs.filter({ has: page.getByText(new RegExp(`· ${name}$`)) });
+      await row.locator('input[type="checkbox"]').check();
+      await row.locator('input[type="text"]').fill(step);
+    };
+    await pick('step 1300', '2');
+    await pick('step 100', '1');
+    await page.getByTestId('group-name').fill('first and last, by hand');
+    await page.getByTestId('group-start').click();
+    await page.waitForURL(/#\/series\/[^/?]+$/);
+    await seriesLoaded(page, 2);
+    expect(await page.locator('[data-testid="series-steps"] tr[data-step="2"] [data-col="ex"]').textContent()).toBe(
+      formatFixed2(report.steps[12].ex),
+    );
+    await page.getByTestId('nav-series').click();
+    const entry = page.locator('[data-testid="series-list"] li', { hasText: 'first and last, by hand' });
+    await entry.getByTestId('delete-series').click();
+    await entry.getByTestId('delete-series-confirm').click();
+    await expect.poll(() => entry.count()).toBe(0);
+    await page.getByTestId('nav-runs').click();
+    await expect.poll(() => page.locator('[data-testid="run-list"] > li').count()).toBeGreaterThanOrEqual(13);
   }, 600_000);
 
   it('the series file imports in another browser profile with the same numbers', async () => {
@@ -236,7 +283,15 @@ describe.skipIf(browserSkipReason())(
   suiteTitle('a training run followed live (showDirectoryPicker test double: OPFS)'),
   () => {
     let { server, browser, page, watch } = {} as AppSession;
-    const step = (i: number) => verlLines(i, ['superhero']).join('\n') + '\n';
+    /**
+     * Step `step` of a policy that answers as the first checkpoint every time while the trainer's
+     * reward climbs to `score` (a reward the policy games: EX stays flat). Every step after the
+     * first is given the first step's verdicts: nothing is executed again.
+     */
+    const stepFile = (step: number, score: number) =>
+      verlLines(0, ['superhero'])
+        .map((l) => JSON.stringify({ ...JSON.parse(l), step, score }))
+        .join('\n') + '\n';
 
     beforeAll(async () => {
       ({ server, browser, page, watch } = await openApp({ viewport: DESKTOP, acceptDownloads: true }));
@@ -248,7 +303,7 @@ describe.skipIf(browserSkipReason())(
     closeAppAfter(() => ({ server, browser, watch }));
 
     it('evaluates a step file written while the page is open, without a reload, and follows the folder again after one', async () => {
-      await writeStepFile(page, '100.jsonl', step(0));
+      await writeStepFile(page, '100.jsonl', stepFile(100, 0));
       await page.getByTestId('nav-series').click();
       await chooseMiniDev(page);
       await page.getByTestId('series-watch').click();
@@ -257,7 +312,7 @@ describe.skipIf(browserSkipReason())(
       await seriesLoaded(page, 1);
       const url = page.url();
 
-      await writeStepFile(page, '200.jsonl', step(1));
+      await writeStepFile(page, '200.jsonl', stepFile(200, 0.5));
       await seriesLoaded(page, 2);
       expect(page.url()).toBe(url);
       expect(await page.locator('[data-testid="series-steps"] tr[data-step="200"]').count()).toBe(1);
@@ -267,9 +322,16 @@ describe.skipIf(browserSkipReason())(
       await page.reload();
       await page.locator('[data-testid="follow"][data-state="following"]').waitFor({ timeout: 60_000 });
       await seriesLoaded(page, 2);
-      await writeStepFile(page, '300.jsonl', step(2));
+      await writeStepFile(page, '300.jsonl', stepFile(300, 1));
       await seriesLoaded(page, 3);
       expect(await page.getByTestId('follow-status').textContent()).toContain('1 step added while this page is open');
+      // The same answers at every step: executed once, at step 100; EX flat while the trainer's reward climbs.
+      expect(await page.locator('[data-testid="series-steps"] tr[data-step="300"] td[title]').textContent()).toBe(
+        '0 / 52',
+      );
+      const warning = page.locator('[data-testid="series-warnings"] li[data-rule="reward-without-ex"]');
+      expect(await warning.textContent()).toContain('From step 200');
+      await shots(page, 'series-warnings', false, page.getByTestId('series-checkpoint'));
     }, 900_000);
   },
 );
