@@ -142,3 +142,76 @@ export async function measureScale(browser: Browser, base: string, n: number, lo
     await context.close();
   }
 }
+
+/** The synthetic training run of issue 26: 40 steps x 1,534 questions x 8 samples (490,880); `--quick`: 10 x 200 x 8. */
+export const SERIES_SCALE = { steps: 40, questions: 1534, perQuestion: 8 };
+export const SERIES_SCALE_QUICK = { steps: 10, questions: 200, perQuestion: 8 };
+export const SERIES_VIEW_SELECTOR = '[data-testid="series-page"][data-loaded="true"]';
+
+/**
+ * From the settled Runs page to the series view (`#/series/<id>`): curves, table and grid drawn,
+ * then the question grid scrolled (20 wheel turns over it, 60 ms apart) and 500 ms after; the
+ * long tasks since the route change.
+ */
+export async function seriesViaRoute(page: Page, base: string, seriesId: string) {
+  await page.goto(base + '#/runs');
+  await page.reload();
+  await page.locator('main').first().waitFor();
+  await page.waitForTimeout(1500);
+  const from = await page.evaluate(
+    (h) => {
+      const t = performance.now();
+      location.hash = h;
+      return t;
+    },
+    `#/series/${encodeURIComponent(seriesId)}`,
+  );
+  await page.locator(SERIES_VIEW_SELECTOR).waitFor({ timeout: 300_000 });
+  const shownMs = (await page.evaluate(() => performance.now())) - from;
+  const grid = page.getByTestId('question-grid');
+  await grid.scrollIntoViewIfNeeded();
+  const box = (await grid.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + Math.min(box.height / 2, 200));
+  for (let i = 0; i < 20; i++) {
+    await page.mouse.wheel(0, 900);
+    await page.waitForTimeout(60);
+  }
+  await page.waitForTimeout(SETTLE_MS);
+  return { ...(await longestSince(page, from)), shownMs };
+}
+
+/** `browser_series_view_longest_task_ms`: the series view of a stored synthetic training run. */
+export async function measureSeriesView(
+  browser: Browser,
+  base: string,
+  scale: typeof SERIES_SCALE,
+  log: (m: string) => void,
+) {
+  const context = await newContext(browser);
+  try {
+    const writer = await context.newPage();
+    const wWatch = watchPage(writer);
+    await writer.goto(base + '__bench/index.html');
+    await writer.waitForFunction(() => typeof window.benchSeriesWrite === 'function');
+    log(
+      `browser: storing a training run of ${scale.steps} steps x ${scale.questions} questions x ${scale.perQuestion}...`,
+    );
+    const w = await writer.evaluate(
+      ([s, q, n]) => window.benchSeriesWrite!(s!, q!, n!),
+      [scale.steps, scale.questions, scale.perQuestion],
+    );
+    checkPage(wWatch, 'series writes');
+    await writer.close();
+    const page = await context.newPage();
+    const watch = watchPage(page);
+    log(`browser: the series view of ${w.samples} samples...`);
+    const got = await seriesViaRoute(page, base, w.seriesId);
+    checkPage(watch, 'series view');
+    return {
+      keys: { browser_series_view_longest_task_ms: got.longest, browser_series_view_shown_ms: got.shownMs },
+      meta: { series_samples: w.samples, series_steps: w.steps, series_long_tasks: got.tasks },
+    };
+  } finally {
+    await context.close();
+  }
+}

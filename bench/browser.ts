@@ -18,7 +18,14 @@ import { viteBuild } from '../tests/browser/vite-build.ts';
 import { CHROMIUM_PATH, launchChromium, serveStatic, watchPage, type PageWatch } from '../tests/browser/harness.ts';
 import { importDataset, startRun } from '../tests/browser/workbench-helpers.ts';
 import type { IdbWriteResult } from './browser/idb-write.ts';
-import { measureScale, SCALE_SAMPLES, SCALE_SAMPLES_QUICK } from './browser-scale.ts';
+import {
+  measureScale,
+  measureSeriesView,
+  SCALE_SAMPLES,
+  SCALE_SAMPLES_QUICK,
+  SERIES_SCALE,
+  SERIES_SCALE_QUICK,
+} from './browser-scale.ts';
 import { measureReport } from './report.ts';
 import { SPIDER_DB_ROOT } from './items.ts';
 
@@ -295,11 +302,13 @@ export async function measureBrowser(opts: {
     const evals: Awaited<ReturnType<typeof measureEval>>[] = [];
     const idbs: Awaited<ReturnType<typeof measureIdb>>[] = [];
     const scales: Awaited<ReturnType<typeof measureScale>>[] = [];
+    const series: Awaited<ReturnType<typeof measureSeriesView>>[] = [];
     for (let r = 0; r < opts.rounds; r++) {
       log(`browser round ${r + 1}/${opts.rounds}`);
       evals.push(await measureEval(browser, server.url, tmp, opts.quick, log));
       idbs.push(await measureIdb(browser, server.url, log));
       scales.push(await measureScale(browser, server.url, opts.quick ? SCALE_SAMPLES_QUICK : SCALE_SAMPLES, log));
+      series.push(await measureSeriesView(browser, server.url, opts.quick ? SERIES_SCALE_QUICK : SERIES_SCALE, log));
     }
     // The report opens from disk, not from the server: its rounds are its own.
     const report = await measureReport(browser, tmp, opts.rounds, log);
@@ -309,6 +318,7 @@ export async function measureBrowser(opts: {
         ...medians(idbs.map((e) => e.keys)),
         ...medians(scales.map((e) => e.keys)),
         ...report.keys,
+        ...medians(series.map((e) => e.keys)),
       },
       meta: {
         build_ms: buildMs,
@@ -318,6 +328,7 @@ export async function measureBrowser(opts: {
           eval: { ...e.keys, ...e.meta },
           idb: { ...idbs[i]!.keys, ...idbs[i]!.meta },
           scale: { ...scales[i]!.keys, ...scales[i]!.meta },
+          series: { ...series[i]!.keys, ...series[i]!.meta },
         })),
       },
     };

@@ -26,6 +26,11 @@ export const NODE_KEYS = [
   'worker_peak_rss_mib_hostile',
   // Issue 24 (bench/parse.ts): time(4N) / time(N) of the inputs that were quadratic.
   'parse_linear_ratio',
+  // Issue 26 (bench/series.ts): the series view's numbers per 100,000 samples (40 steps x 1,534 x 8),
+  // and the executions of a new 12,272-sample step on a series (beside series_step_samples and
+  // series_step_new_sql_texts, the count it must equal).
+  'series_build_ms_per_100k_samples',
+  'series_step_new_executions',
 ] as const;
 
 /**
@@ -46,6 +51,9 @@ export const BROWSER_KEYS = [
   // Issue 27 (bench/report.ts): the offline report of a 100,000-sample run, its size and its opening from disk.
   'report_bytes_per_sample',
   'report_open_ms_100k',
+  // Issue 26 (bench/browser-scale.ts): the series view of 40 steps x 1,534 x 8 (490,880 samples),
+  // opened, its curves drawn and its question grid scrolled; --quick: 10 x 200 x 8.
+  'browser_series_view_longest_task_ms',
   // bench/gguf.ts: greedy decoding of the real stories260K.gguf on the CPU backend (always);
   // gen_tokens_per_s_gguf_webgpu joins it only when llama.cpp ran the layers on WebGPU.
   'gen_tokens_per_s_gguf_cpu',
@@ -77,6 +85,7 @@ export const TARGETS: Record<string, Target> = {
   idb_write_samples_per_s_100k: { text: '>= 20000', met: (v) => v >= 20_000 },
   idb_reopen_run_ms_100k: { text: '< 500', met: (v) => v < 500 },
   browser_rl_view_longest_task_ms_100k: { text: '< 50', met: (v) => v < 50 },
+  browser_series_view_longest_task_ms: { text: '< 50', met: (v) => v < 50 },
   stats_ms_per_100k_samples: { text: '< 1500', met: (v) => v < 1500 },
   compare_ms_per_100k_samples: { text: '< 3000', met: (v) => v < 3000 },
   parse_linear_ratio: { text: '<= 6 (linear: 4, quadratic: 16)', met: (v) => v <= 6 },

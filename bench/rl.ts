@@ -22,6 +22,7 @@ import {
 } from '../src/core/run/types.ts';
 import type { EvalItem } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, SHARED, birdPredictionFiles } from './items.ts';
+import { benchSample } from './synthetic-series.ts';
 
 export interface RlWorkload {
   items: EvalItem[];
@@ -73,29 +74,7 @@ function syntheticRun(questions: number, samples: number, seed: number): RunFile
     const p = rng.next();
     for (let sample = 0; sample < samples; sample++) {
       const ex: 0 | 1 = rng.next() < p ? 1 : 0;
-      out.push({
-        index,
-        sample,
-        questionId: index,
-        dbId: `db${index % 7}`,
-        difficulty: 'simple',
-        ex,
-        softF1: ex,
-        rves: null,
-        timeRatio: null,
-        status: 'ok',
-        error: null,
-        mutatedDb: false,
-        extraction: { rule: 'sql-field', thinkStripped: false },
-        predRowCount: 1,
-        goldRowCount: 1,
-        elapsedMs: 1,
-        sql: 'SELECT 1',
-        goldSql: 'SELECT 1',
-        format: 1,
-        reward: ex,
-        resultKey: ex ? 'R' : `W${Math.floor(rng.next() * 3)}`,
-      });
+      out.push(benchSample(index, sample, ex, ex ? 'R' : `W${Math.floor(rng.next() * 3)}`));
     }
   }
   const now = new Date(0).toISOString();

@@ -26,6 +26,7 @@ import { measureParse } from './parse.ts';
 import { runNative, type NativeItemResult } from './native-host.ts';
 import { makeLargeDb, makeTinyDb } from './synthetic-db.ts';
 import { measureStats, rlWorkload } from './rl.ts';
+import { measureSeriesBuild, measureSeriesStep } from './series.ts';
 import { measureTs } from './ts.ts';
 import { measureCli } from './cli-bench.ts';
 import { RUNAWAYS, SLOW_TAIL_MS, isRunaway } from './runaways.ts';
@@ -477,6 +478,15 @@ async function main(): Promise<void> {
     log('statistics on a synthetic run...');
     const st = measureStats(args.quick);
 
+    // 2b'. Training runs (issue 26): the series view's numbers, and a new step's executions.
+    log('training runs: the series statistics and a new step on a series...');
+    const seriesBuild = measureSeriesBuild(args.quick);
+    const seriesStep = await measureSeriesStep(tmp, args.quick, allWorkers);
+    if (seriesStep.keys.series_step_new_executions !== seriesStep.keys.series_step_new_sql_texts)
+      log(
+        `  the new step executed ${seriesStep.keys.series_step_new_executions} samples but holds ${seriesStep.keys.series_step_new_sql_texts} new SQL texts`,
+      );
+
     // 2c. Metric ts: suite builds, and ex,ts against ex on the BIRD items (runaways left out).
     log('test suites (metric ts)...');
     const ts = await measureTs({ items, rounds: args.rounds, workers: allWorkers, log });
@@ -549,6 +559,10 @@ async function main(): Promise<void> {
       stats_ms_per_100k_samples: st.statsMsPer100k,
       compare_ms_per_100k_samples: st.compareMsPer100k,
       stats_bench_samples: st.samples,
+      series_build_ms_per_100k_samples: seriesBuild.msPer100k,
+      series_build_cpu_ms_per_100k_samples: seriesBuild.cpuMsPer100k,
+      series_build_samples: seriesBuild.samples,
+      ...seriesStep.keys,
       ...ts.keys,
       ...hostile,
       ...parse.keys,

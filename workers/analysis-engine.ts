@@ -11,7 +11,6 @@ import { computeRunStats } from '../src/core/rl/run-stats.ts';
 import { toStatsView } from '../src/core/rl/stats-view.ts';
 import { toRunFile } from '../src/core/runfile/export.ts';
 import type { RunFile, RunHeader, SampleRecord } from '../src/core/run/types.ts';
-import type { AnalysisProgress } from '../src/adapters/store/records.ts';
 import { compileRewardFormula } from '../src/core/eval/reward.ts';
 import {
   overlayByKey,
@@ -20,6 +19,28 @@ import {
   type GoldChoice,
   type GoldOverlayRecord,
 } from '../src/core/run/overlay-record.ts';
+import { seriesFileParts } from '../src/core/series/file.ts';
+import type { SeriesStep } from '../src/core/series/model.ts';
+import { questionAcrossSteps } from '../src/core/series/question-steps.ts';
+import {
+  seriesReportOf,
+  seriesSample,
+  stepCells,
+  stepStats,
+  type SeriesReport,
+  type StepCells,
+  type StepStats,
+} from '../src/core/series/stats.ts';
+import {
+  questionStepRows,
+  SERIES_QUESTION_STEPS_TABLE,
+  SERIES_STEPS_TABLE,
+  seriesReportJson,
+  seriesTableMetadata,
+} from '../src/core/series/tables.ts';
+import type { TableSchema } from '../src/core/views/tables.ts';
+import { blobSink, writeParquetTable } from '../src/adapters/parquet/write-parquet.ts';
+import type { AnalysisProgress, SeriesRecord, SeriesView } from '../src/adapters/store/records.ts';
 import { PROMPTS_PER_MESSAGE, type AnalysisOutcome, type AnalysisWorkerApi } from './analysis.api.ts';
 
 /** One store's runs as the engine reads them. */
@@ -32,7 +53,52 @@ export interface StoredRuns {
   samples<T>(runId: string, onStep: (done: number, total: number) => void, keep: (s: SampleRecord) => T): Promise<T[]>;
   /** The corrected-gold overlay stored with the run, if any (docs/gold-overlays.md). */
   overlay(runId: string): Promise<GoldOverlayRecord | undefined>;
+  /** A training run's record, the trainer's scores of one of its steps (in its samples' order), one question's samples of a run. */
+  series(seriesId: string): Promise<SeriesRecord>;
+  scores(seriesId: string, step: number): Promise<Array<number | null>>;
+  questionSamples(runId: string, index: number): Promise<SampleRecord[]>;
   close(): void;
+}
+
+/** A step's trainer scores beside its samples; all null when the store holds none (runs grouped by hand) or not one per sample. */
+const scoresFor = (scores: Array<number | null>, samples: number): Array<number | null> =>
+  scores.length === samples ? scores : new Array<number | null>(samples).fill(null);
+
+/** The report of a stored series, reading one step's samples at a time and keeping only what the statistics read. */
+async function storedSeriesView(
+  runs: StoredRuns,
+  seriesId: string,
+  report: (p: AnalysisProgress) => void,
+): Promise<SeriesView> {
+  const series = await runs.series(seriesId);
+  const stats: StepStats[] = [];
+  const cells: Array<{ step: number; cells: StepCells }> = [];
+  const out: SeriesView['runs'] = [];
+  for (const s of series.steps) {
+    const header = await runs.header(s.runId);
+    const samples = await runs.samples(
+      s.runId,
+      (done, total) => report({ phase: 'reading', runId: s.runId, done, total }),
+      seriesSample,
+    );
+    const scores = scoresFor(await runs.scores(seriesId, s.step), samples.length);
+    stats.push(stepStats({ step: s.step, samples, trainerScores: scores, metrics: header.config.metrics }));
+    cells.push({ step: s.step, cells: stepCells(samples) });
+    out.push({ step: s.step, runId: s.runId, name: header.name, samples: samples.length });
+  }
+  return { series, report: seriesReportOf(stats, cells), runs: out };
+}
+
+async function parquetOf<R>(table: TableSchema<R>, rows: readonly R[]): Promise<Blob> {
+  const out = blobSink();
+  await writeParquetTable(table, rows, out.sink, { metadata: seriesTableMetadata(table) });
+  return out.blob();
+}
+
+function reportJson(series: SeriesRecord, report: SeriesReport): string {
+  return (
+    JSON.stringify(seriesReportJson(report, { stepRule: series.stepRule, dataset: series.dataset }), null, 1) + '\n'
+  );
 }
 
 async function outcome<T>(fn: () => Promise<T>): Promise<AnalysisOutcome<T>> {
@@ -135,6 +201,68 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
           makeRng: () => mulberry32(job.seed),
           onProgress: (done, total) => report({ phase: 'computing', runId: job.runIdB, done, total }),
         });
+      });
+    },
+    seriesView(job, onProgress) {
+      const report = (p: AnalysisProgress) => void onProgress?.(p);
+      return outcome(async () => {
+        const runs = await open(job.dbName);
+        try {
+          return await storedSeriesView(runs, job.seriesId, report);
+        } finally {
+          runs.close();
+        }
+      });
+    },
+    seriesQuestion(job) {
+      return outcome(async () => {
+        const runs = await open(job.dbName);
+        try {
+          const series = await runs.series(job.seriesId);
+          const steps = [];
+          for (const s of series.steps)
+            steps.push({ step: s.step, runId: s.runId, samples: await runs.questionSamples(s.runId, job.index) });
+          return questionAcrossSteps(steps);
+        } finally {
+          runs.close();
+        }
+      });
+    },
+    seriesExport(job, onProgress) {
+      const report = (p: AnalysisProgress) => void onProgress?.(p);
+      return outcome(async () => {
+        const runs = await open(job.dbName);
+        try {
+          if (job.kind === 'series-file') {
+            const series = await runs.series(job.seriesId);
+            async function* steps(): AsyncGenerator<SeriesStep> {
+              for (const s of series.steps) {
+                const samples = await runs.samples(
+                  s.runId,
+                  (done, total) => report({ phase: 'reading', runId: s.runId, done, total }),
+                  (x) => x,
+                );
+                yield {
+                  step: s.step,
+                  wallTime: s.wallTime,
+                  source: s.source,
+                  run: toRunFile(await runs.header(s.runId), samples),
+                  trainerScores: scoresFor(await runs.scores(job.seriesId, s.step), samples.length),
+                };
+              }
+            }
+            const parts: string[] = [];
+            for await (const part of seriesFileParts(series, steps())) parts.push(part);
+            return new Blob(parts, { type: 'application/json' });
+          }
+          const view = await storedSeriesView(runs, job.seriesId, report);
+          if (job.kind === 'report')
+            return new Blob([reportJson(view.series, view.report)], { type: 'application/json' });
+          if (job.kind === 'steps-parquet') return parquetOf(SERIES_STEPS_TABLE, view.report.steps);
+          return parquetOf(SERIES_QUESTION_STEPS_TABLE, questionStepRows(view.report));
+        } finally {
+          runs.close();
+        }
       });
     },
   };

@@ -8,8 +8,9 @@
 import type { ErrorData } from '../src/core/errors.ts';
 import type { RunComparison } from '../src/core/rl/compare.ts';
 import type { RunStatsView } from '../src/core/rl/stats-view.ts';
-import type { AnalysisProgress } from '../src/adapters/store/records.ts';
 import type { GoldChoice } from '../src/core/run/overlay-record.ts';
+import type { QuestionStep } from '../src/core/series/question-steps.ts';
+import type { AnalysisProgress, SeriesExportKind, SeriesView } from '../src/adapters/store/records.ts';
 
 export type AnalysisOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
 
@@ -34,6 +35,12 @@ export interface CompareJob {
   gold?: GoldChoice;
 }
 
+/** A training run (series) of the store: its view, one question across its steps, or an export. */
+export interface SeriesJob {
+  dbName: string;
+  seriesId: string;
+}
+
 /** Prompts per `onPrompts` message: about 1 MB, a few ms to receive on the page. */
 export const PROMPTS_PER_MESSAGE = 500;
 
@@ -49,4 +56,16 @@ export interface AnalysisWorkerApi {
     onPrompts?: (chunk: RunStatsView['prompts']) => unknown,
   ): Promise<AnalysisOutcome<RunStatsView>>;
   compare(job: CompareJob, onProgress?: (p: AnalysisProgress) => void): Promise<AnalysisOutcome<RunComparison>>;
+  /** Every number of the series view (src/core/series/stats.ts), reading one step's samples at a time. */
+  seriesView(job: SeriesJob, onProgress?: (p: AnalysisProgress) => void): Promise<AnalysisOutcome<SeriesView>>;
+  /** One question (gold index) across the steps: samples, result groups, majority SQL and its diff. */
+  seriesQuestion(
+    job: SeriesJob & { index: number },
+    onProgress?: (p: AnalysisProgress) => void,
+  ): Promise<AnalysisOutcome<QuestionStep[]>>;
+  /** The series as a file to download (a Blob: hundreds of MB of series file never cross as a string). */
+  seriesExport(
+    job: SeriesJob & { kind: SeriesExportKind },
+    onProgress?: (p: AnalysisProgress) => void,
+  ): Promise<AnalysisOutcome<Blob>>;
 }

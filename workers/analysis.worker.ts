@@ -1,7 +1,8 @@
 /** Analysis worker entry: see analysis.api.ts. One worker per job; cancelling terminates it. */
 import { expose } from 'comlink';
 import { StoreError } from '../src/adapters/store/errors.ts';
-import { allSamplesInSteps } from '../src/adapters/store/sample-blocks.ts';
+import { allSamplesInSteps, questionSamples } from '../src/adapters/store/sample-blocks.ts';
+import { seriesOrThrow } from '../src/adapters/store/series-repository.ts';
 import { openWorkbenchDb } from '../src/adapters/store/schema.ts';
 import type { AnalysisWorkerApi } from './analysis.api.ts';
 import { createAnalysisEngine } from './analysis-engine.ts';
@@ -16,6 +17,9 @@ const api = createAnalysisEngine(async (dbName) => {
     },
     samples: (runId, onStep, keep) => allSamplesInSteps(idb, runId, onStep, keep),
     overlay: (runId) => idb.get('overlays', runId),
+    series: (seriesId) => seriesOrThrow(idb, seriesId),
+    scores: async (seriesId, step) => (await idb.get('seriesScores', [seriesId, step]))?.scores ?? [],
+    questionSamples: (runId, index) => questionSamples(idb, runId, index),
     close: () => idb.close(),
   };
 });

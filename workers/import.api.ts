@@ -12,9 +12,12 @@ import type {
   ImportSource,
   PairJob,
   PairedPredictions,
+  PairedSeriesDump,
+  SeriesDumpJob,
+  SeriesRecord,
 } from '../src/adapters/store/records.ts';
 
-export type { PairJob, PairedPredictions };
+export type { PairJob, PairedPredictions, PairedSeriesDump, SeriesDumpJob };
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
 
@@ -40,4 +43,8 @@ export interface ImportWorkerApi {
   abort(jobId: string): Promise<void>;
   /** Parses a predictions file (any core format), checks it belongs to the dataset, pairs it. */
   pairPredictions(job: PairJob): Promise<Outcome<PairedPredictions>>;
+  /** Reads one file of a training run as steps (series-dump.ts) and pairs each with the gold. */
+  pairSeriesDump(job: SeriesDumpJob): Promise<Outcome<PairedSeriesDump>>;
+  /** Reads, validates and stores a series file (series-file-store.ts), off the main thread. */
+  importSeriesFile(job: RunFileJob): Promise<Outcome<SeriesRecord>>;
 }

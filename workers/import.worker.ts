@@ -2,6 +2,8 @@
 import { expose } from 'comlink';
 import { importDataset } from '../src/adapters/import/import-dataset.ts';
 import { pairRunPredictions } from '../src/adapters/import/pair-run.ts';
+import { pairSeriesDump } from '../src/adapters/import/pair-series.ts';
+import { storeSeriesFile } from '../src/adapters/store/series-file-store.ts';
 import { releaseSpooledFiles } from '../src/adapters/import/nested-zip.ts';
 import { toErrorData } from '../src/core/errors.ts';
 import { storeRunUpload } from '../src/adapters/store/run-upload.ts';
@@ -59,6 +61,19 @@ const api: ImportWorkerApi = {
   },
   async pairPredictions(job) {
     return outcome(async () => pairRunPredictions(job));
+  },
+  async pairSeriesDump(job) {
+    return outcome(async () => pairSeriesDump(job));
+  },
+  async importSeriesFile(job) {
+    return outcome(async () => {
+      const idb = await openWorkbenchDb(job.dbName);
+      try {
+        return await storeSeriesFile(idb, await job.file.text(), job.fileName);
+      } finally {
+        idb.close();
+      }
+    });
   },
 };
 

@@ -3,10 +3,13 @@
  * samples in the app's IndexedDB database with the store's own code, as a run does
  * (run-execution.ts: markUnsorted, a SampleWriter fed as items finish, sortBlocks when it ends),
  * the way tests/store/performance.browser.test.ts measures it. The app then reopens the run.
+ * `benchSeriesWrite` stores a synthetic training run (bench/synthetic-series.ts) for the series view.
  */
 import { countSamples, markUnsorted, sortBlocks } from '../../src/adapters/store/sample-blocks.ts';
 import { SampleWriter } from '../../src/adapters/store/sample-writer.ts';
-import { openWorkbenchDb } from '../../src/adapters/store/schema.ts';
+import type { SeriesRecord } from '../../src/adapters/store/records.ts';
+import { BLOCK_SIZE, openWorkbenchDb } from '../../src/adapters/store/schema.ts';
+import { syntheticStep } from '../synthetic-series.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
 
 export interface IdbWriteResult {
@@ -105,6 +108,81 @@ window.benchIdbWrite = async (n: number, perQuestion = 1): Promise<IdbWriteResul
     const sortMs = performance.now() - s0;
     await idb.put('runs', { ...header, status: 'done', updatedAt: new Date().toISOString() });
     return { runId, samples: n, writeMs, sortMs, stored: await countSamples(idb, runId) };
+  } finally {
+    idb.close();
+  }
+};
+
+export interface SeriesWriteResult {
+  seriesId: string;
+  samples: number;
+  steps: number;
+}
+
+declare global {
+  interface Window {
+    /** Stores a synthetic training run: `steps` runs of `questions` x `perQuestion` samples, sorted blocks, the series and its scores. */
+    benchSeriesWrite?: (steps: number, questions: number, perQuestion: number) => Promise<SeriesWriteResult>;
+  }
+}
+
+window.benchSeriesWrite = async (steps, questions, perQuestion) => {
+  const idb = await openWorkbenchDb();
+  try {
+    const now = new Date().toISOString();
+    const seriesId = `bench-series-${crypto.randomUUID()}`;
+    const record: SeriesRecord = {
+      id: seriesId,
+      name: `bench: ${steps} steps x ${questions} x ${perQuestion}`,
+      createdAt: now,
+      updatedAt: now,
+      datasetId: 'bench',
+      dataset: 'bench (not stored)',
+      stepRule: '<N>.jsonl',
+      origin: 'dumps',
+      config: DEFAULT_RUN_CONFIG,
+      steps: [],
+      runIds: [],
+    };
+    let samples = 0;
+    for (let s = 1; s <= steps; s++) {
+      const step = s * 25;
+      const runId = `${seriesId}-step-${step}`;
+      const all = syntheticStep(s, questions, perQuestion);
+      samples += all.length;
+      const header: RunHeader = {
+        id: runId,
+        name: `${record.name} · step ${step}`,
+        createdAt: now,
+        updatedAt: now,
+        status: 'done',
+        source: { kind: 'replay', predictions: { name: `${step}.jsonl`, sha256: '0', bytes: 0 } },
+        dataset: {
+          id: 'bench',
+          name: 'bench (not stored)',
+          questions: { name: 'q.json', sha256: '0', bytes: 0 },
+          gold: null,
+          databases: {},
+        },
+        subset: { description: 'all', indices: Array.from({ length: questions }, (_, i) => i) },
+        config: DEFAULT_RUN_CONFIG,
+        samplesPerQuestion: perQuestion,
+        executor: 'bench',
+      };
+      const tx = idb.transaction(['runs', 'sampleBlocks', 'sampleMeta', 'seriesScores'], 'readwrite');
+      void tx.objectStore('runs').put(header);
+      for (let b = 0; b * BLOCK_SIZE < all.length; b++)
+        void tx
+          .objectStore('sampleBlocks')
+          .put({ runId, block: b, samples: all.slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE) });
+      void tx.objectStore('sampleMeta').put({ runId, sorted: true, count: all.length, blockSize: BLOCK_SIZE });
+      void tx.objectStore('seriesScores').put({ seriesId, step, scores: all.map((x) => x.ex * 0.8 + 0.1) });
+      await tx.done;
+      record.steps.push({ step, runId, wallTime: now, source: `${step}.jsonl`, owned: true });
+      record.runIds.push(runId);
+    }
+    await idb.put('series', record);
+    return { seriesId, samples, steps };
   } finally {
     idb.close();
   }

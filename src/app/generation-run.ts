@@ -23,6 +23,7 @@ import type {
   GenerationRunRequest,
   GenerationRunResult,
 } from '../adapters/store/records.ts';
+import { newRunHeader } from './run-header.ts';
 import type { AppPorts } from './ports.ts';
 import { withStoredScore } from './run-score.ts';
 
@@ -44,27 +45,18 @@ export async function startGenerationRun(
   }
   if (engine.kind !== req.spec.engine)
     throw new StoreError('NOT_FOUND', `the loaded engine is ${engine.kind}, the run asks for ${req.spec.engine}`);
-  const now = new Date().toISOString();
-  const header: RunHeader = {
-    id: crypto.randomUUID(),
-    name: req.name,
-    createdAt: now,
-    updatedAt: now,
-    status: 'running',
-    source: { kind: 'generation', engine: req.spec.engine, model: req.spec.model.id, template: req.spec.template.id },
-    dataset: {
-      id: dataset.id,
-      name: dataset.name,
-      questions: dataset.questionsFile,
-      gold: dataset.goldFile,
-      databases: { ...dataset.databases },
+  const header = newRunHeader(
+    {
+      name: req.name,
+      source: { kind: 'generation', engine: req.spec.engine, model: req.spec.model.id, template: req.spec.template.id },
+      subset: { description: req.subset.description, indices },
+      // Spider's own rule for a Spider dataset (docs/spider-rules.md).
+      config: datasetExRule(dataset, req.config.exRule) === 'spider' ? { ...req.config, exRule: 'spider' } : req.config,
+      samplesPerQuestion: req.spec.params.n,
+      executor: ctx.executors.name,
     },
-    subset: { description: req.subset.description, indices },
-    // Spider's own rule for a Spider dataset (docs/spider-rules.md).
-    config: datasetExRule(dataset, req.config.exRule) === 'spider' ? { ...req.config, exRule: 'spider' } : req.config,
-    samplesPerQuestion: req.spec.params.n,
-    executor: ctx.executors.name,
-  };
+    dataset,
+  );
   // The engine is loaded: the device it reports is the one this run starts on.
   const device = runDeviceOf(engine.device?.());
   if (device) header.device = device;

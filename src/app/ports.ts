@@ -15,7 +15,16 @@ import type { EvalItem } from '../core/types.ts';
 import type { GoldOverlayRecord } from '../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../core/run/version-effects.ts';
 import type { DbSource } from '../adapters/sql-pool.ts';
-import type { DatasetRecord, GenerationPlan, PairJob, PairedPredictions } from '../adapters/store/records.ts';
+import type {
+  DatasetRecord,
+  GenerationPlan,
+  PairJob,
+  PairedPredictions,
+  PairedSeriesDump,
+  SeriesDumpJob,
+  SeriesRecord,
+} from '../adapters/store/records.ts';
+import type { SeriesRepository } from '../adapters/store/workbench-store.ts';
 import type { RunSession } from '../adapters/store/run-session.ts';
 
 /** The service the screens call (declared with the store's other ports the UI receives). */
@@ -45,6 +54,8 @@ export interface RunRepositoryPort {
   storedKeys(runId: string): Promise<Set<string>>;
   /** Every stored sample in (index, sample) order. */
   samples(runId: string): Promise<SampleRecord[]>;
+  /** Deletes a run with its inputs and samples (a series step that was cancelled). */
+  delete(runId: string): Promise<void>;
 }
 
 /** Datasets and their stored databases, as the services read them. */
@@ -111,4 +122,29 @@ export interface AppPorts {
   sessions: RunSessionPort;
   pairing: PairingPort;
   executors: ExecutorFactory;
+}
+
+/** One file of a training run read as steps and paired with the gold (the import worker). */
+export interface SeriesDumpPort {
+  read(job: SeriesDumpJob): Promise<PairedSeriesDump>;
+}
+
+/** A series file read, validated and stored whole (the import worker). */
+export interface SeriesFilePort {
+  importSeriesFile(file: Blob, fileName: string): Promise<SeriesRecord>;
+}
+
+/** A folder the app follows (a File System Access directory in the browser, any folder in a test). */
+export interface FolderPort {
+  readonly name: string;
+  /** Its dump files (hidden files and folders left out), paths relative to the folder, with their size and modification time (ms). */
+  list(): Promise<Array<{ name: string; size: number; lastModified: number }>>;
+  read(name: string): Promise<Blob>;
+}
+
+/** The series service's ports: the app's, the series repository, and the workers that read dumps and series files. */
+export interface SeriesAppPorts extends AppPorts {
+  series: SeriesRepository;
+  dumps: SeriesDumpPort;
+  seriesFiles: SeriesFilePort;
 }

@@ -17,6 +17,7 @@ import { databaseSchemas, previewGenerationPrompt, resumeGenerationRun, startGen
 import { attachRunOverlay, compareRunWithOverlay } from './overlay-service.ts';
 import { measureRunVersionEffects } from './version-check-service.ts';
 import type { AppPorts, RunService } from './ports.ts';
+import { newRunHeader } from './run-header.ts';
 import { withStoredScore } from './run-score.ts';
 import { datasetExRule, underRule } from './ex-rule.ts';
 
@@ -109,28 +110,16 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
     req: { name: string; subset: RunHeader['subset']; config: RunHeader['config'] },
     dataset: DatasetRecord,
     predictions: { name: string; sha256: string; bytes: number },
-  ): RunHeader => {
-    const now = new Date().toISOString();
-    return {
-      id: crypto.randomUUID(),
-      name: req.name,
-      createdAt: now,
-      updatedAt: now,
-      status: 'running',
-      source: { kind: 'replay', predictions },
-      dataset: {
-        id: dataset.id,
-        name: dataset.name,
-        questions: dataset.questionsFile,
-        gold: dataset.goldFile,
-        databases: { ...dataset.databases },
+  ): RunHeader =>
+    newRunHeader(
+      {
+        ...req,
+        source: { kind: 'replay', predictions },
+        samplesPerQuestion: 1,
+        executor: ctx.executors.name,
       },
-      subset: req.subset,
-      config: req.config,
-      samplesPerQuestion: 1,
-      executor: ctx.executors.name,
-    };
-  };
+      dataset,
+    );
 
   /** Stores the header and the items, then evaluates them, under the run's lock. */
   const createAndEvaluate = async (ctx: AppPorts, header: RunHeader, items: EvalItem[], hooks: RunHooks) =>

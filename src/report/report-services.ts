@@ -7,6 +7,7 @@
 import type { ItemResult } from '../core/types.ts';
 import type { RunFile } from '../core/run/types.ts';
 import type { WorkbenchServices } from '../ui/workbench/services.ts';
+import type { SeriesServices } from '../ui/series/series-state.svelte.ts';
 import { createReportStore, notInReport } from './report-store.ts';
 
 const count = (n: number | null, what: string) =>
@@ -42,6 +43,43 @@ export function createReportServices(runs: readonly RunFile[]): WorkbenchService
       recommendGguf: refuse('Checking the machine'),
     },
     rubricRepositories: refuse('Rubrics'),
+    series: reportSeries(refuse),
     fetchDemoFile: refuse('The demo'),
+  };
+}
+
+/**
+ * Training runs in the report: its store holds runs, not series (a series given to the CLI's
+ * `report --series` is shown by the report's own training-run page, SeriesPanel.svelte). So the
+ * app's series screens find none, and everything that would make or read one refuses.
+ */
+function reportSeries(refuse: (what: string) => () => Promise<never>): SeriesServices {
+  const what = 'Training runs of the app';
+  return {
+    service: {
+      list: async () => [],
+      ofRun: async () => [],
+      get: refuse(what),
+      rename: refuse(what),
+      delete: refuse(what),
+      stepRule: () => '',
+      importDumps: refuse(what),
+      addDumps: refuse(what),
+      importSeriesFile: refuse(what),
+      groupRuns: refuse(what),
+      folder: async () => undefined,
+      createFollowed: refuse(what),
+      follow: refuse(what),
+    },
+    analysis: { seriesView: refuse(what), seriesQuestion: refuse(what), seriesExport: refuse(what) },
+    folders: {
+      canPick: () => false,
+      pick: async () => null,
+      permission: async () => 'denied' as const,
+      ask: async () => 'denied' as const,
+      open: () => {
+        throw notInReport(what);
+      },
+    },
   };
 }

@@ -5,13 +5,20 @@
  * run service over them (src/app/).
  */
 import { createAnalysisClient } from '../adapters/browser/analysis-client.ts';
-import { importInWorker, importRunFileInWorker, pairInWorker } from '../adapters/browser/import-client.ts';
+import {
+  importInWorker,
+  importRunFileInWorker,
+  importSeriesFileInWorker,
+  pairInWorker,
+  pairSeriesDumpInWorker,
+} from '../adapters/browser/import-client.ts';
 import { createBrowserSqlPool, openBrowserSchemaSource } from '../adapters/browser/sql-worker-host.ts';
 import { sha256Text } from '../adapters/import/pair-run.ts';
 import { createIdbStore, type IdbStoreOptions } from '../adapters/store/idb-store.ts';
-import type { WorkbenchStore } from '../adapters/store/workbench-store.ts';
-import type { ExecutorFactory } from '../app/ports.ts';
+import type { SeriesAnalysisPort, WorkbenchStore } from '../adapters/store/workbench-store.ts';
+import type { AppPorts, ExecutorFactory } from '../app/ports.ts';
 import { createRunService } from '../app/run-service.ts';
+import { createSeriesService, type SeriesService } from '../app/series-service.ts';
 
 export interface BrowserStoreOptions extends IdbStoreOptions {
   /** SQL executor for runs (default: the browser sql.js worker pool). */
@@ -22,7 +29,13 @@ export interface BrowserStoreOptions extends IdbStoreOptions {
   createOlderExecutor?: ExecutorFactory['createOlderExecutor'];
 }
 
-export function createBrowserStore(options: BrowserStoreOptions = {}): WorkbenchStore {
+/** The store's ports, and the training runs' service and analysis over the same database. */
+export interface BrowserStore extends WorkbenchStore {
+  readonly seriesService: SeriesService;
+  readonly seriesAnalysis: SeriesAnalysisPort;
+}
+
+export function createBrowserStore(options: BrowserStoreOptions = {}): BrowserStore {
   const store = createIdbStore({ importDataset: importInWorker, importRunFile: importRunFileInWorker }, options);
   const executors: ExecutorFactory = {
     name: options.executorName ?? 'sql.js in Web Workers (browser)',
@@ -35,15 +48,31 @@ export function createBrowserStore(options: BrowserStoreOptions = {}): Workbench
       options.createOlderExecutor ??
       (async (source) => (await import('../adapters/browser/sql-legacy-host.ts')).createLegacyBrowserSqlPool(source)),
   };
-  const service = createRunService(
-    store.persistence.then((p) => ({ ...p, pairing: { pair: pairInWorker, hashText: sha256Text }, executors })),
+  const ports: Promise<AppPorts> = store.persistence.then((p) => ({
+    ...p,
+    pairing: { pair: pairInWorker, hashText: sha256Text },
+    executors,
+  }));
+  const analysis = createAnalysisClient(store.dbName);
+  const seriesService = createSeriesService(
+    ports.then((p) => ({
+      ...p,
+      series: store.series,
+      dumps: { read: pairSeriesDumpInWorker },
+      seriesFiles: {
+        importSeriesFile: (file: Blob, fileName: string) =>
+          importSeriesFileInWorker({ dbName: store.dbName, file, fileName }),
+      },
+    })),
   );
   return {
     storage: store.storage,
     datasets: store.datasets,
     runs: store.runs,
-    service,
-    analysis: createAnalysisClient(store.dbName),
+    service: createRunService(ports),
+    analysis,
+    seriesService,
+    seriesAnalysis: analysis,
     close: store.close,
   };
 }

@@ -7,6 +7,7 @@
 import { mount } from 'svelte';
 import { createBrowserSqlPool } from '../adapters/browser/sql-worker-host.ts';
 import { createBrowserEngineFactory } from '../adapters/engines/engine-factory.ts';
+import { browserFolders } from '../adapters/browser/directory-folder.ts';
 import { openRubricDb, RubricRepository } from '../adapters/judge/idb-judge-cache.ts';
 import { RarRepository } from '../adapters/judge/rar-store.ts';
 import App from './App.svelte';
@@ -66,6 +67,7 @@ const services: WorkbenchServices = {
         rubricsOpen = null; // a later call tries again
         throw err;
       })),
+  series: { service: store.seriesService, analysis: store.seriesAnalysis, folders: browserFolders },
   fetchDemoFile,
   reports: createReportExporter({ store, template: fetchReportTemplate, product: `${PRODUCT} (app)` }),
 };

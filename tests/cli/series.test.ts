@@ -14,18 +14,19 @@ import { readParquetFileRecords } from '../../src/adapters/parquet/node-file.ts'
 import { parseSeriesFile } from '../../src/core/series/file.ts';
 import { readJson, ROOT, runCli } from '../helpers/cli.ts';
 import {
-  DB_ROOT,
-  MINIDEV_GOLD,
-  MINIDEV_QUESTIONS,
+  directBuckets,
+  MINIDEV_ARGS,
   PREDICTION_FILES,
   questions,
   stepOf,
   verlLines,
+  writeBirdStepFiles,
+  writePrimeRlDumps,
   writeVerlDumps,
 } from '../helpers/series-dumps.ts';
 
 // The official 30 s timeout: one real prediction (question 247 at steps 600 and 1300) runs past it, and a shorter one would time out more under load.
-const common = ['--gold', MINIDEV_GOLD, '--dataset', MINIDEV_QUESTIONS, '--db-root', DB_ROOT];
+const common = MINIDEV_ARGS;
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'wb-series-'));
 
 /** Sample verdicts (index, ex) of `eval` on a BIRD prediction file, on the databases present. */
@@ -87,26 +88,7 @@ describe('series: 13 real checkpoints as verl dumps', () => {
     }
 
     // Buckets, first solved step and flips computed directly from each step's verdicts.
-    const rightAt = new Map<number, boolean[]>();
-    for (const s of file.steps)
-      for (const x of s.run.samples)
-        if (x.status !== 'missing-db') rightAt.set(x.questionId, [...(rightAt.get(x.questionId) ?? []), x.ex === 1]);
-    const direct = [...rightAt].map(([questionId, v]) => {
-      let flips = 0;
-      for (let k = 1; k < v.length; k++) flips += Number(v[k] !== v[k - 1]);
-      const bucket =
-        flips >= 3
-          ? 'unstable'
-          : !v.includes(false)
-            ? 'always'
-            : !v.includes(true)
-              ? 'never'
-              : v.at(-1)
-                ? 'learned'
-                : 'forgotten';
-      const first = v.indexOf(true);
-      return { question_id: questionId, bucket, first_solved_step: first < 0 ? null : steps[first], flips };
-    });
+    const direct = directBuckets(file.steps.map((s) => ({ step: s.step, samples: s.run.samples })));
     const got = report.questions.map(({ question_id, bucket, first_solved_step, flips }: Record<string, unknown>) => ({
       question_id,
       bucket,
@@ -115,7 +97,7 @@ describe('series: 13 real checkpoints as verl dumps', () => {
     }));
     expect(new Set(got.map((q: { question_id: number }) => q.question_id)).size).toBe(140);
     expect(got.sort((a: { question_id: number }, b: { question_id: number }) => a.question_id - b.question_id)).toEqual(
-      direct.sort((a, b) => a.question_id - b.question_id),
+      direct,
     );
     for (const b of ['unstable', 'never', 'learned', 'forgotten']) expect(report.buckets[b]).toBeGreaterThan(0);
 
@@ -230,6 +212,40 @@ describe('series: step from the file name for dumps without steps, and bad input
       [200, 6],
     ]);
   }, 300_000);
+});
+
+describe('series: the same checkpoints as prime-rl eval rollouts and as BIRD files named by step', () => {
+  it('gives the numbers of the verl dumps (prime-rl with its reward, BIRD files without a trainer score)', async () => {
+    const dir = tempDir();
+    const which = [0, 6, 12];
+    writeVerlDumps(path.join(dir, 'verl'), which);
+    writePrimeRlDumps(path.join(dir, 'prime'), which);
+    writeBirdStepFiles(path.join(dir, 'bird'), which);
+    const reports: Record<string, any> = {};
+    for (const kind of ['verl', 'prime', 'bird']) {
+      const out = path.join(dir, `${kind}.json`);
+      const run = await runCli(['series', '--completions', path.join(dir, kind), ...common, '--out', out]);
+      expect(run.code, run.stderr).toBe(0);
+      reports[kind] = readJson(out);
+    }
+    expect(reports.prime.steps.map((s: { step: number }) => s.step)).toEqual(which.map(stepOf));
+    const ours = (r: any) =>
+      r.steps.map(({ trainer_reward: _t, ...rest }: Record<string, unknown>) => rest) as unknown[];
+    expect(ours(reports.prime)).toEqual(ours(reports.verl));
+    expect(reports.prime.steps.map((s: any) => s.trainer_reward)).toEqual(
+      reports.verl.steps.map((s: any) => s.trainer_reward),
+    );
+    expect(reports.prime.questions).toEqual(reports.verl.questions);
+    // A BIRD file holds all 500 questions: the 140 whose database is here are scored, as in the dumps.
+    // Its samples have no completion: their length is the SQL's, without the dumps' ```sql fence.
+    const sqlOnly = (r: any) => ours(r).map((s: any) => ({ ...s, completion_chars: undefined }));
+    expect(sqlOnly(reports.bird)).toEqual(sqlOnly(reports.verl));
+    reports.bird.steps.forEach((s: any, i: number) =>
+      expect(s.completion_chars).toBeLessThan(reports.verl.steps[i].completion_chars),
+    );
+    expect(reports.bird.steps.map((s: any) => s.trainer_reward)).toEqual([null, null, null]);
+    expect(reports.bird.questions).toEqual(reports.verl.questions);
+  }, 600_000);
 });
 
 describe('series --watch', () => {

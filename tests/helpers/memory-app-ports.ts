@@ -11,8 +11,9 @@ import { createSqlWorkerSchemaSource } from '../../src/adapters/engines/sql-work
 import { pairRunPredictions, sha256Text } from '../../src/adapters/import/pair-run.ts';
 import { SqlPool } from '../../src/adapters/sql-pool.ts';
 import { StoreError } from '../../src/adapters/store/errors.ts';
-import type { DatasetRecord } from '../../src/adapters/store/records.ts';
-import type { AppPorts, RunInputs, RunSession } from '../../src/app/ports.ts';
+import { pairSeriesDump } from '../../src/adapters/import/pair-series.ts';
+import type { DatasetRecord, SeriesFolderRecord, SeriesRecord } from '../../src/adapters/store/records.ts';
+import type { AppPorts, RunInputs, RunSession, SeriesAppPorts } from '../../src/app/ports.ts';
 import { sampleKey } from '../../src/core/eval/constants.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
@@ -76,6 +77,11 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
       inputs: async (runId) => inputs.get(runId),
       storedKeys: async (runId) => new Set(sorted(runId).map((s) => sampleKey(s))),
       samples: async (runId) => sorted(runId),
+      async delete(runId) {
+        runs.delete(runId);
+        inputs.delete(runId);
+        samples.delete(runId);
+      },
     },
     datasets: {
       async get(datasetId) {
@@ -151,4 +157,56 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
     },
   };
   return { ports, samples: sorted };
+}
+
+/** The series service's ports over memory: the app's (above), a series repository in Maps, the dump reader of the import worker run in this thread. */
+export function memorySeriesPorts(app: MemoryApp): SeriesAppPorts & { scores: Map<string, Array<number | null>> } {
+  const series = new Map<string, SeriesRecord>();
+  const scores = new Map<string, Array<number | null>>();
+  const folders = new Map<string, SeriesFolderRecord>();
+  const get = async (id: string) => {
+    const s = series.get(id);
+    if (!s) throw new StoreError('NOT_FOUND', `training run ${id} is not stored`);
+    return structuredClone(s);
+  };
+  return {
+    ...app.ports,
+    scores,
+    series: {
+      list: async () => [...series.values()],
+      get,
+      async create(s) {
+        if (series.has(s.id)) throw new StoreError('ALREADY_EXISTS', `training run "${s.name}" is already stored`);
+        series.set(s.id, structuredClone(s));
+      },
+      async addStep(id, step, given) {
+        const s = await get(id);
+        if (s.steps.some((x) => x.step === step.step))
+          throw new StoreError('ALREADY_EXISTS', `step ${step.step} is already in training run "${s.name}"`);
+        const steps = [...s.steps, step].sort((a, b) => a.step - b.step);
+        const next = { ...s, steps, runIds: steps.map((x) => x.runId) };
+        series.set(id, next);
+        scores.set(`${id}/${step.step}`, given);
+        return structuredClone(next);
+      },
+      rename: async (id, name) => void series.set(id, { ...(await get(id)), name }),
+      async delete(id) {
+        const s = series.get(id);
+        for (const step of s?.steps.filter((x) => x.owned) ?? []) await app.ports.runs.delete(step.runId);
+        series.delete(id);
+        folders.delete(id);
+      },
+      ofRun: async (runId) => [...series.values()].filter((s) => s.runIds.includes(runId)),
+      scores: async (id, step) => scores.get(`${id}/${step}`) ?? [],
+      folder: async (id) => folders.get(id),
+      putFolder: async (f) => void folders.set(f.seriesId, { ...f, taken: [...f.taken] }),
+      deleteFolder: async (id) => void folders.delete(id),
+    },
+    dumps: { read: pairSeriesDump },
+    seriesFiles: {
+      importSeriesFile: () => {
+        throw new Error('not in memory: a series file is stored by the import worker (tests/browser/series.test.ts)');
+      },
+    },
+  };
 }

@@ -19,6 +19,8 @@ export const PRESENT_DBS = ['student_club', 'superhero', 'toxicology'];
 export const MINIDEV_GOLD = sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql');
 export const MINIDEV_QUESTIONS = sharedData('bird', 'minidev', 'mini_dev_sqlite.json');
 export const DB_ROOT = sharedData('bird', 'databases');
+/** `--gold`, `--dataset` and `--db-root` of mini-dev for the CLI's `series`. */
+export const MINIDEV_ARGS = ['--gold', MINIDEV_GOLD, '--dataset', MINIDEV_QUESTIONS, '--db-root', DB_ROOT];
 
 export const PREDICTION_FILES = ['TA_output', 'sql_output_kg']
   .map((d) => sharedData('bird', 'predictions', d))
@@ -63,4 +65,92 @@ export function writeVerlDumps(dir: string, which: readonly number[], dbs: reado
     writeFileSync(file, verlLines(i, dbs).join('\n') + '\n');
     return file;
   });
+}
+
+/**
+ * The same completions as prime-rl eval rollouts: one verifiers `RolloutOutput` per line, as
+ * prime-rl's `save_rollouts` writes `<output_dir>/rollouts/step_<N>/eval_rollouts.jsonl`
+ * (docs/formats.md): `example_id`, `task`, chat `prompt` and `completion`, `answer` (the gold
+ * SQL), `info`, `reward` (the same stand-in reward as the verl dumps' `score`).
+ */
+export function primeRlLines(i: number, dbs: readonly string[] = PRESENT_DBS): string[] {
+  return verlLines(i, dbs).map((line, k) => {
+    const v = JSON.parse(line) as { input: string; output: string; score: number };
+    const q = questions.filter((x) => dbs.includes(x.db_id))[k]!;
+    return JSON.stringify({
+      example_id: k,
+      task: 'bird-sql',
+      prompt: [
+        { role: 'system', content: `You write SQLite for the database ${q.db_id}.` },
+        { role: 'user', content: `Question: ${q.question}\nEvidence: ${q.evidence}` },
+      ],
+      completion: [{ role: 'assistant', content: v.output }],
+      answer: q.SQL,
+      info: { db_id: q.db_id },
+      reward: v.score,
+      metrics: { exact_match: v.score },
+      timing: { generation_ms: 0, scoring_ms: 0, total_ms: 0 },
+      is_completed: true,
+      is_truncated: false,
+    });
+  });
+}
+
+/** `rollouts/step_<N>/eval_rollouts.jsonl` under `dir` for the given prediction files; returns the paths. */
+export function writePrimeRlDumps(
+  dir: string,
+  which: readonly number[],
+  dbs: readonly string[] = PRESENT_DBS,
+): string[] {
+  return which.map((i) => {
+    const sub = path.join(dir, 'rollouts', `step_${stepOf(i)}`);
+    mkdirSync(sub, { recursive: true });
+    const file = path.join(sub, 'eval_rollouts.jsonl');
+    writeFileSync(file, primeRlLines(i, dbs).join('\n') + '\n');
+    return file;
+  });
+}
+
+/** The BIRD prediction files themselves, copied as `predict_dev_step_<N>.json` (a step in the name). */
+export function writeBirdStepFiles(dir: string, which: readonly number[]): string[] {
+  mkdirSync(dir, { recursive: true });
+  return which.map((i) => {
+    const file = path.join(dir, `predict_dev_step_${stepOf(i)}.json`);
+    writeFileSync(file, readFileSync(PREDICTION_FILES[i]!));
+    return file;
+  });
+}
+
+/**
+ * Buckets, first solved step and flips computed directly from each step's sample verdicts
+ * (n = 1: a question's verdict is its sample's EX), without the core's dynamics: the reference
+ * the CLI's and the app's numbers are checked against.
+ */
+export function directBuckets(
+  steps: ReadonlyArray<{ step: number; samples: ReadonlyArray<{ questionId: number; status: string; ex: number }> }>,
+): Array<{ question_id: number; bucket: string; first_solved_step: number | null; flips: number }> {
+  const rightAt = new Map<number, Array<[number, boolean]>>();
+  for (const s of steps)
+    for (const x of s.samples)
+      if (x.status !== 'missing-db')
+        rightAt.set(x.questionId, [...(rightAt.get(x.questionId) ?? []), [s.step, x.ex === 1]]);
+  return [...rightAt]
+    .map(([questionId, at]) => {
+      const v = at.map(([, right]) => right);
+      let flips = 0;
+      for (let k = 1; k < v.length; k++) flips += Number(v[k] !== v[k - 1]);
+      const bucket =
+        flips >= 3
+          ? 'unstable'
+          : !v.includes(false)
+            ? 'always'
+            : !v.includes(true)
+              ? 'never'
+              : v.at(-1)
+                ? 'learned'
+                : 'forgotten';
+      const first = at.find(([, right]) => right);
+      return { question_id: questionId, bucket, first_solved_step: first ? first[0] : null, flips };
+    })
+    .sort((a, b) => a.question_id - b.question_id);
 }

@@ -71,7 +71,7 @@ describe('a verl generations dump in the new-run form', () => {
         fence: 'last',
       }),
     ).rejects.toThrow(
-      /^val\.jsonl: holds 2 training steps \(10, 20\): the app makes one run per file\. Give one step per file .* harness command/,
+      /^val\.jsonl: holds 2 training steps \(10, 20\): the app makes one run per file\. Import it on the Training runs page.* harness command/,
     );
   });
 });

@@ -36,7 +36,7 @@ describe("IndexedDB schema upgrades keep the user's records", () => {
     db.close();
   });
 
-  it('version 4 (the verdict cache) gains the overlay and version-check stores of version 5 and keeps every record', async () => {
+  it('version 4 (the verdict cache) gains the overlay and version-check stores of version 5 (and the series stores of 6) and keeps every record', async () => {
     // A version-4 database as a user has it: the stores of versions 1 to 4 (the sample blocks of
     // version 2, the suites of 3, the verdicts of 4), with records in each.
     const v4 = await openDB(name, 4, {
@@ -60,8 +60,8 @@ describe("IndexedDB schema upgrades keep the user's records", () => {
     v4.close();
 
     const db = await openWorkbenchDb(name);
-    expect(db.version).toBe(5);
-    expect(SCHEMA_VERSION).toBe(5);
+    expect(db.version).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBe(6);
     expect([...db.objectStoreNames].sort()).toEqual(
       [
         'chunks',
@@ -72,6 +72,9 @@ describe("IndexedDB schema upgrades keep the user's records", () => {
         'runs',
         'sampleBlocks',
         'sampleMeta',
+        'series',
+        'seriesFolders',
+        'seriesScores',
         'suites',
         'verdicts',
         'versionChecks',
@@ -90,6 +93,44 @@ describe("IndexedDB schema upgrades keep the user's records", () => {
     await db.put('overlays', { runId: 'r1' } as never);
     await db.put('overlays', { runId: 'r1', name: 'again' } as never);
     expect(await db.count('overlays')).toBe(1);
+    db.close();
+  });
+});
+
+describe('version 6 (training runs) only adds stores', () => {
+  it('upgrades a version-4 database with data: every record kept, the series stores empty and usable', async () => {
+    const v4 = await openDB(name, 4, {
+      upgrade(db) {
+        db.createObjectStore('datasets', { keyPath: 'id' });
+        db.createObjectStore('databases', { keyPath: 'sha256' });
+        db.createObjectStore('chunks');
+        db.createObjectStore('runs', { keyPath: 'id' });
+        db.createObjectStore('runInputs', { keyPath: 'runId' });
+        db.createObjectStore('sampleBlocks', { keyPath: ['runId', 'block'] });
+        db.createObjectStore('sampleMeta', { keyPath: 'runId' });
+        db.createObjectStore('suites', { keyPath: 'key' });
+        db.createObjectStore('verdicts', { keyPath: 'key' }).createIndex('byUsed', 'used');
+      },
+    });
+    await v4.put('datasets', { id: 'd1', name: 'mini-dev' });
+    await v4.put('chunks', new Blob(['bytes']), ['abc', 0]);
+    await v4.put('runs', { id: 'r1', name: 'step 100' });
+    await v4.put('sampleBlocks', { runId: 'r1', block: 0, samples: [{ index: 0, sample: 0, ex: 1 }] });
+    await v4.put('sampleMeta', { runId: 'r1', sorted: true, count: 1, blockSize: 100 });
+    await v4.put('verdicts', { key: 'k', verdict: { ex: 1 }, used: 1 });
+    v4.close();
+
+    const db = await openWorkbenchDb(name);
+    expect(db.version).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBe(6);
+    expect(await db.get('datasets', 'd1')).toMatchObject({ name: 'mini-dev' });
+    expect(await (await db.get('chunks', ['abc', 0]))!.text()).toBe('bytes');
+    expect(await db.get('runs', 'r1')).toMatchObject({ name: 'step 100' });
+    expect(await allSamples(db, 'r1')).toEqual([{ index: 0, sample: 0, ex: 1 }]);
+    expect(await db.get('verdicts', 'k')).toMatchObject({ used: 1 });
+    for (const s of ['series', 'seriesScores', 'seriesFolders'] as const) expect(await db.count(s)).toBe(0);
+    await db.put('series', { id: 's1', runIds: ['r1', 'r2'] } as never);
+    expect((await db.getAllFromIndex('series', 'byRun', 'r2')).map((s) => s.id)).toEqual(['s1']);
     db.close();
   });
 });

@@ -11,9 +11,14 @@ import { compareRuns } from '../../src/core/rl/compare.ts';
 import { mulberry32 } from '../../src/core/util/rng.ts';
 import { computeRunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
+import { seriesFileJson } from '../../src/core/series/file.ts';
+import type { Series } from '../../src/core/series/model.ts';
+import { questionAcrossSteps } from '../../src/core/series/question-steps.ts';
+import { seriesReport } from '../../src/core/series/stats.ts';
+import { seriesReportJson } from '../../src/core/series/tables.ts';
 import { syntheticRunFile, syntheticSamples } from '../robustness/synthetic-run.ts';
 
-function storeOf(files: RunFile[]): () => Promise<StoredRuns> {
+function storeOf(files: RunFile[], series: Series[] = []): () => Promise<StoredRuns> {
   const byId = new Map(files.map((f) => [f.run.id, f]));
   const get = (id: string) => {
     const f = byId.get(id);
@@ -28,6 +33,31 @@ function storeOf(files: RunFile[]): () => Promise<StoredRuns> {
       return s.map(keep);
     },
     overlay: async () => undefined,
+    series: async (id) => {
+      const s = series.find((x) => x.id === id)!;
+      const steps = s.steps.map((x) => ({
+        step: x.step,
+        runId: x.run.run.id,
+        wallTime: x.wallTime,
+        source: x.source,
+        owned: true,
+      }));
+      return {
+        id: s.id,
+        name: s.name,
+        createdAt: s.createdAt,
+        updatedAt: s.createdAt,
+        datasetId: 'synthetic',
+        dataset: s.dataset,
+        stepRule: s.stepRule,
+        origin: 'series-file',
+        config: s.steps[0]!.run.run.config,
+        steps,
+        runIds: steps.map((x) => x.runId),
+      };
+    },
+    scores: async (id, step) => series.find((x) => x.id === id)!.steps.find((x) => x.step === step)!.trainerScores,
+    questionSamples: async (id, index) => get(id).samples.filter((x) => x.index === index),
     close: () => undefined,
   });
 }
@@ -98,5 +128,66 @@ describe('analysis worker computation', () => {
         code: 'BAD_FORMAT',
         message: expect.stringContaining('no sample can be scored'),
       });
+  });
+});
+
+describe('the series computations of the worker equal the core functions the CLI calls', () => {
+  const steps = [11, 12, 13].map((seed, i) =>
+    syntheticRunFile(syntheticSamples({ questions: 30, samples: 4, seed }), `step-${i}`),
+  );
+  const series: Series = {
+    id: 'series-1',
+    name: 'synthetic run',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    dataset: 'synthetic.json',
+    stepRule: '<N>.jsonl',
+    steps: steps.map((run, i) => ({
+      step: (i + 1) * 50,
+      wallTime: null,
+      source: `${(i + 1) * 50}.jsonl`,
+      run,
+      trainerScores: run.samples.map((x, k) => (k % 5 === 0 ? null : x.ex * 0.5 + (k % 3) * 0.1)),
+    })),
+  };
+  const seriesEngine = createAnalysisEngine(storeOf(steps, [series]));
+
+  it('view: the report of seriesReport, read one step at a time', async () => {
+    const out = await seriesEngine.seriesView({ dbName: 'x', seriesId: series.id });
+    if (!out.ok) throw new Error(out.error.message);
+    expect(out.value.report).toEqual(seriesReport(series));
+    expect(out.value.runs.map((r) => [r.step, r.runId, r.samples])).toEqual(
+      steps.map((r, i) => [(i + 1) * 50, r.run.id, 120]),
+    );
+  });
+
+  it('exports: the report JSON of `series --out` and the series file of `--series-out`, byte for byte', async () => {
+    const json = await seriesEngine.seriesExport({ dbName: 'x', seriesId: series.id, kind: 'report' });
+    if (!json.ok) throw new Error(json.error.message);
+    expect(await json.value.text()).toBe(
+      JSON.stringify(
+        seriesReportJson(seriesReport(series), { stepRule: '<N>.jsonl', dataset: 'synthetic.json' }),
+        null,
+        1,
+      ) + '\n',
+    );
+    const file = await seriesEngine.seriesExport({ dbName: 'x', seriesId: series.id, kind: 'series-file' });
+    if (!file.ok) throw new Error(file.error.message);
+    // (compared as a boolean: a difference would print two long JSON texts)
+    expect((await file.value.text()) === seriesFileJson(series)).toBe(true);
+  });
+
+  it('one question across steps: questionAcrossSteps of its samples', async () => {
+    const out = await seriesEngine.seriesQuestion({ dbName: 'x', seriesId: series.id, index: 4 });
+    if (!out.ok) throw new Error(out.error.message);
+    expect(out.value).toEqual(
+      questionAcrossSteps(
+        series.steps.map((s) => ({
+          step: s.step,
+          runId: s.run.run.id,
+          samples: s.run.samples.filter((x) => x.index === 4),
+        })),
+      ),
+    );
+    expect(out.value.filter((s) => s.diff !== null).length).toBeGreaterThan(0);
   });
 });

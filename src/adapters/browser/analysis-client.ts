@@ -10,7 +10,7 @@ import type { PromptRow, RunStatsView } from '../../core/rl/stats-view.ts';
 import type { AnalysisOutcome, AnalysisWorkerApi } from '../../../workers/analysis.api.ts';
 import { errorFromData, workerFailure } from './import-client.ts';
 import type { AnalysisProgress } from '../store/records.ts';
-import type { AnalysisHooks, AnalysisPort } from '../store/workbench-store.ts';
+import type { AnalysisHooks, AnalysisPort, SeriesAnalysisPort } from '../store/workbench-store.ts';
 import { CancelledError } from '../../core/errors.ts';
 
 async function inWorker<T>(
@@ -42,7 +42,7 @@ async function inWorker<T>(
   }
 }
 
-export function createAnalysisClient(dbName: string): AnalysisPort {
+export function createAnalysisClient(dbName: string): AnalysisPort & SeriesAnalysisPort {
   return {
     async runStats(runId, seed, hooks = {}): Promise<RunStatsView> {
       // The prompts arrive in several messages (one task each on the page), the rest after them.
@@ -67,6 +67,15 @@ export function createAnalysisClient(dbName: string): AnalysisPort {
           onProgress,
         ),
       );
+    },
+    seriesView(seriesId, hooks = {}) {
+      return inWorker(hooks, (api, onProgress) => api.seriesView({ dbName, seriesId }, onProgress));
+    },
+    seriesQuestion(seriesId, index, hooks = {}) {
+      return inWorker(hooks, (api, onProgress) => api.seriesQuestion({ dbName, seriesId, index }, onProgress));
+    },
+    seriesExport(seriesId, kind, hooks = {}) {
+      return inWorker(hooks, (api, onProgress) => api.seriesExport({ dbName, seriesId, kind }, onProgress));
     },
   };
 }

@@ -11,10 +11,12 @@ import type {
   Outcome,
   PairJob,
   PairedPredictions,
+  PairedSeriesDump,
   RunFileJob,
+  SeriesDumpJob,
 } from '../../../workers/import.api.ts';
 import type { RunHeader } from '../../core/run/types.ts';
-import type { DatasetRecord, ImportProgress } from '../store/workbench-store.ts';
+import type { DatasetRecord, ImportProgress, SeriesRecord } from '../store/workbench-store.ts';
 
 export function errorFromData(e: ErrorData): Error {
   if (e.name === 'WorkbenchError' && e.code) {
@@ -84,4 +86,12 @@ export function importRunFileInWorker(job: RunFileJob): Promise<RunHeader[]> {
 
 export function pairInWorker(job: PairJob): Promise<PairedPredictions> {
   return withWorker(async (api) => unwrap(await api.pairPredictions(job)));
+}
+
+export function pairSeriesDumpInWorker(job: SeriesDumpJob): Promise<PairedSeriesDump> {
+  return withWorker(async (api) => unwrap(await api.pairSeriesDump(job)));
+}
+
+export function importSeriesFileInWorker(job: RunFileJob): Promise<SeriesRecord> {
+  return withWorker(async (api) => unwrap(await api.importSeriesFile(job)));
 }

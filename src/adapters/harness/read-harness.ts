@@ -1,6 +1,6 @@
 /**
  * Reads a trainer's or harness's completions file into harness rows (src/core/formats/harness.ts):
- * verl and lm-eval JSONL as text; an Inspect log as JSON (`.json`) or as its zip (`.eval`,
+ * verl, lm-eval and prime-rl JSONL as text; an Inspect log as JSON (`.json`) or as its zip (`.eval`,
  * whose `samples/<id>_epoch_<n>.json` entries are read one by one with zip.js).
  */
 import { configure } from '@zip.js/zip.js';
@@ -11,6 +11,7 @@ import {
   inspectLogSamples,
   inspectRows,
   lmEvalRows,
+  primeRlRows,
   verlRows,
   type HarnessFormat,
   type HarnessRow,
@@ -92,11 +93,12 @@ export async function readHarnessFile(
   if (!found) {
     throw new WorkbenchError(
       'BAD_FORMAT',
-      'not a known completions dump: verl lines have "input", "output", "step"; lm-eval lines "doc_id", "resps"; Inspect samples "epoch", "output", "target". Name it with --from',
+      'not a known completions dump: verl lines have "input", "output", "step"; lm-eval lines "doc_id", "resps"; Inspect samples "epoch", "output", "target"; prime-rl rollouts "example_id", "completion", "reward". Name it with --from',
       records[0]!.where,
     );
   }
   if (found === 'verl') return { format: found, rows: verlRows(records) };
   if (found === 'lm-eval') return { format: found, rows: lmEvalRows(records) };
+  if (found === 'prime-rl') return { format: found, rows: primeRlRows(records) };
   return { format: found, rows: inspectRows(records) };
 }

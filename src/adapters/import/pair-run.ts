@@ -27,8 +27,9 @@ export async function sha256Bytes(bytes: Uint8Array): Promise<{ sha256: string; 
 
 /**
  * A trainer's or harness's dump (verl generations, lm-eval --log_samples, an Inspect log) as the
- * records of one run, with the mapping report as warnings; null when the file is not one. The app
- * makes one run per file: a dump holding several training steps is refused with what to do.
+ * records of one run, with the mapping report as warnings; null when the file is not one. A run is
+ * one file: a dump holding several training steps is refused with what to do (the Training runs
+ * page makes it a series).
  */
 async function harnessRecords(job: PairJob): Promise<{ records: SourceRecord[]; warnings: string[] } | null> {
   const name = job.predictionsName;
@@ -53,7 +54,7 @@ async function harnessRecords(job: PairJob): Promise<{ records: SourceRecord[]; 
     throw new WorkbenchError(
       'BAD_FORMAT',
       `holds ${runs.length} training steps (${runs.map((r) => r.step).join(', ')}): the app makes one run per file. ` +
-        "Give one step per file (verl writes one <step>.jsonl per validation), or use the CLI's harness command, which makes one run per step",
+        "Import it on the Training runs page, which makes one step of a training run per training step; or give one step per file (verl writes one <step>.jsonl per validation), or use the CLI's harness command",
       name,
     );
   }

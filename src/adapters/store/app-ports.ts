@@ -10,7 +10,7 @@ import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 import { datasetOrThrow, questionsWithDatabase } from './dataset-repository.ts';
 import type { DatasetRecord, GenerationPlan } from './records.ts';
-import { runOrThrow } from './run-repository.ts';
+import { deleteRun, runOrThrow } from './run-repository.ts';
 import { openRunSession, withRunLock } from './run-session.ts';
 import { allSamples, storedKeys } from './sample-blocks.ts';
 import type { WorkbenchIdb } from './schema.ts';
@@ -34,6 +34,7 @@ export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamp
       inputs: (runId: string) => idb.get('runInputs', runId),
       storedKeys: (runId: string) => storedKeys(idb, runId),
       samples: (runId: string) => allSamples(idb, runId),
+      delete: (runId: string) => deleteRun(idb, runId),
     },
     datasets: {
       get: (datasetId: string) => datasetOrThrow(idb, datasetId),

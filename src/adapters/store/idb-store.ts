@@ -10,7 +10,8 @@ import { createDatasetRepository } from './dataset-repository.ts';
 import type { StoreWorkers } from './records.ts';
 import { createRunRepository } from './run-repository.ts';
 import { DEFAULT_DB_NAME, openWorkbenchDb } from './schema.ts';
-import type { StoragePort, WorkbenchStore } from './workbench-store.ts';
+import { createSeriesRepository } from './series-repository.ts';
+import type { SeriesRepository, StoragePort, WorkbenchStore } from './workbench-store.ts';
 
 export interface IdbStoreOptions {
   /** IndexedDB database name (default `rlvr-workbench`); tests use their own. */
@@ -24,6 +25,8 @@ export interface IdbStore extends Omit<WorkbenchStore, 'service' | 'analysis'> {
   readonly dbName: string;
   /** The app's persistence ports, once the database is open. */
   readonly persistence: Promise<IdbAppPorts>;
+  /** Training runs (schema version 6). */
+  readonly series: SeriesRepository;
 }
 
 const browserStorage: StoragePort = {
@@ -51,6 +54,7 @@ export function createIdbStore(workers: StoreWorkers, options: IdbStoreOptions =
       simulateQuotaAfterBytes: options.testing?.simulateQuotaAfterBytes,
     }),
     runs: createRunRepository(opened, { dbName, workers }),
+    series: createSeriesRepository(opened),
     persistence: opened.then((idb) =>
       idbAppPorts(idb, { simulateQuotaAfterSamples: options.testing?.simulateQuotaAfterSamples }),
     ),

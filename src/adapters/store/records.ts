@@ -11,6 +11,8 @@ import type { EvalItem, GoldEntry, Question } from '../../core/types.ts';
 import type { FileRef, RunConfig, RunHeader } from '../../core/run/types.ts';
 import type { ItemStatus } from '../../core/types.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
+import type { HarnessFormat } from '../../core/formats/harness.ts';
+import type { SeriesReport } from '../../core/series/stats.ts';
 
 export interface StoredDatabase {
   /** sha256 of the file: one stored copy per distinct database, shared by every dataset and run. */
@@ -227,3 +229,118 @@ export interface SaveAttemptRequest {
   index: number;
   sql: string;
 }
+
+/**
+ * A training run as stored (schema version 6, store `series`): its steps in order, each a
+ * stored run with its training step, wall time and source; the trainer's scores of each step are
+ * in `seriesScores` ([seriesId, step]), a followed folder's handle in `seriesFolders`.
+ */
+export interface SeriesRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  /** The dataset every step ran on (its id in the store and its name). */
+  datasetId: string;
+  dataset: string;
+  /** How steps were read from file names (the rule shown before import). */
+  stepRule: string;
+  /** How the series was made. */
+  origin: 'dumps' | 'folder' | 'series-file' | 'runs';
+  /** The settings every step is evaluated with (a step added later uses them too). */
+  config: RunConfig;
+  /** Ordered by step, each step once. */
+  steps: SeriesStepRecord[];
+  /** The steps' run ids (index `byRun`: which series a run is a step of). */
+  runIds: string[];
+}
+
+export interface SeriesStepRecord {
+  step: number;
+  runId: string;
+  /** ISO 8601, when the step's file was written; null when unknown. */
+  wallTime: string | null;
+  /** The file (or files) the step came from, as named to the user; the run's name for runs grouped by hand. */
+  source: string;
+  /** The run was made for the series (deleting the series deletes it); false for runs grouped by hand. */
+  owned: boolean;
+  /** Samples executed by this step, and given the verdict of an earlier step or of this one (absent for runs grouped by hand). */
+  executions?: { executed: number; reused: number };
+}
+
+/** The trainer's own score of each sample of a step, in the run's (index, sample) order; null where the dump gave none. */
+export interface SeriesScoresRecord {
+  seriesId: string;
+  step: number;
+  scores: Array<number | null>;
+}
+
+/** A folder the series follows (File System Access API): its handle, kept so the permission may survive a reload. */
+export interface SeriesFolderRecord {
+  seriesId: string;
+  handle: FileSystemDirectoryHandle;
+  name: string;
+  /** The step pattern (null: the built-in rules) and format the folder's files are read with. */
+  stepPattern: string | null;
+  /** Files taken already (added, or refused): the watch never reads them again. */
+  taken: string[];
+}
+
+/** One file of a training run to read as steps (the import worker pairs it with the dataset's gold). */
+export interface SeriesDumpJob {
+  /** The file's path under the folder given (the step rule reads its folders too). */
+  fileName: string;
+  file: Blob;
+  questions: Question[];
+  gold: GoldEntry[];
+  fence: 'first' | 'last';
+  /** A dump format to read the file as; null detects it (a file that is no dump is read as predictions). */
+  format: HarnessFormat | null;
+  /** A regular expression whose capture group is the step; null: the built-in rules. */
+  stepPattern: string | null;
+}
+
+/** One step of a file, paired with the gold as a run's items, with the trainer's score of each. */
+export interface PairedDumpStep {
+  step: number;
+  /** The file as named to the user (` step N` added when it holds several). */
+  source: string;
+  format: string;
+  items: EvalItem[];
+  /** Parallel to `items`. */
+  trainerScores: Array<number | null>;
+  /** The mapping report, pairing findings and warnings. */
+  notes: string[];
+  sha256: string;
+  bytes: number;
+}
+
+export interface PairedSeriesDump {
+  /** How each step was found (`100.jsonl: step 100 (from the name by ...)`). */
+  notes: string[];
+  steps: PairedDumpStep[];
+}
+
+/** What a series import or a followed folder is doing (SeriesService). */
+export interface SeriesProgress {
+  phase: 'reading' | 'evaluating' | 'storing' | 'waiting';
+  /** The file being read or evaluated. */
+  file: string | null;
+  step: number | null;
+  /** Items of the step done and in all (evaluating). */
+  done: number;
+  total: number;
+  /** Steps added so far by this import or watch. */
+  added: number;
+}
+
+/** A series with everything its view shows, computed by the analysis worker from the stored samples. */
+export interface SeriesView {
+  series: SeriesRecord;
+  report: SeriesReport;
+  /** Per step (the report's order): its run's id and name, and its stored samples. */
+  runs: Array<{ step: number; runId: string; name: string; samples: number }>;
+}
+
+/** `report`: the CLI's `series --out` JSON; the steps and question x step Parquet tables; the shareable series file. */
+export type SeriesExportKind = 'report' | 'steps-parquet' | 'questions-parquet' | 'series-file';

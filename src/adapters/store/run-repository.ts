@@ -22,6 +22,30 @@ export async function runOrThrow(idb: WorkbenchIdb, runId: string): Promise<RunH
   return run;
 }
 
+/** Deletes a run (header, inputs, samples), takes it out of the series it was a step of, and deletes the databases no longer used. */
+export async function deleteRun(idb: WorkbenchIdb, runId: string): Promise<void> {
+  const run = await idb.get('runs', runId);
+  const tx = idb.transaction(
+    ['runs', 'runInputs', 'sampleBlocks', 'sampleMeta', 'overlays', 'versionChecks', 'series', 'seriesScores'],
+    'readwrite',
+  );
+  // A run deleted on its own leaves every training run it was a step of.
+  for (const s of await tx.objectStore('series').index('byRun').getAll(runId)) {
+    const steps = s.steps.filter((x) => x.runId !== runId);
+    for (const gone of s.steps.filter((x) => x.runId === runId))
+      void tx.objectStore('seriesScores').delete([s.id, gone.step]);
+    void tx.objectStore('series').put({ ...s, steps, runIds: steps.map((x) => x.runId) });
+  }
+  void tx.objectStore('overlays').delete(runId);
+  void tx.objectStore('versionChecks').delete(runId);
+  void tx.objectStore('runs').delete(runId);
+  void tx.objectStore('runInputs').delete(runId);
+  void tx.objectStore('sampleBlocks').delete(blockRange(runId));
+  void tx.objectStore('sampleMeta').delete(runId);
+  await tx.done;
+  if (run) await deleteUnreferenced(idb, Object.values(run.dataset.databases));
+}
+
 export function createRunRepository(
   opened: Promise<WorkbenchIdb>,
   options: { dbName?: string; workers?: Pick<StoreWorkers, 'importRunFile'> } = {},
@@ -52,20 +76,7 @@ export function createRunRepository(
       await tx.done;
     },
     async delete(runId) {
-      const idb = await opened;
-      const run = await idb.get('runs', runId);
-      const tx = idb.transaction(
-        ['runs', 'runInputs', 'sampleBlocks', 'sampleMeta', 'overlays', 'versionChecks'],
-        'readwrite',
-      );
-      void tx.objectStore('overlays').delete(runId);
-      void tx.objectStore('versionChecks').delete(runId);
-      void tx.objectStore('runs').delete(runId);
-      void tx.objectStore('runInputs').delete(runId);
-      void tx.objectStore('sampleBlocks').delete(blockRange(runId));
-      void tx.objectStore('sampleMeta').delete(runId);
-      await tx.done;
-      if (run) await deleteUnreferenced(idb, Object.values(run.dataset.databases));
+      await deleteRun(await opened, runId);
     },
     async export(runId) {
       const idb = await opened;

@@ -10,10 +10,10 @@ import type { CachedVerdict } from '../../core/run/verdict-cache.ts';
 import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 import type { EvalItem } from '../../core/types.ts';
-import type { DatasetRecord, StoredDatabase } from './records.ts';
+import type { DatasetRecord, SeriesFolderRecord, SeriesRecord, SeriesScoresRecord, StoredDatabase } from './records.ts';
 
 export const DEFAULT_DB_NAME = 'rlvr-workbench';
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Database bytes are stored as Blob chunks of this size (the last one shorter). Measured in
@@ -99,6 +99,12 @@ export interface WorkbenchDB extends DBSchema {
   overlays: { key: string; value: GoldOverlayRecord };
   /** Version 5: the run's version-sensitive samples re-run on the older SQLite, key runId (core/run/version-effects.ts). */
   versionChecks: { key: string; value: VersionCheckRecord };
+  /** Version 6: training runs (series), by id; `byRun` finds the series a run is a step of. */
+  series: { key: string; value: SeriesRecord; indexes: { byRun: string } };
+  /** Version 6: the trainer's scores of each step, key [seriesId, step]. */
+  seriesScores: { key: [string, number]; value: SeriesScoresRecord };
+  /** Version 6: the folder a series follows, by series id. */
+  seriesFolders: { key: string; value: SeriesFolderRecord };
 }
 
 export interface StoredVerdict {
@@ -151,6 +157,12 @@ export async function openWorkbenchDb(name: string = DEFAULT_DB_NAME): Promise<W
         database.createObjectStore('overlays', { keyPath: 'runId' });
         database.createObjectStore('versionChecks', { keyPath: 'runId' });
       }
+      // Version 6 adds the training runs' stores (docs/series.md); nothing stored before is touched.
+      if (oldVersion < 6) {
+        database.createObjectStore('series', { keyPath: 'id' }).createIndex('byRun', 'runIds', { multiEntry: true });
+        database.createObjectStore('seriesScores', { keyPath: ['seriesId', 'step'] });
+        database.createObjectStore('seriesFolders', { keyPath: 'seriesId' });
+      }
     },
     blocking() {
       // A newer version wants to upgrade (another tab): let it, this connection is stale.
@@ -163,6 +175,11 @@ export async function openWorkbenchDb(name: string = DEFAULT_DB_NAME): Promise<W
 /** All chunks of one database. */
 export function chunkRange(sha256: string): IDBKeyRange {
   return IDBKeyRange.bound([sha256, 0], [sha256, Infinity]);
+}
+
+/** All trainer-score records of one series. */
+export function seriesScoresRange(seriesId: string): IDBKeyRange {
+  return IDBKeyRange.bound([seriesId, -Infinity], [seriesId, Infinity]);
 }
 
 /** All sample blocks of one run, in block order. */

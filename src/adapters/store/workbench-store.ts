@@ -36,6 +36,8 @@ import type {
 } from './records.ts';
 
 export type * from './records.ts';
+import type { SeriesExportKind, SeriesFolderRecord, SeriesRecord, SeriesStepRecord, SeriesView } from './records.ts';
+import type { QuestionStep } from '../../core/series/question-steps.ts';
 import type { OverlayComparison } from '../../core/run/gold-overlay-run.ts';
 import type { GoldChoice, GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
@@ -173,6 +175,37 @@ export interface AnalysisPort {
     options: { resamples: number; seed: number; gold?: GoldChoice },
     hooks?: AnalysisHooks,
   ): Promise<RunComparison>;
+}
+
+/** Training runs (series) as stored: records, trainer scores, followed folders (series-repository.ts). */
+export interface SeriesRepository {
+  /** Every series, newest first. */
+  list(): Promise<SeriesRecord[]>;
+  /** The series; NOT_FOUND naming it when it is not stored. */
+  get(seriesId: string): Promise<SeriesRecord>;
+  /** Stores a new series; refuses an id already stored. */
+  create(series: SeriesRecord): Promise<void>;
+  /** Adds a step (its run stored already) and its trainer scores, in one transaction; refuses a step already there. */
+  addStep(seriesId: string, step: SeriesStepRecord, scores: Array<number | null>): Promise<SeriesRecord>;
+  rename(seriesId: string, name: string): Promise<void>;
+  /** Deletes the series, its scores, its folder and the runs it made; databases no longer used go too. */
+  delete(seriesId: string): Promise<void>;
+  /** The series a run is a step of. */
+  ofRun(runId: string): Promise<SeriesRecord[]>;
+  /** The trainer's scores of a step, in the run's (index, sample) order (empty when none were stored). */
+  scores(seriesId: string, step: number): Promise<Array<number | null>>;
+  folder(seriesId: string): Promise<SeriesFolderRecord | undefined>;
+  putFolder(folder: SeriesFolderRecord): Promise<void>;
+  deleteFolder(seriesId: string): Promise<void>;
+}
+
+/** The series view's numbers, off the main thread (the analysis worker reads the steps' samples itself). */
+export interface SeriesAnalysisPort {
+  seriesView(seriesId: string, hooks?: AnalysisHooks): Promise<SeriesView>;
+  /** One question across the steps: each step's samples, result groups, majority SQL and its diff. */
+  seriesQuestion(seriesId: string, index: number, hooks?: AnalysisHooks): Promise<QuestionStep[]>;
+  /** `report`: the CLI's `series --out` JSON; the two Parquet tables; the shareable series file. */
+  seriesExport(seriesId: string, kind: SeriesExportKind, hooks?: AnalysisHooks): Promise<Blob>;
 }
 
 /** The four ports over one IndexedDB database, as the composition root hands them out. */

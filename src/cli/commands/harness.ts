@@ -39,7 +39,7 @@ import { assertSomethingScored } from '../nothing-scored.ts';
 import type { ItemResult } from '../../core/types.ts';
 
 export const usage = `usage: npm run --silent cli -- harness --completions FILE|DIR --gold FILE --dataset FILE --db-root DIR|ZIP
-    [--from verl|lm-eval|inspect] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
+    [--from verl|lm-eval|inspect|prime-rl] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
 
 /** `run.json` -> `run.step-10.json` when the file holds several steps. */
 function stepFile(file: string, step: number | null, several: boolean): string {

@@ -11,20 +11,19 @@ import { randomUUID } from 'node:crypto';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { readHarnessFile } from '../../adapters/harness/read-harness.ts';
+import {
+  readSeriesDump,
+  SERIES_DUMP_FILE,
+  stepRuleText,
+  trainerScoreOf,
+  type DumpStep,
+} from '../../adapters/harness/series-dump.ts';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { WorkbenchError, errorMessage } from '../../core/errors.ts';
 import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
-import {
-  HARNESS_FORMATS,
-  mapHarnessRows,
-  mappingReport,
-  type HarnessFormat,
-  type HarnessRow,
-  type HarnessRun,
-} from '../../core/formats/harness.ts';
+import { HARNESS_FORMATS, type HarnessFormat } from '../../core/formats/harness.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
@@ -32,20 +31,17 @@ import { planReplay } from '../../core/run/replay.ts';
 import { toSampleRecords } from '../../core/run/score-run.ts';
 import type { TableSchema } from '../../core/views/tables.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../../core/series/evaluate-step.ts';
+import { StableFiles } from '../../core/series/folder-poll.ts';
 import { seriesFileJson } from '../../core/series/file.ts';
 import { withStep, type Series, type SeriesStep } from '../../core/series/model.ts';
 import { BUCKETS, seriesReport, type SeriesReport, type StepStats } from '../../core/series/stats.ts';
-import {
-  compileStepPattern,
-  DEFAULT_STEP_RULE_TEXT,
-  stepFromName,
-  type StepRule,
-} from '../../core/series/step-name.ts';
+import { compileStepPattern, type StepRule } from '../../core/series/step-name.ts';
 import {
   questionStepRows,
   SERIES_QUESTION_STEPS_TABLE,
   SERIES_STEPS_TABLE,
   seriesReportJson,
+  seriesTableMetadata,
   tableCsv,
 } from '../../core/series/tables.ts';
 import type { Question } from '../../core/types.ts';
@@ -58,10 +54,8 @@ import { evalRunHeader, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 
 export const usage = `usage: npm run --silent cli -- series --completions DIR|FILE [--completions DIR|FILE ...] --gold FILE --dataset FILE --db-root DIR|ZIP
-    [--from verl|lm-eval|inspect] [--step-pattern REGEX] [--out FILE.json] [--csv FILE.csv] [--parquet FILE.parquet]
+    [--from verl|lm-eval|inspect|prime-rl] [--step-pattern REGEX] [--out FILE.json] [--csv FILE.csv] [--parquet FILE.parquet]
     [--series-out FILE.json] [--watch] [--poll-ms 1000] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
-
-const DUMP_FILE = /\.(jsonl|json|eval)$/i;
 
 /** The dump files of the inputs: a folder's files (and its subfolders': lm-eval writes one per checkpoint folder), hidden and temporary files left out. */
 async function listFiles(
@@ -78,7 +72,7 @@ async function listFiles(
     }
     const entries = (await readdir(input, { recursive: true })).map(String).sort();
     for (const rel of entries) {
-      if (!DUMP_FILE.test(rel) || rel.split(/[\\/]/).some((s) => s.startsWith('.'))) continue;
+      if (!SERIES_DUMP_FILE.test(rel) || rel.split(/[\\/]/).some((s) => s.startsWith('.'))) continue;
       const file = path.join(input, rel);
       // The command's own outputs may sit in the folder it reads: they are not dumps.
       if (!outputs.has(path.resolve(file)) && (await stat(file).catch(() => null))?.isFile())
@@ -147,12 +141,12 @@ interface Context {
 /** One step of a dump: mapped rows -> items -> verdicts (earlier steps' reused) -> the step's run and the trainer's scores. Null when stopped. */
 async function evaluateStep(
   ctx: Context,
-  run: HarnessRun,
+  dump: DumpStep,
   file: string,
-  label: string,
 ): Promise<{ step: SeriesStep; extra: StepExtra } | null> {
+  const label = dump.source;
   const plan = planReplay({
-    predictions: { name: label, records: run.records },
+    predictions: { ...dump.predictions, name: label },
     gold: ctx.gold,
     questions: ctx.questions,
   });
@@ -169,11 +163,11 @@ async function evaluateStep(
   header.name = label;
   header.executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep };
   const samples = toSampleRecords(plan.items, ev.results, compileRewardFormula(ctx.evalArgs.reward));
-  const trainerScores = plan.items.map((it) => run.sampleScores.get(it.questionId)?.[it.sample ?? 0] ?? null);
+  const trainerScores = plan.items.map((it) => trainerScoreOf(dump, it.questionId, it.sample));
   const mtime = (await stat(file)).mtime.toISOString();
   return {
     step: {
-      step: run.step!,
+      step: dump.step,
       wallTime: mtime,
       source: label,
       run: toRunFile(header, samples, runQuestions(plan.items, ctx.questions)),
@@ -181,37 +175,6 @@ async function evaluateStep(
     },
     extra: { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep },
   };
-}
-
-/** The steps of one dump file: verl rows carry their step (a file may hold several); other formats take it from the file's name. */
-async function fileRuns(
-  ctx: Context,
-  file: string,
-  name: string,
-): Promise<{ format: HarnessFormat; runs: HarnessRun[] }> {
-  const got = await readHarnessFile(path.basename(file), new Blob([await readFile(file)]), ctx.format);
-  const fromName = stepFromName(name, ctx.rule);
-  let rows: HarnessRow[] = got.rows;
-  if (rows.every((r) => r.step === null)) {
-    if (!fromName) {
-      throw new WorkbenchError(
-        'BAD_FORMAT',
-        `no training step in the name ${JSON.stringify(name)} by the rule (${ctx.rule?.name ?? DEFAULT_STEP_RULE_TEXT}): rename the file or give --step-pattern REGEX with the step's digits in a capture group`,
-        file,
-      );
-    }
-    rows = rows.map((r) => ({ ...r, step: fromName.step }));
-    process.stderr.write(`${name}: step ${fromName.step} (from the name by ${fromName.rule})\n`);
-  } else {
-    const steps = [...new Set(rows.map((r) => r.step))];
-    process.stderr.write(`${name}: step${steps.length > 1 ? 's' : ''} ${steps.join(', ')} (from the rows' "step")\n`);
-    if (fromName && (steps.length > 1 || steps[0] !== fromName.step)) {
-      process.stderr.write(
-        `warning: ${name}: its name says step ${fromName.step} but its rows say ${steps.join(', ')}; the rows' steps are used\n`,
-      );
-    }
-  }
-  return { format: got.format, runs: mapHarnessRows(rows, ctx.questions) };
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -261,9 +224,7 @@ export async function run(argv: string[]): Promise<number> {
   ]);
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
-  process.stderr.write(
-    `step rule: ${rule ? `${rule.name} on the file's path` : DEFAULT_STEP_RULE_TEXT} (verl rows carry their own "step")\n`,
-  );
+  process.stderr.write(`step rule: ${stepRuleText(rule)} (verl rows carry their own "step")\n`);
   await listFiles(values.completions); // every input exists before anything starts
   const root = await resolveDbRoot(evalArgs.dbRoot);
   const executor = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
@@ -287,7 +248,7 @@ export async function run(argv: string[]): Promise<number> {
     name: path.basename(values.completions[0]!),
     createdAt: new Date().toISOString(),
     dataset,
-    stepRule: rule?.name ?? DEFAULT_STEP_RULE_TEXT,
+    stepRule: stepRuleText(rule),
     steps: [],
   };
   const extras = new Map<number, StepExtra>();
@@ -325,15 +286,18 @@ export async function run(argv: string[]): Promise<number> {
   };
 
   const addFile = async (file: string, name: string) => {
-    const { format, runs } = await fileRuns(ctx, file, name);
-    for (const r of runs) {
-      process.stderr.write(`${mappingReport(format, name, r)}\n`);
-      if (r.records.length === 0) {
-        process.stderr.write(`warning: ${name} step ${r.step}: no row matched a question; nothing to evaluate\n`);
+    const dump = await readSeriesDump(name, new Blob([await readFile(file)]), questions, {
+      format: ctx.format,
+      rule: ctx.rule,
+    });
+    for (const note of dump.notes) process.stderr.write(`${note}\n`);
+    for (const step of dump.steps) {
+      if (step.report) process.stderr.write(`${step.report}\n`);
+      if (step.matched === 0) {
+        process.stderr.write(`warning: ${name} step ${step.step}: no row matched a question; nothing to evaluate\n`);
         continue;
       }
-      const label = runs.length > 1 ? `${name} step ${r.step}` : name;
-      const done = await evaluateStep(ctx, r, file, label);
+      const done = await evaluateStep(ctx, step, file);
       if (!done) return;
       series = withStep(series, done.step);
       extras.set(done.step.step, done.extra);
@@ -341,7 +305,7 @@ export async function run(argv: string[]): Promise<number> {
       if (values.watch) {
         const s = report.steps.find((x) => x.step === done.step.step)!;
         process.stdout.write(
-          `step ${s.step}: EX ${pct(s.ex)}, pass@1 ${pct(s.passAt1)}, ${s.questions} questions, ${done.extra.executed} executed, ${done.extra.reused} reused (${label})\n`,
+          `step ${s.step}: EX ${pct(s.ex)}, pass@1 ${pct(s.passAt1)}, ${s.questions} questions, ${done.extra.executed} executed, ${done.extra.reused} reused (${step.source})\n`,
         );
       }
     }
@@ -357,24 +321,24 @@ export async function run(argv: string[]): Promise<number> {
           '--completions',
         );
     } else {
-      const sizes = new Map<string, number>();
-      const done = new Set<string>();
+      const files = new StableFiles();
       process.stderr.write(
         `watching ${values.completions.join(', ')} every ${pollMs} ms; a file is evaluated once its size is the same at two polls; Ctrl-C stops\n`,
       );
       while (!stop.signal.aborted) {
+        const listing = [];
         for (const { file, name } of await listFiles(values.completions, outputs)) {
-          if (done.has(file) || stop.signal.aborted) continue;
-          const size = (await stat(file).catch(() => null))?.size ?? -1;
-          if (size > 0 && sizes.get(file) === size) {
-            done.add(file);
-            try {
-              await addFile(file, name);
-            } catch (err) {
-              // A bad file is reported and skipped; the series and its outputs stay as they were.
-              process.stderr.write(`error: ${errorMessage(err)} (skipped; the watch goes on)\n`);
-            }
-          } else sizes.set(file, size);
+          if (files.has(file)) continue;
+          listing.push({ name: file, size: (await stat(file).catch(() => null))?.size ?? -1, label: name });
+        }
+        for (const file of files.poll(listing)) {
+          if (stop.signal.aborted) break;
+          try {
+            await addFile(file, listing.find((f) => f.name === file)!.label);
+          } catch (err) {
+            // A bad file is reported and skipped; the series and its outputs stay as they were.
+            process.stderr.write(`error: ${errorMessage(err)} (skipped; the watch goes on)\n`);
+          }
         }
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, pollMs);
@@ -395,8 +359,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 function writeParquetAtomic<R>(file: string, table: TableSchema<R>, rows: readonly R[]): Promise<void> {
-  const metadata = { 'rlvr-workbench.table': table.table, 'rlvr-workbench.version': String(table.version) };
-  return writeAtomicWith(file, (temp) => writeParquetFile(temp, table, rows, { metadata }));
+  return writeAtomicWith(file, (temp) => writeParquetFile(temp, table, rows, { metadata: seriesTableMetadata(table) }));
 }
 
 /** `steps.csv` -> `steps.questions.csv`: the question x step table beside the step table. */

@@ -126,6 +126,26 @@ export function samplesPerQuestion(results: readonly ItemResult[]): SamplesPerQu
   return { min: per.size ? min : 0, max, questions: per.size };
 }
 
+/** Scored results grouped by question (gold index), in order of first appearance. */
+function byQuestion(scored: readonly ItemResult[]): ItemResult[][] {
+  const byIndex = new Map<number, ItemResult[]>();
+  for (const r of scored) {
+    const list = byIndex.get(r.index);
+    if (list) list.push(r);
+    else byIndex.set(r.index, [r]);
+  }
+  return [...byIndex.values()];
+}
+
+/**
+ * `summarize(results, metrics).byDifficulty.total` alone, by the same rule (a series computes it
+ * for each of 40 steps of 12,272 samples; the buckets by difficulty and database it does not need).
+ */
+export function summaryTotal(results: readonly ItemResult[], metrics: readonly MetricName[]): BucketScores {
+  const scored = results.filter((r) => r.status !== 'missing-db');
+  return samplesPerQuestion(scored).max <= 1 ? bucket(scored, metrics) : questionBucket(byQuestion(scored), metrics);
+}
+
 /**
  * The one summary of a run, in the CLI, the dashboard, exports and the RL view. With one sample
  * per question it is the official evaluator's, item by item; with several, each question first
@@ -150,13 +170,7 @@ export function summarize(results: readonly ItemResult[], metrics: readonly Metr
         metrics,
       );
   } else {
-    const byIndex = new Map<number, ItemResult[]>();
-    for (const r of scored) {
-      const list = byIndex.get(r.index);
-      if (list) list.push(r);
-      else byIndex.set(r.index, [r]);
-    }
-    const questions = [...byIndex.values()];
+    const questions = byQuestion(scored);
     byDifficulty.total = questionBucket(questions, metrics);
     for (const d of ALL_DIFFICULTIES) {
       const qs = questions.filter((rs) => rs[0]!.difficulty === d);

@@ -10,7 +10,10 @@
  *   generations, one list per request), `filtered_resps`, `filter`, metric values;
  * - Inspect eval logs: EvalSample objects (`id`, `epoch`, `input`, `target`, `output.choices[0]
  *   .message.content`, `metadata`, `scores`), from a `.json` log's `samples` or a `.eval` zip's
- *   `samples/*.json`.
+ *   `samples/*.json`;
+ * - prime-rl eval rollouts: `<output_dir>/rollouts/step_<N>/eval_rollouts.jsonl`, one verifiers
+ *   `RolloutOutput` per line (`example_id`, `prompt`, `completion` as chat messages or text,
+ *   `answer`, `info`, `reward`); the step is the folder's.
  * Each row is mapped to a question by, in order: a question id it carries; the question's text
  * (given as such, or found in the prompt; the longest match wins, ties broken by the gold SQL);
  * its ground truth equal to one question's gold SQL. Rows matched by none are listed.
@@ -20,12 +23,12 @@ import type { Question } from '../types.ts';
 import { describeValue, isRecord } from './questions.ts';
 import type { SourceRecord } from './records.ts';
 
-export type HarnessFormat = 'verl' | 'lm-eval' | 'inspect';
-export const HARNESS_FORMATS: readonly HarnessFormat[] = ['verl', 'lm-eval', 'inspect'];
+export type HarnessFormat = 'verl' | 'lm-eval' | 'inspect' | 'prime-rl';
+export const HARNESS_FORMATS: readonly HarnessFormat[] = ['verl', 'lm-eval', 'inspect', 'prime-rl'];
 
 export interface HarnessRow {
   where: string;
-  /** The training step (verl); null for formats without steps. */
+  /** The training step (verl); null for formats whose rows carry none (the step is then the file's or folder's). */
   step: number | null;
   completions: string[];
   questionId?: number;
@@ -58,6 +61,7 @@ export interface HarnessRun {
 export function detectHarnessFormat(first: unknown): HarnessFormat | null {
   if (!isRecord(first)) return null;
   if ('input' in first && 'output' in first && 'step' in first) return 'verl';
+  if ('example_id' in first && 'completion' in first && 'reward' in first) return 'prime-rl';
   if ('doc_id' in first && 'resps' in first) return 'lm-eval';
   if (('samples' in first && 'eval' in first) || ('epoch' in first && 'output' in first && 'target' in first))
     return 'inspect';
@@ -201,6 +205,66 @@ export function inspectRows(samples: ReadonlyArray<{ value: unknown; where: stri
     const scores = isRecord(value.scores) ? Object.values(value.scores) : [];
     const first = scores.find((s) => isRecord(s) && typeof s.value === 'number') as { value: number } | undefined;
     if (first) row.score = first.value;
+    return row;
+  });
+}
+
+/** A verifiers `info` field: a JSON object, or (RolloutInput allows it) its JSON text. */
+function infoObject(info: unknown): Record<string, unknown> {
+  if (isRecord(info)) return info;
+  if (typeof info === 'string' && info.trimStart().startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(info);
+      if (isRecord(parsed)) return parsed;
+    } catch {
+      // not JSON: no fields to read
+    }
+  }
+  return {};
+}
+
+/** The text a rollout's completion ends with: the string itself, or the last assistant message of a chat. */
+function completionText(completion: unknown): string | undefined {
+  if (typeof completion === 'string') return completion;
+  if (!Array.isArray(completion)) return undefined;
+  for (let i = completion.length - 1; i >= 0; i--) {
+    const m: unknown = completion[i];
+    if (isRecord(m) && m.role === 'assistant') {
+      const text = messageText(m.content);
+      if (text !== undefined) return text;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * prime-rl eval rollouts (verifiers `RolloutOutput`, one per line): the completion's final
+ * assistant text, the prompt's text, `answer` as the ground truth, `info.question_id` /
+ * `info.question` when the environment put them there, `reward` as the trainer's own score.
+ * Rollouts of one example are its samples, in file order.
+ */
+export function primeRlRows(records: readonly SourceRecord[]): HarnessRow[] {
+  return records.map(({ value, where }) => {
+    if (!isRecord(value))
+      throw bad(
+        where,
+        `expected a prime-rl rollout {"example_id", "prompt", "completion", "answer", "reward"}, found ${describeValue(value)}`,
+      );
+    const text = completionText(value.completion);
+    if (text === undefined)
+      throw bad(
+        where,
+        `"completion" holds no assistant text (expected a string or chat messages), found ${describeValue(value.completion)}`,
+      );
+    const row: HarnessRow = { where, step: null, completions: [text] };
+    const prompt = inputText(value.prompt);
+    if (prompt !== undefined) row.prompt = prompt;
+    if (typeof value.answer === 'string' && value.answer !== '') row.target = value.answer;
+    const info = infoObject(value.info);
+    const id = idOf(info.question_id);
+    if (id !== undefined) row.questionId = id;
+    if (typeof info.question === 'string') row.questionText = info.question;
+    if (typeof value.reward === 'number' && Number.isFinite(value.reward)) row.score = value.reward;
     return row;
   });
 }

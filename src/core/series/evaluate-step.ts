@@ -5,31 +5,68 @@
  * changed the database or failed for a reason outside the SQL; never with R-VES). The rest goes
  * through the run recipe (scoreRun: findings included), which also reuses within the step.
  *
- * This is the one place a series evaluates a step (the CLI's `series` calls it; the app's series
- * will): when the shared run recipe (scoreRun) lands, `evaluateSeriesStep` is the function to
- * switch to it.
+ * This is the one place a series evaluates a step: the CLI's `series` and the app's series
+ * service (src/app/series-service.ts) both call it. An app series that gains a step after a
+ * reload first remembers its stored steps' verdicts (`rememberSample`).
  */
 import { summarize, type Summary } from '../eval/summary.ts';
 import { scoreRun, type ScoreConfig, type ScoreRunPorts } from '../run/score-run.ts';
 import { copyResult, reusable, reuseKey, shareable } from '../run/reuse.ts';
+import type { SampleRecord } from '../run/types.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 
 /** Shareable verdicts of the series so far, by reuse key. */
 export class SeriesVerdicts {
   private readonly byKey = new Map<string, ItemResult>();
+  /** Keys whose texts may write or are not deterministic: never shared (reusability depends only on the key's texts). */
+  private readonly refused = new Set<string>();
 
   get size(): number {
     return this.byKey.size;
   }
 
   lookup(item: EvalItem): ItemResult | undefined {
-    return reusable(item) ? this.byKey.get(reuseKey(item)) : undefined;
+    // Only reusable keys are remembered, so a hit is reusable without reading the SQL again.
+    return this.byKey.get(reuseKey(item));
   }
 
   remember(item: EvalItem, result: ItemResult): void {
-    if (!reusable(item) || !shareable(result)) return;
     const key = reuseKey(item);
-    if (!this.byKey.has(key)) this.byKey.set(key, result);
+    if (this.byKey.has(key) || this.refused.has(key)) return;
+    if (!reusable(item)) this.refused.add(key);
+    else if (shareable(result)) this.byKey.set(key, result);
+  }
+
+  /**
+   * A stored sample of an earlier step: its item (database, gold, prediction) and its result,
+   * without what belongs to the sample rather than the verdict (texts, reward, rubric, generation).
+   */
+  rememberSample(s: SampleRecord): void {
+    const {
+      sample: _s,
+      sql,
+      goldSql,
+      completion: _c,
+      format: _f,
+      reward: _r,
+      meanLogprob: _m,
+      rubricScore: _rs,
+      rubric: _ru,
+      generation: _g,
+      ...result
+    } = s;
+    this.remember(
+      {
+        index: s.index,
+        questionId: s.questionId,
+        dbId: s.dbId,
+        difficulty: s.difficulty,
+        predSql: sql,
+        goldSql,
+        extraction: s.extraction,
+      },
+      result,
+    );
   }
 }
 
@@ -42,6 +79,8 @@ export interface StepEvaluation {
   executed: number;
   fromEarlierSteps: number;
   reusedInStep: number;
+  /** `select sqlite_version()` of the engine that gave the new verdicts; null when nothing was executed. */
+  sqliteVersion: string | null;
 }
 
 export async function evaluateSeriesStep(
@@ -63,7 +102,9 @@ export async function evaluateSeriesStep(
     }
   });
   const fromEarlierSteps = items.length - rest.length;
-  const out = rest.length === 0 ? null : await scoreRun(rest, options, ports);
+  // Progress counts the step's items: those given an earlier step's verdict are done already.
+  const stepPorts: ScoreRunPorts = { ...ports, doneBefore: (ports.doneBefore ?? 0) + fromEarlierSteps };
+  const out = rest.length === 0 ? null : await scoreRun(rest, options, stepPorts);
   if (out) {
     // runEvaluation keeps item order; a cancelled run holds only what finished, matched by (index, sample).
     const at = new Map(rest.map((it, j) => [`${it.index}\u0000${it.sample ?? 0}`, j]));
@@ -82,5 +123,6 @@ export async function evaluateSeriesStep(
     executed: out?.executed ?? 0,
     fromEarlierSteps,
     reusedInStep: out?.reused ?? 0,
+    sqliteVersion: out?.facts.sqliteVersion ?? null,
   };
 }

@@ -29,6 +29,33 @@ export function seriesFileJson(series: Series): string {
   return JSON.stringify(toSeriesFile(series)) + '\n';
 }
 
+/**
+ * The same text as `seriesFileJson`, one step at a time (a series of 490,880 samples is hundreds
+ * of MB: the app's worker writes it as Blob parts, never one string).
+ */
+export async function* seriesFileParts(
+  series: Omit<Series, 'steps'>,
+  steps: AsyncIterable<SeriesStep> | Iterable<SeriesStep>,
+): AsyncGenerator<string> {
+  const header = {
+    id: series.id,
+    name: series.name,
+    createdAt: series.createdAt,
+    dataset: series.dataset,
+    stepRule: series.stepRule,
+  };
+  yield (
+    JSON.stringify({ format: SERIES_FILE_FORMAT, version: SERIES_FILE_VERSION, series: header }).slice(0, -1) +
+    ',"steps":['
+  );
+  let first = true;
+  for await (const step of steps) {
+    yield (first ? '' : ',') + JSON.stringify(step);
+    first = false;
+  }
+  yield ']}\n';
+}
+
 /** Reads and validates a series file; errors name the file and the field. */
 export function parseSeriesFile(text: string, fileName: string): Series {
   const data = parseJsonText(text.replace(/^\uFEFF/, ''), fileName);

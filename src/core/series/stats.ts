@@ -4,21 +4,52 @@
  * CLI and the app's analysis worker call the same functions on the same samples.
  */
 import type { MetricName } from '../eval/executor.ts';
-import { summarize } from '../eval/summary.ts';
+import { summaryTotal } from '../eval/summary.ts';
 import { majorityVote, voteGroups } from '../rl/majority.ts';
+import { pairedBootstrapCi } from '../rl/paired-tests.ts';
 import { passAtK } from '../rl/pass-at-k.ts';
 import { mulberry32 } from '../util/rng.ts';
 import type { PromptStats } from '../rl/run-stats.ts';
 import type { SampleRecord } from '../run/types.ts';
-import type { Difficulty } from '../types.ts';
+import type { Difficulty, ItemResult } from '../types.ts';
 import type { Series } from './model.ts';
+
+/**
+ * What the statistics read of a sample: its result (no texts beyond the verdict) and the length
+ * of its completion. The app's analysis worker keeps only this of each of 490,880 samples; the
+ * CLI passes its samples through `seriesSample` too, so both compute from the same fields.
+ */
+export type SeriesSample = Omit<ItemResult, 'tsCounterexample' | 'versionFeatures' | 'goldIssues'> &
+  Pick<SampleRecord, 'sample' | 'format'> & {
+    /** Characters of the completion (of the SQL when the sample kept no completion). */
+    chars: number;
+  };
+
+/** The fields of a sample the statistics read. */
+export function seriesSample(s: SampleRecord): SeriesSample {
+  const {
+    tsCounterexample: _c,
+    versionFeatures: _v,
+    goldIssues: _g,
+    sql,
+    goldSql: _gold,
+    completion,
+    reward: _r,
+    meanLogprob: _m,
+    rubricScore: _rs,
+    rubric: _ru,
+    generation: _ge,
+    ...rest
+  } = s;
+  return { ...rest, chars: (completion ?? sql).length };
+}
 
 /** Seed of maj@n's tie-break (the `stats` command's default), consumed in gold order at every step. */
 export const SERIES_MAJ_SEED = 0;
 
 export interface StepInput {
   step: number;
-  samples: readonly SampleRecord[];
+  samples: readonly SeriesSample[];
   /** Parallel to `samples`. */
   trainerScores: readonly (number | null)[];
   metrics: readonly MetricName[];
@@ -63,11 +94,12 @@ export interface StepStats {
 }
 
 type QuestionCell = Pick<PromptStats, 'index' | 'questionId' | 'dbId' | 'difficulty' | 'n' | 'correct'>;
+type DynamicsField = 'index' | 'questionId' | 'dbId' | 'difficulty' | 'status' | 'ex';
 
 const percent = (x: number, of: number) => (of === 0 ? 0 : (x / of) * 100);
 
-function byQuestion(samples: readonly SampleRecord[]): Map<number, SampleRecord[]> {
-  const out = new Map<number, SampleRecord[]>();
+function byQuestion(samples: readonly SeriesSample[]): Map<number, SeriesSample[]> {
+  const out = new Map<number, SeriesSample[]>();
   for (const s of samples) {
     const list = out.get(s.index);
     if (list) list.push(s);
@@ -81,7 +113,7 @@ export function stepStats(input: StepInput): StepStats {
   const scoredAt: number[] = [];
   input.samples.forEach((s, i) => s.status !== 'missing-db' && scoredAt.push(i));
   const samples = scoredAt.map((i) => input.samples[i]!);
-  const summary = summarize(samples, input.metrics).byDifficulty.total;
+  const summary = summaryTotal(samples, input.metrics);
   const questions = byQuestion(samples);
   const rng = mulberry32(SERIES_MAJ_SEED);
   let passAt1 = 0,
@@ -114,7 +146,7 @@ export function stepStats(input: StepInput): StepStats {
     exOnly = 0,
     empty = 0;
   for (const s of samples) {
-    chars += (s.completion ?? s.sql).length;
+    chars += s.chars;
     if (s.extraction.rule === 'none') extractionFailures++;
     if (s.status === 'error') errors++;
     if (s.status === 'timeout') timeouts++;
@@ -173,7 +205,11 @@ export interface QuestionDynamics {
 /** Flips at which a question is unstable, whatever else it is. */
 export const UNSTABLE_FLIPS = 3;
 
-function cellsOf(samples: readonly SampleRecord[]): Map<number, QuestionCell> {
+/** What the dynamics keep of a step: per scored question, its samples and how many are right. */
+export type StepCells = Map<number, QuestionCell>;
+
+/** The cells of one step's samples (a missing database leaves its samples out). */
+export function stepCells(samples: readonly Pick<ItemResult, DynamicsField>[]): StepCells {
   const out = new Map<number, QuestionCell>();
   for (const s of samples) {
     if (s.status === 'missing-db') continue;
@@ -213,9 +249,14 @@ export function bucketOf(verdicts: readonly boolean[]): { bucket: Bucket; flips:
 
 /** Every question scored at some step, in gold order, with its pass rate per step and its bucket. */
 export function questionDynamics(
-  steps: ReadonlyArray<{ step: number; samples: readonly SampleRecord[] }>,
+  steps: ReadonlyArray<{ step: number; samples: readonly Pick<ItemResult, DynamicsField>[] }>,
 ): QuestionDynamics[] {
-  const cells = steps.map((s) => cellsOf(s.samples));
+  return dynamicsOfCells(steps.map((s) => ({ step: s.step, cells: stepCells(s.samples) })));
+}
+
+/** `questionDynamics` from each step's cells (the analysis worker reads one step at a time and keeps only its cells). */
+export function dynamicsOfCells(steps: ReadonlyArray<{ step: number; cells: StepCells }>): QuestionDynamics[] {
+  const cells = steps.map((s) => s.cells);
   const all = new Map<number, QuestionCell>();
   for (const c of cells) for (const [i, cell] of c) if (!all.has(i)) all.set(i, cell);
   return [...all.values()]
@@ -352,11 +393,57 @@ export function seriesWarnings(steps: readonly StepStats[]): SeriesWarning[] {
   return out;
 }
 
+/** The step with the highest EX (the first of equals), with a bootstrap interval of its EX over questions. */
+export interface BestCheckpoint {
+  step: number;
+  ex: number;
+  /** 95% percentile interval of EX (percent) resampling the step's scored questions. */
+  ciLow: number;
+  ciHigh: number;
+  resamples: number;
+}
+
+/** Resamples of the best step's interval, drawn with mulberry32 seeded SERIES_MAJ_SEED. */
+export const BEST_RESAMPLES = 1000;
+
+/**
+ * Best step by EX and its interval: EX is the mean over questions of each question's pass rate
+ * (the summary's total, n = 1 or more), so the questions' pass rates are resampled.
+ */
+export function bestCheckpoint(
+  steps: readonly StepStats[],
+  questions: readonly QuestionDynamics[],
+): BestCheckpoint | null {
+  let at = -1;
+  steps.forEach((s, i) => {
+    if (s.ex !== null && (at < 0 || s.ex > steps[at]!.ex!)) at = i;
+  });
+  if (at < 0) return null;
+  const rates = questions
+    .map((q) => q.passRates[at])
+    .filter((p): p is number => p !== null)
+    .map((p) => p * 100);
+  const [ciLow, ciHigh] = pairedBootstrapCi(rates, BEST_RESAMPLES, mulberry32(SERIES_MAJ_SEED));
+  return { step: steps[at]!.step, ex: steps[at]!.ex!, ciLow, ciHigh, resamples: BEST_RESAMPLES };
+}
+
 export interface SeriesReport {
   steps: StepStats[];
   questions: QuestionDynamics[];
   buckets: Record<Bucket, number>;
   warnings: SeriesWarning[];
+  best: BestCheckpoint | null;
+}
+
+/** The report from each step's numbers and cells (what the analysis worker keeps of each step as it reads it). */
+export function seriesReportOf(
+  steps: StepStats[],
+  cells: ReadonlyArray<{ step: number; cells: StepCells }>,
+): SeriesReport {
+  const questions = dynamicsOfCells(cells);
+  const buckets = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
+  for (const q of questions) buckets[q.bucket]++;
+  return { steps, questions, buckets, warnings: seriesWarnings(steps), best: bestCheckpoint(steps, questions) };
 }
 
 /** Everything the series view and the CLI show, from the series' samples. */
@@ -364,13 +451,13 @@ export function seriesReport(series: Pick<Series, 'steps'>): SeriesReport {
   const steps = series.steps.map((s) =>
     stepStats({
       step: s.step,
-      samples: s.run.samples,
+      samples: s.run.samples.map(seriesSample),
       trainerScores: s.trainerScores,
       metrics: s.run.run.config.metrics,
     }),
   );
-  const questions = questionDynamics(series.steps.map((s) => ({ step: s.step, samples: s.run.samples })));
-  const buckets = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
-  for (const q of questions) buckets[q.bucket]++;
-  return { steps, questions, buckets, warnings: seriesWarnings(steps) };
+  return seriesReportOf(
+    steps,
+    series.steps.map((s) => ({ step: s.step, cells: stepCells(s.run.samples) })),
+  );
 }

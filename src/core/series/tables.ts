@@ -15,6 +15,11 @@ const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableC
 
 export const SERIES_TABLE_VERSION = 1;
 
+/** The key-value metadata of a series table's Parquet file (the CLI's and the app's alike). */
+export function seriesTableMetadata(table: Pick<TableSchema<never>, 'table' | 'version'>): Record<string, string> {
+  return { 'rlvr-workbench.table': table.table, 'rlvr-workbench.version': String(table.version) };
+}
+
 /** Step columns: `series --out` steps[] keys, CSV header and Parquet columns, in this order. */
 export const SERIES_STEPS_TABLE: TableSchema<StepStats> = {
   table: 'series-steps',
@@ -104,6 +109,13 @@ export function seriesReportJson(report: SeriesReport, meta: { stepRule: string;
       pass_rates: q.passRates,
     })),
     buckets: report.buckets,
+    best_step: report.best && {
+      step: report.best.step,
+      ex: report.best.ex,
+      ci_low: report.best.ciLow,
+      ci_high: report.best.ciHigh,
+      resamples: report.best.resamples,
+    },
     warnings: report.warnings.map((w) => ({ rule: w.rule, start_step: w.startStep, message: w.message })),
   };
 }

@@ -32,6 +32,7 @@ export function navGroups(route: Route, runId: string | null): NavGroup[] {
       label: 'Runs and results',
       links: [
         { page: 'runs', label: 'Runs', to: { page: 'runs' } },
+        { page: 'series', label: 'Training runs', to: { page: 'series', seriesId: null } },
         { page: 'run', label: 'Dashboard', to: { page: 'run', runId } },
         { page: 'items', label: 'Items', to: { page: 'items', runId, item: null } },
       ],

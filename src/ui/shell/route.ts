@@ -8,6 +8,7 @@
  */
 import { DEFAULT_QUERY, OUTCOMES, SORT_KEYS, type ItemQuery } from '../../core/views/item-query.ts';
 import { ALL_DIFFICULTIES } from '../../core/types.ts';
+import { BUCKETS, type Bucket } from '../../core/series/stats.ts';
 
 export type Route =
   | { page: 'demo' }
@@ -29,7 +30,44 @@ export type Route =
    * SQL, the reward formula and the TS switch ride in the address, so an attempt can be shared
    * and survives a reload.
    */
-  | { page: 'playground'; datasetId: string | null; index: number | null; attempt?: PlaygroundParams };
+  | { page: 'playground'; datasetId: string | null; index: number | null; attempt?: PlaygroundParams }
+  /**
+   * Training runs: the list and forms (`#/series`), one series (`#/series/<id>?bucket=learned&sort=flips`:
+   * the question grid's filter and order ride in the address), one question across its steps
+   * (`#/series/<id>/question/<gold index>`).
+   */
+  | { page: 'series'; seriesId: string | null; question?: number; grid?: GridQuery };
+
+/** The question grid of a series: which bucket, sorted by what. */
+export interface GridQuery {
+  bucket: Bucket | null;
+  sort: GridSort;
+  descending: boolean;
+}
+
+export const GRID_SORTS = ['index', 'first', 'last', 'flips'] as const;
+export type GridSort = (typeof GRID_SORTS)[number];
+export const DEFAULT_GRID: GridQuery = { bucket: null, sort: 'index', descending: false };
+
+export function parseGridQuery(search: string): GridQuery {
+  const p = new URLSearchParams(search);
+  const bucket = p.get('bucket');
+  const sort = p.get('sort');
+  return {
+    bucket: bucket && (BUCKETS as readonly string[]).includes(bucket) ? (bucket as Bucket) : null,
+    sort: sort && (GRID_SORTS as readonly string[]).includes(sort) ? (sort as GridSort) : 'index',
+    descending: p.get('desc') === '1',
+  };
+}
+
+export function gridQueryText(q: GridQuery): string {
+  const p = new URLSearchParams();
+  if (q.bucket) p.set('bucket', q.bucket);
+  if (q.sort !== 'index') p.set('sort', q.sort);
+  if (q.descending) p.set('desc', '1');
+  const text = p.toString();
+  return text ? '?' + text : '';
+}
 
 /** The playground's editor state as the address carries it. */
 export interface PlaygroundParams {
@@ -147,6 +185,13 @@ export function parseHash(hash: string): Route {
       return { page: 'generate' };
     case 'probe':
       return { page: 'probe', datasetId: parts[1] ?? null };
+    case 'series': {
+      const seriesId = parts[1] ?? null;
+      if (seriesId && parts[2] === 'question' && /^\d+$/.test(parts[3] ?? ''))
+        return { page: 'series', seriesId, question: Number(parts[3]) };
+      const route: Route = { page: 'series', seriesId };
+      return seriesId && search !== null ? { ...route, grid: parseGridQuery(search) } : route;
+    }
     case 'playground': {
       const index = /^\d+$/.test(parts[2] ?? '') ? Number(parts[2]) : null;
       const route: Route = { page: 'playground', datasetId: parts[1] ?? null, index };
@@ -189,6 +234,10 @@ export function routeHash(route: Route): string {
       return '#/generate';
     case 'probe':
       return route.datasetId ? `#/probe/${e(route.datasetId)}` : '#/probe';
+    case 'series':
+      if (!route.seriesId) return '#/series';
+      if (route.question !== undefined) return `#/series/${e(route.seriesId)}/question/${route.question}`;
+      return `#/series/${e(route.seriesId)}${route.grid ? gridQueryText(route.grid) : ''}`;
     case 'playground': {
       const base = [
         '#/playground',

@@ -3,16 +3,14 @@
  * types, turned into a `RunRequest`. The subset is chosen by the pure core (`selectSubset`).
  */
 import { errorMessage, isWorkbenchError } from '../../core/errors.ts';
-import { METRICS, type MetricName } from '../../core/eval/executor.ts';
-import { DEFAULT_SUITE_SPEC } from '../../core/ts/suite.ts';
-import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../core/run/types.ts';
+import type { RunConfig } from '../../core/run/types.ts';
 import { parseIdList, selectSubset, type Subset } from '../../core/views/subset.ts';
 import { ALL_DIFFICULTIES, type Difficulty } from '../../core/types.ts';
 import type { DatasetRecord, ReplayCheck, RunRequest, RunService } from '../../adapters/store/workbench-store.ts';
 import type { PredictionsInput } from '../../adapters/store/records.ts';
 import type { PairingFinding } from '../../core/formats/pairing.ts';
-import { APP_MAX_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { readUtf8File } from '../../adapters/utf8-text.ts';
+import { RunConfigDraft } from './run-config-draft.svelte.ts';
 
 export interface PredictionsFile {
   name: string;
@@ -24,7 +22,7 @@ export interface PredictionsFile {
 /** Pairs the chosen file with the chosen dataset before the run (the run service's checkReplay). */
 export type ReplayChecker = RunService['checkReplay'];
 
-export class NewRunDraft {
+export class NewRunDraft extends RunConfigDraft {
   readonly #checker: ReplayChecker | null;
   #check = $state.raw<ReplayCheck | null>(null);
   #checking = $state(false);
@@ -40,12 +38,9 @@ export class NewRunDraft {
   #predictionsError = $state<string | null>(null);
   #name = $state('');
   #nameTouched = false;
-  #timeoutS = $state(DEFAULT_RUN_CONFIG.timeoutMs / 1000);
-  #readOnly = $state(DEFAULT_RUN_CONFIG.readOnly);
-  #metrics = $state.raw<MetricName[]>([...DEFAULT_RUN_CONFIG.metrics]);
-  #fence = $state<RunConfig['fence']>(DEFAULT_RUN_CONFIG.fence);
 
   constructor(checker: ReplayChecker | null = null) {
+    super();
     this.#checker = checker;
   }
 
@@ -126,18 +121,6 @@ export class NewRunDraft {
   get name(): string {
     return this.#name;
   }
-  get timeoutS(): number {
-    return this.#timeoutS;
-  }
-  get readOnly(): boolean {
-    return this.#readOnly;
-  }
-  get metrics(): readonly MetricName[] {
-    return this.#metrics;
-  }
-  get fence(): RunConfig['fence'] {
-    return this.#fence;
-  }
   get subset(): Subset | null {
     return this.#subset.subset;
   }
@@ -157,8 +140,7 @@ export class NewRunDraft {
     if (!this.#subset.subset || this.#subset.subset.indices.length === 0)
       return 'The subset is empty: loosen the filters.';
     if (!this.#predictions) return 'Choose a predictions file.';
-    if (this.#metrics.length === 0) return 'Choose at least one metric.';
-    if (!(this.#timeoutS > 0)) return 'The timeout must be more than 0 seconds.';
+    if (this.configBlocker) return this.configBlocker;
     if (!this.#name.trim()) return 'Give the run a name.';
     return null;
   }
@@ -218,18 +200,8 @@ export class NewRunDraft {
     this.#name = name;
     this.#nameTouched = name.trim() !== '';
   }
-  setTimeoutS(s: number): void {
-    if (Number.isFinite(s)) this.#timeoutS = Math.min(APP_MAX_TIMEOUT_S, s);
-  }
-  setReadOnly(on: boolean): void {
-    this.#readOnly = on;
-  }
-  toggleMetric(m: MetricName, on: boolean): void {
-    const next = on ? [...new Set([...this.#metrics, m])] : this.#metrics.filter((x) => x !== m);
-    this.#metrics = METRICS.filter((x) => next.includes(x));
-  }
-  setFence(f: RunConfig['fence']): void {
-    this.#fence = f;
+  override setFence(f: RunConfig['fence']): void {
+    super.setFence(f);
     void this.#recheck();
   }
 
@@ -242,7 +214,7 @@ export class NewRunDraft {
     if (!this.#checker || !ds || !p) return;
     this.#checking = true;
     try {
-      const check = await this.#checker({ datasetId: ds.id, predictions: p.input, fence: this.#fence });
+      const check = await this.#checker({ datasetId: ds.id, predictions: p.input, fence: this.fence });
       if (seq === this.#checkSeq) this.#check = check;
     } catch (err) {
       if (seq === this.#checkSeq) this.#predictionsError = isWorkbenchError(err) ? err.message : errorMessage(err);
@@ -266,15 +238,7 @@ export class NewRunDraft {
       datasetId: ds.id,
       subset: { description: subset.description, indices: subset.indices },
       predictions: this.#predictions.input,
-      config: {
-        ...DEFAULT_RUN_CONFIG,
-        metrics: [...this.#metrics],
-        timeoutMs: Math.round(this.#timeoutS * 1000),
-        readOnly: this.#readOnly,
-        fence: this.#fence,
-        // Metric ts: the suite's seed and size are part of the run (docs/test-suite.md).
-        ...(this.#metrics.includes('ts') ? { suite: { ...DEFAULT_SUITE_SPEC } } : {}),
-      },
+      config: this.toConfig(),
     };
   }
 }

@@ -9,6 +9,7 @@ import type { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
 import type { RarRepository } from '../../adapters/judge/rar-store.ts';
 import type { PlaygroundService } from '../playground/playground-service.ts';
 import type { ReportExporter } from './report-export.ts';
+import type { SeriesServices } from '../series/series-state.svelte.ts';
 
 /** Re-runs one stored sample in the SQL worker pool to show both result tables. */
 export interface PreviewService {
@@ -43,6 +44,8 @@ export interface WorkbenchServices {
   engines: EngineFactory;
   /** The repositories over the page's one connection to the rubrics database (rubrics, judge caches, RaR runs), opened on first use. */
   rubricRepositories: () => Promise<RubricRepositories>;
+  /** Training runs: the series service, its analysis in the worker, and folder access (File System Access API). */
+  series: SeriesServices;
   /** A file of the embedded demo (public/demo), by its path under `demo/`, e.g. `gold.sql`. */
   fetchDemoFile(path: string): Promise<Blob>;
   /** "Export report": stored runs as one offline HTML file (docs/report.md); absent in the report itself. */

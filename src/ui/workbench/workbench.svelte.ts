@@ -25,6 +25,8 @@ import { RlView } from '../rl/rl-view.svelte.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { PlaygroundState } from '../playground/playground-state.svelte.ts';
 import { routeHash } from '../shell/route.ts';
+import { SeriesState } from '../series/series-state.svelte.ts';
+import { SeriesQuestionView, SeriesView } from '../series/series-view.svelte.ts';
 
 export class Workbench {
   readonly services: WorkbenchServices;
@@ -35,6 +37,8 @@ export class Workbench {
   readonly importDraft = new ImportDraft();
   readonly newRun: NewRunDraft;
   readonly demo: DemoState;
+  /** Training runs: the list, the forms, an import under way and the folders followed (for the page's life). */
+  readonly series: SeriesState;
   /** The run shown by the dashboard, the explorer and the question page, keyed by its id (loaded once per run). */
   readonly #runViews = new KeyedState((id) => {
     const view = new RunView(id, this.services.store, this.services.previews);
@@ -69,6 +73,10 @@ export class Workbench {
       this.#runViews.clear();
       this.#version++;
     });
+    this.series = new SeriesState(services.series, () => {
+      changed();
+      void this.runs.refresh();
+    });
     this.demo = new DemoState({
       store: services.store,
       datasets: this.datasets,
@@ -85,6 +93,17 @@ export class Workbench {
   readonly #probe = new KeyedState(() => new ProbeState(this.services.probe));
   readonly #compare = new KeyedState(
     () => new CompareView(this.services.store),
+    (v) => v.cancel(),
+  );
+  readonly #seriesViews = new KeyedState(
+    (seriesId) => new SeriesView(seriesId, this.services.series.analysis),
+    (v) => v.cancel(),
+  );
+  readonly #seriesQuestions = new KeyedState(
+    (key) => {
+      const at = key.lastIndexOf('/');
+      return new SeriesQuestionView(key.slice(0, at), Number(key.slice(at + 1)), this.services.series.analysis);
+    },
     (v) => v.cancel(),
   );
   readonly #rl = new KeyedState(
@@ -136,9 +155,21 @@ export class Workbench {
     return this.#rl.get(runId);
   }
 
-  /** Disposes the RL or Compare view when its route closes (the page unmounts): the next visit builds a fresh one. */
-  closeView(view: RlView | CompareView): void {
+  /** A training run's view, built when its route opens (another series', or `closeView`, cancels its computation). */
+  seriesView(seriesId: string): SeriesView {
+    return this.#seriesViews.get(seriesId);
+  }
+
+  /** One question across a training run's steps, built when its route opens. */
+  seriesQuestionView(seriesId: string, index: number): SeriesQuestionView {
+    return this.#seriesQuestions.get(`${seriesId}/${index}`);
+  }
+
+  /** Disposes a view when its route closes (the page unmounts): the next visit builds a fresh one. */
+  closeView(view: RlView | CompareView | SeriesView | SeriesQuestionView): void {
     if (view instanceof RlView) this.#rl.release(view);
+    else if (view instanceof SeriesView) this.#seriesViews.release(view);
+    else if (view instanceof SeriesQuestionView) this.#seriesQuestions.release(view);
     else this.#compare.release(view);
   }
 
@@ -149,7 +180,7 @@ export class Workbench {
 
   /** Loads what every screen lists; called once by the shell. */
   async start(): Promise<void> {
-    await Promise.all([this.storage.refresh(), this.datasets.refresh(), this.runs.refresh()]);
+    await Promise.all([this.storage.refresh(), this.datasets.refresh(), this.runs.refresh(), this.series.start()]);
   }
 
   /** The run of the dashboard or explorer route, shared by both (loaded once per run). */

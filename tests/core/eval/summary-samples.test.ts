@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { samplesNote } from '../../../src/core/eval/report.ts';
-import { samplesPerQuestion, summarize } from '../../../src/core/eval/summary.ts';
+import { samplesPerQuestion, summarize, summaryTotal } from '../../../src/core/eval/summary.ts';
 import { question, sample, verdicts } from '../rl/fixtures.ts';
 
 describe('the one run summary, with one and with several samples per question', () => {
@@ -26,6 +26,10 @@ describe('the one run summary, with one and with several samples per question', 
     expect(s.byDifficulty.moderate).toMatchObject({ count: 1, samples: 4, ex: 25 });
     expect(s.byDb.db).toMatchObject({ count: 2, ex: 62.5 });
     expect(s.missingDbs).toEqual({ db: 1 });
+    // The total alone (a series' steps) is the summary's, with one sample per question and with several.
+    expect(summaryTotal(results, ['ex', 'ts'])).toEqual(summarize(results, ['ex', 'ts']).byDifficulty.total);
+    const single = verdicts([1, 0, 1, 1]);
+    expect(summaryTotal(single, ['ex', 'soft-f1'])).toEqual(summarize(single, ['ex', 'soft-f1']).byDifficulty.total);
     expect(samplesPerQuestion(results)).toEqual({ min: 2, max: 4, questions: 2 });
     expect(samplesNote(s)).toMatch(
       /^n = 2 to 4 samples per question \(7 samples\): .* averaged over the 2 questions; count = questions\.$/,

@@ -66,6 +66,11 @@ function storeOf(files: RunFile[]): () => Promise<StoredRuns> {
     header: async (id) => byId.get(id)!.run,
     samples: async (id, _onStep, keep) => byId.get(id)!.samples.map(keep),
     overlay: async (id) => overlayOf(byId.get(id)!),
+    series: async () => {
+      throw new Error('no training run in this test');
+    },
+    scores: async () => [],
+    questionSamples: async (id, index) => byId.get(id)!.samples.filter((s) => s.index === index),
     close: () => undefined,
   });
 }

@@ -23,7 +23,7 @@ import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../../src/core/run/types.
 import { evaluateSeriesStep, SeriesVerdicts } from '../../../src/core/series/evaluate-step.ts';
 import { parseSeriesFile, seriesFileJson, SERIES_FILE_FORMAT } from '../../../src/core/series/file.ts';
 import { withStep, type Series, type SeriesStep } from '../../../src/core/series/model.ts';
-import { seriesReport, stepStats } from '../../../src/core/series/stats.ts';
+import { bestCheckpoint, seriesReport, seriesSample, stepStats } from '../../../src/core/series/stats.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, verlLines } from '../../helpers/series-dumps.ts';
 
 const pool = createNodeSqlPool({ dbRoot: DB_ROOT, workers: 1 });
@@ -122,10 +122,47 @@ describe("evaluateSeriesStep: earlier steps' verdicts are reused, never changing
   });
 });
 
+describe('SeriesVerdicts rebuilt from stored samples (the app after a reload)', () => {
+  it('gives a new step the same verdicts from earlier steps as the verdicts remembered while evaluating', async () => {
+    const rebuilt = new SeriesVerdicts();
+    for (const s of steps.slice(0, 2)) for (const x of s.step.run.samples) rebuilt.rememberSample(x);
+    const run = stepRun(300, [1, 2, 3]);
+    const { items } = planReplay({ predictions: { name: '300.jsonl', records: run.records }, gold, questions });
+    const hits = items.map((it) => rebuilt.lookup(it));
+    expect(hits.filter(Boolean)).toHaveLength(steps[2]!.fromEarlier);
+    // A hit is the earlier sample's verdict, none of its texts.
+    const hit = hits.find(Boolean)!;
+    expect(hit).not.toHaveProperty('sql');
+    expect(hit).not.toHaveProperty('completion');
+    const ev = await evaluateSeriesStep(items, options, { executor: pool }, rebuilt);
+    expect(ev.results.map((r) => r.ex)).toEqual(steps[2]!.alone);
+    expect(ev.fromEarlierSteps).toBe(steps[2]!.fromEarlier);
+  }, 300_000);
+});
+
+describe('bestCheckpoint', () => {
+  it('is the step with the highest EX, with a bootstrap interval around it over its questions', () => {
+    const report = seriesReport(series);
+    const top = Math.max(...report.steps.map((s) => s.ex!));
+    expect(report.best).toMatchObject({ step: report.steps.find((s) => s.ex === top)!.step, ex: top, resamples: 1000 });
+    expect(report.best!.ciLow).toBeLessThanOrEqual(top);
+    expect(report.best!.ciHigh).toBeGreaterThanOrEqual(top);
+    expect(report.best!.ciHigh - report.best!.ciLow).toBeGreaterThan(1);
+    // Seeded: the same interval every time.
+    expect(bestCheckpoint(report.steps, report.questions)).toEqual(report.best);
+    expect(bestCheckpoint([], [])).toBeNull();
+  });
+});
+
 describe('stepStats on real verdicts', () => {
   it('with one sample per question: EX = pass@1 = pass@n = maj@n over answered questions, counts equal a direct count', () => {
     const s = steps[0]!.step;
-    const st = stepStats({ step: 100, samples: s.run.samples, trainerScores: s.trainerScores, metrics: ['ex'] });
+    const st = stepStats({
+      step: 100,
+      samples: s.run.samples.map(seriesSample),
+      trainerScores: s.trainerScores,
+      metrics: ['ex'],
+    });
     const scored = s.run.samples.filter((x) => x.status !== 'missing-db');
     expect(st.questions).toBe(Q);
     const ex = (scored.filter((x) => x.ex === 1).length / Q) * 100;
@@ -142,7 +179,12 @@ describe('stepStats on real verdicts', () => {
 
   it('with three samples per question: pass@n, maj@n and zero variance equal the RL statistics of the same samples', () => {
     const s = steps[2]!.step;
-    const st = stepStats({ step: 300, samples: s.run.samples, trainerScores: s.trainerScores, metrics: ['ex'] });
+    const st = stepStats({
+      step: 300,
+      samples: s.run.samples.map(seriesSample),
+      trainerScores: s.trainerScores,
+      metrics: ['ex'],
+    });
     const rl = computeRunStats(s.run.samples, { ks: [1, 3], rng: mulberry32(0) });
     expect(st.nMin).toBe(3);
     expect(st.passAt1).toBeCloseTo(rl.overall.passAtK[1]! * 100, 10);

@@ -5,6 +5,7 @@ import { routeHash, type Page } from '../../../src/ui/shell/route.ts';
 const ALL_PAGES: Page[] = [
   'datasets',
   'runs',
+  'series',
   'run',
   'items',
   'generate',
@@ -22,7 +23,7 @@ describe('navGroups', () => {
     expect(groups.map((g) => g.label)).toEqual(['Data', 'Runs and results', 'Generation', 'Rubrics', 'Analysis']);
     expect(groups.map((g) => g.links.map((l) => l.label))).toEqual([
       ['Datasets'],
-      ['Runs', 'Dashboard', 'Items'],
+      ['Runs', 'Training runs', 'Dashboard', 'Items'],
       ['Generate'],
       ['Rubrics', 'Rubric runs'],
       ['RL', 'Compare', 'Reward hacking', 'Playground'],

@@ -16,6 +16,17 @@ describe('hash routes', () => {
     ['#/run/r%20x', { page: 'run', runId: 'r x' }],
     ['#/rubrics', { page: 'rubrics' }],
     ['#/rubric-runs', { page: 'rubric-runs' }],
+    ['#/series', { page: 'series', seriesId: null }],
+    ['#/series/s1', { page: 'series', seriesId: 's1' }],
+    ['#/series/s1/question/42', { page: 'series', seriesId: 's1', question: 42 }],
+    [
+      '#/series/s1?bucket=learned&sort=flips&desc=1',
+      { page: 'series', seriesId: 's1', grid: { bucket: 'learned', sort: 'flips', descending: true } },
+    ],
+    [
+      '#/series/s1?bucket=nope&sort=x',
+      { page: 'series', seriesId: 's1', grid: { bucket: null, sort: 'index', descending: false } },
+    ],
   ])('reads %j', (hash, route) => {
     expect(parseHash(hash)).toEqual(route);
   });
@@ -31,6 +42,10 @@ describe('hash routes', () => {
       '#/run/r%20x',
       '#/run/r/items',
       '#/run/r/items/4.1',
+      '#/series',
+      '#/series/s%201',
+      '#/series/s/question/3',
+      '#/series/s?bucket=unstable&sort=first',
     ]) {
       expect(routeHash(parseHash(hash))).toBe(hash);
     }

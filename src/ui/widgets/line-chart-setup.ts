@@ -3,7 +3,7 @@
  * LineChart like the dashboard's bar charts (chart-setup.ts); the same Chart class and defaults.
  */
 import { LineController, LineElement, PointElement } from 'chart.js';
-import { Chart } from '../widgets/chart-setup.ts';
+import { Chart } from './chart-setup.ts';
 
 Chart.register(LineController, LineElement, PointElement);
 

@@ -1,0 +1,151 @@
+/**
+ * One file of a training run as the steps of a series (docs/series.md, "Where steps come from"),
+ * for the CLI's `series` and the app's series import and folder watch alike:
+ * - a trainer's or harness's dump (verl, lm-eval, Inspect, prime-rl; read-harness.ts): verl rows
+ *   carry their step (a file holding several steps gives several), the others take the step
+ *   from the file's path by the step rule;
+ * - a predictions file (BIRD JSON, JSONL, `.sql`) whose path carries the step by the rule.
+ * Each step comes with the records (or text) the core's replay plan pairs with the gold, the
+ * trainer's own score of each sample, the mapping report and how its step was found.
+ */
+import { WorkbenchError } from '../../core/errors.ts';
+import {
+  detectHarnessFormat,
+  mapHarnessRows,
+  mappingReport,
+  type HarnessFormat,
+  type HarnessRow,
+} from '../../core/formats/harness.ts';
+import type { SourceRecord } from '../../core/formats/records.ts';
+import { DEFAULT_STEP_RULE_TEXT, stepFromName, type StepRule } from '../../core/series/step-name.ts';
+import type { Question } from '../../core/types.ts';
+import { readHarnessFile } from './read-harness.ts';
+
+/** Files a series folder may hold: dumps and predictions (hidden files are left out by the callers). */
+export const SERIES_DUMP_FILE = /\.(jsonl|json|eval)$/i;
+
+export type DumpFormat = HarnessFormat | 'predictions';
+
+export interface DumpStep {
+  step: number;
+  /** The file as named to the user, with ` step N` when it holds several steps. */
+  source: string;
+  format: DumpFormat;
+  /** What the replay plan pairs with the gold: a dump's mapped records, or a predictions file's text. */
+  predictions: { name: string; records: SourceRecord[] } | { name: string; text: string };
+  /** Per question id, the trainer's score of each of its samples in sample order (null where none); empty for predictions files. */
+  sampleScores: Map<number, Array<number | null>>;
+  /** The mapping report of a dump's step (rows mapped by which rule, unmatched rows); null for predictions files. */
+  report: string | null;
+  /** Rows of a dump's step that matched a question (0: nothing to evaluate); null for a predictions file (paired later). */
+  matched: number | null;
+}
+
+export interface SeriesDump {
+  format: DumpFormat;
+  steps: DumpStep[];
+  /** How the steps were found (`100.jsonl: step 100 (from the name by <N>.<ext>)`), and warnings. */
+  notes: string[];
+}
+
+/** The rule as shown to the user. */
+export const stepRuleText = (rule: StepRule | undefined): string =>
+  rule ? `${rule.name} on the file's path` : DEFAULT_STEP_RULE_TEXT;
+
+/** Whether a file's first record (or whole JSON object) is a harness dump; reads no more than needed. */
+async function harnessFormatOf(name: string, blob: Blob): Promise<HarnessFormat | null> {
+  if (/\.eval$/i.test(name)) return 'inspect';
+  const head = await blob.slice(0, 1 << 20).text();
+  const trimmed = head.trimStart();
+  if (/\.json$/i.test(name) && trimmed.startsWith('{') && trimmed.includes('"samples"')) {
+    // An Inspect .json log is one object: detection needs the whole of it.
+    try {
+      return detectHarnessFormat(JSON.parse(await blob.text()));
+    } catch {
+      return null;
+    }
+  }
+  const firstLine = trimmed.slice(0, (trimmed + '\n').indexOf('\n'));
+  try {
+    return detectHarnessFormat(JSON.parse(firstLine));
+  } catch {
+    return null;
+  }
+}
+
+function noStep(name: string, rule: StepRule | undefined): WorkbenchError {
+  return new WorkbenchError(
+    'BAD_FORMAT',
+    `no training step in the name ${JSON.stringify(name)} by the rule (${stepRuleText(rule)}): rename the file, or give a step pattern: a regular expression with the step's digits in a capture group (CLI: --step-pattern REGEX)`,
+    name,
+  );
+}
+
+/**
+ * The steps of one file. `name` is its path under the folder given (the step rule reads its
+ * folders too); `format` forces a dump format (null detects it; a file that is no dump is read
+ * as a predictions file named by its step).
+ */
+export async function readSeriesDump(
+  name: string,
+  blob: Blob,
+  questions: readonly Question[],
+  options: { format?: HarnessFormat | null; rule?: StepRule } = {},
+): Promise<SeriesDump> {
+  const fileName = name.split(/[\\/]/).pop() ?? name;
+  const fromName = stepFromName(name, options.rule);
+  const format = options.format ?? (await harnessFormatOf(fileName, blob));
+  if (format === null) {
+    if (!fromName) throw noStep(name, options.rule);
+    return {
+      format: 'predictions',
+      notes: [`${name}: step ${fromName.step} (from the name by ${fromName.rule}; read as a predictions file)`],
+      steps: [
+        {
+          step: fromName.step,
+          source: name,
+          format: 'predictions',
+          predictions: { name: fileName, text: await blob.text() },
+          sampleScores: new Map(),
+          report: null,
+          matched: null,
+        },
+      ],
+    };
+  }
+  const got = await readHarnessFile(fileName, blob, format);
+  const notes: string[] = [];
+  let rows: HarnessRow[] = got.rows;
+  if (rows.every((r) => r.step === null)) {
+    if (!fromName) throw noStep(name, options.rule);
+    rows = rows.map((r) => ({ ...r, step: fromName.step }));
+    notes.push(`${name}: step ${fromName.step} (from the name by ${fromName.rule})`);
+  } else {
+    const steps = [...new Set(rows.map((r) => r.step))];
+    notes.push(`${name}: step${steps.length > 1 ? 's' : ''} ${steps.join(', ')} (from the rows' "step")`);
+    if (fromName && (steps.length > 1 || steps[0] !== fromName.step)) {
+      notes.push(
+        `warning: ${name}: its name says step ${fromName.step} but its rows say ${steps.join(', ')}; the rows' steps are used`,
+      );
+    }
+  }
+  const runs = mapHarnessRows(rows, questions);
+  return {
+    format: got.format,
+    notes,
+    steps: runs.map((r) => ({
+      step: r.step!,
+      source: runs.length > 1 ? `${name} step ${r.step}` : name,
+      format: got.format,
+      predictions: { name: fileName, records: r.records },
+      sampleScores: r.sampleScores,
+      report: mappingReport(got.format, name, r),
+      matched: r.records.length,
+    })),
+  };
+}
+
+/** The trainer's score of an item (null where the dump gave none). */
+export function trainerScoreOf(step: Pick<DumpStep, 'sampleScores'>, questionId: number, sample = 0): number | null {
+  return step.sampleScores.get(questionId)?.[sample] ?? null;
+}

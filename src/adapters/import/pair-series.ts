@@ -1,0 +1,48 @@
+/**
+ * One file of a training run read as steps and paired with a dataset's gold, in the import
+ * worker (src/adapters/harness/series-dump.ts, then the core's replay plan per step): what the
+ * app's series service evaluates. Pairing is not strict, as in the CLI's `series`: findings are
+ * notes of the step.
+ */
+import { findingText } from '../../core/formats/pairing.ts';
+import { planReplay } from '../../core/run/replay.ts';
+import { compileStepPattern } from '../../core/series/step-name.ts';
+import { readSeriesDump, trainerScoreOf } from '../harness/series-dump.ts';
+import type { PairedSeriesDump, SeriesDumpJob } from '../store/records.ts';
+import { sha256Blob } from './pair-run.ts';
+
+export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDump> {
+  const rule = job.stepPattern ? compileStepPattern(job.stepPattern, 'step pattern') : undefined;
+  const dump = await readSeriesDump(job.fileName, job.file, job.questions, { format: job.format, rule });
+  const hash = await sha256Blob(job.file);
+  return {
+    notes: dump.notes,
+    steps: dump.steps.map((step) => {
+      if (step.matched === 0)
+        return {
+          step: step.step,
+          source: step.source,
+          format: step.format,
+          items: [],
+          trainerScores: [],
+          notes: [step.report!, `${step.source}: no row matched a question; nothing to evaluate`],
+          ...hash,
+        };
+      const plan = planReplay({
+        predictions: { ...step.predictions, name: step.source },
+        gold: job.gold,
+        questions: job.questions,
+        fence: job.fence,
+      });
+      return {
+        step: step.step,
+        source: step.source,
+        format: step.format,
+        items: plan.items,
+        trainerScores: plan.items.map((it) => trainerScoreOf(step, it.questionId, it.sample)),
+        notes: [...(step.report ? [step.report] : []), ...plan.findings.map(findingText), ...plan.warnings],
+        ...hash,
+      };
+    }),
+  };
+}

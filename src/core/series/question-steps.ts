@@ -1,0 +1,39 @@
+/**
+ * One question across the steps of a series (`#/series/<id>/question/<index>`): per step, its
+ * samples grouped by result with the majority vote (src/core/rl/question-samples.ts), the
+ * majority SQL (the first sample of the largest result group, A) and that SQL's difference from
+ * the previous step's majority SQL. Pure: the analysis worker computes it.
+ */
+import { questionSamples, type QuestionSamples } from '../rl/question-samples.ts';
+import type { SampleRecord } from '../run/types.ts';
+import { sqlDiff, type DiffPart } from './sql-diff.ts';
+
+export interface QuestionStep {
+  step: number;
+  runId: string;
+  /** The question's samples at this step (empty when the step has none of it). */
+  view: QuestionSamples;
+  /** SQL of group A's first sample; null when no sample voted (no result, no SQL). */
+  majoritySql: string | null;
+  /** The majority SQL's difference from the previous step that had one; null at the first such step. */
+  diff: DiffPart[] | null;
+}
+
+export function majoritySqlOf(view: QuestionSamples): string | null {
+  const a = view.groups[0];
+  if (!a) return null;
+  return view.samples.find((s) => s.sample === a.samples[0])?.sql ?? null;
+}
+
+export function questionAcrossSteps(
+  steps: ReadonlyArray<{ step: number; runId: string; samples: readonly SampleRecord[] }>,
+): QuestionStep[] {
+  let previous: string | null = null;
+  return steps.map((s) => {
+    const view = questionSamples(s.samples);
+    const majoritySql = majoritySqlOf(view);
+    const diff = majoritySql !== null && previous !== null ? sqlDiff(previous, majoritySql) : null;
+    if (majoritySql !== null) previous = majoritySql;
+    return { step: s.step, runId: s.runId, view, majoritySql, diff };
+  });
+}
