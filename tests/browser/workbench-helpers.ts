@@ -124,7 +124,9 @@ export async function startRun(page: Page, opts: RunOptions): Promise<{ runId: s
       undefined,
       { timeout: 60_000 },
     );
-    expect((await progress.textContent())?.replace(/\s+/g, ' ')).toMatch(/of \d+ items · [\d.]+ items\/s/);
+    expect((await progress.textContent())?.replace(/\s+/g, ' ')).toMatch(
+      /of \d+ items( · \d+ without a database \(skipped, not scored\))? · [\d.]+ items\/s executed/,
+    );
   }
   const end = page.locator('[data-testid="dashboard"][data-loaded="true"], [data-testid="run-error"]');
   await end.first().waitFor({ timeout: opts.waitMs ?? 180_000 });
