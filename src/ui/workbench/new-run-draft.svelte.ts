@@ -13,6 +13,7 @@ import type { PredictionsInput } from '../../adapters/store/records.ts';
 import type { PairingFinding } from '../../core/formats/pairing.ts';
 import { APP_MAX_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { readUtf8File } from '../../adapters/utf8-text.ts';
+import type { KeyValueStore } from '../shell/key-value.ts';
 
 export interface PredictionsFile {
   name: string;
@@ -24,8 +25,12 @@ export interface PredictionsFile {
 /** Pairs the chosen file with the chosen dataset before the run (the run service's checkReplay). */
 export type ReplayChecker = RunService['checkReplay'];
 
+/** The last dataset chosen in the form, kept across reloads (issue 23). */
+export const LAST_DATASET_KEY = 'rlvr-workbench:new-run:dataset';
+
 export class NewRunDraft {
   readonly #checker: ReplayChecker | null;
+  readonly #memory: KeyValueStore | null;
   #check = $state.raw<ReplayCheck | null>(null);
   #checking = $state(false);
   #checkSeq = 0;
@@ -44,9 +49,40 @@ export class NewRunDraft {
   #readOnly = $state(DEFAULT_RUN_CONFIG.readOnly);
   #metrics = $state.raw<MetricName[]>([...DEFAULT_RUN_CONFIG.metrics]);
   #fence = $state<RunConfig['fence']>(DEFAULT_RUN_CONFIG.fence);
+  /** Metric ts: the suite's seed and size (the CLI's --ts-seed, --ts-size; docs/test-suite.md). */
+  #tsSeed = $state(DEFAULT_SUITE_SPEC.seed);
+  #tsSize = $state(DEFAULT_SUITE_SPEC.size);
 
-  constructor(checker: ReplayChecker | null = null) {
+  constructor(checker: ReplayChecker | null = null, memory: KeyValueStore | null = globalThis.localStorage ?? null) {
     this.#checker = checker;
+    this.#memory = memory;
+  }
+
+  /** Id of the dataset last chosen in the form (kept across reloads), or null. */
+  get rememberedDatasetId(): string | null {
+    try {
+      return this.#memory?.getItem(LAST_DATASET_KEY) ?? null;
+    } catch {
+      return null;
+    }
+  }
+  get tsSeed(): number {
+    return this.#tsSeed;
+  }
+  get tsSize(): number {
+    return this.#tsSize;
+  }
+  setTsSeed(n: number): void {
+    if (Number.isFinite(n)) this.#tsSeed = n;
+  }
+  setTsSize(n: number): void {
+    if (Number.isFinite(n)) this.#tsSize = n;
+  }
+  /** After a run started: the name typed for it is not the next run's (issue 23); the next one is named from its file. */
+  started(): void {
+    this.#nameTouched = false;
+    this.#name = '';
+    this.#autoName();
   }
 
   #subset = $derived.by((): { subset: Subset | null; error: string | null } => {
@@ -159,10 +195,26 @@ export class NewRunDraft {
     if (!this.#predictions) return 'Choose a predictions file.';
     if (this.#metrics.length === 0) return 'Choose at least one metric.';
     if (!(this.#timeoutS > 0)) return 'The timeout must be more than 0 seconds.';
+    if (this.#metrics.includes('ts')) {
+      if (!Number.isInteger(this.#tsSeed) || this.#tsSeed < 0 || this.#tsSeed > 0xffffffff)
+        return 'The test-suite seed must be an integer from 0 to 4294967295.';
+      if (!Number.isInteger(this.#tsSize) || this.#tsSize < 1 || this.#tsSize > DEFAULT_SUITE_SPEC.candidates) {
+        return `The test-suite size must be an integer from 1 to ${DEFAULT_SUITE_SPEC.candidates} (the candidate databases it is distilled from).`;
+      }
+    }
     if (!this.#name.trim()) return 'Give the run a name.';
     return null;
   }
 
+  /** The user's choice: kept for the next visit (setDataset alone is the form's default). */
+  chooseDataset(ds: DatasetRecord | null): void {
+    try {
+      if (ds) this.#memory?.setItem(LAST_DATASET_KEY, ds.id);
+    } catch {
+      // storage refused (private mode, quota): the choice holds for this visit only
+    }
+    this.setDataset(ds);
+  }
   setDataset(ds: DatasetRecord | null): void {
     if (ds?.id === this.#dataset?.id) return;
     this.#dataset = ds;
@@ -273,7 +325,9 @@ export class NewRunDraft {
         readOnly: this.#readOnly,
         fence: this.#fence,
         // Metric ts: the suite's seed and size are part of the run (docs/test-suite.md).
-        ...(this.#metrics.includes('ts') ? { suite: { ...DEFAULT_SUITE_SPEC } } : {}),
+        ...(this.#metrics.includes('ts')
+          ? { suite: { ...DEFAULT_SUITE_SPEC, seed: this.#tsSeed, size: this.#tsSize } }
+          : {}),
       },
     };
   }
