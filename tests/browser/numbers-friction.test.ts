@@ -5,13 +5,17 @@
  * says it has no GRPO groups; Compare keeps its filter on Back and steps through the listed
  * questions; home lists the user's recent runs; the dashboard names its units.
  */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BIRD_RUBRIC } from '../../src/core/rubric/bird-rubric.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { browserSkipReason, gotoHash, suiteTitle } from './harness.ts';
 import { DEMO_ROOT } from './node-reference.ts';
 import {
   type AppSession,
   closeAppAfter,
+  importDataset,
   importDemoLibrary,
   openApp,
   screenshot,
@@ -100,6 +104,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('issue 23: friction fixed, units
     expect(await page.locator('[data-stat="zero_variance_share"]').count()).toBe(0);
     expect(await page.locator('[data-stat="mean_abs_advantage"]').count()).toBe(0);
     expect(await page.getByTestId('rl-no-groups').textContent()).toContain('No GRPO groups (n = 1)');
+    await page.getByTestId('grpo-none').waitFor();
+    expect(await page.getByText('wasted rollouts').count()).toBe(0);
     await both('rl-n1');
   });
 
@@ -127,12 +133,87 @@ describe.skipIf(browserSkipReason())(suiteTitle('issue 23: friction fixed, units
     expect(await page.getByTestId('compare-category').inputValue()).toBe('all');
   }, 240_000);
 
+  it('the rubric screen aggregates over scorable samples, counts the others apart, and names question ids', async () => {
+    // The demo's 20 questions plus 4 whose database is not among the files.
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-numbers-rubric-'));
+    mkdirSync(path.join(dir, 'city_library'));
+    copyFileSync(
+      path.join(DEMO_ROOT, 'city_library', 'city_library.sqlite'),
+      path.join(dir, 'city_library', 'city_library.sqlite'),
+    );
+    const qs = JSON.parse(readFileSync(path.join(DEMO_ROOT, 'questions.json'), 'utf8')) as Array<
+      Record<string, unknown>
+    >;
+    const extra: Array<Record<string, unknown>> = [0, 1, 2, 3].map((k) => ({
+      ...qs[k]!,
+      question_id: 900 + k,
+      db_id: 'absent_library',
+    }));
+    writeFileSync(path.join(dir, 'questions.json'), JSON.stringify([...qs, ...extra]));
+    const gold = readFileSync(path.join(DEMO_ROOT, 'gold.sql'), 'utf8').trimEnd().split('\n');
+    writeFileSync(
+      path.join(dir, 'gold.sql'),
+      [...gold, ...extra.map((q) => `${String(q.SQL)}\tabsent_library`)].join('\n') + '\n',
+    );
+    const preds = JSON.parse(readFileSync(path.join(DEMO_ROOT, 'predictions.json'), 'utf8')) as Record<string, string>;
+    const predFile = path.join(dir, 'predictions.json');
+    writeFileSync(
+      predFile,
+      JSON.stringify(
+        Object.fromEntries(
+          [...Object.values(preds), ...extra.map((q) => `${String(q.SQL)}\t----- bird -----\tabsent_library`)].map(
+            (v, i) => [String(i), v],
+          ),
+        ),
+      ),
+    );
+    expect(
+      (
+        await importDataset(page, {
+          kind: 'bird',
+          name: 'Library with a missing db',
+          files: ['questions.json', 'gold.sql', 'city_library/city_library.sqlite'].map((f) => path.join(dir, f)),
+        })
+      ).ok,
+    ).toBe(true);
+    const run = await startRun(page, {
+      datasetName: 'Library with a missing db',
+      predictions: predFile,
+      name: 'rubric units',
+    });
+    expect(run.error).toBeNull();
+    // The dashboard's By database: one unit per column, the missing database in questions too.
+    expect(
+      await page
+        .locator('[data-testid="db-scores"] tr[data-db="absent_library"] td[data-col="questions"]')
+        .textContent(),
+    ).toBe('4');
+    expect(await page.getByTestId('run-units').textContent()).toBe('24 questions, 1 sample each');
+    await both('dashboard-units');
+
+    await page.getByTestId('nav-rubrics').click();
+    await page.getByTestId('score-run').selectOption({ label: 'rubric units (Library with a missing db)' });
+    await page.getByRole('button', { name: BIRD_RUBRIC.title }).click();
+    await page.getByTestId('judge-choice').selectOption('none');
+    await page.getByTestId('score-start').click();
+    await page.getByTestId('rubric-summary').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#agg-h').textContent()).toContain('Run: 20 samples scored');
+    expect(await page.getByTestId('rubric-unscorable').textContent()).toContain('4 samples have no database');
+    // Every sample a person reads is named by its question id.
+    const names = await page.locator('[data-testid="sample-verdicts"] tbody tr th a').allTextContents();
+    expect(names.every((n) => /^#\d+$/.test(n))).toBe(true);
+    expect(names).toContain('#900');
+    const wrong = await page.locator('[data-testid="rewarded-wrong"] a').allTextContents();
+    expect(wrong.every((n) => /^#\d+$/.test(n))).toBe(true);
+    await both('rubric-units');
+  }, 240_000);
+
   it("home lists the user's recent runs above the demo", async () => {
     await gotoHash(page, '#/');
     const recent = page.getByTestId('recent-runs');
     await recent.waitFor();
     const names = await recent.getByTestId('recent-run').allTextContents();
-    expect(names.slice(0, 2)).toEqual(['hostile ts', 'my first run']);
+    expect(names.slice(0, 3)).toEqual(['rubric units', 'hostile ts', 'my first run']);
     const firstId = await recent.locator('li').first().getAttribute('data-run-id');
     expect(firstId).toBeTruthy();
     await recent.getByTestId('recent-run').first().click();
