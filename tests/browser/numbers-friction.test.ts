@@ -106,6 +106,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('issue 23: friction fixed, units
     expect(await page.getByTestId('rl-no-groups').textContent()).toContain('No GRPO groups (n = 1)');
     await page.getByTestId('grpo-none').waitFor();
     expect(await page.getByText('wasted rollouts').count()).toBe(0);
+    // Nor per prompt: no GRPO mean, std or advantages with one sample each.
+    await page.getByTestId('prompt-table').waitFor();
+    expect(await page.locator('[data-testid="prompt-table"] thead').textContent()).not.toMatch(/GRPO mean|advantages/);
     await both('rl-n1');
   });
 

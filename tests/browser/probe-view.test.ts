@@ -88,17 +88,21 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
     await page.locator('tr[data-exploit="delete-table"] [data-col="official"] [data-testid="probe-wins-open"]').click();
     const list = page.getByTestId('probe-wins');
     await list.waitFor();
-    const shown = await list
-      .locator('li')
-      .evaluateAll((ls) =>
-        ls.map((l) => ({
-          index: Number((l as HTMLElement).dataset.index),
-          text: l.querySelector('strong')?.textContent,
-        })),
-      );
+    const shown = await list.locator('li').evaluateAll((ls) =>
+      ls.map((l) => ({
+        index: Number((l as HTMLElement).dataset.index),
+        text: l.querySelector('strong')?.textContent,
+      })),
+    );
     expect(shown).toHaveLength(del.official.won);
     // Spider's question id is its position in dev.json: every win is a concert_singer question, named "#<id>".
     expect(shown.every((w) => ids.has(w.index) && w.text === `#${w.index}`)).toBe(true);
+    // Each opens its question in the reward playground.
+    const hrefs = await list.getByTestId('probe-win-link').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    expect(hrefs.every((h, i) => new RegExp(`^#/playground/[^/?]+/${shown[i]!.index}(\\?|$)`).test(h ?? ''))).toBe(
+      true,
+    );
+    await page.setViewportSize({ width: 1400, height: 1000 });
     await screenshot(page, 'probe-wins-1400x1000.png', true);
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, 'probe-wins-390x844.png', true);
