@@ -78,7 +78,7 @@ export function timeBlock(
 ): BlockTiming | null {
   const t0 = now();
   let runs = 0;
-  let span = 0;
+  let span: number;
   do {
     run();
     runs++;
