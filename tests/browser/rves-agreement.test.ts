@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { birdPredictionFiles } from '../../bench/items.ts';
@@ -10,6 +10,7 @@ import {
   ARTIFACTS,
   LAPTOP,
   closeAppAfter,
+  downloadFrom,
   importBirdMiniDev,
   openApp,
   screenshot,
@@ -26,11 +27,18 @@ import {
  * By default one file (gpt-4o CoT) in each case. The measurement of docs/r-ves-timing.md walks all
  * 13 mini-dev prediction files and writes the figures to test-artifacts/rves-agreement-*.json:
  *   RVES_ALL=1 RVES_ISOLATION=coarse npx vitest run tests/browser/rves-agreement.test.ts --project node --maxWorkers=1
- * (RVES_ISOLATION=isolated for the isolated page; about 13 x 5 minutes per case on a loaded 2-core machine).
+ * (RVES_ISOLATION=isolated for the isolated page; about 13 x 5 minutes per case on a loaded 2-core machine);
+ * RVES_FILES=gpt-35-turbo_cot,gpt-4_sqlite measures the files whose names contain those parts.
  */
 const ALL = birdPredictionFiles();
 const ONE = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
-const FILES = process.env.RVES_ALL ? ALL : [ONE];
+/** RVES_FILES=name,name (parts of file names) measures those files again. */
+const PICKED = process.env.RVES_FILES?.split(',').filter((n) => n !== '');
+const FILES = PICKED
+  ? ALL.filter((f) => PICKED.some((n) => path.basename(f).includes(n)))
+  : process.env.RVES_ALL
+    ? ALL
+    : [ONE];
 /** RVES_ISOLATION=coarse or isolated runs one of the two cases. */
 const CASES =
   process.env.RVES_ISOLATION === 'coarse'
@@ -101,9 +109,15 @@ for (const isolated of CASES) {
             await page.setViewportSize({ width: 1400, height: 1000 });
             await screenshot(page, `rves-dashboard-${label}-1400x1000.png`, true);
           }
-          if (process.env.RVES_ALL) {
+          if (process.env.RVES_ALL || PICKED) {
             mkdirSync(ARTIFACTS, { recursive: true });
-            writeFileSync(path.join(ARTIFACTS, `rves-agreement-${label}.json`), JSON.stringify(rows, null, 1));
+            const out = `rves-agreement-${label}${PICKED ? '-picked' : ''}.json`;
+            writeFileSync(path.join(ARTIFACTS, out), JSON.stringify(rows, null, 1));
+            // Each item's timing on both sides, for a closer look: the CLI's --out and the app's run JSON.
+            copyFileSync(cli.report!, path.join(ARTIFACTS, `rves-${label}-${name}.cli.json`));
+            await page.getByTestId('nav-runs').click();
+            const exported = await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`);
+            writeFileSync(path.join(ARTIFACTS, `rves-${label}-${name}.app.json`), exported.text);
           }
           expectRvesAgreement(name, app, cli);
         }

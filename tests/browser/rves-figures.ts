@@ -18,6 +18,8 @@ export interface RvesFigures {
   notTimed: number;
   /** EX in total as shown (two decimals). */
   ex: string;
+  /** The CLI's --out report (its items' r_ves and time_ratio), for a closer look. */
+  report?: string;
 }
 
 /** `eval --metrics ex,soft-f1,r-ves` on `file` against mini-dev: its --out report's figures. */
@@ -41,6 +43,7 @@ export async function cliRves(file: string): Promise<RvesFigures> {
     byDb: Object.fromEntries(RVES_DBS.map((d) => [d, s.by_db[d]!.r_ves])),
     notTimed: s.by_difficulty.total.r_ves_not_timed,
     ex: s.by_difficulty.total.ex.toFixed(2),
+    report: out,
   };
 }
 
