@@ -9,8 +9,11 @@ import { duck } from '../helpers/duck.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { csvParts, samplesJsonlParts } from '../../src/core/runfile/export.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
+import { summarize } from '../../src/core/eval/summary.ts';
+import type { SampleRecord } from '../../src/core/run/types.ts';
+import { readRunInput } from '../../src/cli/commands/tabular-input.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { miniDevEvalArgs, sharedData } from '../helpers/shared-data.ts';
+import { gpt4oMinidevPredictions, minidevFlags } from '../helpers/shared-data.ts';
 
 interface Agg {
   n: number;
@@ -32,11 +35,7 @@ describe('unscored samples are null in every export; mean(ex) over each export i
   let exTotal = 0;
 
   beforeAll(async () => {
-    const common = [
-      '--predictions',
-      sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
-      ...miniDevEvalArgs(),
-    ];
+    const common = ['--predictions', gpt4oMinidevPredictions(), ...minidevFlags()];
     const [a, b] = await Promise.all([
       runCli(['eval', ...common, '--run-out', runJson, '--out', report]),
       runCli(['eval', ...common, '--run-out', runParquet]),
@@ -74,6 +73,18 @@ describe('unscored samples are null in every export; mean(ex) over each export i
     expect(
       parseRunFile(text, 'run.json').samples.filter((s) => s.status === 'missing-db' && s.ex === 0 && s.reward === 0),
     ).toHaveLength(360);
+  });
+
+  it('the run read back from either file (stats and compare read both) is the run as stored: the same samples, the same summary', async () => {
+    const fromJson = await readRunInput('--run', runJson);
+    const fromParquet = await readRunInput('--run', runParquet);
+    expect(fromParquet.samples).toHaveLength(500);
+    const unscored = fromParquet.samples.filter((s) => s.status === 'missing-db');
+    expect(unscored).toHaveLength(360);
+    expect(unscored.every((s) => s.ex === 0 && s.reward === 0)).toBe(true);
+    const key = (s: SampleRecord) => [s.index, s.sample, s.status, s.ex, s.reward, s.softF1].join('|');
+    expect(fromParquet.samples.map(key)).toEqual(fromJson.samples.map(key));
+    expect(summarize(fromParquet.samples, ['ex']).byDifficulty.total.ex).toBeCloseTo(exTotal, 9);
   });
 
   it('Parquet (--run-out .parquet): ex and reward NULL for the unscored rows', async () => {

@@ -505,7 +505,10 @@ async function writeOutputs(
       }),
       items: results.map((r, at) => ({
         ...itemJson(r),
-        ...(comparison ? { ex_corrected_gold: comparison.correctedResults[at]!.ex } : {}),
+        // Never scored (database missing): null against either gold, as itemJson's ex (issue 23).
+        ...(comparison
+          ? { ex_corrected_gold: r.status === 'missing-db' ? null : comparison.correctedResults[at]!.ex }
+          : {}),
       })),
     };
     await writeFileAtomic(target.out, JSON.stringify(out, null, 1) + '\n');
