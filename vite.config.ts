@@ -7,6 +7,7 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig, searchForWorkspaceRoot, type Plugin } from 'vite';
 import { configDefaults } from 'vitest/config';
+import { ISOLATION_HEADERS } from './isolation.config.ts';
 import { pwaPlugin } from './pwa.config.ts';
 import { ensureReportTemplate } from './scripts/build-report.mjs';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/browser/chromium-flags.ts';
@@ -61,7 +62,8 @@ export default defineConfig({
     host: '127.0.0.1',
     fs: { allow: [searchForWorkspaceRoot(process.cwd()), sharedDataDir] },
   },
-  preview: { host: '127.0.0.1' },
+  // `npm start` serves the build cross-origin isolated (public/_headers does it on hosts that read it).
+  preview: { host: '127.0.0.1', headers: ISOLATION_HEADERS },
   test: {
     testTimeout: 60_000,
     hookTimeout: 120_000,
@@ -95,9 +97,7 @@ export default defineConfig({
         // The engines' tests need what the app's pages give them: cross-origin isolation
         // (wllama's threads need SharedArrayBuffer) and a WebGPU adapter (SwiftShader, via
         // --enable-unsafe-webgpu; no shader-f16).
-        server: {
-          headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
-        },
+        server: { headers: ISOLATION_HEADERS },
         // Its own pre-bundle cache, complete up front: a dependency discovered mid-run, or the
         // other browser project re-optimising a shared cache, would reload the test page.
         cacheDir: 'node_modules/.vite/browser-engines',

@@ -68,6 +68,16 @@ export interface TimeRequest {
   iterations: number;
 }
 
+export interface TimeDone {
+  kind: 'done';
+  ratios: number[];
+  /** The clock's step in the worker (ms), and the most runs one timing's block took. */
+  clockTickMs: number;
+  maxRuns: number;
+  /** Why the item could not be timed (then `ratios` is incomplete and is not used). */
+  notTimed?: string;
+}
+
 export interface QueryResult {
   columns: string[];
   rows: SqlValue[][];
@@ -110,12 +120,13 @@ export interface SqlWorkerApi {
   /** Opens a suite built before (by this worker or another). */
   loadSuite(dbId: string, suite: BuiltSuite): Promise<void>;
   checkItem(req: CheckRequest): Promise<CheckDone | NeedDb | NeedSuite>;
-  init(options: WorkerInit): Promise<{ sqliteVersion: string }>;
+  /** `clockTickMs`: the smallest step of `performance.now()` in the worker (R-VES timing, docs/r-ves-timing.md). */
+  init(options: WorkerInit): Promise<{ sqliteVersion: string; clockTickMs?: number }>;
   /** Opens a database from its bytes. Throws a clear error for bytes that are not SQLite. */
   loadDb(dbId: string, bytes: Uint8Array): Promise<{ sizeBytes: number; tables: number }>;
   evaluate(req: ExecRequest): Promise<ExecDone | NeedDb>;
-  /** R-VES timings: gold_time / pred_time for each repetition. */
-  timeQueries(req: TimeRequest): Promise<{ kind: 'done'; ratios: number[] } | NeedDb>;
+  /** R-VES timings: gold_time / pred_time for each repetition, each time taken as a block of runs (docs/r-ves-timing.md). */
+  timeQueries(req: TimeRequest): Promise<TimeDone | NeedDb>;
   /** A read-only query for display (schemas, sample rows). */
   query(dbId: string, sql: string, maxRows: number): Promise<QueryResult | NeedDb>;
   /** Database ids currently open, most recently used last. */

@@ -6,7 +6,7 @@
  * that ran away is marked `timeout`; the next item runs normally.
  */
 import { transfer, type Remote } from 'comlink';
-import { timeRatio, vesReward } from '../core/compare/r-ves.ts';
+import { vesOutcome, type VesOutcome } from '../core/compare/r-ves.ts';
 import { CodedError, errorMessage, WorkbenchError, CancelledError } from '../core/errors.ts';
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
 import { itemResult } from '../core/eval/item-result.ts';
@@ -363,9 +363,12 @@ export class SqlPool implements SqlExecutor {
         : {};
       let rves: number | null = null;
       let ratio: number | null = null;
+      let notTimed: string | null = null;
       if (options.metrics.includes('r-ves')) {
         rves = 0;
         if (exec.ex === 1) {
+          // The limit of all repetitions together, at most the longest delay a timer can wait.
+          const limitMs = Math.min(options.timeoutMs * options.vesIterations, MAX_TIMER_MS);
           const timed = await withDb(
             (api) =>
               api.timeQueries({
@@ -374,12 +377,25 @@ export class SqlPool implements SqlExecutor {
                 goldSql: item.goldSql,
                 iterations: options.vesIterations,
               }),
-            // The limit of all repetitions together, at most the longest delay a timer can wait.
-            Math.min(options.timeoutMs * options.vesIterations, MAX_TIMER_MS),
-          ).catch(() => TIMEOUT);
-          if (typeof timed === 'object') {
-            ratio = timeRatio(timed.ratios);
-            rves = ratio === null ? 0 : vesReward(ratio);
+            limitMs,
+          ).catch((err: unknown) => `the timing failed: ${errorMessage(err)}`);
+          // An item that could not be timed is left out of R-VES and counted apart, never reward 0.
+          const outcome: VesOutcome =
+            timed === TIMEOUT
+              ? {
+                  notTimed: `the ${options.vesIterations} timed repetitions took longer than ${Math.round(limitMs / 1000)} s`,
+                }
+              : typeof timed === 'string'
+                ? { notTimed: timed }
+                : timed.notTimed !== undefined
+                  ? { notTimed: timed.notTimed }
+                  : vesOutcome(timed.ratios);
+          if ('notTimed' in outcome) {
+            rves = null;
+            notTimed = outcome.notTimed;
+          } else {
+            ratio = outcome.ratio;
+            rves = outcome.reward;
           }
         }
       }
@@ -398,6 +414,7 @@ export class SqlPool implements SqlExecutor {
           elapsedMs: exec.elapsedMs,
           ...(exec.resultKey !== undefined ? { resultKey: exec.resultKey } : {}),
           ...(exec.goldReused ? { goldReused: true } : {}),
+          ...(notTimed !== null ? { rvesNotTimed: notTimed } : {}),
           ...(exec.predRowCount !== null ? { predColumnCount: exec.predColumns.length } : {}),
           ...(exec.goldRowCount !== null ? { goldColumnCount: exec.goldColumns.length } : {}),
           ...tsFields,

@@ -132,6 +132,9 @@ async function execute(
   let schemas: Awaited<ReturnType<AppPorts['executors']['openSchemaSource']>> | null = null;
   const contexts = new Map<string, Promise<DatabaseContext>>();
   const spec = plan.spec;
+  // The recipe's steps (issue 13's version scan and gold checks; each database's facts read once),
+  // and the SQLite that gave the verdicts, recorded with the run (issue 23).
+  const scorer = generationScorer(run.config, { executor, questionOf: (i) => plan.questions[i]?.question ?? null });
   let outcome: GenerationOutcome = { kind: 'cancelled' };
   let failure: unknown = null;
   try {
@@ -151,9 +154,7 @@ async function execute(
           return c;
         },
         // A stop returns what finished; the loop keeps nothing of a question it could not finish.
-        // The recipe's steps (issue 13's version scan and gold checks; each database's facts read once).
-        evaluate: generationScorer(run.config, { executor, questionOf: (i) => plan.questions[i]?.question ?? null })
-          .evaluate,
+        evaluate: scorer.evaluate,
         store: (samples) => {
           for (const s of samples) session.push(s);
         },
@@ -178,7 +179,13 @@ async function execute(
     outcome.kind === 'done' ? 'done' : outcome.kind === 'cancelled' ? 'cancelled' : 'running';
   // The device as last reported: a server's replies name the model and build that answered.
   const device = runDeviceOf(engine.device?.());
-  const finished = await session.finish(failure, status, { doneBefore, total }, device ? { device } : {});
+  const sqliteVersion = scorer.facts().sqliteVersion ?? run.sqliteVersion;
+  const finished = await session.finish(
+    failure,
+    status,
+    { doneBefore, total },
+    { ...(device ? { device } : {}), ...(sqliteVersion ? { sqliteVersion } : {}) },
+  );
   return { run: await withStoredScore(ctx.runs, finished), outcome };
 }
 

@@ -111,6 +111,11 @@ export interface ItemResult {
   rves: number | null;
   /** Mean gold/pred time ratio after outlier removal (R-VES); null when not measured. */
   timeRatio: number | null;
+  /**
+   * R-VES was asked and the item is correct, but its timing could not be measured (the reason):
+   * `rves` is null, and the item is left out of R-VES and counted apart (docs/r-ves-timing.md).
+   */
+  rvesNotTimed?: string;
   status: ItemStatus;
   /** SQLite's message (prefixed by the side that failed) for `error`; a sentence for the others. */
   error: string | null;

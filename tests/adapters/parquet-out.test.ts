@@ -138,7 +138,7 @@ describe('Parquet out: a run of 100,000 samples read back by DuckDB', () => {
     const kv = await query(`SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata('${file}')`);
     const meta = Object.fromEntries(kv.rows.map((r) => [r.key, r.value]));
     expect(meta['rlvr-workbench.table']).toBe('samples');
-    expect(meta['rlvr-workbench.version']).toBe('1');
+    expect(meta['rlvr-workbench.version']).toBe('2');
     expect(JSON.parse(meta['rlvr-workbench.run'] as string)).toEqual(header);
 
     const groups = await query(`SELECT count(DISTINCT row_group_id)::INTEGER AS g FROM parquet_metadata('${file}')`);

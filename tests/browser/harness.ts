@@ -76,8 +76,8 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-/** A static file server for `root` on 127.0.0.1 and a free port. GET and HEAD only. */
-export async function serveStatic(root: string): Promise<StaticServer> {
+/** A static file server for `root` on 127.0.0.1 and a free port. GET and HEAD only; `headers` go on every file. */
+export async function serveStatic(root: string, headers: Record<string, string> = {}): Promise<StaticServer> {
   const base = path.resolve(root);
   const requests: string[] = [];
   const server = createServer((req, res) => {
@@ -105,6 +105,7 @@ export async function serveStatic(root: string): Promise<StaticServer> {
         'Content-Length': body.length,
         'Cache-Control': 'no-store',
         'X-Content-Type-Options': 'nosniff',
+        ...headers,
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     })().catch((err: unknown) => {

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { duck } from '../helpers/duck.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { seriousViolations } from './axe-check.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
+import { appRves, cliRves, expectRvesAgreement } from './rves-figures.ts';
 import {
   type AppSession,
   closeAppAfter,
@@ -361,6 +363,73 @@ describe.skipIf(browserSkipReason())(
       expect(await read()).toEqual(shown);
       await screen('09-after-reload');
     });
+
+    // ───────────── Issue 23 (numbers): R-VES as the CLI's, and a mean over each export as the dashboard's ─────────────
+    // (This page is not cross-origin isolated: performance.now() in 100 µs steps, the case that gave R-VES 40.21 vs 73.68.)
+    let rvesRun = '';
+    let rvesEx = '';
+    it("issue 23: replays with R-VES; the app's R-VES equals the CLI's within 2 points, in total and per database; none left untimed", async () => {
+      const cli = cliRves(GPT4O);
+      const run = await startRun(page, {
+        datasetName: 'BIRD mini-dev',
+        predictions: GPT4O,
+        name: 'gpt-4o cot r-ves',
+        tickMetrics: ['R-VES'],
+        waitMs: 1_200_000,
+      });
+      expect(run.error).toBeNull();
+      rvesRun = run.runId!;
+      const app = await appRves(page);
+      rvesEx = app.ex;
+      expectRvesAgreement('gpt-4o cot', app, await cli);
+      expect(await page.getByTestId('rves-not-timed').count()).toBe(0);
+      // A correct item shows its reward and time ratio, never "reward 0" for want of a clock.
+      await page.goto(`${server.url}#/run/${encodeURIComponent(rvesRun)}/items?outcome=right`);
+      await page.locator('[data-testid="explorer"][data-complete="true"]').waitFor();
+      await page.locator('[data-testid="item-list"] [role="option"]').first().click();
+      const rves = (await page.getByTestId('item-rves').textContent())?.replace(/\s+/g, ' ').trim();
+      expect(rves).toMatch(/^R-VES reward (0\.25|0\.5|0\.75|1|1\.25) \(time ratio [\d.]+\)$/);
+      await screen('09b-rves-item');
+    }, 1_500_000);
+
+    it("issue 23: exports the run; mean(ex) over the run JSON, CSV, JSON Lines and Parquet, read by DuckDB, is the dashboard's EX; unscored rows are null", async () => {
+      await page.getByTestId('nav-runs').click();
+      const row = `[data-run-id="${rvesRun}"]`;
+      const save = async (kind: string, name: string) => {
+        const [dl] = await Promise.all([
+          page.waitForEvent('download'),
+          page.locator(`${row} [data-testid="export-${kind}"]`).click(),
+        ]);
+        const file = tempFile(name);
+        await dl.saveAs(file);
+        return file;
+      };
+      const files = {
+        run: await save('run', 'run.json'),
+        csv: await save('csv', 'run.csv'),
+        jsonl: await save('jsonl', 'run.jsonl'),
+        parquet: await save('parquet', 'run.parquet'),
+      };
+      const from = {
+        run: `(SELECT unnest(samples, recursive := true) FROM read_json('${files.run}', maximum_object_size = 200000000))`,
+        csv: `read_csv('${files.csv}', header = true)`,
+        jsonl: `read_json('${files.jsonl}', format = 'newline_delimited')`,
+        parquet: `'${files.parquet}'`,
+      };
+      for (const [kind, table] of Object.entries(from)) {
+        const [agg] = await duck<{ n: number; scored: number; ex: number; unscored_scores: number }>(
+          `SELECT count(*)::INTEGER AS n, count(ex)::INTEGER AS scored, avg(ex) AS ex,
+             count(CASE WHEN status = 'missing-db' THEN coalesce(ex, reward, rves) END)::INTEGER AS unscored_scores FROM ${table}`,
+        );
+        expect({
+          kind,
+          n: agg!.n,
+          scored: agg!.scored,
+          unscored: agg!.unscored_scores,
+          ex: (agg!.ex * 100).toFixed(2),
+        }).toEqual({ kind, n: 500, scored: 140, unscored: 0, ex: rvesEx });
+      }
+    }, 300_000);
 
     // ---- Issue 23, items 5-7: overlays that stay, Spider's own rules, version effects measured ----
 

@@ -8,7 +8,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { duck } from '../helpers/duck.ts';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
@@ -62,17 +62,6 @@ async function download(page: Page, selector: string, name: string): Promise<str
   const file = path.join(work, name);
   await dl.saveAs(file);
   return file;
-}
-
-async function duck<T = Record<string, unknown>>(sql: string): Promise<T[]> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  try {
-    return (await conn.runAndReadAll(sql)).getRowObjectsJson() as T[];
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('Parquet in and out in the app'), () => {

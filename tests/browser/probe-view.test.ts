@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -81,5 +81,39 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
     await page.getByTestId('probe-table').waitFor();
     expect(await page.getByTestId('probe-table').locator('[data-col="official"]').allTextContents()).toEqual(official);
     expect(await page.getByTestId('probe-when').textContent()).toContain('kept in this browser');
+
+    // Issue 23: the wins open, by question id, and export.
+    const spiderDev = readJson<Array<{ db_id: string }>>(sharedData('spider', 'dev.json'));
+    const ids = new Set(spiderDev.flatMap((q, i) => (q.db_id === 'concert_singer' ? [i] : [])));
+    await page.locator('tr[data-exploit="delete-table"] [data-col="official"] [data-testid="probe-wins-open"]').click();
+    const list = page.getByTestId('probe-wins');
+    await list.waitFor();
+    const shown = await list.locator('li').evaluateAll((ls) =>
+      ls.map((l) => ({
+        index: Number((l as HTMLElement).dataset.index),
+        text: l.querySelector('strong')?.textContent,
+      })),
+    );
+    expect(shown).toHaveLength(del.official.won);
+    // Spider's question id is its position in dev.json: every win is a concert_singer question, named "#<id>".
+    expect(shown.every((w) => ids.has(w.index) && w.text === `#${w.index}`)).toBe(true);
+    // Each opens its question in the reward playground.
+    const hrefs = await list.getByTestId('probe-win-link').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    expect(hrefs.every((h, i) => new RegExp(`^#/playground/[^/?]+/${shown[i]!.index}(\\?|$)`).test(h ?? ''))).toBe(
+      true,
+    );
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await screenshot(page, 'probe-wins-1400x1000.png', true);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'probe-wins-390x844.png', true);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('probe-wins-export').click()]);
+    const csv = readFileSync((await dl.path())!, 'utf8')
+      .trim()
+      .split('\r\n');
+    const total = cli.exploits.reduce((n, e) => n + e.official.won + e.read_only.won, 0);
+    expect(csv[0]).toBe('exploit,semantics,index,question_id,db_id,sql');
+    expect(csv).toHaveLength(1 + total);
+    expect(csv.filter((l) => l.startsWith('delete-table,official,'))).toHaveLength(del.official.won);
   }, 240_000);
 });

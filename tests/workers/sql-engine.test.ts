@@ -224,6 +224,16 @@ describe('every execution starts from the pristine database, R-VES timing repeti
     expect(r).toMatchObject({ kind: 'done' });
     expect(r.kind === 'done' && r.ratios).toHaveLength(3);
   });
+  it('issue 23: a fast query is timed as a block of runs (each timing spans 2 ms), so no ratio is 0/0 whatever the clock', async () => {
+    const r = await time('SELECT count(*) FROM person', 'SELECT 3', 4);
+    expect(r.kind).toBe('done');
+    if (r.kind !== 'done') return;
+    expect(r.notTimed).toBeUndefined();
+    expect(r.ratios).toHaveLength(4);
+    expect(r.ratios.every((x) => Number.isFinite(x) && x > 0)).toBe(true);
+    expect(r.maxRuns).toBeGreaterThan(1);
+    expect(r.clockTickMs).toBeGreaterThan(0);
+  });
   it('a writing gold query is re-opened from too', async () => {
     await run('SELECT 1', 'DELETE FROM person');
     expect((await run('SELECT count(*) FROM person', 'SELECT 3')).ex).toBe(1);

@@ -38,7 +38,7 @@ import {
 import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/batch/batch-output.ts';
 import { runBatchImport } from '../../core/batch/batch-engine.ts';
 import { generationScorer } from '../../core/run/score-run.ts';
-import { toRunFile } from '../../core/runfile/export.ts';
+import { runFileJson, toRunFile } from '../../core/runfile/export.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader, type SampleRecord } from '../../core/run/types.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import {
@@ -267,7 +267,7 @@ async function runImport(args: BatchImportArgs): Promise<void> {
         ? [{ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }]
         : [],
     );
-    await writeFileAtomic(args.runOut, JSON.stringify(toRunFile(header, samples, runQs), null, 1) + '\n');
+    await writeFileAtomic(args.runOut, runFileJson(toRunFile(header, samples, runQs)) + '\n');
   }
 }
 

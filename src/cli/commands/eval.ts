@@ -19,7 +19,7 @@ import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { scoreRun } from '../../core/run/score-run.ts';
 import { shardItems } from '../../core/batch/shard.ts';
-import { toRunFile } from '../../core/runfile/export.ts';
+import { runFileJson, toRunFile } from '../../core/runfile/export.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
@@ -505,7 +505,10 @@ async function writeOutputs(
       }),
       items: results.map((r, at) => ({
         ...itemJson(r),
-        ...(comparison ? { ex_corrected_gold: comparison.correctedResults[at]!.ex } : {}),
+        // Never scored (database missing): null against either gold, as itemJson's ex (issue 23).
+        ...(comparison
+          ? { ex_corrected_gold: r.status === 'missing-db' ? null : comparison.correctedResults[at]!.ex }
+          : {}),
       })),
     };
     await writeFileAtomic(target.out, JSON.stringify(out, null, 1) + '\n');
@@ -541,6 +544,6 @@ async function writeOutputs(
           metadata: runTableMetadata(SAMPLES_TABLE, file.run),
         }),
       );
-    } else await writeFileAtomic(target.runOut, JSON.stringify(file, null, 1) + '\n');
+    } else await writeFileAtomic(target.runOut, runFileJson(file) + '\n');
   }
 }

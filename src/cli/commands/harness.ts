@@ -26,7 +26,7 @@ import {
 } from '../../core/formats/harness.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { compileRewardFormula } from '../../core/eval/reward.ts';
-import { toRunFile } from '../../core/runfile/export.ts';
+import { runFileJson, toRunFile } from '../../core/runfile/export.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { scoreRun } from '../../core/run/score-run.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
@@ -156,7 +156,7 @@ export async function run(argv: string[]): Promise<number> {
               metadata: runTableMetadata(SAMPLES_TABLE, file.run),
             }),
           );
-        else await writeFileAtomic(out, JSON.stringify(file, null, 1) + '\n');
+        else await writeFileAtomic(out, runFileJson(file) + '\n');
       }
     }
   } finally {

@@ -73,10 +73,12 @@ function resultOf(j: Record<string, unknown>): ItemResult {
     questionId: j.question_id as number,
     dbId: j.db_id as string,
     difficulty: j.difficulty as Difficulty,
-    ex: j.ex as 0 | 1,
+    // An unscored item is written with ex null (json-report.ts); the summary leaves it out by its status.
+    ex: (j.ex ?? 0) as 0 | 1,
     softF1: j.soft_f1 as number | null,
     rves: j.r_ves as number | null,
     timeRatio: j.time_ratio as number | null,
+    ...(typeof j.r_ves_not_timed === 'string' ? { rvesNotTimed: j.r_ves_not_timed } : {}),
     status: j.status as ItemStatus,
     error: j.error as string | null,
     mutatedDb: j.mutated_db as boolean,

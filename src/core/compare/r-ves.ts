@@ -27,3 +27,79 @@ export function vesReward(ratio: number): number {
   if (ratio >= 0.25) return 0.5;
   return 0.25;
 }
+
+/**
+ * Timing that does not depend on the clock's resolution (docs/r-ves-timing.md). A page that is
+ * not cross-origin isolated sees `performance.now()` in steps of 100 µs (Chromium), so a query
+ * of 30 µs times as 0 or 100 µs and its ratio is 0/0 or ∞. Each of the official timings is
+ * therefore taken as a block: the query runs again and again until the block spans at least
+ * `blockSpanMs(tick)` — MIN_SPAN_MS on every host whose clock steps by 0.1 ms or less, so the
+ * CLI (Node), an isolated page and a coarse one time the same way — and the timing is the
+ * block's span divided by its runs. A query slower than the span runs once, as officially.
+ */
+export const MIN_SPAN_MS = 2;
+export const MIN_SPAN_TICKS = 20;
+
+/** The span of a timing's block on a clock of step `tickMs`: MIN_SPAN_MS, or 20 steps of a coarser clock. */
+export function blockSpanMs(tickMs: number): number {
+  return Math.max(MIN_SPAN_MS, MIN_SPAN_TICKS * tickMs);
+}
+
+/** Most runs of one block: beyond them the clock is taken as stopped and the item is not timed. */
+export const MAX_BLOCK_RUNS = 100_000;
+
+/** The smallest step the clock shows (milliseconds), from a few successive changes of it. */
+export function clockTick(now: () => number, samples = 5): number {
+  let tick = Infinity;
+  for (let s = 0; s < samples; s++) {
+    const t0 = now();
+    let t = t0;
+    for (let spins = 0; t === t0 && spins < 10_000_000; spins++) t = now();
+    if (t > t0) tick = Math.min(tick, t - t0);
+  }
+  return tick;
+}
+
+/** One timing: milliseconds per run and the runs it took; null when the clock never moved. */
+export interface BlockTiming {
+  ms: number;
+  runs: number;
+}
+
+/**
+ * Runs `run` until `minSpanMs` have passed on `now` (at least once) and returns the time per run.
+ * Null when the clock showed no time after `maxRuns` runs.
+ */
+export function timeBlock(
+  run: () => void,
+  now: () => number,
+  minSpanMs: number,
+  maxRuns = MAX_BLOCK_RUNS,
+): BlockTiming | null {
+  const t0 = now();
+  let runs = 0;
+  let span: number;
+  do {
+    run();
+    runs++;
+    span = now() - t0;
+  } while (span < minSpanMs && runs < maxRuns);
+  return span > 0 ? { ms: span / runs, runs } : null;
+}
+
+/**
+ * What the timings of one item gave: the official time ratio and reward, or why the item could
+ * not be timed (then it is left out of R-VES and counted apart, never given reward 0).
+ */
+export type VesOutcome = { ratio: number; reward: number } | { notTimed: string };
+
+export function vesOutcome(ratios: readonly number[]): VesOutcome {
+  if (ratios.length === 0) return { notTimed: 'no repetition was timed' };
+  const ratio = timeRatio(ratios);
+  if (ratio === null) {
+    return {
+      notTimed: `all ${ratios.length} repetitions gave the same ratio ${ratios[0]}: the official 3-sigma filter keeps none (it divides by zero)`,
+    };
+  }
+  return { ratio, reward: vesReward(ratio) };
+}

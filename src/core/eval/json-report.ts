@@ -9,6 +9,8 @@ export interface JsonBucket {
   ex: number | null;
   soft_f1: number | null;
   r_ves: number | null;
+  /** With r-ves: correct items that could not be timed, left out of r_ves. */
+  r_ves_not_timed?: number;
   /** Present with metric ts. */
   ts?: number | null;
   ex_only?: number;
@@ -26,6 +28,7 @@ function bucketJson(b: BucketScores): JsonBucket {
     ex: b.ex,
     soft_f1: b.softF1,
     r_ves: b.rves,
+    ...(b.rvesNotTimed !== undefined ? { r_ves_not_timed: b.rvesNotTimed } : {}),
     ...(b.ts !== undefined
       ? {
           ts: b.ts,
@@ -55,16 +58,19 @@ export function summaryJson(s: Summary, extra: Record<string, unknown>) {
 }
 
 export function itemJson(r: ItemResult) {
+  const unscored = r.status === 'missing-db';
   return {
     index: r.index,
     sample: r.sample ?? 0,
     question_id: r.questionId,
     db_id: r.dbId,
     difficulty: r.difficulty,
-    ex: r.ex,
-    soft_f1: r.softF1,
-    r_ves: r.rves,
-    time_ratio: r.timeRatio,
+    // A sample never scored (database missing) has null scores, as in every export (status says why).
+    ex: unscored ? null : r.ex,
+    soft_f1: unscored ? null : r.softF1,
+    r_ves: unscored ? null : r.rves,
+    time_ratio: unscored ? null : r.timeRatio,
+    ...(r.rvesNotTimed !== undefined ? { r_ves_not_timed: r.rvesNotTimed } : {}),
     status: r.status,
     error: r.error,
     mutated_db: r.mutatedDb,
@@ -94,7 +100,7 @@ export function itemJson(r: ItemResult) {
     // Metric ts (docs/test-suite.md): absent without it.
     ...(r.ts !== undefined || r.goldOrderDependent !== undefined
       ? {
-          ts: r.ts ?? null,
+          ts: unscored ? null : (r.ts ?? null),
           ts_counterexample: r.tsCounterexample ?? null,
           gold_order_dependent: r.goldOrderDependent ?? null,
           passes_by_row_order: r.passesByRowOrder ?? null,

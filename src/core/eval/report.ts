@@ -106,6 +106,11 @@ export function detailReport(summary: Summary): string {
         `${t.passesByRowOrder ?? 0} pass(es) by row order (EX 1 only in SQLite's usual row order)`,
     );
   }
+  if (summary.metrics.includes('r-ves') && (t.rvesNotTimed ?? 0) > 0) {
+    lines.push(
+      `warning: ${t.rvesNotTimed} correct item(s) could not be timed; R-VES leaves them out (docs/r-ves-timing.md; each item's r_ves_not_timed says why)`,
+    );
+  }
   if (summary.metrics.includes('r-ves')) {
     lines.push(
       'note: R-VES depends on the machine and the SQL engine (here sql.js, WebAssembly): it is not reproducible across machines',

@@ -11,6 +11,11 @@ export interface BucketScores {
   softF1: number | null;
   rves: number | null;
   /**
+   * R-VES: correct samples whose timing could not be measured (src/core/compare/r-ves.ts); they
+   * are left out of R-VES's denominator (R-VES is over the others), never counted as reward 0.
+   */
+  rvesNotTimed?: number;
+  /**
    * Metric ts (docs/test-suite.md): test-suite accuracy in percent, over the same items as EX
    * (an item not scored counts 0, as an error does for EX), so TS <= EX; absent without ts.
    */
@@ -32,8 +37,10 @@ export interface Summary {
   /** simple / moderate / challenging / total, as the official printout; Spider's levels and `unknown` when present. */
   byDifficulty: Partial<Record<BucketName, BucketScores>> & { total: BucketScores };
   byDb: Record<string, BucketScores>;
-  /** Items left out because their database is missing, by database. */
+  /** Items (samples) left out because their database is missing, by database. */
   missingDbs: Record<string, number>;
+  /** The same, in questions (as `count` of a bucket): one unit per column (issue 23). */
+  missingDbQuestions: Record<string, number>;
   /** Samples per scored question (database present): smallest, largest, and the number of questions. */
   samplesPerQuestion: SamplesPerQuestion;
   /** Counts samples, as the official printout counts items. */
@@ -59,11 +66,33 @@ function bucket(items: readonly ItemResult[], metrics: readonly MetricName[]): B
     samples: n,
     ex: metrics.includes('ex') ? mean((r) => r.ex) : null,
     softF1: metrics.includes('soft-f1') ? mean((r) => r.softF1 ?? 0) : null,
-    // R-VES: mean of sqrt(reward) x 100 (official `compute_ves`).
-    rves: metrics.includes('r-ves') ? mean((r) => Math.sqrt(r.rves ?? 0)) : null,
+    // R-VES: mean of sqrt(reward) x 100 (official `compute_ves`), over the items that were timed.
+    ...(metrics.includes('r-ves') ? rvesOf(items.map((r) => [r])) : { rves: null }),
     ...(metrics.includes('ts') ? { ts: mean((r) => r.ts ?? 0), ...tsCounts(items) } : {}),
     ...failures(items),
   };
+}
+
+/**
+ * R-VES over questions (one sample each, or several averaged first), leaving out the samples that
+ * could not be timed; a question none of whose samples was timed is left out, in the official
+ * order of operations otherwise (sum / count x 100).
+ */
+function rvesOf(questions: readonly (readonly ItemResult[])[]): Pick<BucketScores, 'rves' | 'rvesNotTimed'> {
+  let sum = 0;
+  let counted = 0;
+  let notTimed = 0;
+  for (const rs of questions) {
+    const timed = rs.filter((r) => r.rvesNotTimed === undefined);
+    notTimed += rs.length - timed.length;
+    if (timed.length === 0) continue;
+    sum +=
+      rs.length === 1
+        ? Math.sqrt(timed[0]!.rves ?? 0)
+        : timed.reduce((a, r) => a + Math.sqrt(r.rves ?? 0), 0) / timed.length;
+    counted++;
+  }
+  return { rves: counted === 0 ? null : (sum / counted) * 100, rvesNotTimed: notTimed };
 }
 
 function tsCounts(
@@ -107,7 +136,7 @@ function questionBucket(questions: readonly ItemResult[][], metrics: readonly Me
     samples: all.length,
     ex: metrics.includes('ex') ? mean((r) => r.ex) : null,
     softF1: metrics.includes('soft-f1') ? mean((r) => r.softF1 ?? 0) : null,
-    rves: metrics.includes('r-ves') ? mean((r) => Math.sqrt(r.rves ?? 0)) : null,
+    ...(metrics.includes('r-ves') ? rvesOf(questions) : { rves: null }),
     ...(metrics.includes('ts') ? { ts: mean((r) => r.ts ?? 0), ...tsCounts(all) } : {}),
     ...failures(all),
   };
@@ -184,7 +213,20 @@ export function summarize(results: readonly ItemResult[], metrics: readonly Metr
   }
   const missingDbs: Record<string, number> = {};
   for (const r of results) if (r.status === 'missing-db') missingDbs[r.dbId] = (missingDbs[r.dbId] ?? 0) + 1;
+  const missingIndices = new Map<string, Set<number>>();
+  for (const r of results)
+    if (r.status === 'missing-db')
+      (missingIndices.get(r.dbId) ?? missingIndices.set(r.dbId, new Set()).get(r.dbId)!).add(r.index);
+  const missingDbQuestions = Object.fromEntries([...missingIndices].map(([db, set]) => [db, set.size]));
   const statusCounts = { ok: 0, error: 0, timeout: 0, 'missing-db': 0 };
   for (const r of results) statusCounts[r.status] += 1;
-  return { metrics: [...metrics], byDifficulty, byDb, missingDbs, samplesPerQuestion: spq, statusCounts };
+  return {
+    metrics: [...metrics],
+    byDifficulty,
+    byDb,
+    missingDbs,
+    missingDbQuestions,
+    samplesPerQuestion: spq,
+    statusCounts,
+  };
 }

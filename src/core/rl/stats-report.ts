@@ -118,41 +118,48 @@ export function statsTable(stats: RunStats, meta: StatsMeta): string {
   for (const k of stats.ks) lines.push(`${pad(String(k), 6)}${pad(fmt(o.passAtK[k]), 10)}${fmt(o.majAtK[k])}`);
   lines.push(`maj@k: ${MAJ_METHOD.replace('mulberry32(seed)', `mulberry32(${meta.seed})`)}`);
   lines.push('', `best-of-${o.nMin}: ` + SCORERS.map((s) => `${s.label} ${fmt(o.bestOfN[s.id])}`).join('   '));
-  lines.push(
-    '',
-    `GRPO groups (verl: advantage = (r - mean) / (std + ${GRPO_EPSILON.toExponential()}), unbiased std; one sample: mean 0, std 1)`,
-    `  zero variance ${pct(o.zeroVarianceShare)}   no gradient ${pct(o.noGradientShare)}   frontier ${pct(o.frontierShare)}   ` +
-      `all right ${pct(o.allCorrectShare)}   all wrong ${pct(o.allWrongShare)}   mean |advantage| ${o.meanAbsAdvantage.toFixed(3)}`,
-  );
-  if (o.nMax === 1) lines.push('  (one sample per question: GRPO needs n >= 2 samples per prompt to compare them)');
+  if (o.nMax > 1) {
+    lines.push(
+      '',
+      `GRPO groups (verl: advantage = (r - mean) / (std + ${GRPO_EPSILON.toExponential()}), unbiased std; one sample: mean 0, std 1)`,
+      `  zero variance ${pct(o.zeroVarianceShare)}   no gradient ${pct(o.noGradientShare)}   frontier ${pct(o.frontierShare)}   ` +
+        `all right ${pct(o.allCorrectShare)}   all wrong ${pct(o.allWrongShare)}   mean |advantage| ${o.meanAbsAdvantage.toFixed(3)}`,
+    );
+  } else {
+    // n = 1: a group is a prompt's samples; with one there is none, and no group statistic means anything (issue 23).
+    lines.push('', 'GRPO groups: none (n = 1; GRPO needs n >= 2 samples per prompt to compare them)');
+  }
   const kTop = stats.ks[stats.ks.length - 1]!;
   const kCols = kTop > 1 ? [`pass@${kTop}`, `maj@${kTop}`] : [];
+  const groups = o.nMax > 1;
   lines.push(
     '',
     [
       pad('difficulty', 13),
-      pad('count', 7),
+      pad('questions', 11),
       pad('pass@1', 9),
       ...kCols.map((c) => pad(c, 9)),
-      pad('zero-var', 10),
-      'frontier',
-    ].join(''),
+      ...(groups ? [pad('zero-var', 10), 'frontier'] : []),
+    ]
+      .join('')
+      .trimEnd(),
   );
   for (const [d, b] of [...Object.entries(stats.byDifficulty), ['total', o] as const]) {
     const kVals = kTop > 1 ? [fmt(b!.passAtK[kTop]), fmt(b!.majAtK[kTop])] : [];
     lines.push(
       [
         pad(d, 13),
-        pad(String(b!.questions), 7),
+        pad(String(b!.questions), 11),
         pad(fmt(b!.meanEx), 9),
         ...kVals.map((v) => pad(v, 9)),
-        pad(pct(b!.zeroVarianceShare), 10),
-        pct(b!.frontierShare),
-      ].join(''),
+        ...(groups ? [pad(pct(b!.zeroVarianceShare), 10), pct(b!.frontierShare)] : []),
+      ]
+        .join('')
+        .trimEnd(),
     );
   }
   lines.push('', 'pass rate per question', ...histogramLines(o.passRateHistogram));
-  lines.push('', 'GRPO advantage per sample', ...histogramLines(o.advantageHistogram));
+  if (groups) lines.push('', 'GRPO advantage per sample', ...histogramLines(o.advantageHistogram));
   lines.push('', 'what the numbers mean');
   const ex = statsExplanations(o, stats.ks);
   const show = [
@@ -160,11 +167,9 @@ export function statsTable(stats: RunStats, meta: StatsMeta): string {
     `pass_at_${kTop}`,
     `maj_at_${kTop}`,
     ...SCORERS.map((s) => `best_of_n_${s.id}`),
-    'zero_variance_share',
-    'frontier_share',
-    'all_correct_share',
-    'all_wrong_share',
-    'mean_abs_advantage',
+    ...(groups
+      ? ['zero_variance_share', 'frontier_share', 'all_correct_share', 'all_wrong_share', 'mean_abs_advantage']
+      : []),
   ];
   for (const id of show) if (ex[id]) lines.push(`  - ${ex[id]}`);
   return lines.join('\n');

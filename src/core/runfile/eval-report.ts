@@ -32,7 +32,8 @@ export function readEvalReport(r: JsonReader, top: Obj): RunFile {
     const path = `items[${i}]`;
     const o = r.obj(v, path);
     const rule = r.oneOf(o, 'extraction', path, RULE_VALUES);
-    const ex = r.oneOf(o, 'ex', path, [0, 1] as const);
+    // A sample never scored is written with null scores (json-report.ts); kept as ex 0 with its status.
+    const ex = o.status === 'missing-db' && o.ex === null ? 0 : r.oneOf(o, 'ex', path, [0, 1] as const);
     const softF1 = o.soft_f1 === undefined ? null : r.nullable(o, 'soft_f1', path, r.num);
     const format = formatReward(rule);
     const rec: SampleRecord = {
@@ -44,6 +45,7 @@ export function readEvalReport(r: JsonReader, top: Obj): RunFile {
       softF1,
       rves: o.r_ves === undefined ? null : r.nullable(o, 'r_ves', path, r.num),
       timeRatio: o.time_ratio === undefined ? null : r.nullable(o, 'time_ratio', path, r.num),
+      ...(o.r_ves_not_timed === undefined ? {} : { rvesNotTimed: r.str(o, 'r_ves_not_timed', path) }),
       status: r.oneOf(o, 'status', path, STATUS_VALUES),
       error: o.error === undefined ? null : r.nullable(o, 'error', path, r.str),
       mutatedDb: o.mutated_db === undefined ? false : r.bool(o, 'mutated_db', path),

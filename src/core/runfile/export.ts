@@ -13,6 +13,44 @@ import {
   type SampleRecord,
 } from '../run/types.ts';
 
+/**
+ * A sample as every export writes it. One never scored (its database was not imported) has every
+ * score null (`ex`, `softF1`, `rves`, `timeRatio`, `ts`, `reward`, the rubric's), never 0 or a
+ * rubric's 1, and its `status` (`missing-db`) and `error` say why: a plain mean over an export is
+ * the dashboard's. `parseRunFile` reads such a sample back as the store keeps it.
+ */
+export type ExportedSample = Omit<
+  SampleRecord,
+  'ex' | 'softF1' | 'rves' | 'timeRatio' | 'ts' | 'reward' | 'rubricScore' | 'rubric'
+> & {
+  ex: SampleRecord['ex'] | null;
+  softF1: number | null;
+  rves: number | null;
+  timeRatio: number | null;
+  ts?: SampleRecord['ts'];
+  reward: number | null;
+  rubricScore?: number | null;
+  rubric?: SampleRecord['rubric'] | null;
+};
+
+/** The sample was never scored (its database is missing): no score of it means anything. */
+export const isUnscoredSample = (s: Pick<SampleRecord, 'status'>) => s.status === 'missing-db';
+
+export function exportedSample(s: SampleRecord): ExportedSample {
+  if (!isUnscoredSample(s)) return s;
+  return {
+    ...s,
+    ex: null,
+    softF1: null,
+    rves: null,
+    timeRatio: null,
+    reward: null,
+    ...(s.ts !== undefined ? { ts: null } : {}),
+    ...(s.rubricScore !== undefined ? { rubricScore: null } : {}),
+    ...(s.rubric !== undefined ? { rubric: null } : {}),
+  };
+}
+
 function bySampleOrder(a: SampleRecord, b: SampleRecord): number {
   return a.index - b.index || a.sample - b.sample;
 }
@@ -31,7 +69,7 @@ export function toRunFile(run: RunHeader, samples: readonly SampleRecord[], ques
 
 /** JSON text of a run file; bigint-free by construction (samples hold scores, not rows). */
 export function runFileJson(file: RunFile): string {
-  return JSON.stringify(file, null, 1);
+  return JSON.stringify({ ...file, samples: file.samples.map(exportedSample) }, null, 1);
 }
 
 /**
@@ -107,8 +145,9 @@ export function csvCell(v: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** One CSV row of a sample (no line end). */
-function csvRow(s: SampleRecord): string {
+/** One CSV row of a sample (no line end); an unscored sample's scores are empty cells. */
+function csvRow(r: SampleRecord): string {
+  const s = exportedSample(r);
   return [
     s.index,
     s.questionId,
@@ -173,7 +212,7 @@ export function* samplesJsonlParts(samples: readonly SampleRecord[], perPart = 1
   for (let i = 0; i < sorted.length; i += perPart) {
     yield sorted
       .slice(i, i + perPart)
-      .map((s) => JSON.stringify(s) + '\n')
+      .map((s) => JSON.stringify(exportedSample(s)) + '\n')
       .join('');
   }
 }
@@ -195,7 +234,7 @@ export function* runFileJsonParts(file: RunFile, perPart = 500): Generator<strin
   for (let i = 0; i < file.samples.length; i += perPart) {
     yield file.samples
       .slice(i, i + perPart)
-      .map((s, j) => (i + j > 0 ? ',\n  ' : '') + JSON.stringify(s, null, 1).replaceAll('\n', '\n  '))
+      .map((s, j) => (i + j > 0 ? ',\n  ' : '') + JSON.stringify(exportedSample(s), null, 1).replaceAll('\n', '\n  '))
       .join('');
   }
   yield cut[1]!;

@@ -173,13 +173,16 @@ function readSuiteSpec(r: JsonReader, v: unknown): SuiteSpec {
 
 function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
   const o = r.obj(v, path);
+  // An unscored sample is exported with null scores (export.ts): the store keeps ex 0, reward 0.
+  const unscored = o.status === 'missing-db';
+  const nullScore = (key: string, read: () => number) => (unscored && o[key] === null ? 0 : read());
   const ext = r.obj(o.extraction, `${path}.extraction`);
   const rec: SampleRecord = {
     index: r.int(o, 'index', path),
     questionId: r.int(o, 'questionId', path),
     dbId: r.str(o, 'dbId', path),
     difficulty: r.oneOf(o, 'difficulty', path, DIFFICULTY_VALUES),
-    ex: r.oneOf(o, 'ex', path, [0, 1] as const),
+    ex: nullScore('ex', () => r.oneOf(o, 'ex', path, [0, 1] as const)) as 0 | 1,
     softF1: r.nullable(o, 'softF1', path, r.num),
     rves: r.nullable(o, 'rves', path, r.num),
     timeRatio: r.nullable(o, 'timeRatio', path, r.num),
@@ -197,9 +200,11 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
     sql: r.str(o, 'sql', path),
     goldSql: r.str(o, 'goldSql', path),
     format: r.oneOf(o, 'format', path, [0, 1] as const),
-    reward: r.num(o, 'reward', path),
+    reward: nullScore('reward', () => r.num(o, 'reward', path)),
   };
   const resultKey = r.optional(o, 'resultKey', path, r.str);
+  const rvesNotTimed = r.optional(o, 'rvesNotTimed', path, r.str);
+  if (rvesNotTimed !== undefined) rec.rvesNotTimed = rvesNotTimed;
   const completion = r.optional(o, 'completion', path, r.str);
   const meanLogprob = r.optional(o, 'meanLogprob', path, r.num);
   const rubricScore = r.optional(o, 'rubricScore', path, r.num);

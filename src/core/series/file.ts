@@ -6,6 +6,7 @@
  */
 import { WorkbenchError } from '../errors.ts';
 import { parseJsonText } from '../formats/questions.ts';
+import { exportedSample } from '../runfile/export.ts';
 import { parseRunFile } from '../runfile/run-file.ts';
 import { JsonReader } from '../formats/validate.ts';
 import type { Series, SeriesStep } from './model.ts';
@@ -25,8 +26,11 @@ export function toSeriesFile(series: Series): SeriesFile {
   return { format: SERIES_FILE_FORMAT, version: SERIES_FILE_VERSION, series: header, steps };
 }
 
+/** Each step's run as every run export writes it: a sample never scored has null scores (runfile/export.ts). */
 export function seriesFileJson(series: Series): string {
-  return JSON.stringify(toSeriesFile(series)) + '\n';
+  const file = toSeriesFile(series);
+  const steps = file.steps.map((s) => ({ ...s, run: { ...s.run, samples: s.run.samples.map(exportedSample) } }));
+  return JSON.stringify({ ...file, steps }) + '\n';
 }
 
 /**

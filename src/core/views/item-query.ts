@@ -23,13 +23,21 @@ export type Outcome =
   | 'gold-date-dependent'
   | 'ex-only'
   | 'order-dependent-gold'
-  | 'passes-by-row-order';
+  | 'passes-by-row-order'
+  // Issue 23: why a generation run's EX is 0, and R-VES items that could not be timed.
+  | 'no-sql'
+  | 'truncated'
+  | 'request-failed'
+  | 'rves-not-timed';
 
 export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'all', label: 'all' },
   { id: 'right', label: 'right (EX 1)' },
   { id: 'wrong', label: 'wrong (EX 0, scored items)' },
   { id: 'wrong-result', label: 'wrong result (ran, EX 0)' },
+  { id: 'no-sql', label: 'no SQL in the completion' },
+  { id: 'truncated', label: 'truncated by the token limit' },
+  { id: 'request-failed', label: 'failed request (generation)' },
   { id: 'error', label: 'SQL error' },
   { id: 'timeout', label: 'timeout' },
   { id: 'modified', label: 'modified the database' },
@@ -42,6 +50,7 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'ex-only', label: 'EX-only pass (EX 1, TS 0)' },
   { id: 'order-dependent-gold', label: 'order-dependent gold' },
   { id: 'passes-by-row-order', label: 'passes by row order' },
+  { id: 'rves-not-timed', label: 'R-VES not timed' },
 ];
 
 /** Fields of the test-suite and row-order checks (issue 13 items 1-2), optional on a sample. */
@@ -91,6 +100,12 @@ export interface ExplorerRow {
  */
 export const isUnscored = (s: Pick<SampleRecord, 'status'>): boolean => s.status === 'missing-db';
 
+/** The completion held nothing that looks like SQL (extraction rule `none`): its own outcome, not a wrong result. */
+const hasNoSql = (s: SampleRecord) => s.extraction.rule === 'none';
+/** The engine's request failed (the sample has no completion). */
+const requestFailed = (s: SampleRecord) =>
+  s.generation !== undefined && (s.generation.finishReason === 'error' || (s.generation.error ?? null) !== null);
+
 export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
   switch (outcome) {
     case 'all':
@@ -100,7 +115,15 @@ export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
     case 'wrong':
       return s.ex === 0 && !isUnscored(s);
     case 'wrong-result':
-      return s.ex === 0 && s.status === 'ok';
+      return s.ex === 0 && s.status === 'ok' && !hasNoSql(s);
+    case 'no-sql':
+      return hasNoSql(s) && !isUnscored(s) && !requestFailed(s);
+    case 'truncated':
+      return s.generation?.finishReason === 'length';
+    case 'request-failed':
+      return requestFailed(s);
+    case 'rves-not-timed':
+      return s.rvesNotTimed !== undefined;
     case 'error':
       return s.status === 'error';
     case 'timeout':

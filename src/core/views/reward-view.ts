@@ -9,7 +9,11 @@ import type { SampleRecord } from '../run/types.ts';
 export interface RewardLine {
   outcome: Outcome;
   label: string;
+  /** In `unit`: questions for what is about a gold (one gold is shared by its question's samples), samples otherwise. */
   count: number;
+  unit: 'question' | 'sample';
+  /** Samples the explorer lists under the outcome (equal to `count` for sample lines). */
+  samples: number;
   /** Why the line matters, one sentence for a student. */
   note: string;
 }
@@ -28,12 +32,13 @@ export function rewardFigures(samples: readonly SampleRecord[]): RewardFigures {
   const n = scored.length;
   const withTs = scored.filter((s) => s.ts === 0 || s.ts === 1);
   const rowOrderChecked = scored.some((s) => s.goldOrderDependent !== undefined || s.passesByRowOrder !== undefined);
-  const count = (o: Outcome) => samples.filter((s) => matchesOutcome(s, o)).length;
   const lines: RewardLine[] = [];
-  /** `labels`: [one, several] ("1 gold problem", "2 gold problems"). */
+  /** `labels`: [one, several] ("1 gold problem", "2 gold problems"); gold lines count questions. */
   const add = (outcome: Outcome, labels: readonly [string, string], note: string) => {
-    const c = count(outcome);
-    lines.push({ outcome, label: labels[c === 1 ? 0 : 1], count: c, note });
+    const matching = samples.filter((s) => matchesOutcome(s, outcome));
+    const unit = outcome.startsWith('gold-') ? 'question' : 'sample';
+    const c = unit === 'question' ? new Set(matching.map((s) => s.index)).size : matching.length;
+    lines.push({ outcome, label: labels[c === 1 ? 0 : 1], count: c, unit, samples: matching.length, note });
   };
   if (withTs.length > 0)
     add(

@@ -51,6 +51,9 @@ function sampleOf(row: Row): Row {
   const out: Row = {};
   for (const [field, column] of FIELDS) if (row[column] !== undefined) out[field] = row[column];
   for (const field of NULLABLE) if (!(field in out)) out[field] = null;
+  // Version 2 writes a sample never scored with null ex and reward (runfile/export.ts); the run
+  // file's reader keeps it as stored (ex 0, reward 0, its status saying why).
+  if (out.status === 'missing-db') for (const field of ['ex', 'reward']) if (!(field in out)) out[field] = null;
   out.extraction = { rule: row.extraction_rule, thinkStripped: row.think_stripped };
   if (row.rubric !== undefined) out.rubric = json(row.rubric);
   return out;

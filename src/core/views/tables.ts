@@ -6,6 +6,7 @@
  * column at the end keeps the version's readers working and is noted in docs/formats.md.
  */
 import type { PromptNumbers } from '../rl/stats-view.ts';
+import { exportedSample, type ExportedSample } from '../runfile/export.ts';
 import type { RunHeader, RunQuestion, SampleRecord } from '../run/types.ts';
 
 /** Column types as written: INT64 from JS numbers, JSON as UTF-8 text with the JSON annotation, DOUBLE_LIST as list<double>. */
@@ -32,13 +33,14 @@ const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableC
   value,
 });
 
-/** A sample with its question's text, when the run knew it. */
+/** A sample with its question's text, when the run knew it; an unscored sample's scores are null (export.ts). */
 export interface SampleRow {
-  sample: SampleRecord;
+  sample: ExportedSample;
   question: RunQuestion | undefined;
 }
 
-export const SAMPLES_TABLE_VERSION = 1;
+/** Version 2: `ex` and `reward` are nullable, null (as every score) for a sample never scored (docs/formats.md). */
+export const SAMPLES_TABLE_VERSION = 2;
 
 export const SAMPLES_TABLE: TableSchema<SampleRow> = {
   table: 'samples',
@@ -50,12 +52,12 @@ export const SAMPLES_TABLE: TableSchema<SampleRow> = {
     col('difficulty', 'STRING', false, ({ sample }) => sample.difficulty),
     col('sample', 'INT32', false, ({ sample }) => sample.sample),
     col('status', 'STRING', false, ({ sample }) => sample.status),
-    col('ex', 'INT32', false, ({ sample }) => sample.ex),
+    col('ex', 'INT32', true, ({ sample }) => sample.ex),
     col('soft_f1', 'DOUBLE', true, ({ sample }) => sample.softF1),
     col('rves', 'DOUBLE', true, ({ sample }) => sample.rves),
     col('time_ratio', 'DOUBLE', true, ({ sample }) => sample.timeRatio),
     col('format', 'INT32', false, ({ sample }) => sample.format),
-    col('reward', 'DOUBLE', false, ({ sample }) => sample.reward),
+    col('reward', 'DOUBLE', true, ({ sample }) => sample.reward),
     col('mutated_db', 'BOOLEAN', false, ({ sample }) => sample.mutatedDb),
     col('extraction_rule', 'STRING', false, ({ sample }) => sample.extraction.rule),
     col('think_stripped', 'BOOLEAN', false, ({ sample }) => sample.extraction.thinkStripped),
@@ -115,7 +117,7 @@ export function sampleRows(
   const byIndex = new Map((questions ?? []).map((q) => [q.index, q]));
   return [...samples]
     .sort((a, b) => a.index - b.index || a.sample - b.sample)
-    .map((sample) => ({ sample, question: byIndex.get(sample.index) }));
+    .map((sample) => ({ sample: exportedSample(sample), question: byIndex.get(sample.index) }));
 }
 
 /** Key-value metadata of a run export: the table, its version and the run header as JSON. */

@@ -8,6 +8,7 @@ import { errorMessage, isCancellation } from '../../core/errors.ts';
 import type { ProbeReport, Semantics } from '../../core/probe/run-probe.ts';
 import type { DatasetRecord } from '../../adapters/store/workbench-store.ts';
 import type { ProbeService } from './probe-service.ts';
+import type { KeyValueStore } from '../shell/key-value.ts';
 
 /** A report as kept: what the screen shows, for which dataset, and when it finished. */
 export interface SavedProbe {
@@ -17,11 +18,7 @@ export interface SavedProbe {
   report: Omit<ProbeReport, 'verdicts'> & { verdicts?: ProbeReport['verdicts'] };
 }
 
-/** The part of the Web Storage API the probe uses (localStorage in the app; a Map in tests). */
-export interface KeyValueStore {
-  getItem(key: string): string | null;
-  setItem(key: string, value: string): void;
-}
+export type { KeyValueStore };
 
 const KEY = 'rlvr-workbench:probe:';
 /** The two passes, in the order runProbe runs them. */

@@ -156,7 +156,24 @@ export class ScoringState {
   readonly summary = $derived.by((): RubricSummary | null =>
     this.scored ? summarizeRubricScores(this.#scores) : null,
   );
-  readonly #scores = $derived((this.scored?.samples ?? []).map((s) => s.scores));
+  readonly #runByKey = $derived(new Map(this.samples.map((s) => [`${s.index}.${s.sample}`, s])));
+  /**
+   * The aggregates are over the samples EX could score (issue 23): one without a database was
+   * never run, so the checks that still apply to it would lift the mean; those are counted apart.
+   */
+  readonly #scorable = $derived(
+    (this.scored?.samples ?? []).filter((s) => this.#runByKey.get(`${s.index}.${s.sample}`)?.status !== 'missing-db'),
+  );
+  /** Rubric-scored samples whose database is missing: left out of every aggregate, counted here. */
+  readonly unscorable = $derived((this.scored?.samples.length ?? 0) - this.#scorable.length);
+  readonly #scores = $derived(this.#scorable.map((s) => s.scores));
+  /** What a person reads for a sample key `index.sample`: its question id, and its sample when the run has several. */
+  label(key: string): string {
+    const s = this.#runByKey.get(key);
+    if (!s) return key;
+    const multi = this.samples.some((x) => x.sample > 0);
+    return `#${s.questionId}${multi ? ` · s${s.sample}` : ''}`;
+  }
   readonly histograms = $derived(scoreHistograms(this.#scores));
   /** Some judge answered: without one the "judge" side of the matrix is the SQL and regex checks alone. */
   readonly judged = $derived(judgeAnswered(this.#scores));

@@ -11,6 +11,7 @@ import type { PredictionsInput } from '../../adapters/store/records.ts';
 import type { PairingFinding } from '../../core/formats/pairing.ts';
 import { readUtf8File } from '../../adapters/utf8-text.ts';
 import { RunConfigDraft } from './run-config-draft.svelte.ts';
+import type { KeyValueStore } from '../shell/key-value.ts';
 
 export interface PredictionsFile {
   name: string;
@@ -22,8 +23,12 @@ export interface PredictionsFile {
 /** Pairs the chosen file with the chosen dataset before the run (the run service's checkReplay). */
 export type ReplayChecker = RunService['checkReplay'];
 
+/** The last dataset chosen in the form, kept across reloads (issue 23). */
+export const LAST_DATASET_KEY = 'rlvr-workbench:new-run:dataset';
+
 export class NewRunDraft extends RunConfigDraft {
   readonly #checker: ReplayChecker | null;
+  readonly #memory: KeyValueStore | null;
   #check = $state.raw<ReplayCheck | null>(null);
   #checking = $state(false);
   #checkSeq = 0;
@@ -39,9 +44,25 @@ export class NewRunDraft extends RunConfigDraft {
   #name = $state('');
   #nameTouched = false;
 
-  constructor(checker: ReplayChecker | null = null) {
+  constructor(checker: ReplayChecker | null = null, memory: KeyValueStore | null = globalThis.localStorage ?? null) {
     super();
     this.#checker = checker;
+    this.#memory = memory;
+  }
+
+  /** Id of the dataset last chosen in the form (kept across reloads), or null. */
+  get rememberedDatasetId(): string | null {
+    try {
+      return this.#memory?.getItem(LAST_DATASET_KEY) ?? null;
+    } catch {
+      return null;
+    }
+  }
+  /** After a run started: the name typed for it is not the next run's (issue 23); the next one is named from its file. */
+  started(): void {
+    this.#nameTouched = false;
+    this.#name = '';
+    this.#autoName();
   }
 
   #subset = $derived.by((): { subset: Subset | null; error: string | null } => {
@@ -145,6 +166,15 @@ export class NewRunDraft extends RunConfigDraft {
     return null;
   }
 
+  /** The user's choice: kept for the next visit (setDataset alone is the form's default). */
+  chooseDataset(ds: DatasetRecord | null): void {
+    try {
+      if (ds) this.#memory?.setItem(LAST_DATASET_KEY, ds.id);
+    } catch {
+      // storage refused (private mode, quota): the choice holds for this visit only
+    }
+    this.setDataset(ds);
+  }
   setDataset(ds: DatasetRecord | null): void {
     if (ds?.id === this.#dataset?.id) return;
     this.#dataset = ds;

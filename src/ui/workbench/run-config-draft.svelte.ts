@@ -13,6 +13,9 @@ export class RunConfigDraft {
   #readOnly = $state(DEFAULT_RUN_CONFIG.readOnly);
   #metrics = $state.raw<MetricName[]>([...DEFAULT_RUN_CONFIG.metrics]);
   #fence = $state<RunConfig['fence']>(DEFAULT_RUN_CONFIG.fence);
+  /** Metric ts: the suite's seed and size (the CLI's --ts-seed, --ts-size; docs/test-suite.md). */
+  #tsSeed = $state(DEFAULT_SUITE_SPEC.seed);
+  #tsSize = $state(DEFAULT_SUITE_SPEC.size);
 
   get timeoutS(): number {
     return this.#timeoutS;
@@ -26,10 +29,23 @@ export class RunConfigDraft {
   get fence(): RunConfig['fence'] {
     return this.#fence;
   }
+  get tsSeed(): number {
+    return this.#tsSeed;
+  }
+  get tsSize(): number {
+    return this.#tsSize;
+  }
   /** What keeps the configuration from being used, or null. */
   get configBlocker(): string | null {
     if (this.#metrics.length === 0) return 'Choose at least one metric.';
     if (!(this.#timeoutS > 0)) return 'The timeout must be more than 0 seconds.';
+    if (this.#metrics.includes('ts')) {
+      if (!Number.isInteger(this.#tsSeed) || this.#tsSeed < 0 || this.#tsSeed > 0xffffffff)
+        return 'The test-suite seed must be an integer from 0 to 4294967295.';
+      if (!Number.isInteger(this.#tsSize) || this.#tsSize < 1 || this.#tsSize > DEFAULT_SUITE_SPEC.candidates) {
+        return `The test-suite size must be an integer from 1 to ${DEFAULT_SUITE_SPEC.candidates} (the candidate databases it is distilled from).`;
+      }
+    }
     return null;
   }
 
@@ -46,6 +62,12 @@ export class RunConfigDraft {
   setFence(f: RunConfig['fence']): void {
     this.#fence = f;
   }
+  setTsSeed(n: number): void {
+    if (Number.isFinite(n)) this.#tsSeed = n;
+  }
+  setTsSize(n: number): void {
+    if (Number.isFinite(n)) this.#tsSize = n;
+  }
 
   toConfig(): RunConfig {
     return {
@@ -55,7 +77,7 @@ export class RunConfigDraft {
       readOnly: this.#readOnly,
       fence: this.#fence,
       // Metric ts: the suite's seed and size are part of the run (docs/test-suite.md).
-      ...(this.#metrics.includes('ts') ? { suite: { ...DEFAULT_SUITE_SPEC } } : {}),
+      ...(this.#metrics.includes('ts') ? { suite: { ...DEFAULT_SUITE_SPEC, seed: this.#tsSeed, size: this.#tsSize } } : {}),
     };
   }
 }

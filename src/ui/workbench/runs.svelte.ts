@@ -10,6 +10,7 @@ import type { RunHeader } from '../../core/run/types.ts';
 import type { RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { downloadBlob, downloadParts, downloadText, safeFileName } from '../shell/download.ts';
 import { runParquetBlob } from './parquet-export.ts';
+import { estimate, executedRate, type Estimate, type ProgressCounts } from './run-progress.ts';
 
 export interface RunJob {
   name: string;
@@ -18,6 +19,12 @@ export interface RunJob {
   startedAt: number;
   /** performance.now() of the last finished item. */
   lastAt: number;
+  /** Items a worker ran in this job, and items settled without running (their database is missing): run-progress.ts. */
+  executed: number;
+  skipped: number;
+  /** performance.now() when the first item went to a worker, and when the last executed one finished. */
+  execStartedAt: number | null;
+  lastExecAt: number;
   cancelling: boolean;
   /** Metric ts: the test suite being built (candidate databases done of total), if one is. */
   suite?: { dbId: string; done: number; total: number };
@@ -48,12 +55,13 @@ export class RunsState {
   #lastFinished = $state.raw<RunHeader | null>(null);
   #abort: AbortController | null = null;
 
-  #rate = $derived.by(() => {
+  #counts = $derived.by((): ProgressCounts | null => {
     const j = this.#job;
-    if (!j || j.done === 0) return null;
-    const s = (j.lastAt - j.startedAt) / 1000;
-    return s > 0 ? j.done / s : null;
+    if (!j) return null;
+    const span = j.execStartedAt === null ? 0 : j.lastExecAt - j.execStartedAt;
+    return { done: j.done, total: j.total, executed: j.executed, executedSpanMs: span, running: this.#running.size };
   });
+  #rate = $derived(this.#counts ? executedRate(this.#counts) : null);
 
   constructor(store: WorkbenchStore, onChange: () => void) {
     this.#store = store;
@@ -85,14 +93,13 @@ export class RunsState {
   get lastFinished(): RunHeader | null {
     return this.#lastFinished;
   }
-  /** Items per second so far. */
+  /** Executed items per second so far (skipped and stored ones left out: run-progress.ts). */
   get rate(): number | null {
     return this.#rate;
   }
-  /** Milliseconds left at the current rate. */
-  get etaMs(): number | null {
-    const j = this.#job;
-    return j && this.#rate ? ((j.total - j.done) / this.#rate) * 1000 : null;
+  /** Time left at the executed rate, or that the run waits for the items still running. */
+  get estimate(): Estimate | null {
+    return this.#counts ? estimate(this.#counts) : null;
   }
   /** A stored run whose status says running but that no tab is evaluating: it was interrupted. */
   interrupted(run: RunHeader): boolean {
@@ -134,7 +141,18 @@ export class RunsState {
     const abort = new AbortController();
     this.#abort = abort;
     const now = performance.now();
-    this.#job = { name, done: 0, total, startedAt: now, lastAt: now, cancelling: false };
+    this.#job = {
+      name,
+      done: 0,
+      total,
+      startedAt: now,
+      lastAt: now,
+      cancelling: false,
+      executed: 0,
+      skipped: 0,
+      execStartedAt: null,
+      lastExecAt: now,
+    };
     this.#jobError = null;
     this.#lastFinished = null;
     const refreshSoon = setTimeout(() => void this.refresh(), 1500);
@@ -147,6 +165,7 @@ export class RunsState {
             this.#job = { ...this.#job, suite: { dbId: e.dbId, done: e.done, total: e.total } };
           else if (e.type === 'suite-ready') this.#job = { ...this.#job, suite: undefined };
           if (e.type === 'item-started') {
+            if (this.#job.execStartedAt === null) this.#job = { ...this.#job, execStartedAt: performance.now() };
             const next = new Map(this.#running);
             next.set(sampleKey(e), {
               questionId: e.questionId,
@@ -164,7 +183,15 @@ export class RunsState {
             next.delete(key);
             this.#running = next;
           }
-          this.#job = { ...this.#job, done: e.done, total: e.total, lastAt: performance.now() };
+          const at = performance.now();
+          const skipped = e.result.status === 'missing-db';
+          this.#job = {
+            ...this.#job,
+            done: e.done,
+            total: e.total,
+            lastAt: at,
+            ...(skipped ? { skipped: this.#job.skipped + 1 } : { executed: this.#job.executed + 1, lastExecAt: at }),
+          };
         },
       });
       this.#lastFinished = run;

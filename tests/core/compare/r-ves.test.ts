@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { timeRatio, vesReward } from '../../../src/core/compare/r-ves.ts';
+import {
+  MIN_SPAN_MS,
+  blockSpanMs,
+  clockTick,
+  timeBlock,
+  timeRatio,
+  vesOutcome,
+  vesReward,
+} from '../../../src/core/compare/r-ves.ts';
 
 describe('official R-VES pieces', () => {
   it.each([
@@ -29,5 +37,56 @@ describe('official R-VES pieces', () => {
   });
   it('fails on an infinite ratio from a zero timing', () => {
     expect(timeRatio([1, Infinity])).toBeNull();
+  });
+});
+
+describe("issue 23: timing blocks that do not depend on the clock's resolution", () => {
+  /** A simulated clock: each run of the query takes `runMs`; readings are floored to `stepMs` (Chromium's 100 µs when not isolated). */
+  const simulated = (runMs: number, stepMs: number) => {
+    let t = 1000.0123;
+    return { run: () => void (t += runMs), now: () => Math.floor(t / stepMs) * stepMs };
+  };
+
+  it('the same span on every host whose clock steps by 0.1 ms or less; 20 steps of a coarser one', () => {
+    expect(blockSpanMs(0.0003)).toBe(MIN_SPAN_MS);
+    expect(blockSpanMs(0.005)).toBe(MIN_SPAN_MS);
+    expect(blockSpanMs(0.1)).toBe(MIN_SPAN_MS);
+    expect(blockSpanMs(1)).toBe(20);
+  });
+  it('a 30 µs query on a 100 µs clock: one run reads 0 (the old 0/0), a block reads 30 µs to within one step in twenty', () => {
+    const c = simulated(0.03, 0.1);
+    const single = timeBlock(c.run, c.now, 0);
+    // One run: the span is 0 or one step, never 30 µs.
+    expect(single === null || single.ms === 0.1 || Math.abs(single.ms - 0.1) < 1e-9).toBe(true);
+    const block = timeBlock(c.run, c.now, blockSpanMs(0.1))!;
+    expect(block.runs).toBeGreaterThanOrEqual(66);
+    expect(Math.abs(block.ms - 0.03) / 0.03).toBeLessThanOrEqual(0.05 + 1e-9);
+  });
+  it('a query slower than the span runs once per timing, exactly as the official script times it', () => {
+    const c = simulated(7.5, 0.0003);
+    const block = timeBlock(c.run, c.now, blockSpanMs(0.0003))!;
+    expect(block.runs).toBe(1);
+    expect(block.ms).toBeCloseTo(7.5, 3);
+  });
+  it('a stopped clock gives no timing (the item is "not timed"), never 0', () => {
+    expect(
+      timeBlock(
+        () => undefined,
+        () => 5,
+        2,
+        1000,
+      ),
+    ).toBeNull();
+  });
+  it('outcomes: a reward from measured ratios; "not timed" with the reason for none or for identical ratios (never reward 0)', () => {
+    expect(vesOutcome([1.1, 0.9, 1.2, 1.05])).toEqual({ ratio: timeRatio([1.1, 0.9, 1.2, 1.05]), reward: 1 });
+    expect(vesOutcome([])).toEqual({ notTimed: 'no repetition was timed' });
+    expect(vesOutcome([1, 1, 1])).toMatchObject({
+      notTimed: expect.stringMatching(/all 3 repetitions gave the same ratio 1/),
+    });
+  });
+  it('the clock step is found from its smallest change', () => {
+    let t = 0;
+    expect(clockTick(() => ((t += 0.05), Math.floor(t / 0.1) * 0.1))).toBeCloseTo(0.1, 9);
   });
 });

@@ -42,4 +42,48 @@ describe('the one run summary, with one and with several samples per question', 
     );
     expect(samplesPerQuestion(results)).toEqual({ min: 3, max: 3, questions: 100_000 });
   });
+
+  it('issue 23: R-VES leaves out the correct samples that could not be timed and counts them apart, never as reward 0', () => {
+    const timed = (index: number, rves: number) => sample({ index, sample: 0, ex: 1, rves });
+    const notTimed = (index: number, s = 0) =>
+      sample({ index, sample: s, ex: 1, rves: null, rvesNotTimed: 'the clock did not move' });
+    // One sample each: (sqrt(1) + sqrt(0.25) + 0) / 3 over the three timed items; item 3 is left out.
+    const one = summarize(
+      [timed(0, 1), timed(1, 0.25), sample({ index: 2, sample: 0, ex: 0, rves: 0 }), notTimed(3)],
+      ['ex', 'r-ves'],
+    );
+    expect(one.byDifficulty.total.rves).toBeCloseTo(((1 + 0.5 + 0) / 3) * 100, 12);
+    expect(one.byDifficulty.total.rvesNotTimed).toBe(1);
+    expect(one.byDifficulty.total.ex).toBe(100 * (3 / 4));
+    // Several samples: a question averages its timed samples; one with none timed is left out.
+    const many = summarize(
+      [
+        { ...timed(0, 1), sample: 0 },
+        { ...notTimed(0, 1) },
+        { ...notTimed(1, 0) },
+        { ...notTimed(1, 1) },
+        { ...timed(2, 0.25), sample: 0 },
+        { ...timed(2, 1), sample: 1 },
+      ],
+      ['ex', 'r-ves'],
+    );
+    expect(many.byDifficulty.total.rves).toBeCloseTo(((1 + (0.5 + 1) / 2) / 2) * 100, 12);
+    expect(many.byDifficulty.total.rvesNotTimed).toBe(3);
+    // Without r-ves there is nothing to count.
+    expect(summarize([notTimed(0)], ['ex']).byDifficulty.total.rvesNotTimed).toBeUndefined();
+  });
+
+  it('issue 23: a missing database is counted in questions and in samples (one unit per column)', () => {
+    const s = summarize(
+      [
+        sample({ index: 0, sample: 0, status: 'ok' }),
+        sample({ index: 5, sample: 0, status: 'missing-db', dbId: 'gone' }),
+        sample({ index: 5, sample: 1, status: 'missing-db', dbId: 'gone' }),
+        sample({ index: 6, sample: 0, status: 'missing-db', dbId: 'gone' }),
+      ],
+      ['ex'],
+    );
+    expect(s.missingDbs).toEqual({ gone: 3 });
+    expect(s.missingDbQuestions).toEqual({ gone: 2 });
+  });
 });

@@ -221,6 +221,27 @@ describe('the series file', () => {
     expect(JSON.parse(seriesFileJson(series))).toMatchObject({ format: SERIES_FILE_FORMAT, version: 1 });
   });
 
+  it('issue 23: a sample never scored (no database) is null in the file, as in every run export, and read back as stored', () => {
+    const step = series.steps[0]!;
+    const stored = { ...step.run.samples[0]!, status: 'missing-db' as const, ex: 0 as const, reward: 0, softF1: null };
+    const one: Series = {
+      ...series,
+      steps: [{ ...step, run: { ...step.run, samples: [stored] }, trainerScores: [step.trainerScores[0] ?? null] }],
+    };
+    const written = JSON.parse(seriesFileJson(one)) as { steps: { run: { samples: Record<string, unknown>[] } }[] };
+    expect(written.steps[0]!.run.samples[0]).toMatchObject({
+      status: 'missing-db',
+      ex: null,
+      reward: null,
+      softF1: null,
+    });
+    expect(parseSeriesFile(seriesFileJson(one), 'one.series.json').steps[0]!.run.samples[0]).toMatchObject({
+      status: 'missing-db',
+      ex: 0,
+      reward: 0,
+    });
+  });
+
   it('refuses what it cannot read, naming the file and the field', () => {
     const good = JSON.parse(seriesFileJson(series));
     const text = (f: (o: any) => void) => {

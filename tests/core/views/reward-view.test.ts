@@ -54,13 +54,13 @@ const samples = [
 ];
 
 describe('reward view figures and their explorer filters', () => {
-  it('every count is the number of samples its outcome filter lists', () => {
+  it("every line's samples are the samples its outcome filter lists", () => {
     const fig = rewardFigures(samples);
     const index = new ItemIndex(samples.map((s) => ({ sample: s, question: null })));
     for (const line of fig.lines)
       expect({ o: line.outcome, n: index.query({ ...DEFAULT_QUERY, outcome: line.outcome }).length }).toEqual({
         o: line.outcome,
-        n: line.count,
+        n: line.samples,
       });
     const byOutcome = Object.fromEntries(fig.lines.map((l) => [l.outcome, l.count]));
     expect(byOutcome).toEqual({
@@ -74,6 +74,21 @@ describe('reward view figures and their explorer filters', () => {
       'gold-date-dependent': 1,
       modified: 1,
     });
+  });
+  it('issue 23: one gold seen in 6 samples is 1 gold problem (a question), listed as its 6 samples; sample lines count samples', () => {
+    const six = Array.from({ length: 6 }, (_, k) =>
+      sample(9, { sample: k, ex: 0, mutatedDb: k < 2, goldIssues: [{ kind: 'count-as-list', reason: 'r' }] }),
+    );
+    const fig = rewardFigures(six);
+    const line = (o: string) => fig.lines.find((l) => l.outcome === o)!;
+    expect(line('gold-count-mismatch')).toMatchObject({
+      count: 1,
+      unit: 'question',
+      samples: 6,
+      label: 'gold: count vs list',
+    });
+    expect(line('gold-issue')).toMatchObject({ count: 1, unit: 'question', samples: 6, label: 'gold problem' });
+    expect(line('modified')).toMatchObject({ count: 2, unit: 'sample', samples: 2 });
   });
   it('EX over scored samples; TS over samples with a TS verdict; TS and row-order lines only when present', () => {
     const fig = rewardFigures(samples);

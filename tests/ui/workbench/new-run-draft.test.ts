@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DatasetRecord } from '../../../src/adapters/store/workbench-store.ts';
 import type { Question } from '../../../src/core/types.ts';
-import { NewRunDraft } from '../../../src/ui/workbench/new-run-draft.svelte.ts';
+import { DEFAULT_SUITE_SPEC } from '../../../src/core/ts/suite.ts';
+import { LAST_DATASET_KEY, NewRunDraft } from '../../../src/ui/workbench/new-run-draft.svelte.ts';
 
 const q = (questionId: number, dbId: string): Question => ({
   questionId,
@@ -59,5 +60,37 @@ describe('the new-run form', () => {
     expect(req).toMatchObject({ name: 'my run', datasetId: 'd1', predictions: { name: 'p.sql', text: 'SELECT 1' } });
     expect(req.subset.indices).toEqual([0, 2]);
     expect(req.config).toMatchObject({ metrics: ['ex'], timeoutMs: 5000, readOnly: true, fence: 'first' });
+  });
+
+  it('issue 23: a typed name names one run; the dataset chosen is remembered; TS seed and size go into the run', async () => {
+    const map = new Map<string, string>();
+    const memory = {
+      getItem: (k: string) => map.get(k) ?? null,
+      setItem: (k: string, v: string) => void map.set(k, v),
+    };
+    const d = new NewRunDraft(null, memory);
+    // setDataset is the form's default choice, not the user's: nothing remembered yet.
+    d.setDataset(dataset);
+    expect(map.get(LAST_DATASET_KEY)).toBeUndefined();
+    d.chooseDataset(dataset);
+    expect(new NewRunDraft(null, memory).rememberedDatasetId).toBe('d1');
+
+    await d.setPredictionsFile(file('a.json', '{}'));
+    d.setName('my first run');
+    d.toggleMetric('ts', true);
+    d.setTsSeed(7);
+    d.setTsSize(4);
+    expect(d.toRequest()!.config.suite).toEqual({ ...DEFAULT_SUITE_SPEC, seed: 7, size: 4 });
+    d.setTsSize(DEFAULT_SUITE_SPEC.candidates + 1);
+    expect(d.blocker).toMatch(/test-suite size must be an integer from 1 to 20/);
+    d.setTsSize(4);
+    d.setTsSeed(-1);
+    expect(d.blocker).toMatch(/test-suite seed must be an integer from 0 to 4294967295/);
+    d.setTsSeed(7);
+
+    d.started();
+    expect(d.name).toBe('a on mini');
+    await d.setPredictionsFile(file('b.json', '{}'));
+    expect(d.name).toBe('b on mini');
   });
 });
