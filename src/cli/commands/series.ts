@@ -56,10 +56,9 @@ import { bad, parseFlags } from './flags.ts';
 import { integerFlag } from './rl-args.ts';
 import { evalRunHeader, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
+import { SERIES_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- series --completions DIR|FILE [--completions DIR|FILE ...] --gold FILE --dataset FILE --db-root DIR|ZIP
-    [--from verl|lm-eval|inspect] [--step-pattern REGEX] [--out FILE.json] [--csv FILE.csv] [--parquet FILE.parquet]
-    [--series-out FILE.json] [--watch] [--poll-ms 1000] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
+export const usage = SERIES_USAGE;
 
 const DUMP_FILE = /\.(jsonl|json|eval)$/i;
 

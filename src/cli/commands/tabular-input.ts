@@ -12,7 +12,7 @@ import { parseRarJsonl, rarFromRecords, type RarRow } from '../../core/rubric/ra
 import type { ReplayInputs } from '../../core/run/replay.ts';
 import type { Question } from '../../core/types.ts';
 import { readParquetFileRecords } from '../../adapters/parquet/node-file.ts';
-import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
+import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
 
 export async function readText(flag: string, file: string): Promise<string> {
   try {
