@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawnNodeSqlWorker } from '../src/adapters/node/sql-worker-host.ts';
+import { spawnNodeSqlWorker, sqlJsWasmModule } from '../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../src/adapters/sql-pool.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../src/core/eval/constants.ts';
 import { scoreRun, type ScoreConfig } from '../src/core/run/score-run.ts';
@@ -123,7 +123,13 @@ export async function timePool(
   warmup: EvalItem[],
   reuse = false,
 ): Promise<Timed & { results: ItemResult[]; startMs: number; executed: number; goldExecuted: number }> {
-  const pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: workloadDbSource(w), size });
+  const pool = new SqlPool({
+    spawn: spawnNodeSqlWorker,
+    dbSource: workloadDbSource(w),
+    size,
+    // As the CLI's pool: one compiled sql.js for every worker (src/adapters/node/sql-worker-host.ts).
+    wasmModule: sqlJsWasmModule,
+  });
   try {
     // Worker start (thread, tsx, sql.js wasm) is measured apart; the timed part opens every
     // database of the workload from its file, as a CLI run does.
