@@ -1,5 +1,6 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference -- vitest's documented way to type the `test` key
 /// <reference types="vitest/config" />
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
@@ -11,7 +12,16 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/browser/chromium-flags.ts'
 /** Real benchmark data beside the repository (never copied into it); browser tests fetch it via /@fs/. */
 const sharedDataDir = fileURLToPath(new URL('../shared/data', import.meta.url));
 
+/** The sql.js the app is built with (its package.json is not among the package's exports). */
+const sqlJsVersion = (
+  JSON.parse(readFileSync(new URL('./node_modules/sql.js/package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
 export default defineConfig({
+  // The verdict cache's key names the engine and its version (src/ui/browser-store.ts).
+  define: { __SQLJS_VERSION__: JSON.stringify(sqlJsVersion) },
   // The service worker only in builds (vite-plugin-pwa does nothing under the dev server and Vitest).
   plugins: [svelte(), pwaPlugin()],
   // Relative base: the built app works from any folder and from file-less static hosts.

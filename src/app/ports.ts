@@ -10,6 +10,7 @@
 import type { SqlExecutor } from '../core/eval/executor.ts';
 import type { SchemaSource } from '../core/prompt/schema-source.ts';
 import type { RunHeader, SampleRecord } from '../core/run/types.ts';
+import type { VerdictStore } from '../core/run/verdict-cache.ts';
 import type { SuiteCache } from '../core/ts/suite.ts';
 import type { EvalItem } from '../core/types.ts';
 import type { DbSource } from '../adapters/sql-pool.ts';
@@ -78,6 +79,11 @@ export interface PairingPort {
 export interface ExecutorFactory {
   /** Written into each run header, e.g. `sql.js in Web Workers (browser)`. */
   readonly name: string;
+  /**
+   * The engine and its version as the verdict cache keys them (`sql.js 1.17.0`, as the CLI's);
+   * absent: runs take no verdict from the cache and put none in it.
+   */
+  readonly verdictExecutor?: string;
   createExecutor(source: DbSource, extras?: { suiteCache?: SuiteCache }): SqlExecutor;
   /** A SQL worker of its own that reads schemas and sample rows (prompts); `dispose` ends it. */
   openSchemaSource(source: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }>;
@@ -89,4 +95,9 @@ export interface AppPorts {
   sessions: RunSessionPort;
   pairing: PairingPort;
   executors: ExecutorFactory;
+  /**
+   * The verdict cache across runs (src/core/run/verdict-cache.ts): a run re-evaluating SQL seen
+   * before takes its verdicts from here. Absent: every item is executed.
+   */
+  verdicts?: VerdictStore;
 }

@@ -18,12 +18,21 @@ export interface BrowserStoreOptions extends IdbStoreOptions {
   createExecutor?: ExecutorFactory['createExecutor'];
   /** Written into each run header. */
   executorName?: string;
+  /**
+   * The executor as the verdict cache keys it (ExecutorFactory.verdictExecutor); default: the
+   * sql.js of the build with the browser's pool, none with another executor.
+   */
+  verdictExecutor?: string;
 }
+
+/** `sql.js 1.17.0`: the version is the build's (vite.config.ts defines __SQLJS_VERSION__). */
+const SQLJS_EXECUTOR = typeof __SQLJS_VERSION__ === 'string' ? `sql.js ${__SQLJS_VERSION__}` : undefined;
 
 export function createBrowserStore(options: BrowserStoreOptions = {}): WorkbenchStore {
   const store = createIdbStore({ importDataset: importInWorker, importRunFile: importRunFileInWorker }, options);
   const executors: ExecutorFactory = {
     name: options.executorName ?? 'sql.js in Web Workers (browser)',
+    verdictExecutor: options.verdictExecutor ?? (options.createExecutor ? undefined : SQLJS_EXECUTOR),
     createExecutor:
       options.createExecutor ?? ((source, extras) => createBrowserSqlPool(source, undefined, extras?.suiteCache)),
     openSchemaSource: openBrowserSchemaSource,

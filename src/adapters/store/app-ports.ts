@@ -13,6 +13,7 @@ import { allSamples, storedKeys } from './sample-blocks.ts';
 import type { WorkbenchIdb } from './schema.ts';
 import { storeDbSource, storedDbIds } from './store-db-source.ts';
 import { idbSuiteCache } from './suite-cache.ts';
+import { idbVerdictStore } from './verdict-cache-idb.ts';
 
 export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamples?: number } = {}) {
   return {
@@ -39,6 +40,7 @@ export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamp
       source: (databases: Record<string, string>, datasetName: string) => storeDbSource(idb, databases, datasetName),
       suiteCache: (databases: Record<string, string>) => idbSuiteCache(idb, databases),
     },
+    verdicts: idbVerdictStore(idb),
     sessions: {
       withLock: withRunLock,
       open: (run: RunHeader, signal?: AbortSignal) =>

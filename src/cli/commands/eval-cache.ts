@@ -1,6 +1,7 @@
 /**
- * `eval --cache DIR` / `--no-cache`: the verdict cache (src/core/run/verdict-cache.ts) in front
- * of the pool, kept in a file of the cache folder (src/adapters/node/verdict-cache-file.ts).
+ * `eval --cache DIR` / `--no-cache`: the verdict cache (src/core/run/verdict-cache.ts), handed to
+ * the run recipe (scoreRun's `verdictCache`) in front of the pool, kept in a file of the cache
+ * folder (src/adapters/node/verdict-cache-file.ts).
  * The file also remembers each database's facts for the version scan (SQLite version, column
  * types, by executor and sha256), so a run whose verdicts all come from the cache starts no
  * worker and opens no database.
@@ -13,9 +14,8 @@ import {
   type FileVerdictCache,
 } from '../../adapters/node/verdict-cache-file.ts';
 import { errorMessage } from '../../core/errors.ts';
-import type { SqlExecutor } from '../../core/eval/executor.ts';
 import type { DbFacts } from '../../core/eval/db-facts.ts';
-import { cachingExecutor, type CacheStats } from '../../core/run/verdict-cache.ts';
+import type { VerdictCachePort } from '../../core/run/verdict-cache.ts';
 import { sha256File } from './run-out.ts';
 
 export interface EvalCache {
@@ -24,10 +24,8 @@ export interface EvalCache {
   /** The facts of these databases from earlier runs, or null when one is not known. */
   knownFacts(dbIds: readonly string[]): Promise<DbFacts | null>;
   rememberFacts(dbIds: readonly string[], facts: DbFacts): Promise<void>;
-  /** The caching executor over `inner`; `inner` itself when no database told its SQLite version. */
-  wrap(inner: SqlExecutor, sqliteVersion: string | null): SqlExecutor;
-  /** Positions (in the run's items) answered from the cache. */
-  hits(): Set<number>;
+  /** The cache as the run recipe uses it (scoreRun's `verdictCache`). */
+  port: VerdictCachePort;
   save(): Promise<void>;
 }
 
@@ -61,7 +59,6 @@ export async function openEvalCache(
     return p;
   };
   const factsKey = (sha: string) => `${executor}\u0000${sha}`;
-  let stats: CacheStats | null = null;
   return {
     empty: file.entries === 0,
     async knownFacts(dbIds) {
@@ -88,13 +85,7 @@ export async function openEvalCache(
           });
       }
     },
-    wrap(inner, sqliteVersion) {
-      if (sqliteVersion === null) return inner;
-      const caching = cachingExecutor(inner, { store: file, context: { executor, sqliteVersion }, dbSha256 });
-      stats = caching.stats;
-      return caching;
-    },
-    hits: () => stats?.hitSamples ?? new Set(),
+    port: { store: file, dbSha256, executor },
     async save() {
       try {
         await file.save();

@@ -31,7 +31,7 @@ import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
 import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
-import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';
+import type { DbFacts } from '../../core/eval/db-facts.ts';
 import { rewardCounts } from '../../core/run/item-annotations.ts';
 import { checkOverlayKnown, parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
@@ -187,8 +187,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     // The SQLite version and column types for the version scan: from the verdict cache when it
     // knows them (a fully cached run opens no database), else read by the recipe through the pool.
     const dbIds = allItems.map((i) => i.dbId);
-    // Read before the run when the cache does not know them: the cache's keys carry the SQLite version.
-    const known = (await cache?.knownFacts(dbIds)) ?? (cache ? await readDbFacts(pool, dbIds) : undefined);
+    const known = (await cache?.knownFacts(dbIds)) ?? undefined;
     // The run files record the databases as they were before the run, and check them after it.
     const hashed = targets.some((t) => t.runOut) ? await hashDatabases(args.dbRoot, dbIds) : undefined;
     const config = { ...args, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
@@ -196,7 +195,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     // The run recipe over every file's items: each gold executed once per question and worker,
     // identical predictions once (reuse.ts), verdicts from the cache where it has them.
     const outcome = await scoreRun(allItems, config, {
-      executor: cache?.wrap(pool, known?.sqliteVersion ?? null) ?? pool,
+      executor: pool,
+      ...(cache ? { verdictCache: cache.port } : {}),
       reuse: args.reuse,
       questionOf,
       ...(known ? { facts: known } : {}),
@@ -225,7 +225,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
       throw new WorkbenchError('INTERNAL', `${allItems.length - outcome.results.length} item(s) did not finish`);
     // Before anything is written: a database replaced during the run makes its results unreliable.
     if (hashed) await checkDatabasesUnchanged(args.dbRoot, hashed, shownDbRoot);
-    const hits = cache?.hits() ?? new Set<number>();
+    const hits = outcome.fromCache;
     const fromCache = (p: FilePlan) => {
       let n = 0;
       for (let i = p.from; i < p.from + p.items.length; i++) if (hits.has(i)) n++;

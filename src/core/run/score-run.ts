@@ -28,6 +28,7 @@ import { readDbFacts, type DbFacts } from '../eval/db-facts.ts';
 import type { ColumnTypes } from '../sql/version-features.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { rewardAnnotator } from './item-annotations.ts';
+import { cachingExecutor, type VerdictCachePort } from './verdict-cache.ts';
 import { runEvaluation, type EvaluationOutcome } from './replay.ts';
 import type { RunHeader, SampleRecord } from './types.ts';
 
@@ -57,6 +58,12 @@ export interface ScoreRunPorts {
   findings?: boolean;
   /** Facts already read (a generation run's earlier questions); only databases not in it are read. */
   facts?: DbFacts;
+  /**
+   * The verdict cache (verdict-cache.ts): cacheable items whose verdict it holds are answered
+   * from it, the others executed and their verdicts stored. Used once the facts have told the
+   * SQLite version (never with `findings` off, which reads none).
+   */
+  verdictCache?: VerdictCachePort;
   now?: () => number;
 }
 
@@ -68,6 +75,8 @@ export interface ScoredRun extends EvaluationOutcome {
   formula: RewardFormula;
   /** The run list's score of these results (the summary's total). */
   score: RunScore;
+  /** Positions (in `items`) whose verdict came from the verdict cache. */
+  fromCache: ReadonlySet<number>;
 }
 
 export type RunScore = NonNullable<RunHeader['score']>;
@@ -162,8 +171,17 @@ export async function scoreRun(
   // The loop hands each result (the object it returns in `results`) to the sink with its item.
   const recordOf = new Map<ItemResult, SampleRecord>();
   const sink = ports.sink;
+  const cache = ports.verdictCache;
+  const caching =
+    cache && facts.sqliteVersion !== null
+      ? cachingExecutor(ports.executor, {
+          store: cache.store,
+          dbSha256: cache.dbSha256,
+          context: { executor: cache.executor, sqliteVersion: facts.sqliteVersion },
+        })
+      : null;
   const outcome = await runEvaluation(items, runOptions(config, ports.previewRows ?? 0), {
-    executor: ports.executor,
+    executor: caching ?? ports.executor,
     signal: ports.signal,
     onEvent: ports.onEvent,
     doneBefore: ports.doneBefore,
@@ -177,7 +195,14 @@ export async function scoreRun(
     },
   });
   const records = outcome.results.map((r) => recordOf.get(r)!);
-  return { ...outcome, records, facts, formula, score: scoreOfSummary(outcome.summary) };
+  return {
+    ...outcome,
+    records,
+    facts,
+    formula,
+    score: scoreOfSummary(outcome.summary),
+    fromCache: caching?.stats.hitSamples ?? new Set(),
+  };
 }
 
 /**

@@ -24,6 +24,12 @@ export interface RunConfig {
   rewardFormula: string;
   /** Metric ts: the test suite's seed and size (docs/test-suite.md); absent without ts (then DEFAULT_SUITE_SPEC applies). */
   suite?: SuiteSpec;
+  /**
+   * The app's runs: take verdicts from the verdict cache of earlier runs and keep this run's
+   * there (verdict-cache.ts); absent means yes. False executes every item, as the CLI's
+   * `--no-cache`. It changes no verdict, only whether the SQL runs again.
+   */
+  verdictCache?: boolean;
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {

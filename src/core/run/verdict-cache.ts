@@ -170,6 +170,16 @@ export interface CachingPorts {
   context: VerdictContext;
 }
 
+/**
+ * What a host hands the run recipe (score-run.ts, `ScoreRunPorts.verdictCache`) to use the
+ * cache: the store, each database's sha256, and the executor's name and version. The SQLite
+ * version of the key is the one the run's facts read (`readDbFacts`), so every host keys alike.
+ */
+export interface VerdictCachePort extends Omit<CachingPorts, 'context'> {
+  /** The engine and its version, e.g. `sql.js 1.17.0` (VerdictContext.executor). */
+  executor: string;
+}
+
 export interface CacheStats {
   /** Items answered from the cache, by their `sample` (the position runEvaluation gives them). */
   hitSamples: Set<number>;
@@ -203,7 +213,8 @@ export function cachingExecutor(inner: SqlExecutor, ports: CachingPorts): SqlExe
         }),
       );
       const asked = keys.filter((k): k is string => k !== null);
-      const found = asked.length > 0 ? await ports.store.get(asked) : [];
+      // A store that cannot be read answers nothing: every item is executed (a cache never fails a run).
+      const found = asked.length > 0 ? await ports.store.get(asked).catch(() => []) : [];
       const byKey = new Map<string, CachedVerdict>();
       asked.forEach((k, i) => {
         const v = found[i];
@@ -248,10 +259,14 @@ export function cachingExecutor(inner: SqlExecutor, ports: CachingPorts): SqlExe
         });
         for (const r of out) keep(r);
       } finally {
-        // What finished is kept even when the run stops early.
+        // What finished is kept even when the run stops early. A store that cannot keep them
+        // (a full disk) costs executions in a later run, never this run's results.
         if (toStore.length > 0) {
-          await ports.store.put(toStore);
-          stats.stored += toStore.length;
+          const kept = await ports.store.put(toStore).then(
+            () => true,
+            () => false,
+          );
+          if (kept) stats.stored += toStore.length;
         }
       }
       return results.filter((r): r is ItemResult => r !== undefined);

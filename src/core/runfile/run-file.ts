@@ -98,6 +98,7 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
       fence: r.oneOf(cfg, 'fence', 'run.config', ['first', 'last'] as const),
       rewardFormula,
       ...(cfg.suite !== undefined ? { suite: readSuiteSpec(r, cfg.suite) } : {}),
+      ...(cfg.verdictCache !== undefined ? { verdictCache: r.bool(cfg, 'verdictCache', 'run.config') } : {}),
     },
     samplesPerQuestion: r.int(o, 'samplesPerQuestion', 'run', 1),
     executor: r.str(o, 'executor', 'run'),

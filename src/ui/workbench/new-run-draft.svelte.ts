@@ -44,6 +44,7 @@ export class NewRunDraft {
   #readOnly = $state(DEFAULT_RUN_CONFIG.readOnly);
   #metrics = $state.raw<MetricName[]>([...DEFAULT_RUN_CONFIG.metrics]);
   #fence = $state<RunConfig['fence']>(DEFAULT_RUN_CONFIG.fence);
+  #verdictCache = $state(true);
 
   constructor(checker: ReplayChecker | null = null) {
     this.#checker = checker;
@@ -138,6 +139,9 @@ export class NewRunDraft {
   get fence(): RunConfig['fence'] {
     return this.#fence;
   }
+  get verdictCache(): boolean {
+    return this.#verdictCache;
+  }
   get subset(): Subset | null {
     return this.#subset.subset;
   }
@@ -224,6 +228,9 @@ export class NewRunDraft {
   setReadOnly(on: boolean): void {
     this.#readOnly = on;
   }
+  setVerdictCache(on: boolean): void {
+    this.#verdictCache = on;
+  }
   toggleMetric(m: MetricName, on: boolean): void {
     const next = on ? [...new Set([...this.#metrics, m])] : this.#metrics.filter((x) => x !== m);
     this.#metrics = METRICS.filter((x) => next.includes(x));
@@ -272,6 +279,7 @@ export class NewRunDraft {
         timeoutMs: Math.round(this.#timeoutS * 1000),
         readOnly: this.#readOnly,
         fence: this.#fence,
+        verdictCache: this.#verdictCache,
         // Metric ts: the suite's seed and size are part of the run (docs/test-suite.md).
         ...(this.#metrics.includes('ts') ? { suite: { ...DEFAULT_SUITE_SPEC } } : {}),
       },
