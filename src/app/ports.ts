@@ -10,7 +10,7 @@
 import type { SqlExecutor } from '../core/eval/executor.ts';
 import type { SchemaSource } from '../core/prompt/schema-source.ts';
 import type { RunHeader, SampleRecord } from '../core/run/types.ts';
-import type { VerdictStore } from '../core/run/verdict-cache.ts';
+import type { FactsStore, VerdictStore } from '../core/run/verdict-cache.ts';
 import type { SuiteCache } from '../core/ts/suite.ts';
 import type { EvalItem } from '../core/types.ts';
 import type { DbSource } from '../adapters/sql-pool.ts';
@@ -97,7 +97,8 @@ export interface AppPorts {
   executors: ExecutorFactory;
   /**
    * The verdict cache across runs (src/core/run/verdict-cache.ts): a run re-evaluating SQL seen
-   * before takes its verdicts from here. Absent: every item is executed.
+   * before takes its verdicts from here, and its databases' facts (a run answered whole from
+   * the cache opens no database). Absent: every item is executed.
    */
-  verdicts?: VerdictStore;
+  verdicts?: VerdictStore & FactsStore;
 }

@@ -52,6 +52,7 @@ function verdictCacheOf(ports: AppPorts, run: RunHeader): Pick<ScoreRunPorts, 'v
   return {
     verdictCache: {
       store: ports.verdicts,
+      facts: ports.verdicts,
       executor,
       dbSha256: async (dbId) => (Object.hasOwn(databases, dbId) ? databases[dbId]! : null),
     },

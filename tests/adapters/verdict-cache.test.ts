@@ -13,6 +13,7 @@ import {
   cachingExecutor,
   validVerdict,
   verdictKey,
+  type FactsStore,
   type VerdictStore,
 } from '../../src/core/run/verdict-cache.ts';
 import { createRunService } from '../../src/app/run-service.ts';
@@ -249,15 +250,24 @@ describe('the verdict cache across runs, on real data', () => {
 describe("the app's runs take verdicts from the cache through the run recipe (run service, memory ports)", () => {
   const PREDICTIONS = sharedData('bird', 'predictions', 'sql_output_kg', 'predict_mini_dev_gpt-4_sqlite.json');
 
-  async function app(store: VerdictStore) {
+  async function app(store: VerdictStore & FactsStore) {
     const dataset = await fileDataset({
       questions: sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
       gold: sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
       dbRoot: DB_ROOT,
     });
     const memory = memoryAppPorts(dataset, DB_ROOT);
+    // Databases opened in a worker (their bytes read for it), counted.
+    const opened: string[] = [];
     const ports: AppPorts = {
       ...memory.ports,
+      datasets: {
+        ...memory.ports.datasets,
+        source: (databases, name) => {
+          const source = memory.ports.datasets.source(databases, name);
+          return { ...source, load: (dbId) => (opened.push(dbId), source.load(dbId)) };
+        },
+      },
       verdicts: store,
       executors: { ...memory.ports.executors, verdictExecutor: 'sql.js test' },
     };
@@ -272,16 +282,27 @@ describe("the app's runs take verdicts from the cache through the run recipe (ru
       });
       return { run, samples: memory.samples(run.id) };
     };
-    return { replay };
+    return { replay, opened };
   }
   const same = (samples: readonly SampleRecord[]) => samples.map(({ goldReused: _g, ...rest }) => rest);
 
   it('a file replayed twice: the second run takes every cacheable verdict from the cache, records how many, and stores the same samples; unticked, none', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-app-'));
-    const { replay } = await app(await openFileVerdictCache(dir, { warn: () => undefined }));
+    // The CLI's file store, with its facts, as the app's IndexedDB store is (verdict-cache-idb.ts).
+    const file = await openFileVerdictCache(dir, { warn: () => undefined });
+    const { replay, opened } = await app({
+      get: file.get,
+      put: file.put,
+      getFacts: async (key) => file.facts(key),
+      putFacts: async (key, facts) => file.setFacts(key, facts),
+    });
     const first = await replay('first');
     expect(first.run.executions).toMatchObject({ fromCache: 0 });
+    expect(opened.length).toBeGreaterThanOrEqual(3);
+    opened.length = 0;
     const second = await replay('second');
+    // Verdicts and the databases' facts from the cache: no database was opened.
+    expect(opened).toEqual([]);
     const scored = first.samples.filter((s) => s.status !== 'missing-db');
     expect(scored).toHaveLength(140);
     // Every verdict of the 140 scored items may be cached (no write, no random(), no machine failure).
@@ -296,10 +317,8 @@ describe("the app's runs take verdicts from the cache through the run recipe (ru
   }, 300_000);
 
   it('a store that cannot be read or written (a full disk) costs executions, never the run', async () => {
-    const broken: VerdictStore = {
-      get: () => Promise.reject(new Error('QuotaExceededError')),
-      put: () => Promise.reject(new Error('QuotaExceededError')),
-    };
+    const full = () => Promise.reject(new Error('QuotaExceededError'));
+    const broken: VerdictStore & FactsStore = { get: full, put: full, getFacts: full, putFacts: full };
     const { replay } = await app(broken);
     const one = await replay('broken store');
     const two = await replay('broken store again');

@@ -184,22 +184,20 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     }
     // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
     const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
-    // The SQLite version and column types for the version scan: from the verdict cache when it
-    // knows them (a fully cached run opens no database), else read by the recipe through the pool.
     const dbIds = allItems.map((i) => i.dbId);
-    const known = (await cache?.knownFacts(dbIds)) ?? undefined;
     // The run files record the databases as they were before the run, and check them after it.
     const hashed = targets.some((t) => t.runOut) ? await hashDatabases(args.dbRoot, dbIds) : undefined;
     const config = { ...args, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
     const questionOf = questions ? (i: number) => questions[i]?.question ?? null : undefined;
     // The run recipe over every file's items: each gold executed once per question and worker,
-    // identical predictions once (reuse.ts), verdicts from the cache where it has them.
+    // identical predictions once (reuse.ts), verdicts from the cache where it has them. The
+    // SQLite version and column types for the version scan come from the cache when it knows
+    // them (a fully cached run opens no database), else the recipe reads them through the pool.
     const outcome = await scoreRun(allItems, config, {
       executor: pool,
       ...(cache ? { verdictCache: cache.port } : {}),
       reuse: args.reuse,
       questionOf,
-      ...(known ? { facts: known } : {}),
       onEvent: (e) => {
         if (e.type === 'suite-ready') {
           if (e.stats.warning && !suites[e.dbId])
@@ -209,7 +207,6 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
       },
     });
     const facts = outcome.facts;
-    await cache?.rememberFacts(dbIds, facts);
     const options = { metrics: config.metrics };
     const comparison = overlay
       ? await compareWithOverlay(plans[0]!.items, outcome.results, overlay, config, {

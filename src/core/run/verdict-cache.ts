@@ -171,13 +171,50 @@ export interface CachingPorts {
 }
 
 /**
+ * What the version scan reads of a database (eval/db-facts.ts: the SQLite version of the engine,
+ * every column's declared type), kept beside the verdicts by executor and database sha256: a
+ * run whose verdicts all come from the cache then opens no database at all.
+ */
+export interface CachedFacts {
+  sqliteVersion: string;
+  columnTypes: Record<string, Record<string, string>>;
+}
+
+const isStringMap = (x: unknown) =>
+  typeof x === 'object' && x !== null && !Array.isArray(x) && Object.values(x).every((v) => typeof v === 'string');
+
+/** Whether `x` is well-formed facts (read from a store, checked before it is trusted). */
+export function validFacts(x: unknown): x is CachedFacts {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
+  const o = x as Record<string, unknown>;
+  return (
+    typeof o.sqliteVersion === 'string' &&
+    typeof o.columnTypes === 'object' &&
+    o.columnTypes !== null &&
+    !Array.isArray(o.columnTypes) &&
+    Object.values(o.columnTypes).every(isStringMap)
+  );
+}
+
+/** The facts' key: the executor (engine and version) and the database's sha256. */
+export const factsKey = (executor: string, dbSha256: string): string => `${executor}\u0000${dbSha256}`;
+
+/** Port: where facts are kept (undefined: not there, or not valid facts). */
+export interface FactsStore {
+  getFacts(key: string): Promise<CachedFacts | undefined>;
+  putFacts(key: string, facts: CachedFacts): Promise<void>;
+}
+
+/**
  * What a host hands the run recipe (score-run.ts, `ScoreRunPorts.verdictCache`) to use the
- * cache: the store, each database's sha256, and the executor's name and version. The SQLite
- * version of the key is the one the run's facts read (`readDbFacts`), so every host keys alike.
+ * cache: the store, each database's sha256, the executor's name and version, and where the
+ * databases' facts are kept. The SQLite version of the key is the one of the run's facts
+ * (read, or remembered from an earlier run of the same executor), so every host keys alike.
  */
 export interface VerdictCachePort extends Omit<CachingPorts, 'context'> {
   /** The engine and its version, e.g. `sql.js 1.17.0` (VerdictContext.executor). */
   executor: string;
+  facts?: FactsStore;
 }
 
 export interface CacheStats {
