@@ -297,6 +297,7 @@ async function runOnly(args: Args): Promise<void> {
     cli_start_ms: '< 150',
     cli_eval_file_ratio_vs_python: '<= 1.0',
     cli_eval_file_ratio_vs_python_engine_native: '-',
+    cli_eval_file_floor_ratio_sqljs: '- (the floor of the key above with sql.js)',
     cli_eval_13files_ratio_vs_python: '<= 0.7',
     cache_reeval_ratio: '<= 0.05',
     native_engine_disagreements: '= 0',
