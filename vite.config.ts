@@ -1,12 +1,14 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference -- vitest's documented way to type the `test` key
 /// <reference types="vitest/config" />
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
-import { defineConfig, searchForWorkspaceRoot } from 'vite';
+import { defineConfig, searchForWorkspaceRoot, type Plugin } from 'vite';
 import { configDefaults } from 'vitest/config';
 import { pwaPlugin } from './pwa.config.ts';
+import { ensureReportTemplate } from './scripts/build-report.mjs';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/browser/chromium-flags.ts';
 
 /** Real benchmark data beside the repository (never copied into it); browser tests fetch it via /@fs/. */
@@ -18,12 +20,41 @@ const sqlJsVersion = (
     version: string;
   }
 ).version;
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+
+/**
+ * The offline report's template (scripts/build-report.mjs; docs/report.md) beside the app as
+ * report-template.html, for its "Export report" buttons: built first when missing or stale,
+ * emitted into the build (and so precached: export works offline), served by the dev server.
+ */
+function reportTemplatePlugin(): Plugin {
+  const NAME = 'report-template.html';
+  return {
+    name: 'rlvr-report-template',
+    async generateBundle() {
+      this.emitFile({ type: 'asset', fileName: NAME, source: await readFile(await ensureReportTemplate(), 'utf8') });
+    },
+    configureServer(server) {
+      server.middlewares.use(`/${NAME}`, (_req, res, next) => {
+        ensureReportTemplate()
+          .then((file) => readFile(file, 'utf8'))
+          .then((html) => {
+            res.setHeader('Content-Type', 'text/html; charset=utf-8');
+            res.end(html);
+          }, next);
+      });
+    },
+  };
+}
 
 export default defineConfig({
-  // The verdict cache's key names the engine and its version (src/ui/browser-store.ts).
-  define: { __SQLJS_VERSION__: JSON.stringify(sqlJsVersion) },
   // The service worker only in builds (vite-plugin-pwa does nothing under the dev server and Vitest).
-  plugins: [svelte(), pwaPlugin()],
+  plugins: [svelte(), pwaPlugin(), reportTemplatePlugin()],
+  define: {
+    __RLVR_PRODUCT__: JSON.stringify(`rlvr-workbench ${pkg.version}`),
+    // The verdict cache's key names the engine and its version (src/ui/browser-store.ts).
+    __SQLJS_VERSION__: JSON.stringify(sqlJsVersion),
+  },
   // Relative base: the built app works from any folder and from file-less static hosts.
   base: './',
   worker: { format: 'es' },

@@ -19,6 +19,7 @@ import { CHROMIUM_PATH, launchChromium, serveStatic, watchPage, type PageWatch }
 import { importDataset, startRun } from '../tests/browser/workbench-helpers.ts';
 import type { IdbWriteResult } from './browser/idb-write.ts';
 import { measureScale, SCALE_SAMPLES, SCALE_SAMPLES_QUICK } from './browser-scale.ts';
+import { measureReport } from './report.ts';
 import { SPIDER_DB_ROOT } from './items.ts';
 
 /** Why the browser part cannot run here, or null. */
@@ -300,15 +301,19 @@ export async function measureBrowser(opts: {
       idbs.push(await measureIdb(browser, server.url, log));
       scales.push(await measureScale(browser, server.url, opts.quick ? SCALE_SAMPLES_QUICK : SCALE_SAMPLES, log));
     }
+    // The report opens from disk, not from the server: its rounds are its own.
+    const report = await measureReport(browser, tmp, opts.rounds, log);
     return {
       keys: {
         ...medians(evals.map((e) => e.keys)),
         ...medians(idbs.map((e) => e.keys)),
         ...medians(scales.map((e) => e.keys)),
+        ...report.keys,
       },
       meta: {
         build_ms: buildMs,
         chromium: browser.version(),
+        report: report.meta,
         rounds: evals.map((e, i) => ({
           eval: { ...e.keys, ...e.meta },
           idb: { ...idbs[i]!.keys, ...idbs[i]!.meta },

@@ -43,6 +43,9 @@ export const BROWSER_KEYS = [
   'idb_write_samples_per_s_100k',
   'idb_reopen_run_ms_100k',
   'browser_rl_view_longest_task_ms_100k',
+  // Issue 27 (bench/report.ts): the offline report of a 100,000-sample run, its size and its opening from disk.
+  'report_bytes_per_sample',
+  'report_open_ms_100k',
   // bench/gguf.ts: greedy decoding of the real stories260K.gguf on the CPU backend (always);
   // gen_tokens_per_s_gguf_webgpu joins it only when llama.cpp ran the layers on WebGPU.
   'gen_tokens_per_s_gguf_cpu',
@@ -77,4 +80,7 @@ export const TARGETS: Record<string, Target> = {
   stats_ms_per_100k_samples: { text: '< 1500', met: (v) => v < 1500 },
   compare_ms_per_100k_samples: { text: '< 3000', met: (v) => v < 3000 },
   parse_linear_ratio: { text: '<= 6 (linear: 4, quadratic: 16)', met: (v) => v <= 6 },
+  // 40 MiB per 100,000 samples.
+  report_bytes_per_sample: { text: '<= 419 (40 MiB / 100,000)', met: (v) => v <= (40 * 2 ** 20) / 100_000 },
+  report_open_ms_100k: { text: '< 5000', met: (v) => v < 5000 },
 };

@@ -18,6 +18,8 @@ import { scoreRun, type ScoreConfig } from '../src/core/run/score-run.ts';
 import type { EvalItem, ItemResult } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload } from './items.ts';
 import { browserBenchSkipReason, measureBrowser, median, type BrowserBench } from './browser.ts';
+import { measureReport } from './report.ts';
+import { launchChromium } from '../tests/browser/harness.ts';
 import { measureGguf } from './gguf.ts';
 import { BROWSER_KEYS, IMPLEMENTED_KEYS, NODE_KEYS, TARGETS } from './keys.ts';
 import { measureParse } from './parse.ts';
@@ -36,7 +38,7 @@ interface Args {
   only: Set<string> | null;
 }
 
-const ONLY_GROUPS = ['cli', 'native-engine', 'hostile'];
+const ONLY_GROUPS = ['cli', 'native-engine', 'hostile', 'report'];
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { quick: false, out: null, rounds: 0, only: null };
@@ -287,6 +289,11 @@ function fmt(v: number): string {
   return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
+function printLoad(load0: number[], load1: number[]): void {
+  const avg = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  process.stdout.write(`load average (1, 5, 15 min): start ${avg(load0)}, end ${avg(load1)}; ${cpus().length} cores\n`);
+}
+
 /** `--only`: the groups asked for, with the machine's load before and after. */
 async function runOnly(args: Args): Promise<void> {
   const load0 = loadavg();
@@ -305,9 +312,7 @@ async function runOnly(args: Args): Promise<void> {
   };
   for (const [k, v] of Object.entries(keys))
     process.stdout.write(`${k.padEnd(46)} ${fmt(v).padStart(10)}   target ${targets[k] ?? '-'}\n`);
-  process.stdout.write(
-    `load average (1, 5, 15 min): start ${load0.map((x) => x.toFixed(2)).join(' ')}, end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${cpus().length} cores\n`,
-  );
+  printLoad(load0, load1);
   if (args.out)
     writeFileSync(
       args.out,
@@ -321,7 +326,7 @@ async function runOnly(args: Args): Promise<void> {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  if (args.only && !args.only.has('hostile')) return runOnly(args);
+  if (args.only && !args.only.has('hostile') && !args.only.has('report')) return runOnly(args);
   const started = new Date();
   const load0 = loadavg();
   const tmp = mkdtempSync(path.join(tmpdir(), 'wb-bench-'));
@@ -331,6 +336,39 @@ async function main(): Promise<void> {
     process.exit(130);
   });
   try {
+    if (args.only?.has('report')) {
+      const skipped = browserBenchSkipReason();
+      if (skipped) throw new Error(`--only report needs Chromium: ${skipped}`);
+      const chromium = await launchChromium();
+      let report: Awaited<ReturnType<typeof measureReport>>;
+      try {
+        report = await measureReport(chromium, tmp, args.rounds, log);
+      } finally {
+        await chromium.close();
+      }
+      const load1 = loadavg();
+      printTable(report.keys, []);
+      printLoad(load0, load1);
+      if (args.out)
+        writeFileSync(
+          args.out,
+          JSON.stringify(
+            {
+              ...report.keys,
+              meta: {
+                command: `npm run bench -- --only report --rounds ${args.rounds}${args.out ? ' --out FILE' : ''}`,
+                started: started.toISOString(),
+                loadavg_start: load0,
+                loadavg_end: load1,
+                ...report.meta,
+              },
+            },
+            null,
+            1,
+          ) + '\n',
+        );
+      return;
+    }
     if (args.only?.has('hostile')) {
       const keys = await measureHostile(tmp);
       printTable(keys, []);

@@ -1,12 +1,14 @@
-// Builds the CLI ahead of time: src/cli/main.ts (split: cli.mjs and chunks/) and the SQL workers
-// (workers/sql.worker.ts, workers/sql-native.worker.ts) are bundled by esbuild into dist-cli/,
-// with sql.js and better-sqlite3 left as imports of node_modules. Run by `npm install` (the `prepare` script) and by scripts/cli.mjs
-// when a source is newer than the bundle. Plain JavaScript: it must run before anything is built.
-// (Not dist/: `vite build` empties dist/ for the app.)
+// Builds the CLI ahead of time: src/cli/main.ts (split: cli.mjs and its chunks) and the SQL
+// workers (workers/sql.worker.ts, workers/sql-native.worker.ts) are bundled by esbuild into
+// dist-cli/, with sql.js and better-sqlite3 left as imports of node_modules. Run by `npm install`
+// (the `prepare` script) and by scripts/cli.mjs when a source is newer than the bundle. Plain JavaScript: it must run before anything is built.
+// (Not dist/: `vite build` empties dist/ for the app.) The offline report's template
+// (dist-cli/report.html, scripts/build-report.mjs) is built with it: the `report` command reads it.
 import { build } from 'esbuild';
 import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildReportTemplate } from './build-report.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = path.join(ROOT, 'dist-cli');
@@ -90,5 +92,10 @@ async function removeStaleChunks(current) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const t0 = performance.now();
   await buildCli();
-  process.stderr.write(`built ${path.relative(ROOT, OUT_DIR)}/cli.mjs in ${Math.round(performance.now() - t0)} ms\n`);
+  const t1 = performance.now();
+  process.stderr.write(`built ${path.relative(ROOT, OUT_DIR)}/cli.mjs in ${Math.round(t1 - t0)} ms\n`);
+  await buildReportTemplate();
+  process.stderr.write(
+    `built ${path.relative(ROOT, OUT_DIR)}/report.html (the offline report's template) in ${Math.round(performance.now() - t1)} ms\n`,
+  );
 }

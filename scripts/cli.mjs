@@ -3,26 +3,14 @@
 // it is missing or a source is newer than it, so a fresh clone, an edited source and a checkout
 // of another branch all run the current code without a compiler at every start. The `bin`
 // entry of package.json is dist-cli/cli.mjs itself (built by `npm install`'s prepare script).
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ensureReportTemplate, newestMtime } from './build-report.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'dist-cli');
 const INPUTS = ['src/cli', 'src/core', 'src/adapters', 'workers', 'package-lock.json', 'scripts/build-cli.mjs'];
-
-function newestMtime(p) {
-  let st;
-  try {
-    st = statSync(p);
-  } catch {
-    return 0;
-  }
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs; // a deleted or renamed file changes its folder's time
-  for (const e of readdirSync(p, { withFileTypes: true })) newest = Math.max(newest, newestMtime(path.join(p, e.name)));
-  return newest;
-}
 
 function builtAt() {
   try {
@@ -43,4 +31,7 @@ if (built < 0 || INPUTS.some((p) => newestMtime(path.join(ROOT, p)) > built)) {
   const { buildCli } = await import('./build-cli.mjs');
   await buildCli();
 }
+// The offline report's template (a vite build of the app's screens, ~10 s): rebuilt only for the
+// command that reads it, when a source is newer (scripts/build-report.mjs).
+if (process.argv[2] === 'report') await ensureReportTemplate();
 await import(pathToFileURL(path.join(OUT, 'cli.mjs')).href);

@@ -28,14 +28,14 @@ export interface ImportJob {
 
 export interface RunFileJob {
   dbName: string;
-  /** The run file as picked (JSON: a run file or an `eval --out` report); read in the worker. */
+  /** The run file as picked (JSON: a run file or an `eval --out` report; HTML: an offline report); read in the worker. */
   file: Blob;
   fileName: string;
 }
 
 export interface ImportWorkerApi {
-  /** Reads, validates and stores a run file (see run-file-store.ts), off the main thread. */
-  importRunFile(job: RunFileJob): Promise<Outcome<RunHeader>>;
+  /** Reads, validates and stores a run file or an offline report's runs (see run-upload.ts), off the main thread. */
+  importRunFile(job: RunFileJob): Promise<Outcome<RunHeader[]>>;
   importDataset(job: ImportJob, onProgress?: (p: ImportProgress) => void): Promise<Outcome<DatasetRecord>>;
   abort(jobId: string): Promise<void>;
   /** Parses a predictions file (any core format), checks it belongs to the dataset, pairs it. */

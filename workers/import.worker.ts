@@ -4,7 +4,7 @@ import { importDataset } from '../src/adapters/import/import-dataset.ts';
 import { pairRunPredictions } from '../src/adapters/import/pair-run.ts';
 import { releaseSpooledFiles } from '../src/adapters/import/nested-zip.ts';
 import { toErrorData } from '../src/core/errors.ts';
-import { storeRunFile } from '../src/adapters/store/run-file-store.ts';
+import { storeRunUpload } from '../src/adapters/store/run-upload.ts';
 import { openWorkbenchDb } from '../src/adapters/store/schema.ts';
 import type { ImportWorkerApi, Outcome } from './import.api.ts';
 
@@ -51,7 +51,7 @@ const api: ImportWorkerApi = {
     return outcome(async () => {
       const idb = await openWorkbenchDb(job.dbName);
       try {
-        return await storeRunFile(idb, await job.file.text(), job.fileName);
+        return await storeRunUpload(idb, await job.file.text(), job.fileName);
       } finally {
         idb.close();
       }

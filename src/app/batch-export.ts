@@ -6,7 +6,7 @@
  * (src/core/batch/batch-engine.ts).
  */
 import { loadDatabaseContext, type DatabaseContext } from '../core/prompt/build-prompt.ts';
-import { batchJsonl, batchPlanJson, batchRequests, makeBatchPlan, withPromptHashes } from '../core/batch/batch.ts';
+import { batchLineText, batchPlanJson, batchRequests, makeBatchPlan, withPromptHashes } from '../core/batch/batch.ts';
 import { StoreError } from '../adapters/store/errors.ts';
 import type { BatchExportFiles, BatchExportRequest, DatasetRecord } from '../adapters/store/records.ts';
 import type { AppPorts } from './ports.ts';
@@ -48,16 +48,46 @@ export async function exportBatchFiles(
       return c;
     };
     const only = req.redo ? new Set(req.redo.customIds) : undefined;
-    const exported = await batchRequests(plan, dataset.questions, database, only);
+    // Streamed into Blob parts as the lines are made (as the CLI streams them to its file): no
+    // line list and no one string of the whole batch, whatever n and the number of questions.
+    const jsonl = new BlobParts();
+    const exported = await batchRequests(plan, dataset.questions, database, only, (line) =>
+      jsonl.push(batchLineText(line)),
+    );
     const hashed = withPromptHashes(plan, exported);
     return {
       plan: hashed,
       planJson: batchPlanJson(hashed),
-      jsonl: batchJsonl(exported.lines),
-      requests: exported.lines.length,
+      jsonl: jsonl.blob('application/jsonl'),
+      requests: exported.count,
       tooLong: exported.tooLong,
     };
   } finally {
     dispose();
+  }
+}
+
+/** Text gathered into Blob parts every few MiB: the browser keeps Blob data outside the JS heap (and may page it to disk). */
+class BlobParts {
+  static readonly PART_CHARS = 4 * 1024 * 1024;
+  readonly #blobs: Blob[] = [];
+  #pending: string[] = [];
+  #chars = 0;
+
+  push(text: string): void {
+    this.#pending.push(text);
+    this.#chars += text.length;
+    if (this.#chars >= BlobParts.PART_CHARS) this.#flush();
+  }
+
+  blob(type: string): Blob {
+    this.#flush();
+    return new Blob(this.#blobs, { type });
+  }
+
+  #flush(): void {
+    if (this.#pending.length > 0) this.#blobs.push(new Blob(this.#pending));
+    this.#pending = [];
+    this.#chars = 0;
   }
 }

@@ -9,6 +9,7 @@ import {
   HARNESS_USAGE,
   MERGE_USAGE,
   PROBE_USAGE,
+  REPORT_USAGE,
   RUBRIC_USAGE,
   SERIES_USAGE,
   STATS_USAGE,
@@ -67,6 +68,11 @@ const COMMANDS: Record<string, Command> = {
     summary: 'join the outputs of `eval --shard K/N` runs into the report and run file of one run',
     usage: MERGE_USAGE,
     load: () => import('./commands/merge.ts'),
+  },
+  report: {
+    summary: 'a run (and a comparison, a training run) as one HTML file that opens offline, from disk, in a browser',
+    usage: REPORT_USAGE,
+    load: () => import('./commands/report.ts'),
   },
   batch: {
     summary: 'generation on a cluster: export a plan as an OpenAI batch JSONL, import run_batch output as a run',

@@ -19,7 +19,12 @@ import './shell/theme.css';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
 import type { RubricRepositories, WorkbenchServices } from './workbench/services.ts';
+import { createReportExporter, fetchReportTemplate } from './workbench/report-export.ts';
 import { WorkbenchError } from '../core/errors.ts';
+
+/** `rlvr-workbench <version>`, from package.json (vite.config.ts defines it). */
+declare const __RLVR_PRODUCT__: string;
+const PRODUCT = __RLVR_PRODUCT__;
 
 /** The embedded demo's files, relative to the page so that the built app works from any folder. */
 async function fetchDemoFile(path: string): Promise<Blob> {
@@ -62,6 +67,7 @@ const services: WorkbenchServices = {
         throw err;
       })),
   fetchDemoFile,
+  reports: createReportExporter({ store, template: fetchReportTemplate, product: `${PRODUCT} (app)` }),
 };
 
 const target = document.getElementById('app');

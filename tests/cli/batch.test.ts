@@ -5,7 +5,7 @@ import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { parseCustomId, type BatchRequestLine } from '../../src/core/batch/batch.ts';
 import { vllmErrorLine, vllmOkLine } from '../helpers/batch-fixtures.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { readSharedText, sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
 const data = () => [
@@ -168,5 +168,19 @@ describe('CLI batch export / import', () => {
     expect(r.stderr).toMatch(/--dataset: the plan was exported from mini_dev_sqlite\.json/);
     const noOut = await runCli(['batch', 'import', '--plan', 'x', ...data()]);
     expect(noOut.stderr).toMatch(/--output: is required/);
+  }, 60_000);
+
+  it('refuses a plan edited to ask for a question the dataset does not have, naming the plan and the index', async () => {
+    const input = tempFile('in.jsonl');
+    expect((await runCli(['batch', 'export', ...data(), '--model', 'm', '--limit', '1', '--out', input])).code).toBe(0);
+    const planFile = input.replace(/\.jsonl$/, '.plan.json');
+    const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { indices: number[] };
+    plan.indices.push(99999);
+    writeFileSync(planFile, JSON.stringify(plan));
+    const out = tempFile('out.jsonl');
+    writeFileSync(out, vllmOkLine(`q${plan.indices[0]}-s0`, 'SELECT 1') + '\n');
+    const r = await runCli(['batch', 'import', '--plan', planFile, '--output', out, ...minidevFlags()]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/in\.plan\.json: asks for question index 99999, but the dataset has 500 questions/);
   }, 60_000);
 });

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { float64, int64, utf8, writeParquet } from '../helpers/parquet-files.ts';
+import { minidevFlags } from '../helpers/shared-data.ts';
+import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
 
 const demo = (f: string) => new URL(`../../public/demo/${f}`, import.meta.url).pathname;
 
@@ -208,4 +210,52 @@ describe('stats --parquet', () => {
       instance.closeSync();
     }
   });
+});
+
+describe('stats and compare read a run from its samples Parquet', () => {
+  it('give the same statistics from run.parquet as from run.json on 4 real mini-dev samples per question, and name the file given by mistake', async () => {
+    // Four real prediction files as four samples of each mini-dev question with a database here.
+    const items = thirteenSampleRun().filter((it) => (it.sample ?? 0) < 4);
+    const jsonl = tempFile('four.jsonl');
+    writeFileSync(
+      jsonl,
+      items.map((it) => JSON.stringify({ question_id: it.questionId, sql: it.predSql })).join('\n') + '\n',
+    );
+    const [json, parquet] = [tempFile('run.json'), tempFile('run.parquet')];
+    const base = ['eval', '--predictions', jsonl, ...minidevFlags()];
+    for (const out of [json, parquet]) {
+      const r = await runCli([...base, '--run-out', out]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const stats = async (run: string) => {
+      const out = tempFile('stats.json');
+      const r = await runCli(['stats', '--run', run, '--k', '1,2,4', '--out', out]);
+      expect(r.code, r.stderr).toBe(0);
+      return { stdout: r.stdout, json: readJson(out) };
+    };
+    const [fromJson, fromParquet] = [await stats(json), await stats(parquet)];
+    // The two evaluations are two runs: only their ids differ.
+    expect(fromJson.json.run.id).not.toBe(fromParquet.json.run.id);
+    expect(fromJson.stdout).toBe(fromParquet.stdout);
+    expect(JSON.stringify(fromParquet.json).replaceAll(fromParquet.json.run.id, fromJson.json.run.id)).toBe(
+      JSON.stringify(fromJson.json),
+    );
+    const cmp = await runCli(['compare', json, parquet]);
+    expect(cmp.code, cmp.stderr).toBe(0);
+    expect(cmp.stdout).toContain('0 questions fixed');
+    expect(cmp.stdout).toContain('0 questions broken');
+    expect(cmp.stdout).toMatch(/\d+ questions right in both runs/);
+    // Another of the workbench's tables, and a Parquet file that is no run at all, are named as such.
+    const prompts = tempFile('prompts.parquet');
+    expect((await runCli(['stats', '--run', json, '--parquet', prompts])).code).toBe(0);
+    const wrongTable = await runCli(['stats', '--run', prompts]);
+    expect(wrongTable.code).toBe(2);
+    expect(wrongTable.stderr).toContain(
+      `prompts.parquet: is the workbench's "prompt-stats" table, not a run's samples: give the run's samples Parquet (\`eval --parquet\`) or its run file`,
+    );
+    const { parquet: predictionsTable } = twins();
+    const notARun = await runCli(['stats', '--run', predictionsTable]);
+    expect(notARun.code).toBe(2);
+    expect(notARun.stderr).toContain('preds.parquet: is a Parquet file without the workbench run it came from');
+  }, 180_000);
 });

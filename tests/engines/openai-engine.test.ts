@@ -290,6 +290,43 @@ describe('OpenAI-compatible engine against a local server', () => {
     );
   });
 
+  it('turns a reply with no choice ({"choices": []}) into error samples, not cancelled ones', async () => {
+    const e = await engine();
+    server.script({ kind: 'raw', body: JSON.stringify({ choices: [] }) });
+    const [c] = await e.generate(prompt, GREEDY);
+    expect(c).toMatchObject({ finishReason: 'error', text: '' });
+    expect(c!.error).toBe(
+      `POST ${server.url}/v1/chat/completions: the reply is not an OpenAI-compatible completion: the reply has no choice ("choices": [])`,
+    );
+  });
+
+  it('a stream that ends before a finish_reason and without [DONE] gives an error sample (text cut), never a finished one', async () => {
+    const e = await engine({ stream: true });
+    const event = (v: unknown) => `data: ${JSON.stringify(v)}\n\n`;
+    const piece = (content: string, finish: string | null = null) =>
+      event({ choices: [{ index: 0, delta: { content }, finish_reason: finish }] });
+    // Cut: two pieces, then the connection ends.
+    server.script({
+      kind: 'raw',
+      contentType: 'text/event-stream',
+      body: piece('SELECT name FROM ') + piece('hero WH'),
+    });
+    const [cut] = await e.generate(prompt, GREEDY);
+    expect(cut).toMatchObject({ finishReason: 'error', text: '' });
+    expect(cut!.error).toBe(
+      `${server.url}/v1/chat/completions: the stream ended before the server finished this sample (no finish_reason, no [DONE]; 24 characters received): the connection was cut`,
+    );
+    // The same pieces with [DONE] and no finish_reason, or with a finish_reason and no [DONE], are finished answers.
+    server.script({
+      kind: 'raw',
+      contentType: 'text/event-stream',
+      body: piece('SELECT 1') + 'data: [DONE]\n\n',
+    });
+    expect((await e.generate(prompt, GREEDY))[0]).toMatchObject({ finishReason: 'stop', text: 'SELECT 1' });
+    server.script({ kind: 'raw', contentType: 'text/event-stream', body: piece('SELECT 1', 'length') });
+    expect((await e.generate(prompt, GREEDY))[0]).toMatchObject({ finishReason: 'length', text: 'SELECT 1' });
+  });
+
   it('turns a 400 (prompt too long) into an error sample with the server message, without retrying', async () => {
     const e = await engine();
     server.script({

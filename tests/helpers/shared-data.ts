@@ -24,3 +24,15 @@ export function sharedData(...parts: string[]): string {
 export function readSharedText(...parts: string[]): string {
   return readFileSync(sharedData(...parts), 'utf8');
 }
+
+/** The CLI's flags for BIRD mini-dev with the databases here: `--gold`, `--dataset`, `--db-root`. */
+export function minidevFlags(): string[] {
+  return [
+    '--gold',
+    sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+    '--dataset',
+    sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+    '--db-root',
+    sharedData('bird', 'databases'),
+  ];
+}

@@ -174,7 +174,7 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     await expect(t.store.runs.importFile(text, 'run.json')).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
     await t.store.runs.delete(run.id);
     expect(await t.counts()).toMatchObject({ runs: 0, samples: 0, databases: 3 });
-    const back = await t.store.runs.importFile(text, 'run.json');
+    const [back] = await t.store.runs.importFile(text, 'run.json');
     expect(back).toEqual(run);
     expect(await t.store.runs.samples(run.id)).toEqual(file.samples);
     await t.store.runs.rename(run.id, 'renamed');
@@ -183,8 +183,8 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     await t.store.runs.delete(run.id);
     const { score, ...unscored } = file.run;
     expect(score).toMatchObject({ questions: 140 });
-    const again = await t.store.runs.importFile(JSON.stringify({ ...file, run: unscored }), 'cli.run.json');
-    expect(again.score).toEqual(score);
+    const [again] = await t.store.runs.importFile(JSON.stringify({ ...file, run: unscored }), 'cli.run.json');
+    expect(again!.score).toEqual(score);
   });
 
   it('gold self-test: every gold of the stored databases passes as its own prediction, stored as a run', async () => {

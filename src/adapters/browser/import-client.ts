@@ -74,7 +74,7 @@ export function importInWorker(
   });
 }
 
-export function importRunFileInWorker(job: RunFileJob): Promise<RunHeader> {
+export function importRunFileInWorker(job: RunFileJob): Promise<RunHeader[]> {
   return withWorker(async (api) => unwrap(await api.importRunFile(job)));
 }
 

@@ -309,6 +309,12 @@ export class OpenAiEngine implements Engine {
         if (r.model) this.served.model = r.model;
         if (r.systemFingerprint) this.served.fingerprint = r.systemFingerprint;
         for (const c of r.choices.slice(0, n)) {
+          if (c.cut) {
+            // Never scored as an answer: the text stops wherever the connection did.
+            const why = `the stream ended before the server finished this sample (no finish_reason, no [DONE]; ${c.text.length} characters received): the connection was cut`;
+            out.push(errorCompletion(`${new URL(ENDPOINT_PATH[this.endpoint], this.base).href}: ${why}`, seed, ms));
+            continue;
+          }
           const done: Completion = {
             text: c.text,
             finishReason: c.finishReason,

@@ -17,6 +17,11 @@ export interface ParsedChoice {
   text: string;
   finishReason: 'stop' | 'length';
   logprobs: number[] | null;
+  /**
+   * A streamed choice that the stream ended before finishing: no `finish_reason` for it and no
+   * `[DONE]` (a dropped connection, a proxy's timeout). Its text may be cut anywhere.
+   */
+  cut?: true;
 }
 
 export interface ParsedReply {
@@ -128,6 +133,8 @@ export function parseReply(endpoint: Endpoint, json: unknown, where: string): Pa
       where,
     );
   if (!Array.isArray(json.choices)) bad(where, `"choices" is ${describe(json.choices)}`);
+  // An empty list is no answer (not a cancelled request): every asked sample is an error.
+  if (json.choices.length === 0) bad(where, 'the reply has no choice ("choices": [])');
   const choices = json.choices.map((c, i): ParsedChoice => {
     if (!isObj(c)) bad(where, `choices[${i}] is ${describe(c)}`);
     let text: string;
@@ -157,7 +164,8 @@ export function parseReply(endpoint: Endpoint, json: unknown, where: string): Pa
 
 /** Accumulates a streamed reply (Server-Sent Events) into the same shape as `parseReply`. */
 export class StreamAccumulator {
-  private readonly texts = new Map<number, { text: string; finish: 'stop' | 'length'; logprobs: number[] }>();
+  /** `finish` stays null until the server sends the choice's finish_reason. */
+  private readonly texts = new Map<number, { text: string; finish: 'stop' | 'length' | null; logprobs: number[] }>();
   private pending = '';
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
@@ -186,11 +194,13 @@ export class StreamAccumulator {
     return {
       choices: [...this.texts.entries()]
         .sort((a, b) => a[0] - b[0])
-        .map(([index, c]) => ({
+        .map(([index, c]): ParsedChoice => ({
           index,
           text: c.text,
-          finishReason: c.finish,
+          // A choice with no finish_reason is finished when the server said [DONE], cut when it did not.
+          finishReason: c.finish ?? 'stop',
           logprobs: c.logprobs.length > 0 ? c.logprobs : null,
+          ...(c.finish === null && !this.done ? { cut: true as const } : {}),
         })),
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
@@ -220,7 +230,7 @@ export class StreamAccumulator {
     for (const c of json.choices) {
       if (!isObj(c)) continue;
       const index = typeof c.index === 'number' ? c.index : 0;
-      const slot = this.texts.get(index) ?? { text: '', finish: 'stop' as const, logprobs: [] };
+      const slot = this.texts.get(index) ?? { text: '', finish: null, logprobs: [] };
       let piece = '';
       if (this.endpoint === 'chat' && isObj(c.delta)) {
         const r = c.delta.reasoning_content ?? c.delta.reasoning;

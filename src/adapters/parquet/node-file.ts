@@ -11,7 +11,7 @@ import type { SourceRecord } from '../../core/formats/records.ts';
 export async function readParquetFileRecords(
   flag: string,
   file: string,
-): Promise<{ name: string; records: SourceRecord[]; bytes: number }> {
+): Promise<{ name: string; records: SourceRecord[]; bytes: number; keyValue: Record<string, string> }> {
   const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') throw new WorkbenchError('MISSING_FILE', `file not found: ${file}`, flag);
     if (err.code === 'EISDIR') throw new WorkbenchError('BAD_OPTION', `${file} is a directory; name a file`, flag);
@@ -29,8 +29,9 @@ export async function readParquetFileRecords(
         return buf.buffer;
       },
     };
-    const { readParquetRecords } = await import('./read-parquet.ts');
-    return { name, records: await readParquetRecords({ name, file: asyncBuffer }), bytes: size };
+    const { parquetKeyValue, readParquetRecords } = await import('./read-parquet.ts');
+    const src = { name, file: asyncBuffer };
+    return { name, records: await readParquetRecords(src), bytes: size, keyValue: await parquetKeyValue(src) };
   } finally {
     await handle.close();
   }

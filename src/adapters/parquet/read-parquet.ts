@@ -144,6 +144,14 @@ export async function* parquetRecordGroups(
   }
 }
 
+/** The file's key-value metadata (the workbench's tables carry their name, version and run). */
+export async function parquetKeyValue(src: ParquetSource): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const { key, value } of (await metadataOf(src)).key_value_metadata ?? [])
+    if (typeof value === 'string') out[key] = value;
+  return out;
+}
+
 /** Every record of the file, read group by group. */
 export async function readParquetRecords(
   src: ParquetSource,

@@ -181,7 +181,8 @@ export interface BatchExportRequest {
 export interface BatchExportFiles {
   plan: BatchPlan;
   planJson: string;
-  jsonl: string;
+  /** The OpenAI batch input JSONL, built in parts (never one string). */
+  jsonl: Blob;
   requests: number;
   tooLong: BatchExport['tooLong'];
 }
@@ -216,7 +217,7 @@ export interface StoreWorkers {
     job: { dbName: string; source: ImportSource; simulateQuotaAfterBytes?: number },
     hooks: { signal?: AbortSignal; onProgress?: (p: ImportProgress) => void },
   ): Promise<DatasetRecord>;
-  importRunFile(job: { dbName: string; file: Blob; fileName: string }): Promise<RunHeader>;
+  importRunFile(job: { dbName: string; file: Blob; fileName: string }): Promise<RunHeader[]>;
 }
 
 /** A playground attempt to keep (RunService.saveAttempt). */

@@ -8,7 +8,7 @@ import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import { deleteUnreferenced } from './dataset-repository.ts';
 import { StoreError, isQuotaError } from './errors.ts';
 import { withRunLock, lockedRunIds } from './run-session.ts';
-import { storeRunFile } from './run-file-store.ts';
+import { storeRunUpload } from './run-upload.ts';
 import { allSamples, countSamples, questionSamples, samplePage } from './sample-blocks.ts';
 import { blockRange, type WorkbenchIdb } from './schema.ts';
 import type { RunRepository } from './workbench-store.ts';
@@ -65,7 +65,7 @@ export function createRunRepository(
       return toRunFile(await runOrThrow(await opened, runId), await samples(runId));
     },
     async importFile(text, fileName) {
-      return storeRunFile(await opened, text, fileName);
+      return storeRunUpload(await opened, text, fileName);
     },
     ...(options.dbName === undefined || !options.workers
       ? {}

@@ -78,10 +78,13 @@ export interface RunRepository {
   delete(runId: string): Promise<void>;
   /** The run as a run file (header + samples); see core/runfile/export.ts for JSON, BIRD predictions and CSV. */
   export(runId: string): Promise<RunFile>;
-  /** Stores a run file (validated first); refuses a run that is already stored. */
-  importFile(text: string, fileName: string): Promise<RunHeader>;
+  /**
+   * Stores a run file (validated first), or the runs of an offline report (docs/report.md) as
+   * their run files would be; refuses a run that is already stored. Returns the runs stored.
+   */
+  importFile(text: string, fileName: string): Promise<RunHeader[]>;
   /** The same from the picked file, read, validated and stored in the import worker (a 100,000-sample file is ~70 MB of JSON). */
-  importBlob?(file: Blob, fileName: string): Promise<RunHeader>;
+  importBlob?(file: Blob, fileName: string): Promise<RunHeader[]>;
   /** Ids of runs being evaluated right now in any tab (Web Locks); a `running` run not listed was interrupted. */
   activeIds(): Promise<string[]>;
   /**

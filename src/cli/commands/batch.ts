@@ -23,6 +23,7 @@ import {
   batchPlanJson,
   batchRequests,
   makeBatchPlan,
+  checkPlanFitsDataset,
   parseBatchPlan,
   planCustomIds,
   withPromptHashes,
@@ -221,6 +222,7 @@ async function runImport(args: BatchImportArgs): Promise<void> {
   })();
   const plan = parseBatchPlan(await readText('--plan', args.plan), path.basename(args.plan));
   const { questions, gold } = await readDataset(args);
+  checkPlanFitsDataset(plan, questions.length, path.basename(args.plan));
   const datasetSha = await sha256File(args.dataset);
   if (plan.dataset.questions && plan.dataset.questions.sha256 !== datasetSha) {
     throw new WorkbenchError(

@@ -1,11 +1,9 @@
 /** `compare`: two runs on the same questions: fixed / broken, EX difference with a bootstrap interval, McNemar. */
-import path from 'node:path';
 import { WorkbenchError } from '../../core/errors.ts';
 import { compareRuns } from '../../core/rl/compare.ts';
 import { compareJson, compareTable } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/util/rng.ts';
-import { parseRunFile } from '../../core/runfile/run-file.ts';
-import { readText } from './eval.ts';
+import { readRunInput } from './tabular-input.ts';
 import { bad, parseFlags } from './flags.ts';
 import { integerFlag } from './rl-args.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
@@ -31,8 +29,8 @@ export async function run(argv: string[]): Promise<number> {
   const resamples = integerFlag('--resamples', values.resamples, 10_000, 1, 10_000_000);
   const [fileA, fileB] = positionals as [string, string];
   await checkCompareOutputs(values.out, fileA, fileB);
-  const a = parseRunFile(await readText('RUN_A', fileA), path.basename(fileA));
-  const b = parseRunFile(await readText('RUN_B', fileB), path.basename(fileB));
+  const a = await readRunInput('RUN_A', fileA);
+  const b = await readRunInput('RUN_B', fileB);
   const result = compareRuns(a, b, { resamples, makeRng: () => mulberry32(seed) });
   if (result.overall.questions === 0) {
     throw new WorkbenchError(

@@ -1,14 +1,12 @@
 /** `stats`: pass@k, maj@k, best-of-n and GRPO group statistics of a run file (or an eval --out report). */
 import path from 'node:path';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
-import { readQuestionsInput } from './tabular-input.ts';
+import { readQuestionsInput, readRunInput } from './tabular-input.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
 import { mulberry32 } from '../../core/util/rng.ts';
 import { computeRunStats } from '../../core/rl/run-stats.ts';
 import { statsJson, statsTable } from '../../core/rl/stats-report.ts';
-import { parseRunFile } from '../../core/runfile/run-file.ts';
 import type { RunQuestion } from '../../core/run/types.ts';
-import { readText } from './eval.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { promptStatsTable, runTableMetadata } from '../../core/views/tables.ts';
 import { integerFlag, kList } from './rl-args.ts';
@@ -40,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
   const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
   await checkStatsOutputs(values);
 
-  const runFile = parseRunFile(await readText('--run', values.run), path.basename(values.run));
+  const runFile = await readRunInput('--run', values.run);
   // The question texts --frontier-jsonl needs are read (or found missing) before the statistics are computed.
   let questions: RunQuestion[] | undefined = runFile.questions;
   if (values['frontier-jsonl']) {

@@ -11,6 +11,9 @@ import { parseQuestions, questionsFromRecords } from '../../core/formats/questio
 import { parseRarJsonl, rarFromRecords, type RarRow } from '../../core/rubric/rar-dataset.ts';
 import type { ReplayInputs } from '../../core/run/replay.ts';
 import type { Question } from '../../core/types.ts';
+import { parseRunFile } from '../../core/runfile/run-file.ts';
+import type { RunFile } from '../../core/run/types.ts';
+import { runFileFromSamplesTable } from '../../core/views/samples-table.ts';
 import { readParquetFileRecords } from '../../adapters/parquet/node-file.ts';
 import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
 
@@ -44,4 +47,11 @@ export async function readRarInput(flag: string, file: string): Promise<RarRow[]
   if (!isParquetName(file)) return parseRarJsonl(await readText(flag, file), path.basename(file));
   const { name, records } = await readParquetFileRecords(flag, file);
   return rarFromRecords(records, name);
+}
+
+/** A run: a run file or `eval --out` report (JSON), or the run's samples Parquet table the workbench writes. */
+export async function readRunInput(flag: string, file: string): Promise<RunFile> {
+  if (!isParquetName(file)) return parseRunFile(await readText(flag, file), path.basename(file));
+  const { name, records, keyValue } = await readParquetFileRecords(flag, file);
+  return runFileFromSamplesTable(records, keyValue, name);
 }

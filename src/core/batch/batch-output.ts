@@ -79,6 +79,10 @@ function lineResult(line: Record<string, unknown>, customId: string, where: stri
   if (!body || !choice)
     return failed(where, customId, `response.body has no choices[0] (found ${describeValue(response.body)})`);
   const message = isRecord(choice.message) ? choice.message : {};
+  // Text or nothing (a reply with no content): anything else is not an answer, and must not win
+  // over a good answer to the same custom_id in another line or file.
+  if (message.content !== undefined && message.content !== null && typeof message.content !== 'string')
+    return failed(where, customId, `choices[0].message.content is ${describeValue(message.content)}, not text`);
   const text = typeof message.content === 'string' ? message.content : '';
   const usage = isRecord(body.usage) ? body.usage : {};
   const lp =

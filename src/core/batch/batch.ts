@@ -301,11 +301,17 @@ export function parseBatchPlan(text: string, fileName: string): BatchPlan {
   if (s.descriptions !== undefined) spec.descriptions = r.bool(s, 'descriptions', 'spec');
   checkSpec(spec, fileName);
   const d = r.obj(o.dataset, 'dataset');
-  const indices = r
-    .arr(o.indices, 'indices')
-    .map((v, i) =>
-      Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : r.fail(`indices[${i}]`, 'an integer >= 0', v),
-    );
+  const firstAt = new Map<number, number>();
+  const indices = r.arr(o.indices, 'indices').map((v, i) => {
+    if (!Number.isSafeInteger(v) || (v as number) < 0) return r.fail(`indices[${i}]`, 'an integer >= 0', v);
+    const index = v as number;
+    const first = firstAt.get(index);
+    // A repeated index would ask for the same custom_ids twice and score each answer twice.
+    if (first !== undefined)
+      return r.fail(`indices[${i}]`, `a question index not listed before (indices[${first}])`, v);
+    firstAt.set(index, i);
+    return index;
+  });
   return {
     format: BATCH_PLAN_FORMAT,
     version: BATCH_PLAN_VERSION,
@@ -320,6 +326,20 @@ export function parseBatchPlan(text: string, fileName: string): BatchPlan {
     indices,
     ...(o.prompts === undefined ? {} : { prompts: promptsOf(r, o.prompts) }),
   };
+}
+
+/**
+ * Refuses a plan that asks for questions the dataset does not have (a plan exported from a longer
+ * dataset, or edited by hand), naming the first such index, before anything is scored.
+ */
+export function checkPlanFitsDataset(plan: Pick<BatchPlan, 'indices'>, questionCount: number, planName: string): void {
+  const beyond = plan.indices.filter((i) => i >= questionCount);
+  if (beyond.length === 0) return;
+  throw new WorkbenchError(
+    'MISMATCH',
+    `asks for question index ${beyond[0]}${beyond.length > 1 ? ` (and ${beyond.length - 1} more beyond the dataset)` : ''}, but the dataset has ${questionCount} questions (indices 0 to ${questionCount - 1}): use the plan exported from this dataset`,
+    planName,
+  );
 }
 
 function promptsOf(r: JsonReader, v: unknown): Record<string, string> {

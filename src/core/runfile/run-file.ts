@@ -301,6 +301,27 @@ function checkUniqueSamples(samples: readonly SampleRecord[], file: string): voi
   }
 }
 
+/**
+ * A run from its parts as plain JSON values (a run header, samples, questions), validated as a
+ * run file's fields are: the samples Parquet table's rows are read through here
+ * (samples-table.ts), so its errors name the file and the field as a run file's do.
+ */
+export function runFileFromParts(
+  header: unknown,
+  samples: readonly { value: unknown; where: string }[],
+  questions: unknown,
+  fileName: string,
+): RunFile {
+  const r = new JsonReader(fileName);
+  const file = toRunFile(
+    readHeader(r, header),
+    samples.map((s) => readSample(r, s.value, s.where)),
+    questions === undefined ? undefined : readQuestions(r, questions),
+  );
+  checkUniqueSamples(file.samples, fileName);
+  return file;
+}
+
 /** Reads a run file or an `eval --out` report; errors name the file and the field. */
 export function parseRunFile(text: string, fileName: string): RunFile {
   const data = parseJsonText(text.replace(/^\uFEFF/, ''), fileName);

@@ -8,7 +8,13 @@ import type { GenerationRunRequest, WorkbenchStore } from '../../adapters/store/
 import type { Engine, ModelRef, SamplingParams } from '../../core/engine/engine.ts';
 import type { PromptTemplate } from '../../core/prompt/templates.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { BATCH_ENGINE, parseBatchPlan, planCustomIds, type BatchPlan } from '../../core/batch/batch.ts';
+import {
+  BATCH_ENGINE,
+  checkPlanFitsDataset,
+  parseBatchPlan,
+  planCustomIds,
+  type BatchPlan,
+} from '../../core/batch/batch.ts';
 import { BatchEngine } from '../../core/batch/batch-engine.ts';
 import {
   batchCoverage,
@@ -20,7 +26,7 @@ import {
 } from '../../core/batch/batch-output.ts';
 import { quickCheckIndices } from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG } from '../../core/run/types.ts';
-import { downloadText, safeFileName } from '../shell/download.ts';
+import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
 /** What the batch panel reads from the Generate screen's state (GenerateState is one). */
 export interface BatchSource {
   readonly datasetId: string | null;
@@ -116,7 +122,7 @@ export class BatchState {
       };
       const files = await store.service.exportBatch(g.datasetId!, { indices, spec, contextWindow: this.contextWindow });
       const base = safeFileName(g.name.trim() || `${spec.model.id}-${spec.template.id}`);
-      downloadText(`${base}.jsonl`, files.jsonl, 'application/jsonl');
+      downloadBlob(`${base}.jsonl`, files.jsonl);
       downloadText(`${base}.plan.json`, files.planJson, 'application/json');
       this.#exported =
         `${files.requests} requests (${files.plan.indices.length} questions × ${files.plan.spec.params.n} samples) in ${base}.jsonl, plan in ${base}.plan.json` +
@@ -162,11 +168,7 @@ export class BatchState {
         contextWindow: plan.contextWindow,
         redo: { plan, customIds },
       });
-      downloadText(
-        `${safeFileName(this.planName.replace(/\.plan\.json$/, ''))}-missing.jsonl`,
-        files.jsonl,
-        'application/jsonl',
-      );
+      downloadBlob(`${safeFileName(this.planName.replace(/\.plan\.json$/, ''))}-missing.jsonl`, files.jsonl);
       this.#exported = `${files.requests} missing and failed requests exported; run them and import their output together with the first one`;
     });
   }
@@ -180,6 +182,12 @@ export class BatchState {
     if (!dataset) return;
     if (plan.dataset.questions && plan.dataset.questions.sha256 !== dataset.questionsFile.sha256) {
       this.#error = `${this.planName} was exported from ${plan.dataset.questions.name}, not from dataset "${dataset.name}": choose that dataset above`;
+      return;
+    }
+    try {
+      checkPlanFitsDataset(plan, dataset.questions.length, this.planName);
+    } catch (err) {
+      this.#error = errorMessage(err);
       return;
     }
     const engine = new BatchEngine(plan, dataset.questions, output, this.outputNames.join(', '));

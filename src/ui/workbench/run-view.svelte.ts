@@ -38,6 +38,8 @@ export interface PreviewState {
   /** The result of the re-run (it should agree with the stored one; a timeout may not). */
   result: ItemResult | null;
   error: string | null;
+  /** Why no rows are shown, when it is not the prediction's failure (PreviewService's `note`). */
+  note?: string;
 }
 
 /** A sample's key in the explorer's rows and addresses (`index.sample`, route.ts's item key). */
@@ -328,8 +330,9 @@ export class RunView {
     if (!row || !run) return;
     this.#preview = { key: k, loading: true, preview: null, result: null, error: null };
     try {
-      const { preview, result } = await this.#previews.preview(run, row.sample, PREVIEW_ROWS);
-      if (this.#preview?.key === k) this.#preview = { key: k, loading: false, preview, result, error: null };
+      const { preview, result, note } = await this.#previews.preview(run, row.sample, PREVIEW_ROWS);
+      if (this.#preview?.key === k)
+        this.#preview = { key: k, loading: false, preview, result, error: null, ...(note ? { note } : {}) };
     } catch (err) {
       if (this.#preview?.key === k)
         this.#preview = { key: k, loading: false, preview: null, result: null, error: errorMessage(err) };

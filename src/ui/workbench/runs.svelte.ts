@@ -241,14 +241,13 @@ export class RunsState {
     }
   }
 
-  /** Stores a run file; resolves with the run, or throws an Error with a message to show. */
-  async importFile(file: File): Promise<RunHeader> {
+  /** Stores a run file (or an offline report's runs); resolves with the runs stored, or throws an Error with a message to show. */
+  async importFile(file: File): Promise<RunHeader[]> {
     try {
       const runs = this.#store.runs;
-      const run = runs.importBlob
+      return runs.importBlob
         ? await runs.importBlob(file, file.name)
         : await runs.importFile(await file.text(), file.name);
-      return run;
     } catch (err) {
       throw new WorkbenchError('FAILED', `${file.name} was not imported: ${errorMessage(err)}`, undefined, {
         cause: err,

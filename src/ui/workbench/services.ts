@@ -8,6 +8,7 @@ import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
 import type { RarRepository } from '../../adapters/judge/rar-store.ts';
 import type { PlaygroundService } from '../playground/playground-service.ts';
+import type { ReportExporter } from './report-export.ts';
 
 /** Re-runs one stored sample in the SQL worker pool to show both result tables. */
 export interface PreviewService {
@@ -15,7 +16,12 @@ export interface PreviewService {
     run: RunHeader,
     sample: SampleRecord,
     rows: number,
-  ): Promise<{ preview: ItemPreview | null; result: ItemResult }>;
+  ): Promise<{
+    preview: ItemPreview | null;
+    result: ItemResult;
+    /** Why there are no rows to show when that is not the prediction's failure (the offline report holds no databases). */
+    note?: string;
+  }>;
   /** Frees the workers (leaving the explorer). */
   release(): Promise<void>;
 }
@@ -39,4 +45,6 @@ export interface WorkbenchServices {
   rubricRepositories: () => Promise<RubricRepositories>;
   /** A file of the embedded demo (public/demo), by its path under `demo/`, e.g. `gold.sql`. */
   fetchDemoFile(path: string): Promise<Blob>;
+  /** "Export report": stored runs as one offline HTML file (docs/report.md); absent in the report itself. */
+  reports?: ReportExporter;
 }

@@ -13,6 +13,7 @@ import {
   makeBatchPlan,
   parseBatchPlan,
   batchPlanJson,
+  checkPlanFitsDataset,
   parseCustomId,
   type BatchPlan,
 } from '../../../src/core/batch/batch.ts';
@@ -195,6 +196,45 @@ describe('batch output (vLLM run_batch format)', () => {
     expect(() => parseBatchOutput(batchJsonl([]) + '{"custom":1}\n', 'in.jsonl')).toThrow(
       /in\.jsonl: no line is a batch output line/,
     );
+  });
+
+  it('a non-text content is a failed line, never an answer, and never wins over a good answer to the same custom_id', () => {
+    const [a] = indices;
+    const numeric = vllmOkLine(`q${a}-s0`, 'x').replace('"content":"x"', '"content":42');
+    expect(numeric).toContain('"content":42');
+    const alone = parseBatchOutput(numeric, 'out.jsonl').results.get(`q${a}-s0`)!.completion;
+    expect(alone).toMatchObject({ finishReason: 'error', text: '' });
+    expect(alone.error).toBe(`out.jsonl line 1 (q${a}-s0): choices[0].message.content is number 42, not text`);
+    // The good answer first, the numeric one repeated after it, in one file and across two files.
+    const oneFile = parseBatchOutput([vllmOkLine(`q${a}-s0`, 'SELECT 1'), numeric].join('\n'), 'out.jsonl');
+    expect(oneFile.results.get(`q${a}-s0`)!.completion.text).toBe('SELECT 1');
+    expect(oneFile.problems).toEqual([
+      `out.jsonl line 2 repeats custom_id q${a}-s0 (first at out.jsonl line 1): the earlier answer is kept`,
+    ]);
+    const twoFiles = mergeBatchOutputs([
+      parseBatchOutput(vllmOkLine(`q${a}-s0`, 'SELECT 1'), 'first.jsonl'),
+      parseBatchOutput(numeric, 'retry.jsonl'),
+    ]);
+    expect(twoFiles.results.get(`q${a}-s0`)!.completion.text).toBe('SELECT 1');
+    // A reply without content (null) is still an empty answer, as before.
+    const empty = vllmOkLine(`q${a}-s0`, 'x').replace('"content":"x"', '"content":null');
+    expect(parseBatchOutput(empty, 'out.jsonl').results.get(`q${a}-s0`)!.completion).toMatchObject({
+      finishReason: 'stop',
+      text: '',
+    });
+  });
+
+  it('a plan that repeats a question index, or asks for one beyond the dataset, is refused naming it', () => {
+    const p = plan();
+    const repeated = JSON.parse(batchPlanJson(p)) as { indices: number[] };
+    repeated.indices = [indices[0]!, indices[1]!, indices[0]!];
+    expect(() => parseBatchPlan(JSON.stringify(repeated), 'in.plan.json')).toThrow(
+      `in.plan.json: indices[2] must be a question index not listed before (indices[0])`,
+    );
+    expect(() => checkPlanFitsDataset({ indices: [0, 99999] }, questions.length, 'in.plan.json')).toThrow(
+      `in.plan.json: asks for question index 99999, but the dataset has ${questions.length} questions (indices 0 to ${questions.length - 1}): use the plan exported from this dataset`,
+    );
+    expect(() => checkPlanFitsDataset(p, questions.length, 'in.plan.json')).not.toThrow();
   });
 
   it('re-exports only the missing and failed requests, identical to their lines in the full batch', async () => {

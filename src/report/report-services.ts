@@ -1,0 +1,47 @@
+/**
+ * The services the app's screens get (ui/workbench/services.ts), for the offline report: the
+ * read-only store over the report's runs, result tables "as far as the run stored them" (the
+ * verdicts and row counts; a run keeps no rows, and the report holds no database to re-run
+ * them), and no engine, playground or probe (each refuses, naming where it can be done).
+ */
+import type { ItemResult } from '../core/types.ts';
+import type { RunFile } from '../core/run/types.ts';
+import type { WorkbenchServices } from '../ui/workbench/services.ts';
+import { createReportStore, notInReport } from './report-store.ts';
+
+const count = (n: number | null, what: string) =>
+  n === null ? `no ${what} result` : `${n.toLocaleString('en')} ${what} ${n === 1 ? 'row' : 'rows'}`;
+
+export function createReportServices(runs: readonly RunFile[]): WorkbenchServices {
+  const refuse = (what: string) => async (): Promise<never> => {
+    throw notInReport(what);
+  };
+  return {
+    store: createReportStore(runs),
+    previews: {
+      async preview(_run, sample) {
+        const result: ItemResult = sample;
+        return {
+          preview: null,
+          result,
+          note:
+            `The run stored this item's verdict and row counts (${count(sample.predRowCount, 'predicted')}, ` +
+            `${count(sample.goldRowCount, 'gold')}), not the rows: the workbench runs both queries again on the ` +
+            "dataset's databases to show them. Import this report into the workbench with the databases to see the rows and their differences.",
+        };
+      },
+      release: async () => undefined,
+    },
+    playground: { attempt: refuse('The reward playground'), release: async () => undefined },
+    probe: { run: refuse('The reward-hacking probe') },
+    engines: {
+      gguf: refuse('Loading a model'),
+      openai: refuse('Loading a model'),
+      webllm: refuse('Loading a model'),
+      checkWebLlm: refuse('Checking the GPU'),
+      recommendGguf: refuse('Checking the machine'),
+    },
+    rubricRepositories: refuse('Rubrics'),
+    fetchDemoFile: refuse('The demo'),
+  };
+}

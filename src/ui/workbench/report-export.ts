@@ -1,0 +1,78 @@
+/**
+ * The app's "Export report" (docs/report.md): stored runs as one offline HTML file, built by the
+ * same builder as the CLI's `report` command (core/report/report-file.ts) into the report
+ * template that the app's build serves beside it (report-template.html). The runs are the run
+ * files the Runs page would export, with the questions' texts from their dataset while it is
+ * stored; the report's import stores them back exactly as those run files would be.
+ */
+import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import { streamGzip } from '../../adapters/gzip-stream.ts';
+import { errorMessage, WorkbenchError } from '../../core/errors.ts';
+import { reportPayload } from '../../core/report/payload.ts';
+import { buildReportHtml } from '../../core/report/report-file.ts';
+import type { RunFile } from '../../core/run/types.ts';
+import { downloadText, safeFileName } from '../shell/download.ts';
+
+export interface ReportExporter {
+  /**
+   * Builds and downloads the report of stored runs: the first is the report's run, the others
+   * (if any) are compared with it. Resolves with an error message to show, or null.
+   */
+  download(runIds: readonly string[]): Promise<string | null>;
+}
+
+export interface ReportExportPorts {
+  store: Pick<WorkbenchStore, 'runs' | 'datasets'>;
+  /** The report template's text (the single-file build of report.html). */
+  template(): Promise<string>;
+  /** `rlvr-workbench 0.1.0 (app)`. */
+  product: string;
+}
+
+/** The run file with its questions' texts, when its dataset is still stored. */
+async function withQuestions(store: ReportExportPorts['store'], file: RunFile): Promise<RunFile> {
+  if (file.questions) return file;
+  const dataset = await store.datasets.get(file.run.dataset.id);
+  if (!dataset) return file;
+  const questions = file.run.subset.indices.flatMap((index) => {
+    const q = dataset.questions[index];
+    return q ? [{ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }] : [];
+  });
+  return { ...file, questions };
+}
+
+export function createReportExporter(ports: ReportExportPorts): ReportExporter {
+  return {
+    async download(runIds) {
+      try {
+        const template = await ports.template();
+        const runs = await Promise.all(
+          runIds.map(async (id) => withQuestions(ports.store, await ports.store.runs.export(id))),
+        );
+        const payload = reportPayload({
+          runs,
+          compare: runs.length > 1,
+          product: ports.product,
+          createdAt: new Date().toISOString(),
+        });
+        const html = await buildReportHtml(template, payload, streamGzip);
+        const names = runs.map((f) => safeFileName(f.run.name));
+        downloadText(`${names.join('-vs-')}.report.html`, html, 'text/html');
+        return null;
+      } catch (err) {
+        return `The report could not be made: ${errorMessage(err)}`;
+      }
+    },
+  };
+}
+
+/** The template beside the app (its build copies it there, vite.config.ts), fetched from the app's own origin. */
+export async function fetchReportTemplate(url = './report-template.html'): Promise<string> {
+  const res = await fetch(url);
+  if (!res.ok)
+    throw new WorkbenchError(
+      'FAILED',
+      `the report template ${url} could not be loaded: HTTP ${res.status} ${res.statusText}; reload the app (or rebuild it)`,
+    );
+  return res.text();
+}
