@@ -31,7 +31,7 @@ import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
 import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
-import type { DbFacts } from '../../core/eval/db-facts.ts';
+import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';
 import { rewardCounts } from '../../core/run/item-annotations.ts';
 import { checkOverlayKnown, parseGoldOverlay } from '../../core/formats/gold-overlay.ts';
 import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../core/run/gold-overlay-run.ts';
@@ -146,6 +146,11 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     // cache, where a run may need none.
     if (!cache || cache.empty) pool.warm();
     const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
+    // Without a verdict cache (which may know them), the databases' facts for the version scan
+    // are read by the workers while this thread reads the predictions; the recipe takes them as
+    // read. Every database the gold names (a run of one shard reads its own, in the recipe).
+    const earlyFacts = !cache && !args.shard ? readDbFacts(pool, [...new Set(gold.map((g) => g.dbId))]) : null;
+    earlyFacts?.catch(() => undefined); // awaited below, unless reading the inputs failed first
     const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
     const several = targets.length > 1;
     const plans: FilePlan[] = [];
@@ -193,8 +198,10 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     // identical predictions once (reuse.ts), verdicts from the cache where it has them. The
     // SQLite version and column types for the version scan come from the cache when it knows
     // them (a fully cached run opens no database), else the recipe reads them through the pool.
+    const readFacts = earlyFacts ? await earlyFacts : undefined;
     const outcome = await scoreRun(allItems, config, {
       executor: pool,
+      ...(readFacts ? { facts: readFacts } : {}),
       ...(cache ? { verdictCache: cache.port } : {}),
       reuse: args.reuse,
       questionOf,

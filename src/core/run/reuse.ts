@@ -85,13 +85,16 @@ export interface ReusePlan {
   first: EvalItem[];
   /** Duplicates waiting for the item they copy (by reuse key). */
   waiting: Map<string, EvalItem[]>;
+  /** The reuse key of each reusable item of `first` (its duplicates wait under it). */
+  keyOf: Map<EvalItem, string>;
 }
 
 /** Splits items into those to execute and the duplicates of the reusable ones. */
 export function planReuse(items: readonly EvalItem[], options: EvalOptions, enabled: boolean): ReusePlan {
   const first: EvalItem[] = [];
   const waiting = new Map<string, EvalItem[]>();
-  if (!enabled || options.metrics.includes('r-ves')) return { first: [...items], waiting };
+  const keyOf = new Map<EvalItem, string>();
+  if (!enabled || options.metrics.includes('r-ves')) return { first: [...items], waiting, keyOf };
   for (const it of items) {
     if (!reusable(it)) {
       first.push(it);
@@ -102,10 +105,11 @@ export function planReuse(items: readonly EvalItem[], options: EvalOptions, enab
     if (list) list.push(it);
     else {
       waiting.set(key, []);
+      keyOf.set(it, key);
       first.push(it);
     }
   }
-  return { first, waiting };
+  return { first, waiting, keyOf };
 }
 
 /** The verdict of `from` for `item`: same scores, the item's own identity. */
