@@ -53,11 +53,15 @@ export function createBrowserSqlPool(
 /**
  * sql.js's WebAssembly compiled once by the page and handed to each SQL worker of a pool
  * (WorkerInit.wasmModule): the workers share its machine code and the engine's optimisation
- * of it. A failure leaves each worker to fetch and compile its own, as before.
+ * of it. Compiled from the response as it streams, as sql.js itself does, so the browser's
+ * cache of compiled WebAssembly still applies; a response served without the WebAssembly type is
+ * compiled from its bytes. A failure leaves each worker to fetch and compile its own, as before.
  */
 async function compileSqlJs(): Promise<WebAssembly.Module> {
   const response = await fetch(wasmUrl);
   if (!response.ok) throw new WorkbenchError('FAILED', `sql.js's WebAssembly: HTTP ${response.status}`);
+  if (response.headers.get('content-type')?.startsWith('application/wasm'))
+    return WebAssembly.compileStreaming(response);
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
