@@ -15,6 +15,12 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/browser/chromium-flags.ts'
 /** Real benchmark data beside the repository (never copied into it); browser tests fetch it via /@fs/. */
 const sharedDataDir = fileURLToPath(new URL('../shared/data', import.meta.url));
 
+/** The sql.js the app is built with (its package.json is not among the package's exports). */
+const sqlJsVersion = (
+  JSON.parse(readFileSync(new URL('./node_modules/sql.js/package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
 /**
@@ -53,7 +59,11 @@ const headlessChromium = (...extraArgs: string[]) => ({
 export default defineConfig({
   // The service worker only in builds (vite-plugin-pwa does nothing under the dev server and Vitest).
   plugins: [svelte(), pwaPlugin(), reportTemplatePlugin()],
-  define: { __RLVR_PRODUCT__: JSON.stringify(`rlvr-workbench ${pkg.version}`) },
+  define: {
+    __RLVR_PRODUCT__: JSON.stringify(`rlvr-workbench ${pkg.version}`),
+    // The verdict cache's key names the engine and its version (src/ui/browser-store.ts).
+    __SQLJS_VERSION__: JSON.stringify(sqlJsVersion),
+  },
   // Relative base: the built app works from any folder and from file-less static hosts.
   base: './',
   worker: { format: 'es' },

@@ -10,6 +10,8 @@
  *   alternating from file to file), ours / the reference; the median over the 13 files. The slow
  *   tail (files with an item over 5 s) is reported apart, never left out;
  *   cli_eval_file_ratio_vs_python_engine_native: the same with `--engine native` (run after ours);
+ * - cli_eval_file_floor_ratio_sqljs: the floor of the key above with sql.js, per file its SQL in
+ *   sql.js itself (warm, in this process) over 2 workers / the reference (bench/sql-floor.ts);
  * - cli_eval_13files_ratio_vs_python: ours in one invocation of the 13 files (`--predictions`
  *   13 times, `--out-dir`) over the reference looped over them (the sum of its 13 runs above);
  * - cache_reeval_ratio: the 13 files in one invocation again with the verdict cache filled by the
@@ -34,6 +36,7 @@ import { buildCli } from '../scripts/build-cli.mjs';
 import { median } from './browser.ts';
 import { BIRD_DB_ROOT, REPO_ROOT, SHARED, birdPredictionFiles, loadWorkload, workloadDbSource } from './items.ts';
 import { runNative } from './native-host.ts';
+import { measureSqlFloor } from './sql-floor.ts';
 
 const CLI = path.join(REPO_ROOT, 'dist-cli', 'cli.mjs');
 const PY = path.join(REPO_ROOT, 'bench', 'python_reference.py');
@@ -127,6 +130,29 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
       median_ratio_slow_files: slow.length ? median(slow.map((p) => p.ratio)) : null,
       median_ratio_other_files: fast.length ? median(fast.map((p) => p.ratio)) : null,
     };
+
+    // The floor with sql.js: each file's SQL in sql.js itself, warm, split over the 2 workers, as
+    // if starting, messaging, warm-up and everything else cost nothing (bench/sql-floor.ts).
+    log('the floor: each file in sql.js and in native SQLite, in this process...');
+    const { files: floors, cold } = await measureSqlFloor(files);
+    const pythonOf = new Map(perFile.map((p) => [p.file, p.pythonMs]));
+    keys.cli_eval_file_floor_ratio_sqljs = median(floors.map((f) => f.sqljsMs / 2 / pythonOf.get(f.file)!));
+    details.sql_floor = {
+      rule: 'per file: the SQL in sql.js (the worker engine, warm, one thread) / 2 workers / the reference; the same for native SQLite',
+      files: floors.map((f) => ({
+        ...f,
+        sqljs_over_native: f.sqljsMs / f.nativeMs,
+        floor_ratio_sqljs: f.sqljsMs / 2 / pythonOf.get(f.file)!,
+        floor_ratio_native: f.nativeMs / 2 / pythonOf.get(f.file)!,
+      })),
+      median_sqljs_over_native: median(floors.map((f) => f.sqljsMs / f.nativeMs)),
+      median_floor_ratio_native: median(floors.map((f) => f.nativeMs / 2 / pythonOf.get(f.file)!)),
+      // What a fresh process pays on top: the first file before V8 optimised sql.js, and opening the databases.
+      cold_first_file: { ...cold, warm_ms: floors[0]!.sqljsMs },
+    };
+    log(
+      `  floor of cli_eval_file_ratio_vs_python with sql.js: ${keys.cli_eval_file_floor_ratio_sqljs.toFixed(2)} (sql.js / native SQLite on the same SQL: median ${median(floors.map((f) => f.sqljsMs / f.nativeMs)).toFixed(2)})`,
+    );
 
     const pythonLooped = perFile.reduce((s, p) => s + p.pythonMs, 0);
     const all = files.flatMap((f) => ['--predictions', f]);

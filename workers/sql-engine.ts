@@ -56,6 +56,13 @@ interface OpenDb {
   dirty: boolean;
   /** The fingerprint query, prepared once per connection (see sql-writes.ts). */
   fpStmt: Statement | null;
+  /**
+   * The fingerprint read after the last execution on this connection: nothing runs on it
+   * between two executions but settings outside the fingerprint, so it is the next
+   * execution's "before" (one fingerprint per execution instead of two). Null after a re-open
+   * or anything else run on the connection.
+   */
+  lastFp: Fingerprint | null;
   sizeBytes: number;
 }
 
@@ -210,6 +217,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     }
     closeQuietly(entry.db);
     entry.fpStmt = null;
+    entry.lastFp = null;
     entry.db = pinned(writable ? new (sql().Database)(bytes) : openSharing(sql(), bytes), bytes.length);
     entry.shared = !writable;
     entry.dirty = false;
@@ -247,7 +255,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     if (isVacuumInto(text))
       return { result: null, error: new WorkbenchError('REFUSED', VACUUM_INTO_MESSAGE), wrote: true, ms: 0 };
     const fp = () => readFingerprint((entry.fpStmt ??= prepareFingerprint(entry.db)), entry.db);
-    const before: Fingerprint = fp();
+    const before: Fingerprint = entry.lastFp ?? fp();
+    entry.lastFp = null;
     let result: Result | null = null;
     let error: Error | null = null;
     const t0 = performance.now();
@@ -271,6 +280,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     const ms = performance.now() - t0;
     try {
       const after = fp();
+      entry.lastFp = after;
       pristineLimits ??= before.limits;
       if (after.limits !== pristineLimits)
         poisoned ??= `SQLite's heap limits of the worker changed (${pristineLimits} -> ${after.limits})`;
@@ -342,7 +352,15 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
           { cause: err },
         );
       }
-      open.set(dbId, { db, pristine: bytes, shared: true, dirty: false, fpStmt: null, sizeBytes: bytes.length });
+      open.set(dbId, {
+        db,
+        pristine: bytes,
+        shared: true,
+        dirty: false,
+        fpStmt: null,
+        lastFp: null,
+        sizeBytes: bytes.length,
+      });
       evict(dbId);
       return { sizeBytes: bytes.length, tables };
     },
@@ -527,6 +545,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       const entry = touch(dbId);
       if (!entry || !prepare(dbId, entry, [])) return { kind: 'need-db' };
       // Read only: the sample is taken in place, so the original is never copied.
+      entry.lastFp = null;
       const suite = buildSuiteOn(sql(), entry.db, golds, spec, onProgress);
       keepSuite(suiteKey(dbId, spec), new OpenSuite(sql(), suite));
       return { kind: 'done', suite };
@@ -554,7 +573,10 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
             const r = execute(entry, text, true);
             return r.error || r.wrote ? null : r.result;
           } finally {
-            if (reversed) entry.db.exec('PRAGMA reverse_unordered_selects = OFF');
+            if (reversed) {
+              entry.db.exec('PRAGMA reverse_unordered_selects = OFF');
+              entry.lastFp = null;
+            }
           }
         };
         order = orderCheck(run, req.predSql, req.goldSql, req.exAccepted);

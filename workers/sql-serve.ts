@@ -4,13 +4,28 @@
  * sql-legacy.worker.ts for the older SQLite generation) differ only in the sql.js they import.
  */
 import { expose } from 'comlink';
-import type { SqlJsStatic } from 'sql.js';
 import { createSqlEngine } from './sql-engine.ts';
 
-type InitSqlJs = (config?: { locateFile: (file: string) => string }) => Promise<SqlJsStatic>;
+type InitSqlJs = typeof import('sql.js').default;
 
 export async function serveSqlEngine(initSqlJs: InitSqlJs): Promise<void> {
-  const api = createSqlEngine((init) => initSqlJs(init.wasmUrl ? { locateFile: () => init.wasmUrl! } : undefined));
+  const api = createSqlEngine((init) => {
+    const module = init.wasmModule;
+    if (!module) return initSqlJs(init.wasmUrl ? { locateFile: () => init.wasmUrl! } : undefined);
+    // Emscripten's hook: the instance is made from the module the pool compiled (sql.api.ts). A
+    // failure there is not seen by sql.js's own promise, so it rejects this one.
+    let failed: (err: unknown) => void = () => undefined;
+    const failure = new Promise<never>((_, reject) => (failed = reject));
+    return Promise.race([
+      initSqlJs({
+        instantiateWasm(imports, done) {
+          WebAssembly.instantiate(module, imports).then(done, failed);
+          return {};
+        },
+      }),
+      failure,
+    ]);
+  });
   if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined') {
     expose(api);
   } else {

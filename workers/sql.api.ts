@@ -8,6 +8,13 @@ import type { SqlValue, TsCounterexample } from '../src/core/types.ts';
 export interface WorkerInit {
   /** URL of sql-wasm.wasm (browser builds); Node finds it next to sql.js itself. */
   wasmUrl?: string;
+  /**
+   * sql.js's WebAssembly compiled once by the pool's host and handed to every worker: they
+   * share its machine code (V8 compiles functions lazily and optimises the hot ones once, for
+   * all of them), where each worker compiling the bytes itself would compile and optimise the
+   * same code again. It must be the module of the worker's own sql.js.
+   */
+  wasmModule?: WebAssembly.Module;
   /** Opened databases are kept in an LRU bounded by this many bytes (the one in use always stays). */
   cacheBytes: number;
 }

@@ -44,6 +44,11 @@ export interface SqlPoolOptions {
   /** Number of workers (default: the number of cores). */
   size: number;
   wasmUrl?: string;
+  /**
+   * sql.js's WebAssembly compiled once for every worker of the pool (WorkerInit.wasmModule):
+   * called once, when the first worker starts. Absent: each worker compiles its own.
+   */
+  wasmModule?: () => Promise<WebAssembly.Module>;
   /** Bytes of opened databases each worker may keep (default 512 MiB). */
   cacheBytes?: number;
   /** Where built test suites are kept for other workers and runs (default: memory, for the pool's life). */
@@ -73,6 +78,8 @@ interface Slot {
   currentDb: string | null;
   /** Databases opened on this slot so far (tells a request sent before an opening). */
   loads: number;
+  /** Databases opened in this slot's worker (it may have let some go since: a hint, never trusted). */
+  held: Set<string>;
 }
 
 /**
@@ -99,13 +106,20 @@ export class SqlPool implements SqlExecutor {
     this.suiteCache = opts.suiteCache ?? memorySuiteCache();
   }
 
+  private compiled: Promise<WebAssembly.Module | undefined> | null = null;
+
   private spawnSlot(): Slot {
     const handle = this.opts.spawn();
-    const ready = handle.api.init({
-      wasmUrl: this.opts.wasmUrl,
-      cacheBytes: this.opts.cacheBytes ?? 512 * 1024 * 1024,
-    });
-    return { handle, ready, currentDb: null, loads: 0 };
+    // Compiled while the worker starts; a module that cannot be made leaves each worker to compile its own.
+    this.compiled ??= this.opts.wasmModule?.().catch(() => undefined) ?? Promise.resolve(undefined);
+    const ready = this.compiled.then((wasmModule) =>
+      handle.api.init({
+        wasmUrl: this.opts.wasmUrl,
+        cacheBytes: this.opts.cacheBytes ?? 512 * 1024 * 1024,
+        ...(wasmModule ? { wasmModule } : {}),
+      }),
+    );
+    return { handle, ready, currentDb: null, loads: 0, held: new Set() };
   }
 
   private restart(slot: Slot): void {
@@ -113,6 +127,7 @@ export class SqlPool implements SqlExecutor {
     const { handle, ready } = this.spawnSlot();
     slot.handle = handle;
     slot.ready = ready;
+    slot.held.clear();
   }
 
   /**
@@ -237,7 +252,9 @@ export class SqlPool implements SqlExecutor {
           // to pay for opening a second copy of it.
           if (!q.length || (busy > 0 && q.length < STEAL_MIN_ITEMS * busy && !worthJoining(id, q.length, busy)))
             continue;
-          const score = q.length - busy * 1e9;
+          // Among the rest, one this worker has open already (the facts read before a run
+          // opened them): no second opening of a database another worker could open once.
+          const score = q.length - busy * 1e9 + (slot.held.has(id) ? 1e6 : 0);
           if (score > bestScore) {
             bestScore = score;
             best = id;
@@ -266,6 +283,7 @@ export class SqlPool implements SqlExecutor {
         if (r === TIMEOUT)
           throw new WorkbenchError('FAILED', 'opening took longer than 10 minutes', `database ${dbId}`);
         slot.loads += 1;
+        slot.held.add(dbId);
         openMs.set(dbId, Math.max(performance.now() - t1, openMs.get(dbId) ?? 0));
         hooks.onEvent?.({ type: 'db-loaded', dbId, ms: performance.now() - t0, sizeBytes: size });
         return null;

@@ -10,6 +10,7 @@
 import type { SqlExecutor } from '../core/eval/executor.ts';
 import type { SchemaSource } from '../core/prompt/schema-source.ts';
 import type { RunHeader, SampleRecord } from '../core/run/types.ts';
+import type { FactsStore, VerdictStore } from '../core/run/verdict-cache.ts';
 import type { SuiteCache } from '../core/ts/suite.ts';
 import type { EvalItem } from '../core/types.ts';
 import type { GoldOverlayRecord } from '../core/run/overlay-record.ts';
@@ -105,6 +106,11 @@ export interface PairingPort {
 export interface ExecutorFactory {
   /** Written into each run header, e.g. `sql.js in Web Workers (browser)`. */
   readonly name: string;
+  /**
+   * The engine and its version as the verdict cache keys them (`sql.js 1.17.0`, as the CLI's);
+   * absent: runs take no verdict from the cache and put none in it.
+   */
+  readonly verdictExecutor?: string;
   createExecutor(source: DbSource, extras?: { suiteCache?: SuiteCache }): SqlExecutor;
   /**
    * The older SQLite generation (sql.js 1.8.0, SQLite 3.39.3) that re-runs version-sensitive
@@ -122,6 +128,12 @@ export interface AppPorts {
   sessions: RunSessionPort;
   pairing: PairingPort;
   executors: ExecutorFactory;
+  /**
+   * The verdict cache across runs (src/core/run/verdict-cache.ts): a run re-evaluating SQL seen
+   * before takes its verdicts from here, and its databases' facts (a run answered whole from
+   * the cache opens no database). Absent: every item is executed.
+   */
+  verdicts?: VerdictStore & FactsStore;
 }
 
 /** One file of a training run read as steps and paired with the gold (the import worker). */

@@ -6,7 +6,7 @@
  */
 import { OFFICIAL_TIMEOUT_MS } from '../core/eval/constants.ts';
 import { remainingItems, selectItems } from '../core/run/replay.ts';
-import { scoreRun } from '../core/run/score-run.ts';
+import { scoreRun, type ScoreRunPorts } from '../core/run/score-run.ts';
 import type { RunHeader } from '../core/run/types.ts';
 import { WorkbenchError } from '../core/errors.ts';
 import type { EvalItem } from '../core/types.ts';
@@ -44,6 +44,27 @@ const PLAYGROUND_CONFIG: RunHeader['config'] = {
   rewardFormula: 'ex',
 };
 
+/**
+ * The verdict cache for a run's recipe, when the app has one: the run's databases are named by
+ * the sha256 they are stored under (the dataset's db_id -> sha256), so nothing is hashed again.
+ */
+export function verdictCacheOf(
+  ports: Pick<AppPorts, 'executors' | 'verdicts'>,
+  config: Pick<RunHeader['config'], 'verdictCache'>,
+  databases: Readonly<Record<string, string>>,
+): Pick<ScoreRunPorts, 'verdictCache'> {
+  const executor = ports.executors.verdictExecutor;
+  if (!ports.verdicts || !executor || config.verdictCache === false) return {};
+  return {
+    verdictCache: {
+      store: ports.verdicts,
+      facts: ports.verdicts,
+      executor,
+      dbSha256: async (dbId) => (Object.hasOwn(databases, dbId) ? databases[dbId]! : null),
+    },
+  };
+}
+
 /** Evaluates `items` of `run` (the caller holds its lock); `doneBefore` samples are stored already. */
 async function evaluateRun(
   ports: AppPorts,
@@ -58,7 +79,11 @@ async function evaluateRun(
   });
   let failure: unknown = null;
   let cancelled = false;
-  const executions = { executed: run.executions?.executed ?? 0, reused: run.executions?.reused ?? 0 };
+  const executions = {
+    executed: run.executions?.executed ?? 0,
+    reused: run.executions?.reused ?? 0,
+    fromCache: run.executions?.fromCache ?? 0,
+  };
   let sqliteVersion = run.sqliteVersion;
   let score: RunHeader['score'];
   try {
@@ -71,13 +96,16 @@ async function evaluateRun(
       doneBefore,
       sink: (record) => session.push(record),
       onEvent: hooks.onEvent,
+      ...verdictCacheOf(ports, run.config, run.dataset.databases),
     });
     sqliteVersion = outcome.facts.sqliteVersion ?? sqliteVersion;
     cancelled = outcome.cancelled;
     // Only a run evaluated whole here knows its summary (a resume saw part of the samples).
     if (doneBefore === 0 && !cancelled) score = outcome.score;
-    executions.executed += outcome.executed;
+    // `executed` counts what ran: a verdict from the cache is counted apart (as the CLI's run files).
+    executions.executed += outcome.executed - outcome.fromCache.size;
     executions.reused += outcome.reused;
+    executions.fromCache += outcome.fromCache.size;
   } catch (err) {
     failure = err;
   } finally {

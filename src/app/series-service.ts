@@ -14,6 +14,7 @@ import type { HarnessFormat } from '../core/formats/harness.ts';
 import { runFormula, scoreOfSummary, toSampleRecords } from '../core/run/score-run.ts';
 import type { RunConfig } from '../core/run/types.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../core/series/evaluate-step.ts';
+import { verdictCacheOf } from './run-service.ts';
 import { StableFiles } from '../core/series/folder-poll.ts';
 import { compileStepPattern, DEFAULT_STEP_RULE_TEXT, stepFromName } from '../core/series/step-name.ts';
 import type { EvalItem } from '../core/types.ts';
@@ -175,6 +176,8 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
           onEvent: (e) => {
             if (e.type === 'item') report({ done: e.done, total: e.total });
           },
+          // The verdict cache across runs (the same as the app's runs use; the series' setting).
+          ...verdictCacheOf(ctx, config, dataset.databases),
         },
         await verdicts(ctx, series),
       );

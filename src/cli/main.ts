@@ -1,62 +1,88 @@
 #!/usr/bin/env node
 /** Node composition root: `npm run --silent cli -- <command> ...` (see docs/cli.md for every flag). */
 import { WorkbenchError, errorMessage, isWorkbenchError } from '../core/errors.ts';
-import * as batchCommand from './commands/batch.ts';
-import * as compareCommand from './commands/compare.ts';
-import * as evalCommand from './commands/eval.ts';
-import * as goldCheckCommand from './commands/gold-check.ts';
-import * as mergeCommand from './commands/merge.ts';
-import * as harnessCommand from './commands/harness.ts';
-import * as probeCommand from './commands/probe.ts';
-import * as reportCommand from './commands/report.ts';
-import * as seriesCommand from './commands/series.ts';
-import * as rubricCommand from './commands/rubric.ts';
-import * as statsCommand from './commands/stats.ts';
+import {
+  BATCH_USAGE,
+  COMPARE_USAGE,
+  EVAL_USAGE,
+  GOLD_CHECK_USAGE,
+  HARNESS_USAGE,
+  MERGE_USAGE,
+  PROBE_USAGE,
+  REPORT_USAGE,
+  RUBRIC_USAGE,
+  SERIES_USAGE,
+  STATS_USAGE,
+} from './usage.ts';
 
 interface Command {
   summary: string;
   usage: string;
-  run(argv: string[]): Promise<number>;
+  /**
+   * The command's module, imported only when the command runs: the bundle splits each off
+   * (scripts/build-cli.mjs), so `--help` loads none and a command loads only what it uses.
+   */
+  load(): Promise<{ run(argv: string[]): Promise<number> }>;
 }
 
-/** One entry per command; each module exports `usage` and `run`. */
+/** One entry per command; each module exports `run`, its usage text is in usage.ts. */
 const COMMANDS: Record<string, Command> = {
-  eval: { summary: 'execute predictions and gold SQL against BIRD-layout databases and score them', ...evalCommand },
+  eval: {
+    summary: 'execute predictions and gold SQL against BIRD-layout databases and score them',
+    usage: EVAL_USAGE,
+    load: () => import('./commands/eval.ts'),
+  },
   'gold-check': {
     summary:
       'gold self-test with gold checks: golds that fail, return no rows, count where a list is asked (or the reverse), use the date',
-    ...goldCheckCommand,
+    usage: GOLD_CHECK_USAGE,
+    load: () => import('./commands/gold-check.ts'),
   },
   harness: {
     summary: 'evaluate completions dumped by verl, lm-evaluation-harness or Inspect as runs (one per step)',
-    ...harnessCommand,
+    usage: HARNESS_USAGE,
+    load: () => import('./commands/harness.ts'),
   },
   series: {
     summary:
       'a training run: checkpoint dumps as one series, per-step curves, learned / forgotten questions, warnings; --watch follows a folder',
-    ...seriesCommand,
+    usage: SERIES_USAGE,
+    load: () => import('./commands/series.ts'),
   },
-  rubric: { summary: 'score completions of a RaR-style rubric dataset with an LLM judge', ...rubricCommand },
-  stats: { summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)', ...statsCommand },
+  rubric: {
+    summary: 'score completions of a RaR-style rubric dataset with an LLM judge',
+    usage: RUBRIC_USAGE,
+    load: () => import('./commands/rubric.ts'),
+  },
+  stats: {
+    summary: 'pass@k, maj@k, best-of-n and GRPO group statistics of a run (RL statistics)',
+    usage: STATS_USAGE,
+    load: () => import('./commands/stats.ts'),
+  },
   compare: {
     summary: 'compare two runs: fixed / broken questions, EX difference with a 95% interval, McNemar',
-    ...compareCommand,
+    usage: COMPARE_USAGE,
+    load: () => import('./commands/compare.ts'),
   },
   merge: {
     summary: 'join the outputs of `eval --shard K/N` runs into the report and run file of one run',
-    ...mergeCommand,
+    usage: MERGE_USAGE,
+    load: () => import('./commands/merge.ts'),
   },
   report: {
     summary: 'a run (and a comparison, a training run) as one HTML file that opens offline, from disk, in a browser',
-    ...reportCommand,
+    usage: REPORT_USAGE,
+    load: () => import('./commands/report.ts'),
   },
   batch: {
     summary: 'generation on a cluster: export a plan as an OpenAI batch JSONL, import run_batch output as a run',
-    ...batchCommand,
+    usage: BATCH_USAGE,
+    load: () => import('./commands/batch.ts'),
   },
   probe: {
     summary: 'reward-hacking probe: how many questions known exploit predictions win, official vs read-only',
-    ...probeCommand,
+    usage: PROBE_USAGE,
+    load: () => import('./commands/probe.ts'),
   },
 };
 
@@ -82,7 +108,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(command.usage + '\n');
     return 0;
   }
-  return command.run(rest);
+  return (await command.load()).run(rest);
 }
 
 /**

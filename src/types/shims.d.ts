@@ -7,3 +7,6 @@ declare module 'sql.js-1.8' {
   import initSqlJs from 'sql.js';
   export default initSqlJs;
 }
+
+/** The version of the sql.js package the app is built with (vite.config.ts `define`): the verdict cache's key names it. */
+declare const __SQLJS_VERSION__: string | undefined;

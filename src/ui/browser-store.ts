@@ -27,7 +27,15 @@ export interface BrowserStoreOptions extends IdbStoreOptions {
   executorName?: string;
   /** The older SQLite engine of version checks (default: sql.js 1.8.0 in a worker, imported on demand). */
   createOlderExecutor?: ExecutorFactory['createOlderExecutor'];
+  /**
+   * The executor as the verdict cache keys it (ExecutorFactory.verdictExecutor); default: the
+   * sql.js of the build with the browser's pool, none with another executor.
+   */
+  verdictExecutor?: string;
 }
+
+/** `sql.js 1.17.0`: the version is the build's (vite.config.ts defines __SQLJS_VERSION__). */
+const SQLJS_EXECUTOR = typeof __SQLJS_VERSION__ === 'string' ? `sql.js ${__SQLJS_VERSION__}` : undefined;
 
 /** The store's ports, and the training runs' service and analysis over the same database. */
 export interface BrowserStore extends WorkbenchStore {
@@ -39,6 +47,7 @@ export function createBrowserStore(options: BrowserStoreOptions = {}): BrowserSt
   const store = createIdbStore({ importDataset: importInWorker, importRunFile: importRunFileInWorker }, options);
   const executors: ExecutorFactory = {
     name: options.executorName ?? 'sql.js in Web Workers (browser)',
+    verdictExecutor: options.verdictExecutor ?? (options.createExecutor ? undefined : SQLJS_EXECUTOR),
     createExecutor:
       options.createExecutor ?? ((source, extras) => createBrowserSqlPool(source, undefined, extras?.suiteCache)),
     openSchemaSource: openBrowserSchemaSource,

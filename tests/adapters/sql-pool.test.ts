@@ -1,10 +1,11 @@
 import initSqlJs from 'sql.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { memoryDbSource } from '../../src/adapters/browser/sql-worker-host.ts';
-import { spawnNodeSqlWorker } from '../../src/adapters/node/sql-worker-host.ts';
+import { spawnNodeSqlWorker, sqlJsWasmModule } from '../../src/adapters/node/sql-worker-host.ts';
 import { SqlPool, type WorkerHandle } from '../../src/adapters/sql-pool.ts';
 import { DEFAULT_EVAL_OPTIONS, type EvalEvent } from '../../src/core/eval/executor.ts';
-import type { EvalItem } from '../../src/core/types.ts';
+import type { EvalItem, ItemResult } from '../../src/core/types.ts';
+import type { WorkerInit } from '../../workers/sql.api.ts';
 import { evalItem } from '../helpers/item-results.ts';
 
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
@@ -156,6 +157,39 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
       ['ok', 1],
     ]);
     expect(spawned).toBe(2);
+  });
+
+  it('workers handed one compiled sql.js (as the CLI and the app start them) answer as workers that compile their own, a worker started again after a timeout included', async () => {
+    const given: boolean[] = [];
+    const spawn = (): WorkerHandle => {
+      const h = spawnNodeSqlWorker();
+      const api = new Proxy(h.api, {
+        get: (target, prop, receiver) =>
+          prop === 'init'
+            ? (init: WorkerInit) => (given.push(init.wasmModule instanceof WebAssembly.Module), target.init(init))
+            : Reflect.get(target, prop, receiver),
+      });
+      return { ...h, api };
+    };
+    const items = [
+      item(0, 'a', RUNAWAY, 'SELECT 1'),
+      ...Array.from({ length: 12 }, (_, i) =>
+        item(i + 1, i % 2 ? 'a' : 'b', 'SELECT count(*), sum(x) FROM t', i % 3 ? 'SELECT 3, 3' : 'SELECT 5, 10'),
+      ),
+    ];
+    const options = { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 1500 };
+    pool = new SqlPool({ spawn, dbSource: memoryDbSource(dbs), size: 2, wasmModule: sqlJsWasmModule });
+    const shared = await pool.evaluate(items, options);
+    await pool.dispose();
+    // The runaway's worker was replaced, and the new one got the module too.
+    expect(given.length).toBe(3);
+    expect(given.every(Boolean)).toBe(true);
+    pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 2 });
+    const own = await pool.evaluate(items, options);
+    const verdict = (r: ItemResult) => [r.index, r.status, r.ex, r.softF1, r.error];
+    expect(shared.map(verdict)).toEqual(own.map(verdict));
+    expect(shared[0]!.status).toBe('timeout');
+    expect(shared.filter((r) => r.ex === 1).length).toBe(6);
   });
 
   it('stops on abort and rejects with an AbortError', async () => {

@@ -7,7 +7,19 @@ import { CACHE_FILE, openFileVerdictCache } from '../../src/adapters/node/verdic
 import { sha256File } from '../../src/cli/commands/run-out.ts';
 import { DEFAULT_EVAL_OPTIONS, type SqlExecutor } from '../../src/core/eval/executor.ts';
 import { runEvaluation } from '../../src/core/run/replay.ts';
-import { cacheableItem, cachingExecutor, validVerdict, verdictKey } from '../../src/core/run/verdict-cache.ts';
+import {
+  cacheableItem,
+  cacheableResult,
+  cachingExecutor,
+  validVerdict,
+  verdictKey,
+  type FactsStore,
+  type VerdictStore,
+} from '../../src/core/run/verdict-cache.ts';
+import { createRunService } from '../../src/app/run-service.ts';
+import type { AppPorts } from '../../src/app/ports.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig, type SampleRecord } from '../../src/core/run/types.ts';
+import { fileDataset, memoryAppPorts } from '../helpers/memory-app-ports.ts';
 import type { EvalItem, ItemResult } from '../../src/core/types.ts';
 import { runCli } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
@@ -232,5 +244,88 @@ describe('the verdict cache across runs, on real data', () => {
     expect(items(o1)).toEqual(items(o0));
     expect(items(o2)).toEqual(items(o0));
     expect(o1.summary.by_difficulty).toEqual(o0.summary.by_difficulty);
+  }, 300_000);
+});
+
+describe("the app's runs take verdicts from the cache through the run recipe (run service, memory ports)", () => {
+  const PREDICTIONS = sharedData('bird', 'predictions', 'sql_output_kg', 'predict_mini_dev_gpt-4_sqlite.json');
+
+  async function app(store: VerdictStore & FactsStore) {
+    const dataset = await fileDataset({
+      questions: sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      gold: sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
+      dbRoot: DB_ROOT,
+    });
+    const memory = memoryAppPorts(dataset, DB_ROOT);
+    // Databases opened in a worker (their bytes read for it), counted.
+    const opened: string[] = [];
+    const ports: AppPorts = {
+      ...memory.ports,
+      datasets: {
+        ...memory.ports.datasets,
+        source: (databases, name) => {
+          const source = memory.ports.datasets.source(databases, name);
+          return { ...source, load: (dbId) => (opened.push(dbId), source.load(dbId)) };
+        },
+      },
+      verdicts: store,
+      executors: { ...memory.ports.executors, verdictExecutor: 'sql.js test' },
+    };
+    const service = createRunService(ports);
+    const replay = async (name: string, config: RunConfig = DEFAULT_RUN_CONFIG) => {
+      const run = await service.startReplay({
+        name,
+        datasetId: dataset.id,
+        subset: { description: 'every question', indices: [] },
+        predictions: { name: path.basename(PREDICTIONS), text: readFileSync(PREDICTIONS, 'utf8') },
+        config,
+      });
+      return { run, samples: memory.samples(run.id) };
+    };
+    return { replay, opened };
+  }
+  const same = (samples: readonly SampleRecord[]) => samples.map(({ goldReused: _g, ...rest }) => rest);
+
+  it('a file replayed twice: the second run takes every cacheable verdict from the cache, records how many, and stores the same samples; unticked, none', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-app-'));
+    // The CLI's file store, with its facts, as the app's IndexedDB store is (verdict-cache-idb.ts).
+    const file = await openFileVerdictCache(dir, { warn: () => undefined });
+    const { replay, opened } = await app({
+      get: file.get,
+      put: file.put,
+      getFacts: async (key) => file.facts(key),
+      putFacts: async (key, facts) => file.setFacts(key, facts),
+    });
+    const first = await replay('first');
+    expect(first.run.executions).toMatchObject({ fromCache: 0 });
+    expect(opened.length).toBeGreaterThanOrEqual(3);
+    opened.length = 0;
+    const second = await replay('second');
+    // Verdicts and the databases' facts from the cache: no database was opened.
+    expect(opened).toEqual([]);
+    const scored = first.samples.filter((s) => s.status !== 'missing-db');
+    expect(scored).toHaveLength(140);
+    // Every verdict of the 140 scored items may be cached (no write, no random(), no machine failure).
+    expect(scored.every((s) => cacheableResult(s) && cacheableItem({ ...s, predSql: s.sql }))).toBe(true);
+    expect(second.run.executions!.fromCache).toBe(140 - second.run.executions!.reused);
+    expect(second.run.executions!.executed).toBe(360);
+    expect(same(second.samples)).toEqual(same(first.samples));
+    expect(second.run.score).toEqual(first.run.score);
+
+    const third = await replay('third', { ...DEFAULT_RUN_CONFIG, verdictCache: false });
+    expect(third.run.executions).toMatchObject({ fromCache: 0, executed: first.run.executions!.executed });
+  }, 300_000);
+
+  it('a store that cannot be read or written (a full disk) costs executions, never the run', async () => {
+    const full = () => Promise.reject(new Error('QuotaExceededError'));
+    const broken: VerdictStore & FactsStore = { get: full, put: full, getFacts: full, putFacts: full };
+    const { replay } = await app(broken);
+    const one = await replay('broken store');
+    const two = await replay('broken store again');
+    expect(one.run.status).toBe('done');
+    expect(two.run.executions).toMatchObject({ fromCache: 0 });
+    expect(same(two.samples).map(({ elapsedMs: _e, ...r }) => r)).toEqual(
+      same(one.samples).map(({ elapsedMs: _e, ...r }) => r),
+    );
   }, 300_000);
 });

@@ -56,4 +56,21 @@ describe('the verdict cache in IndexedDB (schema version 4)', () => {
     expect(await store.get(['e'])).toEqual([undefined]);
     db.close();
   });
+
+  it("keeps the databases' facts beside the verdicts, under keys of their own; facts that are not valid read as a miss", async () => {
+    const db = await openWorkbenchDb(name);
+    const store = idbVerdictStore(db);
+    const facts = { sqliteVersion: '3.54.1', columnTypes: { t: { a: 'INTEGER', b: 'REAL' } } };
+    await store.putFacts('sql.js 1.17.0\u0000' + 'a'.repeat(64), facts);
+    await store.put([['["x"]', v(1, 1)]]);
+    expect(await store.getFacts('sql.js 1.17.0\u0000' + 'a'.repeat(64))).toEqual(facts);
+    expect(await store.getFacts('sql.js 1.17.0\u0000' + 'b'.repeat(64))).toBeUndefined();
+    // Neither kind is read as the other.
+    expect(await store.get(['facts\u0000sql.js 1.17.0\u0000' + 'a'.repeat(64)])).toEqual([undefined]);
+    expect(await store.getFacts('["x"]')).toBeUndefined();
+    await db.put('verdicts', { key: 'facts\u0000bad', facts: { sqliteVersion: 3 } as never, used: 1 });
+    expect(await store.getFacts('bad')).toBeUndefined();
+    expect(await store.count()).toBe(3);
+    db.close();
+  });
 });

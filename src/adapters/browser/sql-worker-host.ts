@@ -40,7 +40,29 @@ export function createBrowserSqlPool(
   size = Math.max(1, navigator.hardwareConcurrency || 2),
   suiteCache?: SuiteCache,
 ): SqlPool {
-  return new SqlPool({ spawn: spawnBrowserSqlWorker, dbSource, size, wasmUrl, ...(suiteCache ? { suiteCache } : {}) });
+  return new SqlPool({
+    spawn: spawnBrowserSqlWorker,
+    dbSource,
+    size,
+    wasmUrl,
+    wasmModule: compileSqlJs,
+    ...(suiteCache ? { suiteCache } : {}),
+  });
+}
+
+/**
+ * sql.js's WebAssembly compiled once by the page and handed to each SQL worker of a pool
+ * (WorkerInit.wasmModule): the workers share its machine code and the engine's optimisation
+ * of it. Compiled from the response as it streams, as sql.js itself does, so the browser's
+ * cache of compiled WebAssembly still applies; a response served without the WebAssembly type is
+ * compiled from its bytes. A failure leaves each worker to fetch and compile its own, as before.
+ */
+async function compileSqlJs(): Promise<WebAssembly.Module> {
+  const response = await fetch(wasmUrl);
+  if (!response.ok) throw new WorkbenchError('FAILED', `sql.js's WebAssembly: HTTP ${response.status}`);
+  if (response.headers.get('content-type')?.startsWith('application/wasm'))
+    return WebAssembly.compileStreaming(response);
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
 /**

@@ -2,6 +2,7 @@
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { access, open, readdir, readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -101,6 +102,21 @@ export function folderDbSource(root: string): DbSource {
   };
 }
 
+let compiledSqlJs: Promise<WebAssembly.Module> | null = null;
+
+/**
+ * sql.js's WebAssembly (sql-wasm.wasm beside the sql.js that workers/sql.worker.ts imports),
+ * compiled once per process and handed to every SQL worker (WorkerInit.wasmModule): the
+ * workers, and a worker started again after a timeout, share its machine code and V8's
+ * optimisation of the hot functions instead of compiling and optimising it each.
+ */
+export function sqlJsWasmModule(): Promise<WebAssembly.Module> {
+  compiledSqlJs ??= readFile(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm')).then((bytes) =>
+    WebAssembly.compile(bytes),
+  );
+  return compiledSqlJs;
+}
+
 /** `engine: 'native'`: better-sqlite3 in the workers (src/adapters/node/native-sqljs.ts), the same engine and semantics. */
 export function createNodeSqlPool(options: {
   dbRoot: string;
@@ -113,6 +129,8 @@ export function createNodeSqlPool(options: {
     dbSource: folderDbSource(options.dbRoot),
     size: options.workers ?? availableParallelism(),
     cacheBytes: options.cacheBytes,
+    // Only the sql.js of sql.worker.ts takes the compiled module: native has none, legacy (sql.js 1.8.0) its own.
+    ...((options.engine ?? 'sql.js') === 'sql.js' ? { wasmModule: sqlJsWasmModule } : {}),
   });
 }
 

@@ -17,7 +17,13 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { validVerdict, type CachedVerdict, type VerdictStore } from '../../core/run/verdict-cache.ts';
+import {
+  validFacts,
+  validVerdict,
+  type CachedFacts,
+  type CachedVerdict,
+  type VerdictStore,
+} from '../../core/run/verdict-cache.ts';
 import { writeFileAtomic } from '../../cli/atomic-write.ts';
 
 export const CACHE_FORMAT = 'rlvr-workbench verdict cache';
@@ -37,11 +43,8 @@ interface DbHashEntry {
   sha256: string;
 }
 
-/** What the version scan reads of a database (src/core/sql/db-facts.ts), by executor and database sha256. */
-export interface StoredFacts {
-  sqliteVersion: string;
-  columnTypes: Record<string, Record<string, string>>;
-}
+/** What the version scan reads of a database (src/core/eval/db-facts.ts), by executor and database sha256. */
+export type StoredFacts = CachedFacts;
 
 interface CacheBody {
   /** [key, last use (a counter), verdict] */
@@ -51,20 +54,6 @@ interface CacheBody {
   facts?: Record<string, StoredFacts>;
   tick: number;
 }
-
-const isStringMap = (x: unknown) =>
-  typeof x === 'object' && x !== null && !Array.isArray(x) && Object.values(x).every((v) => typeof v === 'string');
-const validFacts = (f: unknown): f is StoredFacts => {
-  const o = f as StoredFacts;
-  return (
-    typeof o === 'object' &&
-    o !== null &&
-    typeof o.sqliteVersion === 'string' &&
-    typeof o.columnTypes === 'object' &&
-    o.columnTypes !== null &&
-    Object.values(o.columnTypes).every(isStringMap)
-  );
-};
 
 const checksum = (body: CacheBody) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
 

@@ -1,9 +1,11 @@
-/** A Parquet file on disk as an AsyncBuffer: reads only the byte ranges hyparquet asks for. */
+/**
+ * A Parquet file on disk as an AsyncBuffer: reads only the byte ranges hyparquet asks for. The
+ * reader (hyparquet) is imported on the first call, so a CLI command given JSON never loads it.
+ */
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkbenchError } from '../../core/errors.ts';
 import type { SourceRecord } from '../../core/formats/records.ts';
-import { parquetKeyValue, readParquetRecords } from './read-parquet.ts';
 
 /** Every record of a Parquet file; a missing file is named with the flag that gave it. */
 export async function readParquetFileRecords(
@@ -27,6 +29,7 @@ export async function readParquetFileRecords(
         return buf.buffer;
       },
     };
+    const { parquetKeyValue, readParquetRecords } = await import('./read-parquet.ts');
     const src = { name, file: asyncBuffer };
     return { name, records: await readParquetRecords(src), bytes: size, keyValue: await parquetKeyValue(src) };
   } finally {

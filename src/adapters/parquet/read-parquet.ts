@@ -31,10 +31,7 @@ export function blobAsyncBuffer(blob: Blob): AsyncBuffer {
   return { byteLength: blob.size, slice: (start, end) => blob.slice(start, end).arrayBuffer() };
 }
 
-/** True when the name says Parquet (`.parquet`, `.pq`). */
-export function isParquetName(name: string): boolean {
-  return /\.(parquet|pq)$/i.test(name);
-}
+export { isParquetName } from './parquet-name.ts';
 
 function normalise(v: unknown): unknown {
   if (typeof v === 'bigint')

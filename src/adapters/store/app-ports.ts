@@ -16,6 +16,7 @@ import { allSamples, storedKeys } from './sample-blocks.ts';
 import type { WorkbenchIdb } from './schema.ts';
 import { storeDbSource, storedDbIds } from './store-db-source.ts';
 import { idbSuiteCache } from './suite-cache.ts';
+import { idbVerdictStore } from './verdict-cache-idb.ts';
 
 export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamples?: number } = {}) {
   return {
@@ -50,6 +51,7 @@ export function idbAppPorts(idb: WorkbenchIdb, testing: { simulateQuotaAfterSamp
       versionCheck: (runId: string) => idb.get('versionChecks', runId),
       putVersionCheck: async (record: VersionCheckRecord) => void (await idb.put('versionChecks', record)),
     },
+    verdicts: idbVerdictStore(idb),
     sessions: {
       withLock: withRunLock,
       open: (run: RunHeader, signal?: AbortSignal) =>

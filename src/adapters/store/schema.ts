@@ -6,7 +6,7 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { BuiltSuite } from '../../core/ts/suite.ts';
-import type { CachedVerdict } from '../../core/run/verdict-cache.ts';
+import type { CachedFacts, CachedVerdict } from '../../core/run/verdict-cache.ts';
 import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 import type { EvalItem } from '../../core/types.ts';
@@ -93,8 +93,11 @@ export interface WorkbenchDB extends DBSchema {
   sampleMeta: { key: string; value: SampleMeta };
   /** Version 3: built test suites (metric ts), key `sha256 of the database file` + settings (suite-cache.ts). */
   suites: { key: string; value: StoredSuite };
-  /** Version 4: the verdict cache (src/core/run/verdict-cache.ts; verdict-cache-idb.ts), by key, with its last use. */
-  verdicts: { key: string; value: StoredVerdict; indexes: { byUsed: number } };
+  /**
+   * Version 4: the verdict cache (src/core/run/verdict-cache.ts; verdict-cache-idb.ts), by key,
+   * with its last use; the databases' facts are kept there too, under keys of their own.
+   */
+  verdicts: { key: string; value: StoredVerdict | StoredFacts; indexes: { byUsed: number } };
   /** Version 5: the corrected-gold overlay attached to a run (one per run), key runId (core/run/overlay-record.ts). */
   overlays: { key: string; value: GoldOverlayRecord };
   /** Version 5: the run's version-sensitive samples re-run on the older SQLite, key runId (core/run/version-effects.ts). */
@@ -111,6 +114,13 @@ export interface StoredVerdict {
   key: string;
   verdict: CachedVerdict;
   /** Last use (Date.now()): the least recently used go first past the bound. */
+  used: number;
+}
+
+/** A database's facts for the version scan (CachedFacts), by `facts NUL executor NUL sha256`. */
+export interface StoredFacts {
+  key: string;
+  facts: CachedFacts;
   used: number;
 }
 

@@ -4,15 +4,9 @@ import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_REWARD_FORMULA } from '../../core/eval/reward.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { DATASET_FLAGS, bad, listFlag, numberFlag, parseFlags, requireFlags } from './flags.ts';
+import { BATCH_USAGE } from '../usage.ts';
 
-export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --dataset FILE --gold FILE --db-root DIR --model NAME --out FILE.jsonl
-    [--plan-out FILE] [--template bird-minidev-v1|reasoning-v1] [--n 1] [--seed 0] [--temperature 0]
-    [--top-p 1] [--max-tokens 512] [--context-window N] [--sample-rows N] [--descriptions] [--logprobs] [--limit N]
-  npm run --silent cli -- batch import --plan FILE --output FILE [--output FILE ...] --dataset FILE --gold FILE --db-root DIR
-    [--run-out FILE] [--missing-out FILE.jsonl] [--metrics ex,soft-f1] [--reward ex] [--timeout-s 30] [--workers N]
-  export writes one OpenAI batch request per (question, sample), custom_id q<position>-s<sample>, seed + sample,
-  and the plan (default: FILE with .plan.json for .jsonl); import matches run_batch output lines by custom_id,
-  scores them as a generation run and lists missing and failed lines (--missing-out: those as a smaller batch).`;
+export { BATCH_USAGE };
 
 export interface BatchExportArgs {
   dataset: string;

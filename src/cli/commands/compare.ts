@@ -8,8 +8,9 @@ import { bad, parseFlags } from './flags.ts';
 import { integerFlag } from './rl-args.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkCompareOutputs } from '../preflight-commands.ts';
+import { COMPARE_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- compare RUN_A RUN_B [--seed 0] [--resamples 10000] [--out FILE]`;
+export const usage = COMPARE_USAGE;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(

@@ -14,33 +14,39 @@ import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { configure } from '@zip.js/zip.js';
 import { WorkbenchError } from '../../core/errors.ts';
 import { baseName, dbIdOf, isDatabasePath } from '../../adapters/import/classify-files.ts';
 import { checkSidecars } from '../../adapters/import/sidecar-check.ts';
 import type { ImportFile } from '../../adapters/import/import-files.ts';
-import {
-  InflationBudget,
-  boundedWritable,
-  inflateError,
-  readZipEntries,
-  type ZipFileEntry,
-} from '../../adapters/import/zip-entries.ts';
+import type { InflationBudget, ZipFileEntry } from '../../adapters/import/zip-entries.ts';
 import { MAX_DB_FILE_BYTES } from '../../adapters/node/sql-worker-host.ts';
 import { onTermination } from '../signal-cleanup.ts';
 
-configure({ useWebWorkers: false });
+type ZipBounds = typeof import('../../adapters/import/zip-entries.ts');
+
+/** zip.js and the shared zip bounds, imported only when --db-root is a zip (not at every start of the CLI). */
+async function zipModules(): Promise<ZipBounds> {
+  const [zip, bounds] = await Promise.all([import('@zip.js/zip.js'), import('../../adapters/import/zip-entries.ts')]);
+  zip.configure({ useWebWorkers: false });
+  return bounds;
+}
 
 const ADVICE = 'unzip it and give the folder to --db-root';
 /** An inner zip may hold every database: it is bounded by the read's total budget alone. */
 const maxEntryBytes = (p: string) => (/\.zip$/i.test(p) ? Number.MAX_SAFE_INTEGER : MAX_DB_FILE_BYTES);
 
-async function inflateTo(z: ZipFileEntry, file: string, where: string, budget: InflationBudget): Promise<void> {
+async function inflateTo(
+  zip: ZipBounds,
+  z: ZipFileEntry,
+  file: string,
+  where: string,
+  budget: InflationBudget,
+): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const sink = Writable.toWeb(createWriteStream(file)) as WritableStream<Uint8Array>;
   try {
     await z.entry.getData(
-      boundedWritable(sink, z, where, {
+      zip.boundedWritable(sink, z, where, {
         budget,
         maxEntryBytes: maxEntryBytes(z.path),
         advice: ADVICE,
@@ -49,7 +55,7 @@ async function inflateTo(z: ZipFileEntry, file: string, where: string, budget: I
       { checkSignature: true, checkOverlappingEntry: true },
     );
   } catch (err) {
-    throw inflateError(err, where, ADVICE, '--db-root');
+    throw zip.inflateError(err, where, ADVICE, '--db-root');
   }
 }
 
@@ -68,6 +74,7 @@ function sidecarFile(z: ZipFileEntry): ImportFile {
 }
 
 async function extract(
+  zip: ZipBounds,
   blob: Blob,
   where: string,
   dir: string,
@@ -75,14 +82,14 @@ async function extract(
   found: Map<string, { where: string; inLayout: boolean }>,
   budget: InflationBudget,
 ): Promise<void> {
-  const entries = await readZipEntries(blob, where, { budget, maxEntryBytes, advice: ADVICE, flag: '--db-root' });
+  const entries = await zip.readZipEntries(blob, where, { budget, maxEntryBytes, advice: ADVICE, flag: '--db-root' });
   const byPath = new Map(entries.map((z) => [`${where}/${z.path}`, sidecarFile(z)]));
   for (const z of entries) {
     const p = z.path;
     if (/\.zip$/i.test(p) && depth < 2) {
       const spool = path.join(dir, '.spool', `${depth}-${found.size}-${baseName(p)}`);
-      await inflateTo(z, spool, `${where}/${p}`, budget);
-      await extract(await openAsBlob(spool), `${where}/${p}`, dir, depth + 1, found, budget);
+      await inflateTo(zip, z, spool, `${where}/${p}`, budget);
+      await extract(zip, await openAsBlob(spool), `${where}/${p}`, dir, depth + 1, found, budget);
       await rm(spool);
       continue;
     }
@@ -93,7 +100,7 @@ async function extract(
     const prev = found.get(id);
     if (prev && (!inLayout || prev.inLayout)) continue;
     await checkSidecars(`${where}/${p}`, byPath, 'zip the folder again, or give the folder to --db-root');
-    await inflateTo(z, path.join(dir, id, `${id}.sqlite`), `${where}/${p}`, budget);
+    await inflateTo(zip, z, path.join(dir, id, `${id}.sqlite`), `${where}/${p}`, budget);
     found.set(id, { where: `${where}/${p}`, inLayout });
   }
 }
@@ -118,7 +125,8 @@ export async function resolveDbRoot(dbRoot: string): Promise<{ dir: string; clea
   };
   try {
     const found = new Map<string, { where: string; inLayout: boolean }>();
-    await extract(await openAsBlob(dbRoot), path.basename(dbRoot), dir, 0, found, new InflationBudget());
+    const zip = await zipModules();
+    await extract(zip, await openAsBlob(dbRoot), path.basename(dbRoot), dir, 0, found, new zip.InflationBudget());
     if (found.size === 0)
       throw new WorkbenchError(
         'MISSING_FILE',

@@ -12,6 +12,7 @@ import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { parseShard, type Shard } from '../../core/batch/shard.ts';
 import { DEFAULT_SUITE_SPEC, type SuiteSpec } from '../../core/ts/suite.ts';
 import { bad, numberFlag, parseFlags } from './flags.ts';
+import { EVAL_USAGE } from '../usage.ts';
 
 export interface EvalArgs {
   /** The first predictions input (the only one of a one-file run). */
@@ -53,12 +54,7 @@ export interface EvalArgs {
   versionCheck: boolean;
 }
 
-export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE|DIR|GLOB [--predictions ...] --gold FILE --db-root DIR|ZIP
-    [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
-    [--metrics ex,soft-f1,r-ves,ts] [--ves-iterations 100] [--ts-seed 1] [--ts-size 8] [--out FILE]
-    [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
-    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js|native]
-    [--ex-rule bird|spider] [--no-version-check]`;
+export { EVAL_USAGE };
 
 /** R-VES timing repetitions: the official 100, up to 100 times more. */
 const MAX_VES_ITERATIONS = 10_000;

@@ -1,9 +1,10 @@
 /**
- * `eval --cache DIR` / `--no-cache`: the verdict cache (src/core/run/verdict-cache.ts) in front
- * of the pool, kept in a file of the cache folder (src/adapters/node/verdict-cache-file.ts).
- * The file also remembers each database's facts for the version scan (SQLite version, column
- * types, by executor and sha256), so a run whose verdicts all come from the cache starts no
- * worker and opens no database.
+ * `eval --cache DIR` / `--no-cache`: the verdict cache (src/core/run/verdict-cache.ts), handed to
+ * the run recipe (scoreRun's `verdictCache`) in front of the pool, kept in a file of the cache
+ * folder (src/adapters/node/verdict-cache-file.ts).
+ * The file also keeps each database's facts for the version scan (SQLite version, column types,
+ * by executor and sha256; the recipe asks for them), so a run whose verdicts all come from the
+ * cache starts no worker and opens no database.
  */
 import path from 'node:path';
 import { unsafeDbId } from '../../adapters/node/sql-worker-host.ts';
@@ -13,21 +14,14 @@ import {
   type FileVerdictCache,
 } from '../../adapters/node/verdict-cache-file.ts';
 import { errorMessage } from '../../core/errors.ts';
-import type { SqlExecutor } from '../../core/eval/executor.ts';
-import type { DbFacts } from '../../core/eval/db-facts.ts';
-import { cachingExecutor, type CacheStats } from '../../core/run/verdict-cache.ts';
+import type { VerdictCachePort } from '../../core/run/verdict-cache.ts';
 import { sha256File } from './run-out.ts';
 
 export interface EvalCache {
   /** The cache held no verdict when opened (a first run: start the workers at once). */
   empty: boolean;
-  /** The facts of these databases from earlier runs, or null when one is not known. */
-  knownFacts(dbIds: readonly string[]): Promise<DbFacts | null>;
-  rememberFacts(dbIds: readonly string[], facts: DbFacts): Promise<void>;
-  /** The caching executor over `inner`; `inner` itself when no database told its SQLite version. */
-  wrap(inner: SqlExecutor, sqliteVersion: string | null): SqlExecutor;
-  /** Positions (in the run's items) answered from the cache. */
-  hits(): Set<number>;
+  /** The cache as the run recipe uses it (scoreRun's `verdictCache`), the databases' facts included. */
+  port: VerdictCachePort;
   save(): Promise<void>;
 }
 
@@ -60,41 +54,14 @@ export async function openEvalCache(
     }
     return p;
   };
-  const factsKey = (sha: string) => `${executor}\u0000${sha}`;
-  let stats: CacheStats | null = null;
   return {
     empty: file.entries === 0,
-    async knownFacts(dbIds) {
-      const out: DbFacts = { sqliteVersion: null, columnTypes: {} };
-      for (const dbId of new Set(dbIds)) {
-        const sha = await dbSha256(dbId);
-        if (sha === null) continue; // missing: its items fail the same way without facts
-        const f = file.facts(factsKey(sha));
-        if (!f) return null;
-        out.sqliteVersion = f.sqliteVersion;
-        out.columnTypes[dbId] = f.columnTypes;
-      }
-      return out.sqliteVersion === null ? null : out;
+    port: {
+      store: file,
+      dbSha256,
+      executor,
+      facts: { getFacts: async (key) => file.facts(key), putFacts: async (key, f) => file.setFacts(key, f) },
     },
-    async rememberFacts(dbIds, facts) {
-      if (facts.sqliteVersion === null) return;
-      for (const dbId of new Set(dbIds)) {
-        const sha = await dbSha256(dbId);
-        const types = facts.columnTypes[dbId];
-        if (sha !== null && types)
-          file.setFacts(factsKey(sha), {
-            sqliteVersion: facts.sqliteVersion,
-            columnTypes: types as Record<string, Record<string, string>>,
-          });
-      }
-    },
-    wrap(inner, sqliteVersion) {
-      if (sqliteVersion === null) return inner;
-      const caching = cachingExecutor(inner, { store: file, context: { executor, sqliteVersion }, dbSha256 });
-      stats = caching.stats;
-      return caching;
-    },
-    hits: () => stats?.hitSamples ?? new Set(),
     async save() {
       try {
         await file.save();

@@ -28,7 +28,7 @@ import { checkDatabasesUnchanged, evalRunHeader, executorName, hashDatabases, ru
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
-import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
+import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
 import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';
@@ -157,6 +157,11 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     // cache, where a run may need none.
     if (!cache || cache.empty) pool.warm();
     const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
+    // Without a verdict cache (which may know them), the databases' facts for the version scan
+    // are read by the workers while this thread reads the predictions; the recipe takes them as
+    // read. Every database the gold names (a run of one shard reads its own, in the recipe).
+    const earlyFacts = !cache && !args.shard ? readDbFacts(pool, [...new Set(gold.map((g) => g.dbId))]) : null;
+    earlyFacts?.catch(() => undefined); // awaited below, unless reading the inputs failed first
     const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
     const exRule = args.exRule ?? (await datasetRule(args.gold, questions));
     const several = targets.length > 1;
@@ -198,22 +203,22 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     }
     // Metric ts: each database's suite as built (the seed and size are in inputs.test_suite).
     const suites: Record<string, SuiteStats & { chosen: number[] }> = {};
-    // The SQLite version and column types for the version scan: from the verdict cache when it
-    // knows them (a fully cached run opens no database), else read by the recipe through the pool.
     const dbIds = allItems.map((i) => i.dbId);
-    // Read before the run when the cache does not know them: the cache's keys carry the SQLite version.
-    const known = (await cache?.knownFacts(dbIds)) ?? (cache ? await readDbFacts(pool, dbIds) : undefined);
     // The run files record the databases as they were before the run, and check them after it.
     const hashed = targets.some((t) => t.runOut) ? await hashDatabases(args.dbRoot, dbIds) : undefined;
     const config = { ...args, exRule, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
     const questionOf = questions ? (i: number) => questions[i]?.question ?? null : undefined;
     // The run recipe over every file's items: each gold executed once per question and worker,
-    // identical predictions once (reuse.ts), verdicts from the cache where it has them.
+    // identical predictions once (reuse.ts), verdicts from the cache where it has them. The
+    // SQLite version and column types for the version scan come from the cache when it knows
+    // them (a fully cached run opens no database), else the recipe reads them through the pool.
+    const readFacts = earlyFacts ? await earlyFacts : undefined;
     const outcome = await scoreRun(allItems, config, {
-      executor: cache?.wrap(pool, known?.sqliteVersion ?? null) ?? pool,
+      executor: pool,
+      ...(readFacts ? { facts: readFacts } : {}),
+      ...(cache ? { verdictCache: cache.port } : {}),
       reuse: args.reuse,
       questionOf,
-      ...(known ? { facts: known } : {}),
       onEvent: (e) => {
         if (e.type === 'suite-ready') {
           if (e.stats.warning && !suites[e.dbId])
@@ -223,7 +228,6 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
       },
     });
     const facts = outcome.facts;
-    await cache?.rememberFacts(dbIds, facts);
     const options = { metrics: config.metrics };
     const comparison = overlay
       ? await compareWithOverlay(plans[0]!.items, outcome.results, overlay, config, {
@@ -247,7 +251,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     const allRecords = effects ? withChecks(outcome.records, allResults) : outcome.records;
     // Before anything is written: a database replaced during the run makes its results unreliable.
     if (hashed) await checkDatabasesUnchanged(args.dbRoot, hashed, shownDbRoot);
-    const hits = cache?.hits() ?? new Set<number>();
+    const hits = outcome.fromCache;
     const fromCache = (p: FilePlan) => {
       let n = 0;
       for (let i = p.from; i < p.from + p.items.length; i++) if (hits.has(i)) n++;

@@ -20,10 +20,9 @@ import { assertSomethingScored } from '../nothing-scored.ts';
 import { workersFlag } from '../bounds.ts';
 import { DATASET_FLAGS, parseFlags, requireFlags } from './flags.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
+import { GOLD_CHECK_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- gold-check --gold FILE --db-root DIR [--dataset FILE] [--workers N] [--out FILE]
-    (--dataset gives question ids and texts: the count/list checks need the questions)
-    exit 0: every gold ran (other issues are listed); 1: some gold fails (listed as "gold fails"); 2: nothing could be checked`;
+export const usage = GOLD_CHECK_USAGE;
 
 /**
  * What each item executes before its gold: a query that reads nothing and writes nothing, so the

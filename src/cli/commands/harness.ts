@@ -13,7 +13,7 @@ import path from 'node:path';
 import { readHarnessFile } from '../../adapters/harness/read-harness.ts';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
-import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
+import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { officialTable } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
@@ -37,9 +37,9 @@ import { readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
 import type { ItemResult } from '../../core/types.ts';
+import { HARNESS_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- harness --completions FILE|DIR --gold FILE --dataset FILE --db-root DIR|ZIP
-    [--from verl|lm-eval|inspect|prime-rl] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
+export const usage = HARNESS_USAGE;
 
 /** `run.json` -> `run.step-10.json` when the file holds several steps. */
 function stepFile(file: string, step: number | null, several: boolean): string {

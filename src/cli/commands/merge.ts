@@ -14,10 +14,9 @@ import { writeFileAtomic } from '../atomic-write.ts';
 import { checkOutputs, pathFlags } from '../preflight.ts';
 import { readText } from './eval.ts';
 import { bad, parseFlags } from './flags.ts';
+import { MERGE_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- merge [--out FILE] [--run-out FILE] SHARD_FILE...
-    each SHARD_FILE is the --out report or the --run-out run file of an \`eval --shard K/N\` run;
-    --out joins the reports, --run-out the run files (give every shard's file of that kind)`;
+export const usage = MERGE_USAGE;
 
 function isRunFile(v: unknown): boolean {
   return typeof v === 'object' && v !== null && (v as { format?: unknown }).format === 'rlvr-workbench-run';

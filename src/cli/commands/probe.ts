@@ -19,9 +19,9 @@ import { DATASET_FLAGS, bad, numberFlag, parseFlags, requireFlags } from './flag
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { checkProbeOutputs } from '../preflight-commands.ts';
+import { PROBE_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- probe --gold FILE --db-root DIR
-    [--dataset FILE] [--out FILE] [--timeout-s 30] [--workers N] [--exploits ${EXPLOITS.map((e) => e.id).join(',')}]`;
+export const usage = PROBE_USAGE;
 
 interface ProbeArgs {
   gold: string;

@@ -14,11 +14,9 @@ import { writeFileAtomic } from '../atomic-write.ts';
 import { checkOutputs } from '../preflight.ts';
 import { bad, parseFlags } from './flags.ts';
 import { readText } from './tabular-input.ts';
+import { REPORT_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- report --run FILE [--compare FILE] [--series FILE] --out FILE.html
-    --run      a run file (eval --run-out, or a run exported by the app); the report's dashboard, items and RL view
-    --compare  a second run file on the same questions: the report adds the comparison (the --run file is A)
-    --series   a series file (series --series-out): the report adds the training run's steps and question buckets`;
+export const usage = REPORT_USAGE;
 
 const MiB = 1024 * 1024;
 

@@ -15,14 +15,11 @@ import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
 import { bad, listFlag, numberFlag, parseFlags, requireFlags } from './flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
-import { DEFAULT_JUDGE_TIMEOUT_S, judgeTimeoutFlag, assertJudgeScoredSomething } from '../judge-flags.ts';
+import { judgeTimeoutFlag, assertJudgeScoredSomething } from '../judge-flags.ts';
 import { checkRubricOutputs } from '../preflight-commands.ts';
+import { RUBRIC_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl|FILE.parquet --completions FILE.jsonl
-    --judge-url URL --judge-model NAME [--judge-api-key-env VAR]
-    [--aggregation explicit,implicit,likert] [--weighting as-given|paper|rar-integers]
-    [--normalization positive|absolute] [--no-clip] [--retries 2] [--temperature 0]
-    [--max-tokens 512] [--concurrency 4] [--http-retries 4] [--judge-timeout-s ${DEFAULT_JUDGE_TIMEOUT_S}] [--cache FILE.jsonl] [--out FILE]`;
+export const usage = RUBRIC_USAGE;
 
 interface RubricArgs {
   dataset: string;

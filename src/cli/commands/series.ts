@@ -50,12 +50,12 @@ import { resolveDbRoot } from './db-root-zip.ts';
 import { parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { bad, parseFlags } from './flags.ts';
 import { integerFlag } from './rl-args.ts';
-import { evalRunHeader, runQuestions } from './run-out.ts';
+import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
+import { openEvalCache, type EvalCache } from './eval-cache.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
+import { SERIES_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- series --completions DIR|FILE [--completions DIR|FILE ...] --gold FILE --dataset FILE --db-root DIR|ZIP
-    [--from verl|lm-eval|inspect|prime-rl] [--step-pattern REGEX] [--out FILE.json] [--csv FILE.csv] [--parquet FILE.parquet]
-    [--series-out FILE.json] [--watch] [--poll-ms 1000] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
+export const usage = SERIES_USAGE;
 
 /** The dump files of the inputs: a folder's files (and its subfolders': lm-eval writes one per checkpoint folder), hidden and temporary files left out. */
 async function listFiles(
@@ -135,6 +135,8 @@ interface Context {
   rule: StepRule | undefined;
   verdicts: SeriesVerdicts;
   executor: ReturnType<typeof createNodeSqlPool>;
+  /** The verdict cache across runs (`--cache DIR`, default folder; `--no-cache`: none), as `eval` uses it. */
+  cache: EvalCache | null;
   signal: AbortSignal;
 }
 
@@ -155,10 +157,17 @@ async function evaluateStep(
   const ev = await evaluateSeriesStep(
     plan.items,
     options,
-    { executor: ctx.executor, signal: ctx.signal, reuse: ctx.evalArgs.reuse },
+    {
+      executor: ctx.executor,
+      signal: ctx.signal,
+      reuse: ctx.evalArgs.reuse,
+      ...(ctx.cache ? { verdictCache: ctx.cache.port } : {}),
+    },
     ctx.verdicts,
   );
   if (ev.cancelled) return null;
+  // Kept after every step: a watch stopped by Ctrl-C loses no verdict it computed.
+  await ctx.cache?.save();
   const header = await evalRunHeader({ ...ctx.evalArgs, dbRoot: ctx.dbDir, predictions: file }, plan.items, ev.results);
   header.name = label;
   header.executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep };
@@ -196,6 +205,8 @@ export async function run(argv: string[]): Promise<number> {
       'timeout-s': { type: 'string' },
       workers: { type: 'string' },
       metrics: { type: 'string' },
+      cache: { type: 'string' },
+      'no-cache': { type: 'boolean' },
     },
     usage,
   );
@@ -221,6 +232,8 @@ export async function run(argv: string[]): Promise<number> {
     ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []),
     ...(values.workers ? ['--workers', values.workers] : []),
     ...(values.metrics ? ['--metrics', values.metrics] : []),
+    ...(values.cache !== undefined ? ['--cache', values.cache] : []),
+    ...(values['no-cache'] ? ['--no-cache'] : []),
   ]);
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
@@ -228,6 +241,7 @@ export async function run(argv: string[]): Promise<number> {
   await listFiles(values.completions); // every input exists before anything starts
   const root = await resolveDbRoot(evalArgs.dbRoot);
   const executor = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
+  const cache = await openEvalCache({ cache: evalArgs.cache, dbRoot: root.dir }, executorName());
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   if (values.watch) process.on('SIGINT', onSignal);
@@ -240,6 +254,7 @@ export async function run(argv: string[]): Promise<number> {
     rule,
     verdicts: new SeriesVerdicts(),
     executor,
+    cache,
     signal: stop.signal,
   };
   const dataset = path.basename(values.dataset!);

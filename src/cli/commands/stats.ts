@@ -13,9 +13,9 @@ import { integerFlag, kList } from './rl-args.ts';
 import { bad, parseFlags } from './flags.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { checkStatsOutputs } from '../preflight-commands.ts';
+import { STATS_USAGE } from '../usage.ts';
 
-export const usage = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
-    [--csv FILE] [--prompts-json FILE] [--parquet FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
+export const usage = STATS_USAGE;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(

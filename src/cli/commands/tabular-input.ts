@@ -15,7 +15,7 @@ import { parseRunFile } from '../../core/runfile/run-file.ts';
 import type { RunFile } from '../../core/run/types.ts';
 import { runFileFromSamplesTable } from '../../core/views/samples-table.ts';
 import { readParquetFileRecords } from '../../adapters/parquet/node-file.ts';
-import { isParquetName } from '../../adapters/parquet/read-parquet.ts';
+import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
 
 export async function readText(flag: string, file: string): Promise<string> {
   try {

@@ -17,7 +17,7 @@ import type { SourceRecord } from '../formats/records.ts';
 import type { EvalItem, GoldEntry, ItemResult, Question } from '../types.ts';
 import { sampleKey } from '../eval/constants.ts';
 import { isCancellation } from '../errors.ts';
-import { copyResult, planReuse, reusable, reuseKey, shareable } from './reuse.ts';
+import { copyResult, planReuse, shareable } from './reuse.ts';
 
 export interface ReplayInputs {
   /** A predictions file's text, or the records of a tabular file (Parquet rows) in the JSONL columns. */
@@ -136,9 +136,9 @@ export async function runEvaluation(
     executed++;
     if (!result.goldReused && (result.goldRowCount !== null || result.error?.startsWith('gold: '))) goldExecuted++;
     deliver(result, at, preview);
-    const item = tagged[at]!;
-    const key = copies && reusable(item) ? reuseKey(item) : null;
-    const dups = key === null ? undefined : plan.waiting.get(key);
+    // The key under which this item's duplicates wait, if it is a reusable first item (planReuse).
+    const key = copies ? plan.keyOf.get(tagged[at]!) : undefined;
+    const dups = key === undefined ? undefined : plan.waiting.get(key);
     if (!dups) return;
     plan.waiting.delete(key!);
     if (!shareable(result)) return void again.push(...dups);

@@ -29,8 +29,15 @@ const VOLATILE_FUNCTIONS = new Set(['random', 'randomblob', 'changes', 'total_ch
 /** Date and time functions: non-deterministic with no argument (they mean 'now'). */
 const CLOCK_FUNCTIONS = new Set(['date', 'time', 'datetime', 'julianday', 'unixepoch', 'strftime', 'timediff']);
 const CLOCK_KEYWORDS = new Set(['current_date', 'current_time', 'current_timestamp']);
+/**
+ * Every name and string looked for below holds one of these, in some case, in the text itself
+ * (a token's value is its text without quotes): a text with none of them is deterministic
+ * without being tokenized (most are; every item's two texts are checked before a run starts).
+ */
+const HINT = /random|changes|last_insert_rowid|date|time|julianday|unixepoch|strftime|now/i;
 
 export function isNonDeterministic(sql: string): boolean {
+  if (!HINT.test(sql)) return false;
   const tokens = tokenizeSql(sql);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -78,13 +85,16 @@ export interface ReusePlan {
   first: EvalItem[];
   /** Duplicates waiting for the item they copy (by reuse key). */
   waiting: Map<string, EvalItem[]>;
+  /** The reuse key of each reusable item of `first` (its duplicates wait under it). */
+  keyOf: Map<EvalItem, string>;
 }
 
 /** Splits items into those to execute and the duplicates of the reusable ones. */
 export function planReuse(items: readonly EvalItem[], options: EvalOptions, enabled: boolean): ReusePlan {
   const first: EvalItem[] = [];
   const waiting = new Map<string, EvalItem[]>();
-  if (!enabled || options.metrics.includes('r-ves')) return { first: [...items], waiting };
+  const keyOf = new Map<EvalItem, string>();
+  if (!enabled || options.metrics.includes('r-ves')) return { first: [...items], waiting, keyOf };
   for (const it of items) {
     if (!reusable(it)) {
       first.push(it);
@@ -95,10 +105,11 @@ export function planReuse(items: readonly EvalItem[], options: EvalOptions, enab
     if (list) list.push(it);
     else {
       waiting.set(key, []);
+      keyOf.set(it, key);
       first.push(it);
     }
   }
-  return { first, waiting };
+  return { first, waiting, keyOf };
 }
 
 /** The verdict of `from` for `item`: same scores, the item's own identity. */

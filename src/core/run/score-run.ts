@@ -28,6 +28,7 @@ import { readDbFacts, type DbFacts } from '../eval/db-facts.ts';
 import type { ColumnTypes } from '../sql/version-features.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { rewardAnnotator } from './item-annotations.ts';
+import { cachingExecutor, factsKey, validFacts, type VerdictCachePort } from './verdict-cache.ts';
 import { runEvaluation, type EvaluationOutcome } from './replay.ts';
 import type { RunHeader, SampleRecord } from './types.ts';
 
@@ -57,6 +58,12 @@ export interface ScoreRunPorts {
   findings?: boolean;
   /** Facts already read (a generation run's earlier questions); only databases not in it are read. */
   facts?: DbFacts;
+  /**
+   * The verdict cache (verdict-cache.ts): cacheable items whose verdict it holds are answered
+   * from it, the others executed and their verdicts stored. Used once the facts have told the
+   * SQLite version (never with `findings` off, which reads none).
+   */
+  verdictCache?: VerdictCachePort;
   now?: () => number;
 }
 
@@ -68,6 +75,8 @@ export interface ScoredRun extends EvaluationOutcome {
   formula: RewardFormula;
   /** The run list's score of these results (the summary's total). */
   score: RunScore;
+  /** Positions (in `items`) whose verdict came from the verdict cache. */
+  fromCache: ReadonlySet<number>;
 }
 
 export type RunScore = NonNullable<RunHeader['score']>;
@@ -122,19 +131,54 @@ export function scoreOf(samples: readonly SampleRecord[], metrics: EvalConfig['m
 
 const NO_FACTS: DbFacts = { sqliteVersion: null, columnTypes: {} };
 
-/** `known` plus the facts of the databases of `dbIds` it lacks (read through the executor). */
+/**
+ * `known` plus the facts of the databases of `dbIds` it lacks: remembered by the verdict cache
+ * from an earlier run of the same executor, else read through the executor (and then remembered).
+ */
 async function factsFor(
   executor: SqlExecutor,
   dbIds: readonly string[],
   known: DbFacts | undefined,
   signal?: AbortSignalLike,
+  cache?: VerdictCachePort,
 ): Promise<DbFacts> {
-  const unread = [...new Set(dbIds)].filter((d) => !known || !(d in known.columnTypes));
+  let unread = [...new Set(dbIds)].filter((d) => !known || !(d in known.columnTypes));
   if (known && unread.length === 0) return known;
+  const columnTypes: Record<string, ColumnTypes> = { ...known?.columnTypes };
+  let sqliteVersion = known?.sqliteVersion ?? null;
+  /** Databases read here and where their facts are kept. */
+  const toKeep = new Map<string, string>();
+  const store = cache?.facts;
+  if (cache && store) {
+    const left: string[] = [];
+    for (const dbId of unread) {
+      // A database without a sha256 (missing, unreadable) is read as usual: its items fail the same way.
+      const sha = await cache.dbSha256(dbId);
+      const key = sha === null ? null : factsKey(cache.executor, sha);
+      const remembered = key === null ? undefined : await store.getFacts(key).catch(() => undefined);
+      if (remembered !== undefined && validFacts(remembered)) {
+        columnTypes[dbId] = remembered.columnTypes;
+        sqliteVersion ??= remembered.sqliteVersion;
+      } else {
+        left.push(dbId);
+        if (key !== null) toKeep.set(dbId, key);
+      }
+    }
+    unread = left;
+  }
+  if (unread.length === 0) return { sqliteVersion, columnTypes };
   const read = await readDbFacts(executor, unread, signal);
   // A database that could not be read (missing, failed) is absent: its items scan with unknown types.
-  const columnTypes: Record<string, ColumnTypes> = { ...known?.columnTypes, ...read.columnTypes };
-  return { sqliteVersion: known?.sqliteVersion ?? read.sqliteVersion, columnTypes };
+  Object.assign(columnTypes, read.columnTypes);
+  sqliteVersion ??= read.sqliteVersion;
+  for (const [dbId, key] of toKeep) {
+    const types = read.columnTypes[dbId];
+    if (read.sqliteVersion === null || !types) continue;
+    const facts = { sqliteVersion: read.sqliteVersion, columnTypes: types as Record<string, Record<string, string>> };
+    // Facts not kept cost a read in a later run, never this run.
+    await store!.putFacts(key, facts).catch(() => undefined);
+  }
+  return { sqliteVersion, columnTypes };
 }
 
 /**
@@ -154,6 +198,7 @@ export async function scoreRun(
         items.map((it) => it.dbId),
         ports.facts,
         ports.signal,
+        ports.verdictCache,
       )
     : NO_FACTS;
   const annotate = findings
@@ -162,8 +207,17 @@ export async function scoreRun(
   // The loop hands each result (the object it returns in `results`) to the sink with its item.
   const recordOf = new Map<ItemResult, SampleRecord>();
   const sink = ports.sink;
+  const cache = ports.verdictCache;
+  const caching =
+    cache && facts.sqliteVersion !== null
+      ? cachingExecutor(ports.executor, {
+          store: cache.store,
+          dbSha256: cache.dbSha256,
+          context: { executor: cache.executor, sqliteVersion: facts.sqliteVersion },
+        })
+      : null;
   const outcome = await runEvaluation(items, runOptions(config, ports.previewRows ?? 0), {
-    executor: ports.executor,
+    executor: caching ?? ports.executor,
     signal: ports.signal,
     onEvent: ports.onEvent,
     doneBefore: ports.doneBefore,
@@ -177,7 +231,14 @@ export async function scoreRun(
     },
   });
   const records = outcome.results.map((r) => recordOf.get(r)!);
-  return { ...outcome, records, facts, formula, score: scoreOfSummary(outcome.summary) };
+  return {
+    ...outcome,
+    records,
+    facts,
+    formula,
+    score: scoreOfSummary(outcome.summary),
+    fromCache: caching?.stats.hitSamples ?? new Set(),
+  };
 }
 
 /**

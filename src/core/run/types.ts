@@ -27,6 +27,12 @@ export interface RunConfig {
   suite?: SuiteSpec;
   /** The execution match that decided EX (docs/spider-rules.md); absent in BIRD runs and older runs: BIRD's set equality. */
   exRule?: ExRule;
+  /**
+   * The app's runs: take verdicts from the verdict cache of earlier runs and keep this run's
+   * there (verdict-cache.ts); absent means yes. False executes every item, as the CLI's
+   * `--no-cache`. It changes no verdict, only whether the SQL runs again.
+   */
+  verdictCache?: boolean;
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {

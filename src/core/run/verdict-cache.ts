@@ -173,6 +173,53 @@ export interface CachingPorts {
   context: VerdictContext;
 }
 
+/**
+ * What the version scan reads of a database (eval/db-facts.ts: the SQLite version of the engine,
+ * every column's declared type), kept beside the verdicts by executor and database sha256: a
+ * run whose verdicts all come from the cache then opens no database at all.
+ */
+export interface CachedFacts {
+  sqliteVersion: string;
+  columnTypes: Record<string, Record<string, string>>;
+}
+
+const isStringMap = (x: unknown) =>
+  typeof x === 'object' && x !== null && !Array.isArray(x) && Object.values(x).every((v) => typeof v === 'string');
+
+/** Whether `x` is well-formed facts (read from a store, checked before it is trusted). */
+export function validFacts(x: unknown): x is CachedFacts {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
+  const o = x as Record<string, unknown>;
+  return (
+    typeof o.sqliteVersion === 'string' &&
+    typeof o.columnTypes === 'object' &&
+    o.columnTypes !== null &&
+    !Array.isArray(o.columnTypes) &&
+    Object.values(o.columnTypes).every(isStringMap)
+  );
+}
+
+/** The facts' key: the executor (engine and version) and the database's sha256. */
+export const factsKey = (executor: string, dbSha256: string): string => `${executor}\u0000${dbSha256}`;
+
+/** Port: where facts are kept (undefined: not there, or not valid facts). */
+export interface FactsStore {
+  getFacts(key: string): Promise<CachedFacts | undefined>;
+  putFacts(key: string, facts: CachedFacts): Promise<void>;
+}
+
+/**
+ * What a host hands the run recipe (score-run.ts, `ScoreRunPorts.verdictCache`) to use the
+ * cache: the store, each database's sha256, the executor's name and version, and where the
+ * databases' facts are kept. The SQLite version of the key is the one of the run's facts
+ * (read, or remembered from an earlier run of the same executor), so every host keys alike.
+ */
+export interface VerdictCachePort extends Omit<CachingPorts, 'context'> {
+  /** The engine and its version, e.g. `sql.js 1.17.0` (VerdictContext.executor). */
+  executor: string;
+  facts?: FactsStore;
+}
+
 export interface CacheStats {
   /** Items answered from the cache, by their `sample` (the position runEvaluation gives them). */
   hitSamples: Set<number>;
@@ -206,7 +253,8 @@ export function cachingExecutor(inner: SqlExecutor, ports: CachingPorts): SqlExe
         }),
       );
       const asked = keys.filter((k): k is string => k !== null);
-      const found = asked.length > 0 ? await ports.store.get(asked) : [];
+      // A store that cannot be read answers nothing: every item is executed (a cache never fails a run).
+      const found = asked.length > 0 ? await ports.store.get(asked).catch(() => []) : [];
       const byKey = new Map<string, CachedVerdict>();
       asked.forEach((k, i) => {
         const v = found[i];
@@ -251,10 +299,14 @@ export function cachingExecutor(inner: SqlExecutor, ports: CachingPorts): SqlExe
         });
         for (const r of out) keep(r);
       } finally {
-        // What finished is kept even when the run stops early.
+        // What finished is kept even when the run stops early. A store that cannot keep them
+        // (a full disk) costs executions in a later run, never this run's results.
         if (toStore.length > 0) {
-          await ports.store.put(toStore);
-          stats.stored += toStore.length;
+          const kept = await ports.store.put(toStore).then(
+            () => true,
+            () => false,
+          );
+          if (kept) stats.stored += toStore.length;
         }
       }
       return results.filter((r): r is ItemResult => r !== undefined);

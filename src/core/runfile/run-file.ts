@@ -101,6 +101,7 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
       ...(cfg.exRule !== undefined
         ? { exRule: r.oneOf(cfg, 'exRule', 'run.config', ['bird', 'spider'] as const) }
         : {}),
+      ...(cfg.verdictCache !== undefined ? { verdictCache: r.bool(cfg, 'verdictCache', 'run.config') } : {}),
     },
     samplesPerQuestion: r.int(o, 'samplesPerQuestion', 'run', 1),
     executor: r.str(o, 'executor', 'run'),

@@ -1,6 +1,6 @@
 /**
  * The configuration part of a form that evaluates (the new-run form, the training-run forms):
- * timeout, read-only, metrics and the fence of SQL extraction, as RunConfigFields shows them,
+ * timeout, read-only, metrics, the test suite's seed and size, the verdict cache and the fence of SQL extraction, as RunConfigFields shows them,
  * turned into a run's `RunConfig`.
  */
 import { APP_MAX_TIMEOUT_S } from '../../core/eval/constants.ts';
@@ -16,6 +16,7 @@ export class RunConfigDraft {
   /** Metric ts: the suite's seed and size (the CLI's --ts-seed, --ts-size; docs/test-suite.md). */
   #tsSeed = $state(DEFAULT_SUITE_SPEC.seed);
   #tsSize = $state(DEFAULT_SUITE_SPEC.size);
+  #verdictCache = $state(true);
 
   get timeoutS(): number {
     return this.#timeoutS;
@@ -28,6 +29,9 @@ export class RunConfigDraft {
   }
   get fence(): RunConfig['fence'] {
     return this.#fence;
+  }
+  get verdictCache(): boolean {
+    return this.#verdictCache;
   }
   get tsSeed(): number {
     return this.#tsSeed;
@@ -62,6 +66,9 @@ export class RunConfigDraft {
   setFence(f: RunConfig['fence']): void {
     this.#fence = f;
   }
+  setVerdictCache(on: boolean): void {
+    this.#verdictCache = on;
+  }
   setTsSeed(n: number): void {
     if (Number.isFinite(n)) this.#tsSeed = n;
   }
@@ -76,8 +83,11 @@ export class RunConfigDraft {
       timeoutMs: Math.round(this.#timeoutS * 1000),
       readOnly: this.#readOnly,
       fence: this.#fence,
+      verdictCache: this.#verdictCache,
       // Metric ts: the suite's seed and size are part of the run (docs/test-suite.md).
-      ...(this.#metrics.includes('ts') ? { suite: { ...DEFAULT_SUITE_SPEC, seed: this.#tsSeed, size: this.#tsSize } } : {}),
+      ...(this.#metrics.includes('ts')
+        ? { suite: { ...DEFAULT_SUITE_SPEC, seed: this.#tsSeed, size: this.#tsSize } }
+        : {}),
     };
   }
 }

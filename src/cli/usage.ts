@@ -1,0 +1,57 @@
+/**
+ * Every command's usage text, apart from the commands: `--help` prints them all without loading
+ * any command (src/cli/main.ts imports each command only when it runs).
+ */
+import { EXPLOITS } from '../core/probe/exploits.ts';
+import { DEFAULT_JUDGE_TIMEOUT_S } from './judge-flags.ts';
+
+export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE|DIR|GLOB [--predictions ...] --gold FILE --db-root DIR|ZIP
+    [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
+    [--metrics ex,soft-f1,r-ves,ts] [--ves-iterations 100] [--ts-seed 1] [--ts-size 8] [--out FILE]
+    [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
+    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js|native]
+    [--ex-rule bird|spider] [--no-version-check]`;
+
+export const GOLD_CHECK_USAGE = `usage: npm run --silent cli -- gold-check --gold FILE --db-root DIR [--dataset FILE] [--workers N] [--out FILE]
+    (--dataset gives question ids and texts: the count/list checks need the questions)
+    exit 0: every gold ran (other issues are listed); 1: some gold fails (listed as "gold fails"); 2: nothing could be checked`;
+
+export const HARNESS_USAGE = `usage: npm run --silent cli -- harness --completions FILE|DIR --gold FILE --dataset FILE --db-root DIR|ZIP
+    [--from verl|lm-eval|inspect|prime-rl] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
+
+export const SERIES_USAGE = `usage: npm run --silent cli -- series --completions DIR|FILE [--completions DIR|FILE ...] --gold FILE --dataset FILE --db-root DIR|ZIP
+    [--from verl|lm-eval|inspect|prime-rl] [--step-pattern REGEX] [--out FILE.json] [--csv FILE.csv] [--parquet FILE.parquet]
+    [--series-out FILE.json] [--watch] [--poll-ms 1000] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]
+    [--cache DIR | --no-cache]`;
+
+export const RUBRIC_USAGE = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl|FILE.parquet --completions FILE.jsonl
+    --judge-url URL --judge-model NAME [--judge-api-key-env VAR]
+    [--aggregation explicit,implicit,likert] [--weighting as-given|paper|rar-integers]
+    [--normalization positive|absolute] [--no-clip] [--retries 2] [--temperature 0]
+    [--max-tokens 512] [--concurrency 4] [--http-retries 4] [--judge-timeout-s ${DEFAULT_JUDGE_TIMEOUT_S}] [--cache FILE.jsonl] [--out FILE]`;
+
+export const STATS_USAGE = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
+    [--csv FILE] [--prompts-json FILE] [--parquet FILE] [--frontier-jsonl FILE] [--dataset FILE]`;
+
+export const COMPARE_USAGE = `usage: npm run --silent cli -- compare RUN_A RUN_B [--seed 0] [--resamples 10000] [--out FILE]`;
+
+export const MERGE_USAGE = `usage: npm run --silent cli -- merge [--out FILE] [--run-out FILE] SHARD_FILE...
+    each SHARD_FILE is the --out report or the --run-out run file of an \`eval --shard K/N\` run;
+    --out joins the reports, --run-out the run files (give every shard's file of that kind)`;
+
+export const REPORT_USAGE = `usage: npm run --silent cli -- report --run FILE [--compare FILE] [--series FILE] --out FILE.html
+    --run      a run file (eval --run-out, or a run exported by the app); the report's dashboard, items and RL view
+    --compare  a second run file on the same questions: the report adds the comparison (the --run file is A)
+    --series   a series file (series --series-out): the report adds the training run's steps and question buckets`;
+
+export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --dataset FILE --gold FILE --db-root DIR --model NAME --out FILE.jsonl
+    [--plan-out FILE] [--template bird-minidev-v1|reasoning-v1] [--n 1] [--seed 0] [--temperature 0]
+    [--top-p 1] [--max-tokens 512] [--context-window N] [--sample-rows N] [--descriptions] [--logprobs] [--limit N]
+  npm run --silent cli -- batch import --plan FILE --output FILE [--output FILE ...] --dataset FILE --gold FILE --db-root DIR
+    [--run-out FILE] [--missing-out FILE.jsonl] [--metrics ex,soft-f1] [--reward ex] [--timeout-s 30] [--workers N]
+  export writes one OpenAI batch request per (question, sample), custom_id q<position>-s<sample>, seed + sample,
+  and the plan (default: FILE with .plan.json for .jsonl); import matches run_batch output lines by custom_id,
+  scores them as a generation run and lists missing and failed lines (--missing-out: those as a smaller batch).`;
+
+export const PROBE_USAGE = `usage: npm run --silent cli -- probe --gold FILE --db-root DIR
+    [--dataset FILE] [--out FILE] [--timeout-s 30] [--workers N] [--exploits ${EXPLOITS.map((e) => e.id).join(',')}]`;
