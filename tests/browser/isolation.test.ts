@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { evalMinidev, tempFile } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
@@ -27,9 +27,6 @@ interface CliReport {
 }
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
-const GOLD = sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql');
-const QUESTIONS = sharedData('bird', 'minidev', 'mini_dev_sqlite.json');
-const DB_ROOT = sharedData('bird', 'databases');
 
 /**
  * The first question of each database here (the first item its worker runs), given a hostile
@@ -43,22 +40,7 @@ const HOSTILE: Record<string, string> = {
 };
 
 async function cliEval(predictions: string): Promise<CliReport> {
-  const out = tempFile('out.json');
-  const run = await runCli([
-    'eval',
-    '--predictions',
-    predictions,
-    '--gold',
-    GOLD,
-    '--db-root',
-    DB_ROOT,
-    '--dataset',
-    QUESTIONS,
-    '--out',
-    out,
-  ]);
-  if (run.code !== 0) throw new Error(`the CLI failed: ${run.stderr}`);
-  return readJson<CliReport>(out);
+  return (await evalMinidev<CliReport>(predictions)).report;
 }
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { duck } from '../helpers/duck.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
 import { seriousViolations } from './axe-check.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { appRves, cliRves, expectRvesAgreement } from './rves-figures.ts';
@@ -215,19 +215,7 @@ describe.skipIf(browserSkipReason())(
       const indices = [wrongIndex, ...stored].sort((a, b) => a - b);
       const file = writeEightSamples(indices);
       const out = tempFile('eight.json');
-      const cli = runCli([
-        'eval',
-        '--predictions',
-        file,
-        '--gold',
-        sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-        '--dataset',
-        sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-        '--db-root',
-        sharedData('bird', 'databases'),
-        '--out',
-        out,
-      ]);
+      const cli = runCli(['eval', '--predictions', file, ...minidevFlags(), '--out', out]);
       const run = await startRun(page, {
         datasetName: 'BIRD mini-dev',
         predictions: file,

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
@@ -63,19 +63,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
   it('shows per question counts, sample counts, EX and Soft-F1 equal to the CLI, with the same n note', async () => {
     const file = writeRollouts();
     const out = tempFile('unequal.json');
-    const cli = await runCli([
-      'eval',
-      '--predictions',
-      file,
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--db-root',
-      sharedData('bird', 'databases'),
-      '--out',
-      out,
-    ]);
+    const cli = await runCli(['eval', '--predictions', file, ...minidevFlags(), '--out', out]);
     expect(cli.code, cli.stderr).toBe(0);
     const summary = readJson(out).summary;
     // 13 questions scored (2 missing-db ones left out), 2 + 6 + 11 x 4 = 52 samples.
@@ -116,18 +104,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
           .join(',\n') +
         '}',
     );
-    const cli = await runCli([
-      'eval',
-      '--predictions',
-      file,
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--db-root',
-      sharedData('bird', 'databases'),
-      '--strict',
-    ]);
+    const cli = await runCli(['eval', '--predictions', file, ...minidevFlags(), '--strict']);
     expect(cli.code).toBe(2);
     const cliMessage = /keys are not at their own position[^\n]*?numeric order/.exec(cli.stderr)?.[0];
     expect(cliMessage).toBeTruthy();

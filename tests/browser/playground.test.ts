@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { DEMO_DATASET_NAME } from '../../src/ui/home/demo-library.svelte.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { readSharedText, sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, gotoHash, suiteTitle, waitForDemo } from './harness.ts';
 import { type AppSession, closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
 
@@ -64,12 +64,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       'eval',
       '--predictions',
       preds,
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--db-root',
-      sharedData('bird', 'databases'),
+      ...minidevFlags(),
       '--metrics',
       'ex,soft-f1,ts',
       '--workers',

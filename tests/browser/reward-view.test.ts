@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
@@ -54,12 +54,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
       'eval',
       '--predictions',
       PREDICTIONS,
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-      '--db-root',
-      sharedData('bird', 'databases'),
+      ...minidevFlags(),
       '--workers',
       '1',
       '--out',

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
@@ -69,12 +69,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
       'eval',
       '--predictions',
       PREDICTIONS,
-      '--gold',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-      '--db-root',
-      sharedData('bird', 'databases'),
-      '--dataset',
-      sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
+      ...minidevFlags(),
       '--metrics',
       'ex,soft-f1,ts',
       '--out',

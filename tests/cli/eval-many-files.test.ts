@@ -4,18 +4,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { outputStems } from '../../src/cli/commands/eval-files.ts';
 import { runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
 
-const common = [
-  '--gold',
-  sharedData('bird', 'minidev', 'mini_dev_sqlite_gold.sql'),
-  '--dataset',
-  sharedData('bird', 'minidev', 'mini_dev_sqlite.json'),
-  '--db-root',
-  sharedData('bird', 'databases'),
-  '--workers',
-  '2',
-];
+const common = [...minidevFlags(), '--workers', '2'];
 const ta = sharedData('bird', 'predictions', 'TA_output');
 const kg = sharedData('bird', 'predictions', 'sql_output_kg');
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
 type Item = {
@@ -20,12 +20,7 @@ describe('eval: SQLite version, version-sensitive items, gold issues, --gold-ove
       'eval',
       '--predictions',
       bird('predictions', 'TA_output', 'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json'),
-      '--gold',
-      bird('minidev', 'mini_dev_sqlite_gold.sql'),
-      '--dataset',
-      bird('minidev', 'mini_dev_sqlite.json'),
-      '--db-root',
-      bird('databases'),
+      ...minidevFlags(),
       '--gold-overlay',
       bird('corrections', 'arcwise_plat_sql_only_with_diff.json'),
       '--workers',

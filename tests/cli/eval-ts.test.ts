@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
 const FILE = bird('predictions', 'sql_output_kg', 'predict_mini_dev_gpt-4_sqlite.json');
-const base = [
-  'eval',
-  '--predictions',
-  FILE,
-  '--gold',
-  bird('minidev', 'mini_dev_sqlite_gold.sql'),
-  '--db-root',
-  bird('databases'),
-  '--dataset',
-  bird('minidev', 'mini_dev_sqlite.json'),
-];
+const base = ['eval', '--predictions', FILE, ...minidevFlags()];
 
 interface Item {
   index: number;
