@@ -26,7 +26,7 @@ import {
  *
  * By default one file (gpt-4o CoT) in each case. The measurement of docs/r-ves-timing.md walks all
  * 13 mini-dev prediction files and writes the figures to test-artifacts/rves-agreement-*.json:
- *   RVES_ALL=1 RVES_ISOLATION=coarse npx vitest run tests/browser/rves-agreement.test.ts --project node --maxWorkers=1
+ *   RVES_ALL=1 RVES_ISOLATION=coarse npx vitest run tests/browser/rves-agreement.test.ts --project node-timing
  * (RVES_ISOLATION=isolated for the isolated page; about 13 x 5 minutes per case on a loaded 2-core machine);
  * RVES_FILES=gpt-35-turbo_cot,gpt-4_sqlite measures the files whose names contain those parts.
  */
@@ -70,7 +70,6 @@ for (const isolated of CASES) {
         for (const file of FILES) {
           const name = path.basename(file, '.json');
           const t0 = Date.now();
-          const cliRun = cliRves(file);
           const seen: string[] = [];
           const progress = setInterval(() => {
             void page
@@ -99,7 +98,8 @@ for (const isolated of CASES) {
               )
               .toBe(true);
           const app = await appRves(page);
-          const cli = await cliRun;
+          // The CLI after the app, not beside it: timings sharing the two cores are slowed unevenly.
+          const cli = await cliRves(file);
           const load = readFileSync('/proc/loadavg', 'utf8').trim();
           console.log(
             `[rves ${label}] ${name}: app ${app.total} CLI ${cli.total} in ${Math.round((Date.now() - t0) / 1000)} s (load ${load})`,

@@ -7,7 +7,7 @@
  * asked again (`requestPermission`, which needs a click) where the browser did not keep it.
  */
 import type { FolderPort } from '../../app/ports.ts';
-import { isCancellation } from '../../core/errors.ts';
+import { isCancellation, WorkbenchError } from '../../core/errors.ts';
 
 /** How deep the listing goes below the folder (a checkpoint folder holding a step's files is 3 levels at most in the layouts above). */
 const MAX_DEPTH = 4;
@@ -54,7 +54,11 @@ export function directoryFolder(handle: FileSystemDirectoryHandle): FolderPort {
     },
     async read(name) {
       const h = files.get(name);
-      if (!h) throw new Error(`${name} is no longer in the folder ${handle.name}`);
+      if (!h)
+        throw new WorkbenchError(
+          'MISSING_FILE',
+          `${name} is no longer in the folder ${handle.name}: it was moved or deleted since the folder was listed; the next check lists the folder again`,
+        );
       return h.getFile();
     },
   };
