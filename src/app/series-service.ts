@@ -186,7 +186,11 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
     }
     if (ev.cancelled || hooks.signal?.aborted) return null;
     report({ phase: 'storing', done: items.length });
-    const executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep };
+    const executions = {
+      executed: ev.executed,
+      reused: ev.fromEarlierSteps + ev.reusedInStep,
+      fromCache: ev.fromCache,
+    };
     const header = newRunHeader(
       {
         name: `${series.name} · step ${paired.step}`,

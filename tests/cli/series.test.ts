@@ -134,6 +134,41 @@ describe('series: 13 real checkpoints as verl dumps', () => {
   }, 900_000);
 });
 
+describe('series: the verdict cache across runs (--cache)', () => {
+  it('a second series over the same dumps executes nothing: every verdict from the cache, the same per-step numbers and samples', async () => {
+    const dir = tempDir();
+    writeVerlDumps(path.join(dir, 'val'), [0, 1, 2], ['superhero']);
+    const cache = path.join(dir, 'cache');
+    const once = async (name: string) => {
+      const seriesOut = path.join(dir, `${name}.series.json`);
+      const run = await runCli([
+        'series',
+        '--completions',
+        path.join(dir, 'val'),
+        ...common,
+        '--cache',
+        cache,
+        '--series-out',
+        seriesOut,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      return parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
+    };
+    const first = await once('first');
+    const second = await once('second');
+    const executions = (f: typeof first) => f.steps.map((s) => s.run.run.executions);
+    // The first run fills the cache (an empty cache gives nothing); the second executes nothing.
+    expect(executions(first).every((e) => e?.fromCache === 0)).toBe(true);
+    expect(executions(first).reduce((a, e) => a + (e?.executed ?? 0), 0)).toBeGreaterThan(0);
+    expect(executions(second).map((e) => e?.executed)).toEqual([0, 0, 0]);
+    // Each step: what the first run executed is what the second took from the cache.
+    expect(executions(second).map((e) => e?.fromCache)).toEqual(executions(first).map((e) => e?.executed));
+    const verdicts = (f: typeof first) =>
+      f.steps.map((s) => s.run.samples.map((x) => [x.index, x.ex, x.softF1, x.status, x.error ?? null]));
+    expect(verdicts(second)).toEqual(verdicts(first));
+  }, 600_000);
+});
+
 describe('series: step from the file name for dumps without steps, and bad input', () => {
   const lmEval = (n: number) =>
     questions
@@ -289,7 +324,7 @@ describe('series --watch', () => {
       await until(() => stepsInOut().includes(300), 'the step added while watching');
       expect(stepsInOut()).toEqual([100, 200, 300]);
       expect(stdout).toMatch(
-        /^step 300: EX \d+\.\d\d, pass@1 \d+\.\d\d, 52 questions, \d+ executed, \d+ reused \(300\.jsonl\)$/m,
+        /^step 300: EX \d+\.\d\d, pass@1 \d+\.\d\d, 52 questions, \d+ executed, \d+ reused, \d+ from the verdict cache \(300\.jsonl\)$/m,
       );
     } finally {
       // One process (node with tsx's loader, not the tsx wrapper, whose signal relay gives up after 30 ms under load) gets SIGINT, as from Ctrl-C.

@@ -265,7 +265,7 @@ export interface SeriesStepRecord {
   /** The run was made for the series (deleting the series deletes it); false for runs grouped by hand. */
   owned: boolean;
   /** Samples executed by this step, and given the verdict of an earlier step or of this one (absent for runs grouped by hand). */
-  executions?: { executed: number; reused: number };
+  executions?: { executed: number; reused: number; fromCache?: number };
 }
 
 /** The trainer's own score of each sample of a step, in the run's (index, sample) order; null where the dump gave none. */

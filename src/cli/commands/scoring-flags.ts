@@ -1,6 +1,6 @@
 /**
  * The evaluation flags of a command that scores completions like `eval` does (harness, and any
- * command that reads a dataset and --timeout-s / --workers / --metrics): read by eval's own
+ * command that reads a dataset and --timeout-s / --workers / --metrics, and series' --cache / --no-cache): read by eval's own
  * parser, so they mean what they mean for `eval` (same defaults and checks).
  */
 import { parseEvalArgs, type EvalArgs } from './eval-args.ts';
@@ -13,6 +13,9 @@ export interface EvalFlagValues {
   'timeout-s'?: string;
   workers?: string;
   metrics?: string;
+  /** `--cache DIR` / `--no-cache`, for the commands that take them (series). */
+  cache?: string;
+  'no-cache'?: boolean;
 }
 
 /** `eval`'s arguments for `predictions` with the command's dataset (required before this) and the evaluation flags it was given. */
@@ -21,6 +24,10 @@ export function evalArgsOf(predictions: string, values: EvalFlagValues): EvalArg
     const value = values[flag];
     return value ? [`--${flag}`, value] : [];
   });
+  const cache = [
+    ...(values.cache !== undefined ? ['--cache', values.cache] : []),
+    ...(values['no-cache'] ? ['--no-cache'] : []),
+  ];
   return parseEvalArgs([
     '--predictions',
     predictions,
@@ -31,5 +38,6 @@ export function evalArgsOf(predictions: string, values: EvalFlagValues): EvalArg
     '--dataset',
     values.dataset!,
     ...passed,
+    ...cache,
   ]);
 }

@@ -47,7 +47,8 @@ import {
 import type { Question } from '../../core/types.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
-import { parseEvalArgs, type EvalArgs } from './eval-args.ts';
+import type { EvalArgs } from './eval-args.ts';
+import { evalArgsOf } from './scoring-flags.ts';
 import { bad, parseFlags } from './flags.ts';
 import { integerFlag } from './rl-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
@@ -109,11 +110,14 @@ const COLUMNS: Array<[string, (s: StepStats, e: StepExtra | undefined) => string
   ['trainer', (s) => (s.trainerReward === null ? '-' : s.trainerReward.toFixed(4))],
   ['executed', (_s, e) => (e ? String(e.executed) : '-')],
   ['reused', (_s, e) => (e ? String(e.reused) : '-')],
+  ['cached', (_s, e) => (e ? String(e.fromCache) : '-')],
 ];
 
 interface StepExtra {
   executed: number;
   reused: number;
+  /** Verdicts from the verdict cache across runs (`--cache`), not executed. */
+  fromCache: number;
 }
 
 /** The per-step table (fixed-width columns), the bucket counts and the warnings. */
@@ -170,7 +174,7 @@ async function evaluateStep(
   await ctx.cache?.save();
   const header = await evalRunHeader({ ...ctx.evalArgs, dbRoot: ctx.dbDir, predictions: file }, plan.items, ev.results);
   header.name = label;
-  header.executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep };
+  header.executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep, fromCache: ev.fromCache };
   const samples = toSampleRecords(plan.items, ev.results, compileRewardFormula(ctx.evalArgs.reward));
   const trainerScores = plan.items.map((it) => trainerScoreOf(dump, it.questionId, it.sample));
   const mtime = (await stat(file)).mtime.toISOString();
@@ -182,7 +186,7 @@ async function evaluateStep(
       run: toRunFile(header, samples, runQuestions(plan.items, ctx.questions)),
       trainerScores,
     },
-    extra: { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep },
+    extra: { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep, fromCache: ev.fromCache },
   };
 }
 
@@ -220,21 +224,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values['poll-ms'] !== undefined && !values.watch) throw bad('--poll-ms', 'only means something with --watch');
   const rule = values['step-pattern'] === undefined ? undefined : compileStepPattern(values['step-pattern']);
   // The evaluation flags mean what they mean for `eval` (same parser, same defaults and checks).
-  const evalArgs = parseEvalArgs([
-    '--predictions',
-    values.completions[0]!,
-    '--gold',
-    values.gold!,
-    '--db-root',
-    values['db-root']!,
-    '--dataset',
-    values.dataset!,
-    ...(values['timeout-s'] ? ['--timeout-s', values['timeout-s']] : []),
-    ...(values.workers ? ['--workers', values.workers] : []),
-    ...(values.metrics ? ['--metrics', values.metrics] : []),
-    ...(values.cache !== undefined ? ['--cache', values.cache] : []),
-    ...(values['no-cache'] ? ['--no-cache'] : []),
-  ]);
+  const evalArgs = evalArgsOf(values.completions[0]!, values);
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
   process.stderr.write(`step rule: ${stepRuleText(rule)} (verl rows carry their own "step")\n`);
@@ -320,7 +310,7 @@ export async function run(argv: string[]): Promise<number> {
       if (values.watch) {
         const s = report.steps.find((x) => x.step === done.step.step)!;
         process.stdout.write(
-          `step ${s.step}: EX ${pct(s.ex)}, pass@1 ${pct(s.passAt1)}, ${s.questions} questions, ${done.extra.executed} executed, ${done.extra.reused} reused (${step.source})\n`,
+          `step ${s.step}: EX ${pct(s.ex)}, pass@1 ${pct(s.passAt1)}, ${s.questions} questions, ${done.extra.executed} executed, ${done.extra.reused} reused, ${done.extra.fromCache} from the verdict cache (${step.source})\n`,
         );
       }
     }

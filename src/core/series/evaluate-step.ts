@@ -79,6 +79,8 @@ export interface StepEvaluation {
   executed: number;
   fromEarlierSteps: number;
   reusedInStep: number;
+  /** Items whose verdict came from the verdict cache across runs (scoreRun's `verdictCache`), not executed. */
+  fromCache: number;
   /** `select sqlite_version()` of the engine that gave the new verdicts; null when nothing was executed. */
   sqliteVersion: string | null;
 }
@@ -123,6 +125,7 @@ export async function evaluateSeriesStep(
     executed: out?.executed ?? 0,
     fromEarlierSteps,
     reusedInStep: out?.reused ?? 0,
+    fromCache: out?.fromCache.size ?? 0,
     sqliteVersion: out?.facts.sqliteVersion ?? null,
   };
 }
