@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { summarize } from '../../core/eval/summary.ts';
 import { checkOutputs } from '../preflight.ts';
 import { expandPredictionInputs, outputStems } from './eval-files.ts';
-import { openEvalCache } from './eval-cache.ts';
+import { openEvalCache, type EvalCache } from './eval-cache.ts';
 import type { EvalItem, ItemResult } from '../../core/types.ts';
 import type { ReplayPlan } from '../../core/run/replay.ts';
 import { availableParallelism } from 'node:os';
@@ -17,7 +17,7 @@ import { parseGoldSql } from '../../core/formats/gold.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { planReplay } from '../../core/run/replay.ts';
-import { scoreRun } from '../../core/run/score-run.ts';
+import { factsFor, scoreRun } from '../../core/run/score-run.ts';
 import { shardItems } from '../../core/batch/shard.ts';
 import { runFileJson, toRunFile } from '../../core/runfile/export.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
@@ -242,10 +242,10 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     if (outcome.results.length !== allItems.length)
       throw new WorkbenchError('INTERNAL', `${allItems.length - outcome.results.length} item(s) did not finish`);
     // Version effects measured: the flagged items again on the older SQLite (sql.js 1.8.0),
-    // never through the verdict cache (docs/version-effects.md).
+    // through the verdict cache under that engine's own name (docs/version-effects.md).
     const effects =
       args.versionCheck && versionSensitive(outcome.results).length > 0
-        ? await measureOnOlderSqlite(args, allItems, outcome.results, config, facts.sqliteVersion)
+        ? await measureOnOlderSqlite(args, allItems, outcome.results, config, facts.sqliteVersion, cache)
         : null;
     const allResults = effects?.results ?? outcome.results;
     const allRecords = effects ? withChecks(outcome.records, allResults) : outcome.records;
@@ -329,28 +329,40 @@ async function datasetRule(goldFile: string, questions: readonly Question[] | nu
   return tables?.isFile() ? 'spider' : 'bird';
 }
 
-/** The flagged items on sql.js 1.8.0 (SQLite 3.39.3), in a pool of their own. */
+/**
+ * The flagged items on sql.js 1.8.0 (SQLite 3.39.3), in a pool of their own. With a verdict
+ * cache, its verdicts and its databases' facts are kept under that engine's name (a key of its
+ * own: they never answer for the main engine), so a run seen before starts no worker for them.
+ */
 async function measureOnOlderSqlite(
   args: EvalArgs,
   items: readonly EvalItem[],
   results: readonly ItemResult[],
   config: ScoreConfig,
   mainVersion: string | null,
+  cache: EvalCache | null,
 ): Promise<VersionEffects> {
   const older = createNodeSqlPool({
     dbRoot: args.dbRoot,
     workers: Math.min(2, args.workers ?? availableParallelism()),
     engine: 'legacy',
   });
+  const verdictCache = cache ? { ...cache.port, executor: executorName('sql.js-1.8') } : undefined;
   try {
-    const first = items[versionSensitive(results)[0]!]!.dbId;
-    const version = (await readDbFacts(older, [first])).sqliteVersion ?? 'older';
+    const flagged = versionSensitive(results).map((i) => items[i]!);
+    const facts = await factsFor(
+      older,
+      flagged.map((it) => it.dbId),
+      undefined,
+      undefined,
+      verdictCache,
+    );
     return await measureVersionEffects(
       items,
       results,
       config,
-      { executor: older, reuse: args.reuse },
-      { main: mainVersion, other: version },
+      { executor: older, reuse: args.reuse, facts, ...(verdictCache ? { verdictCache } : {}) },
+      { main: mainVersion, other: facts.sqliteVersion ?? 'older' },
     );
   } finally {
     await older.dispose();

@@ -24,16 +24,19 @@ export async function fileRef(file: string): Promise<FileRef> {
   return { name: path.basename(file), sha256, bytes: st.size };
 }
 
-/** `sql.js 1.17.0`: its package.json is not exported, so it is read next to the resolved entry (dist/). */
-export function executorName(): string {
+/**
+ * `sql.js 1.17.0`: its package.json is not exported, so it is read next to the resolved entry
+ * (dist/). `sql.js-1.8` (the version check's engine, an npm alias) gives `sql.js 1.8.0`.
+ */
+export function executorName(pkgName: 'sql.js' | 'sql.js-1.8' = 'sql.js'): string {
   try {
-    const entry = createRequire(import.meta.url).resolve('sql.js');
+    const entry = createRequire(import.meta.url).resolve(pkgName);
     const pkg = JSON.parse(readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as {
       version: string;
     };
     return `sql.js ${pkg.version}`;
   } catch {
-    return 'sql.js';
+    return pkgName === 'sql.js' ? 'sql.js' : 'sql.js (older)';
   }
 }
 

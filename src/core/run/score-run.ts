@@ -135,7 +135,7 @@ const NO_FACTS: DbFacts = { sqliteVersion: null, columnTypes: {} };
  * `known` plus the facts of the databases of `dbIds` it lacks: remembered by the verdict cache
  * from an earlier run of the same executor, else read through the executor (and then remembered).
  */
-async function factsFor(
+export async function factsFor(
   executor: SqlExecutor,
   dbIds: readonly string[],
   known: DbFacts | undefined,
@@ -200,7 +200,8 @@ export async function scoreRun(
         ports.signal,
         ports.verdictCache,
       )
-    : NO_FACTS;
+    : // Without findings nothing is read; facts the host knows still key the verdict cache.
+      (ports.facts ?? NO_FACTS);
   const annotate = findings
     ? rewardAnnotator({ columnTypes: facts.columnTypes, questionOf: ports.questionOf })
     : undefined;

@@ -122,7 +122,8 @@ export async function evaluateSeriesStep(
     results: done,
     summary: summarize(done, options.metrics),
     cancelled: out?.cancelled ?? false,
-    executed: out?.executed ?? 0,
+    // What ran: a verdict from the cache is counted apart (as the runs' executions).
+    executed: (out?.executed ?? 0) - (out?.fromCache.size ?? 0),
     fromEarlierSteps,
     reusedInStep: out?.reused ?? 0,
     fromCache: out?.fromCache.size ?? 0,
