@@ -39,7 +39,12 @@ import {
 } from './workbench-helpers.ts';
 
 const DESKTOP = { width: 1400, height: 1000 };
-const TIMEOUT_S = 60;
+/**
+ * 180 s on both sides: question 247 (the `LEFT JOIN ... OR` prediction at steps 600 and 1300)
+ * takes 27 s in sql.js on a quiet machine and passed 60 s in the app once under the full suite's
+ * load, a timeout on one side only; with nothing timing out the two sides' verdicts are compared.
+ */
+const TIMEOUT_S = 180;
 const PHONE = { width: 390, height: 844 };
 
 async function seriesLoaded(page: Page, steps: number): Promise<void> {
@@ -99,8 +104,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     );
     expect(await page.getByTestId('series-rule').textContent()).toContain('global_step_<N>');
     await page.getByTestId('series-name').fill('mini-dev, 13 checkpoints');
-    // 60 s on both sides: question 232 at step 1200 takes 11 s on this machine (and past the official
-    // 30 s when the machine is loaded), question 247 at steps 600 and 1300 runs for minutes (a timeout either way).
+    // TIMEOUT_S on both sides (question 232 at step 1200 takes 11 s, question 247 at steps 600 and 1300 27 s here).
     await page.getByTestId('run-timeout').fill(String(TIMEOUT_S));
     await shots(page, 'series-import-form');
     await page.getByTestId('series-start').click();

@@ -69,7 +69,7 @@ describe('CLI options', () => {
       '--out',
       out,
     ]);
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('R-VES');
     expect(run.stdout).toMatch(/not reproducible across machines/);
     const items = readJson(out).items;
