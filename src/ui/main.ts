@@ -69,7 +69,12 @@ const services: WorkbenchServices = {
       })),
   series: { service: store.seriesService, analysis: store.seriesAnalysis, folders: browserFolders },
   fetchDemoFile,
-  reports: createReportExporter({ store, template: fetchReportTemplate, product: `${PRODUCT} (app)` }),
+  reports: createReportExporter({
+    store,
+    template: fetchReportTemplate,
+    product: `${PRODUCT} (app)`,
+    seriesFile: (seriesId) => store.seriesAnalysis.seriesExport(seriesId, 'series-file'),
+  }),
 };
 
 const target = document.getElementById('app');

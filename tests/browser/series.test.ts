@@ -19,6 +19,8 @@ import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
+import { readReportFile } from '../../src/core/report/report-file.ts';
+import { streamGzip } from '../../src/adapters/gzip-stream.ts';
 import { readJson, runCli } from '../helpers/cli.ts';
 import {
   directBuckets,
@@ -151,6 +153,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     // The trainer's score kept beside our verdict: the dumps' `score`, sample by sample.
     const scores = verlLines(12).map((l) => JSON.parse(l).score as number);
     expect(file.steps[12]!.trainerScores).toEqual(scores);
+
+    // Issue 27 from the series view: one offline report holding the series (every step) and the
+    // last step's run as its run, read back by the report reader the app's import uses.
+    const html = await downloadFrom(page, '[data-testid="export-report"]');
+    expect(html.name).toBe('mini-dev_13_checkpoints.report.html');
+    const offline = await readReportFile(html.text, html.name, streamGzip);
+    expect(offline.series!.steps.map((s) => s.step)).toEqual(file.steps.map((s) => s.step));
+    expect(offline.series!.steps.map((s) => s.run.samples.map((x) => x.ex))).toEqual(
+      file.steps.map((s) => s.run.samples.map((x) => x.ex)),
+    );
+    expect(offline.runs.map((r) => r.run.id)).toEqual([file.steps[12]!.run.run.id]);
 
     // What the page shows: the step table and the bucket counts.
     for (const s of report.steps)

@@ -8,7 +8,8 @@
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { streamGzip } from '../../adapters/gzip-stream.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
-import { reportPayload } from '../../core/report/payload.ts';
+import { reportPayload, type ReportInput } from '../../core/report/payload.ts';
+import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../../core/series/file.ts';
 import { buildReportHtml } from '../../core/report/report-file.ts';
 import type { RunFile } from '../../core/run/types.ts';
 import { downloadText, safeFileName } from '../shell/download.ts';
@@ -19,6 +20,12 @@ export interface ReportExporter {
    * (if any) are compared with it. Resolves with an error message to show, or null.
    */
   download(runIds: readonly string[]): Promise<string | null>;
+  /**
+   * Builds and downloads the report of a stored training run: the series with every step, and
+   * its last step's run as the report's run (dashboard, items, RL view). Resolves with an error
+   * message to show, or null.
+   */
+  downloadSeries(seriesId: string): Promise<string | null>;
 }
 
 export interface ReportExportPorts {
@@ -27,6 +34,8 @@ export interface ReportExportPorts {
   template(): Promise<string>;
   /** `rlvr-workbench 0.1.0 (app)`. */
   product: string;
+  /** A stored training run's series file (what its "series file (share)" export writes). */
+  seriesFile?(seriesId: string): Promise<Blob>;
 }
 
 /** The run file with its questions' texts, when its dataset is still stored. */
@@ -42,26 +51,44 @@ async function withQuestions(store: ReportExportPorts['store'], file: RunFile): 
 }
 
 export function createReportExporter(ports: ReportExportPorts): ReportExporter {
+  const save = async (input: Omit<ReportInput, 'product' | 'createdAt'>, name: string): Promise<string | null> => {
+    try {
+      const template = await ports.template();
+      const payload = reportPayload({ ...input, product: ports.product, createdAt: new Date().toISOString() });
+      const html = await buildReportHtml(template, payload, streamGzip);
+      downloadText(`${name}.report.html`, html, 'text/html');
+      return null;
+    } catch (err) {
+      return `The report could not be made: ${errorMessage(err)}`;
+    }
+  };
   return {
     async download(runIds) {
+      let runs: RunFile[];
       try {
-        const template = await ports.template();
-        const runs = await Promise.all(
+        runs = await Promise.all(
           runIds.map(async (id) => withQuestions(ports.store, await ports.store.runs.export(id))),
         );
-        const payload = reportPayload({
-          runs,
-          compare: runs.length > 1,
-          product: ports.product,
-          createdAt: new Date().toISOString(),
-        });
-        const html = await buildReportHtml(template, payload, streamGzip);
-        const names = runs.map((f) => safeFileName(f.run.name));
-        downloadText(`${names.join('-vs-')}.report.html`, html, 'text/html');
-        return null;
       } catch (err) {
         return `The report could not be made: ${errorMessage(err)}`;
       }
+      return save({ runs, compare: runs.length > 1 }, runs.map((f) => safeFileName(f.run.name)).join('-vs-'));
+    },
+    async downloadSeries(seriesId) {
+      let series: SeriesFile;
+      try {
+        if (!ports.seriesFile) throw new WorkbenchError('UNSUPPORTED', 'this app was built without training runs');
+        const name = `training run ${seriesId}`;
+        series = toSeriesFile(parseSeriesFile(await (await ports.seriesFile(seriesId)).text(), name));
+      } catch (err) {
+        return `The report could not be made: ${errorMessage(err)}`;
+      }
+      const last = series.steps.at(-1);
+      if (!last) return 'The report could not be made: the training run has no step yet.';
+      return save(
+        { runs: [await withQuestions(ports.store, last.run)], compare: false, series },
+        safeFileName(series.series.name),
+      );
     },
   };
 }
