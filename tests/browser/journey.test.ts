@@ -374,7 +374,7 @@ describe.skipIf(browserSkipReason())(
       // the CLI starts cold, and the page once came out 2.04 higher in total and 3.68 on superhero
       // (docs/r-ves-timing.md, "Measured"). The 2-point target is checked on a fresh page by
       // rves-agreement.test.ts.
-      expectRvesAgreement('gpt-4o cot', app, await cliRves(GPT4O), 4);
+      expectRvesAgreement('gpt-4o cot', app, await cliRves(GPT4O), 4, 4);
       expect(await page.getByTestId('rves-not-timed').count()).toBe(0);
       // A correct item shows its reward and time ratio, never "reward 0" for want of a clock.
       await page.goto(`${server.url}#/run/${encodeURIComponent(rvesRun)}/items?outcome=right`);
