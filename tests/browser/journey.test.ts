@@ -287,9 +287,10 @@ describe.skipIf(browserSkipReason())(
       runB = run.runId!;
       // The runs list tells runs apart by their samples per question.
       await page.getByTestId('nav-runs').click();
-      expect(await page.locator('[data-testid="run-n"]').allTextContents()).toEqual(
-        expect.arrayContaining(['n = 8 samples per question', '1 sample per question']),
-      );
+      // allTextContents does not wait: poll until the list has drawn its rows.
+      await expect
+        .poll(() => page.locator('[data-testid="run-n"]').allTextContents(), { timeout: 30_000 })
+        .toEqual(expect.arrayContaining(['n = 8 samples per question', '1 sample per question']));
       // …and by their EX, the dashboard's (gpt-4o cot: the total of its official table).
       const gpt = page.locator(`[data-run-id="${runA}"] [data-testid="run-ex"]`);
       expect(await gpt.textContent()).toBe(`EX ${exTotalA}`);
