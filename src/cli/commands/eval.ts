@@ -342,11 +342,9 @@ async function measureOnOlderSqlite(
   mainVersion: string | null,
   cache: EvalCache | null,
 ): Promise<VersionEffects> {
-  const older = createNodeSqlPool({
-    dbRoot: args.dbRoot,
-    workers: Math.min(2, args.workers ?? availableParallelism()),
-    engine: 'legacy',
-  });
+  // One worker: the flagged items are few (about 19 of a mini-dev file's 140), and a second
+  // worker would compile sql.js 1.8's wasm and open the databases again for a handful of them.
+  const older = createNodeSqlPool({ dbRoot: args.dbRoot, workers: 1, engine: 'legacy' });
   const verdictCache = cache ? { ...cache.port, executor: executorName('sql.js-1.8') } : undefined;
   try {
     const flagged = versionSensitive(results).map((i) => items[i]!);
