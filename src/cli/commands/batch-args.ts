@@ -3,7 +3,7 @@ import { OFFICIAL_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_REWARD_FORMULA } from '../../core/eval/reward.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
-import { DATASET_FLAGS, bad, listFlag, numberFlag, parseFlags, requireFlags } from './flags.ts';
+import { DATASET_FLAGS, bad, listFlag, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
 import { BATCH_USAGE } from '../usage.ts';
 
 export { BATCH_USAGE };
@@ -51,20 +51,21 @@ export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
     argv,
     {
       ...DATASET_FLAGS,
-      model: { type: 'string' },
-      out: { type: 'string' },
-      'plan-out': { type: 'string' },
-      template: { type: 'string' },
-      n: { type: 'string' },
-      seed: { type: 'string' },
-      temperature: { type: 'string' },
-      'top-p': { type: 'string' },
-      'max-tokens': { type: 'string' },
-      'context-window': { type: 'string' },
-      'sample-rows': { type: 'string' },
-      descriptions: { type: 'boolean' },
-      logprobs: { type: 'boolean' },
-      limit: { type: 'string' },
+      ...strings(
+        'model',
+        'out',
+        'plan-out',
+        'template',
+        'n',
+        'seed',
+        'temperature',
+        'top-p',
+        'max-tokens',
+        'context-window',
+        'sample-rows',
+        'limit',
+      ),
+      ...switches('descriptions', 'logprobs'),
     },
     BATCH_USAGE,
   );
@@ -102,12 +103,7 @@ export function parseBatchImportArgs(argv: string[]): BatchImportArgs {
       plan: { type: 'string' },
       output: { type: 'string', multiple: true },
       ...DATASET_FLAGS,
-      'run-out': { type: 'string' },
-      'missing-out': { type: 'string' },
-      metrics: { type: 'string' },
-      reward: { type: 'string' },
-      'timeout-s': { type: 'string' },
-      workers: { type: 'string' },
+      ...strings('run-out', 'missing-out', 'metrics', 'reward', 'timeout-s', 'workers'),
     },
     BATCH_USAGE,
   );

@@ -11,7 +11,7 @@ import {
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { parseShard, type Shard } from '../../core/batch/shard.ts';
 import { DEFAULT_SUITE_SPEC, type SuiteSpec } from '../../core/ts/suite.ts';
-import { bad, numberFlag, parseFlags } from './flags.ts';
+import { bad, numberFlag, parseFlags, strings, switches } from './flags.ts';
 import { EVAL_USAGE } from '../usage.ts';
 
 export interface EvalArgs {
@@ -64,29 +64,27 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     argv,
     {
       predictions: { type: 'string', multiple: true },
-      'out-dir': { type: 'string' },
-      cache: { type: 'string' },
-      'no-cache': { type: 'boolean' },
-      engine: { type: 'string' },
-      gold: { type: 'string' },
-      'db-root': { type: 'string' },
-      dataset: { type: 'string' },
-      'timeout-s': { type: 'string' },
-      workers: { type: 'string' },
-      'read-only': { type: 'boolean' },
-      metrics: { type: 'string' },
-      'ves-iterations': { type: 'string' },
-      out: { type: 'string' },
-      'run-out': { type: 'string' },
-      reward: { type: 'string' },
-      strict: { type: 'boolean' },
-      'no-reuse': { type: 'boolean' },
-      shard: { type: 'string' },
-      'gold-overlay': { type: 'string' },
-      'ts-seed': { type: 'string' },
-      'ts-size': { type: 'string' },
-      'ex-rule': { type: 'string' },
-      'no-version-check': { type: 'boolean' },
+      ...strings(
+        'out-dir',
+        'cache',
+        'engine',
+        'gold',
+        'db-root',
+        'dataset',
+        'timeout-s',
+        'workers',
+        'metrics',
+        'ves-iterations',
+        'out',
+        'run-out',
+        'reward',
+        'shard',
+        'gold-overlay',
+        'ts-seed',
+        'ts-size',
+        'ex-rule',
+      ),
+      ...switches('no-cache', 'read-only', 'strict', 'no-reuse', 'no-version-check'),
     },
     EVAL_USAGE,
   );

@@ -50,6 +50,16 @@ export function numberFlag(flag: string, v: string | undefined, def: number, spe
   return n;
 }
 
+/** Flags that take a value, for a command's parseFlags options: `...strings('run', 'out')`. */
+export function strings<const K extends string>(...names: K[]): { [P in K]: { type: 'string' } } {
+  return Object.fromEntries(names.map((n) => [n, { type: 'string' }])) as { [P in K]: { type: 'string' } };
+}
+
+/** Flags that take no value (switches), for a command's parseFlags options: `...switches('strict')`. */
+export function switches<const K extends string>(...names: K[]): { [P in K]: { type: 'boolean' } } {
+  return Object.fromEntries(names.map((n) => [n, { type: 'boolean' }])) as { [P in K]: { type: 'boolean' } };
+}
+
 /** The flags naming a dataset's files (--gold, --dataset, --db-root), for a command's parseFlags options. */
 export const DATASET_FLAGS = {
   gold: { type: 'string' },

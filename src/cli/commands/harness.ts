@@ -31,7 +31,7 @@ import { planReplay } from '../../core/run/replay.ts';
 import { scoreRun } from '../../core/run/score-run.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import { evalArgsOf } from './scoring-flags.ts';
-import { DATASET_FLAGS, bad, parseFlags, requireFlags } from './flags.ts';
+import { DATASET_FLAGS, bad, parseFlags, requireFlags, strings } from './flags.ts';
 import { checkDatabasesUnchanged, evalRunHeader, hashDatabases, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
@@ -80,10 +80,7 @@ export async function run(argv: string[]): Promise<number> {
       completions: { type: 'string' },
       from: { type: 'string' },
       ...DATASET_FLAGS,
-      'run-out': { type: 'string' },
-      'timeout-s': { type: 'string' },
-      workers: { type: 'string' },
-      metrics: { type: 'string' },
+      ...strings('run-out', 'timeout-s', 'workers', 'metrics'),
     },
     usage,
   );

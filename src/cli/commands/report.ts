@@ -12,7 +12,7 @@ import { parseRunFile } from '../../core/runfile/run-file.ts';
 import { parseSeriesFile, toSeriesFile } from '../../core/series/file.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkOutputs } from '../preflight.ts';
-import { bad, parseFlags } from './flags.ts';
+import { bad, parseFlags, strings } from './flags.ts';
 import { readText } from './tabular-input.ts';
 import { REPORT_USAGE } from '../usage.ts';
 
@@ -24,10 +24,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
-      run: { type: 'string' },
-      compare: { type: 'string' },
-      series: { type: 'string' },
-      out: { type: 'string' },
+      ...strings('run', 'compare', 'series', 'out'),
     },
     usage,
   );

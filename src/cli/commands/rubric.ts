@@ -13,7 +13,7 @@ import { pairCompletions, type RarJob as Job } from '../../core/rubric/rar-run.t
 import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
-import { bad, listFlag, numberFlag, parseFlags, requireFlags } from './flags.ts';
+import { bad, listFlag, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { judgeTimeoutFlag, assertJudgeScoredSomething } from '../judge-flags.ts';
 import { checkRubricOutputs } from '../preflight-commands.ts';
@@ -56,23 +56,25 @@ function parseRubricArgs(argv: string[]): RubricArgs {
   const { values } = parseFlags(
     argv,
     {
-      dataset: { type: 'string' },
-      completions: { type: 'string' },
-      'judge-url': { type: 'string' },
-      'judge-model': { type: 'string' },
-      'judge-api-key-env': { type: 'string' },
-      aggregation: { type: 'string' },
-      weighting: { type: 'string' },
-      normalization: { type: 'string' },
-      'no-clip': { type: 'boolean' },
-      retries: { type: 'string' },
-      temperature: { type: 'string' },
-      'max-tokens': { type: 'string' },
-      concurrency: { type: 'string' },
-      'http-retries': { type: 'string' },
-      'judge-timeout-s': { type: 'string' },
-      cache: { type: 'string' },
-      out: { type: 'string' },
+      ...strings(
+        'dataset',
+        'completions',
+        'judge-url',
+        'judge-model',
+        'judge-api-key-env',
+        'aggregation',
+        'weighting',
+        'normalization',
+        'retries',
+        'temperature',
+        'max-tokens',
+        'concurrency',
+        'http-retries',
+        'judge-timeout-s',
+        'cache',
+        'out',
+      ),
+      ...switches('no-clip'),
     },
     usage,
   );

@@ -49,7 +49,7 @@ import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import type { EvalArgs } from './eval-args.ts';
 import { evalArgsOf } from './scoring-flags.ts';
-import { bad, parseFlags } from './flags.ts';
+import { bad, parseFlags, strings, switches } from './flags.ts';
 import { integerFlag } from './rl-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
 import { openEvalCache, type EvalCache } from './eval-cache.ts';
@@ -195,22 +195,23 @@ export async function run(argv: string[]): Promise<number> {
     argv,
     {
       completions: { type: 'string', multiple: true },
-      from: { type: 'string' },
-      gold: { type: 'string' },
-      dataset: { type: 'string' },
-      'db-root': { type: 'string' },
-      out: { type: 'string' },
-      csv: { type: 'string' },
-      parquet: { type: 'string' },
-      'series-out': { type: 'string' },
-      watch: { type: 'boolean' },
-      'poll-ms': { type: 'string' },
-      'step-pattern': { type: 'string' },
-      'timeout-s': { type: 'string' },
-      workers: { type: 'string' },
-      metrics: { type: 'string' },
-      cache: { type: 'string' },
-      'no-cache': { type: 'boolean' },
+      ...strings(
+        'from',
+        'gold',
+        'dataset',
+        'db-root',
+        'out',
+        'csv',
+        'parquet',
+        'series-out',
+        'poll-ms',
+        'step-pattern',
+        'timeout-s',
+        'workers',
+        'metrics',
+        'cache',
+      ),
+      ...switches('watch', 'no-cache'),
     },
     usage,
   );

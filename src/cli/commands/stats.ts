@@ -10,7 +10,7 @@ import type { RunQuestion } from '../../core/run/types.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { promptStatsTable, runTableMetadata } from '../../core/views/tables.ts';
 import { integerFlag, kList } from './rl-args.ts';
-import { bad, parseFlags } from './flags.ts';
+import { bad, parseFlags, strings } from './flags.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { checkStatsOutputs } from '../preflight-commands.ts';
 import { STATS_USAGE } from '../usage.ts';
@@ -21,15 +21,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
-      run: { type: 'string' },
-      k: { type: 'string' },
-      seed: { type: 'string' },
-      out: { type: 'string' },
-      csv: { type: 'string' },
-      'prompts-json': { type: 'string' },
-      parquet: { type: 'string' },
-      'frontier-jsonl': { type: 'string' },
-      dataset: { type: 'string' },
+      ...strings('run', 'k', 'seed', 'out', 'csv', 'prompts-json', 'parquet', 'frontier-jsonl', 'dataset'),
     },
     usage,
   );
