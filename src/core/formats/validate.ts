@@ -33,6 +33,22 @@ export const RULE_VALUES: readonly ExtractionRule[] = [
 
 export type Obj = Record<string, unknown>;
 
+/**
+ * Refuses a file of another version than `expected`, naming the file and whether a newer
+ * workbench wrote it (`what`: "run file", "series file", "report").
+ */
+export function checkVersion(found: unknown, expected: number, what: string, fileName: string): void {
+  if (found === expected) return;
+  const newer = typeof found === 'number' && found > expected;
+  throw new WorkbenchError(
+    'BAD_FORMAT',
+    newer
+      ? `${what} version ${found} was written by a newer workbench; this one reads version ${expected}`
+      : `version must be ${expected}, found ${JSON.stringify(found)}`,
+    fileName,
+  );
+}
+
 export class JsonReader {
   constructor(readonly file: string) {}
 

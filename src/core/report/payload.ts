@@ -7,7 +7,7 @@
  */
 import { errorMessage, WorkbenchError } from '../errors.ts';
 import { parseJsonText } from '../formats/questions.ts';
-import { JsonReader } from '../formats/validate.ts';
+import { JsonReader, checkVersion } from '../formats/validate.ts';
 import { parseRunFile } from '../runfile/run-file.ts';
 import type { RunFile } from '../run/types.ts';
 import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../series/file.ts';
@@ -113,16 +113,7 @@ function checkFormat(r: JsonReader, top: Record<string, unknown>, fileName: stri
       `not the data of a workbench report: expected {"format": "${REPORT_FORMAT}", ...}`,
       fileName,
     );
-  if (top.version !== REPORT_VERSION) {
-    const newer = typeof top.version === 'number' && top.version > REPORT_VERSION;
-    throw new WorkbenchError(
-      'BAD_FORMAT',
-      newer
-        ? `report version ${top.version} was written by a newer workbench; this one reads version ${REPORT_VERSION}`
-        : `version must be ${REPORT_VERSION}, found ${JSON.stringify(top.version)}`,
-      fileName,
-    );
-  }
+  checkVersion(top.version, REPORT_VERSION, 'report', fileName);
   r.arr(top.runs, 'runs');
 }
 

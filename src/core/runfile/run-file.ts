@@ -23,7 +23,14 @@ import {
   type SampleGeneration,
   type SampleRecord,
 } from '../run/types.ts';
-import { DIFFICULTY_VALUES, JsonReader, RULE_VALUES, STATUS_VALUES, type Obj } from '../formats/validate.ts';
+import {
+  DIFFICULTY_VALUES,
+  JsonReader,
+  RULE_VALUES,
+  STATUS_VALUES,
+  type Obj,
+  checkVersion,
+} from '../formats/validate.ts';
 
 function fileRef(r: JsonReader, v: unknown, path: string): FileRef {
   const o = r.obj(v, path);
@@ -379,16 +386,7 @@ export function parseRunFile(text: string, fileName: string): RunFile {
   const top = r.obj(data, 'the file');
   let file: RunFile;
   if (top.format === RUN_FILE_FORMAT) {
-    if (top.version !== RUN_FILE_VERSION) {
-      const newer = typeof top.version === 'number' && top.version > RUN_FILE_VERSION;
-      throw new WorkbenchError(
-        'BAD_FORMAT',
-        newer
-          ? `run file version ${top.version} was written by a newer workbench; this one reads version ${RUN_FILE_VERSION}`
-          : `version must be ${RUN_FILE_VERSION}, found ${JSON.stringify(top.version)}`,
-        fileName,
-      );
-    }
+    checkVersion(top.version, RUN_FILE_VERSION, 'run file', fileName);
     const samples = r.arr(top.samples, 'samples').map((s, i) => readSample(r, s, `samples[${i}]`));
     file = toRunFile(
       readHeader(r, top.run),

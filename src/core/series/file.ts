@@ -8,7 +8,7 @@ import { WorkbenchError } from '../errors.ts';
 import { parseJsonText } from '../formats/questions.ts';
 import { exportedSample } from '../runfile/export.ts';
 import { parseRunFile } from '../runfile/run-file.ts';
-import { JsonReader } from '../formats/validate.ts';
+import { JsonReader, checkVersion } from '../formats/validate.ts';
 import type { Series, SeriesStep } from './model.ts';
 
 export const SERIES_FILE_FORMAT = 'rlvr-workbench-series';
@@ -72,16 +72,7 @@ export function parseSeriesFile(text: string, fileName: string): Series {
       fileName,
     );
   }
-  if (top.version !== SERIES_FILE_VERSION) {
-    const newer = typeof top.version === 'number' && top.version > SERIES_FILE_VERSION;
-    throw new WorkbenchError(
-      'BAD_FORMAT',
-      newer
-        ? `series file version ${top.version} was written by a newer workbench; this one reads version ${SERIES_FILE_VERSION}`
-        : `version must be ${SERIES_FILE_VERSION}, found ${JSON.stringify(top.version)}`,
-      fileName,
-    );
-  }
+  checkVersion(top.version, SERIES_FILE_VERSION, 'series file', fileName);
   const h = r.obj(top.series, 'series');
   const header = {
     id: r.str(h, 'id', 'series'),
