@@ -156,14 +156,26 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
       return evaluateRun(ctx, header, items, 0, hooks);
     });
 
+  /** A predictions file paired with a stored dataset's questions and gold. */
+  const pairWithDataset = async (
+    datasetId: string,
+    predictions: PredictionsInput,
+    options: Pick<PairJob, 'fence' | 'strict'>,
+  ) => {
+    const ctx = await context();
+    const dataset = await ctx.datasets.get(datasetId);
+    const paired = await ctx.pairing.pair({
+      ...pairJobInput(predictions),
+      questions: dataset.questions,
+      gold: dataset.gold,
+      ...options,
+    });
+    return { ctx, dataset, paired };
+  };
+
   return {
     async startReplay(req, hooks = {}) {
-      const ctx = await context();
-      const dataset = await ctx.datasets.get(req.datasetId);
-      const paired = await ctx.pairing.pair({
-        ...pairJobInput(req.predictions),
-        questions: dataset.questions,
-        gold: dataset.gold,
+      const { ctx, dataset, paired } = await pairWithDataset(req.datasetId, req.predictions, {
         fence: req.config.fence,
       });
       const ruled = underRule(
@@ -190,15 +202,7 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
     },
 
     async checkReplay(req) {
-      const ctx = await context();
-      const dataset = await ctx.datasets.get(req.datasetId);
-      const paired = await ctx.pairing.pair({
-        ...pairJobInput(req.predictions),
-        questions: dataset.questions,
-        gold: dataset.gold,
-        fence: req.fence,
-        strict: false,
-      });
+      const { paired } = await pairWithDataset(req.datasetId, req.predictions, { fence: req.fence, strict: false });
       return {
         findings: paired.findings,
         warnings: paired.warnings,
