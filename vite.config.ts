@@ -90,6 +90,8 @@ export default defineConfig({
           environment: 'node',
           include: ['tests/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'tests/**/*.browser.test.ts', ...TIMING_TESTS],
+          // The app's production build for the browser tests: this project and `node-timing` share
+          // one build per run (the setup's second call awaits the first's).
           globalSetup: ['tests/browser/global-setup.ts'],
         },
       },

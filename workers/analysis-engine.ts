@@ -4,7 +4,7 @@
  * numbers are the core's own (`computeRunStats`, `compareRuns`) with the CLI's generators, so
  * they equal `npm run cli -- stats` and `compare` on the exported run files.
  */
-import { toErrorData } from '../src/core/errors.ts';
+import { toErrorData, WorkbenchError } from '../src/core/errors.ts';
 import { comparedFields, compareRuns, type ComparedRun } from '../src/core/rl/compare.ts';
 import { mulberry32 } from '../src/core/util/rng.ts';
 import { computeRunStats } from '../src/core/rl/run-stats.ts';
@@ -19,7 +19,10 @@ import {
   type GoldChoice,
   type GoldOverlayRecord,
 } from '../src/core/run/overlay-record.ts';
-import { seriesFileParts } from '../src/core/series/file.ts';
+import { reportPayload, withQuestionTexts, type ReportInput } from '../src/core/report/payload.ts';
+import { buildReportHtml } from '../src/core/report/report-file.ts';
+import type { Question } from '../src/core/types.ts';
+import { readSeriesFileSteps, seriesFileParts } from '../src/core/series/file.ts';
 import type { SeriesStep } from '../src/core/series/model.ts';
 import { questionAcrossSteps } from '../src/core/series/question-steps.ts';
 import {
@@ -39,6 +42,7 @@ import {
   seriesTableMetadata,
 } from '../src/core/series/tables.ts';
 import type { TableSchema } from '../src/core/views/tables.ts';
+import { streamGzip } from '../src/adapters/gzip-stream.ts';
 import { blobSink, writeParquetTable } from '../src/adapters/parquet/write-parquet.ts';
 import type { AnalysisProgress, SeriesRecord, SeriesView } from '../src/adapters/store/records.ts';
 import { PROMPTS_PER_MESSAGE, type AnalysisOutcome, type AnalysisWorkerApi } from './analysis.api.ts';
@@ -57,6 +61,8 @@ export interface StoredRuns {
   series(seriesId: string): Promise<SeriesRecord>;
   scores(seriesId: string, step: number): Promise<Array<number | null>>;
   questionSamples(runId: string, index: number): Promise<SampleRecord[]>;
+  /** A stored dataset's questions (the report adds their texts to its run); undefined when it is not stored. */
+  questions(datasetId: string): Promise<readonly Question[] | undefined>;
   close(): void;
 }
 
@@ -87,6 +93,28 @@ async function storedSeriesView(
     out.push({ step: s.step, runId: s.runId, name: header.name, samples: samples.length });
   }
   return { series, report: seriesReportOf(stats, cells), runs: out };
+}
+
+/** A stored series' steps as its series file holds them (every sample), one step read at a time. */
+async function* storedSteps(
+  runs: StoredRuns,
+  series: SeriesRecord,
+  report: (p: AnalysisProgress) => void,
+): AsyncGenerator<SeriesStep> {
+  for (const s of series.steps) {
+    const samples = await runs.samples(
+      s.runId,
+      (done, total) => report({ phase: 'reading', runId: s.runId, done, total }),
+      (x) => x,
+    );
+    yield {
+      step: s.step,
+      wallTime: s.wallTime,
+      source: s.source,
+      run: toRunFile(await runs.header(s.runId), samples),
+      trainerScores: scoresFor(await runs.scores(series.id, s.step), samples.length),
+    };
+  }
 }
 
 async function parquetOf<R>(table: TableSchema<R>, rows: readonly R[]): Promise<Blob> {
@@ -235,24 +263,8 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         try {
           if (job.kind === 'series-file') {
             const series = await runs.series(job.seriesId);
-            async function* steps(): AsyncGenerator<SeriesStep> {
-              for (const s of series.steps) {
-                const samples = await runs.samples(
-                  s.runId,
-                  (done, total) => report({ phase: 'reading', runId: s.runId, done, total }),
-                  (x) => x,
-                );
-                yield {
-                  step: s.step,
-                  wallTime: s.wallTime,
-                  source: s.source,
-                  run: toRunFile(await runs.header(s.runId), samples),
-                  trainerScores: scoresFor(await runs.scores(job.seriesId, s.step), samples.length),
-                };
-              }
-            }
             const parts: string[] = [];
-            for await (const part of seriesFileParts(series, steps())) parts.push(part);
+            for await (const part of seriesFileParts(series, storedSteps(runs, series, report))) parts.push(part);
             return new Blob(parts, { type: 'application/json' });
           }
           const view = await storedSeriesView(runs, job.seriesId, report);
@@ -263,6 +275,30 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         } finally {
           runs.close();
         }
+      });
+    },
+    seriesReport(job, onProgress) {
+      const report = (p: AnalysisProgress) => void onProgress?.(p);
+      return outcome(async () => {
+        const runs = await open(job.dbName);
+        let input: ReportInput;
+        try {
+          const series = await runs.series(job.seriesId);
+          // The series file's steps as its reader gives them back, without the file's text.
+          const file = await readSeriesFileSteps(
+            series,
+            storedSteps(runs, series, report),
+            `training run ${job.seriesId}`,
+          );
+          const last = file.steps.at(-1);
+          if (!last) throw new WorkbenchError('NOT_FOUND', 'the training run has no step yet');
+          const run = withQuestionTexts(last.run, await runs.questions(last.run.run.dataset.id));
+          input = { runs: [run], compare: false, series: file, product: job.product, createdAt: job.createdAt };
+        } finally {
+          runs.close();
+        }
+        const html = await buildReportHtml(job.template, reportPayload(input), streamGzip);
+        return { name: input.series!.series.name, html: new Blob([html], { type: 'text/html' }) };
       });
     },
   };

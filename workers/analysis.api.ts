@@ -10,7 +10,12 @@ import type { RunComparison } from '../src/core/rl/compare.ts';
 import type { RunStatsView } from '../src/core/rl/stats-view.ts';
 import type { GoldChoice } from '../src/core/run/overlay-record.ts';
 import type { QuestionStep } from '../src/core/series/question-steps.ts';
-import type { AnalysisProgress, SeriesExportKind, SeriesView } from '../src/adapters/store/records.ts';
+import type {
+  AnalysisProgress,
+  SeriesExportKind,
+  SeriesReportInput,
+  SeriesView,
+} from '../src/adapters/store/records.ts';
 
 export type AnalysisOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
 
@@ -68,4 +73,14 @@ export interface AnalysisWorkerApi {
     job: SeriesJob & { kind: SeriesExportKind },
     onProgress?: (p: AnalysisProgress) => void,
   ): Promise<AnalysisOutcome<Blob>>;
+  /**
+   * The offline report of the series (docs/report.md): every step, its last step's run (with its
+   * questions' texts while the dataset is stored) as the report's run, built into `template` by
+   * the CLI's builder. Only the finished HTML crosses, as a Blob (its bytes are not copied into
+   * the message); `name` is the series' name.
+   */
+  seriesReport(
+    job: SeriesJob & SeriesReportInput,
+    onProgress?: (p: AnalysisProgress) => void,
+  ): Promise<AnalysisOutcome<{ name: string; html: Blob }>>;
 }

@@ -20,6 +20,7 @@ const api = createAnalysisEngine(async (dbName) => {
     series: (seriesId) => seriesOrThrow(idb, seriesId),
     scores: async (seriesId, step) => (await idb.get('seriesScores', [seriesId, step]))?.scores ?? [],
     questionSamples: (runId, index) => questionSamples(idb, runId, index),
+    questions: async (datasetId) => (await idb.get('datasets', datasetId))?.questions,
     close: () => idb.close(),
   };
 });

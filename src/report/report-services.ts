@@ -71,7 +71,12 @@ function reportSeries(refuse: (what: string) => () => Promise<never>): SeriesSer
       createFollowed: refuse(what),
       follow: refuse(what),
     },
-    analysis: { seriesView: refuse(what), seriesQuestion: refuse(what), seriesExport: refuse(what) },
+    analysis: {
+      seriesView: refuse(what),
+      seriesQuestion: refuse(what),
+      seriesExport: refuse(what),
+      seriesReport: refuse(what),
+    },
     folders: {
       canPick: () => false,
       pick: async () => null,

@@ -73,7 +73,7 @@ const services: WorkbenchServices = {
     store,
     template: fetchReportTemplate,
     product: `${PRODUCT} (app)`,
-    seriesFile: (seriesId) => store.seriesAnalysis.seriesExport(seriesId, 'series-file'),
+    seriesReport: (seriesId, input) => store.seriesAnalysis.seriesReport(seriesId, input),
   }),
 };
 

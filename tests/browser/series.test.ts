@@ -5,7 +5,9 @@
  *   and per question (the app's report export is the CLI's JSON); the buckets equal a direct
  *   computation from the steps' verdicts (read back through the app's series file export); the
  *   page shows the same numbers; a bucket link lists exactly its questions; a grid row opens the
- *   question across the steps; the series file imports in another browser profile;
+ *   question across the steps; the series file imports in another browser profile; the series'
+ *   offline report, built by the analysis worker, holds the data the page built before from the
+ *   series file export, byte for byte;
  * - a followed folder: `showDirectoryPicker` is replaced by a test double that returns a folder
  *   of the origin private file system (a picker dialog cannot be driven headless); the test
  *   writes a step file into it while the page is open and sees the step appear without a reload,
@@ -18,13 +20,16 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
-import { parseSeriesFile } from '../../src/core/series/file.ts';
-import { readReportFile } from '../../src/core/report/report-file.ts';
+import { parseQuestions } from '../../src/core/formats/questions.ts';
+import { packReport, reportPayload, withQuestionTexts } from '../../src/core/report/payload.ts';
+import { parseSeriesFile, toSeriesFile } from '../../src/core/series/file.ts';
+import { readReportFile, reportDataOf, unpackReportData } from '../../src/core/report/report-file.ts';
 import { streamGzip } from '../../src/adapters/gzip-stream.ts';
 import { readJson, runCli } from '../helpers/cli.ts';
 import {
   directBuckets,
   MINIDEV_ARGS,
+  MINIDEV_QUESTIONS,
   PREDICTION_FILES,
   stepOf,
   verlLines,
@@ -164,6 +169,27 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
       file.steps.map((s) => s.run.samples.map((x) => x.ex)),
     );
     expect(offline.runs.map((r) => r.run.id)).toEqual([file.steps[12]!.run.run.id]);
+    // Built by the analysis worker, the report's data is what the page built before from the
+    // series file export (read back, its last step's run with the dataset's question texts):
+    // the packed JSON, byte for byte (createdAt and product are the report's own).
+    const data = await unpackReportData(reportDataOf(html.text)!, streamGzip, html.name);
+    const made = JSON.parse(data) as { product: string; createdAt: string };
+    expect(made.product).toMatch(/^rlvr-workbench \S+ \(app\)$/);
+    const previous = reportPayload({
+      runs: [
+        withQuestionTexts(
+          file.steps[12]!.run,
+          parseQuestions(readFileSync(MINIDEV_QUESTIONS, 'utf8'), path.basename(MINIDEV_QUESTIONS)),
+        ),
+      ],
+      compare: false,
+      series: toSeriesFile(file),
+      product: made.product,
+      createdAt: made.createdAt,
+    });
+    // (compared as a boolean: a difference would print two texts of several MB)
+    expect(data === JSON.stringify(packReport(previous))).toBe(true);
+    expect(offline.runs[0]!.questions).toHaveLength(140);
 
     // What the page shows: the step table and the bucket counts.
     for (const s of report.steps)

@@ -11,14 +11,23 @@ import { compareRuns } from '../../src/core/rl/compare.ts';
 import { mulberry32 } from '../../src/core/util/rng.ts';
 import { computeRunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
-import { seriesFileJson } from '../../src/core/series/file.ts';
+import { streamGzip } from '../../src/adapters/gzip-stream.ts';
+import { reportPayload, withQuestionTexts } from '../../src/core/report/payload.ts';
+import { buildReportHtml, readReportFile } from '../../src/core/report/report-file.ts';
+import { parseSeriesFile, seriesFileJson, toSeriesFile } from '../../src/core/series/file.ts';
+import type { Question } from '../../src/core/types.ts';
+import { REPORT_TEMPLATE } from '../helpers/report-template.ts';
 import type { Series } from '../../src/core/series/model.ts';
 import { questionAcrossSteps } from '../../src/core/series/question-steps.ts';
 import { seriesReport } from '../../src/core/series/stats.ts';
 import { seriesReportJson } from '../../src/core/series/tables.ts';
 import { syntheticRunFile, syntheticSamples } from '../robustness/synthetic-run.ts';
 
-function storeOf(files: RunFile[], series: Series[] = []): () => Promise<StoredRuns> {
+function storeOf(
+  files: RunFile[],
+  series: Series[] = [],
+  datasets: Record<string, Question[]> = {},
+): () => Promise<StoredRuns> {
   const byId = new Map(files.map((f) => [f.run.id, f]));
   const get = (id: string) => {
     const f = byId.get(id);
@@ -51,13 +60,14 @@ function storeOf(files: RunFile[], series: Series[] = []): () => Promise<StoredR
         dataset: s.dataset,
         stepRule: s.stepRule,
         origin: 'series-file',
-        config: s.steps[0]!.run.run.config,
+        config: (s.steps[0] ?? series.find((x) => x.steps.length > 0)!.steps[0]!).run.run.config,
         steps,
         runIds: steps.map((x) => x.runId),
       };
     },
     scores: async (id, step) => series.find((x) => x.id === id)!.steps.find((x) => x.step === step)!.trainerScores,
     questionSamples: async (id, index) => get(id).samples.filter((x) => x.index === index),
+    questions: async (id) => datasets[id],
     close: () => undefined,
   });
 }
@@ -132,9 +142,11 @@ describe('analysis worker computation', () => {
 });
 
 describe('the series computations of the worker equal the core functions the CLI calls', () => {
-  const steps = [11, 12, 13].map((seed, i) =>
-    syntheticRunFile(syntheticSamples({ questions: 30, samples: 4, seed }), `step-${i}`),
-  );
+  // Each run on the dataset's 30 questions, as the app's runs name them (the report adds their texts).
+  const steps = [11, 12, 13].map((seed, i) => {
+    const file = syntheticRunFile(syntheticSamples({ questions: 30, samples: 4, seed }), `step-${i}`);
+    return { ...file, run: { ...file.run, subset: { description: 'all', indices: [...Array(30).keys()] } } };
+  });
   const series: Series = {
     id: 'series-1',
     name: 'synthetic run',
@@ -149,7 +161,16 @@ describe('the series computations of the worker equal the core functions the CLI
       trainerScores: run.samples.map((x, k) => (k % 5 === 0 ? null : x.ex * 0.5 + (k % 3) * 0.1)),
     })),
   };
-  const seriesEngine = createAnalysisEngine(storeOf(steps, [series]));
+  /** The stored dataset's questions (the report adds their texts to its run). */
+  const questions: Question[] = Array.from({ length: 30 }, (_, i) => ({
+    questionId: 500 + i,
+    dbId: `db${i % 7}`,
+    question: `How many rows does table ${i} hold?`,
+    evidence: i % 2 ? '' : `table ${i} is the ${i}th`,
+    goldSql: `SELECT COUNT(*) FROM t${i}`,
+    difficulty: 'simple',
+  }));
+  const seriesEngine = createAnalysisEngine(storeOf(steps, [series], { synthetic: questions }));
 
   it('view: the report of seriesReport, read one step at a time', async () => {
     const out = await seriesEngine.seriesView({ dbName: 'x', seriesId: series.id });
@@ -174,6 +195,75 @@ describe('the series computations of the worker equal the core functions the CLI
     if (!file.ok) throw new Error(file.error.message);
     // (compared as a boolean: a difference would print two long JSON texts)
     expect((await file.value.text()) === seriesFileJson(series)).toBe(true);
+  });
+
+  it('report: the HTML the page built from the series file export, byte for byte, with the dataset’s question texts', async () => {
+    const input = {
+      template: REPORT_TEMPLATE,
+      product: 'rlvr-workbench 0.1.0 (app)',
+      createdAt: '2026-02-03T04:05:06.000Z',
+    };
+    const progress: AnalysisProgress[] = [];
+    const out = await seriesEngine.seriesReport(
+      { dbName: 'x', seriesId: series.id, ...input },
+      (p) => void progress.push(p),
+    );
+    if (!out.ok) throw new Error(out.error.message);
+    expect(out.value.name).toBe('synthetic run');
+    // The page's path before the worker built it: the series file export read back, its last step's run with the texts.
+    const file = toSeriesFile(parseSeriesFile(seriesFileJson(series), `training run ${series.id}`));
+    const previous = await buildReportHtml(
+      REPORT_TEMPLATE,
+      reportPayload({
+        runs: [withQuestionTexts(file.steps.at(-1)!.run, questions)],
+        compare: false,
+        series: file,
+        ...input,
+      }),
+      streamGzip,
+    );
+    const html = await out.value.html.text();
+    expect(out.value.html.type).toBe('text/html');
+    // (compared as a boolean: a difference would print two long texts)
+    expect(html === previous).toBe(true);
+    const back = await readReportFile(html, 'x.report.html', streamGzip);
+    expect(back.runs.map((r) => r.run.id)).toEqual([steps[2]!.run.id]);
+    expect(back.runs[0]!.questions?.map((q) => q.question)).toEqual(questions.map((q) => q.question));
+    expect(back.series!.steps.map((s) => s.trainerScores)).toEqual(series.steps.map((s) => s.trainerScores));
+    expect(progress.filter((p) => p.phase === 'reading').map((p) => p.runId)).toEqual(steps.map((r) => r.run.id));
+  });
+
+  it('report: a series with no step, or steps the series file’s reader refuses (out of order), is the error naming it', async () => {
+    const empty: Series = { ...series, id: 'series-empty', steps: [] };
+    const input = { template: REPORT_TEMPLATE, product: 'p', createdAt: '2026-02-03T04:05:06.000Z' };
+    const none = await createAnalysisEngine(storeOf(steps, [empty, series])).seriesReport({
+      dbName: 'x',
+      seriesId: empty.id,
+      ...input,
+    });
+    expect(none).toEqual({
+      ok: false,
+      error: expect.objectContaining({
+        name: 'WorkbenchError',
+        code: 'NOT_FOUND',
+        message: 'the training run has no step yet',
+      }),
+    });
+    // Steps stored out of order: the series file's reader refuses them, as it refused the exported file.
+    const swapped: Series = { ...series, id: 'series-swapped', steps: [series.steps[1]!, series.steps[0]!] };
+    const bad = await createAnalysisEngine(storeOf(steps, [swapped])).seriesReport({
+      dbName: 'x',
+      seriesId: swapped.id,
+      ...input,
+    });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok)
+      expect(bad.error.message).toBe(
+        'training run series-swapped: steps[1].step must be greater than the previous step (100): steps are in increasing order, each once, found number 50',
+      );
+    expect(() => parseSeriesFile(seriesFileJson(swapped), 'training run series-swapped')).toThrow(
+      bad.ok ? 'x' : bad.error.message,
+    );
   });
 
   it('one question across steps: questionAcrossSteps of its samples', async () => {

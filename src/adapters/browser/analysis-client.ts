@@ -77,5 +77,8 @@ export function createAnalysisClient(dbName: string): AnalysisPort & SeriesAnaly
     seriesExport(seriesId, kind, hooks = {}) {
       return inWorker(hooks, (api, onProgress) => api.seriesExport({ dbName, seriesId, kind }, onProgress));
     },
+    seriesReport(seriesId, input, hooks = {}) {
+      return inWorker(hooks, (api, onProgress) => api.seriesReport({ dbName, seriesId, ...input }, onProgress));
+    },
   };
 }

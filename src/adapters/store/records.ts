@@ -344,3 +344,12 @@ export interface SeriesView {
 
 /** `report`: the CLI's `series --out` JSON; the steps and question x step Parquet tables; the shareable series file. */
 export type SeriesExportKind = 'report' | 'steps-parquet' | 'questions-parquet' | 'series-file';
+
+/** What the page gives the series' report: the report template's text and who makes the report when. */
+export interface SeriesReportInput {
+  template: string;
+  /** `rlvr-workbench 0.1.0 (app)`. */
+  product: string;
+  /** ISO 8601. */
+  createdAt: string;
+}

@@ -36,7 +36,14 @@ import type {
 } from './records.ts';
 
 export type * from './records.ts';
-import type { SeriesExportKind, SeriesFolderRecord, SeriesRecord, SeriesStepRecord, SeriesView } from './records.ts';
+import type {
+  SeriesExportKind,
+  SeriesFolderRecord,
+  SeriesReportInput,
+  SeriesRecord,
+  SeriesStepRecord,
+  SeriesView,
+} from './records.ts';
 import type { QuestionStep } from '../../core/series/question-steps.ts';
 import type { OverlayComparison } from '../../core/run/gold-overlay-run.ts';
 import type { GoldChoice, GoldOverlayRecord } from '../../core/run/overlay-record.ts';
@@ -206,6 +213,15 @@ export interface SeriesAnalysisPort {
   seriesQuestion(seriesId: string, index: number, hooks?: AnalysisHooks): Promise<QuestionStep[]>;
   /** `report`: the CLI's `series --out` JSON; the two Parquet tables; the shareable series file. */
   seriesExport(seriesId: string, kind: SeriesExportKind, hooks?: AnalysisHooks): Promise<Blob>;
+  /**
+   * The series' offline report (docs/report.md), built in the worker from the stored steps: the
+   * finished HTML and the series' name.
+   */
+  seriesReport(
+    seriesId: string,
+    input: SeriesReportInput,
+    hooks?: AnalysisHooks,
+  ): Promise<{ name: string; html: Blob }>;
 }
 
 /** The four ports over one IndexedDB database, as the composition root hands them out. */

@@ -9,6 +9,7 @@ import { errorMessage, WorkbenchError } from '../errors.ts';
 import { parseJsonText } from '../formats/questions.ts';
 import { JsonReader, checkVersion } from '../formats/validate.ts';
 import { parseRunFile } from '../runfile/run-file.ts';
+import type { Question } from '../types.ts';
 import type { RunFile } from '../run/types.ts';
 import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../series/file.ts';
 import { packSamples, StringTable, unpackSamples, type PackedSamples } from './pack.ts';
@@ -39,6 +40,19 @@ export interface ReportInput {
   series?: SeriesFile | null;
   product: string;
   createdAt: string;
+}
+
+/**
+ * The run file with its questions' texts from its dataset's questions (the app adds them while
+ * the dataset is stored; `questions` undefined when it is not): a file that has texts keeps them.
+ */
+export function withQuestionTexts(file: RunFile, questions: readonly Question[] | undefined): RunFile {
+  if (file.questions || !questions) return file;
+  const texts = file.run.subset.indices.flatMap((index) => {
+    const q = questions[index];
+    return q ? [{ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }] : [];
+  });
+  return { ...file, questions: texts };
 }
 
 /** The payload of a report; refuses what the report could not show (no run, a comparison of one run, a run twice). */

@@ -33,6 +33,17 @@ export function seriesFileJson(series: Series): string {
   return JSON.stringify({ ...file, steps }) + '\n';
 }
 
+/** The series' header as the file writes it (its own fields, in this order). */
+function fileHeader(series: Omit<Series, 'steps'>): Omit<Series, 'steps'> {
+  return {
+    id: series.id,
+    name: series.name,
+    createdAt: series.createdAt,
+    dataset: series.dataset,
+    stepRule: series.stepRule,
+  };
+}
+
 /**
  * The same text as `seriesFileJson`, one step at a time (a series of 490,880 samples is hundreds
  * of MB: the app's worker writes it as Blob parts, never one string).
@@ -41,16 +52,11 @@ export async function* seriesFileParts(
   series: Omit<Series, 'steps'>,
   steps: AsyncIterable<SeriesStep> | Iterable<SeriesStep>,
 ): AsyncGenerator<string> {
-  const header = {
-    id: series.id,
-    name: series.name,
-    createdAt: series.createdAt,
-    dataset: series.dataset,
-    stepRule: series.stepRule,
-  };
   yield (
-    JSON.stringify({ format: SERIES_FILE_FORMAT, version: SERIES_FILE_VERSION, series: header }).slice(0, -1) +
-    ',"steps":['
+    JSON.stringify({ format: SERIES_FILE_FORMAT, version: SERIES_FILE_VERSION, series: fileHeader(series) }).slice(
+      0,
+      -1,
+    ) + ',"steps":['
   );
   let first = true;
   for await (const step of steps) {
@@ -58,6 +64,41 @@ export async function* seriesFileParts(
     first = false;
   }
   yield ']}\n';
+}
+
+/** The header's fields, validated (errors name the file and the field). */
+function readHeader(r: JsonReader, value: unknown): Omit<Series, 'steps'> {
+  const h = r.obj(value, 'series');
+  return {
+    id: r.str(h, 'id', 'series'),
+    name: r.str(h, 'name', 'series'),
+    createdAt: r.str(h, 'createdAt', 'series'),
+    dataset: r.str(h, 'dataset', 'series'),
+    stepRule: r.str(h, 'stepRule', 'series'),
+  };
+}
+
+/** Step `i` of a series file (`prev`: the step number before it), validated; its run by the run file's own reader. */
+function readStep(r: JsonReader, value: unknown, i: number, prev: number | null, fileName: string): SeriesStep {
+  const path = `steps[${i}]`;
+  const o = r.obj(value, path);
+  const step = r.int(o, 'step', path);
+  const wallTime = r.nullable(o, 'wallTime', path, r.str);
+  const source = r.str(o, 'source', path);
+  // The step's run is a run file: its own reader validates it, errors naming the step.
+  const run = parseRunFile(JSON.stringify(r.obj(o.run, `${path}.run`)), `${fileName} ${path}.run`);
+  const scores = r
+    .arr(o.trainerScores, `${path}.trainerScores`)
+    .map((x, j) =>
+      x === null || (typeof x === 'number' && Number.isFinite(x))
+        ? x
+        : r.fail(`${path}.trainerScores[${j}]`, 'a finite number or null', x),
+    );
+  if (scores.length !== run.samples.length)
+    r.fail(`${path}.trainerScores`, `one entry per sample of the step's run (${run.samples.length})`, scores);
+  if (prev !== null && step <= prev)
+    r.fail(`${path}.step`, `greater than the previous step (${prev}): steps are in increasing order, each once`, step);
+  return { step, wallTime, source, run, trainerScores: scores };
 }
 
 /** Reads and validates a series file; errors name the file and the field. */
@@ -73,41 +114,30 @@ export function parseSeriesFile(text: string, fileName: string): Series {
     );
   }
   checkVersion(top.version, SERIES_FILE_VERSION, 'series file', fileName);
-  const h = r.obj(top.series, 'series');
-  const header = {
-    id: r.str(h, 'id', 'series'),
-    name: r.str(h, 'name', 'series'),
-    createdAt: r.str(h, 'createdAt', 'series'),
-    dataset: r.str(h, 'dataset', 'series'),
-    stepRule: r.str(h, 'stepRule', 'series'),
-  };
-  const steps = r.arr(top.steps, 'steps').map((v, i): SeriesStep => {
-    const path = `steps[${i}]`;
-    const o = r.obj(v, path);
-    const step = r.int(o, 'step', path);
-    const wallTime = r.nullable(o, 'wallTime', path, r.str);
-    const source = r.str(o, 'source', path);
-    // The step's run is a run file: its own reader validates it, errors naming the step.
-    const run = parseRunFile(JSON.stringify(r.obj(o.run, `${path}.run`)), `${fileName} ${path}.run`);
-    const scores = r
-      .arr(o.trainerScores, `${path}.trainerScores`)
-      .map((x, j) =>
-        x === null || (typeof x === 'number' && Number.isFinite(x))
-          ? x
-          : r.fail(`${path}.trainerScores[${j}]`, 'a finite number or null', x),
-      );
-    if (scores.length !== run.samples.length)
-      r.fail(`${path}.trainerScores`, `one entry per sample of the step's run (${run.samples.length})`, scores);
-    if (i > 0) {
-      const prev = (top.steps as Array<{ step: unknown }>)[i - 1]!.step as number;
-      if (step <= prev)
-        r.fail(
-          `${path}.step`,
-          `greater than the previous step (${prev}): steps are in increasing order, each once`,
-          step,
-        );
-    }
-    return { step, wallTime, source, run, trainerScores: scores };
-  });
+  const header = readHeader(r, top.series);
+  const steps: SeriesStep[] = [];
+  for (const [i, v] of r.arr(top.steps, 'steps').entries())
+    steps.push(readStep(r, v, i, steps.at(-1)?.step ?? null, fileName));
   return { ...header, steps };
+}
+
+/**
+ * The series file that `seriesFileParts(series, steps)` writes, as `parseSeriesFile` reads it
+ * back (`toSeriesFile` of it), without the file's text: each step goes through the file's
+ * reader as it comes (a JSON round trip of its own fields, its run by the run file's reader),
+ * so a store's series (the app's analysis worker, a 490,880-sample series) is never one string.
+ */
+export async function readSeriesFileSteps(
+  series: Omit<Series, 'steps'>,
+  steps: AsyncIterable<SeriesStep> | Iterable<SeriesStep>,
+  fileName: string,
+): Promise<SeriesFile> {
+  const r = new JsonReader(fileName);
+  const header = readHeader(r, fileHeader(series));
+  const read: SeriesStep[] = [];
+  for await (const { run, ...rest } of steps) {
+    const fields = JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;
+    read.push(readStep(r, { ...fields, run }, read.length, read.at(-1)?.step ?? null, fileName));
+  }
+  return toSeriesFile({ ...header, steps: read });
 }

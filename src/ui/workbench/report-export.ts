@@ -3,16 +3,18 @@
  * same builder as the CLI's `report` command (core/report/report-file.ts) into the report
  * template that the app's build serves beside it (report-template.html). The runs are the run
  * files the Runs page would export, with the questions' texts from their dataset while it is
- * stored; the report's import stores them back exactly as those run files would be.
+ * stored; the report's import stores them back exactly as those run files would be. A training
+ * run's report is built by the analysis worker, which holds the series (every step's samples):
+ * the page gets the finished HTML as a Blob and only downloads it.
  */
+import type { SeriesReportInput } from '../../adapters/store/records.ts';
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { streamGzip } from '../../adapters/gzip-stream.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
-import { reportPayload, type ReportInput } from '../../core/report/payload.ts';
-import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../../core/series/file.ts';
+import { reportPayload, withQuestionTexts, type ReportInput } from '../../core/report/payload.ts';
 import { buildReportHtml } from '../../core/report/report-file.ts';
 import type { RunFile } from '../../core/run/types.ts';
-import { downloadText, safeFileName } from '../shell/download.ts';
+import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
 
 export interface ReportExporter {
   /**
@@ -34,20 +36,17 @@ export interface ReportExportPorts {
   template(): Promise<string>;
   /** `rlvr-workbench 0.1.0 (app)`. */
   product: string;
-  /** A stored training run's series file (what its "series file (share)" export writes). */
-  seriesFile?(seriesId: string): Promise<Blob>;
+  /**
+   * A stored training run's report, built off the page (the analysis worker: every step as its
+   * "series file (share)" export holds it, the last step's run as the report's run).
+   */
+  seriesReport?(seriesId: string, input: SeriesReportInput): Promise<{ name: string; html: Blob }>;
 }
 
 /** The run file with its questions' texts, when its dataset is still stored. */
 async function withQuestions(store: ReportExportPorts['store'], file: RunFile): Promise<RunFile> {
   if (file.questions) return file;
-  const dataset = await store.datasets.get(file.run.dataset.id);
-  if (!dataset) return file;
-  const questions = file.run.subset.indices.flatMap((index) => {
-    const q = dataset.questions[index];
-    return q ? [{ index, questionId: q.questionId, dbId: q.dbId, question: q.question, evidence: q.evidence }] : [];
-  });
-  return { ...file, questions };
+  return withQuestionTexts(file, (await store.datasets.get(file.run.dataset.id))?.questions);
 }
 
 export function createReportExporter(ports: ReportExportPorts): ReportExporter {
@@ -75,20 +74,18 @@ export function createReportExporter(ports: ReportExportPorts): ReportExporter {
       return save({ runs, compare: runs.length > 1 }, runs.map((f) => safeFileName(f.run.name)).join('-vs-'));
     },
     async downloadSeries(seriesId) {
-      let series: SeriesFile;
       try {
-        if (!ports.seriesFile) throw new WorkbenchError('UNSUPPORTED', 'this app was built without training runs');
-        const name = `training run ${seriesId}`;
-        series = toSeriesFile(parseSeriesFile(await (await ports.seriesFile(seriesId)).text(), name));
+        if (!ports.seriesReport) throw new WorkbenchError('UNSUPPORTED', 'this app was built without training runs');
+        const { name, html } = await ports.seriesReport(seriesId, {
+          template: await ports.template(),
+          product: ports.product,
+          createdAt: new Date().toISOString(),
+        });
+        downloadBlob(`${safeFileName(name)}.report.html`, html);
+        return null;
       } catch (err) {
         return `The report could not be made: ${errorMessage(err)}`;
       }
-      const last = series.steps.at(-1);
-      if (!last) return 'The report could not be made: the training run has no step yet.';
-      return save(
-        { runs: [await withQuestions(ports.store, last.run)], compare: false, series },
-        safeFileName(series.series.name),
-      );
     },
   };
 }

@@ -28,15 +28,9 @@ import { runFileJson, toRunFile } from '../../../src/core/runfile/export.ts';
 import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
 import type { RunFile, SampleRecord } from '../../../src/core/run/types.ts';
 import { syntheticRunFile, syntheticSamples } from '../../robustness/synthetic-run.ts';
+import { REPORT_TEMPLATE } from '../../helpers/report-template.ts';
 
-/** A template as the single-file build has it: its policy, one inline script, the data placeholder. */
-const TEMPLATE = `<!doctype html>
-<html lang="en"><head><meta charset="UTF-8" />
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-x'" />
-<script type="module" crossorigin>document.title = 'x';</script></head>
-<body><div id="app"></div>
-${REPORT_DATA_PLACEHOLDER}
-</body></html>`;
+const TEMPLATE = REPORT_TEMPLATE;
 
 const HOSTILE = [
   '</script><script>window.pwned = 1</script>',

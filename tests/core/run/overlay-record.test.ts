@@ -71,6 +71,7 @@ function storeOf(files: RunFile[]): () => Promise<StoredRuns> {
     },
     scores: async () => [],
     questionSamples: async (id, index) => byId.get(id)!.samples.filter((s) => s.index === index),
+    questions: async () => undefined,
     close: () => undefined,
   });
 }

@@ -21,7 +21,13 @@ import { planReplay, runEvaluation } from '../../../src/core/run/replay.ts';
 import { toSampleRecords } from '../../../src/core/run/score-run.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../../src/core/run/types.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../../../src/core/series/evaluate-step.ts';
-import { parseSeriesFile, seriesFileJson, SERIES_FILE_FORMAT } from '../../../src/core/series/file.ts';
+import {
+  parseSeriesFile,
+  readSeriesFileSteps,
+  seriesFileJson,
+  SERIES_FILE_FORMAT,
+  toSeriesFile,
+} from '../../../src/core/series/file.ts';
 import { withStep, type Series, type SeriesStep } from '../../../src/core/series/model.ts';
 import { bestCheckpoint, seriesReport, seriesSample, stepStats } from '../../../src/core/series/stats.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, verlLines } from '../../helpers/series-dumps.ts';
@@ -219,6 +225,19 @@ describe('the series file', () => {
     expect(parseSeriesFile(seriesFileJson(back), 'again.series.json')).toEqual(back);
     expect(seriesReport(back)).toEqual(seriesReport(series));
     expect(JSON.parse(seriesFileJson(series))).toMatchObject({ format: SERIES_FILE_FORMAT, version: 1 });
+  });
+
+  it('read one step at a time (the app worker’s report): the series file the whole file’s reader gives, to the byte', async () => {
+    const whole = toSeriesFile(parseSeriesFile(seriesFileJson(series), 'run.series.json'));
+    const stepwise = await readSeriesFileSteps(series, series.steps, 'run.series.json');
+    expect(JSON.stringify(stepwise) === JSON.stringify(whole)).toBe(true);
+    expect(stepwise.steps.map((s) => s.run.samples.length)).toEqual(series.steps.map((s) => s.run.samples.length));
+    // A step the file's reader refuses is refused the same way, naming the step.
+    const bad = { ...series.steps[1]!, trainerScores: series.steps[1]!.trainerScores.slice(1) };
+    const shortScores = { ...series, steps: [series.steps[0]!, bad] };
+    const message = /run\.series\.json: steps\[1\]\.trainerScores must be one entry per sample/;
+    await expect(readSeriesFileSteps(series, shortScores.steps, 'run.series.json')).rejects.toThrow(message);
+    expect(() => parseSeriesFile(seriesFileJson(shortScores), 'run.series.json')).toThrow(message);
   });
 
   it('issue 23: a sample never scored (no database) is null in the file, as in every run export, and read back as stored', () => {
