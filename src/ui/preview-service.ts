@@ -11,7 +11,7 @@ import type { EvalItem } from '../core/types.ts';
 import { scoreRun } from '../core/run/score-run.ts';
 import type { PreviewService } from './workbench/services.ts';
 import { WorkbenchError } from '../core/errors.ts';
-import { oneAtATime } from './shell/one-at-a-time.ts';
+import { oneWorker } from './shell/one-worker.ts';
 
 export interface PreviewPorts {
   /** The run's stored databases. */
@@ -21,48 +21,39 @@ export interface PreviewPorts {
 }
 
 export function createPreviewService(ports: PreviewPorts): PreviewService {
-  let pool: { runId: string; executor: SqlExecutor } | null = null;
   /** One preview at a time: the pool has one worker, and a newer request waits its turn. */
-  const serial = oneAtATime();
-
-  const release = async () => {
-    const p = pool;
-    pool = null;
-    await p?.executor.dispose().catch(() => undefined);
-  };
+  const worker = oneWorker();
 
   return {
     preview(run, sample, rows) {
-      return serial(async () => {
-        if (pool?.runId !== run.id) {
-          await release();
-          pool = { runId: run.id, executor: ports.createExecutor(ports.dbSource(run)) };
-        }
-        const item: EvalItem = {
-          index: sample.index,
-          questionId: sample.questionId,
-          dbId: sample.dbId,
-          difficulty: sample.difficulty,
-          predSql: sample.sql,
-          goldSql: sample.goldSql,
-          extraction: sample.extraction,
-          sample: sample.sample,
-        };
-        let preview: ItemPreview | null = null;
-        // Verdicts and rows only: the stored sample keeps its findings.
-        const {
-          results: [result],
-        } = await scoreRun(
-          [item],
-          { metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0 },
-          { executor: pool.executor, previewRows: rows, findings: false, sink: (_r, p) => void (preview = p) },
-        );
-        if (!result) throw new WorkbenchError('INTERNAL', 'the SQL worker returned no result for the previewed item');
-        return { preview, result };
-      });
+      return worker.run(
+        run.id,
+        () => ports.createExecutor(ports.dbSource(run)),
+        async (executor) => {
+          const item: EvalItem = {
+            index: sample.index,
+            questionId: sample.questionId,
+            dbId: sample.dbId,
+            difficulty: sample.difficulty,
+            predSql: sample.sql,
+            goldSql: sample.goldSql,
+            extraction: sample.extraction,
+            sample: sample.sample,
+          };
+          let preview: ItemPreview | null = null;
+          // Verdicts and rows only: the stored sample keeps its findings.
+          const {
+            results: [result],
+          } = await scoreRun(
+            [item],
+            { metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0 },
+            { executor, previewRows: rows, findings: false, sink: (_r, p) => void (preview = p) },
+          );
+          if (!result) throw new WorkbenchError('INTERNAL', 'the SQL worker returned no result for the previewed item');
+          return { preview, result };
+        },
+      );
     },
-    release() {
-      return serial(release);
-    },
+    release: () => worker.release(),
   };
 }

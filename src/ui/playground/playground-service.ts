@@ -12,7 +12,7 @@ import type { EvalEvent, SqlExecutor } from '../../core/eval/executor.ts';
 import { tryAttempt, type AttemptReport, type AttemptRequest } from '../../core/playground/try-attempt.ts';
 import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';
 import type { SuiteCache } from '../../core/ts/suite.ts';
-import { oneAtATime } from '../shell/one-at-a-time.ts';
+import { oneWorker } from '../shell/one-worker.ts';
 
 export interface PlaygroundPorts {
   dbSource: (dataset: DatasetRecord) => DbSource;
@@ -32,40 +32,27 @@ export interface PlaygroundService {
 }
 
 export function createPlaygroundService(ports: PlaygroundPorts): PlaygroundService {
-  let pool: { datasetId: string; executor: SqlExecutor } | null = null;
+  const worker = oneWorker();
   /** Database facts (SQLite version, column types) by dataset and db_id: read once. */
   const facts = new Map<string, DbFacts>();
-  const serial = oneAtATime();
-
-  const release = async () => {
-    const p = pool;
-    pool = null;
-    await p?.executor.dispose().catch(() => undefined);
-  };
 
   return {
     attempt(dataset, req, hooks = {}) {
-      return serial(async () => {
-        hooks.signal?.throwIfAborted();
-        if (pool?.datasetId !== dataset.id) {
-          await release();
-          pool = {
-            datasetId: dataset.id,
-            executor: ports.createExecutor(ports.dbSource(dataset), ports.suiteCache(dataset)),
-          };
-        }
-        const executor = pool.executor;
-        const key = `${dataset.id}/${req.question.dbId}`;
-        let known = facts.get(key);
-        if (!known) {
-          known = await readDbFacts(executor, [req.question.dbId], hooks.signal);
-          if (known.sqliteVersion !== null) facts.set(key, known);
-        }
-        return tryAttempt(executor, req, { signal: hooks.signal, onEvent: hooks.onEvent, facts: known });
-      });
+      return worker.run(
+        dataset.id,
+        () => ports.createExecutor(ports.dbSource(dataset), ports.suiteCache(dataset)),
+        async (executor) => {
+          const key = `${dataset.id}/${req.question.dbId}`;
+          let known = facts.get(key);
+          if (!known) {
+            known = await readDbFacts(executor, [req.question.dbId], hooks.signal);
+            if (known.sqliteVersion !== null) facts.set(key, known);
+          }
+          return tryAttempt(executor, req, { signal: hooks.signal, onEvent: hooks.onEvent, facts: known });
+        },
+        hooks.signal,
+      );
     },
-    release() {
-      return serial(release);
-    },
+    release: () => worker.release(),
   };
 }
