@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { duck } from '../helpers/duck.ts';
-import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
+import { type BirdQuestionRow, minidevFlags, minidevQuestions, sharedData } from '../helpers/shared-data.ts';
 import { seriousViolations } from './axe-check.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { appRves, cliRves, expectRvesAgreement } from './rves-figures.ts';
@@ -18,10 +18,6 @@ import {
   startRun,
 } from './workbench-helpers.ts';
 
-interface BirdQuestion {
-  question_id: number;
-  db_id: string;
-}
 interface CliItem {
   index: number;
   sample: number;
@@ -49,9 +45,7 @@ const sqlOf = (v: string) => v.split('\t----- bird -----\t')[0]!;
 
 /** 8 samples for `indices` (gold positions), as JSONL lines {question_id, sql}. */
 function writeEightSamples(indices: readonly number[]): string {
-  const questions = JSON.parse(
-    readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8'),
-  ) as BirdQuestion[];
+  const questions = minidevQuestions();
   const files = EIGHT.map((f) => JSON.parse(readFileSync(f, 'utf8')) as Record<string, string>);
   const lines = indices.flatMap((i) =>
     files.map((f) => JSON.stringify({ question_id: questions[i]!.question_id, sql: sqlOf(f[String(i)]!) })),
@@ -76,7 +70,7 @@ describe.skipIf(browserSkipReason())(
     let runB = '';
     let exTotalA = '';
     let wrongIndex = -1;
-    let questions: BirdQuestion[] = [];
+    let questions: BirdQuestionRow[] = [];
     const axeFindings: Record<string, unknown[]> = {};
 
     /** Both sizes of the screen shown now, each checked with axe. */
@@ -94,9 +88,7 @@ describe.skipIf(browserSkipReason())(
     }
 
     beforeAll(async () => {
-      questions = JSON.parse(
-        readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8'),
-      ) as BirdQuestion[];
+      questions = minidevQuestions();
       ({ server, browser, page, watch } = await openApp());
       await page.setViewportSize({ width: 1400, height: 1000 });
     });

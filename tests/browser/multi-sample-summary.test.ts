@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
+import { keysSortedAsText, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { minidevFlags, minidevQuestions, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
@@ -14,13 +14,6 @@ import {
   importBirdMiniDev,
 } from './workbench-helpers.ts';
 
-interface BirdQuestion {
-  question_id: number;
-  db_id: string;
-  SQL: string;
-  difficulty: string;
-}
-
 const STORED = new Set(['superhero', 'student_club', 'toxicology']);
 const WRONG = ["SELECT 'not the answer'", 'SELEC broken'];
 
@@ -30,7 +23,7 @@ const WRONG = ["SELECT 'not the answer'", 'SELEC broken'];
  * questions of a database that is not here (unscored, left out of both counts).
  */
 function writeRollouts(): string {
-  const all = JSON.parse(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8')) as BirdQuestion[];
+  const all = minidevQuestions();
   const usable = all.filter((x) => x.question_id !== 137 && x.question_id !== 138);
   const here = usable.filter((x) => STORED.has(x.db_id)).slice(0, 13);
   const away = usable.filter((x) => !STORED.has(x.db_id)).slice(0, 2);
@@ -90,20 +83,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
   });
   it("shows the CLI's pairing finding for a BIRD file with keys sorted as text when it is chosen, and refuses to run it", async () => {
     const name = 'predict_mini_dev_gpt-4-o_cot_SQLite.json';
-    const obj = JSON.parse(readFileSync(sharedData('bird', 'predictions', 'TA_output', name), 'utf8')) as Record<
-      string,
-      string
-    >;
-    const file = tempFile(name);
-    writeFileSync(
-      file,
-      '{' +
-        Object.keys(obj)
-          .sort()
-          .map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`)
-          .join(',\n') +
-        '}',
-    );
+    const file = keysSortedAsText(sharedData('bird', 'predictions', 'TA_output', name), name);
     const cli = await runCli(['eval', '--predictions', file, ...minidevFlags(), '--strict']);
     expect(cli.code).toBe(2);
     const cliMessage = /keys are not at their own position[^\n]*?numeric order/.exec(cli.stderr)?.[0];

@@ -12,7 +12,7 @@ import { duck } from '../helpers/duck.ts';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
-import { int64, RAR_SCHEMA, utf8, writeParquet } from '../helpers/parquet-files.ts';
+import { birdQuestionsTable, int64, RAR_SCHEMA, utf8, writeParquet } from '../helpers/parquet-files.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
@@ -33,13 +33,7 @@ function parquetDatasetFolder(): string {
   copyFileSync(demo('gold.sql'), path.join(dir, 'dev_gold.sql'));
   copyFileSync(demo('city_library/city_library.sqlite'), path.join(dir, 'city_library', 'city_library.sqlite'));
   const qs = JSON.parse(readFileSync(demo('questions.json'), 'utf8')) as Array<Record<string, unknown>>;
-  const cols = ['question_id', 'db_id', 'question', 'evidence', 'SQL', 'difficulty'];
-  writeParquet(
-    path.join(dir, 'dev.parquet'),
-    [{ name: 'schema', num_children: 6 }, int64('question_id'), ...cols.slice(1).map(utf8)],
-    cols.map((c) => ({ name: c, data: qs.map((q) => (c === 'question_id' ? BigInt(q[c] as number) : q[c])) })),
-    8,
-  );
+  writeParquet(path.join(dir, 'dev.parquet'), ...birdQuestionsTable(qs), 8);
   return dir;
 }
 

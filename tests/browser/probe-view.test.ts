@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { sharedData, spiderFlags } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { spiderOneDbFolder } from './offline-helpers.ts';
 import { type AppSession, closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
@@ -26,19 +26,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
       path.join(root, 'concert_singer', 'concert_singer.sqlite'),
     );
     const out = tempFile('probe.json');
-    const run = await runCli([
-      'probe',
-      '--gold',
-      sharedData('spider', 'dev_gold.sql'),
-      '--dataset',
-      sharedData('spider', 'dev.json'),
-      '--db-root',
-      root,
-      '--workers',
-      '1',
-      '--out',
-      out,
-    ]);
+    const run = await runCli(['probe', ...spiderFlags({ dbRoot: root }), '--workers', '1', '--out', out]);
     expect(run.code).toBe(0);
     cli = readJson<CliProbe>(out);
 

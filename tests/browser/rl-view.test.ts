@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/core/rl/compare.ts';
@@ -7,7 +7,7 @@ import { mulberry32 } from '../../src/core/util/rng.ts';
 import { computeRunStats, type RunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { type BirdQuestionRow, minidevQuestions } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
@@ -18,13 +18,6 @@ import {
   startRun,
   importBirdMiniDev,
 } from './workbench-helpers.ts';
-
-interface BirdQuestion {
-  question_id: number;
-  db_id: string;
-  SQL: string;
-  difficulty: string;
-}
 
 const N = 4;
 const QUESTIONS = 20;
@@ -39,8 +32,8 @@ const WRONG = ["SELECT 'not the answer'", 'SELECT -1, -2', 'SELEC broken FROM no
  * gets `correct(q)` copies of its gold SQL, spread over the samples, and wrong SQL elsewhere.
  */
 function writePredictions(name: string, correct: (q: number) => number): { file: string; ids: number[] } {
-  const all = JSON.parse(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8')) as BirdQuestion[];
-  const chosen: BirdQuestion[] = [];
+  const all = minidevQuestions();
+  const chosen: BirdQuestionRow[] = [];
   for (const db of STORED)
     chosen.push(...all.filter((x) => x.db_id === db && x.question_id !== 137 && x.question_id !== 138).slice(0, 7));
   const qs = chosen.slice(0, QUESTIONS);

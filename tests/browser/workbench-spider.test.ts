@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { selectSubset } from '../../src/core/views/subset.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { sharedData, spiderFlags } from '../helpers/shared-data.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
@@ -80,19 +80,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
 
   it("lists the gold checks beside the self-test, the CLI's gold-check figures on these four databases (flight_2's empty golds, car_1's count by group)", async () => {
     const out = tempFile('gold-check.json');
-    const cli = await runCli([
-      'gold-check',
-      '--gold',
-      sharedData('spider', 'dev_gold.sql'),
-      '--dataset',
-      sharedData('spider', 'dev.json'),
-      '--db-root',
-      sharedData('spider'),
-      '--workers',
-      '1',
-      '--out',
-      out,
-    ]);
+    const cli = await runCli(['gold-check', ...spiderFlags(), '--workers', '1', '--out', out]);
     expect(cli.code).toBe(0);
     const expected = (readJson(out).items as { index: number; db_id: string; issues: { kind: string }[] }[]).filter(
       (i) => DBS.includes(i.db_id),

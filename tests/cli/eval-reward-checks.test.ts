@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
+import { minidevFlags, sharedData, spiderFlags } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
 type Item = {
@@ -99,19 +99,7 @@ describe('eval: SQLite version, version-sensitive items, gold issues, --gold-ove
 
   it('gold-check on Spider dev: counts golds with no rows and the count/list mismatches', async () => {
     const out = tempFile('gold.json');
-    const run = await runCli([
-      'gold-check',
-      '--gold',
-      sharedData('spider', 'dev_gold.sql'),
-      '--dataset',
-      sharedData('spider', 'dev.json'),
-      '--db-root',
-      sharedData('spider'),
-      '--workers',
-      '2',
-      '--out',
-      out,
-    ]);
+    const run = await runCli(['gold-check', ...spiderFlags(), '--workers', '2', '--out', out]);
     expect(run.code).toBe(0);
     const got = readJson(out);
     expect(got.checked).toBe(972);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { sharedData, spiderFlags } from '../helpers/shared-data.ts';
 
 describe('Spider dev gold evaluated as its own prediction', () => {
   it('scores 100% on every item whose gold executes, and lists the golds that fail', async () => {
@@ -12,12 +12,7 @@ describe('Spider dev gold evaluated as its own prediction', () => {
       'eval',
       '--predictions',
       sharedData('spider', 'dev_gold.sql'),
-      '--gold',
-      sharedData('spider', 'dev_gold.sql'),
-      '--db-root',
-      sharedData('spider'),
-      '--dataset',
-      sharedData('spider', 'dev.json'),
+      ...spiderFlags(),
       '--out',
       out,
     ]);
