@@ -7,20 +7,9 @@ import { readDbFacts } from '../../src/core/eval/db-facts.ts';
 import type { EvalItem, ItemResult } from '../../src/core/types.ts';
 import { runCli, tempFile, readJson } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
+import { thirteenSampleRun, verdictOf } from '../helpers/thirteen-files.ts';
 
 const DB_ROOT = sharedData('bird', 'databases');
-const verdict = (r: ItemResult) => [
-  r.index,
-  r.sample ?? 0,
-  r.ex,
-  r.softF1,
-  r.status,
-  r.error,
-  r.mutatedDb,
-  r.predRowCount,
-  r.goldRowCount,
-];
 
 describe('--engine native: better-sqlite3 behind the same SQL worker engine', () => {
   const native = createNodeSqlPool({ dbRoot: DB_ROOT, workers: 2, engine: 'native' });
@@ -48,14 +37,14 @@ describe('--engine native: better-sqlite3 behind the same SQL worker engine', ()
     );
     expect(slow.size).toBeLessThanOrEqual(3);
     const differ = n.out.results.flatMap((r, i) =>
-      JSON.stringify(verdict(r)) === JSON.stringify(verdict(w.out.results[i]!)) ? [] : [i],
+      JSON.stringify(verdictOf(r)) === JSON.stringify(verdictOf(w.out.results[i]!)) ? [] : [i],
     );
     const unexplained = differ.filter(
       (i) => !slow.has(i) && !flagged(n.out.results[i]!) && !flagged(w.out.results[i]!),
     );
-    expect(unexplained.map((i) => [verdict(n.out.results[i]!), verdict(w.out.results[i]!), items[i]!.predSql])).toEqual(
-      [],
-    );
+    expect(
+      unexplained.map((i) => [verdictOf(n.out.results[i]!), verdictOf(w.out.results[i]!), items[i]!.predSql]),
+    ).toEqual([]);
     console.log(
       `native ${n.facts.sqliteVersion} vs sql.js ${w.facts.sqliteVersion}: ${differ.length} of 1820 verdicts differ, all on version-sensitive items (${n.out.results.filter(flagged).length} flagged)`,
     );
@@ -86,7 +75,7 @@ describe('--engine native: better-sqlite3 behind the same SQL worker engine', ()
       const options = { ...DEFAULT_EVAL_OPTIONS, readOnly };
       const a = await runEvaluation(items, options, { executor: native, reuse: false });
       const b = await runEvaluation(items, options, { executor: wasm, reuse: false });
-      expect(a.results.map(verdict)).toEqual(b.results.map(verdict));
+      expect(a.results.map(verdictOf)).toEqual(b.results.map(verdictOf));
     }
   }, 120_000);
 

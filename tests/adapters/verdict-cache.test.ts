@@ -23,23 +23,11 @@ import { fileDataset, memoryAppPorts } from '../helpers/memory-app-ports.ts';
 import type { EvalItem, ItemResult } from '../../src/core/types.ts';
 import { runCli } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
+import { thirteenSampleRun, verdictOf } from '../helpers/thirteen-files.ts';
 
 const DB_ROOT = sharedData('bird', 'databases');
-/** What the cache must give back exactly: the verdict of every item. */
-const verdict = (r: ItemResult) => [
-  r.index,
-  r.sample ?? 0,
-  r.questionId,
-  r.ex,
-  r.softF1,
-  r.status,
-  r.error,
-  r.mutatedDb,
-  r.predRowCount,
-  r.goldRowCount,
-  r.resultKey ?? null,
-];
+/** What the cache must give back exactly: the verdict of every item, its question and result key too. */
+const verdict = (r: ItemResult) => [...verdictOf(r), r.questionId, r.resultKey ?? null];
 
 /** The pool, counting the items it is asked to execute. */
 function counting(inner: SqlExecutor) {
