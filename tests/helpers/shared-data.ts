@@ -81,14 +81,18 @@ export function minidevFlags(files: Partial<DatasetFiles> = {}): string[] {
   return datasetFlags({ ...minidevFiles(), ...files });
 }
 
-/** Spider dev's gold and questions files, and the folder of its databases here (`dbRoot` replaceable). */
-export function spiderFlags(files: Partial<DatasetFiles> = {}): string[] {
-  return datasetFlags({
+/** Spider dev's gold and questions files, and the folder of its databases here. */
+export function spiderFiles(): DatasetFiles {
+  return {
     gold: sharedData('spider', 'dev_gold.sql'),
     dataset: sharedData('spider', 'dev.json'),
     dbRoot: sharedData('spider'),
-    ...files,
-  });
+  };
+}
+
+/** The CLI's flags for Spider dev with the databases here, each replaceable (e.g. another `dbRoot`). */
+export function spiderFlags(files: Partial<DatasetFiles> = {}): string[] {
+  return datasetFlags({ ...spiderFiles(), ...files });
 }
 
 /** A file of the embedded demo (public/demo, in the repository); no name: the folder, its databases' root. */
