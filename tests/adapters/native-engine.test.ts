@@ -7,7 +7,12 @@ import { readDbFacts } from '../../src/core/eval/db-facts.ts';
 import type { EvalItem, ItemResult } from '../../src/core/types.ts';
 import { runCli, tempFile, readJson } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { thirteenSampleRun, verdictOf } from '../helpers/thirteen-files.ts';
+import { superheroItem, VERDICT_FIELDS, verdictOf } from '../helpers/item-results.ts';
+import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
+
+/** What the two engines must agree on: an item's verdict without its result key. */
+const ENGINE_FIELDS = VERDICT_FIELDS.filter((f) => f !== 'resultKey');
+const verdict = (r: ItemResult) => verdictOf(r, ENGINE_FIELDS);
 
 const DB_ROOT = sharedData('bird', 'databases');
 
@@ -37,27 +42,20 @@ describe('--engine native: better-sqlite3 behind the same SQL worker engine', ()
     );
     expect(slow.size).toBeLessThanOrEqual(3);
     const differ = n.out.results.flatMap((r, i) =>
-      JSON.stringify(verdictOf(r)) === JSON.stringify(verdictOf(w.out.results[i]!)) ? [] : [i],
+      JSON.stringify(verdict(r)) === JSON.stringify(verdict(w.out.results[i]!)) ? [] : [i],
     );
     const unexplained = differ.filter(
       (i) => !slow.has(i) && !flagged(n.out.results[i]!) && !flagged(w.out.results[i]!),
     );
-    expect(
-      unexplained.map((i) => [verdictOf(n.out.results[i]!), verdictOf(w.out.results[i]!), items[i]!.predSql]),
-    ).toEqual([]);
+    expect(unexplained.map((i) => [verdict(n.out.results[i]!), verdict(w.out.results[i]!), items[i]!.predSql])).toEqual(
+      [],
+    );
     console.log(
       `native ${n.facts.sqliteVersion} vs sql.js ${w.facts.sqliteVersion}: ${differ.length} of 1820 verdicts differ, all on version-sensitive items (${n.out.results.filter(flagged).length} flagged)`,
     );
   }, 600_000);
 
   it('the same read-only, write and error semantics on hand-written items', async () => {
-    const base = {
-      questionId: 0,
-      dbId: 'superhero',
-      difficulty: 'simple' as const,
-      goldSql: 'SELECT count(*) FROM superhero',
-      extraction: { rule: 'sql-line' as const, thinkStripped: false },
-    };
     const items: EvalItem[] = [
       'DELETE FROM superhero',
       'SELECT count(*) FROM superhero; SELECT 1',
@@ -70,12 +68,12 @@ describe('--engine native: better-sqlite3 behind the same SQL worker engine', ()
       'WITH x AS (SELECT 1) DELETE FROM superhero',
       "VACUUM INTO '/tmp/x.sqlite'",
       "ATTACH ':memory:' AS m",
-    ].map((predSql, index) => ({ ...base, index, predSql }));
+    ].map((predSql, index) => superheroItem(index, predSql));
     for (const readOnly of [false, true]) {
       const options = { ...DEFAULT_EVAL_OPTIONS, readOnly };
       const a = await runEvaluation(items, options, { executor: native, reuse: false });
       const b = await runEvaluation(items, options, { executor: wasm, reuse: false });
-      expect(a.results.map(verdictOf)).toEqual(b.results.map(verdictOf));
+      expect(a.results.map(verdict)).toEqual(b.results.map(verdict));
     }
   }, 120_000);
 

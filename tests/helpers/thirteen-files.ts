@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { planReplay } from '../../src/core/run/replay.ts';
-import type { EvalItem, ItemResult } from '../../src/core/types.ts';
+import type { EvalItem } from '../../src/core/types.ts';
 import { birdPredictionFiles } from '../../bench/items.ts';
 import { readSharedText, sharedData } from './shared-data.ts';
 
@@ -26,16 +26,3 @@ export function thirteenSampleRun(): EvalItem[] {
       .map((it) => ({ ...it, sample: k })),
   );
 }
-
-/** An item's verdict, compared across engines and runs: its place, EX, Soft-F1, status, error, write flag, row counts. */
-export const verdictOf = (r: ItemResult) => [
-  r.index,
-  r.sample ?? 0,
-  r.ex,
-  r.softF1,
-  r.status,
-  r.error,
-  r.mutatedDb,
-  r.predRowCount,
-  r.goldRowCount,
-];
