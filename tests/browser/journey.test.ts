@@ -10,12 +10,12 @@ import { browserSkipReason, suiteTitle } from './harness.ts';
 import { appRves, cliRves, expectRvesAgreement } from './rves-figures.ts';
 import {
   type AppSession,
-  closeAppAfter,
   importDataset,
   officialCells,
-  openApp,
   screenshot,
   startRun,
+  useApp,
+  startSpiderGoldRun,
 } from './workbench-helpers.ts';
 
 interface CliItem {
@@ -65,7 +65,8 @@ describe.skipIf(browserSkipReason())(
   suiteTitle("the newcomer's journey on BIRD mini-dev"),
   { timeout: 120_000 },
   () => {
-    let { server, browser, page, watch } = {} as AppSession;
+    let { server, page } = {} as AppSession;
+    useApp((s) => ({ server, page } = s));
     let runA = '';
     let runB = '';
     let exTotalA = '';
@@ -89,11 +90,8 @@ describe.skipIf(browserSkipReason())(
 
     beforeAll(async () => {
       questions = minidevQuestions();
-      ({ server, browser, page, watch } = await openApp());
       await page.setViewportSize({ width: 1400, height: 1000 });
     });
-
-    closeAppAfter(() => ({ server, browser, watch }));
 
     it('first page: says what the workbench is for and offers the ways in', async () => {
       await page.goto(server.url + '#/');
@@ -497,12 +495,7 @@ describe.skipIf(browserSkipReason())(
       );
       const imported = await importDataset(page, { kind: 'spider', name: 'Spider dev (concert_singer)', folder: root });
       expect(imported.ok, imported.message).toBe(true);
-      const run = await startRun(page, {
-        datasetName: 'Spider dev (concert_singer)',
-        predictions: sharedData('spider', 'dev_gold.sql'),
-        name: 'spider gold',
-        onlyStored: true,
-      });
+      const run = await startSpiderGoldRun(page, 'Spider dev (concert_singer)', 'spider gold');
       expect(run.error).toBeNull();
       const rule = page.getByTestId('ex-rule');
       expect(await rule.getAttribute('data-rule')).toBe('spider');

@@ -6,12 +6,11 @@ import { minidevFlags, minidevQuestions, sharedData } from '../helpers/shared-da
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
-  closeAppAfter,
   officialCells,
-  openApp,
   screenshot,
   startRun,
   importBirdMiniDev,
+  useApp,
 } from './workbench-helpers.ts';
 
 const STORED = new Set(['superhero', 'student_club', 'toxicology']);
@@ -43,15 +42,12 @@ function writeRollouts(): string {
 
 /** One multi-sample run through the CLI and through the app: the same summary, counts included. */
 describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample run, CLI and app'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { page } = {} as AppSession;
+  useApp((s) => ({ page } = s), { hash: '#/datasets' });
 
   beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     await importBirdMiniDev(page);
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('shows per question counts, sample counts, EX and Soft-F1 equal to the CLI, with the same n note', async () => {
     const file = writeRollouts();

@@ -10,18 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { duck } from '../helpers/duck.ts';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
 import { birdQuestionsTable, int64, RAR_SCHEMA, utf8, writeParquet } from '../helpers/parquet-files.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import {
-  type AppSession,
-  closeAppAfter,
-  importDataset,
-  officialCells,
-  openApp,
-  startRun,
-} from './workbench-helpers.ts';
+import { type AppSession, importDataset, officialCells, startRun, useApp } from './workbench-helpers.ts';
 
 const demo = (f: string) => new URL(`../../public/demo/${f}`, import.meta.url).pathname;
 const work = mkdtempSync(path.join(tmpdir(), 'wb-parquet-app-'));
@@ -59,13 +52,8 @@ async function download(page: Page, selector: string, name: string): Promise<str
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('Parquet in and out in the app'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
-
-  beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
-  });
-  closeAppAfter(() => ({ server, browser, watch }));
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
 
   let jsonEx = '';
   let parquetRunId = '';

@@ -9,15 +9,7 @@ import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { type BirdQuestionRow, minidevQuestions } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import {
-  type AppSession,
-  closeAppAfter,
-  downloadFrom,
-  openApp,
-  screenshot,
-  startRun,
-  importBirdMiniDev,
-} from './workbench-helpers.ts';
+import { type AppSession, downloadFrom, screenshot, startRun, importBirdMiniDev, useApp } from './workbench-helpers.ts';
 
 const N = 4;
 const QUESTIONS = 20;
@@ -68,18 +60,15 @@ async function exportedRun(page: Page, runId: string): Promise<RunFile> {
  * (read back through the run export), its exports, and the comparison with a second run.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
   let runA: string;
   let fileA: RunFile;
   let stats: RunStats;
 
   beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     await importBirdMiniDev(page);
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('shows pass@1, pass@4, maj@4 and the GRPO shares of a 4-sample run as computed from its stored samples', async () => {
     const { file, ids } = writePredictions('rollouts-a.jsonl', (q) => q % (N + 1));

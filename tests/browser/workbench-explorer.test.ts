@@ -6,7 +6,7 @@ import { runFileJson, toRunFile } from '../../src/core/runfile/export.ts';
 import { DEFAULT_RUN_CONFIG, type SampleRecord } from '../../src/core/run/types.ts';
 import { runHeader, sampleRecord, unstoredDataset } from '../helpers/run-records.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
+import { type AppSession, screenshot, useApp } from './workbench-helpers.ts';
 
 const N = 2000;
 const HOSTILE = 1234;
@@ -39,7 +39,8 @@ function sample(index: number): SampleRecord {
 
 /** A run of 2,000 samples (more than BIRD dev's 1,534) imported as a run file: the explorer stays small in the DOM and quick. */
 describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 items'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/runs' });
   const samples = Array.from({ length: N }, (_, i) => sample(i));
   const header = runHeader({
     id: 'big-run',
@@ -57,8 +58,6 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
   beforeAll(async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'wb-big-')), 'big.run.json');
     writeFileSync(file, runFileJson(toRunFile(header, samples)));
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/runs');
     await page.getByTestId('import-run').setInputFiles(file);
     expect(await page.getByTestId('import-run-message').textContent()).toContain(
       'Imported run "two thousand" (2000 questions)',
@@ -66,8 +65,6 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
     await page.goto(`${server.url}#/run/big-run/items`);
     await options().first().waitFor();
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('lists 2,000 items with only the visible rows in the page', async () => {
     expect(await page.getByTestId('filter-count').textContent()).toContain('2,000 of 2,000 items');

@@ -11,13 +11,12 @@ import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
-  closeAppAfter,
   downloadFrom,
   importDataset,
   officialCells,
-  openApp,
   screenshot,
   startRun,
+  useApp,
 } from './workbench-helpers.ts';
 
 const DBS = ['concert_singer', 'pets_1', 'car_1', 'flight_2'];
@@ -43,18 +42,15 @@ async function spiderZip(root: string): Promise<string> {
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider databases'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { page } = {} as AppSession;
+  useApp((s) => ({ page } = s), { hash: '#/datasets' });
   let folder: string;
   const questions = parseQuestions(readFileSync(sharedData('spider', 'dev.json'), 'utf8'), 'dev.json');
   const withDb = questions.filter((q) => DBS.includes(q.dbId)).length;
 
   beforeAll(async () => {
     folder = spiderFolder();
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('imports dev.json, dev_gold.sql and four databases as a Spider dataset', async () => {
     const imported = await importDataset(page, { kind: 'spider', name: 'Spider dev (4 dbs)', folder });
