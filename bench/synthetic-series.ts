@@ -5,6 +5,7 @@
  */
 import type { SampleRecord } from '../src/core/run/types.ts';
 import { mulberry32 } from '../src/core/util/rng.ts';
+import { sampleRecord } from './run-records.ts';
 
 /** A scored sample of a synthetic run (`over` replaces any field): one row each side, no error. */
 export function benchSample(
@@ -14,30 +15,7 @@ export function benchSample(
   resultKey: string,
   over: Partial<SampleRecord> = {},
 ): SampleRecord {
-  return {
-    index,
-    sample,
-    questionId: index,
-    dbId: `db${index % 7}`,
-    difficulty: 'simple',
-    ex,
-    softF1: ex,
-    rves: null,
-    timeRatio: null,
-    status: 'ok',
-    error: null,
-    mutatedDb: false,
-    extraction: { rule: 'sql-field', thinkStripped: false },
-    predRowCount: 1,
-    goldRowCount: 1,
-    elapsedMs: 1,
-    sql: 'SELECT 1',
-    goldSql: 'SELECT 1',
-    format: 1,
-    reward: ex,
-    resultKey,
-    ...over,
-  };
+  return sampleRecord({ index, sample, ex, dbId: `db${index % 7}`, resultKey, ...over });
 }
 
 /** One step's samples: question q is right with a chance that drifts with the step, 3 wrong results to vote among. */

@@ -5,12 +5,13 @@
  * the way tests/store/performance.browser.test.ts measures it. The app then reopens the run.
  * `benchSeriesWrite` stores a synthetic training run (bench/synthetic-series.ts) for the series view.
  */
-import { countSamples, markUnsorted, sortBlocks } from '../../src/adapters/store/sample-blocks.ts';
-import { SampleWriter } from '../../src/adapters/store/sample-writer.ts';
+import { countSamples, sortBlocks } from '../../src/adapters/store/sample-blocks.ts';
 import type { SeriesRecord } from '../../src/adapters/store/records.ts';
 import { BLOCK_SIZE, openWorkbenchDb } from '../../src/adapters/store/schema.ts';
+import { runHeader, storedRunSample, unstoredDataset } from '../run-records.ts';
 import { syntheticStep } from '../synthetic-series.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
+import { writeAsPool } from './pool-writes.ts';
 
 export interface IdbWriteResult {
   runId: string;
@@ -29,8 +30,6 @@ declare global {
   }
 }
 
-const DBS = ['superhero', 'toxicology', 'student_club'];
-
 /** Question q's samples are right with a chance that grows with q (so pass rates spread over 0..1), and vote among 3 results. */
 const rlEx = (q: number, s: number): 0 | 1 => (((q * 7919 + s * 104729) % 1000) / 1000 < (q % 10) / 10 ? 1 : 0);
 
@@ -38,71 +37,47 @@ const sample = (k: number, perQuestion = 1): SampleRecord => {
   const index = Math.floor(k / perQuestion);
   const s = k % perQuestion;
   const ex = perQuestion === 1 ? ((index % 2) as 0 | 1) : rlEx(index, s);
-  const base = flatSample(index);
+  const base = storedRunSample(index);
   return perQuestion === 1
     ? base
     : { ...base, sample: s, ex, reward: ex, resultKey: ex ? 'gold' : `wrong-${(index + s) % 3}` };
 };
 
-const flatSample = (index: number): SampleRecord => ({
-  index,
-  questionId: index,
-  dbId: DBS[index % 3]!,
-  difficulty: 'moderate',
-  ex: (index % 2) as 0 | 1,
-  softF1: 0.5,
-  rves: null,
-  timeRatio: null,
-  status: index % 7 === 0 ? 'error' : 'ok',
-  error: index % 7 === 0 ? 'prediction: no such column: T1.name' : null,
-  mutatedDb: false,
-  extraction: { rule: 'bird-separator', thinkStripped: false },
-  predRowCount: 3,
-  goldRowCount: 3,
-  elapsedMs: 2.25,
-  sample: 0,
-  sql: `SELECT T1.name, COUNT(*) FROM superhero AS T1 JOIN hero_power AS T2 ON T1.id = T2.hero_id WHERE T1.id = ${index} GROUP BY T1.name`,
-  goldSql: `SELECT T1.name FROM superhero AS T1 WHERE T1.id = ${index}`,
-  format: 1,
-  reward: index % 2,
-});
+/** A replay run of the dataset "bench" (not stored): `questions` questions x `perQuestion` samples. */
+const benchHeader = (
+  fields: Pick<RunHeader, 'id' | 'name' | 'status'>,
+  predictions: string,
+  questions: number,
+  perQuestion: number,
+): RunHeader => {
+  const now = new Date().toISOString();
+  return runHeader({
+    ...fields,
+    createdAt: now,
+    updatedAt: now,
+    source: { kind: 'replay', predictions: { name: predictions, sha256: '0', bytes: 0 } },
+    dataset: unstoredDataset({ id: 'bench', name: 'bench (not stored)' }),
+    subset: { description: 'all', indices: Array.from({ length: questions }, (_, i) => i) },
+    config: DEFAULT_RUN_CONFIG,
+    samplesPerQuestion: perQuestion,
+    executor: 'bench',
+  });
+};
 
 window.benchIdbWrite = async (n: number, perQuestion = 1): Promise<IdbWriteResult> => {
   const idb = await openWorkbenchDb();
   try {
-    const now = new Date().toISOString();
     const runId = `bench-idb-${crypto.randomUUID()}`;
-    const header: RunHeader = {
-      id: runId,
-      name: `bench: ${n} samples`,
-      createdAt: now,
-      updatedAt: now,
-      status: 'running',
-      source: { kind: 'replay', predictions: { name: 'bench.json', sha256: '0', bytes: 0 } },
-      dataset: {
-        id: 'bench',
-        name: 'bench (not stored)',
-        questions: { name: 'q.json', sha256: '0', bytes: 0 },
-        gold: null,
-        databases: {},
-      },
-      subset: { description: 'all', indices: Array.from({ length: Math.ceil(n / perQuestion) }, (_, i) => i) },
-      config: DEFAULT_RUN_CONFIG,
-      samplesPerQuestion: perQuestion,
-      executor: 'bench',
-    };
+    const name = `bench: ${n} samples`;
+    const header = benchHeader(
+      { id: runId, name, status: 'running' },
+      'bench.json',
+      Math.ceil(n / perQuestion),
+      perQuestion,
+    );
     await idb.put('runs', header);
-    await markUnsorted(idb, runId);
-    const writer = new SampleWriter(idb, runId, 0);
     // Samples arrive over time, as from the pool: out of order (grouped by database), 100 per task.
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (a % 3) - (b % 3) || a - b);
-    const t0 = performance.now();
-    for (let i = 0; i < n; i += 100) {
-      for (const k of order.slice(i, i + 100)) writer.push(sample(k, perQuestion));
-      await new Promise((r) => setTimeout(r, 0));
-    }
-    await writer.close();
-    const writeMs = performance.now() - t0;
+    const writeMs = await writeAsPool(idb, runId, n, (k) => sample(k, perQuestion));
     const s0 = performance.now();
     await sortBlocks(idb, runId);
     const sortMs = performance.now() - s0;
@@ -150,25 +125,12 @@ window.benchSeriesWrite = async (steps, questions, perQuestion) => {
       const runId = `${seriesId}-step-${step}`;
       const all = syntheticStep(s, questions, perQuestion);
       samples += all.length;
-      const header: RunHeader = {
-        id: runId,
-        name: `${record.name} · step ${step}`,
-        createdAt: now,
-        updatedAt: now,
-        status: 'done',
-        source: { kind: 'replay', predictions: { name: `${step}.jsonl`, sha256: '0', bytes: 0 } },
-        dataset: {
-          id: 'bench',
-          name: 'bench (not stored)',
-          questions: { name: 'q.json', sha256: '0', bytes: 0 },
-          gold: null,
-          databases: {},
-        },
-        subset: { description: 'all', indices: Array.from({ length: questions }, (_, i) => i) },
-        config: DEFAULT_RUN_CONFIG,
-        samplesPerQuestion: perQuestion,
-        executor: 'bench',
-      };
+      const header = benchHeader(
+        { id: runId, name: `${record.name} · step ${step}`, status: 'done' },
+        `${step}.jsonl`,
+        questions,
+        perQuestion,
+      );
       const tx = idb.transaction(['runs', 'sampleBlocks', 'sampleMeta', 'seriesScores'], 'readwrite');
       void tx.objectStore('runs').put(header);
       for (let b = 0; b * BLOCK_SIZE < all.length; b++)

@@ -7,20 +7,14 @@ import { readDbFacts } from '../../src/core/eval/db-facts.ts';
 import type { EvalItem, ItemResult } from '../../src/core/types.ts';
 import { runCli, tempFile, readJson } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
+import { superheroItem, VERDICT_FIELDS, verdictOf } from '../helpers/item-results.ts';
 import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
 
+/** What the two engines must agree on: an item's verdict without its result key. */
+const ENGINE_FIELDS = VERDICT_FIELDS.filter((f) => f !== 'resultKey');
+const verdict = (r: ItemResult) => verdictOf(r, ENGINE_FIELDS);
+
 const DB_ROOT = sharedData('bird', 'databases');
-const verdict = (r: ItemResult) => [
-  r.index,
-  r.sample ?? 0,
-  r.ex,
-  r.softF1,
-  r.status,
-  r.error,
-  r.mutatedDb,
-  r.predRowCount,
-  r.goldRowCount,
-];
 
 describe('--engine native: better-sqlite3 behind the same SQL worker engine', () => {
   const native = createNodeSqlPool({ dbRoot: DB_ROOT, workers: 2, engine: 'native' });
@@ -62,13 +56,6 @@ describe('--engine native: better-sqlite3 behind the same SQL worker engine', ()
   }, 600_000);
 
   it('the same read-only, write and error semantics on hand-written items', async () => {
-    const base = {
-      questionId: 0,
-      dbId: 'superhero',
-      difficulty: 'simple' as const,
-      goldSql: 'SELECT count(*) FROM superhero',
-      extraction: { rule: 'sql-line' as const, thinkStripped: false },
-    };
     const items: EvalItem[] = [
       'DELETE FROM superhero',
       'SELECT count(*) FROM superhero; SELECT 1',
@@ -81,7 +68,7 @@ describe('--engine native: better-sqlite3 behind the same SQL worker engine', ()
       'WITH x AS (SELECT 1) DELETE FROM superhero',
       "VACUUM INTO '/tmp/x.sqlite'",
       "ATTACH ':memory:' AS m",
-    ].map((predSql, index) => ({ ...base, index, predSql }));
+    ].map((predSql, index) => superheroItem(index, predSql));
     for (const readOnly of [false, true]) {
       const options = { ...DEFAULT_EVAL_OPTIONS, readOnly };
       const a = await runEvaluation(items, options, { executor: native, reuse: false });

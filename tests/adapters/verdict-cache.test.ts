@@ -23,23 +23,12 @@ import { fileDataset, memoryAppPorts } from '../helpers/memory-app-ports.ts';
 import type { EvalItem, ItemResult } from '../../src/core/types.ts';
 import { runCli } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
+import { superheroItem, verdictOf } from '../helpers/item-results.ts';
 import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
 
 const DB_ROOT = sharedData('bird', 'databases');
-/** What the cache must give back exactly: the verdict of every item. */
-const verdict = (r: ItemResult) => [
-  r.index,
-  r.sample ?? 0,
-  r.questionId,
-  r.ex,
-  r.softF1,
-  r.status,
-  r.error,
-  r.mutatedDb,
-  r.predRowCount,
-  r.goldRowCount,
-  r.resultKey ?? null,
-];
+/** What the cache must give back exactly: the verdict of every item (its result key included), and its question. */
+const verdict = (r: ItemResult) => [...verdictOf(r), r.questionId];
 
 /** The pool, counting the items it is asked to execute. */
 function counting(inner: SqlExecutor) {
@@ -100,19 +89,12 @@ describe('the verdict cache across runs, on real data', () => {
   }, 600_000);
 
   it('never caches a prediction that writes or calls random(), and a timeout only under the same timeout', async () => {
-    const base = {
-      questionId: 0,
-      dbId: 'superhero',
-      difficulty: 'simple' as const,
-      goldSql: 'SELECT count(*) FROM superhero',
-      extraction: { rule: 'sql-line' as const, thinkStripped: false },
-    };
     const items: EvalItem[] = [
-      { ...base, index: 0, predSql: 'SELECT random() FROM superhero LIMIT 1' },
-      { ...base, index: 1, predSql: "UPDATE superhero SET superhero_name = 'x' WHERE id = 1" },
-      { ...base, index: 2, predSql: 'DELETE FROM superhero WHERE id = 1' },
-      { ...base, index: 3, predSql: 'SELECT count(*) FROM superhero' },
-    ];
+      'SELECT random() FROM superhero LIMIT 1',
+      "UPDATE superhero SET superhero_name = 'x' WHERE id = 1",
+      'DELETE FROM superhero WHERE id = 1',
+      'SELECT count(*) FROM superhero',
+    ].map((predSql, index) => superheroItem(index, predSql));
     const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-'));
     for (let round = 0; round < 2; round++) {
       const count = counting(pool);

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Download } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
@@ -19,15 +19,11 @@ import { vllmErrorLine, vllmOkLine } from '../helpers/batch-fixtures.ts';
 import { tempFile } from '../helpers/cli.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { DEMO_ROOT } from './node-reference.ts';
-import { type AppSession, closeAppAfter, openApp, importDemoLibrary } from './workbench-helpers.ts';
+import { type AppSession, importDemoLibrary, useApp } from './workbench-helpers.ts';
 
 describe.skipIf(browserSkipReason())(suiteTitle('Generate screen: batch files out and back in'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
-
-  beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-  });
-  closeAppAfter(() => ({ server, browser, watch }));
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s));
 
   it('exports one line per sample with a unique custom_id and imports run_batch output as a run scored like a replay', async () => {
     await page.goto(server.url + '#/datasets');

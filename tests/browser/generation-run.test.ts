@@ -6,19 +6,15 @@
  * the run is still listed, and the explorer shows each sample's prompt and completion (a
  * story: extraction rule `none`, EX 0).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 
-import { type AppSession, closeAppAfter, openApp, screenshot, importDemoLibrary } from './workbench-helpers.ts';
+import { type AppSession, screenshot, importDemoLibrary, useApp } from './workbench-helpers.ts';
 
 describe.skipIf(browserSkipReason())(suiteTitle('Generate screen with the real GGUF model on the CPU engine'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
-
-  beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-  });
-  closeAppAfter(() => ({ server, browser, watch }));
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s));
 
   it('generates 3 questions, stores each sample with its prompt and completion, and shows the run after a reload', async () => {
     const t0 = Date.now();

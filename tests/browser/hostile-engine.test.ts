@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NativeDatabase } from '../helpers/native-sqlite.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, importDataset, openApp } from './workbench-helpers.ts';
+import { type AppSession, importDataset, useApp } from './workbench-helpers.ts';
 
 /**
  * Issue 17's attacks on the SQL engine, in the built app (the same engine and pool as the CLI):
@@ -28,7 +28,8 @@ const QUESTIONS = [
 ];
 
 describe.skipIf(browserSkipReason())(suiteTitle('hostile SQL against the engine in the app'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
   let dir: string;
 
   beforeAll(async () => {
@@ -45,12 +46,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile SQL against the engine 
     db.close();
     writeFileSync(path.join(dir, 'eng', 'questions.json'), JSON.stringify(QUESTIONS.map(({ pred: _p, ...q }) => q)));
     writeFileSync(path.join(dir, 'preds.sql'), QUESTIONS.map((q) => q.pred).join('\n') + '\n');
-
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
   }, 180_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('a folder whose database has a -wal with committed rows beside it is refused at import, naming the -wal and the checkpoint', async () => {
     const src = path.join(dir, 'wal-src');

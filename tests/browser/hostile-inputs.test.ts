@@ -8,12 +8,12 @@ import { browserSkipReason, suiteTitle } from './harness.ts';
 import { idbCounts } from './offline-helpers.ts';
 import {
   type AppSession,
-  closeAppAfter,
   importDataset,
   officialCells,
-  openApp,
   startRun,
   spiderGoldRun,
+  useApp,
+  runStored,
 } from './workbench-helpers.ts';
 
 /** concert_singer's questions are the first 45 of Spider dev (positions = question ids). */
@@ -29,7 +29,8 @@ const MALICIOUS =
  * and its score.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page, watch } = {} as AppSession;
+  useApp((s) => ({ server, page, watch } = s), { hash: '#/datasets' });
   let dir: string;
   let runId: string;
   let exTotal: string;
@@ -64,13 +65,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'wb-hostile-'));
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     ({ runId, exTotal } = await spiderGoldRun(page));
     before = await idbCounts(page);
   }, 180_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   const sqlite = () => readFileSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite'));
   const questionsJson = JSON.stringify([
@@ -139,14 +136,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
       JSON.stringify({ question_id: i, completion: i === 0 ? MALICIOUS : `\`\`\`sql\n${g.sql}\n\`\`\`` }),
     );
     const p = file('markup.jsonl', lines.join('\n') + '\n');
-    const run = await startRun(page, {
-      datasetName: 'Spider one db',
-      predictions: p,
-      name: 'markup',
-      onlyStored: true,
-    });
-    expect(run.error).toBeNull();
-    await page.goto(server.url + `#/run/${run.runId}/items/0.0`);
+    const markupRun = await runStored(page, 'Spider one db', p, 'markup');
+    await page.goto(server.url + `#/run/${markupRun}/items/0.0`);
     const detail = page.getByTestId('item-detail');
     await detail.waitFor();
     await detail.locator('details summary').click();
@@ -158,7 +149,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile inputs in the app'), ()
     expect(await flag.getAttribute('data-patterns')).toContain('ignore-instructions');
     expect(await flag.textContent()).toContain('ignore the rubric');
     // The other items' completions are plain: not flagged.
-    await page.goto(server.url + `#/run/${run.runId}/items/1.0`);
+    await page.goto(server.url + `#/run/${markupRun}/items/1.0`);
     await page.getByTestId('item-detail').locator('[data-testid="item-question"]').waitFor();
     expect(await page.getByTestId('injection-flag').count()).toBe(0);
     await storedIsIntact(before.runs + 1);

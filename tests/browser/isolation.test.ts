@@ -5,15 +5,7 @@ import type { RunFile } from '../../src/core/run/types.ts';
 import { evalMinidev, tempFile } from '../helpers/cli.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import {
-  type AppSession,
-  closeAppAfter,
-  downloadFrom,
-  importDataset,
-  officialCells,
-  openApp,
-  startRun,
-} from './workbench-helpers.ts';
+import { type AppSession, downloadFrom, importDataset, officialCells, useApp, runStored } from './workbench-helpers.ts';
 
 interface CliItem {
   index: number;
@@ -39,16 +31,13 @@ const HOSTILE: Record<string, string> = {
   398: 'SELECT count(*) FROM (SELECT randomblob(1000) AS b FROM (WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM c WHERE v < 1500000) SELECT v FROM c) ORDER BY b)', // toxicology
 };
 
-async function cliEval(predictions: string): Promise<CliReport> {
-  return (await evalMinidev<CliReport>(predictions)).report;
-}
-
 /**
  * Issue 24, broken #1 and #2 in the app (browser workers): hostile predictions run first on
  * their workers, and every other item keeps the verdict the CLI gives it without them.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('isolation of executions in the app (BIRD mini-dev, gpt-4o)'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
   let clean: CliReport;
   let hostileFile: string;
 
@@ -60,28 +49,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('isolation of executions in the 
       preds[k] = `${sql}\t----- bird -----\t${preds[k]!.split('\t----- bird -----\t')[1]}`;
     hostileFile = tempFile('hostile-gpt-4o.json');
     writeFileSync(hostileFile, JSON.stringify(preds));
-    const reference = cliEval(PREDICTIONS);
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
-    clean = await reference;
+    clean = (await evalMinidev<CliReport>(PREDICTIONS)).report;
   }, 300_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('every item but the hostile ones has the verdict it has without them; those end refused or over budget', async () => {
     expect((await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(
       true,
     );
-    const run = await startRun(page, {
-      datasetName: 'BIRD mini-dev',
-      predictions: hostileFile,
-      name: 'gpt-4o with hostile neighbours',
-      onlyStored: true,
-    });
-    expect(run.error).toBeNull();
+    const hostileRun = await runStored(page, 'BIRD mini-dev', hostileFile, 'gpt-4o with hostile neighbours');
     await page.getByTestId('nav-runs').click();
     const file = JSON.parse(
-      (await downloadFrom(page, `[data-run-id="${run.runId}"] [data-testid="export-run"]`)).text,
+      (await downloadFrom(page, `[data-run-id="${hostileRun}"] [data-testid="export-run"]`)).text,
     ) as RunFile;
     const scored = file.samples.filter((s) => s.status !== 'missing-db');
     expect(scored).toHaveLength(140);
@@ -97,7 +75,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('isolation of executions in the 
     // The dashboard's EX is the clean run's, less what the three hostile questions scored there.
     const lost = Object.keys(HOSTILE).reduce<number>((a, k) => a + (cleanEx.get(Number(k)) ?? 0), 0);
     const cleanCorrect = [...cleanEx.values()].reduce<number>((a, x) => a + x, 0);
-    await page.goto(server.url + `#/run/${run.runId}`);
+    await page.goto(server.url + `#/run/${hostileRun}`);
     await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
     expect((await officialCells(page)).ex!.total).toBe(formatFixed2(((cleanCorrect - lost) / 140) * 100));
     console.log(

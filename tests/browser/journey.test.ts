@@ -4,24 +4,20 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { duck } from '../helpers/duck.ts';
-import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
+import { type BirdQuestionRow, minidevFlags, minidevQuestions, sharedData } from '../helpers/shared-data.ts';
 import { seriousViolations } from './axe-check.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { appRves, cliRves, expectRvesAgreement } from './rves-figures.ts';
 import {
   type AppSession,
-  closeAppAfter,
   importDataset,
   officialCells,
-  openApp,
   screenshot,
   startRun,
+  useApp,
+  startSpiderGoldRun,
 } from './workbench-helpers.ts';
 
-interface BirdQuestion {
-  question_id: number;
-  db_id: string;
-}
 interface CliItem {
   index: number;
   sample: number;
@@ -49,9 +45,7 @@ const sqlOf = (v: string) => v.split('\t----- bird -----\t')[0]!;
 
 /** 8 samples for `indices` (gold positions), as JSONL lines {question_id, sql}. */
 function writeEightSamples(indices: readonly number[]): string {
-  const questions = JSON.parse(
-    readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8'),
-  ) as BirdQuestion[];
+  const questions = minidevQuestions();
   const files = EIGHT.map((f) => JSON.parse(readFileSync(f, 'utf8')) as Record<string, string>);
   const lines = indices.flatMap((i) =>
     files.map((f) => JSON.stringify({ question_id: questions[i]!.question_id, sql: sqlOf(f[String(i)]!) })),
@@ -71,12 +65,13 @@ describe.skipIf(browserSkipReason())(
   suiteTitle("the newcomer's journey on BIRD mini-dev"),
   { timeout: 120_000 },
   () => {
-    let { server, browser, page, watch } = {} as AppSession;
+    let { server, page } = {} as AppSession;
+    useApp((s) => ({ server, page } = s));
     let runA = '';
     let runB = '';
     let exTotalA = '';
     let wrongIndex = -1;
-    let questions: BirdQuestion[] = [];
+    let questions: BirdQuestionRow[] = [];
     const axeFindings: Record<string, unknown[]> = {};
 
     /** Both sizes of the screen shown now, each checked with axe. */
@@ -94,14 +89,9 @@ describe.skipIf(browserSkipReason())(
     }
 
     beforeAll(async () => {
-      questions = JSON.parse(
-        readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8'),
-      ) as BirdQuestion[];
-      ({ server, browser, page, watch } = await openApp());
+      questions = minidevQuestions();
       await page.setViewportSize({ width: 1400, height: 1000 });
     });
-
-    closeAppAfter(() => ({ server, browser, watch }));
 
     it('first page: says what the workbench is for and offers the ways in', async () => {
       await page.goto(server.url + '#/');
@@ -505,12 +495,7 @@ describe.skipIf(browserSkipReason())(
       );
       const imported = await importDataset(page, { kind: 'spider', name: 'Spider dev (concert_singer)', folder: root });
       expect(imported.ok, imported.message).toBe(true);
-      const run = await startRun(page, {
-        datasetName: 'Spider dev (concert_singer)',
-        predictions: sharedData('spider', 'dev_gold.sql'),
-        name: 'spider gold',
-        onlyStored: true,
-      });
+      const run = await startSpiderGoldRun(page, 'Spider dev (concert_singer)', 'spider gold');
       expect(run.error).toBeNull();
       const rule = page.getByTestId('ex-rule');
       expect(await rule.getAttribute('data-rule')).toBe('spider');

@@ -1,25 +1,17 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
+import { keysSortedAsText, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { minidevFlags, minidevQuestions, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
-  closeAppAfter,
   officialCells,
-  openApp,
   screenshot,
   startRun,
   importBirdMiniDev,
+  useApp,
 } from './workbench-helpers.ts';
-
-interface BirdQuestion {
-  question_id: number;
-  db_id: string;
-  SQL: string;
-  difficulty: string;
-}
 
 const STORED = new Set(['superhero', 'student_club', 'toxicology']);
 const WRONG = ["SELECT 'not the answer'", 'SELEC broken'];
@@ -30,7 +22,7 @@ const WRONG = ["SELECT 'not the answer'", 'SELEC broken'];
  * questions of a database that is not here (unscored, left out of both counts).
  */
 function writeRollouts(): string {
-  const all = JSON.parse(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8')) as BirdQuestion[];
+  const all = minidevQuestions();
   const usable = all.filter((x) => x.question_id !== 137 && x.question_id !== 138);
   const here = usable.filter((x) => STORED.has(x.db_id)).slice(0, 13);
   const away = usable.filter((x) => !STORED.has(x.db_id)).slice(0, 2);
@@ -50,15 +42,12 @@ function writeRollouts(): string {
 
 /** One multi-sample run through the CLI and through the app: the same summary, counts included. */
 describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample run, CLI and app'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { page } = {} as AppSession;
+  useApp((s) => ({ page } = s), { hash: '#/datasets' });
 
   beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     await importBirdMiniDev(page);
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('shows per question counts, sample counts, EX and Soft-F1 equal to the CLI, with the same n note', async () => {
     const file = writeRollouts();
@@ -90,20 +79,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the summary of a multi-sample r
   });
   it("shows the CLI's pairing finding for a BIRD file with keys sorted as text when it is chosen, and refuses to run it", async () => {
     const name = 'predict_mini_dev_gpt-4-o_cot_SQLite.json';
-    const obj = JSON.parse(readFileSync(sharedData('bird', 'predictions', 'TA_output', name), 'utf8')) as Record<
-      string,
-      string
-    >;
-    const file = tempFile(name);
-    writeFileSync(
-      file,
-      '{' +
-        Object.keys(obj)
-          .sort()
-          .map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`)
-          .join(',\n') +
-        '}',
-    );
+    const file = keysSortedAsText(sharedData('bird', 'predictions', 'TA_output', name), name);
     const cli = await runCli(['eval', '--predictions', file, ...minidevFlags(), '--strict']);
     expect(cli.code).toBe(2);
     const cliMessage = /keys are not at their own position[^\n]*?numeric order/.exec(cli.stderr)?.[0];

@@ -1,10 +1,9 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type OpenAiServer } from '../helpers/openai-server.ts';
-import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
 import { spiderOneDbFolder, waitForServiceWorker } from './offline-helpers.ts';
-import { closeAppAfter, importDataset, officialCells, openApp, startRun } from './workbench-helpers.ts';
+import { closeAppAfter, importDataset, officialCells, openApp, startSpiderGoldRun } from './workbench-helpers.ts';
 
 interface Logged {
   source: 'page' | 'context' | 'service-worker' | 'worker-cdp';
@@ -81,12 +80,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('no request leaves the origin du
 
     log.clear();
     const before = server.requests.length;
-    const run = await startRun(page, {
-      datasetName: 'Spider one db',
-      predictions: sharedData('spider', 'dev_gold.sql'),
-      name: 'replay',
-      onlyStored: true,
-    });
+    const run = await startSpiderGoldRun(page, 'Spider one db', 'replay');
     expect(run.error).toBeNull();
     expect(Number((await officialCells(page)).count!.total)).toBeGreaterThan(0);
     during = [...log.entries];

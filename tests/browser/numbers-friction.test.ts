@@ -14,16 +14,16 @@ import { browserSkipReason, gotoHash, suiteTitle } from './harness.ts';
 import { DEMO_ROOT } from './node-reference.ts';
 import {
   type AppSession,
-  closeAppAfter,
   importDataset,
   importDemoLibrary,
-  openApp,
   screenshot,
   startRun,
+  useApp,
 } from './workbench-helpers.ts';
 
 describe.skipIf(browserSkipReason())(suiteTitle('issue 23: friction fixed, units named'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s));
   let runA = '';
   let runB = '';
 
@@ -36,12 +36,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('issue 23: friction fixed, units
   }
 
   beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
     await page.setViewportSize({ width: 1400, height: 1000 });
     await page.goto(server.url + '#/datasets');
     await importDemoLibrary(page);
   }, 120_000);
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('a typed run name names that run only; the form keeps the last dataset after a reload; TS seed and size are in the form', async () => {
     const a = await startRun(page, {

@@ -2,7 +2,6 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sharedData } from '../helpers/shared-data.ts';
 import {
   browserSkipReason,
   builtAppDir,
@@ -12,7 +11,7 @@ import {
   type StaticServer,
 } from './harness.ts';
 import { cachedBytes, waitForServiceWorker } from './offline-helpers.ts';
-import { closeAppAfter, officialCells, openApp, startRun, spiderGoldRun } from './workbench-helpers.ts';
+import { closeAppAfter, officialCells, openApp, spiderGoldRun, startSpiderGoldRun } from './workbench-helpers.ts';
 
 /**
  * Offline after one visit: the service worker precaches the app, its workers and sql.js's
@@ -106,12 +105,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('offline after one visit (servic
     await page.getByTestId('nav-datasets').click();
     await page.getByTestId('dataset-list').locator('li a').first().click();
     await page.getByTestId('dataset-card').getByTestId('db-table').waitFor();
-    const run = await startRun(page, {
-      datasetName: 'Spider one db',
-      predictions: sharedData('spider', 'dev_gold.sql'),
-      name: 'offline',
-      onlyStored: true,
-    });
+    const run = await startSpiderGoldRun(page, 'Spider one db', 'offline');
     expect(run.error).toBeNull();
     expect(run.runId).not.toBe(runId);
     expect((await officialCells(page)).ex!.total).toBe(exTotal);

@@ -10,18 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { duck } from '../helpers/duck.ts';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
-import { int64, RAR_SCHEMA, utf8, writeParquet } from '../helpers/parquet-files.ts';
+import { birdQuestionsTable, int64, RAR_SCHEMA, utf8, writeParquet } from '../helpers/parquet-files.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import {
-  type AppSession,
-  closeAppAfter,
-  importDataset,
-  officialCells,
-  openApp,
-  startRun,
-} from './workbench-helpers.ts';
+import { type AppSession, importDataset, officialCells, startRun, useApp } from './workbench-helpers.ts';
 
 const demo = (f: string) => new URL(`../../public/demo/${f}`, import.meta.url).pathname;
 const work = mkdtempSync(path.join(tmpdir(), 'wb-parquet-app-'));
@@ -33,13 +26,7 @@ function parquetDatasetFolder(): string {
   copyFileSync(demo('gold.sql'), path.join(dir, 'dev_gold.sql'));
   copyFileSync(demo('city_library/city_library.sqlite'), path.join(dir, 'city_library', 'city_library.sqlite'));
   const qs = JSON.parse(readFileSync(demo('questions.json'), 'utf8')) as Array<Record<string, unknown>>;
-  const cols = ['question_id', 'db_id', 'question', 'evidence', 'SQL', 'difficulty'];
-  writeParquet(
-    path.join(dir, 'dev.parquet'),
-    [{ name: 'schema', num_children: 6 }, int64('question_id'), ...cols.slice(1).map(utf8)],
-    cols.map((c) => ({ name: c, data: qs.map((q) => (c === 'question_id' ? BigInt(q[c] as number) : q[c])) })),
-    8,
-  );
+  writeParquet(path.join(dir, 'dev.parquet'), ...birdQuestionsTable(qs), 8);
   return dir;
 }
 
@@ -65,13 +52,8 @@ async function download(page: Page, selector: string, name: string): Promise<str
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('Parquet in and out in the app'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
-
-  beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
-  });
-  closeAppAfter(() => ({ server, browser, watch }));
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
 
   let jsonEx = '';
   let parquetRunId = '';

@@ -12,7 +12,7 @@ import { DEMO_DATASET_NAME } from '../../src/ui/home/demo-library.svelte.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { minidevFlags, readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, gotoHash, suiteTitle, waitForDemo } from './harness.ts';
-import { type AppSession, closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
+import { type AppSession, importDataset, screenshot, useApp } from './workbench-helpers.ts';
 
 interface CliItem {
   index: number;
@@ -53,7 +53,8 @@ async function typeSql(page: Page, sql: string): Promise<void> {
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { page } = {} as AppSession;
+  useApp((s) => ({ page } = s), { hash: '#/datasets' });
   let cli: CliItem[];
 
   beforeAll(async () => {
@@ -77,15 +78,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       .items.filter((i) => i.status !== 'missing-db')
       .sort((a, b) => a.sample - b.sample);
     expect(cli).toHaveLength(ATTEMPTS.length);
-
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     expect((await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(
       true,
     );
   }, 400_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('scores typed SQL on a real question as the CLI does, panel by panel', async () => {
     await gotoHash(page, '#/playground');

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { sharedData, spiderFlags } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { spiderOneDbFolder } from './offline-helpers.ts';
-import { type AppSession, closeAppAfter, importDataset, openApp, screenshot } from './workbench-helpers.ts';
+import { type AppSession, importDataset, screenshot, useApp } from './workbench-helpers.ts';
 
 interface CliProbe {
   questions: number;
@@ -15,7 +15,8 @@ interface CliProbe {
 
 /** The probe screen gives the CLI's counts on the same questions and database. */
 describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { page } = {} as AppSession;
+  useApp((s) => ({ page } = s), { hash: '#/datasets' });
   let cli: CliProbe;
 
   beforeAll(async () => {
@@ -26,30 +27,13 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
       path.join(root, 'concert_singer', 'concert_singer.sqlite'),
     );
     const out = tempFile('probe.json');
-    const run = await runCli([
-      'probe',
-      '--gold',
-      sharedData('spider', 'dev_gold.sql'),
-      '--dataset',
-      sharedData('spider', 'dev.json'),
-      '--db-root',
-      root,
-      '--workers',
-      '1',
-      '--out',
-      out,
-    ]);
+    const run = await runCli(['probe', ...spiderFlags({ dbRoot: root }), '--workers', '1', '--out', out]);
     expect(run.code).toBe(0);
     cli = readJson<CliProbe>(out);
-
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(
       true,
     );
   }, 300_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('runs every exploit on the stored questions and shows, per exploit, the questions won under each semantics as the CLI counts them', async () => {
     await page.getByTestId('nav-probe').click();

@@ -17,7 +17,7 @@ import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS } from '../helpers/series-dump
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle, watchPage, type PageWatch } from './harness.ts';
 import { openReport, otherRequests } from './report-helpers.ts';
-import { type AppSession, closeAppAfter, downloadFrom, LAPTOP, openApp } from './workbench-helpers.ts';
+import { type AppSession, downloadFrom, LAPTOP, useApp } from './workbench-helpers.ts';
 
 const PRED = (dir: string, f: string) => sharedData('bird', 'predictions', dir, f);
 const common = ['--gold', MINIDEV_GOLD, '--dataset', MINIDEV_QUESTIONS, '--db-root', DB_ROOT];
@@ -44,7 +44,8 @@ async function exportRunFile(page: Page, base: string, runId: string): Promise<s
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('report round trip: export, report, import'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, browser, page } = {} as AppSession;
+  useApp((s) => ({ server, browser, page } = s), { watches: () => watches });
   const watches: PageWatch[] = [];
   const ids: string[] = [];
 
@@ -57,13 +58,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('report round trip: export, repo
       expect(run.code, run.stderr).toBe(0);
       ids.push((JSON.parse(readFileSync(at(`${name}.run.json`), 'utf8')) as { run: { id: string } }).run.id);
     }
-    ({ server, browser, page, watch } = await openApp());
     await page.goto(`${server.url}#/runs`);
     for (const name of ['gpt4o', 'gpt4t'])
       expect(await importFile(page, at(`${name}.run.json`))).toMatch(/^Imported run /);
   }, 600_000);
-
-  closeAppAfter(() => ({ server, browser, watch }), { watches: () => watches });
 
   /** A page of the app in a browser profile of its own (no stored run). */
   async function freshPage(): Promise<Page> {

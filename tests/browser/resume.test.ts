@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunFile, SampleRecord } from '../../src/core/run/types.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle, watchPage, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, downloadFrom, importDataset, openApp, startRun } from './workbench-helpers.ts';
+import { closeAppAfter, downloadFrom, importDataset, openApp, runStored } from './workbench-helpers.ts';
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'sql_output_kg', 'predict_mini_dev_gpt-4_sqlite.json');
 /** The 140 mini-dev questions whose databases are here. */
@@ -84,14 +84,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('runs resume exactly once, throu
     expect((await importDataset(main, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(
       true,
     );
-    const run = await startRun(main, {
-      datasetName: 'BIRD mini-dev',
-      predictions: PREDICTIONS,
-      name: 'uninterrupted',
-      onlyStored: true,
-    });
-    expect(run.error).toBeNull();
-    whole = await exported(main, run.runId!);
+    const runId = await runStored(main, 'BIRD mini-dev', PREDICTIONS, 'uninterrupted');
+    whole = await exported(main, runId);
     expect(whole).toHaveLength(ITEMS);
   }, 240_000);
 

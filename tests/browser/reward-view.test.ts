@@ -3,14 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import {
-  type AppSession,
-  closeAppAfter,
-  openApp,
-  screenshot,
-  startRun,
-  importBirdMiniDev,
-} from './workbench-helpers.ts';
+import { type AppSession, screenshot, importBirdMiniDev, useApp, runStored } from './workbench-helpers.ts';
 
 const ARCWISE = sharedData('bird', 'corrections', 'arcwise_plat_sql_only_with_diff.json');
 const PREDICTIONS = sharedData(
@@ -45,7 +38,8 @@ interface CliOut {
  * here): its counts are the CLI's, and each count opens exactly those items in the explorer.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-dev'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { page } = {} as AppSession;
+  useApp((s) => ({ page } = s), { hash: '#/datasets' });
   let cli: CliOut;
 
   beforeAll(async () => {
@@ -62,22 +56,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
       '--gold-overlay',
       ARCWISE,
     ]);
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     await importBirdMiniDev(page);
     const run = await reference;
     if (run.code !== 0) throw new Error(`the CLI failed: ${run.stderr}`);
     cli = readJson<CliOut>(out);
-    const started = await startRun(page, {
-      datasetName: 'BIRD mini-dev',
-      predictions: PREDICTIONS,
-      name: 'llama-70b cot',
-      onlyStored: true,
-    });
-    expect(started.error).toBeNull();
+    await runStored(page, 'BIRD mini-dev', PREDICTIONS, 'llama-70b cot');
   }, 300_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it("shows EX, the SQLite of the verdicts and the CLI's counts of version-sensitive items, gold problems and writes", async () => {
     const view = page.getByTestId('reward-view');

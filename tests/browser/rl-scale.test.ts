@@ -20,7 +20,7 @@ import type { RunFile } from '../../src/core/run/types.ts';
 import { scoreOf } from '../../src/core/run/score-run.ts';
 import { syntheticRunFile, syntheticSamples, writeRunFile } from '../robustness/synthetic-run.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, downloadFrom, openApp, screenshot } from './workbench-helpers.ts';
+import { type AppSession, downloadFrom, screenshot, useApp } from './workbench-helpers.ts';
 
 const QUESTIONS = 1563;
 const N = 64;
@@ -62,7 +62,8 @@ async function importRun(page: Page, file: string, name: string): Promise<void> 
 describe.skipIf(browserSkipReason())(
   suiteTitle('the app at 100,000 samples: import, explorer, RL view, comparison, export'),
   () => {
-    let { server, browser, page, watch } = {} as AppSession;
+    let { server, page, watch } = {} as AppSession;
+    useApp((s) => ({ server, page, watch } = s));
     const a = named(
       syntheticRunFile(syntheticSamples({ questions: QUESTIONS, samples: N, seed: 11 })),
       'scale-a',
@@ -79,15 +80,12 @@ describe.skipIf(browserSkipReason())(
       const dir = mkdtempSync(path.join(tmpdir(), 'wb-scale-'));
       writeRunFile(path.join(dir, 'a.run.json'), a);
       writeRunFile(path.join(dir, 'b.run.json'), b);
-      ({ server, browser, page, watch } = await openApp());
       // 100,000 samples on a loaded 2-core machine: every wait gets a minute (nothing here is timed).
       page.setDefaultTimeout(60_000);
       await page.goto(server.url + '#/runs');
       await importRun(page, path.join(dir, 'a.run.json'), a.run.name);
       await importRun(page, path.join(dir, 'b.run.json'), b.run.name);
     }, 120_000);
-
-    closeAppAfter(() => ({ server, browser, watch }));
 
     it('opens the explorer on the first page, then lists, scrolls to and filters all 100,032 samples', async () => {
       const options = page.locator('[data-testid="item-list"] [role="option"]');

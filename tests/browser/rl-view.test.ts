@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/core/rl/compare.ts';
@@ -7,24 +7,9 @@ import { mulberry32 } from '../../src/core/util/rng.ts';
 import { computeRunStats, type RunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { type BirdQuestionRow, minidevQuestions } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import {
-  type AppSession,
-  closeAppAfter,
-  downloadFrom,
-  openApp,
-  screenshot,
-  startRun,
-  importBirdMiniDev,
-} from './workbench-helpers.ts';
-
-interface BirdQuestion {
-  question_id: number;
-  db_id: string;
-  SQL: string;
-  difficulty: string;
-}
+import { type AppSession, downloadFrom, screenshot, startRun, importBirdMiniDev, useApp } from './workbench-helpers.ts';
 
 const N = 4;
 const QUESTIONS = 20;
@@ -39,8 +24,8 @@ const WRONG = ["SELECT 'not the answer'", 'SELECT -1, -2', 'SELEC broken FROM no
  * gets `correct(q)` copies of its gold SQL, spread over the samples, and wrong SQL elsewhere.
  */
 function writePredictions(name: string, correct: (q: number) => number): { file: string; ids: number[] } {
-  const all = JSON.parse(readFileSync(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'), 'utf8')) as BirdQuestion[];
-  const chosen: BirdQuestion[] = [];
+  const all = minidevQuestions();
+  const chosen: BirdQuestionRow[] = [];
   for (const db of STORED)
     chosen.push(...all.filter((x) => x.db_id === db && x.question_id !== 137 && x.question_id !== 138).slice(0, 7));
   const qs = chosen.slice(0, QUESTIONS);
@@ -75,18 +60,15 @@ async function exportedRun(page: Page, runId: string): Promise<RunFile> {
  * (read back through the run export), its exports, and the comparison with a second run.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('the RL view and run comparison'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
   let runA: string;
   let fileA: RunFile;
   let stats: RunStats;
 
   beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     await importBirdMiniDev(page);
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('shows pass@1, pass@4, maj@4 and the GRPO shares of a 4-sample run as computed from its stored samples', async () => {
     const { file, ids } = writePredictions('rollouts-a.jsonl', (q) => q % (N + 1));

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiEngine } from '../../src/adapters/engines/openai-engine.ts';
 import { reaggregate, summarizeRubricScores } from '../../src/core/rubric/aggregate.ts';
@@ -10,15 +10,12 @@ import { scoreSample } from '../../src/core/rubric/score.ts';
 import { DEFAULT_EXPLICIT_OPTIONS, type RubricScores } from '../../src/core/rubric/scores.ts';
 import { BIRD_RUBRIC } from '../../src/core/rubric/bird-rubric.ts';
 import initSqlJs from 'sql.js';
-import { parseGoldSql } from '../../src/core/formats/gold.ts';
-import { pairPredictions, parsePredictions } from '../../src/core/formats/predictions.ts';
-import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { agreement, exMatrix, fmt3, sampleToScore } from '../../src/ui/rubric/analysis.ts';
-import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
+import { browserSkipReason, suiteTitle } from './harness.ts';
 import { seriousViolations } from './axe-check.ts';
 import { startLoopbackOpenAi } from './loopback-openai.ts';
-import { DEMO_ROOT, evaluateDemoInNode } from './node-reference.ts';
-import { closeAppAfter, openApp, screenshot, startRun, importDemoLibrary } from './workbench-helpers.ts';
+import { DEMO_ROOT, demoSamplesInNode } from './node-reference.ts';
+import { screenshot, startRun, importDemoLibrary, useApp } from './workbench-helpers.ts';
 
 const MODEL = 'tiny-judge';
 
@@ -97,35 +94,26 @@ const RUBRIC: Rubric = validateRubric({
 });
 
 describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
-  let server: StaticServer;
   let judge: Awaited<ReturnType<typeof startJudge>>;
-  let browser: Browser;
   let page: Page;
-  let watch: PageWatch;
+  // The app's CSP allows connections to its own origin only; the judge is on another port.
+  useApp((s) => ({ page } = s), {
+    context: { viewport: { width: 1366, height: 768 }, bypassCSP: true },
+    hash: '#/datasets',
+  });
   let reference: Map<string, { ex: 0 | 1; scores: RubricScores }>;
 
   /** The same samples scored in Node with the core and the same judge server. */
   async function nodeReference(): Promise<Map<string, { ex: 0 | 1; scores: RubricScores }>> {
-    const read = (name: string) => readFile(path.join(DEMO_ROOT, name), 'utf8');
-    const questions = parseQuestions(await read('questions.json'), 'questions.json');
-    const gold = parseGoldSql(await read('gold.sql'), 'gold.sql');
-    const { items } = pairPredictions(
-      parsePredictions(await read('predictions.json'), 'predictions.json'),
-      gold,
-      questions,
-      'predictions.json',
-    );
-    const { results } = await evaluateDemoInNode('predictions.json', { timeoutS: 30 });
+    const samples = await demoSamplesInNode('predictions.json', { timeoutS: 30 });
     const engine = createOpenAiEngine({ baseUrl: judge.url, model: MODEL, maxRetries: 0 });
     await engine.load({ id: MODEL, source: judge.url });
     const j = new Judge({ engine, model: MODEL });
     const out = new Map<string, { ex: 0 | 1; scores: RubricScores }>();
-    for (const r of results) {
-      const item = items.find((i) => i.index === r.index)!;
-      const sample = { ...r, sql: item.predSql, goldSql: item.goldSql, completion: item.completion };
-      out.set(`${r.index}.0`, {
-        ex: r.ex,
-        scores: await scoreSample(RUBRIC, sampleToScore(sample, questions[r.index]!), { judge: j }),
+    for (const { sample, question } of samples) {
+      out.set(`${sample.index}.0`, {
+        ex: sample.ex,
+        scores: await scoreSample(RUBRIC, sampleToScore(sample, question), { judge: j }),
       });
     }
     await engine.unload();
@@ -135,9 +123,6 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
   beforeAll(async () => {
     judge = await startJudge();
     const ref = nodeReference();
-    // The app's CSP allows connections to its own origin only; the judge is on another port.
-    ({ server, browser, page, watch } = await openApp({ viewport: { width: 1366, height: 768 }, bypassCSP: true }));
-    await page.goto(server.url + '#/datasets');
     await importDemoLibrary(page);
     const run = await startRun(page, {
       datasetName: 'Demo library',
@@ -148,7 +133,6 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     reference = await ref;
   });
 
-  closeAppAfter(() => ({ server, browser, watch }));
   afterAll(async () => {
     await judge?.close();
   });
@@ -366,16 +350,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
   });
 
   it("the built-in BIRD rubric without a judge: schema-only and column-count are decided on the stored run, equal to the core with the demo database's schema", async () => {
-    const read = (name: string) => readFile(path.join(DEMO_ROOT, name), 'utf8');
-    const questions = parseQuestions(await read('questions.json'), 'questions.json');
-    const gold = parseGoldSql(await read('gold.sql'), 'gold.sql');
-    const { items } = pairPredictions(
-      parsePredictions(await read('predictions.json'), 'predictions.json'),
-      gold,
-      questions,
-      'predictions.json',
-    );
-    const { results } = await evaluateDemoInNode('predictions.json', { timeoutS: 30 });
+    const samples = await demoSamplesInNode('predictions.json', { timeoutS: 30 });
     const SQL = await initSqlJs();
     const db = new SQL.Database(await readFile(path.join(DEMO_ROOT, 'city_library', 'city_library.sqlite')));
     const schema: Record<string, string[]> = {};
@@ -387,19 +362,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     }
     db.close();
     const expected = new Map<string, RubricScores>();
-    for (const r of results) {
-      const item = items.find((i) => i.index === r.index)!;
+    for (const { sample, question } of samples) {
       expected.set(
-        `${r.index}.0`,
-        await scoreSample(
-          BIRD_RUBRIC,
-          sampleToScore(
-            { ...r, sql: item.predSql, goldSql: item.goldSql, completion: item.completion },
-            questions[r.index]!,
-            schema,
-          ),
-          { aggregations: ['explicit'] },
-        ),
+        `${sample.index}.0`,
+        await scoreSample(BIRD_RUBRIC, sampleToScore(sample, question, schema), { aggregations: ['explicit'] }),
       );
     }
 
@@ -439,7 +405,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     }
     // Both checks are decided on every sample whose database is there (a prediction that failed
     // returned no columns: column-count not met), none is left "not applicable".
-    expect(decided).toBe(results.filter((r) => r.status !== 'missing-db').length);
+    expect(decided).toBe(samples.filter(({ sample }) => sample.status !== 'missing-db').length);
     expect(decided).toBeGreaterThan(0);
     // Without a judge the defaults leave judge criteria out of the explicit score: the programmatic
     // criteria give one, equal to the core's with the same option (before, every score was empty).

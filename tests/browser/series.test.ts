@@ -36,14 +36,7 @@ import {
   writeVerlDumps,
 } from '../helpers/series-dumps.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import {
-  type AppSession,
-  closeAppAfter,
-  downloadFrom,
-  importBirdMiniDev,
-  openApp,
-  screenshot,
-} from './workbench-helpers.ts';
+import { type AppSession, downloadFrom, importBirdMiniDev, screenshot, useApp } from './workbench-helpers.ts';
 
 const DESKTOP = { width: 1400, height: 1000 };
 /**
@@ -83,23 +76,23 @@ async function shots(page: Page, name: string, full = false, focus?: Locator): P
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, browser, page } = {} as AppSession;
+  useApp((s) => ({ server, browser, page } = s), {
+    context: { viewport: DESKTOP, acceptDownloads: true },
+    hash: '#/datasets',
+  });
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-series-browser-'));
   const dumps = path.join(dir, 'val');
   let seriesId: string;
   let report: any;
 
   beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp({ viewport: DESKTOP, acceptDownloads: true }));
-    await page.goto(server.url + '#/datasets');
     await importBirdMiniDev(page);
     writeVerlDumps(
       dumps,
       PREDICTION_FILES.map((_, i) => i),
     );
   }, 600_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('imports 13 verl dumps with the CLI’s numbers per step and per question; buckets equal a direct computation', async () => {
     await page.getByTestId('nav-series').click();
@@ -325,7 +318,8 @@ async function writeStepFile(page: Page, name: string, text: string): Promise<vo
 describe.skipIf(browserSkipReason())(
   suiteTitle('a training run followed live (showDirectoryPicker test double: OPFS)'),
   () => {
-    let { server, browser, page, watch } = {} as AppSession;
+    let { server, page } = {} as AppSession;
+    useApp((s) => ({ server, page } = s), { context: { viewport: DESKTOP, acceptDownloads: true } });
     /**
      * Step `step` of a policy that answers as the first checkpoint every time while the trainer's
      * reward climbs to `score` (a reward the policy games: EX stays flat). Every step after the
@@ -337,13 +331,10 @@ describe.skipIf(browserSkipReason())(
         .join('\n') + '\n';
 
     beforeAll(async () => {
-      ({ server, browser, page, watch } = await openApp({ viewport: DESKTOP, acceptDownloads: true }));
       await page.context().addInitScript(PICKER_DOUBLE);
       await page.goto(server.url + '#/datasets');
       await importBirdMiniDev(page);
     }, 600_000);
-
-    closeAppAfter(() => ({ server, browser, watch }));
 
     it('evaluates a step file written while the page is open, without a reload, and follows the folder again after one', async () => {
       await writeStepFile(page, '100.jsonl', stepFile(100, 0));

@@ -9,8 +9,9 @@ import {
   importDataset,
   officialCells,
   openApp,
-  startRun,
   spiderGoldRun,
+  useApp,
+  startSpiderGoldRun,
 } from './workbench-helpers.ts';
 
 type Counts = Awaited<ReturnType<typeof idbCounts>>;
@@ -152,12 +153,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
   it('the app stays usable under the same quota: a small import and a run still work', async () => {
     const r = await importDataset(page, { kind: 'spider', name: 'Spider pets', folder: spiderPetsFolder() });
     expect(r.ok, r.message).toBe(true);
-    const run = await startRun(page, {
-      datasetName: 'Spider pets',
-      predictions: sharedData('spider', 'dev_gold.sql'),
-      name: 'pets gold',
-      onlyStored: true,
-    });
+    const run = await startSpiderGoldRun(page, 'Spider pets', 'pets gold');
     expect(run.error).toBeNull();
     expect((await officialCells(page)).ex!.total).toBe('100.00');
     expect(await idbCounts(page)).toMatchObject({ datasets: 2, databases: 2, runs: 2 });
@@ -172,20 +168,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits: a real 4 MB quo
  * does not reach (a run of 45 samples stores about 12 KB).
  */
 describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: simulated quota)'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
   let runId: string;
   let exTotal: string;
   let before: Counts;
 
   beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     ({ runId, exTotal } = await spiderGoldRun(page));
     before = await idbCounts(page);
     expect(before).toMatchObject({ datasets: 1, databases: 1, runs: 1 });
   }, 180_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('shows what the site stores against its quota, and asks the browser to keep the data', async () => {
     const line = page.getByTestId('storage-line');
@@ -217,12 +210,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: si
   it('the app stays usable: a small import and a run still work on the same page', async () => {
     const r = await importDataset(page, { kind: 'spider', name: 'Spider pets', folder: spiderPetsFolder() });
     expect(r.ok).toBe(true);
-    const run = await startRun(page, {
-      datasetName: 'Spider pets',
-      predictions: sharedData('spider', 'dev_gold.sql'),
-      name: 'pets gold',
-      onlyStored: true,
-    });
+    const run = await startSpiderGoldRun(page, 'Spider pets', 'pets gold');
     expect(run.error).toBeNull();
     expect((await officialCells(page)).ex!.total).toBe('100.00');
     expect(await idbCounts(page)).toMatchObject({ datasets: 2, databases: 2, runs: 2 });
@@ -230,12 +218,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('storage limits (test double: si
 
   it('a run that fills the quota (test double after 10 samples) stops with a message naming it; its stored samples are kept and nothing else changes', async () => {
     await page.goto(server.url + '?test-quota-after-samples=10#/runs');
-    const run = await startRun(page, {
-      datasetName: 'Spider one db',
-      predictions: sharedData('spider', 'dev_gold.sql'),
-      name: 'too big',
-      onlyStored: true,
-    });
+    const run = await startSpiderGoldRun(page, 'Spider one db', 'too big');
     expect(run.runId).toBeNull();
     expect(run.error).toMatch(
       /Browser storage is full: run "too big" stopped after \d+ of 45 samples were stored\. The stored samples are kept\./,

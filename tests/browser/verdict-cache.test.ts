@@ -4,15 +4,7 @@ import type { RunFile, SampleRecord } from '../../src/core/run/types.ts';
 import { cacheableResult } from '../../src/core/run/verdict-cache.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import {
-  type AppSession,
-  closeAppAfter,
-  downloadFrom,
-  importBirdMiniDev,
-  openApp,
-  screenshot,
-  startRun,
-} from './workbench-helpers.ts';
+import { type AppSession, downloadFrom, importBirdMiniDev, screenshot, startRun, useApp } from './workbench-helpers.ts';
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-35-turbo_cot_SQLite.json');
 
@@ -29,16 +21,13 @@ const results = (samples: readonly SampleRecord[]) =>
  * verdicts come from the cache, as its header on the dashboard says.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('the verdict cache in the app (BIRD mini-dev)'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
   let first: RunFile;
 
   beforeAll(async () => {
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     await importBirdMiniDev(page);
   }, 180_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   async function replay(name: string): Promise<{ runId: string; file: RunFile; header: string }> {
     const run = await startRun(page, {

@@ -7,13 +7,12 @@ import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
-  closeAppAfter,
   downloadFrom,
   importDataset,
   officialCells,
-  openApp,
   screenshot,
   startRun,
+  useApp,
 } from './workbench-helpers.ts';
 
 interface CliItem {
@@ -37,28 +36,20 @@ interface CliReport {
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
 
-async function cliEval(predictions: string): Promise<CliReport> {
-  return (await evalMinidev<CliReport>(predictions)).report;
-}
-
 /**
  * The whole workbench on real BIRD mini-dev: the folder imported through the folder picker
  * (the app's server never serves the data), a published model's predictions evaluated in the
  * browser, compared item by item with the CLI, kept across a reload, explored item by item.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
   let cli: CliReport;
   let runId: string;
 
   beforeAll(async () => {
-    const reference = cliEval(PREDICTIONS);
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
-    cli = await reference;
+    cli = (await evalMinidev<CliReport>(PREDICTIONS)).report;
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('imports the BIRD folder through the folder input: questions, gold, the three databases with their fingerprints', async () => {
     const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
@@ -127,7 +118,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
     const exported = await downloadFrom(page, `[data-run-id="${runId}"] [data-testid="export-bird"]`);
     const file = tempFile(exported.name);
     writeFileSync(file, exported.text);
-    const again = await cliEval(file);
+    const again = (await evalMinidev<CliReport>(file)).report;
     expect(again.items.map((i) => [i.index, i.ex, i.status])).toEqual(cli.items.map((i) => [i.index, i.ex, i.status]));
     const csv = await downloadFrom(page, `[data-run-id="${runId}"] [data-testid="export-csv"]`);
     expect(csv.text.split('\r\n').filter(Boolean)).toHaveLength(501);

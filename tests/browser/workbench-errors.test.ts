@@ -6,11 +6,11 @@ import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
-  closeAppAfter,
   importDataset,
   officialCells,
-  openApp,
   startRun,
+  useApp,
+  startSpiderGoldRun,
 } from './workbench-helpers.ts';
 import { spiderOneDbFolder } from './offline-helpers.ts';
 
@@ -19,7 +19,8 @@ import { spiderOneDbFolder } from './offline-helpers.ts';
  * stored: the dataset, its database and the run made before are all still there, unchanged.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong files and keeps what it has'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
   let dir: string;
   let runId: string;
   let exTotal: string;
@@ -55,24 +56,14 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench refuses wrong fil
       JSON.stringify([{ db_id: 'fake', question: 'How many?', query: 'SELECT 1' }]),
     );
     writeFileSync(path.join(dir, 'fake', 'fake.sqlite'), 'id,name\n1,not a database\n');
-
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
     expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spider })).ok).toBe(true);
     await page.getByTestId('dataset-card').getByTestId('db-table').waitFor();
     sha = (await page.locator('tr[data-db="concert_singer"] td.sha').textContent())!;
-    const run = await startRun(page, {
-      datasetName: 'Spider one db',
-      predictions: sharedData('spider', 'dev_gold.sql'),
-      name: 'gold',
-      onlyStored: true,
-    });
+    const run = await startSpiderGoldRun(page, 'Spider one db', 'gold');
     expect(run.error).toBeNull();
     runId = run.runId!;
     exTotal = (await officialCells(page)).ex!.total!;
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('says which questions file is malformed, and stores nothing of it', async () => {
     const files = [path.join(dir, 'questions.json'), sharedData('spider', 'concert_singer', 'concert_singer.sqlite')];

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runFileJson, toRunFile } from '../../src/core/runfile/export.ts';
-import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
+import { DEFAULT_RUN_CONFIG, type SampleRecord } from '../../src/core/run/types.ts';
+import { runHeader, sampleRecord, unstoredDataset } from '../helpers/run-records.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { type AppSession, closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
+import { type AppSession, screenshot, useApp } from './workbench-helpers.ts';
 
 const N = 2000;
 const HOSTILE = 1234;
@@ -13,63 +14,50 @@ const DIFFS = ['simple', 'moderate', 'challenging'] as const;
 
 function sample(index: number): SampleRecord {
   const status = index % 17 === 0 ? 'error' : index % 53 === 0 ? 'timeout' : 'ok';
-  return {
+  return sampleRecord({
     index,
+    sample: 0,
     questionId: 10_000 + index,
     dbId: `db_${index % 11}`,
     difficulty: DIFFS[index % 3]!,
     ex: status === 'ok' && index % 3 !== 1 ? 1 : 0,
     softF1: status === 'ok' ? (index % 10) / 10 : 0,
-    rves: null,
-    timeRatio: null,
     status,
     error: status === 'error' ? `no such column: c${index}` : null,
     mutatedDb: index % 97 === 0,
     extraction: { rule: 'bird-separator', thinkStripped: false },
     predRowCount: status === 'ok' ? 1 : null,
-    goldRowCount: 1,
     elapsedMs: index % 40,
-    sample: 0,
-    format: 1,
     reward: 0,
     goldSql: 'SELECT name FROM t WHERE id = 1',
     sql:
       index === HOSTILE
         ? `SELECT '<img src=x onerror=alert(1)>' AS "<script>alert(2)</script>"`
         : `SELECT name FROM t WHERE id = ${index}`,
-  };
+  });
 }
 
 /** A run of 2,000 samples (more than BIRD dev's 1,534) imported as a run file: the explorer stays small in the DOM and quick. */
 describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 items'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/runs' });
   const samples = Array.from({ length: N }, (_, i) => sample(i));
-  const header: RunHeader = {
+  const header = runHeader({
     id: 'big-run',
     name: 'two thousand',
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
-    status: 'done',
     source: { kind: 'replay', predictions: { name: 'p.json', sha256: 'ab', bytes: 3 } },
-    dataset: {
-      id: 'gone',
-      name: 'a dataset not stored here',
-      questions: { name: 'q.json', sha256: 'cd', bytes: 4 },
-      gold: null,
-      databases: {},
-    },
+    dataset: unstoredDataset(),
     subset: { description: 'all', indices: samples.map((s) => s.index) },
     config: DEFAULT_RUN_CONFIG,
-    samplesPerQuestion: 1,
     executor: 'test',
-  };
+  });
   const options = () => page.locator('[data-testid="item-list"] [role="option"]');
 
   beforeAll(async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'wb-big-')), 'big.run.json');
     writeFileSync(file, runFileJson(toRunFile(header, samples)));
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/runs');
     await page.getByTestId('import-run').setInputFiles(file);
     expect(await page.getByTestId('import-run-message').textContent()).toContain(
       'Imported run "two thousand" (2000 questions)',
@@ -77,8 +65,6 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
     await page.goto(`${server.url}#/run/big-run/items`);
     await options().first().waitFor();
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('lists 2,000 items with only the visible rows in the page', async () => {
     expect(await page.getByTestId('filter-count').textContent()).toContain('2,000 of 2,000 items');

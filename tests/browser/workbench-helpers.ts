@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, afterEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ROOT } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { builtAppDir, launchChromium, serveStatic, watchPage, type PageWatch, type StaticServer } from './harness.ts';
@@ -73,14 +73,18 @@ export async function spiderGoldRun(page: Page, name = 'gold'): Promise<{ runId:
   expect((await importDataset(page, { kind: 'spider', name: 'Spider one db', folder: spiderOneDbFolder() })).ok).toBe(
     true,
   );
-  const run = await startRun(page, {
-    datasetName: 'Spider one db',
-    predictions: sharedData('spider', 'dev_gold.sql'),
-    name,
-    onlyStored: true,
-  });
+  const run = await startSpiderGoldRun(page, 'Spider one db', name);
   expect(run.error).toBeNull();
   return { runId: run.runId!, exTotal: (await officialCells(page)).ex!.total! };
+}
+
+/** Starts a run of Spider's dev gold as its own predictions on `datasetName` (only its stored databases), named `name`. */
+export function startSpiderGoldRun(
+  page: Page,
+  datasetName: string,
+  name: string,
+): Promise<{ runId: string | null; error: string | null }> {
+  return startRun(page, { datasetName, predictions: sharedData('spider', 'dev_gold.sql'), name, onlyStored: true });
 }
 
 export interface RunOptions {
@@ -136,6 +140,13 @@ export async function startRun(page: Page, opts: RunOptions): Promise<{ runId: s
   }
   const m = /#\/run\/([^/]+)$/.exec(page.url());
   return { runId: m ? decodeURIComponent(m[1]!) : null, error: null };
+}
+
+/** A run of `predictions` on the stored databases of `datasetName` that must finish without an error: resolves with its id. */
+export async function runStored(page: Page, datasetName: string, predictions: string, name: string): Promise<string> {
+  const run = await startRun(page, { datasetName, predictions, name, onlyStored: true });
+  expect(run.error).toBeNull();
+  return run.runId!;
 }
 
 /** Clicks an export button and returns the downloaded text. */
@@ -201,4 +212,28 @@ export function closeAppAfter(session: () => Partial<AppSession>, options: Close
     await s.browser?.close();
     await s.server?.close();
   });
+}
+
+export interface UseAppOptions extends CloseOptions {
+  /** The page's context (default: `LAPTOP`). */
+  context?: BrowserContextOptions;
+  /** On every file served. */
+  headers?: Record<string, string>;
+  /** Where the page goes once open (e.g. '#/datasets'); none: it stays blank. */
+  hash?: string;
+}
+
+/**
+ * A suite's app: before its tests, `openApp` (then the page goes to `hash`) and the session is
+ * handed to `set` (the suite's variables); its checks and closing as `closeAppAfter`. Call it
+ * before the suite's own `beforeAll`, which then finds the page open.
+ */
+export function useApp(set: (session: AppSession) => void, options: UseAppOptions = {}): void {
+  let session: AppSession | undefined;
+  beforeAll(async () => {
+    session = await openApp(options.context, options.headers);
+    set(session);
+    if (options.hash !== undefined) await session.page.goto(session.server.url + options.hash);
+  });
+  closeAppAfter(() => session ?? {}, options);
 }

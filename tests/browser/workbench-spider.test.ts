@@ -6,18 +6,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { selectSubset } from '../../src/core/views/subset.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { sharedData, spiderFlags } from '../helpers/shared-data.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
-  closeAppAfter,
   downloadFrom,
   importDataset,
   officialCells,
-  openApp,
   screenshot,
   startRun,
+  useApp,
 } from './workbench-helpers.ts';
 
 const DBS = ['concert_singer', 'pets_1', 'car_1', 'flight_2'];
@@ -43,18 +42,15 @@ async function spiderZip(root: string): Promise<string> {
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider databases'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { page } = {} as AppSession;
+  useApp((s) => ({ page } = s), { hash: '#/datasets' });
   let folder: string;
   const questions = parseQuestions(readFileSync(sharedData('spider', 'dev.json'), 'utf8'), 'dev.json');
   const withDb = questions.filter((q) => DBS.includes(q.dbId)).length;
 
   beforeAll(async () => {
     folder = spiderFolder();
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
   });
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it('imports dev.json, dev_gold.sql and four databases as a Spider dataset', async () => {
     const imported = await importDataset(page, { kind: 'spider', name: 'Spider dev (4 dbs)', folder });
@@ -80,19 +76,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
 
   it("lists the gold checks beside the self-test, the CLI's gold-check figures on these four databases (flight_2's empty golds, car_1's count by group)", async () => {
     const out = tempFile('gold-check.json');
-    const cli = await runCli([
-      'gold-check',
-      '--gold',
-      sharedData('spider', 'dev_gold.sql'),
-      '--dataset',
-      sharedData('spider', 'dev.json'),
-      '--db-root',
-      sharedData('spider'),
-      '--workers',
-      '1',
-      '--out',
-      out,
-    ]);
+    const cli = await runCli(['gold-check', ...spiderFlags(), '--workers', '1', '--out', out]);
     expect(cli.code).toBe(0);
     const expected = (readJson(out).items as { index: number; db_id: string; issues: { kind: string }[] }[]).filter(
       (i) => DBS.includes(i.db_id),

@@ -7,13 +7,12 @@ import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import {
   type AppSession,
-  closeAppAfter,
   downloadFrom,
   importDataset,
   officialCells,
-  openApp,
   screenshot,
   startRun,
+  useApp,
 } from './workbench-helpers.ts';
 
 interface CliItem {
@@ -59,13 +58,14 @@ const PREDICTIONS = sharedData('bird', 'predictions', 'sql_output_kg', 'predict_
  * exported run file, on the items whose databases are here.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on BIRD mini-dev'), () => {
-  let { server, browser, page, watch } = {} as AppSession;
+  let { server, page } = {} as AppSession;
+  useApp((s) => ({ server, page } = s), { hash: '#/datasets' });
   let cli: CliReport;
   let runId: string;
 
   beforeAll(async () => {
     const out = tempFile('ts.json');
-    const reference = runCli([
+    const run = await runCli([
       'eval',
       '--predictions',
       PREDICTIONS,
@@ -75,14 +75,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('metric ts in the workbench on B
       '--out',
       out,
     ]);
-    ({ server, browser, page, watch } = await openApp());
-    await page.goto(server.url + '#/datasets');
-    const run = await reference;
     if (run.code !== 0) throw new Error(`the CLI failed: ${run.stderr}`);
     cli = readJson<CliReport>(out);
   }, 240_000);
-
-  closeAppAfter(() => ({ server, browser, watch }));
 
   it("shows the CLI's TS beside EX and stores the same ts on every item", async () => {
     const imported = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });

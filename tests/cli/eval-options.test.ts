@@ -14,6 +14,10 @@ function pair(preds: string[], golds: string[]): { pred: string; gold: string } 
   return { pred, gold };
 }
 
+/** `eval` of a pair of files on the BIRD databases here, then `extra`, its JSON report written to `out`. */
+const evalPair = (files: { pred: string; gold: string }, out: string, ...extra: string[]) =>
+  runCli(['eval', '--predictions', files.pred, '--gold', files.gold, '--db-root', dbRoot(), ...extra, '--out', out]);
+
 describe('CLI options', () => {
   it('lets a DELETE score as correct by default, flags it, and makes it an error under --read-only', async () => {
     const { pred, gold } = pair(
@@ -21,7 +25,7 @@ describe('CLI options', () => {
       ["SELECT id FROM superhero WHERE superhero_name = 'no such hero'", 'SELECT count(*) FROM superhero'],
     );
     const out = tempFile('o.json');
-    const run = await runCli(['eval', '--predictions', pred, '--gold', gold, '--db-root', dbRoot(), '--out', out]);
+    const run = await evalPair({ pred, gold }, out);
     expect(run.code).toBe(0);
     const items = readJson(out).items;
     expect(items[0]).toMatchObject({ ex: 1, status: 'ok', mutated_db: true });
@@ -29,18 +33,7 @@ describe('CLI options', () => {
     expect(items[1]).toMatchObject({ ex: 1, status: 'ok', mutated_db: false });
     expect(run.stdout).toMatch(/1 prediction\(s\) wrote to the database/);
 
-    const ro = await runCli([
-      'eval',
-      '--predictions',
-      pred,
-      '--gold',
-      gold,
-      '--db-root',
-      dbRoot(),
-      '--read-only',
-      '--out',
-      out,
-    ]);
+    const ro = await evalPair({ pred, gold }, out, '--read-only');
     expect(ro.code).toBe(0);
     const roItems = readJson(out).items;
     expect(roItems[0]).toMatchObject({ ex: 0, status: 'error' });
@@ -54,21 +47,7 @@ describe('CLI options', () => {
       ['SELECT count(*) FROM superhero', 'SELECT 2', 'SELECT id FROM superhero'],
     );
     const out = tempFile('o.json');
-    const run = await runCli([
-      'eval',
-      '--predictions',
-      pred,
-      '--gold',
-      gold,
-      '--db-root',
-      dbRoot(),
-      '--metrics',
-      'ex,r-ves',
-      '--ves-iterations',
-      '5',
-      '--out',
-      out,
-    ]);
+    const run = await evalPair({ pred, gold }, out, '--metrics', 'ex,r-ves', '--ves-iterations', '5');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('R-VES');
     expect(run.stdout).toMatch(/not reproducible across machines/);
@@ -87,21 +66,7 @@ describe('CLI options', () => {
       ['SELECT 1', 'SELECT 1'],
     );
     const out = tempFile('o.json');
-    const run = await runCli([
-      'eval',
-      '--predictions',
-      pred,
-      '--gold',
-      gold,
-      '--db-root',
-      dbRoot(),
-      '--timeout-s',
-      '1.5',
-      '--workers',
-      '1',
-      '--out',
-      out,
-    ]);
+    const run = await evalPair({ pred, gold }, out, '--timeout-s', '1.5', '--workers', '1');
     expect(run.code).toBe(0);
     const items = readJson(out).items;
     expect(items[0]).toMatchObject({ status: 'timeout', ex: 0 });

@@ -1,36 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { keysSortedAsText, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { demoFile as demo, demoFlags } from '../helpers/shared-data.ts';
 
-const demo = (f: string) => new URL(`../../public/demo/${f}`, import.meta.url).pathname;
-
-/** The demo's predictions with their keys sorted as strings ("0", "1", "10", "11", ..., "19", "2", ...). */
-function sortedKeysFile(): string {
-  const obj = JSON.parse(readFileSync(demo('predictions.json'), 'utf8')) as Record<string, string>;
-  const file = tempFile('sorted.json');
-  writeFileSync(
-    file,
-    '{' +
-      Object.keys(obj)
-        .sort()
-        .map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`)
-        .join(',\n') +
-      '}',
-  );
-  return file;
-}
-
-const args = (pred: string) => [
-  'eval',
-  '--predictions',
-  pred,
-  '--gold',
-  demo('gold.sql'),
-  '--dataset',
-  demo('questions.json'),
-  '--db-root',
-  demo(''),
-];
+const sortedKeysFile = () => keysSortedAsText(demo('predictions.json'));
+const args = (pred: string) => ['eval', '--predictions', pred, ...demoFlags()];
 
 describe('eval with a BIRD file whose keys were sorted as strings', () => {
   it('scores it as the official evaluator does and warns, naming the file, the count and what to do', async () => {

@@ -6,12 +6,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { float64, int64, utf8, writeParquet } from '../helpers/parquet-files.ts';
-import { minidevFlags } from '../helpers/shared-data.ts';
+import { jsonlFile, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { birdQuestionsTable, predictionLinesTable, writeParquet } from '../helpers/parquet-files.ts';
+import { demoFile as demo, demoFlags, minidevFlags } from '../helpers/shared-data.ts';
 import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
-
-const demo = (f: string) => new URL(`../../public/demo/${f}`, import.meta.url).pathname;
 
 function twins(): { jsonl: string; parquet: string; questions: string } {
   const preds = JSON.parse(readFileSync(demo('predictions.json'), 'utf8')) as Record<string, string>;
@@ -21,33 +19,10 @@ function twins(): { jsonl: string; parquet: string; questions: string } {
       ? { question_id: i, completion: `<answer>${sql}</answer>`, mean_logprob: -0.5 }
       : { question_id: i, sql };
   });
-  const jsonl = tempFile('preds.jsonl');
-  writeFileSync(jsonl, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  const parquet = writeParquet(
-    tempFile('preds.parquet'),
-    [
-      { name: 'schema', num_children: 4 },
-      int64('question_id'),
-      utf8('sql'),
-      utf8('completion'),
-      float64('mean_logprob'),
-    ],
-    [
-      { name: 'question_id', data: lines.map((l) => BigInt(l.question_id)) },
-      { name: 'sql', data: lines.map((l) => l.sql ?? null) },
-      { name: 'completion', data: lines.map((l) => l.completion ?? null) },
-      { name: 'mean_logprob', data: lines.map((l) => l.mean_logprob ?? null) },
-    ],
-    8,
-  );
+  const jsonl = jsonlFile('preds.jsonl', lines);
+  const parquet = writeParquet(tempFile('preds.parquet'), ...predictionLinesTable(lines), 8);
   const qs = JSON.parse(readFileSync(demo('questions.json'), 'utf8')) as Array<Record<string, unknown>>;
-  const cols = ['question_id', 'db_id', 'question', 'evidence', 'SQL', 'difficulty'];
-  const questions = writeParquet(
-    tempFile('questions.parquet'),
-    [{ name: 'schema', num_children: 6 }, int64('question_id'), ...cols.slice(1).map(utf8)],
-    cols.map((c) => ({ name: c, data: qs.map((q) => (c === 'question_id' ? BigInt(q[c] as number) : q[c])) })),
-    8,
-  );
+  const questions = writeParquet(tempFile('questions.parquet'), ...birdQuestionsTable(qs), 8);
   return { jsonl, parquet, questions };
 }
 
@@ -55,12 +30,7 @@ const evalArgs = (pred: string, dataset: string, out: string) => [
   'eval',
   '--predictions',
   pred,
-  '--gold',
-  demo('gold.sql'),
-  '--dataset',
-  dataset,
-  '--db-root',
-  demo(''),
+  ...demoFlags({ dataset }),
   '--out',
   out,
 ];
@@ -102,17 +72,7 @@ describe('eval --run-out run.parquet', () => {
   it('writes the samples table that DuckDB reads: avg(ex) is the EX of the JSON run file, row for row the same samples', async () => {
     const { jsonl } = twins();
     const [json, parquet] = [tempFile('run.json'), tempFile('run.parquet')];
-    const base = [
-      'eval',
-      '--predictions',
-      jsonl,
-      '--gold',
-      demo('gold.sql'),
-      '--dataset',
-      demo('questions.json'),
-      '--db-root',
-      demo(''),
-    ];
+    const base = ['eval', '--predictions', jsonl, ...demoFlags()];
     const [rj, rp] = await Promise.all([runCli([...base, '--run-out', json]), runCli([...base, '--run-out', parquet])]);
     expect(rj.code, rj.stderr).toBe(0);
     expect(rp.code, rp.stderr).toBe(0);
@@ -164,19 +124,7 @@ describe('stats --parquet', () => {
   it('writes the prompt-stats table: one row per question, pass@k columns, advantages as a list of doubles', async () => {
     const { jsonl } = twins();
     const run = tempFile('run.json');
-    const r = await runCli([
-      'eval',
-      '--predictions',
-      jsonl,
-      '--gold',
-      demo('gold.sql'),
-      '--dataset',
-      demo('questions.json'),
-      '--db-root',
-      demo(''),
-      '--run-out',
-      run,
-    ]);
+    const r = await runCli(['eval', '--predictions', jsonl, ...demoFlags(), '--run-out', run]);
     expect(r.code, r.stderr).toBe(0);
     const [json, parquet] = [tempFile('prompts.json'), tempFile('prompts.parquet')];
     const s = await runCli(['stats', '--run', run, '--k', '1', '--prompts-json', json, '--parquet', parquet]);

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { minidevFlags, sharedData } from '../helpers/shared-data.ts';
+import { evalMinidev, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { sharedData, spiderFlags } from '../helpers/shared-data.ts';
 
 const bird = (...p: string[]) => sharedData('bird', ...p);
 type Item = {
@@ -15,22 +15,11 @@ type Item = {
 
 describe('eval: SQLite version, version-sensitive items, gold issues, --gold-overlay (real mini-dev, the 3 databases here)', () => {
   it('meta-llama-3-70b CoT: names the SQLite of the verdicts, flags items 76/77 (CONCAT), scores the Arcwise-Plat overlay beside the official gold', async () => {
-    const out = tempFile('out.json');
-    const run = await runCli([
-      'eval',
-      '--predictions',
+    // evalMinidev fails the test unless the CLI exits 0 with no error line.
+    const { run, report: got } = await evalMinidev(
       bird('predictions', 'TA_output', 'predict_mini_dev_meta-llama-3-70b-instruct2_cot_SQLite.json'),
-      ...minidevFlags(),
-      '--gold-overlay',
-      bird('corrections', 'arcwise_plat_sql_only_with_diff.json'),
-      '--workers',
-      '2',
-      '--out',
-      out,
-    ]);
-    expect(run.stderr).not.toMatch(/^error/m);
-    expect(run.code).toBe(0);
-    const got = readJson(out);
+      ['--gold-overlay', bird('corrections', 'arcwise_plat_sql_only_with_diff.json'), '--workers', '2'],
+    );
     expect(got.summary.sqlite_version).toMatch(/^3\.\d+\.\d+$/);
     expect(run.stdout).toContain(`verdicts from SQLite ${got.summary.sqlite_version}`);
     const items = got.items as Item[];
@@ -99,19 +88,7 @@ describe('eval: SQLite version, version-sensitive items, gold issues, --gold-ove
 
   it('gold-check on Spider dev: counts golds with no rows and the count/list mismatches', async () => {
     const out = tempFile('gold.json');
-    const run = await runCli([
-      'gold-check',
-      '--gold',
-      sharedData('spider', 'dev_gold.sql'),
-      '--dataset',
-      sharedData('spider', 'dev.json'),
-      '--db-root',
-      sharedData('spider'),
-      '--workers',
-      '2',
-      '--out',
-      out,
-    ]);
+    const run = await runCli(['gold-check', ...spiderFlags(), '--workers', '2', '--out', out]);
     expect(run.code).toBe(0);
     const got = readJson(out);
     expect(got.checked).toBe(972);

@@ -2,25 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { evalToReport, readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { sharedData, spiderFiles } from '../helpers/shared-data.ts';
 
 describe('Spider dev gold evaluated as its own prediction', () => {
   it('scores 100% on every item whose gold executes, and lists the golds that fail', async () => {
-    const out = tempFile('spider.json');
-    const run = await runCli([
-      'eval',
-      '--predictions',
-      sharedData('spider', 'dev_gold.sql'),
-      '--gold',
-      sharedData('spider', 'dev_gold.sql'),
-      '--db-root',
-      sharedData('spider'),
-      '--dataset',
-      sharedData('spider', 'dev.json'),
-      '--out',
-      out,
-    ]);
+    const { out, ...run } = await evalToReport({ predictions: sharedData('spider', 'dev_gold.sql'), ...spiderFiles() });
     expect(run.code).toBe(0);
     const got = readJson(out);
     expect(got.items).toHaveLength(1034);

@@ -9,10 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
 import { jsonlFile, readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { lmEvalSampleRow } from '../helpers/harness-rows.ts';
-import { datasetFlags, readBirdQuestions } from '../helpers/shared-data.ts';
+import { demoFile as demo, demoFlags, readBirdQuestions } from '../helpers/shared-data.ts';
 
-const demo = (f: string) => new URL(`../../public/demo/${f}`, import.meta.url).pathname;
-const demoFlags = () => datasetFlags({ gold: demo('gold.sql'), dataset: demo('questions.json'), dbRoot: demo('') });
 const questions = readBirdQuestions(demo('questions.json'));
 const preds = JSON.parse(readFileSync(demo('predictions.json'), 'utf8')) as Record<string, string>;
 const predSql = (i: number) => preds[String(i)]!.split(BIRD_SEPARATOR)[0]!;

@@ -27,6 +27,14 @@ import {
 
 // The official 30 s timeout: one real prediction (question 247 at steps 600 and 1300) runs past it, and a shorter one would time out more under load.
 const common = MINIDEV_ARGS;
+/** `series` of a folder or file of completions on mini-dev, then `extra`. */
+const seriesArgs = (completions: string, ...extra: string[]) => [
+  'series',
+  '--completions',
+  completions,
+  ...common,
+  ...extra,
+];
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'wb-series-'));
 
 /** Sample verdicts (index, ex) of `eval` on a BIRD prediction file, on the databases present. */
@@ -51,20 +59,9 @@ describe('series: 13 real checkpoints as verl dumps', () => {
     const [out, csv, parquet, seriesOut] = ['out.json', 'steps.csv', 'steps.parquet', 'run.series.json'].map((f) =>
       path.join(dir, f),
     ) as [string, string, string, string];
-    const run = await runCli([
-      'series',
-      '--completions',
-      path.join(dir, 'val'),
-      ...common,
-      '--out',
-      out,
-      '--csv',
-      csv,
-      '--parquet',
-      parquet,
-      '--series-out',
-      seriesOut,
-    ]);
+    const run = await runCli(
+      seriesArgs(path.join(dir, 'val'), '--out', out, '--csv', csv, '--parquet', parquet, '--series-out', seriesOut),
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('step rule: global_step_<N>, checkpoint-<N>');
     expect(run.stderr).toContain('1300.jsonl (verl): step 1300: 140 rows, mapped 140 by question text');
@@ -141,16 +138,7 @@ describe('series: the verdict cache across runs (--cache)', () => {
     const cache = path.join(dir, 'cache');
     const once = async (name: string) => {
       const seriesOut = path.join(dir, `${name}.series.json`);
-      const run = await runCli([
-        'series',
-        '--completions',
-        path.join(dir, 'val'),
-        ...common,
-        '--cache',
-        cache,
-        '--series-out',
-        seriesOut,
-      ]);
+      const run = await runCli(seriesArgs(path.join(dir, 'val'), '--cache', cache, '--series-out', seriesOut));
       expect(run.code, run.stderr).toBe(0);
       return parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
     };
@@ -197,7 +185,7 @@ describe('series: step from the file name for dumps without steps, and bad input
       writeFileSync(path.join(sub, 'samples_bird_2025-01-01T00-00-00.jsonl'), lmEval(step === 50 ? 3 : 5));
     }
     const out = path.join(dir, 'out.json');
-    const ok = await runCli(['series', '--completions', path.join(dir, 'logs'), ...common, '--out', out]);
+    const ok = await runCli(seriesArgs(path.join(dir, 'logs'), '--out', out));
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toContain(
       'checkpoint-150/samples_bird_2025-01-01T00-00-00.jsonl: step 150 (from the name by checkpoint-<N>)',
@@ -216,19 +204,10 @@ describe('series: step from the file name for dumps without steps, and bad input
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('ckpt_7.jsonl: no training step in the name "ckpt_7.jsonl"');
     expect(refused.stderr).toContain('--step-pattern REGEX');
-    const custom = await runCli([
-      'series',
-      '--completions',
-      plain,
-      ...common,
-      '--step-pattern',
-      'ckpt_(\\d+)',
-      '--out',
-      out,
-    ]);
+    const custom = await runCli(seriesArgs(plain, '--step-pattern', 'ckpt_(\\d+)', '--out', out));
     expect(custom.code, custom.stderr).toBe(0);
     expect(readJson(out).steps.map((s: { step: number }) => s.step)).toEqual([7]);
-    const badPattern = await runCli(['series', '--completions', plain, ...common, '--step-pattern', 'ckpt_\\d+']);
+    const badPattern = await runCli(seriesArgs(plain, '--step-pattern', 'ckpt_\\d+'));
     expect(badPattern.stderr).toContain('--step-pattern');
     expect(badPattern.stderr).toContain('no capture group');
   }, 300_000);
@@ -239,7 +218,7 @@ describe('series: step from the file name for dumps without steps, and bad input
     const file = path.join(dir, 'val_generations.jsonl');
     writeFileSync(file, lines.join('\n') + '\n');
     const out = path.join(dir, 'out.json');
-    const run = await runCli(['series', '--completions', file, ...common, '--out', out]);
+    const run = await runCli(seriesArgs(file, '--out', out));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('val_generations.jsonl: steps 100, 200 (from the rows\' "step")');
     expect(readJson(out).steps.map((s: { step: number; questions: number }) => [s.step, s.questions])).toEqual([
@@ -259,7 +238,7 @@ describe('series: the same checkpoints as prime-rl eval rollouts and as BIRD fil
     const reports: Record<string, any> = {};
     for (const kind of ['verl', 'prime', 'bird']) {
       const out = path.join(dir, `${kind}.json`);
-      const run = await runCli(['series', '--completions', path.join(dir, kind), ...common, '--out', out]);
+      const run = await runCli(seriesArgs(path.join(dir, kind), '--out', out));
       expect(run.code, run.stderr).toBe(0);
       reports[kind] = readJson(out);
     }

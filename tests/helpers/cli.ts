@@ -55,6 +55,20 @@ export function jsonlFile(name: string, rows: readonly unknown[]): string {
   return file;
 }
 
+/**
+ * A temporary copy (`name`) of a BIRD predictions file with its keys sorted as text ("0", "1",
+ * "10", ..., "19", "2", ...), as a tool that sorts JSON keys writes it.
+ */
+export function keysSortedAsText(file: string, name = 'sorted.json'): string {
+  const obj = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  const out = tempFile(name);
+  const entries = Object.keys(obj)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}: ${JSON.stringify(obj[k])}`);
+  writeFileSync(out, '{' + entries.join(',\n') + '}');
+  return out;
+}
+
 export function readJson<T = any>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
 }

@@ -13,6 +13,11 @@ export function evalItem(fields: Partial<EvalItem> & Pick<EvalItem, 'index' | 'p
   };
 }
 
+/** An item on BIRD's superhero database (question 0) whose gold counts the heroes: `predSql` at `index`. */
+export function superheroItem(index: number, predSql: string): EvalItem {
+  return evalItem({ index, predSql, questionId: 0, dbId: 'superhero', goldSql: 'SELECT count(*) FROM superhero' });
+}
+
 /**
  * What an executor gives for an item that ran: verdict `ex`, one row each side, 1 ms, no error,
  * Soft-F1 and R-VES not computed; `fields` replaces any of it. For fake executors in tests.

@@ -42,6 +42,49 @@ export const RAR_SCHEMA: SchemaElement[] = [
   int64('rubric_count'),
 ];
 
+/** A table's schema and columns, spread into `parquetBytes` or `writeParquet`. */
+export type Table = [schema: SchemaElement[], columns: Column[]];
+
+const QUESTION_COLUMNS = ['question_id', 'db_id', 'question', 'evidence', 'SQL', 'difficulty'];
+
+/** BIRD questions (dev.json's rows) as Hugging Face publishes them: question_id INT64, the other fields UTF8. */
+export function birdQuestionsTable(rows: readonly Record<string, unknown>[]): Table {
+  return [
+    [{ name: 'schema', num_children: 6 }, int64('question_id'), ...QUESTION_COLUMNS.slice(1).map(utf8)],
+    QUESTION_COLUMNS.map((c) => ({
+      name: c,
+      data: rows.map((r) => (c === 'question_id' ? BigInt(r[c] as number) : r[c])),
+    })),
+  ];
+}
+
+/** A predictions line: an SQL or a completion to extract it from, with an optional mean log-probability. */
+export interface PredictionLine {
+  question_id: number;
+  sql?: string;
+  completion?: string;
+  mean_logprob?: number;
+}
+
+/** Prediction lines as a table: question_id INT64, sql and completion UTF8, mean_logprob DOUBLE (null where absent). */
+export function predictionLinesTable(lines: readonly PredictionLine[]): Table {
+  return [
+    [
+      { name: 'schema', num_children: 4 },
+      int64('question_id'),
+      utf8('sql'),
+      utf8('completion'),
+      float64('mean_logprob'),
+    ],
+    [
+      { name: 'question_id', data: lines.map((l) => BigInt(l.question_id)) },
+      { name: 'sql', data: lines.map((l) => l.sql ?? null) },
+      { name: 'completion', data: lines.map((l) => l.completion ?? null) },
+      { name: 'mean_logprob', data: lines.map((l) => l.mean_logprob ?? null) },
+    ],
+  ];
+}
+
 export function parquetBytes(schema: SchemaElement[], columns: Column[], rowGroupSize: number): Uint8Array {
   // hyparquet-writer pins its own hyparquet for types: the schema elements are the same shape.
   return new Uint8Array(parquetWriteBuffer({ schema: schema as never, columnData: columns as never, rowGroupSize }));

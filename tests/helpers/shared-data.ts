@@ -40,6 +40,11 @@ export function readBirdQuestions(file: string): BirdQuestionRow[] {
   return JSON.parse(readFileSync(file, 'utf8')) as BirdQuestionRow[];
 }
 
+/** BIRD mini-dev's questions (mini_dev_sqlite.json). */
+export function minidevQuestions(): BirdQuestionRow[] {
+  return readBirdQuestions(sharedData('bird', 'minidev', 'mini_dev_sqlite.json'));
+}
+
 /** A dataset's files as the CLI names them: `--gold`, `--dataset` (none when null), `--db-root`. */
 export interface DatasetFiles {
   gold: string;
@@ -74,6 +79,35 @@ export function datasetFlags(files: DatasetFiles): string[] {
  */
 export function minidevFlags(files: Partial<DatasetFiles> = {}): string[] {
   return datasetFlags({ ...minidevFiles(), ...files });
+}
+
+/** Spider dev's gold and questions files, and the folder of its databases here. */
+export function spiderFiles(): DatasetFiles {
+  return {
+    gold: sharedData('spider', 'dev_gold.sql'),
+    dataset: sharedData('spider', 'dev.json'),
+    dbRoot: sharedData('spider'),
+  };
+}
+
+/** The CLI's flags for Spider dev with the databases here, each replaceable (e.g. another `dbRoot`). */
+export function spiderFlags(files: Partial<DatasetFiles> = {}): string[] {
+  return datasetFlags({ ...spiderFiles(), ...files });
+}
+
+/** A file of the embedded demo (public/demo, in the repository); no name: the folder, its databases' root. */
+export function demoFile(name = ''): string {
+  return resolve(repoRoot, 'public', 'demo', name);
+}
+
+/** The CLI's flags for the embedded demo: its gold, questions and database folder, each replaceable. */
+export function demoFlags(files: Partial<DatasetFiles> = {}): string[] {
+  return datasetFlags({
+    gold: demoFile('gold.sql'),
+    dataset: demoFile('questions.json'),
+    dbRoot: demoFile(),
+    ...files,
+  });
 }
 
 /** GPT-4o's chain-of-thought predictions for mini-dev (BIRD's TA_output): a real predictions file. */

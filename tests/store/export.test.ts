@@ -9,19 +9,13 @@ import {
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
 import { parsePredictions } from '../../src/core/formats/predictions.ts';
-import { runHeader, sampleRecord } from '../helpers/run-records.ts';
+import { runHeader, sampleRecord, unstoredDataset } from '../helpers/run-records.ts';
 
 const header: RunHeader = runHeader({
   id: 'r1',
   name: 'run',
   source: { kind: 'replay', predictions: { name: 'p.json', sha256: 'ab', bytes: 3 } },
-  dataset: {
-    id: 'd',
-    name: 'mini',
-    questions: { name: 'q.json', sha256: 'cd', bytes: 4 },
-    gold: null,
-    databases: { a: 'ef' },
-  },
+  dataset: unstoredDataset({ id: 'd', name: 'mini', databases: { a: 'ef' } }),
   subset: { description: 'all', indices: [0, 2] },
   config: DEFAULT_RUN_CONFIG,
   executor: 'test',

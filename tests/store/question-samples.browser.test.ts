@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { markUnsorted, questionSamples, sortBlocks } from '../../src/adapters/store/sample-blocks.ts';
 import { SampleWriter } from '../../src/adapters/store/sample-writer.ts';
 import { BLOCK_SIZE, openWorkbenchDb, type WorkbenchIdb } from '../../src/adapters/store/schema.ts';
-import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../src/core/run/types.ts';
+import { runHeader, sampleRecord } from '../helpers/run-records.ts';
 import { testStore, type TestStore } from './store-helpers.ts';
 
 let t: TestStore;
@@ -11,48 +11,33 @@ afterEach(() => t?.dispose());
 /** 7 samples per question, on every third gold index: questions cross block boundaries (BLOCK_SIZE 100). */
 const N_PER = 7;
 const INDICES = Array.from({ length: 600 }, (_, i) => i * 3);
-const sample = (index: number, s: number): SampleRecord => ({
-  index,
-  questionId: index,
-  dbId: 'superhero',
-  difficulty: 'simple',
-  ex: ((index + s) % 2) as 0 | 1,
-  softF1: 1,
-  rves: null,
-  timeRatio: null,
-  status: 'ok',
-  error: null,
-  mutatedDb: false,
-  extraction: { rule: 'bird-separator', thinkStripped: false },
-  predRowCount: 1,
-  goldRowCount: 1,
-  elapsedMs: 1,
-  sample: s,
-  sql: `SELECT ${index}, ${s}`,
-  goldSql: `SELECT ${index}`,
-  format: 1,
-  reward: (index + s) % 2,
-});
+const sample = (index: number, s: number) =>
+  sampleRecord({
+    index,
+    sample: s,
+    ex: ((index + s) % 2) as 0 | 1,
+    dbId: 'superhero',
+    softF1: 1,
+    extraction: { rule: 'bird-separator', thinkStripped: false },
+    sql: `SELECT ${index}, ${s}`,
+    goldSql: `SELECT ${index}`,
+  });
 
 describe('the samples of one question (the A-vs-B view of a question reads only them)', () => {
   it('finds every question, at block edges too, before and after the blocks are sorted, reading only a few blocks once sorted', async () => {
     t = testStore();
     const idb = await openWorkbenchDb(t.dbName);
     const runId = 'q-run';
-    const header: RunHeader = {
-      id: runId,
-      name: 'q',
-      createdAt: new Date().toISOString(),
-      updatedAt: new Date().toISOString(),
-      status: 'done',
-      source: { kind: 'replay', predictions: { name: 'p', sha256: '0', bytes: 0 } },
-      dataset: { id: 'd', name: 'd', questions: { name: 'q', sha256: '0', bytes: 0 }, gold: null, databases: {} },
-      subset: { description: 'all', indices: INDICES },
-      config: DEFAULT_RUN_CONFIG,
-      samplesPerQuestion: N_PER,
-      executor: 'test',
-    };
-    await idb.put('runs', header);
+    await idb.put(
+      'runs',
+      runHeader({
+        id: runId,
+        name: 'q',
+        subset: { description: 'all', indices: INDICES },
+        samplesPerQuestion: N_PER,
+        executor: 'test',
+      }),
+    );
     await markUnsorted(idb, runId);
     const writer = new SampleWriter(idb, runId, 0);
     // Out of order, as from the pool: last sample first.

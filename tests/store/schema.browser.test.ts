@@ -6,6 +6,24 @@ import { allSamples } from '../../src/adapters/store/sample-blocks.ts';
 const name = `wb-schema-${crypto.randomUUID()}`;
 afterEach(() => deleteDB(name));
 
+/**
+ * A version-4 database as a user has it: the stores of versions 1 to 4 (the sample blocks of
+ * version 2, the suites of 3, the verdicts of 4), empty.
+ */
+const openVersion4 = () =>
+  openDB(name, 4, {
+    upgrade(db) {
+      for (const s of ['datasets', 'databases', 'runs'])
+        db.createObjectStore(s, { keyPath: s === 'databases' ? 'sha256' : 'id' });
+      db.createObjectStore('chunks');
+      db.createObjectStore('runInputs', { keyPath: 'runId' });
+      db.createObjectStore('sampleBlocks', { keyPath: ['runId', 'block'] });
+      db.createObjectStore('sampleMeta', { keyPath: 'runId' });
+      db.createObjectStore('suites', { keyPath: 'key' });
+      db.createObjectStore('verdicts', { keyPath: 'key' }).createIndex('byUsed', 'used');
+    },
+  });
+
 describe("IndexedDB schema upgrades keep the user's records", () => {
   it('version 1 samples (one record per sample) are migrated to version 2 blocks, each run apart', async () => {
     const v1 = await openDB(name, 1, {
@@ -37,20 +55,8 @@ describe("IndexedDB schema upgrades keep the user's records", () => {
   });
 
   it('version 4 (the verdict cache) gains the overlay and version-check stores of version 5 (and the series stores of 6) and keeps every record', async () => {
-    // A version-4 database as a user has it: the stores of versions 1 to 4 (the sample blocks of
-    // version 2, the suites of 3, the verdicts of 4), with records in each.
-    const v4 = await openDB(name, 4, {
-      upgrade(db) {
-        for (const s of ['datasets', 'databases', 'runs'])
-          db.createObjectStore(s, { keyPath: s === 'databases' ? 'sha256' : 'id' });
-        db.createObjectStore('chunks');
-        db.createObjectStore('runInputs', { keyPath: 'runId' });
-        db.createObjectStore('sampleBlocks', { keyPath: ['runId', 'block'] });
-        db.createObjectStore('sampleMeta', { keyPath: 'runId' });
-        db.createObjectStore('suites', { keyPath: 'key' });
-        db.createObjectStore('verdicts', { keyPath: 'key' }).createIndex('byUsed', 'used');
-      },
-    });
+    // A version-4 database as a user has it, with records in each store.
+    const v4 = await openVersion4();
     await v4.put('datasets', { id: 'd1', name: 'mini-dev' });
     await v4.put('runs', { id: 'r1', name: 'kept' });
     await v4.put('runInputs', { runId: 'r1', items: [] });
@@ -99,19 +105,7 @@ describe("IndexedDB schema upgrades keep the user's records", () => {
 
 describe('version 6 (training runs) only adds stores', () => {
   it('upgrades a version-4 database with data: every record kept, the series stores empty and usable', async () => {
-    const v4 = await openDB(name, 4, {
-      upgrade(db) {
-        db.createObjectStore('datasets', { keyPath: 'id' });
-        db.createObjectStore('databases', { keyPath: 'sha256' });
-        db.createObjectStore('chunks');
-        db.createObjectStore('runs', { keyPath: 'id' });
-        db.createObjectStore('runInputs', { keyPath: 'runId' });
-        db.createObjectStore('sampleBlocks', { keyPath: ['runId', 'block'] });
-        db.createObjectStore('sampleMeta', { keyPath: 'runId' });
-        db.createObjectStore('suites', { keyPath: 'key' });
-        db.createObjectStore('verdicts', { keyPath: 'key' }).createIndex('byUsed', 'used');
-      },
-    });
+    const v4 = await openVersion4();
     await v4.put('datasets', { id: 'd1', name: 'mini-dev' });
     await v4.put('chunks', new Blob(['bytes']), ['abc', 0]);
     await v4.put('runs', { id: 'r1', name: 'step 100' });

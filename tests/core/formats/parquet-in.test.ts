@@ -12,10 +12,17 @@ import { parseQuestions, questionsFromRecords } from '../../../src/core/formats/
 import { parseRarJsonl, rarFromRecords } from '../../../src/core/rubric/rar-dataset.ts';
 import { planReplay } from '../../../src/core/run/replay.ts';
 import { parquetRecordGroups, readParquetRecords } from '../../../src/adapters/parquet/read-parquet.ts';
-import { int64, float64, listOf, memoryBuffer, parquetBytes, RAR_SCHEMA, utf8 } from '../../helpers/parquet-files.ts';
-import { readSharedText } from '../../helpers/shared-data.ts';
-
-const demo = (f: string) => new URL(`../../../public/demo/${f}`, import.meta.url).pathname;
+import {
+  birdQuestionsTable,
+  int64,
+  listOf,
+  memoryBuffer,
+  parquetBytes,
+  predictionLinesTable,
+  RAR_SCHEMA,
+  utf8,
+} from '../../helpers/parquet-files.ts';
+import { demoFile as demo, readSharedText } from '../../helpers/shared-data.ts';
 
 async function errorOf(p: Promise<unknown>): Promise<Error> {
   try {
@@ -153,20 +160,7 @@ describe('Parquet in: BIRD questions and predictions', () => {
   it('BIRD dev.json as Parquet (question_id int64) gives the same 1534 questions', async () => {
     const text = readSharedText('bird', 'dev', 'dev.json');
     const rows = JSON.parse(text) as Array<Record<string, unknown>>;
-    const cols = ['question_id', 'db_id', 'question', 'evidence', 'SQL', 'difficulty'];
-    const bytes = parquetBytes(
-      [
-        { name: 'schema', num_children: 6 },
-        int64('question_id'),
-        utf8('db_id'),
-        utf8('question'),
-        utf8('evidence'),
-        utf8('SQL'),
-        utf8('difficulty'),
-      ],
-      cols.map((c) => ({ name: c, data: rows.map((r) => (c === 'question_id' ? BigInt(r[c] as number) : r[c])) })),
-      500,
-    );
+    const bytes = parquetBytes(...birdQuestionsTable(rows), 500);
     const questions = questionsFromRecords(
       await readParquetRecords({ name: 'dev.parquet', file: memoryBuffer(bytes) }),
       'dev.parquet',
@@ -186,22 +180,7 @@ describe('Parquet in: BIRD questions and predictions', () => {
         : { question_id: i, completion: `Here:\n\`\`\`sql\n${sqlOf(k)}\n\`\`\``, mean_logprob: -0.25 * i },
     );
     const jsonl = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
-    const bytes = parquetBytes(
-      [
-        { name: 'schema', num_children: 4 },
-        int64('question_id'),
-        utf8('sql'),
-        utf8('completion'),
-        float64('mean_logprob'),
-      ],
-      [
-        { name: 'question_id', data: lines.map((l) => BigInt(l.question_id)) },
-        { name: 'sql', data: lines.map((l) => l.sql ?? null) },
-        { name: 'completion', data: lines.map((l) => l.completion ?? null) },
-        { name: 'mean_logprob', data: lines.map((l) => l.mean_logprob ?? null) },
-      ],
-      7,
-    );
+    const bytes = parquetBytes(...predictionLinesTable(lines), 7);
     const gold = parseGoldSql(readFileSync(demo('gold.sql'), 'utf8'), 'gold.sql');
     const questions = parseQuestions(readFileSync(demo('questions.json'), 'utf8'), 'questions.json');
     const records = await readParquetRecords({ name: 'p.parquet', file: memoryBuffer(bytes) });

@@ -161,14 +161,13 @@ describe('bestCheckpoint', () => {
 });
 
 describe('stepStats on real verdicts', () => {
+  /** The EX statistics of step `step`, from its samples and trainer scores. */
+  const exStats = (s: SeriesStep, step: number) =>
+    stepStats({ step, samples: s.run.samples.map(seriesSample), trainerScores: s.trainerScores, metrics: ['ex'] });
+
   it('with one sample per question: EX = pass@1 = pass@n = maj@n over answered questions, counts equal a direct count', () => {
     const s = steps[0]!.step;
-    const st = stepStats({
-      step: 100,
-      samples: s.run.samples.map(seriesSample),
-      trainerScores: s.trainerScores,
-      metrics: ['ex'],
-    });
+    const st = exStats(s, 100);
     const scored = s.run.samples.filter((x) => x.status !== 'missing-db');
     expect(st.questions).toBe(Q);
     const ex = (scored.filter((x) => x.ex === 1).length / Q) * 100;
@@ -185,12 +184,7 @@ describe('stepStats on real verdicts', () => {
 
   it('with three samples per question: pass@n, maj@n and zero variance equal the RL statistics of the same samples', () => {
     const s = steps[2]!.step;
-    const st = stepStats({
-      step: 300,
-      samples: s.run.samples.map(seriesSample),
-      trainerScores: s.trainerScores,
-      metrics: ['ex'],
-    });
+    const st = exStats(s, 300);
     const rl = computeRunStats(s.run.samples, { ks: [1, 3], rng: mulberry32(0) });
     expect(st.nMin).toBe(3);
     expect(st.passAt1).toBeCloseTo(rl.overall.passAtK[1]! * 100, 10);

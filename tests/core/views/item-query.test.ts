@@ -1,31 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_QUERY, isUnscored, ItemIndex, type ExplorerRow } from '../../../src/core/views/item-query.ts';
 import type { SampleRecord } from '../../../src/core/run/types.ts';
+import { sampleRecord } from '../../helpers/run-records.ts';
 
 function sample(index: number, patch: Partial<SampleRecord>): SampleRecord {
-  return {
+  return sampleRecord({
     index,
+    sample: 0,
     questionId: 100 + index,
-    dbId: 'db',
-    difficulty: 'simple',
     ex: 1,
     softF1: 1,
-    rves: null,
-    timeRatio: null,
-    status: 'ok',
-    error: null,
-    mutatedDb: false,
-    extraction: { rule: 'bird-separator', thinkStripped: false },
-    predRowCount: 1,
-    goldRowCount: 1,
-    elapsedMs: 1,
-    sample: 0,
-    sql: 'SELECT 1',
-    goldSql: 'SELECT 1',
-    format: 1,
     reward: 1,
+    extraction: { rule: 'bird-separator', thinkStripped: false },
     ...patch,
-  };
+  });
 }
 
 const rows: ExplorerRow[] = [

@@ -1,34 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { ItemIndex, DEFAULT_QUERY, matchesOutcome } from '../../../src/core/views/item-query.ts';
 import { rewardFigures } from '../../../src/core/views/reward-view.ts';
-import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
+import type { SampleRecord } from '../../../src/core/run/types.ts';
 import { runFileJson, toRunFile } from '../../../src/core/runfile/export.ts';
 import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
+import { runHeader, sampleRecord, unstoredDataset } from '../../helpers/run-records.ts';
 
 function sample(index: number, patch: Partial<SampleRecord> & Record<string, unknown> = {}): SampleRecord {
-  return {
+  return sampleRecord({
     index,
-    questionId: index,
-    dbId: 'db',
-    difficulty: 'simple',
+    sample: 0,
     ex: 1,
     softF1: null,
-    rves: null,
-    timeRatio: null,
-    status: 'ok',
-    error: null,
-    mutatedDb: false,
-    extraction: { rule: 'sql-line', thinkStripped: false },
-    predRowCount: 1,
-    goldRowCount: 1,
-    elapsedMs: 1,
-    sample: 0,
-    sql: 'SELECT 1',
-    goldSql: 'SELECT 1',
-    format: 1,
     reward: 1,
+    extraction: { rule: 'sql-line', thinkStripped: false },
     ...patch,
-  } as SampleRecord;
+  });
 }
 
 const samples = [
@@ -111,20 +98,13 @@ describe('reward view figures and their explorer filters', () => {
 
 describe('run files keep the findings', () => {
   it("versionFeatures, goldIssues and the run's sqliteVersion survive export and import; a bad one names its path", () => {
-    const header: RunHeader = {
+    const header = runHeader({
       id: 'r',
       name: 'r',
-      createdAt: '',
-      updatedAt: '',
-      status: 'done',
-      source: { kind: 'replay', predictions: { name: 'p', sha256: 'a', bytes: 1 } },
-      dataset: { id: 'd', name: 'd', questions: { name: 'q', sha256: 'b', bytes: 1 }, gold: null, databases: {} },
+      dataset: unstoredDataset({ id: 'd', name: 'd' }),
       subset: { description: 'all', indices: [3, 4] },
-      config: DEFAULT_RUN_CONFIG,
-      samplesPerQuestion: 1,
-      executor: 'x',
       sqliteVersion: '3.54.1',
-    };
+    });
     const file = parseRunFile(runFileJson(toRunFile(header, [samples[3]!, samples[4]!])), 'r.json');
     expect(file.run.sqliteVersion).toBe('3.54.1');
     expect(file.samples[0]!.versionFeatures).toEqual(samples[3]!.versionFeatures);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
 import { FIRST_PAGE, RunView, type RunViewStore } from '../../../src/ui/workbench/run-view.svelte.ts';
 import type { PreviewService } from '../../../src/ui/workbench/services.ts';
-import { runHeader, sampleRecord } from '../../helpers/run-records.ts';
+import { runHeader, sampleRecord, unstoredDataset } from '../../helpers/run-records.ts';
 
 const N = 10_000;
 
@@ -30,13 +30,7 @@ function header(status: RunHeader['status']): RunHeader {
     updatedAt: '2026-01-01T00:00:00.000Z',
     status,
     source: { kind: 'replay', predictions: { name: 'p.json', sha256: 'ab', bytes: 3 } },
-    dataset: {
-      id: 'gone',
-      name: 'not stored',
-      questions: { name: 'q.json', sha256: 'cd', bytes: 4 },
-      gold: null,
-      databases: {},
-    },
+    dataset: unstoredDataset({ name: 'not stored' }),
     config: DEFAULT_RUN_CONFIG,
     executor: 'test',
   });
