@@ -70,7 +70,7 @@ describe("issue 23: timing blocks that do not depend on the clock's resolution",
     expect(block.runs).toBe(1);
     expect(block.ms).toBeCloseTo(7.5, 3);
   });
-  it('a preemption inside a block (a busy machine) does not lengthen the timing: the least of BLOCKS_PER_TIMING blocks is the query\'s time', () => {
+  it("a preemption inside a block (a busy machine) does not lengthen the timing: the least of BLOCKS_PER_TIMING blocks is the query's time", () => {
     // 30 µs a run on a 0.3 µs clock; the first block holds one 4 ms time slice of another process.
     let t = 1000.0123;
     let runs = 0;
