@@ -247,6 +247,9 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
       args.versionCheck && versionSensitive(outcome.results).length > 0
         ? await measureOnOlderSqlite(args, allItems, outcome.results, config, facts.sqliteVersion, cache)
         : null;
+    // The check's verdicts and facts (kept under sql.js 1.8.0's name) are saved too: the save
+    // above ran before them, and a run seen before then re-ran every flagged item.
+    if (effects) await cache?.save();
     const allResults = effects?.results ?? outcome.results;
     const allRecords = effects ? withChecks(outcome.records, allResults) : outcome.records;
     // Before anything is written: a database replaced during the run makes its results unreliable.
