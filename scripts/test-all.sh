@@ -4,13 +4,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian's Chromium drives the browser tests (playwright-core cannot download a browser here).
-if [ ! -x /usr/bin/chromium ]; then
+# Debian's Chromium drives the browser tests (playwright-core cannot download a browser here);
+# Debian's Firefox ESR opens the offline report in tests/browser/report-firefox.test.ts.
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/bin/firefox-esr ] || missing+=(firefox-esr)
+if [ "${#missing[@]}" -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  echo "Installing Debian's chromium for the browser tests..."
+  echo "Installing Debian's ${missing[*]} for the browser tests..."
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 # `npm install` (not `npm ci`): vite 8 lists a Windows-only optional dependency that the

@@ -18,6 +18,7 @@ export function createReportServices(runs: readonly RunFile[]): WorkbenchService
     throw notInReport(what);
   };
   return {
+    readOnlyReport: true,
     store: createReportStore(runs),
     previews: {
       async preview(_run, sample) {

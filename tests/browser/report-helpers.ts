@@ -28,7 +28,7 @@ declare global {
 }
 
 /** Plain JavaScript (an init script runs before any of the page's). */
-const VIOLATIONS = `(() => {
+export const VIOLATIONS = `(() => {
   const seen = [];
   Object.defineProperty(window, '__cspViolations', { value: seen });
   document.addEventListener('securitypolicyviolation', (e) => seen.push(e.violatedDirective + ' ' + e.blockedURI));

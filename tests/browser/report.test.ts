@@ -17,21 +17,29 @@ import { pct } from '../../src/core/rl/explanations.ts';
 import { compareRuns } from '../../src/core/rl/compare.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { REPORT_DATA_PLACEHOLDER } from '../../src/core/report/report-file.ts';
-import { toRunFile } from '../../src/core/runfile/export.ts';
-import type { RunFile, SampleRecord } from '../../src/core/run/types.ts';
+import type { RunFile } from '../../src/core/run/types.ts';
 import { matchesOutcome } from '../../src/core/views/item-query.ts';
 import { mulberry32 } from '../../src/core/util/rng.ts';
-import { readJson, ROOT, runCli } from '../helpers/cli.ts';
+import { readJson, ROOT } from '../helpers/cli.ts';
 import { largeRunFile } from '../helpers/large-run.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, writeVerlDumps } from '../helpers/series-dumps.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { syntheticRunFile, syntheticSamples } from '../robustness/synthetic-run.ts';
 import { browserSkipReason, launchChromium, suiteTitle } from './harness.ts';
+import {
+  HOSTILE_DB,
+  HOSTILE_NAME,
+  HOSTILE_QUESTION,
+  HOSTILE_SQL,
+  cli,
+  expectLeaksBlocked,
+  hostileDomCensus,
+  makeReportFiles,
+  tryLeaks,
+} from './report-fixtures.ts';
 import { openReport, otherRequests, type OpenedReport } from './report-helpers.ts';
 import { officialCells, screenshot } from './workbench-helpers.ts';
 
 const PRED = (dir: string, f: string) => sharedData('bird', 'predictions', dir, f);
-const GPT4O = PRED('TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
 const GPT4T = PRED('TA_output', 'predict_mini_dev_gpt-4-turbo_cot_SQLite.json');
 const common = ['--gold', MINIDEV_GOLD, '--dataset', MINIDEV_QUESTIONS, '--db-root', DB_ROOT];
 const PHONE = { width: 390, height: 844 };
@@ -39,41 +47,6 @@ const PHONE = { width: 390, height: 844 };
 const dir = mkdtempSync(path.join(tmpdir(), 'wb-report-browser-'));
 const at = (f: string) => path.join(dir, f);
 const readRun = (f: string): RunFile => parseRunFile(readFileSync(f, 'utf8'), path.basename(f));
-
-async function cli(args: string[]): Promise<string> {
-  const run = await runCli(args);
-  expect(run.code, `${args.join(' ')}\n${run.stderr}`).toBe(0);
-  return run.stdout;
-}
-
-const HOSTILE_NAME = 'run </script><script>window.pwned = 1</script> <!-- \u202Egnp.exe';
-const HOSTILE_SQL = "SELECT '</script><script>window.pwned = 2</script>', '<!--', '<img src=x onerror=window.pwned=3>'";
-const HOSTILE_QUESTION =
-  'Which <b>hero</b>? <a href="javascript:window.pwned=4">click</a> </script> \u202Eevil\u202C <!--';
-const HOSTILE_DB = 'db"><img src=x onerror="window.pwned=5">';
-
-/** A small run whose every string a reader sees is hostile (run name, SQL, question, error, database, completion). */
-function hostileRunFile(): RunFile {
-  const samples: SampleRecord[] = syntheticSamples({ questions: 6, samples: 2, seed: 3 }).map((s) =>
-    s.index === 2
-      ? {
-          ...s,
-          ex: 0,
-          status: 'error',
-          error: `prediction: near "</script>": syntax error <!-- javascript:alert(1)`,
-          dbId: HOSTILE_DB,
-          sql: HOSTILE_SQL,
-          goldSql: 'SELECT 1 -- </script><!--',
-          completion: `<think>${HOSTILE_QUESTION}</think>\n\`\`\`sql\n${HOSTILE_SQL}\n\`\`\``,
-          reward: 0,
-        }
-      : s,
-  );
-  const file = syntheticRunFile(samples, 'hostile');
-  return toRunFile({ ...file.run, name: HOSTILE_NAME }, samples, [
-    { index: 2, questionId: 2, dbId: HOSTILE_DB, question: HOSTILE_QUESTION, evidence: 'javascript:alert(1) <!--' },
-  ]);
-}
 
 /** The page's report is on screen, made no request and broke no rule of its policy. */
 async function expectNoRequest(r: OpenedReport): Promise<void> {
@@ -130,7 +103,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the offline report from file://
   };
 
   beforeAll(async () => {
-    await cli(['eval', '--predictions', GPT4O, ...common, '--run-out', at('gpt4o.run.json')]);
+    await makeReportFiles(at);
     await cli(['eval', '--predictions', GPT4T, ...common, '--run-out', at('gpt4t.run.json')]);
     writeVerlDumps(at('val'), [0, 1, 2]);
     await cli([
@@ -143,8 +116,6 @@ describe.skipIf(browserSkipReason())(suiteTitle('the offline report from file://
       '--series-out',
       at('three.series.json'),
     ]);
-    await cli(['stats', '--run', at('gpt4o.run.json'), '--out', at('gpt4o.stats.json')]);
-    await cli(['report', '--run', at('gpt4o.run.json'), '--out', at('gpt4o.html')]);
     await cli([
       'report',
       '--run',
@@ -159,8 +130,6 @@ describe.skipIf(browserSkipReason())(suiteTitle('the offline report from file://
     writeFileSync(at('large.run.json'), JSON.stringify(largeRunFile()));
     await cli(['stats', '--run', at('large.run.json'), '--out', at('large.stats.json')]);
     await cli(['report', '--run', at('large.run.json'), '--out', at('large.html')]);
-    writeFileSync(at('hostile.run.json'), JSON.stringify(hostileRunFile()));
-    await cli(['report', '--run', at('hostile.run.json'), '--out', at('hostile.html')]);
     browser = await launchChromium();
   }, 900_000);
 
@@ -299,23 +268,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the offline report from file://
     expect(await detail.locator('pre.completion').textContent()).toContain(`<think>${HOSTILE_QUESTION}</think>`);
     await page.getByTestId('filter-db').selectOption(HOSTILE_DB);
     await screenshot(page, 'report-hostile-1400.png');
-    const dom = await page.evaluate(() => ({
-      pwned: (window as { pwned?: unknown }).pwned ?? null,
-      scripts: document.querySelectorAll('script').length,
-      injected: document.querySelectorAll('img, [onerror], a[href^="javascript:"]').length,
-      bold: [...document.querySelectorAll('b')].filter((b) => b.textContent === 'hero').length,
-    }));
-    expect(dom).toEqual({ pwned: null, scripts: 2, injected: 0, bold: 0 });
+    expect(await page.evaluate(hostileDomCensus)).toEqual({ pwned: null, scripts: 2, injected: 0, bold: 0 });
     await expectNoRequest(r);
 
     // The watch sees a request when one is tried: an image is a request the policy blocks, a fetch a violation.
-    await page.evaluate(() => {
-      new Image().src = 'http://127.0.0.1:9/leak.png';
-      return fetch('http://127.0.0.1:9/leak').catch(() => null);
-    });
-    await expect
-      .poll(async () => (await r.violations()).sort())
-      .toEqual(['connect-src http://127.0.0.1:9/leak', 'img-src http://127.0.0.1:9/leak.png']);
+    await page.evaluate(tryLeaks);
+    await expectLeaksBlocked(r.violations);
     expect(otherRequests(r)).toEqual(['http://127.0.0.1:9/leak.png']);
     r.watch.problems.length = 0; // the blocked requests log their refusal: caused on purpose here
   }, 300_000);

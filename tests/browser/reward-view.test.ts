@@ -67,6 +67,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward view on BIRD mini-de
     const view = page.getByTestId('reward-view');
     await view.waitFor();
     await screenshot(page, 'reward-view.png');
+    // The app runs SQL, so it offers the probe (a report does not: report-firefox.test.ts).
+    expect(await view.getByTestId('reward-probe').getAttribute('href')).toMatch(/^#\/probe\//);
     const scored = cli.items.filter((i) => i.status !== 'missing-db');
     expect(await page.getByTestId('reward-ex').textContent()).toBe(cli.summary.by_difficulty.total.ex.toFixed(2));
     expect(await page.getByTestId('reward-sqlite').textContent()).toContain(`SQLite ${cli.summary.sqlite_version}`);

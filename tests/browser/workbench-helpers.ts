@@ -158,14 +158,15 @@ export async function downloadFrom(page: Page, selector: string): Promise<{ name
 
 /** The dashboard's official table: `cells[row][column]`, e.g. cells.ex.total = '77.14'. */
 export async function officialCells(page: Page): Promise<Record<string, Record<string, string>>> {
-  return page.$$eval('[data-testid="official-table"] td[data-row]', (tds) => {
-    const cells: Record<string, Record<string, string>> = {};
-    for (const td of tds) {
-      const e = td as HTMLElement;
-      (cells[e.dataset.row!] ??= {})[e.dataset.col!] = e.textContent?.trim() ?? '';
-    }
-    return cells;
-  });
+  return page.evaluate(readOfficialCells);
+}
+
+/** The official table's cells by row and column, read in the page (Playwright's or Puppeteer's `evaluate`). */
+export function readOfficialCells(): Record<string, Record<string, string>> {
+  const cells: Record<string, Record<string, string>> = {};
+  for (const td of document.querySelectorAll<HTMLElement>('[data-testid="official-table"] td[data-row]'))
+    (cells[td.dataset.row!] ??= {})[td.dataset.col!] = td.textContent?.trim() ?? '';
+  return cells;
 }
 
 /** The built app served on loopback, a Chromium with a laptop-sized page on it, and the page's problems watched. */

@@ -50,4 +50,9 @@ export interface WorkbenchServices {
   fetchDemoFile(path: string): Promise<Blob>;
   /** "Export report": stored runs as one offline HTML file (docs/report.md); absent in the report itself. */
   reports?: ReportExporter;
+  /**
+   * True in an offline report (docs/report.md): it carries no databases, so nothing that runs SQL
+   * (the playground, the probe) is offered there.
+   */
+  readOnlyReport?: boolean;
 }

@@ -183,6 +183,11 @@ export class Workbench {
     await Promise.all([this.storage.refresh(), this.datasets.refresh(), this.runs.refresh(), this.series.start()]);
   }
 
+  /** Whether this host runs SQL on the dataset's databases (the app), so links to the playground and the probe lead somewhere. */
+  get runsSql(): boolean {
+    return this.services.readOnlyReport !== true;
+  }
+
   /** The run of the dashboard or explorer route, shared by both (loaded once per run). */
   get view(): RunView | null {
     return this.#view;
