@@ -20,14 +20,14 @@ export const SCALE_PER_QUESTION = 64;
 /** 1,563 questions x 64 (a whole number of questions, so every one has n = 64); `--quick`: 200 x 64. */
 export const SCALE_SAMPLES = 1563 * SCALE_PER_QUESTION;
 export const SCALE_SAMPLES_QUICK = 200 * SCALE_PER_QUESTION;
-const SETTLE_MS = 500;
+export const SETTLE_MS = 500;
 
-function checkPage(watch: PageWatch, what: string): void {
+export function checkPage(watch: PageWatch, what: string): void {
   if (watch.problems.length > 0) throw new Error(`${what}: the page reported problems: ${watch.problems.join('; ')}`);
 }
 
 /** Longest task overlapping [from, to] on the page's clock. */
-async function longestSince(
+export async function longestSince(
   page: Page,
   from: number,
 ): Promise<{ longest: number; tasks: { start_ms: number; duration_ms: number }[] }> {

@@ -15,10 +15,11 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { parseQuestions } from '../src/core/formats/questions.ts';
 import { viteBuild } from '../tests/browser/vite-build.ts';
-import { CHROMIUM_PATH, launchChromium, serveStatic, watchPage, type PageWatch } from '../tests/browser/harness.ts';
+import { CHROMIUM_PATH, launchChromium, serveStatic, watchPage } from '../tests/browser/harness.ts';
 import { importDataset, startRun } from '../tests/browser/workbench-helpers.ts';
 import type { IdbWriteResult } from './browser/idb-write.ts';
 import {
+  checkPage,
   measureScale,
   measureSeriesView,
   SCALE_SAMPLES,
@@ -26,6 +27,7 @@ import {
   SERIES_SCALE,
   SERIES_SCALE_QUICK,
 } from './browser-scale.ts';
+import { measurePlayground } from './playground.ts';
 import { measureReport } from './report.ts';
 import { SPIDER_DB_ROOT } from './items.ts';
 
@@ -121,10 +123,6 @@ function storedCount(page: Page, runId: string): Promise<number | null> {
       }),
     runId,
   );
-}
-
-function checkPage(watch: PageWatch, what: string): void {
-  if (watch.problems.length > 0) throw new Error(`${what}: the page reported problems: ${watch.problems.join('; ')}`);
 }
 
 export async function newContext(browser: Browser): Promise<BrowserContext> {
@@ -273,7 +271,7 @@ export const median = (xs: number[]) => {
 };
 
 /** Each key's median over the rounds. */
-function medians(rounds: Record<string, number>[]): Record<string, number> {
+export function medians(rounds: Record<string, number>[]): Record<string, number> {
   return Object.fromEntries(Object.keys(rounds[0]!).map((k) => [k, median(rounds.map((r) => r[k]!))]));
 }
 
@@ -303,12 +301,14 @@ export async function measureBrowser(opts: {
     const idbs: Awaited<ReturnType<typeof measureIdb>>[] = [];
     const scales: Awaited<ReturnType<typeof measureScale>>[] = [];
     const series: Awaited<ReturnType<typeof measureSeriesView>>[] = [];
+    const playgrounds: Awaited<ReturnType<typeof measurePlayground>>[] = [];
     for (let r = 0; r < opts.rounds; r++) {
       log(`browser round ${r + 1}/${opts.rounds}`);
       evals.push(await measureEval(browser, server.url, tmp, opts.quick, log));
       idbs.push(await measureIdb(browser, server.url, log));
       scales.push(await measureScale(browser, server.url, opts.quick ? SCALE_SAMPLES_QUICK : SCALE_SAMPLES, log));
       series.push(await measureSeriesView(browser, server.url, opts.quick ? SERIES_SCALE_QUICK : SERIES_SCALE, log));
+      playgrounds.push(await measurePlayground(browser, server.url, log));
     }
     // The report opens from disk, not from the server: its rounds are its own.
     const report = await measureReport(browser, tmp, opts.rounds, log);
@@ -319,6 +319,7 @@ export async function measureBrowser(opts: {
         ...medians(scales.map((e) => e.keys)),
         ...report.keys,
         ...medians(series.map((e) => e.keys)),
+        ...medians(playgrounds.map((e) => e.keys)),
       },
       meta: {
         build_ms: buildMs,
@@ -329,6 +330,7 @@ export async function measureBrowser(opts: {
           idb: { ...idbs[i]!.keys, ...idbs[i]!.meta },
           scale: { ...scales[i]!.keys, ...scales[i]!.meta },
           series: { ...series[i]!.keys, ...series[i]!.meta },
+          playground: { ...playgrounds[i]!.keys, ...playgrounds[i]!.meta },
         })),
       },
     };

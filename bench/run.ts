@@ -18,6 +18,7 @@ import { scoreRun, type ScoreConfig } from '../src/core/run/score-run.ts';
 import type { EvalItem, ItemResult } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload } from './items.ts';
 import { browserBenchSkipReason, measureBrowser, median, type BrowserBench } from './browser.ts';
+import { measurePlaygroundOnly } from './playground.ts';
 import { measureReport } from './report.ts';
 import { launchChromium } from '../tests/browser/harness.ts';
 import { measureGguf } from './gguf.ts';
@@ -35,11 +36,14 @@ interface Args {
   quick: boolean;
   out: string | null;
   rounds: number;
-  /** `--only cli,native-engine,hostile`: only these groups of keys (bench/cli-bench.ts; hostile: worker_peak_rss_mib_hostile). */
+  /**
+   * `--only cli,native-engine,hostile`: only these groups of keys (bench/cli-bench.ts; hostile:
+   * worker_peak_rss_mib_hostile; report: bench/report.ts; playground: bench/playground.ts).
+   */
   only: Set<string> | null;
 }
 
-const ONLY_GROUPS = ['cli', 'native-engine', 'hostile', 'report'];
+const ONLY_GROUPS = ['cli', 'native-engine', 'hostile', 'report', 'playground'];
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { quick: false, out: null, rounds: 0, only: null };
@@ -327,7 +331,8 @@ async function runOnly(args: Args): Promise<void> {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  if (args.only && !args.only.has('hostile') && !args.only.has('report')) return runOnly(args);
+  const browserOnly = ['report', 'playground'].filter((g) => args.only?.has(g));
+  if (args.only && !args.only.has('hostile') && browserOnly.length === 0) return runOnly(args);
   const started = new Date();
   const load0 = loadavg();
   const tmp = mkdtempSync(path.join(tmpdir(), 'wb-bench-'));
@@ -337,15 +342,22 @@ async function main(): Promise<void> {
     process.exit(130);
   });
   try {
-    if (args.only?.has('report')) {
+    if (browserOnly.length > 0) {
       const skipped = browserBenchSkipReason();
-      if (skipped) throw new Error(`--only report needs Chromium: ${skipped}`);
-      const chromium = await launchChromium();
-      let report: Awaited<ReturnType<typeof measureReport>>;
-      try {
-        report = await measureReport(chromium, tmp, args.rounds, log);
-      } finally {
-        await chromium.close();
+      if (skipped) throw new Error(`--only ${browserOnly.join(',')} needs Chromium: ${skipped}`);
+      const report: { keys: Record<string, number>; meta: Record<string, unknown> } = { keys: {}, meta: {} };
+      if (args.only?.has('report')) {
+        const chromium = await launchChromium();
+        try {
+          Object.assign(report, await measureReport(chromium, tmp, args.rounds, log));
+        } finally {
+          await chromium.close();
+        }
+      }
+      if (args.only?.has('playground')) {
+        const got = await measurePlaygroundOnly(tmp, args.rounds, log);
+        report.keys = { ...report.keys, ...got.keys };
+        report.meta = { ...report.meta, playground: got.meta };
       }
       const load1 = loadavg();
       printTable(report.keys, []);
@@ -357,7 +369,7 @@ async function main(): Promise<void> {
             {
               ...report.keys,
               meta: {
-                command: `npm run bench -- --only report --rounds ${args.rounds}${args.out ? ' --out FILE' : ''}`,
+                command: `npm run bench -- --only ${browserOnly.join(',')} --rounds ${args.rounds}${args.out ? ' --out FILE' : ''}`,
                 started: started.toISOString(),
                 loadavg_start: load0,
                 loadavg_end: load1,

@@ -156,6 +156,14 @@ export async function downloadFrom(page: Page, selector: string): Promise<{ name
   return { name: dl.suggestedFilename(), text: readFileSync(file, 'utf8') };
 }
 
+/** Waits until the playground's verdict is for the editor's SQL and nothing runs. */
+export async function playgroundSettled(page: Page): Promise<void> {
+  await page.waitForSelector(
+    '[data-testid="playground"][data-running="false"] [data-testid="attempt-verdict"][data-stale="false"]',
+    { timeout: 180_000 },
+  );
+}
+
 /** The dashboard's official table: `cells[row][column]`, e.g. cells.ex.total = '77.14'. */
 export async function officialCells(page: Page): Promise<Record<string, Record<string, string>>> {
   return page.evaluate(readOfficialCells);
