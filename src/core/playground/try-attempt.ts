@@ -101,6 +101,8 @@ export interface AttemptReport {
   sqliteVersion: string | null;
   /** The EX rule the verdict was given under. */
   exRule: ExRule;
+  /** The metrics that ran (EX and Soft-F1 always; TS and R-VES when asked). */
+  metrics: MetricName[];
   /** The verdict against the run's corrected gold; null when no overlay corrects this question. */
   corrected: CorrectedVerdict | null;
 }
@@ -291,6 +293,7 @@ export async function tryAttempt(
     formulaError,
     sqliteVersion: facts.sqliteVersion,
     exRule,
+    metrics,
     corrected,
   };
 }

@@ -106,6 +106,18 @@ describe('tryAttempt on real mini-dev questions', () => {
   }, 180_000);
 });
 
+describe('tryAttempt: findings', () => {
+  it("names the version-sensitive part of the attempt (round() to decimal places), as a run's annotations do", async () => {
+    const sql = byId(719).goldSql.replace('SELECT COUNT(T1.id)', 'SELECT ROUND(COUNT(T1.id), 2)');
+    const r = await attempt(719, sql);
+    expect(r.record.versionFeatures).toEqual([
+      { feature: 'round() to decimal places (float rounding)', since: '3.43.0', where: 'pred' },
+    ]);
+    // The gold alone has none.
+    expect((await attempt(719, byId(719).goldSql)).record.versionFeatures ?? []).toEqual([]);
+  });
+});
+
 describe('tryAttempt: statements without a result', () => {
   it('explains a DELETE on a COUNT question by the rows, not by its zero columns', async () => {
     const r = await attempt(719, 'DELETE FROM superhero');
