@@ -202,18 +202,19 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     const datasetId = decodeURIComponent(path!.split('/')[2]!);
     const overlayFile = sharedData('bird', 'corrections', 'arcwise_plat_sql_only_with_diff.json');
 
-    // A second attempt at the same question: the per-question samples view's link opens it in the playground, with the run.
+    // A second attempt at the same question: the per-question samples view's links open a sample in the playground, with the run.
     await typeSql(page, ATTEMPTS[1]!);
     await page.getByTestId('pg-save').click();
     await page.getByTestId('pg-saved').waitFor({ timeout: 60_000 });
     const questionIndex = questions.findIndex((q) => q.questionId === Q);
     await gotoHash(page, routeHash({ page: 'question', runId, index: questionIndex }));
     await page.locator('[data-testid="question-samples"] li[data-sample="1"]').waitFor({ timeout: 60_000 });
-    await page.locator('li[data-sample="1"]').getByTestId('sample-playground').click();
+    // Sample 0 (the gold), while the editor last held sample 1's SQL.
+    await page.locator('li[data-sample="0"]').getByTestId('sample-playground').click();
+    await expect.poll(() => page.getByTestId('pg-editor').inputValue()).toBe(ATTEMPTS[0]);
     await settled(page);
-    expect(await page.getByTestId('pg-editor').inputValue()).toBe(ATTEMPTS[1]);
     expect(new URLSearchParams((await page.evaluate(() => location.hash)).split('?')[1]).get('run')).toBe(runId);
-    expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe(String(cli[1]!.ex));
+    expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe(String(cli[0]!.ex));
 
     await gotoHash(page, routeHash({ page: 'run', runId }));
     await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
@@ -288,8 +289,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       await screenshot(page, 'playground-tour.png', true);
       // A step prefills the editor.
       await page.getByTestId('tour-try-temp-shadow').click();
+      // The question opens (the editor gets the step's SQL) before its verdict is waited for.
+      await expect.poll(() => page.getByTestId('pg-editor').inputValue()).toMatch(/^CREATE TEMP TABLE/);
       await settled(page);
-      expect(await page.getByTestId('pg-editor').inputValue()).toMatch(/^CREATE TEMP TABLE/);
       expect(await page.getByTestId('attempt-flags').locator('[data-class="temp-shadow"]').count()).toBe(1);
     } finally {
       await page.context().setOffline(false);

@@ -54,6 +54,8 @@ export interface PlaygroundDeps {
   runs: Pick<RunRepository, 'get'>;
   service: Pick<RunService, 'saveAttempt' | 'goldOverlay'>;
   playground: PlaygroundService;
+  /** Called after an attempt was kept (the scratch run changed: views of it read it again). */
+  kept?: () => void;
   /** Writes the editor's state (and the run, when one opened the playground) into the address. */
   writeAddress: (datasetId: string, index: number, params: PlaygroundParams, runId: string | null) => void;
 }
@@ -260,31 +262,40 @@ export class PlaygroundState {
     if (!same || this.#report === null) this.#schedule(0);
   }
 
-  /** Reads the route's run and its overlay (once per run); true when the run in force changed. */
+  /**
+   * Reads the route's run and its overlay at every opening (an overlay may have been attached or
+   * removed since); the overlay's text is parsed again only when it changed. True when the run,
+   * its rule or its overlay in force changed.
+   */
   async #openRun(ds: DatasetRecord | null, runId: string | null): Promise<boolean> {
     const id = ds && runId ? runId : null;
-    const key = ds && id ? `${ds.id}\n${id}` : null;
+    let run: RunHeader | null = null;
+    let overlay: GoldOverlayRecord | null = null;
+    let error: string | null = null;
+    if (id && ds) {
+      try {
+        run = (await this.#deps.runs.get(id)) ?? null;
+        if (!run) error = `run ${id} is not stored: the dataset's own EX rule applies, and no overlay.`;
+        else if (run.dataset.id !== ds.id) {
+          error = `run "${run.name}" is a run of dataset "${run.dataset.name}", not of "${ds.name}": its rule and overlay do not apply.`;
+          run = null;
+        } else overlay = (await this.#deps.service.goldOverlay?.(id)) ?? null;
+      } catch (err) {
+        error = `run ${id}: ${errorMessage(err)}`;
+      }
+    }
+    const key = [ds?.id, id, run?.config.exRule, overlay?.name, overlay?.attachedAt, error].join('\n');
     if (key === this.#runKey) return false;
     this.#runKey = key;
     this.#runId = id;
-    this.#openedRun = null;
-    this.#overlay = null;
-    this.#corrections = null;
-    this.#runError = null;
-    if (!id || !ds) return true;
+    this.#openedRun = run;
+    this.#overlay = overlay;
+    this.#runError = error;
     try {
-      const run = (await this.#deps.runs.get(id)) ?? null;
-      if (!run) this.#runError = `run ${id} is not stored: the dataset's own EX rule applies, and no overlay.`;
-      else if (run.dataset.id !== ds.id)
-        this.#runError = `run "${run.name}" is a run of dataset "${run.dataset.name}", not of "${ds.name}": its rule and overlay do not apply.`;
-      else {
-        this.#openedRun = run;
-        const overlay = (await this.#deps.service.goldOverlay?.(id)) ?? null;
-        this.#corrections = overlay ? correctedGolds(overlay) : null;
-        this.#overlay = overlay;
-      }
+      this.#corrections = overlay ? correctedGolds(overlay) : null;
     } catch (err) {
-      this.#runError = `run ${id}: ${errorMessage(err)}`;
+      this.#corrections = null;
+      this.#runError = `the overlay ${overlay?.name ?? ''} of run ${id} cannot be read: ${errorMessage(err)}`;
     }
     return true;
   }
@@ -443,6 +454,7 @@ export class PlaygroundState {
     try {
       const r = await this.#deps.service.saveAttempt({ datasetId: ds.id, index: i, sql: this.#sql });
       this.#saved = { runId: r.run.id, index: r.index, sample: r.sample };
+      this.#deps.kept?.();
     } catch (err) {
       this.#saveError = errorMessage(err);
     } finally {
