@@ -351,7 +351,8 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
           {
             name: `${dataset.name}: playground attempts`,
             subset: { description: 'attempts saved from the reward playground', indices: [] },
-            config: { ...PLAYGROUND_CONFIG },
+            // Scored by the rule a run on this dataset gets by default (Spider's for a Spider dataset).
+            config: underRule({ ...PLAYGROUND_CONFIG }, [], datasetExRule(dataset)).config,
           },
           dataset,
           { name: PLAYGROUND_SOURCE, ...(await ctx.pairing.hashText('')) },
@@ -366,7 +367,7 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
         async () => {
           const inputs = (await ctx.runs.inputs(scratch.id)) ?? { items: [] };
           const sample = inputs.items.filter((it) => it.index === req.index).length;
-          const item: EvalItem = {
+          const asked: EvalItem = {
             index: req.index,
             questionId: q?.questionId ?? req.index,
             dbId: gold.dbId,
@@ -376,6 +377,8 @@ export function createRunService(opened: AppPorts | Promise<AppPorts>): RunServi
             extraction: { rule: 'sql-field', thinkStripped: false },
             sample,
           };
+          // The scratch run's own rule (kept from its creation): under Spider's, the item gets Spider's hardness.
+          const [item] = underRule(scratch.config, [asked], scratch.config.exRule ?? 'bird').items as [EvalItem];
           const doneBefore = inputs.items.length;
           const items = [...inputs.items, item];
           const indices = [...new Set([...scratch.subset.indices, req.index])].sort((a, b) => a - b);

@@ -4,7 +4,7 @@
  * CLI's verdicts for the same SQL (EX, Soft-F1, TS, writes); the guided tour runs on the
  * embedded demo with the network off; a kept attempt opens in the scratch run's explorer.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
@@ -12,7 +12,8 @@ import { DEMO_DATASET_NAME } from '../../src/ui/home/demo-library.svelte.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { minidevFlags, readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, gotoHash, suiteTitle, waitForDemo } from './harness.ts';
-import { type AppSession, importDataset, screenshot, useApp } from './workbench-helpers.ts';
+import { routeHash } from '../../src/ui/shell/route.ts';
+import { type AppSession, dismissOfflineNote, importDataset, screenshot, useApp } from './workbench-helpers.ts';
 
 interface CliItem {
   index: number;
@@ -22,6 +23,8 @@ interface CliItem {
   ts?: number | null;
   mutated_db: boolean;
   status: string;
+  /** With --gold-overlay. */
+  ex_corrected_gold?: number | null;
 }
 
 const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'mini_dev_sqlite.json');
@@ -34,6 +37,28 @@ const ATTEMPTS = [
   gold.replace('SELECT COUNT(T1.id)', 'SELECT COUNT(T1.id) * 1.00000001'),
   'DELETE FROM superhero',
 ];
+
+/** The CLI's verdicts (`eval` on mini-dev, one worker, `flags` added) for JSON Lines predictions, the scored ones in sample order. */
+async function cliItems(rows: { question_id: number; sql: string }[], flags: string[]): Promise<CliItem[]> {
+  const preds = tempFile('playground-preds.jsonl');
+  writeFileSync(preds, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const out = tempFile('playground-cli.json');
+  const run = await runCli([
+    'eval',
+    '--predictions',
+    preds,
+    ...minidevFlags(),
+    ...flags,
+    '--workers',
+    '1',
+    '--out',
+    out,
+  ]);
+  expect(run.code, run.stderr).toBe(0);
+  return readJson<{ items: CliItem[] }>(out)
+    .items.filter((i) => i.status !== 'missing-db')
+    .sort((a, b) => a.sample - b.sample);
+}
 
 /** Waits until the verdict shown is for the editor's SQL and nothing runs. */
 async function settled(page: Page): Promise<void> {
@@ -58,25 +83,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
   let cli: CliItem[];
 
   beforeAll(async () => {
-    const preds = tempFile('playground-preds.jsonl');
-    writeFileSync(preds, ATTEMPTS.map((sql) => JSON.stringify({ question_id: Q, sql })).join('\n') + '\n');
-    const out = tempFile('playground-cli.json');
-    const run = await runCli([
-      'eval',
-      '--predictions',
-      preds,
-      ...minidevFlags(),
-      '--metrics',
-      'ex,soft-f1,ts',
-      '--workers',
-      '1',
-      '--out',
-      out,
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    cli = readJson<{ items: CliItem[] }>(out)
-      .items.filter((i) => i.status !== 'missing-db')
-      .sort((a, b) => a.sample - b.sample);
+    cli = await cliItems(
+      ATTEMPTS.map((sql) => ({ question_id: Q, sql })),
+      ['--metrics', 'ex,soft-f1,ts'],
+    );
     expect(cli).toHaveLength(ATTEMPTS.length);
     expect((await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') })).ok).toBe(
       true,
@@ -109,7 +119,14 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     expect(await page.getByTestId('attempt-rubric').locator('[data-check="no-write"]').getAttribute('data-met')).toBe(
       'false',
     );
+    await dismissOfflineNote(page);
     await screenshot(page, 'playground-1400.png', true);
+
+    // The findings panel names a version-sensitive part of the attempt (the static scan of a run's annotations).
+    await typeSql(page, gold.replace('SELECT COUNT(T1.id)', 'SELECT ROUND(COUNT(T1.id), 2)'));
+    expect((await page.getByTestId('attempt-findings').textContent())?.replace(/\s+/g, ' ')).toContain(
+      'version-sensitive (pred): round() to decimal places (float rounding) (SQLite 3.43.0)',
+    );
 
     // The TEXT count is explained as a type difference, the float as digits.
     await typeSql(page, ATTEMPTS[1]!);
@@ -169,11 +186,73 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     expect(await item.locator('[data-testid="item-question"]').textContent()).toBe(
       questions.find((q) => q.questionId === Q)!.question,
     );
-    // Opened from the explorer, the playground is prefilled with the stored SQL.
+    // Opened from the explorer, the playground is prefilled with the stored SQL and carries the run.
     await page.getByTestId('open-playground').click();
     await settled(page);
     expect(await page.getByTestId('pg-editor').inputValue()).toBe(ATTEMPTS[0]);
+    expect(await page.evaluate(() => location.hash)).toMatch(/[?&]run=/);
+    expect(await page.getByTestId('pg-run').textContent()).toContain('playground attempts');
+    expect(await page.getByTestId('ex-rule').getAttribute('data-rule')).toBe('bird');
   }, 300_000);
+
+  it("opened from a run with the Arcwise-Plat overlay: a question it corrects shows both golds and the attempt's EX against each, as the CLI's --gold-overlay", async () => {
+    // The run the last step opened the playground from (the scratch run), and the dataset.
+    const [path, query] = (await page.evaluate(() => location.hash)).split('?');
+    const runId = new URLSearchParams(query).get('run')!;
+    const datasetId = decodeURIComponent(path!.split('/')[2]!);
+    const overlayFile = sharedData('bird', 'corrections', 'arcwise_plat_sql_only_with_diff.json');
+
+    // A second attempt at the same question: the per-question samples view's links open a sample in the playground, with the run.
+    await typeSql(page, ATTEMPTS[1]!);
+    await page.getByTestId('pg-save').click();
+    await page.getByTestId('pg-saved').waitFor({ timeout: 60_000 });
+    const questionIndex = questions.findIndex((q) => q.questionId === Q);
+    await gotoHash(page, routeHash({ page: 'question', runId, index: questionIndex }));
+    await page.locator('[data-testid="question-samples"] li[data-sample="1"]').waitFor({ timeout: 60_000 });
+    // Sample 0 (the gold), while the editor last held sample 1's SQL.
+    await page.locator('li[data-sample="0"]').getByTestId('sample-playground').click();
+    await expect.poll(() => page.getByTestId('pg-editor').inputValue()).toBe(ATTEMPTS[0]);
+    await settled(page);
+    expect(new URLSearchParams((await page.evaluate(() => location.hash)).split('?')[1]).get('run')).toBe(runId);
+    expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe(String(cli[0]!.ex));
+
+    await gotoHash(page, routeHash({ page: 'run', runId }));
+    await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
+    await page.getByTestId('overlay-file').setInputFiles(overlayFile);
+    await page.locator('[data-testid="gold-overlay"][data-attached="true"]').waitFor({ timeout: 120_000 });
+
+    // #1376, corrected by the overlay, with gpt-4o CoT's answer (EX 1 official, EX 0 corrected on the dashboard's run).
+    const index = questions.findIndex((q) => q.questionId === 1376);
+    const preds = JSON.parse(
+      readSharedText('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json'),
+    ) as Record<string, string>;
+    const sql = preds[String(index)]!.split('\t----- bird -----\t')[0]!;
+    const [want] = await cliItems([{ question_id: 1376, sql }], ['--gold-overlay', overlayFile]);
+    if (!want) throw new Error('the CLI scored no item for #1376');
+    expect([want.ex, want.ex_corrected_gold]).toEqual([1, 0]);
+
+    await gotoHash(
+      page,
+      routeHash({ page: 'playground', datasetId, index, runId, attempt: { sql, formula: 'ex', ts: false } }),
+    );
+    await expect.poll(() => page.getByTestId('pg-question-title').textContent()).toContain('Question 1376');
+    await settled(page);
+    const corrections = JSON.parse(readFileSync(overlayFile, 'utf8')) as { question_id: string; SQL: string }[];
+    const flat = (t: string | null) => (t ?? '').replace(/\s+/g, ' ').trim();
+    expect(flat(await page.getByTestId('pg-corrected-gold-sql').textContent())).toBe(
+      flat(corrections.find((c) => c.question_id === '1376')!.SQL),
+    );
+    expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe(String(want.ex));
+    expect(await page.getByTestId('score-ex-corrected').getAttribute('data-value')).toBe(
+      String(want.ex_corrected_gold),
+    );
+    expect(await page.getByTestId('attempt-corrected').getAttribute('data-flips')).toBe('true');
+    await dismissOfflineNote(page);
+    await screenshot(page, 'playground-overlay-1400.png', true);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'playground-overlay-390.png', true);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+  }, 400_000);
 
   it('runs the guided tour on the embedded demo with the network off', async () => {
     await gotoHash(page, '#/');
@@ -201,11 +280,18 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       expect(await page.locator('[data-step="gold"]').getAttribute('data-ex')).toBe('1');
       expect(await page.locator('[data-step="drop-table"]').getAttribute('data-ex')).toBe('0');
       expect(await page.locator('[data-step="delete-table"]').getAttribute('data-read-only-ex')).toBe('0');
+      // Each step's reward under the editor's formula (`ex` here): the gold's 1, DROP TABLE's 0.
+      expect(await page.locator('[data-step="gold"] [data-testid="tour-reward"]').getAttribute('data-value')).toBe('1');
+      expect(
+        await page.locator('[data-step="drop-table"] [data-testid="tour-reward"]').getAttribute('data-value'),
+      ).toBe('0');
+      await dismissOfflineNote(page);
       await screenshot(page, 'playground-tour.png', true);
       // A step prefills the editor.
       await page.getByTestId('tour-try-temp-shadow').click();
+      // The question opens (the editor gets the step's SQL) before its verdict is waited for.
+      await expect.poll(() => page.getByTestId('pg-editor').inputValue()).toMatch(/^CREATE TEMP TABLE/);
       await settled(page);
-      expect(await page.getByTestId('pg-editor').inputValue()).toMatch(/^CREATE TEMP TABLE/);
       expect(await page.getByTestId('attempt-flags').locator('[data-class="temp-shadow"]').count()).toBe(1);
     } finally {
       await page.context().setOffline(false);

@@ -22,6 +22,12 @@ export async function screenshot(page: Page, name: string, fullPage = false): Pr
   return file;
 }
 
+/** Dismisses the "ready to work offline" note when it shows (it covers part of the page in a screenshot). */
+export async function dismissOfflineNote(page: Page): Promise<void> {
+  const ok = page.getByRole('button', { name: 'OK, dismiss this note' });
+  if (await ok.isVisible()) await ok.click();
+}
+
 export async function goto(page: Page, base: string, hash: string): Promise<void> {
   await page.goto(base + hash);
 }

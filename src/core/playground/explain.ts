@@ -6,6 +6,7 @@
  * first rows the executor returned (ItemPreview).
  */
 import type { ItemPreview } from '../eval/executor.ts';
+import type { ExRule } from '../compare/spider-ex.ts';
 import { rowKey, valueKey } from '../compare/value-key.ts';
 import type { ItemResult, SqlValue } from '../types.ts';
 
@@ -24,6 +25,10 @@ export type VerdictReason =
   | { kind: 'match'; detail: string }
   | { kind: 'empty-pass'; detail: string }
   | { kind: 'row-order'; detail: string }
+  /** EX 0 under a rule that compares in order: the same rows, another order; `position` is the first row (0-based) that differs. */
+  | { kind: 'order'; detail: string; position: number }
+  /** EX 0 under a rule that compares bags (Spider's): the same distinct rows, other counts of duplicates. */
+  | { kind: 'duplicates'; detail: string }
   | { kind: 'ex-only'; detail: string; suiteDb: number }
   | { kind: 'not-scored'; detail: string }
   | { kind: 'no-sql'; detail: string }
@@ -153,13 +158,16 @@ const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? o
 
 /**
  * The reasons for `result`'s verdict. `preview` holds the first rows of each side (null when the
- * attempt did not run); `goldOrdered` says whether the gold sorts its rows (ORDER BY).
+ * attempt did not run); `goldOrdered` says whether the gold sorts its rows (ORDER BY; under
+ * Spider's rule, whether its text has `order by`, which makes that rule compare in order);
+ * `rule` is the EX rule that gave the verdict (default BIRD's set equality).
  */
 export function explainVerdict(
   result: ItemResult,
   preview: ItemPreview | null,
-  options: { goldOrdered?: boolean; sqlEmpty?: boolean } = {},
+  options: { goldOrdered?: boolean; sqlEmpty?: boolean; rule?: ExRule } = {},
 ): Explanation {
+  const spider = options.rule === 'spider';
   const reasons: VerdictReason[] = [];
   const partial =
     preview !== null &&
@@ -204,7 +212,9 @@ export function explainVerdict(
     } else {
       reasons.push({
         kind: 'match',
-        detail: `the attempt returns the same set of rows as the gold (${plural(result.goldRowCount ?? 0, 'distinct row')} compared as a set: order and duplicates are ignored).`,
+        detail: spider
+          ? `the attempt returns the same rows as the gold (${plural(result.goldRowCount ?? 0, 'row')} compared as Spider's rule does: duplicates count, ${options.goldOrdered ? "in the order of the gold's ORDER BY" : 'order ignored'}, columns in any order).`
+          : `the attempt returns the same set of rows as the gold (${plural(result.goldRowCount ?? 0, 'distinct row')} compared as a set: order and duplicates are ignored).`,
       });
     }
     if (result.ts === 0 && result.tsCounterexample) {
@@ -220,7 +230,7 @@ export function explainVerdict(
         detail:
           'the pass depends on SQLite returning rows in its usual order: with unordered selects reversed, EX rejects it.',
       });
-    } else if (options.goldOrdered && preview && !sameSequence(preview)) {
+    } else if (!spider && options.goldOrdered && preview && firstDifference(preview) !== null) {
       reasons.push({
         kind: 'row-order',
         detail:
@@ -250,6 +260,26 @@ export function explainVerdict(
     });
     return { reasons, partial };
   }
+  if (spider && preview && !partial) {
+    const bags = sameBag(preview);
+    const at = firstDifference(preview);
+    if (bags && options.goldOrdered && at !== null) {
+      const row = (r: unknown[] | undefined) => `(${((r ?? []) as SqlValue[]).map(shown).join(', ')})`;
+      reasons.push({
+        kind: 'order',
+        position: at,
+        detail: `the attempt returns the same rows as the gold in another order: row ${at + 1} is ${row(preview.predRows[at])} where the gold's ORDER BY puts ${row(preview.goldRows[at])}. Spider's rule compares in order when the gold has ORDER BY (BIRD's set equality would score EX 1).`,
+      });
+      return { reasons, partial };
+    }
+    if (!bags && sameSet(preview)) {
+      reasons.push({
+        kind: 'duplicates',
+        detail: `the attempt returns the same distinct rows as the gold but other counts of duplicates (${plural(preview.predRows.length, 'row')} against ${preview.goldRows.length}): Spider's rule compares bags of rows (BIRD's set equality ignores duplicates).`,
+      });
+      return { reasons, partial };
+    }
+  }
   const notes = preview ? rowNotes(preview) : [];
   const counts = `the attempt returns ${plural(result.predRowCount ?? 0, 'row')}, the gold ${plural(result.goldRowCount ?? 0, 'row')}`;
   reasons.push({
@@ -260,9 +290,26 @@ export function explainVerdict(
   return { reasons, partial };
 }
 
-function sameSequence(preview: ItemPreview): boolean {
+/** The first position (among the rows shown) where the two sides hold different rows, or null. */
+function firstDifference(preview: ItemPreview): number | null {
   const n = Math.min(preview.predRows.length, preview.goldRows.length);
   for (let i = 0; i < n; i++)
-    if (rowKey(preview.predRows[i] as SqlValue[]) !== rowKey(preview.goldRows[i] as SqlValue[])) return false;
-  return true;
+    if (rowKey(preview.predRows[i] as SqlValue[]) !== rowKey(preview.goldRows[i] as SqlValue[])) return i;
+  return null;
+}
+
+const keysOf = (rows: unknown[][]) => rows.map((r) => rowKey(r as SqlValue[]));
+
+/** Both sides hold the same rows with the same counts (in any order). */
+function sameBag(preview: ItemPreview): boolean {
+  const p = keysOf(preview.predRows).sort();
+  const g = keysOf(preview.goldRows).sort();
+  return p.length === g.length && p.every((k, i) => k === g[i]);
+}
+
+/** Both sides hold the same distinct rows. */
+function sameSet(preview: ItemPreview): boolean {
+  const p = new Set(keysOf(preview.predRows));
+  const g = new Set(keysOf(preview.goldRows));
+  return p.size === g.size && [...p].every((k) => g.has(k));
 }

@@ -18,9 +18,12 @@ import { checkFormulaMetrics, compileRewardFormula, type RewardFormula } from '.
 import { BIRD_RUBRIC } from '../rubric/bird-rubric.ts';
 import { executionFacts, runSqlCheck, type CheckOutcome } from '../rubric/sql-checks.ts';
 import { isWord, tokenizeSql } from '../sql/sql-tokens.ts';
+import { spiderOrderMatters, spiderQueryText } from '../sql/spider-text.ts';
+import type { ExRule } from '../compare/spider-ex.ts';
 import { readDbFacts, type DbFacts } from '../eval/db-facts.ts';
 import { scoreRun, toSampleRecord } from '../run/score-run.ts';
 import type { SampleRecord } from '../run/types.ts';
+import type { OverlayItemRecord } from '../run/overlay-record.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
 import type { ProbeQuestion } from '../probe/exploits.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
@@ -56,7 +59,23 @@ export interface AttemptRequest {
   previewRows: number;
   /** Read what a write changed (two more executions of the SQL); default true, off for the tour's scan. */
   census?: boolean;
+  /**
+   * The execution match of EX (docs/spider-rules.md): the one a run on the question's dataset
+   * uses (the run's own when the playground was opened from a run's item). Default BIRD's.
+   */
+  exRule?: ExRule;
+  /**
+   * The corrected gold of the question under the run's overlay (corrected-gold.ts), when it
+   * changes the official one: the attempt is scored against it too, through the same recipe.
+   */
+  correctedGoldSql?: string | null;
 }
+
+/** The attempt's verdict against the corrected gold (EX and Soft-F1, as a run's overlay stores them). */
+export type CorrectedVerdict = Pick<
+  OverlayItemRecord,
+  'goldSql' | 'ex' | 'softF1' | 'status' | 'error' | 'goldRowCount'
+>;
 
 export interface RubricCheckOutcome {
   id: string;
@@ -80,6 +99,12 @@ export interface AttemptReport {
   reward: number | null;
   formulaError: string | null;
   sqliteVersion: string | null;
+  /** The EX rule the verdict was given under. */
+  exRule: ExRule;
+  /** The metrics that ran (EX and Soft-F1 always; TS and R-VES when asked). */
+  metrics: MetricName[];
+  /** The verdict against the run's corrected gold; null when no overlay corrects this question. */
+  corrected: CorrectedVerdict | null;
 }
 
 export interface AttemptHooks {
@@ -155,6 +180,7 @@ export async function tryAttempt(
   const facts = hooks.facts ?? (await readDbFacts(executor, [q.dbId], hooks.signal));
   const item = itemOf(q, req.sql);
   let preview: ItemPreview | null = null;
+  const exRule: ExRule = req.exRule ?? 'bird';
   // The run recipe, as a run scores a sample: findings from the database's facts, rows for the tables.
   const config = {
     metrics,
@@ -162,6 +188,7 @@ export async function tryAttempt(
     readOnly: false,
     vesIterations: metrics.includes('r-ves') ? req.vesIterations : 0,
     ...(req.suite ? { suite: req.suite } : {}),
+    ...(exRule === 'spider' ? { exRule } : {}),
   };
   const questionOf = () => q.question;
   const { results } = await scoreRun([item], config, {
@@ -209,8 +236,37 @@ export async function tryAttempt(
     }
   }
 
-  const goldOrdered = tokenizeSql(q.goldSql).some((t, i, all) => isWord(t, 'ORDER') && isWord(all[i + 1], 'BY'));
-  const explanation = explainVerdict(result, preview, { goldOrdered, sqlEmpty: req.sql.trim() === '' });
+  let corrected: CorrectedVerdict | null = null;
+  const correctedGold = req.correctedGoldSql ?? null;
+  if (correctedGold !== null && correctedGold !== q.goldSql) {
+    // As a run's overlay is scored (core/run/gold-overlay-run.ts): the same recipe and rule, EX and Soft-F1.
+    const c = await scoreRun(
+      [{ ...item, goldSql: correctedGold }],
+      { ...config, metrics: ['ex', 'soft-f1'], vesIterations: 0 },
+      { executor, signal: hooks.signal, questionOf, facts, reuse: false, findings: false },
+    );
+    const cr = c.results[0];
+    if (cr)
+      corrected = {
+        goldSql: correctedGold,
+        ex: cr.ex,
+        softF1: cr.softF1,
+        status: cr.status,
+        error: cr.error,
+        goldRowCount: cr.goldRowCount,
+      };
+  }
+
+  // Spider's rule compares in order exactly when its normalised gold text has `order by`.
+  const goldOrdered =
+    exRule === 'spider'
+      ? spiderOrderMatters(spiderQueryText(q.goldSql))
+      : tokenizeSql(q.goldSql).some((t, i, all) => isWord(t, 'ORDER') && isWord(all[i + 1], 'BY'));
+  const explanation = explainVerdict(result, preview, {
+    goldOrdered,
+    sqlEmpty: req.sql.trim() === '',
+    rule: exRule,
+  });
   const execution = executionFacts(result);
   const schema = schemaOf(facts, q.dbId);
   const rubric = BIRD_RUBRIC.items.flatMap((c) =>
@@ -236,5 +292,8 @@ export async function tryAttempt(
     reward,
     formulaError,
     sqliteVersion: facts.sqliteVersion,
+    exRule,
+    metrics,
+    corrected,
   };
 }

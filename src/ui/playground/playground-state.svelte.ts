@@ -8,9 +8,19 @@
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from '../../core/eval/constants.ts';
 import type { MetricName } from '../../core/eval/executor.ts';
-import type { AttemptReport, PlaygroundQuestion } from '../../core/playground/try-attempt.ts';
+import type { AttemptReport, AttemptRequest, PlaygroundQuestion } from '../../core/playground/try-attempt.ts';
+import { correctedGolds } from '../../core/playground/corrected-gold.ts';
+import type { ExRule } from '../../core/compare/spider-ex.ts';
+import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
+import type { RunHeader } from '../../core/run/types.ts';
+import { datasetExRule } from '../../app/ex-rule.ts';
 import { tourSteps, type TourStep } from '../../core/playground/tour.ts';
-import type { DatasetRecord, DatasetRepository, RunService } from '../../adapters/store/workbench-store.ts';
+import type {
+  DatasetRecord,
+  DatasetRepository,
+  RunRepository,
+  RunService,
+} from '../../adapters/store/workbench-store.ts';
 import { DEFAULT_PLAYGROUND_FORMULA, type PlaygroundParams } from '../shell/route.ts';
 import type { PlaygroundService } from './playground-service.ts';
 
@@ -32,16 +42,28 @@ export interface TourOutcome {
   question: PlaygroundQuestion;
   /** Questions tried for this step. */
   tried: number;
+  /** The reward formula the step was scored with (the editor's when the tour ran). */
+  formula: string;
   official: AttemptReport | null;
   error: string | null;
 }
 
 export interface PlaygroundDeps {
   datasets: Pick<DatasetRepository, 'list' | 'get'>;
-  service: Pick<RunService, 'saveAttempt'>;
+  /** The run whose item opened the playground (its EX rule, its formula). */
+  runs: Pick<RunRepository, 'get'>;
+  service: Pick<RunService, 'saveAttempt' | 'goldOverlay'>;
   playground: PlaygroundService;
-  /** Writes the editor's state into the address. */
-  writeAddress: (datasetId: string, index: number, params: PlaygroundParams) => void;
+  /** Called after an attempt was kept (the scratch run changed: views of it read it again). */
+  kept?: () => void;
+  /** Writes the editor's state (and the run, when one opened the playground) into the address. */
+  writeAddress: (datasetId: string, index: number, params: PlaygroundParams, runId: string | null) => void;
+}
+
+/** The corrected gold of a question under the run's overlay (null: none, or the overlay cannot be read, with why). */
+export interface CorrectedGold {
+  sql: string | null;
+  error: string | null;
 }
 
 /** The question at gold position `i` of the dataset, as the playground needs it. */
@@ -80,6 +102,15 @@ export class PlaygroundState {
   #saving = $state(false);
   #saved = $state.raw<{ runId: string; index: number; sample: number } | null>(null);
   #saveError = $state<string | null>(null);
+  /** The run of the route's `run` (null without one, or when it is not of this dataset). */
+  #openedRun = $state.raw<RunHeader | null>(null);
+  #runId: string | null = null;
+  /** The dataset and run the run fields were read for. */
+  #runKey: string | null = null;
+  #overlay = $state.raw<GoldOverlayRecord | null>(null);
+  /** The overlay read once (null without one, or when it cannot be read: runError says why). */
+  #corrections: ((q: PlaygroundQuestion) => string | null) | null = null;
+  #runError = $state<string | null>(null);
   #controller: AbortController | null = null;
   #startedAt = 0;
   /** Attempts cancelled while their SQL ran (a newer attempt was due). */
@@ -156,16 +187,61 @@ export class PlaygroundState {
   get saveError(): string | null {
     return this.#saveError;
   }
+  /** The run whose item opened the playground, when it is a run of the open dataset. */
+  get run(): RunHeader | null {
+    return this.#openedRun;
+  }
+  /** Why the route's run could not be used (not stored, another dataset, its overlay unreadable). */
+  get runError(): string | null {
+    return this.#runError;
+  }
+  /** The corrected-gold overlay stored with the run, if any. */
+  get overlay(): GoldOverlayRecord | null {
+    return this.#overlay;
+  }
+  /**
+   * The EX rule of the attempts: the run's own when a run's item opened the playground (as its
+   * dashboard says: BIRD's when it names none), else the one a run on the dataset gets by default.
+   */
+  get exRule(): ExRule {
+    const run = this.#openedRun;
+    if (run) return run.config.exRule ?? 'bird';
+    return this.#dataset ? datasetExRule(this.#dataset) : 'bird';
+  }
+  /** The open question's corrected gold under the run's overlay. */
+  get correctedGold(): CorrectedGold {
+    const q = this.question;
+    return q ? this.#correctedOf(q) : { sql: null, error: null };
+  }
+  #correctedOf(q: PlaygroundQuestion): CorrectedGold {
+    const overlay = this.#overlay;
+    const corrections = this.#corrections;
+    if (!overlay || !corrections) return { sql: null, error: null };
+    try {
+      return { sql: corrections(q), error: null };
+    } catch (err) {
+      return { sql: null, error: `the run's overlay ${overlay.name}: ${errorMessage(err)}` };
+    }
+  }
   get tourSteps(): TourStep[] {
     const q = this.question;
     return q ? tourSteps({ goldSql: q.goldSql, question: q.question }) : [];
   }
 
-  /** Lists the datasets (for the picker) and opens the route's question with its editor state. */
-  async open(datasetId: string | null, index: number | null, params: PlaygroundParams | undefined): Promise<void> {
+  /**
+   * Lists the datasets (for the picker) and opens the route's question with its editor state;
+   * `runId`: the run whose item opened it (its EX rule and corrected-gold overlay apply).
+   */
+  async open(
+    datasetId: string | null,
+    index: number | null,
+    params: PlaygroundParams | undefined,
+    runId: string | null = null,
+  ): Promise<void> {
     this.#datasets = await this.#deps.datasets.list();
     const ds = (datasetId ? await this.#deps.datasets.get(datasetId) : undefined) ?? null;
-    const changed = ds?.id !== this.#dataset?.id || index !== this.#index;
+    const runChanged = await this.#openRun(ds, runId);
+    const changed = ds?.id !== this.#dataset?.id || index !== this.#index || runChanged;
     this.#dataset = ds;
     this.#index = ds && index !== null && index < ds.gold.length ? index : null;
     if (changed) {
@@ -184,6 +260,44 @@ export class PlaygroundState {
     }
     this.#sql = sql;
     if (!same || this.#report === null) this.#schedule(0);
+  }
+
+  /**
+   * Reads the route's run and its overlay at every opening (an overlay may have been attached or
+   * removed since); the overlay's text is parsed again only when it changed. True when the run,
+   * its rule or its overlay in force changed.
+   */
+  async #openRun(ds: DatasetRecord | null, runId: string | null): Promise<boolean> {
+    const id = ds && runId ? runId : null;
+    let run: RunHeader | null = null;
+    let overlay: GoldOverlayRecord | null = null;
+    let error: string | null = null;
+    if (id && ds) {
+      try {
+        run = (await this.#deps.runs.get(id)) ?? null;
+        if (!run) error = `run ${id} is not stored: the dataset's own EX rule applies, and no overlay.`;
+        else if (run.dataset.id !== ds.id) {
+          error = `run "${run.name}" is a run of dataset "${run.dataset.name}", not of "${ds.name}": its rule and overlay do not apply.`;
+          run = null;
+        } else overlay = (await this.#deps.service.goldOverlay?.(id)) ?? null;
+      } catch (err) {
+        error = `run ${id}: ${errorMessage(err)}`;
+      }
+    }
+    const key = [ds?.id, id, run?.config.exRule, overlay?.name, overlay?.attachedAt, error].join('\n');
+    if (key === this.#runKey) return false;
+    this.#runKey = key;
+    this.#runId = id;
+    this.#openedRun = run;
+    this.#overlay = overlay;
+    this.#runError = error;
+    try {
+      this.#corrections = overlay ? correctedGolds(overlay) : null;
+    } catch (err) {
+      this.#corrections = null;
+      this.#runError = `the overlay ${overlay?.name ?? ''} of run ${id} cannot be read: ${errorMessage(err)}`;
+    }
+    return true;
   }
 
   setSql(sql: string): void {
@@ -208,7 +322,7 @@ export class PlaygroundState {
     return [...(this.#ts ? (['ts'] as const) : []), ...(this.#rves ? (['r-ves'] as const) : [])];
   }
 
-  #request(q: PlaygroundQuestion, sql: string) {
+  #request(q: PlaygroundQuestion, sql: string): AttemptRequest {
     return {
       question: q,
       sql,
@@ -217,13 +331,16 @@ export class PlaygroundState {
       vesIterations: OFFICIAL_VES_ITERATIONS,
       formula: this.#formula,
       previewRows: PLAYGROUND_ROWS,
+      exRule: this.exRule,
+      correctedGoldSql: this.#correctedOf(q).sql,
     };
   }
 
   #schedule(ms: number): void {
     const ds = this.#dataset;
     const i = this.#index;
-    if (ds && i !== null) this.#deps.writeAddress(ds.id, i, { sql: this.#sql, formula: this.#formula, ts: this.#ts });
+    if (ds && i !== null)
+      this.#deps.writeAddress(ds.id, i, { sql: this.#sql, formula: this.#formula, ts: this.#ts }, this.#runId);
     if (this.#timer) clearTimeout(this.#timer);
     // A long attempt is cancelled at once (its worker is terminated): its result is outdated. A
     // quick one may finish; the next attempt cancels it if it still runs when it starts.
@@ -308,11 +425,12 @@ export class PlaygroundState {
               step,
               question: q,
               tried,
+              formula: this.#formula,
               official: await this.#deps.playground.attempt(ds, { ...this.#request(q, step.sql), census: false }),
               error: null,
             };
           } catch (err) {
-            outcome = { step, question: q, tried, official: null, error: errorMessage(err) };
+            outcome = { step, question: q, tried, formula: this.#formula, official: null, error: errorMessage(err) };
           }
           if (q === here) onHere = outcome;
           if (outcome.official?.record.ex === 1) break;
@@ -336,6 +454,7 @@ export class PlaygroundState {
     try {
       const r = await this.#deps.service.saveAttempt({ datasetId: ds.id, index: i, sql: this.#sql });
       this.#saved = { runId: r.run.id, index: r.index, sample: r.sample };
+      this.#deps.kept?.();
     } catch (err) {
       this.#saveError = errorMessage(err);
     } finally {

@@ -26,11 +26,17 @@ export type Route =
   | { page: 'rubric-runs' }
   | { page: 'probe'; datasetId: string | null }
   /**
-   * The reward playground (`#/playground/<dataset>/<gold index>?sql=…&f=…&ts=1`): the editor's
+   * The reward playground (`#/playground/<dataset>/<gold index>?run=…&sql=…&f=…&ts=1`): the editor's
    * SQL, the reward formula and the TS switch ride in the address, so an attempt can be shared
-   * and survives a reload.
+   * and survives a reload; `run`: the run whose item opened it (its EX rule, its corrected-gold overlay).
    */
-  | { page: 'playground'; datasetId: string | null; index: number | null; attempt?: PlaygroundParams }
+  | {
+      page: 'playground';
+      datasetId: string | null;
+      index: number | null;
+      runId?: string;
+      attempt?: PlaygroundParams;
+    }
   /**
    * Training runs: the list and forms (`#/series`), one series (`#/series/<id>?bucket=learned&sort=flips`:
    * the question grid's filter and order ride in the address), one question across its steps
@@ -83,11 +89,13 @@ export function parsePlaygroundParams(search: string): PlaygroundParams {
   return { sql: p.get('sql') ?? '', formula: p.get('f') ?? DEFAULT_PLAYGROUND_FORMULA, ts: p.get('ts') === '1' };
 }
 
-export function playgroundParamsText(a: PlaygroundParams): string {
+/** The playground's query: the run (`run`), then the editor's state (`sql`, `f`, `ts`), defaults left out. */
+export function playgroundParamsText(a: PlaygroundParams | undefined, runId?: string): string {
   const p = new URLSearchParams();
-  if (a.sql !== '') p.set('sql', a.sql);
-  if (a.formula !== DEFAULT_PLAYGROUND_FORMULA) p.set('f', a.formula);
-  if (a.ts) p.set('ts', '1');
+  if (runId) p.set('run', runId);
+  if (a?.sql) p.set('sql', a.sql);
+  if (a && a.formula !== DEFAULT_PLAYGROUND_FORMULA) p.set('f', a.formula);
+  if (a?.ts) p.set('ts', '1');
   const text = p.toString();
   return text ? '?' + text : '';
 }
@@ -195,7 +203,13 @@ export function parseHash(hash: string): Route {
     case 'playground': {
       const index = /^\d+$/.test(parts[2] ?? '') ? Number(parts[2]) : null;
       const route: Route = { page: 'playground', datasetId: parts[1] ?? null, index };
-      return search !== null ? { ...route, attempt: parsePlaygroundParams(search) } : route;
+      if (search === null) return route;
+      const p = new URLSearchParams(search);
+      const runId = p.get('run');
+      // A query with only the run opens the question with its stored SQL, as a bare address does.
+      const attempt =
+        runId === null || [...p.keys()].some((k) => k !== 'run') ? { attempt: parsePlaygroundParams(search) } : {};
+      return { ...route, ...(runId ? { runId } : {}), ...attempt };
     }
     default:
       return { page: 'demo' };
@@ -244,7 +258,7 @@ export function routeHash(route: Route): string {
         ...(route.datasetId ? [e(route.datasetId)] : []),
         ...(route.datasetId && route.index !== null ? [String(route.index)] : []),
       ].join('/');
-      return base + (route.attempt ? playgroundParamsText(route.attempt) : '');
+      return base + playgroundParamsText(route.attempt, route.datasetId ? route.runId : undefined);
     }
   }
 }

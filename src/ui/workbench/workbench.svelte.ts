@@ -114,11 +114,18 @@ export class Workbench {
     () =>
       new PlaygroundState({
         datasets: this.services.store.datasets,
+        runs: this.services.store.runs,
         service: this.services.store.service,
         playground: this.services.playground,
-        writeAddress: (datasetId, index, attempt) => {
+        // A kept attempt changed the scratch run: its dashboard, explorer and question page read it again.
+        kept: () => {
+          this.#runViews.clear();
+          this.#version++;
+          void this.runs.refresh();
+        },
+        writeAddress: (datasetId, index, attempt, runId) => {
           // The editor's state in the address, without a history entry per keystroke.
-          const hash = routeHash({ page: 'playground', datasetId, index, attempt });
+          const hash = routeHash({ page: 'playground', datasetId, index, attempt, ...(runId ? { runId } : {}) });
           if (location.hash !== hash) history.replaceState(null, '', hash);
         },
       }),

@@ -7,22 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts';
 import type { SqlPool } from '../../../src/adapters/sql-pool.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
-import { tryAttempt, type AttemptRequest, type PlaygroundQuestion } from '../../../src/core/playground/try-attempt.ts';
+import type { AttemptRequest, PlaygroundQuestion } from '../../../src/core/playground/try-attempt.ts';
+import { attemptOn, playgroundQuestion } from '../../helpers/playground.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';
 
 const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'mini_dev_sqlite.json');
 const byId = (id: number): PlaygroundQuestion => {
   const index = questions.findIndex((q) => q.questionId === id);
-  const q = questions[index]!;
-  return {
-    index,
-    questionId: q.questionId,
-    dbId: q.dbId,
-    difficulty: q.difficulty,
-    goldSql: q.goldSql,
-    question: q.question,
-    evidence: q.evidence,
-  };
+  return playgroundQuestion(questions[index]!, index);
 };
 
 let pool: SqlPool;
@@ -34,16 +26,7 @@ afterAll(async () => {
 });
 
 const attempt = (questionId: number, sql: string, extra: Partial<AttemptRequest> = {}) =>
-  tryAttempt(pool, {
-    question: byId(questionId),
-    sql,
-    metrics: [],
-    timeoutMs: 30_000,
-    vesIterations: 100,
-    formula: 'ex',
-    previewRows: 50,
-    ...extra,
-  });
+  attemptOn(pool, byId(questionId), sql, extra);
 
 describe('tryAttempt on real mini-dev questions', () => {
   it('scores the gold itself EX 1 and explains it as a set match', async () => {
@@ -121,6 +104,18 @@ describe('tryAttempt on real mini-dev questions', () => {
     const exOnly = r.explanation.reasons.find((x) => x.kind === 'ex-only');
     expect(exOnly).toBeDefined();
   }, 180_000);
+});
+
+describe('tryAttempt: findings', () => {
+  it("names the version-sensitive part of the attempt (round() to decimal places), as a run's annotations do", async () => {
+    const sql = byId(719).goldSql.replace('SELECT COUNT(T1.id)', 'SELECT ROUND(COUNT(T1.id), 2)');
+    const r = await attempt(719, sql);
+    expect(r.record.versionFeatures).toEqual([
+      { feature: 'round() to decimal places (float rounding)', since: '3.43.0', where: 'pred' },
+    ]);
+    // The gold alone has none.
+    expect((await attempt(719, byId(719).goldSql)).record.versionFeatures ?? []).toEqual([]);
+  });
 });
 
 describe('tryAttempt: statements without a result', () => {

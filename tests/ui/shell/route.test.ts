@@ -120,4 +120,27 @@ describe('hash routes', () => {
     expect(parseHash('#/playground/d')).toEqual({ page: 'playground', datasetId: 'd', index: null });
     expect(parseHash('#/playground/d/x')).toEqual({ page: 'playground', datasetId: 'd', index: null });
   });
+
+  it('carries the run whose item opened the playground, and reads the addresses made before it', () => {
+    const r = {
+      page: 'playground' as const,
+      datasetId: 'd',
+      index: 7,
+      runId: 'run 1',
+      attempt: { sql: 'SELECT 1', formula: 'ex', ts: true },
+    };
+    const hash = routeHash(r);
+    expect(hash).toBe('#/playground/d/7?run=run+1&sql=SELECT+1&ts=1');
+    expect(parseHash(hash)).toEqual(r);
+    // The run alone: the question opens with its stored SQL (no editor state in the address).
+    expect(routeHash({ page: 'playground', datasetId: 'd', index: 7, runId: 'r' })).toBe('#/playground/d/7?run=r');
+    expect(parseHash('#/playground/d/7?run=r')).toEqual({ page: 'playground', datasetId: 'd', index: 7, runId: 'r' });
+    // An address without a run (as written before runs were carried) reads as before.
+    expect(parseHash('#/playground/d/7?sql=SELECT%202&f=ts')).toEqual({
+      page: 'playground',
+      datasetId: 'd',
+      index: 7,
+      attempt: { sql: 'SELECT 2', formula: 'ts', ts: false },
+    });
+  });
 });
