@@ -13,7 +13,14 @@ import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { minidevFlags, readSharedText, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, gotoHash, suiteTitle, waitForDemo } from './harness.ts';
 import { routeHash } from '../../src/ui/shell/route.ts';
-import { type AppSession, dismissOfflineNote, importDataset, screenshot, useApp } from './workbench-helpers.ts';
+import {
+  type AppSession,
+  dismissOfflineNote,
+  importDataset,
+  playgroundSettled,
+  screenshot,
+  useApp,
+} from './workbench-helpers.ts';
 
 interface CliItem {
   index: number;
@@ -60,13 +67,6 @@ async function cliItems(rows: { question_id: number; sql: string }[], flags: str
     .sort((a, b) => a.sample - b.sample);
 }
 
-/** Waits until the verdict shown is for the editor's SQL and nothing runs. */
-async function settled(page: Page): Promise<void> {
-  await page.waitForSelector(
-    '[data-testid="playground"][data-running="false"] [data-testid="attempt-verdict"][data-stale="false"]',
-    { timeout: 180_000 },
-  );
-}
 
 async function typeSql(page: Page, sql: string): Promise<void> {
   const editor = page.getByTestId('pg-editor');
@@ -74,7 +74,7 @@ async function typeSql(page: Page, sql: string): Promise<void> {
   // The first characters typed key by key (each keystroke schedules an attempt and cancels the one before), the rest at once.
   await editor.pressSequentially(sql.slice(0, 12), { delay: 15 });
   await editor.fill(sql);
-  await settled(page);
+  await playgroundSettled(page);
 }
 
 describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => {
@@ -100,7 +100,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     await page.getByTestId('pg-question-id').press('Enter');
     await expect.poll(() => page.getByTestId('pg-question-title').textContent()).toContain(`Question ${Q}`);
     await page.getByTestId('pg-ts').check();
-    await settled(page);
+    await playgroundSettled(page);
     for (const [i, sql] of ATTEMPTS.entries()) {
       await typeSql(page, sql);
       const want = cli[i]!;
@@ -137,7 +137,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     // The editor's state is in the address: a reload shows the same SQL and verdict.
     expect(decodeURIComponent(await page.evaluate(() => location.hash))).toContain('ts=1');
     await page.reload();
-    await settled(page);
+    await playgroundSettled(page);
     expect(await page.getByTestId('pg-editor').inputValue()).toBe(ATTEMPTS[2]);
     expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe('0');
 
@@ -164,7 +164,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     expect(await page.getByTestId('playground').getAttribute('data-running')).toBe('true');
     await page.getByTestId('pg-editor').fill('');
     await page.getByTestId('pg-editor').pressSequentially(gold, { delay: 5 });
-    await settled(page);
+    await playgroundSettled(page);
     expect(Number(await page.getByTestId('playground').getAttribute('data-cancelled'))).toBeGreaterThan(before);
     expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe('1');
     expect(await page.getByTestId('pg-error').count()).toBe(0);
@@ -188,7 +188,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     );
     // Opened from the explorer, the playground is prefilled with the stored SQL and carries the run.
     await page.getByTestId('open-playground').click();
-    await settled(page);
+    await playgroundSettled(page);
     expect(await page.getByTestId('pg-editor').inputValue()).toBe(ATTEMPTS[0]);
     expect(await page.evaluate(() => location.hash)).toMatch(/[?&]run=/);
     expect(await page.getByTestId('pg-run').textContent()).toContain('playground attempts');
@@ -212,7 +212,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
     // Sample 0 (the gold), while the editor last held sample 1's SQL.
     await page.locator('li[data-sample="0"]').getByTestId('sample-playground').click();
     await expect.poll(() => page.getByTestId('pg-editor').inputValue()).toBe(ATTEMPTS[0]);
-    await settled(page);
+    await playgroundSettled(page);
     expect(new URLSearchParams((await page.evaluate(() => location.hash)).split('?')[1]).get('run')).toBe(runId);
     expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe(String(cli[0]!.ex));
 
@@ -236,7 +236,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       routeHash({ page: 'playground', datasetId, index, runId, attempt: { sql, formula: 'ex', ts: false } }),
     );
     await expect.poll(() => page.getByTestId('pg-question-title').textContent()).toContain('Question 1376');
-    await settled(page);
+    await playgroundSettled(page);
     const corrections = JSON.parse(readFileSync(overlayFile, 'utf8')) as { question_id: string; SQL: string }[];
     const flat = (t: string | null) => (t ?? '').replace(/\s+/g, ' ').trim();
     expect(flat(await page.getByTestId('pg-corrected-gold-sql').textContent())).toBe(
@@ -265,7 +265,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       await gotoHash(page, '#/runs');
       await gotoHash(page, '#/playground');
       await page.getByTestId('pg-dataset').selectOption({ label: DEMO_DATASET_NAME });
-      await settled(page);
+      await playgroundSettled(page);
       await page.getByTestId('tour-run').click();
       const rows = page.getByTestId('tour').locator('tbody tr');
       const n = await rows.count();
@@ -291,7 +291,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       await page.getByTestId('tour-try-temp-shadow').click();
       // The question opens (the editor gets the step's SQL) before its verdict is waited for.
       await expect.poll(() => page.getByTestId('pg-editor').inputValue()).toMatch(/^CREATE TEMP TABLE/);
-      await settled(page);
+      await playgroundSettled(page);
       expect(await page.getByTestId('attempt-flags').locator('[data-class="temp-shadow"]').count()).toBe(1);
     } finally {
       await page.context().setOffline(false);

@@ -3,7 +3,8 @@
  * every signal of its last attempt (src/core/playground). Typing runs the attempt after a short
  * pause; an attempt still running when the next one is due is cancelled (its worker is
  * terminated), so a runaway query never holds the editor. The SQL, the formula and the TS
- * switch are written into the address (replaceState: a keystroke is not a history entry).
+ * switch are written into the address (replaceState: a keystroke is not a history entry), once
+ * per attempt when the pause after the last keystroke ends.
  */
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from '../../core/eval/constants.ts';
@@ -337,15 +338,25 @@ export class PlaygroundState {
   }
 
   #schedule(ms: number): void {
-    const ds = this.#dataset;
-    const i = this.#index;
-    if (ds && i !== null)
-      this.#deps.writeAddress(ds.id, i, { sql: this.#sql, formula: this.#formula, ts: this.#ts }, this.#runId);
     if (this.#timer) clearTimeout(this.#timer);
     // A long attempt is cancelled at once (its worker is terminated): its result is outdated. A
     // quick one may finish; the next attempt cancels it if it still runs when it starts.
     if (this.#controller && performance.now() - this.#startedAt > LONG_ATTEMPT_MS) this.#controller.abort();
-    this.#timer = setTimeout(() => void this.#run(), ms);
+    this.#timer = setTimeout(() => {
+      this.#writeAddress();
+      void this.#run();
+    }, ms);
+  }
+
+  /**
+   * The editor's state into the address once per attempt, when the pause after the last keystroke
+   * ends (not per keystroke: `history.replaceState` costs the page's thread about 2 ms a call).
+   */
+  #writeAddress(): void {
+    const ds = this.#dataset;
+    const i = this.#index;
+    if (ds && i !== null)
+      this.#deps.writeAddress(ds.id, i, { sql: this.#sql, formula: this.#formula, ts: this.#ts }, this.#runId);
   }
 
   async #run(): Promise<void> {

@@ -48,6 +48,8 @@ const service = createPlaygroundService({
   createExecutor: (source, suiteCache) =>
     new SqlPool({ spawn: () => spawnNodeSqlWorker(), dbSource: source, size: 1, suiteCache }),
 });
+/** The addresses the state wrote (its `writeAddress` port): the SQL of each. */
+const written: string[] = [];
 const state = new PlaygroundState({
   datasets: { list: async () => [dataset], get: async (id) => (id === dataset.id ? dataset : undefined) },
   runs: { get: async (id) => runs[id] },
@@ -56,7 +58,7 @@ const state = new PlaygroundState({
     goldOverlay: async (id) => (id === 'spider' ? overlay : undefined),
   },
   playground: service,
-  writeAddress: () => undefined,
+  writeAddress: (_ds, _i, params) => void written.push(params.sql),
 });
 afterAll(() => state.close());
 
@@ -94,5 +96,15 @@ describe('the playground state: the EX rule and the corrected gold of its attemp
     expect(state.correctedGold).toEqual({ sql: REVERSED, error: null });
     expect(r.record.ex).toBe(0);
     expect(r.corrected).toMatchObject({ goldSql: REVERSED, ex: 1, status: 'ok' });
+  }, 120_000);
+
+  it('writes the address once per attempt, not once per keystroke', async () => {
+    await attemptFrom(null, q.goldSql);
+    written.length = 0;
+    for (let n = 1; n <= REVERSED.length; n++) state.setSql(REVERSED.slice(0, n));
+    await expect
+      .poll(() => state.report?.record.sql === REVERSED && !state.running && !state.stale, { timeout: 60_000 })
+      .toBe(true);
+    expect(written).toEqual([REVERSED]);
   }, 120_000);
 });
