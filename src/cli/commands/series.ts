@@ -46,6 +46,7 @@ import {
 } from '../../core/series/tables.ts';
 import type { Question } from '../../core/types.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
+import { assertSomethingScored } from '../nothing-scored.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import type { EvalArgs } from './eval-args.ts';
 import { evalArgsOf } from './scoring-flags.ts';
@@ -170,6 +171,8 @@ async function evaluateStep(
     ctx.verdicts,
   );
   if (ev.cancelled) return null;
+  // A step of whose items none could run (an empty --db-root) measured nothing: an error, not a row of zeros.
+  assertSomethingScored(ev.results, ctx.evalArgs.dbRoot);
   // Kept after every step: a watch stopped by Ctrl-C loses no verdict it computed.
   await ctx.cache?.save();
   const header = await evalRunHeader({ ...ctx.evalArgs, dbRoot: ctx.dbDir, predictions: file }, plan.items, ev.results);
