@@ -246,6 +246,21 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     retire = null;
     return r ? { retire: r } : {};
   };
+  /**
+   * The check around an execution failed, so the worker's state cannot be confirmed: fail
+   * closed. SQLite's own statements fail this way once its heap limit was lowered (issue 24:
+   * `EXPLAIN PRAGMA hard_heap_limit = 200000` left every later item "out of memory" while the
+   * check's failure was only taken as a changed connection).
+   */
+  const checkFailed = (err: unknown): void => {
+    poisoned ??= `the check of the worker's state around an execution failed (${errorMessage(err)})`;
+  };
+  /** Compares the heap limits after an execution with the worker's own. */
+  const checkLimits = (before: Fingerprint, after: Fingerprint): void => {
+    pristineLimits ??= before.limits;
+    if (after.limits !== pristineLimits)
+      poisoned ??= `SQLite's heap limits of the worker changed (${pristineLimits} -> ${after.limits})`;
+  };
 
   /**
    * Runs one text and compares the connection before and after it: any change marks the
@@ -255,7 +270,13 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     if (isVacuumInto(text))
       return { result: null, error: new WorkbenchError('REFUSED', VACUUM_INTO_MESSAGE), wrote: true, ms: 0 };
     const fp = () => readFingerprint((entry.fpStmt ??= prepareFingerprint(entry.db)), entry.db);
-    const before: Fingerprint = entry.lastFp ?? fp();
+    let before: Fingerprint;
+    try {
+      before = entry.lastFp ?? fp();
+    } catch (err) {
+      checkFailed(err);
+      throw err;
+    }
     entry.lastFp = null;
     let result: Result | null = null;
     let error: Error | null = null;
@@ -281,13 +302,12 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     try {
       const after = fp();
       entry.lastFp = after;
-      pristineLimits ??= before.limits;
-      if (after.limits !== pristineLimits)
-        poisoned ??= `SQLite's heap limits of the worker changed (${pristineLimits} -> ${after.limits})`;
+      checkLimits(before, after);
       if (!looksLikeQuery(text) || changed(before, after)) entry.dirty = true;
       return { result, error, wrote: wrote(before, after), ms };
-    } catch {
+    } catch (err) {
       entry.dirty = true;
+      checkFailed(err);
       return { result, error, wrote: true, ms };
     }
   }
@@ -486,7 +506,13 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         // The block runs the query alone (no fingerprint per run, which would be timed with it);
         // the connection is compared once around the block, as execute() compares around one run.
         const fp = () => readFingerprint((entry.fpStmt ??= prepareFingerprint(entry.db)), entry.db);
-        const before = fp();
+        let before: Fingerprint;
+        try {
+          before = fp();
+        } catch (err) {
+          checkFailed(err);
+          throw err;
+        }
         let block: BlockTiming | null;
         try {
           block = timeBlock(() => void runPython(entry.db, text), now, minSpanMs);
@@ -495,12 +521,11 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         } finally {
           try {
             const after = fp();
-            pristineLimits ??= before.limits;
-            if (after.limits !== pristineLimits)
-              poisoned ??= `SQLite's heap limits of the worker changed (${pristineLimits} -> ${after.limits})`;
+            checkLimits(before, after);
             if (changed(before, after)) entry.dirty = true;
-          } catch {
+          } catch (err) {
             entry.dirty = true;
+            checkFailed(err);
           }
         }
         if (!block) {

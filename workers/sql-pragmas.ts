@@ -14,7 +14,7 @@
  * PRAGMA table-valued functions (`pragma_hard_heap_limit()`) take no argument for a setting in
  * SQLite 3.54 ("too many arguments"), so they only read.
  */
-import { tokenAt } from './sql-writes.ts';
+import { isOp, isWord, sqlTokens, type SqlToken } from '../src/core/sql/sql-tokens.ts';
 
 export type PragmaScope = 'process' | 'bound' | 'connection' | 'file' | 'read';
 
@@ -142,36 +142,38 @@ export const PRAGMAS: Readonly<Record<string, PragmaPolicy>> = {
   table_xinfo: { scope: 'read', policy: 'reset', reason: READ },
 };
 
-const unquote = (t: string): string => {
-  const c = t[0];
-  if (c === '"' || c === '`' || c === "'")
-    return t
-      .slice(1, -1)
-      .split(c + c)
-      .join(c);
-  if (c === '[') return t.slice(1, -1);
-  return t;
-};
-
 /**
- * The PRAGMA a text sets that the worker refuses, or null. Reads the leading statement token by
- * token (comments and empty statements skipped, names quoted or not, with or without a schema).
+ * The PRAGMA a text sets that the worker refuses, or null. Reads the leading statement on the
+ * shared SQL tokenizer (src/core/sql/sql-tokens.ts), so comments anywhere between its words,
+ * empty statements before it, any case, quoted, bracketed or string names and a schema prefix
+ * change nothing. `EXPLAIN` and `EXPLAIN QUERY PLAN` are seen through: SQLite applies a
+ * PRAGMA's setting while it prepares the statement, so `EXPLAIN PRAGMA hard_heap_limit = 200000`
+ * lowers the worker's limit as the PRAGMA alone does (issue 24).
  */
 export function refusedPragma(sql: string): string | null {
-  let t = tokenAt(sql, 0);
-  while (t?.text === ';') t = tokenAt(sql, t.end);
-  if (!t || t.text.toUpperCase() !== 'PRAGMA') return null;
-  let name = tokenAt(sql, t.end);
-  if (!name) return null;
-  let next = tokenAt(sql, name.end);
-  if (next?.text === '.') {
-    name = tokenAt(sql, next.end);
-    if (!name) return null;
-    next = tokenAt(sql, name.end);
+  const tokens = sqlTokens(sql);
+  const next = (): SqlToken | undefined => tokens.next().value ?? undefined;
+  let t = next();
+  while (isOp(t, ';')) t = next();
+  if (isWord(t, 'EXPLAIN')) {
+    t = next();
+    if (isWord(t, 'QUERY')) {
+      if (!isWord(next(), 'PLAN')) return null;
+      t = next();
+    }
   }
-  const key = unquote(name.text).toLowerCase();
+  if (!isWord(t, 'PRAGMA')) return null;
+  let name = next();
+  let after = next();
+  if (isOp(after, '.')) {
+    name = next();
+    after = next();
+  }
+  if (!name || (name.kind !== 'word' && name.kind !== 'quoted' && name.kind !== 'string')) return null;
+  const key = name.value.toLowerCase();
   if (PRAGMAS[key]?.policy !== 'refuse') return null;
-  return next?.text === '=' || next?.text === '(' ? key : null;
+  // SQLite reads `==` as `=` here too.
+  return isOp(after, '=') || isOp(after, '==') || isOp(after, '(') ? key : null;
 }
 
 export function refusedPragmaMessage(name: string): string {

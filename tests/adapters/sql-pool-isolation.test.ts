@@ -69,6 +69,10 @@ const PRAGMAS = [
   'PRAGMA legacy_alter_table = 1',
   'PRAGMA trusted_schema = 0',
   'PRAGMA "hard_heap_limit"(300000)',
+  // SQLite applies a PRAGMA's setting while preparing: EXPLAIN does not stop it.
+  'EXPLAIN PRAGMA hard_heap_limit = 200000',
+  'EXPLAIN QUERY PLAN PRAGMA soft_heap_limit = 100000',
+  'EXPLAIN /* x */ PRAGMA temp_store = FILE',
 ];
 
 const rows = (n: number) =>
@@ -135,6 +139,9 @@ describe('a hostile PRAGMA never changes another item (gpt-4o, mini-dev, 140 ite
         'PRAGMA soft_heap_limit = 100000',
         'PRAGMA main.temp_store = FILE',
         'PRAGMA "hard_heap_limit"(300000)',
+        'EXPLAIN PRAGMA hard_heap_limit = 200000',
+        'EXPLAIN QUERY PLAN PRAGMA soft_heap_limit = 100000',
+        'EXPLAIN /* x */ PRAGMA temp_store = FILE',
       ]) {
         expect(byPred.get(p)!.error).toMatch(
           /^prediction: PRAGMA (hard_heap_limit|soft_heap_limit|temp_store) changes /,
@@ -142,6 +149,34 @@ describe('a hostile PRAGMA never changes another item (gpt-4o, mini-dev, 140 ite
       }
       console.log(
         `${workers} worker(s)${readOnly ? ', read-only' : ''}: EX ${exMixed.toFixed(2)} after ${hostileResults.length} hostile PRAGMAs (${exAlone.toFixed(2)} alone)`,
+      );
+    },
+    600_000,
+  );
+
+  it.each([false, true])(
+    'EXPLAIN PRAGMA hard_heap_limit as one student_club prediction among the 140, 1 worker, read-only %s: every other verdict unchanged',
+    async (readOnly) => {
+      // Issue 24: before the refusal saw through EXPLAIN, every later student_club item ran
+      // "out of memory" (EX 77.14 -> 52.14), under --read-only too.
+      const options = { ...DEFAULT_EVAL_OPTIONS, readOnly };
+      const pool = poolOf(1);
+      const at = real.findIndex((it) => it.dbId === 'student_club');
+      const spoiled = real.map((it, i) =>
+        i === at ? { ...it, predSql: 'EXPLAIN /* x */ PRAGMA hard_heap_limit = 200000' } : it,
+      );
+      const alone = await runEvaluation(real, options, { executor: pool });
+      const mixed = await runEvaluation(spoiled, options, { executor: pool });
+      expect(mixed.results[at]!.error).toMatch(
+        /^prediction: PRAGMA hard_heap_limit changes the state of the whole SQL worker/,
+      );
+      const others = (rs: readonly ItemResult[]) => rs.filter((_, i) => i !== at);
+      const { slow, ...verdicts } = verdictsBesideTimeouts(others(mixed.results), others(alone.results), VERDICT);
+      expect(slow).toBeLessThanOrEqual(2);
+      expect(verdicts.a).toEqual(verdicts.b);
+      const ex = (rs: readonly ItemResult[]) => ((rs.reduce((a, r) => a + r.ex, 0) / rs.length) * 100).toFixed(2);
+      console.log(
+        `EXPLAIN PRAGMA among the 140, read-only ${readOnly}: EX ${ex(mixed.results)} (${ex(alone.results)} alone)`,
       );
     },
     600_000,

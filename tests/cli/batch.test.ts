@@ -1,4 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- better-sqlite3 ships no types; the bench declares the part it uses
+/// <reference path="../../bench/better-sqlite3.d.ts" />
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sha256File } from '../../src/cli/commands/run-out.ts';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
@@ -11,8 +18,8 @@ import {
   vllmErrorLine,
   vllmOkLine,
 } from '../helpers/batch-fixtures.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
-import { minidevFlags, readSharedText } from '../helpers/shared-data.ts';
+import { readJson, ROOT, runCli, tempFile } from '../helpers/cli.ts';
+import { minidevFlags, readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 const gold = parseGoldSql(readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'gold');
 
@@ -109,6 +116,60 @@ describe('CLI batch export / import', () => {
     expect(exOf(run.samples)).toBe(exOf(answered));
     expect(run.samples.find((s) => `q${s.index}-s${s.sample}` === missingLine.custom_id)).toMatchObject({ ex: 0 });
   }, 120_000);
+
+  it('--run-out: the databases are hashed before the run (recorded as such) and checked after it; one replaced mid-run is an error, no run file', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'wb-batch-hash-'));
+    const db = (name: string) => sharedData('bird', 'databases', name, `${name}.sqlite`);
+    mkdirSync(path.join(root, 'superhero'));
+    const file = path.join(root, 'superhero', 'superhero.sqlite');
+    copyFileSync(db('superhero'), file);
+    const input = tempFile('hash-in.jsonl');
+    const exp = await runCli([...minidevBatchExport('m', input, '--limit', '1'), '--db-root', root]);
+    expect(exp.code, exp.stderr).toBe(0);
+    const [line] = readBatchRequests(input);
+    // A query that runs a few seconds, so the run is still going when the database is replaced.
+    const slow =
+      'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT count(*) FROM c';
+    const output = tempFile('hash-out.jsonl');
+    writeFileSync(output, vllmOkLine(line!.custom_id, '```sql\n' + slow + '\n```') + '\n');
+    const importArgs = (runOut: string) => [
+      ...minidevBatchImport(input, output, { dbRoot: root }, '--run-out', runOut, '--timeout-s', '300'),
+      '--workers',
+      '1',
+    ];
+
+    const kept = tempFile('hash-kept.run.json');
+    const ok = await runCli(importArgs(kept));
+    expect(ok.code, ok.stderr).toBe(0);
+    const run = parseRunFile(readFileSync(kept, 'utf8'), 'run.json');
+    expect(run.run.dataset.databases).toEqual({ superhero: await sha256File(db('superhero')) });
+
+    // Replaced once the import has read its inputs (the coverage line), while the slow query runs,
+    // by a copy whose rows and schema are the same (the prompts rebuilt from it are the same) but
+    // whose bytes differ (user_version).
+    const other = path.join(root, 'other.sqlite');
+    copyFileSync(db('superhero'), other);
+    const conn = new Database(other);
+    conn.pragma('user_version = 7');
+    conn.close();
+    const replaced = tempFile('hash-replaced.run.json');
+    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...importArgs(replaced)], { cwd: ROOT });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (/requests answered/.test(stderr) && !stderr.includes('(replaced)')) {
+        stderr += '(replaced)';
+        copyFileSync(other, file);
+      }
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toContain('(replaced)');
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /--db-root: database superhero changed during the run \(.*superhero\.sqlite: sha256 [0-9a-f]{12}… before, [0-9a-f]{12}… after\): its items may have read either version, so no run file was written/,
+    );
+    expect(existsSync(replaced)).toBe(false);
+  }, 300_000);
 
   it('refuses an import whose dataset is not the one the plan was exported from, naming the flag', async () => {
     const input = tempFile('in.jsonl');

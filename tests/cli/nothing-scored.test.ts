@@ -3,12 +3,13 @@
  * errors) and exits 1; every command exits 2 with the reason when nothing was scored
  * (an empty --db-root, completions that match no question). Real BIRD mini-dev data.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonlFile, readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { minidevFlags, readBirdQuestions, sharedData } from '../helpers/shared-data.ts';
+import { writeVerlDumps } from '../helpers/series-dumps.ts';
 
 const emptyDir = () => mkdtempSync(path.join(tmpdir(), 'wb-empty-'));
 
@@ -66,6 +67,27 @@ describe('gold-check reports failing golds; commands exit 2 when nothing was sco
       /nothing was scored: none of the 500 item\(s\) could run against a database in .*\n.*database\(s\) missing \(expected <db-root>\/<db_id>\/<db_id>\.sqlite\): .*superhero/,
     );
     expect(r.stdout).not.toContain('checked: 0');
+  });
+
+  it('series: two steps against an empty --db-root: exit 2, nothing was scored, naming the missing databases, no output written', async () => {
+    const dir = emptyDir();
+    writeVerlDumps(path.join(dir, 'val'), [0, 1]);
+    const out = path.join(dir, 'series.json');
+    const r = await runCli([
+      'series',
+      '--completions',
+      path.join(dir, 'val'),
+      ...minidevFlags({ dbRoot: emptyDir() }),
+      '--workers',
+      '1',
+      '--out',
+      out,
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /nothing was scored: none of the 140 item\(s\) could run against a database in .*\n.*database\(s\) missing \(expected <db-root>\/<db_id>\/<db_id>\.sqlite\): .*superhero/,
+    );
+    expect(existsSync(out)).toBe(false);
   });
 
   it('harness: 1,000 completions of "-" against an empty --db-root, and completions that match no question: exit 2 with the reason', async () => {

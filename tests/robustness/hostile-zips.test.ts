@@ -96,6 +96,57 @@ describe('--db-root zip within bounds', { timeout: 180_000 }, () => {
     expect(norm.stderr).toMatch(/appears twice/);
   });
 
+  it('one database at two paths with different contents (a/ and b/, or outer and inner zip) is refused naming both; the same bytes twice are one database', async () => {
+    const r = await evalZip(
+      storedZip([
+        { name: 'a/superhero/superhero.sqlite', data: db('superhero') },
+        { name: 'b/superhero/superhero.sqlite', data: db('student_club') },
+      ]),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      '--db-root: database superhero is in the zip twice with different contents: db.zip/a/superhero/superhero.sqlite and db.zip/b/superhero/superhero.sqlite; ' +
+        'which copy the golds are meant for cannot be told, so neither is used. Keep one copy in the zip, or unzip it and give --db-root the folder that holds the one you mean',
+    );
+    expect(r.left).toEqual([]);
+    // An outer entry and an inner zip's, the inner one deflated.
+    const inner = await zipOf([['dev_databases/superhero/superhero.sqlite', db('student_club')]]);
+    const nested = await evalZip(
+      await zipOf([
+        ['superhero/superhero.sqlite', db('superhero')],
+        ['dev_databases.zip', inner],
+      ]),
+    );
+    expect(nested.code).toBe(2);
+    expect(nested.stderr).toMatch(
+      /database superhero is in the zip twice with different contents: db\.zip\/superhero\/superhero\.sqlite and db\.zip\/dev_databases\.zip\/dev_databases\/superhero\/superhero\.sqlite/,
+    );
+    expect(nested.left).toEqual([]);
+    // The same bytes at two paths (Spider's release has database/ and test_database/): one database, scored as usual.
+    const out = (name: string) => tempFile(name);
+    const once = out('once.json');
+    const twice = out('twice.json');
+    const one = await evalZip(
+      storedZip([{ name: 'a/superhero/superhero.sqlite', data: db('superhero') }]),
+      '--out',
+      once,
+    );
+    const two = await evalZip(
+      storedZip([
+        { name: 'a/superhero/superhero.sqlite', data: db('superhero') },
+        { name: 'b/superhero/superhero.sqlite', data: db('superhero') },
+      ]),
+      '--out',
+      twice,
+    );
+    expect(one.code, one.stderr).toBe(0);
+    expect(two.code, two.stderr).toBe(0);
+    const total = (f: string) => JSON.parse(readFileSync(f, 'utf8')).summary.by_difficulty.total;
+    expect(total(twice)).toEqual(total(once));
+    expect(total(once).ex).toBeGreaterThan(0);
+    expect(two.left).toEqual([]);
+  }, 180_000);
+
   it('a zip bomb (64 MiB of zeros in 64 KiB) and a fake inner zip are refused before a byte is written', async () => {
     const zeros = new Uint8Array(64 * 1024 * 1024);
     const bomb = await evalZip(

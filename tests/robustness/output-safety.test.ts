@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempFile } from '../helpers/cli.ts';
-import { gpt4oEvalArgs } from '../helpers/shared-data.ts';
+import { gpt4oEvalArgs, minidevFlags } from '../helpers/shared-data.ts';
+import { writeVerlDumps } from '../helpers/series-dumps.ts';
 
 const evalArgs = gpt4oEvalArgs();
 const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
@@ -59,6 +60,32 @@ describe('outputs checked before the work, written whole even when stdout closes
     );
     expect(tooLong.stdout).toBe('');
     expect(existsSync(long)).toBe(false);
+  });
+
+  it('gold-check and series with --out in a folder that cannot be written (/sys): refused at once naming the flag, nothing evaluated', async () => {
+    const gold = await runCli(['gold-check', ...minidevFlags(), '--workers', '1', '--out', '/sys/g.json']);
+    expect(gold.code).toBe(2);
+    expect(gold.stderr).toMatch(
+      /^error: --out: \/sys\/g\.json: the folder \/sys is not writable \(EACCES\): name a file in a folder you can write to\n$/,
+    );
+    expect(gold.stdout).toBe('');
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-series-ro-'));
+    writeVerlDumps(path.join(dir, 'val'), [0]);
+    const series = (...extra: string[]) =>
+      runCli(['series', '--completions', path.join(dir, 'val'), ...minidevFlags(), '--workers', '1', ...extra]);
+    for (const flag of ['--out', '--csv', '--parquet', '--series-out']) {
+      const r = await series(flag, '/sys/s.out');
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr).toMatch(
+        new RegExp(`^error: ${flag}: /sys/s\\.out: the folder /sys is not writable \\(EACCES\\)`),
+      );
+      expect(r.stderr).not.toMatch(/step rule|verl/); // refused before any step file was read
+      expect(r.stdout).toBe('');
+    }
+    // The questions table written beside --csv is checked too (here: it would overwrite --out).
+    const clash = await series('--out', path.join(dir, 's.questions.csv'), '--csv', path.join(dir, 's.csv'));
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toMatch(/--csv: .*s\.questions\.csv is also the file of --out: give each output its own file/);
   });
 
   const full = fullDisk();

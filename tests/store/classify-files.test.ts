@@ -25,6 +25,22 @@ describe('classifyFiles: which file of a download is what', () => {
     expect(c.ignored).not.toContain('__MACOSX/MINIDEV/._mini_dev_sqlite.json');
   });
 
+  it('lists the other copies of a database of the same rank (twins), which the import compares; a stray copy beside <db>/<db>.sqlite is no twin', () => {
+    const c = classifyFiles([
+      'spider/dev.json',
+      'spider/dev_gold.sql',
+      'spider/database/concert_singer/concert_singer.sqlite',
+      'spider/test_database/concert_singer/concert_singer.sqlite',
+      'spider/database/pets_1/pets_1.sqlite',
+      'spider/backup/pets_1.sqlite',
+    ]);
+    expect(c.databases.get('concert_singer')).toBe('spider/database/concert_singer/concert_singer.sqlite');
+    expect(Object.fromEntries(c.twins)).toEqual({
+      concert_singer: ['spider/test_database/concert_singer/concert_singer.sqlite'],
+    });
+    expect(c.databases.get('pets_1')).toBe('spider/database/pets_1/pets_1.sqlite');
+  });
+
   it('finds BIRD dev (dev.json + dev.sql) and Spider dev (dev.json + dev_gold.sql, schema.sql inside database folders ignored)', () => {
     expect(
       classifyFiles([

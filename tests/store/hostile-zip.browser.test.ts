@@ -54,6 +54,30 @@ describe("the app's zip import within bounds", () => {
     expect(await t.counts()).toEqual(before);
   });
 
+  it('one database at two paths with different contents is refused naming both; the same bytes twice are one database', async () => {
+    const before = await withEarlierDataset();
+    const files = await birdMiniDevFiles();
+    const bytesOf = async (name: string) =>
+      new Uint8Array(await files.find((f) => f.path.includes(`${name}.sqlite`))!.file.arrayBuffer());
+    await expect(
+      importZip(
+        storedZip(
+          await miniDevEntries([{ name: 'OTHER/superhero/superhero.sqlite', data: await bytesOf('student_club') }]),
+        ),
+      ),
+    ).rejects.toMatchObject({
+      code: 'BAD_FORMAT',
+      message: expect.stringContaining(
+        'database superhero is in the import twice with different contents: MINIDEV/dev_databases/superhero/superhero.sqlite and OTHER/superhero/superhero.sqlite',
+      ),
+    });
+    expect(await t.counts()).toEqual(before);
+    const same = await importZip(
+      storedZip(await miniDevEntries([{ name: 'OTHER/superhero/superhero.sqlite', data: await bytesOf('superhero') }])),
+    );
+    expect(Object.keys(same.databases).sort()).toEqual(['student_club', 'superhero', 'toxicology']);
+  });
+
   it('an entry whose db_id would be ".." (x/...sqlite) and a ".." segment are refused', async () => {
     const before = await withEarlierDataset();
     await expect(

@@ -13,6 +13,12 @@ export interface Classified {
   databases: Map<string, string>;
   /** Files that play no part (schemas, descriptions, other dialects...). */
   ignored: string[];
+  /**
+   * db_id -> the other paths of its database of the same rank as the chosen one (two
+   * `<db>/<db>.sqlite`, or two stray copies): the import checks that they hold the same bytes
+   * (Spider's release has database/ and test_database/), and refuses them when they do not.
+   */
+  twins: Map<string, string[]>;
 }
 
 const DB_EXT = /\.(sqlite|sqlite3|db)$/i;
@@ -76,8 +82,14 @@ export function classifyFiles(
     // Only a `<db>/<db>.sqlite` folder belongs to its database (Spider keeps schema.sql there).
     if (baseName(dirName(p)) === id) dbDirs.add(dirName(p));
   }
+  const twins = new Map<string, string[]>();
+  const inLayout = (p: string, id: string) => baseName(dirName(p)) === id;
   for (const [id, p] of databases)
-    for (const other of files) if (isDatabasePath(other) && dbIdOf(other) === id && other !== p) ignored.push(other);
+    for (const other of files) {
+      if (!isDatabasePath(other) || dbIdOf(other) !== id || other === p) continue;
+      ignored.push(other);
+      if (inLayout(other, id) === inLayout(p, id)) twins.set(id, [...(twins.get(id) ?? []), other]);
+    }
 
   const outsideDbs = (p: string) => !DB_FOLDERS.test(p) && !dbDirs.has(dirName(p));
   let questions: string | undefined;
@@ -152,5 +164,5 @@ export function classifyFiles(
     }
   }
   for (const p of files) if (p !== questions && p !== gold && !isDatabasePath(p)) ignored.push(p);
-  return { questions, gold, databases, ignored };
+  return { questions, gold, databases, ignored, twins };
 }

@@ -144,6 +144,24 @@ export async function importDataset(
     if (bytes === 0) checkSqliteHeader(new Uint8Array(0), file.path, dbId);
     checkSqliteSize(header, bytes, file.path, dbId);
     progress({ phase: 'hashing', file: file.path, doneBytes: bytes, totalBytes: total }, true);
+    // The same database at another path: one database if the bytes are the same, refused otherwise
+    // (whichever copy came first would be scored silently).
+    for (const twinPath of classified.twins.get(dbId) ?? []) {
+      const twin = byPath.get(twinPath)!;
+      const same =
+        twin.size === file.size &&
+        (await streamFile(twin, {
+          signal,
+          onBytes: (done) => progress({ phase: 'hashing', file: twin.path, doneBytes: done, totalBytes: twin.size }),
+        }).then((t) => t.sha256 === sha256));
+      if (!same)
+        throw new WorkbenchError(
+          'BAD_FORMAT',
+          `database ${dbId} is in the import twice with different contents: ${path} and ${twinPath}; ` +
+            'which copy the golds are meant for cannot be told, so neither is used. Keep one copy and import again',
+          'import',
+        );
+    }
     plans.push({ dbId, file, sha256, size: bytes, existing: (await idb.count('databases', sha256)) > 0 });
   }
 

@@ -49,7 +49,7 @@ import {
   type BatchImportArgs,
 } from './batch-args.ts';
 import { readText } from './eval.ts';
-import { executorName, fileRef, sha256File } from './run-out.ts';
+import { checkDatabasesUnchanged, executorName, fileRef, hashDatabases, sha256File } from './run-out.ts';
 import { writeFileAtomic, writeStreamAtomic } from '../atomic-write.ts';
 import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 
@@ -213,6 +213,13 @@ async function runImport(args: BatchImportArgs): Promise<void> {
       '--dataset',
     );
   }
+  // The databases the run reads, hashed before it (the run file records these) and checked after it.
+  const hashed = args.runOut
+    ? await hashDatabases(
+        args.dbRoot,
+        plan.indices.map((i) => questions[i]!.dbId),
+      )
+    : undefined;
   const outputs = [];
   for (const file of args.outputs)
     outputs.push(parseBatchOutput(await readText('--output', file), path.basename(file)));
@@ -247,6 +254,8 @@ async function runImport(args: BatchImportArgs): Promise<void> {
       },
     );
     if (outcome.kind !== 'done') throw new WorkbenchError('INTERNAL', `the import stopped: ${outcome.kind}`);
+    // Before anything is written: a database replaced during the run makes its verdicts unreliable.
+    if (hashed) await checkDatabasesUnchanged(args.dbRoot, hashed);
     if (args.missingOut) {
       const redo = new Set([...coverage.missing, ...coverage.failed]);
       const { count } = await writeStreamAtomic(args.missingOut, (write) =>
@@ -260,7 +269,7 @@ async function runImport(args: BatchImportArgs): Promise<void> {
   }
   process.stdout.write(officialTable(summarize(samples, config.metrics)) + '\n');
   if (args.runOut) {
-    const header = await importRunHeader(args, plan, samples, config);
+    const header = await importRunHeader(args, plan, samples, config, hashed!);
     const byIndex = new Set(plan.indices);
     const runQs = questions.flatMap((q, index) =>
       byIndex.has(index)
@@ -284,10 +293,12 @@ async function importRunHeader(
   plan: BatchPlan,
   samples: readonly SampleRecord[],
   config: RunConfig,
+  hashed: ReadonlyMap<string, string>,
 ): Promise<RunHeader> {
   const databases: Record<string, string> = {};
   for (const db of [...new Set(samples.filter((s) => s.status !== 'missing-db').map((s) => s.dbId))].sort()) {
-    databases[db] = await sha256File(path.join(args.dbRoot, db, `${db}.sqlite`));
+    // Hashed before the run and checked after it (checkDatabasesUnchanged).
+    databases[db] = hashed.get(db) ?? (await sha256File(path.join(args.dbRoot, db, `${db}.sqlite`)));
   }
   const now = new Date().toISOString();
   const name = path.basename(args.dataset);

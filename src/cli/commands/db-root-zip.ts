@@ -5,11 +5,13 @@
  * in memory; a deflated inner zip is first inflated to a temporary file (zip.js needs random
  * access to its central directory). Junk entries (__MACOSX, .DS_Store, AppleDouble) are skipped.
  * Every entry goes through the bounds of src/adapters/import/zip-entries.ts (names after
- * normalisation, duplicates, encryption, entry count, bytes and ratio), a database with a
+ * normalisation, duplicates, encryption, entry count, bytes and ratio), a database found at
+ * two paths with different bytes is refused (the same bytes twice are one database), a database with a
  * `-wal` or hot `-journal` beside it is refused as in a folder, and the folder is deleted by
  * `cleanup`, on SIGINT / SIGTERM and on exit.
  */
-import { createWriteStream, openAsBlob, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, openAsBlob, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -95,14 +97,44 @@ async function extract(
     }
     if (!isDatabasePath(p)) continue;
     const id = dbIdOf(p);
-    // `<db>/<db>.sqlite` wins over a stray copy under the same name; of two such, the first (as in the app's import).
+    // `<db>/<db>.sqlite` wins over a stray copy under the same name (as in the app's import).
     const inLayout = baseName(path.posix.dirname(p)) === id;
     const prev = found.get(id);
-    if (prev && (!inLayout || prev.inLayout)) continue;
+    if (prev && !inLayout && prev.inLayout) continue;
     await checkSidecars(`${where}/${p}`, byPath, 'zip the folder again, or give the folder to --db-root');
-    await inflateTo(zip, z, path.join(dir, id, `${id}.sqlite`), `${where}/${p}`, budget);
+    const file = path.join(dir, id, `${id}.sqlite`);
+    if (prev && inLayout === prev.inLayout) {
+      // Two copies of the same rank (two `<db>/<db>.sqlite`, or an outer one and an inner
+      // zip's): the same bytes twice are one database (Spider's release has database/ and
+      // test_database/); different bytes would be scored against whichever came first.
+      const copy = path.join(dir, '.spool', `${depth}-${found.size}-copy.sqlite`);
+      await inflateTo(zip, z, copy, `${where}/${p}`, budget);
+      const same = await sameBytes(file, copy);
+      await rm(copy);
+      if (same) continue;
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `database ${id} is in the zip twice with different contents: ${prev.where} and ${where}/${p}; ` +
+          'which copy the golds are meant for cannot be told, so neither is used. Keep one copy in the zip, ' +
+          'or unzip it and give --db-root the folder that holds the one you mean',
+        '--db-root',
+      );
+    }
+    await inflateTo(zip, z, file, `${where}/${p}`, budget);
     found.set(id, { where: `${where}/${p}`, inLayout });
   }
+}
+
+/** Two files hold the same bytes (sizes first, then their sha256, streamed). */
+async function sameBytes(a: string, b: string): Promise<boolean> {
+  const [sa, sb] = await Promise.all([stat(a), stat(b)]);
+  if (sa.size !== sb.size) return false;
+  const digest = async (f: string) => {
+    const h = createHash('sha256');
+    for await (const piece of createReadStream(f)) h.update(piece as Buffer);
+    return h.digest('hex');
+  };
+  return (await digest(a)) === (await digest(b));
 }
 
 /** A folder for the SQL workers: `dbRoot` itself, or the databases of a zip inflated to a temporary folder. */

@@ -17,6 +17,7 @@ import { scoreRun } from '../../core/run/score-run.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
+import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 import { workersFlag } from '../bounds.ts';
 import { DATASET_FLAGS, parseFlags, requireFlags } from './flags.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
@@ -42,6 +43,11 @@ export async function run(argv: string[]): Promise<number> {
     usage,
   );
   requireFlags(values, ['gold', 'db-root'], usage);
+  // Before any gold runs: an --out that cannot be written fails now, naming the flag.
+  await checkOutputsWithDataset(
+    { gold: values.gold, dataset: values.dataset, dbRoot: values['db-root'] },
+    { outputs: pathFlags({ '--out': values.out }), inputs: [] },
+  );
   const dbRoot = values['db-root']!;
   if (!(await stat(dbRoot).catch(() => null))?.isDirectory()) {
     throw new WorkbenchError(

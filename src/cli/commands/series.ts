@@ -46,6 +46,8 @@ import {
 } from '../../core/series/tables.ts';
 import type { Question } from '../../core/types.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
+import { assertSomethingScored } from '../nothing-scored.ts';
+import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import type { EvalArgs } from './eval-args.ts';
 import { evalArgsOf } from './scoring-flags.ts';
@@ -170,6 +172,8 @@ async function evaluateStep(
     ctx.verdicts,
   );
   if (ev.cancelled) return null;
+  // A step of whose items none could run (an empty --db-root) measured nothing: an error, not a row of zeros.
+  assertSomethingScored(ev.results, ctx.evalArgs.dbRoot);
   // Kept after every step: a watch stopped by Ctrl-C loses no verdict it computed.
   await ctx.cache?.save();
   const header = await evalRunHeader({ ...ctx.evalArgs, dbRoot: ctx.dbDir, predictions: file }, plan.items, ev.results);
@@ -221,6 +225,19 @@ export async function run(argv: string[]): Promise<number> {
   if (values.from !== undefined && !(HARNESS_FORMATS as readonly string[]).includes(values.from)) {
     throw bad('--from', `unknown format ${JSON.stringify(values.from)}; use one of ${HARNESS_FORMATS.join(', ')}`);
   }
+  // Before any step is read or run: every output (and the companion tables) writable, none an input.
+  await checkOutputsWithDataset(
+    { gold: values.gold, dataset: values.dataset, dbRoot: values['db-root'] },
+    {
+      outputs: [
+        ...pathFlags({ '--out': values.out, '--csv': values.csv, '--parquet': values.parquet }),
+        { flag: '--csv', file: values.csv && companion(values.csv) },
+        { flag: '--parquet', file: values.parquet && companion(values.parquet) },
+        ...pathFlags({ '--series-out': values['series-out'] }),
+      ],
+      inputs: values.completions.map((file) => ({ flag: '--completions', file })),
+    },
+  );
   const pollMs = integerFlag('--poll-ms', values['poll-ms'], 1000, 100, 60_000);
   if (values['poll-ms'] !== undefined && !values.watch) throw bad('--poll-ms', 'only means something with --watch');
   const rule = values['step-pattern'] === undefined ? undefined : compileStepPattern(values['step-pattern']);

@@ -24,7 +24,14 @@ const WORD_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
 
 /** Unterminated strings, identifiers and comments run to the end of the text. */
 export function tokenizeSql(sql: string): SqlToken[] {
-  const out: SqlToken[] = [];
+  return [...sqlTokens(sql)];
+}
+
+/**
+ * The tokens of `sql` one at a time, for a reader that needs only the first few (the worker's
+ * PRAGMA refusal): the text after the last token taken is never scanned.
+ */
+export function* sqlTokens(sql: string): Generator<SqlToken, void, undefined> {
   let i = 0;
   const n = sql.length;
   const quotedRun = (close: string, doubled: boolean): { end: number; value: string } => {
@@ -56,41 +63,40 @@ export function tokenizeSql(sql: string): SqlToken[] {
       i = end < 0 ? n : end + 2;
     } else if (c === "'") {
       const { end, value } = quotedRun("'", true);
-      out.push({ kind: 'string', text: sql.slice(i, end), value, start: i });
+      yield { kind: 'string', text: sql.slice(i, end), value, start: i };
       i = end;
     } else if (c === '"' || c === '`' || c === '[') {
       const { end, value } = quotedRun(c === '[' ? ']' : c, c !== '[');
-      out.push({ kind: 'quoted', text: sql.slice(i, end), value, quote: c, start: i });
+      yield { kind: 'quoted', text: sql.slice(i, end), value, quote: c, start: i };
       i = end;
     } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(sql[i + 1] ?? ''))) {
       const m = /^(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)/.exec(sql.slice(i))!;
-      out.push({ kind: 'number', text: m[0], value: m[0], start: i });
+      yield { kind: 'number', text: m[0], value: m[0], start: i };
       i += m[0].length;
     } else if ((c === 'x' || c === 'X') && sql[i + 1] === "'") {
       i++;
       const { end, value } = quotedRun("'", true);
-      out.push({ kind: 'string', text: sql.slice(i - 1, end), value, start: i - 1 });
+      yield { kind: 'string', text: sql.slice(i - 1, end), value, start: i - 1 };
       i = end;
     } else if (WORD_START.test(c)) {
       let j = i + 1;
       while (j < n && WORD_PART.test(sql[j]!)) j++;
       const text = sql.slice(i, j);
-      out.push({ kind: 'word', text, value: text, start: i });
+      yield { kind: 'word', text, value: text, start: i };
       i = j;
     } else if (c === '?' || ((c === ':' || c === '@' || c === '$') && WORD_START.test(sql[i + 1] ?? ''))) {
       let j = i + 1;
       while (j < n && WORD_PART.test(sql[j]!)) j++;
-      out.push({ kind: 'param', text: sql.slice(i, j), value: sql.slice(i, j), start: i });
+      yield { kind: 'param', text: sql.slice(i, j), value: sql.slice(i, j), start: i };
       i = j;
     } else {
       const three = sql.slice(i, i + 3);
       const two = sql.slice(i, i + 2);
       const op = OPS3.has(three) ? three : OPS2.has(two) ? two : c;
-      out.push({ kind: 'op', text: op, value: op, start: i });
+      yield { kind: 'op', text: op, value: op, start: i };
       i += op.length;
     }
   }
-  return out;
 }
 
 /** SQLite's keywords (sqlite.org/lang_keywords.html) plus literals that read like words. */
