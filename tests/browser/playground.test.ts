@@ -67,7 +67,6 @@ async function cliItems(rows: { question_id: number; sql: string }[], flags: str
     .sort((a, b) => a.sample - b.sample);
 }
 
-
 async function typeSql(page: Page, sql: string): Promise<void> {
   const editor = page.getByTestId('pg-editor');
   await editor.fill('');
