@@ -171,6 +171,30 @@ describe('series: the verdict cache across runs (--cache)', () => {
   }, 600_000);
 });
 
+describe('series: what a step executed', () => {
+  it('counts only samples whose SQL ran: a question whose database is missing (30 on california_schools) executes nothing', async () => {
+    const dir = tempDir();
+    // Steps 100 and 200 on superhero (present) and california_schools (absent under ../shared/data).
+    writeVerlDumps(path.join(dir, 'val'), [0, 1], ['superhero', 'california_schools']);
+    const seriesOut = path.join(dir, 'run.series.json');
+    const run = await runCli(seriesArgs(path.join(dir, 'val'), '--no-cache', '--series-out', seriesOut));
+    expect(run.code, run.stderr).toBe(0);
+    const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
+    for (const s of file.steps) {
+      const missing = s.run.samples.filter((x) => x.status === 'missing-db').length;
+      const scored = s.run.samples.length - missing;
+      expect([s.run.samples.length, missing, scored]).toEqual([82, 30, 52]);
+      const e = s.run.run.executions!;
+      // Every scored sample was executed or given a verdict (an earlier step's, or one of this step); the missing ones neither.
+      expect(e.executed + e.reused).toBe(scored);
+      expect(e.fromCache).toBe(0);
+    }
+    // The step table prints the same count.
+    const e1 = file.steps[1]!.run.run.executions!;
+    expect(run.stdout).toMatch(new RegExp(`^\\s*200\\s+52\\s.*\\s${e1.executed}\\s+${e1.reused}\\s+0$`, 'm'));
+  }, 300_000);
+});
+
 describe('series: step from the file name for dumps without steps, and bad input', () => {
   const lmEval = (n: number) =>
     questions
