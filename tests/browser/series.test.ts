@@ -388,9 +388,9 @@ describe.skipIf(browserSkipReason())(
       await seriesLoaded(page, 3);
       expect(await page.getByTestId('follow-status').textContent()).toContain('1 step added while this page is open');
       // The same answers at every step: executed once, at step 100; EX flat while the trainer's reward climbs.
-      expect(await page.locator('[data-testid="series-steps"] tr[data-step="300"] td[title]').textContent()).toBe(
-        '0 / 52',
-      );
+      expect(
+        await page.locator('[data-testid="series-steps"] tr[data-step="300"] [data-col="executed"]').textContent(),
+      ).toBe('0 / 52');
       const warning = page.locator('[data-testid="series-warnings"] li[data-rule="reward-without-ex"]');
       expect(await warning.textContent()).toContain('From step 200');
       await shots(page, 'series-warnings', false, page.getByTestId('series-checkpoint'));

@@ -156,7 +156,10 @@ describe('series: the verdict cache across runs (--cache)', () => {
     const second = await once('second');
     // verl dumps carry no time of their own: each step's wall time is its file's modification time, marked so.
     expect(first.steps.map((s) => [s.wallTime, s.wallTimeSource])).toEqual(
-      [100, 200, 300].map((step) => [statSync(path.join(dir, 'val', `${step}.jsonl`)).mtime.toISOString(), 'file']),
+      [100, 200, 300].map((step) => [
+        new Date(Math.floor(statSync(path.join(dir, 'val', `${step}.jsonl`)).mtimeMs)).toISOString(),
+        'file',
+      ]),
     );
     const executions = (f: typeof first) => f.steps.map((s) => s.run.run.executions);
     // The first run fills the cache (an empty cache gives nothing); the second executes nothing.
@@ -235,7 +238,7 @@ describe('series: step from the file name for dumps without steps, and bad input
     const samples150 = path.join(dir, 'logs', 'checkpoint-150', 'samples_bird_2025-01-01T00-00-00.jsonl');
     const times = [
       ['2025-01-01T00:00:00.250Z', 'dump'],
-      [statSync(samples150).mtime.toISOString(), 'file'],
+      [new Date(Math.floor(statSync(samples150).mtimeMs)).toISOString(), 'file'],
     ];
     expect(
       readJson(out).steps.map((s: { wall_time: string; wall_time_source: string }) => [

@@ -177,8 +177,9 @@ async function evaluateStep(
   header.executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep, fromCache: ev.fromCache };
   const samples = toSampleRecords(plan.items, ev.results, compileRewardFormula(ctx.evalArgs.reward));
   const trainerScores = plan.items.map((it) => trainerScoreOf(dump, it.questionId, it.sample));
-  // The dump's own time first (docs/series.md), else the file's modification time.
-  const wallTime = dump.wallTime ?? (await stat(file)).mtime.toISOString();
+  // The dump's own time first (docs/series.md), else the file's modification time, in whole
+  // milliseconds as a browser's File.lastModified gives it (Node's `mtime` rounds, the app's floors).
+  const wallTime = dump.wallTime ?? new Date(Math.floor((await stat(file)).mtimeMs)).toISOString();
   return {
     step: {
       step: dump.step,

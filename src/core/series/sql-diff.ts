@@ -77,7 +77,8 @@ function hunks(ops: ReadonlyArray<{ kind: 'same' | 'removed' | 'added'; a: strin
   const flush = () => {
     const removed = del.trim();
     if (removed) push(out, 'removed', removed);
-    if (removed && ins && !SPACE.test(ins)) out.push({ kind: 'gap', text: ' ' });
+    // A removed run's own trailing space, or one between it and the added run, stays visible as a gap.
+    if (removed && (ins ? !SPACE.test(ins) : /\s$/.test(del))) out.push({ kind: 'gap', text: ' ' });
     if (ins) push(out, 'added', ins);
     del = ins = '';
   };

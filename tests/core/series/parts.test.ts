@@ -95,6 +95,10 @@ describe('sqlDiff', () => {
       "SELECT COUNT([-T1.event_id-] {+T2.link_to_member+}) FROM event AS T1 INNER JOIN attendance AS T2 ON T1.event_id = T2.link_to_event {+INNER JOIN member AS T3 ON T2.link_to_member = T3.member_id +}WHERE T1.event_name = 'Women''s Soccer'",
     );
     expect(later(c, d)).toBe(d);
+    // A removed word keeps its space to the next shared one (not "INNERJOIN").
+    expect(shown('SELECT a FROM t\nINNER JOIN u ON x', 'SELECT a FROM t\nJOIN u ON x')).toBe(
+      'SELECT a FROM t\n[-INNER-] JOIN u ON x',
+    );
     // A removed run keeps the earlier text's spaces between its words.
     expect(shown('SELECT a FROM t ORDER BY x DESC LIMIT 1', 'SELECT a FROM t WHERE y > 2')).toBe(
       'SELECT a FROM t [-ORDER BY x DESC LIMIT 1-] {+WHERE y > 2+}',
