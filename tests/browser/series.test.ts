@@ -195,6 +195,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
       expect(await page.getByTestId(`bucket-${b}`).textContent()).toBe(String(n));
     expect(await page.getByTestId('best-ex').textContent()).toBe(formatFixed2(report.best_step.ex));
     await shots(page, 'series-view', true);
+    await shots(page, 'series-steps', false, page.getByTestId('series-steps'));
     await shots(page, 'series-curves', false, page.getByTestId('series-curves'));
   }, 1_800_000);
 
