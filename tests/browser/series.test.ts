@@ -196,6 +196,17 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     expect(await page.getByTestId('best-ex').textContent()).toBe(formatFixed2(report.best_step.ex));
     await shots(page, 'series-view', true);
     await shots(page, 'series-steps', false, page.getByTestId('series-steps'));
+    // At 390 px the step table scrolls sideways inside its own box; the page itself does not.
+    await page.setViewportSize(PHONE);
+    const widths = await page.getByTestId('series-steps').evaluate((table) => {
+      const box = table.closest('.scroll-box') as HTMLElement;
+      return {
+        box: box.scrollWidth > box.clientWidth,
+        page: document.documentElement.scrollWidth <= window.innerWidth,
+      };
+    });
+    await page.setViewportSize(DESKTOP);
+    expect(widths).toEqual({ box: true, page: true });
     await shots(page, 'series-curves', false, page.getByTestId('series-curves'));
   }, 1_800_000);
 

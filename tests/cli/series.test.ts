@@ -354,8 +354,11 @@ describe('series: the same checkpoints as prime-rl eval rollouts and as BIRD fil
       reports[kind] = readJson(out);
     }
     expect(reports.prime.steps.map((s: { step: number }) => s.step)).toEqual(which.map(stepOf));
+    // Our numbers; the wall time is each file's own (three formats, three files written one after the other).
     const ours = (r: any) =>
-      r.steps.map(({ trainer_reward: _t, ...rest }: Record<string, unknown>) => rest) as unknown[];
+      r.steps.map(({ trainer_reward: _t, wall_time: _w, ...rest }: Record<string, unknown>) => rest) as unknown[];
+    for (const kind of ['verl', 'prime', 'bird'])
+      expect(reports[kind].steps.map((s: any) => s.wall_time_source)).toEqual(['file', 'file', 'file']);
     expect(ours(reports.prime)).toEqual(ours(reports.verl));
     expect(reports.prime.steps.map((s: any) => s.trainer_reward)).toEqual(
       reports.verl.steps.map((s: any) => s.trainer_reward),
