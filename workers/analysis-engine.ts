@@ -88,7 +88,16 @@ async function storedSeriesView(
       seriesSample,
     );
     const scores = scoresFor(await runs.scores(seriesId, s.step), samples.length);
-    stats.push(stepStats({ step: s.step, samples, trainerScores: scores, metrics: header.config.metrics }));
+    stats.push(
+      stepStats({
+        step: s.step,
+        samples,
+        trainerScores: scores,
+        metrics: header.config.metrics,
+        wallTime: s.wallTime,
+        wallTimeSource: s.wallTimeSource ?? null,
+      }),
+    );
     cells.push({ step: s.step, cells: stepCells(samples) });
     out.push({ step: s.step, runId: s.runId, name: header.name, samples: samples.length });
   }
@@ -110,6 +119,7 @@ async function* storedSteps(
     yield {
       step: s.step,
       wallTime: s.wallTime,
+      wallTimeSource: s.wallTimeSource ?? null,
       source: s.source,
       run: toRunFile(await runs.header(s.runId), samples),
       trainerScores: scoresFor(await runs.scores(series.id, s.step), samples.length),

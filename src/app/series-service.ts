@@ -10,7 +10,7 @@
  */
 import { datasetExRule, underRule } from './ex-rule.ts';
 import { WorkbenchError } from '../core/errors.ts';
-import type { HarnessFormat } from '../core/formats/harness.ts';
+import { lmEvalResultsName, type HarnessFormat } from '../core/formats/harness.ts';
 import { runFormula, scoreOfSummary, toSampleRecords } from '../core/run/score-run.ts';
 import type { RunConfig } from '../core/run/types.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../core/series/evaluate-step.ts';
@@ -44,7 +44,7 @@ export interface DumpFile {
   /** Path under the folder given (the step rule reads its folders too). */
   name: string;
   file: Blob;
-  /** Modification time (ms since 1970), the step's wall time; null when unknown. */
+  /** Modification time (ms since 1970), the step's wall time when the dump has none of its own; null when unknown. */
   lastModified: number | null;
 }
 
@@ -137,7 +137,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
     series: SeriesRecord,
     dataset: DatasetRecord,
     paired: PairedDumpStep,
-    wallTime: string | null,
+    fileTime: string | null,
     hooks: SeriesHooks,
     added: number,
   ): Promise<SeriesRecord | null> => {
@@ -221,10 +221,13 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
         { executions, score: scoreOfSummary(ev.summary) },
       );
     });
+    // The dump's own time first (docs/series.md), else the file's modification time.
+    const wallTime = paired.wallTime ?? fileTime;
     const step: SeriesStepRecord = {
       step: paired.step,
       runId: header.id,
       wallTime,
+      wallTimeSource: paired.wallTime ? 'dump' : fileTime ? 'file' : null,
       source: paired.source,
       owned: true,
       executions,
@@ -243,7 +246,12 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
     ctx: SeriesAppPorts,
     series: SeriesRecord,
     files: DumpFile[],
-    options: { format: HarnessFormat | null; stepPattern: string | null },
+    options: {
+      format: HarnessFormat | null;
+      stepPattern: string | null;
+      /** Reads a file of the folder by its path (a followed folder); default: among `files`. */
+      read?: (name: string) => Promise<Blob | null>;
+    },
     hooks: SeriesHooks,
   ): Promise<SeriesRecord> => {
     const dataset = await ctx.datasets.get(series.datasetId);
@@ -264,13 +272,14 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
         fence: series.config.fence,
         format: options.format,
         stepPattern: options.stepPattern,
+        siblings: await lmEvalSiblings(f.name, files, options.read),
       });
       for (const n of dump.notes) hooks.onNote?.(n);
       for (const step of dump.steps) {
         for (const n of step.notes) hooks.onNote?.(n);
         if (step.items.length === 0) continue;
-        const wallTime = f.lastModified === null ? null : new Date(f.lastModified).toISOString();
-        const next = await addStep(ctx, current, dataset, step, wallTime, hooks, added);
+        const fileTime = f.lastModified === null ? null : new Date(f.lastModified).toISOString();
+        const next = await addStep(ctx, current, dataset, step, fileTime, hooks, added);
         if (!next) return current;
         current = next;
         added++;
@@ -398,6 +407,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
           step: s.step,
           runId: s.runId,
           wallTime: runs[i]!.createdAt,
+          wallTimeSource: 'run' as const,
           source: runs[i]!.name,
           owned: false,
         })),
@@ -441,7 +451,11 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
               ctx,
               series,
               [{ name, file: await folder.read(name), lastModified: entry.lastModified }],
-              { format: null, stepPattern: stored?.stepPattern ?? null },
+              {
+                format: null,
+                stepPattern: stored?.stepPattern ?? null,
+                read: (n) => (listing.some((x) => x.name === n) ? folder.read(n) : Promise.resolve(null)),
+              },
               { ...hooks, onProgress: (p) => hooks.onProgress?.({ ...p, added: added + p.added }) },
             );
             added += after.steps.length - series.steps.length;
@@ -464,6 +478,23 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
       }
     },
   };
+}
+
+/**
+ * The results file beside an lm-eval samples file (`results_<date>.json` in its folder), by its
+ * base name, for the date it holds; empty for any other file or when it is not there.
+ */
+async function lmEvalSiblings(
+  name: string,
+  files: readonly DumpFile[],
+  read: ((name: string) => Promise<Blob | null>) | undefined,
+): Promise<Record<string, Blob>> {
+  const at = Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1;
+  const results = lmEvalResultsName(name.slice(at));
+  if (!results) return {};
+  const path = name.slice(0, at) + results;
+  const blob = read ? await read(path).catch(() => null) : (files.find((f) => f.name === path)?.file ?? null);
+  return blob ? { [results]: blob } : {};
 }
 
 function itemOrder(a: EvalItem, b: EvalItem): number {

@@ -18,9 +18,11 @@ import { runCli } from '../helpers/cli.ts';
 import { fileDataset, memoryAppPorts, memorySeriesPorts } from '../helpers/memory-app-ports.ts';
 import {
   DB_ROOT,
+  inspectLogJson,
   MINIDEV_ARGS,
   MINIDEV_GOLD,
   MINIDEV_QUESTIONS,
+  questions,
   stepOf,
   verlLines,
   writeVerlDumps,
@@ -66,6 +68,13 @@ describe('the series service (memory ports, real SQL)', () => {
       { onNote: (n) => notes.push(n), onProgress: (p) => p.phase === 'evaluating' && progress.push(p.done) },
     );
     expect(series.steps.map((s) => s.step)).toEqual([100, 200, 300]);
+    // verl dumps carry no time: the files' modification time, marked so.
+    expect(series.steps.map((s) => [s.wallTime, s.wallTimeSource])).toEqual(
+      [100, 200, 300].map((n) => [
+        new Date(Math.floor(statSync(path.join(dir, `${n}.jsonl`)).mtimeMs)).toISOString(),
+        'file',
+      ]),
+    );
     expect(notes).toContain('100.jsonl: step 100 (from the rows\' "step")');
     expect(progress.at(-1)).toBe(52);
 
@@ -133,6 +142,52 @@ describe('the series service (memory ports, real SQL)', () => {
     await service.delete(series.id);
     expect(app.samples(series.steps[0]!.runId)).toHaveLength(0);
   }, 900_000);
+
+  it("takes each step's wall time from the dump: an Inspect log's stats.completed_at, the date of an lm-eval results file chosen with its samples", async () => {
+    const dataset = await fileDataset({ questions: MINIDEV_QUESTIONS, gold: MINIDEV_GOLD, dbRoot: DB_ROOT });
+    const service = createSeriesService(memorySeriesPorts(memoryAppPorts(dataset, DB_ROOT)));
+    const old = Date.parse('2020-06-01T00:00:00Z');
+    const results = { results: { bird: {} }, configs: { bird: {} }, date: 1735689600.25 };
+    const line = JSON.stringify({
+      doc_id: 0,
+      doc: { question_id: questions.find((q) => q.db_id === 'superhero')!.question_id },
+      resps: [['SELECT 1']],
+      filter: 'none',
+    });
+    const files: DumpFile[] = [
+      {
+        name: 'checkpoint-40/log.json',
+        file: new Blob([
+          inspectLogJson(3, {
+            created: '2025-03-01T09:00:00Z',
+            startedAt: '2025-03-01T09:00:01Z',
+            completedAt: '2025-03-01T10:30:00+02:00',
+          }),
+        ]),
+        lastModified: old,
+      },
+      { name: 'checkpoint-80/samples_bird_2025-01-01T00-00-00.jsonl', file: new Blob([line]), lastModified: old },
+      {
+        name: 'checkpoint-80/results_2025-01-01T00-00-00.json',
+        file: new Blob([JSON.stringify(results)]),
+        lastModified: old,
+      },
+      { name: 'checkpoint-90/samples_bird_2025-01-01T00-00-00.jsonl', file: new Blob([line]), lastModified: old },
+    ];
+    const series = await service.importDumps({
+      name: 'logs',
+      datasetId: dataset.id,
+      config,
+      stepPattern: null,
+      format: null,
+      files,
+    });
+    expect(series.steps.map((s) => [s.step, s.wallTime, s.wallTimeSource])).toEqual([
+      [40, '2025-03-01T08:30:00.000Z', 'dump'],
+      [80, '2025-01-01T00:00:00.250Z', 'dump'],
+      [90, '2020-06-01T00:00:00.000Z', 'file'],
+    ]);
+  }, 300_000);
 
   it('follows a folder: a step file written while it is followed is evaluated once its size is stable', async () => {
     const dataset = await fileDataset({ questions: MINIDEV_QUESTIONS, gold: MINIDEV_GOLD, dbRoot: DB_ROOT });

@@ -60,8 +60,10 @@ async function chooseMiniDev(page: Page): Promise<void> {
   await select.selectOption(value!);
 }
 
-/** Screenshots at 1400x1000 and 390x844 (`focus` scrolled into view at each size). */
+/** Screenshots at 1400x1000 and 390x844 (`focus` scrolled into view at each size), the "ready to work offline" note dismissed. */
 async function shots(page: Page, name: string, full = false, focus?: Locator): Promise<void> {
+  const ok = page.getByRole('button', { name: 'OK, dismiss this note' });
+  if (await ok.isVisible()) await ok.click();
   for (const [size, viewport] of [
     ['1400', DESKTOP],
     ['390', PHONE],
@@ -193,6 +195,18 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
       expect(await page.getByTestId(`bucket-${b}`).textContent()).toBe(String(n));
     expect(await page.getByTestId('best-ex').textContent()).toBe(formatFixed2(report.best_step.ex));
     await shots(page, 'series-view', true);
+    await shots(page, 'series-steps', false, page.getByTestId('series-steps'));
+    // At 390 px the step table scrolls sideways inside its own box; the page itself does not.
+    await page.setViewportSize(PHONE);
+    const widths = await page.getByTestId('series-steps').evaluate((table) => {
+      const box = table.closest('.scroll-box') as HTMLElement;
+      return {
+        box: box.scrollWidth > box.clientWidth,
+        page: document.documentElement.scrollWidth <= window.innerWidth,
+      };
+    });
+    await page.setViewportSize(DESKTOP);
+    expect(widths).toEqual({ box: true, page: true });
     await shots(page, 'series-curves', false, page.getByTestId('series-curves'));
   }, 1_800_000);
 
@@ -211,6 +225,23 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     expect(shown.map(([i]) => i)).toEqual(learned.map((q: any) => q.index).slice(0, shown.length));
     await shots(page, 'series-grid', false, page.locator('#dynamics'));
 
+    // Every bucket's count is a link to exactly that bucket's questions, in index order.
+    for (const b of ['unstable', 'always', 'never', 'forgotten', 'learned']) {
+      const want = report.questions.filter((x: any) => x.bucket === b);
+      await page.locator(`[data-testid="series-buckets"] a[data-bucket="${b}"]`).click();
+      await page.waitForURL(new RegExp(`\\?bucket=${b}$`));
+      await expect.poll(() => grid.getAttribute('data-rows')).toBe(String(want.length));
+      expect(await page.getByTestId(`bucket-${b}`).textContent()).toBe(String(want.length));
+      const rows = await grid
+        .locator('a.row')
+        .evaluateAll((els) =>
+          els.map((r) => [Number((r as HTMLElement).dataset.index), (r as HTMLElement).dataset.bucket]),
+        );
+      expect(rows.length > 0).toBe(want.length > 0);
+      expect(rows.map(([, x]) => x)).toEqual(rows.map(() => b));
+      expect(rows.map(([i]) => i)).toEqual(want.map((x: any) => x.index).slice(0, rows.length));
+    }
+
     const q = learned[0];
     await grid.locator(`a.row[data-index="${q.index}"]`).click();
     await page.locator('[data-testid="series-question-page"][data-loaded="true"]').waitFor({ timeout: 120_000 });
@@ -218,6 +249,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     const columns = page.locator('[data-testid="series-question-steps"] section.step');
     expect(await columns.count()).toBe(13);
     expect(await page.getByTestId('series-question-title').textContent()).toContain(String(q.question_id));
+    // The majority SQL's diff never runs a removed run into an added one: a space (the SQL's, or a gap) between them.
+    const runTogether = await page
+      .getByTestId('majority-diff')
+      .evaluateAll((pres) =>
+        pres.flatMap((pre) =>
+          [...pre.querySelectorAll('del')].filter((d) => d.nextSibling?.nodeName === 'INS').map((d) => d.textContent),
+        ),
+      );
+    expect(runTogether).toEqual([]);
     await shots(page, 'series-question');
 
     // The per-question samples view and the explorer link back to it.
@@ -360,9 +400,9 @@ describe.skipIf(browserSkipReason())(
       await seriesLoaded(page, 3);
       expect(await page.getByTestId('follow-status').textContent()).toContain('1 step added while this page is open');
       // The same answers at every step: executed once, at step 100; EX flat while the trainer's reward climbs.
-      expect(await page.locator('[data-testid="series-steps"] tr[data-step="300"] td[title]').textContent()).toBe(
-        '0 / 52',
-      );
+      expect(
+        await page.locator('[data-testid="series-steps"] tr[data-step="300"] [data-col="executed"]').textContent(),
+      ).toBe('0 / 52');
       const warning = page.locator('[data-testid="series-warnings"] li[data-rule="reward-without-ex"]');
       expect(await warning.textContent()).toContain('From step 200');
       await shots(page, 'series-warnings', false, page.getByTestId('series-checkpoint'));

@@ -6,7 +6,16 @@
  * the JSON; `--watch` picks up a step file written while it runs and stops cleanly on SIGINT.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +24,7 @@ import { parseSeriesFile } from '../../src/core/series/file.ts';
 import { readJson, ROOT, runCli } from '../helpers/cli.ts';
 import {
   directBuckets,
+  inspectLogJson,
   MINIDEV_ARGS,
   PREDICTION_FILES,
   questions,
@@ -144,6 +154,13 @@ describe('series: the verdict cache across runs (--cache)', () => {
     };
     const first = await once('first');
     const second = await once('second');
+    // verl dumps carry no time of their own: each step's wall time is its file's modification time, marked so.
+    expect(first.steps.map((s) => [s.wallTime, s.wallTimeSource])).toEqual(
+      [100, 200, 300].map((step) => [
+        new Date(Math.floor(statSync(path.join(dir, 'val', `${step}.jsonl`)).mtimeMs)).toISOString(),
+        'file',
+      ]),
+    );
     const executions = (f: typeof first) => f.steps.map((s) => s.run.run.executions);
     // The first run fills the cache (an empty cache gives nothing); the second executes nothing.
     expect(executions(first).every((e) => e?.fromCache === 0)).toBe(true);
@@ -155,6 +172,30 @@ describe('series: the verdict cache across runs (--cache)', () => {
       f.steps.map((s) => s.run.samples.map((x) => [x.index, x.ex, x.softF1, x.status, x.error ?? null]));
     expect(verdicts(second)).toEqual(verdicts(first));
   }, 600_000);
+});
+
+describe('series: what a step executed', () => {
+  it('counts only samples whose SQL ran: a question whose database is missing (30 on california_schools) executes nothing', async () => {
+    const dir = tempDir();
+    // Steps 100 and 200 on superhero (present) and california_schools (absent under ../shared/data).
+    writeVerlDumps(path.join(dir, 'val'), [0, 1], ['superhero', 'california_schools']);
+    const seriesOut = path.join(dir, 'run.series.json');
+    const run = await runCli(seriesArgs(path.join(dir, 'val'), '--no-cache', '--series-out', seriesOut));
+    expect(run.code, run.stderr).toBe(0);
+    const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
+    for (const s of file.steps) {
+      const missing = s.run.samples.filter((x) => x.status === 'missing-db').length;
+      const scored = s.run.samples.length - missing;
+      expect([s.run.samples.length, missing, scored]).toEqual([82, 30, 52]);
+      const e = s.run.run.executions!;
+      // Every scored sample was executed or given a verdict (an earlier step's, or one of this step); the missing ones neither.
+      expect(e.executed + e.reused).toBe(scored);
+      expect(e.fromCache).toBe(0);
+    }
+    // The step table prints the same count.
+    const e1 = file.steps[1]!.run.run.executions!;
+    expect(run.stdout).toMatch(new RegExp(`^\\s*200\\s+52\\s.*\\s${e1.executed}\\s+${e1.reused}\\s+0$`, 'm'));
+  }, 300_000);
 });
 
 describe('series: step from the file name for dumps without steps, and bad input', () => {
@@ -184,9 +225,34 @@ describe('series: step from the file name for dumps without steps, and bad input
       writeVerlDumps(sub, []);
       writeFileSync(path.join(sub, 'samples_bird_2025-01-01T00-00-00.jsonl'), lmEval(step === 50 ? 3 : 5));
     }
+    // Step 50's results file beside its samples, as lm-eval writes it: its `date` (time.time() at the start) is the step's time.
+    writeFileSync(
+      path.join(dir, 'logs', 'checkpoint-50', 'results_2025-01-01T00-00-00.json'),
+      JSON.stringify({ results: { bird: { 'exact_match,none': 1 } }, configs: { bird: {} }, date: 1735689600.25 }),
+    );
     const out = path.join(dir, 'out.json');
-    const ok = await runCli(seriesArgs(path.join(dir, 'logs'), '--out', out));
+    const csvOut = path.join(dir, 'steps.csv');
+    const ok = await runCli(seriesArgs(path.join(dir, 'logs'), '--out', out, '--csv', csvOut));
     expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain('checkpoint-50/results_2025-01-01T00-00-00.json: an lm-eval results file');
+    const samples150 = path.join(dir, 'logs', 'checkpoint-150', 'samples_bird_2025-01-01T00-00-00.jsonl');
+    const times = [
+      ['2025-01-01T00:00:00.250Z', 'dump'],
+      [new Date(Math.floor(statSync(samples150).mtimeMs)).toISOString(), 'file'],
+    ];
+    expect(
+      readJson(out).steps.map((s: { wall_time: string; wall_time_source: string }) => [
+        s.wall_time,
+        s.wall_time_source,
+      ]),
+    ).toEqual(times);
+    const csvLines = readFileSync(csvOut, 'utf8')
+      .trim()
+      .split('\r\n')
+      .map((l) => l.split(','));
+    expect(
+      csvLines.slice(1).map((r) => r.slice(csvLines[0]!.indexOf('wall_time'), csvLines[0]!.indexOf('wall_time') + 2)),
+    ).toEqual(times);
     expect(ok.stderr).toContain(
       'checkpoint-150/samples_bird_2025-01-01T00-00-00.jsonl: step 150 (from the name by checkpoint-<N>)',
     );
@@ -210,6 +276,51 @@ describe('series: step from the file name for dumps without steps, and bad input
     const badPattern = await runCli(seriesArgs(plain, '--step-pattern', 'ckpt_\\d+'));
     expect(badPattern.stderr).toContain('--step-pattern');
     expect(badPattern.stderr).toContain('no capture group');
+  }, 300_000);
+
+  it('reads Inspect logs one per checkpoint folder; each step’s wall time is the log’s own (stats.completed_at), not the file’s', async () => {
+    const dir = tempDir();
+    const logs = [
+      { step: 40, n: 4, completedAt: '2025-03-02T10:15:00+00:00' },
+      { step: 80, n: 6, completedAt: '2025-03-03T11:45:30.5+01:00' },
+    ];
+    for (const l of logs) {
+      const sub = path.join(dir, 'logs', `checkpoint-${l.step}`);
+      mkdirSync(sub, { recursive: true });
+      const file = path.join(sub, '2025-03-02T10-00-00_bird-sql_abc.json');
+      writeFileSync(
+        file,
+        inspectLogJson(l.n, {
+          created: '2025-03-01T09:00:00+00:00',
+          startedAt: '2025-03-01T09:00:01+00:00',
+          completedAt: l.completedAt,
+        }),
+      );
+      // The files' modification time is far from the logs' own.
+      utimesSync(file, new Date('2020-06-01T00:00:00Z'), new Date('2020-06-01T00:00:00Z'));
+    }
+    const out = path.join(dir, 'out.json');
+    const run = await runCli(seriesArgs(path.join(dir, 'logs'), '--out', out));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'checkpoint-80/2025-03-02T10-00-00_bird-sql_abc.json: step 80 (from the name by checkpoint-<N>)',
+    );
+    expect(run.stderr).toContain('(inspect): step 80: 6 rows, mapped 6 by question_id; its own mean score 1.0000');
+    const report = readJson(out);
+    expect(
+      report.steps.map((s: Record<string, unknown>) => [
+        s.step,
+        s.questions,
+        s.ex,
+        s.trainer_reward,
+        s.wall_time,
+        s.wall_time_source,
+      ]),
+    ).toEqual([
+      [40, 4, 100, 1, '2025-03-02T10:15:00.000Z', 'dump'],
+      [80, 6, 100, 1, '2025-03-03T10:45:30.500Z', 'dump'],
+    ]);
+    expect(report.questions.filter((q: { bucket: string }) => q.bucket === 'always')).toHaveLength(6);
   }, 300_000);
 
   it('one verl file holding several steps becomes a series', async () => {
@@ -243,8 +354,11 @@ describe('series: the same checkpoints as prime-rl eval rollouts and as BIRD fil
       reports[kind] = readJson(out);
     }
     expect(reports.prime.steps.map((s: { step: number }) => s.step)).toEqual(which.map(stepOf));
+    // Our numbers; the wall time is each file's own (three formats, three files written one after the other).
     const ours = (r: any) =>
-      r.steps.map(({ trainer_reward: _t, ...rest }: Record<string, unknown>) => rest) as unknown[];
+      r.steps.map(({ trainer_reward: _t, wall_time: _w, ...rest }: Record<string, unknown>) => rest) as unknown[];
+    for (const kind of ['verl', 'prime', 'bird'])
+      expect(reports[kind].steps.map((s: any) => s.wall_time_source)).toEqual(['file', 'file', 'file']);
     expect(ours(reports.prime)).toEqual(ours(reports.verl));
     expect(reports.prime.steps.map((s: any) => s.trainer_reward)).toEqual(
       reports.verl.steps.map((s: any) => s.trainer_reward),

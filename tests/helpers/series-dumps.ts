@@ -154,3 +154,34 @@ export function directBuckets(
     })
     .sort((a, b) => a.question_id - b.question_id);
 }
+
+/**
+ * An Inspect eval log (`.json`, as `inspect eval --log-format json` writes an EvalLog) of the
+ * first `n` questions on `db`, each answered with its gold SQL in a ```sql fence, with the
+ * log's own times: `eval.created`, `stats.started_at`, `stats.completed_at` (docs/formats.md).
+ */
+export function inspectLogJson(
+  n: number,
+  times: { created: string; startedAt: string; completedAt: string },
+  db = 'superhero',
+): string {
+  const qs = questions.filter((q) => q.db_id === db).slice(0, n);
+  return JSON.stringify({
+    version: 2,
+    status: 'success',
+    eval: { eval_id: 'e1', run_id: 'r1', created: times.created, task: 'bird_sql', model: 'policy' },
+    stats: { started_at: times.startedAt, completed_at: times.completedAt, model_usage: {} },
+    samples: qs.map((q) => ({
+      id: q.question_id,
+      epoch: 1,
+      input: [{ role: 'user', content: `Question: ${q.question}\nEvidence: ${q.evidence}` }],
+      target: q.SQL,
+      output: {
+        model: 'policy',
+        choices: [{ message: { role: 'assistant', content: `\`\`\`sql\n${q.SQL}\n\`\`\`` }, stop_reason: 'stop' }],
+      },
+      metadata: { question_id: q.question_id },
+      scores: { match: { value: 1 } },
+    })),
+  });
+}

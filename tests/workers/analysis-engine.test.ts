@@ -156,6 +156,7 @@ describe('the series computations of the worker equal the core functions the CLI
     steps: steps.map((run, i) => ({
       step: (i + 1) * 50,
       wallTime: null,
+      wallTimeSource: null,
       source: `${(i + 1) * 50}.jsonl`,
       run,
       trainerScores: run.samples.map((x, k) => (k % 5 === 0 ? null : x.ex * 0.5 + (k % 3) * 0.1)),

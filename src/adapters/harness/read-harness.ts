@@ -9,6 +9,7 @@ import { WorkbenchError } from '../../core/errors.ts';
 import {
   detectHarnessFormat,
   inspectLogSamples,
+  inspectLogWallTime,
   inspectRows,
   lmEvalRows,
   primeRlRows,
@@ -29,7 +30,10 @@ export const MAX_INSPECT_SAMPLE_BYTES = 256 * 1024 * 1024;
 const INSPECT_ADVICE =
   'check the log was written by Inspect (inspect log dump FILE prints it as JSON; give that .json instead)';
 
-async function inspectZipSamples(blob: Blob, fileName: string): Promise<Array<{ value: unknown; where: string }>> {
+async function inspectZipSamples(
+  blob: Blob,
+  fileName: string,
+): Promise<{ samples: Array<{ value: unknown; where: string }>; wallTime: string | null }> {
   const budget = new InflationBudget();
   const isSample = (p: string) => /^samples\/[^/]+\.json$/.test(p);
   let entries;
@@ -62,19 +66,36 @@ async function inspectZipSamples(blob: Blob, fileName: string): Promise<Array<{ 
     const text = await entryText(z, where, { budget, maxEntryBytes: MAX_INSPECT_SAMPLE_BYTES, advice: INSPECT_ADVICE });
     out.push({ value: parseJsonText(text, where), where });
   }
-  return out;
+  // The log's own time: header.json (written when the eval ends), else the journal's start.
+  let wallTime: string | null = null;
+  for (const p of ['header.json', '_journal/start.json']) {
+    const z = entries.find((e) => e.path === p);
+    if (!z || wallTime) continue;
+    const where = `${fileName}:${p}`;
+    wallTime = inspectLogWallTime(
+      parseJsonText(
+        await entryText(z, where, { budget, maxEntryBytes: MAX_INSPECT_SAMPLE_BYTES, advice: INSPECT_ADVICE }),
+        where,
+      ),
+    );
+  }
+  return { samples: out, wallTime };
 }
 
-/** The rows of one file; `format` null detects it from the first record. */
+/**
+ * The rows of one file; `format` null detects it from the first record. `wallTime` is the dump's
+ * own time when its format has one in the file (an Inspect log's), else null.
+ */
 export async function readHarnessFile(
   fileName: string,
   blob: Blob,
   format: HarnessFormat | null,
-): Promise<{ format: HarnessFormat; rows: HarnessRow[] }> {
+): Promise<{ format: HarnessFormat; rows: HarnessRow[]; wallTime: string | null }> {
   if (/\.eval$/i.test(fileName)) {
     if (format && format !== 'inspect')
       throw new WorkbenchError('BAD_OPTION', `${fileName} is an Inspect .eval log, not ${format}`, '--from');
-    return { format: 'inspect', rows: inspectRows(await inspectZipSamples(blob, fileName)) };
+    const zip = await inspectZipSamples(blob, fileName);
+    return { format: 'inspect', rows: inspectRows(zip.samples), wallTime: zip.wallTime };
   }
   const text = await blob.text();
   if (text.trimStart().startsWith('{') && /\.json$/i.test(fileName)) {
@@ -85,7 +106,11 @@ export async function readHarnessFile(
         `${fileName} is one JSON object (an Inspect log?), not ${format} JSON Lines`,
         '--from',
       );
-    return { format: 'inspect', rows: inspectRows(inspectLogSamples(log, fileName)) };
+    return {
+      format: 'inspect',
+      rows: inspectRows(inspectLogSamples(log, fileName)),
+      wallTime: inspectLogWallTime(log),
+    };
   }
   const records = jsonLineRecords(text, fileName);
   if (records.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file holds no rows', fileName);
@@ -97,8 +122,14 @@ export async function readHarnessFile(
       records[0]!.where,
     );
   }
-  if (found === 'verl') return { format: found, rows: verlRows(records) };
-  if (found === 'lm-eval') return { format: found, rows: lmEvalRows(records) };
-  if (found === 'prime-rl') return { format: found, rows: primeRlRows(records) };
-  return { format: found, rows: inspectRows(records) };
+  // JSON Lines carry no time of the file (lm-eval's is in its results file: series-dump.ts).
+  const rows =
+    found === 'verl'
+      ? verlRows(records)
+      : found === 'lm-eval'
+        ? lmEvalRows(records)
+        : found === 'prime-rl'
+          ? primeRlRows(records)
+          : inspectRows(records);
+  return { format: found, rows, wallTime: null };
 }

@@ -11,6 +11,9 @@
 import { WorkbenchError } from '../../core/errors.ts';
 import {
   detectHarnessFormat,
+  isLmEvalResults,
+  lmEvalResultsName,
+  lmEvalResultsWallTime,
   mapHarnessRows,
   mappingReport,
   type HarnessFormat,
@@ -39,6 +42,12 @@ export interface DumpStep {
   report: string | null;
   /** Rows of a dump's step that matched a question (0: nothing to evaluate); null for a predictions file (paired later). */
   matched: number | null;
+  /**
+   * ISO 8601: the dump's own time (an Inspect log's `stats.completed_at` / `started_at` /
+   * `eval.created`, the `date` of an lm-eval samples file's results file); null when it has none
+   * (the callers then take the file's modification time).
+   */
+  wallTime: string | null;
 }
 
 export interface SeriesDump {
@@ -81,18 +90,55 @@ function noStep(name: string, rule: StepRule | undefined): WorkbenchError {
   );
 }
 
+/** An lm-eval results file (`results_<date>.json`): read for its samples files' time, no step of its own. */
+async function lmEvalResultsFile(fileName: string, blob: Blob): Promise<boolean> {
+  if (!/^results_.*\.json$/i.test(fileName)) return false;
+  try {
+    return isLmEvalResults(JSON.parse(await blob.text()));
+  } catch {
+    return false;
+  }
+}
+
+/** The `date` of the results file beside an lm-eval samples file, when `sibling` finds it. */
+async function lmEvalWallTime(
+  fileName: string,
+  sibling: ((fileName: string) => Promise<Blob | null>) | undefined,
+): Promise<string | null> {
+  const results = lmEvalResultsName(fileName);
+  const blob = results && sibling ? await sibling(results).catch(() => null) : null;
+  if (!blob) return null;
+  try {
+    return lmEvalResultsWallTime(JSON.parse(await blob.text()));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The steps of one file. `name` is its path under the folder given (the step rule reads its
  * folders too); `format` forces a dump format (null detects it; a file that is no dump is read
- * as a predictions file named by its step).
+ * as a predictions file named by its step). `sibling` reads a file of the same folder by name
+ * (an lm-eval samples file's results file, for its date); without it, or when it finds nothing,
+ * an lm-eval step has no time of its own. An lm-eval results file gives no step.
  */
 export async function readSeriesDump(
   name: string,
   blob: Blob,
   questions: readonly Question[],
-  options: { format?: HarnessFormat | null; rule?: StepRule } = {},
+  options: {
+    format?: HarnessFormat | null;
+    rule?: StepRule;
+    sibling?: (fileName: string) => Promise<Blob | null>;
+  } = {},
 ): Promise<SeriesDump> {
   const fileName = name.split(/[\\/]/).pop() ?? name;
+  if (!options.format && (await lmEvalResultsFile(fileName, blob)))
+    return {
+      format: 'lm-eval',
+      notes: [`${name}: an lm-eval results file (no samples): read only for the date of its samples files`],
+      steps: [],
+    };
   const fromName = stepFromName(name, options.rule);
   const format = options.format ?? (await harnessFormatOf(fileName, blob));
   if (format === null) {
@@ -109,6 +155,7 @@ export async function readSeriesDump(
           sampleScores: new Map(),
           report: null,
           matched: null,
+          wallTime: null,
         },
       ],
     };
@@ -130,6 +177,7 @@ export async function readSeriesDump(
     }
   }
   const runs = mapHarnessRows(rows, questions);
+  const wallTime = got.wallTime ?? (got.format === 'lm-eval' ? await lmEvalWallTime(fileName, options.sibling) : null);
   return {
     format: got.format,
     notes,
@@ -141,6 +189,7 @@ export async function readSeriesDump(
       sampleScores: r.sampleScores,
       report: mappingReport(got.format, name, r),
       matched: r.records.length,
+      wallTime,
     })),
   };
 }

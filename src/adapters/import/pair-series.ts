@@ -13,7 +13,12 @@ import { sha256Blob } from './pair-run.ts';
 
 export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDump> {
   const rule = job.stepPattern ? compileStepPattern(job.stepPattern, 'step pattern') : undefined;
-  const dump = await readSeriesDump(job.fileName, job.file, job.questions, { format: job.format, rule });
+  const siblings = job.siblings ?? {};
+  const dump = await readSeriesDump(job.fileName, job.file, job.questions, {
+    format: job.format,
+    rule,
+    sibling: async (name) => siblings[name] ?? null,
+  });
   const hash = await sha256Blob(job.file);
   return {
     notes: dump.notes,
@@ -25,6 +30,7 @@ export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDu
           format: step.format,
           items: [],
           trainerScores: [],
+          wallTime: step.wallTime,
           notes: [step.report!, `${step.source}: no row matched a question; nothing to evaluate`],
           ...hash,
         };
@@ -40,6 +46,7 @@ export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDu
         format: step.format,
         items: plan.items,
         trainerScores: plan.items.map((it) => trainerScoreOf(step, it.questionId, it.sample)),
+        wallTime: step.wallTime,
         notes: [...(step.report ? [step.report] : []), ...plan.findings.map(findingText), ...plan.warnings],
         ...hash,
       };

@@ -13,6 +13,7 @@ import type { ItemStatus } from '../../core/types.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
 import type { HarnessFormat } from '../../core/formats/harness.ts';
 import type { SeriesReport } from '../../core/series/stats.ts';
+import type { WallTimeSource } from '../../core/series/model.ts';
 
 export interface StoredDatabase {
   /** sha256 of the file: one stored copy per distinct database, shared by every dataset and run. */
@@ -258,8 +259,10 @@ export interface SeriesRecord {
 export interface SeriesStepRecord {
   step: number;
   runId: string;
-  /** ISO 8601, when the step's file was written; null when unknown. */
+  /** ISO 8601, when the step's dump was written (the dump's own time, else its file's); null when unknown. */
   wallTime: string | null;
+  /** Where `wallTime` came from (src/core/series/model.ts); absent in series stored before it was kept. */
+  wallTimeSource?: WallTimeSource | null;
   /** The file (or files) the step came from, as named to the user; the run's name for runs grouped by hand. */
   source: string;
   /** The run was made for the series (deleting the series deletes it); false for runs grouped by hand. */
@@ -298,6 +301,8 @@ export interface SeriesDumpJob {
   format: HarnessFormat | null;
   /** A regular expression whose capture group is the step; null: the built-in rules. */
   stepPattern: string | null;
+  /** Files of the same folder by name, read for the dump's own time (an lm-eval samples file's `results_<date>.json`). */
+  siblings?: Record<string, Blob>;
 }
 
 /** One step of a file, paired with the gold as a run's items, with the trainer's score of each. */
@@ -309,6 +314,8 @@ export interface PairedDumpStep {
   items: EvalItem[];
   /** Parallel to `items`. */
   trainerScores: Array<number | null>;
+  /** ISO 8601: the dump's own time (readSeriesDump's DumpStep.wallTime); null when it has none. */
+  wallTime: string | null;
   /** The mapping report, pairing findings and warnings. */
   notes: string[];
   sha256: string;

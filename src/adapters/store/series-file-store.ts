@@ -41,6 +41,7 @@ export async function storeSeriesFile(idb: WorkbenchIdb, text: string, fileName:
       step: s.step,
       runId: s.run.run.id,
       wallTime: s.wallTime,
+      wallTimeSource: s.wallTimeSource,
       source: s.source,
       owned: true,
       ...(s.run.run.executions

@@ -181,11 +181,14 @@ async function evaluateStep(
   header.executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep, fromCache: ev.fromCache };
   const samples = toSampleRecords(plan.items, ev.results, compileRewardFormula(ctx.evalArgs.reward));
   const trainerScores = plan.items.map((it) => trainerScoreOf(dump, it.questionId, it.sample));
-  const mtime = (await stat(file)).mtime.toISOString();
+  // The dump's own time first (docs/series.md), else the file's modification time, in whole
+  // milliseconds as a browser's File.lastModified gives it (Node's `mtime` rounds, the app's floors).
+  const wallTime = dump.wallTime ?? new Date(Math.floor((await stat(file)).mtimeMs)).toISOString();
   return {
     step: {
       step: dump.step,
-      wallTime: mtime,
+      wallTime,
+      wallTimeSource: dump.wallTime ? 'dump' : 'file',
       source: label,
       run: toRunFile(header, samples, runQuestions(plan.items, ctx.questions)),
       trainerScores,
@@ -312,6 +315,8 @@ export async function run(argv: string[]): Promise<number> {
     const dump = await readSeriesDump(name, new Blob([await readFile(file)]), questions, {
       format: ctx.format,
       rule: ctx.rule,
+      // An lm-eval samples file's results file beside it, for its date.
+      sibling: async (n) => new Blob([await readFile(path.join(path.dirname(file), n))]),
     });
     for (const note of dump.notes) process.stderr.write(`${note}\n`);
     for (const step of dump.steps) {

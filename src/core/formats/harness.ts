@@ -280,6 +280,45 @@ export function inspectLogSamples(log: unknown, fileName: string): Array<{ value
   return log.samples.map((value, i) => ({ value, where: `${fileName} samples[${i}]` }));
 }
 
+/** An ISO 8601 instant (UTC) of a date string or of seconds since 1970; null when it is neither. */
+function isoOf(v: unknown): string | null {
+  const ms =
+    typeof v === 'number' && Number.isFinite(v) ? v * 1000 : typeof v === 'string' && v !== '' ? Date.parse(v) : NaN;
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+}
+
+/**
+ * When an Inspect log was written, by its own fields (EvalLog, `src/inspect_ai/log/_log.py`):
+ * `stats.completed_at` (empty while the eval runs), else `stats.started_at`, else `eval.created`.
+ * A `.eval` zip holds them in `header.json` (written at the end) or `_journal/start.json` (`eval` only).
+ */
+export function inspectLogWallTime(log: unknown): string | null {
+  if (!isRecord(log)) return null;
+  const stats = isRecord(log.stats) ? log.stats : {};
+  const spec = isRecord(log.eval) ? log.eval : {};
+  return isoOf(stats.completed_at) ?? isoOf(stats.started_at) ?? isoOf(spec.created);
+}
+
+/**
+ * lm-eval's `--log_samples` writes `samples_<task>_<date_id>.jsonl` beside `results_<date_id>.json`
+ * (`lm_eval/loggers/evaluation_tracker.py`, `date_id = datetime.now().isoformat()` with `:` made
+ * `-`): the results file of a samples file's name, or null when the name is not lm-eval's.
+ */
+export function lmEvalResultsName(samplesName: string): string | null {
+  const m = /^samples_.+_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl$/i.exec(samplesName);
+  return m ? `results_${m[1]}.json` : null;
+}
+
+/** Whether a JSON value is an lm-eval results file (`results`, `config`/`configs`, `date`). */
+export function isLmEvalResults(value: unknown): value is Record<string, unknown> {
+  return isRecord(value) && isRecord(value.results) && 'date' in value && ('configs' in value || 'config' in value);
+}
+
+/** The `date` of an lm-eval results file (`simple_evaluate`'s `start_date = time.time()`, seconds since 1970), as ISO 8601. */
+export function lmEvalResultsWallTime(results: unknown): string | null {
+  return isLmEvalResults(results) ? isoOf(results.date) : null;
+}
+
 const norm = (sql: string) => sql.replace(/\s+/g, ' ').trim().replace(/;$/, '').toLowerCase();
 
 /** Maps rows to questions (rule above) and splits them into one run per step. */

@@ -75,7 +75,11 @@ export interface StepEvaluation {
   results: ItemResult[];
   summary: Summary;
   cancelled: boolean;
-  /** Items executed by this step, items given the verdict of an earlier step, items given one of this step (runEvaluation's reuse). */
+  /**
+   * Items whose SQL this step executed (a sample whose database is missing executes nothing and
+   * is not counted), items given the verdict of an earlier step, items given one of this step
+   * (runEvaluation's reuse).
+   */
   executed: number;
   fromEarlierSteps: number;
   reusedInStep: number;
@@ -107,6 +111,8 @@ export async function evaluateSeriesStep(
   // Progress counts the step's items: those given an earlier step's verdict are done already.
   const stepPorts: ScoreRunPorts = { ...ports, doneBefore: (ports.doneBefore ?? 0) + fromEarlierSteps };
   const out = rest.length === 0 ? null : await scoreRun(rest, options, stepPorts);
+  // runEvaluation counts every item it settled as executed; one whose database is missing ran no SQL.
+  let missingDb = 0;
   if (out) {
     // runEvaluation keeps item order; a cancelled run holds only what finished, matched by (index, sample).
     const at = new Map(rest.map((it, j) => [`${it.index}\u0000${it.sample ?? 0}`, j]));
@@ -115,6 +121,8 @@ export async function evaluateSeriesStep(
       if (j === undefined) continue;
       results[restAt[j]!] = r;
       verdicts.remember(rest[j]!, r);
+      // Never shared nor cached (reuse.ts `shareable`): each was settled, and counted, once.
+      if (r.status === 'missing-db' && !out.fromCache.has(j)) missingDb++;
     }
   }
   const done = results.filter((r): r is ItemResult => r !== undefined);
@@ -122,8 +130,8 @@ export async function evaluateSeriesStep(
     results: done,
     summary: summarize(done, options.metrics),
     cancelled: out?.cancelled ?? false,
-    // What ran: a verdict from the cache is counted apart (as the runs' executions).
-    executed: (out?.executed ?? 0) - (out?.fromCache.size ?? 0),
+    // What ran: a verdict from the cache is counted apart (as the runs' executions), a missing database not at all.
+    executed: (out?.executed ?? 0) - (out?.fromCache.size ?? 0) - missingDb,
     fromEarlierSteps,
     reusedInStep: out?.reused ?? 0,
     fromCache: out?.fromCache.size ?? 0,

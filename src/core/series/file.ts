@@ -1,7 +1,8 @@
 /**
  * The series file: a whole training run as one versioned JSON file, to open on another machine.
  * `{"format": "rlvr-workbench-series", "version": 1, "series": {...}, "steps": [{"step",
- * "wallTime", "source", "trainerScores", "run": <a run file>}]}`: each step's run is a complete
+ * "wallTime", "wallTimeSource", "source", "trainerScores", "run": <a run file>}]}` (`wallTimeSource`
+ * absent in files written before it was kept: read as null): each step's run is a complete
  * run file (src/core/run/types.ts, RUN_FILE_FORMAT) and is read by the run file's own reader.
  */
 import { WorkbenchError } from '../errors.ts';
@@ -9,7 +10,7 @@ import { parseJsonText } from '../formats/questions.ts';
 import { exportedSample } from '../runfile/export.ts';
 import { parseRunFile } from '../runfile/run-file.ts';
 import { JsonReader, checkVersion } from '../formats/validate.ts';
-import type { Series, SeriesStep } from './model.ts';
+import { WALL_TIME_SOURCES, type Series, type SeriesStep, type WallTimeSource } from './model.ts';
 
 export const SERIES_FILE_FORMAT = 'rlvr-workbench-series';
 export const SERIES_FILE_VERSION = 1;
@@ -84,6 +85,10 @@ function readStep(r: JsonReader, value: unknown, i: number, prev: number | null,
   const o = r.obj(value, path);
   const step = r.int(o, 'step', path);
   const wallTime = r.nullable(o, 'wallTime', path, r.str);
+  const source_ = o.wallTimeSource ?? null;
+  if (source_ !== null && !WALL_TIME_SOURCES.includes(source_ as WallTimeSource))
+    r.fail(`${path}.wallTimeSource`, `one of ${WALL_TIME_SOURCES.join(', ')} or null`, source_);
+  const wallTimeSource = source_ as WallTimeSource | null;
   const source = r.str(o, 'source', path);
   // The step's run is a run file: its own reader validates it, errors naming the step.
   const run = parseRunFile(JSON.stringify(r.obj(o.run, `${path}.run`)), `${fileName} ${path}.run`);
@@ -98,7 +103,7 @@ function readStep(r: JsonReader, value: unknown, i: number, prev: number | null,
     r.fail(`${path}.trainerScores`, `one entry per sample of the step's run (${run.samples.length})`, scores);
   if (prev !== null && step <= prev)
     r.fail(`${path}.step`, `greater than the previous step (${prev}): steps are in increasing order, each once`, step);
-  return { step, wallTime, source, run, trainerScores: scores };
+  return { step, wallTime, wallTimeSource, source, run, trainerScores: scores };
 }
 
 /** Reads and validates a series file; errors name the file and the field. */

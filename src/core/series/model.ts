@@ -6,10 +6,19 @@
 import { WorkbenchError } from '../errors.ts';
 import type { RunFile } from '../run/types.ts';
 
+/**
+ * Where a step's wall time came from: the dump's own time (an Inspect log's, the date of an
+ * lm-eval results file), the file's modification time, or (runs grouped by hand) the run's creation.
+ */
+export type WallTimeSource = 'dump' | 'file' | 'run';
+export const WALL_TIME_SOURCES: readonly WallTimeSource[] = ['dump', 'file', 'run'];
+
 export interface SeriesStep {
   step: number;
   /** ISO 8601: when the step's dump was written (the dump's own time, else its file's modification time); null when unknown. */
   wallTime: string | null;
+  /** Where `wallTime` came from; null when it is unknown (series files written before it was kept). */
+  wallTimeSource: WallTimeSource | null;
   /** The file (or files) the step was read from, as named to the user. */
   source: string;
   /** The step's run: header, every sample and the questions' text. */

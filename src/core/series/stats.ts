@@ -12,7 +12,7 @@ import { mulberry32 } from '../util/rng.ts';
 import type { PromptStats } from '../rl/run-stats.ts';
 import type { SampleRecord } from '../run/types.ts';
 import type { Difficulty, ItemResult } from '../types.ts';
-import type { Series } from './model.ts';
+import type { Series, WallTimeSource } from './model.ts';
 
 /**
  * What the statistics read of a sample: its result (no texts beyond the verdict) and the length
@@ -53,10 +53,16 @@ export interface StepInput {
   /** Parallel to `samples`. */
   trainerScores: readonly (number | null)[];
   metrics: readonly MetricName[];
+  /** The step's wall time and where it came from (SeriesStep); null when unknown. */
+  wallTime?: string | null;
+  wallTimeSource?: WallTimeSource | null;
 }
 
 export interface StepStats {
   step: number;
+  /** ISO 8601, the step's wall time (the dump's own, else its file's); null when unknown. */
+  wallTime: string | null;
+  wallTimeSource: WallTimeSource | null;
   /** Scored questions (database present) and their samples. */
   questions: number;
   samples: number;
@@ -157,6 +163,8 @@ export function stepStats(input: StepInput): StepStats {
   const own = scoredAt.map((i) => input.trainerScores[i]).filter((x): x is number => typeof x === 'number');
   return {
     step: input.step,
+    wallTime: input.wallTime ?? null,
+    wallTimeSource: input.wallTimeSource ?? null,
     questions: q,
     samples: samples.length,
     nMin: q === 0 ? 0 : nMin,
@@ -454,6 +462,8 @@ export function seriesReport(series: Pick<Series, 'steps'>): SeriesReport {
       samples: s.run.samples.map(seriesSample),
       trainerScores: s.trainerScores,
       metrics: s.run.run.config.metrics,
+      wallTime: s.wallTime,
+      wallTimeSource: s.wallTimeSource,
     }),
   );
   return seriesReportOf(

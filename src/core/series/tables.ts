@@ -48,6 +48,8 @@ export const SERIES_STEPS_TABLE: TableSchema<StepStats> = {
     col('ex_only', 'INT32', true, (s) => s.exOnly),
     col('empty_result_passes', 'INT32', false, (s) => s.emptyResultPasses),
     col('trainer_reward', 'DOUBLE', true, (s) => s.trainerReward),
+    col('wall_time', 'STRING', true, (s) => s.wallTime),
+    col('wall_time_source', 'STRING', true, (s) => s.wallTimeSource),
   ],
 };
 

@@ -55,6 +55,8 @@ describe('questionDynamics', () => {
 function stats(step: number, over: Partial<StepStats>): StepStats {
   return {
     step,
+    wallTime: null,
+    wallTimeSource: null,
     questions: 100,
     samples: 200,
     nMin: 2,

@@ -56,18 +56,53 @@ describe('prime-rl eval rollouts (verifiers RolloutOutput per line)', () => {
 });
 
 describe('sqlDiff', () => {
-  it('keeps what is common and marks what changed, as written', () => {
-    const parts = sqlDiff('SELECT name FROM hero WHERE id = 1', 'SELECT  name, power FROM hero WHERE id = 2');
-    // Every part of the new text is shown, the removed parts where they were.
-    expect(parts.map((p) => p.text).join('')).toBe('SELECT  name, power FROM hero WHERE id = 12');
-    expect(parts.filter((p) => p.kind === 'added').map((p) => p.text.trim())).toEqual([', power', '2']);
-    expect(parts.filter((p) => p.kind === 'removed').map((p) => p.text)).toEqual(['1']);
+  /** The diff as read: removed runs as [-…-], added runs as {+…+}, the rest (shared text and gaps) as is. */
+  const shown = (before: string, after: string) =>
+    sqlDiff(before, after)
+      .map((p) => (p.kind === 'removed' ? `[-${p.text}-]` : p.kind === 'added' ? `{+${p.text}+}` : p.text))
+      .join('');
+  /** The later text, from the parts that are it (shared and added). */
+  const later = (before: string, after: string) =>
+    sqlDiff(before, after)
+      .filter((p) => p.kind === 'same' || p.kind === 'added')
+      .map((p) => p.text)
+      .join('');
+
+  it('keeps what is common and marks what changed, as written; a removed run and an added run are spaced apart', () => {
+    const [a, b] = ['SELECT name FROM hero WHERE id = 1', 'SELECT  name, power FROM hero WHERE id = 2'];
+    expect(shown(a, b)).toBe('SELECT  name{+, power +}FROM hero WHERE id = [-1-] {+2+}');
+    expect(later(a, b)).toBe(b);
     expect(sqlDiff('SELECT 1', 'SELECT 1')).toEqual([{ kind: 'same', text: 'SELECT 1' }]);
     // Keywords and names in another case are the same SQL: shown as the later step writes them.
     expect(sqlDiff('SELECT count(*) FROM T', "select COUNT(*) from t WHERE x = 'A'")).toEqual([
       { kind: 'same', text: 'select COUNT(*) from t' },
       { kind: 'added', text: " WHERE x = 'A'" },
     ]);
+  });
+
+  it('never runs a removed name into an added one, nor interleaves them token by token (the 390-px audit: "eventmember")', () => {
+    const a = 'SELECT T1.event FROM attendance AS T1 WHERE T1.link_to_event = 1';
+    const b = 'SELECT T1.member FROM attendance AS T1 WHERE T1.link_to_member = 1';
+    expect(shown(a, b)).toBe(
+      'SELECT T1.[-event-] {+member+} FROM attendance AS T1 WHERE T1.[-link_to_event-] {+link_to_member+} = 1',
+    );
+    // Symbols between two changes stay inside the run: one removal, then one addition.
+    const c =
+      "SELECT COUNT(T1.event_id) FROM event AS T1 INNER JOIN attendance AS T2 ON T1.event_id = T2.link_to_event WHERE T1.event_name = 'Women''s Soccer'";
+    const d =
+      "SELECT COUNT(T2.link_to_member) FROM event AS T1 INNER JOIN attendance AS T2 ON T1.event_id = T2.link_to_event INNER JOIN member AS T3 ON T2.link_to_member = T3.member_id WHERE T1.event_name = 'Women''s Soccer'";
+    expect(shown(c, d)).toBe(
+      "SELECT COUNT([-T1.event_id-] {+T2.link_to_member+}) FROM event AS T1 INNER JOIN attendance AS T2 ON T1.event_id = T2.link_to_event {+INNER JOIN member AS T3 ON T2.link_to_member = T3.member_id +}WHERE T1.event_name = 'Women''s Soccer'",
+    );
+    expect(later(c, d)).toBe(d);
+    // A removed word keeps its space to the next shared one (not "INNERJOIN").
+    expect(shown('SELECT a FROM t\nINNER JOIN u ON x', 'SELECT a FROM t\nJOIN u ON x')).toBe(
+      'SELECT a FROM t\n[-INNER-] JOIN u ON x',
+    );
+    // A removed run keeps the earlier text's spaces between its words.
+    expect(shown('SELECT a FROM t ORDER BY x DESC LIMIT 1', 'SELECT a FROM t WHERE y > 2')).toBe(
+      'SELECT a FROM t [-ORDER BY x DESC LIMIT 1-] {+WHERE y > 2+}',
+    );
   });
 });
 

@@ -96,6 +96,7 @@ beforeAll(async () => {
     const s: SeriesStep = {
       step,
       wallTime: null,
+      wallTimeSource: null,
       source: `${step}.jsonl`,
       run: toRunFile(header(`${step}`), toSampleRecords(items, ev.results, formula)),
       trainerScores: items.map((it) => run.sampleScores.get(it.questionId)![it.sample ?? 0]!),
