@@ -6,6 +6,7 @@
  * is accepted and dropped.
  */
 import { WorkbenchError } from '../core/errors.ts';
+import { LineSplitter } from '../core/util/line-splitter.ts';
 
 /** What a non-UTF-8 file most likely is, from its byte-order mark or its NUL bytes. */
 export function guessEncoding(bytes: Uint8Array): string | null {
@@ -55,6 +56,52 @@ export function decodeUtf8File(bytes: Uint8Array, fileName: string): string {
       `${fileName} is not UTF-8 text (${byte}at offset ${Math.max(at, 0)}, line ${line}; Latin-1 or Windows-1252?): save it as UTF-8 and try again`,
     );
   }
+}
+
+/**
+ * One chunk of a UTF-8 stream (`stream`: more follow) with a fatal decoder; an invalid byte is an
+ * error naming the file and the line it is near (`linesBefore`: complete lines before the chunk).
+ */
+export function decodeUtf8Chunk(
+  decoder: TextDecoder,
+  bytes: Uint8Array,
+  fileName: string,
+  linesBefore: number,
+  stream: boolean,
+): string {
+  try {
+    return decoder.decode(bytes, { stream });
+  } catch {
+    // The line of the first invalid byte of this chunk (the line going on at its start when the
+    // bad sequence began in the chunk before).
+    const at = firstInvalid(bytes);
+    const line = linesBefore + 1 + (at < 0 ? 0 : bytes.subarray(0, at).reduce((n, b) => n + (b === 10 ? 1 : 0), 0));
+    throw new WorkbenchError(
+      'BAD_FORMAT',
+      `${fileName} is not UTF-8 text (line ${line}; Latin-1 or Windows-1252?): save it as UTF-8 and try again`,
+    );
+  }
+}
+
+/**
+ * Each line of a picked or dropped file, read from its stream (never as one string), strict UTF-8
+ * as `decodeUtf8File`: for files that may be larger than one string can hold (batch outputs).
+ */
+export async function forEachUtf8Line(file: Blob & { name: string }, onLine: (line: string) => void): Promise<void> {
+  const head = new Uint8Array(await file.slice(0, 400).arrayBuffer());
+  const other = guessEncoding(head);
+  if (other)
+    throw new WorkbenchError('BAD_FORMAT', `${file.name} is ${other} text, not UTF-8: save it as UTF-8 and try again`);
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const lines = new LineSplitter(onLine);
+  const reader = file.stream().getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    lines.push(decodeUtf8Chunk(decoder, value, file.name, lines.count, true));
+  }
+  lines.push(decodeUtf8Chunk(decoder, new Uint8Array(), file.name, lines.count, false));
+  lines.end();
 }
 
 /** A picked or dropped file as UTF-8 text (see decodeUtf8File). */

@@ -35,7 +35,8 @@ import {
   BATCH_ENGINE,
   type BatchPlan,
 } from '../../core/batch/batch.ts';
-import { batchCoverage, coverageText, mergeBatchOutputs, parseBatchOutput } from '../../core/batch/batch-output.ts';
+import { BatchOutputReader, batchCoverage, coverageText, mergeBatchOutputs } from '../../core/batch/batch-output.ts';
+import { forEachLine } from './line-input.ts';
 import { runBatchImport } from '../../core/batch/batch-engine.ts';
 import { generationScorer } from '../../core/run/score-run.ts';
 import { runFileJson, toRunFile } from '../../core/runfile/export.ts';
@@ -220,9 +221,13 @@ async function runImport(args: BatchImportArgs): Promise<void> {
         plan.indices.map((i) => questions[i]!.dbId),
       )
     : undefined;
+  // Streamed line by line: a batch output file may be larger than one string can hold.
   const outputs = [];
-  for (const file of args.outputs)
-    outputs.push(parseBatchOutput(await readText('--output', file), path.basename(file)));
+  for (const file of args.outputs) {
+    const reader = new BatchOutputReader(path.basename(file));
+    await forEachLine('--output', file, (line) => reader.line(line));
+    outputs.push(reader.finish());
+  }
   const output = mergeBatchOutputs(outputs);
   for (const p of output.problems) process.stderr.write(`warning: ${p}\n`);
   const coverage = batchCoverage(plan, output);

@@ -106,43 +106,62 @@ function lineResult(line: Record<string, unknown>, customId: string, where: stri
 
 const isOk = (r: BatchResult) => r.completion.finishReason !== 'error';
 
-/** Parses one output file. Throws only when no line of it is usable at all. */
-export function parseBatchOutput(text: string, fileName: string): BatchOutput {
-  const results = new Map<string, BatchResult>();
-  const problems: string[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  let parsed = 0;
-  lines.forEach((raw, i) => {
+/**
+ * One output file read line by line (the CLI streams a file through it, so no output file is ever
+ * one string; `parseBatchOutput` feeds it a text). `finish` throws only when no line of it is
+ * usable at all.
+ */
+export class BatchOutputReader {
+  readonly #results = new Map<string, BatchResult>();
+  readonly #problems: string[] = [];
+  #parsed = 0;
+  #lineNo = 0;
+
+  constructor(readonly fileName: string) {}
+
+  /** The next line, without its line ending. */
+  line(text: string): void {
+    const raw = ++this.#lineNo === 1 ? text.replace(/^\uFEFF/, '') : text;
     if (raw.trim() === '') return;
-    const where = `${fileName} line ${i + 1}`;
+    const where = `${this.fileName} line ${this.#lineNo}`;
     let value: unknown;
     try {
       value = JSON.parse(raw);
     } catch {
-      problems.push(`${where} is not JSON (a line cut short?): its request counts as missing`);
+      this.#problems.push(`${where} is not JSON (a line cut short?): its request counts as missing`);
       return;
     }
     if (!isRecord(value) || typeof value.custom_id !== 'string') {
-      problems.push(`${where} has no "custom_id" string: skipped`);
+      this.#problems.push(`${where} has no "custom_id" string: skipped`);
       return;
     }
-    parsed++;
+    this.#parsed++;
     const r = lineResult(value, value.custom_id, where);
-    const had = results.get(r.customId);
+    const had = this.#results.get(r.customId);
     if (had)
-      problems.push(
+      this.#problems.push(
         `${where} repeats custom_id ${r.customId} (first at ${had.where}): ${had && isOk(had) && !isOk(r) ? 'the earlier answer is kept' : 'this line is kept'}`,
       );
-    if (!had || isOk(r) || !isOk(had)) results.set(r.customId, r);
-  });
-  if (parsed === 0) {
-    throw new WorkbenchError(
-      'BAD_FORMAT',
-      'no line is a batch output line {"custom_id", "response", "error"}: is this the output of run_batch (not its input)?',
-      fileName,
-    );
+    if (!had || isOk(r) || !isOk(had)) this.#results.set(r.customId, r);
   }
-  return { results, problems };
+
+  finish(): BatchOutput {
+    if (this.#parsed === 0) {
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        'no line is a batch output line {"custom_id", "response", "error"}: is this the output of run_batch (not its input)?',
+        this.fileName,
+      );
+    }
+    return { results: this.#results, problems: this.#problems };
+  }
+}
+
+/** Parses one output file's text. Throws only when no line of it is usable at all. */
+export function parseBatchOutput(text: string, fileName: string): BatchOutput {
+  const reader = new BatchOutputReader(fileName);
+  for (const line of text.split(/\r?\n/)) reader.line(line);
+  return reader.finish();
 }
 
 /**

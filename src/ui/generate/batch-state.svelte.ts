@@ -16,11 +16,12 @@ import {
   type BatchPlan,
 } from '../../core/batch/batch.ts';
 import { BatchEngine } from '../../core/batch/batch-engine.ts';
+import { forEachUtf8Line } from '../../adapters/utf8-text.ts';
 import {
+  BatchOutputReader,
   batchCoverage,
   coverageText,
   mergeBatchOutputs,
-  parseBatchOutput,
   type BatchCoverage,
   type BatchOutput,
 } from '../../core/batch/batch-output.ts';
@@ -145,7 +146,12 @@ export class BatchState {
     await this.#whileBusy(async () => {
       this.#output = null;
       const parsed: BatchOutput[] = [];
-      for (const f of files) parsed.push(parseBatchOutput(await f.text(), f.name));
+      // Read line by line from each file's stream: an output file may be larger than one string can hold.
+      for (const f of files) {
+        const reader = new BatchOutputReader(f.name);
+        await forEachUtf8Line(f, (line) => reader.line(line));
+        parsed.push(reader.finish());
+      }
       this.#output = mergeBatchOutputs(parsed);
       this.#outputNames = files.map((f) => f.name);
       this.#cover();
