@@ -88,7 +88,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('hostile SQL against the engine 
       (await select.locator('option', { hasText: 'engine attacks' }).first().getAttribute('value'))!,
     );
     await page.getByTestId('run-predictions').setInputFiles(path.join(dir, 'preds.sql'));
-    await page.getByRole('group', { name: 'Metrics' }).getByLabel(/R-VES/).check();
+    // The form may redraw while the predictions file is read (its check is asynchronous), which
+    // once undid a click (a full-suite run: "Clicking the checkbox did not change its state"):
+    // tick until it stays ticked.
+    const rves = page.getByRole('group', { name: 'Metrics' }).getByLabel(/R-VES/);
+    await expect
+      .poll(async () => {
+        if (!(await rves.isChecked())) await rves.click();
+        return rves.isChecked();
+      })
+      .toBe(true);
     await page.getByTestId('run-name').fill('attacks');
     await page.getByTestId('run-start').click();
     // The page keeps rendering frames while the workers evaluate (the work is off the main thread).
