@@ -22,16 +22,28 @@ export interface SelfTestState {
   error: string | null;
 }
 
+/** The datasets screen's own fields (the stored list and cards are `$state.raw`, apart). */
+interface DatasetsFields {
+  /** The stored list was read once (or failed: `listError`). */
+  loaded: boolean;
+  listError: string | null;
+  importing: boolean;
+  importError: string | null;
+  importNote: string | null;
+}
+
 export class DatasetsState {
   readonly #store: WorkbenchStore;
   readonly #onChange: () => void;
+  #s = $state<DatasetsFields>({
+    loaded: false,
+    listError: null,
+    importing: false,
+    importError: null,
+    importNote: null,
+  });
   #list = $state.raw<DatasetRecord[]>([]);
-  #loaded = $state(false);
-  #listError = $state<string | null>(null);
   #progress = $state.raw<ImportProgress | null>(null);
-  #importing = $state(false);
-  #importError = $state<string | null>(null);
-  #importNote = $state<string | null>(null);
   #cards = $state.raw<Record<string, DatasetCard>>({});
   #cardErrors = $state.raw<Record<string, string>>({});
   #selfTests = $state.raw<Record<string, SelfTestState>>({});
@@ -44,26 +56,15 @@ export class DatasetsState {
     this.#onChange = onChange;
   }
 
+  /** What the screen shows of the list and the import, read-only: the methods below change it. */
+  get state(): Readonly<DatasetsFields> {
+    return this.#s;
+  }
   get list(): readonly DatasetRecord[] {
     return this.#list;
   }
-  get loaded(): boolean {
-    return this.#loaded;
-  }
-  get listError(): string | null {
-    return this.#listError;
-  }
   get progress(): ImportProgress | null {
     return this.#progress;
-  }
-  get importing(): boolean {
-    return this.#importing;
-  }
-  get importError(): string | null {
-    return this.#importError;
-  }
-  get importNote(): string | null {
-    return this.#importNote;
   }
   card(id: string): DatasetCard | null {
     return this.#cards[id] ?? null;
@@ -81,39 +82,39 @@ export class DatasetsState {
   async refresh(): Promise<void> {
     try {
       this.#list = await this.#store.datasets.list();
-      this.#listError = null;
+      this.#s.listError = null;
     } catch (err) {
-      this.#listError = `The stored datasets could not be read: ${errorMessage(err)}`;
+      this.#s.listError = `The stored datasets could not be read: ${errorMessage(err)}`;
     } finally {
-      this.#loaded = true;
+      this.#s.loaded = true;
     }
   }
 
   /** Imports a dataset; resolves with it, or null when it failed or was cancelled (see importError). */
   async import(source: ImportSource): Promise<DatasetRecord | null> {
-    if (this.#importing) return null;
+    if (this.#s.importing) return null;
     const abort = new AbortController();
     this.#importAbort = abort;
-    this.#importing = true;
-    this.#importError = null;
-    this.#importNote = null;
+    this.#s.importing = true;
+    this.#s.importError = null;
+    this.#s.importNote = null;
     this.#progress = { phase: 'reading', file: '', doneBytes: 0, totalBytes: 0 };
     try {
       const ds = await this.#store.datasets.import(source, {
         signal: abort.signal,
         onProgress: (p) => (this.#progress = p),
       });
-      this.#importNote = `Imported "${ds.name}": ${plural(ds.questions.length, 'question')}, ${plural(Object.keys(ds.databases).length, 'database')}.`;
+      this.#s.importNote = `Imported "${ds.name}": ${plural(ds.questions.length, 'question')}, ${plural(Object.keys(ds.databases).length, 'database')}.`;
       await this.refresh();
       return ds;
     } catch (err) {
-      this.#importError =
+      this.#s.importError =
         isCancellation(err) || abort.signal.aborted
           ? 'Import cancelled: nothing of it was stored, and everything stored before is unchanged.'
           : `Import failed: ${errorMessage(err)}`;
       return null;
     } finally {
-      this.#importing = false;
+      this.#s.importing = false;
       this.#progress = null;
       this.#importAbort = null;
       this.#onChange();
@@ -125,8 +126,8 @@ export class DatasetsState {
   }
 
   clearImportMessages(): void {
-    this.#importError = null;
-    this.#importNote = null;
+    this.#s.importError = null;
+    this.#s.importNote = null;
   }
 
   async loadCard(id: string): Promise<void> {
