@@ -5,7 +5,7 @@ import { birdPredictionFiles } from '../../bench/items.ts';
 import { ISOLATION_HEADERS } from '../../isolation.config.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { appRves, cliRves, expectRvesAgreement, type RvesFigures } from './rves-figures.ts';
+import { RVES_DBS, appRves, cliRves, expectRvesAgreement, type RvesFigures } from './rves-figures.ts';
 import {
   ARTIFACTS,
   LAPTOP,
@@ -102,7 +102,7 @@ for (const isolated of CASES) {
           const cli = await cliRves(file);
           const load = readFileSync('/proc/loadavg', 'utf8').trim();
           console.log(
-            `[rves ${label}] ${name}: app ${app.total} CLI ${cli.total} in ${Math.round((Date.now() - t0) / 1000)} s (load ${load})`,
+            `[rves ${label}] ${name}: app ${app.total} CLI ${cli.total.toFixed(2)}; per database app/CLI ${RVES_DBS.map((d) => `${d} ${app.byDb[d]}/${cli.byDb[d]!.toFixed(2)}`).join(', ')}; in ${Math.round((Date.now() - t0) / 1000)} s (load ${load})`,
           );
           rows.push({ file: name, isolated, app, cli, load });
           if (file === ONE) {
