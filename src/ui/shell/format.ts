@@ -1,5 +1,7 @@
 /** Numbers as the screens write them. */
 import { formatFixed2 } from '../../core/eval/report.ts';
+import type { SampleRecord } from '../../core/run/types.ts';
+import { isUnscored } from '../../core/views/item-query.ts';
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
@@ -45,3 +47,10 @@ export function formatCount(n: number): string {
 }
 
 export const plural = (n: number, one: string, many = one + 's'): string => `${formatCount(n)} ${n === 1 ? one : many}`;
+
+/** A sample's EX verdict as a badge says it (its text and the badge's class). */
+export function sampleVerdict(s: SampleRecord): { text: string; cls: 'unscored' | 'right' | 'wrong' } {
+  if (isUnscored(s)) return { text: 'not scored', cls: 'unscored' };
+  if (s.ex === 1) return { text: 'EX 1', cls: 'right' };
+  return { text: s.status === 'ok' ? 'EX 0' : `EX 0 · ${s.status}`, cls: 'wrong' };
+}
