@@ -182,7 +182,7 @@ export class DemoState {
     if (!run)
       throw new WorkbenchError(
         'FAILED',
-        runs.jobError ?? 'the demo run could not be started: reload the page to try again',
+        runs.state.jobError ?? 'the demo run could not be started: reload the page to try again',
       );
     return run;
   }

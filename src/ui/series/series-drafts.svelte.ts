@@ -26,17 +26,29 @@ export interface StepPreview {
   rule: string | null;
 }
 
+/** The training-run form's own fields (its files are `$state.raw`, apart; the configuration is `config`). */
+interface SeriesDraftFields {
+  datasetId: string | null;
+  name: string;
+  stepPattern: string;
+  format: HarnessFormat | null;
+  /** Files of the picked folder left out (not .jsonl/.json/.eval, or hidden). */
+  skipped: number;
+}
+
 export class SeriesDraft extends RunConfigDraft {
-  #datasetId = $state<string | null>(null);
-  #name = $state('');
+  #s = $state<SeriesDraftFields>({
+    datasetId: null,
+    name: '',
+    stepPattern: '',
+    format: null,
+    skipped: 0,
+  });
   #nameTouched = false;
-  #stepPattern = $state('');
-  #format = $state<HarnessFormat | null>(null);
   #files = $state.raw<DumpFile[]>([]);
-  #skipped = $state(0);
 
   #rule = $derived.by((): { rule: StepRule | undefined; error: string | null } => {
-    const p = this.#stepPattern.trim();
+    const p = this.#s.stepPattern.trim();
     if (!p) return { rule: undefined, error: null };
     try {
       return { rule: compileStepPattern(p, 'step pattern'), error: null };
@@ -54,24 +66,12 @@ export class SeriesDraft extends RunConfigDraft {
       .sort((a, b) => (a.step ?? Number.POSITIVE_INFINITY) - (b.step ?? Number.POSITIVE_INFINITY)),
   );
 
-  get datasetId(): string | null {
-    return this.#datasetId;
-  }
-  get name(): string {
-    return this.#name;
-  }
-  get stepPattern(): string {
-    return this.#stepPattern;
-  }
-  get format(): HarnessFormat | null {
-    return this.#format;
+  /** What the form shows of its fields, read-only: the methods below change them. */
+  get state(): Readonly<SeriesDraftFields> {
+    return this.#s;
   }
   get files(): readonly DumpFile[] {
     return this.#files;
-  }
-  /** Files of the picked folder left out (not .jsonl/.json/.eval, or hidden). */
-  get skipped(): number {
-    return this.#skipped;
   }
   /** The rule as shown before import. */
   get ruleText(): string {
@@ -85,59 +85,59 @@ export class SeriesDraft extends RunConfigDraft {
   }
   /** Why the files cannot be imported yet, or null. */
   get blocker(): string | null {
-    if (!this.#datasetId) return 'Choose the dataset the training run was evaluated on.';
+    if (!this.#s.datasetId) return 'Choose the dataset the training run was evaluated on.';
     if (this.#files.length === 0) return "Choose the training run's step files or their folder.";
     if (this.#rule.error) return this.#rule.error;
-    if (!this.#name.trim()) return 'Give the training run a name.';
+    if (!this.#s.name.trim()) return 'Give the training run a name.';
     return this.configBlocker;
   }
   /** What keeps a folder from being followed (no files needed: they come as the run writes them). */
   get watchBlocker(): string | null {
-    if (!this.#datasetId) return 'Choose the dataset the training run is evaluated on.';
+    if (!this.#s.datasetId) return 'Choose the dataset the training run is evaluated on.';
     if (this.#rule.error) return this.#rule.error;
     return this.configBlocker;
   }
 
   chooseDataset(datasets: readonly DatasetRecord[], id: string | null): void {
-    this.#datasetId = datasets.some((d) => d.id === id) ? id : (datasets[0]?.id ?? null);
+    this.#s.datasetId = datasets.some((d) => d.id === id) ? id : (datasets[0]?.id ?? null);
   }
   setName(name: string): void {
-    this.#name = name;
+    this.#s.name = name;
     this.#nameTouched = true;
   }
   setStepPattern(p: string): void {
-    this.#stepPattern = p;
+    this.#s.stepPattern = p;
   }
   setFormat(f: HarnessFormat | null): void {
-    this.#format = f;
+    this.#s.format = f;
   }
   /** The files of a picked folder (or loose files): dumps only, hidden ones left out, in name order. */
   setFiles(picked: readonly PickedFile[]): void {
     const keep = picked.filter(
       (p) => SERIES_FOLDER_FILE.test(p.path) && !p.path.split('/').some((s) => s.startsWith('.')),
     );
-    this.#skipped = picked.length - keep.length;
+    this.#s.skipped = picked.length - keep.length;
     this.#files = keep
       .map((p) => ({ name: p.path, file: p.file, lastModified: p.file.lastModified || null }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     if (!this.#nameTouched) {
       const top = keep[0]?.path.split('/');
-      this.#name = top && top.length > 1 ? top[0]! : (keep[0]?.file.name.replace(/\.[^.]+$/, '') ?? '');
+      this.#s.name = top && top.length > 1 ? top[0]! : (keep[0]?.file.name.replace(/\.[^.]+$/, '') ?? '');
     }
   }
   /** The folder's name names the series, unless the user gave one. */
   nameAfter(folder: string): void {
-    if (!this.#nameTouched || !this.#name.trim()) this.#name = folder;
+    if (!this.#nameTouched || !this.#s.name.trim()) this.#s.name = folder;
   }
 
   toRequest(): DumpImportRequest | null {
     if (this.blocker) return null;
     return {
-      name: this.#name.trim(),
-      datasetId: this.#datasetId!,
+      name: this.#s.name.trim(),
+      datasetId: this.#s.datasetId!,
       config: this.toConfig(),
-      stepPattern: this.#stepPattern.trim() || null,
-      format: this.#format,
+      stepPattern: this.#s.stepPattern.trim() || null,
+      format: this.#s.format,
       files: [...this.#files],
     };
   }
@@ -145,24 +145,30 @@ export class SeriesDraft extends RunConfigDraft {
   /** After an import: the files go, the settings stay for the next one. */
   clearFiles(): void {
     this.#files = [];
-    this.#skipped = 0;
+    this.#s.skipped = 0;
     this.#nameTouched = false;
-    this.#name = '';
+    this.#s.name = '';
   }
+}
+
+/** The grouping form's own fields (the picked runs' steps are `$state.raw`, apart). */
+interface SeriesGroupFields {
+  datasetId: string | null;
+  name: string;
 }
 
 /** Stored runs grouped by hand: the runs of one dataset, each with the step it stands for. */
 export class SeriesGroupDraft {
-  #datasetId = $state<string | null>(null);
-  #name = $state('');
+  #s = $state<SeriesGroupFields>({
+    datasetId: null,
+    name: '',
+  });
   /** runId -> step text as typed. */
   #steps = $state.raw<Record<string, string>>({});
 
-  get datasetId(): string | null {
-    return this.#datasetId;
-  }
-  get name(): string {
-    return this.#name;
+  /** What the form shows of its fields, read-only: the methods below change them. */
+  get state(): Readonly<SeriesGroupFields> {
+    return this.#s;
   }
   /** The step typed for a run ('' when the run is not picked). */
   stepOf(runId: string): string {
@@ -176,11 +182,11 @@ export class SeriesGroupDraft {
   }
 
   chooseDataset(id: string | null): void {
-    if (id !== this.#datasetId) this.#steps = {};
-    this.#datasetId = id;
+    if (id !== this.#s.datasetId) this.#steps = {};
+    this.#s.datasetId = id;
   }
   setName(name: string): void {
-    this.#name = name;
+    this.#s.name = name;
   }
   /** Picks a run (its step guessed from its name, else the next free number) or drops it. */
   togglePick(run: RunHeader, on: boolean): void {
@@ -210,20 +216,20 @@ export class SeriesGroupDraft {
     if (bad) return `Give every picked run a whole number as its step ("${bad[1]}" is not one).`;
     const steps = entries.map(([, s]) => Number(s));
     if (new Set(steps).size !== steps.length) return 'Give each run its own step.';
-    if (!this.#name.trim()) return 'Give the training run a name.';
+    if (!this.#s.name.trim()) return 'Give the training run a name.';
     return null;
   }
 
   toRequest(): GroupRunsRequest | null {
     if (this.blocker) return null;
     return {
-      name: this.#name.trim(),
+      name: this.#s.name.trim(),
       steps: Object.entries(this.#steps).map(([runId, s]) => ({ runId, step: Number(s) })),
     };
   }
 
   clear(): void {
     this.#steps = {};
-    this.#name = '';
+    this.#s.name = '';
   }
 }

@@ -40,18 +40,29 @@ export const FOLLOW_POLL_MS = 2000;
 /** Notes kept per followed folder (the newest). */
 const NOTES_KEPT = 50;
 
+/** The Training runs page's own fields (the list, the job, notes, versions and follows are `$state.raw`, apart). */
+interface SeriesFields {
+  loaded: boolean;
+  error: string | null;
+  jobError: string | null;
+  /** The last import's outcome in a sentence. */
+  message: string | null;
+}
+
 export class SeriesState {
   readonly #services: SeriesServices;
   readonly #runsChanged: () => void;
   readonly draft = new SeriesDraft();
   readonly group = new SeriesGroupDraft();
   #list = $state.raw<SeriesRecord[]>([]);
-  #loaded = $state(false);
-  #error = $state<string | null>(null);
+  #s = $state<SeriesFields>({
+    loaded: false,
+    error: null,
+    jobError: null,
+    message: null,
+  });
   #job = $state.raw<SeriesJob | null>(null);
-  #jobError = $state<string | null>(null);
   #notes = $state.raw<string[]>([]);
-  #message = $state<string | null>(null);
   /** Bumped when a series gains a step or changes: its view reloads. */
   #versions = $state.raw<Record<string, number>>({});
   #follows = $state.raw<Record<string, FollowStatus>>({});
@@ -67,25 +78,16 @@ export class SeriesState {
   get list(): readonly SeriesRecord[] {
     return this.#list;
   }
-  get loaded(): boolean {
-    return this.#loaded;
-  }
-  get error(): string | null {
-    return this.#error;
+  /** What the screen shows of these fields, read-only: the methods below change them. */
+  get state(): Readonly<SeriesFields> {
+    return this.#s;
   }
   get job(): SeriesJob | null {
     return this.#job;
   }
-  get jobError(): string | null {
-    return this.#jobError;
-  }
   /** How the last import's steps were found, mapping reports, pairing findings. */
   get notes(): readonly string[] {
     return this.#notes;
-  }
-  /** The last import's outcome in a sentence. */
-  get message(): string | null {
-    return this.#message;
   }
   get canPickFolder(): boolean {
     return this.#services.folders.canPick();
@@ -101,11 +103,11 @@ export class SeriesState {
   async refresh(): Promise<void> {
     try {
       this.#list = await this.#services.service.list();
-      this.#error = null;
+      this.#s.error = null;
     } catch (err) {
-      this.#error = `The training runs could not be read: ${errorMessage(err)}`;
+      this.#s.error = `The training runs could not be read: ${errorMessage(err)}`;
     } finally {
-      this.#loaded = true;
+      this.#s.loaded = true;
     }
   }
 
@@ -120,13 +122,13 @@ export class SeriesState {
     const abort = new AbortController();
     this.#abort = abort;
     this.#job = job;
-    this.#jobError = null;
-    this.#message = null;
+    this.#s.jobError = null;
+    this.#s.message = null;
     this.#notes = [];
     try {
       return await body(abort.signal);
     } catch (err) {
-      if (!isCancellation(err)) this.#jobError = errorMessage(err);
+      if (!isCancellation(err)) this.#s.jobError = errorMessage(err);
       return null;
     } finally {
       if (this.#abort === abort) {
@@ -155,7 +157,7 @@ export class SeriesState {
     );
     this.#notes = notes;
     if (done) {
-      this.#message = `Training run "${done.name}": ${done.steps.length} step${done.steps.length === 1 ? '' : 's'} evaluated and stored.`;
+      this.#s.message = `Training run "${done.name}": ${done.steps.length} step${done.steps.length === 1 ? '' : 's'} evaluated and stored.`;
       this.draft.clearFiles();
     }
     return done;
@@ -166,7 +168,7 @@ export class SeriesState {
     const done = await this.#run({ kind: 'file', name: file.name, progress: null }, () =>
       this.#services.service.importSeriesFile(file, file.name),
     );
-    if (done) this.#message = `Imported training run "${done.name}" (${done.steps.length} steps).`;
+    if (done) this.#s.message = `Imported training run "${done.name}" (${done.steps.length} steps).`;
     return done;
   }
 
@@ -177,7 +179,7 @@ export class SeriesState {
       this.#services.service.groupRuns(req),
     );
     if (done) {
-      this.#message = `Training run "${done.name}" made of ${done.steps.length} stored runs.`;
+      this.#s.message = `Training run "${done.name}" made of ${done.steps.length} stored runs.`;
       this.group.clear();
     }
     return done;
@@ -198,7 +200,7 @@ export class SeriesState {
     try {
       await this.#services.service.delete(seriesId);
     } catch (err) {
-      this.#error = `The training run could not be deleted: ${errorMessage(err)}`;
+      this.#s.error = `The training run could not be deleted: ${errorMessage(err)}`;
     }
     this.#changed(seriesId);
   }
@@ -210,17 +212,17 @@ export class SeriesState {
   async watchFolder(): Promise<SeriesRecord | null> {
     const d = this.draft;
     if (d.watchBlocker) return null;
-    this.#jobError = null;
+    this.#s.jobError = null;
     try {
       const handle = await this.#services.folders.pick();
       if (!handle) return null;
       d.nameAfter(handle.name);
       const series = await this.#services.service.createFollowed(
         {
-          name: d.name.trim() || handle.name,
-          datasetId: d.datasetId!,
+          name: d.state.name.trim() || handle.name,
+          datasetId: d.state.datasetId!,
           config: d.toConfig(),
-          stepPattern: d.stepPattern.trim() || null,
+          stepPattern: d.state.stepPattern.trim() || null,
         },
         handle,
       );
@@ -228,7 +230,7 @@ export class SeriesState {
       this.#start(series.id, handle);
       return series;
     } catch (err) {
-      if (!isCancellation(err)) this.#jobError = errorMessage(err);
+      if (!isCancellation(err)) this.#s.jobError = errorMessage(err);
       return null;
     }
   }

@@ -42,16 +42,26 @@ export function sortQuestions(questions: readonly QuestionDynamics[], q: GridQue
   return rows;
 }
 
+/** A training run's page's own fields (its data, progress and grid query are `$state.raw`, apart). */
+interface SeriesViewFields {
+  error: string | null;
+  computing: boolean;
+  exporting: SeriesExportKind | null;
+  exportError: string | null;
+}
+
 export class SeriesView {
   readonly seriesId: string;
   readonly #analysis: SeriesAnalysisPort;
   #data = $state.raw<SeriesData | null>(null);
-  #error = $state<string | null>(null);
+  #s = $state<SeriesViewFields>({
+    error: null,
+    computing: false,
+    exporting: null,
+    exportError: null,
+  });
   #progress = $state.raw<AnalysisProgress | null>(null);
-  #computing = $state(false);
   #grid = $state.raw<GridQuery>(DEFAULT_GRID);
-  #exporting = $state<SeriesExportKind | null>(null);
-  #exportError = $state<string | null>(null);
   #job: AbortController | null = null;
   #loadedVersion = -1;
 
@@ -65,14 +75,12 @@ export class SeriesView {
   get data(): SeriesData | null {
     return this.#data;
   }
-  get error(): string | null {
-    return this.#error;
+  /** What the screen shows of these fields, read-only: the methods below change them. */
+  get state(): Readonly<SeriesViewFields> {
+    return this.#s;
   }
   get progress(): AnalysisProgress | null {
     return this.#progress;
-  }
-  get computing(): boolean {
-    return this.#computing;
   }
   get grid(): GridQuery {
     return this.#grid;
@@ -80,12 +88,6 @@ export class SeriesView {
   /** The grid's questions: its bucket, in its order. */
   get rows(): readonly QuestionDynamics[] {
     return this.#rows;
-  }
-  get exporting(): SeriesExportKind | null {
-    return this.#exporting;
-  }
-  get exportError(): string | null {
-    return this.#exportError;
   }
   /** The run id of a step (for its dashboard and comparisons). */
   runOf(step: number): string | null {
@@ -106,7 +108,7 @@ export class SeriesView {
     this.#job?.abort();
     const job = new AbortController();
     this.#job = job;
-    this.#computing = true;
+    this.#s.computing = true;
     this.#progress = null;
     try {
       const data = await this.#analysis.seriesView(this.seriesId, {
@@ -115,13 +117,13 @@ export class SeriesView {
       });
       if (this.#job !== job) return;
       this.#data = data;
-      this.#error = null;
+      this.#s.error = null;
     } catch (err) {
       if (this.#job !== job || isCancellation(err)) return;
-      this.#error = errorMessage(err);
+      this.#s.error = errorMessage(err);
     } finally {
       if (this.#job === job) {
-        this.#computing = false;
+        this.#s.computing = false;
         this.#job = null;
       }
     }
@@ -134,18 +136,23 @@ export class SeriesView {
 
   /** Writes an export (in the worker) and saves it. */
   async download(kind: SeriesExportKind): Promise<void> {
-    this.#exporting = kind;
-    this.#exportError = null;
+    this.#s.exporting = kind;
+    this.#s.exportError = null;
     try {
       const blob = await this.#analysis.seriesExport(this.seriesId, kind);
       const name = safeFileName(this.#data?.series.name ?? 'training-run');
       downloadBlob(`${name}.${EXPORT_NAMES[kind]}`, blob);
     } catch (err) {
-      this.#exportError = `The export failed: ${errorMessage(err)}`;
+      this.#s.exportError = `The export failed: ${errorMessage(err)}`;
     } finally {
-      this.#exporting = null;
+      this.#s.exporting = null;
     }
   }
+}
+
+/** The question page's own fields (its steps are `$state.raw`, apart). */
+interface SeriesQuestionFields {
+  error: string | null;
 }
 
 /** One question across the steps of a series (`#/series/<id>/question/<index>`). */
@@ -154,7 +161,9 @@ export class SeriesQuestionView {
   readonly index: number;
   readonly #analysis: SeriesAnalysisPort;
   #steps = $state.raw<QuestionStep[] | null>(null);
-  #error = $state<string | null>(null);
+  #s = $state<SeriesQuestionFields>({
+    error: null,
+  });
   #job: AbortController | null = null;
 
   constructor(seriesId: string, index: number, analysis: SeriesAnalysisPort) {
@@ -166,8 +175,9 @@ export class SeriesQuestionView {
   get steps(): readonly QuestionStep[] | null {
     return this.#steps;
   }
-  get error(): string | null {
-    return this.#error;
+  /** What the screen shows of these fields, read-only: the methods below change them. */
+  get state(): Readonly<SeriesQuestionFields> {
+    return this.#s;
   }
   async load(): Promise<void> {
     this.#job?.abort();
@@ -177,7 +187,7 @@ export class SeriesQuestionView {
       const steps = await this.#analysis.seriesQuestion(this.seriesId, this.index, { signal: job.signal });
       if (this.#job === job) this.#steps = steps;
     } catch (err) {
-      if (this.#job === job && !isCancellation(err)) this.#error = errorMessage(err);
+      if (this.#job === job && !isCancellation(err)) this.#s.error = errorMessage(err);
     }
   }
 

@@ -27,14 +27,24 @@ function guessName(files: readonly PickedFile[]): string {
   return top || 'dataset';
 }
 
+/** The import form's own fields (the picked files and the missing databases are `$state.raw`, apart). */
+interface ImportDraftFields {
+  kind: DatasetKind;
+  name: string;
+  /** '' = the importer's own choice. */
+  questionsPath: string;
+  /** '' = the importer's own choice (without a gold file, the questions' own SQL is the gold). */
+  goldPath: string;
+}
+
 export class ImportDraft {
   #files = $state.raw<PickedFile[]>([]);
-  #kind = $state<DatasetKind>('bird');
-  #name = $state('');
-  /** '' = the importer's own choice. */
-  #questionsPath = $state('');
-  /** '' = the importer's own choice (without a gold file, the questions' own SQL is the gold). */
-  #goldPath = $state('');
+  #s = $state<ImportDraftFields>({
+    kind: 'bird',
+    name: '',
+    questionsPath: '',
+    goldPath: '',
+  });
 
   #paths = $derived(this.#files.map((f) => f.path).filter((p) => !JUNK.test(p)));
   #hasZip = $derived(this.#paths.some((p) => ZIP_FILE.test(p)));
@@ -53,8 +63,8 @@ export class ImportDraft {
     if (this.#files.length === 0 || this.#hasZip) return null;
     try {
       const c = classifyFiles(this.#paths, {
-        questionsPath: this.#questionsPath || undefined,
-        goldPath: this.#goldPath || undefined,
+        questionsPath: this.#s.questionsPath || undefined,
+        goldPath: this.#s.goldPath || undefined,
       });
       return { questions: c.questions, gold: c.gold, databases: [...c.databases.keys()].sort(), error: null };
     } catch (err) {
@@ -66,17 +76,9 @@ export class ImportDraft {
   get files(): readonly PickedFile[] {
     return this.#files;
   }
-  get kind(): DatasetKind {
-    return this.#kind;
-  }
-  get name(): string {
-    return this.#name;
-  }
-  get questionsPath(): string {
-    return this.#questionsPath;
-  }
-  get goldPath(): string {
-    return this.#goldPath;
+  /** What the form shows of its fields, read-only: the methods below change them. */
+  get state(): Readonly<ImportDraftFields> {
+    return this.#s;
   }
   get hasZip(): boolean {
     return this.#hasZip;
@@ -104,18 +106,18 @@ export class ImportDraft {
   get ready(): boolean {
     return (
       this.#files.length > 0 &&
-      this.#name.trim() !== '' &&
+      this.#s.name.trim() !== '' &&
       (this.#hasZip || (this.#guess !== null && this.#guess.error === null))
     );
   }
 
   setFiles(files: PickedFile[]): void {
     this.#files = files;
-    this.#questionsPath = '';
-    this.#goldPath = '';
-    if (files.length > 0) this.#name = guessName(files);
+    this.#s.questionsPath = '';
+    this.#s.goldPath = '';
+    if (files.length > 0) this.#s.name = guessName(files);
     // A recognised layout sets the kind (a Spider folder is not "BIRD"); the user may still change it.
-    if (this.#layout.layout) this.#kind = this.#layout.kind;
+    if (this.#layout.layout) this.#s.kind = this.#layout.kind;
     void this.#checkDatabases();
   }
 
@@ -132,35 +134,35 @@ export class ImportDraft {
     if (check === this.#check) this.#missing = missing;
   }
   setKind(kind: DatasetKind): void {
-    this.#kind = kind;
+    this.#s.kind = kind;
   }
   setName(name: string): void {
-    this.#name = name;
+    this.#s.name = name;
   }
   setQuestionsPath(path: string): void {
-    this.#questionsPath = path;
+    this.#s.questionsPath = path;
     void this.#checkDatabases();
   }
   setGoldPath(path: string): void {
-    this.#goldPath = path;
+    this.#s.goldPath = path;
   }
   clear(): void {
     this.#check++;
     this.#missing = null;
     this.#files = [];
-    this.#name = '';
-    this.#questionsPath = '';
-    this.#goldPath = '';
+    this.#s.name = '';
+    this.#s.questionsPath = '';
+    this.#s.goldPath = '';
   }
 
   toSource(): ImportSource {
     const source: ImportSource = {
-      kind: this.#kind,
-      name: this.#name.trim(),
+      kind: this.#s.kind,
+      name: this.#s.name.trim(),
       files: this.#files.map((f) => ({ path: f.path, file: f.file })),
     };
-    if (this.#questionsPath) source.questionsPath = this.#questionsPath;
-    if (this.#goldPath) source.goldPath = this.#goldPath;
+    if (this.#s.questionsPath) source.questionsPath = this.#s.questionsPath;
+    if (this.#s.goldPath) source.goldPath = this.#s.goldPath;
     return source;
   }
 }

@@ -26,22 +26,40 @@ export type ReplayChecker = RunService['checkReplay'];
 /** The last dataset chosen in the form, kept across reloads (issue 23). */
 export const LAST_DATASET_KEY = 'rlvr-workbench:new-run:dataset';
 
+/** The new-run form's own fields (the chosen dataset, filters, file and its check are `$state.raw`, apart; the configuration is `config`). */
+interface NewRunFields {
+  /** The chosen file is being paired with the chosen dataset (checkReplay). */
+  checking: boolean;
+  /** Question ids typed to keep (comma or space separated); empty keeps all. */
+  idsText: string;
+  /** Draw a random sample of `sampleN` questions with `seed`. */
+  sampleOn: boolean;
+  sampleN: number;
+  seed: number;
+  /** Why the chosen predictions file could not be read or paired. */
+  predictionsError: string | null;
+  /** The run's name: from the file and dataset until the user types one. */
+  name: string;
+}
+
 export class NewRunDraft extends RunConfigDraft {
   readonly #checker: ReplayChecker | null;
   readonly #memory: KeyValueStore | null;
+  #s = $state<NewRunFields>({
+    checking: false,
+    idsText: '',
+    sampleOn: false,
+    sampleN: 100,
+    seed: 1,
+    predictionsError: null,
+    name: '',
+  });
   #check = $state.raw<ReplayCheck | null>(null);
-  #checking = $state(false);
   #checkSeq = 0;
   #dataset = $state.raw<DatasetRecord | null>(null);
   #dbIds = $state.raw<string[]>([]);
   #difficulties = $state.raw<Difficulty[]>([]);
-  #idsText = $state('');
-  #sampleOn = $state(false);
-  #sampleN = $state(100);
-  #seed = $state(1);
   #predictions = $state.raw<PredictionsFile | null>(null);
-  #predictionsError = $state<string | null>(null);
-  #name = $state('');
   #nameTouched = false;
 
   constructor(checker: ReplayChecker | null = null, memory: KeyValueStore | null = globalThis.localStorage ?? null) {
@@ -61,7 +79,7 @@ export class NewRunDraft extends RunConfigDraft {
   /** After a run started: the name typed for it is not the next run's (issue 23); the next one is named from its file. */
   started(): void {
     this.#nameTouched = false;
-    this.#name = '';
+    this.#s.name = '';
     this.#autoName();
   }
 
@@ -69,8 +87,8 @@ export class NewRunDraft extends RunConfigDraft {
     const ds = this.#dataset;
     if (!ds) return { subset: null, error: null };
     try {
-      const questionIds = parseIdList(this.#idsText);
-      const sample = this.#sampleOn ? { n: this.#sampleN, seed: this.#seed } : null;
+      const questionIds = parseIdList(this.#s.idsText);
+      const sample = this.#s.sampleOn ? { n: this.#s.sampleN, seed: this.#s.seed } : null;
       return {
         subset: selectSubset(ds.questions, {
           dbIds: this.#dbIds,
@@ -101,6 +119,10 @@ export class NewRunDraft extends RunConfigDraft {
     return ALL_DIFFICULTIES.filter((d) => seen.has(d));
   });
 
+  /** What the form shows of its own fields, read-only: the methods below change it. */
+  get state(): Readonly<NewRunFields> {
+    return this.#s;
+  }
   get dataset(): DatasetRecord | null {
     return this.#dataset;
   }
@@ -110,23 +132,8 @@ export class NewRunDraft extends RunConfigDraft {
   get difficulties(): readonly Difficulty[] {
     return this.#difficulties;
   }
-  get idsText(): string {
-    return this.#idsText;
-  }
-  get sampleOn(): boolean {
-    return this.#sampleOn;
-  }
-  get sampleN(): number {
-    return this.#sampleN;
-  }
-  get seed(): number {
-    return this.#seed;
-  }
   get predictions(): PredictionsFile | null {
     return this.#predictions;
-  }
-  get predictionsError(): string | null {
-    return this.#predictionsError;
   }
   /** What pairing the file with the dataset finds (a run refuses a file with findings); empty until checked. */
   get findings(): readonly PairingFinding[] {
@@ -135,12 +142,6 @@ export class NewRunDraft extends RunConfigDraft {
   /** The file as paired with the dataset (samples, questions), once checked. */
   get checked(): ReplayCheck | null {
     return this.#check;
-  }
-  get checking(): boolean {
-    return this.#checking;
-  }
-  get name(): string {
-    return this.#name;
   }
   get subset(): Subset | null {
     return this.#subset.subset;
@@ -162,7 +163,7 @@ export class NewRunDraft extends RunConfigDraft {
       return 'The subset is empty: loosen the filters.';
     if (!this.#predictions) return 'Choose a predictions file.';
     if (this.configBlocker) return this.configBlocker;
-    if (!this.#name.trim()) return 'Give the run a name.';
+    if (!this.#s.name.trim()) return 'Give the run a name.';
     return null;
   }
 
@@ -180,7 +181,7 @@ export class NewRunDraft extends RunConfigDraft {
     this.#dataset = ds;
     this.#dbIds = [];
     this.#difficulties = [];
-    this.#idsText = '';
+    this.#s.idsText = '';
     this.#autoName();
     void this.#recheck();
   }
@@ -198,15 +199,15 @@ export class NewRunDraft extends RunConfigDraft {
     this.#difficulties = on ? [...new Set([...this.#difficulties, d])] : this.#difficulties.filter((x) => x !== d);
   }
   setIdsText(t: string): void {
-    this.#idsText = t;
+    this.#s.idsText = t;
   }
-  setSample(on: boolean, n = this.#sampleN, seed = this.#seed): void {
-    this.#sampleOn = on;
-    if (Number.isFinite(n)) this.#sampleN = n;
-    if (Number.isFinite(seed)) this.#seed = seed;
+  setSample(on: boolean, n = this.#s.sampleN, seed = this.#s.seed): void {
+    this.#s.sampleOn = on;
+    if (Number.isFinite(n)) this.#s.sampleN = n;
+    if (Number.isFinite(seed)) this.#s.seed = seed;
   }
   async setPredictionsFile(file: File | null): Promise<void> {
-    this.#predictionsError = null;
+    this.#s.predictionsError = null;
     if (!file) {
       this.#predictions = null;
       return;
@@ -221,13 +222,13 @@ export class NewRunDraft extends RunConfigDraft {
       void this.#recheck();
     } catch (err) {
       this.#predictions = null;
-      this.#predictionsError = isWorkbenchError(err)
+      this.#s.predictionsError = isWorkbenchError(err)
         ? err.message
         : `${file.name} could not be read: ${errorMessage(err)}`;
     }
   }
   setName(name: string): void {
-    this.#name = name;
+    this.#s.name = name;
     this.#nameTouched = name.trim() !== '';
   }
   override setFence(f: RunConfig['fence']): void {
@@ -242,21 +243,21 @@ export class NewRunDraft extends RunConfigDraft {
     const ds = this.#dataset;
     const p = this.#predictions;
     if (!this.#checker || !ds || !p) return;
-    this.#checking = true;
+    this.#s.checking = true;
     try {
-      const check = await this.#checker({ datasetId: ds.id, predictions: p.input, fence: this.fence });
+      const check = await this.#checker({ datasetId: ds.id, predictions: p.input, fence: this.config.fence });
       if (seq === this.#checkSeq) this.#check = check;
     } catch (err) {
-      if (seq === this.#checkSeq) this.#predictionsError = isWorkbenchError(err) ? err.message : errorMessage(err);
+      if (seq === this.#checkSeq) this.#s.predictionsError = isWorkbenchError(err) ? err.message : errorMessage(err);
     } finally {
-      if (seq === this.#checkSeq) this.#checking = false;
+      if (seq === this.#checkSeq) this.#s.checking = false;
     }
   }
 
   #autoName(): void {
     if (this.#nameTouched) return;
     const pred = this.#predictions?.name.replace(/\.(json|jsonl|sql|parquet|eval)$/i, '');
-    this.#name = [pred, this.#dataset?.name].filter(Boolean).join(' on ');
+    this.#s.name = [pred, this.#dataset?.name].filter(Boolean).join(' on ');
   }
 
   toRequest(): RunRequest | null {
@@ -264,7 +265,7 @@ export class NewRunDraft extends RunConfigDraft {
     const subset = this.#subset.subset;
     if (this.blocker || !ds || !subset || !this.#predictions) return null;
     return {
-      name: this.#name.trim(),
+      name: this.#s.name.trim(),
       datasetId: ds.id,
       subset: { description: subset.description, indices: subset.indices },
       predictions: this.#predictions.input,

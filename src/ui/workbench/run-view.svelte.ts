@@ -124,6 +124,24 @@ async function rowsInSteps(
   return { rows, dbIds: [...dbIds].sort() };
 }
 
+/** What the run's pages show besides the run's data (the header, samples, rows, query and preview are `$state.raw`, apart). */
+interface RunViewFields {
+  /** The stored count of samples, read with the first page (`total` is the read count once complete). */
+  storedTotal: number;
+  /** True once every sample is read: the summary, filters, sorting and search need it. */
+  complete: boolean;
+  /** True while the run's header (and first page) is being read, or the whole run is re-read. */
+  loading: boolean;
+  error: string | null;
+  cursor: string | null;
+  /** What is being computed for the run: an overlay scored, or the version check. */
+  extrasBusy: 'overlay' | 'version' | null;
+  /** Why the last attach failed, naming the file (or why the stored overlay could not be read). */
+  overlayError: string | null;
+  /** Why the last version check failed (or why the stored one could not be read). */
+  versionError: string | null;
+}
+
 export class RunView {
   readonly runId: string;
   readonly #store: RunViewStore;
@@ -133,24 +151,26 @@ export class RunView {
   #samples = $state.raw<SampleRecord[]>([]);
   /** The first FIRST_PAGE samples, listed while the rest is read. */
   #page = $state.raw<SampleRecord[]>([]);
-  #total = $state(0);
-  #complete = $state(false);
+  #s = $state<RunViewFields>({
+    storedTotal: 0,
+    complete: false,
+    loading: true,
+    error: null,
+    cursor: null,
+    extrasBusy: null,
+    overlayError: null,
+    versionError: null,
+  });
   /** Plain field: only the latest load() writes its results. */
   #generation = 0;
   #settle: () => void = () => undefined;
   readonly #ready = new Promise<void>((resolve) => (this.#settle = resolve));
   #questions = $state.raw<readonly Question[] | null>(null);
-  #loading = $state(true);
-  #error = $state<string | null>(null);
   #query = $state.raw<ItemQuery>(DEFAULT_QUERY);
-  #cursor = $state<string | null>(null);
   #preview = $state.raw<PreviewState | null>(null);
   /** Stored with the run (docs/gold-overlays.md, docs/version-effects.md): read with it, replaced by attach / measure. */
   #overlay = $state.raw<GoldOverlayRecord | null>(null);
   #versionCheck = $state.raw<VersionCheckRecord | null>(null);
-  #extrasBusy = $state<'overlay' | 'version' | null>(null);
-  #overlayError = $state<string | null>(null);
-  #versionError = $state<string | null>(null);
 
   /** The rows of every sample (with its question), built in steps once the whole run is read. */
   #allRows = $state.raw<ExplorerRow[]>([]);
@@ -160,7 +180,7 @@ export class RunView {
     this.#run && this.#samples.length > 0 ? summarize(this.#samples, this.#run.config.metrics) : null,
   );
   #rows = $derived.by((): ExplorerRow[] =>
-    this.#complete
+    this.#s.complete
       ? this.#allRows
       : this.#page.map((sample) => ({ sample, question: this.#questions?.[sample.index] ?? null })),
   );
@@ -168,7 +188,7 @@ export class RunView {
   // The rows are in (index, sample) order (the store's order): the default query lists them as they are.
   #visible = $derived.by((): ExplorerRow[] => {
     if (firstPageServes(this.#query)) return this.#rows;
-    return this.#complete ? this.#index.query(this.#query) : [];
+    return this.#s.complete ? this.#index.query(this.#query) : [];
   });
 
   constructor(runId: string, store: RunViewStore, previews: PreviewService) {
@@ -184,17 +204,13 @@ export class RunView {
   get samples(): readonly SampleRecord[] {
     return this.#samples;
   }
-  /** True while the run's header (and first page) is being read, or the whole run is re-read. */
-  get loading(): boolean {
-    return this.#loading;
-  }
-  /** True once every sample is read: the summary, filters, sorting and search need it. */
-  get complete(): boolean {
-    return this.#complete;
+  /** What the screen shows of these fields, read-only: the methods below change them. */
+  get state(): Readonly<RunViewFields> {
+    return this.#s;
   }
   /** Number of samples of the run (the stored count until every sample is read). */
   get total(): number {
-    return this.#complete ? this.#samples.length : this.#total;
+    return this.#s.complete ? this.#samples.length : this.#s.storedTotal;
   }
   /** Resolves when every sample is read, or when reading the run failed. */
   whenComplete(): Promise<void> {
@@ -205,11 +221,8 @@ export class RunView {
    * the stored order unfiltered (the first page is its beginning, `total` its length); else null.
    */
   get shown(): number | null {
-    if (this.#complete) return this.#visible.length;
-    return firstPageServes(this.#query) ? this.#total : null;
-  }
-  get error(): string | null {
-    return this.#error;
+    if (this.#s.complete) return this.#visible.length;
+    return firstPageServes(this.#query) ? this.#s.storedTotal : null;
   }
   get summary(): Summary | null {
     return this.#summary;
@@ -227,11 +240,8 @@ export class RunView {
   get dbIds(): readonly string[] {
     return this.#dbIds;
   }
-  get cursor(): string | null {
-    return this.#cursor;
-  }
   get cursorPosition(): number {
-    const key = this.#cursor === null ? null : parseItemKey(this.#cursor);
+    const key = this.#s.cursor === null ? null : parseItemKey(this.#s.cursor);
     return key === null
       ? -1
       : this.#visible.findIndex((r) => r.sample.index === key.index && r.sample.sample === key.sample);
@@ -263,18 +273,6 @@ export class RunView {
   get versionCheck(): VersionCheckRecord | null {
     return this.#versionCheck;
   }
-  /** What is being computed for the run: an overlay scored, or the version check. */
-  get extrasBusy(): 'overlay' | 'version' | null {
-    return this.#extrasBusy;
-  }
-  /** Why the last attach failed, naming the file (or why the stored overlay could not be read). */
-  get overlayError(): string | null {
-    return this.#overlayError;
-  }
-  /** Why the last version check failed (or why the stored one could not be read). */
-  get versionError(): string | null {
-    return this.#versionError;
-  }
   get canAttachOverlay(): boolean {
     return this.#store.service?.attachGoldOverlay !== undefined;
   }
@@ -296,23 +294,23 @@ export class RunView {
     } catch (err) {
       if (!current()) return;
       const why = `The overlay and version check stored with the run could not be read: ${errorMessage(err)}`;
-      this.#overlayError = why;
-      this.#versionError = why;
+      this.#s.overlayError = why;
+      this.#s.versionError = why;
     }
   }
 
   /** Scores a corrected-gold overlay and stores it with the run (replacing one attached before). */
   async attachOverlay(file: { name: string; text: string }): Promise<void> {
     const attach = this.#store.service?.attachGoldOverlay;
-    if (!attach || this.#extrasBusy) return;
-    this.#extrasBusy = 'overlay';
-    this.#overlayError = null;
+    if (!attach || this.#s.extrasBusy) return;
+    this.#s.extrasBusy = 'overlay';
+    this.#s.overlayError = null;
     try {
       this.#overlay = await attach(this.runId, file);
     } catch (err) {
-      this.#overlayError = `${file.name}: ${errorMessage(err)}`;
+      this.#s.overlayError = `${file.name}: ${errorMessage(err)}`;
     } finally {
-      this.#extrasBusy = null;
+      this.#s.extrasBusy = null;
     }
   }
 
@@ -324,15 +322,15 @@ export class RunView {
   /** Re-runs the run's version-sensitive samples on SQLite 3.39.3 (sql.js 1.8.0) and stores the verdicts. */
   async measureVersions(): Promise<void> {
     const measure = this.#store.service?.measureVersionEffects;
-    if (!measure || this.#extrasBusy) return;
-    this.#extrasBusy = 'version';
-    this.#versionError = null;
+    if (!measure || this.#s.extrasBusy) return;
+    this.#s.extrasBusy = 'version';
+    this.#s.versionError = null;
     try {
       this.#versionCheck = await measure(this.runId);
     } catch (err) {
-      this.#versionError = `SQLite 3.39.3: ${errorMessage(err)}`;
+      this.#s.versionError = `SQLite 3.39.3: ${errorMessage(err)}`;
     } finally {
-      this.#extrasBusy = null;
+      this.#s.extrasBusy = null;
     }
   }
 
@@ -348,9 +346,9 @@ export class RunView {
     try {
       const run = await this.#store.runs.get(this.runId);
       if (!current()) return;
-      this.#loading = true;
+      this.#s.loading = true;
       if (!run) {
-        this.#error = 'This run is not in browser storage (it was deleted, or the link is from another browser).';
+        this.#s.error = 'This run is not in browser storage (it was deleted, or the link is from another browser).';
         return;
       }
       // Small records (an overlay keeps the changed samples only): read before the samples.
@@ -358,7 +356,7 @@ export class RunView {
       if (!current()) return;
       let questions: readonly Question[] | null | undefined;
       // A running run's blocks are unsorted: a page would read them all anyway.
-      if (!this.#complete && run.status !== 'running') {
+      if (!this.#s.complete && run.status !== 'running') {
         const [page, total, dataset] = await Promise.all([
           this.#store.runs.samples(this.runId, { offset: 0, limit: FIRST_PAGE }),
           this.#store.runs.sampleCount(this.runId),
@@ -368,17 +366,17 @@ export class RunView {
         questions = dataset ? dataset.questions : null;
         this.#run = run;
         this.#page = page;
-        this.#total = total;
+        this.#s.storedTotal = total;
         this.#questions = questions;
-        this.#error = null;
-        this.#loading = false;
+        this.#s.error = null;
+        this.#s.loading = false;
         if (page.length >= total) {
           const built = await rowsInSteps(page, questions, current);
           if (!built) return;
           this.#samples = page;
           this.#allRows = built.rows;
           this.#dbIds = built.dbIds;
-          this.#complete = true;
+          this.#s.complete = true;
           return;
         }
         await afterPaint();
@@ -396,16 +394,16 @@ export class RunView {
       this.#samples = samples;
       this.#allRows = built.rows;
       this.#dbIds = built.dbIds;
-      this.#complete = true;
+      this.#s.complete = true;
       this.#page = [];
       this.#questions = texts;
-      this.#error = null;
+      this.#s.error = null;
     } catch (err) {
-      if (current()) this.#error = `The run could not be read: ${errorMessage(err)}`;
+      if (current()) this.#s.error = `The run could not be read: ${errorMessage(err)}`;
     } finally {
       if (current()) {
-        this.#loading = false;
-        if (this.#complete || this.#error !== null) this.#settle();
+        this.#s.loading = false;
+        if (this.#s.complete || this.#s.error !== null) this.#settle();
       }
     }
   }
@@ -418,7 +416,7 @@ export class RunView {
   }
 
   setCursor(key: string | null): void {
-    this.#cursor = key;
+    this.#s.cursor = key;
   }
   /** Moves the cursor by `step` rows of the visible list (clamped); returns the new position. */
   moveCursor(step: number): number {
@@ -428,7 +426,7 @@ export class RunView {
     // Without a cursor, the first step down lands on the first row and the first step up on the last.
     const from = at >= 0 ? at : step > 0 ? -1 : n;
     const next = Math.max(0, Math.min(n - 1, from + step));
-    this.#cursor = keyOf(this.#visible[next]!.sample);
+    this.#s.cursor = keyOf(this.#visible[next]!.sample);
     return next;
   }
 

@@ -41,17 +41,26 @@ export interface RunningItem {
 
 export type ExportKind = 'run' | 'bird' | 'csv' | 'parquet' | 'jsonl';
 
+/** The runs list's own fields (the list, the job and what runs are `$state.raw`, apart). */
+interface RunsFields {
+  loaded: boolean;
+  error: string | null;
+  jobError: string | null;
+}
+
 export class RunsState {
   readonly #store: WorkbenchStore;
   readonly #onChange: () => void;
   #list = $state.raw<RunHeader[]>([]);
   #active = $state.raw<ReadonlySet<string>>(new Set());
-  #loaded = $state(false);
-  #error = $state<string | null>(null);
+  #s = $state<RunsFields>({
+    loaded: false,
+    error: null,
+    jobError: null,
+  });
   #job = $state.raw<RunJob | null>(null);
   /** Items started and not yet finished, by `index.sample` (a handful: one or two per worker). */
   #running = $state.raw<ReadonlyMap<string, RunningItem>>(new Map());
-  #jobError = $state<string | null>(null);
   #lastFinished = $state.raw<RunHeader | null>(null);
   #abort: AbortController | null = null;
 
@@ -71,11 +80,9 @@ export class RunsState {
   get list(): readonly RunHeader[] {
     return this.#list;
   }
-  get loaded(): boolean {
-    return this.#loaded;
-  }
-  get error(): string | null {
-    return this.#error;
+  /** What the screen shows of these fields, read-only: the methods below change them. */
+  get state(): Readonly<RunsFields> {
+    return this.#s;
   }
   get job(): RunJob | null {
     return this.#job;
@@ -85,9 +92,6 @@ export class RunsState {
     let out: RunningItem | null = null;
     for (const r of this.#running.values()) if (!out || r.since < out.since) out = r;
     return out;
-  }
-  get jobError(): string | null {
-    return this.#jobError;
   }
   /** The run that the last job produced (done or cancelled), for a link to its dashboard. */
   get lastFinished(): RunHeader | null {
@@ -114,11 +118,11 @@ export class RunsState {
       const [list, active] = await Promise.all([this.#store.runs.list(), this.#store.runs.activeIds()]);
       this.#list = list;
       this.#active = new Set(active);
-      this.#error = null;
+      this.#s.error = null;
     } catch (err) {
-      this.#error = `The stored runs could not be read: ${errorMessage(err)}`;
+      this.#s.error = `The stored runs could not be read: ${errorMessage(err)}`;
     } finally {
-      this.#loaded = true;
+      this.#s.loaded = true;
     }
   }
 
@@ -153,7 +157,7 @@ export class RunsState {
       execStartedAt: null,
       lastExecAt: now,
     };
-    this.#jobError = null;
+    this.#s.jobError = null;
     this.#lastFinished = null;
     const refreshSoon = setTimeout(() => void this.refresh(), 1500);
     try {
@@ -197,7 +201,7 @@ export class RunsState {
       this.#lastFinished = run;
       return run;
     } catch (err) {
-      this.#jobError = `The run could not be evaluated: ${errorMessage(err)}`;
+      this.#s.jobError = `The run could not be evaluated: ${errorMessage(err)}`;
       return null;
     } finally {
       clearTimeout(refreshSoon);

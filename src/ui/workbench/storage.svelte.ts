@@ -2,10 +2,17 @@
 import { errorMessage } from '../../core/errors.ts';
 import type { StorageInfo, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 
+/** The storage line's own fields (the usage read is `$state.raw`, apart). */
+interface StorageFields {
+  note: string | null;
+}
+
 export class StorageState {
   readonly #store: WorkbenchStore;
   #info = $state.raw<StorageInfo | null>(null);
-  #note = $state<string | null>(null);
+  #s = $state<StorageFields>({
+    note: null,
+  });
 
   constructor(store: WorkbenchStore) {
     this.#store = store;
@@ -14,15 +21,16 @@ export class StorageState {
   get info(): StorageInfo | null {
     return this.#info;
   }
-  get note(): string | null {
-    return this.#note;
+  /** What the screen shows of these fields, read-only: the methods below change them. */
+  get state(): Readonly<StorageFields> {
+    return this.#s;
   }
 
   async refresh(): Promise<void> {
     try {
       this.#info = await this.#store.storage.estimate();
     } catch (err) {
-      this.#note = `Storage usage is not available: ${errorMessage(err)}`;
+      this.#s.note = `Storage usage is not available: ${errorMessage(err)}`;
     }
   }
 
@@ -30,11 +38,11 @@ export class StorageState {
   async keep(): Promise<void> {
     try {
       const granted = await this.#store.storage.requestPersistence();
-      this.#note = granted
+      this.#s.note = granted
         ? 'The browser will keep this data until you delete it.'
         : 'The browser declined for now (it decides by itself, e.g. after more visits or a bookmark): data may be evicted if the disk runs low.';
     } catch (err) {
-      this.#note = errorMessage(err);
+      this.#s.note = errorMessage(err);
     }
     await this.refresh();
   }

@@ -33,7 +33,7 @@ describe('the new-run form', () => {
     expect(d.blocker).toBe('Choose a predictions file.');
     await d.setPredictionsFile(file('preds.json', '{}'));
     expect(d.blocker).toBeNull();
-    expect(d.name).toBe('preds on mini');
+    expect(d.state.name).toBe('preds on mini');
     d.setIdsText('3, x');
     expect(d.blocker).toContain('"x" is not a question id');
     d.setIdsText('99');
@@ -89,8 +89,8 @@ describe('the new-run form', () => {
     d.setTsSeed(7);
 
     d.started();
-    expect(d.name).toBe('a on mini');
+    expect(d.state.name).toBe('a on mini');
     await d.setPredictionsFile(file('b.json', '{}'));
-    expect(d.name).toBe('b on mini');
+    expect(d.state.name).toBe('b on mini');
   });
 });

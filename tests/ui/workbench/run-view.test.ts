@@ -79,11 +79,11 @@ describe('the run view of a large stored run', () => {
     const { store, reads, release, all } = heldStore('done');
     const view = new RunView('r1', store, previews);
     const loaded = view.load();
-    await until(() => !view.loading);
+    await until(() => !view.state.loading);
 
     // First page shown; the whole-run read is asked for after it (and held by the store).
     expect(reads.slice(0, 2).sort()).toEqual(['count', `page 0+${FIRST_PAGE}`]);
-    expect(view.complete).toBe(false);
+    expect(view.state.complete).toBe(false);
     expect(view.run?.name).toBe('ten thousand');
     expect(view.visible.map((r) => r.sample.index)).toEqual(all.slice(0, FIRST_PAGE).map((s) => s.index));
     expect(view.total).toBe(N);
@@ -102,12 +102,12 @@ describe('the run view of a large stored run', () => {
     expect(view.visible).toEqual([]);
     expect(view.shown).toBeNull();
     await until(() => reads.includes('all'));
-    expect(view.complete).toBe(false);
+    expect(view.state.complete).toBe(false);
 
     release();
     await view.whenComplete();
     await loaded;
-    expect(view.complete).toBe(true);
+    expect(view.state.complete).toBe(true);
     expect(view.total).toBe(N);
     expect(view.shown).toBe(all.filter((s) => s.status === 'error').length);
     expect(view.visible.every((r) => r.sample.status === 'error')).toBe(true);
@@ -125,11 +125,11 @@ describe('the run view of a large stored run', () => {
     const view = new RunView('r1', store, previews);
     const loaded = view.load();
     await until(() => reads.length > 0);
-    expect(view.loading).toBe(true);
+    expect(view.state.loading).toBe(true);
     release();
     await loaded;
     expect(reads).toEqual(['all']);
-    expect(view.complete).toBe(true);
+    expect(view.state.complete).toBe(true);
     expect(view.visible).toHaveLength(N);
   });
 
@@ -138,7 +138,7 @@ describe('the run view of a large stored run', () => {
     release();
     const view = new RunView('r1', store, previews);
     await view.load();
-    expect(view.complete).toBe(true);
+    expect(view.state.complete).toBe(true);
     await view.load();
     expect(reads.filter((r) => r === 'all')).toHaveLength(2);
     expect(reads.filter((r) => r.startsWith('page'))).toHaveLength(1);
@@ -166,15 +166,15 @@ describe('the run view of a large stored run', () => {
     };
     const view = new RunView('r1', store, previews);
     const loaded = view.load();
-    await until(() => !view.loading);
+    await until(() => !view.state.loading);
     // A timer set when the whole run arrives fires before the rows are done: they are built in steps.
     let timerRanWhileBuilding = false;
     release();
     await held;
-    setTimeout(() => (timerRanWhileBuilding = !view.complete), 0);
+    setTimeout(() => (timerRanWhileBuilding = !view.state.complete), 0);
     await loaded;
     expect(timerRanWhileBuilding).toBe(true);
-    expect(view.complete).toBe(true);
+    expect(view.state.complete).toBe(true);
     expect(view.visible).toHaveLength(all.length);
     expect(view.visible.every((r, i) => r.sample === all[i])).toBe(true);
     expect(view.dbIds).toEqual(Array.from({ length: 11 }, (_, i) => `db_${i}`).sort());
