@@ -32,27 +32,50 @@ const ls = (k: string): string => {
   }
 };
 
+/** One slot's own fields (the picked file, advice, verdict and the loaded engine are `$state.raw`, apart). */
+interface EngineSlotFields {
+  engineKind: EngineChoice;
+  ggufUrl: string;
+  /** The OpenAI-compatible server's base URL, model and key (kept in localStorage under the slot's keys). */
+  baseUrl: string;
+  openaiModel: string;
+  apiKey: string;
+  /** GGUF layers on the GPU: null for all (the default), a count, 0 for the CPU. */
+  ggufGpuLayers: number | null;
+  /** Requests in flight and retries per request: a cluster behind the URL takes many more than one GPU. */
+  openaiConcurrency: number;
+  openaiRetries: number;
+  webllmId: string;
+  /** Why the machine check of the WebLLM model failed, if it did. */
+  verdictError: string | null;
+  loading: boolean;
+  /** Why the last load failed; the slot then holds no engine. */
+  loadError: string | null;
+}
+
 export class EngineSlot {
-  #engineKind = $state<EngineChoice>('wllama');
+  #s = $state<EngineSlotFields>({
+    engineKind: 'wllama',
+    ggufUrl: '',
+    baseUrl: '',
+    openaiModel: '',
+    apiKey: '',
+    ggufGpuLayers: null,
+    openaiConcurrency: 4,
+    openaiRetries: 4,
+    webllmId: this.defaultWebLlmId(),
+    verdictError: null,
+    loading: false,
+    loadError: null,
+  });
   #ggufFile = $state.raw<File | null>(null);
-  #ggufUrl = $state('');
-  #baseUrl = $state('');
-  #openaiModel = $state('');
-  #apiKey = $state('');
   #advice = $state.raw<Recommendation | null>(null);
-  #ggufGpuLayers = $state<number | null>(null);
-  #openaiConcurrency = $state(4);
-  #openaiRetries = $state(4);
-  #webllmId = $state(this.defaultWebLlmId());
   #customModels = $state.raw<CustomModelRecord[]>(loadCustomModels());
   #verdict = $state.raw<CapabilityVerdict | null>(null);
-  #verdictError = $state<string | null>(null);
 
   #engine = $state.raw<Engine | null>(null);
   #model = $state.raw<ModelRef | null>(null);
-  #loading = $state(false);
   #loadProgress = $state.raw<LoadProgress | null>(null);
-  #loadError = $state<string | null>(null);
   #loadAbort: AbortController | null = null;
 
   /** `storageKey`: prefix of the localStorage keys of this slot's server settings; `engines` from the composition root. */
@@ -60,46 +83,21 @@ export class EngineSlot {
     protected readonly engines: EngineFactory,
     private readonly storageKey = 'wb.openai',
   ) {
-    this.#baseUrl = ls(`${storageKey}.baseUrl`);
-    this.#openaiModel = ls(`${storageKey}.model`);
-    this.#apiKey = ls(`${storageKey}.apiKey`);
+    this.#s.baseUrl = ls(`${storageKey}.baseUrl`);
+    this.#s.openaiModel = ls(`${storageKey}.model`);
+    this.#s.apiKey = ls(`${storageKey}.apiKey`);
   }
 
-  get engineKind(): EngineChoice {
-    return this.#engineKind;
+  /** The slot's choice, settings and load state, read-only: the methods below change it. */
+  get slot(): Readonly<EngineSlotFields> {
+    return this.#s;
   }
   get ggufFile(): File | null {
     return this.#ggufFile;
   }
-  get ggufUrl(): string {
-    return this.#ggufUrl;
-  }
-  get baseUrl(): string {
-    return this.#baseUrl;
-  }
-  get openaiModel(): string {
-    return this.#openaiModel;
-  }
-  get apiKey(): string {
-    return this.#apiKey;
-  }
   /** The machine check's advice for the picked GGUF (engine-recommendation.ts). */
   get advice(): Recommendation | null {
     return this.#advice;
-  }
-  /** GGUF layers on the GPU: null for all (the default), a count, 0 for the CPU. */
-  get ggufGpuLayers(): number | null {
-    return this.#ggufGpuLayers;
-  }
-  /** Requests in flight and retries per request: a cluster behind the URL takes many more than one GPU. */
-  get openaiConcurrency(): number {
-    return this.#openaiConcurrency;
-  }
-  get openaiRetries(): number {
-    return this.#openaiRetries;
-  }
-  get webllmId(): string {
-    return this.#webllmId;
   }
   /** The researcher's own WebLLM checkpoints (user-library.ts). */
   get customModels(): CustomModelRecord[] {
@@ -108,58 +106,49 @@ export class EngineSlot {
   get verdict(): CapabilityVerdict | null {
     return this.#verdict;
   }
-  get verdictError(): string | null {
-    return this.#verdictError;
-  }
   get engine(): Engine | null {
     return this.#engine;
   }
   get model(): ModelRef | null {
     return this.#model;
   }
-  get loading(): boolean {
-    return this.#loading;
-  }
   get loadProgress(): LoadProgress | null {
     return this.#loadProgress;
   }
-  get loadError(): string | null {
-    return this.#loadError;
-  }
 
   chooseEngineKind(kind: EngineChoice): void {
-    this.#engineKind = kind;
+    this.#s.engineKind = kind;
   }
   /** A picked GGUF file replaces the URL; the machine check then advises on it. */
   chooseGgufFile(file: File | null): void {
     this.#ggufFile = file;
-    if (file) this.#ggufUrl = '';
+    if (file) this.#s.ggufUrl = '';
     void this.adviseGguf();
   }
   setGgufUrl(url: string): void {
-    this.#ggufUrl = url;
+    this.#s.ggufUrl = url;
   }
   setGgufGpuLayers(layers: number | null): void {
-    this.#ggufGpuLayers = layers;
+    this.#s.ggufGpuLayers = layers;
   }
   setBaseUrl(url: string): void {
-    this.#baseUrl = url;
+    this.#s.baseUrl = url;
   }
   setOpenaiModel(model: string): void {
-    this.#openaiModel = model;
+    this.#s.openaiModel = model;
   }
   setApiKey(key: string): void {
-    this.#apiKey = key;
+    this.#s.apiKey = key;
   }
   setOpenaiConcurrency(n: number): void {
-    this.#openaiConcurrency = n;
+    this.#s.openaiConcurrency = n;
   }
   setOpenaiRetries(n: number): void {
-    this.#openaiRetries = n;
+    this.#s.openaiRetries = n;
   }
   /** Another WebLLM model: the machine check's verdict was for the previous one. */
   chooseWebLlm(id: string): void {
-    this.#webllmId = id;
+    this.#s.webllmId = id;
     this.#verdict = null;
   }
   /** The researcher's own models after an add or a removal (user-library.ts saved them). */
@@ -179,15 +168,15 @@ export class EngineSlot {
   /** The model as a run records it: the server's URL with an OpenAI-compatible model. */
   recordedModel(): ModelRef | null {
     if (!this.model) return null;
-    return this.engine?.kind === 'openai' ? { id: this.model.id, source: this.baseUrl.trim() } : this.model;
+    return this.engine?.kind === 'openai' ? { id: this.model.id, source: this.#s.baseUrl.trim() } : this.model;
   }
 
   /** The model id the fields describe now (before loading), or null when none is chosen. */
   chosenModelId(): string | null {
-    if (this.engineKind === 'openai') return this.openaiModel.trim() || null;
-    if (this.engineKind === 'webllm') return this.webllmId;
+    if (this.#s.engineKind === 'openai') return this.#s.openaiModel.trim() || null;
+    if (this.#s.engineKind === 'webllm') return this.#s.webllmId;
     if (this.ggufFile) return this.ggufFile.name;
-    const url = this.ggufUrl.trim();
+    const url = this.#s.ggufUrl.trim();
     return url ? url.split('/').pop() || url : null;
   }
 
@@ -195,19 +184,20 @@ export class EngineSlot {
   loadedAsChosen(): boolean {
     const e = this.engine;
     const m = this.model;
-    if (!e || !m || e.kind !== this.engineKind) return false;
-    if (this.engineKind === 'openai') return m.id === this.openaiModel.trim() && m.source === this.baseUrl.trim();
-    if (this.engineKind === 'webllm') return m.id === this.webllmId;
+    if (!e || !m || e.kind !== this.#s.engineKind) return false;
+    if (this.#s.engineKind === 'openai')
+      return m.id === this.#s.openaiModel.trim() && m.source === this.#s.baseUrl.trim();
+    if (this.#s.engineKind === 'webllm') return m.id === this.#s.webllmId;
     return this.ggufFile
       ? m.id === this.ggufFile.name || m.source?.endsWith(this.ggufFile.name) === true
-      : m.source === this.ggufUrl.trim();
+      : m.source === this.#s.ggufUrl.trim();
   }
 
   saveOpenAi(): void {
     try {
-      localStorage.setItem(`${this.storageKey}.baseUrl`, this.baseUrl);
-      localStorage.setItem(`${this.storageKey}.model`, this.openaiModel);
-      localStorage.setItem(`${this.storageKey}.apiKey`, this.apiKey);
+      localStorage.setItem(`${this.storageKey}.baseUrl`, this.#s.baseUrl);
+      localStorage.setItem(`${this.storageKey}.model`, this.#s.openaiModel);
+      localStorage.setItem(`${this.storageKey}.apiKey`, this.#s.apiKey);
     } catch {
       /* private mode: the values live for this page only */
     }
@@ -225,19 +215,19 @@ export class EngineSlot {
 
   async checkWebLlm(): Promise<void> {
     this.#verdict = null;
-    this.#verdictError = null;
+    this.#s.verdictError = null;
     try {
-      this.#verdict = await this.engines.checkWebLlm(this.webllmId, this.customModels);
+      this.#verdict = await this.engines.checkWebLlm(this.#s.webllmId, this.customModels);
     } catch (err) {
-      this.#verdictError = errorMessage(err);
+      this.#s.verdictError = errorMessage(err);
     }
   }
 
   /** Loads the chosen engine; on failure `loadError` says why and the slot holds no engine. */
   async loadEngine(): Promise<void> {
     if (!this.canLoad()) return;
-    this.#loadError = null;
-    this.#loading = true;
+    this.#s.loadError = null;
+    this.#s.loading = true;
     this.#loadProgress = null;
     this.#loadAbort = new AbortController();
     const old = this.engine;
@@ -246,16 +236,16 @@ export class EngineSlot {
     await old?.unload().catch(() => undefined);
     try {
       let made: { engine: Engine; model: ModelRef };
-      if (this.engineKind === 'wllama') {
-        const layers = this.ggufGpuLayers;
+      if (this.#s.engineKind === 'wllama') {
+        const layers = this.#s.ggufGpuLayers;
         if (layers !== null && (!Number.isInteger(layers) || layers < 0))
           throw new WorkbenchError('BAD_OPTION', `GPU layers must be empty (all) or an integer >= 0, got ${layers}`);
         const gpuLayers = layers ?? 'all';
         if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile }, { gpuLayers });
-        else if (this.ggufUrl.trim()) made = await this.engines.gguf({ url: this.ggufUrl }, { gpuLayers });
+        else if (this.#s.ggufUrl.trim()) made = await this.engines.gguf({ url: this.#s.ggufUrl }, { gpuLayers });
         else throw new WorkbenchError('BAD_OPTION', 'pick a GGUF file or give its URL');
-      } else if (this.engineKind === 'openai') {
-        if (!this.baseUrl.trim() || !this.openaiModel.trim())
+      } else if (this.#s.engineKind === 'openai') {
+        if (!this.#s.baseUrl.trim() || !this.#s.openaiModel.trim())
           throw new WorkbenchError('BAD_OPTION', 'give the server base URL and the model name');
         this.saveOpenAi();
         const count = (v: number, name: string, min: number) => {
@@ -264,23 +254,23 @@ export class EngineSlot {
           return v;
         };
         made = await this.engines.openai({
-          baseUrl: this.baseUrl.trim(),
-          model: this.openaiModel.trim(),
-          apiKey: this.apiKey.trim() || null,
-          concurrency: count(this.openaiConcurrency, 'requests in flight', 1),
-          maxRetries: count(this.openaiRetries, 'retries', 0),
+          baseUrl: this.#s.baseUrl.trim(),
+          model: this.#s.openaiModel.trim(),
+          apiKey: this.#s.apiKey.trim() || null,
+          concurrency: count(this.#s.openaiConcurrency, 'requests in flight', 1),
+          maxRetries: count(this.#s.openaiRetries, 'retries', 0),
         });
       } else {
-        made = await this.engines.webllm(this.webllmId, this.customModels);
+        made = await this.engines.webllm(this.#s.webllmId, this.customModels);
       }
       const { engine, model } = made;
       await engine.load(model, { signal: this.#loadAbort.signal, onProgress: (p) => (this.#loadProgress = p) });
       this.#engine = engine;
       this.#model = model;
     } catch (err) {
-      this.#loadError = errorMessage(err);
+      this.#s.loadError = errorMessage(err);
     } finally {
-      this.#loading = false;
+      this.#s.loading = false;
       this.#loadAbort = null;
     }
   }
@@ -288,8 +278,8 @@ export class EngineSlot {
   /** The engine the fields describe, loaded now unless it already is; the error names `what` when it cannot load. */
   async ensureLoaded(what: string): Promise<{ engine: Engine; model: ModelRef }> {
     if (!this.loadedAsChosen()) await this.loadEngine();
-    if (this.loadError || !this.engine || !this.model)
-      throw new WorkbenchError('FAILED', `the ${what} could not be loaded: ${this.loadError ?? 'no engine'}`);
+    if (this.#s.loadError || !this.engine || !this.model)
+      throw new WorkbenchError('FAILED', `the ${what} could not be loaded: ${this.#s.loadError ?? 'no engine'}`);
     return { engine: this.engine, model: this.model };
   }
 

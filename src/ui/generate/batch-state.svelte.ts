@@ -30,13 +30,15 @@ import { DEFAULT_RUN_CONFIG } from '../../core/run/types.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
 /** What the batch panel reads from the Generate screen's state (GenerateState is one). */
 export interface BatchSource {
-  readonly datasetId: string | null;
-  readonly subset: 'quick' | 'first' | 'all';
-  readonly firstN: number;
+  readonly state: {
+    readonly datasetId: string | null;
+    readonly subset: 'quick' | 'first' | 'all';
+    readonly firstN: number;
+    readonly name: string;
+    readonly sampleRows: number | null;
+    readonly running: boolean;
+  };
   readonly model: ModelRef | null;
-  readonly name: string;
-  readonly sampleRows: number | null;
-  readonly running: boolean;
   template(): PromptTemplate;
   params(): SamplingParams;
   startWith(
@@ -47,85 +49,87 @@ export interface BatchSource {
   ): Promise<void>;
 }
 
-export class BatchState {
-  #model = $state('');
-  #contextWindow = $state<number | null>(null);
-  #busy = $state(false);
-  #exported = $state<string | null>(null);
-  #error = $state<string | null>(null);
+/** The batch panel's own fields (the plan, output and coverage are `$state.raw`, apart). */
+interface BatchFields {
+  /** The model name the cluster serves (the `model` of every line). */
+  model: string;
+  /** Context window to fit prompts to; null: prompts are never cut. */
+  contextWindow: number | null;
+  busy: boolean;
+  /** What the last export wrote, in a sentence. */
+  exported: string | null;
+  error: string | null;
+  /** The chosen plan file's name. */
+  planName: string;
+  /** The chosen output files' names. */
+  outputNames: readonly string[];
+}
 
+export class BatchState {
+  #s = $state<BatchFields>({
+    model: '',
+    contextWindow: null,
+    busy: false,
+    exported: null,
+    error: null,
+    planName: '',
+    outputNames: [],
+  });
   #plan = $state.raw<BatchPlan | null>(null);
-  #planName = $state('');
   #output = $state.raw<BatchOutput | null>(null);
-  #outputNames = $state<string[]>([]);
   #coverage = $state.raw<BatchCoverage | null>(null);
 
-  /** The model name the cluster serves (the `model` of every line). */
-  get model(): string {
-    return this.#model;
-  }
-  /** Context window to fit prompts to; null: prompts are never cut. */
-  get contextWindow(): number | null {
-    return this.#contextWindow;
-  }
-  get busy(): boolean {
-    return this.#busy;
-  }
-  get exported(): string | null {
-    return this.#exported;
-  }
-  get error(): string | null {
-    return this.#error;
+  /** The panel's settings and messages, read-only: the methods below change it. */
+  get state(): Readonly<BatchFields> {
+    return this.#s;
   }
   get plan(): BatchPlan | null {
     return this.#plan;
   }
-  get planName(): string {
-    return this.#planName;
-  }
   get output(): BatchOutput | null {
     return this.#output;
-  }
-  get outputNames(): readonly string[] {
-    return this.#outputNames;
   }
   get coverage(): BatchCoverage | null {
     return this.#coverage;
   }
 
   setModel(model: string): void {
-    this.#model = model;
+    this.#s.model = model;
   }
   setContextWindow(tokens: number | null): void {
-    this.#contextWindow = tokens;
+    this.#s.contextWindow = tokens;
   }
 
   /** The name of the model line: what the user typed, else the loaded engine's model. */
   modelName(g: BatchSource): string {
-    return this.model.trim() || g.model?.id || '';
+    return this.#s.model.trim() || g.model?.id || '';
   }
 
   async exportPlan(g: BatchSource, store: WorkbenchStore): Promise<void> {
-    if (!g.datasetId || this.busy) return;
+    if (!g.state.datasetId || this.#s.busy) return;
     await this.#whileBusy(async () => {
-      const available = await store.datasets.questionsWithDatabase(g.datasetId!);
+      const available = await store.datasets.questionsWithDatabase(g.state.datasetId!);
       const indices =
-        g.subset === 'first'
-          ? available.slice(0, Math.max(1, g.firstN))
-          : g.subset === 'all'
+        g.state.subset === 'first'
+          ? available.slice(0, Math.max(1, g.state.firstN))
+          : g.state.subset === 'all'
             ? available
             : quickCheckIndices(available);
       const spec = {
         model: { id: this.modelName(g) },
         template: g.template(),
         params: g.params(),
-        ...(g.sampleRows !== null ? { sampleRows: g.sampleRows } : {}),
+        ...(g.state.sampleRows !== null ? { sampleRows: g.state.sampleRows } : {}),
       };
-      const files = await store.service.exportBatch(g.datasetId!, { indices, spec, contextWindow: this.contextWindow });
-      const base = safeFileName(g.name.trim() || `${spec.model.id}-${spec.template.id}`);
+      const files = await store.service.exportBatch(g.state.datasetId!, {
+        indices,
+        spec,
+        contextWindow: this.#s.contextWindow,
+      });
+      const base = safeFileName(g.state.name.trim() || `${spec.model.id}-${spec.template.id}`);
       downloadBlob(`${base}.jsonl`, files.jsonl);
       downloadText(`${base}.plan.json`, files.planJson, 'application/json');
-      this.#exported =
+      this.#s.exported =
         `${files.requests} requests (${files.plan.indices.length} questions × ${files.plan.spec.params.n} samples) in ${base}.jsonl, plan in ${base}.plan.json` +
         (files.tooLong.length
           ? `; ${files.tooLong.length} left out, their prompt does not fit the context window`
@@ -137,7 +141,7 @@ export class BatchState {
     await this.#whileBusy(async () => {
       this.#plan = null;
       this.#plan = parseBatchPlan(await file.text(), file.name);
-      this.#planName = file.name;
+      this.#s.planName = file.name;
       this.#cover();
     });
   }
@@ -153,7 +157,7 @@ export class BatchState {
         parsed.push(reader.finish());
       }
       this.#output = mergeBatchOutputs(parsed);
-      this.#outputNames = files.map((f) => f.name);
+      this.#s.outputNames = files.map((f) => f.name);
       this.#cover();
     });
   }
@@ -165,46 +169,49 @@ export class BatchState {
   /** The missing and failed requests of the plan as a smaller batch. */
   async exportMissing(g: BatchSource, store: WorkbenchStore): Promise<void> {
     const { plan, coverage } = this;
-    if (!plan || !coverage || !g.datasetId) return;
+    if (!plan || !coverage || !g.state.datasetId) return;
     await this.#whileBusy(async () => {
       const customIds = [...coverage.missing, ...coverage.failed];
-      const files = await store.service.exportBatch(g.datasetId!, {
+      const files = await store.service.exportBatch(g.state.datasetId!, {
         indices: [],
         spec: plan.spec,
         contextWindow: plan.contextWindow,
         redo: { plan, customIds },
       });
-      downloadBlob(`${safeFileName(this.planName.replace(/\.plan\.json$/, ''))}-missing.jsonl`, files.jsonl);
-      this.#exported = `${files.requests} missing and failed requests exported; run them and import their output together with the first one`;
+      downloadBlob(`${safeFileName(this.#s.planName.replace(/\.plan\.json$/, ''))}-missing.jsonl`, files.jsonl);
+      this.#s.exported = `${files.requests} missing and failed requests exported; run them and import their output together with the first one`;
     });
   }
 
   /** A generation run of the chosen dataset whose completions are the output's lines. */
   async importRun(g: BatchSource, store: WorkbenchStore, onDone: (runId: string) => void): Promise<void> {
     const { plan, output } = this;
-    if (!plan || !output || !g.datasetId || g.running) return;
-    this.#error = null;
-    const dataset = await store.datasets.get(g.datasetId);
+    if (!plan || !output || !g.state.datasetId || g.state.running) return;
+    this.#s.error = null;
+    const dataset = await store.datasets.get(g.state.datasetId);
     if (!dataset) return;
     if (plan.dataset.questions && plan.dataset.questions.sha256 !== dataset.questionsFile.sha256) {
-      this.#error = `${this.planName} was exported from ${plan.dataset.questions.name}, not from dataset "${dataset.name}": choose that dataset above`;
+      this.#s.error = `${this.#s.planName} was exported from ${plan.dataset.questions.name}, not from dataset "${dataset.name}": choose that dataset above`;
       return;
     }
     try {
-      checkPlanFitsDataset(plan, dataset.questions.length, this.planName);
+      checkPlanFitsDataset(plan, dataset.questions.length, this.#s.planName);
     } catch (err) {
-      this.#error = errorMessage(err);
+      this.#s.error = errorMessage(err);
       return;
     }
-    const engine = new BatchEngine(plan, dataset.questions, output, this.outputNames.join(', '));
-    const name = g.name.trim() || `${plan.spec.model.id} · ${plan.spec.template.id} · batch`;
+    const engine = new BatchEngine(plan, dataset.questions, output, this.#s.outputNames.join(', '));
+    const name = g.state.name.trim() || `${plan.spec.model.id} · ${plan.spec.template.id} · batch`;
     await g.startWith(
       store,
       engine,
       {
         name,
         datasetId: dataset.id,
-        subset: { description: `batch plan ${this.planName}: ${plan.indices.length} questions`, indices: plan.indices },
+        subset: {
+          description: `batch plan ${this.#s.planName}: ${plan.indices.length} questions`,
+          indices: plan.indices,
+        },
         spec: { ...plan.spec, engine: BATCH_ENGINE },
         config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] },
       },
@@ -217,14 +224,14 @@ export class BatchState {
   }
 
   async #whileBusy(work: () => Promise<void>): Promise<void> {
-    this.#busy = true;
-    this.#error = null;
+    this.#s.busy = true;
+    this.#s.error = null;
     try {
       await work();
     } catch (err) {
-      this.#error = errorMessage(err);
+      this.#s.error = errorMessage(err);
     } finally {
-      this.#busy = false;
+      this.#s.busy = false;
     }
   }
 }

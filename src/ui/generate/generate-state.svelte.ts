@@ -35,93 +35,71 @@ export interface FinishedSummary {
   ex: { ex: number; low: number; high: number; n: number; correct: number } | null;
 }
 
+/** The Generate screen's own fields (the templates, progress, summary and unfinished runs are `$state.raw`, apart). */
+interface GenerateFields {
+  datasetId: string | null;
+  templateId: string;
+  /** Sample rows per table; null: the template's. */
+  sampleRows: number | null;
+  subset: SubsetChoice;
+  /** How many questions `subset: 'first'` takes. */
+  firstN: number;
+  n: number;
+  temperature: number;
+  topP: number;
+  maxTokens: number;
+  seed: number;
+  /** The run's name; empty: one made of the model and template. */
+  name: string;
+  /** The first question's prompt as the template builds it, its token count and cuts (`previewNote`), or why not. */
+  preview: string | null;
+  previewNote: string | null;
+  previewError: string | null;
+  running: boolean;
+  /** The run being generated (known once it is stored). */
+  runId: string | null;
+  error: string | null;
+}
+
 export class GenerateState extends EngineSlot {
+  #s = $state<GenerateFields>({
+    datasetId: null,
+    templateId: BUILTIN_TEMPLATES[0]!.id,
+    sampleRows: null,
+    subset: 'quick',
+    firstN: 10,
+    n: 1,
+    temperature: 0,
+    topP: 1,
+    maxTokens: 256,
+    seed: 0,
+    name: '',
+    preview: null,
+    previewNote: null,
+    previewError: null,
+    running: false,
+    runId: null,
+    error: null,
+  });
   #userTemplates = $state.raw<PromptTemplate[]>(loadUserTemplates());
   /** Batch files for a cluster: export of this screen's plan, import of the output. */
   readonly batch = new BatchState();
 
-  #datasetId = $state<string | null>(null);
-  #templateId = $state(BUILTIN_TEMPLATES[0]!.id);
-  #sampleRows = $state<number | null>(null);
-  #subset = $state<SubsetChoice>('quick');
-  #firstN = $state(10);
-  #n = $state(1);
-  #temperature = $state(0);
-  #topP = $state(1);
-  #maxTokens = $state(256);
-  #seed = $state(0);
-  #name = $state('');
-
-  #preview = $state<string | null>(null);
-  #previewNote = $state<string | null>(null);
-  #previewError = $state<string | null>(null);
-
-  #running = $state(false);
-  #runId = $state<string | null>(null);
   #progress = $state.raw<GenerationProgress | null>(null);
-  #error = $state<string | null>(null);
   #finished = $state.raw<FinishedSummary | null>(null);
   #unfinished = $state.raw<RunHeader[]>([]);
   #controller: AbortController | null = null;
 
+  /** The screen's settings, preview and run state, read-only: the methods below change it (the engine's are in `slot`). */
+  get state(): Readonly<GenerateFields> {
+    return this.#s;
+  }
   /** The researcher's own templates (user-library.ts). */
   get userTemplates(): PromptTemplate[] {
     return this.#userTemplates;
   }
-  get datasetId(): string | null {
-    return this.#datasetId;
-  }
-  get templateId(): string {
-    return this.#templateId;
-  }
-  /** Sample rows per table; null: the template's. */
-  get sampleRows(): number | null {
-    return this.#sampleRows;
-  }
-  get subset(): SubsetChoice {
-    return this.#subset;
-  }
-  get firstN(): number {
-    return this.#firstN;
-  }
-  get n(): number {
-    return this.#n;
-  }
-  get temperature(): number {
-    return this.#temperature;
-  }
-  get topP(): number {
-    return this.#topP;
-  }
-  get maxTokens(): number {
-    return this.#maxTokens;
-  }
-  get seed(): number {
-    return this.#seed;
-  }
-  get name(): string {
-    return this.#name;
-  }
-  get preview(): string | null {
-    return this.#preview;
-  }
-  get previewNote(): string | null {
-    return this.#previewNote;
-  }
-  get previewError(): string | null {
-    return this.#previewError;
-  }
-  get running(): boolean {
-    return this.#running;
-  }
-  get runId(): string | null {
-    return this.#runId;
-  }
   get progress(): GenerationProgress | null {
     return this.#progress;
-  }
-  get error(): string | null {
-    return this.#error;
   }
   get finished(): FinishedSummary | null {
     return this.#finished;
@@ -131,107 +109,107 @@ export class GenerateState extends EngineSlot {
   }
 
   chooseDataset(id: string | null): void {
-    this.#datasetId = id;
+    this.#s.datasetId = id;
   }
   chooseTemplate(id: string): void {
-    this.#templateId = id;
+    this.#s.templateId = id;
   }
   setSampleRows(rows: number | null): void {
-    this.#sampleRows = rows;
+    this.#s.sampleRows = rows;
   }
   chooseSubset(subset: SubsetChoice): void {
-    this.#subset = subset;
+    this.#s.subset = subset;
   }
   setFirstN(n: number): void {
-    this.#firstN = n;
+    this.#s.firstN = n;
   }
   setN(n: number): void {
-    this.#n = n;
+    this.#s.n = n;
   }
   setTemperature(t: number): void {
-    this.#temperature = t;
+    this.#s.temperature = t;
   }
   setTopP(p: number): void {
-    this.#topP = p;
+    this.#s.topP = p;
   }
   setMaxTokens(n: number): void {
-    this.#maxTokens = n;
+    this.#s.maxTokens = n;
   }
   setSeed(seed: number): void {
-    this.#seed = seed;
+    this.#s.seed = seed;
   }
   setName(name: string): void {
-    this.#name = name;
+    this.#s.name = name;
   }
   /** A template saved by the template panel: the new list, the saved one chosen, and no stale preview. */
   setUserTemplates(list: PromptTemplate[], chosenId: string): void {
     this.#userTemplates = list;
-    this.#templateId = chosenId;
-    this.#preview = null;
+    this.#s.templateId = chosenId;
+    this.#s.preview = null;
   }
 
   /** No engine change while a run uses the engine. */
   protected override canLoad(): boolean {
-    return !this.running;
+    return !this.#s.running;
   }
 
   /** Quick check: 50 seeded questions, one greedy sample, EX with a 95% interval. */
   quickCheckPreset(): void {
-    this.#subset = 'quick';
-    const q = quickCheckParams(this.maxTokens);
-    this.#n = q.n;
-    this.#temperature = q.temperature;
-    this.#topP = q.topP;
-    this.#seed = q.seed ?? 0;
+    this.#s.subset = 'quick';
+    const q = quickCheckParams(this.#s.maxTokens);
+    this.#s.n = q.n;
+    this.#s.temperature = q.temperature;
+    this.#s.topP = q.topP;
+    this.#s.seed = q.seed ?? 0;
   }
 
   template() {
-    return findTemplate(this.templateId, this.userTemplates) ?? BUILTIN_TEMPLATES[0]!;
+    return findTemplate(this.#s.templateId, this.userTemplates) ?? BUILTIN_TEMPLATES[0]!;
   }
 
   params(): SamplingParams {
     return {
-      n: this.n,
-      temperature: this.temperature,
-      topP: this.topP,
-      maxTokens: this.maxTokens,
-      seed: this.seed,
+      n: this.#s.n,
+      temperature: this.#s.temperature,
+      topP: this.#s.topP,
+      maxTokens: this.#s.maxTokens,
+      seed: this.#s.seed,
       stop: [...this.template().stop],
       logprobs: false,
     };
   }
 
   async refreshPreview(store: WorkbenchStore): Promise<void> {
-    this.#previewError = null;
-    if (!this.datasetId) return;
+    this.#s.previewError = null;
+    if (!this.#s.datasetId) return;
     try {
-      const indices = await store.datasets.questionsWithDatabase(this.datasetId);
+      const indices = await store.datasets.questionsWithDatabase(this.#s.datasetId);
       if (indices.length === 0)
         throw new WorkbenchError(
           'NOT_FOUND',
           'this dataset has no stored database: import it again with its databases (Data)',
         );
       const built = await store.service.previewPrompt(
-        this.datasetId,
+        this.#s.datasetId,
         indices[0]!,
-        { template: this.template(), sampleRows: this.sampleRows ?? undefined, maxTokens: this.maxTokens },
+        { template: this.template(), sampleRows: this.#s.sampleRows ?? undefined, maxTokens: this.#s.maxTokens },
         this.engine,
       );
-      this.#preview = built.prompt.messages.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
+      this.#s.preview = built.prompt.messages.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
       const c = built.fit.cut;
       const cut = [
         ...c.sampleRows.map((t) => `rows of ${t}`),
         ...c.descriptions.map((t) => `descriptions of ${t}`),
         ...c.tables.map((t) => `table ${t}`),
       ];
-      this.#previewNote =
+      this.#s.previewNote =
         `${built.fit.tokens} tokens (${built.fit.counter === 'engine' ? "the engine's tokenizer" : 'estimated at 4 characters per token'})` +
         (built.fit.limit !== null ? ` of ${built.fit.limit} available` : '') +
         (cut.length ? `; cut to fit: ${cut.join(', ')}` : '') +
         (built.fit.fits ? '' : '; does NOT fit the context window');
     } catch (err) {
-      this.#preview = null;
-      this.#previewError = errorMessage(err);
+      this.#s.preview = null;
+      this.#s.previewError = errorMessage(err);
     }
   }
 
@@ -243,18 +221,18 @@ export class GenerateState extends EngineSlot {
   }
 
   async start(store: WorkbenchStore, onDone: (runId: string) => void): Promise<void> {
-    if (!this.engine || !this.model || !this.datasetId || this.running) return;
-    const available = await store.datasets.questionsWithDatabase(this.datasetId);
+    if (!this.engine || !this.model || !this.#s.datasetId || this.#s.running) return;
+    const available = await store.datasets.questionsWithDatabase(this.#s.datasetId);
     const indices =
-      this.subset === 'quick'
+      this.#s.subset === 'quick'
         ? quickCheckIndices(available)
-        : this.subset === 'first'
-          ? available.slice(0, Math.max(1, this.firstN))
+        : this.#s.subset === 'first'
+          ? available.slice(0, Math.max(1, this.#s.firstN))
           : available;
     const description =
-      this.subset === 'quick'
+      this.#s.subset === 'quick'
         ? `quick check: ${indices.length} seeded-random questions with a database`
-        : this.subset === 'first'
+        : this.#s.subset === 'first'
           ? `first ${indices.length} questions with a database`
           : 'every question with a database';
     const spec: GenerationSpec = {
@@ -263,16 +241,17 @@ export class GenerateState extends EngineSlot {
       template: this.template(),
       params: this.params(),
     };
-    if (this.sampleRows !== null) spec.sampleRows = this.sampleRows;
+    if (this.#s.sampleRows !== null) spec.sampleRows = this.#s.sampleRows;
     const name =
-      this.name.trim() || `${this.model.id} · ${spec.template.id}${this.subset === 'quick' ? ' · quick check' : ''}`;
+      this.#s.name.trim() ||
+      `${this.model.id} · ${spec.template.id}${this.#s.subset === 'quick' ? ' · quick check' : ''}`;
     await this.#drive(
       onDone,
       (hooks) =>
         store.service.startGeneration(
           {
             name,
-            datasetId: this.datasetId!,
+            datasetId: this.#s.datasetId!,
             subset: { description, indices },
             spec,
             config: { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'] },
@@ -291,12 +270,12 @@ export class GenerateState extends EngineSlot {
     req: GenerationRunRequest,
     onDone: (runId: string) => void,
   ): Promise<void> {
-    if (this.running) return;
+    if (this.#s.running) return;
     await this.#drive(onDone, (hooks) => store.service.startGeneration(req, engine, hooks), store);
   }
 
   async resume(store: WorkbenchStore, runId: string, onDone: (runId: string) => void): Promise<void> {
-    if (!this.engine || this.running) return;
+    if (!this.engine || this.#s.running) return;
     await this.#drive(onDone, (hooks) => store.service.resumeGeneration(runId, this.engine!, hooks), store);
   }
 
@@ -305,15 +284,15 @@ export class GenerateState extends EngineSlot {
     go: (hooks: Parameters<RunService['startGeneration']>[2]) => ReturnType<RunService['startGeneration']>,
     store: WorkbenchStore,
   ): Promise<void> {
-    this.#running = true;
-    this.#error = null;
+    this.#s.running = true;
+    this.#s.error = null;
     this.#finished = null;
     this.#progress = null;
     this.#controller = new AbortController();
     try {
       const r = await go({
         signal: this.#controller.signal,
-        onStart: (run) => (this.#runId = run.id),
+        onStart: (run) => (this.#s.runId = run.id),
         onProgress: (p) => (this.#progress = p),
       });
       const samples = await store.runs.samples(r.run.id);
@@ -325,9 +304,9 @@ export class GenerateState extends EngineSlot {
       };
       if (r.outcome.kind === 'done') onDone(r.run.id);
     } catch (err) {
-      this.#error = errorMessage(err);
+      this.#s.error = errorMessage(err);
     } finally {
-      this.#running = false;
+      this.#s.running = false;
       this.#controller = null;
       await this.refreshUnfinished(store).catch(() => undefined);
     }

@@ -27,19 +27,27 @@ export interface ComparedPair {
   error: string | null;
 }
 
+/** The comparison's own fields (the runs, headers, pairs and progress are `$state.raw`, apart). */
+interface CompareFields {
+  /** How many reads of run headers are under way (`loading` while any is). */
+  pending: number;
+  /** A pair is being compared (in the analysis worker); `progress` says how far. */
+  computing: boolean;
+  /** The user stopped the comparison; `recompute()` starts it again. */
+  cancelled: boolean;
+  /** Which gold: `corrected` scores each run against its own stored overlay (a run without one keeps the official gold). */
+  gold: GoldChoice;
+}
+
 export class CompareView {
   readonly #store: WorkbenchStore;
+  #s = $state<CompareFields>({ pending: 0, computing: false, cancelled: false, gold: 'official' });
   #runIds = $state.raw<readonly string[]>([]);
   #headers = $state.raw<ReadonlyMap<string, RunHeader>>(new Map());
   #errors = $state.raw<ReadonlyMap<string, string>>(new Map());
-  #loading = $state(0);
 
   #pairs = $state.raw<ComparedPair[]>([]);
-  #computing = $state(false);
   #progress = $state.raw<AnalysisProgress | null>(null);
-  #cancelled = $state(false);
-  /** Which gold: `corrected` scores each run against its own stored overlay (a run without one keeps the official gold). */
-  #gold = $state<GoldChoice>('official');
   /** The names of the overlays stored with the chosen runs, by run id (docs/gold-overlays.md). */
   #overlayNames = $state.raw<ReadonlyMap<string, string>>(new Map());
   /** Bumped by every new choice of runs: a comparison of an older choice is dropped (and its worker stopped). */
@@ -50,14 +58,15 @@ export class CompareView {
     this.#store = store;
   }
 
+  /** The comparison's load, computation and gold, read-only: the methods below change it. */
+  get state(): Readonly<CompareFields> {
+    return this.#s;
+  }
   get runIds(): readonly string[] {
     return this.#runIds;
   }
   get loading(): boolean {
-    return this.#loading > 0;
-  }
-  get gold(): GoldChoice {
-    return this.#gold;
+    return this.#s.pending > 0;
   }
   /** The overlays of the chosen runs (their names, joined), or null when none has one: then no choice is offered. */
   get overlayNames(): string | null {
@@ -66,8 +75,8 @@ export class CompareView {
   }
   /** Compares the chosen runs again against the chosen gold (each run's own overlay for `corrected`). */
   setGold(gold: GoldChoice): void {
-    if (gold === this.#gold) return;
-    this.#gold = gold;
+    if (gold === this.#s.gold) return;
+    this.#s.gold = gold;
     if (this.#runIds.length >= 2) void this.recompute();
   }
   get errors(): ReadonlyMap<string, string> {
@@ -76,23 +85,16 @@ export class CompareView {
   get pairs(): readonly ComparedPair[] {
     return this.#pairs;
   }
-  get computing(): boolean {
-    return this.#computing;
-  }
   /** How far the pair being compared is (reading samples, bootstrap buckets). */
   get progress(): AnalysisProgress | null {
     return this.#progress;
-  }
-  /** The user stopped the comparison; `recompute()` starts it again. */
-  get cancelled(): boolean {
-    return this.#cancelled;
   }
   /** Every chosen run is loaded and compared (or failed to load). */
   get ready(): boolean {
     return (
       this.#runIds.every((id) => this.#headers.has(id) || this.#errors.has(id)) &&
-      this.#loading === 0 &&
-      !this.#computing
+      this.#s.pending === 0 &&
+      !this.#s.computing
     );
   }
 
@@ -103,13 +105,13 @@ export class CompareView {
       return analysis.compare(
         a.id,
         b.id,
-        { resamples: RESAMPLES, seed: SEED, gold: this.#gold },
+        { resamples: RESAMPLES, seed: SEED, gold: this.#s.gold },
         { signal, onProgress: (p) => void (signal.aborted || (this.#progress = p)) },
       );
     }
     // The exported samples carry their corrected verdict (`corrected`) when the run has an overlay.
     const corrected = (f: RunFile): RunFile =>
-      this.#gold === 'official'
+      this.#s.gold === 'official'
         ? f
         : {
             ...f,
@@ -129,10 +131,10 @@ export class CompareView {
     this.#job = job;
     const headers = this.#runIds.map((id) => this.#headers.get(id)).filter((h): h is RunHeader => h !== undefined);
     this.#pairs = [];
-    this.#cancelled = false;
+    this.#s.cancelled = false;
     this.#progress = null;
     if (headers.length < 2) return;
-    this.#computing = true;
+    this.#s.computing = true;
     const [a, ...rest] = headers as [RunHeader, ...RunHeader[]];
     const pairs: ComparedPair[] = [];
     try {
@@ -152,7 +154,7 @@ export class CompareView {
         } catch (err) {
           if (generation !== this.#generation) return;
           if (isCancellation(err)) {
-            this.#cancelled = true;
+            this.#s.cancelled = true;
             return;
           }
           pairs.push({ a: { run: a }, b: { run: b }, result: null, explanations: {}, error: errorMessage(err) });
@@ -161,7 +163,7 @@ export class CompareView {
       }
     } finally {
       if (generation === this.#generation) {
-        this.#computing = false;
+        this.#s.computing = false;
         this.#progress = null;
       }
     }
@@ -177,7 +179,7 @@ export class CompareView {
     this.#runIds = [...new Set(ids)];
     const missing = this.#runIds.filter((id) => !this.#headers.has(id));
     if (missing.length === 0) return this.recompute();
-    this.#loading++;
+    this.#s.pending++;
     const overlays = new Map(this.#overlayNames);
     try {
       const loaded = await Promise.all(
@@ -204,7 +206,7 @@ export class CompareView {
       this.#errors = errors;
       this.#overlayNames = overlays;
     } finally {
-      this.#loading--;
+      this.#s.pending--;
     }
     await this.recompute();
   }

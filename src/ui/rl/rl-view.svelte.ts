@@ -20,24 +20,46 @@ import { runFormula } from '../../core/run/score-run.ts';
 
 export type PromptFilter = 'all' | 'frontier' | 'zero-variance' | 'all-right' | 'all-wrong';
 
+/** The RL view's own fields (the run, questions, statistics and progress are `$state.raw`, apart). */
+interface RlViewFields {
+  /** The run is being read (the first time). */
+  loading: boolean;
+  /** Why the run cannot be read (not stored, unreadable); `error` joins it with `statsError`. */
+  runError: string | null;
+  /** Why the statistics could not be computed (nothing scorable, the worker failed). */
+  statsError: string | null;
+  /** The bootstrap's seed (0, the CLI's, unless changed). */
+  seed: number;
+  /** Which gold the statistics score against (`corrected`: the overlay stored with the run; docs/gold-overlays.md). */
+  gold: GoldChoice;
+  /** The name of the overlay stored with the run, or null when there is none (then no choice is offered). */
+  overlayName: string | null;
+  /** Which prompts the table shows. */
+  filter: PromptFilter;
+  /** The statistics are being computed (in the analysis worker); `progress` says how far. */
+  computing: boolean;
+  /** The user stopped the computation; `recompute()` starts it again. */
+  cancelled: boolean;
+}
+
 export class RlView {
   readonly runId: string;
   readonly #store: WorkbenchStore;
+  #s = $state<RlViewFields>({
+    loading: true,
+    runError: null,
+    statsError: null,
+    seed: 0,
+    gold: 'official',
+    overlayName: null,
+    filter: 'all',
+    computing: false,
+    cancelled: false,
+  });
   #run = $state.raw<RunHeader | null>(null);
   #questions = $state.raw<RunQuestion[] | null>(null);
-  #loading = $state(true);
-  #error = $state<string | null>(null);
-  #seed = $state(0);
-  /** Which gold the statistics score against (`corrected`: the overlay stored with the run; docs/gold-overlays.md). */
-  #gold = $state<GoldChoice>('official');
-  /** The name of the overlay stored with the run, or null when there is none (then no choice is offered). */
-  #overlayName = $state<string | null>(null);
-  #filter = $state<PromptFilter>('all');
   #stats = $state.raw<RunStatsView | null>(null);
-  #statsError = $state<string | null>(null);
   #progress = $state.raw<AnalysisProgress | null>(null);
-  #computing = $state(false);
-  #cancelled = $state(false);
   /** The computation under way: a newer one (seed change, refresh while evaluating) aborts it. */
   #job: AbortController | null = null;
 
@@ -47,7 +69,7 @@ export class RlView {
   });
   #visible = $derived.by((): PromptRow[] => {
     const prompts = this.#stats?.prompts ?? [];
-    const f = this.#filter;
+    const f = this.#s.filter;
     if (f === 'all') return [...prompts];
     if (f === 'frontier') return prompts.filter((p) => p.frontier);
     if (f === 'zero-variance') return prompts.filter((p) => p.zeroVariance);
@@ -60,61 +82,42 @@ export class RlView {
     this.#store = store;
   }
 
+  /** The view's load, computation and choices, read-only: the methods below change it. */
+  get state(): Readonly<RlViewFields> {
+    return this.#s;
+  }
   /** The run's header (name, dataset, reward formula, status). */
   get run(): RunHeader | null {
     return this.#run;
   }
-  get loading(): boolean {
-    return this.#loading;
-  }
   /** Why the run cannot be shown (not stored, unreadable, nothing scorable). */
   get error(): string | null {
-    return this.#error ?? this.#statsError;
+    return this.#s.runError ?? this.#s.statsError;
   }
   get stats(): RunStatsView | null {
     return this.#stats;
   }
-  /** The statistics are being computed (in the analysis worker); `progress` says how far. */
-  get computing(): boolean {
-    return this.#computing;
-  }
   get progress(): AnalysisProgress | null {
     return this.#progress;
-  }
-  /** The user stopped the computation; `recompute()` starts it again. */
-  get cancelled(): boolean {
-    return this.#cancelled;
   }
   /** One line per statistic, with this run's values (`pass_at_4`, `zero_variance_share`, ...). */
   get explanations(): Record<string, string> {
     return this.#explanations;
   }
-  get seed(): number {
-    return this.#seed;
-  }
-  get gold(): GoldChoice {
-    return this.#gold;
-  }
-  get overlayName(): string | null {
-    return this.#overlayName;
-  }
   /** Scores against the official or the corrected gold, and computes the statistics again. */
   setGold(gold: GoldChoice): void {
-    if (gold === this.#gold) return;
-    this.#gold = gold;
+    if (gold === this.#s.gold) return;
+    this.#s.gold = gold;
     void this.recompute();
   }
   setSeed(seed: number): void {
-    if (Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff && seed !== this.#seed) {
-      this.#seed = seed;
+    if (Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff && seed !== this.#s.seed) {
+      this.#s.seed = seed;
       void this.recompute();
     }
   }
-  get filter(): PromptFilter {
-    return this.#filter;
-  }
   setFilter(f: PromptFilter): void {
-    this.#filter = f;
+    this.#s.filter = f;
   }
   get visible(): readonly PromptRow[] {
     return this.#visible;
@@ -128,7 +131,7 @@ export class RlView {
     try {
       const run = await this.#store.runs.get(this.runId);
       if (!run) {
-        this.#error = 'This run is not in browser storage (it was deleted, or the link is from another browser).';
+        this.#s.runError = 'This run is not in browser storage (it was deleted, or the link is from another browser).';
         return;
       }
       // While a run is evaluated this is called again every few seconds: the dataset's questions
@@ -144,15 +147,15 @@ export class RlView {
               evidence: q.evidence,
             }))
           : null;
-        this.#overlayName = (await this.#store.service?.goldOverlay?.(this.runId))?.name ?? null;
+        this.#s.overlayName = (await this.#store.service?.goldOverlay?.(this.runId))?.name ?? null;
       }
       this.#run = run;
-      this.#error = null;
+      this.#s.runError = null;
     } catch (err) {
-      this.#error = `The run could not be read: ${errorMessage(err)}`;
+      this.#s.runError = `The run could not be read: ${errorMessage(err)}`;
       return;
     } finally {
-      this.#loading = false;
+      this.#s.loading = false;
     }
     await this.recompute();
   }
@@ -166,32 +169,32 @@ export class RlView {
     this.#job?.abort();
     const job = new AbortController();
     this.#job = job;
-    this.#computing = true;
-    this.#cancelled = false;
+    this.#s.computing = true;
+    this.#s.cancelled = false;
     this.#progress = null;
-    const seed = this.#seed;
+    const seed = this.#s.seed;
     try {
       const analysis = this.#store.analysis;
       const stats = analysis
         ? await analysis.runStats(this.runId, seed, {
             signal: job.signal,
-            gold: this.#gold,
+            gold: this.#s.gold,
             onProgress: (p) => void (this.#job === job && (this.#progress = p)),
           })
         : toStatsView(computeRunStats(await this.#pageSamples(), { rng: mulberry32(seed) }));
       if (this.#job !== job) return;
       this.#stats = stats;
-      this.#statsError = null;
+      this.#s.statsError = null;
     } catch (err) {
       if (this.#job !== job) return;
-      if (isCancellation(err)) this.#cancelled = true;
+      if (isCancellation(err)) this.#s.cancelled = true;
       else {
         this.#stats = null;
-        this.#statsError = errorMessage(err);
+        this.#s.statsError = errorMessage(err);
       }
     } finally {
       if (this.#job === job) {
-        this.#computing = false;
+        this.#s.computing = false;
         this.#job = null;
       }
     }
@@ -200,7 +203,7 @@ export class RlView {
   /** Without a worker (test doubles): the samples, against the corrected gold when chosen. */
   async #pageSamples() {
     const samples = await this.#store.runs.samples(this.runId);
-    if (this.#gold === 'official' || !this.#run) return samples;
+    if (this.#s.gold === 'official' || !this.#run) return samples;
     return withCorrectedGold(
       samples,
       await this.#store.service?.goldOverlay?.(this.runId),
@@ -213,7 +216,7 @@ export class RlView {
    * is under way, which would otherwise be restarted before it ends on a large run.
    */
   async refresh(): Promise<void> {
-    if (!this.#computing) await this.load();
+    if (!this.#s.computing) await this.load();
   }
 
   /** Stops the computation under way (the worker is terminated). */
@@ -252,7 +255,7 @@ export class RlView {
           'application/json',
         );
       else if (kind === 'stats') {
-        const meta = { runName: run.name, runId: run.id, rewardFormula: run.config.rewardFormula, seed: this.#seed };
+        const meta = { runName: run.name, runId: run.id, rewardFormula: run.config.rewardFormula, seed: this.#s.seed };
         downloadText(this.#name('stats.json'), JSON.stringify(statsJson(s, meta), null, 1), 'application/json');
       } else {
         const questions = this.#questions;

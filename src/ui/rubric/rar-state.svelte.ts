@@ -413,7 +413,8 @@ export class RarState {
    */
   async #readyFor(slot: EngineSlot, engine: string, modelId: string, missing: string): Promise<void> {
     if (slot.engine?.kind === engine && slot.model?.id === modelId) return;
-    if (slot.engineKind !== engine || slot.chosenModelId() !== modelId) throw new WorkbenchError('BAD_OPTION', missing);
+    if (slot.slot.engineKind !== engine || slot.chosenModelId() !== modelId)
+      throw new WorkbenchError('BAD_OPTION', missing);
     await slot.ensureLoaded(engine === 'openai' ? 'server' : 'model');
   }
 

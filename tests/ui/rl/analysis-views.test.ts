@@ -83,20 +83,20 @@ describe('RL view with the analysis worker (test double)', () => {
     const view = new RlView(a.run.id, storeOf([a], port));
     void view.load();
     await until(() => calls.length === 1);
-    expect(view.computing).toBe(true);
+    expect(view.state.computing).toBe(true);
     expect(view.progress).toEqual({ phase: 'reading', runId: a.run.id, done: 10, total: 48 });
     view.cancel();
-    await until(() => !view.computing);
+    await until(() => !view.state.computing);
     expect(calls[0]!.signal.aborted).toBe(true);
-    expect(view.cancelled).toBe(true);
+    expect(view.state.cancelled).toBe(true);
     expect(view.stats).toBeNull();
     expect(view.error).toBeNull();
 
     void view.recompute();
     await until(() => calls.length === 2);
-    expect(view.cancelled).toBe(false);
+    expect(view.state.cancelled).toBe(false);
     calls[1]!.finish();
-    await until(() => !view.computing);
+    await until(() => !view.state.computing);
     expect(view.stats).toEqual(toStatsView(computeRunStats(a.samples, { rng: mulberry32(0) })));
   });
 
@@ -108,9 +108,9 @@ describe('RL view with the analysis worker (test double)', () => {
     view.setSeed(3);
     await until(() => calls.length === 2);
     expect(calls[0]!.signal.aborted).toBe(true);
-    expect(view.cancelled).toBe(false);
+    expect(view.state.cancelled).toBe(false);
     calls[1]!.finish();
-    await until(() => !view.computing);
+    await until(() => !view.state.computing);
     expect(calls[1]!.seed).toBe(3);
     expect(view.stats).toEqual(toStatsView(computeRunStats(a.samples, { rng: mulberry32(3) })));
   });
@@ -148,13 +148,13 @@ describe('RL view with the analysis worker (test double)', () => {
     );
     const plain = new RlView(a.run.id, storeOf([a]));
     await plain.load();
-    expect(plain.overlayName).toBeNull();
+    expect(plain.state.overlayName).toBeNull();
     const store = { ...storeOf([a]), service: { goldOverlay: async () => overlay } } as unknown as WorkbenchStore;
     const view = new RlView(a.run.id, store);
     await view.load();
-    expect(view.overlayName).toBe('fix.json');
+    expect(view.state.overlayName).toBe('fix.json');
     view.setGold('corrected');
-    await until(() => !view.computing && view.gold === 'corrected');
+    await until(() => !view.state.computing && view.state.gold === 'corrected');
     const want = toStatsView(computeRunStats(flipped, { rng: mulberry32(0) }));
     expect(view.stats!.overall).toEqual(want.overall);
     expect(view.stats!.overall).not.toEqual(toStatsView(computeRunStats(a.samples, { rng: mulberry32(0) })).overall);
@@ -170,8 +170,8 @@ describe('Compare view with the analysis worker (test double)', () => {
     expect(view.ready).toBe(false);
     expect(view.progress).toEqual({ phase: 'computing', runId: b.run.id, done: 1, total: 5 });
     view.cancel();
-    await until(() => !view.computing);
-    expect(view.cancelled).toBe(true);
+    await until(() => !view.state.computing);
+    expect(view.state.cancelled).toBe(true);
     expect(view.pairs).toEqual([]);
 
     void view.recompute();
