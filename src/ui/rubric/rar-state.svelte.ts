@@ -28,43 +28,77 @@ export const EXAMPLE_RAR_URL = 'rubrics/example-rar.jsonl';
 
 export type PolicyChoice = 'engine' | 'replay';
 
+/** The rubric-runs screen's own fields (stored lists, the open run's samples and the progress are `$state.raw`, apart). */
+interface RarFields {
+  /** What the last import did, or null. */
+  message: string | null;
+  /** Why reading, importing or deleting a dataset failed, or null. */
+  error: string | null;
+  /** The dataset a new run uses. */
+  datasetId: string | null;
+  /** Generate the answers with the policy engine, or replay a completions file. */
+  policyChoice: PolicyChoice;
+  judgeChoice: 'none' | EngineChoice;
+  /** Samples per question. */
+  n: number;
+  temperature: number;
+  maxTokens: number;
+  seed: number;
+  withImplicit: boolean;
+  withLikert: boolean;
+  weighting: WeightingName | 'as-given';
+  /** Explicit aggregation: denominator and clipping. */
+  normalization: Normalization;
+  clip: boolean;
+  /** The new run's name (empty: one made of the dataset and models). */
+  name: string;
+  running: boolean;
+  /** Id of the run in progress, once stored. */
+  runningId: string | null;
+  runError: string | null;
+  /** The run whose views are shown. */
+  openId: string | null;
+  /** A score at or above it passes (the explicit/implicit agreement). */
+  threshold: number;
+}
+
 export class RarState {
   readonly policy: EngineSlot;
   readonly judge: EngineSlot;
   #datasets = $state.raw<RarDatasetRecord[]>([]);
   #runs = $state.raw<RarRunHeader[]>([]);
   #active = $state.raw<string[]>([]);
-  #message = $state<string | null>(null);
-  #error = $state<string | null>(null);
-
-  #datasetId = $state<string | null>(null);
-  #policyChoice = $state<PolicyChoice>('engine');
+  #s = $state<RarFields>({
+    message: null,
+    error: null,
+    datasetId: null,
+    policyChoice: 'engine',
+    judgeChoice: 'openai',
+    n: 2,
+    temperature: 0.7,
+    maxTokens: 512,
+    seed: 0,
+    withImplicit: true,
+    withLikert: true,
+    weighting: 'as-given',
+    normalization: 'positive',
+    clip: true,
+    name: '',
+    running: false,
+    runningId: null,
+    runError: null,
+    openId: null,
+    threshold: 0.5,
+  });
   #completionsFile = $state.raw<File | null>(null);
-  #judgeChoice = $state<'none' | EngineChoice>('openai');
-  #n = $state(2);
-  #temperature = $state(0.7);
-  #maxTokens = $state(512);
-  #seed = $state(0);
-  #withImplicit = $state(true);
-  #withLikert = $state(true);
-  #weighting = $state<WeightingName | 'as-given'>('as-given');
-  #normalization = $state<Normalization>('positive');
-  #clip = $state(true);
-  #name = $state('');
-
-  #running = $state(false);
-  #runningId = $state<string | null>(null);
   #progress = $state.raw<{ done: number; total: number } | null>(null);
   #judgeStats = $state.raw<JudgeStats | null>(null);
   /** Plain field: the judge of the run in progress. */
   #activeJudge: Judge | null = null;
-  #runError = $state<string | null>(null);
   #abort: AbortController | null = null;
 
-  #openId = $state<string | null>(null);
   #openRun = $state.raw<RarRunHeader | null>(null);
   #openSamples = $state.raw<StoredRarSample[]>([]);
-  #threshold = $state(0.5);
 
   get datasets(): RarDatasetRecord[] {
     return this.#datasets;
@@ -75,59 +109,12 @@ export class RarState {
   get active(): string[] {
     return this.#active;
   }
-  get message(): string | null {
-    return this.#message;
-  }
-  get error(): string | null {
-    return this.#error;
-  }
-  get datasetId(): string | null {
-    return this.#datasetId;
-  }
-  get policyChoice(): PolicyChoice {
-    return this.#policyChoice;
+  /** The form, the run in progress and the open run's id, read-only: the methods below change them. */
+  get state(): Readonly<RarFields> {
+    return this.#s;
   }
   get completionsFile(): File | null {
     return this.#completionsFile;
-  }
-  get judgeChoice(): 'none' | EngineChoice {
-    return this.#judgeChoice;
-  }
-  get n(): number {
-    return this.#n;
-  }
-  get temperature(): number {
-    return this.#temperature;
-  }
-  get maxTokens(): number {
-    return this.#maxTokens;
-  }
-  get seed(): number {
-    return this.#seed;
-  }
-  get withImplicit(): boolean {
-    return this.#withImplicit;
-  }
-  get withLikert(): boolean {
-    return this.#withLikert;
-  }
-  get weighting(): WeightingName | 'as-given' {
-    return this.#weighting;
-  }
-  get normalization(): Normalization {
-    return this.#normalization;
-  }
-  get clip(): boolean {
-    return this.#clip;
-  }
-  get name(): string {
-    return this.#name;
-  }
-  get running(): boolean {
-    return this.#running;
-  }
-  get runningId(): string | null {
-    return this.#runningId;
   }
   get progress(): { done: number; total: number } | null {
     return this.#progress;
@@ -136,63 +123,54 @@ export class RarState {
   get judgeStats(): JudgeStats | null {
     return this.#judgeStats;
   }
-  get runError(): string | null {
-    return this.#runError;
-  }
-  get openId(): string | null {
-    return this.#openId;
-  }
   get openRun(): RarRunHeader | null {
     return this.#openRun;
   }
   get openSamples(): StoredRarSample[] {
     return this.#openSamples;
   }
-  get threshold(): number {
-    return this.#threshold;
-  }
 
   chooseDataset(id: string | null): void {
-    this.#datasetId = id;
+    this.#s.datasetId = id;
   }
   choosePolicy(choice: PolicyChoice): void {
-    this.#policyChoice = choice;
+    this.#s.policyChoice = choice;
   }
   chooseCompletionsFile(file: File | null): void {
     this.#completionsFile = file;
   }
   chooseJudge(choice: 'none' | EngineChoice): void {
-    this.#judgeChoice = choice;
+    this.#s.judgeChoice = choice;
   }
   setN(n: number): void {
-    this.#n = n;
+    this.#s.n = n;
   }
   setTemperature(t: number): void {
-    this.#temperature = t;
+    this.#s.temperature = t;
   }
   setMaxTokens(n: number): void {
-    this.#maxTokens = n;
+    this.#s.maxTokens = n;
   }
   setSeed(seed: number): void {
-    this.#seed = seed;
+    this.#s.seed = seed;
   }
   setWithImplicit(on: boolean): void {
-    this.#withImplicit = on;
+    this.#s.withImplicit = on;
   }
   setWithLikert(on: boolean): void {
-    this.#withLikert = on;
+    this.#s.withLikert = on;
   }
   chooseWeighting(w: WeightingName | 'as-given'): void {
-    this.#weighting = w;
+    this.#s.weighting = w;
   }
   setNormalization(n: Normalization): void {
-    this.#normalization = n;
+    this.#s.normalization = n;
   }
   setClip(on: boolean): void {
-    this.#clip = on;
+    this.#s.clip = on;
   }
   setName(name: string): void {
-    this.#name = name;
+    this.#s.name = name;
   }
 
   readonly #scores = $derived(this.openSamples.map((s) => s.scores));
@@ -200,7 +178,7 @@ export class RarState {
     this.#scores.length ? summarizeRubricScores(this.#scores) : null,
   );
   readonly histograms = $derived(scoreHistograms(this.#scores));
-  readonly agreement = $derived.by((): Agreement => explicitImplicitAgreement(this.#scores, this.threshold));
+  readonly agreement = $derived.by((): Agreement => explicitImplicitAgreement(this.#scores, this.#s.threshold));
 
   #repo: Promise<{ rar: RarRepository; rubrics: RubricRepository }> | null = null;
 
@@ -223,16 +201,16 @@ export class RarState {
       this.#datasets = datasets;
       this.#runs = runs;
       this.#active = active;
-      if (!this.datasetId || !this.datasets.some((d) => d.id === this.datasetId))
-        this.#datasetId = this.datasets[0]?.id ?? null;
+      if (!this.#s.datasetId || !this.datasets.some((d) => d.id === this.#s.datasetId))
+        this.#s.datasetId = this.datasets[0]?.id ?? null;
     } catch (err) {
-      this.#error = `Stored rubric datasets could not be read: ${errorMessage(err)}`;
+      this.#s.error = `Stored rubric datasets could not be read: ${errorMessage(err)}`;
     }
   }
 
   /** A run whose status is `running` but whose lock nobody holds was interrupted (closed tab, reload). */
   interrupted(run: RarRunHeader): boolean {
-    return run.status === 'running' && !this.active.includes(run.id) && this.runningId !== run.id;
+    return run.status === 'running' && !this.active.includes(run.id) && this.#s.runningId !== run.id;
   }
 
   async importFile(file: File): Promise<void> {
@@ -245,10 +223,10 @@ export class RarState {
     const done: string[] = [];
     for (const f of files) {
       await this.importFile(f);
-      if (this.error) break;
-      if (this.message) done.push(this.message);
+      if (this.#s.error) break;
+      if (this.#s.message) done.push(this.#s.message);
     }
-    this.#message = done.length ? done.join(' ') : null;
+    this.#s.message = done.length ? done.join(' ') : null;
   }
 
   async importExample(): Promise<void> {
@@ -268,66 +246,66 @@ export class RarState {
   }
 
   async #import(read: () => Promise<string | Blob>, fileName: string, name?: string): Promise<void> {
-    this.#error = null;
-    this.#message = null;
+    this.#s.error = null;
+    this.#s.message = null;
     try {
       const { rar } = await this.repo();
       const d = await rar.importDataset(await read(), fileName, name);
-      this.#message = `Imported "${d.name}": ${d.rows.length} questions, ${d.rows.reduce((n, r) => n + r.rubric.items.length, 0)} criteria.`;
-      this.#datasetId = d.id;
+      this.#s.message = `Imported "${d.name}": ${d.rows.length} questions, ${d.rows.reduce((n, r) => n + r.rubric.items.length, 0)} criteria.`;
+      this.#s.datasetId = d.id;
       await this.refresh();
     } catch (err) {
-      this.#error = errorMessage(err);
+      this.#s.error = errorMessage(err);
     }
   }
 
   async deleteDataset(id: string): Promise<void> {
-    this.#error = null;
+    this.#s.error = null;
     try {
       await (await this.repo()).rar.deleteDataset(id);
       await this.refresh();
     } catch (err) {
-      this.#error = errorMessage(err);
+      this.#s.error = errorMessage(err);
     }
   }
 
   async deleteRun(id: string): Promise<void> {
     await (await this.repo()).rar.deleteRun(id);
-    if (this.openId === id) this.close();
+    if (this.#s.openId === id) this.close();
     await this.refresh();
   }
 
   aggregations(): Aggregation[] {
     return [
       'explicit',
-      ...(this.judgeChoice !== 'none' && this.withImplicit ? (['implicit'] as const) : []),
-      ...(this.judgeChoice !== 'none' && this.withLikert ? (['likert'] as const) : []),
+      ...(this.#s.judgeChoice !== 'none' && this.#s.withImplicit ? (['implicit'] as const) : []),
+      ...(this.#s.judgeChoice !== 'none' && this.#s.withLikert ? (['likert'] as const) : []),
     ];
   }
 
   async #judge(signal: AbortSignal): Promise<Judge | null> {
-    if (this.judgeChoice === 'none') return null;
-    this.judge.chooseEngineKind(this.judgeChoice);
+    if (this.#s.judgeChoice === 'none') return null;
+    this.judge.chooseEngineKind(this.#s.judgeChoice);
     const { engine, model } = await this.judge.ensureLoaded('judge');
     const { rubrics } = await this.repo();
     return (this.#activeJudge = new Judge({ engine, model: model.id, cache: rubrics.cache(), signal }));
   }
 
   async start(): Promise<void> {
-    if (this.running) return;
-    this.#runError = null;
-    const dataset = this.datasets.find((d) => d.id === this.datasetId);
+    if (this.#s.running) return;
+    this.#s.runError = null;
+    const dataset = this.datasets.find((d) => d.id === this.#s.datasetId);
     if (!dataset) {
-      this.#runError = 'Choose a rubric dataset (import one, or add the example).';
+      this.#s.runError = 'Choose a rubric dataset (import one, or add the example).';
       return;
     }
-    if (!Number.isInteger(this.n) || this.n < 1 || this.n > 64) {
-      this.#runError = `Samples per question must be a whole number from 1 to 64 (got ${this.n}).`;
+    if (!Number.isInteger(this.#s.n) || this.#s.n < 1 || this.#s.n > 64) {
+      this.#s.runError = `Samples per question must be a whole number from 1 to 64 (got ${this.#s.n}).`;
       return;
     }
     await this.#drive(async (rar, signal, hooks) => {
       let policy: NewRarRun['policy'];
-      if (this.policyChoice === 'replay') {
+      if (this.#s.policyChoice === 'replay') {
         const file = this.completionsFile;
         if (!file)
           throw new WorkbenchError(
@@ -350,11 +328,11 @@ export class RarState {
           model: this.policy.recordedModel()!,
           prompt: RAR_POLICY_PROMPT_VERSION,
           params: {
-            n: this.n,
-            temperature: this.temperature,
+            n: this.#s.n,
+            temperature: this.#s.temperature,
             topP: 1,
-            maxTokens: this.maxTokens,
-            seed: this.seed,
+            maxTokens: this.#s.maxTokens,
+            seed: this.#s.seed,
             stop: [],
             logprobs: false,
           },
@@ -363,21 +341,21 @@ export class RarState {
       const judge = await this.#judge(signal);
       const modelName = policy.kind === 'engine' ? policy.model.id : policy.file.name;
       const req: NewRarRun = {
-        name: this.name.trim() || `${dataset.name} · ${modelName}${judge ? ` · judged by ${judge.info.model}` : ''}`,
+        name: this.#s.name.trim() || `${dataset.name} · ${modelName}${judge ? ` · judged by ${judge.info.model}` : ''}`,
         datasetId: dataset.id,
         policy,
-        samplesPerQuestion: this.n,
+        samplesPerQuestion: this.#s.n,
         aggregations: this.aggregations(),
-        explicit: { normalization: this.normalization, clip: this.clip, unresolved: 'null' },
-        weighting: this.weighting,
+        explicit: { normalization: this.#s.normalization, clip: this.#s.clip, unresolved: 'null' },
+        weighting: this.#s.weighting,
       };
       return rar.start(req, { policy: policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
     });
   }
 
   async resume(run: RarRunHeader): Promise<void> {
-    if (this.running) return;
-    this.#runError = null;
+    if (this.#s.running) return;
+    this.#s.runError = null;
     await this.#drive(async (rar, signal, hooks) => {
       if (run.policy.kind === 'engine') {
         await this.#readyFor(
@@ -425,7 +403,7 @@ export class RarState {
       hooks: Parameters<RarRepository['start']>[2],
     ) => Promise<RarRunHeader>,
   ): Promise<void> {
-    this.#running = true;
+    this.#s.running = true;
     this.#progress = null;
     this.#judgeStats = null;
     const poll = setInterval(() => {
@@ -438,19 +416,19 @@ export class RarState {
       const done = await go(rar, signal, {
         signal,
         onStart: (run) => {
-          this.#runningId = run.id;
+          this.#s.runningId = run.id;
           void this.refresh();
         },
         onProgress: (p) => (this.#progress = p),
       });
       await this.open(done.id);
     } catch (err) {
-      this.#runError = `The run stopped: ${errorMessage(err)}`;
+      this.#s.runError = `The run stopped: ${errorMessage(err)}`;
     } finally {
       clearInterval(poll);
       this.#activeJudge = null;
-      this.#running = false;
-      this.#runningId = null;
+      this.#s.running = false;
+      this.#s.runningId = null;
       this.#abort = null;
       await this.refresh();
     }
@@ -464,13 +442,13 @@ export class RarState {
   async open(id: string): Promise<void> {
     const { rar } = await this.repo();
     const [run, samples] = await Promise.all([rar.getRun(id), rar.samples(id)]);
-    this.#openId = id;
+    this.#s.openId = id;
     this.#openRun = run ?? null;
     this.#openSamples = samples;
   }
 
   close(): void {
-    this.#openId = null;
+    this.#s.openId = null;
     this.#openRun = null;
     this.#openSamples = [];
   }

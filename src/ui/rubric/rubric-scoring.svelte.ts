@@ -35,59 +35,66 @@ export const rubricReward = (s: RubricScores): number | null =>
 
 export const needsJudge = (rubric: Rubric): boolean => rubric.items.some((i) => i.check.kind === 'judge');
 
+/** The scoring panel's own fields (the stored scores, the run's samples and the judge's counts are `$state.raw`, apart). */
+interface ScoringFields {
+  /** The stored run to score (its id; empty for none). */
+  runId: string;
+  judgeChoice: JudgeChoice;
+  /** Implicit and Likert need a judge; explicit is always computed. */
+  withImplicit: boolean;
+  withLikert: boolean;
+  /** The user's pick for "Judge vs EX"; null until they choose (`matrixScore` is the one in force). */
+  matrixScoreChosen: JudgeScoreKind | null;
+  /** A score at or above it passes (the judge-vs-EX matrix and the agreement). */
+  threshold: number;
+  /** Explicit aggregation: denominator, clipping, and what an item without a verdict does. */
+  normalization: Normalization;
+  clip: boolean;
+  /** The user's pick for a criterion without a verdict; null until they choose (`unresolved` is the one in force). */
+  unresolvedChosen: ExplicitOptions['unresolved'] | null;
+  running: boolean;
+  /** Samples scored so far, of `total`. */
+  done: number;
+  total: number;
+  error: string | null;
+  /** What was written into the run's samples by the last scoring. */
+  written: string | null;
+}
+
 export class ScoringState {
-  #runId = $state('');
-  #judgeChoice = $state<JudgeChoice>('none');
+  #s = $state<ScoringFields>({
+    runId: '',
+    judgeChoice: 'none',
+    withImplicit: true,
+    withLikert: true,
+    matrixScoreChosen: null,
+    threshold: 0.5,
+    normalization: 'positive',
+    clip: true,
+    unresolvedChosen: null,
+    running: false,
+    done: 0,
+    total: 0,
+    error: null,
+    written: null,
+  });
   /** The judge engine, chosen and loaded apart from the Generate screen's policy. */
   readonly judge: EngineSlot;
-  #withImplicit = $state(true);
-  #withLikert = $state(true);
-  #matrixScore = $state<JudgeScoreKind | null>(null);
-  #threshold = $state(0.5);
-  #normalization = $state<Normalization>('positive');
-  #clip = $state(true);
-  #unresolved = $state<ExplicitOptions['unresolved'] | null>(null);
-
-  #running = $state(false);
-  #done = $state(0);
-  #total = $state(0);
-  #error = $state<string | null>(null);
-  #written = $state<string | null>(null);
   #stats = $state.raw<JudgeStats | null>(null);
   #scored = $state.raw<StoredRubricRun | null>(null);
   #samples = $state.raw<SampleRecord[]>([]);
   #abort: AbortController | null = null;
 
-  /** The stored run to score (its id; empty for none). */
-  get runId(): string {
-    return this.#runId;
-  }
-  get judgeChoice(): JudgeChoice {
-    return this.#judgeChoice;
-  }
-  /** Implicit and Likert need a judge; explicit is always computed. */
-  get withImplicit(): boolean {
-    return this.#withImplicit;
-  }
-  get withLikert(): boolean {
-    return this.#withLikert;
+  /** The panel's settings and the scoring in progress, read-only: the methods below change them. */
+  get state(): Readonly<ScoringFields> {
+    return this.#s;
   }
   /** The score "Judge vs EX" compares with EX: the implicit one when the judge gave it, else (no judge) the explicit one, until the user chooses. */
   get matrixScore(): JudgeScoreKind {
     return (
-      this.#matrixScore ?? (this.#scored?.samples.some((s) => s.scores.implicit) !== false ? 'implicit' : 'explicit')
+      this.#s.matrixScoreChosen ??
+      (this.#scored?.samples.some((s) => s.scores.implicit) !== false ? 'implicit' : 'explicit')
     );
-  }
-  /** A score at or above it passes (the judge-vs-EX matrix and the agreement). */
-  get threshold(): number {
-    return this.#threshold;
-  }
-  /** Explicit aggregation: denominator, clipping, and what an item without a verdict does. */
-  get normalization(): Normalization {
-    return this.#normalization;
-  }
-  get clip(): boolean {
-    return this.#clip;
   }
   /**
    * What the explicit score does with a criterion without a verdict. Until the user chooses:
@@ -95,23 +102,7 @@ export class ScoringState {
    * with judge criteria would give none at all), no score with one (every criterion must be decided).
    */
   get unresolved(): ExplicitOptions['unresolved'] {
-    return this.#unresolved ?? (this.#judgeChoice === 'none' ? 'skip' : 'null');
-  }
-  get running(): boolean {
-    return this.#running;
-  }
-  get done(): number {
-    return this.#done;
-  }
-  get total(): number {
-    return this.#total;
-  }
-  get error(): string | null {
-    return this.#error;
-  }
-  /** What was written into the run's samples by the last scoring. */
-  get written(): string | null {
-    return this.#written;
+    return this.#s.unresolvedChosen ?? (this.#s.judgeChoice === 'none' ? 'skip' : 'null');
   }
   get stats(): JudgeStats | null {
     return this.#stats;
@@ -125,32 +116,32 @@ export class ScoringState {
 
   /** Another run to score: what was stored for it with `rubric` is shown. */
   async chooseRun(runId: string, rubric: Rubric | null): Promise<void> {
-    this.#runId = runId;
+    this.#s.runId = runId;
     await this.show(rubric);
   }
   chooseJudge(choice: JudgeChoice): void {
-    this.#judgeChoice = choice;
+    this.#s.judgeChoice = choice;
   }
   setWithImplicit(on: boolean): void {
-    this.#withImplicit = on;
+    this.#s.withImplicit = on;
   }
   setWithLikert(on: boolean): void {
-    this.#withLikert = on;
+    this.#s.withLikert = on;
   }
   chooseMatrixScore(kind: JudgeScoreKind): void {
-    this.#matrixScore = kind;
+    this.#s.matrixScoreChosen = kind;
   }
   setThreshold(t: number): void {
-    this.#threshold = t;
+    this.#s.threshold = t;
   }
   setNormalization(n: Normalization): void {
-    this.#normalization = n;
+    this.#s.normalization = n;
   }
   setClip(on: boolean): void {
-    this.#clip = on;
+    this.#s.clip = on;
   }
   setUnresolved(u: ExplicitOptions['unresolved']): void {
-    this.#unresolved = u;
+    this.#s.unresolvedChosen = u;
   }
 
   readonly summary = $derived.by((): RubricSummary | null =>
@@ -177,7 +168,7 @@ export class ScoringState {
   readonly histograms = $derived(scoreHistograms(this.#scores));
   /** Some judge answered: without one the "judge" side of the matrix is the SQL and regex checks alone. */
   readonly judged = $derived(judgeAnswered(this.#scores));
-  readonly agreement = $derived.by((): Agreement | null => explicitImplicitAgreement(this.#scores, this.threshold));
+  readonly agreement = $derived.by((): Agreement | null => explicitImplicitAgreement(this.#scores, this.#s.threshold));
   readonly matrix = $derived.by((): ExMatrix | null => {
     const all = this.scored?.samples ?? [];
     if (all.length === 0) return null;
@@ -192,7 +183,7 @@ export class ScoringState {
           unscored: run?.status === 'missing-db',
         };
       }),
-      this.threshold,
+      this.#s.threshold,
     );
   });
 
@@ -206,17 +197,17 @@ export class ScoringState {
 
   /** Shows what was stored for (run, rubric), if anything. */
   async show(rubric: Rubric | null): Promise<void> {
-    if (!this.runId || !rubric) return;
+    if (!this.#s.runId || !rubric) return;
     const [stored, samples] = await Promise.all([
-      (await this.repo()).getScores(this.runId, rubric.id),
-      this.store.runs.samples(this.runId),
+      (await this.repo()).getScores(this.#s.runId, rubric.id),
+      this.store.runs.samples(this.#s.runId),
     ]);
     this.#samples = samples;
     this.#scored = stored ?? null;
   }
 
   get explicitOptions(): ExplicitOptions {
-    return { normalization: this.normalization, clip: this.clip, unresolved: this.unresolved };
+    return { normalization: this.#s.normalization, clip: this.#s.clip, unresolved: this.unresolved };
   }
 
   /**
@@ -234,11 +225,11 @@ export class ScoringState {
       rubric.items.length !== before.size ||
       rubric.items.some((i) => !before.has(key(i)));
     if (changed) {
-      this.#error =
+      this.#s.error =
         'Criteria were added, removed or reworded since this run was scored: score it again (judge answers come from the cache).';
       return;
     }
-    this.#error = null;
+    this.#s.error = null;
     const r = $state.snapshot(rubric) as Rubric;
     const next: StoredRubricRun = {
       ...scored,
@@ -266,7 +257,7 @@ export class ScoringState {
         rubricScore: rubricReward(s.scores),
       })),
     );
-    this.#written = `Written into the run's ${n} samples: its exports and best-of-n by rubric score use “${result.rubric.title}”.`;
+    this.#s.written = `Written into the run's ${n} samples: its exports and best-of-n by rubric score use “${result.rubric.title}”.`;
   }
 
   cancel(): void {
@@ -275,26 +266,26 @@ export class ScoringState {
 
   /** The judge slot's engine, loaded now when it is not (or holds another kind of engine). */
   async #loadedJudge(repo: RubricRepository, signal: AbortSignal): Promise<Judge> {
-    if (this.judgeChoice !== 'none') this.judge.chooseEngineKind(this.judgeChoice);
+    if (this.#s.judgeChoice !== 'none') this.judge.chooseEngineKind(this.#s.judgeChoice);
     const { engine, model } = await this.judge.ensureLoaded('judge');
     return new Judge({ engine, model: model.id, cache: repo.cache(), signal });
   }
 
   async score(rubric: Rubric): Promise<void> {
-    if (this.running) return;
-    this.#error = null;
-    this.#written = null;
+    if (this.#s.running) return;
+    this.#s.error = null;
+    this.#s.written = null;
     this.#stats = null;
-    const run = this.runId ? await this.store.runs.get(this.runId) : undefined;
+    const run = this.#s.runId ? await this.store.runs.get(this.#s.runId) : undefined;
     if (!run) {
-      this.#error = 'Choose a stored run to score.';
+      this.#s.error = 'Choose a stored run to score.';
       return;
     }
     // Without a judge, judge criteria are recorded as skipped (the panel says so) and the
     // programmatic ones are still decided.
-    const useJudge = this.judgeChoice !== 'none';
+    const useJudge = this.#s.judgeChoice !== 'none';
     let poll: ReturnType<typeof setInterval> | undefined;
-    this.#running = true;
+    this.#s.running = true;
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
     const repo = await this.repo();
@@ -310,16 +301,16 @@ export class ScoringState {
         ? await this.store.service.databaseSchemas(run.id)
         : {};
       this.#samples = samples;
-      this.#total = samples.length;
-      this.#done = 0;
+      this.#s.total = samples.length;
+      this.#s.done = 0;
       const judge = useJudge ? await this.#loadedJudge(repo, signal) : null;
       // The judge's counts while a sample is judged (retries of unparseable answers can take a
       // minute before the first sample is done): the progress line says what is happening.
       if (judge) poll = setInterval(() => (this.#stats = { ...judge.stats }), 1000);
       const aggregations: Aggregation[] = [
         'explicit',
-        ...(judge && this.withImplicit ? (['implicit'] as const) : []),
-        ...(judge && this.withLikert ? (['likert'] as const) : []),
+        ...(judge && this.#s.withImplicit ? (['implicit'] as const) : []),
+        ...(judge && this.#s.withLikert ? (['likert'] as const) : []),
       ];
       const out: ScoredSample[] = [];
       for (const s of samples) {
@@ -330,7 +321,7 @@ export class ScoringState {
           { aggregations, judge, concurrency: 2, explicit: this.explicitOptions },
         );
         out.push({ index: s.index, sample: s.sample, scores: $state.snapshot(scores) as typeof scores });
-        this.#done = out.length;
+        this.#s.done = out.length;
         if (judge) this.#stats = { ...judge.stats };
       }
       const result: StoredRubricRun = {
@@ -344,10 +335,10 @@ export class ScoringState {
       this.#scored = result;
       await this.writeIntoRun(result);
     } catch (err) {
-      this.#error = `Scoring stopped: ${errorMessage(err)}`;
+      this.#s.error = `Scoring stopped: ${errorMessage(err)}`;
     } finally {
       clearInterval(poll);
-      this.#running = false;
+      this.#s.running = false;
       this.#abort = null;
     }
   }
