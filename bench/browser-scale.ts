@@ -11,7 +11,7 @@
  *   freshly loaded and settled first, so the app's start-up is not counted). The Compare view
  *   of that run against a second one is measured the same way (reported beside it).
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { watchPage, type PageWatch } from '../tests/browser/harness.ts';
 import { newContext, pageTimes } from './browser.ts';
 import type { IdbWriteResult } from './browser/idb-write.ts';
@@ -24,6 +24,38 @@ export const SETTLE_MS = 500;
 
 export function checkPage(watch: PageWatch, what: string): void {
   if (watch.problems.length > 0) throw new Error(`${what}: the page reported problems: ${watch.problems.join('; ')}`);
+}
+
+/** The benchmark page (bench/browser/) in `context`, once its `fn` is defined; its problems watched. */
+export async function openBenchPage(
+  context: BrowserContext,
+  base: string,
+  fn: 'benchIdbWrite' | 'benchSeriesWrite',
+): Promise<{ writer: Page; wWatch: PageWatch }> {
+  const writer = await context.newPage();
+  const wWatch = watchPage(writer);
+  await writer.goto(base + '__bench/index.html');
+  await writer.waitForFunction((name) => typeof window[name] === 'function', fn);
+  return { writer, wWatch };
+}
+
+/**
+ * A fresh page of the app on stored run `runId`'s item explorer, once its first row is there;
+ * throws unless the explorer lists `n` items.
+ */
+export async function reopenRun(
+  context: BrowserContext,
+  base: string,
+  runId: string,
+  n: number,
+): Promise<{ page: Page; watch: PageWatch }> {
+  const page = await context.newPage();
+  const watch = watchPage(page);
+  await page.goto(`${base}#/run/${encodeURIComponent(runId)}/items`);
+  await page.locator('[data-testid="item-list"] [role="option"]').first().waitFor({ timeout: 60_000 });
+  const setsize = await page.locator('[data-testid="item-list"] [role="option"]').first().getAttribute('aria-setsize');
+  if (setsize !== String(n)) throw new Error(`the reopened run lists ${setsize} items, expected ${n}`);
+  return { page, watch };
 }
 
 /** Longest task overlapping [from, to] on the page's clock. */
@@ -60,10 +92,7 @@ export async function viaRoute(page: Page, base: string, hash: string, selector:
 export async function measureScale(browser: Browser, base: string, n: number, log: (m: string) => void) {
   const context = await newContext(browser);
   try {
-    const writer = await context.newPage();
-    const wWatch = watchPage(writer);
-    await writer.goto(base + '__bench/index.html');
-    await writer.waitForFunction(() => typeof window.benchIdbWrite === 'function');
+    const { writer, wWatch } = await openBenchPage(context, base, 'benchIdbWrite');
     log(`browser: storing 2 runs of ${n} samples (${SCALE_PER_QUESTION} per question) in IndexedDB...`);
     const w: IdbWriteResult = await writer.evaluate(
       ([count, per]) => window.benchIdbWrite!(count!, per),
@@ -79,15 +108,7 @@ export async function measureScale(browser: Browser, base: string, n: number, lo
       throw new Error(`stored ${w.stored} and ${w2.stored} samples, expected ${n}`);
 
     log(`browser: reopening the ${n}-sample run in the item explorer...`);
-    const page = await context.newPage();
-    const watch = watchPage(page);
-    await page.goto(`${base}#/run/${encodeURIComponent(w.runId)}/items`);
-    await page.locator('[data-testid="item-list"] [role="option"]').first().waitFor({ timeout: 60_000 });
-    const setsize = await page
-      .locator('[data-testid="item-list"] [role="option"]')
-      .first()
-      .getAttribute('aria-setsize');
-    if (setsize !== String(n)) throw new Error(`the reopened run lists ${setsize} items, expected ${n}`);
+    const { page, watch } = await reopenRun(context, base, w.runId, n);
     const reopen = await pageTimes(page);
     if (reopen.firstRowAt === null) throw new Error('the first item row was not seen');
     await page.locator('[data-testid="explorer"][data-complete="true"]').waitFor({ timeout: 120_000 });
@@ -189,10 +210,7 @@ export async function measureSeriesView(
 ) {
   const context = await newContext(browser);
   try {
-    const writer = await context.newPage();
-    const wWatch = watchPage(writer);
-    await writer.goto(base + '__bench/index.html');
-    await writer.waitForFunction(() => typeof window.benchSeriesWrite === 'function');
+    const { writer, wWatch } = await openBenchPage(context, base, 'benchSeriesWrite');
     log(
       `browser: storing a training run of ${scale.steps} steps x ${scale.questions} questions x ${scale.perQuestion}...`,
     );

@@ -21,6 +21,8 @@ import type { IdbWriteResult } from './browser/idb-write.ts';
 import {
   checkPage,
   measureScale,
+  openBenchPage,
+  reopenRun,
   measureSeriesView,
   SCALE_SAMPLES,
   SCALE_SAMPLES_QUICK,
@@ -206,26 +208,14 @@ async function measureEval(browser: Browser, base: string, tmp: string, quick: b
 async function measureIdb(browser: Browser, base: string, log: (m: string) => void) {
   const context = await newContext(browser);
   try {
-    const writer = await context.newPage();
-    const wWatch = watchPage(writer);
-    await writer.goto(base + '__bench/index.html');
-    await writer.waitForFunction(() => typeof window.benchIdbWrite === 'function');
+    const { writer, wWatch } = await openBenchPage(context, base, 'benchIdbWrite');
     log(`browser: storing ${IDB_SAMPLES} samples in IndexedDB...`);
     const w: IdbWriteResult = await writer.evaluate((n) => window.benchIdbWrite!(n), IDB_SAMPLES);
     checkPage(wWatch, 'IndexedDB writes');
     await writer.close();
     if (w.stored !== IDB_SAMPLES) throw new Error(`stored ${w.stored} samples, expected ${IDB_SAMPLES}`);
     log(`browser: reopening the run in the app's item explorer...`);
-    const page = await context.newPage();
-    const watch = watchPage(page);
-    await page.goto(`${base}#/run/${encodeURIComponent(w.runId)}/items`);
-    await page.locator('[data-testid="item-list"] [role="option"]').first().waitFor({ timeout: 60_000 });
-    const setsize = await page
-      .locator('[data-testid="item-list"] [role="option"]')
-      .first()
-      .getAttribute('aria-setsize');
-    if (setsize !== String(IDB_SAMPLES))
-      throw new Error(`the reopened run lists ${setsize} items, expected ${IDB_SAMPLES}`);
+    const { page, watch } = await reopenRun(context, base, w.runId, IDB_SAMPLES);
     checkPage(watch, 'reopened run');
     const times = await pageTimes(page);
     if (times.firstRowAt === null) throw new Error('the first item row was not seen');

@@ -7,7 +7,6 @@
  * Methods are described next to each measurement below and in the README's Benchmarks section.
  */
 import { transfer } from 'comlink';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +20,7 @@ import { browserBenchSkipReason, measureBrowser, median, type BrowserBench } fro
 import { measurePlaygroundOnly } from './playground.ts';
 import { measureReport } from './report.ts';
 import { launchChromium } from '../tests/browser/harness.ts';
+import { runCommand } from '../tests/helpers/run-command.ts';
 import { measureGguf } from './gguf.ts';
 import { BROWSER_KEYS, IMPLEMENTED_KEYS, NODE_KEYS, TARGETS } from './keys.ts';
 import { measureParse } from './parse.ts';
@@ -249,22 +249,12 @@ async function measureHostile(tmp: string): Promise<Record<string, number>> {
   };
 }
 
-function probeChild<T>(script: string, file: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench', script), file], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`${script} exited with ${code}: ${err}`));
-      resolve(JSON.parse(out.trim().split('\n').pop()!) as T);
-    });
+async function probeChild<T>(script: string, file: string): Promise<T> {
+  const r = await runCommand(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench', script), file], {
+    cwd: REPO_ROOT,
   });
+  if (r.code !== 0) throw new Error(`${script} exited with ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as T;
 }
 
 /** The keys with their targets, then `extra` rows (skipped or absent keys). */

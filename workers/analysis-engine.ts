@@ -185,17 +185,20 @@ async function correctedLean(
 }
 
 export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRuns>): AnalysisWorkerApi {
+  /** `read` over the stored runs of database `dbName`, closed again whatever happens. */
+  const reading = async <T>(dbName: string, read: (runs: StoredRuns) => Promise<T>): Promise<T> => {
+    const runs = await open(dbName);
+    try {
+      return await read(runs);
+    } finally {
+      runs.close();
+    }
+  };
   return {
     runStats(job, onProgress, onPrompts) {
       const report = (p: AnalysisProgress) => void onProgress?.(p);
       return outcome(async () => {
-        const runs = await open(job.dbName);
-        let file: RunFile;
-        try {
-          file = await readRun(runs, job.runId, report, job.gold);
-        } finally {
-          runs.close();
-        }
+        const file = await reading(job.dbName, (runs) => readRun(runs, job.runId, report, job.gold));
         const stats = computeRunStats(file.samples, {
           rng: mulberry32(job.seed),
           onProgress: (done, total) => report({ phase: 'computing', runId: job.runId, done, total }),
@@ -210,10 +213,9 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
     compare(job, onProgress) {
       const report = (p: AnalysisProgress) => void onProgress?.(p);
       return outcome(async () => {
-        const runs = await open(job.dbName);
         // 9 fields per sample, not the SQL texts: two 500,000-sample runs whole were a heap whose
         // teardown, when the worker ended, slowed the page drawing the result (50-60 ms tasks).
-        const lean = async (runId: string): Promise<ComparedRun> => ({
+        const lean = async (runs: StoredRuns, runId: string): Promise<ComparedRun> => ({
           run: await runs.header(runId),
           samples: await correctedLean(
             runs,
@@ -226,14 +228,10 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
             job.gold,
           ),
         });
-        let a: ComparedRun;
-        let b: ComparedRun;
-        try {
-          a = await lean(job.runIdA);
-          b = await lean(job.runIdB);
-        } finally {
-          runs.close();
-        }
+        const [a, b] = await reading(job.dbName, async (runs) => [
+          await lean(runs, job.runIdA),
+          await lean(runs, job.runIdB),
+        ]);
         return compareRuns(a, b, {
           resamples: job.resamples,
           makeRng: () => mulberry32(job.seed),
@@ -243,34 +241,23 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
     },
     seriesView(job, onProgress) {
       const report = (p: AnalysisProgress) => void onProgress?.(p);
-      return outcome(async () => {
-        const runs = await open(job.dbName);
-        try {
-          return await storedSeriesView(runs, job.seriesId, report);
-        } finally {
-          runs.close();
-        }
-      });
+      return outcome(() => reading(job.dbName, (runs) => storedSeriesView(runs, job.seriesId, report)));
     },
     seriesQuestion(job) {
-      return outcome(async () => {
-        const runs = await open(job.dbName);
-        try {
+      return outcome(() =>
+        reading(job.dbName, async (runs) => {
           const series = await runs.series(job.seriesId);
           const steps = [];
           for (const s of series.steps)
             steps.push({ step: s.step, runId: s.runId, samples: await runs.questionSamples(s.runId, job.index) });
           return questionAcrossSteps(steps);
-        } finally {
-          runs.close();
-        }
-      });
+        }),
+      );
     },
     seriesExport(job, onProgress) {
       const report = (p: AnalysisProgress) => void onProgress?.(p);
-      return outcome(async () => {
-        const runs = await open(job.dbName);
-        try {
+      return outcome(() =>
+        reading(job.dbName, async (runs) => {
           if (job.kind === 'series-file') {
             const series = await runs.series(job.seriesId);
             const parts: string[] = [];
@@ -282,17 +269,13 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
             return new Blob([reportJson(view.series, view.report)], { type: 'application/json' });
           if (job.kind === 'steps-parquet') return parquetOf(SERIES_STEPS_TABLE, view.report.steps);
           return parquetOf(SERIES_QUESTION_STEPS_TABLE, questionStepRows(view.report));
-        } finally {
-          runs.close();
-        }
-      });
+        }),
+      );
     },
     seriesReport(job, onProgress) {
       const report = (p: AnalysisProgress) => void onProgress?.(p);
       return outcome(async () => {
-        const runs = await open(job.dbName);
-        let input: ReportInput;
-        try {
+        const input = await reading(job.dbName, async (runs): Promise<ReportInput> => {
           const series = await runs.series(job.seriesId);
           // The series file's steps as its reader gives them back, without the file's text.
           const file = await readSeriesFileSteps(
@@ -303,10 +286,8 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
           const last = file.steps.at(-1);
           if (!last) throw new WorkbenchError('NOT_FOUND', 'the training run has no step yet');
           const run = withQuestionTexts(last.run, await runs.questions(last.run.run.dataset.id));
-          input = { runs: [run], compare: false, series: file, product: job.product, createdAt: job.createdAt };
-        } finally {
-          runs.close();
-        }
+          return { runs: [run], compare: false, series: file, product: job.product, createdAt: job.createdAt };
+        });
         const html = await buildReportHtml(job.template, reportPayload(input), streamGzip);
         return { name: input.series!.series.name, html: new Blob([html], { type: 'text/html' }) };
       });

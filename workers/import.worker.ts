@@ -7,8 +7,8 @@ import { storeSeriesFile } from '../src/adapters/store/series-file-store.ts';
 import { releaseSpooledFiles } from '../src/adapters/import/nested-zip.ts';
 import { toErrorData } from '../src/core/errors.ts';
 import { storeRunUpload } from '../src/adapters/store/run-upload.ts';
-import { openWorkbenchDb } from '../src/adapters/store/schema.ts';
-import type { ImportWorkerApi, Outcome } from './import.api.ts';
+import { openWorkbenchDb, type WorkbenchIdb } from '../src/adapters/store/schema.ts';
+import type { ImportWorkerApi, Outcome, RunFileJob } from './import.api.ts';
 
 const jobs = new Map<string, AbortController>();
 
@@ -17,6 +17,19 @@ async function outcome<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
     return { ok: true, value: await fn() };
   } catch (err) {
     return { ok: false, error: toErrorData(err) };
+  }
+}
+
+/** An uploaded file's text stored by `store` in the job's database, closed again afterwards. */
+async function storeUploadedFile<T>(
+  job: RunFileJob,
+  store: (idb: WorkbenchIdb, text: string, fileName: string) => Promise<T>,
+): Promise<T> {
+  const idb = await openWorkbenchDb(job.dbName);
+  try {
+    return await store(idb, await job.file.text(), job.fileName);
+  } finally {
+    idb.close();
   }
 }
 
@@ -50,14 +63,7 @@ const api: ImportWorkerApi = {
     jobs.get(jobId)?.abort();
   },
   async importRunFile(job) {
-    return outcome(async () => {
-      const idb = await openWorkbenchDb(job.dbName);
-      try {
-        return await storeRunUpload(idb, await job.file.text(), job.fileName);
-      } finally {
-        idb.close();
-      }
-    });
+    return outcome(() => storeUploadedFile(job, storeRunUpload));
   },
   async pairPredictions(job) {
     return outcome(async () => pairRunPredictions(job));
@@ -66,14 +72,7 @@ const api: ImportWorkerApi = {
     return outcome(async () => pairSeriesDump(job));
   },
   async importSeriesFile(job) {
-    return outcome(async () => {
-      const idb = await openWorkbenchDb(job.dbName);
-      try {
-        return await storeSeriesFile(idb, await job.file.text(), job.fileName);
-      } finally {
-        idb.close();
-      }
-    });
+    return outcome(() => storeUploadedFile(job, storeSeriesFile));
   },
 };
 

@@ -8,9 +8,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { serveLoopback, type LoopbackServer } from '../../tests/browser/loopback-http.ts';
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -24,11 +23,7 @@ const MIME: Record<string, string> = {
   '.webmanifest': 'application/manifest+json',
 };
 
-export interface CheckServer {
-  /** Base URL ending in '/'. */
-  url: string;
-  close(): Promise<void>;
-}
+export type CheckServer = LoopbackServer;
 
 export interface ServedFiles {
   dist: string;
@@ -57,60 +52,39 @@ function resolvePath(files: ServedFiles, pathname: string): string | null {
 
 export async function serveCheck(files: ServedFiles): Promise<CheckServer> {
   let base = '';
-  const server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const pathname = decodeURIComponent(url.pathname);
-      const headers = {
-        'Cross-Origin-Opener-Policy': 'same-origin',
-        'Cross-Origin-Embedder-Policy': 'require-corp',
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-      };
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { Allow: 'GET, HEAD' }).end();
-        return;
-      }
-      if (pathname === '/__gpu-check/config.json') {
-        res.writeHead(200, { ...headers, 'Content-Type': MIME['.json']! }).end(JSON.stringify(files.config(base)));
-        return;
-      }
-      let file = resolvePath(files, pathname);
-      let info = file ? await stat(file).catch(() => null) : null;
-      if (file && info?.isDirectory()) {
-        file = path.join(file, 'index.html');
-        info = await stat(file).catch(() => null);
-      }
-      if (!file || !info?.isFile()) {
-        res.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: ${pathname}`);
-        return;
-      }
-      res.writeHead(200, {
-        ...headers,
-        'Content-Type': MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
-        'Content-Length': info.size,
-      });
-      if (req.method === 'HEAD') res.end();
-      else
-        createReadStream(file)
-          .on('error', () => res.destroy())
-          .pipe(res);
-    })().catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end(String(err));
+  const server = await serveLoopback(async (req, res, url) => {
+    const pathname = decodeURIComponent(url.pathname);
+    const headers = {
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Embedder-Policy': 'require-corp',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    };
+    if (pathname === '/__gpu-check/config.json') {
+      res.writeHead(200, { ...headers, 'Content-Type': MIME['.json']! }).end(JSON.stringify(files.config(base)));
+      return;
+    }
+    let file = resolvePath(files, pathname);
+    let info = file ? await stat(file).catch(() => null) : null;
+    if (file && info?.isDirectory()) {
+      file = path.join(file, 'index.html');
+      info = await stat(file).catch(() => null);
+    }
+    if (!file || !info?.isFile()) {
+      res.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: ${pathname}`);
+      return;
+    }
+    res.writeHead(200, {
+      ...headers,
+      'Content-Type': MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+      'Content-Length': info.size,
     });
+    if (req.method === 'HEAD') res.end();
+    else
+      createReadStream(file)
+        .on('error', () => res.destroy())
+        .pipe(res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return {
-    url: base,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  base = server.url;
+  return server;
 }

@@ -23,6 +23,13 @@ const dbFile = (root: string, id: string) => {
   mkdirSync(path.join(root, id), { recursive: true });
   return path.join(root, id, `${id}.sqlite`);
 };
+/** A new database `id` in folder `root`, open in SQLite itself until the test ends. */
+const openNewDb = (root: string, id: string) => {
+  const file = dbFile(root, id);
+  const db = new Database(file);
+  open.push(db);
+  return { file, db };
+};
 const item = (index: number, dbId: string, predSql: string, goldSql: string): EvalItem =>
   evalItem({ index, dbId, predSql, goldSql });
 const evaluate = async (root: string, items: EvalItem[]) => {
@@ -33,9 +40,7 @@ const evaluate = async (root: string, items: EvalItem[]) => {
 describe('a WAL database whose -wal holds committed rows', () => {
   it('is refused naming the -wal file and the checkpoint command; once checkpointed, its rows are all read', async () => {
     const root = tempRoot();
-    const file = dbFile(root, 'w');
-    const db = new Database(file);
-    open.push(db);
+    const { file, db } = openNewDb(root, 'w');
     db.pragma('journal_mode = WAL');
     db.pragma('wal_autocheckpoint = 0');
     db.exec('CREATE TABLE t(x)');
@@ -62,9 +67,7 @@ describe('a WAL database whose -wal holds committed rows', () => {
 
   it('an empty -wal (checkpointed and truncated) is read as usual', async () => {
     const root = tempRoot();
-    const file = dbFile(root, 'w');
-    const db = new Database(file);
-    open.push(db);
+    const { file, db } = openNewDb(root, 'w');
     db.pragma('journal_mode = WAL');
     db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1)');
     db.pragma('wal_checkpoint(TRUNCATE)');
@@ -77,9 +80,7 @@ describe('a WAL database whose -wal holds committed rows', () => {
 describe('a database with a hot rollback journal (a write interrupted mid-way)', () => {
   it('is refused naming the -journal file and how to roll it back; SQLite itself would read the rolled-back rows', async () => {
     const src = tempRoot();
-    const file = dbFile(src, 'j');
-    const db = new Database(file);
-    open.push(db);
+    const { file, db } = openNewDb(src, 'j');
     db.exec(
       "CREATE TABLE t(x INTEGER, s TEXT); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c LIMIT 2000) INSERT INTO t SELECT i, printf('%0500d', i) FROM c",
     );

@@ -34,6 +34,27 @@ afterEach(async () => {
 const item = (index: number, dbId: string, predSql: string, goldSql: string): EvalItem =>
   evalItem({ index, questionId: 1000 + index, dbId, predSql, goldSql });
 
+/**
+ * A pool of one Node SQL worker over the test databases whose first worker goes through
+ * `breakFirst` (killed, or its API made to crash), as a crash would; `spawned()` counts workers.
+ */
+function poolWithFirstWorkerBroken(breakFirst: (h: WorkerHandle) => WorkerHandle): { spawned: () => number } {
+  let spawned = 0;
+  const spawn = (): WorkerHandle => {
+    const h = spawnNodeSqlWorker();
+    return spawned++ === 0 ? breakFirst(h) : h;
+  };
+  pool = new SqlPool({ spawn, dbSource: memoryDbSource(dbs), size: 1 });
+  return { spawned: () => spawned };
+}
+
+/** The first item is the crashed worker's error; the next one, on a new worker, is scored. */
+function expectCrashedThenScored(results: ItemResult[]): void {
+  expect(results[0]!.status).toBe('error');
+  expect(results[0]!.error).toMatch(/worker crashed/);
+  expect(results[1]).toMatchObject({ status: 'ok', ex: 1 });
+}
+
 describe('SqlPool on Node worker_threads (the same worker module as the browser)', () => {
   it('kills a runaway query at the timeout and still evaluates the next item', async () => {
     pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
@@ -95,54 +116,34 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
   });
 
   it('survives a worker that dies mid-item: that item is an error, the next one runs', async () => {
-    let spawned = 0;
-    const spawn = (): WorkerHandle => {
-      const h = spawnNodeSqlWorker();
-      // The first worker is killed from outside 300 ms in, as a crash would.
-      if (spawned++ === 0) setTimeout(() => h.terminate(), 300);
-      return h;
-    };
-    pool = new SqlPool({ spawn, dbSource: memoryDbSource(dbs), size: 1 });
-    const results = await pool.evaluate(
+    // The first worker is killed from outside 300 ms in.
+    poolWithFirstWorkerBroken((h) => (setTimeout(() => h.terminate(), 300), h));
+    const results = await pool!.evaluate(
       [item(0, 'a', RUNAWAY, 'SELECT 1'), item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3')],
       { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 20_000 },
     );
-    expect(results[0]!.status).toBe('error');
-    expect(results[0]!.error).toMatch(/worker crashed/);
-    expect(results[1]).toMatchObject({ status: 'ok', ex: 1 });
+    expectCrashedThenScored(results);
   });
 
   it('survives a worker that dies while it starts: no hang, the item is an error, the next one runs', async () => {
-    let spawned = 0;
-    const spawn = (): WorkerHandle => {
-      const h = spawnNodeSqlWorker();
-      if (spawned++ === 0) h.terminate();
-      return h;
-    };
-    pool = new SqlPool({ spawn, dbSource: memoryDbSource(dbs), size: 1 });
-    const results = await pool.evaluate(
+    poolWithFirstWorkerBroken((h) => (h.terminate(), h));
+    const results = await pool!.evaluate(
       [item(0, 'a', 'SELECT 1', 'SELECT 1'), item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3')],
       DEFAULT_EVAL_OPTIONS,
     );
-    expect(results[0]!.status).toBe('error');
-    expect(results[0]!.error).toMatch(/worker crashed/);
-    expect(results[1]).toMatchObject({ status: 'ok', ex: 1 });
+    expectCrashedThenScored(results);
   });
 
   it('a worker that dies while it opens a database: that item is marked, the database is not given up, its later items run', async () => {
-    let spawned = 0;
-    const spawn = (): WorkerHandle => {
-      const h = spawnNodeSqlWorker();
-      if (spawned++ > 0) return h;
-      // The first worker crashes as it receives the database bytes.
+    // The first worker crashes as it receives the database bytes.
+    const { spawned } = poolWithFirstWorkerBroken((h) => {
       const api = new Proxy(h.api, {
         get: (target, prop, receiver) =>
           prop === 'loadDb' ? () => (h.terminate(), new Promise(() => undefined)) : Reflect.get(target, prop, receiver),
       });
       return { ...h, api };
-    };
-    pool = new SqlPool({ spawn, dbSource: memoryDbSource(dbs), size: 1 });
-    const results = await pool.evaluate(
+    });
+    const results = await pool!.evaluate(
       [
         item(0, 'a', 'SELECT 1', 'SELECT 1'),
         item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3'),
@@ -156,7 +157,7 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
       ['ok', 1],
       ['ok', 1],
     ]);
-    expect(spawned).toBe(2);
+    expect(spawned()).toBe(2);
   });
 
   it('workers handed one compiled sql.js (as the CLI and the app start them) answer as workers that compile their own, a worker started again after a timeout included', async () => {

@@ -5,12 +5,11 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium-flags.ts';
+import { serveLoopback } from './loopback-http.ts';
 
 export { CHROMIUM_PATH };
 
@@ -80,14 +79,8 @@ export interface StaticServer {
 export async function serveStatic(root: string, headers: Record<string, string> = {}): Promise<StaticServer> {
   const base = path.resolve(root);
   const requests: string[] = [];
-  const server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      requests.push(url.pathname);
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { Allow: 'GET, HEAD' }).end();
-        return;
-      }
+  const server = await serveLoopback(
+    async (req, res, url) => {
       let file = path.resolve(base, '.' + decodeURIComponent(url.pathname));
       if (file !== base && !file.startsWith(base + path.sep)) {
         res.writeHead(403).end();
@@ -108,25 +101,10 @@ export async function serveStatic(root: string, headers: Record<string, string> 
         ...headers,
       });
       res.end(req.method === 'HEAD' ? undefined : body);
-    })().catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end(String(err));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+    },
+    (url) => requests.push(url.pathname),
+  );
+  return { ...server, requests };
 }
 
 export interface PageWatch {

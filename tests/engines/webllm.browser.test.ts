@@ -21,6 +21,7 @@ import {
   isModelCached,
   type WebLlmEngine,
 } from '../../src/adapters/engines/webllm-engine.ts';
+import { rejectionOf } from '../helpers/errors.ts';
 
 const engines: WebLlmEngine[] = [];
 const engine = (...args: Parameters<typeof createWebLlmEngine>) => {
@@ -31,15 +32,6 @@ const engine = (...args: Parameters<typeof createWebLlmEngine>) => {
 afterEach(async () => {
   await Promise.all(engines.splice(0).map((e) => e.unload()));
 });
-
-async function failure(p: Promise<unknown>): Promise<{ name: string; code: string; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { name: string; code: string; message: string };
-  }
-  throw new Error('expected a rejection');
-}
 
 // An absolute path: Vite rewrites `new URL('./x', import.meta.url)` as an asset import.
 const FIXTURE = new URL('/tests/engines/fixtures/mlc-incomplete/', location.origin);
@@ -90,7 +82,7 @@ describe('WebGPU capability in headless Chromium (SwiftShader)', () => {
         return import('@mlc-ai/web-llm');
       },
     });
-    const err = await failure(e.load({ id: 'Qwen2.5-Coder-0.5B-Instruct-q4f16_1-MLC' }));
+    const err = await rejectionOf(e.load({ id: 'Qwen2.5-Coder-0.5B-Instruct-q4f16_1-MLC' }));
     expect(err).toMatchObject({ name: 'EngineError', code: 'UNSUPPORTED' });
     expect(err.message).toContain('This GPU cannot run 16-bit float shaders (shader-f16)');
     expect(imported).toBe(false);
@@ -113,7 +105,7 @@ describe('custom WebLLM checkpoints from a local URL', () => {
     const { record } = fixture();
     const e = engine();
     const ref = e.addCustomModel(record);
-    const err = await failure(e.load(ref));
+    const err = await rejectionOf(e.load(ref));
     expect(err.code).toBe('MODEL_MISSING');
     // A static server answers 404; Vite's dev server answers its HTML page, which is caught too.
     const shard = new URL('resolve/main/params_shard_0.bin', FIXTURE).href;
@@ -126,7 +118,7 @@ describe('custom WebLLM checkpoints from a local URL', () => {
   it("without the preflight, web-llm's own worker path fails on the bad model library with a clear error", async () => {
     const { record } = fixture();
     const e = engine({ preflight: false });
-    const err = await failure(e.load(e.addCustomModel(record)));
+    const err = await rejectionOf(e.load(e.addCustomModel(record)));
     expect(err.code).toBe('MODEL_REJECTED');
     expect(err.message).toMatch(
       /^mlc-incomplete: The model library \(\.wasm\) could not be loaded: it is not a valid web-llm model library/,
@@ -194,7 +186,7 @@ describe("offline import into web-llm's cache", () => {
   it('loads an imported model from the cache alone: web-llm reaches the model library without any network', async () => {
     const record = await importLocalModel(folder(), { id: 'offline-check' });
     const e = engine();
-    const err = await failure(e.load(e.addCustomModel(record)));
+    const err = await rejectionOf(e.load(e.addCustomModel(record)));
     // The host local-import.invalid cannot be reached: getting as far as compiling the library
     // proves that the config and the library came from the cache.
     expect(err.code).toBe('MODEL_REJECTED');
@@ -204,20 +196,20 @@ describe("offline import into web-llm's cache", () => {
 
   it('says what is missing from a folder that cannot be imported', async () => {
     const noShard = folder().filter((f) => !f.path.endsWith('params_shard_1.bin'));
-    expect((await failure(importLocalModel(noShard))).message).toBe(
+    expect((await rejectionOf(importLocalModel(noShard))).message).toBe(
       'my-policy-q4f32_1-MLC/: the folder lacks 1 weight shard(s): params_shard_1.bin',
     );
     const old = folder().map((f) =>
       f.path.endsWith('tensor-cache.json') ? { ...f, path: f.path.replace('tensor-cache', 'ndarray-cache') } : f,
     );
-    expect((await failure(importLocalModel(old))).message).toContain(
+    expect((await rejectionOf(importLocalModel(old))).message).toContain(
       'ndarray-cache.json, the name older MLC builds used',
     );
     const noLib = folder().filter((f) => !f.path.endsWith('.wasm'));
-    expect((await failure(importLocalModel(noLib))).message).toContain(
+    expect((await rejectionOf(importLocalModel(noLib))).message).toContain(
       'no model library (.wasm) in the folder: choose it too',
     );
-    expect((await failure(importLocalModel([{ path: 'x/readme.txt', file: new Blob(['x']) }]))).message).toContain(
+    expect((await rejectionOf(importLocalModel([{ path: 'x/readme.txt', file: new Blob(['x']) }]))).message).toContain(
       'no mlc-chat-config.json',
     );
   });

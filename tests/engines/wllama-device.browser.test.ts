@@ -7,14 +7,12 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWllamaEngine, type WllamaEngine } from '../../src/adapters/engines/wllama-engine.ts';
 import { GREEDY, type Prompt } from '../../src/core/engine/engine.ts';
-import { transfer } from 'comlink';
-import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import {
   createBrowserSqlPool,
   memoryDbSource,
-  spawnBrowserSqlWorker,
+  openBrowserSchemaSource,
+  type BrowserSchemaSource,
 } from '../../src/adapters/browser/sql-worker-host.ts';
-import { createSqlWorkerSchemaSource } from '../../src/adapters/engines/sql-worker-schema-source.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { loadDatabaseContext } from '../../src/core/prompt/build-prompt.ts';
@@ -88,18 +86,13 @@ describe('GGUF engine device (wllama, real stories260K.gguf)', () => {
         ],
       ]),
     );
-    const schemaWorker = spawnBrowserSqlWorker();
+    let schema: BrowserSchemaSource | undefined;
     const pool = createBrowserSqlPool(dbSource, 1);
     try {
       const e = engine('all');
       await e.load({ id: 'stories260K.gguf', source: 'file:stories260K.gguf' });
-      await schemaWorker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
-      const source = createSqlWorkerSchemaSource({
-        api: schemaWorker.api,
-        dbSource,
-        transferBytes: (b) => transfer(b, [b.buffer]),
-      });
-      const ctx = await loadDatabaseContext(source, 'superhero', { sampleRows: 0, descriptions: false });
+      schema = await openBrowserSchemaSource(dbSource, 64 * 1024 * 1024);
+      const ctx = await loadDatabaseContext(schema.source, 'superhero', { sampleRows: 0, descriptions: false });
       const stored: SampleRecord[] = [];
       const out = await runGeneration(
         {
@@ -143,7 +136,7 @@ describe('GGUF engine device (wllama, real stories260K.gguf)', () => {
       const back = parseRunFile(JSON.stringify(toRunFile(header, stored)), 'run.json');
       expect(back.samples.map((s) => s.generation!.device)).toEqual(['cpu', 'cpu']);
     } finally {
-      schemaWorker.terminate();
+      schema?.dispose();
       await pool.dispose();
     }
   }, 120_000);

@@ -5,15 +5,13 @@
  * pipeline. The model writes stories, never SQL, which is itself the case under test:
  * extraction finds no SQL (rule `none`) and the samples score 0 without breaking anything.
  */
-import { transfer } from 'comlink';
-import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlWorkerSchemaSource } from '../../src/adapters/engines/sql-worker-schema-source.ts';
 import { createWllamaEngine, type WllamaEngine } from '../../src/adapters/engines/wllama-engine.ts';
 import {
   createBrowserSqlPool,
   memoryDbSource,
-  spawnBrowserSqlWorker,
+  openBrowserSchemaSource,
+  type BrowserSchemaSource,
 } from '../../src/adapters/browser/sql-worker-host.ts';
 import { GREEDY, type Prompt } from '../../src/core/engine/engine.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
@@ -24,6 +22,7 @@ import { extractSql } from '../../src/core/sql/extract-sql.ts';
 import type { EvalItem } from '../../src/core/types.ts';
 import { engineContract } from './contract.ts';
 import { sharedFile, sharedUrl } from './shared-files.ts';
+import { rejectionOf } from '../helpers/errors.ts';
 
 const STORIES = 'models/stories260K.gguf';
 const V1 = 'models/stories260K-gguf-v1-unsupported.gguf';
@@ -38,15 +37,6 @@ function engine(threads: number | 'auto' = 'auto'): WllamaEngine {
   return e;
 }
 const storiesRef = { id: 'stories260K.gguf', source: 'file:stories260K.gguf' };
-
-async function failure(p: Promise<unknown>): Promise<{ name: string; code: string; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { name: string; code: string; message: string };
-  }
-  throw new Error('expected a rejection');
-}
 
 beforeAll(async () => {
   files.set('stories260K.gguf', await sharedFile(STORIES));
@@ -128,24 +118,24 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
       /^header-only\.gguf: llama\.cpp found no vocabulary in it \(nVocab 0\)/,
     ],
   ])('rejects %s', async (_title, name, message) => {
-    const e = await failure(engine().load({ id: name, source: `file:${name}` }));
+    const e = await rejectionOf(engine().load({ id: name, source: `file:${name}` }));
     expect(e).toMatchObject({ name: 'EngineError', code: 'MODEL_REJECTED' });
     expect(e.message).toMatch(message);
   });
 
   it('rejects the GGUF v1 file from a URL too', async () => {
-    const e = await failure(engine().load({ id: 'v1', source: sharedUrl(V1) }));
+    const e = await rejectionOf(engine().load({ id: 'v1', source: sharedUrl(V1) }));
     expect(e.code).toBe('MODEL_REJECTED');
     expect(e.message).toContain('GGUF version 1 is obsolete');
   });
 
   it('says MODEL_MISSING for a URL that is not there and for a file not picked again after a reload', async () => {
-    const a = await failure(engine().load({ id: 'x', source: sharedUrl('models/missing.gguf') }));
+    const a = await rejectionOf(engine().load({ id: 'x', source: sharedUrl('models/missing.gguf') }));
     expect(a.code).toBe('MODEL_MISSING');
     expect(a.message).toMatch(
       /missing\.gguf: (could not download the model: HTTP 404|the server answered with a web page instead of a model file)/,
     );
-    const b = await failure(engine().load({ id: 'mine.gguf', source: 'file:mine.gguf' }));
+    const b = await rejectionOf(engine().load({ id: 'mine.gguf', source: 'file:mine.gguf' }));
     expect(b).toMatchObject({
       code: 'MODEL_MISSING',
       message:
@@ -225,18 +215,13 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
     const q = questions.find((x) => x.dbId === 'superhero')!;
     const dbBytes = new Uint8Array(await (await sharedFile('bird/databases/superhero/superhero.sqlite')).arrayBuffer());
     const dbSource = memoryDbSource(new Map([['superhero', dbBytes]]));
-    const schemaWorker = spawnBrowserSqlWorker();
+    let schema: BrowserSchemaSource | undefined;
     const pool = createBrowserSqlPool(dbSource, 1);
     try {
       const e = engine();
       await e.load(storiesRef);
-      await schemaWorker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
-      const source = createSqlWorkerSchemaSource({
-        api: schemaWorker.api,
-        dbSource,
-        transferBytes: (b) => transfer(b, [b.buffer]),
-      });
-      const ctx = await loadDatabaseContext(source, 'superhero', { sampleRows: 3, descriptions: false });
+      schema = await openBrowserSchemaSource(dbSource, 64 * 1024 * 1024);
+      const ctx = await loadDatabaseContext(schema.source, 'superhero', { sampleRows: 3, descriptions: false });
       expect(ctx.tables.map((t) => t.name)).toContain('superhero');
       const params = { ...GREEDY, n: 2, temperature: 0.8, seed: 1, maxTokens: 64 };
       const built = await buildPrompt(BIRD_MINIDEV_V1, ctx, q, {
@@ -277,7 +262,7 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
       ]);
       expect(results[0]!.goldRowCount).toBeGreaterThan(0);
     } finally {
-      schemaWorker.terminate();
+      schema?.dispose();
       await pool.dispose();
     }
   });

@@ -1,17 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { ROOT, runCommand, type CliRun } from './run-command.ts';
 import { datasetFlags, minidevFiles, type DatasetFiles } from './shared-data.ts';
 
-export const ROOT = path.resolve(import.meta.dirname, '../..');
-
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export { ROOT, runCommand, type CliRun };
 
 /**
  * Runs the CLI exactly as its contract says: `npm run --silent cli -- ...`. Each run gets a
@@ -21,27 +15,6 @@ export interface CliRun {
 export function runCli(args: string[], cwd = ROOT, env?: Record<string, string>): Promise<CliRun> {
   const childEnv = { ...process.env, XDG_CACHE_HOME: mkdtempSync(path.join(tmpdir(), 'wb-cli-cache-')), ...env };
   return runCommand('npm', ['run', '--silent', 'cli', '--', ...args], { cwd, env: childEnv });
-}
-
-/** Runs a command to its end, no input, collecting its exit code and output (cwd: the repository root). */
-export function runCommand(
-  command: string,
-  args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd ?? ROOT,
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 export function tempFile(name: string): string {

@@ -10,3 +10,13 @@ export function workbenchErrorOf(fn: () => unknown): WorkbenchError {
   }
   throw new Error('expected a WorkbenchError');
 }
+
+/** What `p` rejects with, read as a coded error's fields (fails the test when `p` resolves). */
+export async function rejectionOf(p: Promise<unknown>): Promise<{ name: string; code: string; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as { name: string; code: string; message: string };
+  }
+  throw new Error('expected a rejection');
+}

@@ -56,6 +56,11 @@ function question(id: number): Question {
   return q;
 }
 
+/** reasoning-v1's prompt of mini-dev question `q` on its database's context, built with `options`. */
+async function reasoningPrompt(q: Question, options?: Parameters<typeof buildPrompt>[3]) {
+  return buildPrompt(REASONING_V1, await context(q.dbId), q, options);
+}
+
 beforeAll(async () => {
   source = await sqljsSchemaSource(sharedData('bird', 'databases'));
   questions = parseQuestions(
@@ -176,7 +181,7 @@ describe('sample rows', () => {
 describe('reasoning-v1', () => {
   it('asks for <think> and <answer> with a system message, schema, descriptions, evidence and question', async () => {
     const q = question(1312);
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q);
+    const built = await reasoningPrompt(q);
     const [system, user] = built.prompt.messages;
     expect(system!.role).toBe('system');
     expect(system!.content).toContain('<think>');
@@ -217,7 +222,7 @@ describe('fitting the context window', () => {
 
   it('cuts nothing when the prompt fits', async () => {
     const q = question(1359);
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+    const built = await reasoningPrompt(q, {
       budget: { contextWindow: 32768, reserve: 1024 },
     });
     expect(built.fit.fits).toBe(true);
@@ -228,7 +233,7 @@ describe('fitting the context window', () => {
   it('drops sample rows first, least relevant tables first, and stops as soon as the prompt fits', async () => {
     const q = question(1359);
     const tokens = await full(q.dbId, q);
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+    const built = await reasoningPrompt(q, {
       budget: { contextWindow: tokens - 200 + 512, reserve: 512 },
     });
     expect(built.fit.fits).toBe(true);
@@ -263,7 +268,7 @@ describe('fitting the context window', () => {
 
   it('says when even the smallest prompt does not fit, and keeps the mentioned tables', async () => {
     const q = question(1359);
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+    const built = await reasoningPrompt(q, {
       budget: { contextWindow: 100, reserve: 50 },
     });
     expect(built.fit.fits).toBe(false);
@@ -287,13 +292,13 @@ describe('fitting the context window', () => {
       calls.push(t);
       return t.split(/\s+/).filter(Boolean).length;
     };
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+    const built = await reasoningPrompt(q, {
       countTokens: words,
       budget: { contextWindow: 4096, reserve: 0 },
     });
     expect(built.fit.counter).toBe('engine');
     expect(calls.length).toBeGreaterThan(0);
-    const approx = await buildPrompt(REASONING_V1, await context(q.dbId), q);
+    const approx = await reasoningPrompt(q);
     expect(approx.fit.counter).toBe('chars/4');
     expect(approx.fit.tokens).toBe(approx.prompt.messages.reduce((n, m) => n + approxTokens(m.content) + 8, 0));
   });
@@ -306,7 +311,7 @@ describe('fitting the context window', () => {
       measured++;
       return approxTokens(t);
     };
-    const built = await buildPrompt(REASONING_V1, await context(q.dbId), q, {
+    const built = await reasoningPrompt(q, {
       countTokens: counter,
       budget: { contextWindow: Math.floor(tokens / 2), reserve: 0 },
     });

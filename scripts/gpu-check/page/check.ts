@@ -9,14 +9,12 @@
  * check's advice; and a generation run's EX on the demo dataset with the first GGUF.
  * The settings come from ./config.json; the report is left in `window.__gpuCheck`.
  */
-import { transfer } from 'comlink';
-import sqlWasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import {
   createBrowserSqlPool,
   memoryDbSource,
-  spawnBrowserSqlWorker,
+  openBrowserSchemaSource,
+  type BrowserSchemaSource,
 } from '../../../src/adapters/browser/sql-worker-host.ts';
-import { createSqlWorkerSchemaSource } from '../../../src/adapters/engines/sql-worker-schema-source.ts';
 import { catalogNeeds, customNeeds, probeGpu } from '../../../src/adapters/engines/webgpu-capability.ts';
 import { WEBLLM_CATALOG } from '../../../src/adapters/engines/webllm-catalog.ts';
 import { customModelRecord, preflightCustomModel } from '../../../src/adapters/engines/webllm-custom.ts';
@@ -134,19 +132,14 @@ async function demoRun(f: File, questionsWanted: number) {
     await (await file('../demo/city_library/city_library.sqlite', 'city_library.sqlite')).arrayBuffer(),
   );
   const dbSource = memoryDbSource(new Map([['city_library', dbBytes]]));
-  const schemaWorker = spawnBrowserSqlWorker();
+  let schema: BrowserSchemaSource | undefined;
   const pool = createBrowserSqlPool(dbSource, 1);
   const e = createWllamaEngine({ gpuLayers: 'all' });
   e.addFile(f.name, f);
   try {
     await e.load({ id: f.name, source: `file:${f.name}` });
-    await schemaWorker.api.init({ cacheBytes: 64 * 1024 * 1024, wasmUrl: sqlWasmUrl });
-    const source = createSqlWorkerSchemaSource({
-      api: schemaWorker.api,
-      dbSource,
-      transferBytes: (b) => transfer(b, [b.buffer]),
-    });
-    const ctx = await loadDatabaseContext(source, 'city_library', { sampleRows: 0, descriptions: false });
+    schema = await openBrowserSchemaSource(dbSource, 64 * 1024 * 1024);
+    const ctx = await loadDatabaseContext(schema.source, 'city_library', { sampleRows: 0, descriptions: false });
     const indices = questions.slice(0, questionsWanted).map((_, i) => i);
     const stored: SampleRecord[] = [];
     const t0 = performance.now();
@@ -177,7 +170,7 @@ async function demoRun(f: File, questionsWanted: number) {
       deviceReason: g?.deviceReason ?? null,
     };
   } finally {
-    schemaWorker.terminate();
+    schema?.dispose();
     await pool.dispose();
     await e.unload().catch(() => undefined);
   }

@@ -4,20 +4,16 @@
  * a run's version-sensitive items are re-run (src/app/version-check-service.ts), so neither the
  * worker nor the wasm is part of the main bundle or fetched before.
  */
-import { wrap } from 'comlink';
 import wasmUrl from 'sql.js-1.8/dist/sql-wasm.wasm?url';
-import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
+import { sqlWorkerHandle } from './sql-worker-host.ts';
 
 function spawnLegacyWorker(): WorkerHandle {
   const worker = new Worker(new URL('../../../workers/sql-legacy.worker.ts', import.meta.url), {
     type: 'module',
     name: 'sql-3.39',
   });
-  const exited = new Promise<string>((resolve) => {
-    worker.addEventListener('error', (e) => resolve(e.message || 'the SQLite 3.39 worker failed to start'));
-  });
-  return { api: wrap<SqlWorkerApi>(worker), terminate: () => worker.terminate(), exited };
+  return sqlWorkerHandle(worker, 'the SQLite 3.39 worker failed to start');
 }
 
 /** One worker by default: the re-run is of the flagged samples only (a few per hundred). */

@@ -8,15 +8,23 @@ import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 
+/**
+ * The pool's handle on a module worker that serves the SQL worker API; `exited` resolves with
+ * the worker's error message, or `startFailure` when it has none.
+ */
+export function sqlWorkerHandle(worker: Worker, startFailure: string): WorkerHandle {
+  const exited = new Promise<string>((resolve) => {
+    worker.addEventListener('error', (e) => resolve(e.message || startFailure));
+  });
+  return { api: wrap<SqlWorkerApi>(worker), terminate: () => worker.terminate(), exited };
+}
+
 export function spawnBrowserSqlWorker(): WorkerHandle {
   const worker = new Worker(new URL('../../../workers/sql.worker.ts', import.meta.url), {
     type: 'module',
     name: 'sql',
   });
-  const exited = new Promise<string>((resolve) => {
-    worker.addEventListener('error', (e) => resolve(e.message || 'the SQL worker failed to start'));
-  });
-  return { api: wrap<SqlWorkerApi>(worker), terminate: () => worker.terminate(), exited };
+  return sqlWorkerHandle(worker, 'the SQL worker failed to start');
 }
 
 /** Databases held as bytes in memory (the demo; tests). Each load hands out a copy. */
@@ -65,14 +73,17 @@ async function compileSqlJs(): Promise<WebAssembly.Module> {
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
+/** A schema source with the SQL worker it reads through; `dispose` ends the worker. */
+export interface BrowserSchemaSource {
+  source: SchemaSource;
+  dispose: () => void;
+}
+
 /**
  * A SQL worker of its own that reads schemas and sample rows (the prompts' SchemaSource) from
  * `dbSource`; `dispose` ends it.
  */
-export async function openBrowserSchemaSource(
-  dbSource: DbSource,
-  cacheBytes: number,
-): Promise<{ source: SchemaSource; dispose: () => void }> {
+export async function openBrowserSchemaSource(dbSource: DbSource, cacheBytes: number): Promise<BrowserSchemaSource> {
   const worker = spawnBrowserSqlWorker();
   try {
     await worker.api.init({ cacheBytes, wasmUrl });

@@ -9,7 +9,9 @@ export type Expr =
   | { kind: 'num'; value: number }
   | { kind: 'var'; name: string }
   | { kind: 'neg'; arg: Expr }
-  | { kind: 'bin'; op: '+' | '-' | '*' | '/'; left: Expr; right: Expr };
+  | { kind: 'bin'; op: BinOp; left: Expr; right: Expr };
+
+type BinOp = '+' | '-' | '*' | '/';
 
 interface Token {
   kind: 'num' | 'ident' | 'op' | 'end';
@@ -99,23 +101,19 @@ export function parseExpression(formula: string, variables: readonly string[]): 
     }
     return primary();
   };
-  const product = (): Expr => {
-    let left = unary();
-    while (peek().text === '*' || peek().text === '/') {
-      const op = peek().text as '*' | '/';
+  /** `operand`s joined by the operators `ops`, left-associative. */
+  const chain = (ops: readonly BinOp[], operand: () => Expr): Expr => {
+    let left = operand();
+    while ((ops as readonly string[]).includes(peek().text)) {
+      const op = peek().text as BinOp;
       k++;
-      left = { kind: 'bin', op, left, right: unary() };
+      left = { kind: 'bin', op, left, right: operand() };
     }
     return left;
   };
+  const product = (): Expr => chain(['*', '/'], unary);
   function sum(): Expr {
-    let left = product();
-    while (peek().text === '+' || peek().text === '-') {
-      const op = peek().text as '+' | '-';
-      k++;
-      left = { kind: 'bin', op, left, right: product() };
-    }
-    return left;
+    return chain(['+', '-'], product);
   }
 
   if (peek().kind === 'end') fail(formula, 0, 'the formula is empty');

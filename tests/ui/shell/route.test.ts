@@ -31,24 +31,27 @@ describe('hash routes', () => {
     expect(parseHash(hash)).toEqual(route);
   });
 
-  it('writes what it reads', () => {
-    for (const hash of [
-      '#/',
-      '#/datasets',
-      '#/datasets/d',
-      '#/runs',
-      '#/rubrics',
-      '#/rubric-runs',
-      '#/run/r%20x',
-      '#/run/r/items',
-      '#/run/r/items/4.1',
-      '#/series',
-      '#/series/s%201',
-      '#/series/s/question/3',
-      '#/series/s?bucket=unstable&sort=first',
-    ]) {
-      expect(routeHash(parseHash(hash))).toBe(hash);
-    }
+  it.each([
+    '#/',
+    '#/datasets',
+    '#/datasets/d',
+    '#/runs',
+    '#/rubrics',
+    '#/rubric-runs',
+    '#/run/r%20x',
+    '#/run/r/items',
+    '#/run/r/items/4.1',
+    '#/series',
+    '#/series/s%201',
+    '#/series/s/question/3',
+    '#/series/s?bucket=unstable&sort=first',
+    // The per-question samples view and a compared question.
+    '#/run/r1/question/1334',
+    '#/compare/a/b/question/7',
+    '#/compare/a/b',
+    '#/run/r/items/4.1?outcome=missing-db',
+  ])('writes what it reads: %s', (hash) => {
+    expect(routeHash(parseHash(hash))).toBe(hash);
   });
 
   it('carries the explorer filters after a ?, only those that differ from the default', () => {
@@ -83,17 +86,9 @@ describe('hash routes', () => {
     expect(parseHash('#/run/r/items?difficulty=hard')).toMatchObject({ query: { difficulty: 'hard' } });
   });
 
-  it('reads and writes the per-question samples view and a compared question', () => {
+  it('reads the per-question samples view and a compared question (written back: the table above)', () => {
     expect(parseHash('#/run/r1/question/1334')).toEqual({ page: 'question', runId: 'r1', index: 1334 });
     expect(parseHash('#/compare/a/b/question/7')).toEqual({ page: 'compare', runIds: ['a', 'b'], question: 7 });
-    for (const hash of [
-      '#/run/r1/question/1334',
-      '#/compare/a/b/question/7',
-      '#/compare/a/b',
-      '#/run/r/items/4.1?outcome=missing-db',
-    ]) {
-      expect(routeHash(parseHash(hash))).toBe(hash);
-    }
   });
 
   it('ignores an item key that is not a number, and a broken escape', () => {
