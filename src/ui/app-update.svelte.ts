@@ -12,10 +12,19 @@ import { errorMessage } from '../core/errors.ts';
 
 export type UpdatePhase = 'none' | 'available' | 'waiting-for-run' | 'updating' | 'updated-elsewhere';
 
+/** AppUpdate's own fields (read through `state`). */
+interface AppUpdateFields {
+  offlineReady: boolean;
+  phase: UpdatePhase;
+  error: string | null;
+}
+
 export class AppUpdate {
-  #offlineReady = $state(false);
-  #phase = $state<UpdatePhase>('none');
-  #error = $state<string | null>(null);
+  #s = $state<AppUpdateFields>({
+    offlineReady: false,
+    phase: 'none',
+    error: null,
+  });
   #update: ((reload?: boolean) => Promise<void>) | null = null;
   readonly #activeRuns: () => Promise<string[]>;
 
@@ -24,42 +33,37 @@ export class AppUpdate {
     this.#activeRuns = activeRuns;
   }
 
-  get offlineReady(): boolean {
-    return this.#offlineReady;
-  }
-  get phase(): UpdatePhase {
-    return this.#phase;
-  }
-  get error(): string | null {
-    return this.#error;
+  /** The fields the screen shows, read-only: the methods below change them. */
+  get state(): Readonly<AppUpdateFields> {
+    return this.#s;
   }
 
   register(): void {
     if (!('serviceWorker' in navigator)) return;
     this.#update = registerSW({
       immediate: true,
-      onOfflineReady: () => (this.#offlineReady = true),
-      onNeedRefresh: () => (this.#phase = 'available'),
+      onOfflineReady: () => (this.#s.offlineReady = true),
+      onNeedRefresh: () => (this.#s.phase = 'available'),
       // The new version took control: this tab asked for it (reload now), or another one did.
       onNeedReload: () => {
-        if (this.#phase === 'updating') location.reload();
-        else this.#phase = 'updated-elsewhere';
+        if (this.#s.phase === 'updating') location.reload();
+        else this.#s.phase = 'updated-elsewhere';
       },
-      onRegisterError: (err: unknown) => (this.#error = `Offline use is not available: ${errorMessage(err)}`),
+      onRegisterError: (err: unknown) => (this.#s.error = `Offline use is not available: ${errorMessage(err)}`),
     });
   }
 
   /** Activates the waiting version and reloads, unless a run is being evaluated in some tab. */
   async apply(): Promise<void> {
     if ((await this.#activeRuns().catch(() => [])).length > 0) {
-      this.#phase = 'waiting-for-run';
+      this.#s.phase = 'waiting-for-run';
       return;
     }
-    this.#phase = 'updating';
+    this.#s.phase = 'updating';
     await this.#update?.(true);
   }
 
   dismissOfflineNote(): void {
-    this.#offlineReady = false;
+    this.#s.offlineReady = false;
   }
 }

@@ -55,6 +55,23 @@ export function statesBuiltInComponents(source: string, file = 'sample'): string
   return out;
 }
 
+/**
+ * `file:line name` of every plain (deep) `$state` field besides the record `#s`: a screen's fields
+ * live in one record (docs/ui-state.md); `$state.raw` fields (large data read whole) stay apart. A
+ * field kept out of the record on purpose says why on the line above, with "outside the record".
+ */
+export function fieldsOutsideRecord(source: string, file = 'sample'): string[] {
+  const out: string[] = [];
+  const lines = source.split('\n');
+  const hasRecord = lines.some((l) => /^\s+#s\s*=\s*\$state\s*[<(]/.test(l));
+  lines.forEach((line, i) => {
+    const m = /^\s+(?:readonly\s+)?#([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*\$state\s*[<(]/.exec(line);
+    if (m && m[1] !== 's' && !/outside the record/.test(lines[i - 1] ?? '')) out.push(`${file}:${i + 1} #${m[1]}`);
+  });
+  // A class with one field and no record (the router's last run, a counter) keeps it as it is.
+  return hasRecord || out.length > 1 ? out : [];
+}
+
 /** The suffixes of state classes, each with one meaning (docs/ui-state.md), and the shell's own classes that are not screen states. */
 const SUFFIXES = ['State', 'View', 'Draft', 'Slot'];
 const SHELL_CLASSES = new Set(['Workbench', 'Router', 'Staged', 'AppUpdate']);
@@ -86,6 +103,20 @@ describe('the UI state pattern (docs/ui-state.md)', () => {
       'sample:4 total = $derived',
     ]);
     expect(misnamedClasses(bad)).toEqual(['sample:1 FooScreen']);
+    const record = [
+      'export class FooState {',
+      '  #s = $state<FooFields>({ n: 0 });',
+      '  #list = $state.raw<number[]>([]);',
+      '  #open = $state(false);',
+      "  #name = $state<string>('');",
+      '  // A File is not proxied; kept outside the record: …',
+      '  #file = $state<File | null>(null);',
+      '}',
+    ].join('\n');
+    expect(fieldsOutsideRecord(record)).toEqual(['sample:4 #open', 'sample:5 #name']);
+    const two = ['export class BarState {', '  #a = $state(0);', '  #b = $state(1);', '}'].join('\n');
+    expect(fieldsOutsideRecord(two)).toEqual(['sample:2 #a', 'sample:3 #b']);
+    expect(fieldsOutsideRecord('export class Counter {\n  #count = $state(0);\n}')).toEqual([]);
     expect(misnamedClasses('export class FooState {}\nexport class Router {}')).toEqual([]);
     const markup =
       '<input bind:value={g.name} /><input bind:checked={sc.a.b} />\n<input bind:value={local} /><input bind:value={() => g.n, (n) => g.setN(n)} /><input bind:group={r.items[0]} />';
@@ -117,6 +148,10 @@ describe('the UI state pattern (docs/ui-state.md)', () => {
 
   it('no state class exposes a $state field: private #fields behind getters and methods', () => {
     expect(stateFiles.flatMap((f) => publicRuneFields(readFileSync(f, 'utf8'), rel(f)))).toEqual([]);
+  });
+
+  it('a state class keeps its fields in one record, #s, besides its $state.raw data (a one-field class may keep its field)', () => {
+    expect(stateFiles.flatMap((f) => fieldsOutsideRecord(readFileSync(f, 'utf8'), rel(f)))).toEqual([]);
   });
 
   it('no component binds to a field of a state object (it reads getters and calls methods)', () => {

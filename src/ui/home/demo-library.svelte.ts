@@ -54,40 +54,40 @@ function withLock<T>(fn: () => Promise<T>): Promise<T> {
   return navigator.locks ? navigator.locks.request(LOCK, fn) : fn();
 }
 
+/** DemoState's own fields (read through `state`). */
+interface DemoFields {
+  phase: DemoPhase;
+  error: string | null;
+  datasetId: string | null;
+  /** The demo run shown on the first page. */
+  runId: string | null;
+  hostileError: string | null;
+}
+
 export class DemoState {
   readonly #deps: DemoDeps;
-  #phase = $state<DemoPhase>('idle');
-  #error = $state<string | null>(null);
-  #datasetId = $state<string | null>(null);
-  #runId = $state<string | null>(null);
-  #hostileError = $state<string | null>(null);
+  #s = $state<DemoFields>({
+    phase: 'idle',
+    error: null,
+    datasetId: null,
+    runId: null,
+    hostileError: null,
+  });
 
   constructor(deps: DemoDeps) {
     this.#deps = deps;
   }
 
-  get phase(): DemoPhase {
-    return this.#phase;
-  }
-  get error(): string | null {
-    return this.#error;
-  }
-  get datasetId(): string | null {
-    return this.#datasetId;
-  }
-  /** The demo run shown on the first page. */
-  get runId(): string | null {
-    return this.#runId;
+  /** The fields the screen shows, read-only: the methods below change them. */
+  get state(): Readonly<DemoFields> {
+    return this.#s;
   }
   get busy(): boolean {
-    return this.#phase === 'checking' || this.#phase === 'loading' || this.#phase === 'running';
-  }
-  get hostileError(): string | null {
-    return this.#hostileError;
+    return this.#s.phase === 'checking' || this.#s.phase === 'loading' || this.#s.phase === 'running';
   }
   /** Runs of the hostile predictions made so far, newest first. */
   get hostileRuns(): RunHeader[] {
-    return this.#datasetId ? demoRuns(this.#deps.runs.list, this.#datasetId, HOSTILE_PREDICTIONS).reverse() : [];
+    return this.#s.datasetId ? demoRuns(this.#deps.runs.list, this.#s.datasetId, HOSTILE_PREDICTIONS).reverse() : [];
   }
 
   /**
@@ -106,43 +106,43 @@ export class DemoState {
   }
 
   async #go(add: boolean): Promise<void> {
-    this.#phase = 'checking';
-    this.#error = null;
+    this.#s.phase = 'checking';
+    this.#s.error = null;
     try {
       const run = await withLock(async () => {
         const { store } = this.#deps;
         const [datasets, runs] = await Promise.all([store.datasets.list(), store.runs.list()]);
         const dataset = datasets.find(isDemoDataset) ?? null;
         const found = dataset ? (demoRuns(runs, dataset.id, DEMO_PREDICTIONS)[0] ?? null) : null;
-        this.#datasetId = dataset?.id ?? null;
+        this.#s.datasetId = dataset?.id ?? null;
         if (found) return { run: found, created: false };
         if (!add && localStorage.getItem(SEEDED_KEY)) return null;
-        this.#phase = 'loading';
+        this.#s.phase = 'loading';
         const ds = dataset ?? (await this.#importDataset());
-        this.#datasetId = ds.id;
+        this.#s.datasetId = ds.id;
         localStorage.setItem(SEEDED_KEY, new Date().toISOString());
-        this.#phase = 'running';
+        this.#s.phase = 'running';
         return { run: await this.#startRun(ds, DEMO_PREDICTIONS, DEMO_RUN_NAME, DEMO_CONFIG), created: true };
       });
       if (!run) {
-        this.#runId = null;
-        this.#phase = 'absent';
+        this.#s.runId = null;
+        this.#s.phase = 'absent';
         return;
       }
-      this.#runId = run.run.id;
+      this.#s.runId = run.run.id;
       const { datasets, runs } = this.#deps;
       // Added by another tab since this one read its lists: list it here too.
       if (!runs.byId(run.run.id) || !datasets.byId(run.run.dataset.id))
         await Promise.all([datasets.refresh(), runs.refresh()]);
       if (!run.created && runs.interrupted(run.run)) {
         // Closed while it was being evaluated: finish it (only its missing items are evaluated).
-        this.#phase = 'running';
+        this.#s.phase = 'running';
         await runs.resume(run.run);
       }
-      this.#phase = 'done';
+      this.#s.phase = 'done';
     } catch (err) {
-      this.#error = errorMessage(err);
-      this.#phase = 'failed';
+      this.#s.error = errorMessage(err);
+      this.#s.phase = 'failed';
     }
   }
 
@@ -192,14 +192,14 @@ export class DemoState {
    * null (see hostileError). `timeoutS` is per item, prediction and gold together.
    */
   async runHostile(opts: { timeoutS: number; readOnly: boolean }): Promise<RunHeader | null> {
-    this.#hostileError = null;
-    const ds = this.#datasetId ? await this.#deps.store.datasets.get(this.#datasetId) : undefined;
+    this.#s.hostileError = null;
+    const ds = this.#s.datasetId ? await this.#deps.store.datasets.get(this.#s.datasetId) : undefined;
     if (!ds) {
-      this.#hostileError = 'The demo dataset is not stored: add the demo again first.';
+      this.#s.hostileError = 'The demo dataset is not stored: add the demo again first.';
       return null;
     }
     if (!(opts.timeoutS > 0 && opts.timeoutS <= 600)) {
-      this.#hostileError = 'Timeout: give a number of seconds between 0 and 600 (30 is official).';
+      this.#s.hostileError = 'Timeout: give a number of seconds between 0 and 600 (30 is official).';
       return null;
     }
     const name = `Demo: hostile predictions (timeout ${opts.timeoutS} s${opts.readOnly ? ', read-only' : ''})`;
@@ -210,7 +210,7 @@ export class DemoState {
         readOnly: opts.readOnly,
       });
     } catch (err) {
-      this.#hostileError = `The hostile predictions could not be evaluated: ${errorMessage(err)}`;
+      this.#s.hostileError = `The hostile predictions could not be evaluated: ${errorMessage(err)}`;
       return null;
     }
   }

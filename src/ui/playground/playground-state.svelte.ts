@@ -83,26 +83,50 @@ function questionAt(ds: DatasetRecord, i: number): PlaygroundQuestion | null {
   };
 }
 
+/** PlaygroundState's own fields (read through `state`). */
+interface PlaygroundFields {
+  index: number | null;
+  sql: string;
+  formula: string;
+  ts: boolean;
+  rves: boolean;
+  /** The SQL the report is for (the editor may have moved on). */
+  reportSql: string | null;
+  running: boolean;
+  progress: string | null;
+  error: string | null;
+  touring: boolean;
+  saving: boolean;
+  saveError: string | null;
+  /** Why the route's run could not be used (not stored, another dataset, its overlay unreadable). */
+  runError: string | null;
+  /** Attempts cancelled while their SQL ran (a newer attempt was due). */
+  cancelled: number;
+}
+
 export class PlaygroundState {
   readonly #deps: PlaygroundDeps;
   #datasets = $state.raw<DatasetRecord[]>([]);
   #dataset = $state.raw<DatasetRecord | null>(null);
-  #index = $state<number | null>(null);
-  #sql = $state('');
-  #formula = $state(DEFAULT_PLAYGROUND_FORMULA);
-  #ts = $state(false);
-  #rves = $state(false);
+  #s = $state<PlaygroundFields>({
+    index: null,
+    sql: '',
+    formula: DEFAULT_PLAYGROUND_FORMULA,
+    ts: false,
+    rves: false,
+    reportSql: null,
+    running: false,
+    progress: null,
+    error: null,
+    touring: false,
+    saving: false,
+    saveError: null,
+    runError: null,
+    cancelled: 0,
+  });
   #report = $state.raw<AttemptReport | null>(null);
-  /** The SQL the report is for (the editor may have moved on). */
-  #reportSql = $state<string | null>(null);
-  #running = $state(false);
-  #progress = $state<string | null>(null);
-  #error = $state<string | null>(null);
   #tour = $state.raw<TourOutcome[] | null>(null);
-  #touring = $state(false);
-  #saving = $state(false);
   #saved = $state.raw<{ runId: string; index: number; sample: number } | null>(null);
-  #saveError = $state<string | null>(null);
   /** The run of the route's `run` (null without one, or when it is not of this dataset). */
   #openedRun = $state.raw<RunHeader | null>(null);
   #runId: string | null = null;
@@ -111,11 +135,8 @@ export class PlaygroundState {
   #overlay = $state.raw<GoldOverlayRecord | null>(null);
   /** The overlay read once (null without one, or when it cannot be read: runError says why). */
   #corrections: ((q: PlaygroundQuestion) => string | null) | null = null;
-  #runError = $state<string | null>(null);
   #controller: AbortController | null = null;
   #startedAt = 0;
-  /** Attempts cancelled while their SQL ran (a newer attempt was due). */
-  #cancelled = $state(0);
   #timer: ReturnType<typeof setTimeout> | null = null;
   #seq = 0;
 
@@ -123,18 +144,19 @@ export class PlaygroundState {
     this.#deps = deps;
   }
 
+  /** The fields the screen shows, read-only: the methods below change them. */
+  get state(): Readonly<PlaygroundFields> {
+    return this.#s;
+  }
   get datasets(): readonly DatasetRecord[] {
     return this.#datasets;
   }
   get dataset(): DatasetRecord | null {
     return this.#dataset;
   }
-  get index(): number | null {
-    return this.#index;
-  }
   get question(): PlaygroundQuestion | null {
     const ds = this.#dataset;
-    const i = this.#index;
+    const i = this.#s.index;
     return ds && i !== null ? questionAt(ds, i) : null;
   }
   /** The question's database is stored (an attempt can run). */
@@ -142,59 +164,22 @@ export class PlaygroundState {
     const q = this.question;
     return !!q && !!this.#dataset?.databases[q.dbId];
   }
-  get sql(): string {
-    return this.#sql;
-  }
-  get formula(): string {
-    return this.#formula;
-  }
-  get ts(): boolean {
-    return this.#ts;
-  }
-  get rves(): boolean {
-    return this.#rves;
-  }
   get report(): AttemptReport | null {
     return this.#report;
   }
   /** The report shown was made for another SQL than the editor's (an attempt is due or running). */
   get stale(): boolean {
-    return this.#report !== null && this.#reportSql !== this.#sql;
-  }
-  get cancelled(): number {
-    return this.#cancelled;
-  }
-  get running(): boolean {
-    return this.#running;
-  }
-  get progress(): string | null {
-    return this.#progress;
-  }
-  get error(): string | null {
-    return this.#error;
+    return this.#report !== null && this.#s.reportSql !== this.#s.sql;
   }
   get tour(): readonly TourOutcome[] | null {
     return this.#tour;
   }
-  get touring(): boolean {
-    return this.#touring;
-  }
-  get saving(): boolean {
-    return this.#saving;
-  }
   get saved(): { runId: string; index: number; sample: number } | null {
     return this.#saved;
-  }
-  get saveError(): string | null {
-    return this.#saveError;
   }
   /** The run whose item opened the playground, when it is a run of the open dataset. */
   get run(): RunHeader | null {
     return this.#openedRun;
-  }
-  /** Why the route's run could not be used (not stored, another dataset, its overlay unreadable). */
-  get runError(): string | null {
-    return this.#runError;
   }
   /** The corrected-gold overlay stored with the run, if any. */
   get overlay(): GoldOverlayRecord | null {
@@ -242,24 +227,26 @@ export class PlaygroundState {
     this.#datasets = await this.#deps.datasets.list();
     const ds = (datasetId ? await this.#deps.datasets.get(datasetId) : undefined) ?? null;
     const runChanged = await this.#openRun(ds, runId);
-    const changed = ds?.id !== this.#dataset?.id || index !== this.#index || runChanged;
+    const changed = ds?.id !== this.#dataset?.id || index !== this.#s.index || runChanged;
     this.#dataset = ds;
-    this.#index = ds && index !== null && index < ds.gold.length ? index : null;
+    this.#s.index = ds && index !== null && index < ds.gold.length ? index : null;
     if (changed) {
       this.#tour = null;
       this.#saved = null;
       this.#report = null;
-      this.#reportSql = null;
+      this.#s.reportSql = null;
     }
     const q = this.question;
     if (!q) return;
-    const sql = params ? params.sql : changed ? q.goldSql : this.#sql;
-    const same = params ? sql === this.#sql && params.formula === this.#formula && params.ts === this.#ts : !changed;
+    const sql = params ? params.sql : changed ? q.goldSql : this.#s.sql;
+    const same = params
+      ? sql === this.#s.sql && params.formula === this.#s.formula && params.ts === this.#s.ts
+      : !changed;
     if (params) {
-      this.#formula = params.formula;
-      this.#ts = params.ts;
+      this.#s.formula = params.formula;
+      this.#s.ts = params.ts;
     }
-    this.#sql = sql;
+    this.#s.sql = sql;
     if (!same || this.#report === null) this.#schedule(0);
   }
 
@@ -291,36 +278,36 @@ export class PlaygroundState {
     this.#runId = id;
     this.#openedRun = run;
     this.#overlay = overlay;
-    this.#runError = error;
+    this.#s.runError = error;
     try {
       this.#corrections = overlay ? correctedGolds(overlay) : null;
     } catch (err) {
       this.#corrections = null;
-      this.#runError = `the overlay ${overlay?.name ?? ''} of run ${id} cannot be read: ${errorMessage(err)}`;
+      this.#s.runError = `the overlay ${overlay?.name ?? ''} of run ${id} cannot be read: ${errorMessage(err)}`;
     }
     return true;
   }
 
   setSql(sql: string): void {
-    if (sql === this.#sql) return;
-    this.#sql = sql;
+    if (sql === this.#s.sql) return;
+    this.#s.sql = sql;
     this.#saved = null;
     this.#schedule(TYPING_PAUSE_MS);
   }
   setFormula(formula: string): void {
-    this.#formula = formula;
+    this.#s.formula = formula;
     this.#schedule(TYPING_PAUSE_MS);
   }
   setTs(on: boolean): void {
-    this.#ts = on;
+    this.#s.ts = on;
     this.#schedule(0);
   }
   setRves(on: boolean): void {
-    this.#rves = on;
+    this.#s.rves = on;
     this.#schedule(0);
   }
   #metrics(): MetricName[] {
-    return [...(this.#ts ? (['ts'] as const) : []), ...(this.#rves ? (['r-ves'] as const) : [])];
+    return [...(this.#s.ts ? (['ts'] as const) : []), ...(this.#s.rves ? (['r-ves'] as const) : [])];
   }
 
   #request(q: PlaygroundQuestion, sql: string): AttemptRequest {
@@ -330,7 +317,7 @@ export class PlaygroundState {
       metrics: this.#metrics(),
       timeoutMs: OFFICIAL_TIMEOUT_MS,
       vesIterations: OFFICIAL_VES_ITERATIONS,
-      formula: this.#formula,
+      formula: this.#s.formula,
       previewRows: PLAYGROUND_ROWS,
       exRule: this.exRule,
       correctedGoldSql: this.#correctedOf(q).sql,
@@ -354,9 +341,9 @@ export class PlaygroundState {
    */
   #writeAddress(): void {
     const ds = this.#dataset;
-    const i = this.#index;
+    const i = this.#s.index;
     if (ds && i !== null)
-      this.#deps.writeAddress(ds.id, i, { sql: this.#sql, formula: this.#formula, ts: this.#ts }, this.#runId);
+      this.#deps.writeAddress(ds.id, i, { sql: this.#s.sql, formula: this.#s.formula, ts: this.#s.ts }, this.#runId);
   }
 
   async #run(): Promise<void> {
@@ -369,34 +356,34 @@ export class PlaygroundState {
     const controller = new AbortController();
     this.#controller = controller;
     this.#startedAt = performance.now();
-    const sql = this.#sql;
-    this.#running = true;
-    this.#progress = null;
+    const sql = this.#s.sql;
+    this.#s.running = true;
+    this.#s.progress = null;
     try {
       const report = await this.#deps.playground.attempt(ds, this.#request(q, sql), {
         signal: controller.signal,
         onEvent: (e) => {
           if (seq !== this.#seq) return;
           if (e.type === 'suite-progress')
-            this.#progress = `building the test suite of ${e.dbId}: ${e.done} of ${e.total} candidate databases`;
-          else if (e.type === 'db-loaded') this.#progress = `database ${e.dbId} loaded`;
+            this.#s.progress = `building the test suite of ${e.dbId}: ${e.done} of ${e.total} candidate databases`;
+          else if (e.type === 'db-loaded') this.#s.progress = `database ${e.dbId} loaded`;
         },
       });
       if (seq !== this.#seq) return;
       this.#report = report;
-      this.#reportSql = sql;
-      this.#error = null;
+      this.#s.reportSql = sql;
+      this.#s.error = null;
     } catch (err) {
       if (controller.signal.aborted || isCancellation(err)) {
-        this.#cancelled++;
+        this.#s.cancelled++;
         return;
       }
       if (seq !== this.#seq) return;
-      this.#error = errorMessage(err);
+      this.#s.error = errorMessage(err);
     } finally {
       if (seq === this.#seq) {
-        this.#running = false;
-        this.#progress = null;
+        this.#s.running = false;
+        this.#s.progress = null;
         this.#controller = null;
       }
     }
@@ -411,8 +398,8 @@ export class PlaygroundState {
   async runTour(): Promise<void> {
     const ds = this.#dataset;
     const here = this.question;
-    if (!ds || !here || this.#touring) return;
-    this.#touring = true;
+    if (!ds || !here || this.#s.touring) return;
+    this.#s.touring = true;
     const others = ds.gold
       .map((_, i) => i)
       .filter((i) => i !== here.index && !!ds.databases[ds.gold[i]!.dbId])
@@ -436,12 +423,12 @@ export class PlaygroundState {
               step,
               question: q,
               tried,
-              formula: this.#formula,
+              formula: this.#s.formula,
               official: await this.#deps.playground.attempt(ds, { ...this.#request(q, step.sql), census: false }),
               error: null,
             };
           } catch (err) {
-            outcome = { step, question: q, tried, formula: this.#formula, official: null, error: errorMessage(err) };
+            outcome = { step, question: q, tried, formula: this.#s.formula, official: null, error: errorMessage(err) };
           }
           if (q === here) onHere = outcome;
           if (outcome.official?.record.ex === 1) break;
@@ -451,25 +438,25 @@ export class PlaygroundState {
         this.#tour = [...out];
       }
     } finally {
-      this.#touring = false;
+      this.#s.touring = false;
     }
   }
 
   /** Keeps the editor's SQL as a sample of the dataset's scratch run. */
   async save(): Promise<void> {
     const ds = this.#dataset;
-    const i = this.#index;
-    if (!ds || i === null || this.#saving) return;
-    this.#saving = true;
-    this.#saveError = null;
+    const i = this.#s.index;
+    if (!ds || i === null || this.#s.saving) return;
+    this.#s.saving = true;
+    this.#s.saveError = null;
     try {
-      const r = await this.#deps.service.saveAttempt({ datasetId: ds.id, index: i, sql: this.#sql });
+      const r = await this.#deps.service.saveAttempt({ datasetId: ds.id, index: i, sql: this.#s.sql });
       this.#saved = { runId: r.run.id, index: r.index, sample: r.sample };
       this.#deps.kept?.();
     } catch (err) {
-      this.#saveError = errorMessage(err);
+      this.#s.saveError = errorMessage(err);
     } finally {
-      this.#saving = false;
+      this.#s.saving = false;
     }
   }
 
@@ -479,7 +466,7 @@ export class PlaygroundState {
     this.#timer = null;
     this.#controller?.abort();
     this.#seq++;
-    this.#running = false;
+    this.#s.running = false;
     void this.#deps.playground.release();
   }
 }

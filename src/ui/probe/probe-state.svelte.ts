@@ -24,16 +24,29 @@ const KEY = 'rlvr-workbench:probe:';
 /** The two passes, in the order runProbe runs them. */
 const PASSES: readonly Semantics[] = ['official', 'readOnly'];
 
+/** ProbeState's own fields (read through `state`). */
+interface ProbeFields {
+  running: boolean;
+  /** Id of the dataset being probed. */
+  runningFor: string | null;
+  pass: Semantics | null;
+  done: number;
+  total: number;
+  error: string | null;
+}
+
 export class ProbeState {
   readonly #service: ProbeService;
   readonly #saved: KeyValueStore | null;
-  #running = $state(false);
-  #runningFor = $state<string | null>(null);
-  #pass = $state<Semantics | null>(null);
-  #done = $state(0);
-  #total = $state(0);
+  #s = $state<ProbeFields>({
+    running: false,
+    runningFor: null,
+    pass: null,
+    done: 0,
+    total: 0,
+    error: null,
+  });
   #last = $state.raw<SavedProbe | null>(null);
-  #error = $state<string | null>(null);
   #abort: AbortController | null = null;
 
   constructor(service: ProbeService, saved: KeyValueStore | null = globalThis.localStorage ?? null) {
@@ -41,29 +54,20 @@ export class ProbeState {
     this.#saved = saved;
   }
 
-  get running(): boolean {
-    return this.#running;
-  }
-  /** Id of the dataset being probed. */
-  get runningFor(): string | null {
-    return this.#runningFor;
-  }
-  get pass(): Semantics | null {
-    return this.#pass;
+  /** The fields the screen shows, read-only: the methods below change them. */
+  get state(): Readonly<ProbeFields> {
+    return this.#s;
   }
   /** 1 or 2: the pass under way. */
   get passNumber(): number {
-    return this.#pass ? PASSES.indexOf(this.#pass) + 1 : 0;
+    return this.#s.pass ? PASSES.indexOf(this.#s.pass) + 1 : 0;
   }
   /** Over both passes: the count never goes back when the second pass starts. */
   get doneInAll(): number {
-    return this.passNumber <= 1 ? this.#done : this.#total + this.#done;
+    return this.passNumber <= 1 ? this.#s.done : this.#s.total + this.#s.done;
   }
   get totalInAll(): number {
-    return this.#total * PASSES.length;
-  }
-  get error(): string | null {
-    return this.#error;
+    return this.#s.total * PASSES.length;
   }
 
   /** The last report of `datasetId`: this session's, else the one kept from an earlier visit. */
@@ -79,12 +83,12 @@ export class ProbeState {
   }
 
   async run(dataset: DatasetRecord, timeoutS: number): Promise<void> {
-    if (this.#running) return;
-    this.#running = true;
-    this.#runningFor = dataset.id;
-    this.#error = null;
-    this.#done = 0;
-    this.#total = 0;
+    if (this.#s.running) return;
+    this.#s.running = true;
+    this.#s.runningFor = dataset.id;
+    this.#s.error = null;
+    this.#s.done = 0;
+    this.#s.total = 0;
     const abort = new AbortController();
     this.#abort = abort;
     try {
@@ -93,19 +97,21 @@ export class ProbeState {
         signal: abort.signal,
         onEvent: (e) => {
           if (e.type !== 'item') return;
-          this.#pass = e.semantics;
-          this.#done = e.done;
-          this.#total = e.total;
+          this.#s.pass = e.semantics;
+          this.#s.done = e.done;
+          this.#s.total = e.total;
         },
       });
       this.#last = { datasetId: dataset.id, datasetName: dataset.name, finishedAt: new Date().toISOString(), report };
       this.#keep(this.#last);
     } catch (err) {
-      this.#error = isCancellation(err) ? 'The probe was cancelled.' : `The probe could not run: ${errorMessage(err)}`;
+      this.#s.error = isCancellation(err)
+        ? 'The probe was cancelled.'
+        : `The probe could not run: ${errorMessage(err)}`;
     } finally {
-      this.#running = false;
-      this.#runningFor = null;
-      this.#pass = null;
+      this.#s.running = false;
+      this.#s.runningFor = null;
+      this.#s.pass = null;
       this.#abort = null;
     }
   }

@@ -72,16 +72,26 @@ function weightValue(w: string): unknown {
 /** The fields of a criterion the form edits one at a time (the category goes through `setCategory`: it moves the weight too). */
 export type EditableField = Exclude<keyof DraftItem, 'uid' | 'category'>;
 
+/** RubricDraft's own fields (read through `state`). */
+interface RubricDraftFields {
+  id: string;
+  title: string;
+  weighting: WeightingName;
+  items: DraftItem[];
+}
+
 export class RubricDraft {
-  #id = $state('my-rubric');
-  #title = $state('My rubric');
-  #weighting = $state<WeightingName>('paper');
-  #items = $state<DraftItem[]>([]);
+  #s = $state<RubricDraftFields>({
+    id: 'my-rubric',
+    title: 'My rubric',
+    weighting: 'paper',
+    items: [],
+  });
 
   /** The rubric or the core's validation message. */
   readonly result = $derived.by((): { rubric: Rubric; error: null } | { rubric: null; error: string } => {
     try {
-      return { rubric: validateRubric(this.input(), { weighting: this.weighting }), error: null };
+      return { rubric: validateRubric(this.input(), { weighting: this.#s.weighting }), error: null };
     } catch (err) {
       return { rubric: null, error: errorMessage(err) };
     }
@@ -92,36 +102,28 @@ export class RubricDraft {
     else this.add();
   }
 
-  get id(): string {
-    return this.#id;
-  }
-  get title(): string {
-    return this.#title;
-  }
-  get weighting(): WeightingName {
-    return this.#weighting;
-  }
-  get items(): readonly Readonly<DraftItem>[] {
-    return this.#items;
+  /** The fields the screen shows, read-only: the methods below change them. */
+  get state(): Readonly<Omit<RubricDraftFields, 'items'>> & { readonly items: readonly Readonly<DraftItem>[] } {
+    return this.#s;
   }
 
   setId(id: string): void {
-    this.#id = id;
+    this.#s.id = id;
   }
   setTitle(title: string): void {
-    this.#title = title;
+    this.#s.title = title;
   }
   /** One field of one criterion, as typed. */
   editItem<K extends EditableField>(uid: number, field: K, value: DraftItem[K]): void {
-    const d = this.#items.find((x) => x.uid === uid);
+    const d = this.#s.items.find((x) => x.uid === uid);
     if (d) d[field] = value;
   }
 
   input(): unknown {
     return {
-      id: this.id.trim(),
-      title: this.title,
-      items: this.items.map((d) => ({
+      id: this.#s.id.trim(),
+      title: this.#s.title,
+      items: this.#s.items.map((d) => ({
         id: d.id.trim() === '' ? undefined : d.id.trim(),
         title: d.title,
         description: d.description,
@@ -133,22 +135,22 @@ export class RubricDraft {
   }
 
   load(rubric: Rubric): void {
-    this.#id = rubric.id;
-    this.#title = rubric.title;
-    this.#items = rubric.items.map(fromItem);
+    this.#s.id = rubric.id;
+    this.#s.title = rubric.title;
+    this.#s.items = rubric.items.map(fromItem);
   }
 
   add(): void {
-    const n = this.items.length + 1;
+    const n = this.#s.items.length + 1;
     let id = `c${n}`;
-    for (let k = n; this.items.some((d) => d.id === id); k++) id = `c${k + 1}`;
-    this.#items.push({
+    for (let k = n; this.#s.items.some((d) => d.id === id); k++) id = `c${k + 1}`;
+    this.#s.items.push({
       uid: nextUid++,
       id,
       title: '',
       description: '',
       category: 'essential',
-      weight: String(defaultWeight('essential', this.weighting)),
+      weight: String(defaultWeight('essential', this.#s.weighting)),
       kind: 'judge',
       sqlName: 'matches-gold',
       expected: '',
@@ -159,32 +161,34 @@ export class RubricDraft {
   }
 
   remove(uid: number): void {
-    this.#items = this.items.filter((d) => d.uid !== uid);
+    this.#s.items = this.#s.items.filter((d) => d.uid !== uid);
   }
 
   move(uid: number, step: -1 | 1): void {
-    const i = this.items.findIndex((d) => d.uid === uid);
+    const i = this.#s.items.findIndex((d) => d.uid === uid);
     const j = i + step;
-    if (i < 0 || j < 0 || j >= this.items.length) return;
-    const next = [...this.#items];
+    if (i < 0 || j < 0 || j >= this.#s.items.length) return;
+    const next = [...this.#s.items];
     [next[i], next[j]] = [next[j]!, next[i]!];
-    this.#items = next;
+    this.#s.items = next;
   }
 
   /** A new category takes the preset's weight (a pitfall keeps the sign it had). */
   setCategory(uid: number, category: Category): void {
-    const d = this.#items.find((x) => x.uid === uid);
+    const d = this.#s.items.find((x) => x.uid === uid);
     if (!d) return;
     const wasNegative = Number(d.weight) < 0;
     d.category = category;
-    const w = Math.abs(defaultWeight(category, this.weighting));
-    d.weight = String(category === 'pitfall' && (wasNegative || defaultWeight('pitfall', this.weighting) < 0) ? -w : w);
+    const w = Math.abs(defaultWeight(category, this.#s.weighting));
+    d.weight = String(
+      category === 'pitfall' && (wasNegative || defaultWeight('pitfall', this.#s.weighting) < 0) ? -w : w,
+    );
   }
 
   /** Every weight from the preset (pitfalls keep their sign: it says how the item is phrased). */
   applyPreset(weighting: WeightingName): void {
-    this.#weighting = weighting;
-    for (const d of this.#items) {
+    this.#s.weighting = weighting;
+    for (const d of this.#s.items) {
       const w = Math.abs(defaultWeight(d.category, weighting));
       d.weight = String(d.category === 'pitfall' && Number(d.weight) < 0 ? -w : w);
     }

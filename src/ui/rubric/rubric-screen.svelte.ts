@@ -14,12 +14,20 @@ import { ScoringState } from './rubric-scoring.svelte.ts';
 
 export const BUILT_IN: readonly Rubric[] = [BIRD_RUBRIC, EX_ONLY_RUBRIC];
 
+/** RubricsState's own fields (read through `state`). */
+interface RubricsFields {
+  message: string | null;
+  error: string | null;
+}
+
 export class RubricsState {
   readonly draft = new RubricDraft(EX_ONLY_RUBRIC);
   readonly scoring: ScoringState;
   #stored = $state.raw<StoredRubric[]>([]);
-  #message = $state<string | null>(null);
-  #error = $state<string | null>(null);
+  #s = $state<RubricsFields>({
+    message: null,
+    error: null,
+  });
   #repo: Promise<RubricRepository> | null = null;
 
   constructor(
@@ -38,13 +46,13 @@ export class RubricsState {
     try {
       this.#stored = await (await this.repo()).list();
     } catch (err) {
-      this.#error = `Stored rubrics could not be read: ${errorMessage(err)}`;
+      this.#s.error = `Stored rubrics could not be read: ${errorMessage(err)}`;
     }
   }
 
   open(rubric: Rubric): void {
     this.draft.load(rubric);
-    this.#message = null;
+    this.#s.message = null;
     void this.scoring.show(rubric);
   }
 
@@ -53,11 +61,11 @@ export class RubricsState {
     if (!r.rubric) return;
     try {
       await (await this.repo()).save($state.snapshot(r.rubric) as Rubric);
-      this.#message = `Saved rubric "${r.rubric.title}" (${r.rubric.items.length} criteria).`;
-      this.#error = null;
+      this.#s.message = `Saved rubric "${r.rubric.title}" (${r.rubric.items.length} criteria).`;
+      this.#s.error = null;
       await this.refresh();
     } catch (err) {
-      this.#error = `The rubric could not be saved: ${errorMessage(err)}`;
+      this.#s.error = `The rubric could not be saved: ${errorMessage(err)}`;
     }
   }
 
@@ -66,14 +74,12 @@ export class RubricsState {
     await this.refresh();
   }
 
+  /** The fields the screen shows, read-only: the methods below change them. */
+  get state(): Readonly<RubricsFields> {
+    return this.#s;
+  }
   /** The rubrics saved in this browser. */
   get stored(): StoredRubric[] {
     return this.#stored;
-  }
-  get message(): string | null {
-    return this.#message;
-  }
-  get error(): string | null {
-    return this.#error;
   }
 }

@@ -54,7 +54,7 @@ export class Workbench {
       r.page === 'run' || r.page === 'items' || r.page === 'question'
         ? r.runId
         : r.page === 'demo'
-          ? this.demo.runId
+          ? this.demo.state.runId
           : null;
     return id ? this.#runViews.get(id) : null;
   });

@@ -65,7 +65,9 @@ afterAll(() => state.close());
 /** Opens the question with `sql` (from `runId`) and waits for its verdict. */
 async function attemptFrom(runId: string | null, sql: string) {
   await state.open(dataset.id, 0, { sql, formula: 'ex', ts: false }, runId);
-  await expect.poll(() => state.report !== null && !state.running && !state.stale, { timeout: 60_000 }).toBe(true);
+  await expect
+    .poll(() => state.report !== null && !state.state.running && !state.stale, { timeout: 60_000 })
+    .toBe(true);
   return state.report!;
 }
 
@@ -87,7 +89,7 @@ describe('the playground state: the EX rule and the corrected gold of its attemp
   it("a run that is not stored is named, and the dataset's rule applies", async () => {
     const r = await attemptFrom('gone', REVERSED);
     expect(state.run).toBeNull();
-    expect(state.runError).toContain('run gone is not stored');
+    expect(state.state.runError).toContain('run gone is not stored');
     expect(r.exRule).toBe('spider');
   }, 120_000);
 
@@ -103,7 +105,7 @@ describe('the playground state: the EX rule and the corrected gold of its attemp
     written.length = 0;
     for (let n = 1; n <= REVERSED.length; n++) state.setSql(REVERSED.slice(0, n));
     await expect
-      .poll(() => state.report?.record.sql === REVERSED && !state.running && !state.stale, { timeout: 60_000 })
+      .poll(() => state.report?.record.sql === REVERSED && !state.state.running && !state.stale, { timeout: 60_000 })
       .toBe(true);
     expect(written).toEqual([REVERSED]);
   }, 120_000);

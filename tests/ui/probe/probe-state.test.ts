@@ -59,7 +59,7 @@ describe('the probe screen state', () => {
     };
     const probe = new ProbeState(watching, saved);
     await probe.run(dataset, 30);
-    expect(probe.error).toBeNull();
+    expect(probe.state.error).toBeNull();
     const report = probe.reportOf(dataset.id)!.report;
     expect(report.questions).toBe(3);
     expect(seen.some(([pass]) => pass === 1) && seen.some(([pass]) => pass === 2)).toBe(true);
