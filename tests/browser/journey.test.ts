@@ -361,11 +361,18 @@ describe.skipIf(browserSkipReason())(
       rvesEx = app.ex;
       // The CLI after the app, not beside it: two timings sharing the cores would each be slowed
       // unevenly (R-VES is a ratio of times measured in one host, but not at one moment).
-      // Within 4 points here, not the target's 2: this page has run sql.js for minutes before while
-      // the CLI starts cold, and the page once came out 2.04 higher in total and 3.68 on superhero
-      // (docs/r-ves-timing.md, "Measured"). The 2-point target is checked on a fresh page by
-      // rves-agreement.test.ts.
-      expectRvesAgreement('gpt-4o cot', app, await cliRves(GPT4O), 4, 4);
+      // Within 4 points here, not the target's 2: this page once came out 2.04 higher in total and
+      // 3.68 on superhero. Not for its warmth (a page replaying the file three times does not lead
+      // the CLI): 62 of the file's 108 correct items sit within 2 % of a reward step and land on
+      // either side by chance, in either host (docs/r-ves-timing.md, "The app against the CLI, item
+      // by item"). The 2-point target is checked on a fresh page by rves-agreement.test.ts.
+      const cli = await cliRves(GPT4O);
+      console.log(
+        `[rves journey] app ${app.total} CLI ${cli.total}; per database app/CLI ${Object.entries(app.byDb)
+          .map(([d, v]) => `${d} ${v}/${cli.byDb[d]}`)
+          .join(', ')}`,
+      );
+      expectRvesAgreement('gpt-4o cot', app, cli, 4, 4);
       expect(await page.getByTestId('rves-not-timed').count()).toBe(0);
       // A correct item shows its reward and time ratio, never "reward 0" for want of a clock.
       await page.goto(`${server.url}#/run/${encodeURIComponent(rvesRun)}/items?outcome=right`);

@@ -28,7 +28,9 @@ import {
  * 13 mini-dev prediction files and writes the figures to test-artifacts/rves-agreement-*.json:
  *   RVES_ALL=1 RVES_ISOLATION=coarse npx vitest run tests/browser/rves-agreement.test.ts --project node-timing
  * (RVES_ISOLATION=isolated for the isolated page; about 13 x 5 minutes per case on a loaded 2-core machine);
- * RVES_FILES=gpt-35-turbo_cot,gpt-4_sqlite measures the files whose names contain those parts.
+ * RVES_FILES=gpt-35-turbo_cot,gpt-4_sqlite measures the files whose names contain those parts;
+ * RVES_REPEAT=3 replays the list 3 times on the same page (a page warmed by earlier runs, as the
+ * journey's is), each replay followed by a fresh CLI.
  */
 const ALL = birdPredictionFiles();
 const ONE = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-4-o_cot_SQLite.json');
@@ -46,6 +48,9 @@ const CASES =
     : process.env.RVES_ISOLATION === 'isolated'
       ? [true]
       : [false, true];
+/** RVES_REPEAT=N: the files N times over, on one page. */
+const REPEAT = Math.max(1, Number(process.env.RVES_REPEAT ?? 1));
+const RUNS = Array.from({ length: REPEAT }, () => FILES).flat();
 /** A progress line while the run goes on: the items without a database apart, the rate of executed items (item 8). */
 const PROGRESS = /of 500 items · 360 without a database \(skipped, not scored\) · [\d.]+ items\/s executed/;
 
@@ -56,19 +61,19 @@ for (const isolated of CASES) {
       `R-VES in Chromium ${isolated ? 'cross-origin isolated' : 'not isolated (coarse clock)'} equals the CLI's within 2 points in total, 4 per database`,
     ),
     // Up to 20 minutes a file on a loaded 2-core machine (the app and the CLI side by side).
-    { timeout: 600_000 + FILES.length * 1_200_000 },
+    { timeout: 600_000 + RUNS.length * 1_200_000 },
     () => {
       let { server, browser, page, watch } = {} as AppSession;
       closeAppAfter(() => ({ server, browser, watch }));
 
-      it(`on ${FILES.length} mini-dev prediction file(s), in total and per database`, async () => {
+      it(`on ${FILES.length} mini-dev prediction file(s)${REPEAT > 1 ? ` ${REPEAT} times` : ''}, in total and per database`, async () => {
         ({ server, browser, page, watch } = await openApp(LAPTOP, isolated ? ISOLATION_HEADERS : {}));
         await page.goto(server.url + '#/');
         expect(await page.evaluate(() => crossOriginIsolated)).toBe(isolated);
         await importBirdMiniDev(page);
         const rows: { file: string; isolated: boolean; app: RvesFigures; cli: RvesFigures; load: string }[] = [];
-        for (const file of FILES) {
-          const name = path.basename(file, '.json');
+        for (const [k, file] of RUNS.entries()) {
+          const name = path.basename(file, '.json') + (REPEAT > 1 ? `-r${Math.floor(k / FILES.length) + 1}` : '');
           const t0 = Date.now();
           const seen: string[] = [];
           const progress = setInterval(() => {
