@@ -7,7 +7,7 @@ import { duck } from '../helpers/duck.ts';
 import { type BirdQuestionRow, minidevFlags, minidevQuestions, sharedData } from '../helpers/shared-data.ts';
 import { seriousViolations } from './axe-check.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { appRves, cliRves, expectRvesAgreement } from './rves-figures.ts';
+import { appRves, cliRves, expectRvesAgreement, rvesPairLine } from './rves-figures.ts';
 import {
   type AppSession,
   importDataset,
@@ -367,11 +367,7 @@ describe.skipIf(browserSkipReason())(
       // either side by chance, in either host (docs/r-ves-timing.md, "The app against the CLI, item
       // by item"). The 2-point target is checked on a fresh page by rves-agreement.test.ts.
       const cli = await cliRves(GPT4O);
-      console.log(
-        `[rves journey] app ${app.total} CLI ${cli.total}; per database app/CLI ${Object.entries(app.byDb)
-          .map(([d, v]) => `${d} ${v}/${cli.byDb[d]}`)
-          .join(', ')}`,
-      );
+      console.log(`[rves journey] ${rvesPairLine(app, cli)}`);
       expectRvesAgreement('gpt-4o cot', app, cli, 4, 4);
       expect(await page.getByTestId('rves-not-timed').count()).toBe(0);
       // A correct item shows its reward and time ratio, never "reward 0" for want of a clock.

@@ -5,7 +5,7 @@ import { birdPredictionFiles } from '../../bench/items.ts';
 import { ISOLATION_HEADERS } from '../../isolation.config.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { RVES_DBS, appRves, cliRves, expectRvesAgreement, type RvesFigures } from './rves-figures.ts';
+import { appRves, cliRves, expectRvesAgreement, rvesPairLine, type RvesFigures } from './rves-figures.ts';
 import {
   ARTIFACTS,
   LAPTOP,
@@ -49,7 +49,9 @@ const CASES =
       ? [true]
       : [false, true];
 /** RVES_REPEAT=N: the files N times over, on one page. */
-const REPEAT = Math.max(1, Number(process.env.RVES_REPEAT ?? 1));
+const REPEAT = Number(process.env.RVES_REPEAT ?? 1);
+if (!Number.isInteger(REPEAT) || REPEAT < 1)
+  throw new Error(`RVES_REPEAT=${process.env.RVES_REPEAT}: give a whole number of replays, 1 or more`);
 const RUNS = Array.from({ length: REPEAT }, () => FILES).flat();
 /** A progress line while the run goes on: the items without a database apart, the rate of executed items (item 8). */
 const PROGRESS = /of 500 items · 360 without a database \(skipped, not scored\) · [\d.]+ items\/s executed/;
@@ -107,7 +109,7 @@ for (const isolated of CASES) {
           const cli = await cliRves(file);
           const load = readFileSync('/proc/loadavg', 'utf8').trim();
           console.log(
-            `[rves ${label}] ${name}: app ${app.total} CLI ${cli.total.toFixed(2)}; per database app/CLI ${RVES_DBS.map((d) => `${d} ${app.byDb[d]}/${cli.byDb[d]!.toFixed(2)}`).join(', ')}; in ${Math.round((Date.now() - t0) / 1000)} s (load ${load})`,
+            `[rves ${label}] ${name}: ${rvesPairLine(app, cli)}; in ${Math.round((Date.now() - t0) / 1000)} s (load ${load})`,
           );
           rows.push({ file: name, isolated, app, cli, load });
           if (file === ONE) {

@@ -64,6 +64,12 @@ export async function appRves(page: Page): Promise<RvesFigures> {
   };
 }
 
+/** One line of the two hosts' figures, for the suite's log: `app 71.42 CLI 71.16; per database app/CLI ...`. */
+export function rvesPairLine(app: RvesFigures, cli: RvesFigures): string {
+  const f = (n: number) => n.toFixed(2);
+  return `app ${f(app.total)} CLI ${f(cli.total)}; per database app/CLI ${RVES_DBS.map((d) => `${d} ${f(app.byDb[d]!)}/${f(cli.byDb[d]!)}`).join(', ')}`;
+}
+
 /**
  * Soft checks that the app's R-VES is the CLI's within `points` in total and `dbPoints` per
  * database, and nothing left untimed. Per database the bound is wider than issue 23's 2 points:
