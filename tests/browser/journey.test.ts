@@ -7,7 +7,7 @@ import { duck } from '../helpers/duck.ts';
 import { type BirdQuestionRow, minidevFlags, minidevQuestions, sharedData } from '../helpers/shared-data.ts';
 import { seriousViolations } from './axe-check.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
-import { appRves, cliRves, expectRvesAgreement, rvesPairLine } from './rves-figures.ts';
+import { appRves, bracketedByCli, expectRvesAgreement, rvesPairLine } from './rves-figures.ts';
 import {
   type AppSession,
   importDataset,
@@ -347,28 +347,48 @@ describe.skipIf(browserSkipReason())(
     // (This page is not cross-origin isolated: performance.now() in 100 µs steps, the case that gave R-VES 40.21 vs 73.68.)
     let rvesRun = '';
     let rvesEx = '';
-    it("issue 23: replays with R-VES; the app's R-VES is the CLI's within 4 points (a warm page), in total and per database; none left untimed", async () => {
-      const run = await startRun(page, {
-        datasetName: 'BIRD mini-dev',
-        predictions: GPT4O,
-        name: 'gpt-4o cot r-ves',
-        tickMetrics: ['R-VES'],
-        waitMs: 1_200_000,
+    it("issue 23: replays with R-VES; the app's R-VES is the CLI's within 2 points in total, per database within the rerun spread both state; none left untimed", async () => {
+      // The CLI before and after the app, not beside it: two timings sharing the cores would each be
+      // slowed unevenly; and the mean of the two sides, as the machine's load drifts during the run
+      // (this page came out 2.04 higher once, timed in busier minutes than the CLI after it).
+      const { app, cli, before, after } = await bracketedByCli(GPT4O, async () => {
+        const run = await startRun(page, {
+          datasetName: 'BIRD mini-dev',
+          predictions: GPT4O,
+          name: 'gpt-4o cot r-ves',
+          tickMetrics: ['R-VES'],
+          waitMs: 1_200_000,
+        });
+        expect(run.error).toBeNull();
+        rvesRun = run.runId!;
+        return appRves(page);
       });
-      expect(run.error).toBeNull();
-      rvesRun = run.runId!;
-      const app = await appRves(page);
       rvesEx = app.ex;
-      // The CLI after the app, not beside it: two timings sharing the cores would each be slowed
-      // unevenly (R-VES is a ratio of times measured in one host, but not at one moment).
-      // Within 4 points here, not the target's 2: this page once came out 2.04 higher in total and
-      // 3.68 on superhero. Not for its warmth (a page replaying the file three times does not lead
-      // the CLI): 62 of the file's 108 correct items sit within 2 % of a reward step and land on
-      // either side by chance, in either host (docs/r-ves-timing.md, "The app against the CLI, item
-      // by item"). The 2-point target is checked on a fresh page by rves-agreement.test.ts.
-      const cli = await cliRves(GPT4O);
-      console.log(`[rves journey] ${rvesPairLine(app, cli)}`);
-      expectRvesAgreement('gpt-4o cot', app, cli, 4, 4);
+      // Per database the bound is 2 points or three standard deviations of the gap, whichever is
+      // wider: 62 of the file's 108 correct items once sat within 2 % of a reward step and land on
+      // either side by chance, in either host (docs/r-ves-timing.md, "How far a rerun moves R-VES").
+      console.log(`[rves journey] ${rvesPairLine(app, cli, before, after)}`);
+      expectRvesAgreement('gpt-4o cot', app, cli);
+      // The dashboard says how far a rerun moves R-VES, and links to the items that make it move.
+      const near = page.getByTestId('near-step-link');
+      await expect
+        .poll(async () => (await near.textContent())?.replace(/\s+/g, ' ').trim())
+        .toMatch(
+          /^\d+ of \d+ timed correct items within 2 % of an R-VES reward step \(a rerun moves R-VES by about ±\d+\.\d\d\)$/,
+        );
+      await screen('09a-rves-spread');
+      // The link opens exactly those items; each says which step it sits at and what a rerun may give.
+      const nearCount = Number(await page.locator('[data-count="rves-near-step"]').textContent());
+      await near.click();
+      await page.locator('[data-testid="explorer"][data-complete="true"]').waitFor();
+      await expect
+        .poll(async () => (await page.getByTestId('filter-count').textContent())?.replace(/\s+/g, ' ').trim())
+        .toMatch(new RegExp(`^${nearCount} of 500 items`));
+      await page.locator('[data-testid="item-list"] [role="option"]').first().click();
+      expect((await page.getByTestId('item-near-step').textContent())?.replace(/\s+/g, ' ').trim()).toMatch(
+        /^within 2 % of the R-VES step at (0\.25|0\.5|1|2): a rerun may give (0\.25|0\.5|0\.75|1|1\.25)$/,
+      );
+      await screen('09a-rves-near-step-item');
       expect(await page.getByTestId('rves-not-timed').count()).toBe(0);
       // A correct item shows its reward and time ratio, never "reward 0" for want of a clock.
       await page.goto(`${server.url}#/run/${encodeURIComponent(rvesRun)}/items?outcome=right`);
@@ -377,7 +397,7 @@ describe.skipIf(browserSkipReason())(
       const rves = (await page.getByTestId('item-rves').textContent())?.replace(/\s+/g, ' ').trim();
       expect(rves).toMatch(/^R-VES reward (0\.25|0\.5|0\.75|1|1\.25) \(time ratio [\d.]+\)$/);
       await screen('09b-rves-item');
-    }, 1_500_000);
+    }, 2_100_000);
 
     it("issue 23: exports the run; mean(ex) over the run JSON, CSV, JSON Lines and Parquet, read by DuckDB, is the dashboard's EX; unscored rows are null", async () => {
       await page.getByTestId('nav-runs').click();

@@ -18,6 +18,12 @@ export interface RvesFigures {
   notTimed: number;
   /** EX in total as shown (two decimals). */
   ex: string;
+  /**
+   * How far a rerun moves R-VES, as each host states it (one standard deviation, points): the
+   * CLI's r_ves_sd, the dashboard's "± rerun" (two of them) halved.
+   */
+  sd: number;
+  sdByDb: Record<string, number>;
   /** The CLI's --out report (its items' r_ves and time_ratio), for a closer look. */
   report?: string;
 }
@@ -36,13 +42,15 @@ export async function cliRves(file: string): Promise<RvesFigures> {
     out,
   ]);
   expect(r.code, r.stderr).toBe(0);
-  type Bucket = { ex: number; r_ves: number; r_ves_not_timed: number };
+  type Bucket = { ex: number; r_ves: number; r_ves_not_timed: number; r_ves_sd: number };
   const s = readJson<{ summary: { by_difficulty: { total: Bucket }; by_db: Record<string, Bucket> } }>(out).summary;
   return {
     total: s.by_difficulty.total.r_ves,
     byDb: Object.fromEntries(RVES_DBS.map((d) => [d, s.by_db[d]!.r_ves])),
     notTimed: s.by_difficulty.total.r_ves_not_timed,
     ex: s.by_difficulty.total.ex.toFixed(2),
+    sd: s.by_difficulty.total.r_ves_sd,
+    sdByDb: Object.fromEntries(RVES_DBS.map((d) => [d, s.by_db[d]!.r_ves_sd])),
     report: out,
   };
 }
@@ -51,33 +59,83 @@ export async function cliRves(file: string): Promise<RvesFigures> {
 export async function appRves(page: Page): Promise<RvesFigures> {
   const cells = await officialCells(page);
   const byDb: Record<string, number> = {};
+  const sdByDb: Record<string, number> = {};
+  const dbCell = (d: string, col: string) =>
+    page.locator(`[data-testid="db-scores"] tr[data-db="${d}"] td[data-col="${col}"]`).textContent();
   for (const d of RVES_DBS) {
-    byDb[d] = Number(
-      await page.locator(`[data-testid="db-scores"] tr[data-db="${d}"] td[data-col="r-ves"]`).textContent(),
-    );
+    byDb[d] = Number(await dbCell(d, 'r-ves'));
+    sdByDb[d] = halfSpread(await dbCell(d, 'r-ves-spread'));
   }
   return {
     total: Number(cells['r-ves']!.total),
     byDb,
     notTimed: Number(cells['rves-not-timed']?.total ?? 0),
     ex: cells.ex!.total!,
+    sd: halfSpread(cells['rves-spread']?.total ?? null),
+    sdByDb,
   };
 }
 
-/** One line of the two hosts' figures, for the suite's log: `app 71.42 CLI 71.16; per database app/CLI ...`. */
-export function rvesPairLine(app: RvesFigures, cli: RvesFigures): string {
-  const f = (n: number) => n.toFixed(2);
-  return `app ${f(app.total)} CLI ${f(cli.total)}; per database app/CLI ${RVES_DBS.map((d) => `${d} ${f(app.byDb[d]!)}/${f(cli.byDb[d]!)}`).join(', ')}`;
+/** "±0.72" as shown (two standard deviations) -> 0.36; anything else fails the test that reads it. */
+function halfSpread(shown: string | null): number {
+  const m = /^±(\d+\.\d\d)$/.exec(shown?.trim() ?? '');
+  expect(m, `R-VES's rerun spread as shown: ${shown}`).not.toBeNull();
+  return Number(m![1]) / 2;
 }
 
 /**
- * Soft checks that the app's R-VES is the CLI's within `points` in total and `dbPoints` per
- * database, and nothing left untimed. Per database the bound is wider than issue 23's 2 points:
- * a database of 40-52 items moves by a quarter point each time one item's reward changes bucket,
- * and fresh page against fresh CLI, both alone on the machine, differed by 2.30 on toxicology
- * once (docs/r-ves-timing.md, "Measured").
+ * The CLI timed before and after `during` (the app's run), and its figures as the mean of the
+ * two: the machine's load drifts over a run of minutes (the tests before these leave theirs
+ * behind) and R-VES moves with it, so a CLI timed only after the app compared the app's busier
+ * minutes with its own quieter ones. The mean of the two sides brackets the app's minutes.
  */
-export function expectRvesAgreement(name: string, app: RvesFigures, cli: RvesFigures, points = 2, dbPoints = 4): void {
+export async function bracketedByCli(
+  file: string,
+  during: () => Promise<RvesFigures>,
+): Promise<{ app: RvesFigures; cli: RvesFigures; before: RvesFigures; after: RvesFigures }> {
+  const before = await cliRves(file);
+  const app = await during();
+  const after = await cliRves(file);
+  expect(after.ex, 'EX does not depend on the timing').toBe(before.ex);
+  const mean = (a: number, b: number) => (a + b) / 2;
+  const meanSd = (a: number, b: number) => Math.sqrt(a * a + b * b) / 2;
+  const cli: RvesFigures = {
+    total: mean(before.total, after.total),
+    byDb: Object.fromEntries(RVES_DBS.map((d) => [d, mean(before.byDb[d]!, after.byDb[d]!)])),
+    notTimed: before.notTimed + after.notTimed,
+    ex: before.ex,
+    sd: meanSd(before.sd, after.sd),
+    sdByDb: Object.fromEntries(RVES_DBS.map((d) => [d, meanSd(before.sdByDb[d]!, after.sdByDb[d]!)])),
+    report: after.report,
+  };
+  return { app, cli, before, after };
+}
+
+/** One line of the two hosts' figures, for the suite's log: `app 71.42 CLI 71.16; per database app/CLI ...`. */
+export function rvesPairLine(app: RvesFigures, cli: RvesFigures, before?: RvesFigures, after?: RvesFigures): string {
+  const f = (n: number) => n.toFixed(2);
+  const sides = before && after ? ` (before ${f(before.total)}, after ${f(after.total)})` : '';
+  return (
+    `app ${f(app.total)} ±${f(2 * app.sd)} CLI ${f(cli.total)}${sides}; per database app/CLI (bound) ` +
+    RVES_DBS.map((d) => `${d} ${f(app.byDb[d]!)}/${f(cli.byDb[d]!)} (${f(dbBound(app, cli, d))})`).join(', ')
+  );
+}
+
+/**
+ * The bound on one database's app-vs-CLI gap: issue 23's 2 points, or three standard deviations
+ * of the gap where the rerun spread both hosts state is wider (a database of 40-52 items moves by
+ * about a quarter point each time one item's reward lands on the other side of a step; two runs of
+ * the official script differ the same way: docs/r-ves-timing.md, "How far a rerun moves R-VES").
+ */
+export function dbBound(app: RvesFigures, cli: RvesFigures, db: string, points = 2): number {
+  return Math.max(points, 3 * Math.hypot(app.sdByDb[db]!, cli.sdByDb[db]!));
+}
+
+/**
+ * Soft checks that the app's R-VES is the CLI's within `points` (issue 23's 2) in total, and per
+ * database within `dbBound`; nothing left untimed.
+ */
+export function expectRvesAgreement(name: string, app: RvesFigures, cli: RvesFigures, points = 2): void {
   expect
     .soft({ file: name, app: app.notTimed, cli: cli.notTimed }, 'items not timed')
     .toEqual({ file: name, app: 0, cli: 0 });
@@ -86,8 +144,12 @@ export function expectRvesAgreement(name: string, app: RvesFigures, cli: RvesFig
     .soft(Math.abs(app.total - cli.total), `${name}: app ${app.total}, CLI ${cli.total}`)
     .toBeLessThanOrEqual(points);
   for (const d of RVES_DBS) {
+    const bound = dbBound(app, cli, d, points);
     expect
-      .soft(Math.abs(app.byDb[d]! - cli.byDb[d]!), `${name} ${d}: app ${app.byDb[d]}, CLI ${cli.byDb[d]}`)
-      .toBeLessThanOrEqual(dbPoints);
+      .soft(
+        Math.abs(app.byDb[d]! - cli.byDb[d]!),
+        `${name} ${d}: app ${app.byDb[d]}, CLI ${cli.byDb[d]} (bound ${bound.toFixed(2)})`,
+      )
+      .toBeLessThanOrEqual(bound);
   }
 }

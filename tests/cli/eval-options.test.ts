@@ -58,6 +58,23 @@ describe('CLI options', () => {
       expect(i.time_ratio).toBeGreaterThan(0);
       expect(i.soft_f1).toBeNull();
     }
+    // Issue 23: how far a rerun moves R-VES, recomputed here from the items' own time ratios: an
+    // item within 2 % of a reward step flips sqrt(reward) to the step's other side with chance 1/2.
+    const reward = (r: number) => (r >= 2 ? 1.25 : r >= 1 ? 1 : r >= 0.5 ? 0.75 : r >= 0.25 ? 0.5 : 0.25);
+    const stepNear = (r: number) => [0.25, 0.5, 1, 2].find((step) => Math.abs(Math.log(r / step)) < Math.log(1.02));
+    const near = [items[0], items[2]].filter((i) => stepNear(i.time_ratio) !== undefined);
+    const flip = (r: number) => {
+      const step = stepNear(r)!;
+      return Math.abs(Math.sqrt(reward(r)) - Math.sqrt(reward(r >= step ? step * 0.97 : step)));
+    };
+    const sd = (Math.sqrt(near.reduce((a, i) => a + flip(i.time_ratio) ** 2 / 4, 0)) / 3) * 100;
+    const total = readJson(out).summary.by_difficulty.total;
+    expect(total).toMatchObject({ r_ves_timed: 2, r_ves_near_step: near.length });
+    expect(total.r_ves_sd).toBeCloseTo(sd, 9);
+    expect(run.stdout).toContain(
+      `note: R-VES moves between runs of the same predictions: ${near.length} of 2 timed correct item(s) sit within 2 % of a reward step`,
+    );
+    expect(run.stdout).toContain(`a rerun's total is expected within ±${(2 * sd).toFixed(2)} (2 sd)`);
   });
 
   it('times out a runaway prediction per item with --timeout-s and goes on', async () => {

@@ -29,6 +29,42 @@ export function vesReward(ratio: number): number {
 }
 
 /**
+ * How far R-VES moves between two runs of the same predictions on one machine (issue 23). The
+ * official reward is a step function of a measured time ratio, and a correct item whose ratio sits
+ * near a step (most often at 1.0: the prediction is the gold, or runs the gold's plan) lands on
+ * either side of it from one run to the next, in the official script as here. An item timed within
+ * NEAR_STEP (2 %) of a step is taken as a fair coin between the step's two rewards; the others as
+ * fixed. On 16 CLI runs of gpt-4o's mini-dev file (loaded and quiet, 2026-12-04) this predicted a
+ * standard deviation of 0.36 for the total against 0.32 measured, and 0.66 / 0.58 / 0.59 against
+ * 0.67 / 0.52 / 0.32 per database (docs/r-ves-timing.md, "How far a rerun moves R-VES").
+ */
+export const NEAR_STEP = 0.02;
+
+/** The time ratios at which `vesReward` changes. */
+const REWARD_STEPS = [0.25, 0.5, 1, 2] as const;
+
+/**
+ * For a correct item's time ratio within NEAR_STEP of a reward step: the step and the reward on
+ * its other side (what a rerun may give instead); null for any other ratio or none.
+ */
+export function nearStep(ratio: number | null | undefined): { step: number; otherReward: number } | null {
+  if (ratio === null || ratio === undefined || !(ratio > 0) || !Number.isFinite(ratio)) return null;
+  const near = Math.log1p(NEAR_STEP);
+  for (const step of REWARD_STEPS) {
+    if (Math.abs(Math.log(ratio / step)) < near) {
+      return { step, otherReward: ratio >= step ? vesReward(step / (1 + NEAR_STEP)) : vesReward(step) };
+    }
+  }
+  return null;
+}
+
+/** How much sqrt(reward) (what R-VES averages) changes between the two sides of a step the ratio is near; 0 if none. */
+export function stepFlip(ratio: number | null | undefined): number {
+  const n = nearStep(ratio);
+  return n === null ? 0 : Math.abs(Math.sqrt(vesReward(ratio!)) - Math.sqrt(n.otherReward));
+}
+
+/**
  * Timing that does not depend on the clock's resolution (docs/r-ves-timing.md). A page that is
  * not cross-origin isolated sees `performance.now()` in steps of 100 µs (Chromium), so a query
  * of 30 µs times as 0 or 100 µs and its ratio is 0/0 or ∞. Each of the official timings is

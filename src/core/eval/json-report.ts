@@ -11,6 +11,13 @@ export interface JsonBucket {
   r_ves: number | null;
   /** With r-ves: correct items that could not be timed, left out of r_ves. */
   r_ves_not_timed?: number;
+  /**
+   * With r-ves: correct items timed, those timed within 2 % of a reward step, and the standard
+   * deviation of r_ves between runs those make (points; src/core/compare/r-ves.ts, NEAR_STEP).
+   */
+  r_ves_timed?: number;
+  r_ves_near_step?: number;
+  r_ves_sd?: number;
   /** Present with metric ts. */
   ts?: number | null;
   ex_only?: number;
@@ -29,6 +36,9 @@ function bucketJson(b: BucketScores): JsonBucket {
     soft_f1: b.softF1,
     r_ves: b.rves,
     ...(b.rvesNotTimed !== undefined ? { r_ves_not_timed: b.rvesNotTimed } : {}),
+    ...(b.rvesSd !== undefined
+      ? { r_ves_timed: b.rvesTimed ?? 0, r_ves_near_step: b.rvesNearStep ?? 0, r_ves_sd: b.rvesSd }
+      : {}),
     ...(b.ts !== undefined
       ? {
           ts: b.ts,

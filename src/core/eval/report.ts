@@ -1,5 +1,5 @@
 import type { MetricName } from './executor.ts';
-import type { BucketScores, Summary } from './summary.ts';
+import { NEAR_STEP_PERCENT, type BucketScores, type Summary } from './summary.ts';
 import { tableLevels } from '../types.ts';
 
 /**
@@ -111,10 +111,31 @@ export function detailReport(summary: Summary): string {
       `warning: ${t.rvesNotTimed} correct item(s) could not be timed; R-VES leaves them out (docs/r-ves-timing.md; each item's r_ves_not_timed says why)`,
     );
   }
+  if (summary.metrics.includes('r-ves') && t.rvesSd !== undefined) lines.push(rvesSpreadLine(summary));
   if (summary.metrics.includes('r-ves')) {
     lines.push(
       'note: R-VES depends on the machine and the SQL engine (here sql.js, WebAssembly): it is not reproducible across machines',
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * How far a rerun moves R-VES, in the words the dashboard uses: the total's two standard
+ * deviations and the widest database's, from the items timed near a reward step.
+ */
+export function rvesSpreadLine(summary: Summary): string {
+  const t = summary.byDifficulty.total;
+  const widest = Object.entries(summary.byDb).reduce<[string, number] | null>(
+    (w, [db, b]) => ((b.rvesSd ?? 0) > (w?.[1] ?? 0) ? [db, b.rvesSd ?? 0] : w),
+    null,
+  );
+  const unit = summary.samplesPerQuestion.max > 1 ? 'sample' : 'item';
+  return (
+    `note: R-VES moves between runs of the same predictions: ${t.rvesNearStep ?? 0} of ${t.rvesTimed ?? 0} timed correct ${unit}(s) ` +
+    `sit within ${NEAR_STEP_PERCENT} % of a reward step and land on either side by chance; a rerun's total is expected within ` +
+    `±${(2 * (t.rvesSd ?? 0)).toFixed(2)} (2 sd)` +
+    (widest ? `, ${widest[0]}'s within ±${(2 * widest[1]).toFixed(2)}` : '') +
+    " (each bucket's r_ves_sd in --out; docs/r-ves-timing.md)"
+  );
 }

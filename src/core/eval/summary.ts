@@ -1,5 +1,6 @@
 import { ALL_DIFFICULTIES, DIFFICULTIES, type Difficulty, type ItemResult } from '../types.ts';
 import type { MetricName } from './executor.ts';
+import { NEAR_STEP, stepFlip } from '../compare/r-ves.ts';
 
 /** Scores of one bucket as percentages (unrounded), or null where the bucket is empty or the metric was not run. */
 export interface BucketScores {
@@ -15,6 +16,14 @@ export interface BucketScores {
    * are left out of R-VES's denominator (R-VES is over the others), never counted as reward 0.
    */
   rvesNotTimed?: number;
+  /**
+   * R-VES: correct samples that were timed, those of them timed within NEAR_STEP (2 %) of a reward
+   * step (they land on either side of it from one run to the next), and the standard deviation of
+   * R-VES between runs that those coin flips make, in points (src/core/compare/r-ves.ts, `NEAR_STEP`).
+   */
+  rvesTimed?: number;
+  rvesNearStep?: number;
+  rvesSd?: number;
   /**
    * Metric ts (docs/test-suite.md): test-suite accuracy in percent, over the same items as EX
    * (an item not scored counts 0, as an error does for EX), so TS <= EX; absent without ts.
@@ -76,12 +85,19 @@ function bucket(items: readonly ItemResult[], metrics: readonly MetricName[]): B
 /**
  * R-VES over questions (one sample each, or several averaged first), leaving out the samples that
  * could not be timed; a question none of whose samples was timed is left out, in the official
- * order of operations otherwise (sum / count x 100).
+ * order of operations otherwise (sum / count x 100). With it, how far a rerun moves it: each
+ * timed sample near a reward step is a fair coin between the step's two rewards (variance
+ * flip^2 / 4), weighed as the sample weighs in the mean.
  */
-function rvesOf(questions: readonly (readonly ItemResult[])[]): Pick<BucketScores, 'rves' | 'rvesNotTimed'> {
+function rvesOf(
+  questions: readonly (readonly ItemResult[])[],
+): Pick<BucketScores, 'rves' | 'rvesNotTimed' | 'rvesTimed' | 'rvesNearStep' | 'rvesSd'> {
   let sum = 0;
   let counted = 0;
   let notTimed = 0;
+  let timedCorrect = 0;
+  let nearStep = 0;
+  let variance = 0;
   for (const rs of questions) {
     const timed = rs.filter((r) => r.rvesNotTimed === undefined);
     notTimed += rs.length - timed.length;
@@ -91,9 +107,26 @@ function rvesOf(questions: readonly (readonly ItemResult[])[]): Pick<BucketScore
         ? Math.sqrt(timed[0]!.rves ?? 0)
         : timed.reduce((a, r) => a + Math.sqrt(r.rves ?? 0), 0) / timed.length;
     counted++;
+    for (const r of timed) {
+      if (r.ex !== 1 || r.rves === null) continue;
+      timedCorrect++;
+      const flip = stepFlip(r.timeRatio);
+      if (flip === 0) continue;
+      nearStep++;
+      variance += (flip * flip) / 4 / (timed.length * timed.length);
+    }
   }
-  return { rves: counted === 0 ? null : (sum / counted) * 100, rvesNotTimed: notTimed };
+  return {
+    rves: counted === 0 ? null : (sum / counted) * 100,
+    rvesNotTimed: notTimed,
+    rvesTimed: timedCorrect,
+    rvesNearStep: nearStep,
+    rvesSd: counted === 0 ? 0 : (Math.sqrt(variance) / counted) * 100,
+  };
 }
+
+/** `NEAR_STEP` as the percentage the reports write ("within 2 % of a reward step"). */
+export const NEAR_STEP_PERCENT = Math.round(NEAR_STEP * 100);
 
 function tsCounts(
   items: readonly ItemResult[],

@@ -5,6 +5,7 @@
  */
 import type { Difficulty, Question } from '../types.ts';
 import type { SampleRecord } from '../run/types.ts';
+import { stepFlip } from '../compare/r-ves.ts';
 
 export type Outcome =
   | 'all'
@@ -28,7 +29,8 @@ export type Outcome =
   | 'no-sql'
   | 'truncated'
   | 'request-failed'
-  | 'rves-not-timed';
+  | 'rves-not-timed'
+  | 'rves-near-step';
 
 export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'all', label: 'all' },
@@ -51,6 +53,7 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'order-dependent-gold', label: 'order-dependent gold' },
   { id: 'passes-by-row-order', label: 'passes by row order' },
   { id: 'rves-not-timed', label: 'R-VES not timed' },
+  { id: 'rves-near-step', label: 'R-VES timed near a reward step' },
 ];
 
 /** Fields of the test-suite and row-order checks (issue 13 items 1-2), optional on a sample. */
@@ -124,6 +127,8 @@ export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
       return requestFailed(s);
     case 'rves-not-timed':
       return s.rvesNotTimed !== undefined;
+    case 'rves-near-step':
+      return s.ex === 1 && s.rves !== null && s.rvesNotTimed === undefined && stepFlip(s.timeRatio) > 0;
     case 'error':
       return s.status === 'error';
     case 'timeout':

@@ -9,6 +9,8 @@ import {
   timeRatio,
   vesOutcome,
   vesReward,
+  stepFlip,
+  NEAR_STEP,
 } from '../../../src/core/compare/r-ves.ts';
 
 describe('official R-VES pieces', () => {
@@ -107,5 +109,17 @@ describe("issue 23: timing blocks that do not depend on the clock's resolution",
   it('the clock step is found from its smallest change', () => {
     let t = 0;
     expect(clockTick(() => ((t += 0.05), Math.floor(t / 0.1) * 0.1))).toBeCloseTo(0.1, 9);
+  });
+  it('issue 23: a time ratio within 2 % of a reward step flips sqrt(reward) by the step; others by nothing', () => {
+    const d = (hi: number, lo: number) => Math.sqrt(hi) - Math.sqrt(lo);
+    expect(stepFlip(1)).toBeCloseTo(d(1, 0.75), 15);
+    expect(stepFlip(1.0199)).toBeCloseTo(d(1, 0.75), 15);
+    expect(stepFlip(1 / 1.0199)).toBeCloseTo(d(1, 0.75), 15);
+    expect(stepFlip(2.03)).toBeCloseTo(d(1.25, 1), 15);
+    expect(stepFlip(0.497)).toBeCloseTo(d(0.75, 0.5), 15);
+    expect(stepFlip(0.2501)).toBeCloseTo(d(0.5, 0.25), 15);
+    for (const far of [1.021, 1 / 1.021, 1.5, 0.7, 3, 0.1, 0, -1, Infinity, NaN, null, undefined])
+      expect(stepFlip(far), String(far)).toBe(0);
+    expect(NEAR_STEP).toBe(0.02);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { samplesNote } from '../../../src/core/eval/report.ts';
 import { samplesPerQuestion, summarize, summaryTotal } from '../../../src/core/eval/summary.ts';
+import { vesReward } from '../../../src/core/compare/r-ves.ts';
 import { question, sample, verdicts } from '../rl/fixtures.ts';
 
 describe('the one run summary, with one and with several samples per question', () => {
@@ -71,6 +72,41 @@ describe('the one run summary, with one and with several samples per question', 
     expect(many.byDifficulty.total.rvesNotTimed).toBe(3);
     // Without r-ves there is nothing to count.
     expect(summarize([notTimed(0)], ['ex']).byDifficulty.total.rvesNotTimed).toBeUndefined();
+  });
+
+  it('issue 23: R-VES says how far a rerun moves it: samples timed near a reward step are coin flips, weighed as in the mean', () => {
+    const correct = (index: number, timeRatio: number, s = 0, dbId = 'db') =>
+      sample({ index, sample: s, ex: 1, rves: vesReward(timeRatio), timeRatio, dbId });
+    const flip1 = 1 - Math.sqrt(0.75); // sqrt(reward) either side of the step at ratio 1
+    const flip2 = Math.sqrt(1.25) - 1; // at ratio 2
+    // Four items: 1.01 and 0.985 sit within 2 % of the step at 1, 1.97 of the step at 2; 1.5 is far from any.
+    const one = summarize(
+      [
+        correct(0, 1.01),
+        correct(1, 0.985, 0, 'other'),
+        correct(2, 1.97),
+        correct(3, 1.5),
+        sample({ index: 4, sample: 0, ex: 0, rves: 0, timeRatio: null }),
+      ],
+      ['ex', 'r-ves'],
+    );
+    const t = one.byDifficulty.total;
+    expect({ timed: t.rvesTimed, near: t.rvesNearStep }).toEqual({ timed: 4, near: 3 });
+    // Var(mean of 5) = sum(flip^2 / 4) / 5^2; sd in points.
+    expect(t.rvesSd).toBeCloseTo((Math.sqrt((2 * flip1 ** 2 + flip2 ** 2) / 4) / 5) * 100, 12);
+    expect(one.byDb.other!.rvesSd).toBeCloseTo((Math.sqrt(flip1 ** 2 / 4) / 1) * 100, 12);
+    // Nothing near a step: no spread. An incorrect item at ratio 1 (none is ever timed) is no flip either.
+    const far = summarize(
+      [correct(0, 1.5), sample({ index: 1, sample: 0, ex: 0, rves: 0, timeRatio: 1 })],
+      ['ex', 'r-ves'],
+    );
+    expect(far.byDifficulty.total).toMatchObject({ rvesTimed: 1, rvesNearStep: 0, rvesSd: 0 });
+    // Several samples: a question averages its samples, so each flip weighs 1 / (its question's timed samples).
+    const many = summarize([correct(0, 1.0, 0), correct(0, 1.5, 1), correct(1, 1.0, 0)], ['ex', 'r-ves']);
+    expect(many.byDifficulty.total.rvesSd).toBeCloseTo((Math.sqrt(flip1 ** 2 / 4 / 4 + flip1 ** 2 / 4) / 2) * 100, 12);
+    expect(many.byDifficulty.total).toMatchObject({ rvesTimed: 3, rvesNearStep: 2 });
+    // Without r-ves there is no spread.
+    expect(summarize([correct(0, 1)], ['ex']).byDifficulty.total.rvesSd).toBeUndefined();
   });
 
   it('issue 23: a missing database is counted in questions and in samples (one unit per column)', () => {

@@ -50,6 +50,22 @@ describe('ItemIndex.query', () => {
   ] as const)('outcome %s keeps %j', (outcome, expected) => {
     expect(ids({ outcome })).toEqual(expected);
   });
+  it('issue 23: "R-VES timed near a reward step" keeps the correct, timed samples within 2 % of a step, and only them', () => {
+    const timed = (i: number, patch: Partial<SampleRecord>) => ({
+      sample: sample(i, { rves: 1, timeRatio: 1.5, ...patch }),
+      question: null,
+    });
+    const near = new ItemIndex([
+      timed(0, { timeRatio: 1.004 }),
+      timed(1, { timeRatio: 0.99, rves: 0.75 }),
+      timed(2, {}),
+      timed(3, { ex: 0, rves: 0, timeRatio: 1 }),
+      timed(4, { rves: null, timeRatio: null, rvesNotTimed: 'the clock did not move' }),
+      timed(5, { timeRatio: 2.01, rves: 1.25 }),
+      timed(6, { rves: null, timeRatio: 1 }),
+    ]);
+    expect(near.query({ ...DEFAULT_QUERY, outcome: 'rves-near-step' }).map((r) => r.sample.index)).toEqual([0, 1, 5]);
+  });
   it('filters by difficulty and database', () => {
     expect(ids({ difficulty: 'moderate' })).toEqual([1]);
     expect(ids({ dbId: 'db', outcome: 'wrong' })).toEqual([2, 3]);
