@@ -29,7 +29,8 @@ import {
  * By default one file (gpt-4o CoT) in each case. The measurement of docs/r-ves-timing.md walks all
  * 13 mini-dev prediction files and writes the figures to test-artifacts/rves-agreement-*.json:
  *   RVES_ALL=1 RVES_ISOLATION=coarse npx vitest run tests/browser/rves-agreement.test.ts --project node-timing
- * (RVES_ISOLATION=isolated for the isolated page; about 13 x 5 minutes per case on a loaded 2-core machine);
+ * (RVES_ISOLATION=isolated for the isolated page; about 13 x 5 minutes per case on a quiet 2-core machine,
+ * the app and the CLI twice per file);
  * RVES_FILES=gpt-35-turbo_cot,gpt-4_sqlite measures the files whose names contain those parts;
  * RVES_REPEAT=3 replays the list 3 times on the same page (a page warmed by earlier runs, as the
  * journey's is), each replay followed by a fresh CLI.

@@ -111,7 +111,10 @@ export async function bracketedByCli(
   return { app, cli, before, after };
 }
 
-/** One line of the two hosts' figures, for the suite's log: `app 71.42 CLI 71.16; per database app/CLI ...`. */
+/**
+ * One line of the two hosts' figures, for the suite's log: `app 71.51 ±0.79 CLI 71.16 (before
+ * 71.25, after 71.06); per database app/CLI (bound) student_club 65.81/66.37 (2.67), ...`.
+ */
 export function rvesPairLine(app: RvesFigures, cli: RvesFigures, before?: RvesFigures, after?: RvesFigures): string {
   const f = (n: number) => n.toFixed(2);
   const sides = before && after ? ` (before ${f(before.total)}, after ${f(after.total)})` : '';
