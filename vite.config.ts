@@ -56,8 +56,15 @@ const headlessChromium = (...extraArgs: string[]) => ({
   instances: [{ browser: 'chromium' as const }],
 });
 
-/** Run alone after the rest (the `node-timing` project). */
-const TIMING_TESTS = ['tests/browser/journey.test.ts', 'tests/browser/rves-agreement.test.ts'];
+/**
+ * The node tests that need the built app or Chromium (the `node` project, with the build's global
+ * setup); every other node test is in `unit`, the inner loop (`npm test`).
+ */
+const CHROMIUM_NODE_TESTS = [
+  'tests/browser/**/*.test.ts',
+  'tests/scripts/gpu-check.test.ts',
+  'tests/bench/bench-smoke.test.ts',
+];
 
 export default defineConfig({
   // The service worker only in builds (vite-plugin-pwa does nothing under the dev server and Vitest).
@@ -85,29 +92,35 @@ export default defineConfig({
     projects: [
       {
         extends: true,
+        // Unit, worker, pool and CLI tests: no browser, no build (`npm test`).
+        test: {
+          name: 'unit',
+          environment: 'node',
+          include: ['tests/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'tests/**/*.browser.test.ts', ...CHROMIUM_NODE_TESTS],
+        },
+      },
+      {
+        extends: true,
         test: {
           name: 'node',
           environment: 'node',
-          include: ['tests/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'tests/**/*.browser.test.ts', ...TIMING_TESTS],
-          // The app's production build for the browser tests: this project and `node-timing` share
-          // one build per run (the setup's second call awaits the first's).
+          include: CHROMIUM_NODE_TESTS,
+          exclude: [...configDefaults.exclude, 'tests/**/*.browser.test.ts'],
+          // The app's production build for the browser tests, once per run.
           globalSetup: ['tests/browser/global-setup.ts'],
         },
       },
       {
         extends: true,
-        // The tests that compare timings (R-VES in the app against the CLI's) run last, one file at
-        // a time, once every other project is done: R-VES is a ratio of times, and two hosts timing
-        // while other tests load the two cores were each slowed unevenly (2-3 points apart per
-        // database under load 5-7; 0.1-0.7 apart alone).
+        // A measurement, not a test: `npm run bench -- --only rves` (bench/rves.ts) runs it; the
+        // README's test command does not (scripts/test-all.sh names the projects it runs).
         test: {
-          name: 'node-timing',
+          name: 'rves-measure',
           environment: 'node',
-          include: TIMING_TESTS,
+          include: ['tests/browser/rves-agreement.measure.ts'],
           globalSetup: ['tests/browser/global-setup.ts'],
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
         },
       },
       {

@@ -30,6 +30,7 @@ import { measureStats, rlWorkload } from './rl.ts';
 import { measureSeriesBuild, measureSeriesStep } from './series.ts';
 import { measureTs } from './ts.ts';
 import { measureCli } from './cli-bench.ts';
+import { measureRves, RVES_TARGETS } from './rves.ts';
 import { RUNAWAYS, SLOW_TAIL_MS, isRunaway } from './runaways.ts';
 
 interface Args {
@@ -38,12 +39,13 @@ interface Args {
   rounds: number;
   /**
    * `--only cli,native-engine,hostile`: only these groups of keys (bench/cli-bench.ts; hostile:
-   * worker_peak_rss_mib_hostile; report: bench/report.ts; playground: bench/playground.ts).
+   * worker_peak_rss_mib_hostile; report: bench/report.ts; playground: bench/playground.ts; rves:
+   * bench/rves.ts, the app's R-VES against the CLI's, about 20 minutes, run only when asked).
    */
   only: Set<string> | null;
 }
 
-const ONLY_GROUPS = ['cli', 'native-engine', 'hostile', 'report', 'playground'];
+const ONLY_GROUPS = ['cli', 'native-engine', 'hostile', 'report', 'playground', 'rves'];
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { quick: false, out: null, rounds: 0, only: null };
@@ -319,9 +321,31 @@ async function runOnly(args: Args): Promise<void> {
     );
 }
 
+/** `--only rves` (bench/rves.ts): the app's R-VES against the CLI's, with the load. */
+async function runRves(args: Args): Promise<void> {
+  if (args.only!.size > 1) fail('--only rves runs alone (it takes about 20 minutes of Chromium and the CLI)');
+  const load0 = loadavg();
+  const started = new Date().toISOString();
+  const { keys, rows } = await measureRves(log);
+  const load1 = loadavg();
+  for (const [k, v] of Object.entries(keys))
+    process.stdout.write(`${k.padEnd(46)} ${fmt(v).padStart(10)}   target ${RVES_TARGETS[k] ?? '-'}\n`);
+  printLoad(load0, load1);
+  if (args.out)
+    writeFileSync(
+      args.out,
+      JSON.stringify(
+        { keys, rows, loadavg_start: load0, loadavg_end: load1, started, finished: new Date().toISOString() },
+        null,
+        1,
+      ) + '\n',
+    );
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const browserOnly = ['report', 'playground'].filter((g) => args.only?.has(g));
+  if (args.only?.has('rves')) return runRves(args);
   if (args.only && !args.only.has('hostile') && browserOnly.length === 0) return runOnly(args);
   const started = new Date();
   const load0 = loadavg();

@@ -4,7 +4,7 @@
  * (NODE_ENV=test, VITEST=...) cannot turn it into a development build. A failed build does not
  * stop unrelated test files: the browser tests report it.
  *
- * Two projects list this setup (`node` and `node-timing`, vite.config.ts), and Vitest runs a
+ * Two projects list this setup (`node` and `rves-measure`, vite.config.ts), and Vitest runs a
  * project's global setup once per project. A project cannot drop a setup it inherits from the
  * root config (`extends: true` merges the lists), so the build is shared instead: every setup of
  * one Vitest process (they all run in its main thread, one `globalThis`) awaits the same build,

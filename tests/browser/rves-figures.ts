@@ -1,32 +1,16 @@
 /**
  * R-VES of one BIRD mini-dev predictions file in the CLI and on the app's dashboard, in total and
- * per database, for the agreement checks of issue 23 (rves-agreement.test.ts, journey.test.ts).
+ * per database: the journey's R-VES step (journey.test.ts) and the bench's measurement of how far
+ * the two hosts agree (rves-agreement.measure.ts, bench/rves.ts).
  */
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { minidevFlags } from '../helpers/shared-data.ts';
 import { officialCells } from './workbench-helpers.ts';
+import { dbBound, RVES_DBS, type RvesFigures } from '../../bench/rves.ts';
 
-/** The mini-dev databases present in ../shared/data (the other questions are not scored). */
-export const RVES_DBS = ['student_club', 'superhero', 'toxicology'];
-
-export interface RvesFigures {
-  total: number;
-  byDb: Record<string, number>;
-  /** Correct items that could not be timed (left out of R-VES). */
-  notTimed: number;
-  /** EX in total as shown (two decimals). */
-  ex: string;
-  /**
-   * How far a rerun moves R-VES, as each host states it (one standard deviation, points): the
-   * CLI's r_ves_sd, the dashboard's "± rerun" (two of them) halved.
-   */
-  sd: number;
-  sdByDb: Record<string, number>;
-  /** The CLI's --out report (its items' r_ves and time_ratio), for a closer look. */
-  report?: string;
-}
+export { RVES_DBS, type RvesFigures };
 
 /** `eval --metrics ex,soft-f1,r-ves` on `file` against mini-dev: its --out report's figures. */
 export async function cliRves(file: string): Promise<RvesFigures> {
@@ -120,39 +104,8 @@ export function rvesPairLine(app: RvesFigures, cli: RvesFigures, before?: RvesFi
   const sides = before && after ? ` (before ${f(before.total)}, after ${f(after.total)})` : '';
   return (
     `app ${f(app.total)} ±${f(2 * app.sd)} CLI ${f(cli.total)}${sides}; per database app/CLI (bound) ` +
-    RVES_DBS.map((d) => `${d} ${f(app.byDb[d]!)}/${f(cli.byDb[d]!)} (${f(dbBound(app, cli, d))})`).join(', ')
+    RVES_DBS.map(
+      (d) => `${d} ${f(app.byDb[d]!)}/${f(cli.byDb[d]!)} (${f(dbBound(app.sdByDb[d]!, cli.sdByDb[d]!))})`,
+    ).join(', ')
   );
-}
-
-/**
- * The bound on one database's app-vs-CLI gap: issue 23's 2 points, or three standard deviations
- * of the gap where the rerun spread both hosts state is wider (a database of 40-52 items moves by
- * about a quarter point each time one item's reward lands on the other side of a step; two runs of
- * the official script differ the same way: docs/r-ves-timing.md, "How far a rerun moves R-VES").
- */
-export function dbBound(app: RvesFigures, cli: RvesFigures, db: string, points = 2): number {
-  return Math.max(points, 3 * Math.hypot(app.sdByDb[db]!, cli.sdByDb[db]!));
-}
-
-/**
- * Soft checks that the app's R-VES is the CLI's within `points` (issue 23's 2) in total, and per
- * database within `dbBound`; nothing left untimed.
- */
-export function expectRvesAgreement(name: string, app: RvesFigures, cli: RvesFigures, points = 2): void {
-  expect
-    .soft({ file: name, app: app.notTimed, cli: cli.notTimed }, 'items not timed')
-    .toEqual({ file: name, app: 0, cli: 0 });
-  expect.soft(app.total, `${name}: R-VES in the app`).toBeGreaterThan(0);
-  expect
-    .soft(Math.abs(app.total - cli.total), `${name}: app ${app.total}, CLI ${cli.total}`)
-    .toBeLessThanOrEqual(points);
-  for (const d of RVES_DBS) {
-    const bound = dbBound(app, cli, d, points);
-    expect
-      .soft(
-        Math.abs(app.byDb[d]! - cli.byDb[d]!),
-        `${name} ${d}: app ${app.byDb[d]}, CLI ${cli.byDb[d]} (bound ${bound.toFixed(2)})`,
-      )
-      .toBeLessThanOrEqual(bound);
-  }
 }
