@@ -127,7 +127,7 @@ const OMNISQL_USER =
   "Task Overview:\nYou are a data science expert. Below, you are provided with a database schema and a natural language question. Your task is to understand the schema and generate a valid SQL query to answer the question.\n\nDatabase Engine:\nSQLite\n\nDatabase Schema:\n{{schema}}\nThis schema describes the database's structure, including tables, columns, primary keys, foreign keys, and any relevant relationships or constraints.\n\nQuestion:\n{{question}}\n\nInstructions:\n- Make sure you only output the information that is asked in the question. If the question asks for a specific column, make sure to only include that column in the SELECT clause, nothing more.\n- The generated query should return all of the information asked in the question without any missing or extra information.\n- Before generating the final SQL query, please think through the steps of how to write the query.\n\nOutput Format:\nIn your answer, please enclose the generated SQL query in a code block:\n```sql\n-- Your SQL query\n```\n\nTake a deep breath and think step by step to find the correct SQL query.\n";
 
 const ARCTIC_SYSTEM =
-  "You are a data science expert. Below, you are provided with a database schema and a natural language question. Your task is to understand the schema and generate a valid SQL query to answer the question.";
+  'You are a data science expert. Below, you are provided with a database schema and a natural language question. Your task is to understand the schema and generate a valid SQL query to answer the question.';
 
 const ARCTIC_USER =
   "Database Engine:\nSQLite\n\nDatabase Schema:\n{{schema}}\nThis schema describes the database's structure, including tables, columns, primary keys, foreign keys, and any relevant relationships or constraints.\n\nQuestion:\n{{question}}\n\nInstructions:\n- Make sure you only output the information that is asked in the question. If the question asks for a specific column, make sure to only include that column in the SELECT clause, nothing more.\n- The generated query should return all of the information asked in the question without any missing or extra information.\n- Before generating the final SQL query, please think through the steps of how to write the query.\n\nOutput Format:\nPlease provide a detailed chain-of-thought reasoning process and include your thought process within `<think>` tags. Your final answer should be enclosed within `<answer>` tags.\n\nEnsure that your SQL query follows the correct syntax and is formatted as follows:\n\n```sql\n-- Your SQL query here\n```\n\nExample format:\n<think> Step-by-step reasoning, including self-reflection and corrections if necessary. [Limited by 4K tokens] </think>\n<answer> Summary of the thought process leading to the final SQL query. [Limited by 1K tokens]\n\n```sql\nCorrect SQL query here\n```\n</answer>";
@@ -136,10 +136,10 @@ const SKYRL_SYSTEM =
   "\nTask Overview:\nYou are a data science expert. Below, you are provided with a database schema and a natural language question. Your task is to understand the schema and generate a valid SQL query to answer the question within limited turns. You should breakdown the problem, draft your reasoning process, and generate the solution.\n\nDatabase Engine:\nSQLite\n\nDatabase Schema:\n{db_details}\nThis schema describes the database's structure, including tables, columns, primary keys, foreign keys, and any relevant relationships or constraints.\n\nExternal Knowledge:\n{external_knowledge}\n\nQuestion:\n{question}\n\nInstructions:\n- Make sure you only output the information that is asked in the question. If the question asks for a specific column, make sure to only include that column in the SELECT clause, nothing more.\n- The generated query should return all of the information asked in the question without any missing or extra information.\n- Before generating the final SQL query, please think through the steps of how to write the query. It should include detailed considerations such as analisying questions, \nsummarizing relevant findings, brainstorming new ideas, verifying the accuracy of the current steps, refining any errors, thinking of how to call SQL tools, and revisiting previous steps.\n\n\nFormat:\n- Conduct thinking inside <think>...</think> blocks every time you get new observation or information. \n- You can use SQL tool written within a single <sql>your sql</sql> block to explore or verify. SQL tool output will be shown as dataframe inside <observation>...</observation>. Based on this observation, you can think again and refine.\n- The returned dataframe will be truncated in 50 rows if observation is too long. \n- If you find no further exploration is needed or reaches max turns, you MUST directly provide the final SQL query solution inside <solution>...</solution>. \n\n------------------------ START OF EXAMPLE ------------------------\nQuestion: how many pigs are in the farm? \n    Database Schema:\n    Table: animals\n    - id (INTEGER, PRIMARY KEY)\n    - species (TEXT)\n    - age (INTEGER)\n    - name (TEXT)\n\n<think>I am querying how many pigs are in the farm. I will begin by checking if the 'animals' table exists and contains entries with species = 'pig'.</think>\n<sql>SELECT COUNT(*) FROM animals WHERE species = 'pig';</sql>\n<observation>\n+----------+\n| COUNT(*) |\n+----------+\n|   12     |\n+----------+\n</observation>\n<think>The result indicates that there are 12 pigs in the farm. Since the question asks for how many pigs, I can now output the final SQL as the solution.</think>\n<solution>SELECT COUNT(*) FROM animals WHERE species = 'pig';</solution>\n------------------------ END OF EXAMPLE ------------------------\n";
 
 const VERL_BEFORE =
-  "You are a data science expert. Your task is to understand database schemas and generate valid SQL queries to answer natural language questions using SQLite database engine. You must conduct reasoning inside <think> and </think> blocks every time you get new information. After reasoning, you need to explore or verify database information, you can call a SQL execution tool by <tool_call> execute_sql </tool_call> and it will return the query results between <tool_response> and </tool_response>. You can execute SQL queries as many times as you want to explore the database structure and data. If you find no further exploration is needed, you MUST return your final SQL query enclosed within the <answer> </answer> tags.";
+  'You are a data science expert. Your task is to understand database schemas and generate valid SQL queries to answer natural language questions using SQLite database engine. You must conduct reasoning inside <think> and </think> blocks every time you get new information. After reasoning, you need to explore or verify database information, you can call a SQL execution tool by <tool_call> execute_sql </tool_call> and it will return the query results between <tool_response> and </tool_response>. You can execute SQL queries as many times as you want to explore the database structure and data. If you find no further exploration is needed, you MUST return your final SQL query enclosed within the <answer> </answer> tags.';
 
 const VERL_AFTER =
-  "Remember, you can call the SQL execution tool to explore and verify database information. When you have gathered sufficient information, you should only output the SQL query itself inside the <answer> </answer> tags, not the results produced by executing the query.";
+  'Remember, you can call the SQL execution tool to explore and verify database information. When you have gathered sufficient information, you should only output the SQL query itself inside the <answer> </answer> tags, not the results produced by executing the query.';
 
 const OMNISQL_SOURCE: PresetSource = {
   repo: 'RUCKBReasoning/OmniSQL',
@@ -172,7 +172,13 @@ export const BIRD_MINIDEV_PRESET: PolicyPreset = {
   title: 'BIRD mini-dev (official prompt)',
   description:
     "Today's default: BIRD mini-dev's own prompt (the bird-minidev-v1 template) as one user message, greedy, the app's SQL extraction.",
-  sources: [{ repo: 'bird-bench/mini_dev', commit: '4d970a9a97b172101840c661d74cc5a5e1c6ffa4', files: ['llm/src/prompt.py', 'llm/src/table_schema.py'] }],
+  sources: [
+    {
+      repo: 'bird-bench/mini_dev',
+      commit: '4d970a9a97b172101840c661d74cc5a5e1c6ffa4',
+      files: ['llm/src/prompt.py', 'llm/src/table_schema.py'],
+    },
+  ],
   schema: { renderer: 'bird-create-table', sampleRows: 0, descriptions: false, valueLimit: 0, valueRetrieval: 'none' },
   question: 'question',
   messages: [{ role: 'user', content: BIRD_MINIDEV_V1.user }],
@@ -412,7 +418,8 @@ export interface RenderedPreset {
 }
 
 function questionText(preset: PolicyPreset, q: PresetQuestion): string {
-  if (preset.question === 'evidence-newline-question' && q.evidence.trim() !== '') return `${q.evidence}\n${q.question}`;
+  if (preset.question === 'evidence-newline-question' && q.evidence.trim() !== '')
+    return `${q.evidence}\n${q.question}`;
   return q.question;
 }
 

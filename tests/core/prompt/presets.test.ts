@@ -59,7 +59,9 @@ beforeAll(async () => {
     }
     return (db.exec(sql)[0]?.values ?? []) as SqlValue[][];
   };
-  const entries = JSON.parse(readFileSync(sharedData('bird', 'minidev', 'dev_tables.json'), 'utf8')) as BirdTablesEntry[];
+  const entries = JSON.parse(
+    readFileSync(sharedData('bird', 'minidev', 'dev_tables.json'), 'utf8'),
+  ) as BirdTablesEntry[];
   sources = {
     schemaSource,
     query,
