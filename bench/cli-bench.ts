@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --only cli[,native-engine]`: the CLI end to end against the official
+ * `npm run bench -- --only cli`: the CLI end to end against the official
  * approach (issue 25), each side a real process started as a user would start it:
  * - ours: `node dist-cli/cli.mjs eval ...` (the bundle that `npm install` builds);
  * - the reference: bench/python_reference.py, what BIRD mini-dev's evaluation_ex.py does (one
@@ -9,33 +9,21 @@
  * - cli_eval_file_ratio_vs_python: per mini-dev file, one invocation of each (the order of the two
  *   alternating from file to file), ours / the reference; the median over the 13 files. The slow
  *   tail (files with an item over 5 s) is reported apart, never left out;
- *   cli_eval_file_ratio_vs_python_engine_native: the same with `--engine native` (run after ours);
  * - cli_eval_file_floor_ratio_sqljs: the floor of the key above with sql.js, per file its SQL in
  *   sql.js itself (warm, in this process) over 2 workers / the reference (bench/sql-floor.ts);
  * - cli_eval_13files_ratio_vs_python: ours in one invocation of the 13 files (`--predictions`
  *   13 times, `--out-dir`) over the reference looped over them (the sum of its 13 runs above);
  * - cache_reeval_ratio: the 13 files in one invocation again with the verdict cache filled by the
- *   first (a fresh `--cache` folder), second / first; the same for one file is reported apart;
- * - native_engine_disagreements: items of the 13 files whose EX, Soft-F1, status or error differ
- *   between `--engine native` and the default, leaving out only version-sensitive items (each
- *   listed) and timeouts on either side (counted);
- * - eval_ratio_vs_native_1worker_native_engine (group native-engine): the plain workload with
- *   `--engine native`'s pool (better-sqlite3 in a worker), 1 worker, over the bench's native
- *   reference, every item on both sides whatever its time.
+ *   first (a fresh `--cache` folder), second / first; the same for one file is reported apart.
  * No verdict cache is used except in the cache key (`--no-cache`), so no run flatters another.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawnNodeSqlWorker } from '../src/adapters/node/sql-worker-host.ts';
-import { SqlPool } from '../src/adapters/sql-pool.ts';
-import { scoreRun } from '../src/core/run/score-run.ts';
-import type { EvalItem } from '../src/core/types.ts';
 import { buildCli } from '../scripts/build-cli.mjs';
 import { median } from './browser.ts';
-import { BIRD_DB_ROOT, REPO_ROOT, SHARED, birdPredictionFiles, loadWorkload, workloadDbSource } from './items.ts';
-import { runNative } from './native-host.ts';
+import { BIRD_DB_ROOT, REPO_ROOT, SHARED, birdPredictionFiles } from './items.ts';
 import { measureSqlFloor } from './sql-floor.ts';
 
 const CLI = path.join(REPO_ROOT, 'dist-cli', 'cli.mjs');
@@ -59,15 +47,7 @@ const ours = (args: string[]) => timed(process.execPath, [CLI, 'eval', ...COMMON
 const python = (files: string[]) =>
   timed('python3', [PY, ...files.flatMap((f) => ['--predictions', f]), ...COMMON, '--num-cpus', '2']);
 
-type Item = {
-  question_id: number;
-  ex: number;
-  soft_f1: number | null;
-  status: string;
-  error: string | null;
-  elapsed_ms: number | null;
-  version_features: unknown[];
-};
+type Item = { status: string; elapsed_ms: number | null };
 const reportItems = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { items: Item[] }).items;
 
 export interface CliBench {
@@ -95,7 +75,6 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
       pythonMs: number;
       ratio: number;
       slowItems: number;
-      nativeMs: number;
     }[] = [];
     for (const [i, f] of files.entries()) {
       const out = path.join(tmp, `one-${i}.json`);
@@ -112,15 +91,12 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
       const slowItems = reportItems(out).filter(
         (it) => it.status === 'timeout' || (it.elapsed_ms ?? 0) > SLOW_ITEM_MS,
       ).length;
-      // The same file with --engine native, right after (reported apart: the default stays sql.js).
-      const nativeMs = ours(['--predictions', f, '--no-cache', '--engine', 'native']).ms;
-      perFile.push({ file: path.basename(f), oursMs, pythonMs, ratio: oursMs / pythonMs, slowItems, nativeMs });
+      perFile.push({ file: path.basename(f), oursMs, pythonMs, ratio: oursMs / pythonMs, slowItems });
       log(
         `  ${path.basename(f)}: ours ${oursMs.toFixed(0)} ms, python ${pythonMs.toFixed(0)} ms (${(oursMs / pythonMs).toFixed(2)})${slowItems ? `, ${slowItems} item(s) over 5 s` : ''}`,
       );
     }
     keys.cli_eval_file_ratio_vs_python = median(perFile.map((p) => p.ratio));
-    keys.cli_eval_file_ratio_vs_python_engine_native = median(perFile.map((p) => p.nativeMs / p.pythonMs));
     const fast = perFile.filter((p) => p.slowItems === 0);
     const slow = perFile.filter((p) => p.slowItems > 0);
     details.cli_eval_files = perFile;
@@ -178,74 +154,6 @@ export async function measureCli(log: (m: string) => void, groups: ReadonlySet<s
     log(
       `cache: 13 files ${first.toFixed(0)} -> ${second.toFixed(0)} ms; one file ${one1.toFixed(0)} -> ${one2.toFixed(0)} ms`,
     );
-
-    const dn = mkdtempSync(path.join(tmp, 'dn-'));
-    const nativeMs = ours([...all, '--no-cache', '--engine', 'native', '--out-dir', dn]).ms;
-    let disagree = 0;
-    let timeouts = 0;
-    const versionSensitive: string[] = [];
-    const unexplained: string[] = [];
-    for (const f of files) {
-      const stem = path.basename(f, '.json');
-      const a = reportItems(path.join(d13, `${stem}.report.json`));
-      const b = reportItems(path.join(dn, `${stem}.report.json`));
-      a.forEach((x, i) => {
-        const y = b[i]!;
-        const same = x.ex === y.ex && x.soft_f1 === y.soft_f1 && x.status === y.status && x.error === y.error;
-        if (same) return;
-        if (x.status === 'timeout' || y.status === 'timeout') return void timeouts++;
-        const label = `${stem} question ${x.question_id}: sql.js ${x.status} ex ${x.ex}, native ${y.status} ex ${y.ex}`;
-        if (x.version_features.length > 0 || y.version_features.length > 0) versionSensitive.push(label);
-        else {
-          disagree++;
-          unexplained.push(`${label} (${x.error ?? y.error ?? ''})`);
-        }
-      });
-    }
-    keys.native_engine_disagreements = disagree;
-    details.native_engine = {
-      thirteen_files_ms: nativeMs,
-      disagreements: unexplained,
-      version_sensitive_differences: versionSensitive,
-      timeouts_left_out: timeouts,
-    };
-    log(
-      `--engine native: 13 files ${nativeMs.toFixed(0)} ms; ${disagree} disagreement(s), ${versionSensitive.length} version-sensitive difference(s), ${timeouts} timeout(s)`,
-    );
-  }
-
-  if (groups.has('native-engine')) {
-    const w = loadWorkload();
-    log(`plain workload: ${w.items.length} items; the bench's native reference...`);
-    const native = await runNative(w.items, w.dbPath, { timeoutMs: 30_000, softF1: true, warmup: w.items.slice(0, 1) });
-    log(`  native ${native.ms.toFixed(0)} ms; --engine native pool with 1 worker...`);
-    const pool = new SqlPool({ spawn: () => spawnNodeSqlWorker('native'), dbSource: workloadDbSource(w), size: 1 });
-    try {
-      const warm: EvalItem[] = w.items.slice(0, 1);
-      await scoreRun(
-        warm,
-        { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 1 },
-        { executor: pool, reuse: false, findings: false },
-      );
-      const t0 = performance.now();
-      const r = await scoreRun(
-        w.items,
-        { metrics: ['ex', 'soft-f1'], timeoutMs: 30_000, readOnly: false, vesIterations: 1 },
-        { executor: pool, reuse: false, findings: false },
-      );
-      const ms = performance.now() - t0;
-      keys.eval_ratio_vs_native_1worker_native_engine = ms / native.ms;
-      details.native_engine_plain_workload = {
-        items: w.items.length,
-        ours_ms: ms,
-        native_ms: native.ms,
-        timeouts_ours: r.results.filter((x) => x.status === 'timeout').length,
-        timeouts_native: native.timeouts.length,
-      };
-      log(`  --engine native 1 worker ${ms.toFixed(0)} ms`);
-    } finally {
-      await pool.dispose();
-    }
   }
   return { keys, details };
 }

@@ -38,14 +38,14 @@ interface Args {
   out: string | null;
   rounds: number;
   /**
-   * `--only cli,native-engine,hostile`: only these groups of keys (bench/cli-bench.ts; hostile:
+   * `--only cli,hostile`: only these groups of keys (bench/cli-bench.ts; hostile:
    * worker_peak_rss_mib_hostile; report: bench/report.ts; playground: bench/playground.ts; rves:
    * bench/rves.ts, the app's R-VES against the CLI's, about 20 minutes, run only when asked).
    */
   only: Set<string> | null;
 }
 
-const ONLY_GROUPS = ['cli', 'native-engine', 'hostile', 'report', 'playground', 'rves'];
+const ONLY_GROUPS = ['cli', 'hostile', 'report', 'playground', 'rves'];
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { quick: false, out: null, rounds: 0, only: null };
@@ -300,12 +300,9 @@ async function runOnly(args: Args): Promise<void> {
   const targets: Record<string, string> = {
     cli_start_ms: '< 150',
     cli_eval_file_ratio_vs_python: '<= 1.0',
-    cli_eval_file_ratio_vs_python_engine_native: '-',
     cli_eval_file_floor_ratio_sqljs: '- (the floor of the key above with sql.js)',
     cli_eval_13files_ratio_vs_python: '<= 0.7',
     cache_reeval_ratio: '<= 0.05',
-    native_engine_disagreements: '= 0',
-    eval_ratio_vs_native_1worker_native_engine: '<= 1.15',
   };
   for (const [k, v] of Object.entries(keys))
     process.stdout.write(`${k.padEnd(46)} ${fmt(v).padStart(10)}   target ${targets[k] ?? '-'}\n`);

@@ -1,6 +1,6 @@
 // Builds the CLI ahead of time: src/cli/main.ts (split: cli.mjs and its chunks) and the SQL
-// workers (workers/sql.worker.ts, workers/sql-native.worker.ts, and workers/sql-legacy.worker.ts: sql.js 1.8.0 for the version check) are bundled by esbuild into
-// dist-cli/, with sql.js, sql.js-1.8 and better-sqlite3 left as imports of node_modules. Run by `npm install`
+// workers (workers/sql.worker.ts, and workers/sql-legacy.worker.ts: sql.js 1.8.0 for the version check) are bundled by esbuild into
+// dist-cli/, with sql.js, sql.js-1.8 and better-sqlite3 (a native module) left as imports of node_modules. Run by `npm install`
 // (the `prepare` script) and by scripts/cli.mjs when a source is newer than the bundle. Plain JavaScript: it must run before anything is built.
 // (Not dist/: `vite build` empties dist/ for the app.) The offline report's template
 // (dist-cli/report.html, scripts/build-report.mjs) is built with it: the `report` command reads it.
@@ -59,7 +59,6 @@ export async function buildCli() {
       ...common,
       entryPoints: {
         'sql.worker': 'workers/sql.worker.ts',
-        'sql-native.worker': 'workers/sql-native.worker.ts',
         // sql.js 1.8.0 (SQLite 3.39.3): the version check's engine (docs/version-effects.md).
         'sql-legacy.worker': 'workers/sql-legacy.worker.ts',
       },

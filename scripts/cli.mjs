@@ -19,7 +19,6 @@ function builtAt() {
       statSync(path.join(OUT, 'stamp.json')).mtimeMs,
       statSync(path.join(OUT, 'cli.mjs')).mtimeMs,
       statSync(path.join(OUT, 'sql.worker.mjs')).mtimeMs,
-      statSync(path.join(OUT, 'sql-native.worker.mjs')).mtimeMs,
       statSync(path.join(OUT, 'sql-legacy.worker.mjs')).mtimeMs,
     );
   } catch {

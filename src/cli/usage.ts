@@ -9,7 +9,7 @@ export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FIL
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
     [--metrics ex,soft-f1,r-ves,ts] [--ves-iterations 100] [--ts-seed 1] [--ts-size 8] [--out FILE]
     [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
-    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js|native]
+    [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js]
     [--ex-rule bird|spider] [--no-version-check]`;
 
 export const GOLD_CHECK_USAGE = `usage: npm run --silent cli -- gold-check --gold FILE --db-root DIR [--dataset FILE] [--workers N] [--out FILE]

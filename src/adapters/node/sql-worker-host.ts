@@ -117,7 +117,7 @@ export function sqlJsWasmModule(): Promise<WebAssembly.Module> {
   return compiledSqlJs;
 }
 
-/** `engine: 'native'`: better-sqlite3 in the workers (src/adapters/node/native-sqljs.ts), the same engine and semantics. */
+/** A pool of SQL workers on the databases under `dbRoot`; `engine: 'legacy'`: sql.js 1.8.0 (the version check). */
 export function createNodeSqlPool(options: {
   dbRoot: string;
   workers?: number;
@@ -129,7 +129,7 @@ export function createNodeSqlPool(options: {
     dbSource: folderDbSource(options.dbRoot),
     size: options.workers ?? availableParallelism(),
     cacheBytes: options.cacheBytes,
-    // Only the sql.js of sql.worker.ts takes the compiled module: native has none, legacy (sql.js 1.8.0) its own.
+    // Only the sql.js of sql.worker.ts takes the compiled module: legacy (sql.js 1.8.0) compiles its own.
     ...((options.engine ?? 'sql.js') === 'sql.js' ? { wasmModule: sqlJsWasmModule } : {}),
   });
 }

@@ -15,15 +15,14 @@ export interface WorkerScript {
 }
 
 /**
- * Which SQLite the SQL worker runs: sql.js (workers/sql.worker.ts), better-sqlite3
- * (workers/sql-native.worker.ts), or `legacy`: sql.js 1.8.0, SQLite 3.39.3
- * (workers/sql-legacy.worker.ts), which re-runs the version-sensitive items (docs/version-effects.md).
+ * Which SQLite the SQL worker runs: sql.js (workers/sql.worker.ts), or `legacy`: sql.js 1.8.0,
+ * SQLite 3.39.3 (workers/sql-legacy.worker.ts), which re-runs the version-sensitive items
+ * (docs/version-effects.md).
  */
-export type SqlEngineName = 'sql.js' | 'native' | 'legacy';
+export type SqlEngineName = 'sql.js' | 'legacy';
 
 const SCRIPT: Record<SqlEngineName, string> = {
   'sql.js': 'sql.worker',
-  native: 'sql-native.worker',
   legacy: 'sql-legacy.worker',
 };
 

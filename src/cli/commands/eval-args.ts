@@ -23,8 +23,6 @@ export interface EvalArgs {
   outDir: string | null;
   /** `--cache DIR` (default: the user's cache folder) or null for `--no-cache` (src/core/run/verdict-cache.ts). */
   cache: string | null | 'default';
-  /** `--engine native`: better-sqlite3 instead of sql.js (the browser's engine, the default). */
-  engine: 'sql.js' | 'native';
   gold: string;
   dbRoot: string;
   dataset: string | null;
@@ -88,6 +86,8 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     },
     EVAL_USAGE,
   );
+  // Before anything else: a command line written for the removed engine is told so first.
+  engineFlag(values.engine);
   for (const req of ['predictions', 'gold', 'db-root'] as const) {
     const v = values[req];
     if (!v || (Array.isArray(v) && v.length === 0)) throw bad(`--${req}`, `is required\n${EVAL_USAGE}`);
@@ -109,7 +109,6 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     predictionInputs: [...values.predictions!],
     outDir: values['out-dir'] ?? null,
     cache: values['no-cache'] ? null : (values.cache ?? 'default'),
-    engine: engineFlag(values.engine),
     gold: values.gold!,
     dbRoot: values['db-root']!,
     dataset: values.dataset ?? null,
@@ -143,9 +142,6 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
       'cannot be combined with --shard (merge does not join overlay comparisons): run the overlay on the whole run',
     );
   }
-  if (args.engine === 'native' && args.metrics.some((m) => m === 'ts' || m === 'r-ves')) {
-    throw bad('--engine', 'native runs metrics ex and soft-f1; r-ves and ts run on sql.js (leave out --engine native)');
-  }
   if (values['no-cache'] && values.cache !== undefined)
     throw bad('--cache', 'cannot be combined with --no-cache: give one of them');
   if (args.predictionInputs.length > 1 && (args.out || args.runOut)) {
@@ -175,13 +171,20 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
   return args;
 }
 
-function engineFlag(v: string | undefined): 'sql.js' | 'native' {
-  if (v === undefined || v === 'sql.js') return 'sql.js';
-  if (v === 'native') return 'native';
-  throw bad(
-    '--engine',
-    `expected sql.js (the default, the browser's engine) or native (better-sqlite3), got ${JSON.stringify(v)}`,
-  );
+/**
+ * `--engine`: sql.js, the only engine (the app's). `native` (better-sqlite3) was removed: it
+ * could not be contained (docs/cli-speed.md, "Why there is no native engine").
+ */
+function engineFlag(v: string | undefined): void {
+  if (v === undefined || v === 'sql.js') return;
+  if (v === 'native')
+    throw bad(
+      '--engine',
+      'native (better-sqlite3) was removed because it cannot be contained: it has no authorizer to refuse ATTACH (which ' +
+        "writes files and checkpoints a database's -wal), no memory bound, and a runaway query in it cannot be stopped; " +
+        'leave out --engine to use sql.js, the only engine (docs/cli-speed.md, "Why there is no native engine")',
+    );
+  throw bad('--engine', `expected sql.js (the only engine, the app's), got ${JSON.stringify(v)}`);
 }
 
 function exRuleFlag(v: string | undefined): ExRule | null {

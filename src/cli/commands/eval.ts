@@ -9,7 +9,6 @@ import type { ReplayPlan } from '../../core/run/replay.ts';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
-import { nativeExecutorName } from '../../adapters/node/native-sqljs.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
@@ -149,10 +148,9 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
   const pool = createNodeSqlPool({
     dbRoot: args.dbRoot,
     workers: args.workers ?? availableParallelism(),
-    engine: args.engine,
   });
   try {
-    const cache = await openEvalCache(args, engineName(args));
+    const cache = await openEvalCache(args, executorName());
     // The workers start (sql.js compiles) while the inputs are read; not with a filled verdict
     // cache, where a run may need none.
     if (!cache || cache.empty) pool.warm();
@@ -288,7 +286,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
             gold_executed: outcome.goldExecuted,
             from_cache: cached,
           };
-      if (!several) printReport(args, summary, results, facts, comparison, exRule, fileEffects);
+      if (!several) printReport(summary, results, facts, comparison, exRule, fileEffects);
       rows.push(tableRow(p.target, summary, results, cached));
       await writeOutputs(args, shownDbRoot, p, results, summary, {
         formula,
@@ -310,7 +308,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
       const table = [TABLE_HEAD, ...rows].map((r) => r.join('\t')).join('\n') + '\n';
       process.stdout.write(table);
       process.stdout.write(`EX rule: ${EX_RULE_LABEL[exRule]}\n`);
-      process.stdout.write(`${sqliteLine(facts.sqliteVersion, engineName(args))}\n`);
+      process.stdout.write(`${sqliteLine(facts.sqliteVersion, executorName())}\n`);
       if (effects) process.stdout.write(`${versionReport(allResults, effects).split('\n')[0]}\n`);
       process.stdout.write(
         `${plans.length} file(s), ${allItems.length} items: ${shared.executed} executed, ${shared.reused} reused, ${shared.from_cache} from the verdict cache, gold executed ${shared.gold_executed} times\n`,
@@ -375,9 +373,6 @@ function withChecks(records: readonly SampleRecord[], results: readonly ItemResu
   return records.map((r, i) => (results[i]!.versionCheck ? { ...r, versionCheck: results[i]!.versionCheck } : r));
 }
 
-/** The executor named in the outputs (and in the verdict cache's key). */
-const engineName = (args: EvalArgs) => (args.engine === 'native' ? nativeExecutorName() : executorName());
-
 const TABLE_HEAD = [
   'predictions',
   'questions',
@@ -413,7 +408,6 @@ function tableRow(
 }
 
 function printReport(
-  args: EvalArgs,
   summary: ReturnType<typeof summarize>,
   results: readonly ItemResult[],
   facts: DbFacts,
@@ -430,7 +424,7 @@ function printReport(
   if (detail) process.stdout.write('\n' + detail + '\n');
   process.stdout.write(
     '\n' +
-      sqliteLine(facts.sqliteVersion, engineName(args)) +
+      sqliteLine(facts.sqliteVersion, executorName()) +
       '\n' +
       versionReport(results, effects ?? undefined) +
       '\n' +
@@ -502,11 +496,8 @@ async function writeOutputs(
               ),
             }
           : {}),
-        engine:
-          args.engine === 'native'
-            ? 'better-sqlite3 (native SQLite), Python sqlite3 semantics'
-            : 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
-        executor: engineName(args),
+        engine: 'sql.js (SQLite compiled to WebAssembly), Python sqlite3 semantics',
+        executor: executorName(),
         sqlite_version: facts.sqliteVersion,
         version_sensitive: {
           count: counts.versionSensitive.length,
@@ -538,7 +529,7 @@ async function writeOutputs(
         results,
         o.hashed,
       )),
-      executor: engineName(args),
+      executor: executorName(),
       executions: o.runExecutions,
       // The SQLite that gave the verdicts, as the app's runs record it (the report's provenance shows it).
       ...(facts.sqliteVersion ? { sqliteVersion: facts.sqliteVersion } : {}),

@@ -28,7 +28,7 @@ export const VERDICT_RULES = 1;
 
 /** What a verdict is computed with, besides the item and its database. */
 export interface VerdictContext {
-  /** The engine and its version, e.g. `sql.js 1.17.0` or `better-sqlite3 12.11.1`. */
+  /** The engine and its version, e.g. `sql.js 1.17.0` (the version check's: `sql.js 1.8.0`). */
   executor: string;
   /** `select sqlite_version()` of that engine. */
   sqliteVersion: string;

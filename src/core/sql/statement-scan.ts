@@ -1,8 +1,8 @@
 /**
  * Statement scanning for engines other than sql.js (better-sqlite3: the bench's native
- * reference and the CLI's `--engine native`), where Python sqlite3's statement rules must be
- * applied by hand: where the first statement ends, and the legacy double-quoted-string rule
- * that better-sqlite3 is compiled without (SQLITE_DQS=0).
+ * reference, bench/native.ts), where Python sqlite3's statement rules must be applied by hand:
+ * where the first statement ends, and the legacy double-quoted-string rule that better-sqlite3
+ * is compiled without (SQLITE_DQS=0).
  */
 import { WorkbenchError } from '../errors.ts';
 
