@@ -9,6 +9,11 @@ describe('WebLLM catalog', () => {
       for (const q of ['q4f16_1', 'q4f32_1'])
         expect(WEBLLM_CATALOG.map((e) => e.id)).toContain(`Qwen2.5-Coder-${size}-Instruct-${q}-MLC`);
     }
+    // The prebuilt Qwen3.5 libraries web-llm 0.2.86 ships, in the two sizes a browser GPU holds.
+    for (const size of ['0.8B', '2B']) {
+      for (const q of ['q4f16_1', 'q4f32_1'])
+        expect(WEBLLM_CATALOG.map((e) => e.id)).toContain(`Qwen3.5-${size}-${q}-MLC`);
+    }
     expect(WEBLLM_CATALOG.filter((e) => !e.sqlTuned).length).toBeGreaterThanOrEqual(6);
     expect(new Set(WEBLLM_CATALOG.map((e) => e.id)).size).toBe(WEBLLM_CATALOG.length);
   });
