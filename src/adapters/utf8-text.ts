@@ -47,7 +47,13 @@ export function decodeUtf8File(bytes: Uint8Array, fileName: string): string {
     throw new WorkbenchError('BAD_FORMAT', `${fileName} is ${utf16} text, not UTF-8: save it as UTF-8 and try again`);
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
+  } catch (err) {
+    // Larger than one JavaScript string can hold (0x1fffffe8 characters): a size, not an encoding.
+    if ((err as { code?: unknown }).code === 'ERR_STRING_TOO_LONG' || err instanceof RangeError)
+      throw new WorkbenchError(
+        'TOO_LARGE',
+        `${fileName} is ${(bytes.length / 2 ** 20).toFixed(1)} MiB, too large to read as one text (at most about 512 MiB): split it into smaller files`,
+      );
     const at = firstInvalid(bytes);
     const line = at < 0 ? 1 : bytes.subarray(0, at).reduce((n, b) => n + (b === 10 ? 1 : 0), 1);
     const byte = at < 0 ? '' : `byte 0x${bytes[at]!.toString(16).toUpperCase().padStart(2, '0')} `;

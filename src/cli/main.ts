@@ -14,6 +14,7 @@ import {
   SERIES_USAGE,
   STATS_USAGE,
 } from './usage.ts';
+import { escapeTerminalOutput } from './terminal.ts';
 
 interface Command {
   summary: string;
@@ -110,6 +111,9 @@ async function main(argv: string[]): Promise<number> {
   }
   return (await command.load()).run(rest);
 }
+
+// Every string printed goes through one escaping: no input can send escapes to the terminal.
+escapeTerminalOutput();
 
 /**
  * A reader that closed its end of the pipe (`eval ... | head -1`) is no failure of the command:

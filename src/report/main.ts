@@ -9,6 +9,7 @@ import { mount } from 'svelte';
 import { streamGzip } from '../adapters/gzip-stream.ts';
 import { errorMessage, WorkbenchError } from '../core/errors.ts';
 import { openReportPayload, REPORT_DATA_ID, type ReportPayload } from '../core/report/payload.ts';
+import { gunzipReportData } from '../core/report/report-file.ts';
 import { base64Decode } from '../core/util/base64.ts';
 import '../ui/shell/theme.css';
 import { createReportServices } from './report-services.ts';
@@ -28,7 +29,8 @@ async function readPayload(): Promise<ReportPayload> {
   // Chromium 140+ and Firefox 133+ decode natively; the core's decoder otherwise.
   const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : base64Decode(text, 'the report data');
   performance.mark('report-decoded');
-  const json = await streamGzip.gunzip(bytes);
+  // Inflated within the bounds every reader of a report keeps (core/report/limits.ts).
+  const json = await gunzipReportData(bytes, streamGzip, 'the report data');
   performance.mark('report-unzipped');
   const payload = openReportPayload(json, 'the report data');
   performance.mark('report-parsed');

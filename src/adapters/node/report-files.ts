@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { WorkbenchError } from '../../core/errors.ts';
-import type { GzipPort } from '../../core/report/report-file.ts';
+import { InflationLimitError, type GzipPort } from '../../core/report/report-file.ts';
 
 const PRODUCT = 'rlvr-workbench';
 
@@ -48,5 +48,14 @@ const unzip = promisify(gunzip);
 
 export const zlibGzip: GzipPort = {
   gzip: async (text) => new Uint8Array(await zip(text, { level: 9 })),
-  gunzip: async (bytes) => (await unzip(bytes)).toString('utf8'),
+  // zlib stops once the output passes maxOutputLength (ERR_BUFFER_TOO_LARGE): no more is held.
+  gunzip: async (bytes, maxBytes) => {
+    try {
+      return (await unzip(bytes, maxBytes === undefined ? {} : { maxOutputLength: maxBytes })).toString('utf8');
+    } catch (err) {
+      if (maxBytes !== undefined && (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        throw new InflationLimitError(maxBytes);
+      throw err;
+    }
+  },
 };

@@ -46,6 +46,7 @@ import {
   type VersionEffects,
 } from '../../core/run/version-effects.ts';
 import type { ScoreConfig } from '../../core/run/score-run.ts';
+import { terminalName } from '../../core/util/terminal-text.ts';
 
 export const usage = EVAL_USAGE;
 
@@ -175,7 +176,8 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
       // Spider's rule groups by Spider's hardness: a question without a level gets its gold's.
       const items = exRule === 'spider' ? withSpiderHardness(shardOf) : shardOf;
       const warnings = [...plan.findings.map(findingText), ...plan.warnings];
-      for (const w of warnings) process.stderr.write(`warning: ${several ? `${target.predictions}: ` : ''}${w}\n`);
+      for (const w of warnings)
+        process.stderr.write(`warning: ${several ? `${terminalName(target.predictions)}: ` : ''}${w}\n`);
       plans.push({ target, plan, items, warnings, from });
       from += items.length;
     }
@@ -395,7 +397,8 @@ function tableRow(
 ): string[] {
   const total = summary.byDifficulty.total;
   return [
-    t.predictions,
+    // A tab or line break in a file name would shift the table's columns or forge a row.
+    terminalName(t.predictions),
     String(total.count),
     String(total.samples),
     pct(total.ex),

@@ -4,10 +4,14 @@
  * (docs/report.md): the app's own screens, read-only, with the runs packed inside. The builder
  * is core/report/report-file.ts, the same as the app's "Export report" buttons.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { productName, readReportTemplate, zlibGzip } from '../../adapters/node/report-files.ts';
 import { reportPayload } from '../../core/report/payload.ts';
-import { buildReportHtml } from '../../core/report/report-file.ts';
+import { fmtBytes, REPORT_LIMITS, type ReportLimits } from '../../core/report/limits.ts';
+import { buildReport } from '../../core/report/report-file.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import { terminalName } from '../../core/util/terminal-text.ts';
 import { parseRunFile } from '../../core/runfile/run-file.ts';
 import { parseSeriesFile, toSeriesFile } from '../../core/series/file.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
@@ -19,6 +23,21 @@ import { REPORT_USAGE } from '../usage.ts';
 export const usage = REPORT_USAGE;
 
 const MiB = 1024 * 1024;
+
+/**
+ * An input's text, its size checked before a byte is read: a file past the bound is refused
+ * naming its size and the bound (never read, never called "not UTF-8").
+ */
+async function readInput(flag: string, file: string, limits: ReportLimits): Promise<string> {
+  const st = await stat(file).catch(() => null);
+  if (st?.isFile() && st.size > limits.inputBytes)
+    throw new WorkbenchError(
+      'TOO_LARGE',
+      `${file} is ${fmtBytes(st.size)}, more than the ${fmtBytes(limits.inputBytes)} a report reads from one file: make reports of parts of the run (eval --shard K/N --run-out writes a run file of each part), or of a run of fewer samples`,
+      flag,
+    );
+  return readText(flag, file);
+}
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(
@@ -38,12 +57,13 @@ export async function run(argv: string[]): Promise<number> {
       { flag: '--series', file: values.series ?? null },
     ],
   });
+  const limits = REPORT_LIMITS;
   const template = readReportTemplate();
-  const runs = [parseRunFile(await readText('--run', values.run), path.basename(values.run))];
+  const runs = [parseRunFile(await readInput('--run', values.run, limits), path.basename(values.run))];
   if (values.compare)
-    runs.push(parseRunFile(await readText('--compare', values.compare), path.basename(values.compare)));
+    runs.push(parseRunFile(await readInput('--compare', values.compare, limits), path.basename(values.compare)));
   const series = values.series
-    ? toSeriesFile(parseSeriesFile(await readText('--series', values.series), path.basename(values.series)))
+    ? toSeriesFile(parseSeriesFile(await readInput('--series', values.series, limits), path.basename(values.series)))
     : null;
   const payload = reportPayload({
     runs,
@@ -52,16 +72,19 @@ export async function run(argv: string[]): Promise<number> {
     product: `${productName()} (CLI)`,
     createdAt: new Date().toISOString(),
   });
-  const html = await buildReportHtml(template, payload, zlibGzip);
+  const { html, cut } = await buildReport(template, payload, zlibGzip, 'report template', limits);
   await writeFileAtomic(values.out, html);
   const samples = runs.reduce((n, f) => n + f.samples.length, 0);
   const parts = [
-    `run "${runs[0]!.run.name}"`,
-    ...(runs[1] ? [`compared with "${runs[1].run.name}"`] : []),
-    ...(series ? [`training run "${series.series.name}" (${series.steps.length} steps)`] : []),
+    `run "${terminalName(runs[0]!.run.name)}"`,
+    ...(runs[1] ? [`compared with "${terminalName(runs[1].run.name)}"`] : []),
+    ...(series ? [`training run "${terminalName(series.series.name)}" (${series.steps.length} steps)`] : []),
   ];
   process.stdout.write(
-    `wrote ${values.out}: ${(Buffer.byteLength(html) / MiB).toFixed(2)} MiB, ${samples.toLocaleString('en')} samples; ${parts.join(', ')}\n` +
+    `wrote ${terminalName(values.out)}: ${(Buffer.byteLength(html) / MiB).toFixed(2)} MiB, ${samples.toLocaleString('en')} samples; ${parts.join(', ')}\n` +
+      (cut
+        ? `${cut.count.toLocaleString('en')} text(s) longer than ${cut.maxChars.toLocaleString('en')} characters were cut in the report, each ending in "… (N characters more)"; the run files hold them whole\n`
+        : '') +
       'open it in a browser from disk: no server and no network needed\n',
   );
   return 0;

@@ -12,6 +12,7 @@ import { parseRunFile } from '../runfile/run-file.ts';
 import type { Question } from '../types.ts';
 import type { RunFile } from '../run/types.ts';
 import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../series/file.ts';
+import type { TextsCut } from './limits.ts';
 import { packSamples, StringTable, unpackSamples, type PackedSamples } from './pack.ts';
 
 export const REPORT_FORMAT = 'rlvr-workbench-report';
@@ -32,6 +33,11 @@ export interface ReportPayload {
   compare: boolean;
   /** A training run (a series file), when one was given. */
   series: SeriesFile | null;
+  /**
+   * How many texts the builder cut to its bound (report-file.ts, limits.ts), or null/absent:
+   * those texts end in "… (N characters more)" and are not the run's whole texts.
+   */
+  textsCut?: TextsCut | null;
 }
 
 export interface ReportInput {
@@ -40,6 +46,7 @@ export interface ReportInput {
   series?: SeriesFile | null;
   product: string;
   createdAt: string;
+  textsCut?: TextsCut | null;
 }
 
 /**
@@ -78,6 +85,7 @@ export function reportPayload(input: ReportInput): ReportPayload {
     runs: input.runs,
     compare: input.compare,
     series: input.series ?? null,
+    ...(input.textsCut ? { textsCut: input.textsCut } : {}),
   };
 }
 
@@ -158,7 +166,15 @@ export function parseReportPayload(text: string, fileName: string): ReportPayloa
     series,
     product: r.str(top, 'product', 'the report'),
     createdAt: r.str(top, 'createdAt', 'the report'),
+    textsCut: textsCutOf(r, top.textsCut),
   });
+}
+
+/** The report's `textsCut` (absent or null in a report whose texts are whole). */
+function textsCutOf(r: JsonReader, v: unknown): TextsCut | null {
+  if (v === undefined || v === null) return null;
+  const o = r.obj(v, 'textsCut');
+  return { count: r.num(o, 'count', 'textsCut'), maxChars: r.num(o, 'maxChars', 'textsCut') };
 }
 
 /**

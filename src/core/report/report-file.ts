@@ -12,6 +12,15 @@
  */
 import { errorMessage, WorkbenchError } from '../errors.ts';
 import { base64Decode, base64Encode, isBase64 } from '../util/base64.ts';
+import {
+  cutLongTexts,
+  fmtBytes,
+  inflationLimit,
+  REPORT_LIMITS,
+  utf8Length,
+  type ReportLimits,
+  type TextsCut,
+} from './limits.ts';
 import { packReport, parseReportPayload, REPORT_DATA_ID, type ReportPayload } from './payload.ts';
 
 /** Where the template takes the payload (report.html): replaced by the data element. */
@@ -19,10 +28,22 @@ export const REPORT_DATA_PLACEHOLDER = '<!--rlvr-report-data-->';
 const DATA_OPEN = `<script type="application/octet-stream" id="${REPORT_DATA_ID}">`;
 const DATA_CLOSE = '</script>';
 
-/** Gzip of the host: zlib in Node, CompressionStream / DecompressionStream in a browser or worker. */
+/**
+ * Gzip of the host: zlib in Node, CompressionStream / DecompressionStream in a browser or worker.
+ * `gunzip` stops as soon as the inflated bytes pass `maxBytes` (when given) and throws
+ * `InflationLimitError` then: nothing past the bound is held in memory.
+ */
 export interface GzipPort {
   gzip(text: string): Promise<Uint8Array>;
-  gunzip(bytes: Uint8Array): Promise<string>;
+  gunzip(bytes: Uint8Array, maxBytes?: number): Promise<string>;
+}
+
+/** Thrown by a `GzipPort.gunzip` whose output passed its `maxBytes`. */
+export class InflationLimitError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the data inflates to more than ${maxBytes} bytes`);
+    this.name = 'InflationLimitError';
+  }
 }
 
 function occurrences(text: string, part: string): number {
@@ -48,19 +69,69 @@ export function checkReportTemplate(template: string, where: string): void {
     );
 }
 
-/** The report's HTML: the template with the payload packed into its data element. */
+/** A report's HTML, and how many of its texts were cut to the bound (`cut`, null when none). */
+export interface BuiltReport {
+  html: string;
+  cut: TextsCut | null;
+}
+
+/**
+ * The report's HTML: the template with the payload packed into its data element. Every text
+ * longer than `limits.textChars` is cut with a marker ("… (N characters more)") and the payload
+ * says how many were (`textsCut`); data that the readers would refuse (past `dataBytes`, or
+ * compressed past the ratio) and HTML past `htmlBytes` are refused here, before anything is
+ * written, so every report made can be read back.
+ */
+export async function buildReport(
+  template: string,
+  payload: ReportPayload,
+  gzip: GzipPort,
+  where = 'report template',
+  limits: ReportLimits = REPORT_LIMITS,
+): Promise<BuiltReport> {
+  checkReportTemplate(template, where);
+  const counter = { count: 0 };
+  const bounded = cutLongTexts({ runs: payload.runs, series: payload.series }, limits.textChars, counter);
+  const cut = counter.count > 0 ? { count: counter.count, maxChars: limits.textChars } : null;
+  const json = JSON.stringify(packReport({ ...payload, ...bounded, textsCut: cut }));
+  const fewer = 'make a report of fewer samples (a run of fewer questions or samples, without --compare or --series)';
+  const dataBytes = utf8Length(json);
+  if (dataBytes > limits.dataBytes)
+    throw new WorkbenchError(
+      'TOO_LARGE',
+      `the report's data would be ${fmtBytes(dataBytes)}, more than the ${fmtBytes(limits.dataBytes)} a report may carry: ${fewer}`,
+    );
+  const zipped = await gzip.gzip(json);
+  if (dataBytes > inflationLimit(zipped.length, limits))
+    throw new WorkbenchError(
+      'TOO_LARGE',
+      `the report's data would compress ${fmtBytes(dataBytes)} to ${fmtBytes(zipped.length)}, more than the ${limits.ratio} to 1 that reading a report back allows: ${fewer}`,
+    );
+  const htmlBytes = utf8Length(template) - REPORT_DATA_PLACEHOLDER.length + DATA_OPEN.length + DATA_CLOSE.length;
+  const total = htmlBytes + 4 * Math.ceil(zipped.length / 3);
+  if (total > limits.htmlBytes)
+    throw new WorkbenchError(
+      'TOO_LARGE',
+      `the report would be ${fmtBytes(total)}, more than the ${fmtBytes(limits.htmlBytes)} a report may be: ${fewer}`,
+    );
+  const data = base64Encode(zipped);
+  // By construction; checked because the HTML's safety rests on it.
+  if (!isBase64(data)) throw new WorkbenchError('INTERNAL', 'the packed report data is not base64');
+  const at = template.indexOf(REPORT_DATA_PLACEHOLDER);
+  const html =
+    template.slice(0, at) + DATA_OPEN + data + DATA_CLOSE + template.slice(at + REPORT_DATA_PLACEHOLDER.length);
+  return { html, cut };
+}
+
+/** The report's HTML (`buildReport`'s). */
 export async function buildReportHtml(
   template: string,
   payload: ReportPayload,
   gzip: GzipPort,
   where = 'report template',
+  limits: ReportLimits = REPORT_LIMITS,
 ): Promise<string> {
-  checkReportTemplate(template, where);
-  const data = base64Encode(await gzip.gzip(JSON.stringify(packReport(payload))));
-  // By construction; checked because the HTML's safety rests on it.
-  if (!isBase64(data)) throw new WorkbenchError('INTERNAL', 'the packed report data is not base64');
-  const at = template.indexOf(REPORT_DATA_PLACEHOLDER);
-  return template.slice(0, at) + DATA_OPEN + data + DATA_CLOSE + template.slice(at + REPORT_DATA_PLACEHOLDER.length);
+  return (await buildReport(template, payload, gzip, where, limits)).html;
 }
 
 /** The packed payload (base64) of a report's HTML; null when `text` is not a workbench report. */
@@ -84,12 +155,33 @@ export function isReportHtml(text: string): boolean {
   return reportDataOf(text) !== null;
 }
 
-/** The payload's JSON text from the data element's base64 (the page's and the import's first step). */
-export async function unpackReportData(data: string, gzip: GzipPort, where: string): Promise<string> {
-  const bytes = base64Decode(data.trim(), where);
+/**
+ * The payload's JSON text from the data's gzip bytes, inflated within bounds: at most
+ * `limits.ratio` times the compressed bytes once past `limits.ratioFloorBytes`, and never past
+ * `limits.dataBytes` (the rule of the zips: a report of a few MB cannot become gigabytes).
+ */
+export async function gunzipReportData(
+  bytes: Uint8Array,
+  gzip: GzipPort,
+  where: string,
+  limits: ReportLimits = REPORT_LIMITS,
+): Promise<string> {
+  const max = inflationLimit(bytes.length, limits);
   try {
-    return await gzip.gunzip(bytes);
+    return await gzip.gunzip(bytes, max);
   } catch (err) {
+    if (err instanceof InflationLimitError) {
+      const why =
+        max >= limits.dataBytes
+          ? `the ${fmtBytes(limits.dataBytes)} a report may carry`
+          : `${limits.ratio} to 1 past ${fmtBytes(limits.ratioFloorBytes)}, which no report the workbench makes reaches: it looks like a gzip bomb`;
+      throw new WorkbenchError(
+        'TOO_LARGE',
+        `the report's data inflates ${fmtBytes(bytes.length)} to more than ${fmtBytes(max)} (${why}); nothing was read: make the report again (the CLI's report command, or Export report in the app)`,
+        where,
+        { cause: err },
+      );
+    }
     throw new WorkbenchError(
       'BAD_FORMAT',
       `the report's data is not gzip (the file was cut short or changed): ${errorMessage(err)}`,
@@ -99,8 +191,23 @@ export async function unpackReportData(data: string, gzip: GzipPort, where: stri
   }
 }
 
+/** The payload's JSON text from the data element's base64 (the page's and the import's first step). */
+export async function unpackReportData(
+  data: string,
+  gzip: GzipPort,
+  where: string,
+  limits: ReportLimits = REPORT_LIMITS,
+): Promise<string> {
+  return gunzipReportData(base64Decode(data.trim(), where), gzip, where, limits);
+}
+
 /** The validated payload of a report file (the app's import); errors name the file. */
-export async function readReportFile(text: string, fileName: string, gzip: GzipPort): Promise<ReportPayload> {
+export async function readReportFile(
+  text: string,
+  fileName: string,
+  gzip: GzipPort,
+  limits: ReportLimits = REPORT_LIMITS,
+): Promise<ReportPayload> {
   const data = reportDataOf(text);
   if (data === null)
     throw new WorkbenchError(
@@ -108,5 +215,5 @@ export async function readReportFile(text: string, fileName: string, gzip: GzipP
       `not a workbench report: no <script type="application/octet-stream" id="${REPORT_DATA_ID}"> element`,
       fileName,
     );
-  return parseReportPayload(await unpackReportData(data, gzip, fileName), fileName);
+  return parseReportPayload(await unpackReportData(data, gzip, fileName, limits), fileName);
 }
