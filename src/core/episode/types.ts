@@ -1,0 +1,89 @@
+/**
+ * The multi-turn episode's ports and records. Plain data: an episode goes to the run file as JSON.
+ * The runner (run-episode.ts) knows no engine and no database: `chat` is any policy (WebLLM,
+ * wllama, an OpenAI-compatible server), `probe` is the run's SQL worker pool in read-only mode.
+ */
+import type { SqlValue } from '../types.ts';
+import type { StorageClass } from '../prompt/schema-source.ts';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatOptions {
+  /** Stop strings of the preset (SkyRL: `</sql>`, `</solution>`). */
+  stop: readonly string[];
+  /**
+   * True when the last message is an assistant message the policy must continue (SkyRL's
+   * default: every turn and observation appended to one assistant message, no new chat turn);
+   * an engine continues it without closing it (vLLM: `continue_final_message`).
+   */
+  continueFinal: boolean;
+}
+
+export interface ChatReply {
+  /** The policy's text for this turn. */
+  text: string;
+  /** Tokens generated, when the engine says. */
+  tokens?: number;
+  /**
+   * The stop string the engine stopped at, when it cut it from `text` (OpenAI-compatible
+   * servers do); the runner puts it back, as SkyRL's vLLM (`include_stop_str_in_output`) keeps it.
+   */
+  stoppedBy?: string | null;
+}
+
+/** One probe's outcome; exactly one of rows / error / timedOut describes it. */
+export interface ProbeResult {
+  columns: string[];
+  /** Every row, in the query's order. */
+  rows: SqlValue[][];
+  /** The storage class of every cell, same shape as `rows` (sql.js returns REAL 1.0 as the number 1). */
+  classes: StorageClass[][];
+  /** The database's (or the pool's) error text, e.g. `no such table: x`; a refused write too. */
+  error?: string;
+  /** The probe ran past its timeout and was stopped. */
+  timedOut?: boolean;
+}
+
+export interface EpisodePorts {
+  chat(messages: readonly ChatMessage[], options: ChatOptions): Promise<ChatReply>;
+  /** Runs one probe read-only; never writes, attaches or changes the connection's state. */
+  probe(sql: string, options: { timeoutMs: number }): Promise<ProbeResult>;
+  /** Milliseconds, for each turn's time (injected so that tests are deterministic). */
+  now(): number;
+  /** The preset's own outcome check of a well-formed final SQL (SkyRL: the gold's and the prediction's row sets equal); none: no preset reward. */
+  judge?(finalSql: string): Promise<boolean>;
+}
+
+export type EndReason = 'solution' | 'turn-limit' | 'format-failure';
+
+export interface EpisodeTurn {
+  /** The policy's text (with its stop string). */
+  text: string;
+  tokens: number | null;
+  /** The probe's SQL (SkyRL: the first `<sql>` block), null when the turn had none. */
+  probeSql: string | null;
+  /** The probe's outcome, when one ran. */
+  probe: ProbeResult | null;
+  /** The text sent back to the policy, exactly; null on the last turn. */
+  observation: string | null;
+  /** Milliseconds the turn took: the policy's reply and the probe. */
+  ms: number;
+}
+
+export interface Episode {
+  envId: string;
+  turns: EpisodeTurn[];
+  turnsUsed: number;
+  /** Probes that ended in an error or a timeout (refused writes included). */
+  probesFailed: number;
+  /** The SQL to score with the run's EX rule; null when the episode gave none. */
+  finalSql: string | null;
+  endReason: EndReason;
+  /** The preset's format check on the whole trajectory (SkyRL's verify_format_and_extract). */
+  formatValid: boolean;
+  /** The preset's own reward (SkyRL: -1 bad format, else 1 / 0); null without a judge. */
+  presetReward: number | null;
+}
