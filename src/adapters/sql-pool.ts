@@ -9,6 +9,7 @@ import { transfer, type Remote } from 'comlink';
 import { vesOutcome, type VesOutcome } from '../core/compare/r-ves.ts';
 import { CodedError, errorMessage, WorkbenchError, CancelledError } from '../core/errors.ts';
 import type { AbortSignalLike, EvalEvent, EvalOptions, SqlExecutor } from '../core/eval/executor.ts';
+import { onAbort } from '../core/engine/abort.ts';
 import { itemResult } from '../core/eval/item-result.ts';
 import { MAX_TIMER_MS, checkTimerMs } from '../core/eval/limits.ts';
 import {
@@ -456,10 +457,10 @@ export class SqlPool implements SqlExecutor {
     const pending = [...queues.values()].reduce((n, q) => n + q.length, 0);
     while (this.slots.length < Math.min(this.opts.size, pending)) this.slots.push(this.spawnSlot());
     const slots = this.slots.slice(0, Math.min(this.opts.size, pending));
+    // Its listener is removed when the evaluation ends: a long-lived signal (a watch) gathers none per call.
+    let stopListening = () => undefined as void;
     const aborted = new Promise<never>((_, reject) => {
-      const onAbort = () => reject(new CancelledError('evaluation aborted'));
-      if (hooks.signal?.aborted) onAbort();
-      hooks.signal?.addEventListener('abort', onAbort, { once: true });
+      stopListening = onAbort(hooks.signal, () => reject(new CancelledError('evaluation aborted')));
     });
     aborted.catch(() => undefined);
     // R-VES times each correct item right after it: nothing may be queued in the worker then.
@@ -490,6 +491,8 @@ export class SqlPool implements SqlExecutor {
       for (const slot of this.slots) slot.handle.terminate();
       this.slots.length = 0;
       throw err;
+    } finally {
+      stopListening();
     }
     return results;
   }

@@ -15,7 +15,7 @@ import { runFormula, scoreOfSummary, toSampleRecords } from '../core/run/score-r
 import type { RunConfig } from '../core/run/types.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../core/series/evaluate-step.ts';
 import { verdictCacheOf } from './run-service.ts';
-import { StableFiles } from '../core/series/folder-poll.ts';
+import { pollPause, StableFiles } from '../core/series/folder-poll.ts';
 import { compileStepPattern, DEFAULT_STEP_RULE_TEXT, stepFromName } from '../core/series/step-name.ts';
 import type { EvalItem } from '../core/types.ts';
 import { StoreError } from '../adapters/store/errors.ts';
@@ -31,7 +31,7 @@ import type { FolderPort, SeriesAppPorts } from './ports.ts';
 import { newRunHeader } from './run-header.ts';
 
 /** Files of a folder a series reads: dumps and predictions, nothing hidden. */
-export const SERIES_FOLDER_FILE = /\.(jsonl|json|eval)$/i;
+export const SERIES_FOLDER_FILE = /\.(jsonl|json|eval|sql)$/i;
 
 export interface SeriesHooks {
   signal?: AbortSignal;
@@ -467,13 +467,17 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
           }
           // A file whose evaluation was stopped is read again next time; the others never are.
           if (stopped) break;
-          taken.push(name);
+          // A file read again after it changed (a step already in the series: refused, noted) is listed once.
+          if (!taken.includes(name)) taken.push(name);
           if (stored) await ctx.series.putFolder({ ...stored, taken });
         }
         hooks.onProgress?.({ phase: 'waiting', file: null, step: null, done: 0, total: 0, added });
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, hooks.pollMs);
-          hooks.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        // The pause removes its abort listener when it ends: none left behind per poll.
+        await pollPause(hooks.pollMs, hooks.signal, {
+          start: (ms, fire) => {
+            const t = setTimeout(fire, ms);
+            return () => clearTimeout(t);
+          },
         });
       }
     },

@@ -24,8 +24,8 @@ import { DEFAULT_STEP_RULE_TEXT, stepFromName, type StepRule } from '../../core/
 import type { Question } from '../../core/types.ts';
 import { readHarnessFile } from './read-harness.ts';
 
-/** Files a series folder may hold: dumps and predictions (hidden files are left out by the callers). */
-export const SERIES_DUMP_FILE = /\.(jsonl|json|eval)$/i;
+/** Files a series folder may hold: dumps and predictions, every format docs/series.md lists (hidden files are left out by the callers). */
+export const SERIES_DUMP_FILE = /\.(jsonl|json|eval|sql)$/i;
 
 export type DumpFormat = HarnessFormat | 'predictions';
 

@@ -3,21 +3,19 @@
  * lm-eval or Inspect logs one per checkpoint, with the step from the file name) are read with the
  * `harness` readers, each step is evaluated executing only SQL the series has not executed yet
  * (src/core/series/evaluate-step.ts), and the series' statistics (src/core/series/stats.ts) are
- * printed and written as JSON, CSV, Parquet and the shareable series file. `--watch` polls the
- * folders, evaluates each new step file once its size is stable over two polls, and rewrites the
- * outputs atomically after each step; Ctrl-C stops it cleanly. docs/series.md defines every number.
+ * printed and written as JSON, CSV, Parquet and the shareable series file, from one report built
+ * once (the work is linear in steps). `--watch` polls the folders, evaluates each step file once
+ * its size and modification time are the same at two polls (and a JSON file parses), reads a file
+ * again whenever it changes (a step already scored is replaced, with a warning naming the file),
+ * and rewrites the outputs atomically once per poll that changed the series; Ctrl-C stops it
+ * cleanly. Step files are listed by series-files.ts (links never followed). docs/series.md
+ * defines every number.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import {
-  readSeriesDump,
-  SERIES_DUMP_FILE,
-  stepRuleText,
-  trainerScoreOf,
-  type DumpStep,
-} from '../../adapters/harness/series-dump.ts';
+import { readSeriesDump, stepRuleText, trainerScoreOf, type DumpStep } from '../../adapters/harness/series-dump.ts';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { WorkbenchError, errorMessage } from '../../core/errors.ts';
@@ -31,9 +29,9 @@ import { planReplay } from '../../core/run/replay.ts';
 import { toSampleRecords } from '../../core/run/score-run.ts';
 import type { TableSchema } from '../../core/views/tables.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../../core/series/evaluate-step.ts';
-import { StableFiles } from '../../core/series/folder-poll.ts';
+import { pollPause, StableFiles } from '../../core/series/folder-poll.ts';
 import { seriesFileJson } from '../../core/series/file.ts';
-import { withStep, type Series, type SeriesStep } from '../../core/series/model.ts';
+import type { Series, SeriesStep } from '../../core/series/model.ts';
 import { BUCKETS, seriesReport, type SeriesReport, type StepStats } from '../../core/series/stats.ts';
 import { compileStepPattern, type StepRule } from '../../core/series/step-name.ts';
 import {
@@ -51,6 +49,7 @@ import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import type { EvalArgs } from './eval-args.ts';
 import { evalArgsOf } from './scoring-flags.ts';
+import { listStepFiles } from './series-files.ts';
 import { bad, parseFlags, strings, switches } from './flags.ts';
 import { integerFlag } from './rl-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
@@ -59,31 +58,6 @@ import { readQuestionsInput, readText } from './tabular-input.ts';
 import { SERIES_USAGE } from '../usage.ts';
 
 export const usage = SERIES_USAGE;
-
-/** The dump files of the inputs: a folder's files (and its subfolders': lm-eval writes one per checkpoint folder), hidden and temporary files left out. */
-async function listFiles(
-  inputs: readonly string[],
-  outputs: ReadonlySet<string> = new Set(),
-): Promise<Array<{ file: string; name: string }>> {
-  const out: Array<{ file: string; name: string }> = [];
-  for (const input of inputs) {
-    const st = await stat(input).catch(() => null);
-    if (!st) throw new WorkbenchError('MISSING_FILE', `file or folder not found: ${input}`, '--completions');
-    if (!st.isDirectory()) {
-      out.push({ file: input, name: path.basename(input) });
-      continue;
-    }
-    const entries = (await readdir(input, { recursive: true })).map(String).sort();
-    for (const rel of entries) {
-      if (!SERIES_DUMP_FILE.test(rel) || rel.split(/[\\/]/).some((s) => s.startsWith('.'))) continue;
-      const file = path.join(input, rel);
-      // The command's own outputs may sit in the folder it reads: they are not dumps.
-      if (!outputs.has(path.resolve(file)) && (await stat(file).catch(() => null))?.isFile())
-        out.push({ file, name: rel });
-    }
-  }
-  return out;
-}
 
 function pct(x: number | null): string {
   return x === null ? '-' : x.toFixed(2);
@@ -174,8 +148,6 @@ async function evaluateStep(
   if (ev.cancelled) return null;
   // A step of whose items none could run (an empty --db-root) measured nothing: an error, not a row of zeros.
   assertSomethingScored(ev.results, ctx.evalArgs.dbRoot);
-  // Kept after every step: a watch stopped by Ctrl-C loses no verdict it computed.
-  await ctx.cache?.save();
   const header = await evalRunHeader({ ...ctx.evalArgs, dbRoot: ctx.dbDir, predictions: file }, plan.items, ev.results);
   header.name = label;
   header.executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep, fromCache: ev.fromCache };
@@ -197,7 +169,17 @@ async function evaluateStep(
   };
 }
 
-export async function run(argv: string[]): Promise<number> {
+/** What a test may replace in `run` (the command itself passes none). */
+export interface SeriesRunHooks {
+  /** Stops the run as Ctrl-C does (SIGINT aborts it too). */
+  stop?: AbortController;
+  /** Called after each poll of `--watch` (1, 2, ...), once its files are evaluated and the outputs written. */
+  afterPoll?: (poll: number) => void | Promise<void>;
+  /** Builds the series' report (the statistics of every step); a test counts its calls. */
+  seriesReport?: (series: Series) => SeriesReport;
+}
+
+export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
@@ -249,11 +231,11 @@ export async function run(argv: string[]): Promise<number> {
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
   process.stderr.write(`step rule: ${stepRuleText(rule)} (verl rows carry their own "step")\n`);
-  await listFiles(values.completions); // every input exists before anything starts
+  await listStepFiles(values.completions); // every input exists before anything starts
   const root = await resolveDbRoot(evalArgs.dbRoot);
   const executor = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
   const cache = await openEvalCache({ cache: evalArgs.cache, dbRoot: root.dir }, executorName());
-  const stop = new AbortController();
+  const stop = hooks.stop ?? new AbortController();
   const onSignal = () => stop.abort();
   if (values.watch) process.on('SIGINT', onSignal);
   const ctx: Context = {
@@ -278,7 +260,8 @@ export async function run(argv: string[]): Promise<number> {
     steps: [],
   };
   const extras = new Map<number, StepExtra>();
-  const outputs = new Set(
+  // Neither the outputs nor the gold and dataset files are steps, even in a folder the command reads.
+  const notSteps = new Set(
     [
       values.out,
       values.csv,
@@ -286,13 +269,22 @@ export async function run(argv: string[]): Promise<number> {
       values.parquet,
       values.parquet && companion(values.parquet),
       values['series-out'],
+      values.gold,
+      values.dataset,
     ]
       .filter((f): f is string => typeof f === 'string' && f !== '')
       .map((f) => path.resolve(f)),
   );
+  const buildReport = hooks.seriesReport ?? seriesReport;
+  /** The steps so far by number, and the step numbers each file gave (a file re-read replaces its own). */
+  const steps = new Map<number, SeriesStep>();
+  const stepsOfFile = new Map<string, number[]>();
+  const seriesNow = (): Series => ({ ...series, steps: [...steps.values()].sort((a, b) => a.step - b.step) });
 
-  const writeOutputs = async () => {
-    const report = seriesReport(series);
+  /** Every output from one report of the whole series: once per run, or once per poll that changed the series. */
+  const writeOutputs = async (): Promise<SeriesReport> => {
+    series = seriesNow();
+    const report = buildReport(series);
     if (values.out)
       await writeFileAtomic(
         values.out,
@@ -311,14 +303,35 @@ export async function run(argv: string[]): Promise<number> {
     return report;
   };
 
-  const addFile = async (file: string, name: string) => {
-    const dump = await readSeriesDump(name, new Blob([await readFile(file)]), questions, {
+  /**
+   * The steps of one file, evaluated; nothing is added to the series here (a file's steps are
+   * added together or not at all). Null when stopped.
+   */
+  const readFileSteps = async (
+    file: string,
+    name: string,
+  ): Promise<Array<{ step: SeriesStep; extra: StepExtra }> | null> => {
+    const bytes = await readFile(file);
+    // Under --watch, a JSON file that does not parse is not complete yet (a BIRD file half written).
+    if (values.watch && /\.json$/i.test(name)) {
+      try {
+        JSON.parse(new TextDecoder().decode(bytes).replace(/^\uFEFF/, ''));
+      } catch (err) {
+        throw new WorkbenchError(
+          'BAD_JSON',
+          `not complete JSON yet (${errorMessage(err)}): read again once the file changes`,
+          file,
+        );
+      }
+    }
+    const dump = await readSeriesDump(name, new Blob([bytes]), questions, {
       format: ctx.format,
       rule: ctx.rule,
       // An lm-eval samples file's results file beside it, for its date.
       sibling: async (n) => new Blob([await readFile(path.join(path.dirname(file), n))]),
     });
     for (const note of dump.notes) process.stderr.write(`${note}\n`);
+    const out: Array<{ step: SeriesStep; extra: StepExtra }> = [];
     for (const step of dump.steps) {
       if (step.report) process.stderr.write(`${step.report}\n`);
       if (step.matched === 0) {
@@ -326,65 +339,135 @@ export async function run(argv: string[]): Promise<number> {
         continue;
       }
       const done = await evaluateStep(ctx, step, file);
-      if (!done) return;
-      series = withStep(series, done.step);
-      extras.set(done.step.step, done.extra);
-      const report = await writeOutputs();
-      if (values.watch) {
-        const s = report.steps.find((x) => x.step === done.step.step)!;
-        process.stdout.write(
-          `step ${s.step}: EX ${pct(s.ex)}, pass@1 ${pct(s.passAt1)}, ${s.questions} questions, ${done.extra.executed} executed, ${done.extra.reused} reused, ${done.extra.fromCache} from the verdict cache (${step.source})\n`,
-        );
-      }
+      if (!done) return null;
+      out.push(done);
     }
+    return out;
   };
 
+  /** Adds a file's steps, in place of the steps it gave before when it is read again; a step another file gave is refused. */
+  const commit = (file: string, got: ReadonlyArray<{ step: SeriesStep; extra: StepExtra }>) => {
+    const own = new Set(stepsOfFile.get(file) ?? []);
+    for (const { step } of got) {
+      const had = steps.get(step.step);
+      if (had && !own.has(step.step))
+        throw new WorkbenchError(
+          'MISMATCH',
+          `step ${step.step} is already in the series (from ${had.source}); each step is evaluated once`,
+          step.source,
+        );
+      if (step.trainerScores.length !== step.run.samples.length)
+        throw new WorkbenchError(
+          'INTERNAL',
+          `step ${step.step}: ${step.trainerScores.length} trainer scores for ${step.run.samples.length} samples`,
+        );
+    }
+    for (const s of own) {
+      steps.delete(s);
+      extras.delete(s);
+    }
+    for (const { step, extra } of got) {
+      steps.set(step.step, step);
+      extras.set(step.step, extra);
+    }
+    stepsOfFile.set(
+      file,
+      got.map((g) => g.step.step),
+    );
+  };
+
+  let report: SeriesReport | null = null;
   try {
     if (!values.watch) {
-      for (const { file, name } of await listFiles(values.completions, outputs)) await addFile(file, name);
-      if (series.steps.length === 0)
+      const listing = await listStepFiles(values.completions, notSteps);
+      for (const line of listing.refused) process.stderr.write(`warning: ${line}\n`);
+      for (const { file, name } of listing.files) {
+        const got = await readFileSteps(file, name);
+        if (got) commit(file, got);
+      }
+      if (steps.size === 0)
         throw new WorkbenchError(
           'MISMATCH',
           'no step had a row matching a question of the dataset: nothing was evaluated',
           '--completions',
         );
+      report = await writeOutputs();
     } else {
       const files = new StableFiles();
+      const noted = new Set<string>();
       process.stderr.write(
-        `watching ${values.completions.join(', ')} every ${pollMs} ms; a file is evaluated once its size is the same at two polls; Ctrl-C stops\n`,
+        `watching ${values.completions.join(', ')} every ${pollMs} ms; a file is evaluated once its size and modification time are the same at two polls (and, for JSON, it parses); a file that changes afterwards is read again; Ctrl-C stops\n`,
       );
-      while (!stop.signal.aborted) {
-        const listing = [];
-        for (const { file, name } of await listFiles(values.completions, outputs)) {
-          if (files.has(file)) continue;
-          listing.push({ name: file, size: (await stat(file).catch(() => null))?.size ?? -1, label: name });
+      for (let poll = 1; !stop.signal.aborted; poll++) {
+        const listing = await listStepFiles(values.completions, notSteps);
+        for (const line of listing.refused) {
+          if (!noted.has(line)) process.stderr.write(`warning: ${line}\n`);
+          noted.add(line);
         }
-        for (const file of files.poll(listing)) {
-          if (stop.signal.aborted) break;
+        const byName = new Map(listing.files.map((f) => [f.file, f]));
+        const added: Array<{ step: SeriesStep; extra: StepExtra; source: string }> = [];
+        for (const file of files.poll(listing.files.map((f) => ({ ...f, name: f.file })))) {
+          if (stop.signal.aborted) {
+            files.release(file);
+            break;
+          }
+          const rescore = stepsOfFile.has(file);
+          if (rescore)
+            process.stderr.write(
+              `warning: ${file} changed after step${stepsOfFile.get(file)!.length === 1 ? '' : 's'} ${stepsOfFile.get(file)!.join(', ')} ${stepsOfFile.get(file)!.length === 1 ? 'was' : 'were'} scored: read again; its steps are replaced by what it holds now\n`,
+            );
           try {
-            await addFile(file, listing.find((f) => f.name === file)!.label);
+            const got = await readFileSteps(file, byName.get(file)!.name);
+            if (!got) {
+              files.release(file);
+              break;
+            }
+            commit(file, got);
+            for (const g of got) added.push({ ...g, source: g.step.source });
           } catch (err) {
-            // A bad file is reported and skipped; the series and its outputs stay as they were.
-            process.stderr.write(`error: ${errorMessage(err)} (skipped; the watch goes on)\n`);
+            // A bad file is reported and skipped; the series and its outputs stay as they were; it is read again once it changes.
+            process.stderr.write(
+              `error: ${errorMessage(err)} (skipped; read again once the file changes; the watch goes on)\n`,
+            );
           }
         }
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pollMs);
-          stop.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-        });
+        if (added.length > 0) {
+          await ctx.cache?.save();
+          report = await writeOutputs();
+          for (const { step, extra, source } of added) {
+            const s = report.steps.find((x) => x.step === step.step);
+            if (!s) continue;
+            process.stdout.write(
+              `step ${s.step}: EX ${pct(s.ex)}, pass@1 ${pct(s.passAt1)}, ${s.questions} questions, ${extra.executed} executed, ${extra.reused} reused, ${extra.fromCache} from the verdict cache (${source})\n`,
+            );
+          }
+        }
+        await hooks.afterPoll?.(poll);
+        if (stop.signal.aborted) break;
+        await pollPause(pollMs, stop.signal, REAL_TIMER);
       }
-      process.stderr.write(
-        `stopped: ${series.steps.length} step${series.steps.length === 1 ? '' : 's'} in the series\n`,
-      );
+      process.stderr.write(`stopped: ${steps.size} step${steps.size === 1 ? '' : 's'} in the series\n`);
     }
-    process.stdout.write(`${seriesTable(seriesReport(series), extras)}\n`);
+    process.stdout.write(`${seriesTable(report ?? buildReport(seriesNow()), extras)}\n`);
   } finally {
     process.off('SIGINT', onSignal);
+    // Verdicts computed are kept, also when a step failed or the watch was stopped.
+    await ctx.cache
+      ?.save()
+      .catch((err) => process.stderr.write(`warning: the verdict cache was not saved: ${errorMessage(err)}\n`));
     await executor.dispose();
     await root.cleanup();
   }
   return 0;
 }
+
+/** Node's timer for the pause between two polls. */
+const REAL_TIMER = {
+  start(ms: number, fire: () => void) {
+    const t = setTimeout(fire, ms);
+    return () => clearTimeout(t);
+  },
+};
 
 function writeParquetAtomic<R>(file: string, table: TableSchema<R>, rows: readonly R[]): Promise<void> {
   return writeAtomicWith(file, (temp) => writeParquetFile(temp, table, rows, { metadata: seriesTableMetadata(table) }));
