@@ -64,8 +64,14 @@ const NOT_A_CALL: ReadonlySet<string> = new Set(
 const CLOCK_KEYWORDS: ReadonlySet<string> = new Set(['CURRENT_DATE', 'CURRENT_TIME', 'CURRENT_TIMESTAMP']);
 /** Strings the date and time functions read as the clock or the machine's time zone. */
 const CLOCK_STRINGS = /^\s*(now|localtime|utc)\s*$/i;
-/** A text with none of these holds no call, no clock keyword and no clock string (most texts hold a call). */
+/** A text with none of these holds no call, no clock keyword and no clock string. */
 const HINT = /\(|current_|now|localtime|utc/i;
+/**
+ * Texts the quick reading (quickDeterministic) leaves to the tokens: comments, a quoted name
+ * before `(`, and the clock's words anywhere (in a string or not).
+ */
+const UNSURE = /--|\/\*|["`\]]\s*\(|current_|now|localtime|utc/i;
+const NAME_THEN_PAREN = /([A-Za-z_][A-Za-z0-9_$]*)\s*\(/g;
 
 /** SQLite folds names to lower case for ASCII letters only. */
 const asciiLower = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
@@ -127,6 +133,21 @@ function calledName(before: SqlToken | undefined): string | null {
   return asciiLower(before.value);
 }
 
+/**
+ * True when a text is deterministic by a reading without tokens: no comment, no quoted name
+ * before a parenthesis, none of the clock's words, and every name before a `(` anywhere in the
+ * text (in a string too) one that calledName would allow. Every call SQLite could make is such
+ * a name, so this is never more lenient than the tokens; false only means "read the tokens".
+ */
+function quickDeterministic(sql: string): boolean {
+  if (UNSURE.test(sql)) return false;
+  for (const m of sql.matchAll(NAME_THEN_PAREN)) {
+    const name = m[1]!;
+    if (!NOT_A_CALL.has(asciiUpper(name)) && !DETERMINISTIC_FUNCTIONS.has(asciiLower(name))) return false;
+  }
+  return true;
+}
+
 function scanNonDeterministic(sql: string): boolean {
   const tokens = tokenizeSql(sql);
   const columnLists = cteColumnLists(tokens);
@@ -173,7 +194,7 @@ export function isNonDeterministic(sql: string): boolean {
   if (!HINT.test(sql)) return false;
   let answer = decided.get(sql);
   if (answer === undefined) {
-    answer = scanNonDeterministic(sql);
+    answer = !quickDeterministic(sql) && scanNonDeterministic(sql);
     if (decided.size >= DECIDED_MAX) decided.clear();
     decided.set(sql, answer);
   }
