@@ -1,12 +1,43 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import initSqlJs from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reusable, reuseKey } from '../../src/core/run/reuse.ts';
 import type { RunFile, SampleRecord } from '../../src/core/run/types.ts';
 import { cacheableResult } from '../../src/core/run/verdict-cache.ts';
-import { sharedData } from '../helpers/shared-data.ts';
+import { minidevFiles, minidevQuestions, sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { type AppSession, downloadFrom, importBirdMiniDev, screenshot, startRun, useApp } from './workbench-helpers.ts';
 
 const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini_dev_gpt-35-turbo_cot_SQLite.json');
+
+/** Mini-dev question 719 (superhero) and its gold. */
+const QUESTION = 719;
+const GOLD = readFileSync(minidevFiles().gold, 'utf8')
+  .split('\n')
+  [minidevQuestions().findIndex((q) => q.question_id === QUESTION)]!.split('\t')[0]!;
+
+/** A JSON Lines predictions file: `sqls` as samples of question 719. */
+function samplesFile(sqls: readonly string[]): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'wb-vcache-browser-')), 'samples.jsonl');
+  writeFileSync(file, sqls.map((sql) => JSON.stringify({ question_id: QUESTION, sql })).join('\n') + '\n');
+  return file;
+}
+
+/** SQLite's own error for `sql` on the superhero database (sql.js in Node, outside the app), or null. */
+async function sqliteError(sql: string): Promise<string | null> {
+  const SQL = await initSqlJs();
+  const db = new SQL.Database(readFileSync(sharedData('bird', 'databases', 'superhero', 'superhero.sqlite')));
+  try {
+    db.exec(sql);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  } finally {
+    db.close();
+  }
+}
 
 /**
  * Per-item results without what says how the verdict was obtained: `goldReused` (a verdict from
@@ -29,10 +60,13 @@ describe.skipIf(browserSkipReason())(suiteTitle('the verdict cache in the app (B
     await importBirdMiniDev(page);
   }, 180_000);
 
-  async function replay(name: string): Promise<{ runId: string; file: RunFile; header: string }> {
+  async function replay(
+    name: string,
+    predictions = PREDICTIONS,
+  ): Promise<{ runId: string; file: RunFile; header: string }> {
     const run = await startRun(page, {
       datasetName: 'BIRD mini-dev',
-      predictions: PREDICTIONS,
+      predictions,
       name,
       onlyStored: true,
     });
@@ -64,7 +98,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the verdict cache in the app (B
       executed: 140 - cacheable - second.file.run.executions!.reused,
     });
     expect(second.header).toContain(`${cacheable} verdicts from the cache`);
-    expect(results(second.file.samples)).toEqual(results(first.samples));
+    // The same verdicts; a verdict from the cache keeps the time of the execution it came from
+    // (the items the cache may not hold, whose texts call a date or time function, ran again).
+    const cached = (s: SampleRecord) => cacheableResult(s) && reusable({ ...s, predSql: s.sql, goldSql: s.goldSql });
+    const timeless = (samples: readonly SampleRecord[]) => results(samples).map(({ elapsedMs: _e, ...rest }) => rest);
+    expect(timeless(second.file.samples)).toEqual(timeless(first.samples));
+    expect(results(second.file.samples.filter(cached))).toEqual(results(first.samples.filter(cached)));
     expect(second.file.samples.filter((s) => s.goldReused).length).toBeGreaterThanOrEqual(cacheable);
 
     await page.goto(`${server.url}#/run/${second.runId}`);
@@ -96,5 +135,37 @@ describe.skipIf(browserSkipReason())(suiteTitle('the verdict cache in the app (B
     expect(third.file.run.executions).toMatchObject({ fromCache: 0 });
     const timeless = (samples: readonly SampleRecord[]) => results(samples).map(({ elapsedMs: _e, ...rest }) => rest);
     expect(timeless(third.file.samples)).toEqual(timeless(first.samples));
+  });
+
+  it("a trailing U+00A0 / U+3000 gets SQLite's error, never the clean text's verdict (by reuse or from the cache), and strftime('%S') is never taken from the cache", async () => {
+    await page.getByTestId('nav-runs').click();
+    await page.getByTestId('run-verdict-cache').check();
+    expect(await sqliteError(GOLD)).toBeNull();
+    const nbsp = await sqliteError(`${GOLD}\u00a0`);
+    const ideographic = await sqliteError(`${GOLD}\u3000`);
+    expect(nbsp).not.toBeNull();
+    expect(ideographic).not.toBeNull();
+    const clock = "SELECT strftime('%S')";
+    const samples = (file: RunFile) =>
+      file.samples.filter((s) => s.questionId === QUESTION).sort((a, b) => a.sample - b.sample);
+
+    // One run: the clean gold and the same text with a trailing U+00A0 (reuse would join them), and the clock.
+    const one = await replay('trailing spaces, first', samplesFile([GOLD, `${GOLD}\u00a0`, clock]));
+    expect(samples(one.file).map((s) => [s.sample, s.ex, s.status, s.error ?? null])).toEqual([
+      [0, 1, 'ok', null],
+      [1, 0, 'error', `prediction: ${nbsp}`],
+      [2, 0, 'ok', null],
+    ]);
+    expect(one.file.run.executions!.reused).toBe(0);
+
+    // Again, with the cache: the clean text comes from it; a trailing U+3000 (whose old key was
+    // the clean text's) and the clock are executed.
+    const two = await replay('trailing spaces, second', samplesFile([`${GOLD}\u3000`, GOLD, clock]));
+    expect(samples(two.file).map((s) => [s.sample, s.ex, s.status, s.error ?? null])).toEqual([
+      [0, 0, 'error', `prediction: ${ideographic}`],
+      [1, 1, 'ok', null],
+      [2, 0, 'ok', null],
+    ]);
+    expect(two.file.run.executions).toMatchObject({ fromCache: 1, executed: 2, reused: 0 });
   });
 });

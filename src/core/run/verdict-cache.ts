@@ -6,15 +6,15 @@
  * src/adapters/store/verdict-cache-idb.ts).
  *
  * The key holds everything that decides a verdict: the database's sha256 (its bytes, not its
- * name), the gold text and the prediction as reuse normalises it (reuse.ts: surrounding
- * whitespace and one trailing `;`), the executor (engine and version) and the SQLite version,
+ * name), the gold text and the prediction as reuse normalises it (reuse.ts: without SQLite's
+ * whitespace around it, and nothing else), the executor (engine and version) and the SQLite version,
  * the timeout, `--read-only`, whether Soft-F1 is computed, the EX rule when it is Spider's, and VERDICT_RULES (bumped when a
  * rule of src/core/compare or the workers' Python semantics changes). Never cached:
- * - SQL that may write or is not deterministic (reuse.ts's WRITES and NON_DETERMINISTIC, on
- *   either text), and an item whose execution changed the database;
- * - failures of the machine (a killed worker, a database that could not be read, a missing
- *   database): only `ok`, SQLite's own errors (`prediction:` / `gold:`) and timeouts, the
- *   latter only under the same timeout (it is in the key);
+ * - SQL that may write or is not deterministic (reuse.ts's WRITES and isNonDeterministic, an
+ *   allow-list of functions, on either text), and an item whose execution changed the database;
+ * - timeouts (the machine's load decides them) and failures of the machine (a killed worker, a
+ *   database that could not be read, a missing database): only `ok` and SQLite's own errors
+ *   (`prediction:` / `gold:`);
  * - runs with R-VES or test-suite accuracy (they time each item, or depend on the suite), and
  *   calls that ask for rows (previews: a verdict holds no rows).
  * A cached verdict keeps the time of the execution it came from (`elapsedMs`).
@@ -23,8 +23,11 @@ import type { EvalEvent, EvalOptions, SqlExecutor } from '../eval/executor.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { normalizedSql, reusable } from './reuse.ts';
 
-/** Bumped when a rule that decides EX, Soft-F1, a status or an error text changes. */
-export const VERDICT_RULES = 1;
+/**
+ * Bumped when a rule that decides EX, Soft-F1, a status or an error text changes, or the key's
+ * normalisation of a text (2: SQLite's whitespace only, where 1 trimmed Unicode spaces and a `;`).
+ */
+export const VERDICT_RULES = 2;
 
 /** What a verdict is computed with, besides the item and its database. */
 export interface VerdictContext {
@@ -56,10 +59,13 @@ export function cacheableOptions(options: EvalOptions): boolean {
 /** Whether an item's verdict may come from (or go to) the cache: reuse's rule on both texts. */
 export const cacheableItem = (item: EvalItem): boolean => reusable(item);
 
-/** Whether an executed item's verdict may be stored. */
+/**
+ * Whether an executed item's verdict may be stored: `ok` and SQLite's own errors. Never a
+ * timeout: the machine's load decides it, not the SQL.
+ */
 export function cacheableResult(r: ItemResult): boolean {
   if (r.mutatedDb || r.rves !== null || r.ts !== undefined) return false;
-  if (r.status === 'ok' || r.status === 'timeout') return true;
+  if (r.status === 'ok') return true;
   return r.status === 'error' && r.error !== null && /^(prediction|gold): /.test(r.error);
 }
 
