@@ -72,9 +72,7 @@ async function evalOn(root: string, ...extra: string[]) {
 
 /** Everything an item's verdict is, per item of `dbId`. */
 const verdicts = (o: EvalJson, dbId: string) =>
-  o.items
-    .filter((i) => i.db_id === dbId)
-    .map((i) => [i.ex, i.status, i.error, i.pred_rows, i.gold_rows, i.result_key]);
+  o.items.filter((i) => i.db_id === dbId).map((i) => [i.ex, i.status, i.error, i.pred_rows, i.gold_rows, i.result_key]);
 
 describe('what stands where a database file should be, and is not one', () => {
   it('a directory, a FIFO and a symlink to /dev/zero: each named with what it is, nothing opened, nothing scored, exit 2', async () => {
@@ -85,9 +83,15 @@ describe('what stands where a database file should be, and is not one', () => {
     const r = await evalOn(root);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('nothing was scored');
-    expect(r.stderr).toContain(`student_club (48 item(s)) not scored: database student_club: ${dbPath(root, 'student_club')} is a directory`);
-    expect(r.stderr).toContain(`superhero (52 item(s)) not scored: database superhero: ${dbPath(root, 'superhero')} is a FIFO (named pipe)`);
-    expect(r.stderr).toContain(`toxicology (40 item(s)) not scored: database toxicology: ${dbPath(root, 'toxicology')} is a character device`);
+    expect(r.stderr).toContain(
+      `student_club (48 item(s)) not scored: database student_club: ${dbPath(root, 'student_club')} is a directory`,
+    );
+    expect(r.stderr).toContain(
+      `superhero (52 item(s)) not scored: database superhero: ${dbPath(root, 'superhero')} is a FIFO (named pipe)`,
+    );
+    expect(r.stderr).toContain(
+      `toxicology (40 item(s)) not scored: database toxicology: ${dbPath(root, 'toxicology')} is a character device`,
+    );
     expect(r.stderr).toContain('put the SQLite file of superhero there');
   }, 120_000);
 
@@ -127,17 +131,24 @@ describe("the verdict cache's identity of a database is the bytes SQLite would r
     const root = tempRoot();
     const file = copyDb(root, 'superhero');
     copyDb(root, 'student_club'); // scored in every run, so each run writes its --out
+    // A WAL database from the start, checkpointed: later commits leave the main file untouched.
+    const wal = new NativeDatabase(file);
+    wal.pragma('journal_mode = WAL');
+    wal.close();
     const cache = mkdtempSync(path.join(tmpdir(), 'wb-dbid-cache-'));
     const first = await evalOn(root, '--cache', cache);
     expect(first.code, first.stderr).toBe(0);
     expect(verdicts(first.json!, 'superhero').some(([, status]) => status === 'ok')).toBe(true);
 
+    const main = statSync(file);
     const db = new NativeDatabase(file);
     opened.push(db); // kept open: closing it would checkpoint the -wal into the main file
-    db.pragma('journal_mode = WAL');
     db.pragma('wal_autocheckpoint = 0');
     db.exec('DELETE FROM hero_power; DELETE FROM hero_attribute; UPDATE superhero SET height_cm = NULL');
     expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+    // The main file is as the cached run hashed it: only the -wal tells the change.
+    const now = statSync(file);
+    expect([now.size, now.mtimeMs]).toEqual([main.size, main.mtimeMs]);
 
     const cached = await evalOn(root, '--cache', cache);
     const truth = await evalOn(root, '--no-cache');
