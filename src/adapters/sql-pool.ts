@@ -352,12 +352,15 @@ export class SqlPool implements SqlExecutor {
         dbId: item.dbId,
         sample: item.sample ?? 0,
       });
+      let ranOn: string | null | undefined;
       const withDb = async <T>(
         fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>,
         ms: number,
         ahead: Sent<T | NeedDb> | null = null,
       ): Promise<T | typeof TIMEOUT | string> => {
         for (let attempt = 0; attempt < 2; attempt++) {
+          // What the worker holds when it takes the request (a timeout restarts it, forgetting that).
+          ranOn = slot.shas.get(item.dbId);
           const r = await this.call(slot, fn, ms, ahead);
           // Posted before a database was opened on this worker: ask again before opening one.
           const early = ahead !== null && ahead.handle === slot.handle && ahead.loads !== slot.loads;
@@ -390,6 +393,7 @@ export class SqlPool implements SqlExecutor {
             softF1: req.softF1 ? 0 : null,
             rves: options.metrics.includes('r-ves') ? 0 : null,
             error: `timed out after ${options.timeoutMs / 1000} s (prediction and gold together)`,
+            ...(typeof ranOn === 'string' ? { dbSha256: ranOn } : {}),
           }),
         );
         return;
