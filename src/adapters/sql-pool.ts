@@ -30,11 +30,27 @@ export interface WorkerHandle {
   exited: Promise<string>;
 }
 
+/**
+ * A database's bytes as loaded, and their identity: the sha256 of exactly these bytes (hashed as
+ * they were read, or the content address they were read by), or null when it is not known. The
+ * verdict cache stores what a worker computed on them under this sha256 (ItemResult.dbSha256).
+ */
+export interface LoadedDb {
+  bytes: Uint8Array;
+  sha256: string | null;
+}
+
 /** Where database bytes come from: files on disk (CLI), IndexedDB (browser), the demo. */
 export interface DbSource {
   has(dbId: string): Promise<boolean>;
+  /**
+   * Why what stands where the database should be cannot be read as one (a directory, a FIFO, a
+   * device, a dangling link...), or null. Its items are not scored (`missing-db`, with this
+   * reason), like those of a database that is not there.
+   */
+  unusable?(dbId: string): Promise<string | null>;
   /** A fresh copy each call: the bytes are transferred to a worker. */
-  load(dbId: string): Promise<Uint8Array>;
+  load(dbId: string): Promise<LoadedDb>;
   /** Where the database was expected, for the missing-db message. */
   describe(dbId: string): string;
 }
@@ -81,6 +97,11 @@ interface Slot {
   loads: number;
   /** Databases opened in this slot's worker (it may have let some go since: a hint, never trusted). */
   held: Set<string>;
+  /**
+   * The sha256 of the bytes this slot's worker last opened, per database (null: not known). An
+   * item's result carries it (ItemResult.dbSha256): the identity of what it was executed on.
+   */
+  shas: Map<string, string | null>;
 }
 
 /**
@@ -92,6 +113,15 @@ interface Sent<T> {
   handle: WorkerHandle;
   loads: number;
   promise: Promise<T>;
+}
+
+/**
+ * The sha256 of the database an item was just executed on in `slot`'s worker: the bytes that
+ * worker last opened (it answers need-db rather than use bytes it no longer holds).
+ */
+function dbShaOf(slot: Slot, dbId: string): { dbSha256?: string } {
+  const sha = slot.shas.get(dbId);
+  return typeof sha === 'string' ? { dbSha256: sha } : {};
 }
 
 export class SqlPool implements SqlExecutor {
@@ -120,7 +150,7 @@ export class SqlPool implements SqlExecutor {
         ...(wasmModule ? { wasmModule } : {}),
       }),
     );
-    return { handle, ready, currentDb: null, loads: 0, held: new Set() };
+    return { handle, ready, currentDb: null, loads: 0, held: new Set(), shas: new Map() };
   }
 
   private restart(slot: Slot): void {
@@ -129,6 +159,7 @@ export class SqlPool implements SqlExecutor {
     slot.handle = handle;
     slot.ready = ready;
     slot.held.clear();
+    slot.shas.clear();
   }
 
   /**
@@ -203,17 +234,12 @@ export class SqlPool implements SqlExecutor {
       if (!q) queues.set(it.dbId, (q = []));
       q.push(it);
     }
+    // So is a database that is not a readable file (a directory, a FIFO...): nothing is opened.
     for (const dbId of [...queues.keys()]) {
-      if (!(await dbSource.has(dbId))) {
-        for (const it of queues.get(dbId)!) {
-          finish(
-            it,
-            itemResult(it, {
-              status: 'missing-db',
-              error: `database ${dbId} not found: expected ${dbSource.describe(dbId)}`,
-            }),
-          );
-        }
+      const unusable = (await dbSource.unusable?.(dbId)) ?? null;
+      if (unusable !== null || !(await dbSource.has(dbId))) {
+        const error = unusable ?? `database ${dbId} not found: expected ${dbSource.describe(dbId)}`;
+        for (const it of queues.get(dbId)!) finish(it, itemResult(it, { status: 'missing-db', error }));
         queues.delete(dbId);
       }
     }
@@ -278,13 +304,16 @@ export class SqlPool implements SqlExecutor {
         // The opening time that decides joining leaves out the start of a fresh worker.
         await slot.ready.catch(() => undefined);
         const t1 = performance.now();
-        const bytes = await dbSource.load(dbId);
+        const { bytes, sha256 } = await dbSource.load(dbId);
         const size = bytes.length;
+        // Not known until the worker holds these bytes: a result computed meanwhile has no identity.
+        slot.shas.delete(dbId);
         const r = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
         if (r === TIMEOUT)
           throw new WorkbenchError('FAILED', 'opening took longer than 10 minutes', `database ${dbId}`);
         slot.loads += 1;
         slot.held.add(dbId);
+        slot.shas.set(dbId, sha256);
         openMs.set(dbId, Math.max(performance.now() - t1, openMs.get(dbId) ?? 0));
         hooks.onEvent?.({ type: 'db-loaded', dbId, ms: performance.now() - t0, sizeBytes: size });
         return null;
@@ -324,12 +353,15 @@ export class SqlPool implements SqlExecutor {
         dbId: item.dbId,
         sample: item.sample ?? 0,
       });
+      let ranOn: string | null | undefined;
       const withDb = async <T>(
         fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>,
         ms: number,
         ahead: Sent<T | NeedDb> | null = null,
       ): Promise<T | typeof TIMEOUT | string> => {
         for (let attempt = 0; attempt < 2; attempt++) {
+          // What the worker holds when it takes the request (a timeout restarts it, forgetting that).
+          ranOn = slot.shas.get(item.dbId);
           const r = await this.call(slot, fn, ms, ahead);
           // Posted before a database was opened on this worker: ask again before opening one.
           const early = ahead !== null && ahead.handle === slot.handle && ahead.loads !== slot.loads;
@@ -362,6 +394,7 @@ export class SqlPool implements SqlExecutor {
             softF1: req.softF1 ? 0 : null,
             rves: options.metrics.includes('r-ves') ? 0 : null,
             error: `timed out after ${options.timeoutMs / 1000} s (prediction and gold together)`,
+            ...(typeof ranOn === 'string' ? { dbSha256: ranOn } : {}),
           }),
         );
         return;
@@ -371,6 +404,8 @@ export class SqlPool implements SqlExecutor {
         return;
       }
       timed(item.dbId, exec.elapsedMs);
+      // Before a restart forgets what the worker held.
+      const executedOn = dbShaOf(slot, item.dbId);
       if (exec.retire) {
         // Over a memory bound or with SQLite's limits changed: a fresh worker for what follows
         // (the request posted ahead to the old one is sent again to the new one).
@@ -433,6 +468,7 @@ export class SqlPool implements SqlExecutor {
           elapsedMs: exec.elapsedMs,
           ...(exec.resultKey !== undefined ? { resultKey: exec.resultKey } : {}),
           ...(exec.goldReused ? { goldReused: true } : {}),
+          ...executedOn,
           ...(notTimed !== null ? { rvesNotTimed: notTimed } : {}),
           ...(exec.predRowCount !== null ? { predColumnCount: exec.predColumns.length } : {}),
           ...(exec.goldRowCount !== null ? { goldColumnCount: exec.goldColumns.length } : {}),

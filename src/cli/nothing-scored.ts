@@ -18,8 +18,13 @@ export function assertSomethingScored(results: readonly ItemResult[], dbRoot: st
   if (results.length === 0 || results.some((r) => r.status !== 'missing-db' && !dbFailure(r))) return;
   const missing = new Map<string, number>();
   const unreadable = new Map<string, { items: number; error: string }>();
+  const notFiles = new Map<string, { items: number; error: string }>();
   for (const r of results) {
-    if (r.status === 'missing-db') missing.set(r.dbId, (missing.get(r.dbId) ?? 0) + 1);
+    if (r.status === 'missing-db' && (r.error === null || r.error.startsWith(`database ${r.dbId} not found`)))
+      missing.set(r.dbId, (missing.get(r.dbId) ?? 0) + 1);
+    // Something there that is not a database file (a directory, a FIFO...): its error says what.
+    else if (r.status === 'missing-db')
+      notFiles.set(r.dbId, { items: (notFiles.get(r.dbId)?.items ?? 0) + 1, error: r.error! });
     else {
       const u = unreadable.get(r.dbId);
       if (u) u.items++;
@@ -33,6 +38,7 @@ export function assertSomethingScored(results: readonly ItemResult[], dbRoot: st
         [...missing].map(([db, n]) => `${db} (${n} item(s))`).join(', '),
     );
   }
+  for (const [db, u] of notFiles) lines.push(`  ${db} (${u.items} item(s)) not scored: ${u.error}`);
   for (const [db, u] of unreadable) lines.push(`  ${db} (${u.items} item(s)) could not be opened: ${u.error}`);
   throw new WorkbenchError('MISSING_FILE', lines.join('\n'), '--db-root');
 }

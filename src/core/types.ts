@@ -135,6 +135,12 @@ export interface ItemResult {
   resultKey?: string;
   /** The gold's result was taken from an earlier item on the pristine database (not executed for this one). */
   goldReused?: boolean;
+  /**
+   * The sha256 of the database bytes the item was executed on, as the executor loaded them (the
+   * verdict cache stores the verdict under it, and nothing without it). Absent when not executed
+   * or not known; never part of a sample's record.
+   */
+  dbSha256?: string;
   /** Columns of the predicted / gold result, present when that query ran (the rubric's column-count check). */
   predColumnCount?: number;
   goldColumnCount?: number;

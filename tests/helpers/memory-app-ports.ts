@@ -4,6 +4,7 @@
  * import worker's body (run in this thread), and Node's sql.js worker pool. What the browser
  * does with IndexedDB, Web Locks and Web Workers, minus the browser.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnNodeSqlWorker, folderDbSource } from '../../src/adapters/node/sql-worker-host.ts';
@@ -22,15 +23,21 @@ import { memorySuiteCache } from '../../src/core/ts/suite.ts';
 import type { GoldOverlayRecord } from '../../src/core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../src/core/run/version-effects.ts';
 
-/** A dataset record of a questions file, a gold file and the databases under `dbRoot` (sha256 stands in as `db:<id>`). */
+/**
+ * A dataset record of a questions file, a gold file and the databases under `dbRoot`, each named
+ * by the sha256 of its file as the app's import stores it (the verdict cache looks verdicts up
+ * under it, and stores them under the sha256 of the bytes the pool loaded: the same when unchanged).
+ */
 export async function fileDataset(files: { questions: string; gold: string; dbRoot: string }): Promise<DatasetRecord> {
   const questionsText = readFileSync(files.questions, 'utf8');
   const goldText = readFileSync(files.gold, 'utf8');
   const questions = parseQuestions(questionsText, path.basename(files.questions));
   const ref = async (file: string, text: string) => ({ name: path.basename(file), ...(await sha256Text(text)) });
   const databases: Record<string, string> = {};
-  for (const q of questions)
-    if (existsSync(path.join(files.dbRoot, q.dbId, `${q.dbId}.sqlite`))) databases[q.dbId] = `db:${q.dbId}`;
+  for (const dbId of new Set(questions.map((q) => q.dbId))) {
+    const file = path.join(files.dbRoot, dbId, `${dbId}.sqlite`);
+    if (existsSync(file)) databases[dbId] = createHash('sha256').update(readFileSync(file)).digest('hex');
+  }
   return {
     id: path.basename(files.questions),
     name: path.basename(files.questions),

@@ -6,6 +6,7 @@ import type { SchemaSource } from '../../core/prompt/schema-source.ts';
 import type { SuiteCache } from '../../core/ts/suite.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
 import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
+import { sha256Bytes } from '../import/pair-run.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 
 /**
@@ -37,7 +38,9 @@ export function memoryDbSource(dbs: Map<string, Uint8Array>): DbSource {
       const bytes = dbs.get(dbId);
       if (!bytes)
         throw new WorkbenchError('NOT_FOUND', `database ${dbId} is not loaded: load it before its items are evaluated`);
-      return bytes.slice();
+      const copy = bytes.slice();
+      // Hashed at each load: the map's bytes may be replaced under the same name.
+      return { bytes: copy, sha256: (await sha256Bytes(copy)).sha256 };
     },
     describe: (dbId) => `a database named ${dbId} among the loaded databases (${[...dbs.keys()].join(', ') || 'none'})`,
   };

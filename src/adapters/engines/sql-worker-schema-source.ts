@@ -35,7 +35,7 @@ export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOption
       if (!('kind' in r)) return r;
       if (!(await dbSource.has(dbId)))
         throw new WorkbenchError('NOT_FOUND', `database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
-      const bytes = await dbSource.load(dbId);
+      const { bytes } = await dbSource.load(dbId);
       await api.loadDb(dbId, options.transferBytes ? options.transferBytes(bytes) : bytes);
     }
     throw new WorkbenchError(

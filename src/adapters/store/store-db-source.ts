@@ -24,7 +24,10 @@ export function storeDbSource(
           'NOT_FOUND',
           `database ${dbId} is no longer in browser storage: import dataset "${datasetName}" again`,
         );
-      return readDatabaseBytes(idb, record);
+      // Stored by their sha256 at import (content-addressed, never rewritten; the chunks' count and
+      // size are checked on reading): the same sha256 the run's `databases` names, which the
+      // verdict cache looks verdicts up under (run-service.ts, verdictCacheOf).
+      return { bytes: await readDatabaseBytes(idb, record), sha256: record.sha256 };
     },
     describe(dbId) {
       return databases[dbId]

@@ -7,7 +7,7 @@
  * cache starts no worker and opens no database.
  */
 import path from 'node:path';
-import { unsafeDbId } from '../../adapters/node/sql-worker-host.ts';
+import { dbFileSha256, unsafeDbId } from '../../adapters/node/sql-worker-host.ts';
 import {
   defaultCacheDir,
   openFileVerdictCache,
@@ -15,7 +15,6 @@ import {
 } from '../../adapters/node/verdict-cache-file.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { VerdictCachePort } from '../../core/run/verdict-cache.ts';
-import { sha256File } from './run-out.ts';
 
 export interface EvalCache {
   /** The cache held no verdict when opened (a first run: start the workers at once). */
@@ -43,13 +42,18 @@ export async function openEvalCache(
     );
     return null;
   }
+  // Verdicts are looked up under the sha256 of each database's bytes as they are now, hashed
+  // once per run (never trusted from an earlier run by size and mtime, which a copy keeps):
+  // null, and nothing looked up, when they would not be read alone (a -wal with committed
+  // frames, a hot journal) or at all (not a regular readable file). They are stored under
+  // the sha256 of the bytes the workers opened (cachingExecutor).
   const shas = new Map<string, Promise<string | null>>();
   const dbSha256 = (dbId: string) => {
     let p = shas.get(dbId);
     if (!p) {
       p = unsafeDbId(dbId)
         ? Promise.resolve(null)
-        : file.fileSha256(path.join(args.dbRoot, dbId, `${dbId}.sqlite`), sha256File).catch(() => null);
+        : dbFileSha256(dbId, path.join(args.dbRoot, dbId, `${dbId}.sqlite`)).catch(() => null);
       shas.set(dbId, p);
     }
     return p;

@@ -21,11 +21,16 @@ export interface DbFacts {
 
 const MAX_COLUMNS = 100_000;
 
+/** The facts read, and per database the sha256 of the bytes they were read from (when the executor says). */
+export interface DbFactsRead extends DbFacts {
+  readFrom: Record<string, string>;
+}
+
 export async function readDbFacts(
   executor: SqlExecutor,
   dbIds: readonly string[],
   signal?: AbortSignalLike,
-): Promise<DbFacts> {
+): Promise<DbFactsRead> {
   const ids = [...new Set(dbIds)].sort();
   const items: EvalItem[] = ids.map((dbId, i) => ({
     index: i,
@@ -45,7 +50,7 @@ export async function readDbFacts(
     previewRows: MAX_COLUMNS,
     reuse: false,
   };
-  const facts: DbFacts = { sqliteVersion: null, columnTypes: {} };
+  const facts: DbFactsRead = { sqliteVersion: null, columnTypes: {}, readFrom: {} };
   if (items.length === 0) return facts;
   await executor.evaluate(items, options, {
     signal,
@@ -60,6 +65,7 @@ export async function readDbFacts(
         (types[table!.toLowerCase()] ??= {})[column!.toLowerCase()] = type!;
       }
       facts.columnTypes[dbId] = types;
+      if (e.result.dbSha256 !== undefined) facts.readFrom[dbId] = e.result.dbSha256;
     },
   });
   return facts;

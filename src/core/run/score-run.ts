@@ -94,8 +94,10 @@ export function runOptions(config: EvalConfig, previewRows = 0): EvalOptions {
 /** A sample's record: its result, what was asked and written, the format reward and the formula's reward. */
 export function toSampleRecord(item: EvalItem, r: ItemResult, formula: RewardFormula): SampleRecord {
   const format = formatReward(r.extraction.rule);
+  // The executor's identity of the database is the cache's business, not the record's.
+  const { dbSha256: _executedOn, ...result } = r;
   const rec: SampleRecord = {
-    ...r,
+    ...result,
     sample: r.sample ?? item.sample ?? 0,
     sql: item.predSql,
     goldSql: item.goldSql,
@@ -146,8 +148,8 @@ export async function factsFor(
   if (known && unread.length === 0) return known;
   const columnTypes: Record<string, ColumnTypes> = { ...known?.columnTypes };
   let sqliteVersion = known?.sqliteVersion ?? null;
-  /** Databases read here and where their facts are kept. */
-  const toKeep = new Map<string, string>();
+  /** Databases read here, whose facts are kept (under the sha256 of the bytes they were read from). */
+  const toKeep = new Set<string>();
   const store = cache?.facts;
   if (cache && store) {
     const left: string[] = [];
@@ -161,7 +163,7 @@ export async function factsFor(
         sqliteVersion ??= remembered.sqliteVersion;
       } else {
         left.push(dbId);
-        if (key !== null) toKeep.set(dbId, key);
+        if (key !== null) toKeep.add(dbId);
       }
     }
     unread = left;
@@ -171,9 +173,11 @@ export async function factsFor(
   // A database that could not be read (missing, failed) is absent: its items scan with unknown types.
   Object.assign(columnTypes, read.columnTypes);
   sqliteVersion ??= read.sqliteVersion;
-  for (const [dbId, key] of toKeep) {
+  for (const dbId of toKeep) {
     const types = read.columnTypes[dbId];
-    if (read.sqliteVersion === null || !types) continue;
+    const readFrom = read.readFrom[dbId];
+    if (read.sqliteVersion === null || !types || readFrom === undefined) continue;
+    const key = factsKey(cache!.executor, readFrom);
     const facts = { sqliteVersion: read.sqliteVersion, columnTypes: types as Record<string, Record<string, string>> };
     // Facts not kept cost a read in a later run, never this run.
     await store!.putFacts(key, facts).catch(() => undefined);

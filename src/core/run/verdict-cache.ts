@@ -5,9 +5,10 @@
  * and hands the rest to the real one. Stores are adapters (src/adapters/node/verdict-cache-file.ts,
  * src/adapters/store/verdict-cache-idb.ts).
  *
- * The key holds everything that decides a verdict: the database's sha256 (its bytes, not its
- * name), the gold text and the prediction as reuse normalises it (reuse.ts: without SQLite's
- * whitespace around it, and nothing else), the executor (engine and version) and the SQLite version,
+ * The key holds everything that decides a verdict: the database's sha256 (the bytes executed on,
+ * not its name: see CachingPorts.dbSha256), the gold text and the prediction as reuse normalises
+ * it (reuse.ts: without SQLite's whitespace around it, and nothing else), the executor (engine and
+ * version) and the SQLite version,
  * the timeout, `--read-only`, whether Soft-F1 is computed, the EX rule when it is Spider's, and VERDICT_RULES (bumped when a
  * rule of src/core/compare or the workers' Python semantics changes). Never cached:
  * - SQL that may write or is not deterministic (reuse.ts's WRITES and isNonDeterministic, an
@@ -174,7 +175,13 @@ export interface VerdictStore {
 
 export interface CachingPorts {
   store: VerdictStore;
-  /** The sha256 of a database's file, or null when it cannot be read (its items are not cached). */
+  /**
+   * The sha256 a database's verdicts are LOOKED UP under: of its current bytes, or null when they
+   * cannot be read or would not be read alone (a `-wal` with committed frames, a hot journal):
+   * then nothing is looked up for its items, they are executed. Verdicts are STORED under the
+   * sha256 of the bytes they were executed on (ItemResult.dbSha256), never under this one: a
+   * database that changes between the two costs a miss, never a wrong verdict.
+   */
   dbSha256(dbId: string): Promise<string | null>;
   context: VerdictContext;
 }
@@ -290,8 +297,9 @@ export function cachingExecutor(inner: SqlExecutor, ports: CachingPorts): SqlExe
         const at = position.get(id(r));
         if (at === undefined || results[at] !== undefined) return;
         results[at] = r;
-        const k = keys[at];
-        if (k && cacheableResult(r)) toStore.push([k, verdictOf(r)]);
+        // Stored under the bytes the executor actually opened; an executor that cannot say which stores nothing.
+        if (keys[at] === null || r.dbSha256 === undefined || !cacheableResult(r)) return;
+        toStore.push([verdictKey(items[at]!, r.dbSha256, ports.context, options), verdictOf(r)]);
       };
       try {
         const out = await inner.evaluate(misses, options, {
