@@ -65,7 +65,7 @@ export interface FileVerdictCache extends VerdictStore {
   readonly file: string;
   /** The sha256 of a file: hashed every time (nothing is remembered by path, size or time). */
   fileSha256(file: string, hash: (file: string) => Promise<string>): Promise<string>;
-  /** Ends the run's use: rows that failed their MAC deleted (with a warning), the bounds applied, the file closed. */
+  /** At the end of a run: says how many rows failed their MAC (deleted unless written again), applies the bounds. */
   save(): Promise<void>;
   /** Verdicts held (facts not counted). */
   readonly entries: number;
@@ -252,10 +252,12 @@ export async function openFileVerdictCache(
   );
   let last = 0;
   const now = () => (last = Math.max(last + 1, (options.now ?? Date.now)()));
-  /** Rows that failed their MAC, deleted at save(). */
+  /** Rows that failed their MAC and were not written again since, deleted at save(). */
   const failed = new Map<string, Buffer>();
+  /** How many lookups met a row that failed its MAC (said at save()). */
+  let failedCount = 0;
+  let failedMacs = 0;
   let wrote = false;
-  let closed = false;
 
   /** The row's JSON when its MAC checks; a row that fails is counted (a miss). */
   function read(kind: Kind, key: string): { id: Buffer; value: unknown } | undefined {
@@ -265,6 +267,8 @@ export async function openFileVerdictCache(
     const expected = mac(secret, kind, key, row.body);
     if (row.kind !== kind || !Buffer.isBuffer(row.mac) || !expected.equals(row.mac)) {
       failed.set(id.toString('hex'), id);
+      failedCount++;
+      failedMacs++;
       return undefined;
     }
     try {
@@ -290,10 +294,14 @@ export async function openFileVerdictCache(
   return {
     file,
     get entries() {
-      return (db.prepare(`SELECT count(*) AS n FROM entries WHERE kind = 'v'`).get() as { n: number }).n;
+      try {
+        return (db.prepare(`SELECT count(*) AS n FROM entries WHERE kind = 'v'`).get() as { n: number }).n;
+      } catch {
+        return 0;
+      }
     },
     get failedMacs() {
-      return failed.size;
+      return failedMacs;
     },
     facts(key) {
       const got = read('f', key);
@@ -322,23 +330,22 @@ export async function openFileVerdictCache(
       return hash(path.resolve(f));
     },
     async save() {
-      if (closed) return;
-      try {
-        if (failed.size > 0) {
-          options.warn(
-            `${failed.size} entr${failed.size === 1 ? 'y' : 'ies'} of the verdict cache ${file} failed authentication (changed outside this program, or made under another key) and ${failed.size === 1 ? 'was' : 'were'} ignored: ${failed.size === 1 ? 'its item was' : 'their items were'} executed again`,
-          );
-          const del = db.prepare('DELETE FROM entries WHERE id = ?');
-          db.transaction(() => {
-            for (const id of failed.values()) del.run(id);
-          })();
-          failed.clear();
-        }
-        if (wrote) evict(db, maxEntries, maxBytes);
-      } finally {
-        closed = true;
-        db.close();
+      if (failedCount > 0) {
+        const n = failedCount;
+        failedCount = 0;
+        options.warn(
+          `${n} entr${n === 1 ? 'y' : 'ies'} of the verdict cache ${file} failed authentication (changed outside this program, or made under another key) and ${n === 1 ? 'was' : 'were'} ignored: ${n === 1 ? 'its item was' : 'their items were'} executed again`,
+        );
       }
+      if (failed.size > 0) {
+        const del = db.prepare('DELETE FROM entries WHERE id = ?');
+        db.transaction(() => {
+          for (const id of failed.values()) del.run(id);
+        })();
+        failed.clear();
+      }
+      if (wrote) evict(db, maxEntries, maxBytes);
+      wrote = false;
     },
   };
 }
