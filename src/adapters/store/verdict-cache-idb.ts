@@ -111,6 +111,8 @@ export function idbVerdictStore(
     failedMacs += bad.length;
     if (good.length > 0 || bad.length > 0) {
       const tx = idb.transaction('verdicts', 'readwrite');
+      // The total first: counted from the records, when missing, before any of them changes.
+      const before = await totalBytes(tx);
       const used = now();
       let removed = 0;
       for (const g of good) {
@@ -124,7 +126,7 @@ export function idbVerdictStore(
         removed += bytesOf(rec as unknown as Record<string, unknown>);
         void tx.store.delete(id);
       }
-      if (removed > 0) await addBytes(tx, -removed);
+      if (removed > 0) await setBytes(tx, before - removed);
       await tx.done;
     }
     return values;
@@ -143,15 +145,15 @@ export function idbVerdictStore(
       })),
     );
     const tx = idb.transaction('verdicts', 'readwrite');
+    // The total first: counted from the records, when missing, before any of them changes.
+    let total = await totalBytes(tx);
     const used = now();
-    let delta = 0;
     for (const r of signed) {
       const old = await tx.store.get(r.key);
-      if (old) delta -= bytesOf(old as unknown as Record<string, unknown>);
+      if (old) total -= bytesOf(old as unknown as Record<string, unknown>);
       void tx.store.put({ ...r, used });
-      delta += r.bytes;
+      total += r.bytes;
     }
-    let total = await addBytes(tx, delta);
     let over = (await tx.store.index('byUsed').count()) - maxEntries;
     if (over > 0 || total > maxBytes) {
       let cursor = await tx.store.index('byUsed').openCursor();
@@ -161,8 +163,8 @@ export function idbVerdictStore(
         over--;
         cursor = await cursor.continue();
       }
-      await setBytes(tx, total);
     }
+    await setBytes(tx, total);
     await tx.done;
   }
 
@@ -213,12 +215,6 @@ async function totalBytes(tx: IdbTx): Promise<number> {
   }
   await tx.store.put({ key: TOTALS_RECORD, bytes: sum });
   return sum;
-}
-
-async function addBytes(tx: IdbTx, delta: number): Promise<number> {
-  const total = Math.max(0, (await totalBytes(tx)) + delta);
-  await setBytes(tx, total);
-  return total;
 }
 
 async function setBytes(tx: IdbTx, bytes: number): Promise<void> {
