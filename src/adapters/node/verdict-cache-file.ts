@@ -286,10 +286,18 @@ export async function openFileVerdictCache(
     }
     wrote = true;
   });
-  const touchAll = db.transaction((ids: Buffer[]) => {
+  const touchIds = db.transaction((ids: Buffer[]) => {
     const used = now();
     for (const id of ids) touch.run(used, id);
   });
+  /** Last uses written; a store that cannot be written now (another run's long write) still answers. */
+  const touchAll = (ids: Buffer[]) => {
+    try {
+      touchIds(ids);
+    } catch {
+      // the rows keep their older last use
+    }
+  };
 
   return {
     file,
