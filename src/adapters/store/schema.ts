@@ -6,7 +6,6 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { BuiltSuite } from '../../core/ts/suite.ts';
-import type { CachedFacts, CachedVerdict } from '../../core/run/verdict-cache.ts';
 import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 import type { EvalItem } from '../../core/types.ts';
@@ -97,7 +96,7 @@ export interface WorkbenchDB extends DBSchema {
    * Version 4: the verdict cache (src/core/run/verdict-cache.ts; verdict-cache-idb.ts), by key,
    * with its last use; the databases' facts are kept there too, under keys of their own.
    */
-  verdicts: { key: string; value: StoredVerdict | StoredFacts; indexes: { byUsed: number } };
+  verdicts: { key: string; value: StoredVerdict | StoredFacts | StoredVerdictMeta; indexes: { byUsed: number } };
   /** Version 5: the corrected-gold overlay attached to a run (one per run), key runId (core/run/overlay-record.ts). */
   overlays: { key: string; value: GoldOverlayRecord };
   /** Version 5: the run's version-sensitive samples re-run on the older SQLite, key runId (core/run/version-effects.ts). */
@@ -110,18 +109,29 @@ export interface WorkbenchDB extends DBSchema {
   seriesFolders: { key: string; value: SeriesFolderRecord };
 }
 
+/**
+ * A verdict (CachedVerdict) as `body`, its JSON, authenticated by `mac` (verdict-cache-idb.ts).
+ * Records of the first shape (`verdict` or `facts` as an object, no MAC) read as misses.
+ */
 export interface StoredVerdict {
   key: string;
-  verdict: CachedVerdict;
-  /** Last use (Date.now()): the least recently used go first past the bound. */
+  body: string;
+  /** HMAC-SHA256 of the kind, key and body under the store's key (StoredVerdictMeta). */
+  mac: ArrayBuffer;
+  /** Last use (Date.now()): the least recently used go first past a bound. */
   used: number;
+  /** What the record counts for in the byte bound. */
+  bytes: number;
 }
 
-/** A database's facts for the version scan (CachedFacts), by `facts NUL executor NUL sha256`. */
-export interface StoredFacts {
+/** A database's facts for the version scan (CachedFacts, as JSON), by `facts NUL executor NUL sha256`. */
+export type StoredFacts = StoredVerdict;
+
+/** The verdict store's own records (no `used`: outside the index, the bounds and the count): its HMAC key, its byte total. */
+export interface StoredVerdictMeta {
   key: string;
-  facts: CachedFacts;
-  used: number;
+  hmacKey?: CryptoKey;
+  bytes?: number;
 }
 
 export interface StoredSuite {
