@@ -130,7 +130,11 @@ export async function readHarnessFile(
 }
 
 /** The format of a file's records: the one named, else detected from the first record. */
-function harnessFormat(records: readonly SourceRecord[], format: HarnessFormat | null, fileName: string): HarnessFormat {
+function harnessFormat(
+  records: readonly SourceRecord[],
+  format: HarnessFormat | null,
+  fileName: string,
+): HarnessFormat {
   if (records.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file holds no rows', fileName);
   const found = format ?? detectHarnessFormat(records[0]!.value);
   if (!found) {

@@ -13,7 +13,14 @@
  *   `samples/*.json`;
  * - prime-rl eval rollouts: `<output_dir>/rollouts/step_<N>/eval_rollouts.jsonl`, one verifiers
  *   `RolloutOutput` per line (`example_id`, `prompt`, `completion` as chat messages or text,
- *   `answer`, `info`, `reward`); the step is the folder's.
+ *   `answer`, `info`, `reward`); the step is the folder's;
+ * - SkyRL eval dumps: `dumped_evals/global_step_<N>_evals/<data_source>.jsonl` (`input_prompt`,
+ *   `output_response`: for the SQL env the whole multi-turn episode, `score`, `env_extras`);
+ * - TRL GRPO completions: `completions/completions_<step:05d>.parquet` (`step`, `prompt`,
+ *   `completion`, one column per reward function, `advantage`);
+ * - prime-rl traces: `rollouts/step_<N>/<kind>/<subset>/traces.jsonl` (verifiers v1 episodes).
+ * Multi-turn completions (SkyRL, verl tool episodes, prime-rl traces) keep their turns, and the
+ * SkyRL / verl ones are scored on the SQL the trainer's own rule takes (multi-turn-dump.ts).
  * Each row is mapped to a question by, in order: a question id it carries; the question's text
  * (given as such, or found in the prompt; the longest match wins, ties broken by the gold SQL);
  * its ground truth equal to one question's gold SQL. Rows matched by none are listed.
@@ -410,7 +417,7 @@ function traceBranch(nodes: readonly unknown[]): Array<{ message: unknown; sampl
   const path: number[] = [];
   if (linked) {
     const seen = new Set<number>();
-    for (let i: unknown = last; typeof i === 'number' && i >= 0 && i < nodes.length && !seen.has(i); ) {
+    for (let i: unknown = last; typeof i === 'number' && i >= 0 && i < nodes.length && !seen.has(i);) {
       seen.add(i);
       path.unshift(i);
       i = node(i).parent;

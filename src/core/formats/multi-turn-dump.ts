@@ -17,7 +17,8 @@ import { extractAnswer } from '../prompt/preset-extract.ts';
 import { SKYRL_SQL_PRESET, VERL_TEXT2SQL_PRESET } from '../prompt/presets.ts';
 
 /** One turn of a dumped episode: the policy's text (with the probe it ran, if any), or what the environment answered. */
-export type DumpTurn = { role: 'assistant'; text: string; probe: string | null } | { role: 'observation'; text: string };
+export type DumpTurn =
+  { role: 'assistant'; text: string; probe: string | null } | { role: 'observation'; text: string };
 
 /** The final SQL by the trainer's rule (null: its format check failed, no SQL), and the episode's turns. */
 export interface DumpEpisode {

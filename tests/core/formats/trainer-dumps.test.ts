@@ -50,7 +50,7 @@ describe('SkyRL episodes', () => {
     ).toBeNull();
   });
 
-  it('a row without a final SQL by SkyRL\'s rule is scored as no SQL, never as its probe (which the extraction rules would take)', () => {
+  it("a row without a final SQL by SkyRL's rule is scored as no SQL, never as its probe (which the extraction rules would take)", () => {
     const response = '<think>look</think>\n<sql>SELECT COUNT(*) FROM superhero</sql>';
     const rows = skyrlRows([
       rec({
@@ -119,13 +119,15 @@ describe('verl multi-turn (tool) episodes', () => {
     expect(run!.records[0]!.value).toMatchObject({ sqls: ['SELECT COUNT(*) FROM superhero', 'SELECT 2'] });
   });
 
-  it('two <answer> tags fail the tutorial\'s rule: no SQL', () => {
-    expect(verlToolEpisode('<tool_call>{}</tool_call><answer>SELECT 1</answer><answer>SELECT 2</answer>').sql).toBeNull();
+  it("two <answer> tags fail the tutorial's rule: no SQL", () => {
+    expect(
+      verlToolEpisode('<tool_call>{}</tool_call><answer>SELECT 1</answer><answer>SELECT 2</answer>').sql,
+    ).toBeNull();
   });
 });
 
 describe('TRL completions rows', () => {
-  it('keeps each reward column and the advantage, NaN as null; the own score is the columns\' sum', () => {
+  it("keeps each reward column and the advantage, NaN as null; the own score is the columns' sum", () => {
     const rows = trlRows([
       rec({
         step: 50,
