@@ -31,7 +31,7 @@ import type { FolderPort, SeriesAppPorts } from './ports.ts';
 import { newRunHeader } from './run-header.ts';
 
 /** Files of a folder a series reads: dumps and predictions, nothing hidden. */
-export const SERIES_FOLDER_FILE = /\.(jsonl|json|eval|sql)$/i;
+export const SERIES_FOLDER_FILE = /\.(jsonl|json|eval|sql|parquet|pq)$/i;
 
 export interface SeriesHooks {
   signal?: AbortSignal;

@@ -1,6 +1,7 @@
 /**
  * Reads a trainer's or harness's completions file into harness rows (src/core/formats/harness.ts):
- * verl, lm-eval and prime-rl JSONL as text; an Inspect log as JSON (`.json`) or as its zip (`.eval`,
+ * verl, lm-eval, prime-rl (rollouts and traces) and SkyRL JSONL as text; TRL's completions Parquet
+ * with hyparquet (row group by row group); an Inspect log as JSON (`.json`) or as its zip (`.eval`,
  * whose `samples/<id>_epoch_<n>.json` entries are read one by one with zip.js).
  */
 import { configure } from '@zip.js/zip.js';
@@ -13,12 +14,16 @@ import {
   inspectRows,
   lmEvalRows,
   primeRlRows,
+  primeRlTraceRows,
+  skyrlRows,
+  trlRows,
   verlRows,
   type HarnessFormat,
   type HarnessRow,
 } from '../../core/formats/harness.ts';
 import { parseJsonText } from '../../core/formats/questions.ts';
-import { jsonLineRecords } from '../../core/formats/records.ts';
+import { jsonLineRecords, type SourceRecord } from '../../core/formats/records.ts';
+import { blobAsyncBuffer, isParquetName, readParquetRecords } from '../parquet/read-parquet.ts';
 
 configure({ useWebWorkers: false });
 
@@ -97,6 +102,12 @@ export async function readHarnessFile(
     const zip = await inspectZipSamples(blob, fileName);
     return { format: 'inspect', rows: inspectRows(zip.samples), wallTime: zip.wallTime };
   }
+  if (isParquetName(fileName)) {
+    // TRL's completions/completions_<step>.parquet: read row group by row group.
+    const records = await readParquetRecords({ name: fileName, file: blobAsyncBuffer(blob) });
+    const found = harnessFormat(records, format, fileName);
+    return { format: found, rows: rowsOf(records, found), wallTime: null };
+  }
   const text = await blob.text();
   if (text.trimStart().startsWith('{') && /\.json$/i.test(fileName)) {
     const log = parseJsonText(text, fileName);
@@ -113,23 +124,44 @@ export async function readHarnessFile(
     };
   }
   const records = jsonLineRecords(text, fileName);
+  const found = harnessFormat(records, format, fileName);
+  // JSON Lines carry no time of the file (lm-eval's is in its results file: series-dump.ts).
+  return { format: found, rows: rowsOf(records, found), wallTime: null };
+}
+
+/** The format of a file's records: the one named, else detected from the first record. */
+function harnessFormat(
+  records: readonly SourceRecord[],
+  format: HarnessFormat | null,
+  fileName: string,
+): HarnessFormat {
   if (records.length === 0) throw new WorkbenchError('BAD_FORMAT', 'the file holds no rows', fileName);
   const found = format ?? detectHarnessFormat(records[0]!.value);
   if (!found) {
     throw new WorkbenchError(
       'BAD_FORMAT',
-      'not a known completions dump: verl lines have "input", "output", "step"; lm-eval lines "doc_id", "resps"; Inspect samples "epoch", "output", "target"; prime-rl rollouts "example_id", "completion", "reward". Name it with --from',
+      'not a known completions dump: verl lines have "input", "output", "step"; lm-eval lines "doc_id", "resps"; Inspect samples "epoch", "output", "target"; prime-rl rollouts "example_id", "completion", "reward"; SkyRL eval lines "input_prompt", "output_response"; TRL completions rows "step", "prompt", "completion", "advantage"; prime-rl traces "task", "traces". Name it with --from',
       records[0]!.where,
     );
   }
-  // JSON Lines carry no time of the file (lm-eval's is in its results file: series-dump.ts).
-  const rows =
-    found === 'verl'
-      ? verlRows(records)
-      : found === 'lm-eval'
-        ? lmEvalRows(records)
-        : found === 'prime-rl'
-          ? primeRlRows(records)
-          : inspectRows(records);
-  return { format: found, rows, wallTime: null };
+  return found;
+}
+
+function rowsOf(records: readonly SourceRecord[], format: HarnessFormat): HarnessRow[] {
+  switch (format) {
+    case 'verl':
+      return verlRows(records);
+    case 'lm-eval':
+      return lmEvalRows(records);
+    case 'prime-rl':
+      return primeRlRows(records);
+    case 'skyrl':
+      return skyrlRows(records);
+    case 'trl':
+      return trlRows(records);
+    case 'prime-rl-traces':
+      return primeRlTraceRows(records);
+    case 'inspect':
+      return inspectRows(records);
+  }
 }

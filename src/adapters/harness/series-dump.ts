@@ -1,9 +1,10 @@
 /**
  * One file of a training run as the steps of a series (docs/series.md, "Where steps come from"),
  * for the CLI's `series` and the app's series import and folder watch alike:
- * - a trainer's or harness's dump (verl, lm-eval, Inspect, prime-rl; read-harness.ts): verl rows
- *   carry their step (a file holding several steps gives several), the others take the step
- *   from the file's path by the step rule;
+ * - a trainer's or harness's dump (verl, lm-eval, Inspect, prime-rl rollouts and traces, SkyRL, TRL;
+ *   read-harness.ts): verl and TRL rows carry their step (a file holding several steps gives
+ *   several), the others take the step from the file's path by the step rule; of prime-rl's
+ *   traces only one split is read (eval/all unless asked otherwise);
  * - a predictions file (BIRD JSON, JSONL, `.sql`) whose path carries the step by the rule.
  * Each step comes with the records (or text) the core's replay plan pairs with the gold, the
  * trainer's own score of each sample, the mapping report and how its step was found.
@@ -19,13 +20,19 @@ import {
   type HarnessFormat,
   type HarnessRow,
 } from '../../core/formats/harness.ts';
+import type { DumpTurn } from '../../core/formats/multi-turn-dump.ts';
 import type { SourceRecord } from '../../core/formats/records.ts';
+import { blobAsyncBuffer, isParquetName, readParquetRecords } from '../parquet/read-parquet.ts';
 import { DEFAULT_STEP_RULE_TEXT, stepFromName, type StepRule } from '../../core/series/step-name.ts';
 import type { Question } from '../../core/types.ts';
 import { readHarnessFile } from './read-harness.ts';
 
 /** Files a series folder may hold: dumps and predictions, every format docs/series.md lists (hidden files are left out by the callers). */
-export const SERIES_DUMP_FILE = /\.(jsonl|json|eval|sql)$/i;
+export const SERIES_DUMP_FILE = /\.(jsonl|json|eval|sql|parquet|pq)$/i;
+
+/** prime-rl's traces split read by default (`rollouts/step_<N>/<kind>/<subset>/traces.jsonl`). */
+export const DEFAULT_TRACES_SPLIT = 'eval/all';
+const TRACES_PATH = /(?:^|[\\/])((?:train|eval)[\\/](?:all|effective))[\\/]traces\.jsonl$/i;
 
 export type DumpFormat = HarnessFormat | 'predictions';
 
@@ -38,6 +45,10 @@ export interface DumpStep {
   predictions: { name: string; records: SourceRecord[] } | { name: string; text: string };
   /** Per question id, the trainer's score of each of its samples in sample order (null where none); empty for predictions files. */
   sampleScores: Map<number, Array<number | null>>;
+  /** Per question id, the trainer's reward columns of each sample (TRL, prime-rl traces); empty where the dump has none. */
+  sampleRewards: Map<number, Array<Record<string, number | null> | null>>;
+  /** Per question id, each sample's turns (multi-turn dumps: SkyRL, verl tool episodes, prime-rl traces); empty otherwise. */
+  sampleTurns: Map<number, Array<DumpTurn[] | null>>;
   /** The mapping report of a dump's step (rows mapped by which rule, unmatched rows); null for predictions files. */
   report: string | null;
   /** Rows of a dump's step that matched a question (0: nothing to evaluate); null for a predictions file (paired later). */
@@ -64,6 +75,10 @@ export const stepRuleText = (rule: StepRule | undefined): string =>
 /** Whether a file's first record (or whole JSON object) is a harness dump; reads no more than needed. */
 async function harnessFormatOf(name: string, blob: Blob): Promise<HarnessFormat | null> {
   if (/\.eval$/i.test(name)) return 'inspect';
+  if (isParquetName(name)) {
+    const records = await readParquetRecords({ name, file: blobAsyncBuffer(blob) });
+    return records.length ? detectHarnessFormat(records[0]!.value) : null;
+  }
   const head = await blob.slice(0, 1 << 20).text();
   const trimmed = head.trimStart();
   if (/\.json$/i.test(name) && trimmed.startsWith('{') && trimmed.includes('"samples"')) {
@@ -130,9 +145,25 @@ export async function readSeriesDump(
     format?: HarnessFormat | null;
     rule?: StepRule;
     sibling?: (fileName: string) => Promise<Blob | null>;
+    /** prime-rl traces: the split read (`eval/all` by default); a traces file of another split gives no step. */
+    tracesSplit?: string;
   } = {},
 ): Promise<SeriesDump> {
   const fileName = name.split(/[\\/]/).pop() ?? name;
+  const split = TRACES_PATH.exec(name)?.[1]?.replace(/\\/g, '/').toLowerCase();
+  const wanted = options.tracesSplit ?? DEFAULT_TRACES_SPLIT;
+  if (split !== undefined && split !== wanted)
+    return {
+      format: 'prime-rl-traces',
+      notes: [`${name}: prime-rl traces of the ${split} split, left out (the ${wanted} split is read)`],
+      steps: [],
+    };
+  if (!options.format && /^aggregated_results\.jsonl$/i.test(fileName))
+    return {
+      format: 'skyrl',
+      notes: [`${name}: SkyRL's aggregated eval metrics (no samples), left out`],
+      steps: [],
+    };
   if (!options.format && (await lmEvalResultsFile(fileName, blob)))
     return {
       format: 'lm-eval',
@@ -151,8 +182,13 @@ export async function readSeriesDump(
           step: fromName.step,
           source: name,
           format: 'predictions',
-          predictions: { name: fileName, text: await blob.text() },
+          // A Parquet predictions file: its rows are the JSONL format's records.
+          predictions: isParquetName(fileName)
+            ? { name: fileName, records: await readParquetRecords({ name: fileName, file: blobAsyncBuffer(blob) }) }
+            : { name: fileName, text: await blob.text() },
           sampleScores: new Map(),
+          sampleRewards: new Map(),
+          sampleTurns: new Map(),
           report: null,
           matched: null,
           wallTime: null,
@@ -187,6 +223,8 @@ export async function readSeriesDump(
       format: got.format,
       predictions: { name: fileName, records: r.records },
       sampleScores: r.sampleScores,
+      sampleRewards: r.sampleRewards,
+      sampleTurns: r.sampleTurns,
       report: mappingReport(got.format, name, r),
       matched: r.records.length,
       wallTime,
@@ -197,4 +235,18 @@ export async function readSeriesDump(
 /** The trainer's score of an item (null where the dump gave none). */
 export function trainerScoreOf(step: Pick<DumpStep, 'sampleScores'>, questionId: number, sample = 0): number | null {
   return step.sampleScores.get(questionId)?.[sample] ?? null;
+}
+
+/** The trainer's reward columns of a sample (TRL, prime-rl traces); null where the dump gave none. */
+export function trainerRewardsOf(
+  step: Pick<DumpStep, 'sampleRewards'>,
+  questionId: number,
+  sample = 0,
+): Record<string, number | null> | null {
+  return step.sampleRewards.get(questionId)?.[sample] ?? null;
+}
+
+/** The turns of a sample of a multi-turn dump; null for a single-turn sample. */
+export function turnsOf(step: Pick<DumpStep, 'sampleTurns'>, questionId: number, sample = 0): DumpTurn[] | null {
+  return step.sampleTurns.get(questionId)?.[sample] ?? null;
 }

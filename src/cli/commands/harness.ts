@@ -54,15 +54,16 @@ async function readRows(
 ): Promise<{ format: HarnessFormat; rows: HarnessRow[]; name: string; files: string[] }> {
   const st = await stat(input).catch(() => null);
   if (!st) throw new WorkbenchError('MISSING_FILE', `file not found: ${input}`, '--completions');
-  // verl writes one <step>.jsonl per validation into trainer.validation_data_dir: a folder is read whole.
+  // verl writes one <step>.jsonl per validation into trainer.validation_data_dir, TRL one
+  // completions_<step>.parquet into completions/: a folder is read whole (SkyRL's metrics file aside).
   const files = st.isDirectory()
     ? (await readdir(input))
-        .filter((f) => /\.jsonl$/i.test(f))
+        .filter((f) => /\.(jsonl|parquet)$/i.test(f) && !/^aggregated_results\.jsonl$/i.test(f))
         .sort()
         .map((f) => path.join(input, f))
     : [input];
   if (files.length === 0)
-    throw new WorkbenchError('MISSING_FILE', `no .jsonl file in the folder ${input}`, '--completions');
+    throw new WorkbenchError('MISSING_FILE', `no .jsonl or .parquet file in the folder ${input}`, '--completions');
   let found: HarnessFormat | null = format;
   const rows: HarnessRow[] = [];
   for (const f of files) {

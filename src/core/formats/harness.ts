@@ -13,18 +13,43 @@
  *   `samples/*.json`;
  * - prime-rl eval rollouts: `<output_dir>/rollouts/step_<N>/eval_rollouts.jsonl`, one verifiers
  *   `RolloutOutput` per line (`example_id`, `prompt`, `completion` as chat messages or text,
- *   `answer`, `info`, `reward`); the step is the folder's.
+ *   `answer`, `info`, `reward`); the step is the folder's;
+ * - SkyRL eval dumps: `dumped_evals/global_step_<N>_evals/<data_source>.jsonl` (`input_prompt`,
+ *   `output_response`: for the SQL env the whole multi-turn episode, `score`, `env_extras`);
+ * - TRL GRPO completions: `completions/completions_<step:05d>.parquet` (`step`, `prompt`,
+ *   `completion`, one column per reward function, `advantage`);
+ * - prime-rl traces: `rollouts/step_<N>/<kind>/<subset>/traces.jsonl` (verifiers v1 episodes).
+ * Multi-turn completions (SkyRL, verl tool episodes, prime-rl traces) keep their turns, and the
+ * SkyRL / verl ones are scored on the SQL the trainer's own rule takes (multi-turn-dump.ts).
  * Each row is mapped to a question by, in order: a question id it carries; the question's text
  * (given as such, or found in the prompt; the longest match wins, ties broken by the gold SQL);
  * its ground truth equal to one question's gold SQL. Rows matched by none are listed.
  */
 import { WorkbenchError } from '../errors.ts';
+import { extractSql } from '../sql/extract-sql.ts';
 import type { Question } from '../types.ts';
 import { describeValue, isRecord } from './questions.ts';
 import type { SourceRecord } from './records.ts';
+import {
+  chatTurns,
+  isSkyrlEpisode,
+  isVerlToolEpisode,
+  skyrlEpisode,
+  turnStats,
+  verlToolEpisode,
+  type DumpTurn,
+} from './multi-turn-dump.ts';
 
-export type HarnessFormat = 'verl' | 'lm-eval' | 'inspect' | 'prime-rl';
-export const HARNESS_FORMATS: readonly HarnessFormat[] = ['verl', 'lm-eval', 'inspect', 'prime-rl'];
+export type HarnessFormat = 'verl' | 'lm-eval' | 'inspect' | 'prime-rl' | 'skyrl' | 'trl' | 'prime-rl-traces';
+export const HARNESS_FORMATS: readonly HarnessFormat[] = [
+  'verl',
+  'lm-eval',
+  'inspect',
+  'prime-rl',
+  'skyrl',
+  'trl',
+  'prime-rl-traces',
+];
 
 export interface HarnessRow {
   where: string;
@@ -40,6 +65,16 @@ export interface HarnessRow {
   target?: string;
   /** The trainer's or harness's own score of the row, when it gives one (reported beside ours). */
   score?: number;
+  /**
+   * Per completion, the SQL the trainer's own rule takes from it (multi-turn dumps: SkyRL's
+   * `<solution>`, the verl tutorial's `<answer>`); null where that rule finds none (scored as no
+   * SQL). Absent: the completion goes through the extraction rules.
+   */
+  sqls?: Array<string | null>;
+  /** Per completion, the episode's turns (multi-turn dumps); absent for single-turn rows. */
+  turns?: DumpTurn[][];
+  /** The trainer's reward columns for the row (TRL: one per reward function and `advantage`; prime-rl traces: each reward), kept beside our verdict. */
+  rewards?: Record<string, number | null>;
 }
 
 export type MappingRule = 'question_id' | 'question text' | 'gold SQL';
@@ -55,6 +90,12 @@ export interface HarnessRun {
   ownScore: number | null;
   /** Per question id, the own score of each of its completions in sample order (null where its row had none). */
   sampleScores: Map<number, Array<number | null>>;
+  /** Per question id, the trainer's reward columns of each of its completions in sample order (null where its row had none). */
+  sampleRewards: Map<number, Array<Record<string, number | null> | null>>;
+  /** Per question id, the turns of each of its completions in sample order (null for a single-turn completion). */
+  sampleTurns: Map<number, Array<DumpTurn[] | null>>;
+  /** Summary of the run's multi-turn episodes (turns, probes, episodes without a final SQL); null when none. */
+  turnSummary: string | null;
 }
 
 /** Which format a first record looks like, or null. */
@@ -62,6 +103,9 @@ export function detectHarnessFormat(first: unknown): HarnessFormat | null {
   if (!isRecord(first)) return null;
   if ('input' in first && 'output' in first && 'step' in first) return 'verl';
   if ('example_id' in first && 'completion' in first && 'reward' in first) return 'prime-rl';
+  if ('input_prompt' in first && 'output_response' in first) return 'skyrl';
+  if ('prompt' in first && 'completion' in first && 'advantage' in first && 'step' in first) return 'trl';
+  if ('traces' in first && 'task' in first) return 'prime-rl-traces';
   if ('doc_id' in first && 'resps' in first) return 'lm-eval';
   if (('samples' in first && 'eval' in first) || ('epoch' in first && 'output' in first && 'target' in first))
     return 'inspect';
@@ -98,12 +142,14 @@ export function verlRows(records: readonly SourceRecord[]): HarnessRow[] {
     const step = value.step;
     if (typeof step !== 'number' || !Number.isSafeInteger(step))
       throw bad(where, `"step" must be an integer, found ${describeValue(step)}`);
-    const row: HarnessRow = {
-      where,
-      step,
-      completions: [str(value.output, 'output', where)],
-      prompt: str(value.input, 'input', where),
-    };
+    const output = str(value.output, 'output', where);
+    const row: HarnessRow = { where, step, completions: [output], prompt: str(value.input, 'input', where) };
+    if (isVerlToolEpisode(output)) {
+      // A multi-turn (tool) episode: the SQL the tutorial's reward reads, the turns kept.
+      const episode = verlToolEpisode(output);
+      row.sqls = [episode.sql];
+      row.turns = [episode.turns];
+    }
     const target = targetText(value.gts);
     if (target !== undefined) row.target = target;
     if (typeof value.score === 'number') row.score = value.score;
@@ -269,6 +315,177 @@ export function primeRlRows(records: readonly SourceRecord[]): HarnessRow[] {
   });
 }
 
+/** A reward as a number: a finite number; a list of per-token rewards (SkyRL) is summed; NaN/None is null. */
+function rewardOf(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x)))
+    return (v as number[]).reduce((s, x) => s + x, 0);
+  return null;
+}
+
+/**
+ * SkyRL eval dumps (`dump_per_dataset_eval_results`, one `<data_source>.jsonl` per data source):
+ * `input_prompt` (the decoded prompt), `output_response` (the decoded response: for the SQL
+ * environment the whole episode, probes and observations included), `score` (the env's reward),
+ * `stop_reason`, `env_class`, `env_extras` (the dataset row's extras: `db_id`,
+ * `reward_spec.ground_truth`, ...), `data_source`. A SkyRL SQL episode's final SQL is the
+ * `<solution>` SkyRL's reward accepts, its turns are kept.
+ */
+export function skyrlRows(records: readonly SourceRecord[]): HarnessRow[] {
+  return records.map(({ value, where }) => {
+    if (!isRecord(value))
+      throw bad(
+        where,
+        `expected a SkyRL eval record {"input_prompt", "output_response", "score", "env_extras"}, found ${describeValue(value)}`,
+      );
+    const response = str(value.output_response, 'output_response', where);
+    const row: HarnessRow = {
+      where,
+      step: null,
+      completions: [response],
+      prompt: str(value.input_prompt, 'input_prompt', where),
+    };
+    if (isSkyrlEpisode(response)) {
+      const episode = skyrlEpisode(response);
+      row.sqls = [episode.sql];
+      row.turns = [episode.turns];
+    }
+    const extras = isRecord(value.env_extras) ? value.env_extras : {};
+    const spec = isRecord(extras.reward_spec) ? extras.reward_spec : {};
+    const target = targetText(spec.ground_truth) ?? targetText(extras.ground_truth);
+    if (target !== undefined) row.target = target;
+    const extra = isRecord(extras.extra_info) ? extras.extra_info : {};
+    const id = idOf(extras.question_id) ?? idOf(extra.question_id);
+    if (id !== undefined) row.questionId = id;
+    const text = extras.question ?? extra.question;
+    if (typeof text === 'string') row.questionText = text;
+    const score = rewardOf(value.score);
+    if (score !== null) row.score = score;
+    return row;
+  });
+}
+
+/** TRL's own columns of a completions Parquet row; every other numeric column is a reward function's (or `log_extra`'s). */
+const TRL_COLUMNS = new Set(['step', 'prompt', 'completion', 'advantage', 'image']);
+
+/**
+ * TRL GRPO completions (`GRPOTrainer.log` with `log_completions`, one
+ * `<output_dir>/completions/completions_<step:05d>.parquet` per logging step): `step`, `prompt`
+ * and `completion` (decoded text), one column per reward function (NaN where it gave none),
+ * `log_extra` columns, `advantage`. Each row is one sample; its reward columns and advantage are
+ * kept, and its own score is their sum (TRL's `reward` with the default weights of 1).
+ */
+export function trlRows(records: readonly SourceRecord[]): HarnessRow[] {
+  return records.map(({ value, where }) => {
+    if (!isRecord(value))
+      throw bad(
+        where,
+        `expected a TRL completions row {"step", "prompt", "completion", <rewards>, "advantage"}, found ${describeValue(value)}`,
+      );
+    const step = value.step;
+    if (typeof step !== 'number' || !Number.isSafeInteger(step))
+      throw bad(where, `"step" must be an integer, found ${describeValue(step)}`);
+    const row: HarnessRow = {
+      where,
+      step,
+      completions: [str(value.completion, 'completion', where)],
+      prompt: str(value.prompt, 'prompt', where),
+    };
+    const rewards: Record<string, number | null> = {};
+    let total = 0;
+    let any = false;
+    for (const [k, v] of Object.entries(value)) {
+      if (TRL_COLUMNS.has(k) || typeof v !== 'number') continue;
+      rewards[k] = rewardOf(v);
+      if (rewards[k] !== null) [total, any] = [total + rewards[k], true];
+    }
+    rewards.advantage = rewardOf(value.advantage);
+    row.rewards = rewards;
+    if (any) row.score = total;
+    return row;
+  });
+}
+
+/** The messages of a verifiers v1 trace's last branch: the path from its last assistant node to its root. */
+function traceBranch(nodes: readonly unknown[]): Array<{ message: unknown; sampled: boolean }> {
+  const node = (i: number) => (isRecord(nodes[i]) ? (nodes[i] as Record<string, unknown>) : {});
+  let last = -1;
+  for (let i = nodes.length - 1; i >= 0 && last < 0; i--)
+    if (isRecord(node(i).message) && (node(i).message as Record<string, unknown>).role === 'assistant') last = i;
+  if (last < 0) return [];
+  const linked = nodes.some((_, i) => typeof node(i).parent === 'number');
+  const path: number[] = [];
+  if (linked) {
+    const seen = new Set<number>();
+    for (let i: unknown = last; typeof i === 'number' && i >= 0 && i < nodes.length && !seen.has(i);) {
+      seen.add(i);
+      path.unshift(i);
+      i = node(i).parent;
+    }
+  } else for (let i = 0; i <= last; i++) path.push(i);
+  return path.map((i) => ({ message: node(i).message, sampled: node(i).sampled === true }));
+}
+
+/**
+ * prime-rl's rollout traces (`FileMonitor.log_episodes`: `rollouts/step_<N>/{train,eval}/{all,effective}/traces.jsonl`,
+ * one verifiers v1 `Episode.to_record()` per line): `task.data` (the dataset row: `question_id`,
+ * `question`, `answer`, `prompt`, `info` when it has them), `traces` (one per agent: `nodes`
+ * with `parent`, `message` and `sampled`, `rewards` `{name: {score, weight}}`, `is_completed`),
+ * `ok`, `errors`. Each trace is a sample: its last assistant message is the completion, the
+ * messages after its prompt are its turns, each reward is kept and the own score is their
+ * weighted sum (`Trace.reward`). An episode with no trace (it failed before one was produced) is
+ * a sample with no output. The step is the `step_<N>` folder's.
+ */
+export function primeRlTraceRows(records: readonly SourceRecord[]): HarnessRow[] {
+  return records.flatMap(({ value, where }) => {
+    if (!isRecord(value) || !Array.isArray(value.traces))
+      throw bad(
+        where,
+        `expected a prime-rl episode record {"task", "traces", "ok", ...}, found ${describeValue(value)}`,
+      );
+    const task = isRecord(value.task) ? value.task : {};
+    const data = isRecord(task.data) ? task.data : {};
+    const info = infoObject(data.info);
+    const base: HarnessRow = { where, step: null, completions: [] };
+    const id = idOf(data.question_id) ?? idOf(info.question_id);
+    if (id !== undefined) base.questionId = id;
+    const text = data.question ?? info.question;
+    if (typeof text === 'string') base.questionText = text;
+    const prompt = inputText(data.prompt);
+    if (prompt !== undefined) base.prompt = prompt;
+    const target = targetText(data.answer) ?? targetText(info.answer);
+    if (target !== undefined && target !== '') base.target = target;
+    if (value.traces.length === 0) return [{ ...base, completions: [''], rewards: {} }];
+    return value.traces.map((trace: unknown, t) => {
+      const tr = isRecord(trace) ? trace : {};
+      const branch = traceBranch(Array.isArray(tr.nodes) ? tr.nodes : []);
+      const firstSampled = branch.findIndex((n) => n.sampled);
+      const head = branch.slice(0, firstSampled < 0 ? branch.length - 1 : firstSampled).map((n) => n.message);
+      const tail = branch.slice(head.length).map((n) => n.message);
+      const lastMsg = tail.at(-1);
+      const completion = isRecord(lastMsg) ? (messageText(lastMsg.content) ?? '') : '';
+      const row: HarnessRow = { ...base, where: `${where} traces[${t}]`, completions: [completion] };
+      if (row.prompt === undefined && head.length) row.prompt = inputText(head);
+      const turns = chatTurns(tail, messageText);
+      if (turns.length > 1) row.turns = [turns];
+      const rewards: Record<string, number | null> = {};
+      let total = 0;
+      let any = false;
+      for (const [name, r] of Object.entries(isRecord(tr.rewards) ? tr.rewards : {})) {
+        const score = isRecord(r) ? rewardOf(r.score) : null;
+        rewards[name] = score;
+        if (score !== null) {
+          const weight = isRecord(r) && typeof r.weight === 'number' ? r.weight : 1;
+          [total, any] = [total + score * weight, true];
+        }
+      }
+      row.rewards = rewards;
+      if (any) row.score = total;
+      return row;
+    });
+  });
+}
+
 /** Rows of an Inspect log object (a `.json` log) with `samples`. */
 export function inspectLogSamples(log: unknown, fileName: string): Array<{ value: unknown; where: string }> {
   if (!isRecord(log) || !Array.isArray(log.samples)) {
@@ -321,6 +538,21 @@ export function lmEvalResultsWallTime(results: unknown): string | null {
 
 const norm = (sql: string) => sql.replace(/\s+/g, ' ').trim().replace(/;$/, '').toLowerCase();
 
+/**
+ * A question's predictions record: its completions, and where the trainer's own rule took the SQL
+ * (multi-turn dumps), that SQL for every sample (`sqls`; no SQL by that rule is an empty one,
+ * scored wrong as the trainer's reward scores it; a sample of the question without the rule's SQL
+ * takes the extraction rules' SQL of its completion).
+ */
+function recordOf(questionId: number, completions: string[], sqls: ReadonlyArray<string | null | undefined>) {
+  if (!sqls.some((s) => s !== undefined)) return { question_id: questionId, completions };
+  return {
+    question_id: questionId,
+    completions,
+    sqls: completions.map((c, k) => (sqls[k] === undefined ? extractSql(c).sql : (sqls[k] ?? ''))),
+  };
+}
+
 /** Maps rows to questions (rule above) and splits them into one run per step. */
 export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly Question[]): HarnessRun[] {
   const byId = new Map<number, Question>();
@@ -337,7 +569,15 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
     const byTarget = row.target === undefined ? [] : candidates.filter((q) => norm(q.goldSql) === norm(row.target!));
     return byTarget.length === 1 ? byTarget[0] : 'ambiguous';
   };
-  const runs = new Map<number | null, HarnessRun & { samples: Map<number, string[]>; scores: number[] }>();
+  const runs = new Map<
+    number | null,
+    HarnessRun & {
+      samples: Map<number, string[]>;
+      sqls: Map<number, Array<string | null | undefined>>;
+      scores: number[];
+      episodes: Array<{ turns: DumpTurn[]; sql: string | null | undefined }>;
+    }
+  >();
   for (const row of rows) {
     let run = runs.get(row.step);
     if (!run) {
@@ -349,8 +589,13 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
         unmatched: [],
         ownScore: null,
         sampleScores: new Map(),
+        sampleRewards: new Map(),
+        sampleTurns: new Map(),
+        turnSummary: null,
         samples: new Map(),
+        sqls: new Map(),
         scores: [],
+        episodes: [],
       };
       runs.set(row.step, run);
     }
@@ -384,14 +629,28 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
       ...(run.sampleScores.get(q.questionId) ?? []),
       ...row.completions.map(() => row.score ?? null),
     ]);
+    run.sqls.set(q.questionId, [
+      ...(run.sqls.get(q.questionId) ?? []),
+      ...row.completions.map((_, k) => row.sqls?.[k]),
+    ]);
+    run.sampleRewards.set(q.questionId, [
+      ...(run.sampleRewards.get(q.questionId) ?? []),
+      ...row.completions.map(() => row.rewards ?? null),
+    ]);
+    run.sampleTurns.set(q.questionId, [
+      ...(run.sampleTurns.get(q.questionId) ?? []),
+      ...row.completions.map((_, k) => row.turns?.[k] ?? null),
+    ]);
+    row.turns?.forEach((turns, k) => run.episodes.push({ turns, sql: row.sqls ? row.sqls[k] : undefined }));
   }
   return [...runs.values()]
     .sort((a, b) => (a.step ?? 0) - (b.step ?? 0))
-    .map(({ samples, scores, ...run }) => ({
+    .map(({ samples, sqls, scores, episodes, ...run }) => ({
       ...run,
       ownScore: scores.length ? scores.reduce((s, x) => s + x, 0) / scores.length : null,
+      turnSummary: episodes.length ? turnStats(episodes) : null,
       records: [...samples].map(([questionId, completions], i) => ({
-        value: { question_id: questionId, completions },
+        value: recordOf(questionId, completions, sqls.get(questionId) ?? []),
         where: `${run.step === null ? '' : `step ${run.step}, `}question_id ${questionId}`,
         line: i + 1,
       })),
@@ -405,8 +664,26 @@ export function mappingReport(format: HarnessFormat, fileName: string, run: Harn
     .map(([r, n]) => `${n} by ${r}`);
   const step = run.step === null ? '' : ` step ${run.step}:`;
   const own = run.ownScore === null ? '' : `; its own mean score ${run.ownScore.toFixed(4)}`;
+  const columns = rewardMeans(run);
+  const rewards = columns.length
+    ? `; its reward columns (mean): ${columns.map(([k, m]) => `${k} ${m === null ? 'none' : m.toFixed(4)}`).join(', ')}`
+    : '';
+  const turns = run.turnSummary ? `; ${run.turnSummary}` : '';
   const unmatched = run.unmatched.length
     ? `; ${run.unmatched.length} unmatched: ${run.unmatched.map((u) => `${u.where} (${u.reason})`).join('; ')}`
     : '';
-  return `${fileName} (${format}):${step} ${run.rows} rows, mapped ${rules.join(', ') || 'none'}${own}${unmatched}`;
+  return `${fileName} (${format}):${step} ${run.rows} rows, mapped ${rules.join(', ') || 'none'}${own}${rewards}${turns}${unmatched}`;
+}
+
+/** Each reward column of a run's matched samples with its mean over the samples that have a value (null: none has). */
+export function rewardMeans(run: Pick<HarnessRun, 'sampleRewards'>): Array<[string, number | null]> {
+  const sums = new Map<string, { s: number; n: number }>();
+  for (const samples of run.sampleRewards.values())
+    for (const r of samples)
+      for (const [k, v] of Object.entries(r ?? {})) {
+        const acc = sums.get(k) ?? { s: 0, n: 0 };
+        if (v !== null) [acc.s, acc.n] = [acc.s + v, acc.n + 1];
+        sums.set(k, acc);
+      }
+  return [...sums].map(([k, { s, n }]) => [k, n ? s / n : null]);
 }

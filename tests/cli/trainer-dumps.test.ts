@@ -1,0 +1,143 @@
+/**
+ * Trainers' 2026 dumps built from the 13 real BIRD mini-dev prediction files
+ * (tests/helpers/trainer-dumps.ts): a SkyRL eval dump series (multi-turn episodes), a TRL
+ * completions Parquet series and a prime-rl traces folder import as training runs (`series`) and
+ * a SkyRL dump as a run (`harness`), with per-step EX equal to `eval` of the same BIRD file,
+ * sample by sample, and the trainer's own rewards kept beside our verdict.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseSeriesFile } from '../../src/core/series/file.ts';
+import { readJson, runCli } from '../helpers/cli.ts';
+import { MINIDEV_ARGS, PREDICTION_FILES, stepOf } from '../helpers/series-dumps.ts';
+import {
+  predictionsOf,
+  skyrlLines,
+  skyrlProbes,
+  trlRows,
+  writePrimeRlTraces,
+  writeSkyrlDumps,
+  writeTrlCompletions,
+} from '../helpers/trainer-dumps.ts';
+
+const tempDir = () => mkdtempSync(path.join(tmpdir(), 'wb-trainer-dumps-'));
+const ALL = PREDICTION_FILES.map((_, i) => i);
+const LAST = PREDICTION_FILES.length - 1;
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
+/** Sample verdicts (index, ex) of `eval` on a BIRD prediction file, on the databases present; computed once per file. */
+const evalCache = new Map<number, Promise<{ ex: number; verdicts: Array<[number, number]> }>>();
+function evalVerdicts(i: number) {
+  if (!evalCache.has(i))
+    evalCache.set(
+      i,
+      (async () => {
+        const out = path.join(tempDir(), 'run.json');
+        const run = await runCli(['eval', '--predictions', PREDICTION_FILES[i]!, ...MINIDEV_ARGS, '--run-out', out]);
+        expect(run.code, run.stderr).toBe(0);
+        const scored = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
+        return {
+          ex: (scored.filter((s: { ex: number }) => s.ex === 1).length / scored.length) * 100,
+          verdicts: scored.map((s: { index: number; ex: number }) => [s.index, s.ex] as [number, number]),
+        };
+      })(),
+    );
+  return evalCache.get(i)!;
+}
+
+/** `series` of `dir`: the report, the series file and stderr; per-step EX of the first and last step checked against `eval`. */
+async function seriesMatchesEval(dir: string) {
+  const [out, seriesOut] = ['out.json', 'run.series.json'].map((f) => path.join(dir, f)) as [string, string];
+  const run = await runCli(['series', '--completions', dir, ...MINIDEV_ARGS, '--out', out, '--series-out', seriesOut]);
+  expect(run.code, run.stderr).toBe(0);
+  const report = readJson(out);
+  expect(report.steps.map((s: { step: number }) => s.step)).toEqual(ALL.map(stepOf));
+  const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
+  for (const i of [0, LAST]) {
+    const ref = await evalVerdicts(i);
+    expect(report.steps[i].ex).toBeCloseTo(ref.ex, 10);
+    expect(file.steps[i]!.run.samples.map((s) => [s.index, s.ex])).toEqual(ref.verdicts);
+  }
+  return { report, file, stderr: run.stderr };
+}
+
+describe('trainer dumps built from the 13 real mini-dev files', () => {
+  it('SkyRL eval dumps (multi-turn episodes): a series whose per-step EX equals eval, SkyRL score kept, turns counted, metrics files left out', async () => {
+    const dir = tempDir();
+    writeSkyrlDumps(dir, ALL);
+    const { report, file, stderr } = await seriesMatchesEval(dir);
+    expect(stderr).toContain(
+      "dumped_evals/global_step_100_evals/aggregated_results.jsonl: SkyRL's aggregated eval metrics (no samples), left out",
+    );
+    const probes = predictionsOf(0).reduce((s, _, k) => s + skyrlProbes(k), 0);
+    const turns = mean(predictionsOf(0).map((_, k) => skyrlProbes(k) + 1));
+    expect(stderr).toContain(
+      `dumped_evals/global_step_100_evals/bird.jsonl (skyrl): step 100: 140 rows, mapped 140 by question text`,
+    );
+    expect(stderr).toContain(
+      `140 multi-turn episodes, ${turns.toFixed(2)} turns on average, ${probes} probes, 0 without a final SQL by the trainer's rule`,
+    );
+    // SkyRL's own score beside our EX: per sample in the series file, and its mean per step.
+    const scores = skyrlLines(LAST).map((l) => (JSON.parse(l) as { score: number }).score);
+    expect(report.steps[LAST].trainer_reward).toBeCloseTo(mean(scores), 12);
+    expect(file.steps[LAST]!.trainerScores).toEqual(scores);
+  }, 600_000);
+
+  it('SkyRL eval dump as one run (harness): verdicts equal eval of the same SQL, sample by sample', async () => {
+    const dir = tempDir();
+    const [dump] = writeSkyrlDumps(dir, [LAST]);
+    const out = path.join(dir, 'run.json');
+    const run = await runCli(['harness', '--completions', dump!, ...MINIDEV_ARGS, '--run-out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('bird.jsonl (skyrl): 140 rows, mapped 140 by question text');
+    const samples = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
+    expect(samples.map((s: { index: number; ex: number }) => [s.index, s.ex])).toEqual(
+      (await evalVerdicts(LAST)).verdicts,
+    );
+    // The SQL scored is the <solution>'s, never a probe's; the whole episode is kept as the completion.
+    const bySql = new Map(predictionsOf(LAST).map(({ q, sql }) => [q.question_id, sql]));
+    for (const s of samples) {
+      expect(s.sql).toBe(bySql.get(s.questionId));
+      expect(s.completion).toContain('<solution>');
+    }
+  }, 600_000);
+
+  it('TRL completions Parquet: a series whose per-step EX equals eval, each reward column and the advantage kept beside it', async () => {
+    const dir = tempDir();
+    writeTrlCompletions(dir, ALL);
+    const { report, file, stderr } = await seriesMatchesEval(path.join(dir));
+    for (const i of [0, LAST]) {
+      const rows = trlRows(i);
+      const present = (xs: number[]) => mean(xs.filter((x) => !Number.isNaN(x)));
+      const name = `completions/completions_${String(stepOf(i)).padStart(5, '0')}.parquet`;
+      expect(stderr).toContain(
+        `${name} (trl): step ${stepOf(i)}: 140 rows, mapped 140 by question text; its own mean score ` +
+          `${mean(rows.map((r) => r.accuracy_reward + (Number.isNaN(r.format_reward) ? 0 : r.format_reward))).toFixed(4)}; ` +
+          `its reward columns (mean): accuracy_reward ${present(rows.map((r) => r.accuracy_reward)).toFixed(4)}, ` +
+          `format_reward ${present(rows.map((r) => r.format_reward)).toFixed(4)}, advantage ${present(rows.map((r) => r.advantage)).toFixed(4)}`,
+      );
+      // The trainer's reward per sample (the reward functions' sum, TRL's default weights) beside our verdict.
+      expect(file.steps[i]!.trainerScores).toEqual(
+        rows.map((r) => r.accuracy_reward + (Number.isNaN(r.format_reward) ? 0 : r.format_reward)),
+      );
+      expect(report.steps[i].trainer_reward).toBeCloseTo(mean(file.steps[i]!.trainerScores as number[]), 12);
+    }
+  }, 600_000);
+
+  it('prime-rl traces folder: a series of the eval/all split whose per-step EX equals eval, the other splits left out', async () => {
+    const dir = tempDir();
+    writePrimeRlTraces(dir, ALL);
+    const { file, stderr } = await seriesMatchesEval(dir);
+    expect(stderr).toContain(
+      'rollouts/step_100/train/all/traces.jsonl: prime-rl traces of the train/all split, left out (the eval/all split is read)',
+    );
+    expect(stderr).toContain(
+      'rollouts/step_100/eval/all/traces.jsonl (prime-rl-traces): step 100: 140 rows, mapped 140 by question text',
+    );
+    expect(stderr).toContain('140 multi-turn episodes, 2.00 turns on average, 140 probes');
+    // Trace.reward: the rewards' weighted sum (exact_match × 1 + format × 0.5).
+    expect(file.steps[0]!.trainerScores).toEqual(predictionsOf(0).map(({ exact }) => exact + 0.5));
+  }, 600_000);
+});
