@@ -69,6 +69,27 @@ export function probeFailed(turn: EpisodeTurn): boolean {
   return turn.probe !== null && (turn.probe.error !== undefined || turn.probe.timedOut === true);
 }
 
+/** The turns that ran a probe. */
+const probedTurns = (ep: Episode) => ep.turns.filter((t) => t.probe !== null && t.probeSql !== null);
+
+/** At least one probe of the episode ended in an error or a timeout. */
+export const hasFailedProbe = (ep: Episode): boolean => ep.turns.some(probeFailed);
+
+/** The episode probed, gave a final SQL, and that SQL differs (normalised) from its first probe's. */
+export function probeChangedAnswer(ep: Episode): boolean {
+  const first = probedTurns(ep)[0];
+  return (
+    first !== undefined && ep.finalSql !== null && normaliseSqlText(ep.finalSql) !== normaliseSqlText(first.probeSql!)
+  );
+}
+
+/** The episode's final SQL equals (normalised) one of its probes. */
+export function finalWasProbed(ep: Episode): boolean {
+  if (ep.finalSql === null) return false;
+  const final = normaliseSqlText(ep.finalSql);
+  return probedTurns(ep).some((t) => normaliseSqlText(t.probeSql!) === final);
+}
+
 export function episodeStats(records: readonly EpisodeSample[]): EpisodeStats {
   const rows = new Map<number, TurnsRow>();
   const s: EpisodeStats = {
@@ -103,18 +124,14 @@ export function episodeStats(records: readonly EpisodeSample[]): EpisodeStats {
     }
     rows.set(ep.turnsUsed, row);
 
-    const probed = ep.turns.filter((t) => t.probe !== null && t.probeSql !== null);
+    const probed = probedTurns(ep);
     const failed = probed.filter(probeFailed).length;
     s.probes += probed.length;
     s.probesFailed += failed;
     if (failed > 0) s.episodesWithFailedProbe++;
-    const finalSql = ep.finalSql === null ? null : normaliseSqlText(ep.finalSql);
-    if (probed.length > 0) {
-      s.probedEpisodes++;
-      const probeTexts = probed.map((t) => normaliseSqlText(t.probeSql as string));
-      if (finalSql !== null && finalSql !== probeTexts[0]) s.probeChangedAnswer++;
-      if (finalSql !== null && probeTexts.includes(finalSql)) s.finalWasProbed++;
-    }
+    if (probed.length > 0) s.probedEpisodes++;
+    if (probeChangedAnswer(ep)) s.probeChangedAnswer++;
+    if (finalWasProbed(ep)) s.finalWasProbed++;
     if (ep.endReason === 'solution') s.endedBySolution++;
     if (ep.endReason === 'turn-limit') s.cutByTurnLimit++;
     if (!ep.formatValid) s.formatFailures++;

@@ -2,6 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { episodeStats, normaliseSqlText, type EpisodeSample } from '../../../src/core/episode/stats.ts';
 import type { Episode, EpisodeTurn, ProbeResult } from '../../../src/core/episode/types.ts';
+import { matchesOutcome } from '../../../src/core/views/item-query.ts';
+import type { SampleRecord } from '../../../src/core/run/types.ts';
+import { sampleRecord } from '../../helpers/run-records.ts';
 
 const ok: ProbeResult = { columns: ['x'], rows: [[1]], classes: [['integer']] };
 const err: ProbeResult = { columns: [], rows: [], classes: [], error: 'no such table: members' };
@@ -122,5 +125,22 @@ describe('episodeStats', () => {
   it('compares SQL text with whitespace runs collapsed and trailing semicolons dropped, case kept', () => {
     expect(normaliseSqlText('  SELECT a\n\tFROM t ;; ')).toBe('SELECT a FROM t');
     expect(normaliseSqlText('select a from t')).not.toBe(normaliseSqlText('SELECT a FROM t'));
+  });
+
+  it("the explorer's episode outcomes select exactly the episodes each count counts", () => {
+    const records = [A, B, C, D, E, plain].map((r, index): SampleRecord =>
+      sampleRecord({ index, sample: 0, ...r, status: r.status as SampleRecord['status'] }),
+    );
+    const s = episodeStats(records);
+    const picked = (o: Parameters<typeof matchesOutcome>[1]) =>
+      records.filter((r) => matchesOutcome(r, o)).map((r) => r.index);
+    expect(picked('episode-turn-limit')).toEqual([2]);
+    expect(picked('episode-turn-limit').length).toBe(s.cutByTurnLimit);
+    expect(picked('episode-probe-failed')).toEqual([1, 2]);
+    expect(picked('episode-probe-failed').length).toBe(s.episodesWithFailedProbe);
+    expect(picked('episode-changed-answer')).toEqual([0]);
+    expect(picked('episode-changed-answer').length).toBe(s.probeChangedAnswer);
+    expect(picked('episode-format-failure')).toEqual([2, 4]);
+    expect(picked('episode-format-failure').length).toBe(s.formatFailures);
   });
 });
