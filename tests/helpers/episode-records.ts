@@ -2,7 +2,8 @@
  * Multi-turn run records hand-built from SkyRL's own episodes (tests/core/episode/fixtures/
  * skyrl-episodes.json, made by running SkyRL's code on the mini-dev databases): each fixture
  * episode becomes one sample whose `episode` holds its turns: the action as the policy's text,
- * the probe SQL, the probe's rows (in the query's order) with their storage classes, and the
+ * the probe SQL, the probe's rows (the fixture's rows_original_order: SkyRL's set order, not the query's) with
+ * their storage classes, and the
  * observation our environment sends (the fixture's query-order observation). No engine runs: the
  * verdict is hand-set from SkyRL's reward (1 → EX 1, else 0).
  */
