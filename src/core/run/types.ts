@@ -10,6 +10,8 @@ import type { ChatMessage, Completion } from '../engine/engine.ts';
 import type { PromptFit } from '../prompt/build-prompt.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
 import type { ExRule } from '../compare/spider-ex.ts';
+import type { Episode } from '../episode/types.ts';
+import type { PolicyPreset } from '../prompt/presets.ts';
 
 export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
 export const RUN_FILE_VERSION = 1;
@@ -98,6 +100,8 @@ export interface RunHeader {
     officialEx: number | null;
     correctedEx: number | null;
   };
+  /** Generation runs with a policy preset (docs/presets.md): its id, fingerprint and full content as used. */
+  preset?: { id: string; fingerprint: string; content: PolicyPreset };
 }
 
 /** The device that ran a generation run (the engine's EngineDevice as recorded). */
@@ -136,6 +140,8 @@ export interface SampleRecord extends ItemResult {
    * no overlay is attached or the sample was not scored.
    */
   corrected?: { ex: 0 | 1; softF1: number | null; status: ItemStatus; goldSql: string; changed: boolean };
+  /** Multi-turn samples (docs/multi-turn.md): every turn; `sql` is the episode's `finalSql`, `episode.presetReward` beside our verdict. */
+  episode?: Episode;
 }
 
 /** Text of one question of the run, for exports that feed the next RL round. */

@@ -12,6 +12,7 @@ import type { TsCounterexample } from '../types.ts';
 import { readRubricScores } from '../rubric/read-scores.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
 import { readEvalReport } from './eval-report.ts';
+import { readEpisode, readRunPreset } from './read-episode.ts';
 import { toRunFile } from './export.ts';
 import {
   RUN_FILE_FORMAT,
@@ -164,6 +165,7 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
       samples: r.int(x, 'samples', 'run.score', 0),
     };
   }
+  if (o.preset !== undefined) header.preset = readRunPreset(r, o.preset, 'run.preset');
   return header;
 }
 
@@ -278,6 +280,7 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
   const rubric = r.optional(o, 'rubric', path, readRubricScores);
   if (rubric !== undefined) rec.rubric = rubric;
   if (o.generation !== undefined) rec.generation = readGeneration(r, o.generation, `${path}.generation`);
+  if (o.episode !== undefined) rec.episode = readEpisode(r, o.episode, `${path}.episode`);
   return rec;
 }
 

@@ -6,6 +6,7 @@
 import type { Difficulty, Question } from '../types.ts';
 import type { SampleRecord } from '../run/types.ts';
 import { stepFlip } from '../compare/r-ves.ts';
+import { hasFailedProbe, probeChangedAnswer } from '../episode/stats.ts';
 
 export type Outcome =
   | 'all'
@@ -30,7 +31,12 @@ export type Outcome =
   | 'truncated'
   | 'request-failed'
   | 'rves-not-timed'
-  | 'rves-near-step';
+  | 'rves-near-step'
+  // Multi-turn episodes (core/episode/stats.ts): the Turns panel links to exactly these.
+  | 'episode-turn-limit'
+  | 'episode-probe-failed'
+  | 'episode-changed-answer'
+  | 'episode-format-failure';
 
 export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'all', label: 'all' },
@@ -54,6 +60,10 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'passes-by-row-order', label: 'passes by row order' },
   { id: 'rves-not-timed', label: 'R-VES not timed' },
   { id: 'rves-near-step', label: 'R-VES timed near a reward step' },
+  { id: 'episode-turn-limit', label: 'episode cut by the turn limit' },
+  { id: 'episode-probe-failed', label: 'episode with a failed probe' },
+  { id: 'episode-changed-answer', label: 'episode: a probe changed the answer' },
+  { id: 'episode-format-failure', label: "episode fails the preset's format" },
 ];
 
 /** Fields of the test-suite and row-order checks (issue 13 items 1-2), optional on a sample. */
@@ -153,6 +163,14 @@ export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
       return s.goldOrderDependent === true || hasGoldIssue(s, 'order-dependent');
     case 'passes-by-row-order':
       return s.passesByRowOrder === true;
+    case 'episode-turn-limit':
+      return s.episode?.endReason === 'turn-limit';
+    case 'episode-probe-failed':
+      return s.episode !== undefined && hasFailedProbe(s.episode);
+    case 'episode-changed-answer':
+      return s.episode !== undefined && probeChangedAnswer(s.episode);
+    case 'episode-format-failure':
+      return s.episode !== undefined && !s.episode.formatValid;
   }
 }
 
