@@ -10,6 +10,8 @@ import type { ChatMessage, Completion } from '../engine/engine.ts';
 import type { PromptFit } from '../prompt/build-prompt.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
 import type { ExRule } from '../compare/spider-ex.ts';
+import type { Episode } from '../episode/types.ts';
+import type { PolicyPreset } from '../prompt/presets.ts';
 
 export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
 export const RUN_FILE_VERSION = 1;
@@ -90,6 +92,12 @@ export interface RunHeader {
    * older SQLite engine, and how many of their verdicts differ; absent when not measured.
    */
   versionCheck?: { sqliteVersion: string; checked: number; differing: number };
+  /**
+   * The policy preset the run was generated with (src/core/prompt/presets.ts): its id,
+   * fingerprint and full content, so a later change of a built-in preset cannot change what the
+   * run says; absent for runs generated with a prompt template, replays and older runs.
+   */
+  preset?: { id: string; fingerprint: string; content: PolicyPreset };
   /** Exports of a run with a corrected-gold overlay: its name and both totals (the samples carry `corrected`). */
   goldOverlay?: {
     name: string;
@@ -128,6 +136,12 @@ export interface SampleRecord extends ItemResult {
    * address the judge.
    */
   rubric?: RubricScores;
+  /**
+   * Multi-turn presets: the sample's whole episode (every turn, probe and observation); the
+   * sample's `sql` is its final SQL ('' when none) and its verdict the run's EX rule on it;
+   * `episode.presetReward` is the preset's own reward beside it.
+   */
+  episode?: Episode;
   /** How a generation run produced the sample: prompt as sent, what was cut, tokens, latency, finish reason, seed, engine and model. */
   generation?: SampleGeneration;
   /**
