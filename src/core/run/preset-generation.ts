@@ -20,7 +20,7 @@ import {
   type PresetExtractionRule,
 } from '../prompt/presets.ts';
 import { extractSql } from '../sql/extract-sql.ts';
-import type { EvalItem, Extraction, ExtractionRule, ItemResult } from '../types.ts';
+import type { EvalItem, Extraction, ExtractionRule, ItemResult, SqlValue } from '../types.ts';
 import type { GenerationJob, GenerationOutcome, StopSignal } from './generation.ts';
 import { runFormula, toSampleRecord } from './score-run.ts';
 import type { RunConfig, SampleGeneration, SampleRecord } from './types.ts';
@@ -120,6 +120,25 @@ export function presetExtraction(
   return {
     sql: a.sql ?? '',
     extraction: { rule: a.sql === null ? 'none' : EXTRACTION_RULE[preset.extraction], thinkStripped: false },
+  };
+}
+
+/**
+ * The episode as a run file keeps it (plain JSON): an INTEGER beyond 2^53 (a bigint) becomes its
+ * decimal text and a BLOB its hex text; each value's storage class stays in `classes`.
+ */
+export function storedEpisode(e: Episode): Episode {
+  const plain = (v: SqlValue): SqlValue =>
+    typeof v === 'bigint'
+      ? v.toString()
+      : v instanceof Uint8Array
+        ? Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('')
+        : v;
+  return {
+    ...e,
+    turns: e.turns.map((t) =>
+      t.probe ? { ...t, probe: { ...t.probe, rows: t.probe.rows.map((row) => row.map(plain)) } } : t,
+    ),
   };
 }
 
@@ -299,7 +318,7 @@ export async function runPresetGeneration(
         // compares the two results as sets, as BIRD's EX does), so no SQL runs twice.
         const e = p.episode;
         if (e.formatValid) e.presetReward = r.ex;
-        rec.episode = e;
+        rec.episode = storedEpisode(e);
       }
       return rec;
     });
