@@ -528,11 +528,7 @@ export class SqlPool implements SqlExecutor {
           if (!(await dbSource.has(dbId)))
             return failed(`database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
           const bytes = await dbSource.load(dbId);
-          const opened = await this.call(
-            slot,
-            (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])),
-            10 * 60_000,
-          );
+          const opened = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
           if (opened === TIMEOUT) return failed(`database ${dbId}: opening took longer than 10 minutes`);
           slot.held.add(dbId);
         }

@@ -35,8 +35,7 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./commands/eval.ts'),
   },
   generate: {
-    summary:
-      'run a policy preset (single- or multi-turn) against an OpenAI-compatible server and score it like eval',
+    summary: 'run a policy preset (single- or multi-turn) against an OpenAI-compatible server and score it like eval',
     usage: GENERATE_USAGE,
     load: () => import('./commands/generate.ts'),
   },

@@ -47,7 +47,10 @@ describe('SqlPool.probe', () => {
   });
 
   it("a probe past its timeout is stopped; the database is not given up, for probes nor the run's items", async () => {
-    const r = await probe('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c', 1000);
+    const r = await probe(
+      'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c',
+      1000,
+    );
     expect(r).toEqual({ columns: [], rows: [], classes: [], timedOut: true });
     expect((await probe(COUNT)).error).toBeUndefined();
     const item: EvalItem = {
@@ -69,7 +72,7 @@ describe('SqlPool.probe', () => {
     expect(res).toMatchObject({ status: 'ok', ex: 1 });
   }, 60_000);
 
-  it('a missing database is that probe\'s error, naming where it was expected', async () => {
+  it("a missing database is that probe's error, naming where it was expected", async () => {
     const r = await pool.probe('nowhere', 'SELECT 1', { timeoutMs: 10_000 });
     expect(r.error).toMatch(/database nowhere not found: expected .*nowhere/);
   });

@@ -32,9 +32,9 @@ interface FixtureEpisode {
   db_file: string;
 }
 const fixture = (
-  JSON.parse(
-    readFileSync(new URL('../core/episode/fixtures/skyrl-episodes.json', import.meta.url), 'utf8'),
-  ) as { episodes: FixtureEpisode[] }
+  JSON.parse(readFileSync(new URL('../core/episode/fixtures/skyrl-episodes.json', import.meta.url), 'utf8')) as {
+    episodes: FixtureEpisode[];
+  }
 ).episodes;
 
 const all = minidevQuestions();
@@ -194,7 +194,12 @@ describe('generate --preset skyrl-sql-v1 (multi-turn) against a scripted policy'
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const promptFixture = JSON.parse(
   readFileSync(new URL('../core/prompt/fixtures/preset-prompts.json', import.meta.url), 'utf8'),
-) as { presets: Record<string, Array<{ questionId: number; prefill: string; messages: Array<{ role: string; sha256: string }> }>> };
+) as {
+  presets: Record<
+    string,
+    Array<{ questionId: number; prefill: string; messages: Array<{ role: string; sha256: string }> }>
+  >;
+};
 
 describe('generate with single-turn presets', () => {
   const ids = [1312, 717, 195];
@@ -205,7 +210,8 @@ describe('generate with single-turn presets', () => {
     // TEST DOUBLE of a policy: a wrong first block, then the gold in the last block.
     const server = await startOpenAiServer({
       models: ['omni'],
-      text: (body) => `Think.\n\`\`\`sql\nSELECT 'first'\n\`\`\`\nFinal:\n\`\`\`sql\n${goldOf(questionOf(body, ids))}\n\`\`\``,
+      text: (body) =>
+        `Think.\n\`\`\`sql\nSELECT 'first'\n\`\`\`\nFinal:\n\`\`\`sql\n${goldOf(questionOf(body, ids))}\n\`\`\``,
     });
     servers.push(server);
     const runOut = tempFile('omni.run.json');

@@ -238,7 +238,12 @@ async function generate(args: GenerateArgs, dbRoot: string, tables: string | nul
     ...(exRule === 'spider' ? { exRule } : {}),
   };
   const apiKey = args.apiKeyEnv ? process.env[args.apiKeyEnv]! : null;
-  const engine = createOpenAiEngine({ baseUrl: args.endpoint, model: args.model, apiKey, concurrency: args.concurrency });
+  const engine = createOpenAiEngine({
+    baseUrl: args.endpoint,
+    model: args.model,
+    apiKey,
+    concurrency: args.concurrency,
+  });
   const pool = createNodeSqlPool({ dbRoot, workers: args.workers ?? availableParallelism() });
   const schemaWorker = spawnNodeSqlWorker();
   try {
@@ -312,7 +317,8 @@ async function generate(args: GenerateArgs, dbRoot: string, tables: string | nul
     if (note) process.stdout.write(`${note} Use \`stats\` for pass@k and maj@k.\n`);
     if (preset.multiTurn) process.stdout.write(episodeLine(records) + '\n');
     const failed = records.filter((r) => r.generation?.error !== undefined).length;
-    if (failed > 0) process.stderr.write(`warning: ${failed} sample(s) ended on an engine error (scored without SQL)\n`);
+    if (failed > 0)
+      process.stderr.write(`warning: ${failed} sample(s) ended on an engine error (scored without SQL)\n`);
     if (args.out) {
       const report = {
         summary: summaryJson(summary, {
@@ -419,4 +425,3 @@ async function runHeader(
 
 const ruleOfRecords = (records: readonly SampleRecord[]): ExRule =>
   records.some((r) => SPIDER_LEVELS.includes(r.difficulty)) ? 'spider' : 'bird';
-
