@@ -23,7 +23,16 @@ import { resultKey } from '../src/core/rl/result-key.ts';
 import { WRITES, isNonDeterministic } from '../src/core/run/reuse.ts';
 import type { SqlValue } from '../src/core/types.ts';
 import { suiteKey } from '../src/core/ts/suite.ts';
-import type { ExecDone, ExecRequest, NeedDb, QueryResult, SqlWorkerApi, TimeRequest, WorkerInit } from './sql.api.ts';
+import type {
+  ExecDone,
+  ExecRequest,
+  NeedDb,
+  ProbeDone,
+  QueryResult,
+  SqlWorkerApi,
+  TimeRequest,
+  WorkerInit,
+} from './sql.api.ts';
 import { OpenSuite, buildSuiteOn, orderCheck } from './sql-suite.ts';
 import { runPython, type Result } from './sql-result.ts';
 import {
@@ -266,7 +275,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
    * Runs one text and compares the connection before and after it: any change marks the
    * connection dirty, so it is re-opened before the next execution.
    */
-  function execute(entry: OpenDb, text: string, readOnly: boolean): Ran {
+  function execute(entry: OpenDb, text: string, readOnly: boolean, classes = false): Ran {
     if (isVacuumInto(text))
       return { result: null, error: new WorkbenchError('REFUSED', VACUUM_INTO_MESSAGE), wrote: true, ms: 0 };
     const fp = () => readFingerprint((entry.fpStmt ??= prepareFingerprint(entry.db)), entry.db);
@@ -284,7 +293,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     try {
       if (readOnly) entry.db.exec('PRAGMA query_only = 1');
       try {
-        result = runPython(entry.db, text);
+        result = runPython(entry.db, text, { classes });
       } finally {
         if (readOnly) entry.db.exec('PRAGMA query_only = 0');
       }
@@ -564,6 +573,23 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         rows: r.result!.rows.slice(0, maxRows),
         truncated: r.result!.rows.length > maxRows,
       };
+    },
+
+    async probe(dbId, text): Promise<ProbeDone | NeedDb> {
+      const entry = touch(dbId);
+      if (!entry || !prepare(dbId, entry, [text])) return { kind: 'need-db' };
+      const r = execute(entry, text, true, true);
+      settle(dbId, entry);
+      const none = { kind: 'done' as const, columns: [], rows: [], classes: [] };
+      if (r.error) return { ...none, error: r.error.message };
+      // query_only refuses writes with SQLite's own message; whatever changed the connection
+      // anyway (an ATTACH, a temp object) is refused here, and the connection was re-opened.
+      if (r.wrote)
+        return {
+          ...none,
+          error: 'the probe changed the database or the connection (a write or an ATTACH), which probes may not',
+        };
+      return { kind: 'done', columns: r.result!.columns, rows: r.result!.rows, classes: r.result!.classes ?? [] };
     },
 
     async buildSuite(dbId, spec, golds, onProgress) {

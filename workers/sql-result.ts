@@ -14,12 +14,23 @@ import {
   hasTrailingStatement,
 } from '../src/core/sql/python-statement.ts';
 import type { SqlValue } from '../src/core/types.ts';
+import type { StorageClass } from '../src/core/prompt/schema-source.ts';
 import { WorkbenchError } from '../src/core/errors.ts';
 import { refusedPragma, refusedPragmaMessage } from './sql-pragmas.ts';
 
 export interface Result {
   columns: string[];
   rows: SqlValue[][];
+  /** The storage class of every value (same shape as `rows`), when asked (`runPython(..., { classes: true })`). */
+  classes?: StorageClass[][];
+}
+
+/** INTEGER is read as a bigint with `useBigInt`, REAL as a number: the class survives (1.0 stays REAL). */
+function classOf(v: SqlValue): StorageClass {
+  if (v === null) return 'null';
+  if (typeof v === 'bigint') return 'integer';
+  if (typeof v === 'number') return 'real';
+  return typeof v === 'string' ? 'text' : 'blob';
 }
 
 /** At most this many values (rows x columns, about 1 GB of JavaScript arrays) in one result. */
@@ -46,7 +57,7 @@ function valueBytes(v: SqlValue): number {
   return 8;
 }
 
-export function runPython(db: Database, text: string): Result {
+export function runPython(db: Database, text: string, options: { classes?: boolean } = {}): Result {
   if (text.includes('\u0000')) throw new WorkbenchError('REFUSED', NUL_MESSAGE);
   // Before SQLite sees it: what a re-open of the connection cannot undo (sql-pragmas.ts).
   const refused = refusedPragma(text);
@@ -62,6 +73,7 @@ export function runPython(db: Database, text: string): Result {
     // Python checks the rest of the text before it executes anything.
     if (hasTrailingStatement(it.getRemainingSQL())) throw new WorkbenchError('REFUSED', MULTIPLE_STATEMENTS_MESSAGE);
     const rows: SqlValue[][] = [];
+    const classes: StorageClass[][] | undefined = options.classes ? [] : undefined;
     const width = Math.max(1, stmt.getColumnNames().length);
     let bytes = 0;
     while (stmt.step()) {
@@ -71,12 +83,20 @@ export function runPython(db: Database, text: string): Result {
           `the result has more than ${count(MAX_RESULT_VALUES)} values (${count(rows.length)} rows of ${width} columns so far): too large to hold for the comparison`,
         );
       }
-      let row = stmt.get() as SqlValue[];
-      for (const v of row) {
-        if (typeof v === 'number' && (v > MAX_SAFE || v < -MAX_SAFE) && Number.isInteger(v)) {
-          // An INTEGER beyond 2^53 arrived as a rounded double: read the row again exactly.
-          row = getExact(stmt);
-          break;
+      let row: SqlValue[];
+      if (classes) {
+        // Every value read exactly, its class kept; an INTEGER within 2^53 is then a number again.
+        const exact = getExact(stmt);
+        classes.push(exact.map(classOf));
+        row = exact.map((v) => (typeof v === 'bigint' && v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v));
+      } else {
+        row = stmt.get() as SqlValue[];
+        for (const v of row) {
+          if (typeof v === 'number' && (v > MAX_SAFE || v < -MAX_SAFE) && Number.isInteger(v)) {
+            // An INTEGER beyond 2^53 arrived as a rounded double: read the row again exactly.
+            row = getExact(stmt);
+            break;
+          }
         }
       }
       for (const v of row) bytes += valueBytes(v);
@@ -89,7 +109,7 @@ export function runPython(db: Database, text: string): Result {
       }
       rows.push(row);
     }
-    return { columns: stmt.getColumnNames(), rows };
+    return { columns: stmt.getColumnNames(), rows, ...(classes ? { classes } : {}) };
   } finally {
     stmt.free();
   }

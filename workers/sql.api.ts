@@ -4,6 +4,7 @@
  */
 import type { BuiltSuite, SuiteSpec } from '../src/core/ts/suite.ts';
 import type { SqlValue, TsCounterexample } from '../src/core/types.ts';
+import type { StorageClass } from '../src/core/prompt/schema-source.ts';
 
 export interface WorkerInit {
   /** URL of sql-wasm.wasm (browser builds); Node finds it next to sql.js itself. */
@@ -91,6 +92,19 @@ export interface QueryResult {
   truncated: boolean;
 }
 
+/**
+ * One probe of a multi-turn episode (src/core/episode): a single read-only statement, every row
+ * in the query's order with each value's storage class; a failure is `error`, never thrown.
+ */
+export interface ProbeDone {
+  kind: 'done';
+  columns: string[];
+  rows: SqlValue[][];
+  classes: StorageClass[][];
+  /** SQLite's (or the worker's) message: a write, an ATTACH or a refused PRAGMA included. */
+  error?: string;
+}
+
 /** Metric `ts`: the checks that follow an item's EX (docs/test-suite.md). */
 export interface CheckRequest {
   dbId: string;
@@ -136,6 +150,12 @@ export interface SqlWorkerApi {
   timeQueries(req: TimeRequest): Promise<TimeDone | NeedDb>;
   /** A read-only query for display (schemas, sample rows). */
   query(dbId: string, sql: string, maxRows: number): Promise<QueryResult | NeedDb>;
+  /**
+   * A policy's probe (multi-turn episodes): read-only (SQLite's query_only), on the database as
+   * loaded; a text that changed the connection anyway (an ATTACH, a setting) is answered with an
+   * error, and the connection is re-opened from the pristine bytes before anything else runs.
+   */
+  probe(dbId: string, sql: string): Promise<ProbeDone | NeedDb>;
   /** Database ids currently open, most recently used last. */
   openDbs(): Promise<string[]>;
 }

@@ -20,7 +20,8 @@ import {
   type SuiteCache,
 } from '../core/ts/suite.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
-import type { ExecDone, ExecRequest, NeedDb, SqlWorkerApi } from '../../workers/sql.api.ts';
+import type { ExecDone, ExecRequest, NeedDb, ProbeDone, SqlWorkerApi } from '../../workers/sql.api.ts';
+import type { ProbeResult } from '../core/episode/types.ts';
 import { poolSuites } from './sql-pool-suites.ts';
 
 export interface WorkerHandle {
@@ -533,6 +534,60 @@ export class SqlPool implements SqlExecutor {
     return results;
   }
 
+  /** The probes' own worker (multi-turn episodes): never one of the evaluation's workers. */
+  private probeSlot: Slot | null = null;
+  /** Probes run one at a time on it, in the order asked. */
+  private probeQueue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * One probe of a policy (src/core/episode): a single read-only statement on `dbId`, run in a
+   * worker of its own with the isolation a prediction gets (SQLite's query_only, the worker's
+   * write checks: a connection the probe changed is re-opened from the pristine bytes). A probe
+   * past `timeoutMs` is stopped by replacing the worker, as an item's timeout is; a database that
+   * cannot be opened is this probe's error only (it is never marked bad for the run's items).
+   */
+  probe(dbId: string, sql: string, options: { timeoutMs: number }): Promise<ProbeResult> {
+    const run = this.probeQueue.then(() => this.runProbe(dbId, sql, options.timeoutMs));
+    this.probeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runProbe(dbId: string, sql: string, timeoutMs: number): Promise<ProbeResult> {
+    checkTimerMs(timeoutMs, 'timeoutMs');
+    const failed = (error: string): ProbeResult => ({ columns: [], rows: [], classes: [], error });
+    if (this.disposed) return failed('the SQL worker pool was closed');
+    const slot = (this.probeSlot ??= this.spawnSlot());
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        if (!slot.held.has(dbId)) {
+          const { dbSource } = this.opts;
+          if (!(await dbSource.has(dbId)))
+            return failed(`database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
+          const unusable = await dbSource.unusable?.(dbId);
+          if (unusable) return failed(unusable);
+          const { bytes, sha256 } = await dbSource.load(dbId);
+          slot.shas.delete(dbId);
+          const opened = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
+          if (opened === TIMEOUT) return failed(`database ${dbId}: opening took longer than 10 minutes`);
+          slot.held.add(dbId);
+          slot.shas.set(dbId, sha256);
+        }
+        const r = await this.call<ProbeDone | NeedDb>(slot, (api) => api.probe(dbId, sql), timeoutMs);
+        if (r === TIMEOUT) return { columns: [], rows: [], classes: [], timedOut: true };
+        if (r.kind === 'need-db') {
+          slot.held.delete(dbId);
+          continue;
+        }
+        const { kind: _kind, ...result } = r;
+        return result;
+      } catch (err) {
+        // The worker died (it was restarted) or the database could not be read: this probe's error.
+        return failed(errorMessage(err));
+      }
+    }
+    return failed(`database ${dbId} could not be kept open in the probe's SQL worker`);
+  }
+
   /**
    * Starts up to `count` workers now (sql.js compiles while the caller reads its inputs);
    * `evaluate` uses them as it would have started them. Default: the pool's size.
@@ -546,5 +601,7 @@ export class SqlPool implements SqlExecutor {
     this.disposed = true;
     for (const slot of this.slots) slot.handle.terminate();
     this.slots.length = 0;
+    this.probeSlot?.handle.terminate();
+    this.probeSlot = null;
   }
 }

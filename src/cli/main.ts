@@ -5,6 +5,7 @@ import {
   BATCH_USAGE,
   COMPARE_USAGE,
   EVAL_USAGE,
+  GENERATE_USAGE,
   GOLD_CHECK_USAGE,
   HARNESS_USAGE,
   MERGE_USAGE,
@@ -32,6 +33,11 @@ const COMMANDS: Record<string, Command> = {
     summary: 'execute predictions and gold SQL against BIRD-layout databases and score them',
     usage: EVAL_USAGE,
     load: () => import('./commands/eval.ts'),
+  },
+  generate: {
+    summary: 'run a policy preset (single- or multi-turn) against an OpenAI-compatible server and score it like eval',
+    usage: GENERATE_USAGE,
+    load: () => import('./commands/generate.ts'),
   },
   'gold-check': {
     summary:

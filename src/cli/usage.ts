@@ -4,6 +4,7 @@
  */
 import { EXPLOITS } from '../core/probe/exploits.ts';
 import { DEFAULT_JUDGE_TIMEOUT_S } from './judge-flags.ts';
+import { BUILTIN_PRESETS } from '../core/prompt/presets.ts';
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE|DIR|GLOB [--predictions ...] --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
@@ -55,3 +56,12 @@ export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --datase
 
 export const PROBE_USAGE = `usage: npm run --silent cli -- probe --gold FILE --db-root DIR
     [--dataset FILE] [--out FILE] [--timeout-s 30] [--workers N] [--exploits ${EXPLOITS.map((e) => e.id).join(',')}]`;
+
+export const GENERATE_USAGE = `usage: npm run --silent cli -- generate --endpoint URL --model NAME --preset ID --dataset FILE --gold FILE --db-root DIR|ZIP
+    [--tables FILE] [--n N | --self-consistency] [--seed 0] [--limit N] [--concurrency 4] [--api-key-env VAR]
+    [--timeout-s 30] [--workers N] [--out FILE] [--run-out FILE]
+  runs every question (the first N with --limit) against an OpenAI-compatible chat server under a policy preset
+  and scores it like eval; --tables: the dataset's tables.json (default: dev_tables.json beside --dataset, or
+  in the folder above --db-root), needed by the presets that render OmniSQL's schema
+  presets:
+${BUILTIN_PRESETS.map((p) => `    ${p.id.padEnd(22)}${p.multiTurn ? 'multi-turn ' : 'single-turn'}  ${p.title}`).join('\n')}`;

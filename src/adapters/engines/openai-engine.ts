@@ -153,6 +153,8 @@ export class OpenAiEngine implements Engine {
       nativeN: true,
       logprobs: true,
       tokenize: (options.tokenizer ?? 'none') !== 'none',
+      // The chat endpoint sends vLLM's continue_final_message when the last message is the assistant's.
+      continueFinal: this.endpoint === 'chat',
     };
     this.http = new OpenAiHttp({
       ...options,
@@ -326,6 +328,7 @@ export class OpenAiEngine implements Engine {
           };
           if (r.model) done.servedModel = r.model;
           if (r.systemFingerprint) done.systemFingerprint = r.systemFingerprint;
+          if (c.stopReason !== undefined) done.stopReason = c.stopReason;
           out.push(done);
         }
         return r.choices.length >= n;

@@ -17,6 +17,8 @@ export interface ParsedChoice {
   text: string;
   finishReason: 'stop' | 'length';
   logprobs: number[] | null;
+  /** vLLM's `stop_reason`: the stop string the server stopped at (it cuts it from the text), when it says. */
+  stopReason?: string;
   /**
    * A streamed choice that the stream ended before finishing: no `finish_reason` for it and no
    * `[DONE]` (a dropped connection, a proxy's timeout). Its text may be cut anywhere.
@@ -61,8 +63,15 @@ export function requestBody(
   };
   if (seed !== null) body.seed = seed;
   if (p.stop.length > 0) body.stop = p.stop;
+  if (p.stopTokenIds && p.stopTokenIds.length > 0) body.stop_token_ids = p.stopTokenIds;
   if (endpoint === 'chat') {
     body.messages = messages.map((m) => ({ role: m.role, content: m.content }));
+    // A last assistant message is a prefill or the episode so far: the model continues it
+    // (vLLM's chat template options; a server without them answers in a new turn).
+    if (messages.at(-1)?.role === 'assistant') {
+      body.continue_final_message = true;
+      body.add_generation_prompt = false;
+    }
     if (p.logprobs) body.logprobs = true;
   } else {
     body.prompt = completionPrompt(messages);
@@ -150,6 +159,7 @@ export function parseReply(endpoint: Endpoint, json: unknown, where: string): Pa
       text,
       finishReason: finish(c.finish_reason),
       logprobs: tokenLogprobs(c.logprobs),
+      ...(typeof c.stop_reason === 'string' ? { stopReason: c.stop_reason } : {}),
     };
   });
   const usage = isObj(json.usage) ? json.usage : {};

@@ -123,7 +123,7 @@ export async function evalRunHeader(
 }
 
 /** The texts of the run's questions, from the questions file. */
-export function runQuestions(items: readonly EvalItem[], questions: readonly Question[]): RunQuestion[] {
+export function runQuestions(items: readonly Pick<EvalItem, 'index'>[], questions: readonly Question[]): RunQuestion[] {
   const indices = [...new Set(items.map((i) => i.index))].sort((a, b) => a - b);
   return indices.map((index) => {
     const q = questions[index]!;

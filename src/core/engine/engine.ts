@@ -25,6 +25,8 @@ export interface SamplingParams {
   /** Integer seed; sample i uses seed + i where the engine samples one at a time. */
   seed: number | null;
   stop: string[];
+  /** Stop token ids (vLLM's `stop_token_ids`; a preset's, e.g. Qwen's <|im_end|>); engines without them ignore them. */
+  stopTokenIds?: number[];
   /** Ask for token log-probabilities when the engine can give them. */
   logprobs: boolean;
 }
@@ -54,6 +56,8 @@ export interface Completion {
   servedModel?: string;
   /** The server's `system_fingerprint` (its build and configuration), when it sends one. */
   systemFingerprint?: string;
+  /** The stop string generation stopped at, when the engine cut it from `text` and says which (vLLM's `stop_reason`). */
+  stopReason?: string;
 }
 
 /** Cancellation and streaming of one generate() call: `onToken` receives each sample's text as it grows. */
@@ -81,6 +85,12 @@ export interface EngineCapabilities {
   logprobs: boolean;
   /** Can count tokens of a text with the model's tokenizer. */
   tokenize: boolean;
+  /**
+   * Continues a final assistant message instead of answering in a new turn (vLLM's
+   * `continue_final_message`): prefills and SkyRL's one-message episodes. Absent or false: a
+   * multi-turn episode is played as a conversation (docs/multi-turn.md).
+   */
+  continueFinal?: boolean;
 }
 
 export interface LoadProgress {

@@ -21,6 +21,21 @@ function firstSolution(action: string): string | null {
   return end < 0 ? null : action.slice(at + '<solution>'.length, end).trim();
 }
 
+function engineFailure(envId: string, turns: EpisodeTurn[], error: string): Episode {
+  return {
+    envId,
+    turns,
+    turnsUsed: turns.length,
+    probesFailed: turns.filter((t) => t.probe !== null && (t.probe.error !== undefined || t.probe.timedOut === true))
+      .length,
+    finalSql: null,
+    endReason: 'engine-error',
+    formatValid: false,
+    presetReward: null,
+    error,
+  };
+}
+
 export async function runEpisode(
   spec: EpisodeSpec,
   ports: EpisodePorts,
@@ -40,10 +55,16 @@ export async function runEpisode(
         if (t.observation !== null) messages.push({ role: 'user', content: t.observation });
       });
     } else if (history.length > 0) messages.push({ role: 'assistant', content: history.join('') });
-    const reply = await ports.chat(messages, {
-      stop: env.stop,
-      continueFinal: !env.conversation && history.length > 0,
-    });
+    let reply: Awaited<ReturnType<EpisodePorts['chat']>>;
+    try {
+      reply = await ports.chat(messages, {
+        stop: env.stop,
+        continueFinal: !env.conversation && history.length > 0,
+      });
+    } catch (err) {
+      // The engine failed: the episode ends here, its turns so far kept, with no answer.
+      return engineFailure(env.kind, turns, err instanceof Error ? err.message : String(err));
+    }
     let text = reply.text;
     if (reply.stoppedBy && !text.endsWith(reply.stoppedBy)) text += reply.stoppedBy;
     lastAction = text;

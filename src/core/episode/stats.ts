@@ -48,6 +48,8 @@ export interface EpisodeStats {
   /** Episodes by end reason. */
   endedBySolution: number;
   cutByTurnLimit: number;
+  /** Episodes ended by the policy's engine failing on a turn (`Episode.error`). */
+  engineErrors: number;
   /** Episodes whose trajectory fails the preset's format check (`formatValid` false), whatever the end. */
   formatFailures: number;
   /** Episodes that gave no final SQL. */
@@ -104,6 +106,7 @@ export function episodeStats(records: readonly EpisodeSample[]): EpisodeStats {
     finalWasProbed: 0,
     endedBySolution: 0,
     cutByTurnLimit: 0,
+    engineErrors: 0,
     formatFailures: 0,
     noFinalSql: 0,
     presetRewardMean: null,
@@ -134,6 +137,7 @@ export function episodeStats(records: readonly EpisodeSample[]): EpisodeStats {
     if (finalWasProbed(ep)) s.finalWasProbed++;
     if (ep.endReason === 'solution') s.endedBySolution++;
     if (ep.endReason === 'turn-limit') s.cutByTurnLimit++;
+    if (ep.endReason === 'engine-error') s.engineErrors++;
     if (!ep.formatValid) s.formatFailures++;
     if (ep.finalSql === null) s.noFinalSql++;
     if (ep.presetReward !== null) {

@@ -57,7 +57,8 @@ export interface EpisodePorts {
   judge?(finalSql: string): Promise<boolean>;
 }
 
-export type EndReason = 'solution' | 'turn-limit' | 'format-failure';
+/** `engine-error`: the policy's engine failed on a turn (Episode.error says how); the turns before it are kept. */
+export type EndReason = 'solution' | 'turn-limit' | 'format-failure' | 'engine-error';
 
 export interface EpisodeTurn {
   /** The policy's text (with its stop string). */
@@ -86,4 +87,6 @@ export interface Episode {
   formatValid: boolean;
   /** The preset's own reward (SkyRL: -1 bad format, else 1 / 0); null without a judge. */
   presetReward: number | null;
+  /** The engine's message when the episode ended on an engine error. */
+  error?: string;
 }

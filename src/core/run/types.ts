@@ -92,6 +92,12 @@ export interface RunHeader {
    * older SQLite engine, and how many of their verdicts differ; absent when not measured.
    */
   versionCheck?: { sqliteVersion: string; checked: number; differing: number };
+  /**
+   * The policy preset the run was generated with (src/core/prompt/presets.ts): its id,
+   * fingerprint and full content, so a later change of a built-in preset cannot change what the
+   * run says; absent for runs generated with a prompt template, replays and older runs.
+   */
+  preset?: { id: string; fingerprint: string; content: PolicyPreset };
   /** Exports of a run with a corrected-gold overlay: its name and both totals (the samples carry `corrected`). */
   goldOverlay?: {
     name: string;
@@ -100,8 +106,6 @@ export interface RunHeader {
     officialEx: number | null;
     correctedEx: number | null;
   };
-  /** Generation runs with a policy preset (docs/presets.md): its id, fingerprint and full content as used. */
-  preset?: { id: string; fingerprint: string; content: PolicyPreset };
 }
 
 /** The device that ran a generation run (the engine's EngineDevice as recorded). */
@@ -132,6 +136,12 @@ export interface SampleRecord extends ItemResult {
    * address the judge.
    */
   rubric?: RubricScores;
+  /**
+   * Multi-turn presets: the sample's whole episode (every turn, probe and observation); the
+   * sample's `sql` is its final SQL ('' when none) and its verdict the run's EX rule on it;
+   * `episode.presetReward` is the preset's own reward beside it.
+   */
+  episode?: Episode;
   /** How a generation run produced the sample: prompt as sent, what was cut, tokens, latency, finish reason, seed, engine and model. */
   generation?: SampleGeneration;
   /**
@@ -140,8 +150,6 @@ export interface SampleRecord extends ItemResult {
    * no overlay is attached or the sample was not scored.
    */
   corrected?: { ex: 0 | 1; softF1: number | null; status: ItemStatus; goldSql: string; changed: boolean };
-  /** Multi-turn samples (docs/multi-turn.md): every turn; `sql` is the episode's `finalSql`, `episode.presetReward` beside our verdict. */
-  episode?: Episode;
 }
 
 /** Text of one question of the run, for exports that feed the next RL round. */

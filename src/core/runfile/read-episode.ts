@@ -9,7 +9,7 @@ import type { StorageClass } from '../prompt/schema-source.ts';
 import { presetFingerprint, type PolicyPreset } from '../prompt/presets.ts';
 import type { RunHeader } from '../run/types.ts';
 
-const END_REASONS = ['solution', 'turn-limit', 'format-failure'] as const;
+const END_REASONS = ['solution', 'turn-limit', 'format-failure', 'engine-error'] as const;
 const STORAGE_CLASSES: readonly StorageClass[] = ['integer', 'real', 'text', 'blob', 'null'];
 
 function readProbe(r: JsonReader, v: unknown, path: string): ProbeResult {
@@ -65,7 +65,7 @@ export function readEpisode(r: JsonReader, v: unknown, path: string): Episode {
   const turns = r.arr(o.turns, `${path}.turns`).map((t, i) => readTurn(r, t, `${path}.turns[${i}]`));
   const turnsUsed = r.int(o, 'turnsUsed', path);
   if (turnsUsed !== turns.length) r.fail(`${path}.turnsUsed`, `${turns.length} (the number of turns)`, turnsUsed);
-  return {
+  const episode: Episode = {
     envId: r.str(o, 'envId', path),
     turns,
     turnsUsed,
@@ -75,6 +75,9 @@ export function readEpisode(r: JsonReader, v: unknown, path: string): Episode {
     formatValid: r.bool(o, 'formatValid', path),
     presetReward: r.nullable(o, 'presetReward', path, r.num),
   };
+  const error = r.optional(o, 'error', path, r.str);
+  if (error !== undefined) episode.error = error;
+  return episode;
 }
 
 /**
