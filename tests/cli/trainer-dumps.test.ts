@@ -26,6 +26,13 @@ const tempDir = () => mkdtempSync(path.join(tmpdir(), 'wb-trainer-dumps-'));
 const ALL = PREDICTION_FILES.map((_, i) => i);
 const LAST = PREDICTION_FILES.length - 1;
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+/**
+ * One verdict cache for this file's `series` runs: the three dumps hold the same
+ * SQL, so the second and third take their verdicts from the first (the cache is checked against
+ * --no-cache elsewhere: tests/adapters/verdict-cache-property.test.ts). The `eval` references
+ * run without it.
+ */
+const DUMPS_CACHE = ['--cache', mkdtempSync(path.join(tmpdir(), 'wb-trainer-dumps-cache-'))];
 
 /** Sample verdicts (index, ex) of `eval` on a BIRD prediction file, on the databases present; computed once per file. */
 const evalCache = new Map<number, Promise<{ ex: number; verdicts: Array<[number, number]> }>>();
@@ -35,7 +42,15 @@ function evalVerdicts(i: number) {
       i,
       (async () => {
         const out = path.join(tempDir(), 'run.json');
-        const run = await runCli(['eval', '--predictions', PREDICTION_FILES[i]!, ...MINIDEV_ARGS, '--run-out', out]);
+        const run = await runCli([
+          'eval',
+          '--predictions',
+          PREDICTION_FILES[i]!,
+          ...MINIDEV_ARGS,
+          '--no-cache',
+          '--run-out',
+          out,
+        ]);
         expect(run.code, run.stderr).toBe(0);
         const scored = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
         return {
@@ -50,7 +65,17 @@ function evalVerdicts(i: number) {
 /** `series` of `dir`: the report, the series file and stderr; per-step EX of the first and last step checked against `eval`. */
 async function seriesMatchesEval(dir: string) {
   const [out, seriesOut] = ['out.json', 'run.series.json'].map((f) => path.join(dir, f)) as [string, string];
-  const run = await runCli(['series', '--completions', dir, ...MINIDEV_ARGS, '--out', out, '--series-out', seriesOut]);
+  const run = await runCli([
+    'series',
+    '--completions',
+    dir,
+    ...MINIDEV_ARGS,
+    ...DUMPS_CACHE,
+    '--out',
+    out,
+    '--series-out',
+    seriesOut,
+  ]);
   expect(run.code, run.stderr).toBe(0);
   const report = readJson(out);
   expect(report.steps.map((s: { step: number }) => s.step)).toEqual(ALL.map(stepOf));
