@@ -126,7 +126,18 @@ export default defineConfig({
       {
         extends: true,
         // Pre-bundled up front: a dependency discovered mid-run would reload the test page.
-        optimizeDeps: { include: ['idb', 'comlink', 'hash-wasm', '@zip.js/zip.js', 'sql.js'] },
+        optimizeDeps: {
+          include: [
+            'idb',
+            'comlink',
+            'comlink/dist/esm/node-adapter.mjs',
+            'hash-wasm',
+            '@zip.js/zip.js',
+            'sql.js',
+            'hyparquet',
+            'hyparquet-writer',
+          ],
+        },
         test: {
           name: 'browser',
           include: ['tests/**/*.browser.test.ts'],
