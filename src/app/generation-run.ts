@@ -11,9 +11,21 @@ import {
   type BuiltPrompt,
   type DatabaseContext,
 } from '../core/prompt/build-prompt.ts';
-import { remainingJobs, runDeviceOf, runGeneration, type GenerationOutcome } from '../core/run/generation.ts';
+import {
+  PAUSE,
+  remainingJobs,
+  runDeviceOf,
+  runGeneration,
+  type GenerationJob,
+  type GenerationOutcome,
+  type GenerationSpec,
+} from '../core/run/generation.ts';
+import type { BirdTablesEntry } from '../core/prompt/omnisql-schema.ts';
+import { renderPresetSchema } from '../core/prompt/preset-schema.ts';
+import { presetFingerprint, type PolicyPreset } from '../core/prompt/presets.ts';
+import { presetEnv, runPresetGeneration, type PresetSampling } from '../core/run/preset-generation.ts';
 import { generationScorer } from '../core/run/score-run.ts';
-import type { RunHeader } from '../core/run/types.ts';
+import type { RunConfig, RunHeader, SampleRecord } from '../core/run/types.ts';
 import { StoreError } from '../adapters/store/errors.ts';
 import type {
   DatasetRecord,
@@ -45,10 +57,17 @@ export async function startGenerationRun(
   }
   if (engine.kind !== req.spec.engine)
     throw new StoreError('NOT_FOUND', `the loaded engine is ${engine.kind}, the run asks for ${req.spec.engine}`);
+  const preset = req.spec.preset;
+  const tables = preset ? presetTables(preset, dataset, indices) : undefined;
   const header = newRunHeader(
     {
       name: req.name,
-      source: { kind: 'generation', engine: req.spec.engine, model: req.spec.model.id, template: req.spec.template.id },
+      source: {
+        kind: 'generation',
+        engine: req.spec.engine,
+        model: req.spec.model.id,
+        template: preset ? preset.id : req.spec.template.id,
+      },
       subset: { description: req.subset.description, indices },
       // Spider's own rule for a Spider dataset (docs/spider-rules.md).
       config: datasetExRule(dataset, req.config.exRule) === 'spider' ? { ...req.config, exRule: 'spider' } : req.config,
@@ -60,6 +79,8 @@ export async function startGenerationRun(
   // The engine is loaded: the device it reports is the one this run starts on.
   const device = runDeviceOf(engine.device?.());
   if (device) header.device = device;
+  if (preset)
+    header.preset = { id: preset.id, fingerprint: presetFingerprint(preset), content: structuredClone(preset) };
   const plan: GenerationPlan = {
     spec: req.spec,
     questions: dataset.questions,
@@ -67,6 +88,7 @@ export async function startGenerationRun(
       dataset.gold.length === dataset.questions.length
         ? dataset.gold.map((g) => ({ sql: g.sql }))
         : dataset.questions.map((q) => ({ sql: q.goldSql })),
+    ...(tables ? { tables } : {}),
   };
   return ctx.sessions.withLock(header.id, `run "${header.name}" is already being generated`, async () => {
     // `items` stays empty: the run's items are made as it generates (resumeRun refuses generation runs).
@@ -140,34 +162,50 @@ async function execute(
   try {
     schemas = await ctx.executors.openSchemaSource(dbSource, 256 * 1024 * 1024);
     const { source } = schemas;
-    const rows = spec.sampleRows ?? spec.template.sampleRows;
-    const descriptions = spec.descriptions ?? spec.template.descriptions;
-    outcome = await runGeneration(
-      spec,
-      run.config,
-      jobs,
-      {
+    if (spec.preset) {
+      outcome = await executePreset(spec.preset, {
+        spec,
+        config: run.config,
+        plan,
+        jobs,
         engine,
-        database: (dbId) => {
-          let c = contexts.get(dbId);
-          if (!c) contexts.set(dbId, (c = loadDatabaseContext(source, dbId, { sampleRows: rows, descriptions })));
-          return c;
-        },
-        // A stop returns what finished; the loop keeps nothing of a question it could not finish.
-        evaluate: scorer.evaluate,
-        store: (samples) => {
-          for (const s of samples) session.push(s);
-        },
-      },
-      {
+        executor,
+        schemas,
+        scorer,
+        push: (s) => session.push(s),
         signal: session.signal,
-        doneBefore,
-        total,
-        onProgress: hooks.onProgress,
-        // A server answers several questions at once: as many as it has request slots (the engine caps requests in flight itself).
-        concurrency: engine.concurrency ?? 1,
-      },
-    );
+        progress: (done) => hooks.onProgress?.(presetProgress(doneBefore + done, total)),
+      });
+    } else {
+      const rows = spec.sampleRows ?? spec.template.sampleRows;
+      const descriptions = spec.descriptions ?? spec.template.descriptions;
+      outcome = await runGeneration(
+        spec,
+        run.config,
+        jobs,
+        {
+          engine,
+          database: (dbId) => {
+            let c = contexts.get(dbId);
+            if (!c) contexts.set(dbId, (c = loadDatabaseContext(source, dbId, { sampleRows: rows, descriptions })));
+            return c;
+          },
+          // A stop returns what finished; the loop keeps nothing of a question it could not finish.
+          evaluate: scorer.evaluate,
+          store: (samples) => {
+            for (const s of samples) session.push(s);
+          },
+        },
+        {
+          signal: session.signal,
+          doneBefore,
+          total,
+          onProgress: hooks.onProgress,
+          // A server answers several questions at once: as many as it has request slots (the engine caps requests in flight itself).
+          concurrency: engine.concurrency ?? 1,
+        },
+      );
+    }
   } catch (err) {
     failure = err;
   } finally {
@@ -187,6 +225,131 @@ async function execute(
     { ...(device ? { device } : {}), ...(sqliteVersion ? { sqliteVersion } : {}) },
   );
   return { run: await withStoredScore(ctx.runs, finished), outcome };
+}
+
+/**
+ * The tables.json entries a preset's schema needs for the chosen questions (OmniSQL's renderer),
+ * undefined for a preset that renders BIRD's CREATE TABLE; refuses, naming the preset and what
+ * is missing, a preset the app cannot run on this dataset.
+ */
+function presetTables(preset: PolicyPreset, dataset: DatasetRecord, indices: readonly number[]) {
+  if (preset.multiTurn) {
+    try {
+      presetEnv(preset, true);
+    } catch (err) {
+      throw new StoreError(
+        'NOT_FOUND',
+        `${(err as Error).message}. Choose skyrl-sql-v1 for a multi-turn run in the app, or run ${preset.id}'s own trainer`,
+      );
+    }
+  }
+  if (preset.schema.renderer !== 'omnisql-ddl') return undefined;
+  const dbIds = [...new Set(indices.map((i) => dataset.questions[i]!.dbId))].sort();
+  const entries: BirdTablesEntry[] = [];
+  for (const dbId of dbIds) {
+    const entry = dataset.tables?.find((e) => e.db_id === dbId);
+    if (!entry)
+      throw new StoreError(
+        'NOT_FOUND',
+        `preset ${preset.id} renders the schema from the dataset's tables.json (OmniSQL's column comments and types), ` +
+          (dataset.tables
+            ? `and the tables.json imported with dataset "${dataset.name}" has no entry for database "${dbId}"`
+            : `and dataset "${dataset.name}" was imported without one`) +
+          ": import the dataset again with its tables.json (BIRD: dev_tables.json) beside the questions file, or choose a preset that renders BIRD's CREATE TABLE (bird-minidev-v1)",
+      );
+    entries.push(entry);
+  }
+  return entries;
+}
+
+/** The run's sampling under a preset: the spec's (the Generate screen's fields, from the preset's defaults), the preset's stops. */
+export function appPresetSampling(preset: PolicyPreset, params: GenerationSpec['params']): PresetSampling {
+  return {
+    n: params.n,
+    paramsOf: (sample) => ({
+      n: 1,
+      temperature: params.temperature,
+      topP: params.topP,
+      maxTokens: params.maxTokens,
+      seed: params.seed === null ? null : params.seed + sample,
+      stop: [...preset.stop],
+      ...(preset.stopTokenIds.length > 0 ? { stopTokenIds: [...preset.stopTokenIds] } : {}),
+      logprobs: false,
+    }),
+  };
+}
+
+const presetProgress = (done: number, total: number) => ({
+  done,
+  total,
+  tokensPerSecond: null,
+  etaMs: null,
+  tokensOut: 0,
+  current: null,
+  phase: 'generate' as const,
+});
+
+/** A preset's generation (src/core/run/preset-generation.ts) on the run's engine, schema worker and SQL pool. */
+async function executePreset(
+  preset: PolicyPreset,
+  a: {
+    spec: GenerationSpec;
+    config: RunConfig;
+    plan: GenerationPlan;
+    jobs: GenerationJob[];
+    engine: Engine;
+    executor: ReturnType<AppPorts['executors']['createExecutor']>;
+    schemas: Awaited<ReturnType<AppPorts['executors']['openSchemaSource']>>;
+    scorer: ReturnType<typeof generationScorer>;
+    push: (s: SampleRecord) => void;
+    signal: AbortSignal;
+    progress: (done: number) => void;
+  },
+): Promise<GenerationOutcome> {
+  const { executor, schemas } = a;
+  const probe = executor.probe?.bind(executor);
+  if (preset.multiTurn && !probe)
+    throw new StoreError(
+      'NOT_FOUND',
+      `preset ${preset.id} is multi-turn and this app's SQL executor cannot run its probes read-only: use the app's SQL worker pool`,
+    );
+  const query = schemas.query;
+  const rendered = new Map<string, Promise<string>>();
+  const schema = (dbId: string) => {
+    let r = rendered.get(dbId);
+    if (!r) {
+      r = renderPresetSchema(preset, dbId, {
+        schemaSource: schemas.source,
+        query: (id, sql) => {
+          if (!query) throw new Error("this app's schema reader cannot run the example-value queries");
+          return query(id, sql);
+        },
+        tablesEntry: (id) => a.plan.tables?.find((e) => e.db_id === id),
+      });
+      rendered.set(dbId, r);
+    }
+    return r;
+  };
+  const outcome = await runPresetGeneration(
+    { engine: a.spec.engine, model: a.spec.model, preset, sampling: appPresetSampling(preset, a.spec.params) },
+    a.config,
+    a.jobs,
+    {
+      engine: a.engine,
+      schema,
+      probe: (dbId, sql, o) => probe!(dbId, sql, o),
+      evaluate: a.scorer.evaluate,
+      store: (samples) => {
+        for (const s of samples) a.push(s);
+      },
+      now: () => performance.now(),
+    },
+    { signal: a.signal, concurrency: a.engine.concurrency ?? 1, onSample: a.progress },
+  );
+  // The preset loop says `cancelled` for any stop: a pause leaves the run resumable.
+  return outcome.kind === 'cancelled' && a.signal.reason === PAUSE
+    ? { kind: 'paused', message: 'paused by the user' }
+    : outcome;
 }
 
 /**

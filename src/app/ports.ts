@@ -7,7 +7,9 @@
  * The app imports the core, these ports, and the store's plain records, error class and
  * interfaces (records.ts, errors.ts, workbench-store.ts, run-session.ts: types and data only).
  */
+import type { ProbeResult } from '../core/episode/types.ts';
 import type { SqlExecutor } from '../core/eval/executor.ts';
+import type { ReadOnlyQuery } from '../core/prompt/omnisql-schema.ts';
 import type { SchemaSource } from '../core/prompt/schema-source.ts';
 import type { RunHeader, SampleRecord } from '../core/run/types.ts';
 import type { FactsStore, VerdictStore } from '../core/run/verdict-cache.ts';
@@ -102,6 +104,15 @@ export interface PairingPort {
   hashText(text: string): Promise<{ sha256: string; bytes: number }>;
 }
 
+/**
+ * A run's SQL executor. `probe`: one read-only statement of a multi-turn policy in a worker of
+ * the pool's own, with the isolation a prediction gets (the browser's and Node's SqlPool);
+ * absent, the app refuses multi-turn presets.
+ */
+export interface RunExecutor extends SqlExecutor {
+  probe?(dbId: string, sql: string, options: { timeoutMs: number }): Promise<ProbeResult>;
+}
+
 /** SQL executors and schema readers over stored databases. */
 export interface ExecutorFactory {
   /** Written into each run header, e.g. `sql.js in Web Workers (browser)`. */
@@ -111,14 +122,20 @@ export interface ExecutorFactory {
    * absent: runs take no verdict from the cache and put none in it.
    */
   readonly verdictExecutor?: string;
-  createExecutor(source: DbSource, extras?: { suiteCache?: SuiteCache }): SqlExecutor;
+  createExecutor(source: DbSource, extras?: { suiteCache?: SuiteCache }): RunExecutor;
   /**
    * The older SQLite generation (sql.js 1.8.0, SQLite 3.39.3) that re-runs version-sensitive
    * samples, loaded on demand (docs/version-effects.md); absent where there is none.
    */
   createOlderExecutor?(source: DbSource): Promise<SqlExecutor>;
-  /** A SQL worker of its own that reads schemas and sample rows (prompts); `dispose` ends it. */
-  openSchemaSource(source: DbSource, cacheBytes: number): Promise<{ source: SchemaSource; dispose: () => void }>;
+  /**
+   * A SQL worker of its own that reads schemas and sample rows (prompts); `dispose` ends it.
+   * `query`: read-only queries on the same worker (OmniSQL's example values of a preset's schema).
+   */
+  openSchemaSource(
+    source: DbSource,
+    cacheBytes: number,
+  ): Promise<{ source: SchemaSource; query?: ReadOnlyQuery; dispose: () => void }>;
 }
 
 export interface AppPorts {

@@ -156,10 +156,8 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
       async openSchemaSource(source, cacheBytes) {
         const worker = spawnNodeSqlWorker();
         await worker.api.init({ cacheBytes });
-        return {
-          source: createSqlWorkerSchemaSource({ api: worker.api, dbSource: source }),
-          dispose: () => worker.terminate(),
-        };
+        const schema = createSqlWorkerSchemaSource({ api: worker.api, dbSource: source });
+        return { source: schema, query: (dbId, sql) => schema.query(dbId, sql), dispose: () => worker.terminate() };
       },
     },
   };

@@ -92,4 +92,21 @@ describe('classifyFiles: which file of a download is what', () => {
       /c\.json: the chosen questions file is not among the files given/,
     );
   });
+
+  it("picks the dataset's tables.json beside the questions (not the other copy, never one inside a database folder), else the only one", () => {
+    const both = classifyFiles([
+      'bird/minidev/mini_dev_sqlite.json',
+      'bird/minidev/mini_dev_sqlite_gold.sql',
+      'bird/minidev/dev_tables.json',
+      'bird/dev/dev_tables.json',
+      'bird/databases/superhero/superhero.sqlite',
+    ]);
+    expect(both.tables).toBe('bird/minidev/dev_tables.json');
+    expect(both.ignored).not.toContain('bird/minidev/dev_tables.json');
+    expect(classifyFiles(['q/dev.json', 'other/tables.json', 'x/x.sqlite']).tables).toBe('other/tables.json');
+    // Two elsewhere: which belongs to the questions cannot be told.
+    expect(classifyFiles(['q/dev.json', 'a/tables.json', 'b/dev_tables.json']).tables).toBeNull();
+    expect(classifyFiles(['q/dev.json', 'database/shop/tables.json', 'database/shop/shop.sqlite']).tables).toBeNull();
+    expect(classifyFiles(['q/dev.json', 'q/KaggleDBQA_tables.json']).tables).toBeNull();
+  });
 });

@@ -33,6 +33,28 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
     expect(BIRD_DBS.reduce((n, db) => n + card.byDb[db]!.questions, 0)).toBe(140);
   });
 
+  it("stores the entries of dev_tables.json for the questions' databases (OmniSQL's schema renderer reads them); refuses a tables.json that is not one, naming it", async () => {
+    t = testStore();
+    const files = await birdMiniDevFiles();
+    const ds = await t.store.datasets.import({ kind: 'bird', name: 'with tables', files });
+    const whole = JSON.parse(await (await sharedBlob('bird/minidev/dev_tables.json')).text()) as Array<{
+      db_id: string;
+    }>;
+    const used = new Set(ds.questions.map((q) => q.dbId));
+    expect(ds.tables).toEqual(whole.filter((e) => used.has(e.db_id)));
+    expect(ds.tables!.map((e) => e.db_id)).toEqual(expect.arrayContaining([...BIRD_DBS]));
+    expect(ds.tablesFile).toMatchObject({ name: 'minidev/dev_tables.json', bytes: 158_301 });
+    expect((await t.reopen().datasets.get(ds.id))?.tables).toEqual(ds.tables);
+
+    const bad = files.map((f) =>
+      f.path.endsWith('dev_tables.json') ? { path: f.path, file: new Blob(['[{"db_id": "superhero"}]']) } : f,
+    );
+    await expect(t.store.datasets.import({ kind: 'bird', name: 'bad tables', files: bad })).rejects.toThrow(
+      /minidev\/dev_tables\.json is not a tables\.json .*: entry 0 has no table_names_original list/,
+    );
+    expect((await t.store.datasets.list()).map((d) => d.name)).toEqual(['with tables']);
+  });
+
   it('keeps one copy of each database when a second dataset uses the same files, and after a reload', async () => {
     t = testStore();
     const files = await birdMiniDevFiles();

@@ -2,6 +2,7 @@
 import { transfer, wrap } from 'comlink';
 import wasmUrl from 'sql.js/dist/sql-wasm-browser.wasm?url';
 import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
+import type { ReadOnlyQuery } from '../../core/prompt/omnisql-schema.ts';
 import type { SchemaSource } from '../../core/prompt/schema-source.ts';
 import type { SuiteCache } from '../../core/ts/suite.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
@@ -79,6 +80,8 @@ async function compileSqlJs(): Promise<WebAssembly.Module> {
 /** A schema source with the SQL worker it reads through; `dispose` ends the worker. */
 export interface BrowserSchemaSource {
   source: SchemaSource;
+  /** Read-only queries on the same worker (a preset's OmniSQL example values). */
+  query: ReadOnlyQuery;
   dispose: () => void;
 }
 
@@ -99,5 +102,5 @@ export async function openBrowserSchemaSource(dbSource: DbSource, cacheBytes: nu
     dbSource,
     transferBytes: (b) => transfer(b, [b.buffer]),
   });
-  return { source, dispose: () => worker.terminate() };
+  return { source, query: (dbId, sql) => source.query(dbId, sql), dispose: () => worker.terminate() };
 }

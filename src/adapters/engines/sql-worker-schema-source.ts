@@ -9,6 +9,7 @@ import { SCHEMA_QUERIES, splitSampleRow } from '../../core/prompt/schema-source.
 import type { NeedDb, QueryResult } from '../../../workers/sql.api.ts';
 import type { DbSource } from '../sql-pool.ts';
 import { WorkbenchError } from '../../core/errors.ts';
+import type { SqlValue } from '../../core/types.ts';
 
 /** The part of the SQL worker API this source uses (a comlink Remote satisfies it). */
 export interface SqlQueryApi {
@@ -27,7 +28,12 @@ export interface SqlWorkerSchemaSourceOptions {
 
 const MAX_ROWS = 100_000;
 
-export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOptions): SchemaSource {
+/** The schema source, and read-only queries on the same worker (the rows as the worker returns them). */
+export interface SqlWorkerSchemaSource extends SchemaSource {
+  query(dbId: string, sql: string): Promise<SqlValue[][]>;
+}
+
+export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOptions): SqlWorkerSchemaSource {
   const { api, dbSource } = options;
   const run = async (dbId: string, sql: string): Promise<QueryResult> => {
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -55,7 +61,8 @@ export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOption
     }
     return cols;
   };
-  const source: SchemaSource = {
+  const source: SqlWorkerSchemaSource = {
+    query: async (dbId, sql) => (await run(dbId, sql)).rows,
     async tables(dbId): Promise<TableInfo[]> {
       const r = await run(dbId, SCHEMA_QUERIES.tables);
       const out: TableInfo[] = [];

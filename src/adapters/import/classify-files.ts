@@ -19,6 +19,12 @@ export interface Classified {
    * (Spider's release has database/ and test_database/), and refuses them when they do not.
    */
   twins: Map<string, string[]>;
+  /**
+   * The dataset's tables.json (`dev_tables.json` or `tables.json`, outside the database folders):
+   * the one in the questions file's folder, else the only one; null when there is none or
+   * several elsewhere (which belongs to the questions cannot be told).
+   */
+  tables: string | null;
 }
 
 const DB_EXT = /\.(sqlite|sqlite3|db)$/i;
@@ -163,6 +169,9 @@ export function classifyFiles(
       if (golds.length === 1) gold = golds[0]!;
     }
   }
-  for (const p of files) if (p !== questions && p !== gold && !isDatabasePath(p)) ignored.push(p);
-  return { questions, gold, databases, ignored, twins };
+  const tablesFiles = files.filter((p) => /^(dev_)?tables\.json$/i.test(baseName(p)) && outsideDbs(p));
+  const tables =
+    tablesFiles.find((p) => dirName(p) === dirName(questions!)) ?? (tablesFiles.length === 1 ? tablesFiles[0]! : null);
+  for (const p of files) if (p !== questions && p !== gold && p !== tables && !isDatabasePath(p)) ignored.push(p);
+  return { questions, gold, databases, ignored, twins, tables };
 }

@@ -10,6 +10,8 @@
  */
 import { WorkbenchError } from '../../core/errors.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
+import { parseTablesJson } from '../../core/formats/tables-json.ts';
+import type { BirdTablesEntry } from '../../core/prompt/omnisql-schema.ts';
 import type { FileRef } from '../../core/run/types.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { dbWriteLock, holdLock } from '../store/database-bytes.ts';
@@ -121,10 +123,20 @@ export async function importDataset(
     // Spider and custom sets without a gold file: the questions' own SQL is the gold.
     gold = questions.map((q) => ({ sql: q.goldSql, dbId: q.dbId }));
   }
+  // The tables.json beside the questions: the entries of the questions' databases (OmniSQL's schema renderer).
+  const used = new Set(questions.map((q) => q.dbId));
+  let tables: { entries: BirdTablesEntry[]; file: FileRef } | null = null;
+  if (classified.tables) {
+    const tFile = byPath.get(classified.tables)!;
+    const tText = await readTextFile(tFile, signal);
+    tables = {
+      entries: parseTablesJson(tText.text, tFile.path).filter((e) => used.has(e.db_id)),
+      file: { name: tFile.path, sha256: tText.sha256, bytes: tText.bytes },
+    };
+  }
   check();
 
   // 2. Hash every database the questions use.
-  const used = new Set(questions.map((q) => q.dbId));
   const plans: DbPlan[] = [];
   for (const dbId of [...used].sort()) {
     const path = classified.databases.get(dbId);
@@ -225,6 +237,10 @@ export async function importDataset(
       gold,
       databases: Object.fromEntries(plans.map((p) => [p.dbId, p.sha256])),
     };
+    if (tables && tables.entries.length > 0) {
+      dataset.tables = tables.entries;
+      dataset.tablesFile = tables.file;
+    }
     const tx = idb.transaction(['datasets', 'databases'], 'readwrite');
     const dbStore = tx.objectStore('databases');
     for (const plan of plans) {

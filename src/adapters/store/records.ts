@@ -14,6 +14,7 @@ import type { RubricScores } from '../../core/rubric/scores.ts';
 import type { HarnessFormat } from '../../core/formats/harness.ts';
 import type { SeriesReport } from '../../core/series/stats.ts';
 import type { WallTimeSource } from '../../core/series/model.ts';
+import type { BirdTablesEntry } from '../../core/prompt/omnisql-schema.ts';
 
 export interface StoredDatabase {
   /** sha256 of the file: one stored copy per distinct database, shared by every dataset and run. */
@@ -36,6 +37,14 @@ export interface DatasetRecord {
   gold: GoldEntry[];
   /** db_id -> sha256 of the stored database; a db_id absent here has no database. */
   databases: Record<string, string>;
+  /**
+   * The entries of the dataset's tables.json (BIRD's dev_tables.json, Spider's tables.json) for
+   * the databases its questions use, when the import had one: the column comments and types
+   * OmniSQL's schema renderer reads (presets omnisql-v1, arctic-text2sql-r1-v1, skyrl-sql-v1).
+   */
+  tables?: BirdTablesEntry[];
+  /** The tables.json they were read from. */
+  tablesFile?: FileRef;
 }
 
 export interface DatasetCard {
@@ -153,6 +162,8 @@ export interface GenerationPlan {
   spec: GenerationSpec;
   questions: Question[];
   gold: { sql: string }[];
+  /** The dataset's tables.json entries of the run's databases, for a preset that renders OmniSQL's schema. */
+  tables?: BirdTablesEntry[];
 }
 
 export interface GenerationHooks {

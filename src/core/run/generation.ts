@@ -23,6 +23,7 @@ import {
 } from '../engine/engine.ts';
 import { isEngineError } from '../engine/engine-error.ts';
 import { buildPrompt, type DatabaseContext, type PromptFit } from '../prompt/build-prompt.ts';
+import type { PolicyPreset } from '../prompt/presets.ts';
 import type { PromptTemplate } from '../prompt/templates.ts';
 import { mulberry32, randomIndex } from '../util/rng.ts';
 import { extractSql } from '../sql/extract-sql.ts';
@@ -43,6 +44,12 @@ export interface GenerationSpec {
   descriptions?: boolean;
   /** Sampling; `n` is the number of samples per question, sample i uses seed + i. */
   params: SamplingParams;
+  /**
+   * A policy preset (src/core/prompt/presets.ts), its whole content: the run asks it instead of
+   * the template (its messages, schema rendering, prefill, stops, extraction and, multi-turn,
+   * its environment), with `params`' n, temperature, top-p, max tokens and seed.
+   */
+  preset?: PolicyPreset;
 }
 
 export type { SampleGeneration } from './types.ts';

@@ -263,12 +263,13 @@ export class GenerateState extends EngineSlot {
       params: this.params(),
     };
     if (this.#s.sampleRows !== null) spec.sampleRows = this.#s.sampleRows;
-    // HAND-OFF to the generation run (src/app/generation-run.ts, another change): the chosen
-    // preset goes beside the template, e.g. `spec.presetId = this.#s.presetId`; until the
-    // GenerationSpec has that field the choice is kept here and the run uses the template.
+    // The chosen preset, whole (the run keeps it in its plan: a resume asks the same); the run
+    // asks it instead of the template, with the sampling fields above.
+    const preset = this.preset();
+    if (preset) spec.preset = structuredClone(preset);
     const name =
       this.#s.name.trim() ||
-      `${this.model.id} · ${spec.template.id}${this.#s.subset === 'quick' ? ' · quick check' : ''}`;
+      `${this.model.id} · ${preset ? preset.id : spec.template.id}${this.#s.subset === 'quick' ? ' · quick check' : ''}`;
     await this.#drive(
       onDone,
       (hooks) =>
