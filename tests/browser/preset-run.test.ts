@@ -55,7 +55,7 @@ describe.skipIf(browserSkipReason())(
       }, runId);
     }
 
-    it('5 questions: every episode ends, format failures counted, the Turns panel and each trajectory show the stored turns', async () => {
+    it('5 questions: every episode ends and is counted (the prompt overflows the model context: an engine error on turn 1), the Turns panel and each trajectory show what was stored', async () => {
       await page.setViewportSize({ width: 1400, height: 1000 });
       await page.goto(server.url + '#/datasets');
       await importBirdMiniDev(page);
