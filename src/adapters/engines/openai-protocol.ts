@@ -218,6 +218,8 @@ export class StreamAccumulator {
       finish: 'stop' | 'length' | null;
       logprobs: number[];
       calls?: Map<number, { name: string; arguments: string }>;
+      /** The server's reasoning (`reasoning_content`) is open: a `</think>` goes before the next content. */
+      reasoning?: boolean;
     }
   >();
   private pending = '';
@@ -288,9 +290,14 @@ export class StreamAccumulator {
       let piece = '';
       if (this.endpoint === 'chat' && isObj(c.delta)) {
         const r = c.delta.reasoning_content ?? c.delta.reasoning;
-        if (typeof r === 'string' && r !== '') piece += (slot.text.startsWith('<think>') ? '' : '<think>') + r;
+        // Whether the server's reasoning is open is kept apart from the text: content may itself hold `<think>`.
+        if (typeof r === 'string' && r !== '') {
+          piece += (slot.reasoning ? '' : '<think>') + r;
+          slot.reasoning = true;
+        }
         if (typeof c.delta.content === 'string' && c.delta.content !== '') {
-          if (slot.text.startsWith('<think>') && !slot.text.includes('</think>')) piece += '</think>';
+          if (slot.reasoning) piece += '</think>';
+          slot.reasoning = false;
           piece += c.delta.content;
         }
         if (Array.isArray(c.delta.tool_calls))
