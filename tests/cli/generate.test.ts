@@ -292,7 +292,10 @@ describe('generate --preset verl-text2sql-v1 (tool calls) against a scripted pol
         if (k === 5) return expect(turn.toolCalls).toBeUndefined();
         const c = verlCase(t.call);
         const expected = t.call.startsWith('write') ? c.response_read_only! : c.response_query_order;
-        expect(turn.toolCalls.map((r: { response: string }) => r.response), `${id} turn ${k + 1}`).toEqual([expected]);
+        expect(
+          turn.toolCalls.map((r: { response: string }) => r.response),
+          `${id} turn ${k + 1}`,
+        ).toEqual([expected]);
         expect(turn.observation).toBe(`<tool_response>\n${expected}\n</tool_response>`);
         expect(turn.probeSql).toBe(c.parameters.sql_query);
       });

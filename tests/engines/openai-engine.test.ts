@@ -496,7 +496,11 @@ describe('OpenAI-compatible engine: tool calls (a tool-calling preset, vLLM with
           role: 'assistant',
           content: '<think>count</think>',
           tool_calls: [
-            { id: 'call_1_0', type: 'function', function: { name: 'execute_sql', arguments: '{"sql_query": "SELECT 1"}' } },
+            {
+              id: 'call_1_0',
+              type: 'function',
+              function: { name: 'execute_sql', arguments: '{"sql_query": "SELECT 1"}' },
+            },
           ],
         },
         { role: 'tool', content: '{\n  "result": "1"\n}', tool_call_id: 'call_1_0' },

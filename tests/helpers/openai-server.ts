@@ -138,7 +138,9 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         }
         if (calls[index]?.length) {
           const delta = { tool_calls: toolCalls(index).map((c, k) => ({ index: k, ...c })) };
-          res.write(`data: ${JSON.stringify({ object: 'chunk', choices: [{ index, delta, finish_reason: null }] })}\n\n`);
+          res.write(
+            `data: ${JSON.stringify({ object: 'chunk', choices: [{ index, delta, finish_reason: null }] })}\n\n`,
+          );
         }
         const done = calls[index]?.length ? 'tool_calls' : 'stop';
         const last = chat ? { index, delta: {}, finish_reason: done } : { index, text: '', finish_reason: 'stop' };

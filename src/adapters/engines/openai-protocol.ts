@@ -156,7 +156,9 @@ function toolCallsOf(v: unknown): { name: string; arguments: string }[] {
   return v.flatMap((c) => {
     const f = isObj(c) && isObj(c.function) ? c.function : null;
     if (!f || typeof f.name !== 'string') return [];
-    return [{ name: f.name, arguments: typeof f.arguments === 'string' ? f.arguments : JSON.stringify(f.arguments ?? {}) }];
+    return [
+      { name: f.name, arguments: typeof f.arguments === 'string' ? f.arguments : JSON.stringify(f.arguments ?? {}) },
+    ];
   });
 }
 
@@ -252,7 +254,10 @@ export class StreamAccumulator {
         .sort((a, b) => a[0] - b[0])
         .map(([index, c]): ParsedChoice => ({
           index,
-          text: withToolCalls(c.text, c.calls ? [...c.calls.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v) : []),
+          text: withToolCalls(
+            c.text,
+            c.calls ? [...c.calls.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v) : [],
+          ),
           // A choice with no finish_reason is finished when the server said [DONE], cut when it did not.
           finishReason: c.finish ?? 'stop',
           logprobs: c.logprobs.length > 0 ? c.logprobs : null,

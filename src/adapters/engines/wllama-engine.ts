@@ -177,7 +177,10 @@ export class WllamaEngine implements Engine {
       ? {
           kind: 'chat' as const,
           // No tool role here (capabilities.toolRole): a tool message would be a user turn.
-          messages: prompt.messages.map((m) => ({ role: m.role === 'tool' ? ('user' as const) : m.role, content: m.content })),
+          messages: prompt.messages.map((m) => ({
+            role: m.role === 'tool' ? ('user' as const) : m.role,
+            content: m.content,
+          })),
         }
       : { kind: 'text' as const, prompt: renderPlainChat(prompt.messages) };
     const stop = model.hasChatTemplate ? params.stop : [...params.stop, ...PLAIN_TEMPLATE_STOP];

@@ -83,8 +83,7 @@ export interface ParsedToolTurn {
 const PY_SPACE = '[\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
 const pyStrip = (s: string) => s.replace(new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'gu'), '');
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Python's truthiness of a JSON value. */
 const truthy = (v: unknown) =>
@@ -303,8 +302,7 @@ export async function runVerlEpisode(
     const turn: EpisodeTurn = { text, tokens, probeSql: null, probe: null, observation: null, ms: 0 };
     turns.push(turn);
     if (n > 1) solution += 'assistant\n';
-    const parsed =
-      reply.finishReason === 'length' ? null : parseToolCalls(text, env.toolName);
+    const parsed = reply.finishReason === 'length' ? null : parseToolCalls(text, env.toolName);
     if (!parsed || parsed.calls.length === 0) {
       // No tool call (or none valid, or cut by the token limit): the message as generated ends the episode.
       convo.push({ role: 'assistant', content: text });
@@ -320,9 +318,11 @@ export async function runVerlEpisode(
         ? {
             role: 'assistant',
             content: parsed.normalText,
-            toolCalls: parsed.calls.map(
-              (c, i): ToolCallMessage => ({ id: ids[i]!, name: c.name, arguments: pyJsonDumps(c.arguments) }),
-            ),
+            toolCalls: parsed.calls.map((c, i): ToolCallMessage => ({
+              id: ids[i]!,
+              name: c.name,
+              arguments: pyJsonDumps(c.arguments),
+            })),
           }
         : { role: 'assistant', content: rendered },
     );
@@ -348,8 +348,7 @@ export async function runVerlEpisode(
     turn.probeSql = records[0]!.sql;
     turn.probe = records[0]!.probe;
     turn.observation = renderToolTurn(records.map((r) => r.response));
-    if (env.toolRole)
-      records.forEach((r, i) => convo.push({ role: 'tool', content: r.response, toolCallId: ids[i]! }));
+    if (env.toolRole) records.forEach((r, i) => convo.push({ role: 'tool', content: r.response, toolCallId: ids[i]! }));
     else convo.push({ role: 'user', content: turn.observation });
     solution += `user\n${turn.observation}\n`;
     turn.ms = ports.now() - start;

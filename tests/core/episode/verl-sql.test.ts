@@ -156,7 +156,8 @@ describe("the tutorial's reward (text2sql_reward_func.py): -1 without an answer,
 });
 
 describe("tool calls read as the tutorial's rollout reads Qwen's hermes format", () => {
-  const call = (args: unknown, name = 'execute_sql') => `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
+  const call = (args: unknown, name = 'execute_sql') =>
+    `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
 
   it('one call: the text before it (stripped) is the content, the arguments the object', () => {
     const p = parseToolCalls(`<think>look</think>\n\n${call({ sql_query: 'SELECT 1' })}`, 'execute_sql');
@@ -184,7 +185,10 @@ describe("tool calls read as the tutorial's rollout reads Qwen's hermes format",
   });
 
   it('one block that is not JSON, or a call that is not an object, drops every call of the turn', () => {
-    const bad = parseToolCalls(call({ sql_query: 'SELECT 1' }) + '<tool_call>{"name": "execute_sql", </tool_call>', 'execute_sql');
+    const bad = parseToolCalls(
+      call({ sql_query: 'SELECT 1' }) + '<tool_call>{"name": "execute_sql", </tool_call>',
+      'execute_sql',
+    );
     expect(bad).toMatchObject({ hasToolCall: true, calls: [] });
     expect(parseToolCalls('<tool_call>["execute_sql"]</tool_call>', 'execute_sql').calls).toEqual([]);
   });
@@ -233,7 +237,8 @@ const Q1312 = {
   db: 'student_club',
   gold: "SELECT T2.major_name FROM member AS T1 INNER JOIN major AS T2 ON T1.link_to_major = T2.major_id WHERE T1.first_name = 'Angela' AND T1.last_name = 'Sanders'",
 };
-const toolCall = (sql: string) => `<tool_call>\n${JSON.stringify({ name: 'execute_sql', arguments: { sql_query: sql } })}\n</tool_call>`;
+const toolCall = (sql: string) =>
+  `<tool_call>\n${JSON.stringify({ name: 'execute_sql', arguments: { sql_query: sql } })}\n</tool_call>`;
 
 async function play(replies: Array<string | ChatReply>, env: Partial<VerlSqlEnv> = {}) {
   const policy = scripted(replies);
@@ -255,7 +260,7 @@ async function play(replies: Array<string | ChatReply>, env: Partial<VerlSqlEnv>
 }
 
 describe('the verl episode runner on scripted trajectories (a test double plays the policy)', () => {
-  it('probes that succeed, fail and return 60 rows, then an answer: observations are the tool\'s texts; reward 1 from EX', async () => {
+  it("probes that succeed, fail and return 60 rows, then an answer: observations are the tool's texts; reward 1 from EX", async () => {
     const ok = caseOf('ok-text');
     const err = caseOf('error-no-table');
     const { episode, seen } = await play([
@@ -272,7 +277,10 @@ describe('the verl episode runner on scripted trajectories (a test double plays 
     expect(episode).toMatchObject({ endReason: 'solution', formatValid: true, finalSql: Q1312.gold, presetReward: 1 });
     // No tool role: the assistant's calls as Qwen's template renders them, the answers as its user turn.
     expect(seen[1]!.messages.slice(2)).toEqual([
-      { role: 'assistant', content: `<think>majors</think>\n${toolCall(ok.parameters.sql_query as string).replace('{"name":"execute_sql","arguments":{"sql_query":', '{"name": "execute_sql", "arguments": {"sql_query": ')}` },
+      {
+        role: 'assistant',
+        content: `<think>majors</think>\n${toolCall(ok.parameters.sql_query as string).replace('{"name":"execute_sql","arguments":{"sql_query":', '{"name": "execute_sql", "arguments": {"sql_query": ')}`,
+      },
       { role: 'user', content: episode.turns[0]!.observation },
     ]);
     expect(seen.every((s) => s.options.tools?.length === 1 && s.options.stop.length === 0)).toBe(true);
@@ -295,13 +303,16 @@ describe('the verl episode runner on scripted trajectories (a test double plays 
     expect(t.toolCalls?.[1]!.response).toBe('{\n  "result": " 0\\n33"\n}');
     const msgs = seen[1]!.messages.slice(2);
     expect(msgs.map((m) => m.role)).toEqual(['assistant', 'tool', 'tool']);
-    expect(msgs[0]).toMatchObject({ content: '', toolCalls: [{ id: 'call_1_0', name: 'execute_sql' }, { id: 'call_1_1' }] });
+    expect(msgs[0]).toMatchObject({
+      content: '',
+      toolCalls: [{ id: 'call_1_0', name: 'execute_sql' }, { id: 'call_1_1' }],
+    });
     expect(msgs[1]).toEqual({ role: 'tool', content: t.toolCalls![0]!.response, toolCallId: 'call_1_0' });
     expect(msgs[2]).toEqual({ role: 'tool', content: t.toolCalls![1]!.response, toolCallId: 'call_1_1' });
     expect(episode).toMatchObject({ endReason: 'solution', presetReward: 0, probesFailed: 1 });
   });
 
-  it('6 turns of calls: 5 run, the 6th never does (verl\'s loop ends first); no answer: turn limit, reward -1', async () => {
+  it("6 turns of calls: 5 run, the 6th never does (verl's loop ends first); no answer: turn limit, reward -1", async () => {
     const { episode, seen } = await play(Array.from({ length: 6 }, (_, k) => toolCall(`SELECT ${k + 1}`)));
     expect(seen).toHaveLength(6);
     expect(episode.turnsUsed).toBe(6);
@@ -319,7 +330,12 @@ describe('the verl episode runner on scripted trajectories (a test double plays 
     expect(seen[6]!.messages.at(-1)).toEqual({ role: 'user', content: VERL_SUMMARY_PROMPT });
     expect(episode.turnsUsed).toBe(7);
     expect(episode.turns[5]!.observation).toBe(VERL_SUMMARY_PROMPT);
-    expect(episode).toMatchObject({ endReason: 'format-failure', formatValid: false, presetReward: -1, finalSql: Q1312.gold });
+    expect(episode).toMatchObject({
+      endReason: 'format-failure',
+      formatValid: false,
+      presetReward: -1,
+      finalSql: Q1312.gold,
+    });
   });
 
   it('final summary is not asked when the episode answered, nor before the limit', async () => {

@@ -63,7 +63,11 @@ describe('presetEnv', () => {
   });
 
   it('refuses an environment it cannot play, by name', () => {
-    const odd = { ...SKYRL_SQL_PRESET, id: 'odd-v1', multiTurn: { ...SKYRL_SQL_PRESET.multiTurn!, probeStyle: 'tool-call' as const } };
+    const odd = {
+      ...SKYRL_SQL_PRESET,
+      id: 'odd-v1',
+      multiTurn: { ...SKYRL_SQL_PRESET.multiTurn!, probeStyle: 'tool-call' as const },
+    };
     expect(() => presetEnv(odd, false)).toThrow(/odd-v1.*tool-call probes, skyrl-format-ex reward.*not played/);
   });
 });
