@@ -21,7 +21,8 @@ import {
   refusalResponse,
   type VerlSqlEnv,
 } from '../../../src/core/episode/verl-sql.ts';
-import { verlAnswer } from '../../../src/core/prompt/preset-extract.ts';
+import { extractAnswer, verlAnswer } from '../../../src/core/prompt/preset-extract.ts';
+import { SKYRL_SQL_PRESET } from '../../../src/core/prompt/presets.ts';
 import type { SqlValue } from '../../../src/core/types.ts';
 import type { StorageClass } from '../../../src/core/prompt/schema-source.ts';
 import { createSqlEngine } from '../../../workers/sql-engine.ts';
@@ -152,6 +153,21 @@ describe("the tutorial's reward (text2sql_reward_func.py): -1 without an answer,
     expect(verlAnswer(r.solution_str)).toBe(r.extracted);
     const reward = r.extracted === null ? -1 : (await ex(r.db_id, r.extracted, r.gold_sql)) ? 1 : 0;
     expect(reward).toBe(r.score);
+  });
+});
+
+describe("the answer tags' word boundary is Python's (Unicode-aware), as the originals' re.search", () => {
+  // Outputs of text2sql_reward_func.extract_sql_solution and skyrl_gym's verify_format_and_extract
+  // (Python 3.11): a letter after the tag name is no boundary, so the tag is not a forbidden one.
+  it('verl: <thinké> inside the answer is not <think>; <THINK> is (re.I)', () => {
+    expect(verlAnswer('<answer><thinké>SELECT 1</answer>')).toBe('<thinké>SELECT 1');
+    expect(verlAnswer('<answer><think_>SELECT 1</answer>')).toBe('<think_>SELECT 1');
+    expect(verlAnswer('<answer><THINK>SELECT 1</answer>')).toBeNull();
+  });
+  it('SkyRL: <thinké> inside the solution is not <think>', () => {
+    expect(extractAnswer(SKYRL_SQL_PRESET, '<think>a</think><solution><thinké>SELECT 1</solution>').sql).toBe(
+      '<thinké>SELECT 1',
+    );
   });
 });
 
