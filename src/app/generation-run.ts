@@ -239,7 +239,7 @@ function presetTables(preset: PolicyPreset, dataset: DatasetRecord, indices: rea
     } catch (err) {
       throw new StoreError(
         'NOT_FOUND',
-        `${(err as Error).message}. Choose skyrl-sql-v1 for a multi-turn run in the app, or run ${preset.id}'s own trainer`,
+        `${(err as Error).message}. Choose a multi-turn preset the app plays (skyrl-sql-v1, verl-text2sql-v1), or run ${preset.id}'s own trainer`,
       );
     }
   }

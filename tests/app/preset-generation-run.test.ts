@@ -18,7 +18,6 @@ import { parseTablesJson } from '../../src/core/formats/tables-json.ts';
 import {
   OMNISQL_PRESET,
   SKYRL_SQL_PRESET,
-  VERL_TEXT2SQL_PRESET,
   presetFingerprint,
   type PolicyPreset,
 } from '../../src/core/prompt/presets.ts';
@@ -221,10 +220,6 @@ describe('app generation runs under a policy preset', () => {
     await expect(
       startGenerationRun(app.ports, partial, request(partial, indices, OMNISQL_PRESET), engine),
     ).rejects.toThrow(/has no entry for database "student_club"/);
-    const withTables = await minidev(true);
-    await expect(
-      startGenerationRun(app.ports, withTables, request(withTables, indices, VERL_TEXT2SQL_PRESET), engine),
-    ).rejects.toThrow(/verl-text2sql-v1.*not played by the episode runner.*Choose skyrl-sql-v1/);
     expect(await app.ports.runs.list()).toEqual([]);
     expect(engine.chats).toEqual([]);
   }, 60_000);

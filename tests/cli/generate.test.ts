@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SKYRL_SQL_DEFAULTS } from '../../src/core/episode/skyrl-sql.ts';
-import { ARCTIC_TEXT2SQL_R1_PRESET, BUILTIN_PRESETS } from '../../src/core/prompt/presets.ts';
+import { ARCTIC_TEXT2SQL_R1_PRESET, BUILTIN_PRESETS, VERL_TEXT2SQL_PRESET } from '../../src/core/prompt/presets.ts';
 import { jsonlFile, readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { startOpenAiServer, type OpenAiServer } from '../helpers/openai-server.ts';
 import { minidevQuestions, sharedData } from '../helpers/shared-data.ts';
@@ -189,6 +189,153 @@ describe('generate --preset skyrl-sql-v1 (multi-turn) against a scripted policy'
     },
     120_000,
   );
+});
+
+interface VerlCase {
+  name: string;
+  db_id: string;
+  parameters: { sql_query?: unknown };
+  response_query_order: string;
+  response_read_only?: string;
+}
+const verlCases = (
+  JSON.parse(readFileSync(new URL('../core/episode/fixtures/verl-tool.json', import.meta.url), 'utf8')) as {
+    tool_calls: VerlCase[];
+  }
+).tool_calls;
+const verlCase = (name: string) => verlCases.find((c) => c.name === name)!;
+
+describe('generate --preset verl-text2sql-v1 (tool calls) against a scripted policy', () => {
+  it("every tool response equals the tutorial's sql_tool.py, calls as tool_calls or as hermes text, and the verdicts equal eval of the final SQL", async () => {
+    const gold1312 = goldLines[all.findIndex((q) => q.question_id === 1312)]!.split('\t')[0]!;
+    // Per question: each turn is a fixture call (sent back as `tool_calls`, or as hermes text in the content) or a final text.
+    type Turn = { call: string; as: 'tool_calls' | 'text' } | { text: string };
+    const plans: Record<number, Turn[]> = {
+      1312: [
+        { call: 'ok-text', as: 'tool_calls' },
+        { call: 'error-no-table', as: 'text' },
+        { text: `<think>found it</think>\n<answer>${gold1312}</answer>` },
+      ],
+      717: [
+        { call: 'rows-60-cut-to-50', as: 'text' },
+        { call: 'error-two-statements', as: 'tool_calls' },
+        { text: '<answer>SELECT power_name FROM superpower LIMIT 1</answer>' },
+      ],
+      195: [
+        { call: 'ok-int-count', as: 'tool_calls' },
+        { call: 'write-drop', as: 'text' },
+        { call: 'ok-duplicates', as: 'tool_calls' },
+        { call: 'ok-duplicates', as: 'text' },
+        { call: 'ok-int-count', as: 'text' },
+        { call: 'ok-int-count', as: 'tool_calls' },
+      ],
+    };
+    const ids = [1312, 717, 195];
+    const files = subset(ids);
+    const argsOf = (name: string) => JSON.stringify({ sql_query: verlCase(name).parameters.sql_query });
+    // TEST DOUBLE of a policy: turn k (the assistant messages so far) of a question's plan.
+    const turnOf = (body: Record<string, unknown>) => {
+      const id = questionOf(body, ids);
+      return plans[id]![messagesOf(body).filter((m) => m.role === 'assistant').length];
+    };
+    const server = await startOpenAiServer({
+      models: ['scripted-policy'],
+      text: (body) => {
+        const t = turnOf(body);
+        if (!t) return '';
+        if ('text' in t) return t.text;
+        return t.as === 'text'
+          ? `<think>look</think>\n<tool_call>\n{"name": "execute_sql", "arguments": ${argsOf(t.call)}}\n</tool_call>`
+          : '<think>look</think>';
+      },
+      toolCalls: (body) => {
+        const t = turnOf(body);
+        return t && 'call' in t && t.as === 'tool_calls' ? [{ name: 'execute_sql', arguments: argsOf(t.call) }] : null;
+      },
+    });
+    servers.push(server);
+    const runOut = tempFile('verl.run.json');
+    const run = await runCli([
+      'generate',
+      '--endpoint',
+      server.url,
+      '--model',
+      'scripted-policy',
+      '--preset',
+      'verl-text2sql-v1',
+      '--n',
+      '1',
+      '--dataset',
+      files.dataset,
+      '--gold',
+      files.gold,
+      '--db-root',
+      dbRoot,
+      '--tables',
+      tables,
+      '--run-out',
+      runOut,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const file = readJson(runOut);
+    expect(file.run.preset.id).toBe('verl-text2sql-v1');
+    for (const [i, id] of ids.entries()) {
+      const s = file.samples.find((x: { index: number }) => x.index === i);
+      const e = s.episode;
+      const plan = plans[id]!;
+      expect(e.envId).toBe('verl-sql');
+      expect(e.turnsUsed, `question ${id}`).toBe(plan.length);
+      plan.forEach((t, k) => {
+        const turn = e.turns[k];
+        if (!('call' in t)) return expect(turn.toolCalls).toBeUndefined();
+        // The last allowed turn's call never runs (verl's loop ends first).
+        if (k === 5) return expect(turn.toolCalls).toBeUndefined();
+        const c = verlCase(t.call);
+        const expected = t.call.startsWith('write') ? c.response_read_only! : c.response_query_order;
+        expect(
+          turn.toolCalls.map((r: { response: string }) => r.response),
+          `${id} turn ${k + 1}`,
+        ).toEqual([expected]);
+        expect(turn.observation).toBe(`<tool_response>\n${expected}\n</tool_response>`);
+        expect(turn.probeSql).toBe(c.parameters.sql_query);
+      });
+    }
+    const ep = (i: number) => file.samples.find((x: { index: number }) => x.index === i).episode;
+    expect(ep(0)).toMatchObject({ endReason: 'solution', presetReward: 1, finalSql: gold1312 });
+    expect(ep(1)).toMatchObject({ endReason: 'solution', presetReward: 0 });
+    expect(ep(2)).toMatchObject({ endReason: 'turn-limit', presetReward: -1, finalSql: null });
+    // The requests: the preset's tools, the calls sent back as tool_calls, each response as a tool message.
+    const reqs = server.completions().filter((r) => questionOf(r.body, ids) === 1312);
+    expect(reqs).toHaveLength(3);
+    expect(reqs.every((r) => JSON.stringify(r.body?.tools) === JSON.stringify(VERL_TEXT2SQL_PRESET.tools))).toBe(true);
+    const last = messagesOf(reqs[2]!.body) as Array<Msg & { tool_calls?: unknown; tool_call_id?: string }>;
+    expect(last.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(last[2]).toMatchObject({ content: '<think>look</think>', tool_calls: [{ type: 'function' }] });
+    expect(last[3]!.content).toBe(verlCase('ok-text').response_query_order);
+    expect(last[5]!.content).toBe(verlCase('error-no-table').response_query_order);
+    // The reference: `eval` of the final SQLs as a predictions file.
+    const preds = jsonlFile(
+      'verl-final.jsonl',
+      file.samples.map((s: { questionId: number; sql: string }) => ({ question_id: s.questionId, sql: s.sql })),
+    );
+    const evalOut = tempFile('verl-eval.run.json');
+    const ev = await runCli([
+      'eval',
+      '--predictions',
+      preds,
+      '--gold',
+      files.gold,
+      '--dataset',
+      files.dataset,
+      '--db-root',
+      dbRoot,
+      '--run-out',
+      evalOut,
+    ]);
+    expect(ev.code, ev.stderr).toBe(0);
+    expect(verdicts(runOut)).toEqual(verdicts(evalOut));
+    expect(verdicts(runOut).map(([, ex]) => ex)).toEqual([1, 0, 0]);
+  }, 120_000);
 });
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');

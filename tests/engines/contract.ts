@@ -52,8 +52,8 @@ export function engineContract(title: string, subject: () => ContractSubject): v
       const engine = await subject().create();
       expect(engine.kind).toMatch(/^[a-z]+$/);
       for (const v of Object.values(engine.capabilities)) expect(typeof v).toBe('boolean');
-      // continueFinal is optional (engines that can continue a final assistant message say so).
-      const keys = Object.keys(engine.capabilities).filter((k) => k !== 'continueFinal');
+      // continueFinal and toolRole are optional (engines that can continue a final assistant message, or take tool messages, say so).
+      const keys = Object.keys(engine.capabilities).filter((k) => k !== 'continueFinal' && k !== 'toolRole');
       expect(keys.sort()).toEqual(['logprobs', 'nativeN', 'streaming', 'tokenize']);
     });
 

@@ -453,3 +453,69 @@ describe('OpenAI-compatible engine against a local server', () => {
     expect((await e.generate(prompt, GREEDY))[0]!.text).toBe('<think>plan</think><answer>SELECT 1</answer>');
   });
 });
+
+describe('OpenAI-compatible engine: tool calls (a tool-calling preset, vLLM with a tool parser)', () => {
+  const tools = [{ type: 'function', function: { name: 'execute_sql', parameters: { type: 'object' } } }];
+  const toolPrompt: Prompt = {
+    messages: [
+      { role: 'user', content: 'How many heroes?' },
+      {
+        role: 'assistant',
+        content: '<think>count</think>',
+        toolCalls: [{ id: 'call_1_0', name: 'execute_sql', arguments: '{"sql_query": "SELECT 1"}' }],
+      },
+      { role: 'tool', content: '{\n  "result": "1"\n}', toolCallId: 'call_1_0' },
+    ],
+    tools,
+  };
+  const servers: OpenAiServer[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+  });
+
+  it.each([false, true])(
+    'sends tools, assistant tool_calls and tool messages; reads tool_calls back as hermes text (stream: %s)',
+    async (stream) => {
+      const server = await startOpenAiServer({
+        text: () => '<think>again</think>',
+        toolCalls: () => [{ name: 'execute_sql', arguments: '{"sql_query":"SELECT \'é\'"}' }],
+      });
+      servers.push(server);
+      const e = createOpenAiEngine({ baseUrl: server.url, model: 'test-model', stream });
+      await e.load({ id: 'test-model' });
+      expect(e.capabilities.toolRole).toBe(true);
+      const [c] = await e.generate(toolPrompt, GREEDY);
+      expect(c!.text).toBe(
+        '<think>again</think>\n<tool_call>\n{"name": "execute_sql", "arguments": {"sql_query": "SELECT \'é\'"}}\n</tool_call>',
+      );
+      const body = server.completions()[0]!.body!;
+      expect(body.tools).toEqual(tools);
+      expect(body.messages).toEqual([
+        { role: 'user', content: 'How many heroes?' },
+        {
+          role: 'assistant',
+          content: '<think>count</think>',
+          tool_calls: [
+            {
+              id: 'call_1_0',
+              type: 'function',
+              function: { name: 'execute_sql', arguments: '{"sql_query": "SELECT 1"}' },
+            },
+          ],
+        },
+        { role: 'tool', content: '{\n  "result": "1"\n}', tool_call_id: 'call_1_0' },
+      ]);
+      expect(body.continue_final_message).toBeUndefined();
+    },
+  );
+
+  it('a prompt without tools sends none, and the completions endpoint has no tool role', async () => {
+    const server = await startOpenAiServer();
+    servers.push(server);
+    const e = createOpenAiEngine({ baseUrl: server.url, model: 'test-model' });
+    await e.load({ id: 'test-model' });
+    await e.generate(prompt, GREEDY);
+    expect(server.completions()[0]!.body!.tools).toBeUndefined();
+    expect(createOpenAiEngine({ baseUrl: server.url, endpoint: 'completions' }).capabilities.toolRole).toBe(false);
+  });
+});

@@ -54,6 +54,16 @@ export interface OpenAiServerOptions {
   omitsLogprobs?: boolean;
   /** Text of choice i for a request (`call`: this completion request's number, from 1), or an HTTP failure; default `SELECT <i>` in a sql fence. */
   text?: (body: Record<string, unknown>, i: number, call: number) => string | HttpFailure;
+  /**
+   * Tool calls of choice i (chat only), returned as vLLM's OpenAI server returns them with a tool
+   * parser on: `message.tool_calls` (id, function name, arguments as JSON text), `content` the
+   * choice's text or null when empty, finish_reason `tool_calls`; streamed as `delta.tool_calls`.
+   */
+  toolCalls?: (
+    body: Record<string, unknown>,
+    i: number,
+    call: number,
+  ) => Array<{ name: string; arguments: string }> | null;
 }
 
 export interface OpenAiServer {
@@ -99,6 +109,13 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       return;
     }
     const texts = answers as string[];
+    const calls = Array.from({ length: n }, (_, i) => (chat ? (options.toolCalls?.(body, i, call) ?? null) : null));
+    const toolCalls = (i: number) =>
+      calls[i]!.map((c, k) => ({
+        id: `chatcmpl-tool-${call}-${i}-${k}`,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      }));
     const logprobs = (t: string) => {
       const toks = t.split(/(?=\s)/);
       return chat
@@ -119,7 +136,14 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
             : { index, text: piece, finish_reason: null };
           res.write(`data: ${JSON.stringify({ object: 'chunk', choices: [choice] })}\n\n`);
         }
-        const last = chat ? { index, delta: {}, finish_reason: 'stop' } : { index, text: '', finish_reason: 'stop' };
+        if (calls[index]?.length) {
+          const delta = { tool_calls: toolCalls(index).map((c, k) => ({ index: k, ...c })) };
+          res.write(
+            `data: ${JSON.stringify({ object: 'chunk', choices: [{ index, delta, finish_reason: null }] })}\n\n`,
+          );
+        }
+        const done = calls[index]?.length ? 'tool_calls' : 'stop';
+        const last = chat ? { index, delta: {}, finish_reason: done } : { index, text: '', finish_reason: 'stop' };
         res.write(`data: ${JSON.stringify({ choices: [last] })}\n\n`);
       });
       res.write(`data: ${JSON.stringify({ choices: [], usage })}\n\n`);
@@ -129,7 +153,14 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     const lp = (t: string) => (body.logprobs && !options.omitsLogprobs ? logprobs(t) : null);
     const choices = texts.map((t, index) =>
       chat
-        ? { index, message: { role: 'assistant', content: t }, finish_reason: 'stop', logprobs: lp(t) }
+        ? calls[index]?.length
+          ? {
+              index,
+              message: { role: 'assistant', content: t === '' ? null : t, tool_calls: toolCalls(index) },
+              finish_reason: 'tool_calls',
+              logprobs: lp(t),
+            }
+          : { index, message: { role: 'assistant', content: t }, finish_reason: 'stop', logprobs: lp(t) }
         : { index, text: t, finish_reason: 'stop', logprobs: lp(t) },
     );
     json(res, 200, {

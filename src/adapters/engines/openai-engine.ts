@@ -155,6 +155,8 @@ export class OpenAiEngine implements Engine {
       tokenize: (options.tokenizer ?? 'none') !== 'none',
       // The chat endpoint sends vLLM's continue_final_message when the last message is the assistant's.
       continueFinal: this.endpoint === 'chat',
+      // The chat endpoint takes `tools`, tool messages and assistant tool calls, and returns `tool_calls`.
+      toolRole: this.endpoint === 'chat',
     };
     this.http = new OpenAiHttp({
       ...options,
@@ -268,7 +270,7 @@ export class OpenAiEngine implements Engine {
     onText?: (i: number, piece: string) => void,
   ): Promise<ParsedReply> {
     const stream = this.capabilities.streaming;
-    const body = requestBody(this.endpoint, this.model, prompt.messages, p, n, seed, stream);
+    const body = requestBody(this.endpoint, this.model, prompt.messages, p, n, seed, stream, prompt.tools);
     return this.http.slots.run(() =>
       this.http.exchange('POST', ENDPOINT_PATH[this.endpoint], body, signal, async (res, where) => {
         const type = res.headers.get('content-type') ?? '';

@@ -6,6 +6,7 @@
 import type { ChatMessage, SamplingParams } from '../../core/engine/engine.ts';
 import { EngineError } from '../../core/engine/engine-error.ts';
 import { renderPlainChat } from '../../core/engine/plain-template.ts';
+import { hermesToolCalls } from '../../core/episode/verl-sql.ts';
 
 export type Endpoint = 'chat' | 'completions';
 
@@ -53,6 +54,7 @@ export function requestBody(
   n: number,
   seed: number | null,
   stream: boolean,
+  tools?: readonly unknown[],
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
@@ -65,7 +67,22 @@ export function requestBody(
   if (p.stop.length > 0) body.stop = p.stop;
   if (p.stopTokenIds && p.stopTokenIds.length > 0) body.stop_token_ids = p.stopTokenIds;
   if (endpoint === 'chat') {
-    body.messages = messages.map((m) => ({ role: m.role, content: m.content }));
+    body.messages = messages.map((m) => ({
+      role: m.role,
+      content: m.content,
+      ...(m.toolCalls?.length
+        ? {
+            tool_calls: m.toolCalls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: c.arguments },
+            })),
+          }
+        : {}),
+      ...(m.toolCallId !== undefined ? { tool_call_id: m.toolCallId } : {}),
+    }));
+    // A tool-calling preset's tools: the server's chat template renders them into the prompt.
+    if (tools && tools.length > 0) body.tools = tools;
     // A last assistant message is a prefill or the episode so far: the model continues it
     // (vLLM's chat template options; a server without them answers in a new turn).
     if (messages.at(-1)?.role === 'assistant') {
@@ -130,7 +147,28 @@ function chatText(message: Record<string, unknown>, where: string, i: number): s
     bad(where, `choices[${i}].message.content is ${describe(content)}`);
   const reasoning = message.reasoning_content ?? message.reasoning;
   const think = typeof reasoning === 'string' && reasoning !== '' ? `<think>${reasoning}</think>` : '';
-  return think + (content ?? '');
+  return withToolCalls(think + (content ?? ''), toolCallsOf(message.tool_calls));
+}
+
+/** A reply's `tool_calls` (a server with a tool parser on): name and arguments text of each. */
+function toolCallsOf(v: unknown): { name: string; arguments: string }[] {
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((c) => {
+    const f = isObj(c) && isObj(c.function) ? c.function : null;
+    if (!f || typeof f.name !== 'string') return [];
+    return [
+      { name: f.name, arguments: typeof f.arguments === 'string' ? f.arguments : JSON.stringify(f.arguments ?? {}) },
+    ];
+  });
+}
+
+/**
+ * The text with the server's parsed tool calls written back as the model wrote them (Qwen's
+ * hermes `<tool_call>` blocks, as its chat template renders them), so that every engine hands the
+ * episode runner one text to read.
+ */
+function withToolCalls(text: string, calls: readonly { name: string; arguments: string }[]): string {
+  return calls.length === 0 ? text : [...(text ? [text] : []), hermesToolCalls(calls)].join('\n');
 }
 
 export function parseReply(endpoint: Endpoint, json: unknown, where: string): ParsedReply {
@@ -175,7 +213,17 @@ export function parseReply(endpoint: Endpoint, json: unknown, where: string): Pa
 /** Accumulates a streamed reply (Server-Sent Events) into the same shape as `parseReply`. */
 export class StreamAccumulator {
   /** `finish` stays null until the server sends the choice's finish_reason. */
-  private readonly texts = new Map<number, { text: string; finish: 'stop' | 'length' | null; logprobs: number[] }>();
+  private readonly texts = new Map<
+    number,
+    {
+      text: string;
+      finish: 'stop' | 'length' | null;
+      logprobs: number[];
+      calls?: Map<number, { name: string; arguments: string }>;
+      /** The server's reasoning (`reasoning_content`) is open: a `</think>` goes before the next content. */
+      reasoning?: boolean;
+    }
+  >();
   private pending = '';
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
@@ -206,7 +254,10 @@ export class StreamAccumulator {
         .sort((a, b) => a[0] - b[0])
         .map(([index, c]): ParsedChoice => ({
           index,
-          text: c.text,
+          text: withToolCalls(
+            c.text,
+            c.calls ? [...c.calls.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v) : [],
+          ),
           // A choice with no finish_reason is finished when the server said [DONE], cut when it did not.
           finishReason: c.finish ?? 'stop',
           logprobs: c.logprobs.length > 0 ? c.logprobs : null,
@@ -244,11 +295,27 @@ export class StreamAccumulator {
       let piece = '';
       if (this.endpoint === 'chat' && isObj(c.delta)) {
         const r = c.delta.reasoning_content ?? c.delta.reasoning;
-        if (typeof r === 'string' && r !== '') piece += (slot.text.startsWith('<think>') ? '' : '<think>') + r;
+        // Whether the server's reasoning is open is kept apart from the text: content may itself hold `<think>`.
+        if (typeof r === 'string' && r !== '') {
+          piece += (slot.reasoning ? '' : '<think>') + r;
+          slot.reasoning = true;
+        }
         if (typeof c.delta.content === 'string' && c.delta.content !== '') {
-          if (slot.text.startsWith('<think>') && !slot.text.includes('</think>')) piece += '</think>';
+          if (slot.reasoning) piece += '</think>';
+          slot.reasoning = false;
           piece += c.delta.content;
         }
+        if (Array.isArray(c.delta.tool_calls))
+          for (const [k, t] of c.delta.tool_calls.entries()) {
+            if (!isObj(t)) continue;
+            slot.calls ??= new Map();
+            const at = typeof t.index === 'number' ? t.index : k;
+            const call = slot.calls.get(at) ?? { name: '', arguments: '' };
+            const f = isObj(t.function) ? t.function : {};
+            if (typeof f.name === 'string') call.name += f.name;
+            if (typeof f.arguments === 'string') call.arguments += f.arguments;
+            slot.calls.set(at, call);
+          }
       } else if (typeof c.text === 'string') piece = c.text;
       if (piece) {
         slot.text += piece;

@@ -208,7 +208,8 @@ export class WebLlmEngine implements Engine {
       const logprobs: number[] = [];
       try {
         const chunks = await engine.chat.completions.create({
-          messages: prompt.messages.map((m) => ({ role: m.role, content: m.content })),
+          // No tool role here (capabilities.toolRole): a tool message would be a user turn.
+          messages: prompt.messages.map((m) => ({ role: m.role === 'tool' ? 'user' : m.role, content: m.content })),
           temperature: params.temperature,
           top_p: params.topP,
           max_tokens: params.maxTokens,

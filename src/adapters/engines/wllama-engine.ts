@@ -174,7 +174,14 @@ export class WllamaEngine implements Engine {
     if (!model) throw new EngineError('NOT_LOADED', 'no model is loaded: call load() first');
     this.interrupted = false;
     const input = model.hasChatTemplate
-      ? { kind: 'chat' as const, messages: prompt.messages.map((m) => ({ role: m.role, content: m.content })) }
+      ? {
+          kind: 'chat' as const,
+          // No tool role here (capabilities.toolRole): a tool message would be a user turn.
+          messages: prompt.messages.map((m) => ({
+            role: m.role === 'tool' ? ('user' as const) : m.role,
+            content: m.content,
+          })),
+        }
       : { kind: 'text' as const, prompt: renderPlainChat(prompt.messages) };
     const stop = model.hasChatTemplate ? params.stop : [...params.stop, ...PLAIN_TEMPLATE_STOP];
     const self = { interrupt: () => this.interrupt(), stopped: () => this.interrupted };

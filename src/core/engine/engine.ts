@@ -5,8 +5,13 @@
 import type { AbortSignalLike } from '../eval/executor.ts';
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  /** `tool`: a tool's answer; only engines whose `capabilities.toolRole` is true are sent one. */
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** An assistant message's tool calls (OpenAI `tool_calls`: id, function name, arguments as JSON text). */
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  /** A tool message's call id (OpenAI `tool_call_id`). */
+  toolCallId?: string;
 }
 
 /** A prompt is chat messages; engines without a chat template render them with their own template. */
@@ -14,6 +19,8 @@ export interface Prompt {
   messages: ChatMessage[];
   /** The question this prompt asks (set by buildPrompt): engines name it in their error messages. */
   questionId?: number;
+  /** Tools the policy may call (OpenAI `tools` schemas; a tool-calling preset's); engines without tools ignore them. */
+  tools?: readonly unknown[];
 }
 
 export interface SamplingParams {
@@ -91,6 +98,12 @@ export interface EngineCapabilities {
    * multi-turn episode is played as a conversation (docs/multi-turn.md).
    */
   continueFinal?: boolean;
+  /**
+   * Takes `tool` messages, assistant `toolCalls` and `tools`, and reports the model's tool calls
+   * (an OpenAI-compatible server: its chat template renders them). Absent or false: a tool-calling
+   * episode is sent as the text the model's template would render (docs/multi-turn.md).
+   */
+  toolRole?: boolean;
 }
 
 export interface LoadProgress {

@@ -15,7 +15,12 @@ import type { ChatMessage } from './engine.ts';
 
 export const PLAIN_TEMPLATE_STOP: readonly string[] = ['\nUser:', '\nSystem:'];
 
-const LABEL: Record<ChatMessage['role'], string> = { system: 'System', user: 'User', assistant: 'Assistant' };
+const LABEL: Record<ChatMessage['role'], string> = {
+  system: 'System',
+  user: 'User',
+  assistant: 'Assistant',
+  tool: 'Tool',
+};
 
 export function renderPlainChat(messages: readonly ChatMessage[]): string {
   const turns = messages.map((m) => `${LABEL[m.role]}: ${m.content.trim()}`);

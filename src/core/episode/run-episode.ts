@@ -5,8 +5,10 @@
  */
 import { isDone, observationText, parseSqlAction, verifyFormat, type SkyrlSqlEnv } from './skyrl-sql.ts';
 import type { ChatMessage, EndReason, Episode, EpisodePorts, EpisodeTurn } from './types.ts';
+import { runVerlEpisode, type VerlSqlEnv } from './verl-sql.ts';
 
-export type EpisodeEnv = SkyrlSqlEnv;
+/** The environments the runner plays: SkyRL-SQL's tags, the verl tutorial's tool calls. */
+export type EpisodeEnv = SkyrlSqlEnv | VerlSqlEnv;
 
 export interface EpisodeSpec {
   env: EpisodeEnv;
@@ -42,6 +44,7 @@ export async function runEpisode(
   initialMessages: readonly ChatMessage[],
 ): Promise<Episode> {
   const { env } = spec;
+  if (env.kind === 'verl-sql') return runVerlEpisode(env, ports, initialMessages);
   const turns: EpisodeTurn[] = [];
   // The environment's chat history: actions and observations, without the prompt (env.py).
   const history: string[] = [];

@@ -7,8 +7,21 @@ import type { SqlValue } from '../types.ts';
 import type { StorageClass } from '../prompt/schema-source.ts';
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  /** `tool`: a tool's answer, sent only to engines with a tool role (the verl tutorial's environment). */
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** An assistant message's tool calls (OpenAI `tool_calls`), for engines with a tool role. */
+  toolCalls?: ToolCallMessage[];
+  /** A tool message's call id (OpenAI `tool_call_id`). */
+  toolCallId?: string;
+}
+
+/** One tool call of an assistant message, as OpenAI-compatible servers take it back. */
+export interface ToolCallMessage {
+  id: string;
+  name: string;
+  /** The arguments as JSON text. */
+  arguments: string;
 }
 
 export interface ChatOptions {
@@ -20,6 +33,8 @@ export interface ChatOptions {
    * an engine continues it without closing it (vLLM: `continue_final_message`).
    */
   continueFinal: boolean;
+  /** The tools' schemas (OpenAI `tools`) the policy may call; absent for environments without tools. */
+  tools?: readonly unknown[];
 }
 
 export interface ChatReply {
@@ -32,6 +47,8 @@ export interface ChatReply {
    * servers do); the runner puts it back, as SkyRL's vLLM (`include_stop_str_in_output`) keeps it.
    */
   stoppedBy?: string | null;
+  /** `length`: the reply was cut by the token limit (verl then ends the episode without reading a tool call). */
+  finishReason?: 'stop' | 'length';
 }
 
 /** One probe's outcome; exactly one of rows / error / timedOut describes it. */
@@ -72,6 +89,18 @@ export interface EpisodeTurn {
   observation: string | null;
   /** Milliseconds the turn took: the policy's reply and the probe. */
   ms: number;
+  /**
+   * Every tool call of the turn (the verl environment: a turn may call several), in order: its SQL
+   * (null when the arguments had none), the probe (null when the call was refused before running)
+   * and the tool's response text. `probeSql`/`probe` are the first call's.
+   */
+  toolCalls?: ToolCallRecord[];
+}
+
+export interface ToolCallRecord {
+  sql: string | null;
+  probe: ProbeResult | null;
+  response: string;
 }
 
 export interface Episode {

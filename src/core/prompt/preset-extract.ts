@@ -38,7 +38,7 @@ function skyrlSolution(output: string): string | null {
   const tail = output.slice(at + '<solution>'.length);
   if (count(tail, '</solution>') !== 1) return null;
   const solution = tail.slice(0, tail.indexOf('</solution>'));
-  if (/<\/?(think|sql|observation)\b/i.test(solution)) return null;
+  if (/<\/?(think|sql|observation)(?![\p{L}\p{N}_])/iu.test(solution)) return null; // Python's \b is Unicode-aware
   if (!/<think>[\s\S]*?<\/think>/.test(output)) return null;
   for (const m of pre.matchAll(/<\/observation>/gi)) {
     const rest = pre.slice(m.index + m[0].length).replace(PY_LSTRIP, '');
@@ -48,13 +48,13 @@ function skyrlSolution(output: string): string | null {
 }
 
 /** The verl tutorial's `extract_sql_solution` (rl-tutorial/text2sql/text2sql_reward_func.py). */
-function verlAnswer(text: string): string | null {
+export function verlAnswer(text: string): string | null {
   if (count(text, '<answer>') !== 1 || count(text, '</answer>') !== 1) return null;
   const tail = text.slice(text.indexOf('<answer>') + '<answer>'.length);
   const end = tail.indexOf('</answer>');
   if (end < 0) return null; // </answer> before <answer>: Python's unpacking fails, no answer
   const answer = tail.slice(0, end);
-  if (/<\/?(think|tool_call|tool_response)\b/i.test(answer)) return null;
+  if (/<\/?(think|tool_call|tool_response)(?![\p{L}\p{N}_])/iu.test(answer)) return null; // Python's \b is Unicode-aware
   return pyStrip(answer);
 }
 

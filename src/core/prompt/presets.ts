@@ -370,7 +370,7 @@ export const VERL_TEXT2SQL_PRESET: PolicyPreset = {
     finalSummaryPrompt:
       'You have reached the maximum number of interaction turns. Please provide your final answer directly using the <answer></answer> tags.',
     rewardRule: 'verl-answer-ex',
-    rewardReads: 'last-assistant',
+    rewardReads: 'whole-chat',
   },
 };
 

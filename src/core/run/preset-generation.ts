@@ -9,8 +9,9 @@
  * `evaluate` port: generationScorer), exactly as a replay of the same SQL.
  */
 import type { Engine, ModelRef, SamplingParams } from '../engine/engine.ts';
-import { runEpisode } from '../episode/run-episode.ts';
-import { SKYRL_SQL_DEFAULTS, type SkyrlSqlEnv } from '../episode/skyrl-sql.ts';
+import { runEpisode, type EpisodeEnv } from '../episode/run-episode.ts';
+import { SKYRL_SQL_DEFAULTS } from '../episode/skyrl-sql.ts';
+import { VERL_SQL_DEFAULTS } from '../episode/verl-sql.ts';
 import type { ChatMessage, ChatReply, Episode, ProbeResult } from '../episode/types.ts';
 import { extractAnswer } from '../prompt/preset-extract.ts';
 import {
@@ -70,14 +71,32 @@ export function presetSampling(preset: PolicyPreset, choice: PresetSamplingChoic
   };
 }
 
-/** The environment a multi-turn preset describes, as the episode runner plays it; an error for one it cannot play. */
-export function presetEnv(preset: PolicyPreset, conversation: boolean): SkyrlSqlEnv {
+/**
+ * The environment a multi-turn preset describes, as the episode runner plays it. `conversation`:
+ * the engine cannot continue a final assistant message (SkyRL's conversation mode); `toolRole`:
+ * the engine takes tool messages (the verl tutorial's tool answers go back as `tool` messages,
+ * else as the user turn Qwen's template renders them into).
+ */
+export function presetEnv(preset: PolicyPreset, conversation: boolean, toolRole = false): EpisodeEnv {
   const mt = preset.multiTurn;
   if (!mt) throw new Error(`preset ${preset.id} is single-turn: it has no environment`);
+  if (mt.probeStyle === 'tool-call' && mt.rewardRule === 'verl-answer-ex')
+    return {
+      ...VERL_SQL_DEFAULTS,
+      maxTurns: mt.maxTurns,
+      probeTimeoutMs: mt.probeTimeoutMs,
+      maxResultChars: mt.maxObservationChars,
+      maxResultRows: mt.truncateToRows,
+      toolName: mt.probeTag,
+      tools: preset.tools,
+      finalSummary: mt.finalSummary,
+      summaryPrompt: mt.finalSummaryPrompt ?? VERL_SQL_DEFAULTS.summaryPrompt,
+      toolRole,
+    };
   if (mt.probeStyle !== 'tag' || mt.rewardRule !== 'skyrl-format-ex')
     throw new Error(
-      `preset ${preset.id}: its environment (${mt.probeStyle} probes, ${mt.rewardRule} reward) is not played by the episode runner yet; ` +
-        'the multi-turn preset it plays is skyrl-sql-v1',
+      `preset ${preset.id}: its environment (${mt.probeStyle} probes, ${mt.rewardRule} reward) is not played by the episode runner; ` +
+        'the multi-turn environments it plays are skyrl-sql-v1 (tag probes, skyrl-format-ex) and verl-text2sql-v1 (tool calls, verl-answer-ex)',
     );
   return {
     ...SKYRL_SQL_DEFAULTS,
@@ -134,11 +153,14 @@ export function storedEpisode(e: Episode): Episode {
       : v instanceof Uint8Array
         ? Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('')
         : v;
+  const stored = (p: ProbeResult): ProbeResult => ({ ...p, rows: p.rows.map((row) => row.map(plain)) });
   return {
     ...e,
-    turns: e.turns.map((t) =>
-      t.probe ? { ...t, probe: { ...t.probe, rows: t.probe.rows.map((row) => row.map(plain)) } } : t,
-    ),
+    turns: e.turns.map((t) => {
+      const out = t.probe ? { ...t, probe: stored(t.probe) } : { ...t };
+      if (t.toolCalls) out.toolCalls = t.toolCalls.map((c) => (c.probe ? { ...c, probe: stored(c.probe) } : c));
+      return out;
+    }),
   };
 }
 
@@ -198,7 +220,9 @@ export async function runPresetGeneration(
   const now = () => ports.now();
   const fingerprint = presetFingerprint(preset);
   // Engines that cannot continue a final assistant message get SkyRL's conversation mode.
-  const env = preset.multiTurn ? presetEnv(preset, engine.capabilities.continueFinal !== true) : null;
+  const env = preset.multiTurn
+    ? presetEnv(preset, engine.capabilities.continueFinal !== true, engine.capabilities.toolRole === true)
+    : null;
   let done = 0;
 
   const single = async (job: GenerationJob, messages: ChatMessage[], s: number): Promise<Produced> => {
@@ -230,10 +254,14 @@ export async function runPresetGeneration(
     const t0 = now();
     const chat = async (
       turnMessages: readonly ChatMessage[],
-      options: { stop: readonly string[] },
+      options: { stop: readonly string[]; tools?: readonly unknown[] },
     ): Promise<ChatReply> => {
       const [c] = await engine.generate(
-        { messages: [...turnMessages], questionId: job.question.questionId },
+        {
+          messages: [...turnMessages],
+          questionId: job.question.questionId,
+          ...(options.tools ? { tools: options.tools } : {}),
+        },
         { ...params, stop: [...options.stop] },
         { signal },
       );
@@ -242,7 +270,12 @@ export async function runPresetGeneration(
       tokensIn ??= c.tokensIn;
       tokensOut += c.tokensOut ?? 0;
       const stoppedBy = c.stopReason ?? (c.finishReason === 'stop' ? inferredStop(c.text, options.stop) : null);
-      return { text: c.text, ...(c.tokensOut !== null ? { tokens: c.tokensOut } : {}), stoppedBy };
+      return {
+        text: c.text,
+        ...(c.tokensOut !== null ? { tokens: c.tokensOut } : {}),
+        stoppedBy,
+        finishReason: c.finishReason === 'length' ? 'length' : 'stop',
+      };
     };
     const e = await runEpisode(
       { env: env!, dbId: job.question.dbId },
@@ -253,7 +286,10 @@ export async function runPresetGeneration(
       sample: s,
       text: episodeText(e),
       sql: e.finalSql ?? '',
-      extraction: { rule: e.finalSql === null ? 'none' : 'solution-tag', thinkStripped: false },
+      extraction: {
+        rule: e.finalSql === null ? 'none' : env!.kind === 'verl-sql' ? 'answer-tag' : 'solution-tag',
+        thinkStripped: false,
+      },
       prompt: messages,
       tokensIn,
       tokensOut,

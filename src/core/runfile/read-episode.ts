@@ -49,7 +49,7 @@ function readProbe(r: JsonReader, v: unknown, path: string): ProbeResult {
 
 function readTurn(r: JsonReader, v: unknown, path: string): EpisodeTurn {
   const o = r.obj(v, path);
-  return {
+  const turn: EpisodeTurn = {
     text: r.str(o, 'text', path),
     tokens: r.nullable(o, 'tokens', path, r.int),
     probeSql: r.nullable(o, 'probeSql', path, r.str),
@@ -57,6 +57,18 @@ function readTurn(r: JsonReader, v: unknown, path: string): EpisodeTurn {
     observation: r.nullable(o, 'observation', path, r.str),
     ms: r.num(o, 'ms', path),
   };
+  // The verl environment's turns: every tool call (SQL, probe, the tool's response).
+  if (o.toolCalls !== undefined)
+    turn.toolCalls = r.arr(o.toolCalls, `${path}.toolCalls`).map((c, i) => {
+      const at = `${path}.toolCalls[${i}]`;
+      const co = r.obj(c, at);
+      return {
+        sql: r.nullable(co, 'sql', at, r.str),
+        probe: co.probe === null ? null : readProbe(r, co.probe, `${at}.probe`),
+        response: r.str(co, 'response', at),
+      };
+    });
+  return turn;
 }
 
 /** A sample's episode; use as `readEpisode(r, o.episode, `${path}.episode`)`. */

@@ -37,12 +37,37 @@ describe('inferredStop', () => {
 });
 
 describe('presetEnv', () => {
-  it("plays SkyRL's environment with the preset's limits; refuses the tool-call environment by name", () => {
+  it("plays SkyRL's environment with the preset's limits", () => {
     expect(presetEnv(SKYRL_SQL_PRESET, false)).toMatchObject({
       maxTurns: 5,
       probeTimeoutMs: 5000,
       conversation: false,
     });
-    expect(() => presetEnv(VERL_TEXT2SQL_PRESET, false)).toThrow(/verl-text2sql-v1.*not played/);
+  });
+
+  it("plays the verl tutorial's tool-call environment with the preset's limits and tools; tool role as the engine allows", () => {
+    const env = presetEnv(VERL_TEXT2SQL_PRESET, false, true);
+    expect(env).toMatchObject({
+      kind: 'verl-sql',
+      maxTurns: 6,
+      probeTimeoutMs: 30_000,
+      maxResultChars: 9000,
+      maxResultRows: 50,
+      toolName: 'execute_sql',
+      finalSummary: false,
+      summaryPrompt: VERL_TEXT2SQL_PRESET.multiTurn!.finalSummaryPrompt,
+      toolRole: true,
+    });
+    expect(env.kind === 'verl-sql' && env.tools).toEqual(VERL_TEXT2SQL_PRESET.tools);
+    expect(presetEnv(VERL_TEXT2SQL_PRESET, true)).toMatchObject({ toolRole: false });
+  });
+
+  it('refuses an environment it cannot play, by name', () => {
+    const odd = {
+      ...SKYRL_SQL_PRESET,
+      id: 'odd-v1',
+      multiTurn: { ...SKYRL_SQL_PRESET.multiTurn!, probeStyle: 'tool-call' as const },
+    };
+    expect(() => presetEnv(odd, false)).toThrow(/odd-v1.*tool-call probes, skyrl-format-ex reward.*not played/);
   });
 });
