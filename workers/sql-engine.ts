@@ -20,7 +20,7 @@ import { softF1 } from '../src/core/compare/soft-f1.ts';
 import { errorMessage, WorkbenchError } from '../src/core/errors.ts';
 import { looksLikeQuery } from '../src/core/sql/python-statement.ts';
 import { resultKey } from '../src/core/rl/result-key.ts';
-import { WRITES, isNonDeterministic } from '../src/core/run/reuse.ts';
+import { WRITES, isNonDeterministic, viewIsNonDeterministic } from '../src/core/run/reuse.ts';
 import type { SqlValue } from '../src/core/types.ts';
 import { suiteKey } from '../src/core/ts/suite.ts';
 import type {
@@ -73,6 +73,12 @@ interface OpenDb {
    */
   lastFp: Fingerprint | null;
   sizeBytes: number;
+  /**
+   * A view of the database whose definition is not deterministic (reuse.ts's
+   * viewIsNonDeterministic), or null: a query may read it whatever its own text says, so no
+   * gold is reused and each result says so (ExecDone.nondeterministicView).
+   */
+  nondeterministicView: string | null;
 }
 
 /** One execution and what it did to the connection. */
@@ -362,6 +368,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       drop(dbId);
       const db = openSharing(sql(), bytes);
       let tables: number;
+      let nondeterministicView: string | null = null;
       try {
         pinConnection(db, bytes.length);
         tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
@@ -372,6 +379,9 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
             'BAD_DATABASE',
             `damaged: ${check.replace(/\s+/g, ' ').replace('*** in database main *** ', '')}`,
           );
+        const views = db.exec("SELECT name, sql FROM sqlite_master WHERE type = 'view'")[0]?.values ?? [];
+        const unstable = views.find(([, text]) => typeof text !== 'string' || viewIsNonDeterministic(text));
+        if (unstable) nondeterministicView = String(unstable[0]);
       } catch (err) {
         db.close();
         throw new WorkbenchError(
@@ -389,6 +399,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         fpStmt: null,
         lastFp: null,
         sizeBytes: bytes.length,
+        nondeterministicView,
       });
       evict(dbId);
       return { sizeBytes: bytes.length, tables };
@@ -421,7 +432,11 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
           // The gold of a pristine database is the same for every sample whose prediction left
           // it untouched: executed once, then taken from `golds` (it adds no time to the item).
           const key =
-            req.reuseGold && !entry.dirty && !p.wrote && goldReusable(req.goldSql)
+            req.reuseGold &&
+            !entry.dirty &&
+            !p.wrote &&
+            entry.nondeterministicView === null &&
+            goldReusable(req.goldSql)
               ? goldKey(req.dbId, req.goldSql)
               : null;
           const known = key === null ? undefined : golds.get(key);
@@ -444,6 +459,8 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       }
       settle(req.dbId, entry);
       const elapsedMs = performance.now() - t0;
+      const view = entry.nondeterministicView;
+      const unstable = view === null ? {} : { nondeterministicView: view };
       if (error !== null || !pred || !gold) {
         return {
           kind: 'done',
@@ -461,6 +478,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
           elapsedMs,
           ...(predKey !== undefined ? { resultKey: predKey } : {}),
           ...(goldReused ? { goldReused } : {}),
+          ...unstable,
           ...takeRetire(),
         };
       }
@@ -483,6 +501,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         elapsedMs,
         resultKey: predKey!,
         ...(goldReused ? { goldReused } : {}),
+        ...unstable,
         ...takeRetire(),
       };
     },
@@ -617,7 +636,10 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         if (!entry || !prepare(req.dbId, entry, texts)) return { kind: 'need-db' };
         const run = (text: string, reversed: boolean) => {
           // The gold in the usual order is usually known from the item's EX (gold reuse).
-          const known = reversed || !goldReusable(text) ? undefined : golds.get(goldKey(req.dbId, text));
+          const known =
+            reversed || entry.nondeterministicView !== null || !goldReusable(text)
+              ? undefined
+              : golds.get(goldKey(req.dbId, text));
           if (known) return known.error === null ? known.result : null;
           if (reversed) entry.db.exec('PRAGMA reverse_unordered_selects = ON');
           try {

@@ -56,6 +56,8 @@ export interface ExecDone {
   resultKey?: string;
   /** The gold's result came from an earlier item (it was not executed for this one). */
   goldReused?: boolean;
+  /** The database holds a view that is not deterministic (its name): the verdict is neither shared nor cached. */
+  nondeterministicView?: string;
   /**
    * Replace this worker after the item, and why: an execution went over one of its memory
    * bounds (its wasm memory grew to the heap limit), or SQLite's heap limits were changed

@@ -469,6 +469,7 @@ export class SqlPool implements SqlExecutor {
           elapsedMs: exec.elapsedMs,
           ...(exec.resultKey !== undefined ? { resultKey: exec.resultKey } : {}),
           ...(exec.goldReused ? { goldReused: true } : {}),
+          ...(exec.nondeterministicView !== undefined ? { nondeterministicView: exec.nondeterministicView } : {}),
           ...executedOn,
           ...(notTimed !== null ? { rvesNotTimed: notTimed } : {}),
           ...(exec.predRowCount !== null ? { predColumnCount: exec.predColumns.length } : {}),

@@ -136,6 +136,12 @@ export interface ItemResult {
   /** The gold's result was taken from an earlier item on the pristine database (not executed for this one). */
   goldReused?: boolean;
   /**
+   * The database executed on holds a view whose definition is not deterministic (its name, e.g.
+   * `CREATE VIEW v AS SELECT random()`): a query may read it whatever its own text says, so the
+   * verdict is never shared with an identical item nor cached (src/core/run/reuse.ts).
+   */
+  nondeterministicView?: string;
+  /**
    * The sha256 of the database bytes the item was executed on, as the executor loaded them (the
    * verdict cache stores the verdict under it, and nothing without it). Absent when not executed
    * or not known; never part of a sample's record.

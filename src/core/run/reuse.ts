@@ -7,6 +7,8 @@
  * - SQL whose result may change between executions: anything but the calls and keywords
  *   isNonDeterministic below allows;
  * - SQL that may write (WRITES below), and any item whose first execution changed the database;
+ * - any item executed on a database that holds a view which is not deterministic
+ *   (viewIsNonDeterministic: `SELECT * FROM v` reads `random()` when v does);
  * - timeouts and failures of the machine rather than of the SQL (a killed worker): only `ok`
  *   and SQLite's own errors (prefixed `prediction:` or `gold:`) are reused;
  * - R-VES runs: R-VES times each item itself.
@@ -201,6 +203,24 @@ export function isNonDeterministic(sql: string): boolean {
   return answer;
 }
 
+/**
+ * Whether a view, by its definition as sqlite_master keeps it (`CREATE VIEW v(a, b) AS SELECT
+ * ...`), may give other rows from one read to the next: isNonDeterministic on the query after
+ * the first `AS` outside parentheses (a column list `v(a, b)` names no function). A text read
+ * otherwise is not deterministic. A query that reads such a view is not deterministic either,
+ * whatever its own text: the executor reports each item run on such a database
+ * (ItemResult.nondeterministicView), and its verdict is neither shared nor cached.
+ */
+export function viewIsNonDeterministic(createSql: string): boolean {
+  let depth = 0;
+  for (const t of tokenizeSql(createSql)) {
+    if (isOp(t, '(')) depth++;
+    else if (isOp(t, ')')) depth--;
+    else if (depth === 0 && isWord(t, 'AS')) return isNonDeterministic(createSql.slice(t.start + t.text.length));
+  }
+  return true;
+}
+
 /** Statements that may change the database or the connection (conservative: anywhere in the text). */
 export const WRITES =
   /\b(insert|update|delete|replace|drop|create|alter|attach|detach|pragma|vacuum|reindex|analyze|begin|commit|rollback|savepoint|release)\b/i;
@@ -310,7 +330,7 @@ export function reusable(item: EvalItem): boolean {
 
 /** Whether an executed item's verdict is one its duplicates would get too. */
 export function shareable(r: ItemResult): boolean {
-  if (r.mutatedDb) return false;
+  if (r.mutatedDb || r.nondeterministicView !== undefined) return false;
   if (r.status === 'ok') return true;
   return r.status === 'error' && r.error !== null && /^(prediction|gold): /.test(r.error);
 }

@@ -13,6 +13,10 @@
  * rule of src/core/compare or the workers' Python semantics changes). Never cached:
  * - SQL that may write or is not deterministic (reuse.ts's WRITES and isNonDeterministic, an
  *   allow-list of functions, on either text), and an item whose execution changed the database;
+ * - any item executed on a database that holds a view which is not deterministic (reuse.ts's
+ *   viewIsNonDeterministic, decided by the worker on the bytes it opened: `SELECT * FROM v`
+ *   reads `random()` when v does). Nothing of such bytes is ever stored, so their sha256 finds
+ *   nothing, and their items are executed every time;
  * - timeouts (the machine's load decides them) and failures of the machine (a killed worker, a
  *   database that could not be read, a missing database): only `ok` and SQLite's own errors
  *   (`prediction:` / `gold:`);
@@ -26,9 +30,11 @@ import { normalizedSql, reusable } from './reuse.ts';
 
 /**
  * Bumped when a rule that decides EX, Soft-F1, a status or an error text changes, or the key's
- * normalisation of a text (2: SQLite's whitespace only, where 1 trimmed Unicode spaces and a `;`).
+ * normalisation of a text, or what may be stored (2: SQLite's whitespace only, where 1 trimmed
+ * Unicode spaces and a `;`; 3: nothing executed on a database with a view that is not
+ * deterministic, which 2 stored).
  */
-export const VERDICT_RULES = 2;
+export const VERDICT_RULES = 3;
 
 /** What a verdict is computed with, besides the item and its database. */
 export interface VerdictContext {
@@ -65,7 +71,7 @@ export const cacheableItem = (item: EvalItem): boolean => reusable(item);
  * timeout: the machine's load decides it, not the SQL.
  */
 export function cacheableResult(r: ItemResult): boolean {
-  if (r.mutatedDb || r.rves !== null || r.ts !== undefined) return false;
+  if (r.mutatedDb || r.nondeterministicView !== undefined || r.rves !== null || r.ts !== undefined) return false;
   if (r.status === 'ok') return true;
   return r.status === 'error' && r.error !== null && /^(prediction|gold): /.test(r.error);
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EVAL_OPTIONS, type SqlExecutor } from '../../../src/core/eval/executor.ts';
-import { WRITES, isNonDeterministic, normalizedSql, planReuse, reusable } from '../../../src/core/run/reuse.ts';
+import {
+  WRITES,
+  isNonDeterministic,
+  normalizedSql,
+  planReuse,
+  reusable,
+  viewIsNonDeterministic,
+} from '../../../src/core/run/reuse.ts';
 import { runEvaluation } from '../../../src/core/run/replay.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
 import { evalItem, ranResult } from '../../helpers/item-results.ts';
@@ -209,6 +216,33 @@ describe('reuse of identical items', () => {
     });
     expect(sqlError.executed).toEqual(['0:SELECT x']);
     expect(out.results[1]).toMatchObject({ sample: 1, status: 'error', error: 'prediction: no such table: x' });
+  });
+
+  it('executes the duplicates themselves when the first ran on a database with a view that is not deterministic', async () => {
+    const items = [item(0, 0, 'SELECT r FROM v'), item(0, 1, 'SELECT r FROM v'), item(0, 2, 'SELECT r FROM v')];
+    const { executor, executed } = countingExecutor(() => ({ nondeterministicView: 'v' }));
+    const out = await runEvaluation(items, DEFAULT_EVAL_OPTIONS, { executor });
+    expect(executed).toEqual(['0:SELECT r FROM v', '0:SELECT r FROM v', '0:SELECT r FROM v']);
+    expect(out.reused).toBe(0);
+  });
+
+  it("reads a view's definition after its first AS outside parentheses: a column list names no function", () => {
+    for (const sql of [
+      'CREATE VIEW v AS SELECT random() AS r',
+      "CREATE VIEW v(d) AS SELECT date('now')",
+      'CREATE VIEW "v(x)" AS SELECT * FROM t WHERE a > abs(random())',
+      'CREATE VIEW v AS SELECT CURRENT_TIMESTAMP',
+      'CREATE VIEW v AS SELECT my_function(a) FROM t',
+      // a text read otherwise (no AS) is not deterministic
+      'CREATE VIEW v',
+    ])
+      expect(viewIsNonDeterministic(sql), sql).toBe(true);
+    for (const sql of [
+      'CREATE VIEW w(n) AS SELECT count(*) FROM superhero',
+      'CREATE VIEW "as" AS SELECT a AS b, upper(c) FROM t',
+      'create view w as select cast(a as integer) from t',
+    ])
+      expect(viewIsNonDeterministic(sql), sql).toBe(false);
   });
 
   it('reuses nothing in an R-VES run, which times every item itself', () => {

@@ -13,6 +13,8 @@ describe("the verdict cache's policy", () => {
     expect(cacheableResult(ranResult(item, 0, { status: 'timeout', error: 'timeout after 30 s' }))).toBe(false);
     expect(cacheableResult(ranResult(item, 0, { status: 'timeout', error: null }))).toBe(false);
     expect(cacheableResult(ranResult(item, 0, { mutatedDb: true }))).toBe(false);
+    // Executed on a database whose view `v` is not deterministic: the query's text does not show it.
+    expect(cacheableResult(ranResult(item, 1, { nondeterministicView: 'v' }))).toBe(false);
     expect(cacheableResult(ranResult(item, 0, { status: 'error', error: 'the worker stopped' }))).toBe(false);
   });
 
