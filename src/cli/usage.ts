@@ -18,7 +18,8 @@ export const GOLD_CHECK_USAGE = `usage: npm run --silent cli -- gold-check --gol
     exit 0: every gold ran (other issues are listed); 1: some gold fails (listed as "gold fails"); 2: nothing could be checked`;
 
 export const HARNESS_USAGE = `usage: npm run --silent cli -- harness --completions FILE|DIR --gold FILE --dataset FILE --db-root DIR|ZIP
-    [--from verl|lm-eval|inspect|prime-rl|skyrl|trl|prime-rl-traces] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
+    [--from verl|lm-eval|inspect|prime-rl|skyrl|trl|prime-rl-traces] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]
+    [--preset ID]  the SQL of every completion taken by the preset's extraction rule (generate --help lists the presets)`;
 
 export const SERIES_USAGE = `usage: npm run --silent cli -- series --completions DIR|FILE [--completions DIR|FILE ...] --gold FILE --dataset FILE --db-root DIR|ZIP
     [--from verl|lm-eval|inspect|prime-rl|skyrl|trl|prime-rl-traces] [--step-pattern REGEX] [--out FILE.json] [--csv FILE.csv] [--parquet FILE.parquet]
