@@ -43,6 +43,7 @@ import type { ItemResult } from '../../core/types.ts';
 import { HARNESS_USAGE } from '../usage.ts';
 import { presetFingerprint } from '../../core/prompt/presets.ts';
 import { presetExtraction } from '../../core/run/preset-generation.ts';
+import { stripScaffold } from '../../core/formats/multi-turn-dump.ts';
 import { presetFlag } from './preset-flags.ts';
 
 export const usage = HARNESS_USAGE;
@@ -131,11 +132,13 @@ export async function run(argv: string[]): Promise<number> {
       }
       const label = `${name}${r.step === null ? '' : ` step ${r.step}`}`;
       const plan = planReplay({ predictions: { name: label, records: r.records }, gold, questions });
-      // The preset's rule takes the SQL from every completion, as its original evaluation does.
+      // The preset's rule takes the SQL from every completion, as its original evaluation does:
+      // on the text without the chat template's tokens a trainer's decode leaves (<|im_end|>...),
+      // as the original reads the model's output (SkyRL's reward: the joined chat).
       if (preset)
         plan.items = plan.items.map((it) => {
           if (it.completion === undefined) return it;
-          const { sql, extraction } = presetExtraction(preset, it.completion, 'last');
+          const { sql, extraction } = presetExtraction(preset, stripScaffold(it.completion), 'last');
           return { ...it, predSql: sql, extraction };
         });
       for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
