@@ -295,7 +295,7 @@ describe('batch import of a preset plan', () => {
     expect(run.samples.filter((s) => s.sample === 0).map((s) => s.ex)).toEqual([1, 1, 1]);
   });
 
-  it('arctic-text2sql-r1-v1: the prefill is put back before each completion, and the rebuilt prompts match the exported ones', async () => {
+  it('arctic-text2sql-r1-v1: the prefill is put back before each completion, the rebuilt prompts match the exported ones, and a missing line is re-exported exactly', async () => {
     const out = tempFile('arctic2.jsonl');
     const exp = await runCli([
       'batch',
@@ -308,17 +308,19 @@ describe('batch import of a preset plan', () => {
       '--preset',
       'arctic-text2sql-r1-v1',
       '--limit',
-      '2',
+      '3',
     ]);
     expect(exp.code, exp.stderr).toBe(0);
     const lines = readBatchRequests(out);
+    const [missing, ...answered] = lines;
     const output = tempFile('arctic2.out.jsonl');
     const body = (i: number) => ` I read the schema. </think>\n<answer>\n\`\`\`sql\n${all[i]!.SQL}\n\`\`\`\n</answer>`;
     writeFileSync(
       output,
-      lines.map((l) => vllmOkLine(l.custom_id, body(parseCustomId(l.custom_id)!.index))).join('\n') + '\n',
+      answered.map((l) => vllmOkLine(l.custom_id, body(parseCustomId(l.custom_id)!.index))).join('\n') + '\n',
     );
     const runOut = tempFile('arctic2.run.json');
+    const missingOut = tempFile('arctic2.missing.jsonl');
     const imp = await runCli([
       'batch',
       'import',
@@ -329,11 +331,16 @@ describe('batch import of a preset plan', () => {
       ...minidevFlags(),
       '--run-out',
       runOut,
+      '--missing-out',
+      missingOut,
     ]);
     expect(imp.code, imp.stderr).toBe(0);
+    expect(readBatchRequests(missingOut)).toEqual([missing]);
     const run = parseRunFile(readFileSync(runOut, 'utf8'), 'run.json');
-    expect(run.samples).toHaveLength(2);
-    for (const s of run.samples) {
+    expect(run.samples).toHaveLength(3);
+    const lost = run.samples.find((s) => s.index === parseCustomId(missing!.custom_id)!.index)!;
+    expect(lost.generation?.error).toContain(`no line with custom_id ${missing!.custom_id}`);
+    for (const s of run.samples.filter((x) => x !== lost)) {
       expect(s.generation?.error).toBeUndefined();
       expect(s.completion).toBe(ARCTIC_TEXT2SQL_R1_PRESET.prefill + body(s.index));
       expect(s.ex).toBe(1);
