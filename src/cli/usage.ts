@@ -18,7 +18,8 @@ export const GOLD_CHECK_USAGE = `usage: npm run --silent cli -- gold-check --gol
     exit 0: every gold ran (other issues are listed); 1: some gold fails (listed as "gold fails"); 2: nothing could be checked`;
 
 export const HARNESS_USAGE = `usage: npm run --silent cli -- harness --completions FILE|DIR --gold FILE --dataset FILE --db-root DIR|ZIP
-    [--from verl|lm-eval|inspect|prime-rl|skyrl|trl|prime-rl-traces] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]`;
+    [--from verl|lm-eval|inspect|prime-rl|skyrl|trl|prime-rl-traces] [--run-out FILE.json|FILE.parquet] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]
+    [--preset ID]  the SQL of every completion taken by the preset's extraction rule (generate --help lists the presets)`;
 
 export const SERIES_USAGE = `usage: npm run --silent cli -- series --completions DIR|FILE [--completions DIR|FILE ...] --gold FILE --dataset FILE --db-root DIR|ZIP
     [--from verl|lm-eval|inspect|prime-rl|skyrl|trl|prime-rl-traces] [--step-pattern REGEX] [--out FILE.json] [--csv FILE.csv] [--parquet FILE.parquet]
@@ -48,11 +49,15 @@ export const REPORT_USAGE = `usage: npm run --silent cli -- report --run FILE [-
 export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --dataset FILE --gold FILE --db-root DIR --model NAME --out FILE.jsonl
     [--plan-out FILE] [--template bird-minidev-v1|reasoning-v1] [--n 1] [--seed 0] [--temperature 0]
     [--top-p 1] [--max-tokens 512] [--context-window N] [--sample-rows N] [--descriptions] [--logprobs] [--limit N]
+    [--preset ID [--tables FILE] [--self-consistency]]
   npm run --silent cli -- batch import --plan FILE --output FILE [--output FILE ...] --dataset FILE --gold FILE --db-root DIR
-    [--run-out FILE] [--missing-out FILE.jsonl] [--metrics ex,soft-f1] [--reward ex] [--timeout-s 30] [--workers N]
+    [--run-out FILE] [--missing-out FILE.jsonl] [--metrics ex,soft-f1] [--reward ex] [--timeout-s 30] [--workers N] [--tables FILE]
   export writes one OpenAI batch request per (question, sample), custom_id q<position>-s<sample>, seed + sample,
   and the plan (default: FILE with .plan.json for .jsonl); import matches run_batch output lines by custom_id,
-  scores them as a generation run and lists missing and failed lines (--missing-out: those as a smaller batch).`;
+  scores them as a generation run and lists missing and failed lines (--missing-out: those as a smaller batch).
+  --preset ID: a single-turn policy preset (generate --help lists them) gives the messages, sampling, stops and
+  prefill (instead of --template, --temperature, --top-p, --max-tokens, --context-window, --sample-rows,
+  --descriptions); import scores with its extraction rule. --tables: as for generate (OmniSQL's schema).`;
 
 export const PROBE_USAGE = `usage: npm run --silent cli -- probe --gold FILE --db-root DIR
     [--dataset FILE] [--out FILE] [--timeout-s 30] [--workers N] [--exploits ${EXPLOITS.map((e) => e.id).join(',')}]`;

@@ -6,7 +6,9 @@
  * `batch export` / `batch import` arguments on BIRD mini-dev.
  */
 import { readFileSync } from 'node:fs';
-import type { BatchRequestLine } from '../../src/core/batch/batch.ts';
+import { makeBatchPlan, presetBatchSpec, type BatchPlan, type BatchRequestLine } from '../../src/core/batch/batch.ts';
+import type { PolicyPreset } from '../../src/core/prompt/presets.ts';
+import type { Question } from '../../src/core/types.ts';
 import { minidevFlags, type DatasetFiles } from './shared-data.ts';
 
 let counter = 0;
@@ -111,3 +113,26 @@ export const minidevBatchImport = (
   files: Partial<DatasetFiles> = {},
   ...extra: string[]
 ) => ['batch', 'import', '--plan', planFileOf(requests), '--output', output, ...minidevFlags(files), ...extra];
+
+/** Two made-up questions on a database `db`, for plans made without files. */
+export const PRESET_PLAN_QUESTIONS: Question[] = [0, 1].map((i) => ({
+  questionId: 10 + i,
+  dbId: 'db',
+  question: `How many rows in t${i}?`,
+  evidence: i === 0 ? '' : 'rows means records',
+  goldSql: 'SELECT 1',
+  difficulty: 'simple',
+}));
+
+/** A batch plan over PRESET_PLAN_QUESTIONS made under `preset` (seed 3, model `m`), as `batch export --preset` makes it. */
+export function presetPlan(preset: PolicyPreset, selfConsistency = false): BatchPlan {
+  const made = presetBatchSpec(preset, { selfConsistency, seed: 3, logprobs: false });
+  return makeBatchPlan({
+    spec: { model: { id: 'm' }, template: made.template, params: made.params },
+    contextWindow: null,
+    dataset: { name: 'q.json', questions: null, gold: null },
+    indices: [0, 1],
+    questions: PRESET_PLAN_QUESTIONS,
+    preset: made.preset,
+  });
+}

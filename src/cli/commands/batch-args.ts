@@ -26,6 +26,12 @@ export interface BatchExportArgs {
   descriptions: boolean | null;
   logprobs: boolean;
   limit: number | null;
+  /** A policy preset: it fixes the messages, sampling, stops and prefill (the flags it fixes are refused beside it). */
+  preset: string | null;
+  selfConsistency: boolean;
+  /** Samples per question when --n was given (a preset's own count otherwise). */
+  nGiven: boolean;
+  tables: string | null;
 }
 
 export interface BatchImportArgs {
@@ -40,6 +46,8 @@ export interface BatchImportArgs {
   reward: string;
   timeoutS: number;
   workers: number | null;
+  /** The dataset's tables.json, for a plan made under a preset that renders OmniSQL's schema. */
+  tables: string | null;
 }
 
 /** Samples per question of one batch: pass@k papers go to k = 1024; the file is streamed, so this bounds time and disk. */
@@ -64,12 +72,37 @@ export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
         'context-window',
         'sample-rows',
         'limit',
+        'preset',
+        'tables',
       ),
-      ...switches('descriptions', 'logprobs'),
+      ...switches('descriptions', 'logprobs', 'self-consistency'),
     },
     BATCH_USAGE,
   );
   requireFlags(v, ['dataset', 'gold', 'db-root', 'model', 'out'], BATCH_USAGE);
+  if (v.preset === undefined) {
+    for (const flag of ['self-consistency', 'tables'] as const)
+      if (v[flag] !== undefined)
+        throw bad(`--${flag}`, 'goes with --preset ID: name the preset, or leave the flag out');
+  } else {
+    // The preset fixes the prompt and the sampling: a flag that would change them is refused, not ignored.
+    for (const flag of [
+      'template',
+      'temperature',
+      'top-p',
+      'max-tokens',
+      'context-window',
+      'sample-rows',
+      'descriptions',
+    ] as const)
+      if (v[flag] !== undefined)
+        throw bad(
+          `--${flag}`,
+          `is fixed by --preset ${v.preset} (its messages, schema rendering and sampling are the published ones): leave it out`,
+        );
+    if (v.n !== undefined && v['self-consistency'])
+      throw bad('--n', 'cannot be combined with --self-consistency, which sets the samples per question: give one');
+  }
   const out = v.out!;
   return {
     dataset: v.dataset!,
@@ -93,6 +126,10 @@ export function parseBatchExportArgs(argv: string[]): BatchExportArgs {
     descriptions: v.descriptions ?? null,
     logprobs: v.logprobs ?? false,
     limit: v.limit === undefined ? null : numberFlag('--limit', v.limit, 0, int(1, 100_000_000)),
+    preset: v.preset ?? null,
+    selfConsistency: v['self-consistency'] ?? false,
+    nGiven: v.n !== undefined,
+    tables: v.tables ?? null,
   };
 }
 
@@ -103,7 +140,7 @@ export function parseBatchImportArgs(argv: string[]): BatchImportArgs {
       plan: { type: 'string' },
       output: { type: 'string', multiple: true },
       ...DATASET_FLAGS,
-      ...strings('run-out', 'missing-out', 'metrics', 'reward', 'timeout-s', 'workers'),
+      ...strings('run-out', 'missing-out', 'metrics', 'reward', 'timeout-s', 'workers', 'tables'),
     },
     BATCH_USAGE,
   );
@@ -132,5 +169,6 @@ export function parseBatchImportArgs(argv: string[]): BatchImportArgs {
     reward: v.reward ?? DEFAULT_REWARD_FORMULA,
     timeoutS,
     workers: workersFlag(v.workers),
+    tables: v.tables ?? null,
   };
 }

@@ -15,7 +15,7 @@ import {
   spawnNodeSqlWorker,
 } from '../../adapters/node/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../../adapters/engines/sql-worker-schema-source.ts';
-import { WorkbenchError } from '../../core/errors.ts';
+import { WorkbenchError, errorMessage } from '../../core/errors.ts';
 import { summarize } from '../../core/eval/summary.ts';
 import { officialTable } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
@@ -32,9 +32,23 @@ import {
   parseBatchPlan,
   planCustomIds,
   withPromptHashes,
+  presetBatchRequests,
+  presetBatchSpec,
   BATCH_ENGINE,
   type BatchPlan,
 } from '../../core/batch/batch.ts';
+import type { BirdTablesEntry } from '../../core/prompt/omnisql-schema.ts';
+import type { PolicyPreset } from '../../core/prompt/presets.ts';
+import {
+  checkTablesCover,
+  needsTables,
+  openPresetSchemas,
+  presetFlag,
+  readTables,
+  tablesFile,
+  type PresetSchemas,
+} from './preset-flags.ts';
+import { bad } from './flags.ts';
 import { BatchOutputReader, batchCoverage, coverageText, mergeBatchOutputs } from '../../core/batch/batch-output.ts';
 import { forEachLine } from './line-input.ts';
 import { runBatchImport } from '../../core/batch/batch-engine.ts';
@@ -44,6 +58,7 @@ import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader, type SampleRecord }
 import type { GoldEntry, Question } from '../../core/types.ts';
 import {
   BATCH_USAGE,
+  MAX_BATCH_N,
   parseBatchExportArgs,
   parseBatchImportArgs,
   type BatchExportArgs,
@@ -62,14 +77,18 @@ export async function run(argv: string[]): Promise<number> {
     const args = parseBatchExportArgs(rest);
     await checkOutputsWithDataset(args, {
       outputs: pathFlags({ '--out': args.out, '--plan-out': args.planOut }),
-      inputs: [],
+      inputs: pathFlags({ '--tables': args.tables }),
     });
     await runExport(args);
   } else if (sub === 'import') {
     const args = parseBatchImportArgs(rest);
     await checkOutputsWithDataset(args, {
       outputs: pathFlags({ '--run-out': args.runOut, '--missing-out': args.missingOut }),
-      inputs: [{ flag: '--plan', file: args.plan }, ...args.outputs.map((file) => ({ flag: '--output', file }))],
+      inputs: [
+        { flag: '--plan', file: args.plan },
+        ...args.outputs.map((file) => ({ flag: '--output', file })),
+        ...pathFlags({ '--tables': args.tables }),
+      ],
     });
     await runImport(args);
   } else
@@ -128,7 +147,23 @@ async function openSchemas(dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
   return { database, dispose: () => worker.terminate() };
 }
 
+/** The schema texts of a preset plan's databases (tables.json read and checked when the preset needs it). */
+async function presetSchemas(
+  preset: PolicyPreset,
+  args: { tables: string | null; dataset: string; dbRoot: string },
+  dbIds: Iterable<string>,
+): Promise<PresetSchemas> {
+  let entries: BirdTablesEntry[] = [];
+  if (needsTables(preset)) {
+    const tables = await tablesFile(preset, args);
+    entries = await readTables(tables);
+    checkTablesCover(preset, entries, tables, dbIds);
+  }
+  return openPresetSchemas(preset, args.dbRoot, entries);
+}
+
 async function runExport(args: BatchExportArgs): Promise<void> {
+  if (args.preset !== null) return runPresetExport(args, presetFlag(args.preset));
   const template = findTemplate(args.template);
   if (!template)
     throw new WorkbenchError(
@@ -137,17 +172,7 @@ async function runExport(args: BatchExportArgs): Promise<void> {
       '--template',
     );
   const { questions } = await readDataset(args);
-  const db = folderDbSource(args.dbRoot);
-  const present = new Map<string, boolean>();
-  for (const q of questions) if (!present.has(q.dbId)) present.set(q.dbId, await db.has(q.dbId));
-  const absent = [...present].filter(([, p]) => !p).map(([id]) => id);
-  let indices = questions.flatMap((q, i) => (present.get(q.dbId) ? [i] : []));
-  if (args.limit !== null) indices = indices.slice(0, args.limit);
-  if (absent.length > 0) {
-    process.stderr.write(
-      `warning: ${questions.length - questions.filter((q) => present.get(q.dbId)).length} questions left out: no database under ${args.dbRoot} for ${absent.join(', ')}\n`,
-    );
-  }
+  const indices = await exportIndices(args, questions);
   const plan = makeBatchPlan({
     spec: {
       model: { id: args.model },
@@ -193,6 +218,74 @@ async function runExport(args: BatchExportArgs): Promise<void> {
   }
 }
 
+/** The questions of the dataset whose database is under --db-root (the first --limit of them), warning about the rest. */
+async function exportIndices(args: BatchExportArgs, questions: readonly Question[]): Promise<number[]> {
+  const db = folderDbSource(args.dbRoot);
+  const present = new Map<string, boolean>();
+  for (const q of questions) if (!present.has(q.dbId)) present.set(q.dbId, await db.has(q.dbId));
+  const absent = [...present].filter(([, p]) => !p).map(([id]) => id);
+  let indices = questions.flatMap((q, i) => (present.get(q.dbId) ? [i] : []));
+  if (args.limit !== null) indices = indices.slice(0, args.limit);
+  if (absent.length > 0) {
+    process.stderr.write(
+      `warning: ${questions.length - questions.filter((q) => present.get(q.dbId)).length} questions left out: no database under ${args.dbRoot} for ${absent.join(', ')}\n`,
+    );
+  }
+  return indices;
+}
+
+/** `batch export --preset ID`: the preset's messages, sampling, stops and prefill in every request. */
+async function runPresetExport(args: BatchExportArgs, preset: PolicyPreset): Promise<void> {
+  let made: ReturnType<typeof presetBatchSpec>;
+  try {
+    made = presetBatchSpec(preset, {
+      ...(args.nGiven ? { n: args.n } : {}),
+      selfConsistency: args.selfConsistency,
+      seed: args.seed,
+      logprobs: args.logprobs,
+    });
+  } catch (err) {
+    if (err instanceof WorkbenchError) throw err;
+    throw bad(args.selfConsistency ? '--self-consistency' : '--preset', errorMessage(err));
+  }
+  if (made.params.n > MAX_BATCH_N)
+    throw bad(
+      '--n',
+      `preset ${preset.id} asks for ${made.params.n} samples per question; a batch takes at most ${MAX_BATCH_N}`,
+    );
+  const { questions } = await readDataset(args);
+  const indices = await exportIndices(args, questions);
+  const plan = makeBatchPlan({
+    spec: { model: { id: args.model }, template: made.template, params: made.params },
+    contextWindow: null,
+    dataset: {
+      name: path.basename(args.dataset),
+      questions: await fileRef(args.dataset),
+      gold: await fileRef(args.gold),
+    },
+    indices,
+    questions,
+    preset: made.preset,
+  });
+  const schemas = await presetSchemas(
+    preset,
+    args,
+    plan.indices.map((i) => questions[i]!.dbId),
+  );
+  try {
+    const exported = await writeStreamAtomic(args.out, (write) =>
+      presetBatchRequests(plan, questions, schemas.schema, undefined, (line) => write(batchLineText(line))),
+    );
+    await writeFileAtomic(args.planOut, batchPlanJson(withPromptHashes(plan, exported)));
+    process.stdout.write(
+      `wrote ${exported.count} requests (${plan.indices.length} questions x ${plan.spec.params.n} samples) to ${args.out}\n` +
+        `preset: ${preset.id} (${made.preset.fingerprint})${args.selfConsistency ? ', its self-consistency setting' : ''}\nplan: ${args.planOut}\n`,
+    );
+  } finally {
+    schemas.dispose();
+  }
+}
+
 async function runImport(args: BatchImportArgs): Promise<void> {
   const formula = (() => {
     try {
@@ -204,6 +297,11 @@ async function runImport(args: BatchImportArgs): Promise<void> {
     }
   })();
   const plan = parseBatchPlan(await readText('--plan', args.plan), path.basename(args.plan));
+  if (args.tables !== null && !(plan.preset && needsTables(plan.preset.content)))
+    throw bad(
+      '--tables',
+      `${path.basename(args.plan)} was not made under a preset that renders the schema from tables.json${plan.preset ? ` (${plan.preset.id} does not)` : ''}: leave --tables out`,
+    );
   const { questions, gold } = await readDataset(args);
   checkPlanFitsDataset(plan, questions.length, path.basename(args.plan));
   const datasetSha = await sha256File(args.dataset);
@@ -245,12 +343,22 @@ async function runImport(args: BatchImportArgs): Promise<void> {
   const schemas = await openSchemas(args.dbRoot, plan);
   const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   const samples: SampleRecord[] = [];
+  let disposePreset = () => {};
   try {
+    const preset = plan.preset
+      ? await presetSchemas(
+          plan.preset.content,
+          args,
+          plan.indices.map((i) => questions[i]!.dbId),
+        )
+      : null;
+    if (preset) disposePreset = preset.dispose;
     const outcome = await runBatchImport(
       plan,
       { questions, gold, output, files: args.outputs.map((f) => path.basename(f)).join(', ') },
       config,
       {
+        ...(preset ? { schema: preset.schema } : {}),
         database: schemas.database,
         // The run recipe's steps, as the app's generation runs: findings included.
         evaluate: generationScorer(config, { executor: pool, questionOf: (i) => questions[i]?.question ?? null })
@@ -264,11 +372,14 @@ async function runImport(args: BatchImportArgs): Promise<void> {
     if (args.missingOut) {
       const redo = new Set([...coverage.missing, ...coverage.failed]);
       const { count } = await writeStreamAtomic(args.missingOut, (write) =>
-        batchRequests(plan, questions, schemas.database, redo, (line) => write(batchLineText(line))),
+        preset
+          ? presetBatchRequests(plan, questions, preset.schema, redo, (line) => write(batchLineText(line)))
+          : batchRequests(plan, questions, schemas.database, redo, (line) => write(batchLineText(line))),
       );
       process.stderr.write(`wrote the ${count} missing and failed requests to ${args.missingOut}\n`);
     }
   } finally {
+    disposePreset();
     schemas.dispose();
     await pool.dispose();
   }
@@ -321,5 +432,14 @@ async function importRunHeader(
     executor: executorName(),
     // The batch engine's device, as every sample recorded it (src/core/batch/batch-engine.ts).
     ...deviceOfSamples(samples),
+    ...(plan.preset
+      ? {
+          preset: {
+            id: plan.preset.id,
+            fingerprint: plan.preset.fingerprint,
+            content: structuredClone(plan.preset.content),
+          },
+        }
+      : {}),
   };
 }

@@ -8,26 +8,22 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { transfer } from 'comlink';
-import { createNodeSqlPool, folderDbSource, spawnNodeSqlWorker } from '../../adapters/node/sql-worker-host.ts';
+import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
-import { createSqlWorkerSchemaSource } from '../../adapters/engines/sql-worker-schema-source.ts';
-import { WorkbenchError, errorMessage } from '../../core/errors.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 import { EX_RULE_LABEL, type ExRule } from '../../core/compare/spider-ex.ts';
 import { OFFICIAL_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { officialTable, samplesNote } from '../../core/eval/report.ts';
 import { summarize } from '../../core/eval/summary.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
-import type { BirdTablesEntry, ReadOnlyQuery } from '../../core/prompt/omnisql-schema.ts';
-import { renderPresetSchema } from '../../core/prompt/preset-schema.ts';
-import { presetFingerprint, requirePreset, type PolicyPreset } from '../../core/prompt/presets.ts';
+import { presetFingerprint, type PolicyPreset } from '../../core/prompt/presets.ts';
 import { remainingJobs } from '../../core/run/generation.ts';
 import { presetSampling, runPresetGeneration, type PresetSampling } from '../../core/run/preset-generation.ts';
 import { generationScorer } from '../../core/run/score-run.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../core/run/types.ts';
 import { runFileJson, toRunFile } from '../../core/runfile/export.ts';
-import { SPIDER_LEVELS, type Question, type SqlValue } from '../../core/types.ts';
+import { SPIDER_LEVELS, type Question } from '../../core/types.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
@@ -35,6 +31,14 @@ import { checkOutputs } from '../preflight.ts';
 import { GENERATE_USAGE } from '../usage.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
+import {
+  checkTablesCover,
+  needsTables,
+  openPresetSchemas,
+  presetFlag,
+  readTables,
+  tablesFile,
+} from './preset-flags.ts';
 import { executorName, fileRef, hashDatabases, checkDatabasesUnchanged, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 
@@ -93,12 +97,7 @@ function parseGenerateArgs(argv: string[]): GenerateArgs {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw bad('--endpoint', `use an http(s) URL, got ${url.protocol}`);
-  let preset: PolicyPreset;
-  try {
-    preset = requirePreset(values.preset!);
-  } catch (err) {
-    throw bad('--preset', errorMessage(err));
-  }
+  const preset = presetFlag(values.preset!);
   if (values.n !== undefined && values['self-consistency'])
     throw bad('--n', 'cannot be combined with --self-consistency, which sets the samples per question: give one');
   const n = values.n === undefined ? undefined : numberFlag('--n', values.n, 1, { min: 1, max: 1000, integer: true });
@@ -138,7 +137,7 @@ function parseGenerateArgs(argv: string[]): GenerateArgs {
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseGenerateArgs(argv);
-  const tables = args.preset.schema.renderer === 'omnisql-ddl' ? await tablesFile(args) : null;
+  const tables = needsTables(args.preset) ? await tablesFile(args.preset, args) : null;
   await checkOutputs({
     outputs: [
       { flag: '--out', file: args.out },
@@ -158,45 +157,6 @@ export async function run(argv: string[]): Promise<number> {
     await root.cleanup();
   }
   return 0;
-}
-
-/** The dataset's tables.json: --tables, else dev_tables.json beside --dataset or in the folder above --db-root. */
-async function tablesFile(args: GenerateArgs): Promise<string> {
-  if (args.tables) return args.tables;
-  const candidates = [
-    path.join(path.dirname(args.dataset), 'dev_tables.json'),
-    path.join(path.dirname(path.resolve(args.dbRoot)), 'dev_tables.json'),
-  ];
-  for (const c of candidates) if ((await stat(c).catch(() => null))?.isFile()) return c;
-  throw bad(
-    '--tables',
-    `preset ${args.preset.id} renders the schema from the dataset's tables.json (OmniSQL's column comments and types), ` +
-      `and none was found (looked for ${candidates.join(' and ')}): give it with --tables FILE (BIRD: dev_tables.json)`,
-  );
-}
-
-async function readTables(file: string): Promise<BirdTablesEntry[]> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readText('--tables', file));
-  } catch (err) {
-    if (err instanceof WorkbenchError) throw err;
-    throw bad('--tables', `${file} is not JSON (${errorMessage(err)}): give the dataset's tables.json`);
-  }
-  const ok = (e: unknown): e is BirdTablesEntry =>
-    typeof e === 'object' &&
-    e !== null &&
-    typeof (e as BirdTablesEntry).db_id === 'string' &&
-    Array.isArray((e as BirdTablesEntry).table_names_original) &&
-    Array.isArray((e as BirdTablesEntry).column_names_original) &&
-    Array.isArray((e as BirdTablesEntry).column_names) &&
-    Array.isArray((e as BirdTablesEntry).column_types);
-  if (!Array.isArray(parsed) || !parsed.every(ok))
-    throw bad(
-      '--tables',
-      `${file} is not a tables.json (a list of databases with db_id, table_names_original, column_names_original, column_names, column_types): give the dataset's tables.json`,
-    );
-  return parsed;
 }
 
 /** The EX rule of the dataset: Spider's when its questions carry Spider's levels. */
@@ -223,14 +183,7 @@ async function generate(args: GenerateArgs, dbRoot: string, tables: string | nul
   const indices = questions.map((_, i) => i).slice(0, args.limit ?? questions.length);
   const dbIds = [...new Set(indices.map((i) => questions[i]!.dbId))];
   const entries = tables ? await readTables(tables) : [];
-  for (const dbId of tables ? dbIds : []) {
-    if (!entries.some((e) => e.db_id === dbId))
-      throw bad(
-        '--tables',
-        `preset ${preset.id} renders the schema of database "${dbId}" from the tables.json, and ${tables} has no entry for it: ` +
-          'give the tables.json that belongs to the questions (BIRD: dev_tables.json) with --tables FILE',
-      );
-  }
+  if (tables) checkTablesCover(preset, entries, tables, dbIds);
   const exRule = ruleOf(questions);
   const config = {
     ...DEFAULT_RUN_CONFIG,
@@ -245,47 +198,13 @@ async function generate(args: GenerateArgs, dbRoot: string, tables: string | nul
     concurrency: args.concurrency,
   });
   const pool = createNodeSqlPool({ dbRoot, workers: args.workers ?? availableParallelism() });
-  const schemaWorker = spawnNodeSqlWorker();
+  let disposeSchemas = () => {};
   try {
     await engine.load({ id: args.model, source: args.endpoint });
     const hashed = args.runOut ? await hashDatabases(dbRoot, dbIds) : undefined;
-    await schemaWorker.api.init({ cacheBytes: 256 * 1024 * 1024 });
-    const dbSource = folderDbSource(dbRoot);
-    const query: ReadOnlyQuery = async (dbId, sql) => {
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const r = await schemaWorker.api.query(dbId, sql, 1_000_000);
-        if (!('kind' in r)) return r.rows as SqlValue[][];
-        if (!(await dbSource.has(dbId)))
-          throw new WorkbenchError('NOT_FOUND', `database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
-        const { bytes } = await dbSource.load(dbId);
-        await schemaWorker.api.loadDb(dbId, transfer(bytes, [bytes.buffer]));
-      }
-      throw new WorkbenchError('FAILED', `database ${dbId} could not be kept open while its schema was read`);
-    };
-    const schemaSource = createSqlWorkerSchemaSource({
-      api: schemaWorker.api,
-      dbSource,
-      transferBytes: (b) => transfer(b, [b.buffer]),
-    });
-    const schemas = new Map<string, Promise<string>>();
-    const schema = (dbId: string) => {
-      let s = schemas.get(dbId);
-      if (!s) {
-        s = renderPresetSchema(preset, dbId, {
-          schemaSource,
-          query,
-          tablesEntry: (id) => entries.find((e) => e.db_id === id),
-        }).catch((err: unknown) => {
-          throw new WorkbenchError(
-            'FAILED',
-            `preset ${preset.id}: the schema of database "${dbId}" could not be rendered (${errorMessage(err)})`,
-            '--db-root',
-          );
-        });
-        schemas.set(dbId, s);
-      }
-      return s;
-    };
+    const schemas = await openPresetSchemas(preset, dbRoot, entries);
+    disposeSchemas = schemas.dispose;
+    const schema = schemas.schema;
     const scorer = generationScorer(config, { executor: pool, questionOf: (i) => questions[i]?.question ?? null });
     const records: SampleRecord[] = [];
     const jobs = remainingJobs({ indices, questions, gold, n: sampling.n }, new Set());
@@ -358,7 +277,7 @@ async function generate(args: GenerateArgs, dbRoot: string, tables: string | nul
       await writeFileAtomic(args.runOut, runFileJson(file) + '\n');
     }
   } finally {
-    schemaWorker.terminate();
+    disposeSchemas();
     await pool.dispose();
     await engine.unload();
   }

@@ -3,7 +3,10 @@
  * lm-evaluation-harness --log_samples, Inspect eval logs) evaluated as runs, one per training
  * step where the file holds several. Rows are mapped to the dataset's questions (the rule per
  * row is reported on stderr, with every unmatched row); each run is then scored exactly like
- * `eval` scores a JSONL predictions file.
+ * `eval` scores a JSONL predictions file. With `--preset ID` every completion's SQL is the one
+ * the preset's extraction rule takes (OmniSQL's last ```sql block, SkyRL's `<solution>`, ...)
+ * instead of the default rules (or a multi-turn dump's own rule), and the run header records the
+ * preset.
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
@@ -38,6 +41,10 @@ import { resolveDbRoot } from './db-root-zip.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
 import type { ItemResult } from '../../core/types.ts';
 import { HARNESS_USAGE } from '../usage.ts';
+import { presetFingerprint } from '../../core/prompt/presets.ts';
+import { presetExtraction } from '../../core/run/preset-generation.ts';
+import { stripScaffold } from '../../core/formats/multi-turn-dump.ts';
+import { presetFlag } from './preset-flags.ts';
 
 export const usage = HARNESS_USAGE;
 
@@ -81,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
       completions: { type: 'string' },
       from: { type: 'string' },
       ...DATASET_FLAGS,
-      ...strings('run-out', 'timeout-s', 'workers', 'metrics'),
+      ...strings('run-out', 'timeout-s', 'workers', 'metrics', 'preset'),
     },
     usage,
   );
@@ -89,6 +96,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.from !== undefined && !(HARNESS_FORMATS as readonly string[]).includes(values.from)) {
     throw bad('--from', `unknown format ${JSON.stringify(values.from)}; use one of ${HARNESS_FORMATS.join(', ')}`);
   }
+  const preset = values.preset === undefined ? null : presetFlag(values.preset);
   const evalArgs = evalArgsOf(values.completions!, values);
   await checkOutputsWithDataset(
     { gold: values.gold, dataset: values.dataset, dbRoot: values['db-root'] },
@@ -124,6 +132,15 @@ export async function run(argv: string[]): Promise<number> {
       }
       const label = `${name}${r.step === null ? '' : ` step ${r.step}`}`;
       const plan = planReplay({ predictions: { name: label, records: r.records }, gold, questions });
+      // The preset's rule takes the SQL from every completion, as its original evaluation does:
+      // on the text without the chat template's tokens a trainer's decode leaves (<|im_end|>...),
+      // as the original reads the model's output (SkyRL's reward: the joined chat).
+      if (preset)
+        plan.items = plan.items.map((it) => {
+          if (it.completion === undefined) return it;
+          const { sql, extraction } = presetExtraction(preset, stripScaffold(it.completion), 'last');
+          return { ...it, predSql: sql, extraction };
+        });
       for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
       const hashed = values['run-out']
         ? await hashDatabases(
@@ -135,7 +152,9 @@ export async function run(argv: string[]): Promise<number> {
       const { results, summary, records } = await scoreRun(plan.items, config, { executor: pool, questionOf });
       if (hashed) await checkDatabasesUnchanged(root.dir, hashed, evalArgs.dbRoot);
       all.push(...results);
-      process.stdout.write(`${label} (${format})\n${officialTable(summary)}\n\n`);
+      process.stdout.write(
+        `${label} (${format}${preset ? `, preset ${preset.id}: ${preset.extraction}` : ''})\n${officialTable(summary)}\n\n`,
+      );
       if (values['run-out']) {
         const out = stepFile(values['run-out'], r.step, runs.length > 1);
         // The file the step came from (verl: <dir>/<step>.jsonl) is the run's predictions file.
@@ -147,6 +166,8 @@ export async function run(argv: string[]): Promise<number> {
           hashed,
         );
         header.name = label;
+        if (preset)
+          header.preset = { id: preset.id, fingerprint: presetFingerprint(preset), content: structuredClone(preset) };
         const file = toRunFile(header, records, runQuestions(plan.items, questions));
         if (isParquetName(out))
           await writeAtomicWith(out, (temp) =>

@@ -22,7 +22,8 @@ import type {
 import { EngineError } from '../engine/engine-error.ts';
 import { abortedCompletion, errorCompletion, validateSampling } from '../engine/sampling.ts';
 import type { Question } from '../types.ts';
-import { BATCH_ENGINE, customIdOf, promptHash, type BatchPlan } from './batch.ts';
+import { BATCH_ENGINE, customIdOf, planPresetSampling, promptHash, type BatchPlan } from './batch.ts';
+import { runPresetGeneration } from '../run/preset-generation.ts';
 import type { BatchOutput } from './batch-output.ts';
 import {
   remainingJobs,
@@ -117,13 +118,16 @@ export class BatchEngine implements Engine {
 /**
  * Scores an imported batch: every sample of the plan through the generation loop with the
  * batch engine, handing the samples to `ports.store`. Used by the CLI's `batch import`; the
- * app starts a stored generation run with a BatchEngine instead (same loop).
+ * app starts a stored generation run with a BatchEngine instead (same loop). A plan made under a
+ * policy preset goes through the preset's loop (runPresetGeneration): the same messages rebuilt
+ * from the preset (`ports.schema` renders a database's schema as the preset does), its prefill
+ * put back before the completion, its extraction rule.
  */
 export async function runBatchImport(
   plan: BatchPlan,
   inputs: { questions: readonly Question[]; gold: readonly { sql: string }[]; output: BatchOutput; files: string },
   config: Pick<RunConfig, 'fence' | 'rewardFormula'>,
-  ports: Omit<GenerationPorts, 'engine'>,
+  ports: Omit<GenerationPorts, 'engine'> & { schema?: (dbId: string) => Promise<string> },
   signal: StopSignal = { aborted: false, addEventListener: () => undefined },
 ): Promise<GenerationOutcome> {
   const engine = new BatchEngine(plan, inputs.questions, inputs.output, inputs.files);
@@ -131,6 +135,30 @@ export async function runBatchImport(
     { indices: plan.indices, questions: inputs.questions, gold: inputs.gold, n: plan.spec.params.n },
     new Set(),
   );
+  if (plan.preset) {
+    const { schema } = ports;
+    if (!schema)
+      throw new EngineError(
+        'CONFIG',
+        `the plan was made under preset ${plan.preset.id}: the import needs its schema renderer`,
+        inputs.files,
+      );
+    return runPresetGeneration(
+      { engine: BATCH_ENGINE, model: plan.spec.model, preset: plan.preset.content, sampling: planPresetSampling(plan) },
+      config,
+      jobs,
+      {
+        engine,
+        schema,
+        probe: () =>
+          Promise.reject(new EngineError('CONFIG', 'a batch plan is single-turn: it runs no probe', inputs.files)),
+        evaluate: ports.evaluate,
+        store: ports.store,
+        now: () => Date.now(),
+      },
+      { signal },
+    );
+  }
   const total = jobs.reduce((k, j) => k + j.samples.length, 0);
   return runGeneration(plan.spec, config, jobs, { ...ports, engine }, { signal, doneBefore: 0, total });
 }

@@ -16,6 +16,13 @@
  * The plan itself (what the lines were made from) is a small JSON file next to the JSONL; the
  * import (batch-output.ts, batch-engine.ts) rebuilds the same prompts from it and matches the
  * output lines by `custom_id`.
+ *
+ * A plan made under a policy preset (src/core/prompt/presets.ts; plan version 2) records the
+ * preset's id, fingerprint and whole content: its lines carry the preset's messages (schema as
+ * the preset renders it), each sample's sampling (the preset's, or its "1 greedy + k sampled"),
+ * stop strings, vLLM's `stop_token_ids`, and an assistant prefill continued through vLLM's
+ * `continue_final_message`; the import scores them with the preset's extraction rule. A
+ * multi-turn preset cannot be a batch: each of its turns needs the database's answer to a probe.
  */
 import { WorkbenchError } from '../errors.ts';
 import type { ChatMessage } from '../engine/engine.ts';
@@ -28,16 +35,31 @@ import type { GenerationSpec } from '../run/generation.ts';
 import type { FileRef } from '../run/types.ts';
 import { sha256Hex } from '../util/sha256.ts';
 import { JsonReader } from '../formats/validate.ts';
+import { presetFingerprint, renderPresetMessages, type PolicyPreset } from '../prompt/presets.ts';
+import type { PromptTemplate } from '../prompt/templates.ts';
+import { presetSampling, type PresetSampling } from '../run/preset-generation.ts';
+import { readRunPreset } from '../runfile/read-episode.ts';
 
 export const BATCH_PLAN_FORMAT = 'rlvr-workbench-batch-plan';
 export const BATCH_PLAN_VERSION = 1;
+/** The version of a plan made under a policy preset (it has `preset`). */
+export const BATCH_PLAN_PRESET_VERSION = 2;
 /** The engine kind of runs imported from batch output. */
 export const BATCH_ENGINE = 'batch';
 export const BATCH_URL = '/v1/chat/completions';
 
+/** The policy preset of a plan: what the run header records, and the sampling choice. */
+export interface BatchPreset {
+  id: string;
+  fingerprint: string;
+  content: PolicyPreset;
+  /** Samples follow the preset's published "k greedy + m sampled" setting. */
+  selfConsistency: boolean;
+}
+
 export interface BatchPlan {
   format: typeof BATCH_PLAN_FORMAT;
-  version: typeof BATCH_PLAN_VERSION;
+  version: typeof BATCH_PLAN_VERSION | typeof BATCH_PLAN_PRESET_VERSION;
   createdAt: string;
   /** `engine` is `batch`; `model.id` is the `model` of every request line. */
   spec: GenerationSpec;
@@ -51,6 +73,11 @@ export interface BatchPlan {
    * `withPromptHashes`: the import checks that it rebuilds the very prompts that were sent.
    */
   prompts?: Record<string, string>;
+  /**
+   * The policy preset the requests were made under (version 2): it, not `spec.template` (its
+   * stand-in, for the run's name), gives the messages, sampling, stops, prefill and extraction.
+   */
+  preset?: BatchPreset;
 }
 
 /** The fingerprint of a prompt as `BatchPlan.prompts` keeps it. */
@@ -72,6 +99,11 @@ export interface BatchRequestBody {
   seed?: number;
   n: 1;
   stop?: string[];
+  /** vLLM's stop token ids (a preset's, e.g. Qwen's <|im_end|>). */
+  stop_token_ids?: number[];
+  /** A preset's prefill: the last message is the assistant's, continued (vLLM's chat template options). */
+  continue_final_message?: true;
+  add_generation_prompt?: false;
   logprobs?: boolean;
 }
 
@@ -110,8 +142,10 @@ export function makeBatchPlan(input: {
   indices: readonly number[];
   questions: readonly Question[];
   now?: Date;
+  preset?: BatchPreset;
 }): BatchPlan {
   const spec: GenerationSpec = { ...input.spec, engine: BATCH_ENGINE };
+  if (input.preset) checkBatchPreset(input.preset.content, 'the batch plan');
   checkSpec(spec, 'the batch plan');
   const indices = [...new Set(input.indices)].sort((a, b) => a - b);
   if (indices.length === 0)
@@ -139,13 +173,79 @@ export function makeBatchPlan(input: {
   }
   return {
     format: BATCH_PLAN_FORMAT,
-    version: BATCH_PLAN_VERSION,
+    version: input.preset ? BATCH_PLAN_PRESET_VERSION : BATCH_PLAN_VERSION,
     createdAt: (input.now ?? new Date()).toISOString(),
     spec,
-    contextWindow: input.contextWindow,
+    contextWindow: input.preset ? null : input.contextWindow,
     dataset: input.dataset,
     indices,
+    ...(input.preset ? { preset: input.preset } : {}),
   };
+}
+
+/** Refuses a preset that cannot be an offline batch (a multi-turn one), naming it and what to do. */
+export function checkBatchPreset(preset: PolicyPreset, where: string): void {
+  if (preset.multiTurn)
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `preset ${preset.id} is multi-turn: each of its turns needs the database's answer to the policy's probe, ` +
+        `so it cannot be sent as an offline batch; run it against a server with \`generate --endpoint URL --model NAME --preset ${preset.id}\``,
+      where,
+    );
+}
+
+/**
+ * What a batch plan records of a preset, and the spec its requests are made with: the preset's
+ * sampling (or its self-consistency setting) for `n` samples from `seed`, its stops; `template`
+ * is a stand-in naming the preset (the run's name and source), never used to build a prompt.
+ */
+export function presetBatchSpec(
+  preset: PolicyPreset,
+  choice: { n?: number; selfConsistency: boolean; seed: number; logprobs: boolean },
+): { preset: BatchPreset; template: PromptTemplate; params: GenerationSpec['params'] } {
+  checkBatchPreset(preset, '--preset');
+  const sampling = presetSampling(preset, {
+    ...(choice.n !== undefined ? { n: choice.n } : {}),
+    selfConsistency: choice.selfConsistency,
+    seed: choice.seed,
+  });
+  const first = sampling.paramsOf(0);
+  const user = preset.messages.find((m) => m.role === 'user')?.content ?? '';
+  const system = preset.messages.find((m) => m.role === 'system')?.content ?? null;
+  return {
+    preset: {
+      id: preset.id,
+      fingerprint: presetFingerprint(preset),
+      content: JSON.parse(JSON.stringify(preset)) as PolicyPreset,
+      selfConsistency: choice.selfConsistency,
+    },
+    template: {
+      id: preset.id,
+      title: preset.title,
+      description: `policy preset ${preset.id}: the plan's preset gives the messages`,
+      system,
+      user,
+      sampleRows: 0,
+      descriptions: false,
+      stop: [...preset.stop],
+    },
+    params: { ...first, n: sampling.n, seed: choice.seed, logprobs: choice.logprobs },
+  };
+}
+
+/** The per-sample sampling of a preset plan: the same at export and import. */
+export function planPresetSampling(plan: Pick<BatchPlan, 'spec' | 'preset'>): PresetSampling {
+  const bp = plan.preset;
+  if (!bp) throw new WorkbenchError('INTERNAL', 'the batch plan has no preset');
+  const p = plan.spec.params;
+  const s = presetSampling(bp.content, { n: p.n, selfConsistency: bp.selfConsistency, seed: p.seed });
+  return { n: s.n, paramsOf: (sample) => ({ ...s.paramsOf(sample), logprobs: p.logprobs }) };
+}
+
+/** The messages a preset plan sends for a question: the preset's, then its prefill as the assistant's. */
+export function presetPlanMessages(preset: PolicyPreset, q: Question, schema: string): ChatMessage[] {
+  const { messages, prefill } = renderPresetMessages(preset, { question: q.question, evidence: q.evidence }, schema);
+  return prefill ? [...messages, { role: 'assistant', content: prefill }] : messages;
 }
 
 function checkSpec(spec: GenerationSpec, where: string): void {
@@ -187,6 +287,12 @@ export async function batchRequests(
   /** Receives each line as it is made (a file written as a stream): nothing is kept, whatever --n is. */
   emit?: (line: BatchRequestLine) => Promise<void> | void,
 ): Promise<BatchExport> {
+  if (plan.preset)
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `the plan was made under preset ${plan.preset.id}: its requests come from the preset (presetBatchRequests)`,
+      plan.dataset.name,
+    );
   const { spec } = plan;
   const p = spec.params;
   const lines: BatchRequestLine[] = [];
@@ -237,6 +343,68 @@ export async function batchRequests(
   return { lines, count, tooLong, promptHashes };
 }
 
+/**
+ * The request lines of a plan made under a policy preset (only the custom_ids in `only`, when
+ * given). `schema` gives a database's schema text as the preset renders it (cache it per
+ * database). Each line: the preset's messages (and prefill), the sample's sampling, the preset's
+ * stop strings and stop token ids.
+ */
+export async function presetBatchRequests(
+  plan: BatchPlan,
+  questions: readonly Question[],
+  schema: (dbId: string) => Promise<string>,
+  only?: ReadonlySet<string>,
+  emit?: (line: BatchRequestLine) => Promise<void> | void,
+): Promise<BatchExport> {
+  const bp = plan.preset;
+  if (!bp) throw new WorkbenchError('INTERNAL', 'presetBatchRequests needs a plan made under a preset');
+  checkBatchPreset(bp.content, plan.dataset.name);
+  const sampling = planPresetSampling(plan);
+  const lines: BatchRequestLine[] = [];
+  let count = 0;
+  const promptHashes: Record<string, string> = {};
+  for (const index of plan.indices) {
+    const wanted = Array.from({ length: sampling.n }, (_, s) => s).filter(
+      (s) => !only || only.has(customIdOf(index, s)),
+    );
+    if (wanted.length === 0) continue;
+    const q = questions[index];
+    if (!q)
+      throw new WorkbenchError(
+        'MISMATCH',
+        `the plan names question position ${index}, but the questions file has ${questions.length}`,
+        plan.dataset.name,
+      );
+    const messages = presetPlanMessages(bp.content, q, await schema(q.dbId));
+    promptHashes[String(index)] = promptHash(messages);
+    for (const s of wanted) {
+      const p = sampling.paramsOf(s);
+      const body: BatchRequestBody = {
+        model: plan.spec.model.id,
+        messages,
+        temperature: p.temperature,
+        top_p: p.topP,
+        max_tokens: p.maxTokens,
+        seed: p.seed!,
+        n: 1,
+      };
+      if (p.stop.length > 0) body.stop = [...p.stop];
+      if (p.stopTokenIds && p.stopTokenIds.length > 0) body.stop_token_ids = [...p.stopTokenIds];
+      // The same fields the OpenAI-compatible engine sends for a last assistant message (openai-protocol.ts).
+      if (messages.at(-1)?.role === 'assistant') {
+        body.continue_final_message = true;
+        body.add_generation_prompt = false;
+      }
+      if (p.logprobs) body.logprobs = true;
+      const line: BatchRequestLine = { custom_id: customIdOf(index, s), method: 'POST', url: BATCH_URL, body };
+      count++;
+      if (emit) await emit(line);
+      else lines.push(line);
+    }
+  }
+  return { lines, count, tooLong: [], promptHashes };
+}
+
 /** JSON Lines text, one request per line, newline-terminated. */
 export function batchJsonl(lines: readonly BatchRequestLine[]): string {
   return lines.map(batchLineText).join('');
@@ -267,7 +435,9 @@ export function parseBatchPlan(text: string, fileName: string): BatchPlan {
       `"${BATCH_PLAN_FORMAT}" (a plan written by \`batch export\` or the Generate screen, not the .jsonl)`,
       o.format,
     );
-  if (o.version !== BATCH_PLAN_VERSION) r.fail('version', String(BATCH_PLAN_VERSION), o.version);
+  if (o.version !== BATCH_PLAN_VERSION && o.version !== BATCH_PLAN_PRESET_VERSION)
+    r.fail('version', `${BATCH_PLAN_VERSION} or ${BATCH_PLAN_PRESET_VERSION}`, o.version);
+  const version = o.version as BatchPlan['version'];
   const s = r.obj(o.spec, 'spec');
   const m = r.obj(s.model, 'spec.model');
   const t = r.obj(s.template, 'spec.template');
@@ -297,6 +467,22 @@ export function parseBatchPlan(text: string, fileName: string): BatchPlan {
       logprobs: r.bool(p, 'logprobs', 'spec.params'),
     },
   };
+  if (p.stopTokenIds !== undefined)
+    spec.params.stopTokenIds = r
+      .arr(p.stopTokenIds, 'spec.params.stopTokenIds')
+      .map((x, i) =>
+        Number.isSafeInteger(x) && (x as number) >= 0
+          ? (x as number)
+          : r.fail(`spec.params.stopTokenIds[${i}]`, 'an integer >= 0', x),
+      );
+  let preset: BatchPreset | undefined;
+  if (version === BATCH_PLAN_PRESET_VERSION) {
+    const b = r.obj(o.preset, 'preset');
+    const recorded = readRunPreset(r, b, 'preset');
+    preset = { ...recorded, selfConsistency: r.bool(b, 'selfConsistency', 'preset') };
+    checkBatchPreset(preset.content, fileName);
+  } else if (o.preset !== undefined)
+    r.fail('version', `${BATCH_PLAN_PRESET_VERSION} (the plan has a preset)`, o.version);
   if (s.sampleRows !== undefined) spec.sampleRows = r.int(s, 'sampleRows', 'spec');
   if (s.descriptions !== undefined) spec.descriptions = r.bool(s, 'descriptions', 'spec');
   checkSpec(spec, fileName);
@@ -314,7 +500,7 @@ export function parseBatchPlan(text: string, fileName: string): BatchPlan {
   });
   return {
     format: BATCH_PLAN_FORMAT,
-    version: BATCH_PLAN_VERSION,
+    version,
     createdAt: r.str(o, 'createdAt', 'plan'),
     spec,
     contextWindow: r.nullable(o, 'contextWindow', 'plan', (oo, k, path) => r.int(oo, k, path, 1)),
@@ -325,6 +511,7 @@ export function parseBatchPlan(text: string, fileName: string): BatchPlan {
     },
     indices,
     ...(o.prompts === undefined ? {} : { prompts: promptsOf(r, o.prompts) }),
+    ...(preset ? { preset } : {}),
   };
 }
 

@@ -33,7 +33,7 @@ export interface DumpEpisode {
  * the bare role line they leave (`user\n`, `assistant\n`).
  */
 const SPECIAL = /<\|[^|<>\n]{1,40}\|>(?:(?:user|assistant|tool|system|ipython)\n)?/g;
-const stripScaffold = (s: string) => s.replace(SPECIAL, '');
+export const stripScaffold = (s: string): string => s.replace(SPECIAL, '');
 
 function splitTurns(
   response: string,

@@ -140,7 +140,13 @@ export class BatchState {
   async choosePlan(file: File): Promise<void> {
     await this.#whileBusy(async () => {
       this.#plan = null;
-      this.#plan = parseBatchPlan(await file.text(), file.name);
+      const plan = parseBatchPlan(await file.text(), file.name);
+      // The app's generation runs do not play presets yet: a preset plan's prompts would not be rebuilt.
+      if (plan.preset)
+        throw new Error(
+          `${file.name} was exported under preset ${plan.preset.id}: import it with the CLI (\`batch import --plan ${file.name} ...\`), which scores it with the preset's extraction rule`,
+        );
+      this.#plan = plan;
       this.#s.planName = file.name;
       this.#cover();
     });
