@@ -23,7 +23,7 @@ try {
   const resetPeak = clearPeak();
   const base = status();
   const t0 = performance.now();
-  const bytes = await folderDbSource(root).load(dbId);
+  const { bytes } = await folderDbSource(root).load(dbId);
   const t1 = performance.now();
   const sizeBytes = bytes.length;
   await worker.api.loadDb(dbId, transfer(bytes, [bytes.buffer]));
