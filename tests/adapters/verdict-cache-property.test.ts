@@ -1,16 +1,31 @@
 /**
  * The verdict cache's property: whatever the database went through, whatever the SQL text and
  * whatever the settings, a run with the cache gives every item the verdict a run without it
- * gives. 2,000 generated sequences (a database change, 2-4 SQL texts, settings) on temp copies
- * of mini-dev's three small real databases (student_club, superhero, toxicology), each run the
- * way the CLI's `eval` runs it: the recipe (scoreRun) over the real Node pool, with the
- * verdict cache of `--cache DIR` (openEvalCache: the SQLite file store, each database hashed as
- * it is now) twice, and once with `--no-cache` (and no reuse: every item executed on its own).
- * One cache folder for all of them, so every earlier sequence's verdicts are there to be served
- * wrongly.
+ * gives. 2,000 generated sequences on temp copies of mini-dev's three small real databases
+ * (student_club, superhero, toxicology), in 10 rounds of 200. Each sequence is:
+ * - a database change, made before its round: none; some rows of a column a gold query reads
+ *   updated (better-sqlite3); other bytes of the same size under the same mtime; committed
+ *   frames left in the `-wal` (a connection held open for the round, the main file as an earlier
+ *   round hashed it); the original bytes back;
+ * - 2 or 3 SQL texts: mini-dev's gold of that database, or another question's, as it is or
+ *   perturbed (whitespace of every kind around it incl. \v, U+00A0, U+3000, a `;`, comments, a
+ *   changed literal, case, a date/time function in a condition that stays true, random(), an
+ *   unknown function, a deterministic function, a write); two perturbations some of the time;
+ *   a few sequences of endless recursive queries under a 200 ms timeout (both sides time out
+ *   whatever the load); about a third of the sequences replay an earlier round's texts and
+ *   settings on the changed database;
+ * - settings: timeout, `--read-only`, Soft-F1, Spider's or BIRD's EX rule.
+ * A round's sequences with the same settings run as one batch, the way the CLI's `eval` runs:
+ * the recipe (scoreRun) over the real Node pool (2 workers) with the verdict cache of
+ * `--cache DIR` (openEvalCache: the SQLite file store, each database hashed as it is now) twice,
+ * then with `--no-cache` and no reuse (every item executed on its own). Every verdict field
+ * (EX, Soft-F1, status, error text, row and column counts, result key) must be equal, and
+ * nothing the cache must never answer (a non-deterministic or unknown function, a write, a
+ * timeout, a database with a pending `-wal`) may come from it. One cache folder for all rounds,
+ * so every earlier sequence's verdicts are there to be served wrongly.
  *
  * Seeded (src/core/util/rng.ts): the seed is in the test's name; VERDICT_PROPERTY_SEED=<n>
- * replays another. A failure lists each mismatch with its round, sequence, database change,
+ * runs another. A failure lists each mismatch with its seed, round, sequence, database change,
  * settings and texts.
  */
 import {
@@ -19,13 +34,14 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
 import { openEvalCache } from '../../src/cli/commands/eval-cache.ts';
 import { OFFICIAL_VES_ITERATIONS } from '../../src/core/eval/constants.ts';
@@ -448,6 +464,7 @@ describe('the verdict cache: a run with it gives every item the verdict a run wi
   it(`2,000 generated (database change, SQL texts, settings) sequences on student_club, superhero and toxicology (seed ${SEED})`, async () => {
     const rng = mulberry32(SEED);
     const work = mkdtempSync(path.join(tmpdir(), 'wb-vprop-'));
+    onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     const dbRoot = path.join(work, 'dbs');
     const cacheDir = path.join(work, 'cache');
     const pristine: Record<string, string> = {};
@@ -483,7 +500,7 @@ describe('the verdict cache: a run with it gives every item the verdict a run wi
 
     const mismatches: string[] = [];
     const servedWrongly: string[] = [];
-    const stats = { items: 0, hitsFirst: 0, hitsSecond: 0, executedUncached: 0, timeouts: 0, errors: 0, ok: 0 };
+    const stats = { items: 0, hitsFirst: 0, hitsSecond: 0, timeouts: 0, errors: 0, ok: 0 };
     const mix = new Map<string, number>();
     const count = (k: string) => mix.set(k, (mix.get(k) ?? 0) + 1);
     /** The uncached verdict of each (db, texts, settings) by round: the database changes must show in some. */
