@@ -93,7 +93,8 @@ export async function buildReport(
   const counter = { count: 0 };
   const bounded = cutLongTexts({ runs: payload.runs, series: payload.series }, limits.textChars, counter);
   const cut = counter.count > 0 ? { count: counter.count, maxChars: limits.textChars } : null;
-  const json = JSON.stringify(packReport({ ...payload, ...bounded, textsCut: cut }));
+  // `textsCut` only when a text was cut: a report whose texts are whole is the payload as packed.
+  const json = JSON.stringify(packReport({ ...payload, ...bounded, ...(cut ? { textsCut: cut } : {}) }));
   const fewer = 'make a report of fewer samples (a run of fewer questions or samples, without --compare or --series)';
   const dataBytes = utf8Length(json);
   if (dataBytes > limits.dataBytes)
