@@ -38,6 +38,7 @@ import type {
 import { newRunHeader } from './run-header.ts';
 import type { AppPorts } from './ports.ts';
 import { withStoredScore } from './run-score.ts';
+import { WorkbenchError } from '../core/errors.ts';
 
 export async function startGenerationRun(
   ctx: AppPorts,
@@ -321,7 +322,8 @@ async function executePreset(
       r = renderPresetSchema(preset, dbId, {
         schemaSource: schemas.source,
         query: (id, sql) => {
-          if (!query) throw new Error("this app's schema reader cannot run the example-value queries");
+          if (!query)
+            throw new WorkbenchError('INTERNAL', "this app's schema reader cannot run the example-value queries");
           return query(id, sql);
         },
         tablesEntry: (id) => a.plan.tables?.find((e) => e.db_id === id),

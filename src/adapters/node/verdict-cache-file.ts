@@ -38,6 +38,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { validFacts, validVerdict, type CachedFacts, type VerdictStore } from '../../core/run/verdict-cache.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 export const CACHE_FORMAT = 'rlvr-workbench verdict cache';
 export const CACHE_VERSION = 2;
@@ -151,20 +152,29 @@ export function cacheKey(dir: string): Buffer {
   }
   const what = `the verdict cache's key ${file}`;
   if (!lstatSync(file).isFile())
-    throw new Error(`${what} is not a regular file (a link or something else); remove it, and a new key is made`);
+    throw new WorkbenchError(
+      'REFUSED',
+      `${what} is not a regular file (a link or something else); remove it, and a new key is made`,
+    );
   const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw new Error(`${what} is not a regular file; remove it, and a new key is made`);
+    if (!st.isFile())
+      throw new WorkbenchError('REFUSED', `${what} is not a regular file; remove it, and a new key is made`);
     if (process.platform !== 'win32') {
       if (process.getuid && st.uid !== process.getuid())
-        throw new Error(`${what} belongs to another user (uid ${st.uid}); remove it, and a new key is made`);
+        throw new WorkbenchError(
+          'REFUSED',
+          `${what} belongs to another user (uid ${st.uid}); remove it, and a new key is made`,
+        );
       if ((st.mode & 0o077) !== 0)
-        throw new Error(
+        throw new WorkbenchError(
+          'REFUSED',
           `${what} may be read or written by others (mode ${(st.mode & 0o777).toString(8)}): anyone who reads it can forge verdicts. Remove it (a new key is made; the cached verdicts are then recomputed), or make it private with chmod 600`,
         );
     }
-    if (st.size !== 32) throw new Error(`${what} is ${st.size} bytes, not 32: remove it, and a new key is made`);
+    if (st.size !== 32)
+      throw new WorkbenchError('REFUSED', `${what} is ${st.size} bytes, not 32: remove it, and a new key is made`);
     const key = Buffer.alloc(32);
     let got = 0;
     while (got < 32) {
@@ -172,7 +182,8 @@ export function cacheKey(dir: string): Buffer {
       if (n === 0) break;
       got += n;
     }
-    if (got !== 32) throw new Error(`${what} could not be read whole; remove it, and a new key is made`);
+    if (got !== 32)
+      throw new WorkbenchError('REFUSED', `${what} could not be read whole; remove it, and a new key is made`);
     return key;
   } finally {
     closeSync(fd);
@@ -196,7 +207,8 @@ export async function openFileVerdictCache(
   const file = path.join(dir, CACHE_FILE);
   try {
     if (!lstatSync(file).isFile())
-      throw new Error(
+      throw new WorkbenchError(
+        'REFUSED',
         `${file} is not a regular file (a link or something else): it is left as it is; remove it, or give another folder with --cache DIR`,
       );
   } catch (err) {
@@ -210,17 +222,20 @@ export async function openFileVerdictCache(
     const names = new Set(tables.map((t) => t.name));
     if (names.size > 0) {
       if (!names.has('meta') || !names.has('entries'))
-        throw new Error(
+        throw new WorkbenchError(
+          'REFUSED',
           `${file} is not a verdict cache of this program: it is left as it is; give another folder with --cache DIR`,
         );
       const row = (name: string) =>
         (db.prepare('SELECT value FROM meta WHERE name = ?').get(name) as { value: string } | undefined)?.value;
       if (row('format') !== CACHE_FORMAT)
-        throw new Error(
+        throw new WorkbenchError(
+          'REFUSED',
           `${file} is not a verdict cache of this program: it is left as it is; give another folder with --cache DIR`,
         );
       if (row('version') !== String(CACHE_VERSION))
-        throw new Error(
+        throw new WorkbenchError(
+          'REFUSED',
           `${file} is version ${row('version')}, this program reads version ${CACHE_VERSION}: it is left as it is; give another folder with --cache DIR`,
         );
     } else {
@@ -237,7 +252,8 @@ export async function openFileVerdictCache(
   } catch (err) {
     db.close();
     throw (err as { code?: unknown }).code === 'SQLITE_NOTADB'
-      ? new Error(
+      ? new WorkbenchError(
+          'REFUSED',
           `${file} is not an SQLite file (not a verdict cache of this program): it is left as it is; remove it, or give another folder with --cache DIR`,
         )
       : err;

@@ -23,6 +23,7 @@
 import { validFacts, validVerdict, type FactsStore, type VerdictStore } from '../../core/run/verdict-cache.ts';
 import type { IDBPTransaction } from 'idb';
 import type { StoredVerdict, StoredVerdictMeta, WorkbenchDB, WorkbenchIdb } from './schema.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 type IdbTx = IDBPTransaction<WorkbenchDB, ['verdicts'], 'readwrite'>;
 
@@ -227,7 +228,8 @@ async function loadKey(idb: WorkbenchIdb): Promise<CryptoKey> {
     typeof CryptoKey !== 'undefined' && x instanceof CryptoKey && x.algorithm.name === 'HMAC';
   const existing = (await idb.get('verdicts', HMAC_KEY_RECORD)) as StoredVerdictMeta | undefined;
   if (isKey(existing?.hmacKey)) return existing.hmacKey;
-  if (!globalThis.crypto?.subtle) throw new Error('WebCrypto is not available (the page is not a secure origin)');
+  if (!globalThis.crypto?.subtle)
+    throw new WorkbenchError('UNSUPPORTED', 'WebCrypto is not available (the page is not a secure origin)');
   const made = await crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   const tx = idb.transaction('verdicts', 'readwrite');
   const now = (await tx.store.get(HMAC_KEY_RECORD)) as StoredVerdictMeta | undefined;

@@ -21,6 +21,7 @@ import type {
   ToolCallMessage,
   ToolCallRecord,
 } from './types.ts';
+import { WorkbenchError } from '../errors.ts';
 
 export interface VerlSqlEnv {
   kind: 'verl-sql';
@@ -97,7 +98,11 @@ const truthy = (v: unknown) =>
     (isObject(v) && Object.keys(v).length === 0)
   );
 
-class NotADict extends Error {}
+class NotADict extends WorkbenchError {
+  constructor() {
+    super('BAD_FORMAT', 'a tool call that is not a JSON object');
+  }
+}
 
 /**
  * sglang's `BaseFormatDetector.parse_base_json`: an object is one call, a list several; a call

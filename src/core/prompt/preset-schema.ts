@@ -8,6 +8,7 @@ import { loadOmniSqlValues, renderOmniSqlSchema, type BirdTablesEntry, type Read
 import type { PolicyPreset } from './presets.ts';
 import { hasDescriptions, renderSchema, type TableParts } from './render-schema.ts';
 import type { SchemaSource } from './schema-source.ts';
+import { WorkbenchError } from '../errors.ts';
 
 export interface PresetSchemaSources {
   /** Tables and sample rows (bird-create-table). */
@@ -39,7 +40,8 @@ export async function renderPresetSchema(
   }
   const entry = sources.tablesEntry(dbId);
   if (!entry) {
-    throw new Error(
+    throw new WorkbenchError(
+      'NOT_FOUND',
       `preset ${preset.id} renders the schema from the dataset's tables.json (column comments and types), ` +
         `but it has no entry for database "${dbId}": load the tables.json that belongs to the questions (BIRD: dev_tables.json)`,
     );

@@ -12,6 +12,7 @@
  */
 import type { ChatMessage } from '../engine/engine.ts';
 import { renderTemplateText, BIRD_MINIDEV_V1, type TemplateValues } from './templates.ts';
+import { WorkbenchError } from '../errors.ts';
 
 export type PresetSchemaRenderer =
   /** BIRD's `generate_schema_prompt_sqlite`: CREATE TABLE statements as stored (render-schema.ts). */
@@ -391,7 +392,7 @@ export function requirePreset(id: string, extra: readonly PolicyPreset[] = []): 
   const found = findPreset(id, extra);
   if (found) return found;
   const known = [...BUILTIN_PRESETS, ...extra].map((p) => p.id).join(', ');
-  throw new Error(`unknown preset "${id}": choose one of ${known}`);
+  throw new WorkbenchError('NOT_FOUND', `unknown preset "${id}": choose one of ${known}`);
 }
 
 /** FNV-1a of the preset's whole content: two runs with the same id and fingerprint used the same settings. */

@@ -39,10 +39,9 @@ export interface GzipPort {
 }
 
 /** Thrown by a `GzipPort.gunzip` whose output passed its `maxBytes`. */
-export class InflationLimitError extends Error {
+export class InflationLimitError extends WorkbenchError {
   constructor(readonly maxBytes: number) {
-    super(`the data inflates to more than ${maxBytes} bytes`);
-    this.name = 'InflationLimitError';
+    super('TOO_LARGE', `the data inflates to more than ${maxBytes} bytes`);
   }
 }
 

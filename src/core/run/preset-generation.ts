@@ -25,6 +25,7 @@ import type { EvalItem, Extraction, ExtractionRule, ItemResult, SqlValue } from 
 import type { GenerationJob, GenerationOutcome, StopSignal } from './generation.ts';
 import { runFormula, toSampleRecord } from './score-run.ts';
 import type { RunConfig, SampleGeneration, SampleRecord } from './types.ts';
+import { WorkbenchError } from '../errors.ts';
 
 /** How many samples per question, and with which sampling: the preset's, or its self-consistency setting. */
 export interface PresetSamplingChoice {
@@ -47,11 +48,13 @@ export function presetSampling(preset: PolicyPreset, choice: PresetSamplingChoic
   const s = preset.sampling;
   const sc = choice.selfConsistency ? s.selfConsistency : null;
   if (choice.selfConsistency && !sc)
-    throw new Error(
+    throw new WorkbenchError(
+      'BAD_OPTION',
       `preset ${preset.id} publishes no self-consistency setting (1 greedy + k sampled): leave out the self-consistency choice`,
     );
   const n = choice.n ?? (sc ? sc.greedy + sc.sampled : s.n);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`samples per question must be an integer >= 1, got ${n}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new WorkbenchError('BAD_OPTION', `samples per question must be an integer >= 1, got ${n}`);
   const seed = choice.seed === undefined ? 0 : choice.seed;
   return {
     n,
@@ -79,7 +82,7 @@ export function presetSampling(preset: PolicyPreset, choice: PresetSamplingChoic
  */
 export function presetEnv(preset: PolicyPreset, conversation: boolean, toolRole = false): EpisodeEnv {
   const mt = preset.multiTurn;
-  if (!mt) throw new Error(`preset ${preset.id} is single-turn: it has no environment`);
+  if (!mt) throw new WorkbenchError('REFUSED', `preset ${preset.id} is single-turn: it has no environment`);
   if (mt.probeStyle === 'tool-call' && mt.rewardRule === 'verl-answer-ex')
     return {
       ...VERL_SQL_DEFAULTS,
@@ -94,7 +97,8 @@ export function presetEnv(preset: PolicyPreset, conversation: boolean, toolRole 
       toolRole,
     };
   if (mt.probeStyle !== 'tag' || mt.rewardRule !== 'skyrl-format-ex')
-    throw new Error(
+    throw new WorkbenchError(
+      'REFUSED',
       `preset ${preset.id}: its environment (${mt.probeStyle} probes, ${mt.rewardRule} reward) is not played by the episode runner; ` +
         'the multi-turn environments it plays are skyrl-sql-v1 (tag probes, skyrl-format-ex) and verl-text2sql-v1 (tool calls, verl-answer-ex)',
     );
@@ -266,7 +270,7 @@ export async function runPresetGeneration(
         { signal },
       );
       if (!c || c.finishReason === 'error' || c.finishReason === 'abort')
-        throw new Error(c?.error ?? (c ? 'the turn was stopped' : 'the engine returned no sample'));
+        throw new WorkbenchError('FAILED', c?.error ?? (c ? 'the turn was stopped' : 'the engine returned no sample'));
       tokensIn ??= c.tokensIn;
       tokensOut += c.tokensOut ?? 0;
       const stoppedBy = c.stopReason ?? (c.finishReason === 'stop' ? inferredStop(c.text, options.stop) : null);

@@ -28,6 +28,7 @@ import {
 import { quickCheckIndices } from '../../core/run/generation.ts';
 import { DEFAULT_RUN_CONFIG } from '../../core/run/types.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 /** What the batch panel reads from the Generate screen's state (GenerateState is one). */
 export interface BatchSource {
   readonly state: {
@@ -143,7 +144,8 @@ export class BatchState {
       const plan = parseBatchPlan(await file.text(), file.name);
       // The app's generation runs do not play presets yet: a preset plan's prompts would not be rebuilt.
       if (plan.preset)
-        throw new Error(
+        throw new WorkbenchError(
+          'REFUSED',
           `${file.name} was exported under preset ${plan.preset.id}: import it with the CLI (\`batch import --plan ${file.name} ...\`), which scores it with the preset's extraction rule`,
         );
       this.#plan = plan;
