@@ -355,6 +355,19 @@ export async function runGeneration(
     progress('idle', null);
     return null;
   };
+  const result = await runJobsConcurrently(jobs, hooks.concurrency ?? 1, runJob);
+  return result ?? stopped() ?? { kind: 'done' };
+}
+
+/**
+ * Runs `runJob` over the jobs, `concurrency` at a time, in order; the first outcome a job returns
+ * (a stop, a failure) ends the others' taking of new jobs and is returned; null when every job ran.
+ */
+export async function runJobsConcurrently(
+  jobs: readonly GenerationJob[],
+  concurrency: number,
+  runJob: (job: GenerationJob) => Promise<GenerationOutcome | null>,
+): Promise<GenerationOutcome | null> {
   const queue = [...jobs];
   let result: GenerationOutcome | null = null;
   const worker = async () => {
@@ -363,9 +376,9 @@ export async function runGeneration(
       if (r && !result) result = r;
     }
   };
-  const width = Math.max(1, Math.min(hooks.concurrency ?? 1, jobs.length));
+  const width = Math.max(1, Math.min(concurrency, jobs.length));
   await Promise.all(Array.from({ length: width }, worker));
-  return result ?? stopped() ?? { kind: 'done' };
+  return result;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from '../prompt/presets.ts';
 import { extractSql } from '../sql/extract-sql.ts';
 import type { EvalItem, Extraction, ExtractionRule, ItemResult, SqlValue } from '../types.ts';
-import type { GenerationJob, GenerationOutcome, StopSignal } from './generation.ts';
+import { runJobsConcurrently, type GenerationJob, type GenerationOutcome, type StopSignal } from './generation.ts';
 import { runFormula, toSampleRecord } from './score-run.ts';
 import type { RunConfig, SampleGeneration, SampleRecord } from './types.ts';
 import { WorkbenchError } from '../errors.ts';
@@ -368,15 +368,6 @@ export async function runPresetGeneration(
     return null;
   };
 
-  const queue = [...jobs];
-  let result: GenerationOutcome | null = null;
-  const worker = async () => {
-    while (!result && queue.length > 0) {
-      const r = await runJob(queue.shift()!);
-      if (r && !result) result = r;
-    }
-  };
-  const width = Math.max(1, Math.min(hooks.concurrency ?? 1, jobs.length));
-  await Promise.all(Array.from({ length: width }, worker));
+  const result = await runJobsConcurrently(jobs, hooks.concurrency ?? 1, runJob);
   return result ?? (signal.aborted ? { kind: 'cancelled' } : { kind: 'done' });
 }
