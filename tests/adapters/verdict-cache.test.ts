@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
+import { createNodeSqlPool, dbFileSha256 } from '../../src/adapters/node/sql-worker-host.ts';
 import {
   CACHE_FILE,
   KEY_FILE,
@@ -76,7 +76,7 @@ async function withFileCache(dir: string, inner: SqlExecutor, warn: (m: string) 
   const caching = cachingExecutor(inner, {
     store: file,
     context: { executor: 'sql.js test', sqliteVersion: '3.test' },
-    dbSha256: (dbId) => file.fileSha256(path.join(DB_ROOT, dbId, `${dbId}.sqlite`), sha256File),
+    dbSha256: (dbId) => dbFileSha256(dbId, path.join(DB_ROOT, dbId, `${dbId}.sqlite`)),
   });
   return { file, caching };
 }
@@ -116,7 +116,7 @@ describe('the verdict cache across runs, on real data', () => {
     );
   }, 600_000);
 
-  it('never caches a prediction that writes or calls random(), and a timeout only under the same timeout', async () => {
+  it('never caches a prediction that writes or calls random(); the key holds the timeout and the database sha256, not the whitespace SQLite ignores', async () => {
     const items: EvalItem[] = [
       'SELECT random() FROM superhero LIMIT 1',
       "UPDATE superhero SET superhero_name = 'x' WHERE id = 1",
@@ -547,11 +547,11 @@ for (let round = 0; round < 20; round++) {
     utimesSync(dbFile, same, same);
     const first = statSync(dbFile);
     const store = await open(dir);
-    const before = await store.fileSha256(dbFile, sha256File);
+    const before = await dbFileSha256('x', dbFile);
     writeFileSync(dbFile, 'b'.repeat(4096));
     utimesSync(dbFile, same, same);
     expect([statSync(dbFile).size, statSync(dbFile).mtimeMs]).toEqual([first.size, first.mtimeMs]);
-    const after = await store.fileSha256(dbFile, sha256File);
+    const after = await dbFileSha256('x', dbFile);
     expect(after).not.toBe(before);
     expect(after).toBe(await sha256File(dbFile));
     await store.put([['k', cached(1, 1)]]);

@@ -15,7 +15,8 @@
  *   ROW_OVERHEAD): past either, the least recently used rows go first (index on last use).
  * - Two runs at once: SQLite's locking, each write one transaction, a busy timeout; a write that
  *   still fails costs later executions, never the run (cachingExecutor).
- * - Nothing is trusted by path, size or modification time: `fileSha256` hashes every time.
+ * - Nothing is kept by path, size or modification time: a database's sha256 is hashed from its
+ *   bytes every run by the caller (`dbFileSha256`, src/adapters/node/sql-worker-host.ts).
  *
  * The version-1 file (`verdicts-v1.json`) is neither read nor touched (docs/cli-speed.md).
  * A file at the store's path that is not a verdict cache of this program (another program's,
@@ -64,8 +65,6 @@ export type StoredFacts = CachedFacts;
 
 export interface FileVerdictCache extends VerdictStore {
   readonly file: string;
-  /** The sha256 of a file: hashed every time (nothing is remembered by path, size or time). */
-  fileSha256(file: string, hash: (file: string) => Promise<string>): Promise<string>;
   /** At the end of a run: says how many rows failed their MAC (deleted unless written again), applies the bounds. */
   save(): Promise<void>;
   /** Verdicts held (facts not counted). */
@@ -349,9 +348,6 @@ export async function openFileVerdictCache(
     },
     async put(entries) {
       if (entries.length > 0) write(entries.map(([k, v]) => ['v', k, JSON.stringify(v)] as [Kind, string, string]));
-    },
-    async fileSha256(f, hash) {
-      return hash(path.resolve(f));
     },
     async save() {
       if (failedCount > 0) {
