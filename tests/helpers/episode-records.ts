@@ -144,6 +144,7 @@ export function episodeRunFile(samples: SampleRecord[] = episodeSamples(), id = 
       gold: { name: 'mini_dev_sqlite_gold.sql', sha256: 'gg', bytes: 1 },
       databases: Object.fromEntries([...new Set(samples.map((s) => s.dbId))].map((d) => [d, `sha-${d}`])),
     },
+    subset: { description: `${samples.length} fixture episodes`, indices: samples.map((s) => s.index) },
     samplesPerQuestion: 1,
   });
 }
