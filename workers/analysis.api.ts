@@ -19,7 +19,7 @@ import type {
 
 export type AnalysisOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
 
-export interface StatsJob {
+interface StatsJob {
   dbName: string;
   runId: string;
   /** Tie-break seed of maj@n (mulberry32), as the CLI's `stats --seed`. */
@@ -28,7 +28,7 @@ export interface StatsJob {
   gold?: GoldChoice;
 }
 
-export interface CompareJob {
+interface CompareJob {
   dbName: string;
   /** The baseline A. */
   runIdA: string;
@@ -41,7 +41,7 @@ export interface CompareJob {
 }
 
 /** A training run (series) of the store: its view, one question across its steps, or an export. */
-export interface SeriesJob {
+interface SeriesJob {
   dbName: string;
   seriesId: string;
 }

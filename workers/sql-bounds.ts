@@ -23,7 +23,7 @@ export const WRITE_BUDGET = 64 * 1024 * 1024;
 const MiB = 1024 * 1024;
 
 /** What a worker's runtime takes besides the bounds below (V8 isolate, sql.js code, the wasm module's base memory). */
-export const WORKER_RUNTIME_BYTES = 96 * MiB;
+const WORKER_RUNTIME_BYTES = 96 * MiB;
 
 /**
  * The memory budget of one SQL worker holding databases of `dbBytes` in all (at most its LRU

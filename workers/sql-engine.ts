@@ -93,7 +93,7 @@ interface Ran {
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
 /** Values (rows x columns) of gold results a worker keeps for reuse; a larger result is run again each time. */
-export const GOLD_CACHE_VALUES = 4_000_000;
+const GOLD_CACHE_VALUES = 4_000_000;
 
 /**
  * Opens `bytes` without copying them. sql.js writes the bytes into its in-memory file system,

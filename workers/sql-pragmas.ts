@@ -16,9 +16,9 @@
  */
 import { isOp, isWord, sqlTokens, type SqlToken } from '../src/core/sql/sql-tokens.ts';
 
-export type PragmaScope = 'process' | 'bound' | 'connection' | 'file' | 'read';
+type PragmaScope = 'process' | 'bound' | 'connection' | 'file' | 'read';
 
-export interface PragmaPolicy {
+interface PragmaPolicy {
   scope: PragmaScope;
   /** `refuse`: the setting form is an error; `reset`: allowed, undone by the re-open before the next item. */
   policy: 'refuse' | 'reset';

@@ -25,7 +25,7 @@ function openPinned(SQL: SqlJsStatic, bytes?: Uint8Array): Database {
 }
 
 /** Rows of each side kept in a counterexample. */
-export const COUNTEREXAMPLE_ROWS = 20;
+const COUNTEREXAMPLE_ROWS = 20;
 
 const getExact = (stmt: ReturnType<Database['prepare']>): SqlValue[] =>
   (stmt.get as unknown as (p: null, c: { useBigInt: boolean }) => SqlValue[]).call(stmt, null, { useBigInt: true });
@@ -137,7 +137,7 @@ export class OpenSuite {
   }
 }
 
-export function cell(v: SqlValue): TsCell {
+function cell(v: SqlValue): TsCell {
   if (typeof v === 'bigint') return { int: v.toString() };
   if (v instanceof Uint8Array) return { blob: [...v].map((b) => b.toString(16).padStart(2, '0')).join('') };
   return v;
@@ -193,7 +193,7 @@ export function orderCheck(
  * The gold cuts through a tie at its LIMIT (src/core/ts/order-ties.ts): the two rows around
  * the cut have equal ORDER BY keys and different columns. Null when the gold cannot be probed.
  */
-export function tiesAtLimit(run: (text: string) => Result | null, goldSql: string): boolean | null {
+function tiesAtLimit(run: (text: string) => Result | null, goldSql: string): boolean | null {
   const probe = tieProbe(goldSql);
   if (!probe) return null;
   const r = run(probe.sql);

@@ -15,7 +15,7 @@ export function mayWrite(text: string): boolean {
 }
 
 /** The next token at `pos` (a word, or a quoted name or string), or null at the end. */
-export function tokenAt(sql: string, pos: number): { text: string; end: number } | null {
+function tokenAt(sql: string, pos: number): { text: string; end: number } | null {
   const i = firstSignificantIndex(sql, pos);
   if (i < 0) return null;
   const c = sql[i]!;
@@ -67,7 +67,7 @@ export interface Fingerprint {
   limits: string;
 }
 
-export const FINGERPRINT_SQL =
+const FINGERPRINT_SQL =
   'SELECT total_changes(), (SELECT schema_version FROM pragma_schema_version), ' +
   '(SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id), ' +
   "(SELECT group_concat(name) FROM pragma_database_list WHERE name <> 'temp'), " +

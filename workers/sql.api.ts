@@ -78,7 +78,7 @@ export interface TimeRequest {
   iterations: number;
 }
 
-export interface TimeDone {
+interface TimeDone {
   kind: 'done';
   ratios: number[];
   /** The clock's step in the worker (ms), and the most runs one timing's block took. */
@@ -108,7 +108,7 @@ export interface ProbeDone {
 }
 
 /** Metric `ts`: the checks that follow an item's EX (docs/test-suite.md). */
-export interface CheckRequest {
+interface CheckRequest {
   dbId: string;
   predSql: string;
   goldSql: string;

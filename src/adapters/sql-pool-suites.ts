@@ -17,7 +17,7 @@ type Built = { kind: 'done'; suite: BuiltSuite };
 /** A test suite is built in at most this long (it runs every gold and its variants on each candidate). */
 const SUITE_BUILD_MS = 10 * 60_000;
 
-export interface PoolSuitesDeps<S> {
+interface PoolSuitesDeps<S> {
   spec: SuiteSpec;
   /** The golds each database's suite is distilled on. */
   goldsOf: ReadonlyMap<string, readonly string[]>;
@@ -33,7 +33,7 @@ export interface PoolSuitesDeps<S> {
 }
 
 /** A call that opens the database when the worker answers need-db: null on a timeout, a string when the database cannot be opened. */
-export type WithDb = <T>(
+type WithDb = <T>(
   fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>,
   ms: number,
 ) => Promise<T | null | string>;

@@ -56,7 +56,7 @@ export interface DbSource {
   describe(dbId: string): string;
 }
 
-export interface SqlPoolOptions {
+interface SqlPoolOptions {
   spawn: () => WorkerHandle;
   dbSource: DbSource;
   /** Number of workers (default: the number of cores). */

@@ -264,7 +264,7 @@ function presetTables(preset: PolicyPreset, dataset: DatasetRecord, indices: rea
 }
 
 /** The run's sampling under a preset: the spec's (the Generate screen's fields, from the preset's defaults), the preset's stops. */
-export function appPresetSampling(preset: PolicyPreset, params: GenerationSpec['params']): PresetSampling {
+function appPresetSampling(preset: PolicyPreset, params: GenerationSpec['params']): PresetSampling {
   return {
     n: params.n,
     paramsOf: (sample) => ({

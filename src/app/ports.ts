@@ -62,7 +62,7 @@ export interface RunRepositoryPort {
 }
 
 /** Datasets and their stored databases, as the services read them. */
-export interface DatasetPort {
+interface DatasetPort {
   /** The dataset; NOT_FOUND naming it when it is not stored. */
   get(datasetId: string): Promise<DatasetRecord>;
   /** Gold positions of the dataset's questions whose database is stored. */
@@ -79,7 +79,7 @@ export interface DatasetPort {
  * What is stored with a run besides its samples, by run id: the corrected-gold overlay
  * (docs/gold-overlays.md) and the version check (docs/version-effects.md).
  */
-export interface RunExtrasPort {
+interface RunExtrasPort {
   overlay(runId: string): Promise<GoldOverlayRecord | undefined>;
   /** Replaces the run's overlay. */
   putOverlay(record: GoldOverlayRecord): Promise<void>;
@@ -90,7 +90,7 @@ export interface RunExtrasPort {
 }
 
 /** Locks and writing sessions: one writer per run across tabs. */
-export interface RunSessionPort {
+interface RunSessionPort {
   /** Runs `body` holding the run's lock; throws LOCKED with `lockedMessage` when another tab holds it. */
   withLock<T>(runId: string, lockedMessage: string, body: () => Promise<T>): Promise<T>;
   /** Opens a writing session on `run` (the caller holds its lock). */
@@ -98,7 +98,7 @@ export interface RunSessionPort {
 }
 
 /** Parses and pairs a predictions file with a dataset (the core's replay plan, off the page's thread). */
-export interface PairingPort {
+interface PairingPort {
   pair(job: PairJob): Promise<PairedPredictions>;
   /** sha256 and size of a text (the self-test's gold file). */
   hashText(text: string): Promise<{ sha256: string; bytes: number }>;
@@ -109,7 +109,7 @@ export interface PairingPort {
  * the pool's own, with the isolation a prediction gets (the browser's and Node's SqlPool);
  * absent, the app refuses multi-turn presets.
  */
-export interface RunExecutor extends SqlExecutor {
+interface RunExecutor extends SqlExecutor {
   probe?(dbId: string, sql: string, options: { timeoutMs: number }): Promise<ProbeResult>;
 }
 
@@ -154,12 +154,12 @@ export interface AppPorts {
 }
 
 /** One file of a training run read as steps and paired with the gold (the import worker). */
-export interface SeriesDumpPort {
+interface SeriesDumpPort {
   read(job: SeriesDumpJob): Promise<PairedSeriesDump>;
 }
 
 /** A series file read, validated and stored whole (the import worker). */
-export interface SeriesFilePort {
+interface SeriesFilePort {
   importSeriesFile(file: Blob, fileName: string): Promise<SeriesRecord>;
 }
 

@@ -32,7 +32,7 @@ const SELF_TEST_CONFIG: RunHeader['config'] = {
 };
 
 /** The predictions "file" of a dataset's scratch run: the attempts saved from the playground. */
-export const PLAYGROUND_SOURCE = 'playground attempts';
+const PLAYGROUND_SOURCE = 'playground attempts';
 
 /** The scratch run's settings: EX, Soft-F1 and TS, the official timeout, writes allowed as officially. */
 const PLAYGROUND_CONFIG: RunHeader['config'] = {

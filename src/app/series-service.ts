@@ -33,7 +33,7 @@ import { newRunHeader } from './run-header.ts';
 /** Files of a folder a series reads: dumps and predictions, nothing hidden. */
 export const SERIES_FOLDER_FILE = /\.(jsonl|json|eval|sql|parquet|pq)$/i;
 
-export interface SeriesHooks {
+interface SeriesHooks {
   signal?: AbortSignal;
   onProgress?: (p: SeriesProgress) => void;
   /** How each file's steps were found, mapping reports, pairing findings, files skipped. */

@@ -1,13 +1,5 @@
 /** Each command's outputs and inputs for `checkOutputs`, called right after its flags are parsed. */
-import type { EvalArgs } from './commands/eval-args.ts';
 import { checkOutputs, checkOutputsWithDataset, pathFlags } from './preflight.ts';
-
-export function checkEvalOutputs(args: EvalArgs): Promise<void> {
-  return checkOutputsWithDataset(args, {
-    outputs: pathFlags({ '--out': args.out, '--run-out': args.runOut }),
-    inputs: pathFlags({ '--predictions': args.predictions }),
-  });
-}
 
 export function checkStatsOutputs(values: Record<string, string | boolean | undefined>): Promise<void> {
   const file = (flag: string) => (typeof values[flag] === 'string' ? (values[flag] as string) : null);

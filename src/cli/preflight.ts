@@ -11,12 +11,12 @@ import { tempPathFor } from './atomic-write.ts';
 import path from 'node:path';
 import { WorkbenchError } from '../core/errors.ts';
 
-export interface PathFlag {
+interface PathFlag {
   flag: string;
   file: string | null | undefined;
 }
 
-export interface PreflightSpec {
+interface PreflightSpec {
   /** Files the command will write. */
   outputs: readonly PathFlag[];
   /** Files the command reads. */
@@ -46,7 +46,7 @@ async function resolvedOutput(flag: string, file: string): Promise<string> {
 }
 
 /** Free bytes an output folder must have: a full disk fails here, not after the work. */
-export const MIN_FREE_BYTES = 1024 * 1024;
+const MIN_FREE_BYTES = 1024 * 1024;
 const PROBE_BYTES = 64 * 1024;
 
 /**

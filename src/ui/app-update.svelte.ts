@@ -10,7 +10,7 @@
 import { registerSW } from 'virtual:pwa-register';
 import { errorMessage } from '../core/errors.ts';
 
-export type UpdatePhase = 'none' | 'available' | 'waiting-for-run' | 'updating' | 'updated-elsewhere';
+type UpdatePhase = 'none' | 'available' | 'waiting-for-run' | 'updating' | 'updated-elsewhere';
 
 /** AppUpdate's own fields (read through `state`). */
 interface AppUpdateFields {

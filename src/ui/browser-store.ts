@@ -38,7 +38,7 @@ export interface BrowserStoreOptions extends IdbStoreOptions {
 const SQLJS_EXECUTOR = typeof __SQLJS_VERSION__ === 'string' ? `sql.js ${__SQLJS_VERSION__}` : undefined;
 
 /** The store's ports, and the training runs' service and analysis over the same database. */
-export interface BrowserStore extends WorkbenchStore {
+interface BrowserStore extends WorkbenchStore {
   readonly seriesService: SeriesService;
   readonly seriesAnalysis: SeriesAnalysisPort;
 }

@@ -13,7 +13,7 @@ import type { PreviewService } from './workbench/services.ts';
 import { WorkbenchError } from '../core/errors.ts';
 import { oneWorker } from './shell/one-worker.ts';
 
-export interface PreviewPorts {
+interface PreviewPorts {
   /** The run's stored databases. */
   dbSource: (run: RunHeader) => DbSource;
   /** A one-worker SQL pool over them. */

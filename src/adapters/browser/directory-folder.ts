@@ -36,7 +36,7 @@ async function walk(
   }
 }
 
-export function directoryFolder(handle: FileSystemDirectoryHandle): FolderPort {
+function directoryFolder(handle: FileSystemDirectoryHandle): FolderPort {
   let files = new Map<string, FileSystemFileHandle>();
   return {
     name: handle.name,
@@ -65,13 +65,13 @@ export function directoryFolder(handle: FileSystemDirectoryHandle): FolderPort {
 }
 
 /** Whether the app may read the folder now (`prompt`: a click must ask again). */
-export async function folderPermission(handle: FileSystemDirectoryHandle): Promise<Permission> {
+async function folderPermission(handle: FileSystemDirectoryHandle): Promise<Permission> {
   const h = handle as unknown as HandleWithPermission;
   return h.queryPermission ? h.queryPermission({ mode: 'read' }) : 'granted';
 }
 
 /** Asks the browser again (call it from a click). */
-export async function askFolderPermission(handle: FileSystemDirectoryHandle): Promise<Permission> {
+async function askFolderPermission(handle: FileSystemDirectoryHandle): Promise<Permission> {
   const h = handle as unknown as HandleWithPermission;
   return h.requestPermission ? h.requestPermission({ mode: 'read' }) : 'granted';
 }
@@ -79,10 +79,10 @@ export async function askFolderPermission(handle: FileSystemDirectoryHandle): Pr
 type PickerWindow = Window & { showDirectoryPicker?: (o?: { mode?: 'read' }) => Promise<FileSystemDirectoryHandle> };
 
 /** The browser can choose a folder to follow (Chromium's File System Access API). */
-export const canPickFolder = (): boolean => typeof (window as PickerWindow).showDirectoryPicker === 'function';
+const canPickFolder = (): boolean => typeof (window as PickerWindow).showDirectoryPicker === 'function';
 
 /** The folder chosen in the browser's picker; null when the user closed it. */
-export async function pickFolder(): Promise<FileSystemDirectoryHandle | null> {
+async function pickFolder(): Promise<FileSystemDirectoryHandle | null> {
   const picker = (window as PickerWindow).showDirectoryPicker;
   if (!picker) return null;
   try {

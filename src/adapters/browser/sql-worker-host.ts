@@ -21,7 +21,7 @@ export function sqlWorkerHandle(worker: Worker, startFailure: string): WorkerHan
   return { api: wrap<SqlWorkerApi>(worker), terminate: () => worker.terminate(), exited };
 }
 
-export function spawnBrowserSqlWorker(): WorkerHandle {
+function spawnBrowserSqlWorker(): WorkerHandle {
   const worker = new Worker(new URL('../../../workers/sql.worker.ts', import.meta.url), {
     type: 'module',
     name: 'sql',

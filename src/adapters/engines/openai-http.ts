@@ -10,7 +10,7 @@ import { onAbort } from '../../core/engine/abort.ts';
 import { EngineError, isEngineError } from '../../core/engine/engine-error.ts';
 import { retryAfterMs, serverMessage } from './openai-protocol.ts';
 
-export interface HttpOptions {
+interface HttpOptions {
   /** Server root without a trailing slash. */
   base: string;
   apiKey: string | null;
@@ -43,7 +43,7 @@ const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} M
  * with BAD_REPLY and the connection is dropped, so a huge body is never held whole. A
  * Content-Length above `max` fails before a byte is read.
  */
-export function capReply(res: Response, max: number, where: string): Response {
+function capReply(res: Response, max: number, where: string): Response {
   const tooLarge = (what: string) =>
     new EngineError('BAD_REPLY', `the reply is ${what}, more than the ${mib(max)} a reply may have`, where);
   const declared = Number(res.headers.get('content-length'));

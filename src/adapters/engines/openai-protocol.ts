@@ -13,7 +13,7 @@ export type Endpoint = 'chat' | 'completions';
 export const ENDPOINT_PATH: Record<Endpoint, string> = { chat: '/v1/chat/completions', completions: '/v1/completions' };
 
 /** What one choice of a reply holds, whatever the endpoint. */
-export interface ParsedChoice {
+interface ParsedChoice {
   index: number;
   text: string;
   finishReason: 'stop' | 'length';
@@ -42,7 +42,7 @@ const strOrNull = (v: unknown): string | null => (typeof v === 'string' && v !==
  * `/v1/completions` takes text: a prompt that is a single user message is sent as is (BIRD's
  * own prompts are completion prompts); several messages are joined with the plain template.
  */
-export function completionPrompt(messages: readonly ChatMessage[]): string {
+function completionPrompt(messages: readonly ChatMessage[]): string {
   return messages.length === 1 && messages[0]!.role === 'user' ? messages[0]!.content : renderPlainChat(messages);
 }
 

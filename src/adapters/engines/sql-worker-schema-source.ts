@@ -12,12 +12,12 @@ import { WorkbenchError } from '../../core/errors.ts';
 import type { SqlValue } from '../../core/types.ts';
 
 /** The part of the SQL worker API this source uses (a comlink Remote satisfies it). */
-export interface SqlQueryApi {
+interface SqlQueryApi {
   query(dbId: string, sql: string, maxRows: number): Promise<QueryResult | NeedDb>;
   loadDb(dbId: string, bytes: Uint8Array): Promise<unknown>;
 }
 
-export interface SqlWorkerSchemaSourceOptions {
+interface SqlWorkerSchemaSourceOptions {
   api: SqlQueryApi;
   dbSource: DbSource;
   /** BIRD description files of a database, or null. */
@@ -29,7 +29,7 @@ export interface SqlWorkerSchemaSourceOptions {
 const MAX_ROWS = 100_000;
 
 /** The schema source, and read-only queries on the same worker (the rows as the worker returns them). */
-export interface SqlWorkerSchemaSource extends SchemaSource {
+interface SqlWorkerSchemaSource extends SchemaSource {
   query(dbId: string, sql: string): Promise<SqlValue[][]>;
 }
 

@@ -31,7 +31,7 @@ configure({ useWebWorkers: false });
  * One sample's JSON is read whole (it is parsed as one value): bounded well below the longest
  * string JavaScript holds, and every sample of the log shares the zip's inflation budget.
  */
-export const MAX_INSPECT_SAMPLE_BYTES = 256 * 1024 * 1024;
+const MAX_INSPECT_SAMPLE_BYTES = 256 * 1024 * 1024;
 const INSPECT_ADVICE =
   'check the log was written by Inspect (inspect log dump FILE prints it as JSON; give that .json instead)';
 

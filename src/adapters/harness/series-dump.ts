@@ -31,10 +31,10 @@ import { readHarnessFile } from './read-harness.ts';
 export const SERIES_DUMP_FILE = /\.(jsonl|json|eval|sql|parquet|pq)$/i;
 
 /** prime-rl's traces split read by default (`rollouts/step_<N>/<kind>/<subset>/traces.jsonl`). */
-export const DEFAULT_TRACES_SPLIT = 'eval/all';
+const DEFAULT_TRACES_SPLIT = 'eval/all';
 const TRACES_PATH = /(?:^|[\\/])((?:train|eval)[\\/](?:all|effective))[\\/]traces\.jsonl$/i;
 
-export type DumpFormat = HarnessFormat | 'predictions';
+type DumpFormat = HarnessFormat | 'predictions';
 
 export interface DumpStep {
   step: number;
@@ -61,7 +61,7 @@ export interface DumpStep {
   wallTime: string | null;
 }
 
-export interface SeriesDump {
+interface SeriesDump {
   format: DumpFormat;
   steps: DumpStep[];
   /** How the steps were found (`100.jsonl: step 100 (from the name by <N>.<ext>)`), and warnings. */
@@ -235,18 +235,4 @@ export async function readSeriesDump(
 /** The trainer's score of an item (null where the dump gave none). */
 export function trainerScoreOf(step: Pick<DumpStep, 'sampleScores'>, questionId: number, sample = 0): number | null {
   return step.sampleScores.get(questionId)?.[sample] ?? null;
-}
-
-/** The trainer's reward columns of a sample (TRL, prime-rl traces); null where the dump gave none. */
-export function trainerRewardsOf(
-  step: Pick<DumpStep, 'sampleRewards'>,
-  questionId: number,
-  sample = 0,
-): Record<string, number | null> | null {
-  return step.sampleRewards.get(questionId)?.[sample] ?? null;
-}
-
-/** The turns of a sample of a multi-turn dump; null for a single-turn sample. */
-export function turnsOf(step: Pick<DumpStep, 'sampleTurns'>, questionId: number, sample = 0): DumpTurn[] | null {
-  return step.sampleTurns.get(questionId)?.[sample] ?? null;
 }

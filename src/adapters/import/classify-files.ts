@@ -6,7 +6,7 @@
  */
 import { WorkbenchError } from '../../core/errors.ts';
 
-export interface Classified {
+interface Classified {
   questions: string;
   gold: string | null;
   /** db_id -> path of its database file. */

@@ -9,7 +9,7 @@ import type { ImportFile } from './import-files.ts';
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
-export async function newHasher(): Promise<IHasher> {
+async function newHasher(): Promise<IHasher> {
   const h = await createSHA256();
   h.init();
   return h;
@@ -34,7 +34,7 @@ export function checkSqliteHeader(head: Uint8Array, path: string, dbId: string):
   );
 }
 
-export interface ReadHooks {
+interface ReadHooks {
   signal?: AbortSignal;
   onBytes?: (doneBytes: number) => void;
   /** Called with the first 16 bytes (or fewer at the end of a short file) before anything else. */

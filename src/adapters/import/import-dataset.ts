@@ -26,7 +26,7 @@ import { readQuestionsFile } from './questions-file.ts';
 import { expandFiles, type ImportFile } from './import-files.ts';
 import { knownDatabase } from './known-databases.ts';
 
-export interface ImportOptions {
+interface ImportOptions {
   signal?: AbortSignal;
   onProgress?: (p: ImportProgress) => void;
   /**
@@ -37,7 +37,7 @@ export interface ImportOptions {
 }
 
 /** Questions and gold agree: same count and the same db_id at each position. */
-export function checkGoldMatchesQuestions(
+function checkGoldMatchesQuestions(
   questions: Question[],
   gold: GoldEntry[],
   questionsName: string,

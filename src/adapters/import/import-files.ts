@@ -44,7 +44,7 @@ const ADVICE = 'unzip it with another tool and import the folder';
 /** Largest text file read whole (the questions, the gold): about the longest string JavaScript holds. */
 const MAX_TEXT_BYTES = 512 * 1024 * 1024;
 /** Databases and inner zips are bounded by the ratio and the read's total (src/adapters/import/zip-entries.ts). */
-export const maxImportEntryBytes = (p: string) =>
+const maxImportEntryBytes = (p: string) =>
   /\.zip$/i.test(p) || isDatabasePath(p) ? Number.MAX_SAFE_INTEGER : MAX_TEXT_BYTES;
 
 function entryFile(z: ZipFileEntry, zipPath: string): ImportFile {

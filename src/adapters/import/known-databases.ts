@@ -4,7 +4,7 @@
  * (as reported by a third-party run; a hint, not an authority). Where both agree there is
  * one row naming both. A user's database whose sha256 is listed here gets `knownAs`.
  */
-export interface KnownDatabase {
+interface KnownDatabase {
   sha256: string;
   dbId: string;
   sizeBytes: number | null;

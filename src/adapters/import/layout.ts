@@ -8,7 +8,7 @@
  */
 import { baseName, isDatabasePath, isJunk, normalizePath } from './classify-files.ts';
 
-export type Layout = 'bird' | 'spider' | 'kaggledbqa';
+type Layout = 'bird' | 'spider' | 'kaggledbqa';
 
 export interface LayoutGuess {
   layout: Layout | null;

@@ -14,7 +14,7 @@ import type { Rubric } from '../../core/rubric/model.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
 import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from './rar-records.ts';
 
-export const RUBRIC_DB_NAME = 'rlvr-workbench-rubrics';
+const RUBRIC_DB_NAME = 'rlvr-workbench-rubrics';
 const RUBRIC_DB_VERSION = 2;
 
 export interface StoredRubric {
@@ -65,7 +65,7 @@ export function openRubricDb(name = RUBRIC_DB_NAME): Promise<RubricDb> {
   });
 }
 
-export class IdbJudgeCache implements JudgeCache {
+class IdbJudgeCache implements JudgeCache {
   constructor(private readonly db: RubricDb) {}
 
   async get(key: string): Promise<CachedAnswer | undefined> {

@@ -23,7 +23,7 @@ import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from './rar-reco
 
 export type * from './rar-records.ts';
 
-export interface RarRunHooks {
+interface RarRunHooks {
   signal?: AbortSignal;
   onProgress?: (p: { done: number; total: number }) => void;
   onStart?: (run: RarRunHeader) => void;

@@ -15,7 +15,7 @@ import { InflationLimitError, type GzipPort } from '../../core/report/report-fil
 const PRODUCT = 'rlvr-workbench';
 
 /** The repository (or installed package) root: the nearest folder up whose package.json is this product's. */
-export function productRoot(): string {
+function productRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pkg = path.join(dir, 'package.json');

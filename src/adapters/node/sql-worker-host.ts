@@ -69,7 +69,7 @@ async function sidecarProblems(file: string): Promise<string | null> {
 const gib = (n: number) => `${(n / 2 ** 30).toFixed(2)} GiB`;
 
 /** How long reading one database file may take before its items fail naming it (a stuck disk, a network share). */
-export const DB_READ_LIMIT_MS = 60_000;
+const DB_READ_LIMIT_MS = 60_000;
 const READ_CHUNK_BYTES = 8 * 1024 * 1024;
 
 /** What a file that is not a regular file is, in words. */
@@ -90,7 +90,7 @@ const fixIt = (dbId: string) =>
  * when it is a regular readable file (a symbolic link to one, inside or outside the root, is
  * followed) or is not there at all. Only stat and access: nothing is opened.
  */
-export async function dbFileProblem(dbId: string, file: string): Promise<string | null> {
+async function dbFileProblem(dbId: string, file: string): Promise<string | null> {
   const link = await lstat(file).catch(() => null);
   if (!link) return null;
   let st: Stats;
@@ -209,7 +209,7 @@ function tooLarge(dbId: string, f: string, size: number): WorkbenchError {
  * MAX_DB_FILE_BYTES, has a `-wal` with committed frames or a hot journal, changes while it is
  * read, or takes longer than `limitMs` to read.
  */
-export async function readDbFile(dbId: string, f: string, limitMs = DB_READ_LIMIT_MS): Promise<LoadedDb> {
+async function readDbFile(dbId: string, f: string, limitMs = DB_READ_LIMIT_MS): Promise<LoadedDb> {
   const what = `database ${dbId}`;
   const problem = await dbFileProblem(dbId, f);
   if (problem) throw new WorkbenchError('BAD_DATABASE', problem);

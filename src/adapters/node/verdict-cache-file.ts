@@ -41,14 +41,14 @@ import path from 'node:path';
 import { validFacts, validVerdict, type CachedFacts, type VerdictStore } from '../../core/run/verdict-cache.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 
-export const CACHE_FORMAT = 'rlvr-workbench verdict cache';
-export const CACHE_VERSION = 2;
+const CACHE_FORMAT = 'rlvr-workbench verdict cache';
+const CACHE_VERSION = 2;
 export const CACHE_FILE = 'verdicts-v2.sqlite';
 export const KEY_FILE = 'verdicts-v2.key';
 /** The file of version 1, left as it is. */
 export const OLD_CACHE_FILE = 'verdicts-v1.json';
-export const DEFAULT_MAX_ENTRIES = 200_000;
-export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_ENTRIES = 200_000;
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 /** What a row costs besides its JSON in the byte bound: its id and MAC (32 bytes each), last use and size. */
 export const ROW_OVERHEAD = 80;
 /** How long a run waits for another run's write (SQLite's busy timeout). */
@@ -61,7 +61,7 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** What the version scan reads of a database (src/core/eval/db-facts.ts), by executor and database sha256. */
-export type StoredFacts = CachedFacts;
+type StoredFacts = CachedFacts;
 
 export interface FileVerdictCache extends VerdictStore {
   readonly file: string;
@@ -127,7 +127,7 @@ const SCHEMA = `
  * with an error naming the file when it is not a regular file of ours, or group or others may
  * read or write it.
  */
-export function cacheKey(dir: string): Buffer {
+function cacheKey(dir: string): Buffer {
   const file = path.join(dir, KEY_FILE);
   try {
     lstatSync(file);

@@ -7,9 +7,9 @@
  */
 declare const __RLVR_BUNDLE__: boolean | undefined;
 
-export const BUNDLED = typeof __RLVR_BUNDLE__ !== 'undefined' && __RLVR_BUNDLE__ === true;
+const BUNDLED = typeof __RLVR_BUNDLE__ !== 'undefined' && __RLVR_BUNDLE__ === true;
 
-export interface WorkerScript {
+interface WorkerScript {
   url: URL;
   workerData: Record<string, unknown>;
 }

@@ -21,7 +21,7 @@ export interface IdbStoreOptions {
 }
 
 /** The store's ports; the composition root adds the run service and the analysis client. */
-export interface IdbStore extends Omit<WorkbenchStore, 'service' | 'analysis'> {
+interface IdbStore extends Omit<WorkbenchStore, 'service' | 'analysis'> {
   readonly dbName: string;
   /** The app's persistence ports, once the database is open. */
   readonly persistence: Promise<IdbAppPorts>;

@@ -13,14 +13,14 @@ import { SampleWriter } from './sample-writer.ts';
 import type { WorkbenchIdb } from './schema.ts';
 
 /** What a session writes to. */
-export interface StoreContext {
+interface StoreContext {
   idb: WorkbenchIdb;
   /** Test double: a QuotaExceededError after this many samples. */
   simulateQuotaAfterSamples?: number;
 }
 
 /** The stop reason a storage failure gives the run's signal. */
-export const STORAGE_FAILED = 'storage-failed';
+const STORAGE_FAILED = 'storage-failed';
 
 const runLock = (runId: string) => `run:${runId}`;
 

@@ -7,7 +7,7 @@ import { sampleKey as keyOf } from '../../core/eval/constants.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { BLOCK_SIZE, blockRange, type WorkbenchIdb } from './schema.ts';
 
-export function sortUnique(blocks: readonly { samples: SampleRecord[] }[]): SampleRecord[] {
+function sortUnique(blocks: readonly { samples: SampleRecord[] }[]): SampleRecord[] {
   const byKey = new Map<string, SampleRecord>();
   for (const b of blocks) for (const s of b.samples) byKey.set(keyOf(s), s);
   return [...byKey.values()].sort((a, b) => a.index - b.index || a.sample - b.sample);

@@ -5,7 +5,7 @@
 import type { SampleRecord } from '../../core/run/types.ts';
 import type { WorkbenchIdb } from './schema.ts';
 
-export interface SampleWriterOptions {
+interface SampleWriterOptions {
   batchMs?: number;
   /** Test double for a full disk: the batch that would pass this many samples fails with a QuotaExceededError. */
   simulateQuotaAfterSamples?: number;

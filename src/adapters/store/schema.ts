@@ -42,7 +42,7 @@ export interface DatabaseRecord extends StoredDatabase {
  * What a run needs to be resumed in another session: its items (prediction and gold SQL, paired
  * once at start), so resuming needs neither the predictions file nor the dataset record.
  */
-export interface RunInputRecord {
+interface RunInputRecord {
   runId: string;
   items: EvalItem[];
   /** Generation runs: the plan (spec and questions); `items` is then empty. See src/app/generation-run.ts. */
@@ -50,7 +50,7 @@ export interface RunInputRecord {
 }
 
 /** A sample as stored in version 1: the record plus the run it belongs to (part of its key). */
-export type StoredSample = SampleRecord & { runId: string };
+type StoredSample = SampleRecord & { runId: string };
 
 /**
  * Samples are stored in blocks (version 2). Measured in headless Chromium here, one IndexedDB
@@ -61,14 +61,14 @@ export type StoredSample = SampleRecord & { runId: string };
  * A sample is identified by (runId, index, sample): readers keep the last copy of a key, so a
  * sample can never be counted twice.
  */
-export interface SampleBlock {
+interface SampleBlock {
   runId: string;
   block: number;
   samples: SampleRecord[];
 }
 
 /** Per run: whether its blocks are in (index, sample) order of BLOCK_SIZE, and how many samples. */
-export interface SampleMeta {
+interface SampleMeta {
   runId: string;
   sorted: boolean;
   count: number;
@@ -125,7 +125,7 @@ export interface StoredVerdict {
 }
 
 /** A database's facts for the version scan (CachedFacts, as JSON), by `facts NUL executor NUL sha256`. */
-export type StoredFacts = StoredVerdict;
+type StoredFacts = StoredVerdict;
 
 /** The verdict store's own records (no `used`: outside the index, the bounds and the count): its HMAC key, its byte total. */
 export interface StoredVerdictMeta {
@@ -134,7 +134,7 @@ export interface StoredVerdictMeta {
   bytes?: number;
 }
 
-export interface StoredSuite {
+interface StoredSuite {
   key: string;
   suite: BuiltSuite;
   createdAt: string;

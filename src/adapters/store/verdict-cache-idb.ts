@@ -27,8 +27,8 @@ import { WorkbenchError } from '../../core/errors.ts';
 
 type IdbTx = IDBPTransaction<WorkbenchDB, ['verdicts'], 'readwrite'>;
 
-export const DEFAULT_IDB_MAX_VERDICTS = 200_000;
-export const DEFAULT_IDB_MAX_BYTES = 64 * 1024 * 1024;
+const DEFAULT_IDB_MAX_VERDICTS = 200_000;
+const DEFAULT_IDB_MAX_BYTES = 64 * 1024 * 1024;
 /** What a record costs besides its key and JSON in the byte bound (MAC, last use, size, framing). */
 export const ROW_OVERHEAD = 80;
 
@@ -52,7 +52,7 @@ function bytesOf(rec: Record<string, unknown>): number {
 const macInput = (kind: Kind, key: string, body: string) =>
   new TextEncoder().encode(`${MAC_CONTEXT}\u0000${kind}\u0000${key.length}\u0000${key}\u0000${body}`);
 
-export interface IdbVerdictStore extends VerdictStore, FactsStore {
+interface IdbVerdictStore extends VerdictStore, FactsStore {
   /** Verdicts and facts held (the store's own records not counted). */
   count(): Promise<number>;
   /** Their bytes as the bound counts them (the running total). */

@@ -32,7 +32,7 @@ function segmentRegex(glob: string): RegExp {
 const isGlob = (s: string) => /[*?[]/.test(s);
 
 /** What a path that is not a regular file is, in words (`a FIFO (named pipe)`). */
-export function fileKind(st: Stats): string {
+function fileKind(st: Stats): string {
   if (st.isDirectory()) return 'a folder';
   if (st.isFIFO()) return 'a FIFO (named pipe)';
   if (st.isCharacterDevice()) return 'a character device';

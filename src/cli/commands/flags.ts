@@ -18,7 +18,7 @@ export function parseFlags<O extends ParseArgsOptionsConfig>(
 /** A BAD_OPTION error naming the flag. */
 export const bad = (flag: string, msg: string) => new WorkbenchError('BAD_OPTION', msg, flag);
 
-export interface NumberSpec {
+interface NumberSpec {
   min: number;
   max: number;
   integer?: boolean;

@@ -6,7 +6,7 @@
 import { parseEvalArgs, type EvalArgs } from './eval-args.ts';
 
 /** The parsed values of a command's dataset and evaluation flags (what `parseFlags` gives). */
-export interface EvalFlagValues {
+interface EvalFlagValues {
   gold?: string;
   dataset?: string;
   'db-root'?: string;

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { SERIES_DUMP_FILE } from '../../adapters/harness/series-dump.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 
-export interface StepFile {
+interface StepFile {
   /** The path to read. */
   file: string;
   /** The path under the folder given (the step rule reads it), or the file's base name. */
@@ -22,7 +22,7 @@ export interface StepFile {
   mtimeMs: number;
 }
 
-export interface StepFileListing {
+interface StepFileListing {
   files: StepFile[];
   /** One line per entry left out that a user could take for a step: which, and why. */
   refused: string[];

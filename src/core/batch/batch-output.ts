@@ -19,7 +19,7 @@ import { meanLogprob } from '../engine/sampling.ts';
 import { describeValue, isRecord } from '../formats/questions.ts';
 import { planCustomIds, type BatchPlan } from './batch.ts';
 
-export interface BatchResult {
+interface BatchResult {
   customId: string;
   /** `seed` is filled in by the batch engine from the plan. */
   completion: Completion;

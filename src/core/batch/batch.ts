@@ -40,16 +40,16 @@ import type { PromptTemplate } from '../prompt/templates.ts';
 import { presetSampling, type PresetSampling } from '../run/preset-generation.ts';
 import { readRunPreset } from '../runfile/read-episode.ts';
 
-export const BATCH_PLAN_FORMAT = 'rlvr-workbench-batch-plan';
-export const BATCH_PLAN_VERSION = 1;
+const BATCH_PLAN_FORMAT = 'rlvr-workbench-batch-plan';
+const BATCH_PLAN_VERSION = 1;
 /** The version of a plan made under a policy preset (it has `preset`). */
-export const BATCH_PLAN_PRESET_VERSION = 2;
+const BATCH_PLAN_PRESET_VERSION = 2;
 /** The engine kind of runs imported from batch output. */
 export const BATCH_ENGINE = 'batch';
-export const BATCH_URL = '/v1/chat/completions';
+const BATCH_URL = '/v1/chat/completions';
 
 /** The policy preset of a plan: what the run header records, and the sampling choice. */
-export interface BatchPreset {
+interface BatchPreset {
   id: string;
   fingerprint: string;
   content: PolicyPreset;
@@ -90,7 +90,7 @@ export function withPromptHashes(plan: BatchPlan, exported: Pick<BatchExport, 'p
   return { ...plan, prompts: { ...plan.prompts, ...exported.promptHashes } };
 }
 
-export interface BatchRequestBody {
+interface BatchRequestBody {
   model: string;
   messages: ChatMessage[];
   temperature: number;
@@ -184,7 +184,7 @@ export function makeBatchPlan(input: {
 }
 
 /** Refuses a preset that cannot be an offline batch (a multi-turn one), naming it and what to do. */
-export function checkBatchPreset(preset: PolicyPreset, where: string): void {
+function checkBatchPreset(preset: PolicyPreset, where: string): void {
   if (preset.multiTurn)
     throw new WorkbenchError(
       'BAD_OPTION',
@@ -243,7 +243,7 @@ export function planPresetSampling(plan: Pick<BatchPlan, 'spec' | 'preset'>): Pr
 }
 
 /** The messages a preset plan sends for a question: the preset's, then its prefill as the assistant's. */
-export function presetPlanMessages(preset: PolicyPreset, q: Question, schema: string): ChatMessage[] {
+function presetPlanMessages(preset: PolicyPreset, q: Question, schema: string): ChatMessage[] {
   const { messages, prefill } = renderPresetMessages(preset, { question: q.question, evidence: q.evidence }, schema);
   return prefill ? [...messages, { role: 'assistant', content: prefill }] : messages;
 }

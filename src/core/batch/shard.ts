@@ -143,7 +143,7 @@ function canonical(v: unknown): string {
  * of a shard whose databases are all missing, is not compared). The first difference is an
  * error naming the field, both files and both values.
  */
-export function checkSameRun(
+function checkSameRun(
   files: readonly string[],
   fields: Record<string, readonly unknown[]>,
   skipNull: readonly string[] = [],

@@ -5,8 +5,6 @@
  * Timings are machine-dependent: the score is not reproducible across machines, and ours
  * times sql.js (WebAssembly) on one connection rather than native SQLite on fresh ones.
  */
-export const OFFICIAL_VES_ITERATIONS = 100;
-
 /** `clean_abnormal` then mean. Returns null where the official code divides by zero (error -> reward 0). */
 export function timeRatio(ratios: readonly number[]): number | null {
   if (ratios.length === 0 || ratios.some((r) => !Number.isFinite(r))) return null;
@@ -74,7 +72,7 @@ export function stepFlip(ratio: number | null | undefined): number {
  * block's span divided by its runs. A query slower than the span runs once, as officially.
  */
 export const MIN_SPAN_MS = 2;
-export const MIN_SPAN_TICKS = 20;
+const MIN_SPAN_TICKS = 20;
 
 /** The span of a timing's block on a clock of step `tickMs`: MIN_SPAN_MS, or 20 steps of a coarser clock. */
 export function blockSpanMs(tickMs: number): number {

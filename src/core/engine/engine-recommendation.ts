@@ -13,16 +13,16 @@
 import { describeAdapter, formatBytes, type CapabilityVerdict, type GpuProbe } from './gpu-verdict.ts';
 import { WEBGPU_REQUIRED_FEATURE } from './llama-device.ts';
 
-export type EngineAdvice = 'mlc-webgpu' | 'gguf-webgpu' | 'gguf-cpu' | 'server';
+type EngineAdvice = 'mlc-webgpu' | 'gguf-webgpu' | 'gguf-cpu' | 'server';
 
-export const ADVICE_LABEL: Record<EngineAdvice, string> = {
+const ADVICE_LABEL: Record<EngineAdvice, string> = {
   'mlc-webgpu': 'MLC on WebGPU (WebLLM)',
   'gguf-webgpu': 'GGUF on WebGPU (llama.cpp)',
   'gguf-cpu': 'GGUF on the CPU (llama.cpp)',
   server: 'an OpenAI-compatible server (vLLM, SGLang, llama.cpp) or batch files for a cluster',
 };
 
-export interface ModelChoice {
+interface ModelChoice {
   format: 'gguf' | 'mlc';
   /** Weights in bytes, when known. */
   bytes: number | null;
@@ -38,8 +38,8 @@ export interface Recommendation {
 }
 
 const GiB = 1024 ** 3;
-export const CPU_COMFORT_BYTES = 2 * GiB;
-export const BROWSER_MEMORY_BYTES = 4 * GiB;
+const CPU_COMFORT_BYTES = 2 * GiB;
+const BROWSER_MEMORY_BYTES = 4 * GiB;
 
 export function recommendEngine(probe: GpuProbe, model: ModelChoice): Recommendation {
   const why: string[] = [];

@@ -10,9 +10,9 @@ import { EngineError } from './engine-error.ts';
 
 /** Bytes a caller must read from the start of the file for `checkGgufHeader`. */
 export const GGUF_HEADER_BYTES = 24;
-export const SUPPORTED_GGUF_VERSIONS: readonly number[] = [2, 3];
+const SUPPORTED_GGUF_VERSIONS: readonly number[] = [2, 3];
 
-export interface GgufHeader {
+interface GgufHeader {
   version: number;
   tensorCount: number;
   metadataCount: number;

@@ -9,7 +9,7 @@
  * 32 KiB of workgroup storage, 10 storage buffers per shader stage. GPU memory cannot be read
  * from a browser, so the model's need is stated, not checked.
  */
-export interface GpuAdapterInfo {
+interface GpuAdapterInfo {
   vendor: string;
   architecture: string;
   device: string;
@@ -18,7 +18,7 @@ export interface GpuAdapterInfo {
   isFallbackAdapter: boolean;
 }
 
-export interface GpuLimits {
+interface GpuLimits {
   maxBufferSize: number;
   maxStorageBufferBindingSize: number;
   maxComputeWorkgroupStorageSize: number;
@@ -53,9 +53,9 @@ export interface ModelNeeds {
   alternative: { id: string; title: string; quantization: string } | null;
 }
 
-export type CheckId = 'webgpu' | 'adapter' | 'software' | 'limits' | 'buffer' | 'features' | 'memory' | 'storage';
+type CheckId = 'webgpu' | 'adapter' | 'software' | 'limits' | 'buffer' | 'features' | 'memory' | 'storage';
 
-export interface CapabilityCheck {
+interface CapabilityCheck {
   id: CheckId;
   status: 'pass' | 'warn' | 'fail';
   text: string;

@@ -13,9 +13,9 @@
  * line confirm them.
  */
 
-export type LlamaDevice = 'webgpu' | 'cpu';
+type LlamaDevice = 'webgpu' | 'cpu';
 
-export interface LlamaDeviceLog {
+interface LlamaDeviceLog {
   /** Layers per device name as llama.cpp assigned them (`CPU`, `WebGPU`). */
   layers: Record<string, number>;
   /** `backend_ptrs.size()`: 1 is the CPU backend alone. */

@@ -10,8 +10,8 @@
  *   core, and browsers report logical cores), at most 8, at least 1. The page, the SQL workers
  *   and the browser keep the rest.
  */
-export const TINY_MODEL_BYTES = 64 * 1024 * 1024;
-export const MAX_THREADS = 8;
+const TINY_MODEL_BYTES = 64 * 1024 * 1024;
+const MAX_THREADS = 8;
 
 export interface ThreadChoice {
   threads: number;

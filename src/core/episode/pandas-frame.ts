@@ -170,7 +170,7 @@ function escapeText(s: string): string {
 }
 
 /** Python's repr of bytes. */
-export function pyBytesRepr(b: Uint8Array): string {
+function pyBytesRepr(b: Uint8Array): string {
   let s = '';
   let hasSingle = false;
   let hasDouble = false;

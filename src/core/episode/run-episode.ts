@@ -10,7 +10,7 @@ import { runVerlEpisode, type VerlSqlEnv } from './verl-sql.ts';
 /** The environments the runner plays: SkyRL-SQL's tags, the verl tutorial's tool calls. */
 export type EpisodeEnv = SkyrlSqlEnv | VerlSqlEnv;
 
-export interface EpisodeSpec {
+interface EpisodeSpec {
   env: EpisodeEnv;
   /** The question's database (for the error text's path). */
   dbId: string;

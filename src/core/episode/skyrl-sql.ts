@@ -34,9 +34,9 @@ export const SKYRL_SQL_DEFAULTS: SkyrlSqlEnv = {
   conversation: false,
 };
 
-export const INVALID_ACTION =
+const INVALID_ACTION =
   'Your previous action is invalid. Follow the format of outputting thinking process and sql tool, and try again.';
-export const TRUNCATED_PREFIX = 'Truncated to 50 lines since returned response too long: ';
+const TRUNCATED_PREFIX = 'Truncated to 50 lines since returned response too long: ';
 const TRUNCATE_OVER = 9000;
 const TRUNCATE_ROWS = 50;
 

@@ -13,7 +13,7 @@ export interface EpisodeSample {
   episode?: Episode;
 }
 
-export interface TurnsRow {
+interface TurnsRow {
   turns: number;
   /** Episodes that used exactly `turns` turns. */
   count: number;
@@ -24,7 +24,7 @@ export interface TurnsRow {
   exPct: number | null;
 }
 
-export interface EpisodeStats {
+interface EpisodeStats {
   /** Samples that carry an episode. */
   episodes: number;
   /** Mean turns used; null without episodes. */
@@ -67,7 +67,7 @@ export function normaliseSqlText(sql: string): string {
     .replace(/(\s*;)+$/, '');
 }
 
-export function probeFailed(turn: EpisodeTurn): boolean {
+function probeFailed(turn: EpisodeTurn): boolean {
   return turn.probe !== null && (turn.probe.error !== undefined || turn.probe.timedOut === true);
 }
 
@@ -86,7 +86,7 @@ export function probeChangedAnswer(ep: Episode): boolean {
 }
 
 /** The episode's final SQL equals (normalised) one of its probes. */
-export function finalWasProbed(ep: Episode): boolean {
+function finalWasProbed(ep: Episode): boolean {
   if (ep.finalSql === null) return false;
   const final = normaliseSqlText(ep.finalSql);
   return probedTurns(ep).some((t) => normaliseSqlText(t.probeSql!) === final);

@@ -66,12 +66,12 @@ export const VERL_SQL_DEFAULTS: VerlSqlEnv = {
 };
 
 /** One call as verl runs it: the tool's name and its arguments (a JSON object). */
-export interface VerlToolCall {
+interface VerlToolCall {
   name: string;
   arguments: Record<string, unknown>;
 }
 
-export interface ParsedToolTurn {
+interface ParsedToolTurn {
   /** `<tool_call>` appears in the text (sglang's `has_tool_call`). */
   hasToolCall: boolean;
   /** The text before the first `<tool_call>`, stripped (sglang's `normal_text`): the assistant message's content. */
@@ -145,7 +145,7 @@ export function parseToolCalls(text: string, toolName: string): ParsedToolTurn {
 }
 
 /** Python's `json.dumps` of a string (ensure_ascii: every character outside space..tilde escaped as \uXXXX). */
-export function pyJsonString(s: string, ensureAscii: boolean): string {
+function pyJsonString(s: string, ensureAscii: boolean): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -164,7 +164,7 @@ export function pyJsonString(s: string, ensureAscii: boolean): string {
 }
 
 /** Python's `json.dumps(value, ensure_ascii=False)` (default separators `, ` and `: `), as Jinja's `tojson` in Qwen's template writes the arguments. */
-export function pyJsonDumps(v: unknown): string {
+function pyJsonDumps(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return pyJsonString(v, false);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
@@ -198,7 +198,7 @@ export function refusal(args: Record<string, unknown>): string | null {
 }
 
 /** sql_tool.py `postprocess_sql_result` of a frozenset of rows (distinct rows; see docs/multi-turn.md on their order). */
-export function resultText(env: Pick<VerlSqlEnv, 'maxResultChars' | 'maxResultRows'>, result: ProbeResult): string {
+function resultText(env: Pick<VerlSqlEnv, 'maxResultChars' | 'maxResultRows'>, result: ProbeResult): string {
   const rows = distinctRows(result);
   if (rows.length === 0) return 'Empty result set';
   let text = dataFrameToString(rows);
@@ -221,15 +221,15 @@ export function probeResponse(env: Pick<VerlSqlEnv, 'maxResultChars' | 'maxResul
 export const refusalResponse = (text: string) => response(text, false);
 
 /** One call as Qwen 2.5's chat template writes it back into the assistant message. */
-export const renderToolCall = (c: VerlToolCall) =>
+const renderToolCall = (c: VerlToolCall) =>
   `<tool_call>\n{"name": ${pyJsonString(c.name, false)}, "arguments": ${pyJsonDumps(c.arguments)}}\n</tool_call>`;
 
 /** The assistant message verl keeps for a tool-call turn (its content, then each call), as the template renders it. */
-export const renderAssistant = (content: string, calls: readonly VerlToolCall[]) =>
+const renderAssistant = (content: string, calls: readonly VerlToolCall[]) =>
   [...(content ? [content] : []), ...calls.map(renderToolCall)].join('\n');
 
 /** Tool messages as Qwen 2.5's template renders them: one user turn of `<tool_response>` blocks. */
-export const renderToolTurn = (responses: readonly string[]) =>
+const renderToolTurn = (responses: readonly string[]) =>
   responses.map((r) => `<tool_response>\n${r}\n</tool_response>`).join('\n');
 
 function finished(

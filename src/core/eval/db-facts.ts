@@ -22,7 +22,7 @@ export interface DbFacts {
 const MAX_COLUMNS = 100_000;
 
 /** The facts read, and per database the sha256 of the bytes they were read from (when the executor says). */
-export interface DbFactsRead extends DbFacts {
+interface DbFactsRead extends DbFacts {
   readFrom: Record<string, string>;
 }
 

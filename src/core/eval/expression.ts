@@ -5,7 +5,7 @@
  */
 import { WorkbenchError } from '../errors.ts';
 
-export type Expr =
+type Expr =
   | { kind: 'num'; value: number }
   | { kind: 'var'; name: string }
   | { kind: 'neg'; arg: Expr }

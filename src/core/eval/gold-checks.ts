@@ -15,7 +15,7 @@
  */
 import { isOp, isWord, tokenizeSql } from '../sql/sql-tokens.ts';
 
-export interface GoldIssue {
+interface GoldIssue {
   kind: 'no-rows' | 'count-as-list' | 'list-as-count' | 'date-dependent' | 'order-dependent' | 'gold-error';
   reason: string;
 }
@@ -29,7 +29,7 @@ export const GOLD_ISSUE_LABELS: Readonly<Record<GoldIssue['kind'], string>> = {
   'gold-error': 'gold fails',
 };
 
-export interface GoldFacts {
+interface GoldFacts {
   goldSql: string;
   /** The question's text, when the dataset is known. */
   question: string | null;

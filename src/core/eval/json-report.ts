@@ -2,7 +2,7 @@ import type { ItemResult } from '../types.ts';
 import type { BucketScores, Summary } from './summary.ts';
 
 /** The `--out` JSON of the CLI: snake_case keys, percentages unrounded, `ex` 0 or 1. */
-export interface JsonBucket {
+interface JsonBucket {
   /** Questions; `samples` counts their samples (equal with one sample per question). */
   count: number;
   samples: number;

@@ -124,7 +124,7 @@ export function detailReport(summary: Summary): string {
  * How far a rerun moves R-VES, in the words the dashboard uses: the total's two standard
  * deviations and the widest database's, from the items timed near a reward step.
  */
-export function rvesSpreadLine(summary: Summary): string {
+function rvesSpreadLine(summary: Summary): string {
   const t = summary.byDifficulty.total;
   const widest = Object.entries(summary.byDb).reduce<[string, number] | null>(
     (w, [db, b]) => ((b.rvesSd ?? 0) > (w?.[1] ?? 0) ? [db, b.rvesSd ?? 0] : w),

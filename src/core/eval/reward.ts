@@ -7,8 +7,8 @@ import type { ExtractionRule } from '../types.ts';
 import { evaluateExpression, parseExpression, variablesOf } from './expression.ts';
 
 /** `ts`: test-suite accuracy (metric ts, docs/test-suite.md), a reward EX-only passes do not earn. */
-export const REWARD_VARIABLES = ['ex', 'format', 'soft_f1', 'ts'] as const;
-export type RewardVariable = (typeof REWARD_VARIABLES)[number];
+const REWARD_VARIABLES = ['ex', 'format', 'soft_f1', 'ts'] as const;
+type RewardVariable = (typeof REWARD_VARIABLES)[number];
 export const DEFAULT_REWARD_FORMULA = 'ex';
 
 /**
@@ -20,7 +20,7 @@ export function formatReward(rule: ExtractionRule): 0 | 1 {
   return rule === 'none' || rule === 'bird-non-string' ? 0 : 1;
 }
 
-export interface RewardInputs {
+interface RewardInputs {
   ex: 0 | 1;
   format: 0 | 1;
   /** null when Soft-F1 was not computed (counts as 0; `checkFormulaMetrics` rejects a formula that needs it). */

@@ -11,7 +11,7 @@ import { WorkbenchError } from '../errors.ts';
 import type { EvalItem } from '../types.ts';
 import { parseGoldSql, pythonLines, stripBom } from './gold.ts';
 
-export interface OverlayEntry {
+interface OverlayEntry {
   sql: string;
   dbId: string | null;
 }
@@ -118,7 +118,7 @@ export function parseGoldOverlay(text: string, name: string): GoldOverlay {
   return { name, keyedBy: 'question-id', entries };
 }
 
-export interface OverlaidItems {
+interface OverlaidItems {
   /** Every item, with the corrected gold where the overlay has one. */
   items: EvalItem[];
   /** Positions (item order) of the items whose gold SQL the overlay changed. */

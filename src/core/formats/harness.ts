@@ -77,9 +77,9 @@ export interface HarnessRow {
   rewards?: Record<string, number | null>;
 }
 
-export type MappingRule = 'question_id' | 'question text' | 'gold SQL';
+type MappingRule = 'question_id' | 'question text' | 'gold SQL';
 
-export interface HarnessRun {
+interface HarnessRun {
   step: number | null;
   /** Predictions records in the JSONL format, ready for predictionsFromRecords / planReplay. */
   records: SourceRecord[];
@@ -676,7 +676,7 @@ export function mappingReport(format: HarnessFormat, fileName: string, run: Harn
 }
 
 /** Each reward column of a run's matched samples with its mean over the samples that have a value (null: none has). */
-export function rewardMeans(run: Pick<HarnessRun, 'sampleRewards'>): Array<[string, number | null]> {
+function rewardMeans(run: Pick<HarnessRun, 'sampleRewards'>): Array<[string, number | null]> {
   const sums = new Map<string, { s: number; n: number }>();
   for (const samples of run.sampleRewards.values())
     for (const r of samples)

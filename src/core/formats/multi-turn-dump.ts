@@ -21,7 +21,7 @@ export type DumpTurn =
   { role: 'assistant'; text: string; probe: string | null } | { role: 'observation'; text: string };
 
 /** The final SQL by the trainer's rule (null: its format check failed, no SQL), and the episode's turns. */
-export interface DumpEpisode {
+interface DumpEpisode {
   sql: string | null;
   formatOk: boolean;
   turns: DumpTurn[];

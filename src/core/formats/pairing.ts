@@ -11,7 +11,7 @@
 import { WorkbenchError } from '../errors.ts';
 import type { GoldEntry, Prediction } from '../types.ts';
 
-export type PairingFindingCode = 'count-mismatch' | 'other-dataset' | 'key-order';
+type PairingFindingCode = 'count-mismatch' | 'other-dataset' | 'key-order';
 
 export interface PairingFinding {
   code: PairingFindingCode;
@@ -22,7 +22,7 @@ export interface PairingFinding {
 }
 
 /** Share of BIRD values whose database name must agree with the gold line at their position. */
-export const MIN_DB_AGREEMENT = 0.5;
+const MIN_DB_AGREEMENT = 0.5;
 
 function countFinding(preds: readonly Prediction[], gold: readonly GoldEntry[], file: string): PairingFinding | null {
   if (preds.length === gold.length) return null;

@@ -92,7 +92,7 @@ export function jsonErrorOffset(text: string): number {
 }
 
 /** 1-based line and column of a character offset. */
-export function lineColumn(text: string, offset: number): { line: number; column: number } {
+function lineColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset);
   const lastNl = before.lastIndexOf('\n');
   return { line: before.split('\n').length, column: offset - lastNl };
@@ -159,7 +159,7 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 const KNOWN_DIFFICULTIES: ReadonlySet<string> = new Set(['simple', 'moderate', 'challenging']);
 
 /** One question record and where it is (`file[i]`, `file:line`, `file row N (row group G)`). */
-export interface Row {
+interface Row {
   value: unknown;
   where: string;
 }

@@ -10,9 +10,9 @@ import { writeKeywords } from '../rubric/sql-checks.ts';
 import { isName, isOp, isWord, tokenizeSql } from '../sql/sql-tokens.ts';
 import type { ItemResult } from '../types.ts';
 
-export type AttemptClassId = ExploitId | 'temp-shadow' | 'empty-result' | 'other-write';
+type AttemptClassId = ExploitId | 'temp-shadow' | 'empty-result' | 'other-write';
 
-export interface AttemptClass {
+interface AttemptClass {
   id: AttemptClassId;
   label: string;
   /** What the class does to the official reward. */
@@ -68,7 +68,7 @@ const CLASS_TEXT: Record<AttemptClassId, Omit<AttemptClass, 'id'>> = {
 const klass = (id: AttemptClassId): AttemptClass => ({ id, ...CLASS_TEXT[id] });
 
 /** Lower-case names of the TEMP tables and views the SQL creates. */
-export function tempObjectsCreated(sql: string): string[] {
+function tempObjectsCreated(sql: string): string[] {
   const toks = tokenizeSql(sql);
   const names: string[] = [];
   for (let i = 0; i < toks.length; i++) {
@@ -85,7 +85,7 @@ export function tempObjectsCreated(sql: string): string[] {
   return names;
 }
 
-export interface FlagInputs {
+interface FlagInputs {
   sql: string;
   /** The question text (copy-question); null when unknown. */
   question: string | null;

@@ -23,7 +23,7 @@ export function countCensusSql(tables: readonly { db: 'main' | 'temp'; name: str
     .join(' UNION ALL ');
 }
 
-export interface SchemaObject {
+interface SchemaObject {
   db: 'main' | 'temp';
   type: string;
   name: string;

@@ -11,7 +11,7 @@ import { rowKey, valueKey } from '../compare/value-key.ts';
 import type { ItemResult, SqlValue } from '../types.ts';
 
 /** How one differing row is explained. */
-export interface RowNote {
+interface RowNote {
   /** `missing`: a gold row no predicted row equals; `extra`: a predicted row no gold row equals. */
   kind: 'missing' | 'extra' | 'type' | 'float';
   /** Position of the row among the rows shown (0-based) on its side; `type`/`float` name both. */
@@ -21,7 +21,7 @@ export interface RowNote {
   detail: string;
 }
 
-export type VerdictReason =
+type VerdictReason =
   | { kind: 'match'; detail: string }
   | { kind: 'empty-pass'; detail: string }
   | { kind: 'row-order'; detail: string }
@@ -46,7 +46,7 @@ export interface Explanation {
 }
 
 /** At most this many differing rows are explained. */
-export const MAX_ROW_NOTES = 5;
+const MAX_ROW_NOTES = 5;
 
 const typeName = (v: SqlValue): string =>
   v === null

@@ -14,7 +14,7 @@ export interface TourStep {
   lesson: string;
 }
 
-export interface TourQuestion {
+interface TourQuestion {
   goldSql: string;
   question: string | null;
 }

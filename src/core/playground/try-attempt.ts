@@ -72,12 +72,12 @@ export interface AttemptRequest {
 }
 
 /** The attempt's verdict against the corrected gold (EX and Soft-F1, as a run's overlay stores them). */
-export type CorrectedVerdict = Pick<
+type CorrectedVerdict = Pick<
   OverlayItemRecord,
   'goldSql' | 'ex' | 'softF1' | 'status' | 'error' | 'goldRowCount'
 >;
 
-export interface RubricCheckOutcome {
+interface RubricCheckOutcome {
   id: string;
   title: string;
   category: string;
@@ -107,7 +107,7 @@ export interface AttemptReport {
   corrected: CorrectedVerdict | null;
 }
 
-export interface AttemptHooks {
+interface AttemptHooks {
   signal?: AbortSignalLike;
   onEvent?: (e: EvalEvent) => void;
   /** Facts of the question's database read before (the playground keeps them per database). */

@@ -8,7 +8,7 @@
  */
 import { FROM_END, isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
-export interface GoldReads {
+interface GoldReads {
   /** Tables in order of first reference, as written (case kept). */
   tables: string[];
   /** Columns per table, in order of first reference. */

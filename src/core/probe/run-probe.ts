@@ -13,7 +13,7 @@ import { EXPLOITS, exploitItems, type ExploitId, type ExploitSpec, type ProbeQue
 
 export type Semantics = 'official' | 'readOnly';
 
-export interface SemanticsOutcome {
+interface SemanticsOutcome {
   /** Questions with at least one winning variant. */
   won: number;
   /** Their gold indices, ascending. */
@@ -24,7 +24,7 @@ export interface SemanticsOutcome {
   failed: number;
 }
 
-export interface ExploitOutcome extends ExploitSpec {
+interface ExploitOutcome extends ExploitSpec {
   /** Questions the exploit had at least one variant for. */
   questions: number;
   variants: number;

@@ -5,7 +5,7 @@
 import type { Question } from '../types.ts';
 import type { ProbeReport, ProbeVerdict, Semantics } from './run-probe.ts';
 
-export interface ProbeWin {
+interface ProbeWin {
   exploit: string;
   semantics: Semantics;
   index: number;

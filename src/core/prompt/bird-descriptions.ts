@@ -47,7 +47,7 @@ function norm(s: string): string {
 }
 
 /** Whitespace of a description collapsed to single spaces (the files wrap lines by hand). */
-export function oneLine(s: string): string {
+function oneLine(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 

@@ -55,7 +55,7 @@ export async function loadDatabaseContext(
   return { dbId, tables, sampleRows: options.sampleRows, hasDescriptionFiles: !!files && files.length > 0 };
 }
 
-export interface BuildPromptOptions {
+interface BuildPromptOptions {
   /** Sample rows per table; default the template's (capped by what the context holds). */
   sampleRows?: number;
   /** Show BIRD column descriptions; default the template's. */
@@ -68,7 +68,7 @@ export interface BuildPromptOptions {
   countTokens?: TokenCounter;
 }
 
-export interface PromptCuts {
+interface PromptCuts {
   /** Tables whose sample rows were dropped. */
   sampleRows: string[];
   /** Tables whose column descriptions were dropped. */

@@ -39,10 +39,10 @@ export interface BirdTablesEntry {
 export type ReadOnlyQuery = (dbId: string, sql: string) => Promise<SqlValue[][]>;
 
 /** Example values per `table.column` (lower-case), as OmniSQL's `sample_table_values` returns them. */
-export type OmniSqlValues = Map<string, { values: SqlValue[]; classes: StorageClass[] }>;
+type OmniSqlValues = Map<string, { values: SqlValue[]; classes: StorageClass[] }>;
 
 /** OmniSQL's SQL_RESERVED_WORDS (process_dataset.py), sorted. */
-export const OMNISQL_RESERVED_WORDS: ReadonlySet<string> = new Set(
+const OMNISQL_RESERVED_WORDS: ReadonlySet<string> = new Set(
   (
     'ACCESS ADD AFTER ALL ALTER ANALYZE AND AS ASC AVG BEFORE BEGIN BETWEEN BIGINT BINARY BIT BLOB ' +
     'BOOLEAN BOTH BREAK BY CALL CASCADE CASE CAST CHAR CHARACTER CHECK CLOB COLLATE COLUMN COMMENT ' +
@@ -72,7 +72,7 @@ export function omnisqlIdentifier(name: string): string {
 }
 
 /** The queries OmniSQL runs (backtick-quoted as it does), plus `typeof` so values print as Python would. */
-export const OMNISQL_QUERIES = {
+const OMNISQL_QUERIES = {
   columns: (table: string) => `PRAGMA table_info(\`${table}\`);`,
   values: (table: string, column: string, limit: number) =>
     `SELECT \`${column}\`, typeof(\`${column}\`) FROM (SELECT DISTINCT \`${column}\` FROM \`${table}\` ` +

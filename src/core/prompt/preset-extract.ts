@@ -6,7 +6,7 @@
 import { extractSql } from '../sql/extract-sql.ts';
 import type { PolicyPreset, PresetExtractionRule } from './presets.ts';
 
-export interface PresetAnswer {
+interface PresetAnswer {
   /** The SQL, or null when the rule finds none (the item is then scored with no SQL). */
   sql: string | null;
   /** The completion has the preset's answer format (SkyRL, verl: the format part of their reward). */

@@ -14,13 +14,13 @@ import type { ChatMessage } from '../engine/engine.ts';
 import { renderTemplateText, BIRD_MINIDEV_V1, type TemplateValues } from './templates.ts';
 import { WorkbenchError } from '../errors.ts';
 
-export type PresetSchemaRenderer =
+type PresetSchemaRenderer =
   /** BIRD's `generate_schema_prompt_sqlite`: CREATE TABLE statements as stored (render-schema.ts). */
   | 'bird-create-table'
   /** OmniSQL's `obtain_db_details` over tables.json with example values (omnisql-schema.ts). */
   | 'omnisql-ddl';
 
-export interface PresetSchemaSpec {
+interface PresetSchemaSpec {
   renderer: PresetSchemaRenderer;
   /** bird-create-table: sample rows per table. */
   sampleRows: number;
@@ -36,7 +36,7 @@ export interface PresetSchemaSpec {
  * How `{{question}}` is filled: the question alone, or OmniSQL's `evidence + "\n" + question`
  * (the question alone when the evidence is blank).
  */
-export type PresetQuestionText = 'question' | 'evidence-newline-question';
+type PresetQuestionText = 'question' | 'evidence-newline-question';
 
 /**
  * How the SQL is taken from a completion (for multi-turn presets: from the whole episode's text,
@@ -48,7 +48,7 @@ export type PresetQuestionText = 'question' | 'evidence-newline-question';
  */
 export type PresetExtractionRule = 'app-default' | 'last-sql-fence' | 'skyrl-solution' | 'verl-answer';
 
-export interface PresetSampling {
+interface PresetSampling {
   /** Samples per question of the default evaluation (1 = greedy). */
   n: number;
   temperature: number;
@@ -62,7 +62,7 @@ export interface PresetSampling {
  * The environment of a multi-turn policy, as plain data (the episode runner interprets it).
  * Observation text templates use `{{result}}`, `{{turnsLeft}}`, `{{sql}}`.
  */
-export interface MultiTurnSpec {
+interface MultiTurnSpec {
   /** Assistant turns at most (the limit ends the episode). */
   maxTurns: number;
   probeTimeoutMs: number;
@@ -95,7 +95,7 @@ export interface MultiTurnSpec {
   rewardReads: 'whole-chat' | 'last-assistant';
 }
 
-export interface PresetSource {
+interface PresetSource {
   repo: string;
   commit: string;
   files: string[];
@@ -407,12 +407,12 @@ export function presetFingerprint(p: PolicyPreset): string {
 }
 
 /** What a preset's prompt is filled with; `schema` is rendered by the preset's renderer (see preset-schema.ts). */
-export interface PresetQuestion {
+interface PresetQuestion {
   question: string;
   evidence: string;
 }
 
-export interface RenderedPreset {
+interface RenderedPreset {
   messages: ChatMessage[];
   /** Text the assistant turn starts with ('' for none); engines continue it. */
   prefill: string;

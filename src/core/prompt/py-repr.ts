@@ -32,7 +32,7 @@ export function pyStrRepr(s: string): string {
 }
 
 /** Python's repr of bytes, with the same choice of quotes as str. */
-export function pyBytesRepr(b: Uint8Array): string {
+function pyBytesRepr(b: Uint8Array): string {
   const hasSingle = b.includes(0x27);
   const quote = hasSingle && !b.includes(0x22) ? 0x22 : 0x27;
   let out = '';
@@ -48,7 +48,7 @@ export function pyBytesRepr(b: Uint8Array): string {
   return `b${q}${out}${q}`;
 }
 
-export function pyRepr(value: SqlValue, cls: StorageClass): string {
+function pyRepr(value: SqlValue, cls: StorageClass): string {
   if (value === null || cls === 'null') return 'None';
   if (value instanceof Uint8Array) return pyBytesRepr(value);
   if (typeof value === 'bigint') return value.toString();

@@ -15,7 +15,7 @@ export function words(text: string): string[] {
     .map(singular);
 }
 
-export function singular(w: string): string {
+function singular(w: string): string {
   if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
   if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
   return w;

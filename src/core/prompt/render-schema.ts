@@ -25,7 +25,7 @@ export interface TableParts {
 }
 
 /** BIRD's nice_look_table. */
-export function niceLookTable(sample: SampleRows, limit: number): string {
+function niceLookTable(sample: SampleRows, limit: number): string {
   const rows = sample.rows.slice(0, limit).map((r, i) => r.map((v, j) => pyStr(v, sample.classes[i]![j]!)));
   const widths = sample.columns.map((c, j) => Math.max(codePoints(c), ...rows.map((r) => codePoints(r[j]!))));
   const line = (cells: string[]) => cells.map((c, j) => `${rjust(c, widths[j]!)} `).join('');

@@ -41,7 +41,7 @@ export interface SchemaSource {
 }
 
 /** Quotes an identifier for SQLite ("a""b"). */
-export function quoteIdent(name: string): string {
+function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
@@ -55,7 +55,7 @@ export const SCHEMA_QUERIES = {
     `SELECT ${[...columns.map(quoteIdent), ...columns.map((c) => `typeof(${quoteIdent(c)})`)].join(', ')} FROM ${quoteIdent(table)} LIMIT ${Math.max(0, Math.floor(limit))}`,
 };
 
-export function quoteLiteral(text: string): string {
+function quoteLiteral(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 

@@ -30,7 +30,7 @@ export interface PromptTemplate {
 }
 
 export const TEMPLATE_VARIABLES = ['schema', 'question', 'evidence', 'dialect'] as const;
-export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
+type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
 
 const MINIDEV_INSTRUCTION =
   '\n        \nIn your response, you do not need to mention your intermediate steps. \n' +

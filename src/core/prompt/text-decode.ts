@@ -65,7 +65,7 @@ function decodeCp1252(b: Uint8Array): string {
   return s;
 }
 
-export function repairC1(text: string): string {
+function repairC1(text: string): string {
   return text.replace(/[\u0080-\u009f]/g, (ch) => String.fromCharCode(CP1252_HIGH[ch.charCodeAt(0) - 0x80]!));
 }
 

@@ -7,7 +7,7 @@
  */
 export type TokenCounter = (text: string) => Promise<number> | number;
 
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 export const MESSAGE_OVERHEAD = 8;
 
 export function approxTokens(text: string): number {

@@ -15,7 +15,7 @@ import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../series/file.t
 import type { TextsCut } from './limits.ts';
 import { packSamples, StringTable, unpackSamples, type PackedSamples } from './pack.ts';
 
-export const REPORT_FORMAT = 'rlvr-workbench-report';
+const REPORT_FORMAT = 'rlvr-workbench-report';
 export const REPORT_VERSION = 1;
 /** The id of the element that holds the packed payload in the report's HTML. */
 export const REPORT_DATA_ID = 'rlvr-report-data';
@@ -93,7 +93,7 @@ export function reportPayload(input: ReportInput): ReportPayload {
 type PackedRunFile = Omit<RunFile, 'samples'> & { samples: PackedSamples };
 
 /** The payload as written into the report: every run's (and series step's) samples packed, one string table. */
-export interface PackedReport extends Omit<ReportPayload, 'runs' | 'series'> {
+interface PackedReport extends Omit<ReportPayload, 'runs' | 'series'> {
   strings: string[];
   runs: PackedRunFile[];
   series:

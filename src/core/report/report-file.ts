@@ -52,7 +52,7 @@ function occurrences(text: string, part: string): number {
 }
 
 /** Refuses a template that is not the report page's build (the placeholder once, its CSP meta). */
-export function checkReportTemplate(template: string, where: string): void {
+function checkReportTemplate(template: string, where: string): void {
   const count = occurrences(template, REPORT_DATA_PLACEHOLDER);
   if (count !== 1)
     throw new WorkbenchError(
@@ -69,7 +69,7 @@ export function checkReportTemplate(template: string, where: string): void {
 }
 
 /** A report's HTML, and how many of its texts were cut to the bound (`cut`, null when none). */
-export interface BuiltReport {
+interface BuiltReport {
   html: string;
   cut: TextsCut | null;
 }

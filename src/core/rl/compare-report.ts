@@ -7,7 +7,7 @@ import { CATEGORIES, type ComparisonBucket, type RunComparison } from './compare
 import { explain } from './explanations.ts';
 import { maxOf } from '../util/numbers.ts';
 
-export interface CompareMeta {
+interface CompareMeta {
   runA: string;
   runB: string;
   seed: number;

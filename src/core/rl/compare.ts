@@ -18,7 +18,7 @@ import type { Rng } from '../util/rng.ts';
 export type Category = 'fixed' | 'broken' | 'both_right' | 'both_wrong';
 export const CATEGORIES: readonly Category[] = ['fixed', 'broken', 'both_right', 'both_wrong'];
 
-export interface CompareOptions {
+interface CompareOptions {
   /** Bootstrap resamples (default 10,000). */
   resamples?: number;
   /** A fresh generator, called once per bucket so that every bucket's interval is reproducible on its own. */
@@ -31,7 +31,7 @@ export interface CompareOptions {
  * What `compareRuns` reads of a sample: a comparison of two large runs can hold only these
  * (the app's analysis worker keeps 9 fields of each of 1,000,000 samples, not their SQL texts).
  */
-export type ComparedSample = GroupedSample &
+type ComparedSample = GroupedSample &
   Pick<SampleRecord, 'ex'> & { extraction: Pick<SampleRecord['extraction'], 'rule'>; completion?: unknown };
 
 /** A run as `compareRuns` reads it: its header and its samples' compared fields. */
@@ -56,7 +56,7 @@ export function comparedFields(s: SampleRecord): ComparedSample {
   return out;
 }
 
-export interface QuestionComparison {
+interface QuestionComparison {
   key: string;
   index: number;
   questionId: number;

@@ -3,7 +3,7 @@
  * (no logic), filled in by `explain` with the run's values: `{pct}` is a share as a
  * percentage, other `{names}` are given by the caller.
  */
-export const EXPLANATIONS = {
+const EXPLANATIONS = {
   questions: 'Prompts (questions) scored; samples whose database is missing are left out.',
   mean_ex: 'Mean EX over samples = {pct}: the accuracy of one sample, the same as pass@1.',
   pass_at_k:
@@ -39,7 +39,7 @@ export const EXPLANATIONS = {
     'McNemar p = {value}: the chance of a split between fixed ({b}) and broken ({c}) at least this lopsided if both runs were equally good.',
 } as const;
 
-export type ExplanationId = keyof typeof EXPLANATIONS;
+type ExplanationId = keyof typeof EXPLANATIONS;
 
 /** Percentage with one decimal, e.g. 0.123 -> "12.3%". */
 export function pct(share: number): string {

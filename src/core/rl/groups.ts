@@ -15,7 +15,7 @@ export interface PromptGroup<S extends GroupedSample = SampleRecord> {
   samples: S[];
 }
 
-export function promptKey(s: { index: number; questionId: number }): string {
+function promptKey(s: { index: number; questionId: number }): string {
   return `${s.index}:${s.questionId}`;
 }
 

@@ -9,7 +9,7 @@ import { WorkbenchError } from '../errors.ts';
 
 export const GRPO_EPSILON = 1e-6;
 
-export interface GrpoGroupStats {
+interface GrpoGroupStats {
   mean: number;
   std: number;
   advantages: number[];

@@ -55,7 +55,7 @@ export function voteGroups(samples: readonly Pick<SampleRecord, 'resultKey' | 'e
   return { groups, abstain };
 }
 
-export interface Vote {
+interface Vote {
   /** The winning group, or null when no sample executed. */
   winner: VoteGroup | null;
   /** Number of groups tied for the largest size (1 = no tie). */
@@ -88,7 +88,7 @@ function logFactorials(n: number): Float64Array {
 /** Below this a term is recomputed from logs rather than stepped by a ratio, so underflow cannot stick at 0. */
 const TINY = 1e-250;
 
-export const MAX_MAJ_STEPS = 100_000_000;
+const MAX_MAJ_STEPS = 100_000_000;
 
 /** Thrown when a question's exact maj@k would exceed MAX_MAJ_STEPS. */
 export class MajCurveTooLarge extends CodedError<'TOO_LARGE'> {
@@ -105,7 +105,7 @@ export class MajCurveTooLarge extends CodedError<'TOO_LARGE'> {
 }
 
 /** The inner steps expectedMajCurve takes, counted before any is taken (same loops, no work). */
-export function majCurveSteps(groups: readonly VoteGroup[], abstain: number): number {
+function majCurveSteps(groups: readonly VoteGroup[], abstain: number): number {
   let steps = 0;
   groups.forEach((g, gi) => {
     if (g.value === 0) return;

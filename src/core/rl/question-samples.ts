@@ -8,7 +8,7 @@
 import type { SampleRecord } from '../run/types.ts';
 import { voteGroups } from './majority.ts';
 
-export interface ResultGroup {
+interface ResultGroup {
   /** A, B, C, … (the largest group first). */
   label: string;
   resultKey: string;

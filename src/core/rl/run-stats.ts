@@ -75,7 +75,7 @@ export interface RunStats {
   missingDb: number;
 }
 
-export interface StatsOptions {
+interface StatsOptions {
   /** Which k to report (default: every k from 1 to the smallest n). */
   ks?: readonly number[];
   /** Breaks maj@n ties. */

@@ -10,7 +10,7 @@ import type { Bin } from './histogram.ts';
 import type { RunStats, StatsBucket } from './run-stats.ts';
 import { maxOf } from '../util/numbers.ts';
 
-export interface StatsMeta {
+interface StatsMeta {
   runName: string;
   runId: string;
   rewardFormula: string;

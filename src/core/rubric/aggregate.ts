@@ -47,7 +47,7 @@ export function aggregateExplicit(
   return { ...base, score: options.clip ? clip01(unclipped) : unclipped, unclipped, status: 'ok' };
 }
 
-export function clip01(x: number): number {
+function clip01(x: number): number {
   return Math.min(1, Math.max(0, x));
 }
 
@@ -74,7 +74,7 @@ export function reaggregate(
   };
 }
 
-export interface ScoreStats {
+interface ScoreStats {
   /** Samples with a score. */
   n: number;
   /** Samples without one (incomplete, unparseable, error, skipped). */

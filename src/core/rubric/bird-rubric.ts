@@ -93,7 +93,7 @@ export const BIRD_RUBRIC: Rubric = validateRubric({
 });
 
 /** BIRD's question as the judge reads it: the question and its evidence. */
-export function birdQuestionText(q: Pick<Question, 'question' | 'evidence'>): string {
+function birdQuestionText(q: Pick<Question, 'question' | 'evidence'>): string {
   return q.evidence ? `${q.question}\nEvidence (external knowledge): ${q.evidence}` : q.question;
 }
 

@@ -11,7 +11,7 @@ const UNITS =
 /** "10", "ten", "10/10", "full marks", "the maximum score". */
 const TOP_SCORE = `(?:(?:10|ten)(?:\\s*\\/\\s*10)?(?!\\d|\\.\\d|\\s*%)(?!\\s*(?:${UNITS})\\b)|full\\s+(?:marks|points|score|credit)|(?:the\\s+)?(?:maximum|highest|top|perfect)\\s+(?:score|rating|grade|marks))`;
 
-export const INJECTION_PATTERNS: ReadonlyArray<{ id: string; re: RegExp }> = [
+const INJECTION_PATTERNS: ReadonlyArray<{ id: string; re: RegExp }> = [
   {
     id: 'ignore-instructions',
     re: /\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+|previous\s+|prior\s+|above\s+|these\s+|earlier\s+)*(?:instructions?|rubric|criteria|criterion|rules|grading|prompt|guidelines)\b/i,

@@ -36,7 +36,7 @@ const QUESTION_REFERENCE_RESPONSE = `<question>
 `;
 
 /** Per criterion, binary, HealthBench's grader shape adapted to RaR criteria. */
-export const RAR_CRITERION_V1: JudgePromptTemplate = {
+const RAR_CRITERION_V1: JudgePromptTemplate = {
   id: 'rar-criterion-v1',
   answer: 'criterion',
   system: `You are a careful, impartial grader. You decide whether a response meets one rubric criterion. ${DATA_NOT_INSTRUCTIONS}`,
@@ -51,7 +51,7 @@ Answer with exactly one JSON object and nothing else:
 };
 
 /** Whole rubric, one 1..10 score (RaR's implicit aggregation, the paper's best variant). */
-export const RAR_IMPLICIT_V1: JudgePromptTemplate = {
+const RAR_IMPLICIT_V1: JudgePromptTemplate = {
   id: 'rar-implicit-v1',
   answer: 'score',
   system: `You are a careful, impartial grader. You rate a response against a rubric. ${DATA_NOT_INSTRUCTIONS}`,
@@ -66,7 +66,7 @@ Answer with exactly one JSON object and nothing else:
 };
 
 /** Direct Likert baseline: no rubric and no reference (the paper's Direct-Likert). */
-export const LIKERT_V1: JudgePromptTemplate = {
+const LIKERT_V1: JudgePromptTemplate = {
   id: 'likert-v1',
   answer: 'score',
   system: `You are a careful, impartial grader. You rate the quality of a response to a question. ${DATA_NOT_INSTRUCTIONS}`,

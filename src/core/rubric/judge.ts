@@ -23,7 +23,7 @@ import type { Rubric, RubricItem } from './model.ts';
 import { parseCriterionAnswer, parseScoreAnswer, type ParseResult } from './parse-judge.ts';
 import type { CriterionVerdict, JudgeInfo, ScaleJudgement } from './scores.ts';
 
-export interface JudgeOptions {
+interface JudgeOptions {
   /** A loaded engine. */
   engine: Engine;
   /** The judge model's id: part of the cache key and stored with every score. */
@@ -43,7 +43,7 @@ export interface JudgeOptions {
 }
 
 /** What the judge sees of a sample. */
-export interface JudgeInput {
+interface JudgeInput {
   question: string;
   /** A reference answer (RaR) or the gold SQL; omitted from the prompt when empty. */
   reference?: string | null;
@@ -238,7 +238,7 @@ const LABEL: Record<RubricItem['category'], string> = {
 };
 
 /** The rubric as the implicit judge reads it: one line per criterion with its category. */
-export function renderRubric(rubric: Pick<Rubric, 'items'>): string {
+function renderRubric(rubric: Pick<Rubric, 'items'>): string {
   return rubric.items
     .map((i) => `- [${LABEL[i.category]}] ${i.title}${i.description ? `: ${i.description}` : ''}`)
     .join('\n');

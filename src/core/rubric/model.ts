@@ -10,7 +10,7 @@ import { SQL_CHECK_NAMES, type SqlCheckName } from './sql-check-names.ts';
 export type Category = 'essential' | 'important' | 'optional' | 'pitfall';
 export const CATEGORIES: readonly Category[] = ['essential', 'important', 'optional', 'pitfall'];
 
-export type RubricCheck =
+type RubricCheck =
   { kind: 'judge' } | SqlRubricCheck | { kind: 'regex'; pattern: string; flags: string; target: 'completion' | 'sql' };
 
 /** A programmatic check of src/core/rubric/sql-checks.ts; `expected` only for `column-count`. */
@@ -73,7 +73,7 @@ export function applyWeighting(rubric: Rubric, weighting: WeightingName): Rubric
   };
 }
 
-export interface ValidateOptions {
+interface ValidateOptions {
   /** Weights of items that give none (default `paper`). */
   weighting?: WeightingName;
 }

@@ -11,12 +11,12 @@ import { withoutTagBlocks } from '../sql/tag-blocks.ts';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-export interface CriterionAnswer {
+interface CriterionAnswer {
   met: boolean;
   explanation: string;
 }
 
-export interface ScoreAnswer {
+interface ScoreAnswer {
   score: number;
   explanation: string;
 }

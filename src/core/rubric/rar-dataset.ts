@@ -34,7 +34,7 @@ export interface RarRow {
 
 const PREFIX = /^\s*(essential|important|optional|pitfall)\s+criteri(?:a|on)\s*:/i;
 
-export function categoryFromPrefix(text: string): Category | null {
+function categoryFromPrefix(text: string): Category | null {
   const m = PREFIX.exec(text);
   return m ? (m[1]!.toLowerCase() as Category) : null;
 }

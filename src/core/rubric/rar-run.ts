@@ -87,7 +87,7 @@ export const RAR_POLICY_PROMPT_VERSION = 'rar-answer-v1';
 export const RAR_POLICY_SYSTEM =
   'You are a careful expert. Answer the question accurately and completely, in plain prose, with the key facts first. Do not mention any grading rubric.';
 
-export function rarPolicyPrompt(row: Pick<RarRow, 'question'>): Prompt {
+function rarPolicyPrompt(row: Pick<RarRow, 'question'>): Prompt {
   return {
     messages: [
       { role: 'system', content: RAR_POLICY_SYSTEM },
@@ -97,7 +97,7 @@ export function rarPolicyPrompt(row: Pick<RarRow, 'question'>): Prompt {
 }
 
 /** How a sample was produced by an engine (absent for replayed completions). */
-export interface RarGeneration {
+interface RarGeneration {
   tokensIn: number | null;
   tokensOut: number | null;
   latencyMs: number;
@@ -115,7 +115,7 @@ export interface RarSample {
   scores: RubricScores;
 }
 
-export type RarPolicy =
+type RarPolicy =
   | { kind: 'engine'; engine: Engine; params: SamplingParams }
   /** Completions read from a file (pairCompletions), by row index then sample. */
   | { kind: 'replay'; completions: ReadonlyMap<number, readonly string[]> };
@@ -150,7 +150,7 @@ export function replayCompletions(jobs: readonly RarJob[]): Map<number, string[]
 }
 
 /** The (index, sample) keys a run plans: every row times `samples` (a replay: what the file has). */
-export function plannedKeys(rows: readonly RarRow[], samples: number, policy: RarPolicy): [number, number][] {
+function plannedKeys(rows: readonly RarRow[], samples: number, policy: RarPolicy): [number, number][] {
   const out: [number, number][] = [];
   for (const row of rows) {
     const n = policy.kind === 'replay' ? Math.min(samples, policy.completions.get(row.index)?.length ?? 0) : samples;

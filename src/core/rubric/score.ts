@@ -31,7 +31,7 @@ export interface SampleToScore {
   sql?: SqlCheckInput | null;
 }
 
-export interface ScoreOptions {
+interface ScoreOptions {
   /** Default: all three. */
   aggregations?: readonly Aggregation[];
   explicit?: ExplicitOptions;

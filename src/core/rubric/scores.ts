@@ -11,7 +11,7 @@
  * - `not-applicable`: the check has nothing to look at (a SQL check on a sample without SQL,
  *   an evidence without a formula); left out of the aggregate, not counted as unresolved.
  */
-export type VerdictStatus = 'ok' | 'unparseable' | 'error' | 'skipped' | 'not-applicable';
+type VerdictStatus = 'ok' | 'unparseable' | 'error' | 'skipped' | 'not-applicable';
 
 export interface CriterionVerdict {
   /** The rubric item's id. */
@@ -29,7 +29,7 @@ export interface CriterionVerdict {
   cached: boolean;
 }
 
-export type JudgementStatus = 'ok' | 'unparseable' | 'error' | 'skipped';
+type JudgementStatus = 'ok' | 'unparseable' | 'error' | 'skipped';
 
 /** A single 1..10 judgement (implicit rubric score or direct Likert), normalised to [0, 1]. */
 export interface ScaleJudgement {

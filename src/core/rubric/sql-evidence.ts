@@ -21,7 +21,7 @@
 import type { Schema } from './sql-schema-refs.ts';
 import { isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
-export interface EvidenceFormula {
+interface EvidenceFormula {
   /** The clause as written. */
   text: string;
   operators: string[];

@@ -21,7 +21,7 @@ import { FROM_END, isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken }
 /** Table name -> its column names, e.g. read with `PRAGMA table_info` (sql.js, in an adapter). */
 export type Schema = Readonly<Record<string, readonly string[]>>;
 
-export interface SchemaViolation {
+interface SchemaViolation {
   /** `not-in-from`: a schema table used as a qualifier without being referenced. */
   kind: 'table' | 'column' | 'qualifier' | 'not-in-from';
   name: string;

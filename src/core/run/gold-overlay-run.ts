@@ -9,7 +9,7 @@ import type { EvalItem, ItemResult } from '../types.ts';
 import { scoreRun, type ScoreConfig, type ScoreRunPorts } from './score-run.ts';
 import { WorkbenchError } from '../errors.ts';
 
-export interface VerdictChange {
+interface VerdictChange {
   index: number;
   sample: number;
   questionId: number;

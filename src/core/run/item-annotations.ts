@@ -8,20 +8,20 @@ import type { EvalItem, ItemResult } from '../types.ts';
 import { itemVersionFeatures, type ColumnTypes } from '../sql/version-features.ts';
 
 /** Fields the row-order check (issue 13 item 2, another module) may add; read when present. */
-export interface RowOrderFields {
+interface RowOrderFields {
   goldOrderDependent?: boolean;
   passesByRowOrder?: boolean;
   ts?: 0 | 1 | null;
 }
 
-export interface AnnotatorInputs {
+interface AnnotatorInputs {
   /** Per database (readDbFacts); a database without types scans with unknown types. */
   columnTypes: Readonly<Record<string, ColumnTypes>>;
   /** The question text of a gold position, when the dataset is known. */
   questionOf?: (index: number) => string | null;
 }
 
-export function goldIssuesOfResult(r: ItemResult & RowOrderFields, goldSql: string, question: string | null) {
+function goldIssuesOfResult(r: ItemResult & RowOrderFields, goldSql: string, question: string | null) {
   return goldIssuesOf({
     goldSql,
     question,
@@ -48,7 +48,7 @@ export function rewardAnnotator(inputs: AnnotatorInputs): (result: ItemResult, i
   };
 }
 
-export interface RewardCounts {
+interface RewardCounts {
   versionSensitive: ItemResult[];
   goldIssues: ItemResult[];
   /** Gold issues by kind, counted per item (an item may have several kinds). */

@@ -28,7 +28,7 @@ import type { RunConfig, SampleGeneration, SampleRecord } from './types.ts';
 import { WorkbenchError } from '../errors.ts';
 
 /** How many samples per question, and with which sampling: the preset's, or its self-consistency setting. */
-export interface PresetSamplingChoice {
+interface PresetSamplingChoice {
   /** Samples per question; default the preset's `sampling.n` (self-consistency: greedy + sampled). */
   n?: number;
   /** The preset's published "k greedy + m sampled" setting (an error when it publishes none). */
@@ -150,7 +150,7 @@ export function presetExtraction(
  * The episode as a run file keeps it (plain JSON): an INTEGER beyond 2^53 (a bigint) becomes its
  * decimal text and a BLOB its hex text; each value's storage class stays in `classes`.
  */
-export function storedEpisode(e: Episode): Episode {
+function storedEpisode(e: Episode): Episode {
   const plain = (v: SqlValue): SqlValue =>
     typeof v === 'bigint'
       ? v.toString()
@@ -169,11 +169,11 @@ export function storedEpisode(e: Episode): Episode {
 }
 
 /** The whole episode as one text: every turn and the observation sent after it (what SkyRL's reward reads). */
-export function episodeText(e: Episode): string {
+function episodeText(e: Episode): string {
   return e.turns.map((t) => t.text + (t.observation ?? '')).join('');
 }
 
-export interface PresetGenerationSpec {
+interface PresetGenerationSpec {
   /** Engine kind: `openai`, `webllm`, `wllama`. */
   engine: string;
   model: ModelRef;
@@ -181,7 +181,7 @@ export interface PresetGenerationSpec {
   sampling: PresetSampling;
 }
 
-export interface PresetGenerationPorts {
+interface PresetGenerationPorts {
   engine: Engine;
   /** The schema text of a database as the preset renders it (called once per question: cache it). */
   schema(dbId: string): Promise<string>;

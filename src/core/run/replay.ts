@@ -67,7 +67,7 @@ export function remainingItems(items: readonly EvalItem[], stored: ReadonlySet<s
   return items.filter((it) => !stored.has(sampleKey(it)));
 }
 
-export interface EvaluationPorts {
+interface EvaluationPorts {
   executor: SqlExecutor;
   /** Receives each finished sample with its item (and rows, when options.previewRows > 0). */
   sink?: (result: ItemResult, item: EvalItem, preview: ItemPreview | null) => void;

@@ -339,7 +339,7 @@ export function reuseKey(item: EvalItem): string {
   return `${item.dbId}\u0000${item.goldSql}\u0000${normalizedSql(item.predSql)}`;
 }
 
-export interface ReusePlan {
+interface ReusePlan {
   /** Items to execute: one per distinct key, plus every item that cannot be shared. */
   first: EvalItem[];
   /** Duplicates waiting for the item they copy (by reuse key). */

@@ -67,7 +67,7 @@ export interface ScoreRunPorts {
   now?: () => number;
 }
 
-export interface ScoredRun extends EvaluationOutcome {
+interface ScoredRun extends EvaluationOutcome {
   /** One record per result, in the same order. */
   records: SampleRecord[];
   /** The SQLite version and column types the findings used (empty when `findings` is off). */
@@ -79,7 +79,7 @@ export interface ScoredRun extends EvaluationOutcome {
   fromCache: ReadonlySet<number>;
 }
 
-export type RunScore = NonNullable<RunHeader['score']>;
+type RunScore = NonNullable<RunHeader['score']>;
 
 /** The reward formula of a run's configuration (`ex` when none is given). */
 export function runFormula(config: { rewardFormula?: string }): RewardFormula {
@@ -87,7 +87,7 @@ export function runFormula(config: { rewardFormula?: string }): RewardFormula {
 }
 
 /** The executor's options of a run (the one options builder, evalOptionsOf). */
-export function runOptions(config: EvalConfig, previewRows = 0): EvalOptions {
+function runOptions(config: EvalConfig, previewRows = 0): EvalOptions {
   return evalOptionsOf(config, previewRows);
 }
 

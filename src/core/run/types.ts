@@ -4,7 +4,7 @@
  */
 import { OFFICIAL_TIMEOUT_MS, OFFICIAL_VES_ITERATIONS } from '../eval/constants.ts';
 import type { MetricName } from '../eval/executor.ts';
-import type { Difficulty, ItemResult, ItemStatus } from '../types.ts';
+import type { ItemResult, ItemStatus } from '../types.ts';
 import type { RubricScores } from '../rubric/scores.ts';
 import type { ChatMessage, Completion } from '../engine/engine.ts';
 import type { PromptFit } from '../prompt/build-prompt.ts';
@@ -171,7 +171,6 @@ export interface RunFile {
   questions?: RunQuestion[];
 }
 
-export type { Difficulty };
 
 /** How one sample was produced: stored in `SampleRecord.generation`. */
 export interface SampleGeneration {

@@ -37,7 +37,7 @@ import { normalizedSql, reusable } from './reuse.ts';
 export const VERDICT_RULES = 3;
 
 /** What a verdict is computed with, besides the item and its database. */
-export interface VerdictContext {
+interface VerdictContext {
   /** The engine and its version, e.g. `sql.js 1.17.0` (the version check's: `sql.js 1.8.0`). */
   executor: string;
   /** `select sqlite_version()` of that engine. */
@@ -59,7 +59,7 @@ export interface CachedVerdict {
 }
 
 /** Whether calls with these options may use the cache at all. */
-export function cacheableOptions(options: EvalOptions): boolean {
+function cacheableOptions(options: EvalOptions): boolean {
   return !options.metrics.includes('r-ves') && !options.metrics.includes('ts') && options.previewRows === 0;
 }
 
@@ -94,7 +94,7 @@ export function verdictKey(item: EvalItem, dbSha256: string, context: VerdictCon
   ]);
 }
 
-export function verdictOf(r: ItemResult): CachedVerdict {
+function verdictOf(r: ItemResult): CachedVerdict {
   const v: CachedVerdict = {
     status: r.status as CachedVerdict['status'],
     ex: r.ex,
@@ -114,7 +114,7 @@ export function verdictOf(r: ItemResult): CachedVerdict {
  * The item's result from a cached verdict. It counts as no gold execution (`goldReused`), as
  * an item whose gold came from an earlier one does.
  */
-export function resultFromVerdict(v: CachedVerdict, item: EvalItem): ItemResult {
+function resultFromVerdict(v: CachedVerdict, item: EvalItem): ItemResult {
   const r: ItemResult = {
     index: item.index,
     questionId: item.questionId,
@@ -179,7 +179,7 @@ export interface VerdictStore {
   put(entries: ReadonlyArray<readonly [string, CachedVerdict]>): Promise<void>;
 }
 
-export interface CachingPorts {
+interface CachingPorts {
   store: VerdictStore;
   /**
    * The sha256 a database's verdicts are LOOKED UP under: of its current bytes, or null when they
@@ -239,7 +239,7 @@ export interface VerdictCachePort extends Omit<CachingPorts, 'context'> {
   facts?: FactsStore;
 }
 
-export interface CacheStats {
+interface CacheStats {
   /** Items answered from the cache, by their `sample` (the position runEvaluation gives them). */
   hitSamples: Set<number>;
   /** Verdicts stored. */

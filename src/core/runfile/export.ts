@@ -34,7 +34,7 @@ export type ExportedSample = Omit<
 };
 
 /** The sample was never scored (its database is missing): no score of it means anything. */
-export const isUnscoredSample = (s: Pick<SampleRecord, 'status'>) => s.status === 'missing-db';
+const isUnscoredSample = (s: Pick<SampleRecord, 'status'>) => s.status === 'missing-db';
 
 export function exportedSample(s: SampleRecord): ExportedSample {
   if (!isUnscoredSample(s)) return s;

@@ -70,7 +70,7 @@ export class SeriesVerdicts {
   }
 }
 
-export interface StepEvaluation {
+interface StepEvaluation {
   /** In item order. */
   results: ItemResult[];
   summary: Summary;

@@ -13,7 +13,7 @@ import { JsonReader, checkVersion } from '../formats/validate.ts';
 import { WALL_TIME_SOURCES, type Series, type SeriesStep, type WallTimeSource } from './model.ts';
 
 export const SERIES_FILE_FORMAT = 'rlvr-workbench-series';
-export const SERIES_FILE_VERSION = 1;
+const SERIES_FILE_VERSION = 1;
 
 export interface SeriesFile {
   format: typeof SERIES_FILE_FORMAT;

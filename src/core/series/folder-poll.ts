@@ -9,7 +9,7 @@
 import { onAbort } from '../engine/abort.ts';
 import type { AbortSignalLike } from '../eval/executor.ts';
 
-export interface PolledFile {
+interface PolledFile {
   name: string;
   size: number;
   /** Modification time in ms (Node's `mtimeMs`); the app's listing gives `lastModified`. */

@@ -19,7 +19,7 @@ export interface QuestionStep {
   diff: DiffPart[] | null;
 }
 
-export function majoritySqlOf(view: QuestionSamples): string | null {
+function majoritySqlOf(view: QuestionSamples): string | null {
   const a = view.groups[0];
   if (!a) return null;
   return view.samples.find((s) => s.sample === a.samples[0])?.sql ?? null;

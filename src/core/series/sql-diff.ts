@@ -13,11 +13,11 @@ export interface DiffPart {
   text: string;
 }
 
-export const MAX_DIFF_TOKENS = 3000;
+const MAX_DIFF_TOKENS = 3000;
 
 const TOKEN = /\s+|[A-Za-z_][\w$]*|\d+(?:\.\d+)?|'(?:[^']|'')*'?|"(?:[^"]|"")*"?|`[^`]*`?|\[[^\]]*\]?|[\s\S]/g;
 
-export function sqlTokens(sql: string): string[] {
+function sqlTokens(sql: string): string[] {
   return sql.match(TOKEN) ?? [];
 }
 

@@ -19,7 +19,7 @@ import type { Series, WallTimeSource } from './model.ts';
  * of its completion. The app's analysis worker keeps only this of each of 490,880 samples; the
  * CLI passes its samples through `seriesSample` too, so both compute from the same fields.
  */
-export type SeriesSample = Omit<ItemResult, 'tsCounterexample' | 'versionFeatures' | 'goldIssues'> &
+type SeriesSample = Omit<ItemResult, 'tsCounterexample' | 'versionFeatures' | 'goldIssues'> &
   Pick<SampleRecord, 'sample' | 'format'> & {
     /** Characters of the completion (of the SQL when the sample kept no completion). */
     chars: number;
@@ -45,9 +45,9 @@ export function seriesSample(s: SampleRecord): SeriesSample {
 }
 
 /** Seed of maj@n's tie-break (the `stats` command's default), consumed in gold order at every step. */
-export const SERIES_MAJ_SEED = 0;
+const SERIES_MAJ_SEED = 0;
 
-export interface StepInput {
+interface StepInput {
   step: number;
   samples: readonly SeriesSample[];
   /** Parallel to `samples`. */
@@ -211,7 +211,7 @@ export interface QuestionDynamics {
 }
 
 /** Flips at which a question is unstable, whatever else it is. */
-export const UNSTABLE_FLIPS = 3;
+const UNSTABLE_FLIPS = 3;
 
 /** What the dynamics keep of a step: per scored question, its samples and how many are right. */
 export type StepCells = Map<number, QuestionCell>;
@@ -263,7 +263,7 @@ export function questionDynamics(
 }
 
 /** `questionDynamics` from each step's cells (the analysis worker reads one step at a time and keeps only its cells). */
-export function dynamicsOfCells(steps: ReadonlyArray<{ step: number; cells: StepCells }>): QuestionDynamics[] {
+function dynamicsOfCells(steps: ReadonlyArray<{ step: number; cells: StepCells }>): QuestionDynamics[] {
   const cells = steps.map((s) => s.cells);
   const all = new Map<number, QuestionCell>();
   for (const c of cells) for (const [i, cell] of c) if (!all.has(i)) all.set(i, cell);
@@ -291,10 +291,10 @@ export function dynamicsOfCells(steps: ReadonlyArray<{ step: number; cells: Step
     });
 }
 
-export type WarningRule =
+type WarningRule =
   'ex-only-rising' | 'empty-result-rising' | 'writes-rising' | 'reward-without-ex' | 'diversity-collapse';
 
-export interface SeriesWarning {
+interface SeriesWarning {
   rule: WarningRule;
   /** The first step of the trailing run of steps at which the rule holds. */
   startStep: number;
@@ -302,7 +302,7 @@ export interface SeriesWarning {
 }
 
 /** Thresholds of the warnings (docs/series.md, "Warnings"). */
-export const WARNING_THRESHOLDS = {
+const WARNING_THRESHOLDS = {
   /** Percentage points of samples above the first step. */
   exOnlyRise: 2,
   emptyRise: 2,
@@ -402,7 +402,7 @@ export function seriesWarnings(steps: readonly StepStats[]): SeriesWarning[] {
 }
 
 /** The step with the highest EX (the first of equals), with a bootstrap interval of its EX over questions. */
-export interface BestCheckpoint {
+interface BestCheckpoint {
   step: number;
   ex: number;
   /** 95% percentile interval of EX (percent) resampling the step's scored questions. */
@@ -412,7 +412,7 @@ export interface BestCheckpoint {
 }
 
 /** Resamples of the best step's interval, drawn with mulberry32 seeded SERIES_MAJ_SEED. */
-export const BEST_RESAMPLES = 1000;
+const BEST_RESAMPLES = 1000;
 
 /**
  * Best step by EX and its interval: EX is the mean over questions of each question's pass rate

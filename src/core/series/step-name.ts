@@ -15,7 +15,7 @@ export interface StepRule {
  * The built-in rules, tried on each path segment from the file name up to its folders; the
  * first rule that matches a segment wins (a segment nearer the file wins over its folders).
  */
-export const DEFAULT_STEP_RULES: readonly StepRule[] = [
+const DEFAULT_STEP_RULES: readonly StepRule[] = [
   { name: 'global_step_<N>', regex: /global[_-]?step[_-]?(\d+)/i },
   { name: 'checkpoint-<N>', regex: /checkpoint[_-]?(\d+)/i },
   { name: 'step-<N> / step_<N> / step<N>', regex: /(?:^|[^a-z])step[_-]?(\d+)/i },
@@ -42,7 +42,7 @@ export function compileStepPattern(source: string, where = '--step-pattern'): St
   return { name: `/${source}/`, regex };
 }
 
-export interface StepMatch {
+interface StepMatch {
   step: number;
   /** The rule that matched. */
   rule: string;

@@ -13,7 +13,7 @@ const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableC
   value,
 });
 
-export const SERIES_TABLE_VERSION = 1;
+const SERIES_TABLE_VERSION = 1;
 
 /** The key-value metadata of a series table's Parquet file (the CLI's and the app's alike). */
 export function seriesTableMetadata(table: Pick<TableSchema<never>, 'table' | 'version'>): Record<string, string> {
@@ -53,7 +53,7 @@ export const SERIES_STEPS_TABLE: TableSchema<StepStats> = {
   ],
 };
 
-export interface QuestionStepRow {
+interface QuestionStepRow {
   question: QuestionDynamics;
   step: number;
   at: number;

@@ -20,14 +20,13 @@
  */
 import { isOp, isWord, tokenizeSql, type SqlToken } from './sql-tokens.ts';
 
-export type SpiderHardness = 'easy' | 'medium' | 'hard' | 'extra';
-export const SPIDER_HARDNESS: readonly SpiderHardness[] = ['easy', 'medium', 'hard', 'extra'];
+type SpiderHardness = 'easy' | 'medium' | 'hard' | 'extra';
 
 const AGGS = ['MAX', 'MIN', 'COUNT', 'SUM', 'AVG'];
 const CLAUSES = ['FROM', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT'];
 const SET_OPS = ['INTERSECT', 'UNION', 'EXCEPT'];
 
-export interface HardnessCounts {
+interface HardnessCounts {
   component1: number;
   component2: number;
   others: number;
@@ -211,7 +210,7 @@ export function spiderHardnessCounts(sql: string): HardnessCounts {
 }
 
 /** The level Spider's `eval_hardness` gives these counts. */
-export function hardnessOf({ component1: c1, component2: c2, others: o }: HardnessCounts): SpiderHardness {
+function hardnessOf({ component1: c1, component2: c2, others: o }: HardnessCounts): SpiderHardness {
   if (c1 <= 1 && o === 0 && c2 === 0) return 'easy';
   if ((o <= 2 && c1 <= 1 && c2 === 0) || (c1 <= 2 && o < 2 && c2 === 0)) return 'medium';
   if ((o > 2 && c1 <= 2 && c2 === 0) || (c1 > 2 && c1 <= 3 && o <= 2 && c2 === 0) || (c1 <= 1 && o === 0 && c2 <= 1))

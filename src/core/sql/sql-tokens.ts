@@ -4,7 +4,7 @@
  * never mistaken for code. Not a parser: the checks built on it are documented heuristics.
  */
 
-export type SqlTokenKind = 'word' | 'quoted' | 'string' | 'number' | 'op' | 'param';
+type SqlTokenKind = 'word' | 'quoted' | 'string' | 'number' | 'op' | 'param';
 
 export interface SqlToken {
   kind: SqlTokenKind;
@@ -100,7 +100,7 @@ export function* sqlTokens(sql: string): Generator<SqlToken, void, undefined> {
 }
 
 /** SQLite's keywords (sqlite.org/lang_keywords.html) plus literals that read like words. */
-export const SQL_KEYWORDS: ReadonlySet<string> = new Set(
+const SQL_KEYWORDS: ReadonlySet<string> = new Set(
   (
     'ABORT ACTION ADD AFTER ALL ALTER ALWAYS ANALYZE AND AS ASC ATTACH AUTOINCREMENT BEFORE BEGIN BETWEEN BY CASCADE CASE ' +
     'CAST CHECK COLLATE COLUMN COMMIT CONFLICT CONSTRAINT CREATE CROSS CURRENT CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP ' +

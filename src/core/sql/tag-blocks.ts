@@ -5,7 +5,7 @@
  * tag without a close (no later one can have one either). Same blocks as the regex: leftmost
  * first, each ending at the first closing tag after it, tags matched case-insensitively.
  */
-export interface TagBlock {
+interface TagBlock {
   /** Index of `<tag>`. */
   start: number;
   /** Index just past `</tag>`. */

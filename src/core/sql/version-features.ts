@@ -24,7 +24,7 @@
  */
 import { isName, isOp, isWord, tokenizeSql, type SqlToken } from './sql-tokens.ts';
 
-export interface VersionFeature {
+interface VersionFeature {
   feature: string;
   /** The SQLite version that changed the result, e.g. `3.44.0`. */
   since: string;

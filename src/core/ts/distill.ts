@@ -9,13 +9,13 @@
  * queries the variants do not model.
  */
 
-export interface DistillInput {
+interface DistillInput {
   /** Per candidate: the (gold, variant) pair ids it distinguishes. */
   distinguishes: ReadonlyArray<ReadonlySet<number>>;
   size: number;
 }
 
-export interface DistillOutcome {
+interface DistillOutcome {
   /** Chosen candidate numbers, in the order they were kept. */
   chosen: number[];
   /** Pairs some candidate distinguishes, and of those, pairs the chosen set distinguishes. */

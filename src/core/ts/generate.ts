@@ -16,16 +16,16 @@ import { mulberry32, randomIndex, type Rng } from '../util/rng.ts';
 import type { SqlValue } from '../types.ts';
 import { quoteName, type SchemaInfo, type SqlConn, type TableInfo } from './schema.ts';
 
-export interface GenerateOptions {
+interface GenerateOptions {
   /** Rows per table of a derived database, at most. */
   maxRows: number;
 }
 
 /** Rows sampled from each table of the original, by table name. */
-export type DbSample = Map<string, SqlValue[][]>;
+type DbSample = Map<string, SqlValue[][]>;
 
 /** A uniform double in [0, 1) for each (seed, stream): candidate databases draw independently. */
-export function streamRng(seed: number, stream: number): Rng {
+function streamRng(seed: number, stream: number): Rng {
   return mulberry32((seed ^ Math.imul(stream + 1, 0x9e3779b1)) >>> 0);
 }
 

@@ -9,7 +9,7 @@
  */
 import { isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
-export interface TieProbe {
+interface TieProbe {
   sql: string;
   /** Columns of the probe that are ORDER BY keys (the first ones). */
   keys: number;

@@ -10,7 +10,7 @@ export interface SqlConn {
   run(sql: string, params?: readonly SqlValue[]): void;
 }
 
-export interface ColumnInfo {
+interface ColumnInfo {
   name: string;
   /** Declared type as written ('' when none). */
   type: string;
@@ -19,7 +19,7 @@ export interface ColumnInfo {
   pk: number;
 }
 
-export interface ForeignKey {
+interface ForeignKey {
   from: string;
   table: string;
   /** The referenced column; null when the reference names the parent's primary key implicitly. */

@@ -54,7 +54,7 @@ export interface SuiteDbHandle extends SqlConn {
   close(): void;
 }
 
-export interface SuitePorts {
+interface SuitePorts {
   /** The original database (read by the sample only). */
   original: SqlConn;
   /** An empty in-memory database. */
@@ -84,7 +84,7 @@ export interface SuiteStats {
 }
 
 /** The suite's warning (SuiteStats.warning), or undefined. */
-export function suiteWarning(
+function suiteWarning(
   sample: ReadonlyMap<string, readonly unknown[]>,
   golds: number,
   distinguishable: number,

@@ -14,15 +14,15 @@
  */
 import { WHERE_END, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
 
-export type VariantKind = 'comparison' | 'distinct' | 'limit' | 'left-join' | 'drop-condition' | 'order-direction';
+type VariantKind = 'comparison' | 'distinct' | 'limit' | 'left-join' | 'drop-condition' | 'order-direction';
 
-export interface GoldVariant {
+interface GoldVariant {
   kind: VariantKind;
   sql: string;
 }
 
 /** Variants per kind at most (a gold with 30 comparisons would otherwise give 30 variants). */
-export const MAX_VARIANTS_PER_KIND = 4;
+const MAX_VARIANTS_PER_KIND = 4;
 
 const SHIFT: Record<string, string> = {
   '<': '<=',

@@ -71,7 +71,7 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
 const hasGoldIssue = (s: SampleRecord, ...kinds: string[]) =>
   (s.goldIssues ?? []).some((g) => kinds.length === 0 || kinds.includes(g.kind));
 
-export type SortKey = 'index' | 'db' | 'difficulty' | 'soft-f1' | 'time' | 'status';
+type SortKey = 'index' | 'db' | 'difficulty' | 'soft-f1' | 'time' | 'status';
 
 export const SORT_KEYS: readonly { id: SortKey; label: string }[] = [
   { id: 'index', label: 'question order' },

@@ -18,7 +18,7 @@ export interface RewardLine {
   note: string;
 }
 
-export interface RewardFigures {
+interface RewardFigures {
   /** Scored samples (database present). */
   scored: number;
   /** EX and TS in percent of scored samples; TS null when no sample has a TS verdict. */

@@ -7,7 +7,7 @@ import { mulberry32, randomIndex } from '../util/rng.ts';
 import { WorkbenchError } from '../errors.ts';
 import type { Difficulty, Question } from '../types.ts';
 
-export interface SubsetSpec {
+interface SubsetSpec {
   /** Databases to keep; empty keeps every database. */
   dbIds: readonly string[];
   /** Difficulties to keep; empty keeps every difficulty. */

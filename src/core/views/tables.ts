@@ -34,13 +34,13 @@ const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableC
 });
 
 /** A sample with its question's text, when the run knew it; an unscored sample's scores are null (export.ts). */
-export interface SampleRow {
+interface SampleRow {
   sample: ExportedSample;
   question: RunQuestion | undefined;
 }
 
 /** Version 2: `ex` and `reward` are nullable, null (as every score) for a sample never scored (docs/formats.md). */
-export const SAMPLES_TABLE_VERSION = 2;
+const SAMPLES_TABLE_VERSION = 2;
 
 export const SAMPLES_TABLE: TableSchema<SampleRow> = {
   table: 'samples',
@@ -132,7 +132,7 @@ export function runTableMetadata(
   };
 }
 
-export const PROMPT_STATS_TABLE_VERSION = 1;
+const PROMPT_STATS_TABLE_VERSION = 1;
 
 /** Per-prompt statistics (the `stats` command's prompts), with pass@k and maj@k for the run's ks. */
 export function promptStatsTable(ks: readonly number[]): TableSchema<PromptNumbers> {

@@ -30,7 +30,7 @@ import { DEFAULT_RUN_CONFIG } from '../../core/run/types.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 /** What the batch panel reads from the Generate screen's state (GenerateState is one). */
-export interface BatchSource {
+interface BatchSource {
   readonly state: {
     readonly datasetId: string | null;
     readonly subset: 'quick' | 'first' | 'all';

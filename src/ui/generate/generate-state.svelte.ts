@@ -27,9 +27,9 @@ import { BatchState } from './batch-state.svelte.ts';
 import { loadUserTemplates } from './user-library.ts';
 
 export type { EngineChoice } from '../engine/engine-slot.svelte.ts';
-export type SubsetChoice = 'quick' | 'first' | 'all';
+type SubsetChoice = 'quick' | 'first' | 'all';
 
-export interface FinishedSummary {
+interface FinishedSummary {
   runId: string;
   outcome: GenerationOutcome['kind'];
   message: string | null;

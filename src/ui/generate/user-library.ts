@@ -10,8 +10,8 @@ import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts'
 import { isRecord } from '../../core/formats/questions.ts';
 import { BUILTIN_TEMPLATES, templateProblems, type PromptTemplate } from '../../core/prompt/templates.ts';
 
-export const MODELS_KEY = 'rlvr-workbench-models';
-export const TEMPLATES_KEY = 'rlvr-workbench-templates';
+const MODELS_KEY = 'rlvr-workbench-models';
+const TEMPLATES_KEY = 'rlvr-workbench-templates';
 
 function read<T>(key: string, valid: (x: unknown) => x is T): T[] {
   try {

@@ -16,9 +16,9 @@ import type { RunsState } from '../workbench/runs.svelte.ts';
 
 /** The stable marker of the demo dataset: datasets cannot be renamed. */
 export const DEMO_DATASET_NAME = 'City library (demo)';
-export const DEMO_RUN_NAME = 'Demo model on the city library';
-export const DEMO_PREDICTIONS = 'predictions.json';
-export const HOSTILE_PREDICTIONS = 'predictions-hostile.json';
+const DEMO_RUN_NAME = 'Demo model on the city library';
+const DEMO_PREDICTIONS = 'predictions.json';
+const HOSTILE_PREDICTIONS = 'predictions-hostile.json';
 /** Paths under the app's `demo/` folder, as the import sees them. */
 const DEMO_FILES = { questions: 'questions.json', gold: 'gold.sql', database: 'city_library/city_library.sqlite' };
 /** Remembers that the demo was added once, so that a deleted demo is offered, not re-added. */
@@ -29,9 +29,9 @@ const LOCK = 'rlvr-workbench.demo-seed';
 /** As the first-generation demo page evaluated it: EX and Soft-F1, no R-VES timing rounds. */
 const DEMO_CONFIG: RunConfig = { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'], vesIterations: 0 };
 
-export type DemoPhase = 'idle' | 'checking' | 'loading' | 'running' | 'done' | 'absent' | 'failed';
+type DemoPhase = 'idle' | 'checking' | 'loading' | 'running' | 'done' | 'absent' | 'failed';
 
-export interface DemoDeps {
+interface DemoDeps {
   store: WorkbenchStore;
   datasets: DatasetsState;
   runs: RunsState;
@@ -39,7 +39,7 @@ export interface DemoDeps {
   fetchDemoFile(path: string): Promise<Blob>;
 }
 
-export const isDemoDataset = (d: DatasetRecord): boolean => d.name === DEMO_DATASET_NAME;
+const isDemoDataset = (d: DatasetRecord): boolean => d.name === DEMO_DATASET_NAME;
 
 /** Replay runs of the demo dataset with this predictions file, oldest first (renames keep them). */
 function demoRuns(runs: readonly RunHeader[], datasetId: string, predictions: string): RunHeader[] {

@@ -14,7 +14,7 @@ import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';
 import type { SuiteCache } from '../../core/ts/suite.ts';
 import { oneWorker } from '../shell/one-worker.ts';
 
-export interface PlaygroundPorts {
+interface PlaygroundPorts {
   dbSource: (dataset: DatasetRecord) => DbSource;
   suiteCache: (dataset: DatasetRecord) => SuiteCache;
   /** A one-worker SQL pool over them. */

@@ -26,11 +26,11 @@ import { DEFAULT_PLAYGROUND_FORMULA, type PlaygroundParams } from '../shell/rout
 import type { PlaygroundService } from './playground-service.ts';
 
 /** Pause after the last keystroke before the attempt runs. */
-export const TYPING_PAUSE_MS = 350;
+const TYPING_PAUSE_MS = 350;
 /** An attempt running longer than this is cancelled by the next keystroke; a quicker one may finish. */
-export const LONG_ATTEMPT_MS = 300;
+const LONG_ATTEMPT_MS = 300;
 /** First rows of each side shown and explained. */
-export const PLAYGROUND_ROWS = 50;
+const PLAYGROUND_ROWS = 50;
 
 /** Tricks that can win: the tour looks for a question of the dataset on which each does. */
 const WINNABLE = new Set(['empty', 'select-null', 'delete-table', 'temp-shadow', 'update-null']);
@@ -49,7 +49,7 @@ export interface TourOutcome {
   error: string | null;
 }
 
-export interface PlaygroundDeps {
+interface PlaygroundDeps {
   datasets: Pick<DatasetRepository, 'list' | 'get'>;
   /** The run whose item opened the playground (its EX rule, its formula). */
   runs: Pick<RunRepository, 'get'>;
@@ -62,7 +62,7 @@ export interface PlaygroundDeps {
 }
 
 /** The corrected gold of a question under the run's overlay (null: none, or the overlay cannot be read, with why). */
-export interface CorrectedGold {
+interface CorrectedGold {
   sql: string | null;
   error: string | null;
 }

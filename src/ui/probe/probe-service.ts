@@ -30,7 +30,7 @@ export function probeQuestionsOf(dataset: DatasetRecord): ProbeQuestion[] {
   });
 }
 
-export interface ProbePorts {
+interface ProbePorts {
   /** The dataset's stored databases. */
   dbSource: (dataset: DatasetRecord) => DbSource;
   /** A SQL pool over them (one worker per core). */

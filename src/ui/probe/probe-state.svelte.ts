@@ -11,7 +11,7 @@ import type { ProbeService } from './probe-service.ts';
 import type { KeyValueStore } from '../shell/key-value.ts';
 
 /** A report as kept: what the screen shows, for which dataset, and when it finished. */
-export interface SavedProbe {
+interface SavedProbe {
   datasetId: string;
   datasetName: string;
   finishedAt: string;

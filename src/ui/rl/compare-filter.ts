@@ -6,7 +6,7 @@
  */
 import type { Category } from '../../core/rl/compare.ts';
 
-export interface CompareFilter {
+interface CompareFilter {
   category: Category | 'all';
   bucket: { kind: 'difficulty' | 'database'; name: string } | null;
   /** Gold indices of the questions listed under the filter, in the list's order. */

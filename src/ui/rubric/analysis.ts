@@ -32,7 +32,7 @@ export function sampleToScore(
   });
 }
 
-export const BINS = 10;
+const BINS = 10;
 
 /** Counts of scores in [0, 0.1), [0.1, 0.2), ..., [0.9, 1]; values outside [0, 1] go to the end bins. */
 export function histogram(values: readonly (number | null)[], bins = BINS): number[] {
@@ -92,7 +92,7 @@ export function scoreOf(s: RubricScores, kind: JudgeScoreKind): number | null {
   return s.likert?.score ?? null;
 }
 
-export interface ExMatrixRow {
+interface ExMatrixRow {
   key: string;
   ex: 0 | 1;
   score: number | null;
@@ -155,7 +155,7 @@ export const fmt3 = (x: number | null | undefined): string => (x === null || x =
 export const verdictMark = (met: boolean | null, status: string): string =>
   status !== 'ok' ? status : met ? '✓ met' : '✗ not met';
 
-export const SCORE_KINDS = ['explicit', 'implicit', 'likert'] as const;
+const SCORE_KINDS = ['explicit', 'implicit', 'likert'] as const;
 
 /** Each aggregate's score histogram over a run's samples (ScoreOverview's charts). */
 export function scoreHistograms(

@@ -24,9 +24,9 @@ import type { Normalization } from '../../core/rubric/scores.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
 import { explicitImplicitAgreement, scoreHistograms, type Agreement } from './analysis.ts';
 
-export const EXAMPLE_RAR_URL = 'rubrics/example-rar.jsonl';
+const EXAMPLE_RAR_URL = 'rubrics/example-rar.jsonl';
 
-export type PolicyChoice = 'engine' | 'replay';
+type PolicyChoice = 'engine' | 'replay';
 
 /** The rubric-runs screen's own fields (stored lists, the open run's samples and the progress are `$state.raw`, apart). */
 interface RarFields {

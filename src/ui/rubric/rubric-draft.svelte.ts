@@ -4,7 +4,6 @@
  */
 import { errorMessage } from '../../core/errors.ts';
 import {
-  CATEGORIES,
   defaultWeight,
   validateRubric,
   type Category,
@@ -70,7 +69,7 @@ function weightValue(w: string): unknown {
 }
 
 /** The fields of a criterion the form edits one at a time (the category goes through `setCategory`: it moves the weight too). */
-export type EditableField = Exclude<keyof DraftItem, 'uid' | 'category'>;
+type EditableField = Exclude<keyof DraftItem, 'uid' | 'category'>;
 
 /** RubricDraft's own fields (read through `state`). */
 interface RubricDraftFields {
@@ -195,4 +194,3 @@ export class RubricDraft {
   }
 }
 
-export { CATEGORIES };

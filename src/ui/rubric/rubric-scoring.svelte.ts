@@ -30,7 +30,7 @@ import {
 export type JudgeChoice = 'none' | EngineChoice;
 
 /** The scalar reward of a rubric scoring: explicit, else implicit, else Likert, else null. */
-export const rubricReward = (s: RubricScores): number | null =>
+const rubricReward = (s: RubricScores): number | null =>
   s.explicit?.score ?? s.implicit?.score ?? s.likert?.score ?? null;
 
 export const needsJudge = (rubric: Rubric): boolean => rubric.items.some((i) => i.check.kind === 'judge');

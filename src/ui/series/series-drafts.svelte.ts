@@ -19,7 +19,7 @@ import { RunConfigDraft } from '../workbench/run-config-draft.svelte.ts';
 import type { PickedFile } from '../workbench/file-sources.ts';
 
 /** A picked file and the step its name gives by the rule (null: none; a verl dump's rows may still carry theirs). */
-export interface StepPreview {
+interface StepPreview {
   name: string;
   bytes: number;
   step: number | null;

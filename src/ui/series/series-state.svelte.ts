@@ -19,14 +19,14 @@ export interface SeriesServices {
   folders: FolderAccess;
 }
 
-export interface SeriesJob {
+interface SeriesJob {
   kind: 'import' | 'file' | 'group';
   /** The series being made (once created). */
   name: string;
   progress: SeriesProgress | null;
 }
 
-export interface FollowStatus {
+interface FollowStatus {
   folder: string;
   /** `following`: polled now; `permission`: the browser asks again (a click); `stopped`; `failed`. */
   state: 'following' | 'permission' | 'stopped' | 'failed';

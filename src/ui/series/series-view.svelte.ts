@@ -20,7 +20,7 @@ const EXPORT_NAMES: Record<SeriesExportKind, string> = {
 };
 
 /** Questions in grid order: by gold index, first or last step solved (never solved last), or flips. */
-export function sortQuestions(questions: readonly QuestionDynamics[], q: GridQuery): QuestionDynamics[] {
+function sortQuestions(questions: readonly QuestionDynamics[], q: GridQuery): QuestionDynamics[] {
   const rows = q.bucket ? questions.filter((x) => x.bucket === q.bucket) : [...questions];
   const never = Number.POSITIVE_INFINITY;
   const key = (x: QuestionDynamics): number =>

@@ -11,7 +11,7 @@ const PART_CHARS = 4 * 1024 * 1024;
  * parts are turned into Blob parts every few MB, and the page gets a turn between them, so a
  * 500,000-sample export neither builds a 300 MB string nor blocks the page while it is written.
  */
-export async function blobFromParts(parts: Iterable<string>, mime: string): Promise<Blob> {
+async function blobFromParts(parts: Iterable<string>, mime: string): Promise<Blob> {
   const blobs: Blob[] = [];
   let pending: string[] = [];
   let chars = 0;

@@ -5,13 +5,13 @@
  */
 import type { Page, Route } from './route.ts';
 
-export interface NavLink {
+interface NavLink {
   page: Page;
   label: string;
   to: Route;
 }
 
-export interface NavGroup {
+interface NavGroup {
   id: 'data' | 'runs' | 'generation' | 'rubrics' | 'analysis';
   label: string;
   links: NavLink[];

@@ -6,7 +6,7 @@
 import type { SqlExecutor } from '../../core/eval/executor.ts';
 import { oneAtATime } from './one-at-a-time.ts';
 
-export interface OneWorker {
+interface OneWorker {
   /** Runs `job` on the executor of `key` (made by `make` when the key is new), after the requests before it. */
   run<T>(
     key: string,

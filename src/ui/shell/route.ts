@@ -55,7 +55,7 @@ export const GRID_SORTS = ['index', 'first', 'last', 'flips'] as const;
 export type GridSort = (typeof GRID_SORTS)[number];
 export const DEFAULT_GRID: GridQuery = { bucket: null, sort: 'index', descending: false };
 
-export function parseGridQuery(search: string): GridQuery {
+function parseGridQuery(search: string): GridQuery {
   const p = new URLSearchParams(search);
   const bucket = p.get('bucket');
   const sort = p.get('sort');
@@ -66,7 +66,7 @@ export function parseGridQuery(search: string): GridQuery {
   };
 }
 
-export function gridQueryText(q: GridQuery): string {
+function gridQueryText(q: GridQuery): string {
   const p = new URLSearchParams();
   if (q.bucket) p.set('bucket', q.bucket);
   if (q.sort !== 'index') p.set('sort', q.sort);
@@ -84,13 +84,13 @@ export interface PlaygroundParams {
 
 export const DEFAULT_PLAYGROUND_FORMULA = 'ex';
 
-export function parsePlaygroundParams(search: string): PlaygroundParams {
+function parsePlaygroundParams(search: string): PlaygroundParams {
   const p = new URLSearchParams(search);
   return { sql: p.get('sql') ?? '', formula: p.get('f') ?? DEFAULT_PLAYGROUND_FORMULA, ts: p.get('ts') === '1' };
 }
 
 /** The playground's query: the run (`run`), then the editor's state (`sql`, `f`, `ts`), defaults left out. */
-export function playgroundParamsText(a: PlaygroundParams | undefined, runId?: string): string {
+function playgroundParamsText(a: PlaygroundParams | undefined, runId?: string): string {
   const p = new URLSearchParams();
   if (runId) p.set('run', runId);
   if (a?.sql) p.set('sql', a.sql);
@@ -117,7 +117,7 @@ export function parseItemKey(s: string | undefined): ItemKey | null {
 const DIFFICULTIES = new Set(['all', ...ALL_DIFFICULTIES]);
 
 /** The explorer query in `search` (a `URLSearchParams` text); unknown values fall back to the default. */
-export function parseQuery(search: string): ItemQuery {
+function parseQuery(search: string): ItemQuery {
   const p = new URLSearchParams(search);
   const q: ItemQuery = { ...DEFAULT_QUERY };
   const outcome = p.get('outcome');

@@ -14,7 +14,7 @@ import type {
   WorkbenchStore,
 } from '../../adapters/store/workbench-store.ts';
 
-export interface SelfTestState {
+interface SelfTestState {
   running: boolean;
   done: number;
   total: number;

@@ -13,7 +13,7 @@ import { readUtf8File } from '../../adapters/utf8-text.ts';
 import { RunConfigDraft } from './run-config-draft.svelte.ts';
 import type { KeyValueStore } from '../shell/key-value.ts';
 
-export interface PredictionsFile {
+interface PredictionsFile {
   name: string;
   /** Text formats are read here; a Parquet file or an Inspect .eval log is kept as the File and read in the import worker. */
   input: PredictionsInput;
@@ -21,7 +21,7 @@ export interface PredictionsFile {
 }
 
 /** Pairs the chosen file with the chosen dataset before the run (the run service's checkReplay). */
-export type ReplayChecker = RunService['checkReplay'];
+type ReplayChecker = RunService['checkReplay'];
 
 /** The last dataset chosen in the form, kept across reloads (issue 23). */
 export const LAST_DATASET_KEY = 'rlvr-workbench:new-run:dataset';

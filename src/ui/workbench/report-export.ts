@@ -30,7 +30,7 @@ export interface ReportExporter {
   downloadSeries(seriesId: string): Promise<string | null>;
 }
 
-export interface ReportExportPorts {
+interface ReportExportPorts {
   store: Pick<WorkbenchStore, 'runs' | 'datasets'>;
   /** The report template's text (the single-file build of report.html). */
   template(): Promise<string>;

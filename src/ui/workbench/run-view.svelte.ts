@@ -68,7 +68,7 @@ export function sampleInListHref(
 export const keyOf = (s: { index: number; sample: number }): string => itemKeyText(s);
 
 /** True when `q` lists the samples in stored order, unfiltered: the first page is its beginning. */
-export function firstPageServes(q: ItemQuery): boolean {
+function firstPageServes(q: ItemQuery): boolean {
   return (
     q.outcome === 'all' &&
     q.difficulty === 'all' &&

@@ -31,7 +31,7 @@ export interface RunJob {
 }
 
 /** An item a worker is running now (from the pool's `item-started` events). */
-export interface RunningItem {
+interface RunningItem {
   questionId: number;
   dbId: string;
   sample: number;

@@ -28,7 +28,7 @@ import { routeHash } from '../shell/route.ts';
 import { SeriesState } from '../series/series-state.svelte.ts';
 import { SeriesQuestionView, SeriesView } from '../series/series-view.svelte.ts';
 
-export class Workbench {
+class Workbench {
   readonly services: WorkbenchServices;
   readonly router = new Router();
   readonly storage: StorageState;
