@@ -109,11 +109,22 @@ interface Slot {
  * A request posted to a worker before the pool waits for it: the worker takes the next item as
  * soon as it finishes the current one, instead of waiting for the main thread to receive the
  * result and post the next request (a thread hand-off per item, slow on a busy machine).
+ * Only an item of the database of the item before it is posted ahead (see `evaluate`), so
+ * nothing the pool posts for that item (opening its database, asking again) ever queues behind
+ * a query that is not timed.
  */
 interface Sent<T> {
   handle: WorkerHandle;
   loads: number;
   promise: Promise<T>;
+  /**
+   * The item's own timer: it starts when the worker takes the request (once the worker has
+   * answered the request ahead of it, or has started when there is none), whether or not the
+   * pool waits for it yet, and resolves TIMEOUT at the item's limit unless answered first.
+   */
+  timedOut: Promise<typeof TIMEOUT>;
+  /** Stops the timer (answered, or posted to a worker that was replaced). */
+  cancel(): void;
 }
 
 /**
@@ -165,8 +176,9 @@ export class SqlPool implements SqlExecutor {
 
   /**
    * Runs `fn` on the slot's worker, or waits for `sent` when it was posted to the same worker;
-   * a timeout or a crash restarts the worker. The timeout starts here: for a request posted
-   * ahead, that is when the previous result has arrived, which is when the worker took it.
+   * a timeout or a crash restarts the worker. The timeout of `fn` starts here (the worker has
+   * nothing else queued: the pool posts one request at a time, bar an item posted ahead); that
+   * of `sent` is its own, started when the worker took it (Sent.timedOut).
    */
   private async call<T>(
     slot: Slot,
@@ -182,11 +194,14 @@ export class SqlPool implements SqlExecutor {
       // A worker can die while it starts (sql.js failing to load, killed): that must not hang
       // the run. Start-up is not part of an item's timeout.
       await Promise.race([slot.ready, died]);
-      const timeout = new Promise<typeof TIMEOUT>((resolve) => {
-        // A longer delay would fire at once (see limits.ts): callers validate, this never overflows.
-        timer = setTimeout(() => resolve(TIMEOUT), Math.min(timeoutMs, MAX_TIMER_MS));
-      });
-      const request = sent && sent.handle === slot.handle ? sent.promise : fn(slot.handle.api);
+      const own = sent && sent.handle === slot.handle ? sent : null;
+      const timeout =
+        own?.timedOut ??
+        new Promise<typeof TIMEOUT>((resolve) => {
+          // A longer delay would fire at once (see limits.ts): callers validate, this never overflows.
+          timer = setTimeout(() => resolve(TIMEOUT), Math.min(timeoutMs, MAX_TIMER_MS));
+        });
+      const request = own ? own.promise : fn(slot.handle.api);
       const r = await Promise.race([request, timeout, died]);
       if (r === TIMEOUT) this.restart(slot);
       return r;
@@ -339,10 +354,39 @@ export class SqlPool implements SqlExecutor {
       reuseGold: options.reuse ?? true,
       ...(options.exRule === 'spider' ? { exRule: 'spider' as const } : {}),
     });
-    const send = (slot: Slot, item: EvalItem): Sent<ExecDone | NeedDb> => {
+    // Every item's timer that is running, stopped when the evaluation ends however it ends.
+    const timers = new Set<Sent<unknown>>();
+    /**
+     * Posts an item's request now; `after` is the request posted to the same worker just before
+     * it (the worker takes this one when it has answered that one), or null.
+     */
+    const send = (slot: Slot, item: EvalItem, after: Sent<unknown> | null): Sent<ExecDone | NeedDb> => {
       const promise = slot.handle.api.evaluate(request(item));
-      promise.catch(() => undefined); // a request to a worker that was restarted is never awaited
-      return { handle: slot.handle, loads: slot.loads, promise };
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let over = false;
+      const sent: Sent<ExecDone | NeedDb> = {
+        handle: slot.handle,
+        loads: slot.loads,
+        promise,
+        timedOut: new Promise<typeof TIMEOUT>((resolve) => {
+          const start = () => {
+            if (over) return;
+            timer = setTimeout(() => resolve(TIMEOUT), Math.min(options.timeoutMs, MAX_TIMER_MS));
+          };
+          // Taken by the worker when it has answered the one before (start-up is not timed).
+          const taken = after && after.handle === slot.handle ? after.promise : slot.ready;
+          taken.then(start, start);
+        }),
+        cancel: () => {
+          over = true;
+          clearTimeout(timer);
+          timers.delete(sent);
+        },
+      };
+      timers.add(sent);
+      // A request to a worker that was restarted is never awaited (and never answered: cancelled).
+      promise.then(sent.cancel, sent.cancel);
+      return sent;
     };
 
     const runItem = async (slot: Slot, item: EvalItem, sent: Sent<ExecDone | NeedDb> | null = null): Promise<void> => {
@@ -511,15 +555,25 @@ export class SqlPool implements SqlExecutor {
         let next: EvalItem | undefined;
         let nextSent: Sent<ExecDone | NeedDb> | null = null;
         if (ahead) {
-          // This item's request goes first, then the next one's, in the worker's order.
-          if (!sent || sent.handle !== slot.handle) sent = send(slot, item);
-          next = pick(slot);
-          if (next) nextSent = send(slot, next);
+          // This item's request goes first, then the next one's, in the worker's order. One
+          // posted to a worker since replaced, or before a database was opened on it (it was
+          // answered need-db), is posted again: never behind the next item's query.
+          if (!sent || sent.handle !== slot.handle || sent.loads !== slot.loads) {
+            sent?.cancel();
+            sent = send(slot, item, null);
+          }
+          // Only an item of the same database goes ahead: if this item's database must be
+          // opened, the one ahead answers need-db at once instead of running a query that the
+          // opening would wait behind. The next database's first item waits for this result.
+          const same = slot.currentDb !== null && (queues.get(slot.currentDb)?.length ?? 0) > 0;
+          next = same ? pick(slot) : undefined;
+          if (next) nextSent = send(slot, next, sent);
         }
         await runItem(slot, item, sent);
         item = next ?? pick(slot);
         sent = next ? nextSent : null;
       }
+      sent?.cancel();
       if (slot.currentDb) active.set(slot.currentDb, (active.get(slot.currentDb) ?? 1) - 1);
       slot.currentDb = null;
     });
@@ -531,6 +585,7 @@ export class SqlPool implements SqlExecutor {
       throw err;
     } finally {
       stopListening();
+      for (const t of [...timers]) t.cancel();
     }
     return results;
   }

@@ -193,6 +193,58 @@ describe('SqlPool on Node worker_threads (the same worker module as the browser)
     expect(shared.filter((r) => r.ex === 1).length).toBe(6);
   });
 
+  it('an item posted ahead that runs away never holds up the opening of the item before it: both are scored within their own timeouts, the database is not given up', async () => {
+    // A worker cache of one database: opening one evicts the other.
+    pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1, cacheBytes: 1 });
+    // Opens a, then b: the worker holds b only (a was evicted), and prefers both as databases it has opened.
+    const first = await pool.evaluate(
+      [item(0, 'a', 'SELECT 1', 'SELECT 1'), item(1, 'b', 'SELECT 1', 'SELECT 1')],
+      DEFAULT_EVAL_OPTIONS,
+    );
+    expect(first.map((r) => r.status)).toEqual(['ok', 'ok']);
+    // The item of a must open a again; the next item is of b, which the worker holds, and never
+    // finishes. Posted ahead of a's opening, it would make that opening wait for the opening's
+    // own limit (10 minutes, far beyond this test's) and a would be given up.
+    const events: EvalEvent[] = [];
+    const results = await pool.evaluate(
+      [item(2, 'a', 'SELECT count(*) FROM t', 'SELECT 3'), item(3, 'b', RUNAWAY, 'SELECT 1')],
+      { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 1500 },
+      { onEvent: (e) => events.push(e) },
+    );
+    expect(results[0]).toMatchObject({ index: 2, status: 'ok', ex: 1, error: null });
+    expect(results[1]).toMatchObject({ index: 3, status: 'timeout', ex: 0 });
+    expect(results[1]!.error).toMatch(/timed out after 1.5 s/);
+    expect(events.filter((e) => e.type === 'db-loaded').map((e) => e.type === 'db-loaded' && e.dbId)).toEqual([
+      'a',
+      'b',
+    ]);
+    // The pool goes on serving a.
+    const after = await pool.evaluate([item(4, 'a', 'SELECT count(*) FROM t', 'SELECT 3')], DEFAULT_EVAL_OPTIONS);
+    expect(after[0]).toMatchObject({ status: 'ok', ex: 1 });
+  }, 60_000);
+
+  it('an item asked again once its database is open runs before the next item, not behind its query', async () => {
+    pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
+    // A fresh worker: the first two items (posted before a is opened) are answered need-db; the
+    // second, asked again after the opening, would wait behind the third's endless query and
+    // time out, though it is answered at once.
+    const results = await pool.evaluate(
+      [
+        item(0, 'a', 'SELECT 1', 'SELECT 1'),
+        item(1, 'a', 'SELECT count(*) FROM t', 'SELECT 3'),
+        item(2, 'a', RUNAWAY, 'SELECT 1'),
+        item(3, 'a', 'SELECT max(x) FROM t', 'SELECT 2'),
+      ],
+      { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 1500 },
+    );
+    expect(results.map((r) => [r.index, r.status, r.ex])).toEqual([
+      [0, 'ok', 1],
+      [1, 'ok', 1],
+      [2, 'timeout', 0],
+      [3, 'ok', 1],
+    ]);
+  }, 60_000);
+
   it('stops on abort and rejects with an AbortError', async () => {
     pool = new SqlPool({ spawn: spawnNodeSqlWorker, dbSource: memoryDbSource(dbs), size: 1 });
     const ctrl = new AbortController();

@@ -62,7 +62,8 @@ class Workbench {
   constructor(services: WorkbenchServices) {
     this.services = services;
     this.newRun = new NewRunDraft((req) => services.store.service.checkReplay(req));
-    const changed = () => void this.storage.refresh();
+    // What is stored changed: its figure is read again until the browser has counted it.
+    const changed = () => void this.storage.settle();
     this.storage = new StorageState(services.store);
     this.datasets = new DatasetsState(services.store, () => {
       changed();
@@ -188,6 +189,9 @@ class Workbench {
   /** Loads what every screen lists; called once by the shell. */
   async start(): Promise<void> {
     await Promise.all([this.storage.refresh(), this.datasets.refresh(), this.runs.refresh(), this.series.start()]);
+    // The stores are open now (the lists were read from them): the first figure may have come
+    // before the browser counted what they hold (after a restart), so it is read again.
+    void this.storage.settle();
   }
 
   /** Whether this host runs SQL on the dataset's databases (the app), so links to the playground and the probe lead somewhere. */
