@@ -1,4 +1,5 @@
 /** Shared data shapes of the evaluation core. Plain data only: they cross workers and go to JSON. */
+import type { Episode } from './episode/types.ts';
 
 /**
  * BIRD's three buckets, Spider's four hardness levels (src/core/sql/spider-hardness.ts, from
@@ -91,6 +92,8 @@ export interface EvalItem {
   completion?: string;
   /** Mean token log-probability of the completion, when known (best-of-n scorer). */
   meanLogprob?: number;
+  /** A replayed multi-turn dump's episode (its turns), kept with the sample (src/core/formats/replay-episode.ts). */
+  episode?: Episode;
 }
 
 export type ItemStatus = 'ok' | 'error' | 'timeout' | 'missing-db';

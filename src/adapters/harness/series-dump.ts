@@ -21,6 +21,7 @@ import {
   type HarnessRow,
 } from '../../core/formats/harness.ts';
 import type { DumpTurn } from '../../core/formats/multi-turn-dump.ts';
+import type { DumpEnd } from '../../core/formats/replay-episode.ts';
 import type { SourceRecord } from '../../core/formats/records.ts';
 import { blobAsyncBuffer, isParquetName, readParquetRecords } from '../parquet/read-parquet.ts';
 import { DEFAULT_STEP_RULE_TEXT, stepFromName, type StepRule } from '../../core/series/step-name.ts';
@@ -49,6 +50,8 @@ export interface DumpStep {
   sampleRewards: Map<number, Array<Record<string, number | null> | null>>;
   /** Per question id, each sample's turns (multi-turn dumps: SkyRL, verl tool episodes, prime-rl traces); empty otherwise. */
   sampleTurns: Map<number, Array<DumpTurn[] | null>>;
+  /** Per question id, how each sample's episode ended as the dump says (stop reason, turn limit); empty otherwise. */
+  sampleEnds: Map<number, Array<DumpEnd | null>>;
   /** The mapping report of a dump's step (rows mapped by which rule, unmatched rows); null for predictions files. */
   report: string | null;
   /** Rows of a dump's step that matched a question (0: nothing to evaluate); null for a predictions file (paired later). */
@@ -189,6 +192,7 @@ export async function readSeriesDump(
           sampleScores: new Map(),
           sampleRewards: new Map(),
           sampleTurns: new Map(),
+          sampleEnds: new Map(),
           report: null,
           matched: null,
           wallTime: null,
@@ -225,6 +229,7 @@ export async function readSeriesDump(
       sampleScores: r.sampleScores,
       sampleRewards: r.sampleRewards,
       sampleTurns: r.sampleTurns,
+      sampleEnds: r.sampleEnds,
       report: mappingReport(got.format, name, r),
       matched: r.records.length,
       wallTime,

@@ -6,7 +6,14 @@
  */
 import { createSHA256 } from 'hash-wasm';
 import { WorkbenchError } from '../../core/errors.ts';
-import { detectHarnessFormat, mapHarnessRows, mappingReport } from '../../core/formats/harness.ts';
+import {
+  detectHarnessFormat,
+  mapHarnessRows,
+  mappingReport,
+  type HarnessFormat,
+  type HarnessRun,
+} from '../../core/formats/harness.ts';
+import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import type { SourceRecord } from '../../core/formats/records.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { readHarnessFile } from '../harness/read-harness.ts';
@@ -31,7 +38,9 @@ export async function sha256Bytes(bytes: Uint8Array): Promise<{ sha256: string; 
  * one file: a dump holding several training steps is refused with what to do (the Training runs
  * page makes it a series).
  */
-async function harnessRecords(job: PairJob): Promise<{ records: SourceRecord[]; warnings: string[] } | null> {
+async function harnessRecords(
+  job: PairJob,
+): Promise<{ records: SourceRecord[]; warnings: string[]; format: HarnessFormat; run: HarnessRun } | null> {
   const name = job.predictionsName;
   const text = job.predictionsText;
   let blob: Blob | null = null;
@@ -65,7 +74,7 @@ async function harnessRecords(job: PairJob): Promise<{ records: SourceRecord[]; 
       `no row matched a question of this dataset: ${mappingReport(format, name, run)}`,
       name,
     );
-  return { records: run.records, warnings: [mappingReport(format, name, run)] };
+  return { records: run.records, warnings: [mappingReport(format, name, run)], format, run };
 }
 
 /** sha256 and size of a Blob, read as a stream (a large Parquet file is never held whole). */
@@ -97,5 +106,11 @@ export async function pairRunPredictions(job: PairJob): Promise<PairedPrediction
   const hash = job.predictionsBlob
     ? await sha256Blob(job.predictionsBlob)
     : await sha256Text(job.predictionsText ?? '');
-  return { items, warnings: [...(harness?.warnings ?? []), ...warnings], findings, ...hash };
+  return {
+    // A multi-turn dump's samples keep their episodes (turns, the trainer's score) in the run.
+    items: harness ? withReplayEpisodes(items, harness.format, harness.run) : items,
+    warnings: [...(harness?.warnings ?? []), ...warnings],
+    findings,
+    ...hash,
+  };
 }

@@ -5,6 +5,7 @@
  * notes of the step.
  */
 import { findingText } from '../../core/formats/pairing.ts';
+import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { compileStepPattern } from '../../core/series/step-name.ts';
 import { readSeriesDump, trainerScoreOf } from '../harness/series-dump.ts';
@@ -44,7 +45,8 @@ export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDu
         step: step.step,
         source: step.source,
         format: step.format,
-        items: plan.items,
+        // A multi-turn dump's samples keep their episodes (turns, the trainer's score) in the step's run.
+        items: withReplayEpisodes(plan.items, step.format, step),
         trainerScores: plan.items.map((it) => trainerScoreOf(step, it.questionId, it.sample)),
         wallTime: step.wallTime,
         notes: [...(step.report ? [step.report] : []), ...plan.findings.map(findingText), ...plan.warnings],

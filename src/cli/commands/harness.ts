@@ -44,6 +44,7 @@ import { HARNESS_USAGE } from '../usage.ts';
 import { presetFingerprint } from '../../core/prompt/presets.ts';
 import { presetExtraction } from '../../core/run/preset-generation.ts';
 import { stripScaffold } from '../../core/formats/multi-turn-dump.ts';
+import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import { presetFlag } from './preset-flags.ts';
 
 export const usage = HARNESS_USAGE;
@@ -141,6 +142,8 @@ export async function run(argv: string[]): Promise<number> {
           const { sql, extraction } = presetExtraction(preset, stripScaffold(it.completion), 'last');
           return { ...it, predSql: sql, extraction };
         });
+      // A multi-turn dump's samples keep their episodes (turns, the trainer's score) in the run file.
+      plan.items = withReplayEpisodes(plan.items, format, r);
       for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
       const hashed = values['run-out']
         ? await hashDatabases(

@@ -27,6 +27,7 @@ import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { toSampleRecords } from '../../core/run/score-run.ts';
+import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import type { TableSchema } from '../../core/views/tables.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../../core/series/evaluate-step.ts';
 import { pollPause, StableFiles } from '../../core/series/folder-poll.ts';
@@ -132,6 +133,8 @@ async function evaluateStep(
     gold: ctx.gold,
     questions: ctx.questions,
   });
+  // A multi-turn dump's samples keep their episodes (turns, the trainer's score) in the step's run.
+  plan.items = withReplayEpisodes(plan.items, dump.format, dump);
   for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
   const options = evalOptionsOf({ ...ctx.evalArgs, timeoutMs: ctx.evalArgs.timeoutS * 1000 });
   const ev = await evaluateSeriesStep(

@@ -62,6 +62,11 @@ export interface ProbeResult {
   error?: string;
   /** The probe ran past its timeout and was stopped. */
   timedOut?: boolean;
+  /**
+   * A replayed dump's probe (Episode.replay): the dump keeps the observation text, not the rows,
+   * so `columns`, `rows` and `classes` are empty; `error` / `timedOut` say what the observation said.
+   */
+  notKept?: true;
 }
 
 export interface EpisodePorts {
@@ -118,4 +123,11 @@ export interface Episode {
   presetReward: number | null;
   /** The engine's message when the episode ended on an engine error. */
   error?: string;
+  /**
+   * A trainer's dump replayed (src/core/formats/replay-episode.ts), not an episode played here:
+   * the dump's format and its stop reason (SkyRL's `stop_reason`, a verifiers trace's
+   * `stop_condition`; null when it has none). Its turns keep no tokens, time or probe rows, and
+   * `presetReward` is the trainer's own score of the sample.
+   */
+  replay?: { format: string; stopReason: string | null };
 }

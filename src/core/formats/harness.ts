@@ -39,6 +39,7 @@ import {
   verlToolEpisode,
   type DumpTurn,
 } from './multi-turn-dump.ts';
+import type { DumpEnd } from './replay-episode.ts';
 
 export type HarnessFormat = 'verl' | 'lm-eval' | 'inspect' | 'prime-rl' | 'skyrl' | 'trl' | 'prime-rl-traces';
 export const HARNESS_FORMATS: readonly HarnessFormat[] = [
@@ -73,6 +74,8 @@ export interface HarnessRow {
   sqls?: Array<string | null>;
   /** Per completion, the episode's turns (multi-turn dumps); absent for single-turn rows. */
   turns?: DumpTurn[][];
+  /** How the row's episode ended, as the dump says (SkyRL's `stop_reason` and turn limit, a trace's `stop_condition`). */
+  end?: DumpEnd;
   /** The trainer's reward columns for the row (TRL: one per reward function and `advantage`; prime-rl traces: each reward), kept beside our verdict. */
   rewards?: Record<string, number | null>;
 }
@@ -94,6 +97,8 @@ interface HarnessRun {
   sampleRewards: Map<number, Array<Record<string, number | null> | null>>;
   /** Per question id, the turns of each of its completions in sample order (null for a single-turn completion). */
   sampleTurns: Map<number, Array<DumpTurn[] | null>>;
+  /** Per question id, how each completion's episode ended as the dump says (null where it says nothing). */
+  sampleEnds: Map<number, Array<DumpEnd | null>>;
   /** Summary of the run's multi-turn episodes (turns, probes, episodes without a final SQL); null when none. */
   turnSummary: string | null;
 }
@@ -149,6 +154,7 @@ export function verlRows(records: readonly SourceRecord[]): HarnessRow[] {
       const episode = verlToolEpisode(output);
       row.sqls = [episode.sql];
       row.turns = [episode.turns];
+      row.end = dumpEnd(value.stop_reason, value.max_turns);
     }
     const target = targetText(value.gts);
     if (target !== undefined) row.target = target;
@@ -361,8 +367,17 @@ export function skyrlRows(records: readonly SourceRecord[]): HarnessRow[] {
     if (typeof text === 'string') row.questionText = text;
     const score = rewardOf(value.score);
     if (score !== null) row.score = score;
+    if (row.turns) row.end = dumpEnd(value.stop_reason, extras.max_turns);
     return row;
   });
+}
+
+/** A dump's stop reason (a string, else none) and turn limit (a positive integer, else none). */
+function dumpEnd(stopReason: unknown, maxTurns: unknown): DumpEnd {
+  return {
+    stopReason: typeof stopReason === 'string' && stopReason !== '' ? stopReason : null,
+    maxTurns: typeof maxTurns === 'number' && Number.isSafeInteger(maxTurns) && maxTurns > 0 ? maxTurns : null,
+  };
 }
 
 /** TRL's own columns of a completions Parquet row; every other numeric column is a reward function's (or `log_extra`'s). */
@@ -467,7 +482,10 @@ export function primeRlTraceRows(records: readonly SourceRecord[]): HarnessRow[]
       const row: HarnessRow = { ...base, where: `${where} traces[${t}]`, completions: [completion] };
       if (row.prompt === undefined && head.length) row.prompt = inputText(head);
       const turns = chatTurns(tail, messageText);
-      if (turns.length > 1) row.turns = [turns];
+      if (turns.length > 1) {
+        row.turns = [turns];
+        row.end = dumpEnd(tr.stop_condition, undefined);
+      }
       const rewards: Record<string, number | null> = {};
       let total = 0;
       let any = false;
@@ -591,6 +609,7 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
         sampleScores: new Map(),
         sampleRewards: new Map(),
         sampleTurns: new Map(),
+        sampleEnds: new Map(),
         turnSummary: null,
         samples: new Map(),
         sqls: new Map(),
@@ -640,6 +659,10 @@ export function mapHarnessRows(rows: readonly HarnessRow[], questions: readonly 
     run.sampleTurns.set(q.questionId, [
       ...(run.sampleTurns.get(q.questionId) ?? []),
       ...row.completions.map((_, k) => row.turns?.[k] ?? null),
+    ]);
+    run.sampleEnds.set(q.questionId, [
+      ...(run.sampleEnds.get(q.questionId) ?? []),
+      ...row.completions.map(() => row.end ?? null),
     ]);
     row.turns?.forEach((turns, k) => run.episodes.push({ turns, sql: row.sqls ? row.sqls[k] : undefined }));
   }

@@ -106,6 +106,7 @@ export function toSampleRecord(item: EvalItem, r: ItemResult, formula: RewardFor
   };
   if (item.completion !== undefined) rec.completion = item.completion;
   if (item.meanLogprob !== undefined) rec.meanLogprob = item.meanLogprob;
+  if (item.episode !== undefined) rec.episode = item.episode;
   return rec;
 }
 

@@ -44,6 +44,10 @@ function readProbe(r: JsonReader, v: unknown, path: string): ProbeResult {
   if (error !== undefined) probe.error = error;
   const timedOut = r.optional(o, 'timedOut', path, r.bool);
   if (timedOut !== undefined) probe.timedOut = timedOut;
+  if (o.notKept !== undefined) {
+    if (o.notKept !== true) r.fail(`${path}.notKept`, 'true (a replayed dump keeps no rows) or absent', o.notKept);
+    probe.notKept = true;
+  }
   return probe;
 }
 
@@ -89,6 +93,11 @@ export function readEpisode(r: JsonReader, v: unknown, path: string): Episode {
   };
   const error = r.optional(o, 'error', path, r.str);
   if (error !== undefined) episode.error = error;
+  if (o.replay !== undefined) {
+    const at = `${path}.replay`;
+    const rp = r.obj(o.replay, at);
+    episode.replay = { format: r.str(rp, 'format', at), stopReason: r.nullable(rp, 'stopReason', at, r.str) };
+  }
   return episode;
 }
 
