@@ -82,7 +82,7 @@ export interface HarnessRow {
 
 type MappingRule = 'question_id' | 'question text' | 'gold SQL';
 
-interface HarnessRun {
+export interface HarnessRun {
   step: number | null;
   /** Predictions records in the JSONL format, ready for predictionsFromRecords / planReplay. */
   records: SourceRecord[];

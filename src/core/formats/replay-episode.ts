@@ -55,7 +55,7 @@ export function observedProbe(observation: string | null): ProbeResult {
  * (several in a row, e.g. one verl tool response per call, joined by a newline); the probe's
  * outcome is read from the first of them (the probe is the turn's first call).
  */
-export function replayTurns(turns: readonly DumpTurn[]): EpisodeTurn[] {
+function replayTurns(turns: readonly DumpTurn[]): EpisodeTurn[] {
   const out: EpisodeTurn[] = [];
   const first: Array<string | null> = [];
   for (const t of turns) {
@@ -113,7 +113,7 @@ export function replayEpisode(
 }
 
 /** What a dump's reading keeps per question id, per sample (HarnessRun, DumpStep). */
-export interface DumpSamples {
+interface DumpSamples {
   sampleTurns: ReadonlyMap<number, ReadonlyArray<DumpTurn[] | null>>;
   sampleScores: ReadonlyMap<number, ReadonlyArray<number | null>>;
   sampleEnds: ReadonlyMap<number, ReadonlyArray<DumpEnd | null>>;
