@@ -3,8 +3,11 @@
  * The runner (run-episode.ts) knows no engine and no database: `chat` is any policy (WebLLM,
  * wllama, an OpenAI-compatible server), `probe` is the run's SQL worker pool in read-only mode.
  */
-import type { SqlValue } from '../types.ts';
-import type { StorageClass } from '../prompt/schema-source.ts';
+import type { ProbeResult } from '../types.ts';
+
+// An episode's records (Episode, EpisodeTurn, ProbeResult, ...) are core data shapes: an item
+// and a sample carry them. They live in ../types.ts and are re-exported here beside the ports.
+export type { EndReason, Episode, EpisodeTurn, ProbeResult, ToolCallRecord } from '../types.ts';
 
 export interface ChatMessage {
   /** `tool`: a tool's answer, sent only to engines with a tool role (the verl tutorial's environment). */
@@ -51,24 +54,6 @@ export interface ChatReply {
   finishReason?: 'stop' | 'length';
 }
 
-/** One probe's outcome; exactly one of rows / error / timedOut describes it. */
-export interface ProbeResult {
-  columns: string[];
-  /** Every row, in the query's order. */
-  rows: SqlValue[][];
-  /** The storage class of every cell, same shape as `rows` (sql.js returns REAL 1.0 as the number 1). */
-  classes: StorageClass[][];
-  /** The database's (or the pool's) error text, e.g. `no such table: x`; a refused write too. */
-  error?: string;
-  /** The probe ran past its timeout and was stopped. */
-  timedOut?: boolean;
-  /**
-   * A replayed dump's probe (Episode.replay): the dump keeps the observation text, not the rows,
-   * so `columns`, `rows` and `classes` are empty; `error` / `timedOut` say what the observation said.
-   */
-  notKept?: true;
-}
-
 export interface EpisodePorts {
   chat(messages: readonly ChatMessage[], options: ChatOptions): Promise<ChatReply>;
   /** Runs one probe read-only; never writes, attaches or changes the connection's state. */
@@ -77,57 +62,4 @@ export interface EpisodePorts {
   now(): number;
   /** The preset's own outcome check of a well-formed final SQL (SkyRL: the gold's and the prediction's row sets equal); none: no preset reward. */
   judge?(finalSql: string): Promise<boolean>;
-}
-
-/** `engine-error`: the policy's engine failed on a turn (Episode.error says how); the turns before it are kept. */
-export type EndReason = 'solution' | 'turn-limit' | 'format-failure' | 'engine-error';
-
-export interface EpisodeTurn {
-  /** The policy's text (with its stop string). */
-  text: string;
-  tokens: number | null;
-  /** The probe's SQL (SkyRL: the first `<sql>` block), null when the turn had none. */
-  probeSql: string | null;
-  /** The probe's outcome, when one ran. */
-  probe: ProbeResult | null;
-  /** The text sent back to the policy, exactly; null on the last turn. */
-  observation: string | null;
-  /** Milliseconds the turn took: the policy's reply and the probe. */
-  ms: number;
-  /**
-   * Every tool call of the turn (the verl environment: a turn may call several), in order: its SQL
-   * (null when the arguments had none), the probe (null when the call was refused before running)
-   * and the tool's response text. `probeSql`/`probe` are the first call's.
-   */
-  toolCalls?: ToolCallRecord[];
-}
-
-export interface ToolCallRecord {
-  sql: string | null;
-  probe: ProbeResult | null;
-  response: string;
-}
-
-export interface Episode {
-  envId: string;
-  turns: EpisodeTurn[];
-  turnsUsed: number;
-  /** Probes that ended in an error or a timeout (refused writes included). */
-  probesFailed: number;
-  /** The SQL to score with the run's EX rule; null when the episode gave none. */
-  finalSql: string | null;
-  endReason: EndReason;
-  /** The preset's format check on the whole trajectory (SkyRL's verify_format_and_extract). */
-  formatValid: boolean;
-  /** The preset's own reward (SkyRL: -1 bad format, else 1 / 0); null without a judge. */
-  presetReward: number | null;
-  /** The engine's message when the episode ended on an engine error. */
-  error?: string;
-  /**
-   * A trainer's dump replayed (src/core/formats/replay-episode.ts), not an episode played here:
-   * the dump's format and its stop reason (SkyRL's `stop_reason`, a verifiers trace's
-   * `stop_condition`; null when it has none). Its turns keep no tokens, time or probe rows, and
-   * `presetReward` is the trainer's own score of the sample.
-   */
-  replay?: { format: string; stopReason: string | null };
 }

@@ -3,10 +3,10 @@
  * Implemented over the SQL worker's read-only `query` in the browser
  * (src/adapters/engines/sql-worker-schema-source.ts) and over sql.js directly in Node tests.
  */
-import type { SqlValue } from '../types.ts';
+import type { SqlValue, StorageClass } from '../types.ts';
 
-/** SQLite's `typeof()` of a value: sql.js returns 1.0 as the number 1, so the class travels apart. */
-export type StorageClass = 'integer' | 'real' | 'text' | 'blob' | 'null';
+// SQLite's `typeof()` of a value (a core data shape): sql.js returns 1.0 as the number 1, so the class travels apart.
+export type { StorageClass };
 
 export interface TableInfo {
   /** Name as stored in sqlite_master. */
