@@ -516,7 +516,10 @@ const argMax = (steps: readonly StepStats[], f: (s: StepStats) => number | null)
 /** The unearned passes of a step in words, e.g. `12 writes, 3 constant answers`; '' when none. */
 export function unearnedText(u: Record<UnearnedKind, number>): string {
   return UNEARNED_KINDS.filter((k) => u[k] > 0)
-    .map((k) => `${u[k]} ${UNEARNED_TEXT[k].split(' (')[0]}`)
+    .map((k) => {
+      const plural = UNEARNED_TEXT[k].split(' (')[0]!;
+      return `${u[k]} ${u[k] === 1 ? plural.replace(/s$/, '').replace('passe', 'pass') : plural}`;
+    })
     .join(', ');
 }
 
