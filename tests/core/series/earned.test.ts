@@ -65,7 +65,12 @@ function report(steps: Array<{ step: number; questions: Plan[][] }>): SeriesRepo
   );
   return seriesReportOf(
     steps.map((s, i) =>
-      stepStats({ step: s.step, samples: samples[i]!, trainerScores: samples[i]!.map(() => null), metrics: [...metrics] }),
+      stepStats({
+        step: s.step,
+        samples: samples[i]!,
+        trainerScores: samples[i]!.map(() => null),
+        metrics: [...metrics],
+      }),
     ),
     steps.map((s, i) => ({ step: s.step, cells: stepCells(samples[i]!) })),
   );
@@ -89,17 +94,29 @@ describe('unearnedKind: which EX passes are earned', () => {
   it.each([
     ['an honest SELECT', {}, null],
     ['a wrong answer (not a pass)', { ex: 0, sql: 'DELETE FROM member', mutatedDb: true }, null],
-    ['DELETE FROM a table the gold reads', { sql: 'DELETE FROM member', mutatedDb: true, predRowCount: 0, goldRowCount: 0 }, 'write'],
+    [
+      'DELETE FROM a table the gold reads',
+      { sql: 'DELETE FROM member', mutatedDb: true, predRowCount: 0, goldRowCount: 0 },
+      'write',
+    ],
     ['a write that changed nothing the executor saw', { sql: 'UPDATE member SET name = NULL WHERE 0' }, 'write'],
     ['a change the executor saw, with no write keyword', { mutatedDb: true }, 'write'],
-    ['a TEMP table shadowing a real one', { sql: 'CREATE TEMP TABLE member AS SELECT * FROM main.member WHERE 0' }, 'write'],
+    [
+      'a TEMP table shadowing a real one',
+      { sql: 'CREATE TEMP TABLE member AS SELECT * FROM main.member WHERE 0' },
+      'write',
+    ],
     ["SELECT 'true'", { sql: "SELECT 'true';" }, 'constant'],
     ['SELECT NULL', { sql: 'SELECT NULL' }, 'constant'],
     ['no SQL at all', { sql: '  ', predRowCount: 0, goldRowCount: 0 }, 'constant'],
     ['a CTE of constants', { sql: 'WITH x AS (SELECT 3 AS n) SELECT n FROM x' }, 'constant'],
     ['EX 1 that test-suite accuracy rejects', { ts: 0 }, 'ex-only'],
     ['EX 1 that test-suite accuracy accepts', { ts: 1 }, null],
-    ['a table read returning no rows on an empty gold', { sql: 'SELECT name FROM member WHERE 0', predRowCount: 0, goldRowCount: 0 }, 'empty-result'],
+    [
+      'a table read returning no rows on an empty gold',
+      { sql: 'SELECT name FROM member WHERE 0', predRowCount: 0, goldRowCount: 0 },
+      'empty-result',
+    ],
   ] as Array<[string, Partial<EarnedInput>, string | null]>)('%s -> %s', (_, over, kind) => {
     expect(unearnedKind({ ...base, ...over })).toBe(kind);
   });
@@ -171,7 +188,15 @@ describe('best step on the earned score', () => {
   });
 
   it('averages each question over its samples: a question earned by 1 of 2 samples scores 1/2', () => {
-    const r = report([{ step: 1, questions: [[right, del], [constant, wrong]] }]);
+    const r = report([
+      {
+        step: 1,
+        questions: [
+          [right, del],
+          [constant, wrong],
+        ],
+      },
+    ]);
     expect(r.steps[0]).toMatchObject({ ex: 75, earned: 25 });
     expect(unearnedText(r.steps[0]!.unearned)).toBe('1 write, 1 constant answer');
     expect(unearnedText({ write: 2, constant: 0, 'ex-only': 3, 'empty-result': 2 })).toBe(
@@ -233,7 +258,16 @@ describe('pass^k', () => {
     expect(() => passHatK(3, 1, 0)).toThrow(/1 <= k <= n/);
   });
   it("a step's pass^n is the share of questions whose n samples are all right, beside pass@n", () => {
-    const r = report([{ step: 1, questions: [[right, right, right], [right, wrong, right], [wrong, wrong, wrong]] }]);
+    const r = report([
+      {
+        step: 1,
+        questions: [
+          [right, right, right],
+          [right, wrong, right],
+          [wrong, wrong, wrong],
+        ],
+      },
+    ]);
     expect(r.steps[0]!.passHatN).toBeCloseTo(100 / 3, 12);
     expect(r.steps[0]!.passAtN).toBeCloseTo(200 / 3, 12);
   });
