@@ -35,10 +35,9 @@ export function isConstantAnswer(sql: string): boolean {
   return isWord(first, 'SELECT', 'VALUES', 'WITH') && goldReads(text).tables.length === 0;
 }
 
-export type EarnedInput = Pick<
-  ItemResult,
-  'ex' | 'ts' | 'status' | 'mutatedDb' | 'predRowCount' | 'goldRowCount'
-> & { sql: string };
+export type EarnedInput = Pick<ItemResult, 'ex' | 'ts' | 'status' | 'mutatedDb' | 'predRowCount' | 'goldRowCount'> & {
+  sql: string;
+};
 
 /** Why a sample's EX pass is not earned; null when it is earned or is not an EX pass. */
 export function unearnedKind(s: EarnedInput): UnearnedKind | null {
@@ -47,7 +46,13 @@ export function unearnedKind(s: EarnedInput): UnearnedKind | null {
     sql: s.sql,
     question: null,
     tables: new Set(),
-    result: { ex: s.ex, status: s.status, mutatedDb: s.mutatedDb, predRowCount: s.predRowCount, goldRowCount: s.goldRowCount },
+    result: {
+      ex: s.ex,
+      status: s.status,
+      mutatedDb: s.mutatedDb,
+      predRowCount: s.predRowCount,
+      goldRowCount: s.goldRowCount,
+    },
   });
   if (flags.mutatedDb || flags.writes.length > 0) return 'write';
   if (isConstantAnswer(s.sql)) return 'constant';

@@ -297,14 +297,14 @@ export function bucketOf(
     earnedVerdicts && verdicts.some((v) => v) && !earnedVerdicts.some((v) => v)
       ? 'unearned'
       : flips >= UNSTABLE_FLIPS
-      ? 'unstable'
-      : verdicts.every((v) => v)
-        ? 'always'
-        : verdicts.every((v) => !v)
-          ? 'never'
-          : verdicts[verdicts.length - 1]
-            ? 'learned'
-            : 'forgotten';
+        ? 'unstable'
+        : verdicts.every((v) => v)
+          ? 'always'
+          : verdicts.every((v) => !v)
+            ? 'never'
+            : verdicts[verdicts.length - 1]
+              ? 'learned'
+              : 'forgotten';
   return { bucket, flips };
 }
 

@@ -55,7 +55,9 @@ export const SERIES_STEPS_TABLE: TableSchema<StepStats> = {
     col('ex_ci_high', 'DOUBLE', true, (s) => s.exCiHigh),
     col('earned', 'DOUBLE', true, (s) => s.earned),
     col('pass_hat_n', 'DOUBLE', false, (s) => s.passHatN),
-    ...UNEARNED_KINDS.map((k) => col<StepStats>(`unearned_${k.replace('-', '_')}`, 'INT32', false, (s) => s.unearned[k])),
+    ...UNEARNED_KINDS.map((k) =>
+      col<StepStats>(`unearned_${k.replace('-', '_')}`, 'INT32', false, (s) => s.unearned[k]),
+    ),
   ],
 };
 
