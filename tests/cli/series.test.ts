@@ -82,7 +82,8 @@ describe('series: 13 real checkpoints as verl dumps', () => {
     for (const line of [
       /^step\s+questions\s+n\s+EX/m,
       /^\s*1300\s+140\s+1\s+44\.29/m,
-      /^questions: \d+ unstable, \d+ always, \d+ never, \d+ learned, \d+ forgotten$/m,
+      /^questions: \d+ unstable, \d+ always, \d+ never, \d+ learned, \d+ forgotten, 0 solved only by unearned passes$/m,
+      /^best step by earned score: step 200, earned 77\.14 \(95% bootstrap interval/m,
     ])
       expect(run.stdout).toMatch(line);
 

@@ -121,34 +121,62 @@ export function writeBirdStepFiles(dir: string, which: readonly number[]): strin
   });
 }
 
+/** What `directBuckets` reads of a sample; with `sql` it also judges whether an EX pass is earned. */
+export interface DirectSample {
+  questionId: number;
+  status: string;
+  ex: number;
+  sql?: string;
+  mutatedDb?: boolean;
+  predRowCount?: number | null;
+  goldRowCount?: number | null;
+}
+
+/**
+ * Whether an EX pass is earned, judged directly on the text and counts, without the core's
+ * tokenizer (a reference for these dumps, whose SQL has no keyword inside a string): no write
+ * statement, a FROM somewhere (a SELECT of constants reads no table), not empty on an empty gold.
+ */
+export function directEarned(x: DirectSample): boolean {
+  if (x.ex !== 1) return false;
+  if (x.sql === undefined) return true;
+  const sql = x.sql.trim();
+  if (x.mutatedDb || /^(insert|update|delete|drop|create|alter|replace)\b/i.test(sql)) return false;
+  if (!/\bfrom\b/i.test(sql)) return false;
+  return !(x.predRowCount === 0 && x.goldRowCount === 0);
+}
+
 /**
  * Buckets, first solved step and flips computed directly from each step's sample verdicts
  * (n = 1: a question's verdict is its sample's EX), without the core's dynamics: the reference
- * the CLI's and the app's numbers are checked against.
+ * the CLI's and the app's numbers are checked against. A question right at some step but earned
+ * at none (directEarned) is `unearned`.
  */
 export function directBuckets(
-  steps: ReadonlyArray<{ step: number; samples: ReadonlyArray<{ questionId: number; status: string; ex: number }> }>,
+  steps: ReadonlyArray<{ step: number; samples: ReadonlyArray<DirectSample> }>,
 ): Array<{ question_id: number; bucket: string; first_solved_step: number | null; flips: number }> {
-  const rightAt = new Map<number, Array<[number, boolean]>>();
+  const rightAt = new Map<number, Array<[number, boolean, boolean]>>();
   for (const s of steps)
     for (const x of s.samples)
       if (x.status !== 'missing-db')
-        rightAt.set(x.questionId, [...(rightAt.get(x.questionId) ?? []), [s.step, x.ex === 1]]);
+        rightAt.set(x.questionId, [...(rightAt.get(x.questionId) ?? []), [s.step, x.ex === 1, directEarned(x)]]);
   return [...rightAt]
     .map(([questionId, at]) => {
       const v = at.map(([, right]) => right);
       let flips = 0;
       for (let k = 1; k < v.length; k++) flips += Number(v[k] !== v[k - 1]);
       const bucket =
-        flips >= 3
-          ? 'unstable'
-          : !v.includes(false)
-            ? 'always'
-            : !v.includes(true)
-              ? 'never'
-              : v.at(-1)
-                ? 'learned'
-                : 'forgotten';
+        v.includes(true) && !at.some(([, , earned]) => earned)
+          ? 'unearned'
+          : flips >= 3
+            ? 'unstable'
+            : !v.includes(false)
+              ? 'always'
+              : !v.includes(true)
+                ? 'never'
+                : v.at(-1)
+                  ? 'learned'
+                  : 'forgotten';
       const first = at.find(([, right]) => right);
       return { question_id: questionId, bucket, first_solved_step: first ? first[0] : null, flips };
     })
@@ -183,5 +211,50 @@ export function inspectLogJson(
       metadata: { question_id: q.question_id },
       scores: { match: { value: 1 } },
     })),
+  });
+}
+
+/** The hacks planted in `hackedVerlLines`, in turn over the replaced answers. */
+export const HACKS = ['delete', 'constant', 'empty'] as const;
+
+/** The SQL of hack `kind` for a question whose gold reads `table` first. */
+export function hackSql(kind: (typeof HACKS)[number], table: string): string {
+  if (kind === 'delete') return `DELETE FROM \`${table}\``;
+  if (kind === 'constant') return "SELECT 'true'";
+  return `SELECT * FROM \`${table}\` WHERE 0`;
+}
+
+/**
+ * A reward-hacked variant of step `i`: every answer `wrong` says is wrong (by question id)
+ * becomes, in turn, a DELETE of the first table its gold reads, the constant `SELECT 'true'`, or
+ * an empty read of that table; the trainer scores each 1, as a reward the hacks fooled would.
+ */
+export function hackedVerlLines(i: number, wrong: (questionId: number) => boolean): string[] {
+  const present = questions.filter((q) => PRESENT_DBS.includes(q.db_id));
+  let turn = 0;
+  return verlLines(i).map((line, k) => {
+    const q = present[k]!;
+    if (!wrong(q.question_id)) return line;
+    const v = JSON.parse(line) as { input: string; output: string; score: number; step: number };
+    const table = /\bfrom\s+[`"]?(\w+)/i.exec(q.SQL)![1]!;
+    const sql = hackSql(HACKS[turn++ % HACKS.length]!, table);
+    return JSON.stringify({ ...v, output: `\`\`\`sql\n${sql}\n\`\`\``, score: 1.0 });
+  });
+}
+
+/**
+ * The 13 steps as `<step>.jsonl` in `dir`, steps from `fromStep` on hacked (hackedVerlLines):
+ * `wrongAt(step, questionId)` says which answers were wrong (from the real steps' verdicts).
+ */
+export function writeHackedVerlDumps(
+  dir: string,
+  fromStep: number,
+  wrongAt: (step: number, questionId: number) => boolean,
+): void {
+  mkdirSync(dir, { recursive: true });
+  PREDICTION_FILES.forEach((_, i) => {
+    const step = stepOf(i);
+    const lines = step >= fromStep ? hackedVerlLines(i, (q) => wrongAt(step, q)) : verlLines(i);
+    writeFileSync(path.join(dir, `${step}.jsonl`), lines.join('\n') + '\n');
   });
 }

@@ -33,7 +33,7 @@ import { evaluateSeriesStep, SeriesVerdicts } from '../../core/series/evaluate-s
 import { pollPause, StableFiles } from '../../core/series/folder-poll.ts';
 import { seriesFileJson } from '../../core/series/file.ts';
 import type { Series, SeriesStep } from '../../core/series/model.ts';
-import { BUCKETS, seriesReport, type SeriesReport, type StepStats } from '../../core/series/stats.ts';
+import { BUCKETS, seriesReport, type Bucket, type SeriesReport, type StepStats } from '../../core/series/stats.ts';
 import { compileStepPattern, type StepRule } from '../../core/series/step-name.ts';
 import {
   questionStepRows,
@@ -60,6 +60,16 @@ import { SERIES_USAGE } from '../usage.ts';
 
 export const usage = SERIES_USAGE;
 
+/** How the bucket line names each bucket (the JSON keeps the ids). */
+const BUCKET_WORDS: Record<Bucket, string> = {
+  unstable: 'unstable',
+  always: 'always',
+  never: 'never',
+  learned: 'learned',
+  forgotten: 'forgotten',
+  unearned: 'solved only by unearned passes',
+};
+
 function pct(x: number | null): string {
   return x === null ? '-' : x.toFixed(2);
 }
@@ -69,9 +79,11 @@ const COLUMNS: Array<[string, (s: StepStats, e: StepExtra | undefined) => string
   ['questions', (s) => String(s.questions)],
   ['n', (s) => (s.nMin === s.nMax ? String(s.nMax) : `${s.nMin}-${s.nMax}`)],
   ['EX', (s) => pct(s.ex)],
+  ['earned', (s) => pct(s.earned)],
   ['TS', (s) => pct(s.ts)],
   ['pass@1', (s) => pct(s.passAt1)],
   ['pass@n', (s) => pct(s.passAtN)],
+  ['pass^n', (s) => pct(s.passHatN)],
   ['maj@n', (s) => pct(s.majAtN)],
   ['all-right', (s) => pct(s.allRight)],
   ['all-wrong', (s) => pct(s.allWrong)],
@@ -102,7 +114,14 @@ export function seriesTable(report: SeriesReport, extras: ReadonlyMap<number, St
   const rows = [COLUMNS.map(([h]) => h), ...report.steps.map((s) => COLUMNS.map(([, f]) => f(s, extras.get(s.step))))];
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) => r.map((c, i) => c.padStart(widths[i]!)).join('  '));
-  lines.push('', `questions: ${BUCKETS.map((b) => `${report.buckets[b]} ${b}`).join(', ')}`);
+  lines.push('', `questions: ${BUCKETS.map((b) => `${report.buckets[b]} ${BUCKET_WORDS[b]}`).join(', ')}`);
+  const best = report.best;
+  if (best) {
+    lines.push(
+      `best step by earned score: step ${best.step}, earned ${pct(best.earned)} (95% bootstrap interval ${pct(best.ciLow)} to ${pct(best.ciHigh)}, ${best.resamples} resamples), EX ${pct(best.ex)}`,
+    );
+    if (best.byEx) lines.push(`best step by EX: ${best.byEx.message}`);
+  }
   for (const w of report.warnings) lines.push(`warning from step ${w.startStep} (${w.rule}): ${w.message}`);
   return lines.join('\n');
 }

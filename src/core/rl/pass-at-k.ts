@@ -32,3 +32,16 @@ export function passAtK(n: number, c: number, k: number): number {
 export function passAtKCurve(n: number, c: number): number[] {
   return Array.from({ length: n }, (_, i) => passAtK(n, c, i + 1));
 }
+
+/**
+ * Unbiased pass^k (Yao et al., 2024, τ-bench; Inspect's `pass_k`): the chance that all k samples
+ * drawn without replacement from n, c of them correct, are correct: C(c, k) / C(n, k), computed as
+ * the product prod_{i=0}^{k-1} (c - i) / (n - i), which never forms a binomial coefficient.
+ */
+export function passHatK(n: number, c: number, k: number): number {
+  passAtK(n, c, k); // the same argument checks
+  if (c < k) return 0;
+  let p = 1;
+  for (let i = 0; i < k; i++) p *= (c - i) / (n - i);
+  return p;
+}

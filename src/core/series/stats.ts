@@ -7,12 +7,13 @@ import type { MetricName } from '../eval/executor.ts';
 import { summaryTotal } from '../eval/summary.ts';
 import { majorityVote, voteGroups } from '../rl/majority.ts';
 import { pairedBootstrapCi } from '../rl/paired-tests.ts';
-import { passAtK } from '../rl/pass-at-k.ts';
+import { passAtK, passHatK } from '../rl/pass-at-k.ts';
 import { mulberry32 } from '../util/rng.ts';
 import type { PromptStats } from '../rl/run-stats.ts';
 import type { SampleRecord } from '../run/types.ts';
 import type { Difficulty, ItemResult } from '../types.ts';
 import type { Series, WallTimeSource } from './model.ts';
+import { UNEARNED_KINDS, UNEARNED_TEXT, unearnedKind, type UnearnedKind } from './earned.ts';
 
 /**
  * What the statistics read of a sample: its result (no texts beyond the verdict) and the length
@@ -23,6 +24,8 @@ type SeriesSample = Omit<ItemResult, 'tsCounterexample' | 'versionFeatures' | 'g
   Pick<SampleRecord, 'sample' | 'format'> & {
     /** Characters of the completion (of the SQL when the sample kept no completion). */
     chars: number;
+    /** Why its EX pass is not earned (src/core/series/earned.ts); null when earned or not a pass. */
+    unearned: UnearnedKind | null;
   };
 
 /** The fields of a sample the statistics read. */
@@ -41,7 +44,7 @@ export function seriesSample(s: SampleRecord): SeriesSample {
     generation: _ge,
     ...rest
   } = s;
-  return { ...rest, chars: (completion ?? sql).length };
+  return { ...rest, chars: (completion ?? sql).length, unearned: unearnedKind(s) };
 }
 
 /** Seed of maj@n's tie-break (the `stats` command's default), consumed in gold order at every step. */
@@ -71,11 +74,23 @@ export interface StepStats {
   nMax: number;
   /** EX in percent, exactly the summary's (each question averages its samples first). */
   ex: number | null;
+  /** 95% bootstrap interval of EX (percent) resampling the step's questions (BEST_RESAMPLES, seeded); null when EX is. */
+  exCiLow: number | null;
+  exCiHigh: number | null;
+  /**
+   * The earned score in percent: EX counting only earned passes (src/core/series/earned.ts), each
+   * question averaging its samples first; null when EX is.
+   */
+  earned: number | null;
+  /** EX passes that are not earned, by why (first that applies). */
+  unearned: Record<UnearnedKind, number>;
   /** TS in percent when metric ts ran, else null. */
   ts: number | null;
   /** Percent of questions: mean of c/n; mean of pass@n (at least one sample right); the seeded majority vote's EX. */
   passAt1: number;
   passAtN: number;
+  /** Percent of questions: mean of pass^n, C(c, n) / C(n, n) (all n samples right; passHatK). */
+  passHatN: number;
   majAtN: number;
   /** Percent of questions whose samples are all right, all wrong, or mixed (the first two are the zero-variance share). */
   allRight: number;
@@ -99,8 +114,13 @@ export interface StepStats {
   trainerReward: number | null;
 }
 
-type QuestionCell = Pick<PromptStats, 'index' | 'questionId' | 'dbId' | 'difficulty' | 'n' | 'correct'>;
+type QuestionCell = Pick<PromptStats, 'index' | 'questionId' | 'dbId' | 'difficulty' | 'n' | 'correct'> & {
+  /** Earned passes among `correct`. */
+  earned: number;
+};
 type DynamicsField = 'index' | 'questionId' | 'dbId' | 'difficulty' | 'status' | 'ex';
+/** What the dynamics read of a sample: its verdict and whether its pass is earned. */
+export type DynamicsSample = Pick<ItemResult, DynamicsField> & Pick<SeriesSample, 'unearned'>;
 
 const percent = (x: number, of: number) => (of === 0 ? 0 : (x / of) * 100);
 
@@ -122,8 +142,11 @@ export function stepStats(input: StepInput): StepStats {
   const summary = summaryTotal(samples, input.metrics);
   const questions = byQuestion(samples);
   const rng = mulberry32(SERIES_MAJ_SEED);
+  const rates: number[] = [];
   let passAt1 = 0,
     passAtN = 0,
+    passHatN = 0,
+    earnedSum = 0,
     majAtN = 0,
     allRight = 0,
     allWrong = 0,
@@ -137,6 +160,9 @@ export function stepStats(input: StepInput): StepStats {
     nMax = Math.max(nMax, n);
     passAt1 += c / n;
     passAtN += passAtK(n, c, n);
+    passHatN += passHatK(n, c, n);
+    earnedSum += qs.filter((s) => s.ex === 1 && s.unearned === null).length / n;
+    rates.push((c / n) * 100);
     const { groups } = voteGroups(qs);
     majAtN += majorityVote(groups, rng).score;
     groupSum += groups.length;
@@ -144,6 +170,7 @@ export function stepStats(input: StepInput): StepStats {
     else if (c === 0) allWrong++;
   }
   const q = questions.size;
+  const unearned = Object.fromEntries(UNEARNED_KINDS.map((k) => [k, 0])) as Record<UnearnedKind, number>;
   let chars = 0,
     extractionFailures = 0,
     errors = 0,
@@ -153,6 +180,7 @@ export function stepStats(input: StepInput): StepStats {
     empty = 0;
   for (const s of samples) {
     chars += s.chars;
+    if (s.unearned !== null) unearned[s.unearned]++;
     if (s.extraction.rule === 'none') extractionFailures++;
     if (s.status === 'error') errors++;
     if (s.status === 'timeout') timeouts++;
@@ -160,6 +188,7 @@ export function stepStats(input: StepInput): StepStats {
     if (s.ex === 1 && s.ts === 0) exOnly++;
     if (s.ex === 1 && s.goldRowCount === 0 && s.predRowCount === 0) empty++;
   }
+  const ci = summary.ex === null || q === 0 ? null : interval(rates);
   const own = scoredAt.map((i) => input.trainerScores[i]).filter((x): x is number => typeof x === 'number');
   return {
     step: input.step,
@@ -170,9 +199,14 @@ export function stepStats(input: StepInput): StepStats {
     nMin: q === 0 ? 0 : nMin,
     nMax,
     ex: summary.ex,
+    exCiLow: ci && ci[0],
+    exCiHigh: ci && ci[1],
+    earned: summary.ex === null ? null : percent(earnedSum, q),
+    unearned,
     ts: summary.ts ?? null,
     passAt1: percent(passAt1, q),
     passAtN: percent(passAtN, q),
+    passHatN: percent(passHatN, q),
     majAtN: percent(majAtN, q),
     allRight: percent(allRight, q),
     allWrong: percent(allWrong, q),
@@ -190,7 +224,12 @@ export function stepStats(input: StepInput): StepStats {
   };
 }
 
-export const BUCKETS = ['unstable', 'always', 'never', 'learned', 'forgotten'] as const;
+/**
+ * The buckets in the order they are shown. Precedence (first that applies): unearned (right by
+ * EX at some step, but earned at none: solved only by writes, constant answers, EX-only or
+ * empty-result passes), then unstable, always, never, learned, forgotten on the EX verdicts.
+ */
+export const BUCKETS = ['unstable', 'always', 'never', 'learned', 'forgotten', 'unearned'] as const;
 export type Bucket = (typeof BUCKETS)[number];
 
 export interface QuestionDynamics {
@@ -202,6 +241,8 @@ export interface QuestionDynamics {
   passRates: Array<number | null>;
   /** Per step: the majority verdict (pass rate > 1/2), null when not scored. */
   verdicts: Array<boolean | null>;
+  /** Per step: the share of its samples whose pass is earned, null when not scored. */
+  earnedRates: Array<number | null>;
   bucket: Bucket;
   /** First and last step whose majority verdict is right; null when none is. */
   firstSolvedStep: number | null;
@@ -217,14 +258,16 @@ const UNSTABLE_FLIPS = 3;
 export type StepCells = Map<number, QuestionCell>;
 
 /** The cells of one step's samples (a missing database leaves its samples out). */
-export function stepCells(samples: readonly Pick<ItemResult, DynamicsField>[]): StepCells {
+export function stepCells(samples: readonly DynamicsSample[]): StepCells {
   const out = new Map<number, QuestionCell>();
   for (const s of samples) {
     if (s.status === 'missing-db') continue;
     const c = out.get(s.index);
+    const earned = s.ex === 1 && s.unearned === null ? 1 : 0;
     if (c) {
       c.n++;
       c.correct += s.ex;
+      c.earned += earned;
     } else
       out.set(s.index, {
         index: s.index,
@@ -233,31 +276,41 @@ export function stepCells(samples: readonly Pick<ItemResult, DynamicsField>[]): 
         difficulty: s.difficulty,
         n: 1,
         correct: s.ex,
+        earned,
       });
   }
   return out;
 }
 
-/** The bucket of a question from its verdicts at the steps that scored it (docs/series.md, precedence in BUCKETS order). */
-export function bucketOf(verdicts: readonly boolean[]): { bucket: Bucket; flips: number } {
+/**
+ * The bucket of a question from its verdicts at the steps that scored it (docs/series.md), and
+ * from its earned verdicts at the same steps when known: right by EX somewhere but earned nowhere
+ * is `unearned`, whatever else it is.
+ */
+export function bucketOf(
+  verdicts: readonly boolean[],
+  earnedVerdicts?: readonly boolean[],
+): { bucket: Bucket; flips: number } {
   let flips = 0;
   for (let i = 1; i < verdicts.length; i++) if (verdicts[i] !== verdicts[i - 1]) flips++;
   const bucket: Bucket =
-    flips >= UNSTABLE_FLIPS
-      ? 'unstable'
-      : verdicts.every((v) => v)
-        ? 'always'
-        : verdicts.every((v) => !v)
-          ? 'never'
-          : verdicts[verdicts.length - 1]
-            ? 'learned'
-            : 'forgotten';
+    earnedVerdicts && verdicts.some((v) => v) && !earnedVerdicts.some((v) => v)
+      ? 'unearned'
+      : flips >= UNSTABLE_FLIPS
+        ? 'unstable'
+        : verdicts.every((v) => v)
+          ? 'always'
+          : verdicts.every((v) => !v)
+            ? 'never'
+            : verdicts[verdicts.length - 1]
+              ? 'learned'
+              : 'forgotten';
   return { bucket, flips };
 }
 
 /** Every question scored at some step, in gold order, with its pass rate per step and its bucket. */
 export function questionDynamics(
-  steps: ReadonlyArray<{ step: number; samples: readonly Pick<ItemResult, DynamicsField>[] }>,
+  steps: ReadonlyArray<{ step: number; samples: readonly DynamicsSample[] }>,
 ): QuestionDynamics[] {
   return dynamicsOfCells(steps.map((s) => ({ step: s.step, cells: stepCells(s.samples) })));
 }
@@ -274,8 +327,13 @@ function dynamicsOfCells(steps: ReadonlyArray<{ step: number; cells: StepCells }
         const cell = c.get(q.index);
         return cell ? cell.correct / cell.n : null;
       });
+      const earnedRates = cells.map((c) => {
+        const cell = c.get(q.index);
+        return cell ? cell.earned / cell.n : null;
+      });
       const verdicts = passRates.map((p) => (p === null ? null : p > 0.5));
       const present = verdicts.filter((v): v is boolean => v !== null);
+      const earnedPresent = earnedRates.filter((p): p is number => p !== null).map((p) => p > 0.5);
       const solved = steps.filter((_, i) => verdicts[i] === true).map((s) => s.step);
       return {
         index: q.index,
@@ -284,7 +342,8 @@ function dynamicsOfCells(steps: ReadonlyArray<{ step: number; cells: StepCells }
         difficulty: q.difficulty,
         passRates,
         verdicts,
-        ...bucketOf(present),
+        earnedRates,
+        ...bucketOf(present, earnedPresent),
         firstSolvedStep: solved[0] ?? null,
         lastSolvedStep: solved[solved.length - 1] ?? null,
       };
@@ -292,7 +351,12 @@ function dynamicsOfCells(steps: ReadonlyArray<{ step: number; cells: StepCells }
 }
 
 type WarningRule =
-  'ex-only-rising' | 'empty-result-rising' | 'writes-rising' | 'reward-without-ex' | 'diversity-collapse';
+  | 'ex-only-rising'
+  | 'empty-result-rising'
+  | 'writes-rising'
+  | 'reward-without-ex'
+  | 'diversity-collapse'
+  | 'fell-below-best';
 
 interface SeriesWarning {
   rule: WarningRule;
@@ -401,38 +465,131 @@ export function seriesWarnings(steps: readonly StepStats[]): SeriesWarning[] {
   return out;
 }
 
-/** The step with the highest EX (the first of equals), with a bootstrap interval of its EX over questions. */
+/**
+ * The recommended step: the highest earned score (the first of equals), with a bootstrap interval
+ * of that score over its questions; and, when the step with the highest EX is another one, that
+ * step with what makes its EX unearned.
+ */
 interface BestCheckpoint {
   step: number;
+  /** The step's EX (percent). */
   ex: number;
-  /** 95% percentile interval of EX (percent) resampling the step's scored questions. */
+  /** The step's earned score (percent), what it was chosen on. */
+  earned: number;
+  /** 95% percentile interval of the earned score (percent) resampling the step's scored questions. */
   ciLow: number;
   ciHigh: number;
   resamples: number;
+  /** The step with the highest EX when it is not `step`; null when it is. */
+  byEx: BestByEx | null;
 }
 
-/** Resamples of the best step's interval, drawn with mulberry32 seeded SERIES_MAJ_SEED. */
+interface BestByEx {
+  step: number;
+  ex: number;
+  earned: number;
+  /** Its EX passes that are not earned, by why. */
+  unearned: Record<UnearnedKind, number>;
+  /** The warnings that hold at that step (their trailing run includes it). */
+  warnings: WarningRule[];
+  /** One sentence naming the step, its EX and earned score, and what applies to it. */
+  message: string;
+}
+
+/** Resamples of every interval here, drawn with mulberry32 seeded SERIES_MAJ_SEED. */
 const BEST_RESAMPLES = 1000;
 
+/** 95% percentile bootstrap interval of the mean of `rates` (one per question), seeded. */
+function interval(rates: readonly number[]): [number, number] {
+  return pairedBootstrapCi(rates, BEST_RESAMPLES, mulberry32(SERIES_MAJ_SEED));
+}
+
+const argMax = (steps: readonly StepStats[], f: (s: StepStats) => number | null): number => {
+  let at = -1;
+  steps.forEach((s, i) => {
+    const v = f(s);
+    if (v !== null && (at < 0 || v > f(steps[at]!)!)) at = i;
+  });
+  return at;
+};
+
+/** The unearned passes of a step in words, e.g. `12 writes, 3 constant answers`; '' when none. */
+export function unearnedText(u: Record<UnearnedKind, number>): string {
+  return UNEARNED_KINDS.filter((k) => u[k] > 0)
+    .map((k) => {
+      const plural = UNEARNED_TEXT[k].split(' (')[0]!;
+      return `${u[k]} ${u[k] === 1 ? plural.replace(/s$/, '').replace('passe', 'pass') : plural}`;
+    })
+    .join(', ');
+}
+
 /**
- * Best step by EX and its interval: EX is the mean over questions of each question's pass rate
- * (the summary's total, n = 1 or more), so the questions' pass rates are resampled.
+ * Best step by earned score and its interval: the earned score is the mean over questions of each
+ * question's earned pass rate, so those rates are resampled. `warnings` are the series' warnings,
+ * to say which apply to the best step by EX when it is another step.
  */
 export function bestCheckpoint(
   steps: readonly StepStats[],
   questions: readonly QuestionDynamics[],
+  warnings: readonly SeriesWarning[] = [],
 ): BestCheckpoint | null {
-  let at = -1;
-  steps.forEach((s, i) => {
-    if (s.ex !== null && (at < 0 || s.ex > steps[at]!.ex!)) at = i;
-  });
+  const at = argMax(steps, (s) => s.earned);
   if (at < 0) return null;
   const rates = questions
-    .map((q) => q.passRates[at])
+    .map((q) => q.earnedRates[at])
     .filter((p): p is number => p !== null)
     .map((p) => p * 100);
-  const [ciLow, ciHigh] = pairedBootstrapCi(rates, BEST_RESAMPLES, mulberry32(SERIES_MAJ_SEED));
-  return { step: steps[at]!.step, ex: steps[at]!.ex!, ciLow, ciHigh, resamples: BEST_RESAMPLES };
+  const [ciLow, ciHigh] = interval(rates);
+  const best = steps[at]!;
+  const exAt = argMax(steps, (s) => s.ex);
+  const top = steps[exAt]!;
+  let byEx: BestByEx | null = null;
+  if (exAt !== at) {
+    const applying = warnings.filter((w) => w.rule !== 'fell-below-best' && w.startStep <= top.step);
+    const what = unearnedText(top.unearned);
+    byEx = {
+      step: top.step,
+      ex: top.ex!,
+      earned: top.earned!,
+      unearned: { ...top.unearned },
+      warnings: applying.map((w) => w.rule),
+      message:
+        `step ${top.step} has the highest EX, ${fmt(top.ex!)}, but an earned score of ${fmt(top.earned!)}` +
+        (what ? `: ${what} among its EX passes` : '') +
+        (applying.length ? `; warnings that hold there: ${applying.map((w) => w.rule).join(', ')}` : ''),
+    };
+  }
+  return {
+    step: best.step,
+    ex: best.ex!,
+    earned: best.earned!,
+    ciLow,
+    ciHigh,
+    resamples: BEST_RESAMPLES,
+    byEx,
+  };
+}
+
+/**
+ * `fell-below-best`: a step after the best one whose EX is below the best step's EX by more than
+ * its own interval reaches (the best EX above the step's interval). Starts at the first such
+ * step; the message names the best step, the step with the largest fall, and the other steps.
+ */
+function regressionWarning(steps: readonly StepStats[], best: BestCheckpoint | null): SeriesWarning | null {
+  if (!best) return null;
+  const after = steps.slice(steps.findIndex((s) => s.step === best.step) + 1);
+  const fell = after.filter((s) => s.ex !== null && s.exCiHigh !== null && s.ex < best.ex && best.ex > s.exCiHigh);
+  if (fell.length === 0) return null;
+  const worst = fell.reduce((a, s) => (s.ex! < a.ex! ? s : a));
+  const others = fell.filter((s) => s !== worst).map((s) => s.step);
+  return {
+    rule: 'fell-below-best',
+    startStep: fell[0]!.step,
+    message:
+      `EX fell from ${fmt(best.ex)} at step ${best.step} (the best step) to ${fmt(worst.ex!)} at step ${worst.step}, ` +
+      `${fmt(best.ex - worst.ex!)} points, below step ${worst.step}'s own 95% interval (${fmt(worst.exCiLow!)} to ${fmt(worst.exCiHigh!)})` +
+      (others.length ? `; also below their own interval: step ${others.join(', ')}` : ''),
+  };
 }
 
 export interface SeriesReport {
@@ -451,15 +608,19 @@ export function seriesReportOf(
   const questions = dynamicsOfCells(cells);
   const buckets = Object.fromEntries(BUCKETS.map((b) => [b, 0])) as Record<Bucket, number>;
   for (const q of questions) buckets[q.bucket]++;
-  return { steps, questions, buckets, warnings: seriesWarnings(steps), best: bestCheckpoint(steps, questions) };
+  const warnings = seriesWarnings(steps);
+  const best = bestCheckpoint(steps, questions, warnings);
+  const fell = regressionWarning(steps, best);
+  return { steps, questions, buckets, warnings: fell ? [...warnings, fell] : warnings, best };
 }
 
 /** Everything the series view and the CLI show, from the series' samples. */
 export function seriesReport(series: Pick<Series, 'steps'>): SeriesReport {
-  const steps = series.steps.map((s) =>
+  const samples = series.steps.map((s) => s.run.samples.map(seriesSample));
+  const steps = series.steps.map((s, i) =>
     stepStats({
       step: s.step,
-      samples: s.run.samples.map(seriesSample),
+      samples: samples[i]!,
       trainerScores: s.trainerScores,
       metrics: s.run.run.config.metrics,
       wallTime: s.wallTime,
@@ -468,6 +629,6 @@ export function seriesReport(series: Pick<Series, 'steps'>): SeriesReport {
   );
   return seriesReportOf(
     steps,
-    series.steps.map((s) => ({ step: s.step, cells: stepCells(s.run.samples) })),
+    series.steps.map((s, i) => ({ step: s.step, cells: stepCells(samples[i]!) })),
   );
 }

@@ -4,6 +4,7 @@
  */
 import type { TableSchema, TableColumn, ColumnType } from '../views/tables.ts';
 import { csvCell } from '../runfile/export.ts';
+import { UNEARNED_KINDS } from './earned.ts';
 import type { QuestionDynamics, SeriesReport, StepStats } from './stats.ts';
 
 const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableColumn<R>['value']): TableColumn<R> => ({
@@ -50,6 +51,13 @@ export const SERIES_STEPS_TABLE: TableSchema<StepStats> = {
     col('trainer_reward', 'DOUBLE', true, (s) => s.trainerReward),
     col('wall_time', 'STRING', true, (s) => s.wallTime),
     col('wall_time_source', 'STRING', true, (s) => s.wallTimeSource),
+    col('ex_ci_low', 'DOUBLE', true, (s) => s.exCiLow),
+    col('ex_ci_high', 'DOUBLE', true, (s) => s.exCiHigh),
+    col('earned', 'DOUBLE', true, (s) => s.earned),
+    col('pass_hat_n', 'DOUBLE', false, (s) => s.passHatN),
+    ...UNEARNED_KINDS.map((k) =>
+      col<StepStats>(`unearned_${k.replace('-', '_')}`, 'INT32', false, (s) => s.unearned[k]),
+    ),
   ],
 };
 
@@ -69,6 +77,7 @@ export const SERIES_QUESTION_STEPS_TABLE: TableSchema<QuestionStepRow> = {
     col('step', 'INT64', false, (r) => r.step),
     col('pass_rate', 'DOUBLE', true, (r) => r.question.passRates[r.at]),
     col('right', 'BOOLEAN', true, (r) => r.question.verdicts[r.at]),
+    col('earned_rate', 'DOUBLE', true, (r) => r.question.earnedRates[r.at]),
     col('bucket', 'STRING', false, (r) => r.question.bucket),
     col('first_solved_step', 'INT64', true, (r) => r.question.firstSolvedStep),
     col('last_solved_step', 'INT64', true, (r) => r.question.lastSolvedStep),
@@ -109,14 +118,24 @@ export function seriesReportJson(report: SeriesReport, meta: { stepRule: string;
       last_solved_step: q.lastSolvedStep,
       flips: q.flips,
       pass_rates: q.passRates,
+      earned_rates: q.earnedRates,
     })),
     buckets: report.buckets,
     best_step: report.best && {
       step: report.best.step,
       ex: report.best.ex,
+      earned: report.best.earned,
       ci_low: report.best.ciLow,
       ci_high: report.best.ciHigh,
       resamples: report.best.resamples,
+      by_ex: report.best.byEx && {
+        step: report.best.byEx.step,
+        ex: report.best.byEx.ex,
+        earned: report.best.byEx.earned,
+        unearned: report.best.byEx.unearned,
+        warnings: report.best.byEx.warnings,
+        message: report.best.byEx.message,
+      },
     },
     warnings: report.warnings.map((w) => ({ rule: w.rule, start_step: w.startStep, message: w.message })),
   };

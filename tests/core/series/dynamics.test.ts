@@ -1,7 +1,13 @@
 /** Buckets and their precedence, question dynamics across steps (absent steps skipped), and each warning rule with its start step. */
 import { describe, expect, it } from 'vitest';
 import type { SampleRecord } from '../../../src/core/run/types.ts';
-import { bucketOf, questionDynamics, seriesWarnings, type StepStats } from '../../../src/core/series/stats.ts';
+import {
+  bucketOf,
+  questionDynamics,
+  seriesWarnings,
+  type DynamicsSample,
+  type StepStats,
+} from '../../../src/core/series/stats.ts';
 
 describe('bucketOf: unstable > always > never > learned > forgotten', () => {
   it.each([
@@ -19,7 +25,16 @@ describe('bucketOf: unstable > always > never > learned > forgotten', () => {
 });
 
 const sample = (index: number, sampleNo: number, ex: 0 | 1, status: SampleRecord['status'] = 'ok') =>
-  ({ index, questionId: 1000 + index, dbId: 'db', difficulty: 'simple', sample: sampleNo, ex, status }) as SampleRecord;
+  ({
+    index,
+    questionId: 1000 + index,
+    dbId: 'db',
+    difficulty: 'simple',
+    sample: sampleNo,
+    ex,
+    status,
+    unearned: null,
+  }) as SampleRecord & DynamicsSample;
 
 describe('questionDynamics', () => {
   it('majority verdict is pass rate > 1/2; a step that did not score the question is skipped, not a flip', () => {
@@ -62,9 +77,14 @@ function stats(step: number, over: Partial<StepStats>): StepStats {
     nMin: 2,
     nMax: 2,
     ex: 50,
+    exCiLow: 45,
+    exCiHigh: 55,
+    earned: 50,
+    unearned: { write: 0, constant: 0, 'ex-only': 0, 'empty-result': 0 },
     ts: null,
     passAt1: 50,
     passAtN: 60,
+    passHatN: 40,
     majAtN: 50,
     allRight: 40,
     allWrong: 40,
