@@ -237,7 +237,7 @@ async function execute(
  * undefined for a preset that renders BIRD's CREATE TABLE; refuses, naming the preset and what
  * is missing, a preset the app cannot run on this dataset.
  */
-function presetTables(preset: PolicyPreset, dataset: DatasetRecord, indices: readonly number[]) {
+export function presetTables(preset: PolicyPreset, dataset: DatasetRecord, indices: readonly number[]) {
   if (preset.multiTurn) {
     try {
       presetEnv(preset, true);
@@ -295,7 +295,7 @@ const presetProgress = (done: number, total: number) => ({
 });
 
 /** Each database's schema as the preset renders it, once per database (OmniSQL's from `tables`). */
-function presetSchemas(
+export function presetSchemas(
   preset: PolicyPreset,
   schemas: Awaited<ReturnType<AppPorts['executors']['openSchemaSource']>>,
   tables: readonly BirdTablesEntry[] | undefined,
