@@ -83,7 +83,9 @@ describe("the app's batch export under a preset", () => {
       const qid = d.record.questions[index]!.questionId;
       const item = fixture.presets[OMNISQL_PRESET.id]!.find((x) => x.questionId === qid)!;
       expect(line.body.messages.map((m) => m.role)).toEqual(item.messages.map((m) => m.role));
-      line.body.messages.forEach((m, i) => expect(sha(m.content), `q${qid} message ${i}`).toBe(item.messages[i]!.sha256));
+      line.body.messages.forEach((m, i) =>
+        expect(sha(m.content), `q${qid} message ${i}`).toBe(item.messages[i]!.sha256),
+      );
       // The preset's sampling (OmniSQL: greedy, 2048 tokens, Qwen's <|im_end|>), not the screen's temperature.
       expect(line.body).toMatchObject({
         model: 'seeklhy/OmniSQL-7B',
@@ -132,7 +134,12 @@ describe("the app's batch export under a preset", () => {
     const d = await dataset();
     const app = memoryAppPorts(d.record, DB_ROOT);
     const err = await rejectionOf(
-      exportBatchFiles(app.ports, d.record, { indices: [], spec: spec(1), contextWindow: null, preset: SKYRL_SQL_PRESET }),
+      exportBatchFiles(app.ports, d.record, {
+        indices: [],
+        spec: spec(1),
+        contextWindow: null,
+        preset: SKYRL_SQL_PRESET,
+      }),
     );
     expect(err).toMatchObject({ code: 'BAD_OPTION' });
     expect(err.message).toBe(
