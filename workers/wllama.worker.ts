@@ -202,8 +202,8 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
     nCtx: ctx.n_ctx,
     // With the override, llama.cpp reports the overridden value: the file's own is the one read above.
     nCtxTrain: beyond ? train.contextLength : meta.hparams.nCtxTrain,
-    contextWindow:
-      req.nCtx === null && meta.hparams.nCtxTrain > 0 ? Math.min(ctx.n_ctx, meta.hparams.nCtxTrain) : ctx.n_ctx,
+    // The server caps a request at the training context unless it was overridden above.
+    contextWindow: beyond ? ctx.n_ctx : Math.min(ctx.n_ctx, meta.hparams.nCtxTrain || ctx.n_ctx),
     hasChatTemplate: !!w.getChatTemplate(),
     architecture: meta.meta['general.architecture'] ?? null,
     threads: w.getNumThreads(),

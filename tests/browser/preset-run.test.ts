@@ -101,6 +101,9 @@ describe.skipIf(browserSkipReason())(
       expect(await page.getByTestId('engine-context-warning').textContent()).toContain(
         "the context (8192 tokens) is beyond the model's training context (2048 tokens): llama.cpp allows it, but the model's quality may drop past token 2048",
       );
+      // The refusal (still shown) and the warning, on the Generate screen.
+      await page.getByTestId('engine-context-warning').scrollIntoViewIfNeeded();
+      await both('context');
       await page.getByTestId('gen-start').click();
       await page.waitForURL(/#\/run\/[^/]+$/, { timeout: 480_000 });
       const runId = decodeURIComponent(page.url().split('#/run/')[1]!);
@@ -189,6 +192,12 @@ describe.skipIf(browserSkipReason())(
       for (const d of await view.locator('details').all()) await d.evaluate((el) => el.setAttribute('open', ''));
       await view.scrollIntoViewIfNeeded();
       await both('trajectory');
+      // On a wide screen the item's pane scrolls: its last turns, in view.
+      await view
+        .getByTestId('turn')
+        .nth(limit - 1)
+        .scrollIntoViewIfNeeded();
+      await screenshot(page, 'preset-run-trajectory-last-turns-1400x1000.png');
     }, 900_000);
   },
 );
