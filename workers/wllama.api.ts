@@ -17,7 +17,11 @@ export interface WllamaLoadRequest {
   source: GgufSource;
   /** Absolute URL of wllama.wasm, served from our own bundle. */
   wasmUrl: string;
-  /** Context window to allocate; null: the model's training context, capped at 4096. */
+  /**
+   * Context to allocate, in tokens; null: 4096, of which a request may use at most the model's
+   * training context. A number is allocated as given and a request may use all of it, also
+   * beyond the training context (llama.cpp allows it; quality may drop there).
+   */
   nCtx: number | null;
   nThreads: number;
   /** Layers to put on the GPU: 'all' (default: llama.cpp offloads what its GPU backend takes) or a count; 0 is the CPU. */
@@ -29,9 +33,12 @@ export interface WllamaModelInfo {
   name: string;
   ggufVersion: number;
   nVocab: number;
-  /** Context window allocated for generation. */
+  /** Context allocated (llama.cpp's n_ctx). */
   nCtx: number;
+  /** The model's training context, as its GGUF declares it. */
   nCtxTrain: number;
+  /** Tokens one request may use (prompt and reply): n_ctx, or the training context when that is smaller and no context was asked for. */
+  contextWindow: number;
   /** The GGUF carries `tokenizer.chat_template`; otherwise prompts use the plain template. */
   hasChatTemplate: boolean;
   architecture: string | null;

@@ -12,6 +12,7 @@ import { LogLevel, Wllama, type WllamaLogger } from '@wllama/wllama';
 import type { LoadProgress } from '../src/core/engine/engine.ts';
 import { EngineError, isAbortError, toEngineErrorData, type EngineErrorCode } from '../src/core/engine/engine-error.ts';
 import { GGUF_HEADER_BYTES, checkGgufHeader } from '../src/core/engine/gguf-header.ts';
+import { readGgufTrainingContext, type ByteRangeReader } from '../src/core/engine/gguf-context.ts';
 import { meanLogprob } from '../src/core/engine/sampling.ts';
 import { deviceReport, isDeviceLogLine, parseLlamaDeviceLog } from '../src/core/engine/llama-device.ts';
 import { evidenceLines, probeWebGpu } from './wllama-device.ts';
@@ -25,7 +26,7 @@ import type {
   WorkerReply,
 } from './wllama.api.ts';
 
-/** Default context when the caller leaves it open; capped by the model's training context. */
+/** Context allocated when the caller leaves it open; a request then uses at most the training context. */
 const DEFAULT_N_CTX = 4096;
 
 let wllama: Wllama | null = null;
@@ -117,6 +118,11 @@ async function modelBlobs(
   return { name, blobs: [blob] };
 }
 
+/** Byte ranges of a Blob (a picked file or a downloaded model), for the metadata reader. */
+function blobRangeReader(blob: Blob): ByteRangeReader {
+  return async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer());
+}
+
 async function unloadModel(): Promise<void> {
   running?.abort();
   running = null;
@@ -134,6 +140,11 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
   const first = blobs[0]!;
   const head = new Uint8Array(await first.slice(0, GGUF_HEADER_BYTES).arrayBuffer());
   const header = checkGgufHeader(head, name, first.size);
+  // llama.cpp's server code caps every request at the model's training context, whatever n_ctx
+  // is: a context asked beyond it overrides the GGUF's `<arch>.context_length` (YaRN keeps the
+  // original as its base), as `llama-server --override-kv` does.
+  const train = req.nCtx === null ? null : await readGgufTrainingContext(blobRangeReader(first), first.size, name);
+  const beyond = train !== null && req.nCtx !== null && req.nCtx > train.contextLength;
 
   onProgress?.({
     fraction: 0.85,
@@ -150,6 +161,13 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
     // wllama (every layer its GPU backend takes); 0 keeps wllama from starting WebGPU at all.
     await w.loadModel(blobs, {
       n_ctx: req.nCtx ?? DEFAULT_N_CTX,
+      // One sequence: samples are generated one at a time, and a sequence never gets a share of n_ctx.
+      n_parallel: 1,
+      // wllama hands llama.cpp the overrides without the empty-key entry that ends the list (llama.cpp
+      // aborts without it): the last, empty key is that end.
+      ...(beyond
+        ? { kv_overrides: { [train.key]: `int:${req.nCtx}`, '': 'int:0' }, yarn_orig_ctx: train.contextLength }
+        : {}),
       n_threads: req.nThreads,
       log_level: LogLevel.DEBUG,
       ...(req.gpuLayers === 'all' ? {} : { n_gpu_layers: req.gpuLayers }),
@@ -182,7 +200,10 @@ async function load(req: WllamaLoadRequest, onProgress?: (p: LoadProgress) => vo
     ggufVersion: header.version,
     nVocab: meta.hparams.nVocab,
     nCtx: ctx.n_ctx,
-    nCtxTrain: meta.hparams.nCtxTrain,
+    // With the override, llama.cpp reports the overridden value: the file's own is the one read above.
+    nCtxTrain: beyond ? train.contextLength : meta.hparams.nCtxTrain,
+    // The server caps a request at the training context unless it was overridden above.
+    contextWindow: beyond ? ctx.n_ctx : Math.min(ctx.n_ctx, meta.hparams.nCtxTrain || ctx.n_ctx),
     hasChatTemplate: !!w.getChatTemplate(),
     architecture: meta.meta['general.architecture'] ?? null,
     threads: w.getNumThreads(),

@@ -24,6 +24,9 @@ import type { BirdTablesEntry } from '../core/prompt/omnisql-schema.ts';
 import { renderPresetSchema } from '../core/prompt/preset-schema.ts';
 import { presetFingerprint, type PolicyPreset } from '../core/prompt/presets.ts';
 import { presetEnv, runPresetGeneration, type PresetSampling } from '../core/run/preset-generation.ts';
+import { presetContextProblem } from '../core/run/preset-context.ts';
+import { renderPresetMessages } from '../core/prompt/presets.ts';
+import { renderPlainChat } from '../core/engine/plain-template.ts';
 import { generationScorer } from '../core/run/score-run.ts';
 import type { RunConfig, RunHeader, SampleRecord } from '../core/run/types.ts';
 import { StoreError } from '../adapters/store/errors.ts';
@@ -60,6 +63,7 @@ export async function startGenerationRun(
     throw new StoreError('NOT_FOUND', `the loaded engine is ${engine.kind}, the run asks for ${req.spec.engine}`);
   const preset = req.spec.preset;
   const tables = preset ? presetTables(preset, dataset, indices) : undefined;
+  if (preset) await checkPresetContext(ctx, dataset, preset, tables, indices[0]!, req.spec, engine);
   const header = newRunHeader(
     {
       name: req.name,
@@ -233,7 +237,7 @@ async function execute(
  * undefined for a preset that renders BIRD's CREATE TABLE; refuses, naming the preset and what
  * is missing, a preset the app cannot run on this dataset.
  */
-function presetTables(preset: PolicyPreset, dataset: DatasetRecord, indices: readonly number[]) {
+export function presetTables(preset: PolicyPreset, dataset: DatasetRecord, indices: readonly number[]) {
   if (preset.multiTurn) {
     try {
       presetEnv(preset, true);
@@ -290,6 +294,79 @@ const presetProgress = (done: number, total: number) => ({
   phase: 'generate' as const,
 });
 
+/** Each database's schema as the preset renders it, once per database (OmniSQL's from `tables`). */
+export function presetSchemas(
+  preset: PolicyPreset,
+  schemas: Awaited<ReturnType<AppPorts['executors']['openSchemaSource']>>,
+  tables: readonly BirdTablesEntry[] | undefined,
+): (dbId: string) => Promise<string> {
+  const query = schemas.query;
+  const rendered = new Map<string, Promise<string>>();
+  return (dbId) => {
+    let r = rendered.get(dbId);
+    if (!r) {
+      r = renderPresetSchema(preset, dbId, {
+        schemaSource: schemas.source,
+        query: (id, sql) => {
+          if (!query)
+            throw new WorkbenchError('INTERNAL', "this app's schema reader cannot run the example-value queries");
+          return query(id, sql);
+        },
+        tablesEntry: (id) => tables?.find((e) => e.db_id === id),
+      });
+      rendered.set(dbId, r);
+    }
+    return r;
+  };
+}
+
+/**
+ * Refuses, before the run is stored, a preset run whose first prompt plus its turns cannot fit
+ * the loaded engine's context (preset-context.ts), counted with the engine's tokenizer on the
+ * prompt as the plain template renders it (a chat template adds a few tokens per message). An
+ * engine that cannot count tokens or names no context is not checked.
+ */
+async function checkPresetContext(
+  ctx: AppPorts,
+  dataset: DatasetRecord,
+  preset: PolicyPreset,
+  tables: readonly BirdTablesEntry[] | undefined,
+  index: number,
+  spec: GenerationSpec,
+  engine: Engine,
+): Promise<void> {
+  const contextWindow = engine.contextWindow();
+  if (contextWindow === null || !engine.capabilities.tokenize || !engine.countTokens) return;
+  const q = dataset.questions[index]!;
+  const schemas = await ctx.executors.openSchemaSource(
+    ctx.datasets.source(dataset.databases, dataset.name),
+    256 * 1024 * 1024,
+  );
+  let promptTokens: number;
+  try {
+    const rendered = renderPresetMessages(
+      preset,
+      { question: q.question, evidence: q.evidence },
+      await presetSchemas(preset, schemas, tables)(q.dbId),
+    );
+    const messages = preset.prefill
+      ? [...rendered.messages, { role: 'assistant' as const, content: preset.prefill }]
+      : rendered.messages;
+    promptTokens = await engine.countTokens(renderPlainChat(messages));
+  } finally {
+    schemas.dispose();
+  }
+  const problem = presetContextProblem({
+    preset,
+    engine: engine.kind,
+    questionId: q.questionId,
+    promptTokens,
+    maxTokens: spec.params.maxTokens,
+    contextWindow,
+  });
+  if (problem) throw new WorkbenchError('BAD_OPTION', problem);
+}
+
 /** A preset's generation (src/core/run/preset-generation.ts) on the run's engine, schema worker and SQL pool. */
 async function executePreset(
   preset: PolicyPreset,
@@ -314,24 +391,7 @@ async function executePreset(
       'NOT_FOUND',
       `preset ${preset.id} is multi-turn and this app's SQL executor cannot run its probes read-only: use the app's SQL worker pool`,
     );
-  const query = schemas.query;
-  const rendered = new Map<string, Promise<string>>();
-  const schema = (dbId: string) => {
-    let r = rendered.get(dbId);
-    if (!r) {
-      r = renderPresetSchema(preset, dbId, {
-        schemaSource: schemas.source,
-        query: (id, sql) => {
-          if (!query)
-            throw new WorkbenchError('INTERNAL', "this app's schema reader cannot run the example-value queries");
-          return query(id, sql);
-        },
-        tablesEntry: (id) => a.plan.tables?.find((e) => e.db_id === id),
-      });
-      rendered.set(dbId, r);
-    }
-    return r;
-  };
+  const schema = presetSchemas(preset, schemas, a.plan.tables);
   const outcome = await runPresetGeneration(
     { engine: a.spec.engine, model: a.spec.model, preset, sampling: appPresetSampling(preset, a.spec.params) },
     a.config,

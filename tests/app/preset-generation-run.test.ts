@@ -27,6 +27,8 @@ import { DEFAULT_RUN_CONFIG } from '../../src/core/run/types.ts';
 import { fileDataset, memoryAppPorts } from '../helpers/memory-app-ports.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS } from '../helpers/series-dumps.ts';
 import { sharedData } from '../helpers/shared-data.ts';
+import { rejectionOf } from '../helpers/errors.ts';
+import { renderPlainChat } from '../../src/core/engine/plain-template.ts';
 
 const fixture = JSON.parse(
   readFileSync(path.join(import.meta.dirname, '..', 'core', 'prompt', 'fixtures', 'preset-prompts.json'), 'utf8'),
@@ -50,7 +52,7 @@ async function minidev(withTables: boolean): Promise<DatasetRecord> {
  * `answers[questionId]` in `<solution>`. Single turn: the answer in a ```sql block.
  */
 class ScriptedPolicy implements Engine {
-  readonly kind = 'openai';
+  readonly kind: string = 'openai';
   readonly capabilities = { streaming: false, nativeN: false, logprobs: false, tokenize: false };
   readonly chats: Array<{ questionId: number; messages: ChatMessage[]; params: SamplingParams }> = [];
   constructor(
@@ -85,6 +87,24 @@ class ScriptedPolicy implements Engine {
     return first
       ? done(`<think>Look at the data first.</think>\n<sql>${this.gold.get(id)}`, '</sql>')
       : done(`<think>The rows look right.</think>\n<solution>${answer}`, '</solution>');
+  }
+}
+
+/**
+ * TEST DOUBLE of the CPU engine's context: the scripted policy as a `wllama` engine with a
+ * context window and a tokenizer of one token per character, which records each text it counted.
+ */
+class ScriptedPolicyWithContext extends ScriptedPolicy {
+  override readonly kind = 'wllama';
+  override readonly capabilities = { streaming: false, nativeN: false, logprobs: false, tokenize: true };
+  readonly counted: string[] = [];
+  window = 0;
+  override contextWindow(): number | null {
+    return this.window;
+  }
+  async countTokens(text: string): Promise<number> {
+    this.counted.push(text);
+    return text.length;
   }
 }
 
@@ -222,5 +242,34 @@ describe('app generation runs under a policy preset', () => {
     ).rejects.toThrow(/has no entry for database "student_club"/);
     expect(await app.ports.runs.list()).toEqual([]);
     expect(engine.chats).toEqual([]);
+  }, 60_000);
+
+  it("refuses before anything is stored a multi-turn run whose first prompt plus its turns cannot fit the engine's context, naming the prompt's tokens, the context and what to set; runs when it just fits", async () => {
+    const dataset = await minidev(true);
+    const { app, indices } = setup(dataset, [1312]);
+    const gold = new Map([[1312, dataset.gold[indices[0]!]!.sql]]);
+    const engine = new ScriptedPolicyWithContext(gold, gold);
+    engine.window = 2048;
+    const base = request(dataset, indices, SKYRL_SQL_PRESET, { maxTokens: 16 });
+    const req = { ...base, spec: { ...base.spec, engine: 'wllama' } };
+    const err = await rejectionOf(startGenerationRun(app.ports, dataset, req, engine));
+    expect(engine.counted).toHaveLength(1);
+    const tokens = engine.counted[0]!.length;
+    const need = tokens + 5 * 16;
+    expect(err).toMatchObject({ code: 'BAD_OPTION' });
+    expect(err.message).toBe(
+      `preset skyrl-sql-v1 does not fit the loaded model's context: the first prompt (question 1312) is ${tokens} tokens and ` +
+        `its 5 turns of up to 16 tokens each (observations come on top) bring a request to ${need} tokens, more than the context of 2048 tokens: ` +
+        `set "Context (tokens)" on the Generate screen to at least ${Math.ceil(need / 1024) * 1024} and load the model again ` +
+        "(beyond the model's training context llama.cpp still runs it, and quality may drop), or lower max tokens",
+    );
+    expect(await app.ports.runs.list()).toEqual([]);
+    expect(engine.chats).toEqual([]);
+
+    // Exactly the need: the run plays, and the text counted is the first turn's prompt as the plain template renders it.
+    engine.window = need;
+    const r = await startGenerationRun(app.ports, dataset, req, engine);
+    expect(r.outcome.kind).toBe('done');
+    expect(engine.counted[1]).toBe(renderPlainChat(engine.chats[0]!.messages));
   }, 60_000);
 });

@@ -3,15 +3,21 @@
  * (headless Chromium), with REAL inference: stories260K.gguf on the CPU engine (wllama). BIRD
  * mini-dev is imported through the folder input (its dev_tables.json, beside the questions, is
  * stored with it: the preset renders OmniSQL's schema from it), the first 5 questions are asked
- * with 16 tokens per turn. wllama cannot continue a final assistant message, so the episodes are
- * played as conversations. The model writes stories, never `<sql>` or `<solution>`: every turn is
- * an invalid action, every episode must still end (at the turn limit) and count as a format
- * failure. The Turns panel must show episodeStats of the stored samples, each trajectory view the
- * stored turns. Screenshots of both at 1400×1000 and 390×844 go to test-artifacts/.
+ * with 16 tokens per turn. SkyRL's prompt (about 5,800 of this model's tokens) does not fit the
+ * model's 2048-token training context: the run is refused before it starts, saying what to set;
+ * with the Generate screen's context set to 8192 (beyond the training context, with a warning)
+ * the run plays. wllama cannot continue a final assistant message, so the episodes are played as
+ * conversations. The model writes stories, never `<sql>` or `<solution>`: every turn is an invalid
+ * action, every episode runs to the preset's turn limit (5) and counts as a format failure. The
+ * Turns panel must show episodeStats of the stored samples, each trajectory view all its turns.
+ * Screenshots of the preset picker, the Turns panel and a trajectory at 1400×1000 and 390×844 go
+ * to test-artifacts/.
  */
 import { describe, expect, it } from 'vitest';
 import { episodeStats } from '../../src/core/episode/stats.ts';
 import { SKYRL_SQL_PRESET, presetFingerprint } from '../../src/core/prompt/presets.ts';
+import { observationText, type SkyrlSqlEnv } from '../../src/core/episode/skyrl-sql.ts';
+import { presetEnv } from '../../src/core/run/preset-generation.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
@@ -55,7 +61,7 @@ describe.skipIf(browserSkipReason())(
       }, runId);
     }
 
-    it('5 questions: every episode ends and is counted (the prompt overflows the model context: an engine error on turn 1), the Turns panel and each trajectory show what was stored', async () => {
+    it("5 questions under skyrl-sql-v1: refused on the model's 2048-token context with what to set, then, with the context set to 8192, every episode plays its 5 invalid turns to the limit, counted as a format failure; the Turns panel and each trajectory show what was stored", async () => {
       await page.setViewportSize({ width: 1400, height: 1000 });
       await page.goto(server.url + '#/datasets');
       await importBirdMiniDev(page);
@@ -66,18 +72,47 @@ describe.skipIf(browserSkipReason())(
       await page.getByTestId('engine-load').click();
       await expect
         .poll(async () => (await page.getByTestId('engine-loaded').textContent()) ?? '', { timeout: 60_000 })
-        .toContain('wllama · stories260K.gguf');
+        .toContain('wllama · stories260K.gguf · context 2048 tokens');
       await page.locator(`[data-preset="${SKYRL_SQL_PRESET.id}"] input`).check();
+      await page.getByTestId('preset-chosen').scrollIntoViewIfNeeded();
+      await both('preset-picker');
       await page.getByTestId('gen-subset').selectOption('first');
       await page.getByTestId('gen-first-n').fill('5');
       await page.getByTestId('gen-max-tokens').fill('16');
       await page.getByTestId('gen-name').fill('stories · skyrl-sql-v1');
+      const runsBefore = await page.evaluate(() => location.hash);
+
+      // The default context (the model's training context, 2048) cannot hold SkyRL's prompt (its
+      // system text alone is about 2,150 of this model's tokens): refused before any run is stored.
       await page.getByTestId('gen-start').click();
-      await page.waitForURL(/#\/run\/[^/]+$/, { timeout: 300_000 });
+      const refusal = page.getByTestId('gen-error');
+      await refusal.waitFor({ timeout: 120_000 });
+      expect(await refusal.textContent()).toMatch(
+        /preset skyrl-sql-v1 does not fit the loaded model's context: the first prompt \(question \d+\) is \d+ tokens and its 5 turns of up to 16 tokens each \(observations come on top\) bring a request to \d+ tokens, more than the context of 2048 tokens: set "Context \(tokens\)" on the Generate screen to at least \d+ and load the model again/,
+      );
+      expect(await page.evaluate(() => location.hash)).toBe(runsBefore);
+
+      // The context set on the Generate screen, beyond the training context: allowed, with a warning.
+      await page.getByTestId('gguf-context').fill('8192');
+      await page.getByTestId('engine-load').click();
+      await expect
+        .poll(async () => (await page.getByTestId('engine-loaded').textContent()) ?? '', { timeout: 60_000 })
+        .toContain('wllama · stories260K.gguf · context 8192 tokens');
+      expect(await page.getByTestId('engine-context-warning').textContent()).toContain(
+        "the context (8192 tokens) is beyond the model's training context (2048 tokens): llama.cpp allows it, but the model's quality may drop past token 2048",
+      );
+      // The refusal (still shown) and the warning, on the Generate screen.
+      await page.getByTestId('engine-context-warning').scrollIntoViewIfNeeded();
+      await both('context');
+      await page.getByTestId('gen-start').click();
+      await page.waitForURL(/#\/run\/[^/]+$/, { timeout: 480_000 });
       const runId = decodeURIComponent(page.url().split('#/run/')[1]!);
 
       const samples = await storedSamples(runId);
       expect(samples).toHaveLength(5);
+      const env = presetEnv(SKYRL_SQL_PRESET, true) as SkyrlSqlEnv;
+      const limit = SKYRL_SQL_PRESET.multiTurn!.maxTurns;
+      expect(limit).toBe(5);
       for (const s of samples) {
         const e = s.episode!;
         expect(s.generation).toMatchObject({ templateId: 'skyrl-sql-v1', engine: 'wllama', model: 'stories260K.gguf' });
@@ -85,16 +120,38 @@ describe.skipIf(browserSkipReason())(
         expect(s.generation!.prompt.map((m) => m.role)).toEqual(['system', 'user']);
         expect(s.generation!.prompt[0]!.content).toBe(SKYRL_SQL_PRESET.messages[0]!.content);
         expect(s.generation!.prompt[1]!.content).toContain('CREATE TABLE');
-        // SkyRL's prompt is longer than stories260K's 2048-token context (its system text alone is
-        // 2,742 characters, about 2,150 of this model's tokens): llama.cpp refuses the first turn,
-        // and the episode ends there on the engine's error, counted, its SQL none, scored 0.
-        expect(e.endReason).toBe('engine-error');
-        expect(e.error).toMatch(/request \(\d+ tokens\) exceeds the available context size \(2048 tokens\)/);
-        expect(s.generation!.error).toBe(e.error);
-        expect([e.finalSql, s.sql, s.ex]).toEqual([null, '', 0]);
+        expect(s.generation!.tokensIn).toBeGreaterThan(2048);
+        // The model writes stories: every turn an invalid action (no probe), answered with SkyRL's
+        // invalid-action observation and the turns left, up to the limit, where the episode ends
+        // without a solution: a format failure, no SQL, scored 0.
+        expect(e.turns).toHaveLength(limit);
+        expect(e.turnsUsed).toBe(limit);
+        for (const [k, t] of e.turns.entries()) {
+          expect(t.probeSql, `${s.index} turn ${k + 1}`).toBeNull();
+          expect(t.probe).toBeNull();
+          expect(t.text.length).toBeGreaterThan(0);
+          expect(t.observation).toBe(k + 1 < limit ? observationText(env, s.dbId, null, null, limit - k - 1) : null);
+        }
+        expect(e.error).toBeUndefined();
+        expect(s.generation!.error).toBeUndefined();
+        expect([e.endReason, e.formatValid, e.presetReward, e.finalSql, s.sql, s.ex]).toEqual([
+          'turn-limit',
+          false,
+          -1,
+          null,
+          '',
+          0,
+        ]);
       }
       const stats = episodeStats(samples);
-      expect([stats.episodes, stats.engineErrors, stats.noFinalSql]).toEqual([5, 5, 5]);
+      expect([
+        stats.episodes,
+        stats.formatFailures,
+        stats.cutByTurnLimit,
+        stats.engineErrors,
+        stats.noFinalSql,
+      ]).toEqual([5, 5, 5, 0, 5]);
+      expect(stats.turnsMean).toBe(limit);
 
       // The Turns panel: episodeStats of the stored samples.
       await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor();
@@ -102,10 +159,14 @@ describe.skipIf(browserSkipReason())(
       const count = async (key: string) => (await panel.locator(`[data-count="${key}"]`).textContent())?.trim();
       expect(await count('episodes')).toBe('5');
       expect(await count('turns-mean')).toBe(stats.turnsMean!.toFixed(2));
-      expect(await count('engine-errors')).toBe('5');
+      // No episode ended on the engine's error: the panel leaves that count out.
+      expect(await panel.locator('[data-count="engine-errors"]').count()).toBe(0);
+      expect(await count('solution')).toBe('0');
+      expect(await count('preset-reward')).toBe(stats.presetRewardMean!.toFixed(3));
+      expect(stats.presetRewardMean).toBe(-1);
       expect(await count('no-final-sql')).toBe('5');
-      expect(await count('turn-limit')).toBe(String(stats.cutByTurnLimit));
-      expect(await count('format-failure')).toBe(String(stats.formatFailures));
+      expect(await count('turn-limit')).toBe('5');
+      expect(await count('format-failure')).toBe('5');
       expect(await count('probes')).toBe(String(stats.probes));
       expect(await panel.getByTestId('turns-preset').textContent()).toContain(presetFingerprint(SKYRL_SQL_PRESET));
       await panel.scrollIntoViewIfNeeded();
@@ -117,7 +178,7 @@ describe.skipIf(browserSkipReason())(
         const view = page.locator(`[data-testid="item-detail"][data-index="${s.index}"] [data-testid="trajectory"]`);
         await view.waitFor();
         const turns = view.getByTestId('turn');
-        expect(await turns.count()).toBe(s.episode!.turns.length);
+        expect(await turns.count()).toBe(limit);
         for (const [k, t] of s.episode!.turns.entries()) {
           expect(await turns.nth(k).getByTestId('turn-text').textContent(), `${s.index} turn ${k + 1}`).toBe(t.text);
           if (t.observation !== null)
@@ -131,6 +192,12 @@ describe.skipIf(browserSkipReason())(
       for (const d of await view.locator('details').all()) await d.evaluate((el) => el.setAttribute('open', ''));
       await view.scrollIntoViewIfNeeded();
       await both('trajectory');
-    }, 600_000);
+      // On a wide screen the item's pane scrolls: its last turns, in view.
+      await view
+        .getByTestId('turn')
+        .nth(limit - 1)
+        .scrollIntoViewIfNeeded();
+      await screenshot(page, 'preset-run-trajectory-last-turns-1400x1000.png');
+    }, 900_000);
   },
 );

@@ -30,8 +30,8 @@ const files = new Map<string, File>();
 const engines: WllamaEngine[] = [];
 
 /** A fresh engine with the picked files registered; unloaded after each test. */
-function engine(threads: number | 'auto' = 'auto'): WllamaEngine {
-  const e = createWllamaEngine({ threads });
+function engine(threads: number | 'auto' = 'auto', nCtx: number | null = null): WllamaEngine {
+  const e = createWllamaEngine({ threads, nCtx });
   for (const [name, file] of files) e.addFile(name, file);
   engines.push(e);
   return e;
@@ -205,6 +205,32 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
     );
     expect(c!.finishReason).toBe('error');
     expect(c!.error).toMatch(/exceeds the available context size \(2048 tokens\)/);
+  });
+
+  it('allocates the context asked for, beyond the training context, and a request uses all of it', async () => {
+    const e = engine('auto', 4096);
+    await e.load(storiesRef);
+    expect(e.loaded).toMatchObject({ nCtx: 4096, nCtxTrain: 2048, contextWindow: 4096 });
+    expect([e.contextWindow(), e.trainingContext()]).toEqual([4096, 2048]);
+    // About 2,700 tokens: past the training context, within the one asked for.
+    const long = 'word '.repeat(900);
+    const tokens = await e.countTokens(long);
+    expect(tokens).toBeGreaterThan(2048);
+    const [c] = await e.generate({ messages: [{ role: 'user', content: long }] }, { ...GREEDY, maxTokens: 8 });
+    expect(c!.error).toBeUndefined();
+    expect(c!.finishReason).toMatch(/stop|length/);
+    expect(c!.tokensIn).toBeGreaterThan(2048);
+  }, 300_000);
+
+  it('allocates a context below the training context when asked, and refuses a longer request with that context', async () => {
+    const e = engine('auto', 1024);
+    await e.load(storiesRef);
+    expect([e.contextWindow(), e.trainingContext()]).toEqual([1024, 2048]);
+    const [c] = await e.generate(
+      { messages: [{ role: 'user', content: 'word '.repeat(1500) }] },
+      { ...GREEDY, maxTokens: 8 },
+    );
+    expect(c!.error).toMatch(/exceeds the available context size \(1024 tokens\)/);
   });
 
   it('runs a BIRD question end to end: prompt fitted with the model tokenizer, story completions, no SQL, EX 0', async () => {

@@ -9,10 +9,14 @@ import { recommendEngine, type Recommendation } from '../../core/engine/engine-r
 import type { CustomModelRecord } from './webllm-custom.ts';
 
 export interface EngineFactory {
-  /** llama.cpp in WebAssembly on a GGUF file the user picked, or a GGUF URL; layers on WebGPU: all by default, a count, 0 for the CPU. */
+  /**
+   * llama.cpp in WebAssembly on a GGUF file the user picked, or a GGUF URL; layers on WebGPU: all
+   * by default, a count, 0 for the CPU; `nCtx`: the context to allocate (null: 4096, a request
+   * using at most the model's training context).
+   */
   gguf(
     model: { file: File } | { url: string },
-    options?: { gpuLayers?: number | 'all' },
+    options?: { gpuLayers?: number | 'all'; nCtx?: number | null },
   ): Promise<{ engine: Engine; model: ModelRef }>;
   /** An OpenAI-compatible server (vLLM, llama.cpp, Ollama); the key is never recorded. */
   openai(options: {
@@ -34,7 +38,7 @@ export function createBrowserEngineFactory(): EngineFactory {
   return {
     async gguf(source, options = {}) {
       const { createWllamaEngine } = await import('./wllama-engine.ts');
-      const engine = createWllamaEngine({ gpuLayers: options.gpuLayers ?? 'all' });
+      const engine = createWllamaEngine({ gpuLayers: options.gpuLayers ?? 'all', nCtx: options.nCtx ?? null });
       if ('file' in source) return { engine, model: engine.addFile(source.file.name, source.file) };
       const url = source.url.trim();
       return { engine, model: { id: url.split('/').pop() || url, source: url } };

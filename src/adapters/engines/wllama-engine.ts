@@ -31,7 +31,11 @@ import type { GgufSource, WllamaModelInfo, WllamaWorkerApi, WorkerReply } from '
 export interface WllamaEngineOptions {
   /** Threads for llama.cpp: a number, or 'auto' (default) for `chooseThreads`. */
   threads?: number | 'auto';
-  /** Context window to allocate; default: the model's training context, at most 4096. */
+  /**
+   * Context to allocate, in tokens, all of it usable by one request (also beyond the model's
+   * training context: llama.cpp allows it, quality may drop there); default (null): 4096, a
+   * request using at most the training context.
+   */
   nCtx?: number | null;
   /** Layers on the GPU (WebGPU): 'all' (default), a count, or 0 for the CPU; llama.cpp falls back to the CPU by itself. */
   gpuLayers?: number | 'all';
@@ -161,7 +165,11 @@ export class WllamaEngine implements Engine {
   }
 
   contextWindow(): number | null {
-    return this.model ? Math.min(this.model.nCtx, this.model.nCtxTrain || this.model.nCtx) : null;
+    return this.model ? this.model.contextWindow : null;
+  }
+
+  trainingContext(): number | null {
+    return this.model?.nCtxTrain || null;
   }
 
   async countTokens(text: string): Promise<number> {

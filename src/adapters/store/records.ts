@@ -15,6 +15,7 @@ import type { HarnessFormat } from '../../core/formats/harness.ts';
 import type { SeriesReport } from '../../core/series/stats.ts';
 import type { WallTimeSource } from '../../core/series/model.ts';
 import type { BirdTablesEntry } from '../../core/prompt/omnisql-schema.ts';
+import type { PolicyPreset } from '../../core/prompt/presets.ts';
 
 export interface StoredDatabase {
   /** sha256 of the file: one stored copy per distinct database, shared by every dataset and run. */
@@ -190,6 +191,8 @@ export interface BatchExportRequest {
   contextWindow: number | null;
   /** An existing plan: export only these custom_ids of it (the missing lines), ignoring the rest of the request. */
   redo?: { plan: BatchPlan; customIds: string[] };
+  /** A single-turn policy preset: its messages, sampling and stops in every request, `spec.params.n` samples (a multi-turn one is refused). */
+  preset?: PolicyPreset;
 }
 
 export interface BatchExportFiles {

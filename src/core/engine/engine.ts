@@ -131,6 +131,8 @@ export interface Engine {
   countTokens?(text: string): Promise<number>;
   /** Context window of the loaded model, in tokens. */
   contextWindow(): number | null;
+  /** The loaded model's training context, in tokens, where the engine knows it and may run beyond it (the CPU engine). */
+  trainingContext?(): number | null;
   /**
    * The device that runs the loaded model, as the engine found out (not as configured), and
    * why the CPU when a GPU was asked for; engines that cannot tell leave it out.

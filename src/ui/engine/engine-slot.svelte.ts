@@ -32,6 +32,29 @@ const ls = (k: string): string => {
   }
 };
 
+/** The CPU engine's context setting: at least 256 tokens, at most 131072 (wllama's 4 GiB of WebAssembly memory holds the model and its cache). */
+export const GGUF_CONTEXT_MIN = 256;
+export const GGUF_CONTEXT_MAX = 131072;
+
+/** The context field's value as the engine takes it; a bad value is refused, naming the field and the range. */
+export function checkedGgufContext(tokens: number | null): number | null {
+  if (tokens === null) return null;
+  if (!Number.isInteger(tokens) || tokens < GGUF_CONTEXT_MIN || tokens > GGUF_CONTEXT_MAX)
+    throw new WorkbenchError(
+      'BAD_OPTION',
+      `Context (tokens) must be empty (the default: 4096, at most the model's training context) or an integer from ${GGUF_CONTEXT_MIN} to ${GGUF_CONTEXT_MAX}, got ${tokens}`,
+    );
+  return tokens;
+}
+
+/** Why the loaded context may read worse: it runs beyond the model's training context (null when it does not). */
+export function contextBeyondTraining(engine: Engine | null): string | null {
+  const ctx = engine?.contextWindow() ?? null;
+  const train = engine?.trainingContext?.() ?? null;
+  if (ctx === null || train === null || ctx <= train) return null;
+  return `the context (${ctx} tokens) is beyond the model's training context (${train} tokens): llama.cpp allows it, but the model's quality may drop past token ${train}`;
+}
+
 /** One slot's own fields (the picked file, advice, verdict and the loaded engine are `$state.raw`, apart). */
 interface EngineSlotFields {
   engineKind: EngineChoice;
@@ -42,6 +65,8 @@ interface EngineSlotFields {
   apiKey: string;
   /** GGUF layers on the GPU: null for all (the default), a count, 0 for the CPU. */
   ggufGpuLayers: number | null;
+  /** The CPU engine's context in tokens: null for the default (4096, a request using at most the training context). */
+  ggufContext: number | null;
   /** Requests in flight and retries per request: a cluster behind the URL takes many more than one GPU. */
   openaiConcurrency: number;
   openaiRetries: number;
@@ -61,6 +86,7 @@ export class EngineSlot {
     openaiModel: '',
     apiKey: '',
     ggufGpuLayers: null,
+    ggufContext: null,
     openaiConcurrency: 4,
     openaiRetries: 4,
     webllmId: this.defaultWebLlmId(),
@@ -130,6 +156,9 @@ export class EngineSlot {
   }
   setGgufGpuLayers(layers: number | null): void {
     this.#s.ggufGpuLayers = layers;
+  }
+  setGgufContext(tokens: number | null): void {
+    this.#s.ggufContext = tokens;
   }
   setBaseUrl(url: string): void {
     this.#s.baseUrl = url;
@@ -241,8 +270,9 @@ export class EngineSlot {
         if (layers !== null && (!Number.isInteger(layers) || layers < 0))
           throw new WorkbenchError('BAD_OPTION', `GPU layers must be empty (all) or an integer >= 0, got ${layers}`);
         const gpuLayers = layers ?? 'all';
-        if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile }, { gpuLayers });
-        else if (this.#s.ggufUrl.trim()) made = await this.engines.gguf({ url: this.#s.ggufUrl }, { gpuLayers });
+        const nCtx = checkedGgufContext(this.#s.ggufContext);
+        if (this.ggufFile) made = await this.engines.gguf({ file: this.ggufFile }, { gpuLayers, nCtx });
+        else if (this.#s.ggufUrl.trim()) made = await this.engines.gguf({ url: this.#s.ggufUrl }, { gpuLayers, nCtx });
         else throw new WorkbenchError('BAD_OPTION', 'pick a GGUF file or give its URL');
       } else if (this.#s.engineKind === 'openai') {
         if (!this.#s.baseUrl.trim() || !this.#s.openaiModel.trim())

@@ -6,6 +6,7 @@
  */
 import type { GenerationRunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import type { Engine, ModelRef, SamplingParams } from '../../core/engine/engine.ts';
+import type { PolicyPreset } from '../../core/prompt/presets.ts';
 import type { PromptTemplate } from '../../core/prompt/templates.ts';
 import { errorMessage } from '../../core/errors.ts';
 import {
@@ -42,6 +43,8 @@ interface BatchSource {
   readonly model: ModelRef | null;
   template(): PromptTemplate;
   params(): SamplingParams;
+  /** The chosen policy preset, or null (the template). */
+  preset(): PolicyPreset | null;
   startWith(
     store: WorkbenchStore,
     engine: Engine,
@@ -122,16 +125,19 @@ export class BatchState {
         params: g.params(),
         ...(g.state.sampleRows !== null ? { sampleRows: g.state.sampleRows } : {}),
       };
+      // A single-turn preset: its messages, sampling and stops in every line (a multi-turn one is refused, saying why).
+      const preset = g.preset();
       const files = await store.service.exportBatch(g.state.datasetId!, {
         indices,
         spec,
         contextWindow: this.#s.contextWindow,
+        ...(preset ? { preset } : {}),
       });
-      const base = safeFileName(g.state.name.trim() || `${spec.model.id}-${spec.template.id}`);
+      const base = safeFileName(g.state.name.trim() || `${spec.model.id}-${preset ? preset.id : spec.template.id}`);
       downloadBlob(`${base}.jsonl`, files.jsonl);
       downloadText(`${base}.plan.json`, files.planJson, 'application/json');
       this.#s.exported =
-        `${files.requests} requests (${files.plan.indices.length} questions × ${files.plan.spec.params.n} samples) in ${base}.jsonl, plan in ${base}.plan.json` +
+        `${files.requests} requests (${files.plan.indices.length} questions × ${files.plan.spec.params.n} samples${preset ? `, preset ${preset.id}` : ''}) in ${base}.jsonl, plan in ${base}.plan.json` +
         (files.tooLong.length
           ? `; ${files.tooLong.length} left out, their prompt does not fit the context window`
           : '');
