@@ -16,7 +16,7 @@ import { GGUF_HEADER_BYTES, checkGgufHeader } from './gguf-header.ts';
 /** Reads `length` bytes at `offset` (fewer at the end of the file). */
 export type ByteRangeReader = (offset: number, length: number) => Promise<Uint8Array>;
 
-export interface GgufTrainingContext {
+interface GgufTrainingContext {
   /** `general.architecture`, e.g. `llama`, `qwen2`. */
   architecture: string;
   /** The metadata key that holds it: `<architecture>.context_length`. */

@@ -7,7 +7,7 @@
  */
 import type { PolicyPreset } from '../prompt/presets.ts';
 
-export interface PresetContextInput {
+interface PresetContextInput {
   preset: PolicyPreset;
   /** The engine kind (`wllama` has a context setting on the Generate screen). */
   engine: string;

@@ -37,7 +37,7 @@ export const GGUF_CONTEXT_MIN = 256;
 export const GGUF_CONTEXT_MAX = 131072;
 
 /** The context field's value as the engine takes it; a bad value is refused, naming the field and the range. */
-export function checkedGgufContext(tokens: number | null): number | null {
+function checkedGgufContext(tokens: number | null): number | null {
   if (tokens === null) return null;
   if (!Number.isInteger(tokens) || tokens < GGUF_CONTEXT_MIN || tokens > GGUF_CONTEXT_MAX)
     throw new WorkbenchError(
