@@ -402,3 +402,10 @@ export function summarizeAggregations(
 export function aggregationScore(values: readonly AggregationValue[] | undefined, id: AggregationId): number | null {
   return values?.find((v) => v.id === id)?.score ?? null;
 }
+
+/** The aggregations whose judgings some of these samples have (explicit criteria, implicit, Likert). */
+export function judgedAggregationIds(
+  all: readonly Pick<RubricScores, 'explicit' | 'implicit' | 'likert'>[],
+): AggregationId[] {
+  return AGGREGATION_IDS.filter((id) => aggregationDef(id).needs.every((n) => all.some((s) => s[n] !== null)));
+}

@@ -160,6 +160,18 @@ export function replayCompletions(jobs: readonly RarJob[]): Map<number, string[]
   return out;
 }
 
+/** The jobs' rule rewards (`rule_score`) by row index then sample, or null when no line gives one. */
+export function replayRules(jobs: readonly RarJob[]): Map<number, Array<number | null>> | null {
+  if (!jobs.some((j) => j.rule !== null)) return null;
+  const out = new Map<number, Array<number | null>>();
+  for (const j of jobs) {
+    const list = out.get(j.row.index) ?? [];
+    list[j.sample] = j.rule;
+    out.set(j.row.index, list);
+  }
+  return out;
+}
+
 /** The (index, sample) keys a run plans: every row times `samples` (a replay: what the file has). */
 export function plannedKeys(rows: readonly RarRow[], samples: number, policy: RarPolicy): [number, number][] {
   const out: [number, number][] = [];
