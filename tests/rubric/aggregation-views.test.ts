@@ -13,6 +13,8 @@ import { toCsv } from '../../src/core/runfile/export.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
 import { mulberry32 } from '../../src/core/util/rng.ts';
 import { runAggregations } from '../../src/ui/rubric/analysis.ts';
+import { parseRarJsonl } from '../../src/core/rubric/rar-dataset.ts';
+import { pairCompletions, replayRules } from '../../src/core/rubric/rar-run.ts';
 import { question, sample } from '../core/rl/fixtures.ts';
 
 const ITEMS: Pick<RubricItem, 'id' | 'weight' | 'category'>[] = [
@@ -151,5 +153,43 @@ describe('best-of-n by a stored rubric aggregation', () => {
       'mean_logprob',
       'rubric',
     ]);
+  });
+});
+
+describe('a replayed completions file’s rule_score', () => {
+  const rows = parseRarJsonl(
+    ['q0', 'q1']
+      .map((id) =>
+        JSON.stringify({ id, question: id, rubric: [{ title: 'T', description: 'Essential Criteria: t', weight: 5 }] }),
+      )
+      .join('\n'),
+    'd.jsonl',
+  );
+
+  it('is kept per row and sample for rule × judge; a file without any gives none', () => {
+    const jobs = pairCompletions(
+      '{"id": "q1", "completion": "a", "rule_score": 0.5}\n{"id": "q0", "completion": "b"}\n{"id": "q1", "completion": "c", "rule_score": 1}\n',
+      'c.jsonl',
+      rows,
+    );
+    expect(jobs.map((j) => j.rule)).toEqual([0.5, null, 1]);
+    expect(replayRules(jobs)).toEqual(
+      new Map([
+        [1, [0.5, 1]],
+        [0, [null]],
+      ]),
+    );
+    expect(replayRules(pairCompletions('{"id": "q0", "completion": "b"}\n', 'c.jsonl', rows))).toBeNull();
+  });
+
+  it('outside [0, 1] or not a number is refused naming the line', () => {
+    for (const bad of ['1.5', '-0.1', '"1"', 'true'])
+      expect(() =>
+        pairCompletions(
+          `{"id": "q0", "completion": "b"}\n{"id": "q0", "completion": "b", "rule_score": ${bad}}\n`,
+          'c.jsonl',
+          rows,
+        ),
+      ).toThrow(/c\.jsonl:2: "rule_score" must be a number in \[0, 1\]/);
   });
 });
