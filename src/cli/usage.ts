@@ -5,6 +5,7 @@
 import { EXPLOITS } from '../core/probe/exploits.ts';
 import { DEFAULT_JUDGE_TIMEOUT_S } from './judge-flags.ts';
 import { BUILTIN_PRESETS } from '../core/prompt/presets.ts';
+import { AGGREGATION_REGISTRY } from '../core/rubric/aggregations.ts';
 
 export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FILE|DIR|GLOB [--predictions ...] --gold FILE --db-root DIR|ZIP
     [--dataset FILE] [--timeout-s 30] [--workers N] [--read-only]
@@ -28,9 +29,11 @@ export const SERIES_USAGE = `usage: npm run --silent cli -- series --completions
 
 export const RUBRIC_USAGE = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl|FILE.parquet --completions FILE.jsonl
     --judge-url URL --judge-model NAME [--judge-api-key-env VAR]
-    [--aggregation explicit,implicit,likert] [--weighting as-given|paper|rar-integers]
+    [--aggregation ID[,ID...]|all (repeatable; default explicit,implicit,likert)] [--weighting as-given|paper|rar-integers]
     [--normalization positive|absolute] [--no-clip] [--retries 2] [--temperature 0]
-    [--max-tokens 512] [--concurrency 4] [--http-retries 4] [--judge-timeout-s ${DEFAULT_JUDGE_TIMEOUT_S}] [--cache FILE.jsonl] [--out FILE]`;
+    [--max-tokens 512] [--concurrency 4] [--http-retries 4] [--judge-timeout-s ${DEFAULT_JUDGE_TIMEOUT_S}] [--cache FILE.jsonl] [--out FILE]
+  aggregations (id@version: formula; c = 1 when a criterion is met):
+${AGGREGATION_REGISTRY.map((d) => `    ${`${d.id}@${d.version}`.padEnd(21)} ${d.formula}`).join('\n')}`;
 
 export const STATS_USAGE = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
     [--csv FILE] [--prompts-json FILE] [--parquet FILE] [--frontier-jsonl FILE] [--dataset FILE]`;

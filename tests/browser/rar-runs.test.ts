@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiEngine } from '../../src/adapters/engines/openai-engine.ts';
 import { Judge } from '../../src/core/rubric/judge.ts';
+import { aggregateByGroup, aggregationDef, judgedAggregationIds } from '../../src/core/rubric/aggregations.ts';
 import { parseRarJsonl } from '../../src/core/rubric/rar-dataset.ts';
 import { RAR_POLICY_SYSTEM, pairCompletions, runRar, type RarSample } from '../../src/core/rubric/rar-run.ts';
 import { fmt3 } from '../../src/ui/rubric/analysis.ts';
@@ -188,6 +189,73 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
     // The weak answers score low and the sound ones high: the judge read each answer.
     expect(shown.find((s) => s.key === 'med-chest-pain.1')!.agg.implicit).toBe(fmt3(1 / 9));
     expect(shown.find((s) => s.key === 'med-chest-pain.0')!.agg.implicit).toBe(fmt3(8 / 9));
+
+    // The registry's other aggregations per sample and their means: each equals the core on the
+    // Node run's verdicts (group-rank among a question's two samples; an engine policy gives no
+    // rule_score, so rule × judge is null with status no-rule).
+    const refs = [...reference.values()];
+    const ids = judgedAggregationIds(refs.map((r) => r.scores));
+    const values = aggregateByGroup(
+      refs,
+      (r) => r.index,
+      (r) => ({ items: rows[r.index]!.rubric.items, scores: r.scores, rule: null }),
+      ids,
+      { normalization: 'positive', clip: true, unresolved: 'null' },
+    );
+    const others = ids.filter((id) => !['explicit', 'implicit', 'likert'].includes(id));
+    expect(others).toEqual([
+      'explicit-abs',
+      'explicit-unclipped',
+      'veto',
+      'minimum',
+      'all-must-pass',
+      'rule-x-judge',
+      'group-rank',
+    ]);
+    const shownAggs = await page.$$eval('[data-testid="rar-samples"] tbody tr', (trs) =>
+      trs.map((tr) => [
+        (tr as HTMLElement).dataset.key!,
+        Object.fromEntries(
+          [...tr.querySelectorAll<HTMLElement>('dd[data-aggregation]')].map((dd) => [
+            dd.dataset.aggregation!,
+            [dd.firstChild?.textContent?.trim() ?? '', dd.dataset.status!],
+          ]),
+        ),
+      ]),
+    );
+    const wantAggs = refs.map((r, i) => [
+      `${r.rowId}.${r.sample}`,
+      Object.fromEntries(values[i]!.filter((v) => others.includes(v.id)).map((v) => [v.id, [fmt3(v.score), v.status]])),
+    ]);
+    expect(Object.fromEntries(shownAggs)).toEqual(Object.fromEntries(wantAggs));
+    // The weak chest-pain answer is vetoed and ranked below the sound one.
+    const chestWeak = values[refs.findIndex((r) => r.rowId === 'med-chest-pain' && r.sample === 1)]!;
+    expect(chestWeak.find((v) => v.id === 'veto')!.score).toBe(0);
+    expect(chestWeak.find((v) => v.id === 'group-rank')!.score).toBe(0);
+    for (const id of others) {
+      const scored = values.map((vs) => vs.find((v) => v.id === id)!.score).filter((x): x is number => x !== null);
+      const mean = scored.length ? scored.reduce((a, b) => a + b, 0) / scored.length : null;
+      expect(
+        await page.locator(`[data-testid="rubric-means"] td[data-aggregation="${id}"][data-col="mean"]`).textContent(),
+        id,
+      ).toBe(fmt3(mean));
+      expect(
+        await page.locator(`[data-testid="rubric-means"] tr[data-aggregation-row="${id}"] th`).textContent(),
+      ).toContain(`${id}@${aggregationDef(id).version}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await page.locator('[data-testid="rubric-means"]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'rar-aggregations-1400.png');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('[data-testid="rubric-means"]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'rar-aggregations-390.png');
+    await page
+      .locator('[data-testid="rar-samples"] tbody tr')
+      .first()
+      .locator('td[data-col="aggregations"]')
+      .scrollIntoViewIfNeeded();
+    await screenshot(page, 'rar-aggregations-samples-390.png');
+    await page.setViewportSize({ width: 1366, height: 768 });
     await screenshot(page, 'rar-run.png', true);
 
     const download = page.waitForEvent('download');
@@ -199,13 +267,20 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric runs (RaR datasets): gen
       .split('\n')
       .map(
         (l) =>
-          JSON.parse(l) as { id: string; sample: number; completion: string; scores: { explicit: { score: number } } },
+          JSON.parse(l) as {
+            id: string;
+            sample: number;
+            completion: string;
+            scores: { explicit: { score: number } };
+            aggregations: unknown[];
+          },
       );
     expect(exported).toHaveLength(reference.size);
     for (const e of exported) {
       const ref = reference.get(`${e.id}.${e.sample}`)!;
       expect(e.completion).toBe(ref.completion);
       expect(e.scores.explicit.score).toBe(ref.scores.explicit!.score);
+      expect(e.aggregations, `${e.id}.${e.sample}`).toEqual(values[refs.indexOf(ref)]);
     }
 
     await page.reload();

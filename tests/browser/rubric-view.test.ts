@@ -245,10 +245,33 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
         agg: Object.fromEntries(
           [...tr.querySelectorAll<HTMLElement>('td[data-agg]')].map((td) => [td.dataset.agg!, td.textContent!.trim()]),
         ),
+        others: Object.fromEntries(
+          [...tr.querySelectorAll<HTMLElement>('dd[data-aggregation]')].map((dd) => [
+            dd.dataset.aggregation!,
+            dd.firstChild?.textContent?.trim() ?? '',
+          ]),
+        ),
       })),
     );
     for (const row of shown) {
       const ref = reference.get(row.key)!;
+      // The registry's aggregations on a SQL run, computed here: rule × judge = EX × explicit
+      // (0 when EX = 0, whatever the judge said); veto = 0 when a resolved Essential fails or a
+      // pitfall triggers (met when its weight is negative, unmet otherwise), else explicit; one
+      // sample per question, so group-rank has nothing to rank against.
+      const explicit = ref.scores.explicit?.score ?? null;
+      const met = new Map(ref.scores.criteria.map((v) => [v.id, v.met]));
+      const vetoed = RUBRIC.items.some((it) => {
+        const m = met.get(it.id);
+        if (m === null || m === undefined) return false;
+        if (it.category === 'essential') return !m;
+        return it.category === 'pitfall' && (it.weight < 0 ? m : !m);
+      });
+      expect(row.others, row.key).toMatchObject({
+        'rule-x-judge': fmt3(ref.ex === 0 ? 0 : explicit),
+        veto: fmt3(vetoed ? 0 : explicit),
+        'group-rank': '—',
+      });
       expect(row.ex, row.key).toBe(String(ref.ex));
       for (const v of ref.scores.criteria) {
         expect(row.items[v.id], `${row.key} ${v.id}`).toMatchObject({ met: String(v.met), status: v.status });
@@ -309,6 +332,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     expect(await rows.count()).toBe(keys.length);
     await page.locator('canvas').first().waitFor();
     await screenshot(page, 'rubric-view.png', true);
+    for (const [width, height] of [
+      [1400, 1000],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      await page.locator('[data-testid="rubric-means"]').scrollIntoViewIfNeeded();
+      await screenshot(page, `rubric-aggregations-${width}x${height}.png`);
+    }
+    await page.setViewportSize({ width: 1366, height: 768 });
   });
 
   it('scores again from the IndexedDB judge cache without a judge call', async () => {

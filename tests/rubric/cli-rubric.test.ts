@@ -2,10 +2,11 @@
  * `rubric` CLI command end to end: the shipped example dataset and completions, judged by a
  * local OpenAI-protocol server on 127.0.0.1 with recorded answers.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NO_JUDGE_URL, ROOT, readJson, rubricArgs, runCli, tempFile } from '../helpers/cli.ts';
+import { parseRarJsonl } from '../../src/core/rubric/rar-dataset.ts';
 import { section, startJudgeServer, type ChatRequest, type JudgeServer } from './helpers/openai-server.ts';
 
 const DATASET = path.join(ROOT, 'public/rubrics/example-rar.jsonl');
@@ -170,6 +171,136 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
     expect(run.stdout).toContain('explicit  mean — over 0 sample(s), 7 without a score');
   });
 
+  it('--aggregation all: every registry aggregation per sample equals a direct computation from the stored verdicts', async () => {
+    server = await startJudgeServer(recorded);
+    // The example completions with a rule reward on all but the last line (which gets none).
+    const lines = readFileSync(COMPLETIONS, 'utf8').trim().split('\n');
+    const rules = [1, 0.5, 1, 1, 0, 0.25, null];
+    const comps = tempFile('ruled.jsonl');
+    writeFileSync(
+      comps,
+      lines
+        .map((l, i) => JSON.stringify({ ...JSON.parse(l), ...(rules[i] === null ? {} : { rule_score: rules[i] }) }))
+        .join('\n') + '\n',
+    );
+    const args = rubricArgs({
+      dataset: DATASET,
+      completions: comps,
+      judgeUrl: server.url,
+      judgeModel: 'recorded-judge',
+    });
+    const out = tempFile('all.json');
+    const cache = tempFile('cache.jsonl');
+    const run = await runCli([...args, '--aggregation', 'all', '--cache', cache, '--out', out]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const rows = parseRarJsonl(readFileSync(DATASET, 'utf8'), 'example-rar.jsonl');
+    const got = readJson<{
+      options: { aggregations: string[]; aggregation_versions: Record<string, number> };
+      summary: { aggregations: Array<{ id: string; n: number; missing: number; mean: number | null }> };
+      items: Array<{
+        id: string;
+        scores: {
+          criteria: Array<{ id: string; met: boolean }>;
+          explicit: { score: number };
+          aggregations: Array<{ id: string; version: number; score: number | null; status: string }>;
+        };
+      }>;
+    }>(out);
+    expect(got.options.aggregations).toEqual([
+      'explicit',
+      'explicit-abs',
+      'explicit-unclipped',
+      'implicit',
+      'likert',
+      'veto',
+      'minimum',
+      'all-must-pass',
+      'rule-x-judge',
+      'group-rank',
+    ]);
+    expect(Object.values(got.options.aggregation_versions).every((v) => v === 1)).toBe(true);
+    // Direct computation: a criterion fails when unmet, a pitfall (negative weight: describes the fault) when met.
+    const expected = got.items.map((item, i) => {
+      const rubric = rows.find((r) => r.id === item.id)!.rubric.items;
+      const met = new Map(item.scores.criteria.map((c) => [c.id, c.met]));
+      const fails = rubric.filter((c) => (c.category === 'pitfall' ? met.get(c.id) : !met.get(c.id)));
+      const num = rubric.reduce((a, c) => a + (met.get(c.id) ? c.weight : 0), 0);
+      const pos = rubric.reduce((a, c) => a + Math.max(0, c.weight), 0);
+      const abs = rubric.reduce((a, c) => a + Math.abs(c.weight), 0);
+      const explicit = Math.min(1, Math.max(0, num / pos));
+      const group = got.items.filter((o) => o.id === item.id).map((o) => o.scores.explicit.score);
+      const s = item.scores.explicit.score;
+      return {
+        explicit,
+        'explicit-abs': Math.min(1, Math.max(0, num / abs)),
+        'explicit-unclipped': num / pos,
+        veto: fails.some((c) => c.category === 'essential' || c.category === 'pitfall') ? 0 : explicit,
+        minimum: fails.length ? 0 : 1,
+        'all-must-pass': fails.some((c) => c.category !== 'optional') ? 0 : 1,
+        'rule-x-judge': rules[i] === null ? null : rules[i]! * explicit,
+        'group-rank':
+          group.length < 2
+            ? null
+            : (group.filter((x) => x < s).length + (group.filter((x) => x === s).length - 1) / 2) / (group.length - 1),
+      };
+    });
+    for (const [i, item] of got.items.entries()) {
+      const byId = Object.fromEntries(item.scores.aggregations.map((a) => [a.id, a.score]));
+      for (const [id, want] of Object.entries(expected[i]!)) {
+        if (want === null) expect(byId[id], `${item.id} ${id}`).toBeNull();
+        else expect(byId[id], `${item.id} ${id}`).toBeCloseTo(want, 12);
+      }
+    }
+    // The samples differ under the new aggregations: the chest-pain answer misses one criterion.
+    expect(expected.map((e) => e['group-rank'])).toEqual([1, 0, null, 1, 0, null, null]);
+    expect(expected[0]!.minimum).toBe(0);
+    expect(expected[1]!.veto).toBe(0);
+    const rule = got.summary.aggregations.find((a) => a.id === 'rule-x-judge')!;
+    expect(rule).toMatchObject({ n: 6, missing: 1 });
+    expect(rule.mean).toBeCloseTo(expected.slice(0, 6).reduce((a, e) => a + e['rule-x-judge']!, 0) / 6, 12);
+    // Repeated flags and lists choose columns: explicit, implicit, Likert, then the chosen others.
+    const picked = await runCli([
+      ...args,
+      '--cache',
+      cache,
+      '--aggregation',
+      'veto',
+      '--aggregation',
+      'group-rank,minimum',
+    ]);
+    expect(picked.code).toBe(0);
+    expect(picked.stdout).toMatch(
+      /^row\s+sample\s+explicit\s+implicit\s+likert\s+veto\s+minimum\s+group-rank\s+flags$/m,
+    );
+    const f = (x: number | null) => (x === null ? '—' : x.toFixed(3));
+    const e0 = expected[0]!;
+    expect(picked.stdout).toContain(
+      ['med-chest-pain', '0', f(e0.explicit), '—', '—', f(e0.veto), f(e0.minimum), f(e0['group-rank'])]
+        .map((c) => c.padEnd(10))
+        .join(' ')
+        .trimEnd(),
+    );
+    expect(picked.stdout).toMatch(/^group-rank mean 0\.500 over 4 sample\(s\), 3 without a score \(/m);
+    expect(server.calls).toBe(74);
+  });
+
+  it('--help lists every aggregation with its version and formula; a bad rule_score is named with its line', async () => {
+    const help = await runCli(['rubric', '--help']);
+    expect(help.stdout + help.stderr).toContain(
+      'veto@1                0 if any Essential failed or any Pitfall triggered',
+    );
+    expect(help.stdout + help.stderr).toMatch(/group-rank@1 +\(#\{j: s_j < s_i\}/);
+    const comps = tempFile('bad-rule.jsonl');
+    writeFileSync(
+      comps,
+      '{"id": "med-chest-pain", "completion": "a"}\n{"id": "med-chest-pain", "completion": "b", "rule_score": 2}\n',
+    );
+    const run = await runCli(rubricArgs({ dataset: DATASET, completions: comps }));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('bad-rule.jsonl:2: "rule_score" must be a number in [0, 1]');
+  });
+
   it('exits 2 naming the flag when the judge cannot be reached', async () => {
     server = await startJudgeServer(recorded);
     const url = server.url;
@@ -203,6 +334,10 @@ describe('rubric CLI command', { timeout: 180_000 }, () => {
 
   it.each([
     [['--aggregation', 'explicit,vibes'], '--aggregation: unknown aggregation "vibes"'],
+    [
+      ['--aggregation', 'veto', '--aggregation', 'vibes'],
+      '--aggregation: unknown aggregation "vibes"; use all or any of',
+    ],
     [['--weighting', 'heavy'], '--weighting: expected one of as-given, paper, rar-integers, got "heavy"'],
     [['--retries', '1.5'], '--retries: expected an integer from 0 to 10, got "1.5"'],
   ])('rejects %j', async (flags, message) => {

@@ -20,7 +20,13 @@ export interface RarDatasetRecord {
 export type RarPolicyRecord =
   /** `prompt`: the policy prompt's version (rar-run.ts RAR_POLICY_PROMPT_VERSION). */
   | { kind: 'engine'; engine: string; model: ModelRef; params: SamplingParams; prompt: string }
-  | { kind: 'replay'; file: { name: string; sha256: string; bytes: number }; completions: Record<number, string[]> };
+  | {
+      kind: 'replay';
+      file: { name: string; sha256: string; bytes: number };
+      completions: Record<number, string[]>;
+      /** The lines' `rule_score` by row index then sample (rule × judge), when the file gives any. */
+      rules?: Record<number, Array<number | null>>;
+    };
 
 export interface RarRunHeader {
   id: string;

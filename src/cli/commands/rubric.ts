@@ -1,4 +1,7 @@
-/** `rubric`: score completions of a RaR-style dataset with a judge (explicit, implicit, Likert). */
+/**
+ * `rubric`: score completions of a RaR-style dataset with a judge, under the chosen aggregations
+ * of the registry (src/core/rubric/aggregations.ts; default explicit, implicit, Likert).
+ */
 import path from 'node:path';
 import { FileJudgeCache } from '../../adapters/judge/file-judge-cache.ts';
 import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
@@ -10,10 +13,19 @@ import { Judge } from '../../core/rubric/judge.ts';
 import { applyWeighting, type WeightingName } from '../../core/rubric/model.ts';
 import { readRarInput } from './tabular-input.ts';
 import { pairCompletions, type RarJob as Job } from '../../core/rubric/rar-run.ts';
-import { AGGREGATIONS, scoreSample, type Aggregation } from '../../core/rubric/score.ts';
+import {
+  DEFAULT_AGGREGATION_IDS,
+  aggregateByGroup,
+  aggregationDef,
+  judgingsFor,
+  parseAggregationIds,
+  summarizeAggregations,
+  type AggregationId,
+} from '../../core/rubric/aggregations.ts';
+import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
-import { bad, listFlag, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
+import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { judgeTimeoutFlag, assertJudgeScoredSomething } from '../judge-flags.ts';
 import { checkRubricOutputs } from '../preflight-commands.ts';
@@ -27,7 +39,10 @@ interface RubricArgs {
   judgeUrl: string;
   judgeModel: string;
   apiKeyEnv: string | null;
-  aggregations: Aggregation[];
+  /** The registry's aggregations shown and written. */
+  aggregations: AggregationId[];
+  /** The judge calls they need. */
+  judgings: Aggregation[];
   weighting: WeightingName | 'as-given';
   normalization: Normalization;
   clip: boolean;
@@ -62,7 +77,6 @@ function parseRubricArgs(argv: string[]): RubricArgs {
         'judge-url',
         'judge-model',
         'judge-api-key-env',
-        'aggregation',
         'weighting',
         'normalization',
         'retries',
@@ -74,18 +88,19 @@ function parseRubricArgs(argv: string[]): RubricArgs {
         'cache',
         'out',
       ),
+      aggregation: { type: 'string', multiple: true },
       ...switches('no-clip'),
     },
     usage,
   );
   requireFlags(values, ['dataset', 'completions', 'judge-url', 'judge-model'], usage);
-  const aggregations = listFlag(
-    '--aggregation',
-    values.aggregation,
-    AGGREGATIONS.join(','),
-    AGGREGATIONS,
-    'aggregation',
-  );
+  // `--aggregation` repeated, or a comma-separated list, or `all`.
+  const aggregations = values.aggregation
+    ? parseAggregationIds(
+        values.aggregation.flatMap((v) => v.split(',')),
+        '--aggregation',
+      )
+    : [...DEFAULT_AGGREGATION_IDS];
   let judgeUrl: URL;
   try {
     judgeUrl = new URL(values['judge-url']!);
@@ -103,7 +118,8 @@ function parseRubricArgs(argv: string[]): RubricArgs {
     judgeUrl: values['judge-url']!,
     judgeModel: values['judge-model']!,
     apiKeyEnv: envName,
-    aggregations: [...new Set(aggregations)] as Aggregation[],
+    aggregations,
+    judgings: judgingsFor(aggregations),
     weighting: oneOf('--weighting', values.weighting, ['as-given', 'paper', 'rar-integers'] as const, 'as-given'),
     normalization: oneOf('--normalization', values.normalization, ['positive', 'absolute'] as const, 'positive'),
     clip: !values['no-clip'],
@@ -127,6 +143,20 @@ function parseRubricArgs(argv: string[]): RubricArgs {
 }
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(3));
+
+/** Why a sample can lack a value of an aggregation, for the means' lines. */
+const REASONS: Record<AggregationId, string> = {
+  explicit: 'unparseable, error or unresolved criteria',
+  'explicit-abs': 'unparseable, error or unresolved criteria',
+  'explicit-unclipped': 'unparseable, error or unresolved criteria',
+  implicit: 'unparseable, error or unresolved criteria',
+  likert: 'unparseable, error or unresolved criteria',
+  veto: 'unresolved criteria and no veto, or no positive weight',
+  minimum: 'unresolved criteria and none failed',
+  'all-must-pass': 'unresolved criteria and none failed, or no Essential, Important or Pitfall criterion',
+  'rule-x-judge': 'no rule_score in the completions line, or unresolved criteria',
+  'group-rank': 'no explicit score, or the only scored sample of its question',
+};
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseRubricArgs(argv);
@@ -162,7 +192,7 @@ export async function run(argv: string[]): Promise<number> {
       const scores = await scoreSample(
         rubric,
         { question: job.row.question, reference: job.row.referenceAnswer, completion: job.completion },
-        { aggregations: args.aggregations, explicit, judge, concurrency: args.concurrency },
+        { aggregations: args.judgings, explicit, judge, concurrency: args.concurrency },
       );
       results.push({ job, scores });
     }
@@ -179,14 +209,31 @@ export async function run(argv: string[]): Promise<number> {
     await engine.unload();
   }
 
+  // The registry's aggregations per sample; group-rank ranks the samples of one dataset row.
+  const values = aggregateByGroup(
+    results,
+    ({ job }) => job.row.index,
+    ({ job, scores }) => ({
+      items: (args.weighting === 'as-given' ? job.row.rubric : applyWeighting(job.row.rubric, args.weighting)).items,
+      scores,
+      rule: job.rule,
+    }),
+    args.aggregations,
+    explicit,
+  );
+  results.forEach((r, i) => (r.scores.aggregations = values[i]!));
   const summary = summarizeRubricScores(results.map((r) => r.scores));
-  const lines = [
-    ['row', 'sample', 'explicit', 'implicit', 'likert', 'flags']
-      .map((h) => h.padEnd(10))
+  const means = summarizeAggregations(values, args.aggregations);
+  // Columns: explicit, implicit and Likert as always, then the other chosen aggregations.
+  const extra = args.aggregations.filter((id) => !DEFAULT_AGGREGATION_IDS.includes(id));
+  const widths = [10, 10, 10, 10, 10, ...extra.map((id) => Math.max(10, id.length))];
+  const cells = (c: string[]) =>
+    c
+      .map((x, i) => x.padEnd(widths[i] ?? 10))
       .join(' ')
-      .trimEnd(),
-  ];
-  for (const { job, scores: s } of results) {
+      .trimEnd();
+  const lines = [cells(['row', 'sample', 'explicit', 'implicit', 'likert', ...extra, 'flags'])];
+  results.forEach(({ job, scores: s }, i) => {
     const flags = [
       s.explicit?.status === 'incomplete' ? `unresolved:${s.explicit.unresolved.join(',')}` : '',
       s.implicit && s.implicit.status !== 'ok' ? `implicit:${s.implicit.status}` : '',
@@ -195,18 +242,24 @@ export async function run(argv: string[]): Promise<number> {
     ]
       .filter(Boolean)
       .join(' ');
+    const more = extra.map((id) => fmt(values[i]!.find((v) => v.id === id)?.score));
     lines.push(
-      [job.row.id, String(job.sample), fmt(s.explicit?.score), fmt(s.implicit?.score), fmt(s.likert?.score), flags]
-        .map((c) => c.padEnd(10))
-        .join(' ')
-        .trimEnd(),
+      cells([
+        job.row.id,
+        String(job.sample),
+        fmt(s.explicit?.score),
+        fmt(s.implicit?.score),
+        fmt(s.likert?.score),
+        ...more,
+        flags,
+      ]),
     );
-  }
+  });
   lines.push('');
-  for (const a of args.aggregations) {
-    const st = summary[a];
+  for (const m of means) {
+    const why = REASONS[m.id];
     lines.push(
-      `${a.padEnd(9)} mean ${fmt(st.mean)} over ${st.n} sample(s)${st.missing ? `, ${st.missing} without a score (unparseable, error or unresolved criteria)` : ''}`,
+      `${m.id.padEnd(9)} mean ${fmt(m.mean)} over ${m.n} sample(s)${m.missing ? `, ${m.missing} without a score (${why})` : ''}`,
     );
   }
   lines.push(
@@ -224,6 +277,7 @@ export async function run(argv: string[]): Promise<number> {
       judge: { url: args.judgeUrl, ...judge.info },
       options: {
         aggregations: args.aggregations,
+        aggregation_versions: Object.fromEntries(args.aggregations.map((id) => [id, aggregationDef(id).version])),
         weighting: args.weighting,
         normalization: args.normalization,
         clip: args.clip,
@@ -231,11 +285,11 @@ export async function run(argv: string[]): Promise<number> {
         temperature: args.temperature,
         max_tokens: args.maxTokens,
       },
-      summary: { ...summary, judge_stats: { ...judge.stats } },
+      summary: { ...summary, aggregations: means, judge_stats: { ...judge.stats } },
       items: results.map(({ job, scores }) => ({ index: job.row.index, id: job.row.id, sample: job.sample, scores })),
     };
     await writeFileAtomic(args.out, JSON.stringify(out, null, 1) + '\n');
   }
-  assertJudgeScoredSomething(summary, args.aggregations, judge.stats, results.length);
+  assertJudgeScoredSomething(summary, args.judgings, judge.stats, results.length);
   return 0;
 }

@@ -4,6 +4,12 @@
  * (equal to pass@n); mean token logprob and rubric score are what a real reranker could use.
  */
 import type { SampleRecord } from '../run/types.ts';
+import { aggregationDef, aggregationScore, type AggregationId } from '../rubric/aggregations.ts';
+
+/** Rubric aggregations (aggregations.ts) a reranker can use beside the rubric score. */
+function rubricScorerIds(): AggregationId[] {
+  return ['veto', 'minimum', 'all-must-pass', 'rule-x-judge', 'group-rank'];
+}
 
 export interface Scorer {
   id: string;
@@ -17,6 +23,23 @@ export const SCORERS: readonly Scorer[] = [
   { id: 'mean_logprob', label: 'mean token logprob', score: (s) => s.meanLogprob ?? null },
   { id: 'rubric', label: 'rubric score', score: (s) => s.rubricScore ?? null },
 ];
+
+/**
+ * Rerankers from the rubric aggregations stored with the samples (aggregations.ts): used only
+ * for runs whose samples carry them (`scorersFor`), so other runs' statistics keep their keys.
+ */
+export const RUBRIC_AGGREGATION_SCORERS: readonly Scorer[] = rubricScorerIds().map((id) => ({
+  id: `rubric_${id.replaceAll('-', '_')}`,
+  label: `rubric ${aggregationDef(id).label}`,
+  score: (s: SampleRecord) => aggregationScore(s.rubric?.aggregations, id),
+}));
+
+export const ALL_SCORERS: readonly Scorer[] = [...SCORERS, ...RUBRIC_AGGREGATION_SCORERS];
+
+/** SCORERS, plus the rubric aggregation scorers when some sample carries stored aggregations. */
+export function scorersFor(samples: readonly SampleRecord[]): readonly Scorer[] {
+  return samples.some((s) => s.rubric?.aggregations !== undefined) ? ALL_SCORERS : SCORERS;
+}
 
 /** The chosen sample of one question, or null when a sample lacks a score. */
 export function bestOf(samples: readonly SampleRecord[], scorer: Scorer): SampleRecord | null {

@@ -15,6 +15,16 @@ const EXPLANATIONS = {
   best_of_n_mean_logprob:
     'best-of-{n} by mean logprob = {pct}: picking the sample the policy is most confident in, with no verifier.',
   best_of_n_rubric: 'best-of-{n} by rubric score = {pct}: picking the sample a rubric grader likes best.',
+  best_of_n_rubric_veto:
+    'best-of-{n} by the rubric veto = {pct}: picking the best sample by explicit score among those with no failed Essential and no triggered Pitfall.',
+  best_of_n_rubric_minimum:
+    'best-of-{n} by the rubric minimum = {pct}: picking the first sample that passes every criterion (Optional included).',
+  best_of_n_rubric_all_must_pass:
+    'best-of-{n} by rubric all-must-pass = {pct}: picking the first sample that passes every Essential and Important criterion and triggers no Pitfall.',
+  best_of_n_rubric_rule_x_judge:
+    'best-of-{n} by rule × judge = {pct}: picking the sample with the highest EX × explicit rubric score.',
+  best_of_n_rubric_group_rank:
+    'best-of-{n} by group rank = {pct}: picking the sample ranked highest among its question’s samples by explicit score.',
   zero_variance_share: '{pct} of prompts give GRPO no gradient: every sample got the same reward.',
   no_gradient_share:
     '{pct} of prompts have every advantage exactly 0 (zero variance, or a single sample with reward 0): wasted rollouts.',

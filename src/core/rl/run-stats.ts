@@ -6,7 +6,7 @@
 import { WorkbenchError } from '../errors.ts';
 import type { SampleRecord } from '../run/types.ts';
 import { ALL_DIFFICULTIES, type Difficulty } from '../types.ts';
-import { bestOfNAccuracy, SCORERS, type Scorer } from './best-of-n.ts';
+import { bestOfNAccuracy, scorersFor, type Scorer } from './best-of-n.ts';
 import { grpoGroup } from './grpo.ts';
 import { groupSamples, type PromptGroup } from './groups.ts';
 import { advantageHistogram, passRateHistogram, type Bin } from './histogram.ts';
@@ -196,7 +196,7 @@ export function computeRunStats(samples: readonly SampleRecord[], options: Stats
       );
     }
   }
-  const scorers = options.scorers ?? SCORERS;
+  const scorers = options.scorers ?? scorersFor(samples);
   const prompts: PromptStats[] = [];
   for (const g of groups) {
     prompts.push(promptStats(g, ks, options.rng));

@@ -3,7 +3,7 @@
  * `pass_at_k`, `maj_at_k`, `zero_variance_share` and `frontier_share` are a contract
  * (fractions in [0, 1], k as string keys); the rest may grow.
  */
-import { SCORERS } from './best-of-n.ts';
+import { ALL_SCORERS, SCORERS } from './best-of-n.ts';
 import { explain, pct } from './explanations.ts';
 import { GRPO_EPSILON } from './grpo.ts';
 import type { Bin } from './histogram.ts';
@@ -66,7 +66,7 @@ export function statsExplanations(b: StatsBucket, ks: readonly number[]): Record
     out[`pass_at_${k}`] = explain('pass_at_k', { k, share: b.passAtK[k]! });
     out[`maj_at_${k}`] = explain('maj_at_k', { k, share: b.majAtK[k]! });
   }
-  for (const s of SCORERS) {
+  for (const s of ALL_SCORERS) {
     const v = b.bestOfN[s.id];
     if (typeof v === 'number')
       out[`best_of_n_${s.id}`] = explain(`best_of_n_${s.id}` as 'best_of_n_oracle', { n: b.nMin, share: v });
@@ -117,7 +117,8 @@ export function statsTable(stats: RunStats, meta: StatsMeta): string {
   lines.push('', `${pad('k', 6)}${pad('pass@k', 10)}maj@k`);
   for (const k of stats.ks) lines.push(`${pad(String(k), 6)}${pad(fmt(o.passAtK[k]), 10)}${fmt(o.majAtK[k])}`);
   lines.push(`maj@k: ${MAJ_METHOD.replace('mulberry32(seed)', `mulberry32(${meta.seed})`)}`);
-  lines.push('', `best-of-${o.nMin}: ` + SCORERS.map((s) => `${s.label} ${fmt(o.bestOfN[s.id])}`).join('   '));
+  const shown = ALL_SCORERS.filter((s) => SCORERS.includes(s) || o.bestOfN[s.id] !== undefined);
+  lines.push('', `best-of-${o.nMin}: ` + shown.map((s) => `${s.label} ${fmt(o.bestOfN[s.id])}`).join('   '));
   if (o.nMax > 1) {
     lines.push(
       '',
@@ -166,7 +167,7 @@ export function statsTable(stats: RunStats, meta: StatsMeta): string {
     'mean_ex',
     `pass_at_${kTop}`,
     `maj_at_${kTop}`,
-    ...SCORERS.map((s) => `best_of_n_${s.id}`),
+    ...ALL_SCORERS.map((s) => `best_of_n_${s.id}`),
     ...(groups
       ? ['zero_variance_share', 'frontier_share', 'all_correct_share', 'all_wrong_share', 'mean_abs_advantage']
       : []),

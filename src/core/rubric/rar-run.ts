@@ -21,12 +21,15 @@ export interface RarJob {
   row: RarRow;
   sample: number;
   completion: string;
+  /** `rule_score` of the line: a rule reward in [0, 1] for rule × judge, or null. */
+  rule: number | null;
 }
 
 /**
  * Completions JSONL: `{"completion": "..."}` per line, paired with the dataset by `id` (the
  * row's id), else by `index` (0-based row), else by position (then the counts must match).
- * Several completions of one row are its samples 0, 1, ... in file order.
+ * Several completions of one row are its samples 0, 1, ... in file order. An optional
+ * `"rule_score"` in [0, 1] is the sample's rule reward (rule × judge).
  */
 export function pairCompletions(text: string, fileName: string, rows: readonly RarRow[]): RarJob[] {
   const lines = parseJsonLines(text, fileName);
@@ -76,9 +79,17 @@ export function pairCompletions(text: string, fileName: string, rows: readonly R
         where,
       );
     } else row = rows[i]!;
+    const rule = value.rule_score ?? null;
+    if (rule !== null && (typeof rule !== 'number' || !Number.isFinite(rule) || rule < 0 || rule > 1)) {
+      throw new WorkbenchError(
+        'BAD_FORMAT',
+        `"rule_score" must be a number in [0, 1] (the rule reward, e.g. 1 for a passed check), found ${describeValue(rule)}`,
+        where,
+      );
+    }
     const sample = samples.get(row) ?? 0;
     samples.set(row, sample + 1);
-    return { row, sample, completion: value.completion };
+    return { row, sample, completion: value.completion, rule };
   });
 }
 
@@ -144,6 +155,18 @@ export function replayCompletions(jobs: readonly RarJob[]): Map<number, string[]
   for (const j of jobs) {
     const list = out.get(j.row.index) ?? [];
     list[j.sample] = j.completion;
+    out.set(j.row.index, list);
+  }
+  return out;
+}
+
+/** The jobs' rule rewards (`rule_score`) by row index then sample, or null when no line gives one. */
+export function replayRules(jobs: readonly RarJob[]): Map<number, Array<number | null>> | null {
+  if (!jobs.some((j) => j.rule !== null)) return null;
+  const out = new Map<number, Array<number | null>>();
+  for (const j of jobs) {
+    const list = out.get(j.row.index) ?? [];
+    list[j.sample] = j.rule;
     out.set(j.row.index, list);
   }
   return out;

@@ -3,6 +3,7 @@
  * path in every message. Use as `r.optional(o, 'rubric', path, readRubricScores)`.
  */
 import type { JsonReader, Obj } from '../formats/validate.ts';
+import { AGGREGATION_IDS, type AggregationStatus, type AggregationValue } from './aggregations.ts';
 import {
   RUBRIC_SCORES_VERSION,
   type CriterionVerdict,
@@ -86,6 +87,28 @@ function readJudge(r: JsonReader, v: unknown, path: string): JudgeInfo {
   };
 }
 
+const AGGREGATION_STATUS: readonly AggregationStatus[] = [
+  'ok',
+  'not-judged',
+  'incomplete',
+  'no-positive-weight',
+  'no-criteria',
+  'no-judgement',
+  'no-rule',
+  'no-score',
+  'group-of-one',
+];
+
+function readAggregation(r: JsonReader, v: unknown, path: string): AggregationValue {
+  const o = r.obj(v, path);
+  return {
+    id: r.oneOf(o, 'id', path, AGGREGATION_IDS),
+    version: r.int(o, 'version', path),
+    score: r.nullable(o, 'score', path, r.num),
+    status: r.oneOf(o, 'status', path, AGGREGATION_STATUS),
+  };
+}
+
 export function readRubricScores(this: JsonReader, parent: Obj, key: string, parentPath: string): RubricScores {
   // eslint-disable-next-line @typescript-eslint/no-this-alias -- a JsonReader method written as a function: `r` reads as in the other readers
   const r = this;
@@ -98,7 +121,7 @@ export function readRubricScores(this: JsonReader, parent: Obj, key: string, par
   const inj = r.obj(o.promptInjection, `${path}.promptInjection`);
   const opt = <T>(k: string, read: (r: JsonReader, v: unknown, p: string) => T): T | null =>
     o[k] === null || o[k] === undefined ? null : read(r, o[k], `${path}.${k}`);
-  return {
+  const out: RubricScores = {
     version: RUBRIC_SCORES_VERSION,
     rubricId: r.str(o, 'rubricId', path),
     weights,
@@ -118,4 +141,9 @@ export function readRubricScores(this: JsonReader, parent: Obj, key: string, par
       }),
     },
   };
+  if (o.aggregations !== undefined)
+    out.aggregations = r
+      .arr(o.aggregations, `${path}.aggregations`)
+      .map((v, i) => readAggregation(r, v, `${path}.aggregations[${i}]`));
+  return out;
 }

@@ -1,3 +1,5 @@
+import type { AggregationValue } from './aggregations.ts';
+
 /**
  * What rubric scoring stores per sample: every criterion's verdict and the three aggregates
  * (explicit, implicit, direct Likert) side by side. Plain data: it goes to JSON and IndexedDB.
@@ -106,4 +108,10 @@ export interface RubricScores {
   implicit: ScaleJudgement | null;
   likert: ScaleJudgement | null;
   promptInjection: PromptInjectionFlag;
+  /**
+   * The chosen aggregations of the registry (aggregations.ts), computed from the fields above,
+   * the rubric's categories, a rule reward and the question's other samples; absent in records
+   * written before the registry.
+   */
+  aggregations?: AggregationValue[];
 }

@@ -3,6 +3,12 @@
  * that the official evaluator or our CLI reproduces the run's numbers, and CSV. Reading a run
  * file back (the boundary check) is `parseRunFile` in run-file.ts.
  */
+import {
+  AGGREGATION_IDS,
+  DEFAULT_AGGREGATION_IDS,
+  aggregationScore,
+  type AggregationId,
+} from '../rubric/aggregations.ts';
 import { BIRD_SEPARATOR } from '../formats/predictions.ts';
 import {
   RUN_FILE_FORMAT,
@@ -98,6 +104,11 @@ export function birdPredictionsJson(samples: readonly SampleRecord[]): string {
   return JSON.stringify(toBirdPredictions(samples), null, 4);
 }
 
+/** The stored rubric aggregations that get CSV columns of their own (explicit, implicit, Likert have theirs). */
+const CSV_AGGREGATION_IDS: readonly AggregationId[] = AGGREGATION_IDS.filter(
+  (id) => !DEFAULT_AGGREGATION_IDS.includes(id),
+);
+
 const CSV_COLUMNS = [
   'index',
   'question_id',
@@ -124,6 +135,8 @@ const CSV_COLUMNS = [
   'rubric_explicit',
   'rubric_implicit',
   'rubric_likert',
+  // The registry's other rubric aggregations stored with the sample (src/core/rubric/aggregations.ts).
+  ...CSV_AGGREGATION_IDS.map((id) => `rubric_${id.replaceAll('-', '_')}`),
   // Generation runs: the device that ran the sample (webgpu, cpu, server, none), why the CPU, which adapter or server.
   'gen_device',
   'gen_device_reason',
@@ -174,6 +187,7 @@ function csvRow(r: SampleRecord): string {
     s.rubric?.explicit?.score,
     s.rubric?.implicit?.score,
     s.rubric?.likert?.score,
+    ...CSV_AGGREGATION_IDS.map((id) => aggregationScore(s.rubric?.aggregations, id)),
     s.generation?.device,
     s.generation?.deviceReason,
     s.generation?.deviceDetail,

@@ -8,6 +8,8 @@ import type { SampleToScore } from '../../core/rubric/score.ts';
 import { executionFacts, type Schema } from '../../core/rubric/sql-checks.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
+import { aggregateByGroup, type AggregationId, type AggregationValue } from '../../core/rubric/aggregations.ts';
+import type { Rubric } from '../../core/rubric/model.ts';
 import type { Question } from '../../core/types.ts';
 
 /** A stored sample as the rubric sees it: its question and evidence when the dataset is still stored. */
@@ -171,4 +173,30 @@ export function explicitImplicitAgreement(scores: readonly RubricScores[], thres
     scores.map((s) => scoreOf(s, 'implicit')),
     threshold,
   );
+}
+
+/**
+ * The registry's aggregations of a scored run's samples (in `result.samples` order), with the
+ * stored rubric's categories, EX as the rule reward, and group-rank among each question's
+ * samples. A sample whose database is missing (never scored by EX) gets none and is not ranked.
+ */
+export function runAggregations(
+  result: {
+    rubric: Pick<Rubric, 'items'>;
+    samples: readonly { index: number; sample: number; scores: RubricScores }[];
+  },
+  runSamples: ReadonlyMap<string, Pick<SampleRecord, 'status' | 'ex'>>,
+  ids: readonly AggregationId[],
+): Array<AggregationValue[] | undefined> {
+  const rec = (s: { index: number; sample: number }) => runSamples.get(`${s.index}.${s.sample}`);
+  const scorable = result.samples.filter((s) => rec(s)?.status !== 'missing-db');
+  const values = aggregateByGroup(
+    scorable,
+    (s) => s.index,
+    (s) => ({ items: result.rubric.items, scores: s.scores, rule: rec(s)?.ex ?? null }),
+    ids,
+    result.samples[0]?.scores.explicit?.options,
+  );
+  const byKey = new Map(scorable.map((s, i) => [`${s.index}.${s.sample}`, values[i]!]));
+  return result.samples.map((s) => byKey.get(`${s.index}.${s.sample}`));
 }

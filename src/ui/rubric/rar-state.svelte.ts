@@ -18,7 +18,20 @@ import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/agg
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
 import type { WeightingName } from '../../core/rubric/model.ts';
-import { RAR_POLICY_PROMPT_VERSION, pairCompletions, replayCompletions } from '../../core/rubric/rar-run.ts';
+import {
+  RAR_POLICY_PROMPT_VERSION,
+  pairCompletions,
+  replayCompletions,
+  replayRules,
+} from '../../core/rubric/rar-run.ts';
+import {
+  aggregateByGroup,
+  judgedAggregationIds,
+  summarizeAggregations,
+  type AggregationSummary,
+  type AggregationValue,
+} from '../../core/rubric/aggregations.ts';
+import { applyWeighting } from '../../core/rubric/model.ts';
 import type { Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization } from '../../core/rubric/scores.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
@@ -174,6 +187,41 @@ export class RarState {
   }
 
   readonly #scores = $derived(this.openSamples.map((s) => s.scores));
+  /**
+   * The registry's aggregations of the open run's samples, by key `index.sample`: each question's
+   * own rubric (with the run's weighting), the replayed file's `rule_score` as the rule reward,
+   * group-rank among the question's samples. Derived from the stored verdicts, so runs stored
+   * before the registry get them too; a sample whose dataset row is gone gets none.
+   */
+  readonly sampleAggregations = $derived.by((): Map<string, AggregationValue[]> => {
+    const run = this.openRun;
+    const rows = new Map(
+      (this.datasets.find((d) => d.id === run?.dataset.id)?.rows ?? []).map((r) => [r.index, r] as const),
+    );
+    if (!run || rows.size === 0) return new Map();
+    const rules = run.policy.kind === 'replay' ? run.policy.rules : undefined;
+    const samples = this.openSamples.filter((s) => rows.has(s.index));
+    const rubrics = new Map(
+      [...rows.values()].map((r) => [
+        r.index,
+        run.weighting === 'as-given' ? r.rubric : applyWeighting(r.rubric, run.weighting),
+      ]),
+    );
+    const values = aggregateByGroup(
+      samples,
+      (s) => s.index,
+      (s) => ({ items: rubrics.get(s.index)!.items, scores: s.scores, rule: rules?.[s.index]?.[s.sample] ?? null }),
+      judgedAggregationIds(samples.map((s) => s.scores)),
+      run.explicit,
+    );
+    return new Map(samples.map((s, i) => [`${s.index}.${s.sample}`, values[i]!]));
+  });
+  readonly aggregationSummary = $derived.by((): AggregationSummary[] =>
+    summarizeAggregations(
+      this.openSamples.map((s) => this.sampleAggregations.get(`${s.index}.${s.sample}`)),
+      judgedAggregationIds(this.#scores),
+    ),
+  );
   readonly summary = $derived.by((): RubricSummary | null =>
     this.#scores.length ? summarizeRubricScores(this.#scores) : null,
   );
@@ -315,10 +363,12 @@ export class RarState {
         const text = await file.text();
         const jobs = pairCompletions(text, file.name, dataset.rows);
         const { sha256Text } = await import('../../adapters/import/pair-run.ts');
+        const rules = replayRules(jobs);
         policy = {
           kind: 'replay',
           file: { name: file.name, ...(await sha256Text(text)) },
           completions: Object.fromEntries(replayCompletions(jobs)),
+          ...(rules ? { rules: Object.fromEntries(rules) } : {}),
         };
       } else {
         await this.policy.ensureLoaded('policy');
@@ -467,6 +517,7 @@ export class RarState {
             completion: s.completion,
             generation: s.generation,
             scores: s.scores,
+            aggregations: this.sampleAggregations.get(`${s.index}.${s.sample}`) ?? [],
           }),
         )
         .join('\n') + '\n'

@@ -8,6 +8,12 @@ import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../adap
 import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
 import { errorMessage, cancelledError } from '../../core/errors.ts';
 import { reaggregate, summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
+import {
+  judgedAggregationIds,
+  summarizeAggregations,
+  type AggregationSummary,
+  type AggregationValue,
+} from '../../core/rubric/aggregations.ts';
 import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
 import type { ExplicitOptions, Normalization, RubricScores } from '../../core/rubric/scores.ts';
@@ -17,6 +23,7 @@ import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import {
   exMatrix,
+  runAggregations,
   judgeAnswered,
   explicitImplicitAgreement,
   sampleToScore,
@@ -158,6 +165,23 @@ export class ScoringState {
   /** Rubric-scored samples whose database is missing: left out of every aggregate, counted here. */
   readonly unscorable = $derived((this.scored?.samples.length ?? 0) - this.#scorable.length);
   readonly #scores = $derived(this.#scorable.map((s) => s.scores));
+  /** The registry's aggregations this scoring can give (those whose judgings it has). */
+  readonly aggregationIds = $derived(judgedAggregationIds(this.#scores));
+  /** Each scored sample's aggregations, by key `index.sample` (none for a sample without a database). */
+  readonly aggregations = $derived.by((): Map<string, AggregationValue[]> => {
+    const scored = this.scored;
+    if (!scored) return new Map();
+    const values = runAggregations(scored, this.#runByKey, this.aggregationIds);
+    return new Map(
+      scored.samples.flatMap((s, i) => (values[i] ? [[`${s.index}.${s.sample}`, values[i]] as const] : [])),
+    );
+  });
+  readonly aggregationSummary = $derived.by((): AggregationSummary[] =>
+    summarizeAggregations(
+      this.#scorable.map((s) => this.aggregations.get(`${s.index}.${s.sample}`)),
+      this.aggregationIds,
+    ),
+  );
   /** What a person reads for a sample key `index.sample`: its question id, and its sample when the run has several. */
   label(key: string): string {
     const s = this.#runByKey.get(key);
@@ -248,12 +272,14 @@ export class ScoringState {
    * else the Likert one.
    */
   private async writeIntoRun(result: StoredRubricRun): Promise<void> {
+    const runSamples = new Map(this.#samples.map((s) => [`${s.index}.${s.sample}`, s]));
+    const values = runAggregations(result, runSamples, judgedAggregationIds(result.samples.map((s) => s.scores)));
     const n = await this.store.runs.setSampleRubrics(
       result.runId,
-      result.samples.map((s) => ({
+      result.samples.map((s, i) => ({
         index: s.index,
         sample: s.sample,
-        rubric: s.scores,
+        rubric: values[i] ? { ...s.scores, aggregations: values[i] } : s.scores,
         rubricScore: rubricReward(s.scores),
       })),
     );
