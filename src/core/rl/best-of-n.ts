@@ -28,7 +28,7 @@ export const SCORERS: readonly Scorer[] = [
  * Rerankers from the rubric aggregations stored with the samples (aggregations.ts): used only
  * for runs whose samples carry them (`scorersFor`), so other runs' statistics keep their keys.
  */
-export const RUBRIC_AGGREGATION_SCORERS: readonly Scorer[] = rubricScorerIds().map((id) => ({
+const RUBRIC_AGGREGATION_SCORERS: readonly Scorer[] = rubricScorerIds().map((id) => ({
   id: `rubric_${id.replaceAll('-', '_')}`,
   label: `rubric ${aggregationDef(id).label}`,
   score: (s: SampleRecord) => aggregationScore(s.rubric?.aggregations, id),

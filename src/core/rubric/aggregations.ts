@@ -66,7 +66,7 @@ export interface AggregationValue {
   status: AggregationStatus;
 }
 
-export interface AggregationDef {
+interface AggregationDef {
   id: AggregationId;
   version: number;
   label: string;
@@ -205,7 +205,7 @@ export interface AggregationSample {
  * triggered pitfall. A pitfall with a negative weight describes the fault (met = committed =
  * triggered); one with weight ≥ 0 is phrased as avoidance (met = avoided, not met = triggered).
  */
-export function criterionFails(item: Pick<RubricItem, 'weight' | 'category'>, met: boolean): boolean {
+function criterionFails(item: Pick<RubricItem, 'weight' | 'category'>, met: boolean): boolean {
   if (item.category === 'pitfall') return item.weight < 0 ? met : !met;
   return !met;
 }
@@ -313,7 +313,7 @@ export function aggregateOne(
  * explicit score gets null (`no-score`) and is not ranked; when k = 1 the one scored sample gets
  * null (`group-of-one`).
  */
-export function groupRank(group: readonly AggregationSample[], options = DEFAULT_EXPLICIT_OPTIONS): AggregationValue[] {
+function groupRank(group: readonly AggregationSample[], options = DEFAULT_EXPLICIT_OPTIONS): AggregationValue[] {
   const explicit = group.map((s) => aggregateOne('explicit', s, options));
   const scored = explicit.map((e) => e.score).filter((x): x is number => x !== null);
   const k = scored.length;

@@ -18,7 +18,7 @@ import {
 import { runSqlCheck, type SqlCheckInput } from './sql-checks.ts';
 
 export type Aggregation = 'explicit' | 'implicit' | 'likert';
-export const AGGREGATIONS: readonly Aggregation[] = ['explicit', 'implicit', 'likert'];
+const AGGREGATIONS: readonly Aggregation[] = ['explicit', 'implicit', 'likert'];
 
 export interface SampleToScore {
   /** The question as the judge should read it (BIRD: with its evidence). */
