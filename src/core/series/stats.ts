@@ -97,6 +97,39 @@ export interface StepStats {
   emptyResultPasses: number;
   /** Mean of the trainer's own score over the samples that have one; null when none has. */
   trainerReward: number | null;
+  /**
+   * Scored samples with a trainer's score, and those on which the trainer and our EX disagree
+   * (`trainerVerdict`): the trainer says right (score >= TRAINER_PASS_THRESHOLD) while EX is 0, and
+   * the trainer says wrong while EX is 1. All three null when no sample has a trainer's score.
+   */
+  trainerScored: number | null;
+  trainerRightExWrong: number | null;
+  trainerWrongExRight: number | null;
+}
+
+/**
+ * The trainer's pass threshold: a sample the trainer scored at least this is right by the
+ * trainer's own account. 1 is the right answer of a binary reward (verl's, SkyRL's and prime-rl's
+ * SQL rewards give 1 for a match, 0 otherwise), full credit of a partial-credit reward in [0, 1],
+ * and still a pass for a reward that adds a format bonus above 1 (1.1). docs/series.md.
+ */
+export const TRAINER_PASS_THRESHOLD = 1;
+
+/**
+ * Where the trainer's score of a sample and our EX disagree: `trainer-right` (score >= the
+ * threshold, EX 0), `trainer-wrong` (score below it, EX 1); null when they agree or the sample
+ * has no trainer's score (or is not scored by us: a missing database).
+ */
+export function trainerDisagreement(
+  score: number | null | undefined,
+  sample: Pick<ItemResult, 'ex' | 'status'>,
+  threshold = TRAINER_PASS_THRESHOLD,
+): 'trainer-right' | 'trainer-wrong' | null {
+  if (typeof score !== 'number' || !Number.isFinite(score) || sample.status === 'missing-db') return null;
+  const trainerRight = score >= threshold;
+  if (trainerRight && sample.ex !== 1) return 'trainer-right';
+  if (!trainerRight && sample.ex === 1) return 'trainer-wrong';
+  return null;
 }
 
 type QuestionCell = Pick<PromptStats, 'index' | 'questionId' | 'dbId' | 'difficulty' | 'n' | 'correct'>;
@@ -161,6 +194,13 @@ export function stepStats(input: StepInput): StepStats {
     if (s.ex === 1 && s.goldRowCount === 0 && s.predRowCount === 0) empty++;
   }
   const own = scoredAt.map((i) => input.trainerScores[i]).filter((x): x is number => typeof x === 'number');
+  let trainerRightExWrong = 0,
+    trainerWrongExRight = 0;
+  for (const i of scoredAt) {
+    const d = trainerDisagreement(input.trainerScores[i], input.samples[i]!);
+    if (d === 'trainer-right') trainerRightExWrong++;
+    else if (d === 'trainer-wrong') trainerWrongExRight++;
+  }
   return {
     step: input.step,
     wallTime: input.wallTime ?? null,
@@ -187,6 +227,9 @@ export function stepStats(input: StepInput): StepStats {
     exOnly: input.metrics.includes('ts') ? exOnly : null,
     emptyResultPasses: empty,
     trainerReward: own.length === 0 ? null : own.reduce((a, x) => a + x, 0) / own.length,
+    trainerScored: own.length === 0 ? null : own.length,
+    trainerRightExWrong: own.length === 0 ? null : trainerRightExWrong,
+    trainerWrongExRight: own.length === 0 ? null : trainerWrongExRight,
   };
 }
 
@@ -292,7 +335,12 @@ export function dynamicsOfCells(steps: ReadonlyArray<{ step: number; cells: Step
 }
 
 export type WarningRule =
-  'ex-only-rising' | 'empty-result-rising' | 'writes-rising' | 'reward-without-ex' | 'diversity-collapse';
+  | 'ex-only-rising'
+  | 'empty-result-rising'
+  | 'writes-rising'
+  | 'reward-without-ex'
+  | 'diversity-collapse'
+  | 'trainer-disagrees';
 
 export interface SeriesWarning {
   rule: WarningRule;
@@ -312,7 +360,22 @@ export const WARNING_THRESHOLDS = {
   exFlat: 1,
   /** Mean result groups at most this fraction of the first step's (first step above 1, n >= 2). */
   diversityFraction: 0.75,
+  /** Percent of a step's samples with a trainer's score on which the trainer and EX disagree, above which the step diverges. */
+  trainerDisagreeShare: 0.5,
 } as const;
+
+/** Samples of a step on which the trainer and EX disagree (both ways); null when the step has no trainer's score. */
+export function trainerDisagreements(s: Pick<StepStats, 'trainerRightExWrong' | 'trainerWrongExRight'>): number | null {
+  return s.trainerRightExWrong === null || s.trainerWrongExRight === null
+    ? null
+    : s.trainerRightExWrong + s.trainerWrongExRight;
+}
+
+/** The step's disagreements are above WARNING_THRESHOLDS.trainerDisagreeShare percent of its samples with a trainer's score. */
+export function trainerDiverges(s: Pick<StepStats, 'trainerScored' | 'trainerRightExWrong' | 'trainerWrongExRight'>): boolean {
+  const d = trainerDisagreements(s);
+  return d !== null && s.trainerScored !== null && s.trainerScored > 0 && percent(d, s.trainerScored) > WARNING_THRESHOLDS.trainerDisagreeShare;
+}
 
 /**
  * The first step of the trailing run where `holds(step, base)` is true at every step that can be
@@ -398,6 +461,19 @@ export function seriesWarnings(steps: readonly StepStats[]): SeriesWarning[] {
       message: `distinct results per question fell from ${fmt(base.resultGroups)} at step ${base.step} to ${fmt(last.resultGroups)} at step ${last.step} (<= ${T.diversityFraction} of the first from step ${diverse} on)`,
     });
   }
+  // Unlike the rules above, a step where the trainer and EX disagree is told wherever it is.
+  const diverging = steps.filter(trainerDiverges);
+  if (diverging.length > 0)
+    out.push({
+      rule: 'trainer-disagrees',
+      startStep: diverging[0]!.step,
+      message: `the trainer's score and our EX disagree on more than ${T.trainerDisagreeShare}% of the samples at ${diverging.length === 1 ? 'step' : 'steps'} ${diverging
+        .map(
+          (s) =>
+            `${s.step} (${s.trainerRightExWrong} the trainer passed and EX failed, ${s.trainerWrongExRight} the reverse, of ${s.trainerScored})`,
+        )
+        .join(', ')}; the trainer passes a sample scored >= ${TRAINER_PASS_THRESHOLD}`,
+    });
   return out;
 }
 
