@@ -41,7 +41,11 @@ export class Workbench {
   readonly series: SeriesState;
   /** The run shown by the dashboard, the explorer and the question page, keyed by its id (loaded once per run). */
   readonly #runViews = new KeyedState((id) => {
-    const view = new RunView(id, this.services.store, this.services.previews);
+    const view = new RunView(
+      id,
+      { ...this.services.store, trainerScores: (runId) => this.services.series.service.trainerScores(runId) },
+      this.services.previews,
+    );
     void view.load();
     return view;
   });
