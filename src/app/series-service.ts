@@ -146,6 +146,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
     fileTime: string | null,
     hooks: SeriesHooks,
     added: number,
+    notes: string[] = paired.notes,
   ): Promise<SeriesRecord | null> => {
     const had = series.steps.find((s) => s.step === paired.step);
     if (had)
@@ -237,6 +238,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
       source: paired.source,
       owned: true,
       executions,
+      ...(notes.length > 0 ? { notes } : {}),
     };
     try {
       return await ctx.series.addStep(series.id, step, scores);
@@ -285,7 +287,9 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
         for (const n of step.notes) hooks.onNote?.(n);
         if (step.items.length === 0) continue;
         const fileTime = f.lastModified === null ? null : new Date(f.lastModified).toISOString();
-        const next = await addStep(ctx, current, dataset, step, fileTime, hooks, added);
+        // Kept with the step: its own notes first (pairing), then how its file's steps were found.
+        const notes = [...step.notes, ...dump.notes];
+        const next = await addStep(ctx, current, dataset, step, fileTime, hooks, added, notes);
         if (!next) return current;
         current = next;
         added++;
