@@ -80,7 +80,12 @@ describe('stepStats counts the disagreements of a step', () => {
     expect([s.trainerScored, s.trainerRightExWrong, s.trainerWrongExRight]).toEqual([5, 1, 3]);
   });
   it('are null when no sample has a trainer score (BIRD prediction files)', () => {
-    const s = stepStats({ step: 1, samples: [sample(0, 1), sample(1, 0)], trainerScores: [null, null], metrics: ['ex'] });
+    const s = stepStats({
+      step: 1,
+      samples: [sample(0, 1), sample(1, 0)],
+      trainerScores: [null, null],
+      metrics: ['ex'],
+    });
     expect([s.trainerScored, s.trainerRightExWrong, s.trainerWrongExRight]).toEqual([null, null, null]);
   });
 });
@@ -111,7 +116,12 @@ describe(`the trainer-disagrees warning: above ${WARNING_THRESHOLDS.trainerDisag
     expect(trainerDiverges(counts(1, null, null, null))).toBe(false);
     // The reference case: 3 of 496 samples the trainer scored 0 and we scored 1 (0.6%).
     expect(trainerDiverges(counts(1, 496, 0, 3))).toBe(true);
-    const w = seriesWarnings([counts(100, 1000, 0, 1), counts(200, 496, 0, 3), counts(300, 1000, 0, 0), counts(400, 200, 2, 0)]);
+    const w = seriesWarnings([
+      counts(100, 1000, 0, 1),
+      counts(200, 496, 0, 3),
+      counts(300, 1000, 0, 0),
+      counts(400, 200, 2, 0),
+    ]);
     expect(w.map((x) => [x.rule, x.startStep])).toEqual([['trainer-disagrees', 200]]);
     expect(w[0]!.message).toContain('steps 200 (0 the trainer passed and EX failed, 3 the reverse, of 496), 400 (2');
   });
