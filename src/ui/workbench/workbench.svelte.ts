@@ -72,11 +72,15 @@ export class Workbench {
       changed();
       void this.runs.refresh();
     });
-    this.runs = new RunsState(services.store, () => {
-      changed();
-      this.#runViews.clear();
-      this.#version++;
-    });
+    this.runs = new RunsState(
+      services.store,
+      () => {
+        changed();
+        this.#runViews.clear();
+        this.#version++;
+      },
+      (runId) => services.series.service.trainerScores(runId),
+    );
     this.series = new SeriesState(services.series, () => {
       changed();
       void this.runs.refresh();
