@@ -248,7 +248,8 @@ export function pairingNote(pairing: NonNullable<DumpStep['pairing']>): string |
   const LISTED = 8;
   const why = [...byReason]
     .map(([reason, where]) => {
-      const shown = where.slice(0, LISTED).join(', ') + (where.length > LISTED ? `, … ${where.length - LISTED} more` : '');
+      const shown =
+        where.slice(0, LISTED).join(', ') + (where.length > LISTED ? `, … ${where.length - LISTED} more` : '');
       return `${where.length} ${reason} (${shown})`;
     })
     .join('; ');

@@ -372,9 +372,16 @@ export function trainerDisagreements(s: Pick<StepStats, 'trainerRightExWrong' | 
 }
 
 /** The step's disagreements are above WARNING_THRESHOLDS.trainerDisagreeShare percent of its samples with a trainer's score. */
-export function trainerDiverges(s: Pick<StepStats, 'trainerScored' | 'trainerRightExWrong' | 'trainerWrongExRight'>): boolean {
+export function trainerDiverges(
+  s: Pick<StepStats, 'trainerScored' | 'trainerRightExWrong' | 'trainerWrongExRight'>,
+): boolean {
   const d = trainerDisagreements(s);
-  return d !== null && s.trainerScored !== null && s.trainerScored > 0 && percent(d, s.trainerScored) > WARNING_THRESHOLDS.trainerDisagreeShare;
+  return (
+    d !== null &&
+    s.trainerScored !== null &&
+    s.trainerScored > 0 &&
+    percent(d, s.trainerScored) > WARNING_THRESHOLDS.trainerDisagreeShare
+  );
 }
 
 /**

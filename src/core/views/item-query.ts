@@ -75,7 +75,11 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
 ];
 
 /** Outcomes that read the trainer's score of a row (a step of a training run), not the sample alone. */
-const TRAINER_OUTCOMES: ReadonlySet<Outcome> = new Set(['trainer-disagrees', 'trainer-right-ex-wrong', 'trainer-wrong-ex-right']);
+const TRAINER_OUTCOMES: ReadonlySet<Outcome> = new Set([
+  'trainer-disagrees',
+  'trainer-right-ex-wrong',
+  'trainer-wrong-ex-right',
+]);
 
 /** Whether a row passes `outcome`: the trainer's outcomes compare the row's trainer score with the sample's EX. */
 export function rowMatchesOutcome(r: ExplorerRow, outcome: Outcome): boolean {
