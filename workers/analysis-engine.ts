@@ -61,6 +61,8 @@ export interface StoredRuns {
   series(seriesId: string): Promise<SeriesRecord>;
   scores(seriesId: string, step: number): Promise<Array<number | null>>;
   questionSamples(runId: string, index: number): Promise<SampleRecord[]>;
+  /** `questionSamples` with where the first is in the run's (index, sample) order (its trainer scores' position). */
+  questionSamplesAt?(runId: string, index: number): Promise<{ offset: number; samples: SampleRecord[] }>;
   /** A stored dataset's questions (the report adds their texts to its run); undefined when it is not stored. */
   questions(datasetId: string): Promise<readonly Question[] | undefined>;
   close(): void;
@@ -248,8 +250,15 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         reading(job.dbName, async (runs) => {
           const series = await runs.series(job.seriesId);
           const steps = [];
-          for (const s of series.steps)
-            steps.push({ step: s.step, runId: s.runId, samples: await runs.questionSamples(s.runId, job.index) });
+          for (const s of series.steps) {
+            const { offset, samples } = runs.questionSamplesAt
+              ? await runs.questionSamplesAt(s.runId, job.index)
+              : { offset: -1, samples: await runs.questionSamples(s.runId, job.index) };
+            const all = await runs.scores(job.seriesId, s.step);
+            // The trainer's score of each of the question's samples (in the run's order), null where none.
+            const trainerScores = samples.map((_, k) => (offset < 0 ? null : (all[offset + k] ?? null)));
+            steps.push({ step: s.step, runId: s.runId, samples, trainerScores });
+          }
           return questionAcrossSteps(steps);
         }),
       );

@@ -1,7 +1,7 @@
 /** Analysis worker entry: see analysis.api.ts. One worker per job; cancelling terminates it. */
 import { expose } from 'comlink';
 import { StoreError } from '../src/adapters/store/errors.ts';
-import { allSamplesInSteps, questionSamples } from '../src/adapters/store/sample-blocks.ts';
+import { allSamplesInSteps, questionSamples, questionSamplesAt } from '../src/adapters/store/sample-blocks.ts';
 import { seriesOrThrow } from '../src/adapters/store/series-repository.ts';
 import { openWorkbenchDb } from '../src/adapters/store/schema.ts';
 import type { AnalysisWorkerApi } from './analysis.api.ts';
@@ -20,6 +20,7 @@ const api = createAnalysisEngine(async (dbName) => {
     series: (seriesId) => seriesOrThrow(idb, seriesId),
     scores: async (seriesId, step) => (await idb.get('seriesScores', [seriesId, step]))?.scores ?? [],
     questionSamples: (runId, index) => questionSamples(idb, runId, index),
+    questionSamplesAt: (runId, index) => questionSamplesAt(idb, runId, index),
     questions: async (datasetId) => (await idb.get('datasets', datasetId))?.questions,
     close: () => idb.close(),
   };

@@ -70,6 +70,12 @@ export interface SeriesService {
   get(seriesId: string): Promise<SeriesRecord>;
   /** The series a run is a step of (the run's pages link to it). */
   ofRun(runId: string): Promise<SeriesRecord[]>;
+  /**
+   * The trainer's score of each sample of a run that is a step of a training run (in the run's
+   * (index, sample) order), with the series and step it comes from; null when the run is no step
+   * or its step has no trainer's score.
+   */
+  trainerScores(runId: string): Promise<{ seriesId: string; step: number; scores: Array<number | null> } | null>;
   rename(seriesId: string, name: string): Promise<void>;
   delete(seriesId: string): Promise<void>;
   /** The step rule as shown before import (`stepPattern` compiled, or the built-in rules); throws naming the pattern when it is no regular expression with a group. */
@@ -140,6 +146,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
     fileTime: string | null,
     hooks: SeriesHooks,
     added: number,
+    notes: string[] = paired.notes,
   ): Promise<SeriesRecord | null> => {
     const had = series.steps.find((s) => s.step === paired.step);
     if (had)
@@ -231,6 +238,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
       source: paired.source,
       owned: true,
       executions,
+      ...(notes.length > 0 ? { notes } : {}),
     };
     try {
       return await ctx.series.addStep(series.id, step, scores);
@@ -279,7 +287,9 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
         for (const n of step.notes) hooks.onNote?.(n);
         if (step.items.length === 0) continue;
         const fileTime = f.lastModified === null ? null : new Date(f.lastModified).toISOString();
-        const next = await addStep(ctx, current, dataset, step, fileTime, hooks, added);
+        // Kept with the step: its own notes first (pairing), then how its file's steps were found.
+        const notes = [...step.notes, ...dump.notes];
+        const next = await addStep(ctx, current, dataset, step, fileTime, hooks, added, notes);
         if (!next) return current;
         current = next;
         added++;
@@ -322,6 +332,16 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
     },
     async ofRun(runId) {
       return (await context()).series.ofRun(runId);
+    },
+    async trainerScores(runId) {
+      const ctx = await context();
+      for (const series of await ctx.series.ofRun(runId)) {
+        const step = series.steps.find((s) => s.runId === runId);
+        if (!step) continue;
+        const scores = await ctx.series.scores(series.id, step.step);
+        if (scores.some((x) => x !== null)) return { seriesId: series.id, step: step.step, scores };
+      }
+      return null;
     },
     async rename(seriesId, name) {
       await (await context()).series.rename(seriesId, name);

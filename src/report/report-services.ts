@@ -60,6 +60,7 @@ function reportSeries(refuse: (what: string) => () => Promise<never>): SeriesSer
     service: {
       list: async () => [],
       ofRun: async () => [],
+      trainerScores: async () => null,
       get: refuse(what),
       rename: refuse(what),
       delete: refuse(what),

@@ -77,6 +77,21 @@ describe('the series service (memory ports, real SQL)', () => {
     );
     expect(notes).toContain('100.jsonl: step 100 (from the rows\' "step")');
     expect(progress.at(-1)).toBe(52);
+    // Each step keeps its notes (the mapping report, how its file's steps were found) with it in the store.
+    for (const s of series.steps) {
+      const kept = (await service.get(series.id)).steps.find((x) => x.step === s.step)!.notes!;
+      expect(kept).toContain(`${s.step}.jsonl: step ${s.step} (from the rows' "step")`);
+      expect(kept.some((n) => n.startsWith(`${s.step}.jsonl (verl): step ${s.step}: 52 rows, mapped 52`))).toBe(true);
+      // Every row was paired: no pairing sentence.
+      expect(kept.some((n) => / rows paired; /.test(n))).toBe(false);
+    }
+    // The trainer's scores of a step's run, for its item view and exports; none for a run that is no step.
+    expect(await service.trainerScores(series.steps[1]!.runId)).toEqual({
+      seriesId: series.id,
+      step: 200,
+      scores: verlLines(1, ['superhero']).map((l) => JSON.parse(l).score),
+    });
+    expect(await service.trainerScores('no-such-run')).toBeNull();
 
     const out = path.join(dir, 'cli.series.json');
     const cli = await runCli(['series', '--completions', dir, ...MINIDEV_ARGS, '--series-out', out]);

@@ -359,7 +359,16 @@ describe('series: the same checkpoints as prime-rl eval rollouts and as BIRD fil
     expect(reports.prime.steps.map((s: { step: number }) => s.step)).toEqual(which.map(stepOf));
     // Our numbers; the wall time is each file's own (three formats, three files written one after the other).
     const ours = (r: any) =>
-      r.steps.map(({ trainer_reward: _t, wall_time: _w, ...rest }: Record<string, unknown>) => rest) as unknown[];
+      r.steps.map(
+        ({
+          trainer_reward: _t,
+          trainer_scored: _ts,
+          trainer_right_ex_wrong: _tr,
+          trainer_wrong_ex_right: _tw,
+          wall_time: _w,
+          ...rest
+        }: Record<string, unknown>) => rest,
+      ) as unknown[];
     for (const kind of ['verl', 'prime', 'bird'])
       expect(reports[kind].steps.map((s: any) => s.wall_time_source)).toEqual(['file', 'file', 'file']);
     expect(ours(reports.prime)).toEqual(ours(reports.verl));
@@ -375,6 +384,10 @@ describe('series: the same checkpoints as prime-rl eval rollouts and as BIRD fil
       expect(s.completion_chars).toBeLessThan(reports.verl.steps[i].completion_chars),
     );
     expect(reports.bird.steps.map((s: any) => s.trainer_reward)).toEqual([null, null, null]);
+    expect(reports.bird.steps.map((s: any) => s.trainer_right_ex_wrong)).toEqual([null, null, null]);
+    // The trainer's counts are the same in both dumps (one stand-in score per sample).
+    for (const k of ['trainer_scored', 'trainer_right_ex_wrong', 'trainer_wrong_ex_right'])
+      expect(reports.prime.steps.map((s: any) => s[k])).toEqual(reports.verl.steps.map((s: any) => s[k]));
     expect(reports.bird.questions).toEqual(reports.verl.questions);
   }, 600_000);
 });

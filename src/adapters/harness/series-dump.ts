@@ -56,6 +56,8 @@ export interface DumpStep {
   report: string | null;
   /** Rows of a dump's step that matched a question (0: nothing to evaluate); null for a predictions file (paired later). */
   matched: number | null;
+  /** A dump's step: its rows and those that matched no question, with why (absent for a predictions file). */
+  pairing?: { rows: number; unmatched: ReadonlyArray<{ where: string; reason: string }> };
   /**
    * ISO 8601: the dump's own time (an Inspect log's `stats.completed_at` / `started_at` /
    * `eval.created`, the `date` of an lm-eval samples file's results file); null when it has none
@@ -232,9 +234,31 @@ export async function readSeriesDump(
       sampleEnds: r.sampleEnds,
       report: mappingReport(got.format, name, r),
       matched: r.records.length,
+      pairing: { rows: r.rows, unmatched: r.unmatched },
       wallTime,
     })),
   };
+}
+
+/**
+ * The step's pairing in a sentence, the one a step's dashboard shows beside its question count:
+ * `496 of 500 rows paired; 4 not: 4 match several questions by question text and its ground
+ * truth does not single one out (lines 138, 139, 638, 639)`. Null when every row was paired.
+ */
+export function pairingNote(pairing: NonNullable<DumpStep['pairing']>): string | null {
+  const { rows, unmatched } = pairing;
+  if (unmatched.length === 0) return null;
+  const byReason = new Map<string, string[]>();
+  for (const u of unmatched) byReason.set(u.reason, [...(byReason.get(u.reason) ?? []), u.where]);
+  const LISTED = 8;
+  const why = [...byReason]
+    .map(([reason, where]) => {
+      const shown =
+        where.slice(0, LISTED).join(', ') + (where.length > LISTED ? `, … ${where.length - LISTED} more` : '');
+      return `${where.length} ${reason} (${shown})`;
+    })
+    .join('; ');
+  return `${rows - unmatched.length} of ${rows} rows paired; ${unmatched.length} not: ${why}`;
 }
 
 /** The trainer's score of an item (null where the dump gave none). */

@@ -8,7 +8,7 @@ import { findingText } from '../../core/formats/pairing.ts';
 import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { compileStepPattern } from '../../core/series/step-name.ts';
-import { readSeriesDump, trainerScoreOf } from '../harness/series-dump.ts';
+import { pairingNote, readSeriesDump, trainerScoreOf } from '../harness/series-dump.ts';
 import type { PairedSeriesDump, SeriesDumpJob } from '../store/records.ts';
 import { sha256Blob } from './pair-run.ts';
 
@@ -41,6 +41,7 @@ export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDu
         questions: job.questions,
         fence: job.fence,
       });
+      const paired = step.pairing ? pairingNote(step.pairing) : null;
       return {
         step: step.step,
         source: step.source,
@@ -49,7 +50,12 @@ export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDu
         items: withReplayEpisodes(plan.items, step.format, step),
         trainerScores: plan.items.map((it) => trainerScoreOf(step, it.questionId, it.sample)),
         wallTime: step.wallTime,
-        notes: [...(step.report ? [step.report] : []), ...plan.findings.map(findingText), ...plan.warnings],
+        notes: [
+          ...(paired ? [paired] : []),
+          ...(step.report ? [step.report] : []),
+          ...plan.findings.map(findingText),
+          ...plan.warnings,
+        ],
         ...hash,
       };
     }),

@@ -283,6 +283,13 @@ export interface SeriesStepRecord {
   owned: boolean;
   /** Samples executed by this step, and given the verdict of an earlier step or of this one (absent for runs grouped by hand). */
   executions?: { executed: number; reused: number; fromCache?: number };
+  /**
+   * How the step was read, kept with it (its dashboard shows them beside its question count):
+   * rows paired and not (`pairingNote`), the mapping report, pairing findings, how its file's
+   * steps were found. Absent for steps stored before they were kept, grouped by hand or imported
+   * from a series file.
+   */
+  notes?: string[];
 }
 
 /** The trainer's own score of each sample of a step, in the run's (index, sample) order; null where the dump gave none. */

@@ -72,9 +72,26 @@ export async function allSamplesInSteps<T>(
  * that holds the question, then only its blocks; an unsorted run is read whole and filtered.
  */
 export async function questionSamples(idb: WorkbenchIdb, runId: string, index: number): Promise<SampleRecord[]> {
+  return (await questionSamplesAt(idb, runId, index)).samples;
+}
+
+/**
+ * `questionSamples` with the position of the question's first sample in the run's (index,
+ * sample) order: where its samples' entries are in arrays kept in that order (a series step's
+ * trainer scores).
+ */
+export async function questionSamplesAt(
+  idb: WorkbenchIdb,
+  runId: string,
+  index: number,
+): Promise<{ offset: number; samples: SampleRecord[] }> {
   const tx = idb.transaction(['sampleMeta', 'sampleBlocks']);
   const meta = await tx.objectStore('sampleMeta').get(runId);
-  if (!meta?.sorted) return (await allSamples(idb, runId)).filter((s) => s.index === index);
+  if (!meta?.sorted) {
+    const all = await allSamples(idb, runId);
+    const offset = all.findIndex((s) => s.index === index);
+    return { offset: Math.max(0, offset), samples: all.filter((s) => s.index === index) };
+  }
   const blocks = tx.objectStore('sampleBlocks');
   const count = Math.ceil(meta.count / meta.blockSize);
   // The first block whose last sample is at or after the question.
@@ -87,12 +104,17 @@ export async function questionSamples(idb: WorkbenchIdb, runId: string, index: n
     else hi = mid;
   }
   const out: SampleRecord[] = [];
+  let offset = -1;
   for (let b = lo; b < count; b++) {
     const block = (await blocks.get([runId, b]))?.samples ?? [];
-    for (const s of block) if (s.index === index) out.push(s);
+    block.forEach((s, k) => {
+      if (s.index !== index) return;
+      if (offset < 0) offset = b * meta.blockSize + k;
+      out.push(s);
+    });
     if ((block.at(-1)?.index ?? Infinity) > index) break;
   }
-  return out;
+  return { offset: Math.max(0, offset), samples: out };
 }
 
 export async function samplePage(

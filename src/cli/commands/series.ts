@@ -97,6 +97,8 @@ const COLUMNS: Array<[string, (s: StepStats, e: StepExtra | undefined) => string
   ['EX-only', (s) => (s.exOnly === null ? '-' : String(s.exOnly))],
   ['empty', (s) => String(s.emptyResultPasses)],
   ['trainer', (s) => (s.trainerReward === null ? '-' : s.trainerReward.toFixed(4))],
+  // The trainer passed and EX failed / the reverse (TRAINER_PASS_THRESHOLD, docs/series.md).
+  ['disagree', (s) => (s.trainerScored === null ? '-' : `${s.trainerRightExWrong}/${s.trainerWrongExRight}`)],
   ['executed', (_s, e) => (e ? String(e.executed) : '-')],
   ['reused', (_s, e) => (e ? String(e.reused) : '-')],
   ['cached', (_s, e) => (e ? String(e.fromCache) : '-')],

@@ -209,24 +209,40 @@ export function toCsv(samples: readonly SampleRecord[]): string {
 }
 
 /** `toCsv`'s text in parts (header, then `perPart` rows each): a large run's export never builds one string. */
-export function* csvParts(samples: readonly SampleRecord[], perPart = 1000): Generator<string> {
+export function* csvParts(
+  samples: readonly SampleRecord[],
+  perPart = 1000,
+  trainerScores?: ReadonlyArray<number | null>,
+): Generator<string> {
   const sorted = [...samples].sort(bySampleOrder);
-  yield CSV_COLUMNS.join(',') + '\r\n';
+  // A step of a training run: the trainer's score of each sample (in (index, sample) order) in a last column.
+  const scores = trainerScores?.length === sorted.length ? trainerScores : null;
+  yield [...CSV_COLUMNS, ...(scores ? ['trainer_score'] : [])].join(',') + '\r\n';
   for (let i = 0; i < sorted.length; i += perPart) {
     yield sorted
       .slice(i, i + perPart)
-      .map((s) => csvRow(s) + '\r\n')
+      .map((s, k) => csvRow(s) + (scores ? `,${scores[i + k] ?? ''}` : '') + '\r\n')
       .join('');
   }
 }
 
 /** JSON Lines: one sample record per line, compact, in (index, sample) order, `perPart` lines per part. */
-export function* samplesJsonlParts(samples: readonly SampleRecord[], perPart = 1000): Generator<string> {
+export function* samplesJsonlParts(
+  samples: readonly SampleRecord[],
+  perPart = 1000,
+  trainerScores?: ReadonlyArray<number | null>,
+): Generator<string> {
   const sorted = [...samples].sort(bySampleOrder);
+  // A step of a training run: each line's `trainerScore` (in (index, sample) order; null where none).
+  const scores = trainerScores?.length === sorted.length ? trainerScores : null;
   for (let i = 0; i < sorted.length; i += perPart) {
     yield sorted
       .slice(i, i + perPart)
-      .map((s) => JSON.stringify(exportedSample(s)) + '\n')
+      .map(
+        (s, k) =>
+          JSON.stringify(scores ? { ...exportedSample(s), trainerScore: scores[i + k] ?? null } : exportedSample(s)) +
+          '\n',
+      )
       .join('');
   }
 }

@@ -17,6 +17,8 @@ export interface QuestionStep {
   majoritySql: string | null;
   /** The majority SQL's difference from the previous step that had one; null at the first such step. */
   diff: DiffPart[] | null;
+  /** The trainer's own score of each sample of `view.samples` (same order); null where the dump gave none. */
+  trainerScores: Array<number | null>;
 }
 
 function majoritySqlOf(view: QuestionSamples): string | null {
@@ -26,7 +28,13 @@ function majoritySqlOf(view: QuestionSamples): string | null {
 }
 
 export function questionAcrossSteps(
-  steps: ReadonlyArray<{ step: number; runId: string; samples: readonly SampleRecord[] }>,
+  steps: ReadonlyArray<{
+    step: number;
+    runId: string;
+    samples: readonly SampleRecord[];
+    /** Parallel to `samples`; absent: none. */
+    trainerScores?: ReadonlyArray<number | null>;
+  }>,
 ): QuestionStep[] {
   let previous: string | null = null;
   return steps.map((s) => {
@@ -34,6 +42,9 @@ export function questionAcrossSteps(
     const majoritySql = majoritySqlOf(view);
     const diff = majoritySql !== null && previous !== null ? sqlDiff(previous, majoritySql) : null;
     if (majoritySql !== null) previous = majoritySql;
-    return { step: s.step, runId: s.runId, view, majoritySql, diff };
+    // `view.samples` is in sample order; the scores follow the samples they were given with.
+    const scoreOf = new Map(s.samples.map((x, k) => [x.sample, s.trainerScores?.[k] ?? null]));
+    const trainerScores = view.samples.map((x) => scoreOf.get(x.sample) ?? null);
+    return { step: s.step, runId: s.runId, view, majoritySql, diff, trainerScores };
   });
 }

@@ -14,6 +14,7 @@ import type { SampleRecord } from '../run/types.ts';
 import type { Difficulty, ItemResult } from '../types.ts';
 import type { Series, WallTimeSource } from './model.ts';
 import { UNEARNED_KINDS, UNEARNED_TEXT, unearnedKind, type UnearnedKind } from './earned.ts';
+import { TRAINER_PASS_THRESHOLD, trainerDisagreement } from '../eval/trainer-verdict.ts';
 
 /**
  * What the statistics read of a sample: its result (no texts beyond the verdict) and the length
@@ -112,6 +113,14 @@ export interface StepStats {
   emptyResultPasses: number;
   /** Mean of the trainer's own score over the samples that have one; null when none has. */
   trainerReward: number | null;
+  /**
+   * Scored samples with a trainer's score, and those on which the trainer and our EX disagree
+   * (`trainerVerdict`): the trainer says right (score >= TRAINER_PASS_THRESHOLD) while EX is 0, and
+   * the trainer says wrong while EX is 1. All three null when no sample has a trainer's score.
+   */
+  trainerScored: number | null;
+  trainerRightExWrong: number | null;
+  trainerWrongExRight: number | null;
 }
 
 type QuestionCell = Pick<PromptStats, 'index' | 'questionId' | 'dbId' | 'difficulty' | 'n' | 'correct'> & {
@@ -190,6 +199,13 @@ export function stepStats(input: StepInput): StepStats {
   }
   const ci = summary.ex === null || q === 0 ? null : interval(rates);
   const own = scoredAt.map((i) => input.trainerScores[i]).filter((x): x is number => typeof x === 'number');
+  let trainerRightExWrong = 0,
+    trainerWrongExRight = 0;
+  for (const i of scoredAt) {
+    const d = trainerDisagreement(input.trainerScores[i], input.samples[i]!);
+    if (d === 'trainer-right') trainerRightExWrong++;
+    else if (d === 'trainer-wrong') trainerWrongExRight++;
+  }
   return {
     step: input.step,
     wallTime: input.wallTime ?? null,
@@ -221,6 +237,9 @@ export function stepStats(input: StepInput): StepStats {
     exOnly: input.metrics.includes('ts') ? exOnly : null,
     emptyResultPasses: empty,
     trainerReward: own.length === 0 ? null : own.reduce((a, x) => a + x, 0) / own.length,
+    trainerScored: own.length === 0 ? null : own.length,
+    trainerRightExWrong: own.length === 0 ? null : trainerRightExWrong,
+    trainerWrongExRight: own.length === 0 ? null : trainerWrongExRight,
   };
 }
 
@@ -356,7 +375,8 @@ type WarningRule =
   | 'writes-rising'
   | 'reward-without-ex'
   | 'diversity-collapse'
-  | 'fell-below-best';
+  | 'fell-below-best'
+  | 'trainer-disagrees';
 
 interface SeriesWarning {
   rule: WarningRule;
@@ -366,7 +386,7 @@ interface SeriesWarning {
 }
 
 /** Thresholds of the warnings (docs/series.md, "Warnings"). */
-const WARNING_THRESHOLDS = {
+export const WARNING_THRESHOLDS = {
   /** Percentage points of samples above the first step. */
   exOnlyRise: 2,
   emptyRise: 2,
@@ -376,7 +396,29 @@ const WARNING_THRESHOLDS = {
   exFlat: 1,
   /** Mean result groups at most this fraction of the first step's (first step above 1, n >= 2). */
   diversityFraction: 0.75,
+  /** Percent of a step's samples with a trainer's score on which the trainer and EX disagree, above which the step diverges. */
+  trainerDisagreeShare: 0.5,
 } as const;
+
+/** Samples of a step on which the trainer and EX disagree (both ways); null when the step has no trainer's score. */
+export function trainerDisagreements(s: Pick<StepStats, 'trainerRightExWrong' | 'trainerWrongExRight'>): number | null {
+  return s.trainerRightExWrong === null || s.trainerWrongExRight === null
+    ? null
+    : s.trainerRightExWrong + s.trainerWrongExRight;
+}
+
+/** The step's disagreements are above WARNING_THRESHOLDS.trainerDisagreeShare percent of its samples with a trainer's score. */
+export function trainerDiverges(
+  s: Pick<StepStats, 'trainerScored' | 'trainerRightExWrong' | 'trainerWrongExRight'>,
+): boolean {
+  const d = trainerDisagreements(s);
+  return (
+    d !== null &&
+    s.trainerScored !== null &&
+    s.trainerScored > 0 &&
+    percent(d, s.trainerScored) > WARNING_THRESHOLDS.trainerDisagreeShare
+  );
+}
 
 /**
  * The first step of the trailing run where `holds(step, base)` is true at every step that can be
@@ -462,6 +504,19 @@ export function seriesWarnings(steps: readonly StepStats[]): SeriesWarning[] {
       message: `distinct results per question fell from ${fmt(base.resultGroups)} at step ${base.step} to ${fmt(last.resultGroups)} at step ${last.step} (<= ${T.diversityFraction} of the first from step ${diverse} on)`,
     });
   }
+  // Unlike the rules above, a step where the trainer and EX disagree is told wherever it is.
+  const diverging = steps.filter(trainerDiverges);
+  if (diverging.length > 0)
+    out.push({
+      rule: 'trainer-disagrees',
+      startStep: diverging[0]!.step,
+      message: `the trainer's score and our EX disagree on more than ${T.trainerDisagreeShare}% of the samples at ${diverging.length === 1 ? 'step' : 'steps'} ${diverging
+        .map(
+          (s) =>
+            `${s.step} (${s.trainerRightExWrong} the trainer passed and EX failed, ${s.trainerWrongExRight} the reverse, of ${s.trainerScored})`,
+        )
+        .join(', ')}; the trainer passes a sample scored >= ${TRAINER_PASS_THRESHOLD}`,
+    });
   return out;
 }
 

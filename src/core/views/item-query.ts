@@ -7,6 +7,7 @@ import type { Difficulty, Question } from '../types.ts';
 import type { SampleRecord } from '../run/types.ts';
 import { stepFlip } from '../compare/r-ves.ts';
 import { hasFailedProbe, probeChangedAnswer } from '../episode/stats.ts';
+import { trainerDisagreement } from '../eval/trainer-verdict.ts';
 
 export type Outcome =
   | 'all'
@@ -36,7 +37,11 @@ export type Outcome =
   | 'episode-turn-limit'
   | 'episode-probe-failed'
   | 'episode-changed-answer'
-  | 'episode-format-failure';
+  | 'episode-format-failure'
+  // A step of a training run: where the trainer's own score and our EX disagree (core/series/stats.ts).
+  | 'trainer-disagrees'
+  | 'trainer-right-ex-wrong'
+  | 'trainer-wrong-ex-right';
 
 export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'all', label: 'all' },
@@ -64,7 +69,28 @@ export const OUTCOMES: readonly { id: Outcome; label: string }[] = [
   { id: 'episode-probe-failed', label: 'episode with a failed probe' },
   { id: 'episode-changed-answer', label: 'episode: a probe changed the answer' },
   { id: 'episode-format-failure', label: "episode fails the preset's format" },
+  { id: 'trainer-disagrees', label: "the trainer's score disagrees with EX" },
+  { id: 'trainer-right-ex-wrong', label: 'the trainer passed, EX 0' },
+  { id: 'trainer-wrong-ex-right', label: 'the trainer failed, EX 1' },
 ];
+
+/** Outcomes that read the trainer's score of a row (a step of a training run), not the sample alone. */
+const TRAINER_OUTCOMES: ReadonlySet<Outcome> = new Set([
+  'trainer-disagrees',
+  'trainer-right-ex-wrong',
+  'trainer-wrong-ex-right',
+]);
+
+/** Whether a row passes `outcome`: the trainer's outcomes compare the row's trainer score with the sample's EX. */
+function rowMatchesOutcome(r: ExplorerRow, outcome: Outcome): boolean {
+  if (!TRAINER_OUTCOMES.has(outcome)) return matchesOutcome(r.sample, outcome);
+  const d = trainerDisagreement(r.trainerScore, r.sample);
+  return outcome === 'trainer-disagrees'
+    ? d !== null
+    : outcome === 'trainer-right-ex-wrong'
+      ? d === 'trainer-right'
+      : d === 'trainer-wrong';
+}
 
 /** Fields of the test-suite and row-order checks (issue 13 items 1-2), optional on a sample. */
 
@@ -105,6 +131,8 @@ export const DEFAULT_QUERY: ItemQuery = {
 export interface ExplorerRow {
   sample: SampleRecord;
   question: Question | null;
+  /** The trainer's own score of the sample when the run is a step of a training run (absent otherwise; null: none in the dump). */
+  trainerScore?: number | null;
 }
 
 /**
@@ -171,6 +199,11 @@ export function matchesOutcome(s: SampleRecord, outcome: Outcome): boolean {
       return s.episode !== undefined && probeChangedAnswer(s.episode);
     case 'episode-format-failure':
       return s.episode !== undefined && !s.episode.formatValid;
+    case 'trainer-disagrees':
+    case 'trainer-right-ex-wrong':
+    case 'trainer-wrong-ex-right':
+      // The sample alone holds no trainer's score: rowMatchesOutcome reads the row's.
+      return false;
   }
 }
 
@@ -237,7 +270,7 @@ export class ItemIndex {
     const out: ExplorerRow[] = [];
     this.#rows.forEach((r, i) => {
       const s = r.sample;
-      if (!matchesOutcome(s, q.outcome)) return;
+      if (!rowMatchesOutcome(r, q.outcome)) return;
       if (q.difficulty !== 'all' && s.difficulty !== q.difficulty) return;
       if (q.dbId !== 'all' && s.dbId !== q.dbId) return;
       if (text && !text[i]!.includes(needle)) return;

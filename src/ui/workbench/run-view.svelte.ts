@@ -32,6 +32,8 @@ export interface RunViewStore {
     RunService,
     'goldOverlay' | 'attachGoldOverlay' | 'removeGoldOverlay' | 'measureVersionEffects' | 'versionCheck'
   >;
+  /** The trainer's score of each sample when the run is a step of a training run (SeriesService.trainerScores); absent in test doubles. */
+  trainerScores?: (runId: string) => Promise<{ step: number; scores: Array<number | null> } | null>;
 }
 import type { PreviewService } from './services.ts';
 import { nextTask } from '../shell/staged.svelte.ts';
@@ -104,6 +106,7 @@ async function rowsInSteps(
   samples: readonly SampleRecord[],
   questions: readonly Question[] | null,
   current: () => boolean,
+  trainerScores: ReadonlyArray<number | null> | null = null,
 ): Promise<{ rows: ExplorerRow[]; dbIds: string[] } | null> {
   const rows: ExplorerRow[] = new Array(samples.length);
   const dbIds = new Set<string>();
@@ -116,7 +119,9 @@ async function rowsInSteps(
     const to = Math.min(samples.length, from + ROWS_PER_STEP);
     for (let i = from; i < to; i++) {
       const sample = samples[i]!;
-      rows[i] = { sample, question: questions?.[sample.index] ?? null };
+      rows[i] = trainerScores
+        ? { sample, question: questions?.[sample.index] ?? null, trainerScore: trainerScores[i] ?? null }
+        : { sample, question: questions?.[sample.index] ?? null };
       // Samples of a question are consecutive: the set sees each database once per run of them.
       if (sample.dbId !== last) dbIds.add((last = sample.dbId));
     }
@@ -174,6 +179,8 @@ export class RunView {
 
   /** The rows of every sample (with its question), built in steps once the whole run is read. */
   #allRows = $state.raw<ExplorerRow[]>([]);
+  /** The training-run step whose trainer's scores the rows carry; null when the run is no step with scores. */
+  #trainerStep = $state.raw<number | null>(null);
   #dbIds = $state.raw<string[]>([]);
 
   #summary = $derived.by((): Summary | null =>
@@ -195,6 +202,11 @@ export class RunView {
     this.runId = runId;
     this.#store = store;
     this.#previews = previews;
+  }
+
+  /** The step of a training run whose trainer's scores the rows carry (`ExplorerRow.trainerScore`); null when none. */
+  get trainerStep(): number | null {
+    return this.#trainerStep;
   }
 
   get run(): RunHeader | null {
@@ -354,6 +366,11 @@ export class RunView {
       // Small records (an overlay keeps the changed samples only): read before the samples.
       await this.#loadExtras(current);
       if (!current()) return;
+      const trainer = await this.#store.trainerScores?.(this.runId).catch(() => null);
+      if (!current()) return;
+      // In the stored (index, sample) order: parallel to the samples when every one is there.
+      const scoresFor = (n: number) => (trainer && trainer.scores.length === n ? trainer.scores : null);
+      this.#trainerStep = trainer && trainer.scores.length > 0 ? trainer.step : null;
       let questions: readonly Question[] | null | undefined;
       // A running run's blocks are unsorted: a page would read them all anyway.
       if (!this.#s.complete && run.status !== 'running') {
@@ -371,7 +388,7 @@ export class RunView {
         this.#s.error = null;
         this.#s.loading = false;
         if (page.length >= total) {
-          const built = await rowsInSteps(page, questions, current);
+          const built = await rowsInSteps(page, questions, current, scoresFor(page.length));
           if (!built) return;
           this.#samples = page;
           this.#allRows = built.rows;
@@ -388,7 +405,7 @@ export class RunView {
       ]);
       if (!current()) return;
       const texts = questions === undefined ? (dataset ? dataset.questions : null) : questions;
-      const built = await rowsInSteps(samples, texts, current);
+      const built = await rowsInSteps(samples, texts, current, scoresFor(samples.length));
       if (!built) return;
       this.#run = run;
       this.#samples = samples;

@@ -72,9 +72,17 @@ export class RunsState {
   });
   #rate = $derived(this.#counts ? executedRate(this.#counts) : null);
 
-  constructor(store: WorkbenchStore, onChange: () => void) {
+  /** The trainer's scores of a run that is a step of a training run (its CSV and JSONL exports carry them); null when none. */
+  readonly #trainerScores: (runId: string) => Promise<{ scores: Array<number | null> } | null>;
+
+  constructor(
+    store: WorkbenchStore,
+    onChange: () => void,
+    trainerScores: (runId: string) => Promise<{ scores: Array<number | null> } | null> = async () => null,
+  ) {
     this.#store = store;
     this.#onChange = onChange;
+    this.#trainerScores = trainerScores;
   }
 
   get list(): readonly RunHeader[] {
@@ -246,10 +254,15 @@ export class RunsState {
     try {
       const file = await this.#store.runs.export(runId);
       const base = safeFileName(file.run.name);
+      const trainer = kind === 'csv' || kind === 'jsonl' ? await this.#trainerScores(runId).catch(() => null) : null;
       // The run file, CSV and JSONL are written from parts (a 500,000-sample run file is ~350 MB).
       if (kind === 'run') await downloadParts(`${base}.run.json`, runFileJsonParts(file), 'application/json');
       else if (kind === 'jsonl')
-        await downloadParts(`${base}.samples.jsonl`, samplesJsonlParts(file.samples), 'application/jsonl');
+        await downloadParts(
+          `${base}.samples.jsonl`,
+          samplesJsonlParts(file.samples, 1000, trainer?.scores),
+          'application/jsonl',
+        );
       else if (kind === 'bird')
         downloadText(`${base}.predict_bird.json`, birdPredictionsJson(file.samples), 'application/json');
       else if (kind === 'parquet') {
@@ -265,7 +278,7 @@ export class RunsState {
             evidence: q.evidence,
           }));
         downloadBlob(`${base}.samples.parquet`, await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }));
-      } else await downloadParts(`${base}.csv`, csvParts(file.samples), 'text/csv');
+      } else await downloadParts(`${base}.csv`, csvParts(file.samples, 1000, trainer?.scores), 'text/csv');
       return null;
     } catch (err) {
       return `The run could not be exported: ${errorMessage(err)}`;

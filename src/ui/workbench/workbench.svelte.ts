@@ -41,7 +41,11 @@ class Workbench {
   readonly series: SeriesState;
   /** The run shown by the dashboard, the explorer and the question page, keyed by its id (loaded once per run). */
   readonly #runViews = new KeyedState((id) => {
-    const view = new RunView(id, this.services.store, this.services.previews);
+    const view = new RunView(
+      id,
+      { ...this.services.store, trainerScores: (runId) => this.services.series.service.trainerScores(runId) },
+      this.services.previews,
+    );
     void view.load();
     return view;
   });
@@ -69,11 +73,15 @@ class Workbench {
       changed();
       void this.runs.refresh();
     });
-    this.runs = new RunsState(services.store, () => {
-      changed();
-      this.#runViews.clear();
-      this.#version++;
-    });
+    this.runs = new RunsState(
+      services.store,
+      () => {
+        changed();
+        this.#runViews.clear();
+        this.#version++;
+      },
+      (runId) => services.series.service.trainerScores(runId),
+    );
     this.series = new SeriesState(services.series, () => {
       changed();
       void this.runs.refresh();

@@ -51,3 +51,32 @@ describe('streamed run exports', () => {
     expect(lines.map((l) => JSON.parse(l))).toEqual(file.samples);
   });
 });
+
+describe("a training run's step: the trainer's score of each sample in the CSV and JSONL exports", () => {
+  // No text with a line break here: the CSV's lines are its rows. Scores in (index, sample) order, as a step stores them; every 3rd has none.
+  const samples = syntheticSamples({ questions: 37, samples: 5, seed: 9 });
+  const sorted = [...samples].sort((a, b) => a.index - b.index || a.sample - b.sample);
+  const scores = sorted.map((_, i) => (i % 3 === 2 ? null : (i % 4) / 4));
+
+  it('the CSV gains a last column trainer_score, row by row, in parts of any size', () => {
+    const plain = toCsv(samples).split('\r\n');
+    for (const perPart of [1, 7, 500]) {
+      const lines = [...csvParts([...samples].reverse(), perPart, scores)].join('').split('\r\n');
+      expect(lines[0]).toBe(`${plain[0]},trainer_score`);
+      expect(lines.slice(1, -1)).toEqual(plain.slice(1, -1).map((l, i) => `${l},${scores[i] ?? ''}`));
+    }
+  });
+
+  it('each JSONL line gains trainerScore (null where the dump gave none); the rest is the line without it', () => {
+    const plain = [...samplesJsonlParts(samples)].join('').trimEnd().split('\n');
+    const lines = [...samplesJsonlParts(samples, 7, scores)].join('').trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l).trainerScore)).toEqual(scores);
+    expect(lines.map((l) => ({ ...JSON.parse(l), trainerScore: undefined }))).toEqual(
+      plain.map((l) => ({ ...JSON.parse(l), trainerScore: undefined })),
+    );
+  });
+
+  it('scores that are not one per sample are left out (never shifted onto other samples)', () => {
+    expect([...csvParts(samples, 1000, scores.slice(1))].join('')).toBe(toCsv(samples));
+  });
+});

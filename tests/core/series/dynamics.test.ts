@@ -99,6 +99,9 @@ function stats(step: number, over: Partial<StepStats>): StepStats {
     exOnly: null,
     emptyResultPasses: 0,
     trainerReward: 0.5,
+    trainerScored: null,
+    trainerRightExWrong: null,
+    trainerWrongExRight: null,
     ...over,
   };
 }

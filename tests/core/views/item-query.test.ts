@@ -102,3 +102,19 @@ describe('ItemIndex.query', () => {
     expect(f1.every((v, i) => i === 0 || f1[i - 1]! >= v)).toBe(true);
   });
 });
+
+describe("the trainer's outcomes (a step of a training run): rows whose trainer score and EX disagree", () => {
+  // Rows 0..5 above with trainer scores: 0 passes EX 1 (score 0: the trainer failed it), 1 fails EX 0
+  // (score 1: passed), 2 an error the trainer passed, 3 no score, 4 agrees, 5 not scored by us.
+  const scored = new ItemIndex(rows.map((r, i) => ({ ...r, trainerScore: [0, 1, 1, null, 1, 1][i] })));
+  const of = (outcome: (typeof DEFAULT_QUERY)['outcome']) =>
+    scored.query({ ...DEFAULT_QUERY, outcome }).map((r) => r.sample.index);
+  it('lists exactly the disagreements, each way', () => {
+    expect(of('trainer-disagrees')).toEqual([0, 1, 2]);
+    expect(of('trainer-right-ex-wrong')).toEqual([1, 2]);
+    expect(of('trainer-wrong-ex-right')).toEqual([0]);
+  });
+  it('lists none for a run that is no step (its rows carry no trainer score)', () => {
+    expect(ids({ outcome: 'trainer-disagrees' })).toEqual([]);
+  });
+});
