@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DbSource } from '../src/adapters/sql-pool.ts';
+import type { DbSource } from '../src/app/ports.ts';
 import { folderDbSource } from '../src/adapters/node/sql-worker-host.ts';
 import { parseGoldSql } from '../src/core/formats/gold.ts';
 import { planReplay } from '../src/core/run/replay.ts';

@@ -44,7 +44,7 @@ import {
 import type { TableSchema } from '../src/core/views/tables.ts';
 import { streamGzip } from '../src/adapters/gzip-stream.ts';
 import { blobSink, writeParquetTable } from '../src/adapters/parquet/write-parquet.ts';
-import type { AnalysisProgress, SeriesRecord, SeriesView } from '../src/adapters/store/records.ts';
+import type { AnalysisProgress, SeriesRecord, SeriesView } from '../src/app/records.ts';
 import { PROMPTS_PER_MESSAGE, type AnalysisOutcome, type AnalysisWorkerApi } from './analysis.api.ts';
 
 /** One store's runs as the engine reads them. */

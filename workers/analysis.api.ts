@@ -10,12 +10,7 @@ import type { RunComparison } from '../src/core/rl/compare.ts';
 import type { RunStatsView } from '../src/core/rl/stats-view.ts';
 import type { GoldChoice } from '../src/core/run/overlay-record.ts';
 import type { QuestionStep } from '../src/core/series/question-steps.ts';
-import type {
-  AnalysisProgress,
-  SeriesExportKind,
-  SeriesReportInput,
-  SeriesView,
-} from '../src/adapters/store/records.ts';
+import type { AnalysisProgress, SeriesExportKind, SeriesReportInput, SeriesView } from '../src/app/records.ts';
 
 export type AnalysisOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
 

@@ -1,6 +1,6 @@
 /** Analysis worker entry: see analysis.api.ts. One worker per job; cancelling terminates it. */
 import { expose } from 'comlink';
-import { StoreError } from '../src/adapters/store/errors.ts';
+import { StoreError } from '../src/app/store-errors.ts';
 import { allSamplesInSteps, questionSamples, questionSamplesAt } from '../src/adapters/store/sample-blocks.ts';
 import { seriesOrThrow } from '../src/adapters/store/series-repository.ts';
 import { openWorkbenchDb } from '../src/adapters/store/schema.ts';

@@ -15,7 +15,7 @@ import type {
   PairedSeriesDump,
   SeriesDumpJob,
   SeriesRecord,
-} from '../src/adapters/store/records.ts';
+} from '../src/app/records.ts';
 
 export type { PairJob, PairedPredictions, PairedSeriesDump, SeriesDumpJob };
 

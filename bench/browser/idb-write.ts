@@ -6,7 +6,7 @@
  * `benchSeriesWrite` stores a synthetic training run (bench/synthetic-series.ts) for the series view.
  */
 import { countSamples, sortBlocks } from '../../src/adapters/store/sample-blocks.ts';
-import type { SeriesRecord } from '../../src/adapters/store/records.ts';
+import type { SeriesRecord } from '../../src/app/records.ts';
 import { BLOCK_SIZE, openWorkbenchDb } from '../../src/adapters/store/schema.ts';
 import { runHeader, storedRunSample, unstoredDataset } from '../run-records.ts';
 import { syntheticStep } from '../synthetic-series.ts';

@@ -33,10 +33,7 @@ interface PoolSuitesDeps<S> {
 }
 
 /** A call that opens the database when the worker answers need-db: null on a timeout, a string when the database cannot be opened. */
-type WithDb = <T>(
-  fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>,
-  ms: number,
-) => Promise<T | null | string>;
+type WithDb = <T>(fn: (api: Remote<SqlWorkerApi>) => Promise<T | NeedDb>, ms: number) => Promise<T | null | string>;
 
 export function poolSuites<S>(d: PoolSuitesDeps<S>) {
   const { spec } = d;

@@ -23,37 +23,13 @@ import type { EvalItem, ItemResult } from '../core/types.ts';
 import type { ExecDone, ExecRequest, NeedDb, ProbeDone, SqlWorkerApi } from '../../workers/sql.api.ts';
 import type { ProbeResult } from '../core/episode/types.ts';
 import { poolSuites } from './sql-pool-suites.ts';
+import type { DbSource } from '../app/ports.ts';
 
 export interface WorkerHandle {
   api: Remote<SqlWorkerApi>;
   terminate(): void;
   /** Resolves with a reason when the worker dies on its own (crash, out of memory). */
   exited: Promise<string>;
-}
-
-/**
- * A database's bytes as loaded, and their identity: the sha256 of exactly these bytes (hashed as
- * they were read, or the content address they were read by), or null when it is not known. The
- * verdict cache stores what a worker computed on them under this sha256 (ItemResult.dbSha256).
- */
-export interface LoadedDb {
-  bytes: Uint8Array;
-  sha256: string | null;
-}
-
-/** Where database bytes come from: files on disk (CLI), IndexedDB (browser), the demo. */
-export interface DbSource {
-  has(dbId: string): Promise<boolean>;
-  /**
-   * Why what stands where the database should be cannot be read as one (a directory, a FIFO, a
-   * device, a dangling link...), or null. Its items are not scored (`missing-db`, with this
-   * reason), like those of a database that is not there.
-   */
-  unusable?(dbId: string): Promise<string | null>;
-  /** A fresh copy each call: the bytes are transferred to a worker. */
-  load(dbId: string): Promise<LoadedDb>;
-  /** Where the database was expected, for the missing-db message. */
-  describe(dbId: string): string;
 }
 
 interface SqlPoolOptions {

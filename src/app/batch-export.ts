@@ -19,8 +19,8 @@ import {
 import type { PolicyPreset } from '../core/prompt/presets.ts';
 import { WorkbenchError } from '../core/errors.ts';
 import { presetSchemas, presetTables } from './generation-run.ts';
-import { StoreError } from '../adapters/store/errors.ts';
-import type { BatchExportFiles, BatchExportRequest, DatasetRecord } from '../adapters/store/records.ts';
+import { StoreError } from './store-errors.ts';
+import type { BatchExportFiles, BatchExportRequest, DatasetRecord } from './records.ts';
 import type { AppPorts } from './ports.ts';
 
 export async function exportBatchFiles(

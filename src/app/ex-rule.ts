@@ -4,7 +4,7 @@
  */
 import type { RunHeader } from '../core/run/types.ts';
 import type { EvalItem } from '../core/types.ts';
-import type { DatasetRecord } from '../adapters/store/records.ts';
+import type { DatasetRecord } from './records.ts';
 import { withSpiderHardness } from '../core/sql/spider-hardness.ts';
 import type { ExRule } from '../core/compare/spider-ex.ts';
 

@@ -29,7 +29,7 @@ import { renderPresetMessages } from '../core/prompt/presets.ts';
 import { renderPlainChat } from '../core/engine/plain-template.ts';
 import { generationScorer } from '../core/run/score-run.ts';
 import type { RunConfig, RunHeader, SampleRecord } from '../core/run/types.ts';
-import { StoreError } from '../adapters/store/errors.ts';
+import { StoreError } from './store-errors.ts';
 import type {
   DatasetRecord,
   GenerationHooks,
@@ -37,7 +37,7 @@ import type {
   GenerationPreviewSpec,
   GenerationRunRequest,
   GenerationRunResult,
-} from '../adapters/store/records.ts';
+} from './records.ts';
 import { newRunHeader } from './run-header.ts';
 import type { AppPorts } from './ports.ts';
 import { withStoredScore } from './run-score.ts';

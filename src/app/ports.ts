@@ -4,8 +4,8 @@
  * interfaces. The browser's composition root (src/ui/main.ts, through src/ui/browser-store.ts)
  * implements them with IndexedDB (adapters/store/app-ports.ts), the import worker (pairing) and
  * the sql.js worker pool (executors); a test implements them over memory and Node's SQL pool.
- * The app imports the core, these ports, and the store's plain records, error class and
- * interfaces (records.ts, errors.ts, workbench-store.ts, run-session.ts: types and data only).
+ * The app imports the core, these ports, its records (records.ts) and the store's port
+ * interfaces (store-ports.ts).
  */
 import type { ProbeResult } from '../core/episode/types.ts';
 import type { SqlExecutor } from '../core/eval/executor.ts';
@@ -17,7 +17,6 @@ import type { SuiteCache } from '../core/ts/suite.ts';
 import type { EvalItem } from '../core/types.ts';
 import type { GoldOverlayRecord } from '../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../core/run/version-effects.ts';
-import type { DbSource } from '../adapters/sql-pool.ts';
 import type {
   DatasetRecord,
   GenerationPlan,
@@ -26,12 +25,37 @@ import type {
   PairedSeriesDump,
   SeriesDumpJob,
   SeriesRecord,
-} from '../adapters/store/records.ts';
-import type { SeriesRepository } from '../adapters/store/workbench-store.ts';
+} from './records.ts';
+import type { SeriesRepository } from './store-ports.ts';
 import type { RunSession } from '../adapters/store/run-session.ts';
 
+/**
+ * A database's bytes as loaded, and their identity: the sha256 of exactly these bytes (hashed as
+ * they were read, or the content address they were read by), or null when it is not known. The
+ * verdict cache stores what a worker computed on them under this sha256 (ItemResult.dbSha256).
+ */
+export interface LoadedDb {
+  bytes: Uint8Array;
+  sha256: string | null;
+}
+
+/** Where database bytes come from: files on disk (CLI), IndexedDB (browser), the demo. */
+export interface DbSource {
+  has(dbId: string): Promise<boolean>;
+  /**
+   * Why what stands where the database should be cannot be read as one (a directory, a FIFO, a
+   * device, a dangling link...), or null. Its items are not scored (`missing-db`, with this
+   * reason), like those of a database that is not there.
+   */
+  unusable?(dbId: string): Promise<string | null>;
+  /** A fresh copy each call: the bytes are transferred to a worker. */
+  load(dbId: string): Promise<LoadedDb>;
+  /** Where the database was expected, for the missing-db message. */
+  describe(dbId: string): string;
+}
+
 /** The service the screens call (declared with the store's other ports the UI receives). */
-export type { RunService } from '../adapters/store/workbench-store.ts';
+export type { RunService } from './store-ports.ts';
 export type { RunSession };
 
 /** What a run needs to be resumed: its items (replay) or its generation plan. */

@@ -1,6 +1,6 @@
 /** A new run's header, for every service that creates runs (replays, self-tests, generation runs, series steps). */
 import type { RunHeader } from '../core/run/types.ts';
-import type { DatasetRecord } from '../adapters/store/records.ts';
+import type { DatasetRecord } from './records.ts';
 
 export function newRunHeader(
   req: Pick<RunHeader, 'name' | 'source' | 'subset' | 'config' | 'samplesPerQuestion' | 'executor'>,

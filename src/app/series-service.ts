@@ -18,7 +18,7 @@ import { verdictCacheOf } from './run-service.ts';
 import { pollPause, StableFiles } from '../core/series/folder-poll.ts';
 import { compileStepPattern, DEFAULT_STEP_RULE_TEXT, stepFromName } from '../core/series/step-name.ts';
 import type { EvalItem } from '../core/types.ts';
-import { StoreError } from '../adapters/store/errors.ts';
+import { StoreError } from './store-errors.ts';
 import type {
   DatasetRecord,
   PairedDumpStep,
@@ -26,7 +26,7 @@ import type {
   SeriesProgress,
   SeriesRecord,
   SeriesStepRecord,
-} from '../adapters/store/records.ts';
+} from './records.ts';
 import type { FolderPort, SeriesAppPorts } from './ports.ts';
 import { newRunHeader } from './run-header.ts';
 

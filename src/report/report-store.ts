@@ -1,5 +1,5 @@
 /**
- * The report's store: the app's store ports (adapters/store/workbench-store.ts) read-only over
+ * The report's store: the app's store ports (src/app/store-ports.ts) read-only over
  * the runs the report carries, in memory. The screens read runs, samples and question texts
  * through it exactly as they read IndexedDB in the app; everything that would change, evaluate
  * or need a database is refused with a message that says where it can be done (the workbench,
@@ -17,7 +17,7 @@ import type {
   RunService,
   StoragePort,
   WorkbenchStore,
-} from '../adapters/store/workbench-store.ts';
+} from '../app/store-ports.ts';
 
 /** What the report cannot do, and where it can be done. */
 export function notInReport(what: string): WorkbenchError {

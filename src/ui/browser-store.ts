@@ -15,7 +15,7 @@ import {
 import { createBrowserSqlPool, openBrowserSchemaSource } from '../adapters/browser/sql-worker-host.ts';
 import { sha256Text } from '../adapters/import/pair-run.ts';
 import { createIdbStore, type IdbStoreOptions } from '../adapters/store/idb-store.ts';
-import type { SeriesAnalysisPort, WorkbenchStore } from '../adapters/store/workbench-store.ts';
+import type { SeriesAnalysisPort, WorkbenchStore } from '../app/store-ports.ts';
 import type { AppPorts, ExecutorFactory } from '../app/ports.ts';
 import { createRunService } from '../app/run-service.ts';
 import { createSeriesService, type SeriesService } from '../app/series-service.ts';

@@ -4,7 +4,7 @@
  * rows of each side. Samples do not keep rows (a run of 1,534 items would store megabytes of
  * them); re-running one item takes milliseconds and never blocks the page.
  */
-import type { DbSource } from '../adapters/sql-pool.ts';
+import type { DbSource } from '../app/ports.ts';
 import type { ItemPreview, SqlExecutor } from '../core/eval/executor.ts';
 import type { RunHeader } from '../core/run/types.ts';
 import type { EvalItem } from '../core/types.ts';

@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportBatchFiles } from '../../src/app/batch-export.ts';
-import type { DatasetRecord } from '../../src/adapters/store/records.ts';
+import type { DatasetRecord } from '../../src/app/records.ts';
 import { parseCustomId, type BatchRequestLine } from '../../src/core/batch/batch.ts';
 import { parseTablesJson } from '../../src/core/formats/tables-json.ts';
 import { OMNISQL_PRESET, SKYRL_SQL_PRESET, presetFingerprint } from '../../src/core/prompt/presets.ts';

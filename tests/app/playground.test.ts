@@ -12,7 +12,7 @@ import { createRunService } from '../../src/app/run-service.ts';
 import type { SqlPool } from '../../src/adapters/sql-pool.ts';
 import { correctedGoldOf } from '../../src/core/playground/corrected-gold.ts';
 import type { AttemptRequest, PlaygroundQuestion } from '../../src/core/playground/try-attempt.ts';
-import type { DatasetRecord } from '../../src/adapters/store/records.ts';
+import type { DatasetRecord } from '../../src/app/records.ts';
 import { DEFAULT_RUN_CONFIG } from '../../src/core/run/types.ts';
 import { fileDataset, memoryAppPorts } from '../helpers/memory-app-ports.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS } from '../helpers/series-dumps.ts';

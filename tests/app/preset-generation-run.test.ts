@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resumeGenerationRun, startGenerationRun } from '../../src/app/generation-run.ts';
-import type { DatasetRecord } from '../../src/adapters/store/records.ts';
+import type { DatasetRecord } from '../../src/app/records.ts';
 import type { ChatMessage, Completion, Engine, Prompt, SamplingParams } from '../../src/core/engine/engine.ts';
 import { parseTablesJson } from '../../src/core/formats/tables-json.ts';
 import {

@@ -13,7 +13,7 @@ import { PAUSE, exWithInterval, type GenerationProgress } from '../../src/core/r
 import { DEFAULT_RUN_CONFIG } from '../../src/core/run/types.ts';
 import { toCsv } from '../../src/core/runfile/export.ts';
 import { BIRD_MINIDEV_V1 } from '../../src/core/prompt/templates.ts';
-import type { DatasetRecord } from '../../src/adapters/store/workbench-store.ts';
+import type { DatasetRecord } from '../../src/app/store-ports.ts';
 import { testStore, type TestStore } from '../store/store-helpers.ts';
 import { sharedFile } from './shared-files.ts';
 

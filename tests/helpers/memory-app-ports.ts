@@ -11,9 +11,9 @@ import { spawnNodeSqlWorker, folderDbSource } from '../../src/adapters/node/sql-
 import { createSqlWorkerSchemaSource } from '../../src/adapters/engines/sql-worker-schema-source.ts';
 import { pairRunPredictions, sha256Text } from '../../src/adapters/import/pair-run.ts';
 import { SqlPool } from '../../src/adapters/sql-pool.ts';
-import { StoreError } from '../../src/adapters/store/errors.ts';
+import { StoreError } from '../../src/app/store-errors.ts';
 import { pairSeriesDump } from '../../src/adapters/import/pair-series.ts';
-import type { DatasetRecord, SeriesFolderRecord, SeriesRecord } from '../../src/adapters/store/records.ts';
+import type { DatasetRecord, SeriesFolderRecord, SeriesRecord } from '../../src/app/records.ts';
 import type { AppPorts, RunInputs, RunSession, SeriesAppPorts } from '../../src/app/ports.ts';
 import { sampleKey } from '../../src/core/eval/constants.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';

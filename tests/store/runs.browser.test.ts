@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalEvent } from '../../src/core/eval/executor.ts';
 import { DEFAULT_RUN_CONFIG, type SampleRecord } from '../../src/core/run/types.ts';
-import type { DatasetRecord, RunRequest } from '../../src/adapters/store/workbench-store.ts';
+import type { DatasetRecord, RunRequest } from '../../src/app/store-ports.ts';
 import { birdMiniDevFiles, sharedBlob, sharedText } from './browser-data.ts';
 import { testStore, type TestStore } from './store-helpers.ts';
 import { EX_ONLY_RUBRIC } from '../../src/core/rubric/bird-rubric.ts';

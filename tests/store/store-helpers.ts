@@ -2,7 +2,7 @@
 import { deleteDB } from 'idb';
 import { createBrowserStore, type BrowserStoreOptions } from '../../src/ui/browser-store.ts';
 import { openWorkbenchDb } from '../../src/adapters/store/schema.ts';
-import type { WorkbenchStore } from '../../src/adapters/store/workbench-store.ts';
+import type { WorkbenchStore } from '../../src/app/store-ports.ts';
 
 export interface TestStore {
   dbName: string;

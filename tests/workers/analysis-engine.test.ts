@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createAnalysisEngine, type StoredRuns } from '../../workers/analysis-engine.ts';
-import type { AnalysisProgress } from '../../src/adapters/store/records.ts';
+import type { AnalysisProgress } from '../../src/app/records.ts';
 import { compareRuns } from '../../src/core/rl/compare.ts';
 import { mulberry32 } from '../../src/core/util/rng.ts';
 import { computeRunStats } from '../../src/core/rl/run-stats.ts';

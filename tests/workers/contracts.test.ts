@@ -16,7 +16,7 @@ import { createSqlEngine } from '../../workers/sql-engine.ts';
 import type { SqlWorkerApi } from '../../workers/sql.api.ts';
 import type { WllamaWorkerApi } from '../../workers/wllama.api.ts';
 import type { importInWorker } from '../../src/adapters/browser/import-client.ts';
-import type { DatasetRecord } from '../../src/adapters/store/records.ts';
+import type { DatasetRecord } from '../../src/app/records.ts';
 
 const WORKERS = path.resolve(import.meta.dirname, '../../workers');
 const contracts = readdirSync(WORKERS).filter((f) => f.endsWith('.api.ts'));
@@ -31,10 +31,8 @@ describe('worker contracts', () => {
     expect(contracts.sort()).toEqual(['analysis.api.ts', 'import.api.ts', 'sql.api.ts', 'wllama.api.ts']);
   });
 
-  it.each(contracts)('%s imports only the core or the store records, nothing that imports it back', (file) => {
-    const bad = importsOf(file).filter(
-      (p) => !p.startsWith('../src/core/') && p !== '../src/adapters/store/records.ts',
-    );
+  it.each(contracts)("%s imports only the core or the app's records, nothing that imports it back", (file) => {
+    const bad = importsOf(file).filter((p) => !p.startsWith('../src/core/') && p !== '../src/app/records.ts');
     expect(bad).toEqual([]);
   });
 
@@ -49,7 +47,7 @@ describe('worker contracts', () => {
       { ok: true; value: DatasetRecord } | { ok: false; error: import('../../src/core/errors.ts').ErrorData }
     >();
     expectTypeOf<Awaited<ReturnType<typeof importInWorker>>>().toEqualTypeOf<DatasetRecord>();
-    expect(importsOf('import.api.ts')).toContain('../src/adapters/store/records.ts');
+    expect(importsOf('import.api.ts')).toContain('../src/app/records.ts');
   });
 
   it('the wllama worker replies with engine error data, never thrown objects', () => {

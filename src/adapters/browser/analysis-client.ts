@@ -9,8 +9,8 @@ import type { RunComparison } from '../../core/rl/compare.ts';
 import type { PromptRow, RunStatsView } from '../../core/rl/stats-view.ts';
 import type { AnalysisOutcome, AnalysisWorkerApi } from '../../../workers/analysis.api.ts';
 import { errorFromData, workerFailure } from './import-client.ts';
-import type { AnalysisProgress } from '../store/records.ts';
-import type { AnalysisHooks, AnalysisPort, SeriesAnalysisPort } from '../store/workbench-store.ts';
+import type { AnalysisProgress } from '../../app/records.ts';
+import type { AnalysisHooks, AnalysisPort, SeriesAnalysisPort } from '../../app/store-ports.ts';
 import { CancelledError } from '../../core/errors.ts';
 
 async function inWorker<T>(

@@ -4,7 +4,7 @@
  */
 import { proxy, wrap, type Remote } from 'comlink';
 import { WorkbenchError, type ErrorCode, CancelledError } from '../../core/errors.ts';
-import { StoreError, type ErrorData, type StoreErrorCode } from '../store/errors.ts';
+import { StoreError, type ErrorData, type StoreErrorCode } from '../../app/store-errors.ts';
 import type {
   ImportJob,
   ImportWorkerApi,
@@ -16,7 +16,7 @@ import type {
   SeriesDumpJob,
 } from '../../../workers/import.api.ts';
 import type { RunHeader } from '../../core/run/types.ts';
-import type { DatasetRecord, ImportProgress, SeriesRecord } from '../store/workbench-store.ts';
+import type { DatasetRecord, ImportProgress, SeriesRecord } from '../../app/store-ports.ts';
 
 export function errorFromData(e: ErrorData): Error {
   if (e.name === 'WorkbenchError' && e.code) {

@@ -5,7 +5,8 @@
  * worker nor the wasm is part of the main bundle or fetched before.
  */
 import wasmUrl from 'sql.js-1.8/dist/sql-wasm.wasm?url';
-import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
+import { SqlPool, type WorkerHandle } from '../sql-pool.ts';
+import type { DbSource } from '../../app/ports.ts';
 import { sqlWorkerHandle } from './sql-worker-host.ts';
 
 function spawnLegacyWorker(): WorkerHandle {

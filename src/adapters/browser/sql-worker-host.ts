@@ -6,7 +6,8 @@ import type { ReadOnlyQuery } from '../../core/prompt/omnisql-schema.ts';
 import type { SchemaSource } from '../../core/prompt/schema-source.ts';
 import type { SuiteCache } from '../../core/ts/suite.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
-import { SqlPool, type DbSource, type WorkerHandle } from '../sql-pool.ts';
+import { SqlPool, type WorkerHandle } from '../sql-pool.ts';
+import type { DbSource } from '../../app/ports.ts';
 import { sha256Bytes } from '../import/pair-run.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 

@@ -7,7 +7,7 @@
 import type { DescriptionFile, SampleRows, SchemaSource, TableInfo } from '../../core/prompt/schema-source.ts';
 import { SCHEMA_QUERIES, splitSampleRow } from '../../core/prompt/schema-source.ts';
 import type { NeedDb, QueryResult } from '../../../workers/sql.api.ts';
-import type { DbSource } from '../sql-pool.ts';
+import type { DbSource } from '../../app/ports.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import type { SqlValue } from '../../core/types.ts';
 

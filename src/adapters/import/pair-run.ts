@@ -18,7 +18,7 @@ import type { SourceRecord } from '../../core/formats/records.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { readHarnessFile } from '../harness/read-harness.ts';
 import { blobAsyncBuffer, readParquetRecords } from '../parquet/read-parquet.ts';
-import type { PairJob, PairedPredictions } from '../store/records.ts';
+import type { PairJob, PairedPredictions } from '../../app/records.ts';
 
 /** sha256 (hash-wasm, fast on 50 MB files) and UTF-8 size of a text. */
 export async function sha256Text(text: string): Promise<{ sha256: string; bytes: number }> {

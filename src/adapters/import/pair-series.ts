@@ -9,7 +9,7 @@ import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { compileStepPattern } from '../../core/series/step-name.ts';
 import { pairingNote, readSeriesDump, trainerScoreOf } from '../harness/series-dump.ts';
-import type { PairedSeriesDump, SeriesDumpJob } from '../store/records.ts';
+import type { PairedSeriesDump, SeriesDumpJob } from '../../app/records.ts';
 import { sha256Blob } from './pair-run.ts';
 
 export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDump> {

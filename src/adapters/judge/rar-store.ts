@@ -17,7 +17,7 @@ import { rarKey, runRar } from '../../core/rubric/rar-run.ts';
 import { sha256Blob, sha256Text } from '../import/pair-run.ts';
 import { blobAsyncBuffer, readParquetRecords } from '../parquet/read-parquet.ts';
 import { holdLock } from '../store/database-bytes.ts';
-import { StoreError, isQuotaError } from '../store/errors.ts';
+import { StoreError, isQuotaError } from '../../app/store-errors.ts';
 import type { RubricDb } from './idb-judge-cache.ts';
 import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from './rar-records.ts';
 

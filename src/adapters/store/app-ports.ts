@@ -9,7 +9,7 @@ import type { EvalItem } from '../../core/types.ts';
 import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 import { datasetOrThrow, questionsWithDatabase } from './dataset-repository.ts';
-import type { DatasetRecord, GenerationPlan } from './records.ts';
+import type { DatasetRecord, GenerationPlan } from '../../app/records.ts';
 import { deleteRun, runOrThrow } from './run-repository.ts';
 import { openRunSession, withRunLock } from './run-session.ts';
 import { allSamples, storedKeys } from './sample-blocks.ts';

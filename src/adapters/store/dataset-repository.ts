@@ -3,12 +3,12 @@
  * run in the import worker, handed in by the composition root (`StoreWorkers`); this side
  * lists, describes and deletes.
  */
-import { StoreError } from './errors.ts';
+import { StoreError } from '../../app/store-errors.ts';
 import { chunkRange, type WorkbenchIdb } from './schema.ts';
 import { storeDbSource, storedDbIds } from './store-db-source.ts';
 import { idbSuiteCache } from './suite-cache.ts';
-import type { DatasetRepository, StoragePort } from './workbench-store.ts';
-import type { DatasetCard, DatasetRecord, StoreWorkers } from './records.ts';
+import type { DatasetRepository, StoragePort } from '../../app/store-ports.ts';
+import type { DatasetCard, DatasetRecord, StoreWorkers } from '../../app/records.ts';
 
 /** Deletes database records and chunks that no dataset or run refers to any more. */
 export async function deleteUnreferenced(idb: WorkbenchIdb, candidates: Iterable<string>): Promise<void> {

@@ -7,11 +7,11 @@
 import { deleteOrphanChunks } from './database-bytes.ts';
 import { idbAppPorts, type IdbAppPorts } from './app-ports.ts';
 import { createDatasetRepository } from './dataset-repository.ts';
-import type { StoreWorkers } from './records.ts';
+import type { StoreWorkers } from '../../app/records.ts';
 import { createRunRepository } from './run-repository.ts';
 import { DEFAULT_DB_NAME, openWorkbenchDb } from './schema.ts';
 import { createSeriesRepository } from './series-repository.ts';
-import type { SeriesRepository, StoragePort, WorkbenchStore } from './workbench-store.ts';
+import type { SeriesRepository, StoragePort, WorkbenchStore } from '../../app/store-ports.ts';
 
 export interface IdbStoreOptions {
   /** IndexedDB database name (default `rlvr-workbench`); tests use their own. */

@@ -7,7 +7,7 @@
 import { parseRunFile } from '../../core/runfile/run-file.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import { scoreOf } from '../../core/run/score-run.ts';
-import { StoreError } from './errors.ts';
+import { StoreError } from '../../app/store-errors.ts';
 import { BLOCK_SIZE, type WorkbenchIdb } from './schema.ts';
 
 export async function storeRunFile(idb: WorkbenchIdb, text: string, fileName: string): Promise<RunHeader> {

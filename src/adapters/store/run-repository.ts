@@ -7,13 +7,13 @@ import { toRunFile } from '../../core/runfile/export.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import { withStoredExtras } from '../../core/run/overlay-record.ts';
 import { deleteUnreferenced } from './dataset-repository.ts';
-import { StoreError, isQuotaError } from './errors.ts';
+import { StoreError, isQuotaError } from '../../app/store-errors.ts';
 import { withRunLock, lockedRunIds } from './run-session.ts';
 import { storeRunUpload } from './run-upload.ts';
 import { allSamples, countSamples, questionSamples, samplePage } from './sample-blocks.ts';
 import { blockRange, type WorkbenchIdb } from './schema.ts';
-import type { RunRepository } from './workbench-store.ts';
-import type { StoreWorkers } from './records.ts';
+import type { RunRepository } from '../../app/store-ports.ts';
+import type { StoreWorkers } from '../../app/records.ts';
 
 /** The run, or NOT_FOUND naming it. */
 export async function runOrThrow(idb: WorkbenchIdb, runId: string): Promise<RunHeader> {

@@ -7,7 +7,7 @@
  */
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import { holdLock } from './database-bytes.ts';
-import { StoreError, isQuotaError } from './errors.ts';
+import { StoreError, isQuotaError } from '../../app/store-errors.ts';
 import { markUnsorted, nextBlock, sortBlocks } from './sample-blocks.ts';
 import { SampleWriter } from './sample-writer.ts';
 import type { WorkbenchIdb } from './schema.ts';

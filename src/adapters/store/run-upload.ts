@@ -5,7 +5,7 @@
  * (a comparison exported from this browser holds runs it has); when every run of the report is
  * already stored, the import fails naming them.
  */
-import { isStoreError, StoreError } from './errors.ts';
+import { isStoreError, StoreError } from '../../app/store-errors.ts';
 import { storeRunFile } from './run-file-store.ts';
 import type { WorkbenchIdb } from './schema.ts';
 import { isReportHtml, readReportFile } from '../../core/report/report-file.ts';

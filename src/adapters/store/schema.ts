@@ -9,7 +9,13 @@ import type { BuiltSuite } from '../../core/ts/suite.ts';
 import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
 import type { EvalItem } from '../../core/types.ts';
-import type { DatasetRecord, SeriesFolderRecord, SeriesRecord, SeriesScoresRecord, StoredDatabase } from './records.ts';
+import type {
+  DatasetRecord,
+  SeriesFolderRecord,
+  SeriesRecord,
+  SeriesScoresRecord,
+  StoredDatabase,
+} from '../../app/records.ts';
 
 export const DEFAULT_DB_NAME = 'rlvr-workbench';
 export const SCHEMA_VERSION = 6;
@@ -46,7 +52,7 @@ interface RunInputRecord {
   runId: string;
   items: EvalItem[];
   /** Generation runs: the plan (spec and questions); `items` is then empty. See src/app/generation-run.ts. */
-  generation?: import('./records.ts').GenerationPlan;
+  generation?: import('../../app/records.ts').GenerationPlan;
 }
 
 /** A sample as stored in version 1: the record plus the run it belongs to (part of its key). */

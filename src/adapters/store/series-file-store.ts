@@ -7,8 +7,8 @@
 import { parseSeriesFile } from '../../core/series/file.ts';
 import { scoreOf } from '../../core/run/score-run.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
-import { StoreError, isQuotaError } from './errors.ts';
-import type { SeriesRecord } from './records.ts';
+import { StoreError, isQuotaError } from '../../app/store-errors.ts';
+import type { SeriesRecord } from '../../app/records.ts';
 import { BLOCK_SIZE, type WorkbenchIdb } from './schema.ts';
 
 export async function storeSeriesFile(idb: WorkbenchIdb, text: string, fileName: string): Promise<SeriesRecord> {

@@ -6,9 +6,9 @@
  * it is evaluated is src/app/series-service.ts's.
  */
 import { deleteUnreferenced } from './dataset-repository.ts';
-import { StoreError, isQuotaError } from './errors.ts';
-import type { SeriesRecord, SeriesScoresRecord } from './records.ts';
-import type { SeriesRepository } from './workbench-store.ts';
+import { StoreError, isQuotaError } from '../../app/store-errors.ts';
+import type { SeriesRecord, SeriesScoresRecord } from '../../app/records.ts';
+import type { SeriesRepository } from '../../app/store-ports.ts';
 import { blockRange, seriesScoresRange, type WorkbenchIdb } from './schema.ts';
 
 export async function seriesOrThrow(idb: WorkbenchIdb, seriesId: string): Promise<SeriesRecord> {

@@ -1,7 +1,7 @@
 /** DbSource for runs in the browser: databases read from the store by the sha256 a run recorded. */
-import type { DbSource } from '../sql-pool.ts';
+import type { DbSource } from '../../app/ports.ts';
 import { readDatabaseBytes } from './database-bytes.ts';
-import { StoreError } from './errors.ts';
+import { StoreError } from '../../app/store-errors.ts';
 import type { WorkbenchIdb } from './schema.ts';
 
 /** `idb` may still be opening: the source waits for it on first use. */

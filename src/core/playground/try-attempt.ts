@@ -72,10 +72,7 @@ export interface AttemptRequest {
 }
 
 /** The attempt's verdict against the corrected gold (EX and Soft-F1, as a run's overlay stores them). */
-type CorrectedVerdict = Pick<
-  OverlayItemRecord,
-  'goldSql' | 'ex' | 'softF1' | 'status' | 'error' | 'goldRowCount'
->;
+type CorrectedVerdict = Pick<OverlayItemRecord, 'goldSql' | 'ex' | 'softF1' | 'status' | 'error' | 'goldRowCount'>;
 
 interface RubricCheckOutcome {
   id: string;

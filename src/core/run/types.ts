@@ -171,7 +171,6 @@ export interface RunFile {
   questions?: RunQuestion[];
 }
 
-
 /** How one sample was produced: stored in `SampleRecord.generation`. */
 export interface SampleGeneration {
   /** The prompt exactly as sent. */

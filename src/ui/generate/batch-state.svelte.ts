@@ -4,7 +4,7 @@
  * SGLang, OpenAI's Batch API, Ray Data LLM), then import the output JSONL back as a generation
  * run, scored through the same loop with the BatchEngine (src/core/batch/batch-engine.ts).
  */
-import type { GenerationRunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { GenerationRunRequest, WorkbenchStore } from '../../app/store-ports.ts';
 import type { Engine, ModelRef, SamplingParams } from '../../core/engine/engine.ts';
 import type { PolicyPreset } from '../../core/prompt/presets.ts';
 import type { PromptTemplate } from '../../core/prompt/templates.ts';

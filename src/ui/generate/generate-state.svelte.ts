@@ -5,7 +5,7 @@
  *
  * The engine part (choice, loading, the server settings kept in localStorage) is an EngineSlot.
  */
-import type { GenerationRunRequest, RunService, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { GenerationRunRequest, RunService, WorkbenchStore } from '../../app/store-ports.ts';
 import type { Engine, SamplingParams } from '../../core/engine/engine.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { BUILTIN_TEMPLATES, findTemplate } from '../../core/prompt/templates.ts';

@@ -8,7 +8,7 @@
  * add it again instead of having it come back unasked. The hostile predictions (a runaway
  * query, a DELETE, two statements, markup) become a further run on request.
  */
-import type { DatasetRecord, ImportSource, RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { DatasetRecord, ImportSource, RunRequest, WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader } from '../../core/run/types.ts';
 import type { DatasetsState } from '../workbench/datasets.svelte.ts';

@@ -6,8 +6,8 @@
  * run. An attempt that is cancelled (the next keystroke) terminates the worker; the next one
  * starts a fresh worker.
  */
-import type { DbSource } from '../../adapters/sql-pool.ts';
-import type { DatasetRecord } from '../../adapters/store/workbench-store.ts';
+import type { DbSource } from '../../app/ports.ts';
+import type { DatasetRecord } from '../../app/store-ports.ts';
 import type { EvalEvent, SqlExecutor } from '../../core/eval/executor.ts';
 import { tryAttempt, type AttemptReport, type AttemptRequest } from '../../core/playground/try-attempt.ts';
 import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';

@@ -16,12 +16,7 @@ import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import { datasetExRule } from '../../app/ex-rule.ts';
 import { tourSteps, type TourStep } from '../../core/playground/tour.ts';
-import type {
-  DatasetRecord,
-  DatasetRepository,
-  RunRepository,
-  RunService,
-} from '../../adapters/store/workbench-store.ts';
+import type { DatasetRecord, DatasetRepository, RunRepository, RunService } from '../../app/store-ports.ts';
 import { DEFAULT_PLAYGROUND_FORMULA, type PlaygroundParams } from '../shell/route.ts';
 import type { PlaygroundService } from './playground-service.ts';
 

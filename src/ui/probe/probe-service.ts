@@ -2,8 +2,8 @@
  * The reward-hacking probe in the browser: the core's runProbe over a sql.js worker pool on a
  * stored dataset's databases (IndexedDB), as the CLI runs it over a folder.
  */
-import type { DbSource } from '../../adapters/sql-pool.ts';
-import type { DatasetRecord } from '../../adapters/store/workbench-store.ts';
+import type { DbSource } from '../../app/ports.ts';
+import type { DatasetRecord } from '../../app/store-ports.ts';
 import type { SqlExecutor } from '../../core/eval/executor.ts';
 import type { ProbeQuestion } from '../../core/probe/exploits.ts';
 import { runProbe, type ProbeOptions, type ProbeReport } from '../../core/probe/run-probe.ts';

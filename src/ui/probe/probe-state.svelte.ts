@@ -6,7 +6,7 @@
  */
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import type { ProbeReport, Semantics } from '../../core/probe/run-probe.ts';
-import type { DatasetRecord } from '../../adapters/store/workbench-store.ts';
+import type { DatasetRecord } from '../../app/store-ports.ts';
 import type { ProbeService } from './probe-service.ts';
 import type { KeyValueStore } from '../shell/key-value.ts';
 

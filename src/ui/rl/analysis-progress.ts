@@ -1,5 +1,5 @@
 /** The analysis worker's progress as one line of the RL and Compare views. */
-import type { AnalysisProgress } from '../../adapters/store/workbench-store.ts';
+import type { AnalysisProgress } from '../../app/store-ports.ts';
 
 // One formatter: `toLocaleString('en')` builds a new one per call, which cost the RL view 280 ms
 // of main-thread time over the progress reports of a 100,000-sample run.

@@ -6,7 +6,7 @@
  * (workers/analysis.api.ts), which reads both runs' samples from IndexedDB itself: the page
  * holds only the run headers and the result, with progress and cancel.
  */
-import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { AnalysisProgress, WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { compareRuns, type RunComparison } from '../../core/rl/compare.ts';
 import { compareExplanations, compareJson } from '../../core/rl/compare-report.ts';

@@ -5,7 +5,7 @@
  * analysis worker (workers/analysis.api.ts) with progress and cancel, plus the exports
  * (per-prompt CSV/JSON/Parquet, frontier JSONL).
  */
-import type { AnalysisProgress, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { AnalysisProgress, WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
 import { mulberry32 } from '../../core/util/rng.ts';

@@ -5,7 +5,7 @@
  * (run, rubric) and written into the run's samples, and the run-level views derived.
  */
 import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../adapters/judge/idb-judge-cache.ts';
-import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage, cancelledError } from '../../core/errors.ts';
 import { reaggregate, summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import {

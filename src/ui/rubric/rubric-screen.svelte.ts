@@ -5,7 +5,7 @@
 import type { RubricRepository, StoredRubric } from '../../adapters/judge/idb-judge-cache.ts';
 import type { RubricRepositories } from '../workbench/services.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { BIRD_RUBRIC, EX_ONLY_RUBRIC } from '../../core/rubric/bird-rubric.ts';
 import type { Rubric } from '../../core/rubric/model.ts';

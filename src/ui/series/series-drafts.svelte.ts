@@ -12,7 +12,7 @@ import {
   type StepRule,
 } from '../../core/series/step-name.ts';
 import type { RunHeader } from '../../core/run/types.ts';
-import type { DatasetRecord } from '../../adapters/store/records.ts';
+import type { DatasetRecord } from '../../app/records.ts';
 import type { DumpFile, DumpImportRequest, GroupRunsRequest } from '../../app/series-service.ts';
 import { SERIES_FOLDER_FILE } from '../../app/series-service.ts';
 import { RunConfigDraft } from '../workbench/run-config-draft.svelte.ts';

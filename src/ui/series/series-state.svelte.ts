@@ -6,8 +6,8 @@
  * browser kept the permission, and after a click (`allowFolder`) where it did not.
  */
 import { errorMessage, isCancellation } from '../../core/errors.ts';
-import type { SeriesProgress, SeriesRecord } from '../../adapters/store/records.ts';
-import type { SeriesAnalysisPort } from '../../adapters/store/workbench-store.ts';
+import type { SeriesProgress, SeriesRecord } from '../../app/records.ts';
+import type { SeriesAnalysisPort } from '../../app/store-ports.ts';
 import type { FolderAccess } from '../../adapters/browser/directory-folder.ts';
 import type { SeriesService } from '../../app/series-service.ts';
 import { SeriesDraft, SeriesGroupDraft } from './series-drafts.svelte.ts';

@@ -7,8 +7,8 @@
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import type { QuestionStep } from '../../core/series/question-steps.ts';
 import type { QuestionDynamics } from '../../core/series/stats.ts';
-import type { AnalysisProgress, SeriesExportKind, SeriesView as SeriesData } from '../../adapters/store/records.ts';
-import type { SeriesAnalysisPort } from '../../adapters/store/workbench-store.ts';
+import type { AnalysisProgress, SeriesExportKind, SeriesView as SeriesData } from '../../app/records.ts';
+import type { SeriesAnalysisPort } from '../../app/store-ports.ts';
 import { downloadBlob, safeFileName } from '../shell/download.ts';
 import { DEFAULT_GRID, type GridQuery } from '../shell/route.ts';
 

@@ -12,7 +12,7 @@ import type {
   ImportProgress,
   ImportSource,
   WorkbenchStore,
-} from '../../adapters/store/workbench-store.ts';
+} from '../../app/store-ports.ts';
 
 interface SelfTestState {
   running: boolean;

@@ -12,7 +12,7 @@ import {
   missingDatabases,
   type LayoutGuess,
 } from '../../adapters/import/layout.ts';
-import type { ImportSource } from '../../adapters/store/workbench-store.ts';
+import type { ImportSource } from '../../app/store-ports.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { PickedFile } from './file-sources.ts';
 

@@ -7,8 +7,8 @@
  * run's report is built by the analysis worker, which holds the series (every step's samples):
  * the page gets the finished HTML as a Blob and only downloads it.
  */
-import type { SeriesReportInput } from '../../adapters/store/records.ts';
-import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { SeriesReportInput } from '../../app/records.ts';
+import type { WorkbenchStore } from '../../app/store-ports.ts';
 import { streamGzip } from '../../adapters/gzip-stream.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { reportPayload, withQuestionTexts, type ReportInput } from '../../core/report/payload.ts';

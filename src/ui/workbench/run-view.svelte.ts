@@ -16,7 +16,7 @@ import { summarize, type Summary } from '../../core/eval/summary.ts';
 import { DEFAULT_QUERY, ItemIndex, type ExplorerRow, type ItemQuery } from '../../core/views/item-query.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult, Question } from '../../core/types.ts';
-import type { DatasetRepository, RunRepository, RunService } from '../../adapters/store/workbench-store.ts';
+import type { DatasetRepository, RunRepository, RunService } from '../../app/store-ports.ts';
 import type { ItemKey } from '../shell/route.ts';
 import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../../core/run/version-effects.ts';

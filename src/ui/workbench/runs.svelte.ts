@@ -7,7 +7,7 @@ import { birdPredictionsJson, csvParts, runFileJsonParts, samplesJsonlParts } fr
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { RunHeader } from '../../core/run/types.ts';
-import type { RunRequest, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { RunRequest, WorkbenchStore } from '../../app/store-ports.ts';
 import { downloadBlob, downloadParts, downloadText, safeFileName } from '../shell/download.ts';
 import { runParquetBlob } from './parquet-export.ts';
 import { estimate, executedRate, type Estimate, type ProgressCounts } from './run-progress.ts';

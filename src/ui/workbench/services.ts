@@ -1,5 +1,5 @@
 /** What the workbench screens get from the composition root (main.ts). */
-import type { WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { WorkbenchStore } from '../../app/store-ports.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult } from '../../core/types.ts';

@@ -1,6 +1,6 @@
 /** The storage line: how much the origin uses of its quota, and whether the browser keeps it. */
 import { errorMessage } from '../../core/errors.ts';
-import type { StorageInfo, WorkbenchStore } from '../../adapters/store/workbench-store.ts';
+import type { StorageInfo, WorkbenchStore } from '../../app/store-ports.ts';
 
 /** The storage line's own fields (the usage read is `$state.raw`, apart). */
 interface StorageFields {

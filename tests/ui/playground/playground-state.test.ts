@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqlPool } from '../../../src/adapters/sql-pool.ts';
 import { folderDbSource, spawnNodeSqlWorker } from '../../../src/adapters/node/sql-worker-host.ts';
-import type { DatasetRecord } from '../../../src/adapters/store/workbench-store.ts';
+import type { DatasetRecord } from '../../../src/app/store-ports.ts';
 import { memorySuiteCache } from '../../../src/core/ts/suite.ts';
 import type { GoldOverlayRecord } from '../../../src/core/run/overlay-record.ts';
 import type { RunHeader } from '../../../src/core/run/types.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DatasetRecord } from '../../../src/adapters/store/workbench-store.ts';
+import type { DatasetRecord } from '../../../src/app/store-ports.ts';
 import { probeQuestionsOf } from '../../../src/ui/probe/probe-service.ts';
 import { parseHash, routeHash } from '../../../src/ui/shell/route.ts';
 

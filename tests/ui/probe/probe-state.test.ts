@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DatasetRecord } from '../../../src/adapters/store/workbench-store.ts';
+import type { DatasetRecord } from '../../../src/app/store-ports.ts';
 import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts';
 import { runProbe } from '../../../src/core/probe/run-probe.ts';
 import { probeQuestionsOf, type ProbeService } from '../../../src/ui/probe/probe-service.ts';

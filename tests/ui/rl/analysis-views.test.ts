@@ -6,7 +6,7 @@
  * runs in tests/browser/rl-scale.test.ts and its computation in tests/workers/analysis-engine.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { AnalysisHooks, AnalysisPort, WorkbenchStore } from '../../../src/adapters/store/workbench-store.ts';
+import type { AnalysisHooks, AnalysisPort, WorkbenchStore } from '../../../src/app/store-ports.ts';
 import { compareRuns } from '../../../src/core/rl/compare.ts';
 import { mulberry32 } from '../../../src/core/util/rng.ts';
 import { computeRunStats } from '../../../src/core/rl/run-stats.ts';

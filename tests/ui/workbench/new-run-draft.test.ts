@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DatasetRecord } from '../../../src/adapters/store/workbench-store.ts';
+import type { DatasetRecord } from '../../../src/app/store-ports.ts';
 import type { Question } from '../../../src/core/types.ts';
 import { DEFAULT_SUITE_SPEC } from '../../../src/core/ts/suite.ts';
 import { LAST_DATASET_KEY, NewRunDraft } from '../../../src/ui/workbench/new-run-draft.svelte.ts';

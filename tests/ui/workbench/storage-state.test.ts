@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StorageInfo, WorkbenchStore } from '../../../src/adapters/store/workbench-store.ts';
+import type { StorageInfo, WorkbenchStore } from '../../../src/app/store-ports.ts';
 import { SETTLE_DELAYS_MS, StorageState } from '../../../src/ui/workbench/storage.svelte.ts';
 
 const MiB = 1024 * 1024;

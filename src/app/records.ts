@@ -3,19 +3,19 @@
  * service) as plain data: what the store's ports, the import worker's contract and the UI share.
  * It imports only the core, so every side can import it without a cycle.
  */
-import type { EvalEvent } from '../../core/eval/executor.ts';
-import type { PairingFinding } from '../../core/formats/pairing.ts';
-import type { GenerationOutcome, GenerationProgress, GenerationSpec } from '../../core/run/generation.ts';
-import type { BatchExport, BatchPlan } from '../../core/batch/batch.ts';
-import type { EvalItem, GoldEntry, Question } from '../../core/types.ts';
-import type { FileRef, RunConfig, RunHeader } from '../../core/run/types.ts';
-import type { ItemStatus } from '../../core/types.ts';
-import type { RubricScores } from '../../core/rubric/scores.ts';
-import type { HarnessFormat } from '../../core/formats/harness.ts';
-import type { SeriesReport } from '../../core/series/stats.ts';
-import type { WallTimeSource } from '../../core/series/model.ts';
-import type { BirdTablesEntry } from '../../core/prompt/omnisql-schema.ts';
-import type { PolicyPreset } from '../../core/prompt/presets.ts';
+import type { EvalEvent } from '../core/eval/executor.ts';
+import type { PairingFinding } from '../core/formats/pairing.ts';
+import type { GenerationOutcome, GenerationProgress, GenerationSpec } from '../core/run/generation.ts';
+import type { BatchExport, BatchPlan } from '../core/batch/batch.ts';
+import type { EvalItem, GoldEntry, Question } from '../core/types.ts';
+import type { FileRef, RunConfig, RunHeader } from '../core/run/types.ts';
+import type { ItemStatus } from '../core/types.ts';
+import type { RubricScores } from '../core/rubric/scores.ts';
+import type { HarnessFormat } from '../core/formats/harness.ts';
+import type { SeriesReport } from '../core/series/stats.ts';
+import type { WallTimeSource } from '../core/series/model.ts';
+import type { BirdTablesEntry } from '../core/prompt/omnisql-schema.ts';
+import type { PolicyPreset } from '../core/prompt/presets.ts';
 
 export interface StoredDatabase {
   /** sha256 of the file: one stored copy per distinct database, shared by every dataset and run. */

@@ -4,7 +4,7 @@
  * `WorkbenchError`s (BAD_DATABASE, BAD_FORMAT, MISMATCH...) from the core; these are the
  * storage's own. Guard with `isStoreError` (works across workers, where only `name` survives).
  */
-import { CodedError } from '../../core/errors.ts';
+import { CodedError } from '../core/errors.ts';
 
 export type StoreErrorCode =
   | 'QUOTA_EXCEEDED' // the browser refused to store more bytes
@@ -31,11 +31,11 @@ export function isQuotaError(err: unknown): boolean {
 }
 
 /** A cancellation (see isCancellation in the core's errors). */
-export { isCancellation as isAbortError } from '../../core/errors.ts';
+export { isCancellation as isAbortError } from '../core/errors.ts';
 
 const MiB = 1024 * 1024;
 export function mib(bytes: number): string {
   return `${(bytes / MiB).toFixed(bytes < 10 * MiB ? 1 : 0)} MiB`;
 }
 
-export { toErrorData, type ErrorData } from '../../core/errors.ts';
+export { toErrorData, type ErrorData } from '../core/errors.ts';

@@ -5,13 +5,13 @@
  * with a plain object; src/ui/browser-store.ts builds all four over one IndexedDB connection
  * for the composition root (src/ui/main.ts).
  */
-import type { Engine } from '../../core/engine/engine.ts';
-import type { DbSource } from '../sql-pool.ts';
-import type { SuiteCache } from '../../core/ts/suite.ts';
-import type { BuiltPrompt } from '../../core/prompt/build-prompt.ts';
-import type { RunComparison } from '../../core/rl/compare.ts';
-import type { RunStatsView } from '../../core/rl/stats-view.ts';
-import type { RunFile, RunHeader, SampleRecord } from '../../core/run/types.ts';
+import type { Engine } from '../core/engine/engine.ts';
+import type { DbSource } from './ports.ts';
+import type { SuiteCache } from '../core/ts/suite.ts';
+import type { BuiltPrompt } from '../core/prompt/build-prompt.ts';
+import type { RunComparison } from '../core/rl/compare.ts';
+import type { RunStatsView } from '../core/rl/stats-view.ts';
+import type { RunFile, RunHeader, SampleRecord } from '../core/run/types.ts';
 import type {
   BatchExportFiles,
   BatchExportRequest,
@@ -44,10 +44,10 @@ import type {
   SeriesStepRecord,
   SeriesView,
 } from './records.ts';
-import type { QuestionStep } from '../../core/series/question-steps.ts';
-import type { OverlayComparison } from '../../core/run/gold-overlay-run.ts';
-import type { GoldChoice, GoldOverlayRecord } from '../../core/run/overlay-record.ts';
-import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
+import type { QuestionStep } from '../core/series/question-steps.ts';
+import type { OverlayComparison } from '../core/run/gold-overlay-run.ts';
+import type { GoldChoice, GoldOverlayRecord } from '../core/run/overlay-record.ts';
+import type { VersionCheckRecord } from '../core/run/version-effects.ts';
 
 /** How much the origin stores, and whether the browser may evict it. */
 export interface StoragePort {
