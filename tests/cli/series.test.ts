@@ -347,14 +347,39 @@ describe('series: the same checkpoints as prime-rl eval rollouts and as BIRD fil
     writePrimeRlDumps(path.join(dir, 'prime'), which);
     writeBirdStepFiles(path.join(dir, 'bird'), which);
     const reports: Record<string, any> = {};
+    // One verdict cache for the three runs: the comparison is of the formats (what each reads, maps
+    // and reports), so prime and bird take from the cache the verdicts verl executed (the cache's
+    // own correctness: tests/adapters/verdict-cache*.test.ts). A verdict whose SQL, gold or
+    // database a format mapped differently is a miss, executed and compared as before.
+    const cache = path.join(dir, 'cache');
+    const fromCache: Record<string, number> = {};
     for (const kind of ['verl', 'prime', 'bird']) {
       const out = path.join(dir, `${kind}.json`);
+      const seriesOut = path.join(dir, `${kind}.series.json`);
       // Under a timeout no query reaches: toxicology's slow prediction (27 s in sql.js on a quiet
       // machine) crossed the official 30 s on one side only when the suite loaded the 2 cores.
-      const run = await runCli(seriesArgs(path.join(dir, kind), '--out', out, '--timeout-s', '180'));
+      const run = await runCli(
+        seriesArgs(
+          path.join(dir, kind),
+          '--out',
+          out,
+          '--series-out',
+          seriesOut,
+          '--timeout-s',
+          '180',
+          '--cache',
+          cache,
+        ),
+      );
       expect(run.code, run.stderr).toBe(0);
       reports[kind] = readJson(out);
+      const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
+      fromCache[kind] = file.steps.reduce((a, s) => a + (s.run.run.executions?.fromCache ?? 0), 0);
     }
+    // The first run filled the cache; the two others took verdicts from it.
+    expect(fromCache.verl).toBe(0);
+    expect(fromCache.prime).toBeGreaterThan(0);
+    expect(fromCache.bird).toBeGreaterThan(0);
     expect(reports.prime.steps.map((s: { step: number }) => s.step)).toEqual(which.map(stepOf));
     // Our numbers; the wall time is each file's own (three formats, three files written one after the other).
     const ours = (r: any) =>
