@@ -22,6 +22,7 @@ import { describe, expect, it } from 'vitest';
 import { readParquetFileRecords } from '../../src/adapters/parquet/node-file.ts';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
 import { readJson, ROOT, runCli } from '../helpers/cli.ts';
+import { minidevEvalVerdicts } from '../helpers/eval-reference.ts';
 import {
   directBuckets,
   inspectLogJson,
@@ -46,18 +47,6 @@ const seriesArgs = (completions: string, ...extra: string[]) => [
   ...extra,
 ];
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'wb-series-'));
-
-/** Sample verdicts (index, ex) of `eval` on a BIRD prediction file, on the databases present. */
-async function evalVerdicts(file: string): Promise<{ ex: number; verdicts: Array<[number, number]> }> {
-  const out = path.join(tempDir(), 'run.json');
-  const run = await runCli(['eval', '--predictions', file, ...common, '--run-out', out]);
-  expect(run.code, run.stderr).toBe(0);
-  const scored = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
-  return {
-    ex: (scored.filter((s: { ex: number }) => s.ex === 1).length / scored.length) * 100,
-    verdicts: scored.map((s: { index: number; ex: number }) => [s.index, s.ex]),
-  };
-}
 
 describe('series: 13 real checkpoints as verl dumps', () => {
   it('prints the per-step table, writes JSON / CSV / Parquet / series file with equal numbers, EX equal to eval, buckets equal to a direct computation', async () => {
@@ -89,7 +78,7 @@ describe('series: 13 real checkpoints as verl dumps', () => {
     // EX of the first and last step = eval of the same BIRD file, sample by sample.
     const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
     for (const i of [0, PREDICTION_FILES.length - 1]) {
-      const ref = await evalVerdicts(PREDICTION_FILES[i]!);
+      const ref = await minidevEvalVerdicts(PREDICTION_FILES[i]!);
       expect(report.steps[i].ex).toBeCloseTo(ref.ex, 10);
       expect(file.steps[i]!.run.samples.map((s) => [s.index, s.ex])).toEqual(ref.verdicts);
     }
