@@ -98,6 +98,8 @@ export default defineConfig({
           environment: 'node',
           include: ['tests/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'tests/**/*.browser.test.ts', ...CHROMIUM_NODE_TESTS],
+          // One folder per run for references several files compare with (tests/helpers/eval-reference.ts).
+          globalSetup: ['tests/helpers/suite-folder.ts'],
         },
       },
       {

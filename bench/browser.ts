@@ -14,7 +14,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { parseQuestions } from '../src/core/formats/questions.ts';
-import { viteBuild } from '../tests/browser/vite-build.ts';
+import { buildApp, viteBuild } from '../tests/browser/vite-build.ts';
 import { CHROMIUM_PATH, launchChromium, serveStatic, watchPage } from '../tests/browser/harness.ts';
 import { importDataset, startRun } from '../tests/browser/workbench-helpers.ts';
 import type { IdbWriteResult } from './browser/idb-write.ts';
@@ -280,7 +280,7 @@ export async function measureBrowser(opts: {
   const dist = path.join(tmp, 'dist');
   const t0 = performance.now();
   log('browser: building the app (vite build)...');
-  await viteBuild(['--outDir', dist]);
+  await buildApp(dist);
   await viteBuild([path.join('bench', 'browser'), '--outDir', path.join(dist, '__bench'), '--base', './']);
   const buildMs = performance.now() - t0;
   const server = await serveStatic(dist);
@@ -301,7 +301,7 @@ export async function measureBrowser(opts: {
       playgrounds.push(await measurePlayground(browser, server.url, log));
     }
     // The report opens from disk, not from the server: its rounds are its own.
-    const report = await measureReport(browser, tmp, opts.rounds, log);
+    const report = await measureReport(browser, tmp, opts.rounds, log, opts.quick);
     return {
       keys: {
         ...medians(evals.map((e) => e.keys)),

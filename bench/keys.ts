@@ -48,7 +48,7 @@ export const BROWSER_KEYS = [
   'idb_write_samples_per_s_100k',
   'idb_reopen_run_ms_100k',
   'browser_rl_view_longest_task_ms_100k',
-  // Issue 27 (bench/report.ts): the offline report of a 100,000-sample run, its size and its opening from disk.
+  // Issue 27 (bench/report.ts): the offline report of a 100,000-sample run, its size and its opening from disk; --quick: 8,000 (500 x 16).
   'report_bytes_per_sample',
   'report_open_ms_100k',
   // Issue 26 (bench/browser-scale.ts): the series view of 40 steps x 1,534 x 8 (490,880 samples),

@@ -2,7 +2,7 @@
  * `parse_linear_ratio` (issue 24): time(4N) / time(N) of the hostile inputs that were quadratic
  * — a judge answer of `{` (jsonObjects), completions of `WITH a(` and of `<think>` (extractSql)
  * — at N = 256 KiB, the median of a few rounds, the worst of the three. Linear gives about 4,
- * quadratic about 16. Measured as a ratio within one run, never as a timed test.
+ * quadratic about 16 (`--quick`: N = 16 KiB). Measured as a ratio within one run, never as a timed test.
  */
 import { performance } from 'node:perf_hooks';
 import { jsonObjects } from '../src/core/rubric/parse-judge.ts';
@@ -33,7 +33,7 @@ function repsFor(f: () => unknown): number {
 }
 
 export function measureParse(quick: boolean): { keys: Record<string, number> } {
-  const n = (quick ? 64 : 256) * 1024;
+  const n = (quick ? 16 : 256) * 1024;
   const rounds = quick ? 3 : 5;
   const cases: Record<string, (size: number) => () => unknown> = {
     judge_braces: (size) => {

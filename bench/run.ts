@@ -360,7 +360,7 @@ async function main(): Promise<void> {
       if (args.only?.has('report')) {
         const chromium = await launchChromium();
         try {
-          Object.assign(report, await measureReport(chromium, tmp, args.rounds, log));
+          Object.assign(report, await measureReport(chromium, tmp, args.rounds, log, args.quick));
         } finally {
           await chromium.close();
         }
@@ -519,7 +519,7 @@ async function main(): Promise<void> {
 
     // 2c. Metric ts: suite builds, and ex,ts against ex on the BIRD items (runaways left out).
     log('test suites (metric ts)...');
-    const ts = await measureTs({ items, rounds: args.rounds, workers: allWorkers, log });
+    const ts = await measureTs({ items, rounds: args.rounds, workers: allWorkers, quick: args.quick, log });
 
     // 2d. Parsing the inputs that were quadratic (issue 24).
     log('parsing hostile judge answers and completions (4N against N)...');

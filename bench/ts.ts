@@ -6,6 +6,7 @@
  *   peak RSS growth while building;
  * - ts_eval_ratio_vs_ex: an `ex,ts` evaluation (suites built in it) over a fresh pool divided
  *   by an `ex` evaluation of the same items over another fresh pool, alternated over rounds.
+ * `--quick`: both on one database, the one with the fewest mini-dev golds (each key still measured).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -44,13 +45,16 @@ export async function measureTs(opts: {
   items: readonly EvalItem[];
   rounds: number;
   workers: number;
+  quick: boolean;
   log: (m: string) => void;
 }): Promise<TsBench> {
-  const dbs = birdDbs();
   const gold = parseGoldSql(
     readFileSync(path.join(SHARED, 'bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'utf8'),
     'mini_dev_sqlite_gold.sql',
   );
+  const goldCount = (db: string) => gold.filter((g) => g.dbId === db).length;
+  const all = birdDbs();
+  const dbs = opts.quick ? [...all].sort((a, b) => goldCount(a) - goldCount(b) || a.localeCompare(b)).slice(0, 1) : all;
   const SQL = await initSqlJs();
   let buildMs = 0;
   let mib = 0;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { viteBuild } from '../../tests/browser/vite-build.ts';
+import { buildApp, viteBuild } from '../../tests/browser/vite-build.ts';
 import { serveCheck } from './serve.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -80,7 +80,7 @@ export async function runGpuCheck(opts: GpuCheckOptions): Promise<Record<string,
   let server: Awaited<ReturnType<typeof serveCheck>> | null = null;
   try {
     opts.log('building the app (vite build) and the check page...');
-    await viteBuild(['--outDir', dist]);
+    const appBuild = await buildApp(dist);
     await viteBuild([
       path.join('scripts', 'gpu-check', 'page'),
       '--outDir',
@@ -156,7 +156,7 @@ export async function runGpuCheck(opts: GpuCheckOptions): Promise<Record<string,
     return {
       ...(result.report as Record<string, unknown>),
       served: {
-        build: 'vite build (production) of the app and of scripts/gpu-check/page',
+        build: `${appBuild} of the app, vite build (production) of scripts/gpu-check/page`,
         buildMs,
         crossOriginIsolationHeaders: true,
       },

@@ -13,7 +13,7 @@ import { parseEvalArgs } from '../../src/cli/commands/eval-args.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { cacheableItem, cacheableResult } from '../../src/core/run/verdict-cache.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
-import { readJson, runCli, tempFile } from '../helpers/cli.ts';
+import { readJson, runCli, tempFile, type CliRun } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS } from '../helpers/series-dumps.ts';
 
@@ -34,6 +34,22 @@ const minidevEval = (dir: string, file: string) =>
     '2',
   ]);
 const PHI = minidevEval('sql_output_kg', 'predict_mini_dev_phi-3-medium-128k-instruct-1_sqlite.json');
+
+/**
+ * `eval` of phi-3-medium with `--no-version-check`, into a verdict cache of its own and a
+ * report: run once, for whichever test asks first (the cache's rows and the report's absent
+ * measurement are two tests' views of the same run).
+ */
+let uncheckedRun: Promise<{ run: CliRun; cache: string; out: string }> | undefined;
+function phiUnchecked() {
+  uncheckedRun ??= (async () => {
+    const cache = mkdtempSync(path.join(tmpdir(), 'wb-version-cache-'));
+    const out = tempFile('phi-unchecked.json');
+    const run = await runCli([...PHI, '--no-version-check', '--cache', cache, '--out', out]);
+    return { run, cache, out };
+  })();
+  return uncheckedRun;
+}
 
 describe('eval: version effects measured on the older SQLite', () => {
   it('meta-llama-3-70b CoT: 2 of its 28 flagged items differ on 3.39.3, both CONCAT errors', async () => {
@@ -96,15 +112,7 @@ describe('eval: version effects measured on the older SQLite', () => {
       db.close();
       return n;
     };
-    const unchecked = mkdtempSync(path.join(tmpdir(), 'wb-version-cache-'));
-    const r = await runCli([
-      ...PHI,
-      '--no-version-check',
-      '--cache',
-      unchecked,
-      '--out',
-      tempFile('phi-unchecked.json'),
-    ]);
+    const { run: r, cache: unchecked } = await phiUnchecked();
     expect(r.code, r.stderr).toBe(0);
     // Every checked item the policy lets the cache keep (texts without a date or time function or
     // another call outside the allow-list: src/core/run/reuse.ts) is kept, under sql.js 1.8.0's key.
@@ -128,8 +136,7 @@ describe('eval: version effects measured on the older SQLite', () => {
     const base = ['--predictions', 'p', '--gold', 'g', '--db-root', 'd'];
     expect(parseEvalArgs(base).versionCheck).toBe(true);
     expect(parseEvalArgs([...base, '--no-version-check']).versionCheck).toBe(false);
-    const out = tempFile('phi-unchecked.json');
-    const r = await runCli([...PHI, '--no-version-check', '--out', out]);
+    const { run: r, out } = await phiUnchecked();
     expect(r.code, r.stderr).toBe(0);
     expect(readJson(out).summary.version_effects).toBeUndefined();
     expect(r.stdout).not.toContain('version effects measured');

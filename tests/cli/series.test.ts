@@ -22,6 +22,7 @@ import { describe, expect, it } from 'vitest';
 import { readParquetFileRecords } from '../../src/adapters/parquet/node-file.ts';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
 import { readJson, ROOT, runCli } from '../helpers/cli.ts';
+import { minidevEvalVerdicts } from '../helpers/eval-reference.ts';
 import {
   directBuckets,
   inspectLogJson,
@@ -46,18 +47,6 @@ const seriesArgs = (completions: string, ...extra: string[]) => [
   ...extra,
 ];
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'wb-series-'));
-
-/** Sample verdicts (index, ex) of `eval` on a BIRD prediction file, on the databases present. */
-async function evalVerdicts(file: string): Promise<{ ex: number; verdicts: Array<[number, number]> }> {
-  const out = path.join(tempDir(), 'run.json');
-  const run = await runCli(['eval', '--predictions', file, ...common, '--run-out', out]);
-  expect(run.code, run.stderr).toBe(0);
-  const scored = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
-  return {
-    ex: (scored.filter((s: { ex: number }) => s.ex === 1).length / scored.length) * 100,
-    verdicts: scored.map((s: { index: number; ex: number }) => [s.index, s.ex]),
-  };
-}
 
 describe('series: 13 real checkpoints as verl dumps', () => {
   it('prints the per-step table, writes JSON / CSV / Parquet / series file with equal numbers, EX equal to eval, buckets equal to a direct computation', async () => {
@@ -90,7 +79,7 @@ describe('series: 13 real checkpoints as verl dumps', () => {
     // EX of the first and last step = eval of the same BIRD file, sample by sample.
     const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
     for (const i of [0, PREDICTION_FILES.length - 1]) {
-      const ref = await evalVerdicts(PREDICTION_FILES[i]!);
+      const ref = await minidevEvalVerdicts(PREDICTION_FILES[i]!);
       expect(report.steps[i].ex).toBeCloseTo(ref.ex, 10);
       expect(file.steps[i]!.run.samples.map((s) => [s.index, s.ex])).toEqual(ref.verdicts);
     }
@@ -348,14 +337,39 @@ describe('series: the same checkpoints as prime-rl eval rollouts and as BIRD fil
     writePrimeRlDumps(path.join(dir, 'prime'), which);
     writeBirdStepFiles(path.join(dir, 'bird'), which);
     const reports: Record<string, any> = {};
+    // One verdict cache for the three runs: the comparison is of the formats (what each reads, maps
+    // and reports), so prime and bird take from the cache the verdicts verl executed (the cache's
+    // own correctness: tests/adapters/verdict-cache*.test.ts). A verdict whose SQL, gold or
+    // database a format mapped differently is a miss, executed and compared as before.
+    const cache = path.join(dir, 'cache');
+    const fromCache: Record<string, number> = {};
     for (const kind of ['verl', 'prime', 'bird']) {
       const out = path.join(dir, `${kind}.json`);
+      const seriesOut = path.join(dir, `${kind}.series.json`);
       // Under a timeout no query reaches: toxicology's slow prediction (27 s in sql.js on a quiet
       // machine) crossed the official 30 s on one side only when the suite loaded the 2 cores.
-      const run = await runCli(seriesArgs(path.join(dir, kind), '--out', out, '--timeout-s', '180'));
+      const run = await runCli(
+        seriesArgs(
+          path.join(dir, kind),
+          '--out',
+          out,
+          '--series-out',
+          seriesOut,
+          '--timeout-s',
+          '180',
+          '--cache',
+          cache,
+        ),
+      );
       expect(run.code, run.stderr).toBe(0);
       reports[kind] = readJson(out);
+      const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
+      fromCache[kind] = file.steps.reduce((a, s) => a + (s.run.run.executions?.fromCache ?? 0), 0);
     }
+    // The first run filled the cache; the two others took verdicts from it.
+    expect(fromCache.verl).toBe(0);
+    expect(fromCache.prime).toBeGreaterThan(0);
+    expect(fromCache.bird).toBeGreaterThan(0);
     expect(reports.prime.steps.map((s: { step: number }) => s.step)).toEqual(which.map(stepOf));
     // Our numbers; the wall time is each file's own (three formats, three files written one after the other).
     const ours = (r: any) =>

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
 import { readJson, runCli } from '../helpers/cli.ts';
+import { minidevEvalVerdicts } from '../helpers/eval-reference.ts';
 import { MINIDEV_ARGS, PREDICTION_FILES, stepOf } from '../helpers/series-dumps.ts';
 import {
   predictionsOf,
@@ -34,33 +35,8 @@ const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.lengt
  */
 const DUMPS_CACHE = ['--cache', mkdtempSync(path.join(tmpdir(), 'wb-trainer-dumps-cache-'))];
 
-/** Sample verdicts (index, ex) of `eval` on a BIRD prediction file, on the databases present; computed once per file. */
-const evalCache = new Map<number, Promise<{ ex: number; verdicts: Array<[number, number]> }>>();
-function evalVerdicts(i: number) {
-  if (!evalCache.has(i))
-    evalCache.set(
-      i,
-      (async () => {
-        const out = path.join(tempDir(), 'run.json');
-        const run = await runCli([
-          'eval',
-          '--predictions',
-          PREDICTION_FILES[i]!,
-          ...MINIDEV_ARGS,
-          '--no-cache',
-          '--run-out',
-          out,
-        ]);
-        expect(run.code, run.stderr).toBe(0);
-        const scored = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
-        return {
-          ex: (scored.filter((s: { ex: number }) => s.ex === 1).length / scored.length) * 100,
-          verdicts: scored.map((s: { index: number; ex: number }) => [s.index, s.ex] as [number, number]),
-        };
-      })(),
-    );
-  return evalCache.get(i)!;
-}
+/** Sample verdicts (index, ex) of `eval --no-cache` of prediction file `i`, once per test run (tests/helpers/eval-reference.ts). */
+const evalVerdicts = (i: number) => minidevEvalVerdicts(PREDICTION_FILES[i]!);
 
 /** `series` of `dir`: the report, the series file and stderr; per-step EX of the first and last step checked against `eval`. */
 async function seriesMatchesEval(dir: string) {

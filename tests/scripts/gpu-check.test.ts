@@ -11,11 +11,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WEBLLM_CATALOG } from '../../src/adapters/engines/webllm-catalog.ts';
-import { browserSkipReason, suiteTitle } from '../browser/harness.ts';
+import { browserSkipReason, builtAppDir, suiteTitle } from '../browser/harness.ts';
+import { APP_DIST_ENV } from '../browser/vite-build.ts';
 import { runCommand } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 
-const gpuCheck = (args: string[]) => runCommand('npx', ['tsx', 'scripts/gpu-check.ts', ...args]);
+const gpuCheck = (args: string[], env?: NodeJS.ProcessEnv) =>
+  runCommand('npx', ['tsx', 'scripts/gpu-check.ts', ...args], env ? { env: { ...process.env, ...env } } : {});
 
 const dir = mkdtempSync(path.join(tmpdir(), 'wb-gpu-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,18 +52,12 @@ describe.skipIf(browserSkipReason())(
       writeFileSync(path.join(mlc, 'tokenizer.json'), '{}');
       writeFileSync(path.join(mlc, 'Tiny-q4f32_1-webgpu.wasm'), Buffer.from([0, 97, 115, 109]));
       const out = path.join(dir, 'gpu-check.json');
-      const run = await gpuCheck([
-        '--out',
-        out,
-        '--gguf',
-        gguf,
-        '--mlc',
-        mlc,
-        '--max-tokens',
-        '32',
-        '--demo-questions',
-        '3',
-      ]);
+      const run = await gpuCheck(
+        ['--out', out, '--gguf', gguf, '--mlc', mlc, '--max-tokens', '32', '--demo-questions', '3'],
+        // The app as the browser tests' global setup built it from this tree in this run (the
+        // check page is built by the check itself).
+        { [APP_DIST_ENV]: builtAppDir() },
+      );
       expect(run.code, run.stderr).toBe(0);
       const r = JSON.parse(readFileSync(out, 'utf8'));
 
@@ -72,6 +68,7 @@ describe.skipIf(browserSkipReason())(
         pageErrors: [],
       });
       expect(r.served.build).toMatch(/vite build \(production\)/);
+      expect(r.served.build).toContain(`copied from ${APP_DIST_ENV}`);
       expect(r.chromium.flags).toEqual(expect.arrayContaining(['--enable-unsafe-webgpu', '--ignore-gpu-blocklist']));
       // The adapter this machine offers: SwiftShader, a software adapter without shader-f16.
       expect(r.webgpu.webgpu).toBe(true);
