@@ -29,6 +29,8 @@ import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS } from '../helpers/series-dump
 import { sharedData } from '../helpers/shared-data.ts';
 import { rejectionOf } from '../helpers/errors.ts';
 import { renderPlainChat } from '../../src/core/engine/plain-template.ts';
+import { createWebLlmEngine } from '../../src/adapters/engines/webllm-engine.ts';
+import type { GpuProbe } from '../../src/core/engine/gpu-verdict.ts';
 
 const fixture = JSON.parse(
   readFileSync(path.join(import.meta.dirname, '..', 'core', 'prompt', 'fixtures', 'preset-prompts.json'), 'utf8'),
@@ -272,4 +274,121 @@ describe('app generation runs under a policy preset', () => {
     expect(r.outcome.kind).toBe('done');
     expect(engine.counted[1]).toBe(renderPlainChat(engine.chats[0]!.messages));
   }, 60_000);
+});
+
+/**
+ * TEST DOUBLE of web-llm (no GPU model runs here): a module whose MLCEngine streams fixed turns
+ * (a probe of the gold SQL in `<sql>`, then `<solution>`), stopping before the stop string as
+ * web-llm does and naming none, and records every request. What is real: the WebLLM engine's
+ * request building, streaming and stop handling (src/adapters/engines/webllm-engine.ts), the
+ * episode, the probes on the run's pool and the verdicts.
+ */
+/** `gold`: each question's text to its gold SQL. */
+function scriptedWebLlm(gold: Map<string, string>) {
+  const requests: Array<{ messages: Array<{ role: string; content: string }>; stop?: string[] }> = [];
+  const GiB = 1024 ** 3;
+  const probe = async (): Promise<GpuProbe> => ({
+    webgpu: true,
+    adapter: { vendor: 'test', architecture: 'gpu', device: '', description: '', isFallbackAdapter: false },
+    features: ['shader-f16'],
+    limits: {
+      maxBufferSize: GiB,
+      maxStorageBufferBindingSize: GiB,
+      maxComputeWorkgroupStorageSize: 32768,
+      maxStorageBuffersPerShaderStage: 10,
+    },
+    storage: { quotaBytes: 100 * GiB, usageBytes: 0 },
+  });
+  const engine = {
+    chat: {
+      completions: {
+        async create(req: { messages: Array<{ role: string; content: string }>; stop?: string[] }) {
+          requests.push(req);
+          const user = req.messages.find((m) => m.role === 'user')!.content;
+          // The question whose text the prompt holds (the longest match: no text is part of another here).
+          const sql = [...gold]
+            .filter(([text]) => user.includes(text))
+            .sort((a, b) => b[0].length - a[0].length)[0]![1];
+          const first = !req.messages.some((m) => m.role === 'assistant');
+          const text = first
+            ? `<think>Look at the data.</think>\n<sql>${sql}`
+            : `<think>That answers it.</think>\n<solution>${sql}`;
+          return (async function* () {
+            yield { choices: [{ delta: { content: text }, finish_reason: null, logprobs: null }] };
+            yield { choices: [{ delta: {}, finish_reason: 'stop', logprobs: null }] };
+            yield { choices: [], usage: { prompt_tokens: 50, completion_tokens: 12 } };
+          })();
+        },
+      },
+    },
+    async interruptGenerate() {},
+    async unload() {},
+  };
+  const module = {
+    prebuiltAppConfig: {
+      model_list: [
+        {
+          model: 'https://huggingface.co/mlc-ai/Qwen3.5-0.8B-q4f16_1-MLC',
+          model_id: 'scripted-webllm',
+          model_lib: 'lib.wasm',
+          overrides: { context_window_size: 32768 },
+        },
+      ],
+    },
+    async CreateWebWorkerMLCEngine() {
+      return engine;
+    },
+  };
+  const webllm = createWebLlmEngine({
+    probe,
+    spawn: () => ({ terminate() {} }) as unknown as Worker,
+    importWebLlm: async () => module as unknown as typeof import('@mlc-ai/web-llm'),
+  });
+  return { webllm, requests };
+}
+
+describe('a multi-turn preset run on the WebLLM engine (over a TEST DOUBLE of web-llm: no GPU model runs here)', () => {
+  it('skyrl-sql-v1: each turn a whole chat (conversation mode), the stop string web-llm does not name inferred, probes on the pool, EX of the final SQL', async () => {
+    const dataset = await minidev(true);
+    const { app, indices } = setup(dataset, [1312, 195]);
+    const gold = new Map(indices.map((i) => [dataset.questions[i]!.question, dataset.gold[i]!.sql]));
+    const { webllm, requests } = scriptedWebLlm(gold);
+    await webllm.load({ id: 'scripted-webllm' });
+    const base = request(dataset, indices, SKYRL_SQL_PRESET, { maxTokens: 48 });
+    const req = {
+      ...base,
+      spec: { ...base.spec, engine: 'webllm', model: { id: 'scripted-webllm', source: 'test double' } },
+    };
+    const r = await startGenerationRun(app.ports, dataset, req, webllm);
+    expect(r.outcome.kind).toBe('done');
+    // Two turns per question; the second is the whole chat with the observation as a user turn (web-llm continues no assistant message).
+    expect(requests).toHaveLength(4);
+    for (const q of [0, 1]) {
+      expect(requests[2 * q]!.messages.map((m) => m.role)).toEqual(['system', 'user']);
+      expect(requests[2 * q + 1]!.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+      expect(requests[2 * q]!.stop).toEqual(['</sql>', '</solution>']);
+    }
+    const samples = app.samples(r.run.id).sort((a, b) => a.questionId - b.questionId);
+    expect(samples.map((s) => [s.questionId, s.ex])).toEqual([
+      [195, 1],
+      [1312, 1],
+    ]);
+    for (const s of samples) {
+      const e = s.episode!;
+      expect([e.turnsUsed, e.endReason, e.formatValid, e.probesFailed, e.presetReward]).toEqual([
+        2,
+        'solution',
+        true,
+        0,
+        1,
+      ]);
+      expect(e.turns[0]!.probeSql).toBe(s.goldSql);
+      expect(e.turns[0]!.probe!.rows.length).toBeGreaterThan(0);
+      // The observation the policy was sent is the one stored.
+      const sent = requests.find((q) => q.messages[3]?.content === e.turns[0]!.observation);
+      expect(sent).toBeDefined();
+      expect(e.turns[0]!.observation).toMatch(/You have 4 turns left/);
+      expect(s.generation).toMatchObject({ engine: 'webllm', model: 'scripted-webllm' });
+    }
+  }, 120_000);
 });
