@@ -156,10 +156,11 @@ function parse(root: string, rel: string): Parsed {
             node.moduleSpecifier.text,
             clause.elements.map((e) => (e.propertyName ?? e.name).text),
           );
-      } else if (clause && ts.isNamedExports(clause)) {
+      }
+      // `export { a }` and `export { a } from '…'` alike: an export of this file, to be imported from here.
+      if (clause && ts.isNamedExports(clause))
         for (const e of clause.elements)
           exports.push({ file: rel, name: e.name.text, line: lineOf(e.getStart()), fixAt: null });
-      }
     } else if (
       (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) ||
       (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL')

@@ -10,7 +10,8 @@
 import { expose, releaseProxy, type Remote } from 'comlink';
 import { LogLevel, Wllama, type WllamaLogger } from '@wllama/wllama';
 import type { LoadProgress } from '../src/core/engine/engine.ts';
-import { EngineError, isAbortError, toEngineErrorData, type EngineErrorCode } from '../src/core/engine/engine-error.ts';
+import { EngineError, toEngineErrorData, type EngineErrorCode } from '../src/core/engine/engine-error.ts';
+import { isCancellation } from '../src/core/errors.ts';
 import { GGUF_HEADER_BYTES, checkGgufHeader } from '../src/core/engine/gguf-header.ts';
 import { readGgufTrainingContext, type ByteRangeReader } from '../src/core/engine/gguf-context.ts';
 import { meanLogprob } from '../src/core/engine/sampling.ts';
@@ -307,7 +308,7 @@ async function generate(req: WllamaGenerateRequest, onText?: (piece: string) => 
       await w.createCompletion({ ...common, prompt: req.input.prompt, logprobs: req.logprobs ? 1 : null });
     }
   } catch (err) {
-    if (!isAbortError(err) && !controller.signal.aborted) {
+    if (!isCancellation(err) && !controller.signal.aborted) {
       throw new EngineError('INTERNAL', `generation failed: ${(err as Error).message}`, info?.name);
     }
     finish = 'abort';

@@ -30,12 +30,9 @@ export function isQuotaError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'QuotaExceededError';
 }
 
-/** A cancellation (see isCancellation in the core's errors). */
-export { isCancellation as isAbortError } from '../core/errors.ts';
-
 const MiB = 1024 * 1024;
 export function mib(bytes: number): string {
   return `${(bytes / MiB).toFixed(bytes < 10 * MiB ? 1 : 0)} MiB`;
 }
 
-export { toErrorData, type ErrorData } from '../core/errors.ts';
+export type { ErrorData } from '../core/errors.ts';

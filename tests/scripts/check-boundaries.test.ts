@@ -86,6 +86,17 @@ describe('check-boundaries', () => {
     expect(run(dir).status).toBe(0);
   });
 
+  it('counts a re-export as an export of its own file: one nothing imports from there is unused', () => {
+    const dir = tree({
+      ...CLEAN,
+      'src/core/again.ts': "export { a as alias } from './a.ts';\nexport type { A } from './a.ts';\n",
+      'src/app/user.ts': "import type { A } from '../core/again.ts';\nexport const user = (x: A) => x;\n",
+      'src/ui/main.ts':
+        "import { store } from '../adapters/store.ts';\nimport { view } from './view.ts';\nimport { user } from '../app/user.ts';\nview(store() + user(1));\n",
+    });
+    expect(checkBoundaries(dir).unused).toEqual([{ file: 'src/core/again.ts', name: 'alias', line: 1, fixAt: null }]);
+  });
+
   it('accepts the wrong-way imports its baseline lists, and fails on a baseline entry that no longer occurs', () => {
     const dir = tree({
       ...CLEAN,

@@ -45,11 +45,7 @@ export function engineError(data: EngineErrorData): EngineError {
 
 export function toEngineErrorData(err: unknown, fallback: EngineErrorCode = 'INTERNAL'): EngineErrorData {
   if (isEngineError(err)) return { code: err.code, message: err.message };
-  if (isAbortError(err)) return { code: 'ABORTED', message: 'generation was cancelled' };
+  if (isCancellation(err)) return { code: 'ABORTED', message: 'generation was cancelled' };
   const message = err instanceof Error ? err.message : typeof err === 'string' ? err : String(err);
   return { code: fallback, message };
-}
-
-export function isAbortError(err: unknown): boolean {
-  return isCancellation(err);
 }

@@ -26,7 +26,6 @@ import { EngineSlot } from '../engine/engine-slot.svelte.ts';
 import { BatchState } from './batch-state.svelte.ts';
 import { loadUserTemplates } from './user-library.ts';
 
-export type { EngineChoice } from '../engine/engine-slot.svelte.ts';
 type SubsetChoice = 'quick' | 'first' | 'all';
 
 interface FinishedSummary {
