@@ -185,6 +185,39 @@ describe('judge checks against the biased judge double', { timeout: 60_000 }, ()
     expect(again).toEqual(report);
   });
 
+  it('a criterion without a verdict in some repeat is counted apart, never as a flip', async () => {
+    const target = samples[4]!; // q1, sample 1
+    const seen = new Map<string, number>();
+    const judgeServer = await startJudgeServer((req) => {
+      const user = req.messages.find((m) => m.role === 'user')!.content;
+      const n = (seen.get(user) ?? 0) + 1;
+      seen.set(user, n);
+      const response = section(req, 'response');
+      const criterion = section(req, 'criterion');
+      if (n === 2 && response === target.response && criterion.startsWith('Criterion 1.2:')) return 'met, I think';
+      return JSON.stringify({ criteria_met: honestMet(response, criterion) });
+    });
+    try {
+      const engine = createOpenAiEngine({ baseUrl: judgeServer.url, maxRetries: 0 });
+      await engine.load({ id: 'j' });
+      const cache = new MemoryJudgeCache();
+      const report = await repeatConsistency({
+        samples,
+        k: 2,
+        judgeFor: (r) => new Judge({ engine, model: 'j', retries: 0, cache: repeatCache(cache, r) }),
+      });
+      expect(report.overall).toEqual({ n: 119, flipped: 0, share: 0, unresolved: 1 });
+      expect(report.perCriterion.find((c) => c.row === 'q1' && c.criterion === 'c3')).toMatchObject({
+        n: 2,
+        unresolved: 1,
+        flipped: 0,
+      });
+      expect(report.flips).toEqual([]);
+    } finally {
+      await judgeServer.close();
+    }
+  });
+
   it('the swap check finds the planted position bias', async () => {
     server = await startBiasedJudgeDouble({ flips: new Set(), biasedPairs: BIASED });
     const { judge } = await judgeOn(server);
