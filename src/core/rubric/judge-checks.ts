@@ -441,6 +441,9 @@ export async function perturbReferences(o: {
       source: 'engine',
     };
   });
+  // In row order, whatever order the concurrent calls ended in.
+  const order = new Map(o.rows.map((r, i) => [r.id, i]));
+  skipped.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   return { pairs: made.filter((p): p is PerturbedPair => p !== null), skipped };
 }
 
