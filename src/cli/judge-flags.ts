@@ -6,6 +6,10 @@ import type { JudgeStats } from '../core/rubric/judge.ts';
 import type { Aggregation } from '../core/rubric/score.ts';
 import { bad } from './commands/flags.ts';
 
+/** Judge calls: a few retries of a bad answer, a few parallel requests (more only hammer the judge). */
+export const MAX_JUDGE_RETRIES = 10;
+export const MAX_JUDGE_CONCURRENCY = 64;
+
 /** The OpenAI engine's own default: a local judge on a CPU can take minutes for one answer. */
 export const DEFAULT_JUDGE_TIMEOUT_S = 600;
 

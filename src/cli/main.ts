@@ -57,7 +57,8 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./commands/series.ts'),
   },
   rubric: {
-    summary: 'score completions of a RaR-style rubric dataset with an LLM judge',
+    summary:
+      'score completions of a RaR-style rubric dataset with an LLM judge; `rubric check`: repeat, position-bias and perturbed checks of the judge',
     usage: RUBRIC_USAGE,
     load: () => import('./commands/rubric.ts'),
   },

@@ -33,7 +33,25 @@ export const RUBRIC_USAGE = `usage: npm run --silent cli -- rubric --dataset FIL
     [--normalization positive|absolute] [--no-clip] [--retries 2] [--temperature 0]
     [--max-tokens 512] [--concurrency 4] [--http-retries 4] [--judge-timeout-s ${DEFAULT_JUDGE_TIMEOUT_S}] [--cache FILE.jsonl] [--out FILE]
   aggregations (id@version: formula; c = 1 when a criterion is met):
-${AGGREGATION_REGISTRY.map((d) => `    ${`${d.id}@${d.version}`.padEnd(21)} ${d.formula}`).join('\n')}`;
+${AGGREGATION_REGISTRY.map((d) => `    ${`${d.id}@${d.version}`.padEnd(21)} ${d.formula}`).join('\n')}
+
+usage: npm run --silent cli -- rubric check [--repeat K] [--swap] [--perturbed FILE.jsonl | --perturb]
+    [--dataset FILE.jsonl|FILE.parquet] [--completions FILE.jsonl] --judge-url URL --judge-model NAME
+    [--aggregation ID[,ID...]|all (default all)] [--perturb-model NAME] [--perturb-max-tokens 1024]
+    and rubric's --judge-api-key-env, --weighting, --normalization, --no-clip, --retries, --temperature,
+    --max-tokens, --concurrency, --http-retries, --judge-timeout-s, --cache, --out
+  judge checks that need no people (any of them in one run):
+    --repeat K      repeat consistency: the judge judges every criterion of every --completions sample K times
+                    (K ≥ 2; each repeat has cache keys of its own, so every repeat asks the judge); per
+                    criterion, per category and overall: the share of (sample, criterion) whose K verdicts differ
+    --swap          position bias: each pair judged pairwise (rar-pairwise-v1) twice, A and B swapped; the share
+                    of pairs whose winner changes with the order, and the first position's win rate (50 % unbiased);
+                    pairs: every two samples of a row of --completions, else the (reference, perturbed) pairs
+    --perturbed FILE  preferred vs perturbed: JSONL {"id"?, "prompt", "reference", "perturbed", "rubric"?} (without
+                    "rubric", the --dataset row with that id gives it); both answers scored with the rubric under
+                    each --aggregation: the share of pairs whose reference gets the higher reward, ties apart
+    --perturb       the same, the perturbed answers written from each --dataset row's reference_answer by
+                    --perturb-model (default the judge model) on the judge's server (prompt rar-perturb-v1)`;
 
 export const STATS_USAGE = `usage: npm run --silent cli -- stats --run FILE [--k 1,4,8] [--seed 0] [--out FILE]
     [--csv FILE] [--prompts-json FILE] [--parquet FILE] [--frontier-jsonl FILE] [--dataset FILE]`;

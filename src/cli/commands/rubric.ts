@@ -27,7 +27,13 @@ import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
 import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
-import { judgeTimeoutFlag, assertJudgeScoredSomething } from '../judge-flags.ts';
+import {
+  judgeTimeoutFlag,
+  assertJudgeScoredSomething,
+  MAX_JUDGE_CONCURRENCY,
+  MAX_JUDGE_RETRIES,
+} from '../judge-flags.ts';
+import { run as runCheck } from './rubric-check.ts';
 import { checkRubricOutputs } from '../preflight-commands.ts';
 import { RUBRIC_USAGE } from '../usage.ts';
 
@@ -62,10 +68,6 @@ function oneOf<T extends string>(flag: string, v: string | undefined, allowed: r
     throw bad(flag, `expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
   return v as T;
 }
-
-/** Judge calls: a few retries of a bad answer, a few parallel requests (more only hammer the judge). */
-export const MAX_JUDGE_RETRIES = 10;
-export const MAX_JUDGE_CONCURRENCY = 64;
 
 function parseRubricArgs(argv: string[]): RubricArgs {
   const { values } = parseFlags(
@@ -159,6 +161,9 @@ const REASONS: Record<AggregationId, string> = {
 };
 
 export async function run(argv: string[]): Promise<number> {
+  // `rubric check ...`: the judge checks, with this command's engine and cache file.
+  if (argv[0] === 'check')
+    return runCheck(argv.slice(1), { createEngine: createOpenAiEngine, openCache: (f) => FileJudgeCache.open(f) });
   const args = parseRubricArgs(argv);
   await checkRubricOutputs(args);
   const rows = await readRarInput('--dataset', args.dataset);

@@ -12,7 +12,7 @@ import { WorkbenchError } from '../errors.ts';
 export interface JudgePromptTemplate {
   id: string;
   /** What the judge must answer: one JSON object of this shape. */
-  answer: 'criterion' | 'score';
+  answer: 'criterion' | 'score' | 'winner' | 'text';
   system: string;
   user: string;
 }
@@ -81,6 +81,54 @@ Rate the overall quality of the response (correctness, completeness, clarity) on
 
 Answer with exactly one JSON object and nothing else:
 {"score": an integer from 1 to 10, "explanation": "one or two sentences saying why"}`,
+};
+
+/**
+ * Pairwise, for the position-bias check (judge-checks.ts): which of two responses better meets
+ * the rubric. The check asks it twice per pair, with A and B swapped.
+ */
+export const RAR_PAIRWISE_V1: JudgePromptTemplate = {
+  id: 'rar-pairwise-v1',
+  answer: 'winner',
+  system: `You are a careful, impartial grader. You compare two responses to the same question against a rubric. ${DATA_NOT_INSTRUCTIONS} The order in which the responses appear says nothing about their quality.`,
+  user: `<question>
+{{question}}
+</question>
+<rubric>
+{{rubric}}
+</rubric>
+<response_a>
+{{response_a}}
+</response_a>
+<response_b>
+{{response_b}}
+</response_b>
+
+Decide which response better meets the rubric as a whole. Essential criteria matter most, then Important, then Optional; a response that does what a Pitfall criterion describes is worse for it.
+
+Answer with exactly one JSON object and nothing else:
+{"winner": "A" or "B" or "tie", "explanation": "one or two sentences saying why"}`,
+};
+
+/**
+ * Perturbation, for the preferred-vs-perturbed check: an engine rewrites a reference answer into
+ * a plausible but worse one (RaR's perturbed answers).
+ */
+export const RAR_PERTURB_V1: JudgePromptTemplate = {
+  id: 'rar-perturb-v1',
+  answer: 'text',
+  system:
+    'You write test material for evaluating graders. You rewrite a good answer into a subtly worse one that still reads fluently and confidently.',
+  user: `<question>
+{{question}}
+</question>
+<reference_answer>
+{{reference}}
+</reference_answer>
+
+Rewrite the reference answer so that it becomes worse: introduce one or two factual errors, or leave out a key element the question needs, while keeping the same length, tone and format. Do not mention that anything was changed.
+
+Answer with the rewritten answer only.`,
 };
 
 export interface JudgePromptSet {

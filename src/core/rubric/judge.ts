@@ -15,12 +15,19 @@ import { scaleToUnit } from './aggregate.ts';
 import { MemoryJudgeCache, judgeCacheKey, type JudgeCache } from './judge-cache.ts';
 import {
   DEFAULT_JUDGE_PROMPTS,
+  RAR_PAIRWISE_V1,
   renderTemplate,
   type JudgePromptSet,
   type JudgePromptTemplate,
 } from './judge-prompts.ts';
 import type { Rubric, RubricItem } from './model.ts';
-import { parseCriterionAnswer, parseScoreAnswer, type ParseResult } from './parse-judge.ts';
+import {
+  parseCriterionAnswer,
+  parsePairwiseAnswer,
+  parseScoreAnswer,
+  type PairwiseWinner,
+  type ParseResult,
+} from './parse-judge.ts';
 import type { CriterionVerdict, JudgeInfo, ScaleJudgement } from './scores.ts';
 
 interface JudgeOptions {
@@ -60,6 +67,16 @@ export interface JudgeStats {
   malformed: number;
   /** Error completions (failures about one prompt; engine-wide failures reject instead). */
   errors: number;
+}
+
+/** A pairwise judgement: the position that won (A = shown first), or null. */
+interface PairwiseVerdict {
+  winner: PairwiseWinner | null;
+  status: 'ok' | 'unparseable' | 'error';
+  explanation: string;
+  raw: string | null;
+  attempts: number;
+  cached: boolean;
 }
 
 const { n: _n, ...DEFAULT_PARAMS }: SamplingParams = GREEDY;
@@ -143,6 +160,31 @@ export class Judge {
   /** Direct Likert baseline: no rubric, no reference. */
   async likert(input: JudgeInput): Promise<ScaleJudgement> {
     return this.scale(this.messages(this.prompts.likert, { ...baseValues(input), reference: '' }));
+  }
+
+  /**
+   * Pairwise: which of `a` (shown first, as A) and `b` (second, as B) better meets the rubric;
+   * `winner` null when no attempt parsed (`status` says why).
+   */
+  async pairwise(
+    input: { question: string; a: string; b: string },
+    rubric: Pick<Rubric, 'items'>,
+  ): Promise<PairwiseVerdict> {
+    const msgs = this.messages(RAR_PAIRWISE_V1, {
+      question: input.question,
+      rubric: renderRubric(rubric),
+      response_a: input.a,
+      response_b: input.b,
+    });
+    const a = await this.ask(msgs, parsePairwiseAnswer);
+    return {
+      winner: a.value ? a.value.winner : null,
+      status: a.status,
+      explanation: a.value ? a.value.explanation : a.reason,
+      raw: a.raw,
+      attempts: a.attempts,
+      cached: a.cached,
+    };
   }
 
   private async scale(msgs: ChatMessage[]): Promise<ScaleJudgement> {

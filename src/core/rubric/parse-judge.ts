@@ -163,3 +163,23 @@ export function parseScoreAnswer(text: string): ParseResult<ScoreAnswer> {
     (a, b) => a.score === b.score,
   );
 }
+
+export type PairwiseWinner = 'A' | 'B' | 'tie';
+
+interface PairwiseAnswer {
+  winner: PairwiseWinner;
+  explanation: string;
+}
+
+/** `{"winner": "A" | "B" | "tie"}`, exactly these strings (no "a", "Response A", "Tie"). */
+export function parsePairwiseAnswer(text: string): ParseResult<PairwiseAnswer> {
+  return readAnswer<{ winner: PairwiseWinner }>(
+    text,
+    'winner',
+    (v) =>
+      v === 'A' || v === 'B' || v === 'tie'
+        ? { ok: true, value: { winner: v } }
+        : { ok: false, reason: `"winner" must be "A", "B" or "tie", found ${JSON.stringify(v)}` },
+    (a, b) => a.winner === b.winner,
+  );
+}
