@@ -272,12 +272,9 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
             const all = await runs.scores(job.seriesId, s.step);
             // The trainer's score of each of the question's samples (in the run's order), null where none.
             const trainerScores = samples.map((_, k) => (offset < 0 ? null : (all[offset + k] ?? null)));
-            // The reward columns of each, the same way (absent where the step has none).
-            const rewards = (await runs.rewards?.(job.seriesId, s.step)) ?? [];
-            const trainerRewards =
-              rewards.length > 0
-                ? samples.map((_, k) => (offset < 0 ? null : (rewards[offset + k] ?? null)))
-                : undefined;
+            // The reward columns of each, the same way (absent where the step has none or the samples' place is unknown).
+            const rewards = offset < 0 ? [] : ((await runs.rewards?.(job.seriesId, s.step)) ?? []);
+            const trainerRewards = rewards.length > 0 ? samples.map((_, k) => rewards[offset + k] ?? null) : undefined;
             steps.push({
               step: s.step,
               runId: s.runId,
