@@ -23,7 +23,7 @@ import { reportPayload, withQuestionTexts, type ReportInput } from '../src/core/
 import { buildReportHtml } from '../src/core/report/report-file.ts';
 import type { Question } from '../src/core/types.ts';
 import { readSeriesFileSteps, seriesFileParts } from '../src/core/series/file.ts';
-import type { SeriesStep } from '../src/core/series/model.ts';
+import type { SeriesStep, TrainerRewards } from '../src/core/series/model.ts';
 import { questionAcrossSteps } from '../src/core/series/question-steps.ts';
 import {
   seriesReportOf,
@@ -60,6 +60,8 @@ export interface StoredRuns {
   /** A training run's record, the trainer's scores of one of its steps (in its samples' order), one question's samples of a run. */
   series(seriesId: string): Promise<SeriesRecord>;
   scores(seriesId: string, step: number): Promise<Array<number | null>>;
+  /** The trainer's reward columns of each sample of a step (same order); empty when none were stored; absent in test doubles that keep none. */
+  rewards?(seriesId: string, step: number): Promise<Array<TrainerRewards | null>>;
   questionSamples(runId: string, index: number): Promise<SampleRecord[]>;
   /** `questionSamples` with where the first is in the run's (index, sample) order (its trainer scores' position). */
   questionSamplesAt?(runId: string, index: number): Promise<{ offset: number; samples: SampleRecord[] }>;
@@ -71,6 +73,17 @@ export interface StoredRuns {
 /** A step's trainer scores beside its samples; all null when the store holds none (runs grouped by hand) or not one per sample. */
 const scoresFor = (scores: Array<number | null>, samples: number): Array<number | null> =>
   scores.length === samples ? scores : new Array<number | null>(samples).fill(null);
+
+/** A step's reward columns beside its samples; undefined when the store holds none or not one per sample. */
+async function rewardsFor(
+  runs: StoredRuns,
+  seriesId: string,
+  step: number,
+  samples: number,
+): Promise<Array<TrainerRewards | null> | undefined> {
+  const rewards = (await runs.rewards?.(seriesId, step)) ?? [];
+  return rewards.length === samples && samples > 0 ? rewards : undefined;
+}
 
 /** The report of a stored series, reading one step's samples at a time and keeping only what the statistics read. */
 async function storedSeriesView(
@@ -118,6 +131,7 @@ async function* storedSteps(
       (done, total) => report({ phase: 'reading', runId: s.runId, done, total }),
       (x) => x,
     );
+    const trainerRewards = await rewardsFor(runs, series.id, s.step, samples.length);
     yield {
       step: s.step,
       wallTime: s.wallTime,
@@ -125,6 +139,7 @@ async function* storedSteps(
       source: s.source,
       run: toRunFile(await runs.header(s.runId), samples),
       trainerScores: scoresFor(await runs.scores(series.id, s.step), samples.length),
+      ...(trainerRewards ? { trainerRewards } : {}),
     };
   }
 }
@@ -257,7 +272,16 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
             const all = await runs.scores(job.seriesId, s.step);
             // The trainer's score of each of the question's samples (in the run's order), null where none.
             const trainerScores = samples.map((_, k) => (offset < 0 ? null : (all[offset + k] ?? null)));
-            steps.push({ step: s.step, runId: s.runId, samples, trainerScores });
+            // The reward columns of each, the same way (absent where the step has none or the samples' place is unknown).
+            const rewards = offset < 0 ? [] : ((await runs.rewards?.(job.seriesId, s.step)) ?? []);
+            const trainerRewards = rewards.length > 0 ? samples.map((_, k) => rewards[offset + k] ?? null) : undefined;
+            steps.push({
+              step: s.step,
+              runId: s.runId,
+              samples,
+              trainerScores,
+              ...(trainerRewards ? { trainerRewards } : {}),
+            });
           }
           return questionAcrossSteps(steps);
         }),

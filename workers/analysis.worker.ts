@@ -19,6 +19,7 @@ const api = createAnalysisEngine(async (dbName) => {
     overlay: (runId) => idb.get('overlays', runId),
     series: (seriesId) => seriesOrThrow(idb, seriesId),
     scores: async (seriesId, step) => (await idb.get('seriesScores', [seriesId, step]))?.scores ?? [],
+    rewards: async (seriesId, step) => (await idb.get('seriesScores', [seriesId, step]))?.rewards ?? [],
     questionSamples: (runId, index) => questionSamples(idb, runId, index),
     questionSamplesAt: (runId, index) => questionSamplesAt(idb, runId, index),
     questions: async (datasetId) => (await idb.get('datasets', datasetId))?.questions,

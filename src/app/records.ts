@@ -13,7 +13,7 @@ import type { ItemStatus } from '../core/types.ts';
 import type { RubricScores } from '../core/rubric/scores.ts';
 import type { HarnessFormat } from '../core/formats/harness.ts';
 import type { SeriesReport } from '../core/series/stats.ts';
-import type { WallTimeSource } from '../core/series/model.ts';
+import type { TrainerRewards, WallTimeSource } from '../core/series/model.ts';
 import type { BirdTablesEntry } from '../core/prompt/omnisql-schema.ts';
 import type { PolicyPreset } from '../core/prompt/presets.ts';
 
@@ -297,6 +297,8 @@ export interface SeriesScoresRecord {
   seriesId: string;
   step: number;
   scores: Array<number | null>;
+  /** Each sample's reward columns from the dump (same order); absent when it has none, and in records stored before they were kept. */
+  rewards?: Array<TrainerRewards | null>;
 }
 
 /** A folder the series follows (File System Access API): its handle, kept so the permission may survive a reload. */
@@ -335,6 +337,8 @@ export interface PairedDumpStep {
   items: EvalItem[];
   /** Parallel to `items`. */
   trainerScores: Array<number | null>;
+  /** Each item's reward columns from the dump (TRL, prime-rl traces), parallel to `items`; absent when the dump has none. */
+  trainerRewards?: Array<TrainerRewards | null>;
   /** ISO 8601: the dump's own time (readSeriesDump's DumpStep.wallTime); null when it has none. */
   wallTime: string | null;
   /** The mapping report, pairing findings and warnings. */

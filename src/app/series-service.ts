@@ -18,6 +18,7 @@ import { verdictCacheOf } from './run-service.ts';
 import { pollPause, StableFiles } from '../core/series/folder-poll.ts';
 import { compileStepPattern, DEFAULT_STEP_RULE_TEXT, stepFromName } from '../core/series/step-name.ts';
 import type { EvalItem } from '../core/types.ts';
+import type { TrainerRewards } from '../core/series/model.ts';
 import { StoreError } from './store-errors.ts';
 import type {
   DatasetRecord,
@@ -73,9 +74,15 @@ export interface SeriesService {
   /**
    * The trainer's score of each sample of a run that is a step of a training run (in the run's
    * (index, sample) order), with the series and step it comes from; null when the run is no step
-   * or its step has no trainer's score.
+   * or its step has no trainer's score. `rewards`: each sample's reward columns from the dump (same
+   * order), where it had some.
    */
-  trainerScores(runId: string): Promise<{ seriesId: string; step: number; scores: Array<number | null> } | null>;
+  trainerScores(runId: string): Promise<{
+    seriesId: string;
+    step: number;
+    scores: Array<number | null>;
+    rewards?: Array<TrainerRewards | null>;
+  } | null>;
   rename(seriesId: string, name: string): Promise<void>;
   delete(seriesId: string): Promise<void>;
   /** The step rule as shown before import (`stepPattern` compiled, or the built-in rules); throws naming the pattern when it is no regular expression with a group. */
@@ -217,6 +224,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
     // The trainer's scores in the stored run's (index, sample) order.
     const order = items.map((_, i) => i).sort((a, b) => itemOrder(items[a]!, items[b]!));
     const scores = order.map((i) => paired.trainerScores[i] ?? null);
+    const rewards = paired.trainerRewards ? order.map((i) => paired.trainerRewards![i] ?? null) : undefined;
     await ctx.sessions.withLock(header.id, `run "${header.name}" is being written in another tab`, async () => {
       await ctx.runs.create(header, { items });
       const session = await ctx.sessions.open(header);
@@ -241,7 +249,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
       ...(notes.length > 0 ? { notes } : {}),
     };
     try {
-      return await ctx.series.addStep(series.id, step, scores);
+      return await ctx.series.addStep(series.id, step, scores, rewards);
     } catch (err) {
       // The series changed under us (a step added in another tab, the series deleted): the run goes.
       await ctx.runs.delete(header.id).catch(() => undefined);
@@ -339,7 +347,9 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
         const step = series.steps.find((s) => s.runId === runId);
         if (!step) continue;
         const scores = await ctx.series.scores(series.id, step.step);
-        if (scores.some((x) => x !== null)) return { seriesId: series.id, step: step.step, scores };
+        if (!scores.some((x) => x !== null)) continue;
+        const rewards = await ctx.series.rewards(series.id, step.step);
+        return { seriesId: series.id, step: step.step, scores, ...(rewards.length > 0 ? { rewards } : {}) };
       }
       return null;
     },

@@ -45,6 +45,7 @@ import type {
   SeriesView,
 } from './records.ts';
 import type { QuestionStep } from '../core/series/question-steps.ts';
+import type { TrainerRewards } from '../core/series/model.ts';
 import type { OverlayComparison } from '../core/run/gold-overlay-run.ts';
 import type { GoldChoice, GoldOverlayRecord } from '../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../core/run/version-effects.ts';
@@ -192,8 +193,16 @@ export interface SeriesRepository {
   get(seriesId: string): Promise<SeriesRecord>;
   /** Stores a new series; refuses an id already stored. */
   create(series: SeriesRecord): Promise<void>;
-  /** Adds a step (its run stored already) and its trainer scores, in one transaction; refuses a step already there. */
-  addStep(seriesId: string, step: SeriesStepRecord, scores: Array<number | null>): Promise<SeriesRecord>;
+  /**
+   * Adds a step (its run stored already), its trainer scores and, where the dump has them, each
+   * sample's reward columns, in one transaction; refuses a step already there.
+   */
+  addStep(
+    seriesId: string,
+    step: SeriesStepRecord,
+    scores: Array<number | null>,
+    rewards?: Array<TrainerRewards | null>,
+  ): Promise<SeriesRecord>;
   rename(seriesId: string, name: string): Promise<void>;
   /** Deletes the series, its scores, its folder and the runs it made; databases no longer used go too. */
   delete(seriesId: string): Promise<void>;
@@ -201,6 +210,8 @@ export interface SeriesRepository {
   ofRun(runId: string): Promise<SeriesRecord[]>;
   /** The trainer's scores of a step, in the run's (index, sample) order (empty when none were stored). */
   scores(seriesId: string, step: number): Promise<Array<number | null>>;
+  /** Each sample's reward columns from the trainer's dump, in the run's (index, sample) order (empty when none were stored). */
+  rewards(seriesId: string, step: number): Promise<Array<TrainerRewards | null>>;
   folder(seriesId: string): Promise<SeriesFolderRecord | undefined>;
   putFolder(folder: SeriesFolderRecord): Promise<void>;
   deleteFolder(seriesId: string): Promise<void>;

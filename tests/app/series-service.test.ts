@@ -27,6 +27,7 @@ import {
   verlLines,
   writeVerlDumps,
 } from '../helpers/series-dumps.ts';
+import { predictionsOf, trlRows, writeTrlCompletions } from '../helpers/trainer-dumps.ts';
 
 // The CLI's defaults (EX and Soft-F1, the official timeout, the last fence), as the app's form starts.
 const config: RunConfig = { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'], vesIterations: 0 };
@@ -238,5 +239,35 @@ describe('the series service (memory ports, real SQL)', () => {
     expect(skipped()).toBe(true);
     expect((await ports.series.folder(series.id))!.taken.sort()).toEqual(['100.jsonl', '200.jsonl', 'broken.jsonl']);
     expect(stepOf(1)).toBe(200);
+  }, 600_000);
+
+  it("keeps each sample's reward columns of a TRL completions Parquet with the step, in the run's order, for the item view and exports", async () => {
+    const dataset = await fileDataset({ questions: MINIDEV_QUESTIONS, gold: MINIDEV_GOLD, dbRoot: DB_ROOT });
+    const service = createSeriesService(memorySeriesPorts(memoryAppPorts(dataset, DB_ROOT)));
+    const dir = mkdtempSync(path.join(tmpdir(), 'wb-series-trl-'));
+    const [file] = writeTrlCompletions(dir, [1]);
+    const series = await service.importDumps({
+      name: 'trl',
+      datasetId: dataset.id,
+      config,
+      stepPattern: null,
+      format: null,
+      files: [{ name: path.relative(dir, file!), file: new Blob([readFileSync(file!)]), lastModified: null }],
+    });
+    expect(series.steps.map((s) => s.step)).toEqual([stepOf(1)]);
+    const trainer = await service.trainerScores(series.steps[0]!.runId);
+    // The run's (index, sample) order is the questions' order, the order the helper wrote the rows in.
+    const rows = trlRows(1);
+    expect(predictionsOf(1).map(({ q }) => questions.indexOf(q))).toEqual(
+      [...predictionsOf(1).map(({ q }) => questions.indexOf(q))].sort((a, b) => a - b),
+    );
+    expect(trainer!.rewards).toEqual(
+      rows.map((r) => ({
+        accuracy_reward: r.accuracy_reward,
+        format_reward: Number.isNaN(r.format_reward) ? null : r.format_reward,
+        advantage: r.advantage,
+      })),
+    );
+    expect(trainer!.scores).toHaveLength(rows.length);
   }, 600_000);
 });

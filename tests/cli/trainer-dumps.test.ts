@@ -9,11 +9,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSeriesFile } from '../../src/core/series/file.ts';
+import { parseSeriesFile, seriesFileJson } from '../../src/core/series/file.ts';
 import { readJson, runCli } from '../helpers/cli.ts';
 import { minidevEvalVerdicts } from '../helpers/eval-reference.ts';
 import { MINIDEV_ARGS, PREDICTION_FILES, stepOf } from '../helpers/series-dumps.ts';
 import {
+  primeRlEpisode,
   predictionsOf,
   skyrlLines,
   skyrlProbes,
@@ -140,5 +141,66 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
     expect(stderr).toContain('140 multi-turn episodes, 2.00 turns on average, 140 probes');
     // Trace.reward: the rewards' weighted sum (exact_match × 1 + format × 0.5).
     expect(file.steps[0]!.trainerScores).toEqual(predictionsOf(0).map(({ exact }) => exact + 0.5));
+  }, 600_000);
+
+  /** `series --series-out` of `dir` without the eval comparison (the tests above make it): the series file as written. */
+  async function seriesOut(dir: string) {
+    const out = path.join(dir, 'run.series.json');
+    const run = await runCli(['series', '--completions', dir, ...MINIDEV_ARGS, ...DUMPS_CACHE, '--series-out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    const file = parseSeriesFile(text, out);
+    // The series file round trip: written again and read back, the reward columns are unchanged.
+    expect(parseSeriesFile(seriesFileJson(file), 'again.series.json').steps.map((s) => s.trainerRewards)).toEqual(
+      file.steps.map((s) => s.trainerRewards),
+    );
+    return { file, text };
+  }
+
+  it("TRL completions Parquet: each sample's reward columns and advantage kept in the series file, exactly the dump's row", async () => {
+    const dir = tempDir();
+    writeTrlCompletions(dir, [0, LAST]);
+    const { file } = await seriesOut(dir);
+    expect(file.steps.map((s) => s.step)).toEqual([stepOf(0), stepOf(LAST)]);
+    for (const [k, i] of [0, LAST].entries()) {
+      const step = file.steps[k]!;
+      const byId = new Map(predictionsOf(i).map(({ q }, j) => [q.question_id, trlRows(i)[j]!]));
+      // Paired by sample like the trainer's score: each sample's columns are its own row's (NaN, None in pandas: null).
+      expect(step.trainerRewards).toHaveLength(step.run.samples.length);
+      expect(step.trainerRewards).toEqual(
+        step.run.samples.map((s) => {
+          const row = byId.get(s.questionId)!;
+          return {
+            accuracy_reward: row.accuracy_reward,
+            format_reward: Number.isNaN(row.format_reward) ? null : row.format_reward,
+            advantage: row.advantage,
+          };
+        }),
+      );
+      expect(step.trainerRewards!.some((r) => r!.format_reward === null)).toBe(true);
+    }
+  }, 600_000);
+
+  it("prime-rl traces: each sample's reward scores kept in the series file, exactly the trace's rewards", async () => {
+    const dir = tempDir();
+    writePrimeRlTraces(dir, [LAST]);
+    const { file } = await seriesOut(dir);
+    const step = file.steps[0]!;
+    const byId = new Map(
+      predictionsOf(LAST).map(({ q, sql, exact }, k) => {
+        const ep = primeRlEpisode(q, sql, exact, stepOf(LAST), k);
+        const rewards = ep.traces[0]!.rewards as Record<string, { score: number }>;
+        return [q.question_id, Object.fromEntries(Object.entries(rewards).map(([n, r]) => [n, r.score]))];
+      }),
+    );
+    expect(step.trainerRewards).toEqual(step.run.samples.map((s) => byId.get(s.questionId)));
+  }, 600_000);
+
+  it('SkyRL eval dumps have no reward columns: the series file has no trainerRewards', async () => {
+    const dir = tempDir();
+    writeSkyrlDumps(dir, [LAST]);
+    const { file, text } = await seriesOut(dir);
+    expect(file.steps[0]!.trainerRewards).toBeUndefined();
+    expect(text).not.toContain('trainerRewards');
   }, 600_000);
 });

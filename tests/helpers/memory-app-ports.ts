@@ -168,6 +168,7 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
 export function memorySeriesPorts(app: MemoryApp): SeriesAppPorts & { scores: Map<string, Array<number | null>> } {
   const series = new Map<string, SeriesRecord>();
   const scores = new Map<string, Array<number | null>>();
+  const rewards = new Map<string, Array<Record<string, number | null> | null>>();
   const folders = new Map<string, SeriesFolderRecord>();
   const get = async (id: string) => {
     const s = series.get(id);
@@ -184,7 +185,7 @@ export function memorySeriesPorts(app: MemoryApp): SeriesAppPorts & { scores: Ma
         if (series.has(s.id)) throw new StoreError('ALREADY_EXISTS', `training run "${s.name}" is already stored`);
         series.set(s.id, structuredClone(s));
       },
-      async addStep(id, step, given) {
+      async addStep(id, step, given, givenRewards) {
         const s = await get(id);
         if (s.steps.some((x) => x.step === step.step))
           throw new StoreError('ALREADY_EXISTS', `step ${step.step} is already in training run "${s.name}"`);
@@ -192,6 +193,7 @@ export function memorySeriesPorts(app: MemoryApp): SeriesAppPorts & { scores: Ma
         const next = { ...s, steps, runIds: steps.map((x) => x.runId) };
         series.set(id, next);
         scores.set(`${id}/${step.step}`, given);
+        if (givenRewards) rewards.set(`${id}/${step.step}`, givenRewards);
         return structuredClone(next);
       },
       rename: async (id, name) => void series.set(id, { ...(await get(id)), name }),
@@ -203,6 +205,7 @@ export function memorySeriesPorts(app: MemoryApp): SeriesAppPorts & { scores: Ma
       },
       ofRun: async (runId) => [...series.values()].filter((s) => s.runIds.includes(runId)),
       scores: async (id, step) => scores.get(`${id}/${step}`) ?? [],
+      rewards: async (id, step) => rewards.get(`${id}/${step}`) ?? [],
       folder: async (id) => folders.get(id),
       putFolder: async (f) => void folders.set(f.seriesId, { ...f, taken: [...f.taken] }),
       deleteFolder: async (id) => void folders.delete(id),

@@ -66,6 +66,8 @@ function storeOf(
       };
     },
     scores: async (id, step) => series.find((x) => x.id === id)!.steps.find((x) => x.step === step)!.trainerScores,
+    rewards: async (id, step) =>
+      series.find((x) => x.id === id)!.steps.find((x) => x.step === step)!.trainerRewards ?? [],
     questionSamples: async (id, index) => get(id).samples.filter((x) => x.index === index),
     questions: async (id) => datasets[id],
     close: () => undefined,
@@ -160,6 +162,16 @@ describe('the series computations of the worker equal the core functions the CLI
       source: `${(i + 1) * 50}.jsonl`,
       run,
       trainerScores: run.samples.map((x, k) => (k % 5 === 0 ? null : x.ex * 0.5 + (k % 3) * 0.1)),
+      // The middle step's dump has reward columns (TRL-like); the others have none.
+      ...(i === 1
+        ? {
+            trainerRewards: run.samples.map((x, k) =>
+              k % 7 === 0
+                ? null
+                : { accuracy_reward: x.ex, format_reward: k % 3 === 0 ? null : 0.5, advantage: k / 100 },
+            ),
+          }
+        : {}),
     })),
   };
   /** The stored dataset's questions (the report adds their texts to its run). */
@@ -265,6 +277,40 @@ describe('the series computations of the worker equal the core functions the CLI
     expect(() => parseSeriesFile(seriesFileJson(swapped), 'training run series-swapped')).toThrow(
       bad.ok ? 'x' : bad.error.message,
     );
+  });
+
+  it("one question across steps, read where its samples are in the run's order: each sample's trainer score and reward columns", async () => {
+    const byRun = new Map(steps.map((f) => [f.run.id, f]));
+    const base = await storeOf(steps, [series], { synthetic: questions })();
+    const located = createAnalysisEngine(async () => ({
+      ...base,
+      // The stored order is (index, sample) as the synthetic runs are; where the question's first sample is in it.
+      questionSamplesAt: async (runId, index) => {
+        const all = byRun.get(runId)!.samples;
+        return { offset: all.findIndex((x) => x.index === index), samples: all.filter((x) => x.index === index) };
+      },
+    }));
+    const out = await located.seriesQuestion({ dbName: 'x', seriesId: series.id, index: 4 });
+    if (!out.ok) throw new Error(out.error.message);
+    expect(out.value).toEqual(
+      questionAcrossSteps(
+        series.steps.map((s) => {
+          const at = s.run.samples.map((x, k) => [x, k] as const).filter(([x]) => x.index === 4);
+          return {
+            step: s.step,
+            runId: s.run.run.id,
+            samples: at.map(([x]) => x),
+            trainerScores: at.map(([, k]) => s.trainerScores[k] ?? null),
+            ...(s.trainerRewards ? { trainerRewards: at.map(([, k]) => s.trainerRewards![k] ?? null) } : {}),
+          };
+        }),
+      ),
+    );
+    // Only the middle step has reward columns, one entry per sample of the question, its own sample's.
+    expect(out.value.map((s) => s.trainerRewards?.length)).toEqual([undefined, 4, undefined]);
+    const middle = series.steps[1]!;
+    const first = middle.run.samples.findIndex((x) => x.index === 4);
+    expect(out.value[1]!.trainerRewards![0]).toEqual(middle.trainerRewards![first]);
   });
 
   it('one question across steps: questionAcrossSteps of its samples', async () => {

@@ -261,6 +261,18 @@ export function pairingNote(pairing: NonNullable<DumpStep['pairing']>): string |
   return `${rows - unmatched.length} of ${rows} rows paired; ${unmatched.length} not: ${why}`;
 }
 
+/**
+ * The trainer's reward columns of each item, parallel to `items` (null for an item the dump gives
+ * none); undefined when no item has any (the dump has no reward columns), so the field stays absent.
+ */
+export function trainerRewardsOf(
+  step: Pick<DumpStep, 'sampleRewards'>,
+  items: ReadonlyArray<{ questionId: number; sample?: number }>,
+): Array<Record<string, number | null> | null> | undefined {
+  const rewards = items.map((it) => step.sampleRewards.get(it.questionId)?.[it.sample ?? 0] ?? null);
+  return rewards.some((r) => r !== null) ? rewards : undefined;
+}
+
 /** The trainer's score of an item (null where the dump gave none). */
 export function trainerScoreOf(step: Pick<DumpStep, 'sampleScores'>, questionId: number, sample = 0): number | null {
   return step.sampleScores.get(questionId)?.[sample] ?? null;

@@ -8,7 +8,7 @@ import { findingText } from '../../core/formats/pairing.ts';
 import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { compileStepPattern } from '../../core/series/step-name.ts';
-import { pairingNote, readSeriesDump, trainerScoreOf } from '../harness/series-dump.ts';
+import { pairingNote, readSeriesDump, trainerRewardsOf, trainerScoreOf } from '../harness/series-dump.ts';
 import type { PairedSeriesDump, SeriesDumpJob } from '../../app/records.ts';
 import { sha256Blob } from './pair-run.ts';
 
@@ -42,6 +42,7 @@ export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDu
         fence: job.fence,
       });
       const paired = step.pairing ? pairingNote(step.pairing) : null;
+      const trainerRewards = trainerRewardsOf(step, plan.items);
       return {
         step: step.step,
         source: step.source,
@@ -49,6 +50,7 @@ export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDu
         // A multi-turn dump's samples keep their episodes (turns, the trainer's score) in the step's run.
         items: withReplayEpisodes(plan.items, step.format, step),
         trainerScores: plan.items.map((it) => trainerScoreOf(step, it.questionId, it.sample)),
+        ...(trainerRewards ? { trainerRewards } : {}),
         wallTime: step.wallTime,
         notes: [
           ...(paired ? [paired] : []),

@@ -1,7 +1,7 @@
 /**
  * Storing a series file (src/core/series/file.ts, validated first) as a training run: each
  * step's run (header and samples in BLOCK_SIZE blocks, in (index, sample) order, its trainer
- * scores sorted with them), the series record and its scores, in one transaction. Run in the
+ * scores and reward columns sorted with them), the series record and its scores, in one transaction. Run in the
  * import worker: a series of 490,880 samples is hundreds of MB of JSON.
  */
 import { parseSeriesFile } from '../../core/series/file.ts';
@@ -55,7 +55,7 @@ export async function storeSeriesFile(idb: WorkbenchIdb, text: string, fileName:
     for (const s of file.steps) {
       // Samples and their trainer scores sorted together into (index, sample) order.
       const order = s.run.samples
-        .map((x, i) => ({ x, score: s.trainerScores[i] ?? null }))
+        .map((x, i) => ({ x, score: s.trainerScores[i] ?? null, rewards: s.trainerRewards?.[i] ?? null }))
         .sort((a, b) => a.x.index - b.x.index || a.x.sample - b.x.sample);
       const samples: SampleRecord[] = order.map((o) => o.x);
       const header: RunHeader = s.run.run.status === 'running' ? { ...s.run.run, status: 'cancelled' } : s.run.run;
@@ -69,7 +69,12 @@ export async function storeSeriesFile(idb: WorkbenchIdb, text: string, fileName:
       void tx
         .objectStore('sampleMeta')
         .put({ runId: run.id, sorted: true, count: samples.length, blockSize: BLOCK_SIZE });
-      void tx.objectStore('seriesScores').put({ seriesId: record.id, step: s.step, scores: order.map((o) => o.score) });
+      void tx.objectStore('seriesScores').put({
+        seriesId: record.id,
+        step: s.step,
+        scores: order.map((o) => o.score),
+        ...(s.trainerRewards ? { rewards: order.map((o) => o.rewards) } : {}),
+      });
     }
     void tx.objectStore('series').put(record);
     await tx.done;

@@ -45,7 +45,7 @@ export function createSeriesRepository(opened: Promise<WorkbenchIdb>): SeriesRep
         throw err;
       }
     },
-    async addStep(seriesId, step, scores) {
+    async addStep(seriesId, step, scores, rewards) {
       const idb = await opened;
       const tx = idb.transaction(['series', 'seriesScores'], 'readwrite');
       const s = await tx.objectStore('series').get(seriesId);
@@ -65,7 +65,9 @@ export function createSeriesRepository(opened: Promise<WorkbenchIdb>): SeriesRep
       };
       try {
         void tx.objectStore('series').put(next);
-        void tx.objectStore('seriesScores').put({ seriesId, step: step.step, scores } satisfies SeriesScoresRecord);
+        void tx
+          .objectStore('seriesScores')
+          .put({ seriesId, step: step.step, scores, ...(rewards ? { rewards } : {}) } satisfies SeriesScoresRecord);
         await tx.done;
       } catch (err) {
         if (isQuotaError(err)) throw quota(`step ${step.step} of "${s.name}"`);
@@ -109,6 +111,9 @@ export function createSeriesRepository(opened: Promise<WorkbenchIdb>): SeriesRep
     },
     async scores(seriesId, step) {
       return (await (await opened).get('seriesScores', [seriesId, step]))?.scores ?? [];
+    },
+    async rewards(seriesId, step) {
+      return (await (await opened).get('seriesScores', [seriesId, step]))?.rewards ?? [];
     },
     async folder(seriesId) {
       return (await opened).get('seriesFolders', seriesId);

@@ -15,7 +15,13 @@ import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { readSeriesDump, stepRuleText, trainerScoreOf, type DumpStep } from '../../adapters/harness/series-dump.ts';
+import {
+  readSeriesDump,
+  stepRuleText,
+  trainerRewardsOf,
+  trainerScoreOf,
+  type DumpStep,
+} from '../../adapters/harness/series-dump.ts';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { WorkbenchError, errorMessage } from '../../core/errors.ts';
@@ -177,6 +183,8 @@ async function evaluateStep(
   header.executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep, fromCache: ev.fromCache };
   const samples = toSampleRecords(plan.items, ev.results, compileRewardFormula(ctx.evalArgs.reward));
   const trainerScores = plan.items.map((it) => trainerScoreOf(dump, it.questionId, it.sample));
+  // Each sample's reward columns (TRL, prime-rl traces), paired by the same sample order as the scores.
+  const trainerRewards = trainerRewardsOf(dump, plan.items);
   // The dump's own time first (docs/series.md), else the file's modification time, in whole
   // milliseconds as a browser's File.lastModified gives it (Node's `mtime` rounds, the app's floors).
   const wallTime = dump.wallTime ?? new Date(Math.floor((await stat(file)).mtimeMs)).toISOString();
@@ -188,6 +196,7 @@ async function evaluateStep(
       source: label,
       run: toRunFile(header, samples, runQuestions(plan.items, ctx.questions)),
       trainerScores,
+      ...(trainerRewards ? { trainerRewards } : {}),
     },
     extra: { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep, fromCache: ev.fromCache },
   };
@@ -384,6 +393,11 @@ export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<n
         throw new WorkbenchError(
           'INTERNAL',
           `step ${step.step}: ${step.trainerScores.length} trainer scores for ${step.run.samples.length} samples`,
+        );
+      if (step.trainerRewards && step.trainerRewards.length !== step.run.samples.length)
+        throw new WorkbenchError(
+          'INTERNAL',
+          `step ${step.step}: ${step.trainerRewards.length} trainer reward entries for ${step.run.samples.length} samples`,
         );
     }
     for (const s of own) {

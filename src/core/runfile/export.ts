@@ -213,17 +213,33 @@ export function* csvParts(
   samples: readonly SampleRecord[],
   perPart = 1000,
   trainerScores?: ReadonlyArray<number | null>,
+  trainerRewards?: ReadonlyArray<Record<string, number | null> | null>,
 ): Generator<string> {
   const sorted = [...samples].sort(bySampleOrder);
   // A step of a training run: the trainer's score of each sample (in (index, sample) order) in a last column.
   const scores = trainerScores?.length === sorted.length ? trainerScores : null;
-  yield [...CSV_COLUMNS, ...(scores ? ['trainer_score'] : [])].join(',') + '\r\n';
+  // And the dump's reward columns (TRL, prime-rl traces), one column each after it, named as the dump names them.
+  const rewards = trainerRewards?.length === sorted.length ? trainerRewards : null;
+  const names = rewards ? rewardNames(rewards) : [];
+  const header = [...CSV_COLUMNS, ...(scores ? ['trainer_score'] : [])];
+  const taken = new Set<string>(header);
+  const rewardColumns = names.map((n) => (taken.has(`trainer_${n}`) ? `trainer_reward_${n}` : `trainer_${n}`));
+  yield [...header, ...rewardColumns].map(csvCell).join(',') + '\r\n';
+  const tail = (i: number) =>
+    (scores ? `,${scores[i] ?? ''}` : '') + names.map((n) => `,${csvCell(rewards![i]?.[n] ?? null)}`).join('');
   for (let i = 0; i < sorted.length; i += perPart) {
     yield sorted
       .slice(i, i + perPart)
-      .map((s, k) => csvRow(s) + (scores ? `,${scores[i + k] ?? ''}` : '') + '\r\n')
+      .map((s, k) => csvRow(s) + tail(i + k) + '\r\n')
       .join('');
   }
+}
+
+/** Every reward column's name over the samples, in the order first met. */
+function rewardNames(rewards: ReadonlyArray<Record<string, number | null> | null>): string[] {
+  const names = new Set<string>();
+  for (const r of rewards) for (const k of Object.keys(r ?? {})) names.add(k);
+  return [...names];
 }
 
 /** JSON Lines: one sample record per line, compact, in (index, sample) order, `perPart` lines per part. */
@@ -231,18 +247,22 @@ export function* samplesJsonlParts(
   samples: readonly SampleRecord[],
   perPart = 1000,
   trainerScores?: ReadonlyArray<number | null>,
+  trainerRewards?: ReadonlyArray<Record<string, number | null> | null>,
 ): Generator<string> {
   const sorted = [...samples].sort(bySampleOrder);
-  // A step of a training run: each line's `trainerScore` (in (index, sample) order; null where none).
+  // A step of a training run: each line's `trainerScore` (in (index, sample) order; null where none)
+  // and, where the dump has reward columns, its `trainerRewards` (name to value; null where none).
   const scores = trainerScores?.length === sorted.length ? trainerScores : null;
+  const rewards = trainerRewards?.length === sorted.length ? trainerRewards : null;
+  const line = (s: SampleRecord, i: number) => ({
+    ...exportedSample(s),
+    ...(scores ? { trainerScore: scores[i] ?? null } : {}),
+    ...(rewards ? { trainerRewards: rewards[i] ?? null } : {}),
+  });
   for (let i = 0; i < sorted.length; i += perPart) {
     yield sorted
       .slice(i, i + perPart)
-      .map(
-        (s, k) =>
-          JSON.stringify(scores ? { ...exportedSample(s), trainerScore: scores[i + k] ?? null } : exportedSample(s)) +
-          '\n',
-      )
+      .map((s, k) => JSON.stringify(line(s, i + k)) + '\n')
       .join('');
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The series file: a whole training run as one versioned JSON file, to open on another machine.
  * `{"format": "rlvr-workbench-series", "version": 1, "series": {...}, "steps": [{"step",
- * "wallTime", "wallTimeSource", "source", "trainerScores", "run": <a run file>}]}` (`wallTimeSource`
- * absent in files written before it was kept: read as null): each step's run is a complete
+ * "wallTime", "wallTimeSource", "source", "trainerScores", "trainerRewards"?, "run": <a run file>}]}`
+ * (`wallTimeSource` absent in files written before it was kept: read as null; `trainerRewards`, the
+ * trainer's reward columns per sample, only where the dump had some): each step's run is a complete
  * run file (src/core/run/types.ts, RUN_FILE_FORMAT) and is read by the run file's own reader.
  */
 import { WorkbenchError } from '../errors.ts';
@@ -10,7 +11,7 @@ import { parseJsonText } from '../formats/questions.ts';
 import { exportedSample } from '../runfile/export.ts';
 import { parseRunFile } from '../runfile/run-file.ts';
 import { JsonReader, checkVersion } from '../formats/validate.ts';
-import { WALL_TIME_SOURCES, type Series, type SeriesStep, type WallTimeSource } from './model.ts';
+import { WALL_TIME_SOURCES, type Series, type SeriesStep, type TrainerRewards, type WallTimeSource } from './model.ts';
 
 export const SERIES_FILE_FORMAT = 'rlvr-workbench-series';
 const SERIES_FILE_VERSION = 1;
@@ -101,9 +102,37 @@ function readStep(r: JsonReader, value: unknown, i: number, prev: number | null,
     );
   if (scores.length !== run.samples.length)
     r.fail(`${path}.trainerScores`, `one entry per sample of the step's run (${run.samples.length})`, scores);
+  const rewards =
+    o.trainerRewards === undefined ? undefined : readRewards(r, o.trainerRewards, path, run.samples.length);
   if (prev !== null && step <= prev)
     r.fail(`${path}.step`, `greater than the previous step (${prev}): steps are in increasing order, each once`, step);
-  return { step, wallTime, wallTimeSource, source, run, trainerScores: scores };
+  return {
+    step,
+    wallTime,
+    wallTimeSource,
+    source,
+    run,
+    trainerScores: scores,
+    ...(rewards ? { trainerRewards: rewards } : {}),
+  };
+}
+
+/** A step's `trainerRewards`: one entry per sample, each null or an object of reward names to finite numbers or null. */
+function readRewards(r: JsonReader, value: unknown, path: string, samples: number): Array<TrainerRewards | null> {
+  const at = `${path}.trainerRewards`;
+  const rewards = r.arr(value, at).map((x, j) => {
+    if (x === null) return null;
+    const o = r.obj(x, `${at}[${j}]`);
+    const out: TrainerRewards = {};
+    for (const [k, v] of Object.entries(o))
+      out[k] =
+        v === null || (typeof v === 'number' && Number.isFinite(v))
+          ? v
+          : r.fail(`${at}[${j}].${k}`, 'a finite number or null', v);
+    return out;
+  });
+  if (rewards.length !== samples) r.fail(at, `one entry per sample of the step's run (${samples})`, value);
+  return rewards;
 }
 
 /** Reads and validates a series file; errors name the file and the field. */

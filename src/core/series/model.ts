@@ -28,7 +28,16 @@ export interface SeriesStep {
    * first score), parallel to `run.samples`; null where the dump gave none.
    */
   trainerScores: Array<number | null>;
+  /**
+   * The trainer's reward columns of each sample, name to value (TRL: one per reward function and
+   * `advantage`; prime-rl traces: each reward's score), parallel to `run.samples`; null for a
+   * sample the dump gives none. Absent when the dump has no reward columns (and in older files).
+   */
+  trainerRewards?: Array<TrainerRewards | null>;
 }
+
+/** One sample's reward columns as the trainer's dump has them; null where a column has no value (NaN, None). */
+export type TrainerRewards = Record<string, number | null>;
 
 export interface Series {
   id: string;
@@ -59,5 +68,22 @@ export function withStep(series: Series, step: SeriesStep): Series {
       `step ${step.step}: ${step.trainerScores.length} trainer scores for ${step.run.samples.length} samples`,
     );
   }
+  if (step.trainerRewards && step.trainerRewards.length !== step.run.samples.length) {
+    throw new WorkbenchError(
+      'INTERNAL',
+      `step ${step.step}: ${step.trainerRewards.length} trainer reward entries for ${step.run.samples.length} samples`,
+    );
+  }
   return { ...series, steps: [...series.steps, step].sort((a, b) => a.step - b.step) };
+}
+
+/**
+ * One sample's reward columns as the views show them beside the trainer's score:
+ * `accuracy_reward 1 · format_reward 0.5 · advantage 0.7143` (4 decimals at most; `none` where the
+ * dump has no value). Empty for none.
+ */
+export function trainerRewardsText(rewards: TrainerRewards | null | undefined): string {
+  return Object.entries(rewards ?? {})
+    .map(([k, v]) => `${k} ${v === null ? 'none' : String(Number(v.toFixed(4)))}`)
+    .join(' · ');
 }

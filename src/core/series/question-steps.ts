@@ -7,6 +7,7 @@
 import { questionSamples, type QuestionSamples } from '../rl/question-samples.ts';
 import type { SampleRecord } from '../run/types.ts';
 import { sqlDiff, type DiffPart } from './sql-diff.ts';
+import type { TrainerRewards } from './model.ts';
 
 export interface QuestionStep {
   step: number;
@@ -19,6 +20,8 @@ export interface QuestionStep {
   diff: DiffPart[] | null;
   /** The trainer's own score of each sample of `view.samples` (same order); null where the dump gave none. */
   trainerScores: Array<number | null>;
+  /** The trainer's reward columns of each sample of `view.samples` (same order; null where none); absent when the step has none. */
+  trainerRewards?: Array<TrainerRewards | null>;
 }
 
 function majoritySqlOf(view: QuestionSamples): string | null {
@@ -34,6 +37,8 @@ export function questionAcrossSteps(
     samples: readonly SampleRecord[];
     /** Parallel to `samples`; absent: none. */
     trainerScores?: ReadonlyArray<number | null>;
+    /** Parallel to `samples`; absent: none. */
+    trainerRewards?: ReadonlyArray<TrainerRewards | null>;
   }>,
 ): QuestionStep[] {
   let previous: string | null = null;
@@ -45,6 +50,9 @@ export function questionAcrossSteps(
     // `view.samples` is in sample order; the scores follow the samples they were given with.
     const scoreOf = new Map(s.samples.map((x, k) => [x.sample, s.trainerScores?.[k] ?? null]));
     const trainerScores = view.samples.map((x) => scoreOf.get(x.sample) ?? null);
-    return { step: s.step, runId: s.runId, view, majoritySql, diff, trainerScores };
+    if (!s.trainerRewards) return { step: s.step, runId: s.runId, view, majoritySql, diff, trainerScores };
+    const rewardsOf = new Map(s.samples.map((x, k) => [x.sample, s.trainerRewards?.[k] ?? null]));
+    const trainerRewards = view.samples.map((x) => rewardsOf.get(x.sample) ?? null);
+    return { step: s.step, runId: s.runId, view, majoritySql, diff, trainerScores, trainerRewards };
   });
 }

@@ -133,6 +133,8 @@ export interface ExplorerRow {
   question: Question | null;
   /** The trainer's own score of the sample when the run is a step of a training run (absent otherwise; null: none in the dump). */
   trainerScore?: number | null;
+  /** The trainer's reward columns of the sample (TRL, prime-rl traces; name to value), where its step's dump has them. */
+  trainerRewards?: Record<string, number | null> | null;
 }
 
 /**

@@ -33,7 +33,11 @@ export interface RunViewStore {
     'goldOverlay' | 'attachGoldOverlay' | 'removeGoldOverlay' | 'measureVersionEffects' | 'versionCheck'
   >;
   /** The trainer's score of each sample when the run is a step of a training run (SeriesService.trainerScores); absent in test doubles. */
-  trainerScores?: (runId: string) => Promise<{ step: number; scores: Array<number | null> } | null>;
+  trainerScores?: (runId: string) => Promise<{
+    step: number;
+    scores: Array<number | null>;
+    rewards?: Array<Record<string, number | null> | null>;
+  } | null>;
 }
 import type { PreviewService } from './services.ts';
 import { nextTask } from '../shell/staged.svelte.ts';
@@ -107,6 +111,7 @@ async function rowsInSteps(
   questions: readonly Question[] | null,
   current: () => boolean,
   trainerScores: ReadonlyArray<number | null> | null = null,
+  trainerRewards: ReadonlyArray<Record<string, number | null> | null> | null = null,
 ): Promise<{ rows: ExplorerRow[]; dbIds: string[] } | null> {
   const rows: ExplorerRow[] = new Array(samples.length);
   const dbIds = new Set<string>();
@@ -120,7 +125,12 @@ async function rowsInSteps(
     for (let i = from; i < to; i++) {
       const sample = samples[i]!;
       rows[i] = trainerScores
-        ? { sample, question: questions?.[sample.index] ?? null, trainerScore: trainerScores[i] ?? null }
+        ? {
+            sample,
+            question: questions?.[sample.index] ?? null,
+            trainerScore: trainerScores[i] ?? null,
+            ...(trainerRewards ? { trainerRewards: trainerRewards[i] ?? null } : {}),
+          }
         : { sample, question: questions?.[sample.index] ?? null };
       // Samples of a question are consecutive: the set sees each database once per run of them.
       if (sample.dbId !== last) dbIds.add((last = sample.dbId));
@@ -370,6 +380,7 @@ export class RunView {
       if (!current()) return;
       // In the stored (index, sample) order: parallel to the samples when every one is there.
       const scoresFor = (n: number) => (trainer && trainer.scores.length === n ? trainer.scores : null);
+      const rewardsFor = (n: number) => (trainer?.rewards && trainer.rewards.length === n ? trainer.rewards : null);
       this.#trainerStep = trainer && trainer.scores.length > 0 ? trainer.step : null;
       let questions: readonly Question[] | null | undefined;
       // A running run's blocks are unsorted: a page would read them all anyway.
@@ -388,7 +399,7 @@ export class RunView {
         this.#s.error = null;
         this.#s.loading = false;
         if (page.length >= total) {
-          const built = await rowsInSteps(page, questions, current, scoresFor(page.length));
+          const built = await rowsInSteps(page, questions, current, scoresFor(page.length), rewardsFor(page.length));
           if (!built) return;
           this.#samples = page;
           this.#allRows = built.rows;
@@ -405,7 +416,7 @@ export class RunView {
       ]);
       if (!current()) return;
       const texts = questions === undefined ? (dataset ? dataset.questions : null) : questions;
-      const built = await rowsInSteps(samples, texts, current, scoresFor(samples.length));
+      const built = await rowsInSteps(samples, texts, current, scoresFor(samples.length), rewardsFor(samples.length));
       if (!built) return;
       this.#run = run;
       this.#samples = samples;

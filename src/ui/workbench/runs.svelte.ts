@@ -30,6 +30,12 @@ export interface RunJob {
   suite?: { dbId: string; done: number; total: number };
 }
 
+/** The trainer's scores and reward columns of a run that is a step of a training run (SeriesService.trainerScores). */
+interface TrainerOfRun {
+  scores: Array<number | null>;
+  rewards?: Array<Record<string, number | null> | null>;
+}
+
 /** An item a worker is running now (from the pool's `item-started` events). */
 interface RunningItem {
   questionId: number;
@@ -73,12 +79,12 @@ export class RunsState {
   #rate = $derived(this.#counts ? executedRate(this.#counts) : null);
 
   /** The trainer's scores of a run that is a step of a training run (its CSV and JSONL exports carry them); null when none. */
-  readonly #trainerScores: (runId: string) => Promise<{ scores: Array<number | null> } | null>;
+  readonly #trainerScores: (runId: string) => Promise<TrainerOfRun | null>;
 
   constructor(
     store: WorkbenchStore,
     onChange: () => void,
-    trainerScores: (runId: string) => Promise<{ scores: Array<number | null> } | null> = async () => null,
+    trainerScores: (runId: string) => Promise<TrainerOfRun | null> = async () => null,
   ) {
     this.#store = store;
     this.#onChange = onChange;
@@ -260,7 +266,7 @@ export class RunsState {
       else if (kind === 'jsonl')
         await downloadParts(
           `${base}.samples.jsonl`,
-          samplesJsonlParts(file.samples, 1000, trainer?.scores),
+          samplesJsonlParts(file.samples, 1000, trainer?.scores, trainer?.rewards),
           'application/jsonl',
         );
       else if (kind === 'bird')
@@ -278,7 +284,8 @@ export class RunsState {
             evidence: q.evidence,
           }));
         downloadBlob(`${base}.samples.parquet`, await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }));
-      } else await downloadParts(`${base}.csv`, csvParts(file.samples, 1000, trainer?.scores), 'text/csv');
+      } else
+        await downloadParts(`${base}.csv`, csvParts(file.samples, 1000, trainer?.scores, trainer?.rewards), 'text/csv');
       return null;
     } catch (err) {
       return `The run could not be exported: ${errorMessage(err)}`;

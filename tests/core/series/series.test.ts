@@ -290,6 +290,52 @@ describe('the series file', () => {
     ).toThrow(/x\.json steps\[2\]\.run.*samples\[0\]\.ex/);
   });
 
+  it("keeps each sample's reward columns (trainerRewards) through the file, and refuses bad ones naming the entry", () => {
+    const step = series.steps[0]!;
+    const rewards = step.run.samples.map((_, i) =>
+      i % 5 === 4 ? null : { accuracy_reward: i % 2, format_reward: i % 3 === 0 ? null : 0.5, advantage: i / 8 - 1 },
+    );
+    const withRewards: Series = { ...series, steps: [{ ...step, trainerRewards: rewards }, ...series.steps.slice(1)] };
+    const back = parseSeriesFile(seriesFileJson(withRewards), 'r.series.json');
+    expect(back.steps[0]!.trainerRewards).toEqual(rewards);
+    // A step without reward columns stays without the field (older files read as before).
+    expect(back.steps[1]!.trainerRewards).toBeUndefined();
+    expect('trainerRewards' in back.steps[1]!).toBe(false);
+    const good = JSON.parse(seriesFileJson(withRewards));
+    const text = (f: (o: any) => void) => {
+      const o = structuredClone(good);
+      f(o);
+      return JSON.stringify(o);
+    };
+    expect(() =>
+      parseSeriesFile(
+        text((o) => o.steps[0].trainerRewards.pop()),
+        'x.json',
+      ),
+    ).toThrow(/x\.json: steps\[0\]\.trainerRewards must be one entry per sample of the step's run \(\d+\)/);
+    expect(() =>
+      parseSeriesFile(
+        text((o) => (o.steps[0].trainerRewards = { a: 1 })),
+        'x.json',
+      ),
+    ).toThrow(/steps\[0\]\.trainerRewards must be an array/);
+    expect(() =>
+      parseSeriesFile(
+        text((o) => (o.steps[0].trainerRewards[2] = 1)),
+        'x.json',
+      ),
+    ).toThrow(/steps\[0\]\.trainerRewards\[2\] must be an object/);
+    expect(() =>
+      parseSeriesFile(
+        text((o) => (o.steps[0].trainerRewards[1].format_reward = 'NaN')),
+        'x.json',
+      ),
+    ).toThrow(/steps\[0\]\.trainerRewards\[1\]\.format_reward must be a finite number or null/);
+    expect(() => withStep({ ...series, steps: [] }, { ...step, trainerRewards: rewards.slice(1) })).toThrow(
+      /trainer reward entries for \d+ samples/,
+    );
+  });
+
   it('a step already in the series is refused', () => {
     expect(() => withStep(series, series.steps[0]!)).toThrow(/step 100 is already in the series/);
   });

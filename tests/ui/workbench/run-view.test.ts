@@ -191,3 +191,44 @@ describe('the run view of a large stored run', () => {
     expect(view.visible[at]!.sample).toBe(all[20_001 * PER + 3]);
   });
 });
+
+describe('the run view of a step of a training run', () => {
+  it("gives each row the trainer's score and reward columns of its sample (in the stored order), once the whole run is read", async () => {
+    const { store, release, all } = heldStore('done');
+    const scores = all.map((_, i) => (i % 4 === 0 ? null : i / N));
+    const rewards = all.map((_, i) =>
+      i % 9 === 0 ? null : { correctness: i % 2, format: 0.5, advantage: i / N - 0.5 },
+    );
+    const view = new RunView('r1', { ...store, trainerScores: async () => ({ step: 100, scores, rewards }) }, previews);
+    const loaded = view.load();
+    await until(() => !view.state.loading);
+    expect(view.trainerStep).toBe(100);
+    // The first page alone is not the stored whole the columns are parallel to: like the scores, none yet.
+    expect(view.visible.some((r) => 'trainerRewards' in r || 'trainerScore' in r)).toBe(false);
+    release();
+    await view.whenComplete();
+    await loaded;
+    for (const i of [0, 9, 4_321, N - 1]) {
+      const row = view.row({ index: i, sample: 0 })!;
+      expect([row.trainerScore, row.trainerRewards]).toEqual([scores[i], rewards[i]]);
+    }
+  });
+
+  it('a step whose dump has no reward columns (or not one per sample) gives rows without them', async () => {
+    for (const rewards of [undefined, [{ correctness: 1 }]]) {
+      const { store, release, all } = heldStore('done');
+      const scores = all.map(() => 1);
+      const view = new RunView(
+        'r1',
+        { ...store, trainerScores: async () => ({ step: 100, scores, ...(rewards ? { rewards } : {}) }) },
+        previews,
+      );
+      release();
+      await view.load();
+      await view.whenComplete();
+      const row = view.row({ index: 5, sample: 0 })!;
+      expect(row.trainerScore).toBe(1);
+      expect('trainerRewards' in row).toBe(false);
+    }
+  });
+});
