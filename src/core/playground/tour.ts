@@ -4,7 +4,7 @@
  * harmless rewrite, and says in one sentence what a trainer would learn from its reward. The
  * rewards themselves always come from executing the step's SQL (official, read-only, TS).
  */
-import { goldReads, quoteName } from '../probe/gold-reads.ts';
+import { goldReads, quoteName } from '../sql/gold-reads.ts';
 
 export interface TourStep {
   id: string;
