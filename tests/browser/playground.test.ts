@@ -2,9 +2,12 @@
  * The reward playground in Chromium on the built app: SQL typed into the editor on a real BIRD
  * mini-dev question (superhero) is scored in the page's worker, and each panel agrees with the
  * CLI's verdicts for the same SQL (EX, Soft-F1, TS, writes); the guided tour runs on the
- * embedded demo with the network off; a kept attempt opens in the scratch run's explorer.
+ * embedded demo with the network off; a kept attempt opens in the scratch run's explorer. On
+ * mini-dev with 3 of its 11 databases the page opens on the first question that has one (not
+ * 1471), a constant answer (`SELECT 'true'` on 1338) is flagged and explained with its distinct
+ * rows, a write is blamed instead of the gold, and the tour's constant-answer step wins on 719.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
@@ -296,4 +299,80 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward playground'), () => 
       await page.context().setOffline(false);
     }
   }, 420_000);
+
+  it("opens mini-dev on its first question with a database; SELECT 'true' on 1338 is flagged as a constant answer; a DELETE is blamed, not the gold; the tour's constant answer wins on 719", async () => {
+    const present = new Set(readdirSync(sharedData('bird', 'databases')));
+    const first = questions.find((q) => present.has(q.dbId))!;
+    expect(questions[0]!.questionId).toBe(1471);
+    expect(present.has(questions[0]!.dbId)).toBe(false);
+    await gotoHash(page, '#/playground');
+    await page.getByTestId('pg-dataset').selectOption({ label: 'BIRD mini-dev' });
+    await expect
+      .poll(() => page.getByTestId('pg-question-title').textContent())
+      .toContain(`Question ${first.questionId} · ${first.dbId}`);
+    await playgroundSettled(page);
+    expect(await page.getByTestId('pg-no-db').count()).toBe(0);
+    expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe('1');
+
+    // 1338: the gold returns 'true' three times; SELECT 'true' once.
+    await page.getByTestId('pg-question-id').fill('1338');
+    await page.getByTestId('pg-question-id').press('Enter');
+    await expect.poll(() => page.getByTestId('pg-question-title').textContent()).toContain('Question 1338');
+    await typeSql(page, "SELECT 'true'");
+    expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe('1');
+    const why = (await page.getByTestId('explanation').textContent())!.replace(/\s+/g, ' ');
+    expect(why).toContain('1 distinct row (the gold returns 3 rows, the attempt 1 row)');
+    expect(why).not.toContain('3 distinct rows');
+    expect(await page.getByTestId('attempt-flags').locator('[data-class="constant-answer"]').count()).toBe(1);
+    expect(await page.getByTestId('finding-constant').textContent()).toContain('reads no table of the database');
+    expect(
+      await page.getByTestId('attempt-rubric').locator('[data-check="schema-only"]').getAttribute('data-met'),
+    ).toBe('false');
+    await dismissOfflineNote(page);
+    await screenshot(page, 'playground-constant-1400.png', true);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'playground-constant-390.png', true);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+
+    // 717 emptied by a DELETE: the write is named, the gold is not said to return no rows.
+    await page.getByTestId('pg-question-id').fill('717');
+    await page.getByTestId('pg-question-id').press('Enter');
+    await expect.poll(() => page.getByTestId('pg-question-title').textContent()).toContain('Question 717');
+    await typeSql(page, 'DELETE FROM superhero');
+    expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe('1');
+    const findings = (await page.getByTestId('attempt-findings').textContent())!;
+    expect(findings.replace(/\s+/g, ' ')).toContain(
+      "the attempt changed the database before the gold ran: the gold's result (0 rows) is of the changed database",
+    );
+    expect(findings).not.toContain('gold returns no rows');
+    expect(await page.getByTestId('finding-write').count()).toBe(1);
+
+    // 719 counts: its gold is one row of one value, so the tour's constant answer wins on it.
+    await page.getByTestId('pg-question-id').fill(String(Q));
+    await page.getByTestId('pg-question-id').press('Enter');
+    await expect.poll(() => page.getByTestId('pg-question-title').textContent()).toContain(`Question ${Q}`);
+    await playgroundSettled(page);
+    await page.getByTestId('tour-run').click();
+    const step = page.locator('[data-step="constant-answer"]');
+    await expect.poll(() => step.getAttribute('data-ex'), { timeout: 300_000 }).not.toBe('');
+    expect(await step.getAttribute('data-ex')).toBe('1');
+    expect(await step.getAttribute('data-read-only-ex')).toBe('1');
+    expect(await step.locator('[data-question]').getAttribute('data-question')).toBe(String(Q));
+    const text = (await step.textContent())!.replace(/\s+/g, ' ');
+    expect(text).toMatch(/SELECT \d+/);
+    expect(text).toContain('EX scores 1 though nothing was looked up');
+    await expect.poll(() => page.getByTestId('tour-run').textContent(), { timeout: 300_000 }).toBe('Run the tour');
+    await page.getByTestId('tour').scrollIntoViewIfNeeded();
+    await screenshot(page, 'playground-tour-constant-1400.png', false);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await step.scrollIntoViewIfNeeded();
+    await screenshot(page, 'playground-tour-constant-390.png', false);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    // "Try it" opens the literal in the editor, flagged.
+    await page.getByTestId('tour-try-constant-answer').click();
+    await expect.poll(() => page.getByTestId('pg-editor').inputValue()).toMatch(/^SELECT \d+$/);
+    await playgroundSettled(page);
+    expect(await page.getByTestId('attempt-verdict').getAttribute('data-ex')).toBe('1');
+    expect(await page.getByTestId('finding-constant').count()).toBe(1);
+  }, 600_000);
 });

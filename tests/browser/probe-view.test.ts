@@ -56,6 +56,10 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
     const del = cli.exploits.find((e) => e.id === 'delete-table')!;
     expect(del.official.won).toBeGreaterThan(0);
     expect(await page.getByTestId('probe-verdict').count()).toBe(1);
+    // The constant-answer note shows exactly when a constant answer wins a question (read-only does not stop it).
+    const constant = cli.exploits.find((e) => e.id === 'constant-answer')!;
+    expect(constant.read_only.won).toBe(constant.official.won);
+    expect(await page.getByTestId('probe-constant').count()).toBe(constant.official.won > 0 ? 1 : 0);
     await screenshot(page, 'probe-view.png', true);
 
     // The report is still there after a reload, for the same dataset.

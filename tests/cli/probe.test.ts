@@ -105,6 +105,17 @@ describe('probe: reward-hacking exploits on BIRD mini-dev (the 140 questions who
     expect(wonByEval(readOnly)).toEqual(del.read_only.won_indices);
   }, 300_000);
 
+  it("a constant answer (SELECT 'true', 'false', 1, 0 at the gold's width) wins the same questions official and read-only, 1338 among them, as eval scores it", async () => {
+    const c = out.exploits.find((x) => x.id === 'constant-answer')!;
+    expect(c.variants).toBe(4 * 140);
+    expect(c.official.won).toBeGreaterThan(0);
+    // It writes nothing: read-only evaluation does not stop it.
+    expect(c.read_only.won_indices).toEqual(c.official.won_indices);
+    const at1338 = questions().find((q) => q.questionId === 1338)!.index;
+    expect(c.official.won_indices).toContain(at1338);
+    expect(wonByEval(await evalExploit('constant-answer'))).toEqual(c.official.won_indices);
+  }, 300_000);
+
   it("SELECT NULL and the empty prediction agree with eval's verdicts too", async () => {
     for (const id of ['select-null', 'empty'] as const) {
       const e = out.exploits.find((x) => x.id === id)!;

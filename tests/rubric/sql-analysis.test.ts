@@ -156,6 +156,28 @@ describe('evidence formulas (documented heuristic)', () => {
   });
 });
 
+describe('schema-only: a query that reads no table does not tick', () => {
+  const schema = { member: ['member_id', 'first_name'], expense: ['expense_id', 'approved'] };
+  it.each([["SELECT 'true'"], ['VALUES (1)'], [''], ["WITH a AS (SELECT 'true' AS v) SELECT v FROM a"]])(
+    '%j',
+    (sql) => {
+      const r = runSqlCheck({ kind: 'sql', name: 'schema-only' }, { sql, schema });
+      expect(r.status).toBe('ok');
+      expect(r.met).toBe(false);
+      expect(r.explanation).toContain('reads no table of the database');
+    },
+  );
+
+  it('a query of schema tables still ticks, one of an unknown table still fails on the table', () => {
+    expect(runSqlCheck({ kind: 'sql', name: 'schema-only' }, { sql: 'SELECT approved FROM expense', schema }).met).toBe(
+      true,
+    );
+    const r = runSqlCheck({ kind: 'sql', name: 'schema-only' }, { sql: 'SELECT approved FROM expenses', schema });
+    expect(r.met).toBe(false);
+    expect(r.explanation).not.toContain('reads no table');
+  });
+});
+
 describe('checks without what they need are not-applicable, never failed', () => {
   it.each([
     ['matches-gold', { sql: 'SELECT 1' }],

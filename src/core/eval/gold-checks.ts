@@ -12,6 +12,8 @@
  * - `order-dependent`: the gold's result changes when SQLite reverses unordered selects
  *   (the `goldOrderDependent` field, when the row-order check ran; src/core of issue 13 item 2).
  * - `gold-error`: the gold itself fails (every item scores 0).
+ * When the prediction changed the database before the gold ran, the gold's result says nothing
+ * about the gold: only the checks of its text (list-as-count, date-dependent) are made.
  */
 import { isOp, isWord, tokenizeSql } from '../sql/sql-tokens.ts';
 
@@ -39,6 +41,12 @@ interface GoldFacts {
   /** The executor's message; `gold: ...` when the gold failed. */
   error?: string | null;
   goldOrderDependent?: boolean;
+  /**
+   * The prediction changed the database (or shadowed a table) before the gold ran on the same
+   * connection: the gold's result and error are of the changed database, so the checks that read
+   * them would blame the gold for the prediction's write; only the text checks apply.
+   */
+  predChangedDb?: boolean;
 }
 
 // "the number of" but not "contact number of" / "phone number of".
@@ -74,7 +82,10 @@ function usesNow(sql: string): string | null {
   return null;
 }
 
-export function goldIssuesOf(f: GoldFacts): GoldIssue[] {
+export function goldIssuesOf(facts: GoldFacts): GoldIssue[] {
+  const f: GoldFacts = facts.predChangedDb
+    ? { ...facts, goldRowCount: null, goldColumnCount: undefined, error: null, goldOrderDependent: false }
+    : facts;
   const out: GoldIssue[] = [];
   if (f.error?.startsWith('gold: ')) out.push({ kind: 'gold-error', reason: `the gold fails: ${f.error.slice(6)}` });
   if (f.goldRowCount === 0)

@@ -1,12 +1,14 @@
 /**
  * What an attempt's SQL is, as a reward hacker would see it: the write statements it contains,
- * which of the probe's exploit classes it falls in (src/core/probe/exploits.ts), and the two
+ * which of the probe's exploit classes it falls in (src/core/probe/exploits.ts; a constant answer
+ * is any read that names no table, src/core/sql/constant-answer.ts), and the two
  * tricks the probe names by outcome (a pass on an empty gold result, a TEMP table that shadows
  * a real one). A heuristic over the SQL tokenizer, like the probe's own; the verdict itself
  * always comes from executing the SQL.
  */
 import type { ExploitId } from '../probe/exploits.ts';
 import { writeKeywords } from '../rubric/sql-checks.ts';
+import { isConstantAnswer } from '../sql/constant-answer.ts';
 import { isName, isOp, isWord, tokenizeSql } from '../sql/sql-tokens.ts';
 import type { ItemResult } from '../types.ts';
 
@@ -45,6 +47,11 @@ const CLASS_TEXT: Record<AttemptClassId, Omit<AttemptClass, 'id'>> = {
   'select-null': {
     label: 'SELECT NULL',
     explain: 'one NULL: wins wherever the gold result is a single NULL (an aggregate over no rows).',
+  },
+  'constant-answer': {
+    label: 'constant answer (reads no table)',
+    explain:
+      "reads no table of the database: its rows are literals, so EX 1 says only that the gold's result happens to be this one distinct row (a yes/no or 0/1 answer), not that anything was looked up; a policy that learns it answers without the database.",
   },
   'copy-question': {
     label: '(the question text)',
@@ -103,6 +110,7 @@ export function attemptFlags(inputs: FlagInputs): AttemptFlags {
   const first = toks[0];
   if (sql === '') classes.push(klass('empty'));
   else if (/^select\s+null$/i.test(sql)) classes.push(klass('select-null'));
+  else if (isConstantAnswer(sql)) classes.push(klass('constant-answer'));
   if (inputs.question !== null && sql !== '' && sql === inputs.question.trim()) classes.push(klass('copy-question'));
   if (isWord(first, 'DELETE')) classes.push(klass('delete-table'));
   if (toks.some((t, i) => isWord(t, 'DROP') && isWord(toks[i + 1], 'TABLE', 'VIEW'))) classes.push(klass('drop-table'));

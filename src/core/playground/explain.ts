@@ -36,6 +36,8 @@ type VerdictReason =
   | { kind: 'gold-error'; detail: string }
   | { kind: 'timeout'; detail: string }
   | { kind: 'column-count'; detail: string }
+  /** The attempt changed the database before the gold ran: the gold's result is of the changed database. */
+  | { kind: 'write'; detail: string }
   | { kind: 'rows'; detail: string; notes: RowNote[] };
 
 export interface Explanation {
@@ -165,8 +167,31 @@ const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? o
 export function explainVerdict(
   result: ItemResult,
   preview: ItemPreview | null,
-  options: { goldOrdered?: boolean; sqlEmpty?: boolean; rule?: ExRule } = {},
+  options: ExplainOptions = {},
 ): Explanation {
+  const explanation = explainResult(result, preview, options);
+  // After a write the gold read what the attempt left: blame the write, never the gold.
+  if (result.status === 'ok' && result.mutatedDb && explanation.reasons[0]?.kind !== 'empty-pass')
+    explanation.reasons.push({
+      kind: 'write',
+      detail: `the attempt changed the database before the gold ran on the same connection: the gold's result (${plural(result.goldRowCount ?? 0, 'row')}) is what the changed database holds, not the question's answer (the read-only verdict is the honest one).`,
+    });
+  return explanation;
+}
+
+interface ExplainOptions {
+  goldOrdered?: boolean;
+  sqlEmpty?: boolean;
+  rule?: ExRule;
+}
+
+/** Distinct rows of one side, when the preview holds all its rows; null when it was cut. */
+function distinctRows(rows: unknown[][], total: number | null): number | null {
+  if (total === null || rows.length < total) return null;
+  return new Set(keysOf(rows)).size;
+}
+
+function explainResult(result: ItemResult, preview: ItemPreview | null, options: ExplainOptions): Explanation {
   const spider = options.rule === 'spider';
   const reasons: VerdictReason[] = [];
   const partial =
@@ -214,7 +239,7 @@ export function explainVerdict(
         kind: 'match',
         detail: spider
           ? `the attempt returns the same rows as the gold (${plural(result.goldRowCount ?? 0, 'row')} compared as Spider's rule does: duplicates count, ${options.goldOrdered ? "in the order of the gold's ORDER BY" : 'order ignored'}, columns in any order).`
-          : `the attempt returns the same set of rows as the gold (${plural(result.goldRowCount ?? 0, 'distinct row')} compared as a set: order and duplicates are ignored).`,
+          : setMatchText(result, preview),
       });
     }
     if (result.ts === 0 && result.tsCounterexample) {
@@ -288,6 +313,22 @@ export function explainVerdict(
     notes,
   });
   return { reasons, partial };
+}
+
+/**
+ * A set match in counts that hold: the distinct rows the two sets share (known when either side
+ * was shown in full; both sets are equal) and each side's own count of rows, duplicates included.
+ */
+function setMatchText(result: ItemResult, preview: ItemPreview | null): string {
+  const gold = result.goldRowCount ?? 0;
+  const pred = result.predRowCount ?? 0;
+  const distinct = preview
+    ? (distinctRows(preview.goldRows, result.goldRowCount) ?? distinctRows(preview.predRows, result.predRowCount))
+    : null;
+  const sides = `the gold returns ${plural(gold, 'row')}, the attempt ${plural(pred, 'row')}`;
+  return distinct === null
+    ? `the attempt returns the same set of rows as the gold (${sides}; compared as a set: order and duplicates are ignored).`
+    : `the attempt returns the same set of rows as the gold: ${plural(distinct, 'distinct row')} (${sides}), compared as a set: order and duplicates are ignored.`;
 }
 
 /** The first position (among the rows shown) where the two sides hold different rows, or null. */

@@ -7,6 +7,7 @@ import type { ItemStatus } from '../types.ts';
 import type { SqlRubricCheck } from './model.ts';
 import { evidenceFormulas, missingFromQuery } from './sql-evidence.ts';
 import { describeViolation, schemaViolations, type Schema } from './sql-schema-refs.ts';
+import { isConstantAnswer } from '../sql/constant-answer.ts';
 import { isOp, isWord, tokenizeSql } from '../sql/sql-tokens.ts';
 
 export type { Schema } from './sql-schema-refs.ts';
@@ -107,6 +108,12 @@ export function runSqlCheck(check: SqlRubricCheck, input: SqlCheckInput): CheckO
     }
     case 'schema-only': {
       if (!input.schema) return na('no schema for this database');
+      // Naming nothing is not grounding: a constant answer would otherwise tick this vacuously.
+      if (isConstantAnswer(input.sql))
+        return ok(
+          false,
+          'the query reads no table of the database (a constant answer): nothing is grounded in the schema',
+        );
       const v = schemaViolations(input.sql, input.schema);
       return v.length
         ? ok(false, v.map(describeViolation).join('; '))

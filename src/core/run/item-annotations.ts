@@ -29,6 +29,7 @@ function goldIssuesOfResult(r: ItemResult & RowOrderFields, goldSql: string, que
     goldColumnCount: r.goldColumnCount,
     error: r.error,
     goldOrderDependent: r.goldOrderDependent,
+    predChangedDb: r.mutatedDb,
   });
 }
 

@@ -9,8 +9,7 @@
  * could have won without answering.
  */
 import { attemptFlags } from '../playground/attempt-flags.ts';
-import { goldReads } from '../probe/gold-reads.ts';
-import { isWord, tokenizeSql } from '../sql/sql-tokens.ts';
+import { isConstantAnswer } from '../sql/constant-answer.ts';
 import type { ItemResult } from '../types.ts';
 
 /** Why an EX pass is not earned, first that applies in this order. */
@@ -23,17 +22,6 @@ export const UNEARNED_TEXT: Record<UnearnedKind, string> = {
   'ex-only': 'EX-only passes (test-suite accuracy rejects them)',
   'empty-result': 'empty-result passes (gold and prediction both return no rows)',
 };
-
-/**
- * A constant answer: no SQL, or a read (SELECT, VALUES or WITH) that names no table of the
- * database (CTEs and table-valued functions are not tables; goldReads, src/core/probe/gold-reads.ts).
- */
-export function isConstantAnswer(sql: string): boolean {
-  const text = sql.trim().replace(/;\s*$/, '');
-  if (text === '') return true;
-  const first = tokenizeSql(text)[0];
-  return isWord(first, 'SELECT', 'VALUES', 'WITH') && goldReads(text).tables.length === 0;
-}
 
 export type EarnedInput = Pick<ItemResult, 'ex' | 'ts' | 'status' | 'mutatedDb' | 'predRowCount' | 'goldRowCount'> & {
   sql: string;

@@ -13,6 +13,7 @@ import type { AttemptReport, AttemptRequest, PlaygroundQuestion } from '../../co
 import { correctedGolds } from '../../core/playground/corrected-gold.ts';
 import type { ExRule } from '../../core/compare/spider-ex.ts';
 import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
+import type { SqlValue } from '../../core/types.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import { datasetExRule } from '../../app/ex-rule.ts';
 import { tourSteps, type TourStep } from '../../core/playground/tour.ts';
@@ -28,7 +29,7 @@ const LONG_ATTEMPT_MS = 300;
 const PLAYGROUND_ROWS = 50;
 
 /** Tricks that can win: the tour looks for a question of the dataset on which each does. */
-const WINNABLE = new Set(['empty', 'select-null', 'delete-table', 'temp-shadow', 'update-null']);
+const WINNABLE = new Set(['empty', 'select-null', 'constant-answer', 'delete-table', 'temp-shadow', 'update-null']);
 /** Questions (with a stored database) the tour tries per trick before it gives up. */
 export const TOUR_SCAN = 40;
 
@@ -76,6 +77,15 @@ function questionAt(ds: DatasetRecord, i: number): PlaygroundQuestion | null {
     question: q?.question ?? null,
     evidence: q?.evidence ?? '',
   };
+}
+
+/**
+ * The gold position the playground opens a dataset on: the first question whose database is
+ * stored (a question without one cannot run, and would open on "not scored"); null when none is.
+ */
+export function firstWithDatabase(ds: Pick<DatasetRecord, 'gold' | 'databases'>): number | null {
+  const i = ds.gold.findIndex((g) => !!ds.databases[g.dbId]);
+  return i < 0 ? null : i;
 }
 
 /** PlaygroundState's own fields (read through `state`). */
@@ -393,7 +403,8 @@ export class PlaygroundState {
   async runTour(): Promise<void> {
     const ds = this.#dataset;
     const here = this.question;
-    if (!ds || !here || this.#s.touring) return;
+    // Every step's verdict needs the question's database: without it the gold itself would read "not scored".
+    if (!ds || !here || !this.hasDatabase || this.#s.touring) return;
     this.#s.touring = true;
     const others = ds.gold
       .map((_, i) => i)
@@ -413,17 +424,18 @@ export class PlaygroundState {
             q === here ? first : tourSteps({ goldSql: q.goldSql, question: q.question }).find((s) => s.id === first.id);
           if (!step) continue;
           tried++;
-          try {
-            outcome = {
-              step,
-              question: q,
-              tried,
-              formula: this.#s.formula,
-              official: await this.#deps.playground.attempt(ds, { ...this.#request(q, step.sql), census: false }),
-              error: null,
+          outcome = await this.#tourAttempt(ds, q, step, tried);
+          // A constant answer that missed: the literals of the gold's own answer, when it is one distinct row.
+          const missed = outcome.official;
+          if (step.id === 'constant-answer' && missed && missed.record.ex !== 1 && missed.preview) {
+            const answer = {
+              rows: missed.preview.goldRows as SqlValue[][],
+              rowCount: missed.record.goldRowCount ?? -1,
             };
-          } catch (err) {
-            outcome = { step, question: q, tried, formula: this.#s.formula, official: null, error: errorMessage(err) };
+            const literal = tourSteps({ goldSql: q.goldSql, question: q.question }, answer).find(
+              (s) => s.id === step.id,
+            );
+            if (literal && literal.sql !== step.sql) outcome = await this.#tourAttempt(ds, q, literal, tried);
           }
           if (q === here) onHere = outcome;
           if (outcome.official?.record.ex === 1) break;
@@ -434,6 +446,16 @@ export class PlaygroundState {
       }
     } finally {
       this.#s.touring = false;
+    }
+  }
+
+  async #tourAttempt(ds: DatasetRecord, q: PlaygroundQuestion, step: TourStep, tried: number): Promise<TourOutcome> {
+    const formula = this.#s.formula;
+    try {
+      const official = await this.#deps.playground.attempt(ds, { ...this.#request(q, step.sql), census: false });
+      return { step, question: q, tried, formula, official, error: null };
+    } catch (err) {
+      return { step, question: q, tried, formula, official: null, error: errorMessage(err) };
     }
   }
 

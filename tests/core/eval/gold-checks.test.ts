@@ -68,6 +68,19 @@ describe('goldIssuesOf', () => {
       }).map((g) => g.kind),
     ).toEqual(['gold-error']);
   });
+  it("after the prediction changed the database, the gold's result and error are not the gold's: only its text is checked", () => {
+    const emptied = { goldSql: 'SELECT name FROM member', question: 'How many members are there?', goldRowCount: 0 };
+    expect(goldIssuesOf(emptied).map((g) => g.kind)).toEqual(['no-rows']);
+    expect(goldIssuesOf({ ...emptied, predChangedDb: true })).toEqual([]);
+    const listed = { ...emptied, goldRowCount: 5, goldColumnCount: 1 };
+    expect(goldIssuesOf(listed).map((g) => g.kind)).toEqual(['count-as-list']);
+    expect(goldIssuesOf({ ...listed, predChangedDb: true })).toEqual([]);
+    const dropped = { ...emptied, goldRowCount: null, error: 'gold: no such table: member' };
+    expect(goldIssuesOf({ ...dropped, predChangedDb: true })).toEqual([]);
+    // What the gold's text says stays the gold's.
+    const dated = { ...emptied, goldSql: "SELECT name FROM member WHERE joined > date('now')" };
+    expect(goldIssuesOf({ ...dated, predChangedDb: true }).map((g) => g.kind)).toEqual(['date-dependent']);
+  });
   it('reads the order-dependent flag of the row-order check when present', () => {
     const f = {
       goldSql: 'SELECT name FROM m LIMIT 1',

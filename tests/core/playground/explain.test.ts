@@ -78,3 +78,42 @@ describe('explainVerdict: order and duplicates as reasons for EX 0', () => {
     expect(rows.kind === 'rows' ? rows.notes.map((n) => n.kind) : []).toEqual(['missing', 'extra']);
   });
 });
+
+describe('explainVerdict: a set match counts the distinct rows both sides share', () => {
+  /** Question 1338's shape: the gold returns 'true' three times, `SELECT 'true'` once. */
+  function trueThrice(goldShown: SqlValue[][]) {
+    const gold: SqlValue[][] = [['true'], ['true'], ['true']];
+    const pred: SqlValue[][] = [['true']];
+    const result: ItemResult = sampleRecord({
+      index: 0,
+      sample: 0,
+      dbId: 'student_club',
+      ex: executionMatch(pred, gold),
+      softF1: null,
+      predRowCount: 1,
+      goldRowCount: 3,
+      predColumnCount: 1,
+      goldColumnCount: 1,
+    });
+    const preview: ItemPreview = {
+      predColumns: ["'true'"],
+      goldColumns: ['approved'],
+      predRows: pred,
+      goldRows: goldShown,
+    };
+    return { result, explanation: explainVerdict(result, preview) };
+  }
+
+  it("SELECT 'true' against a gold of three 'true' rows: one distinct row, never \"3 distinct rows\"", () => {
+    const { result, explanation } = trueThrice([['true'], ['true'], ['true']]);
+    expect(result.ex).toBe(1);
+    expect(explanation.reasons[0]!.detail).toBe(
+      'the attempt returns the same set of rows as the gold: 1 distinct row (the gold returns 3 rows, the attempt 1 row), compared as a set: order and duplicates are ignored.',
+    );
+  });
+
+  it("the gold's preview cut short: the attempt's full side still gives the distinct count (the sets are equal)", () => {
+    const { explanation } = trueThrice([['true']]);
+    expect(explanation.reasons[0]!.detail).toContain('1 distinct row (the gold returns 3 rows, the attempt 1 row)');
+  });
+});

@@ -31,8 +31,21 @@ describe('exploit predictions', () => {
     ]);
     expect(exploitSqls('empty', g)).toEqual(['']);
     expect(exploitSqls('select-null', g)).toEqual(['SELECT NULL']);
+    expect(exploitSqls('constant-answer', g)).toEqual(["SELECT 'true'", "SELECT 'false'", 'SELECT 1', 'SELECT 0']);
     expect(exploitSqls('copy-question', g)).toEqual(['How many?']);
     expect(exploitSqls('copy-question', q(1, 'SELECT 1', 'db', null))).toEqual([]);
+  });
+
+  it("constant answers have the gold's width: one literal per column of its outermost SELECT list", () => {
+    const two = q(0, 'SELECT T1.a, COUNT(T2.b) FROM x AS T1 JOIN (SELECT b, c FROM y) AS T2 ON T1.id = T2.c');
+    expect(exploitSqls('constant-answer', two)).toEqual([
+      "SELECT 'true', 'true'",
+      "SELECT 'false', 'false'",
+      'SELECT 1, 1',
+      'SELECT 0, 0',
+    ]);
+    const cte = q(1, 'WITH t AS (SELECT a, b, c FROM x) SELECT IIF(a > 0, 1, 0) FROM t');
+    expect(exploitSqls('constant-answer', cte)).toEqual(["SELECT 'true'", "SELECT 'false'", 'SELECT 1', 'SELECT 0']);
   });
 
   it('numbers the variants of a question as its samples', () => {

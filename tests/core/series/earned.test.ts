@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { passHatK } from '../../../src/core/rl/pass-at-k.ts';
 import type { SampleRecord } from '../../../src/core/run/types.ts';
-import { isConstantAnswer, unearnedKind, type EarnedInput } from '../../../src/core/series/earned.ts';
+import { isConstantAnswer } from '../../../src/core/sql/constant-answer.ts';
+import { unearnedKind, type EarnedInput } from '../../../src/core/series/earned.ts';
 import {
   seriesReportOf,
   seriesSample,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goldReads, quoteName } from '../../../src/core/probe/gold-reads.ts';
+import { goldReads, quoteName } from '../../../src/core/sql/gold-reads.ts';
 
 describe('goldReads: the tables and columns a gold query reads', () => {
   const cases: Array<{ sql: string; tables: string[]; columns: string[] }> = [

@@ -6,7 +6,7 @@
  * that are not keywords, tables, aliases or functions. A name that is not really a column only
  * makes an exploit variant fail with an error, which counts as not won.
  */
-import { FROM_END, isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from '../sql/sql-tokens.ts';
+import { FROM_END, isKeyword, isName, isOp, isWord, tokenizeSql, type SqlToken } from './sql-tokens.ts';
 
 interface GoldReads {
   /** Tables in order of first reference, as written (case kept). */
