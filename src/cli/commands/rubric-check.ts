@@ -30,7 +30,7 @@ import type { RarRow } from '../../core/rubric/rar-dataset.ts';
 import { pairCompletions } from '../../core/rubric/rar-run.ts';
 import type { Normalization } from '../../core/rubric/scores.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
-import { judgeTimeoutFlag, MAX_JUDGE_CONCURRENCY, MAX_JUDGE_RETRIES } from '../judge-flags.ts';
+import { judgeCallFlags } from '../judge-flags.ts';
 import { checkOutputs, pathFlags } from '../preflight.ts';
 import { RUBRIC_USAGE } from '../usage.ts';
 import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
@@ -140,20 +140,7 @@ function parseCheckArgs(argv: string[]) {
     weighting: weighting as WeightingName | 'as-given',
     normalization: normalization as Normalization,
     clip: !values['no-clip'],
-    retries: numberFlag('--retries', values.retries, 2, { min: 0, max: MAX_JUDGE_RETRIES, integer: true }),
-    temperature: numberFlag('--temperature', values.temperature, 0, { min: 0, max: 2 }),
-    maxTokens: numberFlag('--max-tokens', values['max-tokens'], 512, { min: 1, max: 1_048_576, integer: true }),
-    concurrency: numberFlag('--concurrency', values.concurrency, 4, {
-      min: 1,
-      max: MAX_JUDGE_CONCURRENCY,
-      integer: true,
-    }),
-    httpRetries: numberFlag('--http-retries', values['http-retries'], 4, {
-      min: 0,
-      max: MAX_JUDGE_RETRIES,
-      integer: true,
-    }),
-    judgeTimeoutS: judgeTimeoutFlag(values['judge-timeout-s']),
+    ...judgeCallFlags(values),
     cache: values.cache ?? null,
     out: values.out ?? null,
   };

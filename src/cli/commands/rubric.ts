@@ -25,14 +25,9 @@ import {
 import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
-import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
+import { bad, parseFlags, requireFlags, strings, switches } from './flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
-import {
-  judgeTimeoutFlag,
-  assertJudgeScoredSomething,
-  MAX_JUDGE_CONCURRENCY,
-  MAX_JUDGE_RETRIES,
-} from '../judge-flags.ts';
+import { assertJudgeScoredSomething, judgeCallFlags } from '../judge-flags.ts';
 import { run as runCheck } from './rubric-check.ts';
 import { checkRubricOutputs } from '../preflight-commands.ts';
 import { RUBRIC_USAGE } from '../usage.ts';
@@ -125,20 +120,7 @@ function parseRubricArgs(argv: string[]): RubricArgs {
     weighting: oneOf('--weighting', values.weighting, ['as-given', 'paper', 'rar-integers'] as const, 'as-given'),
     normalization: oneOf('--normalization', values.normalization, ['positive', 'absolute'] as const, 'positive'),
     clip: !values['no-clip'],
-    retries: numberFlag('--retries', values.retries, 2, { min: 0, max: MAX_JUDGE_RETRIES, integer: true }),
-    temperature: numberFlag('--temperature', values.temperature, 0, { min: 0, max: 2 }),
-    maxTokens: numberFlag('--max-tokens', values['max-tokens'], 512, { min: 1, max: 1_048_576, integer: true }),
-    concurrency: numberFlag('--concurrency', values.concurrency, 4, {
-      min: 1,
-      max: MAX_JUDGE_CONCURRENCY,
-      integer: true,
-    }),
-    httpRetries: numberFlag('--http-retries', values['http-retries'], 4, {
-      min: 0,
-      max: MAX_JUDGE_RETRIES,
-      integer: true,
-    }),
-    judgeTimeoutS: judgeTimeoutFlag(values['judge-timeout-s']),
+    ...judgeCallFlags(values),
     cache: values.cache ?? null,
     out: values.out ?? null,
   };
