@@ -7,6 +7,7 @@
  * A parsed draft is an ordinary `Rubric` (judge criteria), edited before use.
  */
 import type { Engine, SamplingParams } from '../engine/engine.ts';
+import type { AbortSignalLike } from '../eval/executor.ts';
 import { WorkbenchError, errorMessage } from '../errors.ts';
 import { describeValue, isRecord } from '../formats/questions.ts';
 import { withoutTagBlocks } from '../sql/tag-blocks.ts';
@@ -150,7 +151,7 @@ export async function draftRubric(o: {
   id: string;
   title: string;
   params?: Partial<Omit<SamplingParams, 'n'>>;
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 }): Promise<DraftResult> {
   const question = o.input.question.trim();
   const reference = o.input.reference.trim();
