@@ -143,7 +143,8 @@ export interface DraftResult {
 /**
  * Asks `engine` for a rubric for (question, reference) with `RAR_DRAFT_V1` and parses it. Throws
  * a WorkbenchError for an empty question or reference, an engine error and an answer that does
- * not parse as criteria (`parseDraftedCriteria`'s message, which quotes the answer's start).
+ * not parse as criteria (`parseDraftedCriteria`'s message, which quotes the answer's start; the
+ * whole answer is the error's `raw`).
  */
 export async function draftRubric(o: {
   engine: Engine;
@@ -179,6 +180,12 @@ export async function draftRubric(o: {
       'FAILED',
       `the drafting engine failed: ${c ? (c.error ?? 'it reported an error') : 'it returned no completion'}`,
     );
-  const criteria = parseDraftedCriteria(c.text);
+  let criteria: DraftedCriterion[];
+  try {
+    criteria = parseDraftedCriteria(c.text);
+  } catch (err) {
+    // The whole answer goes with the refusal (the message quotes its start only).
+    throw Object.assign(err as WorkbenchError, { raw: c.text });
+  }
   return { rubric: draftedRubric(criteria, o.id, o.title), raw: c.text, promptId: RAR_DRAFT_V1.id };
 }

@@ -11,7 +11,7 @@
  */
 import { csvCell } from '../runfile/export.ts';
 import type { Category, RubricItem } from './model.ts';
-import type { CriterionVerdict } from './scores.ts';
+import type { CriterionVerdict, RubricScores } from './scores.ts';
 
 /** One scored sample: its group (the rubric it was judged with: a question for RaR data, the run for one rubric), the rubric's items and its verdicts. */
 export interface PassRateSample {
@@ -35,6 +35,19 @@ export interface CriterionPassRate {
   rate: number | null;
   /** `all-pass` / `all-fail` when n ≥ 2 and every sample passes / fails; null otherwise. */
   notDiscriminating: 'all-pass' | 'all-fail' | null;
+}
+
+/** A scored sample of `group` judged with `items`, each with the weight its scoring used (`scores.weights`). */
+export function passRateSample(
+  group: string,
+  items: readonly Pick<RubricItem, 'id' | 'title' | 'category' | 'weight'>[],
+  scores: Pick<RubricScores, 'criteria' | 'weights'>,
+): PassRateSample {
+  return {
+    group,
+    items: items.map((i) => ({ ...i, weight: scores.weights[i.id] ?? i.weight })),
+    criteria: scores.criteria,
+  };
 }
 
 /** Whether a resolved verdict earns the criterion's credit (see the module comment). */
