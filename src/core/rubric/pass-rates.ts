@@ -137,24 +137,24 @@ export function passRatesCsv(rates: readonly CriterionPassRate[]): string {
   return [PASS_RATE_COLUMNS.join(','), ...rows].join('\n') + '\n';
 }
 
-/** The pass rates as JSON Lines, one object per criterion (snake_case keys, as the CSV). */
+/** One criterion's pass rate as exported (snake_case keys, as the CSV's columns). */
+export function passRateRecord(r: CriterionPassRate): Record<string, string | number | null> {
+  return {
+    group: r.group,
+    criterion: r.criterion,
+    title: r.title,
+    category: r.category,
+    passed: r.passed,
+    failed: r.failed,
+    unresolved: r.unresolved,
+    not_applicable: r.notApplicable,
+    n: r.n,
+    pass_rate: r.rate,
+    not_discriminating: r.notDiscriminating,
+  };
+}
+
+/** The pass rates as JSON Lines, one `passRateRecord` per criterion. */
 export function passRatesJsonl(rates: readonly CriterionPassRate[]): string {
-  return rates
-    .map(
-      (r) =>
-        JSON.stringify({
-          group: r.group,
-          criterion: r.criterion,
-          title: r.title,
-          category: r.category,
-          passed: r.passed,
-          failed: r.failed,
-          unresolved: r.unresolved,
-          not_applicable: r.notApplicable,
-          n: r.n,
-          pass_rate: r.rate,
-          not_discriminating: r.notDiscriminating,
-        }) + '\n',
-    )
-    .join('');
+  return rates.map((r) => JSON.stringify(passRateRecord(r)) + '\n').join('');
 }
