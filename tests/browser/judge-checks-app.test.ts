@@ -23,7 +23,7 @@ import {
   type BiasedJudgeDouble,
 } from '../rubric/helpers/judge-checks-fixture.ts';
 import { browserSkipReason, suiteTitle, type PageWatch, type StaticServer } from './harness.ts';
-import { closeAppAfter, openApp, screenshot } from './workbench-helpers.ts';
+import { closeAppAfter, dismissOfflineNote, openApp, screenshot } from './workbench-helpers.ts';
 
 const jsonl = (rows: readonly unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const rows = parseRarJsonl(jsonl(datasetLines()), 'checks-fixture.jsonl');
@@ -162,11 +162,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('judge checks in the app, agains
       ),
     );
 
+    await dismissOfflineNote(page);
+    const painted = () =>
+      page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await page.setViewportSize({ width: 1400, height: 1000 });
     await page.getByTestId('judge-checks').scrollIntoViewIfNeeded();
+    await painted();
     await screenshot(page, 'judge-checks-1400.png');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByTestId('checks-swap-result').scrollIntoViewIfNeeded();
+    await painted();
     await screenshot(page, 'judge-checks-390.png');
     await page.setViewportSize({ width: 1366, height: 768 });
   });

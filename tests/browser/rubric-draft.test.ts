@@ -112,6 +112,15 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric authoring: drafting from
       .evaluateAll((els) => els.map((e) => Number((e as HTMLInputElement).value)));
     expect(weights).toEqual(DRAFTED.map((d) => d.weight));
     expect(await page.getByTestId('rubric-id').inputValue()).toBe('drafted-a-58-year-old-man');
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await page.getByTestId('draft-ok').scrollIntoViewIfNeeded();
+    await screenshot(page, 'rubric-draft-1400.png');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByTestId('draft-ok').scrollIntoViewIfNeeded();
+    await screenshot(page, 'rubric-draft-390.png');
+    await page.getByTestId('rubric-editor').scrollIntoViewIfNeeded();
+    await screenshot(page, 'rubric-draft-editor-390.png');
+    await page.setViewportSize({ width: 1366, height: 768 });
     // Edited before use: a title reworded and the id changed, then saved.
     await editor.getByTestId('crit-title').nth(3).fill('Does not drive himself');
     await page.getByTestId('rubric-id').fill('chest-pain-drafted');
@@ -125,14 +134,6 @@ describe.skipIf(browserSkipReason())(suiteTitle('rubric authoring: drafting from
     expect(await page.getByTestId('rubric-editor').getByTestId('crit-title').nth(3).inputValue()).toBe(
       'Does not drive himself',
     );
-
-    await page.setViewportSize({ width: 1400, height: 1000 });
-    await page.getByTestId('draft-panel').scrollIntoViewIfNeeded();
-    await screenshot(page, 'rubric-draft-1400.png');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByTestId('draft-panel').scrollIntoViewIfNeeded();
-    await screenshot(page, 'rubric-draft-390.png');
-    await page.setViewportSize({ width: 1366, height: 768 });
   });
 
   it('the REAL stories260K.gguf on the CPU engine drafts junk text: refused with what was expected and what came back', async () => {
