@@ -6,6 +6,7 @@ import { createOpenAiEngine } from '../../src/adapters/engines/openai-engine.ts'
 import { reaggregate, summarizeRubricScores } from '../../src/core/rubric/aggregate.ts';
 import { Judge } from '../../src/core/rubric/judge.ts';
 import { applyWeighting, validateRubric, type Rubric } from '../../src/core/rubric/model.ts';
+import { criterionPassRates, passRateSample } from '../../src/core/rubric/pass-rates.ts';
 import { scoreSample } from '../../src/core/rubric/score.ts';
 import { DEFAULT_EXPLICIT_OPTIONS, type RubricScores } from '../../src/core/rubric/scores.ts';
 import { BIRD_RUBRIC } from '../../src/core/rubric/bird-rubric.ts';
@@ -305,6 +306,22 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
       fmt3(ag.passAgreement),
     );
 
+    // Per-criterion pass rates over the run's samples: equal to the core's on the Node verdicts.
+    const rates = criterionPassRates(all.map((r) => passRateSample(RUBRIC.id, RUBRIC.items, r.scores)));
+    const shownRates = await page
+      .locator('[data-testid="pass-rates"] tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [
+          (tr as HTMLElement).dataset.criterion,
+          tr.querySelector('[data-col="rate"]')!.textContent!.trim(),
+          tr.querySelector('[data-col="passed"]')!.textContent!.trim(),
+          (tr as HTMLElement).dataset.flag,
+        ]),
+      );
+    expect(shownRates).toEqual(
+      rates.map((r) => [r.criterion, fmt3(r.rate), `${r.passed} / ${r.n}`, r.notDiscriminating ?? '']),
+    );
+
     const keys = [...reference.keys()];
     const m = exMatrix(
       keys.map((key) => ({
@@ -339,6 +356,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
       await page.setViewportSize({ width, height });
       await page.locator('[data-testid="rubric-means"]').scrollIntoViewIfNeeded();
       await screenshot(page, `rubric-aggregations-${width}x${height}.png`);
+      await page.locator('[data-testid="pass-rates"]').scrollIntoViewIfNeeded();
+      await screenshot(page, `rubric-pass-rates-sql-${width}x${height}.png`);
     }
     await page.setViewportSize({ width: 1366, height: 768 });
   });

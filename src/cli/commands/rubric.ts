@@ -11,6 +11,12 @@ import { summarizeRubricScores } from '../../core/rubric/aggregate.ts';
 import { MemoryJudgeCache, type JudgeCache } from '../../core/rubric/judge-cache.ts';
 import { Judge } from '../../core/rubric/judge.ts';
 import { applyWeighting, type WeightingName } from '../../core/rubric/model.ts';
+import {
+  criterionPassRates,
+  passRateRecord,
+  passRateSample,
+  type CriterionPassRate,
+} from '../../core/rubric/pass-rates.ts';
 import { readRarInput } from './tabular-input.ts';
 import { pairCompletions, type RarJob as Job } from '../../core/rubric/rar-run.ts';
 import {
@@ -196,12 +202,14 @@ export async function run(argv: string[]): Promise<number> {
     await engine.unload();
   }
 
+  const itemsOf = (job: (typeof results)[number]['job']) =>
+    (args.weighting === 'as-given' ? job.row.rubric : applyWeighting(job.row.rubric, args.weighting)).items;
   // The registry's aggregations per sample; group-rank ranks the samples of one dataset row.
   const values = aggregateByGroup(
     results,
     ({ job }) => job.row.index,
     ({ job, scores }) => ({
-      items: (args.weighting === 'as-given' ? job.row.rubric : applyWeighting(job.row.rubric, args.weighting)).items,
+      items: itemsOf(job),
       scores,
       rule: job.rule,
     }),
@@ -249,6 +257,11 @@ export async function run(argv: string[]): Promise<number> {
       `${m.id.padEnd(9)} mean ${fmt(m.mean)} over ${m.n} sample(s)${m.missing ? `, ${m.missing} without a score (${why})` : ''}`,
     );
   }
+  // Each row's criteria over the row's samples: the ones that do not tell samples apart.
+  const passRates = criterionPassRates(
+    results.map(({ job, scores }) => passRateSample(job.row.id, itemsOf(job), scores)),
+  );
+  lines.push('', ...passRateLines(passRates), '');
   lines.push(
     `judge ${args.judgeModel}: ${judge.stats.calls} call(s), ${judge.stats.cacheHits} cache hit(s), ${judge.stats.malformed} malformed answer(s), ${judge.stats.errors} failed call(s)`,
   );
@@ -272,11 +285,35 @@ export async function run(argv: string[]): Promise<number> {
         temperature: args.temperature,
         max_tokens: args.maxTokens,
       },
-      summary: { ...summary, aggregations: means, judge_stats: { ...judge.stats } },
+      summary: {
+        ...summary,
+        aggregations: means,
+        pass_rates: passRates.map(passRateRecord),
+        judge_stats: { ...judge.stats },
+      },
       items: results.map(({ job, scores }) => ({ index: job.row.index, id: job.row.id, sample: job.sample, scores })),
     };
     await writeFileAtomic(args.out, JSON.stringify(out, null, 1) + '\n');
   }
   assertJudgeScoredSomething(summary, args.judgings, judge.stats, results.length);
   return 0;
+}
+
+/** Criteria listed one per line up to this many; beyond, the count line alone (`--out` has them all). */
+const PASS_RATE_LINES = 60;
+
+/** The pass-rate block of standard output: a count line, then each criterion when there are few. */
+function passRateLines(rates: readonly CriterionPassRate[]): string[] {
+  const allPass = rates.filter((r) => r.notDiscriminating === 'all-pass').length;
+  const allFail = rates.filter((r) => r.notDiscriminating === 'all-fail').length;
+  const few = rates.filter((r) => r.n < 2).length;
+  const head = `pass rates: ${rates.length} criteria (per row), ${allPass + allFail} not discriminating (${allPass} passed by every sample, ${allFail} failed by every sample), ${few} with fewer than 2 verdicts`;
+  if (rates.length > PASS_RATE_LINES) return [`${head}; each criterion's rate is in --out (summary.pass_rates)`];
+  return [
+    head,
+    ...rates.map(
+      (r) =>
+        `  ${r.group} ${r.criterion} [${r.category}] ${fmt(r.rate)} (${r.passed}/${r.n}${r.unresolved ? `, ${r.unresolved} without a verdict` : ''})${r.notDiscriminating ? ` not discriminating: ${r.notDiscriminating}` : ''}`,
+    ),
+  ];
 }

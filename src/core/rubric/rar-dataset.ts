@@ -19,6 +19,7 @@ import { WorkbenchError } from '../errors.ts';
 import { describeValue, isRecord } from '../formats/questions.ts';
 import { jsonLineRecords, type SourceRecord } from '../formats/records.ts';
 import { CATEGORIES, validateRubric, type Category, type Rubric } from './model.ts';
+import { isRubricHubRecord, rubricHubFromRecords } from './rubrichub.ts';
 
 export interface RarRow {
   /** 0-based position among the dataset's rows. */
@@ -55,6 +56,8 @@ export function parseRarJsonl(text: string, fileName: string): RarRow[] {
  * A row without an `id` gets `<file>:<line or row>`.
  */
 export function rarFromRecords(records: readonly SourceRecord[], fileName: string): RarRow[] {
+  // RubricHub's released layout (prompt messages, reward_model.rubrics with points): rubrichub.ts.
+  if (records.length > 0 && isRubricHubRecord(records[0]!.value)) return rubricHubFromRecords(records, fileName);
   const rows: RarRow[] = [];
   const ids = new Set<string>();
   for (const { value, line, where } of records) {
