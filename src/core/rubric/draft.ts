@@ -15,10 +15,10 @@ import type { JudgePromptTemplate } from './judge-prompts.ts';
 import { renderTemplate } from './judge-prompts.ts';
 import { CATEGORIES, validateRubric, type Category, type Rubric } from './model.ts';
 
-export const MIN_DRAFT_CRITERIA = 7;
-export const MAX_DRAFT_CRITERIA = 20;
+const MIN_DRAFT_CRITERIA = 7;
+const MAX_DRAFT_CRITERIA = 20;
 /** The largest |weight| a drafted criterion may carry (the released RaR data's integer scale tops out at 5). */
-export const MAX_DRAFT_WEIGHT = 5;
+const MAX_DRAFT_WEIGHT = 5;
 
 /** The drafting instruction (written for this project after RaR's rubric-generation prompt). */
 export const RAR_DRAFT_V1: JudgePromptTemplate = {
@@ -45,7 +45,7 @@ Answer with exactly one JSON array and nothing else, one object per criterion:
 [{"title": "two to six words", "description": "one sentence the grader checks", "category": "essential", "weight": 5}]`,
 };
 
-export interface DraftInput {
+interface DraftInput {
   question: string;
   reference: string;
 }
@@ -59,7 +59,7 @@ interface DraftedCriterion {
 }
 
 /** The start of an answer, for an error message: at most `n` characters, on one line. */
-export function answerStart(text: string, n = 160): string {
+function answerStart(text: string, n = 160): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat === '') return '(empty answer)';
   return JSON.stringify(flat.length > n ? `${flat.slice(0, n)}…` : flat);
@@ -133,7 +133,7 @@ export function draftedRubric(criteria: readonly DraftedCriterion[], id: string,
   });
 }
 
-export interface DraftResult {
+interface DraftResult {
   rubric: Rubric;
   /** The engine's answer as it came. */
   raw: string;

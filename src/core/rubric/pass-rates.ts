@@ -9,7 +9,7 @@
  * `ok` (unparseable, error, skipped) are counted apart as `unresolved`, `not-applicable` ones
  * as `notApplicable`; neither counts in the rate.
  */
-import { csvCell } from '../runfile/export.ts';
+import { csvCell } from '../util/csv-cell.ts';
 import type { Category, RubricItem } from './model.ts';
 import type { CriterionVerdict, RubricScores } from './scores.ts';
 
@@ -51,7 +51,7 @@ export function passRateSample(
 }
 
 /** Whether a resolved verdict earns the criterion's credit (see the module comment). */
-export function passes(item: Pick<RubricItem, 'category' | 'weight'>, met: boolean): boolean {
+function passes(item: Pick<RubricItem, 'category' | 'weight'>, met: boolean): boolean {
   return item.category === 'pitfall' && item.weight < 0 ? !met : met;
 }
 

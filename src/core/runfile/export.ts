@@ -3,6 +3,7 @@
  * that the official evaluator or our CLI reproduces the run's numbers, and CSV. Reading a run
  * file back (the boundary check) is `parseRunFile` in run-file.ts.
  */
+import { csvCell } from '../util/csv-cell.ts';
 import {
   AGGREGATION_IDS,
   DEFAULT_AGGREGATION_IDS,
@@ -150,13 +151,6 @@ const CSV_COLUMNS = [
   'version_check_soft_f1',
   'version_check_differs',
 ] as const;
-
-/** One RFC 4180 CSV cell: empty for null, 1/0 for booleans, quoted when needed. */
-export function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const s = typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 /** One CSV row of a sample (no line end); an unscored sample's scores are empty cells. */
 function csvRow(r: SampleRecord): string {

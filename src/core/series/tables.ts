@@ -3,7 +3,7 @@
  * one row per question x step, and the JSON of `series --out` with the same field names.
  */
 import type { TableSchema, TableColumn, ColumnType } from '../views/tables.ts';
-import { csvCell } from '../runfile/export.ts';
+import { csvCell } from '../util/csv-cell.ts';
 import { UNEARNED_KINDS } from './earned.ts';
 import type { QuestionDynamics, SeriesReport, StepStats } from './stats.ts';
 

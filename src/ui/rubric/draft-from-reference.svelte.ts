@@ -19,7 +19,7 @@ interface DraftingFields {
 }
 
 /** A rubric id from the question's first words: `drafted-why-is-the-sky`. */
-export function draftId(question: string): string {
+function draftId(question: string): string {
   const words = question
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, ' ')

@@ -36,7 +36,7 @@ interface ChecksFields {
   skipped: Array<{ id: string; reason: string }>;
 }
 
-export interface ChecksResult {
+interface ChecksResult {
   runId: string;
   repeat: RepeatReport | null;
   swap: SwapReport | null;
