@@ -7,7 +7,7 @@
  * The OpenAI-compatible base URL, model and key are kept in localStorage only (under the slot's
  * own keys): runs record the model name and URL, never the key.
  */
-import { WEBLLM_CATALOG } from '../../adapters/engines/webllm-catalog.ts';
+import { WEBLLM_CATALOG } from '../../core/engine/webllm-catalog.ts';
 import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
 import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
 import type { Engine, LoadProgress, ModelRef } from '../../core/engine/engine.ts';
