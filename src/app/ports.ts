@@ -27,7 +27,6 @@ import type {
   SeriesRecord,
 } from './records.ts';
 import type { SeriesRepository } from './store-ports.ts';
-import type { RunSession } from '../adapters/store/run-session.ts';
 
 /**
  * A database's bytes as loaded, and their identity: the sha256 of exactly these bytes (hashed as
@@ -56,7 +55,23 @@ export interface DbSource {
 
 /** The service the screens call (declared with the store's other ports the UI receives). */
 export type { RunService } from './store-ports.ts';
-export type { RunSession };
+
+/** A run's writing session (the store's: IndexedDB in the browser, memory in tests), opened by `RunSessionPort.open`. */
+export interface RunSession {
+  /** Aborted by the caller's signal (with its reason) or by a storage failure. */
+  readonly signal: AbortSignal;
+  push(sample: SampleRecord): void;
+  /**
+   * Closes the writer and stores the run's final status: `failed` when `failure` or a write
+   * failed, else `status`. Throws the failure (a full disk as QUOTA_EXCEEDED naming the run).
+   */
+  finish(
+    failure: unknown,
+    status: RunHeader['status'],
+    counts: { doneBefore: number; total: number },
+    patch?: Partial<RunHeader>,
+  ): Promise<RunHeader>;
+}
 
 /** What a run needs to be resumed: its items (replay) or its generation plan. */
 export interface RunInputs {

@@ -7,6 +7,7 @@
  */
 import { mount } from 'svelte';
 import { streamGzip } from '../adapters/gzip-stream.ts';
+import { parquetBlob } from '../adapters/parquet/write-parquet.ts';
 import { errorMessage, WorkbenchError } from '../core/errors.ts';
 import { openReportPayload, REPORT_DATA_ID, type ReportPayload } from '../core/report/payload.ts';
 import { gunzipReportData } from '../core/report/report-file.ts';
@@ -44,7 +45,10 @@ try {
   if (location.hash === '' || location.hash === '#' || location.hash === '#/')
     history.replaceState(null, '', landingHash(payload));
   target.textContent = '';
-  mount(ReportApp, { target, props: { services: createReportServices(payload.runs), payload } });
+  mount(ReportApp, {
+    target,
+    props: { services: createReportServices(payload.runs, parquetBlob), payload },
+  });
 } catch (err) {
   const p = document.createElement('p');
   p.className = 'alert';

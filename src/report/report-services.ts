@@ -6,6 +6,7 @@
  */
 import type { ItemResult } from '../core/types.ts';
 import type { RunFile } from '../core/run/types.ts';
+import { parquetWriter, type ParquetBlobWriter } from '../ui/workbench/parquet-export.ts';
 import type { WorkbenchServices } from '../ui/workbench/services.ts';
 import type { SeriesServices } from '../ui/series/series-state.svelte.ts';
 import { createReportStore, notInReport } from './report-store.ts';
@@ -13,7 +14,8 @@ import { createReportStore, notInReport } from './report-store.ts';
 const count = (n: number | null, what: string) =>
   n === null ? `no ${what} result` : `${n.toLocaleString('en')} ${what} ${n === 1 ? 'row' : 'rows'}`;
 
-export function createReportServices(runs: readonly RunFile[]): WorkbenchServices {
+/** `parquetBlob`: the page's Parquet writer (the report's exports are the app's); without it, Parquet downloads are refused. */
+export function createReportServices(runs: readonly RunFile[], parquetBlob?: ParquetBlobWriter): WorkbenchServices {
   const refuse = (what: string) => async (): Promise<never> => {
     throw notInReport(what);
   };
@@ -42,10 +44,18 @@ export function createReportServices(runs: readonly RunFile[]): WorkbenchService
       webllm: refuse('Loading a model'),
       checkWebLlm: refuse('Checking the GPU'),
       recommendGguf: refuse('Checking the machine'),
+      webllmModels: {
+        customRecord: refuse('Adding a model'),
+        preflight: refuse('Adding a model'),
+        listCached: refuse('Listing downloaded models'),
+        deleteCached: refuse('Deleting a downloaded model'),
+        importLocal: refuse('Importing a model'),
+      },
     },
     rubricRepositories: refuse('Rubrics'),
     series: reportSeries(refuse),
     fetchDemoFile: refuse('The demo'),
+    parquetBlob: parquetWriter(parquetBlob),
   };
 }
 

@@ -10,6 +10,10 @@ import { createBrowserEngineFactory } from '../adapters/engines/engine-factory.t
 import { browserFolders } from '../adapters/browser/directory-folder.ts';
 import { openRubricDb, RubricRepository } from '../adapters/judge/idb-judge-cache.ts';
 import { RarRepository } from '../adapters/judge/rar-store.ts';
+import { sha256Text } from '../adapters/import/pair-run.ts';
+import { streamGzip } from '../adapters/gzip-stream.ts';
+import { parquetBlob } from '../adapters/parquet/write-parquet.ts';
+import { createRubricRunService } from '../app/rubric-run-service.ts';
 import App from './App.svelte';
 import { AppUpdate } from './app-update.svelte.ts';
 import { createBrowserStore } from './browser-store.ts';
@@ -62,17 +66,30 @@ const services: WorkbenchServices = {
   engines: createBrowserEngineFactory(),
   rubricRepositories: () =>
     (rubricsOpen ??= openRubricDb()
-      .then((db) => ({ rubrics: new RubricRepository(db), rar: new RarRepository(db) }))
+      .then((db) => {
+        const rubrics = new RubricRepository(db);
+        const rar = new RarRepository(db);
+        const rarRuns = createRubricRunService({
+          rar,
+          judgeCache: () => rubrics.cache(),
+          hashText: sha256Text,
+          newId: () => crypto.randomUUID(),
+          now: () => new Date().toISOString(),
+        });
+        return { rubrics, rar, rarRuns };
+      })
       .catch((err: unknown) => {
         rubricsOpen = null; // a later call tries again
         throw err;
       })),
   series: { service: store.seriesService, analysis: store.seriesAnalysis, folders: browserFolders },
   fetchDemoFile,
+  parquetBlob,
   reports: createReportExporter({
     store,
     template: fetchReportTemplate,
     product: `${PRODUCT} (app)`,
+    gzip: streamGzip,
     seriesReport: (seriesId, input) => store.seriesAnalysis.seriesReport(seriesId, input),
   }),
 };

@@ -2,12 +2,12 @@
  * Test doubles chosen by the page's address, for the browser tests only: a full disk after N
  * bytes of an import (`?test-quota-after-bytes=N`) or N samples of a run
  * (`?test-quota-after-samples=N`). The store then throws real QuotaExceededError DOMExceptions
- * at that point (see IdbStoreOptions.testing). A page with a double says so on screen, so it
+ * at that point (see BrowserStoreOptions.testing). A page with a double says so on screen, so it
  * cannot pass unnoticed.
  */
-import type { IdbStoreOptions } from '../adapters/store/idb-store.ts';
+import type { BrowserStoreOptions } from './browser-store.ts';
 
-type Testing = NonNullable<IdbStoreOptions['testing']>;
+type Testing = NonNullable<BrowserStoreOptions['testing']>;
 
 export function testDoublesFromUrl(search: string): Testing | undefined {
   const params = new URLSearchParams(search);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogNeeds } from '../../src/adapters/engines/webgpu-capability.ts';
-import { WEBLLM_CATALOG } from '../../src/adapters/engines/webllm-catalog.ts';
+import { WEBLLM_CATALOG } from '../../src/core/engine/webllm-catalog.ts';
 import { gpuVerdict, type GpuProbe } from '../../src/core/engine/gpu-verdict.ts';
 
 const GiB = 1024 ** 3;

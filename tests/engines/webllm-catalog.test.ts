@@ -1,6 +1,6 @@
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
-import { WEBLLM_CATALOG } from '../../src/adapters/engines/webllm-catalog.ts';
+import { WEBLLM_CATALOG } from '../../src/core/engine/webllm-catalog.ts';
 import { catalogModelUrl } from '../../src/adapters/engines/webgpu-capability.ts';
 
 describe('WebLLM catalog', () => {

@@ -120,6 +120,8 @@ describe('check-boundaries', () => {
   it('the context roots alone may import adapters', () => {
     expect(allowed('src/ui/main.ts', 'src/adapters/x.ts')).toBe(true);
     expect(allowed('src/ui/browser-store.ts', 'src/adapters/x.ts')).toBe(true);
+    expect(allowed('src/report/main.ts', 'src/adapters/x.ts')).toBe(true);
+    expect(allowed('src/report/report-services.ts', 'src/adapters/x.ts')).toBe(false);
     expect(allowed('src/cli/main.ts', 'src/adapters/x.ts')).toBe(true);
     expect(allowed('src/cli/commands/eval.ts', 'src/adapters/x.ts')).toBe(false);
     expect(allowed('src/app/run-service.ts', 'src/adapters/x.ts')).toBe(false);

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { WEBLLM_CATALOG } from '../../src/adapters/engines/webllm-catalog.ts';
+import { WEBLLM_CATALOG } from '../../src/core/engine/webllm-catalog.ts';
 import { browserSkipReason, builtAppDir, suiteTitle } from '../browser/harness.ts';
 import { APP_DIST_ENV } from '../browser/vite-build.ts';
 import { runCommand } from '../helpers/cli.ts';

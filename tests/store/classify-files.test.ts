@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFiles } from '../../src/adapters/import/classify-files.ts';
+import { classifyFiles } from '../../src/core/import/classify-files.ts';
 
 describe('classifyFiles: which file of a download is what', () => {
   it('finds BIRD mini-dev questions, gold and databases in the folder as downloaded', () => {

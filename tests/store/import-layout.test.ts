@@ -1,14 +1,14 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifyFiles } from '../../src/adapters/import/classify-files.ts';
+import { classifyFiles } from '../../src/core/import/classify-files.ts';
 import {
   databaseDirs,
   detectLayout,
   isGoldCandidate,
   isQuestionCandidate,
   missingDatabases,
-} from '../../src/adapters/import/layout.ts';
+} from '../../src/core/import/layout.ts';
 import { readSharedText, sharedData } from '../helpers/shared-data.ts';
 
 /** Paths as a folder input gives them (`<folder>/<relative path>`), for a real folder under ../shared/data. */

@@ -16,7 +16,7 @@ import {
   type BrowserSchemaSource,
 } from '../../../src/adapters/browser/sql-worker-host.ts';
 import { catalogNeeds, customNeeds, probeGpu } from '../../../src/adapters/engines/webgpu-capability.ts';
-import { WEBLLM_CATALOG } from '../../../src/adapters/engines/webllm-catalog.ts';
+import { WEBLLM_CATALOG } from '../../../src/core/engine/webllm-catalog.ts';
 import { customModelRecord, preflightCustomModel } from '../../../src/adapters/engines/webllm-custom.ts';
 import { createWebLlmEngine } from '../../../src/adapters/engines/webllm-engine.ts';
 import { createWllamaEngine } from '../../../src/adapters/engines/wllama-engine.ts';

@@ -101,4 +101,3 @@ export const browserFolders = {
   ask: askFolderPermission,
   open: directoryFolder,
 };
-export type FolderAccess = typeof browserFolders;

@@ -3,36 +3,10 @@
  * hands to the screens: each engine's module (and its worker, its wasm or web-llm) is imported
  * only when that engine is first created, so the main bundle stays small.
  */
-import type { Engine, ModelRef } from '../../core/engine/engine.ts';
-import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
-import { recommendEngine, type Recommendation } from '../../core/engine/engine-recommendation.ts';
-import type { CustomModelRecord } from './webllm-custom.ts';
-
-export interface EngineFactory {
-  /**
-   * llama.cpp in WebAssembly on a GGUF file the user picked, or a GGUF URL; layers on WebGPU: all
-   * by default, a count, 0 for the CPU; `nCtx`: the context to allocate (null: 4096, a request
-   * using at most the model's training context).
-   */
-  gguf(
-    model: { file: File } | { url: string },
-    options?: { gpuLayers?: number | 'all'; nCtx?: number | null },
-  ): Promise<{ engine: Engine; model: ModelRef }>;
-  /** An OpenAI-compatible server (vLLM, llama.cpp, Ollama); the key is never recorded. */
-  openai(options: {
-    baseUrl: string;
-    model: string;
-    apiKey: string | null;
-    concurrency?: number;
-    maxRetries?: number;
-  }): Promise<{ engine: Engine; model: ModelRef }>;
-  /** WebLLM on the GPU, with the researcher's own MLC checkpoints beside the catalog. */
-  webllm(id: string, customModels: readonly CustomModelRecord[]): Promise<{ engine: Engine; model: ModelRef }>;
-  /** Whether this machine's GPU can run a WebLLM model (catalog or custom). */
-  checkWebLlm(id: string, customModels: readonly CustomModelRecord[]): Promise<CapabilityVerdict>;
-  /** The machine check's advice for a GGUF of this size: GGUF on WebGPU, on the CPU, or a server, and why. */
-  recommendGguf(bytes: number | null): Promise<Recommendation>;
-}
+import type { EngineFactory } from '../../app/engine-ports.ts';
+import { recommendEngine } from '../../core/engine/engine-recommendation.ts';
+import { WEBLLM_CATALOG } from '../../core/engine/webllm-catalog.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
 export function createBrowserEngineFactory(): EngineFactory {
   return {
@@ -65,6 +39,39 @@ export function createBrowserEngineFactory(): EngineFactory {
     async recommendGguf(bytes) {
       const { probeGpu } = await import('./webgpu-capability.ts');
       return recommendEngine(await probeGpu(), { format: 'gguf', bytes });
+    },
+    webllmModels: {
+      async customRecord(input, pageUrl) {
+        const { customModelRecord } = await import('./webllm-custom.ts');
+        return customModelRecord(input, pageUrl);
+      },
+      async preflight(record) {
+        const { preflightCustomModel } = await import('./webllm-custom.ts');
+        return preflightCustomModel(record);
+      },
+      async listCached(customModels) {
+        if (typeof caches === 'undefined')
+          throw new WorkbenchError(
+            'UNSUPPORTED',
+            'this page has no Cache API (it needs a secure context: https or localhost)',
+          );
+        const [{ listCachedModels }, { catalogFilesUrl }] = await Promise.all([
+          import('./webllm-cache.ts'),
+          import('./webgpu-capability.ts'),
+        ]);
+        return listCachedModels([
+          ...customModels.map((m) => ({ id: m.id, filesUrl: m.filesUrl })),
+          ...WEBLLM_CATALOG.map((e) => ({ id: e.id, filesUrl: catalogFilesUrl(e) })),
+        ]);
+      },
+      async deleteCached(filesUrl, modelLibUrl) {
+        const { deleteCachedModel } = await import('./webllm-cache.ts');
+        return deleteCachedModel(filesUrl, modelLibUrl);
+      },
+      async importLocal(files, options) {
+        const { importLocalModel } = await import('./webllm-cache.ts');
+        return importLocalModel(files, options);
+      },
     },
   };
 }

@@ -4,7 +4,7 @@
  * whether a catalog or custom model can run, in plain words. Never imports web-llm.
  */
 import { gpuVerdict, type CapabilityVerdict, type GpuProbe, type ModelNeeds } from '../../core/engine/gpu-verdict.ts';
-import { WEBLLM_CATALOG, type WebLlmCatalogEntry } from './webllm-catalog.ts';
+import { WEBLLM_CATALOG, type WebLlmCatalogEntry } from '../../core/engine/webllm-catalog.ts';
 import type { CustomModelRecord, PreflightResult } from './webllm-custom.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 

@@ -14,24 +14,17 @@
  * touches the network (the host could not be resolved anyway). Nothing here imports web-llm.
  */
 import { EngineError } from '../../core/engine/engine-error.ts';
-import type { CustomModelRecord } from './webllm-custom.ts';
+import type {
+  CachedModel,
+  CustomModelRecord,
+  LocalFile,
+  ModelImportProgress as ImportProgress,
+} from '../../app/engine-ports.ts';
+
+export type { LocalFile };
 
 export const CACHE_SCOPES = { config: 'webllm/config', model: 'webllm/model', wasm: 'webllm/wasm' } as const;
 export const IMPORT_HOST = 'https://local-import.invalid/';
-
-export interface CachedModel {
-  /** The files URL (ending in `/resolve/<revision>/`). */
-  filesUrl: string;
-  /** The id of a known model with that URL, else null. */
-  id: string | null;
-  /** Bytes held in webllm/model for it (weights and tokenizer). */
-  bytes: number;
-  files: number;
-  /** tensor-cache.json and every shard it lists are present. */
-  complete: boolean;
-  /** Imported from disk by `importLocalModel`. */
-  imported: boolean;
-}
 
 async function entrySize(cache: Cache, req: Request): Promise<number> {
   const res = await cache.match(req);
@@ -100,18 +93,6 @@ export async function deleteCachedModel(filesUrl: string, modelLibUrl?: string):
     if (await wasm.delete(new Request(modelLibUrl))) deleted++;
   }
   return deleted;
-}
-
-export interface LocalFile {
-  /** Path relative to the picked folder, e.g. `Qwen-q4f32_1-MLC/params_shard_0.bin`. */
-  path: string;
-  file: Blob;
-}
-
-export interface ImportProgress {
-  file: string;
-  doneBytes: number;
-  totalBytes: number;
 }
 
 function dirOf(path: string): string {

@@ -11,29 +11,10 @@
  * `preflightCustomModel` fetches the two small JSON files and asks for every other file before
  * anything big is downloaded, so a missing file is reported by name and URL.
  */
+import type { CustomModelInput, CustomModelRecord, PreflightResult } from '../../app/engine-ports.ts';
 import { EngineError } from '../../core/engine/engine-error.ts';
 
-export interface CustomModelInput {
-  /** The model folder (absolute, or relative to the page). */
-  modelUrl: string;
-  /** The compiled model library (.wasm), absolute or relative. */
-  modelLibUrl: string;
-  /** Id to register it under; default: the folder's name. */
-  id?: string;
-}
-
-/** Plain data, safe to store with a run. */
-export interface CustomModelRecord {
-  id: string;
-  /** Absolute model URL as web-llm will receive it. */
-  modelUrl: string;
-  /** Where web-llm will actually fetch the files (with `resolve/main/` added when missing). */
-  filesUrl: string;
-  modelLibUrl: string;
-  /** From mlc-chat-config.json, once known. */
-  contextWindow: number | null;
-  quantization: string | null;
-}
+export type { CustomModelInput, CustomModelRecord, PreflightResult };
 
 export const REQUIRED_FILES_NOTE =
   'The folder must contain mlc-chat-config.json, tensor-cache.json, the params_shard_*.bin files that tensor-cache.json lists, and tokenizer.json (or the tokenizer files mlc-chat-config.json names).';
@@ -78,17 +59,6 @@ export function customModelRecord(
   const id = (input.id ?? folder ?? '').trim();
   if (!id) throw new EngineError('CONFIG', 'give the custom model an id (its folder name could not be used)');
   return { record: { id, modelUrl, filesUrl, modelLibUrl, contextWindow: null, quantization: null }, notes };
-}
-
-export interface PreflightResult {
-  ok: boolean;
-  /** One sentence per problem, each naming the file and its URL. */
-  problems: string[];
-  /** Sum of shards, tokenizer and library sizes, when every file answered. */
-  downloadBytes: number | null;
-  contextWindow: number | null;
-  quantization: string | null;
-  tokenizerFiles: string[];
 }
 
 type Fetch = (url: string, init?: RequestInit) => Promise<Response>;

@@ -38,7 +38,7 @@ import {
   validateSampling,
 } from '../../core/engine/sampling.ts';
 import { catalogNeeds, customNeeds, probeGpu } from './webgpu-capability.ts';
-import { WEBLLM_CATALOG } from './webllm-catalog.ts';
+import { WEBLLM_CATALOG } from '../../core/engine/webllm-catalog.ts';
 import { IMPORT_HOST, deleteCachedModel } from './webllm-cache.ts';
 import { preflightCustomModel, webllmFilesUrl, type CustomModelRecord, type PreflightResult } from './webllm-custom.ts';
 import { GPU_LOST_ADVICE, mapWebLlmError } from './webllm-errors.ts';

@@ -18,7 +18,7 @@ import { dbWriteLock, holdLock } from '../store/database-bytes.ts';
 import { StoreError, isQuotaError, mib } from '../../app/store-errors.ts';
 import { CHUNK_BYTES, chunkRange, type DatabaseRecord, type WorkbenchIdb } from '../store/schema.ts';
 import type { DatasetRecord, ImportProgress, ImportSource } from '../../app/store-ports.ts';
-import { classifyFiles } from './classify-files.ts';
+import { classifyFiles } from '../../core/import/classify-files.ts';
 import { abortError, checkSqliteHeader, readTextFile, streamFile } from './hash-stream.ts';
 import { checkSidecars } from './sidecar-check.ts';
 import { checkSqliteSize } from './sqlite-size.ts';

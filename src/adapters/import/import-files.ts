@@ -7,7 +7,7 @@
  */
 import { configure, type FileEntry } from '@zip.js/zip.js';
 import { WorkbenchError } from '../../core/errors.ts';
-import { isDatabasePath, isJunk, normalizePath } from './classify-files.ts';
+import { isDatabasePath, isJunk, normalizePath } from '../../core/import/classify-files.ts';
 import { spoolNestedZip, type SpoolHooks } from './nested-zip.ts';
 import {
   InflationBudget,

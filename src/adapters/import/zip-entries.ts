@@ -18,7 +18,7 @@
  */
 import { BlobReader, ZipReader, type Entry, type FileEntry } from '@zip.js/zip.js';
 import { WorkbenchError } from '../../core/errors.ts';
-import { dbIdOf, isDatabasePath, isJunk, normalizePath } from './classify-files.ts';
+import { dbIdOf, isDatabasePath, isJunk, normalizePath } from '../../core/import/classify-files.ts';
 
 export interface ZipLimits {
   /** Entries read from one central directory. */

@@ -11,31 +11,15 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { CachedAnswer, JudgeCache } from '../../core/rubric/judge-cache.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
-import type { RubricScores } from '../../core/rubric/scores.ts';
-import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from './rar-records.ts';
+import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from '../../app/rar-records.ts';
+import type {
+  RubricRepository as RubricRepositoryPort,
+  StoredRubric,
+  StoredRubricRun,
+} from '../../app/rubric-ports.ts';
 
 const RUBRIC_DB_NAME = 'rlvr-workbench-rubrics';
 const RUBRIC_DB_VERSION = 2;
-
-export interface StoredRubric {
-  rubric: Rubric;
-  updatedAt: string;
-}
-
-export interface ScoredSample {
-  index: number;
-  sample: number;
-  scores: RubricScores;
-}
-
-export interface StoredRubricRun {
-  runId: string;
-  rubricId: string;
-  /** The rubric as it was when scored (it may be edited later). */
-  rubric: Rubric;
-  scoredAt: string;
-  samples: ScoredSample[];
-}
 
 interface RubricDB extends DBSchema {
   rubrics: { key: string; value: StoredRubric };
@@ -83,7 +67,7 @@ class IdbJudgeCache implements JudgeCache {
 }
 
 /** The editor's rubrics and the stored scorings, over the same database. */
-export class RubricRepository {
+export class RubricRepository implements RubricRepositoryPort {
   constructor(readonly db: RubricDb) {}
 
   async list(): Promise<StoredRubric[]> {

@@ -108,3 +108,14 @@ export function blobSink(): { sink: ParquetSink; blob(): Blob } {
     blob: () => new Blob(parts, { type: 'application/vnd.apache.parquet' }),
   };
 }
+
+/** A table's rows as one Parquet file in a Blob (row groups kept as Blob parts, see blobSink). */
+export async function parquetBlob<R>(
+  table: TableSchema<R>,
+  rows: readonly R[],
+  metadata: Record<string, string>,
+): Promise<Blob> {
+  const out = blobSink();
+  await writeParquetTable(table, rows, out.sink, { metadata });
+  return out.blob();
+}

@@ -5,7 +5,8 @@
  * into a message that names the run. Replay runs, resumes, self-tests and generation runs
  * (src/app/run-service.ts, generation-run.ts) all go through it, as the app's run session port.
  */
-import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
+import type { RunSession } from '../../app/ports.ts';
+import type { RunHeader } from '../../core/run/types.ts';
 import { holdLock } from './database-bytes.ts';
 import { StoreError, isQuotaError } from '../../app/store-errors.ts';
 import { markUnsorted, nextBlock, sortBlocks } from './sample-blocks.ts';
@@ -42,22 +43,6 @@ export async function lockedRunIds(): Promise<string[]> {
     .map((l) => l.name ?? '')
     .filter((n) => n.startsWith('run:'))
     .map((n) => n.slice(4));
-}
-
-export interface RunSession {
-  /** Aborted by the caller's signal (with its reason) or by a storage failure (STORAGE_FAILED). */
-  readonly signal: AbortSignal;
-  push(sample: SampleRecord): void;
-  /**
-   * Closes the writer and stores the run's final status: `failed` when `failure` or a write
-   * failed, else `status`. Throws the failure (a full disk as QUOTA_EXCEEDED naming the run).
-   */
-  finish(
-    failure: unknown,
-    status: RunHeader['status'],
-    counts: { doneBefore: number; total: number },
-    patch?: Partial<RunHeader>,
-  ): Promise<RunHeader>;
 }
 
 /** Opens a writing session on `run` (the caller holds its lock). */

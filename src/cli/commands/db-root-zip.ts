@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { WorkbenchError } from '../../core/errors.ts';
-import { baseName, dbIdOf, isDatabasePath } from '../../adapters/import/classify-files.ts';
+import { baseName, dbIdOf, isDatabasePath } from '../../core/import/classify-files.ts';
 import { checkSidecars } from '../../adapters/import/sidecar-check.ts';
 import type { ImportFile } from '../../adapters/import/import-files.ts';
 import type { InflationBudget, ZipFileEntry } from '../../adapters/import/zip-entries.ts';

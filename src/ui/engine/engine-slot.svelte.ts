@@ -7,9 +7,8 @@
  * The OpenAI-compatible base URL, model and key are kept in localStorage only (under the slot's
  * own keys): runs record the model name and URL, never the key.
  */
-import { WEBLLM_CATALOG } from '../../adapters/engines/webllm-catalog.ts';
-import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
+import { WEBLLM_CATALOG } from '../../core/engine/webllm-catalog.ts';
+import type { CustomModelRecord, EngineFactory, WebLlmModels } from '../../app/engine-ports.ts';
 import type { Engine, LoadProgress, ModelRef } from '../../core/engine/engine.ts';
 import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
 import type { Recommendation } from '../../core/engine/engine-recommendation.ts';
@@ -128,6 +127,10 @@ export class EngineSlot {
   /** The researcher's own WebLLM checkpoints (user-library.ts). */
   get customModels(): CustomModelRecord[] {
     return this.#customModels;
+  }
+  /** The download cache, custom checkpoints by URL and model folders from disk (the engines' port). */
+  get webllmModels(): WebLlmModels {
+    return this.engines.webllmModels;
   }
   get verdict(): CapabilityVerdict | null {
     return this.#verdict;

@@ -6,7 +6,7 @@
  * User templates are named `<name>-v<version>`; "edit as new" on `my-template-v1` saves
  * `my-template-v2`, so a template never changes under a run that used it.
  */
-import type { CustomModelRecord } from '../../adapters/engines/webllm-custom.ts';
+import type { CustomModelRecord } from '../../app/engine-ports.ts';
 import { isRecord } from '../../core/formats/questions.ts';
 import { BUILTIN_TEMPLATES, templateProblems, type PromptTemplate } from '../../core/prompt/templates.ts';
 

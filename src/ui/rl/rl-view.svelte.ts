@@ -14,7 +14,7 @@ import { toStatsView, type PromptRow, type RunStatsView } from '../../core/rl/st
 import { statsExplanations, statsJson } from '../../core/rl/stats-report.ts';
 import type { RunHeader, RunQuestion } from '../../core/run/types.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
-import { promptStatsParquetBlob } from '../workbench/parquet-export.ts';
+import { parquetWriter, promptStatsParquetBlob, type ParquetBlobWriter } from '../workbench/parquet-export.ts';
 import { withCorrectedGold, type GoldChoice } from '../../core/run/overlay-record.ts';
 import { runFormula } from '../../core/run/score-run.ts';
 
@@ -77,9 +77,13 @@ export class RlView {
     return prompts.filter((p) => p.correct === 0);
   });
 
-  constructor(runId: string, store: WorkbenchStore) {
+  readonly #parquetBlob: ParquetBlobWriter | undefined;
+
+  /** `parquetBlob`: the composition root's Parquet writer (without it, the Parquet download is refused). */
+  constructor(runId: string, store: WorkbenchStore, parquetBlob?: ParquetBlobWriter) {
     this.runId = runId;
     this.#store = store;
+    this.#parquetBlob = parquetBlob;
   }
 
   /** The view's load, computation and choices, read-only: the methods below change it. */
@@ -234,7 +238,10 @@ export class RlView {
     const run = this.#run;
     if (!s || !run) return 'Nothing to export yet.';
     try {
-      downloadBlob(this.#name('prompts.parquet'), await promptStatsParquetBlob(s.prompts, s.ks, run));
+      downloadBlob(
+        this.#name('prompts.parquet'),
+        await promptStatsParquetBlob(s.prompts, s.ks, run, parquetWriter(this.#parquetBlob)),
+      );
       return null;
     } catch (err) {
       return `The export failed: ${errorMessage(err)}`;

@@ -4,26 +4,14 @@
  * and judges each with its question's rubric, the stored runs, and the open run's views. One
  * instance per page life, so a run goes on while the user looks at other screens.
  */
-import type { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
 import type { RubricRepositories } from '../workbench/services.ts';
-import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import type {
-  RarRepository,
-  NewRarRun,
-  RarDatasetRecord,
-  RarRunHeader,
-  StoredRarSample,
-} from '../../adapters/judge/rar-store.ts';
+import type { EngineFactory } from '../../app/engine-ports.ts';
+import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from '../../app/rar-records.ts';
+import type { LoadedEngine, RarRunHooks, RubricRunService } from '../../app/rubric-run-service.ts';
 import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
-import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
+import type { Judge, JudgeStats } from '../../core/rubric/judge.ts';
 import type { WeightingName } from '../../core/rubric/model.ts';
-import {
-  RAR_POLICY_PROMPT_VERSION,
-  pairCompletions,
-  replayCompletions,
-  replayRules,
-} from '../../core/rubric/rar-run.ts';
 import {
   aggregateByGroup,
   judgedAggregationIds,
@@ -228,7 +216,7 @@ export class RarState {
   readonly histograms = $derived(scoreHistograms(this.#scores));
   readonly agreement = $derived.by((): Agreement => explicitImplicitAgreement(this.#scores, this.#s.threshold));
 
-  #repo: Promise<{ rar: RarRepository; rubrics: RubricRepository }> | null = null;
+  #repo: Promise<RubricRepositories> | null = null;
 
   constructor(
     engines: EngineFactory,
@@ -238,7 +226,7 @@ export class RarState {
     this.judge = new EngineSlot(engines, 'wb.rar.judge');
   }
 
-  repo(): Promise<{ rar: RarRepository; rubrics: RubricRepository }> {
+  repo(): Promise<RubricRepositories> {
     return (this.#repo ??= this.repositories());
   }
 
@@ -331,12 +319,14 @@ export class RarState {
     ];
   }
 
-  async #judge(signal: AbortSignal): Promise<Judge | null> {
-    if (this.#s.judgeChoice === 'none') return null;
-    this.judge.chooseEngineKind(this.#s.judgeChoice);
-    const { engine, model } = await this.judge.ensureLoaded('judge');
-    const { rubrics } = await this.repo();
-    return (this.#activeJudge = new Judge({ engine, model: model.id, cache: rubrics.cache(), signal }));
+  /** The judge slot's engine, loaded on demand (null: no judge). */
+  #judgeLoader(): (() => Promise<LoadedEngine>) | null {
+    const choice = this.#s.judgeChoice;
+    if (choice === 'none') return null;
+    return () => {
+      this.judge.chooseEngineKind(choice);
+      return this.judge.ensureLoaded('judge');
+    };
   }
 
   async start(): Promise<void> {
@@ -351,62 +341,51 @@ export class RarState {
       this.#s.runError = `Samples per question must be a whole number from 1 to 64 (got ${this.#s.n}).`;
       return;
     }
-    await this.#drive(async (rar, signal, hooks) => {
-      let policy: NewRarRun['policy'];
-      if (this.#s.policyChoice === 'replay') {
-        const file = this.completionsFile;
-        if (!file)
-          throw new WorkbenchError(
-            'MISSING_FILE',
-            'choose a completions file (JSONL, one {"id" or "index", "completion"} per line)',
-          );
-        const text = await file.text();
-        const jobs = pairCompletions(text, file.name, dataset.rows);
-        const { sha256Text } = await import('../../adapters/import/pair-run.ts');
-        const rules = replayRules(jobs);
-        policy = {
-          kind: 'replay',
-          file: { name: file.name, ...(await sha256Text(text)) },
-          completions: Object.fromEntries(replayCompletions(jobs)),
-          ...(rules ? { rules: Object.fromEntries(rules) } : {}),
-        };
-      } else {
-        await this.policy.ensureLoaded('policy');
-        policy = {
-          kind: 'engine',
-          engine: this.policy.engine!.kind,
-          model: this.policy.recordedModel()!,
-          prompt: RAR_POLICY_PROMPT_VERSION,
-          params: {
-            n: this.#s.n,
-            temperature: this.#s.temperature,
-            topP: 1,
-            maxTokens: this.#s.maxTokens,
-            seed: this.#s.seed,
-            stop: [],
-            logprobs: false,
-          },
-        };
-      }
-      const judge = await this.#judge(signal);
-      const modelName = policy.kind === 'engine' ? policy.model.id : policy.file.name;
-      const req: NewRarRun = {
-        name: this.#s.name.trim() || `${dataset.name} · ${modelName}${judge ? ` · judged by ${judge.info.model}` : ''}`,
-        datasetId: dataset.id,
-        policy,
-        samplesPerQuestion: this.#s.n,
-        aggregations: this.aggregations(),
-        explicit: { normalization: this.#s.normalization, clip: this.#s.clip, unresolved: 'null' },
-        weighting: this.#s.weighting,
-      };
-      return rar.start(req, { policy: policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
+    await this.#drive(async (runs, hooks) => {
+      const file = this.completionsFile;
+      if (this.#s.policyChoice === 'replay' && !file)
+        throw new WorkbenchError(
+          'MISSING_FILE',
+          'choose a completions file (JSONL, one {"id" or "index", "completion"} per line)',
+        );
+      return runs.start(
+        {
+          name: this.#s.name,
+          datasetId: dataset.id,
+          policy:
+            this.#s.policyChoice === 'replay'
+              ? { kind: 'replay', file: file! }
+              : {
+                  kind: 'engine',
+                  load: async () => {
+                    await this.policy.ensureLoaded('policy');
+                    return { engine: this.policy.engine!, model: this.policy.recordedModel()! };
+                  },
+                  params: {
+                    n: this.#s.n,
+                    temperature: this.#s.temperature,
+                    topP: 1,
+                    maxTokens: this.#s.maxTokens,
+                    seed: this.#s.seed,
+                    stop: [],
+                    logprobs: false,
+                  },
+                },
+          judge: this.#judgeLoader(),
+          samplesPerQuestion: this.#s.n,
+          aggregations: this.aggregations(),
+          explicit: { normalization: this.#s.normalization, clip: this.#s.clip, unresolved: 'null' },
+          weighting: this.#s.weighting,
+        },
+        hooks,
+      );
     });
   }
 
   async resume(run: RarRunHeader): Promise<void> {
     if (this.#s.running) return;
     this.#s.runError = null;
-    await this.#drive(async (rar, signal, hooks) => {
+    await this.#drive(async (runs, hooks) => {
       if (run.policy.kind === 'engine') {
         await this.#readyFor(
           this.policy,
@@ -415,7 +394,7 @@ export class RarState {
           `load the run's policy model first (${run.policy.engine} · ${run.policy.model.id}): only the samples not stored are generated`,
         );
       }
-      let judge: Judge | null = null;
+      let judge: LoadedEngine | null = null;
       if (run.judge) {
         await this.#readyFor(
           this.judge,
@@ -423,15 +402,9 @@ export class RarState {
           run.judge.model,
           `load the run's judge first (${run.judge.engine} · ${run.judge.model})`,
         );
-        const { rubrics } = await this.repo();
-        judge = this.#activeJudge = new Judge({
-          engine: this.judge.engine!,
-          model: this.judge.model!.id,
-          cache: rubrics.cache(),
-          signal,
-        });
+        judge = { engine: this.judge.engine!, model: this.judge.model! };
       }
-      return rar.resume(run.id, { policy: run.policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
+      return runs.resume(run.id, { policy: run.policy.kind === 'engine' ? this.policy.engine : null, judge }, hooks);
     });
   }
 
@@ -446,13 +419,7 @@ export class RarState {
     await slot.ensureLoaded(engine === 'openai' ? 'server' : 'model');
   }
 
-  async #drive(
-    go: (
-      rar: RarRepository,
-      signal: AbortSignal,
-      hooks: Parameters<RarRepository['start']>[2],
-    ) => Promise<RarRunHeader>,
-  ): Promise<void> {
+  async #drive(go: (runs: RubricRunService, hooks: RarRunHooks) => Promise<RarRunHeader>): Promise<void> {
     this.#s.running = true;
     this.#progress = null;
     this.#judgeStats = null;
@@ -462,9 +429,10 @@ export class RarState {
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
     try {
-      const { rar } = await this.repo();
-      const done = await go(rar, signal, {
+      const { rarRuns } = await this.repo();
+      const done = await go(rarRuns, {
         signal,
+        onJudge: (judge) => (this.#activeJudge = judge),
         onStart: (run) => {
           this.#s.runningId = run.id;
           void this.refresh();

@@ -4,7 +4,7 @@
  * through the core's `scoreSample` with the judge cache in IndexedDB, the result stored per
  * (run, rubric) and written into the run's samples, and the run-level views derived.
  */
-import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../adapters/judge/idb-judge-cache.ts';
+import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../app/rubric-ports.ts';
 import type { WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage, cancelledError } from '../../core/errors.ts';
 import { reaggregate, summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
@@ -20,7 +20,7 @@ import type { ExplicitOptions, Normalization, RubricScores } from '../../core/ru
 import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
-import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
+import type { EngineFactory } from '../../app/engine-ports.ts';
 import {
   exMatrix,
   runAggregations,

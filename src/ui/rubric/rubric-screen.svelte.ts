@@ -2,9 +2,9 @@
  * The rubric screen's state: the stored rubrics (own IndexedDB database, see
  * adapters/judge/idb-judge-cache.ts), the built-in ones, the rubric being edited, and the scoring.
  */
-import type { RubricRepository, StoredRubric } from '../../adapters/judge/idb-judge-cache.ts';
+import type { RubricRepository, StoredRubric } from '../../app/rubric-ports.ts';
 import type { RubricRepositories } from '../workbench/services.ts';
-import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
+import type { EngineFactory } from '../../app/engine-ports.ts';
 import type { WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { BIRD_RUBRIC, EX_ONLY_RUBRIC } from '../../core/rubric/bird-rubric.ts';

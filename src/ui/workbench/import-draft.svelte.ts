@@ -3,7 +3,7 @@
  * dataset, and which file is the questions and which the gold (guessed from the paths the way
  * the importer does, and changeable). Only paths are looked at here; no file is read.
  */
-import { classifyFiles, normalizePath } from '../../adapters/import/classify-files.ts';
+import { classifyFiles, normalizePath } from '../../core/import/classify-files.ts';
 import {
   databaseDirs,
   detectLayout,
@@ -11,7 +11,7 @@ import {
   isQuestionCandidate,
   missingDatabases,
   type LayoutGuess,
-} from '../../adapters/import/layout.ts';
+} from '../../core/import/layout.ts';
 import type { ImportSource } from '../../app/store-ports.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { PickedFile } from './file-sources.ts';

@@ -1,28 +1,46 @@
 /**
  * Parquet downloads in the app: a run's samples table and a run's per-prompt statistics
- * (src/core/views/tables.ts, documented in docs/formats.md). Row groups are encoded one at a time
- * and kept as Blob parts, which the browser may page out to disk, then saved as one Blob.
+ * (src/core/views/tables.ts, documented in docs/formats.md), written by the composition root's
+ * Parquet writer (the browser's encodes row groups one at a time and keeps them as Blob parts,
+ * which the browser may page out to disk, then saves them as one Blob).
  */
 import type { PromptNumbers } from '../../core/rl/stats-view.ts';
-import { SAMPLES_TABLE, promptStatsTable, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
+import {
+  SAMPLES_TABLE,
+  promptStatsTable,
+  runTableMetadata,
+  sampleRows,
+  type TableSchema,
+} from '../../core/views/tables.ts';
 import type { RunFile, RunHeader } from '../../core/run/types.ts';
-import { blobSink, writeParquetTable } from '../../adapters/parquet/write-parquet.ts';
+import { WorkbenchError } from '../../core/errors.ts';
 
-export async function runParquetBlob(file: RunFile): Promise<Blob> {
-  const out = blobSink();
-  await writeParquetTable(SAMPLES_TABLE, sampleRows(file.samples, file.questions), out.sink, {
-    metadata: runTableMetadata(SAMPLES_TABLE, file.run),
-  });
-  return out.blob();
+/** Writes a table's rows as one Parquet file, with the file's key-value metadata. */
+export type ParquetBlobWriter = <R>(
+  table: TableSchema<R>,
+  rows: readonly R[],
+  metadata: Record<string, string>,
+) => Promise<Blob>;
+
+export function runParquetBlob(file: RunFile, write: ParquetBlobWriter): Promise<Blob> {
+  return write(SAMPLES_TABLE, sampleRows(file.samples, file.questions), runTableMetadata(SAMPLES_TABLE, file.run));
 }
 
-export async function promptStatsParquetBlob(
+export function promptStatsParquetBlob(
   prompts: readonly PromptNumbers[],
   ks: readonly number[],
   run: RunHeader,
+  write: ParquetBlobWriter,
 ): Promise<Blob> {
   const table = promptStatsTable(ks);
-  const out = blobSink();
-  await writeParquetTable(table, prompts, out.sink, { metadata: runTableMetadata(table, run) });
-  return out.blob();
+  return write(table, prompts, runTableMetadata(table, run));
+}
+
+/** The writer a state was given, or a refusal naming what is missing. */
+export function parquetWriter(write: ParquetBlobWriter | undefined): ParquetBlobWriter {
+  if (write) return write;
+  return () =>
+    Promise.reject(
+      new WorkbenchError('UNSUPPORTED', 'Parquet files cannot be written here (no Parquet writer was given)'),
+    );
 }

@@ -9,10 +9,9 @@
  */
 import type { SeriesReportInput } from '../../app/records.ts';
 import type { WorkbenchStore } from '../../app/store-ports.ts';
-import { streamGzip } from '../../adapters/gzip-stream.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { reportPayload, withQuestionTexts, type ReportInput } from '../../core/report/payload.ts';
-import { buildReportHtml } from '../../core/report/report-file.ts';
+import { buildReportHtml, type GzipPort } from '../../core/report/report-file.ts';
 import type { RunFile } from '../../core/run/types.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
 
@@ -36,6 +35,8 @@ interface ReportExportPorts {
   template(): Promise<string>;
   /** `rlvr-workbench 0.1.0 (app)`. */
   product: string;
+  /** Compresses the report's data (the platform's CompressionStream in the browser). */
+  gzip: GzipPort;
   /**
    * A stored training run's report, built off the page (the analysis worker: every step as its
    * "series file (share)" export holds it, the last step's run as the report's run).
@@ -54,7 +55,7 @@ export function createReportExporter(ports: ReportExportPorts): ReportExporter {
     try {
       const template = await ports.template();
       const payload = reportPayload({ ...input, product: ports.product, createdAt: new Date().toISOString() });
-      const html = await buildReportHtml(template, payload, streamGzip);
+      const html = await buildReportHtml(template, payload, ports.gzip);
       downloadText(`${name}.report.html`, html, 'text/html');
       return null;
     } catch (err) {

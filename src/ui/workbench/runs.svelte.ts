@@ -9,7 +9,7 @@ import type { EvalEvent } from '../../core/eval/executor.ts';
 import type { RunHeader } from '../../core/run/types.ts';
 import type { RunRequest, WorkbenchStore } from '../../app/store-ports.ts';
 import { downloadBlob, downloadParts, downloadText, safeFileName } from '../shell/download.ts';
-import { runParquetBlob } from './parquet-export.ts';
+import { parquetWriter, runParquetBlob, type ParquetBlobWriter } from './parquet-export.ts';
 import { estimate, executedRate, type Estimate, type ProgressCounts } from './run-progress.ts';
 
 export interface RunJob {
@@ -80,15 +80,19 @@ export class RunsState {
 
   /** The trainer's scores of a run that is a step of a training run (its CSV and JSONL exports carry them); null when none. */
   readonly #trainerScores: (runId: string) => Promise<TrainerOfRun | null>;
+  readonly #parquetBlob: ParquetBlobWriter | undefined;
 
+  /** `parquetBlob`: the composition root's Parquet writer (without it, a Parquet download is refused). */
   constructor(
     store: WorkbenchStore,
     onChange: () => void,
     trainerScores: (runId: string) => Promise<TrainerOfRun | null> = async () => null,
+    parquetBlob?: ParquetBlobWriter,
   ) {
     this.#store = store;
     this.#onChange = onChange;
     this.#trainerScores = trainerScores;
+    this.#parquetBlob = parquetBlob;
   }
 
   get list(): readonly RunHeader[] {
@@ -283,7 +287,10 @@ export class RunsState {
             question: q.question,
             evidence: q.evidence,
           }));
-        downloadBlob(`${base}.samples.parquet`, await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }));
+        downloadBlob(
+          `${base}.samples.parquet`,
+          await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }, parquetWriter(this.#parquetBlob)),
+        );
       } else
         await downloadParts(`${base}.csv`, csvParts(file.samples, 1000, trainer?.scores, trainer?.rewards), 'text/csv');
       return null;

@@ -4,10 +4,11 @@ import type { ItemPreview } from '../../core/eval/executor.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult } from '../../core/types.ts';
 import type { ProbeService } from '../probe/probe-service.ts';
-import type { EngineFactory } from '../../adapters/engines/engine-factory.ts';
-import type { RubricRepository } from '../../adapters/judge/idb-judge-cache.ts';
-import type { RarRepository } from '../../adapters/judge/rar-store.ts';
+import type { EngineFactory } from '../../app/engine-ports.ts';
+import type { RarRepository, RubricRepository } from '../../app/rubric-ports.ts';
+import type { RubricRunService } from '../../app/rubric-run-service.ts';
 import type { PlaygroundService } from '../playground/playground-service.ts';
+import type { ParquetBlobWriter } from './parquet-export.ts';
 import type { ReportExporter } from './report-export.ts';
 import type { SeriesServices } from '../series/series-state.svelte.ts';
 
@@ -30,6 +31,8 @@ export interface PreviewService {
 export interface RubricRepositories {
   rubrics: RubricRepository;
   rar: RarRepository;
+  /** RaR-style rubric runs over `rar`, judged with `rubrics`' judge cache. */
+  rarRuns: RubricRunService;
 }
 
 /** Everything the screens use, built once by the composition root (src/ui/main.ts). */
@@ -42,12 +45,14 @@ export interface WorkbenchServices {
   probe: ProbeService;
   /** The engines a policy or a judge can load. */
   engines: EngineFactory;
-  /** The repositories over the page's one connection to the rubrics database (rubrics, judge caches, RaR runs), opened on first use. */
+  /** The repositories over the page's one connection to the rubrics database (rubrics, judge caches, RaR runs) and the RaR run service over them, opened on first use. */
   rubricRepositories: () => Promise<RubricRepositories>;
   /** Training runs: the series service, its analysis in the worker, and folder access (File System Access API). */
   series: SeriesServices;
   /** A file of the embedded demo (public/demo), by its path under `demo/`, e.g. `gold.sql`. */
   fetchDemoFile(path: string): Promise<Blob>;
+  /** Writes the Parquet downloads (a run's samples, its per-prompt statistics). */
+  parquetBlob: ParquetBlobWriter;
   /** "Export report": stored runs as one offline HTML file (docs/report.md); absent in the report itself. */
   reports?: ReportExporter;
   /**

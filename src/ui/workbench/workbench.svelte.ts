@@ -81,6 +81,7 @@ class Workbench {
         this.#version++;
       },
       (runId) => services.series.service.trainerScores(runId),
+      services.parquetBlob,
     );
     this.series = new SeriesState(services.series, () => {
       changed();
@@ -116,7 +117,7 @@ class Workbench {
     (v) => v.cancel(),
   );
   readonly #rl = new KeyedState(
-    (runId) => new RlView(runId, this.services.store),
+    (runId) => new RlView(runId, this.services.store, this.services.parquetBlob),
     (v) => v.cancel(),
   );
   readonly #playground = new KeyedState(

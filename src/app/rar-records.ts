@@ -2,12 +2,12 @@
  * The records of RaR datasets and runs in the rubrics database (rar-store.ts reads and writes
  * them; idb-judge-cache.ts declares their stores), apart so neither imports the other.
  */
-import type { ModelRef, SamplingParams } from '../../core/engine/engine.ts';
-import type { WeightingName } from '../../core/rubric/model.ts';
-import type { RarRow } from '../../core/rubric/rar-dataset.ts';
-import type { RarSample } from '../../core/rubric/rar-run.ts';
-import type { Aggregation } from '../../core/rubric/score.ts';
-import type { ExplicitOptions, JudgeInfo } from '../../core/rubric/scores.ts';
+import type { ModelRef, SamplingParams } from '../core/engine/engine.ts';
+import type { WeightingName } from '../core/rubric/model.ts';
+import type { RarRow } from '../core/rubric/rar-dataset.ts';
+import type { RarSample } from '../core/rubric/rar-run.ts';
+import type { Aggregation } from '../core/rubric/score.ts';
+import type { ExplicitOptions, JudgeInfo } from '../core/rubric/scores.ts';
 
 export interface RarDatasetRecord {
   id: string;

@@ -4,7 +4,7 @@
  * `dev_databases/<db>/<db>.sqlite`; Spider: `dev.json` + `dev_gold.sql` + `database/<db>/<db>.sqlite`),
  * so the rules follow those layouts and refuse to guess when two files could be the questions.
  */
-import { WorkbenchError } from '../../core/errors.ts';
+import { WorkbenchError } from '../errors.ts';
 
 interface Classified {
   questions: string;
