@@ -60,7 +60,7 @@ function direct(pairs: Array<[boolean, boolean]>) {
 
 async function row(page: Page, table: string, key: string) {
   const tr = page.locator(`[data-testid="${table}"] tr[data-row="${key}"]`);
-  await tr.waitFor();
+  await tr.waitFor({ state: 'attached' }); // per-criterion rows are in a closed <details>
   const cell = async (c: string) => ((await tr.locator(`td[data-col="${c}"]`).textContent()) ?? '').trim();
   return {
     n: await cell('n'),
@@ -168,7 +168,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('blind labelling, label files an
       const k = `${l.question}/${l.criterion}`;
       byCriterion.set(k, [...(byCriterion.get(k) ?? []), [judgeMet(l.response), l.value]]);
     }
-    for (const [k, p] of byCriterion) expect(await row(page, 'agreement-judge', k), k).toEqual(direct(p));
+    for (const [k, p] of byCriterion) expect(await row(page, 'agreement-judge-criteria', k), k).toEqual(direct(p));
     // Likert is the double's constant 6 → 5/9 ≥ 0.5 passes every response; implicit 9 or 2.
     const likert = responseLabels.map((l): [boolean, boolean] => [true, l.value]);
     expect(await row(page, 'agreement-aggregations', 'likert')).toEqual(direct(likert));
