@@ -146,6 +146,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('blind labelling, label files an
     // The labeller's name is remembered and the place kept: the item after the skipped one.
     await expect.poll(async () => ((await page.getByTestId('label-labeller').textContent()) ?? '').trim()).toBe('ann');
     await expect.poll(() => page.getByTestId('label-card').getAttribute('data-position')).toBe('16');
+    // A key pressed while the focus is elsewhere on the page labels nothing; a click on the item gives it the keys.
+    await page.locator('[data-testid="rar-runs"] tr[data-name="labelled"] button.link').focus();
+    await page.keyboard.press('y');
+    await page.keyboard.press('s');
+    await page.getByTestId('label-card').click();
+    await expect.poll(() => page.getByTestId('label-card').getAttribute('data-position')).toBe('16');
     await expect
       .poll(async () => ((await page.getByTestId('label-progress').textContent()) ?? '').trim())
       .toContain('15 labelled by you');
@@ -153,6 +159,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('blind labelling, label files an
     await expect
       .poll(async () => ((await page.getByTestId('label-progress').textContent()) ?? '').trim())
       .toContain('30 labelled by you');
+    // 16 + 15: the keys pressed with the focus outside the panel moved nothing.
+    expect(await page.getByTestId('label-card').getAttribute('data-position')).toBe('31');
 
     await page.getByTestId('label-mode-responses').check();
     await expect.poll(() => page.getByTestId('label-card').getAttribute('data-criterion')).toBe('');
