@@ -5,6 +5,8 @@
  * adapters/judge/rar-store.ts); the rubric services (rubric-run-service.ts) and the screens
  * use only these ports. `get…` resolves with undefined when nothing is stored under the id.
  */
+import type { HumanLabel, LabelMerge } from '../core/rubric/labels.ts';
+import type { LabelMode } from './label-records.ts';
 import type { JudgeCache } from '../core/rubric/judge-cache.ts';
 import type { Rubric } from '../core/rubric/model.ts';
 import type { RarSample } from '../core/rubric/rar-run.ts';
@@ -68,4 +70,16 @@ export interface RarRepository {
   putSamples(runId: string, samples: readonly RarSample[]): Promise<void>;
   /** Takes the run's lock (held across tabs) until the returned release is called; null when another holds it. */
   lockRun(runId: string): Promise<(() => void) | null>;
+}
+
+/** Human labels of rubric runs and where each labeller was (core/rubric/labels.ts; the browser keeps them in IndexedDB). */
+export interface LabelRepository {
+  /** Every stored label of a dataset (by its file's sha256). */
+  list(dataset: string): Promise<HumanLabel[]>;
+  put(label: HumanLabel): Promise<void>;
+  remove(label: Pick<HumanLabel, 'labeller' | 'dataset' | 'question' | 'response' | 'criterion'>): Promise<void>;
+  /** Merges parsed labels into the stored ones (mergeLabels: the later of one labeller's two labels wins), all or nothing. */
+  merge(incoming: readonly HumanLabel[]): Promise<LabelMerge>;
+  position(labeller: string, runId: string, mode: LabelMode): Promise<number>;
+  setPosition(labeller: string, runId: string, mode: LabelMode, position: number): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { createBrowserEngineFactory } from '../adapters/engines/engine-factory.t
 import { browserFolders } from '../adapters/browser/directory-folder.ts';
 import { openRubricDb, RubricRepository } from '../adapters/judge/idb-judge-cache.ts';
 import { RarRepository } from '../adapters/judge/rar-store.ts';
+import { IdbLabelRepository } from '../adapters/judge/label-store.ts';
 import { sha256Text } from '../adapters/import/pair-run.ts';
 import { streamGzip } from '../adapters/gzip-stream.ts';
 import { parquetBlob } from '../adapters/parquet/write-parquet.ts';
@@ -76,7 +77,7 @@ const services: WorkbenchServices = {
           newId: () => crypto.randomUUID(),
           now: () => new Date().toISOString(),
         });
-        return { rubrics, rar, rarRuns };
+        return { rubrics, rar, rarRuns, labels: new IdbLabelRepository(db) };
       })
       .catch((err: unknown) => {
         rubricsOpen = null; // a later call tries again

@@ -6,7 +6,10 @@
  *   parameters), so re-scoring or re-aggregating a run makes no judge call;
  * - `scores`: a run's per-sample RubricScores for one rubric, by [runId, rubricId];
  * - (version 2) `rarDatasets`, `rarRuns` and `rarSamples`: RaR-style rubric datasets and their
- *   runs, every sample by [runId, index, sample] (rar-store.ts).
+ *   runs, every sample by [runId, index, sample] (rar-store.ts);
+ * - (version 3) `labels`: human labels by [labeller, dataset, question, response, criterion]
+ *   (criterion '' for a whole response), and `labelProgress`: where each labeller was in each
+ *   run's labelling queue (label-store.ts).
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { CachedAnswer, JudgeCache } from '../../core/rubric/judge-cache.ts';
@@ -17,9 +20,10 @@ import type {
   StoredRubric,
   StoredRubricRun,
 } from '../../app/rubric-ports.ts';
+import type { LabelProgress, StoredLabel } from '../../app/label-records.ts';
 
 const RUBRIC_DB_NAME = 'rlvr-workbench-rubrics';
-const RUBRIC_DB_VERSION = 2;
+const RUBRIC_DB_VERSION = 3;
 
 interface RubricDB extends DBSchema {
   rubrics: { key: string; value: StoredRubric };
@@ -28,6 +32,8 @@ interface RubricDB extends DBSchema {
   rarDatasets: { key: string; value: RarDatasetRecord };
   rarRuns: { key: string; value: RarRunHeader };
   rarSamples: { key: [string, number, number]; value: StoredRarSample };
+  labels: { key: [string, string, string, string, string]; value: StoredLabel };
+  labelProgress: { key: [string, string, string]; value: LabelProgress };
 }
 
 export type RubricDb = IDBPDatabase<RubricDB>;
@@ -44,6 +50,11 @@ export function openRubricDb(name = RUBRIC_DB_NAME): Promise<RubricDb> {
         db.createObjectStore('rarDatasets', { keyPath: 'id' });
         db.createObjectStore('rarRuns', { keyPath: 'id' });
         db.createObjectStore('rarSamples', { keyPath: ['runId', 'index', 'sample'] });
+      }
+      // Version 3 adds the human labels; nothing stored before is touched.
+      if (oldVersion < 3) {
+        db.createObjectStore('labels', { keyPath: ['labeller', 'dataset', 'question', 'response', 'criterionKey'] });
+        db.createObjectStore('labelProgress', { keyPath: ['labeller', 'runId', 'mode'] });
       }
     },
   });

@@ -5,7 +5,7 @@ import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult } from '../../core/types.ts';
 import type { ProbeService } from '../probe/probe-service.ts';
 import type { EngineFactory } from '../../app/engine-ports.ts';
-import type { RarRepository, RubricRepository } from '../../app/rubric-ports.ts';
+import type { LabelRepository, RarRepository, RubricRepository } from '../../app/rubric-ports.ts';
 import type { RubricRunService } from '../../app/rubric-run-service.ts';
 import type { PlaygroundService } from '../playground/playground-service.ts';
 import type { ParquetBlobWriter } from './parquet-export.ts';
@@ -33,6 +33,8 @@ export interface RubricRepositories {
   rar: RarRepository;
   /** RaR-style rubric runs over `rar`, judged with `rubrics`' judge cache. */
   rarRuns: RubricRunService;
+  /** Human labels of rubric runs and each labeller's place. */
+  labels: LabelRepository;
 }
 
 /** Everything the screens use, built once by the composition root (src/ui/main.ts). */
