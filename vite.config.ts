@@ -68,7 +68,7 @@ const CHROMIUM_NODE_TESTS = [
 
 /**
  * The node tests on the real benchmark data at scale (whole mini-dev files, the 13 prediction
- * files as runs or series, a 2,000-sequence property run): the `data` project, which the
+ * files as runs, series or test suites, a 2,000-sequence property run): the `data` project, which the
  * README's test command runs and `npm test` (`unit`, the inner loop) does not.
  */
 const REAL_DATA_TESTS = [
@@ -84,6 +84,8 @@ const REAL_DATA_TESTS = [
   'tests/cli/trainer-dumps.test.ts',
   'tests/core/formats/replay-episode.test.ts',
   'tests/core/run/version-effects.test.ts',
+  'tests/core/ts/minidev-ts-1.test.ts',
+  'tests/core/ts/minidev-ts-2.test.ts',
 ];
 
 export default defineConfig({
