@@ -18,12 +18,6 @@ import { predictionsOf, skyrlLines, skyrlProbes, writeSkyrlDumps } from '../help
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'wb-replay-turns-'));
 const LAST = PREDICTION_FILES.length - 1;
-/**
- * One verdict cache for this file's runs: what is checked here is the turns each file keeps, not
- * the verdicts, so the series' last step takes from the cache the verdicts the harness run of the
- * same dump executed (the cache is checked against --no-cache in tests/adapters/verdict-cache*.test.ts).
- */
-const FILE_CACHE = ['--cache', mkdtempSync(path.join(tmpdir(), 'wb-replay-turns-cache-'))];
 
 /** Each sample of prediction file `i`'s dump carries the turns of its line's response and the line's score. */
 function expectTurnsKept(samples: readonly SampleRecord[], i: number) {
@@ -55,7 +49,7 @@ describe('the turns of a replayed SkyRL dump in the CLI files', () => {
     const dir = tempDir();
     const [dump] = writeSkyrlDumps(dir, [LAST]);
     const out = path.join(dir, 'run.json');
-    const run = await runCli(['harness', '--completions', dump!, ...MINIDEV_ARGS, ...FILE_CACHE, '--run-out', out]);
+    const run = await runCli(['harness', '--completions', dump!, ...MINIDEV_ARGS, '--run-out', out]);
     expect(run.code, run.stderr).toBe(0);
     const file = parseRunFile(readFileSync(out, 'utf8'), out);
     const samples = file.samples.filter((s) => s.status !== 'missing-db');
@@ -74,7 +68,6 @@ describe('the turns of a replayed SkyRL dump in the CLI files', () => {
       '--completions',
       dir,
       ...MINIDEV_ARGS,
-      ...FILE_CACHE,
       '--out',
       path.join(dir, 'out.json'),
       '--series-out',

@@ -29,9 +29,10 @@ const ALL = PREDICTION_FILES.map((_, i) => i);
 const LAST = PREDICTION_FILES.length - 1;
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 /**
- * One verdict cache for this file's `series` and `harness` runs: the dumps hold the same SQL, so
- * every run after the first takes its verdicts from it (the cache is checked against --no-cache
- * elsewhere: tests/adapters/verdict-cache-property.test.ts). The `eval` references run without it.
+ * One verdict cache for this file's `series` runs: the three dumps hold the same
+ * SQL, so the second and third take their verdicts from the first (the cache is checked against
+ * --no-cache elsewhere: tests/adapters/verdict-cache-property.test.ts). The `eval` references
+ * run without it.
  */
 const DUMPS_CACHE = ['--cache', mkdtempSync(path.join(tmpdir(), 'wb-trainer-dumps-cache-'))];
 
@@ -90,7 +91,7 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
     const dir = tempDir();
     const [dump] = writeSkyrlDumps(dir, [LAST]);
     const out = path.join(dir, 'run.json');
-    const run = await runCli(['harness', '--completions', dump!, ...MINIDEV_ARGS, ...DUMPS_CACHE, '--run-out', out]);
+    const run = await runCli(['harness', '--completions', dump!, ...MINIDEV_ARGS, '--run-out', out]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('bird.jsonl (skyrl): 140 rows, mapped 140 by question text');
     const samples = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
