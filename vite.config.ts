@@ -88,6 +88,13 @@ const REAL_DATA_TESTS = [
   'tests/core/ts/minidev-ts-2.test.ts',
 ];
 
+/**
+ * The default bound of a `unit` or `data` test: one the load cannot reach (tests that take
+ * seconds on a quiet machine passed 60 s when the 2 cores ran other work at load 30); a hung
+ * test still ends. Tests that need more name their own.
+ */
+const NODE_TEST_TIMEOUT_MS = 600_000;
+
 export default defineConfig({
   // The service worker only in builds (vite-plugin-pwa does nothing under the dev server and Vitest).
   plugins: [svelte(), pwaPlugin(), reportTemplatePlugin()],
@@ -127,6 +134,7 @@ export default defineConfig({
           ],
           // One folder per run for references several files compare with (tests/helpers/eval-reference.ts).
           globalSetup: ['tests/helpers/suite-folder.ts'],
+          testTimeout: NODE_TEST_TIMEOUT_MS,
         },
       },
       {
@@ -137,6 +145,7 @@ export default defineConfig({
           environment: 'node',
           include: REAL_DATA_TESTS,
           globalSetup: ['tests/helpers/suite-folder.ts'],
+          testTimeout: NODE_TEST_TIMEOUT_MS,
         },
       },
       {
