@@ -58,13 +58,42 @@ const headlessChromium = (...extraArgs: string[]) => ({
 
 /**
  * The node tests that need the built app or Chromium (the `node` project, with the build's global
- * setup); every other node test is in `unit`, the inner loop (`npm test`).
+ * setup); every other node test is in `unit`, the inner loop (`npm test`), or `data` (below).
  */
 const CHROMIUM_NODE_TESTS = [
   'tests/browser/**/*.test.ts',
   'tests/scripts/gpu-check.test.ts',
   'tests/bench/bench-smoke.test.ts',
 ];
+
+/**
+ * The node tests on the real benchmark data at scale (whole mini-dev files, the 13 prediction
+ * files as runs, series or test suites, a 2,000-sequence property run): the `data` project, which the
+ * README's test command runs and `npm test` (`unit`, the inner loop) does not.
+ */
+const REAL_DATA_TESTS = [
+  'tests/adapters/reuse-real-data.test.ts',
+  'tests/adapters/sql-pool-isolation.test.ts',
+  'tests/adapters/verdict-cache-property.test.ts',
+  'tests/adapters/verdict-cache.test.ts',
+  'tests/cli/eval-version-effects.test.ts',
+  'tests/cli/probe.test.ts',
+  'tests/cli/replay-turns.test.ts',
+  'tests/cli/series-hacked.test.ts',
+  'tests/cli/series.test.ts',
+  'tests/cli/trainer-dumps.test.ts',
+  'tests/core/formats/replay-episode.test.ts',
+  'tests/core/run/version-effects.test.ts',
+  'tests/core/ts/minidev-ts-1.test.ts',
+  'tests/core/ts/minidev-ts-2.test.ts',
+];
+
+/**
+ * The default bound of a `unit` or `data` test: one the load cannot reach (tests that take
+ * seconds on a quiet machine passed 60 s when the 2 cores ran other work at load 30); a hung
+ * test still ends. Tests that need more name their own.
+ */
+const NODE_TEST_TIMEOUT_MS = 600_000;
 
 export default defineConfig({
   // The service worker only in builds (vite-plugin-pwa does nothing under the dev server and Vitest).
@@ -97,9 +126,26 @@ export default defineConfig({
           name: 'unit',
           environment: 'node',
           include: ['tests/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'tests/**/*.browser.test.ts', ...CHROMIUM_NODE_TESTS],
+          exclude: [
+            ...configDefaults.exclude,
+            'tests/**/*.browser.test.ts',
+            ...CHROMIUM_NODE_TESTS,
+            ...REAL_DATA_TESTS,
+          ],
           // One folder per run for references several files compare with (tests/helpers/eval-reference.ts).
           globalSetup: ['tests/helpers/suite-folder.ts'],
+          testTimeout: NODE_TEST_TIMEOUT_MS,
+        },
+      },
+      {
+        extends: true,
+        // Real data at scale, no browser (`npm run test:all` runs it; `npx vitest run --project data` alone).
+        test: {
+          name: 'data',
+          environment: 'node',
+          include: REAL_DATA_TESTS,
+          globalSetup: ['tests/helpers/suite-folder.ts'],
+          testTimeout: NODE_TEST_TIMEOUT_MS,
         },
       },
       {

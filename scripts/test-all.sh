@@ -25,11 +25,12 @@ npm install --no-audit --no-fund
 # ESLint, Prettier's check, then types: the app, workers, CLI and tests; then the pure core
 # alone, without DOM or Node types.
 npm run --silent check
-# Every test: core, workers, pool, CLI on ../shared/data (`unit`, also `npm test`), and headless
-# Chromium on the built app. The `rves-measure` project is a measurement (`npm run bench -- --only rves`).
+# Every test: core, workers, pool, CLI (`unit`, also `npm test`), the real benchmark data at scale
+# in ../shared/data (`data`), and headless Chromium on the built app. The `rves-measure` project
+# is a measurement (`npm run bench -- --only rves`).
 report="$(mktemp -d)/vitest.json"
 status=0
-npx vitest run --project unit --project node --project browser --project browser-engines --reporter=default --reporter=json --outputFile.json="$report" || status=$?
+npx vitest run --project unit --project data --project node --project browser --project browser-engines --reporter=default --reporter=json --outputFile.json="$report" || status=$?
 # One plain closing line, whatever the reporter printed above.
 if [ -f "$report" ]; then
   node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));

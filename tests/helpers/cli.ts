@@ -7,14 +7,29 @@ import { datasetFlags, minidevFiles, type DatasetFiles } from './shared-data.ts'
 
 export { ROOT, runCommand, type CliRun };
 
+/** What `npm run cli` runs (package.json's `cli` script: `node scripts/cli.mjs`). */
+export const CLI_SCRIPT = path.join(ROOT, 'scripts', 'cli.mjs');
+
+/** A fresh cache folder (XDG_CACHE_HOME) for one CLI run, then `env`. */
+function cliEnv(env?: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, XDG_CACHE_HOME: mkdtempSync(path.join(tmpdir(), 'wb-cli-cache-')), ...env };
+}
+
 /**
- * Runs the CLI exactly as its contract says: `npm run --silent cli -- ...`. Each run gets a
- * cache folder of its own (XDG_CACHE_HOME), so no run takes verdicts from an earlier test's
- * run; tests of the verdict cache name theirs with --cache. `env` adds to the environment.
+ * Runs the CLI as its contract, `npm run --silent cli -- ...`, runs it: `node scripts/cli.mjs
+ * ...` in the repository root, without starting npm first (npm's start costs more CPU than most
+ * commands under test, hundreds of times a suite); tests/cli/npm-run-cli.test.ts checks that the
+ * npm route gives the same exit code and output. Each run gets a cache folder of its own
+ * (XDG_CACHE_HOME), so no run takes verdicts from an earlier test's run; tests of the verdict
+ * cache name theirs with --cache. `env` adds to the environment.
  */
 export function runCli(args: string[], cwd = ROOT, env?: Record<string, string>): Promise<CliRun> {
-  const childEnv = { ...process.env, XDG_CACHE_HOME: mkdtempSync(path.join(tmpdir(), 'wb-cli-cache-')), ...env };
-  return runCommand('npm', ['run', '--silent', 'cli', '--', ...args], { cwd, env: childEnv });
+  return runCommand(process.execPath, [CLI_SCRIPT, ...args], { cwd, env: cliEnv(env) });
+}
+
+/** The CLI through npm exactly as the README writes it: `npm run --silent cli -- ...` (cwd: the repository root). */
+export function runCliThroughNpm(args: string[], env?: Record<string, string>): Promise<CliRun> {
+  return runCommand('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: ROOT, env: cliEnv(env) });
 }
 
 export function tempFile(name: string): string {

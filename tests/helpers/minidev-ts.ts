@@ -128,9 +128,12 @@ export function describeMinidevTs(files: readonly string[]): void {
             db.close();
           }
         }
-        expect(summary.byDifficulty.total.exOnly).toBe(results.filter((r) => r.ex === 1 && r.ts !== 1).length);
+        // An EX-only pass is EX 1 and TS 0 (src/core/eval/summary.ts); an item whose suite run
+        // timed out (TS not scored, null: more likely the more loaded the machine) is none.
+        expect(summary.byDifficulty.total.exOnly).toBe(results.filter((r) => r.ex === 1 && r.ts === 0).length);
       },
-      120_000,
+      // A bound the file cannot reach: it scores 140 items with their suites (seconds on a quiet machine).
+      600_000,
     );
   });
 }
