@@ -59,7 +59,7 @@ const header = (name: string): RunHeader => ({
     databases: {},
   },
   subset: { description: 'all', indices: [] },
-  config: { ...DEFAULT_RUN_CONFIG, metrics: options.metrics },
+  config: { ...DEFAULT_RUN_CONFIG, metrics: [...options.metrics] },
   samplesPerQuestion: 1,
   executor: 'sql.js',
 });
