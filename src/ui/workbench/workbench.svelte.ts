@@ -43,7 +43,11 @@ class Workbench {
   readonly #runViews = new KeyedState((id) => {
     const view = new RunView(
       id,
-      { ...this.services.store, trainerScores: (runId) => this.services.series.service.trainerScores(runId) },
+      {
+        ...this.services.store,
+        trainerScores: (runId) => this.services.series.service.trainerScores(runId),
+        seriesOf: (runId) => this.services.series.service.ofRun(runId),
+      },
       this.services.previews,
     );
     void view.load();
