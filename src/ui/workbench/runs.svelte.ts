@@ -2,6 +2,7 @@
  * Runs screen state: the stored runs, the run being evaluated (live progress, cancel), and the
  * run-level actions (rename, delete, export, import of a run file).
  */
+import { mergeExclusions, type Exclusion } from '../../core/eval/exclusions.ts';
 import { sampleKey } from '../../core/eval/constants.ts';
 import { birdPredictionsJson, csvParts, runFileJsonParts, samplesJsonlParts } from '../../core/runfile/export.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
@@ -81,11 +82,15 @@ export class RunsState {
   /** The trainer's scores of a run that is a step of a training run (its CSV and JSONL exports carry them); null when none. */
   readonly #trainerScores: (runId: string) => Promise<TrainerOfRun | null>;
 
+  readonly #seriesOf: (runId: string) => Promise<Array<{ id: string }>>;
+
   constructor(
     store: WorkbenchStore,
     onChange: () => void,
     trainerScores: (runId: string) => Promise<TrainerOfRun | null> = async () => null,
+    seriesOf: (runId: string) => Promise<Array<{ id: string }>> = async () => [],
   ) {
+    this.#seriesOf = seriesOf;
     this.#store = store;
     this.#onChange = onChange;
     this.#trainerScores = trainerScores;
@@ -256,17 +261,26 @@ export class RunsState {
     }
   }
 
+  async #exclusions(runId: string): Promise<Exclusion[]> {
+    const get = this.#store.runs.exclusions;
+    if (!get) return [];
+    const series = await this.#seriesOf(runId).catch(() => []);
+    return mergeExclusions(await get(runId), ...(await Promise.all(series.map((s) => get(s.id)))));
+  }
+
   async export(runId: string, kind: ExportKind): Promise<string | null> {
     try {
       const file = await this.#store.runs.export(runId);
       const base = safeFileName(file.run.name);
       const trainer = kind === 'csv' || kind === 'jsonl' ? await this.#trainerScores(runId).catch(() => null) : null;
+      // Excluded questions (the run's own and its training runs') keep their rows, marked `excluded`.
+      const exclusions = kind === 'csv' || kind === 'jsonl' ? await this.#exclusions(runId) : [];
       // The run file, CSV and JSONL are written from parts (a 500,000-sample run file is ~350 MB).
       if (kind === 'run') await downloadParts(`${base}.run.json`, runFileJsonParts(file), 'application/json');
       else if (kind === 'jsonl')
         await downloadParts(
           `${base}.samples.jsonl`,
-          samplesJsonlParts(file.samples, 1000, trainer?.scores, trainer?.rewards),
+          samplesJsonlParts(file.samples, 1000, trainer?.scores, trainer?.rewards, exclusions),
           'application/jsonl',
         );
       else if (kind === 'bird')
@@ -285,7 +299,11 @@ export class RunsState {
           }));
         downloadBlob(`${base}.samples.parquet`, await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }));
       } else
-        await downloadParts(`${base}.csv`, csvParts(file.samples, 1000, trainer?.scores, trainer?.rewards), 'text/csv');
+        await downloadParts(
+          `${base}.csv`,
+          csvParts(file.samples, 1000, trainer?.scores, trainer?.rewards, exclusions),
+          'text/csv',
+        );
       return null;
     } catch (err) {
       return `The run could not be exported: ${errorMessage(err)}`;

@@ -86,6 +86,7 @@ class Workbench {
         this.#version++;
       },
       (runId) => services.series.service.trainerScores(runId),
+      (runId) => services.series.service.ofRun(runId),
     );
     this.series = new SeriesState(services.series, () => {
       changed();
