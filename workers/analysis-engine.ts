@@ -171,9 +171,13 @@ async function parquetOf<R>(table: TableSchema<R>, rows: readonly R[]): Promise<
   return out.blob();
 }
 
-function reportJson(series: SeriesRecord, report: SeriesReport): string {
+function reportJson(series: SeriesRecord, report: SeriesReport, exclusions: readonly Exclusion[] = []): string {
   return (
-    JSON.stringify(seriesReportJson(report, { stepRule: series.stepRule, dataset: series.dataset }), null, 1) + '\n'
+    JSON.stringify(
+      seriesReportJson(report, { stepRule: series.stepRule, dataset: series.dataset, exclusions }),
+      null,
+      1,
+    ) + '\n'
   );
 }
 
@@ -330,7 +334,7 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
           }
           const view = await storedSeriesView(runs, job.seriesId, report);
           if (job.kind === 'report')
-            return new Blob([reportJson(view.series, view.report)], { type: 'application/json' });
+            return new Blob([reportJson(view.series, view.report, view.exclusions)], { type: 'application/json' });
           if (job.kind === 'steps-parquet') return parquetOf(SERIES_STEPS_TABLE, view.report.steps);
           return parquetOf(SERIES_QUESTION_STEPS_TABLE, questionStepRows(view.report));
         }),
