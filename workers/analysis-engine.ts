@@ -328,8 +328,10 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         reading(job.dbName, async (runs) => {
           if (job.kind === 'series-file') {
             const series = await runs.series(job.seriesId);
+            const exclusions = (await runs.exclusions?.(job.seriesId)) ?? [];
             const parts: string[] = [];
-            for await (const part of seriesFileParts(series, storedSteps(runs, series, report))) parts.push(part);
+            for await (const part of seriesFileParts({ ...series, exclusions }, storedSteps(runs, series, report)))
+              parts.push(part);
             return new Blob(parts, { type: 'application/json' });
           }
           const view = await storedSeriesView(runs, job.seriesId, report);
@@ -346,8 +348,9 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         const input = await reading(job.dbName, async (runs): Promise<ReportInput> => {
           const series = await runs.series(job.seriesId);
           // The series file's steps as its reader gives them back, without the file's text.
+          const exclusions = (await runs.exclusions?.(job.seriesId)) ?? [];
           const file = await readSeriesFileSteps(
-            series,
+            { ...series, ...(exclusions.length ? { exclusions } : {}) },
             storedSteps(runs, series, report),
             `training run ${job.seriesId}`,
           );

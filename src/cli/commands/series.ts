@@ -296,6 +296,8 @@ export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<n
     dataset,
     stepRule: stepRuleText(rule),
     steps: [],
+    // Carried into --series-out (and so into `report --series`), whose numbers honour them.
+    ...(exclusions.length ? { exclusions } : {}),
   };
   const extras = new Map<number, StepExtra>();
   // Neither the outputs nor the gold and dataset files are steps, even in a folder the command reads.

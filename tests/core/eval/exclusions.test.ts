@@ -28,6 +28,7 @@ import { toSampleRecords } from '../../../src/core/run/score-run.ts';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
 import { toRunFile } from '../../../src/core/runfile/export.ts';
 import type { Series } from '../../../src/core/series/model.ts';
+import { parseSeriesFile, seriesFileJson } from '../../../src/core/series/file.ts';
 import { bestCheckpoint, seriesReport } from '../../../src/core/series/stats.ts';
 import { mulberry32 } from '../../../src/core/util/rng.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, verlLines } from '../../helpers/series-dumps.ts';
@@ -205,6 +206,23 @@ describe('seriesReport with exclusions', () => {
       ),
     );
     expect(report.steps[0]!.ex).not.toBeCloseTo(seriesReport(series).steps[0]!.ex!, 5);
+  });
+});
+
+describe('the series file carries the exclusions (and so the offline report, whose numbers honour them)', () => {
+  it('reads them back as written; the report of the file read back equals the report with the exclusions', () => {
+    const back = parseSeriesFile(seriesFileJson({ ...series, exclusions }), 'run.series.json');
+    expect(back.exclusions).toEqual(exclusions);
+    expect(seriesReport(back, back.exclusions)).toEqual(seriesReport(series, exclusions));
+    // None: no field at all (files written before exclusions read the same).
+    expect(JSON.parse(seriesFileJson(series)).series).not.toHaveProperty('exclusions');
+  });
+
+  it('refuses an exclusion without a reason, naming the file and the entry', () => {
+    const text = seriesFileJson({ ...series, exclusions: [{ ...exclusions[0]!, reason: '' }] });
+    expect(() => parseSeriesFile(text, 'run.series.json')).toThrow(
+      /run\.series\.json: series\.exclusions\[0\]: reason is required/,
+    );
   });
 });
 
