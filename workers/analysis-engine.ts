@@ -161,6 +161,8 @@ async function* storedSteps(
       run: toRunFile(await runs.header(s.runId), samples),
       trainerScores: scoresFor(await runs.scores(series.id, s.step), samples.length),
       ...(trainerRewards ? { trainerRewards } : {}),
+      // How the step was read (rows paired and not): kept with the step, carried into the file and the report.
+      ...(s.notes?.length ? { notes: s.notes } : {}),
     };
   }
 }

@@ -120,6 +120,12 @@ function readStep(r: JsonReader, value: unknown, i: number, prev: number | null,
     r.fail(`${path}.trainerScores`, `one entry per sample of the step's run (${run.samples.length})`, scores);
   const rewards =
     o.trainerRewards === undefined ? undefined : readRewards(r, o.trainerRewards, path, run.samples.length);
+  const notes =
+    o.notes === undefined
+      ? undefined
+      : r
+          .arr(o.notes, `${path}.notes`)
+          .map((n, j) => (typeof n === 'string' ? n : r.fail(`${path}.notes[${j}]`, 'a string', n)));
   if (prev !== null && step <= prev)
     r.fail(`${path}.step`, `greater than the previous step (${prev}): steps are in increasing order, each once`, step);
   return {
@@ -130,6 +136,7 @@ function readStep(r: JsonReader, value: unknown, i: number, prev: number | null,
     run,
     trainerScores: scores,
     ...(rewards ? { trainerRewards: rewards } : {}),
+    ...(notes?.length ? { notes } : {}),
   };
 }
 

@@ -35,6 +35,8 @@ export interface SeriesStep {
    * sample the dump gives none. Absent when the dump has no reward columns (and in older files).
    */
   trainerRewards?: Array<TrainerRewards | null>;
+  /** How the step was read (rows paired and not, the mapping report); absent when none were kept. */
+  notes?: string[];
 }
 
 /** One sample's reward columns as the trainer's dump has them; null where a column has no value (NaN, None). */

@@ -218,6 +218,18 @@ describe('the series file carries the exclusions (and so the offline report, who
     expect(JSON.parse(seriesFileJson(series)).series).not.toHaveProperty('exclusions');
   });
 
+  it("carries each step's import notes (rows paired and not) and refuses a note that is not text", () => {
+    const note = '50 of 52 rows paired; 2 not: 2 match several questions by question text';
+    const withNotes = { ...series, steps: series.steps.map((s, i) => (i === 0 ? { ...s, notes: [note] } : s)) };
+    const back = parseSeriesFile(seriesFileJson(withNotes), 'run.series.json');
+    expect(back.steps.map((s) => s.notes)).toEqual([[note], undefined, undefined]);
+    const bad = JSON.parse(seriesFileJson(withNotes));
+    bad.steps[0].notes = [7];
+    expect(() => parseSeriesFile(JSON.stringify(bad), 'run.series.json')).toThrow(
+      /run\.series\.json: steps\[0\]\.notes\[0\] must be a string/,
+    );
+  });
+
   it('refuses an exclusion without a reason, naming the file and the entry', () => {
     const text = seriesFileJson({ ...series, exclusions: [{ ...exclusions[0]!, reason: '' }] });
     expect(() => parseSeriesFile(text, 'run.series.json')).toThrow(
