@@ -29,9 +29,8 @@ export interface ExclusionLine {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
- * An exclusion checked: the question id an integer >= 0, the reason non-empty, the author a
- * string (may be empty only when `requireAuthor` is false), the date ISO 8601. Throws BAD_FORMAT
- * naming `where` and the field.
+ * An exclusion checked: the question id an integer >= 0, the reason and the author non-empty,
+ * the date ISO 8601. Throws BAD_FORMAT naming `where` and the field.
  */
 export function checkedExclusion(e: Exclusion, where: string): Exclusion {
   if (!Number.isInteger(e.questionId) || e.questionId < 0)
