@@ -22,6 +22,7 @@ import {
 import { reportPayload, withQuestionTexts, type ReportInput } from '../src/core/report/payload.ts';
 import { buildReportHtml } from '../src/core/report/report-file.ts';
 import type { Question } from '../src/core/types.ts';
+import { keptPositions, mergeExclusions, withoutExcluded, type Exclusion } from '../src/core/eval/exclusions.ts';
 import { readSeriesFileSteps, seriesFileParts } from '../src/core/series/file.ts';
 import type { SeriesStep, TrainerRewards } from '../src/core/series/model.ts';
 import { questionAcrossSteps } from '../src/core/series/question-steps.ts';
@@ -57,6 +58,10 @@ export interface StoredRuns {
   samples<T>(runId: string, onStep: (done: number, total: number) => void, keep: (s: SampleRecord) => T): Promise<T[]>;
   /** The corrected-gold overlay stored with the run, if any (docs/gold-overlays.md). */
   overlay(runId: string): Promise<GoldOverlayRecord | undefined>;
+  /** The questions excluded from the metrics of a run or training run (by its id); absent in test doubles that keep none. */
+  exclusions?(ownerId: string): Promise<Exclusion[]>;
+  /** The training runs a run is a step of (their exclusions hold for the run too); absent in test doubles. */
+  seriesOfRun?(runId: string): Promise<SeriesRecord[]>;
   /** A training run's record, the trainer's scores of one of its steps (in its samples' order), one question's samples of a run. */
   series(seriesId: string): Promise<SeriesRecord>;
   scores(seriesId: string, step: number): Promise<Array<number | null>>;
@@ -85,24 +90,40 @@ async function rewardsFor(
   return rewards.length === samples && samples > 0 ? rewards : undefined;
 }
 
-/** The report of a stored series, reading one step's samples at a time and keeping only what the statistics read. */
+/** What is excluded from a run's metrics: its own exclusions and those of every training run it is a step of. */
+async function runExclusions(runs: StoredRuns, runId: string): Promise<Exclusion[]> {
+  const series = (await runs.seriesOfRun?.(runId)) ?? [];
+  return mergeExclusions(
+    await runs.exclusions?.(runId),
+    ...(await Promise.all(series.map((s) => runs.exclusions?.(s.id)))),
+  );
+}
+
+/**
+ * The report of a stored series, reading one step's samples at a time and keeping only what the
+ * statistics read; the series' excluded questions are left out of every step (with their trainer scores).
+ */
 async function storedSeriesView(
   runs: StoredRuns,
   seriesId: string,
   report: (p: AnalysisProgress) => void,
 ): Promise<SeriesView> {
   const series = await runs.series(seriesId);
+  const exclusions = (await runs.exclusions?.(seriesId)) ?? [];
   const stats: StepStats[] = [];
   const cells: Array<{ step: number; cells: StepCells }> = [];
   const out: SeriesView['runs'] = [];
   for (const s of series.steps) {
     const header = await runs.header(s.runId);
-    const samples = await runs.samples(
+    const read = await runs.samples(
       s.runId,
       (done, total) => report({ phase: 'reading', runId: s.runId, done, total }),
       seriesSample,
     );
-    const scores = scoresFor(await runs.scores(seriesId, s.step), samples.length);
+    const allScores = scoresFor(await runs.scores(seriesId, s.step), read.length);
+    const at = keptPositions(read, exclusions);
+    const samples = at ? at.map((i) => read[i]!) : read;
+    const scores = at ? at.map((i) => allScores[i]!) : allScores;
     stats.push(
       stepStats({
         step: s.step,
@@ -116,7 +137,7 @@ async function storedSeriesView(
     cells.push({ step: s.step, cells: stepCells(samples) });
     out.push({ step: s.step, runId: s.runId, name: header.name, samples: samples.length });
   }
-  return { series, report: seriesReportOf(stats, cells), runs: out };
+  return { series, report: seriesReportOf(stats, cells), runs: out, exclusions };
 }
 
 /** A stored series' steps as its series file holds them (every sample), one step read at a time. */
@@ -140,6 +161,8 @@ async function* storedSteps(
       run: toRunFile(await runs.header(s.runId), samples),
       trainerScores: scoresFor(await runs.scores(series.id, s.step), samples.length),
       ...(trainerRewards ? { trainerRewards } : {}),
+      // How the step was read (rows paired and not): kept with the step, carried into the file and the report.
+      ...(s.notes?.length ? { notes: s.notes } : {}),
     };
   }
 }
@@ -150,9 +173,13 @@ async function parquetOf<R>(table: TableSchema<R>, rows: readonly R[]): Promise<
   return out.blob();
 }
 
-function reportJson(series: SeriesRecord, report: SeriesReport): string {
+function reportJson(series: SeriesRecord, report: SeriesReport, exclusions: readonly Exclusion[] = []): string {
   return (
-    JSON.stringify(seriesReportJson(report, { stepRule: series.stepRule, dataset: series.dataset }), null, 1) + '\n'
+    JSON.stringify(
+      seriesReportJson(report, { stepRule: series.stepRule, dataset: series.dataset, exclusions }),
+      null,
+      1,
+    ) + '\n'
   );
 }
 
@@ -215,8 +242,11 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
     runStats(job, onProgress, onPrompts) {
       const report = (p: AnalysisProgress) => void onProgress?.(p);
       return outcome(async () => {
-        const file = await reading(job.dbName, (runs) => readRun(runs, job.runId, report, job.gold));
-        const stats = computeRunStats(file.samples, {
+        const { file, exclusions } = await reading(job.dbName, async (runs) => ({
+          file: await readRun(runs, job.runId, report, job.gold),
+          exclusions: await runExclusions(runs, job.runId),
+        }));
+        const stats = computeRunStats(withoutExcluded(file.samples, exclusions), {
           rng: mulberry32(job.seed),
           onProgress: (done, total) => report({ phase: 'computing', runId: job.runId, done, total }),
         });
@@ -245,11 +275,18 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
             job.gold,
           ),
         });
-        const [a, b] = await reading(job.dbName, async (runs) => [
-          await lean(runs, job.runIdA),
-          await lean(runs, job.runIdB),
-        ]);
-        return compareRuns(a, b, {
+        const [a, b, exclusions] = await reading(
+          job.dbName,
+          async (runs) =>
+            [
+              await lean(runs, job.runIdA),
+              await lean(runs, job.runIdB),
+              // A question excluded from either run is left out of both: the comparison stays paired.
+              mergeExclusions(await runExclusions(runs, job.runIdA), await runExclusions(runs, job.runIdB)),
+            ] as const,
+        );
+        const kept = (r: ComparedRun): ComparedRun => ({ ...r, samples: withoutExcluded(r.samples, exclusions) });
+        return compareRuns(kept(a), kept(b), {
           resamples: job.resamples,
           makeRng: () => mulberry32(job.seed),
           onProgress: (done, total) => report({ phase: 'computing', runId: job.runIdB, done, total }),
@@ -293,13 +330,15 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         reading(job.dbName, async (runs) => {
           if (job.kind === 'series-file') {
             const series = await runs.series(job.seriesId);
+            const exclusions = (await runs.exclusions?.(job.seriesId)) ?? [];
             const parts: string[] = [];
-            for await (const part of seriesFileParts(series, storedSteps(runs, series, report))) parts.push(part);
+            for await (const part of seriesFileParts({ ...series, exclusions }, storedSteps(runs, series, report)))
+              parts.push(part);
             return new Blob(parts, { type: 'application/json' });
           }
           const view = await storedSeriesView(runs, job.seriesId, report);
           if (job.kind === 'report')
-            return new Blob([reportJson(view.series, view.report)], { type: 'application/json' });
+            return new Blob([reportJson(view.series, view.report, view.exclusions)], { type: 'application/json' });
           if (job.kind === 'steps-parquet') return parquetOf(SERIES_STEPS_TABLE, view.report.steps);
           return parquetOf(SERIES_QUESTION_STEPS_TABLE, questionStepRows(view.report));
         }),
@@ -311,8 +350,9 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         const input = await reading(job.dbName, async (runs): Promise<ReportInput> => {
           const series = await runs.series(job.seriesId);
           // The series file's steps as its reader gives them back, without the file's text.
+          const exclusions = (await runs.exclusions?.(job.seriesId)) ?? [];
           const file = await readSeriesFileSteps(
-            series,
+            { ...series, ...(exclusions.length ? { exclusions } : {}) },
             storedSteps(runs, series, report),
             `training run ${job.seriesId}`,
           );

@@ -17,6 +17,8 @@ const api = createAnalysisEngine(async (dbName) => {
     },
     samples: (runId, onStep, keep) => allSamplesInSteps(idb, runId, onStep, keep),
     overlay: (runId) => idb.get('overlays', runId),
+    exclusions: async (ownerId) => (await idb.get('exclusions', ownerId))?.exclusions ?? [],
+    seriesOfRun: (runId) => idb.getAllFromIndex('series', 'byRun', runId),
     series: (seriesId) => seriesOrThrow(idb, seriesId),
     scores: async (seriesId, step) => (await idb.get('seriesScores', [seriesId, step]))?.scores ?? [],
     rewards: async (seriesId, step) => (await idb.get('seriesScores', [seriesId, step]))?.rewards ?? [],

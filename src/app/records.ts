@@ -14,6 +14,7 @@ import type { RubricScores } from '../core/rubric/scores.ts';
 import type { HarnessFormat } from '../core/formats/harness.ts';
 import type { SeriesReport } from '../core/series/stats.ts';
 import type { TrainerRewards, WallTimeSource } from '../core/series/model.ts';
+import type { Exclusion } from '../core/eval/exclusions.ts';
 import type { BirdTablesEntry } from '../core/prompt/omnisql-schema.ts';
 import type { PolicyPreset } from '../core/prompt/presets.ts';
 
@@ -250,6 +251,16 @@ export interface SaveAttemptRequest {
  * stored run with its training step, wall time and source; the trainer's scores of each step are
  * in `seriesScores` ([seriesId, step]), a followed folder's handle in `seriesFolders`.
  */
+/**
+ * The questions excluded from the metrics of a run or of a training run (every step of it), with
+ * why, who and when; one record per run or series, by its id (`ownerId`).
+ */
+export interface ExclusionsRecord {
+  ownerId: string;
+  owner: 'run' | 'series';
+  exclusions: Exclusion[];
+}
+
 export interface SeriesRecord {
   id: string;
   name: string;
@@ -372,6 +383,8 @@ export interface SeriesView {
   report: SeriesReport;
   /** Per step (the report's order): its run's id and name, and its stored samples. */
   runs: Array<{ step: number; runId: string; name: string; samples: number }>;
+  /** The questions excluded from every number of the report (stored with the series); absent where none are kept. */
+  exclusions?: Exclusion[];
 }
 
 /** `report`: the CLI's `series --out` JSON; the steps and question x step Parquet tables; the shareable series file. */

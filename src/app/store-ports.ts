@@ -7,6 +7,7 @@
  */
 import type { Engine } from '../core/engine/engine.ts';
 import type { DbSource } from './ports.ts';
+import type { Exclusion } from '../core/eval/exclusions.ts';
 import type { SuiteCache } from '../core/ts/suite.ts';
 import type { BuiltPrompt } from '../core/prompt/build-prompt.ts';
 import type { RunComparison } from '../core/rl/compare.ts';
@@ -107,6 +108,10 @@ export interface RunRepository {
   setSampleRubrics(runId: string, scored: readonly SampleRubric[]): Promise<number>;
   /** The stored plan (spec, questions) of a generation run; undefined for other runs. */
   generationPlan(runId: string): Promise<GenerationPlan | undefined>;
+  /** The questions excluded from the metrics of a run or a training run (by its id); empty when none (absent in test doubles). */
+  exclusions?(ownerId: string): Promise<Exclusion[]>;
+  /** Replaces them (an empty list removes the record); NOT_FOUND when the run or series is not stored. */
+  setExclusions?(ownerId: string, owner: 'run' | 'series', exclusions: readonly Exclusion[]): Promise<void>;
 }
 
 /** Everything that evaluates: each run goes through one session (lock, writer, finish, quota message). */

@@ -12,7 +12,8 @@ export const EVAL_USAGE = `usage: npm run --silent cli -- eval --predictions FIL
     [--metrics ex,soft-f1,r-ves,ts] [--ves-iterations 100] [--ts-seed 1] [--ts-size 8] [--out FILE]
     [--run-out FILE.json|FILE.parquet] [--reward "ex + 0.1 * format"] [--strict] [--no-reuse] [--shard K/N]
     [--gold-overlay FILE.json|FILE.jsonl|FILE.sql] [--out-dir DIR] [--cache DIR | --no-cache] [--engine sql.js]
-    [--ex-rule bird|spider] [--no-version-check]`;
+    [--ex-rule bird|spider] [--no-version-check] [--exclude FILE.jsonl]
+    --exclude  questions left out of every metric, one JSON line each: {"question_id", "reason", "author", "date"}`;
 
 export const GOLD_CHECK_USAGE = `usage: npm run --silent cli -- gold-check --gold FILE --db-root DIR [--dataset FILE] [--workers N] [--out FILE]
     (--dataset gives question ids and texts: the count/list checks need the questions)
@@ -25,7 +26,8 @@ export const HARNESS_USAGE = `usage: npm run --silent cli -- harness --completio
 export const SERIES_USAGE = `usage: npm run --silent cli -- series --completions DIR|FILE [--completions DIR|FILE ...] --gold FILE --dataset FILE --db-root DIR|ZIP
     [--from verl|lm-eval|inspect|prime-rl|skyrl|trl|prime-rl-traces] [--step-pattern REGEX] [--out FILE.json] [--csv FILE.csv] [--parquet FILE.parquet]
     [--series-out FILE.json] [--watch] [--poll-ms 1000] [--timeout-s 30] [--workers N] [--metrics ex,soft-f1]
-    [--cache DIR | --no-cache]`;
+    [--cache DIR | --no-cache] [--exclude FILE.jsonl]
+    --exclude  questions left out of every step's numbers, one JSON line each: {"question_id", "reason", "author", "date"}`;
 
 export const RUBRIC_USAGE = `usage: npm run --silent cli -- rubric --dataset FILE.jsonl|FILE.parquet --completions FILE.jsonl
     --judge-url URL --judge-model NAME [--judge-api-key-env VAR]

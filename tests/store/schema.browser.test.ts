@@ -67,12 +67,13 @@ describe("IndexedDB schema upgrades keep the user's records", () => {
 
     const db = await openWorkbenchDb(name);
     expect(db.version).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(6);
+    expect(SCHEMA_VERSION).toBe(7);
     expect([...db.objectStoreNames].sort()).toEqual(
       [
         'chunks',
         'databases',
         'datasets',
+        'exclusions',
         'overlays',
         'runInputs',
         'runs',
@@ -116,7 +117,7 @@ describe('version 6 (training runs) only adds stores', () => {
 
     const db = await openWorkbenchDb(name);
     expect(db.version).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(6);
+    expect(SCHEMA_VERSION).toBe(7);
     expect(await db.get('datasets', 'd1')).toMatchObject({ name: 'mini-dev' });
     expect(await (await db.get('chunks', ['abc', 0]))!.text()).toBe('bytes');
     expect(await db.get('runs', 'r1')).toMatchObject({ name: 'step 100' });
@@ -125,6 +126,48 @@ describe('version 6 (training runs) only adds stores', () => {
     for (const s of ['series', 'seriesScores', 'seriesFolders'] as const) expect(await db.count(s)).toBe(0);
     await db.put('series', { id: 's1', runIds: ['r1', 'r2'] } as never);
     expect((await db.getAllFromIndex('series', 'byRun', 'r2')).map((s) => s.id)).toEqual(['s1']);
+    db.close();
+  });
+});
+
+describe('version 7 (exclusions) only adds a store', () => {
+  it('upgrades a version-6 database with data: every record kept, the exclusions store empty and usable', async () => {
+    // Version 6 as it shipped: version 4's stores, then 5's and 6's.
+    const v4 = await openVersion4();
+    v4.close();
+    const v6 = await openDB(name, 6, {
+      upgrade(db) {
+        db.createObjectStore('overlays', { keyPath: 'runId' });
+        db.createObjectStore('versionChecks', { keyPath: 'runId' });
+        db.createObjectStore('series', { keyPath: 'id' }).createIndex('byRun', 'runIds', { multiEntry: true });
+        db.createObjectStore('seriesScores', { keyPath: ['seriesId', 'step'] });
+        db.createObjectStore('seriesFolders', { keyPath: 'seriesId' });
+      },
+    });
+    await v6.put('datasets', { id: 'd1', name: 'mini-dev' });
+    await v6.put('runs', { id: 'r1', name: 'step 100' });
+    await v6.put('sampleBlocks', { runId: 'r1', block: 0, samples: [{ index: 0, sample: 0, ex: 1 }] });
+    await v6.put('overlays', { runId: 'r1', name: 'fix.jsonl' });
+    await v6.put('series', { id: 's1', name: 'grpo', runIds: ['r1'] });
+    await v6.put('seriesScores', { seriesId: 's1', step: 100, scores: [1] });
+    await v6.put('seriesFolders', { seriesId: 's1', name: 'dumps' });
+    v6.close();
+
+    const db = await openWorkbenchDb(name);
+    expect(db.version).toBe(7);
+    expect(await db.get('datasets', 'd1')).toMatchObject({ name: 'mini-dev' });
+    expect(await db.get('runs', 'r1')).toMatchObject({ name: 'step 100' });
+    expect(await allSamples(db, 'r1')).toEqual([{ index: 0, sample: 0, ex: 1 }]);
+    expect(await db.get('overlays', 'r1')).toMatchObject({ name: 'fix.jsonl' });
+    expect((await db.getAllFromIndex('series', 'byRun', 'r1')).map((s) => s.id)).toEqual(['s1']);
+    expect(await db.get('seriesScores', ['s1', 100])).toMatchObject({ scores: [1] });
+    expect(await db.get('seriesFolders', 's1')).toMatchObject({ name: 'dumps' });
+    expect(await db.count('exclusions')).toBe(0);
+    const e = { questionId: 7, reason: 'gold is wrong', author: 'ana', date: '2026-12-07T11:00:00.000Z' };
+    await db.put('exclusions', { ownerId: 'r1', owner: 'run', exclusions: [e] });
+    await db.put('exclusions', { ownerId: 's1', owner: 'series', exclusions: [e] });
+    expect(await db.get('exclusions', 'r1')).toEqual({ ownerId: 'r1', owner: 'run', exclusions: [e] });
+    expect(await db.count('exclusions')).toBe(2);
     db.close();
   });
 });

@@ -328,3 +328,41 @@ describe('the series computations of the worker equal the core functions the CLI
     expect(out.value.filter((s) => s.diff !== null).length).toBeGreaterThan(0);
   });
 });
+
+describe('analysis worker: excluded questions', () => {
+  const ids = [...new Set(a.samples.map((s) => s.questionId))];
+  const ofA = [ids[0]!, ids[5]!].map((questionId) => ({ questionId, reason: 'r', author: 't', date: '2026-12-07' }));
+  const ofSeries = [{ questionId: ids[9]!, reason: 's', author: 't', date: '2026-12-07' }];
+  // The store's port with the exclusions of run a and of a training run a is a step of.
+  const withExclusions = createAnalysisEngine(async () => ({
+    ...(await storeOf([a, b])()),
+    exclusions: async (id) => (id === a.run.id ? ofA : id === 'grpo' ? ofSeries : []),
+    seriesOfRun: async (id) => (id === a.run.id ? [{ id: 'grpo' } as never] : []),
+  }));
+  const out = new Set([...ofA, ...ofSeries].map((e) => e.questionId));
+  const kept = (r: typeof a) => ({ ...r, samples: r.samples.filter((s) => !out.has(s.questionId)) });
+
+  it("gives the RL statistics of the samples left: the run's own exclusions and its training run's", async () => {
+    const res = await withExclusions.runStats({ dbName: 'x', runId: a.run.id, seed: 0 });
+    expect(res.ok).toBe(true);
+    if (!res.ok) return;
+    const ref = computeRunStats(kept(a).samples, { rng: mulberry32(0) });
+    expect(res.value.overall).toEqual(ref.overall);
+    expect(res.value.prompts).toHaveLength(ids.length - 3);
+    expect(res.value.overall).not.toEqual(computeRunStats(a.samples, { rng: mulberry32(0) }).overall);
+  });
+
+  it('compares only questions excluded from neither run (the pairs stay pairs)', async () => {
+    const res = await withExclusions.compare({
+      dbName: 'x',
+      runIdA: a.run.id,
+      runIdB: b.run.id,
+      resamples: 500,
+      seed: 0,
+    });
+    expect(res.ok).toBe(true);
+    if (!res.ok) return;
+    expect(res.value).toEqual(compareRuns(kept(a), kept(b), { resamples: 500, makeRng: () => mulberry32(0) }));
+    expect(res.value.overall.questions).toBe(ids.length - 3);
+  });
+});

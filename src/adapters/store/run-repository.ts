@@ -26,7 +26,17 @@ export async function runOrThrow(idb: WorkbenchIdb, runId: string): Promise<RunH
 export async function deleteRun(idb: WorkbenchIdb, runId: string): Promise<void> {
   const run = await idb.get('runs', runId);
   const tx = idb.transaction(
-    ['runs', 'runInputs', 'sampleBlocks', 'sampleMeta', 'overlays', 'versionChecks', 'series', 'seriesScores'],
+    [
+      'runs',
+      'runInputs',
+      'sampleBlocks',
+      'sampleMeta',
+      'overlays',
+      'versionChecks',
+      'series',
+      'seriesScores',
+      'exclusions',
+    ],
     'readwrite',
   );
   // A run deleted on its own leaves every training run it was a step of.
@@ -38,6 +48,7 @@ export async function deleteRun(idb: WorkbenchIdb, runId: string): Promise<void>
   }
   void tx.objectStore('overlays').delete(runId);
   void tx.objectStore('versionChecks').delete(runId);
+  void tx.objectStore('exclusions').delete(runId);
   void tx.objectStore('runs').delete(runId);
   void tx.objectStore('runInputs').delete(runId);
   void tx.objectStore('sampleBlocks').delete(blockRange(runId));
@@ -77,6 +88,21 @@ export function createRunRepository(
     },
     async delete(runId) {
       await deleteRun(await opened, runId);
+    },
+    async exclusions(ownerId) {
+      return (await (await opened).get('exclusions', ownerId))?.exclusions ?? [];
+    },
+    async setExclusions(ownerId, owner, exclusions) {
+      const idb = await opened;
+      // Only for a run or series still stored: an exclusion never outlives what it excludes from.
+      const there = owner === 'run' ? await idb.get('runs', ownerId) : await idb.get('series', ownerId);
+      if (!there)
+        throw new StoreError(
+          'NOT_FOUND',
+          `${owner === 'run' ? 'run' : 'training run'} ${ownerId} is not in browser storage (deleted?)`,
+        );
+      if (exclusions.length === 0) await idb.delete('exclusions', ownerId);
+      else await idb.put('exclusions', { ownerId, owner, exclusions: [...exclusions] });
     },
     async export(runId) {
       const idb = await opened;

@@ -13,12 +13,13 @@ import type {
   DatasetRecord,
   SeriesFolderRecord,
   SeriesRecord,
+  ExclusionsRecord,
   SeriesScoresRecord,
   StoredDatabase,
 } from '../../app/records.ts';
 
 export const DEFAULT_DB_NAME = 'rlvr-workbench';
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * Database bytes are stored as Blob chunks of this size (the last one shorter). Measured in
@@ -113,6 +114,8 @@ export interface WorkbenchDB extends DBSchema {
   seriesScores: { key: [string, number]; value: SeriesScoresRecord };
   /** Version 6: the folder a series follows, by series id. */
   seriesFolders: { key: string; value: SeriesFolderRecord };
+  /** Version 7: the questions excluded from a run's or a training run's metrics, by the run's or series' id (core/eval/exclusions.ts). */
+  exclusions: { key: string; value: ExclusionsRecord };
 }
 
 /**
@@ -189,6 +192,8 @@ export async function openWorkbenchDb(name: string = DEFAULT_DB_NAME): Promise<W
         database.createObjectStore('seriesScores', { keyPath: ['seriesId', 'step'] });
         database.createObjectStore('seriesFolders', { keyPath: 'seriesId' });
       }
+      // Version 7 adds the exclusions' store (docs/exclusions.md); nothing stored before is touched.
+      if (oldVersion < 7) database.createObjectStore('exclusions', { keyPath: 'ownerId' });
     },
     blocking() {
       // A newer version wants to upgrade (another tab): let it, this connection is stale.

@@ -89,7 +89,7 @@ export function createSeriesRepository(opened: Promise<WorkbenchIdb>): SeriesRep
       const owned = s.steps.filter((x) => x.owned).map((x) => x.runId);
       const databases = new Set<string>();
       const tx = idb.transaction(
-        ['series', 'seriesScores', 'seriesFolders', 'runs', 'runInputs', 'sampleBlocks', 'sampleMeta'],
+        ['series', 'seriesScores', 'seriesFolders', 'runs', 'runInputs', 'sampleBlocks', 'sampleMeta', 'exclusions'],
         'readwrite',
       );
       for (const runId of owned) {
@@ -99,7 +99,9 @@ export function createSeriesRepository(opened: Promise<WorkbenchIdb>): SeriesRep
         void tx.objectStore('runInputs').delete(runId);
         void tx.objectStore('sampleBlocks').delete(blockRange(runId));
         void tx.objectStore('sampleMeta').delete(runId);
+        void tx.objectStore('exclusions').delete(runId);
       }
+      void tx.objectStore('exclusions').delete(seriesId);
       void tx.objectStore('series').delete(seriesId);
       void tx.objectStore('seriesScores').delete(seriesScoresRange(seriesId));
       void tx.objectStore('seriesFolders').delete(seriesId);

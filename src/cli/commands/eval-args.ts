@@ -50,6 +50,8 @@ export interface EvalArgs {
   exRule: ExRule | null;
   /** Re-run the version-sensitive items on the older SQLite engine (default on; `--no-version-check` skips it; docs/version-effects.md). */
   versionCheck: boolean;
+  /** `--exclude FILE`: questions left out of every metric (JSONL, src/core/eval/exclusions.ts); null without it. */
+  exclude: string | null;
 }
 
 export { EVAL_USAGE };
@@ -81,6 +83,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
         'ts-seed',
         'ts-size',
         'ex-rule',
+        'exclude',
       ),
       ...switches('no-cache', 'read-only', 'strict', 'no-reuse', 'no-version-check'),
     },
@@ -135,6 +138,7 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     suite: suiteFlags(values['ts-seed'], values['ts-size']),
     exRule: exRuleFlag(values['ex-rule']),
     versionCheck: !(values['no-version-check'] ?? false),
+    exclude: values.exclude ?? null,
   };
   if (args.goldOverlay && args.shard) {
     throw bad(

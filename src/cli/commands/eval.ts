@@ -1,4 +1,6 @@
 /** `eval`: execute predictions and gold SQL against BIRD-layout databases and score them. */
+import { excludedPresent, withoutExcluded } from '../../core/eval/exclusions.ts';
+import { excludedLine, excludeFlag } from './exclude-flags.ts';
 import { stat } from 'node:fs/promises';
 import { summarize } from '../../core/eval/summary.ts';
 import { checkOutputs } from '../preflight.ts';
@@ -136,6 +138,8 @@ interface FilePlan {
 }
 
 async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]): Promise<void> {
+  // Read and checked before any item runs: a bad line is refused naming the file and the line.
+  const exclusions = await excludeFlag(args.exclude ?? undefined);
   // Checked by parseEvalArgs before any work (syntax, metrics it needs, division by zero).
   const formula = compileRewardFormula(args.reward);
   const dbRootStat = await stat(args.dbRoot).catch(() => null);
@@ -276,7 +280,13 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
       const records = allRecords.slice(p.from, p.from + p.items.length);
       const fileEffects =
         effects && several ? versionEffectsOf(results, options.metrics, effects.mainVersion) : effects;
-      const summary = several ? summarize(results, options.metrics) : outcome.summary;
+      // Excluded questions count in no metric (their results stay in the run file, unchanged).
+      const summary =
+        several || exclusions.length
+          ? summarize(withoutExcluded(results, exclusions), options.metrics)
+          : outcome.summary;
+      if (exclusions.length)
+        process.stderr.write(excludedLine(exclusions, args.exclude!, excludedPresent(results, exclusions)));
       const cached = fromCache(p);
       // Items whose queries ran, items that took the verdict of an identical item (src/core/run/reuse.ts), verdicts from the cache.
       const executions = several

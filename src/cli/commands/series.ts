@@ -11,6 +11,8 @@
  * cleanly. Step files are listed by series-files.ts (links never followed). docs/series.md
  * defines every number.
  */
+import { excludedPresent, type Exclusion } from '../../core/eval/exclusions.ts';
+import { excludedLine, excludeFlag } from './exclude-flags.ts';
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -209,7 +211,7 @@ export interface SeriesRunHooks {
   /** Called after each poll of `--watch` (1, 2, ...), once its files are evaluated and the outputs written. */
   afterPoll?: (poll: number) => void | Promise<void>;
   /** Builds the series' report (the statistics of every step); a test counts its calls. */
-  seriesReport?: (series: Series) => SeriesReport;
+  seriesReport?: (series: Series, exclusions?: readonly Exclusion[]) => SeriesReport;
 }
 
 export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<number> {
@@ -232,6 +234,7 @@ export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<n
         'workers',
         'metrics',
         'cache',
+        'exclude',
       ),
       ...switches('watch', 'no-cache'),
     },
@@ -263,6 +266,8 @@ export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<n
   const evalArgs = evalArgsOf(values.completions[0]!, values);
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
   const questions = await readQuestionsInput('--dataset', values.dataset!);
+  // Questions left out of every step's numbers (checked before any step is read).
+  const exclusions = await excludeFlag(values.exclude);
   process.stderr.write(`step rule: ${stepRuleText(rule)} (verl rows carry their own "step")\n`);
   await listStepFiles(values.completions); // every input exists before anything starts
   const root = await resolveDbRoot(evalArgs.dbRoot);
@@ -291,6 +296,8 @@ export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<n
     dataset,
     stepRule: stepRuleText(rule),
     steps: [],
+    // Carried into --series-out (and so into `report --series`), whose numbers honour them.
+    ...(exclusions.length ? { exclusions } : {}),
   };
   const extras = new Map<number, StepExtra>();
   // Neither the outputs nor the gold and dataset files are steps, even in a folder the command reads.
@@ -317,11 +324,18 @@ export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<n
   /** Every output from one report of the whole series: once per run, or once per poll that changed the series. */
   const writeOutputs = async (): Promise<SeriesReport> => {
     series = seriesNow();
-    const report = buildReport(series);
+    const report = buildReport(series, exclusions);
+    if (exclusions.length) {
+      const present = excludedPresent(
+        series.steps.flatMap((s) => s.run.samples),
+        exclusions,
+      );
+      process.stderr.write(excludedLine(exclusions, values.exclude, present));
+    }
     if (values.out)
       await writeFileAtomic(
         values.out,
-        JSON.stringify(seriesReportJson(report, { stepRule: series.stepRule, dataset }), null, 1) + '\n',
+        JSON.stringify(seriesReportJson(report, { stepRule: series.stepRule, dataset, exclusions }), null, 1) + '\n',
       );
     const rows = questionStepRows(report);
     if (values.csv) {

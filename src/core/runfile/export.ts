@@ -4,6 +4,7 @@
  * file back (the boundary check) is `parseRunFile` in run-file.ts.
  */
 import { csvCell } from '../util/csv-cell.ts';
+import { exclusionMap, type Exclusion } from '../eval/exclusions.ts';
 import {
   AGGREGATION_IDS,
   DEFAULT_AGGREGATION_IDS,
@@ -208,8 +209,11 @@ export function* csvParts(
   perPart = 1000,
   trainerScores?: ReadonlyArray<number | null>,
   trainerRewards?: ReadonlyArray<Record<string, number | null> | null>,
+  exclusions?: readonly Exclusion[],
 ): Generator<string> {
   const sorted = [...samples].sort(bySampleOrder);
+  // Questions excluded from the metrics keep their rows, marked: a last column `excluded` with the reason.
+  const excluded = exclusions?.length ? exclusionMap(exclusions) : null;
   // A step of a training run: the trainer's score of each sample (in (index, sample) order) in a last column.
   const scores = trainerScores?.length === sorted.length ? trainerScores : null;
   // And the dump's reward columns (TRL, prime-rl traces), one column each after it, named as the dump names them.
@@ -218,9 +222,11 @@ export function* csvParts(
   const header = [...CSV_COLUMNS, ...(scores ? ['trainer_score'] : [])];
   const taken = new Set<string>(header);
   const rewardColumns = names.map((n) => (taken.has(`trainer_${n}`) ? `trainer_reward_${n}` : `trainer_${n}`));
-  yield [...header, ...rewardColumns].map(csvCell).join(',') + '\r\n';
+  yield [...header, ...rewardColumns, ...(excluded ? ['excluded'] : [])].map(csvCell).join(',') + '\r\n';
   const tail = (i: number) =>
-    (scores ? `,${scores[i] ?? ''}` : '') + names.map((n) => `,${csvCell(rewards![i]?.[n] ?? null)}`).join('');
+    (scores ? `,${scores[i] ?? ''}` : '') +
+    names.map((n) => `,${csvCell(rewards![i]?.[n] ?? null)}`).join('') +
+    (excluded ? `,${csvCell(excluded.get(sorted[i]!.questionId)?.reason ?? null)}` : '');
   for (let i = 0; i < sorted.length; i += perPart) {
     yield sorted
       .slice(i, i + perPart)
@@ -242,8 +248,11 @@ export function* samplesJsonlParts(
   perPart = 1000,
   trainerScores?: ReadonlyArray<number | null>,
   trainerRewards?: ReadonlyArray<Record<string, number | null> | null>,
+  exclusions?: readonly Exclusion[],
 ): Generator<string> {
   const sorted = [...samples].sort(bySampleOrder);
+  // A question excluded from the metrics: its lines carry `excluded` (the reason); null on the others.
+  const excluded = exclusions?.length ? exclusionMap(exclusions) : null;
   // A step of a training run: each line's `trainerScore` (in (index, sample) order; null where none)
   // and, where the dump has reward columns, its `trainerRewards` (name to value; null where none).
   const scores = trainerScores?.length === sorted.length ? trainerScores : null;
@@ -252,6 +261,7 @@ export function* samplesJsonlParts(
     ...exportedSample(s),
     ...(scores ? { trainerScore: scores[i] ?? null } : {}),
     ...(rewards ? { trainerRewards: rewards[i] ?? null } : {}),
+    ...(excluded ? { excluded: excluded.get(s.questionId)?.reason ?? null } : {}),
   });
   for (let i = 0; i < sorted.length; i += perPart) {
     yield sorted

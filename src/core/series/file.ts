@@ -6,7 +6,8 @@
  * trainer's reward columns per sample, only where the dump had some): each step's run is a complete
  * run file (src/core/run/types.ts, RUN_FILE_FORMAT) and is read by the run file's own reader.
  */
-import { WorkbenchError } from '../errors.ts';
+import { WorkbenchError, errorMessage } from '../errors.ts';
+import { checkedExclusion, type Exclusion } from '../eval/exclusions.ts';
 import { parseJsonText } from '../formats/questions.ts';
 import { exportedSample } from '../runfile/export.ts';
 import { parseRunFile } from '../runfile/run-file.ts';
@@ -43,6 +44,7 @@ function fileHeader(series: Omit<Series, 'steps'>): Omit<Series, 'steps'> {
     createdAt: series.createdAt,
     dataset: series.dataset,
     stepRule: series.stepRule,
+    ...(series.exclusions?.length ? { exclusions: series.exclusions } : {}),
   };
 }
 
@@ -77,7 +79,21 @@ function readHeader(r: JsonReader, value: unknown): Omit<Series, 'steps'> {
     createdAt: r.str(h, 'createdAt', 'series'),
     dataset: r.str(h, 'dataset', 'series'),
     stepRule: r.str(h, 'stepRule', 'series'),
+    ...(h.exclusions === undefined ? {} : { exclusions: readExclusions(r, h.exclusions) }),
   };
+}
+
+/** The header's `exclusions`: each `{questionId, reason, author, date}` checked (errors name the file and the entry). */
+function readExclusions(r: JsonReader, value: unknown): Exclusion[] {
+  return r.arr(value, 'series.exclusions').map((x, i) => {
+    const at = `series.exclusions[${i}]`;
+    const o = r.obj(x, at);
+    try {
+      return checkedExclusion(o as unknown as Exclusion, at);
+    } catch (err) {
+      throw new WorkbenchError('BAD_FORMAT', errorMessage(err), r.file);
+    }
+  });
 }
 
 /** Step `i` of a series file (`prev`: the step number before it), validated; its run by the run file's own reader. */
@@ -104,6 +120,12 @@ function readStep(r: JsonReader, value: unknown, i: number, prev: number | null,
     r.fail(`${path}.trainerScores`, `one entry per sample of the step's run (${run.samples.length})`, scores);
   const rewards =
     o.trainerRewards === undefined ? undefined : readRewards(r, o.trainerRewards, path, run.samples.length);
+  const notes =
+    o.notes === undefined
+      ? undefined
+      : r
+          .arr(o.notes, `${path}.notes`)
+          .map((n, j) => (typeof n === 'string' ? n : r.fail(`${path}.notes[${j}]`, 'a string', n)));
   if (prev !== null && step <= prev)
     r.fail(`${path}.step`, `greater than the previous step (${prev}): steps are in increasing order, each once`, step);
   return {
@@ -114,6 +136,7 @@ function readStep(r: JsonReader, value: unknown, i: number, prev: number | null,
     run,
     trainerScores: scores,
     ...(rewards ? { trainerRewards: rewards } : {}),
+    ...(notes?.length ? { notes } : {}),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { WorkbenchError } from '../errors.ts';
 import type { RunFile } from '../run/types.ts';
+import type { Exclusion } from '../eval/exclusions.ts';
 
 /**
  * Where a step's wall time came from: the dump's own time (an Inspect log's, the date of an
@@ -34,6 +35,8 @@ export interface SeriesStep {
    * sample the dump gives none. Absent when the dump has no reward columns (and in older files).
    */
   trainerRewards?: Array<TrainerRewards | null>;
+  /** How the step was read (rows paired and not, the mapping report); absent when none were kept. */
+  notes?: string[];
 }
 
 /** One sample's reward columns as the trainer's dump has them; null where a column has no value (NaN, None). */
@@ -50,6 +53,8 @@ export interface Series {
   stepRule: string;
   /** Ordered by `step`, each step once. */
   steps: SeriesStep[];
+  /** Questions left out of every step's numbers (src/core/eval/exclusions.ts); absent when none. */
+  exclusions?: Exclusion[];
 }
 
 /** The series with `step` inserted at its place; a step number already in the series is refused. */

@@ -15,6 +15,7 @@ import type { Difficulty, ItemResult } from '../types.ts';
 import type { Series, WallTimeSource } from './model.ts';
 import { UNEARNED_KINDS, UNEARNED_TEXT, unearnedKind, type UnearnedKind } from './earned.ts';
 import { TRAINER_PASS_THRESHOLD, trainerDisagreement } from '../eval/trainer-verdict.ts';
+import { keptPositions, type Exclusion } from '../eval/exclusions.ts';
 
 /**
  * What the statistics read of a sample: its result (no texts beyond the verdict) and the length
@@ -669,14 +670,18 @@ export function seriesReportOf(
   return { steps, questions, buckets, warnings: fell ? [...warnings, fell] : warnings, best };
 }
 
-/** Everything the series view and the CLI show, from the series' samples. */
-export function seriesReport(series: Pick<Series, 'steps'>): SeriesReport {
-  const samples = series.steps.map((s) => s.run.samples.map(seriesSample));
+/**
+ * Everything the series view and the CLI show, from the series' samples; the questions of
+ * `exclusions` (src/core/eval/exclusions.ts) are left out of every step, so no number counts them.
+ */
+export function seriesReport(series: Pick<Series, 'steps'>, exclusions?: readonly Exclusion[] | null): SeriesReport {
+  const kept = series.steps.map((s) => keptPositions(s.run.samples, exclusions));
+  const samples = series.steps.map((s, i) => pick(s.run.samples, kept[i]!).map(seriesSample));
   const steps = series.steps.map((s, i) =>
     stepStats({
       step: s.step,
       samples: samples[i]!,
-      trainerScores: s.trainerScores,
+      trainerScores: pick(s.trainerScores, kept[i]!),
       metrics: s.run.run.config.metrics,
       wallTime: s.wallTime,
       wallTimeSource: s.wallTimeSource,
@@ -686,4 +691,9 @@ export function seriesReport(series: Pick<Series, 'steps'>): SeriesReport {
     steps,
     series.steps.map((s, i) => ({ step: s.step, cells: stepCells(samples[i]!) })),
   );
+}
+
+/** The entries at `at` (all of them when `at` is null). */
+function pick<T>(list: readonly T[], at: readonly number[] | null): readonly T[] {
+  return at ? at.map((i) => list[i]!) : list;
 }

@@ -2,6 +2,7 @@
  * The series report as tables (CSV and Parquet, docs/series.md "Outputs"): one row per step and
  * one row per question x step, and the JSON of `series --out` with the same field names.
  */
+import type { Exclusion } from '../eval/exclusions.ts';
 import type { TableSchema, TableColumn, ColumnType } from '../views/tables.ts';
 import { csvCell } from '../util/csv-cell.ts';
 import { UNEARNED_KINDS } from './earned.ts';
@@ -104,7 +105,10 @@ function record<R>(table: TableSchema<R>, row: R): Record<string, unknown> {
 }
 
 /** The JSON of `series --out`: steps (the step table's columns), questions, bucket counts, warnings. */
-export function seriesReportJson(report: SeriesReport, meta: { stepRule: string; dataset: string }): object {
+export function seriesReportJson(
+  report: SeriesReport,
+  meta: { stepRule: string; dataset: string; exclusions?: readonly Exclusion[] },
+): object {
   return {
     format: 'rlvr-workbench-series-report',
     version: SERIES_TABLE_VERSION,
@@ -141,5 +145,16 @@ export function seriesReportJson(report: SeriesReport, meta: { stepRule: string;
       },
     },
     warnings: report.warnings.map((w) => ({ rule: w.rule, start_step: w.startStep, message: w.message })),
+    // The questions left out of every number above (with why, who and when); absent when none is.
+    ...(meta.exclusions?.length
+      ? {
+          excluded: meta.exclusions.map((e) => ({
+            question_id: e.questionId,
+            reason: e.reason,
+            author: e.author,
+            date: e.date,
+          })),
+        }
+      : {}),
   };
 }

@@ -130,6 +130,11 @@ export class SeriesState {
     }
   }
 
+  /** Something stored with the series changed (its exclusions): its view and its steps' views are computed again. */
+  touched(seriesId: string): void {
+    this.#changed(seriesId);
+  }
+
   #changed(seriesId: string): void {
     this.#versions = { ...this.#versions, [seriesId]: this.version(seriesId) + 1 };
     this.#runsChanged();

@@ -13,6 +13,7 @@ import { itemKeyText, parseItemKey, routeHash } from '../shell/route.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
 import { summarize, type Summary } from '../../core/eval/summary.ts';
+import { excludedPresent, mergeExclusions, withoutExcluded, type Exclusion } from '../../core/eval/exclusions.ts';
 import { DEFAULT_QUERY, ItemIndex, type ExplorerRow, type ItemQuery } from '../../core/views/item-query.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
 import type { ItemResult, Question } from '../../core/types.ts';
@@ -26,7 +27,9 @@ import type { VersionCheckRecord } from '../../core/run/version-effects.ts';
  * with the run besides (the corrected-gold overlay, the version check; absent in test doubles).
  */
 export interface RunViewStore {
-  runs: Pick<RunRepository, 'get' | 'samples' | 'sampleCount'>;
+  runs: Pick<RunRepository, 'get' | 'samples' | 'sampleCount' | 'exclusions' | 'setExclusions'>;
+  /** The training runs the run is a step of (their exclusions hold for it too); absent in test doubles. */
+  seriesOf?: (runId: string) => Promise<Array<{ id: string; name: string }>>;
   datasets: Pick<DatasetRepository, 'get'>;
   service?: Pick<
     RunService,
@@ -193,9 +196,16 @@ export class RunView {
   #trainerStep = $state.raw<number | null>(null);
   #dbIds = $state.raw<string[]>([]);
 
-  #summary = $derived.by((): Summary | null =>
-    this.#run && this.#samples.length > 0 ? summarize(this.#samples, this.#run.config.metrics) : null,
-  );
+  /** The run's own exclusions, and those of each training run it is a step of (they hold for it too). */
+  #ownExclusions = $state.raw<Exclusion[]>([]);
+  #seriesExclusions = $state.raw<Array<{ id: string; name: string; exclusions: Exclusion[] }>>([]);
+  #exclusions = $derived(mergeExclusions(this.#ownExclusions, ...this.#seriesExclusions.map((s) => s.exclusions)));
+  /** Every metric of the dashboard is over the samples left: an excluded question counts nowhere. */
+  #metricSamples = $derived(withoutExcluded(this.#samples, this.#exclusions));
+  #summary = $derived.by((): Summary | null => {
+    if (!this.#run || this.#metricSamples.length === 0) return null;
+    return summarize(this.#metricSamples, this.#run.config.metrics);
+  });
   #rows = $derived.by((): ExplorerRow[] =>
     this.#s.complete
       ? this.#allRows
@@ -212,6 +222,43 @@ export class RunView {
     this.runId = runId;
     this.#store = store;
     this.#previews = previews;
+  }
+
+  /** The samples every metric reads: those of questions not excluded (all of them when none is). */
+  get metricSamples(): readonly SampleRecord[] {
+    return this.#metricSamples;
+  }
+  /** Excluded questions that are in the run (an exclusion of another dataset's id excludes nothing). */
+  get excludedCount(): number {
+    return excludedPresent(this.#samples, this.#exclusions);
+  }
+  /** Every question excluded from the run's metrics (its own and its training runs'), by question id. */
+  get exclusions(): readonly Exclusion[] {
+    return this.#exclusions;
+  }
+  /** The run's own exclusions (removable here) and each training run's (removable on its page). */
+  get ownExclusions(): readonly Exclusion[] {
+    return this.#ownExclusions;
+  }
+  get seriesExclusions(): ReadonlyArray<{ id: string; name: string; exclusions: readonly Exclusion[] }> {
+    return this.#seriesExclusions;
+  }
+  get canExclude(): boolean {
+    return this.#store.runs.setExclusions !== undefined;
+  }
+  /** Excludes a question from the run's metrics (replacing an earlier exclusion of it) and stores it. */
+  async exclude(e: Exclusion): Promise<void> {
+    const next = [...this.#ownExclusions.filter((x) => x.questionId !== e.questionId), e].sort(
+      (a, b) => a.questionId - b.questionId,
+    );
+    await this.#store.runs.setExclusions?.(this.runId, 'run', next);
+    this.#ownExclusions = next;
+  }
+  /** Counts the question in the run's metrics again. */
+  async unexclude(questionId: number): Promise<void> {
+    const next = this.#ownExclusions.filter((x) => x.questionId !== questionId);
+    await this.#store.runs.setExclusions?.(this.runId, 'run', next);
+    this.#ownExclusions = next;
   }
 
   /** The step of a training run whose trainer's scores the rows carry (`ExplorerRow.trainerScore`); null when none. */
@@ -302,15 +349,29 @@ export class RunView {
     return this.#store.service?.measureVersionEffects !== undefined;
   }
 
+  async #seriesExclusionsOf(): Promise<Array<{ id: string; name: string; exclusions: Exclusion[] }>> {
+    const series = (await this.#store.seriesOf?.(this.runId)) ?? [];
+    const out = [];
+    for (const s of series) {
+      const exclusions = (await this.#store.runs.exclusions?.(s.id)) ?? [];
+      if (exclusions.length) out.push({ id: s.id, name: s.name, exclusions });
+    }
+    return out;
+  }
+
   /** Reads the overlay and the version check stored with the run (a failure is shown, the run still is). */
   async #loadExtras(current: () => boolean): Promise<void> {
     const service = this.#store.service;
     try {
-      const [overlay, check] = await Promise.all([
+      const [overlay, check, own, series] = await Promise.all([
         service?.goldOverlay?.(this.runId),
         service?.versionCheck?.(this.runId),
+        this.#store.runs.exclusions?.(this.runId),
+        this.#seriesExclusionsOf(),
       ]);
       if (!current()) return;
+      this.#ownExclusions = own ?? [];
+      this.#seriesExclusions = series;
       this.#overlay = overlay ?? null;
       this.#versionCheck = check ?? null;
     } catch (err) {

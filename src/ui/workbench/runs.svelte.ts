@@ -2,6 +2,7 @@
  * Runs screen state: the stored runs, the run being evaluated (live progress, cancel), and the
  * run-level actions (rename, delete, export, import of a run file).
  */
+import { mergeExclusions, type Exclusion } from '../../core/eval/exclusions.ts';
 import { sampleKey } from '../../core/eval/constants.ts';
 import { birdPredictionsJson, csvParts, runFileJsonParts, samplesJsonlParts } from '../../core/runfile/export.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
@@ -82,13 +83,20 @@ export class RunsState {
   readonly #trainerScores: (runId: string) => Promise<TrainerOfRun | null>;
   readonly #parquetBlob: ParquetBlobWriter | undefined;
 
-  /** `parquetBlob`: the composition root's Parquet writer (without it, a Parquet download is refused). */
+  readonly #seriesOf: (runId: string) => Promise<Array<{ id: string }>>;
+
+  /**
+   * `parquetBlob`: the composition root's Parquet writer (without it, a Parquet download is
+   * refused); `seriesOf`: the training runs a run is a step of (their exclusions count for it).
+   */
   constructor(
     store: WorkbenchStore,
     onChange: () => void,
     trainerScores: (runId: string) => Promise<TrainerOfRun | null> = async () => null,
     parquetBlob?: ParquetBlobWriter,
+    seriesOf: (runId: string) => Promise<Array<{ id: string }>> = async () => [],
   ) {
+    this.#seriesOf = seriesOf;
     this.#store = store;
     this.#onChange = onChange;
     this.#trainerScores = trainerScores;
@@ -260,17 +268,26 @@ export class RunsState {
     }
   }
 
+  async #exclusions(runId: string): Promise<Exclusion[]> {
+    const get = this.#store.runs.exclusions;
+    if (!get) return [];
+    const series = await this.#seriesOf(runId).catch(() => []);
+    return mergeExclusions(await get(runId), ...(await Promise.all(series.map((s) => get(s.id)))));
+  }
+
   async export(runId: string, kind: ExportKind): Promise<string | null> {
     try {
       const file = await this.#store.runs.export(runId);
       const base = safeFileName(file.run.name);
       const trainer = kind === 'csv' || kind === 'jsonl' ? await this.#trainerScores(runId).catch(() => null) : null;
+      // Excluded questions (the run's own and its training runs') keep their rows, marked `excluded`.
+      const exclusions = kind === 'csv' || kind === 'jsonl' ? await this.#exclusions(runId) : [];
       // The run file, CSV and JSONL are written from parts (a 500,000-sample run file is ~350 MB).
       if (kind === 'run') await downloadParts(`${base}.run.json`, runFileJsonParts(file), 'application/json');
       else if (kind === 'jsonl')
         await downloadParts(
           `${base}.samples.jsonl`,
-          samplesJsonlParts(file.samples, 1000, trainer?.scores, trainer?.rewards),
+          samplesJsonlParts(file.samples, 1000, trainer?.scores, trainer?.rewards, exclusions),
           'application/jsonl',
         );
       else if (kind === 'bird')
@@ -292,7 +309,11 @@ export class RunsState {
           await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }, parquetWriter(this.#parquetBlob)),
         );
       } else
-        await downloadParts(`${base}.csv`, csvParts(file.samples, 1000, trainer?.scores, trainer?.rewards), 'text/csv');
+        await downloadParts(
+          `${base}.csv`,
+          csvParts(file.samples, 1000, trainer?.scores, trainer?.rewards, exclusions),
+          'text/csv',
+        );
       return null;
     } catch (err) {
       return `The run could not be exported: ${errorMessage(err)}`;

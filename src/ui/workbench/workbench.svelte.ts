@@ -5,6 +5,7 @@
  * services of the composition root, one lifecycle for all (docs/ui-state.md): a screen's
  * state is made when its route first asks for it and kept per route key (`KeyedState`).
  */
+import type { Exclusion } from '../../core/eval/exclusions.ts';
 import { getContext, setContext } from 'svelte';
 import { DemoState } from '../home/demo-library.svelte.ts';
 import { DatasetsState } from './datasets.svelte.ts';
@@ -43,7 +44,11 @@ class Workbench {
   readonly #runViews = new KeyedState((id) => {
     const view = new RunView(
       id,
-      { ...this.services.store, trainerScores: (runId) => this.services.series.service.trainerScores(runId) },
+      {
+        ...this.services.store,
+        trainerScores: (runId) => this.services.series.service.trainerScores(runId),
+        seriesOf: (runId) => this.services.series.service.ofRun(runId),
+      },
       this.services.previews,
     );
     void view.load();
@@ -82,6 +87,7 @@ class Workbench {
       },
       (runId) => services.series.service.trainerScores(runId),
       services.parquetBlob,
+      (runId) => services.series.service.ofRun(runId),
     );
     this.series = new SeriesState(services.series, () => {
       changed();
@@ -211,6 +217,34 @@ class Workbench {
   /** The run of the dashboard or explorer route, shared by both (loaded once per run). */
   get view(): RunView | null {
     return this.#view;
+  }
+
+  /** The questions excluded from every step of a training run (empty when the store keeps none). */
+  async seriesExclusions(seriesId: string): Promise<Exclusion[]> {
+    return (await this.services.store.runs.exclusions?.(seriesId)) ?? [];
+  }
+  /** Replaces them and has the series' numbers and its steps' dashboards computed again. */
+  async setSeriesExclusions(seriesId: string, exclusions: readonly Exclusion[]): Promise<void> {
+    await this.services.store.runs.setExclusions?.(seriesId, 'series', exclusions);
+    // The steps' dashboards honour the series' exclusions: read again when next shown.
+    this.#runViews.clear();
+    this.#version++;
+    this.series.touched(seriesId);
+  }
+  /** Excludes a question from a training run (replacing an earlier exclusion of it). */
+  async excludeFromSeries(seriesId: string, e: Exclusion): Promise<void> {
+    const now = await this.seriesExclusions(seriesId);
+    await this.setSeriesExclusions(
+      seriesId,
+      [...now.filter((x) => x.questionId !== e.questionId), e].sort((a, b) => a.questionId - b.questionId),
+    );
+  }
+  async unexcludeFromSeries(seriesId: string, questionId: number): Promise<void> {
+    const now = await this.seriesExclusions(seriesId);
+    await this.setSeriesExclusions(
+      seriesId,
+      now.filter((x) => x.questionId !== questionId),
+    );
   }
 
   /** Reloads the shown run (after it changed: a rename, a finished evaluation). */
