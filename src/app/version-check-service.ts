@@ -27,7 +27,7 @@ import type { AppPorts } from './ports.ts';
 const OLDER_SQLITE_VERSION = '3.39.3';
 
 /** The older engine of a version check and what the host gives it. */
-export interface OlderSqlitePorts {
+interface OlderSqlitePorts {
   /** Opens sql.js 1.8.0 over the run's databases (the host's engine); disposed when the check ends. */
   open: () => SqlExecutor | Promise<SqlExecutor>;
   /**
