@@ -3,8 +3,8 @@
  * dumps of a training run (verl `<step>.jsonl`, lm-eval or Inspect logs one per checkpoint,
  * prime-rl `eval_rollouts.jsonl`, BIRD prediction files named by step), from a series file, or
  * from stored runs grouped by hand; it follows a folder, adding each new step file as it
- * appears. Every step is scored by the core's `evaluateSeriesStep` (the run recipe `scoreRun`,
- * executing only SQL the series has not executed before) and stored as an ordinary run, so its
+ * appears. Every step is scored by `scoreSeriesStep` (series-step.ts, which the CLI's `series`
+ * calls too: the run recipe, executing only SQL the series has not executed before) and stored as an ordinary run, so its
  * dashboard, explorer and comparisons are the runs'. Everything outside the core comes through
  * the ports (ports.ts).
  */

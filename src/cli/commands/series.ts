@@ -1,8 +1,8 @@
 /**
  * `series`: a training run as one object. The checkpoints' dumps (verl `<step>.jsonl` folders,
  * lm-eval or Inspect logs one per checkpoint, with the step from the file name) are read with the
- * `harness` readers, each step is evaluated executing only SQL the series has not executed yet
- * (src/core/series/evaluate-step.ts), and the series' statistics (src/core/series/stats.ts) are
+ * `harness` readers, each step is scored by the app's series step (src/app/series-step.ts, as the
+ * app's series service scores it: only SQL the series has not executed yet runs), and the series' statistics (src/core/series/stats.ts) are
  * printed and written as JSON, CSV, Parquet and the shareable series file, from one report built
  * once (the work is linear in steps). `--watch` polls the folders, evaluates each step file once
  * its size and modification time are the same at two polls (and a JSON file parses), reads a file
