@@ -2,8 +2,7 @@
  * Which execution match scores a run (docs/spider-rules.md): the request's choice, else
  * Spider's own for a Spider dataset; under Spider's rule each question gets Spider's hardness.
  */
-import type { RunHeader } from '../core/run/types.ts';
-import type { EvalItem } from '../core/types.ts';
+import { SPIDER_LEVELS, type EvalItem, type Question } from '../core/types.ts';
 import type { DatasetRecord } from './records.ts';
 import { withSpiderHardness } from '../core/sql/spider-hardness.ts';
 import type { ExRule } from '../core/compare/spider-ex.ts';
@@ -13,12 +12,20 @@ export function datasetExRule(dataset: Pick<DatasetRecord, 'kind'>, chosen?: ExR
   return chosen ?? (dataset.kind === 'spider' ? 'spider' : 'bird');
 }
 
+/**
+ * The EX rule of questions read from a file (the CLI's `--dataset`): the flag's choice, else
+ * Spider's when the questions carry Spider's hardness levels (a Spider question file).
+ */
+export function questionsExRule(questions: readonly Pick<Question, 'difficulty'>[], chosen?: ExRule | null): ExRule {
+  return chosen ?? (questions.some((q) => SPIDER_LEVELS.includes(q.difficulty)) ? 'spider' : 'bird');
+}
+
 /** A run's config and items under its EX rule: Spider's records the rule and gives each question Spider's hardness. */
-export function underRule<T extends EvalItem>(
-  config: RunHeader['config'],
+export function underRule<C extends { exRule?: ExRule | null }, T extends EvalItem>(
+  config: C,
   items: T[],
   rule: ExRule,
-): { config: RunHeader['config']; items: T[] } {
+): { config: C; items: T[] } {
   return rule === 'spider'
     ? { config: { ...config, exRule: rule }, items: withSpiderHardness(items) }
     : { config, items };

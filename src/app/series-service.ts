@@ -3,17 +3,18 @@
  * dumps of a training run (verl `<step>.jsonl`, lm-eval or Inspect logs one per checkpoint,
  * prime-rl `eval_rollouts.jsonl`, BIRD prediction files named by step), from a series file, or
  * from stored runs grouped by hand; it follows a folder, adding each new step file as it
- * appears. Every step is scored by the core's `evaluateSeriesStep` (the run recipe `scoreRun`,
- * executing only SQL the series has not executed before) and stored as an ordinary run, so its
+ * appears. Every step is scored by `scoreSeriesStep` (series-step.ts, which the CLI's `series`
+ * calls too: the run recipe, executing only SQL the series has not executed before) and stored as an ordinary run, so its
  * dashboard, explorer and comparisons are the runs'. Everything outside the core comes through
  * the ports (ports.ts).
  */
-import { datasetExRule, underRule } from './ex-rule.ts';
+import { datasetExRule } from './ex-rule.ts';
 import { WorkbenchError } from '../core/errors.ts';
 import { lmEvalResultsName, type HarnessFormat } from '../core/formats/harness.ts';
-import { runFormula, scoreOfSummary, toSampleRecords } from '../core/run/score-run.ts';
+import { scoreOfSummary } from '../core/run/score-run.ts';
 import type { RunConfig } from '../core/run/types.ts';
-import { evaluateSeriesStep, SeriesVerdicts } from '../core/series/evaluate-step.ts';
+import { SeriesVerdicts } from '../core/series/evaluate-step.ts';
+import { scoreSeriesStep } from './series-step.ts';
 import { verdictCacheOf } from './run-service.ts';
 import { pollPause, StableFiles } from '../core/series/folder-poll.ts';
 import { compileStepPattern, DEFAULT_STEP_RULE_TEXT, stepFromName } from '../core/series/step-name.ts';
@@ -162,15 +163,13 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
         `step ${paired.step} is already in training run "${series.name}" (from ${had.source}); each step is evaluated once`,
         paired.source,
       );
-    // Spider's own rule (and hardness) for a Spider dataset, as a replay run of the same file gets (docs/spider-rules.md).
-    const { config, items } = underRule(series.config, paired.items, datasetExRule(dataset, series.config.exRule));
     const report = (p: Partial<SeriesProgress>) =>
       hooks.onProgress?.({
         phase: 'evaluating',
         file: paired.source,
         step: paired.step,
         done: 0,
-        total: items.length,
+        total: paired.items.length,
         added,
         ...p,
       });
@@ -178,11 +177,13 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
     const executor = ctx.executors.createExecutor(ctx.datasets.source(dataset.databases, dataset.name), {
       suiteCache: ctx.datasets.suiteCache(dataset.databases),
     });
-    let ev;
+    let scored;
     try {
-      ev = await evaluateSeriesStep(
-        items,
-        config,
+      // Spider's own rule (and hardness) for a Spider dataset, as a replay run of the same file gets (docs/spider-rules.md).
+      scored = await scoreSeriesStep(
+        paired.items,
+        series.config,
+        datasetExRule(dataset, series.config.exRule),
         {
           executor,
           questionOf: (i) => dataset.questions[i]?.question ?? null,
@@ -191,20 +192,16 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
             if (e.type === 'item') report({ done: e.done, total: e.total });
           },
           // The verdict cache across runs (the same as the app's runs use; the series' setting).
-          ...verdictCacheOf(ctx, config, dataset.databases),
+          ...verdictCacheOf(ctx, series.config, dataset.databases),
         },
         await verdicts(ctx, series),
       );
     } finally {
       await executor.dispose().catch(() => undefined);
     }
-    if (ev.cancelled || hooks.signal?.aborted) return null;
+    if (scored.cancelled || hooks.signal?.aborted) return null;
+    const { config, items, records, executions } = scored;
     report({ phase: 'storing', done: items.length });
-    const executions = {
-      executed: ev.executed,
-      reused: ev.fromEarlierSteps + ev.reusedInStep,
-      fromCache: ev.fromCache,
-    };
     const header = newRunHeader(
       {
         name: `${series.name} · step ${paired.step}`,
@@ -219,8 +216,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
       },
       dataset,
     );
-    if (ev.sqliteVersion) header.sqliteVersion = ev.sqliteVersion;
-    const records = toSampleRecords(items, ev.results, runFormula(config));
+    if (scored.sqliteVersion) header.sqliteVersion = scored.sqliteVersion;
     // The trainer's scores in the stored run's (index, sample) order.
     const order = items.map((_, i) => i).sort((a, b) => itemOrder(items[a]!, items[b]!));
     const scores = order.map((i) => paired.trainerScores[i] ?? null);
@@ -233,7 +229,7 @@ export function createSeriesService(opened: SeriesAppPorts | Promise<SeriesAppPo
         null,
         'done',
         { doneBefore: 0, total: records.length },
-        { executions, score: scoreOfSummary(ev.summary) },
+        { executions, score: scoreOfSummary(scored.summary) },
       );
     });
     // The dump's own time first (docs/series.md), else the file's modification time.

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { summarize } from '../../core/eval/summary.ts';
 import { checkOutputs } from '../preflight.ts';
 import { expandPredictionInputs, outputStems } from './eval-files.ts';
-import { openEvalCache, type EvalCache } from './eval-cache.ts';
+import { openEvalCache } from './eval-cache.ts';
 import type { EvalItem, ItemResult } from '../../core/types.ts';
 import type { ReplayPlan } from '../../core/run/replay.ts';
 import { availableParallelism } from 'node:os';
@@ -18,7 +18,7 @@ import { parseGoldSql } from '../../core/formats/gold.ts';
 import { findingText } from '../../core/formats/pairing.ts';
 import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { planReplay } from '../../core/run/replay.ts';
-import { factsFor, scoreRun } from '../../core/run/score-run.ts';
+import { scoreRun } from '../../core/run/score-run.ts';
 import { shardItems } from '../../core/batch/shard.ts';
 import { runFileJson, toRunFile } from '../../core/runfile/export.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
@@ -41,13 +41,12 @@ import { EX_RULE_LABEL, type ExRule } from '../../core/compare/spider-ex.ts';
 import { withSpiderHardness } from '../../core/sql/spider-hardness.ts';
 import { SPIDER_LEVELS, type Question } from '../../core/types.ts';
 import {
-  measureVersionEffects,
   versionEffectsJson,
   versionEffectsOf,
   versionSensitive,
   type VersionEffects,
 } from '../../core/run/version-effects.ts';
-import type { ScoreConfig } from '../../core/run/score-run.ts';
+import { checkOnOlderSqlite } from '../../app/version-check-service.ts';
 import { terminalName } from '../../core/util/terminal-text.ts';
 
 export const usage = EVAL_USAGE;
@@ -245,11 +244,24 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     await cache?.save();
     if (outcome.results.length !== allItems.length)
       throw new WorkbenchError('INTERNAL', `${allItems.length - outcome.results.length} item(s) did not finish`);
-    // Version effects measured: the flagged items again on the older SQLite (sql.js 1.8.0),
-    // through the verdict cache under that engine's own name (docs/version-effects.md).
+    // Version effects measured: the flagged items again on the older SQLite (sql.js 1.8.0), by
+    // the app's version check, through the verdict cache under that engine's own name
+    // (docs/version-effects.md), so a run seen before starts no worker for them. One worker: the
+    // flagged items are few (about 19 of a mini-dev file's 140), and a second would compile
+    // sql.js 1.8's wasm and open the databases again for a handful of them.
     const effects =
       args.versionCheck && versionSensitive(outcome.results).length > 0
-        ? await measureOnOlderSqlite(args, allItems, outcome.results, config, facts.sqliteVersion, cache)
+        ? await checkOnOlderSqlite(
+            allItems,
+            outcome.results,
+            config,
+            {
+              open: () => createNodeSqlPool({ dbRoot: args.dbRoot, workers: 1, engine: 'legacy' }),
+              reuse: args.reuse,
+              ...(cache ? { verdictCache: { ...cache.port, executor: executorName('sql.js-1.8') } } : {}),
+            },
+            facts.sqliteVersion,
+          )
         : null;
     // The check's verdicts and facts (kept under sql.js 1.8.0's name) are saved too: the save
     // above ran before them, and a run seen before then re-ran every flagged item.
@@ -340,44 +352,6 @@ async function datasetRule(goldFile: string, questions: readonly Question[] | nu
   if (questions) return questions.some((q) => SPIDER_LEVELS.includes(q.difficulty)) ? 'spider' : 'bird';
   const tables = await stat(path.join(path.dirname(goldFile), 'tables.json')).catch(() => null);
   return tables?.isFile() ? 'spider' : 'bird';
-}
-
-/**
- * The flagged items on sql.js 1.8.0 (SQLite 3.39.3), in a pool of their own. With a verdict
- * cache, its verdicts and its databases' facts are kept under that engine's name (a key of its
- * own: they never answer for the main engine), so a run seen before starts no worker for them.
- */
-async function measureOnOlderSqlite(
-  args: EvalArgs,
-  items: readonly EvalItem[],
-  results: readonly ItemResult[],
-  config: ScoreConfig,
-  mainVersion: string | null,
-  cache: EvalCache | null,
-): Promise<VersionEffects> {
-  // One worker: the flagged items are few (about 19 of a mini-dev file's 140), and a second
-  // worker would compile sql.js 1.8's wasm and open the databases again for a handful of them.
-  const older = createNodeSqlPool({ dbRoot: args.dbRoot, workers: 1, engine: 'legacy' });
-  const verdictCache = cache ? { ...cache.port, executor: executorName('sql.js-1.8') } : undefined;
-  try {
-    const flagged = versionSensitive(results).map((i) => items[i]!);
-    const facts = await factsFor(
-      older,
-      flagged.map((it) => it.dbId),
-      undefined,
-      undefined,
-      verdictCache,
-    );
-    return await measureVersionEffects(
-      items,
-      results,
-      config,
-      { executor: older, reuse: args.reuse, facts, ...(verdictCache ? { verdictCache } : {}) },
-      { main: mainVersion, other: facts.sqliteVersion ?? 'older' },
-    );
-  } finally {
-    await older.dispose();
-  }
 }
 
 /** The records with each re-run sample's check (records and results are parallel). */

@@ -1,8 +1,8 @@
 /**
  * `series`: a training run as one object. The checkpoints' dumps (verl `<step>.jsonl` folders,
  * lm-eval or Inspect logs one per checkpoint, with the step from the file name) are read with the
- * `harness` readers, each step is evaluated executing only SQL the series has not executed yet
- * (src/core/series/evaluate-step.ts), and the series' statistics (src/core/series/stats.ts) are
+ * `harness` readers, each step is scored by the app's series step (src/app/series-step.ts, as the
+ * app's series service scores it: only SQL the series has not executed yet runs), and the series' statistics (src/core/series/stats.ts) are
  * printed and written as JSON, CSV, Parquet and the shareable series file, from one report built
  * once (the work is linear in steps). `--watch` polls the folders, evaluates each step file once
  * its size and modification time are the same at two polls (and a JSON file parses), reads a file
@@ -27,17 +27,18 @@ import {
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { WorkbenchError, errorMessage } from '../../core/errors.ts';
-import { evalOptionsOf } from '../../core/eval/executor.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { HARNESS_FORMATS, type HarnessFormat } from '../../core/formats/harness.ts';
 import { findingText } from '../../core/formats/pairing.ts';
-import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
 import { planReplay } from '../../core/run/replay.ts';
-import { toSampleRecords } from '../../core/run/score-run.ts';
+import type { ScoreConfig } from '../../core/run/score-run.ts';
+import type { ExRule } from '../../core/compare/spider-ex.ts';
+import { questionsExRule } from '../../app/ex-rule.ts';
+import { scoreSeriesStep } from '../../app/series-step.ts';
 import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import type { TableSchema } from '../../core/views/tables.ts';
-import { evaluateSeriesStep, SeriesVerdicts } from '../../core/series/evaluate-step.ts';
+import { SeriesVerdicts } from '../../core/series/evaluate-step.ts';
 import { pollPause, StableFiles } from '../../core/series/folder-poll.ts';
 import { seriesFileJson } from '../../core/series/file.ts';
 import type { Series, SeriesStep } from '../../core/series/model.ts';
@@ -138,6 +139,10 @@ export function seriesTable(report: SeriesReport, extras: ReadonlyMap<number, St
 
 interface Context {
   evalArgs: EvalArgs;
+  /** The run's settings as every step is scored (the evaluation flags, the reward formula). */
+  config: ScoreConfig;
+  /** The dataset's EX rule: Spider's for a Spider question file (docs/spider-rules.md). */
+  exRule: ExRule;
   dbDir: string;
   gold: ReturnType<typeof parseGoldSql>;
   questions: Question[];
@@ -150,8 +155,12 @@ interface Context {
   signal: AbortSignal;
 }
 
-/** One step of a dump: mapped rows -> items -> verdicts (earlier steps' reused) -> the step's run and the trainer's scores. Null when stopped. */
-async function evaluateStep(
+/**
+ * One step of a dump: mapped rows -> items (paired here) -> the app's step scoring (earlier
+ * steps' verdicts reused; the same use case as the app's series service) -> the step's run and
+ * the trainer's scores. Null when stopped.
+ */
+async function stepOfDump(
   ctx: Context,
   dump: DumpStep,
   file: string,
@@ -165,28 +174,33 @@ async function evaluateStep(
   // A multi-turn dump's samples keep their episodes (turns, the trainer's score) in the step's run.
   plan.items = withReplayEpisodes(plan.items, dump.format, dump);
   for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
-  const options = evalOptionsOf({ ...ctx.evalArgs, timeoutMs: ctx.evalArgs.timeoutS * 1000 });
-  const ev = await evaluateSeriesStep(
+  const scored = await scoreSeriesStep(
     plan.items,
-    options,
+    ctx.config,
+    ctx.exRule,
     {
       executor: ctx.executor,
+      questionOf: (i) => ctx.questions[i]?.question ?? null,
       signal: ctx.signal,
       reuse: ctx.evalArgs.reuse,
       ...(ctx.cache ? { verdictCache: ctx.cache.port } : {}),
     },
     ctx.verdicts,
   );
-  if (ev.cancelled) return null;
+  if (scored.cancelled) return null;
+  const { items, results } = scored;
   // A step of whose items none could run (an empty --db-root) measured nothing: an error, not a row of zeros.
-  assertSomethingScored(ev.results, ctx.evalArgs.dbRoot);
-  const header = await evalRunHeader({ ...ctx.evalArgs, dbRoot: ctx.dbDir, predictions: file }, plan.items, ev.results);
+  assertSomethingScored(results, ctx.evalArgs.dbRoot);
+  const header = await evalRunHeader(
+    { ...ctx.evalArgs, exRule: scored.config.exRule ?? null, dbRoot: ctx.dbDir, predictions: file },
+    items,
+    results,
+  );
   header.name = label;
-  header.executions = { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep, fromCache: ev.fromCache };
-  const samples = toSampleRecords(plan.items, ev.results, compileRewardFormula(ctx.evalArgs.reward));
-  const trainerScores = plan.items.map((it) => trainerScoreOf(dump, it.questionId, it.sample));
+  header.executions = scored.executions;
+  const trainerScores = items.map((it) => trainerScoreOf(dump, it.questionId, it.sample));
   // Each sample's reward columns (TRL, prime-rl traces), paired by the same sample order as the scores.
-  const trainerRewards = trainerRewardsOf(dump, plan.items);
+  const trainerRewards = trainerRewardsOf(dump, items);
   // The dump's own time first (docs/series.md), else the file's modification time, in whole
   // milliseconds as a browser's File.lastModified gives it (Node's `mtime` rounds, the app's floors).
   const wallTime = dump.wallTime ?? new Date(Math.floor((await stat(file)).mtimeMs)).toISOString();
@@ -196,11 +210,11 @@ async function evaluateStep(
       wallTime,
       wallTimeSource: dump.wallTime ? 'dump' : 'file',
       source: label,
-      run: toRunFile(header, samples, runQuestions(plan.items, ctx.questions)),
+      run: toRunFile(header, scored.records, runQuestions(items, ctx.questions)),
       trainerScores,
       ...(trainerRewards ? { trainerRewards } : {}),
     },
-    extra: { executed: ev.executed, reused: ev.fromEarlierSteps + ev.reusedInStep, fromCache: ev.fromCache },
+    extra: scored.executions,
   };
 }
 
@@ -278,6 +292,8 @@ export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<n
   if (values.watch) process.on('SIGINT', onSignal);
   const ctx: Context = {
     evalArgs,
+    config: { ...evalArgs, timeoutMs: evalArgs.timeoutS * 1000, rewardFormula: evalArgs.reward },
+    exRule: questionsExRule(questions, evalArgs.exRule),
     dbDir: root.dir,
     gold,
     questions,
@@ -385,7 +401,7 @@ export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<n
         process.stderr.write(`warning: ${name} step ${step.step}: no row matched a question; nothing to evaluate\n`);
         continue;
       }
-      const done = await evaluateStep(ctx, step, file);
+      const done = await stepOfDump(ctx, step, file);
       if (!done) return null;
       out.push(done);
     }

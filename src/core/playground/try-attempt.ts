@@ -7,6 +7,7 @@
  * the browser playground and a test in Node run the same code.
  */
 import {
+  evalOptionsOf,
   type AbortSignalLike,
   type EvalEvent,
   type ItemPreview,
@@ -122,6 +123,9 @@ const itemOf = (q: PlaygroundQuestion, predSql: string, sample = 0): EvalItem =>
   sample,
 });
 
+/** Rows of a census kept: all of them (a database's tables, or one count per table). */
+const CENSUS_ROWS = 100_000;
+
 /** Runs census items (prediction, then a census as "gold") and returns each item's gold rows. */
 async function censusRows(
   executor: SqlExecutor,
@@ -134,7 +138,8 @@ async function censusRows(
   const rows: (unknown[][] | null)[] = pairs.map(() => null);
   await executor.evaluate(
     items,
-    { metrics: ['ex'], timeoutMs, readOnly: false, vesIterations: 0, previewRows: 100_000, reuse: false },
+    // EX only, every row of the census kept; each census runs (no item shares another's verdict).
+    { ...evalOptionsOf({ metrics: ['ex'], timeoutMs, readOnly: false, vesIterations: 0 }, CENSUS_ROWS), reuse: false },
     {
       signal,
       onEvent: (e) => {

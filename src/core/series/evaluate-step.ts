@@ -5,8 +5,8 @@
  * changed the database or failed for a reason outside the SQL; never with R-VES). The rest goes
  * through the run recipe (scoreRun: findings included), which also reuses within the step.
  *
- * This is the one place a series evaluates a step: the CLI's `series` and the app's series
- * service (src/app/series-service.ts) both call it. An app series that gains a step after a
+ * This is the one place a series evaluates a step, called by the application's step scoring
+ * (src/app/series-step.ts), which the CLI's `series` and the app's series service both call. An app series that gains a step after a
  * reload first remembers its stored steps' verdicts (`rememberSample`).
  */
 import { summarize, type Summary } from '../eval/summary.ts';
