@@ -31,6 +31,8 @@ export class BlockCache {
   /** Byte ranges patched over the source for every view (the WAL flag of a copy held in memory). */
   readonly #patches: [number, Uint8Array][] = [];
   #failure: string | null = null;
+  /** The most recently used block (already at the LRU's end). */
+  #last = -1;
   readsFromSource = 0;
 
   constructor(
@@ -62,10 +64,14 @@ export class BlockCache {
   block(n: number): Uint8Array {
     const hit = this.#blocks.get(n);
     if (hit) {
-      this.#blocks.delete(n);
-      this.#blocks.set(n, hit);
+      if (n !== this.#last) {
+        this.#blocks.delete(n);
+        this.#blocks.set(n, hit);
+        this.#last = n;
+      }
       return hit;
     }
+    this.#last = n;
     const start = n * BLOCK_BYTES;
     const out = new Uint8Array(Math.max(0, Math.min(BLOCK_BYTES, this.size - start)));
     if (this.#failure === null && out.length > 0) {
@@ -139,6 +145,14 @@ export class PagedFile {
 
   /** A copy of the bytes [start, end): what the file system reads. Past the source's end: zeros or the overlay. */
   subarray(start: number, end: number): Uint8Array {
+    // Within one block (every page SQLite reads): a view of the block, which the file system
+    // only copies from, as it would from its own array.
+    const n = Math.floor(start / BLOCK_BYTES);
+    if (end > start && Math.floor((end - 1) / BLOCK_BYTES) === n) {
+      const block = this.#overlay.get(n) ?? (n * BLOCK_BYTES < this.#cache.size ? this.#cache.block(n) : null);
+      const from = start - n * BLOCK_BYTES;
+      if (block && end - n * BLOCK_BYTES <= block.length) return block.subarray(from, end - n * BLOCK_BYTES);
+    }
     const out = new Uint8Array(Math.max(0, end - start));
     let at = start;
     while (at < end) {
