@@ -46,6 +46,8 @@ import {
   type Fingerprint,
 } from './sql-writes.ts';
 import { HEAP_LIMIT, missingModule, overBudget, pinConnection } from './sql-bounds.ts';
+import { BlockCache, PagedFile } from './paged-file.ts';
+import { openSource, type SyncFs } from './page-sources.ts';
 
 export { MAX_RESULT_BYTES, MAX_RESULT_VALUES } from './sql-result.ts';
 export { HEAP_LIMIT, WRITE_BUDGET } from './sql-bounds.ts';
@@ -58,8 +60,13 @@ interface OpenDb {
    * repetitions need them; without them, a changed connection is dropped and the pool opens
    * the database again.
    */
-  pristine: Uint8Array | null;
-  /** The in-memory file system uses `pristine` itself as the database file (see openSharing). */
+  pristine: Uint8Array | BlockCache | null;
+  /**
+   * The in-memory file system uses `pristine` itself as the database file (see openSharing).
+   * A database read by pages (a BlockCache: paged-file.ts) is never copied: every connection
+   * reads the source through the cache, a private one keeps its writes in its own overlay, and
+   * its pristine source is never let go.
+   */
   shared: boolean;
   /** The last execution changed the connection: re-open it before the next one. */
   dirty: boolean;
@@ -129,9 +136,25 @@ function pinned(db: Database, sizeBytes: number): Database {
   return db;
 }
 
-const heldBytes = (e: OpenDb) => e.sizeBytes * (!e.shared && e.pristine ? 2 : 1);
+/** Bytes of page cache each database read by pages may hold (its blocks, shared by its connections). */
+export const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 
-export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsStatic>): SqlWorkerApi {
+const heldBytes = (e: OpenDb) =>
+  e.pristine instanceof BlockCache ? e.pristine.capacityBytes : e.sizeBytes * (!e.shared && e.pristine ? 2 : 1);
+
+/** A connection on a view of a database read by pages: its writes stay in the view's overlay. */
+function openPaged(SQL: SqlJsStatic, cache: BlockCache): Database {
+  return new SQL.Database(new PagedFile(cache) as unknown as Uint8Array);
+}
+
+/** Why a database read by pages can no longer be trusted (its source failed or changed), or null. */
+const pagedFailure = (e: OpenDb): string | null => (e.pristine instanceof BlockCache ? e.pristine.failure : null);
+
+export function createSqlEngine(
+  loadSqlJs: (init: WorkerInit) => Promise<SqlJsStatic>,
+  /** node:fs where the worker runs in Node: databases given as a file are read by pages from it. */
+  fs: SyncFs | null = null,
+): SqlWorkerApi {
   let SQL: SqlJsStatic | null = null;
   /** The clock's step in this worker (ms): 100 µs on a page that is not cross-origin isolated. */
   let tickMs = 0;
@@ -203,6 +226,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     if (!entry) return;
     open.delete(dbId);
     closeQuietly(entry.db);
+    if (entry.pristine instanceof BlockCache) entry.pristine.close();
   }
 
   function evict(keep: string): void {
@@ -233,6 +257,13 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
     closeQuietly(entry.db);
     entry.fpStmt = null;
     entry.lastFp = null;
+    if (bytes instanceof BlockCache) {
+      // A fresh view: no copy, whatever the texts may do (a write stays in its overlay).
+      entry.db = pinned(openPaged(sql(), bytes), bytes.size);
+      entry.shared = !writable;
+      entry.dirty = false;
+      return true;
+    }
     entry.db = pinned(writable ? new (sql().Database)(bytes) : openSharing(sql(), bytes), bytes.length);
     entry.shared = !writable;
     entry.dirty = false;
@@ -314,6 +345,12 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       if (module) error = new WorkbenchError('UNSUPPORTED', module);
     }
     const ms = performance.now() - t0;
+    const failure = pagedFailure(entry);
+    if (failure !== null) {
+      // What was read may be zeros in place of the file's bytes: no result of it stands.
+      entry.dirty = true;
+      return { result: null, error: new WorkbenchError('BAD_DATABASE', failure), wrote: false, ms };
+    }
     try {
       const after = fp();
       entry.lastFp = after;
@@ -346,34 +383,54 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       return { sqliteVersion: v, clockTickMs: tickMs };
     },
 
-    async loadDb(dbId, bytes) {
-      const head = String.fromCharCode(...bytes.subarray(0, 16));
-      if (bytes.length < 100 || head !== SQLITE_HEADER) {
+    async loadDb(dbId, given) {
+      // Bytes are opened in place (openSharing); a file or a Blob is read by pages, never whole.
+      let cache: BlockCache | null = null;
+      if (!(given instanceof Uint8Array)) {
+        let source;
+        try {
+          source = openSource(given, fs);
+        } catch (err) {
+          throw new WorkbenchError('BAD_DATABASE', errorMessage(err), `database ${dbId}`, { cause: err });
+        }
+        cache = new BlockCache(source, PAGE_CACHE_BYTES);
+      }
+      const size = cache ? cache.size : (given as Uint8Array).length;
+      const headBytes = cache ? new PagedFile(cache).subarray(0, Math.min(100, size)) : (given as Uint8Array).subarray(0, 100);
+      const head = String.fromCharCode(...headBytes.subarray(0, 16));
+      if (size < 100 || head !== SQLITE_HEADER) {
+        cache?.close();
         throw new WorkbenchError(
           'BAD_DATABASE',
-          `database ${dbId}: not an SQLite 3 file (${bytes.length} bytes, header ${JSON.stringify(head.slice(0, 15))}); ` +
+          `database ${dbId}: not an SQLite 3 file (${size} bytes, header ${JSON.stringify(head.slice(0, 15))}); ` +
             `replace it with the .sqlite file of ${dbId}`,
         );
       }
       // WAL databases cannot be opened from memory; the copy we hold is switched to rollback
       // journal mode (bytes 18-19), which changes nothing about its content (a non-empty -wal
-      // beside the file is refused where the bytes are read). The user's file is never written.
-      if (bytes[18] === 2 || bytes[19] === 2) {
-        bytes[18] = 1;
-        bytes[19] = 1;
+      // beside the file is refused where the bytes are read). The user's file is never written:
+      // a database read by pages gets the two bytes as a patch over its source.
+      if (headBytes[18] === 2 || headBytes[19] === 2) {
+        if (cache) cache.patch(18, Uint8Array.of(1, 1));
+        else {
+          (given as Uint8Array)[18] = 1;
+          (given as Uint8Array)[19] = 1;
+        }
       }
       const before = open.get(dbId)?.sizeBytes ?? seenSize.get(dbId);
-      if (before !== undefined && before !== bytes.length) forgetGolds(dbId);
-      seenSize.set(dbId, bytes.length);
+      if (before !== undefined && before !== size) forgetGolds(dbId);
+      seenSize.set(dbId, size);
       drop(dbId);
-      const db = openSharing(sql(), bytes);
+      const db = cache ? openPaged(sql(), cache) : openSharing(sql(), given as Uint8Array);
       let tables: number;
       let nondeterministicView: string | null = null;
       try {
-        pinConnection(db, bytes.length);
+        pinConnection(db, size);
         tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
         // quick_check reports damage as a row (it throws only when it cannot read at all).
         const check = String(db.exec('PRAGMA main.quick_check(1)')[0]?.values[0]?.[0] ?? 'ok');
+        const failure = cache?.failure ?? null;
+        if (failure !== null) throw new WorkbenchError('BAD_DATABASE', failure);
         if (check !== 'ok')
           throw new WorkbenchError(
             'BAD_DATABASE',
@@ -384,6 +441,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         if (unstable) nondeterministicView = String(unstable[0]);
       } catch (err) {
         db.close();
+        cache?.close();
         throw new WorkbenchError(
           'BAD_DATABASE',
           `unreadable SQLite file (${errorMessage(err)}); import an intact copy of it again`,
@@ -393,16 +451,16 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
       }
       open.set(dbId, {
         db,
-        pristine: bytes,
+        pristine: cache ?? (given as Uint8Array),
         shared: true,
         dirty: false,
         fpStmt: null,
         lastFp: null,
-        sizeBytes: bytes.length,
+        sizeBytes: size,
         nondeterministicView,
       });
       evict(dbId);
-      return { sizeBytes: bytes.length, tables };
+      return { sizeBytes: size, tables };
     },
 
     async evaluate(given: ExecRequest): Promise<ExecDone | NeedDb> {
@@ -574,7 +632,7 @@ export function createSqlEngine(loadSqlJs: (init: WorkerInit) => Promise<SqlJsSt
         notTimed = `a timed run failed: ${errorMessage(err)}`;
       } finally {
         // Back to holding the database once: a private copy lets the pristine bytes go.
-        if (!entry.shared) entry.pristine = null;
+        if (!entry.shared && !(entry.pristine instanceof BlockCache)) entry.pristine = null;
         settle(req.dbId, entry);
       }
       return { kind: 'done', ratios, clockTickMs: tickMs, maxRuns, ...(notTimed !== null ? { notTimed } : {}) };

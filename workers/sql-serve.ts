@@ -9,6 +9,12 @@ import { createSqlEngine } from './sql-engine.ts';
 type InitSqlJs = typeof import('sql.js').default;
 
 export async function serveSqlEngine(initSqlJs: InitSqlJs): Promise<void> {
+  const inBrowser = typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
+  // Node: databases given as a file are read by pages through node:fs (a specifier built at run
+  // time so that browser bundles never try to resolve it).
+  const fs = inBrowser
+    ? null
+    : ((await import(/* @vite-ignore */ ['node', 'fs'].join(':'))) as typeof import('node:fs'));
   const api = createSqlEngine((init) => {
     const module = init.wasmModule;
     if (!module) return initSqlJs(init.wasmUrl ? { locateFile: () => init.wasmUrl! } : undefined);
@@ -25,8 +31,8 @@ export async function serveSqlEngine(initSqlJs: InitSqlJs): Promise<void> {
       }),
       failure,
     ]);
-  });
-  if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined') {
+  }, fs);
+  if (inBrowser) {
     expose(api);
   } else {
     // Node: comlink speaks to worker_threads through its node adapter. The specifier is built

@@ -3,7 +3,7 @@
  * and Node (worker_threads). Plain data only; database bytes are transferred, not copied.
  */
 import type { BuiltSuite, SuiteSpec } from '../src/core/ts/suite.ts';
-import type { SqlValue, TsCounterexample } from '../src/core/types.ts';
+import type { DbFileRef, SqlValue, TsCounterexample } from '../src/core/types.ts';
 import type { StorageClass } from '../src/core/prompt/schema-source.ts';
 
 export interface WorkerInit {
@@ -146,7 +146,8 @@ export interface SqlWorkerApi {
   /** `clockTickMs`: the smallest step of `performance.now()` in the worker (R-VES timing, docs/r-ves-timing.md). */
   init(options: WorkerInit): Promise<{ sqliteVersion: string; clockTickMs?: number }>;
   /** Opens a database from its bytes. Throws a clear error for bytes that are not SQLite. */
-  loadDb(dbId: string, bytes: Uint8Array): Promise<{ sizeBytes: number; tables: number }>;
+  /** Bytes (transferred), or a file or Blob the worker reads by pages (workers/paged-file.ts). */
+  loadDb(dbId: string, bytes: Uint8Array | DbFileRef): Promise<{ sizeBytes: number; tables: number }>;
   evaluate(req: ExecRequest): Promise<ExecDone | NeedDb>;
   /** R-VES timings: gold_time / pred_time for each repetition, each time taken as a block of runs (docs/r-ves-timing.md). */
   timeQueries(req: TimeRequest): Promise<TimeDone | NeedDb>;

@@ -19,7 +19,7 @@ import {
   type BuiltSuite,
   type SuiteCache,
 } from '../core/ts/suite.ts';
-import type { EvalItem, ItemResult } from '../core/types.ts';
+import type { DbFileRef, EvalItem, ItemResult } from '../core/types.ts';
 import type { ExecDone, ExecRequest, NeedDb, ProbeDone, SqlWorkerApi } from '../../workers/sql.api.ts';
 import type { ProbeResult } from '../core/episode/types.ts';
 import { poolSuites } from './sql-pool-suites.ts';
@@ -47,6 +47,11 @@ interface SqlPoolOptions {
   cacheBytes?: number;
   /** Where built test suites are kept for other workers and runs (default: memory, for the pool's life). */
   suiteCache?: SuiteCache;
+  /**
+   * The workers read a database by pages when the source offers it (DbSource.openPaged):
+   * the SQL worker of sql.js 1.17 does; the older generation's worker is given bytes.
+   */
+  paged?: boolean;
 }
 
 const TIMEOUT = Symbol('timeout');
@@ -123,6 +128,22 @@ export class SqlPool implements SqlExecutor {
     if (!Number.isInteger(opts.size) || opts.size < 1)
       throw new WorkbenchError('BAD_OPTION', `pool size must be a positive integer, got ${opts.size}`);
     this.suiteCache = opts.suiteCache ?? memorySuiteCache();
+  }
+
+  /**
+   * What a worker is given to open `dbId`: a reference it reads by pages when the pool's
+   * workers can and the source offers one, else a fresh copy of the bytes (transferred).
+   */
+  async #dbToGive(
+    dbId: string,
+  ): Promise<{ given: () => Uint8Array | DbFileRef; sha256: string | null; size: number }> {
+    const { dbSource } = this.opts;
+    if (this.opts.paged && dbSource.openPaged) {
+      const { ref, sha256 } = await dbSource.openPaged(dbId);
+      return { given: () => ref, sha256, size: ref.size };
+    }
+    const { bytes, sha256 } = await dbSource.load(dbId);
+    return { given: () => transfer(bytes, [bytes.buffer]), sha256, size: bytes.length };
   }
 
   private compiled: Promise<WebAssembly.Module | undefined> | null = null;
@@ -296,11 +317,10 @@ export class SqlPool implements SqlExecutor {
         // The opening time that decides joining leaves out the start of a fresh worker.
         await slot.ready.catch(() => undefined);
         const t1 = performance.now();
-        const { bytes, sha256 } = await dbSource.load(dbId);
-        const size = bytes.length;
+        const { given, sha256, size } = await this.#dbToGive(dbId);
         // Not known until the worker holds these bytes: a result computed meanwhile has no identity.
         slot.shas.delete(dbId);
-        const r = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
+        const r = await this.call(slot, (api) => api.loadDb(dbId, given()), 10 * 60_000);
         if (r === TIMEOUT)
           throw new WorkbenchError('FAILED', 'opening took longer than 10 minutes', `database ${dbId}`);
         slot.loads += 1;
@@ -597,9 +617,9 @@ export class SqlPool implements SqlExecutor {
             return failed(`database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
           const unusable = await dbSource.unusable?.(dbId);
           if (unusable) return failed(unusable);
-          const { bytes, sha256 } = await dbSource.load(dbId);
+          const { given, sha256 } = await this.#dbToGive(dbId);
           slot.shas.delete(dbId);
-          const opened = await this.call(slot, (api) => api.loadDb(dbId, transfer(bytes, [bytes.buffer])), 10 * 60_000);
+          const opened = await this.call(slot, (api) => api.loadDb(dbId, given()), 10 * 60_000);
           if (opened === TIMEOUT) return failed(`database ${dbId}: opening took longer than 10 minutes`);
           slot.held.add(dbId);
           slot.shas.set(dbId, sha256);

@@ -14,7 +14,7 @@ import type { SchemaSource } from '../core/prompt/schema-source.ts';
 import type { RunHeader, SampleRecord } from '../core/run/types.ts';
 import type { FactsStore, VerdictStore } from '../core/run/verdict-cache.ts';
 import type { SuiteCache } from '../core/ts/suite.ts';
-import type { EvalItem } from '../core/types.ts';
+import type { DbFileRef, EvalItem } from '../core/types.ts';
 import type { GoldOverlayRecord } from '../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../core/run/version-effects.ts';
 import type {
@@ -38,6 +38,12 @@ export interface LoadedDb {
   sha256: string | null;
 }
 
+/** A database as a reference a worker reads by pages, and its identity. */
+export interface PagedDb {
+  ref: DbFileRef;
+  sha256: string | null;
+}
+
 /** Where database bytes come from: files on disk (CLI), IndexedDB (browser), the demo. */
 export interface DbSource {
   has(dbId: string): Promise<boolean>;
@@ -49,6 +55,12 @@ export interface DbSource {
   unusable?(dbId: string): Promise<string | null>;
   /** A fresh copy each call: the bytes are transferred to a worker. */
   load(dbId: string): Promise<LoadedDb>;
+  /**
+   * The database as a file or Blob a worker reads by pages (workers/paged-file.ts), checked as
+   * `load` checks its bytes, with its sha256 (hashed once per file and modification, never a
+   * whole copy in memory). Absent where a source has only bytes (the demo, tests).
+   */
+  openPaged?(dbId: string): Promise<PagedDb>;
   /** Where the database was expected, for the missing-db message. */
   describe(dbId: string): string;
 }

@@ -100,6 +100,23 @@ export type ItemStatus = 'ok' | 'error' | 'timeout' | 'missing-db';
 /** A SQLite value as the core sees it: INTEGER may be a bigint beyond 2^53. */
 export type SqlValue = null | number | bigint | string | Uint8Array;
 
+/**
+ * A database a SQL worker opens by pages instead of receiving its bytes (workers/paged-file.ts):
+ * a file the worker reads itself (Node: its path, with the size and modification time it had
+ * when it was checked, so that a change while it is read is seen), or a Blob (the browser's
+ * stored chunks, read synchronously in the worker).
+ */
+export type DbFileRef =
+  | { kind: 'file'; path: string; size: number; mtimeMs: number }
+  | { kind: 'blob'; blob: BlobLike; size: number };
+
+/** What the core needs to know of a Blob (the core has no DOM types; a browser Blob is one). */
+export interface BlobLike {
+  readonly size: number;
+  slice(start?: number, end?: number): unknown;
+}
+
+
 export interface ItemResult {
   index: number;
   questionId: number;

@@ -56,6 +56,8 @@ export function createBrowserSqlPool(
   return new SqlPool({
     spawn: spawnBrowserSqlWorker,
     dbSource,
+    // The worker reads each stored database by pages from its Blob (DbSource.openPaged).
+    paged: true,
     size,
     wasmUrl,
     wasmModule: compileSqlJs,

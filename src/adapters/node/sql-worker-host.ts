@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SqlWorkerApi } from '../../../workers/sql.api.ts';
 import { SqlPool, type WorkerHandle } from '../sql-pool.ts';
-import type { DbSource, LoadedDb } from '../../app/ports.ts';
+import type { DbSource, LoadedDb, PagedDb } from '../../app/ports.ts';
 import { sqlWorkerScript, type SqlEngineName } from './worker-entry.ts';
 import { JOURNAL_MAGIC_BYTES, journalProblem, walProblem } from '../sqlite-sidecars.ts';
 import { WorkbenchError } from '../../core/errors.ts';
@@ -231,6 +231,45 @@ async function readDbFile(dbId: string, f: string, limitMs = DB_READ_LIMIT_MS): 
   return within(read(), limitMs, f, what);
 }
 
+/** sha256 of database files by identity and version (device, inode, size, times): hashed once per process. */
+const hashedFiles = new Map<string, string>();
+const fileVersion = (st: Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+
+/** The sha256 of an opened file, streamed (a chunk at a time), or the one already computed for this version of it. */
+async function sha256Of(fh: FileHandle, st: Stats, f: string, what: string): Promise<string> {
+  const known = hashedFiles.get(fileVersion(st));
+  if (known) return known;
+  const hash = createHash('sha256');
+  await readBounded(fh, st, f, what, (chunk) => hash.update(chunk));
+  const sha = hash.digest('hex');
+  hashedFiles.set(fileVersion(st), sha);
+  return sha;
+}
+
+/**
+ * The database file `f` as a reference a worker reads by pages (workers/paged-file.ts), with
+ * its sha256: refused as `readDbFile` refuses it (not a regular readable file, a `-wal` with
+ * committed frames or a hot journal, changed while it is hashed, too slow), never read whole
+ * into memory; hashed once per version of the file in this process.
+ */
+async function pagedDbFile(dbId: string, f: string, limitMs = DB_READ_LIMIT_MS): Promise<PagedDb> {
+  const what = `database ${dbId}`;
+  const problem = await dbFileProblem(dbId, f);
+  if (problem) throw new WorkbenchError('BAD_DATABASE', problem);
+  const opened = async (): Promise<PagedDb> => {
+    const { fh, st } = await openRegular(f, what);
+    try {
+      const sidecars = await sidecarProblems(f);
+      if (sidecars) throw new WorkbenchError('BAD_DATABASE', sidecars, what);
+      const sha256 = await sha256Of(fh, st, f, what);
+      return { ref: { kind: 'file', path: f, size: st.size, mtimeMs: st.mtimeMs }, sha256 };
+    } finally {
+      await fh.close();
+    }
+  };
+  return within(opened(), limitMs, f, what);
+}
+
 /**
  * The sha256 of the database file `f` as it is now, streamed (never held whole in memory), or
  * null when its bytes would not be read alone or at all: not a regular readable file, a `-wal`
@@ -244,9 +283,7 @@ export async function dbFileSha256(dbId: string, f: string, limitMs = DB_READ_LI
     const { fh, st } = await openRegular(f, what);
     try {
       if ((await sidecarProblems(f)) !== null) return null;
-      const hash = createHash('sha256');
-      await readBounded(fh, st, f, what, (chunk) => hash.update(chunk));
-      return hash.digest('hex');
+      return await sha256Of(fh, st, f, what);
     } finally {
       await fh.close();
     }
@@ -280,6 +317,11 @@ export function folderDbSource(root: string, options: { readLimitMs?: number } =
       if (unsafe) throw new WorkbenchError('REFUSED', unsafe);
       return readDbFile(dbId, file(dbId), options.readLimitMs);
     },
+    async openPaged(dbId) {
+      const unsafe = unsafeDbId(dbId);
+      if (unsafe) throw new WorkbenchError('REFUSED', unsafe);
+      return pagedDbFile(dbId, file(dbId), options.readLimitMs);
+    },
     describe: (dbId) => unsafeDbId(dbId) ?? file(dbId),
   };
 }
@@ -311,6 +353,8 @@ export function createNodeSqlPool(options: {
     dbSource: folderDbSource(options.dbRoot),
     size: options.workers ?? availableParallelism(),
     cacheBytes: options.cacheBytes,
+    // sql.worker.ts reads each database by pages from its file; legacy (sql.js 1.8.0) is given the bytes.
+    paged: (options.engine ?? 'sql.js') === 'sql.js',
     // Only the sql.js of sql.worker.ts takes the compiled module: legacy (sql.js 1.8.0) compiles its own.
     ...((options.engine ?? 'sql.js') === 'sql.js' ? { wasmModule: sqlJsWasmModule } : {}),
   });

@@ -14,6 +14,28 @@ const SINGLE_READ_LIMIT = 1024 * 1024 * 1024;
  * missing (a damaged store), naming the database.
  */
 export async function readDatabaseBytes(idb: WorkbenchIdb, record: DatabaseRecord): Promise<Uint8Array> {
+  const chunks = await checkedChunks(idb, record);
+  const total = record.sizeBytes;
+  if (total <= SINGLE_READ_LIMIT) return new Uint8Array(await new Blob(chunks).arrayBuffer());
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(new Uint8Array(await c.arrayBuffer()), at);
+    at += c.size;
+  }
+  return out;
+}
+
+/**
+ * A stored database as one Blob over its chunks, for a worker that reads it by pages: nothing
+ * is read here (the browser keeps the chunks on disk). Throws as readDatabaseBytes does when
+ * chunks are missing.
+ */
+export async function readDatabaseBlob(idb: WorkbenchIdb, record: DatabaseRecord): Promise<Blob> {
+  return new Blob(await checkedChunks(idb, record));
+}
+
+async function checkedChunks(idb: WorkbenchIdb, record: DatabaseRecord): Promise<Blob[]> {
   const chunks = await idb.getAll('chunks', chunkRange(record.sha256));
   const total = chunks.reduce((n, c) => n + c.size, 0);
   if (chunks.length !== record.chunkCount || total !== record.sizeBytes) {
@@ -23,14 +45,7 @@ export async function readDatabaseBytes(idb: WorkbenchIdb, record: DatabaseRecor
         `(${chunks.length}/${record.chunkCount} chunks, ${total}/${record.sizeBytes} bytes): delete the dataset and import it again`,
     );
   }
-  if (total <= SINGLE_READ_LIMIT) return new Uint8Array(await new Blob(chunks).arrayBuffer());
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(new Uint8Array(await c.arrayBuffer()), at);
-    at += c.size;
-  }
-  return out;
+  return chunks;
 }
 
 /** Name of the lock held while a database's chunks are written and not yet recorded. */

@@ -1,6 +1,6 @@
 /** DbSource for runs in the browser: databases read from the store by the sha256 a run recorded. */
 import type { DbSource } from '../../app/ports.ts';
-import { readDatabaseBytes } from './database-bytes.ts';
+import { readDatabaseBlob, readDatabaseBytes } from './database-bytes.ts';
 import { StoreError } from '../../app/store-errors.ts';
 import type { WorkbenchIdb } from './schema.ts';
 
@@ -28,6 +28,19 @@ export function storeDbSource(
       // size are checked on reading): the same sha256 the run's `databases` names, which the
       // verdict cache looks verdicts up under (run-service.ts, verdictCacheOf).
       return { bytes: await readDatabaseBytes(idb, record), sha256: record.sha256 };
+    },
+    async openPaged(dbId) {
+      const idb = await opened;
+      const sha = databases[dbId];
+      const record = sha ? await idb.get('databases', sha) : undefined;
+      if (!record)
+        throw new StoreError(
+          'NOT_FOUND',
+          `database ${dbId} is no longer in browser storage: import dataset "${datasetName}" again`,
+        );
+      // The stored chunks as one Blob (nothing is read here): the worker reads its pages.
+      const blob = await readDatabaseBlob(idb, record);
+      return { ref: { kind: 'blob', blob, size: blob.size }, sha256: record.sha256 };
     },
     describe(dbId) {
       return databases[dbId]
