@@ -86,6 +86,7 @@ const REAL_DATA_TESTS = [
   'tests/core/run/version-effects.test.ts',
   'tests/core/ts/minidev-ts-1.test.ts',
   'tests/core/ts/minidev-ts-2.test.ts',
+  'tests/workers/paged-file.test.ts',
 ];
 
 /**

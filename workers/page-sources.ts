@@ -61,9 +61,10 @@ interface FileReaderSyncLike {
 }
 
 /** A Blob (the browser's stored chunks of a database), read in slices by FileReaderSync. */
-export function blobSource(blob: BlobLike): PageSource {
+function blobSource(blob: BlobLike): PageSource {
   const Reader = (globalThis as { FileReaderSync?: new () => FileReaderSyncLike }).FileReaderSync;
-  if (!Reader) throw new WorkbenchError('UNSUPPORTED', 'this worker cannot read a stored database by pages (no FileReaderSync)');
+  if (!Reader)
+    throw new WorkbenchError('UNSUPPORTED', 'this worker cannot read a stored database by pages (no FileReaderSync)');
   const reader = new Reader();
   let problem: string | null = null;
   return {
@@ -73,7 +74,7 @@ export function blobSource(blob: BlobLike): PageSource {
         into.set(new Uint8Array(reader.readAsArrayBuffer(blob.slice(position, position + into.length))));
       } catch (err) {
         problem ??= `the stored database could not be read (${err instanceof Error ? err.message : String(err)}): import the dataset again`;
-        throw new Error(problem);
+        throw new Error(problem, { cause: err });
       }
     },
     problem: () => problem,

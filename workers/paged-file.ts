@@ -58,7 +58,8 @@ export class BlockCache {
 
   patch(at: number, bytes: Uint8Array): void {
     this.#patches.push([at, bytes.slice()]);
-    for (const n of this.#blocks.keys()) if (n * BLOCK_BYTES < at + bytes.length && at < (n + 1) * BLOCK_BYTES) this.#blocks.delete(n);
+    for (const n of this.#blocks.keys())
+      if (n * BLOCK_BYTES < at + bytes.length && at < (n + 1) * BLOCK_BYTES) this.#blocks.delete(n);
   }
 
   block(n: number): Uint8Array {

@@ -396,7 +396,9 @@ export function createSqlEngine(
         cache = new BlockCache(source, PAGE_CACHE_BYTES);
       }
       const size = cache ? cache.size : (given as Uint8Array).length;
-      const headBytes = cache ? new PagedFile(cache).subarray(0, Math.min(100, size)) : (given as Uint8Array).subarray(0, 100);
+      const headBytes = cache
+        ? new PagedFile(cache).subarray(0, Math.min(100, size))
+        : (given as Uint8Array).subarray(0, 100);
       const head = String.fromCharCode(...headBytes.subarray(0, 16));
       if (size < 100 || head !== SQLITE_HEADER) {
         cache?.close();

@@ -134,9 +134,7 @@ export class SqlPool implements SqlExecutor {
    * What a worker is given to open `dbId`: a reference it reads by pages when the pool's
    * workers can and the source offers one, else a fresh copy of the bytes (transferred).
    */
-  async #dbToGive(
-    dbId: string,
-  ): Promise<{ given: () => Uint8Array | DbFileRef; sha256: string | null; size: number }> {
+  async #dbToGive(dbId: string): Promise<{ given: () => Uint8Array | DbFileRef; sha256: string | null; size: number }> {
     const { dbSource } = this.opts;
     if (this.opts.paged && dbSource.openPaged) {
       const { ref, sha256 } = await dbSource.openPaged(dbId);

@@ -107,15 +107,13 @@ export type SqlValue = null | number | bigint | string | Uint8Array;
  * stored chunks, read synchronously in the worker).
  */
 export type DbFileRef =
-  | { kind: 'file'; path: string; size: number; mtimeMs: number }
-  | { kind: 'blob'; blob: BlobLike; size: number };
+  { kind: 'file'; path: string; size: number; mtimeMs: number } | { kind: 'blob'; blob: BlobLike; size: number };
 
 /** What the core needs to know of a Blob (the core has no DOM types; a browser Blob is one). */
 export interface BlobLike {
   readonly size: number;
   slice(start?: number, end?: number): unknown;
 }
-
 
 export interface ItemResult {
   index: number;

@@ -92,7 +92,11 @@ describe('a view of a file read by pages', () => {
       whole[BLOCK_BYTES + 2],
     ]);
     expect(view.subarray(whole.length + 5, whole.length + 6)[0]).toBe(7);
-    expect(Buffer.from(other.subarray(BLOCK_BYTES - 2, BLOCK_BYTES + 3)).equals(whole.subarray(BLOCK_BYTES - 2, BLOCK_BYTES + 3))).toBe(true);
+    expect(
+      Buffer.from(other.subarray(BLOCK_BYTES - 2, BLOCK_BYTES + 3)).equals(
+        whole.subarray(BLOCK_BYTES - 2, BLOCK_BYTES + 3),
+      ),
+    ).toBe(true);
     cache.close();
     expect(sha(file)).toBe(before);
   });
@@ -150,7 +154,9 @@ describe('the SQL engine given a file', () => {
     expect(wrote.goldRowCount).toBe(1);
     expect(wrote.goldPreview).toEqual([[0]]);
     const grow = done(
-      await paged.evaluate(request('tox', "INSERT INTO atom SELECT atom_id || 'x', molecule_id, element FROM atom", count)),
+      await paged.evaluate(
+        request('tox', "INSERT INTO atom SELECT atom_id || 'x', molecule_id, element FROM atom", count),
+      ),
     );
     expect(grow.goldPreview).toEqual([[Number(first.goldPreview[0]![0]) * 2]]);
     const after = done(await paged.evaluate(request('tox', count, count)));
