@@ -26,7 +26,7 @@ import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
 
 const TOXICOLOGY = sharedData('bird', 'databases', 'toxicology', 'toxicology.sqlite');
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-const refOf = (file: string): DbFileRef => {
+const refOf = (file: string): Extract<DbFileRef, { kind: 'file' }> => {
   const st = fs.statSync(file);
   return { kind: 'file', path: file, size: st.size, mtimeMs: st.mtimeMs };
 };
