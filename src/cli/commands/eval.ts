@@ -27,7 +27,7 @@ import { checkDatabasesUnchanged, evalRunHeader, executorName, hashDatabases, ru
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
-import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
+import { isParquetName } from '../../core/formats/parquet-name.ts';
 import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { readHarnessFile } from '../../adapters/harness/read-harness.ts';
 import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
-import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
+import { isParquetName } from '../../core/formats/parquet-name.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { officialTable } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { decodeUtf8File } from '../../adapters/utf8-text.ts';
+import { decodeUtf8File } from '../../core/util/utf8-text.ts';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
 import { parseQuestions, questionsFromRecords } from '../../core/formats/questions.ts';
 import { parseRarJsonl, rarFromRecords, type RarRow } from '../../core/rubric/rar-dataset.ts';
@@ -15,7 +15,7 @@ import { parseRunFile } from '../../core/runfile/run-file.ts';
 import type { RunFile } from '../../core/run/types.ts';
 import { runFileFromSamplesTable } from '../../core/views/samples-table.ts';
 import { readParquetFileRecords } from '../../adapters/parquet/node-file.ts';
-import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
+import { isParquetName } from '../../core/formats/parquet-name.ts';
 
 export async function readText(flag: string, file: string): Promise<string> {
   try {
