@@ -193,7 +193,7 @@ function perturbedLines(r: PerturbedReport, skipped: Array<{ id: string; reason:
   return lines;
 }
 
-/** The adapters `rubric` hands over (the CLI reaches adapters through its commands' roots). */
+/** What `rubric` hands over from its host (src/cli/node-host.ts): the judge's engine and cache file. */
 interface CheckHost {
   createEngine(o: {
     baseUrl: string;
