@@ -59,8 +59,7 @@ const COMMANDS: Record<string, Command> = {
     summary:
       'a training run: checkpoint dumps as one series, per-step curves, learned / forgotten questions, warnings; --watch follows a folder',
     usage: SERIES_USAGE,
-    // Its second argument is its test hooks, not the host.
-    load: () => import('./commands/series.ts').then((m) => ({ run: (argv: string[]) => m.run(argv) })),
+    load: () => import('./commands/series.ts'),
   },
   rubric: {
     summary:

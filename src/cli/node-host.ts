@@ -15,6 +15,7 @@ import type { ReadOnlyQuery } from '../core/prompt/omnisql-schema.ts';
 import type { SchemaSource } from '../core/prompt/schema-source.ts';
 import type { GzipPort } from '../core/report/report-file.ts';
 import type { JudgeCache } from '../core/rubric/judge-cache.ts';
+import type { CachedFacts, VerdictStore } from '../core/run/verdict-cache.ts';
 import type { TableSchema } from '../core/views/tables.ts';
 
 /** A pool of SQL workers over the databases of a folder: the run's executor and its probes. */
@@ -31,6 +32,16 @@ interface SchemaReader {
   query: ReadOnlyQuery;
   /** Stops the worker. */
   dispose(): void;
+}
+
+/** The verdict cache's file: verdicts, and each database's facts for the version scan. */
+interface VerdictCacheFile extends VerdictStore {
+  readonly file: string;
+  /** Verdicts held (facts not counted). */
+  readonly entries: number;
+  facts(key: string): CachedFacts | undefined;
+  setFacts(key: string, facts: CachedFacts): void;
+  save(): Promise<void>;
 }
 
 /** The options of an OpenAI-compatible engine (src/adapters/engines/openai-engine.ts) that the CLI sets. */
@@ -54,6 +65,25 @@ export interface NodeHost {
     folder(dbRoot: string): DbSource;
     /** `descriptions`: read BIRD's `database_description/*.csv` beside each database too. */
     openSchemaReader(dbRoot: string, options: { descriptions: boolean }): Promise<SchemaReader>;
+    /**
+     * The sha256 of a database file's bytes as they are now; null when they would not be read
+     * alone (a `-wal` with committed frames, a hot journal) or at all.
+     */
+    dbFileSha256(dbId: string, file: string): Promise<string | null>;
+    /** Why a db_id cannot name a folder's database (a path separator, `..`), or null. */
+    unsafeDbId(dbId: string): string | null;
+  };
+  /**
+   * Inflates the databases of a zip (`--db-root dev.zip`) into `dir`, a folder the caller owns,
+   * in the `<db>/<db>.sqlite` layout; returns how many. Refused: a zip beyond the import's bounds,
+   * a database twice with different bytes, one with a `-wal` or hot journal, none at all.
+   */
+  extractZipDatabases(zipFile: string, dir: string): Promise<number>;
+  /** The verdict cache kept in a folder (`eval --cache DIR`). */
+  verdictCache: {
+    /** `$XDG_CACHE_HOME/rlvr-workbench`, else `~/.cache/rlvr-workbench`. */
+    defaultDir(): string;
+    open(dir: string, options: { warn: (msg: string) => void }): Promise<VerdictCacheFile>;
   };
   parquet: {
     /** Every record of a Parquet file; a missing file is named with `flag`. */

@@ -13,7 +13,15 @@ import { FileJudgeCache } from '../judge/file-judge-cache.ts';
 import { readParquetFileRecords } from '../parquet/node-file.ts';
 import { writeParquetFile } from '../parquet/node-sink.ts';
 import { productName, readReportTemplate, zlibGzip } from './report-files.ts';
-import { createNodeSqlPool, folderDbSource, folderDescriptionFiles, spawnNodeSqlWorker } from './sql-worker-host.ts';
+import {
+  createNodeSqlPool,
+  dbFileSha256,
+  folderDbSource,
+  folderDescriptionFiles,
+  spawnNodeSqlWorker,
+  unsafeDbId,
+} from './sql-worker-host.ts';
+import { defaultCacheDir, openFileVerdictCache } from './verdict-cache-file.ts';
 
 /** The schema of the databases under `dbRoot`, read by one SQL worker of its own. */
 async function openSchemaReader(dbRoot: string, options: { descriptions: boolean }) {
@@ -51,6 +59,14 @@ export function createNodeHost() {
       pool: (options: { dbRoot: string; workers: number }) => createNodeSqlPool(options),
       folder: (dbRoot: string) => folderDbSource(dbRoot),
       openSchemaReader,
+      dbFileSha256: (dbId: string, file: string) => dbFileSha256(dbId, file),
+      unsafeDbId,
+    },
+    extractZipDatabases: async (zipFile: string, dir: string) =>
+      (await import('./zip-databases.ts')).extractZipDatabases(zipFile, dir),
+    verdictCache: {
+      defaultDir: () => defaultCacheDir(),
+      open: (dir: string, options: { warn: (msg: string) => void }) => openFileVerdictCache(dir, options),
     },
     parquet: { read: readParquetFileRecords, write: writeParquetFile },
     readHarnessFile: async (...args: Parameters<typeof import('../harness/read-harness.ts').readHarnessFile>) =>

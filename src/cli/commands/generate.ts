@@ -149,7 +149,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
     ],
     inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
   });
-  const root = await resolveDbRoot(args.dbRoot);
+  const root = await resolveDbRoot(host, args.dbRoot);
   try {
     await generate(host, args, root.dir, tables);
   } finally {
@@ -171,7 +171,7 @@ async function generate(host: NodeHost, args: GenerateArgs, dbRoot: string, tabl
       `not a directory: ${dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`,
       '--db-root',
     );
-  const questions = await readQuestionsInput('--dataset', args.dataset);
+  const questions = await readQuestionsInput(host, '--dataset', args.dataset);
   const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
   if (gold.length !== questions.length)
     throw new WorkbenchError(

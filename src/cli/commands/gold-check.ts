@@ -57,7 +57,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
     );
   }
   const gold = parseGoldSql(await readText('--gold', values.gold!), path.basename(values.gold!));
-  const questions = values.dataset ? await readQuestionsInput('--dataset', values.dataset) : null;
+  const questions = values.dataset ? await readQuestionsInput(host, '--dataset', values.dataset) : null;
   const items: EvalItem[] = gold.map((g, index) => ({
     index,
     questionId: questions?.[index]?.questionId ?? index,

@@ -106,7 +106,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
     },
   );
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
-  const questions = await readQuestionsInput('--dataset', values.dataset!);
+  const questions = await readQuestionsInput(host, '--dataset', values.dataset!);
   const { format, rows, name, files } = await readRows(
     host,
     values.completions!,
@@ -119,7 +119,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
     rewardFormula: compileRewardFormula(evalArgs.reward).text,
   };
   const questionOf = (i: number) => questions[i]?.question ?? null;
-  const root = await resolveDbRoot(evalArgs.dbRoot);
+  const root = await resolveDbRoot(host, evalArgs.dbRoot);
   const pool = host.sql.pool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
   const all: ItemResult[] = [];
   try {

@@ -119,7 +119,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
     );
   }
   const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
-  const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
+  const questions = args.dataset ? await readQuestionsInput(host, '--dataset', args.dataset) : null;
   const probe = probeQuestions(gold, questions, args.dataset ? path.basename(args.dataset) : '');
   const pool = host.sql.pool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   let report;

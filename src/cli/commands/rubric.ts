@@ -143,11 +143,10 @@ const REASONS: Record<AggregationId, string> = {
 
 export async function run(argv: string[], host: NodeHost): Promise<number> {
   // `rubric check ...`: the judge checks, with this command's engine and cache file.
-  if (argv[0] === 'check')
-    return runCheck(argv.slice(1), { createEngine: host.openAiEngine, openCache: host.openJudgeCache });
+  if (argv[0] === 'check') return runCheck(argv.slice(1), host);
   const args = parseRubricArgs(argv);
   await checkRubricOutputs(args);
-  const rows = await readRarInput('--dataset', args.dataset);
+  const rows = await readRarInput(host, '--dataset', args.dataset);
   const jobs = pairCompletions(
     await readText('--completions', args.completions),
     path.basename(args.completions),

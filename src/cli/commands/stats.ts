@@ -30,12 +30,12 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
   const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
   await checkStatsOutputs(values);
 
-  const runFile = await readRunInput('--run', values.run);
+  const runFile = await readRunInput(host, '--run', values.run);
   // The question texts --frontier-jsonl needs are read (or found missing) before the statistics are computed.
   let questions: RunQuestion[] | undefined = runFile.questions;
   if (values['frontier-jsonl']) {
     if (values.dataset) {
-      const parsed = await readQuestionsInput('--dataset', values.dataset);
+      const parsed = await readQuestionsInput(host, '--dataset', values.dataset);
       questions = parsed.map((q, index) => ({
         index,
         questionId: q.questionId,
