@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-/** Node composition root: `npm run --silent cli -- <command> ...` (see docs/cli.md for every flag). */
+/**
+ * Node composition root: `npm run --silent cli -- <command> ...` (see docs/cli.md for every flag).
+ * The only CLI file that imports `src/adapters`: it builds the Node host (src/cli/node-host.ts)
+ * and hands it to the command.
+ */
 import { WorkbenchError, errorMessage, isWorkbenchError } from '../core/errors.ts';
 import {
   BATCH_USAGE,
@@ -16,6 +20,7 @@ import {
   STATS_USAGE,
 } from './usage.ts';
 import { escapeTerminalOutput } from './terminal.ts';
+import type { NodeHost } from './node-host.ts';
 
 interface Command {
   summary: string;
@@ -24,7 +29,7 @@ interface Command {
    * The command's module, imported only when the command runs: the bundle splits each off
    * (scripts/build-cli.mjs), so `--help` loads none and a command loads only what it uses.
    */
-  load(): Promise<{ run(argv: string[]): Promise<number> }>;
+  load(): Promise<{ run(argv: string[], host: NodeHost): Promise<number> }>;
 }
 
 /** One entry per command; each module exports `run`, its usage text is in usage.ts. */
@@ -116,7 +121,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(command.usage + '\n');
     return 0;
   }
-  return (await command.load()).run(rest);
+  // Loaded with the command, after the usage texts: `--help` loads no adapter.
+  const [{ createNodeHost }, loaded] = await Promise.all([import('../adapters/node/node-host.ts'), command.load()]);
+  const host: NodeHost = createNodeHost();
+  return loaded.run(rest, host);
 }
 
 // Every string printed goes through one escaping: no input can send escapes to the terminal.

@@ -43,6 +43,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
+import { createNodeHost } from '../../src/adapters/node/node-host.ts';
 import { openEvalCache } from '../../src/cli/commands/eval-cache.ts';
 import { OFFICIAL_VES_ITERATIONS } from '../../src/core/eval/constants.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
@@ -448,7 +449,7 @@ const configOf = (s: Settings): ScoreConfig => ({
 
 /** `eval --cache DIR`: the cache opened for this run (each database hashed once, as it is now), the recipe, the save. */
 async function cachedRun(pool: SqlPool, dbRoot: string, cacheDir: string, items: EvalItem[], s: Settings) {
-  const cache = await openEvalCache({ cache: cacheDir, dbRoot }, 'sql.js property');
+  const cache = await openEvalCache(createNodeHost(), { cache: cacheDir, dbRoot }, 'sql.js property');
   if (!cache) throw new Error(`the cache folder ${cacheDir} could not be opened`);
   const out = await scoreRun(items, configOf(s), { executor: pool, verdictCache: cache.port });
   await cache.save();

@@ -24,6 +24,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createNodeHost } from '../../src/adapters/node/node-host.ts';
 import { run, type SeriesRunHooks } from '../../src/cli/commands/series.ts';
 import { listStepFiles } from '../../src/cli/commands/series-files.ts';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
@@ -66,7 +67,7 @@ async function series(
     return true;
   });
   try {
-    const code = await run(args, hooks);
+    const code = await run(args, createNodeHost(), hooks);
     return { code, stdout, stderr };
   } finally {
     vi.restoreAllMocks();

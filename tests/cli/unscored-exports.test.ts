@@ -11,6 +11,7 @@ import { csvParts, samplesJsonlParts } from '../../src/core/runfile/export.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { summarize } from '../../src/core/eval/summary.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
+import { createNodeHost } from '../../src/adapters/node/node-host.ts';
 import { readRunInput } from '../../src/cli/commands/tabular-input.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { gpt4oMinidevPredictions, minidevFlags } from '../helpers/shared-data.ts';
@@ -76,8 +77,8 @@ describe('unscored samples are null in every export; mean(ex) over each export i
   });
 
   it('the run read back from either file (stats and compare read both) is the run as stored: the same samples, the same summary', async () => {
-    const fromJson = await readRunInput('--run', runJson);
-    const fromParquet = await readRunInput('--run', runParquet);
+    const fromJson = await readRunInput(createNodeHost(), '--run', runJson);
+    const fromParquet = await readRunInput(createNodeHost(), '--run', runParquet);
     expect(fromParquet.samples).toHaveLength(500);
     const unscored = fromParquet.samples.filter((s) => s.status === 'missing-db');
     expect(unscored).toHaveLength(360);

@@ -5,7 +5,7 @@ import initSqlJs from 'sql.js';
 import { describe, expect, it } from 'vitest';
 import { checkSqliteSize } from '../../src/adapters/import/sqlite-size.ts';
 import { pairRunPredictions } from '../../src/adapters/import/pair-run.ts';
-import { decodeUtf8File, guessEncoding } from '../../src/adapters/utf8-text.ts';
+import { decodeUtf8File, guessEncoding } from '../../src/core/util/utf8-text.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
 import { parsePredictions } from '../../src/core/formats/predictions.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';

@@ -4,7 +4,7 @@
  */
 import { createSHA256, type IHasher } from 'hash-wasm';
 import { WorkbenchError, CancelledError } from '../../core/errors.ts';
-import { decodeUtf8File } from '../utf8-text.ts';
+import { decodeUtf8File } from '../../core/util/utf8-text.ts';
 import type { ImportFile } from './import-files.ts';
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';

@@ -63,7 +63,7 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 /** What the version scan reads of a database (src/core/eval/db-facts.ts), by executor and database sha256. */
 type StoredFacts = CachedFacts;
 
-export interface FileVerdictCache extends VerdictStore {
+interface FileVerdictCache extends VerdictStore {
   readonly file: string;
   /** At the end of a run: says how many rows failed their MAC (deleted unless written again), applies the bounds. */
   save(): Promise<void>;

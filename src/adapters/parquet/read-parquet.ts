@@ -31,7 +31,7 @@ export function blobAsyncBuffer(blob: Blob): AsyncBuffer {
   return { byteLength: blob.size, slice: (start, end) => blob.slice(start, end).arrayBuffer() };
 }
 
-export { isParquetName } from './parquet-name.ts';
+export { isParquetName } from '../../core/formats/parquet-name.ts';
 
 function normalise(v: unknown): unknown {
   if (typeof v === 'bigint')

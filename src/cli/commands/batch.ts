@@ -8,13 +8,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import {
-  createNodeSqlPool,
-  folderDbSource,
-  folderDescriptionFiles,
-  spawnNodeSqlWorker,
-} from '../../adapters/node/sql-worker-host.ts';
-import { createSqlWorkerSchemaSource } from '../../adapters/engines/sql-worker-schema-source.ts';
+import type { NodeHost } from '../node-host.ts';
 import { WorkbenchError, errorMessage } from '../../core/errors.ts';
 import { summarize } from '../../core/eval/summary.ts';
 import { officialTable } from '../../core/eval/report.ts';
@@ -71,7 +65,7 @@ import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 
 export const usage = BATCH_USAGE;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'export') {
     const args = parseBatchExportArgs(rest);
@@ -79,7 +73,7 @@ export async function run(argv: string[]): Promise<number> {
       outputs: pathFlags({ '--out': args.out, '--plan-out': args.planOut }),
       inputs: pathFlags({ '--tables': args.tables }),
     });
-    await runExport(args);
+    await runExport(host, args);
   } else if (sub === 'import') {
     const args = parseBatchImportArgs(rest);
     await checkOutputsWithDataset(args, {
@@ -90,7 +84,7 @@ export async function run(argv: string[]): Promise<number> {
         ...pathFlags({ '--tables': args.tables }),
       ],
     });
-    await runImport(args);
+    await runImport(host, args);
   } else
     throw new WorkbenchError(
       'BAD_OPTION',
@@ -123,14 +117,8 @@ async function readDataset(args: {
 }
 
 /** Schema contexts read by one SQL worker (the same queries as the app's prompts), one per database. */
-async function openSchemas(dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
-  const worker = spawnNodeSqlWorker();
-  await worker.api.init({ cacheBytes: 256 * 1024 * 1024 });
-  const source = createSqlWorkerSchemaSource({
-    api: worker.api,
-    dbSource: folderDbSource(dbRoot),
-    descriptionFiles: (dbId) => folderDescriptionFiles(dbRoot, dbId),
-  });
+async function openSchemas(host: NodeHost, dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
+  const { source, dispose } = await host.sql.openSchemaReader(dbRoot, { descriptions: true });
   const spec = plan.spec;
   const contexts = new Map<string, Promise<DatabaseContext>>();
   const database = (dbId: string) => {
@@ -144,11 +132,12 @@ async function openSchemas(dbRoot: string, plan: Pick<BatchPlan, 'spec'>) {
     }
     return c;
   };
-  return { database, dispose: () => worker.terminate() };
+  return { database, dispose };
 }
 
 /** The schema texts of a preset plan's databases (tables.json read and checked when the preset needs it). */
 async function presetSchemas(
+  host: NodeHost,
   preset: PolicyPreset,
   args: { tables: string | null; dataset: string; dbRoot: string },
   dbIds: Iterable<string>,
@@ -159,11 +148,11 @@ async function presetSchemas(
     entries = await readTables(tables);
     checkTablesCover(preset, entries, tables, dbIds);
   }
-  return openPresetSchemas(preset, args.dbRoot, entries);
+  return openPresetSchemas(host, preset, args.dbRoot, entries);
 }
 
-async function runExport(args: BatchExportArgs): Promise<void> {
-  if (args.preset !== null) return runPresetExport(args, presetFlag(args.preset));
+async function runExport(host: NodeHost, args: BatchExportArgs): Promise<void> {
+  if (args.preset !== null) return runPresetExport(host, args, presetFlag(args.preset));
   const template = findTemplate(args.template);
   if (!template)
     throw new WorkbenchError(
@@ -172,7 +161,7 @@ async function runExport(args: BatchExportArgs): Promise<void> {
       '--template',
     );
   const { questions } = await readDataset(args);
-  const indices = await exportIndices(args, questions);
+  const indices = await exportIndices(host, args, questions);
   const plan = makeBatchPlan({
     spec: {
       model: { id: args.model },
@@ -198,7 +187,7 @@ async function runExport(args: BatchExportArgs): Promise<void> {
     indices,
     questions,
   });
-  const schemas = await openSchemas(args.dbRoot, plan);
+  const schemas = await openSchemas(host, args.dbRoot, plan);
   try {
     // Streamed to the file line by line: --n 100000 costs disk, not memory.
     const exported = await writeStreamAtomic(args.out, (write) =>
@@ -219,8 +208,8 @@ async function runExport(args: BatchExportArgs): Promise<void> {
 }
 
 /** The questions of the dataset whose database is under --db-root (the first --limit of them), warning about the rest. */
-async function exportIndices(args: BatchExportArgs, questions: readonly Question[]): Promise<number[]> {
-  const db = folderDbSource(args.dbRoot);
+async function exportIndices(host: NodeHost, args: BatchExportArgs, questions: readonly Question[]): Promise<number[]> {
+  const db = host.sql.folder(args.dbRoot);
   const present = new Map<string, boolean>();
   for (const q of questions) if (!present.has(q.dbId)) present.set(q.dbId, await db.has(q.dbId));
   const absent = [...present].filter(([, p]) => !p).map(([id]) => id);
@@ -235,7 +224,7 @@ async function exportIndices(args: BatchExportArgs, questions: readonly Question
 }
 
 /** `batch export --preset ID`: the preset's messages, sampling, stops and prefill in every request. */
-async function runPresetExport(args: BatchExportArgs, preset: PolicyPreset): Promise<void> {
+async function runPresetExport(host: NodeHost, args: BatchExportArgs, preset: PolicyPreset): Promise<void> {
   let made: ReturnType<typeof presetBatchSpec>;
   try {
     made = presetBatchSpec(preset, {
@@ -254,7 +243,7 @@ async function runPresetExport(args: BatchExportArgs, preset: PolicyPreset): Pro
       `preset ${preset.id} asks for ${made.params.n} samples per question; a batch takes at most ${MAX_BATCH_N}`,
     );
   const { questions } = await readDataset(args);
-  const indices = await exportIndices(args, questions);
+  const indices = await exportIndices(host, args, questions);
   const plan = makeBatchPlan({
     spec: { model: { id: args.model }, template: made.template, params: made.params },
     contextWindow: null,
@@ -268,6 +257,7 @@ async function runPresetExport(args: BatchExportArgs, preset: PolicyPreset): Pro
     preset: made.preset,
   });
   const schemas = await presetSchemas(
+    host,
     preset,
     args,
     plan.indices.map((i) => questions[i]!.dbId),
@@ -286,7 +276,7 @@ async function runPresetExport(args: BatchExportArgs, preset: PolicyPreset): Pro
   }
 }
 
-async function runImport(args: BatchImportArgs): Promise<void> {
+async function runImport(host: NodeHost, args: BatchImportArgs): Promise<void> {
   const formula = (() => {
     try {
       const f = compileRewardFormula(args.reward);
@@ -340,13 +330,14 @@ async function runImport(args: BatchImportArgs): Promise<void> {
     timeoutMs: args.timeoutS * 1000,
     rewardFormula: formula.text,
   };
-  const schemas = await openSchemas(args.dbRoot, plan);
-  const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
+  const schemas = await openSchemas(host, args.dbRoot, plan);
+  const pool = host.sql.pool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   const samples: SampleRecord[] = [];
   let disposePreset = () => {};
   try {
     const preset = plan.preset
       ? await presetSchemas(
+          host,
           plan.preset.content,
           args,
           plan.indices.map((i) => questions[i]!.dbId),

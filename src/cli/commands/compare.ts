@@ -4,6 +4,7 @@ import { compareRuns } from '../../core/rl/compare.ts';
 import { compareJson, compareTable } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/util/rng.ts';
 import { readRunInput } from './tabular-input.ts';
+import type { NodeHost } from '../node-host.ts';
 import { bad, parseFlags } from './flags.ts';
 import { integerFlag } from './rl-args.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
@@ -12,7 +13,7 @@ import { COMPARE_USAGE } from '../usage.ts';
 
 export const usage = COMPARE_USAGE;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
     { seed: { type: 'string' }, resamples: { type: 'string' }, out: { type: 'string' } },
@@ -29,8 +30,8 @@ export async function run(argv: string[]): Promise<number> {
   const resamples = integerFlag('--resamples', values.resamples, 10_000, 1, 10_000_000);
   const [fileA, fileB] = positionals as [string, string];
   await checkCompareOutputs(values.out, fileA, fileB);
-  const a = await readRunInput('RUN_A', fileA);
-  const b = await readRunInput('RUN_B', fileB);
+  const a = await readRunInput(host, 'RUN_A', fileA);
+  const b = await readRunInput(host, 'RUN_B', fileB);
   const result = compareRuns(a, b, { resamples, makeRng: () => mulberry32(seed) });
   if (result.overall.questions === 0) {
     throw new WorkbenchError(

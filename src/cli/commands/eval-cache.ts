@@ -1,18 +1,13 @@
 /**
  * `eval --cache DIR` / `--no-cache`: the verdict cache (src/core/run/verdict-cache.ts), handed to
  * the run recipe (scoreRun's `verdictCache`) in front of the pool, kept in a file of the cache
- * folder (src/adapters/node/verdict-cache-file.ts).
+ * folder (the host's `verdictCache`: src/adapters/node/verdict-cache-file.ts).
  * The file also keeps each database's facts for the version scan (SQLite version, column types,
  * by executor and sha256; the recipe asks for them), so a run whose verdicts all come from the
  * cache starts no worker and opens no database.
  */
 import path from 'node:path';
-import { dbFileSha256, unsafeDbId } from '../../adapters/node/sql-worker-host.ts';
-import {
-  defaultCacheDir,
-  openFileVerdictCache,
-  type FileVerdictCache,
-} from '../../adapters/node/verdict-cache-file.ts';
+import type { NodeHost } from '../node-host.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { VerdictCachePort } from '../../core/run/verdict-cache.ts';
 
@@ -28,14 +23,15 @@ const warn = (msg: string) => process.stderr.write(`warning: ${msg}\n`);
 
 /** Null with `--no-cache`, or when the cache folder cannot be used (a warning says why; the run goes on without it). */
 export async function openEvalCache(
+  host: NodeHost,
   args: { cache: string | null; dbRoot: string },
   executor: string,
 ): Promise<EvalCache | null> {
   if (args.cache === null) return null;
-  const dir = args.cache === 'default' ? defaultCacheDir() : args.cache;
-  let file: FileVerdictCache;
+  const dir = args.cache === 'default' ? host.verdictCache.defaultDir() : args.cache;
+  let file: Awaited<ReturnType<NodeHost['verdictCache']['open']>>;
   try {
-    file = await openFileVerdictCache(dir, { warn });
+    file = await host.verdictCache.open(dir, { warn });
   } catch (err) {
     warn(
       `the verdict cache folder ${dir} cannot be used (${errorMessage(err)}): this run caches nothing; give another with --cache DIR, or --no-cache`,
@@ -51,9 +47,9 @@ export async function openEvalCache(
   const dbSha256 = (dbId: string) => {
     let p = shas.get(dbId);
     if (!p) {
-      p = unsafeDbId(dbId)
+      p = host.sql.unsafeDbId(dbId)
         ? Promise.resolve(null)
-        : dbFileSha256(dbId, path.join(args.dbRoot, dbId, `${dbId}.sqlite`)).catch(() => null);
+        : host.sql.dbFileSha256(dbId, path.join(args.dbRoot, dbId, `${dbId}.sqlite`)).catch(() => null);
       shas.set(dbId, p);
     }
     return p;

@@ -28,8 +28,9 @@ import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
 import { checkDatabasesUnchanged, evalRunHeader, executorName, hashDatabases, runQuestions } from './run-out.ts';
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
+import type { NodeHost } from '../node-host.ts';
 import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
-import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
+import { isParquetName } from '../../core/formats/parquet-name.ts';
 import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';
@@ -51,7 +52,7 @@ import { terminalName } from '../../core/util/terminal-text.ts';
 
 export const usage = EVAL_USAGE;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const args = parseEvalArgs(argv);
   const files = await expandPredictionInputs(args.predictionInputs);
   if (files.length > 1 && (args.out || args.runOut || args.goldOverlay)) {
@@ -77,7 +78,7 @@ export async function run(argv: string[]): Promise<number> {
     ],
     inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
   });
-  await runEval(args, targets);
+  await runEval(host, args, targets);
   return 0;
 }
 
@@ -117,11 +118,11 @@ async function outputsOf(args: EvalArgs, files: string[]): Promise<Target[]> {
   }));
 }
 
-async function runEval(given: EvalArgs, targets: Target[]): Promise<void> {
+async function runEval(host: NodeHost, given: EvalArgs, targets: Target[]): Promise<void> {
   // --db-root may be a zip (BIRD's dev.zip): its databases are inflated to a temporary folder.
-  const root = await resolveDbRoot(given.dbRoot);
+  const root = await resolveDbRoot(host, given.dbRoot);
   try {
-    await evaluate({ ...given, dbRoot: root.dir }, given.dbRoot, targets);
+    await evaluate(host, { ...given, dbRoot: root.dir }, given.dbRoot, targets);
   } finally {
     await root.cleanup();
   }
@@ -136,7 +137,7 @@ interface FilePlan {
   from: number;
 }
 
-async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]): Promise<void> {
+async function evaluate(host: NodeHost, args: EvalArgs, shownDbRoot: string, targets: Target[]): Promise<void> {
   // Read and checked before any item runs: a bad line is refused naming the file and the line.
   const exclusions = await excludeFlag(args.exclude ?? undefined);
   // Checked by parseEvalArgs before any work (syntax, metrics it needs, division by zero).
@@ -154,7 +155,7 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     workers: args.workers ?? availableParallelism(),
   });
   try {
-    const cache = await openEvalCache(args, executorName());
+    const cache = await openEvalCache(host, args, executorName());
     // The workers start (sql.js compiles) while the inputs are read; not with a filled verdict
     // cache, where a run may need none.
     if (!cache || cache.empty) pool.warm();
@@ -164,14 +165,14 @@ async function evaluate(args: EvalArgs, shownDbRoot: string, targets: Target[]):
     // read. Every database the gold names (a run of one shard reads its own, in the recipe).
     const earlyFacts = !cache && !args.shard ? readDbFacts(pool, [...new Set(gold.map((g) => g.dbId))]) : null;
     earlyFacts?.catch(() => undefined); // awaited below, unless reading the inputs failed first
-    const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
+    const questions = args.dataset ? await readQuestionsInput(host, '--dataset', args.dataset) : null;
     const exRule = args.exRule ?? (await datasetRule(args.gold, questions));
     const several = targets.length > 1;
     const plans: FilePlan[] = [];
     let from = 0;
     for (const target of targets) {
       const plan = planReplay(
-        { predictions: await readPredictionsInput('--predictions', target.predictions), gold, questions },
+        { predictions: await readPredictionsInput(host, '--predictions', target.predictions), gold, questions },
         { strict: args.strict },
       );
       // A shard evaluates its databases' items; the pairing and its findings are the whole file's.

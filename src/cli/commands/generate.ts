@@ -8,8 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
-import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
+import type { NodeHost } from '../node-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { EX_RULE_LABEL, type ExRule } from '../../core/compare/spider-ex.ts';
 import { OFFICIAL_TIMEOUT_S } from '../../core/eval/constants.ts';
@@ -135,7 +134,7 @@ function parseGenerateArgs(argv: string[]): GenerateArgs {
   };
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const args = parseGenerateArgs(argv);
   const tables = needsTables(args.preset) ? await tablesFile(args.preset, args) : null;
   await checkOutputs({
@@ -150,9 +149,9 @@ export async function run(argv: string[]): Promise<number> {
     ],
     inputDirs: [{ flag: '--db-root', file: args.dbRoot }],
   });
-  const root = await resolveDbRoot(args.dbRoot);
+  const root = await resolveDbRoot(host, args.dbRoot);
   try {
-    await generate(args, root.dir, tables);
+    await generate(host, args, root.dir, tables);
   } finally {
     await root.cleanup();
   }
@@ -163,7 +162,7 @@ export async function run(argv: string[]): Promise<number> {
 const ruleOf = (questions: readonly Question[]): ExRule =>
   questions.some((q) => SPIDER_LEVELS.includes(q.difficulty)) ? 'spider' : 'bird';
 
-async function generate(args: GenerateArgs, dbRoot: string, tables: string | null): Promise<void> {
+async function generate(host: NodeHost, args: GenerateArgs, dbRoot: string, tables: string | null): Promise<void> {
   const { preset, sampling } = args;
   const dbRootStat = await stat(dbRoot).catch(() => null);
   if (!dbRootStat?.isDirectory())
@@ -172,7 +171,7 @@ async function generate(args: GenerateArgs, dbRoot: string, tables: string | nul
       `not a directory: ${dbRoot} (expected <db-root>/<db_id>/<db_id>.sqlite)`,
       '--db-root',
     );
-  const questions = await readQuestionsInput('--dataset', args.dataset);
+  const questions = await readQuestionsInput(host, '--dataset', args.dataset);
   const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
   if (gold.length !== questions.length)
     throw new WorkbenchError(
@@ -191,18 +190,18 @@ async function generate(args: GenerateArgs, dbRoot: string, tables: string | nul
     ...(exRule === 'spider' ? { exRule } : {}),
   };
   const apiKey = args.apiKeyEnv ? process.env[args.apiKeyEnv]! : null;
-  const engine = createOpenAiEngine({
+  const engine = host.openAiEngine({
     baseUrl: args.endpoint,
     model: args.model,
     apiKey,
     concurrency: args.concurrency,
   });
-  const pool = createNodeSqlPool({ dbRoot, workers: args.workers ?? availableParallelism() });
+  const pool = host.sql.pool({ dbRoot, workers: args.workers ?? availableParallelism() });
   let disposeSchemas = () => {};
   try {
     await engine.load({ id: args.model, source: args.endpoint });
     const hashed = args.runOut ? await hashDatabases(dbRoot, dbIds) : undefined;
-    const schemas = await openPresetSchemas(preset, dbRoot, entries);
+    const schemas = await openPresetSchemas(host, preset, dbRoot, entries);
     disposeSchemas = schemas.dispose;
     const schema = schemas.schema;
     const scorer = generationScorer(config, { executor: pool, questionOf: (i) => questions[i]?.question ?? null });

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
-import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
+import type { NodeHost } from '../node-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { goldIssuesReport } from '../../core/run/reward-report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
@@ -32,7 +32,7 @@ export const usage = GOLD_CHECK_USAGE;
  */
 const NEUTRAL_PREDICTION = 'SELECT 1';
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
@@ -57,7 +57,7 @@ export async function run(argv: string[]): Promise<number> {
     );
   }
   const gold = parseGoldSql(await readText('--gold', values.gold!), path.basename(values.gold!));
-  const questions = values.dataset ? await readQuestionsInput('--dataset', values.dataset) : null;
+  const questions = values.dataset ? await readQuestionsInput(host, '--dataset', values.dataset) : null;
   const items: EvalItem[] = gold.map((g, index) => ({
     index,
     questionId: questions?.[index]?.questionId ?? index,
@@ -67,7 +67,7 @@ export async function run(argv: string[]): Promise<number> {
     goldSql: g.sql,
     extraction: { rule: 'sql-line', thinkStripped: false },
   }));
-  const pool = createNodeSqlPool({ dbRoot, workers: workersFlag(values.workers) ?? availableParallelism() });
+  const pool = host.sql.pool({ dbRoot, workers: workersFlag(values.workers) ?? availableParallelism() });
   let results;
   try {
     // The run recipe with the self-test's settings: EX only, the official timeout, writes allowed.

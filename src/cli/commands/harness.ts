@@ -13,10 +13,8 @@ import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { readHarnessFile } from '../../adapters/harness/read-harness.ts';
-import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
-import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
-import { isParquetName } from '../../adapters/parquet/parquet-name.ts';
+import type { NodeHost } from '../node-host.ts';
+import { isParquetName } from '../../core/formats/parquet-name.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { officialTable } from '../../core/eval/report.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
@@ -57,6 +55,7 @@ function stepFile(file: string, step: number | null, several: boolean): string {
 }
 
 async function readRows(
+  host: NodeHost,
   input: string,
   format: HarnessFormat | null,
 ): Promise<{ format: HarnessFormat; rows: HarnessRow[]; name: string; files: string[] }> {
@@ -75,14 +74,14 @@ async function readRows(
   let found: HarnessFormat | null = format;
   const rows: HarnessRow[] = [];
   for (const f of files) {
-    const got = await readHarnessFile(path.basename(f), new Blob([await readFile(f)]), found);
+    const got = await host.readHarnessFile(path.basename(f), new Blob([await readFile(f)]), found);
     found = got.format;
     rows.push(...got.rows);
   }
   return { format: found!, rows, name: path.basename(input), files };
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
@@ -107,8 +106,9 @@ export async function run(argv: string[]): Promise<number> {
     },
   );
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
-  const questions = await readQuestionsInput('--dataset', values.dataset!);
+  const questions = await readQuestionsInput(host, '--dataset', values.dataset!);
   const { format, rows, name, files } = await readRows(
+    host,
     values.completions!,
     (values.from as HarnessFormat | undefined) ?? null,
   );
@@ -119,8 +119,8 @@ export async function run(argv: string[]): Promise<number> {
     rewardFormula: compileRewardFormula(evalArgs.reward).text,
   };
   const questionOf = (i: number) => questions[i]?.question ?? null;
-  const root = await resolveDbRoot(evalArgs.dbRoot);
-  const pool = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
+  const root = await resolveDbRoot(host, evalArgs.dbRoot);
+  const pool = host.sql.pool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
   const all: ItemResult[] = [];
   try {
     for (const r of runs) {
@@ -174,7 +174,7 @@ export async function run(argv: string[]): Promise<number> {
         const file = toRunFile(header, records, runQuestions(plan.items, questions));
         if (isParquetName(out))
           await writeAtomicWith(out, (temp) =>
-            writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), {
+            host.parquet.write(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), {
               metadata: runTableMetadata(SAMPLES_TABLE, file.run),
             }),
           );

@@ -6,7 +6,7 @@
  */
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { decodeUtf8Chunk, guessEncoding } from '../../adapters/utf8-text.ts';
+import { decodeUtf8Chunk, guessEncoding, utf8StreamDecoder } from '../../core/util/utf8-text.ts';
 import { LineSplitter } from '../../core/util/line-splitter.ts';
 import { WorkbenchError, isWorkbenchError } from '../../core/errors.ts';
 
@@ -18,7 +18,7 @@ export async function forEachLine(
   opts: { chunkBytes?: number } = {},
 ): Promise<void> {
   const name = path.basename(file);
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const decoder = utf8StreamDecoder();
   const lines = new LineSplitter(onLine);
   let first = true;
   try {

@@ -6,14 +6,11 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { transfer } from 'comlink';
-import { folderDbSource, spawnNodeSqlWorker } from '../../adapters/node/sql-worker-host.ts';
-import { createSqlWorkerSchemaSource } from '../../adapters/engines/sql-worker-schema-source.ts';
+import type { NodeHost } from '../node-host.ts';
 import { WorkbenchError, errorMessage } from '../../core/errors.ts';
-import type { BirdTablesEntry, ReadOnlyQuery } from '../../core/prompt/omnisql-schema.ts';
+import type { BirdTablesEntry } from '../../core/prompt/omnisql-schema.ts';
 import { renderPresetSchema } from '../../core/prompt/preset-schema.ts';
 import { requirePreset, type PolicyPreset } from '../../core/prompt/presets.ts';
-import type { SqlValue } from '../../core/types.ts';
 import { bad } from './flags.ts';
 import { readText } from './tabular-input.ts';
 
@@ -96,34 +93,13 @@ export interface PresetSchemas {
 
 /** The schema texts of the databases under `dbRoot`, read by one SQL worker of their own. */
 export async function openPresetSchemas(
+  host: NodeHost,
   preset: PolicyPreset,
   dbRoot: string,
   entries: readonly BirdTablesEntry[],
 ): Promise<PresetSchemas> {
-  const schemaWorker = spawnNodeSqlWorker();
-  try {
-    await schemaWorker.api.init({ cacheBytes: 256 * 1024 * 1024 });
-  } catch (err) {
-    schemaWorker.terminate();
-    throw err;
-  }
-  const dbSource = folderDbSource(dbRoot);
-  const query: ReadOnlyQuery = async (dbId, sql) => {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const r = await schemaWorker.api.query(dbId, sql, 1_000_000);
-      if (!('kind' in r)) return r.rows as SqlValue[][];
-      if (!(await dbSource.has(dbId)))
-        throw new WorkbenchError('NOT_FOUND', `database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
-      const { bytes } = await dbSource.load(dbId);
-      await schemaWorker.api.loadDb(dbId, transfer(bytes, [bytes.buffer]));
-    }
-    throw new WorkbenchError('FAILED', `database ${dbId} could not be kept open while its schema was read`);
-  };
-  const schemaSource = createSqlWorkerSchemaSource({
-    api: schemaWorker.api,
-    dbSource,
-    transferBytes: (b) => transfer(b, [b.buffer]),
-  });
+  const reader = await host.sql.openSchemaReader(dbRoot, { descriptions: false });
+  const { source: schemaSource, query } = reader;
   const schemas = new Map<string, Promise<string>>();
   return {
     schema(dbId) {
@@ -144,6 +120,6 @@ export async function openPresetSchemas(
       }
       return s;
     },
-    dispose: () => schemaWorker.terminate(),
+    dispose: () => reader.dispose(),
   };
 }

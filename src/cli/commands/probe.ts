@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
-import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
+import type { NodeHost } from '../node-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { readQuestionsInput } from './tabular-input.ts';
@@ -108,7 +108,7 @@ export function probeQuestions(
   });
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const args = parseProbeArgs(argv);
   await checkProbeOutputs(args);
   if (!(await stat(args.dbRoot).catch(() => null))?.isDirectory()) {
@@ -119,9 +119,9 @@ export async function run(argv: string[]): Promise<number> {
     );
   }
   const gold = parseGoldSql(await readText('--gold', args.gold), path.basename(args.gold));
-  const questions = args.dataset ? await readQuestionsInput('--dataset', args.dataset) : null;
+  const questions = args.dataset ? await readQuestionsInput(host, '--dataset', args.dataset) : null;
   const probe = probeQuestions(gold, questions, args.dataset ? path.basename(args.dataset) : '');
-  const pool = createNodeSqlPool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
+  const pool = host.sql.pool({ dbRoot: args.dbRoot, workers: args.workers ?? availableParallelism() });
   let report;
   try {
     report = await runProbe(probe, pool, { timeoutMs: args.timeoutS * 1000, exploits: args.exploits });

@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { productName, readReportTemplate, zlibGzip } from '../../adapters/node/report-files.ts';
+import type { NodeHost } from '../node-host.ts';
 import { reportPayload } from '../../core/report/payload.ts';
 import { fmtBytes, REPORT_LIMITS, type ReportLimits } from '../../core/report/limits.ts';
 import { buildReport } from '../../core/report/report-file.ts';
@@ -39,7 +39,7 @@ async function readInput(flag: string, file: string, limits: ReportLimits): Prom
   return readText(flag, file);
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
@@ -58,7 +58,7 @@ export async function run(argv: string[]): Promise<number> {
     ],
   });
   const limits = REPORT_LIMITS;
-  const template = readReportTemplate();
+  const template = host.report.readTemplate();
   const runs = [parseRunFile(await readInput('--run', values.run, limits), path.basename(values.run))];
   if (values.compare)
     runs.push(parseRunFile(await readInput('--compare', values.compare, limits), path.basename(values.compare)));
@@ -69,10 +69,10 @@ export async function run(argv: string[]): Promise<number> {
     runs,
     compare: runs.length > 1,
     series,
-    product: `${productName()} (CLI)`,
+    product: `${host.report.productName()} (CLI)`,
     createdAt: new Date().toISOString(),
   });
-  const { html, cut } = await buildReport(template, payload, zlibGzip, 'report template', limits);
+  const { html, cut } = await buildReport(template, payload, host.report.gzip, 'report template', limits);
   await writeFileAtomic(values.out, html);
   const samples = runs.reduce((n, f) => n + f.samples.length, 0);
   const parts = [

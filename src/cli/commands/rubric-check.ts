@@ -7,7 +7,7 @@ import path from 'node:path';
 import { isEngineError } from '../../core/engine/engine-error.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { parseAggregationIds } from '../../core/rubric/aggregations.ts';
-import { GREEDY, type Engine } from '../../core/engine/engine.ts';
+import { GREEDY } from '../../core/engine/engine.ts';
 import {
   parsePerturbedPairs,
   perturbReferences,
@@ -35,6 +35,7 @@ import { checkOutputs, pathFlags } from '../preflight.ts';
 import { RUBRIC_USAGE } from '../usage.ts';
 import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
 import { readRarInput, readText } from './tabular-input.ts';
+import type { NodeHost } from '../node-host.ts';
 
 const usage = RUBRIC_USAGE;
 
@@ -193,19 +194,8 @@ function perturbedLines(r: PerturbedReport, skipped: Array<{ id: string; reason:
   return lines;
 }
 
-/** The adapters `rubric` hands over (the CLI reaches adapters through its commands' roots). */
-interface CheckHost {
-  createEngine(o: {
-    baseUrl: string;
-    apiKey: string | null | undefined;
-    concurrency: number;
-    maxRetries: number;
-    timeoutMs: number;
-  }): Engine;
-  openCache(file: string): Promise<JudgeCache>;
-}
-
-export async function run(argv: string[], host: CheckHost): Promise<number> {
+/** `rubric check`: the judge's engine and cache file come from the host of `rubric`. */
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const args = parseCheckArgs(argv);
   await checkOutputs({
     outputs: pathFlags({ '--out': args.out, '--cache': args.cache }),
@@ -215,7 +205,7 @@ export async function run(argv: string[], host: CheckHost): Promise<number> {
       '--perturbed': args.perturbedFile,
     }),
   });
-  const rows: RarRow[] | null = args.dataset ? await readRarInput('--dataset', args.dataset) : null;
+  const rows: RarRow[] | null = args.dataset ? await readRarInput(host, '--dataset', args.dataset) : null;
   const weighted = (rubric: RarRow['rubric']) =>
     args.weighting === 'as-given' ? rubric : applyWeighting(rubric, args.weighting);
   const samples: CheckSample[] = [];
@@ -253,8 +243,8 @@ export async function run(argv: string[], host: CheckHost): Promise<number> {
       `no row of ${args.completions} has two or more samples: the swap check compares a row's samples`,
     );
 
-  const cache: JudgeCache = args.cache ? await host.openCache(args.cache) : new MemoryJudgeCache();
-  const engine = host.createEngine({
+  const cache: JudgeCache = args.cache ? await host.openJudgeCache(args.cache) : new MemoryJudgeCache();
+  const engine = host.openAiEngine({
     baseUrl: args.judgeUrl,
     apiKey: args.apiKeyEnv ? process.env[args.apiKeyEnv] : null,
     concurrency: args.concurrency,

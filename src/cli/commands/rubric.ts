@@ -3,8 +3,7 @@
  * of the registry (src/core/rubric/aggregations.ts; default explicit, implicit, Likert).
  */
 import path from 'node:path';
-import { FileJudgeCache } from '../../adapters/judge/file-judge-cache.ts';
-import { createOpenAiEngine } from '../../adapters/engines/openai-engine.ts';
+import type { NodeHost } from '../node-host.ts';
 import { isEngineError } from '../../core/engine/engine-error.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { summarizeRubricScores } from '../../core/rubric/aggregate.ts';
@@ -148,20 +147,19 @@ const REASONS: Record<AggregationId, string> = {
   'group-rank': 'no explicit score, or the only scored sample of its question',
 };
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   // `rubric check ...`: the judge checks, with this command's engine and cache file.
-  if (argv[0] === 'check')
-    return runCheck(argv.slice(1), { createEngine: createOpenAiEngine, openCache: (f) => FileJudgeCache.open(f) });
+  if (argv[0] === 'check') return runCheck(argv.slice(1), host);
   const args = parseRubricArgs(argv);
   await checkRubricOutputs(args);
-  const rows = await readRarInput('--dataset', args.dataset);
+  const rows = await readRarInput(host, '--dataset', args.dataset);
   const jobs = pairCompletions(
     await readText('--completions', args.completions),
     path.basename(args.completions),
     rows,
   );
-  const cache: JudgeCache = args.cache ? await FileJudgeCache.open(args.cache) : new MemoryJudgeCache();
-  const engine = createOpenAiEngine({
+  const cache: JudgeCache = args.cache ? await host.openJudgeCache(args.cache) : new MemoryJudgeCache();
+  const engine = host.openAiEngine({
     baseUrl: args.judgeUrl,
     apiKey: args.apiKeyEnv ? process.env[args.apiKeyEnv] : null,
     concurrency: args.concurrency,

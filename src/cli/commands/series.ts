@@ -57,6 +57,7 @@ import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
 import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
+import type { NodeHost } from '../node-host.ts';
 import type { EvalArgs } from './eval-args.ts';
 import { evalArgsOf } from './scoring-flags.ts';
 import { listStepFiles } from './series-files.ts';
@@ -228,7 +229,7 @@ export interface SeriesRunHooks {
   seriesReport?: (series: Series, exclusions?: readonly Exclusion[]) => SeriesReport;
 }
 
-export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<number> {
+export async function run(argv: string[], host: NodeHost, hooks: SeriesRunHooks = {}): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
@@ -279,14 +280,14 @@ export async function run(argv: string[], hooks: SeriesRunHooks = {}): Promise<n
   // The evaluation flags mean what they mean for `eval` (same parser, same defaults and checks).
   const evalArgs = evalArgsOf(values.completions[0]!, values);
   const gold = parseGoldSql(await readText('--gold', evalArgs.gold), path.basename(evalArgs.gold));
-  const questions = await readQuestionsInput('--dataset', values.dataset!);
+  const questions = await readQuestionsInput(host, '--dataset', values.dataset!);
   // Questions left out of every step's numbers (checked before any step is read).
   const exclusions = await excludeFlag(values.exclude);
   process.stderr.write(`step rule: ${stepRuleText(rule)} (verl rows carry their own "step")\n`);
   await listStepFiles(values.completions); // every input exists before anything starts
-  const root = await resolveDbRoot(evalArgs.dbRoot);
+  const root = await resolveDbRoot(host, evalArgs.dbRoot);
   const executor = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
-  const cache = await openEvalCache({ cache: evalArgs.cache, dbRoot: root.dir }, executorName());
+  const cache = await openEvalCache(host, { cache: evalArgs.cache, dbRoot: root.dir }, executorName());
   const stop = hooks.stop ?? new AbortController();
   const onSignal = () => stop.abort();
   if (values.watch) process.on('SIGINT', onSignal);

@@ -7,7 +7,7 @@ import { mulberry32 } from '../../core/util/rng.ts';
 import { computeRunStats } from '../../core/rl/run-stats.ts';
 import { statsJson, statsTable } from '../../core/rl/stats-report.ts';
 import type { RunQuestion } from '../../core/run/types.ts';
-import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
+import type { NodeHost } from '../node-host.ts';
 import { promptStatsTable, runTableMetadata } from '../../core/views/tables.ts';
 import { integerFlag, kList } from './rl-args.ts';
 import { bad, parseFlags, strings } from './flags.ts';
@@ -17,7 +17,7 @@ import { STATS_USAGE } from '../usage.ts';
 
 export const usage = STATS_USAGE;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], host: NodeHost): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
@@ -30,12 +30,12 @@ export async function run(argv: string[]): Promise<number> {
   const seed = integerFlag('--seed', values.seed, 0, 0, 0xffffffff);
   await checkStatsOutputs(values);
 
-  const runFile = await readRunInput('--run', values.run);
+  const runFile = await readRunInput(host, '--run', values.run);
   // The question texts --frontier-jsonl needs are read (or found missing) before the statistics are computed.
   let questions: RunQuestion[] | undefined = runFile.questions;
   if (values['frontier-jsonl']) {
     if (values.dataset) {
-      const parsed = await readQuestionsInput('--dataset', values.dataset);
+      const parsed = await readQuestionsInput(host, '--dataset', values.dataset);
       questions = parsed.map((q, index) => ({
         index,
         questionId: q.questionId,
@@ -77,7 +77,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.parquet) {
     const table = promptStatsTable(stats.ks);
     await writeAtomicWith(values.parquet, (temp) =>
-      writeParquetFile(temp, table, stats.prompts, { metadata: runTableMetadata(table, runFile.run) }),
+      host.parquet.write(temp, table, stats.prompts, { metadata: runTableMetadata(table, runFile.run) }),
     );
   }
   if (values['frontier-jsonl'] && questions) {

@@ -1,0 +1,78 @@
+/**
+ * The Node host of the CLI (the ports of src/cli/node-host.ts) over the Node adapters. Built by
+ * the CLI's composition root (src/cli/main.ts) and by tests that call a command's functions.
+ * Modules that load large libraries (zip.js, hyparquet) are imported on the first call that
+ * needs them, so a command that never reads such a file never loads them.
+ */
+import { transfer } from 'comlink';
+import { WorkbenchError } from '../../core/errors.ts';
+import type { SqlValue } from '../../core/types.ts';
+import { createOpenAiEngine } from '../engines/openai-engine.ts';
+import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
+import { FileJudgeCache } from '../judge/file-judge-cache.ts';
+import { readParquetFileRecords } from '../parquet/node-file.ts';
+import { writeParquetFile } from '../parquet/node-sink.ts';
+import { productName, readReportTemplate, zlibGzip } from './report-files.ts';
+import {
+  createNodeSqlPool,
+  dbFileSha256,
+  folderDbSource,
+  folderDescriptionFiles,
+  spawnNodeSqlWorker,
+  unsafeDbId,
+} from './sql-worker-host.ts';
+import { defaultCacheDir, openFileVerdictCache } from './verdict-cache-file.ts';
+
+/** The schema of the databases under `dbRoot`, read by one SQL worker of its own. */
+async function openSchemaReader(dbRoot: string, options: { descriptions: boolean }) {
+  const worker = spawnNodeSqlWorker();
+  try {
+    await worker.api.init({ cacheBytes: 256 * 1024 * 1024 });
+  } catch (err) {
+    worker.terminate();
+    throw err;
+  }
+  const dbSource = folderDbSource(dbRoot);
+  const query = async (dbId: string, sql: string): Promise<SqlValue[][]> => {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const r = await worker.api.query(dbId, sql, 1_000_000);
+      if (!('kind' in r)) return r.rows as SqlValue[][];
+      if (!(await dbSource.has(dbId)))
+        throw new WorkbenchError('NOT_FOUND', `database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
+      const { bytes } = await dbSource.load(dbId);
+      await worker.api.loadDb(dbId, transfer(bytes, [bytes.buffer]));
+    }
+    throw new WorkbenchError('FAILED', `database ${dbId} could not be kept open while its schema was read`);
+  };
+  const source = createSqlWorkerSchemaSource({
+    api: worker.api,
+    dbSource,
+    transferBytes: (b) => transfer(b, [b.buffer]),
+    ...(options.descriptions ? { descriptionFiles: (dbId: string) => folderDescriptionFiles(dbRoot, dbId) } : {}),
+  });
+  return { source, query, dispose: () => worker.terminate() };
+}
+
+export function createNodeHost() {
+  return {
+    sql: {
+      pool: (options: { dbRoot: string; workers: number }) => createNodeSqlPool(options),
+      folder: (dbRoot: string) => folderDbSource(dbRoot),
+      openSchemaReader,
+      dbFileSha256: (dbId: string, file: string) => dbFileSha256(dbId, file),
+      unsafeDbId,
+    },
+    extractZipDatabases: async (zipFile: string, dir: string) =>
+      (await import('./zip-databases.ts')).extractZipDatabases(zipFile, dir),
+    verdictCache: {
+      defaultDir: () => defaultCacheDir(),
+      open: (dir: string, options: { warn: (msg: string) => void }) => openFileVerdictCache(dir, options),
+    },
+    parquet: { read: readParquetFileRecords, write: writeParquetFile },
+    readHarnessFile: async (...args: Parameters<typeof import('../harness/read-harness.ts').readHarnessFile>) =>
+      (await import('../harness/read-harness.ts')).readHarnessFile(...args),
+    report: { productName, readTemplate: readReportTemplate, gzip: zlibGzip },
+    openJudgeCache: (file: string) => FileJudgeCache.open(file),
+    openAiEngine: createOpenAiEngine,
+  };
+}
