@@ -17,11 +17,16 @@ import type { GzipPort } from '../core/report/report-file.ts';
 import type { JudgeCache } from '../core/rubric/judge-cache.ts';
 import type { CachedFacts, VerdictStore } from '../core/run/verdict-cache.ts';
 import type { TableSchema } from '../core/views/tables.ts';
+import type { SeriesDump } from '../core/series/dump-step.ts';
+import type { StepRule } from '../core/series/step-name.ts';
+import type { Question } from '../core/types.ts';
 
 /** A pool of SQL workers over the databases of a folder: the run's executor and its probes. */
 interface NodeSqlPool extends SqlExecutor {
   /** One read-only statement in a worker of the pool's own, with the isolation a prediction gets. */
   probe(dbId: string, sql: string, options: { timeoutMs: number }): Promise<ProbeResult>;
+  /** Starts the workers now (sql.js compiles while the inputs are read). */
+  warm(): void;
 }
 
 /** The schema of a folder's databases, read by one SQL worker of its own. */
@@ -60,7 +65,8 @@ type NodeEngine = Engine & { device(): EngineDevice | null };
 export interface NodeHost {
   /** SQL workers (worker_threads) over `<db-root>/<db_id>/<db_id>.sqlite`. */
   sql: {
-    pool(options: { dbRoot: string; workers: number }): NodeSqlPool;
+    /** `engine: 'legacy'`: sql.js 1.8.0 (SQLite 3.39), the version check's older generation. */
+    pool(options: { dbRoot: string; workers: number; engine?: 'legacy' }): NodeSqlPool;
     /** The databases of a folder as the SQL workers read them. */
     folder(dbRoot: string): DbSource;
     /** `descriptions`: read BIRD's `database_description/*.csv` beside each database too. */
@@ -99,6 +105,20 @@ export interface NodeHost {
       opts?: { metadata?: Record<string, string> },
     ): Promise<number>;
   };
+  /**
+   * One file of a training run as the steps of a series (a trainer's or harness's dump, or a
+   * predictions file named by its step): src/adapters/harness/series-dump.ts.
+   */
+  readSeriesDump(
+    name: string,
+    blob: Blob,
+    questions: readonly Question[],
+    options: {
+      format?: HarnessFormat | null;
+      rule?: StepRule;
+      sibling?: (fileName: string) => Promise<Blob | null>;
+    },
+  ): Promise<SeriesDump>;
   /** The rows of one dump of verl, lm-evaluation-harness or Inspect; `format` null detects it. */
   readHarnessFile(
     fileName: string,

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forEachUtf8Line } from '../../src/adapters/utf8-text.ts';
+import { forEachUtf8Line } from '../../src/ui/shell/utf8-file.ts';
 import { BatchOutputReader, parseBatchOutput } from '../../src/core/batch/batch-output.ts';
 import { forEachLine } from '../../src/cli/commands/line-input.ts';
 import { vllmErrorLine, vllmOkLine } from '../helpers/batch-fixtures.ts';

@@ -8,7 +8,8 @@ import { findingText } from '../../core/formats/pairing.ts';
 import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { compileStepPattern } from '../../core/series/step-name.ts';
-import { pairingNote, readSeriesDump, trainerRewardsOf, trainerScoreOf } from '../harness/series-dump.ts';
+import { readSeriesDump } from '../harness/series-dump.ts';
+import { pairingNote, trainerRewardsOf, trainerScoreOf } from '../../core/series/dump-step.ts';
 import type { PairedSeriesDump, SeriesDumpJob } from '../../app/records.ts';
 import { sha256Blob } from './pair-run.ts';
 

@@ -56,7 +56,7 @@ async function openSchemaReader(dbRoot: string, options: { descriptions: boolean
 export function createNodeHost() {
   return {
     sql: {
-      pool: (options: { dbRoot: string; workers: number }) => createNodeSqlPool(options),
+      pool: (options: { dbRoot: string; workers: number; engine?: 'legacy' }) => createNodeSqlPool(options),
       folder: (dbRoot: string) => folderDbSource(dbRoot),
       openSchemaReader,
       dbFileSha256: (dbId: string, file: string) => dbFileSha256(dbId, file),
@@ -69,6 +69,8 @@ export function createNodeHost() {
       open: (dir: string, options: { warn: (msg: string) => void }) => openFileVerdictCache(dir, options),
     },
     parquet: { read: readParquetFileRecords, write: writeParquetFile },
+    readSeriesDump: async (...args: Parameters<typeof import('../harness/series-dump.ts').readSeriesDump>) =>
+      (await import('../harness/series-dump.ts')).readSeriesDump(...args),
     readHarnessFile: async (...args: Parameters<typeof import('../harness/read-harness.ts').readHarnessFile>) =>
       (await import('../harness/read-harness.ts')).readHarnessFile(...args),
     report: { productName, readTemplate: readReportTemplate, gzip: zlibGzip },

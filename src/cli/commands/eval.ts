@@ -10,7 +10,6 @@ import type { EvalItem, ItemResult } from '../../core/types.ts';
 import type { ReplayPlan } from '../../core/run/replay.ts';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import { itemJson, summaryJson } from '../../core/eval/json-report.ts';
 import { detailReport, officialTable, samplesNote } from '../../core/eval/report.ts';
@@ -29,7 +28,6 @@ import { checkDatabasesUnchanged, evalRunHeader, executorName, hashDatabases, ru
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import type { NodeHost } from '../node-host.ts';
-import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
 import { isParquetName } from '../../core/formats/parquet-name.ts';
 import type { SuiteStats } from '../../core/ts/suite.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
@@ -150,7 +148,7 @@ async function evaluate(host: NodeHost, args: EvalArgs, shownDbRoot: string, tar
       '--db-root',
     );
   }
-  const pool = createNodeSqlPool({
+  const pool = host.sql.pool({
     dbRoot: args.dbRoot,
     workers: args.workers ?? availableParallelism(),
   });
@@ -257,7 +255,7 @@ async function evaluate(host: NodeHost, args: EvalArgs, shownDbRoot: string, tar
             outcome.results,
             config,
             {
-              open: () => createNodeSqlPool({ dbRoot: args.dbRoot, workers: 1, engine: 'legacy' }),
+              open: () => host.sql.pool({ dbRoot: args.dbRoot, workers: 1, engine: 'legacy' }),
               reuse: args.reuse,
               ...(cache ? { verdictCache: { ...cache.port, executor: executorName('sql.js-1.8') } } : {}),
             },
@@ -313,7 +311,7 @@ async function evaluate(host: NodeHost, args: EvalArgs, shownDbRoot: string, tar
           };
       if (!several) printReport(summary, results, facts, comparison, exRule, fileEffects);
       rows.push(tableRow(p.target, summary, results, cached));
-      await writeOutputs(args, shownDbRoot, p, results, summary, {
+      await writeOutputs(host, args, shownDbRoot, p, results, summary, {
         formula,
         warnings: p.warnings,
         suites,
@@ -442,6 +440,7 @@ interface OutputFacts {
 
 /** The report (`--out`) and the run file (`--run-out`) of one predictions file. */
 async function writeOutputs(
+  host: NodeHost,
   args: EvalArgs,
   shownDbRoot: string,
   p: FilePlan,
@@ -536,7 +535,7 @@ async function writeOutputs(
     // run.parquet: the samples table (docs/formats.md), the header in the file's metadata.
     if (isParquetName(target.runOut)) {
       await writeAtomicWith(target.runOut, (temp) =>
-        writeParquetFile(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), {
+        host.parquet.write(temp, SAMPLES_TABLE, sampleRows(file.samples, file.questions), {
           metadata: runTableMetadata(SAMPLES_TABLE, file.run),
         }),
       );

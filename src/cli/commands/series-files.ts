@@ -10,7 +10,7 @@
  */
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { SERIES_DUMP_FILE } from '../../adapters/harness/series-dump.ts';
+import { SERIES_DUMP_FILE } from '../../core/series/dump-step.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 
 interface StepFile {

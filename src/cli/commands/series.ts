@@ -17,15 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import {
-  readSeriesDump,
-  stepRuleText,
-  trainerRewardsOf,
-  trainerScoreOf,
-  type DumpStep,
-} from '../../adapters/harness/series-dump.ts';
-import { createNodeSqlPool } from '../../adapters/node/sql-worker-host.ts';
-import { writeParquetFile } from '../../adapters/parquet/node-sink.ts';
+import { stepRuleText, trainerRewardsOf, trainerScoreOf, type DumpStep } from '../../core/series/dump-step.ts';
 import { WorkbenchError, errorMessage } from '../../core/errors.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { HARNESS_FORMATS, type HarnessFormat } from '../../core/formats/harness.ts';
@@ -150,7 +142,8 @@ interface Context {
   format: HarnessFormat | null;
   rule: StepRule | undefined;
   verdicts: SeriesVerdicts;
-  executor: ReturnType<typeof createNodeSqlPool>;
+  executor: ReturnType<NodeHost['sql']['pool']>;
+  host: NodeHost;
   /** The verdict cache across runs (`--cache DIR`, default folder; `--no-cache`: none), as `eval` uses it. */
   cache: EvalCache | null;
   signal: AbortSignal;
@@ -286,13 +279,14 @@ export async function run(argv: string[], host: NodeHost, hooks: SeriesRunHooks 
   process.stderr.write(`step rule: ${stepRuleText(rule)} (verl rows carry their own "step")\n`);
   await listStepFiles(values.completions); // every input exists before anything starts
   const root = await resolveDbRoot(host, evalArgs.dbRoot);
-  const executor = createNodeSqlPool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
+  const executor = host.sql.pool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });
   const cache = await openEvalCache(host, { cache: evalArgs.cache, dbRoot: root.dir }, executorName());
   const stop = hooks.stop ?? new AbortController();
   const onSignal = () => stop.abort();
   if (values.watch) process.on('SIGINT', onSignal);
   const ctx: Context = {
     evalArgs,
+    host,
     config: { ...evalArgs, timeoutMs: evalArgs.timeoutS * 1000, rewardFormula: evalArgs.reward },
     exRule: questionsExRule(questions, evalArgs.exRule),
     dbDir: root.dir,
@@ -360,8 +354,8 @@ export async function run(argv: string[], host: NodeHost, hooks: SeriesRunHooks 
       await writeFileAtomic(companion(values.csv), tableCsv(SERIES_QUESTION_STEPS_TABLE, rows));
     }
     if (values.parquet) {
-      await writeParquetAtomic(values.parquet, SERIES_STEPS_TABLE, report.steps);
-      await writeParquetAtomic(companion(values.parquet), SERIES_QUESTION_STEPS_TABLE, rows);
+      await writeParquetAtomic(host, values.parquet, SERIES_STEPS_TABLE, report.steps);
+      await writeParquetAtomic(host, companion(values.parquet), SERIES_QUESTION_STEPS_TABLE, rows);
     }
     if (values['series-out']) await writeFileAtomic(values['series-out'], seriesFileJson(series));
     return report;
@@ -388,7 +382,7 @@ export async function run(argv: string[], host: NodeHost, hooks: SeriesRunHooks 
         );
       }
     }
-    const dump = await readSeriesDump(name, new Blob([bytes]), questions, {
+    const dump = await ctx.host.readSeriesDump(name, new Blob([bytes]), questions, {
       format: ctx.format,
       rule: ctx.rule,
       // An lm-eval samples file's results file beside it, for its date.
@@ -538,8 +532,10 @@ const REAL_TIMER = {
   },
 };
 
-function writeParquetAtomic<R>(file: string, table: TableSchema<R>, rows: readonly R[]): Promise<void> {
-  return writeAtomicWith(file, (temp) => writeParquetFile(temp, table, rows, { metadata: seriesTableMetadata(table) }));
+function writeParquetAtomic<R>(host: NodeHost, file: string, table: TableSchema<R>, rows: readonly R[]): Promise<void> {
+  return writeAtomicWith(file, (temp) =>
+    host.parquet.write(temp, table, rows, { metadata: seriesTableMetadata(table) }),
+  );
 }
 
 /** `steps.csv` -> `steps.questions.csv`: the question x step table beside the step table. */

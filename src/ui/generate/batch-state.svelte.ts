@@ -17,7 +17,7 @@ import {
   type BatchPlan,
 } from '../../core/batch/batch.ts';
 import { BatchEngine } from '../../core/batch/batch-engine.ts';
-import { forEachUtf8Line } from '../../adapters/utf8-text.ts';
+import { forEachUtf8Line } from '../shell/utf8-file.ts';
 import {
   BatchOutputReader,
   batchCoverage,

@@ -9,7 +9,7 @@ import { ALL_DIFFICULTIES, type Difficulty } from '../../core/types.ts';
 import type { DatasetRecord, ReplayCheck, RunRequest, RunService } from '../../app/store-ports.ts';
 import type { PredictionsInput } from '../../app/records.ts';
 import type { PairingFinding } from '../../core/formats/pairing.ts';
-import { readUtf8File } from '../../adapters/utf8-text.ts';
+import { readUtf8File } from '../shell/utf8-file.ts';
 import { RunConfigDraft } from './run-config-draft.svelte.ts';
 import type { KeyValueStore } from '../shell/key-value.ts';
 

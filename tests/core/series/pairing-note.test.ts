@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { pairingNote, readSeriesDump } from '../../../src/adapters/harness/series-dump.ts';
+import { readSeriesDump } from '../../../src/adapters/harness/series-dump.ts';
+import { pairingNote } from '../../../src/core/series/dump-step.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { MINIDEV_QUESTIONS, questions as raw, verlLines } from '../../helpers/series-dumps.ts';
 

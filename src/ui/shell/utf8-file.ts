@@ -2,9 +2,9 @@
  * Picked or dropped files (Blobs) as strict UTF-8 text: the checks and messages are the core's
  * (src/core/util/utf8-text.ts).
  */
-import { decodeUtf8Chunk, decodeUtf8File, guessEncoding, utf8StreamDecoder } from '../core/util/utf8-text.ts';
-import { WorkbenchError } from '../core/errors.ts';
-import { LineSplitter } from '../core/util/line-splitter.ts';
+import { decodeUtf8Chunk, decodeUtf8File, guessEncoding, utf8StreamDecoder } from '../../core/util/utf8-text.ts';
+import { WorkbenchError } from '../../core/errors.ts';
+import { LineSplitter } from '../../core/util/line-splitter.ts';
 
 /**
  * Each line of a picked or dropped file, read from its stream (never as one string), strict UTF-8
