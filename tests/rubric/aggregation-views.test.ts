@@ -12,7 +12,7 @@ import { DEFAULT_EXPLICIT_OPTIONS, type CriterionVerdict, type RubricScores } fr
 import { toCsv } from '../../src/core/runfile/export.ts';
 import type { SampleRecord } from '../../src/core/run/types.ts';
 import { mulberry32 } from '../../src/core/util/rng.ts';
-import { runAggregations } from '../../src/ui/rubric/analysis.ts';
+import { runAggregations } from '../../src/app/rubric-scoring-service.ts';
 import { parseRarJsonl } from '../../src/core/rubric/rar-dataset.ts';
 import { pairCompletions, replayRules } from '../../src/core/rubric/rar-run.ts';
 import { question, sample } from '../core/rl/fixtures.ts';

@@ -8,7 +8,7 @@ import { EX_ONLY_RUBRIC } from '../../src/core/rubric/bird-rubric.ts';
 import { scoreSample } from '../../src/core/rubric/score.ts';
 import { runFileJson, toCsv } from '../../src/core/runfile/export.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
-import { sampleToScore } from '../../src/ui/rubric/analysis.ts';
+import { sampleToScore } from '../../src/app/rubric-scoring-service.ts';
 
 const PRED = 'predictions/sql_output_kg/predict_mini_dev_gpt-4_sqlite.json';
 let files: { path: string; file: Blob }[];

@@ -19,7 +19,7 @@ import { datasetExRule } from '../../app/ex-rule.ts';
 import { tourSteps, type TourStep } from '../../core/playground/tour.ts';
 import type { DatasetRecord, DatasetRepository, RunRepository, RunService } from '../../app/store-ports.ts';
 import { DEFAULT_PLAYGROUND_FORMULA, type PlaygroundParams } from '../shell/route.ts';
-import type { PlaygroundService } from './playground-service.ts';
+import type { PlaygroundService } from '../../app/playground-service.ts';
 
 /** Pause after the last keystroke before the attempt runs. */
 const TYPING_PAUSE_MS = 350;

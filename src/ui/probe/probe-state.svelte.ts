@@ -7,7 +7,7 @@
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import type { ProbeReport, Semantics } from '../../core/probe/run-probe.ts';
 import type { DatasetRecord } from '../../app/store-ports.ts';
-import type { ProbeService } from './probe-service.ts';
+import type { ProbeService } from '../../app/probe-service.ts';
 import type { KeyValueStore } from '../shell/key-value.ts';
 
 /** A report as kept: what the screen shows, for which dataset, and when it finished. */

@@ -3,36 +3,7 @@
  * agreement of two aggregates, and the judge-vs-EX matrix whose "judge passes, EX = 0" cell
  * lists the samples where the judge rewards a wrong answer (a reward-hacking lens).
  */
-import { birdSample } from '../../core/rubric/bird-rubric.ts';
-import type { SampleToScore } from '../../core/rubric/score.ts';
-import { executionFacts, type Schema } from '../../core/rubric/sql-checks.ts';
 import type { RubricScores } from '../../core/rubric/scores.ts';
-import type { SampleRecord } from '../../core/run/types.ts';
-import { aggregateByGroup, type AggregationId, type AggregationValue } from '../../core/rubric/aggregations.ts';
-import type { Rubric } from '../../core/rubric/model.ts';
-import type { Question } from '../../core/types.ts';
-
-/** A stored sample as the rubric sees it: its question and evidence when the dataset is still stored. */
-export function sampleToScore(
-  s: Pick<
-    SampleRecord,
-    'sql' | 'completion' | 'goldSql' | 'status' | 'ex' | 'error' | 'mutatedDb' | 'predColumnCount' | 'goldColumnCount'
-  >,
-  question: Pick<Question, 'question' | 'evidence'> | null,
-  schema: Schema | null = null,
-): SampleToScore {
-  return birdSample({
-    question: {
-      question: question?.question ?? '(question text not stored)',
-      evidence: question?.evidence ?? '',
-      goldSql: s.goldSql,
-    },
-    sql: s.sql,
-    completion: s.completion,
-    execution: executionFacts(s),
-    schema,
-  });
-}
 
 const BINS = 10;
 
@@ -173,30 +144,4 @@ export function explicitImplicitAgreement(scores: readonly RubricScores[], thres
     scores.map((s) => scoreOf(s, 'implicit')),
     threshold,
   );
-}
-
-/**
- * The registry's aggregations of a scored run's samples (in `result.samples` order), with the
- * stored rubric's categories, EX as the rule reward, and group-rank among each question's
- * samples. A sample whose database is missing (never scored by EX) gets none and is not ranked.
- */
-export function runAggregations(
-  result: {
-    rubric: Pick<Rubric, 'items'>;
-    samples: readonly { index: number; sample: number; scores: RubricScores }[];
-  },
-  runSamples: ReadonlyMap<string, Pick<SampleRecord, 'status' | 'ex'>>,
-  ids: readonly AggregationId[],
-): Array<AggregationValue[] | undefined> {
-  const rec = (s: { index: number; sample: number }) => runSamples.get(`${s.index}.${s.sample}`);
-  const scorable = result.samples.filter((s) => rec(s)?.status !== 'missing-db');
-  const values = aggregateByGroup(
-    scorable,
-    (s) => s.index,
-    (s) => ({ items: result.rubric.items, scores: s.scores, rule: rec(s)?.ex ?? null }),
-    ids,
-    result.samples[0]?.scores.explicit?.options,
-  );
-  const byKey = new Map(scorable.map((s, i) => [`${s.index}.${s.sample}`, values[i]!]));
-  return result.samples.map((s) => byKey.get(`${s.index}.${s.sample}`));
 }

@@ -1,32 +1,34 @@
 /**
- * Scoring a stored run with a rubric: the judge (any engine of the app: the CPU engine, WebLLM
- * or an OpenAI-compatible server; none when the rubric is all programmatic), every sample
- * through the core's `scoreSample` with the judge cache in IndexedDB, the result stored per
- * (run, rubric) and written into the run's samples, and the run-level views derived.
+ * The rubric screen's scoring panel: its settings, the judge engine (any engine of the app: the
+ * CPU engine, WebLLM or an OpenAI-compatible server; none when the rubric is all programmatic),
+ * the progress, and the run-level views derived from the stored scores. The scoring itself
+ * (every sample judged, cached, aggregated and stored) is src/app/rubric-scoring-service.ts.
  */
-import type { RubricRepository, ScoredSample, StoredRubricRun } from '../../app/rubric-ports.ts';
+import type { RubricRepository, StoredRubricRun } from '../../app/rubric-ports.ts';
 import type { WorkbenchStore } from '../../app/store-ports.ts';
-import { errorMessage, cancelledError } from '../../core/errors.ts';
-import { reaggregate, summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { summarizeRubricScores, type RubricSummary } from '../../core/rubric/aggregate.ts';
 import {
   judgedAggregationIds,
   summarizeAggregations,
   type AggregationSummary,
   type AggregationValue,
 } from '../../core/rubric/aggregations.ts';
-import { Judge, type JudgeStats } from '../../core/rubric/judge.ts';
+import type { Judge, JudgeStats } from '../../core/rubric/judge.ts';
 import type { Rubric } from '../../core/rubric/model.ts';
-import type { ExplicitOptions, Normalization, RubricScores } from '../../core/rubric/scores.ts';
-import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
+import type { ExplicitOptions, Normalization } from '../../core/rubric/scores.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { EngineSlot, type EngineChoice } from '../engine/engine-slot.svelte.ts';
 import type { EngineFactory } from '../../app/engine-ports.ts';
 import {
-  exMatrix,
+  createRubricScoringService,
   runAggregations,
+  type RubricScoringService,
+} from '../../app/rubric-scoring-service.ts';
+import {
+  exMatrix,
   judgeAnswered,
   explicitImplicitAgreement,
-  sampleToScore,
   scoreHistograms,
   scoreOf,
   type Agreement,
@@ -35,10 +37,6 @@ import {
 } from './analysis.ts';
 
 export type JudgeChoice = 'none' | EngineChoice;
-
-/** The scalar reward of a rubric scoring: explicit, else implicit, else Likert, else null. */
-const rubricReward = (s: RubricScores): number | null =>
-  s.explicit?.score ?? s.implicit?.score ?? s.likert?.score ?? null;
 
 export const needsJudge = (rubric: Rubric): boolean => rubric.items.some((i) => i.check.kind === 'judge');
 
@@ -91,6 +89,7 @@ export class ScoringState {
   #scored = $state.raw<StoredRubricRun | null>(null);
   #samples = $state.raw<SampleRecord[]>([]);
   #abort: AbortController | null = null;
+  readonly #service: RubricScoringService;
 
   /** The panel's settings and the scoring in progress, read-only: the methods below change them. */
   get state(): Readonly<ScoringFields> {
@@ -217,6 +216,13 @@ export class ScoringState {
     engines: EngineFactory,
   ) {
     this.judge = new EngineSlot(engines, 'wb.judge');
+    this.#service = createRubricScoringService({
+      runs: store.runs,
+      datasets: store.datasets,
+      databaseSchemas: (runId) => store.service.databaseSchemas(runId),
+      rubrics: repo,
+      now: () => new Date().toISOString(),
+    });
   }
 
   /** Shows what was stored for (run, rubric), if anything. */
@@ -242,59 +248,25 @@ export class ScoringState {
   async reaggregate(rubric: Rubric): Promise<void> {
     const scored = this.scored;
     if (!scored) return;
-    const key = (i: Rubric['items'][number]) => JSON.stringify([i.id, i.title, i.description, i.check]);
-    const before = new Set(scored.rubric.items.map(key));
-    const changed =
-      rubric.id !== scored.rubricId ||
-      rubric.items.length !== before.size ||
-      rubric.items.some((i) => !before.has(key(i)));
-    if (changed) {
+    const next = await this.#service.reaggregate(scored, $state.snapshot(rubric) as Rubric, this.explicitOptions);
+    if (!next) {
       this.#s.error =
         'Criteria were added, removed or reworded since this run was scored: score it again (judge answers come from the cache).';
       return;
     }
     this.#s.error = null;
-    const r = $state.snapshot(rubric) as Rubric;
-    const next: StoredRubricRun = {
-      ...scored,
-      rubric: r,
-      scoredAt: new Date().toISOString(),
-      samples: scored.samples.map((s) => ({ ...s, scores: reaggregate(s.scores, r.items, this.explicitOptions) })),
-    };
-    await (await this.repo()).saveScores(next);
     this.#scored = next;
     await this.writeIntoRun(next);
   }
 
-  /**
-   * The scores go into the run's own samples too: the run file and CSV exports carry them, and
-   * best-of-n can pick by rubric score. The reward is the explicit score, else the implicit,
-   * else the Likert one.
-   */
+  /** The scores go into the run's own samples too (the service says how); the panel says so. */
   private async writeIntoRun(result: StoredRubricRun): Promise<void> {
-    const runSamples = new Map(this.#samples.map((s) => [`${s.index}.${s.sample}`, s]));
-    const values = runAggregations(result, runSamples, judgedAggregationIds(result.samples.map((s) => s.scores)));
-    const n = await this.store.runs.setSampleRubrics(
-      result.runId,
-      result.samples.map((s, i) => ({
-        index: s.index,
-        sample: s.sample,
-        rubric: values[i] ? { ...s.scores, aggregations: values[i] } : s.scores,
-        rubricScore: rubricReward(s.scores),
-      })),
-    );
+    const n = await this.#service.writeIntoRun(result, this.#samples);
     this.#s.written = `Written into the run's ${n} samples: its exports and best-of-n by rubric score use “${result.rubric.title}”.`;
   }
 
   cancel(): void {
     this.#abort?.abort();
-  }
-
-  /** The judge slot's engine, loaded now when it is not (or holds another kind of engine). */
-  async #loadedJudge(repo: RubricRepository, signal: AbortSignal): Promise<Judge> {
-    if (this.#s.judgeChoice !== 'none') this.judge.chooseEngineKind(this.#s.judgeChoice);
-    const { engine, model } = await this.judge.ensureLoaded('judge');
-    return new Judge({ engine, model: model.id, cache: repo.cache(), signal });
   }
 
   async score(rubric: Rubric): Promise<void> {
@@ -309,55 +281,46 @@ export class ScoringState {
     }
     // Without a judge, judge criteria are recorded as skipped (the panel says so) and the
     // programmatic ones are still decided.
-    const useJudge = this.#s.judgeChoice !== 'none';
+    const choice = this.#s.judgeChoice;
     let poll: ReturnType<typeof setInterval> | undefined;
+    let judge: Judge | null = null;
     this.#s.running = true;
     this.#abort = new AbortController();
-    const signal = this.#abort.signal;
-    const repo = await this.repo();
     try {
-      const [samples, dataset] = await Promise.all([
-        this.store.runs.samples(run.id),
-        this.store.datasets.get(run.dataset.id),
-      ]);
-      // Schemas only when a criterion checks them (reading them opens every database of the run).
-      const schemas = rubric.items.some(
-        (i) => i.check.kind === 'sql' && (i.check.name === 'schema-only' || i.check.name === 'uses-evidence-formula'),
-      )
-        ? await this.store.service.databaseSchemas(run.id)
-        : {};
-      this.#samples = samples;
-      this.#s.total = samples.length;
-      this.#s.done = 0;
-      const judge = useJudge ? await this.#loadedJudge(repo, signal) : null;
-      // The judge's counts while a sample is judged (retries of unparseable answers can take a
-      // minute before the first sample is done): the progress line says what is happening.
-      if (judge) poll = setInterval(() => (this.#stats = { ...judge.stats }), 1000);
-      const aggregations: Aggregation[] = [
-        'explicit',
-        ...(judge && this.#s.withImplicit ? (['implicit'] as const) : []),
-        ...(judge && this.#s.withLikert ? (['likert'] as const) : []),
-      ];
-      const out: ScoredSample[] = [];
-      for (const s of samples) {
-        if (signal.aborted) throw cancelledError('scoring');
-        const scores = await scoreSample(
-          rubric,
-          sampleToScore(s, dataset?.questions[s.index] ?? null, schemas[s.dbId] ?? null),
-          { aggregations, judge, concurrency: 2, explicit: this.explicitOptions },
-        );
-        out.push({ index: s.index, sample: s.sample, scores: $state.snapshot(scores) as typeof scores });
-        this.#s.done = out.length;
-        if (judge) this.#stats = { ...judge.stats };
-      }
-      const result: StoredRubricRun = {
-        runId: run.id,
-        rubricId: rubric.id,
-        rubric: $state.snapshot(rubric) as Rubric,
-        scoredAt: new Date().toISOString(),
-        samples: out,
-      };
-      await repo.saveScores(result);
+      const result = await this.#service.score(
+        {
+          run,
+          rubric: $state.snapshot(rubric) as Rubric,
+          judge:
+            choice === 'none'
+              ? null
+              : () => {
+                  this.judge.chooseEngineKind(choice);
+                  return this.judge.ensureLoaded('judge');
+                },
+          withImplicit: this.#s.withImplicit,
+          withLikert: this.#s.withLikert,
+          explicit: this.explicitOptions,
+        },
+        {
+          signal: this.#abort.signal,
+          onSamples: (samples) => {
+            this.#samples = samples;
+            this.#s.total = samples.length;
+            this.#s.done = 0;
+          },
+          // The judge's counts while a sample is judged (retries of unparseable answers can take a
+          // minute before the first sample is done): the progress line says what is happening.
+          onJudge: (j) => {
+            judge = j;
+            poll = setInterval(() => (this.#stats = { ...j.stats }), 1000);
+          },
+          onProgress: ({ done }) => {
+            this.#s.done = done;
+            if (judge) this.#stats = { ...judge.stats };
+          },
+        },
+      );
       this.#scored = result;
       await this.writeIntoRun(result);
     } catch (err) {

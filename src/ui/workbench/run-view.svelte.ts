@@ -42,7 +42,7 @@ export interface RunViewStore {
     rewards?: Array<Record<string, number | null> | null>;
   } | null>;
 }
-import type { PreviewService } from './services.ts';
+import type { PreviewService } from '../../app/preview-service.ts';
 import { nextTask } from '../shell/staged.svelte.ts';
 
 export const PREVIEW_ROWS = 20;

@@ -1,32 +1,14 @@
 /** What the workbench screens get from the composition root (main.ts). */
 import type { WorkbenchStore } from '../../app/store-ports.ts';
-import type { ItemPreview } from '../../core/eval/executor.ts';
-import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
-import type { ItemResult } from '../../core/types.ts';
-import type { ProbeService } from '../probe/probe-service.ts';
+import type { PreviewService } from '../../app/preview-service.ts';
+import type { ProbeService } from '../../app/probe-service.ts';
 import type { EngineFactory } from '../../app/engine-ports.ts';
 import type { LabelRepository, RarRepository, RubricRepository } from '../../app/rubric-ports.ts';
 import type { RubricRunService } from '../../app/rubric-run-service.ts';
-import type { PlaygroundService } from '../playground/playground-service.ts';
+import type { PlaygroundService } from '../../app/playground-service.ts';
 import type { ParquetBlobWriter } from './parquet-export.ts';
 import type { ReportExporter } from './report-export.ts';
 import type { SeriesServices } from '../series/series-state.svelte.ts';
-
-/** Re-runs one stored sample in the SQL worker pool to show both result tables. */
-export interface PreviewService {
-  preview(
-    run: RunHeader,
-    sample: SampleRecord,
-    rows: number,
-  ): Promise<{
-    preview: ItemPreview | null;
-    result: ItemResult;
-    /** Why there are no rows to show when that is not the prediction's failure (the offline report holds no databases). */
-    note?: string;
-  }>;
-  /** Frees the workers (leaving the explorer). */
-  release(): Promise<void>;
-}
 
 export interface RubricRepositories {
   rubrics: RubricRepository;

@@ -12,7 +12,7 @@ import { folderDbSource, spawnNodeSqlWorker } from '../../../src/adapters/node/s
 import type { DatasetRecord } from '../../../src/app/store-ports.ts';
 import { memorySuiteCache } from '../../../src/core/ts/suite.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
-import { createPlaygroundService } from '../../../src/ui/playground/playground-service.ts';
+import { createPlaygroundService } from '../../../src/app/playground-service.ts';
 import { firstWithDatabase, PlaygroundState } from '../../../src/ui/playground/playground-state.svelte.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';
 

@@ -12,7 +12,7 @@ import { memorySuiteCache } from '../../../src/core/ts/suite.ts';
 import type { GoldOverlayRecord } from '../../../src/core/run/overlay-record.ts';
 import type { RunHeader } from '../../../src/core/run/types.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
-import { createPlaygroundService } from '../../../src/ui/playground/playground-service.ts';
+import { createPlaygroundService } from '../../../src/app/playground-service.ts';
 import { PlaygroundState } from '../../../src/ui/playground/playground-state.svelte.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DatasetRecord } from '../../../src/app/store-ports.ts';
-import { probeQuestionsOf } from '../../../src/ui/probe/probe-service.ts';
+import { probeQuestionsOf } from '../../../src/app/probe-service.ts';
 import { parseHash, routeHash } from '../../../src/ui/shell/route.ts';
 
 describe('the probe screen', () => {

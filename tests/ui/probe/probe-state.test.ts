@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DatasetRecord } from '../../../src/app/store-ports.ts';
 import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts';
 import { runProbe } from '../../../src/core/probe/run-probe.ts';
-import { probeQuestionsOf, type ProbeService } from '../../../src/ui/probe/probe-service.ts';
+import { probeQuestionsOf, type ProbeService } from '../../../src/app/probe-service.ts';
 import { ProbeState, type KeyValueStore } from '../../../src/ui/probe/probe-state.svelte.ts';
 import { sharedData } from '../../helpers/shared-data.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
 import { FIRST_PAGE, RunView, type RunViewStore } from '../../../src/ui/workbench/run-view.svelte.ts';
-import type { PreviewService } from '../../../src/ui/workbench/services.ts';
+import type { PreviewService } from '../../../src/app/preview-service.ts';
 import { runHeader, sampleRecord, unstoredDataset } from '../../helpers/run-records.ts';
 
 const N = 10_000;

@@ -3,7 +3,7 @@
  * key come, replaced (the old one disposed) when another key comes, and taking one request at a
  * time: a newer request waits its turn (`oneAtATime`). The explorer's preview and the playground.
  */
-import type { SqlExecutor } from '../../core/eval/executor.ts';
+import type { SqlExecutor } from '../core/eval/executor.ts';
 import { oneAtATime } from './one-at-a-time.ts';
 
 interface OneWorker {

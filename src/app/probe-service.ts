@@ -2,11 +2,11 @@
  * The reward-hacking probe in the browser: the core's runProbe over a sql.js worker pool on a
  * stored dataset's databases (IndexedDB), as the CLI runs it over a folder.
  */
-import type { DbSource } from '../../app/ports.ts';
-import type { DatasetRecord } from '../../app/store-ports.ts';
-import type { SqlExecutor } from '../../core/eval/executor.ts';
-import type { ProbeQuestion } from '../../core/probe/exploits.ts';
-import { runProbe, type ProbeOptions, type ProbeReport } from '../../core/probe/run-probe.ts';
+import type { DbSource } from './ports.ts';
+import type { DatasetRecord } from './store-ports.ts';
+import type { SqlExecutor } from '../core/eval/executor.ts';
+import type { ProbeQuestion } from '../core/probe/exploits.ts';
+import { runProbe, type ProbeOptions, type ProbeReport } from '../core/probe/run-probe.ts';
 
 export interface ProbeService {
   run(dataset: DatasetRecord, options: ProbeOptions): Promise<ProbeReport>;

@@ -6,13 +6,13 @@
  * run. An attempt that is cancelled (the next keystroke) terminates the worker; the next one
  * starts a fresh worker.
  */
-import type { DbSource } from '../../app/ports.ts';
-import type { DatasetRecord } from '../../app/store-ports.ts';
-import type { EvalEvent, SqlExecutor } from '../../core/eval/executor.ts';
-import { tryAttempt, type AttemptReport, type AttemptRequest } from '../../core/playground/try-attempt.ts';
-import { readDbFacts, type DbFacts } from '../../core/eval/db-facts.ts';
-import type { SuiteCache } from '../../core/ts/suite.ts';
-import { oneWorker } from '../shell/one-worker.ts';
+import type { DbSource } from './ports.ts';
+import type { DatasetRecord } from './store-ports.ts';
+import type { EvalEvent, SqlExecutor } from '../core/eval/executor.ts';
+import { tryAttempt, type AttemptReport, type AttemptRequest } from '../core/playground/try-attempt.ts';
+import { readDbFacts, type DbFacts } from '../core/eval/db-facts.ts';
+import type { SuiteCache } from '../core/ts/suite.ts';
+import { oneWorker } from './one-worker.ts';
 
 interface PlaygroundPorts {
   dbSource: (dataset: DatasetRecord) => DbSource;

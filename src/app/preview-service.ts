@@ -4,14 +4,29 @@
  * rows of each side. Samples do not keep rows (a run of 1,534 items would store megabytes of
  * them); re-running one item takes milliseconds and never blocks the page.
  */
-import type { DbSource } from '../app/ports.ts';
+import type { DbSource } from './ports.ts';
 import type { ItemPreview, SqlExecutor } from '../core/eval/executor.ts';
-import type { RunHeader } from '../core/run/types.ts';
-import type { EvalItem } from '../core/types.ts';
+import type { RunHeader, SampleRecord } from '../core/run/types.ts';
+import type { EvalItem, ItemResult } from '../core/types.ts';
 import { scoreRun } from '../core/run/score-run.ts';
-import type { PreviewService } from './workbench/services.ts';
 import { WorkbenchError } from '../core/errors.ts';
-import { oneWorker } from './shell/one-worker.ts';
+import { oneWorker } from './one-worker.ts';
+
+/** Re-runs one stored sample in the SQL worker pool to show both result tables. */
+export interface PreviewService {
+  preview(
+    run: RunHeader,
+    sample: SampleRecord,
+    rows: number,
+  ): Promise<{
+    preview: ItemPreview | null;
+    result: ItemResult;
+    /** Why there are no rows to show when that is not the prediction's failure (the offline report holds no databases). */
+    note?: string;
+  }>;
+  /** Frees the workers (leaving the explorer). */
+  release(): Promise<void>;
+}
 
 interface PreviewPorts {
   /** The run's stored databases. */
