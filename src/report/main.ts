@@ -44,7 +44,7 @@ try {
   if (location.hash === '' || location.hash === '#' || location.hash === '#/')
     history.replaceState(null, '', landingHash(payload));
   target.textContent = '';
-  mount(ReportApp, { target, props: { services: createReportServices(payload.runs), payload } });
+  mount(ReportApp, { target, props: { services: createReportServices(payload), payload } });
 } catch (err) {
   const p = document.createElement('p');
   p.className = 'alert';

@@ -36,7 +36,7 @@ describe('the report store', () => {
   });
 
   it('refuses what a read-only file cannot do, saying where it can be done; the result tables say why there are no rows', async () => {
-    const services = createReportServices([a]);
+    const services = createReportServices({ runs: [a], series: null });
     await expect(services.store.runs.delete('run-a')).rejects.toThrow(
       /^Deleting a run is not part of this report \(a read-only file\): import the report into the workbench/,
     );
