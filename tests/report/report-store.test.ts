@@ -54,7 +54,7 @@ describe('the report store', () => {
     );
   });
 
-  it("shows the rows the report kept for a wrong sample, and says which rows it keeps for the others", async () => {
+  it('shows the rows the report kept for a wrong sample, and says which rows it keeps for the others', async () => {
     const w = a.samples.filter((x) => x.ex === 0 && x.status === 'ok');
     const rows = {
       rowsPerSide: 20,
@@ -91,7 +91,9 @@ describe('the report store', () => {
       `this report's rows (first 20 rows of each side for 1 wrong sample of ${w.length}, 90 bytes (budget: 1 samples, 1000 bytes); ${w.length - 1} left out: the budget was reached) do not include this sample`,
     );
     const right = a.samples.find((x) => x.ex === 1)!;
-    expect((await services.previews.preview(a.run, right, 20)).note).toContain('this report keeps rows of wrong samples only');
+    expect((await services.previews.preview(a.run, right, 20)).note).toContain(
+      'this report keeps rows of wrong samples only',
+    );
   });
 
   it("holds every step of the report's training run: its dashboards and items open in the report", async () => {

@@ -66,7 +66,16 @@ describe('result rows of the wrong samples', () => {
     const cells: unknown[] = [null, 'x', 1.5, 2n ** 63n - 1n, new Uint8Array([0, 15, 255]), Infinity, NaN];
     const json = JSON.parse(JSON.stringify(cells.map(encodeCell)));
     expect(json.map(decodeCell)).toEqual(cells);
-    expect(previewOf({ runId: 'r', index: 0, sample: 0, predColumns: ['a'], goldColumns: ['b'], predRows: [json], goldRows: [] })
-      .predRows[0]).toEqual(cells);
+    expect(
+      previewOf({
+        runId: 'r',
+        index: 0,
+        sample: 0,
+        predColumns: ['a'],
+        goldColumns: ['b'],
+        predRows: [json],
+        goldRows: [],
+      }).predRows[0],
+    ).toEqual(cells);
   });
 });
