@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamGzip } from '../../src/adapters/gzip-stream.ts';
-import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
+import { createNodeSqlPool, folderDbSource } from '../../src/adapters/node/sql-worker-host.ts';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import { RESULT_ROWS_BUDGET } from '../../src/core/report/limits.ts';
 import { reportPayload } from '../../src/core/report/payload.ts';
@@ -145,9 +145,7 @@ describe.skipIf(firefoxSkipReason())(title('the report of a training run, and re
   it("a replay report with its wrong samples' rows: a wrong item shows them", async () => {
     const file = parseRunFile(readFileSync(at('demo.run.json'), 'utf8'), 'demo.run.json');
     const previews = createPreviewService({
-      dbSource: () => {
-        throw new Error('unused: the Node pool reads the folder');
-      },
+      dbSource: () => folderDbSource(DEMO_ROOT),
       createExecutor: () => createNodeSqlPool({ dbRoot: DEMO_ROOT, workers: 1 }),
     });
     const resultRows = await collectResultRows(
