@@ -359,7 +359,26 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
           const last = file.steps.at(-1);
           if (!last) throw new WorkbenchError('NOT_FOUND', 'the training run has no step yet');
           const run = withQuestionTexts(last.run, await runs.questions(last.run.run.dataset.id));
-          return { runs: [run], compare: false, series: file, product: job.product, createdAt: job.createdAt };
+          // What the store kept with each step beyond its series file: its import notes and verdict counts.
+          const seriesSteps = series.steps.flatMap((s) =>
+            s.notes?.length || s.executions
+              ? [
+                  {
+                    step: s.step,
+                    ...(s.notes?.length ? { notes: s.notes } : {}),
+                    ...(s.executions ? { executions: s.executions } : {}),
+                  },
+                ]
+              : [],
+          );
+          return {
+            runs: [run],
+            compare: false,
+            series: file,
+            seriesSteps,
+            product: job.product,
+            createdAt: job.createdAt,
+          };
         });
         const html = await buildReportHtml(job.template, reportPayload(input), streamGzip);
         return { name: input.series!.series.name, html: new Blob([html], { type: 'text/html' }) };

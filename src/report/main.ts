@@ -47,7 +47,7 @@ try {
   target.textContent = '';
   mount(ReportApp, {
     target,
-    props: { services: createReportServices(payload.runs, parquetBlob), payload },
+    props: { services: createReportServices(payload, parquetBlob), payload },
   });
 } catch (err) {
   const p = document.createElement('p');

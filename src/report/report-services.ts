@@ -8,30 +8,53 @@ import type { ItemResult } from '../core/types.ts';
 import type { RunFile } from '../core/run/types.ts';
 import { parquetWriter, type ParquetBlobWriter } from '../ui/workbench/parquet-export.ts';
 import type { WorkbenchServices } from '../ui/workbench/services.ts';
-import type { SeriesServices } from '../ui/series/series-state.svelte.ts';
+import type { ReportPayload } from '../core/report/payload.ts';
+import { previewOf, resultRowsText, type ItemRows } from '../core/report/result-rows.ts';
 import { createReportStore, notInReport } from './report-store.ts';
+import { createReportSeriesServices, stepRunFiles } from './report-series.ts';
 
 const count = (n: number | null, what: string) =>
   n === null ? `no ${what} result` : `${n.toLocaleString('en')} ${what} ${n === 1 ? 'row' : 'rows'}`;
 
+/** The key of a sample's kept rows. */
+const rowsKey = (runId: string, index: number, sample: number) => `${runId}\u0000${index}\u0000${sample}`;
+
 /** `parquetBlob`: the page's Parquet writer (the report's exports are the app's); without it, Parquet downloads are refused. */
-export function createReportServices(runs: readonly RunFile[], parquetBlob?: ParquetBlobWriter): WorkbenchServices {
+export function createReportServices(
+  payload: Pick<ReportPayload, 'runs' | 'series' | 'resultRows' | 'seriesSteps'>,
+  parquetBlob?: ParquetBlobWriter,
+): WorkbenchServices {
   const refuse = (what: string) => async (): Promise<never> => {
     throw notInReport(what);
   };
+  const kept = payload.resultRows ?? null;
+  const rows = new Map<string, ItemRows>(kept?.items.map((r) => [rowsKey(r.runId, r.index, r.sample), r]) ?? []);
+  // The report's runs first (they carry the questions' texts), then every step of its training run.
+  const runs: RunFile[] = [...payload.runs];
+  for (const f of stepRunFiles(payload.series)) if (!runs.some((r) => r.run.id === f.run.id)) runs.push(f);
   return {
     readOnlyReport: true,
-    store: createReportStore(runs),
+    store: createReportStore(
+      runs,
+      payload.series?.series.exclusions?.length
+        ? { ownerId: payload.series.series.id, list: payload.series.series.exclusions }
+        : null,
+    ),
     previews: {
-      async preview(_run, sample) {
+      async preview(run, sample) {
         const result: ItemResult = sample;
+        const have = rows.get(rowsKey(run.id, sample.index, sample.sample));
+        if (have) return { preview: previewOf(have), result };
+        const stored = `The run stored this item's verdict and row counts (${count(sample.predRowCount, 'predicted')}, ${count(sample.goldRowCount, 'gold')}), not the rows`;
+        const why = !kept
+          ? ": the workbench runs both queries again on the dataset's databases to show them, and this report was made without them."
+          : sample.ex === 1
+            ? `: this report keeps rows of wrong samples only (${resultRowsText(kept)}).`
+            : `: this report's rows (${resultRowsText(kept)}) do not include this sample.`;
         return {
           preview: null,
           result,
-          note:
-            `The run stored this item's verdict and row counts (${count(sample.predRowCount, 'predicted')}, ` +
-            `${count(sample.goldRowCount, 'gold')}), not the rows: the workbench runs both queries again on the ` +
-            "dataset's databases to show them. Import this report into the workbench with the databases to see the rows and their differences.",
+          note: `${stored}${why} Import this report into the workbench with the databases to see the rows and their differences.`,
         };
       },
       release: async () => undefined,
@@ -53,50 +76,8 @@ export function createReportServices(runs: readonly RunFile[], parquetBlob?: Par
       },
     },
     rubricRepositories: refuse('Rubrics'),
-    series: reportSeries(refuse),
+    series: createReportSeriesServices(payload.series, payload.seriesSteps ?? []),
     fetchDemoFile: refuse('The demo'),
     parquetBlob: parquetWriter(parquetBlob),
-  };
-}
-
-/**
- * Training runs in the report: its store holds runs, not series (a series given to the CLI's
- * `report --series` is shown by the report's own training-run page, SeriesPanel.svelte). So the
- * app's series screens find none, and everything that would make or read one refuses.
- */
-function reportSeries(refuse: (what: string) => () => Promise<never>): SeriesServices {
-  const what = 'Training runs of the app';
-  return {
-    service: {
-      list: async () => [],
-      ofRun: async () => [],
-      trainerScores: async () => null,
-      get: refuse(what),
-      rename: refuse(what),
-      delete: refuse(what),
-      stepRule: () => '',
-      importDumps: refuse(what),
-      addDumps: refuse(what),
-      importSeriesFile: refuse(what),
-      groupRuns: refuse(what),
-      folder: async () => undefined,
-      createFollowed: refuse(what),
-      follow: refuse(what),
-    },
-    analysis: {
-      seriesView: refuse(what),
-      seriesQuestion: refuse(what),
-      seriesExport: refuse(what),
-      seriesReport: refuse(what),
-    },
-    folders: {
-      canPick: () => false,
-      pick: async () => null,
-      permission: async () => 'denied' as const,
-      ask: async () => 'denied' as const,
-      open: () => {
-        throw notInReport(what);
-      },
-    },
   };
 }

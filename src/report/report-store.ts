@@ -6,6 +6,7 @@
  * after importing the report). There is no analysis worker: the RL and Compare views compute
  * on the page (their path for a store without one).
  */
+import type { Exclusion } from '../core/eval/exclusions.ts';
 import { WorkbenchError } from '../core/errors.ts';
 import { toRunFile } from '../core/runfile/export.ts';
 import type { RunFile, SampleRecord } from '../core/run/types.ts';
@@ -83,7 +84,14 @@ function firstAt(samples: readonly SampleRecord[], index: number): number {
   return lo;
 }
 
-export function createReportStore(files: readonly RunFile[]): WorkbenchStore {
+/**
+ * `exclusions`: what the report's training run excludes (its series file's header), by the
+ * series' id: a step's dashboard honours them as the app's does.
+ */
+export function createReportStore(
+  files: readonly RunFile[],
+  exclusions: { ownerId: string; list: readonly Exclusion[] } | null = null,
+): WorkbenchStore {
   const runs = new Map<string, RunFile>();
   // In (index, sample) order, as the stored runs are (the run file's order; sorted here only if not).
   for (const f of files) runs.set(f.run.id, toRunFile(f.run, f.samples, f.questions));
@@ -147,5 +155,11 @@ export function createReportStore(files: readonly RunFile[]): WorkbenchStore {
     saveAttempt: refuse('Saving a playground attempt'),
     exportBatch: refuse('A batch export'),
   };
-  return { storage, datasets: datasetRepository, runs: runRepository, service, close: () => undefined };
+  const runsWithExclusions = exclusions
+    ? {
+        ...runRepository,
+        exclusions: async (ownerId: string) => (ownerId === exclusions.ownerId ? [...exclusions.list] : []),
+      }
+    : runRepository;
+  return { storage, datasets: datasetRepository, runs: runsWithExclusions, service, close: () => undefined };
 }

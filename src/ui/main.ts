@@ -27,6 +27,7 @@ import UpdateBanner from './UpdateBanner.svelte';
 import type { RubricRepositories, WorkbenchServices } from './workbench/services.ts';
 import { createReportExporter, fetchReportTemplate } from './workbench/report-export.ts';
 import { WorkbenchError } from '../core/errors.ts';
+import type { RunFile, SampleRecord } from '../core/run/types.ts';
 
 /** `rlvr-workbench <version>`, from package.json (vite.config.ts defines it). */
 declare const __RLVR_PRODUCT__: string;
@@ -49,6 +50,19 @@ const testing = testDoublesFromUrl(location.search);
 if (testing) showTestDoubles(testing);
 const store = createBrowserStore({ testing });
 let rubricsOpen: Promise<RubricRepositories> | null = null;
+
+/** The wrong samples' rows of a report, re-executed as the explorer's result tables are, in a worker of their own. */
+function reportRows() {
+  const previews = createPreviewService({
+    dbSource: (run) => store.datasets.source(run.dataset.databases, run.dataset.name),
+    createExecutor: (source) => createBrowserSqlPool(source, 1),
+  });
+  return {
+    rows: async (file: RunFile, sample: SampleRecord, rows: number) =>
+      (await previews.preview(file.run, sample, rows)).preview,
+    release: () => previews.release(),
+  };
+}
 const services: WorkbenchServices = {
   store,
   previews: createPreviewService({
@@ -92,6 +106,7 @@ const services: WorkbenchServices = {
     product: `${PRODUCT} (app)`,
     gzip: streamGzip,
     seriesReport: (seriesId, input) => store.seriesAnalysis.seriesReport(seriesId, input),
+    resultRows: reportRows(),
   }),
 };
 

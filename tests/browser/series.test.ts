@@ -20,6 +20,7 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
+import { formatCount } from '../../src/ui/shell/format.ts';
 import { parseQuestions } from '../../src/core/formats/questions.ts';
 import { packReport, reportPayload, withQuestionTexts } from '../../src/core/report/payload.ts';
 import { parseSeriesFile, toSeriesFile } from '../../src/core/series/file.ts';
@@ -168,8 +169,24 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     // series file export (read back, its last step's run with the dataset's question texts):
     // the packed JSON, byte for byte (createdAt and product are the report's own).
     const data = await unpackReportData(reportDataOf(html.text)!, streamGzip, html.name);
-    const made = JSON.parse(data) as { product: string; createdAt: string };
+    const made = JSON.parse(data) as {
+      product: string;
+      createdAt: string;
+      seriesSteps: Array<{ step: number; notes?: string[]; executions?: { executed: number; reused: number } }>;
+    };
     expect(made.product).toMatch(/^rlvr-workbench \S+ \(app\)$/);
+    // Added since: what the app kept with each step (its import notes, its verdict counts), as its
+    // steps table shows them, and the bytes of the HTML around the data (the report states its size).
+    expect(made.seriesSteps.map((s) => s.step)).toEqual(file.steps.map((s) => s.step));
+    for (const s of made.seriesSteps) {
+      expect(s.notes?.length).toBeGreaterThan(0);
+      expect(
+        await page
+          .locator(`[data-testid="series-steps"] tr[data-step="${s.step}"] [data-col="executed"]`)
+          .textContent(),
+      ).toBe(`${formatCount(s.executions!.executed)} / ${formatCount(s.executions!.reused)}`);
+    }
+    const shellBytes = Buffer.byteLength(html.text) - reportDataOf(html.text)!.length;
     const previous = reportPayload({
       runs: [
         withQuestionTexts(
@@ -179,11 +196,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
       ],
       compare: false,
       series: toSeriesFile(file),
+      seriesSteps: made.seriesSteps,
       product: made.product,
       createdAt: made.createdAt,
     });
     // (compared as a boolean: a difference would print two texts of several MB)
-    expect(data === JSON.stringify(packReport(previous))).toBe(true);
+    expect(data === JSON.stringify(packReport({ ...previous, shellBytes }))).toBe(true);
     expect(offline.runs[0]!.questions).toHaveLength(140);
 
     // What the page shows: the step table and the bucket counts.

@@ -12,8 +12,9 @@ import { mulberry32 } from '../../src/core/util/rng.ts';
 import { computeRunStats } from '../../src/core/rl/run-stats.ts';
 import type { RunFile } from '../../src/core/run/types.ts';
 import { streamGzip } from '../../src/adapters/gzip-stream.ts';
-import { reportPayload, withQuestionTexts } from '../../src/core/report/payload.ts';
-import { buildReportHtml, readReportFile } from '../../src/core/report/report-file.ts';
+import { openReportPayload, reportPayload, withQuestionTexts } from '../../src/core/report/payload.ts';
+import { buildReportHtml, readReportFile, reportDataOf, unpackReportData } from '../../src/core/report/report-file.ts';
+import { createReportSeriesServices } from '../../src/report/report-series.ts';
 import { parseSeriesFile, seriesFileJson, toSeriesFile } from '../../src/core/series/file.ts';
 import type { Question } from '../../src/core/types.ts';
 import { REPORT_TEMPLATE } from '../helpers/report-template.ts';
@@ -311,6 +312,83 @@ describe('the series computations of the worker equal the core functions the CLI
     const middle = series.steps[1]!;
     const first = middle.run.samples.findIndex((x) => x.index === 4);
     expect(out.value[1]!.trainerRewards![0]).toEqual(middle.trainerRewards![first]);
+  });
+
+  it("the report's training run gives the worker's series view and each question across steps (samples in any order)", async () => {
+    const byRun = new Map(steps.map((f) => [f.run.id, f]));
+    const base = await storeOf(steps, [series], { synthetic: questions })();
+    const located = createAnalysisEngine(async () => ({
+      ...base,
+      questionSamplesAt: async (runId, index) => {
+        const all = byRun.get(runId)!.samples;
+        return { offset: all.findIndex((x) => x.index === index), samples: all.filter((x) => x.index === index) };
+      },
+    }));
+    // The report's series file with each step's samples (and their scores and rewards) reversed.
+    const file = toSeriesFile({
+      ...series,
+      steps: series.steps.map((s) => ({
+        ...s,
+        run: { ...s.run, samples: [...s.run.samples].reverse() },
+        trainerScores: [...s.trainerScores].reverse(),
+        ...(s.trainerRewards ? { trainerRewards: [...s.trainerRewards].reverse() } : {}),
+      })),
+    });
+    const report = createReportSeriesServices(file, [{ step: 100, notes: ['496 of 500 rows paired'] }]);
+    const view = await located.seriesView({ dbName: 'x', seriesId: series.id });
+    if (!view.ok) throw new Error(view.error.message);
+    const mine = await report.analysis.seriesView(series.id);
+    expect(mine.report).toEqual(view.value.report);
+    expect(mine.runs).toEqual(view.value.runs);
+    for (const index of [0, 4, 29, 30]) {
+      const want = await located.seriesQuestion({ dbName: 'x', seriesId: series.id, index });
+      if (!want.ok) throw new Error(want.error.message);
+      expect(await report.analysis.seriesQuestion(series.id, index)).toEqual(want.value);
+    }
+    // The step pages read the trainer's scores and the import notes as the app stores them.
+    const middle = await report.service.trainerScores(steps[1]!.run.id);
+    expect(middle?.step).toBe(100);
+    expect(middle?.scores).toEqual(series.steps[1]!.trainerScores);
+    expect(middle?.rewards).toEqual(series.steps[1]!.trainerRewards);
+    const [of] = await report.service.ofRun(steps[1]!.run.id);
+    expect(of!.steps.map((s) => s.notes ?? null)).toEqual([null, ['496 of 500 rows paired'], null]);
+    expect(await report.service.ofRun('elsewhere')).toEqual([]);
+    await expect(report.analysis.seriesView('other')).rejects.toThrow('training run other is not in this report');
+    await expect(report.service.rename(series.id, 'x')).rejects.toMatchObject({ code: 'UNSUPPORTED' });
+  });
+
+  it("report: the steps' import notes and verdict counts the store kept go with the series", async () => {
+    const base = await storeOf(steps, [series], { synthetic: questions })();
+    const kept = createAnalysisEngine(async () => ({
+      ...base,
+      series: async (id) => {
+        const rec = await base.series(id);
+        return {
+          ...rec,
+          steps: rec.steps.map((s, i) =>
+            i === 0
+              ? s
+              : { ...s, notes: [`note of step ${s.step}`], executions: { executed: 9, reused: 3, fromCache: i } },
+          ),
+        };
+      },
+    }));
+    const out = await kept.seriesReport({
+      dbName: 'x',
+      seriesId: series.id,
+      template: REPORT_TEMPLATE,
+      product: 'p',
+      createdAt: '2026-02-03T04:05:06.000Z',
+    });
+    if (!out.ok) throw new Error(out.error.message);
+    const data = openReportPayload(
+      await unpackReportData(reportDataOf(await out.value.html.text())!, streamGzip, 'r'),
+      'r',
+    );
+    expect(data.seriesSteps).toEqual([
+      { step: 100, notes: ['note of step 100'], executions: { executed: 9, reused: 3, fromCache: 1 } },
+      { step: 150, notes: ['note of step 150'], executions: { executed: 9, reused: 3, fromCache: 2 } },
+    ]);
   });
 
   it('one question across steps: questionAcrossSteps of its samples', async () => {

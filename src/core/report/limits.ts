@@ -36,6 +36,13 @@ export const REPORT_LIMITS: ReportLimits = {
   ratioFloorBytes: 4 * MiB,
 };
 
+/**
+ * Result rows of the wrong samples a report made in the app keeps (result-rows.ts): the first 20
+ * rows of each side (the explorer's own preview), for at most 2,000 samples and 4 MiB of rows, a
+ * few times the 500-item replay report (a 100,000-sample run keeps its first 2,000 wrong samples).
+ */
+export const RESULT_ROWS_BUDGET = { rowsPerSide: 20, maxItems: 2000, maxBytes: 4 * MiB } as const;
+
 export function fmtBytes(n: number): string {
   return n >= MiB ? `${(n / MiB).toFixed(1)} MiB` : n >= KiB ? `${(n / KiB).toFixed(1)} KiB` : `${n} bytes`;
 }

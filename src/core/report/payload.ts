@@ -13,6 +13,7 @@ import type { Question } from '../types.ts';
 import type { RunFile } from '../run/types.ts';
 import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../series/file.ts';
 import type { TextsCut } from './limits.ts';
+import type { ResultRows } from './result-rows.ts';
 import { packSamples, StringTable, unpackSamples, type PackedSamples } from './pack.ts';
 
 const REPORT_FORMAT = 'rlvr-workbench-report';
@@ -38,6 +39,29 @@ export interface ReportPayload {
    * those texts end in "… (N characters more)" and are not the run's whole texts.
    */
   textsCut?: TextsCut | null;
+  /**
+   * The first rows of each side of the wrong samples, within a stated budget (result-rows.ts);
+   * absent when the report was made without the databases (the CLI).
+   */
+  resultRows?: ResultRows | null;
+  /**
+   * What the app kept with each step of the training run beyond its series file: the notes of
+   * its import (rows paired, mapping, findings) and how its verdicts were reached (executed,
+   * reused, from the verdict cache). Absent when no step has any.
+   */
+  seriesSteps?: SeriesStepExtras[] | null;
+  /**
+   * The bytes of the report's HTML around its data element's base64 text, written by the
+   * builder: with that text's length, the page states the file's size.
+   */
+  shellBytes?: number;
+}
+
+/** A step's import notes and verdict counts, as the app stores them (app/records.ts, SeriesStepRecord). */
+export interface SeriesStepExtras {
+  step: number;
+  notes?: string[];
+  executions?: { executed: number; reused: number; fromCache?: number };
 }
 
 export interface ReportInput {
@@ -47,6 +71,8 @@ export interface ReportInput {
   product: string;
   createdAt: string;
   textsCut?: TextsCut | null;
+  resultRows?: ResultRows | null;
+  seriesSteps?: SeriesStepExtras[] | null;
 }
 
 /**
@@ -86,6 +112,8 @@ export function reportPayload(input: ReportInput): ReportPayload {
     compare: input.compare,
     series: input.series ?? null,
     ...(input.textsCut ? { textsCut: input.textsCut } : {}),
+    ...(input.resultRows ? { resultRows: input.resultRows } : {}),
+    ...(input.seriesSteps && input.seriesSteps.length > 0 ? { seriesSteps: input.seriesSteps } : {}),
   };
 }
 

@@ -90,10 +90,17 @@ export async function buildReport(
 ): Promise<BuiltReport> {
   checkReportTemplate(template, where);
   const counter = { count: 0 };
-  const bounded = cutLongTexts({ runs: payload.runs, series: payload.series }, limits.textChars, counter);
+  const bounded = cutLongTexts(
+    { runs: payload.runs, series: payload.series, ...(payload.resultRows ? { resultRows: payload.resultRows } : {}) },
+    limits.textChars,
+    counter,
+  );
   const cut = counter.count > 0 ? { count: counter.count, maxChars: limits.textChars } : null;
+  const htmlBytes = utf8Length(template) - REPORT_DATA_PLACEHOLDER.length + DATA_OPEN.length + DATA_CLOSE.length;
   // `textsCut` only when a text was cut: a report whose texts are whole is the payload as packed.
-  const json = JSON.stringify(packReport({ ...payload, ...bounded, ...(cut ? { textsCut: cut } : {}) }));
+  const json = JSON.stringify(
+    packReport({ ...payload, ...bounded, ...(cut ? { textsCut: cut } : {}), shellBytes: htmlBytes }),
+  );
   const fewer = 'make a report of fewer samples (a run of fewer questions or samples, without --compare or --series)';
   const dataBytes = utf8Length(json);
   if (dataBytes > limits.dataBytes)
@@ -107,7 +114,6 @@ export async function buildReport(
       'TOO_LARGE',
       `the report's data would compress ${fmtBytes(dataBytes)} to ${fmtBytes(zipped.length)}, more than the ${limits.ratio} to 1 that reading a report back allows: ${fewer}`,
     );
-  const htmlBytes = utf8Length(template) - REPORT_DATA_PLACEHOLDER.length + DATA_OPEN.length + DATA_CLOSE.length;
   const total = htmlBytes + 4 * Math.ceil(zipped.length / 3);
   if (total > limits.htmlBytes)
     throw new WorkbenchError(

@@ -12,7 +12,10 @@ import type { WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { reportPayload, withQuestionTexts, type ReportInput } from '../../core/report/payload.ts';
 import { buildReportHtml, type GzipPort } from '../../core/report/report-file.ts';
-import type { RunFile } from '../../core/run/types.ts';
+import type { RunFile, SampleRecord } from '../../core/run/types.ts';
+import type { ItemPreview } from '../../core/eval/executor.ts';
+import { RESULT_ROWS_BUDGET } from '../../core/report/limits.ts';
+import { collectResultRows, type ResultRows, type ResultRowsBudget } from '../../core/report/result-rows.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
 
 export interface ReportExporter {
@@ -42,6 +45,32 @@ interface ReportExportPorts {
    * "series file (share)" export holds it, the last step's run as the report's run).
    */
   seriesReport?(seriesId: string, input: SeriesReportInput): Promise<{ name: string; html: Blob }>;
+  /**
+   * The result rows of the wrong samples, re-executed on the run's stored databases as the
+   * explorer's result tables are (ui/preview-service.ts): `rows` runs one sample, `release`
+   * frees its worker once the report has them. Absent: the report keeps no rows.
+   */
+  resultRows?: {
+    rows(file: RunFile, sample: SampleRecord, rows: number): Promise<ItemPreview | null>;
+    release(): Promise<void>;
+  };
+  /** The rows' budget (tests pass small ones). */
+  rowsBudget?: ResultRowsBudget;
+}
+
+/**
+ * The rows of the wrong samples of `runs` within the budget; null when they cannot be had (the
+ * dataset's databases are no longer stored): the report is made without them and says so.
+ */
+async function rowsOf(ports: ReportExportPorts, runs: readonly RunFile[]): Promise<ResultRows | null> {
+  if (!ports.resultRows) return null;
+  try {
+    return await collectResultRows(runs, ports.resultRows.rows, ports.rowsBudget ?? RESULT_ROWS_BUDGET);
+  } catch {
+    return null;
+  } finally {
+    await ports.resultRows.release();
+  }
 }
 
 /** The run file with its questions' texts, when its dataset is still stored. */
@@ -72,7 +101,11 @@ export function createReportExporter(ports: ReportExportPorts): ReportExporter {
       } catch (err) {
         return `The report could not be made: ${errorMessage(err)}`;
       }
-      return save({ runs, compare: runs.length > 1 }, runs.map((f) => safeFileName(f.run.name)).join('-vs-'));
+      const resultRows = await rowsOf(ports, runs);
+      return save(
+        { runs, compare: runs.length > 1, resultRows },
+        runs.map((f) => safeFileName(f.run.name)).join('-vs-'),
+      );
     },
     async downloadSeries(seriesId) {
       try {

@@ -1,0 +1,81 @@
+/**
+ * Result rows of a report's wrong samples (src/core/report/result-rows.ts): which samples are
+ * asked for, the budget (rows per side, samples, bytes) and what is said of what was left out,
+ * and SQLite values JSON cannot hold given back as they were.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ItemPreview } from '../../../src/core/eval/executor.ts';
+import type { RunFile, SampleRecord } from '../../../src/core/run/types.ts';
+import {
+  collectResultRows,
+  decodeCell,
+  encodeCell,
+  isWrongSample,
+  previewOf,
+  resultRowsText,
+} from '../../../src/core/report/result-rows.ts';
+import { syntheticRunFile, syntheticSamples } from '../../robustness/synthetic-run.ts';
+
+const file = syntheticRunFile(syntheticSamples({ questions: 30, samples: 2, seed: 5 }), 'rows');
+const wrong = file.samples.filter(isWrongSample);
+
+/** A re-execution double: 30 rows of each side naming the sample, none for sample 1 of question 0. */
+const asked: SampleRecord[] = [];
+async function preview(_f: RunFile, s: SampleRecord, rows: number): Promise<ItemPreview | null> {
+  asked.push(s);
+  if (s.index === 0 && s.sample === 1) return null;
+  const side = (tag: string) => Array.from({ length: 30 }, (_, i) => [`${tag}${s.index}.${s.sample}`, i]);
+  expect(rows).toBe(3);
+  return { predColumns: ['p', 'n'], goldColumns: ['g', 'n'], predRows: side('p'), goldRows: side('g') };
+}
+
+describe('result rows of the wrong samples', () => {
+  it('asks for the wrong samples only, keeps the first rows of each side, within the samples budget', async () => {
+    expect(wrong.length).toBeGreaterThan(6);
+    expect(file.samples.some((s) => s.ex === 1)).toBe(true);
+    asked.length = 0;
+    const out = await collectResultRows([file], preview, { rowsPerSide: 3, maxItems: 4, maxBytes: 1 << 20 });
+    // Every wrong sample asked for until the budget is full; the right ones never.
+    expect(asked.every((s) => s.ex !== 1)).toBe(true);
+    expect(out.items).toHaveLength(4);
+    expect(out.wrong).toBe(wrong.length);
+    const noRows = wrong.slice(0, asked.length).filter((s) => s.index === 0 && s.sample === 1).length;
+    expect(out.noRows).toBe(noRows);
+    expect(out.leftOut).toBe(wrong.length - 4 - noRows);
+    const first = out.items[0]!;
+    expect(first.predRows).toHaveLength(3);
+    expect(first.goldRows.map((r) => r[1])).toEqual([0, 1, 2]);
+    expect(out.bytes).toBe(out.items.reduce((n, it) => n + JSON.stringify(it).length, 0));
+    expect(resultRowsText(out)).toBe(
+      `first 3 rows of each side for 4 wrong samples of ${wrong.length}, ${out.bytes} bytes (budget: 4 samples, 1.0 MiB)` +
+        (noRows ? `; ${noRows} gave no rows (an error or a timeout)` : '') +
+        `; ${out.leftOut} left out: the budget was reached`,
+    );
+  });
+
+  it('stops at the bytes budget: the sample that would pass it and every later one are left out', async () => {
+    const one = await collectResultRows([file], preview, { rowsPerSide: 3, maxItems: 100, maxBytes: 1 << 20 });
+    const each = JSON.stringify(one.items[0]).length;
+    const out = await collectResultRows([file], preview, { rowsPerSide: 3, maxItems: 100, maxBytes: 2 * each + 1 });
+    expect(out.items).toHaveLength(2);
+    expect(out.bytes).toBeLessThanOrEqual(2 * each + 1);
+    expect(out.items.length + out.noRows + out.leftOut).toBe(out.wrong);
+  });
+
+  it('gives back what JSON cannot hold: big integers, blobs, non-finite reals', () => {
+    const cells: unknown[] = [null, 'x', 1.5, 2n ** 63n - 1n, new Uint8Array([0, 15, 255]), Infinity, NaN];
+    const json = JSON.parse(JSON.stringify(cells.map(encodeCell)));
+    expect(json.map(decodeCell)).toEqual(cells);
+    expect(
+      previewOf({
+        runId: 'r',
+        index: 0,
+        sample: 0,
+        predColumns: ['a'],
+        goldColumns: ['b'],
+        predRows: [json],
+        goldRows: [],
+      }).predRows[0],
+    ).toEqual(cells);
+  });
+});
