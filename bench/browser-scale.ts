@@ -1,5 +1,5 @@
 /**
- * The browser keys at RL scale (issue 14), through the built app in headless Chromium:
+ * The browser keys at RL scale, through the built app in headless Chromium:
  *
  * - `idb_write_samples_per_s_100k`: the benchmark page (bench/browser/idb-write.ts) stores a run
  *   of 100,032 samples (1,563 questions x 64; `--quick`: 12,800), with the store's own SampleWriter as a replay run does;
@@ -164,7 +164,7 @@ export async function measureScale(browser: Browser, base: string, n: number, lo
   }
 }
 
-/** The synthetic training run of issue 26: 40 steps x 1,534 questions x 8 samples (490,880); `--quick`: 10 x 200 x 8. */
+/** The synthetic training run of 40 steps x 1,534 questions x 8 samples (490,880); `--quick`: 10 x 200 x 8. */
 export const SERIES_SCALE = { steps: 40, questions: 1534, perQuestion: 8 };
 export const SERIES_SCALE_QUICK = { steps: 10, questions: 200, perQuestion: 8 };
 export const SERIES_VIEW_SELECTOR = '[data-testid="series-page"][data-loaded="true"]';

@@ -1,5 +1,5 @@
 /**
- * The browser part of `npm run bench` (issue 8): the built app in headless Chromium.
+ * The browser part of `npm run bench`: the built app in headless Chromium.
  *
  * - A replay evaluation through the app, on the user's path: import Spider dev as a dataset,
  *   start a run with dev_gold.sql as the predictions file, wait for the finished run's dashboard.

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- --only cli`: the CLI end to end against the official
- * approach (issue 25), each side a real process started as a user would start it:
+ * approach, each side a real process started as a user would start it:
  * - ours: `node dist-cli/cli.mjs eval ...` (the bundle that `npm install` builds);
  * - the reference: bench/python_reference.py, what BIRD mini-dev's evaluation_ex.py does (one
  *   `sqlite3` connection per item, a process pool of 2, 30 s per item).

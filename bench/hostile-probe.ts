@@ -1,5 +1,5 @@
 /**
- * Child process of the benchmark (`worker_peak_rss_mib_hostile`, issue 24): one SQL worker of
+ * Child process of the benchmark (`worker_peak_rss_mib_hostile`): one SQL worker of
  * the pool on a tiny database, given the hostile workload that grew a worker to 4-4.5 GB before
  * the worker's bounds (docs/isolation.md): a table of 1.5 GB of random blobs, a SELECT sorting
  * 1.5 GB, a TEMP table of 1.5 GB, and `PRAGMA hard_heap_limit` lowered. Prints one JSON line.

@@ -1,4 +1,4 @@
-/** The benchmark's keys (issue 8): which are measured by `npm run bench`, and their targets. */
+/** The benchmark's keys: which are measured by `npm run bench`, and their targets. */
 import { workerBudgetBytes } from '../workers/sql-bounds.ts';
 
 /** Measured in Node: each is a finite number in the JSON written by `--out`. */
@@ -10,7 +10,7 @@ export const NODE_KEYS = [
   'eval_disagreements',
   'db_open_ms_per_mib',
   'peak_worker_rss_mib_per_db_mib',
-  // Issue 14: the RL-shaped workload (bench/rl.ts) and the statistics at scale.
+  // The RL-shaped workload (bench/rl.ts) and the statistics at scale.
   'rl_eval_items',
   'rl_eval_ratio_vs_native_1worker',
   'rl_eval_ratio_vs_native_allworkers',
@@ -19,14 +19,14 @@ export const NODE_KEYS = [
   'rl_disagreements',
   'stats_ms_per_100k_samples',
   'compare_ms_per_100k_samples',
-  // Issue 13: metric ts (bench/ts.ts).
+  // Metric ts (bench/ts.ts).
   'ts_build_ms_per_db_mib',
   'ts_eval_ratio_vs_ex',
-  // Issue 24: one worker's peak memory on the hostile workload (bench/hostile-probe.ts), against its budget.
+  // One worker's peak memory on the hostile workload (bench/hostile-probe.ts), against its budget.
   'worker_peak_rss_mib_hostile',
-  // Issue 24 (bench/parse.ts): time(4N) / time(N) of the inputs that were quadratic.
+  // bench/parse.ts: time(4N) / time(N) of the inputs that were quadratic.
   'parse_linear_ratio',
-  // Issue 26 (bench/series.ts): the series view's numbers per 100,000 samples (40 steps x 1,534 x 8),
+  // bench/series.ts: the series view's numbers per 100,000 samples (40 steps x 1,534 x 8),
   // and the executions of a new 12,272-sample step on a series (beside series_step_samples and
   // series_step_new_sql_texts, the count it must equal).
   'series_build_ms_per_100k_samples',
@@ -44,17 +44,17 @@ export const BROWSER_KEYS = [
   'browser_total_blocking_ms',
   'idb_write_samples_per_s',
   'idb_reopen_run_ms',
-  // Issue 14 (bench/browser-scale.ts): a run of 100,032 samples (1,563 questions x 64); --quick: 12,800 (200 x 64).
+  // bench/browser-scale.ts: a run of 100,032 samples (1,563 questions x 64); --quick: 12,800 (200 x 64).
   'idb_write_samples_per_s_100k',
   'idb_reopen_run_ms_100k',
   'browser_rl_view_longest_task_ms_100k',
-  // Issue 27 (bench/report.ts): the offline report of a 100,000-sample run, its size and its opening from disk; --quick: 8,000 (500 x 16).
+  // bench/report.ts: the offline report of a 100,000-sample run, its size and its opening from disk; --quick: 8,000 (500 x 16).
   'report_bytes_per_sample',
   'report_open_ms_100k',
-  // Issue 26 (bench/browser-scale.ts): the series view of 40 steps x 1,534 x 8 (490,880 samples),
+  // bench/browser-scale.ts: the series view of 40 steps x 1,534 x 8 (490,880 samples),
   // opened, its curves drawn and its question grid scrolled; --quick: 10 x 200 x 8.
   'browser_series_view_longest_task_ms',
-  // Issue 28 (bench/playground.ts): the demo question's gold SQL typed key by key into the reward playground.
+  // bench/playground.ts: the demo question's gold SQL typed key by key into the reward playground.
   'browser_playground_typing_longest_task_ms',
   // bench/gguf.ts: greedy decoding of the real stories260K.gguf on the CPU backend (always);
   // gen_tokens_per_s_gguf_webgpu joins it only when llama.cpp ran the layers on WebGPU.

@@ -1,5 +1,5 @@
 /**
- * `parse_linear_ratio` (issue 24): time(4N) / time(N) of the hostile inputs that were quadratic
+ * `parse_linear_ratio`: time(4N) / time(N) of the hostile inputs that were quadratic
  * — a judge answer of `{` (jsonObjects), completions of `WITH a(` and of `<think>` (extractSql)
  * — at N = 256 KiB, the median of a few rounds, the worst of the three. Linear gives about 4,
  * quadratic about 16 (`--quick`: N = 16 KiB). Measured as a ratio within one run, never as a timed test.

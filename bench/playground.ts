@@ -1,5 +1,5 @@
 /**
- * `browser_playground_typing_longest_task_ms` (issue 28): the reward playground on the embedded
+ * `browser_playground_typing_longest_task_ms`: the reward playground on the embedded
  * demo's first question, in a fresh profile. Its gold SQL is typed into the editor key by key
  * (5 ms apart: every keystroke schedules an attempt, which runs in the page's SQL worker, and
  * cancels the one before), then the bench waits until the verdict of the whole text shows and

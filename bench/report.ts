@@ -1,5 +1,5 @@
 /**
- * The offline report at RL scale (issue 27, docs/report.md), part of the browser keys:
+ * The offline report at RL scale (docs/report.md), part of the browser keys:
  *
  * - `report_bytes_per_sample`: the report of a 100,000-sample RL-shaped run (500 BIRD mini-dev
  *   questions x 200 samples of real SQL, each with a completion of its own:

@@ -1,5 +1,5 @@
 /**
- * The RL-shaped workload of issue 14, made from real predictions only: for each mini-dev
+ * The RL-shaped workload, made from real predictions only: for each mini-dev
  * question whose database is here, N samples drawn with a fixed seed from the 13 real
  * predictions for that question, with weights proportional to 1/rank (a converged policy repeats
  * its favourite answers), the ranks a seeded shuffle per question. And the statistics keys:

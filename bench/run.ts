@@ -3,7 +3,7 @@
  * pool against native SQLite (better-sqlite3) on the same items, database opening speed and the
  * memory of a worker holding a large database, and the built app in headless Chromium: a replay
  * run's speed and main-thread long tasks, IndexedDB sample writes and reopening a stored run
- * (issue 8, bench/browser.ts). Prints a table; `--out` writes JSON.
+ * (bench/browser.ts). Prints a table; `--out` writes JSON.
  * Methods are described next to each measurement below and in the README's Benchmarks section.
  */
 import { transfer } from 'comlink';
@@ -226,7 +226,7 @@ interface HostileProbe {
 }
 
 /**
- * `worker_peak_rss_mib_hostile` (issue 24, bench/hostile-probe.ts): the peak resident memory of
+ * `worker_peak_rss_mib_hostile` (bench/hostile-probe.ts): the peak resident memory of
  * one pool worker given the hostile workload, against the worker's stated budget. Each hostile
  * statement must end over budget (or refused) and the item after them must score, or the bench fails.
  */
@@ -481,7 +481,7 @@ async function main(): Promise<void> {
       return r.length ? median(r) : NaN;
     };
 
-    // 2b. The RL-shaped workload (issue 14): many samples per question, the loop with reuse on
+    // 2b. The RL-shaped workload: many samples per question, the loop with reuse on
     // our side, every sample executing prediction and gold natively (the official approach).
     // The listed runaways (bench/runaways.ts) are left out here too, by prediction text; the slow
     // queries are in, on both sides.
@@ -508,7 +508,7 @@ async function main(): Promise<void> {
     log('statistics on a synthetic run...');
     const st = measureStats(args.quick);
 
-    // 2b'. Training runs (issue 26): the series view's numbers, and a new step's executions.
+    // 2b'. Training runs: the series view's numbers, and a new step's executions.
     log('training runs: the series statistics and a new step on a series...');
     const seriesBuild = measureSeriesBuild(args.quick);
     const seriesStep = await measureSeriesStep(tmp, args.quick, allWorkers);
@@ -521,7 +521,7 @@ async function main(): Promise<void> {
     log('test suites (metric ts)...');
     const ts = await measureTs({ items, rounds: args.rounds, workers: allWorkers, quick: args.quick, log });
 
-    // 2d. Parsing the inputs that were quadratic (issue 24).
+    // 2d. Parsing the inputs that were quadratic.
     log('parsing hostile judge answers and completions (4N against N)...');
     const parse = measureParse(args.quick);
 
@@ -538,7 +538,7 @@ async function main(): Promise<void> {
     rmSync(path.dirname(big.file), { recursive: true, force: true });
     const dbMiB = probe.sizeBytes / MiB;
 
-    // 4b. Memory of a worker given the hostile workload, against its budget (issue 24).
+    // 4b. Memory of a worker given the hostile workload, against its budget.
     log('hostile workload in one worker (child process)...');
     const hostile = await measureHostile(tmp);
 

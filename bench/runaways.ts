@@ -1,6 +1,6 @@
 /**
  * Items left out of the timed workloads, decided by this fixed list and never by the machine's
- * load (issue 25: a loaded run once left the slow query out of both sides because it crossed a
+ * load (a loaded run once left the slow query out of both sides because it crossed a
  * time threshold, and the load decided which items counted). An entry names the database and a
  * text the prediction contains, and why timing it says nothing about speed.
  *

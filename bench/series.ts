@@ -1,5 +1,5 @@
 /**
- * Training runs (issue 26), in Node:
+ * Training runs, in Node:
  * - `series_build_ms_per_100k_samples`: the series view's numbers (per-step statistics, question
  *   dynamics, buckets, warnings, best step) of a synthetic series of 40 steps x 1,534 questions x
  *   8 samples (490,880; `--quick`: 10 x 200 x 8) computed as the analysis worker computes them,

@@ -294,7 +294,7 @@ export function createSqlEngine(
   };
   /**
    * The check around an execution failed, so the worker's state cannot be confirmed: fail
-   * closed. SQLite's own statements fail this way once its heap limit was lowered (issue 24:
+   * closed. SQLite's own statements fail this way once its heap limit was lowered (
    * `EXPLAIN PRAGMA hard_heap_limit = 200000` left every later item "out of memory" while the
    * check's failure was only taken as a changed connection).
    */

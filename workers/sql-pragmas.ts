@@ -148,7 +148,7 @@ export const PRAGMAS: Readonly<Record<string, PragmaPolicy>> = {
  * empty statements before it, any case, quoted, bracketed or string names and a schema prefix
  * change nothing. `EXPLAIN` and `EXPLAIN QUERY PLAN` are seen through: SQLite applies a
  * PRAGMA's setting while it prepares the statement, so `EXPLAIN PRAGMA hard_heap_limit = 200000`
- * lowers the worker's limit as the PRAGMA alone does (issue 24).
+ * lowers the worker's limit as the PRAGMA alone does.
  */
 export function refusedPragma(sql: string): string | null {
   const tokens = sqlTokens(sql);

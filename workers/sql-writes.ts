@@ -52,7 +52,7 @@ export const VACUUM_INTO_MESSAGE =
  * What a statement can change on the connection. `data`: rows (total_changes), the main
  * schema and the header fields a PRAGMA sets (user_version, application_id); `attached`: the
  * databases ATTACHed; `temp`: the objects of the temp schema (a TEMP table, view or trigger
- * shadows the database's own for the gold query: a write, issue 24). Any of them counts as a
+ * shadows the database's own for the gold query: a write). Any of them counts as a
  * write (`mutated_db`). `connection` also sees a temp database appearing without objects (a
  * read of sqlite_temp_master opens it): not a write, but the connection is re-opened before
  * the next execution all the same. `limits`: SQLite's heap limits, which belong to the whole

@@ -159,8 +159,8 @@ async function execute(
   let schemas: Awaited<ReturnType<AppPorts['executors']['openSchemaSource']>> | null = null;
   const contexts = new Map<string, Promise<DatabaseContext>>();
   const spec = plan.spec;
-  // The recipe's steps (issue 13's version scan and gold checks; each database's facts read once),
-  // and the SQLite that gave the verdicts, recorded with the run (issue 23).
+  // The recipe's steps (the version scan and gold checks; each database's facts read once),
+  // and the SQLite that gave the verdicts, recorded with the run.
   const scorer = generationScorer(run.config, { executor, questionOf: (i) => plan.questions[i]?.question ?? null });
   let outcome: GenerationOutcome = { kind: 'cancelled' };
   let failure: unknown = null;

@@ -139,7 +139,7 @@ export interface RunService {
   ): Promise<BuiltPrompt>;
   /** Table -> column names of each stored database of a run (databases no longer stored are left out). */
   databaseSchemas(runId: string): Promise<Record<string, Record<string, string[]>>>;
-  /** Scores the run's samples against a corrected-gold overlay too (issue 13): both totals and the items whose verdict changes. */
+  /** Scores the run's samples against a corrected-gold overlay too: both totals and the items whose verdict changes. */
   compareGoldOverlay?(
     runId: string,
     overlay: { name: string; text: string },

@@ -1,5 +1,5 @@
 /**
- * Issue 24 on real data, in the Node pool (worker threads, real sql.js): the gpt-4o mini-dev
+ * On real data, in the Node pool (worker threads, real sql.js): the gpt-4o mini-dev
  * predictions on the three BIRD databases here, with hostile predictions run first on the same
  * workers. Every other item's verdict must be the one it gets alone, at 1 and at 2 workers,
  * official and --read-only (before the fix, `PRAGMA hard_heap_limit = 200000` took EX from
@@ -157,7 +157,7 @@ describe('a hostile PRAGMA never changes another item (gpt-4o, mini-dev, 140 ite
   it.each([false, true])(
     'EXPLAIN PRAGMA hard_heap_limit as one student_club prediction among the 140, 1 worker, read-only %s: every other verdict unchanged',
     async (readOnly) => {
-      // Issue 24: before the refusal saw through EXPLAIN, every later student_club item ran
+      // Before the refusal saw through EXPLAIN, every later student_club item ran
       // "out of memory" (EX 77.14 -> 52.14), under --read-only too.
       const options = { ...DEFAULT_EVAL_OPTIONS, readOnly };
       const pool = poolOf(1);

@@ -1,5 +1,5 @@
 /**
- * Firefox for the offline report's test (issue 27 asks that the report open from disk in
+ * Firefox for the offline report's test (the report must open from disk in
  * Chromium and Firefox). Debian's `firefox-esr`, installed by `scripts/test-all.sh` as it installs
  * Chromium, driven by puppeteer-core over WebDriver BiDi, the protocol stock Firefox speaks
  * (Playwright drives only its own patched Firefox build, which cannot be downloaded here).

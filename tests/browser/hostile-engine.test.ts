@@ -7,7 +7,7 @@ import { browserSkipReason, suiteTitle } from './harness.ts';
 import { type AppSession, importDataset, useApp } from './workbench-helpers.ts';
 
 /**
- * Issue 17's attacks on the SQL engine, in the built app (the same engine and pool as the CLI):
+ * The attacks on the SQL engine, in the built app (the same engine and pool as the CLI):
  * an R-VES run with a writing prediction, a result of large values, a WAL database imported
  * from a folder. The page stays responsive, the run finishes, each item says what happened.
  */

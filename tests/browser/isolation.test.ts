@@ -23,7 +23,7 @@ const PREDICTIONS = sharedData('bird', 'predictions', 'TA_output', 'predict_mini
 /**
  * The first question of each database here (the first item its worker runs), given a hostile
  * prediction: a PRAGMA that lowered the heap limit of the whole worker (the app's EX fell to
- * 5.00 before issue 24), the same behind EXPLAIN / EXPLAIN QUERY PLAN on the second question
+ * 5.00 before), the same behind EXPLAIN / EXPLAIN QUERY PLAN on the second question
  * of two databases, and a SELECT sorting 1.5 GB (spilled to the in-memory file system).
  */
 const HOSTILE: Record<string, string> = {
@@ -36,7 +36,7 @@ const HOSTILE: Record<string, string> = {
 };
 
 /**
- * Issue 24, broken #1 and #2 in the app (browser workers): hostile predictions run first on
+ * Two attacks, in the app (browser workers): hostile predictions run first on
  * their workers, and every other item keeps the verdict the CLI gives it without them.
  */
 describe.skipIf(browserSkipReason())(suiteTitle('isolation of executions in the app (BIRD mini-dev, gpt-4o)'), () => {

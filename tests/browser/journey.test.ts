@@ -56,7 +56,7 @@ function writeEightSamples(indices: readonly number[]): string {
 }
 
 /**
- * The newcomer's journey on real BIRD mini-dev (issue 15): first page, import the folder,
+ * The newcomer's journey on real BIRD mini-dev: first page, import the folder,
  * replay a published file, the dashboard's "wrong answers" to a real wrong item, its question's
  * 8 samples side by side, two runs compared and a fixed question A-vs-B, a reload that lands on
  * the same view. Each screen is photographed at 1400×1000 and 390×844 and checked with axe-core.
@@ -394,7 +394,7 @@ describe.skipIf(browserSkipReason())(
       await screen('09b-rves-item');
     }, 1_500_000);
 
-    it("issue 23: exports the run; mean(ex) over the run JSON, CSV, JSON Lines and Parquet, read by DuckDB, is the dashboard's EX; unscored rows are null", async () => {
+    it("exports the run; mean(ex) over the run JSON, CSV, JSON Lines and Parquet, read by DuckDB, is the dashboard's EX; unscored rows are null", async () => {
       await page.getByTestId('nav-runs').click();
       const row = `[data-run-id="${rvesRun}"]`;
       const save = async (kind: string, name: string) => {
@@ -433,7 +433,7 @@ describe.skipIf(browserSkipReason())(
       }
     }, 300_000);
 
-    // ---- Issue 23, items 5-7: overlays that stay, Spider's own rules, version effects measured ----
+    // ---- overlays that stay, Spider's own rules, version effects measured ----
 
     it('overlay: attached, kept over a reload, the second headline; a flipped item shows the corrected gold; RL and Compare score against either gold', async () => {
       const overlayFile = sharedData('bird', 'corrections', 'arcwise_plat_sql_only_with_diff.json');

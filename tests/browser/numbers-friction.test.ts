@@ -1,5 +1,5 @@
 /**
- * Issue 23, items 3, 8 and 9 in the built app (headless Chromium), on the demo's files imported
+ * Friction fixed in the built app (headless Chromium), on the demo's files imported
  * as a dataset of the user's: a typed run name does not name the next run; the Runs form keeps
  * the last dataset after a reload; TS seed and size are in the form; the RL view of an n = 1 run
  * says it has no GRPO groups; Compare keeps its filter on Back and steps through the listed
@@ -21,7 +21,7 @@ import {
   useApp,
 } from './workbench-helpers.ts';
 
-describe.skipIf(browserSkipReason())(suiteTitle('issue 23: friction fixed, units named'), () => {
+describe.skipIf(browserSkipReason())(suiteTitle('friction fixed, units named'), () => {
   let { server, page } = {} as AppSession;
   useApp((s) => ({ server, page } = s));
   let runA = '';

@@ -70,7 +70,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the reward-hacking probe screen
     expect(await page.getByTestId('probe-table').locator('[data-col="official"]').allTextContents()).toEqual(official);
     expect(await page.getByTestId('probe-when').textContent()).toContain('kept in this browser');
 
-    // Issue 23: the wins open, by question id, and export.
+    // The wins open, by question id, and export.
     const spiderDev = readJson<Array<{ db_id: string }>>(sharedData('spider', 'dev.json'));
     const ids = new Set(spiderDev.flatMap((q, i) => (q.db_id === 'concert_singer' ? [i] : [])));
     await page.locator('tr[data-exploit="delete-table"] [data-col="official"] [data-testid="probe-wins-open"]').click();

@@ -1,5 +1,5 @@
 /**
- * The offline report (issue 27, docs/report.md) opened in Firefox as a reader opens it: from
+ * The offline report (docs/report.md) opened in Firefox as a reader opens it: from
  * disk (`file://`), every request but the report's own document refused and counted, its
  * Content-Security-Policy violations recorded from before its first script. Debian's Firefox ESR
  * driven over WebDriver BiDi (tests/browser/firefox.ts). The same reports as the Chromium test

@@ -1,5 +1,5 @@
 /**
- * The offline report (issue 27, docs/report.md) opened as a reader opens it: from disk
+ * The offline report (docs/report.md) opened as a reader opens it: from disk
  * (`file://`) in Chromium with the network blocked. Reports made by the CLI of the BIRD mini-dev
  * gpt-4o CoT replay run (`eval --run-out`), of that run compared with gpt-4-turbo plus a
  * three-step training run, of a 100,000-sample RL-shaped run, and of a run full of hostile

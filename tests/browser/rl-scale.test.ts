@@ -1,5 +1,5 @@
 /**
- * RL scale in the app (issue 14): a run file of 100,032 samples (1,563 questions x 64, made in
+ * RL scale in the app: a run file of 100,032 samples (1,563 questions x 64, made in
  * the test) imported through the Runs page, its item explorer opened, scrolled and filtered, its
  * RL view and its comparison with a second run checked against the core's functions on the same
  * samples in Node (the straightforward implementation), and the run exported back from parts.

@@ -124,8 +124,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('a runaway query in the hostile 
     const run = await runHostileDemo(page, {
       timeoutS: 6,
       whileRunning: async () => {
-        // Shown once an item has run for 3 s, or at once when it is all the run waits for (issue 23:
-        // the slow item holding the tail is named): read it until it says 3 s or more, which only
+        // Shown once an item has run for 3 s, or at once when it is all the run waits for
+        // (the slow item holding the tail is named): read it until it says 3 s or more, which only
         // the runaway query (6 s timeout) reaches.
         const line = page.getByTestId('run-slow');
         await line.waitFor({ timeout: 30_000 });

@@ -1,5 +1,5 @@
 /**
- * Training runs in the app (issue 26), in Chromium against the built app:
+ * Training runs in the app, in Chromium against the built app:
  * - the 13 real mini-dev prediction files as 13 verl dumps (tests/helpers/series-dumps.ts)
  *   imported as a series give the numbers of the CLI's `series --out` on the same dumps, per step
  *   and per question (the app's report export is the CLI's JSON); the buckets equal a direct
@@ -155,7 +155,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     const scores = verlLines(12).map((l) => JSON.parse(l).score as number);
     expect(file.steps[12]!.trainerScores).toEqual(scores);
 
-    // Issue 27 from the series view: one offline report holding the series (every step) and the
+    // From the series view: one offline report holding the series (every step) and the
     // last step's run as its run, read back by the report reader the app's import uses.
     const html = await downloadFrom(page, '[data-testid="export-report"]');
     expect(html.name).toBe('mini-dev_13_checkpoints.report.html');

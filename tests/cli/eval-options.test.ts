@@ -58,7 +58,7 @@ describe('CLI options', () => {
       expect(i.time_ratio).toBeGreaterThan(0);
       expect(i.soft_f1).toBeNull();
     }
-    // Issue 23: how far a rerun moves R-VES, recomputed here from the items' own time ratios: an
+    // How far a rerun moves R-VES, recomputed here from the items' own time ratios: an
     // item within 2 % of a reward step flips sqrt(reward) to the step's other side with chance 1/2.
     const reward = (r: number) => (r >= 2 ? 1.25 : r >= 1 ? 1 : r >= 0.5 ? 0.75 : r >= 0.25 ? 0.5 : 0.25);
     const stepNear = (r: number) => [0.25, 0.5, 1, 2].find((step) => Math.abs(Math.log(r / step)) < Math.log(1.02));

@@ -1,5 +1,5 @@
 /**
- * Inputs read line by line from a stream (issue 24, "batch files streamed"): `forEachLine` in the
+ * Inputs read line by line from a stream ("batch files streamed"): `forEachLine` in the
  * CLI and `forEachUtf8Line` for a picked file give the lines `split(/\r?\n/)` gives of the whole
  * text, whatever the chunk size (multi-byte characters and CRLF cut across chunks), refuse what is
  * not UTF-8 naming the file and the line, and a batch output read that way equals the same file

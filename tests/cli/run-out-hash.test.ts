@@ -7,7 +7,7 @@ import { isWorkbenchError } from '../../src/core/errors.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 
 /**
- * Issue 24 (weak): the run file's database sha256 was taken after the run, so a database
+ * A weak case: the run file's database sha256 was taken after the run, so a database
  * replaced mid-run was recorded with the new hash. Now it is taken before the run (the bytes the
  * workers read) and checked after it, before anything is written.
  */

@@ -98,7 +98,7 @@ describe('compare on two real prediction files over the questions whose database
     expect(s.pass_at_k['1'] * 100).toBeCloseTo(a.report.summary.by_difficulty.total.ex, 9);
     expect(s.maj_at_k['1']).toBe(s.pass_at_k['1']);
     expect(run.stdout).toMatch(/GRPO groups: none \(n = 1; GRPO needs n >= 2/);
-    // Issue 23: no group statistic is printed for n = 1 (it would read "zero variance 0.0 %", "mean |advantage| 0.771").
+    // No group statistic is printed for n = 1 (it would read "zero variance 0.0 %", "mean |advantage| 0.771").
     expect(run.stdout).not.toMatch(/zero variance|mean \|advantage\||zero-var|GRPO advantage per sample/);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Issue 23, item 2: a sample never scored (its database is not imported) is null in every export
+ * A sample never scored (its database is not imported) is null in every export
  * (run JSON, JSON Lines, CSV, Parquet, the --out report), never ex 0 / reward 0, with its status
  * saying why; a plain mean(ex) over each export, read by DuckDB (an independent reader), is the
  * summary's EX. Real data: gpt-4o's mini-dev file, 140 items scorable here, 360 without a database.

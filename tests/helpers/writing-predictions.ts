@@ -1,6 +1,6 @@
 /**
  * gpt-4o's BIRD mini-dev predictions on `superhero`, with every tenth replaced by
- * `DELETE FROM <the first table its gold query reads>`: the input of issue 17's R-VES leak.
+ * `DELETE FROM <the first table its gold query reads>`: the input of the R-VES leak.
  * Built at test time from ../shared/data into a temporary folder (never copied into the repo).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

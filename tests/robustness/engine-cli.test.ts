@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { evalToReport, readJson, tempFile } from '../helpers/cli.ts';
 import { superheroWithDeletes } from '../helpers/writing-predictions.ts';
 
-/** Issue 17's attacks on the SQL engine, through the CLI as a user runs it. */
+/** The attacks on the SQL engine, through the CLI as a user runs it. */
 interface OutItem {
   index: number;
   ex: number;

@@ -39,7 +39,7 @@ describe('exported BIRD predictions reproduce the run in the CLI', () => {
     const cli = await runCli(['eval', '--predictions', exported, ...minidevFlags(), '--out', out]);
     expect(cli.code, cli.stderr).toBe(0);
     const got = readJson<{ items: Array<{ index: number; ex: number | null; status: string }> }>(out);
-    // An item never scored (database missing) is null in the report, never EX 0 (issue 23).
+    // An item never scored (database missing) is null in the report, never EX 0.
     expect(got.items.map((i) => [i.index, i.ex, i.status === 'missing-db'])).toEqual(
       samples.map((s) => [s.index, s.status === 'missing-db' ? null : s.ex, s.status === 'missing-db']),
     );

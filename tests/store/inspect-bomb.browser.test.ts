@@ -1,5 +1,5 @@
 /**
- * Issue 24, broken 11, in the app (Chromium, real zip.js): an Inspect `.eval` log of about 100 KB
+ * An Inspect-log bomb, in the app (Chromium, real zip.js): an Inspect `.eval` log of about 100 KB
  * whose one sample inflates to 100 MiB is refused by the zip's ratio bound before the sample is
  * read, through `readHarnessFile`, which the app's run import (`pairRunPredictions`) and its
  * training-run import (`readSeriesDump`) both call. The CLI's test is in

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { estimate, executedRate } from '../../src/ui/workbench/run-progress.ts';
 
-/** Issue 23, item 8: the resumed 8-sample run's progress (4,000 items, 2,880 without a database). */
+/** the resumed 8-sample run's progress (4,000 items, 2,880 without a database). */
 describe('run progress: rates over executed items, the tail named instead of "about 0 s left"', () => {
   it('skipped and stored items do not inflate the rate: 2,880 skipped, 10 executed in 10 s is 1 item/s', () => {
     // 1,000 stored before the resume + 2,880 settled at once + 10 executed.

@@ -132,7 +132,7 @@ describe('a prediction that writes', () => {
   it('does not flag a read of the temp schema as a write to the database', async () => {
     expect((await run('SELECT count(*) FROM temp.sqlite_master', 'SELECT 0')).mutatedDb).toBe(false);
   });
-  // Issue 24: a TEMP table, view or trigger of a gold's table name shadows it for the gold query.
+  // a TEMP table, view or trigger of a gold's table name shadows it for the gold query.
   it.each([
     ['a TEMP table', 'CREATE TEMP TABLE person AS SELECT * FROM main.person WHERE 0'],
     ['a TEMPORARY table named temp.x', 'CREATE TABLE temp.person(id, name, score, big, photo)'],
@@ -224,7 +224,7 @@ describe('every execution starts from the pristine database, R-VES timing repeti
     expect(r).toMatchObject({ kind: 'done' });
     expect(r.kind === 'done' && r.ratios).toHaveLength(3);
   });
-  it('issue 23: a fast query is timed as a block of runs (each timing spans 2 ms), so no ratio is 0/0 whatever the clock', async () => {
+  it('a fast query is timed as a block of runs (each timing spans 2 ms), so no ratio is 0/0 whatever the clock', async () => {
     const r = await time('SELECT count(*) FROM person', 'SELECT 3', 4);
     expect(r.kind).toBe('done');
     if (r.kind !== 'done') return;

@@ -1,5 +1,5 @@
 /**
- * Issue 24, broken #1 and #2, in the SQL worker's body on real sql.js (in-process; the pool
+ * Two attacks (a PRAGMA lowering the heap limit, and its EXPLAIN), in the SQL worker's body on real sql.js (in-process; the pool
  * tests run the same in worker threads): one execution never changes the limits or settings
  * another starts from, and memory-hungry statements end at the worker's stated bounds.
  */
@@ -80,7 +80,7 @@ describe('PRAGMAs that a re-open cannot undo are refused (docs/isolation.md)', (
     expect(await reading(name)).toEqual(before);
   });
 
-  // SQLite applies a PRAGMA's setting while it prepares it, so EXPLAIN does not stop it (issue 24:
+  // SQLite applies a PRAGMA's setting while it prepares it, so EXPLAIN does not stop it (
   // `EXPLAIN PRAGMA hard_heap_limit = 200000` took gpt-4o mini-dev EX from 77.14 to 52.14).
   const explainForms: [string, (name: string) => string][] = [
     ['EXPLAIN', (n) => `EXPLAIN PRAGMA ${n} = 1`],

@@ -500,7 +500,7 @@ async function writeOutputs(
       }),
       items: results.map((r, at) => ({
         ...itemJson(r),
-        // Never scored (database missing): null against either gold, as itemJson's ex (issue 23).
+        // Never scored (database missing): null against either gold, as itemJson's ex.
         ...(comparison
           ? { ex_corrected_gold: r.status === 'missing-db' ? null : comparison.correctedResults[at]!.ex }
           : {}),

@@ -1,6 +1,6 @@
 /**
  * A text input read line by line from a stream, never whole: a file larger than one JavaScript
- * string can hold (a batch run's output, issue 24) is read in chunks. Strict UTF-8 as readText
+ * string can hold (a batch run's output) is read in chunks. Strict UTF-8 as readText
  * (tabular-input.ts): UTF-16/32 is named from its first bytes, an invalid byte names its line; a
  * byte-order mark is the line reader's business (it comes first in the first line).
  */

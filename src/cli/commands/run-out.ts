@@ -45,7 +45,7 @@ const dbFile = (dbRoot: string, db: string) => path.join(dbRoot, db, `${db}.sqli
 /**
  * The sha256 of each database the items name that exists under `dbRoot`, taken before the run:
  * the run file records the databases the run read, and `checkDatabasesUnchanged` compares them
- * after it (issue 24: a database replaced mid-run was recorded with the new hash).
+ * after it (a database replaced mid-run was recorded with the new hash).
  */
 export async function hashDatabases(dbRoot: string, dbIds: Iterable<string>): Promise<Map<string, string>> {
   const out = new Map<string, string>();

@@ -276,7 +276,7 @@ export function mergeReports(
     // A shard of missing databases read no SQLite version: take the first shard that did.
     if (k === 'sqlite_version' && k in first)
       extra[k] = ordered.map((r) => r.summary[k]).find((v) => v !== null) ?? null;
-    // The version and gold-check counts (issue 13) are recomputed over every shard's items, in eval's key order.
+    // The version and gold-check counts are recomputed over every shard's items, in eval's key order.
     if (k === 'sqlite_version' && 'version_sensitive' in first)
       Object.assign(extra, rewardCountsJson(items, first.metrics, extra.sqlite_version as string | null));
   }

@@ -27,7 +27,7 @@ export function vesReward(ratio: number): number {
 }
 
 /**
- * How far R-VES moves between two runs of the same predictions on one machine (issue 23). The
+ * How far R-VES moves between two runs of the same predictions on one machine. The
  * official reward is a step function of a measured time ratio, and a correct item whose ratio sits
  * near a step (most often at 1.0: the prediction is the gold, or runs the gold's plan) lands on
  * either side of it from one run to the next, in the official script as here. An item timed within

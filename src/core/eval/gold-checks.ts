@@ -10,7 +10,7 @@
  * - `date-dependent`: the gold uses 'now' or CURRENT_DATE/TIME/TIMESTAMP: its answer changes
  *   with the day it is run.
  * - `order-dependent`: the gold's result changes when SQLite reverses unordered selects
- *   (the `goldOrderDependent` field, when the row-order check ran; src/core of issue 13 item 2).
+ *   (the `goldOrderDependent` field, when the row-order check ran).
  * - `gold-error`: the gold itself fails (every item scores 0).
  * When the prediction changed the database before the gold ran, the gold's result says nothing
  * about the gold: only the checks of its text (list-as-count, date-dependent) are made.

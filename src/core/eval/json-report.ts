@@ -91,7 +91,7 @@ export function itemJson(r: ItemResult) {
     elapsed_ms: r.elapsedMs === null ? null : Math.round(r.elapsedMs * 1000) / 1000,
     // Signature of the predicted result for self-consistency votes; null when the prediction did not execute.
     result_key: r.resultKey ?? null,
-    // Issue 13: SQL whose result differs between SQLite versions, and what is wrong with the gold (empty when none).
+    // SQL whose result differs between SQLite versions, and what is wrong with the gold (empty when none).
     version_features: r.versionFeatures ?? [],
     // The item re-run on the older SQLite engine (flagged items only): its verdict there, and whether it differs.
     ...(r.versionCheck

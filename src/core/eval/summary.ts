@@ -48,7 +48,7 @@ export interface Summary {
   byDb: Record<string, BucketScores>;
   /** Items (samples) left out because their database is missing, by database. */
   missingDbs: Record<string, number>;
-  /** The same, in questions (as `count` of a bucket): one unit per column (issue 23). */
+  /** The same, in questions (as `count` of a bucket): one unit per column. */
   missingDbQuestions: Record<string, number>;
   /** Samples per scored question (database present): smallest, largest, and the number of questions. */
   samplesPerQuestion: SamplesPerQuestion;

@@ -1,5 +1,5 @@
 /**
- * The questions an exploit wins, as a person reads them (issue 23): question id, database, and
+ * The questions an exploit wins, as a person reads them: question id, database, and
  * the winning SQL when the probe kept its verdicts; and the same as CSV for an export.
  */
 import type { Question } from '../types.ts';

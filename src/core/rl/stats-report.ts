@@ -127,7 +127,7 @@ export function statsTable(stats: RunStats, meta: StatsMeta): string {
         `all right ${pct(o.allCorrectShare)}   all wrong ${pct(o.allWrongShare)}   mean |advantage| ${o.meanAbsAdvantage.toFixed(3)}`,
     );
   } else {
-    // n = 1: a group is a prompt's samples; with one there is none, and no group statistic means anything (issue 23).
+    // n = 1: a group is a prompt's samples; with one there is none, and no group statistic means anything.
     lines.push('', 'GRPO groups: none (n = 1; GRPO needs n >= 2 samples per prompt to compare them)');
   }
   const kTop = stats.ks[stats.ks.length - 1]!;

@@ -7,7 +7,7 @@ import { goldIssuesOf } from '../eval/gold-checks.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 import { itemVersionFeatures, type ColumnTypes } from '../sql/version-features.ts';
 
-/** Fields the row-order check (issue 13 item 2, another module) may add; read when present. */
+/** Fields the row-order check (another module) may add; read when present. */
 interface RowOrderFields {
   goldOrderDependent?: boolean;
   passesByRowOrder?: boolean;

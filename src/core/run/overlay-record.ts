@@ -1,5 +1,5 @@
 /**
- * A corrected-gold overlay as stored with a run (issue 23): the overlay's name and text, both
+ * A corrected-gold overlay as stored with a run: the overlay's name and text, both
  * totals, and for every scored sample whose gold SQL the overlay changes, the corrected gold,
  * its verdict and the first rows of its result. Stored in IndexedDB beside the run
  * (`overlays`, IndexedDB schema version 5), so it survives a reload; exported with the run file; read by

@@ -69,7 +69,7 @@ export interface RunHeader {
   samplesPerQuestion: number;
   /** Engine of execution, e.g. `sql.js 1.17.0 (SQLite 3.54.1)`. */
   executor: string;
-  /** `select sqlite_version()` of the engine that gave the verdicts (issue 13); absent in older runs. */
+  /** `select sqlite_version()` of the engine that gave the verdicts; absent in older runs. */
   sqliteVersion?: string;
   /** Samples whose queries ran, and samples that took the verdict of an identical one (src/core/run/reuse.ts); absent in older runs. */
   /** `fromCache`: verdicts taken from the verdict cache (src/core/run/verdict-cache.ts), not executed. */

@@ -226,7 +226,7 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
   if (completion !== undefined) rec.completion = completion;
   if (meanLogprob !== undefined) rec.meanLogprob = meanLogprob;
   if (rubricScore !== undefined) rec.rubricScore = rubricScore;
-  // Issue 13's findings: kept through export and import (validated, never required).
+  // The findings: kept through export and import (validated, never required).
   if (o.versionFeatures !== undefined) {
     rec.versionFeatures = r.arr(o.versionFeatures, `${path}.versionFeatures`).map((f, i) => {
       const fo = r.obj(f, `${path}.versionFeatures[${i}]`);

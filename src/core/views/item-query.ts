@@ -18,7 +18,7 @@ export type Outcome =
   | 'timeout'
   | 'modified'
   | 'missing-db'
-  // What the reward rewards (issue 13): the reward view links to exactly these.
+  // What the reward rewards: the reward view links to exactly these.
   | 'version-sensitive'
   | 'gold-issue'
   | 'gold-no-rows'
@@ -27,7 +27,7 @@ export type Outcome =
   | 'ex-only'
   | 'order-dependent-gold'
   | 'passes-by-row-order'
-  // Issue 23: why a generation run's EX is 0, and R-VES items that could not be timed.
+  // Why a generation run's EX is 0, and R-VES items that could not be timed.
   | 'no-sql'
   | 'truncated'
   | 'request-failed'
@@ -92,7 +92,7 @@ function rowMatchesOutcome(r: ExplorerRow, outcome: Outcome): boolean {
       : d === 'trainer-wrong';
 }
 
-/** Fields of the test-suite and row-order checks (issue 13 items 1-2), optional on a sample. */
+/** Fields of the test-suite and row-order checks, optional on a sample. */
 
 const hasGoldIssue = (s: SampleRecord, ...kinds: string[]) =>
   (s.goldIssues ?? []).some((g) => kinds.length === 0 || kinds.includes(g.kind));

@@ -1,6 +1,6 @@
 /**
  * What the Compare page's per-question list shows, kept per pair of runs for the session
- * (issue 23): Back from a question side by side finds the same filter, and the side-by-side view
+ * Back from a question side by side finds the same filter, and the side-by-side view
  * steps to the previous and next question of that list. In sessionStorage, so a reload keeps it
  * too; a tab without storage keeps it in memory.
  */

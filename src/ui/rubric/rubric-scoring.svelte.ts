@@ -155,7 +155,7 @@ export class ScoringState {
   );
   readonly #runByKey = $derived(new Map(this.samples.map((s) => [`${s.index}.${s.sample}`, s])));
   /**
-   * The aggregates are over the samples EX could score (issue 23): one without a database was
+   * The aggregates are over the samples EX could score: one without a database was
    * never run, so the checks that still apply to it would lift the mean; those are counted apart.
    */
   readonly #scorable = $derived(

@@ -1,5 +1,5 @@
 /**
- * Drawing a large view in steps, one task each, so the page keeps answering (issue 14: no
+ * Drawing a large view in steps, one task each, so the page keeps answering (no
  * main-thread task over 50 ms at 500,000 samples). A count that starts at `start` and grows by
  * `step` per task up to `limit()`; a view draws what the count allows (panels up to a stage,
  * rows up to a number). Whenever `reset()`'s dependencies change (a new result, another filter)

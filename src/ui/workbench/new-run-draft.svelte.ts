@@ -23,7 +23,7 @@ interface PredictionsFile {
 /** Pairs the chosen file with the chosen dataset before the run (the run service's checkReplay). */
 type ReplayChecker = RunService['checkReplay'];
 
-/** The last dataset chosen in the form, kept across reloads (issue 23). */
+/** The last dataset chosen in the form, kept across reloads. */
 export const LAST_DATASET_KEY = 'rlvr-workbench:new-run:dataset';
 
 /** The new-run form's own fields (the chosen dataset, filters, file and its check are `$state.raw`, apart; the configuration is `config`). */
@@ -76,7 +76,7 @@ export class NewRunDraft extends RunConfigDraft {
       return null;
     }
   }
-  /** After a run started: the name typed for it is not the next run's (issue 23); the next one is named from its file. */
+  /** After a run started: the name typed for it is not the next run's; the next one is named from its file. */
   started(): void {
     this.#nameTouched = false;
     this.#s.name = '';

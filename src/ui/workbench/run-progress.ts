@@ -1,5 +1,5 @@
 /**
- * What a run's progress line may claim (issue 23, item 8). Items whose database is missing are
+ * What a run's progress line may claim. Items whose database is missing are
  * settled at once, and a resumed run starts with its stored samples done: neither is work, so
  * the rate counts executed items only, over the time since the first one started; skipped ones
  * are counted apart. When every item left is already in a worker, the rate says nothing about

@@ -44,7 +44,7 @@ describe('official R-VES pieces', () => {
   });
 });
 
-describe("issue 23: timing blocks that do not depend on the clock's resolution", () => {
+describe("timing blocks that do not depend on the clock's resolution", () => {
   /** A simulated clock: each run of the query takes `runMs`; readings are floored to `stepMs` (Chromium's 100 µs when not isolated). */
   const simulated = (runMs: number, stepMs: number) => {
     let t = 1000.0123;
@@ -110,7 +110,7 @@ describe("issue 23: timing blocks that do not depend on the clock's resolution",
     let t = 0;
     expect(clockTick(() => ((t += 0.05), Math.floor(t / 0.1) * 0.1))).toBeCloseTo(0.1, 9);
   });
-  it('issue 23: a time ratio within 2 % of a reward step flips sqrt(reward) by the step; others by nothing', () => {
+  it('a time ratio within 2 % of a reward step flips sqrt(reward) by the step; others by nothing', () => {
     const d = (hi: number, lo: number) => Math.sqrt(hi) - Math.sqrt(lo);
     expect(stepFlip(1)).toBeCloseTo(d(1, 0.75), 15);
     expect(stepFlip(1.0199)).toBeCloseTo(d(1, 0.75), 15);

@@ -44,7 +44,7 @@ describe('the one run summary, with one and with several samples per question', 
     expect(samplesPerQuestion(results)).toEqual({ min: 3, max: 3, questions: 100_000 });
   });
 
-  it('issue 23: R-VES leaves out the correct samples that could not be timed and counts them apart, never as reward 0', () => {
+  it('R-VES leaves out the correct samples that could not be timed and counts them apart, never as reward 0', () => {
     const timed = (index: number, rves: number) => sample({ index, sample: 0, ex: 1, rves });
     const notTimed = (index: number, s = 0) =>
       sample({ index, sample: s, ex: 1, rves: null, rvesNotTimed: 'the clock did not move' });
@@ -74,7 +74,7 @@ describe('the one run summary, with one and with several samples per question', 
     expect(summarize([notTimed(0)], ['ex']).byDifficulty.total.rvesNotTimed).toBeUndefined();
   });
 
-  it('issue 23: R-VES says how far a rerun moves it: samples timed near a reward step are coin flips, weighed as in the mean', () => {
+  it('R-VES says how far a rerun moves it: samples timed near a reward step are coin flips, weighed as in the mean', () => {
     const correct = (index: number, timeRatio: number, s = 0, dbId = 'db') =>
       sample({ index, sample: s, ex: 1, rves: vesReward(timeRatio), timeRatio, dbId });
     const flip1 = 1 - Math.sqrt(0.75); // sqrt(reward) either side of the step at ratio 1
@@ -109,7 +109,7 @@ describe('the one run summary, with one and with several samples per question', 
     expect(summarize([correct(0, 1)], ['ex']).byDifficulty.total.rvesSd).toBeUndefined();
   });
 
-  it('issue 23: a missing database is counted in questions and in samples (one unit per column)', () => {
+  it('a missing database is counted in questions and in samples (one unit per column)', () => {
     const s = summarize(
       [
         sample({ index: 0, sample: 0, status: 'ok' }),

@@ -121,7 +121,7 @@ describe('compareWithOverlay (real sql.js, meta-llama-3-70b CoT on the 140 mini-
   });
 });
 
-describe('gold overlay: unknown ids and object-shaped files (issue 24)', () => {
+describe('gold overlay: unknown ids and object-shaped files', () => {
   it('refuses ids that are no question of the dataset, naming them; the real Arcwise-Plat file fits mini-dev', () => {
     const overlay = parseGoldOverlay(
       JSON.stringify([

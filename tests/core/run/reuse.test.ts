@@ -68,7 +68,7 @@ describe('reuse of identical items', () => {
     'SELECT last_insert_rowid()',
     'SELECT julianday()',
     'SELECT unixepoch()',
-    // Issue 24: SQLite takes a quoted function name, in any case, with a comment before its parenthesis.
+    // SQLite takes a quoted function name, in any case, with a comment before its parenthesis.
     'SELECT "random"()',
     'SELECT [random]()',
     'SELECT `random`()',

@@ -235,7 +235,7 @@ describe('the series file', () => {
     expect(() => parseSeriesFile(seriesFileJson(shortScores), 'run.series.json')).toThrow(message);
   });
 
-  it('issue 23: a sample never scored (no database) is null in the file, as in every run export, and read back as stored', () => {
+  it('a sample never scored (no database) is null in the file, as in every run export, and read back as stored', () => {
     const step = series.steps[0]!;
     const stored = { ...step.run.samples[0]!, status: 'missing-db' as const, ex: 0 as const, reward: 0, softF1: null };
     const one: Series = {

@@ -1,5 +1,5 @@
 /**
- * Issue 24 (weak cases of metric ts), on real sql.js: a suite's memory grows with its rows, not
+ * Weak cases of metric ts, on real sql.js: a suite's memory grows with its rows, not
  * with the size of the original's values; a suite that tells nothing apart says so; an FTS5
  * table is left out of the suite and a query reading it fails with what it means; an empty
  * difficulty bucket has no TS rather than 0.00.

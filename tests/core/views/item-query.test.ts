@@ -50,7 +50,7 @@ describe('ItemIndex.query', () => {
   ] as const)('outcome %s keeps %j', (outcome, expected) => {
     expect(ids({ outcome })).toEqual(expected);
   });
-  it('issue 23: "R-VES timed near a reward step" keeps the correct, timed samples within 2 % of a step, and only them', () => {
+  it('"R-VES timed near a reward step" keeps the correct, timed samples within 2 % of a step, and only them', () => {
     const timed = (i: number, patch: Partial<SampleRecord>) => ({
       sample: sample(i, { rves: 1, timeRatio: 1.5, ...patch }),
       question: null,

@@ -62,7 +62,7 @@ describe('reward view figures and their explorer filters', () => {
       modified: 1,
     });
   });
-  it('issue 23: one gold seen in 6 samples is 1 gold problem (a question), listed as its 6 samples; sample lines count samples', () => {
+  it('one gold seen in 6 samples is 1 gold problem (a question), listed as its 6 samples; sample lines count samples', () => {
     const six = Array.from({ length: 6 }, (_, k) =>
       sample(9, { sample: k, ex: 0, mutatedDb: k < 2, goldIssues: [{ kind: 'count-as-list', reason: 'r' }] }),
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareFilter, keepCompareFilter, neighbours } from '../../../src/ui/rl/compare-filter.ts';
 
-/** Issue 23: Compare keeps its filter for Back, and the side-by-side view steps through the listed questions. */
+/** Compare keeps its filter for Back, and the side-by-side view steps through the listed questions. */
 describe('the comparison filter kept per pair of runs', () => {
   it('is found again for the same pair (in this order), not for another', () => {
     keepCompareFilter('a', 'b', {

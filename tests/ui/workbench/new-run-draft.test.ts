@@ -62,7 +62,7 @@ describe('the new-run form', () => {
     expect(req.config).toMatchObject({ metrics: ['ex'], timeoutMs: 5000, readOnly: true, fence: 'first' });
   });
 
-  it('issue 23: a typed name names one run; the dataset chosen is remembered; TS seed and size go into the run', async () => {
+  it('a typed name names one run; the dataset chosen is remembered; TS seed and size go into the run', async () => {
     const map = new Map<string, string>();
     const memory = {
       getItem: (k: string) => map.get(k) ?? null,
