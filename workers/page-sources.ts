@@ -44,7 +44,7 @@ export function fileSource(fs: SyncFs, ref: { path: string; size: number; mtimeM
         const n = fs.readSync(fd, into, done, into.length - done, position + done);
         if (n === 0) {
           problem ??= `${ref.path} changed while it was read (it ended at byte ${(position + done).toLocaleString('en-US')} of ${ref.size.toLocaleString('en-US')}): run again once nothing writes to it`;
-          throw new Error(problem);
+          throw new WorkbenchError('BAD_DATABASE', problem);
         }
         done += n;
       }
@@ -74,7 +74,7 @@ function blobSource(blob: BlobLike): PageSource {
         into.set(new Uint8Array(reader.readAsArrayBuffer(blob.slice(position, position + into.length))));
       } catch (err) {
         problem ??= `the stored database could not be read (${err instanceof Error ? err.message : String(err)}): import the dataset again`;
-        throw new Error(problem, { cause: err });
+        throw new WorkbenchError('BAD_DATABASE', problem, undefined, { cause: err });
       }
     },
     problem: () => problem,

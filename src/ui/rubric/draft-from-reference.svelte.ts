@@ -30,7 +30,7 @@ function draftId(question: string): string {
   return ['drafted', ...words].join('-');
 }
 
-export class DraftFromReference {
+export class ReferenceDraftState {
   #s = $state<DraftingFields>({ question: '', reference: '', running: false, error: null, message: null, raw: null });
   #abort: AbortController | null = null;
 

@@ -59,41 +59,49 @@ function writeStored(key: string, value: string): void {
 }
 
 export class LabelState {
-  #labeller = $state(readStored(LABELLER_KEY));
-  #mode = $state<LabelMode>(readStored(MODE_KEY) === 'responses' ? 'responses' : 'criteria');
-  #threshold = $state(
-    Number.isFinite(Number.parseFloat(readStored(THRESHOLD_KEY))) ? Number.parseFloat(readStored(THRESHOLD_KEY)) : 0.5,
-  );
+  #s = $state({
+    labeller: readStored(LABELLER_KEY),
+    mode: (readStored(MODE_KEY) === 'responses' ? 'responses' : 'criteria') as LabelMode,
+    threshold: Number.isFinite(Number.parseFloat(readStored(THRESHOLD_KEY)))
+      ? Number.parseFloat(readStored(THRESHOLD_KEY))
+      : 0.5,
+    position: 0,
+    loadedFor: null as string | null,
+    message: null as string | null,
+    error: null as string | null,
+  });
   #labels = $state.raw<HumanLabel[]>([]);
-  #position = $state(0);
-  #loadedFor = $state<string | null>(null);
-  message = $state<string | null>(null);
-  error = $state<string | null>(null);
 
   constructor(
     private readonly source: () => LabelSource | null,
     private readonly repo: () => Promise<LabelRepository>,
   ) {}
 
+  get message(): string | null {
+    return this.#s.message;
+  }
+  get error(): string | null {
+    return this.#s.error;
+  }
   get labeller(): string {
-    return this.#labeller;
+    return this.#s.labeller;
   }
   get mode(): LabelMode {
-    return this.#mode;
+    return this.#s.mode;
   }
   get threshold(): number {
-    return this.#threshold;
+    return this.#s.threshold;
   }
   get labels(): HumanLabel[] {
     return this.#labels;
   }
   get position(): number {
-    return this.#position;
+    return this.#s.position;
   }
   /** Labels are read for the open run (false while they load). */
   get ready(): boolean {
     const s = this.source();
-    return !!s && this.#loadedFor === this.#loadKey(s.run.id);
+    return !!s && this.#s.loadedFor === this.#loadKey(s.run.id);
   }
 
   readonly #hashes = $derived.by(() => {
@@ -112,7 +120,7 @@ export class LabelState {
       const row = rows.get(sample.index);
       if (!row) continue;
       const response = this.#hashes.get(`${sample.index}.${sample.sample}`)!;
-      if (this.#mode === 'responses') out.push({ sample, row, item: null, response });
+      if (this.#s.mode === 'responses') out.push({ sample, row, item: null, response });
       else
         for (const item of row.rubric.items) if (item.check.kind === 'judge') out.push({ sample, row, item, response });
     }
@@ -121,14 +129,14 @@ export class LabelState {
 
   readonly #mine = $derived.by(() => {
     const m = new Map<string, HumanLabel>();
-    for (const l of this.#labels) if (l.labeller === this.#labeller) m.set(labelKey(l), l);
+    for (const l of this.#labels) if (l.labeller === this.#s.labeller) m.set(labelKey(l), l);
     return m;
   });
 
   #keyOf(q: QueueItem): string {
     const s = this.source()!;
     return labelKey({
-      labeller: this.#labeller,
+      labeller: this.#s.labeller,
       dataset: s.run.dataset.file.sha256,
       question: q.row.id,
       response: q.response,
@@ -137,7 +145,7 @@ export class LabelState {
   }
 
   get current(): QueueItem | null {
-    return this.queue[this.#position] ?? null;
+    return this.queue[this.#s.position] ?? null;
   }
   /** The labeller's own label of a queue item, if any. */
   labelOf(q: QueueItem): HumanLabel | null {
@@ -165,11 +173,11 @@ export class LabelState {
         aggregations: s.aggregations.get(`${x.index}.${x.sample}`) ?? [],
       });
     }
-    return agreementReport(responses, this.#labels, this.#threshold);
+    return agreementReport(responses, this.#labels, this.#s.threshold);
   });
 
   #loadKey(runId: string): string {
-    return JSON.stringify([runId, this.#labeller, this.#mode]);
+    return JSON.stringify([runId, this.#s.labeller, this.#s.mode]);
   }
 
   /** Reads the dataset's labels and the labeller's place in the open run's queue. */
@@ -181,57 +189,57 @@ export class LabelState {
       const repo = await this.repo();
       const [labels, position] = await Promise.all([
         repo.list(s.run.dataset.file.sha256),
-        this.#labeller ? repo.position(this.#labeller, s.run.id, this.#mode) : Promise.resolve(0),
+        this.#s.labeller ? repo.position(this.#s.labeller, s.run.id, this.#s.mode) : Promise.resolve(0),
       ]);
       this.#labels = labels;
-      this.#position = position;
-      this.#loadedFor = key;
+      this.#s.position = position;
+      this.#s.loadedFor = key;
     } catch (err) {
-      this.error = `Stored labels could not be read: ${errorMessage(err)}`;
+      this.#s.error = `Stored labels could not be read: ${errorMessage(err)}`;
     }
   }
 
   setLabeller(name: string): boolean {
-    this.error = null;
+    this.#s.error = null;
     try {
-      this.#labeller = checkLabeller(name);
-      writeStored(LABELLER_KEY, this.#labeller);
+      this.#s.labeller = checkLabeller(name);
+      writeStored(LABELLER_KEY, this.#s.labeller);
       void this.load();
       return true;
     } catch (err) {
-      this.error = errorMessage(err);
+      this.#s.error = errorMessage(err);
       return false;
     }
   }
 
   changeLabeller(): void {
-    this.#labeller = '';
+    this.#s.labeller = '';
   }
 
   setMode(mode: LabelMode): void {
-    this.#mode = mode;
+    this.#s.mode = mode;
     writeStored(MODE_KEY, mode);
     void this.load();
   }
 
   setThreshold(t: number): void {
     if (!Number.isFinite(t) || t < 0 || t > 1) {
-      this.error = `The pass threshold must be a number from 0 to 1 (got ${t}).`;
+      this.#s.error = `The pass threshold must be a number from 0 to 1 (got ${t}).`;
       return;
     }
-    this.error = null;
-    this.#threshold = t;
+    this.#s.error = null;
+    this.#s.threshold = t;
     writeStored(THRESHOLD_KEY, String(t));
   }
 
   async #go(position: number): Promise<void> {
     const s = this.source();
-    if (!s || !this.#labeller) return;
-    this.#position = Math.max(0, Math.min(position, this.queue.length));
+    if (!s || !this.#s.labeller) return;
+    this.#s.position = Math.max(0, Math.min(position, this.queue.length));
     try {
-      await (await this.repo()).setPosition(this.#labeller, s.run.id, this.#mode, this.#position);
+      await (await this.repo()).setPosition(this.#s.labeller, s.run.id, this.#s.mode, this.#s.position);
     } catch (err) {
-      this.error = `Your place could not be stored: ${errorMessage(err)}`;
+      this.#s.error = `Your place could not be stored: ${errorMessage(err)}`;
     }
   }
 
@@ -239,9 +247,9 @@ export class LabelState {
   async label(value: boolean): Promise<void> {
     const s = this.source();
     const q = this.current;
-    if (!s || !q || !this.#labeller) return;
+    if (!s || !q || !this.#s.labeller) return;
     const label: HumanLabel = {
-      labeller: this.#labeller,
+      labeller: this.#s.labeller,
       dataset: s.run.dataset.file.sha256,
       question: q.row.id,
       sample: q.sample.sample,
@@ -253,19 +261,19 @@ export class LabelState {
     try {
       await (await this.repo()).put(label);
     } catch (err) {
-      this.error = `The label was not stored: ${errorMessage(err)}`;
+      this.#s.error = `The label was not stored: ${errorMessage(err)}`;
       return;
     }
     const k = labelKey(label);
     this.#labels = [...this.#labels.filter((l) => labelKey(l) !== k), label];
-    await this.#go(this.#position + 1);
+    await this.#go(this.#s.position + 1);
   }
 
   skip(): Promise<void> {
-    return this.#go(this.#position + 1);
+    return this.#go(this.#s.position + 1);
   }
   move(delta: number): Promise<void> {
-    return this.#go(this.#position + delta);
+    return this.#go(this.#s.position + delta);
   }
 
   /** Every stored label of the open run's dataset, every labeller's. */
@@ -274,16 +282,16 @@ export class LabelState {
   }
 
   async importFile(file: File): Promise<void> {
-    this.error = null;
-    this.message = null;
+    this.#s.error = null;
+    this.#s.message = null;
     try {
       const incoming = parseLabelsJsonl(await file.text(), file.name);
       const m = await (await this.repo()).merge(incoming);
       const who = [...new Set(incoming.map((l) => l.labeller))].sort().join(', ');
-      this.message = `Imported ${incoming.length} labels of ${who} from ${file.name}: ${m.added} added, ${m.replaced} replaced by a later label, ${m.ignored} kept as stored (the stored label is as late or later).`;
+      this.#s.message = `Imported ${incoming.length} labels of ${who} from ${file.name}: ${m.added} added, ${m.replaced} replaced by a later label, ${m.ignored} kept as stored (the stored label is as late or later).`;
       await this.load();
     } catch (err) {
-      this.error = `${errorMessage(err)}. Nothing was imported.`;
+      this.#s.error = `${errorMessage(err)}. Nothing was imported.`;
     }
   }
 }

@@ -4,6 +4,8 @@
  * and judges each with its question's rubric, the stored runs, and the open run's views. One
  * instance per page life, so a run goes on while the user looks at other screens.
  */
+import { JudgeChecksState } from './judge-checks.svelte.ts';
+import { LabelState } from './label-state.svelte.ts';
 import type { RubricRepositories } from '../workbench/services.ts';
 import type { EngineFactory } from '../../app/engine-ports.ts';
 import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from '../../app/rar-records.ts';
@@ -66,6 +68,10 @@ interface RarFields {
 export class RarState {
   readonly policy: EngineSlot;
   readonly judge: EngineSlot;
+  /** The judge checks of the open run (repeat, position bias, preferred vs perturbed). */
+  readonly checks: JudgeChecksState;
+  /** Human labels of the open run and their agreement with the judge. */
+  readonly labels: LabelState;
   #datasets = $state.raw<RarDatasetRecord[]>([]);
   #runs = $state.raw<RarRunHeader[]>([]);
   #active = $state.raw<string[]>([]);
@@ -224,6 +230,20 @@ export class RarState {
   ) {
     this.policy = new EngineSlot(engines, 'wb.rar.policy');
     this.judge = new EngineSlot(engines, 'wb.rar.judge');
+    this.checks = new JudgeChecksState(() => this);
+    this.labels = new LabelState(
+      () => {
+        const run = this.openRun;
+        if (!run) return null;
+        return {
+          run,
+          samples: this.openSamples,
+          rows: this.datasets.find((d) => d.id === run.dataset.id)?.rows ?? [],
+          aggregations: this.sampleAggregations,
+        };
+      },
+      async () => (await this.repo()).labels,
+    );
   }
 
   repo(): Promise<RubricRepositories> {

@@ -2,6 +2,7 @@
  * The rubric screen's state: the stored rubrics (own IndexedDB database, see
  * adapters/judge/idb-judge-cache.ts), the built-in ones, the rubric being edited, and the scoring.
  */
+import { ReferenceDraftState } from './draft-from-reference.svelte.ts';
 import type { RubricRepository, StoredRubric } from '../../app/rubric-ports.ts';
 import type { RubricRepositories } from '../workbench/services.ts';
 import type { EngineFactory } from '../../app/engine-ports.ts';
@@ -23,6 +24,8 @@ interface RubricsFields {
 export class RubricsState {
   readonly draft = new RubricDraft(EX_ONLY_RUBRIC);
   readonly scoring: ScoringState;
+  /** Drafting a rubric from a question and its reference with an engine. */
+  readonly drafting: ReferenceDraftState;
   #stored = $state.raw<StoredRubric[]>([]);
   #s = $state<RubricsFields>({
     message: null,
@@ -36,6 +39,7 @@ export class RubricsState {
     private readonly repositories: () => Promise<RubricRepositories>,
   ) {
     this.scoring = new ScoringState(store, () => this.repo(), engines);
+    this.drafting = new ReferenceDraftState(() => this);
   }
 
   repo(): Promise<RubricRepository> {
