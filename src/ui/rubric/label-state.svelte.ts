@@ -26,7 +26,7 @@ const LABELLER_KEY = 'wb.labeller';
 const MODE_KEY = 'wb.label.mode';
 const THRESHOLD_KEY = 'wb.label.threshold';
 
-export interface LabelSource {
+interface LabelSource {
   run: RarRunHeader;
   samples: readonly StoredRarSample[];
   rows: readonly RarRow[];
