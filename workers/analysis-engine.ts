@@ -22,7 +22,13 @@ import {
 import { reportPayload, withQuestionTexts, type ReportInput } from '../src/core/report/payload.ts';
 import { buildReportHtml } from '../src/core/report/report-file.ts';
 import type { Question } from '../src/core/types.ts';
-import { keptPositions, mergeExclusions, withoutExcluded, type Exclusion } from '../src/core/eval/exclusions.ts';
+import {
+  excludedPresent,
+  keptPositions,
+  mergeExclusions,
+  withoutExcluded,
+  type Exclusion,
+} from '../src/core/eval/exclusions.ts';
 import { readSeriesFileSteps, seriesFileParts } from '../src/core/series/file.ts';
 import type { SeriesStep, TrainerRewards } from '../src/core/series/model.ts';
 import { questionAcrossSteps } from '../src/core/series/question-steps.ts';
@@ -250,7 +256,8 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
           rng: mulberry32(job.seed),
           onProgress: (done, total) => report({ phase: 'computing', runId: job.runId, done, total }),
         });
-        const view = toStatsView(stats);
+        const excluded = excludedPresent(file.samples, exclusions);
+        const view = { ...toStatsView(stats), ...(excluded > 0 ? { excluded } : {}) };
         if (!onPrompts) return view;
         for (let i = 0; i < view.prompts.length; i += PROMPTS_PER_MESSAGE)
           await onPrompts(view.prompts.slice(i, i + PROMPTS_PER_MESSAGE));
@@ -286,11 +293,13 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
             ] as const,
         );
         const kept = (r: ComparedRun): ComparedRun => ({ ...r, samples: withoutExcluded(r.samples, exclusions) });
-        return compareRuns(kept(a), kept(b), {
+        const comparison = compareRuns(kept(a), kept(b), {
           resamples: job.resamples,
           makeRng: () => mulberry32(job.seed),
           onProgress: (done, total) => report({ phase: 'computing', runId: job.runIdB, done, total }),
         });
+        const excluded = excludedPresent([...a.samples, ...b.samples], exclusions);
+        return excluded > 0 ? { ...comparison, excluded } : comparison;
       });
     },
     seriesView(job, onProgress) {

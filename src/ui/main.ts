@@ -116,5 +116,9 @@ mount(App, { target, props: { services } });
 
 // Offline use (service worker) and new versions, in their own element beside the app.
 const appUpdate = new AppUpdate(() => store.runs.activeIds());
-mount(UpdateBanner, { target: document.body.appendChild(document.createElement('div')), props: { update: appUpdate } });
+// Before the app: the "ready to work offline" note is a strip above the page, never over its charts.
+mount(UpdateBanner, {
+  target: document.body.insertBefore(document.createElement('div'), document.body.firstChild),
+  props: { update: appUpdate },
+});
 appUpdate.register();

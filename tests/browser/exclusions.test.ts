@@ -157,6 +157,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('questions excluded from every m
     expect(reasons.get(runOut.questionId)).toBe('unanswerable: the evidence is wrong');
     expect([...reasons.values()].filter((r) => r !== '')).toHaveLength(2);
 
+    // The RL view and the comparison say what they left out, and count without it.
+    const keptQuestions = new Set(s2.run.samples.filter((s) => !both.has(s.questionId)).map((s) => s.questionId)).size;
+    await page.goto(`${server.url}#/run/${encodeURIComponent(runId)}/rl`);
+    await page.locator('[data-testid="rl-excluded"][data-count="2"]').waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('rl-questions').textContent()).toBe(`${keptQuestions} questions`);
+    await shots(page, 'exclusions-rl', page.getByTestId('rl-excluded'));
+    await page.goto(`${server.url}#/compare/${encodeURIComponent(s1.run.run.id)}/${encodeURIComponent(runId)}`);
+    await page.locator('[data-testid="compare-excluded"][data-count="2"]').waitFor({ timeout: 120_000 });
+    await shots(page, 'exclusions-compare', page.getByTestId('compare-excluded'));
+
     // Un-excluded on the dashboard's list: the run's own exclusion goes, the training run's stays.
     await page.goto(`${server.url}#/run/${encodeURIComponent(runId)}`);
     await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor({ timeout: 120_000 });

@@ -290,6 +290,17 @@ describe.skipIf(browserSkipReason())(
       await page
         .locator('[data-testid="compare-page"][data-ready="true"] [data-testid="compare-result"][data-drawn="true"]')
         .waitFor({ timeout: 60_000 });
+      // The run list filters by name or dataset; the ticked runs stay listed.
+      const rows = page.locator('[data-testid="compare-runs"] tbody tr');
+      const all = await rows.count();
+      expect(all).toBeGreaterThan(2);
+      await page.getByTestId('compare-filter').fill('no run has this name');
+      await page.locator('[data-testid="compare-listed"][data-count="2"]').waitFor();
+      expect((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-id')))).sort()).toEqual(
+        [runA, runB].sort(),
+      );
+      await page.getByTestId('compare-filter').fill('');
+      await page.locator(`[data-testid="compare-listed"][data-count="${all}"]`).waitFor();
       // A bucket's count lists exactly its questions.
       const cell = page
         .locator(

@@ -66,6 +66,16 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on BIRD mini-dev'
     }
     expect(await card.getByTestId('without-db').innerText()).toContain('360 questions have no database');
     expect(await card.textContent()).toContain('minidev/mini_dev_sqlite_gold.sql');
+    // The same folder again under the same name: said so, and no second dataset.
+    const datasets = page.locator('[data-testid="dataset-list"] [data-dataset-id]');
+    const stored = await datasets.count();
+    const again = await importDataset(page, { kind: 'bird', name: 'BIRD mini-dev', folder: sharedData('bird') });
+    expect(again.ok).toBe(true);
+    expect(again.message).toMatch(
+      /^"BIRD mini-dev" is already stored with these same files \(imported .+\): nothing new was stored\.$/,
+    );
+    await screenshot(page, 'workbench-bird-import-again.png');
+    expect(await datasets.count()).toBe(stored);
     // Nothing of BIRD came over HTTP (the app's server has only the built app; the demo's own database may be precached).
     expect(server.requests.filter((p) => /superhero|student_club|toxicology|mini_dev|predict_/.test(p))).toEqual([]);
   });

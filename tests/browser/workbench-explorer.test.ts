@@ -89,6 +89,12 @@ describe.skipIf(browserSkipReason())(suiteTitle('the item explorer with 2,000 it
   it('filters by outcome, difficulty and database, and sorts', async () => {
     const count = async () =>
       Number((await page.getByTestId('filter-count').textContent())!.split(' of ')[0]!.replace(/,/g, ''));
+    // The difficulty filter offers the run's own levels (BIRD's here), never Spider's.
+    const levels = ['simple', 'moderate', 'challenging', 'easy', 'medium', 'hard', 'extra', 'unknown'].filter((d) =>
+      samples.some((s) => s.difficulty === d),
+    );
+    expect(await page.getByTestId('filter-difficulty').locator('option').allTextContents()).toEqual(['all', ...levels]);
+    expect(levels).not.toContain('extra');
     await page.getByTestId('filter-outcome').selectOption('error');
     await expect.poll(count).toBe(samples.filter((s) => s.status === 'error').length);
     await page.getByTestId('filter-difficulty').selectOption('moderate');

@@ -68,6 +68,24 @@ describe('importing BIRD mini-dev as downloaded (real files, real IndexedDB)', (
     expect((await reloaded.datasets.databases()).map((d) => d.dbId).sort()).toEqual([...BIRD_DBS]);
   });
 
+  it('the same folder imported again under the same name gives back the stored dataset: no duplicate, nothing written', async () => {
+    t = testStore();
+    const files = await birdMiniDevFiles();
+    const first = await t.store.datasets.import({ kind: 'bird', name: 'BIRD mini-dev', files });
+    const before = await t.counts();
+    const again = await t.store.datasets.import({ kind: 'bird', name: 'BIRD mini-dev', files });
+    expect(again.id).toBe(first.id);
+    expect(await t.counts()).toEqual(before);
+    // Other files under the same name are another dataset.
+    const fewer = await t.store.datasets.import({
+      kind: 'bird',
+      name: 'BIRD mini-dev',
+      files: files.filter((f) => !f.path.includes('toxicology')),
+    });
+    expect(fewer.id).not.toBe(first.id);
+    expect((await t.reopen().datasets.list()).map((d) => d.id)).toEqual([first.id, fewer.id]);
+  });
+
   it('deleting a dataset keeps databases another dataset still uses, and frees them with the last one', async () => {
     t = testStore();
     const files = await birdMiniDevFiles();

@@ -16,6 +16,7 @@ import type { FileRef } from '../../core/run/types.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { dbWriteLock, holdLock } from '../store/database-bytes.ts';
 import { StoreError, isQuotaError, mib } from '../../app/store-errors.ts';
+import { sameDatasetFiles } from '../../app/dataset-identity.ts';
 import { CHUNK_BYTES, chunkRange, type DatabaseRecord, type WorkbenchIdb } from '../store/schema.ts';
 import type { DatasetRecord, ImportProgress, ImportSource } from '../../app/store-ports.ts';
 import { classifyFiles } from '../../core/import/classify-files.ts';
@@ -242,6 +243,19 @@ export async function importDataset(
       dataset.tablesFile = tables.file;
     }
     const tx = idb.transaction(['datasets', 'databases'], 'readwrite');
+    // The same files imported again under the same name: the stored dataset, not a duplicate
+    // (every database is stored already, so this import wrote nothing).
+    const stored =
+      written.length === 0
+        ? (await tx.objectStore('datasets').getAll()).find(
+            (d) => d.name === dataset.name && sameDatasetFiles(d, dataset),
+          )
+        : undefined;
+    if (stored) {
+      await tx.done;
+      progress({ phase: 'done', file: '', doneBytes: newBytes, totalBytes: newBytes }, true);
+      return stored;
+    }
     const dbStore = tx.objectStore('databases');
     for (const plan of plans) {
       if (await dbStore.get(plan.sha256)) continue;

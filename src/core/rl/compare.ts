@@ -89,6 +89,8 @@ export interface RunComparison {
   onlyInA: number;
   onlyInB: number;
   warnings: string[];
+  /** Questions of either run excluded from the comparison (left out of both sides); absent means none. */
+  excluded?: number;
 }
 
 const isRight = (score: number) => score > 0.5;

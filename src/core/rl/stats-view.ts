@@ -15,6 +15,8 @@ export interface PromptRow extends PromptNumbers {
 
 export interface RunStatsView extends Omit<RunStats, 'prompts'> {
   prompts: PromptRow[];
+  /** Questions of the run excluded from every number here (its own exclusions and its training runs'); absent means none. */
+  excluded?: number;
 }
 
 export function toStatsView(stats: RunStats): RunStatsView {

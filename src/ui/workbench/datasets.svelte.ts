@@ -3,7 +3,8 @@
  * error), dataset cards loaded on demand, gold self-tests and deletion.
  */
 import { errorMessage, isCancellation } from '../../core/errors.ts';
-import { plural } from '../shell/format.ts';
+import { formatDate, plural } from '../shell/format.ts';
+import { sameDatasetFiles } from '../../app/dataset-identity.ts';
 import type { EvalEvent } from '../../core/eval/executor.ts';
 import type {
   DatasetCard,
@@ -104,7 +105,12 @@ export class DatasetsState {
         signal: abort.signal,
         onProgress: (p) => (this.#progress = p),
       });
-      this.#s.importNote = `Imported "${ds.name}": ${plural(ds.questions.length, 'question')}, ${plural(Object.keys(ds.databases).length, 'database')}.`;
+      const before = this.#list;
+      const twin = before.find((d) => d.id !== ds.id && sameDatasetFiles(d, ds));
+      this.#s.importNote = before.some((d) => d.id === ds.id)
+        ? `"${ds.name}" is already stored with these same files (imported ${formatDate(ds.createdAt)}): nothing new was stored.`
+        : `Imported "${ds.name}": ${plural(ds.questions.length, 'question')}, ${plural(Object.keys(ds.databases).length, 'database')}.` +
+          (twin ? ` It has the same files as "${twin.name}"; delete one of them if you need only one.` : '');
       await this.refresh();
       return ds;
     } catch (err) {

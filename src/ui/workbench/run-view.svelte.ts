@@ -16,7 +16,7 @@ import { summarize, type Summary } from '../../core/eval/summary.ts';
 import { excludedPresent, mergeExclusions, withoutExcluded, type Exclusion } from '../../core/eval/exclusions.ts';
 import { DEFAULT_QUERY, ItemIndex, type ExplorerRow, type ItemQuery } from '../../core/views/item-query.ts';
 import type { RunHeader, SampleRecord } from '../../core/run/types.ts';
-import type { ItemResult, Question } from '../../core/types.ts';
+import { ALL_DIFFICULTIES, type Difficulty, type ItemResult, type Question } from '../../core/types.ts';
 import type { DatasetRepository, RunRepository, RunService } from '../../app/store-ports.ts';
 import type { ItemKey } from '../shell/route.ts';
 import type { GoldOverlayRecord } from '../../core/run/overlay-record.ts';
@@ -115,9 +115,10 @@ async function rowsInSteps(
   current: () => boolean,
   trainerScores: ReadonlyArray<number | null> | null = null,
   trainerRewards: ReadonlyArray<Record<string, number | null> | null> | null = null,
-): Promise<{ rows: ExplorerRow[]; dbIds: string[] } | null> {
+): Promise<{ rows: ExplorerRow[]; dbIds: string[]; difficulties: Difficulty[] } | null> {
   const rows: ExplorerRow[] = new Array(samples.length);
   const dbIds = new Set<string>();
+  const levels = new Set<Difficulty>();
   let last: string | null = null;
   for (let from = 0; from < samples.length; from += ROWS_PER_STEP) {
     if (from > 0) {
@@ -137,9 +138,10 @@ async function rowsInSteps(
         : { sample, question: questions?.[sample.index] ?? null };
       // Samples of a question are consecutive: the set sees each database once per run of them.
       if (sample.dbId !== last) dbIds.add((last = sample.dbId));
+      levels.add(sample.difficulty);
     }
   }
-  return { rows, dbIds: [...dbIds].sort() };
+  return { rows, dbIds: [...dbIds].sort(), difficulties: ALL_DIFFICULTIES.filter((d) => levels.has(d)) };
 }
 
 /** What the run's pages show besides the run's data (the header, samples, rows, query and preview are `$state.raw`, apart). */
@@ -195,6 +197,7 @@ export class RunView {
   /** The training-run step whose trainer's scores the rows carry; null when the run is no step with scores. */
   #trainerStep = $state.raw<number | null>(null);
   #dbIds = $state.raw<string[]>([]);
+  #difficulties = $state.raw<Difficulty[]>([]);
 
   /** The run's own exclusions, and those of each training run it is a step of (they hold for it too). */
   #ownExclusions = $state.raw<Exclusion[]>([]);
@@ -308,6 +311,11 @@ export class RunView {
   }
   get dbIds(): readonly string[] {
     return this.#dbIds;
+  }
+
+  /** The difficulty levels the run's samples have (BIRD's three, Spider's four, `unknown`), in table order. */
+  get difficulties(): readonly Difficulty[] {
+    return this.#difficulties;
   }
   get cursorPosition(): number {
     const key = this.#s.cursor === null ? null : parseItemKey(this.#s.cursor);
@@ -465,6 +473,7 @@ export class RunView {
           this.#samples = page;
           this.#allRows = built.rows;
           this.#dbIds = built.dbIds;
+          this.#difficulties = built.difficulties;
           this.#s.complete = true;
           return;
         }
@@ -483,6 +492,7 @@ export class RunView {
       this.#samples = samples;
       this.#allRows = built.rows;
       this.#dbIds = built.dbIds;
+      this.#difficulties = built.difficulties;
       this.#s.complete = true;
       this.#page = [];
       this.#questions = texts;
