@@ -276,6 +276,27 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
         ),
       );
     expect(runTogether).toEqual([]);
+    // The step where the question changed (the last forgotten, else the first learned, over the
+    // steps that scored it) is marked and scrolled into the strip's view.
+    let [forgot, learnedAt, before] = [null as number | null, null as number | null, null as boolean | null];
+    q.pass_rates.forEach((r: number | null, i: number) => {
+      if (r === null) return;
+      const now = r > 0.5;
+      if (before === true && !now) forgot = report.steps[i].step;
+      else if (before === false && now && learnedAt === null) learnedAt = report.steps[i].step;
+      before = now;
+    });
+    const changedAt = forgot ?? learnedAt;
+    expect(changedAt).not.toBeNull();
+    const marked = page.locator('[data-testid="series-question-steps"] section.step[data-changed]');
+    expect(await marked.getAttribute('data-step')).toBe(String(changedAt));
+    expect(await marked.getAttribute('data-changed')).toBe(forgot !== null ? 'forgotten' : 'learned');
+    const [markedBox, stripBox] = [
+      await marked.boundingBox(),
+      await page.getByTestId('series-question-steps').boundingBox(),
+    ];
+    expect(markedBox!.x).toBeGreaterThanOrEqual(stripBox!.x - 1);
+    expect(markedBox!.x + markedBox!.width).toBeLessThanOrEqual(stripBox!.x + stripBox!.width + 1);
     await shots(page, 'series-question');
 
     // The per-question samples view and the explorer link back to it.
