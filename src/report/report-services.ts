@@ -21,7 +21,7 @@ const rowsKey = (runId: string, index: number, sample: number) => `${runId}\u000
 
 /** `parquetBlob`: the page's Parquet writer (the report's exports are the app's); without it, Parquet downloads are refused. */
 export function createReportServices(
-  payload: Pick<ReportPayload, 'runs' | 'series' | 'resultRows' | 'seriesSteps'>,
+  payload: Pick<ReportPayload, 'runs' | 'series' | 'resultRows' | 'seriesSteps' | 'exclusions'>,
   parquetBlob?: ParquetBlobWriter,
 ): WorkbenchServices {
   const refuse = (what: string) => async (): Promise<never> => {
@@ -34,12 +34,12 @@ export function createReportServices(
   for (const f of stepRunFiles(payload.series)) if (!runs.some((r) => r.run.id === f.run.id)) runs.push(f);
   return {
     readOnlyReport: true,
-    store: createReportStore(
-      runs,
-      payload.series?.series.exclusions?.length
-        ? { ownerId: payload.series.series.id, list: payload.series.series.exclusions }
-        : null,
-    ),
+    store: createReportStore(runs, [
+      ...(payload.series?.series.exclusions?.length
+        ? [{ ownerId: payload.series.series.id, list: payload.series.series.exclusions }]
+        : []),
+      ...(payload.exclusions ?? []),
+    ]),
     previews: {
       async preview(run, sample) {
         const result: ItemResult = sample;

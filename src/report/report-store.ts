@@ -85,12 +85,13 @@ function firstAt(samples: readonly SampleRecord[], index: number): number {
 }
 
 /**
- * `exclusions`: what the report's training run excludes (its series file's header), by the
- * series' id: a step's dashboard honours them as the app's does.
+ * `exclusions`: what the report's training run excludes (its series file's header, by the
+ * series' id) and what each of its runs excludes (by the run's id): a dashboard honours them as
+ * the app's does.
  */
 export function createReportStore(
   files: readonly RunFile[],
-  exclusions: { ownerId: string; list: readonly Exclusion[] } | null = null,
+  exclusions: ReadonlyArray<{ ownerId: string; list: readonly Exclusion[] }> = [],
 ): WorkbenchStore {
   const runs = new Map<string, RunFile>();
   // In (index, sample) order, as the stored runs are (the run file's order; sorted here only if not).
@@ -155,11 +156,10 @@ export function createReportStore(
     saveAttempt: refuse('Saving a playground attempt'),
     exportBatch: refuse('A batch export'),
   };
-  const runsWithExclusions = exclusions
-    ? {
-        ...runRepository,
-        exclusions: async (ownerId: string) => (ownerId === exclusions.ownerId ? [...exclusions.list] : []),
-      }
-    : runRepository;
+  const byOwner = new Map(exclusions.map((e) => [e.ownerId, e.list]));
+  const runsWithExclusions =
+    byOwner.size > 0
+      ? { ...runRepository, exclusions: async (ownerId: string) => [...(byOwner.get(ownerId) ?? [])] }
+      : runRepository;
   return { storage, datasets: datasetRepository, runs: runsWithExclusions, service, close: () => undefined };
 }

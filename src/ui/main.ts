@@ -21,6 +21,7 @@ import { createBrowserStore } from './browser-store.ts';
 import { createPreviewService } from '../app/preview-service.ts';
 import { createProbeService } from '../app/probe-service.ts';
 import { createPlaygroundService } from '../app/playground-service.ts';
+import { runExclusions } from '../app/run-exclusions.ts';
 import './shell/theme.css';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
@@ -107,6 +108,11 @@ const services: WorkbenchServices = {
     gzip: streamGzip,
     seriesReport: (seriesId, input) => store.seriesAnalysis.seriesReport(seriesId, input),
     resultRows: reportRows(),
+    exclusionsOf: (runId) =>
+      runExclusions(
+        { exclusions: store.runs.exclusions?.bind(store.runs), seriesOf: (id) => store.seriesService.ofRun(id) },
+        runId,
+      ),
   }),
 };
 

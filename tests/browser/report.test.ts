@@ -221,6 +221,55 @@ describe.skipIf(browserSkipReason())(suiteTitle('the offline report from file://
     }
   }, 600_000);
 
+  it('a report made with --exclude: the dashboard, the RL view and the comparison leave the questions out, as a recomputation says, and list them', async () => {
+    const [a, b] = [readRun(at('gpt4o.run.json')), readRun(at('gpt4t.run.json'))];
+    // One question gpt-4o got wrong and one it got right: the EX moves either way.
+    const ids = [a.samples.find((x) => x.ex === 0)!.questionId, a.samples.find((x) => x.ex === 1)!.questionId];
+    writeFileSync(
+      at('ex.jsonl'),
+      ids
+        .map((id) => JSON.stringify({ question_id: id, reason: 'gold is wrong', author: 'Ana', date: '2026-12-07' }))
+        .join('\n'),
+    );
+    await cli([
+      'report',
+      '--run',
+      at('gpt4o.run.json'),
+      '--compare',
+      at('gpt4t.run.json'),
+      '--exclude',
+      at('ex.jsonl'),
+      '--out',
+      at('ex.html'),
+    ]);
+    const gone = new Set(ids);
+    const kept = (f: RunFile) => f.samples.filter((x) => !gone.has(x.questionId));
+    const r = await open(at('ex.html'));
+    const { page } = r;
+    await page.goto(`${r.url}#/run/${a.run.id}`);
+    await page.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor({ timeout: 120_000 });
+    await page.locator('[data-testid="excluded-count"][data-count="2"]').waitFor({ timeout: 60_000 });
+    expect((await officialCells(page)).ex!.total).toBe(
+      formatFixed2(summarize(kept(a), a.run.config.metrics).byDifficulty.total.ex!),
+    );
+    expect(await page.locator('[data-testid="exclusions"] [data-testid="exclusion"]').count()).toBe(2);
+    await screenshot(page, 'report-excluded-1400.png');
+    await page.goto(`${r.url}#/run/${a.run.id}/rl`);
+    await page.locator('[data-testid="rl-excluded"][data-count="2"]').waitFor({ timeout: 120_000 });
+    await page.goto(`${r.url}#/compare/${a.run.id}/${b.run.id}`);
+    await page.locator('[data-testid="compare-excluded"][data-count="2"]').waitFor({ timeout: 240_000 });
+    const want = compareRuns(
+      { ...a, samples: kept(a) },
+      { ...b, samples: kept(b) },
+      { resamples: 10_000, makeRng: () => mulberry32(0) },
+    );
+    const total = page.locator('[data-testid="compare-by-difficulty"] tr[data-bucket="total"]');
+    await total.waitFor();
+    for (const c of ['fixed', 'broken', 'both_right', 'both_wrong'] as const)
+      expect(await total.locator(`[data-col="${c}"]`).textContent()).toBe(String(want.overall.counts[c]));
+    await expectNoRequest(r);
+  }, 600_000);
+
   it('a 100,000-sample run: dashboard EX, the explorer on the wrong answers, pass@k = stats', async () => {
     const file = readRun(at('large.run.json'));
     expect(file.samples).toHaveLength(100_000);

@@ -5,7 +5,7 @@
  * back equal to the run files read directly.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,59 @@ describe('report: a run, a comparison and a training run as one offline HTML fil
     const series = parseSeriesFile(readFileSync(at('two.series.json'), 'utf8'), 'two.series.json');
     expect(report.series?.steps.map((s) => s.step)).toEqual([100, 200]);
     expect(JSON.stringify(report.series!.steps.map((s) => s.run))).toBe(JSON.stringify(series.steps.map((s) => s.run)));
+  });
+
+  it('--exclude: the report carries the exclusions for the --run and --compare runs, says how many; a bad line is refused naming it', async () => {
+    const direct = parseRunFile(readFileSync(at('gpt4o.run.json'), 'utf8'), 'gpt4o.run.json');
+    const ids = [direct.samples[0]!.questionId, direct.samples[1]!.questionId];
+    const lines = ids.map((id) =>
+      JSON.stringify({ question_id: id, reason: 'gold is wrong', author: 'Ana', date: '2026-12-07' }),
+    );
+    writeFileSync(
+      at('ex.jsonl'),
+      `${lines.join('\n')}\n${JSON.stringify({ question_id: 999_999, reason: 'x', author: 'Ana', date: '2026-12-07' })}\n`,
+    );
+    const run = await runCli([
+      'report',
+      '--run',
+      at('gpt4o.run.json'),
+      '--compare',
+      at('gpt4t.run.json'),
+      '--exclude',
+      at('ex.jsonl'),
+      '--out',
+      at('ex.html'),
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      '2 questions excluded (--exclude ex.jsonl): every metric is over the other questions; 1 listed question id(s) are not in this run',
+    );
+    const report = await readReportFile(readFileSync(at('ex.html'), 'utf8'), 'ex.html', zlibGzip);
+    const list = [...ids, 999_999].map((questionId) => ({
+      questionId,
+      reason: questionId === 999_999 ? 'x' : 'gold is wrong',
+      author: 'Ana',
+      date: '2026-12-07',
+    }));
+    expect(report.exclusions).toEqual(report.runs.map((f) => ({ ownerId: f.run.id, list })));
+    // Without --exclude the report carries none.
+    expect(
+      (await readReportFile(readFileSync(at('gpt4o.html'), 'utf8'), 'gpt4o.html', zlibGzip)).exclusions,
+    ).toBeUndefined();
+
+    writeFileSync(at('bad.jsonl'), `${lines[0]}\n{"question_id": 3}\n`);
+    const bad = await runCli([
+      'report',
+      '--run',
+      at('gpt4o.run.json'),
+      '--exclude',
+      at('bad.jsonl'),
+      '--out',
+      at('y.html'),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/bad\.jsonl.*line 2/);
+    expect(() => statSync(at('y.html'))).toThrow();
   });
 
   it('refuses what it cannot make, naming the flag or the file, and writes nothing', async () => {

@@ -18,6 +18,8 @@ import { writeFileAtomic } from '../atomic-write.ts';
 import { checkOutputs } from '../preflight.ts';
 import { bad, parseFlags, strings } from './flags.ts';
 import { readText } from './tabular-input.ts';
+import { excludedLine, excludeFlag } from './exclude-flags.ts';
+import { excludedPresent } from '../../core/eval/exclusions.ts';
 import { REPORT_USAGE } from '../usage.ts';
 
 export const usage = REPORT_USAGE;
@@ -43,7 +45,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
-      ...strings('run', 'compare', 'series', 'out'),
+      ...strings('run', 'compare', 'series', 'exclude', 'out'),
     },
     usage,
   );
@@ -55,8 +57,10 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
       { flag: '--run', file: values.run },
       { flag: '--compare', file: values.compare ?? null },
       { flag: '--series', file: values.series ?? null },
+      { flag: '--exclude', file: values.exclude ?? null },
     ],
   });
+  const exclusions = await excludeFlag(values.exclude);
   const limits = REPORT_LIMITS;
   const template = host.report.readTemplate();
   const runs = [parseRunFile(await readInput('--run', values.run, limits), path.basename(values.run))];
@@ -71,6 +75,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
     series,
     product: `${host.report.productName()} (CLI)`,
     createdAt: new Date().toISOString(),
+    exclusions: runs.map((f) => ({ ownerId: f.run.id, list: exclusions })),
   });
   const { html, cut } = await buildReport(template, payload, host.report.gzip, 'report template', limits);
   await writeFileAtomic(values.out, html);
@@ -80,6 +85,11 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
     ...(runs[1] ? [`compared with "${terminalName(runs[1].run.name)}"`] : []),
     ...(series ? [`training run "${terminalName(series.series.name)}" (${series.steps.length} steps)`] : []),
   ];
+  const excluded = excludedPresent(
+    runs.flatMap((f) => f.samples),
+    exclusions,
+  );
+  process.stderr.write(excludedLine(exclusions, values.exclude, excluded));
   process.stdout.write(
     `wrote ${terminalName(values.out)}: ${(Buffer.byteLength(html) / MiB).toFixed(2)} MiB, ${samples.toLocaleString('en')} samples; ${parts.join(', ')}\n` +
       (cut

@@ -14,6 +14,7 @@ import type { RunFile } from '../run/types.ts';
 import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../series/file.ts';
 import type { TextsCut } from './limits.ts';
 import type { ResultRows } from './result-rows.ts';
+import { checkedExclusion, type Exclusion } from '../eval/exclusions.ts';
 import { packSamples, StringTable, unpackSamples, type PackedSamples } from './pack.ts';
 
 const REPORT_FORMAT = 'rlvr-workbench-report';
@@ -51,10 +52,21 @@ export interface ReportPayload {
    */
   seriesSteps?: SeriesStepExtras[] | null;
   /**
+   * The questions excluded from the metrics of each of the report's runs (its own exclusions and
+   * its training runs', as the app honours them, or the CLI's `--exclude`); absent when none.
+   */
+  exclusions?: RunExclusionList[] | null;
+  /**
    * The bytes of the report's HTML around its data element's base64 text, written by the
    * builder: with that text's length, the page states the file's size.
    */
   shellBytes?: number;
+}
+
+/** The exclusions that hold for one run (or a training run) of the report, by its id. */
+interface RunExclusionList {
+  ownerId: string;
+  list: Exclusion[];
 }
 
 /** A step's import notes and verdict counts, as the app stores them (app/records.ts, SeriesStepRecord). */
@@ -73,6 +85,7 @@ export interface ReportInput {
   textsCut?: TextsCut | null;
   resultRows?: ResultRows | null;
   seriesSteps?: SeriesStepExtras[] | null;
+  exclusions?: RunExclusionList[] | null;
 }
 
 /**
@@ -114,7 +127,19 @@ export function reportPayload(input: ReportInput): ReportPayload {
     ...(input.textsCut ? { textsCut: input.textsCut } : {}),
     ...(input.resultRows ? { resultRows: input.resultRows } : {}),
     ...(input.seriesSteps && input.seriesSteps.length > 0 ? { seriesSteps: input.seriesSteps } : {}),
+    ...exclusionsOf(input.exclusions),
   };
+}
+
+/** The non-empty lists, each exclusion checked (a hand-made file names the entry that is wrong). */
+function exclusionsOf(lists: readonly RunExclusionList[] | null | undefined): { exclusions?: RunExclusionList[] } {
+  const kept = (lists ?? [])
+    .filter((e) => e.list.length > 0)
+    .map((e, i) => ({
+      ownerId: e.ownerId,
+      list: e.list.map((x, j) => checkedExclusion(x, `the report's exclusions[${i}][${j}]`)),
+    }));
+  return kept.length > 0 ? { exclusions: kept } : {};
 }
 
 /** A run file as the report carries it: its samples in columns (pack.ts). */
@@ -195,6 +220,21 @@ export function parseReportPayload(text: string, fileName: string): ReportPayloa
     product: r.str(top, 'product', 'the report'),
     createdAt: r.str(top, 'createdAt', 'the report'),
     textsCut: textsCutOf(r, top.textsCut),
+    exclusions: exclusionListsOf(r, top.exclusions),
+  });
+}
+
+/** The report's `exclusions` read back (each entry then checked by `reportPayload`); null when absent. */
+function exclusionListsOf(r: JsonReader, v: unknown): RunExclusionList[] | null {
+  if (v === undefined || v === null) return null;
+  return r.arr(v, 'exclusions').map((e, i) => {
+    const o = r.obj(e, `exclusions[${i}]`);
+    return {
+      ownerId: r.str(o, 'ownerId', `exclusions[${i}]`),
+      list: r
+        .arr(o.list, `exclusions[${i}].list`)
+        .map((x, j) => r.obj(x, `exclusions[${i}].list[${j}]`) as unknown as Exclusion),
+    };
   });
 }
 

@@ -14,6 +14,7 @@ import { reportPayload, withQuestionTexts, type ReportInput } from '../../core/r
 import { buildReportHtml, type GzipPort } from '../../core/report/report-file.ts';
 import type { RunFile, SampleRecord } from '../../core/run/types.ts';
 import type { ItemPreview } from '../../core/eval/executor.ts';
+import type { Exclusion } from '../../core/eval/exclusions.ts';
 import { RESULT_ROWS_BUDGET } from '../../core/report/limits.ts';
 import { collectResultRows, type ResultRows, type ResultRowsBudget } from '../../core/report/result-rows.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
@@ -54,6 +55,8 @@ interface ReportExportPorts {
     rows(file: RunFile, sample: SampleRecord, rows: number): Promise<ItemPreview | null>;
     release(): Promise<void>;
   };
+  /** What is excluded from a stored run's metrics (app/run-exclusions.ts); absent: the report lists none. */
+  exclusionsOf?(runId: string): Promise<Exclusion[]>;
   /** The rows' budget (tests pass small ones). */
   rowsBudget?: ResultRowsBudget;
 }
@@ -101,9 +104,17 @@ export function createReportExporter(ports: ReportExportPorts): ReportExporter {
       } catch (err) {
         return `The report could not be made: ${errorMessage(err)}`;
       }
+      let exclusions;
+      try {
+        exclusions = await Promise.all(
+          runs.map(async (f) => ({ ownerId: f.run.id, list: (await ports.exclusionsOf?.(f.run.id)) ?? [] })),
+        );
+      } catch (err) {
+        return `The report could not be made: the run's excluded questions could not be read: ${errorMessage(err)}`;
+      }
       const resultRows = await rowsOf(ports, runs);
       return save(
-        { runs, compare: runs.length > 1, resultRows },
+        { runs, compare: runs.length > 1, resultRows, exclusions },
         runs.map((f) => safeFileName(f.run.name)).join('-vs-'),
       );
     },

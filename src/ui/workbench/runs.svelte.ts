@@ -2,7 +2,8 @@
  * Runs screen state: the stored runs, the run being evaluated (live progress, cancel), and the
  * run-level actions (rename, delete, export, import of a run file).
  */
-import { mergeExclusions, type Exclusion } from '../../core/eval/exclusions.ts';
+import type { Exclusion } from '../../core/eval/exclusions.ts';
+import { runExclusions } from '../../app/run-exclusions.ts';
 import { sampleKey } from '../../core/eval/constants.ts';
 import { birdPredictionsJson, csvParts, runFileJsonParts, samplesJsonlParts } from '../../core/runfile/export.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
@@ -268,11 +269,11 @@ export class RunsState {
     }
   }
 
-  async #exclusions(runId: string): Promise<Exclusion[]> {
-    const get = this.#store.runs.exclusions;
-    if (!get) return [];
-    const series = await this.#seriesOf(runId).catch(() => []);
-    return mergeExclusions(await get(runId), ...(await Promise.all(series.map((s) => get(s.id)))));
+  #exclusions(runId: string): Promise<Exclusion[]> {
+    return runExclusions(
+      { exclusions: this.#store.runs.exclusions?.bind(this.#store.runs), seriesOf: this.#seriesOf },
+      runId,
+    );
   }
 
   async export(runId: string, kind: ExportKind): Promise<string | null> {
