@@ -4,7 +4,7 @@
  */
 import { mergeExclusions, type Exclusion } from '../core/eval/exclusions.ts';
 
-export interface RunExclusionPorts {
+interface RunExclusionPorts {
   /** The exclusions kept with a run or a training run (by its id); absent where the store keeps none. */
   exclusions?(ownerId: string): Promise<Exclusion[]>;
   /** The training runs the run is a step of. */
