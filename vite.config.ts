@@ -11,6 +11,7 @@ import { ISOLATION_HEADERS } from './isolation.config.ts';
 import { pwaPlugin } from './pwa.config.ts';
 import { ensureReportTemplate } from './scripts/build-report.mjs';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/browser/chromium-flags.ts';
+import LongFilesFirstSequencer from './tests/helpers/long-files-first.ts';
 
 /** Real benchmark data beside the repository (never copied into it); browser tests fetch it via /@fs/. */
 const sharedDataDir = fileURLToPath(new URL('../shared/data', import.meta.url));
@@ -119,6 +120,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Worker pools and Chromium are heavy on a 2-core machine: keep files sequential-ish.
     maxWorkers: 2,
+    // The longest files start first (tests/helpers/file-durations.json when vitest has no results
+    // cache, as on a fresh clone), so that the workers end together.
+    sequence: { sequencer: LongFilesFirstSequencer },
     projects: [
       {
         extends: true,
