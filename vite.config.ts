@@ -208,7 +208,9 @@ export default defineConfig({
         // Its own pre-bundle cache, complete up front: a dependency discovered mid-run, or the
         // other browser project re-optimising a shared cache, would reload the test page.
         cacheDir: 'node_modules/.vite/browser-engines',
-        // idb, hash-wasm and zip.js: the generation-run test imports a dataset through the store and its import worker.
+        // idb, hash-wasm and zip.js: the generation-run test imports a dataset through the store and
+        // its import worker; hyparquet and hyparquet-writer: the import worker reads Parquet
+        // questions (missing, vite found them mid-run and reloaded the page: the file ran again).
         optimizeDeps: {
           include: [
             'comlink',
@@ -219,6 +221,8 @@ export default defineConfig({
             'idb',
             'hash-wasm',
             '@zip.js/zip.js',
+            'hyparquet',
+            'hyparquet-writer',
           ],
         },
         test: {
