@@ -91,9 +91,9 @@ const REAL_DATA_TESTS = [
 ];
 
 /**
- * The default bound of a `unit` or `data` test: one the load cannot reach (tests that take
- * seconds on a quiet machine passed 60 s when the 2 cores ran other work at load 30); a hung
- * test still ends. Tests that need more name their own.
+ * The default bound of a `unit`, `data`, `browser` or `browser-engines` test: one the load
+ * cannot reach (tests that take seconds on a quiet machine passed 60 s when the 2 cores ran
+ * other work at load 30); a hung test still ends. Tests that need more name their own.
  */
 const NODE_TEST_TIMEOUT_MS = 600_000;
 
@@ -196,6 +196,7 @@ export default defineConfig({
           include: ['tests/**/*.browser.test.ts'],
           exclude: [...configDefaults.exclude, 'tests/engines/**'],
           provide: { sharedDataDir },
+          testTimeout: NODE_TEST_TIMEOUT_MS,
           browser: headlessChromium(),
         },
       },
@@ -229,6 +230,8 @@ export default defineConfig({
           name: 'browser-engines',
           include: ['tests/engines/**/*.browser.test.ts', 'tests/rubric/*.browser-engines.ts'],
           provide: { sharedDataDir },
+          // Real inference: a greedy generation on the 260K model passed 60 s at load 40.
+          testTimeout: NODE_TEST_TIMEOUT_MS,
           browser: headlessChromium('--enable-unsafe-webgpu'),
         },
       },
