@@ -11,6 +11,7 @@ import { ISOLATION_HEADERS } from './isolation.config.ts';
 import { pwaPlugin } from './pwa.config.ts';
 import { ensureReportTemplate } from './scripts/build-report.mjs';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/browser/chromium-flags.ts';
+import LongFilesFirstSequencer from './tests/helpers/long-files-first.ts';
 
 /** Real benchmark data beside the repository (never copied into it); browser tests fetch it via /@fs/. */
 const sharedDataDir = fileURLToPath(new URL('../shared/data', import.meta.url));
@@ -90,9 +91,9 @@ const REAL_DATA_TESTS = [
 ];
 
 /**
- * The default bound of a `unit` or `data` test: one the load cannot reach (tests that take
- * seconds on a quiet machine passed 60 s when the 2 cores ran other work at load 30); a hung
- * test still ends. Tests that need more name their own.
+ * The default bound of a `unit`, `data`, `browser` or `browser-engines` test: one the load
+ * cannot reach (tests that take seconds on a quiet machine passed 60 s when the 2 cores ran
+ * other work at load 30); a hung test still ends. Tests that need more name their own.
  */
 const NODE_TEST_TIMEOUT_MS = 600_000;
 
@@ -119,6 +120,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Worker pools and Chromium are heavy on a 2-core machine: keep files sequential-ish.
     maxWorkers: 2,
+    // The longest files start first (tests/helpers/file-durations.json when vitest has no results
+    // cache, as on a fresh clone), so that the workers end together.
+    sequence: { sequencer: LongFilesFirstSequencer },
     projects: [
       {
         extends: true,
@@ -192,6 +196,7 @@ export default defineConfig({
           include: ['tests/**/*.browser.test.ts'],
           exclude: [...configDefaults.exclude, 'tests/engines/**'],
           provide: { sharedDataDir },
+          testTimeout: NODE_TEST_TIMEOUT_MS,
           browser: headlessChromium(),
         },
       },
@@ -204,7 +209,9 @@ export default defineConfig({
         // Its own pre-bundle cache, complete up front: a dependency discovered mid-run, or the
         // other browser project re-optimising a shared cache, would reload the test page.
         cacheDir: 'node_modules/.vite/browser-engines',
-        // idb, hash-wasm and zip.js: the generation-run test imports a dataset through the store and its import worker.
+        // idb, hash-wasm and zip.js: the generation-run test imports a dataset through the store and
+        // its import worker; hyparquet and hyparquet-writer: the import worker reads Parquet
+        // questions (missing, vite found them mid-run and reloaded the page: the file ran again).
         optimizeDeps: {
           include: [
             'comlink',
@@ -215,12 +222,16 @@ export default defineConfig({
             'idb',
             'hash-wasm',
             '@zip.js/zip.js',
+            'hyparquet',
+            'hyparquet-writer',
           ],
         },
         test: {
           name: 'browser-engines',
           include: ['tests/engines/**/*.browser.test.ts', 'tests/rubric/*.browser-engines.ts'],
           provide: { sharedDataDir },
+          // Real inference: a greedy generation on the 260K model passed 60 s at load 40.
+          testTimeout: NODE_TEST_TIMEOUT_MS,
           browser: headlessChromium('--enable-unsafe-webgpu'),
         },
       },

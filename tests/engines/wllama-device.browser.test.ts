@@ -4,7 +4,7 @@
  * adapter (no shader-f16) it registers only its CPU backend, and the engine must say so, read
  * from llama.cpp's own log, with the reason. Greedy tokens are the same as a CPU-only load.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWllamaEngine, type WllamaEngine } from '../../src/adapters/engines/wllama-engine.ts';
 import { GREEDY, type Prompt } from '../../src/core/engine/engine.ts';
 import {
@@ -34,8 +34,23 @@ function engine(gpuLayers: number | 'all'): WllamaEngine {
   return e;
 }
 
+/** One engine loaded with all layers asked for the GPU, shared by the tests (loaded on first use). */
+let allLayers: Promise<WllamaEngine> | null = null;
+function loadedAllLayers(): Promise<WllamaEngine> {
+  allLayers ??= (async () => {
+    const e = createWllamaEngine({ threads: 1, gpuLayers: 'all' });
+    e.addFile('stories260K.gguf', stories);
+    await e.load({ id: 'stories260K.gguf', source: 'file:stories260K.gguf' });
+    return e;
+  })();
+  return allLayers;
+}
+
 beforeAll(async () => {
   stories = await sharedFile('models/stories260K.gguf');
+});
+afterAll(async () => {
+  await (await allLayers)?.unload();
 });
 afterEach(async () => {
   await Promise.all(engines.splice(0).map((e) => e.unload()));
@@ -43,8 +58,7 @@ afterEach(async () => {
 
 describe('GGUF engine device (wllama, real stories260K.gguf)', () => {
   it('asked for all layers on the GPU, reports the CPU that llama.cpp actually used, and why', async () => {
-    const e = engine('all');
-    await e.load({ id: 'stories260K.gguf', source: 'file:stories260K.gguf' });
+    const e = await loadedAllLayers();
     const d = e.loaded!.device;
     console.log('device report', JSON.stringify({ device: d, webgpu: e.loaded!.webgpu }));
     expect(d.device).toBe('cpu');
@@ -57,8 +71,7 @@ describe('GGUF engine device (wllama, real stories260K.gguf)', () => {
   }, 120_000);
 
   it('with 0 GPU layers says the CPU was asked for, and decodes the same greedy tokens', async () => {
-    const auto = engine('all');
-    await auto.load({ id: 'stories260K.gguf', source: 'file:stories260K.gguf' });
+    const auto = await loadedAllLayers();
     const [a] = await auto.generate(prompt, { ...GREEDY, maxTokens: 40 });
     const cpu = engine(0);
     await cpu.load({ id: 'stories260K.gguf', source: 'file:stories260K.gguf' });
@@ -89,8 +102,7 @@ describe('GGUF engine device (wllama, real stories260K.gguf)', () => {
     let schema: BrowserSchemaSource | undefined;
     const pool = createBrowserSqlPool(dbSource, 1);
     try {
-      const e = engine('all');
-      await e.load({ id: 'stories260K.gguf', source: 'file:stories260K.gguf' });
+      const e = await loadedAllLayers();
       schema = await openBrowserSchemaSource(dbSource, 64 * 1024 * 1024);
       const ctx = await loadDatabaseContext(schema.source, 'superhero', { sampleRows: 0, descriptions: false });
       const stored: SampleRecord[] = [];

@@ -5,7 +5,7 @@
  * pipeline. The model writes stories, never SQL, which is itself the case under test:
  * extraction finds no SQL (rule `none`) and the samples score 0 without breaking anything.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWllamaEngine, type WllamaEngine } from '../../src/adapters/engines/wllama-engine.ts';
 import {
   createBrowserSqlPool,
@@ -37,6 +37,26 @@ function engine(threads: number | 'auto' = 'auto', nCtx: number | null = null): 
   return e;
 }
 const storiesRef = { id: 'stories260K.gguf', source: 'file:stories260K.gguf' };
+
+/**
+ * One engine with stories260K.gguf loaded (default threads and context), shared by the tests
+ * that are about what a loaded engine does rather than about loading it: loaded on first use,
+ * unloaded after the file. The app keeps one loaded engine across generations, aborts included
+ * (a paused generation run resumes on it).
+ */
+let sharedLoad: Promise<WllamaEngine> | null = null;
+function loadedEngine(): Promise<WllamaEngine> {
+  sharedLoad ??= (async () => {
+    const e = createWllamaEngine({ threads: 'auto', nCtx: null });
+    for (const [name, file] of files) e.addFile(name, file);
+    await e.load(storiesRef);
+    return e;
+  })();
+  return sharedLoad;
+}
+afterAll(async () => {
+  await (await sharedLoad)?.unload();
+});
 
 beforeAll(async () => {
   files.set('stories260K.gguf', await sharedFile(STORIES));
@@ -144,8 +164,7 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
   });
 
   it('is deterministic for a seed, renders the plain template, and stops before a new turn', async () => {
-    const e = engine();
-    await e.load(storiesRef);
+    const e = await loadedEngine();
     const prompt: Prompt = {
       messages: [
         { role: 'system', content: 'You write stories.' },
@@ -163,8 +182,7 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
   });
 
   it('stops a long generation through the signal, keeps the partial text, and skips the samples not started', async () => {
-    const e = engine();
-    await e.load(storiesRef);
+    const e = await loadedEngine();
     const controller = new AbortController();
     const pieces: string[] = [];
     setTimeout(() => controller.abort(), 150);
@@ -179,8 +197,7 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
   });
 
   it('stops through interrupt() as well', async () => {
-    const e = engine();
-    await e.load(storiesRef);
+    const e = await loadedEngine();
     setTimeout(() => void e.interrupt(), 100);
     const out = await e.generate(
       { messages: [{ role: 'user', content: 'Once' }] },
@@ -190,15 +207,13 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
   });
 
   it('counts tokens with the model, including a text longer than the context', async () => {
-    const e = engine();
-    await e.load(storiesRef);
+    const e = await loadedEngine();
     expect(await e.countTokens('Once upon a time')).toBeGreaterThan(3);
     expect(await e.countTokens('word '.repeat(3000))).toBeGreaterThan(2048);
   });
 
   it('turns a prompt longer than the context into an error sample that says so', async () => {
-    const e = engine();
-    await e.load(storiesRef);
+    const e = await loadedEngine();
     const [c] = await e.generate(
       { messages: [{ role: 'user', content: 'word '.repeat(3000) }] },
       { ...GREEDY, maxTokens: 8 },
@@ -244,8 +259,7 @@ describe('CPU engine (wllama 3.13) in headless Chromium', () => {
     let schema: BrowserSchemaSource | undefined;
     const pool = createBrowserSqlPool(dbSource, 1);
     try {
-      const e = engine();
-      await e.load(storiesRef);
+      const e = await loadedEngine();
       schema = await openBrowserSchemaSource(dbSource, 64 * 1024 * 1024);
       const ctx = await loadDatabaseContext(schema.source, 'superhero', { sampleRows: 3, descriptions: false });
       expect(ctx.tables.map((t) => t.name)).toContain('superhero');
