@@ -184,7 +184,8 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
     const { file } = await seriesOut('trl');
     for (const i of ALL) {
       const step = file.steps[i]!;
-      const byId = new Map(predictionsOf(i).map(({ q }, j) => [q.question_id, trlRows(i)[j]!]));
+      const rows = trlRows(i);
+      const byId = new Map(predictionsOf(i).map(({ q }, j) => [q.question_id, rows[j]!]));
       // Paired by sample like the trainer's score: each sample's columns are its own row's (NaN, None in pandas: null).
       expect(step.trainerRewards).toHaveLength(step.run.samples.length);
       expect(step.trainerRewards).toEqual(
