@@ -7,7 +7,8 @@
  * first step whose EX falls below the best step's by more than its own interval; earned and pass^n
  * equal a direct computation from the steps' samples.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
@@ -17,7 +18,13 @@ import { directBuckets, MINIDEV_ARGS } from '../helpers/series-dumps.ts';
 
 describe('series: a reward-hacked run of 13 real checkpoints', () => {
   it('picks the best step on the earned score, never a hacked step; names the best by EX; buckets the hacked questions apart; warns where EX falls', async () => {
-    const { hacked } = await writeHackedSeries();
+    // One verdict cache for the real run and the hacked one: the hacked run executes what the
+    // hacks changed and takes the rest (steps before HACKED_FROM, the right answers after) from
+    // the real run's verdicts. Nothing here compares the two runs' verdicts: the numbers checked
+    // are computed directly from the hacked run's own samples (the cache's correctness:
+    // tests/adapters/verdict-cache*.test.ts).
+    const cache = ['--cache', mkdtempSync(path.join(tmpdir(), 'wb-hacked-cache-'))];
+    const { hacked } = await writeHackedSeries(cache);
     const dir = path.dirname(hacked);
     const [out, seriesOut] = [path.join(dir, 'hacked.json'), path.join(dir, 'hacked.series.json')];
     const run = await runCli([
@@ -25,6 +32,7 @@ describe('series: a reward-hacked run of 13 real checkpoints', () => {
       '--completions',
       hacked,
       ...MINIDEV_ARGS,
+      ...cache,
       '--out',
       out,
       '--series-out',

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readParquetFileRecords } from '../../src/adapters/parquet/node-file.ts';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
-import { readJson, ROOT, runCli } from '../helpers/cli.ts';
+import { CLI_SCRIPT, readJson, ROOT, runCli } from '../helpers/cli.ts';
 import { minidevEvalVerdicts } from '../helpers/eval-reference.ts';
 import {
   directBuckets,
@@ -415,20 +415,7 @@ describe('series --watch', () => {
     const out = path.join(dir, 'out.json');
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'series',
-        '--completions',
-        val,
-        ...common,
-        '--out',
-        out,
-        '--watch',
-        '--poll-ms',
-        '200',
-      ],
+      [CLI_SCRIPT, 'series', '--completions', val, ...common, '--out', out, '--watch', '--poll-ms', '200'],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -450,7 +437,7 @@ describe('series --watch', () => {
         /^step 300: EX \d+\.\d\d, pass@1 \d+\.\d\d, 52 questions, \d+ executed, \d+ reused, \d+ from the verdict cache \(300\.jsonl\)$/m,
       );
     } finally {
-      // One process (node with tsx's loader, not the tsx wrapper, whose signal relay gives up after 30 ms under load) gets SIGINT, as from Ctrl-C.
+      // One process (node running the CLI's bundle as `npm run cli` does, no wrapper relaying the signal) gets SIGINT, as from Ctrl-C.
       child.kill('SIGINT');
     }
     const code = await closed;

@@ -39,8 +39,16 @@ const DUMPS_CACHE = ['--cache', mkdtempSync(path.join(tmpdir(), 'wb-trainer-dump
 /** Sample verdicts (index, ex) of `eval --no-cache` of prediction file `i`, once per test run (tests/helpers/eval-reference.ts). */
 const evalVerdicts = (i: number) => minidevEvalVerdicts(PREDICTION_FILES[i]!);
 
-/** `series` of `dir`: the report, the series file and stderr; per-step EX of the first and last step checked against `eval`. */
-async function seriesMatchesEval(dir: string) {
+/** A dump folder's `series` run: the report, the series file (parsed and as written) and stderr. */
+interface SeriesOfDumps {
+  report: any;
+  file: ReturnType<typeof parseSeriesFile>;
+  text: string;
+  stderr: string;
+}
+
+/** `series --out --series-out` of `dir` (one run: the tests below read different things of it). */
+async function seriesOf(dir: string): Promise<SeriesOfDumps> {
   const [out, seriesOut] = ['out.json', 'run.series.json'].map((f) => path.join(dir, f)) as [string, string];
   const run = await runCli([
     'series',
@@ -54,22 +62,44 @@ async function seriesMatchesEval(dir: string) {
     seriesOut,
   ]);
   expect(run.code, run.stderr).toBe(0);
-  const report = readJson(out);
+  const text = readFileSync(seriesOut, 'utf8');
+  return { report: readJson(out), file: parseSeriesFile(text, seriesOut), text, stderr: run.stderr };
+}
+
+/**
+ * The series of each trainer's dumps of the 13 files, written and run once, for whichever test
+ * asks first: the per-step EX against `eval`, the mapping lines and the reward columns kept in
+ * the series file are views of the same run.
+ */
+const seriesRuns = new Map<string, Promise<SeriesOfDumps>>();
+function dumpsSeries(kind: 'skyrl' | 'trl' | 'prime-rl'): Promise<SeriesOfDumps> {
+  let got = seriesRuns.get(kind);
+  if (!got) {
+    const dir = tempDir();
+    if (kind === 'skyrl') writeSkyrlDumps(dir, ALL);
+    else if (kind === 'trl') writeTrlCompletions(dir, ALL);
+    else writePrimeRlTraces(dir, ALL);
+    got = seriesOf(dir);
+    seriesRuns.set(kind, got);
+  }
+  return got;
+}
+
+/** The series of `kind`'s dumps; its steps are the 13 files' and the first and last step's EX equal `eval`, sample by sample. */
+async function seriesMatchesEval(kind: 'skyrl' | 'trl' | 'prime-rl') {
+  const { report, file, stderr } = await dumpsSeries(kind);
   expect(report.steps.map((s: { step: number }) => s.step)).toEqual(ALL.map(stepOf));
-  const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
   for (const i of [0, LAST]) {
     const ref = await evalVerdicts(i);
     expect(report.steps[i].ex).toBeCloseTo(ref.ex, 10);
     expect(file.steps[i]!.run.samples.map((s) => [s.index, s.ex])).toEqual(ref.verdicts);
   }
-  return { report, file, stderr: run.stderr };
+  return { report, file, stderr };
 }
 
 describe('trainer dumps built from the 13 real mini-dev files', () => {
   it('SkyRL eval dumps (multi-turn episodes): a series whose per-step EX equals eval, SkyRL score kept, turns counted, metrics files left out', async () => {
-    const dir = tempDir();
-    writeSkyrlDumps(dir, ALL);
-    const { report, file, stderr } = await seriesMatchesEval(dir);
+    const { report, file, stderr } = await seriesMatchesEval('skyrl');
     expect(stderr).toContain(
       "dumped_evals/global_step_100_evals/aggregated_results.jsonl: SkyRL's aggregated eval metrics (no samples), left out",
     );
@@ -107,9 +137,7 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
   }, 600_000);
 
   it('TRL completions Parquet: a series whose per-step EX equals eval, each reward column and the advantage kept beside it', async () => {
-    const dir = tempDir();
-    writeTrlCompletions(dir, ALL);
-    const { report, file, stderr } = await seriesMatchesEval(path.join(dir));
+    const { report, file, stderr } = await seriesMatchesEval('trl');
     for (const i of [0, LAST]) {
       const rows = trlRows(i);
       const present = (xs: number[]) => mean(xs.filter((x) => !Number.isNaN(x)));
@@ -129,9 +157,7 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
   }, 600_000);
 
   it('prime-rl traces folder: a series of the eval/all split whose per-step EX equals eval, the other splits left out', async () => {
-    const dir = tempDir();
-    writePrimeRlTraces(dir, ALL);
-    const { file, stderr } = await seriesMatchesEval(dir);
+    const { file, stderr } = await seriesMatchesEval('prime-rl');
     expect(stderr).toContain(
       'rollouts/step_100/train/all/traces.jsonl: prime-rl traces of the train/all split, left out (the eval/all split is read)',
     );
@@ -143,13 +169,10 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
     expect(file.steps[0]!.trainerScores).toEqual(predictionsOf(0).map(({ exact }) => exact + 0.5));
   }, 600_000);
 
-  /** `series --series-out` of `dir` without the eval comparison (the tests above make it): the series file as written. */
-  async function seriesOut(dir: string) {
-    const out = path.join(dir, 'run.series.json');
-    const run = await runCli(['series', '--completions', dir, ...MINIDEV_ARGS, ...DUMPS_CACHE, '--series-out', out]);
-    expect(run.code, run.stderr).toBe(0);
-    const text = readFileSync(out, 'utf8');
-    const file = parseSeriesFile(text, out);
+  /** The series file of `kind`'s dumps (the run the tests above check against `eval`), as written. */
+  async function seriesOut(kind: 'skyrl' | 'trl' | 'prime-rl') {
+    const { file, text } = await dumpsSeries(kind);
+    expect(file.steps.map((s) => s.step)).toEqual(ALL.map(stepOf));
     // The series file round trip: written again and read back, the reward columns are unchanged.
     expect(parseSeriesFile(seriesFileJson(file), 'again.series.json').steps.map((s) => s.trainerRewards)).toEqual(
       file.steps.map((s) => s.trainerRewards),
@@ -158,13 +181,11 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
   }
 
   it("TRL completions Parquet: each sample's reward columns and advantage kept in the series file, exactly the dump's row", async () => {
-    const dir = tempDir();
-    writeTrlCompletions(dir, [0, LAST]);
-    const { file } = await seriesOut(dir);
-    expect(file.steps.map((s) => s.step)).toEqual([stepOf(0), stepOf(LAST)]);
-    for (const [k, i] of [0, LAST].entries()) {
-      const step = file.steps[k]!;
-      const byId = new Map(predictionsOf(i).map(({ q }, j) => [q.question_id, trlRows(i)[j]!]));
+    const { file } = await seriesOut('trl');
+    for (const i of ALL) {
+      const step = file.steps[i]!;
+      const rows = trlRows(i);
+      const byId = new Map(predictionsOf(i).map(({ q }, j) => [q.question_id, rows[j]!]));
       // Paired by sample like the trainer's score: each sample's columns are its own row's (NaN, None in pandas: null).
       expect(step.trainerRewards).toHaveLength(step.run.samples.length);
       expect(step.trainerRewards).toEqual(
@@ -182,25 +203,23 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
   }, 600_000);
 
   it("prime-rl traces: each sample's reward scores kept in the series file, exactly the trace's rewards", async () => {
-    const dir = tempDir();
-    writePrimeRlTraces(dir, [LAST]);
-    const { file } = await seriesOut(dir);
-    const step = file.steps[0]!;
-    const byId = new Map(
-      predictionsOf(LAST).map(({ q, sql, exact }, k) => {
-        const ep = primeRlEpisode(q, sql, exact, stepOf(LAST), k);
-        const rewards = ep.traces[0]!.rewards as Record<string, { score: number }>;
-        return [q.question_id, Object.fromEntries(Object.entries(rewards).map(([n, r]) => [n, r.score]))];
-      }),
-    );
-    expect(step.trainerRewards).toEqual(step.run.samples.map((s) => byId.get(s.questionId)));
+    const { file } = await seriesOut('prime-rl');
+    for (const i of ALL) {
+      const step = file.steps[i]!;
+      const byId = new Map(
+        predictionsOf(i).map(({ q, sql, exact }, k) => {
+          const ep = primeRlEpisode(q, sql, exact, stepOf(i), k);
+          const rewards = ep.traces[0]!.rewards as Record<string, { score: number }>;
+          return [q.question_id, Object.fromEntries(Object.entries(rewards).map(([n, r]) => [n, r.score]))];
+        }),
+      );
+      expect(step.trainerRewards).toEqual(step.run.samples.map((s) => byId.get(s.questionId)));
+    }
   }, 600_000);
 
   it('SkyRL eval dumps have no reward columns: the series file has no trainerRewards', async () => {
-    const dir = tempDir();
-    writeSkyrlDumps(dir, [LAST]);
-    const { file, text } = await seriesOut(dir);
-    expect(file.steps[0]!.trainerRewards).toBeUndefined();
+    const { file, text } = await seriesOut('skyrl');
+    for (const step of file.steps) expect(step.trainerRewards).toBeUndefined();
     expect(text).not.toContain('trainerRewards');
   }, 600_000);
 });

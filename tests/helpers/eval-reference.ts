@@ -19,6 +19,8 @@ export interface EvalVerdicts {
   ex: number;
   /** (index, ex) of each scored sample, in the run's order. */
   verdicts: Array<[number, number]>;
+  /** Each scored sample's question, SQL and status, in the run's order. */
+  samples: Array<{ index: number; questionId: number; sql: string; status: string; ex: number }>;
 }
 
 const inProcess = new Map<string, Promise<EvalVerdicts>>();
@@ -31,6 +33,13 @@ async function compute(file: string): Promise<EvalVerdicts> {
   return {
     ex: (scored.filter((s: { ex: number }) => s.ex === 1).length / scored.length) * 100,
     verdicts: scored.map((s: { index: number; ex: number }) => [s.index, s.ex] as [number, number]),
+    samples: scored.map(({ index, questionId, sql, status, ex }: EvalVerdicts['samples'][number]) => ({
+      index,
+      questionId,
+      sql,
+      status,
+      ex,
+    })),
   };
 }
 

@@ -14,8 +14,11 @@ import { directEarned, MINIDEV_ARGS, PREDICTION_FILES, writeHackedVerlDumps, wri
 /** Hacked from this step on: step 300 then has the highest EX of the run, by its hacks. */
 export const HACKED_FROM = 300;
 
-/** Writes the real dumps and the hacked variant; the real steps' verdicts come from the CLI's `series`. */
-export async function writeHackedSeries(timeoutS: string[] = []): Promise<{ real: string; hacked: string }> {
+/**
+ * Writes the real dumps and the hacked variant; the real steps' verdicts come from the CLI's
+ * `series`, run with `extraArgs` (e.g. --timeout-s, --cache).
+ */
+export async function writeHackedSeries(extraArgs: string[] = []): Promise<{ real: string; hacked: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-hacked-'));
   const real = path.join(dir, 'real');
   writeVerlDumps(
@@ -23,7 +26,7 @@ export async function writeHackedSeries(timeoutS: string[] = []): Promise<{ real
     PREDICTION_FILES.map((_, i) => i),
   );
   const out = path.join(dir, 'real.json');
-  const run = await runCli(['series', '--completions', real, ...MINIDEV_ARGS, ...timeoutS, '--out', out]);
+  const run = await runCli(['series', '--completions', real, ...MINIDEV_ARGS, ...extraArgs, '--out', out]);
   expect(run.code, run.stderr).toBe(0);
   const ref = readJson(out);
   const steps: number[] = ref.steps.map((s: { step: number }) => s.step);

@@ -14,10 +14,10 @@ import { parseGoldSql } from '../../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { observedProbe, replayEpisode } from '../../../src/core/formats/replay-episode.ts';
 import { episodeStats } from '../../../src/core/episode/stats.ts';
-import { planReplay } from '../../../src/core/run/replay.ts';
 import { scoreRun } from '../../../src/core/run/score-run.ts';
 import { DEFAULT_RUN_CONFIG } from '../../../src/core/run/types.ts';
 import type { EvalItem } from '../../../src/core/types.ts';
+import { minidevEvalVerdicts } from '../../helpers/eval-reference.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, PREDICTION_FILES } from '../../helpers/series-dumps.ts';
 import { predictionsOf, skyrlLines, skyrlProbes } from '../../helpers/trainer-dumps.ts';
 
@@ -100,17 +100,16 @@ describe('a SkyRL eval dump of the 13 real mini-dev files, replayed', () => {
   it('scores each final SQL as eval scores the same SQL, and the samples carry their episodes', async () => {
     for (const i of [LAST]) {
       const samples = await scored((await paired(i)).items);
-      // `eval` of the BIRD file: the same plan and recipe, from the predictions file itself.
-      const bird = planReplay({
-        predictions: { name: 'predict.json', text: readFileSync(PREDICTION_FILES[i]!, 'utf8') },
-        gold,
-        questions,
-      });
+      // `eval --no-cache` of the BIRD file itself (the CLI's run, once per test run:
+      // tests/helpers/eval-reference.ts): the same plan and recipe, from the predictions file.
       const ids = new Set(samples.map((s) => s.questionId));
       const ref = new Map(
-        (await scored(bird.items.filter((it) => ids.has(it.questionId)))).map((s) => [s.questionId, s]),
+        (await minidevEvalVerdicts(PREDICTION_FILES[i]!)).samples
+          .filter((s) => ids.has(s.questionId))
+          .map((s) => [s.questionId, s]),
       );
       expect(samples).toHaveLength(ids.size);
+      expect(ref.size).toBe(ids.size);
       for (const s of samples) {
         // The same SQL (the dump's helper trims the BIRD file's surrounding white space).
         expect(s.sql).toBe(ref.get(s.questionId)!.sql.trim());
