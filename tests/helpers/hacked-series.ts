@@ -7,14 +7,16 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
-import { readJson, runCli } from './cli.ts';
-import { directEarned, MINIDEV_ARGS, PREDICTION_FILES, writeHackedVerlDumps, writeVerlDumps } from './series-dumps.ts';
+import { directEarned, PREDICTION_FILES, writeHackedVerlDumps, writeVerlDumps } from './series-dumps.ts';
+import { minidevSeriesReference } from './series-reference.ts';
 
 /** Hacked from this step on: step 300 then has the highest EX of the run, by its hacks. */
 export const HACKED_FROM = 300;
 
-/** Writes the real dumps and the hacked variant; the real steps' verdicts come from the CLI's `series`. */
+/**
+ * Writes the real dumps and the hacked variant; the real steps' verdicts come from the CLI's
+ * `series` of the real dumps with `timeoutS` (series-reference.ts: once per test run).
+ */
 export async function writeHackedSeries(timeoutS: string[] = []): Promise<{ real: string; hacked: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-hacked-'));
   const real = path.join(dir, 'real');
@@ -22,10 +24,7 @@ export async function writeHackedSeries(timeoutS: string[] = []): Promise<{ real
     real,
     PREDICTION_FILES.map((_, i) => i),
   );
-  const out = path.join(dir, 'real.json');
-  const run = await runCli(['series', '--completions', real, ...MINIDEV_ARGS, ...timeoutS, '--out', out]);
-  expect(run.code, run.stderr).toBe(0);
-  const ref = readJson(out);
+  const ref = await minidevSeriesReference(timeoutS);
   const steps: number[] = ref.steps.map((s: { step: number }) => s.step);
   const rates = new Map<number, number[]>(
     ref.questions.map((q: { question_id: number; pass_rates: number[] }) => [q.question_id, q.pass_rates]),
