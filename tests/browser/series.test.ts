@@ -14,8 +14,7 @@
  *   and after a reload the stored handle is followed again.
  * Screenshots at 1400x1000 and 390x844 in test-artifacts/.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -26,15 +25,8 @@ import { packReport, reportPayload, withQuestionTexts } from '../../src/core/rep
 import { parseSeriesFile, toSeriesFile } from '../../src/core/series/file.ts';
 import { readReportFile, reportDataOf, unpackReportData } from '../../src/core/report/report-file.ts';
 import { streamGzip } from '../../src/adapters/gzip-stream.ts';
-import { minidevSeriesReference } from '../helpers/series-reference.ts';
-import {
-  directBuckets,
-  MINIDEV_QUESTIONS,
-  PREDICTION_FILES,
-  stepOf,
-  verlLines,
-  writeVerlDumps,
-} from '../helpers/series-dumps.ts';
+import { minidevSeriesReference, type SeriesReference } from '../helpers/series-reference.ts';
+import { directBuckets, MINIDEV_QUESTIONS, PREDICTION_FILES, stepOf, verlLines } from '../helpers/series-dumps.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { type AppSession, downloadFrom, importBirdMiniDev, screenshot, useApp } from './workbench-helpers.ts';
 
@@ -84,23 +76,23 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     context: { viewport: DESKTOP, acceptDownloads: true },
     hash: '#/datasets',
   });
-  const dir = mkdtempSync(path.join(tmpdir(), 'wb-series-browser-'));
-  const dumps = path.join(dir, 'val');
+  /**
+   * The CLI's `series --out` of the 13 dumps with the same timeout, once per test run
+   * (series-hacked.test.ts builds on the same run): the app imports the very files it read.
+   */
+  let reference: SeriesReference;
   let seriesId: string;
   let report: any;
 
   beforeAll(async () => {
+    reference = minidevSeriesReference(['--timeout-s', String(TIMEOUT_S)]);
     await importBirdMiniDev(page);
-    writeVerlDumps(
-      dumps,
-      PREDICTION_FILES.map((_, i) => i),
-    );
   }, 600_000);
 
   it('imports 13 verl dumps with the CLI’s numbers per step and per question; buckets equal a direct computation', async () => {
     await page.getByTestId('nav-series').click();
     await chooseMiniDev(page);
-    await page.getByTestId('series-folder').setInputFiles(dumps);
+    await page.getByTestId('series-folder').setInputFiles(reference.dumps);
     await page.getByTestId('series-preview').waitFor();
     expect(await page.getByTestId('preview-step').allTextContents()).toEqual(
       PREDICTION_FILES.map((_, i) => String(stepOf(i))),
@@ -117,9 +109,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
     await seriesLoaded(page, 13);
 
     report = JSON.parse((await downloadFrom(page, '[data-testid="series-export-report"]')).text);
-    // The CLI's `series --out` of the same 13 dumps with the same timeout (once per test run:
-    // series-hacked.test.ts builds on the same run).
-    const ref = await minidevSeriesReference(['--timeout-s', String(TIMEOUT_S)]);
+    const ref = await reference.report;
     expect(report.steps).toEqual(ref.steps);
     expect(report.questions).toEqual(ref.questions);
     expect(report.buckets).toEqual(ref.buckets);

@@ -7,7 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { directEarned, PREDICTION_FILES, writeHackedVerlDumps, writeVerlDumps } from './series-dumps.ts';
+import { directEarned, writeHackedVerlDumps } from './series-dumps.ts';
 import { minidevSeriesReference } from './series-reference.ts';
 
 /** Hacked from this step on: step 300 then has the highest EX of the run, by its hacks. */
@@ -19,12 +19,9 @@ export const HACKED_FROM = 300;
  */
 export async function writeHackedSeries(timeoutS: string[] = []): Promise<{ real: string; hacked: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-hacked-'));
-  const real = path.join(dir, 'real');
-  writeVerlDumps(
-    real,
-    PREDICTION_FILES.map((_, i) => i),
-  );
-  const ref = await minidevSeriesReference(timeoutS);
+  const reference = minidevSeriesReference(timeoutS);
+  const real = reference.dumps;
+  const ref = await reference.report;
   const steps: number[] = ref.steps.map((s: { step: number }) => s.step);
   const rates = new Map<number, number[]>(
     ref.questions.map((q: { question_id: number; pass_rates: number[] }) => [q.question_id, q.pass_rates]),
