@@ -160,8 +160,9 @@ export default defineConfig({
           environment: 'node',
           include: CHROMIUM_NODE_TESTS,
           exclude: [...configDefaults.exclude, 'tests/**/*.browser.test.ts'],
-          // The app's production build for the browser tests, once per run.
-          globalSetup: ['tests/browser/global-setup.ts'],
+          // The app's production build for the browser tests, once per run; one folder per run
+          // for references several files build on (tests/helpers/series-reference.ts).
+          globalSetup: ['tests/browser/global-setup.ts', 'tests/helpers/suite-folder.ts'],
         },
       },
       {

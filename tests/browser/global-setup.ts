@@ -10,6 +10,9 @@
  * one Vitest process (they all run in its main thread, one `globalThis`) awaits the same build,
  * and the last teardown removes the folder. A fresh process (a clean checkout, `.ci/run`)
  * builds again.
+ *
+ * While iterating on one test file, WORKBENCH_APP_DIST=DIR (a production build of this tree,
+ * `npx vite build --outDir DIR`) skips the build: the tests serve DIR, which is left in place.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,7 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { CHROMIUM_PATH } from './harness.ts';
-import { viteBuild } from './vite-build.ts';
+import { APP_DIST_ENV, viteBuild } from './vite-build.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -38,6 +41,16 @@ const SHARED = Symbol.for('rlvr-workbench.browser-tests.build');
 const shared = globalThis as typeof globalThis & { [SHARED]?: SharedBuild };
 
 async function build(): Promise<BrowserDist> {
+  const prebuilt = process.env[APP_DIST_ENV];
+  if (prebuilt) {
+    if (!existsSync(path.join(prebuilt, 'index.html')))
+      return {
+        dir: null,
+        error: `${APP_DIST_ENV}=${prebuilt} holds no index.html: name a production build of the app (npx vite build --outDir DIR) or unset it to build one`,
+      };
+    process.stderr.write(`[browser tests] the build in ${APP_DIST_ENV}=${prebuilt} (not rebuilt)\n`);
+    return { dir: prebuilt, error: null };
+  }
   const dir = await mkdtemp(path.join(tmpdir(), 'workbench-dist-'));
   const t0 = performance.now();
   try {
@@ -66,6 +79,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     if (--build$.users > 0) return;
     if (shared[SHARED] === build$) delete shared[SHARED];
-    if (dist.dir) await rm(dist.dir, { recursive: true, force: true });
+    if (dist.dir && dist.dir !== process.env[APP_DIST_ENV]) await rm(dist.dir, { recursive: true, force: true });
   };
 }

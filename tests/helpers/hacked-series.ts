@@ -7,28 +7,22 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
-import { readJson, runCli } from './cli.ts';
-import { directEarned, MINIDEV_ARGS, PREDICTION_FILES, writeHackedVerlDumps, writeVerlDumps } from './series-dumps.ts';
+import { directEarned, writeHackedVerlDumps } from './series-dumps.ts';
+import { minidevSeriesReference } from './series-reference.ts';
 
 /** Hacked from this step on: step 300 then has the highest EX of the run, by its hacks. */
 export const HACKED_FROM = 300;
 
 /**
  * Writes the real dumps and the hacked variant; the real steps' verdicts come from the CLI's
- * `series`, run with `extraArgs` (e.g. --timeout-s, --cache).
+ * `series` of the real dumps with `extraArgs` (e.g. --timeout-s, --cache; series-reference.ts: once per
+ * test run and flags).
  */
 export async function writeHackedSeries(extraArgs: string[] = []): Promise<{ real: string; hacked: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-hacked-'));
-  const real = path.join(dir, 'real');
-  writeVerlDumps(
-    real,
-    PREDICTION_FILES.map((_, i) => i),
-  );
-  const out = path.join(dir, 'real.json');
-  const run = await runCli(['series', '--completions', real, ...MINIDEV_ARGS, ...extraArgs, '--out', out]);
-  expect(run.code, run.stderr).toBe(0);
-  const ref = readJson(out);
+  const reference = minidevSeriesReference(extraArgs);
+  const real = reference.dumps;
+  const ref = await reference.report;
   const steps: number[] = ref.steps.map((s: { step: number }) => s.step);
   const rates = new Map<number, number[]>(
     ref.questions.map((q: { question_id: number; pass_rates: number[] }) => [q.question_id, q.pass_rates]),

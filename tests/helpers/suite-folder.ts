@@ -1,8 +1,9 @@
 /**
- * Vitest global setup of the `unit` project: one temporary folder per test run, given to the
- * test files as `inject('suiteFolder')` and removed at the end. References that several files
- * compare with (tests/helpers/eval-reference.ts) are computed once per run and kept there; a
- * new run starts empty, so nothing computed by older code is ever read.
+ * Vitest global setup of the `unit`, `data` and `node` projects: one temporary folder per test
+ * run, given to the test files as `inject('suiteFolder')` and removed at the end. References
+ * that several files compare with (tests/helpers/eval-reference.ts, series-reference.ts) are
+ * computed once per run and kept there; a new run starts empty, so nothing computed by older
+ * code is ever read.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
