@@ -18,8 +18,11 @@
  *   the tables are written in, self-references and cycles included);
  * - the literals the gold SQL compares a column with (`col = 'X'`, `col = 5`, `col IN (...)`,
  *   `col LIKE '%X%'`, in dev_gold.sql and mini-dev's gold; see goldLiterals), planted in that
- *   column (in key columns: as the first rows' keys; elsewhere: in about half the rows), so the
- *   golds select rows;
+ *   column, so the golds select rows: in text and date key columns as the first rows' keys, in
+ *   numeric keys as the last rows' where above the key's range 1..n; elsewhere each gold's
+ *   literals for a table together in one row (row k: gold k's), each literal once more in the
+ *   last rows, and in about half of the other rows (a random gold's together, or one of the
+ *   column's), every literal present wherever the table has the rows;
  * - one text column per table (not a key, no literal compared with it; the longest-looking one:
  *   Body, Text, XML columns...) padded with filler text, the length solved from two small
  *   calibration builds so that the file reaches DB_REFERENCE.md's size (within 10 %).
@@ -51,7 +54,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the output of the same seed changes: a cached folder of another version is rebuilt. */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 export const DEFAULT_SEED = 20240627;
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -275,7 +278,8 @@ export function goldLiterals(schemas: Map<string, Schema>, golds: { sql: string;
     };
     for (const m of sql.matchAll(new RegExp(`${colRef}\\s*=\\s*${lit}`, 'g'))) plant(m[1], m[2]!, parseLit(m[3]!));
     for (const m of sql.matchAll(new RegExp(`${lit}\\s*=\\s*${colRef}`, 'g'))) plant(m[2], m[3]!, parseLit(m[1]!));
-    for (const m of sql.matchAll(new RegExp(`${colRef}\\s+IN\\s*\\(([^()]*)\\)`, 'gi')))
+    // Only a list of literals (not a subquery).
+    for (const m of sql.matchAll(new RegExp(`${colRef}\\s+IN\\s*\\((\\s*${lit}(?:\\s*,\\s*${lit})*\\s*)\\)`, 'gi')))
       for (const v of m[3]!.matchAll(new RegExp(lit, 'g'))) plant(m[1], m[2]!, parseLit(v[1]!));
     for (const m of sql.matchAll(new RegExp(`${colRef}\\s+LIKE\\s+('(?:[^']|'')*')`, 'gi'))) {
       const v = String(parseLit(m[3]!)).replace(/[%_]/g, '');
@@ -359,6 +363,7 @@ interface ColInfo {
   /** numeric keys: the gold's numbers above the key's range (1..keyRows), planted in the last rows */
   above: number[];
   keyRows: number;
+  tableRows: number;
   lits: (string | number)[] | undefined;
   ref: { table: Table; col: number; rows: number } | undefined;
   inPk: number;
@@ -395,6 +400,7 @@ function colInfo(plan: Plan, t: Table): ColInfo[] {
         .sort((a, b) => a - b)
         .slice(0, Math.floor(keyRows / 2)),
       keyRows,
+      tableRows: plan.rows.get(t.name)!,
       lits: plan.literals.get(t.name)?.get(col.name),
       ref: r && { table: plan.tables.get(r.table)!, col: r.col, rows: plan.rows.get(r.table)! },
       inPk,
@@ -430,8 +436,15 @@ function cell(plan: Plan, t: Table, c: number, row: number, depth = 0): string |
     return cell(plan, ref.table, ref.col, pick, depth + 1);
   }
   if (info.inPk >= 0 || info.isReferenced) return keyValue(col, row, info);
-  // Half the rows hold one gold's literals for this table together; the others, a literal of
-  // this column's in half of them.
+  // Every literal is present where the table has the rows: row k holds gold k's literals for
+  // this table together, the last rows one literal of the column each. Elsewhere half the rows
+  // hold a random gold's literals together, and half of the rest a literal of this column's.
+  const n = info.tableRows;
+  if (row < info.tuples.length) {
+    const v = info.tuples[row]!.get(col.name);
+    if (v !== undefined) return coerce(col, v);
+  }
+  if (lits && row >= n - lits.length && row >= info.tuples.length) return coerce(col, lits[n - 1 - row]!);
   const rh = mix(info.rowKey, row);
   if ((rh & 1) === 0 && info.tuples.length > 0) {
     const v = info.tuples[(rh >>> 1) % info.tuples.length]!.get(col.name);
@@ -609,8 +622,8 @@ function paddedRows(plan: Plan): number {
 }
 
 /**
- * The pad length that brings the file to `targetBytes`: calibration builds at a small scale (at
- * most 2 %), no pad and a first guess (one file byte per pad character), then two secant steps
+ * The pad length that brings the file to `targetBytes`: calibration builds at a small scale (about
+ * 20,000 rows, at least 2 %), no pad and a first guess (one file byte per pad character), then two secant steps
  * (the size is near linear in the pad's length, overflow pages bend it).
  */
 function solvePad(
@@ -621,7 +634,8 @@ function solvePad(
   dir: string,
   targetBytes: number,
 ): number {
-  const small = Math.min(scale, 0.02);
+  // About 20,000 rows (at least 2 % of the database): fewer make the extrapolation miss.
+  const small = Math.min(scale, Math.max(0.02, 20_000 / TARGETS[schema.dbId]!.rows));
   const plan = makePlan(schema, literals, small, seed);
   const rows = paddedRows(plan);
   const f = path.join(dir, `.calibrate-${schema.dbId}.sqlite`);
