@@ -54,7 +54,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the output of the same seed changes: a cached folder of another version is rebuilt. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 export const DEFAULT_SEED = 20240627;
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
