@@ -24,7 +24,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const DBS = ['thrombosis_prediction', 'formula_1'];
+const DBS = ['thrombosis_prediction', 'california_schools'];
 const SCALE = 0.1;
 const schemas = loadSchemas();
 const literals = goldLiterals(schemas, loadGolds());
