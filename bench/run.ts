@@ -32,6 +32,7 @@ import { measureTs } from './ts.ts';
 import { measureCli } from './cli-bench.ts';
 import { measureRves, RVES_TARGETS } from './rves.ts';
 import { RUNAWAYS, SLOW_TAIL_MS, isRunaway } from './runaways.ts';
+import { SCALE_TARGETS, measureScale } from './scale-bench.ts';
 
 interface Args {
   quick: boolean;
@@ -40,12 +41,13 @@ interface Args {
   /**
    * `--only cli,hostile`: only these groups of keys (bench/cli-bench.ts; hostile:
    * worker_peak_rss_mib_hostile; report: bench/report.ts; playground: bench/playground.ts; rves:
-   * bench/rves.ts, the app's R-VES against the CLI's, about 20 minutes, run only when asked).
+   * bench/rves.ts, the app's R-VES against the CLI's, about 20 minutes, run only when asked;
+   * scale: bench/scale-bench.ts, BIRD dev at its real size against the official approach, run alone).
    */
   only: Set<string> | null;
 }
 
-const ONLY_GROUPS = ['cli', 'hostile', 'report', 'playground', 'rves'];
+const ONLY_GROUPS = ['cli', 'hostile', 'report', 'playground', 'rves', 'scale'];
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { quick: false, out: null, rounds: 0, only: null };
@@ -339,8 +341,38 @@ async function runRves(args: Args): Promise<void> {
     );
 }
 
+/** `--only scale` (bench/scale-bench.ts): BIRD dev at its real size, with the load. */
+async function runScale(args: Args): Promise<void> {
+  if (args.only!.size > 1) fail('--only scale runs alone (the full-size workloads take most of an hour)');
+  const load0 = loadavg();
+  const started = new Date().toISOString();
+  const { keys, details } = await measureScale(log, args.quick);
+  const load1 = loadavg();
+  for (const [k, v] of Object.entries(keys))
+    process.stdout.write(`${k.padEnd(46)} ${fmt(v).padStart(10)}   target ${SCALE_TARGETS[k] ?? '-'}\n`);
+  printLoad(load0, load1);
+  if (args.out)
+    writeFileSync(
+      args.out,
+      JSON.stringify(
+        {
+          keys,
+          details,
+          quick: args.quick,
+          loadavg_start: load0,
+          loadavg_end: load1,
+          started,
+          finished: new Date().toISOString(),
+        },
+        null,
+        1,
+      ) + '\n',
+    );
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.only?.has('scale')) return runScale(args);
   const browserOnly = ['report', 'playground'].filter((g) => args.only?.has(g));
   if (args.only?.has('rves')) return runRves(args);
   if (args.only && !args.only.has('hostile') && browserOnly.length === 0) return runOnly(args);
