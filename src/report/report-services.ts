@@ -1,5 +1,5 @@
 /**
- * The services the app's screens get (ui/workbench/services.ts), for the offline report: the
+ * The services the app's screens get (ui/context/services.ts), for the offline report: the
  * read-only store over the report's runs, result tables "as far as the run stored them" (the
  * verdicts and row counts; a run keeps no rows, and the report holds no database to re-run
  * them), and no engine, playground or probe (each refuses, naming where it can be done).
@@ -7,7 +7,7 @@
 import type { ItemResult } from '../core/types.ts';
 import type { RunFile } from '../core/run/types.ts';
 import { parquetWriter, type ParquetBlobWriter } from '../ui/workbench/parquet-export.ts';
-import type { WorkbenchServices } from '../ui/workbench/services.ts';
+import type { WorkbenchServices } from '../ui/context/services.ts';
 import type { ReportPayload } from '../core/report/payload.ts';
 import { previewOf, resultRowsText, type ItemRows } from '../core/report/result-rows.ts';
 import { createReportStore, notInReport } from './report-store.ts';

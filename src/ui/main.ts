@@ -25,7 +25,7 @@ import { runExclusions } from '../app/run-exclusions.ts';
 import './shell/theme.css';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
-import type { RubricRepositories, WorkbenchServices } from './workbench/services.ts';
+import type { RubricRepositories, WorkbenchServices } from './context/services.ts';
 import { createReportExporter, fetchReportTemplate } from './workbench/report-export.ts';
 import { WorkbenchError } from '../core/errors.ts';
 import type { RunFile, SampleRecord } from '../core/run/types.ts';

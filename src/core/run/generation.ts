@@ -153,6 +153,17 @@ function stopKind(signal: StopSignal): 'pause' | 'cancel' {
   return signal.reason === PAUSE ? 'pause' : 'cancel';
 }
 
+/** How a generation is stopped and followed. */
+interface GenerationHooks {
+  signal: StopSignal;
+  doneBefore: number;
+  total: number;
+  onProgress?: (p: GenerationProgress) => void;
+  now?: () => number;
+  /** Questions in flight at once (default 1; a server engine is faster with several). */
+  concurrency?: number;
+}
+
 /**
  * Generates, scores and hands over every sample of `jobs`. `doneBefore` samples are already
  * stored (a resumed run); `total` is the run's sample count.
@@ -162,201 +173,271 @@ export async function runGeneration(
   config: Pick<RunConfig, 'fence' | 'rewardFormula'>,
   jobs: readonly GenerationJob[],
   ports: GenerationPorts,
-  hooks: {
-    signal: StopSignal;
-    doneBefore: number;
-    total: number;
-    onProgress?: (p: GenerationProgress) => void;
-    now?: () => number;
-    /** Questions in flight at once (default 1; a server engine is faster with several). */
-    concurrency?: number;
-  },
+  hooks: GenerationHooks,
 ): Promise<GenerationOutcome> {
-  const { engine } = ports;
-  const { signal } = hooks;
-  const now = hooks.now ?? (() => Date.now());
-  const formula = runFormula(config);
-  const started = now();
-  // With several questions in flight, generation times overlap: tokens/s is then over wall-clock time.
-  const parallel = (hooks.concurrency ?? 1) > 1;
-  let doneNow = 0;
-  let tokensOut = 0;
-  let genMs = 0;
-  // Tokens of the sample being streamed, estimated at 4 characters per token (engines stream
-  // text in batches, not one token per call); replaced by the engine's count when it finishes.
-  let liveTokens = 0;
-  let genStart = 0;
-  const progress = (phase: GenerationProgress['phase'], current: GenerationProgress['current']) => {
+  const run = new GenerationRun(spec, config, ports, hooks);
+  const result = await runJobsConcurrently(jobs, hooks.concurrency ?? 1, (job) => run.job(job));
+  return result ?? run.stopped() ?? { kind: 'done' };
+}
+
+type BuiltPrompt = Awaited<ReturnType<typeof buildPrompt>>;
+
+/**
+ * One session of a generation: each job's steps (its prompt built, its samples generated in
+ * one call or one call each, extracted, scored, stored) and the progress of the whole.
+ */
+class GenerationRun {
+  readonly #now: () => number;
+  readonly #started: number;
+  readonly #formula: ReturnType<typeof runFormula>;
+  /** With several questions in flight, generation times overlap: tokens/s is then over wall-clock time. */
+  readonly #parallel: boolean;
+  #doneNow = 0;
+  #tokensOut = 0;
+  #genMs = 0;
+  /**
+   * Tokens of the sample being streamed, estimated at 4 characters per token (engines stream
+   * text in batches, not one token per call); replaced by the engine's count when it finishes.
+   */
+  #liveTokens = 0;
+  #genStart = 0;
+  /** Read after each call: a server's reply can name the model and build that answered. */
+  #device: EngineDevice | null;
+
+  constructor(
+    private readonly spec: GenerationSpec,
+    private readonly config: Pick<RunConfig, 'fence' | 'rewardFormula'>,
+    private readonly ports: GenerationPorts,
+    private readonly hooks: GenerationHooks,
+  ) {
+    this.#now = hooks.now ?? (() => Date.now());
+    this.#formula = runFormula(config);
+    this.#started = this.#now();
+    this.#parallel = (hooks.concurrency ?? 1) > 1;
+    this.#device = ports.engine.device?.() ?? null;
+  }
+
+  #progress(phase: GenerationProgress['phase'], current: GenerationProgress['current']): void {
+    const { hooks } = this;
     if (!hooks.onProgress) return;
-    const elapsed = now() - started;
-    const remaining = hooks.total - hooks.doneBefore - doneNow;
-    const ms = genMs + (phase === 'generate' ? now() - genStart : 0);
-    const tokens = tokensOut + (phase === 'generate' ? Math.round(liveTokens) : 0);
+    const now = this.#now;
+    const elapsed = now() - this.#started;
+    const remaining = hooks.total - hooks.doneBefore - this.#doneNow;
+    const ms = this.#genMs + (phase === 'generate' ? now() - this.#genStart : 0);
+    const tokens = this.#tokensOut + (phase === 'generate' ? Math.round(this.#liveTokens) : 0);
     hooks.onProgress({
-      done: hooks.doneBefore + doneNow,
+      done: hooks.doneBefore + this.#doneNow,
       total: hooks.total,
-      tokensPerSecond: parallel
+      tokensPerSecond: this.#parallel
         ? elapsed > 250
           ? (tokens * 1000) / elapsed
           : null
         : ms > 250
           ? (tokens * 1000) / ms
           : null,
-      etaMs: doneNow > 0 ? (elapsed / doneNow) * remaining : null,
+      etaMs: this.#doneNow > 0 ? (elapsed / this.#doneNow) * remaining : null,
       tokensOut: tokens,
       current,
       phase,
     });
-  };
-  const engineId = `${spec.engine}`;
-  // Read after each call: a server's reply can name the model and build that answered.
-  let device = engine.device?.() ?? null;
-  const stopped = (): GenerationOutcome | null =>
-    signal.aborted
+  }
+
+  stopped(): GenerationOutcome | null {
+    const { signal } = this.hooks;
+    return signal.aborted
       ? stopKind(signal) === 'pause'
         ? { kind: 'paused', message: 'paused by the user' }
         : { kind: 'cancelled' }
       : null;
+  }
 
-  const runJob = async (job: GenerationJob): Promise<GenerationOutcome | null> => {
-    const early = stopped();
+  #seedOf(s: number): number | null {
+    return this.spec.params.seed === null ? null : this.spec.params.seed + s;
+  }
+
+  /** One question: its prompt, its samples generated, scored and stored; an outcome when the run stops. */
+  async job(job: GenerationJob): Promise<GenerationOutcome | null> {
+    const early = this.stopped();
     if (early) return early;
     const q = job.question;
-    progress('prompt', { index: job.index, questionId: q.questionId, sample: job.samples[0]!, text: '' });
-    const db = await ports.database(q.dbId);
-    const built = await buildPrompt(spec.template, db, q, {
-      sampleRows: spec.sampleRows,
-      descriptions: spec.descriptions,
-      budget: { contextWindow: engine.contextWindow(), reserve: spec.params.maxTokens },
-      countTokens: engine.capabilities.tokenize && engine.countTokens ? (t) => engine.countTokens!(t) : undefined,
-    });
-    const seedOf = (s: number) => (spec.params.seed === null ? null : spec.params.seed + s);
-    // One call for all n samples when the engine does n natively and none is stored yet;
-    // otherwise one call per missing sample with its own seed, so a resume reproduces them.
-    const calls: Array<{ samples: number[]; params: SamplingParams }> =
-      engine.capabilities.nativeN && isFullRange(job.samples, spec.params.n) && spec.params.n > 1
-        ? [{ samples: job.samples, params: spec.params }]
-        : job.samples.map((s) => ({ samples: [s], params: { ...spec.params, n: 1, seed: seedOf(s) } }));
+    this.#progress('prompt', { index: job.index, questionId: q.questionId, sample: job.samples[0]!, text: '' });
+    const built = await this.#prompt(q);
     const completions: Array<{ sample: number; c: Completion }> = [];
-    for (const call of calls) {
-      const halt = stopped();
+    for (const call of this.#calls(job)) {
+      const halt = this.stopped();
       if (halt) return halt;
       if (!built.fit.fits) {
-        for (const s of call.samples) completions.push({ sample: s, c: promptTooLong(built.fit, seedOf(s)) });
+        for (const s of call.samples) completions.push({ sample: s, c: promptTooLong(built.fit, this.#seedOf(s)) });
         continue;
       }
-      const texts = new Map<number, string>();
-      liveTokens = 0;
-      genStart = now();
-      let lastReport = 0;
-      let out: Completion[];
-      try {
-        out = await engine.generate(built.prompt, call.params, {
-          signal,
-          onToken: (i, piece) => {
-            const s = call.samples[i] ?? call.samples[0]!;
-            texts.set(s, (texts.get(s) ?? '') + piece);
-            liveTokens += piece.length / 4;
-            const t = now();
-            if (t - lastReport > 200) {
-              lastReport = t;
-              progress('generate', { index: job.index, questionId: q.questionId, sample: s, text: texts.get(s)! });
-            }
-          },
-        });
-      } catch (err) {
-        if (isEngineError(err) && err.code === 'GPU_LOST') {
-          return { kind: 'gpu-lost', message: gpuLostMessage(err.message) };
-        }
-        if (signal.aborted || (isEngineError(err) && err.code === 'ABORTED')) return stopped() ?? { kind: 'cancelled' };
-        throw err;
-      } finally {
-        genMs += now() - genStart;
-      }
-      device = engine.device?.() ?? device;
-      // A sample cut short by pause/cancel is not kept: the resume generates it again.
-      if (signal.aborted) return stopped()!;
-      for (const [i, s] of call.samples.entries()) {
-        const c = out[i] ?? {
-          text: '',
-          finishReason: 'error',
-          tokensIn: null,
-          tokensOut: null,
-          latencyMs: 0,
-          seed: seedOf(s),
-          meanLogprob: null,
-          error: 'the engine returned fewer samples than asked',
-        };
-        if (c.finishReason === 'abort') return stopped() ?? { kind: 'cancelled' };
-        if (c.finishReason === 'error' && /device (was )?lost|GPU_LOST/i.test(c.error ?? '')) {
-          return { kind: 'gpu-lost', message: gpuLostMessage(c.error ?? 'the GPU device was lost') };
-        }
-        tokensOut += c.tokensOut ?? 0;
-        completions.push({ sample: s, c });
-      }
+      const stop = await this.#generate(job, built, call, completions);
+      if (stop) return stop;
     }
-    const items: EvalItem[] = completions.map(({ sample, c }) => {
-      const x = extractSql(c.text, { fence: config.fence });
-      const item: EvalItem = {
-        index: job.index,
-        questionId: q.questionId,
-        dbId: q.dbId,
-        difficulty: q.difficulty,
-        predSql: x.sql,
-        goldSql: job.goldSql,
-        extraction: x.extraction,
-        sample,
-        completion: c.text,
-      };
-      if (c.meanLogprob !== null) item.meanLogprob = c.meanLogprob;
-      return item;
-    });
-    progress('evaluate', {
+    const items = completions.map(({ sample, c }) => this.#item(job, sample, c));
+    this.#progress('evaluate', {
       index: job.index,
       questionId: q.questionId,
       sample: job.samples[job.samples.length - 1]!,
       text: '',
     });
-    const results = await ports.evaluate(items, signal);
+    const results = await this.ports.evaluate(items, this.hooks.signal);
     if (results.length !== items.length) {
       // Evaluation stopped by the signal: nothing of this question is stored, the resume redoes it.
-      return stopped() ?? { kind: 'cancelled' };
+      return this.stopped() ?? { kind: 'cancelled' };
     }
-    const records = results.map((r, i) => {
-      const item = items[i]!;
-      const c = completions[i]!.c;
-      const rec = toSampleRecord(item, r, formula);
-      const gen: SampleGeneration = {
-        prompt: built.prompt.messages,
-        templateId: built.templateId,
-        templateFingerprint: built.templateFingerprint,
-        fit: built.fit,
-        tokensIn: c.tokensIn,
-        tokensOut: c.tokensOut,
-        latencyMs: c.latencyMs,
-        finishReason: c.finishReason,
-        seed: c.seed,
-        engine: engineId,
-        model: spec.model.id,
-      };
-      if (c.error !== undefined) gen.error = c.error;
-      if (device) {
-        gen.device = device.device;
-        if (device.reason) gen.deviceReason = device.reason;
-        if (device.detail) gen.deviceDetail = device.detail;
-      }
-      if (c.servedModel !== undefined) gen.servedModel = c.servedModel;
-      if (c.systemFingerprint !== undefined) gen.systemFingerprint = c.systemFingerprint;
-      rec.generation = gen;
-      return rec;
-    });
-    ports.store(records);
-    doneNow += records.length;
-    progress('idle', null);
+    const records = results.map((r, i) => this.#record(items[i]!, r, completions[i]!.c, built));
+    this.ports.store(records);
+    this.#doneNow += records.length;
+    this.#progress('idle', null);
     return null;
-  };
-  const result = await runJobsConcurrently(jobs, hooks.concurrency ?? 1, runJob);
-  return result ?? stopped() ?? { kind: 'done' };
+  }
+
+  async #prompt(q: Question): Promise<BuiltPrompt> {
+    const { spec } = this;
+    const { engine } = this.ports;
+    const db = await this.ports.database(q.dbId);
+    return buildPrompt(spec.template, db, q, {
+      sampleRows: spec.sampleRows,
+      descriptions: spec.descriptions,
+      budget: { contextWindow: engine.contextWindow(), reserve: spec.params.maxTokens },
+      countTokens: engine.capabilities.tokenize && engine.countTokens ? (t) => engine.countTokens!(t) : undefined,
+    });
+  }
+
+  /**
+   * One call for all n samples when the engine does n natively and none is stored yet;
+   * otherwise one call per missing sample with its own seed, so a resume reproduces them.
+   */
+  #calls(job: GenerationJob): Array<{ samples: number[]; params: SamplingParams }> {
+    const { params } = this.spec;
+    return this.ports.engine.capabilities.nativeN && isFullRange(job.samples, params.n) && params.n > 1
+      ? [{ samples: job.samples, params }]
+      : job.samples.map((s) => ({ samples: [s], params: { ...params, n: 1, seed: this.#seedOf(s) } }));
+  }
+
+  /** One engine call, streamed into the progress; its completions added to `completions`, or an outcome when the run stops. */
+  async #generate(
+    job: GenerationJob,
+    built: BuiltPrompt,
+    call: { samples: number[]; params: SamplingParams },
+    completions: Array<{ sample: number; c: Completion }>,
+  ): Promise<GenerationOutcome | null> {
+    const { engine } = this.ports;
+    const { signal } = this.hooks;
+    const texts = new Map<number, string>();
+    this.#liveTokens = 0;
+    this.#genStart = this.#now();
+    let lastReport = 0;
+    let out: Completion[];
+    try {
+      out = await engine.generate(built.prompt, call.params, {
+        signal,
+        onToken: (i, piece) => {
+          const s = call.samples[i] ?? call.samples[0]!;
+          texts.set(s, (texts.get(s) ?? '') + piece);
+          this.#liveTokens += piece.length / 4;
+          const t = this.#now();
+          if (t - lastReport > 200) {
+            lastReport = t;
+            this.#progress('generate', {
+              index: job.index,
+              questionId: job.question.questionId,
+              sample: s,
+              text: texts.get(s)!,
+            });
+          }
+        },
+      });
+    } catch (err) {
+      if (isEngineError(err) && err.code === 'GPU_LOST') {
+        return { kind: 'gpu-lost', message: gpuLostMessage(err.message) };
+      }
+      if (signal.aborted || (isEngineError(err) && err.code === 'ABORTED'))
+        return this.stopped() ?? { kind: 'cancelled' };
+      throw err;
+    } finally {
+      this.#genMs += this.#now() - this.#genStart;
+    }
+    this.#device = engine.device?.() ?? this.#device;
+    // A sample cut short by pause/cancel is not kept: the resume generates it again.
+    if (signal.aborted) return this.stopped()!;
+    return this.#keep(call.samples, out, completions);
+  }
+
+  /** The completions of one call, each kept unless it says the run stopped or the GPU was lost. */
+  #keep(
+    samples: number[],
+    out: Completion[],
+    completions: Array<{ sample: number; c: Completion }>,
+  ): GenerationOutcome | null {
+    for (const [i, s] of samples.entries()) {
+      const c = out[i] ?? {
+        text: '',
+        finishReason: 'error',
+        tokensIn: null,
+        tokensOut: null,
+        latencyMs: 0,
+        seed: this.#seedOf(s),
+        meanLogprob: null,
+        error: 'the engine returned fewer samples than asked',
+      };
+      if (c.finishReason === 'abort') return this.stopped() ?? { kind: 'cancelled' };
+      if (c.finishReason === 'error' && /device (was )?lost|GPU_LOST/i.test(c.error ?? '')) {
+        return { kind: 'gpu-lost', message: gpuLostMessage(c.error ?? 'the GPU device was lost') };
+      }
+      this.#tokensOut += c.tokensOut ?? 0;
+      completions.push({ sample: s, c });
+    }
+    return null;
+  }
+
+  /** The item a completion is scored as: the SQL extracted from its text. */
+  #item(job: GenerationJob, sample: number, c: Completion): EvalItem {
+    const q = job.question;
+    const x = extractSql(c.text, { fence: this.config.fence });
+    const item: EvalItem = {
+      index: job.index,
+      questionId: q.questionId,
+      dbId: q.dbId,
+      difficulty: q.difficulty,
+      predSql: x.sql,
+      goldSql: job.goldSql,
+      extraction: x.extraction,
+      sample,
+      completion: c.text,
+    };
+    if (c.meanLogprob !== null) item.meanLogprob = c.meanLogprob;
+    return item;
+  }
+
+  /** The stored sample: the item's result and how it was generated. */
+  #record(item: EvalItem, r: ItemResult, c: Completion, built: BuiltPrompt): SampleRecord {
+    const rec = toSampleRecord(item, r, this.#formula);
+    const gen: SampleGeneration = {
+      prompt: built.prompt.messages,
+      templateId: built.templateId,
+      templateFingerprint: built.templateFingerprint,
+      fit: built.fit,
+      tokensIn: c.tokensIn,
+      tokensOut: c.tokensOut,
+      latencyMs: c.latencyMs,
+      finishReason: c.finishReason,
+      seed: c.seed,
+      engine: `${this.spec.engine}`,
+      model: this.spec.model.id,
+    };
+    if (c.error !== undefined) gen.error = c.error;
+    const device = this.#device;
+    if (device) {
+      gen.device = device.device;
+      if (device.reason) gen.deviceReason = device.reason;
+      if (device.detail) gen.deviceDetail = device.detail;
+    }
+    if (c.servedModel !== undefined) gen.servedModel = c.servedModel;
+    if (c.systemFingerprint !== undefined) gen.systemFingerprint = c.systemFingerprint;
+    rec.generation = gen;
+    return rec;
+  }
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Engine, LoadProgress, ModelRef } from '../../core/engine/engine.ts
 import type { CapabilityVerdict } from '../../core/engine/gpu-verdict.ts';
 import type { Recommendation } from '../../core/engine/engine-recommendation.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
-import { loadCustomModels } from '../generate/user-library.ts';
+import { loadCustomModels } from './user-library.ts';
 
 export type EngineChoice = 'wllama' | 'openai' | 'webllm';
 

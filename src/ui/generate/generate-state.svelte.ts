@@ -24,7 +24,7 @@ import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../core/run/types.ts';
 import type { PromptTemplate } from '../../core/prompt/templates.ts';
 import { EngineSlot } from '../engine/engine-slot.svelte.ts';
 import { BatchState } from './batch-state.svelte.ts';
-import { loadUserTemplates } from './user-library.ts';
+import { loadUserTemplates } from '../engine/user-library.ts';
 
 type SubsetChoice = 'quick' | 'first' | 'all';
 

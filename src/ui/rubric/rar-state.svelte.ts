@@ -6,7 +6,7 @@
  */
 import { JudgeChecksState } from './judge-checks.svelte.ts';
 import { LabelState } from './label-state.svelte.ts';
-import type { RubricRepositories } from '../workbench/services.ts';
+import type { RubricRepositories } from '../context/services.ts';
 import type { EngineFactory } from '../../app/engine-ports.ts';
 import type { RarDatasetRecord, RarRunHeader, StoredRarSample } from '../../app/rar-records.ts';
 import type { LoadedEngine, RarRunHooks, RubricRunService } from '../../app/rubric-run-service.ts';

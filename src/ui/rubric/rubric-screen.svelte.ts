@@ -4,7 +4,7 @@
  */
 import { ReferenceDraftState } from './draft-from-reference.svelte.ts';
 import type { RubricRepository, StoredRubric } from '../../app/rubric-ports.ts';
-import type { RubricRepositories } from '../workbench/services.ts';
+import type { RubricRepositories } from '../context/services.ts';
 import type { EngineFactory } from '../../app/engine-ports.ts';
 import type { WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage } from '../../core/errors.ts';

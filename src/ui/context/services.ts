@@ -6,8 +6,8 @@ import type { EngineFactory } from '../../app/engine-ports.ts';
 import type { LabelRepository, RarRepository, RubricRepository } from '../../app/rubric-ports.ts';
 import type { RubricRunService } from '../../app/rubric-run-service.ts';
 import type { PlaygroundService } from '../../app/playground-service.ts';
-import type { ParquetBlobWriter } from './parquet-export.ts';
-import type { ReportExporter } from './report-export.ts';
+import type { ParquetBlobWriter } from '../workbench/parquet-export.ts';
+import type { ReportExporter } from '../workbench/report-export.ts';
 import type { SeriesServices } from '../series/series-state.svelte.ts';
 
 export interface RubricRepositories {
