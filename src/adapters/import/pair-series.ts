@@ -11,7 +11,7 @@ import { compileStepPattern } from '../../core/series/step-name.ts';
 import { readSeriesDump } from '../harness/series-dump.ts';
 import { pairingNote, trainerRewardsOf, trainerScoreOf } from '../../core/series/dump-step.ts';
 import type { PairedSeriesDump, SeriesDumpJob } from '../../app/records.ts';
-import { sha256Blob } from './pair-run.ts';
+import { sha256Of } from './hash-stream.ts';
 
 export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDump> {
   const rule = job.stepPattern ? compileStepPattern(job.stepPattern, 'step pattern') : undefined;
@@ -21,7 +21,7 @@ export async function pairSeriesDump(job: SeriesDumpJob): Promise<PairedSeriesDu
     rule,
     sibling: async (name) => siblings[name] ?? null,
   });
-  const hash = await sha256Blob(job.file);
+  const hash = await sha256Of(job.file);
   return {
     notes: dump.notes,
     steps: dump.steps.map((step) => {
