@@ -34,7 +34,7 @@ import type {
   WorkerInit,
 } from './sql.api.ts';
 import { OpenSuite, buildSuiteOn, orderCheck } from './sql-suite.ts';
-import { runPython, type Result } from './sql-result.ts';
+import { runPython, type FetchedRows } from './sql-result.ts';
 import {
   VACUUM_INTO_MESSAGE,
   changed,
@@ -90,7 +90,7 @@ interface OpenDb {
 
 /** One execution and what it did to the connection. */
 interface Ran {
-  result: Result | null;
+  result: FetchedRows | null;
   error: Error | null;
   /** It changed the database or the databases attached (`mutated_db`). */
   wrote: boolean;
@@ -168,7 +168,7 @@ export function createSqlEngine(
    * loaded again. A worker serves one pool, whose DbSource gives each db_id one file, and
    * `forgetGolds` is called when a database id is given bytes it did not have before.
    */
-  const golds = new Map<string, { result: Result | null; error: string | null; values: number }>();
+  const golds = new Map<string, { result: FetchedRows | null; error: string | null; values: number }>();
   let goldValues = 0;
   /** Size of the bytes each database id was last loaded with (other bytes forget its golds). */
   const seenSize = new Map<string, number>();
@@ -180,7 +180,7 @@ export function createSqlEngine(
         goldValues -= g.values;
       }
   }
-  function keepGold(key: string, result: Result | null, error: string | null): void {
+  function keepGold(key: string, result: FetchedRows | null, error: string | null): void {
     const values = result ? result.rows.length * Math.max(1, result.columns.length) : 0;
     if (values > GOLD_CACHE_VALUES) return;
     golds.set(key, { result, error, values });
@@ -324,7 +324,7 @@ export function createSqlEngine(
       throw err;
     }
     entry.lastFp = null;
-    let result: Result | null = null;
+    let result: FetchedRows | null = null;
     let error: Error | null = null;
     const t0 = performance.now();
     try {
@@ -474,8 +474,8 @@ export function createSqlEngine(
       const entry = touch(req.dbId);
       if (!entry || !prepare(req.dbId, entry, [req.predSql, req.goldSql])) return { kind: 'need-db' };
       const t0 = performance.now();
-      let pred: Result | null = null;
-      let gold: Result | null = null;
+      let pred: FetchedRows | null = null;
+      let gold: FetchedRows | null = null;
       let error: string | null = null;
       let mutatedDb = false;
       let predKey: string | undefined;
