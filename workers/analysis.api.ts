@@ -5,6 +5,7 @@
  * million sample records never cross postMessage; only the numbers come back. Errors come back
  * as data (comlink keeps only an error's name and message, the UI shows its `where`).
  */
+import type { Result } from '../src/core/result.ts';
 import type { ErrorData } from '../src/core/errors.ts';
 import type { RunComparison } from '../src/core/rl/compare.ts';
 import type { RunStatsView } from '../src/core/rl/stats-view.ts';
@@ -12,7 +13,7 @@ import type { GoldChoice } from '../src/core/run/overlay-record.ts';
 import type { QuestionStep } from '../src/core/series/question-steps.ts';
 import type { AnalysisProgress, SeriesExportKind, SeriesReportInput, SeriesView } from '../src/app/records.ts';
 
-export type AnalysisOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
+export type AnalysisOutcome<T> = Result<T, ErrorData>;
 
 interface StatsJob {
   dbName: string;

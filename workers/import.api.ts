@@ -4,6 +4,7 @@
  * Results are plain data; errors come back as data too, since comlink keeps only an
  * error's name and message and the UI needs its `code`.
  */
+import type { Result } from '../src/core/result.ts';
 import type { ErrorData } from '../src/core/errors.ts';
 import type { RunHeader } from '../src/core/run/types.ts';
 import type {
@@ -19,7 +20,7 @@ import type {
 
 export type { PairJob, PairedPredictions, PairedSeriesDump, SeriesDumpJob };
 
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
+export type Outcome<T> = Result<T, ErrorData>;
 
 export interface ImportJob {
   /** Lets `abort(jobId)` cancel it (an AbortSignal cannot cross to a worker). */

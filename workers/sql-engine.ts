@@ -36,7 +36,7 @@ import type {
   WorkerInit,
 } from './sql.api.ts';
 import { OpenSuite, buildSuiteOn, orderCheck } from './sql-suite.ts';
-import { runPython, type Result } from './sql-result.ts';
+import { runPython, type FetchedRows } from './sql-result.ts';
 import {
   VACUUM_INTO_MESSAGE,
   changed,
@@ -92,7 +92,7 @@ interface OpenDb {
 
 /** One execution and what it did to the connection. */
 interface Ran {
-  result: Result | null;
+  result: FetchedRows | null;
   error: Error | null;
   /** It changed the database or the databases attached (`mutated_db`). */
   wrote: boolean;
@@ -177,7 +177,7 @@ function closeQuietly(db: Database): void {
  * database id given bytes it did not have before forgets its golds (`loaded`).
  */
 class GoldCache {
-  readonly #golds = new Map<string, { result: Result | null; error: string | null; values: number }>();
+  readonly #golds = new Map<string, { result: FetchedRows | null; error: string | null; values: number }>();
   #values = 0;
   /** Size of the bytes each database id was last loaded with (other bytes forget its golds). */
   readonly #seenSize = new Map<string, number>();
@@ -191,7 +191,7 @@ class GoldCache {
   }
 
   /** The gold kept under `key`, if any, made the most recently used. */
-  take(key: string): { result: Result | null; error: string | null } | undefined {
+  take(key: string): { result: FetchedRows | null; error: string | null } | undefined {
     const known = this.#golds.get(key);
     if (known) {
       this.#golds.delete(key);
@@ -201,11 +201,11 @@ class GoldCache {
   }
 
   /** The gold kept under `key`, if any, its place left as it is. */
-  peek(key: string): { result: Result | null; error: string | null } | undefined {
+  peek(key: string): { result: FetchedRows | null; error: string | null } | undefined {
     return this.#golds.get(key);
   }
 
-  keep(key: string, result: Result | null, error: string | null): void {
+  keep(key: string, result: FetchedRows | null, error: string | null): void {
     const values = result ? result.rows.length * Math.max(1, result.columns.length) : 0;
     if (values > GOLD_CACHE_VALUES) return;
     this.#golds.set(key, { result, error, values });
@@ -565,8 +565,8 @@ function runBounded(
   text: string,
   readOnly: boolean,
   classes: boolean,
-): { result: Result | null; error: Error | null; ms: number } {
-  let result: Result | null = null;
+): { result: FetchedRows | null; error: Error | null; ms: number } {
+  let result: FetchedRows | null = null;
   let error: Error | null = null;
   const t0 = performance.now();
   try {
@@ -595,7 +595,7 @@ function compareAfter(
   entry: OpenDb,
   text: string,
   before: Fingerprint,
-  ran: { result: Result | null; error: Error | null; ms: number },
+  ran: { result: FetchedRows | null; error: Error | null; ms: number },
 ): Ran {
   try {
     const after = fingerprint(entry);
@@ -614,8 +614,8 @@ function compareAfter(
 
 /** What the prediction and the gold of one item gave. */
 interface PairRun {
-  pred: Result | null;
-  gold: Result | null;
+  pred: FetchedRows | null;
+  gold: FetchedRows | null;
   error: string | null;
   mutatedDb: boolean;
   predKey?: string;
@@ -720,7 +720,7 @@ function errorVerdict(req: ExecRequest, ran: PairRun, elapsedMs: number, tail: V
 
 function okVerdict(
   req: ExecRequest,
-  ran: PairRun & { pred: Result; gold: Result },
+  ran: PairRun & { pred: FetchedRows; gold: FetchedRows },
   elapsedMs: number,
   tail: VerdictTail,
 ): ExecDone {
@@ -914,7 +914,7 @@ function checkItem(e: Engine, req: CheckRequest): CheckDone | NeedDb | NeedSuite
 }
 
 /** A text's result for the order check, rows in SQLite's usual or reversed unordered order (null when it fails or writes). */
-function runForOrder(e: Engine, entry: OpenDb, dbId: string, text: string, reversed: boolean): Result | null {
+function runForOrder(e: Engine, entry: OpenDb, dbId: string, text: string, reversed: boolean): FetchedRows | null {
   // The gold in the usual order is usually known from the item's EX (gold reuse).
   const known =
     reversed || entry.nondeterministicView !== null || !GoldCache.reusable(text)

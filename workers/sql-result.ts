@@ -18,7 +18,7 @@ import type { StorageClass } from '../src/core/prompt/schema-source.ts';
 import { WorkbenchError } from '../src/core/errors.ts';
 import { refusedPragma, refusedPragmaMessage } from './sql-pragmas.ts';
 
-export interface Result {
+export interface FetchedRows {
   columns: string[];
   rows: SqlValue[][];
   /** The storage class of every value (same shape as `rows`), when asked (`runPython(..., { classes: true })`). */
@@ -57,7 +57,7 @@ function valueBytes(v: SqlValue): number {
   return 8;
 }
 
-export function runPython(db: Database, text: string, options: { classes?: boolean } = {}): Result {
+export function runPython(db: Database, text: string, options: { classes?: boolean } = {}): FetchedRows {
   if (text.includes('\u0000')) throw new WorkbenchError('REFUSED', NUL_MESSAGE);
   // Before SQLite sees it: what a re-open of the connection cannot undo (sql-pragmas.ts).
   const refused = refusedPragma(text);

@@ -13,7 +13,7 @@ import { tieProbe } from '../src/core/ts/order-ties.ts';
 import type { SqlConn } from '../src/core/ts/schema.ts';
 import { buildSuite, type BuiltSuite, type SuiteDbHandle, type SuiteSpec } from '../src/core/ts/suite.ts';
 import type { SqlValue, TsCounterexample, TsCell } from '../src/core/types.ts';
-import { runPython, type Result } from './sql-result.ts';
+import { runPython, type FetchedRows } from './sql-result.ts';
 import { mayWrite } from './sql-writes.ts';
 import { pinConnection } from './sql-bounds.ts';
 
@@ -113,14 +113,14 @@ export class OpenSuite {
     for (let i = 0; i < this.open.length; i++) {
       const db = writes ? openPinned(this.SQL, this.suite.dbs[i]!) : this.open[i]!;
       try {
-        let pred: Result | null = null;
+        let pred: FetchedRows | null = null;
         let predError: string | null = null;
         try {
           pred = runPython(db, predSql);
         } catch (err) {
           predError = (err as Error).message;
         }
-        let gold: Result;
+        let gold: FetchedRows;
         try {
           gold = runPython(db, goldSql);
         } catch {
@@ -145,9 +145,9 @@ function cell(v: SqlValue): TsCell {
 
 function counterexample(
   suiteDb: number,
-  pred: Result | null,
+  pred: FetchedRows | null,
   predError: string | null,
-  gold: Result,
+  gold: FetchedRows,
 ): TsCounterexample {
   const diff = rowDiff(pred?.rows ?? [], gold.rows);
   const keep = (rows: SqlValue[][]) => rows.slice(0, COUNTEREXAMPLE_ROWS).map((r) => r.map(cell));
@@ -174,7 +174,7 @@ function counterexample(
  * rows). `run` executes a text in the usual order or reversed; null when it fails.
  */
 export function orderCheck(
-  run: (text: string, reversed: boolean) => Result | null,
+  run: (text: string, reversed: boolean) => FetchedRows | null,
   predSql: string,
   goldSql: string,
   exAccepted: boolean,
@@ -193,7 +193,7 @@ export function orderCheck(
  * The gold cuts through a tie at its LIMIT (src/core/ts/order-ties.ts): the two rows around
  * the cut have equal ORDER BY keys and different columns. Null when the gold cannot be probed.
  */
-function tiesAtLimit(run: (text: string) => Result | null, goldSql: string): boolean | null {
+function tiesAtLimit(run: (text: string) => FetchedRows | null, goldSql: string): boolean | null {
   const probe = tieProbe(goldSql);
   if (!probe) return null;
   const r = run(probe.sql);

@@ -4,11 +4,12 @@
  * as thrown errors, because comlink keeps only the name and message of a thrown error and the
  * run layer needs the code.
  */
+import type { Result } from '../src/core/result.ts';
 import type { LoadProgress } from '../src/core/engine/engine.ts';
 import type { EngineErrorData } from '../src/core/engine/engine-error.ts';
 import type { DeviceReport, WebGpuProbe } from '../src/core/engine/llama-device.ts';
 
-export type WorkerReply<T> = { ok: true; value: T } | { ok: false; error: EngineErrorData };
+export type WorkerReply<T> = Result<T, EngineErrorData>;
 
 /** A GGUF from a file picker (one Blob, or the shards of a split model in order) or a URL. */
 export type GgufSource = { kind: 'blob'; name: string; blobs: Blob[] } | { kind: 'url'; url: string };

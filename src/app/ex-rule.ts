@@ -13,11 +13,19 @@ export function datasetExRule(dataset: Pick<DatasetRecord, 'kind'>, chosen?: ExR
 }
 
 /**
- * The EX rule of questions read from a file (the CLI's `--dataset`): the flag's choice, else
- * Spider's when the questions carry Spider's hardness levels (a Spider question file).
+ * The EX rule of questions read from files (the CLI's `eval` and `series`): the flag's choice,
+ * else Spider's when the questions carry Spider's hardness levels (a Spider question file), or,
+ * with no questions file, when Spider's tables.json lies beside the gold file (`tablesJsonBeside`,
+ * which the host looks up).
  */
-export function questionsExRule(questions: readonly Pick<Question, 'difficulty'>[], chosen?: ExRule | null): ExRule {
-  return chosen ?? (questions.some((q) => SPIDER_LEVELS.includes(q.difficulty)) ? 'spider' : 'bird');
+export function questionsExRule(
+  questions: readonly Pick<Question, 'difficulty'>[] | null,
+  chosen?: ExRule | null,
+  tablesJsonBeside = false,
+): ExRule {
+  if (chosen) return chosen;
+  if (questions) return questions.some((q) => SPIDER_LEVELS.includes(q.difficulty)) ? 'spider' : 'bird';
+  return tablesJsonBeside ? 'spider' : 'bird';
 }
 
 /** A run's config and items under its EX rule: Spider's records the rule and gives each question Spider's hardness. */

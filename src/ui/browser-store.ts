@@ -13,7 +13,7 @@ import {
   pairSeriesDumpInWorker,
 } from '../adapters/browser/import-client.ts';
 import { createBrowserSqlPool, openBrowserSchemaSource } from '../adapters/browser/sql-worker-host.ts';
-import { sha256Text } from '../adapters/import/pair-run.ts';
+import { sha256Of } from '../adapters/import/hash-stream.ts';
 import { createIdbStore, type IdbStoreOptions } from '../adapters/store/idb-store.ts';
 import type { SeriesAnalysisPort, WorkbenchStore } from '../app/store-ports.ts';
 import type { AppPorts, ExecutorFactory } from '../app/ports.ts';
@@ -59,7 +59,7 @@ export function createBrowserStore(options: BrowserStoreOptions = {}): BrowserSt
   };
   const ports: Promise<AppPorts> = store.persistence.then((p) => ({
     ...p,
-    pairing: { pair: pairInWorker, hashText: sha256Text },
+    pairing: { pair: pairInWorker, hashText: sha256Of },
     executors,
   }));
   const analysis = createAnalysisClient(store.dbName);

@@ -11,7 +11,7 @@ import { browserFolders } from '../adapters/browser/directory-folder.ts';
 import { openRubricDb, RubricRepository } from '../adapters/judge/idb-judge-cache.ts';
 import { RarRepository } from '../adapters/judge/rar-store.ts';
 import { IdbLabelRepository } from '../adapters/judge/label-store.ts';
-import { sha256Text } from '../adapters/import/pair-run.ts';
+import { sha256Of } from '../adapters/import/hash-stream.ts';
 import { streamGzip } from '../adapters/gzip-stream.ts';
 import { parquetBlob } from '../adapters/parquet/write-parquet.ts';
 import { createRubricRunService } from '../app/rubric-run-service.ts';
@@ -88,7 +88,7 @@ const services: WorkbenchServices = {
         const rarRuns = createRubricRunService({
           rar,
           judgeCache: () => rubrics.cache(),
-          hashText: sha256Text,
+          hashText: sha256Of,
           newId: () => crypto.randomUUID(),
           now: () => new Date().toISOString(),
         });

@@ -19,6 +19,7 @@ import {
 import { JudgeAbortedError, Judge } from '../../src/core/rubric/judge.ts';
 import { buildSuite, DEFAULT_SUITE_SPEC } from '../../src/core/ts/suite.ts';
 import { errorFromData } from '../../src/adapters/browser/import-client.ts';
+import { mapWebLlmError } from '../../src/adapters/engines/webllm-errors.ts';
 import { sqlConn } from '../../workers/sql-suite.ts';
 import type { Engine } from '../../src/core/engine/engine.ts';
 import { ROOT } from '../helpers/cli.ts';
@@ -87,6 +88,16 @@ describe('cancellation is one encoding', () => {
     expect(err).toBeInstanceOf(JudgeAbortedError);
     expect(calls).toBe(0);
     cancels(err);
+  });
+
+  it('a cancel coded ABORTED under another name stays one across the import worker and in the WebLLM mapping', () => {
+    // An engine's cancel (EngineError, code ABORTED) as plain data, and as a bare coded object.
+    const data = { name: 'EngineError', message: 'cancelled', code: 'ABORTED' };
+    expect(isCancellation(data)).toBe(true);
+    cancels(errorFromData(data));
+    const mapped = mapWebLlmError({ name: 'Error', message: 'stopped', code: 'ABORTED' });
+    expect(mapped.code).toBe('ABORTED');
+    expect(isCancellation(mapped)).toBe(true);
   });
 
   it('an error that is not a cancel is not taken for one', () => {

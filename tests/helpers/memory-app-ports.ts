@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnNodeSqlWorker, folderDbSource } from '../../src/adapters/node/sql-worker-host.ts';
 import { createSqlWorkerSchemaSource } from '../../src/adapters/engines/sql-worker-schema-source.ts';
-import { pairRunPredictions, sha256Text } from '../../src/adapters/import/pair-run.ts';
+import { pairRunPredictions } from '../../src/adapters/import/pair-run.ts';
+import { sha256Of } from '../../src/adapters/import/hash-stream.ts';
 import { SqlPool } from '../../src/adapters/sql-pool.ts';
 import { StoreError } from '../../src/app/store-errors.ts';
 import { pairSeriesDump } from '../../src/adapters/import/pair-series.ts';
@@ -32,7 +33,7 @@ export async function fileDataset(files: { questions: string; gold: string; dbRo
   const questionsText = readFileSync(files.questions, 'utf8');
   const goldText = readFileSync(files.gold, 'utf8');
   const questions = parseQuestions(questionsText, path.basename(files.questions));
-  const ref = async (file: string, text: string) => ({ name: path.basename(file), ...(await sha256Text(text)) });
+  const ref = async (file: string, text: string) => ({ name: path.basename(file), ...(await sha256Of(text)) });
   const databases: Record<string, string> = {};
   for (const dbId of new Set(questions.map((q) => q.dbId))) {
     const file = path.join(files.dbRoot, dbId, `${dbId}.sqlite`);
@@ -140,7 +141,7 @@ export function memoryAppPorts(dataset: DatasetRecord, dbRoot: string, workers =
         };
       },
     },
-    pairing: { pair: pairRunPredictions, hashText: sha256Text },
+    pairing: { pair: pairRunPredictions, hashText: sha256Of },
     executors: {
       name: 'sql.js in worker_threads (Node, test)',
       createExecutor: (source, extras) =>

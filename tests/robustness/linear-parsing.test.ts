@@ -48,18 +48,18 @@ describe('linear-time parsing of judge answers and completions', { timeout: 60_0
     ).toEqual({ ok: true, value: { met: true, explanation: 'x' } });
     expect(parseScoreAnswer('{"score": 7}{"score": 8}')).toMatchObject({
       ok: false,
-      reason: expect.stringMatching(/disagree/),
+      error: expect.stringMatching(/disagree/),
     });
   });
 
   it('a 1 MiB answer of "{" is unparseable at once; a reply past the bound is refused with the reason', () => {
     expect(parseCriterionAnswer('{'.repeat(MB - 1))).toMatchObject({
       ok: false,
-      reason: expect.stringMatching(/no JSON object/),
+      error: expect.stringMatching(/no JSON object/),
     });
     expect(parseScoreAnswer('{'.repeat(MAX_JUDGE_ANSWER_CHARS + 1))).toMatchObject({
       ok: false,
-      reason: expect.stringMatching(/more than the 1,048,576 a verdict may take/),
+      error: expect.stringMatching(/more than the 1,048,576 a verdict may take/),
     });
     expect(parseCriterionAnswer(`${'<think>'.repeat(100_000)}{"criteria_met": true}`)).toMatchObject({ ok: true });
   });

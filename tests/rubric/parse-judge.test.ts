@@ -57,7 +57,7 @@ describe('strict parsing of a criterion verdict', () => {
   ])('rejects: %s', (_, text, reason) => {
     const r = parseCriterionAnswer(text);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.reason).toContain(reason);
+    if (!r.ok) expect(r.error).toContain(reason);
   });
 });
 
@@ -81,6 +81,6 @@ describe('strict parsing of a 1..10 score', () => {
   ])('rejects: %s', (_, text, reason) => {
     const r = parseScoreAnswer(text);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.reason).toContain(reason);
+    if (!r.ok) expect(r.error).toContain(reason);
   });
 });

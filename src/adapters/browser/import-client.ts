@@ -3,7 +3,7 @@
  * rebuilt as the classes the UI guards on, cancellation through an AbortSignal.
  */
 import { proxy, wrap, type Remote } from 'comlink';
-import { WorkbenchError, type ErrorCode, CancelledError } from '../../core/errors.ts';
+import { WorkbenchError, type ErrorCode, CancelledError, isCancellation } from '../../core/errors.ts';
 import { StoreError, type ErrorData, type StoreErrorCode } from '../../app/store-errors.ts';
 import type {
   ImportJob,
@@ -25,7 +25,7 @@ export function errorFromData(e: ErrorData): Error {
     return new WorkbenchError(e.code as ErrorCode, msg, e.where);
   }
   if (e.name === 'StoreError' && e.code) return new StoreError(e.code as StoreErrorCode, e.message);
-  if (e.name === 'AbortError') return new CancelledError(e.message);
+  if (isCancellation(e)) return new CancelledError(e.message);
   const err = new Error(e.message);
   err.name = e.name;
   return err;

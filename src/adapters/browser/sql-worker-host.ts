@@ -8,7 +8,7 @@ import type { SuiteCache } from '../../core/ts/suite.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
 import { SqlPool, type WorkerHandle } from '../sql-pool.ts';
 import type { DbSource } from '../../app/ports.ts';
-import { sha256Bytes } from '../import/pair-run.ts';
+import { sha256Of } from '../import/hash-stream.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 
 /**
@@ -42,7 +42,7 @@ export function memoryDbSource(dbs: Map<string, Uint8Array>): DbSource {
         throw new WorkbenchError('NOT_FOUND', `database ${dbId} is not loaded: load it before its items are evaluated`);
       const copy = bytes.slice();
       // Hashed at each load: the map's bytes may be replaced under the same name.
-      return { bytes: copy, sha256: (await sha256Bytes(copy)).sha256 };
+      return { bytes: copy, sha256: (await sha256Of(copy)).sha256 };
     },
     describe: (dbId) => `a database named ${dbId} among the loaded databases (${[...dbs.keys()].join(', ') || 'none'})`,
   };

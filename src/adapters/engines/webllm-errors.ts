@@ -7,6 +7,7 @@
  * generated are kept, the page is reloaded to get a fresh GPU device, and the run resumes.
  */
 import { EngineError, isEngineError, type EngineErrorCode } from '../../core/engine/engine-error.ts';
+import { isCancellation } from '../../core/errors.ts';
 
 export const GPU_LOST_ADVICE =
   'The GPU stopped working for this page (device lost or out of memory). The samples generated so far are kept: reload the page and resume the run, or choose a smaller model.';
@@ -66,7 +67,7 @@ export function mapWebLlmError(err: unknown, where?: string): EngineError {
   const e = err as { name?: string; message?: string };
   const name = e?.name && e.name !== 'Error' ? `${e.name}: ` : '';
   const message = `${name}${e?.message ?? String(err)}`;
-  if (e?.name === 'AbortError') return new EngineError('ABORTED', 'cancelled', where);
+  if (isCancellation(err)) return new EngineError('ABORTED', 'cancelled', where);
   for (const [pattern, code, text] of RULES)
     if (pattern.test(message)) return new EngineError(code, text(message), where);
   return new EngineError('INTERNAL', message, where);

@@ -1,18 +1,37 @@
 /**
- * Streaming reads of import files: sha256 computed incrementally (hash-wasm; crypto.subtle
- * cannot hash in pieces), the SQLite header checked on the first bytes, progress reported.
+ * Streaming reads of import files: sha256 computed incrementally (the browser's implementation
+ * of the core's `Sha256`, hash-wasm: crypto.subtle cannot hash in pieces), the SQLite header
+ * checked on the first bytes, progress reported.
  */
-import { createSHA256, type IHasher } from 'hash-wasm';
+import { createSHA256 } from 'hash-wasm';
 import { WorkbenchError, CancelledError } from '../../core/errors.ts';
+import { sha256OfPieces, type Sha256 } from '../../core/util/sha256.ts';
 import { decodeUtf8File } from '../../core/util/utf8-text.ts';
 import type { ImportFile } from './import-files.ts';
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
-async function newHasher(): Promise<IHasher> {
-  const h = await createSHA256();
-  h.init();
-  return h;
+/** The browser's SHA-256 (hash-wasm: WebAssembly, fast on 1 GB databases), the core's `Sha256`; it starts initialised. */
+export const wasmSha256 = (): Promise<Sha256> => createSHA256();
+
+/** sha256 and size of bytes, a text (as UTF-8) or a Blob (read as a stream: a large file is never held whole). */
+export async function sha256Of(data: Uint8Array | string | Blob): Promise<{ sha256: string; bytes: number }> {
+  if (typeof data === 'string') return sha256Of(new TextEncoder().encode(data));
+  if (data instanceof Uint8Array) return sha256OfPieces(wasmSha256, [data]);
+  return sha256OfPieces(wasmSha256, blobPieces(data.stream() as ReadableStream<Uint8Array>));
+}
+
+async function* blobPieces(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
 }
 
 export function abortError(): CancelledError {
@@ -45,7 +64,7 @@ interface ReadHooks {
 
 /** Streams a file once: sha256 of all of it, its size, and each piece to `onData`. */
 export async function streamFile(file: ImportFile, hooks: ReadHooks = {}): Promise<{ sha256: string; bytes: number }> {
-  const hasher = await newHasher();
+  const hasher = await wasmSha256();
   const reader = file.open(hooks.signal).getReader();
   let head: Uint8Array | null = hooks.onHead ? new Uint8Array(0) : null;
   let bytes = 0;

@@ -4,7 +4,6 @@
  * pairing has findings (another count, other databases, keys out of order) is refused with the
  * findings' message instead of being scored against the wrong gold.
  */
-import { createSHA256 } from 'hash-wasm';
 import { WorkbenchError } from '../../core/errors.ts';
 import {
   detectHarnessFormat,
@@ -17,20 +16,9 @@ import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import type { SourceRecord } from '../../core/formats/records.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { readHarnessFile } from '../harness/read-harness.ts';
+import { sha256Of } from './hash-stream.ts';
 import { blobAsyncBuffer, readParquetRecords } from '../parquet/read-parquet.ts';
 import type { PairJob, PairedPredictions } from '../../app/records.ts';
-
-/** sha256 (hash-wasm, fast on 50 MB files) and UTF-8 size of a text. */
-export async function sha256Text(text: string): Promise<{ sha256: string; bytes: number }> {
-  return sha256Bytes(new TextEncoder().encode(text));
-}
-
-export async function sha256Bytes(bytes: Uint8Array): Promise<{ sha256: string; bytes: number }> {
-  const h = await createSHA256();
-  h.init();
-  h.update(bytes);
-  return { sha256: h.digest('hex'), bytes: bytes.length };
-}
 
 /**
  * A trainer's or harness's dump (verl generations, lm-eval --log_samples, an Inspect log) as the
@@ -77,19 +65,6 @@ async function harnessRecords(
   return { records: run.records, warnings: [mappingReport(format, name, run)], format, run };
 }
 
-/** sha256 and size of a Blob, read as a stream (a large Parquet file is never held whole). */
-export async function sha256Blob(blob: Blob): Promise<{ sha256: string; bytes: number }> {
-  const h = await createSHA256();
-  h.init();
-  const reader = (blob.stream() as ReadableStream<Uint8Array>).getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    h.update(value);
-  }
-  return { sha256: h.digest('hex'), bytes: blob.size };
-}
-
 export async function pairRunPredictions(job: PairJob): Promise<PairedPredictions> {
   const name = job.predictionsName;
   const harness = await harnessRecords(job);
@@ -103,9 +78,7 @@ export async function pairRunPredictions(job: PairJob): Promise<PairedPrediction
     { predictions, gold: job.gold, questions: job.questions, fence: job.fence },
     { strict: job.strict ?? true },
   );
-  const hash = job.predictionsBlob
-    ? await sha256Blob(job.predictionsBlob)
-    : await sha256Text(job.predictionsText ?? '');
+  const hash = job.predictionsBlob ? await sha256Of(job.predictionsBlob) : await sha256Of(job.predictionsText ?? '');
   return {
     // A multi-turn dump's samples keep their episodes (turns, the trainer's score) in the run.
     items: harness ? withReplayEpisodes(items, harness.format, harness.run) : items,

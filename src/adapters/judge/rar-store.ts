@@ -13,7 +13,7 @@
  */
 import { parseRarJsonl, rarFromRecords } from '../../core/rubric/rar-dataset.ts';
 import type { RarSample } from '../../core/rubric/rar-run.ts';
-import { sha256Blob, sha256Text } from '../import/pair-run.ts';
+import { sha256Of } from '../import/hash-stream.ts';
 import { blobAsyncBuffer, readParquetRecords } from '../parquet/read-parquet.ts';
 import { holdLock } from '../store/database-bytes.ts';
 import { StoreError, isQuotaError } from '../../app/store-errors.ts';
@@ -48,10 +48,10 @@ export class RarRepository implements RarRepositoryPort {
     let rows, sha256, bytes;
     if (typeof source === 'string') {
       rows = parseRarJsonl(source, fileName);
-      ({ sha256, bytes } = await sha256Text(source));
+      ({ sha256, bytes } = await sha256Of(source));
     } else {
       rows = rarFromRecords(await readParquetRecords({ name: fileName, file: blobAsyncBuffer(source) }), fileName);
-      ({ sha256, bytes } = await sha256Blob(source));
+      ({ sha256, bytes } = await sha256Of(source));
     }
     const record: RarDatasetRecord = {
       id: crypto.randomUUID(),

@@ -2,6 +2,7 @@
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { createHash } from 'node:crypto';
+import type { Sha256 } from '../../core/util/sha256.ts';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { access, lstat, open, readdir, readFile, readlink, stat, type FileHandle } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -221,7 +222,7 @@ async function readDbFile(dbId: string, f: string, limitMs = DB_READ_LIMIT_MS): 
       const sidecars = await sidecarProblems(f);
       if (sidecars) throw new WorkbenchError('BAD_DATABASE', sidecars, what);
       const bytes = new Uint8Array(st.size);
-      const hash = createHash('sha256');
+      const hash: Sha256 = createHash('sha256');
       await readBounded(fh, st, f, what, (chunk) => hash.update(chunk), bytes);
       return { bytes, sha256: hash.digest('hex') };
     } finally {
@@ -239,7 +240,7 @@ const fileVersion = (st: Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}
 async function sha256Of(fh: FileHandle, st: Stats, f: string, what: string): Promise<string> {
   const known = hashedFiles.get(fileVersion(st));
   if (known) return known;
-  const hash = createHash('sha256');
+  const hash: Sha256 = createHash('sha256');
   await readBounded(fh, st, f, what, (chunk) => hash.update(chunk));
   const sha = hash.digest('hex');
   hashedFiles.set(fileVersion(st), sha);

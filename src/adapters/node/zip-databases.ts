@@ -10,6 +10,7 @@
  * `-journal` beside it is refused as in a folder. The CLI owns the folder (src/cli/commands/db-root-zip.ts).
  */
 import { createHash } from 'node:crypto';
+import { sha256OfPieces } from '../../core/util/sha256.ts';
 import { createReadStream, createWriteStream, openAsBlob } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -126,11 +127,7 @@ async function extract(
 async function sameBytes(a: string, b: string): Promise<boolean> {
   const [sa, sb] = await Promise.all([stat(a), stat(b)]);
   if (sa.size !== sb.size) return false;
-  const digest = async (f: string) => {
-    const h = createHash('sha256');
-    for await (const piece of createReadStream(f)) h.update(piece as Buffer);
-    return h.digest('hex');
-  };
+  const digest = async (f: string) => (await sha256OfPieces(() => createHash('sha256'), createReadStream(f))).sha256;
   return (await digest(a)) === (await digest(b));
 }
 

@@ -38,7 +38,8 @@ import { compareWithOverlay, overlayJson, type OverlayComparison } from '../../c
 import { goldIssuesReport, overlayReport, sqliteLine, versionReport } from '../../core/run/reward-report.ts';
 import { EX_RULE_LABEL, type ExRule } from '../../core/compare/spider-ex.ts';
 import { withSpiderHardness } from '../../core/sql/spider-hardness.ts';
-import { SPIDER_LEVELS, type Question } from '../../core/types.ts';
+import type { Question } from '../../core/types.ts';
+import { questionsExRule } from '../../app/ex-rule.ts';
 import {
   versionEffectsJson,
   versionEffectsOf,
@@ -344,13 +345,14 @@ async function evaluate(host: NodeHost, args: EvalArgs, shownDbRoot: string, tar
 }
 
 /**
- * The EX rule of a run without --ex-rule: Spider's for a Spider dataset (its questions carry
- * Spider's levels, or, without --dataset, Spider's tables.json lies beside the gold file).
+ * The EX rule of a run without --ex-rule (the app's rule for question files): Spider's for a
+ * Spider dataset (its questions carry Spider's levels, or, without --dataset, Spider's
+ * tables.json lies beside the gold file: looked up here, only then).
  */
 async function datasetRule(goldFile: string, questions: readonly Question[] | null): Promise<ExRule> {
-  if (questions) return questions.some((q) => SPIDER_LEVELS.includes(q.difficulty)) ? 'spider' : 'bird';
+  if (questions) return questionsExRule(questions);
   const tables = await stat(path.join(path.dirname(goldFile), 'tables.json')).catch(() => null);
-  return tables?.isFile() ? 'spider' : 'bird';
+  return questionsExRule(null, null, tables?.isFile() ?? false);
 }
 
 /** The records with each re-run sample's check (records and results are parallel). */

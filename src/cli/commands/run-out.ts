@@ -1,6 +1,7 @@
 /**
  * `eval --run-out`: the run header from the CLI's inputs. Checksums are computed here, at the
- * Node edge (node:crypto, streamed so multi-GB databases do not sit in memory), never in the core.
+ * Node edge (Node's SHA-256, node:crypto, fed by the core's `sha256OfPieces`: streamed so
+ * multi-GB databases do not sit in memory).
  */
 import { randomUUID, createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
@@ -11,12 +12,12 @@ import { DEFAULT_RUN_CONFIG, type FileRef, type RunHeader, type RunQuestion } fr
 import type { EvalItem, ItemResult, Question } from '../../core/types.ts';
 import type { EvalArgs } from './eval-args.ts';
 import { maxOf } from '../../core/util/numbers.ts';
+import { sha256OfPieces } from '../../core/util/sha256.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 
+/** sha256 of a file, streamed, with Node's SHA-256 (node:crypto) through the core's one route. */
 export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  return (await sha256OfPieces(() => createHash('sha256'), createReadStream(file))).sha256;
 }
 
 export async function fileRef(file: string): Promise<FileRef> {

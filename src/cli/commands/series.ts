@@ -17,18 +17,16 @@ import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { stepRuleText, trainerRewardsOf, trainerScoreOf, type DumpStep } from '../../core/series/dump-step.ts';
+import { stepRuleText, type DumpStep } from '../../core/series/dump-step.ts';
+import { pairDumpStep } from '../../app/pair-dump-step.ts';
 import { WorkbenchError, errorMessage } from '../../core/errors.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { HARNESS_FORMATS, type HarnessFormat } from '../../core/formats/harness.ts';
-import { findingText } from '../../core/formats/pairing.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
-import { planReplay } from '../../core/run/replay.ts';
 import type { ScoreConfig } from '../../core/run/score-run.ts';
 import type { ExRule } from '../../core/compare/spider-ex.ts';
 import { questionsExRule } from '../../app/ex-rule.ts';
 import { scoreSeriesStep } from '../../app/series-step.ts';
-import { withReplayEpisodes } from '../../core/formats/replay-episode.ts';
 import type { TableSchema } from '../../core/views/tables.ts';
 import { SeriesVerdicts } from '../../core/series/evaluate-step.ts';
 import { pollPause, StableFiles } from '../../core/series/folder-poll.ts';
@@ -150,7 +148,7 @@ interface Context {
 }
 
 /**
- * One step of a dump: mapped rows -> items (paired here) -> the app's step scoring (earlier
+ * One step of a dump: mapped rows -> items (the app's pairDumpStep) -> the app's step scoring (earlier
  * steps' verdicts reused; the same use case as the app's series service) -> the step's run and
  * the trainer's scores. Null when stopped.
  */
@@ -160,16 +158,10 @@ async function stepOfDump(
   file: string,
 ): Promise<{ step: SeriesStep; extra: StepExtra } | null> {
   const label = dump.source;
-  const plan = planReplay({
-    predictions: { ...dump.predictions, name: label },
-    gold: ctx.gold,
-    questions: ctx.questions,
-  });
-  // A multi-turn dump's samples keep their episodes (turns, the trainer's score) in the step's run.
-  plan.items = withReplayEpisodes(plan.items, dump.format, dump);
-  for (const w of [...plan.findings.map(findingText), ...plan.warnings]) process.stderr.write(`warning: ${w}\n`);
+  const paired = pairDumpStep(dump, { gold: ctx.gold, questions: ctx.questions });
+  for (const w of paired.warnings) process.stderr.write(`warning: ${w}\n`);
   const scored = await scoreSeriesStep(
-    plan.items,
+    paired.items,
     ctx.config,
     ctx.exRule,
     {
@@ -192,9 +184,8 @@ async function stepOfDump(
   );
   header.name = label;
   header.executions = scored.executions;
-  const trainerScores = items.map((it) => trainerScoreOf(dump, it.questionId, it.sample));
-  // Each sample's reward columns (TRL, prime-rl traces), paired by the same sample order as the scores.
-  const trainerRewards = trainerRewardsOf(dump, items);
+  // The trainer's scores and reward columns, paired by the same sample order as the items.
+  const { trainerScores, trainerRewards } = paired;
   // The dump's own time first (docs/series.md), else the file's modification time, in whole
   // milliseconds as a browser's File.lastModified gives it (Node's `mtime` rounds, the app's floors).
   const wallTime = dump.wallTime ?? new Date(Math.floor((await stat(file)).mtimeMs)).toISOString();

@@ -245,7 +245,7 @@ export class Judge {
         return { value: parsed.value, status: 'ok', raw: text, attempts: attempt + 1, cached: allCached, reason: '' };
       this.stats.malformed += 1;
       raw = text;
-      reason = `unparseable judge answer: ${parsed.reason}`;
+      reason = `unparseable judge answer: ${parsed.error}`;
     }
     return {
       value: null,

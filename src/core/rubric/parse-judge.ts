@@ -7,9 +7,11 @@
  * is inferred from free text such as "criteria met: yes".
  */
 
+import type { Result } from '../result.ts';
 import { withoutTagBlocks } from '../sql/tag-blocks.ts';
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
+/** A judge's answer read, or why it could not be (the reason, shown as the verdict's error). */
+export type ParseResult<T> = Result<T, string>;
 
 interface CriterionAnswer {
   met: boolean;
@@ -120,23 +122,23 @@ function readAnswer<T>(
   if (text.length > MAX_JUDGE_ANSWER_CHARS) {
     return {
       ok: false,
-      reason: `the answer is ${text.length.toLocaleString('en-US')} characters, more than the ${MAX_JUDGE_ANSWER_CHARS.toLocaleString('en-US')} a verdict may take: lower the judge's max_tokens or ask for the JSON verdict alone`,
+      error: `the answer is ${text.length.toLocaleString('en-US')} characters, more than the ${MAX_JUDGE_ANSWER_CHARS.toLocaleString('en-US')} a verdict may take: lower the judge's max_tokens or ask for the JSON verdict alone`,
     };
   }
   const objects = jsonObjects(stripThink(text)).filter((o) => Object.prototype.hasOwnProperty.call(o, key));
-  if (objects.length === 0) return { ok: false, reason: `no JSON object with "${key}" in the answer` };
+  if (objects.length === 0) return { ok: false, error: `no JSON object with "${key}" in the answer` };
   const values: Array<T & { explanation: string }> = [];
   for (const o of objects) {
     const r = read(o[key]);
     if (!r.ok) return r;
     const explanation = o.explanation ?? '';
     if (typeof explanation !== 'string')
-      return { ok: false, reason: `"explanation" must be a string, found ${JSON.stringify(explanation)}` };
+      return { ok: false, error: `"explanation" must be a string, found ${JSON.stringify(explanation)}` };
     values.push({ ...r.value, explanation });
   }
   const first = values[0]!;
   if (values.some((v) => !same(v, first)))
-    return { ok: false, reason: `${values.length} JSON objects with "${key}" disagree` };
+    return { ok: false, error: `${values.length} JSON objects with "${key}" disagree` };
   return { ok: true, value: first };
 }
 
@@ -147,7 +149,7 @@ export function parseCriterionAnswer(text: string): ParseResult<CriterionAnswer>
     (v) =>
       typeof v === 'boolean'
         ? { ok: true, value: { met: v } }
-        : { ok: false, reason: `"criteria_met" must be true or false, found ${JSON.stringify(v)}` },
+        : { ok: false, error: `"criteria_met" must be true or false, found ${JSON.stringify(v)}` },
     (a, b) => a.met === b.met,
   );
 }
@@ -159,7 +161,7 @@ export function parseScoreAnswer(text: string): ParseResult<ScoreAnswer> {
     (v) =>
       typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 10
         ? { ok: true, value: { score: v } }
-        : { ok: false, reason: `"score" must be an integer from 1 to 10, found ${JSON.stringify(v)}` },
+        : { ok: false, error: `"score" must be an integer from 1 to 10, found ${JSON.stringify(v)}` },
     (a, b) => a.score === b.score,
   );
 }
@@ -179,7 +181,7 @@ export function parsePairwiseAnswer(text: string): ParseResult<PairwiseAnswer> {
     (v) =>
       v === 'A' || v === 'B' || v === 'tie'
         ? { ok: true, value: { winner: v } }
-        : { ok: false, reason: `"winner" must be "A", "B" or "tie", found ${JSON.stringify(v)}` },
+        : { ok: false, error: `"winner" must be "A", "B" or "tie", found ${JSON.stringify(v)}` },
     (a, b) => a.winner === b.winner,
   );
 }

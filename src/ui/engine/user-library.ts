@@ -8,6 +8,7 @@
  */
 import type { CustomModelRecord } from '../../app/engine-ports.ts';
 import { isRecord } from '../../core/formats/questions.ts';
+import type { Result } from '../../core/result.ts';
 import { BUILTIN_TEMPLATES, templateProblems, type PromptTemplate } from '../../core/prompt/templates.ts';
 
 const MODELS_KEY = 'rlvr-workbench-models';
@@ -60,19 +61,17 @@ export function loadUserTemplates(): PromptTemplate[] {
   return read(TEMPLATES_KEY, isTemplate);
 }
 
-/** Validates (templateProblems, no clash with a built-in or saved id) and saves. */
-export function saveUserTemplate(
-  t: PromptTemplate,
-): { ok: true; list: PromptTemplate[] } | { ok: false; problems: string[] } {
+/** Validates (templateProblems, no clash with a built-in or saved id) and saves: the saved list, or the problems. */
+export function saveUserTemplate(t: PromptTemplate): Result<PromptTemplate[], string[]> {
   const problems = templateProblems(t);
   const existing = loadUserTemplates();
   if (BUILTIN_TEMPLATES.some((b) => b.id === t.id) || existing.some((u) => u.id === t.id)) {
     problems.push(`a template "${t.id}" already exists: templates never change once saved, give a new name or version`);
   }
-  if (problems.length > 0) return { ok: false, problems };
+  if (problems.length > 0) return { ok: false, error: problems };
   const list = [...existing, t];
   write(TEMPLATES_KEY, list);
-  return { ok: true, list };
+  return { ok: true, value: list };
 }
 
 /**
