@@ -13,7 +13,8 @@ import path from 'node:path';
 import { spawnNodeSqlWorker, sqlJsWasmModule } from '../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../src/adapters/sql-pool.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../src/core/eval/constants.ts';
-import { scoreRun, type ScoreConfig } from '../src/core/run/score-run.ts';
+import { scoreRun } from '../src/core/run/score-run.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig } from '../src/core/run/types.ts';
 import type { EvalItem, ItemResult } from '../src/core/types.ts';
 import { BIRD_DB_ROOT, REPO_ROOT, loadWorkload, workloadDbSource, type Workload } from './items.ts';
 import { browserBenchSkipReason, measureBrowser, median, type BrowserBench } from './browser.ts';
@@ -89,7 +90,8 @@ const MiB = 1024 * 1024;
 /** The official per-item timeout (prediction and gold together), on both sides. */
 const ITEM_TIMEOUT_MS = OFFICIAL_TIMEOUT_MS;
 
-const EVAL_OPTIONS: ScoreConfig = {
+const RUN_CONFIG: RunConfig = {
+  ...DEFAULT_RUN_CONFIG,
   metrics: ['ex', 'soft-f1'],
   timeoutMs: ITEM_TIMEOUT_MS,
   readOnly: false,
@@ -145,11 +147,11 @@ export async function timePool(
     // Worker start (thread, tsx, sql.js wasm) is measured apart; the timed part opens every
     // database of the workload from its file, as a CLI run does.
     const s0 = performance.now();
-    await scoreRun(warmup, EVAL_OPTIONS, { executor: pool, reuse: false, findings: false });
+    await scoreRun(warmup, RUN_CONFIG, { executor: pool, reuse: false, findings: false });
     const startMs = performance.now() - s0;
     const c0 = cpuMs();
     const t0 = performance.now();
-    const { results, executed, goldExecuted } = await scoreRun(items, EVAL_OPTIONS, {
+    const { results, executed, goldExecuted } = await scoreRun(items, RUN_CONFIG, {
       executor: pool,
       reuse,
       findings: false,

@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import { createNodeSqlPool } from '../src/adapters/node/sql-worker-host.ts';
-import { DEFAULT_EVAL_OPTIONS } from '../src/core/eval/executor.ts';
+import { DEFAULT_RUN_CONFIG } from '../src/core/run/types.ts';
 import { reuseKey } from '../src/core/run/reuse.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../src/core/series/evaluate-step.ts';
 import {
@@ -94,20 +94,20 @@ export async function measureSeriesStep(
   const dbId = 'series_tiny';
   makeTinyDb(path.join(tmp, 'series-db'), dbId);
   const pool = createNodeSqlPool({ dbRoot: path.join(tmp, 'series-db'), workers });
-  const options = { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex' as const], timeoutMs: 30_000 };
+  const config = { ...DEFAULT_RUN_CONFIG, metrics: ['ex' as const], timeoutMs: 30_000 };
   const verdicts = new SeriesVerdicts();
   const seen = new Set<string>();
   const key = reuseKey;
   try {
     for (let s = 0; s < 3; s++) {
       const items = stepItems(s, questions, perQuestion, dbId, false);
-      await evaluateSeriesStep(items, options, { executor: pool }, verdicts);
+      await evaluateSeriesStep(items, config, { executor: pool }, verdicts);
       for (const it of items) seen.add(key(it));
     }
     const step = stepItems(3, questions, perQuestion, dbId, true);
     const newTexts = new Set(step.filter((it) => !seen.has(key(it))).map(key)).size;
     const t0 = performance.now();
-    const ev = await evaluateSeriesStep(step, options, { executor: pool }, verdicts);
+    const ev = await evaluateSeriesStep(step, config, { executor: pool }, verdicts);
     const ms = performance.now() - t0;
     if (ev.cancelled || ev.results.length !== step.length)
       throw new Error(`the new step was not evaluated whole: ${ev.results.length} of ${step.length}`);

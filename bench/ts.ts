@@ -13,7 +13,8 @@ import path from 'node:path';
 import initSqlJs from 'sql.js';
 import { spawnNodeSqlWorker } from '../src/adapters/node/sql-worker-host.ts';
 import { SqlPool } from '../src/adapters/sql-pool.ts';
-import { DEFAULT_EVAL_OPTIONS, type MetricName } from '../src/core/eval/executor.ts';
+import type { MetricName } from '../src/core/eval/executor.ts';
+import { DEFAULT_RUN_CONFIG } from '../src/core/run/types.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../src/core/eval/constants.ts';
 import { parseGoldSql } from '../src/core/formats/gold.ts';
 import { scoreRun } from '../src/core/run/score-run.ts';
@@ -87,7 +88,7 @@ export async function measureTs(opts: {
       const t0 = performance.now();
       await scoreRun(
         items,
-        { ...DEFAULT_EVAL_OPTIONS, metrics, timeoutMs: OFFICIAL_TIMEOUT_MS },
+        { ...DEFAULT_RUN_CONFIG, metrics, timeoutMs: OFFICIAL_TIMEOUT_MS },
         { executor: pool, reuse: false, findings: false },
       );
       return performance.now() - t0;

@@ -6,7 +6,7 @@
  */
 import type { DbSource } from './ports.ts';
 import type { ItemPreview, SqlExecutor } from '../core/eval/executor.ts';
-import type { RunHeader, SampleRecord } from '../core/run/types.ts';
+import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../core/run/types.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
 import { scoreRun } from '../core/run/score-run.ts';
 import { WorkbenchError } from '../core/errors.ts';
@@ -61,7 +61,13 @@ export function createPreviewService(ports: PreviewPorts): PreviewService {
             results: [result],
           } = await scoreRun(
             [item],
-            { metrics: ['ex'], timeoutMs: run.config.timeoutMs, readOnly: run.config.readOnly, vesIterations: 0 },
+            {
+              ...DEFAULT_RUN_CONFIG,
+              metrics: ['ex'],
+              timeoutMs: run.config.timeoutMs,
+              readOnly: run.config.readOnly,
+              vesIterations: 0,
+            },
             { executor, previewRows: rows, findings: false, sink: (_r, p) => void (preview = p) },
           );
           if (!result) throw new WorkbenchError('INTERNAL', 'the SQL worker returned no result for the previewed item');

@@ -8,16 +8,16 @@
  */
 import type { ExRule } from '../core/compare/spider-ex.ts';
 import type { Summary } from '../core/eval/summary.ts';
-import { runFormula, toSampleRecords, type ScoreConfig, type ScoreRunPorts } from '../core/run/score-run.ts';
-import type { SampleRecord } from '../core/run/types.ts';
+import { runFormula, toSampleRecords, type ScoreRunPorts } from '../core/run/score-run.ts';
+import type { RunConfig, SampleRecord } from '../core/run/types.ts';
 import { evaluateSeriesStep, type SeriesVerdicts } from '../core/series/evaluate-step.ts';
 import type { EvalItem, ItemResult } from '../core/types.ts';
 import { underRule } from './ex-rule.ts';
 
-interface ScoredSeriesStep<C extends ScoreConfig> {
+interface ScoredSeriesStep {
   /** The step's items and the configuration under the EX rule (Spider's gives each question Spider's hardness). */
   items: EvalItem[];
-  config: C;
+  config: RunConfig;
   /** In item order; only what finished when `cancelled`. */
   results: ItemResult[];
   /** One per item, with the configuration's reward formula; empty when `cancelled`. */
@@ -34,13 +34,13 @@ interface ScoredSeriesStep<C extends ScoreConfig> {
  * Scores `items` (one step, as paired by the host) under `config` and the dataset's EX rule,
  * remembering the new verdicts in `verdicts` for the steps after it.
  */
-export async function scoreSeriesStep<C extends ScoreConfig>(
+export async function scoreSeriesStep(
   stepItems: readonly EvalItem[],
-  stepConfig: C,
+  stepConfig: RunConfig,
   rule: ExRule,
   ports: ScoreRunPorts,
   verdicts: SeriesVerdicts,
-): Promise<ScoredSeriesStep<C>> {
+): Promise<ScoredSeriesStep> {
   const { config, items } = underRule(stepConfig, [...stepItems], rule);
   const ev = await evaluateSeriesStep(items, config, ports, verdicts);
   return {

@@ -10,7 +10,8 @@
  */
 import { cancelledError, WorkbenchError } from '../core/errors.ts';
 import type { AbortSignalLike, SqlExecutor } from '../core/eval/executor.ts';
-import { factsFor, type ScoreConfig } from '../core/run/score-run.ts';
+import { factsFor } from '../core/run/score-run.ts';
+import type { RunConfig } from '../core/run/types.ts';
 import type { VerdictCachePort } from '../core/run/verdict-cache.ts';
 import {
   measureVersionEffects,
@@ -49,7 +50,7 @@ interface OlderSqlitePorts {
 export async function checkOnOlderSqlite(
   items: readonly EvalItem[],
   results: readonly ItemResult[],
-  config: ScoreConfig,
+  config: RunConfig,
   older: OlderSqlitePorts,
   mainVersion: string | null,
 ): Promise<VersionEffects> {

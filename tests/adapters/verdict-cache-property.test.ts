@@ -47,7 +47,8 @@ import { createNodeHost } from '../../src/adapters/node/node-host.ts';
 import { openEvalCache } from '../../src/cli/commands/eval-cache.ts';
 import { OFFICIAL_VES_ITERATIONS } from '../../src/core/eval/constants.ts';
 import { parseGoldSql } from '../../src/core/formats/gold.ts';
-import { scoreRun, type ScoreConfig } from '../../src/core/run/score-run.ts';
+import { scoreRun } from '../../src/core/run/score-run.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../src/core/run/types.ts';
 import type { EvalItem, ItemResult } from '../../src/core/types.ts';
 import { mulberry32, randomIndex, type Rng } from '../../src/core/util/rng.ts';
 import type { SqlPool } from '../../src/adapters/sql-pool.ts';
@@ -439,12 +440,13 @@ const FIELDS = [
 ] as const satisfies ReadonlyArray<keyof ItemResult>;
 const verdict = (r: ItemResult) => FIELDS.map((f) => r[f] ?? null);
 
-const configOf = (s: Settings): ScoreConfig => ({
+const configOf = (s: Settings): RunConfig => ({
+  ...DEFAULT_RUN_CONFIG,
   metrics: s.softF1 ? ['ex', 'soft-f1'] : ['ex'],
   timeoutMs: s.timeoutMs,
   readOnly: s.readOnly,
   vesIterations: OFFICIAL_VES_ITERATIONS,
-  exRule: s.exRule === 'spider' ? 'spider' : null,
+  ...(s.exRule === 'spider' ? { exRule: 'spider' as const } : {}),
 });
 
 /** `eval --cache DIR`: the cache opened for this run (each database hashed once, as it is now), the recipe, the save. */

@@ -10,6 +10,7 @@ import {
 } from '../../core/eval/reward.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { parseShard, type Shard } from '../../core/batch/shard.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../core/run/types.ts';
 import { DEFAULT_SUITE_SPEC, type SuiteSpec } from '../../core/ts/suite.ts';
 import { bad, numberFlag, parseFlags, strings, switches } from './flags.ts';
 import { EVAL_USAGE } from '../usage.ts';
@@ -173,6 +174,25 @@ export function parseEvalArgs(argv: string[]): EvalArgs {
     throw new WorkbenchError('BAD_OPTION', (err as Error).message, '--reward');
   }
   return args;
+}
+
+/**
+ * The run's settings these flags give: the one settings type the recipe scores with and the run
+ * file records (`run.config`). `exRule` is the rule the run is scored by (by default the flag's;
+ * `eval` passes the dataset's when `--ex-rule` is not given); only Spider's is written, BIRD's is
+ * the default. The TS suite is a setting only with metric ts.
+ */
+export function runConfigOf(args: EvalArgs, exRule: ExRule | null = args.exRule): RunConfig {
+  return {
+    ...DEFAULT_RUN_CONFIG,
+    metrics: args.metrics,
+    timeoutMs: args.timeoutS * 1000,
+    readOnly: args.readOnly,
+    vesIterations: args.vesIterations,
+    rewardFormula: args.reward,
+    ...(args.metrics.includes('ts') ? { suite: args.suite } : {}),
+    ...(exRule === 'spider' ? { exRule } : {}),
+  };
 }
 
 /**

@@ -23,7 +23,7 @@ import { runFileJson, toRunFile } from '../../core/runfile/export.ts';
 import type { SampleRecord } from '../../core/run/types.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
-import { EVAL_USAGE, parseEvalArgs, type EvalArgs } from './eval-args.ts';
+import { EVAL_USAGE, parseEvalArgs, runConfigOf, type EvalArgs } from './eval-args.ts';
 import { checkDatabasesUnchanged, evalRunHeader, executorName, hashDatabases, runQuestions } from './run-out.ts';
 import { readPredictionsInput, readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
@@ -209,7 +209,7 @@ async function evaluate(host: NodeHost, args: EvalArgs, shownDbRoot: string, tar
     const dbIds = allItems.map((i) => i.dbId);
     // The run files record the databases as they were before the run, and check them after it.
     const hashed = targets.some((t) => t.runOut) ? await hashDatabases(args.dbRoot, dbIds) : undefined;
-    const config = { ...args, exRule, timeoutMs: args.timeoutS * 1000, rewardFormula: formula.text };
+    const config = runConfigOf(args, exRule);
     const questionOf = questions ? (i: number) => questions[i]?.question ?? null : undefined;
     // The run recipe over every file's items: each gold executed once per question and worker,
     // identical predictions once (reuse.ts), verdicts from the cache where it has them. The

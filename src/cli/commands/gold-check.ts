@@ -14,6 +14,7 @@ import { parseGoldSql } from '../../core/formats/gold.ts';
 import { OFFICIAL_TIMEOUT_MS } from '../../core/eval/constants.ts';
 import { rewardCounts } from '../../core/run/item-annotations.ts';
 import { scoreRun } from '../../core/run/score-run.ts';
+import { DEFAULT_RUN_CONFIG } from '../../core/run/types.ts';
 import type { EvalItem } from '../../core/types.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
@@ -73,7 +74,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
     // The run recipe with the self-test's settings: EX only, the official timeout, writes allowed.
     ({ results } = await scoreRun(
       items,
-      { metrics: ['ex'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0 },
+      { ...DEFAULT_RUN_CONFIG, metrics: ['ex'], timeoutMs: OFFICIAL_TIMEOUT_MS, readOnly: false, vesIterations: 0 },
       {
         executor: pool,
         questionOf: questions ? (i) => questions[i]?.question ?? null : undefined,

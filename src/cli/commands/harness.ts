@@ -26,11 +26,11 @@ import {
   type HarnessRow,
 } from '../../core/formats/harness.ts';
 import { findingText } from '../../core/formats/pairing.ts';
-import { compileRewardFormula } from '../../core/eval/reward.ts';
 import { runFileJson, toRunFile } from '../../core/runfile/export.ts';
 import { planReplay } from '../../core/run/replay.ts';
 import { scoreRun } from '../../core/run/score-run.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
+import { runConfigOf } from './eval-args.ts';
 import { evalArgsOf } from './scoring-flags.ts';
 import { DATASET_FLAGS, bad, parseFlags, requireFlags, strings } from './flags.ts';
 import { checkDatabasesUnchanged, evalRunHeader, hashDatabases, runQuestions } from './run-out.ts';
@@ -113,11 +113,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
     (values.from as HarnessFormat | undefined) ?? null,
   );
   const runs = mapHarnessRows(rows, questions);
-  const config = {
-    ...evalArgs,
-    timeoutMs: evalArgs.timeoutS * 1000,
-    rewardFormula: compileRewardFormula(evalArgs.reward).text,
-  };
+  const config = runConfigOf(evalArgs);
   const questionOf = (i: number) => questions[i]?.question ?? null;
   const root = await resolveDbRoot(host, evalArgs.dbRoot);
   const pool = host.sql.pool({ dbRoot: root.dir, workers: evalArgs.workers ?? availableParallelism() });

@@ -8,9 +8,9 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DEFAULT_RUN_CONFIG, type FileRef, type RunHeader, type RunQuestion } from '../../core/run/types.ts';
+import type { FileRef, RunHeader, RunQuestion } from '../../core/run/types.ts';
 import type { EvalItem, ItemResult, Question } from '../../core/types.ts';
-import type { EvalArgs } from './eval-args.ts';
+import { runConfigOf, type EvalArgs } from './eval-args.ts';
 import { maxOf } from '../../core/util/numbers.ts';
 import { sha256OfPieces } from '../../core/util/sha256.ts';
 import { WorkbenchError } from '../../core/errors.ts';
@@ -108,16 +108,7 @@ export async function evalRunHeader(
       description: 'every gold question with a prediction',
       indices: [...perQuestion.keys()].sort((a, b) => a - b),
     },
-    config: {
-      ...DEFAULT_RUN_CONFIG,
-      metrics: args.metrics,
-      timeoutMs: args.timeoutS * 1000,
-      readOnly: args.readOnly,
-      vesIterations: args.vesIterations,
-      rewardFormula: args.reward,
-      ...(args.metrics.includes('ts') ? { suite: args.suite } : {}),
-      ...(args.exRule === 'spider' ? { exRule: 'spider' as const } : {}),
-    },
+    config: runConfigOf(args),
     samplesPerQuestion: Math.max(1, maxOf([...perQuestion.values()])),
     executor: executorName(),
   };

@@ -23,7 +23,7 @@ import { WorkbenchError, errorMessage } from '../../core/errors.ts';
 import { parseGoldSql } from '../../core/formats/gold.ts';
 import { HARNESS_FORMATS, type HarnessFormat } from '../../core/formats/harness.ts';
 import { toRunFile } from '../../core/runfile/export.ts';
-import type { ScoreConfig } from '../../core/run/score-run.ts';
+import type { RunConfig } from '../../core/run/types.ts';
 import type { ExRule } from '../../core/compare/spider-ex.ts';
 import { questionsExRule } from '../../app/ex-rule.ts';
 import { scoreSeriesStep } from '../../app/series-step.ts';
@@ -48,7 +48,7 @@ import { assertSomethingScored } from '../nothing-scored.ts';
 import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
 import type { NodeHost } from '../node-host.ts';
-import type { EvalArgs } from './eval-args.ts';
+import { runConfigOf, type EvalArgs } from './eval-args.ts';
 import { evalArgsOf } from './scoring-flags.ts';
 import { listStepFiles } from './series-files.ts';
 import { bad, parseFlags, strings, switches } from './flags.ts';
@@ -131,7 +131,7 @@ export function seriesTable(report: SeriesReport, extras: ReadonlyMap<number, St
 interface Context {
   evalArgs: EvalArgs;
   /** The run's settings as every step is scored (the evaluation flags, the reward formula). */
-  config: ScoreConfig;
+  config: RunConfig;
   /** The dataset's EX rule: Spider's for a Spider question file (docs/spider-rules.md). */
   exRule: ExRule;
   dbDir: string;
@@ -278,7 +278,7 @@ export async function run(argv: string[], host: NodeHost, hooks: SeriesRunHooks 
   const ctx: Context = {
     evalArgs,
     host,
-    config: { ...evalArgs, timeoutMs: evalArgs.timeoutS * 1000, rewardFormula: evalArgs.reward },
+    config: runConfigOf(evalArgs),
     exRule: questionsExRule(questions, evalArgs.exRule),
     dbDir: root.dir,
     gold,

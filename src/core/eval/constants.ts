@@ -1,7 +1,7 @@
 /**
  * The numbers every front end must agree on: the official evaluator's values, the app's limits
- * and the key of a sample within a run (`evalOptionsOf` in executor.ts turns a run's
- * configuration into the executor's options).
+ * and the key of a sample within a run (`evalOptionsOf` in run/score-run.ts turns a run's
+ * settings, `RunConfig`, into the executor's options).
  */
 
 /** Official per-item timeout (prediction and gold together), in seconds. */

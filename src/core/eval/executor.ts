@@ -7,6 +7,13 @@ import type { ExRule } from '../compare/spider-ex.ts';
 export type MetricName = 'ex' | 'soft-f1' | 'r-ves' | 'ts';
 export const METRICS: readonly MetricName[] = ['ex', 'soft-f1', 'r-ves', 'ts'];
 
+/**
+ * What one `SqlExecutor.evaluate` call is asked: not a run's settings (those are `RunConfig`,
+ * src/core/run/types.ts, the one settings type from the form or the flags to here) but one
+ * request to the executor. A run's requests come from its settings through `evalOptionsOf`
+ * (src/core/run/score-run.ts), which adds what a call alone decides (`previewRows`); only calls
+ * outside a run (the databases' facts, the executor's own tests) build one themselves.
+ */
 export interface EvalOptions {
   metrics: readonly MetricName[];
   /** Per item, covering prediction and gold together (official: 30 s). */
@@ -68,28 +75,4 @@ export interface SqlExecutor {
     hooks?: { signal?: AbortSignalLike; onEvent?: (e: EvalEvent) => void },
   ): Promise<ItemResult[]>;
   dispose(): Promise<void>;
-}
-
-/** What a run's configuration says about evaluation. */
-export interface EvalConfig {
-  metrics: readonly MetricName[];
-  timeoutMs: number;
-  readOnly: boolean;
-  vesIterations: number;
-  suite?: SuiteSpec;
-  /** The execution match of EX (docs/spider-rules.md); absent or null: BIRD's. */
-  exRule?: ExRule | null;
-}
-
-/** The executor's options for a run's configuration; rows are kept for display only when asked. */
-export function evalOptionsOf(config: EvalConfig, previewRows = 0): EvalOptions {
-  return {
-    metrics: [...config.metrics],
-    timeoutMs: config.timeoutMs,
-    readOnly: config.readOnly,
-    vesIterations: config.vesIterations,
-    previewRows,
-    ...(config.suite ? { suite: config.suite } : {}),
-    ...(config.exRule === 'spider' ? { exRule: config.exRule } : {}),
-  };
 }

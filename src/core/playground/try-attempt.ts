@@ -7,7 +7,6 @@
  * the browser playground and a test in Node run the same code.
  */
 import {
-  evalOptionsOf,
   type AbortSignalLike,
   type EvalEvent,
   type ItemPreview,
@@ -22,8 +21,8 @@ import { isWord, tokenizeSql } from '../sql/sql-tokens.ts';
 import { spiderOrderMatters, spiderQueryText } from '../sql/spider-text.ts';
 import type { ExRule } from '../compare/spider-ex.ts';
 import { readDbFacts, type DbFacts } from '../eval/db-facts.ts';
-import { scoreRun, toSampleRecord } from '../run/score-run.ts';
-import type { SampleRecord } from '../run/types.ts';
+import { evalOptionsOf, scoreRun, toSampleRecord } from '../run/score-run.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig, type SampleRecord } from '../run/types.ts';
 import type { OverlayItemRecord } from '../run/overlay-record.ts';
 import type { SuiteSpec } from '../ts/suite.ts';
 import type { ProbeQuestion } from '../probe/exploits.ts';
@@ -139,7 +138,10 @@ async function censusRows(
   await executor.evaluate(
     items,
     // EX only, every row of the census kept; each census runs (no item shares another's verdict).
-    { ...evalOptionsOf({ metrics: ['ex'], timeoutMs, readOnly: false, vesIterations: 0 }, CENSUS_ROWS), reuse: false },
+    {
+      ...evalOptionsOf({ ...DEFAULT_RUN_CONFIG, metrics: ['ex'], timeoutMs, vesIterations: 0 }, CENSUS_ROWS),
+      reuse: false,
+    },
     {
       signal,
       onEvent: (e) => {
@@ -184,7 +186,8 @@ export async function tryAttempt(
   let preview: ItemPreview | null = null;
   const exRule: ExRule = req.exRule ?? 'bird';
   // The run recipe, as a run scores a sample: findings from the database's facts, rows for the tables.
-  const config = {
+  const config: RunConfig = {
+    ...DEFAULT_RUN_CONFIG,
     metrics,
     timeoutMs: req.timeoutMs,
     readOnly: false,

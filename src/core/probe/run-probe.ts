@@ -7,6 +7,7 @@
 import { cancelledError } from '../errors.ts';
 import type { EvalEvent, SqlExecutor } from '../eval/executor.ts';
 import { scoreRun } from '../run/score-run.ts';
+import { DEFAULT_RUN_CONFIG } from '../run/types.ts';
 import type { AbortSignalLike } from '../eval/executor.ts';
 import type { EvalItem, ItemResult, ItemStatus } from '../types.ts';
 import { EXPLOITS, exploitItems, type ExploitId, type ExploitSpec, type ProbeQuestion } from './exploits.ts';
@@ -83,7 +84,13 @@ export async function runProbe(
     // Verdicts only (no findings): the exploits' samples are not stored as a run.
     const outcome = await scoreRun(
       all,
-      { metrics: ['ex'], timeoutMs: opts.timeoutMs, readOnly: semantics === 'readOnly', vesIterations: 0 },
+      {
+        ...DEFAULT_RUN_CONFIG,
+        metrics: ['ex'],
+        timeoutMs: opts.timeoutMs,
+        readOnly: semantics === 'readOnly',
+        vesIterations: 0,
+      },
       {
         executor,
         signal: opts.signal,

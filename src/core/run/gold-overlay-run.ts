@@ -6,7 +6,8 @@
 import { summarize, type Summary } from '../eval/summary.ts';
 import { overlayItems, type GoldOverlay } from '../formats/gold-overlay.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
-import { scoreRun, type ScoreConfig, type ScoreRunPorts } from './score-run.ts';
+import { scoreRun, type ScoreRunPorts } from './score-run.ts';
+import type { RunConfig } from './types.ts';
 import { WorkbenchError } from '../errors.ts';
 
 interface VerdictChange {
@@ -43,7 +44,7 @@ export async function compareWithOverlay(
   items: readonly EvalItem[],
   official: readonly ItemResult[],
   overlay: GoldOverlay,
-  config: ScoreConfig,
+  config: RunConfig,
   ports: ScoreRunPorts,
 ): Promise<OverlayComparison> {
   if (official.length !== items.length)

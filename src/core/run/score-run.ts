@@ -13,9 +13,7 @@
  * results into records. Hosts supply the executor, the question texts, the sink and the signal.
  */
 import {
-  evalOptionsOf,
   type AbortSignalLike,
-  type EvalConfig,
   type EvalEvent,
   type EvalOptions,
   type ItemPreview,
@@ -30,12 +28,7 @@ import type { EvalItem, ItemResult } from '../types.ts';
 import { rewardAnnotator } from './item-annotations.ts';
 import { cachingExecutor, factsKey, validFacts, type VerdictCachePort } from './verdict-cache.ts';
 import { runEvaluation, type EvaluationOutcome } from './replay.ts';
-import type { RunHeader, SampleRecord } from './types.ts';
-
-/** What a run's configuration says about scoring: the evaluation settings and the reward formula (default `ex`). */
-export interface ScoreConfig extends EvalConfig {
-  rewardFormula?: string;
-}
+import type { RunConfig, RunHeader, SampleRecord } from './types.ts';
 
 export interface ScoreRunPorts {
   executor: SqlExecutor;
@@ -82,13 +75,27 @@ interface ScoredRun extends EvaluationOutcome {
 type RunScore = NonNullable<RunHeader['score']>;
 
 /** The reward formula of a run's configuration (`ex` when none is given). */
-export function runFormula(config: { rewardFormula?: string }): RewardFormula {
+export function runFormula(config: Pick<RunConfig, 'rewardFormula'>): RewardFormula {
   return compileRewardFormula(config.rewardFormula || 'ex');
 }
 
-/** The executor's options of a run (the one options builder, evalOptionsOf). */
-function runOptions(config: EvalConfig, previewRows = 0): EvalOptions {
-  return evalOptionsOf(config, previewRows);
+/**
+ * The executor's request for a run's settings (the one builder: hosts give the recipe their
+ * `RunConfig`, never `EvalOptions`); rows are kept for display only when asked. The TS suite
+ * goes with the request when the settings have one; the execution match only when it is
+ * Spider's (BIRD's is the executor's default, and a request without it keys the verdict cache
+ * as before).
+ */
+export function evalOptionsOf(config: RunConfig, previewRows = 0): EvalOptions {
+  return {
+    metrics: [...config.metrics],
+    timeoutMs: config.timeoutMs,
+    readOnly: config.readOnly,
+    vesIterations: config.vesIterations,
+    previewRows,
+    ...(config.suite ? { suite: config.suite } : {}),
+    ...(config.exRule === 'spider' ? { exRule: config.exRule } : {}),
+  };
 }
 
 /** A sample's record: its result, what was asked and written, the format reward and the formula's reward. */
@@ -128,7 +135,7 @@ export function scoreOfSummary(summary: Summary): RunScore {
 }
 
 /** The score of a run's stored samples (a resumed, generated or imported run). */
-export function scoreOf(samples: readonly SampleRecord[], metrics: EvalConfig['metrics']): RunScore {
+export function scoreOf(samples: readonly SampleRecord[], metrics: RunConfig['metrics']): RunScore {
   return scoreOfSummary(summarize(samples, metrics));
 }
 
@@ -192,7 +199,7 @@ export async function factsFor(
  */
 export async function scoreRun(
   items: readonly EvalItem[],
-  config: ScoreConfig,
+  config: RunConfig,
   ports: ScoreRunPorts,
 ): Promise<ScoredRun> {
   const formula = runFormula(config);
@@ -222,7 +229,7 @@ export async function scoreRun(
           context: { executor: cache.executor, sqliteVersion: facts.sqliteVersion },
         })
       : null;
-  const outcome = await runEvaluation(items, runOptions(config, ports.previewRows ?? 0), {
+  const outcome = await runEvaluation(items, evalOptionsOf(config, ports.previewRows ?? 0), {
     executor: caching ?? ports.executor,
     signal: ports.signal,
     onEvent: ports.onEvent,
@@ -252,7 +259,7 @@ export async function scoreRun(
  * recipe, with each database's facts read once (on its first question) and the run's findings.
  */
 export function generationScorer(
-  config: ScoreConfig,
+  config: RunConfig,
   ports: Pick<ScoreRunPorts, 'executor' | 'questionOf'>,
 ): {
   evaluate: (items: EvalItem[], signal?: AbortSignalLike) => Promise<ItemResult[]>;

@@ -16,6 +16,11 @@ import type { PolicyPreset } from '../prompt/presets.ts';
 export const RUN_FILE_FORMAT = 'rlvr-workbench-run';
 export const RUN_FILE_VERSION = 1;
 
+/**
+ * A run's settings: the one settings type after parsing (the app's run form, the CLI's
+ * evaluation flags: `runConfigOf`), taken by the app's services and the run recipe, stored as
+ * the header's `config`; the executor's request is derived from it (`evalOptionsOf`).
+ */
 export interface RunConfig {
   metrics: MetricName[];
   timeoutMs: number;

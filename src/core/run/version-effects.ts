@@ -12,7 +12,8 @@ import { formatFixed2 } from '../eval/report.ts';
 import { summarize } from '../eval/summary.ts';
 import { WorkbenchError } from '../errors.ts';
 import type { EvalItem, ItemResult, VersionCheck } from '../types.ts';
-import { scoreRun, type ScoreConfig, type ScoreRunPorts } from './score-run.ts';
+import { scoreRun, type ScoreRunPorts } from './score-run.ts';
+import type { RunConfig } from './types.ts';
 
 export interface VersionEffects {
   /** `sqlite_version()` of the main engine (the run's verdicts) and of the older one. */
@@ -51,7 +52,7 @@ function sameF1(a: number | null, b: number | null): boolean {
 export async function measureVersionEffects(
   items: readonly EvalItem[],
   results: readonly ItemResult[],
-  config: ScoreConfig,
+  config: RunConfig,
   ports: ScoreRunPorts,
   versions: { main: string | null; other: string },
 ): Promise<VersionEffects> {
@@ -62,7 +63,7 @@ export async function measureVersionEffects(
     );
   const at = versionSensitive(results);
   const withF1 = config.metrics.includes('soft-f1');
-  const metrics: ScoreConfig['metrics'] = withF1 ? ['ex', 'soft-f1'] : ['ex'];
+  const metrics: RunConfig['metrics'] = withF1 ? ['ex', 'soft-f1'] : ['ex'];
   // The check's records are not kept: the formula is plain EX (the run's may need R-VES or TS).
   const outcome = await scoreRun(
     at.map((i) => items[i]!),
@@ -104,7 +105,7 @@ export async function measureVersionEffects(
  */
 export function versionEffectsOf(
   results: readonly ItemResult[],
-  metrics: ScoreConfig['metrics'],
+  metrics: RunConfig['metrics'],
   mainVersion: string | null,
 ): VersionEffects | null {
   const checked = results.filter((r) => r.versionCheck);

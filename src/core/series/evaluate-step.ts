@@ -10,9 +10,9 @@
  * reload first remembers its stored steps' verdicts (`rememberSample`).
  */
 import { summarize, type Summary } from '../eval/summary.ts';
-import { scoreRun, type ScoreConfig, type ScoreRunPorts } from '../run/score-run.ts';
+import { scoreRun, type ScoreRunPorts } from '../run/score-run.ts';
 import { copyResult, reusable, reuseKey, shareable } from '../run/reuse.ts';
-import type { SampleRecord } from '../run/types.ts';
+import type { RunConfig, SampleRecord } from '../run/types.ts';
 import type { EvalItem, ItemResult } from '../types.ts';
 
 /** Shareable verdicts of the series so far, by reuse key. */
@@ -91,14 +91,14 @@ interface StepEvaluation {
 
 export async function evaluateSeriesStep(
   items: readonly EvalItem[],
-  options: ScoreConfig,
+  config: RunConfig,
   ports: ScoreRunPorts,
   verdicts: SeriesVerdicts,
 ): Promise<StepEvaluation> {
   const results: Array<ItemResult | undefined> = new Array(items.length);
   const rest: EvalItem[] = [];
   const restAt: number[] = [];
-  const crossStep = !options.metrics.includes('r-ves') && (ports.reuse ?? true);
+  const crossStep = !config.metrics.includes('r-ves') && (ports.reuse ?? true);
   items.forEach((it, i) => {
     const known = crossStep ? verdicts.lookup(it) : undefined;
     if (known) results[i] = copyResult(known, it);
@@ -110,7 +110,7 @@ export async function evaluateSeriesStep(
   const fromEarlierSteps = items.length - rest.length;
   // Progress counts the step's items: those given an earlier step's verdict are done already.
   const stepPorts: ScoreRunPorts = { ...ports, doneBefore: (ports.doneBefore ?? 0) + fromEarlierSteps };
-  const out = rest.length === 0 ? null : await scoreRun(rest, options, stepPorts);
+  const out = rest.length === 0 ? null : await scoreRun(rest, config, stepPorts);
   // runEvaluation counts every item it settled as executed; one whose database is missing ran no SQL.
   let missingDb = 0;
   if (out) {
@@ -128,7 +128,7 @@ export async function evaluateSeriesStep(
   const done = results.filter((r): r is ItemResult => r !== undefined);
   return {
     results: done,
-    summary: summarize(done, options.metrics),
+    summary: summarize(done, config.metrics),
     cancelled: out?.cancelled ?? false,
     // What ran: a verdict from the cache is counted apart (as the runs' executions), a missing database not at all.
     executed: (out?.executed ?? 0) - (out?.fromCache.size ?? 0) - missingDb,

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts';
 import type { SqlPool } from '../../../src/adapters/sql-pool.ts';
-import { evalOptionsOf } from '../../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { loadDatabaseContext, type DatabaseContext } from '../../../src/core/prompt/build-prompt.ts';
@@ -21,6 +20,7 @@ import { runBatchImport } from '../../../src/core/batch/batch-engine.ts';
 import { batchCoverage, mergeBatchOutputs, parseBatchOutput } from '../../../src/core/batch/batch-output.ts';
 import { planReplay, runEvaluation } from '../../../src/core/run/replay.ts';
 import { DEFAULT_RUN_CONFIG, type SampleRecord } from '../../../src/core/run/types.ts';
+import { evalOptionsOf } from '../../../src/core/run/score-run.ts';
 import type { GoldEntry, Question } from '../../../src/core/types.ts';
 import { vllmErrorLine, vllmOkLine } from '../../helpers/batch-fixtures.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';

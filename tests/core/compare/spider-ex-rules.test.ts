@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts';
 import type { SqlPool } from '../../../src/adapters/sql-pool.ts';
-import { scoreRun, type ScoreConfig } from '../../../src/core/run/score-run.ts';
+import { scoreRun } from '../../../src/core/run/score-run.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../../src/core/run/types.ts';
 import type { EvalItem } from '../../../src/core/types.ts';
 import { sharedData } from '../../helpers/shared-data.ts';
 
@@ -187,7 +188,13 @@ describe('EX rules on Spider dev golds and rewrites of them', () => {
       goldSql: c.gold,
       extraction: { rule: 'sql-line', thinkStripped: false },
     }));
-    const config: ScoreConfig = { metrics: ['ex'], timeoutMs: 20_000, readOnly: false, vesIterations: 0 };
+    const config: RunConfig = {
+      ...DEFAULT_RUN_CONFIG,
+      metrics: ['ex'],
+      timeoutMs: 20_000,
+      readOnly: false,
+      vesIterations: 0,
+    };
     const bird = (await scoreRun(items, config, { executor: pool, findings: false })).results;
     const spider = (await scoreRun(items, { ...config, exRule: 'spider' }, { executor: pool, findings: false }))
       .results;

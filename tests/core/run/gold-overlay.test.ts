@@ -6,11 +6,19 @@ import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { compareWithOverlay } from '../../../src/core/run/gold-overlay-run.ts';
 import { planReplay, runEvaluation } from '../../../src/core/run/replay.ts';
 import type { EvalItem, ItemResult } from '../../../src/core/types.ts';
-import type { EvalOptions } from '../../../src/core/eval/executor.ts';
+import { evalOptionsOf } from '../../../src/core/run/score-run.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../../src/core/run/types.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';
 
 const HERE = new Set(['student_club', 'superhero', 'toxicology']);
-const options: EvalOptions = { metrics: ['ex'], timeoutMs: 30_000, readOnly: false, vesIterations: 0, previewRows: 0 };
+const config: RunConfig = {
+  ...DEFAULT_RUN_CONFIG,
+  metrics: ['ex'],
+  timeoutMs: 30_000,
+  readOnly: false,
+  vesIterations: 0,
+};
+const options = evalOptionsOf(config);
 const minidev = JSON.parse(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json')) as {
   question_id: number;
   db_id: string;
@@ -82,7 +90,7 @@ describe('parseGoldOverlay', () => {
 
 describe('compareWithOverlay (real sql.js, meta-llama-3-70b CoT on the 140 mini-dev items here)', () => {
   it('the Arcwise-Plat SQL-only corrections: both totals, and the changed verdicts are exactly the items whose EX differs', async () => {
-    const c = await compareWithOverlay(items, official, parseGoldOverlay(arcwiseText, arcwiseName), options, {
+    const c = await compareWithOverlay(items, official, parseGoldOverlay(arcwiseText, arcwiseName), config, {
       executor: pool,
     });
     const arcwise = new Map(
@@ -110,7 +118,7 @@ describe('compareWithOverlay (real sql.js, meta-llama-3-70b CoT on the 140 mini-
     ]
       .map((e) => JSON.stringify(e))
       .join('\n');
-    const c = await compareWithOverlay(items, official, parseGoldOverlay(text, 'mine.jsonl'), options, {
+    const c = await compareWithOverlay(items, official, parseGoldOverlay(text, 'mine.jsonl'), config, {
       executor: pool,
     });
     expect(c.covered).toBe(2);

@@ -15,7 +15,8 @@ import { OFFICIAL_TIMEOUT_MS } from '../../../src/core/eval/constants.ts';
 import { parseGoldSql } from '../../../src/core/formats/gold.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
 import { planReplay } from '../../../src/core/run/replay.ts';
-import { scoreRun, type ScoreConfig } from '../../../src/core/run/score-run.ts';
+import { scoreRun } from '../../../src/core/run/score-run.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../../src/core/run/types.ts';
 import { measureVersionEffects, versionVerdictText } from '../../../src/core/run/version-effects.ts';
 import { readDbFacts, type DbFacts } from '../../../src/core/eval/db-facts.ts';
 import { officialVerdicts } from '../../helpers/official-python.ts';
@@ -40,7 +41,8 @@ const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sql
  * quiet machine.
  */
 const TIMEOUT_S = (4 * OFFICIAL_TIMEOUT_MS) / 1000;
-const CONFIG: ScoreConfig = {
+const CONFIG: RunConfig = {
+  ...DEFAULT_RUN_CONFIG,
   metrics: ['ex', 'soft-f1'],
   timeoutMs: TIMEOUT_S * 1000,
   readOnly: false,

@@ -8,7 +8,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSqlPool } from '../../../src/adapters/node/sql-worker-host.ts';
-import { DEFAULT_EVAL_OPTIONS, type EvalOptions } from '../../../src/core/eval/executor.ts';
 import { parseGoldSql } from '../../../src/core/formats/gold.ts';
 import { mapHarnessRows, verlRows } from '../../../src/core/formats/harness.ts';
 import { parseQuestions } from '../../../src/core/formats/questions.ts';
@@ -18,8 +17,8 @@ import { mulberry32 } from '../../../src/core/util/rng.ts';
 import { computeRunStats } from '../../../src/core/rl/run-stats.ts';
 import { toRunFile } from '../../../src/core/runfile/export.ts';
 import { planReplay, runEvaluation } from '../../../src/core/run/replay.ts';
-import { toSampleRecords } from '../../../src/core/run/score-run.ts';
-import { DEFAULT_RUN_CONFIG, type RunHeader } from '../../../src/core/run/types.ts';
+import { evalOptionsOf, toSampleRecords } from '../../../src/core/run/score-run.ts';
+import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader } from '../../../src/core/run/types.ts';
 import { evaluateSeriesStep, SeriesVerdicts } from '../../../src/core/series/evaluate-step.ts';
 import {
   parseSeriesFile,
@@ -36,7 +35,8 @@ const pool = createNodeSqlPool({ dbRoot: DB_ROOT, workers: 1 });
 afterAll(() => pool.dispose());
 const gold = parseGoldSql(readFileSync(MINIDEV_GOLD, 'utf8'), 'gold.sql');
 const questions = parseQuestions(readFileSync(MINIDEV_QUESTIONS, 'utf8'), 'mini_dev_sqlite.json');
-const options: EvalOptions = { ...DEFAULT_EVAL_OPTIONS, metrics: ['ex'], timeoutMs: 30_000 };
+const config: RunConfig = { ...DEFAULT_RUN_CONFIG, metrics: ['ex'], timeoutMs: 30_000 };
+const options = evalOptionsOf(config);
 /** One database's questions keep the test short: superhero, 52 questions. */
 const DBS = ['superhero'];
 const Q = 52;
@@ -90,7 +90,7 @@ beforeAll(async () => {
   ] as Array<[number, number[]]>) {
     const run = stepRun(step, files);
     const { items } = planReplay({ predictions: { name: `${step}.jsonl`, records: run.records }, gold, questions });
-    const ev = await evaluateSeriesStep(items, options, { executor: pool }, verdicts);
+    const ev = await evaluateSeriesStep(items, config, { executor: pool }, verdicts);
     // The reference: the same items evaluated alone, every one executed.
     const alone = await runEvaluation(items, options, { executor: pool, reuse: false });
     const s: SeriesStep = {
@@ -141,7 +141,7 @@ describe('SeriesVerdicts rebuilt from stored samples (the app after a reload)', 
     const hit = hits.find(Boolean)!;
     expect(hit).not.toHaveProperty('sql');
     expect(hit).not.toHaveProperty('completion');
-    const ev = await evaluateSeriesStep(items, options, { executor: pool }, rebuilt);
+    const ev = await evaluateSeriesStep(items, config, { executor: pool }, rebuilt);
     expect(ev.results.map((r) => r.ex)).toEqual(steps[2]!.alone);
     expect(ev.fromEarlierSteps).toBe(steps[2]!.fromEarlier);
   }, 300_000);
