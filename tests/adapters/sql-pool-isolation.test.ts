@@ -93,7 +93,23 @@ const poolOf = (workers: number) => {
   return p;
 };
 
-/** Runs `items` (hostile first) and the real items alone; compares the real items' verdicts. */
+/**
+ * The reference: the 140 real items alone (nothing hostile before them), run once for the file
+ * by options (official, --read-only, ...) on a pool of its own and shared by the tests that
+ * compare with it.
+ */
+const aloneRuns = new Map<string, ReturnType<typeof runEvaluation>>();
+function alone(real: EvalItem[], options: EvalOptions) {
+  const key = JSON.stringify(options);
+  let run = aloneRuns.get(key);
+  if (!run) {
+    run = runEvaluation(real, options, { executor: poolOf(2) });
+    aloneRuns.set(key, run);
+  }
+  return run;
+}
+
+/** Runs `items` (hostile first) and compares the real items' verdicts with theirs alone. */
 async function compare(
   pool: SqlPool,
   real: EvalItem[],
@@ -101,18 +117,18 @@ async function compare(
   options: EvalOptions,
   events: EvalEvent[] = [],
 ) {
-  const alone = await runEvaluation(real, options, { executor: pool });
   const mixed = await runEvaluation([...before, ...real], options, {
     executor: pool,
     onEvent: (e) => void events.push(e),
   });
   const hostileResults = mixed.results.filter((r) => r.index >= 10_000);
   const realResults = mixed.results.filter((r) => r.index < 10_000);
-  const { slow, ...verdicts } = verdictsBesideTimeouts(realResults, alone.results, VERDICT);
+  const reference = await alone(real, options);
+  const { slow, ...verdicts } = verdictsBesideTimeouts(realResults, reference.results, VERDICT);
   expect(slow).toBeLessThanOrEqual(2);
   expect(verdicts.a).toEqual(verdicts.b);
   const ex = (rs: ItemResult[]) => (rs.reduce((a, r) => a + r.ex, 0) / rs.length) * 100;
-  return { alone, hostileResults, exAlone: ex(alone.results), exMixed: ex(realResults) };
+  return { hostileResults, exAlone: ex(reference.results), exMixed: ex(realResults) };
 }
 
 describe('a hostile PRAGMA never changes another item (gpt-4o, mini-dev, 140 items)', () => {
@@ -165,18 +181,18 @@ describe('a hostile PRAGMA never changes another item (gpt-4o, mini-dev, 140 ite
       const spoiled = real.map((it, i) =>
         i === at ? { ...it, predSql: 'EXPLAIN /* x */ PRAGMA hard_heap_limit = 200000' } : it,
       );
-      const alone = await runEvaluation(real, options, { executor: pool });
       const mixed = await runEvaluation(spoiled, options, { executor: pool });
+      const reference = await alone(real, options);
       expect(mixed.results[at]!.error).toMatch(
         /^prediction: PRAGMA hard_heap_limit changes the state of the whole SQL worker/,
       );
       const others = (rs: readonly ItemResult[]) => rs.filter((_, i) => i !== at);
-      const { slow, ...verdicts } = verdictsBesideTimeouts(others(mixed.results), others(alone.results), VERDICT);
+      const { slow, ...verdicts } = verdictsBesideTimeouts(others(mixed.results), others(reference.results), VERDICT);
       expect(slow).toBeLessThanOrEqual(2);
       expect(verdicts.a).toEqual(verdicts.b);
       const ex = (rs: readonly ItemResult[]) => ((rs.reduce((a, r) => a + r.ex, 0) / rs.length) * 100).toFixed(2);
       console.log(
-        `EXPLAIN PRAGMA among the 140, read-only ${readOnly}: EX ${ex(mixed.results)} (${ex(alone.results)} alone)`,
+        `EXPLAIN PRAGMA among the 140, read-only ${readOnly}: EX ${ex(mixed.results)} (${ex(reference.results)} alone)`,
       );
     },
     600_000,
@@ -194,11 +210,13 @@ describe("memory-hungry predictions end at the worker's bounds; the worker is re
   it('CREATE TABLE ... randomblob x 1.5M, a 1.5 GB sort, a 1.5 GB TEMP table, before the 140 items at 1 worker', async () => {
     const real = gpt4oItems();
     const events: EvalEvent[] = [];
+    // A timeout no load reaches: each statement must end at the worker's bound, never at the
+    // clock (under load the official 30 s came first and made it a timeout).
     const { hostileResults, exMixed } = await compare(
       poolOf(1),
       real,
       hostile(real, MEMORY),
-      DEFAULT_EVAL_OPTIONS,
+      { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 600_000 },
       events,
     );
     expect(hostileResults).toHaveLength(9);
@@ -211,7 +229,7 @@ describe("memory-hungry predictions end at the worker's bounds; the worker is re
     const restarts = events.filter((e) => e.type === 'worker-restarted');
     expect(restarts.length).toBeGreaterThanOrEqual(9);
     expect(exMixed.toFixed(2)).toBe('77.14');
-  }, 600_000);
+  }, 1_800_000);
 });
 
 describe('reuse and TEMP shadows on real data', () => {

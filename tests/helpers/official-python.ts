@@ -6,7 +6,7 @@
  * order, paired by position), 30 s per item, any error 0. Databases are opened read-only (the
  * shared data cannot be written anyway).
  */
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 const PY = String.raw`
@@ -64,17 +64,32 @@ export interface OfficialVerdict {
   error: string | null;
 }
 
-/** Per item (database folder root, db_id, prediction, gold): the reference's verdicts and its SQLite version. */
+/**
+ * Per item (database folder root, db_id, prediction, gold): the reference's verdicts and its
+ * SQLite version. Asynchronous (python3 runs as a child process), so a test may let it run
+ * beside its own work on the SQL workers.
+ */
 export function officialVerdicts(
   dbRoot: string,
   items: readonly { dbId: string; predSql: string; goldSql: string }[],
   timeoutS = 30,
-): { sqliteVersion: string; items: OfficialVerdict[] } {
+): Promise<{ sqliteVersion: string; items: OfficialVerdict[] }> {
   const jobs = items.map((it) => [path.join(dbRoot, it.dbId, `${it.dbId}.sqlite`), it.predSql, it.goldSql]);
-  const out = execFileSync('python3', ['-c', PY, String(timeoutS)], {
-    input: JSON.stringify(jobs),
-    maxBuffer: 1 << 28,
-  }).toString();
-  const parsed = JSON.parse(out) as { sqlite_version: string; items: OfficialVerdict[] };
-  return { sqliteVersion: parsed.sqlite_version, items: parsed.items };
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', ['-c', PY, String(timeoutS)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) {
+        reject(new Error(`python3 (the official reference) exited with ${code}: ${Buffer.concat(err).toString()}`));
+        return;
+      }
+      const parsed = JSON.parse(Buffer.concat(out).toString()) as { sqlite_version: string; items: OfficialVerdict[] };
+      resolve({ sqliteVersion: parsed.sqlite_version, items: parsed.items });
+    });
+    child.stdin.end(JSON.stringify(jobs));
+  });
 }

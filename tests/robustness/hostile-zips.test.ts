@@ -14,7 +14,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { BlobWriter, TextReader, Uint8ArrayReader, ZipWriter } from '@zip.js/zip.js';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli, tempFile } from '../helpers/cli.ts';
+import { CLI_SCRIPT, ROOT, runCli, tempFile } from '../helpers/cli.ts';
 import { gpt4oMinidevPredictions, minidevFlags, sharedData } from '../helpers/shared-data.ts';
 import { storedZip, type RawEntry } from '../helpers/stored-zip.ts';
 
@@ -259,9 +259,8 @@ describe('--db-root zip within bounds', { timeout: 180_000 }, () => {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
+        // The CLI as `npm run cli` runs it (its bundle, no compiler started), in this process.
+        CLI_SCRIPT,
         'eval',
         '--predictions',
         preds,

@@ -19,6 +19,7 @@ import { scoreRun } from '../../../src/core/run/score-run.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../../src/core/run/types.ts';
 import { measureVersionEffects, versionVerdictText } from '../../../src/core/run/version-effects.ts';
 import { readDbFacts, type DbFacts } from '../../../src/core/eval/db-facts.ts';
+import { summarize } from '../../../src/core/eval/summary.ts';
 import { officialVerdicts } from '../../helpers/official-python.ts';
 import { readSharedText, sharedData } from '../../helpers/shared-data.ts';
 
@@ -75,13 +76,32 @@ describe('version effects on the 13 mini-dev files: measured on SQLite 3.39.3, c
     const report: Record<string, { flagged: number; differing: string[]; official: string[] }> = {};
     let pyVersion = '';
     let phi: { product: number; older: number | null; official: number } | null = null;
-    for (const file of FILES) {
+    const plans = FILES.map((file) => {
       const name = path.basename(file);
       const plan = planReplay({ predictions: { name, text: readFileSync(file, 'utf8') }, gold, questions });
-      const items = plan.items.filter((it) => PRESENT.includes(it.dbId));
-      expect(items, name).toHaveLength(140);
-      // The run recipe, with its findings (the version scan flags the items the check re-runs).
-      const { results, summary } = await scoreRun(items, CONFIG, { executor: main, facts });
+      return { name, items: plan.items.filter((it) => PRESENT.includes(it.dbId)) };
+    });
+    for (const { name, items } of plans) expect(items, name).toHaveLength(140);
+    const perFile = 140;
+    // The 13 files as one run of 13 samples a question (file k = sample k), as the CLI scores a
+    // multi-sample run: each item's verdict is the one it gets alone (reuse gives the same
+    // verdict, tests/adapters/reuse-real-data.test.ts), and the same prediction in two files
+    // and each gold run once per worker instead of once per file.
+    const all = plans.flatMap(({ items }, k) => items.map((it) => ({ ...it, sample: k })));
+    // The reference (python3, a child process) for every item, each on its own connection, run beside the workers.
+    const reference = officialVerdicts(DB_ROOT, all, TIMEOUT_S);
+    // The run recipe, with its findings (the version scan flags the items the check re-runs).
+    const scored = await scoreRun(all, CONFIG, { executor: main, facts });
+    const officialAll = await reference;
+    expect(officialAll.items).toHaveLength(all.length);
+    for (const [k, { name, items }] of plans.entries()) {
+      const at = k * perFile;
+      // This file's results, with the item's own identity back (no sample number: one sample a question).
+      const results = scored.results.slice(at, at + perFile).map(({ sample, ...r }, i) => {
+        expect([r.index, sample], name).toEqual([items[i]!.index, k]);
+        return items[i]!.sample === undefined ? r : { ...r, sample: items[i]!.sample };
+      });
+      const summary = summarize(results, CONFIG.metrics);
       const effects = await measureVersionEffects(
         items,
         results,
@@ -89,7 +109,7 @@ describe('version effects on the 13 mini-dev files: measured on SQLite 3.39.3, c
         { executor: older },
         { main: facts.sqliteVersion, other: olderVersion! },
       );
-      const official = officialVerdicts(DB_ROOT, items, TIMEOUT_S);
+      const official = { sqliteVersion: officialAll.sqliteVersion, items: officialAll.items.slice(at, at + perFile) };
       pyVersion = official.sqliteVersion;
       const id = (i: number) => `${items[i]!.index}`;
       const officialDiff = results.flatMap((r, i) =>
