@@ -116,7 +116,10 @@ export default defineConfig({
   // `npm start` serves the build cross-origin isolated (public/_headers does it on hosts that read it).
   preview: { host: '127.0.0.1', headers: ISOLATION_HEADERS },
   test: {
-    testTimeout: 60_000,
+    // Every project's default: a bound no load reaches (a test that took 20 s on a quiet machine
+    // passed 60 s at load 5 with the suite's other work); a hung test still ends. A test's own
+    // waits (locators, polls) keep their shorter bounds.
+    testTimeout: NODE_TEST_TIMEOUT_MS,
     hookTimeout: 120_000,
     // Worker pools and Chromium are heavy on a 2-core machine: keep files sequential-ish.
     maxWorkers: 2,

@@ -427,6 +427,7 @@ describe('analysis worker: excluded questions', () => {
     const ref = computeRunStats(kept(a).samples, { rng: mulberry32(0) });
     expect(res.value.overall).toEqual(ref.overall);
     expect(res.value.prompts).toHaveLength(ids.length - 3);
+    expect(res.value.excluded).toBe(3);
     expect(res.value.overall).not.toEqual(computeRunStats(a.samples, { rng: mulberry32(0) }).overall);
   });
 
@@ -440,7 +441,11 @@ describe('analysis worker: excluded questions', () => {
     });
     expect(res.ok).toBe(true);
     if (!res.ok) return;
-    expect(res.value).toEqual(compareRuns(kept(a), kept(b), { resamples: 500, makeRng: () => mulberry32(0) }));
+    // The comparison of the kept questions, and how many it left out (for the page's line).
+    expect(res.value).toEqual({
+      ...compareRuns(kept(a), kept(b), { resamples: 500, makeRng: () => mulberry32(0) }),
+      excluded: 3,
+    });
     expect(res.value.overall.questions).toBe(ids.length - 3);
   });
 });

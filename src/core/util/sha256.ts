@@ -13,6 +13,7 @@
  */
 
 /** An incremental SHA-256: bytes (or a text, as UTF-8) in, in any pieces; the hex digest out, once. */
+import { WorkbenchError } from '../errors.ts';
 export interface Sha256 {
   update(data: Uint8Array | string): unknown;
   digest(encoding: 'hex'): string;
@@ -80,7 +81,7 @@ class PureSha256 implements Sha256 {
   #done = false;
 
   update(data: Uint8Array | string): this {
-    if (this.#done) throw new Error('sha256: update after digest');
+    if (this.#done) throw new WorkbenchError('INTERNAL', 'sha256: update after digest');
     const bytes = typeof data === 'string' ? utf8(data) : data;
     this.#length += bytes.length;
     let at = 0;
@@ -102,7 +103,7 @@ class PureSha256 implements Sha256 {
   }
 
   digest(_encoding: 'hex' = 'hex'): string {
-    if (this.#done) throw new Error('sha256: digest taken twice');
+    if (this.#done) throw new WorkbenchError('INTERNAL', 'sha256: digest taken twice');
     const bitLen = this.#length * 8;
     const tail = new Uint8Array(this.#held + 9 > 64 ? 128 : 64);
     tail.set(this.#block.subarray(0, this.#held));

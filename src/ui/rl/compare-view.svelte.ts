@@ -9,6 +9,7 @@
 import type { AnalysisProgress, WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { compareRuns, type RunComparison } from '../../core/rl/compare.ts';
+import { excludedPresent, mergeExclusions, withoutExcluded } from '../../core/eval/exclusions.ts';
 import { compareExplanations, compareJson } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/util/rng.ts';
 import type { RunFile, RunHeader } from '../../core/run/types.ts';
@@ -120,7 +121,13 @@ export class CompareView {
     const [fa, fb] = (await Promise.all([this.#store.runs.export(a.id), this.#store.runs.export(b.id)])).map(
       corrected,
     ) as [RunFile, RunFile];
-    return compareRuns(fa, fb, { resamples: RESAMPLES, makeRng: () => mulberry32(SEED) });
+    // A question excluded from either run is left out of both, as in the worker.
+    const own = (id: string) => this.#store.runs.exclusions?.(id) ?? Promise.resolve([]);
+    const exclusions = mergeExclusions(...(await Promise.all([own(a.id), own(b.id)])));
+    const kept = (f: RunFile): RunFile => ({ ...f, samples: [...withoutExcluded(f.samples, exclusions)] });
+    const comparison = compareRuns(kept(fa), kept(fb), { resamples: RESAMPLES, makeRng: () => mulberry32(SEED) });
+    const excluded = excludedPresent([...fa.samples, ...fb.samples], exclusions);
+    return excluded > 0 ? { ...comparison, excluded } : comparison;
   }
 
   /** Compares the baseline with every other chosen run, one pair at a time, showing each as it is done. */

@@ -10,6 +10,7 @@ import { errorMessage, isCancellation } from '../../core/errors.ts';
 import { frontierJsonl, promptStatsCsv, promptStatsJson } from '../../core/rl/exports.ts';
 import { mulberry32 } from '../../core/util/rng.ts';
 import { computeRunStats } from '../../core/rl/run-stats.ts';
+import { excludedPresent, withoutExcluded } from '../../core/eval/exclusions.ts';
 import { toStatsView, type PromptRow, type RunStatsView } from '../../core/rl/stats-view.ts';
 import { statsExplanations, statsJson } from '../../core/rl/stats-report.ts';
 import type { RunHeader, RunQuestion } from '../../core/run/types.ts';
@@ -185,7 +186,7 @@ export class RlView {
             gold: this.#s.gold,
             onProgress: (p) => void (this.#job === job && (this.#progress = p)),
           })
-        : toStatsView(computeRunStats(await this.#pageSamples(), { rng: mulberry32(seed) }));
+        : await this.#pageStats(seed);
       if (this.#job !== job) return;
       this.#stats = stats;
       this.#s.statsError = null;
@@ -202,6 +203,18 @@ export class RlView {
         this.#job = null;
       }
     }
+  }
+
+  /**
+   * Without a worker (the offline report, test doubles): the statistics over the samples the
+   * run's exclusions leave, as the worker computes them.
+   */
+  async #pageStats(seed: number): Promise<RunStatsView> {
+    const samples = await this.#pageSamples();
+    const exclusions = (await this.#store.runs.exclusions?.(this.runId)) ?? [];
+    const view = toStatsView(computeRunStats(withoutExcluded(samples, exclusions), { rng: mulberry32(seed) }));
+    const excluded = excludedPresent(samples, exclusions);
+    return excluded > 0 ? { ...view, excluded } : view;
   }
 
   /** Without a worker (test doubles): the samples, against the corrected gold when chosen. */
