@@ -94,8 +94,7 @@ const services: WorkbenchServices = {
     template: fetchReportTemplate,
     product: `${PRODUCT} (app)`,
     gzip: streamGzip,
-    seriesReport: (seriesId, input, resultRows) =>
-      store.seriesAnalysis.seriesReport(seriesId, input, { resultRows }),
+    seriesReport: (seriesId, input, resultRows) => store.seriesAnalysis.seriesReport(seriesId, input, { resultRows }),
     // The wrong samples' rows, re-executed as the explorer's result tables are, in a worker of their own.
     resultRows: resultRowsPort({
       dbSource: (run) => store.datasets.source(run.dataset.databases, run.dataset.name),

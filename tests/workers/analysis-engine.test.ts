@@ -436,13 +436,7 @@ describe('the series computations of the worker equal the core functions the CLI
     expect(data.resultRows!.items.map((r) => [r.runId, r.index, r.sample, r.predRows, r.goldRows])).toEqual(
       wrong
         .slice(0, 7)
-        .map((x, k) => [
-          steps.find((f) => f.samples.includes(x))!.run.id,
-          x.index,
-          x.sample,
-          [[x.index]],
-          [[x.sample]],
-        ]),
+        .map((x) => [steps.find((f) => f.samples.includes(x))!.run.id, x.index, x.sample, [[x.index]], [[x.sample]]]),
     );
     // Without the page's rows (no SQL pool), the report has none, as before.
     const none = await seriesEngine.seriesReport({
