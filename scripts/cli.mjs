@@ -10,7 +10,15 @@ import { ensureReportTemplate, newestMtime } from './build-report.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'dist-cli');
-const INPUTS = ['src/cli', 'src/core', 'src/adapters', 'workers', 'package-lock.json', 'scripts/build-cli.mjs'];
+const INPUTS = [
+  'src/cli',
+  'src/core',
+  'src/app',
+  'src/adapters',
+  'workers',
+  'package-lock.json',
+  'scripts/build-cli.mjs',
+];
 
 function builtAt() {
   try {

@@ -21,6 +21,7 @@ import {
 } from '../src/core/run/overlay-record.ts';
 import { reportPayload, withQuestionTexts, type ReportInput } from '../src/core/report/payload.ts';
 import { buildReportHtml } from '../src/core/report/report-file.ts';
+import { isWrongSample } from '../src/core/report/result-rows.ts';
 import type { Question } from '../src/core/types.ts';
 import {
   excludedPresent,
@@ -353,10 +354,10 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
         }),
       );
     },
-    seriesReport(job, onProgress) {
+    seriesReport(job, onProgress, resultRows) {
       const report = (p: AnalysisProgress) => void onProgress?.(p);
       return outcome(async () => {
-        const input = await reading(job.dbName, async (runs): Promise<ReportInput> => {
+        const read = await reading(job.dbName, async (runs): Promise<ReportInput> => {
           const series = await runs.series(job.seriesId);
           // The series file's steps as its reader gives them back, without the file's text.
           const exclusions = (await runs.exclusions?.(job.seriesId)) ?? [];
@@ -389,6 +390,10 @@ export function createAnalysisEngine(open: (dbName: string) => Promise<StoredRun
             createdAt: job.createdAt,
           };
         });
+        // Every step's wrong samples (only those cross), step by step, once the store is closed.
+        const wrong = read.series!.steps.map((s) => ({ ...s.run, samples: s.run.samples.filter(isWrongSample) }));
+        const rows = resultRows ? await resultRows(wrong) : null;
+        const input: ReportInput = { ...read, ...(rows ? { resultRows: rows } : {}) };
         const html = await buildReportHtml(job.template, reportPayload(input), streamGzip);
         return { name: input.series!.series.name, html: new Blob([html], { type: 'text/html' }) };
       });

@@ -11,6 +11,8 @@ import type { RunComparison } from '../src/core/rl/compare.ts';
 import type { RunStatsView } from '../src/core/rl/stats-view.ts';
 import type { GoldChoice } from '../src/core/run/overlay-record.ts';
 import type { QuestionStep } from '../src/core/series/question-steps.ts';
+import type { ResultRows } from '../src/core/report/result-rows.ts';
+import type { RunFile } from '../src/core/run/types.ts';
 import type { AnalysisProgress, SeriesExportKind, SeriesReportInput, SeriesView } from '../src/app/records.ts';
 
 export type AnalysisOutcome<T> = Result<T, ErrorData>;
@@ -73,10 +75,13 @@ export interface AnalysisWorkerApi {
    * The offline report of the series (docs/report.md): every step, its last step's run (with its
    * questions' texts while the dataset is stored) as the report's run, built into `template` by
    * the CLI's builder. Only the finished HTML crosses, as a Blob (its bytes are not copied into
-   * the message); `name` is the series' name.
+   * the message); `name` is the series' name. With `resultRows` (the page's SQL pool), the wrong
+   * samples of every step (those alone) cross to the page, which answers their first rows of each
+   * side within the budget; the report keeps them as a run's report does.
    */
   seriesReport(
     job: SeriesJob & SeriesReportInput,
     onProgress?: (p: AnalysisProgress) => void,
+    resultRows?: (runs: RunFile[]) => Promise<ResultRows | null>,
   ): Promise<AnalysisOutcome<{ name: string; html: Blob }>>;
 }

@@ -28,7 +28,7 @@ export interface PreviewService {
   release(): Promise<void>;
 }
 
-interface PreviewPorts {
+export interface PreviewPorts {
   /** The run's stored databases. */
   dbSource: (run: RunHeader) => DbSource;
   /** A one-worker SQL pool over them. */

@@ -46,6 +46,7 @@ import type {
   SeriesView,
 } from './records.ts';
 import type { QuestionStep } from '../core/series/question-steps.ts';
+import type { ResultRows } from '../core/report/result-rows.ts';
 import type { TrainerRewards } from '../core/series/model.ts';
 import type { OverlayComparison } from '../core/run/gold-overlay-run.ts';
 import type { GoldChoice, GoldOverlayRecord } from '../core/run/overlay-record.ts';
@@ -176,6 +177,11 @@ export interface AnalysisHooks {
   gold?: GoldChoice;
 }
 
+/** A training run's report: `resultRows` is handed the wrong samples of every step and answers their rows (report-rows.ts). */
+interface SeriesReportHooks extends AnalysisHooks {
+  resultRows?: (runs: RunFile[]) => Promise<ResultRows | null>;
+}
+
 /**
  * Heavy statistics of stored runs, computed off the main thread (the analysis worker reads the
  * samples from IndexedDB itself): the RL view's statistics and the paired comparison.
@@ -236,7 +242,7 @@ export interface SeriesAnalysisPort {
   seriesReport(
     seriesId: string,
     input: SeriesReportInput,
-    hooks?: AnalysisHooks,
+    hooks?: SeriesReportHooks,
   ): Promise<{ name: string; html: Blob }>;
 }
 

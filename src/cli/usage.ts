@@ -64,12 +64,14 @@ export const MERGE_USAGE = `usage: npm run --silent cli -- merge [--out FILE] [-
     each SHARD_FILE is the --out report or the --run-out run file of an \`eval --shard K/N\` run;
     --out joins the reports, --run-out the run files (give every shard's file of that kind)`;
 
-export const REPORT_USAGE = `usage: npm run --silent cli -- report --run FILE [--compare FILE] [--series FILE] [--exclude FILE] --out FILE.html
+export const REPORT_USAGE = `usage: npm run --silent cli -- report --run FILE [--compare FILE] [--series FILE] [--exclude FILE] [--db-root DIR|ZIP] --out FILE.html
     --run      a run file (eval --run-out, or a run exported by the app); the report's dashboard, items and RL view
     --compare  a second run file on the same questions: the report adds the comparison (the --run file is A)
     --series   a series file (series --series-out): the report adds the training run's steps and question buckets
     --exclude  questions left out of every metric of the --run and --compare runs, listed in the report
-               (JSONL: {"question_id", "reason", "author", "date"} per line; a series file keeps its own)`;
+               (JSONL: {"question_id", "reason", "author", "date"} per line; a series file keeps its own)
+    --db-root  the databases eval read (<db-root>/<db_id>/<db_id>.sqlite, or BIRD's dev.zip): each wrong sample
+               is run again and the report keeps its first 20 rows of each side (budget: 2,000 samples, 4 MiB)`;
 
 export const BATCH_USAGE = `usage: npm run --silent cli -- batch export --dataset FILE --gold FILE --db-root DIR --model NAME --out FILE.jsonl
     [--plan-out FILE] [--template bird-minidev-v1|reasoning-v1] [--n 1] [--seed 0] [--temperature 0]

@@ -22,13 +22,13 @@ import { createPreviewService } from '../app/preview-service.ts';
 import { createProbeService } from '../app/probe-service.ts';
 import { createPlaygroundService } from '../app/playground-service.ts';
 import { runExclusions } from '../app/run-exclusions.ts';
+import { resultRowsPort } from '../app/report-rows.ts';
 import './shell/theme.css';
 import { showTestDoubles, testDoublesFromUrl } from './test-doubles.ts';
 import UpdateBanner from './UpdateBanner.svelte';
 import type { RubricRepositories, WorkbenchServices } from './context/services.ts';
 import { createReportExporter, fetchReportTemplate } from './workbench/report-export.ts';
 import { WorkbenchError } from '../core/errors.ts';
-import type { RunFile, SampleRecord } from '../core/run/types.ts';
 
 /** `rlvr-workbench <version>`, from package.json (vite.config.ts defines it). */
 declare const __RLVR_PRODUCT__: string;
@@ -52,18 +52,6 @@ if (testing) showTestDoubles(testing);
 const store = createBrowserStore({ testing });
 let rubricsOpen: Promise<RubricRepositories> | null = null;
 
-/** The wrong samples' rows of a report, re-executed as the explorer's result tables are, in a worker of their own. */
-function reportRows() {
-  const previews = createPreviewService({
-    dbSource: (run) => store.datasets.source(run.dataset.databases, run.dataset.name),
-    createExecutor: (source) => createBrowserSqlPool(source, 1),
-  });
-  return {
-    rows: async (file: RunFile, sample: SampleRecord, rows: number) =>
-      (await previews.preview(file.run, sample, rows)).preview,
-    release: () => previews.release(),
-  };
-}
 const services: WorkbenchServices = {
   store,
   previews: createPreviewService({
@@ -106,8 +94,12 @@ const services: WorkbenchServices = {
     template: fetchReportTemplate,
     product: `${PRODUCT} (app)`,
     gzip: streamGzip,
-    seriesReport: (seriesId, input) => store.seriesAnalysis.seriesReport(seriesId, input),
-    resultRows: reportRows(),
+    seriesReport: (seriesId, input, resultRows) => store.seriesAnalysis.seriesReport(seriesId, input, { resultRows }),
+    // The wrong samples' rows, re-executed as the explorer's result tables are, in a worker of their own.
+    resultRows: resultRowsPort({
+      dbSource: (run) => store.datasets.source(run.dataset.databases, run.dataset.name),
+      createExecutor: (source) => createBrowserSqlPool(source, 1),
+    }),
     exclusionsOf: (runId) =>
       runExclusions(
         { exclusions: store.runs.exclusions?.bind(store.runs), seriesOf: (id) => store.seriesService.ofRun(id) },

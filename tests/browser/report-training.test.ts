@@ -10,12 +10,16 @@
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import initSqlJs from 'sql.js';
 import { describe, expect, it } from 'vitest';
 import { formatFixed2 } from '../../src/core/eval/report.ts';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
 import { BUCKETS, seriesReport, trainerDisagreements } from '../../src/core/series/stats.ts';
 import { runFileJson } from '../../src/core/runfile/export.ts';
 import { formatCount } from '../../src/ui/shell/format.ts';
+import { cellText } from '../../src/ui/cell-text.ts';
+import { readReportFile } from '../../src/core/report/report-file.ts';
+import { streamGzip } from '../../src/adapters/gzip-stream.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, writeVerlDumps } from '../helpers/series-dumps.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { DEMO_ROOT } from './node-reference.ts';
@@ -23,6 +27,7 @@ import { cli } from './report-fixtures.ts';
 import { openReport, otherRequests, type OpenedReport } from './report-helpers.ts';
 import {
   downloadFrom,
+  importBirdMiniDev,
   importDemoLibrary,
   runStored,
   screenshot,
@@ -128,6 +133,85 @@ describe.skipIf(browserSkipReason())(suiteTitle('the report of a training run, a
       await p.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor({ timeout: 120_000 });
       expect(p.url()).toBe(`${r.url}#/run/${encodeURIComponent(first.run.run.id)}`);
       expect(await p.getByTestId('run-title').textContent()).toBe(first.run.run.name);
+      await expectNoRequest(r);
+      await r.context.close();
+    }
+  }, 900_000);
+
+  it("a training run's report from the app: a step's wrong item shows the rows sql.js gives for its prediction and gold; the report states their budget", async () => {
+    // Two steps on superhero (52 questions each), imported into the app as a training run.
+    writeVerlDumps(at('superhero'), [0, 1], ['superhero']);
+    await page.goto(`${server.url}#/datasets`);
+    await importBirdMiniDev(page);
+    await page.getByTestId('nav-series').click();
+    const select = page.getByTestId('series-dataset');
+    await select.selectOption(
+      (await select.locator('option', { hasText: 'BIRD mini-dev' }).first().getAttribute('value'))!,
+    );
+    await page.getByTestId('series-folder').setInputFiles(at('superhero'));
+    await page.getByTestId('series-preview').waitFor();
+    await page.getByTestId('series-name').fill('superhero, 2 checkpoints');
+    // Far above any superhero query (all run in well under a second): nothing times out.
+    await page.getByTestId('run-timeout').fill('120');
+    await page.getByTestId('series-start').click();
+    await page.waitForURL(/#\/series\/[^/?]+$/, { timeout: 600_000 });
+    await page.locator('[data-testid="series-page"][data-loaded="true"][data-steps="2"]').waitFor({ timeout: 600_000 });
+    const html = await downloadFrom(page, '[data-testid="export-report"]');
+    writeFileSync(at('training-rows.html'), html.text);
+    const back = await readReportFile(html.text, html.name, streamGzip);
+    const steps = back.series!.steps;
+    expect(steps).toHaveLength(2);
+    const wrongAll = steps.flatMap((s) => s.run.samples.filter((x) => x.ex !== 1 && x.status !== 'missing-db'));
+    // A wrong item of the first step (not the report's own run, the last step's) whose both sides have rows.
+    const first = steps[0]!.run;
+    const w = first.samples.find(
+      (x) => x.ex === 0 && x.status === 'ok' && (x.predRowCount ?? 0) > 0 && (x.goldRowCount ?? 0) > 0,
+    )!;
+    expect(w).toBeDefined();
+    // What sql.js gives for that prediction and gold on the database, outside the app: first 20 rows of each side.
+    const SQL = await initSqlJs();
+    const db = new SQL.Database(readFileSync(path.join(DB_ROOT, w.dbId, `${w.dbId}.sqlite`)));
+    const firstRows = (sql: string): { columns: string[]; cells: string[][] } => {
+      const st = db.prepare(sql);
+      const cells: string[][] = [];
+      try {
+        while (cells.length < 20 && st.step()) cells.push(st.get().map(cellText));
+        return { columns: st.getColumnNames(), cells };
+      } finally {
+        st.free();
+      }
+    };
+    const want = { pred: firstRows(w.sql!), gold: firstRows(w.goldSql) };
+    db.close();
+    expect(want.pred.cells.length).toBeGreaterThan(0);
+
+    const hash = `#/run/${encodeURIComponent(first.run.id)}/items/${w.index}.${w.sample}?outcome=wrong`;
+    for (const viewport of [{ width: 1400, height: 1000 }, PHONE]) {
+      const wide = viewport.width > PHONE.width;
+      const r = await openReport(browser, at('training-rows.html'), { viewport, hash });
+      const p = r.page;
+      const side = async (id: string) => {
+        const t = p.locator(`[data-testid="item-detail"] [data-testid="${id}"]`);
+        await t.waitFor({ timeout: 120_000 });
+        return {
+          columns: await t.locator('thead th').evaluateAll((els) => els.map((e) => e.getAttribute('title') ?? '')),
+          cells: await t
+            .locator('tbody tr')
+            .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.title))),
+        };
+      };
+      expect({ pred: await side('pred-rows'), gold: await side('gold-rows') }).toEqual(want);
+      await p.locator('[data-testid="item-detail"] [data-testid="result-tables"]').scrollIntoViewIfNeeded();
+      await screenshot(p, `report-training-rows-${wide ? 1400 : 390}.png`);
+      // The budget and what was kept, counted over every step's wrong samples.
+      await p.evaluate((h) => (location.hash = h), `#/run/${encodeURIComponent(first.run.id)}`);
+      await p.locator('[data-testid="dashboard"][data-loaded="true"]').waitFor({ timeout: 120_000 });
+      expect(await p.getByTestId('prov-rows').textContent()).toMatch(
+        new RegExp(
+          `^Result rows: first 20 rows of each side for \\d+ wrong samples? of ${wrongAll.length}, [^(]+ \\(budget: 2,000 samples, 4\\.0 MiB\\)`,
+        ),
+      );
+      await expectSize(r, at('training-rows.html'));
       await expectNoRequest(r);
       await r.context.close();
     }

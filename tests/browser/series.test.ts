@@ -25,6 +25,7 @@ import { packReport, reportPayload, withQuestionTexts } from '../../src/core/rep
 import { parseSeriesFile, toSeriesFile } from '../../src/core/series/file.ts';
 import { readReportFile, reportDataOf, unpackReportData } from '../../src/core/report/report-file.ts';
 import { streamGzip } from '../../src/adapters/gzip-stream.ts';
+import { isWrongSample, type ResultRows } from '../../src/core/report/result-rows.ts';
 import { minidevSeriesReference, type SeriesReference } from '../helpers/series-reference.ts';
 import { directBuckets, MINIDEV_QUESTIONS, PREDICTION_FILES, stepOf, verlLines } from '../helpers/series-dumps.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
@@ -153,7 +154,11 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
       product: string;
       createdAt: string;
       seriesSteps: Array<{ step: number; notes?: string[]; executions?: { executed: number; reused: number } }>;
+      resultRows: ResultRows;
     };
+    // Added since: the result rows of every step's wrong samples (re-run on the page's SQL pool).
+    expect(made.resultRows.wrong).toBe(file.steps.flatMap((s) => s.run.samples.filter(isWrongSample)).length);
+    expect(made.resultRows.items.length).toBeGreaterThan(0);
     expect(made.product).toMatch(/^rlvr-workbench \S+ \(app\)$/);
     // Added since: what the app kept with each step (its import notes, its verdict counts), as its
     // steps table shows them, and the bytes of the HTML around the data (the report states its size).
@@ -177,6 +182,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('training runs in the app'), () 
       compare: false,
       series: toSeriesFile(file),
       seriesSteps: made.seriesSteps,
+      resultRows: made.resultRows,
       product: made.product,
       createdAt: made.createdAt,
     });

@@ -10,7 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { zlibGzip } from '../../src/adapters/node/report-files.ts';
-import { readReportFile } from '../../src/core/report/report-file.ts';
+import { readReportFile, reportDataOf, unpackReportData } from '../../src/core/report/report-file.ts';
+import { openReportPayload } from '../../src/core/report/payload.ts';
+import { RESULT_ROWS_BUDGET } from '../../src/core/report/limits.ts';
+import { previewOf, resultRowsText } from '../../src/core/report/result-rows.ts';
+import initSqlJs from 'sql.js';
 import { runFileJson } from '../../src/core/runfile/export.ts';
 import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
@@ -149,6 +153,76 @@ describe('report: a run, a comparison and a training run as one offline HTML fil
     expect(bad.stderr).toMatch(/bad\.jsonl.*line 2/);
     expect(() => statSync(at('y.html'))).toThrow();
   });
+
+  it('--db-root: the wrong samples of the run and of every step keep the rows sql.js gives, within the budget; without it stderr says why there are none', async () => {
+    const run = await runCli([
+      'report',
+      '--run',
+      at('gpt4o.run.json'),
+      '--series',
+      at('two.series.json'),
+      '--db-root',
+      DB_ROOT,
+      '--out',
+      at('rows.html'),
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const payload = openReportPayload(
+      await unpackReportData(reportDataOf(readFileSync(at('rows.html'), 'utf8'))!, zlibGzip, 'rows.html'),
+      'rows.html',
+    );
+    const rows = payload.resultRows!;
+    // The run's and every step's wrong samples (EX 0 on a database), each run once, the --run first.
+    const runFile = parseRunFile(readFileSync(at('gpt4o.run.json'), 'utf8'), 'gpt4o.run.json');
+    const series = parseSeriesFile(readFileSync(at('two.series.json'), 'utf8'), 'two.series.json');
+    const files = [runFile, ...series.steps.map((s) => s.run)];
+    const wrong = files.flatMap((f) =>
+      f.samples.filter((x) => x.ex !== 1 && x.status !== 'missing-db').map((x) => ({ f, x })),
+    );
+    expect(rows.wrong).toBe(wrong.length);
+    expect(rows.items.length + rows.noRows + rows.leftOut).toBe(wrong.length);
+    expect([rows.rowsPerSide, rows.maxItems, rows.maxBytes]).toEqual([
+      RESULT_ROWS_BUDGET.rowsPerSide,
+      RESULT_ROWS_BUDGET.maxItems,
+      RESULT_ROWS_BUDGET.maxBytes,
+    ]);
+    expect(run.stderr).toContain(`result rows: ${resultRowsText(rows)}`);
+    // Kept samples of the run and of a step, each equal to what sql.js gives for its prediction and gold.
+    const SQL = await initSqlJs();
+    const firstRows = (dbId: string, sql: string): unknown[][] => {
+      const db = new SQL.Database(readFileSync(path.join(DB_ROOT, dbId, `${dbId}.sqlite`)));
+      try {
+        const st = db.prepare(sql);
+        const out: unknown[][] = [];
+        while (out.length < RESULT_ROWS_BUDGET.rowsPerSide && st.step()) out.push(st.get());
+        st.free();
+        return out;
+      } finally {
+        db.close();
+      }
+    };
+    const checked = new Set<string>();
+    for (const item of rows.items) {
+      if (checked.has(item.runId) || item.predRows.length === 0) continue;
+      const { x } = wrong.find((w) => w.f.run.id === item.runId && w.x.index === item.index)!;
+      expect(previewOf(item).predRows).toEqual(firstRows(x.dbId, x.sql!));
+      expect(previewOf(item).goldRows).toEqual(firstRows(x.dbId, x.goldSql));
+      checked.add(item.runId);
+    }
+    // One sample of each run (the --run file and both steps) checked.
+    expect(checked).toEqual(new Set(files.map((f) => f.run.id)));
+
+    // Without --db-root: no rows, and stderr names the flag.
+    const bare = await runCli(['report', '--run', at('gpt4o.run.json'), '--out', at('bare.html')]);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stderr).toContain('the report has no result rows of its wrong samples');
+    expect(bare.stderr).toContain('give --db-root DIR');
+    const none = openReportPayload(
+      await unpackReportData(reportDataOf(readFileSync(at('bare.html'), 'utf8'))!, zlibGzip, 'bare.html'),
+      'bare.html',
+    );
+    expect(none.resultRows).toBeUndefined();
+  }, 600_000);
 
   it('refuses what it cannot make, naming the flag or the file, and writes nothing', async () => {
     const same = await runCli([

@@ -18,6 +18,7 @@ import { createReportSeriesServices } from '../../src/report/report-series.ts';
 import { parseSeriesFile, seriesFileJson, toSeriesFile } from '../../src/core/series/file.ts';
 import type { Question } from '../../src/core/types.ts';
 import { REPORT_TEMPLATE } from '../helpers/report-template.ts';
+import { collectResultRows } from '../../src/core/report/result-rows.ts';
 import type { Series } from '../../src/core/series/model.ts';
 import { questionAcrossSteps } from '../../src/core/series/question-steps.ts';
 import { seriesReport } from '../../src/core/series/stats.ts';
@@ -389,6 +390,68 @@ describe('the series computations of the worker equal the core functions the CLI
       { step: 100, notes: ['note of step 100'], executions: { executed: 9, reused: 3, fromCache: 1 } },
       { step: 150, notes: ['note of step 150'], executions: { executed: 9, reused: 3, fromCache: 2 } },
     ]);
+  });
+
+  it("report: the page's rows of every step's wrong samples go into the report, and only those samples cross", async () => {
+    const asked: RunFile[][] = [];
+    // The page's answer: collectResultRows over a stand-in re-execution (the SQL pool is the page's).
+    const rowsOf = (runs: RunFile[]) => {
+      asked.push(runs);
+      return collectResultRows(
+        runs,
+        async (_f, sample) => ({
+          predColumns: ['n'],
+          goldColumns: ['n'],
+          predRows: [[sample.index]],
+          goldRows: [[sample.sample]],
+        }),
+        { rowsPerSide: 5, maxItems: 7, maxBytes: 1 << 20 },
+      );
+    };
+    const out = await seriesEngine.seriesReport(
+      {
+        dbName: 'x',
+        seriesId: series.id,
+        template: REPORT_TEMPLATE,
+        product: 'p',
+        createdAt: '2026-02-03T04:05:06.000Z',
+      },
+      undefined,
+      rowsOf,
+    );
+    if (!out.ok) throw new Error(out.error.message);
+    // Every step, in order, with exactly its wrong samples.
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.map((f) => f.run.id)).toEqual(steps.map((f) => f.run.id));
+    for (const [i, f] of asked[0]!.entries())
+      expect(f.samples).toEqual(steps[i]!.samples.filter((x) => x.ex !== 1 && x.status !== 'missing-db'));
+    const data = openReportPayload(
+      await unpackReportData(reportDataOf(await out.value.html.text())!, streamGzip, 'r'),
+      'r',
+    );
+    const wrong = steps.flatMap((f) => f.samples.filter((x) => x.ex !== 1 && x.status !== 'missing-db'));
+    expect(wrong.length).toBeGreaterThan(7);
+    expect(data.resultRows!.wrong).toBe(wrong.length);
+    expect(data.resultRows!.leftOut).toBe(wrong.length - 7);
+    expect(data.resultRows!.items.map((r) => [r.runId, r.index, r.sample, r.predRows, r.goldRows])).toEqual(
+      wrong
+        .slice(0, 7)
+        .map((x) => [steps.find((f) => f.samples.includes(x))!.run.id, x.index, x.sample, [[x.index]], [[x.sample]]]),
+    );
+    // Without the page's rows (no SQL pool), the report has none, as before.
+    const none = await seriesEngine.seriesReport({
+      dbName: 'x',
+      seriesId: series.id,
+      template: REPORT_TEMPLATE,
+      product: 'p',
+      createdAt: '2026-02-03T04:05:06.000Z',
+    });
+    if (!none.ok) throw new Error(none.error.message);
+    const bare = openReportPayload(
+      await unpackReportData(reportDataOf(await none.value.html.text())!, streamGzip, 'r'),
+      'r',
+    );
+    expect(bare.resultRows).toBeUndefined();
   });
 
   it('one question across steps: questionAcrossSteps of its samples', async () => {

@@ -78,7 +78,11 @@ export function createAnalysisClient(dbName: string): AnalysisPort & SeriesAnaly
       return inWorker(hooks, (api, onProgress) => api.seriesExport({ dbName, seriesId, kind }, onProgress));
     },
     seriesReport(seriesId, input, hooks = {}) {
-      return inWorker(hooks, (api, onProgress) => api.seriesReport({ dbName, seriesId, ...input }, onProgress));
+      // The page answers the worker's wrong samples with their rows (it has the SQL pool; the worker has none).
+      const rows = hooks.resultRows;
+      return inWorker(hooks, (api, onProgress) =>
+        api.seriesReport({ dbName, seriesId, ...input }, onProgress, rows ? proxy(rows) : undefined),
+      );
     },
   };
 }

@@ -8,12 +8,16 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { NodeHost } from '../node-host.ts';
 import { reportPayload } from '../../core/report/payload.ts';
-import { fmtBytes, REPORT_LIMITS, type ReportLimits } from '../../core/report/limits.ts';
+import { fmtBytes, REPORT_LIMITS, RESULT_ROWS_BUDGET, type ReportLimits } from '../../core/report/limits.ts';
+import { resultRowsText, type ResultRows } from '../../core/report/result-rows.ts';
+import type { RunFile } from '../../core/run/types.ts';
+import { reportResultRows, resultRowsPort } from '../../app/report-rows.ts';
+import { resolveDbRoot } from './db-root-zip.ts';
 import { buildReport } from '../../core/report/report-file.ts';
-import { WorkbenchError } from '../../core/errors.ts';
+import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { terminalName } from '../../core/util/terminal-text.ts';
 import { parseRunFile } from '../../core/runfile/run-file.ts';
-import { parseSeriesFile, toSeriesFile } from '../../core/series/file.ts';
+import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../../core/series/file.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkOutputs } from '../preflight.ts';
 import { bad, parseFlags, strings } from './flags.ts';
@@ -41,11 +45,55 @@ async function readInput(flag: string, file: string, limits: ReportLimits): Prom
   return readText(flag, file);
 }
 
+/**
+ * The result rows of the wrong samples of the runs and every step of the training run (each run
+ * once: the --run file is often the last step's), run again on `--db-root` through the app's own
+ * path (app/report-rows.ts: the explorer's re-execution, `collectResultRows`, the app's budget).
+ * Without --db-root, or when the databases cannot be read, null, and stderr says why.
+ */
+async function wrongRows(
+  host: NodeHost,
+  dbRoot: string | undefined,
+  runs: readonly RunFile[],
+  series: SeriesFile | null,
+): Promise<ResultRows | null> {
+  if (!dbRoot) {
+    process.stderr.write(
+      'the report has no result rows of its wrong samples: a run file keeps verdicts and row counts, not rows; give --db-root DIR (the databases eval read) to run each wrong sample again and keep its first rows\n',
+    );
+    return null;
+  }
+  const all = [...runs];
+  for (const st of series?.steps ?? []) if (!all.some((f) => f.run.id === st.run.run.id)) all.push(st.run);
+  // --db-root may be a zip (BIRD's dev.zip), as for eval: its databases inflated to a temporary folder.
+  const root = await resolveDbRoot(host, dbRoot);
+  try {
+    let failure: unknown = null;
+    const rows = await reportResultRows(
+      all,
+      resultRowsPort({
+        dbSource: () => host.sql.folder(root.dir),
+        createExecutor: () => host.sql.pool({ dbRoot: root.dir, workers: 1 }),
+      }),
+      RESULT_ROWS_BUDGET,
+      (err) => (failure = err),
+    );
+    process.stderr.write(
+      rows
+        ? `result rows: ${resultRowsText(rows)}\n`
+        : `the report has no result rows of its wrong samples: the databases of --db-root ${terminalName(dbRoot)} could not be read: ${errorMessage(failure)}\n`,
+    );
+    return rows;
+  } finally {
+    await root.cleanup();
+  }
+}
+
 export async function run(argv: string[], host: NodeHost): Promise<number> {
   const { values } = parseFlags(
     argv,
     {
-      ...strings('run', 'compare', 'series', 'exclude', 'out'),
+      ...strings('run', 'compare', 'series', 'exclude', 'out', 'db-root'),
     },
     usage,
   );
@@ -59,6 +107,7 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
       { flag: '--series', file: values.series ?? null },
       { flag: '--exclude', file: values.exclude ?? null },
     ],
+    inputDirs: [{ flag: '--db-root', file: values['db-root'] ?? null }],
   });
   const exclusions = await excludeFlag(values.exclude);
   const limits = REPORT_LIMITS;
@@ -69,10 +118,12 @@ export async function run(argv: string[], host: NodeHost): Promise<number> {
   const series = values.series
     ? toSeriesFile(parseSeriesFile(await readInput('--series', values.series, limits), path.basename(values.series)))
     : null;
+  const resultRows = await wrongRows(host, values['db-root'], runs, series);
   const payload = reportPayload({
     runs,
     compare: runs.length > 1,
     series,
+    resultRows,
     product: `${host.report.productName()} (CLI)`,
     createdAt: new Date().toISOString(),
     exclusions: runs.map((f) => ({ ownerId: f.run.id, list: exclusions })),

@@ -75,9 +75,32 @@ export function toRunFile(run: RunHeader, samples: readonly SampleRecord[], ques
   return file;
 }
 
+/** The exclusion of an excluded question as a sample of the run file carries it (without the id: the sample has it). */
+type SampleExclusion = Omit<Exclusion, 'questionId'>;
+
+/**
+ * A sample as the run file writes it: `exportedSample`, and for a question excluded from the
+ * metrics its exclusion, `excluded: {reason, author, date}` (docs/formats.md); the others as they are.
+ */
+function runFileSample(
+  s: SampleRecord,
+  excluded: ReadonlyMap<number, Exclusion> | null,
+): ExportedSample & { excluded?: SampleExclusion } {
+  const out = exportedSample(s);
+  const e = excluded?.get(s.questionId);
+  if (!e) return out;
+  const mark: SampleExclusion = { reason: e.reason, author: e.author, date: e.date };
+  return { ...out, excluded: mark };
+}
+
 /** JSON text of a run file; bigint-free by construction (samples hold scores, not rows). */
 export function runFileJson(file: RunFile): string {
-  return JSON.stringify({ ...file, samples: file.samples.map(exportedSample) }, null, 1);
+  return markedRunFileJson(file, null);
+}
+
+/** `runFileJson` with the samples of each excluded question carrying its exclusion (`excluded`). */
+function markedRunFileJson(file: RunFile, excluded: ReadonlyMap<number, Exclusion> | null): string {
+  return JSON.stringify({ ...file, samples: file.samples.map((s) => runFileSample(s, excluded)) }, null, 1);
 }
 
 /**
@@ -274,21 +297,26 @@ export function* samplesJsonlParts(
 /**
  * `runFileJson`'s exact text in parts: the file around its samples, then `perPart` samples each,
  * every sample indented as JSON.stringify(file, null, 1) indents it (depth 2; JSON strings hold
- * no raw newline, so re-indenting lines is safe). A 500,000-sample run is ~350 MB of JSON.
+ * no raw newline, so re-indenting lines is safe). A 500,000-sample run is ~350 MB of JSON. With
+ * `exclusions`, the samples of each excluded question carry it (`excluded`: reason, author, date).
  */
-export function* runFileJsonParts(file: RunFile, perPart = 500): Generator<string> {
+export function* runFileJsonParts(file: RunFile, perPart = 500, exclusions?: readonly Exclusion[]): Generator<string> {
+  const excluded = exclusions?.length ? exclusionMap(exclusions) : null;
   const marker = `__rlvr_samples_${file.samples.length}_${Date.now()}__`;
   const around = JSON.stringify({ ...file, samples: [marker] }, null, 1);
   const cut = around.split(`"${marker}"`);
   if (file.samples.length === 0 || cut.length !== 2) {
-    yield runFileJson(file);
+    yield markedRunFileJson(file, excluded);
     return;
   }
   yield cut[0]!;
   for (let i = 0; i < file.samples.length; i += perPart) {
     yield file.samples
       .slice(i, i + perPart)
-      .map((s, j) => (i + j > 0 ? ',\n  ' : '') + JSON.stringify(exportedSample(s), null, 1).replaceAll('\n', '\n  '))
+      .map(
+        (s, j) =>
+          (i + j > 0 ? ',\n  ' : '') + JSON.stringify(runFileSample(s, excluded), null, 1).replaceAll('\n', '\n  '),
+      )
       .join('');
   }
   yield cut[1]!;

@@ -5,6 +5,7 @@
  * src/adapters/parquet. Bump a table's version when a column changes meaning or type; adding a
  * column at the end keeps the version's readers working and is noted in docs/formats.md.
  */
+import { exclusionMap, type Exclusion } from '../eval/exclusions.ts';
 import type { PromptNumbers } from '../rl/stats-view.ts';
 import { exportedSample, type ExportedSample } from '../runfile/export.ts';
 import type { RunHeader, RunQuestion, SampleRecord } from '../run/types.ts';
@@ -37,6 +38,8 @@ const col = <R>(name: string, type: ColumnType, nullable: boolean, value: TableC
 interface SampleRow {
   sample: ExportedSample;
   question: RunQuestion | undefined;
+  /** The question's exclusion from the metrics, when it is excluded (the app's and `eval --exclude`'s). */
+  excluded?: Exclusion | undefined;
 }
 
 /** Version 2: `ex` and `reward` are nullable, null (as every score) for a sample never scored (docs/formats.md). */
@@ -106,6 +109,10 @@ export const SAMPLES_TABLE: TableSchema<SampleRow> = {
     col('version_check_ex', 'INT32', true, ({ sample }) => sample.versionCheck?.ex),
     col('version_check_soft_f1', 'DOUBLE', true, ({ sample }) => sample.versionCheck?.softF1),
     col('version_check_differs', 'BOOLEAN', true, ({ sample }) => sample.versionCheck?.differs),
+    // Added in version 2 (at the end): an excluded question's exclusion (null on the others), as the run file's `excluded`.
+    col('excluded_reason', 'STRING', true, ({ excluded }) => excluded?.reason),
+    col('excluded_author', 'STRING', true, ({ excluded }) => excluded?.author),
+    col('excluded_date', 'STRING', true, ({ excluded }) => excluded?.date),
   ],
 };
 
@@ -113,11 +120,17 @@ export const SAMPLES_TABLE: TableSchema<SampleRow> = {
 export function sampleRows(
   samples: readonly SampleRecord[],
   questions: readonly RunQuestion[] | undefined,
+  exclusions?: readonly Exclusion[],
 ): SampleRow[] {
   const byIndex = new Map((questions ?? []).map((q) => [q.index, q]));
+  const excluded = exclusionMap(exclusions);
   return [...samples]
     .sort((a, b) => a.index - b.index || a.sample - b.sample)
-    .map((sample) => ({ sample: exportedSample(sample), question: byIndex.get(sample.index) }));
+    .map((sample) => ({
+      sample: exportedSample(sample),
+      question: byIndex.get(sample.index),
+      excluded: excluded.get(sample.questionId),
+    }));
 }
 
 /** Key-value metadata of a run export: the table, its version and the run header as JSON. */

@@ -14,6 +14,7 @@ import {
 } from '../../core/views/tables.ts';
 import type { RunFile, RunHeader } from '../../core/run/types.ts';
 import { WorkbenchError } from '../../core/errors.ts';
+import type { Exclusion } from '../../core/eval/exclusions.ts';
 
 /** Writes a table's rows as one Parquet file, with the file's key-value metadata. */
 export type ParquetBlobWriter = <R>(
@@ -22,8 +23,17 @@ export type ParquetBlobWriter = <R>(
   metadata: Record<string, string>,
 ) => Promise<Blob>;
 
-export function runParquetBlob(file: RunFile, write: ParquetBlobWriter): Promise<Blob> {
-  return write(SAMPLES_TABLE, sampleRows(file.samples, file.questions), runTableMetadata(SAMPLES_TABLE, file.run));
+/** The run's samples table; the samples of each question in `exclusions` carry it (`excluded_*` columns). */
+export function runParquetBlob(
+  file: RunFile,
+  write: ParquetBlobWriter,
+  exclusions?: readonly Exclusion[],
+): Promise<Blob> {
+  return write(
+    SAMPLES_TABLE,
+    sampleRows(file.samples, file.questions, exclusions),
+    runTableMetadata(SAMPLES_TABLE, file.run),
+  );
 }
 
 export function promptStatsParquetBlob(

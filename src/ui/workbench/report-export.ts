@@ -12,11 +12,10 @@ import type { WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { reportPayload, withQuestionTexts, type ReportInput } from '../../core/report/payload.ts';
 import { buildReportHtml, type GzipPort } from '../../core/report/report-file.ts';
-import type { RunFile, SampleRecord } from '../../core/run/types.ts';
-import type { ItemPreview } from '../../core/eval/executor.ts';
+import type { RunFile } from '../../core/run/types.ts';
 import type { Exclusion } from '../../core/eval/exclusions.ts';
-import { RESULT_ROWS_BUDGET } from '../../core/report/limits.ts';
-import { collectResultRows, type ResultRows, type ResultRowsBudget } from '../../core/report/result-rows.ts';
+import type { ResultRows, ResultRowsBudget } from '../../core/report/result-rows.ts';
+import { reportResultRows, type ResultRowsPort } from '../../app/report-rows.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
 
 export interface ReportExporter {
@@ -43,18 +42,20 @@ interface ReportExportPorts {
   gzip: GzipPort;
   /**
    * A stored training run's report, built off the page (the analysis worker: every step as its
-   * "series file (share)" export holds it, the last step's run as the report's run).
+   * "series file (share)" export holds it, the last step's run as the report's run). The worker
+   * hands `resultRows` the wrong samples of every step and puts the rows it answers in the report.
    */
-  seriesReport?(seriesId: string, input: SeriesReportInput): Promise<{ name: string; html: Blob }>;
+  seriesReport?(
+    seriesId: string,
+    input: SeriesReportInput,
+    resultRows: (runs: RunFile[]) => Promise<ResultRows | null>,
+  ): Promise<{ name: string; html: Blob }>;
   /**
    * The result rows of the wrong samples, re-executed on the run's stored databases as the
-   * explorer's result tables are (ui/preview-service.ts): `rows` runs one sample, `release`
+   * explorer's result tables are (app/report-rows.ts): `rows` runs one sample, `release`
    * frees its worker once the report has them. Absent: the report keeps no rows.
    */
-  resultRows?: {
-    rows(file: RunFile, sample: SampleRecord, rows: number): Promise<ItemPreview | null>;
-    release(): Promise<void>;
-  };
+  resultRows?: ResultRowsPort;
   /** What is excluded from a stored run's metrics (app/run-exclusions.ts); absent: the report lists none. */
   exclusionsOf?(runId: string): Promise<Exclusion[]>;
   /** The rows' budget (tests pass small ones). */
@@ -65,15 +66,8 @@ interface ReportExportPorts {
  * The rows of the wrong samples of `runs` within the budget; null when they cannot be had (the
  * dataset's databases are no longer stored): the report is made without them and says so.
  */
-async function rowsOf(ports: ReportExportPorts, runs: readonly RunFile[]): Promise<ResultRows | null> {
-  if (!ports.resultRows) return null;
-  try {
-    return await collectResultRows(runs, ports.resultRows.rows, ports.rowsBudget ?? RESULT_ROWS_BUDGET);
-  } catch {
-    return null;
-  } finally {
-    await ports.resultRows.release();
-  }
+function rowsOf(ports: ReportExportPorts, runs: readonly RunFile[]): Promise<ResultRows | null> {
+  return reportResultRows(runs, ports.resultRows, ports.rowsBudget);
 }
 
 /** The run file with its questions' texts, when its dataset is still stored. */
@@ -121,11 +115,11 @@ export function createReportExporter(ports: ReportExportPorts): ReportExporter {
     async downloadSeries(seriesId) {
       try {
         if (!ports.seriesReport) throw new WorkbenchError('UNSUPPORTED', 'this app was built without training runs');
-        const { name, html } = await ports.seriesReport(seriesId, {
-          template: await ports.template(),
-          product: ports.product,
-          createdAt: new Date().toISOString(),
-        });
+        const { name, html } = await ports.seriesReport(
+          seriesId,
+          { template: await ports.template(), product: ports.product, createdAt: new Date().toISOString() },
+          (runs) => rowsOf(ports, runs),
+        );
         downloadBlob(`${safeFileName(name)}.report.html`, html);
         return null;
       } catch (err) {

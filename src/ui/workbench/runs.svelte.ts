@@ -281,10 +281,12 @@ export class RunsState {
       const file = await this.#store.runs.export(runId);
       const base = safeFileName(file.run.name);
       const trainer = kind === 'csv' || kind === 'jsonl' ? await this.#trainerScores(runId).catch(() => null) : null;
-      // Excluded questions (the run's own and its training runs') keep their rows, marked `excluded`.
-      const exclusions = kind === 'csv' || kind === 'jsonl' ? await this.#exclusions(runId) : [];
+      // Excluded questions (the run's own and its training runs') keep their rows, marked `excluded`
+      // (the reason in CSV and JSONL; reason, author and date in the run file and the Parquet table).
+      const exclusions = kind === 'bird' ? [] : await this.#exclusions(runId);
       // The run file, CSV and JSONL are written from parts (a 500,000-sample run file is ~350 MB).
-      if (kind === 'run') await downloadParts(`${base}.run.json`, runFileJsonParts(file), 'application/json');
+      if (kind === 'run')
+        await downloadParts(`${base}.run.json`, runFileJsonParts(file, 500, exclusions), 'application/json');
       else if (kind === 'jsonl')
         await downloadParts(
           `${base}.samples.jsonl`,
@@ -307,7 +309,11 @@ export class RunsState {
           }));
         downloadBlob(
           `${base}.samples.parquet`,
-          await runParquetBlob({ ...file, ...(questions ? { questions } : {}) }, parquetWriter(this.#parquetBlob)),
+          await runParquetBlob(
+            { ...file, ...(questions ? { questions } : {}) },
+            parquetWriter(this.#parquetBlob),
+            exclusions,
+          ),
         );
       } else
         await downloadParts(
