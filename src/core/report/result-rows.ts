@@ -100,7 +100,9 @@ export async function collectResultRows(
         out.leftOut++;
         continue;
       }
-      const p = await preview(file, s, budget.rowsPerSide);
+      // An error or a timeout in the run gave no rows: it is not run again (a timeout would cost
+      // its whole limit a second time).
+      const p = s.status === 'error' || s.status === 'timeout' ? null : await preview(file, s, budget.rowsPerSide);
       if (!p) {
         out.noRows++;
         continue;

@@ -35,11 +35,13 @@ describe('result rows of the wrong samples', () => {
     expect(file.samples.some((s) => s.ex === 1)).toBe(true);
     asked.length = 0;
     const out = await collectResultRows([file], preview, { rowsPerSide: 3, maxItems: 4, maxBytes: 1 << 20 });
-    // Every wrong sample asked for until the budget is full; the right ones never.
-    expect(asked.every((s) => s.ex !== 1)).toBe(true);
+    // Every wrong sample that ran asked for until the budget is full; the right ones never, nor
+    // an error or a timeout of the run (counted as giving no rows, not run again).
+    expect(asked.every((s) => s.ex !== 1 && s.status === 'ok')).toBe(true);
     expect(out.items).toHaveLength(4);
     expect(out.wrong).toBe(wrong.length);
-    const noRows = wrong.slice(0, asked.length).filter((s) => s.index === 0 && s.sample === 1).length;
+    const seen = wrong.slice(0, wrong.indexOf(asked.at(-1)!) + 1);
+    const noRows = seen.filter((s) => s.status !== 'ok' || (s.index === 0 && s.sample === 1)).length;
     expect(out.noRows).toBe(noRows);
     expect(out.leftOut).toBe(wrong.length - 4 - noRows);
     const first = out.items[0]!;
@@ -51,6 +53,21 @@ describe('result rows of the wrong samples', () => {
         (noRows ? `; ${noRows} gave no rows (an error or a timeout)` : '') +
         `; ${out.leftOut} left out: the budget was reached`,
     );
+  });
+
+  it('runs no error or timeout of the run again: each is counted as giving no rows', async () => {
+    const failed = wrong.filter((s) => s.status !== 'ok');
+    expect(failed.length).toBeGreaterThan(0);
+    const timedOut: RunFile = {
+      ...file,
+      samples: file.samples.map((s, i) => (i === 0 ? { ...s, ex: 0, status: 'timeout' } : s)),
+    };
+    asked.length = 0;
+    const out = await collectResultRows([timedOut], preview, { rowsPerSide: 3, maxItems: 1000, maxBytes: 1 << 20 });
+    expect(asked.some((s) => s.status !== 'ok')).toBe(false);
+    const wrongHere = timedOut.samples.filter(isWrongSample);
+    expect(asked).toHaveLength(wrongHere.filter((s) => s.status === 'ok').length);
+    expect(out.noRows).toBe(wrongHere.filter((s) => s.status !== 'ok' || (s.index === 0 && s.sample === 1)).length);
   });
 
   it('stops at the bytes budget: the sample that would pass it and every later one are left out', async () => {
