@@ -43,6 +43,38 @@ const EIGHT = [
 ];
 const sqlOf = (v: string) => v.split('\t----- bird -----\t')[0]!;
 
+/**
+ * The R-VES replay's questions (gold positions in mini-dev). R-VES times every correct item 100
+ * times (about 1.2 s for a fast query, minutes for gpt-4o's few slow ones), so the step replays a
+ * part of gpt-4o's file that holds every kind of item its claims are about: 28 answers it gets
+ * right on each of the three stored databases (fast queries, the kind the coarse clock left
+ * untimed, docs/r-ves-timing.md), 5 wrong ones (one an error) and 5 questions whose database is
+ * not imported (unscored). Where an item's time ratio lands on a rerun is chance; the student_club
+ * and superhero ones sat within 10 % of a reward step in a CLI run of the whole file and land
+ * within 2 % of one more often than its others (its slow queries never did).
+ */
+const RVES_POSITIONS = [
+  ...[0, 1, 2, 78, 79], // unscored: debit_card_specializing, thrombosis_prediction
+  ...[32, 33, 35, 36, 56], // wrong (33: an error)
+  ...[37, 41, 42, 47, 53, 54, 58, 61, 63, 64, 69, 71], // right: student_club
+  ...[255, 258, 260, 261, 262, 263, 264, 265, 266, 268, 277, 278, 282], // right: superhero
+  ...[401, 407, 413], // right: toxicology
+].sort((a, b) => a - b);
+/** Of RVES_POSITIONS: scored (their database imported). */
+const RVES_SCORED = RVES_POSITIONS.length - 5;
+
+/** gpt-4o's predictions (GPT4O) for the gold positions `indices`, as JSONL lines {question_id, sql}. */
+function writeGpt4oSubset(indices: readonly number[]): string {
+  const questions = minidevQuestions();
+  const preds = JSON.parse(readFileSync(GPT4O, 'utf8')) as Record<string, string>;
+  const file = tempFile('gpt-4o-r-ves.jsonl');
+  const lines = indices.map((i) =>
+    JSON.stringify({ question_id: questions[i]!.question_id, sql: sqlOf(preds[String(i)]!) }),
+  );
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
 /** 8 samples for `indices` (gold positions), as JSONL lines {question_id, sql}. */
 function writeEightSamples(indices: readonly number[]): string {
   const questions = minidevQuestions();
@@ -362,34 +394,41 @@ describe.skipIf(browserSkipReason())(
       // How far the app's R-VES agrees with the CLI's is a ratio of wall times, so a measurement of
       // the machine's load as much as of the product: `npm run bench -- --only rves` reports it
       // (bench/rves.ts). Here: what the dashboard shows of the run, which does not depend on timing.
-      const run = await startRun(page, {
-        datasetName: 'BIRD mini-dev',
-        predictions: GPT4O,
-        name: 'gpt-4o cot r-ves',
-        tickMetrics: ['R-VES'],
-        waitMs: 1_200_000,
-      });
-      expect(run.error).toBeNull();
-      rvesRun = run.runId!;
-      const app = await appRves(page);
-      rvesEx = app.ex;
-      expect(app.notTimed, 'correct items left untimed').toBe(0);
-      expect(app.total).toBeGreaterThan(0);
-      // The dashboard says how far a rerun moves R-VES, and links to the items that make it move.
+      // A part of gpt-4o's file (RVES_POSITIONS): every item of it is timed as the whole file's would be.
+      const predictions = writeGpt4oSubset(RVES_POSITIONS);
       const near = page.getByTestId('near-step-link');
-      await expect
-        .poll(async () => (await near.textContent())?.replace(/\s+/g, ' ').trim())
-        .toMatch(
-          /^\d+ of \d+ timed correct items within 2 % of an R-VES reward step \(a rerun moves R-VES by about ±\d+\.\d\d\)$/,
-        );
+      // Which items land within 2 % of a step is chance: replayed (at most 3 runs) until a run has one.
+      let nearShown = '';
+      for (let attempt = 1; attempt <= 3 && !/^[1-9]/.test(nearShown); attempt++) {
+        const run = await startRun(page, {
+          datasetName: 'BIRD mini-dev',
+          predictions,
+          name: attempt === 1 ? 'gpt-4o cot r-ves' : `gpt-4o cot r-ves (${attempt})`,
+          tickMetrics: ['R-VES'],
+          waitMs: 1_200_000,
+        });
+        expect(run.error).toBeNull();
+        rvesRun = run.runId!;
+        const app = await appRves(page);
+        rvesEx = app.ex;
+        expect(app.notTimed, 'correct items left untimed').toBe(0);
+        expect(app.total).toBeGreaterThan(0);
+        // The dashboard says how far a rerun moves R-VES, and links to the items that make it move.
+        await expect
+          .poll(async () => (nearShown = (await near.textContent())?.replace(/\s+/g, ' ').trim() ?? ''))
+          .toMatch(
+            /^\d+ of \d+ timed correct items within 2 % of an R-VES reward step \(a rerun moves R-VES by about ±\d+\.\d\d\)$/,
+          );
+      }
       await screen('09a-rves-spread');
       // The link opens exactly those items; each says which step it sits at and what a rerun may give.
       const nearCount = Number(await page.locator('[data-count="rves-near-step"]').textContent());
+      expect(nearCount, nearShown).toBeGreaterThan(0);
       await near.click();
       await page.locator('[data-testid="explorer"][data-complete="true"]').waitFor();
       await expect
         .poll(async () => (await page.getByTestId('filter-count').textContent())?.replace(/\s+/g, ' ').trim())
-        .toMatch(new RegExp(`^${nearCount} of 500 items`));
+        .toMatch(new RegExp(`^${nearCount} of ${RVES_POSITIONS.length} items`));
       await page.locator('[data-testid="item-list"] [role="option"]').first().click();
       expect((await page.getByTestId('item-near-step').textContent())?.replace(/\s+/g, ' ').trim()).toMatch(
         /^within 2 % of the R-VES step at (0\.25|0\.5|1|2): a rerun may give (0\.25|0\.5|0\.75|1|1\.25)$/,
@@ -405,42 +444,50 @@ describe.skipIf(browserSkipReason())(
       await screen('09b-rves-item');
     }, 1_500_000);
 
-    it("exports the run; mean(ex) over the run JSON, CSV, JSON Lines and Parquet, read by DuckDB, is the dashboard's EX; unscored rows are null", async () => {
+    it("exports the runs; mean(ex) over the run JSON, CSV, JSON Lines and Parquet, read by DuckDB, is the dashboard's EX; unscored rows are null", async () => {
       await page.getByTestId('nav-runs').click();
-      const row = `[data-run-id="${rvesRun}"]`;
-      const save = async (kind: string, name: string) => {
-        const [dl] = await Promise.all([
-          page.waitForEvent('download'),
-          page.locator(`${row} [data-testid="export-${kind}"]`).click(),
-        ]);
-        const file = tempFile(name);
-        await dl.saveAs(file);
-        return file;
-      };
-      const files = {
-        run: await save('run', 'run.json'),
-        csv: await save('csv', 'run.csv'),
-        jsonl: await save('jsonl', 'run.jsonl'),
-        parquet: await save('parquet', 'run.parquet'),
-      };
-      const from = {
-        run: `(SELECT unnest(samples, recursive := true) FROM read_json('${files.run}', maximum_object_size = 200000000))`,
-        csv: `read_csv('${files.csv}', header = true)`,
-        jsonl: `read_json('${files.jsonl}', format = 'newline_delimited')`,
-        parquet: `'${files.parquet}'`,
-      };
-      for (const [kind, table] of Object.entries(from)) {
-        const [agg] = await duck<{ n: number; scored: number; ex: number; unscored_scores: number }>(
-          `SELECT count(*)::INTEGER AS n, count(ex)::INTEGER AS scored, avg(ex) AS ex,
-             count(CASE WHEN status = 'missing-db' THEN coalesce(ex, reward, rves) END)::INTEGER AS unscored_scores FROM ${table}`,
-        );
-        expect({
-          kind,
-          n: agg!.n,
-          scored: agg!.scored,
-          unscored: agg!.unscored_scores,
-          ex: (agg!.ex * 100).toFixed(2),
-        }).toEqual({ kind, n: 500, scored: 140, unscored: 0, ex: rvesEx });
+      // The R-VES run (its rves column set), and gpt-4o's whole file (runA: 500 items, 140 scored;
+      // no R-VES, so a CSV reader types its empty rves column as text: every score read as a number).
+      const runs = [
+        { run: rvesRun, n: RVES_POSITIONS.length, scored: RVES_SCORED, ex: rvesEx },
+        { run: runA, n: 500, scored: 140, ex: exTotalA },
+      ];
+      for (const want of runs) {
+        const row = `[data-run-id="${want.run}"]`;
+        const save = async (kind: string, name: string) => {
+          const [dl] = await Promise.all([
+            page.waitForEvent('download'),
+            page.locator(`${row} [data-testid="export-${kind}"]`).click(),
+          ]);
+          const file = tempFile(name);
+          await dl.saveAs(file);
+          return file;
+        };
+        const files = {
+          run: await save('run', 'run.json'),
+          csv: await save('csv', 'run.csv'),
+          jsonl: await save('jsonl', 'run.jsonl'),
+          parquet: await save('parquet', 'run.parquet'),
+        };
+        const from = {
+          run: `(SELECT unnest(samples, recursive := true) FROM read_json('${files.run}', maximum_object_size = 200000000))`,
+          csv: `read_csv('${files.csv}', header = true)`,
+          jsonl: `read_json('${files.jsonl}', format = 'newline_delimited')`,
+          parquet: `'${files.parquet}'`,
+        };
+        for (const [kind, table] of Object.entries(from)) {
+          const [agg] = await duck<{ n: number; scored: number; ex: number; unscored_scores: number }>(
+            `SELECT count(*)::INTEGER AS n, count(ex)::INTEGER AS scored, avg(ex) AS ex,
+               count(CASE WHEN status = 'missing-db' THEN coalesce(ex::DOUBLE, reward::DOUBLE, rves::DOUBLE) END)::INTEGER AS unscored_scores FROM ${table}`,
+          );
+          expect({
+            kind,
+            n: agg!.n,
+            scored: agg!.scored,
+            unscored: agg!.unscored_scores,
+            ex: (agg!.ex * 100).toFixed(2),
+          }).toEqual({ kind, n: want.n, scored: want.scored, unscored: 0, ex: want.ex });
+        }
       }
     }, 300_000);
 

@@ -51,6 +51,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('a reward-hacked training run in
   }, 1_800_000);
 
   it('the best step is never a hacked step; hacked questions are their own bucket; the fall is warned; pass^n and earned as computed directly', async () => {
+    // The CLI's series of the same dumps, run while the app imports them (awaited below).
+    const out = path.join(path.dirname(hacked), 'cli-hacked.json');
+    const cliRun = runCli(['series', '--completions', hacked, ...MINIDEV_ARGS, '--timeout-s', TIMEOUT_S, '--out', out]);
     await page.getByTestId('nav-series').click();
     const select = page.getByTestId('series-dataset');
     await select.selectOption(
@@ -67,17 +70,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('a reward-hacked training run in
       .waitFor({ timeout: 900_000 });
 
     const report = JSON.parse((await downloadFrom(page, '[data-testid="series-export-report"]')).text);
-    const out = path.join(path.dirname(hacked), 'cli-hacked.json');
-    const cli = await runCli([
-      'series',
-      '--completions',
-      hacked,
-      ...MINIDEV_ARGS,
-      '--timeout-s',
-      TIMEOUT_S,
-      '--out',
-      out,
-    ]);
+    const cli = await cliRun;
     expect(cli.code, cli.stderr).toBe(0);
     const ref = readJson(out);
     expect(report.steps).toEqual(ref.steps);

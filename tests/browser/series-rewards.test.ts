@@ -1,6 +1,6 @@
 /**
  * The trainer's reward columns in the built app (headless Chromium): a TRL completions Parquet
- * (tests/helpers/trainer-dumps.ts, built from the last real mini-dev prediction file: two
+ * (tests/helpers/trainer-dumps.ts, built from a real mini-dev prediction file: two
  * stand-in reward functions, one of them NaN on every 10th row, and the advantage) imported as
  * a training run. The app's own series file export keeps each sample's columns exactly as the
  * helper wrote them; the item view shows them under the trainer's score; the question across
@@ -22,12 +22,19 @@ import { type AppSession, downloadFrom, importBirdMiniDev, screenshot, useApp } 
 
 const DESKTOP = { width: 1400, height: 1000 };
 const PHONE = { width: 390, height: 844 };
-const LAST = PREDICTION_FILES.length - 1;
+/**
+ * The step's prediction file: llama-3-8b (sql_output_kg), whose queries all run in well under a
+ * second. The last file (phi-3-medium) holds question 247's 27-second query, which these reward
+ * columns have nothing to do with.
+ */
+const STEP_FILE = PREDICTION_FILES.findIndex((f) =>
+  f.endsWith('predict_mini_dev_meta-llama-3-8b-instruct-2_sqlite.json'),
+);
 
 /** The helper's own row of each question id: its reward columns as the dump holds them (NaN: no value). */
 const expected = new Map(
-  predictionsOf(LAST).map(({ q }, k) => {
-    const r = trlRows(LAST)[k]!;
+  predictionsOf(STEP_FILE).map(({ q }, k) => {
+    const r = trlRows(STEP_FILE)[k]!;
     return [
       q.question_id,
       {
@@ -61,7 +68,7 @@ describe.skipIf(browserSkipReason())(suiteTitle("the trainer's reward columns be
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-series-rewards-'));
 
   beforeAll(async () => {
-    writeTrlCompletions(dir, [LAST]);
+    writeTrlCompletions(dir, [STEP_FILE]);
     await importBirdMiniDev(page);
   }, 900_000);
 
@@ -82,7 +89,7 @@ describe.skipIf(browserSkipReason())(suiteTitle("the trainer's reward columns be
     // The app's own series file: every sample's columns are its dump row's, paired like the trainer's score.
     const file = parseSeriesFile((await downloadFrom(page, '[data-testid="series-export-series-file"]')).text, 'x');
     const step = file.steps[0]!;
-    expect(step.step).toBe(stepOf(LAST));
+    expect(step.step).toBe(stepOf(STEP_FILE));
     expect(step.trainerRewards).toEqual(step.run.samples.map((s) => expected.get(s.questionId)));
     const runId = step.run.run.id;
 
