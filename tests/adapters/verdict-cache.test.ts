@@ -22,12 +22,11 @@ import {
   openFileVerdictCache,
 } from '../../src/adapters/node/verdict-cache-file.ts';
 import { sha256File } from '../../src/cli/commands/run-out.ts';
-import { DEFAULT_EVAL_OPTIONS, type SqlExecutor } from '../../src/core/eval/executor.ts';
+import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
 import { runEvaluation } from '../../src/core/run/replay.ts';
 import {
   cacheableItem,
   cacheableResult,
-  cachingExecutor,
   validVerdict,
   verdictKey,
   type CachedVerdict,
@@ -38,11 +37,11 @@ import { createRunService } from '../../src/app/run-service.ts';
 import type { AppPorts } from '../../src/app/ports.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig, type SampleRecord } from '../../src/core/run/types.ts';
 import { fileDataset, memoryAppPorts } from '../helpers/memory-app-ports.ts';
-import type { EvalItem, ItemResult } from '../../src/core/types.ts';
+import type { EvalItem } from '../../src/core/types.ts';
 import { ROOT, readJson, runCli, runCommand, tempFile } from '../helpers/cli.ts';
 import { sharedData } from '../helpers/shared-data.ts';
-import { superheroItem, verdictOf } from '../helpers/item-results.ts';
-import { thirteenSampleRun } from '../helpers/thirteen-files.ts';
+import { superheroItem } from '../helpers/item-results.ts';
+import { cachedVerdictOf as verdict, counting, withFileCache } from '../helpers/file-verdict-cache.ts';
 
 const DB_ROOT = sharedData('bird', 'databases');
 /** better-sqlite3, to edit the store's file as an attacker would (it ships no types). */
@@ -55,69 +54,10 @@ const Sqlite = createRequire(import.meta.url)('better-sqlite3') as new (
   pragma(sql: string, options?: { simple?: boolean }): unknown;
   close(): void;
 };
-/** What the cache must give back exactly: the verdict of every item (its result key included), and its question. */
-const verdict = (r: ItemResult) => [...verdictOf(r), r.questionId];
-
-/** The pool, counting the items it is asked to execute. */
-function counting(inner: SqlExecutor) {
-  const asked: EvalItem[] = [];
-  const executor: SqlExecutor = {
-    evaluate: (items, options, hooks) => {
-      asked.push(...items);
-      return inner.evaluate(items, options, hooks);
-    },
-    dispose: () => inner.dispose(),
-  };
-  return { executor, asked };
-}
-
-async function withFileCache(dir: string, inner: SqlExecutor, warn: (m: string) => void = () => undefined) {
-  const file = await openFileVerdictCache(dir, { warn });
-  const caching = cachingExecutor(inner, {
-    store: file,
-    context: { executor: 'sql.js test', sqliteVersion: '3.test' },
-    dbSha256: (dbId) => dbFileSha256(dbId, path.join(DB_ROOT, dbId, `${dbId}.sqlite`)),
-  });
-  return { file, caching };
-}
 
 describe('the verdict cache across runs, on real data', () => {
   const pool = createNodeSqlPool({ dbRoot: DB_ROOT, workers: 2 });
   afterAll(() => pool.dispose());
-
-  it('the 13 mini-dev files: a second run from the cache (written, read back from its file) gives every item the same EX, Soft-F1, status and error, executing none of the cached ones', async () => {
-    const items = thirteenSampleRun();
-    // A timeout no load reaches: under load one query near the official 30 s (mini-dev item 417 of
-    // one file) timed out in one run and not the other, and a timeout is never cached.
-    const options = { ...DEFAULT_EVAL_OPTIONS, timeoutMs: 600_000 };
-    const dir = mkdtempSync(path.join(tmpdir(), 'wb-vcache-'));
-    const first = await withFileCache(dir, pool);
-    const a = await runEvaluation(items, options, { executor: first.caching });
-    expect(first.caching.stats.hitSamples.size).toBe(0);
-    expect(first.caching.stats.stored).toBeGreaterThan(1000);
-    await first.file.save();
-
-    const count = counting(pool);
-    const second = await withFileCache(dir, count.executor);
-    expect(second.file.entries).toBe(first.file.entries);
-    const b = await runEvaluation(items, options, { executor: second.caching });
-    expect(b.results.map(verdict)).toEqual(a.results.map(verdict));
-    expect(b.summary.byDifficulty).toEqual(a.summary.byDifficulty);
-    // What was executed again: only items the cache may not hold (writes, random(), machine failures).
-    for (const it of count.asked) {
-      const r = a.results[it.sample!]!;
-      expect(
-        !cacheableItem(it) ||
-          r.mutatedDb ||
-          !['ok', 'error'].includes(r.status) ||
-          (r.status === 'error' && !/^(prediction|gold): /.test(r.error ?? '')),
-      ).toBe(true);
-    }
-    expect(second.caching.stats.hitSamples.size).toBeGreaterThan(1000);
-    console.log(
-      `13 files, ${items.length} items: ${first.caching.stats.stored} verdicts stored, ${second.caching.stats.hitSamples.size} answered from the cache, ${count.asked.length} executed again`,
-    );
-  }, 1_800_000);
 
   it('never caches a prediction that writes or calls random(); the key holds the timeout and the database sha256, not the whitespace SQLite ignores', async () => {
     const items: EvalItem[] = [
