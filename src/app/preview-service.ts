@@ -28,6 +28,15 @@ export interface PreviewService {
   release(): Promise<void>;
 }
 
+/** The preview over the stored databases, which also re-runs many samples at once (a report's rows). */
+interface StoredPreviewService extends PreviewService {
+  /**
+   * The first `rows` rows of each side of many samples of one run (a report's wrong samples), in
+   * their order, in one pass over the pool: null where the prediction gave no rows.
+   */
+  previewMany(run: RunHeader, samples: readonly SampleRecord[], rows: number): Promise<(ItemPreview | null)[]>;
+}
+
 export interface PreviewPorts {
   /** The run's stored databases. */
   dbSource: (run: RunHeader) => DbSource;
@@ -35,46 +44,59 @@ export interface PreviewPorts {
   createExecutor: (source: DbSource) => SqlExecutor;
 }
 
-export function createPreviewService(ports: PreviewPorts): PreviewService {
+export function createPreviewService(ports: PreviewPorts): StoredPreviewService {
   /** One preview at a time: the pool has one worker, and a newer request waits its turn. */
   const worker = oneWorker();
 
+  /** Verdicts and rows only (the stored samples keep their findings), each sample's preview handed to `sink`. */
+  const rerun = (run: RunHeader, samples: readonly SampleRecord[], rows: number, sink: PreviewSink) =>
+    worker.run(
+      run.id,
+      () => ports.createExecutor(ports.dbSource(run)),
+      (executor) =>
+        scoreRun(
+          samples.map(itemOf),
+          {
+            ...DEFAULT_RUN_CONFIG,
+            metrics: ['ex'],
+            timeoutMs: run.config.timeoutMs,
+            readOnly: run.config.readOnly,
+            vesIterations: 0,
+          },
+          { executor, previewRows: rows, findings: false, sink },
+        ),
+    );
+
   return {
-    preview(run, sample, rows) {
-      return worker.run(
-        run.id,
-        () => ports.createExecutor(ports.dbSource(run)),
-        async (executor) => {
-          const item: EvalItem = {
-            index: sample.index,
-            questionId: sample.questionId,
-            dbId: sample.dbId,
-            difficulty: sample.difficulty,
-            predSql: sample.sql,
-            goldSql: sample.goldSql,
-            extraction: sample.extraction,
-            sample: sample.sample,
-          };
-          let preview: ItemPreview | null = null;
-          // Verdicts and rows only: the stored sample keeps its findings.
-          const {
-            results: [result],
-          } = await scoreRun(
-            [item],
-            {
-              ...DEFAULT_RUN_CONFIG,
-              metrics: ['ex'],
-              timeoutMs: run.config.timeoutMs,
-              readOnly: run.config.readOnly,
-              vesIterations: 0,
-            },
-            { executor, previewRows: rows, findings: false, sink: (_r, p) => void (preview = p) },
-          );
-          if (!result) throw new WorkbenchError('INTERNAL', 'the SQL worker returned no result for the previewed item');
-          return { preview, result };
-        },
-      );
+    async preview(run, sample, rows) {
+      let preview: ItemPreview | null = null;
+      const {
+        results: [result],
+      } = await rerun(run, [sample], rows, (_r, p) => void (preview = p));
+      if (!result) throw new WorkbenchError('INTERNAL', 'the SQL worker returned no result for the previewed item');
+      return { preview, result };
+    },
+    async previewMany(run, samples, rows) {
+      const key = (index: number, sample: number) => `${index}:${sample}`;
+      const previews = new Map<string, ItemPreview | null>();
+      await rerun(run, samples, rows, (r, p) => void previews.set(key(r.index, r.sample), p));
+      return samples.map((s) => previews.get(key(s.index, s.sample)) ?? null);
     },
     release: () => worker.release(),
+  };
+}
+
+type PreviewSink = (record: SampleRecord, preview: ItemPreview | null) => void;
+
+function itemOf(sample: SampleRecord): EvalItem {
+  return {
+    index: sample.index,
+    questionId: sample.questionId,
+    dbId: sample.dbId,
+    difficulty: sample.difficulty,
+    predSql: sample.sql,
+    goldSql: sample.goldSql,
+    extraction: sample.extraction,
+    sample: sample.sample,
   };
 }

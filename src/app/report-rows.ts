@@ -11,17 +11,17 @@ import { collectResultRows, type ResultRows, type ResultRowsBudget } from '../co
 import type { RunFile, SampleRecord } from '../core/run/types.ts';
 import { createPreviewService, type PreviewPorts } from './preview-service.ts';
 
-/** One wrong sample's first rows of each side (`rows`), and the worker freed (`release`). */
+/** Wrong samples' first rows of each side (`rows`, many samples of one run at once), and the pool freed (`release`). */
 export interface ResultRowsPort {
-  rows(file: RunFile, sample: SampleRecord, rows: number): Promise<ItemPreview | null>;
+  rows(file: RunFile, samples: readonly SampleRecord[], rows: number): Promise<(ItemPreview | null)[]>;
   release(): Promise<void>;
 }
 
-/** The port over the databases of `ports` (the explorer's preview, in a worker of its own). */
+/** The port over the databases of `ports` (the explorer's preview path, in a pool of its own). */
 export function resultRowsPort(ports: PreviewPorts): ResultRowsPort {
   const previews = createPreviewService(ports);
   return {
-    rows: async (file, sample, rows) => (await previews.preview(file.run, sample, rows)).preview,
+    rows: (file, samples, rows) => previews.previewMany(file.run, samples, rows),
     release: () => previews.release(),
   };
 }

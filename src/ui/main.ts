@@ -95,10 +95,10 @@ const services: WorkbenchServices = {
     product: `${PRODUCT} (app)`,
     gzip: streamGzip,
     seriesReport: (seriesId, input, resultRows) => store.seriesAnalysis.seriesReport(seriesId, input, { resultRows }),
-    // The wrong samples' rows, re-executed as the explorer's result tables are, in a worker of their own.
+    // The wrong samples' rows, re-executed as the explorer's result tables are, in a pool of their own.
     resultRows: resultRowsPort({
       dbSource: (run) => store.datasets.source(run.dataset.databases, run.dataset.name),
-      createExecutor: (source) => createBrowserSqlPool(source, 1),
+      createExecutor: (source) => createBrowserSqlPool(source, 2),
     }),
     exclusionsOf: (runId) =>
       runExclusions(

@@ -150,7 +150,7 @@ describe.skipIf(firefoxSkipReason())(title('the report of a training run, and re
     });
     const resultRows = await collectResultRows(
       [file],
-      async (f, s, n) => (await previews.preview(f.run, s, n)).preview,
+      (f, samples, n) => previews.previewMany(f.run, samples, n),
       RESULT_ROWS_BUDGET,
     );
     await previews.release();

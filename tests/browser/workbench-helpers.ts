@@ -155,9 +155,13 @@ export async function runStored(page: Page, datasetName: string, predictions: st
   return run.runId!;
 }
 
-/** Clicks an export button and returns the downloaded text. */
-export async function downloadFrom(page: Page, selector: string): Promise<{ name: string; text: string }> {
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.locator(selector).click()]);
+/** Clicks an export button and returns the downloaded text (waiting up to `timeout` ms for the download). */
+export async function downloadFrom(
+  page: Page,
+  selector: string,
+  timeout = 30_000,
+): Promise<{ name: string; text: string }> {
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout }), page.locator(selector).click()]);
   const file = await dl.path();
   return { name: dl.suggestedFilename(), text: readFileSync(file, 'utf8') };
 }

@@ -399,12 +399,13 @@ describe('the series computations of the worker equal the core functions the CLI
       asked.push(runs);
       return collectResultRows(
         runs,
-        async (_f, sample) => ({
-          predColumns: ['n'],
-          goldColumns: ['n'],
-          predRows: [[sample.index]],
-          goldRows: [[sample.sample]],
-        }),
+        async (_f, samples) =>
+          samples.map((sample) => ({
+            predColumns: ['n'],
+            goldColumns: ['n'],
+            predRows: [[sample.index]],
+            goldRows: [[sample.sample]],
+          })),
         { rowsPerSide: 5, maxItems: 7, maxBytes: 1 << 20 },
       );
     };

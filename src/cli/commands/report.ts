@@ -73,7 +73,7 @@ async function wrongRows(
       all,
       resultRowsPort({
         dbSource: () => host.sql.folder(root.dir),
-        createExecutor: () => host.sql.pool({ dbRoot: root.dir, workers: 1 }),
+        createExecutor: () => host.sql.pool({ dbRoot: root.dir, workers: 2 }),
       }),
       RESULT_ROWS_BUDGET,
       (err) => (failure = err),

@@ -80,51 +80,61 @@ export function previewOf(rows: ItemRows): ItemPreview {
   };
 }
 
+/** How many wrong samples of a run are asked for at once (one pass over the pool each). */
+const ASK_AT_ONCE = 100;
+
 /**
- * The rows of the wrong samples of `runs` (in their order: the report's run first), each asked
- * of `preview` (the app's re-execution) for its first `budget.rowsPerSide` rows of each side,
- * until `budget.maxItems` items or `budget.maxBytes` bytes are kept; the rest counted as left out.
+ * The rows of the wrong samples of `runs` (in their order: the report's run first), asked of
+ * `preview` (the app's re-execution, many samples of one run at a time) for their first
+ * `budget.rowsPerSide` rows of each side, until `budget.maxItems` items or `budget.maxBytes`
+ * bytes are kept; the rest counted as left out. A sample that failed or timed out in the run gave
+ * no rows and is not run again (a timeout would cost its whole limit a second time).
  */
 export async function collectResultRows(
   runs: readonly RunFile[],
-  preview: (file: RunFile, sample: SampleRecord, rows: number) => Promise<ItemPreview | null>,
+  preview: (file: RunFile, samples: readonly SampleRecord[], rows: number) => Promise<(ItemPreview | null)[]>,
   budget: ResultRowsBudget,
 ): Promise<ResultRows> {
   const out: ResultRows = { ...budget, wrong: 0, noRows: 0, leftOut: 0, bytes: 0, items: [] };
   let full = false;
-  for (const file of runs)
-    for (const s of file.samples) {
-      if (!isWrongSample(s)) continue;
-      out.wrong++;
-      if (full) {
-        out.leftOut++;
-        continue;
-      }
-      // An error or a timeout in the run gave no rows: it is not run again (a timeout would cost
-      // its whole limit a second time).
-      const p = s.status === 'error' || s.status === 'timeout' ? null : await preview(file, s, budget.rowsPerSide);
-      if (!p) {
-        out.noRows++;
-        continue;
-      }
-      const item: ItemRows = {
-        runId: file.run.id,
-        index: s.index,
-        sample: s.sample,
-        predColumns: p.predColumns,
-        goldColumns: p.goldColumns,
-        predRows: p.predRows.slice(0, budget.rowsPerSide).map((r) => r.map(encodeCell)),
-        goldRows: p.goldRows.slice(0, budget.rowsPerSide).map((r) => r.map(encodeCell)),
-      };
-      const bytes = utf8Length(JSON.stringify(item));
-      if (out.items.length >= budget.maxItems || out.bytes + bytes > budget.maxBytes) {
-        full = true;
-        out.leftOut++;
-        continue;
-      }
-      out.items.push(item);
-      out.bytes += bytes;
+  const keep = (file: RunFile, s: SampleRecord, p: ItemPreview | null) => {
+    if (full) return void out.leftOut++;
+    if (!p) return void out.noRows++;
+    const item: ItemRows = {
+      runId: file.run.id,
+      index: s.index,
+      sample: s.sample,
+      predColumns: p.predColumns,
+      goldColumns: p.goldColumns,
+      predRows: p.predRows.slice(0, budget.rowsPerSide).map((r) => r.map(encodeCell)),
+      goldRows: p.goldRows.slice(0, budget.rowsPerSide).map((r) => r.map(encodeCell)),
+    };
+    const bytes = utf8Length(JSON.stringify(item));
+    if (out.items.length >= budget.maxItems || out.bytes + bytes > budget.maxBytes) {
+      full = true;
+      return void out.leftOut++;
     }
+    out.items.push(item);
+    out.bytes += bytes;
+  };
+  for (const file of runs) {
+    const wrong = file.samples.filter(isWrongSample);
+    out.wrong += wrong.length;
+    for (let at = 0; at < wrong.length;) {
+      // As many as the samples budget can still keep (at least one: the one that tells it is full).
+      const room = Math.max(1, Math.min(ASK_AT_ONCE, budget.maxItems - out.items.length + 1));
+      const batch = wrong.slice(at, at + room);
+      at += batch.length;
+      if (full) {
+        out.leftOut += batch.length;
+        continue;
+      }
+      const ran = batch.filter((s) => s.status !== 'error' && s.status !== 'timeout');
+      const previews = ran.length > 0 ? await preview(file, ran, budget.rowsPerSide) : [];
+      const byKey = new Map(ran.map((s, i) => [s, previews[i] ?? null]));
+      for (const s of batch) keep(file, s, byKey.get(s) ?? null);
+    }
+  }
   return out;
 }
 

@@ -21,12 +21,17 @@ const wrong = file.samples.filter(isWrongSample);
 
 /** A re-execution double: 30 rows of each side naming the sample, none for sample 1 of question 0. */
 const asked: SampleRecord[] = [];
-async function preview(_f: RunFile, s: SampleRecord, rows: number): Promise<ItemPreview | null> {
-  asked.push(s);
-  if (s.index === 0 && s.sample === 1) return null;
-  const side = (tag: string) => Array.from({ length: 30 }, (_, i) => [`${tag}${s.index}.${s.sample}`, i]);
-  expect(rows).toBe(3);
-  return { predColumns: ['p', 'n'], goldColumns: ['g', 'n'], predRows: side('p'), goldRows: side('g') };
+/** The sizes of the batches asked for. */
+const batches: number[] = [];
+async function preview(_f: RunFile, samples: readonly SampleRecord[], rows: number): Promise<(ItemPreview | null)[]> {
+  batches.push(samples.length);
+  return samples.map((s) => {
+    asked.push(s);
+    if (s.index === 0 && s.sample === 1) return null;
+    const side = (tag: string) => Array.from({ length: 30 }, (_, i) => [`${tag}${s.index}.${s.sample}`, i]);
+    expect(rows).toBe(3);
+    return { predColumns: ['p', 'n'], goldColumns: ['g', 'n'], predRows: side('p'), goldRows: side('g') };
+  });
 }
 
 describe('result rows of the wrong samples', () => {
@@ -34,14 +39,26 @@ describe('result rows of the wrong samples', () => {
     expect(wrong.length).toBeGreaterThan(6);
     expect(file.samples.some((s) => s.ex === 1)).toBe(true);
     asked.length = 0;
+    batches.length = 0;
     const out = await collectResultRows([file], preview, { rowsPerSide: 3, maxItems: 4, maxBytes: 1 << 20 });
+    // Asked in batches no larger than the samples the budget can still keep (and one more).
+    expect(batches.length).toBeGreaterThan(0);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(5);
     // Every wrong sample that ran asked for until the budget is full; the right ones never, nor
     // an error or a timeout of the run (counted as giving no rows, not run again).
     expect(asked.every((s) => s.ex !== 1 && s.status === 'ok')).toBe(true);
     expect(out.items).toHaveLength(4);
     expect(out.wrong).toBe(wrong.length);
-    const seen = wrong.slice(0, wrong.indexOf(asked.at(-1)!) + 1);
-    const noRows = seen.filter((s) => s.status !== 'ok' || (s.index === 0 && s.sample === 1)).length;
+    // In order: a failed sample (or one without rows) counts as no rows until a fifth one with rows fills the budget.
+    let kept = 0;
+    let noRows = 0;
+    let isFull = false;
+    for (const s of wrong) {
+      if (isFull) continue;
+      if (s.status !== 'ok' || (s.index === 0 && s.sample === 1)) noRows++;
+      else if (kept === 4) isFull = true;
+      else kept++;
+    }
     expect(out.noRows).toBe(noRows);
     expect(out.leftOut).toBe(wrong.length - 4 - noRows);
     const first = out.items[0]!;
