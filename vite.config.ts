@@ -79,8 +79,6 @@ const REAL_DATA_TESTS = [
   'tests/adapters/verdict-cache.test.ts',
   'tests/cli/eval-version-effects.test.ts',
   'tests/cli/probe.test.ts',
-  'tests/cli/replay-turns.test.ts',
-  'tests/cli/series-hacked.test.ts',
   'tests/cli/series.test.ts',
   'tests/cli/trainer-dumps.test.ts',
   'tests/core/formats/replay-episode.test.ts',

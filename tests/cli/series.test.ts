@@ -4,6 +4,12 @@
  * (first and last step, sample by sample); buckets, first solved step and flips equal a direct
  * computation from the steps' verdicts; the CSV and Parquet tables hold the same numbers as
  * the JSON; `--watch` picks up a step file written while it runs and stops cleanly on SIGINT.
+ * A reward-hacked run of the same steps (each wrong answer from step 300 on replaced by a DELETE,
+ * `SELECT 'true'` or an empty-result read) picks its best step on the earned score, never a
+ * hacked step; the step with the highest EX (a hacked one) is named beside it with what applies
+ * to it; the questions solved only by hacks are their own bucket; the fell-below-best warning
+ * starts at the first step whose EX falls below the best step's by more than its own interval;
+ * earned and pass^n equal a direct computation from the steps' samples.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -21,7 +27,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readParquetFileRecords } from '../../src/adapters/parquet/node-file.ts';
 import { parseSeriesFile } from '../../src/core/series/file.ts';
-import { CLI_SCRIPT, readJson, ROOT, runCli } from '../helpers/cli.ts';
+import { CLI_SCRIPT, readJson, ROOT, runCli, type CliRun } from '../helpers/cli.ts';
+import { directStepNumbers, HACKED_FROM, writeHackedDumps } from '../helpers/hacked-series.ts';
 import { minidevEvalVerdicts } from '../helpers/eval-reference.ts';
 import {
   directBuckets,
@@ -36,7 +43,7 @@ import {
   writeVerlDumps,
 } from '../helpers/series-dumps.ts';
 
-// The official 30 s timeout: one real prediction (question 247 at steps 600 and 1300) runs past it, and a shorter one would time out more under load.
+// The runs of the real steps add REAL_STEPS_FLAGS (a timeout no query reaches, this file's verdict cache).
 const common = MINIDEV_ARGS;
 /** `series` of a folder or file of completions on mini-dev, then `extra`. */
 const seriesArgs = (completions: string, ...extra: string[]) => [
@@ -48,8 +55,62 @@ const seriesArgs = (completions: string, ...extra: string[]) => [
 ];
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'wb-series-'));
 
-describe('series: 13 real checkpoints as verl dumps', () => {
-  it('prints the per-step table, writes JSON / CSV / Parquet / series file with equal numbers, EX equal to eval, buckets equal to a direct computation', async () => {
+/** The 13 real steps' series (`series --out --csv --parquet --series-out`), its folder and the process. */
+interface VerlSeries {
+  dir: string;
+  run: CliRun;
+  out: string;
+  csv: string;
+  parquet: string;
+  seriesOut: string;
+}
+
+/**
+ * The verdict cache of this file's runs of the real steps, empty when the first starts (as the
+ * fresh cache folder every CLI run of the tests gets): the three steps as verl dumps fill it
+ * (threeVerlSteps), the 13 steps' series takes their verdicts and adds the other steps', the
+ * reward-hacked run takes the verdicts its hacks left as they were, prime-rl's and the BIRD
+ * files' runs those of the same SQL. Each run compared with `eval` is compared with a process of
+ * its own (`eval --no-cache`); the others are compared with direct computations from their own
+ * samples. Under a timeout no query reaches: toxicology's slow prediction (at steps 600 and 1300,
+ * 27 s in sql.js on a quiet machine) crossed the official 30 s when the suite loaded the 2 cores,
+ * and 180 s at load 20; a timeout is never cached (every run would execute it again). Both
+ * predictions are wrong: their EX is 0 either way.
+ */
+const REAL_STEPS_FLAGS = ['--timeout-s', '600', '--cache', mkdtempSync(path.join(tmpdir(), 'wb-series-cache-'))];
+
+/** The three steps (files 0, 6 and 12) of the formats' comparison, in verl, prime-rl and BIRD files. */
+const THREE = [0, 6, 12];
+
+/**
+ * The three steps as verl dumps, prime-rl eval rollouts and BIRD files written, and the verl
+ * dumps' series run first on the empty cache, once, for whichever test asks first: the formats'
+ * comparison checks it, and the 13 steps' series waits for it (so that it starts on an empty cache).
+ */
+let threeVerlStepsRun: Promise<{ dir: string; run: CliRun; out: string; seriesOut: string }> | undefined;
+function threeVerlSteps() {
+  threeVerlStepsRun ??= (async () => {
+    const dir = tempDir();
+    writeVerlDumps(path.join(dir, 'verl'), THREE);
+    writePrimeRlDumps(path.join(dir, 'prime'), THREE);
+    writeBirdStepFiles(path.join(dir, 'bird'), THREE);
+    const [out, seriesOut] = [path.join(dir, 'verl.json'), path.join(dir, 'verl.series.json')];
+    const run = await runCli(
+      seriesArgs(path.join(dir, 'verl'), '--out', out, '--series-out', seriesOut, ...REAL_STEPS_FLAGS),
+    );
+    return { dir, run, out, seriesOut };
+  })();
+  return threeVerlStepsRun;
+}
+
+/**
+ * The series of the 13 real steps as verl dumps, written and run once, for whichever test asks
+ * first: its outputs are checked below; the hacked run is built from its verdicts.
+ */
+let verlSeriesRun: Promise<VerlSeries> | undefined;
+function verlSeries(): Promise<VerlSeries> {
+  verlSeriesRun ??= (async () => {
+    await threeVerlSteps();
     const dir = tempDir();
     writeVerlDumps(
       path.join(dir, 'val'),
@@ -59,8 +120,27 @@ describe('series: 13 real checkpoints as verl dumps', () => {
       path.join(dir, f),
     ) as [string, string, string, string];
     const run = await runCli(
-      seriesArgs(path.join(dir, 'val'), '--out', out, '--csv', csv, '--parquet', parquet, '--series-out', seriesOut),
+      seriesArgs(
+        path.join(dir, 'val'),
+        ...REAL_STEPS_FLAGS,
+        '--out',
+        out,
+        '--csv',
+        csv,
+        '--parquet',
+        parquet,
+        '--series-out',
+        seriesOut,
+      ),
     );
+    return { dir, run, out, csv, parquet, seriesOut };
+  })();
+  return verlSeriesRun;
+}
+
+describe('series: 13 real checkpoints as verl dumps', () => {
+  it('prints the per-step table, writes JSON / CSV / Parquet / series file with equal numbers, EX equal to eval, buckets equal to a direct computation', async () => {
+    const { dir, run, out, csv, parquet, seriesOut } = await verlSeries();
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('step rule: global_step_<N>, checkpoint-<N>');
     expect(run.stderr).toContain('1300.jsonl (verl): step 1300: 140 rows, mapped 140 by question text');
@@ -331,36 +411,24 @@ describe('series: step from the file name for dumps without steps, and bad input
 
 describe('series: the same checkpoints as prime-rl eval rollouts and as BIRD files named by step', () => {
   it('gives the numbers of the verl dumps (prime-rl with its reward, BIRD files without a trainer score)', async () => {
-    const dir = tempDir();
-    const which = [0, 6, 12];
-    writeVerlDumps(path.join(dir, 'verl'), which);
-    writePrimeRlDumps(path.join(dir, 'prime'), which);
-    writeBirdStepFiles(path.join(dir, 'bird'), which);
+    const which = THREE;
+    const verl = await threeVerlSteps();
+    const dir = verl.dir;
     const reports: Record<string, any> = {};
     // One verdict cache for the three runs: the comparison is of the formats (what each reads, maps
     // and reports), so prime and bird take from the cache the verdicts verl executed (the cache's
     // own correctness: tests/adapters/verdict-cache*.test.ts). A verdict whose SQL, gold or
-    // database a format mapped differently is a miss, executed and compared as before.
-    const cache = path.join(dir, 'cache');
+    // database a format mapped differently is a miss, executed and compared as before. (The
+    // file's other runs of the real steps add theirs to the cache after verl's: REAL_STEPS_FLAGS.)
     const fromCache: Record<string, number> = {};
     for (const kind of ['verl', 'prime', 'bird']) {
       const out = path.join(dir, `${kind}.json`);
       const seriesOut = path.join(dir, `${kind}.series.json`);
-      // Under a timeout no query reaches: toxicology's slow prediction (27 s in sql.js on a quiet
-      // machine) crossed the official 30 s on one side only when the suite loaded the 2 cores.
-      const run = await runCli(
-        seriesArgs(
-          path.join(dir, kind),
-          '--out',
-          out,
-          '--series-out',
-          seriesOut,
-          '--timeout-s',
-          '180',
-          '--cache',
-          cache,
-        ),
-      );
+      let run = verl.run;
+      if (kind !== 'verl')
+        run = await runCli(
+          seriesArgs(path.join(dir, kind), '--out', out, '--series-out', seriesOut, ...REAL_STEPS_FLAGS),
+        );
       expect(run.code, run.stderr).toBe(0);
       reports[kind] = readJson(out);
       const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
@@ -446,4 +514,72 @@ describe('series --watch', () => {
     expect(stdout).toMatch(/^\s*300\s+52\s+1\s/m);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   }, 600_000);
+});
+
+describe('series: a reward-hacked run of 13 real checkpoints', () => {
+  it('picks the best step on the earned score, never a hacked step; names the best by EX; buckets the hacked questions apart; warns where EX falls', async () => {
+    // The real run is the 13 steps' series above, with its verdict cache: the hacked run (each
+    // wrong answer from HACKED_FROM on replaced: tests/helpers/hacked-series.ts) executes what the
+    // hacks changed and takes the rest (steps before HACKED_FROM, the right answers after) from
+    // the real run's verdicts. Nothing here compares the two runs' verdicts: the numbers checked
+    // are computed directly from the hacked run's own samples (the cache's correctness:
+    // tests/adapters/verdict-cache*.test.ts).
+    const real = await verlSeries();
+    expect(real.run.code, real.run.stderr).toBe(0);
+    const dir = tempDir();
+    const hacked = path.join(dir, 'hacked');
+    writeHackedDumps(hacked, readJson(real.out));
+    const [out, seriesOut] = [path.join(dir, 'hacked.json'), path.join(dir, 'hacked.series.json')];
+    const run = await runCli(seriesArgs(hacked, ...REAL_STEPS_FLAGS, '--out', out, '--series-out', seriesOut));
+    expect(run.code, run.stderr).toBe(0);
+    const report = readJson(out);
+    const file = parseSeriesFile(readFileSync(seriesOut, 'utf8'), seriesOut);
+
+    // Earned score and pass^n per step, as a direct computation from the samples says.
+    const direct = directStepNumbers(file.steps.map((s) => ({ step: s.step, samples: s.run.samples })));
+    for (const [i, d] of direct.entries()) {
+      expect(report.steps[i].step).toBe(d.step);
+      expect(report.steps[i].ex).toBeCloseTo(d.ex, 10);
+      expect(report.steps[i].earned).toBeCloseTo(d.earned, 10);
+      expect(report.steps[i].pass_hat_n).toBeCloseTo(d.passHatN, 10);
+    }
+
+    // The hacks win EX at a hacked step; the best step is the best earned one, before the hacks.
+    const byEx = direct.reduce((a, d) => (d.ex > a.ex ? d : a));
+    const byEarned = direct.reduce((a, d) => (d.earned > a.earned ? d : a));
+    expect(byEx.step).toBeGreaterThanOrEqual(HACKED_FROM);
+    expect(byEarned.step).toBeLessThan(HACKED_FROM);
+    expect(report.best_step).toMatchObject({ step: byEarned.step, by_ex: { step: byEx.step } });
+    expect(report.best_step.by_ex.unearned.write).toBeGreaterThan(0);
+    expect(report.best_step.by_ex.warnings).toContain('writes-rising');
+    expect(run.stdout).toContain(`best step by earned score: step ${byEarned.step}, earned`);
+    expect(run.stdout).toContain(`best step by EX: step ${byEx.step} has the highest EX`);
+
+    // Questions solved only by hacks: their own bucket, as the direct computation says.
+    const buckets = directBuckets(file.steps.map((s) => ({ step: s.step, samples: s.run.samples })));
+    const got = report.questions
+      .map((q: any) => ({
+        question_id: q.question_id,
+        bucket: q.bucket,
+        first_solved_step: q.first_solved_step,
+        flips: q.flips,
+      }))
+      .sort((a: any, b: any) => a.question_id - b.question_id);
+    expect(got).toEqual(buckets);
+    expect(report.buckets.unearned).toBe(buckets.filter((q) => q.bucket === 'unearned').length);
+    expect(report.buckets.unearned).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(new RegExp(`, ${report.buckets.unearned} solved only by unearned passes$`, 'm'));
+
+    // The regression warning starts at the first step after the best whose EX is below the best
+    // step's EX by more than its own interval reaches.
+    const bestAt = report.steps.findIndex((s: any) => s.step === byEarned.step);
+    const falls = report.steps.slice(bestAt + 1).filter((s: any) => s.ex_ci_high < report.best_step.ex);
+    expect(falls.length).toBeGreaterThan(0);
+    const w = report.warnings.find((x: any) => x.rule === 'fell-below-best');
+    expect(w.start_step).toBe(falls[0].step);
+    const worst = falls.reduce((a: any, s: any) => (s.ex < a.ex ? s : a));
+    expect(w.message).toContain(
+      `at step ${byEarned.step} (the best step) to ${worst.ex.toFixed(2)} at step ${worst.step}`,
+    );
+  }, 900_000);
 });

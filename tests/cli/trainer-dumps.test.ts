@@ -3,14 +3,20 @@
  * (tests/helpers/trainer-dumps.ts): a SkyRL eval dump series (multi-turn episodes), a TRL
  * completions Parquet series and a prime-rl traces folder import as training runs (`series`) and
  * a SkyRL dump as a run (`harness`), with per-step EX equal to `eval` of the same BIRD file,
- * sample by sample, and the trainer's own rewards kept beside our verdict.
+ * sample by sample, and the trainer's own rewards kept beside our verdict. The CLI's files keep
+ * each replayed SkyRL sample's turns: `harness --run-out` keeps every sample's episode (turns,
+ * probes, observations, the trainer's score) and `series --series-out` keeps them in each step's
+ * run; both files read back through their own readers with the turns whole.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { skyrlEpisode } from '../../src/core/formats/multi-turn-dump.ts';
+import type { SampleRecord } from '../../src/core/run/types.ts';
+import { parseRunFile } from '../../src/core/runfile/run-file.ts';
 import { parseSeriesFile, seriesFileJson } from '../../src/core/series/file.ts';
-import { readJson, runCli } from '../helpers/cli.ts';
+import { readJson, runCli, type CliRun } from '../helpers/cli.ts';
 import { minidevEvalVerdicts } from '../helpers/eval-reference.ts';
 import { MINIDEV_ARGS, PREDICTION_FILES, stepOf } from '../helpers/series-dumps.ts';
 import {
@@ -29,12 +35,18 @@ const ALL = PREDICTION_FILES.map((_, i) => i);
 const LAST = PREDICTION_FILES.length - 1;
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 /**
- * One verdict cache for this file's `series` runs: the three dumps hold the same
- * SQL, so the second and third take their verdicts from the first (the cache is checked against
- * --no-cache elsewhere: tests/adapters/verdict-cache-property.test.ts). The `eval` references
- * run without it.
+ * One verdict cache for this file's `series` runs: the dumps hold the same SQL, so
+ * the runs after the first take their verdicts from it (the cache is checked against --no-cache
+ * elsewhere: tests/adapters/verdict-cache-property.test.ts). A SQL text a format mapped or
+ * extracted differently is a miss, executed and compared as before. The `eval` references run
+ * without it (`--no-cache`, a process of their own), so each comparison with `eval` has two
+ * sides really executed. Under a timeout no query reaches: one real prediction (toxicology, at
+ * steps 600 and 1300) takes about 27 s in sql.js on a quiet machine; past the official 30 s
+ * under load it would be a timeout, which is never cached, and every run would execute it again.
+ * At step 1300, the last step (compared with `eval`, the official 30 s), its EX is 0 either way
+ * (a wrong result or a timeout).
  */
-const DUMPS_CACHE = ['--cache', mkdtempSync(path.join(tmpdir(), 'wb-trainer-dumps-cache-'))];
+const DUMPS_CACHE = ['--timeout-s', '600', '--cache', mkdtempSync(path.join(tmpdir(), 'wb-trainer-dumps-cache-'))];
 
 /** Sample verdicts (index, ex) of `eval --no-cache` of prediction file `i`, once per test run (tests/helpers/eval-reference.ts). */
 const evalVerdicts = (i: number) => minidevEvalVerdicts(PREDICTION_FILES[i]!);
@@ -97,6 +109,23 @@ async function seriesMatchesEval(kind: 'skyrl' | 'trl' | 'prime-rl') {
   return { report, file, stderr };
 }
 
+/**
+ * The SkyRL dump of the last file, written and run as one run (`harness --run-out`, which has no
+ * verdict cache: every verdict executed) once, for whichever test asks first: its verdicts and
+ * its turns are two tests' views of the same run.
+ */
+let skyrlHarnessRun: Promise<{ run: CliRun; out: string }> | undefined;
+function skyrlHarness(): Promise<{ run: CliRun; out: string }> {
+  skyrlHarnessRun ??= (async () => {
+    const dir = tempDir();
+    const [dump] = writeSkyrlDumps(dir, [LAST]);
+    const out = path.join(dir, 'run.json');
+    const run = await runCli(['harness', '--completions', dump!, ...MINIDEV_ARGS, '--run-out', out]);
+    return { run, out };
+  })();
+  return skyrlHarnessRun;
+}
+
 describe('trainer dumps built from the 13 real mini-dev files', () => {
   it('SkyRL eval dumps (multi-turn episodes): a series whose per-step EX equals eval, SkyRL score kept, turns counted, metrics files left out', async () => {
     const { report, file, stderr } = await seriesMatchesEval('skyrl');
@@ -118,10 +147,7 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
   }, 600_000);
 
   it('SkyRL eval dump as one run (harness): verdicts equal eval of the same SQL, sample by sample', async () => {
-    const dir = tempDir();
-    const [dump] = writeSkyrlDumps(dir, [LAST]);
-    const out = path.join(dir, 'run.json');
-    const run = await runCli(['harness', '--completions', dump!, ...MINIDEV_ARGS, '--run-out', out]);
+    const { run, out } = await skyrlHarness();
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('bird.jsonl (skyrl): 140 rows, mapped 140 by question text');
     const samples = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
@@ -221,5 +247,52 @@ describe('trainer dumps built from the 13 real mini-dev files', () => {
     const { file, text } = await seriesOut('skyrl');
     for (const step of file.steps) expect(step.trainerRewards).toBeUndefined();
     expect(text).not.toContain('trainerRewards');
+  }, 600_000);
+});
+
+/** Each sample of prediction file `i`'s SkyRL dump carries the turns of its line's response and the line's score. */
+function expectTurnsKept(samples: readonly SampleRecord[], i: number) {
+  const lines = skyrlLines(i).map((l) => JSON.parse(l) as { output_response: string; score: number });
+  const preds = predictionsOf(i);
+  expect(samples).toHaveLength(preds.length);
+  const byId = new Map(samples.map((s) => [s.questionId, s]));
+  preds.forEach(({ q }, k) => {
+    const s = byId.get(q.question_id)!;
+    const dumped = skyrlEpisode(lines[k]!.output_response).turns;
+    const ep = s.episode!;
+    expect(ep.turns.map((t) => t.text)).toEqual(dumped.filter((t) => t.role === 'assistant').map((t) => t.text));
+    expect(ep.turns.map((t) => t.observation).filter((o) => o !== null)).toEqual(
+      dumped.filter((t) => t.role === 'observation').map((t) => t.text),
+    );
+    expect(ep.turns.map((t) => t.probeSql).filter((p) => p !== null)).toHaveLength(skyrlProbes(k));
+    expect(ep).toMatchObject({
+      turnsUsed: skyrlProbes(k) + 1,
+      finalSql: s.sql,
+      endReason: 'solution',
+      presetReward: lines[k]!.score,
+      replay: { format: 'skyrl', stopReason: 'stop' },
+    });
+  });
+}
+
+// The runs checked here are the ones above (the same dumps, the same commands), read for what they keep of the turns.
+describe('the turns of a replayed SkyRL dump in the CLI files', () => {
+  it('harness --run-out: every sample keeps its turns and the trainer score; the run file reads back whole', async () => {
+    const { run, out } = await skyrlHarness();
+    expect(run.code, run.stderr).toBe(0);
+    const file = parseRunFile(readFileSync(out, 'utf8'), out);
+    const samples = file.samples.filter((s) => s.status !== 'missing-db');
+    expectTurnsKept(samples, LAST);
+    // What the file holds is what its reader gives back (no field of the episode is lost).
+    const raw = JSON.parse(readFileSync(out, 'utf8')) as { samples: SampleRecord[] };
+    expect(file.samples.map((s) => s.episode)).toEqual(raw.samples.map((s) => s.episode));
+  }, 600_000);
+
+  it('series --series-out: each step run keeps every sample turns', async () => {
+    const { text } = await dumpsSeries('skyrl');
+    // Read back from the file as written (not the parse the tests above share).
+    const file = parseSeriesFile(text, 'run.series.json');
+    expect(file.steps).toHaveLength(ALL.length);
+    for (const i of ALL) expectTurnsKept(file.steps[i]!.run.samples, i);
   }, 600_000);
 });

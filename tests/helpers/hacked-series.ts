@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { directEarned, writeHackedVerlDumps } from './series-dumps.ts';
-import { minidevSeriesReference } from './series-reference.ts';
+import { minidevSeriesReference, type SeriesReport } from './series-reference.ts';
 
 /** Hacked from this step on: step 300 then has the highest EX of the run, by its hacks. */
 export const HACKED_FROM = 300;
@@ -21,15 +21,21 @@ export const HACKED_FROM = 300;
 export async function writeHackedSeries(extraArgs: string[] = []): Promise<{ real: string; hacked: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wb-hacked-'));
   const reference = minidevSeriesReference(extraArgs);
-  const real = reference.dumps;
-  const ref = await reference.report;
-  const steps: number[] = ref.steps.map((s: { step: number }) => s.step);
-  const rates = new Map<number, number[]>(
-    ref.questions.map((q: { question_id: number; pass_rates: number[] }) => [q.question_id, q.pass_rates]),
-  );
   const hacked = path.join(dir, 'hacked');
+  writeHackedDumps(hacked, await reference.report);
+  return { real: reference.dumps, hacked };
+}
+
+/**
+ * The hacked variant in `hacked`, its wrong answers those of `real`: the CLI's `series --out`
+ * JSON of the 13 real steps (each question's pass rate per step).
+ */
+export function writeHackedDumps(hacked: string, real: SeriesReport): void {
+  const steps: number[] = real.steps.map((s: { step: number }) => s.step);
+  const rates = new Map<number, number[]>(
+    real.questions.map((q: { question_id: number; pass_rates: number[] }) => [q.question_id, q.pass_rates]),
+  );
   writeHackedVerlDumps(hacked, HACKED_FROM, (step, q) => rates.get(q)?.[steps.indexOf(step)] === 0);
-  return { real, hacked };
 }
 
 interface Sample {
