@@ -113,12 +113,12 @@ describe('run exports', () => {
     const lines = toCsv(file.samples).split('\r\n');
     // The overlay's and the version check's columns follow, empty here.
     expect(lines[0]).toMatch(
-      /,gen_device,gen_device_reason,gen_device_detail,ex_corrected,soft_f1_corrected,gold_sql_corrected,version_check_sqlite,version_check_ex,version_check_soft_f1,version_check_differs$/,
+      /,gen_device,gen_device_reason,gen_device_detail,ex_corrected,soft_f1_corrected,gold_sql_corrected,version_check_sqlite,version_check_ex,version_check_soft_f1,version_check_differs,version_check_planner$/,
     );
     expect(lines[1]).toMatch(
-      /,cpu,"the WebGPU adapter lacks shader-f16, which llama\.cpp's WebGPU backend needs",,,,,,,,$/,
+      /,cpu,"the WebGPU adapter lacks shader-f16, which llama\.cpp's WebGPU backend needs",,,,,,,,,$/,
     );
-    expect(lines[2]).toMatch(/,server,,"model Qwen\/Qwen2\.5-Coder-7B, system_fingerprint fp_1",,,,,,,$/);
+    expect(lines[2]).toMatch(/,server,,"model Qwen\/Qwen2\.5-Coder-7B, system_fingerprint fp_1",,,,,,,,$/);
     // A header device without its fields is refused, naming the field.
     expect(() =>
       parseRunFile(JSON.stringify({ ...file, run: { ...run, device: { reason: null } } }), 'run.json'),

@@ -106,6 +106,9 @@ export const SAMPLES_TABLE: TableSchema<SampleRow> = {
     col('version_check_ex', 'INT32', true, ({ sample }) => sample.versionCheck?.ex),
     col('version_check_soft_f1', 'DOUBLE', true, ({ sample }) => sample.versionCheck?.softF1),
     col('version_check_differs', 'BOOLEAN', true, ({ sample }) => sample.versionCheck?.differs),
+    col('version_check_planner', 'BOOLEAN', true, ({ sample }) =>
+      sample.versionCheck ? sample.versionCheck.planner === true : undefined,
+    ),
   ],
 };
 
