@@ -80,7 +80,7 @@ describe('eval: version effects measured on the older SQLite', () => {
     }
     // The run file carries each check and the count; reading it back keeps them.
     const file = parseRunFile(readFileSync(runOut, 'utf8'), 'llama.run.json');
-    expect(file.run.versionCheck).toEqual({ sqliteVersion: '3.39.3', checked: 28, differing: 2 });
+    expect(file.run.versionCheck).toEqual({ sqliteVersion: '3.39.3', checked: 28, differing: 2, planner: 0 });
     expect(file.run.sqliteVersion).toBe('3.54.1');
     expect(file.samples.filter((s) => s.versionCheck?.differs).map((s) => s.index)).toEqual([76, 77]);
   }, 300_000);

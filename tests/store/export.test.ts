@@ -59,8 +59,8 @@ describe('run exports', () => {
     const lines = csv.split('\r\n');
     expect(lines[0]).toMatch(/^index,question_id,db_id,difficulty,sample,status,ex,soft_f1/);
     expect(lines[1]).toBe(
-      // The empty cells after the SQL: rubric (5), the rubric aggregations (7), generation (3), overlay (3), version check (4).
-      '0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,,,,,,,,,,,,,,,,,,',
+      // The empty cells after the SQL: rubric (5), the rubric aggregations (7), generation (3), overlay (3), version check (5).
+      '0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,,,,,,,,,,,,,,,,,,,',
     );
     expect(lines[2]).toContain('"SELECT ""x"", 2"');
   });
