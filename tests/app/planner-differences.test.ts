@@ -12,9 +12,6 @@
  * times (300 million rows grouped: minutes); on 3.39 once (about 0.1 s). The run's timeout is
  * 2 s, which neither time comes near, so the machine's load cannot change a verdict.
  */
-import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkOnOlderSqlite } from '../../src/app/version-check-service.ts';
 import { createNodeSqlPool } from '../../src/adapters/node/sql-worker-host.ts';
@@ -30,32 +27,12 @@ import {
 } from '../../src/core/run/version-effects.ts';
 import type { EvalItem } from '../../src/core/types.ts';
 import { evalItem } from '../helpers/item-results.ts';
-import { NativeDatabase } from '../helpers/native-sqlite.ts';
+import { CO_ROUTINE_GOLD, MATERIALIZED_PRED, plannerDbRoot } from '../helpers/planner-db.ts';
 import { officialVerdicts } from '../helpers/official-python.ts';
 
-const CO_ROUTINE_GOLD =
-  'WITH c AS (SELECT k, count(*) AS n FROM big GROUP BY k) SELECT count(*) FROM small AS s JOIN c ON c.n > s.k % 5';
-/** The same query with the CTE materialised by hand: fast on both generations. */
-const MATERIALIZED_PRED =
-  'WITH c AS MATERIALIZED (SELECT k, count(*) AS n FROM big GROUP BY k) SELECT count(*) FROM small AS s JOIN c ON c.n > s.k % 5';
 const ENDLESS = 'WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r';
 
 const CONFIG: RunConfig = { ...DEFAULT_RUN_CONFIG, metrics: ['ex', 'soft-f1'], timeoutMs: 2000, vesIterations: 0 };
-
-/** `planner/planner.sqlite` under a fresh root (BIRD's layout), constructed: big (30,000 rows, 10 keys), small (10,000). */
-function constructedRoot(): string {
-  const root = fs.mkdtempSync(path.join(tmpdir(), 'wb-planner-'));
-  fs.mkdirSync(path.join(root, 'planner'));
-  const db = new NativeDatabase(path.join(root, 'planner', 'planner.sqlite'));
-  db.exec(`CREATE TABLE big(id INTEGER PRIMARY KEY, k INTEGER, v INTEGER);
-    CREATE TABLE small(id INTEGER PRIMARY KEY, k INTEGER, label TEXT);
-    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
-      INSERT INTO big SELECT i, i % 10, (i * 7919) % 1000 FROM n;
-    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
-      INSERT INTO small SELECT i, i, 'l' || i FROM n;`);
-  db.close();
-  return root;
-}
 
 const item = (index: number, predSql: string, goldSql: string): EvalItem =>
   evalItem({ index, questionId: 100 + index, dbId: 'planner', predSql, goldSql });
@@ -72,7 +49,7 @@ describe('planner differences (constructed data: a CTE that SQLite 3.54 re-runs 
   let mainVersion: string | null;
 
   beforeAll(async () => {
-    root = constructedRoot();
+    root = plannerDbRoot();
     main = createNodeSqlPool({ dbRoot: root, workers: 1 });
     const facts = await readDbFacts(main, ['planner']);
     mainVersion = facts.sqliteVersion;

@@ -6,33 +6,25 @@
  * materialises once (about 0.1 s); the run's timeout is 2 s, far from both. Photographed at
  * 1400×1000 and 390×844.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NativeDatabase } from '../helpers/native-sqlite.ts';
+import { CO_ROUTINE_GOLD, MATERIALIZED_PRED, plannerDbRoot } from '../helpers/planner-db.ts';
 import { browserSkipReason, suiteTitle } from './harness.ts';
 import { type AppSession, importDataset, screenshot, startRun, useApp } from './workbench-helpers.ts';
 
-const GOLD =
-  'WITH c AS (SELECT k, count(*) AS n FROM big GROUP BY k) SELECT count(*) FROM small AS s JOIN c ON c.n > s.k % 5';
-const PRED =
-  'WITH c AS MATERIALIZED (SELECT k, count(*) AS n FROM big GROUP BY k) SELECT count(*) FROM small AS s JOIN c ON c.n > s.k % 5';
-
 /** questions.json, gold.sql and planner/planner.sqlite (constructed), and a predictions file: their paths. */
 function constructed(): { files: string[]; predictions: string } {
-  const root = mkdtempSync(path.join(tmpdir(), 'wb-planner-app-'));
-  mkdirSync(path.join(root, 'planner'));
-  const db = new NativeDatabase(path.join(root, 'planner', 'planner.sqlite'));
-  db.exec(`CREATE TABLE big(id INTEGER PRIMARY KEY, k INTEGER, v INTEGER);
-    CREATE TABLE small(id INTEGER PRIMARY KEY, k INTEGER, label TEXT);
-    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
-      INSERT INTO big SELECT i, i % 10, (i * 7919) % 1000 FROM n;
-    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
-      INSERT INTO small SELECT i, i, 'l' || i FROM n;`);
-  db.close();
+  const root = plannerDbRoot();
   const questions = [
-    { question_id: 0, db_id: 'planner', question: 'How many pairs?', evidence: '', SQL: GOLD, difficulty: 'simple' },
+    {
+      question_id: 0,
+      db_id: 'planner',
+      question: 'How many pairs?',
+      evidence: '',
+      SQL: CO_ROUTINE_GOLD,
+      difficulty: 'simple',
+    },
     {
       question_id: 1,
       db_id: 'planner',
@@ -48,7 +40,7 @@ function constructed(): { files: string[]; predictions: string } {
   writeFileSync(
     predictions,
     JSON.stringify({
-      '0': `${PRED}\t----- bird -----\tplanner`,
+      '0': `${MATERIALIZED_PRED}\t----- bird -----\tplanner`,
       '1': 'SELECT count(*) FROM small\t----- bird -----\tplanner',
     }),
   );
