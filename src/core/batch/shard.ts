@@ -313,6 +313,9 @@ function rewardCountsJson(items: readonly unknown[], metrics: MetricName[], main
     (items as Record<string, unknown>[]).map((j) => {
       const c = j.version_check as Record<string, unknown> | undefined;
       const r = resultOf(j);
+      // The static flags: a re-run item without one was re-run to be re-timed (a timeout).
+      if (Array.isArray(j.version_features) && j.version_features.length > 0)
+        r.versionFeatures = j.version_features as NonNullable<ItemResult['versionFeatures']>;
       if (c)
         r.versionCheck = {
           sqliteVersion: c.sqlite_version as string,

@@ -147,7 +147,7 @@ export function versionEffectsOf(
     otherVersion: checked[0]!.versionCheck!.sqliteVersion,
     checked: checked.length,
     differing: checked.filter((r) => r.versionCheck!.differs),
-    retimed: checked.filter((r) => !flagged(r)).length,
+    retimed: checked.filter((r) => r.status === 'timeout' && !flagged(r)).length,
     results: [...results],
     otherTotal: { ex: total.ex, softF1: total.softF1 },
     cancelled: false,
