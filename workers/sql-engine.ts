@@ -385,7 +385,7 @@ export function createSqlEngine(
   };
   return {
     init: (options) => init(e, loadSqlJs, options),
-    loadDb: async (dbId, given) => loadDb(e, dbId, given),
+    loadDb: async (dbId, given, options) => loadDb(e, dbId, given, options?.checked === true),
     evaluate: async (req) => evaluate(e, req),
     timeQueries: async (req) => timeQueries(e, req),
     query: async (dbId, text, maxRows) => query(e, dbId, text, maxRows),
@@ -428,7 +428,12 @@ async function init(
 
 // ---- Loading a database: its source, its header, its journal mode, a check of its content.
 
-function loadDb(e: Engine, dbId: string, given: GivenDb): { sizeBytes: number; tables: number } {
+function loadDb(
+  e: Engine,
+  dbId: string,
+  given: GivenDb,
+  checked: boolean,
+): { sizeBytes: number; tables: number; quickChecked: boolean } {
   // Bytes are opened in place (openSharing); a file or a Blob is read by pages, never whole.
   const cache = given instanceof Uint8Array ? null : pagedCache(e, dbId, given);
   const size = cache ? cache.size : (given as Uint8Array).length;
@@ -440,7 +445,7 @@ function loadDb(e: Engine, dbId: string, given: GivenDb): { sizeBytes: number; t
   e.golds.loaded(dbId, size, e.conns.open.get(dbId)?.sizeBytes);
   e.conns.drop(dbId);
   const db = cache ? openPaged(e.conns.sql(), cache) : openSharing(e.conns.sql(), given as Uint8Array);
-  const { tables, nondeterministicView } = inspect(dbId, db, size, cache);
+  const { tables, nondeterministicView } = inspect(dbId, db, size, cache, checked);
   e.conns.open.set(dbId, {
     db,
     pristine: cache ?? (given as Uint8Array),
@@ -452,7 +457,7 @@ function loadDb(e: Engine, dbId: string, given: GivenDb): { sizeBytes: number; t
     nondeterministicView,
   });
   e.conns.evict(dbId);
-  return { sizeBytes: size, tables };
+  return { sizeBytes: size, tables, quickChecked: !checked };
 }
 
 /** A file or a Blob, read by pages through a cache of PAGE_CACHE_BYTES. */
@@ -495,20 +500,22 @@ function toRollbackJournal(headBytes: Uint8Array, given: GivenDb, cache: BlockCa
 
 /**
  * Pins the new connection and checks what it holds: its tables counted, its pages checked
- * (quick_check), the first view whose definition is not deterministic named. Anything wrong
- * closes it (and the cache) and is refused as an unreadable file.
+ * (quick_check, which reads every page: skipped when `checked`, these bytes having passed it at
+ * an earlier opening), the first view whose definition is not deterministic named. Anything
+ * wrong closes it (and the cache) and is refused as an unreadable file.
  */
 function inspect(
   dbId: string,
   db: Database,
   size: number,
   cache: BlockCache | null,
+  checked: boolean,
 ): { tables: number; nondeterministicView: string | null } {
   try {
     pinConnection(db, size);
     const tables = Number(db.exec("SELECT count(*) FROM sqlite_master WHERE type='table'")[0]!.values[0]![0]);
     // quick_check reports damage as a row (it throws only when it cannot read at all).
-    const check = String(db.exec('PRAGMA main.quick_check(1)')[0]?.values[0]?.[0] ?? 'ok');
+    const check = checked ? 'ok' : String(db.exec('PRAGMA main.quick_check(1)')[0]?.values[0]?.[0] ?? 'ok');
     const failure = cache?.failure ?? null;
     if (failure !== null) throw new WorkbenchError('BAD_DATABASE', failure);
     if (check !== 'ok')

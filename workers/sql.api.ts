@@ -145,9 +145,17 @@ export interface SqlWorkerApi {
   checkItem(req: CheckRequest): Promise<CheckDone | NeedDb | NeedSuite>;
   /** `clockTickMs`: the smallest step of `performance.now()` in the worker (R-VES timing, docs/r-ves-timing.md). */
   init(options: WorkerInit): Promise<{ sqliteVersion: string; clockTickMs?: number }>;
-  /** Opens a database from its bytes. Throws a clear error for bytes that are not SQLite. */
-  /** Bytes (transferred), or a file or Blob the worker reads by pages (workers/paged-file.ts). */
-  loadDb(dbId: string, bytes: Uint8Array | DbFileRef): Promise<{ sizeBytes: number; tables: number }>;
+  /**
+   * Opens a database from its bytes. Throws a clear error for bytes that are not SQLite. Bytes
+   * (transferred), or a file or Blob the worker reads by pages (workers/paged-file.ts).
+   * `checked`: these exact bytes (by sha256) passed SQLite's quick_check at an earlier opening,
+   * so the whole-file check is skipped; `quickChecked` says whether it ran this time.
+   */
+  loadDb(
+    dbId: string,
+    bytes: Uint8Array | DbFileRef,
+    options?: { checked?: boolean },
+  ): Promise<{ sizeBytes: number; tables: number; quickChecked: boolean }>;
   evaluate(req: ExecRequest): Promise<ExecDone | NeedDb>;
   /** R-VES timings: gold_time / pred_time for each repetition, each time taken as a block of runs (docs/r-ves-timing.md). */
   timeQueries(req: TimeRequest): Promise<TimeDone | NeedDb>;

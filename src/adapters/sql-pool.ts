@@ -52,6 +52,32 @@ interface SqlPoolOptions {
    * the SQL worker of sql.js 1.17 does; the older generation's worker is given bytes.
    */
   paged?: boolean;
+  /**
+   * The sha256s of database contents that passed SQLite's quick_check (which reads every page),
+   * so that a later opening of the same bytes skips it (default: this process's, shared by its
+   * pools). Only a content that passed is ever added; bytes of unknown sha256 are always checked.
+   */
+  checkedDbs?: CheckedContents;
+}
+
+/** Sha256s of database contents whose whole-file check passed. */
+interface CheckedContents {
+  has(sha256: string): boolean;
+  add(sha256: string): void;
+}
+
+/**
+ * This process's (or page's) checked contents: a database is checked once per content, not at
+ * every opening (each worker's, each re-opening after the worker's cache let it go, each run).
+ */
+const checkedInProcess: CheckedContents = new Set<string>();
+
+/** What a worker is given to open a database, its identity, and whether its content was checked before. */
+interface GivenDb {
+  given: () => Uint8Array | DbFileRef;
+  sha256: string | null;
+  size: number;
+  checked: boolean;
 }
 
 const TIMEOUT = Symbol('timeout');
@@ -126,7 +152,9 @@ interface PoolAccess {
     sent?: Sent<T> | null,
   ): Promise<T | typeof TIMEOUT>;
   restart(slot: Slot): void;
-  dbToGive(dbId: string): Promise<{ given: () => Uint8Array | DbFileRef; sha256: string | null; size: number }>;
+  dbToGive(dbId: string): Promise<GivenDb>;
+  /** The content of sha256 passed its check (a successful opening that ran it). */
+  passedCheck(sha256: string | null): void;
   suiteCache: SuiteCache;
   building: Map<string, Promise<BuiltSuite | string>>;
 }
@@ -286,16 +314,23 @@ class PoolEvaluation {
       // The opening time that decides joining leaves out the start of a fresh worker.
       await slot.ready.catch(() => undefined);
       const t1 = performance.now();
-      const { given, sha256, size } = await this.pool.dbToGive(dbId);
+      const { given, sha256, size, checked } = await this.pool.dbToGive(dbId);
       // Not known until the worker holds these bytes: a result computed meanwhile has no identity.
       slot.shas.delete(dbId);
-      const r = await this.pool.call(slot, (api) => api.loadDb(dbId, given()), 10 * 60_000);
+      const r = await this.pool.call(slot, (api) => api.loadDb(dbId, given(), { checked }), 10 * 60_000);
       if (r === TIMEOUT) throw new WorkbenchError('FAILED', 'opening took longer than 10 minutes', `database ${dbId}`);
+      if (r.quickChecked) this.pool.passedCheck(sha256);
       slot.loads += 1;
       slot.held.add(dbId);
       slot.shas.set(dbId, sha256);
       this.#openMs.set(dbId, Math.max(performance.now() - t1, this.#openMs.get(dbId) ?? 0));
-      this.hooks.onEvent?.({ type: 'db-loaded', dbId, ms: performance.now() - t0, sizeBytes: size });
+      this.hooks.onEvent?.({
+        type: 'db-loaded',
+        dbId,
+        ms: performance.now() - t0,
+        sizeBytes: size,
+        quickChecked: r.quickChecked,
+      });
       return null;
     } catch (err) {
       // The worker died while opening it: the item under it is marked by runItem, the
@@ -575,14 +610,23 @@ export class SqlPool implements SqlExecutor {
    * What a worker is given to open `dbId`: a reference it reads by pages when the pool's
    * workers can and the source offers one, else a fresh copy of the bytes (transferred).
    */
-  async #dbToGive(dbId: string): Promise<{ given: () => Uint8Array | DbFileRef; sha256: string | null; size: number }> {
+  async #dbToGive(dbId: string): Promise<GivenDb> {
     const { dbSource } = this.opts;
+    const checked = (sha256: string | null) => sha256 !== null && this.#checked.has(sha256);
     if (this.opts.paged && dbSource.openPaged) {
       const { ref, sha256 } = await dbSource.openPaged(dbId);
-      return { given: () => ref, sha256, size: ref.size };
+      return { given: () => ref, sha256, size: ref.size, checked: checked(sha256) };
     }
     const { bytes, sha256 } = await dbSource.load(dbId);
-    return { given: () => transfer(bytes, [bytes.buffer]), sha256, size: bytes.length };
+    return { given: () => transfer(bytes, [bytes.buffer]), sha256, size: bytes.length, checked: checked(sha256) };
+  }
+
+  get #checked(): CheckedContents {
+    return this.opts.checkedDbs ?? checkedInProcess;
+  }
+
+  #passedCheck(sha256: string | null): void {
+    if (sha256 !== null) this.#checked.add(sha256);
   }
 
   private compiled: Promise<WebAssembly.Module | undefined> | null = null;
@@ -662,6 +706,7 @@ export class SqlPool implements SqlExecutor {
         call: (slot, fn, ms, sent) => this.call(slot, fn, ms, sent),
         restart: (slot) => this.restart(slot),
         dbToGive: (dbId) => this.#dbToGive(dbId),
+        passedCheck: (sha256) => this.#passedCheck(sha256),
         suiteCache: this.suiteCache,
         building: this.building,
       },
@@ -724,10 +769,11 @@ export class SqlPool implements SqlExecutor {
             return failed(`database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
           const unusable = await dbSource.unusable?.(dbId);
           if (unusable) return failed(unusable);
-          const { given, sha256 } = await this.#dbToGive(dbId);
+          const { given, sha256, checked } = await this.#dbToGive(dbId);
           slot.shas.delete(dbId);
-          const opened = await this.call(slot, (api) => api.loadDb(dbId, given()), 10 * 60_000);
+          const opened = await this.call(slot, (api) => api.loadDb(dbId, given(), { checked }), 10 * 60_000);
           if (opened === TIMEOUT) return failed(`database ${dbId}: opening took longer than 10 minutes`);
+          if (opened.quickChecked) this.#passedCheck(sha256);
           slot.held.add(dbId);
           slot.shas.set(dbId, sha256);
         }

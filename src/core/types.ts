@@ -200,6 +200,11 @@ export interface VersionCheck {
   error: string | null;
   /** EX or Soft-F1 differs from the item's own verdict. */
   differs: boolean;
+  /**
+   * A planner difference: the item timed out on the main engine and its verdict here differs
+   * (the older SQLite plans the query so that it finishes). Absent in records made before.
+   */
+  planner?: boolean;
 }
 
 /** A value of a counterexample table, JSON-safe: INTEGER beyond 2^53 as its digits, a BLOB as hex. */

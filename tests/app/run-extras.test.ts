@@ -62,11 +62,17 @@ describe('the app stores an overlay and a version check with a run', () => {
     );
     expect(run.sqliteVersion).toBe('3.54.1');
     const record = await service.measureVersionEffects!(run.id);
-    expect(record).toMatchObject({ mainVersion: '3.54.1', otherVersion: '3.39.3', checked: 22 });
-    expect(record.items).toHaveLength(22);
+    // The 22 flagged samples, and any sample that timed out (re-timed there: toxicology 247, about
+    // 27 s on a quiet machine, passes the 30 s under load on either SQLite).
+    const timedOut = app
+      .samples(run.id)
+      .filter((s) => s.status === 'timeout' && (s.versionFeatures?.length ?? 0) === 0).length;
+    expect(record).toMatchObject({ mainVersion: '3.54.1', otherVersion: '3.39.3', checked: 22 + timedOut });
+    expect(record.items).toHaveLength(22 + timedOut);
     expect(await service.versionCheck!(run.id)).toEqual(record);
     const checked = withVersionChecks(app.samples(run.id), record);
-    const differing = checked.filter((s) => s.versionCheck?.differs);
+    // Result differences (a timeout that the load ends on one side only is a planner difference, apart).
+    const differing = checked.filter((s) => s.versionCheck?.differs && !s.versionCheck.planner);
     expect(differing.map((s) => s.index)).toEqual([37]);
     expect(versionVerdictText(differing[0]!, run.sqliteVersion ?? null)).toBe('EX 1 on 3.54.1, EX 0 on 3.39.3');
   }, 300_000);

@@ -149,7 +149,7 @@ describe('generation run with the real GGUF model on the CPU engine', () => {
       expect([s.generation?.device, s.generation?.deviceReason]).toEqual(['cpu', device.reason]);
     const csv = toCsv(file.samples).split('\r\n');
     expect(csv[0]).toMatch(
-      /,gen_device,gen_device_reason,gen_device_detail,ex_corrected,soft_f1_corrected,gold_sql_corrected,version_check_sqlite,version_check_ex,version_check_soft_f1,version_check_differs$/,
+      /,gen_device,gen_device_reason,gen_device_detail,ex_corrected,soft_f1_corrected,gold_sql_corrected,version_check_sqlite,version_check_ex,version_check_soft_f1,version_check_differs,version_check_planner$/,
     );
     for (const line of csv.slice(1, 7)) expect(line).toContain(',cpu,');
     console.log(

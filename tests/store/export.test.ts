@@ -59,8 +59,8 @@ describe('run exports', () => {
     const lines = csv.split('\r\n');
     expect(lines[0]).toMatch(/^index,question_id,db_id,difficulty,sample,status,ex,soft_f1/);
     expect(lines[1]).toBe(
-      // The empty cells after the SQL: rubric (5), the rubric aggregations (7), generation (3), overlay (3), version check (4).
-      '0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,,,,,,,,,,,,,,,,,,',
+      // The empty cells after the SQL: rubric (5), the rubric aggregations (7), generation (3), overlay (3), version check (5).
+      '0,100,a,simple,0,ok,1,,,,1,1,0,bird-separator,1,1,1.5,,"SELECT 1\nFROM t",SELECT 1,,,,,,,,,,,,,,,,,,,,,,,',
     );
     expect(lines[2]).toContain('"SELECT ""x"", 2"');
   });
@@ -113,12 +113,12 @@ describe('run exports', () => {
     const lines = toCsv(file.samples).split('\r\n');
     // The overlay's and the version check's columns follow, empty here.
     expect(lines[0]).toMatch(
-      /,gen_device,gen_device_reason,gen_device_detail,ex_corrected,soft_f1_corrected,gold_sql_corrected,version_check_sqlite,version_check_ex,version_check_soft_f1,version_check_differs$/,
+      /,gen_device,gen_device_reason,gen_device_detail,ex_corrected,soft_f1_corrected,gold_sql_corrected,version_check_sqlite,version_check_ex,version_check_soft_f1,version_check_differs,version_check_planner$/,
     );
     expect(lines[1]).toMatch(
-      /,cpu,"the WebGPU adapter lacks shader-f16, which llama\.cpp's WebGPU backend needs",,,,,,,,$/,
+      /,cpu,"the WebGPU adapter lacks shader-f16, which llama\.cpp's WebGPU backend needs",,,,,,,,,$/,
     );
-    expect(lines[2]).toMatch(/,server,,"model Qwen\/Qwen2\.5-Coder-7B, system_fingerprint fp_1",,,,,,,$/);
+    expect(lines[2]).toMatch(/,server,,"model Qwen\/Qwen2\.5-Coder-7B, system_fingerprint fp_1",,,,,,,,$/);
     // A header device without its fields is refused, naming the field.
     expect(() =>
       parseRunFile(JSON.stringify({ ...file, run: { ...run, device: { reason: null } } }), 'run.json'),

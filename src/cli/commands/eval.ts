@@ -43,6 +43,7 @@ import { questionsExRule } from '../../app/ex-rule.ts';
 import {
   versionEffectsJson,
   versionEffectsOf,
+  versionCheckHeader,
   versionSensitive,
   type VersionEffects,
 } from '../../core/run/version-effects.ts';
@@ -525,9 +526,11 @@ async function writeOutputs(
       ...(effects
         ? {
             versionCheck: {
-              sqliteVersion: effects.otherVersion,
+              ...versionCheckHeader(
+                effects.otherVersion,
+                effects.differing.map((r) => r.versionCheck!),
+              ),
               checked: effects.checked,
-              differing: effects.differing.length,
             },
           }
         : {}),

@@ -11,7 +11,7 @@ import type { MetricName } from '../eval/executor.ts';
 import type { Difficulty, EvalItem, ItemResult, ItemStatus } from '../types.ts';
 import { toRunFile } from '../runfile/export.ts';
 import type { RunFile, RunQuestion } from '../run/types.ts';
-import { versionEffectsJson, versionEffectsOf } from '../run/version-effects.ts';
+import { versionCheckHeader, versionEffectsJson, versionEffectsOf } from '../run/version-effects.ts';
 
 export interface Shard {
   /** 1-based shard number. */
@@ -313,6 +313,9 @@ function rewardCountsJson(items: readonly unknown[], metrics: MetricName[], main
     (items as Record<string, unknown>[]).map((j) => {
       const c = j.version_check as Record<string, unknown> | undefined;
       const r = resultOf(j);
+      // The static flags: a re-run item without one was re-run to be re-timed (a timeout).
+      if (Array.isArray(j.version_features) && j.version_features.length > 0)
+        r.versionFeatures = j.version_features as NonNullable<ItemResult['versionFeatures']>;
       if (c)
         r.versionCheck = {
           sqliteVersion: c.sqlite_version as string,
@@ -321,6 +324,7 @@ function rewardCountsJson(items: readonly unknown[], metrics: MetricName[], main
           status: c.status as ItemStatus,
           error: c.error as string | null,
           differs: c.differs as boolean,
+          ...(c.planner === true ? { planner: true } : {}),
         };
       return r;
     }),
@@ -430,11 +434,10 @@ export function mergeRunFiles(runs: readonly RunFile[], files: readonly string[]
     ...(sqliteVersion !== undefined ? { sqliteVersion } : {}),
     ...(checked.length > 0
       ? {
-          versionCheck: {
-            sqliteVersion: checked[0]!.versionCheck!.sqliteVersion,
-            checked: checked.length,
-            differing: checked.filter((s) => s.versionCheck!.differs).length,
-          },
+          versionCheck: versionCheckHeader(
+            checked[0]!.versionCheck!.sqliteVersion,
+            checked.map((s) => s.versionCheck!),
+          ),
         }
       : {}),
   };

@@ -52,7 +52,8 @@ export interface ItemPreview {
 
 export type EvalEvent =
   | { type: 'item'; result: ItemResult; preview: ItemPreview | null; done: number; total: number }
-  | { type: 'db-loaded'; dbId: string; ms: number; sizeBytes: number }
+  /** `quickChecked`: its whole-file check ran (false: these bytes passed it at an earlier opening). */
+  | { type: 'db-loaded'; dbId: string; ms: number; sizeBytes: number; quickChecked?: boolean }
   | { type: 'worker-restarted'; reason: string }
   /** A database's test suite was built (or loaded from the suite cache: `cached`). */
   | { type: 'suite-ready'; dbId: string; cached: boolean; stats: SuiteStats; chosen: number[] }

@@ -103,6 +103,7 @@ export function itemJson(r: ItemResult) {
             status: r.versionCheck.status,
             error: r.versionCheck.error,
             differs: r.versionCheck.differs,
+            planner: r.versionCheck.planner === true,
           },
         }
       : {}),

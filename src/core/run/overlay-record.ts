@@ -10,7 +10,7 @@ import type { RewardFormula } from '../eval/reward.ts';
 import type { ItemResult, SqlValue } from '../types.ts';
 import type { OverlayComparison } from './gold-overlay-run.ts';
 import type { RunHeader, SampleRecord } from './types.ts';
-import { withVersionChecks, type VersionCheckRecord } from './version-effects.ts';
+import { versionCheckHeader, withVersionChecks, type VersionCheckRecord } from './version-effects.ts';
 
 export interface OverlayItemRecord {
   index: number;
@@ -143,12 +143,7 @@ export function withStoredExtras(
 ): { run: RunHeader; samples: SampleRecord[] } {
   let out: SampleRecord[] = withVersionChecks(samples, check);
   const header: RunHeader = { ...run };
-  if (check)
-    header.versionCheck = {
-      sqliteVersion: check.otherVersion,
-      checked: check.checked,
-      differing: check.items.filter((i) => i.differs).length,
-    };
+  if (check) header.versionCheck = { ...versionCheckHeader(check.otherVersion, check.items), checked: check.checked };
   if (overlay) {
     const by = overlayByKey(overlay);
     out = out.map((s) => {

@@ -22,7 +22,7 @@ export function sqliteLine(sqliteVersion: string | null, executor: string): stri
  */
 export function versionReport(
   results: readonly ItemResult[],
-  effects?: Pick<VersionEffects, 'checked' | 'differing' | 'otherVersion' | 'mainVersion' | 'otherTotal'>,
+  effects?: Pick<VersionEffects, 'checked' | 'differing' | 'otherVersion' | 'mainVersion' | 'otherTotal' | 'retimed'>,
 ): string {
   const { versionSensitive } = rewardCounts(results);
   const scored = results.filter((r) => r.status !== 'missing-db').length;
@@ -30,7 +30,9 @@ export function versionReport(
   if (effects) {
     lines.push(versionEffectsLine(effects));
     for (const r of effects.differing)
-      lines.push(`  ${who(r)}: ${versionVerdictText(r, effects.mainVersion)}${reasons(r)}`);
+      lines.push(
+        `  ${who(r)}: ${versionVerdictText(r, effects.mainVersion)}${r.versionCheck?.planner ? ' (planner difference)' : reasons(r)}`,
+      );
   }
   lines.push(
     `version-sensitive items: ${versionSensitive.length} of ${scored} (SQL whose result can differ between SQLite versions${effects ? ': the static flag' : ''})`,

@@ -96,7 +96,14 @@ export interface RunHeader {
    * Version effects measured (src/core/run/version-effects.ts): the flagged samples re-run on the
    * older SQLite engine, and how many of their verdicts differ; absent when not measured.
    */
-  versionCheck?: { sqliteVersion: string; checked: number; differing: number };
+  versionCheck?: {
+    sqliteVersion: string;
+    checked: number;
+    /** Result differences (EX or Soft-F1), planner differences apart. */
+    differing: number;
+    /** Items that timed out here and got another verdict on the older SQLite (absent in older files). */
+    planner?: number;
+  };
   /**
    * The policy preset the run was generated with (src/core/prompt/presets.ts): its id,
    * fingerprint and full content, so a later change of a built-in preset cannot change what the

@@ -4,7 +4,11 @@
  * generation (sql.js 1.8.0, SQLite 3.39.3: the generation of Debian 12's Python 3.40.1), and
  * keeps that engine's verdict beside its own (`ItemResult.versionCheck`). What is counted and
  * shown is the items whose EX or Soft-F1 differs; the flag stays as the reason why an item was
- * re-run. Nothing else changes: the run's scores are the main engine's. The re-run goes through
+ * re-run. An item that timed out is re-timed there too, before it is called a timeout: when its
+ * verdict there differs, it is a planner difference (`VersionCheck.planner`: SQLite 3.54 runs
+ * some FROM-clause subqueries and CTEs as a co-routine re-run for every row of the enclosing
+ * join, where 3.39/3.40 materialise them once), counted apart from the result differences.
+ * Nothing else changes: the run's scores are the main engine's. The re-run goes through
  * the run recipe (score-run.ts) with the run's configuration (its EX rule too), EX and Soft-F1
  * only, without findings (the items keep their own).
  */
@@ -19,9 +23,14 @@ export interface VersionEffects {
   /** `sqlite_version()` of the main engine (the run's verdicts) and of the older one. */
   mainVersion: string | null;
   otherVersion: string;
-  /** Items re-run (flagged, database present), and those whose verdict differs, in item order. */
+  /**
+   * Items re-run (flagged or timed out, database present), and those whose verdict differs, in
+   * item order (planner differences included).
+   */
   checked: number;
   differing: ItemResult[];
+  /** Of `checked`, the timeouts that were not flagged (re-run to be re-timed only). */
+  retimed: number;
   /** The results of the run with `versionCheck` set on every re-run item, in the order given. */
   results: ItemResult[];
   /** Total EX and Soft-F1 (percent) with the older engine's verdicts in place of the re-run items'. */
@@ -29,13 +38,29 @@ export interface VersionEffects {
   cancelled: boolean;
 }
 
-/** Positions of the items worth re-running: flagged by the scan, database present. */
-export function versionSensitive(results: readonly ItemResult[]): number[] {
+const flagged = (r: Pick<ItemResult, 'versionFeatures'>) => (r.versionFeatures?.length ?? 0) > 0;
+
+/**
+ * Positions of the items worth re-running: flagged by the scan, or timed out (re-timed on the
+ * older SQLite, whose planner may finish them), database present.
+ */
+export function versionSensitive(results: readonly Pick<ItemResult, 'status' | 'versionFeatures'>[]): number[] {
   const at: number[] = [];
   results.forEach((r, i) => {
-    if (r.status !== 'missing-db' && (r.versionFeatures?.length ?? 0) > 0) at.push(i);
+    if (r.status !== 'missing-db' && (flagged(r) || r.status === 'timeout')) at.push(i);
   });
   return at;
+}
+
+/** The re-run items' counts: how many differ in result, how many are planner differences. */
+function versionCounts(checks: readonly (VersionCheck | undefined)[]): { results: number; planner: number } {
+  let results = 0;
+  let planner = 0;
+  for (const c of checks) {
+    if (c?.planner) planner++;
+    else if (c?.differs) results++;
+  }
+  return { results, planner };
 }
 
 /** A Soft-F1 difference that is a verdict, not the last bit of a division. */
@@ -74,13 +99,15 @@ export async function measureVersionEffects(
   const differing: ItemResult[] = [];
   outcome.results.forEach((b, k) => {
     const a = results[at[k]!]!;
+    const differs = a.ex !== b.ex || !sameF1(withF1 ? a.softF1 : null, withF1 ? b.softF1 : null);
     const check: VersionCheck = {
       sqliteVersion: versions.other,
       ex: b.ex,
       softF1: withF1 ? b.softF1 : null,
       status: b.status,
       error: b.error,
-      differs: a.ex !== b.ex || !sameF1(withF1 ? a.softF1 : null, withF1 ? b.softF1 : null),
+      differs,
+      ...(differs && a.status === 'timeout' ? { planner: true } : {}),
     };
     const r = { ...a, versionCheck: check };
     out[at[k]!] = r;
@@ -93,6 +120,7 @@ export async function measureVersionEffects(
     otherVersion: versions.other,
     checked: outcome.results.length,
     differing,
+    retimed: at.filter((i) => !flagged(results[i]!)).length,
     results: out,
     otherTotal: { ex: total.ex, softF1: total.softF1 },
     cancelled: outcome.cancelled,
@@ -119,18 +147,32 @@ export function versionEffectsOf(
     otherVersion: checked[0]!.versionCheck!.sqliteVersion,
     checked: checked.length,
     differing: checked.filter((r) => r.versionCheck!.differs),
+    retimed: checked.filter((r) => r.status === 'timeout' && !flagged(r)).length,
     results: [...results],
     otherTotal: { ex: total.ex, softF1: total.softF1 },
     cancelled: false,
   };
 }
 
+/** The run header's `versionCheck`: the re-run samples counted. */
+export function versionCheckHeader(
+  sqliteVersion: string,
+  checks: readonly VersionCheck[],
+): { sqliteVersion: string; checked: number; differing: number; planner: number } {
+  const counts = versionCounts(checks);
+  return { sqliteVersion, checked: checks.length, differing: counts.results, planner: counts.planner };
+}
+
 /** `version_effects` of an `eval --out` summary. */
 export function versionEffectsJson(e: VersionEffects) {
+  const counts = versionCounts(e.differing.map((r) => r.versionCheck));
   return {
     sqlite_version: e.otherVersion,
     checked: e.checked,
-    differing: e.differing.length,
+    // Result differences; the planner differences (a timeout here that finishes there) apart.
+    differing: counts.results,
+    planner_differences: counts.planner,
+    timeouts_retimed: e.retimed,
     total_on_older: { ex: e.otherTotal.ex, soft_f1: e.otherTotal.softF1 },
     items: e.differing.map((r) => ({
       index: r.index,
@@ -138,6 +180,7 @@ export function versionEffectsJson(e: VersionEffects) {
       question_id: r.questionId,
       db_id: r.dbId,
       verdicts: versionVerdictText(r, e.mainVersion),
+      planner: r.versionCheck?.planner === true,
     })),
   };
 }
@@ -154,16 +197,26 @@ export function versionVerdictText(r: ItemResult, mainVersion: string | null): s
   return `${side(r.ex, r.softF1, r.status, main)}, ${side(c.ex, c.softF1, c.status, c.sqliteVersion)}`;
 }
 
-/** The run-level line: how many flagged items were re-run and how many verdicts differ. */
+/**
+ * The run-level line: how many flagged items (and timeouts) were re-run, how many verdicts
+ * differ in result, and how many are planner differences.
+ */
 export function versionEffectsLine(
-  e: Pick<VersionEffects, 'checked' | 'differing' | 'otherVersion' | 'mainVersion'> & {
+  e: Pick<VersionEffects, 'checked' | 'differing' | 'otherVersion' | 'mainVersion' | 'retimed'> & {
     otherTotal?: VersionEffects['otherTotal'];
   },
 ): string {
   const total = e.otherTotal?.ex != null ? ` (total EX on ${e.otherVersion}: ${formatFixed2(e.otherTotal.ex)})` : '';
+  const counts = versionCounts(e.differing.map((r) => r.versionCheck));
+  const main = e.mainVersion ?? '(the main engine)';
+  const retimed = e.retimed > 0 ? ` and ${e.retimed} timeout(s)` : '';
+  const planner =
+    counts.planner > 0 || e.retimed > 0
+      ? `; ${counts.planner} planner difference(s) (timed out on SQLite ${main}, another verdict on ${e.otherVersion})`
+      : '';
   return (
-    `version effects measured: ${e.checked} item(s) flagged version-sensitive re-run on SQLite ${e.otherVersion}; ` +
-    `${e.differing.length} verdict(s) differ (EX or Soft-F1) from SQLite ${e.mainVersion ?? '(the main engine)'}${total}`
+    `version effects measured: ${e.checked - e.retimed} item(s) flagged version-sensitive${retimed} re-run on SQLite ${e.otherVersion}; ` +
+    `${counts.results} verdict(s) differ (EX or Soft-F1) from SQLite ${main}${planner}${total}`
   );
 }
 

@@ -174,6 +174,7 @@ const CSV_COLUMNS = [
   'version_check_ex',
   'version_check_soft_f1',
   'version_check_differs',
+  'version_check_planner',
 ] as const;
 
 /** One CSV row of a sample (no line end); an unscored sample's scores are empty cells. */
@@ -216,6 +217,7 @@ function csvRow(r: SampleRecord): string {
     s.versionCheck?.ex,
     s.versionCheck?.softF1,
     s.versionCheck?.differs,
+    s.versionCheck ? s.versionCheck.planner === true : undefined,
   ]
     .map(csvCell)
     .join(',');

@@ -145,6 +145,8 @@ function readHeader(r: JsonReader, v: unknown): RunHeader {
       checked: r.int(x, 'checked', 'run.versionCheck', 0),
       differing: r.int(x, 'differing', 'run.versionCheck', 0),
     };
+    const planner = r.optional(x, 'planner', 'run.versionCheck', (v, k, at) => r.int(v, k, at, 0));
+    if (planner !== undefined) header.versionCheck.planner = planner;
   }
   if (o.goldOverlay !== undefined) {
     const at = 'run.goldOverlay';
@@ -248,6 +250,7 @@ function readSample(r: JsonReader, v: unknown, path: string): SampleRecord {
       error: r.nullable(x, 'error', at, r.str),
       differs: r.bool(x, 'differs', at),
     };
+    if (r.optional(x, 'planner', at, r.bool) === true) rec.versionCheck.planner = true;
   }
   if (o.corrected !== undefined) {
     const at = `${path}.corrected`;

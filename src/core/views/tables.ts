@@ -109,6 +109,9 @@ export const SAMPLES_TABLE: TableSchema<SampleRow> = {
     col('version_check_ex', 'INT32', true, ({ sample }) => sample.versionCheck?.ex),
     col('version_check_soft_f1', 'DOUBLE', true, ({ sample }) => sample.versionCheck?.softF1),
     col('version_check_differs', 'BOOLEAN', true, ({ sample }) => sample.versionCheck?.differs),
+    col('version_check_planner', 'BOOLEAN', true, ({ sample }) =>
+      sample.versionCheck ? sample.versionCheck.planner === true : undefined,
+    ),
     // Added in version 2 (at the end): an excluded question's exclusion (null on the others), as the run file's `excluded`.
     col('excluded_reason', 'STRING', true, ({ excluded }) => excluded?.reason),
     col('excluded_author', 'STRING', true, ({ excluded }) => excluded?.author),

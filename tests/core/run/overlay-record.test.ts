@@ -133,7 +133,7 @@ describe('corrected-gold overlay stored with a run', () => {
     const extras = withStoredExtras(a.run, a.samples, overlay, check);
     const file = toRunFile(extras.run, extras.samples);
     expect(file.run.goldOverlay).toMatchObject({ name: 'fix.json', goldsChanged: overlay.items.length });
-    expect(file.run.versionCheck).toEqual({ sqliteVersion: '3.39.3', checked: 1, differing: 1 });
+    expect(file.run.versionCheck).toEqual({ sqliteVersion: '3.39.3', checked: 1, differing: 1, planner: 0 });
     const back = parseRunFile(runFileJson(file), 'run.json');
     expect(back.samples.map((s) => s.corrected)).toEqual(file.samples.map((s) => s.corrected));
     expect(back.samples.find((s) => s.index === 3 && s.sample === 0)!.versionCheck).toMatchObject({

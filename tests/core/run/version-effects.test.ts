@@ -116,10 +116,12 @@ describe('version effects on the 13 mini-dev files: measured on SQLite 3.39.3, c
         r.ex !== official.items[i]!.ex || Math.abs((r.softF1 ?? 0) - official.items[i]!.soft_f1) > 1e-9 ? [id(i)] : [],
       );
       const reported = effects.results.flatMap((r, i) => (r.versionCheck?.differs ? [id(i)] : []));
-      report[name] = { flagged: effects.checked, differing: reported, official: officialDiff };
+      // Flagged items; a timeout is re-timed too (`retimed`, toxicology 247 under heavy load).
+      report[name] = { flagged: effects.checked - effects.retimed, differing: reported, official: officialDiff };
       expect(reported, name).toEqual(officialDiff);
-      // Every re-run item keeps its static flag as the reason.
-      for (const r of effects.results) if (r.versionCheck) expect(r.versionFeatures?.length, name).toBeGreaterThan(0);
+      // Every re-run item keeps its static flag as the reason (a timeout is re-run to be re-timed).
+      for (const r of effects.results)
+        if (r.versionCheck && r.status !== 'timeout') expect(r.versionFeatures?.length, name).toBeGreaterThan(0);
       if (name.includes('phi-3-medium')) {
         const officialEx = (official.items.reduce((a, v) => a + v.ex, 0) / official.items.length) * 100;
         phi = { product: summary.byDifficulty.total.ex!, older: effects.otherTotal.ex, official: officialEx };
