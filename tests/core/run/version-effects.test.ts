@@ -35,13 +35,13 @@ const FILES = ['TA_output', 'sql_output_kg']
 const gold = parseGoldSql(readSharedText('bird', 'minidev', 'mini_dev_sqlite_gold.sql'), 'mini_dev_sqlite_gold.sql');
 const questions = parseQuestions(readSharedText('bird', 'minidev', 'mini_dev_sqlite.json'), 'mini_dev_sqlite.json');
 /**
- * 4 x the official 30 s on both sides (ours and the Python reference): one prediction (toxicology
- * 247, in two files) takes 27 s in sql.js on a quiet machine and passed 30 s under the full
- * suite's load, which made its verdict a timeout on one side only (a difference of speed, not of
- * SQLite version). With nothing timing out, the verdicts are those of the official 30 s on a
- * quiet machine.
+ * 20 x the official 30 s on both sides (ours and the Python reference): two predictions
+ * (toxicology 247 and 426, in two files each) take about 27 s in sql.js on a quiet machine; they
+ * passed 30 s under the full suite's load, and 120 s at load 20, which made a verdict a timeout on
+ * one side only (a difference of speed, not of SQLite version). With nothing timing out, the
+ * verdicts are those of the official 30 s on a quiet machine.
  */
-const TIMEOUT_S = (4 * OFFICIAL_TIMEOUT_MS) / 1000;
+const TIMEOUT_S = (20 * OFFICIAL_TIMEOUT_MS) / 1000;
 const CONFIG: RunConfig = {
   ...DEFAULT_RUN_CONFIG,
   metrics: ['ex', 'soft-f1'],
@@ -151,5 +151,5 @@ describe('version effects on the 13 mini-dev files: measured on SQLite 3.39.3, c
     expect(phi!.product.toFixed(2)).toBe('44.29');
     expect(phi!.official.toFixed(2)).toBe('43.57');
     expect(phi!.older!.toFixed(2)).toBe('43.57');
-  }, 590_000);
+  }, 1_800_000);
 });
