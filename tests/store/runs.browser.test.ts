@@ -227,8 +227,8 @@ describe('runs: evaluated in the sql.js worker pool, stored as each sample finis
     expect(csv[0]).toContain(',rubric_id,rubric_score,rubric_explicit,rubric_implicit,rubric_likert');
     // Only the explicit aggregation was asked for, and a replay run has no device, no overlay and
     // no version check: implicit, Likert, the 7 other aggregations, the gen_device, corrected and
-    // version_check columns at the end are empty (19 cells).
-    expect(csv[2]).toMatch(new RegExp(`,ex-only,${after[1]!.ex},${after[1]!.ex}${','.repeat(19)}$`));
+    // version_check columns at the end are empty (20 cells).
+    expect(csv[2]).toMatch(new RegExp(`,ex-only,${after[1]!.ex},${after[1]!.ex}${','.repeat(20)}$`));
     // A run being evaluated (its Web Lock held, as by another tab) is not written to, and stays as it was.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));

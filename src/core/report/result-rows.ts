@@ -15,6 +15,8 @@ export interface ResultRowsBudget {
   rowsPerSide: number;
   maxItems: number;
   maxBytes: number;
+  /** A wrong sample whose SQL took longer than this in the run (its `elapsedMs`) is not run again. */
+  maxRunMs?: number;
 }
 
 /** A cell as JSON holds it: a JSON value, or `{big}` (a bigint), `{blob}` (hex), `{real}` (NaN, ±Infinity). */
@@ -36,12 +38,16 @@ export interface ResultRows {
   rowsPerSide: number;
   maxItems: number;
   maxBytes: number;
+  /** A wrong sample that took longer than this (ms) in the run was not run again (absent in older reports). */
+  maxRunMs?: number;
   /** The wrong samples of the report's runs (EX 0 with a database): those the rows were asked for. */
   wrong: number;
   /** Wrong samples whose prediction gave no rows to show (an error, a timeout): nothing kept. */
   noRows: number;
   /** Wrong samples left out because the budget (items or bytes) was reached. */
   leftOut: number;
+  /** Wrong samples not run again because they took longer than `maxRunMs` in the run (absent in older reports). */
+  slow?: number;
   /** The bytes of the kept rows (their JSON). */
   bytes: number;
   items: ItemRows[];
@@ -95,7 +101,9 @@ export async function collectResultRows(
   preview: (file: RunFile, samples: readonly SampleRecord[], rows: number) => Promise<(ItemPreview | null)[]>,
   budget: ResultRowsBudget,
 ): Promise<ResultRows> {
-  const out: ResultRows = { ...budget, wrong: 0, noRows: 0, leftOut: 0, bytes: 0, items: [] };
+  const out: ResultRows = { ...budget, wrong: 0, noRows: 0, leftOut: 0, slow: 0, bytes: 0, items: [] };
+  const tooSlow = (s: SampleRecord) =>
+    budget.maxRunMs !== undefined && s.elapsedMs !== null && s.elapsedMs !== undefined && s.elapsedMs > budget.maxRunMs;
   let full = false;
   const keep = (file: RunFile, s: SampleRecord, p: ItemPreview | null) => {
     if (full) return void out.leftOut++;
@@ -129,10 +137,13 @@ export async function collectResultRows(
         out.leftOut += batch.length;
         continue;
       }
-      const ran = batch.filter((s) => s.status !== 'error' && s.status !== 'timeout');
+      const ran = batch.filter((s) => s.status !== 'error' && s.status !== 'timeout' && !tooSlow(s));
       const previews = ran.length > 0 ? await preview(file, ran, budget.rowsPerSide) : [];
       const byKey = new Map(ran.map((s, i) => [s, previews[i] ?? null]));
-      for (const s of batch) keep(file, s, byKey.get(s) ?? null);
+      for (const s of batch) {
+        if (!full && s.status === 'ok' && tooSlow(s)) out.slow!++;
+        else keep(file, s, byKey.get(s) ?? null);
+      }
     }
   }
   return out;
@@ -146,6 +157,8 @@ export function resultRowsText(r: ResultRows): string {
     ` of ${r.wrong.toLocaleString('en-US')}, ${fmtBytes(r.bytes)}` +
     ` (budget: ${r.maxItems.toLocaleString('en-US')} samples, ${fmtBytes(r.maxBytes)})`;
   if (r.noRows > 0) text += `; ${r.noRows.toLocaleString('en-US')} gave no rows (an error or a timeout)`;
+  if (r.slow)
+    text += `; ${r.slow.toLocaleString('en-US')} not run again: each took over ${(r.maxRunMs ?? 0) / 1000} s in the run`;
   if (r.leftOut > 0) text += `; ${r.leftOut.toLocaleString('en-US')} left out: the budget was reached`;
   return text;
 }

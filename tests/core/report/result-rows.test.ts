@@ -87,6 +87,28 @@ describe('result rows of the wrong samples', () => {
     expect(out.noRows).toBe(wrongHere.filter((s) => s.status !== 'ok' || (s.index === 0 && s.sample === 1)).length);
   });
 
+  it('runs no sample again that took longer than maxRunMs in the run: each is counted as slow and said', async () => {
+    const okWrong = wrong.filter((s) => s.status === 'ok');
+    expect(okWrong.length).toBeGreaterThan(2);
+    const slowKeys = new Set([okWrong[0]!, okWrong[2]!].map((s) => `${s.index}:${s.sample}`));
+    const timed: RunFile = {
+      ...file,
+      samples: file.samples.map((s) => ({ ...s, elapsedMs: slowKeys.has(`${s.index}:${s.sample}`) ? 27_000 : 12 })),
+    };
+    asked.length = 0;
+    const budget = { rowsPerSide: 3, maxItems: 1000, maxBytes: 1 << 20, maxRunMs: 5000 };
+    const out = await collectResultRows([timed], preview, budget);
+    expect(asked.some((s) => slowKeys.has(`${s.index}:${s.sample}`))).toBe(false);
+    expect(out.slow).toBe(2);
+    expect(out.items.length + out.noRows + out.leftOut + out.slow!).toBe(out.wrong);
+    expect(resultRowsText(out)).toContain('; 2 not run again: each took over 5 s in the run');
+    // Without the bound, the same samples are run again.
+    asked.length = 0;
+    const all = await collectResultRows([timed], preview, { ...budget, maxRunMs: undefined });
+    expect(asked.filter((s) => slowKeys.has(`${s.index}:${s.sample}`))).toHaveLength(2);
+    expect(all.slow).toBe(0);
+  });
+
   it('stops at the bytes budget: the sample that would pass it and every later one are left out', async () => {
     const one = await collectResultRows([file], preview, { rowsPerSide: 3, maxItems: 100, maxBytes: 1 << 20 });
     const each = JSON.stringify(one.items[0]).length;
