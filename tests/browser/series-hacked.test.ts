@@ -21,7 +21,7 @@ import { type AppSession, downloadFrom, importBirdMiniDev, screenshot, useApp } 
 
 const DESKTOP = { width: 1400, height: 1000 };
 const PHONE = { width: 390, height: 844 };
-/** The same limit on both sides, one the load cannot reach (series.test.ts: question 247 takes 27 s in sql.js). */
+/** The same limit on both sides, one the load cannot reach (series.test.ts: the slowest answer of the dumps takes seconds). */
 const TIMEOUT_S = '600';
 
 async function shots(page: Page, name: string, focus: Locator): Promise<void> {

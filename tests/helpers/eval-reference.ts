@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { readJson, runCli } from './cli.ts';
-import { MINIDEV_ARGS } from './series-dumps.ts';
+import { MINIDEV_ARGS, SLOW_QUESTION } from './series-dumps.ts';
 
 export interface EvalVerdicts {
   /** EX in percent over the scored samples. */
@@ -85,4 +85,19 @@ async function keptInRun(file: string, kept: string): Promise<EvalVerdicts> {
     writeFileSync(`${kept}.failed`, String(err));
     throw err;
   }
+}
+
+/**
+ * `minidevEvalVerdicts(file)` on the questions of the 13-step training runs (series-dumps.ts
+ * DUMPED): the BIRD file is run whole (its pairing is by position), SLOW_QUESTION is then left
+ * out of the verdicts and of EX.
+ */
+export async function minidevDumpedVerdicts(file: string): Promise<EvalVerdicts> {
+  const all = await minidevEvalVerdicts(file);
+  const samples = all.samples.filter((s) => s.questionId !== SLOW_QUESTION);
+  return {
+    ex: (samples.filter((s) => s.ex === 1).length / samples.length) * 100,
+    verdicts: samples.map((s) => [s.index, s.ex] as [number, number]),
+    samples,
+  };
 }

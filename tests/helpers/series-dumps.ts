@@ -31,7 +31,7 @@ export const PREDICTION_FILES = ['TA_output', 'sql_output_kg']
   )
   .sort();
 
-interface MiniDevQuestion {
+export interface MiniDevQuestion {
   question_id: number;
   db_id: string;
   question: string;
@@ -44,12 +44,35 @@ const norm = (s: string) => s.replace(/\s+/g, ' ').trim().replace(/;$/, '').toLo
 
 export const stepOf = (i: number) => (i + 1) * 100;
 
-/** The verl lines of prediction file `i` (0-based) as step stepOf(i), for the questions on `dbs`. */
-export function verlLines(i: number, dbs: readonly string[] = PRESENT_DBS): string[] {
+/**
+ * The one mini-dev question whose real answers run for tens of seconds: question 247
+ * (toxicology, dataset index 426). Two files answer it with `LEFT JOIN connected c ON a.atom_id =
+ * c.atom_id OR a.atom_id = c.atom_id2` (steps 600 and 1300: gpt-35-turbo, phi-3-medium), a scan of
+ * 12k x 24k rows: 27-41 s in sql.js and 26 s in Python's SQLite 3.40.1 on a quiet machine, past
+ * the official 30 s under load. The 13-step training runs (DUMPED) leave it out: what they check
+ * (what a format, a host, a series or a cache does with each answer) does not need one query that
+ * runs for half a minute in every run of every file. It is executed to completion, and compared
+ * with the official evaluator, in tests/core/run/version-effects.test.ts (all 13 files, a timeout
+ * it cannot reach), and the `eval` references run it (tests/helpers/eval-reference.ts).
+ */
+export const SLOW_QUESTION = 247;
+
+/** Which mini-dev questions a dump holds: those on these databases, or those the test keeps. */
+export type QuestionFilter = readonly string[] | ((q: MiniDevQuestion) => boolean);
+export const keeps = (which: QuestionFilter) => (q: MiniDevQuestion) =>
+  typeof which === 'function' ? which(q) : which.includes(q.db_id);
+/** The questions of the 13-step training runs: those whose database is here, but SLOW_QUESTION. */
+export const DUMPED: QuestionFilter = (q) => PRESENT_DBS.includes(q.db_id) && q.question_id !== SLOW_QUESTION;
+/** The questions DUMPED holds, in the dataset's order. */
+export const dumpedQuestions = (): MiniDevQuestion[] => questions.filter(keeps(DUMPED));
+
+/** The verl lines of prediction file `i` (0-based) as step stepOf(i), for the questions `dbs` keeps. */
+export function verlLines(i: number, dbs: QuestionFilter = PRESENT_DBS): string[] {
   const preds = JSON.parse(readFileSync(PREDICTION_FILES[i]!, 'utf8')) as Record<string, string>;
   const step = stepOf(i);
+  const keep = keeps(dbs);
   return questions.flatMap((q, index) => {
-    if (!dbs.includes(q.db_id)) return [];
+    if (!keep(q)) return [];
     const sql = (preds[String(index)] ?? '').split(BIRD_SEPARATOR)[0]!.trim();
     const input = `<|im_start|>system\nYou write SQLite for the database ${q.db_id}.<|im_end|>\n<|im_start|>user\nQuestion: ${q.question}\nEvidence: ${q.evidence}<|im_end|>\n<|im_start|>assistant\n`;
     const output = `\`\`\`sql\n${sql}\n\`\`\``;
@@ -58,7 +81,7 @@ export function verlLines(i: number, dbs: readonly string[] = PRESENT_DBS): stri
 }
 
 /** Writes `<step>.jsonl` for the given prediction files into `dir`; returns the paths. */
-export function writeVerlDumps(dir: string, which: readonly number[], dbs: readonly string[] = PRESENT_DBS): string[] {
+export function writeVerlDumps(dir: string, which: readonly number[], dbs: QuestionFilter = PRESENT_DBS): string[] {
   mkdirSync(dir, { recursive: true });
   return which.map((i) => {
     const file = path.join(dir, `${stepOf(i)}.jsonl`);
@@ -73,10 +96,10 @@ export function writeVerlDumps(dir: string, which: readonly number[], dbs: reado
  * (docs/formats.md): `example_id`, `task`, chat `prompt` and `completion`, `answer` (the gold
  * SQL), `info`, `reward` (the same stand-in reward as the verl dumps' `score`).
  */
-export function primeRlLines(i: number, dbs: readonly string[] = PRESENT_DBS): string[] {
+export function primeRlLines(i: number, dbs: QuestionFilter = PRESENT_DBS): string[] {
   return verlLines(i, dbs).map((line, k) => {
     const v = JSON.parse(line) as { input: string; output: string; score: number };
-    const q = questions.filter((x) => dbs.includes(x.db_id))[k]!;
+    const q = questions.filter(keeps(dbs))[k]!;
     return JSON.stringify({
       example_id: k,
       task: 'bird-sql',
@@ -97,11 +120,7 @@ export function primeRlLines(i: number, dbs: readonly string[] = PRESENT_DBS): s
 }
 
 /** `rollouts/step_<N>/eval_rollouts.jsonl` under `dir` for the given prediction files; returns the paths. */
-export function writePrimeRlDumps(
-  dir: string,
-  which: readonly number[],
-  dbs: readonly string[] = PRESENT_DBS,
-): string[] {
+export function writePrimeRlDumps(dir: string, which: readonly number[], dbs: QuestionFilter = PRESENT_DBS): string[] {
   return which.map((i) => {
     const sub = path.join(dir, 'rollouts', `step_${stepOf(i)}`);
     mkdirSync(sub, { recursive: true });
@@ -225,14 +244,14 @@ export function hackSql(kind: (typeof HACKS)[number], table: string): string {
 }
 
 /**
- * A reward-hacked variant of step `i`: every answer `wrong` says is wrong (by question id)
+ * A reward-hacked variant of step `i` (the DUMPED questions): every answer `wrong` says is wrong (by question id)
  * becomes, in turn, a DELETE of the first table its gold reads, the constant `SELECT 'true'`, or
  * an empty read of that table; the trainer scores each 1, as a reward the hacks fooled would.
  */
 export function hackedVerlLines(i: number, wrong: (questionId: number) => boolean): string[] {
-  const present = questions.filter((q) => PRESENT_DBS.includes(q.db_id));
+  const present = dumpedQuestions();
   let turn = 0;
-  return verlLines(i).map((line, k) => {
+  return verlLines(i, DUMPED).map((line, k) => {
     const q = present[k]!;
     if (!wrong(q.question_id)) return line;
     const v = JSON.parse(line) as { input: string; output: string; score: number; step: number };
@@ -243,7 +262,7 @@ export function hackedVerlLines(i: number, wrong: (questionId: number) => boolea
 }
 
 /**
- * The 13 steps as `<step>.jsonl` in `dir`, steps from `fromStep` on hacked (hackedVerlLines):
+ * The 13 steps as `<step>.jsonl` in `dir` (the DUMPED questions), steps from `fromStep` on hacked (hackedVerlLines):
  * `wrongAt(step, questionId)` says which answers were wrong (from the real steps' verdicts).
  */
 export function writeHackedVerlDumps(
@@ -254,7 +273,7 @@ export function writeHackedVerlDumps(
   mkdirSync(dir, { recursive: true });
   PREDICTION_FILES.forEach((_, i) => {
     const step = stepOf(i);
-    const lines = step >= fromStep ? hackedVerlLines(i, (q) => wrongAt(step, q)) : verlLines(i);
+    const lines = step >= fromStep ? hackedVerlLines(i, (q) => wrongAt(step, q)) : verlLines(i, DUMPED);
     writeFileSync(path.join(dir, `${step}.jsonl`), lines.join('\n') + '\n');
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The reference several test files compare a host with, or build on: `series --out` (a real CLI
  * run, its own fresh verdict cache) of the 13 real BIRD mini-dev prediction files as 13 verl
- * dumps (series-dumps.ts `writeVerlDumps`, every step), with the CLI flags `extra` (e.g. a
+ * dumps (series-dumps.ts `writeVerlDumps`, every step, the DUMPED questions), with the CLI flags `extra` (e.g. a
  * timeout). Computed once per test run: the dumps and the CLI's JSON are kept in the run's folder
  * (tests/helpers/suite-folder.ts) under the sha256 of the dumps and flags; the first file that
  * asks runs the CLI, the others read its JSON (or wait for it while it is computed). A host
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { readJson, runCli } from './cli.ts';
-import { MINIDEV_ARGS, PREDICTION_FILES, stepOf, verlLines, writeVerlDumps } from './series-dumps.ts';
+import { DUMPED, MINIDEV_ARGS, PREDICTION_FILES, stepOf, verlLines, writeVerlDumps } from './series-dumps.ts';
 
 /** `series --out`'s JSON (docs/formats.md): steps, questions, buckets, warnings, best_step, step_rule. */
 export type SeriesReport = any;
@@ -30,7 +30,7 @@ const inProcess = new Map<string, SeriesReference>();
 /** The 13 dumps' lines by file name, and their key with `extra`. */
 function stepsAndKey(extra: readonly string[]): { key: string } {
   const hash = createHash('sha256').update(JSON.stringify(extra));
-  PREDICTION_FILES.forEach((_, i) => hash.update(`${stepOf(i)}.jsonl`).update(verlLines(i).join('\n')));
+  PREDICTION_FILES.forEach((_, i) => hash.update(`${stepOf(i)}.jsonl`).update(verlLines(i, DUMPED).join('\n')));
   return { key: hash.digest('hex') };
 }
 
@@ -41,6 +41,7 @@ function writeDumpsOnce(dumps: string): void {
   writeVerlDumps(
     tmp,
     PREDICTION_FILES.map((_, i) => i),
+    DUMPED,
   );
   try {
     renameSync(tmp, dumps);

@@ -1,7 +1,7 @@
 /**
  * Trainers' 2026 dumps built from real completions: the 13 BIRD mini-dev prediction files
- * (tests/helpers/series-dumps.ts, file i = step (i + 1) * 100, the 140 questions whose database
- * is here), each prediction written as the completion in the exact shape the trainer writes
+ * (tests/helpers/series-dumps.ts, file i = step (i + 1) * 100, the DUMPED questions: the 139 whose
+ * database is here, but the slow question 247), each prediction written as the completion in the exact shape the trainer writes
  * (docs/formats.md gives each writer):
  * - SkyRL eval dumps (`dump_per_dataset_eval_results`): `dumped_evals/global_step_<N>_evals/<data_source>.jsonl`
  *   plus `aggregated_results.jsonl`; each response is a multi-turn SQL episode (probes,
@@ -19,15 +19,19 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
 import { float64, int64, utf8, writeParquet } from './parquet-files.ts';
-import { PRESENT_DBS, PREDICTION_FILES, questions, stepOf } from './series-dumps.ts';
+import { DUMPED, keeps, PREDICTION_FILES, questions, stepOf, type QuestionFilter } from './series-dumps.ts';
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim().replace(/;$/, '').toLowerCase();
 
-/** The questions on the databases here, each with prediction file `i`'s SQL for it. */
-export function predictionsOf(i: number): Array<{ q: (typeof questions)[number]; sql: string; exact: number }> {
+/** The questions `which` keeps (the DUMPED ones), each with prediction file `i`'s SQL for it. */
+export function predictionsOf(
+  i: number,
+  which: QuestionFilter = DUMPED,
+): Array<{ q: (typeof questions)[number]; sql: string; exact: number }> {
   const preds = JSON.parse(readFileSync(PREDICTION_FILES[i]!, 'utf8')) as Record<string, string>;
+  const keep = keeps(which);
   return questions.flatMap((q, index) => {
-    if (!PRESENT_DBS.includes(q.db_id)) return [];
+    if (!keep(q)) return [];
     const sql = (preds[String(index)] ?? '').split(BIRD_SEPARATOR)[0]!.trim();
     return [{ q, sql, exact: norm(sql) === norm(q.SQL) ? 1 : 0 }];
   });
