@@ -2,7 +2,7 @@
  * The reference several test files compare a host with: the sample verdicts of `eval
  * --no-cache` of one BIRD mini-dev predictions file on the databases here (a real CLI run).
  * Computed once per test run: the first file that asks runs the CLI and keeps the result in the
- * run's folder (tests/helpers/suite-folder.ts) under the sha256 of the predictions file; the
+ * run's folder (tests/helpers/suite-folder.ts) under the sha256 of the predictions as run; the
  * others read it (or wait for it while it is computed). Without that folder (a project without
  * the setup) each process computes its own.
  */
@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { readJson, runCli } from './cli.ts';
-import { MINIDEV_ARGS, SLOW_QUESTION } from './series-dumps.ts';
+import { BIRD_SEPARATOR } from '../../src/core/formats/predictions.ts';
+import { MINIDEV_ARGS, questions, SLOW_QUESTION } from './series-dumps.ts';
 
 export interface EvalVerdicts {
   /** EX in percent over the scored samples. */
@@ -25,9 +26,24 @@ export interface EvalVerdicts {
 
 const inProcess = new Map<string, Promise<EvalVerdicts>>();
 
-async function compute(file: string): Promise<EvalVerdicts> {
-  const out = path.join(mkdtempSync(path.join(tmpdir(), 'wb-eval-ref-')), 'run.json');
-  const run = await runCli(['eval', '--predictions', file, ...MINIDEV_ARGS, '--no-cache', '--run-out', out]);
+/**
+ * `eval --no-cache --no-version-check` of the predictions `text` (named as `file`): its verdicts
+ * are the main engine's, which the version check does not change.
+ */
+async function compute(file: string, text: string): Promise<EvalVerdicts> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'wb-eval-ref-'));
+  const [preds, out] = [path.join(dir, path.basename(file)), path.join(dir, 'run.json')];
+  writeFileSync(preds, text);
+  const run = await runCli([
+    'eval',
+    '--predictions',
+    preds,
+    ...MINIDEV_ARGS,
+    '--no-cache',
+    '--no-version-check',
+    '--run-out',
+    out,
+  ]);
   expect(run.code, run.stderr).toBe(0);
   const scored = readJson(out).samples.filter((s: { status: string }) => s.status !== 'missing-db');
   return {
@@ -43,16 +59,34 @@ async function compute(file: string): Promise<EvalVerdicts> {
   };
 }
 
-/** `eval --no-cache` of `file` on mini-dev: its scored samples' verdicts and EX, once per test run. */
-export function minidevEvalVerdicts(file: string): Promise<EvalVerdicts> {
-  const key = createHash('sha256').update(readFileSync(file)).digest('hex');
+/**
+ * `eval --no-cache` of BIRD mini-dev predictions `file` on the questions of the 13-step training
+ * runs (series-dumps.ts DUMPED), once per test run: its scored samples' verdicts and EX. The file
+ * is run with the answer to SLOW_QUESTION blanked (no SQL, nothing executed: a BIRD file pairs by
+ * position, so it stays), and that question is then left out of the verdicts and of EX.
+ */
+export function minidevDumpedVerdicts(file: string): Promise<EvalVerdicts> {
+  const preds = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  const slow = String(questions.findIndex((q) => q.question_id === SLOW_QUESTION));
+  preds[slow] = BIRD_SEPARATOR + preds[slow]!.split(BIRD_SEPARATOR)[1]!;
+  const text = JSON.stringify(preds);
+  const key = createHash('sha256').update(text).digest('hex');
   let pending = inProcess.get(key);
   if (!pending) {
     const folder = inject('suiteFolder') as string | undefined;
-    pending = folder ? keptInRun(file, path.join(folder, `eval-verdicts-${key}.json`)) : compute(file);
+    pending = folder
+      ? keptInRun(path.join(folder, `eval-verdicts-${key}.json`), () => compute(file, text))
+      : compute(file, text);
     inProcess.set(key, pending);
   }
-  return pending;
+  return pending.then(({ samples: all }) => {
+    const samples = all.filter((s) => s.questionId !== SLOW_QUESTION);
+    return {
+      ex: (samples.filter((s) => s.ex === 1).length / samples.length) * 100,
+      verdicts: samples.map((s) => [s.index, s.ex] as [number, number]),
+      samples,
+    };
+  });
 }
 
 /**
@@ -60,7 +94,7 @@ export function minidevEvalVerdicts(file: string): Promise<EvalVerdicts> {
  * the lock (written whole, then renamed), the others waiting for it. A file whose wait ends
  * without it (the computing file failed: `.failed`, or a bound its run cannot reach) computes its own.
  */
-async function keptInRun(file: string, kept: string): Promise<EvalVerdicts> {
+async function keptInRun(kept: string, make: () => Promise<EvalVerdicts>): Promise<EvalVerdicts> {
   const read = () => JSON.parse(readFileSync(kept, 'utf8')) as EvalVerdicts;
   if (existsSync(kept)) return read();
   let mine = true;
@@ -73,10 +107,10 @@ async function keptInRun(file: string, kept: string): Promise<EvalVerdicts> {
     for (let t = 0; t < 4 * 900 && !existsSync(kept) && !existsSync(`${kept}.failed`); t++)
       await new Promise((r) => setTimeout(r, 250));
     if (existsSync(kept)) return read();
-    return compute(file);
+    return make();
   }
   try {
-    const got = await compute(file);
+    const got = await make();
     const tmp = `${kept}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(got));
     renameSync(tmp, kept);
@@ -85,19 +119,4 @@ async function keptInRun(file: string, kept: string): Promise<EvalVerdicts> {
     writeFileSync(`${kept}.failed`, String(err));
     throw err;
   }
-}
-
-/**
- * `minidevEvalVerdicts(file)` on the questions of the 13-step training runs (series-dumps.ts
- * DUMPED): the BIRD file is run whole (its pairing is by position), SLOW_QUESTION is then left
- * out of the verdicts and of EX.
- */
-export async function minidevDumpedVerdicts(file: string): Promise<EvalVerdicts> {
-  const all = await minidevEvalVerdicts(file);
-  const samples = all.samples.filter((s) => s.questionId !== SLOW_QUESTION);
-  return {
-    ex: (samples.filter((s) => s.ex === 1).length / samples.length) * 100,
-    verdicts: samples.map((s) => [s.index, s.ex] as [number, number]),
-    samples,
-  };
 }

@@ -17,7 +17,7 @@ import { episodeStats } from '../../../src/core/episode/stats.ts';
 import { scoreRun } from '../../../src/core/run/score-run.ts';
 import { DEFAULT_RUN_CONFIG } from '../../../src/core/run/types.ts';
 import type { EvalItem } from '../../../src/core/types.ts';
-import { minidevEvalVerdicts } from '../../helpers/eval-reference.ts';
+import { minidevDumpedVerdicts } from '../../helpers/eval-reference.ts';
 import { DB_ROOT, MINIDEV_GOLD, MINIDEV_QUESTIONS, PREDICTION_FILES } from '../../helpers/series-dumps.ts';
 import { predictionsOf, skyrlLines, skyrlProbes } from '../../helpers/trainer-dumps.ts';
 
@@ -104,7 +104,7 @@ describe('a SkyRL eval dump of the 13 real mini-dev files, replayed', () => {
       // tests/helpers/eval-reference.ts): the same plan and recipe, from the predictions file.
       const ids = new Set(samples.map((s) => s.questionId));
       const ref = new Map(
-        (await minidevEvalVerdicts(PREDICTION_FILES[i]!)).samples
+        (await minidevDumpedVerdicts(PREDICTION_FILES[i]!)).samples
           .filter((s) => ids.has(s.questionId))
           .map((s) => [s.questionId, s]),
       );
