@@ -49,7 +49,7 @@ interface SqlPoolOptions {
   suiteCache?: SuiteCache;
   /**
    * The workers read a database by pages when the source offers it (DbSource.openPaged):
-   * the SQL worker of sql.js 1.17 does; the older generation's worker is given bytes.
+   * the SQL workers of both generations (sql.js 1.17 and 1.8.0) do; without it they are given bytes.
    */
   paged?: boolean;
   /**

@@ -19,5 +19,6 @@ function spawnLegacyWorker(): WorkerHandle {
 
 /** One worker by default: the re-run is of the flagged samples only (a few per hundred). */
 export function createLegacyBrowserSqlPool(dbSource: DbSource, size = 1): SqlPool {
-  return new SqlPool({ spawn: spawnLegacyWorker, dbSource, size, wasmUrl });
+  // It reads each stored database by pages from its Blob (DbSource.openPaged), as the main pool does.
+  return new SqlPool({ spawn: spawnLegacyWorker, dbSource, paged: true, size, wasmUrl });
 }

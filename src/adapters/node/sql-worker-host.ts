@@ -354,8 +354,8 @@ export function createNodeSqlPool(options: {
     dbSource: folderDbSource(options.dbRoot),
     size: options.workers ?? availableParallelism(),
     cacheBytes: options.cacheBytes,
-    // sql.worker.ts reads each database by pages from its file; legacy (sql.js 1.8.0) is given the bytes.
-    paged: (options.engine ?? 'sql.js') === 'sql.js',
+    // Both generations' workers (sql.worker.ts, and sql-legacy.worker.ts on sql.js 1.8.0) read each database by pages from its file.
+    paged: true,
     // Only the sql.js of sql.worker.ts takes the compiled module: legacy (sql.js 1.8.0) compiles its own.
     ...((options.engine ?? 'sql.js') === 'sql.js' ? { wasmModule: sqlJsWasmModule } : {}),
   });
