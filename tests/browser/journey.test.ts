@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { nearStep, vesReward } from '../../src/core/compare/r-ves.ts';
 import { readJson, runCli, tempFile } from '../helpers/cli.ts';
 import { duck } from '../helpers/duck.ts';
 import { type BirdQuestionRow, minidevFlags, minidevQuestions, sharedData } from '../helpers/shared-data.ts';
@@ -397,33 +398,65 @@ describe.skipIf(browserSkipReason())(
       // A part of gpt-4o's file (RVES_POSITIONS): every item of it is timed as the whole file's would be.
       const predictions = writeGpt4oSubset(RVES_POSITIONS);
       const near = page.getByTestId('near-step-link');
-      // Which items land within 2 % of a step is chance: replayed (at most 3 runs) until a run has one.
-      let nearShown = '';
-      for (let attempt = 1; attempt <= 3 && !/^[1-9]/.test(nearShown); attempt++) {
-        const run = await startRun(page, {
-          datasetName: 'BIRD mini-dev',
-          predictions,
-          name: attempt === 1 ? 'gpt-4o cot r-ves' : `gpt-4o cot r-ves (${attempt})`,
-          tickMetrics: ['R-VES'],
-          waitMs: 1_200_000,
-        });
-        expect(run.error).toBeNull();
-        rvesRun = run.runId!;
-        const app = await appRves(page);
-        rvesEx = app.ex;
-        expect(app.notTimed, 'correct items left untimed').toBe(0);
-        expect(app.total).toBeGreaterThan(0);
-        // The dashboard says how far a rerun moves R-VES, and links to the items that make it move.
-        await expect
-          .poll(async () => (nearShown = (await near.textContent())?.replace(/\s+/g, ' ').trim() ?? ''))
-          .toMatch(
-            /^\d+ of \d+ timed correct items within 2 % of an R-VES reward step \(a rerun moves R-VES by about ±\d+\.\d\d\)$/,
-          );
-      }
+      const nearText = async () => (await near.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
+      const run = await startRun(page, {
+        datasetName: 'BIRD mini-dev',
+        predictions,
+        name: 'gpt-4o cot r-ves',
+        tickMetrics: ['R-VES'],
+        waitMs: 1_200_000,
+      });
+      expect(run.error).toBeNull();
+      rvesRun = run.runId!;
+      const app = await appRves(page);
+      rvesEx = app.ex;
+      expect(app.notTimed, 'correct items left untimed').toBe(0);
+      expect(app.total).toBeGreaterThan(0);
+      // The dashboard says how far a rerun moves R-VES, and links to the items that make it move.
+      await expect
+        .poll(nearText)
+        .toMatch(
+          /^\d+ of \d+ timed correct items within 2 % of an R-VES reward step \(a rerun moves R-VES by about ±\d+\.\d\d\)$/,
+        );
       await screen('09a-rves-spread');
+      // Which items the clock put within 2 % of a step is chance. The link is checked on this run's
+      // file with three right items' stored time ratios set (and their rewards with them): one
+      // just above the step at 1, one just below the step at 0.5, one far from any step; imported
+      // as a run of its own, its near-step items are exactly those its ratios put there.
+      await page.getByTestId('nav-runs').click();
+      const [dl] = await Promise.all([
+        page.waitForEvent('download'),
+        page.locator(`[data-run-id="${rvesRun}"] [data-testid="export-run"]`).click(),
+      ]);
+      const exported = tempFile('rves.run.json');
+      await dl.saveAs(exported);
+      const file = JSON.parse(readFileSync(exported, 'utf8')) as {
+        run: { id: string; name: string };
+        samples: Array<{ ex: number; rves: number | null; timeRatio: number | null }>;
+      };
+      const right = file.samples.filter((s) => s.ex === 1 && s.rves !== null);
+      expect(right.length).toBeGreaterThanOrEqual(3);
+      [1.01, 0.495, 3].forEach((ratio, k) => Object.assign(right[k]!, { timeRatio: ratio, rves: vesReward(ratio) }));
+      const wantNear = file.samples.filter((s) => s.ex === 1 && s.rves !== null && nearStep(s.timeRatio) !== null);
+      expect(wantNear.length).toBeGreaterThanOrEqual(2);
+      Object.assign(file.run, { id: `${rvesRun}-ratios`, name: 'gpt-4o cot r-ves (stored ratios)' });
+      const crafted = tempFile('rves-ratios.run.json');
+      writeFileSync(crafted, JSON.stringify(file));
+      await page.getByTestId('import-run').setInputFiles(crafted);
+      await page
+        .getByTestId('import-run-message')
+        .filter({ hasText: 'Imported run "gpt-4o cot r-ves (stored ratios)"' })
+        .waitFor({ timeout: 60_000 });
+      await page.goto(`${server.url}#/run/${encodeURIComponent(file.run.id)}`);
+      await expect
+        .poll(nearText)
+        .toMatch(
+          new RegExp(`^${wantNear.length} of ${right.length} timed correct items within 2 % of an R-VES reward step`),
+        );
+      const nearShown = await nearText();
       // The link opens exactly those items; each says which step it sits at and what a rerun may give.
       const nearCount = Number(await page.locator('[data-count="rves-near-step"]').textContent());
-      expect(nearCount, nearShown).toBeGreaterThan(0);
+      expect(nearCount, nearShown).toBe(wantNear.length);
       await near.click();
       await page.locator('[data-testid="explorer"][data-complete="true"]').waitFor();
       await expect
