@@ -119,6 +119,9 @@ export default defineConfig({
     // waits (locators, polls) keep their shorter bounds.
     testTimeout: NODE_TEST_TIMEOUT_MS,
     hookTimeout: 120_000,
+    // `expect.poll` waits up to 60 s for what a page or a worker shows after an action (Vitest's own
+    // default, 1 s, is the machine's load as much as the product: a key press at load 12 took longer).
+    expect: { poll: { timeout: 60_000 } },
     // Worker pools and Chromium are heavy on a 2-core machine: keep files sequential-ish.
     maxWorkers: 2,
     // The longest files start first (tests/helpers/file-durations.json when vitest has no results
