@@ -23,17 +23,31 @@ fi
 npm install --no-audit --no-fund
 
 # ESLint, Prettier's check, then types: the app, workers, CLI and tests; then the pure core
-# alone, without DOM or Node types.
-npm run --silent check
+# alone, without DOM or Node types; then the layers' import rules. It runs beside the tests (most
+# of the tests' time is waiting on Chromium, workers and child processes, not the 2 cores), and its
+# output follows theirs.
+out="$(mktemp -d)"
+npm run --silent check >"$out/check.log" 2>&1 &
+check_pid=$!
 # Every test: core, workers, pool, CLI (`unit`, also `npm test`), the real benchmark data at scale
 # in ../shared/data (`data`), and headless Chromium on the built app. The `rves-measure` project
 # is a measurement (`npm run bench -- --only rves`).
-report="$(mktemp -d)/vitest.json"
+report="$out/vitest.json"
 status=0
 npx vitest run --project unit --project data --project node --project browser --project browser-engines --reporter=default --reporter=json --outputFile.json="$report" || status=$?
-# One plain closing line, whatever the reporter printed above.
+check_status=0
+wait "$check_pid" || check_status=$?
+echo "npm run check:"
+cat "$out/check.log"
+# Plain closing lines, whatever the reporters printed above.
 if [ -f "$report" ]; then
   node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
     console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);' "$report"
+fi
+if [ "$check_status" -ne 0 ]; then
+  echo "npm run check failed (exit $check_status): its output is above"
+  [ "$status" -ne 0 ] || status=$check_status
+else
+  echo "npm run check: passed"
 fi
 exit "$status"
