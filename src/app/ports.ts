@@ -14,7 +14,7 @@ import type { SchemaSource } from '../core/prompt/schema-source.ts';
 import type { RunHeader, SampleRecord } from '../core/run/types.ts';
 import type { FactsStore, VerdictStore } from '../core/run/verdict-cache.ts';
 import type { SuiteCache } from '../core/ts/suite.ts';
-import type { DbFileRef, EvalItem } from '../core/types.ts';
+import type { EvalItem } from '../core/types.ts';
 import type { GoldOverlayRecord } from '../core/run/overlay-record.ts';
 import type { VersionCheckRecord } from '../core/run/version-effects.ts';
 import type {
@@ -26,44 +26,11 @@ import type {
   SeriesDumpJob,
   SeriesRecord,
 } from './records.ts';
+import type { DbSource } from './db-source.ts';
 import type { SeriesRepository } from './store-ports.ts';
 
-/**
- * A database's bytes as loaded, and their identity: the sha256 of exactly these bytes (hashed as
- * they were read, or the content address they were read by), or null when it is not known. The
- * verdict cache stores what a worker computed on them under this sha256 (ItemResult.dbSha256).
- */
-export interface LoadedDb {
-  bytes: Uint8Array;
-  sha256: string | null;
-}
-
-/** A database as a reference a worker reads by pages, and its identity. */
-export interface PagedDb {
-  ref: DbFileRef;
-  sha256: string | null;
-}
-
-/** Where database bytes come from: files on disk (CLI), IndexedDB (browser), the demo. */
-export interface DbSource {
-  has(dbId: string): Promise<boolean>;
-  /**
-   * Why what stands where the database should be cannot be read as one (a directory, a FIFO, a
-   * device, a dangling link...), or null. Its items are not scored (`missing-db`, with this
-   * reason), like those of a database that is not there.
-   */
-  unusable?(dbId: string): Promise<string | null>;
-  /** A fresh copy each call: the bytes are transferred to a worker. */
-  load(dbId: string): Promise<LoadedDb>;
-  /**
-   * The database as a file or Blob a worker reads by pages (workers/paged-file.ts), checked as
-   * `load` checks its bytes, with its sha256 (hashed once per file and modification, never a
-   * whole copy in memory). Absent where a source has only bytes (the demo, tests).
-   */
-  openPaged?(dbId: string): Promise<PagedDb>;
-  /** Where the database was expected, for the missing-db message. */
-  describe(dbId: string): string;
-}
+/** Where database bytes come from (declared apart: the store's ports name it too). */
+export type { DbSource, LoadedDb, PagedDb } from './db-source.ts';
 
 /** The service the screens call (declared with the store's other ports the UI receives). */
 export type { RunService } from './store-ports.ts';

@@ -6,7 +6,7 @@
  * for the composition root (src/ui/main.ts).
  */
 import type { Engine } from '../core/engine/engine.ts';
-import type { DbSource } from './ports.ts';
+import type { DbSource } from './db-source.ts';
 import type { Exclusion } from '../core/eval/exclusions.ts';
 import type { SuiteCache } from '../core/ts/suite.ts';
 import type { BuiltPrompt } from '../core/prompt/build-prompt.ts';

@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { MAX_TIMER_MS } from '../core/eval/limits.ts';
-import { bad } from './commands/flags.ts';
+import { bad } from './flags.ts';
 
 /** More threads than this only share the same cores and multiply the memory (one sql.js heap each). */
 export const WORKERS_PER_CORE = 4;

@@ -4,7 +4,7 @@ import { WorkbenchError } from '../core/errors.ts';
 import type { RubricSummary } from '../core/rubric/aggregate.ts';
 import type { JudgeStats } from '../core/rubric/judge.ts';
 import type { Aggregation } from '../core/rubric/score.ts';
-import { bad, numberFlag } from './commands/flags.ts';
+import { bad, numberFlag } from './flags.ts';
 
 /** Judge calls: a few retries of a bad answer, a few parallel requests (more only hammer the judge). */
 const MAX_JUDGE_RETRIES = 10;

@@ -1,5 +1,5 @@
 /**
- * Every numeric flag bounded at parse time under its own name (src/cli/commands/flags.ts,
+ * Every numeric flag bounded at parse time under its own name (src/cli/flags.ts,
  * numberFlag), and `batch export` streamed: `--n 2000` used to fail with "Invalid string
  * length" and `--n 100000` ran V8 out of memory; now --n is bounded at 1,024 before any file
  * is read and the batch file is written line by line.

@@ -2,7 +2,7 @@
 /// <reference path="../../bench/better-sqlite3.d.ts" />
 /**
  * `--db-root x.zip` and Inspect `.eval` logs built hostile at test time: every zip goes through
- * src/adapters/import/zip-entries.ts (names after normalisation, duplicates, encryption, entry
+ * src/adapters/zip/zip-entries.ts (names after normalisation, duplicates, encryption, entry
  * count, bytes and ratio), a `-wal` or hot `-journal` inside the zip is refused as in a folder,
  * and the inflated folder goes with the process on SIGINT. Real BIRD databases from ../shared/data.
  */

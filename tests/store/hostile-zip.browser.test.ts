@@ -1,6 +1,6 @@
 /**
  * The app's zip import (real zip.js, real IndexedDB in Chromium) through the same bounds as the
- * CLI (src/adapters/import/zip-entries.ts): a duplicated entry, a name that leaves the folder,
+ * CLI (src/adapters/zip/zip-entries.ts): a duplicated entry, a name that leaves the folder,
  * a zip bomb and an encrypted zip are refused with a message naming the entry, and nothing
  * stored before changes. Hostile zips are built in the test from the real BIRD files.
  */

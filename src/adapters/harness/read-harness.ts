@@ -5,7 +5,7 @@
  * whose `samples/<id>_epoch_<n>.json` entries are read one by one with zip.js).
  */
 import { configure } from '@zip.js/zip.js';
-import { InflationBudget, entryText, readZipEntries } from '../import/zip-entries.ts';
+import { InflationBudget, entryText, readZipEntries } from '../zip/zip-entries.ts';
 import { WorkbenchError } from '../../core/errors.ts';
 import {
   detectHarnessFormat,

@@ -16,7 +16,7 @@ import {
   inflateError,
   readZipEntries,
   type ZipFileEntry,
-} from './zip-entries.ts';
+} from '../zip/zip-entries.ts';
 
 configure({ useWebWorkers: false, useCompressionStream: true });
 
@@ -43,7 +43,7 @@ function blobFile(path: string, blob: Blob): ImportFile {
 const ADVICE = 'unzip it with another tool and import the folder';
 /** Largest text file read whole (the questions, the gold): about the longest string JavaScript holds. */
 const MAX_TEXT_BYTES = 512 * 1024 * 1024;
-/** Databases and inner zips are bounded by the ratio and the read's total (src/adapters/import/zip-entries.ts). */
+/** Databases and inner zips are bounded by the ratio and the read's total (src/adapters/zip/zip-entries.ts). */
 const maxImportEntryBytes = (p: string) =>
   /\.zip$/i.test(p) || isDatabasePath(p) ? Number.MAX_SAFE_INTEGER : MAX_TEXT_BYTES;
 

@@ -14,7 +14,7 @@
  */
 import type { FileEntry } from '@zip.js/zip.js';
 import { WorkbenchError, isCancellation, CancelledError } from '../../core/errors.ts';
-import { InflationBudget, boundedWritable } from './zip-entries.ts';
+import { InflationBudget, boundedWritable } from '../zip/zip-entries.ts';
 
 const SPOOL_DIR = 'import-spool';
 const PART_BYTES = 8 * 1024 * 1024;
@@ -23,7 +23,7 @@ let cleaned = false;
 
 export interface SpoolHooks {
   signal?: AbortSignal;
-  /** The inflation budget of the whole import (src/adapters/import/zip-entries.ts); a fresh one when absent. */
+  /** The inflation budget of the whole import (src/adapters/zip/zip-entries.ts); a fresh one when absent. */
   budget?: InflationBudget;
   onBytes?: (done: number, total: number) => void;
 }

@@ -19,14 +19,14 @@ import { WorkbenchError } from '../../core/errors.ts';
 import { baseName, dbIdOf, isDatabasePath } from '../../core/import/classify-files.ts';
 import { checkSidecars } from '../import/sidecar-check.ts';
 import type { ImportFile } from '../import/import-files.ts';
-import type { InflationBudget, ZipFileEntry } from '../import/zip-entries.ts';
+import type { InflationBudget, ZipFileEntry } from '../zip/zip-entries.ts';
 import { MAX_DB_FILE_BYTES } from './sql-worker-host.ts';
 
-type ZipBounds = typeof import('../import/zip-entries.ts');
+type ZipBounds = typeof import('../zip/zip-entries.ts');
 
 /** zip.js and the shared zip bounds, imported only when --db-root is a zip (not at every start of the CLI). */
 async function zipModules(): Promise<ZipBounds> {
-  const [zip, bounds] = await Promise.all([import('@zip.js/zip.js'), import('../import/zip-entries.ts')]);
+  const [zip, bounds] = await Promise.all([import('@zip.js/zip.js'), import('../zip/zip-entries.ts')]);
   zip.configure({ useWebWorkers: false });
   return bounds;
 }

@@ -3,7 +3,7 @@ import { OFFICIAL_TIMEOUT_S } from '../../core/eval/constants.ts';
 import { METRICS, type MetricName } from '../../core/eval/executor.ts';
 import { DEFAULT_REWARD_FORMULA } from '../../core/eval/reward.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
-import { DATASET_FLAGS, bad, listFlag, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
+import { DATASET_FLAGS, bad, listFlag, numberFlag, parseFlags, requireFlags, strings, switches } from '../flags.ts';
 import { BATCH_USAGE } from '../usage.ts';
 
 export { BATCH_USAGE };

@@ -42,7 +42,7 @@ import {
   tablesFile,
   type PresetSchemas,
 } from './preset-flags.ts';
-import { bad } from './flags.ts';
+import { bad } from '../flags.ts';
 import { BatchOutputReader, batchCoverage, coverageText, mergeBatchOutputs } from '../../core/batch/batch-output.ts';
 import { forEachLine } from './line-input.ts';
 import { runBatchImport } from '../../core/batch/batch-engine.ts';

@@ -5,7 +5,7 @@ import { compareJson, compareTable } from '../../core/rl/compare-report.ts';
 import { mulberry32 } from '../../core/util/rng.ts';
 import { readRunInput } from './tabular-input.ts';
 import type { NodeHost } from '../node-host.ts';
-import { bad, parseFlags } from './flags.ts';
+import { bad, parseFlags } from '../flags.ts';
 import { integerFlag } from './rl-args.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkCompareOutputs } from '../preflight-commands.ts';

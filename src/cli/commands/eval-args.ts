@@ -12,7 +12,7 @@ import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { parseShard, type Shard } from '../../core/batch/shard.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../core/run/types.ts';
 import { DEFAULT_SUITE_SPEC, type SuiteSpec } from '../../core/ts/suite.ts';
-import { bad, numberFlag, parseFlags, strings, switches } from './flags.ts';
+import { bad, numberFlag, parseFlags, strings, switches } from '../flags.ts';
 import { EVAL_USAGE } from '../usage.ts';
 
 export interface EvalArgs {

@@ -29,7 +29,7 @@ import { assertSomethingScored } from '../nothing-scored.ts';
 import { checkOutputs } from '../preflight.ts';
 import { GENERATE_USAGE } from '../usage.ts';
 import { resolveDbRoot } from './db-root-zip.ts';
-import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
+import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from '../flags.ts';
 import {
   checkTablesCover,
   needsTables,

@@ -20,7 +20,7 @@ import { writeFileAtomic } from '../atomic-write.ts';
 import { assertSomethingScored } from '../nothing-scored.ts';
 import { checkOutputsWithDataset, pathFlags } from '../preflight.ts';
 import { workersFlag } from '../bounds.ts';
-import { DATASET_FLAGS, parseFlags, requireFlags } from './flags.ts';
+import { DATASET_FLAGS, parseFlags, requireFlags } from '../flags.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 import { GOLD_CHECK_USAGE } from '../usage.ts';
 

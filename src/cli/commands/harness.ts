@@ -32,7 +32,7 @@ import { scoreRun } from '../../core/run/score-run.ts';
 import { SAMPLES_TABLE, runTableMetadata, sampleRows } from '../../core/views/tables.ts';
 import { runConfigOf } from './eval-args.ts';
 import { evalArgsOf } from './scoring-flags.ts';
-import { DATASET_FLAGS, bad, parseFlags, requireFlags, strings } from './flags.ts';
+import { DATASET_FLAGS, bad, parseFlags, requireFlags, strings } from '../flags.ts';
 import { checkDatabasesUnchanged, evalRunHeader, hashDatabases, runQuestions } from './run-out.ts';
 import { readQuestionsInput, readText } from './tabular-input.ts';
 import { resolveDbRoot } from './db-root-zip.ts';

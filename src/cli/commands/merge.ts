@@ -13,7 +13,7 @@ import type { RunFile } from '../../core/run/types.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkOutputs, pathFlags } from '../preflight.ts';
 import { readText } from './eval.ts';
-import { bad, parseFlags } from './flags.ts';
+import { bad, parseFlags } from '../flags.ts';
 import { MERGE_USAGE } from '../usage.ts';
 
 export const usage = MERGE_USAGE;

@@ -11,7 +11,7 @@ import { WorkbenchError, errorMessage } from '../../core/errors.ts';
 import type { BirdTablesEntry } from '../../core/prompt/omnisql-schema.ts';
 import { renderPresetSchema } from '../../core/prompt/preset-schema.ts';
 import { requirePreset, type PolicyPreset } from '../../core/prompt/presets.ts';
-import { bad } from './flags.ts';
+import { bad } from '../flags.ts';
 import { readText } from './tabular-input.ts';
 
 /** The preset named by `--preset`; an unknown id is a BAD_OPTION naming the flag and the presets. */

@@ -15,7 +15,7 @@ import { probeJson, probeTable } from '../../core/probe/probe-report.ts';
 import { runProbe } from '../../core/probe/run-probe.ts';
 import type { GoldEntry, Question } from '../../core/types.ts';
 import { readText } from './eval.ts';
-import { DATASET_FLAGS, bad, numberFlag, parseFlags, requireFlags, strings } from './flags.ts';
+import { DATASET_FLAGS, bad, numberFlag, parseFlags, requireFlags, strings } from '../flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkTimerFlags, workersFlag } from '../bounds.ts';
 import { checkProbeOutputs } from '../preflight-commands.ts';

@@ -20,7 +20,7 @@ import { parseRunFile } from '../../core/runfile/run-file.ts';
 import { parseSeriesFile, toSeriesFile, type SeriesFile } from '../../core/series/file.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { checkOutputs } from '../preflight.ts';
-import { bad, parseFlags, strings } from './flags.ts';
+import { bad, parseFlags, strings } from '../flags.ts';
 import { readText } from './tabular-input.ts';
 import { excludedLine, excludeFlag } from './exclude-flags.ts';
 import { excludedPresent } from '../../core/eval/exclusions.ts';

@@ -1,5 +1,5 @@
 /** Flag readers shared by `stats` and `compare`. */
-import { bad, numberFlag } from './flags.ts';
+import { bad, numberFlag } from '../flags.ts';
 
 /** An integer in [min, max], or the default when the flag is absent. */
 export function integerFlag(flag: string, v: string | undefined, def: number, min: number, max: number): number {

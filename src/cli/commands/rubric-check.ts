@@ -33,7 +33,7 @@ import { writeFileAtomic } from '../atomic-write.ts';
 import { judgeCallFlags } from '../judge-flags.ts';
 import { checkOutputs, pathFlags } from '../preflight.ts';
 import { RUBRIC_USAGE } from '../usage.ts';
-import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from './flags.ts';
+import { bad, numberFlag, parseFlags, requireFlags, strings, switches } from '../flags.ts';
 import { readRarInput, readText } from './tabular-input.ts';
 import type { NodeHost } from '../node-host.ts';
 

@@ -30,7 +30,7 @@ import {
 import { scoreSample, type Aggregation } from '../../core/rubric/score.ts';
 import type { Normalization, RubricScores } from '../../core/rubric/scores.ts';
 import { readText } from './eval.ts';
-import { bad, parseFlags, requireFlags, strings, switches } from './flags.ts';
+import { bad, parseFlags, requireFlags, strings, switches } from '../flags.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { assertJudgeScoredSomething, judgeCallFlags } from '../judge-flags.ts';
 import { run as runCheck } from './rubric-check.ts';

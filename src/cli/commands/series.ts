@@ -51,7 +51,7 @@ import type { NodeHost } from '../node-host.ts';
 import { runConfigOf, type EvalArgs } from './eval-args.ts';
 import { evalArgsOf } from './scoring-flags.ts';
 import { listStepFiles } from './series-files.ts';
-import { bad, parseFlags, strings, switches } from './flags.ts';
+import { bad, parseFlags, strings, switches } from '../flags.ts';
 import { integerFlag } from './rl-args.ts';
 import { evalRunHeader, executorName, runQuestions } from './run-out.ts';
 import { openEvalCache, type EvalCache } from './eval-cache.ts';

@@ -10,7 +10,7 @@ import type { RunQuestion } from '../../core/run/types.ts';
 import type { NodeHost } from '../node-host.ts';
 import { promptStatsTable, runTableMetadata } from '../../core/views/tables.ts';
 import { integerFlag, kList } from './rl-args.ts';
-import { bad, parseFlags, strings } from './flags.ts';
+import { bad, parseFlags, strings } from '../flags.ts';
 import { writeAtomicWith, writeFileAtomic } from '../atomic-write.ts';
 import { checkStatsOutputs } from '../preflight-commands.ts';
 import { STATS_USAGE } from '../usage.ts';

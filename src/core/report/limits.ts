@@ -25,7 +25,7 @@ export interface ReportLimits {
  * 64 KiB is far above any real SQL or completion (BIRD's longest gold is 1.1 KiB) and keeps a
  * runaway string from filling the report; 256 MiB of HTML and of data are 40 times the
  * 100,000-sample report (6.2 MB, its data 60 MB); the ratio and its floor are the zips'
- * (src/adapters/import/zip-entries.ts): real report data deflates 5 to 15 times.
+ * (src/adapters/zip/zip-entries.ts): real report data deflates 5 to 15 times.
  */
 export const REPORT_LIMITS: ReportLimits = {
   inputBytes: 512 * MiB,

@@ -1,6 +1,6 @@
 /** Strict flag parsing for every CLI command: an unknown or malformed flag is a BAD_OPTION error ending with the command's usage. */
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { WorkbenchError } from '../../core/errors.ts';
+import { WorkbenchError } from '../core/errors.ts';
 
 export function parseFlags<O extends ParseArgsOptionsConfig>(
   argv: string[],
