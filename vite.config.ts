@@ -122,8 +122,10 @@ export default defineConfig({
     // `expect.poll` waits up to 60 s for what a page or a worker shows after an action (Vitest's own
     // default, 1 s, is the machine's load as much as the product: a key press at load 12 took longer).
     expect: { poll: { timeout: 60_000 } },
-    // Worker pools and Chromium are heavy on a 2-core machine: keep files sequential-ish.
-    maxWorkers: 2,
+    // Three files at a time on the 2-core machine: most of a file's time is waiting on Chromium,
+    // its pages, SQL workers and child processes (the node project's 53 files used 0.67 of the 2
+    // cores with 3 workers), and no test's verdict depends on the load.
+    maxWorkers: 3,
     // The longest files start first (tests/helpers/file-durations.json when vitest has no results
     // cache, as on a fresh clone), so that the workers end together.
     sequence: { sequencer: LongFilesFirstSequencer },
