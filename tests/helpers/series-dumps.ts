@@ -53,7 +53,7 @@ export const stepOf = (i: number) => (i + 1) * 100;
  * (what a format, a host, a series or a cache does with each answer) does not need one query that
  * runs for half a minute in every run of every file. It is executed to completion, and compared
  * with the official evaluator, in tests/core/run/version-effects.test.ts (all 13 files, a timeout
- * it cannot reach), and the `eval` references run it (tests/helpers/eval-reference.ts).
+ * it cannot reach); the `eval` references blank its answer (tests/helpers/eval-reference.ts).
  */
 export const SLOW_QUESTION = 247;
 
