@@ -1,6 +1,6 @@
 /**
  * The suite's file order (vite.config.ts `sequence.sequencer`): the longest files start first, so
- * that the workers end together instead of one running a long file alone at the end.
+ * that the 2 workers end together instead of one running a long file alone at the end.
  *
  * A file's length is vitest's own measurement from an earlier run on this machine when its
  * results cache has one, else the seconds in tests/helpers/file-durations.json (the files that
