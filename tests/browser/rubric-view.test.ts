@@ -222,7 +222,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     await page
       .locator('[data-testid="rubric-summary"], [data-testid="score-error"]')
       .first()
-      .waitFor({ timeout: 30_000 });
+      .waitFor({ timeout: 300_000 });
     expect(await page.getByTestId('score-error').count()).toBe(0);
     console.log(`rubric view: 20 samples scored in ${Date.now() - t0} ms, ${judge.calls()} judge calls so far`);
     expect(await page.getByTestId('judge-stats').textContent()).toMatch(
@@ -367,7 +367,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the rubric screen'), () => {
     const before = judge.calls();
     await page.getByTestId('score-start').click();
     await expect
-      .poll(async () => (await page.getByTestId('judge-stats').textContent()) ?? '', { timeout: 30_000 })
+      .poll(async () => (await page.getByTestId('judge-stats').textContent()) ?? '', { timeout: 300_000 })
       .toMatch(/Judge: 0 call\(s\), [1-9]\d* answer\(s\) from the cache/);
     expect(judge.calls()).toBe(before);
   });
