@@ -61,7 +61,7 @@ interface SqlPoolOptions {
 }
 
 /** Sha256s of database contents whose whole-file check passed. */
-interface CheckedContents {
+export interface CheckedContents {
   has(sha256: string): boolean;
   add(sha256: string): void;
 }
@@ -70,7 +70,7 @@ interface CheckedContents {
  * This process's (or page's) checked contents: a database is checked once per content, not at
  * every opening (each worker's, each re-opening after the worker's cache let it go, each run).
  */
-const checkedInProcess: CheckedContents = new Set<string>();
+export const checkedInProcess: CheckedContents = new Set<string>();
 
 /** What a worker is given to open a database, its identity, and whether its content was checked before. */
 interface GivenDb {

@@ -3,10 +3,18 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, statSync, truncateSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_DB_FILE_BYTES, createNodeSqlPool, folderDbSource } from '../../src/adapters/node/sql-worker-host.ts';
+import { createSqlWorkerSchemaSource } from '../../src/adapters/engines/sql-worker-schema-source.ts';
+import { createNodeHost } from '../../src/adapters/node/node-host.ts';
+import {
+  MAX_DB_FILE_BYTES,
+  createNodeSqlPool,
+  folderDbSource,
+  spawnNodeSqlWorker,
+} from '../../src/adapters/node/sql-worker-host.ts';
+import type { DbSource } from '../../src/app/db-source.ts';
 import type { SqlPool } from '../../src/adapters/sql-pool.ts';
 import { DEFAULT_EVAL_OPTIONS } from '../../src/core/eval/executor.ts';
-import type { EvalItem } from '../../src/core/types.ts';
+import type { DbFileRef, EvalItem } from '../../src/core/types.ts';
 import { evalItem } from '../helpers/item-results.ts';
 
 /** The CLI's database source (a BIRD-style folder) against files SQLite itself wrote. */
@@ -126,6 +134,55 @@ describe('a database file larger than 2 GiB', () => {
     await expect(folderDbSource(root).load('huge')).rejects.toThrow(
       `database huge: ${file} is 2.00 GiB (2,147,487,744 bytes), more than the 2.00 GiB a database may have here (a worker holds the whole file in memory, and Node reads at most 2 GiB into one buffer): evaluate on a smaller copy (e.g. VACUUM INTO a copy without the tables its questions do not read)`,
     );
+    // The CLI's schema reader (batch prompts, presets' schemas) opens it by pages as the pools do.
+    const reader = await createNodeHost().sql.openSchemaReader(root, { descriptions: false });
+    try {
+      expect(await reader.source.tables('huge')).toEqual([
+        { name: 't', createSql: 'CREATE TABLE t(x)', columns: ['x'] },
+      ]);
+      expect(await reader.query('huge', 'SELECT count(*) FROM t')).toEqual([[0]]);
+    } finally {
+      reader.dispose();
+    }
+  });
+});
+
+describe('the schema reader opens a database as the SQL pools do', () => {
+  it('by pages (never a copy of its bytes), and a content that passed quick_check in this process is not checked again', async () => {
+    const root = tempRoot();
+    const { db } = openNewDb(root, 's');
+    db.exec("CREATE TABLE t(x); INSERT INTO t VALUES ('a')");
+    const folder = folderDbSource(root);
+    const dbSource: DbSource = {
+      ...folder,
+      load: () => Promise.reject(new Error('the schema reader copied the whole file')),
+    };
+    const checkedDbs = new Set<string>();
+    const given: Array<{ paged: boolean; checked: boolean | undefined }> = [];
+    const read = async () => {
+      const worker = spawnNodeSqlWorker();
+      try {
+        await worker.api.init({ cacheBytes: 1 << 20 });
+        const api = {
+          query: worker.api.query,
+          loadDb: (dbId: string, g: Uint8Array | DbFileRef, o?: { checked?: boolean }) => {
+            given.push({ paged: !(g instanceof Uint8Array), checked: o?.checked });
+            return worker.api.loadDb(dbId, g, o);
+          },
+        };
+        const source = createSqlWorkerSchemaSource({ api, dbSource, checkedDbs });
+        return await source.sampleRows('s', 't', 5);
+      } finally {
+        worker.terminate();
+      }
+    };
+    expect((await read()).rows).toEqual([['a']]);
+    expect(checkedDbs.size).toBe(1);
+    expect((await read()).rows).toEqual([['a']]);
+    expect(given).toEqual([
+      { paged: true, checked: false },
+      { paged: true, checked: true },
+    ]);
   });
 });
 

@@ -1,7 +1,10 @@
 /**
  * SchemaSource over the SQL worker's read-only `query` (workers/sql.api.ts): the same worker
  * module that scores SQL also reads schemas and sample rows for prompts. When the worker does
- * not hold the database it is opened from `dbSource` and the query is retried once.
+ * not hold the database it is opened from `dbSource` and the query is retried once: by pages
+ * where the source offers them (DbSource.openPaged), as the SQL pools open it, else from a copy of
+ * its bytes (the demo, tests). A content that passed SQLite's quick_check in this process (the
+ * pools' `checkedDbs`) is not checked again.
  * Description files come from the caller (the dataset's stored `database_description/`).
  */
 import type { DescriptionFile, SampleRows, SchemaSource, TableInfo } from '../../core/prompt/schema-source.ts';
@@ -9,12 +12,17 @@ import { SCHEMA_QUERIES, splitSampleRow } from '../../core/prompt/schema-source.
 import type { NeedDb, QueryResult } from '../../../workers/sql.api.ts';
 import type { DbSource } from '../../app/ports.ts';
 import { WorkbenchError } from '../../core/errors.ts';
-import type { SqlValue } from '../../core/types.ts';
+import type { DbFileRef, SqlValue } from '../../core/types.ts';
+import { checkedInProcess, type CheckedContents } from '../sql-pool.ts';
 
 /** The part of the SQL worker API this source uses (a comlink Remote satisfies it). */
 interface SqlQueryApi {
   query(dbId: string, sql: string, maxRows: number): Promise<QueryResult | NeedDb>;
-  loadDb(dbId: string, bytes: Uint8Array): Promise<unknown>;
+  loadDb(
+    dbId: string,
+    given: Uint8Array | DbFileRef,
+    options?: { checked?: boolean },
+  ): Promise<{ quickChecked: boolean }>;
 }
 
 interface SqlWorkerSchemaSourceOptions {
@@ -24,6 +32,8 @@ interface SqlWorkerSchemaSourceOptions {
   descriptionFiles?: (dbId: string) => Promise<DescriptionFile[] | null>;
   /** Wraps bytes for the worker call (comlink's `transfer`); default: pass as is. */
   transferBytes?: (bytes: Uint8Array) => Uint8Array;
+  /** Contents (by sha256) that passed quick_check (default: this process's, shared with its pools). */
+  checkedDbs?: CheckedContents;
 }
 
 const MAX_ROWS = 100_000;
@@ -35,14 +45,27 @@ interface SqlWorkerSchemaSource extends SchemaSource {
 
 export function createSqlWorkerSchemaSource(options: SqlWorkerSchemaSourceOptions): SqlWorkerSchemaSource {
   const { api, dbSource } = options;
+  const checkedDbs = options.checkedDbs ?? checkedInProcess;
+  const open = async (dbId: string): Promise<void> => {
+    let given: Uint8Array | DbFileRef;
+    let sha256: string | null;
+    if (dbSource.openPaged) {
+      ({ ref: given, sha256 } = await dbSource.openPaged(dbId));
+    } else {
+      const loaded = await dbSource.load(dbId);
+      ({ sha256 } = loaded);
+      given = options.transferBytes ? options.transferBytes(loaded.bytes) : loaded.bytes;
+    }
+    const r = await api.loadDb(dbId, given, { checked: sha256 !== null && checkedDbs.has(sha256) });
+    if (r.quickChecked && sha256 !== null) checkedDbs.add(sha256);
+  };
   const run = async (dbId: string, sql: string): Promise<QueryResult> => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const r = await api.query(dbId, sql, MAX_ROWS);
       if (!('kind' in r)) return r;
       if (!(await dbSource.has(dbId)))
         throw new WorkbenchError('NOT_FOUND', `database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
-      const { bytes } = await dbSource.load(dbId);
-      await api.loadDb(dbId, options.transferBytes ? options.transferBytes(bytes) : bytes);
+      await open(dbId);
     }
     throw new WorkbenchError(
       'FAILED',

@@ -5,8 +5,6 @@
  * needs them, so a command that never reads such a file never loads them.
  */
 import { transfer } from 'comlink';
-import { WorkbenchError } from '../../core/errors.ts';
-import type { SqlValue } from '../../core/types.ts';
 import { createOpenAiEngine } from '../engines/openai-engine.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
 import { FileJudgeCache } from '../judge/file-judge-cache.ts';
@@ -23,7 +21,7 @@ import {
 } from './sql-worker-host.ts';
 import { defaultCacheDir, openFileVerdictCache } from './verdict-cache-file.ts';
 
-/** The schema of the databases under `dbRoot`, read by one SQL worker of its own. */
+/** The schema of the databases under `dbRoot`, read by one SQL worker of its own (by pages, as the pools read them). */
 async function openSchemaReader(dbRoot: string, options: { descriptions: boolean }) {
   const worker = spawnNodeSqlWorker();
   try {
@@ -33,24 +31,13 @@ async function openSchemaReader(dbRoot: string, options: { descriptions: boolean
     throw err;
   }
   const dbSource = folderDbSource(dbRoot);
-  const query = async (dbId: string, sql: string): Promise<SqlValue[][]> => {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const r = await worker.api.query(dbId, sql, 1_000_000);
-      if (!('kind' in r)) return r.rows as SqlValue[][];
-      if (!(await dbSource.has(dbId)))
-        throw new WorkbenchError('NOT_FOUND', `database ${dbId} not found: expected ${dbSource.describe(dbId)}`);
-      const { bytes } = await dbSource.load(dbId);
-      await worker.api.loadDb(dbId, transfer(bytes, [bytes.buffer]));
-    }
-    throw new WorkbenchError('FAILED', `database ${dbId} could not be kept open while its schema was read`);
-  };
   const source = createSqlWorkerSchemaSource({
     api: worker.api,
     dbSource,
     transferBytes: (b) => transfer(b, [b.buffer]),
     ...(options.descriptions ? { descriptionFiles: (dbId: string) => folderDescriptionFiles(dbRoot, dbId) } : {}),
   });
-  return { source, query, dispose: () => worker.terminate() };
+  return { source, query: source.query, dispose: () => worker.terminate() };
 }
 
 export function createNodeHost() {

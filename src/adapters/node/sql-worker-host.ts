@@ -18,8 +18,9 @@ import { WorkbenchError } from '../../core/errors.ts';
 import type { DescriptionFile } from '../../core/prompt/schema-source.ts';
 
 /**
- * The largest database file read here: Node reads at most 2 GiB - 1 byte into one buffer
- * (fs.readFile), and a worker holds the whole database in memory.
+ * The largest database file read whole here (`load`): Node reads at most 2 GiB - 1 byte into one
+ * buffer (fs.readFile). The product's SQL workers and its schema reader open a file by pages
+ * (`openPaged`), without this bound; `load` serves sources and tests that give a worker bytes.
  */
 export const MAX_DB_FILE_BYTES = 2 ** 31 - 1;
 
