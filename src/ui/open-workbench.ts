@@ -1,9 +1,10 @@
 /**
- * The workbench's composition (App.svelte calls it once): the context root
- * (context/workbench.svelte.ts), and the states built with it for the page's life, as before
- * any screen asks for them: the Datasets and Runs pages' forms, the training runs (loaded by
- * `start` beside the stored lists) and the first page's demo. Every other screen state is built
- * by its feature's accessor when its route first asks for it (docs/ui-state.md).
+ * The workbench's composition (App.svelte, and the offline report's ReportApp.svelte, call it
+ * once): the context root (context/workbench.svelte.ts), and the states built with it for the
+ * page's life, as before any screen asks for them: the Datasets and Runs pages' forms, the
+ * training runs (loaded by `start` beside the stored lists) and the first page's demo (whose run
+ * the first page shows). Every other screen state is built by its feature's accessor when its
+ * route first asks for it (docs/ui-state.md).
  */
 import { createWorkbench, type Workbench } from './context/workbench.svelte.ts';
 import type { WorkbenchServices } from './context/services.ts';
