@@ -32,11 +32,7 @@ export const CYCLE_ROOTS = [
  * The known cycles, by root (repository-relative) and the folders on the cycle together. The list
  * may only shrink.
  */
-export const KNOWN_CYCLES: Readonly<Record<string, readonly (readonly string[])[]>> = {
-  // The context root (context/workbench.svelte.ts) builds every feature's screen state, and every
-  // feature reads it (docs/ui-state.md).
-  'src/ui': [['context', 'generate', 'home', 'playground', 'probe', 'rl', 'rubric', 'series', 'workbench']],
-};
+export const KNOWN_CYCLES: Readonly<Record<string, readonly (readonly string[])[]>> = {};
 
 /** Folder -> folders it imports, with one file pair per edge as the evidence. */
 export type FolderGraph = Map<string, Map<string, { from: string; to: string }>>;

@@ -1,5 +1,5 @@
 /**
- * The training run of a report, behind the app's series ports (ui/series/series-state.svelte.ts):
+ * The training run of a report, behind the app's series ports (ui/context/services.ts):
  * the app's own series screens (curves, checkpoint, warnings, grid, each question across the
  * steps) read it as they read a stored series. The numbers are computed on the page from the
  * series file the report carries, with the core functions the analysis worker uses
@@ -15,7 +15,7 @@ import { questionAcrossSteps } from '../core/series/question-steps.ts';
 import { seriesReportOf, seriesSample, stepCells, stepStats } from '../core/series/stats.ts';
 import type { SeriesStepExtras } from '../core/report/payload.ts';
 import type { SeriesRecord, SeriesView } from '../app/records.ts';
-import type { SeriesServices } from '../ui/series/series-state.svelte.ts';
+import type { SeriesServices } from '../ui/context/services.ts';
 import { notInReport } from './report-store.ts';
 
 /** (index, sample) order, as the stored runs (and the report's store) keep samples. */

@@ -6,7 +6,7 @@
  */
 import type { ItemResult } from '../core/types.ts';
 import type { RunFile } from '../core/run/types.ts';
-import { parquetWriter, type ParquetBlobWriter } from '../ui/workbench/parquet-export.ts';
+import { parquetWriter, type ParquetBlobWriter } from '../ui/context/parquet-export.ts';
 import type { WorkbenchServices } from '../ui/context/services.ts';
 import type { ReportPayload } from '../core/report/payload.ts';
 import { previewOf, resultRowsText, type ItemRows } from '../core/report/result-rows.ts';

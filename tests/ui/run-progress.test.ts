@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimate, executedRate } from '../../src/ui/workbench/run-progress.ts';
+import { estimate, executedRate } from '../../src/ui/context/run-progress.ts';
 
 /** the resumed 8-sample run's progress (4,000 items, 2,880 without a database). */
 describe('run progress: rates over executed items, the tail named instead of "about 0 s left"', () => {

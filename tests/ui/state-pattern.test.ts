@@ -74,7 +74,7 @@ export function fieldsOutsideRecord(source: string, file = 'sample'): string[] {
 
 /** The suffixes of state classes, each with one meaning (docs/ui-state.md), and the shell's own classes that are not screen states. */
 const SUFFIXES = ['State', 'View', 'Draft', 'Slot'];
-const SHELL_CLASSES = new Set(['Workbench', 'Router', 'Staged', 'AppUpdate']);
+const SHELL_CLASSES = new Set(['Workbench', 'Router', 'Staged', 'AppUpdate', 'ScreenKind']);
 
 export function misnamedClasses(source: string, file = 'sample'): string[] {
   const out: string[] = [];

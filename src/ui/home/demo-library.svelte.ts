@@ -11,8 +11,8 @@
 import type { DatasetRecord, ImportSource, RunRequest, WorkbenchStore } from '../../app/store-ports.ts';
 import { errorMessage, WorkbenchError } from '../../core/errors.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig, type RunHeader } from '../../core/run/types.ts';
-import type { DatasetsState } from '../workbench/datasets.svelte.ts';
-import type { RunsState } from '../workbench/runs.svelte.ts';
+import type { DatasetsState } from '../context/datasets.svelte.ts';
+import type { RunsState } from '../context/runs.svelte.ts';
 
 /** The stable marker of the demo dataset: datasets cannot be renamed. */
 export const DEMO_DATASET_NAME = 'City library (demo)';

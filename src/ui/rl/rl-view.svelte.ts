@@ -15,7 +15,7 @@ import { toStatsView, type PromptRow, type RunStatsView } from '../../core/rl/st
 import { statsExplanations, statsJson } from '../../core/rl/stats-report.ts';
 import type { RunHeader, RunQuestion } from '../../core/run/types.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
-import { parquetWriter, promptStatsParquetBlob, type ParquetBlobWriter } from '../workbench/parquet-export.ts';
+import { parquetWriter, promptStatsParquetBlob, type ParquetBlobWriter } from '../context/parquet-export.ts';
 import { withCorrectedGold, type GoldChoice } from '../../core/run/overlay-record.ts';
 import { runFormula } from '../../core/run/score-run.ts';
 

@@ -7,36 +7,8 @@
  */
 import { errorMessage, isCancellation } from '../../core/errors.ts';
 import type { SeriesProgress, SeriesRecord } from '../../app/records.ts';
-import type { SeriesAnalysisPort } from '../../app/store-ports.ts';
-import type { FolderPort } from '../../app/ports.ts';
-import type { SeriesService } from '../../app/series-service.ts';
+import type { SeriesServices } from '../context/services.ts';
 import { SeriesDraft, SeriesGroupDraft } from './series-drafts.svelte.ts';
-
-/** A folder's read permission, as the browser reports it. */
-type FolderPermission = 'granted' | 'denied' | 'prompt';
-
-/**
- * What the series screens need of folders (the browser: File System Access directories,
- * adapters/browser/directory-folder.ts), handed in by the composition root.
- */
-interface FolderAccess {
-  /** Whether this browser has a folder picker. */
-  canPick(): boolean;
-  /** The folder chosen in the picker; null when the user closed it. */
-  pick(): Promise<FileSystemDirectoryHandle | null>;
-  /** The permission to read a folder, without asking. */
-  permission(handle: FileSystemDirectoryHandle): Promise<FolderPermission>;
-  /** Asks for the permission to read a folder (needs a click). */
-  ask(handle: FileSystemDirectoryHandle): Promise<FolderPermission>;
-  open(handle: FileSystemDirectoryHandle): FolderPort;
-}
-
-/** What the series screens get from the composition root. */
-export interface SeriesServices {
-  service: SeriesService;
-  analysis: SeriesAnalysisPort;
-  folders: FolderAccess;
-}
 
 interface SeriesJob {
   kind: 'import' | 'file' | 'group';

@@ -17,20 +17,7 @@ import type { Exclusion } from '../../core/eval/exclusions.ts';
 import type { ResultRows, ResultRowsBudget } from '../../core/report/result-rows.ts';
 import { reportResultRows, type ResultRowsPort } from '../../app/report-rows.ts';
 import { downloadBlob, downloadText, safeFileName } from '../shell/download.ts';
-
-export interface ReportExporter {
-  /**
-   * Builds and downloads the report of stored runs: the first is the report's run, the others
-   * (if any) are compared with it. Resolves with an error message to show, or null.
-   */
-  download(runIds: readonly string[]): Promise<string | null>;
-  /**
-   * Builds and downloads the report of a stored training run: the series with every step, and
-   * its last step's run as the report's run (dashboard, items, RL view). Resolves with an error
-   * message to show, or null.
-   */
-  downloadSeries(seriesId: string): Promise<string | null>;
-}
+import type { ReportExporter } from '../context/services.ts';
 
 interface ReportExportPorts {
   store: Pick<WorkbenchStore, 'runs' | 'datasets'>;

@@ -16,7 +16,7 @@ import { runFileJson, runFileJsonParts } from '../../../src/core/runfile/export.
 import { parseRunFile } from '../../../src/core/runfile/run-file.ts';
 import { runTableMetadata, sampleRows, SAMPLES_TABLE } from '../../../src/core/views/tables.ts';
 import { readRunInput } from '../../../src/cli/commands/tabular-input.ts';
-import { runParquetBlob } from '../../../src/ui/workbench/parquet-export.ts';
+import { runParquetBlob } from '../../../src/ui/context/parquet-export.ts';
 import { duck } from '../../helpers/duck.ts';
 import { syntheticRunFile, syntheticSamples } from '../../robustness/synthetic-run.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_CONFIG, type RunHeader, type SampleRecord } from '../../../src/core/run/types.ts';
-import { FIRST_PAGE, RunView, type RunViewStore } from '../../../src/ui/workbench/run-view.svelte.ts';
+import { FIRST_PAGE, RunView, type RunViewStore } from '../../../src/ui/context/run-view.svelte.ts';
 import type { PreviewService } from '../../../src/app/preview-service.ts';
 import { runHeader, sampleRecord, unstoredDataset } from '../../helpers/run-records.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StorageInfo, WorkbenchStore } from '../../../src/app/store-ports.ts';
-import { SETTLE_DELAYS_MS, StorageState } from '../../../src/ui/workbench/storage.svelte.ts';
+import { SETTLE_DELAYS_MS, StorageState } from '../../../src/ui/context/storage.svelte.ts';
 
 const MiB = 1024 * 1024;
 const STORED = 1449 * MiB;
