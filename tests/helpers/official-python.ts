@@ -67,14 +67,26 @@ export interface OfficialVerdict {
 /**
  * Per item (database folder root, db_id, prediction, gold): the reference's verdicts and its
  * SQLite version. Asynchronous (python3 runs as a child process), so a test may let it run
- * beside its own work on the SQL workers.
+ * beside its own work on the SQL workers. Items with the same database, prediction and gold (the
+ * same answer in several files) are run once and given the same verdict.
  */
 export function officialVerdicts(
   dbRoot: string,
   items: readonly { dbId: string; predSql: string; goldSql: string }[],
   timeoutS = 30,
 ): Promise<{ sqliteVersion: string; items: OfficialVerdict[] }> {
-  const jobs = items.map((it) => [path.join(dbRoot, it.dbId, `${it.dbId}.sqlite`), it.predSql, it.goldSql]);
+  const jobOf = new Map<string, number>();
+  const jobs: string[][] = [];
+  const jobIndex = items.map((it) => {
+    const job = [path.join(dbRoot, it.dbId, `${it.dbId}.sqlite`), it.predSql, it.goldSql];
+    const key = JSON.stringify(job);
+    let at = jobOf.get(key);
+    if (at === undefined) {
+      at = jobs.push(job) - 1;
+      jobOf.set(key, at);
+    }
+    return at;
+  });
   return new Promise((resolve, reject) => {
     const child = spawn('python3', ['-c', PY, String(timeoutS)], { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -88,7 +100,7 @@ export function officialVerdicts(
         return;
       }
       const parsed = JSON.parse(Buffer.concat(out).toString()) as { sqlite_version: string; items: OfficialVerdict[] };
-      resolve({ sqliteVersion: parsed.sqlite_version, items: parsed.items });
+      resolve({ sqliteVersion: parsed.sqlite_version, items: jobIndex.map((at) => ({ ...parsed.items[at]! })) });
     });
     child.stdin.end(JSON.stringify(jobs));
   });
