@@ -145,7 +145,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
   it('renames and deletes runs from the runs list', async () => {
     await page.getByTestId('nav-runs').click();
     const rows = page.getByTestId('run-list').locator('li[data-run-id]');
-    expect(await rows.count()).toBe(2);
+    // The click changes the route's hash; the runs page is drawn after its hashchange, not by the click.
+    await expect.poll(() => rows.count()).toBe(2);
     const id = await rows.filter({ hasText: 'gold sample' }).getAttribute('data-run-id');
     const sample = page.locator(`li[data-run-id="${id}"]`);
     await sample.getByTestId('rename').click();
@@ -167,6 +168,8 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
 
   it('imports a custom dataset dropped on the page', async () => {
     await page.getByTestId('nav-datasets').click();
+    // The datasets page is drawn after the route's hashchange, not by the click.
+    await page.locator('[aria-label="Choose or drop the dataset\'s files"]').waitFor();
     const db = readFileSync(sharedData('spider', 'concert_singer', 'concert_singer.sqlite')).toString('base64');
     const questions = JSON.stringify([
       { db_id: 'concert_singer', question: 'How many singers are there?', query: 'SELECT count(*) FROM singer' },
@@ -219,7 +222,7 @@ describe.skipIf(browserSkipReason())(suiteTitle('the workbench on a few Spider d
   it('deletes a dataset after asking, and keeps the others', async () => {
     await page.getByTestId('nav-datasets').click();
     const list = page.getByTestId('dataset-list').locator('li');
-    expect(await list.count()).toBe(3);
+    await expect.poll(() => list.count()).toBe(3);
     await list.filter({ hasText: 'dropped' }).locator('a').click();
     await page.locator('[data-testid="dataset-card"] h2', { hasText: 'dropped' }).waitFor();
     await page.getByTestId('delete-dataset').click();
