@@ -102,6 +102,36 @@ describe('a view of a file read by pages', () => {
   });
 });
 
+describe('the block cache', () => {
+  it('gives every page exactly as the file holds it under lookups and scans, within its capacity, a scan read 16 blocks at a time', () => {
+    const whole = fs.readFileSync(TOXICOLOGY);
+    const pages = Math.floor(whole.length / BLOCK_BYTES);
+    const capacity = 24;
+    const cache = new BlockCache(fileSource(fs, refOf(TOXICOLOGY)), capacity * BLOCK_BYTES);
+    // A seeded mix of what SQLite does: lookups of pages anywhere, scans of runs of pages, re-reads.
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let k = 0; k < 3000; k++) {
+      const first = next(pages);
+      const run = next(4) === 0 ? 1 + next(40) : 1;
+      for (let n = first; n < Math.min(pages, first + run); n++) {
+        const got = cache.block(n);
+        expect(Buffer.from(got).equals(whole.subarray(n * BLOCK_BYTES, (n + 1) * BLOCK_BYTES)), `page ${n}`).toBe(true);
+      }
+      expect(cache.heldBytes()).toBeLessThanOrEqual(capacity * BLOCK_BYTES);
+    }
+    cache.close();
+    // A scan from the first page to the last: one read from the file for the first block, then 16 blocks a read.
+    const scan = new BlockCache(fileSource(fs, refOf(TOXICOLOGY)), 64 * BLOCK_BYTES);
+    for (let n = 0; n < pages; n++) scan.block(n);
+    expect(scan.readsFromSource).toBe(1 + Math.ceil((pages - 1) / 16));
+    scan.close();
+  });
+});
+
 describe('the SQL engine given a file', () => {
   // superhero and student_club: toxicology's 15-27 s predictions are left to the pool's tests.
   it('answers every item of the 13 mini-dev files on superhero and student_club exactly as when given the bytes', async () => {
