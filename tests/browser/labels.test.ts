@@ -140,6 +140,9 @@ describe.skipIf(browserSkipReason())(suiteTitle('blind labelling, label files an
     await expect.poll(() => page.getByTestId('label-card').getAttribute('data-position')).toBe('15');
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => page.getByTestId('label-card').getAttribute('data-position')).toBe('16');
+    // The card moves at once and the place is stored after it: reloaded before the write ends
+    // (run 10 of the suite, at load 4-8), the page came back to the place before.
+    await expect.poll(() => page.getByTestId('label-card').getAttribute('data-place-stored')).toBe('true');
 
     await page.reload();
     await page.locator('[data-testid="rar-runs"] tr[data-name="labelled"] button.link').click();

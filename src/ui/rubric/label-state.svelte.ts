@@ -66,6 +66,8 @@ export class LabelState {
       ? Number.parseFloat(readStored(THRESHOLD_KEY))
       : 0.5,
     position: 0,
+    /** Writes of the place (`position`) to the store not finished yet. */
+    placeWrites: 0,
     loadedFor: null as string | null,
     message: null as string | null,
     error: null as string | null,
@@ -97,6 +99,10 @@ export class LabelState {
   }
   get position(): number {
     return this.#s.position;
+  }
+  /** Whether the place shown is the one stored (a reload returns to it). */
+  get placeStored(): boolean {
+    return this.#s.placeWrites === 0;
   }
   /** Labels are read for the open run (false while they load). */
   get ready(): boolean {
@@ -236,10 +242,13 @@ export class LabelState {
     const s = this.source();
     if (!s || !this.#s.labeller) return;
     this.#s.position = Math.max(0, Math.min(position, this.queue.length));
+    this.#s.placeWrites++;
     try {
       await (await this.repo()).setPosition(this.#s.labeller, s.run.id, this.#s.mode, this.#s.position);
     } catch (err) {
       this.#s.error = `Your place could not be stored: ${errorMessage(err)}`;
+    } finally {
+      this.#s.placeWrites--;
     }
   }
 
