@@ -95,8 +95,8 @@ interface PlaygroundFields {
   formula: string;
   ts: boolean;
   rves: boolean;
-  /** The SQL the report is for (the editor may have moved on). */
-  reportSql: string | null;
+  /** The SQL and settings (formula, TS, R-VES) the report is for (the editor may have moved on). */
+  reportFor: string | null;
   running: boolean;
   progress: string | null;
   error: string | null;
@@ -119,7 +119,7 @@ export class PlaygroundState {
     formula: DEFAULT_PLAYGROUND_FORMULA,
     ts: false,
     rves: false,
-    reportSql: null,
+    reportFor: null,
     running: false,
     progress: null,
     error: null,
@@ -172,9 +172,17 @@ export class PlaygroundState {
   get report(): AttemptReport | null {
     return this.#report;
   }
-  /** The report shown was made for another SQL than the editor's (an attempt is due or running). */
+  /**
+   * The report shown was made for another SQL or other settings than the editor's (an attempt is
+   * due or running): ticking TS or changing the formula makes it stale too, until the attempt
+   * with them is scored.
+   */
   get stale(): boolean {
-    return this.#report !== null && this.#s.reportSql !== this.#s.sql;
+    return this.#report !== null && this.#s.reportFor !== this.#editorKey();
+  }
+
+  #editorKey(): string {
+    return JSON.stringify([this.#s.sql, this.#s.formula, this.#s.ts, this.#s.rves]);
   }
   get tour(): readonly TourOutcome[] | null {
     return this.#tour;
@@ -239,7 +247,7 @@ export class PlaygroundState {
       this.#tour = null;
       this.#saved = null;
       this.#report = null;
-      this.#s.reportSql = null;
+      this.#s.reportFor = null;
     }
     const q = this.question;
     if (!q) return;
@@ -362,6 +370,7 @@ export class PlaygroundState {
     this.#controller = controller;
     this.#startedAt = performance.now();
     const sql = this.#s.sql;
+    const key = this.#editorKey();
     this.#s.running = true;
     this.#s.progress = null;
     try {
@@ -376,7 +385,7 @@ export class PlaygroundState {
       });
       if (seq !== this.#seq) return;
       this.#report = report;
-      this.#s.reportSql = sql;
+      this.#s.reportFor = key;
       this.#s.error = null;
     } catch (err) {
       if (controller.signal.aborted || isCancellation(err)) {
