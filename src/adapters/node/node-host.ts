@@ -4,7 +4,6 @@
  * Modules that load large libraries (zip.js, hyparquet) are imported on the first call that
  * needs them, so a command that never reads such a file never loads them.
  */
-import { transfer } from 'comlink';
 import { createOpenAiEngine } from '../engines/openai-engine.ts';
 import { createSqlWorkerSchemaSource } from '../engines/sql-worker-schema-source.ts';
 import { FileJudgeCache } from '../judge/file-judge-cache.ts';
@@ -33,8 +32,8 @@ async function openSchemaReader(dbRoot: string, options: { descriptions: boolean
   const dbSource = folderDbSource(dbRoot);
   const source = createSqlWorkerSchemaSource({
     api: worker.api,
+    // A folder's databases are always offered by pages (folderDbSource.openPaged): no bytes to transfer.
     dbSource,
-    transferBytes: (b) => transfer(b, [b.buffer]),
     ...(options.descriptions ? { descriptionFiles: (dbId: string) => folderDescriptionFiles(dbRoot, dbId) } : {}),
   });
   return { source, query: source.query, dispose: () => worker.terminate() };

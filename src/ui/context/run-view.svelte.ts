@@ -251,9 +251,8 @@ export class RunView {
   }
   /** Excludes a question from the run's metrics (replacing an earlier exclusion of it) and stores it. */
   async exclude(e: Exclusion): Promise<void> {
-    const next = [...this.#ownExclusions.filter((x) => x.questionId !== e.questionId), e].sort(
-      (a, b) => a.questionId - b.questionId,
-    );
+    // The new one first: it replaces an earlier exclusion of the question.
+    const next = mergeExclusions([e], this.#ownExclusions);
     await this.#store.runs.setExclusions?.(this.runId, 'run', next);
     this.#ownExclusions = next;
   }

@@ -9,7 +9,7 @@
  */
 import { getContext, setContext } from 'svelte';
 import { DatasetsState } from './datasets.svelte.ts';
-import { KeyedState } from '../shell/keyed-state.ts';
+import { KeyedState, PAGE_LIFE } from '../shell/keyed-state.ts';
 import { Router } from '../shell/router.svelte.ts';
 import { RunView } from './run-view.svelte.ts';
 import { RunsState } from './runs.svelte.ts';
@@ -34,6 +34,16 @@ export class ScreenKind<S> {
   of(wb: Workbench): KeyedState<S> {
     return wb.screen(this);
   }
+}
+
+/**
+ * The accessor of a state kept for the page's life, one per workbench (a form, a generation or a
+ * probe that goes on while the user looks elsewhere): declared once at a feature's module level,
+ * `export const fooState = pageState((wb) => new FooState(...))`.
+ */
+export function pageState<S>(make: (wb: Workbench) => S, dispose?: (state: S) => void): (wb: Workbench) => S {
+  const kind = new ScreenKind<S>((wb) => make(wb), dispose);
+  return (wb) => kind.of(wb).get(PAGE_LIFE);
 }
 
 export class Workbench {

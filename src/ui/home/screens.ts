@@ -1,9 +1,9 @@
 /** The first page's demo in the workbench's registry (docs/ui-state.md). */
-import { ScreenKind, type Workbench } from '../context/workbench.svelte.ts';
-import { PAGE_LIFE } from '../shell/keyed-state.ts';
+import { pageState } from '../context/workbench.svelte.ts';
 import { DemoState } from './demo-library.svelte.ts';
 
-const DEMO = new ScreenKind(
+/** The first page's demo, for the page's life (built with the workbench). */
+export const demoState = pageState(
   (wb) =>
     new DemoState({
       store: wb.services.store,
@@ -12,8 +12,3 @@ const DEMO = new ScreenKind(
       fetchDemoFile: wb.services.fetchDemoFile,
     }),
 );
-
-/** The first page's demo, for the page's life (built with the workbench). */
-export function demoState(wb: Workbench): DemoState {
-  return DEMO.of(wb).get(PAGE_LIFE);
-}

@@ -1,10 +1,10 @@
 /** The reward playground's state in the workbench's registry (docs/ui-state.md). */
-import { ScreenKind, type Workbench } from '../context/workbench.svelte.ts';
-import { PAGE_LIFE } from '../shell/keyed-state.ts';
+import { pageState } from '../context/workbench.svelte.ts';
 import { routeHash } from '../shell/route.ts';
 import { PlaygroundState } from './playground-state.svelte.ts';
 
-const PLAYGROUND = new ScreenKind(
+/** The reward playground's state, one for the page's life; its page closes it (the worker is freed) on leaving. */
+export const playgroundState = pageState(
   (wb) =>
     new PlaygroundState({
       datasets: wb.services.store.datasets,
@@ -24,8 +24,3 @@ const PLAYGROUND = new ScreenKind(
     }),
   (s) => s.close(),
 );
-
-/** The reward playground's state, one for the page's life; its page closes it (the worker is freed) on leaving. */
-export function playgroundState(wb: Workbench): PlaygroundState {
-  return PLAYGROUND.of(wb).get(PAGE_LIFE);
-}

@@ -1,11 +1,9 @@
 /** The training runs' states in the workbench's registry, and what changes a series' exclusions (docs/ui-state.md). */
-import type { Exclusion } from '../../core/eval/exclusions.ts';
-import { ScreenKind, type Workbench } from '../context/workbench.svelte.ts';
-import { PAGE_LIFE } from '../shell/keyed-state.ts';
+import { mergeExclusions, type Exclusion } from '../../core/eval/exclusions.ts';
+import { pageState, ScreenKind, type Workbench } from '../context/workbench.svelte.ts';
 import { SeriesState } from './series-state.svelte.ts';
 import { SeriesQuestionView, SeriesView } from './series-view.svelte.ts';
 
-const SERIES = new ScreenKind((wb) => new SeriesState(wb.services.series, () => wb.storedChanged()));
 const SERIES_VIEWS = new ScreenKind(
   (wb, seriesId) => new SeriesView(seriesId, wb.services.series.analysis),
   (v) => v.cancel(),
@@ -19,9 +17,7 @@ const SERIES_QUESTIONS = new ScreenKind(
 );
 
 /** Training runs: the list, the forms, an import under way and the folders followed (for the page's life; built with the workbench). */
-export function seriesState(wb: Workbench): SeriesState {
-  return SERIES.of(wb).get(PAGE_LIFE);
-}
+export const seriesState = pageState((wb) => new SeriesState(wb.services.series, () => wb.storedChanged()));
 
 /** A training run's view, built when its route opens (another series', or `closeSeriesView`, cancels its computation). */
 export function seriesView(wb: Workbench, seriesId: string): SeriesView {
@@ -55,11 +51,8 @@ async function setSeriesExclusions(wb: Workbench, seriesId: string, exclusions: 
 /** Excludes a question from a training run (replacing an earlier exclusion of it). */
 export async function excludeFromSeries(wb: Workbench, seriesId: string, e: Exclusion): Promise<void> {
   const now = await seriesExclusions(wb, seriesId);
-  await setSeriesExclusions(
-    wb,
-    seriesId,
-    [...now.filter((x) => x.questionId !== e.questionId), e].sort((a, b) => a.questionId - b.questionId),
-  );
+  // The new one first: it replaces an earlier exclusion of the question.
+  await setSeriesExclusions(wb, seriesId, mergeExclusions([e], now));
 }
 
 export async function unexcludeFromSeries(wb: Workbench, seriesId: string, questionId: number): Promise<void> {
