@@ -100,6 +100,19 @@ describe('the playground state: the EX rule and the corrected gold of its attemp
     expect(r.corrected).toMatchObject({ goldSql: REVERSED, ex: 1, status: 'ok' });
   }, 120_000);
 
+  it('a report is stale from the moment TS is ticked until the attempt with TS is scored, the SQL unchanged', async () => {
+    const before = await attemptFrom(null, q.goldSql);
+    expect(before.record.ts ?? null).toBeNull();
+    state.setTs(true);
+    // Before the attempt has even started: the shown report was made without TS.
+    expect(state.stale).toBe(true);
+    await expect.poll(() => !state.state.running && !state.stale, { timeout: 60_000 }).toBe(true);
+    expect(state.report!.record.ts).toBe(1);
+    state.setTs(false);
+    expect(state.stale).toBe(true);
+    await expect.poll(() => !state.state.running && !state.stale, { timeout: 60_000 }).toBe(true);
+  }, 180_000);
+
   it('writes the address once per attempt, not once per keystroke', async () => {
     await attemptFrom(null, q.goldSql);
     written.length = 0;
